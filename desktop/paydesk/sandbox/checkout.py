@@ -1,0 +1,148 @@
+"""The hosted checkout page a customer pays on, with the 3-D Secure step."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from .context import Sandbox, sandbox_of
+from .payments import redirect_after, settle
+from .validation import money
+
+SUCCEEDS = "4242424242424242"
+DECLINED = "4000000000000002"
+THREE_DS = "4000000000003220"
+THREE_DS_CODE = "123456"
+_EXPIRY = re.compile(r"(0[1-9]|1[0-2])\s*/\s*([0-9]{2})")
+_CVC = re.compile(r"[0-9]{3,4}")
+
+
+def page(sb: Sandbox, template: str, status: int = 200, **values) -> HTMLResponse:
+    html = sb.templates.get_template(template).render(**values)
+    return HTMLResponse(html, status_code=status, headers={
+        "Content-Security-Policy": "default-src 'self'; img-src * data:; style-src 'self' 'unsafe-inline'; form-action *",
+        "X-Frame-Options": "DENY",
+        "Cache-Control": "no-store",
+    })
+
+
+def _view(sb: Sandbox, row) -> dict:
+    custom = json.loads(row["customization"])
+    return {
+        "reference": row["reference"],
+        "merchant": sb.keys.name_of(row["merchant_id"]),
+        "title": custom.get("title") or sb.keys.name_of(row["merchant_id"]),
+        "description": custom.get("description", ""),
+        "logo": custom.get("logo"),
+        "amount": f"{row['currency']} {money(row['amount'])}",
+        "test": row["mode"] == "test",
+        "status": row["status"],
+        "tx_ref": row["tx_ref"],
+        "base": sb.config.base_path,
+    }
+
+
+def _find(request: Request):
+    sb = sandbox_of(request)
+    row = sb.store.transaction_by_reference(request.path_params["reference"])
+    return sb, row
+
+
+def _not_found(sb: Sandbox) -> HTMLResponse:
+    return page(sb, "message.html", 404, heading="Payment not found",
+                text="This payment link does not exist. Check the address you were given.",
+                test=False)
+
+
+def _closed(sb: Sandbox, row) -> HTMLResponse:
+    return page(sb, "closed.html", 409, **_view(sb, row))
+
+
+async def show(request: Request) -> Response:
+    sb, row = _find(request)
+    if row is None:
+        return _not_found(sb)
+    if row["status"] != "pending":
+        return _closed(sb, row)
+    if row["threeds_pending"]:
+        return RedirectResponse(f"{sb.base_url(request)}/payment/{row['reference']}/3ds", 303)
+    return page(sb, "checkout.html", **_view(sb, row), error=None)
+
+
+async def submit_card(request: Request) -> Response:
+    sb, row = _find(request)
+    if row is None:
+        return _not_found(sb)
+    if row["status"] != "pending":
+        return _closed(sb, row)
+    form = await request.form()
+    number = re.sub(r"[\s-]", "", str(form.get("card_number", "")))
+    expiry = str(form.get("expiry", "")).strip()
+    cvc = str(form.get("cvc", "")).strip()
+    problem = None
+    if number not in (SUCCEEDS, DECLINED, THREE_DS):
+        problem = ("This sandbox only takes its test cards: 4242 4242 4242 4242, "
+                   "4000 0000 0000 0002 or 4000 0000 0000 3220.")
+    elif not _EXPIRY.fullmatch(expiry):
+        problem = "Enter the expiry date as MM/YY."
+    elif not _CVC.fullmatch(cvc):
+        problem = "Enter the 3 or 4 digit security code."
+    if problem:
+        return page(sb, "checkout.html", 400, **_view(sb, row), error=problem)
+    base = sb.base_url(request)
+    if number == THREE_DS:
+        sb.store.set_transaction_status(row["reference"], "pending", only_if=("pending",),
+                                        threeds_pending=1)
+        return RedirectResponse(f"{base}/payment/{row['reference']}/3ds", 303)
+    await settle(sb, row["reference"], "success" if number == SUCCEEDS else "failed")
+    return RedirectResponse(redirect_after(sb.store.transaction_by_reference(row["reference"]), base), 303)
+
+
+async def show_3ds(request: Request) -> Response:
+    sb, row = _find(request)
+    if row is None:
+        return _not_found(sb)
+    if row["status"] != "pending":
+        return _closed(sb, row)
+    if not row["threeds_pending"]:
+        return RedirectResponse(f"{sb.base_url(request)}/payment/{row['reference']}", 303)
+    return page(sb, "threeds.html", **_view(sb, row))
+
+
+async def submit_3ds(request: Request) -> Response:
+    sb, row = _find(request)
+    if row is None:
+        return _not_found(sb)
+    if row["status"] != "pending" or not row["threeds_pending"]:
+        return _closed(sb, row) if row["status"] != "pending" else RedirectResponse(
+            f"{sb.base_url(request)}/payment/{row['reference']}", 303)
+    form = await request.form()
+    passed = str(form.get("code", "")).strip() == THREE_DS_CODE
+    await settle(sb, row["reference"], "success" if passed else "failed")
+    return RedirectResponse(
+        redirect_after(sb.store.transaction_by_reference(row["reference"]), sb.base_url(request)), 303)
+
+
+async def cancel(request: Request) -> Response:
+    sb, row = _find(request)
+    if row is None:
+        return _not_found(sb)
+    if row["status"] != "pending":
+        return _closed(sb, row)
+    await settle(sb, row["reference"], "cancelled")
+    row = sb.store.transaction_by_reference(row["reference"])
+    if row["return_url"]:
+        from .payments import merge_query
+        return RedirectResponse(merge_query(row["return_url"], tx_ref=row["tx_ref"],
+                                            status="cancelled"), 303)
+    return RedirectResponse(f"{sb.base_url(request)}/payment/{row['reference']}/receipt", 303)
+
+
+async def receipt(request: Request) -> Response:
+    sb, row = _find(request)
+    if row is None:
+        return _not_found(sb)
+    return page(sb, "receipt.html", **_view(sb, row))

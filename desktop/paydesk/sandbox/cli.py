@@ -1,0 +1,76 @@
+"""``paydesk-sandbox``: run the service locally, or print its merchants' keys."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+
+import uvicorn
+
+from .. import __version__
+from .keys import load_or_create
+from .server import base_url_of, bind, build_app
+from .context import SandboxConfig
+
+
+def default_data_dir() -> Path:
+    root = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(root) / "paydesk-sandbox"
+
+
+def _serve_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="paydesk-sandbox",
+        description="Run the payment collection service locally (the PayDesk sandbox). "
+                    "'paydesk-sandbox keys --data-dir DIR' prints the merchants and their keys.",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port; 0 picks a free one (default 8000)")
+    p.add_argument("--data-dir", type=Path, default=default_data_dir(),
+                   help="where state, merchants.json and the outbox live")
+    p.add_argument("--base-path", default="/", help="the deployment's own path segment, e.g. /pay")
+    p.add_argument("--deployment", choices=["cards", "no-cards"], default="cards",
+                   help="cards: GBP and USD with virtual cards; no-cards: EUR, GBP, USD, no cards")
+    p.add_argument("--quirks", action="store_true",
+                   help="answer the way the real family of services does (status codes, shapes)")
+    p.add_argument("--smtp", metavar="HOST:PORT", help="also send receipts over SMTP")
+    p.add_argument("--version", action="version", version=f"paydesk-sandbox {__version__}")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["keys"]:
+        p = argparse.ArgumentParser(prog="paydesk-sandbox keys",
+                                    description="Print the sandbox's merchants and their keys as JSON.")
+        p.add_argument("--data-dir", type=Path, default=default_data_dir())
+        args = p.parse_args(argv[1:])
+        print(json.dumps(load_or_create(args.data_dir), indent=2))
+        return 0
+    args = _serve_parser().parse_args(argv)
+    if args.smtp and ":" not in args.smtp:
+        _serve_parser().error("--smtp takes HOST:PORT")
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    config = SandboxConfig(data_dir=args.data_dir, host=args.host, port=args.port,
+                           base_path=args.base_path, deployment=args.deployment,
+                           quirks=args.quirks, smtp=args.smtp)
+    sock = bind(config.host, config.port)
+    app = build_app(config)
+    print(f"serving {base_url_of(config, sock)}", flush=True)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False,
+                                           lifespan="on"))
+    try:
+        asyncio.run(server.serve(sockets=[sock]))
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,118 @@
+"""What every route needs: the sandbox's state, and who is calling."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.requests import Request
+
+from .envelope import ApiError, Envelope
+from .keys import KeyOwner, KeyRing
+from .store import Store
+
+DEPLOYMENT_CURRENCIES = {"cards": ("GBP", "USD"), "no-cards": ("EUR", "GBP", "USD")}
+MAX_BODY = 64 * 1024
+
+
+@dataclass
+class SandboxConfig:
+    data_dir: Path
+    host: str = "127.0.0.1"
+    port: int = 8000
+    base_path: str = "/"
+    deployment: str = "cards"
+    quirks: bool = False
+    smtp: str | None = None  # "HOST:PORT"
+    notify_timeout: float = 3.0
+    notify_attempts: int = 3
+    notify_backoff: float = 0.5
+
+    def __post_init__(self) -> None:
+        self.data_dir = Path(self.data_dir)
+        if self.deployment not in DEPLOYMENT_CURRENCIES:
+            raise ValueError(f"unknown deployment {self.deployment!r}: cards or no-cards")
+        path = "/" + self.base_path.strip("/")
+        self.base_path = "" if path == "/" else path
+
+    @property
+    def currencies(self) -> tuple[str, ...]:
+        return DEPLOYMENT_CURRENCIES[self.deployment]
+
+    @property
+    def has_cards(self) -> bool:
+        return self.deployment == "cards"
+
+
+@dataclass
+class Sandbox:
+    config: SandboxConfig
+    store: Store
+    keys: KeyRing
+    envelope: Envelope
+    templates: Environment = field(
+        default_factory=lambda: Environment(
+            loader=PackageLoader("paydesk.sandbox", "templates"),
+            autoescape=select_autoescape(default=True, default_for_string=True),
+        )
+    )
+    notifier: Any = None
+    mailer: Any = None
+    faults: Any = None
+
+    def base_url(self, request: Request) -> str:
+        """``{base_url}`` as the caller reached us, without a trailing slash."""
+        return f"{request.url.scheme}://{request.url.netloc}{self.config.base_path}"
+
+
+def sandbox_of(request: Request) -> Sandbox:
+    return request.app.state.sandbox
+
+
+def bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return token.strip()
+
+
+def authenticate(request: Request, kinds: tuple[str, ...] = ("secret",),
+                 key: str | None = None) -> KeyOwner:
+    """The caller's merchant and mode, or 401 / 403."""
+    presented = key if key is not None else bearer(request)
+    if not presented:
+        raise ApiError(401, "Authorization header with a Bearer secret key is required")
+    owner = sandbox_of(request).keys.owner(presented)
+    if owner is None:
+        raise ApiError(401, "Invalid Secret Key")
+    if owner.kind not in kinds:
+        if "secret" in kinds:
+            raise ApiError(403, "A public key cannot be used for this call; use your secret key")
+        raise ApiError(403, "Use your public key here; never publish a secret key")
+    return owner
+
+
+async def read_json(request: Request) -> dict[str, Any]:
+    raw = await request.body()
+    if len(raw) > MAX_BODY:
+        raise ApiError(413, f"Request body must be at most {MAX_BODY // 1024} KB")
+    if not raw.strip():
+        raise ApiError(400, "Request body must be a JSON object")
+    try:
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise ApiError(400, "Malformed JSON body") from None
+    if not isinstance(body, dict):
+        raise ApiError(400, "Request body must be a JSON object")
+    return body
+
+
+def wrong_mode(owner: KeyOwner, record_mode: str, what: str) -> ApiError:
+    return ApiError(
+        400, f"{owner.mode} secret keys can't be used to {what} a {record_mode} "
+        + ("transaction" if what == "verify" else "card"),
+    )

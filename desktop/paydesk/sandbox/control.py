@@ -1,0 +1,102 @@
+"""Sandbox control under {base_url}/_sandbox/: what a customer or a bank would do."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from . import cards
+from .context import authenticate, read_json, sandbox_of, wrong_mode
+from .envelope import ApiError, validation_error
+from .payments import settle, transaction_view
+
+
+def _transaction(request: Request):
+    sb = sandbox_of(request)
+    owner = authenticate(request)
+    row = sb.store.transaction_by_reference(request.path_params["reference"])
+    if row is None or row["merchant_id"] != owner.merchant_id:
+        raise ApiError(404, "Invalid transaction")
+    if row["mode"] != owner.mode:
+        raise wrong_mode(owner, row["mode"], "verify")
+    return sb, row
+
+
+async def pay(request: Request) -> JSONResponse:
+    sb, row = _transaction(request)
+    body = await read_json(request)
+    outcome = body.get("outcome")
+    if outcome not in ("success", "failed", "cancelled"):
+        raise validation_error({"outcome": ["outcome must be success, failed or cancelled"]})
+    if not await settle(sb, row["reference"], outcome):
+        raise ApiError(409, f"This payment is already {row['status']} and cannot be paid again")
+    row = sb.store.transaction_by_reference(row["reference"])
+    return sb.envelope.ok("Payment settled", transaction_view(row))
+
+
+async def set_status(request: Request) -> JSONResponse:
+    sb, row = _transaction(request)
+    body = await read_json(request)
+    status = body.get("status")
+    if status not in ("refunded", "reversed"):
+        raise validation_error({"status": ["status must be refunded or reversed"]})
+    if not sb.store.set_transaction_status(row["reference"], status, only_if=("success",)):
+        raise ApiError(409, f"Only a successful payment can be {status}; this one is {row['status']}")
+    row = sb.store.transaction_by_reference(row["reference"])
+    return sb.envelope.ok("Transaction updated", transaction_view(row))
+
+
+async def card_purchase(request: Request) -> JSONResponse:
+    sb = sandbox_of(request)
+    if not sb.config.has_cards:
+        raise ApiError(404, "Not found")
+    owner = authenticate(request)
+    record = await cards.purchase(sb, owner, request.path_params["card_hash"],
+                                  await read_json(request))
+    return sb.envelope.ok("Card purchase recorded", record, 201)
+
+
+async def balance(request: Request) -> JSONResponse:
+    sb = sandbox_of(request)
+    owner = authenticate(request)
+    if request.method == "POST":
+        body = await read_json(request)
+        c = cards.Checker(body)
+        c.amount()
+        c.currency(sb.config.currencies)
+        if c.errors:
+            raise validation_error(c.errors)
+        cards.top_up(sb, owner, c.clean["currency"], Decimal(c.clean["amount"]))
+    return sb.envelope.ok("Balances", cards.merchant_balances(sb, owner))
+
+
+async def faults(request: Request) -> JSONResponse:
+    sb = sandbox_of(request)
+    authenticate(request)
+    if request.method == "DELETE":
+        sb.faults.reset()
+    elif request.method == "PUT":
+        errors = sb.faults.configure(await read_json(request))
+        if errors:
+            raise validation_error(errors)
+    return sb.envelope.ok("Faults", sb.faults.view())
+
+
+async def outbox(request: Request) -> JSONResponse:
+    sb = sandbox_of(request)
+    owner = authenticate(request)
+    items = []
+    for r in sb.store.emails(owner.merchant_id, owner.mode):
+        path = sb.mailer.outbox / r["file"]
+        items.append({"to": r["recipient"], "subject": r["subject"], "file": r["file"],
+                      "created_at": r["created_at"],
+                      "message": path.read_text("utf-8", "replace") if path.exists() else None})
+    return sb.envelope.ok("Outbox", items)
+
+
+async def notifications(request: Request) -> JSONResponse:
+    sb = sandbox_of(request)
+    owner = authenticate(request)
+    return sb.envelope.ok("Notifications", sb.store.notifications(owner.merchant_id, owner.mode))

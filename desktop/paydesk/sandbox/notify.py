@@ -1,0 +1,73 @@
+"""Signed notifications to the merchant's callback URL, retried, every attempt logged."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import json
+import logging
+from typing import Any
+
+import httpx
+
+from .keys import KeyRing
+from .store import Store
+
+log = logging.getLogger("paydesk.sandbox.notify")
+
+
+def signature(body: bytes, secret_key: str) -> str:
+    """Hex HMAC-SHA256 of the raw body, keyed with the record's mode's secret key."""
+    return hmac.new(secret_key.encode(), body, hashlib.sha256).hexdigest()
+
+
+class Notifier:
+    def __init__(self, store: Store, keys: KeyRing, *, timeout: float, attempts: int,
+                 backoff: float):
+        self.store = store
+        self.keys = keys
+        self.timeout = timeout
+        self.attempts = attempts
+        self.backoff = backoff
+        self._tasks: set[asyncio.Task] = set()
+
+    def send(self, merchant_id: str, mode: str, url: str, event: str, data: Any) -> None:
+        """Queue one notification; returns at once."""
+        task = asyncio.get_running_loop().create_task(
+            self._deliver(merchant_id, mode, url, event, data)
+        )
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def drain(self, timeout: float = 10.0) -> None:
+        """Wait for queued deliveries (used on shutdown)."""
+        if self._tasks:
+            await asyncio.wait(set(self._tasks), timeout=timeout)
+        for task in list(self._tasks):
+            task.cancel()
+
+    async def _deliver(self, merchant_id: str, mode: str, url: str, event: str,
+                       data: Any) -> None:
+        body = json.dumps({"event": event, "data": data}, separators=(",", ":")).encode()
+        headers = {
+            "Content-Type": "application/json",
+            "Signature": signature(body, self.keys.secret_for(merchant_id, mode)),
+            "User-Agent": "paydesk-sandbox-notifier",
+        }
+        async with httpx.AsyncClient(timeout=self.timeout, follow_redirects=False) as client:
+            for attempt in range(1, self.attempts + 1):
+                status, error = None, None
+                try:
+                    reply = await client.post(url, content=body, headers=headers)
+                    status = reply.status_code
+                except httpx.HTTPError as exc:
+                    error = f"{type(exc).__name__}: {exc}"[:300]
+                self.store.log_notification(merchant_id, mode, event, url, body.decode(),
+                                            attempt, status, error)
+                log.info("notification %s to %s attempt %d: %s", event, url, attempt,
+                         status or error)
+                if status is not None and 200 <= status < 300:
+                    return
+                if attempt < self.attempts:
+                    await asyncio.sleep(self.backoff * (2 ** (attempt - 1)))

@@ -1,0 +1,175 @@
+"""Assemble the sandbox application and run it, from the command line or in a thread."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+import threading
+from pathlib import Path
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+
+from .context import Sandbox, SandboxConfig
+from .envelope import ApiError, Envelope
+from .faults import FaultMiddleware, Faults
+from .keys import KeyRing, load_or_create
+from .mailer import Mailer
+from .notify import Notifier
+from .openapi import document
+from .routes import control_routes, public_routes
+from .store import Store
+
+log = logging.getLogger("paydesk.sandbox")
+__all__ = ["SandboxConfig", "SandboxServer", "build_app"]
+
+
+def _is_json_path(sb: Sandbox, path: str) -> bool:
+    rest = path[len(sb.config.base_path):] if path.startswith(sb.config.base_path) else path
+    return rest.startswith(("/api/", "/_sandbox/")) or rest in ("/api", "/_sandbox")
+
+
+class JsTransferCors:
+    """CORS for the inline checkout's call only; secret-key routes stay closed to browsers."""
+
+    def __init__(self, app, path: str):
+        self.app = app
+        self.path = path
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http" or scope["path"].rstrip("/") != self.path:
+            await self.app(scope, receive, send)
+            return
+        cors = [(b"access-control-allow-origin", b"*"),
+                (b"access-control-allow-methods", b"POST, OPTIONS"),
+                (b"access-control-allow-headers", b"Authorization, Content-Type, Accept"),
+                (b"access-control-max-age", b"600")]
+        if scope["method"] == "OPTIONS":
+            await send({"type": "http.response.start", "status": 204, "headers": cors})
+            await send({"type": "http.response.body", "body": b""})
+            return
+
+        async def with_cors(message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": list(message.get("headers", [])) + cors}
+            await send(message)
+
+        await self.app(scope, receive, with_cors)
+
+
+def build_app(config: SandboxConfig):
+    """The ASGI application for one sandbox; its state lives in ``config.data_dir``."""
+    config.data_dir.mkdir(parents=True, exist_ok=True)
+    store = Store(config.data_dir / "sandbox.sqlite3")
+    keys = KeyRing(load_or_create(config.data_dir))
+    sb = Sandbox(config=config, store=store, keys=keys, envelope=Envelope(config.quirks))
+    sb.notifier = Notifier(store, keys, timeout=config.notify_timeout,
+                           attempts=config.notify_attempts, backoff=config.notify_backoff)
+    sb.mailer = Mailer(store, config.data_dir / "outbox", config.smtp)
+    sb.faults = Faults()
+
+    async def openapi(request: Request) -> JSONResponse:
+        return JSONResponse(document(config.has_cards, config.base_path))
+
+    routes = public_routes(config.has_cards) + control_routes() + [
+        Route("/openapi.json", openapi, methods=["GET"]),
+    ]
+
+    async def api_error(request: Request, exc: ApiError) -> Response:
+        return sb.envelope.fail(exc)
+
+    async def http_error(request: Request, exc: HTTPException) -> Response:
+        if _is_json_path(sb, request.url.path):
+            message = {404: "Not found", 405: "Method not allowed"}.get(exc.status_code, exc.detail)
+            return sb.envelope.fail(ApiError(exc.status_code, message))
+        html = sb.templates.get_template("message.html").render(
+            heading="Not found" if exc.status_code == 404 else "Not allowed",
+            text="There is nothing at this address.", test=False)
+        return HTMLResponse(html, status_code=exc.status_code)
+
+    async def server_error(request: Request, exc: Exception) -> Response:
+        log.exception("unexpected error on %s", request.url.path)
+        return sb.envelope.fail(ApiError(500, "Internal error; nothing was changed"))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        yield
+        await sb.notifier.drain()
+        store.close()
+
+    mounted = [Mount(config.base_path, routes=routes)] if config.base_path else routes
+    app = Starlette(
+        routes=mounted,
+        exception_handlers={ApiError: api_error, HTTPException: http_error, Exception: server_error},
+        lifespan=lifespan,
+    )
+    app.router.redirect_slashes = False
+    app.state.sandbox = sb
+    wrapped = JsTransferCors(app, f"{config.base_path}/api/js_transfer")
+    return FaultMiddleware(wrapped, sb.faults, f"{config.base_path}/api/")
+
+
+def bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(256)
+    sock.setblocking(False)
+    return sock
+
+
+def base_url_of(config: SandboxConfig, sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}{config.base_path}"
+
+
+class SandboxServer:
+    """A sandbox on its own thread and loop: the app's embedded default, and the tests'."""
+
+    def __init__(self, config: SandboxConfig):
+        self.config = config
+        self._sock = bind(config.host, config.port)
+        self.base_url = base_url_of(config, self._sock)
+        self._server = uvicorn.Server(uvicorn.Config(
+            build_app(config), log_level="warning", access_log=False, lifespan="on",
+            timeout_graceful_shutdown=5,
+        ))
+        self._thread: threading.Thread | None = None
+
+    @property
+    def data_dir(self) -> Path:
+        return self.config.data_dir
+
+    def start(self, timeout: float = 15.0) -> "SandboxServer":
+        self._thread = threading.Thread(target=self._run, name="paydesk-sandbox", daemon=True)
+        self._thread.start()
+        for _ in range(int(timeout * 100)):
+            if self._server.started:
+                return self
+            if not self._thread.is_alive():
+                break
+            threading.Event().wait(0.01)
+        raise RuntimeError("the sandbox did not start")
+
+    def _run(self) -> None:
+        asyncio.run(self._server.serve(sockets=[self._sock]))
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._server.should_exit = True
+        if self._thread:
+            self._thread.join(timeout)
+        self._sock.close()
+
+    def __enter__(self) -> "SandboxServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

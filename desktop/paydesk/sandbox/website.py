@@ -1,0 +1,55 @@
+"""What a merchant's website uses: the form post and the inline checkout script."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from .checkout import page
+from .context import authenticate, sandbox_of
+from .envelope import ApiError
+from .payments import create_payment
+
+
+async def ext_transfer(request: Request) -> Response:
+    """The seed's website form: hidden inputs, answered with 303 to checkout."""
+    sb = sandbox_of(request)
+    try:
+        form = await request.form()
+    except Exception:  # a body that is not a form at all
+        form = {}
+    fields = {k: str(v) for k, v in form.items()}
+    try:
+        owner = authenticate(request, kinds=("public", "secret"), key=fields.get("secret_key", ""))
+        body: dict = {k: fields.get(k) for k in (
+            "tx_ref", "amount", "currency", "email", "first_name", "last_name",
+            "callback_url", "return_url")}
+        body["customization"] = {k: fields[k] for k in ("title", "description", "logo")
+                                 if fields.get(k)}
+        raw_meta = fields.get("meta", "").strip()
+        if raw_meta:
+            try:
+                body["meta"] = json.loads(raw_meta)
+            except ValueError:
+                raise ApiError(400, "meta must be a JSON object of strings",
+                               {"meta": ["meta must be a JSON object of strings"]}) from None
+        url = create_payment(sb, owner, body, sb.base_url(request), "FORM")
+    except ApiError as err:
+        problems = [m for msgs in (err.errors or {}).values() for m in msgs] or [err.message]
+        return page(sb, "message.html", err.status, heading="This payment could not start",
+                    text="The shop's payment form has problems:", problems=problems, test=False)
+    return RedirectResponse(url, 303)
+
+
+def _script() -> str:
+    return resources.files("paydesk.sandbox").joinpath("static/payment.js").read_text("utf-8")
+
+
+async def payment_js(request: Request) -> Response:
+    return Response(_script(), media_type="application/javascript", headers={
+        "Cache-Control": "public, max-age=300",
+        "Access-Control-Allow-Origin": "*",
+    })
