@@ -20,9 +20,9 @@ _EXPIRY = re.compile(r"(0[1-9]|1[0-2])\s*/\s*([0-9]{2})")
 _CVC = re.compile(r"[0-9]{3,4}")
 
 
-def page(sb: Sandbox, template: str, status: int = 200, **values) -> HTMLResponse:
+def page(sb: Sandbox, template: str, code: int = 200, **values) -> HTMLResponse:
     html = sb.templates.get_template(template).render(**values)
-    return HTMLResponse(html, status_code=status, headers={
+    return HTMLResponse(html, status_code=code, headers={
         "Content-Security-Policy": "default-src 'self'; img-src * data:; style-src 'self' 'unsafe-inline'; form-action *",
         "X-Frame-Options": "DENY",
         "Cache-Control": "no-store",

@@ -112,13 +112,18 @@ def build_app(config: SandboxConfig):
     app.router.redirect_slashes = False
     app.state.sandbox = sb
     wrapped = JsTransferCors(app, f"{config.base_path}/api/js_transfer")
-    return FaultMiddleware(wrapped, sb.faults, f"{config.base_path}/api/")
+    outer = FaultMiddleware(wrapped, sb.faults, f"{config.base_path}/api/")
+    outer.sandbox = sb  # the running state, for the embedding app and for tests
+    return outer
 
 
 def bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # accepted connections inherit it: no 40 ms Nagle / delayed-ACK stall between
+    # a response's header and body writes
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((host, port))
     sock.listen(256)
     sock.setblocking(False)
@@ -138,8 +143,9 @@ class SandboxServer:
         self.config = config
         self._sock = bind(config.host, config.port)
         self.base_url = base_url_of(config, self._sock)
+        self.app = build_app(config)
         self._server = uvicorn.Server(uvicorn.Config(
-            build_app(config), log_level="warning", access_log=False, lifespan="on",
+            self.app, log_level="warning", access_log=False, lifespan="on",
             timeout_graceful_shutdown=5,
         ))
         self._thread: threading.Thread | None = None
