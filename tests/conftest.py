@@ -2,3 +2,36 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_API", "pyside6")
+
+import pytest  # noqa: E402
+
+from tests.helpers import Listener, start_sandbox  # noqa: E402
+
+
+@pytest.fixture
+def sandbox(tmp_path):
+    """The default sandbox: cards deployment, strict, under /pay."""
+    running = start_sandbox(tmp_path / "sandbox", base_path="/pay")
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def make_sandbox(tmp_path):
+    started = []
+
+    def make(name="sb", **options):
+        running = start_sandbox(tmp_path / name, **options)
+        started.append(running)
+        return running
+
+    yield make
+    for running in started:
+        running.stop()
+
+
+@pytest.fixture
+def listener():
+    hook = Listener()
+    yield hook
+    hook.close()

@@ -1,0 +1,23 @@
+"""The Qt-free async client of the payment collection service.
+
+PayDesk's windows never speak HTTP; they call this. So can a script::
+
+    async with ServiceClient("http://127.0.0.1:8000/pay", secret_key) as service:
+        link = await service.create_payment(PaymentRequest(...))
+"""
+
+from .client import ServiceClient
+from .errors import (AnswerLostError, AuthenticationError, DuplicateReferenceError,
+                     ModeMismatchError, NotFoundError, RateLimitedError, ServiceError,
+                     ServiceUnavailableError, UnexpectedAnswerError, ValidationError)
+from .models import (CardState, CardTransaction, PaymentLink, PaymentRequest, Transaction,
+                     TransactionState, VirtualCard)
+from .money import format_amount, parse_amount, to_wire
+
+__all__ = [
+    "ServiceClient", "ServiceError", "AuthenticationError", "ModeMismatchError",
+    "ValidationError", "NotFoundError", "DuplicateReferenceError", "RateLimitedError",
+    "ServiceUnavailableError", "AnswerLostError", "UnexpectedAnswerError", "PaymentRequest",
+    "PaymentLink", "Transaction", "TransactionState", "VirtualCard", "CardState",
+    "CardTransaction", "format_amount", "parse_amount", "to_wire",
+]
