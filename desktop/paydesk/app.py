@@ -1,0 +1,137 @@
+"""``paydesk``: arguments, the QApplication, qasync's loop, start-up and shutdown."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+
+from . import __version__
+
+log = logging.getLogger("paydesk.app")
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog="paydesk",
+        description="PayDesk: payment links, QR codes, transactions and virtual cards.")
+    p.add_argument("--sandbox", action="store_true",
+                   help="start the embedded sandbox and open its profile in test mode")
+    p.add_argument("--profile", metavar="NAME", help="open this profile (its name or id)")
+    p.add_argument("--mode", choices=["test", "live"], help="open in this mode")
+    p.add_argument("--data-dir", metavar="DIR",
+                   help="PayDesk's data folder (default: the platform's, or $PAYDESK_HOME)")
+    p.add_argument("--sandbox-dir", metavar="DIR",
+                   help="the embedded sandbox's data folder (default: $PAYDESK_SANDBOX_HOME "
+                        "or the platform's paydesk-sandbox folder)")
+    p.add_argument("--no-keyring", action="store_true",
+                   help="keep keys in memory for this session only, even if a keyring exists")
+    p.add_argument("--version", action="version", version=f"PayDesk {__version__}")
+    return p.parse_args(argv)
+
+
+def _report_first_paint(window) -> None:
+    """For the start-up benchmark: print once the window has painted."""
+    from PySide6.QtCore import QEvent, QObject
+
+    class Watch(QObject):
+        def eventFilter(self, obj, event):  # noqa: N802 - Qt's name
+            if event.type() == QEvent.Type.Paint:
+                print("first-paint", flush=True)
+                obj.removeEventFilter(self)
+            return False
+
+    window._paint_watch = Watch(window)
+    window.installEventFilter(window._paint_watch)
+
+
+async def run(app, args, paths, keys, *, window_ready=None) -> int:
+    """The whole life of the window; returns the exit code. Tests call it too."""
+    from .ui.dialogs import finished
+    from .ui.first_run import CONNECT, SANDBOX, FirstRunDialog
+    from .ui.main_window import MainWindow
+    from .ui.session import Session
+
+    session = Session(paths, keys)
+    window = MainWindow(session, str(paths.window_state))
+    closed: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+    app.lastWindowClosed.connect(lambda: closed.done() or closed.set_result(0))
+    if os.environ.get("PAYDESK_REPORT_PAINT"):
+        _report_first_paint(window)
+    if args.profile:
+        match = next((p for p in session.settings.profiles
+                      if args.profile in (p.id, p.name)), None)
+        if match is None:
+            print(f"paydesk: no profile named {args.profile!r}", file=sys.stderr)
+            return 2
+        await session.switch_profile(match.id)
+    window.show()
+    if window_ready is not None:
+        window_ready(window, session)
+    try:
+        active = session.profile
+        if args.sandbox or (active is not None and active.embedded_sandbox):
+            session.report("Starting the sandbox…")
+            profile = await session.start_embedded_sandbox()
+            if args.sandbox:
+                await session.switch_profile(profile.id)
+            session.report(f"Sandbox running at {profile.base_url}")
+        elif not session.settings.profiles:
+            dialog = FirstRunDialog(window)
+            window.first_run = dialog
+            await finished(dialog)
+            if dialog.choice == SANDBOX:
+                profile = await session.start_embedded_sandbox()
+                session.report(f"Sandbox running at {profile.base_url}")
+            elif dialog.choice == CONNECT:
+                await window.open_editor(None)
+        if args.mode:
+            await session.set_mode(args.mode)
+        code = await closed
+    finally:
+        await session.close()
+    return code
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    os.environ.setdefault("QT_API", "pyside6")
+    from PySide6.QtGui import QIcon
+    from PySide6.QtWidgets import QApplication
+
+    import qasync  # after PySide6, so qasync binds to it
+
+    from . import logs
+    from .config.paths import default_paths
+    from .config.secrets import KeyStore, system_backend
+    from .resources import path as resource
+    from .ui.crash import ExceptionHook
+
+    paths = default_paths(args.data_dir, args.sandbox_dir).ensure()
+    log_path = logs.setup(paths.logs)
+    app = QApplication.instance() or QApplication([sys.argv[0]])
+    app.setApplicationName("PayDesk")
+    app.setApplicationVersion(__version__)
+    app.setOrganizationName("PayDesk")
+    app.setDesktopFileName("paydesk")
+    app.setWindowIcon(QIcon(str(resource("paydesk.svg"))))
+    app.setQuitOnLastWindowClosed(False)
+    ExceptionHook(log_path).install()
+
+    async def start() -> int:
+        backend = None
+        if not args.no_keyring:
+            try:
+                backend = await asyncio.wait_for(asyncio.to_thread(system_backend), 5)
+            except TimeoutError:
+                backend = None
+        keys = KeyStore(backend, on_secret=logs.REDACTOR.add)
+        log.info("PayDesk %s starting; keys in %s", __version__, keys.backend_name)
+        return await run(app, args, paths, keys)
+
+    with asyncio.Runner(loop_factory=qasync.QEventLoop) as runner:
+        code = runner.run(start())
+    log.info("PayDesk stopped")
+    return code

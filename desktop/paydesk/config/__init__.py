@@ -1,0 +1,1 @@
+"""Profiles, modes and secrets: Qt-free, so scripts and tests use them directly."""

@@ -1,0 +1,85 @@
+"""A profile is a merchant's connection. Profiles are saved without their keys."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ..service.models import DEFAULT_CARD_CURRENCIES
+
+MODES = ("test", "live")
+KINDS = ("secret", "public")
+# The two deployments of SERVICE.md: with cards (GBP, USD), without (EUR, GBP, USD).
+CARDS_CURRENCIES = ["GBP", "USD"]
+NO_CARDS_CURRENCIES = ["EUR", "GBP", "USD"]
+
+
+@dataclass
+class Profile:
+    id: str
+    name: str
+    base_url: str
+    currencies: list[str] = field(default_factory=lambda: list(CARDS_CURRENCIES))
+    has_cards: bool | None = None  # None: not yet found out from the service
+    card_currencies: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_CARD_CURRENCIES))
+    embedded_sandbox: bool = False
+    txref_prefix: str = "PAY"
+    callback_url: str = ""
+    return_url: str = ""
+
+    @staticmethod
+    def new_id() -> str:
+        return "p_" + secrets.token_hex(4)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Profile":
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        return cls(**known)
+
+
+@dataclass
+class Settings:
+    profiles: list[Profile] = field(default_factory=list)
+    active_profile: str | None = None
+    active_mode: str = "test"
+    installation_id: str | None = None
+
+    def profile(self, profile_id: str | None) -> Profile | None:
+        return next((p for p in self.profiles if p.id == profile_id), None)
+
+    @property
+    def active(self) -> Profile | None:
+        return self.profile(self.active_profile)
+
+
+class SettingsFile:
+    """``profiles.json`` in the data folder; written whole, atomically. Never holds a key."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def load(self) -> Settings:
+        if not self.path.exists():
+            return Settings()
+        data = json.loads(self.path.read_text("utf-8"))
+        return Settings(
+            profiles=[Profile.from_json(p) for p in data.get("profiles", [])],
+            active_profile=data.get("active_profile"),
+            active_mode=data.get("active_mode") if data.get("active_mode") in MODES else "test",
+            installation_id=data.get("installation_id"),
+        )
+
+    def save(self, settings: Settings) -> None:
+        data = {
+            "profiles": [asdict(p) for p in settings.profiles],
+            "active_profile": settings.active_profile,
+            "active_mode": settings.active_mode,
+            "installation_id": settings.installation_id,
+        }
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=2), "utf-8")
+        os.replace(tmp, self.path)

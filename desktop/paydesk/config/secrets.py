@@ -1,0 +1,118 @@
+"""Keys in the system keyring, or in memory for this session where there is none.
+
+Only real system backends are used (Secret Service, Keychain, Windows Credential
+Locker): never a plaintext file. Every keyring call runs off the caller's thread
+with a timeout, so a locked or absent keyring never freezes the window.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from typing import Callable
+
+import keyring
+import keyring.backend
+import keyring.core
+from keyring.errors import KeyringError
+
+log = logging.getLogger("paydesk.secrets")
+SERVICE_NAME = "PayDesk"
+
+
+def system_backend() -> keyring.backend.KeyringBackend | None:
+    """The best real system keyring, or None where there is none."""
+    try:
+        keyring.core.init_backend(limit=keyring.core.recommended)
+        backend = keyring.get_keyring()
+    except Exception:  # noqa: BLE001 - a broken keyring setup is "no keyring"
+        return None
+    name = type(backend).__module__ + "." + type(backend).__name__
+    if "fail" in name.lower() or "null" in name.lower() or "keyrings.alt" in name:
+        return None
+    return backend
+
+
+def entry(profile_id: str, mode: str, kind: str) -> str:
+    return f"{profile_id}/{mode}/{kind}"
+
+
+class KeyStore:
+    """Keys by (profile, mode, kind). ``persistent`` says whether they outlive the session."""
+
+    def __init__(self, backend: keyring.backend.KeyringBackend | None, *, timeout: float = 5.0,
+                 on_secret: Callable[[str], None] | None = None):
+        self.backend = backend
+        self.timeout = timeout
+        self._memory: dict[str, str] = {}
+        self._lock = threading.Lock()
+        self._on_secret = on_secret or (lambda s: None)
+        self.problem: str | None = None  # what went wrong with the keyring, if anything
+
+    @property
+    def persistent(self) -> bool:
+        return self.backend is not None
+
+    @property
+    def backend_name(self) -> str:
+        if self.backend is None:
+            return "memory (this session only)"
+        return getattr(self.backend, "name", type(self.backend).__name__)
+
+    async def _call(self, fn, *args):
+        return await asyncio.wait_for(asyncio.to_thread(fn, *args), self.timeout)
+
+    def _fall_back(self, why: str) -> None:
+        log.warning("system keyring unavailable (%s); keys are kept in memory for this session", why)
+        self.problem = why
+        self.backend = None
+
+    async def get(self, profile_id: str, mode: str, kind: str) -> str | None:
+        name = entry(profile_id, mode, kind)
+        with self._lock:
+            if name in self._memory:
+                return self._memory[name]
+        if self.backend is not None:
+            try:
+                value = await self._call(self.backend.get_password, SERVICE_NAME, name)
+            except (KeyringError, TimeoutError, OSError) as exc:
+                self._fall_back(type(exc).__name__)
+                value = None
+            if value:
+                self._on_secret(value)
+                with self._lock:
+                    self._memory[name] = value
+            return value or None
+        return None
+
+    async def set(self, profile_id: str, mode: str, kind: str, value: str) -> None:
+        name = entry(profile_id, mode, kind)
+        value = value.strip()
+        if value:
+            self._on_secret(value)
+        with self._lock:
+            if value:
+                self._memory[name] = value
+            else:
+                self._memory.pop(name, None)
+        if self.backend is None:
+            return
+        try:
+            if value:
+                await self._call(self.backend.set_password, SERVICE_NAME, name, value)
+            else:
+                await self._delete(name)
+        except (KeyringError, TimeoutError, OSError) as exc:
+            self._fall_back(type(exc).__name__)
+
+    async def _delete(self, name: str) -> None:
+        try:
+            await self._call(self.backend.delete_password, SERVICE_NAME, name)
+        except keyring.errors.PasswordDeleteError:
+            pass
+
+    async def delete_profile(self, profile_id: str) -> None:
+        for mode in ("test", "live"):
+            for kind in ("secret", "public"):
+                await self.set(profile_id, mode, kind, "")

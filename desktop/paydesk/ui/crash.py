@@ -1,0 +1,94 @@
+"""The exception hook: log it, show what happened with a copyable report, keep running."""
+
+from __future__ import annotations
+
+import logging
+import platform
+import sys
+import traceback
+from pathlib import Path
+
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (QApplication, QDialog, QDialogButtonBox, QLabel, QPlainTextEdit,
+                               QVBoxLayout)
+
+from .. import __version__
+from ..logs import REDACTOR
+
+log = logging.getLogger("paydesk.crash")
+
+
+def report_text(exc_type, exc, tb) -> str:
+    lines = traceback.format_exception(exc_type, exc, tb)
+    head = (f"PayDesk {__version__}, Python {platform.python_version()}, "
+            f"{platform.system()} {platform.release()}\n\n")
+    return REDACTOR.clean(head + "".join(lines))
+
+
+class CrashDialog(QDialog):
+    def __init__(self, summary: str, report: str, log_path: Path | None, parent=None):
+        super().__init__(parent)
+        self.setObjectName("crash-dialog")
+        self.setWindowTitle("PayDesk hit an unexpected problem")
+        layout = QVBoxLayout(self)
+        text = QLabel(f"<b>Something went wrong:</b> {summary}<br>"
+                      "PayDesk is still running and nothing you saved was lost. "
+                      "You can copy the report below for support.")
+        text.setWordWrap(True)
+        text.setAccessibleName("Something went wrong")
+        layout.addWidget(text)
+        self.report = QPlainTextEdit(report)
+        self.report.setObjectName("crash-report")
+        self.report.setReadOnly(True)
+        self.report.setAccessibleName("Problem report")
+        layout.addWidget(self.report)
+        where = QLabel(f"The log is at {log_path}" if log_path else "")
+        where.setObjectName("crash-log-path")
+        where.setAccessibleName(where.text() or "Log location")
+        where.setTextInteractionFlags(where.textInteractionFlags() | where.textInteractionFlags().TextSelectableByMouse)
+        layout.addWidget(where)
+        buttons = QDialogButtonBox()
+        copy = buttons.addButton("Copy report", QDialogButtonBox.ButtonRole.ActionRole)
+        copy.setAccessibleName("Copy report")
+        copy.clicked.connect(lambda: QGuiApplication.clipboard().setText(self.report.toPlainText()))
+        close = buttons.addButton("Close", QDialogButtonBox.ButtonRole.AcceptRole)
+        close.setAccessibleName("Close")
+        close.clicked.connect(self.accept)
+        layout.addWidget(buttons)
+        self.resize(640, 420)
+
+
+class ExceptionHook:
+    """Installed as sys.excepthook: also catches exceptions from async slots and tasks."""
+
+    def __init__(self, log_path: Path | None):
+        self.log_path = log_path
+        self.dialogs: list[CrashDialog] = []
+        self._previous = sys.excepthook
+
+    def install(self) -> "ExceptionHook":
+        sys.excepthook = self
+        return self
+
+    def uninstall(self) -> None:
+        sys.excepthook = self._previous
+
+    def __call__(self, exc_type, exc, tb) -> None:
+        if issubclass(exc_type, KeyboardInterrupt):
+            QApplication.quit()
+            return
+        report = report_text(exc_type, exc, tb)
+        log.error("unexpected error:\n%s", report)
+        if QApplication.instance() is None:
+            sys.stderr.write(report)
+            return
+        summary = REDACTOR.clean(f"{exc_type.__name__}: {exc}")[:300]
+        dialog = CrashDialog(summary, report, self.log_path, QApplication.activeWindow())
+        dialog.finished.connect(lambda _=0, d=dialog: self._closed(d))
+        self.dialogs.append(dialog)
+        dialog.open()
+
+    def _closed(self, dialog: CrashDialog) -> None:
+        if dialog in self.dialogs:
+            self.dialogs.remove(dialog)
+        dialog.deleteLater()

@@ -1,0 +1,205 @@
+"""Add or edit a profile: the service's address, currencies, and four keys, checked before saving."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from urllib.parse import urlsplit
+
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QLabel,
+                               QLineEdit, QPushButton, QVBoxLayout, QWidget)
+
+from ..config import keycheck
+from ..config.profiles import CARDS_CURRENCIES, Profile
+from .session import Session
+
+KEY_FIELDS = (("test", "secret", "Test secret key"), ("test", "public", "Test public key"),
+              ("live", "secret", "Live secret key"), ("live", "public", "Live public key"))
+ERROR_STYLE = "color: palette(bright-text); background: #b3261e; padding: 2px 4px;"
+
+
+class Message(QLabel):
+    """The line under a field: what is wrong with it, or that it works."""
+
+    def __init__(self, name: str):
+        super().__init__("")
+        self.setObjectName(name)
+        self.setWordWrap(True)
+        self.hide()
+
+    def show_error(self, text: str) -> None:
+        self.setText(text)
+        self.setAccessibleName(text)
+        self.setStyleSheet("color: #b3261e; font-weight: 600;")
+        self.show()
+
+    def show_ok(self, text: str) -> None:
+        self.setText(text)
+        self.setAccessibleName(text)
+        self.setStyleSheet("color: #1b7f3b;")
+        self.show()
+
+    def clear_message(self) -> None:
+        self.setText("")
+        self.hide()
+
+
+class KeyField(QWidget):
+    """A masked key field with a Show button."""
+
+    def __init__(self, label: str, name: str):
+        super().__init__()
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        self.edit = QLineEdit()
+        self.edit.setObjectName(name)
+        self.edit.setAccessibleName(label)
+        self.edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.edit.setPlaceholderText("not set")
+        self.show_button = QPushButton("Show")
+        self.show_button.setObjectName(name + "-show")
+        self.show_button.setCheckable(True)
+        self.show_button.setAccessibleName(f"Show {label.lower()}")
+        self.show_button.toggled.connect(self._toggle)
+        row.addWidget(self.edit, 1)
+        row.addWidget(self.show_button)
+
+    def _toggle(self, shown: bool) -> None:
+        self.edit.setEchoMode(QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password)
+        self.show_button.setText("Hide" if shown else "Show")
+
+    def text(self) -> str:
+        return self.edit.text().strip()
+
+
+class ProfileEditor(QDialog):
+    def __init__(self, session: Session, profile: Profile | None = None, parent=None):
+        super().__init__(parent)
+        self.session = session
+        self.profile = profile
+        self.setObjectName("profile-editor")
+        self.setWindowTitle("Edit profile" if profile else "Connect to your service")
+        self.setMinimumWidth(560)
+        layout = QVBoxLayout(self)
+        form = QFormLayout()
+        layout.addLayout(form)
+
+        def add(label: str, widget: QWidget, name: str) -> Message:
+            message = Message(name + "-message")
+            box = QVBoxLayout()
+            box.setSpacing(2)
+            box.addWidget(widget)
+            box.addWidget(message)
+            caption = QLabel(label)
+            caption.setBuddy(widget if not isinstance(widget, KeyField) else widget.edit)
+            form.addRow(caption, box)
+            return message
+
+        self.name = QLineEdit(profile.name if profile else "")
+        self.name.setObjectName("profile-name")
+        self.name.setAccessibleName("Profile name")
+        self.name_message = add("Profile &name", self.name, "profile-name")
+        self.url = QLineEdit(profile.base_url if profile else "")
+        self.url.setObjectName("profile-url")
+        self.url.setAccessibleName("Service address")
+        self.url.setPlaceholderText("https://pay.example.com/api-base")
+        self.url.setReadOnly(bool(profile and profile.embedded_sandbox))
+        self.url_message = add("Service &address", self.url, "profile-url")
+        self.currencies = QLineEdit(", ".join(profile.currencies if profile else CARDS_CURRENCIES))
+        self.currencies.setObjectName("profile-currencies")
+        self.currencies.setAccessibleName("Currencies")
+        self.currencies_message = add("&Currencies", self.currencies, "profile-currencies")
+        self.key_fields: dict[tuple[str, str], KeyField] = {}
+        self.key_messages: dict[tuple[str, str], Message] = {}
+        for mode, kind, label in KEY_FIELDS:
+            field = KeyField(label, f"key-{mode}-{kind}")
+            self.key_fields[(mode, kind)] = field
+            self.key_messages[(mode, kind)] = add(label, field, f"key-{mode}-{kind}")
+        self.status = QLabel("")
+        self.status.setObjectName("profile-status")
+        self.status.setWordWrap(True)
+        layout.addWidget(self.status)
+        buttons = QDialogButtonBox()
+        self.check_button = buttons.addButton("Check keys", QDialogButtonBox.ButtonRole.ActionRole)
+        self.save_button = buttons.addButton("Save", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.cancel_button = buttons.addButton("Cancel", QDialogButtonBox.ButtonRole.RejectRole)
+        for button in (self.check_button, self.save_button, self.cancel_button):
+            button.setAccessibleName(button.text())
+        self.check_button.setObjectName("check-keys")
+        self.save_button.setObjectName("save-profile")
+        self.check_button.clicked.connect(lambda: session.tasks.spawn(self.check(), "check keys"))
+        self.save_button.clicked.connect(lambda: session.tasks.spawn(self.save(), "save profile"))
+        self.cancel_button.clicked.connect(self.reject)
+        layout.addWidget(buttons)
+        self.saved: Profile | None = None
+
+    async def load_keys(self) -> None:
+        if self.profile is None:
+            return
+        for (mode, kind), field in self.key_fields.items():
+            value = await self.session.keys.get(self.profile.id, mode, kind)
+            field.edit.setText(value or "")
+
+    def _keys(self) -> dict[tuple[str, str], str]:
+        return {k: f.text() for k, f in self.key_fields.items()}
+
+    def _check_fields(self) -> bool:
+        ok = True
+        for message in (self.name_message, self.url_message, self.currencies_message):
+            message.clear_message()
+        if not self.name.text().strip():
+            self.name_message.show_error("Give the profile a name, e.g. the shop's name")
+            ok = False
+        parts = urlsplit(self.url.text().strip())
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            self.url_message.show_error("Enter the service's address, starting with https://")
+            ok = False
+        codes = [c.strip().upper() for c in self.currencies.text().split(",") if c.strip()]
+        if not codes or any(len(c) != 3 or not c.isalpha() for c in codes):
+            self.currencies_message.show_error("List three-letter currency codes, e.g. GBP, USD")
+            ok = False
+        keys = self._keys()
+        if not keys[("test", "secret")] and not keys[("live", "secret")]:
+            self.key_messages[("test", "secret")].show_error(
+                "At least one secret key is needed: the test one to start with")
+            ok = False
+        return ok
+
+    async def check(self) -> bool:
+        """Check every given key with a real call; say next to each what it is and if it works."""
+        for message in self.key_messages.values():
+            message.clear_message()
+        if not self._check_fields():
+            return False
+        self.status.setText("Checking keys with the service…")
+        self.check_button.setEnabled(False)
+        self.save_button.setEnabled(False)
+        try:
+            results = await keycheck.check_all(self.url.text().strip(), self._keys())
+        finally:
+            self.check_button.setEnabled(True)
+            self.save_button.setEnabled(True)
+        all_ok = True
+        for key, result in results.items():
+            if result.works:
+                self.key_messages[key].show_ok(result.message)
+            else:
+                self.key_messages[key].show_error(result.message)
+                all_ok = False
+        self.status.setText("All keys work." if all_ok else "Fix the keys marked in red.")
+        self.session.report("Keys checked: " + ("all work" if all_ok else "some do not work"))
+        return all_ok
+
+    async def save(self) -> bool:
+        if not await self.check():
+            return False
+        keys = self._keys()
+        base = self.profile or Profile(id=Profile.new_id(), name="", base_url="")
+        profile = replace(base, name=self.name.text().strip(), base_url=self.url.text().strip(),
+                          currencies=[c.strip().upper() for c in self.currencies.text().split(",")
+                                      if c.strip()])
+        secret = keys[("test", "secret")] or keys[("live", "secret")]
+        profile = await self.session.discover(profile, secret)
+        self.saved = await self.session.save_profile(profile, keys)
+        self.session.report(f"Profile {profile.name} saved")
+        self.accept()
+        return True
