@@ -57,7 +57,7 @@ async def run(app, args, paths, keys, *, window_ready=None) -> int:
     session = Session(paths, keys)
     window = MainWindow(session, str(paths.window_state))
     closed: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-    app.lastWindowClosed.connect(lambda: closed.done() or closed.set_result(0))
+    window.closed.connect(lambda: closed.done() or closed.set_result(0))
     if os.environ.get("PAYDESK_REPORT_PAINT"):
         _report_first_paint(window)
     if args.profile:

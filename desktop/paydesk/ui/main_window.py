@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QMainWindow, QPushButton,
                                QStatusBar, QTabWidget, QToolBar, QVBoxLayout, QWidget)
@@ -20,6 +20,8 @@ KEYRING_NOTICE = ("No system keyring: keys are kept in memory for this session o
 
 
 class MainWindow(QMainWindow):
+    closed = Signal()  # the window was closed: the app shuts down
+
     def __init__(self, session: Session, settings_path: str | None = None):
         super().__init__()
         self.session = session
@@ -184,6 +186,7 @@ class MainWindow(QMainWindow):
             self._state.setValue("geometry", self.saveGeometry())
             self._state.sync()
         super().closeEvent(event)
+        self.closed.emit()
 
 
 def about() -> str:

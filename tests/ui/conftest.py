@@ -1,0 +1,146 @@
+"""GUI tests: real widgets (offscreen), qasync's loop, a real sandbox, an in-memory keyring."""
+
+import argparse
+import asyncio
+import time
+
+import keyring.backend
+import pytest
+
+from paydesk.config.paths import Paths
+from paydesk.config.secrets import KeyStore
+
+
+class MemoryKeyring(keyring.backend.KeyringBackend):
+    """Stands in for the system keyring in GUI tests (tests/ui/test_keyring_real.py uses the real one)."""
+
+    priority = 1
+
+    def __init__(self):
+        super().__init__()
+        self.store = {}
+
+    def get_password(self, service, username):
+        return self.store.get((service, username))
+
+    def set_password(self, service, username, password):
+        self.store[(service, username)] = password
+
+    def delete_password(self, service, username):
+        from keyring.errors import PasswordDeleteError
+
+        if (service, username) not in self.store:
+            raise PasswordDeleteError(username)
+        del self.store[(service, username)]
+
+
+class Loop:
+    """Drives qasync's loop from a synchronous test: run a coroutine, or wait for a condition."""
+
+    def __init__(self, loop):
+        self.loop = loop
+
+    def run(self, coro, timeout=20.0):
+        return self.loop.run_until_complete(asyncio.wait_for(coro, timeout))
+
+    def until(self, predicate, timeout=15.0, message="condition"):
+        async def poll():
+            deadline = time.monotonic() + timeout
+            while not predicate():
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"timed out waiting for {message}")
+                await asyncio.sleep(0.02)
+
+        self.loop.run_until_complete(poll())
+
+    def spawn(self, coro):
+        return self.loop.create_task(coro)
+
+
+@pytest.fixture(scope="session")
+def _qasync_loop(qapp):
+    """One qasync loop for the whole run, as in the app (one loop for its lifetime)."""
+    import qasync
+
+    qloop = qasync.QEventLoop(qapp, already_running=False)
+    asyncio.set_event_loop(qloop)
+    yield qloop
+    qloop.run_until_complete(qloop.shutdown_asyncgens())
+    qloop.close()  # joins qasync's executor threads
+    asyncio.set_event_loop(None)
+
+
+@pytest.fixture
+def loop(_qasync_loop, qapp):
+    asyncio.set_event_loop(_qasync_loop)
+    yield Loop(_qasync_loop)
+    pending = [t for t in asyncio.all_tasks(_qasync_loop) if not t.done()]
+    for task in pending:
+        task.cancel()
+    if pending:
+        _qasync_loop.run_until_complete(asyncio.wait(pending, timeout=5))
+    for widget in qapp.topLevelWidgets():
+        widget.close()
+        widget.deleteLater()
+    qapp.processEvents()
+
+
+@pytest.fixture
+def paths(tmp_path):
+    return Paths(data=tmp_path / "paydesk", sandbox=tmp_path / "paydesk-sandbox").ensure()
+
+
+@pytest.fixture
+def memory_keyring():
+    return MemoryKeyring()
+
+
+@pytest.fixture
+def keys(memory_keyring):
+    from paydesk.logs import REDACTOR
+
+    return KeyStore(memory_keyring, on_secret=REDACTOR.add)
+
+
+def args(**over):
+    base = dict(sandbox=False, profile=None, mode=None, data_dir=None, sandbox_dir=None,
+                no_keyring=False)
+    base.update(over)
+    return argparse.Namespace(**base)
+
+
+class Running:
+    """The real app.run() as a task on the loop, with its window and session once shown."""
+
+    def __init__(self, loop, qapp, paths, keys, **arg_over):
+        from paydesk import app
+
+        self.window = self.session = None
+
+        def ready(window, session):
+            self.window, self.session = window, session
+
+        self.task = loop.spawn(app.run(qapp, args(**arg_over), paths, keys, window_ready=ready))
+        loop.until(lambda: self.window is not None or self.task.done(), message="the window")
+        if self.task.done():
+            self.task.result()
+        self.loop = loop
+
+    def close(self, timeout=15.0):
+        self.window.close()
+        return self.loop.run(asyncio.wait_for(asyncio.shield(self.task), timeout), timeout + 1)
+
+
+@pytest.fixture
+def start_app(loop, qapp, paths, keys):
+    started = []
+
+    def start(**arg_over):
+        running = Running(loop, qapp, paths, keys, **arg_over)
+        started.append(running)
+        return running
+
+    yield start
+    for running in started:
+        if not running.task.done():
+            running.close()

@@ -1,0 +1,63 @@
+"""The exception hook: a dialog with a redacted, copyable report; the app keeps running."""
+
+import asyncio
+import sys
+
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QApplication, QLabel, QPushButton
+
+from paydesk.ui.crash import CrashDialog, ExceptionHook
+
+
+def _dialogs():
+    return [w for w in QApplication.topLevelWidgets() if isinstance(w, CrashDialog) and w.isVisible()]
+
+
+def test_error_in_an_async_slot_shows_a_dialog_and_the_app_goes_on(start_app, loop, paths):
+    from paydesk import logs
+
+    logs.setup(paths.logs)
+    hook = ExceptionHook(paths.logs / "paydesk.log").install()
+    try:
+        app = start_app(sandbox=True)
+        loop.until(lambda: app.session.profile is not None, message="profile")
+        secret = loop.run(app.session.key("test"))
+
+        async def broken_slot():
+            await asyncio.sleep(0)
+            raise RuntimeError(f"boom while using Authorization: Bearer {secret} and {secret}")
+
+        app.session.tasks.spawn(broken_slot(), "broken")
+        loop.until(lambda: _dialogs(), message="the crash dialog")
+        dialog = _dialogs()[0]
+        report = dialog.report.toPlainText()
+        assert "RuntimeError: boom" in report and "broken_slot" in report
+        assert secret not in report and "[redacted]" in report
+        where = dialog.findChild(QLabel, "crash-log-path")
+        assert where.text() == f"The log is at {paths.logs / 'paydesk.log'}"
+        # the window still works: switch mode, close cleanly
+        assert app.window.isVisible()
+        loop.run(app.session.set_mode("live"))
+        assert "LIVE" in app.window.windowTitle()
+        dialog.accept()
+        assert app.close() == 0
+    finally:
+        hook.uninstall()
+    logged = (paths.logs / "paydesk.log").read_text()
+    assert "RuntimeError: boom" in logged and secret not in logged
+
+
+def test_copy_report_puts_it_on_the_clipboard(qapp, qtbot, tmp_path):
+    hook = ExceptionHook(tmp_path / "paydesk.log")
+    try:
+        raise ValueError("with key sec-test-ABCDEFGHijklmnop0123456789abcdef")
+    except ValueError:
+        hook(*sys.exc_info())
+    dialog = hook.dialogs[-1]
+    qtbot.addWidget(dialog)
+    assert dialog.isVisible()
+    button = next(b for b in dialog.findChildren(QPushButton) if b.text() == "Copy report")
+    button.click()
+    copied = QGuiApplication.clipboard().text()
+    assert "ValueError" in copied and "sec-test-ABCDEFGH" not in copied
+    dialog.accept()

@@ -1,0 +1,71 @@
+"""Test and live are one switch apart and never confused."""
+
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from paydesk.ui.main_window import TEST_BANNER
+
+
+def _confirm_box():
+    for widget in QApplication.topLevelWidgets():
+        if isinstance(widget, QMessageBox) and widget.objectName() == "confirm-live" and widget.isVisible():
+            return widget
+    return None
+
+
+def _press(box, text):
+    for button in box.buttons():
+        if button.text() == text:
+            button.click()
+            return
+    raise AssertionError(f"no button {text!r}")
+
+
+def test_going_live_asks_and_says_what_live_means(start_app, loop):
+    app = start_app(sandbox=True)
+    loop.until(lambda: app.session.profile is not None, message="profile")
+    window, session = app.window, app.session
+    assert window.mode_button.text() == "Switch to live mode"
+
+    task = loop.spawn(window.toggle_mode())
+    loop.until(lambda: _confirm_box() is not None, message="the confirmation")
+    box = _confirm_box()
+    assert "real money" in box.informativeText() and "LIVE" in box.text()
+    _press(box, "Stay in test")
+    loop.until(task.done, message="the answer")
+    assert task.result() is False and session.mode == "test" and window.banner.isVisible()
+
+    task = loop.spawn(window.toggle_mode())
+    loop.until(lambda: _confirm_box() is not None, message="the confirmation")
+    _press(_confirm_box(), "Switch to live")
+    loop.until(task.done, message="the switch")
+    assert session.mode == "live"
+    assert not window.banner.isVisible()
+    assert "LIVE" in window.windowTitle() and "TEST" not in window.windowTitle()
+    assert window.mode_button.text() == "Switch to test mode"
+    assert window.where.text() == "Sandbox · LIVE"
+    # each mode's keys are its own
+    assert loop.run(session.client()) is not loop.run(session.client(mode="test"))
+
+    task = loop.spawn(window.toggle_mode())  # back to test: no question
+    loop.until(task.done, message="back to test")
+    assert session.mode == "test" and window.banner.text() == TEST_BANNER and window.banner.isVisible()
+    assert "TEST" in window.windowTitle()
+    app.close()
+
+
+def test_mode_survives_restart_and_a_new_profile_starts_in_test(start_app, loop):
+    app = start_app(sandbox=True)
+    loop.until(lambda: app.session.profile is not None, message="profile")
+    loop.run(app.session.set_mode("live"))
+    app.close()
+    again = start_app()
+    loop.until(lambda: again.session.sandbox is not None, message="sandbox")
+    assert again.session.mode == "live" and not again.window.banner.isVisible()
+    again.close()
+
+
+def test_mode_from_the_command_line(start_app, loop):
+    app = start_app(sandbox=True, mode="live")
+    loop.until(lambda: app.session.mode == "live", message="live mode")
+    assert "LIVE" in app.window.windowTitle()
+    app.close()

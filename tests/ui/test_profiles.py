@@ -1,0 +1,128 @@
+"""The profile editor checks keys with real calls against the sandbox before saving."""
+
+import pytest
+
+from paydesk.ui.main_window import MainWindow
+from paydesk.ui.profile_editor import ProfileEditor
+from paydesk.ui.session import Session
+
+
+@pytest.fixture
+def session(paths, keys, loop):
+    s = Session(paths, keys)
+    yield s
+    loop.run(s.close())
+
+
+def _fill(editor, sb, **keys):
+    editor.name.setText("Coffee shop")
+    editor.url.setText(sb.base_url)
+    for (mode, kind), field in editor.key_fields.items():
+        field.edit.setText(keys.get(f"{mode}_{kind}", ""))
+
+
+def _message(editor, mode, kind):
+    m = editor.key_messages[(mode, kind)]
+    return m.text() if m.isVisible() or m.text() else ""
+
+
+def test_good_keys_are_checked_and_saved(session, loop, sandbox, memory_keyring, qtbot):
+    editor = ProfileEditor(session)
+    qtbot.addWidget(editor)
+    editor.show()
+    _fill(editor, sandbox, test_secret=sandbox.key("test"), test_public=sandbox.key("test", "public"),
+          live_secret=sandbox.key("live"), live_public=sandbox.key("live", "public"))
+    assert loop.run(editor.save()) is True
+    assert _message(editor, "test", "secret") == "Works: secret key, test mode"
+    assert _message(editor, "test", "public") == "Works: public key, test mode"
+    assert _message(editor, "live", "secret") == "Works: secret key, live mode"
+    assert _message(editor, "live", "public") == "Works: public key, live mode"
+    profile = session.profile
+    assert profile.name == "Coffee shop" and profile.has_cards is True
+    assert profile.currencies == ["GBP", "USD"]
+    assert memory_keyring.store[("PayDesk", f"{profile.id}/live/secret")] == sandbox.key("live")
+    saved = (session.paths.profiles).read_text()
+    for merchant in sandbox.merchants:
+        for mode in merchant["keys"].values():
+            assert mode["secret"] not in saved and mode["public"] not in saved
+
+
+def test_bad_keys_say_what_is_wrong_and_nothing_is_saved(session, loop, sandbox, qtbot):
+    editor = ProfileEditor(session)
+    qtbot.addWidget(editor)
+    editor.show()
+    _fill(editor, sandbox, test_secret=sandbox.key("test", "public"),
+          test_public=sandbox.key("test", "secret"),
+          live_secret="sec-live-" + "Z" * 32, live_public=sandbox.key("test", "public"))
+    assert loop.run(editor.save()) is False
+    assert _message(editor, "test", "secret") == "This is a public key; a secret key goes here"
+    assert _message(editor, "test", "public").startswith("This is a secret key; never publish it")
+    assert _message(editor, "live", "secret").startswith("Not accepted by the service")
+    assert _message(editor, "live", "public") == "This looks like a test key, entered as the live key"
+    assert editor.status.text() == "Fix the keys marked in red."
+    assert session.settings.profiles == [] and not session.paths.profiles.read_text().count("Coffee")
+
+
+def test_fields_are_checked_next_to_themselves(session, loop, qtbot):
+    editor = ProfileEditor(session)
+    qtbot.addWidget(editor)
+    editor.show()
+    editor.currencies.setText("GB, usd1")
+    assert loop.run(editor.check()) is False
+    assert editor.name_message.text() == "Give the profile a name, e.g. the shop's name"
+    assert editor.url_message.text() == "Enter the service's address, starting with https://"
+    assert editor.currencies_message.text() == "List three-letter currency codes, e.g. GBP, USD"
+    assert editor.key_messages[("test", "secret")].text().startswith("At least one secret key")
+
+
+def test_unreachable_service(session, loop, qtbot):
+    from tests.helpers import free_port
+
+    editor = ProfileEditor(session)
+    qtbot.addWidget(editor)
+    editor.name.setText("Nowhere")
+    editor.url.setText(f"http://127.0.0.1:{free_port()}/pay")
+    editor.key_fields[("test", "secret")].edit.setText("sec-test-" + "a" * 32)
+    assert loop.run(editor.save()) is False
+    assert _message(editor, "test", "secret").startswith("Could not check")
+
+
+def test_no_cards_deployment_is_found_out(session, loop, make_sandbox, qtbot):
+    sb = make_sandbox(deployment="no-cards", base_path="/svc/")
+    editor = ProfileEditor(session)
+    qtbot.addWidget(editor)
+    _fill(editor, sb, test_secret=sb.key("test"))
+    editor.url.setText(sb.base_url + "/")  # a trailing slash is fine
+    assert loop.run(editor.save()) is True
+    assert session.profile.has_cards is False
+    assert session.profile.currencies == ["EUR", "GBP", "USD"]
+
+
+def test_keys_are_masked_with_a_show_button(session, qtbot):
+    editor = ProfileEditor(session)
+    qtbot.addWidget(editor)
+    field = editor.key_fields[("test", "secret")]
+    assert field.edit.echoMode() == field.edit.EchoMode.Password
+    field.show_button.click()
+    assert field.edit.echoMode() == field.edit.EchoMode.Normal and field.show_button.text() == "Hide"
+    field.show_button.click()
+    assert field.edit.echoMode() == field.edit.EchoMode.Password
+
+
+def test_switch_profiles_from_the_window(session, loop, sandbox, make_sandbox, qtbot):
+    other = make_sandbox("other")
+    for name, sb in (("First", sandbox), ("Second", other)):
+        editor = ProfileEditor(session)
+        qtbot.addWidget(editor)
+        _fill(editor, sb, test_secret=sb.key("test"))
+        editor.name.setText(name)
+        assert loop.run(editor.save())
+    window = MainWindow(session)
+    qtbot.addWidget(window)
+    window.show()
+    assert window.profiles.count() == 2 and window.profiles.currentText() == "Second"
+    window.profiles.activated.emit(0)
+    loop.until(lambda: session.profile.name == "First", message="the switch")
+    assert "First" in window.windowTitle() and window.where.text() == "First · TEST"
+    loop.run(session.delete_profile(session.profile.id))
+    assert window.profiles.count() == 1 and session.profile.name == "Second"
