@@ -89,6 +89,9 @@ async def run(app, args, paths, keys, *, window_ready=None) -> int:
                 await window.open_editor(None)
         if args.mode:
             await session.set_mode(args.mode)
+        quit_after = os.environ.get("PAYDESK_QUIT_AFTER")  # benchmarks and headless checks
+        if quit_after:
+            asyncio.get_running_loop().call_later(float(quit_after), window.close)
         code = await closed
     finally:
         await session.close()

@@ -6,13 +6,24 @@ PayDesk's windows never speak HTTP; they call this. So can a script::
         link = await service.create_payment(PaymentRequest(...))
 """
 
-from .client import ServiceClient
 from .errors import (AnswerLostError, AuthenticationError, DuplicateReferenceError,
                      ModeMismatchError, NotFoundError, RateLimitedError, ServiceError,
                      ServiceUnavailableError, UnexpectedAnswerError, ValidationError)
 from .models import (CardState, CardTransaction, PaymentLink, PaymentRequest, Transaction,
                      TransactionState, VirtualCard)
 from .money import format_amount, parse_amount, to_wire
+
+
+
+def __getattr__(name: str):
+    # httpx is imported on first use of the client, not by ``import paydesk.service``:
+    # the window paints before the network stack is loaded.
+    if name == "ServiceClient":
+        from .client import ServiceClient
+
+        return ServiceClient
+    raise AttributeError(name)
+
 
 __all__ = [
     "ServiceClient", "ServiceError", "AuthenticationError", "ModeMismatchError",

@@ -9,7 +9,6 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QMainWindow, QPus
 
 from .. import __version__
 from .dialogs import confirm, finished
-from .profile_editor import ProfileEditor
 from .session import Session
 from .tabs import TABS, PlaceholderTab
 
@@ -173,7 +172,9 @@ class MainWindow(QMainWindow):
             await self.session.set_mode("test")
         return True
 
-    async def open_editor(self, profile) -> ProfileEditor:
+    async def open_editor(self, profile):
+        from .profile_editor import ProfileEditor  # imported on first use: keeps start-up quick
+
         editor = ProfileEditor(self.session, profile, self)
         await editor.load_keys()
         self.editor = editor

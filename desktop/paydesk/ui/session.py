@@ -11,12 +11,10 @@ from dataclasses import replace
 
 from PySide6.QtCore import QObject, Signal
 
-from ..config import keycheck
 from ..config.paths import Paths
 from ..config.profiles import (CARDS_CURRENCIES, MODES, NO_CARDS_CURRENCIES, Profile, Settings,
                                SettingsFile)
 from ..config.secrets import KeyStore
-from ..service import ServiceClient
 from ..service.txref import new_installation_id
 from .tasks import TaskSet
 
@@ -137,6 +135,8 @@ class Session(QObject):
         secret = await self.keys.get(profile.id, mode, "secret")
         if not secret:
             raise NoKeyError(profile, mode)
+        from ..service import ServiceClient  # httpx is imported after the first paint
+
         client = ServiceClient(profile.base_url, secret, card_currencies=profile.card_currencies)
         self._clients[(profile.id, mode)] = client
         return client
@@ -145,13 +145,17 @@ class Session(QObject):
 
     async def start_embedded_sandbox(self) -> Profile:
         """Start the sandbox on loopback (a free port) and make its profile active, in test mode."""
-        from ..sandbox import SandboxConfig, SandboxServer
+        import asyncio
 
-        if self.sandbox is None:
+        def start():  # off the GUI thread, imports included
+            from ..sandbox import SandboxConfig, SandboxServer
+
             config = SandboxConfig(data_dir=self.paths.sandbox, port=0, base_path="/pay",
                                    deployment="cards")
-            import asyncio
-            self.sandbox = await asyncio.to_thread(lambda: SandboxServer(config).start())
+            return SandboxServer(config).start()
+
+        if self.sandbox is None:
+            self.sandbox = await asyncio.to_thread(start)
         merchants = json.loads((self.paths.sandbox / "merchants.json").read_text("utf-8"))
         merchant = merchants[0]
         existing = next((p for p in self.settings.profiles if p.embedded_sandbox), None)
@@ -171,6 +175,8 @@ class Session(QObject):
 
     async def discover(self, profile: Profile, secret: str) -> Profile:
         """Find out from the service whether it has cards; adjust the default currencies."""
+        from ..config import keycheck
+
         cards = await keycheck.has_cards(profile.base_url, secret)
         if cards is None:
             return profile

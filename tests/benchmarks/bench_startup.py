@@ -1,0 +1,77 @@
+"""Start-up: process start to the main window's first paint, `paydesk --sandbox` beside a bare
+PySide6 window with three empty tabs started the same way, in the same run; and PayDesk's
+resident memory once idle.
+
+Run: ./dev bench   (or: .venv/bin/python tests/benchmarks/bench_startup.py [--runs 5])
+Prints figures; asserts nothing about time. Offscreen platform (no display here).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def one(cmd: list[str], env: dict, idle: float | None) -> tuple[float, float | None]:
+    started = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    while True:
+        line = proc.stdout.readline()
+        if not line:
+            raise SystemExit(f"{cmd} ended before painting")
+        if line.strip() == "first-paint":
+            painted = time.perf_counter() - started
+            break
+    memory = None
+    if idle:
+        time.sleep(idle)
+        memory = rss_mb(proc.pid)
+    proc.terminate()
+    proc.wait(20)
+    return painted, memory
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=5)
+    args = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="paydesk-startup-"))
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PAYDESK_REPORT_PAINT="1",
+               PAYDESK_QUIT_AFTER="30", PAYDESK_HOME=str(tmp / "data"),
+               PAYDESK_SANDBOX_HOME=str(tmp / "sandbox"))
+    app_cmd = [sys.executable, "-m", "paydesk", "--sandbox", "--no-keyring"]
+    bare_cmd = [sys.executable, str(HERE / "bare_window.py")]
+    one(app_cmd, env, None)  # first run creates the sandbox's merchants; warm caches
+    one(bare_cmd, env, None)
+    app_times, bare_times, memories = [], [], []
+    for _ in range(args.runs):
+        bare_times.append(one(bare_cmd, env, None)[0])
+        painted, memory = one(app_cmd, env, 4.0)
+        app_times.append(painted)
+        memories.append(memory)
+    med = statistics.median
+    print(f"start-up to first paint, median of {args.runs} runs (offscreen)")
+    print(f"  bare PySide6 window, 3 empty tabs: {med(bare_times) * 1000:7.0f} ms")
+    print(f"  paydesk --sandbox:                 {med(app_times) * 1000:7.0f} ms")
+    print(f"  ratio:                             {med(app_times) / med(bare_times):7.2f}")
+    print(f"PayDesk resident memory once idle (4 s after first paint, sandbox running): "
+          f"{med(memories):.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
