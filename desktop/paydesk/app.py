@@ -89,6 +89,7 @@ async def run(app, args, paths, keys, *, window_ready=None) -> int:
                 await window.open_editor(None)
         if args.mode:
             await session.set_mode(args.mode)
+        window.start_background()
         quit_after = os.environ.get("PAYDESK_QUIT_AFTER")  # benchmarks and headless checks
         if quit_after:
             asyncio.get_running_loop().call_later(float(quit_after), window.close)
@@ -103,8 +104,6 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("QT_API", "pyside6")
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
-
-    import qasync  # after PySide6, so qasync binds to it
 
     from . import logs
     from .config.paths import default_paths
@@ -134,7 +133,9 @@ def main(argv: list[str] | None = None) -> int:
         log.info("PayDesk %s starting; keys in %s", __version__, keys.backend_name)
         return await run(app, args, paths, keys)
 
-    with asyncio.Runner(loop_factory=qasync.QEventLoop) as runner:
+    from .ui.loop import EventLoop
+
+    with asyncio.Runner(loop_factory=EventLoop) as runner:
         code = runner.run(start())
     log.info("PayDesk stopped")
     return code

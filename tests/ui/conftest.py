@@ -60,9 +60,9 @@ class Loop:
 @pytest.fixture(scope="session")
 def _qasync_loop(qapp):
     """One qasync loop for the whole run, as in the app (one loop for its lifetime)."""
-    import qasync
+    from paydesk.ui.loop import EventLoop
 
-    qloop = qasync.QEventLoop(qapp, already_running=False)
+    qloop = EventLoop(qapp, already_running=False)
     asyncio.set_event_loop(qloop)
     yield qloop
     qloop.run_until_complete(qloop.shutdown_asyncgens())
@@ -74,15 +74,16 @@ def _qasync_loop(qapp):
 def loop(_qasync_loop, qapp):
     asyncio.set_event_loop(_qasync_loop)
     yield Loop(_qasync_loop)
-    pending = [t for t in asyncio.all_tasks(_qasync_loop) if not t.done()]
-    for task in pending:
-        task.cancel()
-    if pending:
-        _qasync_loop.run_until_complete(asyncio.wait(pending, timeout=5))
+    # Qt events are only processed inside the running loop, so every coroutine they wake
+    # finds its loop running.
     for widget in qapp.topLevelWidgets():
         widget.close()
         widget.deleteLater()
-    qapp.processEvents()
+    pending = [t for t in asyncio.all_tasks(_qasync_loop) if not t.done()]
+    for task in pending:
+        task.cancel()
+    _qasync_loop.run_until_complete(asyncio.wait(pending, timeout=5) if pending else asyncio.sleep(0))
+    _qasync_loop.run_until_complete(asyncio.sleep(0.01))
 
 
 @pytest.fixture

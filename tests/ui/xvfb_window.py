@@ -8,11 +8,10 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
-import qasync
-
 from paydesk import app as paydesk_app
 from paydesk.config.paths import default_paths
 from paydesk.config.secrets import KeyStore
+from paydesk.ui.loop import EventLoop
 
 shot = Path(sys.argv[1])
 qapp = QApplication([sys.argv[0]])
@@ -38,7 +37,7 @@ def ready(window, session):
 
 
 args = paydesk_app.parse_args(["--sandbox"])
-with asyncio.Runner(loop_factory=qasync.QEventLoop) as runner:
+with asyncio.Runner(loop_factory=EventLoop) as runner:
     code = runner.run(paydesk_app.run(qapp, args, paths, KeyStore(None), window_ready=ready))
 print(json.dumps(result))
 sys.exit(code)

@@ -146,7 +146,7 @@ class SandboxServer:
         self.app = build_app(config)
         self._server = uvicorn.Server(uvicorn.Config(
             self.app, log_level="warning", access_log=False, lifespan="on",
-            timeout_graceful_shutdown=5,
+            timeout_graceful_shutdown=1,  # quitting PayDesk never waits long on a request
         ))
         self._thread: threading.Thread | None = None
 

@@ -78,8 +78,16 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.setObjectName("tabs")
         self.tabs.setAccessibleName("Sections")
+        from .links.controller import LinksController
+        from .links.tab import LinksTab
+        from .links.watcher import LinkWatcher
+
+        self.links = LinksController(session, session.ledger)
+        self.watcher = LinkWatcher(self.links)
+        self.links_tab = LinksTab(session, self.links, self.watcher)
         for title, name, text in TABS:
-            self.tabs.addTab(PlaceholderTab(title, name, text), title)
+            tab = self.links_tab if name == "links" else PlaceholderTab(title, name, text)
+            self.tabs.addTab(tab, title)
         column.addWidget(self.tabs, 1)
         self.setCentralWidget(central)
 
@@ -144,6 +152,11 @@ class MainWindow(QMainWindow):
         self.where.setAccessibleName(f"Profile {name}, {mode.lower()} mode")
         self.keyring_notice.setVisible(not session.keys.persistent)
 
+    def start_background(self) -> None:
+        """The link scheduler, and settling creates a previous run left unfinished."""
+        self.session.tasks.spawn(self.watcher.run(), "link watcher")
+        self.session.tasks.spawn(self.links.recover(), "recover links")
+
     def _call_finished(self, text: str) -> None:
         self.last_call.setText(text)
         self.last_call.setAccessibleName(f"Last call: {text}")
@@ -186,6 +199,7 @@ class MainWindow(QMainWindow):
         if self._state is not None:
             self._state.setValue("geometry", self.saveGeometry())
             self._state.sync()
+        self.links_tab.counter.close()
         super().closeEvent(event)
         self.closed.emit()
 

@@ -39,6 +39,9 @@ class Session(QObject):
         if not self.settings.installation_id:
             self.settings.installation_id = new_installation_id()
             self.file.save(self.settings)
+        from ..ledger import Ledger
+
+        self.ledger = Ledger(paths.data / "ledger.sqlite3")
         self.tasks = TaskSet()
         self._clients: dict[tuple[str, str], ServiceClient] = {}
         self.sandbox = None  # the embedded SandboxServer, when running
@@ -192,6 +195,7 @@ class Session(QObject):
         for client in list(self._clients.values()):
             await client.aclose()
         self._clients.clear()
+        self.ledger.close()
         if self.sandbox is not None:
             import asyncio
             sandbox, self.sandbox = self.sandbox, None

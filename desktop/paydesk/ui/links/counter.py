@@ -1,0 +1,134 @@
+"""The counter display: a customer-facing window with the big QR, the amount, the merchant's
+title and the live state. Keyboard-driven: type the amount, Enter creates, Escape clears."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeyEvent, QPainter, QColor, QFont
+from PySide6.QtWidgets import QLabel, QLineEdit, QVBoxLayout, QWidget
+
+from ...ledger import LinkRecord
+from .checks import amount as check_amount
+from .panel import paint_state, state_label
+from .qr import QrWidget
+from .states import money
+
+
+class Watermark(QWidget):
+    """A diagonal TEST over everything, so a test link is never mistaken for a real one."""
+
+    def __init__(self, parent: QWidget):
+        super().__init__(parent)
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.setObjectName("test-watermark")
+
+    def paintEvent(self, event) -> None:  # noqa: N802
+        painter = QPainter(self)
+        painter.setPen(QColor(245, 166, 35, 110))
+        font = QFont(self.font())
+        font.setPointSize(max(24, self.height() // 6))
+        font.setBold(True)
+        painter.setFont(font)
+        painter.translate(self.width() / 2, self.height() / 2)
+        painter.rotate(-30)
+        painter.drawText(-self.width(), -self.height() // 4, 2 * self.width(), self.height() // 2,
+                         Qt.AlignmentFlag.AlignCenter, "TEST")
+        painter.end()
+
+
+class CounterWindow(QWidget):
+    createRequested = Signal(str)  # the amount typed at the counter
+    cleared = Signal()
+
+    def __init__(self):
+        super().__init__(None, Qt.WindowType.Window)
+        self.setObjectName("counter-window")
+        self.setWindowTitle("PayDesk counter")
+        self.record: LinkRecord | None = None
+        column = QVBoxLayout(self)
+        self.title = QLabel("")
+        self.title.setObjectName("counter-title")
+        self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        big = self.title.font()
+        big.setPointSize(22)
+        self.title.setFont(big)
+        column.addWidget(self.title)
+        self.amount = state_label("counter-amount", 36)
+        column.addWidget(self.amount)
+        self.qr = QrWidget(minimum=240)
+        self.qr.setObjectName("counter-qr")
+        column.addWidget(self.qr, 1)
+        self.state = state_label("counter-state", 30)
+        column.addWidget(self.state)
+        self.entry = QLineEdit()
+        self.entry.setObjectName("counter-amount-entry")
+        self.entry.setAccessibleName("Amount for the next customer")
+        self.entry.setPlaceholderText("Type the amount, Enter to show the code, Escape to clear")
+        self.entry.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.entry.returnPressed.connect(self._enter)
+        column.addWidget(self.entry)
+        self.message = QLabel("")
+        self.message.setObjectName("counter-message")
+        self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.message.setStyleSheet("color: #b3261e; font-weight: 600;")
+        column.addWidget(self.message)
+        self.watermark = Watermark(self)
+        self.set_test(True)
+        self.show_record(None)
+
+    def set_test(self, test: bool) -> None:
+        self.watermark.setVisible(test)
+        self.watermark.raise_()
+        self.setWindowTitle("PayDesk counter — TEST" if test else "PayDesk counter")
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        self.watermark.setGeometry(self.rect())
+        super().resizeEvent(event)
+
+    def _enter(self) -> None:
+        problem = check_amount(self.entry.text())
+        self.message.setText(problem or "")
+        self.message.setAccessibleName(problem or "")
+        if not problem:
+            self.createRequested.emit(self.entry.text().strip())
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        if event.key() == Qt.Key.Key_Escape:
+            self.clear()
+            return
+        super().keyPressEvent(event)
+
+    def clear(self) -> None:
+        self.entry.clear()
+        self.message.setText("")
+        self.show_record(None)
+        self.entry.setFocus()
+        self.cleared.emit()
+
+    def show_record(self, record: LinkRecord | None) -> None:
+        self.record = record
+        if record is None:
+            self.qr.set_text(None)
+            self.amount.setText("")
+            self.title.setText("")
+            self.state.setText("")
+            self.state.setStyleSheet("")
+            self.state.setAccessibleName("Waiting for the next customer")
+            return
+        self.qr.set_text(record.checkout_url)
+        self.amount.setText(money(record))
+        self.amount.setAccessibleName(f"Amount {money(record)}")
+        self.title.setText(record.title)
+        paint_state(self.state, record.state)
+
+    def update_record(self, record: LinkRecord) -> None:
+        if self.record and (self.record.profile_id, self.record.tx_ref) == (record.profile_id, record.tx_ref):
+            self.show_record(record)
+
+    def show_on(self, screen) -> None:
+        """Full screen on the chosen monitor (the customer-facing one)."""
+        if screen is not None:
+            self.setScreen(screen)
+            self.move(screen.geometry().topLeft())
+        self.showFullScreen()
+        self.entry.setFocus()

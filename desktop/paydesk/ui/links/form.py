@@ -1,0 +1,274 @@
+"""The link form: every field checked as it is typed, the message next to it, and a
+Create button that says why it is disabled."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
+                               QPushButton, QVBoxLayout, QWidget)
+
+from ...service.models import PaymentRequest
+from . import checks
+
+
+class FieldMessage(QLabel):
+    def __init__(self, name: str):
+        super().__init__("")
+        self.setObjectName(name + "-message")
+        self.setStyleSheet("color: #b3261e; font-weight: 600;")
+        self.setWordWrap(True)
+        self.hide()
+
+    def say(self, text: str | None) -> None:
+        self.setText(text or "")
+        self.setAccessibleName(text or "")
+        self.setVisible(bool(text))
+
+
+class MetaRows(QWidget):
+    """Extra information sent as ``meta``: name/value rows."""
+
+    changed = Signal()
+
+    def __init__(self):
+        super().__init__()
+        self.rows: list[tuple[QLineEdit, QLineEdit, QWidget]] = []
+        self.column = QVBoxLayout(self)
+        self.column.setContentsMargins(0, 0, 0, 0)
+        self.add_button = QPushButton("Add extra field")
+        self.add_button.setObjectName("meta-add")
+        self.add_button.setAccessibleName("Add extra field")
+        self.add_button.clicked.connect(lambda: self.add_row())
+        self.column.addWidget(self.add_button)
+
+    def add_row(self, key: str = "", value: str = "") -> None:
+        row = QWidget()
+        line = QHBoxLayout(row)
+        line.setContentsMargins(0, 0, 0, 0)
+        k, v = QLineEdit(key), QLineEdit(value)
+        n = len(self.rows) + 1
+        k.setPlaceholderText("name")
+        v.setPlaceholderText("value")
+        k.setAccessibleName(f"Extra field {n} name")
+        v.setAccessibleName(f"Extra field {n} value")
+        remove = QPushButton("Remove")
+        remove.setAccessibleName(f"Remove extra field {n}")
+        for w in (k, v):
+            w.textChanged.connect(self.changed)
+        line.addWidget(k)
+        line.addWidget(v, 1)
+        line.addWidget(remove)
+        entry = (k, v, row)
+        remove.clicked.connect(lambda: self._remove(entry))
+        self.rows.append(entry)
+        self.column.insertWidget(self.column.count() - 1, row)
+        self.changed.emit()
+
+    def _remove(self, entry) -> None:
+        self.rows.remove(entry)
+        entry[2].deleteLater()
+        self.changed.emit()
+
+    def pairs(self) -> list[tuple[str, str]]:
+        return [(k.text(), v.text()) for k, v, _ in self.rows if k.text().strip() or v.text().strip()]
+
+    def clear(self) -> None:
+        for entry in list(self.rows):
+            self._remove(entry)
+
+
+class LinkForm(QWidget):
+    createRequested = Signal()
+    newReference = Signal()
+
+    def __init__(self):
+        super().__init__()
+        self.setObjectName("link-form")
+        form = QFormLayout(self)
+        self.messages: dict[str, FieldMessage] = {}
+        self.fields: dict[str, QWidget] = {}
+
+        def add(key: str, label: str, widget: QWidget, placeholder: str = "",
+                container: QWidget | None = None) -> None:
+            widget.setObjectName(f"field-{key}")
+            widget.setAccessibleName(label.replace("&", ""))
+            if isinstance(widget, QLineEdit):
+                widget.setPlaceholderText(placeholder)
+                widget.textChanged.connect(self.revalidate)
+            message = FieldMessage(f"field-{key}")
+            box = QVBoxLayout()
+            box.setSpacing(2)
+            box.addWidget(container or widget)
+            box.addWidget(message)
+            caption = QLabel(label)
+            caption.setBuddy(widget)
+            form.addRow(caption, box)
+            self.fields[key] = widget
+            self.messages[key] = message
+
+        amount_row = QWidget()
+        line = QHBoxLayout(amount_row)
+        line.setContentsMargins(0, 0, 0, 0)
+        self.amount = QLineEdit()
+        self.currency = QComboBox()
+        self.currency.setObjectName("field-currency")
+        self.currency.setAccessibleName("Currency")
+        line.addWidget(self.amount, 1)
+        line.addWidget(self.currency)
+        add("amount", "&Amount", self.amount, "whole units, e.g. 25", container=amount_row)
+        self.email = QLineEdit()
+        add("email", "Customer &e-mail", self.email, "customer@example.com")
+        self.first_name = QLineEdit()
+        add("first_name", "&First name", self.first_name)
+        self.last_name = QLineEdit()
+        add("last_name", "&Last name", self.last_name)
+        self.title = QLineEdit()
+        add("title", "&Title", self.title, "what the customer sees, e.g. the shop's name")
+        self.description = QLineEdit()
+        add("description", "&Description", self.description, "e.g. two flat whites")
+        self.logo = QLineEdit()
+        add("logo", "Lo&go URL", self.logo, "https://…")
+        self.callback_url = QLineEdit()
+        add("callback_url", "Call&back URL", self.callback_url, "https://… (notifications)")
+        self.return_url = QLineEdit()
+        add("return_url", "&Return URL", self.return_url, "https://… (after payment)")
+        self.meta = MetaRows()
+        self.meta.changed.connect(self.revalidate)
+        meta_message = FieldMessage("field-meta")
+        box = QVBoxLayout()
+        box.addWidget(self.meta)
+        box.addWidget(meta_message)
+        form.addRow(QLabel("Extra information"), box)
+        self.messages["meta"] = meta_message
+
+        ref_row = QWidget()
+        ref_line = QHBoxLayout(ref_row)
+        ref_line.setContentsMargins(0, 0, 0, 0)
+        self.tx_ref = QLineEdit()
+        self.tx_ref.setObjectName("field-tx_ref")
+        self.tx_ref.setAccessibleName("Reference")
+        self.tx_ref.textChanged.connect(self.revalidate)
+        self.new_ref = QPushButton("New reference")
+        self.new_ref.setObjectName("new-reference")
+        self.new_ref.setAccessibleName("New reference")
+        self.new_ref.clicked.connect(self.newReference)
+        ref_line.addWidget(self.tx_ref, 1)
+        ref_line.addWidget(self.new_ref)
+        ref_message = FieldMessage("field-tx_ref")
+        box = QVBoxLayout()
+        box.setSpacing(2)
+        box.addWidget(ref_row)
+        box.addWidget(ref_message)
+        caption = QLabel("Re&ference")
+        caption.setBuddy(self.tx_ref)
+        form.addRow(caption, box)
+        self.fields["tx_ref"] = self.tx_ref
+        self.messages["tx_ref"] = ref_message
+
+        self.create_button = QPushButton("Create link")
+        self.create_button.setObjectName("create-link")
+        self.create_button.setAccessibleName("Create link")
+        self.create_button.setDefault(True)
+        self.create_button.clicked.connect(self.createRequested)
+        self.why_disabled = QLabel("")
+        self.why_disabled.setObjectName("create-disabled-reason")
+        self.why_disabled.setWordWrap(True)
+        form.addRow(self.create_button, self.why_disabled)
+        self._touched: set[str] = set()
+        for key, widget in self.fields.items():
+            if isinstance(widget, QLineEdit):
+                widget.editingFinished.connect(lambda k=key: self._touch(k))
+        self.revalidate()
+
+    def _touch(self, key: str) -> None:
+        self._touched.add(key)
+        self.revalidate()
+
+    def problems(self) -> dict[str, str]:
+        found = {
+            "amount": checks.amount(self.amount.text()),
+            "email": checks.email(self.email.text()),
+            "first_name": checks.name(self.first_name.text(), "first name"),
+            "last_name": checks.name(self.last_name.text(), "last name"),
+            "title": checks.limit(self.title.text(), 100),
+            "description": checks.limit(self.description.text(), 255),
+            "logo": checks.url(self.logo.text()),
+            "callback_url": checks.url(self.callback_url.text()),
+            "return_url": checks.url(self.return_url.text()),
+            "meta": checks.meta(self.meta.pairs()),
+            "tx_ref": checks.tx_ref(self.tx_ref.text()),
+        }
+        if not self.currency.currentText():
+            found["amount"] = found["amount"] or "This profile has no currency"
+        return {k: v for k, v in found.items() if v}
+
+    def revalidate(self) -> dict[str, str]:
+        """Messages next to the fields typed in; the button says the first problem."""
+        problems = self.problems()
+        for key, message in self.messages.items():
+            typed = key in self._touched or (isinstance(self.fields.get(key), QLineEdit)
+                                             and self.fields[key].text().strip())
+            message.say(problems.get(key) if typed or key == "meta" else None)
+        self.create_button.setEnabled(not problems)
+        if problems:
+            key, text = next(iter(problems.items()))
+            label = {"tx_ref": "Reference", "first_name": "First name", "last_name": "Last name",
+                     "callback_url": "Callback URL", "return_url": "Return URL",
+                     "email": "Customer e-mail", "meta": "Extra information"}.get(key, key.title())
+            reason = f"Create is disabled: {label}: {text}"
+        else:
+            reason = ""
+        self.why_disabled.setText(reason)
+        self.why_disabled.setAccessibleName(reason or "Ready to create")
+        self.create_button.setToolTip(reason or "Create the payment link (Enter)")
+        return problems
+
+    def show_all(self) -> None:
+        self._touched.update(self.fields)
+        self.revalidate()
+
+    def show_service_errors(self, errors: dict[str, list[str]], message: str) -> None:
+        """What the service refused, next to the fields it names."""
+        shown = False
+        for field, texts in errors.items():
+            key = field.split(".")[-1]
+            if key in self.messages:
+                self.messages[key].say(texts[0])
+                shown = True
+        if not shown:
+            self.why_disabled.setText(message)
+
+    def set_currencies(self, codes: list[str]) -> None:
+        current = self.currency.currentText()
+        self.currency.clear()
+        self.currency.addItems(codes)
+        if current in codes:
+            self.currency.setCurrentText(current)
+        self.revalidate()
+
+    def set_defaults(self, callback_url: str, return_url: str) -> None:
+        if not self.callback_url.text():
+            self.callback_url.setText(callback_url)
+        if not self.return_url.text():
+            self.return_url.setText(return_url)
+
+    def request(self) -> PaymentRequest:
+        def opt(w: QLineEdit) -> str | None:
+            return w.text().strip() or None
+
+        return PaymentRequest(
+            amount=Decimal(self.amount.text().strip()), currency=self.currency.currentText(),
+            email=self.email.text().strip(), first_name=self.first_name.text().strip(),
+            last_name=self.last_name.text().strip(), tx_ref=self.tx_ref.text().strip(),
+            callback_url=opt(self.callback_url), return_url=opt(self.return_url),
+            title=opt(self.title), description=opt(self.description), logo=opt(self.logo),
+            meta={k.strip(): v for k, v in self.meta.pairs()})
+
+    def clear_for_next(self) -> None:
+        for w in (self.amount, self.email, self.first_name, self.last_name, self.description):
+            w.clear()
+        self.meta.clear()
+        self._touched.clear()
+        self.revalidate()
