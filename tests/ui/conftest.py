@@ -73,6 +73,9 @@ def _qasync_loop(qapp):
 @pytest.fixture
 def loop(_qasync_loop, qapp):
     asyncio.set_event_loop(_qasync_loop)
+    # pytest-qt processes Qt events between a test and its fixtures' teardown; coroutines
+    # woken then must find their loop, as they would in the app (where the loop always runs)
+    asyncio.events._set_running_loop(_qasync_loop)
     yield Loop(_qasync_loop)
     # Qt events are only processed inside the running loop, so every coroutine they wake
     # finds its loop running.
@@ -84,6 +87,7 @@ def loop(_qasync_loop, qapp):
         task.cancel()
     _qasync_loop.run_until_complete(asyncio.wait(pending, timeout=5) if pending else asyncio.sleep(0))
     _qasync_loop.run_until_complete(asyncio.sleep(0.01))
+    asyncio.events._set_running_loop(None)  # pytest-asyncio's tests run their own loops
 
 
 @pytest.fixture

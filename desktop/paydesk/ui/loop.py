@@ -15,6 +15,13 @@ class EventLoop(qasync.QEventLoop):
     (asyncio.Event, httpx, anything calling get_running_loop). Here that last pass runs
     with the loop set as running."""
 
+    def run_forever(self):
+        previous = asyncio.events._get_running_loop()
+        try:
+            return super().run_forever()
+        finally:  # qasync leaves "no running loop"; put back what was there
+            asyncio.events._set_running_loop(previous)
+
     def run_until_complete(self, future):
         if self.is_running():
             raise RuntimeError("Event loop already running")
@@ -28,12 +35,13 @@ class EventLoop(qasync.QEventLoop):
             self.run_forever()
         finally:
             future.remove_done_callback(stop)
+        previous = asyncio.events._get_running_loop()
         asyncio.events._set_running_loop(self)
         try:
             QCoreApplication.instance().eventDispatcher().processEvents(
                 QtEventLoop.ProcessEventsFlag.AllEvents)
         finally:
-            asyncio.events._set_running_loop(None)
+            asyncio.events._set_running_loop(previous)
         if not future.done():
             raise RuntimeError("Event loop stopped before Future completed.")
         return future.result()

@@ -15,7 +15,9 @@ from .states import money
 
 
 class Watermark(QWidget):
-    """A diagonal TEST over everything, so a test link is never mistaken for a real one."""
+    """A large diagonal TEST behind everything, so a test link is never mistaken for a real
+    one. It lies under the QR code (which paints its own white square), never over it, so
+    the code still scans."""
 
     def __init__(self, parent: QWidget):
         super().__init__(parent)
@@ -78,7 +80,7 @@ class CounterWindow(QWidget):
 
     def set_test(self, test: bool) -> None:
         self.watermark.setVisible(test)
-        self.watermark.raise_()
+        self.watermark.lower()
         self.setWindowTitle("PayDesk counter — TEST" if test else "PayDesk counter")
 
     def resizeEvent(self, event) -> None:  # noqa: N802

@@ -10,6 +10,7 @@ from ...ledger import LinkRecord
 from .states import money, shown
 
 COLUMNS = ("Reference", "Amount", "Title", "State", "Created")
+MAX_ROWS = 100  # older links are in the ledger (the Transactions tab)
 
 
 class RecentLinks(QTableWidget):
@@ -24,8 +25,13 @@ class RecentLinks(QTableWidget):
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.verticalHeader().hide()
-        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.horizontalHeader().setStretchLastSection(True)
+        # fixed widths: sizing columns to their contents costs a pass over every row on
+        # every change, which grows with the list
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        for column, width in enumerate((240, 110, 200, 190)):
+            self.setColumnWidth(column, width)
+        header.setStretchLastSection(True)
         self.records: list[LinkRecord] = []
         self.itemSelectionChanged.connect(self._selected)
 
@@ -58,6 +64,9 @@ class RecentLinks(QTableWidget):
         self.records.insert(0, record)
         self.insertRow(0)
         self._fill(0, record)
+        while len(self.records) > MAX_ROWS:
+            self.records.pop()
+            self.removeRow(self.rowCount() - 1)
 
     def state_of(self, tx_ref: str) -> str | None:
         for row, record in enumerate(self.records):

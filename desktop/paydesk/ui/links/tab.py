@@ -153,23 +153,28 @@ class LinksTab(QWidget):
         try:
             record = await self.controller.create(request)
         except NoKeyError as error:
+            self.form.revalidate()
             self.form.why_disabled.setText(str(error))
             return None
         except ValidationError as error:
+            self.form.revalidate()
             self.form.show_service_errors(error.errors, error.message)
             record = self.controller.ledger.get(self.session.profile.id, request.tx_ref)
             if record is not None:
                 self.show_link(record)
             return None
         except ServiceError:
-            record = self.controller.ledger.get(self.session.profile.id, request.tx_ref)
-            self.show_link(record)
-            self.new_reference()
-            return record
-        finally:
+            # the outcome is unknown: the record stays "creating" and is settled with the
+            # same reference; the form moves on to a new one
             self.form.revalidate()
+            self.show_link(self.controller.ledger.get(self.session.profile.id, request.tx_ref))
+            self.new_reference()
+            return None
+        self.form.revalidate()
         self.show_link(record)
-        self.counter.update_record(record)
+        if self.counter.isVisible():
+            self.counter.show_record(record)
+            self.watcher.focus("counter", record)
         self.new_reference()
         return record
 
@@ -180,11 +185,7 @@ class LinksTab(QWidget):
             self.counter.message.setText("Set the counter's customer details in the Payment links "
                                          "form first: " + next(iter(problems.values())))
             return None
-        record = await self.create_from_form()
-        if record is not None:
-            self.counter.show_record(record)
-            self.watcher.focus("counter", record)
-        return record
+        return await self.create_from_form()
 
     def show_counter(self) -> None:
         screen = self.screens.currentData()

@@ -28,6 +28,7 @@ class SnippetsDialog(QDialog):
             edit.setObjectName(f"snippet-{key}")
             edit.setReadOnly(True)
             edit.setAccessibleName(title)
+            self.texts[key] = edit
             column.addWidget(edit, 1)
             copy = QPushButton("Copy " + ("HTML form" if key == "form" else "inline checkout"))
             copy.setObjectName(f"copy-{key}")

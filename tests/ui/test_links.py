@@ -1,0 +1,253 @@
+"""The Payment links tab against the sandbox: create, the QR decodes to the link, it turns
+PAID (or failed, or cancelled) by itself, bad input says so and sends nothing."""
+
+import sqlite3
+
+import httpx
+import pytest
+from PySide6.QtGui import QGuiApplication, QImage
+from PySide6.QtWidgets import QApplication, QWidget
+
+from paydesk.ui.links.tab import LinksTab
+
+
+def decode_qr(widget) -> list[str]:
+    """Read the QR code off the widget as drawn (zbar, through pyzbar)."""
+    from pyzbar import pyzbar
+
+    image = widget.grab().toImage().convertToFormat(QImage.Format.Format_Grayscale8)
+    width, height = image.width(), image.height()
+    stride = image.bytesPerLine()
+    raw = bytes(image.constBits())[: stride * height]
+    pixels = b"".join(raw[y * stride: y * stride + width] for y in range(height))
+    return [s.data.decode() for s in pyzbar.decode((pixels, width, height))]
+
+
+@pytest.fixture
+def desk(start_app, loop):
+    app = start_app(sandbox=True)
+    loop.until(lambda: app.session.profile is not None and app.session.sandbox is not None,
+               message="the sandbox profile")
+    app.window.resize(1200, 900)
+    return app
+
+
+def fill(tab: LinksTab, **values):
+    defaults = dict(amount="25", email="ada@example.com", first_name="Ada", last_name="Lovelace",
+                    title="Flat white", description="Large, oat milk")
+    defaults.update(values)
+    for key, text in defaults.items():
+        getattr(tab.form, key).setText(text)
+
+
+def service_rows(app) -> int:
+    with sqlite3.connect(app.session.sandbox.data_dir / "sandbox.sqlite3") as db:
+        return db.execute("SELECT COUNT(*) FROM transactions").fetchone()[0]
+
+
+def control(app, path, body):
+    secret = app.session.ledger and None
+    key = app.loop.run(app.session.key())
+    r = httpx.post(f"{app.session.profile.base_url}/_sandbox/{path}", json=body,
+                   headers={"Authorization": f"Bearer {key}"})
+    r.raise_for_status()
+    return r.json()
+
+
+@pytest.mark.parametrize("outcome,words", [("success", "PAID"), ("failed", "PAYMENT FAILED"),
+                                           ("cancelled", "CANCELLED")])
+def test_create_show_qr_and_watch_it_settle(desk, loop, outcome, words):
+    tab = desk.window.links_tab
+    fill(tab)
+    tab.form.meta.add_row("till", "3")
+    assert tab.form.create_button.isEnabled(), tab.form.why_disabled.text()
+    tx_ref = tab.form.tx_ref.text()
+    tab.show_counter()
+    record = loop.run(tab.create_from_form())
+    assert record.state == "pending" and record.checkout_url.startswith(desk.session.profile.base_url)
+    panel = tab.panel
+    assert panel.state.text() == "WAITING FOR PAYMENT"
+    assert panel.amount.text() == "GBP 25.00" and panel.title.text() == "Flat white"
+    assert panel.reference.text() == f"Reference {tx_ref}"
+    assert decode_qr(panel.qr) == [record.checkout_url]
+    assert tab.counter.isVisible() and decode_qr(tab.counter.qr) == [record.checkout_url]
+    assert tab.counter.amount.text() == "GBP 25.00"
+    assert tab.recent.state_of(tx_ref) == "WAITING FOR PAYMENT"
+    assert tab.form.tx_ref.text() != tx_ref  # a fresh reference for the next one
+
+    control(desk, f"pay/{record.reference}", {"outcome": outcome})
+    loop.until(lambda: panel.state.text() == words, message=f"the panel to say {words}")
+    loop.until(lambda: tab.counter.state.text() == words, message="the counter display")
+    assert tab.recent.state_of(tx_ref) == words
+    stored = desk.session.ledger.get(desk.session.profile.id, tx_ref)
+    assert stored.state == outcome and stored.meta == {"till": "3"}
+    assert record.tx_ref not in [r.tx_ref for r in desk.window.watcher.watched()]  # stopped
+
+
+def test_every_bad_field_says_why_and_sends_nothing(desk, loop):
+    tab = desk.window.links_tab
+    form = tab.form
+    fill(tab)
+    cases = {
+        "amount": ("12.50", "Whole units only"), "email": ("ada@", "Not an e-mail address"),
+        "first_name": ("", "Enter the customer's first name"),
+        "last_name": ("x" * 101, "At most 100 characters"),
+        "title": ("t" * 101, "At most 100 characters"),
+        "description": ("d" * 256, "At most 255 characters"),
+        "logo": ("javascript:alert(1)", "http:// or https://"),
+        "callback_url": ("ftp://x", "http:// or https://"),
+        "return_url": ("nope", "http:// or https://"),
+        "tx_ref": ("has space", "Letters, digits"),
+    }
+    before = service_rows(desk)
+    for key, (bad, message) in cases.items():
+        widget = getattr(form, key)
+        good = widget.text()
+        widget.setText(bad)
+        widget.editingFinished.emit()
+        shown = form.messages[key]
+        assert shown.isVisible() and message in shown.text(), (key, shown.text())
+        assert not form.create_button.isEnabled()
+        assert form.why_disabled.text().startswith("Create is disabled:")
+        assert message in form.why_disabled.text()
+        assert loop.run(tab.create_from_form()) is None
+        widget.setText(good)
+        assert not shown.isVisible()
+    assert form.create_button.isEnabled()
+    assert service_rows(desk) == before
+    assert desk.session.ledger.recent(desk.session.profile.id, "test") == []
+
+
+def test_mistyped_reference_is_caught_by_its_check_character(desk):
+    form = desk.window.links_tab.form
+    ref = form.tx_ref.text()
+    swapped = ref[:-3] + ref[-2] + ref[-3] + ref[-1] if ref[-2] != ref[-3] else ref[:-1] + "0"
+    form.tx_ref.setText(swapped)
+    assert "typing mistake" in form.messages["tx_ref"].text()
+
+
+def test_service_refusal_is_shown_next_to_the_field(desk, loop):
+    tab = desk.window.links_tab
+    fill(tab)
+    # the service, not the form, refuses a reference it has seen before (another window used it)
+    key = loop.run(desk.session.key())
+    httpx.post(desk.session.profile.base_url + "/api/payment",
+               json={"amount": "3", "currency": "GBP", "email": "z@example.com", "first_name": "Z",
+                     "last_name": "Y", "tx_ref": tab.form.tx_ref.text()},
+               headers={"Authorization": f"Bearer {key}"}).raise_for_status()
+    assert loop.run(tab.create_from_form()) is None
+    assert "another payment" in tab.form.messages["tx_ref"].text() or \
+        "used before" in tab.form.messages["tx_ref"].text()
+    record = desk.session.ledger.recent(desk.session.profile.id, "test")[0]
+    assert record.state == "rejected" and tab.panel.state.text() == "NOT CREATED"
+
+
+def test_recent_links_show_their_qr_again(desk, loop):
+    tab = desk.window.links_tab
+    made = []
+    for amount in ("5", "6"):
+        fill(tab, amount=amount)
+        made.append(loop.run(tab.create_from_form()))
+    assert [tab.recent.item(r, 0).text() for r in range(2)] == [made[1].tx_ref, made[0].tx_ref]
+    tab.recent.selectRow(1)
+    assert tab.panel.record.tx_ref == made[0].tx_ref
+    assert decode_qr(tab.panel.qr) == [made[0].checkout_url]
+
+
+def test_counter_keyboard_flow(desk, loop, qtbot):
+    from PySide6.QtCore import Qt
+
+    tab = desk.window.links_tab
+    fill(tab, amount="")
+    tab.show_counter()
+    counter = tab.counter
+    assert counter.isFullScreen() and counter.watermark.isVisible()
+    qtbot.keyClicks(counter.entry, "0")
+    qtbot.keyClick(counter.entry, Qt.Key.Key_Return)
+    assert counter.message.text() == "Between 1 and 10,000,000"
+    counter.entry.clear()
+    qtbot.keyClicks(counter.entry, "42")
+    qtbot.keyClick(counter.entry, Qt.Key.Key_Return)
+    loop.until(lambda: counter.record is not None, message="the counter's link")
+    assert counter.amount.text() == "GBP 42.00" and counter.state.text() == "WAITING FOR PAYMENT"
+    assert decode_qr(counter.qr) == [counter.record.checkout_url]
+    qtbot.keyClick(counter, Qt.Key.Key_Escape)
+    assert counter.record is None and counter.entry.text() == "" and counter.qr.code is None
+
+
+def test_live_mode_has_no_watermark(desk, loop):
+    loop.run(desk.session.set_mode("live"))
+    tab = desk.window.links_tab
+    tab.show_counter()
+    assert not tab.counter.watermark.isVisible()
+    assert tab.counter.windowTitle() == "PayDesk counter"
+
+
+def test_website_snippets_use_the_public_key(desk, loop):
+    tab = desk.window.links_tab
+    fill(tab)
+    task = loop.spawn(tab.show_snippets())
+    loop.until(lambda: getattr(tab, "snippets", None) is not None and tab.snippets.isVisible(),
+               message="the snippets dialog")
+    public = loop.run(desk.session.key(kind="public"))
+    secret = loop.run(desk.session.key())
+    form_html = tab.snippets.texts["form"].toPlainText()
+    inline = tab.snippets.texts["inline"].toPlainText()
+    assert public in form_html and public in inline
+    assert secret not in form_html and secret not in inline
+    assert "/ext_transfer" in form_html and "/js/payment.js" in inline
+    copy = tab.snippets.findChild(type(tab.website), "copy-form")
+    copy.click()
+    assert QGuiApplication.clipboard().text() == form_html
+    tab.snippets.reject()
+    loop.until(task.done, message="the dialog to close")
+
+
+def test_copy_and_save(desk, loop, tmp_path):
+    tab = desk.window.links_tab
+    fill(tab)
+    record = loop.run(tab.create_from_form())
+    tab.panel.buttons["copy-link"].click()
+    assert QGuiApplication.clipboard().text() == record.checkout_url
+    for kind in ("png", "svg"):
+        task = loop.spawn(tab.panel.save(kind))
+        loop.until(lambda: getattr(tab.panel, "file_dialog", None) is not None
+                   and tab.panel.file_dialog.isVisible(), message="the file dialog")
+        target = tmp_path / f"link.{kind}"
+        from PySide6.QtWidgets import QLineEdit
+
+        tab.panel.file_dialog.setDirectory(str(tmp_path))
+        name_box = tab.panel.file_dialog.findChild(QLineEdit, "fileNameEdit")  # what a user types in
+        name_box.setText(target.name)
+        tab.panel.file_dialog.accept()
+        loop.until(task.done, message="the save")
+        assert task.result() == str(target) and target.stat().st_size > 200
+        tab.panel.file_dialog = None
+    assert (tmp_path / "link.svg").read_text().lstrip().startswith("<?xml")
+    assert decode_qr_file(tmp_path / "link.png") == [record.checkout_url]
+
+
+def decode_qr_file(path):
+    from PySide6.QtWidgets import QLabel
+    from PySide6.QtGui import QPixmap
+
+    label = QLabel()
+    pixmap = QPixmap(str(path))
+    label.setPixmap(pixmap)
+    label.resize(pixmap.size())
+    return decode_qr(label)
+
+
+def test_paid_in_the_background_notifies(desk, loop):
+    tab = desk.window.links_tab
+    fill(tab)
+    record = loop.run(tab.create_from_form())
+    other = QWidget()  # another application's window takes the focus
+    other.setWindowTitle("elsewhere")
+    other.show()
+    other.activateWindow()
+    loop.until(lambda: not desk.window.isActiveWindow(), message="PayDesk in the background")
+    control(desk, f"pay/{record.reference}", {"outcome": "success"})
+    loop.until(lambda: tab.panel.state.text() == "PAID", message="PAID")
+    loop.until(lambda: getattr(tab, "last_notification", None), message="the notification")
+    assert "PAID" in tab.last_notification and record.tx_ref in tab.last_notification
