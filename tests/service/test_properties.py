@@ -12,7 +12,7 @@ from paydesk.service.money import MoneyError, format_amount, parse_amount, to_wi
 from paydesk.service.models import PaymentRequest
 from paydesk.service.snippets import SecretKeyInSnippet, form_fields, html_form, inline_checkout
 from paydesk.service.txref import (ALPHABET, INSTALLATION_ALPHABET, TxRefError, TxRefGenerator,
-                                   check_character, is_consistent, new_installation_id, validate)
+                                   check_characters, is_consistent, new_installation_id, validate)
 
 amounts = st.decimals(min_value=0, max_value=Decimal("1e12"), places=2, allow_nan=False)
 
@@ -54,7 +54,8 @@ payloads = st.text(alphabet=ALPHABET, min_size=2, max_size=30)
 
 @given(payloads, st.data())
 def test_check_catches_any_single_substitution(payload, data):
-    ref = payload + check_character(payload)
+    ref = payload + check_characters(payload)
+    assert is_consistent(ref)
     i = data.draw(st.integers(0, len(ref) - 1))
     other = data.draw(st.sampled_from(ALPHABET))
     assume(other != ref[i])
@@ -63,20 +64,24 @@ def test_check_catches_any_single_substitution(payload, data):
 
 @given(payloads, st.data())
 def test_check_catches_any_adjacent_swap(payload, data):
-    ref = payload + check_character(payload)
+    ref = payload + check_characters(payload)
     i = data.draw(st.integers(0, len(ref) - 2))
     assume(ref[i] != ref[i + 1])
     assert not is_consistent(ref[:i] + ref[i + 1] + ref[i] + ref[i + 2:])
 
 
-def test_check_exhaustively_on_a_short_payload():
+def test_check_exhaustively_on_short_payloads():
+    """Every two-character payload: every substitution and every neighbour swap is caught."""
     for a in ALPHABET:
         for b in ALPHABET:
-            ref = a + b + check_character(a + b)
+            ref = a + b + check_characters(a + b)
             assert is_consistent(ref)
-            for c in ALPHABET:
-                if c != ref[2]:
-                    assert not is_consistent(ref[:2] + c)
+            for i in range(4):
+                for c in ALPHABET:
+                    if c != ref[i]:
+                        assert not is_consistent(ref[:i] + c + ref[i + 1:]), (ref, i, c)
+                if i < 3 and ref[i] != ref[i + 1]:
+                    assert not is_consistent(ref[:i] + ref[i + 1] + ref[i] + ref[i + 2:]), (ref, i)
 
 
 @given(st.text(alphabet=INSTALLATION_ALPHABET, min_size=6, max_size=6),
@@ -89,7 +94,7 @@ def test_generated_references_validate_and_differ(inst, prefix, day):
     for ref in refs:
         assert validate(ref.lower()) == ref
         assert validate(" " + ref[:5] + " " + ref[5:]) == ref
-        assert len(ref) <= 32 and ref.startswith(prefix + "-" + day.strftime("%y%m%d"))
+        assert len(ref) <= 33 and ref.startswith(prefix + "-" + day.strftime("%y%m%d"))
 
 
 def test_installations_differ_without_coordination():
@@ -98,7 +103,8 @@ def test_installations_differ_without_coordination():
 
 
 @pytest.mark.parametrize("typed,message", [("", "Type a reference"), ("hello", "looks like"),
-                                           ("SHOP-261122-K7QM4X-0042", "looks like")])
+                                           ("SHOP-261122-K7QM4X-0042", "looks like"),
+                                           ("SHOP-261122-K7QM4X-00421", "looks like")])
 def test_validator_messages(typed, message):
     with pytest.raises(TxRefError, match=message):
         validate(typed)

@@ -46,7 +46,6 @@ def service_rows(app) -> int:
 
 
 def control(app, path, body):
-    secret = app.session.ledger and None
     key = app.loop.run(app.session.key())
     r = httpx.post(f"{app.session.profile.base_url}/_sandbox/{path}", json=body,
                    headers={"Authorization": f"Bearer {key}"})
@@ -118,12 +117,18 @@ def test_every_bad_field_says_why_and_sends_nothing(desk, loop):
     assert desk.session.ledger.recent(desk.session.profile.id, "test") == []
 
 
-def test_mistyped_reference_is_caught_by_its_check_character(desk):
+def test_mistyped_reference_is_caught_by_its_check_characters(desk):
     form = desk.window.links_tab.form
-    ref = form.tx_ref.text()
-    swapped = ref[:-3] + ref[-2] + ref[-3] + ref[-1] if ref[-2] != ref[-3] else ref[:-1] + "0"
-    form.tx_ref.setText(swapped)
+    ref = form.tx_ref.text()  # e.g. SBX-261122-GDMP4P-0001P7
+    prefix, day, installation, rest = ref.split("-")
+    typo = f"{prefix}-{day}-{installation[1]}{installation[0]}{installation[2:]}-{rest}"
+    if installation[0] == installation[1]:
+        typo = f"{prefix}-{'3' if day[0] != '3' else '4'}{day[1:]}-{installation}-{rest}"
+    form.tx_ref.setText(typo)
     assert "typing mistake" in form.messages["tx_ref"].text()
+    assert not form.create_button.isEnabled()
+    form.tx_ref.setText(ref)
+    assert not form.messages["tx_ref"].isVisible()
 
 
 def test_service_refusal_is_shown_next_to_the_field(desk, loop):
@@ -251,3 +256,71 @@ def test_paid_in_the_background_notifies(desk, loop):
     loop.until(lambda: tab.panel.state.text() == "PAID", message="PAID")
     loop.until(lambda: getattr(tab, "last_notification", None), message="the notification")
     assert "PAID" in tab.last_notification and record.tx_ref in tab.last_notification
+
+
+def test_copy_qr_image_print_and_open_in_browser(desk, loop, tmp_path):
+    from PySide6.QtCore import QObject, Slot
+    from PySide6.QtGui import QDesktopServices
+
+    tab = desk.window.links_tab
+    fill(tab)
+    record = loop.run(tab.create_from_form())
+    tab.panel.buttons["copy-qr"].click()
+    copied = QGuiApplication.clipboard().image()
+    assert not copied.isNull() and copied.width() == copied.height() >= 300
+
+    class Browser(QObject):  # stands in for the desktop's browser: there is none here
+        def __init__(self):
+            super().__init__()
+            self.opened = []
+
+        @Slot("QUrl")
+        def open(self, url):
+            self.opened.append(url.toString())
+
+    browser = Browser()
+    QDesktopServices.setUrlHandler("http", browser, "open")
+    try:
+        tab.panel.buttons["open"].click()
+    finally:
+        QDesktopServices.unsetUrlHandler("http")
+    assert browser.opened == [record.checkout_url]
+
+    task = loop.spawn(tab.panel.print_qr())
+    loop.until(lambda: getattr(tab.panel, "print_dialog", None) is not None
+               and tab.panel.print_dialog.isVisible(), message="Qt's print dialog")
+    from PySide6.QtWidgets import QLineEdit
+
+    pdf = tmp_path / "link.pdf"
+    # no printer here: Qt's dialog offers "Print to File (PDF)"; type the file's name
+    tab.panel.print_dialog.findChild(QLineEdit, "filename").setText(str(pdf))
+    tab.panel.print_dialog.accept()
+    loop.until(task.done, message="printing")
+    assert task.result() is True and pdf.read_bytes().startswith(b"%PDF")
+
+
+def test_test_watermark_on_both_screens(desk, loop):
+    tab = desk.window.links_tab
+    tab.show_counter()
+    assert tab.panel.watermark.isVisible() and tab.counter.watermark.isVisible()
+    loop.run(desk.session.set_mode("live"))
+    assert not tab.panel.watermark.isVisible() and not tab.counter.watermark.isVisible()
+    fill(tab)
+    assert desk.window.links_tab.form.tx_ref.text().startswith("SBX-")
+
+
+def test_rate_limits_are_honoured_by_the_scheduler(desk, loop):
+    tab = desk.window.links_tab
+    fill(tab)
+    record = loop.run(tab.create_from_form())
+    key = loop.run(desk.session.key())
+    httpx.put(desk.session.profile.base_url + "/_sandbox/faults", json={"rate_limit_per_s": 0.5},
+              headers={"Authorization": f"Bearer {key}"}).raise_for_status()
+    watcher = desk.window.watcher
+    loop.until(lambda: watcher._paused_until > 0, timeout=20, message="a 429 to pause the checks")
+    import time
+    assert watcher._paused_until > time.monotonic() - 1
+    httpx.delete(desk.session.profile.base_url + "/_sandbox/faults",
+                 headers={"Authorization": f"Bearer {key}"}).raise_for_status()
+    control(desk, f"pay/{record.reference}", {"outcome": "success"})
+    loop.until(lambda: tab.panel.state.text() == "PAID", timeout=20, message="PAID after the pause")

@@ -126,3 +126,27 @@ def test_switch_profiles_from_the_window(session, loop, sandbox, make_sandbox, q
     assert "First" in window.windowTitle() and window.where.text() == "First · TEST"
     loop.run(session.delete_profile(session.profile.id))
     assert window.profiles.count() == 1 and session.profile.name == "Second"
+
+
+def test_reference_prefix_and_default_urls(session, loop, sandbox, qtbot):
+    editor = ProfileEditor(session)
+    qtbot.addWidget(editor)
+    _fill(editor, sandbox, test_secret=sandbox.key("test"))
+    editor.prefix.setText("a b")
+    editor.callback_default.setText("javascript:alert(1)")
+    assert loop.run(editor.save()) is False
+    assert editor.prefix_message.text() == "1 to 8 letters or digits, e.g. SHOP"
+    assert editor.callback_message.text() == "An address starting with http:// or https://"
+    editor.prefix.setText("shop")
+    editor.callback_default.setText("https://shop.example/hooks")
+    editor.return_default.setText("https://shop.example/thanks")
+    assert loop.run(editor.save()) is True
+    profile = session.profile
+    assert (profile.txref_prefix, profile.callback_url, profile.return_url) == (
+        "SHOP", "https://shop.example/hooks", "https://shop.example/thanks")
+    window = MainWindow(session)
+    qtbot.addWidget(window)
+    form = window.links_tab.form
+    assert form.tx_ref.text().startswith("SHOP-")
+    assert form.callback_url.text() == "https://shop.example/hooks"
+    assert form.return_url.text() == "https://shop.example/thanks"

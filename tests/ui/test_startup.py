@@ -70,7 +70,9 @@ def test_restart_reopens_the_sandbox_profile(start_app, loop, paths):
     profile_id = first.session.profile.id
     first.close()
     second = start_app()
-    loop.until(lambda: second.session.sandbox is not None, message="the sandbox to restart")
+    loop.until(lambda: second.session.sandbox is not None and second.session.profile is not None
+               and second.session.profile.base_url == second.session.sandbox.base_url,
+               message="the sandbox to restart and its profile to follow")
     assert second.session.profile.id == profile_id
     assert second.session.profile.base_url == second.session.sandbox.base_url
     second.close()

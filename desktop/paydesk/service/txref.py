@@ -1,13 +1,14 @@
 """Merchant transaction references that people can read aloud and type back.
 
-Format: ``PREFIX-YYMMDD-INSTAL-SEQC``, e.g. ``SHOP-261122-K7QM4X-0042Q``:
+Format: ``PREFIX-YYMMDD-INSTAL-SEQCC``, e.g. ``SHOP-261122-K7QM4X-0042R9``:
 a merchant prefix, the date, a per-installation part (random, drawn once per
 installation: unique across installations without coordination), a per-day
-sequence, and one check character.
+sequence, and two check characters.
 
-The check character is ISO 7064 MOD 37,36 (hybrid) over every letter and digit
-of the reference: it catches any single mistyped character and any two swapped
-neighbours.
+The check characters are ISO 7064 MOD 1271,36 over every letter and digit of the
+reference: they catch any single mistyped character and any two swapped
+neighbours, check characters included. (A single check character from the same
+36 letters and digits cannot catch every swap; MOD 37,36 misses some.)
 """
 
 from __future__ import annotations
@@ -22,26 +23,32 @@ ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _VALUE = {ch: i for i, ch in enumerate(ALPHABET)}
 # the per-installation part avoids letters read or typed as others (I L O U)
 INSTALLATION_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-_SHAPE = re.compile(r"([A-Z0-9]{1,8})-([0-9]{6})-([A-Z0-9]{6})-([0-9]{4,})([A-Z0-9])")
+_SHAPE = re.compile(r"([A-Z0-9]{1,8})-([0-9]{6})-([A-Z0-9]{6})-([0-9]{4,})([A-Z0-9]{2})")
 _PREFIX = re.compile(r"[A-Z0-9]{1,8}")
 
 
-def check_character(payload: str) -> str:
-    """ISO 7064 MOD 37,36 check character for letters and digits (others ignored)."""
-    m = len(ALPHABET)
-    p = m
-    for ch in payload.upper():
-        if ch not in _VALUE:
-            continue
-        s = (p + _VALUE[ch]) % m or m
-        p = (2 * s) % (m + 1)
-    return ALPHABET[(m + 1 - p) % m]
+_MODULUS, _RADIX = 1271, 36
+
+
+def _fold(text: str) -> int:
+    total = 0
+    for ch in text.upper():
+        if ch in _VALUE:
+            total = (total * _RADIX + _VALUE[ch]) % _MODULUS
+    return total
+
+
+def check_characters(payload: str) -> str:
+    """The two ISO 7064 MOD 1271,36 check characters of the letters and digits of ``payload``."""
+    shifted = (_fold(payload) * _RADIX * _RADIX) % _MODULUS
+    value = (1 - shifted) % _MODULUS
+    return ALPHABET[value // _RADIX] + ALPHABET[value % _RADIX]
 
 
 def is_consistent(reference: str) -> bool:
-    """True when the last character is the check character of the rest."""
-    body = reference.upper()
-    return len(body) >= 2 and check_character(body[:-1]) == body[-1]
+    """True when the reference, check characters included, folds to 1 (mod 1271)."""
+    letters = [ch for ch in reference.upper() if ch in _VALUE]
+    return len(letters) >= 3 and _fold(reference) == 1
 
 
 def new_installation_id() -> str:
@@ -64,7 +71,7 @@ def validate(typed: str) -> str:
     if not ref:
         raise TxRefError("Type a reference")
     if not _SHAPE.fullmatch(ref):
-        raise TxRefError("A reference looks like SHOP-261122-K7QM4X-00421")
+        raise TxRefError("A reference looks like SHOP-261122-K7QM4X-0042R9")
     if not is_consistent(ref):
         raise TxRefError("This reference has a typing mistake: check each character")
     return ref
@@ -97,4 +104,4 @@ class TxRefGenerator:
         day = self._today()
         seq = self._next_sequence(day)
         body = f"{self.prefix}-{day:%y%m%d}-{self.installation_id}-{seq:04d}"
-        return body + check_character(body)
+        return body + check_characters(body)

@@ -16,7 +16,7 @@ async def finished(dialog: QDialog) -> int:
             future.set_result(code)
 
     dialog.finished.connect(done)
-    dialog.open()
+    QDialog.open(dialog)  # QPrintDialog and QFileDialog overload open(receiver, member)
     try:
         return await future
     finally:

@@ -108,6 +108,21 @@ class ProfileEditor(QDialog):
         self.currencies.setObjectName("profile-currencies")
         self.currencies.setAccessibleName("Currencies")
         self.currencies_message = add("&Currencies", self.currencies, "profile-currencies")
+        self.prefix = QLineEdit(profile.txref_prefix if profile else "PAY")
+        self.prefix.setObjectName("profile-prefix")
+        self.prefix.setAccessibleName("Reference prefix")
+        self.prefix.setToolTip("Starts every reference PayDesk makes, e.g. SHOP-261122-…")
+        self.prefix_message = add("Reference &prefix", self.prefix, "profile-prefix")
+        self.callback_default = QLineEdit(profile.callback_url if profile else "")
+        self.callback_default.setObjectName("profile-callback")
+        self.callback_default.setAccessibleName("Default callback URL")
+        self.callback_default.setPlaceholderText("https://… where the service sends notifications")
+        self.callback_message = add("Default call&back URL", self.callback_default, "profile-callback")
+        self.return_default = QLineEdit(profile.return_url if profile else "")
+        self.return_default.setObjectName("profile-return")
+        self.return_default.setAccessibleName("Default return URL")
+        self.return_default.setPlaceholderText("https://… where customers land after paying")
+        self.return_message = add("Default &return URL", self.return_default, "profile-return")
         self.key_fields: dict[tuple[str, str], KeyField] = {}
         self.key_messages: dict[tuple[str, str], Message] = {}
         for mode, kind, label in KEY_FIELDS:
@@ -143,9 +158,21 @@ class ProfileEditor(QDialog):
         return {k: f.text() for k, f in self.key_fields.items()}
 
     def _check_fields(self) -> bool:
-        ok = True
-        for message in (self.name_message, self.url_message, self.currencies_message):
+        ok = True  # each check below says what is wrong next to its field
+        for message in (self.name_message, self.url_message, self.currencies_message,
+                        self.prefix_message, self.callback_message, self.return_message):
             message.clear_message()
+        prefix = self.prefix.text().strip()
+        if not (1 <= len(prefix) <= 8 and prefix.isascii() and prefix.isalnum()):
+            self.prefix_message.show_error("1 to 8 letters or digits, e.g. SHOP")
+            ok = False
+        for field, message in ((self.callback_default, self.callback_message),
+                               (self.return_default, self.return_message)):
+            text = field.text().strip()
+            target = urlsplit(text)
+            if text and (target.scheme not in ("http", "https") or not target.hostname):
+                message.show_error("An address starting with http:// or https://")
+                ok = False
         if not self.name.text().strip():
             self.name_message.show_error("Give the profile a name, e.g. the shop's name")
             ok = False
@@ -196,7 +223,10 @@ class ProfileEditor(QDialog):
         base = self.profile or Profile(id=Profile.new_id(), name="", base_url="")
         profile = replace(base, name=self.name.text().strip(), base_url=self.url.text().strip(),
                           currencies=[c.strip().upper() for c in self.currencies.text().split(",")
-                                      if c.strip()])
+                                      if c.strip()],
+                          txref_prefix=self.prefix.text().strip().upper(),
+                          callback_url=self.callback_default.text().strip(),
+                          return_url=self.return_default.text().strip())
         secret = keys[("test", "secret")] or keys[("live", "secret")]
         profile = await self.session.discover(profile, secret)
         self.saved = await self.session.save_profile(profile, keys)

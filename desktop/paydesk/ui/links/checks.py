@@ -14,7 +14,7 @@ from ...service.txref import TxRefError, validate as validate_txref
 MAX_AMOUNT = 10_000_000
 _EMAIL = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
 _TX_REF = re.compile(r"[A-Za-z0-9._~:-]{1,100}")
-_OURS = re.compile(r"[A-Za-z0-9]{1,8}-[0-9]{6}-[A-Za-z0-9]{6}-[0-9]{4,}[A-Za-z0-9]")
+_OURS = re.compile(r"[A-Za-z0-9]{1,8}-[0-9]{6}-[A-Za-z0-9]{6}-[0-9]{4,}[A-Za-z0-9]{2}")
 
 
 def amount(text: str) -> str | None:

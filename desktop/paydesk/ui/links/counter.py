@@ -4,7 +4,7 @@ title and the live state. Keyboard-driven: type the amount, Enter creates, Escap
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeyEvent, QPainter, QColor, QFont
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from ...ledger import LinkRecord
@@ -12,30 +12,7 @@ from .checks import amount as check_amount
 from .panel import paint_state, state_label
 from .qr import QrWidget
 from .states import money
-
-
-class Watermark(QWidget):
-    """A large diagonal TEST behind everything, so a test link is never mistaken for a real
-    one. It lies under the QR code (which paints its own white square), never over it, so
-    the code still scans."""
-
-    def __init__(self, parent: QWidget):
-        super().__init__(parent)
-        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-        self.setObjectName("test-watermark")
-
-    def paintEvent(self, event) -> None:  # noqa: N802
-        painter = QPainter(self)
-        painter.setPen(QColor(245, 166, 35, 110))
-        font = QFont(self.font())
-        font.setPointSize(max(24, self.height() // 6))
-        font.setBold(True)
-        painter.setFont(font)
-        painter.translate(self.width() / 2, self.height() / 2)
-        painter.rotate(-30)
-        painter.drawText(-self.width(), -self.height() // 4, 2 * self.width(), self.height() // 2,
-                         Qt.AlignmentFlag.AlignCenter, "TEST")
-        painter.end()
+from .watermark import Watermark
 
 
 class CounterWindow(QWidget):

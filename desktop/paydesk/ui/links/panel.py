@@ -13,6 +13,7 @@ from ...ledger import LinkRecord
 from ..dialogs import finished
 from .qr import QrWidget
 from .states import money, shown
+from .watermark import Watermark
 
 
 def state_label(name: str, point_size: int) -> QLabel:
@@ -81,7 +82,17 @@ class LinkPanel(QWidget):
             self.buttons[key] = button
         column.addLayout(grid)
         self.tasks = None
+        self.watermark = Watermark(self)
+        self.watermark.lower()
         self.show_record(None)
+
+    def set_test(self, test: bool) -> None:
+        self.watermark.setVisible(test)
+        self.watermark.lower()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        self.watermark.setGeometry(self.rect())
+        super().resizeEvent(event)
 
     def _spawn(self, coro) -> None:
         if self.tasks is not None:

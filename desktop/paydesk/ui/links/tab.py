@@ -88,6 +88,7 @@ class LinksTab(QWidget):
         profile = self.session.profile
         self.setEnabled(profile is not None)
         self.counter.set_test(self.session.is_test)
+        self.panel.set_test(self.session.is_test)
         self.screens.clear()
         for screen in QGuiApplication.screens():
             self.screens.addItem(screen.name() or "Screen", screen)

@@ -1,0 +1,37 @@
+"""The TEST watermark of the desk's link panel and the counter display."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont, QPainter
+from PySide6.QtWidgets import QWidget
+
+
+class Watermark(QWidget):
+    """TEST written across the background, so a test link is never mistaken for a real one.
+    It lies under the QR code (which paints its own white square), never over it, so the
+    code still scans."""
+
+    def __init__(self, parent: QWidget):
+        super().__init__(parent)
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.setObjectName("test-watermark")
+
+    def paintEvent(self, event) -> None:  # noqa: N802
+        """TEST, tiled across the whole background: visible around everything on top."""
+        painter = QPainter(self)
+        painter.setPen(QColor(245, 166, 35, 150))
+        font = QFont(self.font())
+        font.setPointSize(max(18, min(self.width(), self.height()) // 14))
+        font.setBold(True)
+        painter.setFont(font)
+        step_x = painter.fontMetrics().horizontalAdvance("TEST") * 2
+        step_y = painter.fontMetrics().height() * 3
+        painter.translate(self.width() / 2, self.height() / 2)
+        painter.rotate(-30)
+        reach = int((self.width() + self.height()) * 0.8)
+        for row, y in enumerate(range(-reach, reach, step_y)):
+            offset = (row % 2) * step_x // 2
+            for x in range(-reach - offset, reach, step_x):
+                painter.drawText(x, y, "TEST")
+        painter.end()
