@@ -1,7 +1,6 @@
 """paydesk-sandbox as a program: the serving line, keys, restarts, arguments."""
 
 import json
-import os
 import signal
 import subprocess
 import sys

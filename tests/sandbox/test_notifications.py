@@ -6,7 +6,6 @@ import hmac
 import json
 import time
 
-import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.handlers import Message
 

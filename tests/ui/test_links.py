@@ -6,7 +6,7 @@ import sqlite3
 import httpx
 import pytest
 from PySide6.QtGui import QGuiApplication, QImage
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QWidget
 
 from paydesk.ui.links.tab import LinksTab
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QMainWindow, QPushButton,
+from PySide6.QtWidgets import (QComboBox, QLabel, QMainWindow, QPushButton,
                                QStatusBar, QTabWidget, QToolBar, QVBoxLayout, QWidget)
 
-from .. import __version__
 from .dialogs import confirm, finished
 from .session import Session
 from .tabs import TABS, PlaceholderTab
@@ -203,6 +202,3 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
         self.closed.emit()
 
-
-def about() -> str:
-    return f"PayDesk {__version__}"

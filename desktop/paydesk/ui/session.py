@@ -9,6 +9,8 @@ import json
 import logging
 from dataclasses import replace
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QObject, Signal
 
 from ..config.paths import Paths
@@ -17,6 +19,9 @@ from ..config.profiles import (CARDS_CURRENCIES, MODES, NO_CARDS_CURRENCIES, Pro
 from ..config.secrets import KeyStore
 from ..service.txref import new_installation_id
 from .tasks import TaskSet
+
+if TYPE_CHECKING:  # the client (and httpx) load after the first paint
+    from ..service.client import ServiceClient
 
 log = logging.getLogger("paydesk.session")
 
