@@ -131,6 +131,12 @@ class Running:
             self.task.result()
         self.loop = loop
 
+    def wait_started(self, timeout=30.0):
+        """Until start-up is over (the embedded sandbox running and its profile pointing at it)."""
+        self.loop.until(lambda: self.window.started or self.task.done(), timeout, "start-up")
+        if self.task.done():
+            self.task.result()
+
     def close(self, timeout=15.0):
         self.window.close()
         return self.loop.run(asyncio.wait_for(asyncio.shield(self.task), timeout), timeout + 1)

@@ -34,7 +34,7 @@ def _unnamed_focusable(root: QWidget, at_least: int = 10) -> list[str]:
 
 def test_main_window_controls_are_named(start_app, loop):
     app = start_app(sandbox=True)
-    loop.until(lambda: app.session.profile is not None, message="profile")
+    app.wait_started()
     assert _unnamed_focusable(app.window) == []
     # and the names are the visible labels
     assert app.window.mode_button.accessibleName() == app.window.mode_button.text()
@@ -43,7 +43,7 @@ def test_main_window_controls_are_named(start_app, loop):
 
 def test_profile_editor_controls_are_named(start_app, loop):
     app = start_app(sandbox=True)
-    loop.until(lambda: app.session.profile is not None, message="profile")
+    app.wait_started()
     task = loop.spawn(app.window.open_editor(app.session.profile))
     loop.until(lambda: getattr(app.window, "editor", None) is not None
                and app.window.editor.isVisible(), message="the editor")

@@ -20,7 +20,7 @@ def test_error_in_an_async_slot_shows_a_dialog_and_the_app_goes_on(start_app, lo
     hook = ExceptionHook(paths.logs / "paydesk.log").install()
     try:
         app = start_app(sandbox=True)
-        loop.until(lambda: app.session.profile is not None, message="profile")
+        app.wait_started()
         secret = loop.run(app.session.key("test"))
 
         async def broken_slot():

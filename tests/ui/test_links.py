@@ -26,8 +26,7 @@ def decode_qr(widget) -> list[str]:
 @pytest.fixture
 def desk(start_app, loop):
     app = start_app(sandbox=True)
-    loop.until(lambda: app.session.profile is not None and app.session.sandbox is not None,
-               message="the sandbox profile")
+    app.wait_started()
     app.window.resize(1200, 900)
     return app
 

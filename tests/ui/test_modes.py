@@ -22,7 +22,7 @@ def _press(box, text):
 
 def test_going_live_asks_and_says_what_live_means(start_app, loop):
     app = start_app(sandbox=True)
-    loop.until(lambda: app.session.profile is not None, message="profile")
+    app.wait_started()
     window, session = app.window, app.session
     assert window.mode_button.text() == "Switch to live mode"
 
@@ -55,11 +55,11 @@ def test_going_live_asks_and_says_what_live_means(start_app, loop):
 
 def test_mode_survives_restart_and_a_new_profile_starts_in_test(start_app, loop):
     app = start_app(sandbox=True)
-    loop.until(lambda: app.session.profile is not None, message="profile")
+    app.wait_started()
     loop.run(app.session.set_mode("live"))
     app.close()
     again = start_app()
-    loop.until(lambda: again.session.sandbox is not None, message="sandbox")
+    again.wait_started()
     assert again.session.mode == "live" and not again.window.banner.isVisible()
     again.close()
 

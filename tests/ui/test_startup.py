@@ -12,8 +12,7 @@ from paydesk.ui.main_window import TEST_BANNER
 
 def test_sandbox_start_opens_in_test_mode(start_app, loop):
     app = start_app(sandbox=True)
-    loop.until(lambda: app.session.sandbox is not None and app.session.profile is not None,
-               message="the sandbox profile")
+    app.wait_started()
     window, session = app.window, app.session
     assert session.profile.name == "Sandbox" and session.profile.embedded_sandbox
     assert session.mode == "test"
@@ -44,7 +43,7 @@ def test_first_run_try_the_sandbox(start_app, loop, qapp):
     assert dialog.try_sandbox.text() == "Try the sandbox"
     assert dialog.connect_service.text() == "Connect to your service"
     dialog.try_sandbox.click()
-    loop.until(lambda: app.session.profile is not None, message="the sandbox profile")
+    app.wait_started()
     assert app.session.mode == "test" and app.window.banner.isVisible()
     assert app.close() == 0
 
@@ -66,13 +65,11 @@ def test_first_run_connect_opens_the_editor(start_app, loop):
 
 def test_restart_reopens_the_sandbox_profile(start_app, loop, paths):
     first = start_app(sandbox=True)
-    loop.until(lambda: first.session.profile is not None, message="profile")
+    first.wait_started()
     profile_id = first.session.profile.id
     first.close()
     second = start_app()
-    loop.until(lambda: second.session.sandbox is not None and second.session.profile is not None
-               and second.session.profile.base_url == second.session.sandbox.base_url,
-               message="the sandbox to restart and its profile to follow")
+    second.wait_started()
     assert second.session.profile.id == profile_id
     assert second.session.profile.base_url == second.session.sandbox.base_url
     second.close()
@@ -80,7 +77,7 @@ def test_restart_reopens_the_sandbox_profile(start_app, loop, paths):
 
 def test_quit_with_tasks_in_flight(start_app, loop):
     app = start_app(sandbox=True)
-    loop.until(lambda: app.session.sandbox is not None, message="sandbox")
+    app.wait_started()
     session = app.session
     secret = loop.run(session.key("test"))
     httpx.put(session.profile.base_url + "/_sandbox/faults", json={"latency_ms": 30_000},

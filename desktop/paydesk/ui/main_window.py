@@ -151,10 +151,13 @@ class MainWindow(QMainWindow):
         self.where.setAccessibleName(f"Profile {name}, {mode.lower()} mode")
         self.keyring_notice.setVisible(not session.keys.persistent)
 
+    started = False  # start-up is over: profile, sandbox and background work are in place
+
     def start_background(self) -> None:
         """The link scheduler, and settling creates a previous run left unfinished."""
         self.session.tasks.spawn(self.watcher.run(), "link watcher")
         self.session.tasks.spawn(self.links.recover(), "recover links")
+        self.started = True
 
     def _call_finished(self, text: str) -> None:
         self.last_call.setText(text)
