@@ -100,7 +100,9 @@ async def test_echoed_key_is_redacted_in_messages(hostile):
     async with ServiceClient(f"{hostile}/echojson", KEY, timeout=1.0) as client:
         with pytest.raises(ServiceError) as info:
             await client.validate("X-1")
-    assert "Authorization" in info.value.message or "authorization" in info.value.message
+    assert "authorization: bearer [redacted]" in info.value.message.lower()
+    assert "user-agent: paydesk/0.1.0" in info.value.message.lower()  # names PayDesk and its version
+    assert "accept: application/json" in info.value.message.lower()
     assert KEY not in str(info.value) and "HOSTILE" not in repr(info.value)
 
 
