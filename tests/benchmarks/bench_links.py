@@ -142,7 +142,7 @@ async def run(base: str, keys: dict, data: Path, links: int) -> None:
     window.links.check = counted
     session.tasks.spawn(watcher.run())
     busy = await stall(8.0)
-    print(f"GUI thread's longest stall (5 ms timer lateness), over 4 s idle and 8 s watching:")
+    print("GUI thread's longest stall (5 ms timer lateness), over 4 s idle and 8 s watching:")
     print(f"  nothing watched:    {idle:6.2f} ms")
     print(f"  {len(open_links)} watched:         {busy:6.2f} ms   ({checks} validate calls in 8 s)")
     window.close()

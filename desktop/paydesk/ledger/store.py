@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from ..service.models import PaymentLink, PaymentRequest, Transaction
 from .schema import migrate
@@ -105,19 +106,24 @@ class Ledger:
         with self._lock:
             self._db.close()
 
-    def _write(self, sql: str, args: Iterable[Any]) -> sqlite3.Cursor:
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction, taken at once (another window waits up to the busy timeout)."""
         with self._lock:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as exc:
                 raise LedgerBusy(str(exc)) from None
             try:
-                cursor = self._db.execute(sql, tuple(args))
+                yield self._db
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
-            return cursor
+
+    def _write(self, sql: str, args: Iterable[Any]) -> sqlite3.Cursor:
+        with self._transaction() as db:
+            return db.execute(sql, tuple(args))
 
     def _rows(self, sql: str, args: Iterable[Any] = ()) -> list[sqlite3.Row]:
         with self._lock:
@@ -243,15 +249,8 @@ class Ledger:
 
     def next_sequence(self, day: date) -> int:
         """The next per-day number for this installation's references (both windows share it)."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                self._db.execute("INSERT INTO sequences (day, value) VALUES (?, 1) ON CONFLICT (day)"
-                                 " DO UPDATE SET value = value + 1", (day.isoformat(),))
-                value = self._db.execute("SELECT value FROM sequences WHERE day = ?",
-                                         (day.isoformat(),)).fetchone()[0]
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
-            return value
+        with self._transaction() as db:
+            db.execute("INSERT INTO sequences (day, value) VALUES (?, 1) ON CONFLICT (day)"
+                       " DO UPDATE SET value = value + 1", (day.isoformat(),))
+            return db.execute("SELECT value FROM sequences WHERE day = ?",
+                              (day.isoformat(),)).fetchone()[0]

@@ -16,7 +16,7 @@ from .context import Sandbox, authenticate, read_json, sandbox_of, wrong_mode
 from .envelope import ApiError, validation_error
 from .keys import KeyOwner
 from .store import now_iso
-from .validation import Checker, currency_code, fee
+from .validation import CURRENCY_OF_CODE, Checker, currency_code, fee
 
 ACTIVE, BLOCKED, TERMINATED = 1, 2, 0
 OPENING_BALANCE = {"test": Decimal("100000.00"), "live": Decimal("0.00")}
@@ -91,7 +91,6 @@ def _amount_and_card(body: dict) -> tuple[int, str]:
 
 
 def _iso_of(code: str) -> str:
-    from .validation import CURRENCY_OF_CODE
     return CURRENCY_OF_CODE[code]
 
 

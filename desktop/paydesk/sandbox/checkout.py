@@ -9,7 +9,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from .context import Sandbox, sandbox_of
-from .payments import redirect_after, settle
+from .payments import merge_query, redirect_after, settle
 from .validation import money
 
 SUCCEEDS = "4242424242424242"
@@ -135,7 +135,6 @@ async def cancel(request: Request) -> Response:
     await settle(sb, row["reference"], "cancelled")
     row = sb.store.transaction_by_reference(row["reference"])
     if row["return_url"]:
-        from .payments import merge_query
         return RedirectResponse(merge_query(row["return_url"], tx_ref=row["tx_ref"],
                                             status="cancelled"), 303)
     return RedirectResponse(f"{sb.base_url(request)}/payment/{row['reference']}/receipt", 303)

@@ -10,37 +10,12 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFormLayout, QHBoxLayo
 
 from ..config import keycheck
 from ..config.profiles import CARDS_CURRENCIES, Profile
+from .field_message import FieldMessage
+from .links.checks import url as check_url
 from .session import Session
 
 KEY_FIELDS = (("test", "secret", "Test secret key"), ("test", "public", "Test public key"),
               ("live", "secret", "Live secret key"), ("live", "public", "Live public key"))
-ERROR_STYLE = "color: palette(bright-text); background: #b3261e; padding: 2px 4px;"
-
-
-class Message(QLabel):
-    """The line under a field: what is wrong with it, or that it works."""
-
-    def __init__(self, name: str):
-        super().__init__("")
-        self.setObjectName(name)
-        self.setWordWrap(True)
-        self.hide()
-
-    def show_error(self, text: str) -> None:
-        self.setText(text)
-        self.setAccessibleName(text)
-        self.setStyleSheet("color: #b3261e; font-weight: 600;")
-        self.show()
-
-    def show_ok(self, text: str) -> None:
-        self.setText(text)
-        self.setAccessibleName(text)
-        self.setStyleSheet("color: #1b7f3b;")
-        self.show()
-
-    def clear_message(self) -> None:
-        self.setText("")
-        self.hide()
 
 
 class KeyField(QWidget):
@@ -83,8 +58,8 @@ class ProfileEditor(QDialog):
         form = QFormLayout()
         layout.addLayout(form)
 
-        def add(label: str, widget: QWidget, name: str) -> Message:
-            message = Message(name + "-message")
+        def add(label: str, widget: QWidget, name: str) -> FieldMessage:
+            message = FieldMessage(name)
             box = QVBoxLayout()
             box.setSpacing(2)
             box.addWidget(widget)
@@ -124,7 +99,7 @@ class ProfileEditor(QDialog):
         self.return_default.setPlaceholderText("https://… where customers land after paying")
         self.return_message = add("Default &return URL", self.return_default, "profile-return")
         self.key_fields: dict[tuple[str, str], KeyField] = {}
-        self.key_messages: dict[tuple[str, str], Message] = {}
+        self.key_messages: dict[tuple[str, str], FieldMessage] = {}
         for mode, kind, label in KEY_FIELDS:
             field = KeyField(label, f"key-{mode}-{kind}")
             self.key_fields[(mode, kind)] = field
@@ -161,32 +136,31 @@ class ProfileEditor(QDialog):
         ok = True  # each check below says what is wrong next to its field
         for message in (self.name_message, self.url_message, self.currencies_message,
                         self.prefix_message, self.callback_message, self.return_message):
-            message.clear_message()
+            message.say(None)
         prefix = self.prefix.text().strip()
         if not (1 <= len(prefix) <= 8 and prefix.isascii() and prefix.isalnum()):
-            self.prefix_message.show_error("1 to 8 letters or digits, e.g. SHOP")
+            self.prefix_message.say("1 to 8 letters or digits, e.g. SHOP")
             ok = False
         for field, message in ((self.callback_default, self.callback_message),
                                (self.return_default, self.return_message)):
-            text = field.text().strip()
-            target = urlsplit(text)
-            if text and (target.scheme not in ("http", "https") or not target.hostname):
-                message.show_error("An address starting with http:// or https://")
+            problem = check_url(field.text())
+            if problem:
+                message.say(problem)
                 ok = False
         if not self.name.text().strip():
-            self.name_message.show_error("Give the profile a name, e.g. the shop's name")
+            self.name_message.say("Give the profile a name, e.g. the shop's name")
             ok = False
         parts = urlsplit(self.url.text().strip())
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            self.url_message.show_error("Enter the service's address, starting with https://")
+            self.url_message.say("Enter the service's address, starting with https://")
             ok = False
         codes = [c.strip().upper() for c in self.currencies.text().split(",") if c.strip()]
         if not codes or any(len(c) != 3 or not c.isalpha() for c in codes):
-            self.currencies_message.show_error("List three-letter currency codes, e.g. GBP, USD")
+            self.currencies_message.say("List three-letter currency codes, e.g. GBP, USD")
             ok = False
         keys = self._keys()
         if not keys[("test", "secret")] and not keys[("live", "secret")]:
-            self.key_messages[("test", "secret")].show_error(
+            self.key_messages[("test", "secret")].say(
                 "At least one secret key is needed: the test one to start with")
             ok = False
         return ok
@@ -194,7 +168,7 @@ class ProfileEditor(QDialog):
     async def check(self) -> bool:
         """Check every given key with a real call; say next to each what it is and if it works."""
         for message in self.key_messages.values():
-            message.clear_message()
+            message.say(None)
         if not self._check_fields():
             return False
         self.status.setText("Checking keys with the service…")
@@ -208,9 +182,9 @@ class ProfileEditor(QDialog):
         all_ok = True
         for key, result in results.items():
             if result.works:
-                self.key_messages[key].show_ok(result.message)
+                self.key_messages[key].say(result.message, ok=True)
             else:
-                self.key_messages[key].show_error(result.message)
+                self.key_messages[key].say(result.message)
                 all_ok = False
         self.status.setText("All keys work." if all_ok else "Fix the keys marked in red.")
         self.session.report("Keys checked: " + ("all work" if all_ok else "some do not work"))

@@ -5,6 +5,7 @@ A QObject only for its signals; every action is a plain ``async def`` that tests
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from dataclasses import replace
@@ -153,8 +154,6 @@ class Session(QObject):
 
     async def start_embedded_sandbox(self) -> Profile:
         """Start the sandbox on loopback (a free port) and make its profile active, in test mode."""
-        import asyncio
-
         def start():  # off the GUI thread, imports included
             from ..sandbox import SandboxConfig, SandboxServer
 
@@ -202,6 +201,5 @@ class Session(QObject):
         self._clients.clear()
         self.ledger.close()
         if self.sandbox is not None:
-            import asyncio
             sandbox, self.sandbox = self.sandbox, None
             await asyncio.to_thread(sandbox.stop)

@@ -10,21 +10,8 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLin
                                QPushButton, QVBoxLayout, QWidget)
 
 from ...service.models import PaymentRequest
+from ..field_message import FieldMessage
 from . import checks
-
-
-class FieldMessage(QLabel):
-    def __init__(self, name: str):
-        super().__init__("")
-        self.setObjectName(name + "-message")
-        self.setStyleSheet("color: #b3261e; font-weight: 600;")
-        self.setWordWrap(True)
-        self.hide()
-
-    def say(self, text: str | None) -> None:
-        self.setText(text or "")
-        self.setAccessibleName(text or "")
-        self.setVisible(bool(text))
 
 
 class MetaRows(QWidget):

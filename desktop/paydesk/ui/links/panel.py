@@ -37,8 +37,9 @@ def paint_state(label: QLabel, state: str) -> None:
 class LinkPanel(QWidget):
     counterRequested = Signal()
 
-    def __init__(self):
+    def __init__(self, tasks):
         super().__init__()
+        self.tasks = tasks  # the session's TaskSet: save and print run there
         self.setObjectName("link-panel")
         self.record: LinkRecord | None = None
         column = QVBoxLayout(self)
@@ -69,9 +70,9 @@ class LinkPanel(QWidget):
         for i, (key, text, slot) in enumerate((
                 ("copy-link", "Copy link", self.copy_link),
                 ("copy-qr", "Copy QR image", self.copy_qr),
-                ("save-png", "Save PNG…", lambda: self._spawn(self.save("png"))),
-                ("save-svg", "Save SVG…", lambda: self._spawn(self.save("svg"))),
-                ("print", "Print…", lambda: self._spawn(self.print_qr())),
+                ("save-png", "Save PNG…", lambda: tasks.spawn(self.save("png"))),
+                ("save-svg", "Save SVG…", lambda: tasks.spawn(self.save("svg"))),
+                ("print", "Print…", lambda: tasks.spawn(self.print_qr())),
                 ("open", "Open in browser", self.open_in_browser),
                 ("counter", "Counter display", self.counterRequested.emit))):
             button = QPushButton(text)
@@ -81,7 +82,6 @@ class LinkPanel(QWidget):
             grid.addWidget(button, i // 4, i % 4)
             self.buttons[key] = button
         column.addLayout(grid)
-        self.tasks = None
         self.watermark = Watermark(self)
         self.watermark.lower()
         self.show_record(None)
@@ -93,12 +93,6 @@ class LinkPanel(QWidget):
     def resizeEvent(self, event) -> None:  # noqa: N802
         self.watermark.setGeometry(self.rect())
         super().resizeEvent(event)
-
-    def _spawn(self, coro) -> None:
-        if self.tasks is not None:
-            self.tasks.spawn(coro)
-        else:
-            asyncio.get_event_loop().create_task(coro)
 
     def show_record(self, record: LinkRecord | None) -> None:
         self.record = record

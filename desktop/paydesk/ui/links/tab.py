@@ -58,8 +58,7 @@ class LinksTab(QWidget):
         scroll.setWidget(self.form)
         scroll.setAccessibleName("Link form")
         split.addWidget(scroll)
-        self.panel = LinkPanel()
-        self.panel.tasks = session.tasks
+        self.panel = LinkPanel(session.tasks)
         split.addWidget(self.panel)
         split.setSizes([520, 480])
         vertical = QSplitter(Qt.Orientation.Vertical)
@@ -97,7 +96,7 @@ class LinksTab(QWidget):
             return
         self.form.set_currencies(profile.currencies)
         self.form.set_defaults(profile.callback_url, profile.return_url)
-        if not self.form.tx_ref.text() or self._ref_profile != (profile.id,):
+        if not self.form.tx_ref.text() or self._ref_profile != profile.id:
             self.new_reference()
         records = self.controller.ledger.recent(profile.id, self.session.mode)
         self.recent.load(records)
@@ -108,13 +107,13 @@ class LinksTab(QWidget):
             if not record.final and record.checkout_url:
                 self.watcher.watch(record)
 
-    _ref_profile: tuple = ()
+    _ref_profile: str | None = None  # the profile whose prefix the shown reference carries
 
     def new_reference(self) -> None:
         profile = self.session.profile
         if profile is not None:
             self.form.tx_ref.setText(self.controller.generator(profile).next())
-            self._ref_profile = (profile.id,)
+            self._ref_profile = profile.id
 
     def show_link(self, record: LinkRecord | None) -> None:
         self.panel.show_record(record)

@@ -1,0 +1,24 @@
+"""The line under a field: what is wrong with it (or that it works), said next to it."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QLabel
+
+ERROR_STYLE = "color: #b3261e; font-weight: 600;"
+OK_STYLE = "color: #1b7f3b;"
+
+
+class FieldMessage(QLabel):
+    def __init__(self, name: str):
+        super().__init__("")
+        self.setObjectName(name + "-message")
+        self.setWordWrap(True)
+        self.setStyleSheet(ERROR_STYLE)
+        self.hide()
+
+    def say(self, text: str | None, *, ok: bool = False) -> None:
+        """Show ``text`` (an error, or with ``ok`` a confirmation); None or "" hides it."""
+        self.setText(text or "")
+        self.setAccessibleName(text or "")
+        self.setStyleSheet(OK_STYLE if ok else ERROR_STYLE)
+        self.setVisible(bool(text))
