@@ -32,6 +32,36 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+NO_DISPLAY = "PayDesk needs a desktop session; no display was found"
+
+
+def display_problem(env=os.environ, platform: str = sys.platform) -> str | None:
+    """Why Qt could not open a window here (None: it can). Checked before Qt starts, which
+    would otherwise abort with a message about its platform plugin."""
+    if not platform.startswith("linux"):
+        return None
+    qpa = env.get("QT_QPA_PLATFORM", "")
+    if qpa and not qpa.startswith(("xcb", "wayland")):
+        return None  # offscreen, vnc, eglfs...: no desktop session needed
+    if env.get("WAYLAND_DISPLAY") and not qpa.startswith("xcb"):
+        return None
+    display = env.get("DISPLAY", "")
+    if not display:
+        return f"{NO_DISPLAY} (neither DISPLAY nor WAYLAND_DISPLAY is set)."
+    host, _, number = display.rpartition(":")
+    number = number.split(".")[0]
+    if host in ("", "unix") and number.isdigit():
+        import socket
+
+        try:
+            with socket.socket(socket.AF_UNIX) as probe:
+                probe.settimeout(2)
+                probe.connect(f"/tmp/.X11-unix/X{number}")
+        except OSError:
+            return f"{NO_DISPLAY} (nothing answers on display {display})."
+    return None
+
+
 def _report_first_paint(window) -> None:
     """For the start-up benchmark: print once the window has painted."""
     from PySide6.QtCore import QEvent, QObject
@@ -55,6 +85,7 @@ async def run(app, args, paths, keys, *, window_ready=None) -> int:
     from .ui.session import Session
 
     session = Session(paths, keys)
+    await session.load()
     window = MainWindow(session, str(paths.window_state))
     closed: asyncio.Future[int] = asyncio.get_running_loop().create_future()
     window.closed.connect(lambda: closed.done() or closed.set_result(0))
@@ -77,7 +108,7 @@ async def run(app, args, paths, keys, *, window_ready=None) -> int:
             profile = await session.start_embedded_sandbox()
             if args.sandbox:
                 await session.switch_profile(profile.id)
-            session.report(f"Sandbox running at {profile.base_url}")
+            session.report(session.embedded.note or f"Sandbox running at {profile.base_url}")
         elif not session.settings.profiles:
             dialog = FirstRunDialog(window)
             window.first_run = dialog
@@ -101,6 +132,10 @@ async def run(app, args, paths, keys, *, window_ready=None) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    problem = display_problem()
+    if problem:
+        print(f"paydesk: {problem}", file=sys.stderr)
+        return 2
     os.environ.setdefault("QT_API", "pyside6")
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication

@@ -70,11 +70,13 @@ async def stall(seconds: float) -> float:
 
 
 async def run(base: str, keys: dict, data: Path, links: int) -> None:
+    from paydesk.scheduler import Scheduler
     from paydesk.ui.main_window import MainWindow
     from paydesk.ui.session import Session
 
     store = KeyStore(None)
     session = Session(Paths(data=data / "paydesk", sandbox=data / "unused").ensure(), store)
+    await session.load()
     profile = Profile(id="bench", name="Bench", base_url=base)
     await session.save_profile(profile, {("test", "secret"): keys["secret"],
                                          ("test", "public"): keys["public"]})
@@ -121,27 +123,18 @@ async def run(base: str, keys: dict, data: Path, links: int) -> None:
     print(f"  difference at p50:  {pct(ui_times, 50) - pct(raw_times, 50):6.2f} ms")
 
     # the scheduler: 50 links watched at once, checked as often as it allows
-    watcher = window.watcher
     idle = await stall(4.0)  # the scheduler is not running yet: nothing is checked
-    watcher._entries.clear()  # created links watch themselves; keep exactly 50
-    watcher.first_every = 0.2
-    watcher.focused_every = 0.2
-    open_links = session.ledger.open_links("bench", "test", limit=50)
+    scheduler = Scheduler(window.links.check, window.links.settle, first_every=0.2,
+                          focused_every=0.2)
+    open_links = await session.ledger.open_records("bench", "test", limit=50)
     for record in open_links:
-        watcher.watch(record)
+        scheduler.watch(record)
     for record in open_links[:2]:
-        watcher.focus(f"view-{record.tx_ref}", record)
-    checks = 0
-    check = window.links.check
-
-    async def counted(record):
-        nonlocal checks
-        checks += 1
-        return await check(record)
-
-    window.links.check = counted
-    session.tasks.spawn(watcher.run())
+        scheduler.focus(f"view-{record.tx_ref}", record)
+    running = asyncio.ensure_future(scheduler.run())
     busy = await stall(8.0)
+    checks = scheduler.stats["checks"]
+    running.cancel()
     print("GUI thread's longest stall (5 ms timer lateness), over 4 s idle and 8 s watching:")
     print(f"  nothing watched:    {idle:6.2f} ms")
     print(f"  {len(open_links)} watched:         {busy:6.2f} ms   ({checks} validate calls in 8 s)")

@@ -1,137 +1,263 @@
-"""The ledger: migrations, the link life cycle, two windows at once, 100,000 records."""
+"""The ledger on its own: migrations, the link life cycle, the state vocabulary, two windows
+at once, a file held busy by another program, cancelled reads, and writes that outlive
+their caller."""
 
+import asyncio
 import sqlite3
-import threading
 import time
 from datetime import date, datetime, timezone
 from decimal import Decimal
 
 import pytest
 
-from paydesk.ledger import Ledger
-from paydesk.ledger.schema import MIGRATIONS, migrate
+from paydesk.ledger import (DuplicateReference, LedgerError, LinkQuery, SqliteLedger,
+                            is_final)
+from paydesk.ledger.schema import LATEST, migrate
 from paydesk.service.models import PaymentLink, PaymentRequest, Transaction, TransactionState
 
 
-def _request(ref, amount=25):
-    return PaymentRequest(amount=Decimal(amount), currency="GBP", email="a@example.com",
-                          first_name="A", last_name="B", tx_ref=ref, title="Coffee",
+def request(ref, amount=25, currency="GBP", email="a@example.com"):
+    return PaymentRequest(amount=Decimal(amount), currency=currency, email=email,
+                          first_name="Ada", last_name="Lovelace", tx_ref=ref, title="Coffee",
                           meta={"till": "2"}, callback_url="https://shop.example/cb")
 
 
-def test_migrates_an_empty_file(tmp_path):
-    ledger = Ledger(tmp_path / "l.sqlite3")
-    assert ledger.version == len(MIGRATIONS)
-    with sqlite3.connect(tmp_path / "l.sqlite3") as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+def looked_up(ref, raw_state, **over):
+    fields = dict(tx_ref=ref, status=TransactionState.read(raw_state), status_raw=raw_state,
+                  amount=Decimal("1000.00"), currency="USD", charge=Decimal("14.20"),
+                  email="x@example.com", first_name="X", last_name="Y", reference="PDK-x1",
+                  raw={"status": raw_state})
+    fields.update(over)
+    return Transaction(**fields)
+
+
+@pytest.fixture
+async def ledger(tmp_path):
+    opened = SqliteLedger(tmp_path / "ledger.sqlite3")
+    await opened.opened()
+    yield opened
+    await opened.close()
+
+
+async def test_opens_an_empty_file_at_the_latest_schema(ledger, tmp_path):
+    assert ledger.version == LATEST == 3
+    with sqlite3.connect(tmp_path / "ledger.sqlite3") as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 3
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        indexes = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='index'")}
-    assert {"links_recent", "links_state"} <= indexes
+        names = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
+    assert {"links_by_created", "links_by_amount", "links_by_state", "links_by_customer",
+            "links_fts", "links_open"} <= names
 
 
-def test_migrates_from_the_first_schema_keeping_records(tmp_path):
-    path = tmp_path / "old.sqlite3"
+async def test_migrates_a_v2_file_that_holds_data(tmp_path):
+    """Regression: amounts were text (sorted "1000.00" before "25"), "failed/cancelled" and
+    other raw words were stored as states, times in several formats."""
+    path = tmp_path / "v2.sqlite3"
     db = sqlite3.connect(path, isolation_level=None)
-    migrate(db, target=1)
-    db.execute("INSERT INTO links (profile_id, mode, tx_ref, amount, currency, email, first_name,"
-               " last_name, checkout_url, state, created_at) VALUES ('p', 'test', 'OLD-1', '12',"
-               " 'USD', 'o@example.com', 'O', 'L', 'http://x/payment/PDK-1', 'pending', ?)",
-               (datetime(2026, 1, 2, tzinfo=timezone.utc).isoformat(),))
+    migrate(db, target=2)
+    rows = [("R-1", "25", "pending", "2026-01-02T10:00:00+00:00"),
+            ("R-2", "1000.00", "failed/cancelled", "2026-01-02T10:00:01.500000+00:00"),
+            ("R-3", "7", "success", "2026-01-02T11:00:00+01:00"),
+            ("R-4", "1,250.00", "on-hold", "2026-01-03T09:00:00.000001+00:00"),
+            ("R-5", "3", "creating", "2026-01-03T09:30:00+00:00")]
+    for ref, amount, state, created in rows:
+        db.execute("INSERT INTO links (profile_id, mode, tx_ref, amount, currency, email,"
+                   " first_name, last_name, state, created_at, updated_at, reference, origin)"
+                   " VALUES ('p', 'test', ?, ?, 'USD', ?, 'Grace', 'Hopper', ?, ?, ?, ?, 'link')",
+                   (ref, amount, f"{ref.lower()}@example.com", state, created, created,
+                    f"PDK-{ref}"))
     db.close()
-    ledger = Ledger(path)
-    assert ledger.version == 2
-    old = ledger.get("p", "OLD-1")
-    assert old.amount == Decimal(12) and old.state == "pending" and old.updated_at == old.created_at
-    assert old.customization == {} and old.origin == "link"
-    assert [r.tx_ref for r in ledger.recent("p", "test")] == ["OLD-1"]
+
+    ledger = SqliteLedger(path)
+    try:
+        await ledger.opened()
+        assert ledger.version == 3
+        got = {r.tx_ref: r for r in (await ledger.page(LinkQuery("p", "test"))).records}
+        assert got["R-2"].amount == Decimal("1000.00") and got["R-4"].amount == Decimal("1250.00")
+        assert got["R-2"].state == "failed" and got["R-2"].final
+        assert got["R-4"].state == "unknown" and got["R-4"].state_raw == "on-hold"
+        assert not got["R-4"].final and got["R-5"].state == "creating"
+        assert got["R-3"].created_at == datetime(2026, 1, 2, 10, 0, tzinfo=timezone.utc)
+        by_amount = await ledger.page(LinkQuery("p", "test", sort="amount", descending=False))
+        assert [r.tx_ref for r in by_amount.records] == ["R-5", "R-3", "R-1", "R-2", "R-4"]
+        assert [r.tx_ref for r in (await ledger.unsettled())] == ["R-5"]
+        found = await ledger.page(LinkQuery("p", "test", text="r-4@exam"))
+        assert [r.tx_ref for r in found.records] == ["R-4"]  # the search index was built
+    finally:
+        await ledger.close()
+    with sqlite3.connect(path) as db:
+        total = db.execute("SELECT sum(amount_minor), typeof(amount_minor) FROM links").fetchone()
+    assert total == (228500, "integer")  # sums as a number, in cents
 
 
-def test_refuses_a_newer_schema(tmp_path):
+async def test_refuses_a_newer_schema(tmp_path):
     path = tmp_path / "new.sqlite3"
     with sqlite3.connect(path) as db:
         db.execute("PRAGMA user_version = 99")
-    with pytest.raises(RuntimeError, match="newer PayDesk"):
-        Ledger(path)
+    ledger = SqliteLedger(path)
+    with pytest.raises(LedgerError, match="newer PayDesk"):
+        await ledger.opened()
+    with pytest.raises(LedgerError, match="newer PayDesk"):
+        await ledger.get("p", "x")
+    await ledger.close()
 
 
-def test_link_life_cycle(tmp_path):
-    ledger = Ledger(tmp_path / "l.sqlite3")
-    record = ledger.begin_link("p1", "test", _request("R-1"))
+async def test_link_life_cycle(ledger):
+    record = await ledger.begin_link("p1", "test", request("R-1"))
     assert record.state == "creating" and record.checkout_url is None
-    assert [r.tx_ref for r in ledger.unsettled()] == ["R-1"]
-    with pytest.raises(sqlite3.IntegrityError):
-        ledger.begin_link("p1", "live", _request("R-1"))  # one tx_ref per merchant, both modes
-    done = ledger.complete_link("p1", PaymentLink("R-1", "http://h/pay/payment/PDK-abc"))
-    assert done.state == "pending" and done.reference == "PDK-abc" and ledger.unsettled() == []
-    assert done.request() == _request("R-1")
-    tx = Transaction(tx_ref="R-1", status=TransactionState.SUCCESS, status_raw="success",
-                     reference="PDK-abc", raw={"status": "success"})
-    after, changed = ledger.record_lookup("p1", "test", tx)
+    assert record.amount == Decimal(25) and record.meta == {"till": "2"}
+    assert [r.tx_ref for r in await ledger.unsettled()] == ["R-1"]
+    with pytest.raises(DuplicateReference):
+        await ledger.begin_link("p1", "live", request("R-1"))  # one tx_ref per merchant
+    done = await ledger.complete_link("p1", PaymentLink("R-1", "http://h/pay/payment/PDK-abc"))
+    assert done.state == "pending" and done.reference == "PDK-abc" and await ledger.unsettled() == []
+    assert done.request() == request("R-1")
+    after, changed = await ledger.record_lookup("p1", "test", looked_up("R-1", "success",
+                                                                        amount=Decimal(25)))
     assert changed and after.state == "success" and after.final and after.checked_at
-    again, changed = ledger.record_lookup("p1", "test", tx)
+    assert after.fee == Decimal("14.20")
+    assert (await ledger.get("p1", "R-1")).raw == {"status": "success"}
+    _, changed = await ledger.record_lookup("p1", "test", looked_up("R-1", "success"))
     assert not changed
-    rejected = ledger.begin_link("p1", "test", _request("R-2"))
-    rejected = ledger.reject_link("p1", "R-2", "Invalid currency")
+    await ledger.begin_link("p1", "test", request("R-2"))
+    rejected = await ledger.reject_link("p1", "R-2", "Invalid currency")
     assert rejected.state == "rejected" and rejected.error == "Invalid currency" and rejected.final
-    assert [r.tx_ref for r in ledger.recent("p1", "test")] == ["R-2", "R-1"]
-    assert ledger.recent("p1", "live") == []
+    assert [r.tx_ref for r in await ledger.recent("p1", "test")] == ["R-2", "R-1"]
+    assert await ledger.recent("p1", "live") == []
 
 
-def test_a_lookup_of_an_unknown_reference_is_recorded(tmp_path):
-    ledger = Ledger(tmp_path / "l.sqlite3")
-    tx = Transaction(tx_ref="SEEN-1", status=TransactionState.UNKNOWN, status_raw="on-hold",
-                     amount=Decimal("1000.00"), currency="USD", email="x@example.com")
-    record, changed = ledger.record_lookup("p1", "test", tx)
-    assert changed and record.origin == "lookup" and record.state == "on-hold" and not record.final
-    assert ledger.recent("p1", "test") == []  # lookups are not links made here
+@pytest.mark.parametrize("raw,state,final", [
+    ("failed/cancelled", "failed", True), ("Failed", "failed", True),
+    ("cancelled", "cancelled", True), ("refunded", "refunded", True),
+    ("pending", "pending", False), ("on-hold", "unknown", False)])
+async def test_one_state_vocabulary_with_the_service(ledger, raw, state, final):
+    """Regression: "failed/cancelled" was stored as it came, never final, polled for ever."""
+    await ledger.begin_link("p1", "test", request("S-1"))
+    await ledger.complete_link("p1", PaymentLink("S-1", "http://h/pay/payment/PDK-s"))
+    record, changed = await ledger.record_lookup("p1", "test", looked_up("S-1", raw))
+    assert record.state == state and record.final is final is is_final(state)
+    assert changed is (state != "pending")
+    assert (record.state_raw is None) is (raw.lower() == state)
 
 
-def test_two_windows_on_one_ledger(tmp_path):
-    first, second = Ledger(tmp_path / "l.sqlite3"), Ledger(tmp_path / "l.sqlite3")
-    errors = []
-
-    def write(ledger, prefix):
-        try:
-            for i in range(200):
-                ledger.begin_link("p1", "test", _request(f"{prefix}-{i}"))
-                ledger.next_sequence(date(2026, 11, 22))
-        except Exception as exc:  # noqa: BLE001
-            errors.append(exc)
-
-    threads = [threading.Thread(target=write, args=(first, "A")),
-               threading.Thread(target=write, args=(second, "B"))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
-    assert first.count("p1", "test") == 400 == second.count("p1", "test")
-    assert first.next_sequence(date(2026, 11, 22)) == 401  # the shared per-day sequence
+async def test_a_transaction_made_elsewhere_is_added_on_lookup(ledger):
+    record, changed = await ledger.record_lookup("p1", "test", looked_up("WEB-1", "pending"))
+    assert changed and record.origin == "lookup" and record.amount == Decimal("1000.00")
+    assert await ledger.recent("p1", "test") == []  # not a link made here
+    assert [r.tx_ref for r in await ledger.open_records("p1", "test")] == ["WEB-1"]
 
 
-def test_hundred_thousand_records_load_and_filter(tmp_path):
-    path = tmp_path / "big.sqlite3"
-    ledger = Ledger(path)
-    states = ["pending", "success", "failed", "cancelled"]
-    started = time.perf_counter()
-    with sqlite3.connect(path, isolation_level=None) as db:
-        db.execute("BEGIN")
-        db.executemany(
-            "INSERT INTO links (profile_id, mode, tx_ref, amount, currency, email, first_name,"
-            " last_name, state, created_at, updated_at, origin) VALUES"
-            " ('p1', ?, ?, ?, 'USD', ?, 'F', 'L', ?, ?, ?, 'link')",
-            [("test" if i % 5 else "live", f"BULK-{i:06d}", str(i % 900 + 1), f"c{i % 1000}@example.com",
-              states[i % 4], f"2026-01-01T00:00:{i % 60:02d}.{i:06d}+00:00",
-              f"2026-01-01T00:00:{i % 60:02d}.{i:06d}+00:00") for i in range(100_000)])
-        db.execute("COMMIT")
-    loaded = time.perf_counter()
-    assert ledger.count("p1", "test") == 80_000 and ledger.count("p1", "live") == 20_000
-    paid = ledger.search("p1", "test", state="success", limit=500)
-    assert len(paid) == 500 and all(r.state == "success" and r.mode == "test" for r in paid)
-    by_mail = ledger.search("p1", "test", text="c123@", limit=1000)
-    assert by_mail and all(r.email == "c123@example.com" for r in by_mail)
-    by_ref = ledger.search("p1", "test", text="BULK-09999")
-    assert {r.tx_ref for r in by_ref} == {f"BULK-09999{d}" for d in range(10) if int(f"9999{d}") % 5}
-    assert len(ledger.recent("p1", "test", 50)) == 50
-    filtered = time.perf_counter()
-    print(f"\n100,000 records: insert {loaded - started:.2f} s, filters {filtered - loaded:.3f} s")
+async def test_two_windows_on_one_ledger(tmp_path):
+    """Two PayDesk windows write at once: nothing lost, sequences never handed out twice,
+    a lookup's read and write are one transaction (one row, one "changed")."""
+    first, second = SqliteLedger(tmp_path / "l.sqlite3"), SqliteLedger(tmp_path / "l.sqlite3")
+    day = date(2026, 11, 22)
+
+    async def window(ledger, name):
+        claimed = []
+        for i in range(100):
+            await ledger.begin_link("p1", "test", request(f"{name}-{i}"))
+            n = await ledger.peek_sequence(day)
+            while not await ledger.claim_sequence(day, n):
+                n = await ledger.peek_sequence(day)
+            claimed.append(n)
+        return claimed
+
+    try:
+        a, b = await asyncio.gather(window(first, "A"), window(second, "B"))
+        assert sorted(a + b) == list(range(1, 201))
+        assert await first.count(LinkQuery("p1", "test")) == 200 == await second.count(
+            LinkQuery("p1", "test"))
+        results = await asyncio.gather(*(ledger.record_lookup("p1", "test", looked_up("WEB", "pending"))
+                                         for ledger in (first, second) for _ in range(5)))
+        assert sum(changed for _, changed in results) == 1
+        assert await first.count(LinkQuery("p1", "test", text="WEB")) == 1
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_a_start_uses_no_reference_number(ledger):
+    day = date(2026, 11, 22)
+    assert await ledger.peek_sequence(day) == await ledger.peek_sequence(day) == 1
+    assert await ledger.claim_sequence(day, 1) and not await ledger.claim_sequence(day, 1)
+    assert await ledger.peek_sequence(day) == 2
+
+
+async def test_a_busy_ledger_delays_saving_without_freezing_or_failing(ledger, tmp_path):
+    """Regression: a lock held past 5 s froze the window and raised LedgerBusy in a slot."""
+    heard = []
+    ledger.on_busy(heard.append)
+    other = sqlite3.connect(tmp_path / "ledger.sqlite3", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another program holds the write lock
+    stalls = []
+
+    async def ticker():
+        last = time.monotonic()
+        while True:
+            await asyncio.sleep(0.01)
+            now = time.monotonic()
+            stalls.append(now - last)
+            last = now
+
+    tick = asyncio.create_task(ticker())
+    saving = asyncio.create_task(ledger.begin_link("p1", "test", request("BUSY-1")))
+    deadline = time.monotonic() + 5
+    while heard != [True]:
+        assert time.monotonic() < deadline, "never said it was busy"
+        await asyncio.sleep(0.02)
+    assert ledger.busy and not saving.done()
+    assert await ledger.get("p1", "BUSY-1") is None  # reads go on meanwhile
+    await asyncio.sleep(1.5)
+    assert not saving.done()
+    other.execute("COMMIT")
+    other.close()
+    record = await asyncio.wait_for(saving, 5)
+    assert record.state == "creating" and await ledger.get("p1", "BUSY-1") is not None
+    await asyncio.sleep(0.05)
+    assert heard == [True, False] and not ledger.busy
+    tick.cancel()
+    assert max(stalls) < 0.2, f"the loop stalled {max(stalls):.3f} s"
+
+
+async def test_a_cancelled_read_is_interrupted(ledger):
+    """A query superseded by a newer one stops at once and frees its reader."""
+    slow = ("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000000)"
+            " SELECT count(*) FROM n")
+    engine = ledger._engine  # the engine's own behaviour, below the repository
+    tasks = [asyncio.create_task(engine.read(lambda db: db.execute(slow).fetchone()))
+             for _ in range(2)]  # both readers busy
+    await asyncio.sleep(0.3)
+    started = time.monotonic()
+    for task in tasks:
+        task.cancel()
+    for task in tasks:
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    await asyncio.wait_for(ledger.get("p1", "nothing"), 2)
+    assert time.monotonic() - started < 1.0
+
+
+async def test_a_write_outlives_a_caller_that_stopped_waiting(ledger):
+    task = asyncio.create_task(ledger.begin_link("p1", "test", request("KEEP-1")))
+    await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    for _ in range(100):
+        if await ledger.get("p1", "KEEP-1"):
+            break
+        await asyncio.sleep(0.02)
+    assert (await ledger.get("p1", "KEEP-1")).state == "creating"
+
+
+async def test_closing_finishes_queued_writes(tmp_path):
+    ledger = SqliteLedger(tmp_path / "l.sqlite3")
+    writes = [asyncio.create_task(ledger.begin_link("p1", "test", request(f"Q-{i}")))
+              for i in range(20)]
+    await asyncio.sleep(0)
+    await ledger.close()
+    assert all(w.done() for w in writes)
+    again = SqliteLedger(tmp_path / "l.sqlite3")
+    assert await again.count(LinkQuery("p1", "test")) == 20
+    await again.close()

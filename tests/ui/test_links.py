@@ -28,6 +28,7 @@ def desk(start_app, loop):
     app = start_app(sandbox=True)
     app.wait_started()
     app.window.resize(1200, 900)
+    loop.until(lambda: app.window.links_tab.loaded, message="the links tab")
     return app
 
 
@@ -77,9 +78,9 @@ def test_create_show_qr_and_watch_it_settle(desk, loop, outcome, words):
     loop.until(lambda: panel.state.text() == words, message=f"the panel to say {words}")
     loop.until(lambda: tab.counter.state.text() == words, message="the counter display")
     assert tab.recent.state_of(tx_ref) == words
-    stored = desk.session.ledger.get(desk.session.profile.id, tx_ref)
+    stored = loop.run(desk.session.ledger.get(desk.session.profile.id, tx_ref))
     assert stored.state == outcome and stored.meta == {"till": "3"}
-    assert record.tx_ref not in [r.tx_ref for r in desk.window.watcher.watched()]  # stopped
+    assert record.tx_ref not in [r.tx_ref for r in desk.window.scheduler.watched()]  # stopped
 
 
 def test_every_bad_field_says_why_and_sends_nothing(desk, loop):
@@ -113,7 +114,7 @@ def test_every_bad_field_says_why_and_sends_nothing(desk, loop):
         assert not shown.isVisible()
     assert form.create_button.isEnabled()
     assert service_rows(desk) == before
-    assert desk.session.ledger.recent(desk.session.profile.id, "test") == []
+    assert loop.run(desk.session.ledger.recent(desk.session.profile.id, "test")) == []
 
 
 def test_mistyped_reference_is_caught_by_its_check_characters(desk):
@@ -142,7 +143,7 @@ def test_service_refusal_is_shown_next_to_the_field(desk, loop):
     assert loop.run(tab.create_from_form()) is None
     assert "another payment" in tab.form.messages["tx_ref"].text() or \
         "used before" in tab.form.messages["tx_ref"].text()
-    record = desk.session.ledger.recent(desk.session.profile.id, "test")[0]
+    record = loop.run(desk.session.ledger.recent(desk.session.profile.id, "test"))[0]
     assert record.state == "rejected" and tab.panel.state.text() == "NOT CREATED"
 
 
@@ -152,7 +153,8 @@ def test_recent_links_show_their_qr_again(desk, loop):
     for amount in ("5", "6"):
         fill(tab, amount=amount)
         made.append(loop.run(tab.create_from_form()))
-    assert [tab.recent.item(r, 0).text() for r in range(2)] == [made[1].tx_ref, made[0].tx_ref]
+    model = tab.recent.model()
+    assert [model.index(r, 0).data() for r in range(2)] == [made[1].tx_ref, made[0].tx_ref]
     tab.recent.selectRow(1)
     assert tab.panel.record.tx_ref == made[0].tx_ref
     assert decode_qr(tab.panel.qr) == [made[0].checkout_url]
@@ -315,10 +317,9 @@ def test_rate_limits_are_honoured_by_the_scheduler(desk, loop):
     key = loop.run(desk.session.key())
     httpx.put(desk.session.profile.base_url + "/_sandbox/faults", json={"rate_limit_per_s": 0.5},
               headers={"Authorization": f"Bearer {key}"}).raise_for_status()
-    watcher = desk.window.watcher
-    loop.until(lambda: watcher._paused_until > 0, timeout=20, message="a 429 to pause the checks")
-    import time
-    assert watcher._paused_until > time.monotonic() - 1
+    scheduler = desk.window.scheduler
+    loop.until(lambda: scheduler.stats["RateLimitedError"] > 0, timeout=20,
+               message="a 429 to pause the checks")
     httpx.delete(desk.session.profile.base_url + "/_sandbox/faults",
                  headers={"Authorization": f"Bearer {key}"}).raise_for_status()
     control(desk, f"pay/{record.reference}", {"outcome": "success"})

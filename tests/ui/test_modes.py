@@ -30,6 +30,8 @@ def test_going_live_asks_and_says_what_live_means(start_app, loop):
     loop.until(lambda: _confirm_box() is not None, message="the confirmation")
     box = _confirm_box()
     assert "real money" in box.informativeText() and "LIVE" in box.text()
+    # the embedded sandbox's live mode is still the sandbox: the question says so
+    assert "still the sandbox" in box.informativeText()
     _press(box, "Stay in test")
     loop.until(task.done, message="the answer")
     assert task.result() is False and session.mode == "test" and window.banner.isVisible()
@@ -40,15 +42,26 @@ def test_going_live_asks_and_says_what_live_means(start_app, loop):
     loop.until(task.done, message="the switch")
     assert session.mode == "live"
     assert not window.banner.isVisible()
+    # live is unmistakable: a red strip where the test banner was
+    assert window.live_banner.isVisible() and "LIVE MODE" in window.live_banner.text()
+    assert "sandbox" in window.live_banner.text()
     assert "LIVE" in window.windowTitle() and "TEST" not in window.windowTitle()
     assert window.mode_button.text() == "Switch to test mode"
     assert window.where.text() == "Sandbox · LIVE"
     # each mode's keys are its own
-    assert loop.run(session.client()) is not loop.run(session.client(mode="test"))
+
+    async def clients():
+        async with session.lease(session.profile, "live") as live, \
+                session.lease(session.profile, "test") as test:
+            return live, test
+
+    live, test = loop.run(clients())
+    assert live is not test
 
     task = loop.spawn(window.toggle_mode())  # back to test: no question
     loop.until(task.done, message="back to test")
     assert session.mode == "test" and window.banner.text() == TEST_BANNER and window.banner.isVisible()
+    assert not window.live_banner.isVisible()
     assert "TEST" in window.windowTitle()
     app.close()
 

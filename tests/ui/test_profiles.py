@@ -10,6 +10,7 @@ from paydesk.ui.session import Session
 @pytest.fixture
 def session(paths, keys, loop):
     s = Session(paths, keys)
+    loop.run(s.load())
     yield s
     loop.run(s.close())
 
@@ -147,6 +148,7 @@ def test_reference_prefix_and_default_urls(session, loop, sandbox, qtbot):
     window = MainWindow(session)
     qtbot.addWidget(window)
     form = window.links_tab.form
+    loop.until(lambda: window.links_tab.loaded, message="the links tab")
     assert form.tx_ref.text().startswith("SHOP-")
     assert form.callback_url.text() == "https://shop.example/hooks"
     assert form.return_url.text() == "https://shop.example/thanks"

@@ -1,72 +1,169 @@
 """The key store: system keyring when there is one, memory for the session when not, never frozen."""
 
+import asyncio
 import time
 
 import keyring.backend
-from keyring.errors import KeyringError
+from keyring.errors import InitError, KeyringLocked
 
 from paydesk.config.secrets import KeyStore
 from paydesk.ui.main_window import KEYRING_NOTICE, MainWindow
+from paydesk.ui.status import KEYRING_WAITING
 from paydesk.ui.session import Session
 
 
-class BrokenKeyring(keyring.backend.KeyringBackend):
-    """A keyring that fails, as a locked or absent Secret Service does."""
+class LockedKeyring(keyring.backend.KeyringBackend):
+    """A keyring the user did not unlock (the prompt was dismissed). A stand-in: a real
+    unlock prompt needs a person at the desktop."""
 
     priority = 1
 
     def get_password(self, service, username):
-        raise KeyringError("locked")
+        raise KeyringLocked("Failed to unlock the collection!")
 
     def set_password(self, service, username, password):
-        raise KeyringError("locked")
+        raise KeyringLocked("Failed to unlock the collection!")
 
     def delete_password(self, service, username):
-        raise KeyringError("locked")
+        raise KeyringLocked("Failed to unlock the collection!")
 
 
-class FrozenKeyring(BrokenKeyring):
-    """A keyring that never answers (a prompt nobody sees)."""
+class AbsentKeyring(LockedKeyring):
+    """A keyring that turns out not to exist (no Secret Service on the bus)."""
 
     def get_password(self, service, username):
-        time.sleep(3)
+        raise InitError("Failed to create the collection")
 
     def set_password(self, service, username, password):
-        time.sleep(3)
+        raise InitError("Failed to create the collection")
+
+
+class SlowKeyring(keyring.backend.KeyringBackend):
+    """A keyring that takes human time: the desktop asks the user to unlock it first."""
+
+    priority = 1
+
+    def __init__(self, delay):
+        super().__init__()
+        self.delay = delay
+        self.store = {}
+
+    def get_password(self, service, username):
+        time.sleep(self.delay)
+        return self.store.get((service, username))
+
+    def set_password(self, service, username, password):
+        time.sleep(self.delay)
+        self.store[(service, username)] = password
+
+    def delete_password(self, service, username):
+        self.store.pop((service, username), None)
 
 
 def test_memory_backend_round_trip(loop, memory_keyring):
     store = KeyStore(memory_keyring)
-    loop.run(store.set("p1", "test", "secret", " sec-test-abc "))
+    assert loop.run(store.set("p1", "test", "secret", " sec-test-abc ")) is True
     assert loop.run(KeyStore(memory_keyring).get("p1", "test", "secret")) == "sec-test-abc"
     loop.run(store.delete_profile("p1"))
     assert loop.run(KeyStore(memory_keyring).get("p1", "test", "secret")) is None
     assert store.persistent
 
 
-def test_broken_keyring_falls_back_to_this_session(loop):
-    store = KeyStore(BrokenKeyring())
-    loop.run(store.set("p1", "test", "secret", "sec-test-abc"))
-    assert not store.persistent and store.problem == "KeyringError"
+def test_a_refused_call_fails_alone(loop):
+    """Regression: one failing call switched the whole session to memory-only, and the
+    editor said "saved" anyway."""
+    store = KeyStore(LockedKeyring())
+    assert loop.run(store.set("p1", "test", "secret", "sec-test-abc")) is False  # not saved
+    assert store.persistent and store.problem == "the keyring stayed locked"
+    assert loop.run(store.get("p1", "test", "secret")) == "sec-test-abc"  # kept this session
+
+
+def test_an_absent_keyring_falls_back_to_this_session(loop):
+    store = KeyStore(AbsentKeyring())
+    assert loop.run(store.set("p1", "test", "secret", "sec-test-abc")) is False
+    assert not store.persistent
     assert loop.run(store.get("p1", "test", "secret")) == "sec-test-abc"
 
 
-def test_frozen_keyring_never_freezes_the_window(loop):
-    store = KeyStore(FrozenKeyring(), timeout=0.3)
+def test_an_unlock_prompt_is_waited_for_without_freezing(loop):
+    """Regression: a call slower than 5 s (a person typing the keyring's password) gave up
+    and sent the whole session to memory."""
+    backend = SlowKeyring(1.5)
+    backend.store[("PayDesk", "p1/test/secret")] = "sec-test-abc"
+    waiting = []
+    store = KeyStore(backend, slow_after=0.3)
+    store.on_waiting = waiting.append
+    ticks = []
+
+    async def get_while_ticking():
+        async def tick():
+            while True:
+                ticks.append(time.monotonic())
+                await asyncio.sleep(0.02)
+
+        ticker = asyncio.ensure_future(tick())
+        try:
+            return await store.get("p1", "test", "secret")
+        finally:
+            ticker.cancel()
+
+    assert loop.run(get_while_ticking()) == "sec-test-abc"
+    assert waiting == [True, False] and store.persistent and store.problem is None
+    assert max(b - a for a, b in zip(ticks, ticks[1:])) < 0.25  # the loop never stalled
+
+
+def test_a_keyring_that_never_answers_fails_that_call_only(loop):
+    store = KeyStore(SlowKeyring(3), slow_after=0.1, timeout=0.5)
     started = time.monotonic()
     assert loop.run(store.get("p1", "test", "secret")) is None
     assert time.monotonic() - started < 2
-    assert not store.persistent
+    assert store.persistent and store.problem == "the keyring did not answer"
+
+
+def test_the_window_says_when_it_waits_for_the_keyring(loop, paths, qtbot):
+    backend = SlowKeyring(1.0)
+    session = Session(paths, KeyStore(backend, slow_after=0.2))
+    loop.run(session.load())
+    window = MainWindow(session)
+    qtbot.addWidget(window)
+    window.show()
+    task = loop.spawn(session.keys.get("p1", "test", "secret"))
+    loop.until(lambda: window.status.keyring.isVisible(), message="the waiting notice")
+    assert window.status.keyring.text() == KEYRING_WAITING
+    loop.until(task.done, message="the keyring's answer")
+    assert not window.status.keyring.isVisible()
+    loop.run(session.close())
+
+
+def test_saved_is_said_only_when_the_keyring_saved(loop, paths, sandbox, qtbot):
+    from paydesk.ui.profile_editor import ProfileEditor
+
+    session = Session(paths, KeyStore(LockedKeyring()))
+    loop.run(session.load())
+    said = []
+    session.callFinished.connect(said.append)
+    editor = ProfileEditor(session)
+    qtbot.addWidget(editor)
+    editor.name.setText("Shop")
+    editor.url.setText(sandbox.base_url)
+    editor.key_fields[("test", "secret")].edit.setText(sandbox.key("test"))
+    assert loop.run(editor.save()) is True
+    assert said[-1] == ("Profile Shop saved, but its keys are kept for this session only "
+                        "(the keyring stayed locked)")
+    loop.run(session.close())
 
 
 def test_no_keyring_notice_on_screen(loop, paths, qtbot):
     session = Session(paths, KeyStore(None))
+    loop.run(session.load())
     window = MainWindow(session)
     qtbot.addWidget(window)
     window.show()
     assert window.keyring_notice.isVisible()
     assert window.keyring_notice.text() == KEYRING_NOTICE
     assert "this session only" in KEYRING_NOTICE
+    # it promises no question that never comes: it says where to enter them again
+    assert "asked" not in KEYRING_NOTICE and "Edit profile" in KEYRING_NOTICE
     loop.run(session.close())
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import secrets
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from ..service.models import DEFAULT_CARD_CURRENCIES
 
@@ -15,6 +17,24 @@ KINDS = ("secret", "public")
 # The two deployments of SERVICE.md: with cards (GBP, USD), without (EUR, GBP, USD).
 CARDS_CURRENCIES = ["GBP", "USD"]
 NO_CARDS_CURRENCIES = ["EUR", "GBP", "USD"]
+
+
+def address_problem(url: str) -> str | None:
+    """Why keys must not be sent to ``url`` (None: they may). Keys go only over https,
+    except to this computer (loopback), where the embedded sandbox and local tests live."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "Enter the service's address, starting with https://"
+    if parts.scheme == "https":
+        return None
+    host = parts.hostname
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = host == "localhost" or host.endswith(".localhost")
+    if loopback:
+        return None
+    return "Keys are sent only over https (http only to this computer): use https://"
 
 
 @dataclass
@@ -72,14 +92,20 @@ class SettingsFile:
             installation_id=data.get("installation_id"),
         )
 
-    def save(self, settings: Settings) -> None:
-        data = {
+    @staticmethod
+    def dump(settings: Settings) -> str:
+        return json.dumps({
             "profiles": [asdict(p) for p in settings.profiles],
             "active_profile": settings.active_profile,
             "active_mode": settings.active_mode,
             "installation_id": settings.installation_id,
-        }
+        }, indent=2)
+
+    def write(self, text: str) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, indent=2), "utf-8")
+        tmp.write_text(text, "utf-8")
         os.replace(tmp, self.path)
+
+    def save(self, settings: Settings) -> None:
+        self.write(self.dump(settings))

@@ -39,20 +39,33 @@ def entry(profile_id: str, mode: str, kind: str) -> str:
 
 
 class KeyStore:
-    """Keys by (profile, mode, kind). ``persistent`` says whether they outlive the session."""
+    """Keys by (profile, mode, kind). ``persistent`` says whether they outlive the session.
 
-    def __init__(self, backend: keyring.backend.KeyringBackend | None, *, timeout: float = 5.0,
-                 on_secret: Callable[[str], None] | None = None):
+    A keyring call can take human time (the desktop asks the user to unlock the keyring):
+    after ``slow_after`` seconds ``on_waiting(True)`` tells the window, which says so, and
+    the call goes on waiting (up to ``timeout``). One slow or refused call fails only
+    itself; only a keyring that turns out not to exist sends the session to memory.
+    """
+
+    def __init__(self, backend: keyring.backend.KeyringBackend | None, *, timeout: float = 300.0,
+                 slow_after: float = 1.0, on_secret: Callable[[str], None] | None = None):
         self.backend = backend
         self.timeout = timeout
+        self.slow_after = slow_after
         self._memory: dict[str, str] = {}
         self._lock = threading.Lock()
         self._on_secret = on_secret or (lambda s: None)
-        self.problem: str | None = None  # what went wrong with the keyring, if anything
+        self.on_waiting: Callable[[bool], None] = lambda waiting: None
+        self._waiting = 0
+        self.problem: str | None = None  # what last went wrong with the keyring, if anything
 
     @property
     def persistent(self) -> bool:
         return self.backend is not None
+
+    @property
+    def waiting(self) -> bool:
+        return self._waiting > 0
 
     @property
     def backend_name(self) -> str:
@@ -61,32 +74,54 @@ class KeyStore:
         return getattr(self.backend, "name", type(self.backend).__name__)
 
     async def _call(self, fn, *args):
-        return await asyncio.wait_for(asyncio.to_thread(fn, *args), self.timeout)
+        call = asyncio.ensure_future(asyncio.to_thread(fn, *args))
+        done, _ = await asyncio.wait({call}, timeout=self.slow_after)
+        if done:
+            return call.result()
+        self._waiting += 1
+        if self._waiting == 1:
+            self.on_waiting(True)
+        try:
+            return await asyncio.wait_for(asyncio.shield(call), self.timeout - self.slow_after)
+        finally:
+            self._waiting -= 1
+            if self._waiting == 0:
+                self.on_waiting(False)
 
-    def _fall_back(self, why: str) -> None:
-        log.warning("system keyring unavailable (%s); keys are kept in memory for this session", why)
-        self.problem = why
-        self.backend = None
+    def _failed(self, exc: BaseException) -> None:
+        if isinstance(exc, (keyring.errors.NoKeyringError, keyring.errors.InitError)):
+            log.warning("no usable system keyring (%s); keys are kept in memory for this session",
+                        type(exc).__name__)
+            self.backend = None
+        elif isinstance(exc, TimeoutError):
+            log.warning("the system keyring did not answer within %g s", self.timeout)
+        else:
+            log.warning("the system keyring refused a call (%s)", type(exc).__name__)
+        self.problem = {"KeyringLocked": "the keyring stayed locked",
+                        "TimeoutError": "the keyring did not answer"}.get(
+            type(exc).__name__, f"the keyring failed ({type(exc).__name__})")
 
     async def get(self, profile_id: str, mode: str, kind: str) -> str | None:
         name = entry(profile_id, mode, kind)
         with self._lock:
             if name in self._memory:
                 return self._memory[name]
-        if self.backend is not None:
-            try:
-                value = await self._call(self.backend.get_password, SERVICE_NAME, name)
-            except (KeyringError, TimeoutError, OSError) as exc:
-                self._fall_back(type(exc).__name__)
-                value = None
-            if value:
-                self._on_secret(value)
-                with self._lock:
-                    self._memory[name] = value
-            return value or None
-        return None
+        if self.backend is None:
+            return None
+        try:
+            value = await self._call(self.backend.get_password, SERVICE_NAME, name)
+        except (KeyringError, TimeoutError, OSError) as exc:
+            self._failed(exc)
+            return None
+        if value:
+            self._on_secret(value)
+            with self._lock:
+                self._memory[name] = value
+        return value or None
 
-    async def set(self, profile_id: str, mode: str, kind: str, value: str) -> None:
+    async def set(self, profile_id: str, mode: str, kind: str, value: str) -> bool:
+        """Keep ``value`` (empty: remove it). True when the system keyring has it (or, for a
+        removal, no longer has it); False when it is kept for this session only."""
         name = entry(profile_id, mode, kind)
         value = value.strip()
         if value:
@@ -97,14 +132,16 @@ class KeyStore:
             else:
                 self._memory.pop(name, None)
         if self.backend is None:
-            return
+            return False
         try:
             if value:
                 await self._call(self.backend.set_password, SERVICE_NAME, name, value)
             else:
                 await self._delete(name)
         except (KeyringError, TimeoutError, OSError) as exc:
-            self._fall_back(type(exc).__name__)
+            self._failed(exc)
+            return False
+        return True
 
     async def _delete(self, name: str) -> None:
         try:

@@ -1,8 +1,17 @@
-"""PayDesk's own record of every link it creates and every transaction it looks up (SQLite).
+"""PayDesk's own record of every link it creates and every transaction it looks up.
 
-Qt-free. A link's record is written before the call that creates it, so nothing is lost.
+Qt-free and async: ``await ledger.…`` from anywhere on the event loop; SQLite runs on the
+ledger's own threads. A link's record is written before the call that creates it, so
+nothing is lost. ``Ledger`` is the interface; ``SqliteLedger`` the local file.
 """
 
-from .store import LinkRecord, Ledger, LedgerBusy
+from .engine import LedgerClosed, LedgerError
+from .query import SORTS, Cursor, LinkQuery, Page
+from .records import (CREATING, FINAL, OPEN, PENDING, REJECTED, STATES, UNKNOWN, LinkRecord,
+                      is_final)
+from .repository import DuplicateReference, Ledger
+from .sqlite import SqliteLedger
 
-__all__ = ["Ledger", "LinkRecord", "LedgerBusy"]
+__all__ = ["CREATING", "FINAL", "OPEN", "PENDING", "REJECTED", "SORTS", "STATES", "UNKNOWN",
+           "Cursor", "DuplicateReference", "Ledger", "LedgerClosed", "LedgerError", "LinkQuery",
+           "LinkRecord", "Page", "SqliteLedger", "is_final"]

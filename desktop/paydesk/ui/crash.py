@@ -8,6 +8,7 @@ import sys
 import traceback
 from pathlib import Path
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (QApplication, QDialog, QDialogButtonBox, QLabel, QPlainTextEdit,
                                QVBoxLayout)
@@ -31,9 +32,17 @@ class CrashDialog(QDialog):
         self.setObjectName("crash-dialog")
         self.setWindowTitle("PayDesk hit an unexpected problem")
         layout = QVBoxLayout(self)
-        text = QLabel(f"<b>Something went wrong:</b> {summary}<br>"
-                      "PayDesk is still running and nothing you saved was lost. "
+        headline = QLabel("Something went wrong")
+        headline.setObjectName("crash-headline")
+        bold = headline.font()
+        bold.setBold(True)
+        headline.setFont(bold)
+        layout.addWidget(headline)
+        # what went wrong may quote the service or the network: shown as text, never markup
+        text = QLabel(f"{summary}\nPayDesk is still running and nothing you saved was lost. "
                       "You can copy the report below for support.")
+        text.setObjectName("crash-summary")
+        text.setTextFormat(Qt.TextFormat.PlainText)
         text.setWordWrap(True)
         text.setAccessibleName("Something went wrong")
         layout.addWidget(text)
@@ -43,6 +52,7 @@ class CrashDialog(QDialog):
         self.report.setAccessibleName("Problem report")
         layout.addWidget(self.report)
         where = QLabel(f"The log is at {log_path}" if log_path else "")
+        where.setTextFormat(Qt.TextFormat.PlainText)
         where.setObjectName("crash-log-path")
         where.setAccessibleName(where.text() or "Log location")
         where.setTextInteractionFlags(where.textInteractionFlags() | where.textInteractionFlags().TextSelectableByMouse)

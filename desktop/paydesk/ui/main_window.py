@@ -2,19 +2,29 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
+
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import (QComboBox, QLabel, QMainWindow, QPushButton,
-                               QStatusBar, QTabWidget, QToolBar, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QLabel, QMainWindow, QPushButton, QTabWidget,
+                               QToolBar, QVBoxLayout, QWidget)
 
+from ..scheduler import Scheduler
 from .dialogs import confirm, finished
+from .links.controller import LinksController
+from .links.tab import LinksTab
 from .session import Session
+from .status import StatusLine
 from .tabs import TABS, PlaceholderTab
 
 TEST_BANNER = ("TEST MODE: nothing here is real money. Links created now can only be paid "
                "with test cards.")
-KEYRING_NOTICE = ("No system keyring: keys are kept in memory for this session only. "
-                  "You will be asked for them again next time PayDesk starts.")
+LIVE_BANNER = ("LIVE MODE: real money. Links created now are paid by real customers' cards, "
+               "and card actions move real funds.")
+SANDBOX_LIVE_BANNER = ("LIVE MODE of the sandbox: this is still the sandbox on this computer, "
+                       "not real money; its live links refuse test cards.")
+KEYRING_NOTICE = ("No system keyring: keys are kept in memory for this session only. Next "
+                  "time PayDesk starts, enter them again with Edit profile (Ctrl+,).")
 
 
 class MainWindow(QMainWindow):
@@ -43,19 +53,21 @@ class MainWindow(QMainWindow):
         self.edit_profile = QPushButton("Edit profile…")
         self.edit_profile.setObjectName("edit-profile")
         self.edit_profile.setAccessibleName("Edit profile")
-        self.edit_profile.clicked.connect(lambda: session.tasks.spawn(self.open_editor(self.session.profile)))
+        self.tasks = session.tasks.child(self)
+        self.edit_profile.clicked.connect(
+            lambda: self.tasks.spawn(self.open_editor(self.session.profile), "editor"))
         toolbar.addWidget(self.edit_profile)
         self.add_profile = QPushButton("Add profile…")
         self.add_profile.setObjectName("add-profile")
         self.add_profile.setAccessibleName("Add profile")
-        self.add_profile.clicked.connect(lambda: session.tasks.spawn(self.open_editor(None)))
+        self.add_profile.clicked.connect(lambda: self.tasks.spawn(self.open_editor(None), "editor"))
         toolbar.addWidget(self.add_profile)
         spacer = QWidget()
         spacer.setSizePolicy(spacer.sizePolicy().Policy.Expanding, spacer.sizePolicy().Policy.Preferred)
         toolbar.addWidget(spacer)
         self.mode_button = QPushButton()
         self.mode_button.setObjectName("mode-switch")
-        self.mode_button.clicked.connect(lambda: session.tasks.spawn(self.toggle_mode(), "mode"))
+        self.mode_button.clicked.connect(lambda: self.tasks.spawn(self.toggle_mode(), "mode"))
         toolbar.addWidget(self.mode_button)
 
         central = QWidget()
@@ -68,6 +80,12 @@ class MainWindow(QMainWindow):
         self.banner.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.banner.setStyleSheet("background: #f5a623; color: #000; font-weight: 700; padding: 8px;")
         column.addWidget(self.banner)
+        self.live_banner = QLabel(LIVE_BANNER)
+        self.live_banner.setObjectName("live-banner")
+        self.live_banner.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.live_banner.setStyleSheet(
+            "background: #b3261e; color: #fff; font-weight: 700; padding: 8px;")
+        column.addWidget(self.live_banner)
         self.keyring_notice = QLabel(KEYRING_NOTICE)
         self.keyring_notice.setObjectName("keyring-notice")
         self.keyring_notice.setAccessibleName(KEYRING_NOTICE)
@@ -77,31 +95,24 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.setObjectName("tabs")
         self.tabs.setAccessibleName("Sections")
-        from .links.controller import LinksController
-        from .links.tab import LinksTab
-        from .links.watcher import LinkWatcher
-
         self.links = LinksController(session, session.ledger)
-        self.watcher = LinkWatcher(self.links)
-        self.links_tab = LinksTab(session, self.links, self.watcher)
+        self.scheduler = Scheduler(self.links.check, self.links.settle)
+        self.links.linkChanged.connect(self.scheduler.seen)
+        session.profileDeleted.connect(self.scheduler.forget)
+        self.links_tab = LinksTab(session, self.links, self.scheduler)
         for title, name, text in TABS:
             tab = self.links_tab if name == "links" else PlaceholderTab(title, name, text)
             self.tabs.addTab(tab, title)
         column.addWidget(self.tabs, 1)
         self.setCentralWidget(central)
 
-        self.setStatusBar(QStatusBar())
-        self.where = QLabel()
-        self.where.setObjectName("status-where")
-        self.statusBar().addPermanentWidget(self.where)
-        self.last_call = QLabel("Ready")
-        self.last_call.setObjectName("status-last-call")
-        self.last_call.setAccessibleName("Last call")
-        self.statusBar().addWidget(self.last_call, 1)
+        self.status = StatusLine(session)
+        self.setStatusBar(self.status)
+        self.last_call, self.where = self.status.last_call, self.status.where
+        self.status.listeners.append(self.links_tab.counter.set_connection)
 
         self._shortcuts()
         session.changed.connect(self.refresh)
-        session.callFinished.connect(self._call_finished)
         self.refresh()
         if self._state is not None and self._state.value("geometry") is not None:
             self.restoreGeometry(self._state.value("geometry"))
@@ -114,11 +125,12 @@ class MainWindow(QMainWindow):
             self.addAction(action)
         mode = QAction(self)
         mode.setShortcut(QKeySequence("Ctrl+Shift+M"))
-        mode.triggered.connect(lambda: self.session.tasks.spawn(self.toggle_mode(), "mode"))
+        mode.triggered.connect(lambda: self.tasks.spawn(self.toggle_mode(), "mode"))
         self.addAction(mode)
         edit = QAction(self)
         edit.setShortcut(QKeySequence("Ctrl+,"))
-        edit.triggered.connect(lambda: self.session.tasks.spawn(self.open_editor(self.session.profile)))
+        edit.triggered.connect(
+            lambda: self.tasks.spawn(self.open_editor(self.session.profile), "editor"))
         self.addAction(edit)
         quit_ = QAction(self)
         quit_.setShortcut(QKeySequence(QKeySequence.StandardKey.Quit))
@@ -138,7 +150,11 @@ class MainWindow(QMainWindow):
             self.profiles.setCurrentIndex(self.profiles.findData(profile.id))
         self.profiles.blockSignals(False)
         test = session.is_test
-        self.banner.setVisible(test)
+        self.banner.setVisible(test and profile is not None)
+        live_text = SANDBOX_LIVE_BANNER if profile and profile.embedded_sandbox else LIVE_BANNER
+        self.live_banner.setText(live_text)
+        self.live_banner.setAccessibleName(live_text)
+        self.live_banner.setVisible(not test and profile is not None)
         self.mode_button.setText("Switch to live mode" if test else "Switch to test mode")
         self.mode_button.setAccessibleName(self.mode_button.text())
         self.mode_button.setStyleSheet("" if test else "background: #b3261e; color: white; font-weight: 700;")
@@ -150,36 +166,47 @@ class MainWindow(QMainWindow):
         self.where.setText(f"{name} · {mode}")
         self.where.setAccessibleName(f"Profile {name}, {mode.lower()} mode")
         self.keyring_notice.setVisible(not session.keys.persistent)
+        self.status.refresh_connection()
 
     started = False  # start-up is over: profile, sandbox and background work are in place
 
     def start_background(self) -> None:
-        """The link scheduler, and settling creates a previous run left unfinished."""
-        self.session.tasks.spawn(self.watcher.run(), "link watcher")
-        self.session.tasks.spawn(self.links.recover(), "recover links")
+        """The scheduler, with every open record of the last day and every create a
+        previous run left unfinished."""
+        self.session.tasks.spawn(self.scheduler.run(), "scheduler")
+        self.session.tasks.spawn(self._watch_open(), "watch open records")
         self.started = True
 
-    def _call_finished(self, text: str) -> None:
-        self.last_call.setText(text)
-        self.last_call.setAccessibleName(f"Last call: {text}")
+    async def _watch_open(self) -> None:
+        for record in await self.session.ledger.unsettled():
+            self.scheduler.watch(record)
+        since = datetime.now(timezone.utc) - timedelta(days=1)
+        for record in await self.session.ledger.open_records(since=since):
+            self.scheduler.watch(record)
 
     # -- actions ---------------------------------------------------------------
 
     def _profile_chosen(self, index: int) -> None:
         profile_id = self.profiles.itemData(index)
         if profile_id:
-            self.session.tasks.spawn(self.session.switch_profile(profile_id), "switch profile")
+            self.tasks.spawn(self.session.switch_profile(profile_id), "switch profile")
 
     async def toggle_mode(self) -> bool:
         """Test -> live asks first and says what live means; live -> test does not."""
         if self.session.profile is None:
             return False
         if self.session.is_test:
-            ok = await confirm(
-                self, "Switch to live mode?", "Switch to LIVE mode?",
-                "Live mode uses real money: links you create can be paid by real customers, "
-                "and card actions move real funds. Test data stays in test mode.",
-                "Switch to live", "Stay in test", object_name="confirm-live")
+            if self.session.profile.embedded_sandbox:
+                informative = (
+                    "This profile is PayDesk's embedded sandbox: its live mode is still the "
+                    "sandbox on this computer, and no real money moves. It behaves like a live "
+                    "service: test cards cannot pay its live links. Test data stays in test mode.")
+            else:
+                informative = (
+                    "Live mode uses real money: links you create can be paid by real customers, "
+                    "and card actions move real funds. Test data stays in test mode.")
+            ok = await confirm(self, "Switch to live mode?", "Switch to LIVE mode?", informative,
+                               "Switch to live", "Stay in test", object_name="confirm-live")
             if not ok:
                 return False
             await self.session.set_mode("live")
@@ -191,10 +218,13 @@ class MainWindow(QMainWindow):
         from .profile_editor import ProfileEditor  # imported on first use: keeps start-up quick
 
         editor = ProfileEditor(self.session, profile, self)
-        await editor.load_keys()
         self.editor = editor
-        await finished(editor)
-        editor.deleteLater()
+        try:
+            await editor.load_keys()
+            await finished(editor)
+        finally:
+            await editor.tasks.cancel_all()  # nothing it started touches it once it is gone
+            editor.deleteLater()
         return editor
 
     def closeEvent(self, event: QCloseEvent) -> None:

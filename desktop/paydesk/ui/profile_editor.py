@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
-from urllib.parse import urlsplit
 
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QLabel,
                                QLineEdit, QPushButton, QVBoxLayout, QWidget)
 
 from ..config import keycheck
-from ..config.profiles import CARDS_CURRENCIES, Profile
+from ..config.profiles import CARDS_CURRENCIES, Profile, address_problem
 from .field_message import FieldMessage
 from .links.checks import url as check_url
 from .session import Session
@@ -116,8 +116,9 @@ class ProfileEditor(QDialog):
             button.setAccessibleName(button.text())
         self.check_button.setObjectName("check-keys")
         self.save_button.setObjectName("save-profile")
-        self.check_button.clicked.connect(lambda: session.tasks.spawn(self.check(), "check keys"))
-        self.save_button.clicked.connect(lambda: session.tasks.spawn(self.save(), "save profile"))
+        self.tasks = session.tasks.child(self)  # checking and saving end with the editor
+        self.check_button.clicked.connect(lambda: self.tasks.replace("check", self.check()))
+        self.save_button.clicked.connect(lambda: self.tasks.replace("save", self.save()))
         self.cancel_button.clicked.connect(self.reject)
         layout.addWidget(buttons)
         self.saved: Profile | None = None
@@ -150,9 +151,9 @@ class ProfileEditor(QDialog):
         if not self.name.text().strip():
             self.name_message.say("Give the profile a name, e.g. the shop's name")
             ok = False
-        parts = urlsplit(self.url.text().strip())
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            self.url_message.say("Enter the service's address, starting with https://")
+        problem = address_problem(self.url.text())
+        if problem:
+            self.url_message.say(problem)
             ok = False
         codes = [c.strip().upper() for c in self.currencies.text().split(",") if c.strip()]
         if not codes or any(len(c) != 3 or not c.isalpha() for c in codes):
@@ -203,7 +204,21 @@ class ProfileEditor(QDialog):
                           return_url=self.return_default.text().strip())
         secret = keys[("test", "secret")] or keys[("live", "secret")]
         profile = await self.session.discover(profile, secret)
-        self.saved = await self.session.save_profile(profile, keys)
-        self.session.report(f"Profile {profile.name} saved")
+        # From here the profile is committed whole: Cancel no longer stops it half-way
+        # (the session finishes it even if the editor is closed meanwhile).
+        commit = self.session.tasks.spawn(self.session.save_profile(profile, keys), "save profile")
+        persisted = await asyncio.shield(commit)
+        self.saved = profile
+        if persisted:
+            self.session.report(f"Profile {profile.name} saved; its keys are in the system keyring")
+        else:
+            why = self.session.keys.problem or "there is no system keyring"
+            self.session.report(f"Profile {profile.name} saved, but its keys are kept for this "
+                                f"session only ({why})")
         self.accept()
         return True
+
+    def done(self, result: int) -> None:  # noqa: D401 - Qt's name
+        """Closing the editor (Save, Cancel, Escape) ends what it started."""
+        self.tasks.cancel()
+        super().done(result)

@@ -1,24 +1,31 @@
-"""The running session: profiles, the active mode, keys, clients and the embedded sandbox.
+"""The running session: profiles, the active mode, keys, clients, the ledger, the embedded
+sandbox and the connection's health.
 
 A QObject only for its signals; every action is a plain ``async def`` that tests await.
+Every call to the service goes through ``lease(profile, mode)``: the client of exactly that
+profile and mode (never the active one by default), made once even when two first calls
+race, closed only after its last call ends when a profile's keys or address change.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-from dataclasses import replace
-
-from typing import TYPE_CHECKING
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, AsyncIterator
 
 from PySide6.QtCore import QObject, Signal
 
 from ..config.paths import Paths
 from ..config.profiles import (CARDS_CURRENCIES, MODES, NO_CARDS_CURRENCIES, Profile, Settings,
-                               SettingsFile)
+                               SettingsFile, address_problem)
 from ..config.secrets import KeyStore
+from ..health import ConnectionHealth
+from ..ledger import SqliteLedger
+from ..service.errors import AuthenticationError, ServiceError, ServiceUnavailableError
 from ..service.txref import new_installation_id
+from ..embedded import EmbeddedSandbox
 from .tasks import TaskSet
 
 if TYPE_CHECKING:  # the client (and httpx) load after the first paint
@@ -27,32 +34,60 @@ if TYPE_CHECKING:  # the client (and httpx) load after the first paint
 log = logging.getLogger("paydesk.session")
 
 
-class NoKeyError(Exception):
-    def __init__(self, profile: Profile, mode: str):
-        super().__init__(f"No {mode} secret key for {profile.name}: add it in the profile editor")
+class NoKeyError(ServiceError):
+    """This profile has no secret key for this mode (or the keyring could not give it)."""
+
+    def __init__(self, profile: Profile, mode: str, why: str | None = None):
+        text = f"No {mode} secret key for {profile.name}: add it in the profile editor"
+        if why:
+            text = f"The {mode} secret key of {profile.name} could not be read ({why})"
+        super().__init__(text)
+
+
+class InsecureAddressError(ServiceError):
+    """The profile's address would send its keys in the clear."""
+
+
+@dataclass
+class _Slot:
+    client: "ServiceClient"
+    fingerprint: tuple
+    users: int = 0
+    retired: bool = False
 
 
 class Session(QObject):
     changed = Signal()  # the active profile or mode changed, or a profile was edited
     callFinished = Signal(str)  # the last call's result, for the status bar
+    healthChanged = Signal(str, str)  # (profile_id, mode): the connection's state changed
+    profileDeleted = Signal(str)
+    ledgerBusy = Signal(bool)  # saving waits for another program that holds the ledger
+    keyringWaiting = Signal(bool)  # a keyring call takes human time (an unlock prompt)
 
     def __init__(self, paths: Paths, keys: KeyStore):
         super().__init__()
         self.paths = paths
         self.keys = keys
         self.file = SettingsFile(paths.profiles)
-        self.settings: Settings = self.file.load()
+        self.settings = Settings()
+        self.ledger = SqliteLedger(paths.data / "ledger.sqlite3")
+        self.ledger.on_busy(self.ledgerBusy.emit)
+        keys.on_waiting = self.keyringWaiting.emit
+        self.health = ConnectionHealth(self.healthChanged.emit)
+        self.tasks = TaskSet()
+        self._slots: dict[tuple[str, str], _Slot] = {}
+        self._slot_locks: dict[tuple[str, str], asyncio.Lock] = {}
+        self._save_lock = asyncio.Lock()
+        self.embedded = EmbeddedSandbox(self)
+
+    async def load(self) -> None:
+        """Read the profiles (off the GUI thread); draw this installation's id once."""
+        self.settings = await asyncio.to_thread(self.file.load)
         if not self.settings.installation_id:
             self.settings.installation_id = new_installation_id()
-            self.file.save(self.settings)
-        from ..ledger import Ledger
+            await self._save()
 
-        self.ledger = Ledger(paths.data / "ledger.sqlite3")
-        self.tasks = TaskSet()
-        self._clients: dict[tuple[str, str], ServiceClient] = {}
-        self.sandbox = None  # the embedded SandboxServer, when running
-
-    # -- what is active ---------------------------------------------------------
+    # -- what is active ---------------------------------------------------------------
 
     @property
     def profile(self) -> Profile | None:
@@ -66,11 +101,18 @@ class Session(QObject):
     def is_test(self) -> bool:
         return self.mode == "test"
 
+    @property
+    def sandbox(self):
+        """The embedded sandbox's server when this session runs it."""
+        return self.embedded.server
+
     def report(self, text: str) -> None:
         self.callFinished.emit(text)
 
-    def _save(self) -> None:
-        self.file.save(self.settings)
+    async def _save(self) -> None:
+        snapshot = self.file.dump(self.settings)  # taken here, written off the GUI thread
+        async with self._save_lock:
+            await asyncio.to_thread(self.file.write, snapshot)
 
     async def set_mode(self, mode: str) -> None:
         """Switch mode. Asking the user before going live is the window's job."""
@@ -78,7 +120,7 @@ class Session(QObject):
             raise ValueError(mode)
         if mode != self.settings.active_mode:
             self.settings.active_mode = mode
-            self._save()
+            await self._save()
             log.info("mode is now %s", mode)
             self.changed.emit()
 
@@ -88,101 +130,127 @@ class Session(QObject):
         if profile_id != self.settings.active_profile:
             self.settings.active_profile = profile_id
             self.settings.active_mode = "test"  # a switch of merchant starts safe
-            self._save()
+            await self._save()
             self.changed.emit()
 
-    # -- profiles ---------------------------------------------------------------
+    # -- profiles ---------------------------------------------------------------------
 
     async def save_profile(self, profile: Profile, keys: dict[tuple[str, str], str],
-                           *, activate: bool = True) -> Profile:
-        """Store the profile (without keys) and its keys (in the key store)."""
+                           *, activate: bool = True) -> bool:
+        """Store the profile (without keys) and its keys (in the key store). Returns True
+        when the system keyring holds every key, False when some are kept for this session
+        only (the window says so; it never says "saved" for those)."""
+        persisted = True
         for (mode, kind), value in keys.items():
-            await self.keys.set(profile.id, mode, kind, value)
+            persisted &= await self.keys.set(profile.id, mode, kind, value)
         existing = self.settings.profile(profile.id)
         if existing is None:
             self.settings.profiles.append(profile)
         else:
             self.settings.profiles[self.settings.profiles.index(existing)] = profile
-        for mode in MODES:
-            client = self._clients.pop((profile.id, mode), None)
-            if client is not None:
-                await client.aclose()
+        self._retire(profile.id)
         if activate:
             self.settings.active_profile = profile.id
-        self._save()
+        await self._save()
         self.changed.emit()
-        return profile
+        return persisted
 
     async def delete_profile(self, profile_id: str) -> None:
         profile = self.settings.profile(profile_id)
         if profile is None:
             return
-        await self.keys.delete_profile(profile_id)
         self.settings.profiles.remove(profile)
+        self._retire(profile_id)
         if self.settings.active_profile == profile_id:
             self.settings.active_profile = self.settings.profiles[0].id if self.settings.profiles else None
             self.settings.active_mode = "test"
-        self._save()
+        await self._save()
+        await self.keys.delete_profile(profile_id)
+        self.profileDeleted.emit(profile_id)
         self.changed.emit()
 
     async def key(self, mode: str | None = None, kind: str = "secret",
                   profile: Profile | None = None) -> str | None:
+        """A key of ``profile`` (default: the active one) for the user to see or publish."""
         profile = profile or self.profile
         if profile is None:
             return None
         return await self.keys.get(profile.id, mode or self.mode, kind)
 
-    async def client(self, profile: Profile | None = None, mode: str | None = None) -> ServiceClient:
-        """The one client of this profile and mode, made inside the loop on first use."""
-        profile = profile or self.profile
-        mode = mode or self.mode
-        if profile is None:
-            raise RuntimeError("no profile")
-        found = self._clients.get((profile.id, mode))
-        if found is not None and found.base_url == profile.base_url.rstrip("/"):
-            return found
-        secret = await self.keys.get(profile.id, mode, "secret")
-        if not secret:
-            raise NoKeyError(profile, mode)
-        from ..service import ServiceClient  # httpx is imported after the first paint
+    # -- clients ----------------------------------------------------------------------
 
-        client = ServiceClient(profile.base_url, secret, card_currencies=profile.card_currencies)
-        self._clients[(profile.id, mode)] = client
-        return client
+    @asynccontextmanager
+    async def lease(self, profile: Profile, mode: str) -> AsyncIterator["ServiceClient"]:
+        """The client of exactly this profile and mode, for the calls inside the block.
+        What the service said (or that it could not be reached) goes to ``health``."""
+        try:
+            slot = await self._slot(profile, mode)
+        except NoKeyError as error:
+            self.health.refused(profile.id, mode, error.message)
+            raise
+        slot.users += 1
+        try:
+            yield slot.client
+        except ServiceUnavailableError:
+            self.health.unreachable(profile.id, mode)
+            raise
+        except AuthenticationError as error:
+            self.health.refused(profile.id, mode, f"The {mode} key was refused: {error.message}")
+            raise
+        except ServiceError:
+            self.health.ok(profile.id, mode)  # it answered; the request was the problem
+            raise
+        else:
+            self.health.ok(profile.id, mode)
+        finally:
+            slot.users -= 1
+            if slot.retired and slot.users == 0:
+                self.tasks.spawn(slot.client.aclose(), "close a replaced client")
 
-    # -- the embedded sandbox ---------------------------------------------------
+    async def _slot(self, profile: Profile, mode: str) -> _Slot:
+        if mode not in MODES:
+            raise ValueError(mode)
+        problem = address_problem(profile.base_url)
+        if problem:
+            raise InsecureAddressError(problem)
+        key = (profile.id, mode)
+        fingerprint = (profile.base_url.rstrip("/"), tuple(sorted(profile.card_currencies.items())))
+        async with self._slot_locks.setdefault(key, asyncio.Lock()):
+            slot = self._slots.get(key)
+            if slot is not None and slot.fingerprint == fingerprint:
+                return slot
+            secret = await self.keys.get(profile.id, mode, "secret")
+            if not secret:
+                raise NoKeyError(profile, mode, self.keys.problem if self.keys.persistent else None)
+            from ..service import ServiceClient  # httpx is imported after the first paint
+
+            fresh = _Slot(ServiceClient(profile.base_url, secret,
+                                        card_currencies=profile.card_currencies), fingerprint)
+            if slot is not None:
+                self._retire_slot(slot)
+            self._slots[key] = fresh
+            return fresh
+
+    def _retire(self, profile_id: str) -> None:
+        """The profile's keys or address changed: its clients end after their last call."""
+        for mode in MODES:
+            slot = self._slots.pop((profile_id, mode), None)
+            if slot is not None:
+                self._retire_slot(slot)
+
+    def _retire_slot(self, slot: _Slot) -> None:
+        slot.retired = True
+        if slot.users == 0:
+            self.tasks.spawn(slot.client.aclose(), "close a replaced client")
+
+    # -- the embedded sandbox -----------------------------------------------------------
 
     async def start_embedded_sandbox(self) -> Profile:
-        """Start the sandbox on loopback (a free port) and make its profile active, in test mode."""
-        def start():  # off the GUI thread, imports included
-            from ..sandbox import SandboxConfig, SandboxServer
-
-            config = SandboxConfig(data_dir=self.paths.sandbox, port=0, base_path="/pay",
-                                   deployment="cards")
-            return SandboxServer(config).start()
-
-        if self.sandbox is None:
-            self.sandbox = await asyncio.to_thread(start)
-        merchants = json.loads((self.paths.sandbox / "merchants.json").read_text("utf-8"))
-        merchant = merchants[0]
-        existing = next((p for p in self.settings.profiles if p.embedded_sandbox), None)
-        profile = existing or Profile(id=Profile.new_id(), name="Sandbox", base_url="",
-                                      embedded_sandbox=True, txref_prefix="SBX")
-        profile = replace(profile, base_url=self.sandbox.base_url,
-                          currencies=list(CARDS_CURRENCIES), has_cards=True)
-        keys = {(mode, kind): merchant["keys"][mode][kind] for mode in MODES
-                for kind in ("secret", "public")}
-        first = existing is None
-        await self.save_profile(profile, keys, activate=first or self.profile is None)
-        if first:
-            self.settings.active_mode = "test"
-            self._save()
-            self.changed.emit()
-        return profile
+        return await self.embedded.start()
 
     async def discover(self, profile: Profile, secret: str) -> Profile:
         """Find out from the service whether it has cards; adjust the default currencies."""
-        from ..config import keycheck
+        from ..config import keycheck  # httpx is imported after the first paint
 
         cards = await keycheck.has_cards(profile.base_url, secret)
         if cards is None:
@@ -192,14 +260,12 @@ class Session(QObject):
             currencies = list(CARDS_CURRENCIES if cards else NO_CARDS_CURRENCIES)
         return replace(profile, has_cards=cards, currencies=currencies)
 
-    # -- shutdown ---------------------------------------------------------------
+    # -- shutdown -----------------------------------------------------------------------
 
     async def close(self) -> None:
         await self.tasks.cancel_all()
-        for client in list(self._clients.values()):
-            await client.aclose()
-        self._clients.clear()
-        self.ledger.close()
-        if self.sandbox is not None:
-            sandbox, self.sandbox = self.sandbox, None
-            await asyncio.to_thread(sandbox.stop)
+        for slot in list(self._slots.values()):
+            await slot.client.aclose()
+        self._slots.clear()
+        await self.ledger.close()
+        await self.embedded.stop()

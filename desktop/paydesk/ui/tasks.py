@@ -1,27 +1,60 @@
-"""Tasks started from the GUI: strong references kept, failures reported, cancelled on quit."""
+"""Tasks started from the GUI: each belongs to the widget or controller that started it.
+
+A ``TaskSet`` keeps strong references, reports unexpected failures to the exception hook,
+and is cancelled with its owner: ``tasks.child(widget)`` makes the set of one widget, which
+ends when the widget is destroyed and whenever its parent set is cancelled (the session's,
+on quit). ``replace(name, …)`` starts a task in place of the running one of that name, for
+what supersedes itself (search as you type).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import sys
+import weakref
 from typing import Any, Coroutine
 
 log = logging.getLogger("paydesk.tasks")
 
 
 class TaskSet:
-    def __init__(self) -> None:
+    def __init__(self, owner=None) -> None:
         self._tasks: set[asyncio.Task] = set()
+        self._named: dict[str, asyncio.Task] = {}
+        self._children: "weakref.WeakSet[TaskSet]" = weakref.WeakSet()
+        self.closed = False
+        if owner is not None:  # a QObject: its tasks end with it
+            owner.destroyed.connect(self._owner_gone)
+
+    def child(self, owner=None) -> "TaskSet":
+        tasks = TaskSet(owner)
+        self._children.add(tasks)
+        return tasks
 
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str | None = None) -> asyncio.Task:
+        if self.closed:
+            coro.close()
+            raise RuntimeError("this task set is closed: its owner has gone")
         task = asyncio.get_event_loop().create_task(coro, name=name)
         self._tasks.add(task)
         task.add_done_callback(self._done)
         return task
 
+    def replace(self, name: str, coro: Coroutine[Any, Any, Any]) -> asyncio.Task:
+        """Cancel the running task called ``name`` (if any) and start this one instead."""
+        previous = self._named.get(name)
+        if previous is not None and not previous.done():
+            previous.cancel()
+        task = self.spawn(coro, name)
+        self._named[name] = task
+        return task
+
     def _done(self, task: asyncio.Task) -> None:
         self._tasks.discard(task)
+        name = task.get_name()
+        if self._named.get(name) is task:
+            del self._named[name]
         if task.cancelled():
             return
         exc = task.exception()
@@ -29,11 +62,27 @@ class TaskSet:
             sys.excepthook(type(exc), exc, exc.__traceback__)
 
     def __len__(self) -> int:
-        return len(self._tasks)
+        return len(self._tasks) + sum(len(c) for c in self._children)
 
-    async def cancel_all(self, timeout: float = 5.0) -> None:
-        tasks = list(self._tasks)
+    def _owner_gone(self, *_: object) -> None:
+        self.closed = True
+        self.cancel()
+
+    def cancel(self) -> list[asyncio.Task]:
+        """Cancel every task here and in the child sets (but the one calling); returns them."""
+        try:
+            current = asyncio.current_task()
+        except RuntimeError:  # no running loop: called from Qt outside any task
+            current = None
+        tasks = [t for t in self._tasks if not t.done() and t is not current]
         for task in tasks:
             task.cancel()
+        for child in list(self._children):
+            tasks += child.cancel()
+        return tasks
+
+    async def cancel_all(self, timeout: float = 5.0) -> None:
+        """Cancel every task (children's too) and wait for them to end."""
+        tasks = self.cancel()
         if tasks:
             await asyncio.wait(tasks, timeout=timeout)

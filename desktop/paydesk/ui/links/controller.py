@@ -1,20 +1,26 @@
-"""Creating and checking links: widget -> these async methods -> service -> ledger -> signal."""
+"""Creating and checking links: widget -> these async methods -> service -> ledger -> signal.
+
+Every method works on the profile a record belongs to (never the active one by default):
+a link of a deleted profile stops being checked; it is never sent with another's key.
+"""
 
 from __future__ import annotations
 
 import logging
-import sqlite3
+from dataclasses import replace
+from datetime import datetime, timezone
 
 from PySide6.QtCore import QObject, Signal
 
 from ...config.profiles import Profile
-from ...ledger import Ledger, LinkRecord
-from ...service.errors import (AuthenticationError, DuplicateReferenceError,
-                               RateLimitedError, ServiceError, ServiceUnavailableError,
+from ...ledger import DuplicateReference, Ledger, LinkRecord
+from ...scheduler import StopWatching
+from ...service.errors import (AuthenticationError, DuplicateReferenceError, ServiceError,
                                ValidationError)
 from ...service.models import PaymentRequest
 from ...service.txref import TxRefGenerator
 from ..session import Session
+from .states import state_words
 
 log = logging.getLogger("paydesk.links")
 
@@ -34,10 +40,34 @@ class LinksController(QObject):
         self.session = session
         self.ledger = ledger
 
-    def generator(self, profile: Profile | None = None) -> TxRefGenerator:
-        profile = profile or self.session.profile
-        return TxRefGenerator(profile.txref_prefix if profile else "PAY",
-                              self.session.settings.installation_id, self.ledger.next_sequence)
+    # -- references -----------------------------------------------------------------------
+
+    @staticmethod
+    def _today():
+        return datetime.now(timezone.utc).date()
+
+    def _reference(self, profile: Profile, day, sequence: int) -> str:
+        return TxRefGenerator(profile.txref_prefix, self.session.settings.installation_id,
+                              lambda _day: sequence, lambda: day).next()
+
+    async def next_reference(self, profile: Profile) -> str:
+        """The reference the next link would carry; nothing is used up until it is created."""
+        day = self._today()
+        return self._reference(profile, day, await self.ledger.peek_sequence(day))
+
+    async def _claim(self, profile: Profile, request: PaymentRequest) -> PaymentRequest:
+        """Use up the reference's number if it is the one PayDesk proposed; if another window
+        took that number meanwhile, the next free one."""
+        day = self._today()
+        while True:
+            sequence = await self.ledger.peek_sequence(day)
+            proposed = self._reference(profile, day, sequence)
+            if request.tx_ref not in (proposed, self._reference(profile, day, sequence - 1)):
+                return request  # typed by the user, or proposed by another window: as it is
+            if await self.ledger.claim_sequence(day, sequence):
+                return replace(request, tx_ref=proposed)
+
+    # -- the life of a link ---------------------------------------------------------------
 
     def _changed(self, record: LinkRecord, state_changed: bool = False) -> LinkRecord:
         self.linkChanged.emit(record)
@@ -46,65 +76,68 @@ class LinksController(QObject):
         return record
 
     async def create(self, request: PaymentRequest) -> LinkRecord:
-        """Write the intent, ask the service, write the answer. Raises ServiceError on refusal."""
+        """Write the intent, ask the service, write the answer. Raises ServiceError on
+        refusal; on an unknown outcome the record stays "creating" and the scheduler
+        settles it in the background, with the same reference."""
         profile, mode = self.session.profile, self.session.mode
-        client = await self.session.client()  # fails early (no key) before anything is written
-        try:
-            record = self.ledger.begin_link(profile.id, mode, request)
-        except sqlite3.IntegrityError:
-            raise LocalDuplicate(request.tx_ref) from None
-        self._changed(record)
-        try:
-            link = await client.create_payment(request)
-        except (ValidationError, AuthenticationError) as error:
-            why = error.message
-            if isinstance(error, DuplicateReferenceError):
-                why = "The service has this reference for another payment"
-            self._changed(self.ledger.reject_link(profile.id, request.tx_ref, why), True)
-            self.session.report(f"Link not created: {why}")
-            raise
-        except ServiceError as error:
-            # unknown outcome: the record stays "creating" and is settled later, same tx_ref
-            self._changed(self.ledger.note_error(profile.id, request.tx_ref, error.message))
-            self.session.report(f"Link {request.tx_ref}: {error.message}; PayDesk will settle it")
-            raise
-        record = self._changed(self.ledger.complete_link(profile.id, link))
+        async with self.session.lease(profile, mode) as client:  # no key: fails before writing
+            request = await self._claim(profile, request)
+            try:
+                record = await self.ledger.begin_link(profile.id, mode, request)
+            except DuplicateReference:
+                raise LocalDuplicate(request.tx_ref) from None
+            self._changed(record)
+            try:
+                link = await client.create_payment(request)
+            except (ValidationError, AuthenticationError) as error:
+                why = error.message
+                if isinstance(error, DuplicateReferenceError):
+                    why = "The service has this reference for another payment"
+                self._changed(await self.ledger.reject_link(profile.id, request.tx_ref, why), True)
+                self.session.report(f"Link not created: {why}")
+                raise
+            except ServiceError as error:
+                self._changed(await self.ledger.note_error(profile.id, request.tx_ref,
+                                                           error.message))
+                self.session.report(f"Link {request.tx_ref}: {error.message}; "
+                                    "PayDesk keeps trying with the same reference")
+                raise
+        record = self._changed(await self.ledger.complete_link(profile.id, link))
         self.session.report(f"Link {record.tx_ref} created")
         return record
 
+    def _profile_of(self, record: LinkRecord) -> Profile:
+        profile = self.session.settings.profile(record.profile_id)
+        if profile is None:
+            raise StopWatching("its profile was deleted")
+        return profile
+
     async def check(self, record: LinkRecord) -> LinkRecord:
         """Ask the service for a link's state; store it; tell the views if it changed."""
-        profile = self.session.settings.profile(record.profile_id)
-        client = await self.session.client(profile, record.mode)
-        tx = await client.validate(record.tx_ref)
-        updated, changed = self.ledger.record_lookup(record.profile_id, record.mode, tx)
+        profile = self._profile_of(record)
+        async with self.session.lease(profile, record.mode) as client:
+            tx = await client.validate(record.tx_ref)
+        updated, changed = await self.ledger.record_lookup(record.profile_id, record.mode, tx)
         if changed:
             self._changed(updated, True)
-            self.session.report(f"Link {updated.tx_ref}: {updated.state}")
+            self.session.report(f"Link {updated.tx_ref}: {state_words(updated).words}")
         return updated
 
     async def settle(self, record: LinkRecord) -> LinkRecord:
-        """A create interrupted earlier (crash, lost answer): the same intent, same tx_ref."""
-        profile = self.session.settings.profile(record.profile_id)
-        if profile is None:
-            return record
-        client = await self.session.client(profile, record.mode)
+        """A create whose outcome is unknown (lost answer, crash): the same intent, the same
+        tx_ref; the service ends up with exactly one payment. Raises ServiceError to be
+        retried later."""
+        profile = self._profile_of(record)
         try:
-            link = await client.create_payment(record.request(), resumed=True)
+            async with self.session.lease(profile, record.mode) as client:
+                link = await client.create_payment(record.request(), resumed=True)
         except (ValidationError, AuthenticationError) as error:
-            return self._changed(self.ledger.reject_link(profile.id, record.tx_ref, error.message), True)
-        except (ServiceUnavailableError, RateLimitedError) as error:
-            return self._changed(self.ledger.note_error(profile.id, record.tx_ref, error.message))
-        settled = self._changed(self.ledger.complete_link(profile.id, link))
+            return self._changed(await self.ledger.reject_link(profile.id, record.tx_ref,
+                                                               error.message), True)
+        except ServiceError as error:
+            self._changed(await self.ledger.note_error(profile.id, record.tx_ref, error.message))
+            raise
+        settled = self._changed(await self.ledger.complete_link(profile.id, link))
         log.info("settled interrupted link %s", settled.tx_ref)
+        self.session.report(f"Link {settled.tx_ref} created (settled after an interruption)")
         return settled
-
-    async def recover(self) -> list[LinkRecord]:
-        """On start: settle every create whose outcome was not recorded."""
-        done = []
-        for record in self.ledger.unsettled():
-            try:
-                done.append(await self.settle(record))
-            except ServiceError as error:
-                log.warning("could not settle %s yet: %s", record.tx_ref, error.message)
-        return done

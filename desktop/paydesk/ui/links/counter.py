@@ -1,11 +1,13 @@
 """The counter display: a customer-facing window with the big QR, the amount, the merchant's
-title and the live state. Keyboard-driven: type the amount, Enter creates, Escape clears."""
+title and the live state. Keyboard-driven: type the amount, Enter creates, Escape clears.
+It opens blank, ready for the next customer; while a link is being created, Enter does
+nothing more (one press, one link)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QLabel, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from ...ledger import LinkRecord
 from .checks import amount as check_amount
@@ -39,18 +41,33 @@ class CounterWindow(QWidget):
         column.addWidget(self.qr, 1)
         self.state = state_label("counter-state", 30)
         column.addWidget(self.state)
+        row = QHBoxLayout()
+        caption = QLabel("Amount for the next customer:")
+        caption.setObjectName("counter-amount-label")
+        row.addStretch(1)
+        row.addWidget(caption)
         self.entry = QLineEdit()
         self.entry.setObjectName("counter-amount-entry")
         self.entry.setAccessibleName("Amount for the next customer")
-        self.entry.setPlaceholderText("Type the amount, Enter to show the code, Escape to clear")
+        self.entry.setPlaceholderText("e.g. 25, then Enter (Escape clears)")
+        self.entry.setMinimumWidth(260)
         self.entry.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.entry.returnPressed.connect(self._enter)
-        column.addWidget(self.entry)
+        caption.setBuddy(self.entry)
+        row.addWidget(self.entry)
+        row.addStretch(1)
+        column.addLayout(row)
         self.message = QLabel("")
         self.message.setObjectName("counter-message")
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.message.setStyleSheet("color: #b3261e; font-weight: 600;")
         column.addWidget(self.message)
+        self.connection = QLabel("")
+        self.connection.setObjectName("counter-connection")
+        self.connection.setAlignment(Qt.AlignmentFlag.AlignRight)
+        self.connection.setStyleSheet("color: #5c6675;")
+        column.addWidget(self.connection)
+        self.busy = False
         self.watermark = Watermark(self)
         self.set_test(True)
         self.show_record(None)
@@ -64,7 +81,24 @@ class CounterWindow(QWidget):
         self.watermark.setGeometry(self.rect())
         super().resizeEvent(event)
 
+    def set_busy(self, busy: bool) -> None:
+        """A link is being created: Enter is ignored until it is done."""
+        self.busy = busy
+        self.entry.setReadOnly(busy)
+        if busy:
+            self.message.setText("Creating the link…")
+            self.message.setAccessibleName("Creating the link")
+        elif self.message.text() == "Creating the link…":
+            self.message.setText("")
+            self.message.setAccessibleName("")
+
+    def set_connection(self, text: str) -> None:
+        self.connection.setText(text)
+        self.connection.setAccessibleName(f"Connection: {text}" if text else "Connection")
+
     def _enter(self) -> None:
+        if self.busy:
+            return
         problem = check_amount(self.entry.text())
         self.message.setText(problem or "")
         self.message.setAccessibleName(problem or "")
@@ -94,11 +128,12 @@ class CounterWindow(QWidget):
             self.state.setStyleSheet("")
             self.state.setAccessibleName("Waiting for the next customer")
             return
+        self.message.setText("")
         self.qr.set_text(record.checkout_url)
         self.amount.setText(money(record))
         self.amount.setAccessibleName(f"Amount {money(record)}")
         self.title.setText(record.title)
-        paint_state(self.state, record.state)
+        paint_state(self.state, record)
 
     def update_record(self, record: LinkRecord) -> None:
         if self.record and (self.record.profile_id, self.record.tx_ref) == (record.profile_id, record.tx_ref):

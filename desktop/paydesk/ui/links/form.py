@@ -164,6 +164,7 @@ class LinkForm(QWidget):
         self.why_disabled.setWordWrap(True)
         form.addRow(self.create_button, self.why_disabled)
         self._touched: set[str] = set()
+        self.busy = False
         for key, widget in self.fields.items():
             if isinstance(widget, QLineEdit):
                 widget.editingFinished.connect(lambda k=key: self._touch(k))
@@ -198,8 +199,10 @@ class LinkForm(QWidget):
             typed = key in self._touched or (isinstance(self.fields.get(key), QLineEdit)
                                              and self.fields[key].text().strip())
             message.say(problems.get(key) if typed or key == "meta" else None)
-        self.create_button.setEnabled(not problems)
-        if problems:
+        self.create_button.setEnabled(not problems and not self.busy)
+        if self.busy:
+            reason = "Creating the link…"
+        elif problems:
             key, text = next(iter(problems.items()))
             label = {"tx_ref": "Reference", "first_name": "First name", "last_name": "Last name",
                      "callback_url": "Callback URL", "return_url": "Return URL",
@@ -211,6 +214,11 @@ class LinkForm(QWidget):
         self.why_disabled.setAccessibleName(reason or "Ready to create")
         self.create_button.setToolTip(reason or "Create the payment link (Enter)")
         return problems
+
+    def set_busy(self, busy: bool) -> None:
+        """A create is under way: the button stays disabled until it ends, whatever is typed."""
+        self.busy = busy
+        self.revalidate()
 
     def show_all(self) -> None:
         self._touched.update(self.fields)

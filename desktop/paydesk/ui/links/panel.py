@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QFileDialog, QGridLayout, QLabel, QPushButton,
 from ...ledger import LinkRecord
 from ..dialogs import finished
 from .qr import QrWidget
-from .states import money, shown
+from .states import money, state_words
 from .watermark import Watermark
 
 
@@ -27,19 +27,19 @@ def state_label(name: str, point_size: int) -> QLabel:
     return label
 
 
-def paint_state(label: QLabel, state: str) -> None:
-    words, colour = shown(state)
+def paint_state(label: QLabel, record: LinkRecord) -> None:
+    words, colour = state_words(record)
     label.setText(words)
     label.setAccessibleName(f"State: {words}")
     label.setStyleSheet(f"color: white; background: {colour}; border-radius: 6px; padding: 6px 12px;")
 
 
 class LinkPanel(QWidget):
-    counterRequested = Signal()
+    counterRequested = Signal(object)  # show this LinkRecord on the counter display
 
     def __init__(self, tasks):
         super().__init__()
-        self.tasks = tasks  # the session's TaskSet: save and print run there
+        self.tasks = tasks.child(self)  # saving and printing end with the panel
         self.setObjectName("link-panel")
         self.record: LinkRecord | None = None
         column = QVBoxLayout(self)
@@ -70,11 +70,12 @@ class LinkPanel(QWidget):
         for i, (key, text, slot) in enumerate((
                 ("copy-link", "Copy link", self.copy_link),
                 ("copy-qr", "Copy QR image", self.copy_qr),
-                ("save-png", "Save PNG…", lambda: tasks.spawn(self.save("png"))),
-                ("save-svg", "Save SVG…", lambda: tasks.spawn(self.save("svg"))),
-                ("print", "Print…", lambda: tasks.spawn(self.print_qr())),
+                ("save-png", "Save PNG…", lambda: self.tasks.spawn(self.save("png"))),
+                ("save-svg", "Save SVG…", lambda: self.tasks.spawn(self.save("svg"))),
+                ("print", "Print…", lambda: self.tasks.spawn(self.print_qr())),
                 ("open", "Open in browser", self.open_in_browser),
-                ("counter", "Counter display", self.counterRequested.emit))):
+                ("counter", "Show on counter display",
+                 lambda: self.counterRequested.emit(self.record)))):
             button = QPushButton(text)
             button.setObjectName(key)
             button.setAccessibleName(text.rstrip("…"))
@@ -99,7 +100,6 @@ class LinkPanel(QWidget):
         has_url = bool(record and record.checkout_url)
         for button in self.buttons.values():
             button.setEnabled(has_url)
-        self.buttons["counter"].setEnabled(True)
         if record is None:
             self.qr.set_text(None)
             for label in (self.state, self.amount, self.title, self.reference, self.error):
@@ -109,7 +109,7 @@ class LinkPanel(QWidget):
                 label.setAccessibleName("No link yet")
             return
         self.qr.set_text(record.checkout_url)
-        paint_state(self.state, record.state)
+        paint_state(self.state, record)
         self.amount.setText(money(record))
         self.amount.setAccessibleName(f"Amount {money(record)}")
         self.title.setText(record.title)

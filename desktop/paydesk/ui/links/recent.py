@@ -1,80 +1,142 @@
-"""Recent links of the current profile and mode, with their live states."""
+"""Recent links of the current profile and mode, with their live states: a table model over
+the ledger's newest links (the Transactions tab browses all of them)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
+from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from ...ledger import LinkRecord
-from .states import money, shown
+from .states import money, state_words
 
 COLUMNS = ("Reference", "Amount", "Title", "State", "Created")
+STATE = COLUMNS.index("State")
 MAX_ROWS = 100  # older links are in the ledger (the Transactions tab)
 
 
-class RecentLinks(QTableWidget):
-    chosen = Signal(object)  # a LinkRecord
+class RecentModel(QAbstractTableModel):
+    def __init__(self):
+        super().__init__()
+        self.records: list[LinkRecord] = []
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt's name
+        return 0 if parent.isValid() else len(self.records)
+
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        return None
+
+    def text(self, record: LinkRecord, column: int) -> str:
+        if column == 0:
+            return record.tx_ref
+        if column == 1:
+            return money(record)
+        if column == 2:
+            return record.title
+        if column == STATE:
+            return state_words(record).words
+        return record.created_at.astimezone().strftime("%d %b %H:%M")
+
+    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        record, column = self.records[index.row()], index.column()
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            return self.text(record, column)
+        if role == Qt.ItemDataRole.ForegroundRole and column == STATE:
+            return QColor(state_words(record).colour)
+        if role == Qt.ItemDataRole.FontRole and column == STATE:
+            bold = QFont()
+            bold.setBold(True)
+            return bold
+        if role == Qt.ItemDataRole.TextAlignmentRole and column == 1:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole and column == 4:
+            return record.created_at.strftime("%Y-%m-%d %H:%M:%S UTC")
+        return None
+
+    def load(self, records: list[LinkRecord]) -> None:
+        self.beginResetModel()
+        self.records = list(records[:MAX_ROWS])
+        self.endResetModel()
+
+    def row_of(self, key: tuple[str, str]) -> int | None:
+        return next((i for i, r in enumerate(self.records) if r.key == key), None)
+
+    def upsert(self, record: LinkRecord) -> int:
+        row = self.row_of(record.key)
+        if row is not None:
+            self.records[row] = record
+            self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+            return row
+        self.beginInsertRows(QModelIndex(), 0, 0)
+        self.records.insert(0, record)
+        self.endInsertRows()
+        if len(self.records) > MAX_ROWS:
+            self.beginRemoveRows(QModelIndex(), MAX_ROWS, len(self.records) - 1)
+            del self.records[MAX_ROWS:]
+            self.endRemoveRows()
+        return 0
+
+
+class RecentLinks(QTableView):
+    chosen = Signal(object)  # a LinkRecord the user selected
 
     def __init__(self):
-        super().__init__(0, len(COLUMNS))
+        super().__init__()
         self.setObjectName("recent-links")
         self.setAccessibleName("Recent links")
-        self.setHorizontalHeaderLabels(COLUMNS)
+        self.recent = RecentModel()
+        self.setModel(self.recent)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.verticalHeader().hide()
-        # fixed widths: sizing columns to their contents costs a pass over every row on
-        # every change, which grows with the list
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         for column, width in enumerate((240, 110, 200, 190)):
             self.setColumnWidth(column, width)
         header.setStretchLastSection(True)
-        self.records: list[LinkRecord] = []
-        self.itemSelectionChanged.connect(self._selected)
+        self._following = False
+        self.selectionModel().selectionChanged.connect(self._selected)
 
     def load(self, records: list[LinkRecord]) -> None:
-        self.records = list(records)
-        self.setRowCount(len(self.records))
-        for row, record in enumerate(self.records):
-            self._fill(row, record)
-
-    def _fill(self, row: int, record: LinkRecord) -> None:
-        words, colour = shown(record.state)
-        local = record.created_at.astimezone().strftime("%d %b %H:%M")
-        for col, text in enumerate((record.tx_ref, money(record), record.title, words, local)):
-            item = QTableWidgetItem(text)
-            if col == 3:
-                item.setForeground(QColor(colour))
-                font = item.font()
-                font.setBold(True)
-                item.setFont(font)
-            if col == 1:
-                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            self.setItem(row, col, item)
+        self.recent.load(records)
 
     def upsert(self, record: LinkRecord) -> None:
-        for row, existing in enumerate(self.records):
-            if existing.tx_ref == record.tx_ref and existing.profile_id == record.profile_id:
-                self.records[row] = record
-                self._fill(row, record)
-                return
-        self.records.insert(0, record)
-        self.insertRow(0)
-        self._fill(0, record)
-        while len(self.records) > MAX_ROWS:
-            self.records.pop()
-            self.removeRow(self.rowCount() - 1)
+        self.recent.upsert(record)
+
+    def follow(self, record: LinkRecord | None) -> None:
+        """Select the row of the link on screen (or none), without choosing it again."""
+        row = self.recent.row_of(record.key) if record is not None else None
+        self._following = True
+        try:
+            if row is None:
+                self.clearSelection()
+            else:
+                self.selectionModel().select(
+                    self.recent.index(row, 0), QItemSelectionModel.SelectionFlag.ClearAndSelect
+                    | QItemSelectionModel.SelectionFlag.Rows)
+                self.scrollTo(self.recent.index(row, 0))
+        finally:
+            self._following = False
+
+    def selected(self) -> LinkRecord | None:
+        rows = {i.row() for i in self.selectionModel().selectedRows()}
+        return self.recent.records[rows.pop()] if len(rows) == 1 else None
 
     def state_of(self, tx_ref: str) -> str | None:
-        for row, record in enumerate(self.records):
+        for row, record in enumerate(self.recent.records):
             if record.tx_ref == tx_ref:
-                return self.item(row, 3).text()
+                return self.recent.text(record, STATE)
         return None
 
-    def _selected(self) -> None:
-        rows = {i.row() for i in self.selectedItems()}
-        if len(rows) == 1:
-            self.chosen.emit(self.records[rows.pop()])
+    def _selected(self, *_: object) -> None:
+        record = self.selected()
+        if record is not None and not self._following:
+            self.chosen.emit(record)

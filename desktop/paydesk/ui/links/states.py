@@ -1,25 +1,41 @@
-"""How a link's state reads on screen: words a counter customer understands, and colours."""
+"""How a record's state reads on screen: words a counter customer understands, and colours.
+One table for every view (links, counter, transactions, status bar)."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from ...service.money import format_amount
 
+
+class Shown(NamedTuple):
+    words: str
+    colour: str
+
+
 SHOWN = {
-    "creating": ("CREATING…", "#5c6675"),
-    "pending": ("WAITING FOR PAYMENT", "#2155cd"),
-    "success": ("PAID", "#1b7f3b"),
-    "failed": ("PAYMENT FAILED", "#b3261e"),
-    "failed/cancelled": ("PAYMENT FAILED", "#b3261e"),
-    "cancelled": ("CANCELLED", "#8a5a00"),
-    "refunded": ("REFUNDED", "#6b3fa0"),
-    "reversed": ("REVERSED", "#6b3fa0"),
-    "rejected": ("NOT CREATED", "#b3261e"),
+    "creating": Shown("CREATING…", "#5c6675"),
+    "pending": Shown("WAITING FOR PAYMENT", "#2155cd"),
+    "success": Shown("PAID", "#1b7f3b"),
+    "failed": Shown("PAYMENT FAILED", "#b3261e"),
+    "cancelled": Shown("CANCELLED", "#8a5a00"),
+    "refunded": Shown("REFUNDED", "#6b3fa0"),
+    "reversed": Shown("REVERSED", "#6b3fa0"),
+    "rejected": Shown("NOT CREATED", "#b3261e"),
 }
+_UNKNOWN = "#5c6675"
 
 
-def shown(state: str) -> tuple[str, str]:
-    """(words, colour) for a state; an unknown one is shown verbatim, never as paid."""
-    return SHOWN.get(state.lower(), (state.upper() or "UNKNOWN", "#5c6675"))
+def shown(state: str, raw: str | None = None) -> Shown:
+    """Words and colour for a state; one PayDesk does not know is shown in the service's own
+    words, never as paid."""
+    if state in SHOWN:
+        return SHOWN[state]
+    return Shown((raw or state or "unknown").upper(), _UNKNOWN)
+
+
+def state_words(record) -> Shown:
+    return shown(record.state, record.state_raw)
 
 
 def money(record) -> str:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import logging
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (QApplication, QComboBox, QHBoxLayout, QLabel, QPushButton,
                                QScrollArea, QSplitter, QSystemTrayIcon, QVBoxLayout, QWidget)
-from PySide6.QtCore import Qt
 
 from ...ledger import LinkRecord
+from ...scheduler import Scheduler
 from ...service.errors import ServiceError, ValidationError
 from ..session import NoKeyError, Session
 from .controller import LinksController
@@ -17,24 +18,24 @@ from .counter import CounterWindow
 from .form import LinkForm
 from .panel import LinkPanel
 from .recent import RecentLinks
-from .states import money, shown
-from .watcher import LinkWatcher
+from .states import money, state_words
 
 log = logging.getLogger("paydesk.links.tab")
 
 
 class LinksTab(QWidget):
-    def __init__(self, session: Session, controller: LinksController, watcher: LinkWatcher):
+    def __init__(self, session: Session, controller: LinksController, scheduler: Scheduler):
         super().__init__()
         self.setObjectName("tab-links")
         self.setAccessibleName("Payment links")
-        self.session, self.controller, self.watcher = session, controller, watcher
+        self.session, self.controller, self.scheduler = session, controller, scheduler
+        self.tasks = session.tasks.child(self)
         column = QVBoxLayout(self)
         tools = QHBoxLayout()
         self.website = QPushButton("For your website…")
         self.website.setObjectName("website-snippets-button")
         self.website.setAccessibleName("For your website")
-        self.website.clicked.connect(lambda: session.tasks.spawn(self.show_snippets()))
+        self.website.clicked.connect(lambda: self.tasks.spawn(self.show_snippets(), "snippets"))
         tools.addWidget(self.website)
         tools.addStretch(1)
         screen_caption = QLabel("Counter display on:")
@@ -47,7 +48,7 @@ class LinksTab(QWidget):
         self.open_counter = QPushButton("Open counter display")
         self.open_counter.setObjectName("open-counter")
         self.open_counter.setAccessibleName("Open counter display")
-        self.open_counter.clicked.connect(self.show_counter)
+        self.open_counter.clicked.connect(lambda: self.show_counter(None))
         tools.addWidget(self.open_counter)
         column.addLayout(tools)
 
@@ -58,7 +59,7 @@ class LinksTab(QWidget):
         scroll.setWidget(self.form)
         scroll.setAccessibleName("Link form")
         split.addWidget(scroll)
-        self.panel = LinkPanel(session.tasks)
+        self.panel = LinkPanel(self.tasks)
         split.addWidget(self.panel)
         split.setSizes([520, 480])
         vertical = QSplitter(Qt.Orientation.Vertical)
@@ -69,21 +70,27 @@ class LinksTab(QWidget):
         column.addWidget(vertical, 1)
 
         self.counter = CounterWindow()
-        self.form.createRequested.connect(lambda: session.tasks.spawn(self.create_from_form()))
-        self.form.newReference.connect(self.new_reference)
+        self.creating = False  # one create at a time, from the form or the counter
+        self.form.createRequested.connect(lambda: self.tasks.spawn(self.create_from_form(), "create"))
+        self.form.newReference.connect(lambda: self.tasks.replace("reference", self.new_reference()))
         self.panel.counterRequested.connect(self.show_counter)
-        self.counter.createRequested.connect(lambda a: session.tasks.spawn(self.create_at_counter(a)))
-        self.counter.cleared.connect(lambda: watcher.focus("counter", None))
+        self.counter.createRequested.connect(
+            lambda a: self.tasks.spawn(self.create_at_counter(a), "create at counter"))
+        self.counter.cleared.connect(lambda: scheduler.focus("counter", None))
         self.recent.chosen.connect(self.show_link)
         controller.linkChanged.connect(self._changed)
         controller.linkSettled.connect(self._settled)
         session.changed.connect(self.reload)
         self._tray: QSystemTrayIcon | None = None
+        self._ref_profile: str | None = None  # the profile whose prefix the reference carries
+        self._proposed: str | None = None  # the reference PayDesk last put in the form
+        self.loaded = False  # the first reload has filled the form and the list
         self.reload()
 
-    # -- state ---------------------------------------------------------------
+    # -- state ----------------------------------------------------------------------------
 
     def reload(self) -> None:
+        """The profile or mode changed: fill the form's choices, the list and the reference."""
         profile = self.session.profile
         self.setEnabled(profile is not None)
         self.counter.set_test(self.session.is_test)
@@ -91,33 +98,37 @@ class LinksTab(QWidget):
         self.screens.clear()
         for screen in QGuiApplication.screens():
             self.screens.addItem(screen.name() or "Screen", screen)
+        shown_record = self.panel.record
+        if shown_record and (profile is None or shown_record.profile_id != profile.id
+                             or shown_record.mode != self.session.mode):
+            self.show_link(None)
         if profile is None:
             self.recent.load([])
             return
         self.form.set_currencies(profile.currencies)
         self.form.set_defaults(profile.callback_url, profile.return_url)
-        if not self.form.tx_ref.text() or self._ref_profile != profile.id:
-            self.new_reference()
-        records = self.controller.ledger.recent(profile.id, self.session.mode)
+        self.tasks.replace("reload", self._reload(profile.id, self.session.mode))
+
+    async def _reload(self, profile_id: str, mode: str) -> None:
+        records = await self.controller.ledger.recent(profile_id, mode)
         self.recent.load(records)
-        shown_record = self.panel.record
-        if shown_record and (shown_record.profile_id != profile.id or shown_record.mode != self.session.mode):
-            self.show_link(None)
-        for record in records:
-            if not record.final and record.checkout_url:
-                self.watcher.watch(record)
+        self.recent.follow(self.panel.record)
+        typed = self.form.tx_ref.text()
+        if not typed or typed == self._proposed or self._ref_profile != profile_id:
+            await self.new_reference()
+        self.loaded = True
 
-    _ref_profile: str | None = None  # the profile whose prefix the shown reference carries
-
-    def new_reference(self) -> None:
+    async def new_reference(self) -> None:
         profile = self.session.profile
         if profile is not None:
-            self.form.tx_ref.setText(self.controller.generator(profile).next())
+            self._proposed = await self.controller.next_reference(profile)
+            self.form.tx_ref.setText(self._proposed)
             self._ref_profile = profile.id
 
     def show_link(self, record: LinkRecord | None) -> None:
         self.panel.show_record(record)
-        self.watcher.focus("panel", record)
+        self.recent.follow(record)
+        self.scheduler.focus("panel", record)
 
     def _changed(self, record: LinkRecord) -> None:
         profile = self.session.profile
@@ -132,8 +143,7 @@ class LinksTab(QWidget):
         window = self.window()
         if window.isActiveWindow() or self.counter.isActiveWindow():
             return
-        words, _ = shown(record.state)
-        text = f"{money(record)} {record.title} ({record.tx_ref}): {words}"
+        text = f"{money(record)} {record.title} ({record.tx_ref}): {state_words(record).words}"
         if QSystemTrayIcon.isSystemTrayAvailable():
             if self._tray is None:
                 self._tray = QSystemTrayIcon(QApplication.windowIcon(), self)
@@ -142,43 +152,55 @@ class LinksTab(QWidget):
         QApplication.alert(window)
         self.last_notification = text
 
-    # -- actions ---------------------------------------------------------------
+    # -- actions --------------------------------------------------------------------------
+
+    def _busy(self, busy: bool) -> None:
+        self.creating = busy
+        self.form.set_busy(busy)
+        self.counter.set_busy(busy)
 
     async def create_from_form(self) -> LinkRecord | None:
+        """Create the link the form describes. One at a time: while a create is under way the
+        button is disabled and Enter at the counter does nothing."""
+        if self.creating:
+            return None
         if self.form.revalidate():
             self.form.show_all()
             return None
         request = self.form.request()
-        self.form.create_button.setEnabled(False)
+        profile = self.session.profile
+        self._busy(True)
         try:
             record = await self.controller.create(request)
-        except NoKeyError as error:
-            self.form.revalidate()
-            self.form.why_disabled.setText(str(error))
+        except ServiceError as error:
+            failure: ServiceError | None = error
+        else:
+            failure = None
+        finally:
+            self._busy(False)
+        if isinstance(failure, NoKeyError):
+            self.form.why_disabled.setText(failure.message)
             return None
-        except ValidationError as error:
-            self.form.revalidate()
-            self.form.show_service_errors(error.errors, error.message)
-            record = self.controller.ledger.get(self.session.profile.id, request.tx_ref)
-            if record is not None:
-                self.show_link(record)
+        if isinstance(failure, ValidationError):
+            self.form.show_service_errors(failure.errors, failure.message)
+            self.show_link(await self.controller.ledger.get(profile.id, request.tx_ref))
             return None
-        except ServiceError:
-            # the outcome is unknown: the record stays "creating" and is settled with the
-            # same reference; the form moves on to a new one
-            self.form.revalidate()
-            self.show_link(self.controller.ledger.get(self.session.profile.id, request.tx_ref))
-            self.new_reference()
+        if failure is not None:
+            # the outcome is unknown: the record stays "creating" and the scheduler settles
+            # it with the same reference; the form moves on to a new one
+            self.show_link(await self.controller.ledger.get(profile.id, request.tx_ref))
+            await self.new_reference()
             return None
-        self.form.revalidate()
         self.show_link(record)
         if self.counter.isVisible():
             self.counter.show_record(record)
-            self.watcher.focus("counter", record)
-        self.new_reference()
+            self.scheduler.focus("counter", record)
+        await self.new_reference()
         return record
 
     async def create_at_counter(self, amount: str) -> LinkRecord | None:
+        if self.creating:
+            return None
         self.form.amount.setText(amount)
         problems = self.form.revalidate()
         if problems:
@@ -187,11 +209,12 @@ class LinksTab(QWidget):
             return None
         return await self.create_from_form()
 
-    def show_counter(self) -> None:
+    def show_counter(self, record: LinkRecord | None = None) -> None:
+        """Open the customer-facing display: blank for the next customer, or with ``record``."""
         screen = self.screens.currentData()
         self.counter.set_test(self.session.is_test)
-        if self.panel.record:
-            self.counter.show_record(self.panel.record)
+        self.counter.show_record(record)
+        self.scheduler.focus("counter", record)
         self.counter.show_on(screen)
 
     async def show_snippets(self):

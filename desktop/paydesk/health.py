@@ -1,0 +1,59 @@
+"""The connection's state per profile and mode, as the user sees it: "Checked 12 s ago",
+"Offline since 14:02, retrying". Qt-free: the session feeds it from every call it leases."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Callable
+
+
+@dataclass
+class Health:
+    last_ok: datetime | None = None  # the service last answered (UTC)
+    offline_since: datetime | None = None  # unreachable since (UTC), until it answers again
+    problem: str | None = None  # it answers, but refuses the key
+
+    def text(self, now: datetime | None = None) -> str:
+        now = now or datetime.now(timezone.utc)
+        if self.offline_since is not None:
+            since = self.offline_since.astimezone().strftime("%H:%M")
+            return f"Offline since {since}, retrying"
+        if self.problem:
+            return self.problem
+        if self.last_ok is None:
+            return "Not checked yet"
+        seconds = max(0, int((now - self.last_ok).total_seconds()))
+        if seconds < 60:
+            return f"Checked {seconds} s ago"
+        if seconds < 3600:
+            return f"Checked {seconds // 60} min ago"
+        return f"Checked at {self.last_ok.astimezone():%H:%M}"
+
+
+class ConnectionHealth:
+    def __init__(self, on_change: Callable[[str, str], None] | None = None):
+        self._by: dict[tuple[str, str], Health] = {}
+        self.on_change = on_change or (lambda profile_id, mode: None)
+
+    def get(self, profile_id: str, mode: str) -> Health:
+        return self._by.setdefault((profile_id, mode), Health())
+
+    def ok(self, profile_id: str, mode: str) -> None:
+        health = self.get(profile_id, mode)
+        health.last_ok = datetime.now(timezone.utc)
+        health.offline_since = None
+        health.problem = None
+        self.on_change(profile_id, mode)
+
+    def unreachable(self, profile_id: str, mode: str) -> None:
+        health = self.get(profile_id, mode)
+        if health.offline_since is None:
+            health.offline_since = datetime.now(timezone.utc)
+        self.on_change(profile_id, mode)
+
+    def refused(self, profile_id: str, mode: str, problem: str) -> None:
+        health = self.get(profile_id, mode)
+        health.offline_since = None
+        health.problem = problem
+        self.on_change(profile_id, mode)

@@ -1,0 +1,34 @@
+"""Money in the ledger: whole numbers of the currency's smallest unit, so SQL sorts and sums
+them as numbers; Decimal at the edges."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+# ISO 4217 minor units where they are not 2 (the service's currencies all have 2).
+_EXPONENTS = {
+    "BIF": 0, "CLP": 0, "DJF": 0, "GNF": 0, "ISK": 0, "JPY": 0, "KMF": 0, "KRW": 0, "PYG": 0,
+    "RWF": 0, "UGX": 0, "UYI": 0, "VND": 0, "VUV": 0, "XAF": 0, "XOF": 0, "XPF": 0,
+    "BHD": 3, "IQD": 3, "JOD": 3, "KWD": 3, "LYD": 3, "OMR": 3, "TND": 3,
+}
+
+
+def exponent(currency: str) -> int:
+    return _EXPONENTS.get((currency or "").upper(), 2)
+
+
+def to_minor(amount: Decimal | int, currency: str) -> int:
+    """``Decimal("25")`` GBP -> ``2500``. Refuses what the currency cannot hold."""
+    places = exponent(currency)
+    if isinstance(amount, int) or amount == amount.to_integral_value():  # the usual case
+        return int(amount) * 10 ** places
+    scaled = Decimal(amount).scaleb(places)
+    if scaled != scaled.to_integral_value():
+        raise ValueError(f"{amount} has more decimals than {currency} allows")
+    return int(scaled)
+
+
+def from_minor(value: int, currency: str) -> Decimal:
+    """``2500`` GBP -> ``Decimal("25.00")``."""
+    places = exponent(currency)
+    return Decimal(value).scaleb(-places).quantize(Decimal(1).scaleb(-places))

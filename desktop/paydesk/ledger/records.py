@@ -1,0 +1,109 @@
+"""What the ledger holds about one payment: a link PayDesk created, or a transaction it looked up.
+
+States are one vocabulary with the service's (``TransactionState``), plus two of PayDesk's own:
+``creating`` (written before the call that creates it) and ``rejected`` (the service refused
+it; nothing exists there). A state the service names that PayDesk does not know is stored as
+``unknown``, its words kept in ``state_raw`` and shown verbatim.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from decimal import Decimal
+from typing import Any
+
+from ..service.models import PaymentRequest, TransactionState
+
+CREATING, REJECTED = "creating", "rejected"
+PENDING, UNKNOWN = TransactionState.PENDING.value, TransactionState.UNKNOWN.value
+STATES = (CREATING, REJECTED) + tuple(s.value for s in TransactionState)
+FINAL = (REJECTED,) + tuple(s.value for s in TransactionState if s.final)
+OPEN = tuple(s for s in STATES if s not in FINAL)  # creating, pending, unknown
+ORIGINS = ("link", "lookup")  # made here, or made elsewhere and looked up here
+
+
+def state_of(tx_state: TransactionState) -> str:
+    return tx_state.value
+
+
+def is_final(state: str) -> bool:
+    return state in FINAL
+
+
+def stamp(when: datetime | None = None) -> str:
+    """A time as the ledger stores it: UTC, fixed width, so text order is time order."""
+    when = when or datetime.now(timezone.utc)
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    elif when.utcoffset():
+        when = when.astimezone(timezone.utc)
+    return when.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+
+
+def parse_stamp(text: str | None) -> datetime | None:
+    if not text:
+        return None
+    when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+
+
+@dataclass(frozen=True)
+class LinkRecord:
+    id: int
+    profile_id: str
+    mode: str
+    tx_ref: str
+    amount: Decimal
+    currency: str
+    email: str
+    first_name: str
+    last_name: str
+    state: str
+    created_at: datetime
+    updated_at: datetime
+    state_raw: str | None = None  # the service's own word for the state, when it said one
+    fee: Decimal | None = None
+    checkout_url: str | None = None
+    reference: str | None = None
+    customization: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+    callback_url: str | None = None
+    return_url: str | None = None
+    origin: str = "link"
+    error: str | None = None
+    checked_at: datetime | None = None
+    raw_json: str | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def final(self) -> bool:
+        return is_final(self.state)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """What identifies a record: one tx_ref per merchant profile, across both modes."""
+        return (self.profile_id, self.tx_ref)
+
+    @property
+    def title(self) -> str:
+        return self.customization.get("title") or ""
+
+    @property
+    def customer(self) -> str:
+        return f"{self.first_name} {self.last_name}".strip()
+
+    @property
+    def raw(self) -> dict[str, Any] | None:
+        """The service's last answer about it, as it came (only on records read one by one)."""
+        return json.loads(self.raw_json) if self.raw_json else None
+
+    def request(self) -> PaymentRequest:
+        """The intent this record holds, to send (again) with the same tx_ref."""
+        c = self.customization
+        return PaymentRequest(amount=self.amount, currency=self.currency, email=self.email,
+                              first_name=self.first_name, last_name=self.last_name,
+                              tx_ref=self.tx_ref, callback_url=self.callback_url,
+                              return_url=self.return_url, title=c.get("title"),
+                              description=c.get("description"), logo=c.get("logo"),
+                              meta=dict(self.meta))

@@ -1,0 +1,134 @@
+"""A LinkQuery as SQL: filters, keyset paging on an index per sort, and text search.
+
+Text search covers the reference, the service's reference, the e-mail and the customer's
+name. Three characters or more go through the trigram index (``links_fts``) when they are
+selective; a term that matches thousands of rows (or one of one or two characters) is
+checked row by row along the sort's index instead, where matches are dense and a page
+fills after a few hundred rows.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from .amounts import from_minor
+from .query import Cursor, LinkQuery, Page
+from .records import LinkRecord, parse_stamp, stamp
+from .schema import SORT_INDEXES
+
+COLUMNS = ("id", "profile_id", "mode", "tx_ref", "amount_minor", "fee_minor", "currency", "email",
+           "first_name", "last_name", "state", "state_raw", "checkout_url", "reference",
+           "customization", "meta", "callback_url", "return_url", "origin", "error",
+           "created_at", "updated_at", "checked_at", "customer_key")
+SELECT = ", ".join(f"links.{c}" for c in COLUMNS)
+BROAD = 2000  # matches from the trigram index above which a term counts as broad
+
+
+def record(row: sqlite3.Row, raw: str | None = None) -> LinkRecord:
+    fee = row["fee_minor"]
+    return LinkRecord(
+        id=row["id"], profile_id=row["profile_id"], mode=row["mode"], tx_ref=row["tx_ref"],
+        amount=from_minor(row["amount_minor"], row["currency"]), currency=row["currency"],
+        fee=None if fee is None else from_minor(fee, row["currency"]), email=row["email"],
+        first_name=row["first_name"], last_name=row["last_name"], state=row["state"],
+        state_raw=row["state_raw"], checkout_url=row["checkout_url"],
+        reference=row["reference"], customization=json.loads(row["customization"] or "{}"),
+        meta=json.loads(row["meta"] or "{}"), callback_url=row["callback_url"],
+        return_url=row["return_url"], origin=row["origin"], error=row["error"],
+        created_at=parse_stamp(row["created_at"]), updated_at=parse_stamp(row["updated_at"]),
+        checked_at=parse_stamp(row["checked_at"]), raw_json=raw)
+
+
+def _like(text: str) -> str:
+    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+class Plan:
+    """The FROM and WHERE of one query (text strategy decided against the data)."""
+
+    def __init__(self, db: sqlite3.Connection, query: LinkQuery):
+        self.query = query
+        self.source = "links"
+        self.source_args: list[Any] = []
+        self.conditions = ["links.profile_id = ?", "links.mode = ?"]
+        self.args: list[Any] = [query.profile_id, query.mode]
+        if query.states:
+            self._within("links.state", sorted(query.states))
+        if query.currencies:
+            self._within("links.currency", sorted(query.currencies))
+        if query.created_from is not None:
+            self.conditions.append("links.created_at >= ?")
+            self.args.append(stamp(query.created_from))
+        if query.created_to is not None:
+            self.conditions.append("links.created_at < ?")
+            self.args.append(stamp(query.created_to))
+        if query.origin:
+            self.conditions.append("links.origin = ?")
+            self.args.append(query.origin)
+        if query.tx_refs:
+            self.conditions.append("links.tx_ref IN (SELECT value FROM json_each(?))")
+            self.args.append(json.dumps(sorted(query.tx_refs)))
+        text = query.text.strip()
+        if text:
+            if len(text) >= 3 and not self._broad(db, text):
+                # the index takes a plain LIKE (a % or _ typed only widens what it finds);
+                # each hit is then checked exactly
+                self.source = ("(SELECT rowid AS hit FROM links_fts WHERE search_text LIKE ?)"
+                               " AS hits CROSS JOIN links ON links.id = hits.hit")
+                self.source_args = [f"%{text}%"]
+            self.conditions.append("links.search_text LIKE ? ESCAPE '\\'")
+            self.args.append(_like(text))
+
+    def _within(self, column: str, values: list[str]) -> None:
+        self.conditions.append(f"{column} IN ({', '.join('?' for _ in values)})")
+        self.args += values
+
+    @staticmethod
+    def _broad(db: sqlite3.Connection, text: str) -> bool:
+        found = db.execute("SELECT count(*) FROM (SELECT 1 FROM links_fts WHERE search_text"
+                           " LIKE ? LIMIT ?)", (f"%{text}%", BROAD)).fetchone()[0]
+        return found >= BROAD
+
+    def where(self) -> str:
+        return " AND ".join(self.conditions)
+
+    def count(self, db: sqlite3.Connection) -> int:
+        sql = f"SELECT count(*) FROM {self.source} WHERE {self.where()}"
+        return db.execute(sql, self.source_args + self.args).fetchone()[0]
+
+    def page_sql(self, cursor: Cursor | None, limit: int,
+                 backwards: bool = False) -> tuple[str, list[Any]]:
+        """The SELECT of one page: ``limit`` + 1 rows after ``cursor`` in the query's order,
+        or before it ``backwards`` (then in reverse order)."""
+        columns = SORT_INDEXES[self.query.sort]
+        descending = self.query.descending != backwards
+        conditions, args = list(self.conditions), list(self.args)
+        if cursor is not None:
+            keys = ", ".join(f"links.{c}" for c in columns)
+            marks = ", ".join("?" for _ in columns)
+            conditions.append(f"({keys}) {'<' if descending else '>'} ({marks})")
+            args += list(cursor.values)
+        direction = "DESC" if descending else "ASC"
+        order = ", ".join(f"links.{c} {direction}" for c in columns)
+        sql = (f"SELECT {SELECT} FROM {self.source} WHERE {' AND '.join(conditions)}"
+               f" ORDER BY {order} LIMIT ?")
+        return sql, self.source_args + args + [limit + 1]
+
+    def page(self, db: sqlite3.Connection, cursor: Cursor | None, limit: int,
+             backwards: bool = False) -> Page:
+        """Up to ``limit`` records next to ``cursor``, always in the query's order."""
+        rows = db.execute(*self.page_sql(cursor, limit, backwards)).fetchall()
+        more = len(rows) > limit
+        rows = rows[:limit]
+        if backwards:
+            rows.reverse()
+        if not rows:
+            return Page([], None, None, more)
+        columns = SORT_INDEXES[self.query.sort]
+
+        def at(row) -> Cursor:
+            return Cursor(tuple(row[c] for c in columns))
+
+        return Page([record(r) for r in rows], at(rows[0]), at(rows[-1]), more)

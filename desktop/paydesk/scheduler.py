@@ -1,0 +1,230 @@
+"""The one scheduler that decides which open records are checked with the service, and when.
+
+Qt-free. It re-checks links that are waiting for payment (often while one is on screen,
+backing off after), settles creates whose answer was lost (the same request, the same
+tx_ref), and stops at a final state. Each check is its own task under a bounded
+concurrency, so one slow check holds up nothing else; the records on screen have their own
+lane, so "check now" is immediate. No exception ends it: each failure is logged, counted,
+and retried with backoff; a rate limit pauses only the profile and mode it came from.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Awaitable, Callable
+
+from .ledger import CREATING, LinkRecord
+from .service.errors import RateLimitedError, ServiceError
+
+log = logging.getLogger("paydesk.scheduler")
+Key = tuple[str, str]  # (profile_id, tx_ref)
+Group = tuple[str, str]  # (profile_id, mode)
+
+
+class StopWatching(Exception):
+    """The record can no longer be checked (its profile was deleted): drop it."""
+
+
+@dataclass
+class Entry:
+    record: LinkRecord
+    due: float
+    interval: float
+    failures: int = 0
+    running: bool = False
+    again: bool = False  # asked for while running: go again as soon as it ends
+
+    @property
+    def settling(self) -> bool:
+        return self.record.state == CREATING
+
+    @property
+    def group(self) -> Group:
+        return (self.record.profile_id, self.record.mode)
+
+
+class Scheduler:
+    def __init__(self, check: Callable[[LinkRecord], Awaitable[LinkRecord]],
+                 settle: Callable[[LinkRecord], Awaitable[LinkRecord]], *,
+                 parallel: int = 4, focus_parallel: int = 2, focused_every: float = 2.0,
+                 first_every: float = 5.0, settle_first: float = 2.0, slowest: float = 120.0,
+                 focused_slowest: float = 30.0, longest_pause: float = 300.0):
+        self._check, self._settle = check, settle
+        self.focused_every = focused_every
+        self.first_every = first_every
+        self.settle_first = settle_first
+        self.slowest = slowest
+        self.focused_slowest = focused_slowest
+        self.longest_pause = longest_pause
+        self._entries: dict[Key, Entry] = {}
+        self._focused: dict[str, Key] = {}  # view name -> what it shows
+        self._paused: dict[Group, float] = {}  # rate limited until (monotonic)
+        self._lanes = {False: asyncio.Semaphore(parallel), True: asyncio.Semaphore(focus_parallel)}
+        self._tasks: set[asyncio.Task] = set()
+        self._wake = asyncio.Event()
+        self.stats: Counter[str] = Counter()  # checks, settles, failures, and each error's name
+
+    # -- what to watch ------------------------------------------------------------------
+
+    def watched(self) -> list[LinkRecord]:
+        return [e.record for e in self._entries.values()]
+
+    def watch(self, record: LinkRecord) -> None:
+        """Keep an open record checked (a "creating" one settled) until it is final."""
+        if record.final or (record.state != CREATING and not record.checkout_url
+                            and record.origin == "link"):
+            return
+        entry = self._entries.get(record.key)
+        if entry is not None:
+            entry.record = record
+            return
+        first = self.settle_first if record.state == CREATING else self.first_every
+        self._entries[record.key] = Entry(record, time.monotonic() + self._pace(record.key, first),
+                                          first)
+        self._wake.set()
+
+    def seen(self, record: LinkRecord) -> None:
+        """A record changed elsewhere (created, settled, checked): follow it."""
+        if record.final:
+            self._entries.pop(record.key, None)
+        elif record.key in self._entries:
+            self._entries[record.key].record = record
+        else:
+            self.watch(record)
+
+    def forget(self, profile_id: str) -> None:
+        """A profile was deleted: none of its records is checked again."""
+        for key in [k for k in self._entries if k[0] == profile_id]:
+            del self._entries[key]
+
+    def focus(self, view: str, record: LinkRecord | None) -> None:
+        """``view`` shows ``record`` now (None: nothing): check it often, starting now."""
+        if record is None:
+            self._focused.pop(view, None)
+            return
+        self._focused[view] = record.key
+        self.check_now(record)
+
+    def check_now(self, record: LinkRecord) -> None:
+        self.watch(record)
+        entry = self._entries.get(record.key)
+        if entry is None:
+            return
+        if entry.running:
+            entry.again = True
+        entry.due = time.monotonic()
+        entry.interval = self.first_every
+        self._wake.set()
+
+    def _is_focused(self, key: Key) -> bool:
+        return key in self._focused.values()
+
+    def _pace(self, key: Key, interval: float) -> float:
+        return min(interval, self.focused_every) if self._is_focused(key) else interval
+
+    # -- the loop -----------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Runs until cancelled; nothing else ends it."""
+        try:
+            while True:
+                try:
+                    self._dispatch()
+                    await self._sleep()
+                except asyncio.CancelledError:
+                    raise
+                except Exception:  # noqa: BLE001 - a bug here must not stop every check
+                    self.stats["scheduler errors"] += 1
+                    log.exception("the scheduler hit an unexpected error; it goes on")
+                    await asyncio.sleep(1.0)
+        finally:
+            tasks = list(self._tasks)
+            for task in tasks:
+                task.cancel()
+            if tasks:
+                await asyncio.wait(tasks, timeout=5)
+
+    def _dispatch(self) -> None:
+        now = time.monotonic()
+        for entry in list(self._entries.values()):
+            if entry.running or entry.due > now or self._paused.get(entry.group, 0) > now:
+                continue
+            entry.running = True
+            task = asyncio.get_running_loop().create_task(
+                self._one(entry), name=f"check {entry.record.tx_ref}")
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _sleep(self) -> None:
+        now = time.monotonic()
+        waiting = [max(e.due, self._paused.get(e.group, 0)) for e in self._entries.values()
+                   if not e.running]
+        wait = max(0.0, min(waiting) - now) if waiting else 3600.0
+        self._wake.clear()
+        try:
+            await asyncio.wait_for(self._wake.wait(), wait)
+        except TimeoutError:
+            pass
+
+    async def _one(self, entry: Entry) -> None:
+        key = entry.record.key
+        try:
+            async with self._lanes[self._is_focused(key)]:
+                await self._attempt(entry)
+        finally:
+            entry.running = False
+            if entry.again and key in self._entries:
+                entry.again = False
+                entry.due = time.monotonic()
+            self._wake.set()
+
+    async def _attempt(self, entry: Entry) -> None:
+        key, settling = entry.record.key, entry.settling
+        self.stats["settles" if settling else "checks"] += 1
+        try:
+            record = await (self._settle if settling else self._check)(entry.record)
+        except asyncio.CancelledError:
+            raise
+        except StopWatching as why:
+            log.info("no longer watching %s: %s", entry.record.tx_ref, why)
+            self._entries.pop(key, None)
+            return
+        except RateLimitedError as error:
+            pause = min(self.longest_pause, error.retry_after or 5.0)
+            self._paused[entry.group] = time.monotonic() + pause
+            self._failed(entry, error, f"rate limited, pausing {pause:g} s")
+            entry.due = self._paused[entry.group]
+            return
+        except ServiceError as error:
+            self._failed(entry, error, error.message)
+            return
+        except Exception as error:  # noqa: BLE001 - logged with its traceback, then retried
+            log.exception("unexpected error checking %s", entry.record.tx_ref)
+            self._failed(entry, error, str(error), logged=True)
+            return
+        entry.failures = 0
+        if record.final:
+            self._entries.pop(key, None)
+            return
+        entry.record = record
+        grow = 2.0 if record.state == CREATING else 1.5
+        start = self.settle_first if record.state == CREATING else self.first_every
+        entry.interval = min(self.slowest, max(start, entry.interval * grow))
+        entry.due = time.monotonic() + self._pace(key, entry.interval)
+
+    def _failed(self, entry: Entry, error: BaseException, text: str, logged: bool = False) -> None:
+        self.stats["failures"] += 1
+        self.stats[type(error).__name__] += 1
+        entry.failures += 1
+        if not logged:
+            log.info("%s of %s failed (%d in a row): %s",
+                     "settling" if entry.settling else "check", entry.record.tx_ref,
+                     entry.failures, text)
+        cap = self.focused_slowest if self._is_focused(entry.record.key) else self.slowest
+        entry.interval = min(cap, max(entry.interval, 1.0) * 2)
+        entry.due = time.monotonic() + entry.interval * random.uniform(0.8, 1.0)

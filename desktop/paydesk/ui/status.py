@@ -1,0 +1,69 @@
+"""The status bar: the last call's result, the connection's state ("Checked 12 s ago",
+"Offline since 14:02, retrying"), and saving delayed while another program holds the
+ledger. Words as on screen (PAID, never "success")."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QLabel, QStatusBar
+
+from .session import Session
+
+SAVING_DELAYED = "Saving is delayed: the ledger is busy"
+KEYRING_WAITING = "Waiting for the system keyring: unlock it if your desktop asks"
+
+
+def _label(name: str, accessible: str, style: str = "") -> QLabel:
+    label = QLabel("")
+    label.setObjectName(name)
+    label.setAccessibleName(accessible)
+    if style:
+        label.setStyleSheet(style)
+    return label
+
+
+class StatusLine(QStatusBar):
+    def __init__(self, session: Session):
+        super().__init__()
+        self.session = session
+        self.last_call = _label("status-last-call", "Last call")
+        self.last_call.setText("Ready")
+        self.addWidget(self.last_call, 1)
+        self.saving = _label("status-saving", SAVING_DELAYED,
+                             "color: #3d2e00; background: #fff4ce; padding: 0 6px;")
+        self.saving.setText(SAVING_DELAYED)
+        self.saving.hide()
+        self.addPermanentWidget(self.saving)
+        self.keyring = _label("status-keyring", KEYRING_WAITING,
+                              "color: #3d2e00; background: #fff4ce; padding: 0 6px;")
+        self.keyring.setText(KEYRING_WAITING)
+        self.keyring.hide()
+        self.addPermanentWidget(self.keyring)
+        self.connection = _label("status-connection", "Connection")
+        self.addPermanentWidget(self.connection)
+        self.where = _label("status-where", "Profile")
+        self.addPermanentWidget(self.where)
+        self.listeners: list = []  # callables told the connection's text (the counter display)
+        self._tick = QTimer(self)
+        self._tick.setInterval(1000)
+        self._tick.timeout.connect(self.refresh_connection)
+        self._tick.start()
+        session.callFinished.connect(self.call_finished)
+        session.healthChanged.connect(lambda *_: self.refresh_connection())
+        session.ledgerBusy.connect(self.saving.setVisible)
+        session.keyringWaiting.connect(self.keyring.setVisible)
+
+    def call_finished(self, text: str) -> None:
+        self.last_call.setText(text)
+        self.last_call.setAccessibleName(f"Last call: {text}")
+
+    def refresh_connection(self) -> None:
+        profile = self.session.profile
+        text = ""
+        if profile is not None:
+            text = self.session.health.get(profile.id, self.session.mode).text()
+        if text != self.connection.text():
+            self.connection.setText(text)
+            self.connection.setAccessibleName(f"Connection: {text}" if text else "Connection")
+            for listener in self.listeners:
+                listener(text)
