@@ -1,4 +1,17 @@
 import os
+import tempfile
+from pathlib import Path
+
+# The suite never writes into the home folder of the machine running it: PayDesk's data,
+# Qt's settings (file dialogs), keyrings and caches all go to a folder of its own.
+REAL_HOME = Path.home()
+TEST_HOME = Path(tempfile.mkdtemp(prefix="paydesk-test-home-"))
+os.environ["HOME"] = str(TEST_HOME)
+for variable, folder in (("XDG_CONFIG_HOME", ".config"), ("XDG_DATA_HOME", ".local/share"),
+                         ("XDG_CACHE_HOME", ".cache"), ("XDG_STATE_HOME", ".local/state")):
+    os.environ[variable] = str(TEST_HOME / folder)
+for variable in ("PAYDESK_HOME", "PAYDESK_SANDBOX_HOME"):
+    os.environ.pop(variable, None)
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_API", "pyside6")

@@ -53,7 +53,8 @@ class Scheduler:
                  settle: Callable[[LinkRecord], Awaitable[LinkRecord]], *,
                  parallel: int = 4, focus_parallel: int = 2, focused_every: float = 2.0,
                  first_every: float = 5.0, settle_first: float = 2.0, slowest: float = 120.0,
-                 focused_slowest: float = 30.0, longest_pause: float = 300.0):
+                 focused_slowest: float = 30.0, longest_pause: float = 300.0,
+                 retry_first: float = 1.0):
         self._check, self._settle = check, settle
         self.focused_every = focused_every
         self.first_every = first_every
@@ -61,6 +62,7 @@ class Scheduler:
         self.slowest = slowest
         self.focused_slowest = focused_slowest
         self.longest_pause = longest_pause
+        self.retry_first = retry_first  # the first wait after a failure; doubles after each
         self._entries: dict[Key, Entry] = {}
         self._focused: dict[str, Key] = {}  # view name -> what it shows
         self._paused: dict[Group, float] = {}  # rate limited until (monotonic)
@@ -226,5 +228,6 @@ class Scheduler:
                      "settling" if entry.settling else "check", entry.record.tx_ref,
                      entry.failures, text)
         cap = self.focused_slowest if self._is_focused(entry.record.key) else self.slowest
-        entry.interval = min(cap, max(entry.interval, 1.0) * 2)
+        grown = entry.interval * 2 if entry.failures > 1 else self.retry_first
+        entry.interval = min(cap, max(grown, self.retry_first))
         entry.due = time.monotonic() + entry.interval * random.uniform(0.8, 1.0)

@@ -1,0 +1,210 @@
+"""The scheduler on its own, driving failures the sandbox cannot produce: a check that hangs,
+a key that vanished, the ledger busy, a client closed mid-call, a bug in a check."""
+
+import asyncio
+import time
+from datetime import datetime, timezone
+from decimal import Decimal
+
+import pytest
+
+from paydesk.ledger import LinkRecord
+from paydesk.scheduler import Scheduler, StopWatching
+from paydesk.service.errors import (AnswerLostError, RateLimitedError, ServiceError,
+                                    ServiceUnavailableError)
+
+NOW = datetime(2026, 11, 22, tzinfo=timezone.utc)
+
+
+def record(ref, state="pending", profile="p1", mode="test"):
+    return LinkRecord(id=0, profile_id=profile, mode=mode, tx_ref=ref, amount=Decimal(5),
+                      currency="GBP", email="a@example.com", first_name="A", last_name="B",
+                      state=state, created_at=NOW, updated_at=NOW,
+                      checkout_url=None if state == "creating" else f"http://x/payment/{ref}")
+
+
+class Service:
+    """Stands in for the controller: each reference's next answers, scripted."""
+
+    def __init__(self):
+        self.script: dict[str, list] = {}
+        self.calls: list[tuple[str, str, float]] = []
+
+    async def _answer(self, kind, rec):
+        self.calls.append((kind, rec.tx_ref, time.monotonic()))
+        steps = self.script.get(rec.tx_ref) or [rec.state]
+        step = steps.pop(0) if len(steps) > 1 else steps[0]
+        if isinstance(step, (int, float)) and not isinstance(step, bool):
+            await asyncio.sleep(step)  # a slow answer
+            return rec
+        if isinstance(step, BaseException):
+            raise step
+        if callable(step):
+            raise step()
+        from dataclasses import replace
+        return replace(rec, state=step)
+
+    async def check(self, rec):
+        return await self._answer("check", rec)
+
+    async def settle(self, rec):
+        return await self._answer("settle", rec)
+
+    def count(self, ref, kind=None):
+        return sum(1 for k, r, _ in self.calls if r == ref and (kind is None or k == kind))
+
+
+@pytest.fixture
+async def running():
+    started = []
+
+    def start(service, **options):
+        options = {"first_every": 0.05, "settle_first": 0.05, "focused_every": 0.05,
+                   "slowest": 0.8, "focused_slowest": 0.2, "retry_first": 0.05, **options}
+        scheduler = Scheduler(service.check, service.settle, **options)
+        started.append(asyncio.create_task(scheduler.run()))
+        return scheduler
+
+    yield start
+    for task in started:
+        task.cancel()
+    await asyncio.gather(*started, return_exceptions=True)
+
+
+async def until(predicate, timeout=5.0, what="condition"):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.01)
+
+
+async def test_a_slow_check_holds_up_nothing_else(running):
+    """Regression: checks ran one batch at a time; one 5 s check delayed every other."""
+    service = Service()
+    service.script["SLOW"] = [30.0]
+    scheduler = running(service, parallel=2)
+    scheduler.watch(record("SLOW"))
+    for i in range(3):
+        scheduler.watch(record(f"FAST-{i}"))
+    await until(lambda: all(service.count(f"FAST-{i}") >= 3 for i in range(3)), 3,
+                "the fast ones to be checked again and again")
+    assert service.count("SLOW") == 1  # still on its first check
+
+
+async def test_check_now_is_immediate_even_when_every_lane_is_busy(running):
+    service = Service()
+    scheduler = running(service, parallel=2, first_every=30, slowest=60)
+    for i in range(4):
+        service.script[f"HANG-{i}"] = [60.0]
+        scheduler.watch(record(f"HANG-{i}"))
+        scheduler.check_now(record(f"HANG-{i}"))
+    await until(lambda: len(service.calls) == 2, 2, "the background lane to fill")
+    shown = record("ON-SCREEN")
+    asked = time.monotonic()
+    scheduler.focus("panel", shown)
+    await until(lambda: service.count("ON-SCREEN") == 1, 1, "the link on screen to be checked")
+    assert service.calls[-1][2] - asked < 0.3
+
+
+@pytest.mark.parametrize("failure", [
+    ServiceUnavailableError("The service cannot be reached"),
+    AnswerLostError("The connection to the service was cut"),
+    ServiceError("No test secret key for Shop: add it in the profile editor"),  # NoKeyError's kind
+    RuntimeError("database is locked"),  # an error no one expected (LedgerBusy was one)
+    ValueError("a bug"),
+], ids=["unreachable", "answer lost", "no key", "ledger busy", "a bug"])
+async def test_no_error_ends_it(running, failure, caplog):
+    """Regression: NoKeyError, LedgerBusy or a client closed mid-retry ended the loop, and no
+    link was checked for the rest of the session."""
+    service = Service()
+    service.script["R-1"] = [failure, failure, failure, "success"]
+    scheduler = running(service)
+    scheduler.watch(record("R-1"))
+    scheduler.watch(record("R-2"))
+    await until(lambda: service.count("R-1") == 4, 5, "the check to succeed after failures")
+    assert "R-1" not in [r.tx_ref for r in scheduler.watched()]  # paid: no longer watched
+    assert scheduler.stats["failures"] == 3 and scheduler.stats[type(failure).__name__] == 3
+    gaps = [b[2] - a[2] for a, b in zip(
+        [c for c in service.calls if c[1] == "R-1"], [c for c in service.calls if c[1] == "R-1"][1:])]
+    assert gaps[1] > gaps[0] * 1.3, gaps  # backed off
+    count = service.count("R-2")
+    await until(lambda: service.count("R-2") > count, 2, "the others to go on being checked")
+
+
+async def test_a_client_closed_mid_call_is_retried(running):
+    service = Service()
+    closed = asyncio.Event()
+
+    async def check(rec):
+        if not closed.is_set():
+            closed.set()
+            await asyncio.sleep(0.05)
+            raise ServiceUnavailableError("the client was closed")  # as a closed client says
+        return await service.check(rec)
+
+    scheduler = Scheduler(check, service.settle, first_every=0.05, slowest=0.3, retry_first=0.05)
+    task = asyncio.create_task(scheduler.run())
+    service.script["R"] = ["success"]
+    scheduler.watch(record("R"))
+    await until(lambda: service.count("R") == 1, 3, "a retry after the closed client")
+    await until(lambda: scheduler.watched() == [], 1, "the final state to end the watch")
+    task.cancel()
+
+
+async def test_a_rate_limit_pauses_only_its_profile_and_mode(running):
+    service = Service()
+    service.script["LIMITED"] = [RateLimitedError("Too many requests", 0.5), "pending"]
+    scheduler = running(service)
+    scheduler.watch(record("LIMITED"))
+    scheduler.watch(record("SAME-GROUP"))
+    scheduler.watch(record("OTHER", mode="live"))
+    await until(lambda: scheduler.stats["RateLimitedError"] == 1, 2, "the 429")
+    paused_at = time.monotonic()
+    await asyncio.sleep(0.3)
+    same = [t for k, r, t in service.calls if r == "SAME-GROUP" and t > paused_at + 0.01]
+    other = [t for k, r, t in service.calls if r == "OTHER" and t > paused_at + 0.01]
+    assert not same and other
+
+
+async def test_an_enormous_retry_after_is_capped(running):
+    """A 429 asking for a day never silences the checks for a day."""
+    service = Service()
+    service.script["R"] = [RateLimitedError("Too many requests", 99999), "success"]
+    scheduler = running(service, longest_pause=0.3)
+    scheduler.watch(record("R"))
+    await until(lambda: service.count("R") == 2, 2, "the check after a capped pause")
+
+
+async def test_a_lost_create_is_settled_in_the_background(running):
+    service = Service()
+    service.script["NEW"] = [AnswerLostError("cut"), AnswerLostError("cut"), "pending", "success"]
+    scheduler = running(service)
+    scheduler.watch(record("NEW", state="creating"))
+    await until(lambda: service.count("NEW", "settle") == 3, 3, "settling with backoff")
+    await until(lambda: service.count("NEW", "check") >= 1, 2, "then checking like any link")
+    assert scheduler.stats["settles"] == 3
+
+
+async def test_a_deleted_profile_is_never_checked_again(running):
+    service = Service()
+    service.script["GONE"] = [StopWatching("its profile was deleted")]
+    scheduler = running(service)
+    scheduler.watch(record("GONE", profile="p-deleted"))
+    scheduler.watch(record("KEPT", profile="p2"))
+    await until(lambda: service.count("GONE") == 1, 2, "one attempt")
+    await asyncio.sleep(0.3)
+    assert service.count("GONE") == 1 and [r.tx_ref for r in scheduler.watched()] == ["KEPT"]
+    scheduler.forget("p2")
+    assert scheduler.watched() == []
+
+
+async def test_final_states_end_the_watch(running):
+    service = Service()
+    service.script["PAID"] = ["pending", "success"]
+    service.script["FAILED"] = ["failed"]
+    scheduler = running(service)
+    scheduler.watch(record("PAID"))
+    scheduler.watch(record("FAILED"))
+    scheduler.watch(record("DONE", state="success"))  # already final: not watched
+    await until(lambda: scheduler.watched() == [], 3, "both to settle")
+    assert service.count("DONE") == 0 and service.count("FAILED") == 1
