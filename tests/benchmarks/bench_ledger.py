@@ -1,0 +1,250 @@
+"""The ledger at 200,000 records: inserting them, opening the file, the first, next and last
+pages, a substring search, a filter by state, currency and date, a sort by amount; p50 and
+p95 of each, and the GUI thread's longest stall (a 1 ms timer's lateness) while they run.
+
+Beside them, the same questions asked of the ledger as it was before this rewrite (schema
+v2, SQLite on the calling thread, OFFSET paging, LIKE search), read from git at 012fc21 and
+measured in the same run on the same rows.
+
+Run: ./dev bench   (or: .venv/bin/python tests/benchmarks/bench_ledger.py [--records 200000])
+Prints a table and a last line "worst p95: N ms"; asserts nothing about time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import os
+import random
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+from decimal import Decimal
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtCore import QTimer  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from paydesk.ledger import LinkQuery, LinkRecord, SqliteLedger  # noqa: E402
+from paydesk.ui.loop import EventLoop  # noqa: E402
+
+BASELINE_COMMIT = "012fc21"
+ROOT = Path(__file__).resolve().parents[2]
+PROFILE = "p_bench01"
+NOW = datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc)
+FIRST = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Ken", "Dennis", "Linus",
+         "Guido", "Margaret", "Frances", "John", "Radia", "Tim", "Sophie", "Katherine", "Hedy"]
+LAST = ["Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Thompson", "Ritchie",
+        "Torvalds", "Rossum", "Hamilton", "Allen", "Backus", "Perlman", "Berners-Lee",
+        "Wilson", "Johnson", "Lamarr"]
+STATES = ["success"] * 12 + ["pending"] * 3 + ["failed"] * 2 + ["cancelled", "refunded"]
+
+
+def records(n: int, seed: int = 20261122) -> list[LinkRecord]:
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        first, last = rng.choice(FIRST), rng.choice(LAST)
+        when = NOW - timedelta(seconds=i * 300 + rng.randrange(300))  # ~2 years, newest first
+        out.append(LinkRecord(
+            id=0, profile_id=PROFILE, mode="test" if i % 10 else "live",
+            tx_ref=f"SHOP-{when:%y%m%d}-K7QM4X-{i:06d}{rng.choice('ABCDEFGHJK')}{i % 10}",
+            amount=Decimal(rng.choice([3, 5, 8, 12, 25, 40, 99, 150, 1200])),
+            currency=rng.choice(["GBP", "GBP", "USD"]),
+            email=f"{first.lower()}.{last.lower()}{rng.randrange(10_000)}@example.com",
+            first_name=first, last_name=last, state=rng.choice(STATES), created_at=when,
+            updated_at=when, checked_at=when + timedelta(minutes=2),
+            reference=f"PDK-{rng.getrandbits(64):016x}",
+            checkout_url=f"http://127.0.0.1:8765/pay/payment/PDK-{i}",
+            customization={"title": "Coffee"}))
+    return out
+
+
+def pct(values: list[float], q: int) -> float:
+    return statistics.quantiles(values, n=100, method="inclusive")[q - 1] if len(values) > 1 else values[0]
+
+
+class Stall:
+    """The longest lateness of a 1 ms repeating timer: how long the GUI thread was held."""
+
+    def __init__(self):
+        self.worst = 0.0
+        self._last = time.perf_counter()
+        self._timer = QTimer()
+        self._timer.setInterval(1)
+        self._timer.timeout.connect(self._tick)
+
+    def _tick(self):
+        now = time.perf_counter()
+        self.worst = max(self.worst, (now - self._last) * 1000 - 1)
+        self._last = now
+
+    def __enter__(self):
+        self.worst, self._last = 0.0, time.perf_counter()
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._timer.stop()
+
+
+async def timed(call, repeat: int) -> list[float]:
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        await call()
+        times.append((time.perf_counter() - started) * 1000)
+        await asyncio.sleep(0)  # let the timer tick between queries, as between keystrokes
+    return times
+
+
+async def measure_new(path: Path, rows: list[LinkRecord], repeat: int) -> tuple[dict, float, float]:
+    ledger = SqliteLedger(path)
+    started = time.perf_counter()
+    with Stall() as insert_stall:
+        await ledger.import_records(rows)
+    inserted = time.perf_counter() - started
+    await ledger.close()
+
+    async def reopen():
+        opened = SqliteLedger(path)
+        await opened.opened()
+        await opened.close()
+
+    results = {"open": await timed(reopen, max(5, repeat // 5))}
+    ledger = SqliteLedger(path)
+    await ledger.opened()
+    base = LinkQuery(PROFILE, "test")
+    first = await ledger.page(base)
+    month = (NOW - timedelta(days=60), NOW - timedelta(days=30))
+    queries = {
+        "first page": lambda: ledger.page(base),
+        "next page": lambda: ledger.page(base, after=first.end),
+        "last page": lambda: ledger.last_page(base),
+        "search, a rare term": lambda: ledger.page(LinkQuery(PROFILE, "test", text="lamarr123")),
+        "search, a common term": lambda: ledger.page(LinkQuery(PROFILE, "test", text="lovelace")),
+        "filter state+currency+date": lambda: ledger.page(LinkQuery(
+            PROFILE, "test", states=frozenset({"failed"}), currencies=frozenset({"USD"}),
+            created_from=month[0], created_to=month[1])),
+        "sort by amount": lambda: ledger.page(LinkQuery(PROFILE, "test", sort="amount")),
+    }
+    with Stall() as query_stall:
+        for name, call in queries.items():
+            results[name] = await timed(call, repeat)
+    await ledger.close()
+    return results, inserted, query_stall.worst, insert_stall.worst
+
+
+def baseline_ledger():
+    """The ledger module as it was before the rewrite, from git (None if git cannot say)."""
+    folder = Path(tempfile.mkdtemp(prefix="paydesk-v2-"))
+    package = folder / "v2ledger"
+    package.mkdir()
+    for name in ("store.py", "schema.py"):
+        shown = subprocess.run(["git", "-C", str(ROOT), "show",
+                                f"{BASELINE_COMMIT}:desktop/paydesk/ledger/{name}"],
+                               capture_output=True, text=True)
+        if shown.returncode != 0:
+            return None
+        text = shown.stdout.replace("from ..service.models", "from paydesk.service.models")
+        (package / name).write_text(text)
+    (package / "__init__.py").write_text("")
+    sys.path.insert(0, str(folder))
+    return importlib.import_module("v2ledger.store")
+
+
+def measure_old(path: Path, rows: list[LinkRecord], repeat: int) -> dict | None:
+    module = baseline_ledger()
+    if module is None:
+        return None
+    ledger = module.Ledger(path)
+    started = time.perf_counter()
+    with sqlite3.connect(path, isolation_level=None) as db:
+        db.execute("BEGIN")
+        db.executemany(
+            "INSERT INTO links (profile_id, mode, tx_ref, amount, currency, email, first_name,"
+            " last_name, state, created_at, updated_at, reference, checkout_url, origin)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'link')",
+            [(r.profile_id, r.mode, r.tx_ref, str(r.amount), r.currency, r.email, r.first_name,
+              r.last_name, r.state, r.created_at.isoformat(), r.updated_at.isoformat(),
+              r.reference, r.checkout_url) for r in rows])
+        db.execute("COMMIT")
+    inserted = time.perf_counter() - started
+    total = ledger.count(PROFILE, "test")
+
+    def timed_sync(call, n):
+        out = []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            call()
+            out.append((time.perf_counter() - t0) * 1000)
+        return out
+
+    results = {
+        "open": timed_sync(lambda: module.Ledger(path).close(), max(5, repeat // 5)),
+        "first page": timed_sync(lambda: ledger.search(PROFILE, "test", limit=100), repeat),
+        "next page": timed_sync(lambda: ledger.search(PROFILE, "test", limit=100, offset=100), repeat),
+        "last page": timed_sync(lambda: ledger.search(PROFILE, "test", limit=100,
+                                                      offset=total - 100), repeat),
+        "search, a rare term": timed_sync(
+            lambda: ledger.search(PROFILE, "test", text="lamarr123"), repeat),
+        "search, a common term": timed_sync(
+            lambda: ledger.search(PROFILE, "test", text="lovelace"), repeat),
+        "filter state+currency+date": timed_sync(
+            lambda: ledger.search(PROFILE, "test", state="failed"), repeat),
+    }
+    ledger.close()
+    return results, inserted
+
+
+async def run(count: int, repeat: int) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="paydesk-bench-ledger-"))
+    rows = records(count)
+    old = measure_old(folder / "v2.sqlite3", rows, repeat)
+    new, inserted, query_stall, insert_stall = await measure_new(folder / "v3.sqlite3", rows, repeat)
+    print(f"Ledger with {count:,} records (p50 / p95 in ms; before = schema v2 at "
+          f"{BASELINE_COMMIT}, SQLite on the GUI thread):")
+    print(f"  {'':28s} {'now p50':>9s} {'now p95':>9s}   {'before p50':>10s} {'before p95':>10s}"
+          f" {'ratio p95':>9s}")
+    worst = 0.0
+    for name, times in new.items():
+        p50, p95 = pct(times, 50), pct(times, 95)
+        worst = max(worst, p95)
+        line = f"  {name:28s} {p50:9.2f} {p95:9.2f}"
+        before = old[0].get(name) if old else None
+        if before:
+            b95 = pct(before, 95)
+            line += f"   {pct(before, 50):10.2f} {b95:10.2f} {b95 / p95:8.1f}x"
+        else:
+            line += f"   {'(not offered)':>21s}"
+        print(line)
+    if old:
+        print(f"  (before: the filter is by state only, v2 had no currency or date filter,"
+              f" nor a sort by amount)")
+    print(f"  insert {count:,} records: {inserted:.2f} s"
+          + (f" (before: {old[1]:.2f} s into a schema with 3 indexes and no search index)" if old else ""))
+    print(f"  GUI thread's longest stall while the queries ran: {query_stall:.2f} ms"
+          f" (while inserting: {insert_stall:.2f} ms)")
+    print(f"worst p95: {worst:.1f} ms")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--records", type=int, default=200_000)
+    parser.add_argument("--repeat", type=int, default=40)
+    args = parser.parse_args()
+    app = QApplication([sys.argv[0]])
+    with asyncio.Runner(loop_factory=EventLoop) as runner:
+        runner.run(run(args.records, args.repeat))
+    del app
+
+
+if __name__ == "__main__":
+    main()
