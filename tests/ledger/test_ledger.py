@@ -261,3 +261,24 @@ async def test_closing_finishes_queued_writes(tmp_path):
     again = SqliteLedger(tmp_path / "l.sqlite3")
     assert await again.count(LinkQuery("p1", "test")) == 20
     await again.close()
+
+
+async def test_a_days_summary(ledger):
+    day_start = datetime(2026, 11, 22, 0, 0, tzinfo=timezone.utc)
+    plan = [("D-1", "success", 10, "GBP"), ("D-2", "success", 15, "GBP"), ("D-3", "failed", 7, "GBP"),
+            ("D-4", "success", 20, "USD"), ("D-5", "pending", 9, "USD")]
+    for ref, state, amount, currency in plan:
+        await ledger.begin_link("p1", "test", request(ref, amount, currency))
+        await ledger.complete_link("p1", PaymentLink(ref, f"http://h/pay/payment/PDK-{ref}"))
+        await ledger.record_lookup("p1", "test", looked_up(
+            ref, state, amount=Decimal(amount), currency=currency, charge=Decimal("0.34")))
+    from datetime import timedelta
+    now = datetime.now(timezone.utc)
+    summary = await ledger.day_summary("p1", "test", now - timedelta(hours=1), now + timedelta(hours=1))
+    assert summary.created == 5 and summary.states["success"] == 3 and summary.states["pending"] == 1
+    totals = {t.currency: (t.paid, t.collected, t.fees) for t in summary.totals}
+    assert totals == {"GBP": (2, Decimal("25.00"), Decimal("0.68")),
+                      "USD": (1, Decimal("20.00"), Decimal("0.34"))}
+    empty = await ledger.day_summary("p1", "test", day_start - timedelta(days=400),
+                                     day_start - timedelta(days=399))
+    assert empty.created == 0 and empty.totals == []

@@ -143,3 +143,22 @@ async def test_no_query_scans_the_table(ledger, tmp_path):
             assert not any(s.startswith("SCAN links ") and "INDEX" not in s or "TEMP B-TREE" in s
                            and not query.text for s in steps), (query, steps)
             print(query.sort, query.text or "", sorted(query.states), steps)
+
+
+@pytest.mark.parametrize("sort", ["created", "amount", "customer", "reference"])
+async def test_anchors_find_any_block_by_seeking(ledger, sort):
+    query = LinkQuery("p1", "test", sort=sort, descending=sort != "customer")
+    everything = await walk(ledger, query, 500)
+    anchors = await ledger.anchors(query, 97)
+    assert len(anchors) == len(everything) // 97
+    for block in (1, 5, len(anchors) - 1):
+        page = await ledger.page(query, after=anchors[block - 1], limit=97)
+        assert [r.id for r in page.records] == [r.id for r in everything[block * 97:(block + 1) * 97]]
+
+
+async def test_by_the_services_reference(ledger, rows):
+    wanted = rows[123]
+    found = await ledger.by_reference("p1", wanted.reference)
+    assert found is not None and found.tx_ref == wanted.tx_ref
+    assert await ledger.by_reference("p1", "PDK-nothing") is None
+    assert await ledger.by_reference("p2", wanted.reference) is None  # another profile's

@@ -11,7 +11,8 @@ from .records import (CREATING, FINAL, OPEN, PENDING, REJECTED, STATES, UNKNOWN,
                       is_final)
 from .repository import DuplicateReference, Ledger
 from .sqlite import SqliteLedger
+from .summary import CurrencyTotal, DaySummary
 
 __all__ = ["CREATING", "FINAL", "OPEN", "PENDING", "REJECTED", "SORTS", "STATES", "UNKNOWN",
-           "Cursor", "DuplicateReference", "Ledger", "LedgerClosed", "LedgerError", "LinkQuery",
+           "Cursor", "CurrencyTotal", "DaySummary", "DuplicateReference", "Ledger", "LedgerClosed", "LedgerError", "LinkQuery",
            "LinkRecord", "Page", "SqliteLedger", "is_final"]

@@ -62,6 +62,11 @@ class _Job:
             pass
 
 
+def _consume(future: asyncio.Future) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
 def _report_unwaited(future: asyncio.Future) -> None:
     """A write finished after its caller stopped waiting: say if it failed."""
     if not future.cancelled() and future.exception() is not None:
@@ -146,6 +151,7 @@ class Engine:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 db = self._connection()
+                db.execute("PRAGMA cache_size = -32000")  # 32 MB: a large ledger's index pages
                 db.execute("PRAGMA journal_mode = WAL")
                 db.execute("PRAGMA synchronous = NORMAL")
                 self._retry_busy(lambda: prepare(db))
@@ -158,6 +164,7 @@ class Engine:
         def reader_connection() -> sqlite3.Connection:
             db = self._connection()
             db.execute("PRAGMA query_only = 1")
+            db.execute("PRAGMA cache_size = -4000")  # 4 MB each: pages are found by seeking
             return db
 
         self._writer = _Worker("ledger-writer", self._write_jobs, writer_connection)
@@ -172,7 +179,6 @@ class Engine:
                              timeout=self.busy_timeout_ms / 1000)
         db.row_factory = sqlite3.Row
         db.execute(f"PRAGMA busy_timeout = {self.busy_timeout_ms}")
-        db.execute("PRAGMA cache_size = -32000")  # 32 MB: index pages of a large ledger
         return db
 
     async def opened(self) -> None:
@@ -266,6 +272,7 @@ class Engine:
             return await asyncio.shield(job.future)
         except asyncio.CancelledError:
             job.abandoned = True
+            job.future.add_done_callback(_consume)  # "interrupted" is what was asked for
             for reader in self._readers:
                 reader.interrupt(job)
             raise

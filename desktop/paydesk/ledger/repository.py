@@ -14,6 +14,7 @@ from ..service.models import PaymentLink, PaymentRequest, Transaction
 from .engine import LedgerError
 from .query import Cursor, LinkQuery, Page
 from .records import LinkRecord
+from .summary import DaySummary
 
 
 class DuplicateReference(LedgerError):
@@ -101,12 +102,28 @@ class Ledger(abc.ABC):
         """How many records the query matches."""
 
     @abc.abstractmethod
+    async def anchors(self, query: LinkQuery, every: int) -> list[Cursor]:
+        """Where every ``every``-th record of the query ends a block (rows every-1,
+        2·every-1, … in the query's order): any block of the list is then found by seeking
+        after the anchor before it, however far down it is."""
+
+    @abc.abstractmethod
+    async def by_reference(self, profile_id: str, reference: str) -> LinkRecord | None:
+        """The record the service knows by ``reference`` (its own id), in either mode."""
+
+    @abc.abstractmethod
+    async def day_summary(self, profile_id: str, mode: str, start: datetime,
+                          end: datetime) -> DaySummary:
+        """Records made in [start, end) by state; paid amounts and fees per currency."""
+
+    @abc.abstractmethod
     async def unsettled(self, profile_id: str | None = None) -> list[LinkRecord]:
         """Creates that may or may not have reached the service (state "creating")."""
 
     @abc.abstractmethod
     async def open_records(self, profile_id: str | None = None, mode: str | None = None, *,
-                           since: datetime | None = None, limit: int = 1000) -> list[LinkRecord]:
+                           since: datetime | None = None,
+                           limit: int | None = 1000) -> list[LinkRecord]:
         """Records the service may still change (pending or unknown), newest first, made
         since ``since`` when given."""
 

@@ -116,6 +116,17 @@ class Plan:
                f" ORDER BY {order} LIMIT ?")
         return sql, self.source_args + args + [limit + 1]
 
+    def anchors(self, db: sqlite3.Connection, every: int) -> list[Cursor]:
+        """The sort keys of rows every-1, 2·every-1, … (one pass along the sort's index)."""
+        columns = SORT_INDEXES[self.query.sort]
+        direction = "DESC" if self.query.descending else "ASC"
+        order = ", ".join(f"links.{c} {direction}" for c in columns)
+        keys = ", ".join(f"links.{c} AS k{i}" for i, c in enumerate(columns))
+        sql = (f"SELECT * FROM (SELECT {keys}, row_number() OVER (ORDER BY {order}) AS n"
+               f" FROM {self.source} WHERE {self.where()}) WHERE n % ? = 0")
+        rows = db.execute(sql, self.source_args + self.args + [every]).fetchall()
+        return [Cursor(tuple(row[f"k{i}"] for i in range(len(columns)))) for row in rows]
+
     def page(self, db: sqlite3.Connection, cursor: Cursor | None, limit: int,
              backwards: bool = False) -> Page:
         """Up to ``limit`` records next to ``cursor``, always in the query's order."""

@@ -17,6 +17,7 @@ from .records import CREATING, OPEN, PENDING, REJECTED, LinkRecord, stamp, state
 from .repository import DuplicateReference, Ledger
 from .schema import migrate
 from .search import SELECT, Plan, record
+from .summary import DaySummary, summarise
 
 
 def _index_text(db: sqlite3.Connection, where: str, args: Sequence[Any]) -> None:
@@ -29,6 +30,21 @@ def _unindex_text(db: sqlite3.Connection, where: str, args: Sequence[Any]) -> No
     """Take these rows' text, as it is now, out of the search index."""
     db.execute("INSERT INTO links_fts (links_fts, rowid, search_text) SELECT 'delete', id,"
                f" search_text FROM links WHERE {where}", tuple(args))
+
+
+def _fill_in(db: sqlite3.Connection, before: LinkRecord, tx: Transaction) -> None:
+    """A payment made elsewhere, first seen with no details (the family's answer for an
+    unpaid one): fill them in once the service tells them."""
+    if before.origin != "lookup" or before.currency or tx.amount is None or not tx.currency:
+        return
+    _unindex_text(db, "id = ?", (before.id,))
+    db.execute("UPDATE links SET amount_minor = ?, currency = ?, email = ?, first_name = ?,"
+               " last_name = ?, customization = ?, meta = ?, created_at = COALESCE(?, created_at)"
+               " WHERE id = ?",
+               (to_minor(tx.amount, tx.currency), tx.currency, tx.email or "", tx.first_name or "",
+                tx.last_name or "", json.dumps(tx.customization), json.dumps(tx.meta),
+                stamp(tx.created_at) if tx.created_at else None, before.id))
+    _index_text(db, "id = ?", (before.id,))
 
 
 def _bulk_insert(db: sqlite3.Connection, rows: list[tuple]) -> int:
@@ -68,8 +84,8 @@ def _one(db: sqlite3.Connection, profile_id: str, tx_ref: str, *, raw: bool = Fa
     return record(row, row["raw"] if raw else None)
 
 
-def _must(db: sqlite3.Connection, profile_id: str, tx_ref: str) -> LinkRecord:
-    found = _one(db, profile_id, tx_ref)
+def _must(db: sqlite3.Connection, profile_id: str, tx_ref: str, *, raw: bool = False) -> LinkRecord:
+    found = _one(db, profile_id, tx_ref, raw=raw)
     if found is None:
         raise LedgerError(f"{tx_ref} is not in the ledger")
     return found
@@ -207,14 +223,15 @@ class SqliteLedger(Ledger):
                     state_raw, None, tx.reference, json.dumps(tx.customization),
                     json.dumps(tx.meta), None, None, "lookup", None, created, now, now, raw))
                 _index_text(db, "profile_id = ? AND tx_ref = ?", (profile_id, tx.tx_ref))
-                return _must(db, profile_id, tx.tx_ref), True
+                return _must(db, profile_id, tx.tx_ref, raw=True), True
             db.execute("UPDATE links SET state = ?, state_raw = ?, checked_at = ?,"
                        " updated_at = CASE WHEN state = ? AND state_raw IS ? THEN updated_at"
                        " ELSE ? END, error = NULL, fee_minor = COALESCE(?, fee_minor),"
                        " raw = COALESCE(?, raw) WHERE id = ?",
                        (state, state_raw, now, state, state_raw, now, fee, raw, before.id))
+            _fill_in(db, before, tx)
             _set_reference(db, before, tx.reference)
-            after = _must(db, profile_id, tx.tx_ref)
+            after = _must(db, profile_id, tx.tx_ref, raw=True)
             return after, (after.state, after.state_raw) != (before.state, before.state_raw)
 
         return await self._engine.write(write)
@@ -247,6 +264,23 @@ class SqliteLedger(Ledger):
     async def count(self, query: LinkQuery) -> int:
         return await self._engine.read(lambda db: Plan(db, query).count(db))
 
+    async def anchors(self, query: LinkQuery, every: int) -> list[Cursor]:
+        return await self._engine.read(lambda db: Plan(db, query).anchors(db, every))
+
+    async def by_reference(self, profile_id: str, reference: str) -> LinkRecord | None:
+        def find(db: sqlite3.Connection) -> LinkRecord | None:
+            row = db.execute(
+                f"SELECT {SELECT}, links.raw FROM links_fts JOIN links ON links.id = links_fts.rowid"
+                " WHERE links_fts.search_text LIKE ? AND links.profile_id = ?"
+                " AND links.reference = ?", (f"%{reference}%", profile_id, reference)).fetchone()
+            return record(row, row["raw"]) if row else None
+
+        return await self._engine.read(find)
+
+    async def day_summary(self, profile_id: str, mode: str, start: datetime,
+                          end: datetime) -> DaySummary:
+        return await self._engine.read(lambda db: summarise(db, profile_id, mode, start, end))
+
     async def _select(self, where: str, args: Sequence[Any], order: str,
                       limit: int | None = None) -> list[LinkRecord]:
         sql = f"SELECT {SELECT} FROM links WHERE {where} ORDER BY {order}"
@@ -263,7 +297,8 @@ class SqliteLedger(Ledger):
         return await self._select(where, args, "id")
 
     async def open_records(self, profile_id: str | None = None, mode: str | None = None, *,
-                           since: datetime | None = None, limit: int = 1000) -> list[LinkRecord]:
+                           since: datetime | None = None,
+                           limit: int | None = 1000) -> list[LinkRecord]:
         watchable = [s for s in OPEN if s != CREATING]
         where = f"state IN ({', '.join('?' for _ in watchable)})"
         args: list[Any] = list(watchable)

@@ -1,0 +1,120 @@
+"""Reconcile: check every open record of a profile and mode with the service, now.
+
+Qt-free. Bounded concurrency; a 429 pauses every worker for its Retry-After (capped); a
+failure leaves the record as it was, with its last error noted; cancelling stops at once
+(the calls in flight are abandoned; their ledger writes, if any started, still land).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Awaitable, Callable
+
+from .ledger import CREATING, LinkRecord
+from .service.errors import RateLimitedError, ServiceError
+
+log = logging.getLogger("paydesk.reconcile")
+
+# how a record ended, in the words of the report ("12 paid, 3 failed, …")
+ENDINGS = {"success": "paid", "failed": "failed", "cancelled": "cancelled",
+           "refunded": "refunded", "reversed": "reversed", "rejected": "not created"}
+STILL_OPEN, NOT_CHECKED = "still open", "could not be checked"
+ORDER = ("paid", "failed", "cancelled", "refunded", "reversed", "not created", STILL_OPEN,
+         NOT_CHECKED)
+
+
+@dataclass
+class Progress:
+    total: int
+    checked: int = 0  # answered (changed or not)
+    changed: int = 0  # answered with a new state
+    failed: int = 0  # could not be checked
+    endings: Counter = field(default_factory=Counter)  # ending -> how many
+    changed_refs: set[str] = field(default_factory=set)  # what changed or failed: to filter on
+
+    @property
+    def done(self) -> int:
+        return self.checked + self.failed
+
+    def report(self) -> str:
+        """e.g. "12 paid, 3 failed, 2 still open, 1 could not be checked"."""
+        parts = [f"{self.endings[e]} {e}" for e in ORDER if self.endings.get(e)]
+        return ", ".join(parts) if parts else "nothing to check"
+
+
+class Reconciler:
+    def __init__(self, check: Callable[[LinkRecord], Awaitable[LinkRecord]],
+                 settle: Callable[[LinkRecord], Awaitable[LinkRecord]],
+                 note: Callable[[LinkRecord, str], Awaitable[object]], *, parallel: int = 4,
+                 longest_pause: float = 60.0, retries_when_limited: int = 5,
+                 on_progress: Callable[[Progress], None] | None = None):
+        self._check, self._settle, self._note = check, settle, note
+        self.parallel = parallel
+        self.longest_pause = longest_pause
+        self.retries_when_limited = retries_when_limited
+        self.on_progress = on_progress or (lambda progress: None)
+        self._resume_at = 0.0
+
+    async def run(self, records: list[LinkRecord]) -> Progress:
+        progress = Progress(total=len(records))
+        queue: asyncio.Queue[LinkRecord] = asyncio.Queue()
+        for record in records:
+            queue.put_nowait(record)
+        self.on_progress(progress)
+        workers = [asyncio.ensure_future(self._worker(queue, progress))
+                   for _ in range(min(self.parallel, len(records)))]
+        try:
+            await asyncio.gather(*workers)
+        finally:
+            for worker in workers:
+                worker.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+        return progress
+
+    async def _worker(self, queue: asyncio.Queue, progress: Progress) -> None:
+        while not queue.empty():
+            record = queue.get_nowait()
+            await self._one(record, progress)
+            self.on_progress(progress)
+
+    async def _wait_for_pause(self) -> None:
+        while (left := self._resume_at - time.monotonic()) > 0:
+            await asyncio.sleep(left)
+
+    async def _one(self, record: LinkRecord, progress: Progress) -> None:
+        for attempt in range(self.retries_when_limited + 1):
+            await self._wait_for_pause()
+            try:
+                after = await (self._settle if record.state == CREATING else self._check)(record)
+            except RateLimitedError as error:
+                pause = min(self.longest_pause, error.retry_after or 2.0 ** attempt)
+                self._resume_at = max(self._resume_at, time.monotonic() + pause)
+                last_error: ServiceError | Exception = error
+                continue
+            except ServiceError as error:
+                last_error = error
+                break
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # noqa: BLE001 - one record's bug ends only its check
+                log.exception("reconciling %s failed", record.tx_ref)
+                last_error = error
+                break
+            progress.checked += 1
+            if (after.state, after.state_raw) != (record.state, record.state_raw):
+                progress.changed += 1
+                progress.changed_refs.add(record.tx_ref)
+            progress.endings[ENDINGS.get(after.state, STILL_OPEN)] += 1
+            return
+        message = getattr(last_error, "message", None) or str(last_error)
+        progress.failed += 1
+        progress.endings[NOT_CHECKED] += 1
+        progress.changed_refs.add(record.tx_ref)
+        try:
+            await self._note(record, message)
+        except Exception:  # noqa: BLE001 - the note is a courtesy; the count is what matters
+            log.exception("could not note the error of %s", record.tx_ref)
