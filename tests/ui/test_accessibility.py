@@ -1,5 +1,7 @@
 """Every focusable control has a name in the accessibility tree (what a screen reader says)."""
 
+import asyncio
+
 from PySide6.QtGui import QAccessible
 from PySide6.QtWidgets import QWidget
 
@@ -77,3 +79,30 @@ def test_the_walk_finds_an_unnamed_control(qtbot):
     layout.addWidget(QPushButton(""))
     box.show()
     assert len(_unnamed_focusable(box, at_least=2)) == 1
+
+
+def test_transactions_tab_controls_are_named(start_app, loop):
+    app = start_app(sandbox=True)
+    app.wait_started()
+    window = app.window
+    window.tabs.setCurrentWidget(window.transactions_tab)
+    loop.until(lambda: window.transactions_tab.loaded, message="the transactions tab")
+    tab = window.transactions_tab
+    tab.filters.range.setCurrentText("Custom…")  # the date fields show too
+    assert _unnamed_focusable(tab) == []
+    for name in ("lookup-box", "ledger-search", "ledger-state", "ledger-currency", "ledger-range",
+                 "check-all-open", "export", "end-of-day-button", "copy-reference"):
+        widget = tab.findChild(QWidget, name)
+        assert widget is not None and widget.accessibleName(), name
+    assert tab.check_all.accessibleName() == tab.check_all.text() == "Check all open"
+    task = loop.spawn(window.transactions_tab.end_of_day.click() or asyncio.sleep(0))
+    from PySide6.QtWidgets import QApplication
+
+    loop.until(lambda: any(w.objectName() == "end-of-day" and w.isVisible()
+                           for w in QApplication.topLevelWidgets()), message="end of day")
+    dialog = next(w for w in QApplication.topLevelWidgets() if w.objectName() == "end-of-day")
+    assert dialog.windowTitle() == "End of day" and dialog.isWindow()
+    assert _unnamed_focusable(dialog, at_least=3) == []
+    dialog.close_button.click()
+    loop.until(task.done, message="done")
+    app.close()

@@ -13,6 +13,8 @@ from ..scheduler import Scheduler
 from .dialogs import confirm, finished
 from .links.controller import LinksController
 from .links.tab import LinksTab
+from .transactions.controller import TransactionsController
+from .transactions.tab import TransactionsTab
 from .session import Session
 from .status import StatusLine
 from .tabs import TABS, PlaceholderTab
@@ -100,9 +102,12 @@ class MainWindow(QMainWindow):
         self.links.linkChanged.connect(self.scheduler.seen)
         session.profileDeleted.connect(self.scheduler.forget)
         self.links_tab = LinksTab(session, self.links, self.scheduler)
+        self.transactions = TransactionsController(self.links)
+        self.transactions_tab = TransactionsTab(session, self.transactions)
+        self.transactions_tab.showQrRequested.connect(self.show_qr)
+        built = {"links": self.links_tab, "transactions": self.transactions_tab}
         for title, name, text in TABS:
-            tab = self.links_tab if name == "links" else PlaceholderTab(title, name, text)
-            self.tabs.addTab(tab, title)
+            self.tabs.addTab(built.get(name) or PlaceholderTab(title, name, text), title)
         column.addWidget(self.tabs, 1)
         self.setCentralWidget(central)
 
@@ -132,6 +137,11 @@ class MainWindow(QMainWindow):
         edit.triggered.connect(
             lambda: self.tasks.spawn(self.open_editor(self.session.profile), "editor"))
         self.addAction(edit)
+        for keys in ("Ctrl+F", "Ctrl+L"):  # the lookup box, from anywhere
+            lookup = QAction(self)
+            lookup.setShortcut(QKeySequence(keys))
+            lookup.triggered.connect(self.focus_lookup)
+            self.addAction(lookup)
         quit_ = QAction(self)
         quit_.setShortcut(QKeySequence(QKeySequence.StandardKey.Quit))
         quit_.triggered.connect(self.close)
@@ -185,6 +195,14 @@ class MainWindow(QMainWindow):
             self.scheduler.watch(record)
 
     # -- actions ---------------------------------------------------------------
+
+    def focus_lookup(self) -> None:
+        self.tabs.setCurrentWidget(self.transactions_tab)
+        self.transactions_tab.focus_lookup()
+
+    def show_qr(self, record) -> None:
+        self.tabs.setCurrentWidget(self.links_tab)
+        self.links_tab.show_link(record)
 
     def _profile_chosen(self, index: int) -> None:
         profile_id = self.profiles.itemData(index)

@@ -69,7 +69,7 @@ class LinksController(QObject):
 
     # -- the life of a link ---------------------------------------------------------------
 
-    def _changed(self, record: LinkRecord, state_changed: bool = False) -> LinkRecord:
+    def announce(self, record: LinkRecord, state_changed: bool = False) -> LinkRecord:
         self.linkChanged.emit(record)
         if state_changed and record.final:
             self.linkSettled.emit(record)
@@ -86,23 +86,23 @@ class LinksController(QObject):
                 record = await self.ledger.begin_link(profile.id, mode, request)
             except DuplicateReference:
                 raise LocalDuplicate(request.tx_ref) from None
-            self._changed(record)
+            self.announce(record)
             try:
                 link = await client.create_payment(request)
             except (ValidationError, AuthenticationError) as error:
                 why = error.message
                 if isinstance(error, DuplicateReferenceError):
                     why = "The service has this reference for another payment"
-                self._changed(await self.ledger.reject_link(profile.id, request.tx_ref, why), True)
+                self.announce(await self.ledger.reject_link(profile.id, request.tx_ref, why), True)
                 self.session.report(f"Link not created: {why}")
                 raise
             except ServiceError as error:
-                self._changed(await self.ledger.note_error(profile.id, request.tx_ref,
+                self.announce(await self.ledger.note_error(profile.id, request.tx_ref,
                                                            error.message))
                 self.session.report(f"Link {request.tx_ref}: {error.message}; "
                                     "PayDesk keeps trying with the same reference")
                 raise
-        record = self._changed(await self.ledger.complete_link(profile.id, link))
+        record = self.announce(await self.ledger.complete_link(profile.id, link))
         self.session.report(f"Link {record.tx_ref} created")
         return record
 
@@ -113,14 +113,16 @@ class LinksController(QObject):
         return profile
 
     async def check(self, record: LinkRecord) -> LinkRecord:
-        """Ask the service for a link's state; store it; tell the views if it changed."""
+        """Ask the service for a record's state; store it; tell the views (when it was last
+        checked, and whether its state changed)."""
         profile = self._profile_of(record)
         async with self.session.lease(profile, record.mode) as client:
             tx = await client.validate(record.tx_ref)
         updated, changed = await self.ledger.record_lookup(record.profile_id, record.mode, tx)
+        self.announce(updated, changed)
         if changed:
-            self._changed(updated, True)
-            self.session.report(f"Link {updated.tx_ref}: {state_words(updated).words}")
+            noun = "Link" if updated.origin == "link" else "Payment"
+            self.session.report(f"{noun} {updated.tx_ref}: {state_words(updated).words}")
         return updated
 
     async def settle(self, record: LinkRecord) -> LinkRecord:
@@ -132,12 +134,12 @@ class LinksController(QObject):
             async with self.session.lease(profile, record.mode) as client:
                 link = await client.create_payment(record.request(), resumed=True)
         except (ValidationError, AuthenticationError) as error:
-            return self._changed(await self.ledger.reject_link(profile.id, record.tx_ref,
+            return self.announce(await self.ledger.reject_link(profile.id, record.tx_ref,
                                                                error.message), True)
         except ServiceError as error:
-            self._changed(await self.ledger.note_error(profile.id, record.tx_ref, error.message))
+            self.announce(await self.ledger.note_error(profile.id, record.tx_ref, error.message))
             raise
-        settled = self._changed(await self.ledger.complete_link(profile.id, link))
+        settled = self.announce(await self.ledger.complete_link(profile.id, link))
         log.info("settled interrupted link %s", settled.tx_ref)
         self.session.report(f"Link {settled.tx_ref} created (settled after an interruption)")
         return settled

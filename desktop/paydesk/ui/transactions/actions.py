@@ -1,0 +1,64 @@
+"""What the Transactions tab does through standard dialogs: choose where to save, print a
+receipt (Qt's print dialog), save one as PDF. Files are written off the GUI thread."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QPageLayout, QPainter
+from PySide6.QtWidgets import QFileDialog, QWidget
+
+from ...ledger import LinkRecord
+from ..dialogs import finished
+from . import receipt
+
+
+async def save_path(parent: QWidget, title: str, filters: list[str], name: str) -> Path | None:
+    """The standard save dialog; the chosen file (with the filter's suffix), or None."""
+    dialog = QFileDialog(parent, title)
+    dialog.setObjectName("save-dialog")
+    dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+    dialog.setNameFilters(filters)
+    dialog.setDefaultSuffix(Path(name).suffix.lstrip("."))
+    dialog.selectFile(name)
+    try:
+        if not await finished(dialog):
+            return None
+        path = Path(dialog.selectedFiles()[0])
+        chosen = dialog.selectedNameFilter()
+        if "xlsx" in chosen and path.suffix.lower() != ".xlsx":
+            path = path.with_suffix(".xlsx")
+        return path
+    finally:
+        dialog.deleteLater()
+
+
+async def save_receipt(parent: QWidget, record: LinkRecord, merchant: str, test: bool) -> Path | None:
+    path = await save_path(parent, "Save the receipt as PDF", ["PDF (*.pdf)"],
+                           f"receipt-{record.tx_ref}.pdf")
+    if path is None:
+        return None
+    data = receipt.pdf_bytes(record, merchant, test)
+    await asyncio.to_thread(path.write_bytes, data)
+    return path
+
+
+async def print_receipt(parent: QWidget, record: LinkRecord, merchant: str, test: bool) -> bool:
+    from PySide6.QtPrintSupport import QPrintDialog, QPrinter
+
+    printer = QPrinter(QPrinter.PrinterMode.HighResolution)
+    printer.setPageOrientation(QPageLayout.Orientation.Portrait)
+    printer.setDocName(f"Receipt {record.tx_ref}")
+    dialog = QPrintDialog(printer, parent)
+    dialog.setObjectName("print-dialog")
+    if not await finished(dialog):
+        dialog.deleteLater()
+        return False
+    painter = QPainter(printer)
+    area = printer.pageLayout().paintRectPixels(printer.resolution())
+    receipt.paint(painter, QRectF(0, 0, area.width(), area.height()), record, merchant, test)
+    painter.end()
+    dialog.deleteLater()
+    return True

@@ -1,0 +1,175 @@
+"""Looking payments up, reconciling, the day's figures: async methods, no widgets.
+
+Lookups go through the links controller's ledger and signals, so every view showing a
+record (links tab, counter display, this tab) learns of a change at once, and a transaction
+made elsewhere is watched like a link from then on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from pathlib import Path
+from typing import Callable
+
+from PySide6.QtCore import QObject
+
+from ...ledger import CREATING, DaySummary, LinkQuery, LinkRecord
+from ...reconcile import Progress, Reconciler
+from ...service.errors import (AuthenticationError, ModeMismatchError, NotFoundError,
+                               RateLimitedError, ServiceError, ServiceUnavailableError)
+from ...service.models import Transaction
+from ..links.controller import LinksController
+from ..links.states import state_words
+from ..session import NoKeyError
+from .export import writer_for
+from .texts import local_time
+from .typed import read
+
+log = logging.getLogger("paydesk.transactions")
+EXPORT_PAGE = 2000
+
+
+@dataclass(frozen=True)
+class Lookup:
+    record: LinkRecord | None  # what the ledger holds now (None: nothing to show)
+    message: str = ""  # what the user should know, in plain words ("" when all is clear)
+    asked: bool = False  # the service was asked (False: refused before any call)
+
+
+class TransactionsController(QObject):
+    def __init__(self, links: LinksController):
+        super().__init__()
+        self.links = links
+        self.session = links.session
+        self.ledger = links.ledger
+
+    def _prefixes(self) -> frozenset[str]:
+        return frozenset(p.txref_prefix.upper() for p in self.session.settings.profiles)
+
+    async def lookup(self, typed: str) -> Lookup:
+        """What the service says about what was typed, pasted or scanned."""
+        profile, mode = self.session.profile, self.session.mode
+        if profile is None:
+            return Lookup(None, "Add a profile first")
+        what = read(typed, self._prefixes())
+        if what.problem:
+            return Lookup(None, what.problem)
+        tx_ref = what.tx_ref
+        if tx_ref is None:  # a checkout URL: the service's reference; the ledger knows whose
+            known = await self.ledger.by_reference(profile.id, what.reference)
+            if known is None:
+                return Lookup(None, "PayDesk has not seen this checkout link: type its merchant "
+                                    "reference (tx_ref) instead")
+            tx_ref = known.tx_ref
+        return await self.check(tx_ref)
+
+    async def check(self, tx_ref: str) -> Lookup:
+        """Ask the service about ``tx_ref`` now, in this profile and mode."""
+        profile, mode = self.session.profile, self.session.mode
+        known = await self.ledger.get(profile.id, tx_ref)
+        try:
+            async with self.session.lease(profile, mode) as client:
+                tx = await client.validate(tx_ref)
+        except NoKeyError as error:
+            return Lookup(known, error.message)
+        except ModeMismatchError as error:
+            other = "live" if re.search(r"\blive (transaction|card)", error.message) else "test"
+            if other == mode:
+                other = "live" if mode == "test" else "test"
+            return Lookup(known, f"This is a {other.upper()} transaction: switch to {other} mode "
+                                 "to see it", asked=True)
+        except AuthenticationError as error:
+            return Lookup(known, f"The {mode} key no longer works ({error.message}): check it "
+                                 "with Edit profile (Ctrl+,)", asked=True)
+        except NotFoundError:
+            text = f"No payment with this reference in {mode} mode"
+            return Lookup(None, text + (f" (PayDesk's ledger has it as {self._as(known)})"
+                                        if known else ""), asked=True)
+        except (ServiceUnavailableError, RateLimitedError) as error:
+            return Lookup(known, self._unreachable(error, known), asked=True)
+        except ServiceError as error:
+            return Lookup(known, f"The service's answer could not be read ({error.message}). "
+                          + self._last_known(known), asked=True)
+        return await self._store(profile.id, mode, tx, known)
+
+    async def _store(self, profile_id: str, mode: str, tx: Transaction,
+                     known: LinkRecord | None) -> Lookup:
+        record, changed = await self.ledger.record_lookup(profile_id, mode, tx)
+        self.links.announce(record, changed and known is not None)
+        message = ""
+        if record.state == "pending":
+            message = "Created, but not paid yet"
+            if tx.amount is None:  # the family's "Payment not submitted": no details yet
+                message += " (the service says: Payment not submitted, and shows no details)"
+        if known is None:
+            message = ("Made elsewhere (website form or inline checkout): now in PayDesk's "
+                       "ledger and watched until it settles. " + message).strip()
+        return Lookup(record, message, asked=True)
+
+    @staticmethod
+    def _as(known: LinkRecord) -> str:
+        return f"{state_words(known).words}, as of {local_time(known.checked_at or known.updated_at)}"
+
+    def _last_known(self, known: LinkRecord | None) -> str:
+        if known is None:
+            return "It is not in PayDesk's ledger."
+        return f"Last known: {self._as(known)} (from PayDesk's ledger)."
+
+    def _unreachable(self, error: ServiceError, known: LinkRecord | None) -> str:
+        return f"The service cannot be reached ({error.message}). {self._last_known(known)}"
+
+    # -- reconcile ------------------------------------------------------------------------
+
+    async def reconcile(self, on_progress) -> Progress:
+        """Check every open record of this profile and mode, and settle interrupted creates."""
+        profile, mode = self.session.profile, self.session.mode
+        creating = [r for r in await self.ledger.unsettled(profile.id) if r.mode == mode]
+        records = creating + await self.ledger.open_records(profile.id, mode, limit=None)
+
+        async def note(record: LinkRecord, message: str) -> None:
+            if record.state != CREATING:
+                await self.ledger.note_error(record.profile_id, record.tx_ref, message)
+
+        reconciler = Reconciler(self.links.check, self.links.settle, note,
+                                on_progress=on_progress)
+        progress = await reconciler.run(records)
+        self.session.report(f"Checked {progress.total} open: {progress.report()}")
+        return progress
+
+    # -- export ---------------------------------------------------------------------------
+
+    async def export(self, query: LinkQuery, path: Path,
+                     on_progress: Callable[[int], None] = lambda n: None) -> int:
+        """Write every record of ``query`` to ``path`` (.csv or .xlsx), a page at a time, off
+        the GUI thread. A cancelled or failed export leaves no half-written file."""
+        writer = await asyncio.to_thread(writer_for, path)
+        written, after, finished = 0, None, False
+        try:
+            while True:
+                page = await self.ledger.page(query, after=after, limit=EXPORT_PAGE)
+                await asyncio.to_thread(writer.write, page.records)
+                written += len(page.records)
+                on_progress(written)
+                if not page.more:
+                    break
+                after = page.end
+            finished = True
+        finally:
+            await asyncio.to_thread(writer.close)
+            if not finished:
+                await asyncio.to_thread(path.unlink, True)
+        self.session.report(f"Exported {written} records to {path.name}")
+        return written
+
+    # -- the day's figures ----------------------------------------------------------------
+
+    async def day_summary(self, day: date) -> DaySummary:
+        """The figures of ``day`` in local time, for this profile and mode."""
+        start = datetime.combine(day, time.min).astimezone()
+        end = datetime.combine(day + timedelta(days=1), time.min).astimezone()
+        profile = self.session.profile
+        return await self.ledger.day_summary(profile.id, self.session.mode, start, end)

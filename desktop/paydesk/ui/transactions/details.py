@@ -1,0 +1,160 @@
+"""One transaction in full: its state as a badge, the customer, money, references, times,
+what the service said word for word behind "Details", and what can be done with it."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (QGridLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout,
+                               QWidget)
+
+from ...ledger import LinkRecord
+from ..links.panel import paint_state, state_label
+from .texts import local_time, money_text, utc_time
+
+FIELDS = (  # (key, label)
+    ("tx_ref", "Reference"), ("reference", "Service reference"), ("customer", "Customer"),
+    ("email", "E-mail"), ("amount", "Amount"), ("fee", "Fee"), ("mode", "Mode"),
+    ("type", "Type"), ("origin", "Made"), ("title", "Title"), ("description", "Description"),
+    ("logo", "Logo"), ("meta", "Extra information"), ("created", "Created"),
+    ("updated", "Updated"), ("checked", "Last checked"))
+ACTIONS = (  # (key, text): buttons, named by their verb
+    ("check", "Check now"), ("receipt-print", "Print receipt…"),
+    ("receipt-pdf", "Save receipt as PDF…"), ("show-qr", "Show QR"), ("copy-link", "Copy link"))
+
+
+def _plain(label: QLabel) -> QLabel:
+    label.setTextFormat(Qt.TextFormat.PlainText)  # the service's words are text, never markup
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+class DetailsPanel(QWidget):
+    actionRequested = Signal(str, object)  # (action key, LinkRecord)
+
+    def __init__(self):
+        super().__init__()
+        self.setObjectName("transaction-details")
+        self.setAccessibleName("Transaction details")
+        self.record: LinkRecord | None = None
+        column = QVBoxLayout(self)
+        self.state = state_label("transaction-state", 16)
+        column.addWidget(self.state)
+        self.message = _plain(QLabel(""))
+        self.message.setObjectName("transaction-message")
+        self.message.setStyleSheet("color: #3d2e00; background: #fff4ce; padding: 6px;")
+        column.addWidget(self.message)
+        grid = QGridLayout()
+        self.values: dict[str, QLabel] = {}
+        for row, (key, label) in enumerate(FIELDS):
+            caption = QLabel(label + ":")
+            value = _plain(QLabel(""))
+            value.setObjectName(f"transaction-{key}")
+            caption.setBuddy(value)
+            grid.addWidget(caption, row, 0, Qt.AlignmentFlag.AlignTop)
+            grid.addWidget(value, row, 1)
+            self.values[key] = value
+        self.copy_ref = self._button("copy-reference", "Copy reference")
+        self.copy_service_ref = self._button("copy-service-reference", "Copy service reference")
+        self.copy_ref.clicked.connect(lambda: self._copy("tx_ref"))
+        self.copy_service_ref.clicked.connect(lambda: self._copy("reference"))
+        grid.addWidget(self.copy_ref, 0, 2)
+        grid.addWidget(self.copy_service_ref, 1, 2)
+        column.addLayout(grid)
+        actions = QGridLayout()
+        self.buttons: dict[str, QPushButton] = {}
+        for i, (key, text) in enumerate(ACTIONS):
+            button = self._button(key, text)
+            button.clicked.connect(lambda _=False, k=key: self.record and self.actionRequested.emit(
+                k, self.record))
+            actions.addWidget(button, i // 3, i % 3)
+            self.buttons[key] = button
+        column.addLayout(actions)
+        self.details = self._button("raw-toggle", "Details")
+        self.details.setCheckable(True)
+        self.details.setToolTip("What the service said, word for word")
+        column.addWidget(self.details, 0, Qt.AlignmentFlag.AlignLeft)
+        self.raw = QPlainTextEdit()
+        self.raw.setObjectName("transaction-raw")
+        self.raw.setAccessibleName("The service's answer")
+        self.raw.setReadOnly(True)
+        self.raw.hide()
+        self.details.toggled.connect(self.raw.setVisible)
+        column.addWidget(self.raw, 1)
+        column.addStretch(0)
+        self.show_record(None)
+
+    def _button(self, name: str, text: str) -> QPushButton:
+        button = QPushButton(text)
+        button.setObjectName(name)
+        button.setAccessibleName(text.rstrip("…"))
+        return button
+
+    def _copy(self, key: str) -> None:
+        if self.record is not None:
+            QGuiApplication.clipboard().setText(self.values[key].text())
+
+    def say(self, text: str | None) -> None:
+        self.message.setText(text or "")
+        self.message.setAccessibleName(text or "")
+        self.message.setVisible(bool(text))
+
+    def show_record(self, record: LinkRecord | None, message: str | None = None) -> None:
+        self.record = record
+        self.say(message)
+        has = record is not None
+        for button in (self.copy_ref, self.copy_service_ref, *self.buttons.values(), self.details):
+            button.setEnabled(has)
+        if record is None:
+            self.state.setText("")
+            self.state.setStyleSheet("")
+            self.state.setAccessibleName("No transaction shown")
+            for value in self.values.values():
+                value.setText("")
+                value.setAccessibleName("")
+            self.raw.setPlainText("")
+            return
+        paint_state(self.state, record)
+        raw = record.raw or {}
+        custom = record.customization
+        texts = {
+            "tx_ref": record.tx_ref, "reference": record.reference or "not known yet",
+            "customer": record.customer, "email": record.email,
+            "amount": f"{record.currency} {money_text(record.amount)}" if record.currency
+                      else "not known yet (the service shows it once paid)",
+            "fee": f"{record.currency} {money_text(record.fee)}" if record.fee is not None else "not known",
+            "mode": record.mode.upper(), "type": str(raw.get("type") or ""),
+            "origin": "here, as a payment link" if record.origin == "link"
+                      else "elsewhere (website form or inline checkout); looked up here",
+            "title": custom.get("title") or "", "description": custom.get("description") or "",
+            "logo": custom.get("logo") or "",
+            "meta": ", ".join(f"{k}: {v}" for k, v in record.meta.items()),
+            "created": local_time(record.created_at), "updated": local_time(record.updated_at),
+            "checked": local_time(record.checked_at) if record.checked_at else "never",
+        }
+        hover = {"created": utc_time(record.created_at), "updated": utc_time(record.updated_at),
+                 "checked": utc_time(record.checked_at)}
+        labels = dict(FIELDS)
+        for key, value in self.values.items():
+            value.setText(texts[key])
+            value.setAccessibleName(f"{labels[key]}: {texts[key]}")
+            value.setToolTip(hover.get(key, ""))
+        self.copy_service_ref.setEnabled(bool(record.reference))
+        self.buttons["receipt-print"].setEnabled(record.state == "success")
+        self.buttons["receipt-pdf"].setEnabled(record.state == "success")
+        self.buttons["show-qr"].setEnabled(bool(record.checkout_url))
+        self.buttons["copy-link"].setEnabled(bool(record.checkout_url))
+        self.raw.setPlainText(json.dumps(raw, indent=2, ensure_ascii=False) if raw
+                              else "The service has not been asked about it yet.")
+
+    def update_record(self, record: LinkRecord) -> None:
+        if self.record is not None and self.record.key == record.key:
+            same_state = (record.state, record.state_raw) == (self.record.state, self.record.state_raw)
+            message = self.message.text() if self.message.isVisible() and same_state else None
+            if record.raw_json is None and self.record.raw_json is not None:
+                record = replace(record, raw_json=self.record.raw_json)
+            self.show_record(record, message)

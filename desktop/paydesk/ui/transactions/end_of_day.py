@@ -1,0 +1,177 @@
+"""End of day: a chosen day's links (local time) in this profile and mode: how many were
+made, paid, failed, cancelled and are still open; what was collected and the fees, per
+currency. Exported as CSV with the rows behind it, and printable."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+from datetime import date, datetime, time, timedelta
+from pathlib import Path
+
+from PySide6.QtCore import QDate, QRectF, Qt
+from PySide6.QtGui import QFont, QPainter
+from PySide6.QtWidgets import (QDateEdit, QDialog, QDialogButtonBox, QFormLayout, QLabel,
+                               QTableWidget, QTableWidgetItem, QVBoxLayout)
+
+from ...ledger import DaySummary, LinkQuery
+from ..dialogs import finished
+from ..tasks import TaskSet
+from .actions import save_path
+from .controller import TransactionsController
+from .export import CsvWriter
+from .texts import money_text
+
+COUNTS = (("Links made", None), ("Paid", ("success",)), ("Failed", ("failed",)),
+          ("Cancelled", ("cancelled",)), ("Refunded or reversed", ("refunded", "reversed")),
+          ("Still open", ("pending", "creating", "unknown")), ("Not created", ("rejected",)))
+
+
+def counts(summary: DaySummary) -> list[tuple[str, int]]:
+    return [(label, summary.created if states is None else sum(summary.states[s] for s in states))
+            for label, states in COUNTS]
+
+
+def summary_rows(summary: DaySummary) -> list[list[str]]:
+    rows = [["summary", "", label, str(n), "", ""] for label, n in counts(summary)]
+    rows += [["collected", t.currency, "paid", str(t.paid), f"{t.collected:.2f}", f"{t.fees:.2f}"]
+             for t in summary.totals]
+    return rows
+
+
+class EndOfDayDialog(QDialog):
+    def __init__(self, controller: TransactionsController, tasks: TaskSet, parent=None):
+        super().__init__(parent)
+        self.controller = controller
+        self.tasks = tasks.child(self)
+        self.setObjectName("end-of-day")
+        self.setWindowTitle("End of day")
+        self.summary: DaySummary | None = None
+        layout = QVBoxLayout(self)
+        form = QFormLayout()
+        self.day = QDateEdit(QDate.currentDate())
+        self.day.setObjectName("end-of-day-date")
+        self.day.setAccessibleName("Day")
+        self.day.setCalendarPopup(True)
+        self.day.setDisplayFormat("yyyy-MM-dd")
+        form.addRow("&Day:", self.day)
+        self.figures: dict[str, QLabel] = {}
+        for label, _ in COUNTS:
+            value = QLabel("")
+            value.setObjectName("end-of-day-" + label.lower().replace(" ", "-"))
+            form.addRow(label + ":", value)
+            self.figures[label] = value
+        layout.addLayout(form)
+        self.totals = QTableWidget(0, 4)
+        self.totals.setObjectName("end-of-day-totals")
+        self.totals.setAccessibleName("Collected per currency")
+        self.totals.setHorizontalHeaderLabels(["Currency", "Paid", "Collected", "Fees"])
+        self.totals.verticalHeader().hide()
+        self.totals.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        layout.addWidget(self.totals)
+        buttons = QDialogButtonBox()
+        self.export = buttons.addButton("Export CSV…", QDialogButtonBox.ButtonRole.ActionRole)
+        self.print = buttons.addButton("Print…", QDialogButtonBox.ButtonRole.ActionRole)
+        self.close_button = buttons.addButton("Close", QDialogButtonBox.ButtonRole.RejectRole)
+        for button, name in ((self.export, "end-of-day-export"), (self.print, "end-of-day-print"),
+                             (self.close_button, "end-of-day-close")):
+            button.setObjectName(name)
+            button.setAccessibleName(button.text().rstrip("…"))
+        self.export.clicked.connect(lambda: self.tasks.replace("export", self.export_csv()))
+        self.print.clicked.connect(lambda: self.tasks.replace("print", self.print_summary()))
+        self.close_button.clicked.connect(self.reject)
+        layout.addWidget(buttons)
+        self.day.dateChanged.connect(lambda: self.tasks.replace("load", self.load()))
+        self.resize(520, 480)
+
+    def chosen_day(self) -> date:
+        return self.day.date().toPython()
+
+    async def load(self) -> DaySummary:
+        summary = await self.controller.day_summary(self.chosen_day())
+        self.summary = summary
+        for label, n in counts(summary):
+            self.figures[label].setText(str(n))
+            self.figures[label].setAccessibleName(f"{label}: {n}")
+        self.totals.setRowCount(len(summary.totals))
+        for row, total in enumerate(summary.totals):
+            for col, text in enumerate((total.currency, str(total.paid),
+                                        money_text(total.collected), money_text(total.fees))):
+                item = QTableWidgetItem(text)
+                if col:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.totals.setItem(row, col, item)
+        return summary
+
+    def _query(self) -> LinkQuery:
+        session = self.controller.session
+        day = self.chosen_day()
+        return LinkQuery(session.profile.id, session.mode,
+                         created_from=datetime.combine(day, time.min).astimezone(),
+                         created_to=datetime.combine(day + timedelta(days=1), time.min).astimezone(),
+                         sort="created", descending=False)
+
+    async def export_csv(self) -> Path | None:
+        """One CSV: the summary, an empty line, then every row of the day."""
+        summary = self.summary or await self.load()
+        session = self.controller.session
+        path = await save_path(self, "Export the day", ["CSV (*.csv)"],
+                               f"paydesk-{session.mode}-end-of-day-{self.chosen_day()}.csv")
+        if path is None:
+            return None
+        rows_path = path.with_name(path.name + ".rows")
+        await self.controller.export(self._query(), rows_path)
+
+        def combine() -> None:
+            with open(path, "w", encoding="utf-8-sig", newline="") as out:
+                writer = csv.writer(out)
+                writer.writerow(["section", "currency", "what", "count", "amount", "fees"])
+                writer.writerows(summary_rows(summary))
+                writer.writerow([])
+                out.write(rows_path.read_text("utf-8-sig"))
+            rows_path.unlink()
+
+        await asyncio.to_thread(combine)
+        return path
+
+    async def print_summary(self) -> bool:
+        from PySide6.QtPrintSupport import QPrintDialog, QPrinter
+
+        summary = self.summary or await self.load()
+        printer = QPrinter(QPrinter.PrinterMode.HighResolution)
+        dialog = QPrintDialog(printer, self)
+        dialog.setObjectName("print-dialog")
+        if not await finished(dialog):
+            return False
+        painter = QPainter(printer)
+        area = printer.pageLayout().paintRectPixels(printer.resolution())
+        unit = area.width() / 100
+        font = QFont()
+        font.setPixelSize(int(unit * 3))
+        painter.setFont(font)
+        session = self.controller.session
+        lines = [f"End of day {self.chosen_day()} — {session.profile.name}, "
+                 f"{session.mode.upper()} mode", ""]
+        lines += [f"{label}: {n}" for label, n in counts(summary)] + [""]
+        lines += [f"{t.currency}: {t.paid} paid, collected {money_text(t.collected)}, "
+                  f"fees {money_text(t.fees)}" for t in summary.totals]
+        for i, line in enumerate(lines):
+            painter.drawText(QRectF(0, i * unit * 5, area.width(), unit * 5),
+                             Qt.AlignmentFlag.AlignLeft, line)
+        painter.end()
+        return True
+
+    def done(self, result: int) -> None:  # noqa: D401 - Qt's name
+        self.tasks.cancel()
+        super().done(result)
+
+
+async def open_end_of_day(controller: TransactionsController, tasks: TaskSet, parent) -> EndOfDayDialog:
+    dialog = EndOfDayDialog(controller, tasks, parent)
+    dialog.tasks.replace("load", dialog.load())
+    try:
+        await finished(dialog)
+    finally:
+        await dialog.tasks.cancel_all()
+        dialog.deleteLater()
+    return dialog

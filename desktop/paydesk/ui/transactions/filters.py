@@ -1,0 +1,121 @@
+"""The ledger browser's search box and filters: state, currency, and a date range in local
+time (today, yesterday, last 7 days, this month, custom)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+
+from PySide6.QtCore import QDate, Signal
+from PySide6.QtWidgets import (QComboBox, QDateEdit, QHBoxLayout, QLabel, QLineEdit,
+                               QVBoxLayout, QWidget)
+
+from ...ledger import LinkQuery
+from ..links.states import SHOWN
+
+STATE_CHOICES = [("All states", None)] + [(shown.words.rstrip("…").title(), state)
+                                          for state, shown in SHOWN.items()] + [("Unknown", "unknown")]
+RANGES = ("All dates", "Today", "Yesterday", "Last 7 days", "This month", "Custom…")
+
+
+def _local_midnight(day: date) -> datetime:
+    return datetime.combine(day, time.min).astimezone()
+
+
+def date_range(choice: str, first: date, last: date, today: date | None = None
+               ) -> tuple[datetime | None, datetime | None]:
+    """[from, to) in aware local time for a range's name (``first``/``last`` for Custom)."""
+    today = today or date.today()
+    if choice == "Today":
+        return _local_midnight(today), _local_midnight(today + timedelta(days=1))
+    if choice == "Yesterday":
+        return _local_midnight(today - timedelta(days=1)), _local_midnight(today)
+    if choice == "Last 7 days":
+        return _local_midnight(today - timedelta(days=6)), _local_midnight(today + timedelta(days=1))
+    if choice == "This month":
+        return _local_midnight(today.replace(day=1)), _local_midnight(today + timedelta(days=1))
+    if choice.startswith("Custom"):
+        return _local_midnight(first), _local_midnight(last + timedelta(days=1))
+    return None, None
+
+
+class FilterBar(QWidget):
+    changed = Signal()  # any filter or the search text changed
+
+    def __init__(self):
+        super().__init__()
+        self.setObjectName("ledger-filters")
+        rows = QVBoxLayout(self)
+        rows.setContentsMargins(0, 0, 0, 0)
+        top, bottom = QHBoxLayout(), QHBoxLayout()  # two lines: fits a counter's laptop
+        rows.addLayout(top)
+        rows.addLayout(bottom)
+        self.captions: dict[str, QLabel] = {}
+
+        def captioned(row: QHBoxLayout, text: str, widget: QWidget, name: str) -> None:
+            caption = QLabel(text)
+            self.captions[name] = caption
+            caption.setBuddy(widget)
+            widget.setObjectName(name)
+            widget.setAccessibleName(text.rstrip(":").replace("&", ""))
+            row.addWidget(caption)
+            row.addWidget(widget)
+
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("reference, service reference, e-mail or name")
+        self.search.setClearButtonEnabled(True)
+        captioned(top, "&Search:", self.search, "ledger-search")
+        self.state = QComboBox()
+        for text, state in STATE_CHOICES:
+            self.state.addItem(text, state)
+        captioned(bottom, "S&tate:", self.state, "ledger-state")
+        self.currency = QComboBox()
+        captioned(bottom, "C&urrency:", self.currency, "ledger-currency")
+        self.range = QComboBox()
+        self.range.addItems(RANGES)
+        captioned(bottom, "&Dates:", self.range, "ledger-range")
+        self.first = QDateEdit(QDate.currentDate().addDays(-7))
+        self.last = QDateEdit(QDate.currentDate())
+        for edit, text, name in ((self.first, "From:", "ledger-from"),
+                                 (self.last, "To:", "ledger-to")):
+            edit.setCalendarPopup(True)
+            edit.setDisplayFormat("yyyy-MM-dd")
+            captioned(bottom, text, edit, name)
+            edit.dateChanged.connect(self._dates_changed)
+        bottom.addStretch(1)
+        self.search.textChanged.connect(self.changed)
+        self.state.currentIndexChanged.connect(self.changed)
+        self.currency.currentIndexChanged.connect(self.changed)
+        self.range.currentIndexChanged.connect(self._range_changed)
+        self._range_changed()
+
+    def set_currencies(self, codes: list[str]) -> None:
+        current = self.currency.currentData()
+        self.currency.blockSignals(True)
+        self.currency.clear()
+        self.currency.addItem("All currencies", None)
+        for code in codes:
+            self.currency.addItem(code, code)
+        index = self.currency.findData(current)
+        self.currency.setCurrentIndex(max(0, index))
+        self.currency.blockSignals(False)
+
+    def _range_changed(self) -> None:
+        custom = self.range.currentText().startswith("Custom")
+        for edit, name in ((self.first, "ledger-from"), (self.last, "ledger-to")):
+            edit.setVisible(custom)
+            self.captions[name].setVisible(custom)
+        self.changed.emit()
+
+    def _dates_changed(self) -> None:
+        if self.range.currentText().startswith("Custom"):
+            self.changed.emit()
+
+    def query(self, profile_id: str, mode: str, base: LinkQuery | None = None) -> LinkQuery:
+        start, end = date_range(self.range.currentText(), self.first.date().toPython(),
+                                self.last.date().toPython())
+        state, currency = self.state.currentData(), self.currency.currentData()
+        sort = (base.sort, base.descending) if base else ("created", True)
+        return LinkQuery(profile_id, mode, text=self.search.text().strip(),
+                         states=frozenset({state}) if state else frozenset(),
+                         currencies=frozenset({currency}) if currency else frozenset(),
+                         created_from=start, created_to=end, sort=sort[0], descending=sort[1])

@@ -1,0 +1,267 @@
+"""Every record of a profile and mode as a table, fetched from the ledger a block at a time.
+
+The model knows how many rows the query has (so the scroll bar is true to size) and holds
+only the blocks that were looked at, at most ``KEEP_BLOCKS`` of them. A block is found by
+seeking: after the block before it, before the block after it, from the end for the last
+one, or after an anchor (the ledger's place of every block's last row, read once per query
+in the background) for a jump into the middle. Nothing is ever loaded whole, and nothing
+runs on the GUI thread but the painting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from dataclasses import replace
+from datetime import datetime, timedelta, timezone
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QColor, QFont
+
+from ...ledger import Cursor, Ledger, LinkQuery, LinkRecord, Page
+from ..links.states import state_words
+from ..tasks import TaskSet
+from .texts import local_time, money_text, utc_time
+
+log = logging.getLogger("paydesk.transactions.model")
+
+COLUMNS = (  # (header, sort key)
+    ("Reference", "reference"), ("Customer", "customer"), ("E-mail", "email"),
+    ("Amount", "amount"), ("Currency", "currency"), ("State", "state"),
+    ("Created", "created"), ("Last checked", "checked"))
+STATE, AMOUNT, CREATED, CHECKED = 5, 3, 6, 7
+BLOCK = 200
+KEEP_BLOCKS = 20  # 4,000 rows at most in memory
+
+
+class LedgerModel(QAbstractTableModel):
+    queryLoaded = Signal()  # a new query's first rows are in
+    countKnown = Signal()  # ... and now its count (the scroll bar's true size)
+    blockLoaded = Signal(int)  # a block's rows are in (its number)
+
+    def __init__(self, ledger: Ledger, tasks: TaskSet):
+        super().__init__()
+        self.ledger = ledger
+        self.tasks = tasks
+        self.query: LinkQuery | None = None  # what the user asked for
+        self._snapshot: LinkQuery | None = None  # the same, up to when it was read
+        self.total = 0  # rows the query had when it was read (its first page, until counted)
+        self.counted = True
+        self._fresh: list[LinkRecord] = []  # made since, shown on top (newest first)
+        self._blocks: OrderedDict[int, Page] = OrderedDict()
+        self._loading: set[int] = set()
+        self._anchors: asyncio.Future | None = None
+        self._generation = 0
+        self._bold = QFont()
+        self._bold.setBold(True)
+
+    # -- the query ----------------------------------------------------------------------
+
+    async def set_query(self, query: LinkQuery) -> None:
+        """Show ``query``: its first block at once, its count when the ledger has it (a broad
+        search takes longer to count than to page), the rest as it is looked at. Cancelling
+        this (a newer keystroke) cancels its reads in the ledger."""
+        self._generation += 1
+        generation = self._generation
+        snapshot = query
+        if query.sort == "created":
+            # what exists now: rows made later are shown on top as they come (``update``),
+            # never again in a block read later (bounded only on the created sort, where the
+            # bound runs along the same index)
+            now = datetime.now(timezone.utc) + timedelta(milliseconds=1)
+            snapshot = replace(query, created_to=min(query.created_to or now, now))
+        counting = asyncio.ensure_future(self.ledger.count(snapshot))
+        try:
+            first = await self.ledger.page(snapshot, limit=BLOCK)
+            if generation != self._generation:
+                return
+            self.beginResetModel()
+            self.query, self._snapshot, self._fresh = query, snapshot, []
+            self.total = len(first.records)
+            self.counted = not first.more
+            self._blocks = OrderedDict({0: first})
+            self._loading = set()
+            self._anchors = None
+            self.endResetModel()
+            self.queryLoaded.emit()
+            total = await counting
+        finally:
+            counting.cancel()
+        if generation != self._generation or total <= self.total:
+            self.counted = True
+            return
+        self.beginInsertRows(QModelIndex(), self.rowCount(), self.rowCount() + total - self.total - 1)
+        self.total = total
+        self.counted = True
+        self.endInsertRows()
+        self.countKnown.emit()
+
+    async def refresh(self) -> None:
+        if self.query is not None:
+            await self.set_query(self.query)
+
+    def clear(self) -> None:
+        self._generation += 1
+        self.beginResetModel()
+        self.query, self.total, self._fresh = None, 0, []
+        self._blocks, self._anchors = OrderedDict(), None
+        self.endResetModel()
+
+    # -- blocks -------------------------------------------------------------------------
+
+    def _record(self, row: int) -> LinkRecord | None:
+        if row < len(self._fresh):
+            return self._fresh[row]
+        block, offset = divmod(row - len(self._fresh), BLOCK)
+        page = self._blocks.get(block)
+        if page is None:
+            self._want(block)
+            return None
+        self._blocks.move_to_end(block)
+        return page.records[offset] if offset < len(page.records) else None
+
+    def _want(self, block: int) -> None:
+        if block in self._loading or self.query is None:
+            return
+        self._loading.add(block)
+        self.tasks.spawn(self._load(block, self._generation), f"block {block}")
+
+    async def _seek_from(self, block: int) -> tuple[Cursor | None, Cursor | None]:
+        """(after, before): where to seek block ``block`` from."""
+        if block - 1 in self._blocks and self._blocks[block - 1].end:
+            return self._blocks[block - 1].end, None
+        if block + 1 in self._blocks and self._blocks[block + 1].start:
+            return None, self._blocks[block + 1].start
+        if self._anchors is None:
+            self._anchors = asyncio.ensure_future(self.ledger.anchors(self._snapshot, BLOCK))
+        anchors = await asyncio.shield(self._anchors)
+        return (anchors[block - 1] if 0 < block <= len(anchors) else None), None
+
+    async def _load(self, block: int, generation: int) -> None:
+        try:
+            last = (self.total - 1) // BLOCK
+            if block == last and block > 0:
+                page = await self.ledger.last_page(self._snapshot,
+                                                   limit=self.total - block * BLOCK)
+            else:
+                after, before = await self._seek_from(block)
+                page = await self.ledger.page(self._snapshot, after=after, before=before,
+                                              limit=BLOCK)
+        finally:
+            if generation == self._generation:
+                self._loading.discard(block)
+        if generation != self._generation:
+            return
+        self._blocks[block] = page
+        while len(self._blocks) > KEEP_BLOCKS:
+            self._blocks.popitem(last=False)
+        first = len(self._fresh) + block * BLOCK
+        last_row = min(self.rowCount(), first + BLOCK) - 1
+        if last_row >= first:
+            self.dataChanged.emit(self.index(first, 0), self.index(last_row, len(COLUMNS) - 1))
+        self.blockLoaded.emit(block)
+
+    # -- what the view asks ----------------------------------------------------------------
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt's name
+        return 0 if parent.isValid() else self.total + len(self._fresh)
+
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section][0]
+        return None
+
+    def record_at(self, row: int) -> LinkRecord | None:
+        return self._record(row) if 0 <= row < self.rowCount() else None
+
+    @staticmethod
+    def text(record: LinkRecord, column: int) -> str:
+        if column == 0:
+            return record.tx_ref
+        if column == 1:
+            return record.customer
+        if column == 2:
+            return record.email
+        if column == AMOUNT:
+            return money_text(record.amount) if record.currency else ""
+        if column == 4:
+            return record.currency
+        if column == STATE:
+            return state_words(record).words
+        if column == CREATED:
+            return local_time(record.created_at)
+        return local_time(record.checked_at) if record.checked_at else "never"
+
+    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        record = self._record(index.row())
+        column = index.column()
+        if record is None:
+            return "…" if role == Qt.ItemDataRole.DisplayRole and column == 0 else None
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            return self.text(record, column)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if column == CREATED:
+                return utc_time(record.created_at)
+            if column == CHECKED and record.checked_at:
+                return utc_time(record.checked_at)
+            if column == STATE and record.error:
+                return record.error
+            return None
+        if role == Qt.ItemDataRole.ForegroundRole and column == STATE:
+            return QColor(state_words(record).colour)
+        if role == Qt.ItemDataRole.FontRole and column == STATE:
+            return self._bold
+        if role == Qt.ItemDataRole.TextAlignmentRole and column == AMOUNT:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
+        if self.query is None:
+            return
+        query = self.query.sorted_by(COLUMNS[column][1], order == Qt.SortOrder.DescendingOrder)
+        self.tasks.replace("query", self.set_query(query))
+
+    # -- live updates ---------------------------------------------------------------------
+
+    def row_of(self, key: tuple[str, str]) -> int | None:
+        for row, record in enumerate(self._fresh):
+            if record.key == key:
+                return row
+        for block, page in self._blocks.items():
+            for offset, record in enumerate(page.records):
+                if record.key == key:
+                    return len(self._fresh) + block * BLOCK + offset
+        return None
+
+    def update(self, record: LinkRecord) -> None:
+        """A record changed (the scheduler learned its state): repaint its row in place,
+        keeping the selection and the scroll position. A new one of this profile and mode
+        goes on top when the list shows everything newest first."""
+        if self.query is None or (record.profile_id, record.mode) != (
+                self.query.profile_id, self.query.mode):
+            return
+        row = self.row_of(record.key)
+        if row is not None:
+            if row < len(self._fresh):
+                self._fresh[row] = record
+            else:
+                block, offset = divmod(row - len(self._fresh), BLOCK)
+                page = self._blocks[block]
+                page.records[offset] = record
+            self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+        elif self._newest_first_unfiltered():
+            self.beginInsertRows(QModelIndex(), 0, 0)
+            self._fresh.insert(0, record)
+            self.endInsertRows()
+
+    def _newest_first_unfiltered(self) -> bool:
+        q = self.query
+        return (q.sort == "created" and q.descending and not q.text and not q.states
+                and not q.currencies and q.created_from is None and q.created_to is None
+                and q.origin is None and not q.tx_refs)

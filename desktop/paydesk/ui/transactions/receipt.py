@@ -1,0 +1,91 @@
+"""A receipt for a paid transaction, painted with QPainter on a printer's page or a PDF:
+the merchant, the customer, the amount and fee, both references, the date, the state, a
+QR of the reference (scan it back into the lookup box), and TEST across it in test mode."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QPageLayout, QPageSize, QPainter, QPdfWriter
+
+from ...ledger import LinkRecord
+from ..links.qr import QrCode
+from ..links.states import state_words
+from .texts import local_time, money_text, utc_time
+
+
+def lines(record: LinkRecord, merchant: str) -> list[tuple[str, str]]:
+    fee = f"{record.currency} {money_text(record.fee)}" if record.fee is not None else "not known"
+    return [
+        ("Merchant", merchant),
+        ("Customer", f"{record.customer} <{record.email}>"),
+        ("Amount", f"{record.currency} {money_text(record.amount)}"),
+        ("Fee", fee),
+        ("State", state_words(record).words),
+        ("Date", f"{local_time(record.created_at)} ({utc_time(record.created_at)})"),
+        ("Reference", record.tx_ref),
+        ("Service reference", record.reference or ""),
+        ("Title", record.title),
+    ]
+
+
+def paint(painter: QPainter, page: QRectF, record: LinkRecord, merchant: str, test: bool) -> None:
+    """Paint the receipt in ``page`` (device pixels)."""
+    unit = page.width() / 100  # layout in hundredths of the page's width
+    if test:
+        painter.save()
+        mark = QFont()
+        mark.setPixelSize(int(unit * 24))
+        mark.setBold(True)
+        painter.setFont(mark)
+        painter.setPen(QColor(245, 166, 35, 110))
+        painter.translate(page.center())
+        painter.rotate(-30)
+        painter.drawText(QRectF(-page.width(), -unit * 20, page.width() * 2, unit * 40),
+                         Qt.AlignmentFlag.AlignCenter, "TEST")
+        painter.restore()
+    title = QFont()
+    title.setPixelSize(int(unit * 5))
+    title.setBold(True)
+    painter.setFont(title)
+    painter.setPen(QColor("black"))
+    top = page.top() + unit * 4
+    painter.drawText(QRectF(page.left(), top, page.width(), unit * 8),
+                     Qt.AlignmentFlag.AlignHCenter, "Payment receipt" + (" — TEST" if test else ""))
+    body = QFont()
+    body.setPixelSize(int(unit * 2.6))
+    label_font = QFont(body)
+    label_font.setBold(True)
+    y = top + unit * 12
+    for label, value in lines(record, merchant):
+        painter.setFont(label_font)
+        painter.drawText(QRectF(page.left(), y, unit * 30, unit * 4), Qt.AlignmentFlag.AlignLeft,
+                         label)
+        painter.setFont(body)
+        painter.drawText(QRectF(page.left() + unit * 32, y, unit * 68, unit * 4),
+                         Qt.AlignmentFlag.AlignLeft, value)
+        y += unit * 4.5
+    side = unit * 32
+    QrCode(record.tx_ref).paint(painter, QRectF(page.center().x() - side / 2, y + unit * 3,
+                                                side, side))
+    painter.setFont(body)
+    painter.drawText(QRectF(page.left(), y + side + unit * 4, page.width(), unit * 4),
+                     Qt.AlignmentFlag.AlignHCenter, f"Scan to look up {record.tx_ref}")
+
+
+def pdf_bytes(record: LinkRecord, merchant: str, test: bool) -> bytes:
+    """The receipt as a one-page A4 PDF, in memory (the caller writes it off the GUI thread)."""
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    writer = QPdfWriter(buffer)
+    writer.setPageSize(QPageSize(QPageSize.PageSizeId.A4))
+    writer.setPageMargins(QMarginsF(15, 15, 15, 15), QPageLayout.Unit.Millimeter)
+    writer.setResolution(300)
+    writer.setTitle(f"Receipt {record.tx_ref}")
+    writer.setCreator("PayDesk")
+    painter = QPainter(writer)  # (0, 0) is the printable area's corner
+    area = writer.pageLayout().paintRectPixels(writer.resolution())
+    paint(painter, QRectF(0, 0, area.width(), area.height()), record, merchant, test)
+    painter.end()
+    buffer.close()
+    return bytes(data)

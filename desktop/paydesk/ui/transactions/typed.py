@@ -1,0 +1,97 @@
+"""What someone typed, pasted or scanned into the lookup box, as something to look up.
+
+Qt-free. A barcode or QR scanner acting as a keyboard types a reference, or a whole URL: a
+checkout URL (its last part is the service's reference) or a return/callback URL (its query
+carries ``tx_ref``). PayDesk's own references are checked by their check characters before
+any call, and a typo is located where it can be ("character 14 looks mistyped").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from urllib.parse import parse_qs, urlsplit
+
+from ...service.txref import ALPHABET, INSTALLATION_ALPHABET, is_consistent
+
+# PREFIX-YYMMDD-INSTAL-SEQ…CC: the shape PayDesk's own references have, loosely (a typo
+# may put a letter where a digit belongs)
+_OURS = re.compile(r"([A-Z0-9]{1,8})-[A-Z0-9]{6}-[A-Z0-9]{6}-[A-Z0-9]{6,}")
+_ANY_REF = re.compile(r"[A-Za-z0-9._~:-]{1,100}")
+_SERVICE_REF = re.compile(r"/payment/([A-Za-z0-9._~-]{4,100})/?(?:receipt)?$")
+
+
+@dataclass(frozen=True)
+class Typed:
+    tx_ref: str | None = None  # the merchant's reference, to validate
+    reference: str | None = None  # the service's own reference (from a checkout URL)
+    problem: str | None = None  # what is wrong with what was typed; nothing is sent
+
+
+def read(text: str, prefixes: frozenset[str] = frozenset()) -> Typed:
+    """What to look up for ``text`` (a reference, a checkout URL, a URL with tx_ref=…).
+    A reference in PayDesk's shape starting with one of ``prefixes`` (the profiles') is one
+    of PayDesk's own: its check characters must agree."""
+    typed = text.strip()
+    if not typed:
+        return Typed(problem="Type, paste or scan a reference")
+    if typed.lower().startswith(("http://", "https://")):
+        return _from_url(typed, prefixes)
+    compact = re.sub(r"\s+", "", typed)
+    upper = compact.upper()
+    shape = _OURS.fullmatch(upper)
+    if shape and shape.group(1) in prefixes:
+        if not is_consistent(upper) or not _plausible(upper):
+            return Typed(tx_ref=upper, problem=locate_typo(upper))
+        return Typed(tx_ref=upper)
+    if not _ANY_REF.fullmatch(compact):
+        return Typed(problem="A reference has letters, digits and . _ ~ : - only")
+    return Typed(tx_ref=compact)  # someone else's reference: as typed, straight to the service
+
+
+def _from_url(url: str, prefixes: frozenset[str]) -> Typed:
+    parts = urlsplit(url)
+    query = parse_qs(parts.query)
+    if query.get("tx_ref"):
+        return read(query["tx_ref"][0], prefixes)
+    found = _SERVICE_REF.search(parts.path)
+    if found:
+        return Typed(reference=found.group(1))
+    return Typed(problem="This link carries no payment reference")
+
+
+def _plausible(candidate: str) -> bool:
+    """Could PayDesk have made this reference (a real date, an installation's letters)?"""
+    prefix, day, installation, rest = candidate.split("-", 3)
+    if not day.isdigit():
+        return False
+    try:
+        datetime.strptime(day, "%y%m%d")
+    except ValueError:
+        return False
+    return all(c in INSTALLATION_ALPHABET for c in installation) and rest[:-2].isdigit()
+
+
+def locate_typo(ref: str) -> str:
+    """Where the typing mistake in ``ref`` most likely is, in the user's words (1-based
+    positions, hyphens counted, as the reference is read)."""
+    singles, swaps = set(), set()
+    for i, ch in enumerate(ref):
+        if ch == "-":
+            continue
+        for other in ALPHABET:
+            if other != ch:
+                candidate = ref[:i] + other + ref[i + 1:]
+                if is_consistent(candidate) and _plausible(candidate):
+                    singles.add(i)
+        if i + 1 < len(ref) and ref[i + 1] != "-" and ref[i + 1] != ch:
+            candidate = ref[:i] + ref[i + 1] + ref[i] + ref[i + 2:]
+            if is_consistent(candidate) and _plausible(candidate):
+                swaps.add(i)
+    if len(swaps) == 1 and not singles:
+        i = swaps.pop()
+        return f"Characters {i + 1} and {i + 2} look swapped"
+    if len(singles) == 1 and not swaps:
+        return f"Character {singles.pop() + 1} looks mistyped"
+    return "This reference has a typing mistake: check each character"

@@ -1,0 +1,93 @@
+"""A shop on its own sandbox (strict, or with the family's quirks), its main window, and
+helpers to make and settle payments the way customers and the service would."""
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+import httpx
+import pytest
+
+from paydesk.config.profiles import KINDS, MODES, Profile
+from paydesk.service.models import PaymentRequest
+from paydesk.ui.main_window import MainWindow
+from paydesk.ui.session import Session
+
+
+@dataclass
+class Shop:
+    session: Session
+    window: MainWindow
+    sandbox: object
+    loop: object
+    profile: Profile
+
+    @property
+    def tab(self):
+        return self.window.transactions_tab
+
+    def create(self, ref: str, amount=25, mode="test", **over) -> object:
+        """A link made here, through the links controller (written to the ledger first)."""
+        fields = dict(amount=Decimal(amount), currency="GBP", email="ada@example.com",
+                      first_name="Ada", last_name="Lovelace", tx_ref=ref, title="Flat white")
+        fields.update(over)
+        if mode != self.session.mode:
+            self.loop.run(self.session.set_mode(mode))
+        return self.loop.run(self.window.links.create(PaymentRequest(**fields)))
+
+    def control(self, path: str, body: dict, mode="test") -> dict:
+        r = httpx.post(f"{self.sandbox.base_url}/_sandbox/{path}", json=body,
+                       headers={"Authorization": f"Bearer {self.sandbox.key(mode)}"})
+        r.raise_for_status()
+        return r.json()
+
+    def faults(self, mode="test", **body) -> None:
+        url = f"{self.sandbox.base_url}/_sandbox/faults"
+        headers = {"Authorization": f"Bearer {self.sandbox.key(mode)}"}
+        (httpx.put(url, json=body, headers=headers) if body else
+         httpx.delete(url, headers=headers)).raise_for_status()
+
+    def website_payment(self, ref: str, amount="40") -> httpx.Response:
+        """A customer on the merchant's website: the form post, with the public key."""
+        return httpx.post(f"{self.sandbox.base_url}/ext_transfer", data={
+            "secret_key": self.sandbox.key("test", "public"), "tx_ref": ref, "amount": amount,
+            "currency": "USD", "email": "web@example.com", "first_name": "Wes",
+            "last_name": "Site", "title": "Web order"})
+
+    def lookup(self, text: str):
+        self.tab.lookup_box.setText(text)
+        return self.loop.run(self.tab.lookup(text), timeout=60)
+
+
+def open_shop(loop, qtbot, paths, keys, sandbox) -> Shop:
+    session = Session(paths, keys)
+    loop.run(session.load())
+    window = MainWindow(session)
+    qtbot.addWidget(window)
+    window.resize(1300, 900)
+    window.show()
+    profile = Profile(id=Profile.new_id(), name="Corner Shop", base_url=sandbox.base_url,
+                      txref_prefix="SHOP", currencies=["GBP", "USD"])
+    loop.run(session.save_profile(profile, {(m, k): sandbox.key(m, k) for m in MODES
+                                            for k in KINDS}))
+    window.start_background()
+    window.tabs.setCurrentWidget(window.transactions_tab)
+    loop.until(lambda: window.transactions_tab.loaded, message="the transactions tab")
+    return Shop(session, window, sandbox, loop, profile)
+
+
+@pytest.fixture(params=["strict", "quirks"])
+def shop(request, make_sandbox, paths, keys, loop, qtbot):
+    sandbox = make_sandbox("sb", base_path="/pay", quirks=request.param == "quirks")
+    opened = open_shop(loop, qtbot, paths, keys, sandbox)
+    yield opened
+    opened.window.close()
+    loop.run(opened.session.close())
+
+
+@pytest.fixture
+def strict_shop(make_sandbox, paths, keys, loop, qtbot):
+    sandbox = make_sandbox("sb", base_path="/pay")
+    opened = open_shop(loop, qtbot, paths, keys, sandbox)
+    yield opened
+    opened.window.close()
+    loop.run(opened.session.close())

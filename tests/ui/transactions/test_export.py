@@ -1,0 +1,175 @@
+"""Exports, receipts and the end of day, checked the way an accountant's tools read them:
+the CSV read back with csv (and opened by LibreOffice), the XLSX with openpyxl, the PDF
+receipt rendered with pdftoppm and read with pdftotext."""
+
+import csv
+import subprocess
+from decimal import Decimal
+from pathlib import Path
+
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit
+
+from paydesk.ledger import LinkQuery
+from tests.helpers import need_system
+from tests.ui.transactions.test_browser import seed
+
+
+def dialog(name):
+    return next((w for w in QApplication.topLevelWidgets()
+                 if w.objectName() == name and w.isVisible()), None)
+
+
+def answer_save_dialog(shop, path: Path, name_filter: str | None = None):
+    """Type the file's name into the standard save dialog, as a user would, and accept."""
+    shop.loop.until(lambda: dialog("save-dialog") is not None, message="the save dialog")
+    box: QFileDialog = dialog("save-dialog")
+    box.setDirectory(str(path.parent))
+    if name_filter:
+        box.selectNameFilter(name_filter)
+    box.findChild(QLineEdit, "fileNameEdit").setText(path.name)
+    box.accept()
+
+
+def ledger_rows(shop, query):
+    async def everything():
+        out, after = [], None
+        while True:
+            page = await shop.session.ledger.page(query, after=after, limit=500)
+            out += page.records
+            if not page.more:
+                return out
+            after = page.end
+    return shop.loop.run(everything())
+
+
+def test_csv_reads_back_to_the_ledgers_values(strict_shop, tmp_path):
+    shop = strict_shop
+    seed(shop, n=700)
+    made = shop.create("SHOP-CSV-1", amount=1234, title="Café, \"quoted\"")
+    shop.control(f"pay/{made.reference}", {"outcome": "success"})
+    shop.lookup("SHOP-CSV-1")  # the fee is known now
+    shop.tab.filters.currency.setCurrentIndex(shop.tab.filters.currency.findData("GBP"))
+    shop.loop.until(lambda: shop.tab.model.query.currencies == frozenset({"GBP"}), message="filter")
+    target = tmp_path / "export.csv"
+    task = shop.loop.spawn(shop.tab.export())
+    answer_save_dialog(shop, target)
+    shop.loop.until(task.done, timeout=60, message="the export")
+    assert task.result() == target
+    raw = target.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf")  # a BOM: Excel reads it as UTF-8
+    with open(target, encoding="utf-8-sig", newline="") as f:
+        rows = list(csv.DictReader(f))
+    expected = ledger_rows(shop, shop.tab.current_query())
+    assert len(rows) == len(expected) == shop.tab.model.rowCount()
+    for row, record in zip(rows, expected):
+        assert row["tx_ref"] == record.tx_ref and row["currency"] == "GBP"
+        assert Decimal(row["amount"]) == record.amount and row["state"] == record.state
+        assert row["created_utc"].endswith("Z") and row["created_local"]
+    mine = next(r for r in rows if r["tx_ref"] == "SHOP-CSV-1")
+    assert mine["amount"] == "1234.00" and mine["fee"] == "17.48" and mine["title"] == 'Café, "quoted"'
+    assert shop.tab.work.report.text() == f"Exported {len(rows)} records to export.csv"
+
+    soffice = need_system("soffice", "libreoffice-calc-nogui")
+    done = subprocess.run([soffice, "--headless", f"-env:UserInstallation=file://{tmp_path}/lo",
+                           "--convert-to", "xlsx", "--outdir", str(tmp_path / "lo-out"),
+                           str(target)], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0 and (tmp_path / "lo-out" / "export.xlsx").stat().st_size > 1000, \
+        done.stderr[-2000:]
+
+
+def test_xlsx_has_numbers_and_times(strict_shop, tmp_path):
+    from openpyxl import load_workbook
+
+    shop = strict_shop
+    seed(shop, n=40)
+    target = tmp_path / "export.xlsx"
+    task = shop.loop.spawn(shop.tab.export())
+    answer_save_dialog(shop, target, "Excel workbook (*.xlsx)")
+    shop.loop.until(task.done, timeout=60, message="the export")
+    sheet = load_workbook(target).active
+    header = [c.value for c in sheet[1]]
+    rows = [[c.value for c in row] for row in sheet.iter_rows(min_row=2)]
+    assert len(rows) == 40 and header[7] == "amount"
+    expected = ledger_rows(shop, LinkQuery(shop.profile.id, "test"))
+    assert [r[0] for r in rows] == [r.tx_ref for r in expected]
+    assert all(isinstance(r[7], (int, float)) for r in rows)
+    assert [Decimal(str(r[7])) for r in rows] == [r.amount for r in expected]
+
+
+def test_a_cancelled_export_leaves_no_file(strict_shop, tmp_path):
+    shop = strict_shop
+    seed(shop, n=6000)
+    target = tmp_path / "big.csv"
+    work = shop.tab.work
+    # Cancel as soon as the first page is written (a user watching the progress bar)
+    work.bar.valueChanged.connect(lambda value: value and work.busy and work.cancel.click())
+    task = shop.loop.spawn(shop.tab.export())
+    answer_save_dialog(shop, target)
+    shop.loop.until(task.done, message="the cancel")
+    assert task.cancelled() and work.report.text() == "Cancelled"
+    shop.loop.until(lambda: not target.exists(), message="the partial file removed")
+
+
+def test_a_receipt_as_pdf(strict_shop, tmp_path):
+    pdftoppm = need_system("pdftoppm", "poppler-utils")
+    pdftotext = need_system("pdftotext", "poppler-utils")
+    shop = strict_shop
+    made = shop.create("SHOP-RCPT-1", amount=42)
+    shop.control(f"pay/{made.reference}", {"outcome": "success"})
+    shop.lookup("SHOP-RCPT-1")
+    assert shop.tab.details.buttons["receipt-pdf"].isEnabled()
+    target = tmp_path / "receipt.pdf"
+    shop.tab.details.buttons["receipt-pdf"].click()
+    answer_save_dialog(shop, target)
+    shop.loop.until(target.exists, message="the PDF")
+    shop.loop.until(lambda: target.stat().st_size > 1000, message="the PDF written")
+    subprocess.run([pdftoppm, "-png", "-r", "50", "-singlefile", str(target),
+                    str(tmp_path / "page")], check=True, timeout=60)
+    image = QImage(str(tmp_path / "page.png"))
+    colours = {image.pixel(x, y) for x in range(0, image.width(), 4)
+               for y in range(0, image.height(), 4)}
+    assert len(colours) > 3, "the receipt is blank"
+    text = subprocess.run([pdftotext, str(target), "-"], capture_output=True, text=True,
+                          check=True, timeout=60).stdout
+    assert "GBP 42.00" in text and "SHOP-RCPT-1" in text and made.reference in text
+    assert "TEST" in text and "Corner Shop" in text and "GBP 0.79" in text  # the fee
+
+
+def test_no_receipt_for_an_unpaid_payment(strict_shop):
+    shop = strict_shop
+    shop.create("SHOP-RCPT-2")
+    shop.lookup("SHOP-RCPT-2")
+    assert not shop.tab.details.buttons["receipt-pdf"].isEnabled()
+    assert not shop.tab.details.buttons["receipt-print"].isEnabled()
+
+
+def test_end_of_day(strict_shop, tmp_path):
+    shop = strict_shop
+    made = [shop.create(f"SHOP-DAY-{i}", amount=10 + i) for i in range(6)]
+    for record, outcome in zip(made, ("success", "success", "failed", "cancelled")):
+        shop.control(f"pay/{record.reference}", {"outcome": outcome})
+    for record in made:
+        shop.lookup(record.tx_ref)
+    shop.tab.end_of_day.click()
+    shop.loop.until(lambda: dialog("end-of-day") is not None, message="the end-of-day window")
+    window = dialog("end-of-day")
+    assert window.windowTitle() == "End of day"
+    shop.loop.until(lambda: window.figures["Links made"].text() == "6", message="the figures")
+    figures = {k: v.text() for k, v in window.figures.items()}
+    assert figures["Paid"] == "2" and figures["Failed"] == "1" and figures["Cancelled"] == "1"
+    assert figures["Still open"] == "2"
+    totals = window.totals
+    assert [totals.item(0, c).text() for c in range(4)] == ["GBP", "2", "21.00", "0.69"]
+    target = tmp_path / "day.csv"
+    task = shop.loop.spawn(window.export_csv())
+    answer_save_dialog(shop, target)
+    shop.loop.until(task.done, message="the day's export")
+    text = target.read_bytes().decode("utf-8-sig")
+    summary, rows = text.split("\r\n\r\n", 1)
+    summary_rows = list(csv.reader(summary.splitlines()))
+    assert ["collected", "GBP", "paid", "2", "21.00", "0.69"] in summary_rows
+    assert ["summary", "", "Links made", "6", "", ""] in summary_rows
+    day_rows = list(csv.DictReader(rows.splitlines()))
+    assert sorted(r["tx_ref"] for r in day_rows) == sorted(r.tx_ref for r in made)
+    window.close_button.click()
