@@ -40,9 +40,9 @@ async def ledger(tmp_path):
 
 
 async def test_opens_an_empty_file_at_the_latest_schema(ledger, tmp_path):
-    assert ledger.version == LATEST == 3
+    assert ledger.version == LATEST
     with sqlite3.connect(tmp_path / "ledger.sqlite3") as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert db.execute("PRAGMA user_version").fetchone()[0] == LATEST
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         names = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
     assert {"links_by_created", "links_by_amount", "links_by_state", "links_by_customer",
@@ -71,7 +71,7 @@ async def test_migrates_a_v2_file_that_holds_data(tmp_path):
     ledger = SqliteLedger(path)
     try:
         await ledger.opened()
-        assert ledger.version == 3
+        assert ledger.version == LATEST
         got = {r.tx_ref: r for r in (await ledger.page(LinkQuery("p", "test"))).records}
         assert got["R-2"].amount == Decimal("1000.00") and got["R-4"].amount == Decimal("1250.00")
         assert got["R-2"].state == "failed" and got["R-2"].final
