@@ -64,6 +64,7 @@ V4 = [
         description TEXT NOT NULL DEFAULT '',
         status TEXT,
         created_at TEXT NOT NULL DEFAULT '',
+        first_seen TEXT NOT NULL,
         PRIMARY KEY (profile_id, mode, card_hash, tx_id)
     ) WITHOUT ROWID""",
     f"""CREATE TABLE card_operations (

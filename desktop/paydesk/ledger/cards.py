@@ -9,6 +9,7 @@ Nothing here holds a full card number or a security code: cards are stored maske
 from __future__ import annotations
 
 import abc
+import hashlib
 import re
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -21,7 +22,8 @@ from .engine import LedgerError
 
 __all__ = ["AuditDraft", "AuditEntry", "AuditQuery", "CardLedger", "CardOperation", "CardPage",
            "CardQuery", "CardRecord", "CardTxRecord", "OperationDraft", "OperationUnderWay",
-           "OPEN_OPERATION_STATES", "OPERATION_KINDS", "OPERATION_STATES", "mask"]
+           "OPEN_OPERATION_STATES", "OPERATION_KINDS", "OPERATION_STATES", "mask",
+           "transaction_id"]
 
 
 class OperationUnderWay(LedgerError):
@@ -42,6 +44,14 @@ def mask(masked: str | None, fallback_digits: str | None = None) -> str:
     if len(digits) >= 13:
         return digits[:6] + "*" * (len(digits) - 10) + digits[-4:]
     return "****" + digits[-4:] if digits else ""
+
+
+def transaction_id(tx: CardTransaction) -> str:
+    """The service's id of a card transaction, or one made from what it says."""
+    if tx.id:
+        return tx.id
+    seen = f"{tx.created_at}|{tx.type}|{tx.amount}|{tx.description}"
+    return "h:" + hashlib.sha256(seen.encode()).hexdigest()[:24]
 
 
 @dataclass(frozen=True)
@@ -91,6 +101,7 @@ class CardTxRecord:
     description: str
     status: str | None
     created_at: datetime | None
+    first_seen: datetime  # when PayDesk first stored it
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 from datetime import datetime
 from decimal import Decimal
@@ -12,7 +11,8 @@ from ..service.models import CardTransaction, VirtualCard
 from .amounts import from_minor, to_minor
 from .card_schema import OPEN_OPERATION_STATES, OPERATION_STATES
 from .cards import (AuditDraft, AuditEntry, AuditQuery, CardLedger, CardOperation, CardPage,
-                    CardQuery, CardRecord, CardTxRecord, OperationDraft, OperationUnderWay, mask)
+                    CardQuery, CardRecord, CardTxRecord, OperationDraft, OperationUnderWay, mask,
+                    transaction_id)
 from .engine import Engine, LedgerError
 from .records import parse_stamp, stamp
 from .sqlite import SqliteLedger
@@ -102,13 +102,6 @@ def _card_where(query: CardQuery) -> tuple[str, list[Any]]:
         where += " AND search_text LIKE ? ESCAPE '\\'"
         args.append(_like(term))
     return where, args
-
-
-def _tx_id(tx: CardTransaction) -> str:
-    if tx.id:
-        return tx.id
-    seen = f"{tx.created_at}|{tx.type}|{tx.amount}|{tx.description}"
-    return "h:" + hashlib.sha256(seen.encode()).hexdigest()[:24]
 
 
 _OPERATION_COLUMNS = ("id, profile_id, mode, kind, card_hash, masked, amount_minor, currency,"
@@ -208,7 +201,11 @@ class SqliteCardLedger(CardLedger):
         row = _card_row(profile_id, mode, card, stamp())
 
         def write(db: sqlite3.Connection) -> CardRecord:
+            before = _one_card(db, profile_id, mode, card.card_hash)
             db.execute(_UPSERT_CARD, row)
+            if before is not None and not before.listed:  # the list still does not show it
+                db.execute("UPDATE cards SET listed = 0 WHERE profile_id = ? AND mode = ?"
+                           " AND card_hash = ?", (profile_id, mode, card.card_hash))
             return _one_card(db, profile_id, mode, card.card_hash)
 
         return await self._engine.write(write)
@@ -257,12 +254,14 @@ class SqliteCardLedger(CardLedger):
 
     async def store_transactions(self, profile_id: str, mode: str, card_hash: str,
                                  transactions: Sequence[CardTransaction]) -> None:
-        rows = [(profile_id, mode, card_hash, _tx_id(t), t.type or "", _minor(t.amount),
-                 t.description or "", t.status, stamp(t.created_at) if t.created_at else "")
+        now = stamp()
+        rows = [(profile_id, mode, card_hash, transaction_id(t), t.type or "", _minor(t.amount),
+                 t.description or "", t.status, stamp(t.created_at) if t.created_at else "", now)
                 for t in transactions]
         await self._engine.write(lambda db: db.executemany(
             "INSERT INTO card_transactions (profile_id, mode, card_hash, tx_id, type,"
-            " amount_minor, description, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " amount_minor, description, status, created_at, first_seen)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT DO UPDATE SET type = excluded.type, amount_minor = excluded.amount_minor,"
             " description = excluded.description, status = excluded.status,"
             " created_at = excluded.created_at", rows))
@@ -270,12 +269,13 @@ class SqliteCardLedger(CardLedger):
     async def transactions(self, profile_id: str, mode: str, card_hash: str,
                            limit: int = 500) -> list[CardTxRecord]:
         rows = await self._engine.read(lambda db: db.execute(
-            "SELECT tx_id, type, amount_minor, description, status, created_at"
+            "SELECT tx_id, type, amount_minor, description, status, created_at, first_seen"
             " FROM card_transactions WHERE profile_id = ? AND mode = ? AND card_hash = ?"
             " ORDER BY created_at DESC, tx_id DESC LIMIT ?",
             (profile_id, mode, card_hash, limit)).fetchall())
         return [CardTxRecord(r["tx_id"], r["type"], _decimal(r["amount_minor"]), r["description"],
-                             r["status"], parse_stamp(r["created_at"])) for r in rows]
+                             r["status"], parse_stamp(r["created_at"]),
+                             parse_stamp(r["first_seen"])) for r in rows]
 
     # -- operations ---------------------------------------------------------------------
 

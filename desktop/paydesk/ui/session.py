@@ -23,6 +23,7 @@ from ..config.profiles import (CARDS_CURRENCIES, MODES, NO_CARDS_CURRENCIES, Pro
 from ..config.secrets import KeyStore
 from ..health import ConnectionHealth
 from ..ledger import SqliteLedger
+from ..ledger.cards_sqlite import SqliteCardLedger
 from ..service.errors import AuthenticationError, ServiceError, ServiceUnavailableError
 from ..service.txref import new_installation_id
 from ..embedded import EmbeddedSandbox
@@ -72,6 +73,7 @@ class Session(QObject):
         self.settings = Settings()
         self.ledger = SqliteLedger(paths.data / "ledger.sqlite3")
         self.ledger.on_busy(self.ledgerBusy.emit)
+        self.card_ledger = SqliteCardLedger.beside(self.ledger)  # the same file and threads
         keys.on_waiting = self.keyringWaiting.emit
         self.health = ConnectionHealth(self.healthChanged.emit)
         self.tasks = TaskSet()

@@ -1,0 +1,384 @@
+"""Card operations: widget -> these async methods -> ledger (intent) -> service -> ledger
+(outcome, audit) -> signals.
+
+Nothing is sent twice. Each operation is written ("sending") before its call, and only one
+per card is open at a time (the ledger refuses a second). When an answer is lost, nothing
+is sent again: the card is read back (``settle``) and the operation marked done or not done,
+at once if the service can be read, else in the background, and at the next start after a
+crash. Every method works on the profile and mode it is given, never the active ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import logging
+import os
+from decimal import Decimal
+from typing import Any, Awaitable, Callable
+
+from PySide6.QtCore import QObject, Signal
+
+from ...config.profiles import Profile
+from ...ledger.cards import (AuditDraft, CardLedger, CardOperation, CardRecord, OperationDraft,
+                             mask)
+from ...service.errors import (AnswerLostError, AuthenticationError, NotFoundError,
+                               RateLimitedError, ServiceError, ServiceUnavailableError,
+                               ValidationError)
+from ...service.models import VirtualCard
+from ...service.money import to_wire
+from ..session import Session
+from . import evidence
+
+log = logging.getLogger("paydesk.cards")
+STATE_NUMBER = {"block": 2, "unblock": 1, "terminate": 0}
+
+
+def os_user() -> str:
+    """Who is at the desk, as the operating system names them."""
+    try:
+        return getpass.getuser()
+    except Exception:  # noqa: BLE001 - no name in the environment or the user database
+        return os.environ.get("USERNAME") or os.environ.get("USER") or "unknown"
+
+
+def surely_not_done(error: ServiceError) -> bool:
+    """The service refused it, or it never reached the service: nothing happened."""
+    if isinstance(error, (ValidationError, AuthenticationError, NotFoundError, RateLimitedError)):
+        return True
+    return type(error) is ServiceUnavailableError and error.status is None
+
+
+class ProfileGone(Exception):
+    """The operation's profile was deleted: it is never read back with another's key."""
+
+
+class CardsController(QObject):
+    cardChanged = Signal(object)  # a CardRecord as just stored
+    cardsRefreshed = Signal(str, str)  # (profile_id, mode): the service's list was stored
+    transactionsChanged = Signal(object)  # a CardRecord whose transactions were stored
+    operationChanged = Signal(object)  # a CardOperation: begun, lost, done or not done
+    auditAdded = Signal(str, str)  # (profile_id, mode)
+
+    second_look = 2.0  # s before a lost operation not found is declared not done
+    retry_limit = 60.0  # s: the longest wait between background attempts to settle
+
+    def __init__(self, session: Session, ledger: CardLedger):
+        super().__init__()
+        self.session = session
+        self.ledger = ledger
+        self.user = os_user()
+        self.tasks = session.tasks.child()
+        self._settling: dict[int, asyncio.Task] = {}
+
+    # -- helpers ------------------------------------------------------------------------
+
+    def _profile(self, profile_id: str) -> Profile:
+        profile = self.session.settings.profile(profile_id)
+        if profile is None:
+            raise ProfileGone(profile_id)
+        return profile
+
+    def _audit(self, profile: Profile, mode: str, action: str, result: str, *,
+               card_hash: str | None = None, masked: str = "", amount: Decimal | None = None,
+               currency: str | None = None, detail: str = "") -> AuditDraft:
+        return AuditDraft(user=self.user, profile_id=profile.id, profile_name=profile.name,
+                          mode=mode, action=action, result=result, card_hash=card_hash,
+                          masked=masked, amount=amount, currency=currency, detail=detail)
+
+    def _op_audit(self, op: CardOperation, result: str, detail: str = "") -> AuditDraft:
+        return self._audit(self._profile(op.profile_id), op.mode, op.kind, result,
+                           card_hash=op.card_hash, masked=op.masked, amount=op.amount,
+                           currency=op.currency, detail=detail)
+
+    def _emit_op(self, op: CardOperation) -> CardOperation:
+        self.operationChanged.emit(op)
+        self.auditAdded.emit(op.profile_id, op.mode)
+        return op
+
+    def currency_of(self, profile: Profile, code: str | None) -> str | None:
+        """The ISO code of the service's currency code, through the profile's map."""
+        if not code:
+            return None
+        return profile.card_currencies.get(code, code if code.isalpha() else None)
+
+    # -- reading ------------------------------------------------------------------------
+
+    async def refresh(self, profile: Profile, mode: str) -> list[str]:
+        """The service's whole list, stored as the cache the tab opens with. Cards it no
+        longer lists (the family drops terminated ones) are read one by one."""
+        async with self.session.lease(profile, mode) as client:
+            cards = await client.cards()
+        gone = await self.ledger.store_cards(profile.id, mode, cards)
+        for card_hash in gone[:20]:
+            try:
+                await self.load_card(profile, mode, card_hash, transactions=False)
+            except ServiceError as error:
+                log.info("card %s is no longer listed and could not be read: %s",
+                         card_hash, error.message)
+        self.cardsRefreshed.emit(profile.id, mode)
+        return gone
+
+    async def load_card(self, profile: Profile, mode: str, card_hash: str, *,
+                        transactions: bool = True) -> CardRecord:
+        """One card and (by default) its transactions, from the service into the ledger."""
+        async with self.session.lease(profile, mode) as client:
+            card = await client.card(card_hash)
+            txs = await client.card_transactions(card_hash) if transactions else None
+        record = await self.ledger.store_card(profile.id, mode, card)
+        if txs is not None:
+            await self.ledger.store_transactions(profile.id, mode, card_hash, txs)
+            await self._claim(profile.id, mode, card_hash)
+            self.transactionsChanged.emit(record)
+        self.cardChanged.emit(record)
+        return record
+
+    async def reveal(self, record: CardRecord) -> VirtualCard:
+        """The card as the service gives it, with its full number and security code, for
+        the view to show (and forget). Only the fact is audited, never the number."""
+        profile = self._profile(record.profile_id)
+        try:
+            async with self.session.lease(profile, record.mode) as client:
+                card = await client.card(record.card_hash)
+        except ServiceError as error:
+            await self.note(record, "reveal", "failed", error.message)
+            raise
+        await self.note(record, "reveal", "done")
+        return card
+
+    async def note(self, record: CardRecord, action: str, result: str, detail: str = "") -> None:
+        """An audit line for something done with a card that is not an operation (reveal,
+        copy number)."""
+        profile = self._profile(record.profile_id)
+        await self.ledger.append_audit(self._audit(
+            profile, record.mode, action, result, card_hash=record.card_hash,
+            masked=record.masked, detail=detail))
+        self.auditAdded.emit(record.profile_id, record.mode)
+
+    # -- operations ---------------------------------------------------------------------
+
+    async def create(self, profile: Profile, mode: str, amount: Decimal, currency: str,
+                     callback_url: str | None) -> CardOperation:
+        draft = OperationDraft(profile.id, mode, "create", None, amount=amount,
+                               currency=currency, callback_url=callback_url)
+        return await self._operate(profile, draft,
+                                   lambda c: c.create_card(amount, currency, callback_url))
+
+    async def fund(self, record: CardRecord, amount: Decimal) -> CardOperation:
+        return await self._card_operation(record, "fund", amount,
+                                          lambda c: c.fund_card(record.card_hash, amount))
+
+    async def withdraw(self, record: CardRecord, amount: Decimal) -> CardOperation:
+        return await self._card_operation(record, "withdraw", amount,
+                                          lambda c: c.withdraw_card(record.card_hash, amount))
+
+    async def block(self, record: CardRecord) -> CardOperation:
+        return await self._card_operation(record, "block", None,
+                                          lambda c: c.block_card(record.card_hash))
+
+    async def unblock(self, record: CardRecord) -> CardOperation:
+        return await self._card_operation(record, "unblock", None,
+                                          lambda c: c.unblock_card(record.card_hash))
+
+    async def terminate(self, record: CardRecord) -> CardOperation:
+        return await self._card_operation(record, "terminate", None,
+                                          lambda c: c.terminate_card(record.card_hash))
+
+    async def _card_operation(self, record: CardRecord, kind: str, amount: Decimal | None,
+                              call: Callable[[Any], Awaitable[Any]]) -> CardOperation:
+        profile = self._profile(record.profile_id)
+        draft = OperationDraft(profile.id, record.mode, kind, record.card_hash, record.masked,
+                               amount, self.currency_of(profile, record.currency_code))
+        return await self._operate(profile, draft, call)
+
+    async def _operate(self, profile: Profile, draft: OperationDraft,
+                       call: Callable[[Any], Awaitable[Any]]) -> CardOperation:
+        """Lease (no key: nothing is written), write the intent, call, write the outcome.
+        Raises OperationUnderWay when the card is busy; every other outcome is the returned
+        operation's state (done, not-done, or still lost and being settled)."""
+        audit = self._audit(profile, draft.mode, draft.kind, "sent", card_hash=draft.card_hash,
+                            masked=draft.masked, amount=draft.amount, currency=draft.currency)
+        for amount in (draft.amount,) if draft.amount is not None else ():
+            to_wire(amount)  # MoneyError before anything is written or sent
+        async with self.session.lease(profile, draft.mode) as client:
+            op = self._emit_op(await self.ledger.begin_operation(draft, audit))
+            try:
+                answer = await call(client)
+            except asyncio.CancelledError:
+                self.settle_in_background(op)  # whoever waited has gone; the card has not
+                raise
+            except Exception as error:  # noqa: BLE001 - whatever it was, read back
+                failure: Exception | None = error
+            else:
+                failure = None
+        if failure is None:
+            return await self._done(profile, op, answer)
+        if isinstance(failure, ServiceError) and surely_not_done(failure):
+            word = "refused" if failure.status is not None or isinstance(
+                failure, (ValidationError, AuthenticationError, NotFoundError)) else "failed"
+            op = self._emit_op(await self.ledger.finish_operation(
+                op.id, "not-done", failure.message, self._op_audit(op, word, failure.message)))
+            self.session.report(f"Card {draft.kind} not done: {failure.message}")
+            return op
+        why = failure.message if isinstance(failure, ServiceError) else type(failure).__name__
+        if not isinstance(failure, ServiceError):
+            log.error("card %s failed unexpectedly", draft.kind, exc_info=failure)
+        op = self._emit_op(await self.ledger.mark_lost(
+            op.id, why, self._op_audit(op, "answer lost", why)))
+        self.session.report(f"Card {draft.kind}: {why}. PayDesk is checking with "
+                            "the service whether it happened; nothing is sent again.")
+        return await self.settle_now(op)
+
+    async def _done(self, profile: Profile, op: CardOperation, answer: Any) -> CardOperation:
+        card_hash, masked = op.card_hash, None
+        if isinstance(answer, VirtualCard):  # a create: the card exists now
+            record = await self.ledger.store_card(profile.id, op.mode, answer)
+            card_hash, masked = record.card_hash, record.masked
+            self.cardChanged.emit(record)
+        result = "Card created" if isinstance(answer, VirtualCard) else str(answer or "Done")
+        op = self._emit_op(await self.ledger.finish_operation(
+            op.id, "done", result, self._op_audit(op, "done", result), card_hash=card_hash,
+            masked=masked, evidence=card_hash if op.kind == "create" else None))
+        if op.kind in STATE_NUMBER:
+            noted = await self.ledger.note_state(profile.id, op.mode, op.card_hash,
+                                                 STATE_NUMBER[op.kind])
+            if noted is not None:
+                self.cardChanged.emit(noted)
+        self.session.report(f"Card {op.masked}: {op.kind} done")
+        await self._reload_quietly(profile, op)
+        return op
+
+    async def _reload_quietly(self, profile: Profile, op: CardOperation) -> None:
+        """After an operation: the card's new balance and transactions, if the service says."""
+        try:
+            await self.load_card(profile, op.mode, op.card_hash)
+        except ServiceError as error:
+            log.info("card %s could not be read after %s: %s", op.masked, op.kind, error.message)
+
+    # -- settling: read back, never send again ------------------------------------------
+
+    async def _claimed(self, profile_id: str, mode: str, card_hash: str | None,
+                       kinds: tuple[str, ...]) -> tuple[set[str], list[CardOperation]]:
+        ops = await self.ledger.operations(profile_id, mode, card_hash, kinds=kinds)
+        return {o.evidence for o in ops if o.evidence}, ops
+
+    async def _claim(self, profile_id: str, mode: str, card_hash: str) -> None:
+        """Done funds and withdrawals claim the transactions that show them."""
+        claimed, ops = await self._claimed(profile_id, mode, card_hash, ("fund", "withdraw"))
+        unclaimed = [o for o in ops if o.state == "done" and not o.evidence]
+        if unclaimed:
+            txs = await self.ledger.transactions(profile_id, mode, card_hash)
+            found = evidence.match_transactions(unclaimed, txs, claimed)
+            for op_id, tx_id in found.items():
+                await self.ledger.attach_evidence(op_id, tx_id)
+
+    async def _look(self, profile: Profile, op: CardOperation) -> tuple[bool, str, Any]:
+        """Read the card (or the list) back once: (happened, what was found, evidence)."""
+        if op.kind == "create":
+            async with self.session.lease(profile, op.mode) as client:
+                cards = await client.cards()
+            claimed, _ = await self._claimed(profile.id, op.mode, None, ("create",))
+            card = evidence.created_card(op, cards, claimed)
+            if card is None:
+                return False, "The service lists no card made by it", None
+            return True, f"The service lists the card it made ({mask(card.masked_card)})", card
+        try:
+            async with self.session.lease(profile, op.mode) as client:
+                card = await client.card(op.card_hash)
+                txs = await client.card_transactions(op.card_hash) \
+                    if op.kind in evidence.TYPE_OF else []
+        except NotFoundError:
+            happened = evidence.state_reached(op, None)
+            return happened, "The service no longer knows the card", None
+        record = await self.ledger.store_card(profile.id, op.mode, card)
+        self.cardChanged.emit(record)
+        if op.kind in evidence.STATE_AFTER:
+            happened = evidence.state_reached(op, card)
+            return happened, f"The card is {card.status.name.lower()} at the service", None
+        await self.ledger.store_transactions(profile.id, op.mode, op.card_hash, txs)
+        self.transactionsChanged.emit(record)
+        claimed, ops = await self._claimed(profile.id, op.mode, op.card_hash, ("fund", "withdraw"))
+        pending = [o for o in ops if (o.state == "done" and not o.evidence) or o.id == op.id]
+        stored = await self.ledger.transactions(profile.id, op.mode, op.card_hash)
+        found = evidence.match_transactions(pending, stored, claimed)
+        for op_id, tx_id in found.items():
+            if op_id != op.id:
+                await self.ledger.attach_evidence(op_id, tx_id)
+        word = "credit" if op.kind == "fund" else "debit"
+        if op.id in found:
+            return True, f"The card shows the {word} (balance {card.balance})", found[op.id]
+        return False, f"The card shows no such {word} (balance {card.balance})", None
+
+    async def settle_now(self, op: CardOperation) -> CardOperation:
+        """Try to settle a lost operation at once; if the service cannot be read now, keep
+        trying in the background and return it still open."""
+        try:
+            return await self.settle(op)
+        except (ServiceError, ProfileGone) as error:
+            log.info("card operation %s not settled yet: %s", op.id, error)
+            self.settle_in_background(op)
+            return op
+
+    async def settle(self, op: CardOperation) -> CardOperation:
+        """Decide a lost (or interrupted) operation by reading the card back. Raises
+        ServiceError when the service cannot be read (nothing is decided then)."""
+        profile = self._profile(op.profile_id)
+        for look in range(2):
+            happened, why, proof = await self._look(profile, op)
+            if happened or look:
+                break
+            await asyncio.sleep(self.second_look)  # it may still be on its way
+        extra: dict[str, Any] = {}
+        if isinstance(proof, VirtualCard):
+            record = await self.ledger.store_card(profile.id, op.mode, proof)
+            extra = dict(card_hash=record.card_hash, masked=record.masked, evidence=record.card_hash)
+            self.cardChanged.emit(record)
+        elif isinstance(proof, str):
+            extra = dict(evidence=proof)
+        state = "done" if happened else "not-done"
+        word = "checked: done" if happened else "checked: not done"
+        settled = self._emit_op(await self.ledger.finish_operation(
+            op.id, state, why, self._op_audit(op, word, why), settled=True, **extra))
+        self.session.report(f"Card {settled.kind} ({settled.masked or 'new card'}): the answer "
+                            f"was lost; checked with the service: "
+                            f"{'it was done' if happened else 'it was not done'}")
+        if settled.kind == "create" and happened:
+            await self._reload_quietly(profile, settled)  # its first transactions
+        return settled
+
+    def settle_in_background(self, op: CardOperation) -> None:
+        if op.id in self._settling or self.tasks.closed:
+            return
+        task = self.tasks.spawn(self._settle_until_known(op), f"settle card operation {op.id}")
+        self._settling[op.id] = task
+        task.add_done_callback(lambda _t: self._settling.pop(op.id, None))
+
+    async def _settle_until_known(self, op: CardOperation) -> None:
+        delay = 1.0
+        while True:
+            try:
+                current = await self.ledger.operation(op.id)
+                if current is None or not current.open:
+                    return
+                if (await self.settle(current)).state not in ("sending", "lost"):
+                    return
+            except ProfileGone:
+                log.info("card operation %s stays open: its profile was deleted", op.id)
+                return
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # noqa: BLE001 - keep trying, whatever went wrong
+                log.warning("settling card operation %s: %s; retrying in %.0f s", op.id,
+                            error, delay)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, self.retry_limit)
+
+    async def settle_open(self) -> None:
+        """At start: every operation a previous run left open is settled by reading back."""
+        for op in await self.ledger.open_operations():
+            if self.session.settings.profile(op.profile_id) is not None:
+                self.settle_in_background(op)
+
+    def settling(self) -> int:
+        """How many operations are being settled in the background."""
+        return len(self._settling)

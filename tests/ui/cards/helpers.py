@@ -1,0 +1,55 @@
+"""Helpers for the card wallet's tests: a profile on a sandbox, its control API, and what
+the service itself holds (read from the sandbox's own database, as an auditor would)."""
+
+from __future__ import annotations
+
+import sqlite3
+from decimal import Decimal
+
+from paydesk.config.profiles import Profile
+from paydesk.service.models import CardTransaction
+
+
+def add_profile(loop, session, sb, merchant=0, name="Shop", **over):
+    profile = Profile(id=Profile.new_id(), name=name, base_url=sb.base_url, txref_prefix="SHOP",
+                      has_cards=True, **over)
+    loop.run(session.save_profile(profile, {("test", "secret"): sb.key("test", merchant=merchant),
+                                            ("live", "secret"): sb.key("live", merchant=merchant)}))
+    return profile
+
+
+def faults(sb, merchant=0, **body):
+    with sb.client(merchant=merchant) as c:
+        (c.put("/_sandbox/faults", json=body) if body else
+         c.delete("/_sandbox/faults")).raise_for_status()
+
+
+def control(sb, path, body, merchant=0):
+    with sb.client(merchant=merchant) as c:
+        r = c.post(f"/_sandbox/{path}", json=body)
+        r.raise_for_status()
+        return r.json()["data"]
+
+
+def _db(sb):
+    return sqlite3.connect(sb.server.data_dir / "sandbox.sqlite3")
+
+
+def balance_of(sb, card_hash) -> Decimal:
+    with _db(sb) as db:
+        return Decimal(db.execute("SELECT balance FROM cards WHERE card_hash = ?",
+                                  (card_hash,)).fetchone()[0])
+
+
+def service_card_transactions(sb, card_hash) -> list[CardTransaction]:
+    with _db(sb) as db:
+        db.row_factory = sqlite3.Row
+        rows = db.execute("SELECT * FROM card_transactions WHERE card_hash = ? ORDER BY rowid",
+                          (card_hash,)).fetchall()
+    return [CardTransaction.parse(dict(r), 200) for r in rows]
+
+
+def issued_secrets(sb) -> list[str]:
+    """Every full card number and security code the sandbox has issued."""
+    with _db(sb) as db:
+        return [v for row in db.execute("SELECT card_pan, cvv FROM cards") for v in row]
