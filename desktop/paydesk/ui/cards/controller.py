@@ -133,17 +133,17 @@ class CardsController(QObject):
         self.cardChanged.emit(record)
         return record
 
-    async def reveal(self, record: CardRecord) -> VirtualCard:
+    async def reveal(self, record: CardRecord, action: str = "reveal") -> VirtualCard:
         """The card as the service gives it, with its full number and security code, for
-        the view to show (and forget). Only the fact is audited, never the number."""
+        the view to show or copy (and forget). Only ``action`` is audited, never the number."""
         profile = self._profile(record.profile_id)
         try:
             async with self.session.lease(profile, record.mode) as client:
                 card = await client.card(record.card_hash)
         except ServiceError as error:
-            await self.note(record, "reveal", "failed", error.message)
+            await self.note(record, action, "failed", error.message)
             raise
-        await self.note(record, "reveal", "done")
+        await self.note(record, action, "done")
         return card
 
     async def note(self, record: CardRecord, action: str, result: str, detail: str = "") -> None:
@@ -219,6 +219,8 @@ class CardsController(QObject):
             op = self._emit_op(await self.ledger.finish_operation(
                 op.id, "not-done", failure.message, self._op_audit(op, word, failure.message)))
             self.session.report(f"Card {draft.kind} not done: {failure.message}")
+            if op.card_hash:
+                await self._reload_quietly(profile, op)  # the card may have changed elsewhere
             return op
         why = failure.message if isinstance(failure, ServiceError) else type(failure).__name__
         if not isinstance(failure, ServiceError):

@@ -1,0 +1,206 @@
+"""The audit log of card operations: newest first, filtered, paged from the ledger, exported
+to CSV (written off the GUI thread, page by page)."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+from pathlib import Path
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout,
+                               QHeaderView, QLabel, QLineEdit, QPushButton, QTableView,
+                               QVBoxLayout, QWidget)
+
+from ...ledger.cards import AuditEntry, AuditQuery, CardLedger
+from ...service.money import format_amount
+from ..dialogs import finished
+from ..tasks import TaskSet
+from . import words
+
+COLUMNS = ("When", "User", "Profile", "Mode", "Card", "Action", "Amount", "Result", "Detail")
+ACTIONS = ("create", "fund", "withdraw", "block", "unblock", "terminate", "reveal", "copy number")
+RESULTS = ("sent", "done", "refused", "failed", "answer lost", "checked: done",
+           "checked: not done")
+PAGE = 200
+
+
+def cells(entry: AuditEntry) -> list[str]:
+    amount = "" if entry.amount is None else \
+        f"{entry.currency + ' ' if entry.currency else ''}{format_amount(entry.amount)}"
+    return [entry.at.astimezone().isoformat(timespec="seconds"), entry.user, entry.profile_name,
+            entry.mode, entry.masked, entry.action, amount, entry.result, entry.detail]
+
+
+def spreadsheet_safe(text: str) -> str:
+    """A cell a spreadsheet will not run as a formula (a description from the service)."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+class AuditModel(QAbstractTableModel):
+    def __init__(self, ledger: CardLedger, tasks: TaskSet):
+        super().__init__()
+        self.ledger, self.tasks = ledger, tasks
+        self.query: AuditQuery | None = None
+        self.entries: list[AuditEntry] = []
+        self._more = self._fetching = False
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt's name
+        return 0 if parent.isValid() else len(self.entries)
+
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        return None
+
+    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        entry = self.entries[index.row()]
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            if index.column() == 0:
+                return words.when(entry.at, seconds=True)
+            return cells(entry)[index.column()]
+        return None
+
+    async def load(self, query: AuditQuery) -> None:
+        entries, more = await self.ledger.audit_page(query, limit=PAGE)
+        self.beginResetModel()
+        self.query, self.entries, self._more, self._fetching = query, entries, more, False
+        self.endResetModel()
+
+    def canFetchMore(self, parent=QModelIndex()) -> bool:  # noqa: N802
+        return not parent.isValid() and self._more and not self._fetching
+
+    def fetchMore(self, parent=QModelIndex()) -> None:  # noqa: N802
+        if self.canFetchMore(parent) and self.entries:
+            self._fetching = True
+            self.tasks.spawn(self._next(self.query, self.entries[-1].id), "audit: next page")
+
+    async def _next(self, query: AuditQuery, before: int) -> None:
+        try:
+            entries, more = await self.ledger.audit_page(query, before=before, limit=PAGE)
+        finally:
+            self._fetching = False
+        if query != self.query or not self.entries or self.entries[-1].id != before:
+            return
+        self.beginInsertRows(QModelIndex(), len(self.entries), len(self.entries) + len(entries) - 1)
+        self.entries += entries
+        self._more = more
+        self.endInsertRows()
+
+
+class AuditView(QWidget):
+    exported = Signal(str)  # the path of a CSV written
+
+    def __init__(self, ledger: CardLedger, tasks: TaskSet):
+        super().__init__()
+        self.setObjectName("card-audit")
+        self.ledger, self.tasks = ledger, tasks
+        self.scope: tuple[str, str] | None = None
+        column = QVBoxLayout(self)
+        tools = QHBoxLayout()
+        self.action = QComboBox()
+        self.action.setObjectName("audit-action")
+        self.action.setAccessibleName("Action")
+        self.action.addItem("All actions", None)
+        for action in ACTIONS:
+            self.action.addItem(action.capitalize(), action)
+        tools.addWidget(self.action)
+        self.result = QComboBox()
+        self.result.setObjectName("audit-result")
+        self.result.setAccessibleName("Result")
+        self.result.addItem("All results", None)
+        for result in RESULTS:
+            self.result.addItem(result.capitalize(), result)
+        tools.addWidget(self.result)
+        self.search = QLineEdit()
+        self.search.setObjectName("audit-search")
+        self.search.setAccessibleName("Search the audit log")
+        self.search.setPlaceholderText("Search: card, last four, user or detail")
+        self.search.setClearButtonEnabled(True)
+        tools.addWidget(self.search, 1)
+        self.export_button = QPushButton("Export CSV…")
+        self.export_button.setObjectName("audit-export")
+        self.export_button.setAccessibleName("Export CSV")
+        self.export_button.clicked.connect(lambda: self.tasks.spawn(self.choose_and_export(),
+                                                                    "export audit"))
+        tools.addWidget(self.export_button)
+        column.addLayout(tools)
+        self.table = QTableView()
+        self.table.setObjectName("audit-log")
+        self.table.setAccessibleName("Audit log")
+        self.model = AuditModel(ledger, tasks)
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        column.addWidget(self.table, 1)
+        self.note = QLabel("Entries are never changed or removed; the ledger refuses to.")
+        self.note.setObjectName("audit-note")
+        column.addWidget(self.note)
+        self.action.currentIndexChanged.connect(self.reload)
+        self.result.currentIndexChanged.connect(self.reload)
+        self.search.textChanged.connect(self.reload)
+
+    def query(self) -> AuditQuery | None:
+        if self.scope is None:
+            return None
+        return AuditQuery(*self.scope, action=self.action.currentData(),
+                          result=self.result.currentData(), text=self.search.text())
+
+    def set_scope(self, profile_id: str | None, mode: str) -> None:
+        self.scope = (profile_id, mode) if profile_id else None
+        self.reload()
+
+    def reload(self, *_: object) -> None:
+        query = self.query()
+        if query is not None:
+            self.tasks.replace("audit", self.model.load(query))
+
+    def added(self, profile_id: str, mode: str) -> None:
+        if self.scope == (profile_id, mode):
+            self.reload()
+
+    async def choose_and_export(self) -> Path | None:
+        dialog = QFileDialog(self, "Export the card audit log")
+        dialog.setObjectName("audit-export-dialog")
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setNameFilter("CSV files (*.csv)")
+        dialog.setDefaultSuffix("csv")
+        dialog.selectFile("card-audit.csv")
+        self.export_dialog = dialog
+        try:
+            if not await finished(dialog) or not dialog.selectedFiles():
+                return None
+            return await self.export_csv(Path(dialog.selectedFiles()[0]))
+        finally:
+            dialog.deleteLater()
+
+    async def export_csv(self, path: Path) -> Path:
+        """Every entry the filters show, newest first, read page by page and written off the
+        GUI thread."""
+        query = self.query()
+        if query is None:
+            raise ValueError("no profile")
+        handle = await asyncio.to_thread(open, path, "w", newline="", encoding="utf-8")
+        try:
+            writer = csv.writer(handle)
+            await asyncio.to_thread(writer.writerow, COLUMNS)
+            before = None
+            while True:
+                entries, more = await self.ledger.audit_page(query, before=before, limit=1000)
+                rows = [[spreadsheet_safe(c) for c in cells(e)] for e in entries]
+                await asyncio.to_thread(writer.writerows, rows)
+                if not more or not entries:
+                    break
+                before = entries[-1].id
+        finally:
+            await asyncio.to_thread(handle.close)
+        self.exported.emit(str(path))
+        return path

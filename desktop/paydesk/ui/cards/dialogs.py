@@ -1,0 +1,257 @@
+"""The dialogs of card operations: create, fund or withdraw (an amount), terminate (the last
+four digits typed). Each checks what was typed next to its field, sends once (the button is
+disabled while the operation is open, so a double click or an impatient Enter never sends
+two), and shows the outcome: the new balance, the fee, or why it was not done."""
+
+from __future__ import annotations
+
+import asyncio
+from decimal import Decimal
+from typing import Awaitable, Callable
+
+from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel,
+                               QLineEdit, QVBoxLayout, QWidget)
+
+from ...config.profiles import Profile
+from ...ledger.cards import CardOperation, CardRecord, OperationUnderWay
+from ..field_message import FieldMessage
+from ..links.checks import url as check_url
+from . import words
+
+MAX_AMOUNT = 10_000_000
+
+
+def whole_amount(text: str, most: Decimal | None = None,
+                 most_words: str = "") -> tuple[Decimal | None, str | None]:
+    """An amount typed in whole units: (amount, None) or (None, what is wrong)."""
+    typed = text.strip().replace(",", "").replace(" ", "")
+    if not typed:
+        return None, "Enter an amount in whole units, e.g. 25"
+    if not typed.isdigit():
+        return None, "Whole units only, e.g. 25 (the service takes no decimals)"
+    amount = Decimal(int(typed))
+    if amount < 1:
+        return None, "At least 1"
+    if amount > MAX_AMOUNT:
+        return None, f"At most {MAX_AMOUNT:,}"
+    if most is not None and amount > most:
+        return None, f"At most {most_words}"
+    return amount, None
+
+
+class OperationDialog(QDialog):
+    """A form, one verb button, and what happened. Subclasses build the form and ``check``."""
+
+    def __init__(self, parent: QWidget, tasks_of, title: str, verb: str, name: str):
+        super().__init__(parent)
+        self.setObjectName(name)
+        self.setWindowTitle(title)
+        self.setMinimumWidth(460)
+        self.tasks = tasks_of(self)
+        self.column = QVBoxLayout(self)
+        self.form = QFormLayout()
+        self.column.addLayout(self.form)
+        self.outcome = QLabel("")
+        self.outcome.setObjectName(name + "-outcome")
+        self.outcome.setWordWrap(True)
+        self.column.addWidget(self.outcome)
+        self.buttons = QDialogButtonBox()
+        self.action = self.buttons.addButton(verb, QDialogButtonBox.ButtonRole.AcceptRole)
+        self.action.setObjectName(name + "-action")
+        self.action.setAccessibleName(verb)
+        self.action.setDefault(True)
+        self.close_button = self.buttons.addButton("Cancel", QDialogButtonBox.ButtonRole.RejectRole)
+        self.close_button.setObjectName(name + "-close")
+        self.close_button.setAccessibleName("Cancel")
+        self.action.clicked.connect(lambda: self.tasks.spawn(self.submit(), "submit"))
+        self.close_button.clicked.connect(self.reject)
+        self.busy = False
+        self.operation: CardOperation | None = None
+
+    def field(self, label: str, widget: QWidget, name: str) -> FieldMessage:
+        widget.setObjectName(name)
+        widget.setAccessibleName(label.replace("&", ""))
+        message = FieldMessage(name)
+        box = QVBoxLayout()
+        box.setSpacing(2)
+        box.addWidget(widget)
+        box.addWidget(message)
+        caption = QLabel(label)
+        caption.setBuddy(widget)
+        self.form.addRow(caption, box)
+        return message
+
+    def say(self, text: str) -> None:
+        self.outcome.setText(text)
+        self.outcome.setAccessibleName(text)
+
+    def accept(self) -> None:  # noqa: D401 - Enter presses the verb, it never just closes
+        self.tasks.spawn(self.submit(), "submit")
+
+    def check(self):
+        """What to send, or None (having said what is wrong next to the field)."""
+        raise NotImplementedError
+
+    def start(self, value) -> "asyncio.Task[CardOperation]":
+        raise NotImplementedError
+
+    async def finished_text(self, op: CardOperation) -> str:
+        return words.outcome(op)
+
+    async def submit(self) -> CardOperation | None:
+        if self.busy or (self.operation is not None and self.operation.state == "done"):
+            return None
+        value = self.check()
+        if value is None:
+            return None
+        self.busy = True
+        self.action.setEnabled(False)
+        self.say("Sending…")
+        try:
+            op = await asyncio.shield(self.start(value))  # closing the dialog does not stop it
+        except OperationUnderWay as error:
+            self.say(str(error))
+            return None
+        finally:
+            self.busy = False
+        self.show_operation(op, await self.finished_text(op))
+        return op
+
+    def show_operation(self, op: CardOperation, text: str | None = None) -> None:
+        """The operation's state (also as it is settled in the background)."""
+        self.operation = op
+        self.say(text or words.outcome(op))
+        done = op.state == "done"
+        self.action.setVisible(not done)
+        self.action.setEnabled(not op.open and not done)
+        self.close_button.setText("Close" if done else "Cancel")
+        self.close_button.setAccessibleName(self.close_button.text())
+
+    def done(self, result: int) -> None:  # noqa: D401 - Qt's name
+        self.tasks.cancel()
+        super().done(result)
+
+
+class AmountDialog(OperationDialog):
+    """Fund or withdraw: the amount, checked (withdraw: at most the known balance)."""
+
+    def __init__(self, parent, tasks_of, kind: str, record: CardRecord, profile: Profile,
+                 run: Callable[[Decimal], "asyncio.Task[CardOperation]"],
+                 current: Callable[[], Awaitable[CardRecord | None]]):
+        verb = words.VERBS[kind]
+        title = "Fund card" if kind == "fund" else "Withdraw from card"
+        super().__init__(parent, tasks_of, title, verb, f"{kind}-dialog")
+        self.kind, self.record, self.profile = kind, record, profile
+        self._run, self._current = run, current
+        balance = words.card_money(profile, record, record.balance)
+        intro = QLabel(f"Card {record.masked} · balance {balance}"
+                       + (f" (as of {words.when(record.seen_at)})" if record.balance is not None else ""))
+        intro.setWordWrap(True)
+        self.form.addRow(intro)
+        self.amount = QLineEdit()
+        self.amount.setPlaceholderText("whole units, e.g. 25")
+        self.amount_message = self.field("&Amount", self.amount, f"{kind}-amount")
+
+    def check(self) -> Decimal | None:
+        most = self.record.balance if self.kind == "withdraw" else None
+        amount, problem = whole_amount(self.amount.text(), most,
+                                       words.card_money(self.profile, self.record, most))
+        self.amount_message.say(problem)
+        return amount
+
+    def start(self, amount: Decimal):
+        return self._run(amount)
+
+    async def finished_text(self, op: CardOperation) -> str:
+        text = words.outcome(op)
+        if op.state == "not-done" and not op.settled:
+            self.amount_message.say(op.result)
+        card = await self._current()
+        if card is not None and card.balance is not None:
+            text += f" New balance: {words.card_money(self.profile, card, card.balance)}."
+            self.record = card
+        return text
+
+
+class CreateCardDialog(OperationDialog):
+    def __init__(self, parent, tasks_of, profile: Profile,
+                 run: Callable[[Decimal, str, str | None], "asyncio.Task[CardOperation]"],
+                 card_of: Callable[[str], Awaitable[CardRecord | None]]):
+        super().__init__(parent, tasks_of, "Create card", "Create card", "create-card-dialog")
+        self.profile, self._run, self._card_of = profile, run, card_of
+        self.amount = QLineEdit()
+        self.amount.setPlaceholderText("whole units, e.g. 50")
+        self.amount_message = self.field("&Amount", self.amount, "create-card-amount")
+        self.currency = QComboBox()
+        for code in profile.currencies:
+            self.currency.addItem(code)
+        self.currency_message = self.field("&Currency", self.currency, "create-card-currency")
+        self.callback = QLineEdit(profile.callback_url)
+        self.callback.setPlaceholderText("https://… where the service sends card events")
+        self.callback_message = self.field("&Notification URL", self.callback, "create-card-callback")
+        note = QLabel("The card's amount and the service's fee are taken from your balance in "
+                      "that currency.")
+        note.setWordWrap(True)
+        self.form.addRow(note)
+        self.new_card: CardRecord | None = None
+
+    def check(self):
+        amount, problem = whole_amount(self.amount.text())
+        self.amount_message.say(problem)
+        url_problem = check_url(self.callback.text())
+        self.callback_message.say(url_problem)
+        if problem or url_problem:
+            return None
+        return amount, self.currency.currentText(), self.callback.text().strip() or None
+
+    def start(self, value):
+        return self._run(*value)
+
+    async def finished_text(self, op: CardOperation) -> str:
+        if op.state == "not-done" and not op.settled:
+            self.amount_message.say(op.result)
+        if op.state != "done" or not op.card_hash:
+            return words.outcome(op)
+        card = await self._card_of(op.card_hash)
+        self.new_card = card
+        if card is None:
+            return words.outcome(op)
+        fee = words.card_money(self.profile, card, card.charge)
+        paid = words.card_money(self.profile, card, card.paid)
+        return (f"Card created: {card.masked}, {words.card_money(self.profile, card, card.amount)}."
+                f" Fee {fee}; total paid {paid}.")
+
+
+class TerminateDialog(OperationDialog):
+    def __init__(self, parent, tasks_of, record: CardRecord, profile: Profile,
+                 run: Callable[[], "asyncio.Task[CardOperation]"]):
+        super().__init__(parent, tasks_of, "Terminate card", "Terminate", "terminate-dialog")
+        self.record, self._run = record, run
+        balance = words.card_money(profile, record, record.balance)
+        currency = words.currency_of(profile, record.currency_code) or "its currency"
+        warning = QLabel(
+            f"Terminating card {record.masked} cannot be undone: the card stops working for "
+            f"good. Its balance ({balance}) is refunded to your {currency} balance by the "
+            "service.")
+        warning.setObjectName("terminate-warning")
+        warning.setWordWrap(True)
+        self.form.addRow(warning)
+        self.last4 = QLineEdit()
+        self.last4.setMaxLength(4)
+        self.last4.setPlaceholderText("the last four digits of the card number")
+        self.last4_message = self.field("Type the card's &last four digits", self.last4,
+                                        "terminate-last4")
+
+    def check(self):
+        if self.last4.text().strip() != self.record.last4 or not self.record.last4:
+            self.last4_message.say(f"That is not the end of {self.record.masked}: type its "
+                                   "last four digits to confirm")
+            return None
+        self.last4_message.say(None)
+        return True
+
+    def start(self, _value):
+        return self._run()
+
+
+__all__ = ["AmountDialog", "CreateCardDialog", "TerminateDialog", "whole_amount"]

@@ -1,0 +1,283 @@
+"""A card's page: its details, the hidden number, its operations and its transactions."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (QAbstractItemView, QGridLayout, QHBoxLayout, QHeaderView, QLabel,
+                               QPushButton, QTableView, QVBoxLayout, QWidget)
+
+from ...ledger.cards import CardLedger, CardOperation, CardRecord, CardTxRecord
+from ...service.errors import ServiceError
+from ..session import Session
+from ..tasks import TaskSet
+from .controller import CardsController
+from .secret import SecretBox
+from . import words
+
+TX_COLUMNS = ("Type", "Amount", "Description", "Time")
+DETAILS = (("name", "Name on card"), ("balance", "Balance"), ("state", "State"),
+           ("expires", "Expires"), ("created", "Created"), ("issued", "Issued with"),
+           ("callback", "Notification URL"), ("seen", "As of"))
+
+
+class TransactionsModel(QAbstractTableModel):
+    def __init__(self):
+        super().__init__()
+        self.rows: list[CardTxRecord] = []
+        self.money = lambda amount: str(amount)
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt's name
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(TX_COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return TX_COLUMNS[section]
+        return None
+
+    def text(self, tx: CardTxRecord, column: int) -> str:
+        credit = tx.type.lower() == "credit"
+        if column == 0:
+            return tx.type or "—"
+        if column == 1:
+            return ("+" if credit else "−") + self.money(tx.amount)
+        if column == 2:
+            return tx.description
+        return words.when(tx.created_at, seconds=True)
+
+    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        tx = self.rows[index.row()]
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            return self.text(tx, index.column())
+        if role == Qt.ItemDataRole.ForegroundRole and index.column() == 1:
+            return QColor("#1b7f3b" if tx.type.lower() == "credit" else "#b3261e")
+        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() == 1:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def load(self, rows: list[CardTxRecord], money) -> None:
+        self.beginResetModel()
+        self.rows, self.money = rows, money
+        self.endResetModel()
+
+
+class CardPage(QWidget):
+    fundRequested = Signal()
+    withdrawRequested = Signal()
+    terminateRequested = Signal()
+
+    def __init__(self, session: Session, controller: CardsController, ledger: CardLedger,
+                 tasks: TaskSet):
+        super().__init__()
+        self.setObjectName("card-page")
+        self.session, self.controller, self.ledger, self.tasks = session, controller, ledger, tasks
+        self.record: CardRecord | None = None
+        self.open_operation: CardOperation | None = None
+        self.busy = False  # an operation started from here has not returned yet
+        column = QVBoxLayout(self)
+        self.title = QLabel("Select a card")
+        self.title.setObjectName("card-title")
+        font = self.title.font()
+        font.setPointSizeF(font.pointSizeF() * 1.4)
+        font.setBold(True)
+        self.title.setFont(font)
+        column.addWidget(self.title)
+        grid = QGridLayout()
+        self.values: dict[str, QLabel] = {}
+        for row, (key, caption) in enumerate(DETAILS):
+            grid.addWidget(QLabel(caption), row, 0)
+            value = QLabel("")
+            value.setObjectName(f"card-{key}")
+            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            grid.addWidget(value, row, 1)
+            self.values[key] = value
+        grid.setColumnStretch(1, 1)
+        column.addLayout(grid)
+        self.secret = SecretBox(lambda action: self.controller.reveal(self.record, action),
+                                self.tasks.spawn)
+        self.secret.said.connect(self.say)
+        column.addWidget(self.secret)
+        actions = QHBoxLayout()
+        self.buttons: dict[str, QPushButton] = {}
+        for key, label in (("fund", "Fund…"), ("withdraw", "Withdraw…"), ("block", "Block"),
+                           ("terminate", "Terminate…"), ("reload", "Refresh card")):
+            button = QPushButton(label)
+            button.setObjectName(f"card-{key}")
+            button.setAccessibleName(label.rstrip("…"))
+            actions.addWidget(button)
+            self.buttons[key] = button
+        actions.addStretch(1)
+        column.addLayout(actions)
+        self.buttons["fund"].clicked.connect(self.fundRequested)
+        self.buttons["withdraw"].clicked.connect(self.withdrawRequested)
+        self.buttons["terminate"].clicked.connect(self.terminateRequested)
+        self.buttons["block"].clicked.connect(lambda: self.tasks.spawn(self.toggle_block(), "block"))
+        self.buttons["reload"].clicked.connect(lambda: self.tasks.replace("card", self.reload()))
+        self.message = QLabel("")
+        self.message.setObjectName("card-message")
+        self.message.setWordWrap(True)
+        column.addWidget(self.message)
+        column.addWidget(QLabel("Transactions"))
+        self.transactions = QTableView()
+        self.transactions.setObjectName("card-transactions")
+        self.transactions.setAccessibleName("Card transactions")
+        self.tx_model = TransactionsModel()
+        self.transactions.setModel(self.tx_model)
+        self.transactions.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.transactions.verticalHeader().hide()
+        self.transactions.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        for index, width in enumerate((70, 110, 220)):
+            self.transactions.setColumnWidth(index, width)
+        self.transactions.horizontalHeader().setStretchLastSection(True)
+        column.addWidget(self.transactions, 1)
+        controller.cardChanged.connect(self.update_card)
+        controller.transactionsChanged.connect(
+            lambda r: r.key == self._key() and self.tasks.replace("transactions", self._transactions()))
+        controller.operationChanged.connect(self._operation_changed)
+        self.show_card(None)
+
+    def _key(self):
+        return self.record.key if self.record else None
+
+    def say(self, text: str) -> None:
+        self.message.setText(text)
+        self.message.setAccessibleName(text)
+
+    # -- what is shown --------------------------------------------------------------------
+
+    def show_card(self, record: CardRecord | None) -> None:
+        same = record is not None and record.key == self._key()
+        self.record = record
+        if not same:
+            self.secret.set_card(record.masked if record else "")
+            self.open_operation = None
+            self.say("")
+        self._fill()
+        if record is not None and not same:
+            self.tasks.replace("transactions", self._transactions())
+            self.tasks.spawn(self._open_operation(record), "open operation")
+
+    def update_card(self, record: CardRecord) -> None:
+        if record.key == self._key():
+            self.record = record
+            self._fill()
+
+    def _fill(self) -> None:
+        record = self.record
+        self.setEnabled(True)
+        profile = self.session.settings.profile(record.profile_id) if record else None
+        if record is None:
+            self.title.setText("Select a card, or create one")
+            for value in self.values.values():
+                value.setText("")
+            self.secret.setVisible(False)
+            for button in self.buttons.values():
+                button.setEnabled(False)
+            self.tx_model.load([], str)
+            return
+        self.secret.setVisible(True)
+        self.title.setText(f"Card {record.masked}")
+        badge = words.badge(record.state)
+        expires, expired = words.expiry(record)
+        issued = words.card_money(profile, record, record.amount)
+        if record.charge is not None:
+            issued += f" (fee {words.card_money(profile, record, record.charge)}, paid " \
+                      f"{words.card_money(profile, record, record.paid)})"
+        texts = {"name": record.name_on_card, "state": badge.words, "expires": expires,
+                 "balance": words.card_money(profile, record, record.balance),
+                 "created": words.when(record.created_at), "issued": issued,
+                 "callback": record.callback or "—",
+                 "seen": words.when(record.seen_at, seconds=True)
+                 + ("" if record.listed else " (no longer in the service's list)")}
+        for key, text in texts.items():
+            self.values[key].setText(text)
+            self.values[key].setAccessibleName(text)
+        self.values["state"].setStyleSheet(f"color: {badge.colour}; font-weight: 700;")
+        self.values["expires"].setStyleSheet("color: #b3261e;" if expired else "")
+        if words.currency_of(profile, record.currency_code) is None:
+            self.values["balance"].setToolTip(words.unknown_code_hint(record.currency_code))
+        self._buttons()
+
+    def _buttons(self) -> None:
+        record = self.record
+        blocked = record is not None and record.state == 2
+        block = self.buttons["block"]
+        block.setText("Unblock" if blocked else "Block")
+        block.setAccessibleName(block.text())
+        free = record is not None and not self.busy and (
+            self.open_operation is None or not self.open_operation.open)
+        usable = free and record.state in (1, 2)
+        for key in ("fund", "withdraw"):
+            self.buttons[key].setEnabled(usable and not blocked)
+        block.setEnabled(usable)
+        self.buttons["terminate"].setEnabled(usable)
+        self.buttons["reload"].setEnabled(record is not None)
+
+    async def _transactions(self) -> None:
+        record = self.record
+        if record is None:
+            return
+        rows = await self.ledger.transactions(record.profile_id, record.mode, record.card_hash)
+        if record.key == self._key():
+            profile = self.session.settings.profile(record.profile_id)
+            self.tx_model.load(rows, lambda amount: words.card_money(profile, record, amount))
+
+    async def _open_operation(self, record: CardRecord) -> None:
+        """An operation of this card still open (being settled) disables its buttons."""
+        ops = await self.ledger.operations(record.profile_id, record.mode, record.card_hash,
+                                           limit=1)
+        if ops and ops[0].open and record.key == self._key():
+            self._operation_changed(ops[0])
+
+    def _operation_changed(self, op: CardOperation) -> None:
+        if self.record is None or (op.profile_id, op.mode, op.card_hash) != self.record.key:
+            return
+        self.open_operation = op
+        self.say(words.outcome(op) + (" Press Unblock to undo." if op.kind == "block"
+                                      and op.state == "done" else ""))
+        self._buttons()
+
+    # -- actions --------------------------------------------------------------------------
+
+    async def reload(self) -> None:
+        """The card and its transactions from the service, now."""
+        record = self.record
+        if record is None:
+            return
+        profile = self.session.settings.profile(record.profile_id)
+        try:
+            await self.controller.load_card(profile, record.mode, record.card_hash)
+        except ServiceError as error:
+            self.say(f"The card could not be read from the service: {error.message}. "
+                     f"Shown as of {words.when(record.seen_at)}.")
+
+    def run(self, coro) -> "object":
+        """Run an operation of this card as a task of the page (not of a dialog, so closing
+        one does not stop it); the card's buttons wait until it is over."""
+        self.busy = True
+        self._buttons()
+        task = self.tasks.spawn(coro, "card operation")
+
+        def over(_task) -> None:
+            self.busy = False
+            self._buttons()
+
+        task.add_done_callback(over)
+        return task
+
+    async def toggle_block(self) -> CardOperation | None:
+        record = self.record
+        if record is None or self.busy:
+            return None
+        unblock = record.state == 2
+        task = self.run(self.controller.unblock(record) if unblock else self.controller.block(record))
+        try:
+            return await task
+        except Exception as error:  # noqa: BLE001 - OperationUnderWay, a missing key...
+            self.say(str(error))
+            return None

@@ -1,0 +1,255 @@
+"""The Cards tab: the wallet (the list beside a card's page) and the audit log, or, for a
+profile whose service has no cards, a plain explanation."""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QLabel, QScrollArea, QSplitter, QStackedWidget, QTabWidget,
+                               QVBoxLayout, QWidget)
+
+from ...ledger.cards import CardQuery, CardRecord, OperationUnderWay
+from ...service.errors import NotFoundError, ServiceError
+from ..dialogs import finished
+from ..session import Session
+from .audit import AuditView
+from .controller import CardsController
+from .dialogs import AmountDialog, CreateCardDialog, OperationDialog, TerminateDialog
+from .page import CardPage
+from .wallet import WalletList
+from . import words
+
+log = logging.getLogger("paydesk.cards.tab")
+NO_CARDS = ("This profile's service has no virtual cards.\n\n"
+            "The service offers cards on its first deployment only, and this profile connects "
+            "to a deployment without them, so there is no wallet to show here. Payment links "
+            "and transactions work as usual.")
+
+
+class CardsTab(QWidget):
+    def __init__(self, session: Session, controller: CardsController):
+        super().__init__()
+        self.setObjectName("tab-cards")
+        self.setAccessibleName("Cards")
+        self.session, self.controller = session, controller
+        self.ledger = session.card_ledger
+        self.tasks = session.tasks.child(self)
+        self._refreshed: set[tuple[str, str]] = set()  # read from the service this session
+        self._without_cards: set[str] = set()  # profiles whose service answered 404
+        self.dialog: OperationDialog | None = None
+        self.loaded = False
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        self.stack = QStackedWidget()
+        column.addWidget(self.stack)
+        self.no_cards = QLabel(NO_CARDS)
+        self.no_cards.setObjectName("cards-unavailable")
+        self.no_cards.setAccessibleName(NO_CARDS.split("\n")[0])
+        self.no_cards.setWordWrap(True)
+        self.no_cards.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.stack.addWidget(self.no_cards)
+        self.sections = QTabWidget()
+        self.sections.setObjectName("card-sections")
+        self.sections.setAccessibleName("Card sections")
+        split = QSplitter(Qt.Orientation.Horizontal)
+        self.wallet = WalletList(self.ledger, self.tasks)
+        split.addWidget(self.wallet)
+        self.page = CardPage(session, controller, self.ledger, self.tasks)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.page)
+        scroll.setAccessibleName("Card")
+        split.addWidget(scroll)
+        split.setSizes([620, 480])
+        self.sections.addTab(split, "Wallet")
+        self.audit = AuditView(self.ledger, self.tasks)
+        self.sections.addTab(self.audit, "Audit log")
+        self.stack.addWidget(self.sections)
+
+        self.refresh_action = QAction("Refresh cards", self)
+        self.refresh_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Refresh))
+        self.refresh_action.triggered.connect(self.request_refresh)
+        self.create_action = QAction("Create card", self)
+        self.create_action.setShortcut(QKeySequence.StandardKey.New)
+        self.create_action.triggered.connect(self.request_create)
+        for action in (self.refresh_action, self.create_action):
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            self.addAction(action)
+
+        self.wallet.refreshRequested.connect(self.request_refresh)
+        self.wallet.createRequested.connect(self.request_create)
+        self.wallet.chosen.connect(self.page.show_card)
+        self.wallet.search.textChanged.connect(lambda _: self.reload_list())
+        self.wallet.state_filter.currentIndexChanged.connect(lambda _: self.reload_list())
+        self.page.fundRequested.connect(lambda: self._amount("fund"))
+        self.page.withdrawRequested.connect(lambda: self._amount("withdraw"))
+        self.page.terminateRequested.connect(self._terminate)
+        controller.cardsRefreshed.connect(self._list_refreshed)
+        controller.cardChanged.connect(self._card_changed)
+        controller.auditAdded.connect(self.audit.added)
+        session.changed.connect(self.reload)
+        self.reload()
+
+    # -- which wallet -------------------------------------------------------------------
+
+    def scope(self) -> tuple[str, str] | None:
+        profile = self.session.profile
+        return (profile.id, self.session.mode) if profile else None
+
+    def available(self) -> bool:
+        """Has this profile's service cards? (Unknown is tried: a 404 says no.)"""
+        profile = self.session.profile
+        return (profile is not None and profile.has_cards is not False
+                and profile.id not in self._without_cards)
+
+    def reload(self) -> None:
+        """The profile or mode changed (or a profile was edited)."""
+        available = self.available()
+        self.stack.setCurrentWidget(self.sections if available else self.no_cards)
+        for action in (self.refresh_action, self.create_action):
+            action.setEnabled(available)
+        self.setEnabled(self.session.profile is not None)
+        scope = self.scope()
+        if self.page.record is not None and self.page.record.key[:2] != scope:
+            self.page.show_card(None)
+        self.audit.set_scope(*(scope or (None, "test")))
+        self.reload_list()
+        if available and self.isVisible() and scope not in self._refreshed:
+            self.request_refresh()
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        if self.available() and self.scope() not in self._refreshed:
+            self.request_refresh()  # the cache is on screen meanwhile
+
+    def query(self) -> CardQuery | None:
+        scope = self.scope()
+        if scope is None or not self.available():
+            return None
+        return CardQuery(*scope, text=self.wallet.search.text(),
+                         states=self.wallet.state_filter.currentData())
+
+    def reload_list(self) -> None:
+        query = self.query()
+        if query is not None:
+            self.tasks.replace("list", self._load(query))
+        else:
+            self.loaded = True
+
+    async def _load(self, query: CardQuery) -> None:
+        await self.wallet.model.load(self.session.profile, query)
+        count = await self.ledger.card_count(query)
+        self.wallet.count.setText(f"{count} card{'s' if count != 1 else ''}")
+        when = await self.ledger.refreshed_at(query.profile_id, query.mode)
+        if (query.profile_id, query.mode) in self._refreshed:
+            self.wallet.say_as_of(f"Up to date: read from the service at {words.when(when, seconds=True)}")
+        elif when is not None:
+            self.wallet.say_as_of(f"As of {words.when(when)}: saved earlier; Refresh (F5) "
+                                  "reads the service again")
+        else:
+            self.wallet.say_as_of("Not read from the service yet: Refresh (F5)")
+        if self.page.record is not None:
+            self.wallet.select(self.page.record.card_hash)
+        self.loaded = True
+
+    # -- refresh ------------------------------------------------------------------------
+
+    def request_refresh(self) -> None:
+        if self.available():
+            self.tasks.replace("refresh", self.refresh())
+
+    async def refresh(self) -> bool:
+        profile, mode = self.session.profile, self.session.mode
+        if profile is None or not self.available():
+            return False
+        self.wallet.refresh_button.setEnabled(False)
+        self.wallet.say_as_of("Reading the cards from the service…")
+        try:
+            await self.controller.refresh(profile, mode)
+        except NotFoundError:
+            if profile.has_cards is not True:
+                self._without_cards.add(profile.id)
+                self.reload()
+                return False
+            self.wallet.say_as_of("The service answered that it has no cards.")
+            return False
+        except ServiceError as error:
+            when = await self.ledger.refreshed_at(profile.id, mode)
+            self.wallet.say_as_of(f"Could not refresh: {error.message}. Showing the cards as of "
+                                  f"{words.when(when)}." if when else
+                                  f"Could not read the cards: {error.message}")
+            return False
+        finally:
+            self.wallet.refresh_button.setEnabled(True)
+        self._refreshed.add((profile.id, mode))
+        if self.page.record is not None:
+            self.tasks.replace("card", self.page.reload())
+        return True
+
+    def _list_refreshed(self, profile_id: str, mode: str) -> None:
+        if (profile_id, mode) == self.scope():
+            self._refreshed.add((profile_id, mode))
+            self.reload_list()
+
+    def _card_changed(self, record: CardRecord) -> None:
+        if record.key[:2] == self.scope() and not self.wallet.model.update(record):
+            self.reload_list()  # a new card, or one the filters now show
+
+    # -- operations ---------------------------------------------------------------------
+
+    async def _open(self, dialog: OperationDialog) -> OperationDialog:
+        self.dialog = dialog
+        try:
+            await finished(dialog)
+        finally:
+            await dialog.tasks.cancel_all()
+            dialog.deleteLater()
+        return dialog
+
+    def request_create(self) -> None:
+        if self.available() and self.dialog is None or (self.dialog and not self.dialog.isVisible()):
+            self.tasks.spawn(self.create_card(), "create card")
+
+    async def create_card(self) -> CardRecord | None:
+        profile, mode = self.session.profile, self.session.mode
+        if profile is None or not self.available():
+            return None
+
+        def run(amount, currency, callback):
+            return self.tasks.spawn(self.controller.create(profile, mode, amount, currency,
+                                                          callback), "create card")
+
+        dialog = CreateCardDialog(self, self.tasks.child, profile, run,
+                                  lambda card_hash: self.ledger.card(profile.id, mode, card_hash))
+        await self._open(dialog)
+        card = dialog.new_card
+        if card is not None:
+            await self._load(self.query()) if self.query() else None
+            self.page.show_card(card)
+            self.wallet.select(card.card_hash)
+        return card
+
+    def _amount(self, kind: str) -> None:
+        record = self.page.record
+        if record is None:
+            return
+        profile = self.session.settings.profile(record.profile_id)
+        operate = self.controller.fund if kind == "fund" else self.controller.withdraw
+        dialog = AmountDialog(self, self.tasks.child, kind, record, profile,
+                              lambda amount: self.page.run(operate(record, amount)),
+                              lambda: self.ledger.card(*record.key))
+        self.tasks.spawn(self._open(dialog), kind)
+
+    def _terminate(self) -> None:
+        record = self.page.record
+        if record is None:
+            return
+        profile = self.session.settings.profile(record.profile_id)
+        dialog = TerminateDialog(self, self.tasks.child, record, profile,
+                                 lambda: self.page.run(self.controller.terminate(record)))
+        self.tasks.spawn(self._open(dialog), "terminate")
+
+
+__all__ = ["CardsTab", "NO_CARDS", "OperationUnderWay"]

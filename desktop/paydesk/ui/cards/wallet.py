@@ -1,0 +1,225 @@
+"""The wallet: every card of this profile and mode, as a table model over the ledger's cache
+(pages of SQL, fetched as the list scrolls), with search, a state filter, Refresh and the
+time the list is "as of"."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from PySide6.QtCore import (QAbstractTableModel, QItemSelectionModel, QModelIndex, Qt, Signal)
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel,
+                               QLineEdit, QPushButton, QTableView, QVBoxLayout, QWidget)
+
+from ...config.profiles import Profile
+from ...ledger.cards import CardLedger, CardQuery, CardRecord
+from ..tasks import TaskSet
+from . import words
+
+COLUMNS = ("Card", "Name on card", "Balance", "State", "Expires", "Created")
+BALANCE, STATE, EXPIRES = 2, 3, 4
+PAGE = 100
+
+
+class WalletModel(QAbstractTableModel):
+    """Cards newest first; the next page is read from the ledger when the view needs it."""
+
+    loaded = Signal()  # a page (the first, or a further one) is in
+
+    def __init__(self, ledger: CardLedger, tasks: TaskSet):
+        super().__init__()
+        self.ledger, self.tasks = ledger, tasks
+        self.profile: Profile | None = None
+        self.query: CardQuery | None = None
+        self.records: list[CardRecord] = []
+        self._end = None
+        self._more = False
+        self._fetching = False
+        self.today = date.today()
+
+    # -- Qt's model ---------------------------------------------------------------------
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt's name
+        return 0 if parent.isValid() else len(self.records)
+
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        return None
+
+    def text(self, record: CardRecord, column: int) -> str:
+        if column == 0:
+            return record.masked
+        if column == 1:
+            return record.name_on_card
+        if column == BALANCE:
+            return words.card_money(self.profile, record, record.balance)
+        if column == STATE:
+            return words.badge(record.state).words
+        if column == EXPIRES:
+            return words.expiry(record, self.today)[0]
+        return words.when(record.created_at)
+
+    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        record, column = self.records[index.row()], index.column()
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            return self.text(record, column)
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if column == STATE:
+                return QColor(words.badge(record.state).colour)
+            if column == EXPIRES and words.expiry(record, self.today)[1]:
+                return QColor("#b3261e")
+        if role == Qt.ItemDataRole.FontRole and column == STATE:
+            bold = QFont()
+            bold.setBold(True)
+            return bold
+        if role == Qt.ItemDataRole.TextAlignmentRole and column == BALANCE:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole and column == BALANCE \
+                and words.currency_of(self.profile, record.currency_code) is None:
+            return words.unknown_code_hint(record.currency_code)
+        return None
+
+    def canFetchMore(self, parent=QModelIndex()) -> bool:  # noqa: N802
+        return not parent.isValid() and self._more and not self._fetching
+
+    def fetchMore(self, parent=QModelIndex()) -> None:  # noqa: N802
+        if self.canFetchMore(parent):
+            self._fetching = True
+            self.tasks.spawn(self._next_page(self.query, self._end), "cards: next page")
+
+    # -- loading ------------------------------------------------------------------------
+
+    async def load(self, profile: Profile, query: CardQuery) -> None:
+        """The first page of ``query`` in place of what is shown."""
+        page = await self.ledger.card_page(query, limit=PAGE)
+        self.beginResetModel()
+        self.profile, self.query, self.today = profile, query, date.today()
+        self.records, self._end, self._more = page.records, page.end, page.more
+        self._fetching = False
+        self.endResetModel()
+        self.loaded.emit()
+
+    async def _next_page(self, query: CardQuery, after) -> None:
+        try:
+            page = await self.ledger.card_page(query, after=after, limit=PAGE)
+        finally:
+            self._fetching = False
+        if query != self.query or after != self._end:
+            return  # the list was reloaded meanwhile
+        first = len(self.records)
+        self.beginInsertRows(QModelIndex(), first, first + len(page.records) - 1)
+        self.records += page.records
+        self._end, self._more = page.end, page.more
+        self.endInsertRows()
+        self.loaded.emit()
+
+    def row_of(self, card_hash: str) -> int | None:
+        return next((i for i, r in enumerate(self.records) if r.card_hash == card_hash), None)
+
+    def update(self, record: CardRecord) -> bool:
+        """A card changed: its row shows it now. False when it is not on the list."""
+        row = self.row_of(record.card_hash)
+        if row is None or self.query is None or record.key[:2] != (self.query.profile_id,
+                                                                    self.query.mode):
+            return False
+        self.records[row] = record
+        self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+        return True
+
+
+class WalletList(QWidget):
+    chosen = Signal(object)  # the CardRecord the user selected (or None)
+    refreshRequested = Signal()
+    createRequested = Signal()
+
+    def __init__(self, ledger: CardLedger, tasks: TaskSet):
+        super().__init__()
+        self.tasks = tasks
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        tools = QHBoxLayout()
+        self.create_button = QPushButton("Create card…")
+        self.create_button.setObjectName("create-card")
+        self.create_button.setAccessibleName("Create card")
+        self.create_button.clicked.connect(self.createRequested)
+        tools.addWidget(self.create_button)
+        self.search = QLineEdit()
+        self.search.setObjectName("card-search")
+        self.search.setAccessibleName("Search cards")
+        self.search.setPlaceholderText("Search: masked number, name or last four")
+        self.search.setClearButtonEnabled(True)
+        tools.addWidget(self.search, 1)
+        self.state_filter = QComboBox()
+        self.state_filter.setObjectName("card-state-filter")
+        self.state_filter.setAccessibleName("Card state")
+        for label, states in words.STATE_FILTERS:
+            self.state_filter.addItem(label, states)
+        tools.addWidget(self.state_filter)
+        self.refresh_button = QPushButton("Refresh")
+        self.refresh_button.setObjectName("refresh-cards")
+        self.refresh_button.setAccessibleName("Refresh")
+        self.refresh_button.setToolTip("Read every card from the service again (F5)")
+        self.refresh_button.clicked.connect(self.refreshRequested)
+        tools.addWidget(self.refresh_button)
+        column.addLayout(tools)
+        self.as_of = QLabel("")
+        self.as_of.setObjectName("cards-as-of")
+        column.addWidget(self.as_of)
+        self.table = QTableView()
+        self.table.setObjectName("card-list")
+        self.table.setAccessibleName("Cards")
+        self.model = WalletModel(ledger, tasks)
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        for index, width in enumerate((170, 150, 120, 100, 110)):
+            self.table.setColumnWidth(index, width)
+        header.setStretchLastSection(True)
+        column.addWidget(self.table, 1)
+        self.count = QLabel("")
+        self.count.setObjectName("cards-count")
+        column.addWidget(self.count)
+        self._following = False
+        self.table.selectionModel().selectionChanged.connect(self._selected)
+
+    def say_as_of(self, text: str) -> None:
+        self.as_of.setText(text)
+        self.as_of.setAccessibleName(text)
+
+    def selected(self) -> CardRecord | None:
+        rows = {i.row() for i in self.table.selectionModel().selectedRows()}
+        return self.model.records[rows.pop()] if len(rows) == 1 else None
+
+    def select(self, card_hash: str | None) -> bool:
+        """Select the card's row (without choosing it again); False if it is not listed."""
+        row = self.model.row_of(card_hash) if card_hash else None
+        self._following = True
+        try:
+            if row is None:
+                self.table.clearSelection()
+                return False
+            self.table.selectionModel().select(
+                self.model.index(row, 0), QItemSelectionModel.SelectionFlag.ClearAndSelect
+                | QItemSelectionModel.SelectionFlag.Rows)
+            self.table.scrollTo(self.model.index(row, 0))
+            return True
+        finally:
+            self._following = False
+
+    def state_of(self, card_hash: str) -> str | None:
+        row = self.model.row_of(card_hash)
+        return None if row is None else self.model.text(self.model.records[row], STATE)
+
+    def _selected(self, *_: object) -> None:
+        if not self._following:
+            self.chosen.emit(self.selected())

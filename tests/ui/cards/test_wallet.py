@@ -1,0 +1,274 @@
+"""The Cards tab against the sandbox, through its widgets: the whole life of a card (strict and
+--quirks), each failure said plainly, the no-cards deployment, the currency code map."""
+
+import asyncio
+from dataclasses import replace
+from decimal import Decimal
+
+import httpx
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+from paydesk.config.profiles import Profile
+from paydesk.ui.cards.tab import NO_CARDS, CardsTab
+from tests.ui.cards.helpers import control, service_card_transactions
+
+
+class Desk:
+    """PayDesk's window on a profile of ``sb`` (the embedded sandbox when None)."""
+
+    def __init__(self, app, loop, sb=None):
+        self.app, self.loop, self.sb = app, loop, sb
+        self.window, self.session = app.window, app.session
+        if sb is not None:
+            profile = Profile(id=Profile.new_id(), name="Quirky" if sb.server.config.quirks
+                              else "Other", base_url=sb.base_url, has_cards=None,
+                              currencies=["GBP", "USD"])
+            profile = loop.run(self.session.discover(profile, sb.key()))
+            loop.run(self.session.save_profile(profile, {("test", "secret"): sb.key()}))
+        self.tab: CardsTab = self.window.cards_tab
+        self.window.tabs.setCurrentWidget(self.tab)
+        loop.until(lambda: self.tab.loaded, message="the cards tab")
+
+    @property
+    def profile(self):
+        return self.session.profile
+
+    def api(self, method, path, **kw):
+        key = self.loop.run(self.session.key())
+        r = httpx.request(method, f"{self.profile.base_url}/{path}", **kw,
+                          headers={"Authorization": f"Bearer {key}", "Accept": "application/json"})
+        return r.json()
+
+    def purchase(self, card_hash, amount, description):
+        return self.api("POST", f"_sandbox/cards/{card_hash}/purchase",
+                        json={"amount": str(amount), "description": description})
+
+    def press(self, button):
+        """Click when it can be clicked (a card's buttons wait while an operation is open)."""
+        self.loop.until(button.isEnabled, message=f"{button.text()} to be enabled")
+        button.click()
+
+    def dialog(self, name):
+        self.loop.until(lambda: self.tab.dialog is not None and self.tab.dialog.isVisible()
+                        and self.tab.dialog.objectName() == name, message=name)
+        return self.tab.dialog
+
+    def submit(self, dialog, until):
+        dialog.action.click()
+        self.loop.until(lambda: until in dialog.outcome.text() or "Not done" in dialog.outcome.text(),
+                        timeout=30, message=f"{until!r} in the dialog")
+        return dialog.outcome.text()
+
+    def close(self, dialog):
+        dialog.close_button.click()
+        self.loop.until(lambda: self.tab.dialog is None or not self.tab.dialog.isVisible()
+                        or self.tab.dialog is not dialog, message="the dialog to close")
+        self.tab.dialog = None
+
+    def create(self, amount="50", currency="GBP"):
+        self.tab.wallet.create_button.click()
+        dialog = self.dialog("create-card-dialog")
+        dialog.amount.setText(amount)
+        dialog.currency.setCurrentText(currency)
+        text = self.submit(dialog, "Card created")
+        card = dialog.new_card
+        self.close(dialog)
+        return text, card
+
+    def amount(self, kind, amount, expect="Done"):
+        self.press(self.tab.page.buttons[kind])
+        dialog = self.dialog(f"{kind}-dialog")
+        dialog.amount.setText(str(amount))
+        text = self.submit(dialog, expect)
+        return dialog, text
+
+
+@pytest.fixture(params=["strict", "quirks"])
+def desk(request, start_app, loop, make_sandbox):
+    app = start_app(sandbox=True)
+    app.wait_started()
+    app.window.resize(1300, 900)
+    sb = make_sandbox("quirky", base_path="/q", quirks=True) if request.param == "quirks" else None
+    return Desk(app, loop, sb)
+
+
+def test_the_life_of_a_card(desk, loop):
+    tab, page = desk.tab, desk.tab.page
+    text, card = desk.create("50", "GBP")
+    assert "Fee GBP 1.50; total paid GBP 51.50" in text
+    loop.until(lambda: tab.wallet.selected() is not None, message="the new card selected")
+    assert tab.wallet.selected().card_hash == card.card_hash == page.record.card_hash
+    assert page.title.text() == f"Card {card.masked}"
+    loop.until(lambda: page.values["balance"].text() == "GBP 50.00", message="the balance")
+    assert tab.wallet.state_of(card.card_hash) == "Active"
+
+    dialog, text = desk.amount("fund", 20)
+    assert "Card funded. New balance: GBP 70.00." in text
+    desk.close(dialog)
+    loop.until(lambda: page.values["balance"].text() == "GBP 70.00", message="70.00 on the page")
+
+    desk.press(page.buttons["withdraw"])
+    dialog = desk.dialog("withdraw-dialog")
+    before = len(service_card_transactions_of(desk, card.card_hash))
+    for typed, said in (("500", "At most GBP 70.00"), ("12.5", "Whole units only"), ("", "Enter an amount")):
+        dialog.amount.setText(typed)
+        loop.run(dialog.submit())
+        assert said in dialog.amount_message.text()
+    assert len(service_card_transactions_of(desk, card.card_hash)) == before  # nothing sent
+    dialog.amount.setText("10")
+    assert "New balance: GBP 60.00" in desk.submit(dialog, "Done")
+    desk.close(dialog)
+
+    # block with one click; the same button undoes it
+    desk.press(page.buttons["block"])
+    loop.until(lambda: page.values["state"].text() == "Blocked", message="Blocked")
+    assert "Press Unblock to undo." in page.message.text()
+    assert page.buttons["block"].text() == "Unblock" and not page.buttons["fund"].isEnabled()
+    loop.until(lambda: tab.wallet.state_of(card.card_hash) == "Blocked", message="the list")
+    desk.press(page.buttons["block"])
+    loop.until(lambda: page.values["state"].text() == "Active", message="Active again")
+
+    # blocked elsewhere (another desk): the service refuses the fund, and says why
+    desk.api("GET", f"api/virtual_card/block/{card.card_hash}")
+    dialog, text = desk.amount("fund", 5, expect="Not done")
+    assert "Card is blocked" in text and "Card is blocked" in dialog.amount_message.text()
+    desk.close(dialog)
+    loop.until(lambda: page.values["state"].text() == "Blocked", message="the card read again")
+    desk.press(page.buttons["block"])
+    loop.until(lambda: page.values["state"].text() == "Active", message="unblocked")
+
+    # a purchase at a shop shows up in the card's transactions
+    desk.purchase(card.card_hash, 7, "Corner cafe")
+    desk.press(page.buttons["reload"])
+    loop.until(lambda: any(t.description == "Corner cafe" for t in page.tx_model.rows),
+               message="the purchase")
+    row = next(i for i, t in enumerate(page.tx_model.rows) if t.description == "Corner cafe")
+    assert page.tx_model.text(page.tx_model.rows[row], 1) == "−GBP 7.00"
+    assert page.values["balance"].text() == "GBP 53.00"
+
+    # terminate: the last four digits, or nothing happens
+    desk.press(page.buttons["terminate"])
+    dialog = desk.dialog("terminate-dialog")
+    warning = dialog.findChild(type(dialog.outcome), "terminate-warning").text()
+    assert "cannot be undone" in warning and "GBP 53.00" in warning and "refunded" in warning
+    wrong = "0000" if card.last4 != "0000" else "1111"
+    dialog.last4.setText(wrong)
+    loop.run(dialog.submit())
+    assert "type its last four digits" in dialog.last4_message.text()
+    assert desk.api("GET", f"api/virtual_card/card/{card.card_hash}")["data"]["status"] == 1
+    dialog.last4.setText(card.last4)
+    assert "Card terminated." in desk.submit(dialog, "Done")
+    desk.close(dialog)
+    loop.until(lambda: page.values["state"].text() == "Terminated", message="Terminated")
+    assert not any(page.buttons[k].isEnabled() for k in ("fund", "withdraw", "block", "terminate"))
+
+    tab.request_refresh()
+    loop.until(lambda: tab.wallet.as_of.text().startswith("Up to date"), message="refreshed")
+    assert tab.wallet.state_of(card.card_hash) == "Terminated"
+    if desk.sb is not None:  # the family drops terminated cards from its list: kept here
+        assert "no longer in the service's list" in page.values["seen"].text()
+
+
+def service_card_transactions_of(desk, card_hash):
+    return desk.api("GET", f"api/virtual_card/transactions/{card_hash}")["data"]
+
+
+def test_each_failure_is_said_plainly(desk, loop):
+    tab, page = desk.tab, desk.tab.page
+    # the merchant's balance cannot pay for the card
+    tab.wallet.create_button.click()
+    dialog = desk.dialog("create-card-dialog")
+    dialog.amount.setText("99999")
+    assert "Not done: Insufficient Funds" in desk.submit(dialog, "Not done")
+    assert "Insufficient Funds" in dialog.amount_message.text()
+    dialog.amount.setText("10")
+    dialog.callback.setText("not a url")
+    loop.run(dialog.submit())
+    assert "http:// or https://" in dialog.callback_message.text()
+    dialog.callback.setText("")
+    assert "Card created" in desk.submit(dialog, "Card created")
+    card = dialog.new_card
+    desk.close(dialog)
+    # terminated elsewhere: the service refuses, and the card reads as terminated
+    loop.until(lambda: page.record is not None and page.record.card_hash == card.card_hash,
+               message="the card on the page")
+    desk.api("GET", f"api/virtual_card/terminate/{card.card_hash}")
+    dialog, text = desk.amount("fund", 1, expect="Not done")
+    assert "Card is terminated" in text
+    desk.close(dialog)
+    loop.until(lambda: page.values["state"].text() == "Terminated", message="read again")
+    # a card the service does not know (kept from before)
+    unknown = replace(page.record, card_hash="ch_gone", masked="400000******0000", state=1)
+    page.show_card(unknown)
+    dialog, text = desk.amount("fund", 1, expect="Not done")
+    assert "Card not found" in text
+    desk.close(dialog)
+
+
+def test_no_cards_deployment_explains_and_ignores_card_shortcuts(start_app, loop, make_sandbox):
+    app = start_app(sandbox=True)
+    app.wait_started()
+    sb = make_sandbox("plain", base_path="/plain", deployment="no-cards")
+    desk = Desk(app, loop, sb)
+    tab = desk.tab
+    assert desk.profile.has_cards is False
+    assert tab.stack.currentWidget() is tab.no_cards and tab.no_cards.isVisible()
+    assert tab.no_cards.text() == NO_CARDS
+    app.window.activateWindow()
+    tab.no_cards.setFocus()
+    for key, modifier in ((Qt.Key.Key_F5, Qt.KeyboardModifier.NoModifier),
+                          (Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)):
+        QTest.keyClick(tab.no_cards, key, modifier)
+    loop.run(asyncio.sleep(0.3))
+    assert tab.dialog is None
+    assert not tab.refresh_action.isEnabled() and not tab.create_action.isEnabled()
+    # nothing was read from the service for this profile
+    assert loop.run(app.session.card_ledger.refreshed_at(desk.profile.id, "test")) is None
+    # back on a profile with cards, the shortcuts work
+    embedded = next(p for p in app.session.settings.profiles if p.embedded_sandbox)
+    loop.run(app.session.switch_profile(embedded.id))
+    assert tab.stack.currentWidget() is tab.sections
+    tab.wallet.table.setFocus()
+    QTest.keyClick(tab.wallet.table, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    dialog = desk.dialog("create-card-dialog")
+    dialog.reject()
+
+
+def test_currency_codes_go_through_the_profiles_map(start_app, loop):
+    app = start_app(sandbox=True)
+    app.wait_started()
+    desk = Desk(app, loop)
+    _, card = desk.create("25", "USD")
+    page = desk.tab.page
+    loop.until(lambda: page.values["balance"].text() == "USD 25.00", message="USD")
+    profile = desk.profile
+    loop.run(app.session.save_profile(replace(profile, card_currencies={"12": "GBP"}), {}))
+    desk.tab.reload_list()
+    loop.until(lambda: desk.tab.wallet.model.records and desk.tab.wallet.model.text(
+        desk.tab.wallet.model.records[0], 2) == "25.00 (code 11)", message="the code as it is")
+    index = desk.tab.wallet.model.index(0, 2)
+    hint = desk.tab.wallet.model.data(index, Qt.ItemDataRole.ToolTipRole)
+    assert "'11' is not in this profile's card currency map" in hint
+
+
+def test_the_list_searches_and_filters(start_app, loop):
+    app = start_app(sandbox=True)
+    app.wait_started()
+    desk = Desk(app, loop)
+    cards = [desk.create(str(10 + n))[1] for n in range(3)]
+    wallet = desk.tab.wallet
+    loop.until(lambda: wallet.model.rowCount() == 3, message="three cards")
+    assert wallet.count.text() == "3 cards"
+    wallet.search.setText(cards[1].last4)
+    loop.until(lambda: [r.card_hash for r in wallet.model.records] == [cards[1].card_hash]
+               or len({c.last4 for c in cards}) < 3, message="the search")
+    wallet.search.setText("")
+    desk.api("GET", f"api/virtual_card/block/{cards[2].card_hash}")
+    desk.tab.request_refresh()
+    loop.until(lambda: wallet.state_of(cards[2].card_hash) == "Blocked", message="refreshed")
+    wallet.state_filter.setCurrentText("Blocked")
+    loop.until(lambda: [r.card_hash for r in wallet.model.records] == [cards[2].card_hash],
+               message="the filter")
+    assert Decimal("12") == cards[2].amount
