@@ -10,6 +10,8 @@ from PySide6.QtWidgets import (QComboBox, QLabel, QMainWindow, QPushButton, QTab
                                QToolBar, QVBoxLayout, QWidget)
 
 from ..scheduler import Scheduler
+from .cards.controller import CardsController
+from .cards.tab import CardsTab
 from .dialogs import confirm, finished
 from .links.controller import LinksController
 from .links.tab import LinksTab
@@ -105,7 +107,10 @@ class MainWindow(QMainWindow):
         self.transactions = TransactionsController(self.links)
         self.transactions_tab = TransactionsTab(session, self.transactions)
         self.transactions_tab.showQrRequested.connect(self.show_qr)
-        built = {"links": self.links_tab, "transactions": self.transactions_tab}
+        self.cards = CardsController(session, session.card_ledger)
+        self.cards_tab = CardsTab(session, self.cards)
+        built = {"links": self.links_tab, "transactions": self.transactions_tab,
+                 "cards": self.cards_tab}
         for title, name, text in TABS:
             self.tabs.addTab(built.get(name) or PlaceholderTab(title, name, text), title)
         column.addWidget(self.tabs, 1)
@@ -185,6 +190,7 @@ class MainWindow(QMainWindow):
         previous run left unfinished."""
         self.session.tasks.spawn(self.scheduler.run(), "scheduler")
         self.session.tasks.spawn(self._watch_open(), "watch open records")
+        self.session.tasks.spawn(self.cards.settle_open(), "settle card operations")
         self.started = True
 
     async def _watch_open(self) -> None:
