@@ -86,10 +86,11 @@ class CardsController(QObject):
                           mode=mode, action=action, result=result, card_hash=card_hash,
                           masked=masked, amount=amount, currency=currency, detail=detail)
 
-    def _op_audit(self, op: CardOperation, result: str, detail: str = "") -> AuditDraft:
+    def _op_audit(self, op: CardOperation, result: str, detail: str = "", *,
+                  card_hash: str | None = None, masked: str | None = None) -> AuditDraft:
         return self._audit(self._profile(op.profile_id), op.mode, op.kind, result,
-                           card_hash=op.card_hash, masked=op.masked, amount=op.amount,
-                           currency=op.currency, detail=detail)
+                           card_hash=card_hash or op.card_hash, masked=masked or op.masked,
+                           amount=op.amount, currency=op.currency, detail=detail)
 
     def _emit_op(self, op: CardOperation) -> CardOperation:
         self.operationChanged.emit(op)
@@ -239,7 +240,9 @@ class CardsController(QObject):
             self.cardChanged.emit(record)
         result = "Card created" if isinstance(answer, VirtualCard) else str(answer or "Done")
         op = self._emit_op(await self.ledger.finish_operation(
-            op.id, "done", result, self._op_audit(op, "done", result), card_hash=card_hash,
+            op.id, "done", result,
+            self._op_audit(op, "done", result, card_hash=card_hash, masked=masked),
+            card_hash=card_hash,
             masked=masked, evidence=card_hash if op.kind == "create" else None))
         if op.kind in STATE_NUMBER:
             noted = await self.ledger.note_state(profile.id, op.mode, op.card_hash,
@@ -339,8 +342,10 @@ class CardsController(QObject):
             extra = dict(evidence=proof)
         state = "done" if happened else "not-done"
         word = "checked: done" if happened else "checked: not done"
+        audit = self._op_audit(op, word, why, card_hash=extra.get("card_hash"),
+                               masked=extra.get("masked"))
         settled = self._emit_op(await self.ledger.finish_operation(
-            op.id, state, why, self._op_audit(op, word, why), settled=True, **extra))
+            op.id, state, why, audit, settled=True, **extra))
         self.session.report(f"Card {settled.kind} ({settled.masked or 'new card'}): the answer "
                             f"was lost; checked with the service: "
                             f"{'it was done' if happened else 'it was not done'}")

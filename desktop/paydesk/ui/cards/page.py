@@ -173,8 +173,9 @@ class CardPage(QWidget):
         profile = self.session.settings.profile(record.profile_id) if record else None
         if record is None:
             self.title.setText("Select a card, or create one")
-            for value in self.values.values():
+            for (key, caption), value in zip(DETAILS, self.values.values()):
                 value.setText("")
+                value.setAccessibleName(caption)
             self.secret.setVisible(False)
             for button in self.buttons.values():
                 button.setEnabled(False)
