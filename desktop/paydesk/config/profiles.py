@@ -37,6 +37,29 @@ def address_problem(url: str) -> str | None:
     return "Keys are sent only over https (http only to this computer): use https://"
 
 
+def format_card_currencies(codes: dict[str, str]) -> str:
+    """``{"12": "GBP"}`` -> ``"12=GBP"``, as the profile editor shows the map."""
+    return ", ".join(f"{code}={iso}" for code, iso in sorted(codes.items()))
+
+
+def parse_card_currencies(text: str) -> tuple[dict[str, str], str | None]:
+    """The service's card currency codes as typed (``"11=USD, 12=GBP"``): the map, or what
+    is wrong with it."""
+    codes: dict[str, str] = {}
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        code, sep, iso = (x.strip() for x in item.partition("="))
+        if not sep or not code or not code.isalnum() or len(code) > 8:
+            return {}, f"Write each as the service's code = currency, e.g. 12=GBP (not {item!r})"
+        if len(iso) != 3 or not iso.isascii() or not iso.isalpha():
+            return {}, f"{iso!r} is not a three-letter currency code, e.g. GBP"
+        if code in codes:
+            return {}, f"The code {code} is given twice"
+        codes[code] = iso.upper()
+    return codes, None
+
+
 @dataclass
 class Profile:
     id: str

@@ -9,7 +9,9 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFormLayout, QHBoxLayo
                                QLineEdit, QPushButton, QVBoxLayout, QWidget)
 
 from ..config import keycheck
-from ..config.profiles import CARDS_CURRENCIES, Profile, address_problem
+from ..config.profiles import (CARDS_CURRENCIES, Profile, address_problem,
+                               format_card_currencies, parse_card_currencies)
+from ..service.models import DEFAULT_CARD_CURRENCIES
 from .field_message import FieldMessage
 from .links.checks import url as check_url
 from .session import Session
@@ -83,6 +85,14 @@ class ProfileEditor(QDialog):
         self.currencies.setObjectName("profile-currencies")
         self.currencies.setAccessibleName("Currencies")
         self.currencies_message = add("&Currencies", self.currencies, "profile-currencies")
+        self.card_codes = QLineEdit(format_card_currencies(
+            profile.card_currencies if profile else DEFAULT_CARD_CURRENCIES))
+        self.card_codes.setObjectName("profile-card-currencies")
+        self.card_codes.setAccessibleName("Card currency codes")
+        self.card_codes.setToolTip("The service names a card's currency by a code of its own: "
+                                   "which currency each code is, e.g. 12=GBP")
+        self.card_codes_message = add("Card currency co&des", self.card_codes,
+                                      "profile-card-currencies")
         self.prefix = QLineEdit(profile.txref_prefix if profile else "PAY")
         self.prefix.setObjectName("profile-prefix")
         self.prefix.setAccessibleName("Reference prefix")
@@ -136,8 +146,13 @@ class ProfileEditor(QDialog):
     def _check_fields(self) -> bool:
         ok = True  # each check below says what is wrong next to its field
         for message in (self.name_message, self.url_message, self.currencies_message,
-                        self.prefix_message, self.callback_message, self.return_message):
+                        self.prefix_message, self.callback_message, self.return_message,
+                        self.card_codes_message):
             message.say(None)
+        problem = parse_card_currencies(self.card_codes.text())[1]
+        if problem:
+            self.card_codes_message.say(problem)
+            ok = False
         prefix = self.prefix.text().strip()
         if not (1 <= len(prefix) <= 8 and prefix.isascii() and prefix.isalnum()):
             self.prefix_message.say("1 to 8 letters or digits, e.g. SHOP")
@@ -200,6 +215,7 @@ class ProfileEditor(QDialog):
                           currencies=[c.strip().upper() for c in self.currencies.text().split(",")
                                       if c.strip()],
                           txref_prefix=self.prefix.text().strip().upper(),
+                          card_currencies=parse_card_currencies(self.card_codes.text())[0],
                           callback_url=self.callback_default.text().strip(),
                           return_url=self.return_default.text().strip())
         secret = keys[("test", "secret")] or keys[("live", "secret")]

@@ -114,6 +114,8 @@ class CardsTab(QWidget):
         scope = self.scope()
         if self.page.record is not None and self.page.record.key[:2] != scope:
             self.page.show_card(None)
+        elif self.page.record is not None:
+            self.page.update_card(self.page.record)  # an edited profile: its currency map
         self.audit.set_scope(*(scope or (None, "test")))
         self.reload_list()
         if available and self.isVisible() and scope not in self._refreshed:

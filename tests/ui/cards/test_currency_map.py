@@ -1,0 +1,36 @@
+"""The profile's card currency code map, edited in the profile editor: checked next to its
+field, saved with the profile, and used by the wallet at once."""
+
+from paydesk.config.profiles import format_card_currencies, parse_card_currencies
+from tests.ui.cards.test_wallet import Desk
+
+
+def test_parse_and_format():
+    assert parse_card_currencies("11=usd, 12 = GBP,") == ({"11": "USD", "12": "GBP"}, None)
+    assert format_card_currencies({"12": "GBP", "11": "USD"}) == "11=USD, 12=GBP"
+    assert "e.g. 12=GBP" in parse_card_currencies("12 GBP")[1]
+    assert "three-letter" in parse_card_currencies("12=POUND")[1]
+    assert "twice" in parse_card_currencies("12=GBP, 12=USD")[1]
+
+
+def test_the_map_is_edited_in_the_profile_editor(start_app, loop):
+    app = start_app(sandbox=True)
+    app.wait_started()
+    desk = Desk(app, loop)
+    _, card = desk.create("20", "GBP")
+    loop.until(lambda: desk.tab.page.values["balance"].text() == "GBP 20.00", message="GBP")
+    task = loop.spawn(app.window.open_editor(app.session.profile))
+    loop.until(lambda: getattr(app.window, "editor", None) is not None
+               and app.window.editor.isVisible(), message="the editor")
+    editor = app.window.editor
+    assert editor.card_codes.text() == "10=NGN, 11=USD, 12=GBP, 13=EUR"
+    editor.card_codes.setText("12=POUND")
+    assert loop.run(editor.save()) is False
+    assert "three-letter" in editor.card_codes_message.text() and editor.isVisible()
+    editor.card_codes.setText("11=USD, 12=XTS")  # the test currency code, to see it change
+    assert loop.run(editor.save(), timeout=30) is True
+    loop.until(task.done, message="the editor to close")
+    assert app.session.profile.card_currencies == {"11": "USD", "12": "XTS"}
+    loop.until(lambda: desk.tab.wallet.model.text(desk.tab.wallet.model.records[0], 2)
+               == "XTS 20.00", message="the new map in the list")
+    assert desk.tab.page.values["balance"].text() == "XTS 20.00"
