@@ -181,10 +181,9 @@ class SqliteCardLedger(CardLedger):
     async def store_cards(self, profile_id: str, mode: str,
                           cards: Sequence[VirtualCard]) -> list[str]:
         now = stamp()
-        rows = [_card_row(profile_id, mode, card, now) for card in cards]
 
-        def write(db: sqlite3.Connection) -> list[str]:
-            db.executemany(_UPSERT_CARD, rows)
+        def write(db: sqlite3.Connection) -> list[str]:  # the rows are made here, off the loop
+            db.executemany(_UPSERT_CARD, [_card_row(profile_id, mode, c, now) for c in cards])
             gone = [r[0] for r in db.execute(
                 "SELECT card_hash FROM cards WHERE profile_id = ? AND mode = ? AND listed = 1"
                 " AND seen_at < ?", (profile_id, mode, now))]
