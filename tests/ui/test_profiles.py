@@ -123,7 +123,9 @@ def test_switch_profiles_from_the_window(session, loop, sandbox, make_sandbox, q
     window.show()
     assert window.profiles.count() == 2 and window.profiles.currentText() == "Second"
     window.profiles.activated.emit(0)
-    loop.until(lambda: session.profile.name == "First", message="the switch")
+    # the active profile changes before the window hears of it: wait for what the user sees
+    loop.until(lambda: "First" in window.windowTitle(), message="the switch")
+    assert session.profile.name == "First"
     assert "First" in window.windowTitle() and window.where.text() == "First · TEST"
     loop.run(session.delete_profile(session.profile.id))
     assert window.profiles.count() == 1 and session.profile.name == "Second"

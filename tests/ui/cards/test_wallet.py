@@ -12,7 +12,7 @@ from PySide6.QtTest import QTest
 
 from paydesk.config.profiles import Profile
 from paydesk.ui.cards.tab import NO_CARDS, CardsTab
-from tests.ui.cards.helpers import control, service_card_transactions
+
 
 
 class Desk:
@@ -272,3 +272,24 @@ def test_the_list_searches_and_filters(start_app, loop):
     loop.until(lambda: [r.card_hash for r in wallet.model.records] == [cards[2].card_hash],
                message="the filter")
     assert Decimal("12") == cards[2].amount
+
+
+def test_a_double_click_or_an_impatient_enter_sends_one_fund(start_app, loop):
+    app = start_app(sandbox=True)
+    app.wait_started()
+    desk = Desk(app, loop)
+    _, card = desk.create("30", "GBP")
+    desk.press(desk.tab.page.buttons["fund"])
+    dialog = desk.dialog("fund-dialog")
+    dialog.amount.setText("4")
+    dialog.action.click()
+    dialog.action.click()
+    QTest.keyClick(dialog.amount, Qt.Key.Key_Return)
+    dialog.accept()
+    loop.until(lambda: "New balance" in dialog.outcome.text(), message="the fund")
+    QTest.keyClick(dialog.amount, Qt.Key.Key_Return)  # and once more after it is done
+    loop.run(asyncio.sleep(0.3))
+    credits = [t for t in service_card_transactions_of(desk, card.card_hash)
+               if t["description"] == "Card funded"]
+    assert len(credits) == 1 and "GBP 34.00" in dialog.outcome.text()
+    desk.close(dialog)

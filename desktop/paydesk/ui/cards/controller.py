@@ -22,13 +22,12 @@ from PySide6.QtCore import QObject, Signal
 from ...config.profiles import Profile
 from ...ledger.cards import (AuditDraft, CardLedger, CardOperation, CardRecord, OperationDraft,
                              mask)
-from ...service.errors import (AnswerLostError, AuthenticationError, NotFoundError,
-                               RateLimitedError, ServiceError, ServiceUnavailableError,
-                               ValidationError)
+from ...service.errors import (AuthenticationError, NotFoundError, RateLimitedError,
+                               ServiceError, ServiceUnavailableError, ValidationError)
 from ...service.models import VirtualCard
 from ...service.money import to_wire
 from ..session import Session
-from . import evidence
+from . import evidence, words
 
 log = logging.getLogger("paydesk.cards")
 STATE_NUMBER = {"block": 2, "unblock": 1, "terminate": 0}
@@ -96,12 +95,6 @@ class CardsController(QObject):
         self.operationChanged.emit(op)
         self.auditAdded.emit(op.profile_id, op.mode)
         return op
-
-    def currency_of(self, profile: Profile, code: str | None) -> str | None:
-        """The ISO code of the service's currency code, through the profile's map."""
-        if not code:
-            return None
-        return profile.card_currencies.get(code, code if code.isalpha() else None)
 
     # -- reading ------------------------------------------------------------------------
 
@@ -189,7 +182,7 @@ class CardsController(QObject):
                               call: Callable[[Any], Awaitable[Any]]) -> CardOperation:
         profile = self._profile(record.profile_id)
         draft = OperationDraft(profile.id, record.mode, kind, record.card_hash, record.masked,
-                               amount, self.currency_of(profile, record.currency_code))
+                               amount, words.currency_of(profile, record.currency_code))
         return await self._operate(profile, draft, call)
 
     async def _operate(self, profile: Profile, draft: OperationDraft,

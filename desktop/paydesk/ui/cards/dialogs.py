@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout
 
 from ...config.profiles import Profile
 from ...ledger.cards import CardOperation, CardRecord, OperationUnderWay
+from ...service.errors import ServiceError
 from ..field_message import FieldMessage
 from ..links.checks import url as check_url
 from . import words
@@ -109,8 +110,9 @@ class OperationDialog(QDialog):
         self.say("Sending…")
         try:
             op = await asyncio.shield(self.start(value))  # closing the dialog does not stop it
-        except OperationUnderWay as error:
-            self.say(str(error))
+        except (OperationUnderWay, ServiceError) as error:  # busy card, no key: nothing sent
+            self.say(getattr(error, "message", None) or str(error))
+            self.action.setEnabled(True)
             return None
         finally:
             self.busy = False

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QAbstractItemView, QGridLayout, QHBoxLayout, QHeaderView, QLabel,
@@ -257,7 +259,7 @@ class CardPage(QWidget):
             self.say(f"The card could not be read from the service: {error.message}. "
                      f"Shown as of {words.when(record.seen_at)}.")
 
-    def run(self, coro) -> "object":
+    def run(self, coro) -> asyncio.Task:
         """Run an operation of this card as a task of the page (not of a dialog, so closing
         one does not stop it); the card's buttons wait until it is over."""
         self.busy = True

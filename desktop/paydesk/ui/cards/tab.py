@@ -10,7 +10,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QLabel, QScrollArea, QSplitter, QStackedWidget, QTabWidget,
                                QVBoxLayout, QWidget)
 
-from ...ledger.cards import CardQuery, CardRecord, OperationUnderWay
+from ...ledger.cards import CardOperation, CardQuery, CardRecord
 from ...service.errors import NotFoundError, ServiceError
 from ..dialogs import finished
 from ..session import Session
@@ -202,16 +202,26 @@ class CardsTab(QWidget):
     # -- operations ---------------------------------------------------------------------
 
     async def _open(self, dialog: OperationDialog) -> OperationDialog:
+        """Show an operation's dialog until it closes; it follows its operation meanwhile
+        (a lost answer settled in the background says so there)."""
+        def follow(op: CardOperation) -> None:
+            if dialog.operation is not None and op.id == dialog.operation.id:
+                dialog.show_operation(op)
+
         self.dialog = dialog
+        self.controller.operationChanged.connect(follow)
         try:
             await finished(dialog)
         finally:
+            self.controller.operationChanged.disconnect(follow)
             await dialog.tasks.cancel_all()
+            if self.dialog is dialog:
+                self.dialog = None
             dialog.deleteLater()
         return dialog
 
     def request_create(self) -> None:
-        if self.available() and self.dialog is None or (self.dialog and not self.dialog.isVisible()):
+        if self.available() and self.dialog is None:
             self.tasks.spawn(self.create_card(), "create card")
 
     async def create_card(self) -> CardRecord | None:
@@ -227,8 +237,9 @@ class CardsTab(QWidget):
                                   lambda card_hash: self.ledger.card(profile.id, mode, card_hash))
         await self._open(dialog)
         card = dialog.new_card
-        if card is not None:
-            await self._load(self.query()) if self.query() else None
+        query = self.query()
+        if card is not None and query is not None:
+            await self._load(query)
             self.page.show_card(card)
             self.wallet.select(card.card_hash)
         return card
@@ -254,4 +265,4 @@ class CardsTab(QWidget):
         self.tasks.spawn(self._open(dialog), "terminate")
 
 
-__all__ = ["CardsTab", "NO_CARDS", "OperationUnderWay"]
+__all__ = ["CardsTab", "NO_CARDS"]
