@@ -192,8 +192,8 @@ class CardsController(QObject):
         operation's state (done, not-done, or still lost and being settled)."""
         audit = self._audit(profile, draft.mode, draft.kind, "sent", card_hash=draft.card_hash,
                             masked=draft.masked, amount=draft.amount, currency=draft.currency)
-        for amount in (draft.amount,) if draft.amount is not None else ():
-            to_wire(amount)  # MoneyError before anything is written or sent
+        if draft.amount is not None:
+            to_wire(draft.amount)  # MoneyError before anything is written or sent
         async with self.session.lease(profile, draft.mode) as client:
             op = self._emit_op(await self.ledger.begin_operation(draft, audit))
             try:
