@@ -24,13 +24,6 @@ def faults(sb, merchant=0, **body):
          c.delete("/_sandbox/faults")).raise_for_status()
 
 
-def control(sb, path, body, merchant=0):
-    with sb.client(merchant=merchant) as c:
-        r = c.post(f"/_sandbox/{path}", json=body)
-        r.raise_for_status()
-        return r.json()["data"]
-
-
 def _db(sb):
     return sqlite3.connect(sb.server.data_dir / "sandbox.sqlite3")
 
@@ -48,8 +41,3 @@ def service_card_transactions(sb, card_hash) -> list[CardTransaction]:
                           (card_hash,)).fetchall()
     return [CardTransaction.parse(dict(r), 200) for r in rows]
 
-
-def issued_secrets(sb) -> list[str]:
-    """Every full card number and security code the sandbox has issued."""
-    with _db(sb) as db:
-        return [v for row in db.execute("SELECT card_pan, cvv FROM cards") for v in row]
