@@ -113,3 +113,59 @@ class Listener:
     def close(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+class RawHttp:
+    """One TCP connection to a server, spoken to byte by byte: what a client library hides
+    (half-sent requests, a body that never ends, whether the server closed the connection)."""
+
+    def __init__(self, base_url: str, timeout: float = 10.0):
+        parts = httpx.URL(base_url)
+        self.prefix = parts.path.rstrip("/")
+        self.host = f"{parts.host}:{parts.port}"
+        self.sock = socket.create_connection((parts.host, parts.port), timeout=timeout)
+        self._buffer = b""
+
+    def request_head(self, method: str, path: str, headers: dict[str, str] | None = None) -> bytes:
+        lines = [f"{method} {self.prefix}{path} HTTP/1.1", f"Host: {self.host}"]
+        lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
+        return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+    def send(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+    def response(self, timeout: float = 10.0) -> tuple[int, dict[str, str], bytes]:
+        """The next answer: status, headers (lower-case names), body (by Content-Length)."""
+        self.sock.settimeout(timeout)
+        while b"\r\n\r\n" not in self._buffer:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError(f"closed before an answer: {self._buffer[:200]!r}")
+            self._buffer += chunk
+        head, self._buffer = self._buffer.split(b"\r\n\r\n", 1)
+        status_line, *header_lines = head.decode("latin-1").split("\r\n")
+        headers = {}
+        for line in header_lines:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        length = int(headers.get("content-length", "0"))
+        while len(self._buffer) < length:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("closed in the middle of an answer")
+            self._buffer += chunk
+        body, self._buffer = self._buffer[:length], self._buffer[length:]
+        return int(status_line.split(" ")[1]), headers, body
+
+    def closed_by_server(self, wait: float = 0.5) -> bool:
+        """True when the server has closed (or reset) the connection within ``wait`` s."""
+        self.sock.settimeout(wait)
+        try:
+            return self.sock.recv(1) == b""
+        except TimeoutError:
+            return False
+        except ConnectionResetError:
+            return True
+
+    def close(self) -> None:
+        self.sock.close()

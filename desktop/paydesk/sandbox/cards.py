@@ -12,7 +12,8 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from .context import Sandbox, authenticate, read_json, sandbox_of, wrong_mode
+from .bodies import read_json
+from .context import Sandbox, authenticate, sandbox_of, wrong_mode
 from .envelope import ApiError, validation_error
 from .keys import KeyOwner
 from .store import now_iso

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,6 @@ from .keys import KeyOwner, KeyRing
 from .store import Store
 
 DEPLOYMENT_CURRENCIES = {"cards": ("GBP", "USD"), "no-cards": ("EUR", "GBP", "USD")}
-MAX_BODY = 64 * 1024
 
 
 @dataclass
@@ -94,21 +92,6 @@ def authenticate(request: Request, kinds: tuple[str, ...] = ("secret",),
             raise ApiError(403, "A public key cannot be used for this call; use your secret key")
         raise ApiError(403, "Use your public key here; never publish a secret key")
     return owner
-
-
-async def read_json(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    if len(raw) > MAX_BODY:
-        raise ApiError(413, f"Request body must be at most {MAX_BODY // 1024} KB")
-    if not raw.strip():
-        raise ApiError(400, "Request body must be a JSON object")
-    try:
-        body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        raise ApiError(400, "Malformed JSON body") from None
-    if not isinstance(body, dict):
-        raise ApiError(400, "Request body must be a JSON object")
-    return body
 
 
 def wrong_mode(owner: KeyOwner, record_mode: str, what: str) -> ApiError:

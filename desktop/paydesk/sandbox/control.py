@@ -8,7 +8,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from . import cards
-from .context import authenticate, read_json, sandbox_of, wrong_mode
+from .bodies import read_json
+from .context import authenticate, sandbox_of, wrong_mode
 from .envelope import ApiError, validation_error
 from .payments import settle, transaction_view
 

@@ -50,11 +50,16 @@ class Mailer:
         return msg
 
     async def receipt(self, row: sqlite3.Row, merchant_name: str) -> None:
-        msg = self.compose(row, merchant_name)
+        """Write (and send) the receipt of a settled payment. It runs after the payment's
+        commit: a receipt that cannot be written is logged, and the payment stands."""
         name = f"{row['updated_at'].replace(':', '')}-{row['reference']}-{row['status']}.eml"
-        path = self.outbox / name
-        path.write_bytes(bytes(msg))
-        self.store.log_email(row["merchant_id"], row["mode"], row["email"], msg["Subject"], name)
+        try:
+            msg = self.compose(row, merchant_name)
+            (self.outbox / name).write_bytes(bytes(msg))
+            self.store.log_email(row["merchant_id"], row["mode"], row["email"], msg["Subject"], name)
+        except Exception:
+            log.exception("the receipt %s could not be written; the payment stands", name)
+            return
         if self.smtp:
             try:
                 await asyncio.to_thread(self._send_smtp, msg)

@@ -71,7 +71,7 @@ _HASH = [{"name": "card_hash", "in": "path", "required": True, "schema": _STR}]
 _REF = [{"name": "reference", "in": "path", "required": True, "schema": _STR}]
 _HTML = {"description": "an HTML page", "content": {"text/html": {"schema": _STR}}}
 _SEE_OTHER = {"description": "redirect", "headers": {"Location": {"schema": _STR}}}
-_ERR = ("400", "401", "403", "404")
+_ERR = ("400", "401", "403", "404", "413", "415")
 
 
 def document(has_cards: bool, base_path: str) -> dict[str, Any]:
@@ -101,7 +101,8 @@ def document(has_cards: bool, base_path: str) -> dict[str, Any]:
                     k: _STR for k in ("secret_key", "callback_url", "return_url", "tx_ref", "amount",
                                       "currency", "email", "first_name", "last_name", "title",
                                       "description", "logo", "meta")}}}}},
-            "responses": {"303": _SEE_OTHER, "400": _HTML, "401": _HTML, "403": _HTML, "409": _HTML}}},
+            "responses": {"303": _SEE_OTHER, "400": _HTML, "401": _HTML, "403": _HTML, "409": _HTML,
+                          "413": _HTML, "415": _HTML}}},
         "/js/payment.js": {"get": {
             "summary": "Inline checkout script defining ServiceCheckout(config)",
             "responses": {"200": {"description": "script", "content": {

@@ -12,7 +12,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from .context import Sandbox, authenticate, read_json, sandbox_of, wrong_mode
+from .bodies import read_json
+from .context import Sandbox, authenticate, sandbox_of, wrong_mode
 from .envelope import ApiError, validation_error
 from .keys import KeyOwner
 from .store import now_iso
@@ -123,7 +124,8 @@ def merge_query(url: str, **params: str) -> str:
 
 
 async def settle(sb: Sandbox, reference: str, outcome: str, *, from_states=("pending",)) -> bool:
-    """Move a transaction to a final state and tell everyone: notification, e-mail."""
+    """Move a transaction to a final state (one committed UPDATE), then tell everyone:
+    the notification and the e-mail go out only after the commit."""
     if not sb.store.set_transaction_status(reference, outcome, only_if=from_states):
         return False
     row = sb.store.transaction_by_reference(reference)

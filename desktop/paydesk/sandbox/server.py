@@ -11,14 +11,15 @@ from pathlib import Path
 
 import uvicorn
 from starlette.applications import Starlette
-from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
 
 from .context import Sandbox, SandboxConfig
-from .envelope import ApiError, Envelope
+from .envelope import Envelope
+from .errors import RequestGuard, handlers, refusal
 from .faults import FaultMiddleware, Faults
+from .limits import RequestLimits
 from .keys import KeyRing, load_or_create
 from .mailer import Mailer
 from .notify import Notifier
@@ -28,11 +29,6 @@ from .store import Store
 
 log = logging.getLogger("paydesk.sandbox")
 __all__ = ["SandboxConfig", "SandboxServer", "build_app"]
-
-
-def _is_json_path(sb: Sandbox, path: str) -> bool:
-    rest = path[len(sb.config.base_path):] if path.startswith(sb.config.base_path) else path
-    return rest.startswith(("/api/", "/_sandbox/")) or rest in ("/api", "/_sandbox")
 
 
 class JsTransferCors:
@@ -81,22 +77,6 @@ def build_app(config: SandboxConfig):
         Route("/openapi.json", openapi, methods=["GET"]),
     ]
 
-    async def api_error(request: Request, exc: ApiError) -> Response:
-        return sb.envelope.fail(exc)
-
-    async def http_error(request: Request, exc: HTTPException) -> Response:
-        if _is_json_path(sb, request.url.path):
-            message = {404: "Not found", 405: "Method not allowed"}.get(exc.status_code, exc.detail)
-            return sb.envelope.fail(ApiError(exc.status_code, message))
-        html = sb.templates.get_template("message.html").render(
-            heading="Not found" if exc.status_code == 404 else "Not allowed",
-            text="There is nothing at this address.", test=False)
-        return HTMLResponse(html, status_code=exc.status_code)
-
-    async def server_error(request: Request, exc: Exception) -> Response:
-        log.exception("unexpected error on %s", request.url.path)
-        return sb.envelope.fail(ApiError(500, "Internal error; nothing was changed"))
-
     @contextlib.asynccontextmanager
     async def lifespan(app):
         yield
@@ -106,12 +86,15 @@ def build_app(config: SandboxConfig):
     mounted = [Mount(config.base_path, routes=routes)] if config.base_path else routes
     app = Starlette(
         routes=mounted,
-        exception_handlers={ApiError: api_error, HTTPException: http_error, Exception: server_error},
+        exception_handlers=handlers(sb),
         lifespan=lifespan,
     )
     app.router.redirect_slashes = False
     app.state.sandbox = sb
     wrapped = JsTransferCors(app, f"{config.base_path}/api/js_transfer")
+    wrapped = RequestLimits(wrapped, lambda path, err: refusal(sb, path, err))
+    wrapped = RequestGuard(wrapped)
+    # outermost: it cuts connections through the server's own ``send``
     outer = FaultMiddleware(wrapped, sb.faults, f"{config.base_path}/api/")
     outer.sandbox = sb  # the running state, for the embedding app and for tests
     return outer

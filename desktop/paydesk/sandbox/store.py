@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import datetime, timezone
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Iterator
-from contextlib import contextmanager
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS transactions (
@@ -101,6 +102,27 @@ CREATE TABLE IF NOT EXISTS emails (
 """
 
 
+# The write transactions committed while answering the current request (a list set per
+# request by the server), so that an error after a commit never claims nothing changed.
+_COMMITS: ContextVar[list[str] | None] = ContextVar("sandbox_commits", default=None)
+
+
+@contextmanager
+def watching_commits() -> Iterator[list[str]]:
+    """Collect the commits made inside this block (one request)."""
+    commits: list[str] = []
+    token = _COMMITS.set(commits)
+    try:
+        yield commits
+    finally:
+        _COMMITS.reset(token)
+
+
+def committed() -> bool:
+    """Whether a write transaction committed while answering the current request."""
+    return bool(_COMMITS.get())
+
+
 def now_iso() -> str:
     """ISO 8601 UTC with microseconds and a trailing Z, as the seed shows."""
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
@@ -131,6 +153,9 @@ class Store:
                 raise
             else:
                 self._db.execute("COMMIT")
+                commits = _COMMITS.get()
+                if commits is not None:
+                    commits.append("commit")
 
     def one(self, sql: str, *args: Any) -> sqlite3.Row | None:
         with self._lock:
