@@ -259,7 +259,7 @@ async def purchase(sb: Sandbox, owner: KeyOwner, card_hash: str, body: dict) -> 
     """A card spend, as a shop would make it (sandbox control)."""
     c = Checker(body)
     c.amount()
-    c.text("description", max_len=255)
+    c.text("description", max_len=255, multiline=True)
     if c.errors:
         raise validation_error(c.errors)
     card = _owned_card(sb, owner, card_hash)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit
@@ -23,6 +24,30 @@ def currency_code(iso: str) -> str:
     return _CODE_OF_CURRENCY[iso]
 
 
+_LINE_BREAKS_AND_TABS = frozenset("\n\r\t")
+
+
+def text_problem(value: str, *, multiline: bool = False) -> str | None:
+    """What is wrong with a piece of text for a field, or None.
+
+    Every field holds valid Unicode (no lone surrogates, which no UTF-8 writer can take).
+    One-line fields (names, e-mail, title, tx_ref, URLs) hold no control characters at
+    all (NUL, BEL, ESC, CR, LF, tab, DEL, C1) nor line or paragraph separators: they end
+    up in e-mail headers, pages and logs. Multi-line fields (descriptions) keep line
+    breaks and tabs, and refuse the other control characters.
+    """
+    for ch in value:
+        kind = unicodedata.category(ch)
+        if kind == "Cs":
+            return "must be valid Unicode text"
+        if multiline and ch in _LINE_BREAKS_AND_TABS:
+            continue
+        if kind == "Cc" or (not multiline and kind in ("Zl", "Zp")):
+            return ("must not contain control characters" if multiline else
+                    "must be one line without control characters")
+    return None
+
+
 class Checker:
     """Collects errors field by field, in the order the fields are checked."""
 
@@ -34,7 +59,8 @@ class Checker:
     def add(self, field: str, message: str) -> None:
         self.errors.setdefault(field, []).append(message)
 
-    def _string(self, field: str, value: Any, *, required: bool, max_len: int) -> str | None:
+    def _string(self, field: str, value: Any, *, required: bool, max_len: int,
+                multiline: bool = False) -> str | None:
         if value is None or (isinstance(value, str) and value.strip() == ""):
             if required:
                 self.add(field, f"{field} is required")
@@ -42,15 +68,20 @@ class Checker:
         if not isinstance(value, str):
             self.add(field, f"{field} must be a string")
             return None
+        problem = text_problem(value, multiline=multiline)
+        if problem:
+            self.add(field, f"{field} {problem}")
+            return None
         if len(value) > max_len:
             self.add(field, f"{field} must be at most {max_len} characters")
             return None
         return value
 
     def text(self, field: str, *, required: bool = True, max_len: int = 100,
-             value: Any = ..., key: str | None = None) -> None:
+             value: Any = ..., key: str | None = None, multiline: bool = False) -> None:
         raw = self.body.get(field) if value is ... else value
-        got = self._string(key or field, raw, required=required, max_len=max_len)
+        got = self._string(key or field, raw, required=required, max_len=max_len,
+                           multiline=multiline)
         if got is not None:
             self.clean[key or field] = got.strip()
 
@@ -119,7 +150,7 @@ class Checker:
         self.text("title", required=False, max_len=100, value=raw.get("title"),
                   key="customization.title")
         self.text("description", required=False, max_len=255, value=raw.get("description"),
-                  key="customization.description")
+                  key="customization.description", multiline=True)
         self.url("logo", value=raw.get("logo"), key="customization.logo")
         out = {}
         for name in ("title", "description", "logo"):
@@ -136,6 +167,14 @@ class Checker:
         ):
             self.add("meta", "meta must be an object whose values are strings")
             return
+        for name, value in raw.items():
+            problem = text_problem(name)
+            where = "a name in meta"
+            if not problem:
+                problem, where = text_problem(value, multiline=True), f"meta.{name}"
+            if problem:
+                self.add("meta", f"{where} {problem}")
+                return
         if len(json.dumps(raw, separators=(",", ":")).encode()) > 4096:
             self.add("meta", "meta must be at most 4 KB when serialised")
             return
