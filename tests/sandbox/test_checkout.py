@@ -40,6 +40,27 @@ def test_live_checkout_has_no_test_banner(sandbox):
     assert "TEST MODE" not in httpx.get(url).text
 
 
+@pytest.mark.parametrize("card", ["4242 4242 4242 4242", "4000 0000 0000 0002",
+                                  "4000 0000 0000 3220", "5555 5555 5555 4444"])
+def test_a_test_card_never_settles_a_live_link(sandbox, card):
+    """Item 1: 4242... paid a live link on its hosted page, and the live lookup then said
+    success with no money. Every card is refused there, with a clear message; the live
+    secret key through the control API is what pays a live link in the sandbox."""
+    with sandbox.client("live") as c:
+        url = c.post("/api/payment", json=payment("LIVE-1")).json()["data"]["checkout_url"]
+    page = httpx.get(url)
+    assert page.status_code == 200 and "test cards cannot pay it" in page.text
+    r = httpx.post(url, data={"card_number": card, **CARD})
+    assert r.status_code == 400 and "This is a live payment: test cards cannot pay it." in r.text
+    assert httpx.post(url + "/3ds", data={"code": "123456"}).status_code in (303, 400)
+    with sandbox.client("live") as c:
+        assert c.get("/api/transaction/LIVE-1").json()["data"]["status"] == "pending"
+        ref = url.rsplit("/", 1)[1]
+        paid = c.post(f"/_sandbox/pay/{ref}", json={"outcome": "success"})
+        assert paid.status_code == 200
+        assert c.get("/api/transaction/LIVE-1").json()["data"]["status"] == "success"
+
+
 @pytest.mark.parametrize("card,expected", [
     ("4242 4242 4242 4242", "success"), ("4000 0000 0000 0002", "failed"),
 ])

@@ -16,6 +16,9 @@ SUCCEEDS = "4242424242424242"
 DECLINED = "4000000000000002"
 THREE_DS = "4000000000003220"
 THREE_DS_CODE = "123456"
+# A live link stands for real money: no test card may settle it (PayDesk would show it PAID
+# with nothing paid). In the sandbox, the control API with the live secret key pays it.
+LIVE_REFUSAL = "This is a live payment: test cards cannot pay it."
 _EXPIRY = re.compile(r"(0[1-9]|1[0-2])\s*/\s*([0-9]{2})")
 _CVC = re.compile(r"[0-9]{3,4}")
 
@@ -78,6 +81,8 @@ async def submit_card(request: Request) -> Response:
         return _not_found(sb)
     if row["status"] != "pending":
         return _closed(sb, row)
+    if row["mode"] == "live":
+        return page(sb, "checkout.html", 400, **_view(sb, row), error=LIVE_REFUSAL)
     form = await request.form()
     number = re.sub(r"[\s-]", "", str(form.get("card_number", "")))
     expiry = str(form.get("expiry", "")).strip()
@@ -119,6 +124,8 @@ async def submit_3ds(request: Request) -> Response:
     if row["status"] != "pending" or not row["threeds_pending"]:
         return _closed(sb, row) if row["status"] != "pending" else RedirectResponse(
             f"{sb.base_url(request)}/payment/{row['reference']}", 303)
+    if row["mode"] == "live":
+        return page(sb, "checkout.html", 400, **_view(sb, row), error=LIVE_REFUSAL)
     form = await request.form()
     passed = str(form.get("code", "")).strip() == THREE_DS_CODE
     await settle(sb, row["reference"], "success" if passed else "failed")
