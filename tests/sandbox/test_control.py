@@ -110,3 +110,26 @@ def test_rate_limit_429_with_retry_after(sandbox):
     assert limited and len(limited) <= 12 - 5
     assert int(limited[0].headers["retry-after"]) >= 1
     assert limited[0].json()["status"] == "failed"
+
+
+@pytest.mark.parametrize("setter", [(1, "test"), (1, "live"), (0, "live")],
+                         ids=["other-merchant-test", "other-merchant-live", "same-merchant-live"])
+def test_faults_hit_only_the_merchant_and_mode_that_set_them(sandbox, setter):
+    """Item 2: merchant B's key switched on errors, drops and rate limits that hit
+    merchant A. Faults (and the rate-limit bucket) belong to the merchant and mode whose
+    key set them."""
+    merchant, mode = setter
+    with sandbox.client(mode, merchant=merchant) as other:
+        other.put("/_sandbox/faults", json={"error_rate": 1.0, "rate_limit_per_s": 1,
+                                            "drop_after_commit_rate": 1.0}).raise_for_status()
+        assert other.post("/api/payment", json=payment("B-1")).status_code in (429, 503)
+        with sandbox.client() as mine:  # merchant A, test mode
+            assert mine.get("/_sandbox/faults").json()["data"]["error_rate"] == 0
+            for i in range(5):
+                assert mine.post("/api/payment", json=payment(f"A-{i}")).status_code == 201
+                assert mine.get(f"/api/transaction/A-{i}").status_code == 200
+        with sandbox.client(kind="public") as public:  # A's inline checkout too
+            body = {**payment("A-js"), "customer": {"email": "a@example.com", "first_name": "A",
+                                                    "last_name": "B"}}
+            assert public.post("/api/js_transfer", json=body).status_code == 201
+        other.delete("/_sandbox/faults").raise_for_status()

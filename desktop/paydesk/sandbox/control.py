@@ -74,15 +74,17 @@ async def balance(request: Request) -> JSONResponse:
 
 
 async def faults(request: Request) -> JSONResponse:
+    """The calling merchant's faults in the key's mode (never anyone else's)."""
     sb = sandbox_of(request)
-    authenticate(request)
+    owner = authenticate(request)
+    mine = sb.faults.of(owner.merchant_id, owner.mode)
     if request.method == "DELETE":
-        sb.faults.reset()
+        mine.reset()
     elif request.method == "PUT":
-        errors = sb.faults.configure(await read_json(request))
+        errors = mine.configure(await read_json(request))
         if errors:
             raise validation_error(errors)
-    return sb.envelope.ok("Faults", sb.faults.view())
+    return sb.envelope.ok("Faults", mine.view())
 
 
 async def outbox(request: Request) -> JSONResponse:

@@ -14,6 +14,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from .keys import KeyRing
+
 FIELDS = ("latency_ms", "error_rate", "drop_after_commit_rate", "rate_limit_per_s", "seed")
 
 
@@ -80,6 +82,17 @@ class Faults:
         return max(1, math.ceil((1 - self._tokens) / rate))
 
 
+class FaultBook:
+    """Faults, and the rate-limit bucket, per merchant and mode: set with one merchant's
+    key of one mode, they hit that merchant's calls in that mode and nobody else's."""
+
+    def __init__(self) -> None:
+        self._faults: dict[tuple[str, str], Faults] = {}
+
+    def of(self, merchant_id: str, mode: str) -> Faults:
+        return self._faults.setdefault((merchant_id, mode), Faults())
+
+
 def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
@@ -108,16 +121,27 @@ def _cut(send) -> bool:
 
 
 class FaultMiddleware:
-    def __init__(self, app, faults: Faults, api_prefix: str):
+    """Applies the calling merchant's faults (found from the request's key) to /api/."""
+
+    def __init__(self, app, faults: FaultBook, keys: KeyRing, api_prefix: str):
         self.app = app
         self.faults = faults
+        self.keys = keys
         self.api_prefix = api_prefix
 
+    def _faults_of(self, scope) -> Faults | None:
+        header = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
+        scheme, _, token = header.partition(" ")
+        owner = self.keys.owner(token.strip()) if scheme.lower() == "bearer" else None
+        return self.faults.of(owner.merchant_id, owner.mode) if owner else None
+
     async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] != "http" or not scope["path"].startswith(self.api_prefix):
+        f = None
+        if scope["type"] == "http" and scope["path"].startswith(self.api_prefix):
+            f = self._faults_of(scope)
+        if f is None:
             await self.app(scope, receive, send)
             return
-        f = self.faults
         wait = f.retry_after()
         if wait is not None:
             await _answer(send, 429, "Too many requests, slow down",

@@ -18,7 +18,7 @@ from starlette.routing import Mount, Route
 from .context import Sandbox, SandboxConfig
 from .envelope import Envelope
 from .errors import RequestGuard, handlers, refusal
-from .faults import FaultMiddleware, Faults
+from .faults import FaultBook, FaultMiddleware
 from .limits import RequestLimits
 from .keys import KeyRing, load_or_create
 from .mailer import Mailer
@@ -68,7 +68,7 @@ def build_app(config: SandboxConfig):
     sb.notifier = Notifier(store, keys, timeout=config.notify_timeout,
                            attempts=config.notify_attempts, backoff=config.notify_backoff)
     sb.mailer = Mailer(store, config.data_dir / "outbox", config.smtp)
-    sb.faults = Faults()
+    sb.faults = FaultBook()
 
     async def openapi(request: Request) -> JSONResponse:
         return JSONResponse(document(config.has_cards, config.base_path))
@@ -95,7 +95,7 @@ def build_app(config: SandboxConfig):
     wrapped = RequestLimits(wrapped, lambda path, err: refusal(sb, path, err))
     wrapped = RequestGuard(wrapped)
     # outermost: it cuts connections through the server's own ``send``
-    outer = FaultMiddleware(wrapped, sb.faults, f"{config.base_path}/api/")
+    outer = FaultMiddleware(wrapped, sb.faults, keys, f"{config.base_path}/api/")
     outer.sandbox = sb  # the running state, for the embedding app and for tests
     return outer
 
