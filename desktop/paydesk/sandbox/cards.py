@@ -72,6 +72,9 @@ def _notify(sb: Sandbox, row: sqlite3.Row, event: str, extra: dict | None = None
 
 
 def _owned_card(sb: Sandbox, owner: KeyOwner, card_hash: str, *, usable: bool = True) -> sqlite3.Row:
+    """The caller's card. Every change reads it inside its write transaction (the store's
+    one connection, under BEGIN IMMEDIATE), so two processes on one data folder cannot
+    lose each other's update."""
     row = sb.store.card(card_hash) if card_hash else None
     if row is None or row["merchant_id"] != owner.merchant_id:
         raise ApiError(404, "Card not found")
@@ -142,12 +145,12 @@ async def fund(request: Request) -> JSONResponse:
     sb = sandbox_of(request)
     owner = authenticate(request)
     amount, card_hash = _amount_and_card(await read_json(request))
-    card = _owned_card(sb, owner, card_hash)
-    if card["status"] == BLOCKED:
-        raise ApiError(400, "Card is blocked")
-    currency = _iso_of(card["currency"])
     value = Decimal(amount)
-    with sb.store.transaction() as db:
+    with sb.store.transaction() as db:  # read and write the card in one transaction
+        card = _owned_card(sb, owner, card_hash)
+        if card["status"] == BLOCKED:
+            raise ApiError(400, "Card is blocked")
+        currency = _iso_of(card["currency"])
         have = sb.store.balance(db, owner.merchant_id, owner.mode, currency,
                                 OPENING_BALANCE[owner.mode])
         if have < value:
@@ -164,14 +167,14 @@ async def withdraw(request: Request) -> JSONResponse:
     sb = sandbox_of(request)
     owner = authenticate(request)
     amount, card_hash = _amount_and_card(await read_json(request))
-    card = _owned_card(sb, owner, card_hash)
-    if card["status"] == BLOCKED:
-        raise ApiError(400, "Card is blocked")
     value = Decimal(amount)
-    if value > Decimal(card["balance"]):
-        raise ApiError(400, "Insufficient card balance")
-    currency = _iso_of(card["currency"])
-    with sb.store.transaction() as db:
+    with sb.store.transaction() as db:  # read and write the card in one transaction
+        card = _owned_card(sb, owner, card_hash)
+        if card["status"] == BLOCKED:
+            raise ApiError(400, "Card is blocked")
+        if value > Decimal(card["balance"]):
+            raise ApiError(400, "Insufficient card balance")
+        currency = _iso_of(card["currency"])
         have = sb.store.balance(db, owner.merchant_id, owner.mode, currency,
                                 OPENING_BALANCE[owner.mode])
         sb.store.set_balance(db, owner.merchant_id, owner.mode, currency, have + value)
@@ -187,10 +190,10 @@ async def _set_state(request: Request, to: int, allowed_from: int, refusal: str,
                      message: str, event: str) -> JSONResponse:
     sb = sandbox_of(request)
     owner = authenticate(request)
-    card = _owned_card(sb, owner, request.path_params["card_hash"])
-    if card["status"] != allowed_from:
-        raise ApiError(400, refusal)
-    with sb.store.transaction() as db:
+    with sb.store.transaction() as db:  # read and write the card in one transaction
+        card = _owned_card(sb, owner, request.path_params["card_hash"])
+        if card["status"] != allowed_from:
+            raise ApiError(400, refusal)
         db.execute("UPDATE cards SET status = ?, updated_at = ? WHERE card_hash = ?",
                    (to, now_iso(), card["card_hash"]))
     _notify(sb, sb.store.card(card["card_hash"]), event)
@@ -210,10 +213,10 @@ async def unblock(request: Request) -> JSONResponse:
 async def terminate(request: Request) -> JSONResponse:
     sb = sandbox_of(request)
     owner = authenticate(request)
-    card = _owned_card(sb, owner, request.path_params["card_hash"])
-    balance = Decimal(card["balance"])
-    currency = _iso_of(card["currency"])
-    with sb.store.transaction() as db:
+    with sb.store.transaction() as db:  # read and write the card in one transaction
+        card = _owned_card(sb, owner, request.path_params["card_hash"])
+        balance = Decimal(card["balance"])
+        currency = _iso_of(card["currency"])
         have = sb.store.balance(db, owner.merchant_id, owner.mode, currency,
                                 OPENING_BALANCE[owner.mode])
         sb.store.set_balance(db, owner.merchant_id, owner.mode, currency, have + balance)
@@ -262,13 +265,13 @@ async def purchase(sb: Sandbox, owner: KeyOwner, card_hash: str, body: dict) -> 
     c.text("description", max_len=255, multiline=True)
     if c.errors:
         raise validation_error(c.errors)
-    card = _owned_card(sb, owner, card_hash)
-    if card["status"] == BLOCKED:
-        raise ApiError(400, "Card is blocked")
     value = Decimal(c.clean["amount"])
-    if value > Decimal(card["balance"]):
-        raise ApiError(400, "Insufficient card balance")
-    with sb.store.transaction() as db:
+    with sb.store.transaction() as db:  # read and write the card in one transaction
+        card = _owned_card(sb, owner, card_hash)
+        if card["status"] == BLOCKED:
+            raise ApiError(400, "Card is blocked")
+        if value > Decimal(card["balance"]):
+            raise ApiError(400, "Insufficient card balance")
         db.execute("UPDATE cards SET balance = ?, updated_at = ? WHERE card_hash = ?",
                    (_two(Decimal(card["balance"]) - value), now_iso(), card_hash))
         sb.store.add_card_transaction(db, card_hash, "Debit", value, c.clean["description"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hmac
 import json
+import os
 import secrets
 import string
 from dataclasses import dataclass
@@ -75,18 +76,41 @@ class KeyRing:
         raise KeyError(merchant_id)
 
 
+def private_dir(path: Path) -> None:
+    """Create ``path`` (0700), or make an existing folder of ours private: it holds the
+    merchants' keys, card numbers and customers' e-mails."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = path.stat()
+    if info.st_uid == os.geteuid() and info.st_mode & 0o077:
+        path.chmod(0o700)
+
+
 def load_or_create(data_dir: Path) -> list[dict]:
-    """Read ``merchants.json``, creating two merchants on first start."""
+    """Read ``merchants.json``, creating two merchants on first start.
+
+    The file is created 0600 (never readable by others, not even for a moment or after
+    a failed write), next to its final name, and linked into place only when complete;
+    when two processes start at once on one folder, the first file wins and both use it.
+    """
     path = data_dir / "merchants.json"
+    private_dir(data_dir)
     if path.exists():
         return json.loads(path.read_text("utf-8"))
     merchants = [
         new_merchant("m_" + secrets.token_hex(6), "Sandbox Coffee Ltd"),
         new_merchant("m_" + secrets.token_hex(6), "Sandbox Books Ltd"),
     ]
-    data_dir.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(merchants, indent=2), "utf-8")
-    tmp.chmod(0o600)
-    tmp.replace(path)
+    tmp = path.with_name(f".merchants.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(json.dumps(merchants, indent=2))
+            out.flush()
+            os.fsync(out.fileno())
+        try:
+            os.link(tmp, path)  # never replaces a file another process wrote meanwhile
+        except FileExistsError:
+            return json.loads(path.read_text("utf-8"))
+    finally:
+        tmp.unlink(missing_ok=True)
     return merchants

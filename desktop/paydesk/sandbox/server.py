@@ -61,9 +61,8 @@ class JsTransferCors:
 
 def build_app(config: SandboxConfig):
     """The ASGI application for one sandbox; its state lives in ``config.data_dir``."""
-    config.data_dir.mkdir(parents=True, exist_ok=True)
+    keys = KeyRing(load_or_create(config.data_dir))  # makes the folder, private
     store = Store(config.data_dir / "sandbox.sqlite3")
-    keys = KeyRing(load_or_create(config.data_dir))
     sb = Sandbox(config=config, store=store, keys=keys, envelope=Envelope(config.quirks))
     sb.notifier = Notifier(store, keys, timeout=config.notify_timeout,
                            attempts=config.notify_attempts, backoff=config.notify_backoff)
