@@ -10,11 +10,9 @@ import os
 import sys
 from pathlib import Path
 
-import uvicorn
-
 from .. import __version__
 from .keys import load_or_create
-from .server import base_url_of, bind, build_app
+from .server import base_url_of, bind, build_app, make_server, serve
 from .context import SandboxConfig
 
 
@@ -63,10 +61,9 @@ def main(argv: list[str] | None = None) -> int:
     sock = bind(config.host, config.port)
     app = build_app(config)
     print(f"serving {base_url_of(config, sock)}", flush=True)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False,
-                                           lifespan="on"))
+    server, guard = make_server(app)
     try:
-        asyncio.run(server.serve(sockets=[sock]))
+        asyncio.run(serve(server, guard, sock))
     except KeyboardInterrupt:
         pass
     return 0

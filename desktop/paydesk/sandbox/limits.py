@@ -11,7 +11,7 @@ from starlette.responses import Response
 from .bodies import MAX_BODY, BodyTooLarge
 from .envelope import ApiError
 
-BODY_TIMEOUT = 30.0  # seconds for a whole request body to arrive
+BODY_TIMEOUT = 20.0  # seconds for a whole request body (at most 64 KB) to arrive
 
 
 class BodyTimeout(ApiError):

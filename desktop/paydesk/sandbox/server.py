@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
 
+from .connections import ACCEPT_BATCH, ConnectionGuard
 from .context import Sandbox, SandboxConfig
 from .envelope import Envelope
 from .errors import RequestGuard, handlers, refusal
@@ -118,6 +119,21 @@ def base_url_of(config: SandboxConfig, sock: socket.socket) -> str:
     return f"http://{shown}:{port}{config.base_path}"
 
 
+def make_server(app, **options) -> tuple[uvicorn.Server, ConnectionGuard]:
+    """A uvicorn server for the sandbox, its connections bounded and timed (see
+    ``connections.py``)."""
+    guard = ConnectionGuard()
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
+                            http=guard.protocol, backlog=ACCEPT_BATCH, timeout_keep_alive=5,
+                            **options)
+    return uvicorn.Server(config), guard
+
+
+async def serve(server: uvicorn.Server, guard: ConnectionGuard, sock: socket.socket) -> None:
+    asyncio.get_running_loop().set_exception_handler(guard.loop_errors)
+    await server.serve(sockets=[sock])
+
+
 class SandboxServer:
     """A sandbox on its own thread and loop: the app's embedded default, and the tests'."""
 
@@ -126,10 +142,8 @@ class SandboxServer:
         self._sock = bind(config.host, config.port)
         self.base_url = base_url_of(config, self._sock)
         self.app = build_app(config)
-        self._server = uvicorn.Server(uvicorn.Config(
-            self.app, log_level="warning", access_log=False, lifespan="on",
-            timeout_graceful_shutdown=1,  # quitting PayDesk never waits long on a request
-        ))
+        # quitting PayDesk never waits long on a request
+        self._server, self.connections = make_server(self.app, timeout_graceful_shutdown=1)
         self._thread: threading.Thread | None = None
 
     @property
@@ -148,7 +162,7 @@ class SandboxServer:
         raise RuntimeError("the sandbox did not start")
 
     def _run(self) -> None:
-        asyncio.run(self._server.serve(sockets=[self._sock]))
+        asyncio.run(serve(self._server, self.connections, self._sock))
 
     def stop(self, timeout: float = 10.0) -> None:
         self._server.should_exit = True
