@@ -69,7 +69,12 @@ def test_bad_amounts(sandbox, amount, fragment):
     ("customization", {"logo": "javascript:alert(1)"}, "http or https URL"),
     ("meta", {"n": 1}, "values are strings"),
     ("meta", ["a"], "values are strings"),
-    ("meta", {"k": "v" * 5000}, "at most 4 KB"),
+    ("meta", {"k": "v" * 101}, "meta.k must be at most 100 characters"),
+    ("meta", {f"k{i}": "v" for i in range(21)}, "at most 20 members"),
+    ("meta", {"k" * 41: "v"}, "1 to 40 characters"),
+    ("meta", {"": "v"}, "1 to 40 characters"),
+    ("tx_ref", "...", "at least one letter or digit"),
+    ("callback_url", "http://[::1", "http or https URL"),
 ])
 def test_bad_fields(sandbox, field, value, fragment):
     with sandbox.client() as c:

@@ -46,7 +46,7 @@ def test_fund_withdraw_and_card_transactions(sandbox):
         assert r.json() == {"status": "success", "message": "Card Withdrawal successful", "data": {}}
         assert _balance(c) == "99878.00"
         r = c.post("/api/virtual_card/withdraw", json={"amount": "121", "card_hash": h})
-        assert r.status_code == 400 and r.json()["message"] == "Insufficient card balance"
+        assert r.status_code == 409 and r.json()["message"] == "Insufficient card balance"
         got = c.get(f"/api/virtual_card/card/{h}").json()
         assert got["message"] == "All Cards" and got["data"]["balance"] == "120.00"
         r = c.get(f"/api/virtual_card/transactions/{h}")
@@ -59,13 +59,15 @@ def test_fund_withdraw_and_card_transactions(sandbox):
 
 
 def test_block_unblock_terminate_rules(sandbox):
+    """What the card's state refuses is a 409 conflict (issue 9 item 16: a request valid by
+    the document is never a 400)."""
     with sandbox.client() as c:
         h = _create(c, "100")["data"]["card_hash"]
         assert c.get(f"/api/virtual_card/block/{h}").json()["message"] == "Card Blocked"
         assert c.get(f"/api/virtual_card/card/{h}").json()["data"]["status"] == 2
         for op in ("fund", "withdraw"):
             r = c.post(f"/api/virtual_card/{op}", json={"amount": "1", "card_hash": h})
-            assert r.status_code == 400 and r.json()["message"] == "Card is blocked"
+            assert r.status_code == 409 and r.json()["message"] == "Card is blocked"
         assert c.get(f"/api/virtual_card/block/{h}").json()["message"] == "Card is already blocked"
         assert c.get(f"/api/virtual_card/unblock/{h}").json()["message"] == "Card Unblocked"
         assert c.get(f"/api/virtual_card/unblock/{h}").json()["message"] == "Card is not blocked"
@@ -79,7 +81,7 @@ def test_block_unblock_terminate_rules(sandbox):
         assert [x["status"] for x in listed["data"] if x["card_hash"] == h] == [0]
         for path in ("block", "unblock", "terminate"):
             r = c.get(f"/api/virtual_card/{path}/{h}")
-            assert r.status_code == 400 and r.json()["message"] == "Card is terminated"
+            assert r.status_code == 409 and r.json()["message"] == "Card is terminated"
         r = c.post("/api/virtual_card/fund", json={"amount": "1", "card_hash": h})
         assert r.json()["message"] == "Card is terminated"
 
@@ -87,7 +89,7 @@ def test_block_unblock_terminate_rules(sandbox):
 def test_insufficient_funds_and_live_balance(sandbox):
     with sandbox.client() as c:
         r = c.post("/api/virtual_card/create", json={"amount": "100000", "currency": "USD"})
-        assert r.status_code == 400
+        assert r.status_code == 409  # valid, but the balance's state refuses it
         assert r.json()["message"] == "Insufficient Funds, please fund your account"
         assert _balance(c) == "100000.00"
     with sandbox.client("live") as live:

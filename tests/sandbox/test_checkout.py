@@ -51,8 +51,8 @@ def test_a_test_card_never_settles_a_live_link(sandbox, card):
     page = httpx.get(url)
     assert page.status_code == 200 and "test cards cannot pay it" in page.text
     r = httpx.post(url, data={"card_number": card, **CARD})
-    assert r.status_code == 400 and "This is a live payment: test cards cannot pay it." in r.text
-    assert httpx.post(url + "/3ds", data={"code": "123456"}).status_code in (303, 400)
+    assert r.status_code == 409 and "This is a live payment: test cards cannot pay it." in r.text
+    assert httpx.post(url + "/3ds", data={"code": "123456"}).status_code in (303, 409)
     with sandbox.client("live") as c:
         assert c.get("/api/transaction/LIVE-1").json()["data"]["status"] == "pending"
         ref = url.rsplit("/", 1)[1]

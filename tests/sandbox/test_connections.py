@@ -115,4 +115,7 @@ def test_eleven_hundred_half_open_sockets_do_not_stop_the_service(tmp_path):
             proc.kill()
             _, stderr = proc.communicate()
     assert "Too many open files" not in stderr, stderr[-2000:]
-    assert stderr.count("the most this sandbox takes") == 1, stderr[-2000:]
+    # pressure is logged when it starts (and ends), never per socket; had the sockets come
+    # slower than they were closed, there was no pressure to log at all
+    assert stderr.count("the most this sandbox takes") <= 2, stderr[-2000:]
+    assert len(stderr.splitlines()) < 20, stderr[-2000:]

@@ -10,6 +10,7 @@ import json
 import re
 from typing import Any
 
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 
 from .envelope import ApiError
@@ -111,3 +112,21 @@ async def read_json(request: Request) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise ApiError(400, "Request body must be a JSON object")
     return body
+
+
+_FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+
+async def read_form(request: Request) -> dict[str, str]:
+    """The fields of a posted HTML form (415 for a body of another type; none when empty)."""
+    kind = media_type(request)
+    if kind not in _FORM_TYPES:
+        if kind or await request.body():
+            raise ApiError(415, "The form must be posted as application/x-www-form-urlencoded "
+                                "or multipart/form-data")
+        return {}
+    try:
+        form = await request.form(max_files=0, max_fields=100)
+    except HTTPException as exc:  # a malformed multipart body
+        raise ApiError(400, f"The form could not be read: {exc.detail}") from None
+    return {k: v for k, v in form.items() if isinstance(v, str)}

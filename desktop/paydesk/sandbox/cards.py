@@ -20,6 +20,8 @@ from .store import now_iso
 from .validation import CURRENCY_OF_CODE, Checker, currency_code, fee
 
 ACTIVE, BLOCKED, TERMINATED = 1, 2, 0
+# A request that is valid but that the card's or the balance's state refuses (blocked,
+# terminated, not enough money) is a 409 conflict; 400 is for requests that are not valid.
 OPENING_BALANCE = {"test": Decimal("100000.00"), "live": Decimal("0.00")}
 
 
@@ -81,7 +83,7 @@ def _owned_card(sb: Sandbox, owner: KeyOwner, card_hash: str, *, usable: bool = 
     if row["mode"] != owner.mode:
         raise wrong_mode(owner, row["mode"], "use")
     if usable and row["status"] == TERMINATED:
-        raise ApiError(400, "Card is terminated")
+        raise ApiError(409, "Card is terminated")
     return row
 
 
@@ -130,7 +132,7 @@ async def create(request: Request) -> JSONResponse:
         have = sb.store.balance(db, owner.merchant_id, owner.mode, currency,
                                 OPENING_BALANCE[owner.mode])
         if have < amount + charge:
-            raise ApiError(400, "Insufficient Funds, please fund your account")
+            raise ApiError(409, "Insufficient Funds, please fund your account")
         sb.store.set_balance(db, owner.merchant_id, owner.mode, currency, have - amount - charge)
         cols = ", ".join(row)
         db.execute(f"INSERT INTO cards ({cols}) VALUES ({', '.join('?' for _ in row)})",
@@ -149,12 +151,12 @@ async def fund(request: Request) -> JSONResponse:
     with sb.store.transaction() as db:  # read and write the card in one transaction
         card = _owned_card(sb, owner, card_hash)
         if card["status"] == BLOCKED:
-            raise ApiError(400, "Card is blocked")
+            raise ApiError(409, "Card is blocked")
         currency = _iso_of(card["currency"])
         have = sb.store.balance(db, owner.merchant_id, owner.mode, currency,
                                 OPENING_BALANCE[owner.mode])
         if have < value:
-            raise ApiError(400, "Insufficient Funds, please fund your account")
+            raise ApiError(409, "Insufficient Funds, please fund your account")
         sb.store.set_balance(db, owner.merchant_id, owner.mode, currency, have - value)
         db.execute("UPDATE cards SET balance = ?, updated_at = ? WHERE card_hash = ?",
                    (_two(Decimal(card["balance"]) + value), now_iso(), card_hash))
@@ -171,9 +173,9 @@ async def withdraw(request: Request) -> JSONResponse:
     with sb.store.transaction() as db:  # read and write the card in one transaction
         card = _owned_card(sb, owner, card_hash)
         if card["status"] == BLOCKED:
-            raise ApiError(400, "Card is blocked")
+            raise ApiError(409, "Card is blocked")
         if value > Decimal(card["balance"]):
-            raise ApiError(400, "Insufficient card balance")
+            raise ApiError(409, "Insufficient card balance")
         currency = _iso_of(card["currency"])
         have = sb.store.balance(db, owner.merchant_id, owner.mode, currency,
                                 OPENING_BALANCE[owner.mode])
@@ -193,7 +195,7 @@ async def _set_state(request: Request, to: int, allowed_from: int, refusal: str,
     with sb.store.transaction() as db:  # read and write the card in one transaction
         card = _owned_card(sb, owner, request.path_params["card_hash"])
         if card["status"] != allowed_from:
-            raise ApiError(400, refusal)
+            raise ApiError(409, refusal)
         db.execute("UPDATE cards SET status = ?, updated_at = ? WHERE card_hash = ?",
                    (to, now_iso(), card["card_hash"]))
     _notify(sb, sb.store.card(card["card_hash"]), event)
@@ -269,9 +271,9 @@ async def purchase(sb: Sandbox, owner: KeyOwner, card_hash: str, body: dict) -> 
     with sb.store.transaction() as db:  # read and write the card in one transaction
         card = _owned_card(sb, owner, card_hash)
         if card["status"] == BLOCKED:
-            raise ApiError(400, "Card is blocked")
+            raise ApiError(409, "Card is blocked")
         if value > Decimal(card["balance"]):
-            raise ApiError(400, "Insufficient card balance")
+            raise ApiError(409, "Insufficient card balance")
         db.execute("UPDATE cards SET balance = ?, updated_at = ? WHERE card_hash = ?",
                    (_two(Decimal(card["balance"]) - value), now_iso(), card_hash))
         sb.store.add_card_transaction(db, card_hash, "Debit", value, c.clean["description"])

@@ -3,24 +3,21 @@
 from __future__ import annotations
 
 import json
-import re
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from . import rules
+from .bodies import read_form
 from .context import Sandbox, sandbox_of
 from .payments import merge_query, redirect_after, settle
 from .validation import money
 
-SUCCEEDS = "4242424242424242"
-DECLINED = "4000000000000002"
-THREE_DS = "4000000000003220"
+SUCCEEDS, DECLINED, THREE_DS = rules.TEST_CARDS
 THREE_DS_CODE = "123456"
 # A live link stands for real money: no test card may settle it (PayDesk would show it PAID
 # with nothing paid). In the sandbox, the control API with the live secret key pays it.
 LIVE_REFUSAL = "This is a live payment: test cards cannot pay it."
-_EXPIRY = re.compile(r"(0[1-9]|1[0-2])\s*/\s*([0-9]{2})")
-_CVC = re.compile(r"[0-9]{3,4}")
 
 
 def page(sb: Sandbox, template: str, code: int = 200, **values) -> HTMLResponse:
@@ -82,21 +79,20 @@ async def submit_card(request: Request) -> Response:
     if row["status"] != "pending":
         return _closed(sb, row)
     if row["mode"] == "live":
-        return page(sb, "checkout.html", 400, **_view(sb, row), error=LIVE_REFUSAL)
-    form = await request.form()
-    number = re.sub(r"[\s-]", "", str(form.get("card_number", "")))
-    expiry = str(form.get("expiry", "")).strip()
-    cvc = str(form.get("cvc", "")).strip()
+        return page(sb, "checkout.html", 409, **_view(sb, row), error=LIVE_REFUSAL)
+    form = await read_form(request)
+    typed = form.get("card_number", "")
     problem = None
-    if number not in (SUCCEEDS, DECLINED, THREE_DS):
+    if not rules.matches(rules.TEST_CARD, typed):
         problem = ("This sandbox only takes its test cards: 4242 4242 4242 4242, "
                    "4000 0000 0000 0002 or 4000 0000 0000 3220.")
-    elif not _EXPIRY.fullmatch(expiry):
+    elif not rules.matches(rules.EXPIRY, form.get("expiry", "")):
         problem = "Enter the expiry date as MM/YY."
-    elif not _CVC.fullmatch(cvc):
+    elif not rules.matches(rules.CVC, form.get("cvc", "")):
         problem = "Enter the 3 or 4 digit security code."
     if problem:
         return page(sb, "checkout.html", 400, **_view(sb, row), error=problem)
+    number = typed.replace(" ", "").replace("-", "")
     base = sb.base_url(request)
     if number == THREE_DS:
         sb.store.set_transaction_status(row["reference"], "pending", only_if=("pending",),
@@ -125,9 +121,12 @@ async def submit_3ds(request: Request) -> Response:
         return _closed(sb, row) if row["status"] != "pending" else RedirectResponse(
             f"{sb.base_url(request)}/payment/{row['reference']}", 303)
     if row["mode"] == "live":
-        return page(sb, "checkout.html", 400, **_view(sb, row), error=LIVE_REFUSAL)
-    form = await request.form()
-    passed = str(form.get("code", "")).strip() == THREE_DS_CODE
+        return page(sb, "checkout.html", 409, **_view(sb, row), error=LIVE_REFUSAL)
+    code = (await read_form(request)).get("code", "")
+    if not rules.matches(rules.THREE_DS_CODE, code):
+        return page(sb, "threeds.html", 400, **_view(sb, row),
+                    error="Enter the 6-digit code sent to your phone.")
+    passed = code.strip() == THREE_DS_CODE
     await settle(sb, row["reference"], "success" if passed else "failed")
     return RedirectResponse(
         redirect_after(sb.store.transaction_by_reference(row["reference"]), sb.base_url(request)), 303)

@@ -50,7 +50,7 @@ def transaction_view(row: sqlite3.Row) -> dict[str, Any]:
 def create_payment(sb: Sandbox, owner: KeyOwner, body: dict[str, Any], base_url: str,
                    kind: str) -> str:
     """Record a pending transaction; return its checkout URL. Raises ApiError."""
-    checked = check_payment(body, sb.config.currencies)
+    checked = check_payment(body, sb.config.currencies, customer_object=kind == "INLINE")
     if checked.errors:
         raise validation_error(checked.errors)
     c = checked.clean
@@ -86,15 +86,7 @@ async def api_js_transfer(request: Request) -> JSONResponse:
     sb = sandbox_of(request)
     owner = authenticate(request, kinds=("public",))
     body = await read_json(request)
-    customer = body.get("customer")
-    flat = dict(body)
-    if isinstance(customer, dict):
-        for name in ("email", "first_name", "last_name"):
-            flat.setdefault(name, customer.get(name))
-    elif customer is not None:
-        raise validation_error({"customer": ["customer must be an object"]})
-    flat.pop("secret_key", None)
-    url = create_payment(sb, owner, flat, sb.base_url(request), "INLINE")
+    url = create_payment(sb, owner, body, sb.base_url(request), "INLINE")
     return sb.envelope.ok("Payment link created", {"checkout_url": url}, 201)
 
 

@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Awaitable, Callable
+
+from starlette.requests import Request
+from starlette.responses import Response
 from starlette.routing import Route
 
 from . import cards, checkout, control, payments, website
+
+
+def _by_method(**endpoints: Callable[[Request], Awaitable[Response]]):
+    async def endpoint(request: Request) -> Response:
+        method = "get" if request.method == "HEAD" else request.method.lower()
+        return await endpoints[method](request)
+
+    return endpoint
 
 
 def public_routes(has_cards: bool) -> list[Route]:
@@ -15,10 +27,12 @@ def public_routes(has_cards: bool) -> list[Route]:
         Route("/api/js_transfer", payments.api_js_transfer, methods=["POST"]),
         Route("/ext_transfer", website.ext_transfer, methods=["POST"]),
         Route("/js/payment.js", website.payment_js, methods=["GET"]),
-        Route("/payment/{reference}", checkout.show, methods=["GET"]),
-        Route("/payment/{reference}", checkout.submit_card, methods=["POST"]),
-        Route("/payment/{reference}/3ds", checkout.show_3ds, methods=["GET"]),
-        Route("/payment/{reference}/3ds", checkout.submit_3ds, methods=["POST"]),
+        # one route per path, so that a 405's Allow names every method the path takes
+        Route("/payment/{reference}", _by_method(get=checkout.show, post=checkout.submit_card),
+              methods=["GET", "POST"]),
+        Route("/payment/{reference}/3ds", _by_method(get=checkout.show_3ds,
+                                                     post=checkout.submit_3ds),
+              methods=["GET", "POST"]),
         Route("/payment/{reference}/cancel", checkout.cancel, methods=["POST"]),
         Route("/payment/{reference}/receipt", checkout.receipt, methods=["GET"]),
     ]

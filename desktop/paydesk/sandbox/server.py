@@ -43,7 +43,7 @@ class JsTransferCors:
         if scope["type"] != "http" or scope["path"].rstrip("/") != self.path:
             await self.app(scope, receive, send)
             return
-        cors = [(b"access-control-allow-origin", b"*"),
+        cors = [(b"allow", b"POST, OPTIONS"), (b"access-control-allow-origin", b"*"),
                 (b"access-control-allow-methods", b"POST, OPTIONS"),
                 (b"access-control-allow-headers", b"Authorization, Content-Type, Accept"),
                 (b"access-control-max-age", b"600")]

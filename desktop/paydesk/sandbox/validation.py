@@ -1,21 +1,18 @@
-"""Checks on what merchants send: every failing field is named."""
+"""Checks on what merchants send: every failing field is named.
+
+The rules themselves are in ``rules.py``, shared with the OpenAPI document; this module
+says, field by field, which rule failed.
+"""
 
 from __future__ import annotations
 
-import json
-import re
 import unicodedata
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
-from urllib.parse import urlsplit
 
-MAX_AMOUNT = 10_000_000
-_DIGITS = re.compile(r"[0-9]+")
-_EMAIL = re.compile(
-    r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+"
-)
-_TX_REF = re.compile(r"[A-Za-z0-9._~:-]{1,100}")
+from . import rules
+from .rules import MAX_AMOUNT
+
 _CODE_OF_CURRENCY = {"NGN": "10", "USD": "11", "GBP": "12", "EUR": "13"}
 CURRENCY_OF_CODE = {v: k for k, v in _CODE_OF_CURRENCY.items()}
 
@@ -77,7 +74,7 @@ class Checker:
             return None
         return value
 
-    def text(self, field: str, *, required: bool = True, max_len: int = 100,
+    def text(self, field: str, *, required: bool = True, max_len: int = rules.LENGTHS["name"],
              value: Any = ..., key: str | None = None, multiline: bool = False) -> None:
         raw = self.body.get(field) if value is ... else value
         got = self._string(key or field, raw, required=required, max_len=max_len,
@@ -87,10 +84,10 @@ class Checker:
 
     def amount(self, field: str = "amount") -> None:
         raw = self.body.get(field)
-        got = self._string(field, raw, required=True, max_len=64)
+        got = self._string(field, raw, required=True, max_len=rules.LENGTHS["amount"])
         if got is None:
             return
-        if not _DIGITS.fullmatch(got):
+        if not got.isascii() or not got.isdigit():
             self.add(field, f"{field} must be a whole number written with the digits 0-9 only")
             return
         value = int(got)
@@ -108,35 +105,37 @@ class Checker:
             return
         self.clean[field] = got
 
-    def email(self, field: str = "email", value: Any = ...) -> None:
-        raw = self.body.get(field) if value is ... else value
-        got = self._string(field, raw, required=True, max_len=254)
-        if got is None:
-            return
-        if not _EMAIL.fullmatch(got.strip()):
-            self.add(field, f"{field} must be a valid e-mail address")
-            return
-        self.clean[field] = got.strip()
-
-    def url(self, field: str, value: Any = ..., key: str | None = None,
-            required: bool = False) -> None:
+    def email(self, field: str = "email", value: Any = ..., key: str | None = None) -> None:
         name = key or field
         raw = self.body.get(field) if value is ... else value
-        got = self._string(name, raw, required=required, max_len=2048)
+        got = self._string(name, raw, required=True, max_len=rules.LENGTHS["email"])
         if got is None:
             return
-        parts = urlsplit(got.strip())
-        if parts.scheme not in ("http", "https") or not parts.hostname:
+        if not rules.matches(rules.EMAIL, got):
+            self.add(name, f"{name} must be a valid e-mail address")
+            return
+        self.clean[name] = got.strip()
+
+    def url(self, field: str, value: Any = ..., key: str | None = None) -> None:
+        """An optional http or https URL (blank is none)."""
+        name = key or field
+        raw = self.body.get(field) if value is ... else value
+        got = self._string(name, raw, required=False, max_len=rules.LENGTHS["url"])
+        if got is None:
+            return
+        if not rules.matches(rules.URL, got):
             self.add(name, f"{name} must be an http or https URL")
             return
         self.clean[name] = got.strip()
 
     def tx_ref(self, field: str = "tx_ref") -> None:
-        got = self._string(field, self.body.get(field), required=True, max_len=100)
+        got = self._string(field, self.body.get(field), required=True,
+                           max_len=rules.LENGTHS["tx_ref"])
         if got is None:
             return
-        if not _TX_REF.fullmatch(got):
-            self.add(field, f"{field} may only contain letters, digits and . _ ~ : -")
+        if not rules.matches(rules.TX_REF, got):
+            self.add(field, f"{field} may only contain letters, digits and . _ ~ : -, "
+                            "with at least one letter or digit")
             return
         self.clean[field] = got
 
@@ -167,29 +166,48 @@ class Checker:
         ):
             self.add("meta", "meta must be an object whose values are strings")
             return
+        if len(raw) > rules.META_MEMBERS:
+            self.add("meta", f"meta must have at most {rules.META_MEMBERS} members")
+            return
         for name, value in raw.items():
-            problem = text_problem(name)
+            problem = text_problem(name) or (
+                None if 1 <= len(name) <= rules.META_NAME else
+                f"must be 1 to {rules.META_NAME} characters long")
             where = "a name in meta"
             if not problem:
                 problem, where = text_problem(value, multiline=True), f"meta.{name}"
+            if not problem and len(value) > rules.META_VALUE:
+                problem = f"must be at most {rules.META_VALUE} characters"
             if problem:
                 self.add("meta", f"{where} {problem}")
                 return
-        if len(json.dumps(raw, separators=(",", ":")).encode()) > 4096:
-            self.add("meta", "meta must be at most 4 KB when serialised")
-            return
         self.clean["meta"] = raw
 
 
-def check_payment(body: dict[str, Any], currencies: tuple[str, ...]) -> Checker:
-    """Validate a payment request (API, inline checkout or website form)."""
+def check_payment(body: dict[str, Any], currencies: tuple[str, ...], *,
+                  customer_object: bool = False) -> Checker:
+    """Validate a payment request (API, website form, or with ``customer_object`` the
+    inline checkout's config, whose customer's details are in ``customer``)."""
     c = Checker(body)
     c.tx_ref()
     c.amount()
     c.currency(currencies)
-    c.email()
-    c.text("first_name")
-    c.text("last_name")
+    if customer_object:
+        customer = body.get("customer")
+        if not isinstance(customer, dict):
+            c.add("customer", "customer is required" if customer is None else
+                  "customer must be an object")
+        else:
+            c.email(value=customer.get("email"), key="customer.email")
+            c.text("first_name", value=customer.get("first_name"), key="customer.first_name")
+            c.text("last_name", value=customer.get("last_name"), key="customer.last_name")
+            for name in ("email", "first_name", "last_name"):
+                if f"customer.{name}" in c.clean:
+                    c.clean[name] = c.clean.pop(f"customer.{name}")
+    else:
+        c.email()
+        c.text("first_name")
+        c.text("last_name")
     c.url("callback_url")
     c.url("return_url")
     c.customization(body.get("customization"))
@@ -198,8 +216,6 @@ def check_payment(body: dict[str, Any], currencies: tuple[str, ...]) -> Checker:
 
 
 def fee(amount: Decimal, percent: str, fixed: str) -> Decimal:
-    from decimal import ROUND_HALF_UP
-
     return (amount * Decimal(percent) / 100 + Decimal(fixed)).quantize(
         Decimal("0.01"), rounding=ROUND_HALF_UP
     )

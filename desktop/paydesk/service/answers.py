@@ -79,7 +79,7 @@ def classify(status: int, body: dict) -> ServiceError:
     if status in (401, 403) or "secret key" in lower or "public key" in lower or \
             "authoriz" in lower:
         return AuthenticationError(text, status=status)
-    if "used before" in lower or status == 409:
+    if "used before" in lower:
         return DuplicateReferenceError(text, errors, status=status)
     if status == 404 or "not found" in lower or lower == "invalid transaction":
         return NotFoundError(text, status=status)
