@@ -51,7 +51,7 @@ def test_deep_meta_on_the_website_form_is_an_html_400(sandbox):
               "secret_key": sandbox.key(kind="public"), "meta": "[" * 5000 + "]" * 5000}
     r = httpx.post(sandbox.base_url + "/ext_transfer", data=fields)
     assert r.status_code == 400 and "text/html" in r.headers["content-type"]
-    assert "meta must not nest" in r.text
+    assert "meta must be a JSON object of at most 20 strings" in r.text
     _nothing_created(sandbox)
 
 

@@ -108,10 +108,11 @@ def test_no_text_that_is_not_unicode_gets_in(sandbox, body):
 
 
 def test_a_lone_surrogate_in_the_forms_meta_is_an_html_400(sandbox):
-    """Item 4: the website form's ``meta`` is JSON text, so it can carry one too."""
+    """Item 4: the website form's ``meta`` is JSON text, so it could carry one too (as a
+    ``\\ud800`` escape): the form's meta takes no escapes but \\n \\r \\t \\" \\\\ \\/."""
     r = _form(sandbox, payment("SURR-3", meta={"k": "\ud800"}))
     assert r.status_code == 400 and "text/html" in r.headers["content-type"]
-    assert "meta.k must be valid Unicode text" in r.text
+    assert "meta must be a JSON object of at most 20 strings" in r.text
     _nothing_created(sandbox, "SURR-3")
 
 

@@ -117,15 +117,16 @@ async def submit_3ds(request: Request) -> Response:
     sb, row = _find(request)
     if row is None:
         return _not_found(sb)
-    if row["status"] != "pending" or not row["threeds_pending"]:
-        return _closed(sb, row) if row["status"] != "pending" else RedirectResponse(
-            f"{sb.base_url(request)}/payment/{row['reference']}", 303)
+    if row["status"] != "pending":
+        return _closed(sb, row)
     if row["mode"] == "live":
         return page(sb, "checkout.html", 409, **_view(sb, row), error=LIVE_REFUSAL)
     code = (await read_form(request)).get("code", "")
     if not rules.matches(rules.THREE_DS_CODE, code):
         return page(sb, "threeds.html", 400, **_view(sb, row),
                     error="Enter the 6-digit code sent to your phone.")
+    if not row["threeds_pending"]:  # no card asked for a code: back to the card form
+        return RedirectResponse(f"{sb.base_url(request)}/payment/{row['reference']}", 303)
     passed = code.strip() == THREE_DS_CODE
     await settle(sb, row["reference"], "success" if passed else "failed")
     return RedirectResponse(

@@ -1,6 +1,9 @@
-"""The OpenAPI 3.1 document of the service's public routes, written by hand.
+"""The OpenAPI 3.1 document of the service's public routes, exact: every rule the sandbox
+enforces on a request, every status it answers, and links from what creates a payment or a
+card to the operations that take its tx_ref, reference and card_hash.
 
-tests/sandbox/test_openapi.py checks it against the route table both ways.
+tests/sandbox/test_openapi.py checks it against the route table both ways, and runs
+schemathesis (every check, every phase) against a fresh sandbox with it.
 """
 
 from __future__ import annotations
@@ -8,155 +11,244 @@ from __future__ import annotations
 from typing import Any
 
 from .. import __version__
+from . import openapi_schemas as s
+from .context import DEPLOYMENT_CURRENCIES
 
-_STR = {"type": "string"}
-_ENVELOPE_FAIL = {
-    "type": "object",
-    "required": ["status", "message", "data"],
-    "properties": {
-        "status": {"type": "string", "enum": ["failed"]},
-        "message": {"oneOf": [_STR, {"type": "object", "additionalProperties": {"type": "array", "items": _STR}}]},
-        "data": {"oneOf": [{"type": "null"}, {"const": "null"}]},
-        "errors": {"type": "object", "additionalProperties": {"type": "array", "items": _STR}},
-    },
+_WHY = {
+    "400": "the request is not valid: `errors` names each failing field",
+    "401": "no key, or a key the service does not know",
+    "403": "a key of the wrong kind (a public key on a server call, or the reverse)",
+    "404": "no such record (of this merchant)",
+    "408": "the request body did not arrive within 20 s",
+    "409": "valid, but the record's state refuses it",
+    "413": "a body over 64 KB (refused on its Content-Length, before it is read)",
+    "415": "a body of another content type",
+    "429": "rate limited (a fault set through the sandbox control): wait Retry-After seconds",
+    "500": "an internal error: the message says whether a change was saved",
+    "503": "unavailable for a moment (a fault, a database held by another program, too many "
+           "connections); nothing was changed",
 }
-
-
-def _ok(data: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "required": ["status", "message", "data"],
-        "properties": {"status": _STR, "message": _STR, "data": data},
-    }
+_RETRY_AFTER = {"Retry-After": {"description": "seconds to wait",
+                                "schema": {"type": "string", "pattern": "^[0-9]+$"}}}
+_LOCATION = {"Location": {"required": True, "schema": {"type": "string"}}}
+JSON_READ = ("401", "403", "429", "500", "503")
+JSON_WRITE = ("400", "401", "403", "408", "413", "415", "429", "500", "503")
+PAGE = ("500", "503")
+PAGE_FORM = ("408", "413", "415", "500", "503")
 
 
 def _json(schema: dict[str, Any]) -> dict[str, Any]:
     return {"content": {"application/json": {"schema": schema}}}
 
 
-def _answers(code: str, data: dict[str, Any], *errors: str) -> dict[str, Any]:
-    out = {code: {"description": "success", **_json(_ok(data))}}
-    for e in errors:
-        out[e] = {"description": "failure", **_json({"$ref": "#/components/schemas/Failed"})}
+def _failures(codes: tuple[str, ...], *, html: bool = False) -> dict[str, Any]:
+    out = {}
+    for code in sorted(codes):
+        body = ({"content": {"text/html": {"schema": s.STR}}} if html else
+                _json({"$ref": "#/components/schemas/Failed"}))
+        out[code] = {"description": _WHY.get(code, "refused"), **body}
+        if code in ("429", "503"):
+            out[code]["headers"] = _RETRY_AFTER
     return out
 
 
-_PAYMENT_REQUEST = {
-    "type": "object",
-    "required": ["amount", "currency", "email", "first_name", "last_name", "tx_ref"],
-    "properties": {
-        "amount": {"type": "string", "pattern": "^[0-9]+$", "description": "whole units, 1 to 10,000,000"},
-        "currency": _STR, "email": {"type": "string", "format": "email"},
-        "first_name": _STR, "last_name": _STR,
-        "callback_url": {"type": "string", "format": "uri"},
-        "return_url": {"type": "string", "format": "uri"},
-        "tx_ref": {"type": "string", "minLength": 1, "maxLength": 100},
-        "customization": {"type": "object", "properties": {
-            "title": {"type": "string", "maxLength": 100},
-            "description": {"type": "string", "maxLength": 255},
-            "logo": {"type": "string", "format": "uri"}}},
-        "meta": {"type": "object", "additionalProperties": _STR},
-    },
+def _ok(code: str, message: str, data: dict[str, Any], links: dict | None = None) -> dict:
+    answer = {"description": message, **_json(s.envelope(message, data))}
+    if links:
+        answer["links"] = links
+    return {code: answer}
+
+
+def _page(what: str) -> dict[str, Any]:
+    return {"description": what, "content": {"text/html": {"schema": s.STR}}}
+
+
+_SEE_OTHER = {"description": "on to the next page", "headers": _LOCATION}
+_SECRET = [{"secretKey": []}]
+_PARAMETERS = {
+    "tx_ref": {"name": "tx_ref", "in": "path", "required": True, "schema": s.TX_REF},
+    "card_hash": {"name": "card_hash", "in": "path", "required": True, "schema": s.CARD_HASH},
+    "reference": {"name": "reference", "in": "path", "required": True, "schema": s.REFERENCE,
+                  "description": "the service's own reference (the end of checkout_url)"},
 }
-_TRANSACTION = {"type": "object", "properties": {k: _STR for k in (
-    "first_name", "last_name", "email", "currency", "amount", "charge", "mode", "type",
-    "status", "reference", "tx_ref", "created_at", "updated_at")} | {
-    "customization": {"type": "object"}, "meta": {"type": "object"}}}
-_CARD = {"type": "object", "properties": {
-    "card_hash": _STR, "masked_card": _STR, "status": {"type": "integer"},
-    "currency": _STR, "amount": _STR, "balance": _STR}}
-_AMOUNT_CARD = {"type": "object", "required": ["amount", "card_hash"],
-                "properties": {"amount": _STR, "card_hash": _STR}}
-_HASH = [{"name": "card_hash", "in": "path", "required": True, "schema": _STR}]
-_REF = [{"name": "reference", "in": "path", "required": True, "schema": _STR}]
-_HTML = {"description": "an HTML page", "content": {"text/html": {"schema": _STR}}}
-_SEE_OTHER = {"description": "redirect", "headers": {"Location": {"schema": _STR}}}
-_ERR = ("400", "401", "403", "404", "413", "415")
+
+
+def _by(name: str) -> list[dict[str, Any]]:
+    return [{"$ref": f"#/components/parameters/{name}"}]
+
+
+def _body(schema: dict[str, Any], kind: str = "application/json") -> dict[str, Any]:
+    return {"required": True, "content": {kind: {"schema": schema}}}
+
+
+def _link_all(operations: list[str], **parameters: str) -> dict[str, Any]:
+    return {op: {"operationId": op, "parameters": parameters} for op in operations}
+
+
+_CHECKOUT = ["showCheckout", "payWithCard", "showThreeDs", "submitThreeDs", "cancelPayment",
+             "showReceipt"]
+_TO_LOOKUP = {"validateTransaction": {"operationId": "validateTransaction",
+                                      "parameters": {"tx_ref": "$request.body#/tx_ref"}}}
+
+
+def _payments(currencies: tuple[str, ...]) -> dict[str, Any]:
+    link = {"type": "object", "required": ["checkout_url"],
+            "properties": {"checkout_url": {"type": "string", "format": "uri"}},
+            "additionalProperties": False}
+    return {
+        "/api/payment": {"post": {
+            "operationId": "createPayment", "summary": "Initiate transaction",
+            "security": _SECRET, "requestBody": _body(s.payment_request(currencies)),
+            "responses": {**_ok("201", "Payment link created", link, _TO_LOOKUP),
+                          **_failures(JSON_WRITE + ("409",))}}},
+        "/api/transaction/{tx_ref}": {"get": {
+            "operationId": "validateTransaction", "summary": "Validate transaction",
+            "description": "Without a reference (GET /api/transaction) the answer is 400 "
+                           "'tx_ref is required'. A key of the other mode answers 400.",
+            "security": _SECRET, "parameters": _by("tx_ref"),
+            "responses": {**_ok("200", "Payment details", s.TRANSACTION,
+                                _link_all(_CHECKOUT, reference="$response.body#/data/reference")),
+                          **_failures(JSON_READ + ("400", "404"))}}},
+        "/api/js_transfer": {
+            "post": {
+                "operationId": "inlineCheckout",
+                "summary": "Inline checkout start (what payment.js posts)",
+                "security": [{"publicKey": []}],
+                "requestBody": _body(s.inline_checkout(currencies)),
+                "responses": {**_ok("201", "Payment link created", link, _TO_LOOKUP),
+                              **_failures(JSON_WRITE + ("409",))}},
+            "options": {
+                "operationId": "inlineCheckoutPreflight", "summary": "CORS preflight",
+                "responses": {"204": {"description": "browsers may post from any origin",
+                                      "headers": {"Allow": {"required": True,
+                                                            "schema": s.STR}}}}}},
+        "/ext_transfer": {"post": {
+            "operationId": "websiteForm", "summary": "Website form payment",
+            "requestBody": _body(s.website_form(currencies), "application/x-www-form-urlencoded"),
+            "responses": {"303": {"description": "to the checkout page", "headers": _LOCATION},
+                          **{c: _page("this payment could not start: the form's problems")
+                             for c in ("400", "401", "403", "409")},
+                          **_failures(PAGE_FORM, html=True)}}},
+        "/js/payment.js": {"get": {
+            "operationId": "inlineCheckoutScript",
+            "summary": "Inline checkout script defining ServiceCheckout(config)",
+            "responses": {"200": {"description": "the script", "content": {
+                "application/javascript": {"schema": s.STR}}}, **_failures(PAGE, html=True)}}},
+    }
+
+
+def _checkout() -> dict[str, Any]:
+    ref = _by("reference")
+    gone, closed = _page("no such payment"), _page("already paid, failed or cancelled")
+    return {
+        "/payment/{reference}": {
+            "get": {"operationId": "showCheckout", "summary": "Hosted checkout page",
+                    "parameters": ref,
+                    "responses": {"200": _page("the card form"), "303": _SEE_OTHER,
+                                  "404": gone, "409": closed, **_failures(PAGE, html=True)}},
+            "post": {"operationId": "payWithCard", "summary": "Pay with a test card",
+                     "description": "A live link refuses every card (409): in the sandbox the "
+                                    "control API with the live secret key pays it.",
+                     "parameters": ref,
+                     "requestBody": _body(s.CARD_FORM, "application/x-www-form-urlencoded"),
+                     "responses": {"303": _SEE_OTHER, "400": _page("the card form, with why"),
+                                   "404": gone, "409": closed,
+                                   **_failures(PAGE_FORM, html=True)}}},
+        "/payment/{reference}/3ds": {
+            "get": {"operationId": "showThreeDs", "summary": "3-D Secure code page",
+                    "parameters": ref,
+                    "responses": {"200": _page("the code form"), "303": _SEE_OTHER,
+                                  "404": gone, "409": closed, **_failures(PAGE, html=True)}},
+            "post": {"operationId": "submitThreeDs", "summary": "Submit the 3-D Secure code",
+                     "parameters": ref,
+                     "requestBody": _body(s.THREE_DS_FORM, "application/x-www-form-urlencoded"),
+                     "responses": {"303": _SEE_OTHER, "400": _page("the code form, with why"),
+                                   "404": gone, "409": closed,
+                                   **_failures(PAGE_FORM, html=True)}}},
+        "/payment/{reference}/cancel": {"post": {
+            "operationId": "cancelPayment", "summary": "Cancel the payment", "parameters": ref,
+            "responses": {"303": _SEE_OTHER, "404": gone, "409": closed,
+                          **_failures(PAGE, html=True)}}},
+        "/payment/{reference}/receipt": {"get": {
+            "operationId": "showReceipt", "summary": "Receipt page", "parameters": ref,
+            "responses": {"200": _page("the receipt"), "404": gone,
+                          **_failures(PAGE, html=True)}}},
+    }
+
+
+_CARD_OPS = ["blockCard", "unblockCard", "terminateCard", "cardTransactions", "getCard"]
+
+
+def _cards(currencies: tuple[str, ...]) -> dict[str, Any]:
+    made = {**_link_all(_CARD_OPS, card_hash="$response.body#/data/card_hash"),
+            **{op: {"operationId": op,
+                    "requestBody": {"card_hash": "$response.body#/data/card_hash"}}
+               for op in ("fundCard", "withdrawFromCard")}}
+    paths: dict[str, Any] = {
+        "/api/virtual_card/create": {"post": {
+            "operationId": "createCard", "summary": "Create card", "security": _SECRET,
+            "requestBody": _body(s.card_create(currencies)),
+            "responses": {**_ok("201", "Payment link created",
+                                s.card(currencies, with_balance=False), made),
+                          **_failures(JSON_WRITE + ("409",))}}},
+    }
+    for path, op_id, summary, message in (
+            ("fund", "fundCard", "Fund card", "Card Funding successful"),
+            ("withdraw", "withdrawFromCard", "Withdraw from card", "Card Withdrawal successful")):
+        paths[f"/api/virtual_card/{path}"] = {"post": {
+            "operationId": op_id, "summary": summary, "security": _SECRET,
+            "requestBody": _body(s.AMOUNT_AND_CARD),
+            "responses": {**_ok("200", message, s.EMPTY),
+                          **_failures(JSON_WRITE + ("404", "409"))}}}
+    for action, op_id, message in (("block", "blockCard", "Card Blocked"),
+                                   ("unblock", "unblockCard", "Card Unblocked"),
+                                   ("terminate", "terminateCard", "Card Terminated")):
+        paths[f"/api/virtual_card/{action}/{{card_hash}}"] = {"get": {
+            "operationId": op_id, "summary": f"{action.capitalize()} card",
+            "security": _SECRET, "parameters": _by("card_hash"),
+            "responses": {**_ok("200", message, s.EMPTY),
+                          **_failures(JSON_READ + ("400", "404", "409"))}}}
+    listed = s.card(currencies, with_balance=True)
+    paths["/api/virtual_card/transactions/{card_hash}"] = {"get": {
+        "operationId": "cardTransactions", "summary": "Card transactions", "security": _SECRET,
+        "parameters": _by("card_hash"),
+        "responses": {**_ok("200", "Card Transactions",
+                            {"type": "array", "items": s.CARD_TRANSACTION}),
+                      **_failures(JSON_READ + ("400", "404"))}}}
+    paths["/api/virtual_card/all"] = {"get": {
+        "operationId": "allCards", "summary": "All cards", "security": _SECRET,
+        "responses": {**_ok("200", "All Cards", {"type": "array", "items": listed}),
+                      **_failures(JSON_READ)}}}
+    paths["/api/virtual_card/card/{card_hash}"] = {"get": {
+        "operationId": "getCard", "summary": "Get a card", "security": _SECRET,
+        "parameters": _by("card_hash"),
+        "responses": {**_ok("200", "All Cards", listed),
+                      **_failures(JSON_READ + ("400", "404"))}}}
+    return paths
 
 
 def document(has_cards: bool, base_path: str) -> dict[str, Any]:
-    paths: dict[str, Any] = {
-        "/api/payment": {"post": {
-            "summary": "Initiate transaction", "security": [{"secretKey": []}],
-            "requestBody": {"required": True, **_json(_PAYMENT_REQUEST)},
-            "responses": _answers("201", {"type": "object", "properties": {"checkout_url": _STR}},
-                                  *_ERR, "409", "429")}},
-        "/api/transaction/{tx_ref}": {"get": {
-            "summary": "Validate transaction", "security": [{"secretKey": []}],
-            "parameters": [{"name": "tx_ref", "in": "path", "required": True, "schema": _STR}],
-            "responses": _answers("200", _TRANSACTION, *_ERR, "429")}},
-        "/api/transaction": {"get": {
-            "summary": "Validate transaction without a reference (answers tx_ref is required)",
-            "security": [{"secretKey": []}], "responses": _answers("200", _TRANSACTION, "400")}},
-        "/api/js_transfer": {"post": {
-            "summary": "Inline checkout start (public key only; CORS enabled)",
-            "security": [{"publicKey": []}],
-            "requestBody": {"required": True, **_json({"type": "object"})},
-            "responses": _answers("201", {"type": "object", "properties": {"checkout_url": _STR}},
-                                  *_ERR, "409")}},
-        "/ext_transfer": {"post": {
-            "summary": "Website form payment",
-            "requestBody": {"required": True, "content": {
-                "application/x-www-form-urlencoded": {"schema": {"type": "object", "properties": {
-                    k: _STR for k in ("secret_key", "callback_url", "return_url", "tx_ref", "amount",
-                                      "currency", "email", "first_name", "last_name", "title",
-                                      "description", "logo", "meta")}}}}},
-            "responses": {"303": _SEE_OTHER, "400": _HTML, "401": _HTML, "403": _HTML, "409": _HTML,
-                          "413": _HTML, "415": _HTML}}},
-        "/js/payment.js": {"get": {
-            "summary": "Inline checkout script defining ServiceCheckout(config)",
-            "responses": {"200": {"description": "script", "content": {
-                "application/javascript": {"schema": _STR}}}}}},
-        "/payment/{reference}": {
-            "get": {"summary": "Hosted checkout page", "parameters": _REF,
-                    "responses": {"200": _HTML, "303": _SEE_OTHER, "404": _HTML, "409": _HTML}},
-            "post": {"summary": "Pay with a card", "parameters": _REF,
-                     "responses": {"303": _SEE_OTHER, "400": _HTML, "404": _HTML, "409": _HTML}}},
-        "/payment/{reference}/3ds": {
-            "get": {"summary": "3-D Secure code page", "parameters": _REF,
-                    "responses": {"200": _HTML, "303": _SEE_OTHER, "404": _HTML, "409": _HTML}},
-            "post": {"summary": "Submit the 3-D Secure code", "parameters": _REF,
-                     "responses": {"303": _SEE_OTHER, "404": _HTML, "409": _HTML}}},
-        "/payment/{reference}/cancel": {"post": {
-            "summary": "Cancel the payment", "parameters": _REF,
-            "responses": {"303": _SEE_OTHER, "404": _HTML, "409": _HTML}}},
-        "/payment/{reference}/receipt": {"get": {
-            "summary": "Receipt page", "parameters": _REF,
-            "responses": {"200": _HTML, "404": _HTML}}},
-    }
-    if has_cards:
-        card_ops = {
-            "/api/virtual_card/create": ("post", "Create card", {
-                "type": "object", "required": ["amount", "currency"],
-                "properties": {"amount": _STR, "currency": _STR, "callback_url": _STR}}, "201", _CARD),
-            "/api/virtual_card/fund": ("post", "Fund card", _AMOUNT_CARD, "200", {"type": "object"}),
-            "/api/virtual_card/withdraw": ("post", "Withdraw from card", _AMOUNT_CARD, "200", {"type": "object"}),
-            "/api/virtual_card/block/{card_hash}": ("get", "Block card", None, "200", {"type": "object"}),
-            "/api/virtual_card/unblock/{card_hash}": ("get", "Unblock card", None, "200", {"type": "object"}),
-            "/api/virtual_card/terminate/{card_hash}": ("get", "Terminate card", None, "200", {"type": "object"}),
-            "/api/virtual_card/transactions/{card_hash}": ("get", "Card transactions", None, "200",
-                                                           {"type": "array", "items": {"type": "object"}}),
-            "/api/virtual_card/all": ("get", "All cards", None, "200", {"type": "array", "items": _CARD}),
-            "/api/virtual_card/card/{card_hash}": ("get", "Get a card", None, "200", _CARD),
-        }
-        for path, (method, summary, body, code, data) in card_ops.items():
-            op: dict[str, Any] = {"summary": summary, "security": [{"secretKey": []}],
-                                  "responses": _answers(code, data, *_ERR)}
-            if body:
-                op["requestBody"] = {"required": True, **_json(body)}
-            if "{card_hash}" in path:
-                op["parameters"] = _HASH
-            paths[path] = {method: op}
+    currencies = DEPLOYMENT_CURRENCIES["cards" if has_cards else "no-cards"]
+    paths = {**_payments(currencies), **_checkout(), **(_cards(currencies) if has_cards else {})}
     return {
         "openapi": "3.1.0",
-        "info": {"title": "Payment collection service (PayDesk sandbox)", "version": __version__},
+        "info": {"title": "Payment collection service (PayDesk sandbox)", "version": __version__,
+                 "description": "The strict dialect. With --quirks the sandbox answers the way "
+                                "the family of services does (400 for every error, 201 for "
+                                "successes, other shapes): this document does not describe "
+                                "those answers."},
         "servers": [{"url": base_path or "/"}],
         "paths": paths,
         "components": {
-            "schemas": {"Failed": _ENVELOPE_FAIL},
+            "schemas": {"Failed": s.FAILED},
+            "parameters": _PARAMETERS,
             "securitySchemes": {
-                "secretKey": {"type": "http", "scheme": "bearer", "description": "sec-test-... or sec-live-..."},
-                "publicKey": {"type": "http", "scheme": "bearer", "description": "pub-test-... or pub-live-..."},
+                "secretKey": {"type": "http", "scheme": "bearer",
+                              "description": "the merchant's secret key of the mode: "
+                                             "sec-test-... or sec-live-..."},
+                "publicKey": {"type": "http", "scheme": "bearer",
+                              "description": "the merchant's public key of the mode: "
+                                             "pub-test-... or pub-live-..."},
             },
         },
     }

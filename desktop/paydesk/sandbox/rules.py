@@ -29,8 +29,9 @@ TX_REF = "^[A-Za-z0-9._~:-]*[A-Za-z0-9][A-Za-z0-9._~:-]*$"
 _LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 _EMAIL = f"[A-Za-z0-9.!#$%&'*+/=?^_`{{|}}~-]+@{_LABEL}(?:\\.{_LABEL})+"
 EMAIL = f"^[{SPACE}]*{_EMAIL}[{SPACE}]*$"
-_URL = (f"[Hh][Tt][Tt][Pp][Ss]?://(?:{_LABEL}(?:\\.{_LABEL})*|\\[[0-9A-Fa-f:.]+\\])"
-        "(?::[0-9]{1,5})?(?:[/?#][!-~]*)?")
+# host names and IPv4 addresses (not bracketed IPv6 literals), an optional port, and a
+# path, query or fragment of printable ASCII
+_URL = f"[Hh][Tt][Tt][Pp][Ss]?://{_LABEL}(?:\\.{_LABEL})*(?::[0-9]{{1,5}})?(?:[/?#][!-~]*)?"
 URL = f"^[{SPACE}]*(?:{_URL}[{SPACE}]*)?$"  # blank: no URL (every URL field is optional)
 CARD_HASH = "^ch_[0-9a-f]{32}$"
 REFERENCE = "^PDK-[0-9a-f]{32}$"
@@ -42,6 +43,14 @@ TEST_CARD = "^[ -]*(?:" + "|".join("[ -]*".join(n) for n in TEST_CARDS) + ")[ -]
 EXPIRY = "^ *(?:0[1-9]|1[0-2]) */ *[0-9]{2} *$"
 CVC = "^ *[0-9]{3,4} *$"
 THREE_DS_CODE = "^ *[0-9]{6} *$"
+
+# The website form's ``meta``: a JSON object of strings as text, within meta's rules. Names
+# and values hold no control characters; a value may carry the escapes \n \r \t; spaces
+# may surround the punctuation; blank is no meta.
+_NAME_CHAR = f'(?:[^"\\\\{CONTROL}]|\\\\["\\\\/])'
+_VALUE_CHAR = f'(?:[^"\\\\\\x00-\\x1f\\x7f-\\x9f]|\\\\["\\\\/nrt])'
+_MEMBER = f'"{_NAME_CHAR}{{1,40}}" *: *"{_VALUE_CHAR}{{0,100}}" *'
+META_JSON = f"^ *(?:\\{{ *(?:{_MEMBER}(?:, *{_MEMBER}){{0,19}})?\\}} *)?$"
 
 LENGTHS = {"amount": 64, "name": 100, "email": 254, "url": 2048, "tx_ref": 100,
            "title": 100, "description": 255, "card_hash": 100}

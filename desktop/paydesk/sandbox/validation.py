@@ -58,16 +58,16 @@ class Checker:
 
     def _string(self, field: str, value: Any, *, required: bool, max_len: int,
                 multiline: bool = False) -> str | None:
-        if value is None or (isinstance(value, str) and value.strip() == ""):
-            if required:
-                self.add(field, f"{field} is required")
-            return None
-        if not isinstance(value, str):
+        if value is not None and not isinstance(value, str):
             self.add(field, f"{field} must be a string")
             return None
-        problem = text_problem(value, multiline=multiline)
-        if problem:
+        problem = text_problem(value, multiline=multiline) if value else None
+        if problem:  # before the blank check: "\t" is not a blank name but a control
             self.add(field, f"{field} {problem}")
+            return None
+        if value is None or value.strip() == "":
+            if required:
+                self.add(field, f"{field} is required")
             return None
         if len(value) > max_len:
             self.add(field, f"{field} must be at most {max_len} characters")

@@ -7,6 +7,7 @@ from importlib import resources
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
+from . import rules
 from .bodies import parse_json, read_form
 from .checkout import page
 from .context import authenticate, sandbox_of
@@ -25,8 +26,12 @@ async def ext_transfer(request: Request) -> Response:
             "callback_url", "return_url")}
         body["customization"] = {k: fields[k] for k in ("title", "description", "logo")
                                  if fields.get(k)}
-        raw_meta = fields.get("meta", "").strip()
-        if raw_meta:
+        raw_meta = fields.get("meta", "")
+        if not rules.matches(rules.META_JSON, raw_meta):
+            raise ApiError(400, "meta must be a JSON object of strings", {"meta": [
+                f"meta must be a JSON object of at most {rules.META_MEMBERS} strings, names of 1 "
+                f"to {rules.META_NAME} characters, values of at most {rules.META_VALUE}"]})
+        if raw_meta.strip(" "):
             body["meta"] = parse_json(raw_meta, "meta")
         url = create_payment(sb, owner, body, sb.base_url(request), "FORM")
     except ApiError as err:
