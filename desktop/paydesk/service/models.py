@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import enum
+import math
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from decimal import Decimal
 from typing import Any, Mapping
 
-from .errors import UnexpectedAnswerError
+from .errors import UnexpectedAnswerError, brief
 from .money import MoneyError, parse_amount
 
+_INTEGER = re.compile(r"[+-]?[0-9]{1,30}")
 # The service's internal currency codes (SERVICE.md section 1); a profile may override.
 DEFAULT_CARD_CURRENCIES = {"10": "NGN", "11": "USD", "12": "GBP", "13": "EUR"}
 
@@ -49,7 +52,7 @@ class CardState(enum.Enum):
     def read(cls, raw: Any) -> "CardState":
         try:
             value = int(raw)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             return cls.UNKNOWN
         for member in cls:
             if member.value == value and member is not cls.UNKNOWN:
@@ -63,12 +66,12 @@ class Fields:
     def __init__(self, data: Any, what: str, status: int | None):
         if not isinstance(data, Mapping):
             raise UnexpectedAnswerError(f"{what} is not an object", status=status,
-                                        snippet=repr(data))
+                                        snippet=brief(data))
         self.data, self.what, self.status = data, what, status
 
     def _bad(self, name: str, expected: str) -> UnexpectedAnswerError:
         return UnexpectedAnswerError(f"{self.what}.{name} is not {expected}", status=self.status,
-                                     snippet=repr(self.data.get(name)))
+                                     snippet=brief(self.data.get(name)))
 
     def text(self, name: str, *, required: bool = False) -> str | None:
         value = self.data.get(name)
@@ -92,15 +95,17 @@ class Fields:
             raise self._bad(name, "an amount") from None
 
     def integer(self, name: str) -> int | None:
+        """An integer, or an integral number or digit string (never Infinity, 1e309)."""
         value = self.data.get(name)
         if value is None:
             return None
-        if isinstance(value, bool):
-            raise self._bad(name, "an integer")
-        try:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(value, float) and math.isfinite(value) and value.is_integer():
             return int(value)
-        except (TypeError, ValueError):
-            raise self._bad(name, "an integer") from None
+        if isinstance(value, str) and _INTEGER.fullmatch(value.strip()):
+            return int(value.strip())
+        raise self._bad(name, "an integer")
 
     def when(self, name: str) -> datetime | None:
         value = self.data.get(name)
@@ -110,11 +115,11 @@ class Fields:
             raise self._bad(name, "a timestamp")
         try:
             stamp = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
+            if stamp.tzinfo is None:
+                stamp = stamp.replace(tzinfo=timezone.utc)
+            return stamp.astimezone(timezone.utc)
+        except (ValueError, OverflowError):  # 9999-12-31T23:59:59-14:00 is past year 9999 in UTC
             raise self._bad(name, "a timestamp") from None
-        if stamp.tzinfo is None:
-            stamp = stamp.replace(tzinfo=timezone.utc)
-        return stamp.astimezone(timezone.utc)
 
     def mapping(self, name: str) -> dict[str, Any]:
         value = self.data.get(name)
@@ -277,4 +282,4 @@ def items_of(data: Any, status: int | None, *keys: str) -> list[Any]:
                 return data[key]
         if not data:
             return []
-    raise UnexpectedAnswerError("expected a list", status=status, snippet=repr(data))
+    raise UnexpectedAnswerError("expected a list", status=status, snippet=brief(data))
