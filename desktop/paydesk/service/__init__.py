@@ -6,13 +6,13 @@ PayDesk's windows never speak HTTP; they call this. So can a script::
         link = await service.create_payment(PaymentRequest(...))
 """
 
-from .errors import (AnswerLostError, AuthenticationError, DuplicateReferenceError,
-                     ModeMismatchError, NotFoundError, RateLimitedError, ServiceError,
-                     ServiceUnavailableError, UnexpectedAnswerError, ValidationError)
+from .errors import (AnswerLostError, AuthenticationError, ClientClosedError,
+                     DuplicateReferenceError, ModeMismatchError, NotFoundError,
+                     RateLimitedError, ServiceError, ServiceUnavailableError,
+                     UnexpectedAnswerError, ValidationError)
 from .models import (CardState, CardTransaction, PaymentLink, PaymentRequest, Transaction,
                      TransactionState, VirtualCard)
 from .money import format_amount, parse_amount, to_wire
-
 
 
 def __getattr__(name: str):
@@ -28,7 +28,8 @@ def __getattr__(name: str):
 __all__ = [
     "ServiceClient", "ServiceError", "AuthenticationError", "ModeMismatchError",
     "ValidationError", "NotFoundError", "DuplicateReferenceError", "RateLimitedError",
-    "ServiceUnavailableError", "AnswerLostError", "UnexpectedAnswerError", "PaymentRequest",
+    "ServiceUnavailableError", "AnswerLostError", "ClientClosedError", "UnexpectedAnswerError",
+    "PaymentRequest",
     "PaymentLink", "Transaction", "TransactionState", "VirtualCard", "CardState",
     "CardTransaction", "format_amount", "parse_amount", "to_wire",
 ]

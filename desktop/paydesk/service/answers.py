@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 from .errors import (AuthenticationError, DuplicateReferenceError, ModeMismatchError,
                      NotFoundError, RateLimitedError, ServiceError, ServiceUnavailableError,
-                     UnexpectedAnswerError, ValidationError)
+                     UnexpectedAnswerError, ValidationError, brief)
 
 SUCCESS_WORDS = ("success", "suucess")
+MAX_DEPTH = 64  # nested arrays and objects: no answer of the service comes near
+_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 
 
 @dataclass(frozen=True)
@@ -26,9 +32,10 @@ def _errors_of(body: dict) -> tuple[str, dict[str, list[str]]]:
     raw_message = body.get("message")
     for source in (body.get("errors"), raw_message):
         if isinstance(source, dict):
-            for field, msgs in source.items():
+            for field, msgs in list(source.items())[:50]:
                 items = msgs if isinstance(msgs, list) else [msgs]
-                errors.setdefault(str(field), []).extend(str(m) for m in items)
+                errors.setdefault(str(field), []).extend(
+                    m if isinstance(m, str) else brief(m) for m in items[:10])
     if isinstance(raw_message, str) and raw_message.strip():
         text = raw_message.strip()
     elif errors:
@@ -38,31 +45,62 @@ def _errors_of(body: dict) -> tuple[str, dict[str, list[str]]]:
     return text, errors
 
 
-def _retry_after(value: str | None) -> float | None:
-    try:
-        return max(0.0, float(value)) if value is not None else None
-    except ValueError:
+def retry_after(value: str | None, now: datetime | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header: delay-seconds or an HTTP date (RFC 9110);
+    None when absent or unreadable."""
+    if value is None:
         return None
+    text = value.strip()
+    if text.isascii() and text.isdigit():
+        return float(int(text[:12]))
+    try:
+        when = parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, (when - (now or datetime.now(timezone.utc))).total_seconds())
+
+
+def nesting(raw: bytes) -> int:
+    """How deeply arrays and objects nest in a JSON text, without parsing it."""
+    brackets = _STRINGS.sub(b'""', raw).translate(None, _NOT_BRACKETS)
+    depth = deepest = 0
+    for b in brackets:
+        depth += 1 if b in (0x5B, 0x7B) else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def parse(status: int, raw: bytes) -> Any:
+    """The JSON of an answer; UnexpectedAnswerError (ServiceUnavailableError for a 5xx)
+    for anything else, text nested past MAX_DEPTH included."""
+    def failure(why: str) -> ServiceError:
+        if status >= 500:
+            return ServiceUnavailableError(f"The service failed (HTTP {status})", status=status)
+        return UnexpectedAnswerError(why, status=status,
+                                     snippet=raw[:4000].decode("utf-8", "replace"))
+
+    if nesting(raw) > MAX_DEPTH:
+        raise failure("The service's answer is nested too deeply")
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        raise failure("The service's answer is not JSON") from None
 
 
 def read(status: int, headers: dict[str, str], raw: bytes) -> Answer:
     """Turn one HTTP answer into an Answer, or raise the matching ServiceError."""
     if status == 429:
         raise RateLimitedError("The service asks us to slow down",
-                               _retry_after(headers.get("retry-after")), status=status)
-    try:
-        body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        if status >= 500:
-            raise ServiceUnavailableError(f"The service failed (HTTP {status})", status=status) from None
-        raise UnexpectedAnswerError("The service's answer is not JSON", status=status,
-                                    snippet=raw[:200].decode("utf-8", "replace")) from None
+                               retry_after(headers.get("retry-after")), status=status)
+    body = parse(status, raw)
     if not isinstance(body, dict) or "status" not in body:
         if status >= 500:
             raise ServiceUnavailableError(f"The service failed (HTTP {status})", status=status)
         raise UnexpectedAnswerError("The service's answer is not an envelope", status=status,
-                                    snippet=raw[:200].decode("utf-8", "replace"))
-    word = str(body.get("status")).strip().lower()
+                                    snippet=raw[:4000].decode("utf-8", "replace"))
+    word = body["status"].strip().lower() if isinstance(body["status"], str) else ""
     if word in SUCCESS_WORDS and status < 400:
         message = body.get("message")
         return Answer(status, message if isinstance(message, str) else "", body.get("data"))

@@ -1,8 +1,13 @@
-"""The async client of the service: one per profile and mode, every operation typed."""
+"""The async client of the service: one per profile and mode, every operation typed.
+
+Whatever the service answers (or does not), only ServiceError subclasses leave it, their
+text never holds the client's key, and no call waits without bound.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import random
 from decimal import Decimal
@@ -13,29 +18,53 @@ import httpx
 
 from .. import __version__
 from .answers import Answer, read
-from .errors import (AnswerLostError, DuplicateReferenceError, NotFoundError, RateLimitedError,
-                     ServiceError, ServiceUnavailableError, UnexpectedAnswerError,
-                     ValidationError)
+from .decoding import ACCEPTED, TooLarge, Undecodable, read_body
+from .errors import (AnswerLostError, ClientClosedError, DuplicateReferenceError,
+                     NotFoundError, RateLimitedError, ServiceError, ServiceUnavailableError,
+                     UnexpectedAnswerError, ValidationError, brief)
 from .models import (DEFAULT_CARD_CURRENCIES, CardTransaction, PaymentLink, PaymentRequest,
                      Transaction, VirtualCard, items_of)
 from .money import to_wire
 
 log = logging.getLogger("paydesk.service")
 T = TypeVar("T")
-MAX_ANSWER = 2 * 1024 * 1024  # bytes; a bigger answer is not the service's
+MAX_ANSWER = 2 * 1024 * 1024  # bytes, received and decoded; a bigger answer is not the service's
+
+
+def _typed(method):
+    """Every public call: only ServiceErrors out, none holding the client's own key."""
+    @functools.wraps(method)
+    async def call(self: "ServiceClient", *args, **kwargs):
+        try:
+            return await method(self, *args, **kwargs)
+        except ServiceError as error:
+            raise error.scrubbed(self._key) from None
+        except Exception as error:  # noqa: BLE001 - the promise: nothing untyped leaves
+            log.warning("%s: an answer PayDesk could not read (%s)", method.__name__,
+                        type(error).__name__)
+            raise UnexpectedAnswerError(
+                "PayDesk could not read the service's answer", status=None,
+                snippet=f"{type(error).__name__}").scrubbed(self._key) from None
+    return call
 
 
 class ServiceClient:
     """Talks to one service deployment with one secret key (so: one profile, one mode).
 
     ``async with ServiceClient(base_url, key) as client: await client.validate("REF")``.
+
+    Waits are bounded: each exchange by ``timeout``; a 429 is waited out only when its
+    Retry-After is at most ``max_retry_wait`` (else RateLimitedError at once, its
+    ``retry_after`` for the caller to schedule); ``create_payment`` as a whole by
+    ``create_deadline`` (then AnswerLostError: the caller settles it later).
     """
 
     def __init__(self, base_url: str, secret_key: str, *, timeout: float = 20.0,
                  connect_timeout: float = 5.0, transport: httpx.AsyncBaseTransport | None = None,
                  retries: int = 3, backoff: float = 0.3, max_backoff: float = 5.0,
                  card_currencies: Mapping[str, str] = DEFAULT_CARD_CURRENCIES,
-                 create_attempts: int = 8):
+                 create_attempts: int = 8, max_retry_wait: float = 5.0,
+                 create_deadline: float = 45.0):
         self.base_url = base_url.rstrip("/")
         self._key = secret_key
         self.timeout = timeout
@@ -43,10 +72,14 @@ class ServiceClient:
         self.backoff = backoff
         self.max_backoff = max_backoff
         self.create_attempts = create_attempts
+        self.max_retry_wait = max_retry_wait
+        self.create_deadline = create_deadline
         self.card_currencies = dict(card_currencies)
+        self._closing = asyncio.Event()
         self._http = httpx.AsyncClient(
             base_url=self.base_url + "/",
-            headers={"Accept": "application/json", "Authorization": f"Bearer {secret_key}",
+            headers={"Accept": "application/json", "Accept-Encoding": ACCEPTED,
+                     "Authorization": f"Bearer {secret_key}",
                      "User-Agent": f"PayDesk/{__version__}"},
             timeout=httpx.Timeout(timeout, connect=connect_timeout),
             transport=transport, follow_redirects=False,
@@ -61,42 +94,60 @@ class ServiceClient:
     async def __aexit__(self, *exc) -> None:
         await self.aclose()
 
+    @property
+    def closed(self) -> bool:
+        return self._closing.is_set()
+
     async def aclose(self) -> None:
+        """Close the connections. Calls waiting between retries end at once with
+        ClientClosedError, and so does any later call."""
+        self._closing.set()
         await self._http.aclose()
 
     # -- one exchange ---------------------------------------------------------
 
+    def _closed_error(self) -> ClientClosedError:
+        return ClientClosedError("This connection to the service was closed")
+
     async def _exchange(self, method: str, path: str, body: dict | None = None) -> Answer:
         """Send once; read the answer within the overall timeout. Raises ServiceError."""
+        if self.closed:
+            raise self._closed_error()
         try:
             async with asyncio.timeout(self.timeout):
                 async with self._http.stream(method, path.lstrip("/"), json=body) as reply:
-                    raw = bytearray()
-                    async for chunk in reply.aiter_raw():
-                        raw += chunk
-                        if len(raw) > MAX_ANSWER:
-                            raise UnexpectedAnswerError(
-                                "The service's answer is far too large", status=reply.status_code,
-                                snippet=bytes(raw[:200]).decode("utf-8", "replace"))
-                    return read(reply.status_code, dict(reply.headers), bytes(raw))
-        except TimeoutError:
-            raise AnswerLostError(f"No answer from the service within {self.timeout:g} s") from None
-        except httpx.ConnectError:
-            raise ServiceUnavailableError("The service cannot be reached") from None
-        except (httpx.ConnectTimeout, httpx.PoolTimeout):
-            raise ServiceUnavailableError("The service cannot be reached (timed out)") from None
-        except httpx.TimeoutException:
-            raise AnswerLostError("The service stopped answering (timed out)") from None
-        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
-            raise AnswerLostError("The connection to the service was cut") from None
-        except httpx.DecodingError:
-            raise UnexpectedAnswerError("The service's answer could not be decoded", status=None) from None
-        except httpx.HTTPError as exc:
-            raise ServiceUnavailableError(f"Network error ({type(exc).__name__})") from None
+                    raw = await read_body(reply.aiter_raw(), reply.headers.get("content-encoding"),
+                                          MAX_ANSWER)
+                    return read(reply.status_code, dict(reply.headers), raw)
+        except TooLarge:
+            raise UnexpectedAnswerError("The service's answer is far too large",
+                                        status=None) from None
+        except Undecodable as error:
+            raise UnexpectedAnswerError(f"The service's answer could not be decoded: {error}",
+                                        status=None) from None
+        except (httpx.HTTPError, RuntimeError, TimeoutError) as error:
+            if self.closed:  # closed under this call
+                raise self._closed_error() from None
+            if isinstance(error, RuntimeError):
+                raise
+            raise _transport_error(error, self.timeout) from None
 
-    def _delay(self, attempt: int, error: ServiceError) -> float:
+    async def _pause(self, delay: float) -> None:
+        """Wait between attempts; ClientClosedError at once if the client is closed."""
+        try:
+            async with asyncio.timeout(delay):
+                await self._closing.wait()
+        except TimeoutError:
+            return
+        raise self._closed_error()
+
+    def _delay(self, attempt: int, error: ServiceError | None) -> float:
+        """How long to wait before the next attempt; RateLimitedError when the service
+        asks for longer than this client waits."""
         if isinstance(error, RateLimitedError) and error.retry_after is not None:
-            return min(error.retry_after, self.max_backoff * 4)
+            if error.retry_after > self.max_retry_wait:
+                raise error
+            return error.retry_after
         base = min(self.max_backoff, self.backoff * (2 ** attempt))
         return random.uniform(base / 2, base)  # jittered
 
@@ -112,7 +163,7 @@ class ServiceClient:
                 delay = self._delay(attempt, error)
                 log.info("retrying in %.2f s after %s", delay, type(error).__name__)
                 attempt += 1
-                await asyncio.sleep(delay)
+                await self._pause(delay)
 
     async def _read(self, path: str) -> Answer:
         return await self._retrying(lambda: self._exchange("GET", path))
@@ -129,24 +180,30 @@ class ServiceClient:
                     type(error) is ServiceUnavailableError and error.status is None)
                 if not never_arrived or attempt >= self.retries:
                     raise
-                await asyncio.sleep(self._delay(attempt, error))
+                await self._pause(self._delay(attempt, error))
                 attempt += 1
 
     # -- payments -------------------------------------------------------------
 
+    @_typed
     async def validate(self, tx_ref: str) -> Transaction:
         """Look a transaction up by the merchant's reference."""
         if not tx_ref or not tx_ref.strip():
             raise ValidationError("tx_ref is required", {"tx_ref": ["tx_ref is required"]})
+        return await self._lookup(tx_ref.strip())
+
+    async def _lookup(self, tx_ref: str) -> Transaction:
         try:
-            answer = await self._read(f"api/transaction/{quote(tx_ref.strip(), safe='')}")
+            answer = await self._read(f"api/transaction/{quote(tx_ref, safe='')}")
         except NotFoundError as error:
             if "not submitted" in error.message.lower():
-                return Transaction.not_submitted(tx_ref.strip())
+                return Transaction.not_submitted(tx_ref)
             raise
         return Transaction.parse(answer.data, answer.status)
 
-    async def create_payment(self, request: PaymentRequest, *, resumed: bool = False) -> PaymentLink:
+    @_typed
+    async def create_payment(self, request: PaymentRequest, *, resumed: bool = False,
+                             deadline: float | None = None) -> PaymentLink:
         """Create a payment link; never two payments for one intent, never a lost one.
 
         When the answer is lost, the tx_ref is looked up: found, that is the result;
@@ -155,42 +212,66 @@ class ServiceClient:
         service shows too little to compare (the family's unpaid lookup), it is ours
         only if an earlier send of ours may have arrived: after a lost answer here, or
         ``resumed=True`` when the caller is settling a create interrupted earlier.
+
+        All of it takes at most ``deadline`` seconds (the client's ``create_deadline``).
+        Past it, or when the service asks to wait longer than this client waits, the
+        outcome is left open: AnswerLostError if a send of ours may have arrived (keep
+        the intent and settle it later with ``resumed=True``), else the last error.
         """
-        maybe_sent = resumed
+        state = _CreateState(maybe_sent=resumed)
+        limit = self.create_deadline if deadline is None else deadline
+        try:
+            async with asyncio.timeout(limit):
+                return await self._create(request, state)
+        except TimeoutError:
+            why = f"No confirmation from the service within {limit:g} s"
+        except RateLimitedError as error:
+            if not state.maybe_sent:
+                raise
+            why = f"The service asks to wait {error.retry_after or 0:g} s before confirming"
+        if state.maybe_sent:
+            raise AnswerLostError(f"{why}; the payment may exist: settle it later with the "
+                                  "same reference") from None
+        raise state.last_error or ServiceUnavailableError(f"{why}; nothing was sent") from None
+
+    async def _create(self, request: PaymentRequest, state: "_CreateState") -> PaymentLink:
         body = request.to_json()
-        last_error: ServiceError | None = None
         for attempt in range(self.create_attempts):
             if attempt:
-                await asyncio.sleep(self._delay(attempt - 1, last_error))
+                await self._pause(self._delay(attempt - 1, state.last_error))
             duplicate: DuplicateReferenceError | None = None
             try:
                 answer = await self._exchange("POST", "api/payment", body)
             except DuplicateReferenceError as error:
                 duplicate = error
             except RateLimitedError as error:
-                last_error = error
+                state.last_error = error
                 continue  # refused before acting: send again
             except ServiceUnavailableError as error:
-                last_error = error  # the answer is lost, or never came: ask the service
-                maybe_sent = maybe_sent or error.status is not None or isinstance(error, AnswerLostError)
+                state.last_error = error  # the answer is lost, or never came: ask the service
+                state.maybe_sent = (state.maybe_sent or error.status is not None
+                                    or isinstance(error, AnswerLostError))
             else:
                 return self._link_from(request, answer)
             try:
-                found = await self._find_intent(request, maybe_sent)
+                found = await self._find_intent(request, state.maybe_sent)
             except NotFoundError:
                 if duplicate is not None:
                     raise duplicate from None
                 continue  # it never arrived: send again, with the same tx_ref
             except (ServiceUnavailableError, RateLimitedError) as error:
-                last_error = error
+                state.last_error = error
                 continue
             if found is None:
                 raise DuplicateReferenceError(
                     "Transaction reference has been used before, for another payment",
                     {"tx_ref": ["used before, for another payment"]}, status=409)
             return found
-        assert last_error is not None
-        raise last_error
+        assert state.last_error is not None
+        if state.maybe_sent and not isinstance(state.last_error, AnswerLostError):
+            raise AnswerLostError(f"{state.last_error.message}; the payment may exist: settle "
+                                  "it later with the same reference", status=state.last_error.status)
+        raise state.last_error
 
     @staticmethod
     def _link_from(request: PaymentRequest, answer: Answer) -> PaymentLink:
@@ -198,13 +279,13 @@ class ServiceClient:
         url = data.get("checkout_url")
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
             raise UnexpectedAnswerError("No checkout_url in the answer", status=answer.status,
-                                        snippet=repr(answer.data))
+                                        snippet=brief(answer.data))
         return PaymentLink(tx_ref=request.tx_ref, checkout_url=url)
 
     async def _find_intent(self, request: PaymentRequest, maybe_sent: bool) -> PaymentLink | None:
         """The link for this intent if the service has it; None if the tx_ref is someone else's.
         Raises NotFoundError when the service has no such tx_ref."""
-        tx = await self.validate(request.tx_ref)
+        tx = await self._lookup(request.tx_ref)
         if tx.amount is None and not maybe_sent:
             return None  # nothing to compare, and none of ours can have arrived
         if tx.amount is not None and (tx.amount != Decimal(to_wire(request.amount))
@@ -219,6 +300,7 @@ class ServiceClient:
     def _card(self, data: Any, status: int) -> VirtualCard:
         return VirtualCard.parse(data, status, self.card_currencies)
 
+    @_typed
     async def create_card(self, amount: Decimal | int | str, currency: str,
                           callback_url: str | None = None) -> VirtualCard:
         body = {"amount": to_wire(amount), "currency": currency}
@@ -227,11 +309,13 @@ class ServiceClient:
         answer = await self._write("api/virtual_card/create", body)
         return self._card(answer.data, answer.status)
 
+    @_typed
     async def fund_card(self, card_hash: str, amount: Decimal | int | str) -> str:
         answer = await self._write("api/virtual_card/fund",
                                    {"amount": to_wire(amount), "card_hash": card_hash})
         return answer.message
 
+    @_typed
     async def withdraw_card(self, card_hash: str, amount: Decimal | int | str) -> str:
         answer = await self._write("api/virtual_card/withdraw",
                                    {"amount": to_wire(amount), "card_hash": card_hash})
@@ -255,28 +339,58 @@ class ServiceClient:
 
         return (await self._retrying(once)).message
 
+    @_typed
     async def block_card(self, card_hash: str) -> str:
         return await self._card_action("block", card_hash, ("already blocked",))
 
+    @_typed
     async def unblock_card(self, card_hash: str) -> str:
         return await self._card_action("unblock", card_hash, ("not blocked",))
 
+    @_typed
     async def terminate_card(self, card_hash: str) -> str:
         return await self._card_action("terminate", card_hash, ("terminated",))
 
+    @_typed
     async def card_transactions(self, card_hash: str) -> list[CardTransaction]:
         answer = await self._read(f"api/virtual_card/transactions/{quote(card_hash, safe='')}")
         return [CardTransaction.parse(x, answer.status)
                 for x in items_of(answer.data, answer.status, "transactions", "data")]
 
+    @_typed
     async def cards(self) -> list[VirtualCard]:
         answer = await self._read("api/virtual_card/all")
         return [self._card(x, answer.status)
                 for x in items_of(answer.data, answer.status, "cards", "data")]
 
+    @_typed
     async def card(self, card_hash: str) -> VirtualCard:
         answer = await self._read(f"api/virtual_card/card/{quote(card_hash, safe='')}")
         data = answer.data
         if isinstance(data, dict) and "card_hash" not in data and isinstance(data.get("card"), dict):
             data = data["card"]
         return self._card(data, answer.status)
+
+
+class _CreateState:
+    """What one create_payment has learnt so far."""
+
+    def __init__(self, maybe_sent: bool):
+        self.maybe_sent = maybe_sent
+        self.last_error: ServiceError | None = None
+
+
+def _transport_error(error: Exception, timeout: float) -> ServiceError:
+    """A transport failure as the ServiceError that says whether the request may have
+    arrived."""
+    if isinstance(error, TimeoutError):
+        return AnswerLostError(f"No answer from the service within {timeout:g} s")
+    if isinstance(error, httpx.ConnectError):
+        return ServiceUnavailableError("The service cannot be reached")
+    if isinstance(error, (httpx.ConnectTimeout, httpx.PoolTimeout)):
+        return ServiceUnavailableError("The service cannot be reached (timed out)")
+    if isinstance(error, httpx.TimeoutException):
+        return AnswerLostError("The service stopped answering (timed out)")
+    if isinstance(error, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)):
+        return AnswerLostError("The connection to the service was cut")
+    return ServiceUnavailableError(f"Network error ({type(error).__name__})")
