@@ -46,7 +46,7 @@ def test_schemathesis_finds_no_failure(make_sandbox, tmp_path, deployment):
          "run", sb.base_url + "/openapi.json", "--checks", "all", "--seed", "2026",
          "--phases", "examples,coverage,fuzzing,stateful", "--report", "json",
          "--report-dir", str(tmp_path / "report")],
-        capture_output=True, text=True, timeout=900)
+        capture_output=True, text=True, timeout=900, cwd=tmp_path)  # its cache stays there
     summary = done.stdout[done.stdout.rfind("SUMMARY"):]
     print(summary)
     assert done.returncode == 0, done.stdout[-8000:] + done.stderr[-2000:]
