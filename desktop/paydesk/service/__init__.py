@@ -29,7 +29,6 @@ __all__ = [
     "ServiceClient", "ServiceError", "AuthenticationError", "ModeMismatchError",
     "ValidationError", "NotFoundError", "DuplicateReferenceError", "RateLimitedError",
     "ServiceUnavailableError", "AnswerLostError", "ClientClosedError", "UnexpectedAnswerError",
-    "PaymentRequest",
-    "PaymentLink", "Transaction", "TransactionState", "VirtualCard", "CardState",
-    "CardTransaction", "format_amount", "parse_amount", "to_wire",
+    "PaymentRequest", "PaymentLink", "Transaction", "TransactionState", "VirtualCard",
+    "CardState", "CardTransaction", "format_amount", "parse_amount", "to_wire",
 ]

@@ -42,6 +42,7 @@ def _typed(method):
         except Exception as error:  # noqa: BLE001 - the promise: nothing untyped leaves
             log.warning("%s: an answer PayDesk could not read (%s)", method.__name__,
                         type(error).__name__)
+            log.debug("the failure in full", exc_info=True)
             raise UnexpectedAnswerError(
                 "PayDesk could not read the service's answer", status=None,
                 snippet=f"{type(error).__name__}").scrubbed(self._key) from None
