@@ -58,16 +58,18 @@ def peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def send_big_body(base: str, path: str, headers: dict[str, str], size: int) -> tuple[str, float]:
-    """Send ``size`` bytes as the body; return (the answer's status line, seconds)."""
+def send_big_body(base: str, path: str, headers: dict[str, str], size: int,
+                  start: bytes = b"") -> tuple[str, float]:
+    """Send ``size`` bytes as the body (``start``, then x's); return (the answer's status
+    line, seconds)."""
     url = httpx.URL(base + path)
     started = time.monotonic()
     with socket.create_connection((url.host, url.port), timeout=60) as s:
         head = [f"POST {url.raw_path.decode()} HTTP/1.1", f"Host: {url.host}",
                 f"Content-Length: {size}"] + [f"{k}: {v}" for k, v in headers.items()]
-        s.sendall(("\r\n".join(head) + "\r\n\r\n").encode())
+        s.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + start)
         chunk = b"x" * MB
-        sent = 0
+        sent = len(start)
         try:
             while sent < size:
                 s.sendall(chunk[:size - sent])
@@ -97,7 +99,8 @@ def big_bodies() -> None:
                     headers["Authorization"] = f"Bearer {keys[0]['keys']['test'][kind]}"
                 httpx.get(base + "/openapi.json")  # warm
                 before = peak_rss_mb(proc.pid)
-                answer, seconds = send_big_body(base, path, headers, 50 * MB)
+                form = b"meta=" if path == "/ext_transfer" else b'{"meta": {"k": "'
+                answer, seconds = send_big_body(base, path, headers, 50 * MB, form)
                 print(f"{path:>18} | {answer[:32]:>32} | {seconds:7.2f} | "
                       f"{peak_rss_mb(proc.pid) - before:14.1f}")
             finally:
