@@ -103,6 +103,19 @@ def test_three_d_secure_page_needs_the_card_step(sandbox):
     assert _status(sandbox, "C-3b") == "pending"
 
 
+@pytest.mark.parametrize("code", ["", "12", "1234567", "12345a", "000000*"])
+def test_a_three_d_secure_code_that_is_not_six_digits_is_refused(sandbox, code):
+    """Item 16: the code form takes six digits (as the document says); anything else is
+    refused with the page and a reason, before the card step is even looked at, and the
+    payment stays pending."""
+    url = _link(sandbox, "C-3c")
+    for _ in range(2):  # without, then after, the card that asks for a code
+        r = httpx.post(url + "/3ds", data={"code": code})
+        assert r.status_code == 400 and "Enter the 6-digit code" in r.text
+        httpx.post(url, data={"card_number": "4000 0000 0000 3220", **CARD})
+    assert _status(sandbox, "C-3c") == "pending"
+
+
 def test_unknown_card_and_bad_expiry_change_nothing(sandbox):
     url = _link(sandbox, "C-4")
     r = httpx.post(url, data={"card_number": "5555555555554444", **CARD})

@@ -38,6 +38,7 @@ def test_card_numbers_are_redacted_to_their_last_four(number):
 @given(st.integers(12, 18).flatmap(lambda n: st.text("0123456789", min_size=n, max_size=n)),
        st.sampled_from(["", " ", "-"]), st.text(max_size=10))
 def test_any_luhn_number_of_13_to_19_digits_goes(partial, separator, around):
+    """Issue 8, section 4: any length from 13 to 19, grouped or not, among other text."""
     number = _luhn_complete(partial)
     shown = separator.join(number[i:i + 4] for i in range(0, len(number), 4))
     text = redact(f"{around} {shown} {around}")
@@ -47,6 +48,7 @@ def test_any_luhn_number_of_13_to_19_digits_goes(partial, separator, around):
 @pytest.mark.parametrize("text", ["amount 1000000 GBP", "reference SHOP-261122-K7QM4X-0042R9",
                                   "at 2026-11-22 10:00:00", "4242424242424241 (no Luhn)"])
 def test_other_numbers_stay(text):
+    """Issue 8, section 4: amounts, references, dates and numbers failing Luhn stay."""
     assert redact(text) == text
 
 
@@ -84,6 +86,7 @@ def test_answer_snippets_carry_no_card_number_nor_cvv():
 
 
 def test_validation_errors_carry_no_card_number():
+    """Issue 8, section 4: a service's message and field errors, too."""
     error = ValidationError("refused 4000 0000 0000 3220", {"card": ["4000000000003220 is blocked"]})
     assert "3220" in error.message and "4000 0000 0000 3220" not in error.message
     assert "4000000000003220" not in json.dumps(error.errors)
