@@ -49,13 +49,16 @@ class StatusLine(QStatusBar):
         self._tick.timeout.connect(self.refresh_connection)
         self._tick.start()
         session.callFinished.connect(self.call_finished)
-        session.healthChanged.connect(lambda *_: self.refresh_connection())
+        session.healthChanged.connect(self._health_changed)  # a method: gone with the bar
         session.ledgerBusy.connect(self.saving.setVisible)
         session.keyringWaiting.connect(self.keyring.setVisible)
 
     def call_finished(self, text: str) -> None:
         self.last_call.setText(text)
         self.last_call.setAccessibleName(f"Last call: {text}")
+
+    def _health_changed(self, profile_id: str, mode: str) -> None:
+        self.refresh_connection()
 
     def refresh_connection(self) -> None:
         profile = self.session.profile
