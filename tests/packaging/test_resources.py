@@ -1,0 +1,86 @@
+"""The desktop-integration files in resources/, as the wheel and the bundle carry them: the
+icon at every size made from the one SVG, the .ico and .icns the build writes, the desktop
+entry, the metainfo's version, and manual pages that cover every option. Fast: no build."""
+
+from __future__ import annotations
+
+import re
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QImage
+
+import paydesk
+from paydesk.resources import path as resource
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "packaging"))
+import icons  # noqa: E402 - packaging/icons.py
+
+
+def difference(a: QImage, b: QImage) -> float:
+    """Mean absolute difference of the ARGB channels, 0..255."""
+    a = a.convertToFormat(QImage.Format.Format_ARGB32)
+    b = b.convertToFormat(QImage.Format.Format_ARGB32)
+    ba, bb = bytes(a.constBits()), bytes(b.constBits())
+    return sum(abs(x - y) for x, y in zip(ba, bb)) / len(ba)
+
+
+@pytest.mark.parametrize("size", icons.HICOLOR_SIZES)
+def test_each_png_is_the_svg_at_that_size(size, qapp):
+    committed = QImage(str(resource(f"icons/{size}x{size}/paydesk.png")))
+    assert (committed.width(), committed.height()) == (size, size)
+    fresh = QImage.fromData(icons.render(size))
+    assert difference(committed, fresh) < 2, "stale PNG: run python packaging/icons.py png"
+
+
+def test_the_icon_check_sees_a_wrong_icon(qapp):
+    fresh = QImage.fromData(icons.render(48))
+    other = QImage(48, 48, QImage.Format.Format_ARGB32)
+    other.fill(0xFF00FF00)
+    assert difference(fresh, other) > 20
+
+
+def test_ico_and_icns_hold_every_size(tmp_path, qapp):
+    ico, icns = icons.build(tmp_path)
+    data = ico.read_bytes()
+    reserved, kind, count = struct.unpack_from("<HHH", data)
+    assert (reserved, kind, count) == (0, 1, len(icons.ICO_SIZES))
+    for i, size in enumerate(icons.ICO_SIZES):
+        w, h, _, _, _, _, length, offset = struct.unpack_from("<BBBBHHII", data, 6 + 16 * i)
+        assert (w, h) == (size % 256, size % 256)
+        image = QImage.fromData(data[offset:offset + length])
+        assert (image.width(), image.height()) == (size, size)
+    data = icns.read_bytes()
+    assert data[:4] == b"icns" and struct.unpack_from(">I", data, 4)[0] == len(data)
+    at, found = 8, {}
+    while at < len(data):
+        kind, length = data[at:at + 4], struct.unpack_from(">I", data, at + 4)[0]
+        found[kind] = QImage.fromData(data[at + 8:at + length]).width()
+        at += length
+    assert found == {kind: size for kind, size in icons.ICNS_TYPES}
+
+
+def test_the_running_app_finds_its_icon_and_desktop_entry():
+    assert resource("paydesk.svg").read_text().lstrip().startswith("<svg")
+    entry = resource("paydesk.desktop").read_text()
+    assert "Exec=paydesk\n" in entry and "Icon=paydesk\n" in entry
+
+
+def test_the_metainfo_carries_this_version():
+    metainfo = next(resource(".").glob("*.metainfo.xml")).read_text()
+    assert re.search(r'<release version="([^"]+)"', metainfo).group(1) == paydesk.__version__
+    assert "<launchable type=\"desktop-id\">paydesk.desktop</launchable>" in metainfo
+
+
+@pytest.mark.parametrize("command, module", [("paydesk", "paydesk"),
+                                             ("paydesk-sandbox", "paydesk.sandbox")])
+def test_each_manual_page_names_every_option(command, module):
+    helped = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True,
+                            text=True, timeout=60).stdout
+    options = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", helped))
+    page = (ROOT / "packaging" / "linux" / f"{command}.1").read_text().replace("\\-", "-")
+    assert options and {o for o in options if o not in page} == set()
