@@ -67,9 +67,15 @@ def tarball(bundle: Path, version: str) -> Path:
 
 
 def dmg(version: str) -> Path:
+    """PayDesk.app beside a link to /Applications, to drag it onto, in a compressed image."""
+    stage = WORK / "dmg"
+    shutil.rmtree(stage, ignore_errors=True)
+    stage.mkdir(parents=True)
+    shutil.copytree(DIST / "PayDesk.app", stage / "PayDesk.app", symlinks=True)
+    (stage / "Applications").symlink_to("/Applications")
     target = DIST / f"PayDesk-{version}.dmg"
-    subprocess.run(["hdiutil", "create", "-volname", "PayDesk", "-srcfolder",
-                    str(DIST / "PayDesk.app"), "-ov", "-format", "UDZO", str(target)], check=True)
+    subprocess.run(["hdiutil", "create", "-volname", "PayDesk", "-srcfolder", str(stage), "-ov",
+                    "-format", "UDZO", str(target)], check=True)
     return target
 
 

@@ -84,3 +84,24 @@ def test_each_manual_page_names_every_option(command, module):
     options = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", helped))
     page = (ROOT / "packaging" / "linux" / f"{command}.1").read_text().replace("\\-", "-")
     assert options and {o for o in options if o not in page} == set()
+
+
+def test_the_macos_and_windows_recipes_agree_with_the_rest():
+    """They cannot be built here (no macOS or Windows machine): check what can be checked."""
+    import plistlib
+
+    info = plistlib.loads((ROOT / "packaging/macos/Info.plist").read_bytes())
+    metainfo = next(resource(".").glob("*.metainfo.xml"))
+    assert info["CFBundleIdentifier"] == metainfo.name.removesuffix(".metainfo.xml")
+    assert "CFBundleShortVersionString" not in info  # the spec sets it from paydesk.__version__
+    entitlements = plistlib.loads((ROOT / "packaging/macos/entitlements.plist").read_bytes())
+    assert entitlements["com.apple.security.cs.disable-library-validation"] is True
+    iss = (ROOT / "packaging/windows/paydesk.iss").read_text()
+    assert "AppVersion={#AppVersion}" in iss and "#error" in iss  # no version of its own
+    build = (ROOT / "packaging/build.py").read_text()
+    assert '"/DAppVersion=' in build or "/DAppVersion={version}" in build
+    workflow = (ROOT / ".github/workflows/installers.yml").read_text()
+    for job in ("linux:", "windows:", "macos:"):
+        assert f"\n  {job}" in workflow
+    assert len(re.findall(r"python packaging[/\\]build\.py", workflow)) == 2  # Windows, macOS
+    assert "./dev package" in workflow
