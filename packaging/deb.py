@@ -108,7 +108,7 @@ def stage(root: Path, bundle: Path, release: Release) -> None:
 
 def control(release: Release, arch: str, depends: str, size: int) -> str:
     summary, *body = (LINUX / "description").read_text("utf-8").strip().splitlines()
-    long = "\n".join(f" {line}" if line.strip() else " ." for line in body if line is not None)
+    long = "\n".join(f" {line}" if line.strip() else " ." for line in body)
     return (f"Package: paydesk\nVersion: {release.version}\nArchitecture: {arch}\n"
             f"Maintainer: {MAINTAINER}\nInstalled-Size: {size}\nDepends: {depends}\n"
             f"Recommends: {RECOMMENDS}\nSection: misc\nPriority: optional\n"

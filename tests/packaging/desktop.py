@@ -39,9 +39,10 @@ class Desktop:
 def _xvfb(tmp: Path) -> tuple[subprocess.Popen, str]:
     binary = need_system("Xvfb", "xvfb")
     read, write = os.pipe()
-    proc = subprocess.Popen([binary, "-displayfd", str(write), "-screen", "0", "1400x900x24",
-                             "-nolisten", "tcp"], pass_fds=(write,), stdout=subprocess.DEVNULL,
-                            stderr=open(tmp / "xvfb.log", "w"))
+    with open(tmp / "xvfb.log", "w") as log:
+        proc = subprocess.Popen([binary, "-displayfd", str(write), "-screen", "0", "1400x900x24",
+                                 "-nolisten", "tcp"], pass_fds=(write,), stdout=subprocess.DEVNULL,
+                                stderr=log)
     os.close(write)
     with os.fdopen(read) as f:
         number = f.readline().strip()  # Xvfb picks a free display and writes it when ready
@@ -70,9 +71,10 @@ def desktop_session(tmp: Path):
         env = {"DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": address, "HOME": str(home),
                "XDG_RUNTIME_DIR": str(runtime)}
         daemon_env = {k: v for k, v in os.environ.items() if not k.startswith(("DBUS_", "GNOME_"))}
-        gk = subprocess.Popen([keyring, "--foreground", "--unlock", "--components=secrets"],
-                              env=dict(daemon_env, **env), stdin=subprocess.PIPE,
-                              stdout=subprocess.DEVNULL, stderr=open(tmp / "keyring.log", "w"))
+        with open(tmp / "keyring.log", "w") as log:
+            gk = subprocess.Popen([keyring, "--foreground", "--unlock", "--components=secrets"],
+                                  env=dict(daemon_env, **env), stdin=subprocess.PIPE,
+                                  stdout=subprocess.DEVNULL, stderr=log)
         started.append(gk)
         gk.stdin.write(b"paydesk-smoke")  # the login keyring's password, then end of input
         gk.stdin.close()

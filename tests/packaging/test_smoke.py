@@ -52,8 +52,9 @@ def test_installed_app_creates_shows_and_sees_a_link_paid(installed, no_python_e
     env = dict(no_python_env, **desktop.env, QT_QPA_PLATFORM="xcb",
                QT_LINUX_ACCESSIBILITY_ALWAYS_ON="1")
     log = tmp_path / "paydesk.out"
-    app = subprocess.Popen(["paydesk", "--sandbox"], env=env, stdout=log.open("w"),
-                           stderr=subprocess.STDOUT)
+    with log.open("w") as out:
+        app = subprocess.Popen(["paydesk", "--sandbox"], env=env, stdout=out,
+                               stderr=subprocess.STDOUT)
     try:
         bus = atspi.connect(desktop.env["DBUS_SESSION_BUS_ADDRESS"])
         root = atspi.application(bus, "PayDesk", timeout=60)
