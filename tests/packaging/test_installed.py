@@ -42,11 +42,16 @@ def test_version_with_no_python_on_the_path(installed, built, no_python_env):
                                text=True).stdout.strip()) == Path("/opt/paydesk/paydesk")
 
 
+def is_elf(path: Path) -> bool:
+    with path.open("rb") as f:
+        return f.read(4) == b"\x7fELF"
+
+
 def test_every_library_the_bundle_loads_is_found(installed):
     """After apt-get pulled the Depends, nothing the bundle links against is missing."""
     ldd = need_system("ldd", "libc-bin")
     elves = [f for f in installed.files if f.startswith("/opt/paydesk/") and Path(f).is_file()
-             and not Path(f).is_symlink() and Path(f).read_bytes()[:4] == b"\x7fELF"]
+             and not Path(f).is_symlink() and is_elf(Path(f))]
     assert len(elves) > 30
     missing = {}
     for elf in elves:
