@@ -133,3 +133,16 @@ def test_faults_hit_only_the_merchant_and_mode_that_set_them(sandbox, setter):
                                                     "last_name": "B"}}
             assert public.post("/api/js_transfer", json=body).status_code == 201
         other.delete("/_sandbox/faults").raise_for_status()
+
+
+def test_the_call_log_shows_each_merchants_own_calls(sandbox):
+    """What was, and was not, sent: each merchant and mode sees only its own /api/ calls."""
+    with sandbox.client() as c:
+        c.get("/api/transaction/LOGGED-1")
+        calls = c.get("/_sandbox/requests").json()["data"]
+    assert [(x["method"], x["path"].rsplit("/", 1)[-1]) for x in calls] == [("GET", "LOGGED-1")]
+    with sandbox.client("live") as live:
+        assert live.get("/_sandbox/requests").json()["data"] == []
+    with sandbox.client(merchant=1) as other:
+        assert other.get("/_sandbox/requests").json()["data"] == []
+    assert all(sandbox.key() not in str(x) for x in calls)

@@ -60,6 +60,7 @@ class Sandbox:
     notifier: Any = None
     mailer: Any = None
     faults: Any = None
+    calls: Any = None  # every /api/ call per merchant and mode (calls.CallLog)
 
     def base_url(self, request: Request) -> str:
         """``{base_url}`` as the caller reached us, without a trailing slash."""

@@ -99,6 +99,13 @@ async def outbox(request: Request) -> JSONResponse:
     return sb.envelope.ok("Outbox", items)
 
 
+async def requests(request: Request) -> JSONResponse:
+    """The calling merchant's own /api/ calls in this mode, oldest first (never a key)."""
+    sb = sandbox_of(request)
+    owner = authenticate(request)
+    return sb.envelope.ok("Requests", sb.calls.of(owner.merchant_id, owner.mode))
+
+
 async def notifications(request: Request) -> JSONResponse:
     sb = sandbox_of(request)
     owner = authenticate(request)

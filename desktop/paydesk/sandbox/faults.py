@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from .calls import CallLog
 from .keys import KeyRing
 
 FIELDS = ("latency_ms", "error_rate", "drop_after_commit_rate", "rate_limit_per_s", "seed")
@@ -121,19 +122,26 @@ def _cut(send) -> bool:
 
 
 class FaultMiddleware:
-    """Applies the calling merchant's faults (found from the request's key) to /api/."""
+    """Applies the calling merchant's faults (found from the request's key) to /api/, and
+    notes each of its calls in the call log."""
 
-    def __init__(self, app, faults: FaultBook, keys: KeyRing, api_prefix: str):
+    def __init__(self, app, faults: FaultBook, keys: KeyRing, api_prefix: str,
+                 calls: CallLog | None = None):
         self.app = app
         self.faults = faults
         self.keys = keys
         self.api_prefix = api_prefix
+        self.calls = calls
 
     def _faults_of(self, scope) -> Faults | None:
         header = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
         scheme, _, token = header.partition(" ")
         owner = self.keys.owner(token.strip()) if scheme.lower() == "bearer" else None
-        return self.faults.of(owner.merchant_id, owner.mode) if owner else None
+        if owner is None:
+            return None
+        if self.calls is not None:
+            self.calls.note(owner.merchant_id, owner.mode, scope["method"], scope["path"])
+        return self.faults.of(owner.merchant_id, owner.mode)
 
     async def __call__(self, scope, receive, send) -> None:
         f = None

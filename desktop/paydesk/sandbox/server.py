@@ -19,6 +19,7 @@ from .connections import ACCEPT_BATCH, ConnectionGuard
 from .context import Sandbox, SandboxConfig
 from .envelope import Envelope
 from .errors import RequestGuard, handlers, refusal
+from .calls import CallLog
 from .faults import FaultBook, FaultMiddleware
 from .limits import RequestLimits
 from .keys import KeyRing, load_or_create
@@ -69,6 +70,7 @@ def build_app(config: SandboxConfig):
                            attempts=config.notify_attempts, backoff=config.notify_backoff)
     sb.mailer = Mailer(store, config.data_dir / "outbox", config.smtp)
     sb.faults = FaultBook()
+    sb.calls = CallLog()
 
     async def openapi(request: Request) -> JSONResponse:
         return JSONResponse(document(config.has_cards, config.base_path))
@@ -95,7 +97,7 @@ def build_app(config: SandboxConfig):
     wrapped = RequestLimits(wrapped, lambda path, err: refusal(sb, path, err))
     wrapped = RequestGuard(wrapped)
     # outermost: it cuts connections through the server's own ``send``
-    outer = FaultMiddleware(wrapped, sb.faults, keys, f"{config.base_path}/api/")
+    outer = FaultMiddleware(wrapped, sb.faults, keys, f"{config.base_path}/api/", sb.calls)
     outer.sandbox = sb  # the running state, for the embedding app and for tests
     return outer
 

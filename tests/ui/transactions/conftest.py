@@ -53,6 +53,13 @@ class Shop:
             "currency": "USD", "email": "web@example.com", "first_name": "Wes",
             "last_name": "Site", "title": "Web order"})
 
+    def calls(self, mode="test") -> list[str]:
+        """The paths of every /api/ call the service received from this merchant."""
+        r = httpx.get(f"{self.sandbox.base_url}/_sandbox/requests",
+                      headers={"Authorization": f"Bearer {self.sandbox.key(mode)}"})
+        r.raise_for_status()
+        return [call["path"] for call in r.json()["data"]]
+
     def lookup(self, text: str):
         self.tab.lookup_box.setText(text)
         return self.loop.run(self.tab.lookup(text), timeout=60)

@@ -58,6 +58,7 @@ def test_a_mistyped_paydesk_reference_is_caught_before_any_call(shop):
     good = TxRefGenerator("SHOP", "K7QM4X", lambda d: 42, lambda: date(2026, 11, 22)).next()
     assert good == "SHOP-261122-K7QM4X-0042R9"
     typo = "SHOP-261122-K7QM4X-0002R9"  # the 4 of the sequence typed as 0
+    before = shop.calls()
     shop.tab.lookup_box.setText(typo)
     assert shop.tab.lookup_message.text() == "Character 22 looks mistyped"  # said as typed
     found = shop.lookup(typo)
@@ -66,7 +67,9 @@ def test_a_mistyped_paydesk_reference_is_caught_before_any_call(shop):
     swapped = "SHOP-261122-K7QM4X-0402R9"
     assert shop.lookup(swapped).record is None
     assert shop.tab.lookup_message.text() == "Characters 21 and 22 look swapped"
+    assert shop.calls() == before  # the service's own log: nothing was sent
     assert shop.lookup(good.lower()).asked  # a good one goes to the service (unknown there)
+    assert shop.calls()[len(before):] == [f"/pay/api/transaction/{good}"]
 
 
 def test_a_reference_of_the_other_mode(shop):

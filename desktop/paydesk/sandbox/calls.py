@@ -1,0 +1,26 @@
+"""Every call each merchant made to the service's /api/, per mode: what a test asks to prove
+that something was, or was not, sent (``GET _sandbox/requests``). In memory, the newest
+1,000 per merchant and mode; the key itself is never kept."""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from datetime import datetime, timezone
+
+
+class CallLog:
+    def __init__(self, keep: int = 1000) -> None:
+        self._keep = keep
+        self._calls: dict[tuple[str, str], deque] = {}
+        self._lock = threading.Lock()
+
+    def note(self, merchant_id: str, mode: str, method: str, path: str) -> None:
+        stamp = datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
+        with self._lock:
+            calls = self._calls.setdefault((merchant_id, mode), deque(maxlen=self._keep))
+            calls.append({"method": method, "path": path, "at": stamp})
+
+    def of(self, merchant_id: str, mode: str) -> list[dict]:
+        with self._lock:
+            return list(self._calls.get((merchant_id, mode), ()))
