@@ -5,15 +5,21 @@ Qt-free; one function per field, each returning None (fine) or the message to sh
 
 from __future__ import annotations
 
-import json
 import re
-from urllib.parse import urlsplit
 
 from ...service.txref import TxRefError, validate as validate_txref
 
 MAX_AMOUNT = 10_000_000
-_EMAIL = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
-_TX_REF = re.compile(r"[A-Za-z0-9._~:-]{1,100}")
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_EMAIL = re.compile(rf"[A-Za-z0-9.!#$%&'*+/=?^_`{{|}}~-]+@{_LABEL}(?:\.{_LABEL})+")
+# at least one letter or digit: "." and ".." would vanish from a lookup's URL path
+_TX_REF = re.compile(r"(?=.*[A-Za-z0-9])[A-Za-z0-9._~:-]{1,100}")
+# a host name or IPv4 address, an optional port, then printable ASCII (as the service takes)
+_URL = re.compile(rf"[Hh][Tt][Tt][Pp][Ss]?://{_LABEL}(?:\.{_LABEL})*(?::[0-9]{{1,5}})?(?:[/?#][!-~]*)?")
+# no control character, nor a line or paragraph separator, in a one-line field
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_CONTROL_IN_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+META_FIELDS, META_NAME, META_VALUE = 20, 40, 100
 _OURS = re.compile(r"[A-Za-z0-9]{1,8}-[0-9]{6}-[A-Za-z0-9]{6}-[0-9]{4,}[A-Za-z0-9]{2}")
 
 
@@ -37,28 +43,37 @@ def email(text: str) -> str | None:
     return None
 
 
+def _one_line(text: str) -> str | None:
+    return "One line of text, without control characters" if _CONTROL.search(text) else None
+
+
 def name(text: str, what: str) -> str | None:
     t = text.strip()
     if not t:
         return f"Enter the customer's {what}"
     if len(t) > 100:
         return "At most 100 characters"
-    return None
+    return _one_line(t)
 
 
-def limit(text: str, most: int) -> str | None:
-    return f"At most {most} characters" if len(text.strip()) > most else None
+def limit(text: str, most: int, *, lines: bool = False) -> str | None:
+    """A free text of at most ``most`` characters (one line unless ``lines``)."""
+    t = text.strip()
+    if len(t) > most:
+        return f"At most {most} characters"
+    if lines:
+        return "Text only, without control characters" if _CONTROL_IN_TEXT.search(t) else None
+    return _one_line(t)
 
 
 def url(text: str) -> str | None:
     t = text.strip()
     if not t:
         return None
-    parts = urlsplit(t)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return "An address starting with http:// or https://"
     if len(t) > 2048:
         return "At most 2048 characters"
+    if not _URL.fullmatch(t):
+        return "An address starting with http:// or https://"
     return None
 
 
@@ -82,6 +97,10 @@ def meta(pairs: list[tuple[str, str]]) -> str | None:
         return "Each extra field needs a name"
     if len(set(keys)) != len(keys):
         return "Two extra fields have the same name"
-    if len(json.dumps(dict(pairs), separators=(",", ":")).encode()) > 4096:
-        return "Extra fields: at most 4 KB in all"
+    if len(keys) > META_FIELDS:
+        return f"At most {META_FIELDS} extra fields"
+    if any(len(k) > META_NAME or _CONTROL.search(k) for k in keys):
+        return f"An extra field's name: one line, at most {META_NAME} characters"
+    if any(len(v) > META_VALUE or _CONTROL_IN_TEXT.search(v) for _, v in pairs):
+        return f"An extra field's value: text of at most {META_VALUE} characters"
     return None

@@ -181,7 +181,7 @@ class LinkForm(QWidget):
             "first_name": checks.name(self.first_name.text(), "first name"),
             "last_name": checks.name(self.last_name.text(), "last name"),
             "title": checks.limit(self.title.text(), 100),
-            "description": checks.limit(self.description.text(), 255),
+            "description": checks.limit(self.description.text(), 255, lines=True),
             "logo": checks.url(self.logo.text()),
             "callback_url": checks.url(self.callback_url.text()),
             "return_url": checks.url(self.return_url.text()),

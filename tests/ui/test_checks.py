@@ -1,0 +1,49 @@
+"""The link form's checks say what the service would refuse, before anything is sent: they
+agree with the sandbox's own rules (sandbox/rules.py) on every case below."""
+
+import pytest
+
+from paydesk.sandbox import rules
+from paydesk.ui.links import checks
+
+URLS = ["https://shop.example/cb", "http://127.0.0.1:8000/pay?x=1#y", "HTTPS://a.b",
+        "ftp://x.example", "https://", "https://[::1]/", "javascript:alert(1)",
+        "https://shop.example/a b", "https://shop.example/é", "https://-bad.example",
+        "http://localhost:99999x"]
+REFS = ["SHOP-1", "a", "...", ".", "a.b~c:d-e_f", "has space", "x" * 100, "x" * 101, "Ünï"]
+NAMES = ["Ada", "Ada\u0000", "Ada\r\nBcc: x", "Zoë", "tab\there", "line\u2028sep"]
+
+
+@pytest.mark.parametrize("url", URLS)
+def test_urls_as_the_service_takes_them(url):
+    assert (checks.url(url) is None) == rules.matches(rules.URL, url), url
+
+
+@pytest.mark.parametrize("ref", REFS)
+def test_references_as_the_service_takes_them(ref):
+    ours = checks.tx_ref(ref) is None
+    theirs = rules.matches(rules.TX_REF, ref) and len(ref) <= rules.LENGTHS["tx_ref"]
+    assert ours == theirs, ref
+
+
+@pytest.mark.parametrize("text", NAMES)
+def test_one_line_fields_as_the_service_takes_them(text):
+    assert (checks.name(text, "first name") is None) == rules.matches(rules.FILLED_ONE_LINE, text)
+    assert (checks.limit(text, 100) is None) == rules.matches(rules.ONE_LINE, text)
+
+
+def test_extra_fields_as_the_service_takes_them():
+    assert checks.meta([("till", "3")]) is None
+    assert checks.meta([(f"k{i}", "v") for i in range(21)]) == "At most 20 extra fields"
+    assert checks.meta([("n" * 41, "v")]).startswith("An extra field's name")
+    assert checks.meta([("note", "v" * 101)]).startswith("An extra field's value")
+    assert checks.meta([("note", "two\nlines")]) is None  # values may keep line breaks
+    assert checks.meta([("bad\nname", "v")]).startswith("An extra field's name")
+    assert (rules.META_MEMBERS, rules.META_NAME, rules.META_VALUE) == (
+        checks.META_FIELDS, checks.META_NAME, checks.META_VALUE)
+
+
+@pytest.mark.parametrize("email", ["ada@example.com", "ada@ex", "a@-x.com", "a b@x.com",
+                                   " ada@example.com "])  # (the form sends it trimmed)
+def test_emails_as_the_service_takes_them(email):
+    assert (checks.email(email) is None) == rules.matches(rules.EMAIL, email), email
