@@ -28,6 +28,7 @@ from .money import to_wire
 
 log = logging.getLogger("paydesk.service")
 T = TypeVar("T")
+PARSE_ON_A_THREAD = 64 * 1024  # bytes: an answer this long is parsed off the event loop
 MAX_ANSWER = 2 * 1024 * 1024  # bytes, received and decoded; a bigger answer is not the service's
 
 
@@ -119,6 +120,9 @@ class ServiceClient:
                 async with self._http.stream(method, path.lstrip("/"), json=body) as reply:
                     raw = await read_body(reply.aiter_raw(), reply.headers.get("content-encoding"),
                                           MAX_ANSWER)
+                    if len(raw) > PARSE_ON_A_THREAD:  # a long list: keep the event loop free
+                        return await asyncio.to_thread(read, reply.status_code,
+                                                       dict(reply.headers), raw)
                     return read(reply.status_code, dict(reply.headers), raw)
         except TooLarge:
             raise UnexpectedAnswerError("The service's answer is far too large",
@@ -361,8 +365,12 @@ class ServiceClient:
     @_typed
     async def cards(self) -> list[VirtualCard]:
         answer = await self._read("api/virtual_card/all")
-        return [self._card(x, answer.status)
-                for x in items_of(answer.data, answer.status, "cards", "data")]
+        items = items_of(answer.data, answer.status, "cards", "data")
+
+        def parse() -> list[VirtualCard]:
+            return [self._card(x, answer.status) for x in items]
+
+        return await asyncio.to_thread(parse) if len(items) > 50 else parse()
 
     @_typed
     async def card(self, card_hash: str) -> VirtualCard:

@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # the client (and httpx) load after the first paint
     from ..service.client import ServiceClient
 
 log = logging.getLogger("paydesk.session")
+CREATE_DEADLINE = 30.0  # seconds a person waits for "Create link" before PayDesk settles it later
 
 
 class NoKeyError(ServiceError):
@@ -226,7 +227,9 @@ class Session(QObject):
                 raise NoKeyError(profile, mode, self.keys.problem if self.keys.persistent else None)
             from ..service import ServiceClient  # httpx is imported after the first paint
 
-            fresh = _Slot(ServiceClient(profile.base_url, secret,
+            # a create gives up waiting after CREATE_DEADLINE: the ledger keeps the intent and
+            # the scheduler settles it in the background with the same reference
+            fresh = _Slot(ServiceClient(profile.base_url, secret, create_deadline=CREATE_DEADLINE,
                                         card_currencies=profile.card_currencies), fingerprint)
             if slot is not None:
                 self._retire_slot(slot)
