@@ -20,7 +20,8 @@ paths = default_paths().ensure()
 
 def ready(window, session):
     async def act():
-        while session.sandbox is None or session.profile is None:
+        # start-up is over and the links tab has put its reference in the form
+        while not window.started or not window.links_tab.loaded:
             await asyncio.sleep(0.05)
         key = await session.key()
         async with httpx.AsyncClient() as http:
