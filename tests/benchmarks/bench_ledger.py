@@ -226,8 +226,8 @@ async def run(count: int, repeat: int) -> None:
             line += f"   {'(not offered)':>21s}"
         print(line)
     if old:
-        print(f"  (before: the filter is by state only, v2 had no currency or date filter,"
-              f" nor a sort by amount)")
+        print("  (before: the filter is by state only, v2 had no currency or date filter,"
+              " nor a sort by amount)")
     print(f"  insert {count:,} records: {inserted:.2f} s"
           + (f" (before: {old[1]:.2f} s into a schema with 3 indexes and no search index)" if old else ""))
     print(f"  GUI thread's longest stall while the queries ran: {query_stall:.2f} ms"

@@ -143,6 +143,17 @@ class Running:
 
 
 @pytest.fixture
+def session(paths, keys, loop):
+    """A session on its own (no window), its profiles read, closed after the test."""
+    from paydesk.ui.session import Session
+
+    s = Session(paths, keys)
+    loop.run(s.load())
+    yield s
+    loop.run(s.close())
+
+
+@pytest.fixture
 def start_app(loop, qapp, paths, keys):
     started = []
 

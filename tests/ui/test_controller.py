@@ -19,14 +19,6 @@ from paydesk.ui.links.controller import LinksController
 from paydesk.ui.session import InsecureAddressError, NoKeyError, Session
 
 
-@pytest.fixture
-def session(paths, keys, loop):
-    s = Session(paths, keys)
-    loop.run(s.load())
-    yield s
-    loop.run(s.close())
-
-
 def add_profile(loop, session, sb, merchant=0, name="Shop"):
     profile = Profile(id=Profile.new_id(), name=name, base_url=sb.base_url, txref_prefix="SHOP")
     loop.run(session.save_profile(profile, {("test", "secret"): sb.key("test", merchant=merchant)}))

@@ -1,18 +1,8 @@
 """The profile editor checks keys with real calls against the sandbox before saving."""
 
-import pytest
 
 from paydesk.ui.main_window import MainWindow
 from paydesk.ui.profile_editor import ProfileEditor
-from paydesk.ui.session import Session
-
-
-@pytest.fixture
-def session(paths, keys, loop):
-    s = Session(paths, keys)
-    loop.run(s.load())
-    yield s
-    loop.run(s.close())
 
 
 def _fill(editor, sb, **keys):

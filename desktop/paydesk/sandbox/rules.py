@@ -48,7 +48,7 @@ THREE_DS_CODE = "^ *[0-9]{6} *$"
 # and values hold no control characters; a value may carry the escapes \n \r \t; spaces
 # may surround the punctuation; blank is no meta.
 _NAME_CHAR = f'(?:[^"\\\\{CONTROL}]|\\\\["\\\\/])'
-_VALUE_CHAR = f'(?:[^"\\\\\\x00-\\x1f\\x7f-\\x9f]|\\\\["\\\\/nrt])'
+_VALUE_CHAR = '(?:[^"\\\\\\x00-\\x1f\\x7f-\\x9f]|\\\\["\\\\/nrt])'
 _MEMBER = f'"{_NAME_CHAR}{{1,40}}" *: *"{_VALUE_CHAR}{{0,100}}" *'
 META_JSON = f"^ *(?:\\{{ *(?:{_MEMBER}(?:, *{_MEMBER}){{0,19}})?\\}} *)?$"
 

@@ -8,7 +8,6 @@ from decimal import Decimal
 import pytest
 
 from paydesk.ledger.cards import AuditQuery, OperationUnderWay
-from paydesk.service.errors import ServiceError
 from paydesk.ui.cards.controller import CardsController
 from tests.ui.cards.helpers import add_profile, balance_of, faults, service_card_transactions
 

@@ -7,7 +7,7 @@ import asyncio
 import csv
 from pathlib import Path
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout,
                                QHeaderView, QLabel, QLineEdit, QPushButton, QTableView,
                                QVBoxLayout, QWidget)
@@ -17,6 +17,7 @@ from ...service.money import format_amount
 from ..dialogs import finished
 from ..tasks import TaskSet
 from . import words
+from ..table import HeadedModel
 
 COLUMNS = ("When", "User", "Profile", "Mode", "Card", "Action", "Amount", "Result", "Detail")
 ACTIONS = ("create", "fund", "withdraw", "block", "unblock", "terminate", "reveal", "copy number")
@@ -37,7 +38,9 @@ def spreadsheet_safe(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-class AuditModel(QAbstractTableModel):
+class AuditModel(HeadedModel):
+    HEADERS = COLUMNS
+
     def __init__(self, ledger: CardLedger, tasks: TaskSet):
         super().__init__()
         self.ledger, self.tasks = ledger, tasks
@@ -45,16 +48,8 @@ class AuditModel(QAbstractTableModel):
         self.entries: list[AuditEntry] = []
         self._more = self._fetching = False
 
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt's name
-        return 0 if parent.isValid() else len(self.entries)
-
-    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
-        return None
+    def listed(self) -> list:
+        return self.entries
 
     def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():

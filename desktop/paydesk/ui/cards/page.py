@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QAbstractItemView, QGridLayout, QHBoxLayout, QHeaderView, QLabel,
                                QPushButton, QTableView, QVBoxLayout, QWidget)
@@ -16,6 +16,7 @@ from ..tasks import TaskSet
 from .controller import CardsController
 from .secret import SecretBox
 from . import words
+from ..table import HeadedModel
 
 TX_COLUMNS = ("Type", "Amount", "Description", "Time")
 DETAILS = (("name", "Name on card"), ("balance", "Balance"), ("state", "State"),
@@ -23,22 +24,16 @@ DETAILS = (("name", "Name on card"), ("balance", "Balance"), ("state", "State"),
            ("callback", "Notification URL"), ("seen", "As of"))
 
 
-class TransactionsModel(QAbstractTableModel):
+class TransactionsModel(HeadedModel):
+    HEADERS = TX_COLUMNS
+
     def __init__(self):
         super().__init__()
         self.rows: list[CardTxRecord] = []
         self.money = lambda amount: str(amount)
 
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt's name
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(TX_COLUMNS)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return TX_COLUMNS[section]
-        return None
+    def listed(self) -> list:
+        return self.rows
 
     def text(self, tx: CardTxRecord, column: int) -> str:
         credit = tx.type.lower() == "credit"

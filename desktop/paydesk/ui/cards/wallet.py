@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from PySide6.QtCore import (QAbstractTableModel, QItemSelectionModel, QModelIndex, Qt, Signal)
+from PySide6.QtCore import (QItemSelectionModel, QModelIndex, Qt, Signal)
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel,
                                QLineEdit, QPushButton, QTableView, QVBoxLayout, QWidget)
@@ -15,13 +15,16 @@ from ...config.profiles import Profile
 from ...ledger.cards import CardLedger, CardQuery, CardRecord
 from ..tasks import TaskSet
 from . import words
+from ..table import HeadedModel
 
 COLUMNS = ("Card", "Name on card", "Balance", "State", "Expires", "Created")
 BALANCE, STATE, EXPIRES = 2, 3, 4
 PAGE = 100
 
 
-class WalletModel(QAbstractTableModel):
+class WalletModel(HeadedModel):
+    HEADERS = COLUMNS
+
     """Cards newest first; the next page is read from the ledger when the view needs it."""
 
     loaded = Signal()  # a page (the first, or a further one) is in
@@ -39,16 +42,8 @@ class WalletModel(QAbstractTableModel):
 
     # -- Qt's model ---------------------------------------------------------------------
 
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt's name
-        return 0 if parent.isValid() else len(self.records)
-
-    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
-        return None
+    def listed(self) -> list:
+        return self.records
 
     def text(self, record: CardRecord, column: int) -> str:
         if column == 0:

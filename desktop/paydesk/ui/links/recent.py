@@ -3,33 +3,28 @@ the ledger's newest links (the Transactions tab browses all of them)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from ...ledger import LinkRecord
 from .states import money, state_words
+from ..table import HeadedModel
 
 COLUMNS = ("Reference", "Amount", "Title", "State", "Created")
 STATE = COLUMNS.index("State")
 MAX_ROWS = 100  # older links are in the ledger (the Transactions tab)
 
 
-class RecentModel(QAbstractTableModel):
+class RecentModel(HeadedModel):
+    HEADERS = COLUMNS
+
     def __init__(self):
         super().__init__()
         self.records: list[LinkRecord] = []
 
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt's name
-        return 0 if parent.isValid() else len(self.records)
-
-    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
-        return None
+    def listed(self) -> list:
+        return self.records
 
     def text(self, record: LinkRecord, column: int) -> str:
         if column == 0:

@@ -52,7 +52,7 @@ class TransactionsController(QObject):
 
     async def lookup(self, typed: str) -> Lookup:
         """What the service says about what was typed, pasted or scanned."""
-        profile, mode = self.session.profile, self.session.mode
+        profile = self.session.profile
         if profile is None:
             return Lookup(None, "Add a profile first")
         what = read(typed, self._prefixes())

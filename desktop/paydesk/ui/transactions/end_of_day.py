@@ -19,7 +19,6 @@ from ..dialogs import finished
 from ..tasks import TaskSet
 from .actions import save_path
 from .controller import TransactionsController
-from .export import CsvWriter
 from .texts import money_text
 
 COUNTS = (("Links made", None), ("Paid", ("success",)), ("Failed", ("failed",)),

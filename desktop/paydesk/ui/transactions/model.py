@@ -16,11 +16,12 @@ from collections import OrderedDict
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont
 
 from ...ledger import Cursor, Ledger, LinkQuery, LinkRecord, Page
 from ..links.states import state_words
+from ..table import HeadedModel
 from ..tasks import TaskSet
 from .texts import local_time, money_text, utc_time
 
@@ -35,7 +36,9 @@ BLOCK = 200
 KEEP_BLOCKS = 20  # 4,000 rows at most in memory
 
 
-class LedgerModel(QAbstractTableModel):
+class LedgerModel(HeadedModel):
+    HEADERS = tuple(header for header, _ in COLUMNS)
+
     queryLoaded = Signal()  # a new query's first rows are in
     countKnown = Signal()  # ... and now its count (the scroll bar's true size)
     blockLoaded = Signal(int)  # a block's rows are in (its number)
@@ -166,14 +169,6 @@ class LedgerModel(QAbstractTableModel):
 
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt's name
         return 0 if parent.isValid() else self.total + len(self._fresh)
-
-    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section][0]
-        return None
 
     def record_at(self, row: int) -> LinkRecord | None:
         return self._record(row) if 0 <= row < self.rowCount() else None
