@@ -116,3 +116,8 @@ V4 = [
     """CREATE TRIGGER card_audit_append_only_delete BEFORE DELETE ON card_audit
        BEGIN SELECT RAISE(ABORT, 'the card audit log is append-only'); END""",
 ]
+
+
+# who sent each operation (ledger/owner.py): a later run settles at once what a killed run
+# left open, and waits for an operation another live window may still be answered for
+V5 = ["ALTER TABLE card_operations ADD COLUMN owner TEXT"]

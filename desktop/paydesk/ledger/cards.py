@@ -153,6 +153,7 @@ class CardOperation:
     result: str | None  # what the service said, or what reading back found
     evidence: str | None  # the card transaction (or for a create, the card) that shows it
     settled: bool  # decided by reading back after a lost answer
+    owner: str | None = None  # the PayDesk process that sent it (ledger/owner.py)
 
     @property
     def open(self) -> bool:
@@ -259,9 +260,16 @@ class CardLedger(abc.ABC):
     @abc.abstractmethod
     async def finish_operation(self, operation_id: int, state: str, result: str, audit: AuditDraft,
                                *, evidence: str | None = None, card_hash: str | None = None,
-                               masked: str | None = None, settled: bool = False) -> CardOperation:
+                               masked: str | None = None, settled: bool = False,
+                               answered: bool = False) -> CardOperation:
         """Done or not done, with its audit line. An operation already finished stays as it
-        was (and no line is added)."""
+        was (and no line is added), but for one: the service's own "done" (``answered``)
+        overrides an earlier "not done" that reading back had decided."""
+
+    @abc.abstractmethod
+    async def service_words(self, profile_id: str, mode: str, kind: str) -> set[str]:
+        """The descriptions the service gave the card transactions of ``kind`` operations it
+        answered done (how it words its own fund or withdraw), to tell them from spending."""
 
     @abc.abstractmethod
     async def mark_lost(self, operation_id: int, result: str, audit: AuditDraft) -> CardOperation:

@@ -13,6 +13,7 @@ from .card_schema import OPEN_OPERATION_STATES, OPERATION_STATES
 from .cards import (AuditDraft, AuditEntry, AuditQuery, CardLedger, CardOperation, CardPage,
                     CardQuery, CardRecord, CardTxRecord, OperationDraft, OperationUnderWay, mask,
                     transaction_id)
+from .owner import this_process
 from .engine import Engine, LedgerError
 from .records import parse_stamp, stamp
 from .sqlite import SqliteLedger
@@ -105,7 +106,8 @@ def _card_where(query: CardQuery) -> tuple[str, list[Any]]:
 
 
 _OPERATION_COLUMNS = ("id, profile_id, mode, kind, card_hash, masked, amount_minor, currency,"
-                      " callback_url, state, started_at, finished_at, result, evidence, settled")
+                      " callback_url, state, started_at, finished_at, result, evidence, settled,"
+                      " owner")
 
 
 def _operation(row: sqlite3.Row) -> CardOperation:
@@ -114,7 +116,8 @@ def _operation(row: sqlite3.Row) -> CardOperation:
         card_hash=row["card_hash"], masked=row["masked"], amount=_decimal(row["amount_minor"]),
         currency=row["currency"], callback_url=row["callback_url"], state=row["state"],
         started_at=parse_stamp(row["started_at"]), finished_at=parse_stamp(row["finished_at"]),
-        result=row["result"], evidence=row["evidence"], settled=bool(row["settled"]))
+        result=row["result"], evidence=row["evidence"], settled=bool(row["settled"]),
+        owner=row["owner"])
 
 
 def _must_operation(db: sqlite3.Connection, operation_id: int) -> CardOperation:
@@ -283,11 +286,11 @@ class SqliteCardLedger(CardLedger):
             try:
                 cursor = db.execute(
                     "INSERT INTO card_operations (profile_id, mode, kind, card_hash, masked,"
-                    " amount_minor, currency, callback_url, state, started_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'sending', ?)",
+                    " amount_minor, currency, callback_url, state, started_at, owner)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'sending', ?, ?)",
                     (draft.profile_id, draft.mode, draft.kind, draft.card_hash,
                      mask(draft.masked), _minor(draft.amount), draft.currency,
-                     draft.callback_url, stamp()))
+                     draft.callback_url, stamp(), this_process()))
             except sqlite3.IntegrityError as error:
                 if "UNIQUE" not in str(error):
                     raise
@@ -301,13 +304,16 @@ class SqliteCardLedger(CardLedger):
 
     async def finish_operation(self, operation_id: int, state: str, result: str, audit: AuditDraft,
                                *, evidence: str | None = None, card_hash: str | None = None,
-                               masked: str | None = None, settled: bool = False) -> CardOperation:
+                               masked: str | None = None, settled: bool = False,
+                               answered: bool = False) -> CardOperation:
         if state not in OPERATION_STATES or state in OPEN_OPERATION_STATES:
             raise ValueError(f"an operation finishes done or not-done, not {state!r}")
 
         def write(db: sqlite3.Connection) -> CardOperation:
             before = _must_operation(db, operation_id)
-            if not before.open:
+            late = (answered and state == "done" and before.state == "not-done"
+                    and before.settled)  # the service's own answer outranks reading back
+            if not before.open and not late:
                 return before
             db.execute("UPDATE card_operations SET state = ?, result = ?, finished_at = ?,"
                        " evidence = COALESCE(?, evidence), card_hash = COALESCE(?, card_hash),"
@@ -330,6 +336,15 @@ class SqliteCardLedger(CardLedger):
             return _must_operation(db, operation_id)
 
         return await self._engine.write(write)
+
+    async def service_words(self, profile_id: str, mode: str, kind: str) -> set[str]:
+        rows = await self._engine.read(lambda db: db.execute(
+            "SELECT DISTINCT t.description FROM card_operations o JOIN card_transactions t"
+            " ON t.profile_id = o.profile_id AND t.mode = o.mode AND t.card_hash = o.card_hash"
+            " AND t.tx_id = o.evidence WHERE o.profile_id = ? AND o.mode = ? AND o.kind = ?"
+            " AND o.state = 'done' AND o.settled = 0 AND t.description != ''",
+            (profile_id, mode, kind)).fetchall())
+        return {row[0] for row in rows}
 
     async def attach_evidence(self, operation_id: int, evidence: str) -> None:
         await self._engine.write(lambda db: db.execute(

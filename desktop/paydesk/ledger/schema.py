@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import Callable, Union
 
 from .amounts import to_minor
-from .card_schema import V4
+from .card_schema import V4, V5
 from .records import FINAL, ORIGINS, STATES, stamp, parse_stamp
 from ..service.models import TransactionState
 
@@ -162,7 +162,8 @@ V3 = [
     "INSERT INTO links_fts (links_fts) VALUES ('rebuild')",
 ]
 
-MIGRATIONS: list[list[Step]] = [V1, V2, V3, V4]  # V4: the card wallet (card_schema.py)
+# V4: the card wallet; V5: who sent each card operation (card_schema.py)
+MIGRATIONS: list[list[Step]] = [V1, V2, V3, V4, V5]
 LATEST = len(MIGRATIONS)
 
 

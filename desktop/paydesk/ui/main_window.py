@@ -256,6 +256,7 @@ class MainWindow(QMainWindow):
             self._state.setValue("geometry", self.saveGeometry())
             self._state.sync()
         self.links_tab.counter.close()
+        self.cards_tab.page.secret.forget()  # no card number left on the clipboard after quit
         super().closeEvent(event)
         self.closed.emit()
 

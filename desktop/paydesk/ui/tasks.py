@@ -32,13 +32,16 @@ class TaskSet:
         self._children.add(tasks)
         return tasks
 
-    def spawn(self, coro: Coroutine[Any, Any, Any], name: str | None = None) -> asyncio.Task:
+    def spawn(self, coro: Coroutine[Any, Any, Any], name: str | None = None, *,
+              expected: tuple[type[BaseException], ...] = ()) -> asyncio.Task:
+        """Run ``coro`` as a task of this set. An exception of an ``expected`` type is left to
+        whoever awaits the task (it says it to the user); any other is a crash to report."""
         if self.closed:
             coro.close()
             raise RuntimeError("this task set is closed: its owner has gone")
         task = asyncio.get_event_loop().create_task(coro, name=name)
         self._tasks.add(task)
-        task.add_done_callback(self._done)
+        task.add_done_callback(lambda t: self._done(t, expected))
         return task
 
     def replace(self, name: str, coro: Coroutine[Any, Any, Any]) -> asyncio.Task:
@@ -50,7 +53,7 @@ class TaskSet:
         self._named[name] = task
         return task
 
-    def _done(self, task: asyncio.Task) -> None:
+    def _done(self, task: asyncio.Task, expected: tuple[type[BaseException], ...] = ()) -> None:
         self._tasks.discard(task)
         name = task.get_name()
         if self._named.get(name) is task:
@@ -58,7 +61,7 @@ class TaskSet:
         if task.cancelled():
             return
         exc = task.exception()
-        if exc is not None:  # an unexpected error: the exception hook reports it
+        if exc is not None and not isinstance(exc, expected):  # unexpected: the hook reports it
             sys.excepthook(type(exc), exc, exc.__traceback__)
 
     def __len__(self) -> int:

@@ -9,6 +9,7 @@ import httpx
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 
 from paydesk.config.profiles import Profile
 from paydesk.ui.cards.tab import NO_CARDS, CardsTab
@@ -46,8 +47,10 @@ class Desk:
                         json={"amount": str(amount), "description": description})
 
     def press(self, button):
-        """Click when it can be clicked (a card's buttons wait while an operation is open)."""
+        """Click when it can be clicked (a card's buttons wait while an operation is open),
+        and as a person does: never twice within a double click."""
         self.loop.until(button.isEnabled, message=f"{button.text()} to be enabled")
+        self.loop.run(asyncio.sleep(QApplication.doubleClickInterval() / 1000))
         button.click()
 
     def dialog(self, name):
@@ -293,3 +296,45 @@ def test_a_double_click_or_an_impatient_enter_sends_one_fund(start_app, loop):
                if t["description"] == "Card funded"]
     assert len(credits) == 1 and "GBP 34.00" in dialog.outcome.text()
     desk.close(dialog)
+
+
+def test_a_double_click_on_block_blocks(start_app, loop):
+    """Regression: the button came back as Unblock within a double click, and the second
+    half of the double click unblocked the card just blocked."""
+    app = start_app(sandbox=True)
+    app.wait_started()
+    desk = Desk(app, loop)
+    desk.create("30", "GBP")
+    page = desk.tab.page
+    block = page.buttons["block"]
+    loop.until(block.isEnabled, message="Block enabled")
+    block.click()
+    loop.until(lambda: block.isEnabled() and block.text() == "Unblock", message="blocked")
+    block.click()  # the second half of the double click, as quick as the first was done
+    loop.run(asyncio.sleep(0.3))
+    assert page.values["state"].text() == "Blocked" and block.text() == "Unblock"
+
+
+def test_a_busy_card_is_said_and_is_no_crash(start_app, loop, monkeypatch):
+    """Regression: an expected refusal (another window's operation under way) was shown in
+    the dialog and also sent to the crash report."""
+    import sys
+
+    from paydesk.ledger.cards import AuditDraft, OperationDraft
+
+    app = start_app(sandbox=True)
+    app.wait_started()
+    desk = Desk(app, loop)
+    _, card = desk.create("30", "GBP")
+    loop.until(lambda: desk.tab.page.record is not None, message="the card on its page")
+    crashes = []
+    monkeypatch.setattr(sys, "excepthook", lambda *a: crashes.append(a[1]))
+    profile = desk.profile
+    loop.run(desk.session.card_ledger.begin_operation(  # another PayDesk withdraws meanwhile
+        OperationDraft(profile.id, "test", "withdraw", card.card_hash, card.masked, Decimal(1),
+                       "GBP"),
+        AuditDraft("other", profile.id, profile.name, "test", "withdraw", "sent",
+                   card.card_hash, card.masked)))
+    desk.amount("fund", 2, expect="still under way")
+    loop.run(asyncio.sleep(0.2))
+    assert crashes == []

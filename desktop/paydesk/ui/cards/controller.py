@@ -14,6 +14,7 @@ import asyncio
 import getpass
 import logging
 import os
+from datetime import datetime, timezone
 from decimal import Decimal
 from typing import Any, Awaitable, Callable
 
@@ -22,6 +23,7 @@ from PySide6.QtCore import QObject, Signal
 from ...config.profiles import Profile
 from ...ledger.cards import (AuditDraft, CardLedger, CardOperation, CardRecord, OperationDraft,
                              mask)
+from ...ledger.owner import gone as owner_gone
 from ...service.errors import (AuthenticationError, NotFoundError, RateLimitedError,
                                ServiceError, ServiceUnavailableError, ValidationError)
 from ...service.models import VirtualCard
@@ -61,6 +63,7 @@ class CardsController(QObject):
 
     second_look = 2.0  # s before a lost operation not found is declared not done
     retry_limit = 60.0  # s: the longest wait between background attempts to settle
+    in_flight = 90.0  # s: an operation younger than this may still be answered to its sender
 
     def __init__(self, session: Session, ledger: CardLedger):
         super().__init__()
@@ -199,7 +202,8 @@ class CardsController(QObject):
             try:
                 answer = await call(client)
             except asyncio.CancelledError:
-                self.settle_in_background(op)  # whoever waited has gone; the card has not
+                # whoever waited has gone; the request may still be on its way to the service
+                self.settle_in_background(op, in_flight=True)
                 raise
             except Exception as error:  # noqa: BLE001 - whatever it was, read back
                 failure: Exception | None = error
@@ -232,11 +236,19 @@ class CardsController(QObject):
             card_hash, masked = record.card_hash, record.masked
             self.cardChanged.emit(record)
         result = "Card created" if isinstance(answer, VirtualCard) else str(answer or "Done")
+        judged = await self.ledger.operation(op.id)
+        late = judged is not None and judged.state == "not-done"  # judged before it answered
+        word = "done (its answer came after it was judged not done)" if late else "done"
         op = self._emit_op(await self.ledger.finish_operation(
             op.id, "done", result,
-            self._op_audit(op, "done", result, card_hash=card_hash, masked=masked),
-            card_hash=card_hash,
+            self._op_audit(op, word, result, card_hash=card_hash, masked=masked),
+            card_hash=card_hash, answered=True,
             masked=masked, evidence=card_hash if op.kind == "create" else None))
+        if late:
+            self.session.report(f"Card {op.kind} ({op.masked}): it WAS done: the service's "
+                                "answer came after PayDesk had judged it not done. Do not "
+                                "send it again.")
+            log.warning("card operation %s: done after it was judged not done", op.id)
         if op.kind in STATE_NUMBER:
             noted = await self.ledger.note_state(profile.id, op.mode, op.card_hash,
                                                  STATE_NUMBER[op.kind])
@@ -298,7 +310,9 @@ class CardsController(QObject):
         claimed, ops = await self._claimed(profile.id, op.mode, op.card_hash, ("fund", "withdraw"))
         pending = [o for o in ops if (o.state == "done" and not o.evidence) or o.id == op.id]
         stored = await self.ledger.transactions(profile.id, op.mode, op.card_hash)
-        found = evidence.match_transactions(pending, stored, claimed)
+        words = {kind: await self.ledger.service_words(profile.id, op.mode, kind)
+                 for kind in evidence.TYPE_OF}
+        found = evidence.match_transactions(pending, stored, claimed, words)
         for op_id, tx_id in found.items():
             if op_id != op.id:
                 await self.ledger.attach_evidence(op_id, tx_id)
@@ -346,14 +360,21 @@ class CardsController(QObject):
             await self._reload_quietly(profile, settled)  # its first transactions
         return settled
 
-    def settle_in_background(self, op: CardOperation) -> None:
+    def settle_in_background(self, op: CardOperation, *, in_flight: bool = False) -> None:
+        """Keep reading back until ``op`` is decided. One that may still be answered to
+        whoever sent it (``in_flight``: another window's, or one whose waiter left) is judged
+        only once it is older than the longest a call can take."""
         if op.id in self._settling or self.tasks.closed:
             return
-        task = self.tasks.spawn(self._settle_until_known(op), f"settle card operation {op.id}")
+        task = self.tasks.spawn(self._settle_until_known(op, in_flight),
+                                f"settle card operation {op.id}")
         self._settling[op.id] = task
         task.add_done_callback(lambda _t: self._settling.pop(op.id, None))
 
-    async def _settle_until_known(self, op: CardOperation) -> None:
+    async def _settle_until_known(self, op: CardOperation, in_flight: bool) -> None:
+        age = (datetime.now(timezone.utc) - op.started_at).total_seconds()
+        if in_flight and age < self.in_flight:
+            await asyncio.sleep(self.in_flight - age)
         delay = 1.0
         while True:
             try:
@@ -374,10 +395,12 @@ class CardsController(QObject):
             delay = min(delay * 2, self.retry_limit)
 
     async def settle_open(self) -> None:
-        """At start: every operation a previous run left open is settled by reading back."""
+        """At start: every operation left open is settled by reading back: at once when the
+        run that sent it has ended (killed), after the in-flight time when another PayDesk
+        window may still be waiting for its answer."""
         for op in await self.ledger.open_operations():
             if self.session.settings.profile(op.profile_id) is not None:
-                self.settle_in_background(op)
+                self.settle_in_background(op, in_flight=not owner_gone(op.owner))
 
     def settling(self) -> int:
         """How many operations are being settled in the background."""

@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QAbstractItemView, QGridLayout, QHBoxLayout, QHeaderView, QLabel,
-                               QPushButton, QTableView, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QApplication, QGridLayout, QHBoxLayout,
+                               QHeaderView, QLabel, QPushButton, QTableView, QVBoxLayout, QWidget)
 
+from ...ledger import LedgerError
 from ...ledger.cards import CardLedger, CardOperation, CardRecord, CardTxRecord
 from ...service.errors import ServiceError
 from ..session import Session
 from ..tasks import TaskSet
 from .controller import CardsController
 from .secret import SecretBox
-from . import words
 from ..table import HeadedModel
+from . import words
 
 TX_COLUMNS = ("Type", "Amount", "Description", "Time")
 DETAILS = (("name", "Name on card"), ("balance", "Balance"), ("state", "State"),
@@ -76,6 +78,7 @@ class CardPage(QWidget):
         self.record: CardRecord | None = None
         self.open_operation: CardOperation | None = None
         self.busy = False  # an operation started from here has not returned yet
+        self._last_block = 0.0  # when Block/Unblock was last pressed (monotonic)
         column = QVBoxLayout(self)
         self.title = QLabel("Select a card")
         self.title.setObjectName("card-title")
@@ -119,8 +122,10 @@ class CardPage(QWidget):
         self.message.setObjectName("card-message")
         self.message.setWordWrap(True)
         column.addWidget(self.message)
-        column.addWidget(QLabel("Transactions"))
+        caption = QLabel("Card transactions")
+        column.addWidget(caption)
         self.transactions = QTableView()
+        caption.setBuddy(self.transactions)
         self.transactions.setObjectName("card-transactions")
         self.transactions.setAccessibleName("Card transactions")
         self.tx_model = TransactionsModel()
@@ -173,6 +178,7 @@ class CardPage(QWidget):
             for (key, caption), value in zip(DETAILS, self.values.values()):
                 value.setText("")
                 value.setAccessibleName(caption)
+                value.setToolTip("")
             self.secret.setVisible(False)
             for button in self.buttons.values():
                 button.setEnabled(False)
@@ -192,13 +198,15 @@ class CardPage(QWidget):
                  "callback": record.callback or "—",
                  "seen": words.when(record.seen_at, seconds=True)
                  + ("" if record.listed else " (no longer in the service's list)")}
+        captions = dict(DETAILS)
         for key, text in texts.items():
             self.values[key].setText(text)
-            self.values[key].setAccessibleName(text)
+            self.values[key].setAccessibleName(f"{captions[key]}: {text}")
         self.values["state"].setStyleSheet(f"color: {badge.colour}; font-weight: 700;")
         self.values["expires"].setStyleSheet("color: #b3261e;" if expired else "")
-        if words.currency_of(profile, record.currency_code) is None:
-            self.values["balance"].setToolTip(words.unknown_code_hint(record.currency_code))
+        unknown = words.currency_of(profile, record.currency_code) is None
+        self.values["balance"].setToolTip(
+            words.unknown_code_hint(record.currency_code) if unknown else "")
         self._buttons()
 
     def _buttons(self) -> None:
@@ -259,7 +267,8 @@ class CardPage(QWidget):
         one does not stop it); the card's buttons wait until it is over."""
         self.busy = True
         self._buttons()
-        task = self.tasks.spawn(coro, "card operation")
+        # refusals (a busy card, a missing key, the service's no) are said by whoever waits
+        task = self.tasks.spawn(coro, "card operation", expected=(LedgerError, ServiceError))
 
         def over(_task) -> None:
             self.busy = False
@@ -270,8 +279,12 @@ class CardPage(QWidget):
 
     async def toggle_block(self) -> CardOperation | None:
         record = self.record
-        if record is None or self.busy:
+        now = time.monotonic()
+        # a double click is one click: its second half must not undo a block just done
+        if record is None or self.busy or now - self._last_block < \
+                QApplication.doubleClickInterval() / 1000:
             return None
+        self._last_block = now
         unblock = record.state == 2
         task = self.run(self.controller.unblock(record) if unblock else self.controller.block(record))
         try:

@@ -10,7 +10,7 @@ import logging
 import secrets
 from typing import Awaitable, Callable
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import QByteArray, QMimeData, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QPushButton, QWidget
 
@@ -135,12 +135,23 @@ class SecretBox(QWidget):
             return False
         if not card.card_pan:
             return False
-        QGuiApplication.clipboard().setText(card.card_pan)
+        copied = QMimeData()
+        copied.setText(card.card_pan)
+        # clipboard managers that keep a history leave out what is marked a secret
+        copied.setData("x-kde-passwordManagerHint", QByteArray(b"secret"))
+        QGuiApplication.clipboard().setMimeData(copied)
         self._copied_digest = self._digest(card.card_pan)  # to know it again, not to keep it
         self._clear_timer.start(self.clear_after_ms)
         self.said.emit(f"Card number copied; the clipboard is cleared in "
                        f"{self.clear_after_ms // 1000} s")
         return True
+
+    def forget(self) -> None:
+        """PayDesk is closing (or the card page goes): hide the number now, and take it off
+        the clipboard now rather than leave it there after PayDesk has gone."""
+        self.conceal()
+        self._clear_timer.stop()
+        self._clear_clipboard()
 
     def _clear_clipboard(self) -> None:
         clipboard = QGuiApplication.clipboard()

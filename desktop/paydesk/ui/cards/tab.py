@@ -10,6 +10,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QLabel, QScrollArea, QSplitter, QStackedWidget, QTabWidget,
                                QVBoxLayout, QWidget)
 
+from ...ledger import LedgerError
 from ...ledger.cards import CardOperation, CardQuery, CardRecord
 from ...service.errors import NotFoundError, ServiceError
 from ..dialogs import finished
@@ -231,7 +232,8 @@ class CardsTab(QWidget):
 
         def run(amount, currency, callback):
             return self.tasks.spawn(self.controller.create(profile, mode, amount, currency,
-                                                          callback), "create card")
+                                                          callback), "create card",
+                                    expected=(LedgerError, ServiceError))
 
         dialog = CreateCardDialog(self, self.tasks.child, profile, run,
                                   lambda card_hash: self.ledger.card(profile.id, mode, card_hash))
