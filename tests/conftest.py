@@ -1,4 +1,6 @@
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -6,6 +8,7 @@ from pathlib import Path
 # Qt's settings (file dialogs), keyrings and caches all go to a folder of its own.
 REAL_HOME = Path.home()
 TEST_HOME = Path(tempfile.mkdtemp(prefix="paydesk-test-home-"))
+atexit.register(shutil.rmtree, TEST_HOME, ignore_errors=True)
 os.environ["HOME"] = str(TEST_HOME)
 for variable, folder in (("XDG_CONFIG_HOME", ".config"), ("XDG_DATA_HOME", ".local/share"),
                          ("XDG_CACHE_HOME", ".cache"), ("XDG_STATE_HOME", ".local/state")):

@@ -173,4 +173,5 @@ def main(argv: list[str] | None = None) -> int:
     with asyncio.Runner(loop_factory=EventLoop) as runner:
         code = runner.run(start())
     log.info("PayDesk stopped")
+    logs.flush()
     return code

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import logging
 import logging.handlers
+import queue
 import threading
 from pathlib import Path
 
@@ -41,20 +43,40 @@ class Redactor(logging.Filter):
 REDACTOR = Redactor()
 
 
+_listener: logging.handlers.QueueListener | None = None
+
+
 def setup(log_dir: Path, level: int = logging.INFO) -> Path:
+    """Log to a rotating file in ``log_dir``. Records are redacted where they are made and
+    written to the file by a thread of their own, so logging never waits on the disk."""
+    global _listener
     log_dir.mkdir(parents=True, exist_ok=True)
     path = log_dir / "paydesk.log"
     handler = logging.handlers.RotatingFileHandler(path, maxBytes=2_000_000, backupCount=3,
                                                    encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    handler.addFilter(REDACTOR)
+    records: queue.SimpleQueue = queue.SimpleQueue()
+    front = logging.handlers.QueueHandler(records)
+    front.addFilter(REDACTOR)  # before the record leaves the thread that made it
     root = logging.getLogger()
     for old in [h for h in root.handlers if getattr(h, "_paydesk", False)]:
         root.removeHandler(old)
         old.close()
-    handler._paydesk = True  # type: ignore[attr-defined]
-    root.addHandler(handler)
+    if _listener is not None:
+        _listener.stop()
+    _listener = logging.handlers.QueueListener(records, handler)
+    _listener.start()
+    atexit.register(_listener.stop)
+    front._paydesk = True  # type: ignore[attr-defined]
+    root.addHandler(front)
     root.setLevel(level)
     logging.getLogger("httpx").setLevel(logging.WARNING)
     logging.getLogger("httpcore").setLevel(logging.WARNING)
     return path
+
+
+def flush() -> None:
+    """Wait until every record logged so far is in the file (quit, or a report to read)."""
+    if _listener is not None and _listener._thread is not None:
+        _listener.stop()  # drains the queue
+        _listener.start()

@@ -16,6 +16,7 @@ import random
 import time
 from collections import Counter
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Awaitable, Callable
 
 from .ledger import CREATING, LinkRecord
@@ -38,6 +39,10 @@ class Entry:
     failures: int = 0
     running: bool = False
     again: bool = False  # asked for while running: go again as soon as it ends
+    task: asyncio.Task | None = None  # the check under way
+    waiting: bool = False  # ...still waiting for a place in its lane
+    moved: bool = False  # ...cancelled to go to the on-screen lane at once
+    focused_since: float | None = None  # monotonic: when a view began to show it
 
     @property
     def settling(self) -> bool:
@@ -54,8 +59,14 @@ class Scheduler:
                  parallel: int = 4, focus_parallel: int = 2, focused_every: float = 2.0,
                  first_every: float = 5.0, settle_first: float = 2.0, slowest: float = 120.0,
                  focused_slowest: float = 30.0, longest_pause: float = 300.0,
-                 retry_first: float = 1.0):
+                 retry_first: float = 1.0, busy: Callable[[LinkRecord], bool] = lambda r: False,
+                 focused_for: float = 300.0, old_after: float = 86400.0,
+                 old_slowest: float = 1800.0):
         self._check, self._settle = check, settle
+        self._busy = busy  # a create still under way here: not settled behind its back
+        self.focused_for = focused_for  # on screen this long, a link is checked less often
+        self.old_after = old_after  # a link older than this is checked at most...
+        self.old_slowest = old_slowest  # ...this seldom (it is less and less likely to move)
         self.focused_every = focused_every
         self.first_every = first_every
         self.settle_first = settle_first
@@ -106,8 +117,10 @@ class Scheduler:
 
     def focus(self, view: str, record: LinkRecord | None) -> None:
         """``view`` shows ``record`` now (None: nothing): check it often, starting now."""
+        previous = self._focused.pop(view, None)
+        if previous is not None and previous in self._entries and not self._is_focused(previous):
+            self._entries[previous].focused_since = None
         if record is None:
-            self._focused.pop(view, None)
             return
         self._focused[view] = record.key
         self.check_now(record)
@@ -117,7 +130,12 @@ class Scheduler:
         entry = self._entries.get(record.key)
         if entry is None:
             return
-        if entry.running:
+        if self._is_focused(record.key) and entry.focused_since is None:
+            entry.focused_since = time.monotonic()
+        if entry.running and entry.waiting and entry.task is not None:
+            entry.moved = True  # waiting behind slow checks: start again in the on-screen lane
+            entry.task.cancel()
+        elif entry.running:
             entry.again = True
         entry.due = time.monotonic()
         entry.interval = self.first_every
@@ -127,7 +145,19 @@ class Scheduler:
         return key in self._focused.values()
 
     def _pace(self, key: Key, interval: float) -> float:
-        return min(interval, self.focused_every) if self._is_focused(key) else interval
+        """How long until the next check: often while on screen (less so after
+        ``focused_for``), as ``interval`` says otherwise."""
+        if not self._is_focused(key):
+            return interval
+        entry = self._entries.get(key)
+        since = entry.focused_since if entry is not None else None
+        if since is not None and time.monotonic() - since > self.focused_for:
+            return min(interval, self.focused_slowest)
+        return min(interval, self.focused_every)
+
+    def _slowest(self, entry: Entry) -> float:
+        age = (datetime.now(timezone.utc) - entry.record.created_at).total_seconds()
+        return self.old_slowest if age > self.old_after else self.slowest
 
     # -- the loop -----------------------------------------------------------------------
 
@@ -156,9 +186,13 @@ class Scheduler:
         for entry in list(self._entries.values()):
             if entry.running or entry.due > now or self._paused.get(entry.group, 0) > now:
                 continue
+            if entry.settling and self._busy(entry.record):
+                entry.due = now + self.settle_first  # its create is still under way here
+                continue
             entry.running = True
             task = asyncio.get_running_loop().create_task(
                 self._one(entry), name=f"check {entry.record.tx_ref}")
+            entry.task = task
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
@@ -176,10 +210,15 @@ class Scheduler:
     async def _one(self, entry: Entry) -> None:
         key = entry.record.key
         try:
+            entry.waiting = True
             async with self._lanes[self._is_focused(key)]:
+                entry.waiting = False
                 await self._attempt(entry)
+        except asyncio.CancelledError:
+            if not entry.moved:
+                raise
         finally:
-            entry.running = False
+            entry.running, entry.waiting, entry.moved, entry.task = False, False, False, None
             if entry.again and key in self._entries:
                 entry.again = False
                 entry.due = time.monotonic()
@@ -216,7 +255,7 @@ class Scheduler:
         entry.record = record
         grow = 2.0 if record.state == CREATING else 1.5
         start = self.settle_first if record.state == CREATING else self.first_every
-        entry.interval = min(self.slowest, max(start, entry.interval * grow))
+        entry.interval = min(self._slowest(entry), max(start, entry.interval * grow))
         entry.due = time.monotonic() + self._pace(key, entry.interval)
 
     def _failed(self, entry: Entry, error: BaseException, text: str, logged: bool = False) -> None:
@@ -227,7 +266,7 @@ class Scheduler:
             log.info("%s of %s failed (%d in a row): %s",
                      "settling" if entry.settling else "check", entry.record.tx_ref,
                      entry.failures, text)
-        cap = self.focused_slowest if self._is_focused(entry.record.key) else self.slowest
+        cap = self.focused_slowest if self._is_focused(entry.record.key) else self._slowest(entry)
         grown = entry.interval * 2 if entry.failures > 1 else self.retry_first
         entry.interval = min(cap, max(grown, self.retry_first))
         entry.due = time.monotonic() + entry.interval * random.uniform(0.8, 1.0)

@@ -208,3 +208,46 @@ async def test_final_states_end_the_watch(running):
     scheduler.watch(record("DONE", state="success"))  # already final: not watched
     await until(lambda: scheduler.watched() == [], 3, "both to settle")
     assert service.count("DONE") == 0 and service.count("FAILED") == 1
+
+
+async def test_a_create_under_way_here_is_not_settled_behind_its_back(running):
+    """Regression: a "creating" record was settled (sent again) while its own create was
+    still waiting for the service's answer."""
+    service = Service()
+    service.script["NEW"] = ["pending"]
+    under_way = {("p1", "NEW")}
+    scheduler = running(service, busy=lambda r: r.key in under_way)
+    scheduler.watch(record("NEW", state="creating"))
+    await asyncio.sleep(0.4)
+    assert service.count("NEW") == 0
+    under_way.clear()  # the create ended without an answer: now it is settled
+    await until(lambda: service.count("NEW", "settle") == 1, 2, "the settle")
+
+
+async def test_check_now_moves_a_waiting_check_to_the_on_screen_lane(running):
+    """Regression: a record already waiting in the background lane stayed behind slow
+    checks when it came on screen."""
+    service = Service()
+    scheduler = running(service, parallel=1, first_every=30, slowest=60)
+    service.script["HANG"] = [60.0]
+    scheduler.watch(record("HANG"))
+    scheduler.check_now(record("HANG"))
+    await until(lambda: service.count("HANG") == 1, 1, "the lane taken")
+    scheduler.watch(record("QUEUED"))
+    scheduler.check_now(record("QUEUED"))  # due now, waiting behind HANG
+    await asyncio.sleep(0.2)
+    assert service.count("QUEUED") == 0
+    scheduler.focus("panel", record("QUEUED"))
+    await until(lambda: service.count("QUEUED") == 1, 1, "the on-screen check")
+
+
+async def test_a_link_long_on_screen_is_checked_less_often(running):
+    service = Service()
+    scheduler = running(service, focused_every=0.05, focused_slowest=0.5, focused_for=0.3,
+                        first_every=0.05)
+    scheduler.focus("counter", record("SHOWN"))
+    await asyncio.sleep(0.3)
+    early = service.count("SHOWN")
+    await asyncio.sleep(1.0)
+    later = service.count("SHOWN") - early
+    assert early >= 3 and later <= 3  # every 0.05 s at first, then every 0.5 s

@@ -43,6 +43,7 @@ def test_error_in_an_async_slot_shows_a_dialog_and_the_app_goes_on(start_app, lo
         assert app.close() == 0
     finally:
         hook.uninstall()
+    logs.flush()
     logged = (paths.logs / "paydesk.log").read_text()
     assert "RuntimeError: boom" in logged and secret not in logged
 

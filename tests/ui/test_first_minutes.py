@@ -61,10 +61,15 @@ def test_a_taken_port_moves_the_sandbox_and_says_so(start_app, loop):
         moved = urlsplit(again.session.profile.base_url).port
         assert moved != port and again.session.sandbox is not None
         text = again.window.last_call.text()
-        assert f"usual port {port} is taken" in text and f"port {moved} now" in text
+        assert f"usual port {port} is taken" in text and f"port {moved} for now" in text
+        assert again.session.profile.sandbox_port == port  # still its own
         assert again.close() == 0
     finally:
         squatter.close()
+    # the port is free again: the sandbox is back at its usual address, and so are old links
+    back = started(start_app, loop)
+    assert urlsplit(back.session.profile.base_url).port == port
+    assert back.close() == 0
 
 
 def test_a_start_uses_up_no_reference(start_app, loop):

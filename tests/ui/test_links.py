@@ -253,10 +253,12 @@ def test_paid_in_the_background_notifies(desk, loop):
     other.show()
     other.activateWindow()
     loop.until(lambda: not desk.window.isActiveWindow(), message="PayDesk in the background")
+    notifications = []
+    tab.notified.connect(notifications.append)
     control(desk, f"pay/{record.reference}", {"outcome": "success"})
     loop.until(lambda: tab.panel.state.text() == "PAID", message="PAID")
-    loop.until(lambda: getattr(tab, "last_notification", None), message="the notification")
-    assert "PAID" in tab.last_notification and record.tx_ref in tab.last_notification
+    loop.until(lambda: notifications, message="the notification")
+    assert "PAID" in notifications[0] and record.tx_ref in notifications[0]
 
 
 def test_copy_qr_image_print_and_open_in_browser(desk, loop, tmp_path):

@@ -69,6 +69,7 @@ class Profile:
     has_cards: bool | None = None  # None: not yet found out from the service
     card_currencies: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_CARD_CURRENCIES))
     embedded_sandbox: bool = False
+    sandbox_port: int = 0  # the embedded sandbox's own port, tried first at every start
     txref_prefix: str = "PAY"
     callback_url: str = ""
     return_url: str = ""

@@ -74,6 +74,11 @@ class KeyStore:
         return getattr(self.backend, "name", type(self.backend).__name__)
 
     async def _call(self, fn, *args):
+        result = await self._wait_for(fn, *args)
+        self.problem = None  # it answered: an earlier refusal is no longer the story
+        return result
+
+    async def _wait_for(self, fn, *args):
         call = asyncio.ensure_future(asyncio.to_thread(fn, *args))
         done, _ = await asyncio.wait({call}, timeout=self.slow_after)
         if done:

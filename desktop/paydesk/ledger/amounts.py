@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-# ISO 4217 minor units where they are not 2 (the service's currencies all have 2).
-_EXPONENTS = {
-    "BIF": 0, "CLP": 0, "DJF": 0, "GNF": 0, "ISK": 0, "JPY": 0, "KMF": 0, "KRW": 0, "PYG": 0,
-    "RWF": 0, "UGX": 0, "UYI": 0, "VND": 0, "VUV": 0, "XAF": 0, "XOF": 0, "XPF": 0,
-    "BHD": 3, "IQD": 3, "JOD": 3, "KWD": 3, "LYD": 3, "OMR": 3, "TND": 3,
-}
+# Kept to at least two decimals whatever the currency's own minor unit: the service writes
+# every amount and fee with two ("1,000.00"), in yen as in pounds. Three where ISO 4217 has
+# three.
+_EXPONENTS = {"BHD": 3, "IQD": 3, "JOD": 3, "KWD": 3, "LYD": 3, "OMR": 3, "TND": 3}
 
 
 def exponent(currency: str) -> int:

@@ -21,6 +21,7 @@ from .session import Session
 from .status import StatusLine
 from .tabs import TABS, PlaceholderTab
 
+WATCH_DAYS = 7  # open records younger than this are watched from the start; older: Check all open
 TEST_BANNER = ("TEST MODE: nothing here is real money. Links created now can only be paid "
                "with test cards.")
 LIVE_BANNER = ("LIVE MODE: real money. Links created now are paid by real customers' cards, "
@@ -100,7 +101,8 @@ class MainWindow(QMainWindow):
         self.tabs.setObjectName("tabs")
         self.tabs.setAccessibleName("Sections")
         self.links = LinksController(session, session.ledger)
-        self.scheduler = Scheduler(self.links.check, self.links.settle)
+        self.scheduler = Scheduler(self.links.check, self.links.settle,
+                                   busy=lambda record: record.key in self.links.creating)
         self.links.linkChanged.connect(self.scheduler.seen)
         session.profileDeleted.connect(self.scheduler.forget)
         self.links_tab = LinksTab(session, self.links, self.scheduler)
@@ -196,7 +198,7 @@ class MainWindow(QMainWindow):
     async def _watch_open(self) -> None:
         for record in await self.session.ledger.unsettled():
             self.scheduler.watch(record)
-        since = datetime.now(timezone.utc) - timedelta(days=1)
+        since = datetime.now(timezone.utc) - timedelta(days=WATCH_DAYS)
         for record in await self.session.ledger.open_records(since=since):
             self.scheduler.watch(record)
 

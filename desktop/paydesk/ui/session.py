@@ -188,7 +188,7 @@ class Session(QObject):
         What the service said (or that it could not be reached) goes to ``health``."""
         try:
             slot = await self._slot(profile, mode)
-        except NoKeyError as error:
+        except (NoKeyError, InsecureAddressError) as error:
             self.health.refused(profile.id, mode, error.message)
             raise
         slot.users += 1

@@ -133,6 +133,7 @@ def test_reveal_hides_again_and_nothing_leaks(desk, loop, paths):
                     leaks.append(f"{value[-4:]} in {path}")
             if cvv and f'"{cvv}"'.encode() in raw or f"cvv={cvv}".encode() in raw:
                 leaks.append(f"security code in {path}")
+    logs.flush()
     for text in (report, desk.log_path.read_text("utf-8") if desk.log_path.exists() else ""):
         assert pan not in text and grouped(pan) not in text
     assert leaks == []

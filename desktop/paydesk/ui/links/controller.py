@@ -39,6 +39,7 @@ class LinksController(QObject):
         super().__init__()
         self.session = session
         self.ledger = ledger
+        self.creating: set[tuple[str, str]] = set()  # creates under way here (not to settle)
 
     # -- references -----------------------------------------------------------------------
 
@@ -86,6 +87,7 @@ class LinksController(QObject):
                 record = await self.ledger.begin_link(profile.id, mode, request)
             except DuplicateReference:
                 raise LocalDuplicate(request.tx_ref) from None
+            self.creating.add(record.key)
             self.announce(record)
             try:
                 link = await client.create_payment(request)
@@ -102,6 +104,8 @@ class LinksController(QObject):
                 self.session.report(f"Link {request.tx_ref}: {error.message}; "
                                     "PayDesk keeps trying with the same reference")
                 raise
+            finally:
+                self.creating.discard(record.key)
         record = self.announce(await self.ledger.complete_link(profile.id, link))
         self.session.report(f"Link {record.tx_ref} created")
         return record

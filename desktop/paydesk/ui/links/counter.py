@@ -19,7 +19,7 @@ from .watermark import Watermark
 
 class CounterWindow(QWidget):
     createRequested = Signal(str)  # the amount typed at the counter
-    cleared = Signal()
+    cleared = Signal()  # nothing is shown (Escape, or the window went away)
 
     def __init__(self):
         super().__init__(None, Qt.WindowType.Window)
@@ -80,6 +80,10 @@ class CounterWindow(QWidget):
     def resizeEvent(self, event) -> None:  # noqa: N802
         self.watermark.setGeometry(self.rect())
         super().resizeEvent(event)
+
+    def hideEvent(self, event) -> None:  # noqa: N802 - closed or hidden: no link on screen
+        self.cleared.emit()
+        super().hideEvent(event)
 
     def set_busy(self, busy: bool) -> None:
         """A link is being created: Enter is ignored until it is done."""

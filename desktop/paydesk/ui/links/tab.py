@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (QApplication, QComboBox, QHBoxLayout, QLabel, QPushButton,
                                QScrollArea, QSplitter, QSystemTrayIcon, QVBoxLayout, QWidget)
@@ -24,6 +24,8 @@ log = logging.getLogger("paydesk.links.tab")
 
 
 class LinksTab(QWidget):
+    notified = Signal(str)  # the desktop notification just given (PayDesk in the background)
+
     def __init__(self, session: Session, controller: LinksController, scheduler: Scheduler):
         super().__init__()
         self.setObjectName("tab-links")
@@ -150,7 +152,7 @@ class LinksTab(QWidget):
                 self._tray.show()
             self._tray.showMessage("PayDesk", text)
         QApplication.alert(window)
-        self.last_notification = text
+        self.notified.emit(text)
 
     # -- actions --------------------------------------------------------------------------
 
@@ -178,17 +180,20 @@ class LinksTab(QWidget):
             failure = None
         finally:
             self._busy(False)
-        if isinstance(failure, NoKeyError):
-            self.form.why_disabled.setText(failure.message)
+        stored = await self.controller.ledger.get(profile.id, request.tx_ref) if failure else None
+        if isinstance(failure, NoKeyError) or (failure is not None and stored is None
+                                               and not isinstance(failure, ValidationError)):
+            self.form.why_disabled.setText(failure.message)  # nothing was written or sent
+            self.form.why_disabled.setAccessibleName(failure.message)
             return None
         if isinstance(failure, ValidationError):
             self.form.show_service_errors(failure.errors, failure.message)
-            self.show_link(await self.controller.ledger.get(profile.id, request.tx_ref))
+            self.show_link(stored)
             return None
         if failure is not None:
             # the outcome is unknown: the record stays "creating" and the scheduler settles
             # it with the same reference; the form moves on to a new one
-            self.show_link(await self.controller.ledger.get(profile.id, request.tx_ref))
+            self.show_link(stored)
             await self.new_reference()
             return None
         self.show_link(record)

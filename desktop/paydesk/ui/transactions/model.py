@@ -80,12 +80,12 @@ class LedgerModel(HeadedModel):
             if generation != self._generation:
                 return
             self.beginResetModel()
+            self._drop_anchors()
             self.query, self._snapshot, self._fresh = query, snapshot, []
             self.total = len(first.records)
             self.counted = not first.more
             self._blocks = OrderedDict({0: first})
             self._loading = set()
-            self._anchors = None
             self.endResetModel()
             self.queryLoaded.emit()
             total = await counting
@@ -107,9 +107,16 @@ class LedgerModel(HeadedModel):
     def clear(self) -> None:
         self._generation += 1
         self.beginResetModel()
+        self._drop_anchors()
         self.query, self.total, self._fresh = None, 0, []
-        self._blocks, self._anchors = OrderedDict(), None
+        self._blocks = OrderedDict()
         self.endResetModel()
+
+    def _drop_anchors(self) -> None:
+        """The previous query's anchors are of no use: stop reading them (frees a reader)."""
+        if self._anchors is not None and not self._anchors.done():
+            self._anchors.cancel()
+        self._anchors = None
 
     # -- blocks -------------------------------------------------------------------------
 
@@ -136,8 +143,9 @@ class LedgerModel(HeadedModel):
             return self._blocks[block - 1].end, None
         if block + 1 in self._blocks and self._blocks[block + 1].start:
             return None, self._blocks[block + 1].start
-        if self._anchors is None:
+        if self._anchors is None:  # read once per query, shared by every block that needs it
             self._anchors = asyncio.ensure_future(self.ledger.anchors(self._snapshot, BLOCK))
+            self._anchors.add_done_callback(lambda f: f.cancelled() or f.exception())
         anchors = await asyncio.shield(self._anchors)
         return (anchors[block - 1] if 0 < block <= len(anchors) else None), None
 
