@@ -62,17 +62,24 @@ def setup(log_dir: Path, level: int = logging.INFO) -> Path:
     for old in [h for h in root.handlers if getattr(h, "_paydesk", False)]:
         root.removeHandler(old)
         old.close()
-    if _listener is not None:
-        _listener.stop()
+    _stop()
     _listener = logging.handlers.QueueListener(records, handler)
     _listener.start()
-    atexit.register(_listener.stop)
     front._paydesk = True  # type: ignore[attr-defined]
     root.addHandler(front)
     root.setLevel(level)
     logging.getLogger("httpx").setLevel(logging.WARNING)
     logging.getLogger("httpcore").setLevel(logging.WARNING)
     return path
+
+
+@atexit.register
+def _stop() -> None:
+    """Drain and stop the writing thread, once (a later setup, or the end of the process)."""
+    if _listener is not None and _listener._thread is not None:
+        _listener.stop()
+        for handler in _listener.handlers:
+            handler.close()
 
 
 def flush() -> None:

@@ -54,6 +54,8 @@ def test_a_taken_port_moves_the_sandbox_and_says_so(start_app, loop):
     port = urlsplit(first.session.profile.base_url).port
     assert first.close() == 0
     squatter = socket.socket()
+    # like any server: the first session's closed connections may still be in TIME_WAIT
+    squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     squatter.bind(("127.0.0.1", port))
     squatter.listen(1)  # another program took the port meanwhile
     try:
