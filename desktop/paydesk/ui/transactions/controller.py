@@ -158,10 +158,8 @@ class TransactionsController(QObject):
                     break
                 after = page.end
             finished = True
-        finally:
-            await asyncio.to_thread(writer.close)
-            if not finished:
-                await asyncio.to_thread(path.unlink, True)
+        finally:  # complete: in place; cancelled or failed: the previous file stays
+            await asyncio.to_thread(writer.close, finished)
         self.session.report(f"Exported {written} records to {path.name}")
         return written
 

@@ -6,6 +6,7 @@ runs on a worker thread, page by page, so the window keeps painting and can show
 from __future__ import annotations
 
 import csv
+import os
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
@@ -30,26 +31,46 @@ def _decimal(value: Decimal | None) -> str:
     return f"{value:.2f}" if value is not None else ""
 
 
-def row_of(r: LinkRecord) -> tuple[str, ...]:
-    return (r.tx_ref, r.reference or "", r.state, r.state_raw or "", r.first_name, r.last_name,
-            r.email, _decimal(r.amount), _decimal(r.fee), r.currency, r.mode,
+def _text(value: str) -> str:
+    """Text as text: a spreadsheet would run a cell starting = + - @ (or a tab or CR) as a
+    formula, and a customer's name comes from the internet (the website form)."""
+    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+
+
+def row_of(r: LinkRecord, guard: bool = True) -> tuple[str, ...]:
+    """One record as a row of text. ``guard``: text that a spreadsheet would take for a
+    formula starts with an apostrophe (CSV); an XLSX marks its cells as text instead."""
+    t = _text if guard else str
+    known = bool(r.currency)  # a payment made elsewhere, not paid yet: amount not known
+    return (t(r.tx_ref), t(r.reference or ""), r.state, t(r.state_raw or ""),
+            t(r.first_name), t(r.last_name), t(r.email),
+            _decimal(r.amount) if known else "", _decimal(r.fee), r.currency, r.mode,
             "here" if r.origin == "link" else "looked up", _iso(r.created_at),
             _local(r.created_at), _iso(r.updated_at), _iso(r.checked_at),
-            r.customization.get("title") or "", r.customization.get("description") or "",
-            r.checkout_url or "", r.error or "")
+            t(r.customization.get("title") or ""), t(r.customization.get("description") or ""),
+            t(r.checkout_url or ""), t(r.error or ""))
 
 
 class CsvWriter:
+    """Writes beside the target and puts the file in place only when it is complete, so a
+    cancelled or failed export leaves the previous file as it was."""
+
     def __init__(self, path: Path):
-        self._file = open(path, "w", encoding="utf-8-sig", newline="")
+        self.path = path
+        self.partial = path.with_name(path.name + ".part")
+        self._file = open(self.partial, "w", encoding="utf-8-sig", newline="")
         self._csv = csv.writer(self._file)
         self._csv.writerow(HEADER)
 
     def write(self, records: Iterable[LinkRecord]) -> None:
         self._csv.writerows(row_of(r) for r in records)
 
-    def close(self) -> None:
+    def close(self, complete: bool = True) -> None:
         self._file.close()
+        if complete:
+            os.replace(self.partial, self.path)
+        else:
+            self.partial.unlink(missing_ok=True)
 
 
 class XlsxWriter:
@@ -59,6 +80,7 @@ class XlsxWriter:
         from openpyxl import Workbook  # only when an XLSX is asked for
 
         self.path = path
+        self.partial = path.with_name(path.name + ".part")
         self._book = Workbook(write_only=True)
         self._sheet = self._book.create_sheet("Transactions")
         self._sheet.append(HEADER)
@@ -67,10 +89,13 @@ class XlsxWriter:
         from openpyxl.cell import WriteOnlyCell
 
         for r in records:
-            row = list(row_of(r))
+            row: list = [WriteOnlyCell(self._sheet, value=v) for v in row_of(r, guard=False)]
+            for cell in row:  # text stays text: never a formula
+                if isinstance(cell.value, str) and cell.value:
+                    cell.data_type = "s"
             for index in (7, 8):  # amount, fee: numbers
-                if row[index]:
-                    cell = WriteOnlyCell(self._sheet, value=Decimal(row[index]))
+                if row[index].value:
+                    cell = WriteOnlyCell(self._sheet, value=Decimal(row[index].value))
                     cell.number_format = "#,##0.00"
                     row[index] = cell
             local = WriteOnlyCell(self._sheet, value=r.created_at.astimezone().replace(tzinfo=None))
@@ -78,8 +103,10 @@ class XlsxWriter:
             row[13] = local
             self._sheet.append(row)
 
-    def close(self) -> None:
-        self._book.save(self.path)
+    def close(self, complete: bool = True) -> None:
+        if complete:
+            self._book.save(self.partial)
+            os.replace(self.partial, self.path)
 
 
 def writer_for(path: Path) -> CsvWriter | XlsxWriter:
