@@ -18,7 +18,8 @@ class CurrencyTotal:
     currency: str
     paid: int  # how many were paid
     collected: Decimal  # their amounts
-    fees: Decimal  # the service's fees on them (where a lookup told them)
+    fees: Decimal  # the service's fees on them, where the service has said them...
+    fees_known: int = 0  # ...for this many of the paid ones
 
 
 @dataclass(frozen=True)
@@ -40,9 +41,10 @@ def summarise(db: sqlite3.Connection, profile_id: str, mode: str, start: datetim
     states = Counter({row["state"]: row["n"] for row in db.execute(
         f"SELECT state, count(*) AS n FROM links WHERE {where} GROUP BY state", args)})
     totals = [CurrencyTotal(row["currency"], row["n"], from_minor(row["amount"], row["currency"]),
-                            from_minor(row["fees"], row["currency"]))
+                            from_minor(row["fees"], row["currency"]), row["known"])
               for row in db.execute(
                   f"SELECT currency, count(*) AS n, sum(amount_minor) AS amount,"
-                  f" COALESCE(sum(fee_minor), 0) AS fees FROM links WHERE {where}"
-                  f" AND state = 'success' GROUP BY currency ORDER BY currency", args)]
+                  f" COALESCE(sum(fee_minor), 0) AS fees, count(fee_minor) AS known FROM links"
+                  f" WHERE {where} AND state = 'success' GROUP BY currency ORDER BY currency",
+                  args)]
     return DaySummary(start, end, states, totals)

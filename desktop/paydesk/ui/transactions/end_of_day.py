@@ -1,15 +1,17 @@
-"""End of day: a chosen day's links (local time) in this profile and mode: how many were
-made, paid, failed, cancelled and are still open; what was collected and the fees, per
-currency. Exported as CSV with the rows behind it, and printable."""
+"""End of day: the links made on a chosen day (local time) in this profile and mode, and what
+has become of them: how many are paid, failed, cancelled, still open; what was collected
+and the fees, per currency. Exported as CSV with the rows behind it, and printable. The
+figures are read again for every export and print, so they agree with the rows."""
 
 from __future__ import annotations
 
 import asyncio
 import csv
+import os
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
 
-from PySide6.QtCore import QDate, QRectF, Qt
+from PySide6.QtCore import QDate, QRectF, Qt, QTimer
 from PySide6.QtGui import QFont, QPainter
 from PySide6.QtWidgets import (QDateEdit, QDialog, QDialogButtonBox, QFormLayout, QLabel,
                                QTableWidget, QTableWidgetItem, QVBoxLayout)
@@ -31,9 +33,25 @@ def counts(summary: DaySummary) -> list[tuple[str, int]]:
             for label, states in COUNTS]
 
 
+def fees_text(total) -> str:
+    """The fees, saying when the service has not told all of them yet."""
+    text = money_text(total.fees)
+    if total.fees_known < total.paid:
+        text += f" (known for {total.fees_known} of {total.paid})"
+    return text
+
+
+def heading(profile_name: str, mode: str, day: date) -> str:
+    zone = datetime.now().astimezone().strftime("%Z (UTC%z)")
+    return (f"{profile_name}, {mode.upper()} mode: links made on {day:%A %d %B %Y}, "
+            f"local time {zone}, and what has become of them")
+
+
 def summary_rows(summary: DaySummary) -> list[list[str]]:
     rows = [["summary", "", label, str(n), "", ""] for label, n in counts(summary)]
-    rows += [["collected", t.currency, "paid", str(t.paid), f"{t.collected:.2f}", f"{t.fees:.2f}"]
+    rows += [["collected", t.currency, "paid", str(t.paid), f"{t.collected:.2f}",
+              f"{t.fees:.2f}" + ("" if t.fees_known == t.paid else
+                                 f" (known for {t.fees_known} of {t.paid})")]
              for t in summary.totals]
     return rows
 
@@ -47,6 +65,11 @@ class EndOfDayDialog(QDialog):
         self.setWindowTitle("End of day")
         self.summary: DaySummary | None = None
         layout = QVBoxLayout(self)
+        self.heading = QLabel("")
+        self.heading.setObjectName("end-of-day-heading")
+        self.heading.setWordWrap(True)
+        self.heading.setTextFormat(Qt.TextFormat.PlainText)
+        layout.addWidget(self.heading)
         form = QFormLayout()
         self.day = QDateEdit(QDate.currentDate())
         self.day.setObjectName("end-of-day-date")
@@ -81,21 +104,31 @@ class EndOfDayDialog(QDialog):
         self.close_button.clicked.connect(self.reject)
         layout.addWidget(buttons)
         self.day.dateChanged.connect(lambda: self.tasks.replace("load", self.load()))
+        # live, like the table: a state the scheduler learns is counted within a second
+        self.again = QTimer(self, singleShot=True, interval=500)
+        self.again.timeout.connect(lambda: self.tasks.replace("load", self.load()))
+        controller.links.linkChanged.connect(self.again.start)
         self.resize(520, 480)
 
     def chosen_day(self) -> date:
         return self.day.date().toPython()
 
+    def _heading(self) -> str:
+        session = self.controller.session
+        return heading(session.profile.name, session.mode, self.chosen_day())
+
     async def load(self) -> DaySummary:
         summary = await self.controller.day_summary(self.chosen_day())
         self.summary = summary
+        self.heading.setText(self._heading())
+        self.heading.setAccessibleName(self._heading())
         for label, n in counts(summary):
             self.figures[label].setText(str(n))
             self.figures[label].setAccessibleName(f"{label}: {n}")
         self.totals.setRowCount(len(summary.totals))
         for row, total in enumerate(summary.totals):
             for col, text in enumerate((total.currency, str(total.paid),
-                                        money_text(total.collected), money_text(total.fees))):
+                                        money_text(total.collected), fees_text(total))):
                 item = QTableWidgetItem(text)
                 if col:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -111,23 +144,27 @@ class EndOfDayDialog(QDialog):
                          sort="created", descending=False)
 
     async def export_csv(self) -> Path | None:
-        """One CSV: the summary, an empty line, then every row of the day."""
-        summary = self.summary or await self.load()
+        """One CSV: what it is, the summary, an empty line, then every row of the day."""
         session = self.controller.session
         path = await save_path(self, "Export the day", ["CSV (*.csv)"],
                                f"paydesk-{session.mode}-end-of-day-{self.chosen_day()}.csv")
         if path is None:
             return None
+        summary = await self.load()  # the figures as they are now, as the rows will be
         rows_path = path.with_name(path.name + ".rows")
         await self.controller.export(self._query(), rows_path)
+        title = self._heading()
 
-        def combine() -> None:
-            with open(path, "w", encoding="utf-8-sig", newline="") as out:
+        def combine() -> None:  # beside the target, put in place when whole
+            partial = path.with_name(path.name + ".part")
+            with open(partial, "w", encoding="utf-8-sig", newline="") as out:
                 writer = csv.writer(out)
                 writer.writerow(["section", "currency", "what", "count", "amount", "fees"])
+                writer.writerow(["title", "", title, "", "", ""])
                 writer.writerows(summary_rows(summary))
                 writer.writerow([])
                 out.write(rows_path.read_text("utf-8-sig"))
+            os.replace(partial, path)
             rows_path.unlink()
 
         await asyncio.to_thread(combine)
@@ -136,24 +173,25 @@ class EndOfDayDialog(QDialog):
     async def print_summary(self) -> bool:
         from PySide6.QtPrintSupport import QPrintDialog, QPrinter
 
-        summary = self.summary or await self.load()
         printer = QPrinter(QPrinter.PrinterMode.HighResolution)
         dialog = QPrintDialog(printer, self)
         dialog.setObjectName("print-dialog")
         if not await finished(dialog):
             return False
-        painter = QPainter(printer)
+        summary = await self.load()  # the figures as they are now
+        painter = QPainter()
+        if not painter.begin(printer):
+            self.heading.setText("Could not print: the printer refused the page")
+            return False
         area = printer.pageLayout().paintRectPixels(printer.resolution())
         unit = area.width() / 100
         font = QFont()
         font.setPixelSize(int(unit * 3))
         painter.setFont(font)
-        session = self.controller.session
-        lines = [f"End of day {self.chosen_day()} — {session.profile.name}, "
-                 f"{session.mode.upper()} mode", ""]
+        lines = [f"End of day {self.chosen_day()}", self._heading(), ""]
         lines += [f"{label}: {n}" for label, n in counts(summary)] + [""]
         lines += [f"{t.currency}: {t.paid} paid, collected {money_text(t.collected)}, "
-                  f"fees {money_text(t.fees)}" for t in summary.totals]
+                  f"fees {fees_text(t)}" for t in summary.totals]
         for i, line in enumerate(lines):
             painter.drawText(QRectF(0, i * unit * 5, area.width(), unit * 5),
                              Qt.AlignmentFlag.AlignLeft, line)
