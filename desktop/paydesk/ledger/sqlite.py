@@ -202,8 +202,8 @@ class SqliteLedger(Ledger):
 
     async def note_error(self, profile_id: str, tx_ref: str, reason: str) -> LinkRecord:
         def write(db: sqlite3.Connection) -> LinkRecord:
-            db.execute("UPDATE links SET error = ?, updated_at = ? WHERE profile_id = ?"
-                       " AND tx_ref = ?", (reason, stamp(), profile_id, tx_ref))
+            db.execute("UPDATE links SET error = ? WHERE profile_id = ? AND tx_ref = ?",
+                       (reason, profile_id, tx_ref))
             return _must(db, profile_id, tx_ref)
 
         return await self._engine.write(write)

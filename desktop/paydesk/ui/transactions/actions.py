@@ -45,7 +45,9 @@ async def save_receipt(parent: QWidget, record: LinkRecord, merchant: str, test:
     return path
 
 
-async def print_receipt(parent: QWidget, record: LinkRecord, merchant: str, test: bool) -> bool:
+async def print_receipt(parent: QWidget, record: LinkRecord, merchant: str,
+                        test: bool) -> bool | None:
+    """Print through the system's dialog: True printed, None cancelled, False refused."""
     from PySide6.QtPrintSupport import QPrintDialog, QPrinter
 
     printer = QPrinter(QPrinter.PrinterMode.HighResolution)
@@ -55,8 +57,11 @@ async def print_receipt(parent: QWidget, record: LinkRecord, merchant: str, test
     dialog.setObjectName("print-dialog")
     if not await finished(dialog):
         dialog.deleteLater()
+        return None
+    painter = QPainter()
+    if not painter.begin(printer):
+        dialog.deleteLater()
         return False
-    painter = QPainter(printer)
     area = printer.pageLayout().paintRectPixels(printer.resolution())
     receipt.paint(painter, QRectF(0, 0, area.width(), area.height()), record, merchant, test)
     painter.end()

@@ -4,6 +4,8 @@ QR of the reference (scan it back into the lookup box), and TEST across it in te
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPageLayout, QPageSize, QPainter, QPdfWriter
 
@@ -13,15 +15,27 @@ from ..links.states import state_words
 from .texts import local_time, money_text, utc_time
 
 
+def paid_at(record: LinkRecord) -> datetime | None:
+    """When the service says the payment completed (its ``updated_at``), if it said."""
+    raw = (record.raw or {}).get("updated_at")
+    try:
+        when = datetime.fromisoformat(str(raw).replace("Z", "+00:00")) if raw else None
+    except ValueError:
+        return None
+    return when if when is None or when.tzinfo else when.replace(tzinfo=timezone.utc)
+
+
 def lines(record: LinkRecord, merchant: str) -> list[tuple[str, str]]:
     fee = f"{record.currency} {money_text(record.fee)}" if record.fee is not None else "not known"
+    paid = paid_at(record)
     return [
         ("Merchant", merchant),
         ("Customer", f"{record.customer} <{record.email}>"),
         ("Amount", f"{record.currency} {money_text(record.amount)}"),
         ("Fee", fee),
         ("State", state_words(record).words),
-        ("Date", f"{local_time(record.created_at)} ({utc_time(record.created_at)})"),
+        ("Paid", f"{local_time(paid)} ({utc_time(paid)})" if paid else "not said by the service"),
+        ("Link made", f"{local_time(record.created_at)} ({utc_time(record.created_at)})"),
         ("Reference", record.tx_ref),
         ("Service reference", record.reference or ""),
         ("Title", record.title),
@@ -56,14 +70,16 @@ def paint(painter: QPainter, page: QRectF, record: LinkRecord, merchant: str, te
     label_font = QFont(body)
     label_font.setBold(True)
     y = top + unit * 12
+    wrap = Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap | Qt.TextFlag.TextWrapAnywhere
     for label, value in lines(record, merchant):
         painter.setFont(label_font)
         painter.drawText(QRectF(page.left(), y, unit * 30, unit * 4), Qt.AlignmentFlag.AlignLeft,
                          label)
         painter.setFont(body)
-        painter.drawText(QRectF(page.left() + unit * 32, y, unit * 68, unit * 4),
-                         Qt.AlignmentFlag.AlignLeft, value)
-        y += unit * 4.5
+        box = QRectF(page.left() + unit * 32, y, unit * 68, unit * 40)
+        used = painter.boundingRect(box, wrap, value)  # long names and e-mails wrap
+        painter.drawText(box, wrap, value)
+        y += max(unit * 4.5, used.height() + unit * 0.8)
     side = unit * 32
     QrCode(record.tx_ref).paint(painter, QRectF(page.center().x() - side / 2, y + unit * 3,
                                                 side, side))
