@@ -3,6 +3,7 @@ export, print receipts, and the end-of-day figures."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import replace
 from datetime import date
@@ -115,10 +116,11 @@ class TransactionsTab(QWidget):
         self.model.countKnown.connect(self._show_count)
         self.details.actionRequested.connect(self.act)
         self.check_all.clicked.connect(self.start_reconcile)
-        self.export_button.clicked.connect(lambda: self.tasks.replace("export", self.export()))
+        self.export_button.clicked.connect(self.start_export)
         self.end_of_day.clicked.connect(lambda: self.tasks.replace(
             "end of day", open_end_of_day(controller, self.tasks, self)))
         self.work.showChanged.connect(self.show_only)
+        self._enable_actions(None)
         controller.links.linkChanged.connect(self._changed)
         session.changed.connect(self.reload)
         self._only: frozenset[str] = frozenset()  # a reconcile's rows, when "Show these" is on
@@ -176,6 +178,8 @@ class TransactionsTab(QWidget):
         self.tasks.replace("query", self.model.set_query(self.current_query()))
 
     def show_only(self, tx_refs: frozenset[str]) -> None:
+        """Only these records (what the last check changed or could not check); an empty
+        set: everything again."""
         self._only = tx_refs
         self.tasks.replace("query", self.model.set_query(self.current_query()))
 
@@ -205,6 +209,7 @@ class TransactionsTab(QWidget):
 
     def _selected(self, *_: object) -> None:
         record = self.selected()
+        self._enable_actions(record or self.details.record)
         if record is not None and (self.details.record is None or self.details.record.key != record.key):
             self.tasks.replace("details", self._show(record))
 
@@ -243,6 +248,7 @@ class TransactionsTab(QWidget):
             return found
         self.lookup_message.say(None)
         self.details.show_record(found.record, found.message)
+        self._enable_actions(found.record)
         row = self.model.row_of(found.record.key)
         if row is not None:
             self.table.selectRow(row)
@@ -256,14 +262,24 @@ class TransactionsTab(QWidget):
             self.act(key, record)
 
     def _menu(self, point) -> None:
-        if self.selected() is None:
+        record = self.selected()
+        if record is None:
             return
+        self._enable_actions(record)
         menu = QMenu(self)
         menu.setObjectName("ledger-menu")
         for action in self.menu_actions.values():
             menu.addAction(action)
         menu.aboutToHide.connect(menu.deleteLater)
         menu.popup(self.table.viewport().mapToGlobal(point))
+
+    def _enable_actions(self, record: LinkRecord | None) -> None:
+        """What can be done with the selected record (menu and keyboard alike)."""
+        has = record is not None
+        link = has and bool(record.checkout_url)
+        for key, enabled in (("copy-reference", has), ("copy-link", link), ("show-qr", link),
+                             ("check", has), ("receipt-print", has and record.state == "success")):
+            self.menu_actions[key].setEnabled(enabled)
 
     def act(self, key: str, record: LinkRecord) -> None:
         profile = self.session.profile
@@ -276,11 +292,16 @@ class TransactionsTab(QWidget):
         elif key == "check":
             self.tasks.replace("lookup", self._check(record))
         elif key == "receipt-print" and record.state == "success":
-            self.tasks.replace("receipt", actions.print_receipt(
-                self, record, profile.name, record.mode == "test"))
+            self.tasks.replace("receipt", self._print(record, profile.name))
         elif key == "receipt-pdf" and record.state == "success":
             self.tasks.replace("receipt", actions.save_receipt(
                 self, record, profile.name, record.mode == "test"))
+
+    async def _print(self, record: LinkRecord, merchant: str) -> bool | None:
+        printed = await actions.print_receipt(self, record, merchant, record.mode == "test")
+        if printed is False:
+            self.details.say("Could not print: the printer refused the page")
+        return printed
 
     async def _check(self, record: LinkRecord) -> None:
         found = await self.controller.check(record.tx_ref)
@@ -295,13 +316,37 @@ class TransactionsTab(QWidget):
         self.work.start(task)
 
     async def reconcile(self):
-        progress = await self.controller.reconcile(self.work.reconciling)
+        latest = []
+
+        def progress_made(progress) -> None:
+            latest[:] = [progress]
+            self.work.reconciling(progress)
+
+        try:
+            progress = await self.controller.reconcile(progress_made)
+        except asyncio.CancelledError:
+            if latest:  # what changed before Cancel can still be shown
+                self.work.reconciled(latest[0], cancelled=True)
+            raise
         self.work.reconciled(progress)
         return progress
 
+    def start_export(self) -> None:
+        if not self.work.busy and not self.exporting:  # a second click never cancels the first
+            self.tasks.replace("export", self.export())
+
+    exporting = False  # the save dialog or the export itself is under way
+
     async def export(self):
-        if self.work.busy:
+        if self.work.busy or self.exporting:
             return None
+        self.exporting = True
+        try:
+            return await self._export()
+        finally:
+            self.exporting = False
+
+    async def _export(self):
         profile, mode = self.session.profile, self.session.mode
         path = await actions.save_path(
             self, "Export the list", ["CSV (*.csv)", "Excel workbook (*.xlsx)"],

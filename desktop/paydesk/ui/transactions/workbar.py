@@ -12,7 +12,7 @@ from ...reconcile import Progress
 
 
 class WorkBar(QWidget):
-    showChanged = Signal(object)  # the tx_refs a reconcile changed or could not check
+    showChanged = Signal(object)  # the tx_refs to show only (what a check changed); empty: all
 
     def __init__(self):
         super().__init__()
@@ -33,15 +33,22 @@ class WorkBar(QWidget):
         self.show_these = QPushButton("Show these")
         self.show_these.setObjectName("work-show")
         self.show_these.setAccessibleName("Show these")
-        self.show_these.setToolTip("Show exactly the records this check changed or could not check")
+        self.show_these.setCheckable(True)
+        self.show_these.setToolTip("Show exactly the records this check changed or could not "
+                                   "check; press again to show all")
         for widget in (self.bar, self.counts, self.cancel, self.report, self.show_these):
             row.addWidget(widget)
         row.addStretch(1)
         self._task: asyncio.Task | None = None
         self._changed: set[str] = set()
         self.cancel.clicked.connect(self.stop)
-        self.show_these.clicked.connect(lambda: self.showChanged.emit(frozenset(self._changed)))
+        self.show_these.toggled.connect(self._show_toggled)
         self.idle()
+
+    def _show_toggled(self, on: bool) -> None:
+        self.show_these.setText("Show all" if on else "Show these")
+        self.show_these.setAccessibleName(self.show_these.text())
+        self.showChanged.emit(frozenset(self._changed) if on else frozenset())
 
     @property
     def busy(self) -> bool:
@@ -53,6 +60,8 @@ class WorkBar(QWidget):
         self.show_these.setVisible(bool(self._changed))
 
     def start(self, task: asyncio.Task, total: int | None = None) -> None:
+        if self.show_these.isChecked():
+            self.show_these.setChecked(False)  # back to everything
         self._task = task
         self._changed = set()
         self.report.setText("")
@@ -66,20 +75,24 @@ class WorkBar(QWidget):
     def stop(self) -> None:
         """Cancel: the work stops at once (calls in flight are abandoned)."""
         if self.busy:
-            self._task.cancel()
             self.say("Cancelled")
+            self._task.cancel()
 
     def reconciling(self, progress: Progress) -> None:
         self.bar.setRange(0, max(progress.total, 1))
         self.bar.setValue(progress.done)
         text = (f"Checked {progress.checked} of {progress.total} · {progress.changed} changed · "
-                f"{progress.failed} failed")
+                f"{progress.failed} could not be checked")
         self.counts.setText(text)
         self.counts.setAccessibleName(text)
 
-    def reconciled(self, progress: Progress) -> None:
+    def reconciled(self, progress: Progress, cancelled: bool = False) -> None:
         self._changed = set(progress.changed_refs)
-        self.say(progress.report())
+        if cancelled:
+            self.say(f"Cancelled after checking {progress.checked} of {progress.total}: "
+                     + progress.report())
+        else:
+            self.say(progress.report())
         self.show_these.setVisible(bool(self._changed))
 
     def exporting(self, written: int, total: int) -> None:
