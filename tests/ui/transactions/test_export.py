@@ -8,7 +8,8 @@ from decimal import Decimal
 from pathlib import Path
 
 from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QMessageBox
 
 from paydesk.ledger import LinkQuery
 from tests.helpers import need_system
@@ -28,7 +29,18 @@ def answer_save_dialog(shop, path: Path, name_filter: str | None = None):
     if name_filter:
         box.selectNameFilter(name_filter)
     box.findChild(QLineEdit, "fileNameEdit").setText(path.name)
+    if path.exists():  # the dialog asks before it replaces a file, in a loop of its own
+        QTimer.singleShot(0, lambda: confirm_replace(path))
     box.accept()
+
+
+def confirm_replace(path: Path, tries: int = 200):
+    box = QApplication.activeModalWidget()
+    if isinstance(box, QMessageBox):
+        assert path.name in box.text()
+        box.button(QMessageBox.StandardButton.Yes).click()
+    elif tries:
+        QTimer.singleShot(10, lambda: confirm_replace(path, tries - 1))
 
 
 def ledger_rows(shop, query):
@@ -108,7 +120,55 @@ def test_a_cancelled_export_leaves_no_file(strict_shop, tmp_path):
     answer_save_dialog(shop, target)
     shop.loop.until(task.done, message="the cancel")
     assert task.cancelled() and work.report.text() == "Cancelled"
-    shop.loop.until(lambda: not target.exists(), message="the partial file removed")
+    assert not target.exists() and not list(tmp_path.glob("big.csv*"))  # nothing half-written
+
+
+def test_a_cancelled_export_keeps_the_previous_file(strict_shop, tmp_path):
+    shop = strict_shop
+    seed(shop, n=6000)
+    target = tmp_path / "day.csv"
+    target.write_text("yesterday's export")
+    work = shop.tab.work
+    work.bar.valueChanged.connect(lambda value: value and work.busy and work.cancel.click())
+    task = shop.loop.spawn(shop.tab.export())
+    answer_save_dialog(shop, target)
+    shop.loop.until(task.done, message="the cancel")
+    assert target.read_text() == "yesterday's export"
+
+
+def test_names_from_the_internet_are_never_formulas(strict_shop, tmp_path):
+    """Regression: a name like =HYPERLINK(…) from the website form became a formula in the
+    accountant's spreadsheet."""
+    from openpyxl import load_workbook
+
+    shop = strict_shop
+    evil = '=HYPERLINK("http://x.example","Pay")'
+    shop.website_payment("WEB-EVIL-1")  # the form's fields are the customer's to fill
+    import httpx
+    httpx.post(f"{shop.sandbox.base_url}/ext_transfer", data={
+        "secret_key": shop.sandbox.key("test", "public"), "tx_ref": "WEB-EVIL-2", "amount": "5",
+        "currency": "GBP", "email": "e@example.com", "first_name": evil, "last_name": "+1"})
+    for ref in ("WEB-EVIL-1", "WEB-EVIL-2"):
+        shop.lookup(ref)
+    shop.tab.requery()
+    shop.loop.until(lambda: shop.tab.model.counted and shop.tab.model.rowCount() == 2,
+                    message="the two rows")
+    target = tmp_path / "evil.csv"
+    task = shop.loop.spawn(shop.tab.export())
+    answer_save_dialog(shop, target)
+    shop.loop.until(task.done, message="the export")
+    with open(target, encoding="utf-8-sig", newline="") as f:
+        rows = {r["tx_ref"]: r for r in csv.DictReader(f)}
+    assert rows["WEB-EVIL-2"]["first_name"] == "'" + evil
+    assert rows["WEB-EVIL-2"]["last_name"] == "'+1"
+    assert rows["WEB-EVIL-1"]["amount"] == "" or rows["WEB-EVIL-1"]["currency"]  # unknown: blank
+    target = tmp_path / "evil.xlsx"
+    task = shop.loop.spawn(shop.tab.export())
+    answer_save_dialog(shop, target, "Excel workbook (*.xlsx)")
+    shop.loop.until(task.done, message="the export")
+    sheet = load_workbook(target).active
+    cells = [c for row in sheet.iter_rows() for c in row if c.value == evil]
+    assert cells and all(c.data_type == "s" for c in cells)
 
 
 def test_a_receipt_as_pdf(strict_shop, tmp_path):
@@ -172,4 +232,40 @@ def test_end_of_day(strict_shop, tmp_path):
     assert ["summary", "", "Links made", "6", "", ""] in summary_rows
     day_rows = list(csv.DictReader(rows.splitlines()))
     assert sorted(r["tx_ref"] for r in day_rows) == sorted(r.tx_ref for r in made)
+    window.close_button.click()
+
+
+def test_a_receipt_says_when_it_was_paid_and_wraps_long_text(strict_shop, tmp_path):
+    pdftotext = need_system("pdftotext", "poppler-utils")
+    shop = strict_shop
+    long_mail = "a.very.long.customer.address.that.goes.on.and.on.and.on@example.com"
+    made = shop.create("SHOP-RCPT-3", email=long_mail)
+    shop.control(f"pay/{made.reference}", {"outcome": "success"})
+    found = shop.lookup("SHOP-RCPT-3")
+    paid = found.record.raw["updated_at"]
+    target = tmp_path / "receipt.pdf"
+    shop.tab.details.buttons["receipt-pdf"].click()
+    answer_save_dialog(shop, target)
+    shop.loop.until(lambda: target.exists() and target.stat().st_size > 1000, message="the PDF")
+    text = subprocess.run([pdftotext, str(target), "-"], capture_output=True, text=True,
+                          check=True, timeout=60).stdout
+    flat = "".join(text.split())
+    assert "Paid" in text and paid[:10] in text  # the service's own time of payment
+    assert long_mail in flat  # wrapped onto the page, all of it
+
+
+def test_end_of_day_names_what_it_counts(strict_shop):
+    shop = strict_shop
+    made = shop.create("SHOP-EOD-1", amount=12)
+    shop.control(f"pay/{made.reference}", {"outcome": "success"})  # its fee not yet learned
+    shop.tab.end_of_day.click()
+    shop.loop.until(lambda: dialog("end-of-day") is not None, message="the window")
+    window = dialog("end-of-day")
+    shop.loop.until(lambda: window.figures["Links made"].text() == "1", message="the figures")
+    shop.loop.until(lambda: window.figures["Paid"].text() == "1", timeout=30,
+                    message="PAID learned by the scheduler, counted while the window is open")
+    shop.loop.until(lambda: window.totals.rowCount() == 1, message="the totals")
+    assert "Corner Shop, TEST mode: links made on" in window.heading.text()
+    fees = window.totals.item(0, 3).text()
+    assert fees in ("0.37", "0.00 (known for 0 of 1)")  # said, when not known
     window.close_button.click()

@@ -100,6 +100,9 @@ def test_check_all_open_under_faults(strict_shop):
     shop.loop.until(lambda: shop.tab.model.query.tx_refs == frozenset(progress.changed_refs),
                     message="the filter to exactly those rows")
     assert shop.tab.model.rowCount() == len(progress.changed_refs)
+    assert shop.tab.work.show_these.text() == "Show all"
+    shop.tab.work.show_these.click()  # and back to everything
+    shop.loop.until(lambda: not shop.tab.model.query.tx_refs, message="everything again")
 
 
 def test_cancel_stops_within_a_second(strict_shop):
@@ -114,5 +117,7 @@ def test_cancel_stops_within_a_second(strict_shop):
     shop.tab.work.cancel.click()
     shop.loop.until(task.done, timeout=5, message="the cancel")
     assert time.perf_counter() - asked < 1.0
-    assert shop.tab.work.report.text() == "Cancelled" and not shop.tab.work.cancel.isVisible()
+    assert shop.tab.work.report.text().startswith("Cancelled after checking ")
+    assert shop.tab.work.report.text().split(" of ")[1].startswith("60")
+    assert not shop.tab.work.cancel.isVisible()
     shop.faults()
