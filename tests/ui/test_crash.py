@@ -62,3 +62,21 @@ def test_copy_report_puts_it_on_the_clipboard(qapp, qtbot, tmp_path):
     copied = QGuiApplication.clipboard().text()
     assert "ValueError" in copied and "sec-test-ABCDEFGH" not in copied
     dialog.accept()
+
+
+def test_a_crash_report_carries_no_card_number_nor_cvv(qapp, qtbot, tmp_path):
+    """Card data in exception text (an answer echoed into an error) is redacted in the
+    dialog, the copied report and the log, as keys are."""
+    pan = "4242424242424242"  # passes Luhn, as every card number the sandbox issues
+    hook = ExceptionHook(tmp_path / "paydesk.log")
+    try:
+        raise ValueError(f'unexpected answer {{"card_pan": "{pan}", "cvv": "737"}} '
+                         f"and the number again: {pan[:4]} {pan[4:8]} {pan[8:12]} {pan[12:]}")
+    except ValueError:
+        hook(*sys.exc_info())
+    dialog = hook.dialogs[-1]
+    qtbot.addWidget(dialog)
+    report = dialog.report.toPlainText()
+    assert "ValueError" in report and pan not in report and "737" not in report
+    assert f"{pan[8:12]} {pan[12:]}" not in report  # the spaced form too
+    dialog.accept()

@@ -261,6 +261,26 @@ def test_paid_in_the_background_notifies(desk, loop):
     assert "PAID" in notifications[0] and record.tx_ref in notifications[0]
 
 
+def test_failed_is_final_and_notifies_too(desk, loop):
+    """Regression: a failed payment was never final in the ledger: polled for ever, and no
+    notification told the shop."""
+    tab = desk.window.links_tab
+    fill(tab)
+    record = loop.run(tab.create_from_form())
+    other = QWidget()
+    other.setWindowTitle("elsewhere")
+    other.show()
+    other.activateWindow()
+    loop.until(lambda: not desk.window.isActiveWindow(), message="PayDesk in the background")
+    notifications = []
+    tab.notified.connect(notifications.append)
+    control(desk, f"pay/{record.reference}", {"outcome": "failed"})
+    loop.until(lambda: notifications, timeout=20, message="the notification")
+    assert "PAYMENT FAILED" in notifications[0] and record.tx_ref in notifications[0]
+    stored = loop.run(desk.session.ledger.get(record.profile_id, record.tx_ref))
+    assert stored.state == "failed" and stored.final
+
+
 def test_copy_qr_image_print_and_open_in_browser(desk, loop, tmp_path):
     from PySide6.QtCore import QObject, Slot
     from PySide6.QtGui import QDesktopServices

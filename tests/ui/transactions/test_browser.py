@@ -2,6 +2,7 @@
 sorts, live states that keep the selection and the scroll position, and the actions on a
 row by mouse and keyboard."""
 
+import asyncio
 import random
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
@@ -177,3 +178,19 @@ def test_the_list_never_holds_everything(shop):
         wait_rows(shop, [row])
         assert model.record_at(row).tx_ref == f"SHOP-OLD-{row:05d}"
     assert len(model._blocks) <= 40
+
+
+def test_a_superseded_search_never_shows_its_rows(shop, qtbot):
+    """Typed quickly, each keystroke's query is cancelled by the next: the table ends with
+    the last term's rows, whichever query finished last in the ledger."""
+    records = seed(shop, n=300)
+    model = shop.tab.model
+    loaded = []
+    model.queryLoaded.connect(lambda: loaded.append(model.query.text))
+    qtbot.keyClicks(shop.tab.filters.search, "hopper")
+    expected = [r for r in records if r.last_name == "Hopper"]
+    shop.loop.until(lambda: model.query.text == "hopper" and model.rowCount() == len(expected),
+                    message="the last term's rows")
+    shop.loop.run(asyncio.sleep(0.3))  # anything superseded would have landed by now
+    assert model.query.text == "hopper" and model.rowCount() == len(expected)
+    assert loaded[-1] == "hopper" and len(loaded) < len("hopper")  # earlier ones cancelled
