@@ -140,9 +140,24 @@ def test_the_call_log_shows_each_merchants_own_calls(sandbox):
     with sandbox.client() as c:
         c.get("/api/transaction/LOGGED-1")
         calls = c.get("/_sandbox/requests").json()["data"]
-    assert [(x["method"], x["path"].rsplit("/", 1)[-1]) for x in calls] == [("GET", "LOGGED-1")]
+    assert [(x["method"], x["path"].rsplit("/", 1)[-1], x["status"]) for x in calls] == \
+        [("GET", "LOGGED-1", 404)]  # unknown reference: answered 404
     with sandbox.client("live") as live:
         assert live.get("/_sandbox/requests").json()["data"] == []
     with sandbox.client(merchant=1) as other:
         assert other.get("/_sandbox/requests").json()["data"] == []
     assert all(sandbox.key() not in str(x) for x in calls)
+
+
+def test_the_call_log_says_what_each_call_was_answered(sandbox):
+    """A limited call says 429, a dropped answer says none: what a client saw, or did not."""
+    with sandbox.client() as c:
+        c.put("/_sandbox/faults", json={"drop_after_commit_rate": 1.0}).raise_for_status()
+        with pytest.raises(httpx.TransportError):
+            c.post("/api/payment", json=payment("DROPPED-1"))
+        c.put("/_sandbox/faults", json={"rate_limit_per_s": 1}).raise_for_status()
+        answered = [c.get("/api/transaction/DROPPED-1").status_code for _ in range(3)]
+        c.delete("/_sandbox/faults").raise_for_status()
+        calls = c.get("/_sandbox/requests").json()["data"]
+    assert calls[0]["path"].endswith("/api/payment") and calls[0]["status"] is None
+    assert [x["status"] for x in calls[1:]] == answered and 429 in answered

@@ -15,12 +15,16 @@ class CallLog:
         self._calls: dict[tuple[str, str], deque] = {}
         self._lock = threading.Lock()
 
-    def note(self, merchant_id: str, mode: str, method: str, path: str) -> None:
+    def note(self, merchant_id: str, mode: str, method: str, path: str) -> dict:
+        """Notes a call as it arrives; its ``status`` is filled in when it is answered (None:
+        no answer was sent, e.g. an answer dropped on purpose)."""
         stamp = datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
+        call = {"method": method, "path": path, "at": stamp, "status": None}
         with self._lock:
             calls = self._calls.setdefault((merchant_id, mode), deque(maxlen=self._keep))
-            calls.append({"method": method, "path": path, "at": stamp})
+            calls.append(call)
+        return call
 
     def of(self, merchant_id: str, mode: str) -> list[dict]:
         with self._lock:
-            return list(self._calls.get((merchant_id, mode), ()))
+            return [dict(call) for call in self._calls.get((merchant_id, mode), ())]

@@ -102,6 +102,16 @@ def _is_rate(v: Any) -> bool:
     return _is_number(v) and 0 <= v <= 1
 
 
+def _noting_status(send, call: dict):
+    """``send``, noting the answer's status in the call log as it goes out."""
+    async def noted(message) -> None:
+        if message["type"] == "http.response.start":
+            call["status"] = message["status"]
+        await send(message)
+
+    return noted
+
+
 async def _answer(send, status: int, message: str, headers: dict[str, str] | None = None) -> None:
     body = json.dumps({"status": "failed", "message": message, "data": None}).encode()
     raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
@@ -133,20 +143,24 @@ class FaultMiddleware:
         self.api_prefix = api_prefix
         self.calls = calls
 
-    def _faults_of(self, scope) -> Faults | None:
+    def _faults_of(self, scope) -> tuple[Faults | None, dict | None]:
         header = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
         scheme, _, token = header.partition(" ")
         owner = self.keys.owner(token.strip()) if scheme.lower() == "bearer" else None
         if owner is None:
-            return None
+            return None, None
+        call = None
         if self.calls is not None:
-            self.calls.note(owner.merchant_id, owner.mode, scope["method"], scope["path"])
-        return self.faults.of(owner.merchant_id, owner.mode)
+            call = self.calls.note(owner.merchant_id, owner.mode, scope["method"], scope["path"])
+        return self.faults.of(owner.merchant_id, owner.mode), call
 
     async def __call__(self, scope, receive, send) -> None:
-        f = None
+        f = call = None
         if scope["type"] == "http" and scope["path"].startswith(self.api_prefix):
-            f = self._faults_of(scope)
+            f, call = self._faults_of(scope)
+        server_send = send  # the server's own: dropping an answer aborts its transport
+        if call is not None:
+            send = _noting_status(send, call)
         if f is None:
             await self.app(scope, receive, send)
             return
@@ -165,7 +179,7 @@ class FaultMiddleware:
                 return None
 
             await self.app(scope, receive, swallow)  # the change is committed...
-            if not _cut(send):  # ...and the answer never arrives
+            if not _cut(server_send):  # ...and the answer never arrives
                 raise ConnectionAbortedError("dropped after commit")
             return
         await self.app(scope, receive, send)
