@@ -169,3 +169,15 @@ class RawHttp:
 
     def close(self) -> None:
         self.sock.close()
+
+
+def decode_qr_file(path) -> list[str]:
+    """The QR codes zbar reads off an image file (through pyzbar)."""
+    from pyzbar import pyzbar
+    from PySide6.QtGui import QImage
+
+    image = QImage(str(path)).convertToFormat(QImage.Format.Format_Grayscale8)
+    width, height, stride = image.width(), image.height(), image.bytesPerLine()
+    raw = bytes(image.constBits())[: stride * height]
+    pixels = b"".join(raw[y * stride: y * stride + width] for y in range(height))
+    return [s.data.decode() for s in pyzbar.decode((pixels, width, height))]

@@ -55,10 +55,14 @@ class Shop:
 
     def calls(self, mode="test") -> list[str]:
         """The paths of every /api/ call the service received from this merchant."""
+        return [call["path"] for call in self.call_log(mode)]
+
+    def call_log(self, mode="test") -> list[dict]:
+        """Every /api/ call of this merchant: method, path, time and the status answered."""
         r = httpx.get(f"{self.sandbox.base_url}/_sandbox/requests",
                       headers={"Authorization": f"Bearer {self.sandbox.key(mode)}"})
         r.raise_for_status()
-        return [call["path"] for call in r.json()["data"]]
+        return r.json()["data"]
 
     def lookup(self, text: str):
         self.tab.lookup_box.setText(text)

@@ -168,6 +168,10 @@ def test_lookup_from_anywhere(shop, qtbot):
     qtbot.keyClick(shop.window, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
     assert shop.window.tabs.currentWidget() is shop.tab
     assert QApplication.focusWidget() is shop.tab.lookup_box
+    shop.window.tabs.setCurrentWidget(shop.window.links_tab)
+    qtbot.keyClick(shop.window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    assert shop.window.tabs.currentWidget() is shop.tab
+    assert QApplication.focusWidget() is shop.tab.lookup_box
     assert not [w for w in QApplication.topLevelWidgets() if isinstance(w, QMenu) and w.isVisible()]
 
 

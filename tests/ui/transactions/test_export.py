@@ -4,6 +4,7 @@ receipt rendered with pdftoppm and read with pdftotext."""
 
 import csv
 import subprocess
+from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QMessageBox
 
 from paydesk.ledger import LinkQuery
+from tests.helpers import decode_qr_file as decode_qr
 from tests.helpers import need_system
 from tests.ui.transactions.test_browser import seed
 
@@ -74,10 +76,26 @@ def test_csv_reads_back_to_the_ledgers_values(strict_shop, tmp_path):
         rows = list(csv.DictReader(f))
     expected = ledger_rows(shop, shop.tab.current_query())
     assert len(rows) == len(expected) == shop.tab.model.rowCount()
-    for row, record in zip(rows, expected):
-        assert row["tx_ref"] == record.tx_ref and row["currency"] == "GBP"
+    def when(text):
+        return datetime.fromisoformat(text.replace("Z", "+00:00")) if text else None
+
+    for row, record in zip(rows, expected):  # every column against the ledger's own value
+        assert row["tx_ref"] == record.tx_ref and row["currency"] == record.currency == "GBP"
         assert Decimal(row["amount"]) == record.amount and row["state"] == record.state
-        assert row["created_utc"].endswith("Z") and row["created_local"]
+        assert row["service_reference"] == (record.reference or "")
+        assert row["service_state"] == (record.state_raw or "")
+        assert (row["first_name"], row["last_name"], row["email"]) == \
+            (record.first_name, record.last_name, record.email)
+        assert (Decimal(row["fee"]) if row["fee"] else None) == record.fee
+        assert row["mode"] == record.mode == "test"
+        assert row["made"] == ("here" if record.origin == "link" else "looked up")
+        assert when(row["created_utc"]) == record.created_at
+        assert row["created_local"] == record.created_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+        assert when(row["updated_utc"]) == record.updated_at
+        assert when(row["last_checked_utc"]) == record.checked_at
+        assert row["title"] == (record.customization.get("title") or "")
+        assert row["checkout_url"] == (record.checkout_url or "")
+        assert row["error"] == (record.error or "")
     mine = next(r for r in rows if r["tx_ref"] == "SHOP-CSV-1")
     assert mine["amount"] == "1234.00" and mine["fee"] == "17.48" and mine["title"] == 'Café, "quoted"'
     assert shop.tab.work.report.text() == f"Exported {len(rows)} records to export.csv"
@@ -161,7 +179,9 @@ def test_names_from_the_internet_are_never_formulas(strict_shop, tmp_path):
         rows = {r["tx_ref"]: r for r in csv.DictReader(f)}
     assert rows["WEB-EVIL-2"]["first_name"] == "'" + evil
     assert rows["WEB-EVIL-2"]["last_name"] == "'+1"
-    assert rows["WEB-EVIL-1"]["amount"] == "" or rows["WEB-EVIL-1"]["currency"]  # unknown: blank
+    # made on the website and not paid: the service does not say its amount to a lookup
+    first = shop.loop.run(shop.session.ledger.get(shop.profile.id, "WEB-EVIL-1"))
+    assert rows["WEB-EVIL-1"]["amount"] == (f"{first.amount:.2f}" if first.currency else "")
     target = tmp_path / "evil.xlsx"
     task = shop.loop.spawn(shop.tab.export())
     answer_save_dialog(shop, target, "Excel workbook (*.xlsx)")
@@ -193,7 +213,26 @@ def test_a_receipt_as_pdf(strict_shop, tmp_path):
     text = subprocess.run([pdftotext, str(target), "-"], capture_output=True, text=True,
                           check=True, timeout=60).stdout
     assert "GBP 42.00" in text and "SHOP-RCPT-1" in text and made.reference in text
-    assert "TEST" in text and "Corner Shop" in text and "GBP 0.79" in text  # the fee
+    assert "Corner Shop" in text and "GBP 0.79" in text  # the fee
+    assert "Payment receipt — TEST" in text and "TEST" in text.split()  # and the large mark
+    assert decode_qr(tmp_path / "page.png") == ["SHOP-RCPT-1"]  # scanned back into Look up
+
+
+def test_a_live_receipt_has_no_test_mark(strict_shop, tmp_path):
+    from dataclasses import replace
+
+    from paydesk.ui.transactions.receipt import pdf_bytes
+
+    pdftotext = need_system("pdftotext", "poppler-utils")
+    shop = strict_shop
+    made = shop.create("SHOP-RCPT-L", amount=42)
+    shop.control(f"pay/{made.reference}", {"outcome": "success"})
+    record = replace(shop.lookup("SHOP-RCPT-L").record, mode="live")
+    target = tmp_path / "live.pdf"
+    target.write_bytes(pdf_bytes(record, "Corner Shop", test=False))
+    text = subprocess.run([pdftotext, str(target), "-"], capture_output=True, text=True,
+                          check=True, timeout=60).stdout
+    assert "GBP 42.00" in text and "SHOP-RCPT-L" in text and "TEST" not in text
 
 
 def test_no_receipt_for_an_unpaid_payment(strict_shop):

@@ -29,6 +29,27 @@ def test_a_settled_payment(shop, outcome, words):
     assert details.raw.isVisible() and '"tx_ref": "SHOP-ONE-1"' in details.raw.toPlainText()
 
 
+def test_every_field_of_the_answer_and_the_copy_buttons(shop):
+    from PySide6.QtGui import QGuiApplication
+
+    made = shop.create("SHOP-ALL-1", description="Two shots, oat milk",
+                       logo="https://shop.example/logo.png", meta={"table": "7", "till": "2"})
+    shop.control(f"pay/{made.reference}", {"outcome": "success"})
+    shop.lookup("SHOP-ALL-1")
+    details = shop.tab.details
+    values = {k: v.text() for k, v in details.values.items()}
+    assert values["description"] == "Two shots, oat milk"
+    assert values["logo"] == "https://shop.example/logo.png"
+    assert values["meta"] == "table: 7, till: 2"
+    assert values["type"] and values["type"] in details.raw.toPlainText()
+    assert values["updated"] and details.values["updated"].toolTip().endswith("UTC")
+    details.copy_ref.click()
+    assert QGuiApplication.clipboard().text() == "SHOP-ALL-1"
+    details.copy_service_ref.click()
+    assert QGuiApplication.clipboard().text() == made.reference
+    assert details.copy_ref.accessibleName() == "Copy reference"
+
+
 @pytest.mark.parametrize("status,words", [("refunded", "REFUNDED"), ("reversed", "REVERSED")])
 def test_refunded_and_reversed(shop, status, words):
     made = shop.create("SHOP-BACK-1")
