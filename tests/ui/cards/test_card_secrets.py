@@ -4,18 +4,21 @@ clipboard, and after a whole session nowhere on disk (ledger, audit log, logs, c
 settings)."""
 
 import asyncio
+import json
 import logging
+import re
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
 from PySide6.QtGui import QAccessible, QGuiApplication
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 from paydesk import logs
 from paydesk.ledger.cards import AuditQuery
 from paydesk.ui.cards.secret import HIDDEN_CODE, HIDDEN_NUMBER, grouped
-from paydesk.ui.crash import ExceptionHook, report_text
+from paydesk.ui.crash import ExceptionHook
 from tests.ui.cards.test_wallet import Desk
 
 
@@ -58,6 +61,67 @@ def desk(start_app, loop, paths):
 def issued(desk):
     with sqlite3.connect(desk.session.sandbox.data_dir / "sandbox.sqlite3") as db:
         return db.execute("SELECT card_pan, cvv FROM cards").fetchall()
+
+
+def pan_forms(pan: str) -> set[str]:
+    """A card number as text may hold it: whole, in groups of four (spaces or hyphens)."""
+    return {pan, grouped(pan), grouped(pan).replace(" ", "-")}
+
+
+def cvv_pattern(cvv: str) -> re.Pattern:
+    """The security code next to a cvv-ish key, in every textual form: JSON ``"cvv": "123"``
+    (escaped inside a JSON string too), repr ``'cvv': '123'``, ``cvv=123``, ``CVC: 123``."""
+    key = r"(?:cvv2?|cvc2?|csc|security[_ ]?code|card_?code)"
+    return re.compile(rf"""(?i)\b{key}\b[\\"']*\s*[:=]\s*[\\"']*{cvv}(?![0-9])""")
+
+
+def leaks(text: str, where: str, secrets) -> list[str]:
+    found = []
+    for pan, cvv in secrets:
+        found += [f"card ending {pan[-4:]} in {where}" for form in pan_forms(pan) if form in text]
+        if cvv_pattern(cvv).search(text):
+            found.append(f"the security code of card ending {pan[-4:]} in {where}")
+    return found
+
+
+def files_to_scan(paths) -> list[Path]:
+    """Everything PayDesk keeps: its data folder (ledger and its journal, logs, window.ini,
+    profiles) and the home folder (Qt's own QSettings, caches), but not the sandbox's own
+    data: it is the service, which holds the numbers it issued."""
+    roots = [Path(paths.data), Path.home()]
+    out = []
+    for root in roots:
+        for path in root.rglob("*"):
+            if path.is_file() and Path(paths.sandbox) not in path.parents \
+                    and not path.name.startswith("sandbox.sqlite3"):
+                out.append(path)
+    return out
+
+
+def scan_files(paths, secrets) -> tuple[list[str], set[str]]:
+    found, names = [], set()
+    for path in files_to_scan(paths):
+        names.add(path.name)
+        found += leaks(path.read_bytes().decode("utf-8", "replace"), str(path), secrets)
+    return found, names
+
+
+def crash_with_card(desk, card_hash) -> str:
+    """An unexpected error whose text carries the card as the service answered it (JSON, a
+    dict's repr, key=value), through PayDesk's own exception hook: the report it shows."""
+    data = desk.api("GET", f"api/virtual_card/card/{card_hash}")["data"]
+    try:
+        raise ValueError(f"unexpected card answer {json.dumps(data)}; as read: {data!r}; "
+                         f"card_pan={data['card_pan']} cvv={data['cvv']}; shown as "
+                         f"{grouped(data['card_pan'])}")
+    except ValueError:
+        desk.hook(*sys.exc_info())
+    dialog = desk.hook.dialogs[-1]
+    report = dialog.report.toPlainText() + "\n" + "\n".join(
+        label.text() for label in dialog.findChildren(QLabel))
+    dialog.accept()
+    assert "ValueError" in report and "unexpected card answer" in report
+    return report
 
 
 def test_reveal_hides_again_and_nothing_leaks(desk, loop, paths):
@@ -115,47 +179,47 @@ def test_reveal_hides_again_and_nothing_leaks(desk, loop, paths):
     actions = [e.action for e in lines]
     assert actions.count("reveal") == 2 and actions.count("copy number") == 2
 
-    # a crash report written now holds no number either
-    try:
-        raise RuntimeError(f"while showing card {card.masked}")
-    except RuntimeError as error:
-        report = report_text(type(error), error, error.__traceback__)
+    # a crash report made now holds neither the number nor the code, in any form
+    report = crash_with_card(desk, card.card_hash)
+    secrets = issued(desk)
+    assert secrets == [(pan, cvv)]
     window.close()
     loop.until(lambda: desk.app.task.done(), timeout=20, message="PayDesk to stop")
-    logging.getLogger().handlers[-1].flush()
-
-    leaks = []
-    for path in Path(paths.data).rglob("*"):
-        if path.is_file():
-            raw = path.read_bytes()
-            for value in (pan, grouped(pan)):
-                if value.encode() in raw:
-                    leaks.append(f"{value[-4:]} in {path}")
-            if cvv and f'"{cvv}"'.encode() in raw or f"cvv={cvv}".encode() in raw:
-                leaks.append(f"security code in {path}")
     logs.flush()
-    for text in (report, desk.log_path.read_text("utf-8") if desk.log_path.exists() else ""):
-        assert pan not in text and grouped(pan) not in text
-    assert leaks == []
-    files = {p.name for p in Path(paths.data).rglob("*") if p.is_file()}
-    assert "ledger.sqlite3" in files and "paydesk.log" in files  # the scan read them
+
+    assert leaks(report, "the crash report", secrets) == []
+    found, names = scan_files(paths, secrets)
+    assert found == []
+    # the scan read what matters: the ledger, the log (with the crash in it), the window's
+    # settings
+    assert {"ledger.sqlite3", "paydesk.log", "window.ini"} <= names
+    assert "unexpected card answer" in desk.log_path.read_text("utf-8")
 
 
-def test_every_issued_number_is_kept_out_of_the_ledger(desk, loop, paths):
-    """Several cards, refreshed, revealed: scan the ledger for every PAN and CVV issued."""
+def test_every_issued_number_and_code_is_kept_out_of_every_file(desk, loop, paths):
+    """Several cards, refreshed, revealed, one in a crash: scan every file PayDesk keeps
+    (and its ledger's rows) for every PAN and CVV issued."""
     for amount in ("11", "12", "13"):
         desk.create(amount, "USD")
     desk.tab.request_refresh()
     loop.until(lambda: desk.tab.wallet.as_of.text().startswith("Up to date"), message="refresh")
     desk.press(desk.tab.page.secret.reveal_button)
     loop.until(lambda: desk.tab.page.secret.shown, message="revealed")
+    report = crash_with_card(desk, desk.tab.page.record.card_hash)
     values = issued(desk)
     desk.window.close()
     loop.until(lambda: desk.app.task.done(), timeout=20, message="PayDesk to stop")
-    ledger = b"".join(p.read_bytes() for p in Path(paths.data).glob("ledger.sqlite3*"))
+    logs.flush()
+    assert len(values) == 3
+    assert leaks(report, "the crash report", values) == []
+    found, names = scan_files(paths, values)
+    assert found == [] and {"ledger.sqlite3", "paydesk.log", "window.ini"} <= names
     with sqlite3.connect(paths.data / "ledger.sqlite3") as db:
         dump = "\n".join(db.iterdump())
-    assert len(values) == 3
+        columns = {c[1].lower() for (table,) in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")
+            for c in db.execute(f"PRAGMA table_info('{table}')")}
+    assert not columns & {"card_pan", "pan", "cvv", "cvc", "card_number"}
     for pan, cvv in values:
-        assert pan.encode() not in ledger and pan not in dump
+        assert not any(form in dump for form in pan_forms(pan))
         assert f"'{cvv}'" not in dump  # no column holds a security code

@@ -4,6 +4,7 @@ profile whose service has no cards, a plain explanation."""
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
@@ -29,6 +30,13 @@ NO_CARDS = ("This profile's service has no virtual cards.\n\n"
             "and transactions work as usual.")
 
 
+def reading(when) -> str:
+    """The wallet's "as of" line while the service is being read."""
+    if when is None:
+        return "Reading the cards from the service…"
+    return f"As of {words.when(when)}: reading the service again…"
+
+
 class CardsTab(QWidget):
     def __init__(self, session: Session, controller: CardsController):
         super().__init__()
@@ -38,6 +46,10 @@ class CardsTab(QWidget):
         self.ledger = session.card_ledger
         self.tasks = session.tasks.child(self)
         self._refreshed: set[tuple[str, str]] = set()  # read from the service this session
+        # being read from the service now, and by how many readings (a replaced one may
+        # end after its successor began)
+        self._reading: dict[tuple[str, str], int] = {}
+        self._read_at: dict[tuple[str, str], datetime | None] = {}  # as the ledger last said
         self._without_cards: set[str] = set()  # profiles whose service answered 404
         self.dialog: OperationDialog | None = None
         self.loaded = False
@@ -146,8 +158,11 @@ class CardsTab(QWidget):
         count = await self.ledger.card_count(query)
         self.wallet.count.setText(f"{count} card{'s' if count != 1 else ''}")
         when = await self.ledger.refreshed_at(query.profile_id, query.mode)
+        self._read_at[(query.profile_id, query.mode)] = when
         if (query.profile_id, query.mode) in self._refreshed:
             self.wallet.say_as_of(f"Up to date: read from the service at {words.when(when, seconds=True)}")
+        elif (query.profile_id, query.mode) in self._reading:
+            self.wallet.say_as_of(reading(when))
         elif when is not None:
             self.wallet.say_as_of(f"As of {words.when(when)}: saved earlier; Refresh (F5) "
                                   "reads the service again")
@@ -168,7 +183,10 @@ class CardsTab(QWidget):
         if profile is None or not self.available():
             return False
         self.wallet.refresh_button.setEnabled(False)
-        self.wallet.say_as_of("Reading the cards from the service…")
+        scope = (profile.id, mode)
+        self._reading[scope] = self._reading.get(scope, 0) + 1
+        # the cache stays on screen, marked as of its last reading, until the answer
+        self.wallet.say_as_of(reading(self._read_at.get(scope)))
         try:
             await self.controller.refresh(profile, mode)
         except NotFoundError:
@@ -185,6 +203,9 @@ class CardsTab(QWidget):
                                   f"Could not read the cards: {error.message}")
             return False
         finally:
+            self._reading[scope] -= 1
+            if not self._reading[scope]:
+                del self._reading[scope]
             self.wallet.refresh_button.setEnabled(True)
         self._refreshed.add((profile.id, mode))
         if self.page.record is not None:
