@@ -35,6 +35,8 @@ def is_final(state: str) -> bool:
 def stamp(when: datetime | None = None) -> str:
     """A time as the ledger stores it: UTC, fixed width, so text order is time order."""
     when = when or datetime.now(timezone.utc)
+    if when.tzinfo is timezone.utc:  # the usual case, and a bulk import's: no conversion
+        return when.isoformat(timespec="microseconds")[:-6] + "Z"
     if when.tzinfo is None:
         when = when.replace(tzinfo=timezone.utc)
     elif when.utcoffset():

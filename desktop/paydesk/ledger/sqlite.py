@@ -102,11 +102,15 @@ _INSERT = ("INSERT INTO links (profile_id, mode, tx_ref, amount_minor, fee_minor
            " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 
 
+def _json(value: dict) -> str:
+    return json.dumps(value) if value else "{}"
+
+
 def _row_of(r: LinkRecord) -> tuple:
     return (r.profile_id, r.mode, r.tx_ref, to_minor(r.amount, r.currency),
             None if r.fee is None else to_minor(r.fee, r.currency), r.currency, r.email,
             r.first_name, r.last_name, r.state, r.state_raw, r.checkout_url, r.reference,
-            json.dumps(r.customization), json.dumps(r.meta), r.callback_url, r.return_url,
+            _json(r.customization), _json(r.meta), r.callback_url, r.return_url,
             r.origin, r.error, stamp(r.created_at), stamp(r.updated_at),
             stamp(r.checked_at) if r.checked_at else "", r.raw_json)
 
