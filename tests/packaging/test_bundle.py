@@ -5,6 +5,7 @@ Debian desktop looks, declares the libraries, carries one version, and lintian p
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import subprocess
@@ -16,6 +17,7 @@ import pytest
 from tests.helpers import need_system
 
 from .conftest import ROOT
+from .runtime_files import missing, package_files, read_by_the_app
 
 pytestmark = pytest.mark.packaging
 
@@ -31,10 +33,23 @@ NOT_TEST_CODE = {"jinja2.tests"}
 DEBIAN_LIBRARIES = ["libxcb-cursor0", "libxkbcommon-x11-0", "libxcb-icccm4", "libxcb-keysyms1",
                     "libxcb-render-util0", "libxcb-image0", "libxcb1", "libegl1",
                     "libfontconfig1", "libdbus-1-3"]
+METAINFO = "io.github.paydesk.PayDesk.metainfo.xml"
 
 
 def bundle_files(bundle: Path) -> list[str]:
     return sorted(str(p.relative_to(bundle)) for p in bundle.rglob("*") if not p.is_dir())
+
+
+@functools.cache
+def executable_archive(bundle: Path, checkout: Path) -> dict:
+    """Every entry of the executable's archive (compiled modules, decompressed) and which of
+    them match SECRET_PATTERNS, read with the build environment's PyInstaller."""
+    python = checkout / "build" / "venv" / "bin" / "python"
+    done = subprocess.run([str(python), str(Path(__file__).with_name("archive_contents.py")),
+                           str(bundle / "paydesk"), *SECRET_PATTERNS],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)
 
 
 def test_no_secret_no_test_data_no_test_code_in_the_bundle(built):
@@ -46,12 +61,7 @@ def test_no_secret_no_test_data_no_test_code_in_the_bundle(built):
         re.search(p.encode(), (built.bundle / f).read_bytes()) for p in SECRET_PATTERNS)]
     assert secrets_on_disk == []
     # and inside the executable's archive: every compiled module, decompressed
-    python = built.checkout / "build" / "venv" / "bin" / "python"
-    done = subprocess.run([str(python), str(Path(__file__).with_name("archive_contents.py")),
-                           str(built.bundle / "paydesk"), *SECRET_PATTERNS],
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    archive = json.loads(done.stdout)
+    archive = executable_archive(built.bundle, built.checkout)
     modules = archive["entries"]
     assert "paydesk.app" in modules and "paydesk.sandbox.server" in modules
     assert [m for m in modules if TEST_CODE.search(m) and m not in NOT_TEST_CODE] == []
@@ -66,6 +76,21 @@ def test_no_test_data_is_found_by_the_check_itself(tmp_path):
     assert TEST_CODE.search("anyio.pytest_plugin") and not TEST_CODE.search("paydesk.ui.tasks")
     key = "sec-test-" + "a1B2" * 8
     assert re.search(SECRET_PATTERNS[0], key)
+
+
+def test_the_bundle_holds_every_file_the_app_reads(built):
+    """The same list as the wheel's (test_wheel.py), from the checkout the bundle was built
+    from: the data files beside the executable in _internal/, the code in its archive."""
+    expected = package_files(built.checkout)
+    assert {"paydesk/resources/paydesk.svg", "paydesk/sandbox/static/payment.js"} <= expected
+    on_disk = set(bundle_files(built.bundle / "_internal"))
+    data = {f for f in expected if not f.endswith(".py")}
+    assert sorted(data - on_disk) == [], "left out of the bundle (paydesk.spec's datas)"
+    modules = set(executable_archive(built.bundle, built.checkout)["entries"])
+    code = {f.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+            for f in expected if f.endswith(".py")}
+    assert code and sorted(code - modules) == []  # paydesk.resources, which resource() lives in
+    assert missing(read_by_the_app(built.checkout)[0], on_disk) == []
 
 
 def test_only_the_qt_parts_paydesk_uses(built):
@@ -99,6 +124,21 @@ def test_the_tarball_is_the_bundle(built):
     assert built.tarball.name == f"paydesk-{built.version}-linux-x86_64.tar.gz"
 
 
+def deb_file(deb: Path, path: str) -> bytes:
+    """One file of the .deb's data, e.g. "/usr/share/metainfo/...", read without installing."""
+    with subprocess.Popen(["dpkg-deb", "--fsys-tarfile", str(deb)], stdout=subprocess.PIPE) as proc:
+        with tarfile.open(fileobj=proc.stdout, mode="r|") as tar:
+            for member in tar:
+                if member.name.removeprefix(".") == path and member.isfile():
+                    data = tar.extractfile(member).read()
+                    break
+            else:
+                raise AssertionError(f"{path} is not in {deb.name}")
+        proc.stdout.close()  # the rest of the tar is not wanted
+        proc.wait(60)
+    return data
+
+
 def deb_field(deb: Path, field: str) -> str:
     return subprocess.run(["dpkg-deb", "-f", str(deb), field], capture_output=True, text=True,
                           check=True).stdout.strip()
@@ -126,8 +166,13 @@ def test_the_deb_installs_the_desktop_integration_and_declares_its_libraries(bui
 def test_one_version_everywhere(built):
     assert deb_field(built.deb, "Version") == built.version
     assert built.deb.name == f"paydesk_{built.version}_amd64.deb"
-    metainfo = (ROOT / "resources" / "io.github.paydesk.PayDesk.metainfo.xml").read_text()
-    assert re.search(r'<release version="([^"]+)"', metainfo).group(1) == built.version
+    # the metainfo the .deb installs, and the one the bundle carries, as built
+    in_bundle = built.bundle / "_internal" / "paydesk" / "resources" / METAINFO
+    shipped = {"deb": deb_file(built.deb, "/usr/share/metainfo/" + METAINFO).decode(),
+               "bundle": in_bundle.read_text()}
+    newest = {where: re.search(r'<release version="([^"]+)"', text).group(1)
+              for where, text in shipped.items()}
+    assert newest == {"deb": built.version, "bundle": built.version}
     done = subprocess.run([str(built.bundle / "paydesk"), "--version"], capture_output=True,
                           text=True, timeout=60)
     assert done.stdout.strip() == f"PayDesk {built.version}"

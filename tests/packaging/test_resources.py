@@ -76,6 +76,41 @@ def test_the_metainfo_carries_this_version():
     assert "<launchable type=\"desktop-id\">paydesk.desktop</launchable>" in metainfo
 
 
+def read_qr_codes(image: QImage) -> list[str]:
+    from pyzbar import pyzbar
+
+    image = image.convertToFormat(QImage.Format.Format_Grayscale8)
+    width, height, stride = image.width(), image.height(), image.bytesPerLine()
+    raw = bytes(image.constBits())[: stride * height]
+    pixels = b"".join(raw[y * stride: y * stride + width] for y in range(height))
+    return [s.data.decode() for s in pyzbar.decode((pixels, width, height))]
+
+
+def test_the_metainfo_screenshot_is_the_links_tab_of_the_main_window(qapp):
+    """resources/screenshots/links-tab.png is copied by hand from the smoke test's output
+    (test-output/packaging/links-tab.png, the installed app's window cropped from the screen;
+    README, Packaging): it must be that, a PNG of the main window at its opening size showing
+    a link's QR code, and the file the metainfo's <image> names."""
+    metainfo = next(resource(".").glob("*.metainfo.xml")).read_text()
+    url = re.search(r"<image>([^<]+)</image>", metainfo).group(1)
+    shipped = ROOT / url.split("/main/", 1)[1]
+    assert shipped == ROOT / "resources" / "screenshots" / "links-tab.png"
+    data = shipped.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and 20_000 < len(data) < 2_000_000
+    image = QImage(str(shipped))
+    window = (ROOT / "desktop" / "paydesk" / "ui" / "main_window.py").read_text()
+    size = tuple(map(int, re.search(r"self\.resize\((\d+), (\d+)\)", window).groups()))
+    assert (image.width(), image.height()) == size  # as the smoke test crops the window
+    (link,) = read_qr_codes(image)
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+/\S*/payment/\S+", link), link
+
+
+def test_the_screenshot_check_sees_a_screen_with_no_link(qapp):
+    blank = QImage(1100, 720, QImage.Format.Format_RGB32)
+    blank.fill(0xFFFFFFFF)
+    assert read_qr_codes(blank) == []
+
+
 @pytest.mark.parametrize("command, module", [("paydesk", "paydesk"),
                                              ("paydesk-sandbox", "paydesk.sandbox")])
 def test_each_manual_page_names_every_option(command, module):
