@@ -120,6 +120,8 @@ async def child(data: Path, base_url: str, keys: dict, repeat: int) -> dict:
     session, window, tab = await open_window(data, base_url, keys)
     view = tab.table
     painted = Painted(view.viewport())
+    while not tab.model.counted:  # the first page is shown before the whole is counted
+        await asyncio.sleep(0.01)
     out: dict = {"rows": tab.model.rowCount()}
 
     async def timed(action, ready) -> float:
