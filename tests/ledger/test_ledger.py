@@ -280,3 +280,21 @@ async def test_a_days_summary(ledger):
     empty = await ledger.day_summary("p1", "test", day_start - timedelta(days=400),
                                      day_start - timedelta(days=399))
     assert empty.created == 0 and empty.totals == []
+
+
+async def test_opening_waits_for_another_window_holding_the_file(tmp_path):
+    """Regression (CI): two windows starting at once: the second's open failed with
+    "database is locked" while the first was setting up the same file."""
+    path = tmp_path / "l.sqlite3"
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")  # another program in the middle of its own set-up
+    other.execute("CREATE TABLE holding (x)")
+    ledger = SqliteLedger(path)
+    try:
+        await asyncio.sleep(1.0)  # four times the busy timeout
+        other.execute("ROLLBACK")
+        await asyncio.wait_for(ledger.begin_link("p1", "test", request("OPENED-1")), 10)
+        assert (await ledger.get("p1", "OPENED-1")).state == "creating"
+    finally:
+        other.close()
+        await ledger.close()

@@ -151,9 +151,15 @@ class Engine:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 db = self._connection()
-                db.execute("PRAGMA cache_size = -32000")  # 32 MB: a large ledger's index pages
-                db.execute("PRAGMA journal_mode = WAL")
-                db.execute("PRAGMA synchronous = NORMAL")
+
+                def set_up() -> None:
+                    db.execute("PRAGMA cache_size = -32000")  # 32 MB: a large ledger's indexes
+                    db.execute("PRAGMA journal_mode = WAL")
+                    db.execute("PRAGMA synchronous = NORMAL")
+
+                # another window opening (and migrating) the same file at the same moment
+                # holds it for a while: wait for it, as writes do, rather than fail to open
+                self._retry_busy(set_up)
                 self._retry_busy(lambda: prepare(db))
             except BaseException as exc:
                 self._opened.set_exception(exc)
@@ -163,8 +169,12 @@ class Engine:
 
         def reader_connection() -> sqlite3.Connection:
             db = self._connection()
-            db.execute("PRAGMA query_only = 1")
-            db.execute("PRAGMA cache_size = -4000")  # 4 MB each: pages are found by seeking
+
+            def set_up() -> None:
+                db.execute("PRAGMA query_only = 1")
+                db.execute("PRAGMA cache_size = -4000")  # 4 MB each: pages found by seeking
+
+            self._retry_busy(set_up, saving=False)
             return db
 
         self._writer = _Worker("ledger-writer", self._write_jobs, writer_connection)
