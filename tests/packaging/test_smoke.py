@@ -20,6 +20,8 @@ import httpx
 import pytest
 from PySide6.QtGui import QImage
 
+from tests.helpers import decode_qr_file as decode_qr
+
 from . import atspi
 from .conftest import OUTPUT
 from .desktop import desktop_session
@@ -28,16 +30,6 @@ pytestmark = pytest.mark.packaging
 
 FORM = {"Amount": "25", "Customer e-mail": "ada@example.com", "First name": "Ada",
         "Last name": "Lovelace"}
-
-
-def decode_qr(path: Path) -> list[str]:
-    from pyzbar import pyzbar
-
-    image = QImage(str(path)).convertToFormat(QImage.Format.Format_Grayscale8)
-    width, height, stride = image.width(), image.height(), image.bytesPerLine()
-    raw = bytes(image.constBits())[: stride * height]
-    pixels = b"".join(raw[y * stride: y * stride + width] for y in range(height))
-    return [s.data.decode() for s in pyzbar.decode((pixels, width, height))]
 
 
 @pytest.fixture

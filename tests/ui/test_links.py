@@ -244,26 +244,9 @@ def decode_qr_file(path):
     return decode_qr(label)
 
 
-def test_paid_in_the_background_notifies(desk, loop):
-    tab = desk.window.links_tab
-    fill(tab)
-    record = loop.run(tab.create_from_form())
-    other = QWidget()  # another application's window takes the focus
-    other.setWindowTitle("elsewhere")
-    other.show()
-    other.activateWindow()
-    loop.until(lambda: not desk.window.isActiveWindow(), message="PayDesk in the background")
-    notifications = []
-    tab.notified.connect(notifications.append)
-    control(desk, f"pay/{record.reference}", {"outcome": "success"})
-    loop.until(lambda: tab.panel.state.text() == "PAID", message="PAID")
-    loop.until(lambda: notifications, message="the notification")
-    assert "PAID" in notifications[0] and record.tx_ref in notifications[0]
-
-
-def test_failed_is_final_and_notifies_too(desk, loop):
-    """Regression: a failed payment was never final in the ledger: polled for ever, and no
-    notification told the shop."""
+def made_then_in_the_background(desk, loop):
+    """A link made, then another application's window takes the focus: the notifications
+    PayDesk gives from then on."""
     tab = desk.window.links_tab
     fill(tab)
     record = loop.run(tab.create_from_form())
@@ -274,6 +257,21 @@ def test_failed_is_final_and_notifies_too(desk, loop):
     loop.until(lambda: not desk.window.isActiveWindow(), message="PayDesk in the background")
     notifications = []
     tab.notified.connect(notifications.append)
+    return tab, record, notifications, other
+
+
+def test_paid_in_the_background_notifies(desk, loop):
+    tab, record, notifications, _ = made_then_in_the_background(desk, loop)
+    control(desk, f"pay/{record.reference}", {"outcome": "success"})
+    loop.until(lambda: tab.panel.state.text() == "PAID", message="PAID")
+    loop.until(lambda: notifications, message="the notification")
+    assert "PAID" in notifications[0] and record.tx_ref in notifications[0]
+
+
+def test_failed_is_final_and_notifies_too(desk, loop):
+    """Regression: a failed payment was never final in the ledger: polled for ever, and no
+    notification told the shop."""
+    _, record, notifications, _ = made_then_in_the_background(desk, loop)
     control(desk, f"pay/{record.reference}", {"outcome": "failed"})
     loop.until(lambda: notifications, timeout=20, message="the notification")
     assert "PAYMENT FAILED" in notifications[0] and record.tx_ref in notifications[0]
