@@ -10,10 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
-import json
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from decimal import Decimal
@@ -22,6 +19,7 @@ from pathlib import Path
 import httpx
 
 from paydesk.service import PaymentRequest, ServiceClient
+from sandbox_process import start_sandbox  # noqa: E402
 
 counter = itertools.count()
 
@@ -82,11 +80,8 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=400)
     args = ap.parse_args()
     data = Path(tempfile.mkdtemp(prefix="paydesk-bench-"))
-    proc = subprocess.Popen([sys.executable, "-m", "paydesk.sandbox", "--port", "0",
-                             "--data-dir", str(data), "--base-path", "/pay"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    base = proc.stdout.readline().split(" ", 1)[1].strip()
-    key = json.loads((data / "merchants.json").read_text())[0]["keys"]["test"]["secret"]
+    proc, base, keys = start_sandbox(data)
+    key = keys["secret"]
     try:
         asyncio.run(run(base, key, args.calls))
     finally:

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,6 +27,7 @@ from paydesk.config.paths import Paths  # noqa: E402
 from paydesk.config.profiles import Profile  # noqa: E402
 from paydesk.config.secrets import KeyStore  # noqa: E402
 from paydesk.ui.loop import EventLoop  # noqa: E402
+from sandbox_process import start_sandbox  # noqa: E402
 
 
 PROFILE = None
@@ -147,11 +146,7 @@ def main() -> None:
     ap.add_argument("--links", type=int, default=200)
     args = ap.parse_args()
     data = Path(tempfile.mkdtemp(prefix="paydesk-bench-"))
-    proc = subprocess.Popen([sys.executable, "-m", "paydesk.sandbox", "--port", "0",
-                             "--data-dir", str(data / "sandbox"), "--base-path", "/pay"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    base = proc.stdout.readline().split(" ", 1)[1].strip()
-    keys = json.loads((data / "sandbox" / "merchants.json").read_text())[0]["keys"]["test"]
+    proc, base, keys = start_sandbox(data / "sandbox")
     app = QApplication([sys.argv[0]])
     app.setQuitOnLastWindowClosed(False)
     try:

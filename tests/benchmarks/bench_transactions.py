@@ -35,6 +35,7 @@ from paydesk.config.paths import Paths  # noqa: E402
 from paydesk.config.profiles import Profile  # noqa: E402
 from paydesk.config.secrets import KeyStore  # noqa: E402
 from paydesk.ui.loop import EventLoop  # noqa: E402
+from sandbox_process import start_sandbox  # noqa: E402
 
 PROFILE = "p_bench01"
 
@@ -268,11 +269,8 @@ def main() -> None:
         return
 
     folder = Path(tempfile.mkdtemp(prefix="paydesk-bench-tx-"))
-    proc = subprocess.Popen([sys.executable, "-m", "paydesk.sandbox", "--port", "0", "--data-dir",
-                             str(folder / "sandbox"), "--base-path", "/pay"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    base = proc.stdout.readline().split(" ", 1)[1].strip()
-    keys = json.dumps(json.loads((folder / "sandbox" / "merchants.json").read_text())[0]["keys"]["test"])
+    proc, base, test_keys = start_sandbox(folder / "sandbox")
+    keys = json.dumps(test_keys)
     try:
         (folder / "full").mkdir()
         started = time.perf_counter()

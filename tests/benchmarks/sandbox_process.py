@@ -1,0 +1,19 @@
+"""A sandbox of its own for a benchmark: a separate process, as PayDesk meets a service."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+
+def start_sandbox(data_dir: Path) -> tuple[subprocess.Popen, str, dict]:
+    """Start ``paydesk.sandbox`` on a free port with its data in ``data_dir``; returns the
+    process (terminate it when done), its base URL and the first merchant's test keys."""
+    proc = subprocess.Popen([sys.executable, "-m", "paydesk.sandbox", "--port", "0",
+                             "--data-dir", str(data_dir), "--base-path", "/pay"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    base = proc.stdout.readline().split(" ", 1)[1].strip()
+    keys = json.loads((data_dir / "merchants.json").read_text())[0]["keys"]["test"]
+    return proc, base, keys
