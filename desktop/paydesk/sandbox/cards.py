@@ -143,6 +143,24 @@ async def create(request: Request) -> JSONResponse:
     return sb.envelope.ok("Payment link created", card_view(sb, card), 201)
 
 
+def _check_spend(card: sqlite3.Row, value: Decimal) -> None:
+    """Refuses taking ``value`` off a blocked card, or more than its balance."""
+    if card["status"] == BLOCKED:
+        raise ApiError(409, "Card is blocked")
+    if value > Decimal(card["balance"]):
+        raise ApiError(409, "Insufficient card balance")
+
+
+def _card_entry(sb: Sandbox, db: sqlite3.Connection, card: sqlite3.Row, kind: str,
+                value: Decimal, description: str) -> None:
+    """A credit or debit of ``value`` on ``card``: its balance and its transaction, in the
+    caller's transaction (the card read in it)."""
+    change = value if kind == "Credit" else -value
+    db.execute("UPDATE cards SET balance = ?, updated_at = ? WHERE card_hash = ?",
+               (_two(Decimal(card["balance"]) + change), now_iso(), card["card_hash"]))
+    sb.store.add_card_transaction(db, card["card_hash"], kind, value, description)
+
+
 async def fund(request: Request) -> JSONResponse:
     sb = sandbox_of(request)
     owner = authenticate(request)
@@ -158,9 +176,7 @@ async def fund(request: Request) -> JSONResponse:
         if have < value:
             raise ApiError(409, "Insufficient Funds, please fund your account")
         sb.store.set_balance(db, owner.merchant_id, owner.mode, currency, have - value)
-        db.execute("UPDATE cards SET balance = ?, updated_at = ? WHERE card_hash = ?",
-                   (_two(Decimal(card["balance"]) + value), now_iso(), card_hash))
-        sb.store.add_card_transaction(db, card_hash, "Credit", value, "Card funded")
+        _card_entry(sb, db, card, "Credit", value, "Card funded")
     _notify(sb, sb.store.card(card_hash), "card.funded", {"amount": _two(value)})
     return sb.envelope.ok("Card Funding successful", {})
 
@@ -172,17 +188,12 @@ async def withdraw(request: Request) -> JSONResponse:
     value = Decimal(amount)
     with sb.store.transaction() as db:  # read and write the card in one transaction
         card = _owned_card(sb, owner, card_hash)
-        if card["status"] == BLOCKED:
-            raise ApiError(409, "Card is blocked")
-        if value > Decimal(card["balance"]):
-            raise ApiError(409, "Insufficient card balance")
+        _check_spend(card, value)
         currency = _iso_of(card["currency"])
         have = sb.store.balance(db, owner.merchant_id, owner.mode, currency,
                                 OPENING_BALANCE[owner.mode])
         sb.store.set_balance(db, owner.merchant_id, owner.mode, currency, have + value)
-        db.execute("UPDATE cards SET balance = ?, updated_at = ? WHERE card_hash = ?",
-                   (_two(Decimal(card["balance"]) - value), now_iso(), card_hash))
-        sb.store.add_card_transaction(db, card_hash, "Debit", value, "Withdrawal to balance")
+        _card_entry(sb, db, card, "Debit", value, "Withdrawal to balance")
     _notify(sb, sb.store.card(card_hash), "card.withdrawn", {"amount": _two(value)})
     status = "suucess" if sb.config.quirks else "success"
     return sb.envelope.ok("Card Withdrawal successful", {}, envelope_status=status)
@@ -270,13 +281,8 @@ async def purchase(sb: Sandbox, owner: KeyOwner, card_hash: str, body: dict) -> 
     value = Decimal(c.clean["amount"])
     with sb.store.transaction() as db:  # read and write the card in one transaction
         card = _owned_card(sb, owner, card_hash)
-        if card["status"] == BLOCKED:
-            raise ApiError(409, "Card is blocked")
-        if value > Decimal(card["balance"]):
-            raise ApiError(409, "Insufficient card balance")
-        db.execute("UPDATE cards SET balance = ?, updated_at = ? WHERE card_hash = ?",
-                   (_two(Decimal(card["balance"]) - value), now_iso(), card_hash))
-        sb.store.add_card_transaction(db, card_hash, "Debit", value, c.clean["description"])
+        _check_spend(card, value)
+        _card_entry(sb, db, card, "Debit", value, c.clean["description"])
     record = transaction_record(sb.store.card_transactions(card_hash)[-1])
     _notify(sb, sb.store.card(card_hash), "card.transaction", {"transaction": record})
     return record
