@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QFormLayout, QLabel, QVBoxLayout, QWidget
 
 ERROR_STYLE = "color: #b3261e; font-weight: 600;"
 OK_STYLE = "color: #1b7f3b;"
@@ -22,3 +22,18 @@ class FieldMessage(QLabel):
         self.setAccessibleName(text or "")
         self.setStyleSheet(OK_STYLE if ok else ERROR_STYLE)
         self.setVisible(bool(text))
+
+
+def add_field_row(form: QFormLayout, label: str, shown: QWidget, name: str,
+                  buddy: QWidget | None = None) -> FieldMessage:
+    """A row of ``form``: the caption (its mnemonic focuses ``buddy``, else ``shown``), the
+    field and, under it, its message."""
+    message = FieldMessage(name)
+    box = QVBoxLayout()
+    box.setSpacing(2)
+    box.addWidget(shown)
+    box.addWidget(message)
+    caption = QLabel(label)
+    caption.setBuddy(buddy or shown)
+    form.addRow(caption, box)
+    return message

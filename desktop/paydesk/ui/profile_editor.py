@@ -12,7 +12,7 @@ from ..config import keycheck
 from ..config.profiles import (CARDS_CURRENCIES, Profile, address_problem,
                                format_card_currencies, parse_card_currencies)
 from ..service.models import DEFAULT_CARD_CURRENCIES
-from .field_message import FieldMessage
+from .field_message import FieldMessage, add_field_row
 from .links.checks import url as check_url
 from .session import Session
 
@@ -61,15 +61,8 @@ class ProfileEditor(QDialog):
         layout.addLayout(form)
 
         def add(label: str, widget: QWidget, name: str) -> FieldMessage:
-            message = FieldMessage(name)
-            box = QVBoxLayout()
-            box.setSpacing(2)
-            box.addWidget(widget)
-            box.addWidget(message)
-            caption = QLabel(label)
-            caption.setBuddy(widget if not isinstance(widget, KeyField) else widget.edit)
-            form.addRow(caption, box)
-            return message
+            return add_field_row(form, label, widget, name,
+                                 widget.edit if isinstance(widget, KeyField) else widget)
 
         self.name = QLineEdit(profile.name if profile else "")
         self.name.setObjectName("profile-name")

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout
 from ...config.profiles import Profile
 from ...ledger.cards import CardOperation, CardRecord, OperationUnderWay
 from ...service.errors import ServiceError
-from ..field_message import FieldMessage
+from ..field_message import FieldMessage, add_field_row
 from ..links.checks import url as check_url
 from . import words
 
@@ -72,15 +72,7 @@ class OperationDialog(QDialog):
     def field(self, label: str, widget: QWidget, name: str) -> FieldMessage:
         widget.setObjectName(name)
         widget.setAccessibleName(label.replace("&", ""))
-        message = FieldMessage(name)
-        box = QVBoxLayout()
-        box.setSpacing(2)
-        box.addWidget(widget)
-        box.addWidget(message)
-        caption = QLabel(label)
-        caption.setBuddy(widget)
-        self.form.addRow(caption, box)
-        return message
+        return add_field_row(self.form, label, widget, name)
 
     def say(self, text: str) -> None:
         self.outcome.setText(text)

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLin
                                QPushButton, QVBoxLayout, QWidget)
 
 from ...service.models import PaymentRequest
-from ..field_message import FieldMessage
+from ..field_message import FieldMessage, add_field_row
 from . import checks
 
 
@@ -84,14 +84,7 @@ class LinkForm(QWidget):
             if isinstance(widget, QLineEdit):
                 widget.setPlaceholderText(placeholder)
                 widget.textChanged.connect(self.revalidate)
-            message = FieldMessage(f"field-{key}")
-            box = QVBoxLayout()
-            box.setSpacing(2)
-            box.addWidget(container or widget)
-            box.addWidget(message)
-            caption = QLabel(label)
-            caption.setBuddy(widget)
-            form.addRow(caption, box)
+            message = add_field_row(form, label, container or widget, f"field-{key}", widget)
             self.fields[key] = widget
             self.messages[key] = message
 
