@@ -21,7 +21,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import httpx  # noqa: E402
-from PySide6.QtCore import QEvent, QObject, QTimer  # noqa: E402
+from PySide6.QtCore import QEvent, QObject  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from paydesk.config.paths import Paths  # noqa: E402
@@ -29,6 +29,7 @@ from paydesk.config.profiles import Profile  # noqa: E402
 from paydesk.config.secrets import KeyStore  # noqa: E402
 from paydesk.ui.loop import EventLoop  # noqa: E402
 from sandbox_process import start_sandbox  # noqa: E402
+from stall import Stall  # noqa: E402
 
 
 class PaintWatch(QObject):
@@ -48,30 +49,6 @@ class PaintWatch(QObject):
         if event.type() == QEvent.Type.Paint and self.painted and not self.painted.done():
             self.painted.set_result(time.perf_counter())
         return False
-
-
-class Stall:
-    """The longest lateness of a 5 ms repeating timer while it runs, in ms."""
-
-    def __init__(self):
-        self.worst = 0.0
-        self._last = time.perf_counter()
-        self.timer = QTimer()
-        self.timer.setInterval(5)
-        self.timer.timeout.connect(self._tick)
-
-    def _tick(self):
-        now = time.perf_counter()
-        self.worst = max(self.worst, (now - self._last) * 1000 - 5)
-        self._last = now
-
-    def __enter__(self):
-        self._last = time.perf_counter()
-        self.timer.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.timer.stop()
 
 
 def ms(values, q=50):
@@ -124,7 +101,7 @@ async def run(base: str, keys: dict, data: Path, count: int, rounds: int) -> Non
     session = Session(paths, KeyStore(None))
     await session.load()
     await session.save_profile(profile, {("test", "secret"): keys["secret"]})
-    with Stall() as idle:
+    with Stall(5) as idle:
         await asyncio.sleep(2.0)
     window = MainWindow(session)
     window.resize(1300, 900)
@@ -136,7 +113,7 @@ async def run(base: str, keys: dict, data: Path, count: int, rounds: int) -> Non
     refreshed: list[float] = []
     window.cards.cardsRefreshed.connect(lambda *_: refreshed.append(time.perf_counter()))
 
-    with Stall() as loading:
+    with Stall(5) as loading:
         painted = watch.arm()
         t0 = time.perf_counter()
         window.tabs.setCurrentWidget(tab)  # shows the cache; reads the service behind it
@@ -148,7 +125,7 @@ async def run(base: str, keys: dict, data: Path, count: int, rounds: int) -> Non
         while not tab.wallet.as_of.text().startswith("Up to date"):
             await asyncio.sleep(0.001)
         await asyncio.sleep(0.2)
-    with Stall() as refreshing:
+    with Stall(5) as refreshing:
         ui = []
         for _ in range(rounds):
             painted = watch.arm()
@@ -168,7 +145,7 @@ async def run(base: str, keys: dict, data: Path, count: int, rounds: int) -> Non
             ui.append(painted.result() - t0)
             await asyncio.sleep(0.05)
     assert tab.wallet.count.text() == f"{count} cards", tab.wallet.count.text()
-    with Stall() as client_only:  # the service client's own share: the call, nothing stored
+    with Stall(5) as client_only:  # the service client's own share: the call, nothing stored
         for _ in range(rounds):
             async with session.lease(profile, "test") as client:
                 await client.cards()

@@ -29,11 +29,11 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from paydesk.ledger import LinkQuery, LinkRecord, SqliteLedger  # noqa: E402
 from paydesk.ui.loop import EventLoop  # noqa: E402
+from stall import Stall  # noqa: E402
 
 BASELINE_COMMIT = "012fc21"
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,30 +69,6 @@ def records(n: int, seed: int = 20261122) -> list[LinkRecord]:
 
 def pct(values: list[float], q: int) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[q - 1] if len(values) > 1 else values[0]
-
-
-class Stall:
-    """The longest lateness of a 1 ms repeating timer: how long the GUI thread was held."""
-
-    def __init__(self):
-        self.worst = 0.0
-        self._last = time.perf_counter()
-        self._timer = QTimer()
-        self._timer.setInterval(1)
-        self._timer.timeout.connect(self._tick)
-
-    def _tick(self):
-        now = time.perf_counter()
-        self.worst = max(self.worst, (now - self._last) * 1000 - 1)
-        self._last = now
-
-    def __enter__(self):
-        self.worst, self._last = 0.0, time.perf_counter()
-        self._timer.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._timer.stop()
 
 
 async def timed(call, repeat: int) -> list[float]:

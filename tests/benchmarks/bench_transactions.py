@@ -28,7 +28,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parents[1]))
 
 import httpx  # noqa: E402
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer  # noqa: E402
+from PySide6.QtCore import QEvent, QObject, Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from paydesk.config.paths import Paths  # noqa: E402
@@ -36,6 +36,7 @@ from paydesk.config.profiles import Profile  # noqa: E402
 from paydesk.config.secrets import KeyStore  # noqa: E402
 from paydesk.ui.loop import EventLoop  # noqa: E402
 from sandbox_process import start_sandbox  # noqa: E402
+from stall import Stall  # noqa: E402
 
 PROFILE = "p_bench01"
 
@@ -69,27 +70,6 @@ class Painted(QObject):
         if event.type() == QEvent.Type.Paint and self.future is not None and not self.future.done():
             self.future.set_result(time.perf_counter())
         return False
-
-
-class Stall:
-    def __init__(self):
-        self.worst, self._last = 0.0, time.perf_counter()
-        self.timer = QTimer()
-        self.timer.setInterval(1)
-        self.timer.timeout.connect(self._tick)
-
-    def _tick(self):
-        now = time.perf_counter()
-        self.worst = max(self.worst, (now - self._last) * 1000 - 1)
-        self._last = now
-
-    def start(self):
-        self.worst, self._last = 0.0, time.perf_counter()
-        self.timer.start()
-
-    def stop(self):
-        self.timer.stop()
-        return self.worst
 
 
 async def open_window(data: Path, base_url: str, keys: dict):

@@ -6,9 +6,9 @@ import asyncio
 import sqlite3
 import time
 
-from PySide6.QtCore import QTimer
 
 from paydesk.service.models import PaymentRequest
+from tests.benchmarks.stall import Stall
 
 
 def service_rows(shop):
@@ -34,20 +34,6 @@ def make_open(shop, n):
     return shop.loop.run(make(), timeout=300)
 
 
-class Stall:
-    def __init__(self):
-        self.worst, self._last = 0.0, time.perf_counter()
-        self.timer = QTimer()
-        self.timer.setInterval(5)
-        self.timer.timeout.connect(self._tick)
-        self.timer.start()
-
-    def _tick(self):
-        now = time.perf_counter()
-        self.worst = max(self.worst, now - self._last - 0.005)
-        self._last = now
-
-
 def test_check_all_open_under_faults(strict_shop):
     shop = strict_shop
     made = make_open(shop, 500)
@@ -68,17 +54,17 @@ def test_check_all_open_under_faults(strict_shop):
         "last_name": "L", "tx_ref": "CRASH-SENT"},
         headers={"Authorization": f"Bearer {shop.sandbox.key()}"}).raise_for_status()
     shop.faults(error_rate=0.2, drop_after_commit_rate=0.1, rate_limit_per_s=60, seed=7)
-    stall = Stall()
+    stall = Stall(5).start()
     started = time.perf_counter()
     shop.tab.check_all.click()
     task = shop.tab.work._task
     shop.loop.until(task.done, timeout=240, message="the reconcile")
     took = time.perf_counter() - started
-    stall.timer.stop()
+    stall.stop()
     shop.faults()
     progress = task.result()
     print(f"\nreconcile of 502 open records under faults: {took:.1f} s, longest GUI stall "
-          f"{stall.worst * 1000:.1f} ms")
+          f"{stall.worst:.1f} ms")
     # the scheduler, running all along, may have settled some before the click
     assert 202 <= progress.total <= 502 and progress.checked + progress.failed == progress.total
     assert service_count(shop) == []  # nothing made twice
