@@ -307,10 +307,17 @@ class ServiceClient:
 
     @_typed
     async def create_card(self, amount: Decimal | int | str, currency: str,
-                          callback_url: str | None = None) -> VirtualCard:
+                          callback_url: str | None = None, *, first_name: str | None = None,
+                          last_name: str | None = None) -> VirtualCard:
+        """Issue a card. The family's server requires the cardholder's name
+        (``first_name``, ``last_name``); the document's does not, and takes it as well."""
         body = {"amount": to_wire(amount), "currency": currency}
         if callback_url:
             body["callback_url"] = callback_url
+        if first_name:
+            body["first_name"] = first_name
+        if last_name:
+            body["last_name"] = last_name
         answer = await self._write("api/virtual_card/create", body)
         return self._card(answer.data, answer.status)
 
