@@ -1,0 +1,98 @@
+"""What a user can do to a widget, and nothing more: click it, type into it, press a key.
+
+Every UI test presses widgets through these helpers. Each one first checks that the
+widget is one a person could reach (visible on screen, in a visible window, enabled, and
+for typing: editable), then acts through ``QTest`` (real mouse and key events), never by
+calling ``.click()``, ``.setText()`` or a slot. A hidden or disabled widget fails the test
+with what was wrong, which is how the card dialogs' missing buttons would have been found.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import (QAbstractButton, QAbstractSpinBox, QComboBox, QLineEdit,
+                               QPlainTextEdit, QTextEdit, QWidget)
+
+
+def _name(widget: QWidget) -> str:
+    label = ""
+    if isinstance(widget, QAbstractButton):
+        label = widget.text()
+    label = label or widget.accessibleName() or widget.objectName()
+    return f"{type(widget).__name__} {label!r}"
+
+
+def reachable(widget: QWidget) -> None:
+    """Fail unless a person could reach the widget: shown (itself, its parents, its window)
+    and enabled."""
+    assert widget is not None, "no such widget"
+    assert widget.isVisible(), f"{_name(widget)} is not visible: a user cannot press it"
+    assert widget.window().isVisible(), f"{_name(widget)} is in a window that is not shown"
+    assert widget.isEnabled(), f"{_name(widget)} is disabled: a user cannot press it"
+    if widget.width() <= 0 or widget.height() <= 0:
+        raise AssertionError(f"{_name(widget)} has no size on screen")
+
+
+def click(widget: QWidget, button: Qt.MouseButton = Qt.MouseButton.LeftButton,
+          pos: QPoint | None = None) -> None:
+    """A mouse click in the middle of the widget (or at ``pos``)."""
+    reachable(widget)
+    QTest.mouseClick(widget, button, Qt.KeyboardModifier.NoModifier,
+                     pos if pos is not None else widget.rect().center())
+
+
+def double_click(widget: QWidget, pos: QPoint | None = None) -> None:
+    reachable(widget)
+    QTest.mouseDClick(widget, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                      pos if pos is not None else widget.rect().center())
+
+
+def _editable(widget: QWidget) -> None:
+    reachable(widget)
+    if isinstance(widget, (QLineEdit, QPlainTextEdit, QTextEdit, QAbstractSpinBox)):
+        assert not widget.isReadOnly(), f"{_name(widget)} is read-only: a user cannot type there"
+
+
+def clear(widget: QWidget) -> None:
+    """Select everything in a field and delete it, as a user would (Ctrl+A, Delete)."""
+    _editable(widget)
+    widget.setFocus(Qt.FocusReason.MouseFocusReason)
+    QTest.keyClick(widget, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    QTest.keyClick(widget, Qt.Key.Key_Delete)
+
+
+def type_into(widget: QWidget, text: str, *, replace: bool = True) -> None:
+    """Click into a field and type ``text`` key by key; by default what was there goes first."""
+    _editable(widget)
+    click(widget)
+    if replace:
+        clear(widget)
+    QTest.keyClicks(widget, text)
+
+
+def key(widget: QWidget, which: Qt.Key,
+        modifier: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier) -> None:
+    """One key press on the widget (it must be one a user could have focused)."""
+    reachable(widget)
+    QTest.keyClick(widget, which, modifier)
+
+
+def enter(widget: QWidget) -> None:
+    key(widget, Qt.Key.Key_Return)
+
+
+def escape(widget: QWidget) -> None:
+    key(widget, Qt.Key.Key_Escape)
+
+
+def choose(combo: QComboBox, text: str) -> None:
+    """Pick the entry showing ``text`` in a combo box with the keyboard, as a user would."""
+    reachable(combo)
+    index = combo.findText(text)
+    assert index >= 0, f"{_name(combo)} offers no {text!r}: {[combo.itemText(i) for i in range(combo.count())]}"
+    combo.setFocus(Qt.FocusReason.MouseFocusReason)
+    QTest.keyClick(combo, Qt.Key.Key_Home)
+    for _ in range(index):
+        QTest.keyClick(combo, Qt.Key.Key_Down)
+    assert combo.currentIndex() == index, f"{_name(combo)}: could not reach {text!r} by keyboard"
