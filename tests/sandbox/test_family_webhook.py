@@ -22,7 +22,9 @@ def _wait(predicate, timeout=10.0):
 
 
 def _webhook_secret(sb, merchant=0):
+    """Read from merchants.json itself, as a merchant would."""
     merchants = json.loads((sb.server.data_dir / "merchants.json").read_text())
+    assert merchants[merchant]["webhook_secret"] == sb.webhook_secret(merchant)
     return merchants[merchant]["webhook_secret"]
 
 
