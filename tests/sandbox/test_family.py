@@ -2,8 +2,6 @@
 payments, the lookup at verify-payment, validation, the website form and the redirects.
 Cards are in test_family_cards.py, notifications in test_family_webhook.py."""
 
-from urllib.parse import urlsplit
-
 import httpx
 import pytest
 
