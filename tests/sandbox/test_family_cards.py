@@ -39,6 +39,10 @@ def test_create_requires_the_cardholders_name(family):
         r = c.post("/api/virtual_card/create", json={"amount": "50", "currency": "GBP",
                                                      "first_name": "Ada"})
         assert r.status_code == 400 and set(r.json()["message"]) == {"last_name"}
+        # the unsupported currency first, as text
+        r = c.post("/api/virtual_card/create", json={"amount": "50", "currency": "NGN"})
+        assert r.status_code == 400
+        assert r.json()["message"] == "Invalid currency, NGN is not supported"
         assert _balances(c) == before and c.get("/api/virtual_card/all").json()["data"] == []
 
 
