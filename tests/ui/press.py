@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import (QAbstractButton, QAbstractSpinBox, QComboBox, QLineEdit,
-                               QPlainTextEdit, QTextEdit, QWidget)
+from PySide6.QtWidgets import (QAbstractButton, QAbstractSpinBox, QApplication, QComboBox,
+                               QLineEdit, QPlainTextEdit, QTextEdit, QWidget)
 
 
 def _name(widget: QWidget) -> str:
@@ -96,3 +96,17 @@ def choose(combo: QComboBox, text: str) -> None:
     for _ in range(index):
         QTest.keyClick(combo, Qt.Key.Key_Down)
     assert combo.currentIndex() == index, f"{_name(combo)}: could not reach {text!r} by keyboard"
+
+
+def shown(object_name: str) -> QWidget | None:
+    """The window on screen named ``object_name`` (a dialog opened with ``open()``, a message
+    box), as a user sees it: shown, top-level; None while there is none."""
+    for widget in QApplication.topLevelWidgets():
+        if widget.isVisible() and widget.objectName() == object_name:
+            return widget
+    return None
+
+
+def modal() -> QWidget | None:
+    """The modal window on screen now (the one a user's keys and clicks go to), or None."""
+    return QApplication.activeModalWidget()
