@@ -110,3 +110,59 @@ def shown(object_name: str) -> QWidget | None:
 def modal() -> QWidget | None:
     """The modal window on screen now (the one a user's keys and clicks go to), or None."""
     return QApplication.activeModalWidget()
+
+
+def tab(tabs, title: str) -> None:
+    """Click a tab's title (in a QTabWidget's bar), as a user picks a tab."""
+    bar = tabs.tabBar()
+    titles = [bar.tabText(i).replace("&", "") for i in range(bar.count())]
+    assert title in titles, f"no tab {title!r}: {titles}"
+    index = titles.index(title)
+    click(bar, pos=bar.tabRect(index).center())
+    assert tabs.currentIndex() == index, f"the tab {title!r} did not open"
+
+
+def button(window: QWidget, text: str) -> QAbstractButton:
+    """The button a user sees labelled ``text`` in ``window`` (shown, one only)."""
+    found = [b for b in window.findChildren(QAbstractButton)
+             if b.isVisible() and b.text().replace("&", "") == text]
+    assert len(found) == 1, f"{len(found)} visible buttons {text!r} in {_name(window)}"
+    return found[0]
+
+
+def save_as(dialog, path) -> None:
+    """Answer a (Qt's own) save dialog as a user does: go to the folder, type the file's name
+    into the name field, press Enter. (If the file exists the dialog then asks, in a loop of
+    its own: answer that with ``answer_later``.)"""
+    from pathlib import Path
+
+    path = Path(path)
+    reachable(dialog)
+    dialog.setDirectory(str(path.parent))  # the folder, as if picked in the dialog's tree
+    name = dialog.findChild(QLineEdit, "fileNameEdit")
+    type_into(name, path.name)
+    enter(name)
+
+
+def answer_later(text: str, button_text: str, tries: int = 300) -> None:
+    """When a message box containing ``text`` comes up (in a loop of its own, as the file
+    dialog's "replace?" does), press its button labelled ``button_text``."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QMessageBox
+
+    def look(left: int) -> None:
+        box = QApplication.activeModalWidget()
+        if isinstance(box, QMessageBox) and text in box.text():
+            click(button(box, button_text))
+        elif left:
+            QTimer.singleShot(10, lambda: look(left - 1))
+
+    QTimer.singleShot(0, lambda: look(tries))
+
+
+def closed(window: QWidget) -> bool:
+    """Whether a window is gone from the screen (hidden, or already deleted)."""
+    try:
+        return not window.isVisible()
+    except RuntimeError:  # its C++ object was deleted: gone
+        return True
