@@ -166,3 +166,21 @@ def closed(window: QWidget) -> bool:
         return not window.isVisible()
     except RuntimeError:  # its C++ object was deleted: gone
         return True
+
+
+def _tasks_named(name: str | None) -> set:
+    import asyncio
+
+    return {t for t in asyncio.all_tasks(asyncio.get_event_loop())
+            if (name is None or t.get_name() == name) and not t.done()}
+
+
+def click_starting(widget: QWidget, task_name: str | None = None):
+    """Click ``widget`` and return the work the click started (the product's task called
+    ``task_name``; with None, the one task it started), for the test to wait for its
+    outcome; fails when the click started none."""
+    before = _tasks_named(task_name)
+    click(widget)
+    started = _tasks_named(task_name) - before
+    assert len(started) == 1, f"pressing {_name(widget)} started {len(started)} {task_name!r} tasks"
+    return started.pop()
