@@ -175,12 +175,31 @@ def _tasks_named(name: str | None) -> set:
             if (name is None or t.get_name() == name) and not t.done()}
 
 
-def click_starting(widget: QWidget, task_name: str | None = None):
-    """Click ``widget`` and return the work the click started (the product's task called
+def starting(task_name: str | None, act):
+    """Do ``act`` (a press) and return the work it started (the product's task called
     ``task_name``; with None, the one task it started), for the test to wait for its
-    outcome; fails when the click started none."""
+    outcome; fails when the press started none."""
     before = _tasks_named(task_name)
-    click(widget)
+    act()
     started = _tasks_named(task_name) - before
-    assert len(started) == 1, f"pressing {_name(widget)} started {len(started)} {task_name!r} tasks"
+    assert len(started) == 1, f"the press started {len(started)} {task_name!r} tasks"
     return started.pop()
+
+
+def click_starting(widget: QWidget, task_name: str | None = None):
+    """Click ``widget``; the work the click started (see ``starting``)."""
+    return starting(task_name, lambda: click(widget))
+
+
+def context_menu(widget: QWidget, pos: QPoint | None = None) -> None:
+    """A right click's context menu request at ``pos``: the event the window system delivers
+    on a right click (QTest's clicks go straight to the widget, where Qt 6 no longer makes
+    one of a right button)."""
+    from PySide6.QtGui import QContextMenuEvent
+
+    reachable(widget)
+    at = pos if pos is not None else widget.rect().center()
+    QTest.mousePress(widget, Qt.MouseButton.RightButton, Qt.KeyboardModifier.NoModifier, at)
+    event = QContextMenuEvent(QContextMenuEvent.Reason.Mouse, at, widget.mapToGlobal(at))
+    QApplication.sendEvent(widget, event)
+    QTest.mouseRelease(widget, Qt.MouseButton.RightButton, Qt.KeyboardModifier.NoModifier, at)
