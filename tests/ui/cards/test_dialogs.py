@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QPushButton
 from paydesk.service.client import ServiceClient
 from tests.ui import press
 from tests.ui.cards.test_wallet import Desk
+from tests.ui.test_accessibility import _unnamed_focusable
 
 
 def calls_to(desk, path_end):
@@ -37,6 +38,9 @@ def test_each_card_dialog_shows_its_buttons_and_answers_enter_and_escape(start_a
     assert buttons_on_screen(dialog) == ["Create card", "Cancel"]
     assert [b.accessibleName() for b in (dialog.action, dialog.close_button)] == \
         ["Create card", "Cancel"]
+    assert _unnamed_focusable(dialog, at_least=6) == []
+    assert [dialog.first_name.accessibleName(), dialog.last_name.accessibleName()] == \
+        ["First name on card", "Last name on card"]
     press.type_into(dialog.first_name, "Ada")
     press.type_into(dialog.last_name, "Lovelace")
     press.type_into(dialog.amount, "30")
