@@ -62,6 +62,8 @@ def _qasync_loop(qapp):
     """One qasync loop for the whole run, as in the app (one loop for its lifetime)."""
     from paydesk.ui.loop import EventLoop
 
+    # as paydesk.app does: a dialog closed last (a test's editor alone on screen) quits nothing
+    qapp.setQuitOnLastWindowClosed(False)
     qloop = EventLoop(qapp, already_running=False)
     asyncio.set_event_loop(qloop)
     yield qloop

@@ -13,6 +13,7 @@ from paydesk import app as paydesk_app
 from paydesk.config.paths import default_paths
 from paydesk.config.secrets import KeyStore
 from paydesk.ui.loop import EventLoop
+from tests.ui import press
 
 qapp = QApplication([sys.argv[0]])
 paths = default_paths().ensure()
@@ -33,9 +34,9 @@ def ready(window, session):
         form = tab.form
         for name, text in dict(amount="77", email="kim@example.com", first_name="Kim",
                                last_name="Lee", title="Crash test").items():
-            getattr(form, name).setText(text)
+            press.type_into(getattr(form, name), text)
         print(json.dumps({"creating": form.tx_ref.text()}), flush=True)
-        await tab.create_from_form()
+        press.click(form.create_button)
 
     session.tasks.spawn(act())
 

@@ -1,11 +1,11 @@
 """Every focusable control has a name in the accessibility tree (what a screen reader says)."""
 
-import asyncio
 
 from PySide6.QtGui import QAccessible
 from PySide6.QtWidgets import QWidget
 
 from paydesk.ui.profile_editor import ProfileEditor
+from tests.ui import press
 
 
 def _walk(iface, seen, out, depth=0):
@@ -46,13 +46,15 @@ def test_main_window_controls_are_named(start_app, loop):
 def test_profile_editor_controls_are_named(start_app, loop):
     app = start_app(sandbox=True)
     app.wait_started()
-    task = loop.spawn(app.window.open_editor(app.session.profile))
-    loop.until(lambda: getattr(app.window, "editor", None) is not None
-               and app.window.editor.isVisible(), message="the editor")
-    editor: ProfileEditor = app.window.editor
+    task = press.click_starting(app.window.edit_profile, "editor")
+    loop.until(lambda: press.shown("profile-editor") is not None, message="the editor")
+    editor: ProfileEditor = press.shown("profile-editor")
     assert _unnamed_focusable(editor) == []
+    loop.until(lambda: editor.key_fields[("test", "secret")].edit.text(), message="the keys")
     assert editor.key_fields[("test", "secret")].edit.text() == loop.run(app.session.key("test"))
-    editor.cancel_button.click()
+    assert [b.accessibleName() for b in (editor.check_button, editor.save_button,
+                                         editor.cancel_button)] == ["Check keys", "Save", "Cancel"]
+    press.escape(editor.name)  # Escape cancels
     loop.until(task.done, message="the editor to close")
     app.close()
 
@@ -61,8 +63,11 @@ def test_first_run_controls_are_named(start_app, loop):
     app = start_app()
     loop.until(lambda: getattr(app.window, "first_run", None) is not None
                and app.window.first_run.isVisible(), message="first run")
-    assert _unnamed_focusable(app.window.first_run, at_least=3) == []
-    app.window.first_run.reject()
+    dialog = app.window.first_run
+    assert _unnamed_focusable(dialog, at_least=3) == []
+    assert dialog.isWindow() and dialog.windowTitle() == "Welcome to PayDesk"
+    press.escape(dialog.try_sandbox)  # Escape closes it
+    loop.until(lambda: press.closed(dialog), message="first run closed")
     app.close()
 
 
@@ -85,17 +90,17 @@ def test_transactions_tab_controls_are_named(start_app, loop):
     app = start_app(sandbox=True)
     app.wait_started()
     window = app.window
-    window.tabs.setCurrentWidget(window.transactions_tab)
+    press.tab(window.tabs, "Transactions")
     loop.until(lambda: window.transactions_tab.loaded, message="the transactions tab")
     tab = window.transactions_tab
-    tab.filters.range.setCurrentText("Custom…")  # the date fields show too
+    press.choose(tab.filters.range, "Custom…")  # the date fields show too
     assert _unnamed_focusable(tab) == []
     for name in ("lookup-box", "ledger-search", "ledger-state", "ledger-currency", "ledger-range",
                  "check-all-open", "export", "end-of-day-button", "copy-reference"):
         widget = tab.findChild(QWidget, name)
         assert widget is not None and widget.accessibleName(), name
     assert tab.check_all.accessibleName() == tab.check_all.text() == "Check all open"
-    task = loop.spawn(window.transactions_tab.end_of_day.click() or asyncio.sleep(0))
+    press.click(window.transactions_tab.end_of_day)
     from PySide6.QtWidgets import QApplication
 
     loop.until(lambda: any(w.objectName() == "end-of-day" and w.isVisible()
@@ -103,6 +108,6 @@ def test_transactions_tab_controls_are_named(start_app, loop):
     dialog = next(w for w in QApplication.topLevelWidgets() if w.objectName() == "end-of-day")
     assert dialog.windowTitle() == "End of day" and dialog.isWindow()
     assert _unnamed_focusable(dialog, at_least=3) == []
-    dialog.close_button.click()
-    loop.until(task.done, message="done")
+    press.click(dialog.close_button)
+    loop.until(lambda: press.closed(dialog), message="End of day closed")
     app.close()

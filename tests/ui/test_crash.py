@@ -4,9 +4,11 @@ import asyncio
 import sys
 
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QApplication, QLabel, QPushButton
+from PySide6.QtWidgets import QApplication, QLabel
 
 from paydesk.ui.crash import CrashDialog, ExceptionHook
+from tests.ui import press
+from tests.ui.test_links import go_live
 
 
 def _dialogs():
@@ -37,9 +39,9 @@ def test_error_in_an_async_slot_shows_a_dialog_and_the_app_goes_on(start_app, lo
         assert where.text() == f"The log is at {paths.logs / 'paydesk.log'}"
         # the window still works: switch mode, close cleanly
         assert app.window.isVisible()
-        loop.run(app.session.set_mode("live"))
+        go_live(app.window, loop)
         assert "LIVE" in app.window.windowTitle()
-        dialog.accept()
+        press.click(press.button(dialog, "Close"))
         assert app.close() == 0
     finally:
         hook.uninstall()
@@ -57,11 +59,11 @@ def test_copy_report_puts_it_on_the_clipboard(qapp, qtbot, tmp_path):
     dialog = hook.dialogs[-1]
     qtbot.addWidget(dialog)
     assert dialog.isVisible()
-    button = next(b for b in dialog.findChildren(QPushButton) if b.text() == "Copy report")
-    button.click()
+    press.click(press.button(dialog, "Copy report"))
     copied = QGuiApplication.clipboard().text()
     assert "ValueError" in copied and "sec-test-ABCDEFGH" not in copied
-    dialog.accept()
+    press.click(press.button(dialog, "Close"))
+    assert not dialog.isVisible()
 
 
 def test_a_crash_report_carries_no_card_number_nor_cvv(qapp, qtbot, tmp_path):
@@ -79,4 +81,4 @@ def test_a_crash_report_carries_no_card_number_nor_cvv(qapp, qtbot, tmp_path):
     report = dialog.report.toPlainText()
     assert "ValueError" in report and pan not in report and "737" not in report
     assert f"{pan[8:12]} {pan[12:]}" not in report  # the spaced form too
-    dialog.accept()
+    press.click(press.button(dialog, "Close"))

@@ -16,7 +16,8 @@ from paydesk.app import NO_DISPLAY, display_problem
 from paydesk.config.paths import default_paths
 from paydesk.ui.crash import CrashDialog, ExceptionHook
 from tests import conftest
-from tests.ui.test_links import fill
+from tests.ui import press
+from tests.ui.test_links import create, fill
 
 
 def started(start_app, loop):
@@ -32,7 +33,7 @@ def test_a_link_still_opens_pays_and_is_watched_after_a_restart(start_app, loop)
     first = started(start_app, loop)
     base = first.session.profile.base_url
     fill(first.window.links_tab)
-    record = loop.run(first.window.links_tab.create_from_form())
+    record = create(first.window.links_tab, loop)
     assert first.close() == 0
 
     again = started(start_app, loop)
@@ -81,7 +82,7 @@ def test_a_start_uses_up_no_reference(start_app, loop):
     again = started(start_app, loop)
     assert again.window.links_tab.form.tx_ref.text() == shown
     fill(again.window.links_tab)
-    made = loop.run(again.window.links_tab.create_from_form())
+    made = create(again.window.links_tab, loop)
     assert made.tx_ref == shown
     following = again.window.links_tab.form.tx_ref.text()
     assert following != shown and following.split("-")[3][:4] == "0002"
@@ -121,7 +122,7 @@ def test_crash_text_is_shown_as_text(qapp, qtbot, tmp_path):
     assert "<b>bold</b> <img src='http://evil.example/x.png'>" in summary.text()
     assert all(label.textFormat() != Qt.TextFormat.RichText
                for label in dialog.findChildren(QLabel))
-    dialog.accept()
+    press.click(press.button(dialog, "Close"))
 
 
 def test_tests_never_write_into_the_real_home(qapp):

@@ -8,12 +8,12 @@ import time
 
 import httpx
 import pytest
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from paydesk.ui.crash import CrashDialog, ExceptionHook
 from paydesk.ui.status import SAVING_DELAYED
-from tests.ui.test_links import control, fill, service_rows
+from tests.ui import press
+from tests.ui.test_links import choose_row, control, create, fill, open_counter, service_rows
 
 
 @pytest.fixture
@@ -56,7 +56,7 @@ def test_saving_is_delayed_while_another_program_holds_the_ledger(desk, loop, ho
     other.execute("BEGIN IMMEDIATE")  # a second PayDesk window, or a backup tool
     try:
         before = service_rows(desk)
-        tab.form.create_button.click()
+        press.click(tab.form.create_button)
         loop.until(lambda: status.saving.isVisible(), message="the delayed-saving notice")
         assert status.saving.text() == SAVING_DELAYED
         loop.run(asyncio.sleep(1.0))  # the window keeps running meanwhile
@@ -76,8 +76,8 @@ def test_the_scheduler_survives_a_vanished_key(desk, loop, hook):
     counter then said WAITING FOR PAYMENT after the customer had paid."""
     session, tab = desk.session, desk.window.links_tab
     fill(tab)
-    tab.show_counter()
-    record = loop.run(tab.create_from_form())
+    open_counter(tab)
+    record = create(tab, loop)
     profile = session.profile
     secret = loop.run(session.key("test"))
     loop.run(session.keys.set(profile.id, "test", "secret", ""))  # gone from the keyring
@@ -97,8 +97,8 @@ def test_the_scheduler_survives_a_vanished_key(desk, loop, hook):
 def test_the_connections_state_is_on_screen(desk, loop, hook):
     tab, status = desk.window.links_tab, desk.window.status
     fill(tab)
-    tab.show_counter()
-    loop.run(tab.create_from_form())
+    open_counter(tab)
+    create(tab, loop)
     loop.until(lambda: status.connection.text().startswith("Checked"), message="Checked … ago")
     assert tab.counter.connection.text() == status.connection.text()
     faults(desk, loop, error_rate=1.0)
@@ -116,14 +116,13 @@ def test_cancel_while_the_profile_editor_saves(desk, loop, hook):
     """Regression: Cancel during a save let the save touch the deleted editor (crash dialog)."""
     window = desk.window
     faults(desk, loop, latency_ms=1500)
-    task = loop.spawn(window.open_editor(desk.session.profile))
-    loop.until(lambda: getattr(window, "editor", None) is not None and window.editor.isVisible(),
-               message="the editor")
-    editor = window.editor
-    editor.name.setText("Renamed while saving")
-    editor.save_button.click()
+    task = press.click_starting(window.edit_profile, "editor")
+    loop.until(lambda: press.shown("profile-editor") is not None, message="the editor")
+    editor = press.shown("profile-editor")
+    press.type_into(editor.name, "Renamed while saving")
+    press.click(editor.save_button)
     loop.until(lambda: editor.status.text().startswith("Checking keys"), message="the check")
-    editor.cancel_button.click()
+    press.click(editor.cancel_button)
     loop.until(task.done, message="the editor to close")
     loop.run(asyncio.sleep(2.0))  # the check's answer arrives after the close
     assert desk.session.profile.name == "Sandbox"
@@ -134,18 +133,17 @@ def test_cancel_while_the_profile_editor_saves(desk, loop, hook):
 def test_create_stays_disabled_for_the_whole_create(desk, loop, hook, qtbot):
     tab = desk.window.links_tab
     fill(tab)
-    tab.show_counter()
+    open_counter(tab)
     faults(desk, loop, latency_ms=1200)
     before = service_rows(desk)
-    tab.form.create_button.click()
+    press.click(tab.form.create_button)
     loop.until(lambda: tab.creating, message="the create to start")
-    qtbot.keyClicks(tab.form.title, " and cake")  # typing meanwhile re-checks the form
-    assert not tab.form.create_button.isEnabled()
+    press.type_into(tab.form.title, " and cake", replace=False)  # typing meanwhile re-checks
+    assert not tab.form.create_button.isEnabled()  # a second click cannot reach it
     assert tab.form.why_disabled.text() == "Creating the link…"
-    tab.form.create_button.click()
-    tab.counter.entry.setText("30")
-    qtbot.keyClick(tab.counter.entry, Qt.Key.Key_Return)  # an impatient Enter at the counter
-    qtbot.keyClick(tab.counter.entry, Qt.Key.Key_Return)
+    assert tab.counter.entry.isReadOnly()  # nothing can be typed at the counter meanwhile
+    press.enter(tab.counter.entry)  # an impatient Enter at the counter
+    press.enter(tab.counter.entry)
     loop.until(lambda: not tab.creating, timeout=20, message="the create to end")
     assert service_rows(desk) == before + 1  # one press, one link
     assert tab.form.create_button.isEnabled()
@@ -156,21 +154,21 @@ def test_create_stays_disabled_for_the_whole_create(desk, loop, hook, qtbot):
 def test_the_counter_opens_blank_for_the_next_customer(desk, loop):
     tab = desk.window.links_tab
     fill(tab)
-    loop.run(tab.create_from_form())
-    tab.open_counter.click()
+    create(tab, loop)
+    press.click(tab.open_counter)
     counter = tab.counter
     assert counter.isVisible() and counter.record is None and counter.qr.code is None
     caption = counter.findChild(type(counter.title), "counter-amount-label")
     assert caption.isVisible() and caption.text() == "Amount for the next customer:"
     assert caption.buddy() is counter.entry
-    tab.panel.buttons["counter"].click()  # "Show on counter display": this link
+    press.click(tab.panel.buttons["counter"])  # "Show on counter display": this link
     assert counter.record is not None and counter.record.tx_ref == tab.panel.record.tx_ref
 
 
 def test_the_status_bar_says_what_the_screen_says(desk, loop):
     tab = desk.window.links_tab
     fill(tab)
-    record = loop.run(tab.create_from_form())
+    record = create(tab, loop)
     control(desk, f"pay/{record.reference}", {"outcome": "success"})
     loop.until(lambda: tab.panel.state.text() == "PAID", message="PAID")
     loop.until(lambda: desk.window.status.last_call.text().endswith(": PAID"), message="status")
@@ -183,12 +181,12 @@ def test_the_selected_row_follows_the_link_on_screen(desk, loop):
     made = []
     for amount in ("5", "6", "7"):
         fill(tab, amount=amount)
-        made.append(loop.run(tab.create_from_form()))
+        made.append(create(tab, loop))
         assert tab.recent.selected().tx_ref == made[-1].tx_ref == tab.panel.record.tx_ref
-    tab.recent.selectRow(2)
+    choose_row(tab.recent, 2)
     assert tab.panel.record.tx_ref == made[0].tx_ref
     fill(tab, amount="8")
-    newest = loop.run(tab.create_from_form())
+    newest = create(tab, loop)
     assert tab.recent.selected().tx_ref == newest.tx_ref
 
 
@@ -204,7 +202,7 @@ def test_create_says_why_nothing_was_sent(start_app, loop, hook):
     tab = app.window.links_tab
     loop.until(lambda: tab.form.tx_ref.text().startswith("PAY-"), message="the new reference")
     fill(tab)
-    assert loop.run(tab.create_from_form()) is None
+    assert create(tab, loop) is None
     assert "only over https" in tab.form.why_disabled.text()
     assert "only over https" in app.window.status.connection.text()
     no_crash(hook)

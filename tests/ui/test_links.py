@@ -5,10 +5,12 @@ import sqlite3
 
 import httpx
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QImage
 from PySide6.QtWidgets import QWidget
 
 from paydesk.ui.links.tab import LinksTab
+from tests.ui import press
 
 
 def decode_qr(widget) -> list[str]:
@@ -37,7 +39,35 @@ def fill(tab: LinksTab, **values):
                     title="Flat white", description="Large, oat milk")
     defaults.update(values)
     for key, text in defaults.items():
-        getattr(tab.form, key).setText(text)
+        press.type_into(getattr(tab.form, key), text)
+
+
+def create(tab, loop):
+    """Press Create link; the link made, or None when nothing was (what the tab said why)."""
+    return loop.run(press.click_starting(tab.form.create_button, "create"), timeout=60)
+
+
+def open_counter(tab):
+    """Press "Open counter display": the customer's screen, blank for the next customer."""
+    press.click(tab.open_counter)
+    assert tab.counter.isVisible()
+
+
+def go_live(window, loop):
+    """Press the mode switch and confirm: live mode."""
+    from tests.ui.test_modes import _confirm_box
+
+    task = press.click_starting(window.mode_button, "mode")
+    loop.until(lambda: _confirm_box() is not None, message="the confirmation")
+    press.click(press.button(_confirm_box(), "Switch to live"))
+    assert loop.run(task) is True
+
+
+def choose_row(view, row):
+    """Click a row of a list, as a user picks it."""
+    index = view.model().index(row, 0)
+    view.scrollTo(index)
+    press.click(view.viewport(), pos=view.visualRect(index).center())
 
 
 def service_rows(app) -> int:
@@ -58,11 +88,15 @@ def control(app, path, body):
 def test_create_show_qr_and_watch_it_settle(desk, loop, outcome, words):
     tab = desk.window.links_tab
     fill(tab)
-    tab.form.meta.add_row("till", "3")
+    press.click(tab.form.meta.add_button)
+    name, value, _ = tab.form.meta.rows[-1]
+    loop.until(name.isVisible, message="the new row on screen")
+    press.type_into(name, "till")
+    press.type_into(value, "3")
     assert tab.form.create_button.isEnabled(), tab.form.why_disabled.text()
     tx_ref = tab.form.tx_ref.text()
-    tab.show_counter()
-    record = loop.run(tab.create_from_form())
+    open_counter(tab)
+    record = create(tab, loop)
     assert record.state == "pending" and record.checkout_url.startswith(desk.session.profile.base_url)
     panel = tab.panel
     assert panel.state.text() == "WAITING FOR PAYMENT"
@@ -102,15 +136,15 @@ def test_every_bad_field_says_why_and_sends_nothing(desk, loop):
     for key, (bad, message) in cases.items():
         widget = getattr(form, key)
         good = widget.text()
-        widget.setText(bad)
-        widget.editingFinished.emit()
+        press.type_into(widget, bad)
+        press.key(widget, Qt.Key.Key_Tab)  # on to the next field: the field is checked
         shown = form.messages[key]
         assert shown.isVisible() and message in shown.text(), (key, shown.text())
         assert not form.create_button.isEnabled()
         assert form.why_disabled.text().startswith("Create is disabled:")
         assert message in form.why_disabled.text()
-        assert loop.run(tab.create_from_form()) is None
-        widget.setText(good)
+        press.enter(widget)  # Enter in the form sends nothing either
+        press.type_into(widget, good)
         assert not shown.isVisible()
     assert form.create_button.isEnabled()
     assert service_rows(desk) == before
@@ -124,10 +158,10 @@ def test_mistyped_reference_is_caught_by_its_check_characters(desk):
     typo = f"{prefix}-{day}-{installation[1]}{installation[0]}{installation[2:]}-{rest}"
     if installation[0] == installation[1]:
         typo = f"{prefix}-{'3' if day[0] != '3' else '4'}{day[1:]}-{installation}-{rest}"
-    form.tx_ref.setText(typo)
+    press.type_into(form.tx_ref, typo)
     assert "typing mistake" in form.messages["tx_ref"].text()
     assert not form.create_button.isEnabled()
-    form.tx_ref.setText(ref)
+    press.type_into(form.tx_ref, ref)
     assert not form.messages["tx_ref"].isVisible()
 
 
@@ -140,7 +174,7 @@ def test_service_refusal_is_shown_next_to_the_field(desk, loop):
                json={"amount": "3", "currency": "GBP", "email": "z@example.com", "first_name": "Z",
                      "last_name": "Y", "tx_ref": tab.form.tx_ref.text()},
                headers={"Authorization": f"Bearer {key}"}).raise_for_status()
-    assert loop.run(tab.create_from_form()) is None
+    assert create(tab, loop) is None
     assert "another payment" in tab.form.messages["tx_ref"].text() or \
         "used before" in tab.form.messages["tx_ref"].text()
     record = loop.run(desk.session.ledger.recent(desk.session.profile.id, "test"))[0]
@@ -152,39 +186,36 @@ def test_recent_links_show_their_qr_again(desk, loop):
     made = []
     for amount in ("5", "6"):
         fill(tab, amount=amount)
-        made.append(loop.run(tab.create_from_form()))
+        made.append(create(tab, loop))
     model = tab.recent.model()
     assert [model.index(r, 0).data() for r in range(2)] == [made[1].tx_ref, made[0].tx_ref]
-    tab.recent.selectRow(1)
+    choose_row(tab.recent, 1)
     assert tab.panel.record.tx_ref == made[0].tx_ref
     assert decode_qr(tab.panel.qr) == [made[0].checkout_url]
 
 
 def test_counter_keyboard_flow(desk, loop, qtbot):
-    from PySide6.QtCore import Qt
-
     tab = desk.window.links_tab
     fill(tab, amount="")
-    tab.show_counter()
+    open_counter(tab)
     counter = tab.counter
     assert counter.isFullScreen() and counter.watermark.isVisible()
-    qtbot.keyClicks(counter.entry, "0")
-    qtbot.keyClick(counter.entry, Qt.Key.Key_Return)
+    press.type_into(counter.entry, "0")
+    press.enter(counter.entry)
     assert counter.message.text() == "Between 1 and 10,000,000"
-    counter.entry.clear()
-    qtbot.keyClicks(counter.entry, "42")
-    qtbot.keyClick(counter.entry, Qt.Key.Key_Return)
+    press.type_into(counter.entry, "42")
+    press.enter(counter.entry)
     loop.until(lambda: counter.record is not None, message="the counter's link")
     assert counter.amount.text() == "GBP 42.00" and counter.state.text() == "WAITING FOR PAYMENT"
     assert decode_qr(counter.qr) == [counter.record.checkout_url]
-    qtbot.keyClick(counter, Qt.Key.Key_Escape)
+    press.escape(counter)
     assert counter.record is None and counter.entry.text() == "" and counter.qr.code is None
 
 
 def test_live_mode_has_no_watermark(desk, loop):
-    loop.run(desk.session.set_mode("live"))
+    go_live(desk.window, loop)
     tab = desk.window.links_tab
-    tab.show_counter()
+    open_counter(tab)
     assert not tab.counter.watermark.isVisible()
     assert tab.counter.windowTitle() == "PayDesk counter"
 
@@ -192,7 +223,7 @@ def test_live_mode_has_no_watermark(desk, loop):
 def test_website_snippets_use_the_public_key(desk, loop):
     tab = desk.window.links_tab
     fill(tab)
-    task = loop.spawn(tab.show_snippets())
+    task = press.click_starting(tab.website, "snippets")
     loop.until(lambda: getattr(tab, "snippets", None) is not None and tab.snippets.isVisible(),
                message="the snippets dialog")
     public = loop.run(desk.session.key(kind="public"))
@@ -203,29 +234,24 @@ def test_website_snippets_use_the_public_key(desk, loop):
     assert secret not in form_html and secret not in inline
     assert "/ext_transfer" in form_html and "/js/payment.js" in inline
     copy = tab.snippets.findChild(type(tab.website), "copy-form")
-    copy.click()
+    press.click(copy)
     assert QGuiApplication.clipboard().text() == form_html
-    tab.snippets.reject()
+    press.click(press.button(tab.snippets, "Close"))
     loop.until(task.done, message="the dialog to close")
 
 
 def test_copy_and_save(desk, loop, tmp_path):
     tab = desk.window.links_tab
     fill(tab)
-    record = loop.run(tab.create_from_form())
-    tab.panel.buttons["copy-link"].click()
+    record = create(tab, loop)
+    press.click(tab.panel.buttons["copy-link"])
     assert QGuiApplication.clipboard().text() == record.checkout_url
     for kind in ("png", "svg"):
-        task = loop.spawn(tab.panel.save(kind))
-        loop.until(lambda: getattr(tab.panel, "file_dialog", None) is not None
-                   and tab.panel.file_dialog.isVisible(), message="the file dialog")
+        task = press.click_starting(tab.panel.buttons[f"save-{kind}"])
+        loop.until(lambda: press.modal() is not None and press.modal().isVisible(),
+                   message="the file dialog")
         target = tmp_path / f"link.{kind}"
-        from PySide6.QtWidgets import QLineEdit
-
-        tab.panel.file_dialog.setDirectory(str(tmp_path))
-        name_box = tab.panel.file_dialog.findChild(QLineEdit, "fileNameEdit")  # what a user types in
-        name_box.setText(target.name)
-        tab.panel.file_dialog.accept()
+        press.save_as(press.modal(), target)
         loop.until(task.done, message="the save")
         assert task.result() == str(target) and target.stat().st_size > 200
         tab.panel.file_dialog = None
@@ -249,7 +275,7 @@ def made_then_in_the_background(desk, loop):
     PayDesk gives from then on."""
     tab = desk.window.links_tab
     fill(tab)
-    record = loop.run(tab.create_from_form())
+    record = create(tab, loop)
     other = QWidget()
     other.setWindowTitle("elsewhere")
     other.show()
@@ -285,8 +311,8 @@ def test_copy_qr_image_print_and_open_in_browser(desk, loop, tmp_path):
 
     tab = desk.window.links_tab
     fill(tab)
-    record = loop.run(tab.create_from_form())
-    tab.panel.buttons["copy-qr"].click()
+    record = create(tab, loop)
+    press.click(tab.panel.buttons["copy-qr"])
     copied = QGuiApplication.clipboard().image()
     assert not copied.isNull() and copied.width() == copied.height() >= 300
 
@@ -302,29 +328,29 @@ def test_copy_qr_image_print_and_open_in_browser(desk, loop, tmp_path):
     browser = Browser()
     QDesktopServices.setUrlHandler("http", browser, "open")
     try:
-        tab.panel.buttons["open"].click()
+        press.click(tab.panel.buttons["open"])
     finally:
         QDesktopServices.unsetUrlHandler("http")
     assert browser.opened == [record.checkout_url]
 
-    task = loop.spawn(tab.panel.print_qr())
+    task = press.click_starting(tab.panel.buttons["print"])
     loop.until(lambda: getattr(tab.panel, "print_dialog", None) is not None
                and tab.panel.print_dialog.isVisible(), message="Qt's print dialog")
     from PySide6.QtWidgets import QLineEdit
 
     pdf = tmp_path / "link.pdf"
     # no printer here: Qt's dialog offers "Print to File (PDF)"; type the file's name
-    tab.panel.print_dialog.findChild(QLineEdit, "filename").setText(str(pdf))
-    tab.panel.print_dialog.accept()
+    press.type_into(tab.panel.print_dialog.findChild(QLineEdit, "filename"), str(pdf))
+    press.click(press.button(tab.panel.print_dialog, "Print"))
     loop.until(task.done, message="printing")
     assert task.result() is True and pdf.read_bytes().startswith(b"%PDF")
 
 
 def test_test_watermark_on_both_screens(desk, loop):
     tab = desk.window.links_tab
-    tab.show_counter()
+    open_counter(tab)
     assert tab.panel.watermark.isVisible() and tab.counter.watermark.isVisible()
-    loop.run(desk.session.set_mode("live"))
+    go_live(desk.window, loop)
     assert not tab.panel.watermark.isVisible() and not tab.counter.watermark.isVisible()
     fill(tab)
     assert desk.window.links_tab.form.tx_ref.text().startswith("SBX-")
@@ -333,7 +359,7 @@ def test_test_watermark_on_both_screens(desk, loop):
 def test_rate_limits_are_honoured_by_the_scheduler(desk, loop):
     tab = desk.window.links_tab
     fill(tab)
-    record = loop.run(tab.create_from_form())
+    record = create(tab, loop)
     key = loop.run(desk.session.key())
     httpx.put(desk.session.profile.base_url + "/_sandbox/faults", json={"rate_limit_per_s": 0.5},
               headers={"Authorization": f"Bearer {key}"}).raise_for_status()

@@ -3,6 +3,7 @@
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from paydesk.ui.main_window import TEST_BANNER
+from tests.ui import press
 
 
 def _confirm_box():
@@ -13,11 +14,7 @@ def _confirm_box():
 
 
 def _press(box, text):
-    for button in box.buttons():
-        if button.text() == text:
-            button.click()
-            return
-    raise AssertionError(f"no button {text!r}")
+    press.click(press.button(box, text))
 
 
 def test_going_live_asks_and_says_what_live_means(start_app, loop):
@@ -26,7 +23,7 @@ def test_going_live_asks_and_says_what_live_means(start_app, loop):
     window, session = app.window, app.session
     assert window.mode_button.text() == "Switch to live mode"
 
-    task = loop.spawn(window.toggle_mode())
+    task = press.click_starting(window.mode_button, "mode")
     loop.until(lambda: _confirm_box() is not None, message="the confirmation")
     box = _confirm_box()
     assert "real money" in box.informativeText() and "LIVE" in box.text()
@@ -36,7 +33,7 @@ def test_going_live_asks_and_says_what_live_means(start_app, loop):
     loop.until(task.done, message="the answer")
     assert task.result() is False and session.mode == "test" and window.banner.isVisible()
 
-    task = loop.spawn(window.toggle_mode())
+    task = press.click_starting(window.mode_button, "mode")
     loop.until(lambda: _confirm_box() is not None, message="the confirmation")
     _press(_confirm_box(), "Switch to live")
     loop.until(task.done, message="the switch")
@@ -58,7 +55,7 @@ def test_going_live_asks_and_says_what_live_means(start_app, loop):
     live, test = loop.run(clients())
     assert live is not test
 
-    task = loop.spawn(window.toggle_mode())  # back to test: no question
+    task = press.click_starting(window.mode_button, "mode")  # back to test: no question
     loop.until(task.done, message="back to test")
     assert session.mode == "test" and window.banner.text() == TEST_BANNER and window.banner.isVisible()
     assert not window.live_banner.isVisible()
@@ -69,7 +66,9 @@ def test_going_live_asks_and_says_what_live_means(start_app, loop):
 def test_mode_survives_restart_and_a_new_profile_starts_in_test(start_app, loop):
     app = start_app(sandbox=True)
     app.wait_started()
-    loop.run(app.session.set_mode("live"))
+    from tests.ui.test_links import go_live
+
+    go_live(app.window, loop)
     app.close()
     again = start_app()
     again.wait_started()

@@ -3,13 +3,28 @@
 
 from paydesk.ui.main_window import MainWindow
 from paydesk.ui.profile_editor import ProfileEditor
+from tests.ui import press
 
 
 def _fill(editor, sb, **keys):
-    editor.name.setText("Coffee shop")
-    editor.url.setText(sb.base_url)
+    editor.show()
+    press.type_into(editor.name, "Coffee shop")
+    press.type_into(editor.url, sb.base_url)
     for (mode, kind), field in editor.key_fields.items():
-        field.edit.setText(keys.get(f"{mode}_{kind}", ""))
+        press.type_into(field.edit, keys.get(f"{mode}_{kind}", ""))
+
+
+def press_and_wait(loop, editor, button, timeout=30):
+    """Press Save or Check keys; wait until what it started is over. True when the editor
+    closed (saved)."""
+    press.click(button)
+    loop.until(lambda: press.closed(editor) or len(editor.tasks) == 0, timeout,
+               message=f"{button.text()} to finish")
+    return press.closed(editor)
+
+
+def save(loop, editor):
+    return press_and_wait(loop, editor, editor.save_button)
 
 
 def _message(editor, mode, kind):
@@ -23,7 +38,7 @@ def test_good_keys_are_checked_and_saved(session, loop, sandbox, memory_keyring,
     editor.show()
     _fill(editor, sandbox, test_secret=sandbox.key("test"), test_public=sandbox.key("test", "public"),
           live_secret=sandbox.key("live"), live_public=sandbox.key("live", "public"))
-    assert loop.run(editor.save()) is True
+    assert save(loop, editor) is True
     assert _message(editor, "test", "secret") == "Works: secret key, test mode"
     assert _message(editor, "test", "public") == "Works: public key, test mode"
     assert _message(editor, "live", "secret") == "Works: secret key, live mode"
@@ -45,7 +60,7 @@ def test_bad_keys_say_what_is_wrong_and_nothing_is_saved(session, loop, sandbox,
     _fill(editor, sandbox, test_secret=sandbox.key("test", "public"),
           test_public=sandbox.key("test", "secret"),
           live_secret="sec-live-" + "Z" * 32, live_public=sandbox.key("test", "public"))
-    assert loop.run(editor.save()) is False
+    assert save(loop, editor) is False
     assert _message(editor, "test", "secret") == "This is a public key; a secret key goes here"
     assert _message(editor, "test", "public").startswith("This is a secret key; never publish it")
     assert _message(editor, "live", "secret").startswith("Not accepted by the service")
@@ -58,8 +73,8 @@ def test_fields_are_checked_next_to_themselves(session, loop, qtbot):
     editor = ProfileEditor(session)
     qtbot.addWidget(editor)
     editor.show()
-    editor.currencies.setText("GB, usd1")
-    assert loop.run(editor.check()) is False
+    press.type_into(editor.currencies, "GB, usd1")
+    press_and_wait(loop, editor, editor.check_button)
     assert editor.name_message.text() == "Give the profile a name, e.g. the shop's name"
     assert editor.url_message.text() == "Enter the service's address, starting with https://"
     assert editor.currencies_message.text() == "List three-letter currency codes, e.g. GBP, USD"
@@ -71,10 +86,11 @@ def test_unreachable_service(session, loop, qtbot):
 
     editor = ProfileEditor(session)
     qtbot.addWidget(editor)
-    editor.name.setText("Nowhere")
-    editor.url.setText(f"http://127.0.0.1:{free_port()}/pay")
-    editor.key_fields[("test", "secret")].edit.setText("sec-test-" + "a" * 32)
-    assert loop.run(editor.save()) is False
+    editor.show()
+    press.type_into(editor.name, "Nowhere")
+    press.type_into(editor.url, f"http://127.0.0.1:{free_port()}/pay")
+    press.type_into(editor.key_fields[("test", "secret")].edit, "sec-test-" + "a" * 32)
+    assert save(loop, editor) is False
     assert _message(editor, "test", "secret").startswith("Could not check")
 
 
@@ -83,8 +99,8 @@ def test_no_cards_deployment_is_found_out(session, loop, make_sandbox, qtbot):
     editor = ProfileEditor(session)
     qtbot.addWidget(editor)
     _fill(editor, sb, test_secret=sb.key("test"))
-    editor.url.setText(sb.base_url + "/")  # a trailing slash is fine
-    assert loop.run(editor.save()) is True
+    press.type_into(editor.url, sb.base_url + "/")  # a trailing slash is fine
+    assert save(loop, editor) is True
     assert session.profile.has_cards is False
     assert session.profile.currencies == ["EUR", "GBP", "USD"]
 
@@ -92,11 +108,12 @@ def test_no_cards_deployment_is_found_out(session, loop, make_sandbox, qtbot):
 def test_keys_are_masked_with_a_show_button(session, qtbot):
     editor = ProfileEditor(session)
     qtbot.addWidget(editor)
+    editor.show()
     field = editor.key_fields[("test", "secret")]
     assert field.edit.echoMode() == field.edit.EchoMode.Password
-    field.show_button.click()
+    press.click(field.show_button)
     assert field.edit.echoMode() == field.edit.EchoMode.Normal and field.show_button.text() == "Hide"
-    field.show_button.click()
+    press.click(field.show_button)
     assert field.edit.echoMode() == field.edit.EchoMode.Password
 
 
@@ -106,13 +123,13 @@ def test_switch_profiles_from_the_window(session, loop, sandbox, make_sandbox, q
         editor = ProfileEditor(session)
         qtbot.addWidget(editor)
         _fill(editor, sb, test_secret=sb.key("test"))
-        editor.name.setText(name)
-        assert loop.run(editor.save())
+        press.type_into(editor.name, name)
+        assert save(loop, editor)
     window = MainWindow(session)
     qtbot.addWidget(window)
     window.show()
     assert window.profiles.count() == 2 and window.profiles.currentText() == "Second"
-    window.profiles.activated.emit(0)
+    press.choose(window.profiles, "First")
     # the active profile changes before the window hears of it: wait for what the user sees
     loop.until(lambda: "First" in window.windowTitle(), message="the switch")
     assert session.profile.name == "First"
@@ -125,15 +142,15 @@ def test_reference_prefix_and_default_urls(session, loop, sandbox, qtbot):
     editor = ProfileEditor(session)
     qtbot.addWidget(editor)
     _fill(editor, sandbox, test_secret=sandbox.key("test"))
-    editor.prefix.setText("a b")
-    editor.callback_default.setText("javascript:alert(1)")
-    assert loop.run(editor.save()) is False
+    press.type_into(editor.prefix, "a b")
+    press.type_into(editor.callback_default, "javascript:alert(1)")
+    assert save(loop, editor) is False
     assert editor.prefix_message.text() == "1 to 8 letters or digits, e.g. SHOP"
     assert editor.callback_message.text() == "An address starting with http:// or https://"
-    editor.prefix.setText("shop")
-    editor.callback_default.setText("https://shop.example/hooks")
-    editor.return_default.setText("https://shop.example/thanks")
-    assert loop.run(editor.save()) is True
+    press.type_into(editor.prefix, "shop")
+    press.type_into(editor.callback_default, "https://shop.example/hooks")
+    press.type_into(editor.return_default, "https://shop.example/thanks")
+    assert save(loop, editor) is True
     profile = session.profile
     assert (profile.txref_prefix, profile.callback_url, profile.return_url) == (
         "SHOP", "https://shop.example/hooks", "https://shop.example/thanks")

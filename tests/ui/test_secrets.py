@@ -137,6 +137,8 @@ def test_the_window_says_when_it_waits_for_the_keyring(loop, paths, qtbot):
 
 def test_saved_is_said_only_when_the_keyring_saved(loop, paths, sandbox, qtbot):
     from paydesk.ui.profile_editor import ProfileEditor
+    from tests.ui import press
+    from tests.ui.test_profiles import save
 
     session = Session(paths, KeyStore(LockedKeyring()))
     loop.run(session.load())
@@ -144,10 +146,11 @@ def test_saved_is_said_only_when_the_keyring_saved(loop, paths, sandbox, qtbot):
     session.callFinished.connect(said.append)
     editor = ProfileEditor(session)
     qtbot.addWidget(editor)
-    editor.name.setText("Shop")
-    editor.url.setText(sandbox.base_url)
-    editor.key_fields[("test", "secret")].edit.setText(sandbox.key("test"))
-    assert loop.run(editor.save()) is True
+    editor.show()
+    press.type_into(editor.name, "Shop")
+    press.type_into(editor.url, sandbox.base_url)
+    press.type_into(editor.key_fields[("test", "secret")].edit, sandbox.key("test"))
+    assert save(loop, editor) is True
     assert said[-1] == ("Profile Shop saved, but its keys are kept for this session only "
                         "(the keyring stayed locked)")
     loop.run(session.close())

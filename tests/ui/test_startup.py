@@ -8,6 +8,7 @@ import httpx
 
 from paydesk.ui.first_run import FirstRunDialog
 from paydesk.ui.main_window import TEST_BANNER
+from tests.ui import press
 
 
 def test_sandbox_start_opens_in_test_mode(start_app, loop):
@@ -42,7 +43,7 @@ def test_first_run_try_the_sandbox(start_app, loop, qapp):
     dialog: FirstRunDialog = app.window.first_run
     assert dialog.try_sandbox.text() == "Try the sandbox"
     assert dialog.connect_service.text() == "Connect to your service"
-    dialog.try_sandbox.click()
+    press.click(dialog.try_sandbox)
     app.wait_started()
     assert app.session.mode == "test" and app.window.banner.isVisible()
     assert app.close() == 0
@@ -52,12 +53,13 @@ def test_first_run_connect_opens_the_editor(start_app, loop):
     app = start_app()
     loop.until(lambda: getattr(app.window, "first_run", None) is not None
                and app.window.first_run.isVisible(), message="the first-run dialog")
-    app.window.first_run.connect_service.click()
+    press.click(app.window.first_run.connect_service)
     loop.until(lambda: getattr(app.window, "editor", None) is not None
                and app.window.editor.isVisible(), message="the profile editor")
     assert app.window.editor.windowTitle() == "Connect to your service"
-    app.window.editor.cancel_button.click()
-    loop.until(lambda: not app.window.editor.isVisible(), message="the editor to close")
+    editor = app.window.editor
+    press.click(editor.cancel_button)
+    loop.until(lambda: press.closed(editor), message="the editor to close")
     assert app.session.profile is None
     assert not app.window.mode_button.isEnabled()
     assert app.close() == 0

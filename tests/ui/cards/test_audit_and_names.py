@@ -4,6 +4,7 @@ the tab and its dialogs named for the accessibility bus."""
 import csv
 
 from paydesk.ui.cards.audit import COLUMNS
+from tests.ui import press
 from tests.ui.cards.test_wallet import Desk
 from tests.ui.test_accessibility import _unnamed_focusable
 
@@ -17,31 +18,36 @@ def test_the_audit_log_filters_and_exports(start_app, loop, tmp_path):
     desk.close(dialog)
     desk.press(desk.tab.page.buttons["withdraw"])
     dialog = desk.dialog("withdraw-dialog")
-    dialog.amount.setText("900")
-    loop.run(dialog.submit())  # over the known balance: refused here, nothing sent or audited
-    assert "At most GBP 45.00" in dialog.amount_message.text()
-    dialog.amount.setText("2")
-    dialog.action.click()
+    press.type_into(dialog.amount, "900")
+    press.enter(dialog.amount)  # over the known balance: refused here, nothing sent or audited
+    loop.until(lambda: "At most GBP 45.00" in dialog.amount_message.text(), message="at most")
+    press.type_into(dialog.amount, "2")
+    press.click(dialog.action)
     loop.until(lambda: "New balance" in dialog.outcome.text(), message="the withdrawal")
     desk.close(dialog)
     audit = desk.tab.audit
-    desk.tab.sections.setCurrentWidget(audit)
+    press.tab(desk.tab.sections, "Audit log")
     loop.until(lambda: audit.model.rowCount() >= 6, message="the audit lines")
     first = [audit.model.data(audit.model.index(0, c)) for c in range(len(COLUMNS))]
     assert first[5] == "withdraw" and first[7] == "done" and first[6] == "GBP 2.00"
     assert first[4] == card.masked and first[3] == "test" and first[1]
 
-    audit.action.setCurrentIndex(audit.action.findData("fund"))
+    press.choose(audit.action, audit.action.itemText(audit.action.findData("fund")))
     loop.until(lambda: {audit.model.data(audit.model.index(r, 5))
                         for r in range(audit.model.rowCount())} == {"fund"}, message="fund only")
-    audit.action.setCurrentIndex(0)
-    audit.result.setCurrentIndex(audit.result.findData("sent"))
+    press.choose(audit.action, audit.action.itemText(0))
+    press.choose(audit.result, audit.result.itemText(audit.result.findData("sent")))
     loop.until(lambda: audit.model.rowCount() == 3, message="sent lines: create, fund, withdraw")
-    audit.result.setCurrentIndex(0)
-    audit.search.setText(card.last4)
+    press.choose(audit.result, audit.result.itemText(0))
+    press.type_into(audit.search, card.last4)
     loop.until(lambda: audit.model.rowCount() == 5, message="the card's lines")  # not "create sent"
 
-    path = loop.run(audit.export_csv(tmp_path / "audit.csv"))
+    press.click(audit.export_button)
+    loop.until(lambda: press.shown("audit-export-dialog") is not None, message="the save dialog")
+    press.save_as(press.shown("audit-export-dialog"), tmp_path / "audit.csv")
+    path = tmp_path / "audit.csv"
+    loop.until(path.exists, message="the file")
+    loop.until(lambda: len(path.read_text("utf-8").splitlines()) == 6, message="written")
     with open(path, newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
     assert rows[0] == list(COLUMNS) and len(rows) == 6
@@ -65,5 +71,5 @@ def test_every_control_of_the_tab_is_named(start_app, loop):
         dialog = desk.dialog(f"{kind}-dialog")
         assert _unnamed_focusable(dialog, at_least=3) == [] and dialog.action.text() == verb
         desk.close(dialog)
-    desk.tab.sections.setCurrentWidget(desk.tab.audit)
+    press.tab(desk.tab.sections, "Audit log")
     assert _unnamed_focusable(desk.window) == []

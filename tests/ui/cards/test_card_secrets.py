@@ -19,6 +19,7 @@ from paydesk import logs
 from paydesk.ledger.cards import AuditQuery
 from paydesk.ui.cards.secret import HIDDEN_CODE, HIDDEN_NUMBER, grouped
 from paydesk.ui.crash import ExceptionHook
+from tests.ui import press
 from tests.ui.cards.test_wallet import Desk
 
 
@@ -119,7 +120,8 @@ def crash_with_card(desk, card_hash) -> str:
     dialog = desk.hook.dialogs[-1]
     report = dialog.report.toPlainText() + "\n" + "\n".join(
         label.text() for label in dialog.findChildren(QLabel))
-    dialog.accept()
+    press.click(press.button(dialog, "Close"))
+    desk.loop.until(lambda: press.closed(dialog), message="the report closed")
     assert "ValueError" in report and "unexpected card answer" in report
     return report
 
@@ -201,7 +203,7 @@ def test_every_issued_number_and_code_is_kept_out_of_every_file(desk, loop, path
     (and its ledger's rows) for every PAN and CVV issued."""
     for amount in ("11", "12", "13"):
         desk.create(amount, "USD")
-    desk.tab.request_refresh()
+    desk.press(desk.tab.wallet.refresh_button)
     loop.until(lambda: desk.tab.wallet.as_of.text().startswith("Up to date"), message="refresh")
     desk.press(desk.tab.page.secret.reveal_button)
     loop.until(lambda: desk.tab.page.secret.shown, message="revealed")

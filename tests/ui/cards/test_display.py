@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 from paydesk.ledger.cards import CardRecord
 from paydesk.ui.cards import words
 from paydesk.ui.cards.wallet import EXPIRES, STATE
+from tests.ui import press
 from tests.ui.cards.test_wallet import Desk
 
 RED = "#b3261e"
@@ -49,10 +50,7 @@ def _service_db(desk):
 
 
 def _choose(desk, loop, card_hash):
-    wallet = desk.tab.wallet
-    wallet.table.selectRow(wallet.model.row_of(card_hash))
-    loop.until(lambda: desk.tab.page.record is not None
-               and desk.tab.page.record.card_hash == card_hash, message="the card's page")
+    desk.choose_card(card_hash)
 
 
 def test_an_expired_card_and_an_unknown_state_as_the_service_sends_them(start_app, loop):
@@ -65,7 +63,7 @@ def test_an_expired_card_and_an_unknown_state_as_the_service_sends_them(start_ap
     with _service_db(desk) as db:
         db.execute("UPDATE cards SET expiration = '2020-01' WHERE card_hash = ?", (old.card_hash,))
         db.execute("UPDATE cards SET status = 7 WHERE card_hash = ?", (odd.card_hash,))
-    desk.tab.request_refresh()
+    desk.press(desk.tab.wallet.refresh_button)
     wallet, page = desk.tab.wallet, desk.tab.page
     loop.until(lambda: wallet.state_of(odd.card_hash) == "state 7", message="the refresh")
     model = wallet.model
@@ -100,7 +98,7 @@ def test_the_wallet_opens_from_its_cache_as_of_its_last_reading(start_app, loop)
     first.wait_started()
     desk = Desk(first, loop)
     _, card = desk.create("15", "GBP")
-    desk.tab.request_refresh()
+    desk.press(desk.tab.wallet.refresh_button)
     loop.until(lambda: desk.tab.wallet.as_of.text().startswith("Up to date"), message="read")
     profile_id = desk.profile.id
     read_at = loop.run(desk.session.card_ledger.refreshed_at(profile_id, "test"))
@@ -123,7 +121,7 @@ def test_the_wallet_opens_from_its_cache_as_of_its_last_reading(start_app, loop)
     httpx.put(f"{base}/_sandbox/faults", json={"latency_ms": 2500},
               headers=auth).raise_for_status()
     try:
-        window.tabs.setCurrentWidget(tab)
+        press.tab(window.tabs, "Cards")
         wallet = tab.wallet
         loop.until(lambda: lists_asked() > asked, timeout=5, message="the service asked")
         # the service is being read (slowly): the cache is on screen, marked as of its reading

@@ -14,6 +14,7 @@ from decimal import Decimal
 import pytest
 
 from paydesk.ledger.cards import AuditQuery
+from tests.ui import press
 from tests.ui.cards.test_wallet import Desk
 
 
@@ -102,8 +103,8 @@ def test_block_unblock_terminate_with_their_answers_lost_are_read_back(desk, loo
     before = merchant_balance(desk)
     desk.press(page.buttons["terminate"])
     dialog = desk.dialog("terminate-dialog")
-    dialog.last4.setText(card.last4)
-    seen, sends = lose_the_answer(desk, loop, "terminate", dialog.action.click)
+    press.type_into(dialog.last4, card.last4)
+    seen, sends = lose_the_answer(desk, loop, "terminate", lambda: press.click(dialog.action))
     loop.until(lambda: "checked with the service" in dialog.outcome.text(), timeout=60,
                message="the terminate settled in its dialog")
     assert dialog.outcome.text() == ("The answer was lost; checked with the service: it was "

@@ -6,11 +6,13 @@ from decimal import Decimal
 
 import httpx
 import pytest
+from PySide6.QtCore import Qt
 
 from paydesk.config.profiles import KINDS, MODES, Profile
 from paydesk.service.models import PaymentRequest
 from paydesk.ui.main_window import MainWindow
 from paydesk.ui.session import Session
+from tests.ui import press
 
 
 @dataclass
@@ -65,8 +67,14 @@ class Shop:
         return r.json()["data"]
 
     def lookup(self, text: str):
-        self.tab.lookup_box.setText(text)
-        return self.loop.run(self.tab.lookup(text), timeout=60)
+        """Type (or paste, or scan) ``text`` into Look up and press Enter; the lookup's outcome."""
+        box = self.tab.lookup_box
+        press.type_into(box, text)
+        return self.loop.run(press.starting("lookup", lambda: press.enter(box)), timeout=60)
+
+    def refresh(self):
+        """F5 on the Transactions tab: the list read again from the ledger."""
+        press.key(self.tab.table, Qt.Key.Key_F5)
 
 
 def open_shop(loop, qtbot, paths, keys, sandbox) -> Shop:
@@ -81,7 +89,7 @@ def open_shop(loop, qtbot, paths, keys, sandbox) -> Shop:
     loop.run(session.save_profile(profile, {(m, k): sandbox.key(m, k) for m in MODES
                                             for k in KINDS}))
     window.start_background()
-    window.tabs.setCurrentWidget(window.transactions_tab)
+    press.tab(window.tabs, "Transactions")
     loop.until(lambda: window.transactions_tab.loaded, message="the transactions tab")
     return Shop(session, window, sandbox, loop, profile)
 

@@ -7,12 +7,14 @@ import random
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QMenu
 
 from paydesk.ledger import LinkRecord
 from paydesk.ui.transactions.model import BLOCK, COLUMNS
+from tests.ui import press
+from tests.ui.test_links import choose_row
 
 NOW = datetime.now(timezone.utc)
 
@@ -31,9 +33,26 @@ def seed(shop, n=1200, seed=5):
             state=rng.choice(["success", "success", "failed", "pending", "cancelled"]),
             created_at=when, updated_at=when, reference=f"PDK-{i:08x}"))
     shop.loop.run(shop.session.ledger.import_records(records))
-    shop.tab.requery()
+    shop.refresh()
     shop.loop.until(lambda: shop.tab.model.rowCount() == n, message="the list")
     return records
+
+
+def sort_by(shop, column, key, *, descending):
+    """Click the column's header (once, or twice to turn the order) until the list is
+    sorted so."""
+    model, header = shop.tab.model, shop.tab.table.horizontalHeader()
+    for _ in range(2):
+        x = header.sectionViewportPosition(column) + header.sectionSize(column) // 2
+        press.click(header.viewport(), pos=QPoint(x, header.height() // 2))
+        down = header.sortIndicatorOrder() == Qt.SortOrder.DescendingOrder
+        assert header.sortIndicatorSection() == column
+        shop.loop.until(lambda: model.query.sort == key and model.query.descending == down
+                        and model.counted, message=f"sorted by {key}")
+        if down == descending:
+            return
+        shop.loop.run(asyncio.sleep(QApplication.doubleClickInterval() / 1000))
+    raise AssertionError(f"could not sort by {key} {'down' if descending else 'up'}")
 
 
 def column_texts(model, column, rows):
@@ -65,17 +84,17 @@ def test_pages_are_fetched_as_they_are_looked_at(shop):
 def test_search_as_you_type_and_filters(shop, qtbot):
     records = seed(shop)
     filters, model = shop.tab.filters, shop.tab.model
-    qtbot.keyClicks(filters.search, "hopper")  # each keystroke supersedes the last query
+    press.type_into(filters.search, "hopper")  # each keystroke supersedes the last query
     expected = sorted((r for r in records if r.last_name == "Hopper"),
                       key=lambda r: r.created_at, reverse=True)
     shop.loop.until(lambda: model.query.text == "hopper" and model.rowCount() == len(expected),
                     message="the search")
     wait_rows(shop, range(min(50, len(expected))))
     assert column_texts(model, 0, range(50)) == [r.tx_ref for r in expected[:50]]
-    filters.search.clear()
-    filters.state.setCurrentIndex(filters.state.findData("failed"))
-    filters.currency.setCurrentIndex(filters.currency.findData("USD"))
-    filters.range.setCurrentText("Last 7 days")
+    press.clear(filters.search)
+    press.choose(filters.state, filters.state.itemText(filters.state.findData("failed")))
+    press.choose(filters.currency, filters.currency.itemText(filters.currency.findData("USD")))
+    press.choose(filters.range, "Last 7 days")
     since = datetime.combine(datetime.now().date() - timedelta(days=6), datetime.min.time()).astimezone()
     expected = [r for r in records if r.state == "failed" and r.currency == "USD"
                 and r.created_at >= since]
@@ -91,16 +110,12 @@ def test_sorting_by_each_column(shop):
     records = seed(shop, n=450)
     model, table = shop.tab.model, shop.tab.table
     amount = [c for c, (_, key) in enumerate(COLUMNS) if key == "amount"][0]
-    table.sortByColumn(amount, Qt.SortOrder.AscendingOrder)
-    shop.loop.until(lambda: model.query.sort == "amount" and not model.query.descending
-                    and model.counted, message="sorted by amount")
+    sort_by(shop, amount, "amount", descending=False)
     wait_rows(shop, range(450))
     amounts = [model.record_at(r).amount for r in range(450)]
     assert amounts == sorted(r.amount for r in records)
     for column, (_, key) in enumerate(COLUMNS):
-        table.sortByColumn(column, Qt.SortOrder.DescendingOrder)
-        shop.loop.until(lambda: model.query.sort == key and model.query.descending
-                        and model.counted, message=f"sorted by {key}")
+        sort_by(shop, column, key, descending=True)
         assert model.rowCount() == 450
 
 
@@ -110,8 +125,7 @@ def test_states_update_live_keeping_selection_and_scroll(shop):
     model, table = shop.tab.model, shop.tab.table
     shop.loop.until(lambda: model.row_of(made.key) == 0, message="the new link on top")
     wait_rows(shop, [399])
-    table.selectRow(399)
-    table.scrollTo(model.index(399, 0))
+    choose_row(table, 399)
     scrolled = table.verticalScrollBar().value()
     chosen = shop.tab.selected().tx_ref
     shop.loop.until(lambda: shop.tab.details.record and shop.tab.details.record.tx_ref == chosen,
@@ -127,49 +141,47 @@ def test_states_update_live_keeping_selection_and_scroll(shop):
 def test_row_actions_by_menu_and_keyboard(shop, qtbot):
     made = shop.create("SHOP-ACT-1")
     shop.control(f"pay/{made.reference}", {"outcome": "success"})
-    shop.tab.requery()
     model, table = shop.tab.model, shop.tab.table
     shop.loop.until(lambda: model.row_of(made.key) is not None, message="the row")
-    table.setFocus()
-    table.selectRow(model.row_of(made.key))
+    choose_row(table, model.row_of(made.key))
     shop.loop.until(lambda: shop.tab.details.record is not None, message="the details")
     assert shop.tab.details.values["tx_ref"].text() == "SHOP-ACT-1"
-    qtbot.keyClick(table, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    press.key(table, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
     assert QGuiApplication.clipboard().text() == "SHOP-ACT-1"
-    qtbot.keyClick(table, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier
-                   | Qt.KeyboardModifier.ShiftModifier)
+    press.key(table, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier
+              | Qt.KeyboardModifier.ShiftModifier)
     assert QGuiApplication.clipboard().text() == made.checkout_url
     assert shop.tab.selected() is not None, table.selectionModel().selectedRows()
-    table.customContextMenuRequested.emit(
-        table.visualRect(model.index(model.row_of(made.key), 0)).center())
-    menu = next(w for w in QApplication.topLevelWidgets()
-                if isinstance(w, QMenu) and w.objectName() == "ledger-menu")
+    press.context_menu(table.viewport(),
+                       table.visualRect(model.index(model.row_of(made.key), 0)).center())
+    shop.loop.until(lambda: press.shown("ledger-menu") is not None, message="the row's menu")
+    menu = press.shown("ledger-menu")
     assert [a.text() for a in menu.actions()] == [
         "Copy reference", "Copy link", "Show QR", "Check now", "Print receipt…"]
-    menu.close()
+    press.escape(menu)
     shop.window.activateWindow()  # the popup had the keyboard; the window has it back
     shop.loop.until(shop.window.isActiveWindow, message="the window active again")
     table.setFocus()
     before = shop.session.health.get(shop.profile.id, "test").last_ok
-    qtbot.keyClick(table, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)  # check now
+    press.key(table, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)  # check now
     shop.loop.until(lambda: shop.session.health.get(shop.profile.id, "test").last_ok != before,
                     message="a call to the service")
     shop.loop.until(lambda: shop.tab.details.values["checked"].text() != "never",
                     message="checked now")
-    qtbot.keyClick(table, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier
-                   | Qt.KeyboardModifier.ShiftModifier)  # show QR, back on the links tab
+    press.key(table, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier
+              | Qt.KeyboardModifier.ShiftModifier)  # show QR, back on the links tab
     assert shop.window.tabs.currentWidget() is shop.window.links_tab
     assert shop.window.links_tab.panel.record.tx_ref == "SHOP-ACT-1"
 
 
 def test_lookup_from_anywhere(shop, qtbot):
-    shop.window.tabs.setCurrentWidget(shop.window.links_tab)
+    press.tab(shop.window.tabs, "Payment links")
     shop.window.activateWindow()
-    qtbot.keyClick(shop.window, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
+    press.key(shop.window, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
     assert shop.window.tabs.currentWidget() is shop.tab
     assert QApplication.focusWidget() is shop.tab.lookup_box
-    shop.window.tabs.setCurrentWidget(shop.window.links_tab)
-    qtbot.keyClick(shop.window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    press.tab(shop.window.tabs, "Payment links")
+    press.key(shop.window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
     assert shop.window.tabs.currentWidget() is shop.tab
     assert QApplication.focusWidget() is shop.tab.lookup_box
     assert not [w for w in QApplication.topLevelWidgets() if isinstance(w, QMenu) and w.isVisible()]
@@ -191,7 +203,7 @@ def test_a_superseded_search_never_shows_its_rows(shop, qtbot):
     model = shop.tab.model
     loaded = []
     model.queryLoaded.connect(lambda: loaded.append(model.query.text))
-    qtbot.keyClicks(shop.tab.filters.search, "hopper")
+    press.type_into(shop.tab.filters.search, "hopper")
     expected = [r for r in records if r.last_name == "Hopper"]
     shop.loop.until(lambda: model.query.text == "hopper" and model.rowCount() == len(expected),
                     message="the last term's rows")

@@ -9,40 +9,33 @@ from decimal import Decimal
 from pathlib import Path
 
 from PySide6.QtGui import QImage
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QMessageBox
+from PySide6.QtWidgets import QComboBox, QFileDialog
 
 from paydesk.ledger import LinkQuery
 from tests.helpers import decode_qr_file as decode_qr
 from tests.helpers import need_system
+from tests.ui import press
 from tests.ui.transactions.test_browser import seed
 
 
-def dialog(name):
-    return next((w for w in QApplication.topLevelWidgets()
-                 if w.objectName() == name and w.isVisible()), None)
+dialog = press.shown
 
 
 def answer_save_dialog(shop, path: Path, name_filter: str | None = None):
-    """Type the file's name into the standard save dialog, as a user would, and accept."""
+    """Type the file's name into the standard save dialog, as a user would, and press Enter
+    (the file type chosen first, when asked; "Yes" to replace a file that is there)."""
     shop.loop.until(lambda: dialog("save-dialog") is not None, message="the save dialog")
     box: QFileDialog = dialog("save-dialog")
-    box.setDirectory(str(path.parent))
     if name_filter:
-        box.selectNameFilter(name_filter)
-    box.findChild(QLineEdit, "fileNameEdit").setText(path.name)
+        press.choose(box.findChild(QComboBox, "fileTypeCombo"), name_filter)
     if path.exists():  # the dialog asks before it replaces a file, in a loop of its own
-        QTimer.singleShot(0, lambda: confirm_replace(path))
-    box.accept()
+        press.answer_later(path.name, "Yes")
+    press.save_as(box, path)
 
 
-def confirm_replace(path: Path, tries: int = 200):
-    box = QApplication.activeModalWidget()
-    if isinstance(box, QMessageBox):
-        assert path.name in box.text()
-        box.button(QMessageBox.StandardButton.Yes).click()
-    elif tries:
-        QTimer.singleShot(10, lambda: confirm_replace(path, tries - 1))
+def export(shop):
+    """Press Export…: the export it started (the save dialog comes first)."""
+    return press.click_starting(shop.tab.export_button, "export")
 
 
 def ledger_rows(shop, query):
@@ -63,10 +56,11 @@ def test_csv_reads_back_to_the_ledgers_values(strict_shop, tmp_path):
     made = shop.create("SHOP-CSV-1", amount=1234, title="Café, \"quoted\"")
     shop.control(f"pay/{made.reference}", {"outcome": "success"})
     shop.lookup("SHOP-CSV-1")  # the fee is known now
-    shop.tab.filters.currency.setCurrentIndex(shop.tab.filters.currency.findData("GBP"))
+    currency = shop.tab.filters.currency
+    press.choose(currency, currency.itemText(currency.findData("GBP")))
     shop.loop.until(lambda: shop.tab.model.query.currencies == frozenset({"GBP"}), message="filter")
     target = tmp_path / "export.csv"
-    task = shop.loop.spawn(shop.tab.export())
+    task = export(shop)
     answer_save_dialog(shop, target)
     shop.loop.until(task.done, timeout=60, message="the export")
     assert task.result() == target
@@ -114,7 +108,7 @@ def test_xlsx_has_numbers_and_times(strict_shop, tmp_path):
     shop = strict_shop
     seed(shop, n=40)
     target = tmp_path / "export.xlsx"
-    task = shop.loop.spawn(shop.tab.export())
+    task = export(shop)
     answer_save_dialog(shop, target, "Excel workbook (*.xlsx)")
     shop.loop.until(task.done, timeout=60, message="the export")
     sheet = load_workbook(target).active
@@ -133,8 +127,8 @@ def test_a_cancelled_export_leaves_no_file(strict_shop, tmp_path):
     target = tmp_path / "big.csv"
     work = shop.tab.work
     # Cancel as soon as the first page is written (a user watching the progress bar)
-    work.bar.valueChanged.connect(lambda value: value and work.busy and work.cancel.click())
-    task = shop.loop.spawn(shop.tab.export())
+    work.bar.valueChanged.connect(lambda value: value and work.busy and press.click(work.cancel))
+    task = export(shop)
     answer_save_dialog(shop, target)
     shop.loop.until(task.done, message="the cancel")
     assert task.cancelled() and work.report.text() == "Cancelled"
@@ -147,8 +141,8 @@ def test_a_cancelled_export_keeps_the_previous_file(strict_shop, tmp_path):
     target = tmp_path / "day.csv"
     target.write_text("yesterday's export")
     work = shop.tab.work
-    work.bar.valueChanged.connect(lambda value: value and work.busy and work.cancel.click())
-    task = shop.loop.spawn(shop.tab.export())
+    work.bar.valueChanged.connect(lambda value: value and work.busy and press.click(work.cancel))
+    task = export(shop)
     answer_save_dialog(shop, target)
     shop.loop.until(task.done, message="the cancel")
     assert target.read_text() == "yesterday's export"
@@ -168,11 +162,11 @@ def test_names_from_the_internet_are_never_formulas(strict_shop, tmp_path):
         "currency": "GBP", "email": "e@example.com", "first_name": evil, "last_name": "+1"})
     for ref in ("WEB-EVIL-1", "WEB-EVIL-2"):
         shop.lookup(ref)
-    shop.tab.requery()
+    shop.refresh()
     shop.loop.until(lambda: shop.tab.model.counted and shop.tab.model.rowCount() == 2,
                     message="the two rows")
     target = tmp_path / "evil.csv"
-    task = shop.loop.spawn(shop.tab.export())
+    task = export(shop)
     answer_save_dialog(shop, target)
     shop.loop.until(task.done, message="the export")
     with open(target, encoding="utf-8-sig", newline="") as f:
@@ -183,7 +177,7 @@ def test_names_from_the_internet_are_never_formulas(strict_shop, tmp_path):
     first = shop.loop.run(shop.session.ledger.get(shop.profile.id, "WEB-EVIL-1"))
     assert rows["WEB-EVIL-1"]["amount"] == (f"{first.amount:.2f}" if first.currency else "")
     target = tmp_path / "evil.xlsx"
-    task = shop.loop.spawn(shop.tab.export())
+    task = export(shop)
     answer_save_dialog(shop, target, "Excel workbook (*.xlsx)")
     shop.loop.until(task.done, message="the export")
     sheet = load_workbook(target).active
@@ -200,7 +194,7 @@ def test_a_receipt_as_pdf(strict_shop, tmp_path):
     shop.lookup("SHOP-RCPT-1")
     assert shop.tab.details.buttons["receipt-pdf"].isEnabled()
     target = tmp_path / "receipt.pdf"
-    shop.tab.details.buttons["receipt-pdf"].click()
+    press.click(shop.tab.details.buttons["receipt-pdf"])
     answer_save_dialog(shop, target)
     shop.loop.until(target.exists, message="the PDF")
     shop.loop.until(lambda: target.stat().st_size > 1000, message="the PDF written")
@@ -250,7 +244,7 @@ def test_end_of_day(strict_shop, tmp_path):
         shop.control(f"pay/{record.reference}", {"outcome": outcome})
     for record in made:
         shop.lookup(record.tx_ref)
-    shop.tab.end_of_day.click()
+    press.click(shop.tab.end_of_day)
     shop.loop.until(lambda: dialog("end-of-day") is not None, message="the end-of-day window")
     window = dialog("end-of-day")
     assert window.windowTitle() == "End of day"
@@ -261,7 +255,7 @@ def test_end_of_day(strict_shop, tmp_path):
     totals = window.totals
     assert [totals.item(0, c).text() for c in range(4)] == ["GBP", "2", "21.00", "0.69"]
     target = tmp_path / "day.csv"
-    task = shop.loop.spawn(window.export_csv())
+    task = press.click_starting(window.export, "export")
     answer_save_dialog(shop, target)
     shop.loop.until(task.done, message="the day's export")
     text = target.read_bytes().decode("utf-8-sig")
@@ -271,7 +265,7 @@ def test_end_of_day(strict_shop, tmp_path):
     assert ["summary", "", "Links made", "6", "", ""] in summary_rows
     day_rows = list(csv.DictReader(rows.splitlines()))
     assert sorted(r["tx_ref"] for r in day_rows) == sorted(r.tx_ref for r in made)
-    window.close_button.click()
+    press.click(window.close_button)
 
 
 def test_a_receipt_says_when_it_was_paid_and_wraps_long_text(strict_shop, tmp_path):
@@ -283,7 +277,7 @@ def test_a_receipt_says_when_it_was_paid_and_wraps_long_text(strict_shop, tmp_pa
     found = shop.lookup("SHOP-RCPT-3")
     paid = found.record.raw["updated_at"]
     target = tmp_path / "receipt.pdf"
-    shop.tab.details.buttons["receipt-pdf"].click()
+    press.click(shop.tab.details.buttons["receipt-pdf"])
     answer_save_dialog(shop, target)
     shop.loop.until(lambda: target.exists() and target.stat().st_size > 1000, message="the PDF")
     text = subprocess.run([pdftotext, str(target), "-"], capture_output=True, text=True,
@@ -297,7 +291,7 @@ def test_end_of_day_names_what_it_counts(strict_shop):
     shop = strict_shop
     made = shop.create("SHOP-EOD-1", amount=12)
     shop.control(f"pay/{made.reference}", {"outcome": "success"})  # its fee not yet learned
-    shop.tab.end_of_day.click()
+    press.click(shop.tab.end_of_day)
     shop.loop.until(lambda: dialog("end-of-day") is not None, message="the window")
     window = dialog("end-of-day")
     shop.loop.until(lambda: window.figures["Links made"].text() == "1", message="the figures")
@@ -307,4 +301,4 @@ def test_end_of_day_names_what_it_counts(strict_shop):
     assert "Corner Shop, TEST mode: links made on" in window.heading.text()
     fees = window.totals.item(0, 3).text()
     assert fees in ("0.37", "0.00 (known for 0 of 1)")  # said, when not known
-    window.close_button.click()
+    press.click(window.close_button)

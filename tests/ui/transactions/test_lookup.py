@@ -7,6 +7,7 @@ from datetime import date
 import pytest
 
 from paydesk.service.txref import TxRefGenerator
+from tests.ui import press
 
 STATES = [("success", "PAID"), ("failed", "PAYMENT FAILED"), ("cancelled", "CANCELLED")]
 
@@ -25,7 +26,7 @@ def test_a_settled_payment(shop, outcome, words):
     if outcome == "success" and shop.sandbox.server.app.sandbox.config.quirks is False:
         assert values["fee"] == "GBP 0.55"  # 1.4% + 0.20
     assert details.values["created"].toolTip().endswith("UTC")
-    details.details.click()  # the raw answer behind "Details"
+    press.click(details.details)  # the raw answer behind "Details"
     assert details.raw.isVisible() and '"tx_ref": "SHOP-ONE-1"' in details.raw.toPlainText()
 
 
@@ -43,9 +44,9 @@ def test_every_field_of_the_answer_and_the_copy_buttons(shop):
     assert values["meta"] == "table: 7, till: 2"
     assert values["type"] and values["type"] in details.raw.toPlainText()
     assert values["updated"] and details.values["updated"].toolTip().endswith("UTC")
-    details.copy_ref.click()
+    press.click(details.copy_ref)
     assert QGuiApplication.clipboard().text() == "SHOP-ALL-1"
-    details.copy_service_ref.click()
+    press.click(details.copy_service_ref)
     assert QGuiApplication.clipboard().text() == made.reference
     assert details.copy_ref.accessibleName() == "Copy reference"
 
@@ -80,7 +81,7 @@ def test_a_mistyped_paydesk_reference_is_caught_before_any_call(shop):
     assert good == "SHOP-261122-K7QM4X-0042R9"
     typo = "SHOP-261122-K7QM4X-0002R9"  # the 4 of the sequence typed as 0
     before = shop.calls()
-    shop.tab.lookup_box.setText(typo)
+    press.type_into(shop.tab.lookup_box, typo)
     assert shop.tab.lookup_message.text() == "Character 22 looks mistyped"  # said as typed
     found = shop.lookup(typo)
     assert not found.asked and found.record is None

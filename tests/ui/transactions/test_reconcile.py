@@ -9,6 +9,7 @@ import time
 
 from paydesk.service.models import PaymentRequest
 from tests.benchmarks.stall import Stall
+from tests.ui import press
 
 
 def service_rows(shop):
@@ -56,7 +57,7 @@ def test_check_all_open_under_faults(strict_shop):
     shop.faults(error_rate=0.2, drop_after_commit_rate=0.1, rate_limit_per_s=60, seed=7)
     stall = Stall(5).start()
     started = time.perf_counter()
-    shop.tab.check_all.click()
+    press.click(shop.tab.check_all)
     task = shop.tab.work._task
     shop.loop.until(task.done, timeout=240, message="the reconcile")
     took = time.perf_counter() - started
@@ -90,12 +91,12 @@ def test_check_all_open_under_faults(strict_shop):
     assert progress.endings["paid"] <= 100 and progress.changed <= 302
     report = shop.tab.work.report.text()
     assert report == progress.report() and "paid" in report
-    shop.tab.work.show_these.click()
+    press.click(shop.tab.work.show_these)
     shop.loop.until(lambda: shop.tab.model.query.tx_refs == frozenset(progress.changed_refs),
                     message="the filter to exactly those rows")
     assert shop.tab.model.rowCount() == len(progress.changed_refs)
     assert shop.tab.work.show_these.text() == "Show all"
-    shop.tab.work.show_these.click()  # and back to everything
+    press.click(shop.tab.work.show_these)  # and back to everything
     shop.loop.until(lambda: not shop.tab.model.query.tx_refs, message="everything again")
 
 
@@ -103,12 +104,12 @@ def test_cancel_stops_within_a_second(strict_shop):
     shop = strict_shop
     make_open(shop, 60)
     shop.faults(latency_ms=700)
-    shop.tab.check_all.click()
+    press.click(shop.tab.check_all)
     task = shop.tab.work._task
     shop.loop.run(asyncio.sleep(0.5))
     assert not task.done() and shop.tab.work.cancel.isVisible()
     asked = time.perf_counter()
-    shop.tab.work.cancel.click()
+    press.click(shop.tab.work.cancel)
     shop.loop.until(task.done, timeout=5, message="the cancel")
     assert time.perf_counter() - asked < 1.0
     assert shop.tab.work.report.text().startswith("Cancelled after checking ")

@@ -155,11 +155,13 @@ class CardsController(QObject):
     # -- operations ---------------------------------------------------------------------
 
     async def create(self, profile: Profile, mode: str, amount: Decimal, currency: str,
-                     callback_url: str | None) -> CardOperation:
+                     callback_url: str | None, *, first_name: str | None = None,
+                     last_name: str | None = None) -> CardOperation:
+        """Issue a card; the cardholder's name goes with it (the family's server requires it)."""
         draft = OperationDraft(profile.id, mode, "create", None, amount=amount,
                                currency=currency, callback_url=callback_url)
-        return await self._operate(profile, draft,
-                                   lambda c: c.create_card(amount, currency, callback_url))
+        return await self._operate(profile, draft, lambda c: c.create_card(
+            amount, currency, callback_url, first_name=first_name, last_name=last_name))
 
     async def fund(self, record: CardRecord, amount: Decimal) -> CardOperation:
         return await self._card_operation(record, "fund", amount,

@@ -16,7 +16,7 @@ from ...config.profiles import Profile
 from ...ledger.cards import CardOperation, CardRecord, OperationUnderWay
 from ...service.errors import ServiceError
 from ..field_message import FieldMessage, add_field_row
-from ..links.checks import url as check_url
+from ..links.checks import name as check_name, url as check_url
 from . import words
 
 MAX_AMOUNT = 10_000_000
@@ -40,6 +40,13 @@ def whole_amount(text: str, most: Decimal | None = None,
     return amount, None
 
 
+def cardholder_name(text: str, what: str) -> str | None:
+    """What is wrong with a part of the name on the card, or None."""
+    if not text.strip():
+        return f"Enter the cardholder's {what}, as it goes on the card"
+    return check_name(text, what)
+
+
 class OperationDialog(QDialog):
     """A form, one verb button, and what happened. Subclasses build the form and ``check``."""
 
@@ -60,12 +67,14 @@ class OperationDialog(QDialog):
         self.action = self.buttons.addButton(verb, QDialogButtonBox.ButtonRole.AcceptRole)
         self.action.setObjectName(name + "-action")
         self.action.setAccessibleName(verb)
-        self.action.setDefault(True)
         self.close_button = self.buttons.addButton("Cancel", QDialogButtonBox.ButtonRole.RejectRole)
         self.close_button.setObjectName(name + "-close")
         self.close_button.setAccessibleName("Cancel")
         self.action.clicked.connect(lambda: self.tasks.spawn(self.submit(), "submit"))
         self.close_button.clicked.connect(self.reject)
+        self.column.addWidget(self.buttons)  # the verb and Cancel, on screen
+        self.action.setDefault(True)  # Enter presses the verb (set once in the dialog: Qt
+        # keeps a default only for a button that already has its dialog)
         self.busy = False
         self.operation: CardOperation | None = None
 
@@ -120,6 +129,8 @@ class OperationDialog(QDialog):
         self.action.setEnabled(not op.open and not done)
         self.close_button.setText("Close" if done else "Cancel")
         self.close_button.setAccessibleName(self.close_button.text())
+        if done:  # Enter now closes: the verb is gone, and it never sends twice
+            self.close_button.setDefault(True)
 
     def done(self, result: int) -> None:  # noqa: D401 - Qt's name
         self.tasks.cancel()
@@ -169,10 +180,22 @@ class AmountDialog(OperationDialog):
 
 class CreateCardDialog(OperationDialog):
     def __init__(self, parent, tasks_of, profile: Profile,
-                 run: Callable[[Decimal, str, str | None], "asyncio.Task[CardOperation]"],
+                 run: Callable[[Decimal, str, str | None, str, str], "asyncio.Task[CardOperation]"],
                  card_of: Callable[[str], Awaitable[CardRecord | None]]):
         super().__init__(parent, tasks_of, "Create card", "Create card", "create-card-dialog")
         self.profile, self._run, self._card_of = profile, run, card_of
+        # the name on the card: the family's server requires it (the document's takes it)
+        self.names: dict[str, tuple[QLineEdit, FieldMessage]] = {}
+        for key, label, what in (("first", "&First name on card", "first name"),
+                                 ("last", "&Last name on card", "last name")):
+            edit = QLineEdit()
+            edit.setMaxLength(100)
+            message = self.field(label, edit, f"create-card-{key}-name")
+            # checked as typed: the message next to the field follows each change
+            edit.textEdited.connect(lambda text, m=message, w=what: m.say(cardholder_name(text, w)))
+            self.names[key] = (edit, message)
+        self.first_name, self.first_name_message = self.names["first"]
+        self.last_name, self.last_name_message = self.names["last"]
         self.amount = QLineEdit()
         self.amount.setPlaceholderText("whole units, e.g. 50")
         self.amount_message = self.field("&Amount", self.amount, "create-card-amount")
@@ -190,13 +213,19 @@ class CreateCardDialog(OperationDialog):
         self.new_card: CardRecord | None = None
 
     def check(self):
+        names_ok = True
+        for (edit, message), what in zip(self.names.values(), ("first name", "last name")):
+            name_problem = cardholder_name(edit.text(), what)
+            message.say(name_problem)
+            names_ok = names_ok and name_problem is None
         amount, problem = whole_amount(self.amount.text())
         self.amount_message.say(problem)
         url_problem = check_url(self.callback.text())
         self.callback_message.say(url_problem)
-        if problem or url_problem:
+        if problem or url_problem or not names_ok:
             return None
-        return amount, self.currency.currentText(), self.callback.text().strip() or None
+        return (amount, self.currency.currentText(), self.callback.text().strip() or None,
+                self.first_name.text().strip(), self.last_name.text().strip())
 
     def start(self, value):
         return self._run(*value)
@@ -248,4 +277,5 @@ class TerminateDialog(OperationDialog):
         return self._run()
 
 
-__all__ = ["AmountDialog", "CreateCardDialog", "TerminateDialog", "whole_amount"]
+__all__ = ["AmountDialog", "CreateCardDialog", "TerminateDialog", "cardholder_name",
+           "whole_amount"]

@@ -251,9 +251,10 @@ class CardsTab(QWidget):
         if profile is None or not self.available():
             return None
 
-        def run(amount, currency, callback):
+        def run(amount, currency, callback, first_name, last_name):
             return self.tasks.spawn(self.controller.create(profile, mode, amount, currency,
-                                                          callback), "create card",
+                                                          callback, first_name=first_name,
+                                                          last_name=last_name), "create card",
                                     expected=(LedgerError, ServiceError))
 
         dialog = CreateCardDialog(self, self.tasks.child, profile, run,
