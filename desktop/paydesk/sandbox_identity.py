@@ -120,10 +120,11 @@ def release(sandbox_dir: Path) -> None:
 
 
 def served_by_paydesk(sandbox_dir: Path, port: int) -> bool:
-    """Is ``port`` served by another PayDesk window that is still running?"""
+    """Is ``port`` served by another PayDesk window that is still running? (One in this
+    very process counts: the claim is released when a window's sandbox stops.)"""
     try:
         served = json.loads((sandbox_dir / OWNER_FILE).read_text("utf-8"))
         owner, claimed = served["owner"], served["port"]
     except (OSError, ValueError, LookupError, TypeError):
         return False
-    return claimed == port and owner != this_process() and not gone(owner)
+    return claimed == port and not gone(owner)
