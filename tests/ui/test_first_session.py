@@ -43,6 +43,16 @@ def green_pixels(widget) -> int:
                if (c := image.pixelColor(x, y)).green() > c.red() + 60)
 
 
+def faults(app, loop, **body):
+    """The sandbox's fault injection: ``body`` set, or (none given) cleared."""
+    import httpx
+
+    key = loop.run(app.session.key())
+    with httpx.Client(base_url=app.session.profile.base_url,
+                      headers={"Authorization": f"Bearer {key}"}) as c:
+        (c.put("/_sandbox/faults", json=body) if body else c.delete("/_sandbox/faults")).raise_for_status()
+
+
 def pause(loop, seconds):
     loop.run(asyncio.sleep(seconds))
 
@@ -286,3 +296,30 @@ def test_where_an_amount_is_typed_it_says_whole_units(start_app, loop):
     press.type_into(tab.counter.entry, "2.50")
     press.enter(tab.counter.entry)
     assert "Whole units only" in tab.counter.message.text()
+
+
+def test_a_counter_link_whose_answer_was_lost_stays_the_customers_own(start_app, loop):
+    """One customer, one link, even when the answer is lost: the counter shows the link being
+    settled (its code appears once the scheduler has it) and Enter waits for Escape, rather
+    than making the customer a second link with a new reference."""
+    app = started(start_app, loop)
+    tab = app.window.links_tab
+    type_form(tab)
+    press.click(tab.open_counter)
+    counter = tab.counter
+    loop.until(counter.isVisible, message="the counter display")
+    faults(app, loop, drop_after_commit_rate=1.0)  # every answer is lost
+    press.type_into(counter.entry, "42")
+    press.enter(counter.entry)
+    loop.until(lambda: counter.record is not None and not tab.creating, timeout=120,
+               message="the lost create, on the counter")
+    assert counter.state.text() == "CREATING…"
+    assert "keeps trying with the same reference" in counter.message.text()
+    press.enter(counter.entry)
+    pause(loop, 0.5)
+    assert not tab.creating and len(links_in_ledger(app, loop)) == 1
+    faults(app, loop)  # the answers come back
+    loop.until(lambda: counter.state.text() == "WAITING FOR PAYMENT", timeout=60,
+               message="the link settled in the background, on the counter")
+    assert decode_qr(counter.qr) == [counter.record.checkout_url]
+    assert len(links_in_ledger(app, loop)) == 1

@@ -116,7 +116,7 @@ class CounterWindow(QWidget):
         self.connection.setText(text)
         self.connection.setAccessibleName(f"Connection: {text}" if text else "Connection")
 
-    def _say(self, text: str) -> None:
+    def say(self, text: str) -> None:
         self.message.setText(text)
         self.message.setAccessibleName(text)
 
@@ -125,17 +125,17 @@ class CounterWindow(QWidget):
         if self.busy:
             return
         if self.record is not None:
-            self._say(NEXT_CUSTOMER)
+            self.say(NEXT_CUSTOMER)
             return
         problem = check_amount(self.entry.text())
-        self._say(problem or "")
+        self.say(problem or "")
         if not problem:
             self.set_busy(True)  # at once: a second Enter before the create starts is ignored
             self.createRequested.emit(self.entry.text().strip())
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
         if event.key() == Qt.Key.Key_Escape:
-            if self.busy:
+            if self.busy and self.record is None:
                 return  # the link being made will be shown; Escape then clears it
             if self.record is None and not self.entry.text():
                 self.close()  # blank already: Escape leaves the display
@@ -152,7 +152,7 @@ class CounterWindow(QWidget):
         self.cleared.emit()
 
     def show_record(self, record: LinkRecord | None) -> None:
-        self.record = record
+        previous, self.record = self.record, record
         self.entry.setReadOnly(self.busy or record is not None)
         if record is None:
             self.qr.set_text(None)
@@ -162,8 +162,8 @@ class CounterWindow(QWidget):
             self.state.setStyleSheet("")
             self.state.setAccessibleName("Waiting for the next customer")
             return
-        if self.message.text() != NEXT_CUSTOMER:
-            self.message.setText("")
+        if previous is None or previous.key != record.key:
+            self.say("")  # a new link: what was said was about another
         self.qr.set_text(record.checkout_url)
         self.qr.set_done(state_words(record).words if record.final else None)
         self.amount.setText(money(record))

@@ -175,14 +175,23 @@ class LinksTab(QWidget):
         profile = self.session.profile
         self._busy(True)
         try:
+            return await self._create(request, profile)
+        finally:
+            self.counter.set_busy(False)  # once the outcome is on the counter too
+
+    async def _create(self, request, profile) -> LinkRecord | None:
+        try:
             record = await self.controller.create(request)
         except ServiceError as error:
             failure: ServiceError | None = error
         else:
             failure = None
         finally:
-            self._busy(False)
+            self.creating = False
+            self.form.set_busy(False)  # the form's messages below are said after this
         stored = await self.controller.ledger.get(profile.id, request.tx_ref) if failure else None
+        if failure is not None and self.counter.isVisible():
+            self.counter.say(failure.message)
         if isinstance(failure, NoKeyError) or (failure is not None and stored is None
                                                and not isinstance(failure, ValidationError)):
             self.form.why_disabled.setText(failure.message)  # nothing was written or sent
@@ -194,16 +203,24 @@ class LinksTab(QWidget):
             return None
         if failure is not None:
             # the outcome is unknown: the record stays "creating" and the scheduler settles
-            # it with the same reference; the form moves on to a new one
+            # it with the same reference; the form moves on to a new one. The counter shows
+            # it too (its code appears once settled): Enter there waits for Escape.
             self.show_link(stored)
+            self._on_counter(stored)
+            if self.counter.isVisible():
+                self.counter.say(f"{failure.message}: PayDesk keeps trying with the same "
+                                 "reference; nothing will be paid twice")
             await self.new_reference()
             return None
         self.show_link(record)
+        self._on_counter(record)
+        await self.new_reference()
+        return record
+
+    def _on_counter(self, record: LinkRecord) -> None:
         if self.counter.isVisible():
             self.counter.show_record(record)
             self.scheduler.focus("counter", record)
-        await self.new_reference()
-        return record
 
     async def create_at_counter(self, amount: str) -> LinkRecord | None:
         """The counter's Enter (the display is already busy: a second Enter is ignored)."""
