@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 from PySide6.QtCore import QRectF, QUrl, Qt, Signal
 from PySide6.QtGui import QColor, QDesktopServices, QGuiApplication, QPainter, QPageLayout
@@ -199,8 +200,7 @@ class LinkPanel(QWidget):
         code = self.qr.code
         try:
             if kind == "svg":
-                data = code.svg()
-                await asyncio.to_thread(lambda: open(path, "wb").write(data))
+                await asyncio.to_thread(Path(path).write_bytes, code.svg())
             elif not await asyncio.to_thread(code.image(1200).save, path, "PNG"):
                 raise OSError("the image could not be written")
         except OSError as error:
