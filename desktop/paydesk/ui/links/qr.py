@@ -110,14 +110,15 @@ class QrWidget(QWidget):
 
     def _mark(self, painter: QPainter, area: QRectF) -> None:
         """The state's words on a band across the middle of the code."""
-        side = min(area.width(), area.height())
-        band = QRectF(area.x(), area.center().y() - side * 0.16, area.width(), side * 0.32)
+        side = min(area.width(), area.height())  # the code's square, centred in the area
+        band = QRectF(area.center().x() - side / 2, area.center().y() - side * 0.16,
+                      side, side * 0.32)
         painter.fillRect(band, QColor(255, 255, 255, 235))
         font = QFont(self.font())
         font.setBold(True)
         font.setPixelSize(max(10, int(side * 0.13)))
         while font.pixelSize() > 10 and \
-                QFontMetrics(font).horizontalAdvance(self.done) > area.width() * 0.92:
+                QFontMetrics(font).horizontalAdvance(self.done) > side * 0.92:
             font.setPixelSize(font.pixelSize() - 1)
         painter.setFont(font)
         painter.setPen(QColor("#1b7f3b") if self.done == "PAID" else QColor("#b3261e"))

@@ -42,8 +42,10 @@ def explanation() -> str:
     rows = "".join(f"<li><code>{name}</code>: {meaning}</li>" for name, meaning in PLACEHOLDERS.items())
     return ("<p>These are templates: your website writes each order's own values in place of "
             f"the placeholders, on your server, for every order:</p><ul>{rows}</ul>"
-            "<p>The title, description, currency, addresses and extra information are the ones "
-            "in the Payment links form; edit them there to change them.</p>")
+            "<p>Escape each value for where it lands (an HTML attribute in the form, a "
+            "JavaScript string in the inline checkout). The title, description, currency, "
+            "addresses and extra information are the ones in the Payment links form; edit "
+            "them there to change them.</p>")
 
 
 class SnippetsDialog(QDialog):
