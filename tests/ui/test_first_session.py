@@ -231,6 +231,9 @@ def test_copy_and_save_say_when_done_and_save_starts_in_documents(start_app, loo
                and panel.file_dialog.isVisible(), message="the second save dialog")
     assert Path(panel.file_dialog.directory().absolutePath()) == tmp_path
     press.escape(panel.file_dialog)
+    loop.until(lambda: not panel.file_dialog.isVisible(), message="the dialog to close")
+    pause(loop, 0.1)  # the save's task ends (nothing saved)
+    assert panel.outcome.text() == f"Saved PNG to {target}"
 
 
 def test_the_printed_code_carries_a_test_mark_in_test_mode(start_app, loop, tmp_path):
@@ -284,6 +287,8 @@ def test_the_website_snippet_is_a_template_filled_per_order(start_app, loop):
     assert QGuiApplication.clipboard().text() == dialog.texts["inline"].toPlainText()
     assert dialog.outcome.text() == "Copied the inline checkout to the clipboard"
     press.escape(dialog)
+    loop.until(lambda: not dialog.isVisible(), message="the dialog to close")
+    pause(loop, 0.1)  # show_snippets' task ends
 
 
 def test_where_an_amount_is_typed_it_says_whole_units(start_app, loop):

@@ -193,9 +193,12 @@ class LinkPanel(QWidget):
         dialog.setDefaultSuffix(kind)
         await files.open_in_start_folder(dialog, f"{self.record.tx_ref}.{kind}")
         self.file_dialog = dialog
-        if not await finished(dialog):
-            return None
-        path = dialog.selectedFiles()[0]
+        try:
+            if not await finished(dialog):
+                return None
+            path = dialog.selectedFiles()[0]
+        finally:
+            dialog.deleteLater()  # one dialog per save, not one kept per save
         files.remember(path)
         code = self.qr.code
         try:
@@ -218,8 +221,11 @@ class LinkPanel(QWidget):
         printer.setPageOrientation(QPageLayout.Orientation.Portrait)
         dialog = QPrintDialog(printer, self)
         self.print_dialog = dialog
-        if not await finished(dialog):
-            return False
+        try:
+            if not await finished(dialog):
+                return False
+        finally:
+            dialog.deleteLater()
         painter = QPainter(printer)
         page = printer.pageLayout().paintRectPixels(printer.resolution())
         paint_page(painter, QRectF(0, 0, page.width(), page.height()), self.qr.code,
