@@ -2,10 +2,14 @@
 
 Every link made against it carries its address (QR codes, printed pages), so it keeps its
 port from one start to the next (the profile's ``sandbox_port``, first 8765, outside the
-range the system hands out to outgoing connections). When that port is taken by another
-PayDesk serving the same sandbox, that one is used; when something else holds it, the
-sandbox runs on a free port for this session, says so plainly, and tries its own port
-again at the next start.
+range the system hands out to outgoing connections). When that port is taken, PayDesk finds
+out who holds it without sending any secret (``sandbox_identity.py``): this computer's
+sandbox (served by another PayDesk window, or by a ``paydesk-sandbox`` started on its own)
+is used; when anything else holds it, the sandbox runs on a free port for this session,
+says so plainly, and tries its own port again at the next start. While PayDesk uses a
+sandbox another process serves, every call first checks that it is still that sandbox
+(``verify``): a program that took the port meanwhile gets no key, and no key is called
+wrong for it.
 """
 
 from __future__ import annotations
@@ -14,13 +18,14 @@ import asyncio
 import errno
 import json
 import logging
-import urllib.error
-import urllib.request
 from dataclasses import replace
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from . import sandbox_identity as identity
 from .config.profiles import CARDS_CURRENCIES, MODES, Profile
+from .sandbox_identity import Answer
+from .service.errors import ServiceUnavailableError
 
 if TYPE_CHECKING:
     from .ui.session import Session
@@ -37,19 +42,27 @@ def _port_of(url: str) -> int:
         return 0
 
 
-def _serves_our_sandbox(base_url: str, secret: str) -> bool:
-    """Does the sandbox at ``base_url`` know our merchant's key? (Another PayDesk window
-    running the same embedded sandbox.)"""
-    request = urllib.request.Request(f"{base_url}/api/transaction/PAYDESK-PROBE",
-                                     headers={"Authorization": f"Bearer {secret}",
-                                              "Accept": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=2):
-            return True
-    except urllib.error.HTTPError as answer:
-        return answer.code == 404  # our key was accepted; there is no such transaction
-    except (OSError, ValueError):
-        return False
+class WrongServiceError(ServiceUnavailableError):
+    """Something other than this computer's sandbox answers at the sandbox's address.
+    Nothing was sent to it; no key is wrong."""
+
+
+def _who(answer: Answer) -> str:
+    if answer is Answer.OTHER_SERVICE:
+        return "another deployment of the service (a sandbox with other merchants)"
+    return "another program"
+
+
+def _taken_note(port: int, moved: int, answer: Answer) -> str:
+    return (f"The sandbox's usual port {port} is taken by {_who(answer)}, so it runs on port "
+            f"{moved} for now: links made before point at the usual address; PayDesk tries it "
+            "again at its next start.")
+
+
+def wrong_service_text(base_url: str, answer: Answer) -> str:
+    who = _who(answer)
+    return (f"{who[0].upper()}{who[1:]} now answers at {base_url}, not this computer's "
+            "sandbox: nothing was sent to it. Restart PayDesk to run the sandbox again.")
 
 
 class EmbeddedSandbox:
@@ -59,32 +72,63 @@ class EmbeddedSandbox:
         self.base_url: str | None = None
         self.note: str | None = None  # what the user should know about its address
 
-    def _start_server(self, port: int, secret: str | None, first: bool):
+    def _start_server(self, port: int, first: bool):
         """Off the GUI thread: start the sandbox on its own ``port`` (on a free one at the
-        very first start if that is taken)."""
+        very first start if that is taken). Returns (server or None, note)."""
         from .sandbox import SandboxConfig, SandboxServer
 
+        folder = self.session.paths.sandbox
+
         def on(p: int) -> SandboxServer:
-            config = SandboxConfig(data_dir=self.session.paths.sandbox, port=p,
-                                   base_path=BASE_PATH, deployment="cards")
+            config = SandboxConfig(data_dir=folder, port=p, base_path=BASE_PATH,
+                                   deployment="cards")
             return SandboxServer(config).start()
 
         try:
-            return on(port), None
+            server = on(port)
         except OSError as exc:
             if exc.errno != errno.EADDRINUSE:
                 raise
+        else:
+            if not first:
+                identity.claim(folder, port)  # other windows: this process serves it here
+            return server, None
         if first:
             return on(0), None
         usual = f"http://127.0.0.1:{port}{BASE_PATH}"
-        if secret and _serves_our_sandbox(usual, secret):
-            log.info("the sandbox at %s is already served by another PayDesk", usual)
-            return None, "The sandbox is served by another PayDesk window on this computer"
+        answer = identity.identify(usual, identity.public_test_key(folder))
+        if answer is Answer.OURS:
+            if identity.served_by_paydesk(folder, port):
+                log.info("the sandbox at %s is already served by another PayDesk", usual)
+                return None, "The sandbox is served by another PayDesk window on this computer"
+            log.info("the sandbox at %s is served by a paydesk-sandbox started on its own", usual)
+            return None, (f"The sandbox at {usual} is served by a paydesk-sandbox started on "
+                          "its own (with this computer's sandbox data): PayDesk uses it")
         server = on(0)
-        note = (f"The sandbox's usual port {port} is taken by another program, so it runs on "
-                f"port {_port_of(server.base_url)} for now: links made before point at the usual "
-                "address; PayDesk tries it again at its next start.")
+        note = _taken_note(port, _port_of(server.base_url), answer)
         return server, note
+
+    def serves(self, profile: Profile) -> bool:
+        """Does this session's own server answer at the profile's address?"""
+        return self.server is not None and \
+            self.server.base_url.rstrip("/") == profile.base_url.rstrip("/")
+
+    async def verify(self, profile: Profile) -> None:
+        """Before a key goes to the embedded sandbox's address that another process serves:
+        is it still this computer's sandbox? Raises WrongServiceError (something else
+        answers there) or ServiceUnavailableError (nothing does); sends no secret."""
+        if not profile.embedded_sandbox or self.serves(profile):
+            return
+        folder = self.session.paths.sandbox
+        public = await asyncio.to_thread(identity.public_test_key, folder)
+        answer = await asyncio.to_thread(identity.identify, profile.base_url, public)
+        if answer is Answer.OURS:
+            return
+        if answer is Answer.NOBODY:
+            raise ServiceUnavailableError(
+                f"Nothing answers at {profile.base_url}: the program that served the sandbox "
+                "has stopped. Restart PayDesk to run the sandbox again.")
+        raise WrongServiceError(wrong_service_text(profile.base_url, answer))
 
     async def start(self) -> Profile:
         """Start (or find) the sandbox and make its profile point at it."""
@@ -92,16 +136,15 @@ class EmbeddedSandbox:
         existing = next((p for p in session.settings.profiles if p.embedded_sandbox), None)
         usual = (existing.sandbox_port or _port_of(existing.base_url)) if existing else 0
         if self.base_url is None:
-            secret = None
-            if existing is not None:
-                secret = await session.keys.get(existing.id, "test", "secret")
             self.server, self.note = await asyncio.to_thread(
-                self._start_server, usual or FIRST_PORT, secret, not usual)
+                self._start_server, usual or FIRST_PORT, not usual)
             self.base_url = self.server.base_url if self.server else f"http://127.0.0.1:{usual}{BASE_PATH}"
             if self.note:
                 log.warning("%s", self.note)
         if not usual:  # the very first start: this port is the sandbox's own from now on
             usual = _port_of(self.base_url)
+            if self.server is not None:
+                await asyncio.to_thread(identity.claim, session.paths.sandbox, usual)
         merchants_file = session.paths.sandbox / "merchants.json"
         merchants = json.loads(await asyncio.to_thread(merchants_file.read_text, "utf-8"))
         merchant = merchants[0]
@@ -121,3 +164,4 @@ class EmbeddedSandbox:
         if self.server is not None:
             server, self.server = self.server, None
             await asyncio.to_thread(server.stop)
+            await asyncio.to_thread(identity.release, self.session.paths.sandbox)

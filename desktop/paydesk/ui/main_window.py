@@ -19,7 +19,7 @@ from .transactions.controller import TransactionsController
 from .transactions.tab import TransactionsTab
 from .session import Session
 from .status import StatusLine
-from .tabs import TABS, PlaceholderTab
+from .tabs import TABS, PlaceholderTab, first_field
 
 WATCH_DAYS = 7  # open records younger than this are watched from the start; older: Check all open
 TEST_BANNER = ("TEST MODE: nothing here is real money. Links created now can only be paid "
@@ -117,6 +117,7 @@ class MainWindow(QMainWindow):
             self.tabs.addTab(built.get(name) or PlaceholderTab(title, name, text), title)
         column.addWidget(self.tabs, 1)
         self.setCentralWidget(central)
+        self.tabs.currentChanged.connect(self.focus_tab)  # typing goes to the tab shown
 
         self.status = StatusLine(session)
         self.setStatusBar(self.status)
@@ -128,6 +129,7 @@ class MainWindow(QMainWindow):
         self.refresh()
         if self._state is not None and self._state.value("geometry") is not None:
             self.restoreGeometry(self._state.value("geometry"))
+        self.focus_tab()  # not the Profile box: typing at once would switch profiles
 
     def _shortcuts(self) -> None:
         for index in range(self.tabs.count()):
@@ -194,6 +196,9 @@ class MainWindow(QMainWindow):
         self.session.tasks.spawn(self._watch_open(), "watch open records")
         self.session.tasks.spawn(self.cards.settle_open(), "settle card operations")
         self.started = True
+        focused = self.focusWidget()
+        if focused is None or focused is self.profiles or not focused.isEnabled():
+            self.focus_tab()  # the tab may have been disabled until its profile was there
 
     async def _watch_open(self) -> None:
         for record in await self.session.ledger.unsettled():
@@ -203,6 +208,12 @@ class MainWindow(QMainWindow):
             self.scheduler.watch(record)
 
     # -- actions ---------------------------------------------------------------
+
+    def focus_tab(self, *_: object) -> None:
+        """Keyboard focus to the first field of the tab shown."""
+        field = first_field(self.tabs.currentWidget())
+        if field is not None:
+            field.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def focus_lookup(self) -> None:
         self.tabs.setCurrentWidget(self.transactions_tab)

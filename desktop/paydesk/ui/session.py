@@ -26,7 +26,7 @@ from ..ledger import SqliteLedger
 from ..ledger.cards_sqlite import SqliteCardLedger
 from ..service.errors import AuthenticationError, ServiceError, ServiceUnavailableError
 from ..service.txref import new_installation_id
-from ..embedded import EmbeddedSandbox
+from ..embedded import EmbeddedSandbox, WrongServiceError
 from .tasks import TaskSet
 
 if TYPE_CHECKING:  # the client (and httpx) load after the first paint
@@ -152,6 +152,10 @@ class Session(QObject):
         else:
             self.settings.profiles[self.settings.profiles.index(existing)] = profile
         self._retire(profile.id)
+        if activate and (existing is None or self.settings.active_profile != profile.id):
+            # a new profile, or one switched to, opens in test mode, whatever mode the
+            # previous one was in (editing the active profile keeps its mode)
+            self.settings.active_mode = "test"
         if activate:
             self.settings.active_profile = profile.id
         await self._save()
@@ -187,6 +191,7 @@ class Session(QObject):
         """The client of exactly this profile and mode, for the calls inside the block.
         What the service said (or that it could not be reached) goes to ``health``."""
         try:
+            await self.verify_service(profile, mode)  # no key to a program that took the port
             slot = await self._slot(profile, mode)
         except (NoKeyError, InsecureAddressError) as error:
             self.health.refused(profile.id, mode, error.message)
@@ -198,6 +203,9 @@ class Session(QObject):
             self.health.unreachable(profile.id, mode)
             raise
         except AuthenticationError as error:
+            # the port may have changed hands since: a key is never called wrong for
+            # whatever answers there now
+            await self.verify_service(profile, mode)
             self.health.refused(profile.id, mode, f"The {mode} key was refused: {error.message}")
             raise
         except ServiceError:
@@ -249,6 +257,19 @@ class Session(QObject):
             self.tasks.spawn(slot.client.aclose(), "close a replaced client")
 
     # -- the embedded sandbox -----------------------------------------------------------
+
+    async def verify_service(self, profile: Profile, mode: str) -> None:
+        """For the embedded sandbox served by another process: is it still this computer's
+        sandbox that answers there? Raises (and says in the status bar) WrongServiceError
+        when something else does, ServiceUnavailableError when nothing does."""
+        try:
+            await self.embedded.verify(profile)
+        except WrongServiceError as error:
+            self.health.refused(profile.id, mode, error.message)
+            raise
+        except ServiceUnavailableError:
+            self.health.unreachable(profile.id, mode)
+            raise
 
     async def start_embedded_sandbox(self) -> Profile:
         return await self.embedded.start()

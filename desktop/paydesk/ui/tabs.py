@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QAbstractItemView, QAbstractSpinBox, QComboBox, QLabel, QLineEdit,
+                               QPlainTextEdit, QTextEdit, QVBoxLayout, QWidget)
 
 TABS = (
     ("Payment links", "links",
@@ -30,3 +31,27 @@ class PlaceholderTab(QWidget):
         label.setWordWrap(True)
         label.setAccessibleName(text.split("\n")[0])
         layout.addWidget(label)
+
+
+def _takes_typing(widget: QWidget) -> bool:
+    if isinstance(widget, (QLineEdit, QPlainTextEdit, QTextEdit, QAbstractSpinBox)):
+        return not widget.isReadOnly()
+    return isinstance(widget, QComboBox) and widget.isEditable()
+
+
+def first_field(tab: QWidget | None) -> QWidget | None:
+    """Where typing should go when ``tab`` is shown: its first field a user can type in (in
+    the order Tab visits them), else its first widget that takes the keyboard, else a list."""
+    if tab is None:
+        return None
+    candidates: list[QWidget] = []
+    widget = tab.nextInFocusChain()
+    while widget is not tab and widget is not None and len(candidates) < 500:
+        if tab.isAncestorOf(widget) and widget.isVisibleTo(tab) and widget.isEnabled() \
+                and widget.focusPolicy() & Qt.FocusPolicy.TabFocus:
+            if _takes_typing(widget):
+                return widget
+            candidates.append(widget)
+        widget = widget.nextInFocusChain()
+    lists = [w for w in candidates if isinstance(w, QAbstractItemView)]
+    return (lists or candidates or [None])[0]

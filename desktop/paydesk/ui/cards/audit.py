@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxL
 
 from ...ledger.cards import AuditEntry, AuditQuery, CardLedger
 from ...service.money import format_amount
+from .. import files
 from ..dialogs import finished
 from ..tasks import TaskSet
 from . import words
@@ -168,11 +169,12 @@ class AuditView(QWidget):
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setNameFilter("CSV files (*.csv)")
         dialog.setDefaultSuffix("csv")
-        dialog.selectFile("card-audit.csv")
+        await files.open_in_start_folder(dialog, "card-audit.csv")  # Documents, not the cwd
         self.export_dialog = dialog
         try:
             if not await finished(dialog) or not dialog.selectedFiles():
                 return None
+            files.remember(dialog.selectedFiles()[0])
             return await self.export_csv(Path(dialog.selectedFiles()[0]))
         finally:
             dialog.deleteLater()

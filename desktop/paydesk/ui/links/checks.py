@@ -10,6 +10,9 @@ import re
 from ...service.txref import TxRefError, validate as validate_txref
 
 MAX_AMOUNT = 10_000_000
+# said where an amount is typed (the form and the counter display): the service takes no pence
+WHOLE_UNITS = "Whole units only: the service takes no pence or cents (25, not 25.50)"
+WHOLE_UNITS_SHORT = "whole units, no pence"
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 _EMAIL = re.compile(rf"[A-Za-z0-9.!#$%&'*+/=?^_`{{|}}~-]+@{_LABEL}(?:\.{_LABEL})+")
 # at least one letter or digit: "." and ".." would vanish from a lookup's URL path

@@ -90,7 +90,13 @@ class LinksController(QObject):
             self.creating.add(record.key)
             self.announce(record)
             try:
-                link = await client.create_payment(request)
+                try:
+                    link = await client.create_payment(request)
+                except AuthenticationError:
+                    # refused by whatever answers there now? (the port changed hands): then
+                    # nothing is known of the link, and no key is wrong
+                    await self.session.verify_service(profile, mode)
+                    raise
             except (ValidationError, AuthenticationError) as error:
                 why = error.message
                 if isinstance(error, DuplicateReferenceError):
@@ -136,7 +142,11 @@ class LinksController(QObject):
         profile = self._profile_of(record)
         try:
             async with self.session.lease(profile, record.mode) as client:
-                link = await client.create_payment(record.request(), resumed=True)
+                try:
+                    link = await client.create_payment(record.request(), resumed=True)
+                except AuthenticationError:
+                    await self.session.verify_service(profile, record.mode)  # see create
+                    raise
         except (ValidationError, AuthenticationError) as error:
             return self.announce(await self.ledger.reject_link(profile.id, record.tx_ref,
                                                                error.message), True)

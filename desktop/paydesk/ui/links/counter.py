@@ -1,7 +1,8 @@
 """The counter display: a customer-facing window with the big QR, the amount, the merchant's
 title and the live state. Keyboard-driven: type the amount, Enter creates, Escape clears.
-It opens blank, ready for the next customer; while a link is being created, Enter does
-nothing more (one press, one link)."""
+It opens blank, ready for the next customer. One customer, one link: from the first Enter
+until Escape (while the link is made, and while its code is shown) Enter does nothing more.
+Escape on a blank display closes it (so does "Close counter display" on the desk)."""
 
 from __future__ import annotations
 
@@ -10,16 +11,20 @@ from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from ...ledger import LinkRecord
-from .checks import amount as check_amount
+from .checks import WHOLE_UNITS, WHOLE_UNITS_SHORT, amount as check_amount
 from .panel import paint_state, state_label
 from .qr import QrWidget
-from .states import money
+from .states import money, state_words
 from .watermark import Watermark
+
+
+NEXT_CUSTOMER = "This customer's code is on screen: press Escape for the next customer"
 
 
 class CounterWindow(QWidget):
     createRequested = Signal(str)  # the amount typed at the counter
     cleared = Signal()  # nothing is shown (Escape, or the window went away)
+    visibleChanged = Signal(bool)  # opened or closed (the desk's button follows it)
 
     def __init__(self):
         super().__init__(None, Qt.WindowType.Window)
@@ -50,11 +55,17 @@ class CounterWindow(QWidget):
         self.entry.setObjectName("counter-amount-entry")
         self.entry.setAccessibleName("Amount for the next customer")
         self.entry.setPlaceholderText("e.g. 25, then Enter (Escape clears)")
+        self.entry.setToolTip(WHOLE_UNITS)
         self.entry.setMinimumWidth(260)
         self.entry.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.entry.returnPressed.connect(self._enter)
         caption.setBuddy(self.entry)
         row.addWidget(self.entry)
+        self.units = QLabel(WHOLE_UNITS_SHORT)
+        self.units.setObjectName("counter-amount-units")
+        self.units.setAccessibleName(WHOLE_UNITS)
+        self.units.setStyleSheet("color: #5c6675;")
+        row.addWidget(self.units)
         row.addStretch(1)
         column.addLayout(row)
         self.message = QLabel("")
@@ -81,14 +92,19 @@ class CounterWindow(QWidget):
         self.watermark.setGeometry(self.rect())
         super().resizeEvent(event)
 
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        self.visibleChanged.emit(True)
+
     def hideEvent(self, event) -> None:  # noqa: N802 - closed or hidden: no link on screen
         self.cleared.emit()
         super().hideEvent(event)
+        self.visibleChanged.emit(False)
 
     def set_busy(self, busy: bool) -> None:
         """A link is being created: Enter is ignored until it is done."""
         self.busy = busy
-        self.entry.setReadOnly(busy)
+        self.entry.setReadOnly(busy or self.record is not None)
         if busy:
             self.message.setText("Creating the link…")
             self.message.setAccessibleName("Creating the link")
@@ -100,17 +116,30 @@ class CounterWindow(QWidget):
         self.connection.setText(text)
         self.connection.setAccessibleName(f"Connection: {text}" if text else "Connection")
 
+    def say(self, text: str) -> None:
+        self.message.setText(text)
+        self.message.setAccessibleName(text)
+
     def _enter(self) -> None:
+        """One Enter, one link: ignored while one is made or its code is on screen."""
         if self.busy:
             return
+        if self.record is not None:
+            self.say(NEXT_CUSTOMER)
+            return
         problem = check_amount(self.entry.text())
-        self.message.setText(problem or "")
-        self.message.setAccessibleName(problem or "")
+        self.say(problem or "")
         if not problem:
+            self.set_busy(True)  # at once: a second Enter before the create starts is ignored
             self.createRequested.emit(self.entry.text().strip())
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
         if event.key() == Qt.Key.Key_Escape:
+            if self.busy and self.record is None:
+                return  # the link being made will be shown; Escape then clears it
+            if self.record is None and not self.entry.text():
+                self.close()  # blank already: Escape leaves the display
+                return
             self.clear()
             return
         super().keyPressEvent(event)
@@ -123,7 +152,8 @@ class CounterWindow(QWidget):
         self.cleared.emit()
 
     def show_record(self, record: LinkRecord | None) -> None:
-        self.record = record
+        previous, self.record = self.record, record
+        self.entry.setReadOnly(self.busy or record is not None)
         if record is None:
             self.qr.set_text(None)
             self.amount.setText("")
@@ -132,8 +162,10 @@ class CounterWindow(QWidget):
             self.state.setStyleSheet("")
             self.state.setAccessibleName("Waiting for the next customer")
             return
-        self.message.setText("")
+        if previous is None or previous.key != record.key:
+            self.say("")  # a new link: what was said was about another
         self.qr.set_text(record.checkout_url)
+        self.qr.set_done(state_words(record).words if record.final else None)
         self.amount.setText(money(record))
         self.amount.setAccessibleName(f"Amount {money(record)}")
         self.title.setText(record.title)

@@ -97,7 +97,14 @@ class LinkForm(QWidget):
         self.currency.setAccessibleName("Currency")
         line.addWidget(self.amount, 1)
         line.addWidget(self.currency)
-        add("amount", "&Amount", self.amount, "whole units, e.g. 25", container=amount_row)
+        self.units = QLabel(checks.WHOLE_UNITS_SHORT)
+        self.units.setObjectName("amount-units")
+        self.units.setAccessibleName(checks.WHOLE_UNITS)
+        self.units.setToolTip(checks.WHOLE_UNITS)
+        self.units.setStyleSheet("color: #5c6675;")
+        line.addWidget(self.units)
+        add("amount", "&Amount", self.amount, "e.g. 25", container=amount_row)
+        self.amount.setToolTip(checks.WHOLE_UNITS)
         self.email = QLineEdit()
         add("email", "Customer &e-mail", self.email, "customer@example.com")
         self.first_name = QLineEdit()
@@ -252,6 +259,19 @@ class LinkForm(QWidget):
             last_name=self.last_name.text().strip(), tx_ref=self.tx_ref.text().strip(),
             callback_url=opt(self.callback_url), return_url=opt(self.return_url),
             title=opt(self.title), description=opt(self.description), logo=opt(self.logo),
+            meta={k.strip(): v for k, v in self.meta.pairs()})
+
+    def merchant_request(self) -> PaymentRequest:
+        """The form's request with only the merchant's own fields filled (what a website
+        template keeps); the per-order ones are left blank for the template to replace."""
+        def opt(w: QLineEdit) -> str | None:
+            return w.text().strip() or None
+
+        return PaymentRequest(
+            amount=Decimal(1), currency=self.currency.currentText(), email="", first_name="",
+            last_name="", tx_ref="", callback_url=opt(self.callback_url),
+            return_url=opt(self.return_url), title=opt(self.title),
+            description=opt(self.description), logo=opt(self.logo),
             meta={k.strip(): v for k, v in self.meta.pairs()})
 
     def clear_for_next(self) -> None:

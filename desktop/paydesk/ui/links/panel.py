@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 from PySide6.QtCore import QRectF, QUrl, Qt, Signal
-from PySide6.QtGui import QDesktopServices, QGuiApplication, QPainter, QPageLayout
+from PySide6.QtGui import QColor, QDesktopServices, QGuiApplication, QPainter, QPageLayout
 from PySide6.QtWidgets import (QFileDialog, QGridLayout, QLabel, QPushButton,
                                QVBoxLayout, QWidget)
 
 from ...ledger import LinkRecord
+from .. import files
 from ..dialogs import finished
-from .qr import QrWidget
+from .qr import QrCode, QrWidget
 from .states import money, state_words
 from .watermark import Watermark
 
@@ -34,8 +36,37 @@ def paint_state(label: QLabel, record: LinkRecord) -> None:
     label.setStyleSheet(f"color: white; background: {colour}; border-radius: 6px; padding: 6px 12px;")
 
 
+TEST_PRINT = "TEST: not a real payment. This code can only be paid with test cards."
+
+
+def paint_page(painter: QPainter, page: QRectF, code: QrCode, record: LinkRecord,
+               test: bool) -> None:
+    """The printed page: the code, what it is for, and in test mode a TEST mark above and
+    below it, so a printed test code is never taken for a real one."""
+    side = min(page.width(), page.height()) * 0.6
+    top = page.height() * 0.14
+    line = painter.fontMetrics().height()
+    if test:
+        big = painter.font()
+        big.setBold(True)
+        big.setPointSizeF(big.pointSizeF() * 2.2)
+        painter.save()
+        painter.setFont(big)
+        painter.setPen(QColor("#b35c00"))
+        painter.drawText(QRectF(0, top - line * 4.5, page.width(), line * 3.5),
+                         Qt.AlignmentFlag.AlignCenter, "TEST")
+        painter.restore()
+    code.paint(painter, QRectF((page.width() - side) / 2, top, side, side))
+    text = f"{money(record)}\n{record.title}\n{record.tx_ref}"
+    if test:
+        text += f"\n\n{TEST_PRINT}"
+    painter.drawText(QRectF(0, top + side + line * 2, page.width(), line * 8),
+                     Qt.AlignmentFlag.AlignHCenter, text)
+
+
 class LinkPanel(QWidget):
     counterRequested = Signal(object)  # show this LinkRecord on the counter display
+    said = Signal(str)  # what a button just did ("Link copied to the clipboard")
 
     def __init__(self, tasks):
         super().__init__()
@@ -83,11 +114,19 @@ class LinkPanel(QWidget):
             grid.addWidget(button, i // 4, i % 4)
             self.buttons[key] = button
         column.addLayout(grid)
+        self.outcome = QLabel("")
+        self.outcome.setObjectName("link-done")
+        self.outcome.setWordWrap(True)
+        self.outcome.setAccessibleName("Nothing done yet")
+        self.outcome.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        column.addWidget(self.outcome)
+        self.test = True
         self.watermark = Watermark(self)
         self.watermark.lower()
         self.show_record(None)
 
     def set_test(self, test: bool) -> None:
+        self.test = test
         self.watermark.setVisible(test)
         self.watermark.lower()
 
@@ -96,6 +135,8 @@ class LinkPanel(QWidget):
         super().resizeEvent(event)
 
     def show_record(self, record: LinkRecord | None) -> None:
+        if record is None or self.record is None or record.key != self.record.key:
+            self.say("")  # what was done was done to another link
         self.record = record
         has_url = bool(record and record.checkout_url)
         for button in self.buttons.values():
@@ -109,6 +150,7 @@ class LinkPanel(QWidget):
                 label.setAccessibleName("No link yet")
             return
         self.qr.set_text(record.checkout_url)
+        self.qr.set_done(state_words(record).words if record.final else None)
         paint_state(self.state, record)
         self.amount.setText(money(record))
         self.amount.setAccessibleName(f"Amount {money(record)}")
@@ -125,13 +167,22 @@ class LinkPanel(QWidget):
         if self.record and (self.record.profile_id, self.record.tx_ref) == (record.profile_id, record.tx_ref):
             self.show_record(record)
 
+    def say(self, text: str) -> None:
+        """What a button just did, under the buttons (and in the status bar)."""
+        self.outcome.setText(text)
+        self.outcome.setAccessibleName(text or "Nothing done yet")
+        if text:
+            self.said.emit(text)
+
     def copy_link(self) -> None:
         if self.record and self.record.checkout_url:
             QGuiApplication.clipboard().setText(self.record.checkout_url)
+            self.say("Link copied to the clipboard")
 
     def copy_qr(self) -> None:
         if self.qr.code:
             QGuiApplication.clipboard().setImage(self.qr.code.image())
+            self.say("QR image copied to the clipboard")
 
     async def save(self, kind: str) -> str | None:
         if not self.qr.code:
@@ -140,18 +191,25 @@ class LinkPanel(QWidget):
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setNameFilter(f"{kind.upper()} image (*.{kind})")
         dialog.setDefaultSuffix(kind)
-        dialog.selectFile(f"{self.record.tx_ref}.{kind}")
+        await files.open_in_start_folder(dialog, f"{self.record.tx_ref}.{kind}")
         self.file_dialog = dialog
-        if not await finished(dialog):
-            return None
-        path = dialog.selectedFiles()[0]
+        try:
+            if not await finished(dialog):
+                return None
+            path = dialog.selectedFiles()[0]
+        finally:
+            dialog.deleteLater()  # one dialog per save, not one kept per save
+        files.remember(path)
         code = self.qr.code
-        if kind == "svg":
-            data = code.svg()
-            await asyncio.to_thread(lambda: open(path, "wb").write(data))
-        else:
-            image = code.image(1200)
-            await asyncio.to_thread(image.save, path, "PNG")
+        try:
+            if kind == "svg":
+                await asyncio.to_thread(Path(path).write_bytes, code.svg())
+            elif not await asyncio.to_thread(code.image(1200).save, path, "PNG"):
+                raise OSError("the image could not be written")
+        except OSError as error:
+            self.say(f"Not saved: {error.strerror or error}")
+            return None
+        self.say(f"Saved {kind.upper()} to {path}")
         return path
 
     async def print_qr(self) -> bool:
@@ -163,16 +221,17 @@ class LinkPanel(QWidget):
         printer.setPageOrientation(QPageLayout.Orientation.Portrait)
         dialog = QPrintDialog(printer, self)
         self.print_dialog = dialog
-        if not await finished(dialog):
-            return False
+        try:
+            if not await finished(dialog):
+                return False
+        finally:
+            dialog.deleteLater()
         painter = QPainter(printer)
         page = printer.pageLayout().paintRectPixels(printer.resolution())
-        side = min(page.width(), page.height()) * 0.7
-        self.qr.code.paint(painter, QRectF((page.width() - side) / 2, page.height() * 0.1, side, side))
-        painter.drawText(QRectF(0, page.height() * 0.1 + side + 40, page.width(), 200),
-                         Qt.AlignmentFlag.AlignHCenter, f"{money(self.record)}\n{self.record.title}\n"
-                         f"{self.record.tx_ref}")
+        paint_page(painter, QRectF(0, 0, page.width(), page.height()), self.qr.code,
+                   self.record, self.test)
         painter.end()
+        self.say("Sent to the printer")
         return True
 
     def open_in_browser(self) -> None:

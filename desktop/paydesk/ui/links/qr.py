@@ -5,8 +5,8 @@ from __future__ import annotations
 import io
 
 import segno
-from PySide6.QtCore import QRectF, QSize
-from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 QUIET = 4  # modules of white around the code, as the standard asks
@@ -21,8 +21,9 @@ class QrCode:
         self.matrix = [list(row) for row in self._qr.matrix]
         self.size = len(self.matrix)
 
-    def paint(self, painter: QPainter, area: QRectF) -> None:
-        """White square with the quiet zone, modules in black, aligned to whole pixels."""
+    def paint(self, painter: QPainter, area: QRectF, dark: QColor | None = None) -> None:
+        """White square with the quiet zone, modules in black (or ``dark``), aligned to
+        whole pixels."""
         total = self.size + 2 * QUIET
         side = min(area.width(), area.height())
         module = max(1, int(side // total))
@@ -30,7 +31,7 @@ class QrCode:
         x0 = int(area.x() + (area.width() - drawn) / 2)
         y0 = int(area.y() + (area.height() - drawn) / 2)
         painter.fillRect(x0, y0, drawn, drawn, QColor("white"))
-        black = QColor("black")
+        black = dark or QColor("black")
         for r, row in enumerate(self.matrix):
             y = y0 + (r + QUIET) * module
             run_start = None
@@ -58,17 +59,33 @@ class QrCode:
         return out.getvalue()
 
 
+DIMMED = QColor(222, 222, 222)  # too faint to scan: a settled link's code
+
+
 class QrWidget(QWidget):
+    """The code of a link. Once the link is settled (PAID, failed, cancelled...) the code is
+    dimmed and crossed by the state's words, so nobody scans a code that can no longer be
+    paid; the words say why."""
+
     def __init__(self, parent=None, minimum: int = 160):
         super().__init__(parent)
         self.code: QrCode | None = None
+        self.done: str | None = None  # the settled state's words, drawn across the code
         self.setMinimumSize(minimum, minimum)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setAccessibleName("QR code of the payment link")
 
     def set_text(self, text: str | None) -> None:
-        self.code = QrCode(text) if text else None
+        if self.code is None or text != self.code.text:
+            self.code = QrCode(text) if text else None
         self.setAccessibleDescription(text or "")
+        self.set_done(None)
+
+    def set_done(self, words: str | None) -> None:
+        """Dim the code and mark it with ``words`` (None: a live code, black, scannable)."""
+        self.done = words if self.code is not None else None
+        name = "QR code of the payment link"
+        self.setAccessibleName(f"{name}: {self.done}, no longer payable" if self.done else name)
         self.update()
 
     def sizeHint(self) -> QSize:  # noqa: N802
@@ -85,7 +102,26 @@ class QrWidget(QWidget):
             return
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-        self.code.paint(painter, QRectF(self.rect()))
+        area = QRectF(self.rect())
+        self.code.paint(painter, area, DIMMED if self.done else None)
+        if self.done:
+            self._mark(painter, area)
         painter.end()
+
+    def _mark(self, painter: QPainter, area: QRectF) -> None:
+        """The state's words on a band across the middle of the code."""
+        side = min(area.width(), area.height())  # the code's square, centred in the area
+        band = QRectF(area.center().x() - side / 2, area.center().y() - side * 0.16,
+                      side, side * 0.32)
+        painter.fillRect(band, QColor(255, 255, 255, 235))
+        font = QFont(self.font())
+        font.setBold(True)
+        font.setPixelSize(max(10, int(side * 0.13)))
+        while font.pixelSize() > 10 and \
+                QFontMetrics(font).horizontalAdvance(self.done) > side * 0.92:
+            font.setPixelSize(font.pixelSize() - 1)
+        painter.setFont(font)
+        painter.setPen(QColor("#1b7f3b") if self.done == "PAID" else QColor("#b3261e"))
+        painter.drawText(band, Qt.AlignmentFlag.AlignCenter, self.done)
 
 

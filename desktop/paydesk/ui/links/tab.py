@@ -50,7 +50,7 @@ class LinksTab(QWidget):
         self.open_counter = QPushButton("Open counter display")
         self.open_counter.setObjectName("open-counter")
         self.open_counter.setAccessibleName("Open counter display")
-        self.open_counter.clicked.connect(lambda: self.show_counter(None))
+        self.open_counter.clicked.connect(self._toggle_counter)
         tools.addWidget(self.open_counter)
         column.addLayout(tools)
 
@@ -62,6 +62,7 @@ class LinksTab(QWidget):
         scroll.setAccessibleName("Link form")
         split.addWidget(scroll)
         self.panel = LinkPanel(self.tasks)
+        self.panel.said.connect(session.report)
         split.addWidget(self.panel)
         split.setSizes([520, 480])
         vertical = QSplitter(Qt.Orientation.Vertical)
@@ -79,6 +80,7 @@ class LinksTab(QWidget):
         self.counter.createRequested.connect(
             lambda a: self.tasks.spawn(self.create_at_counter(a), "create at counter"))
         self.counter.cleared.connect(lambda: scheduler.focus("counter", None))
+        self.counter.visibleChanged.connect(self._counter_shown)
         self.recent.chosen.connect(self.show_link)
         controller.linkChanged.connect(self._changed)
         controller.linkSettled.connect(self._settled)
@@ -173,14 +175,23 @@ class LinksTab(QWidget):
         profile = self.session.profile
         self._busy(True)
         try:
+            return await self._create(request, profile)
+        finally:
+            self.counter.set_busy(False)  # once the outcome is on the counter too
+
+    async def _create(self, request, profile) -> LinkRecord | None:
+        try:
             record = await self.controller.create(request)
         except ServiceError as error:
             failure: ServiceError | None = error
         else:
             failure = None
         finally:
-            self._busy(False)
+            self.creating = False
+            self.form.set_busy(False)  # the form's messages below are said after this
         stored = await self.controller.ledger.get(profile.id, request.tx_ref) if failure else None
+        if failure is not None and self.counter.isVisible():
+            self.counter.say(failure.message)
         if isinstance(failure, NoKeyError) or (failure is not None and stored is None
                                                and not isinstance(failure, ValidationError)):
             self.form.why_disabled.setText(failure.message)  # nothing was written or sent
@@ -192,27 +203,51 @@ class LinksTab(QWidget):
             return None
         if failure is not None:
             # the outcome is unknown: the record stays "creating" and the scheduler settles
-            # it with the same reference; the form moves on to a new one
+            # it with the same reference; the form moves on to a new one. The counter shows
+            # it too (its code appears once settled): Enter there waits for Escape.
             self.show_link(stored)
+            self._on_counter(stored)
+            if self.counter.isVisible():
+                self.counter.say(f"{failure.message}: PayDesk keeps trying with the same "
+                                 "reference; nothing will be paid twice")
             await self.new_reference()
             return None
         self.show_link(record)
-        if self.counter.isVisible():
-            self.counter.show_record(record)
-            self.scheduler.focus("counter", record)
+        self._on_counter(record)
         await self.new_reference()
         return record
 
+    def _on_counter(self, record: LinkRecord) -> None:
+        if self.counter.isVisible():
+            self.counter.show_record(record)
+            self.scheduler.focus("counter", record)
+
     async def create_at_counter(self, amount: str) -> LinkRecord | None:
-        if self.creating:
-            return None
-        self.form.amount.setText(amount)
-        problems = self.form.revalidate()
-        if problems:
-            self.counter.message.setText("Set the counter's customer details in the Payment links "
-                                         "form first: " + next(iter(problems.values())))
-            return None
-        return await self.create_from_form()
+        """The counter's Enter (the display is already busy: a second Enter is ignored)."""
+        try:
+            if self.creating:
+                return None
+            self.form.amount.setText(amount)
+            problems = self.form.revalidate()
+            if problems:
+                self.counter.message.setText("Set the counter's customer details in the Payment "
+                                             "links form first: " + next(iter(problems.values())))
+                return None
+            return await self.create_from_form()
+        finally:
+            if not self.creating:  # a create from the form under way ends it itself
+                self.counter.set_busy(False)
+
+    def _toggle_counter(self) -> None:
+        if self.counter.isVisible():
+            self.counter.close()
+        else:
+            self.show_counter(None)
+
+    def _counter_shown(self, shown: bool) -> None:
+        text = "Close counter display" if shown else "Open counter display"
+        self.open_counter.setText(text)
+        self.open_counter.setAccessibleName(text)
 
     def show_counter(self, record: LinkRecord | None = None) -> None:
         """Open the customer-facing display: blank for the next customer, or with ``record``."""
@@ -224,9 +259,11 @@ class LinksTab(QWidget):
 
     async def show_snippets(self):
         from ..dialogs import finished
-        from .website import SnippetsDialog
+        from .website import PER_ORDER, SnippetsDialog
 
-        if self.form.revalidate():
+        # the reference, amount and customer are placeholders: only the merchant's own
+        # fields (title, description, addresses, extra information) must be right
+        if any(key not in PER_ORDER for key in self.form.revalidate()):
             self.form.show_all()
             return None
         public = await self.session.key(kind="public")
@@ -234,7 +271,8 @@ class LinksTab(QWidget):
             self.form.why_disabled.setText("Add this mode's public key to the profile first")
             return None
         secret = await self.session.key()
-        dialog = SnippetsDialog(self.form.request(), public, self.session.profile.base_url, secret, self)
+        dialog = SnippetsDialog(self.form.merchant_request(), public,
+                                self.session.profile.base_url, secret, self)
         self.snippets = dialog
         await finished(dialog)
         dialog.deleteLater()

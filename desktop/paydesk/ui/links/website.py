@@ -1,12 +1,51 @@
-"""'For your website': the form post and inline checkout for the form's values, with the public key."""
+"""'For your website': the form post and inline checkout as templates a merchant's site fills
+per order. What changes with every order (the reference, the amount, the customer) is a
+placeholder; what the merchant set in the form (title, description, currency, URLs, extra
+information) and the public key are written in."""
 
 from __future__ import annotations
+
+from dataclasses import replace
+from decimal import Decimal
 
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QPushButton,
                                QVBoxLayout)
 
+from ...service.models import PaymentRequest
 from ...service.snippets import html_form, inline_checkout
+
+# what the merchant's site writes in for each order, and what each one means
+PLACEHOLDERS = {
+    "{{ORDER_REFERENCE}}": "a new reference for every order (never reuse one)",
+    "{{AMOUNT}}": "the order's total in whole units, digits only (25, not 25.50)",
+    "{{CUSTOMER_EMAIL}}": "the customer's e-mail (the receipt goes there)",
+    "{{CUSTOMER_FIRST_NAME}}": "the customer's first name",
+    "{{CUSTOMER_LAST_NAME}}": "the customer's last name",
+}
+PER_ORDER = ("amount", "email", "first_name", "last_name", "tx_ref")  # the form's fields left out
+_AMOUNT = Decimal(987654321)  # stands for {{AMOUNT}} while the snippet is written (no such order)
+
+
+def template(request: PaymentRequest) -> PaymentRequest:
+    """The form's request with every per-order value replaced by its placeholder."""
+    return replace(request, tx_ref="{{ORDER_REFERENCE}}", amount=_AMOUNT,
+                   email="{{CUSTOMER_EMAIL}}", first_name="{{CUSTOMER_FIRST_NAME}}",
+                   last_name="{{CUSTOMER_LAST_NAME}}")
+
+
+def _placed(text: str) -> str:
+    return text.replace(str(_AMOUNT), "{{AMOUNT}}")
+
+
+def explanation() -> str:
+    rows = "".join(f"<li><code>{name}</code>: {meaning}</li>" for name, meaning in PLACEHOLDERS.items())
+    return ("<p>These are templates: your website writes each order's own values in place of "
+            f"the placeholders, on your server, for every order:</p><ul>{rows}</ul>"
+            "<p>Escape each value for where it lands (an HTML attribute in the form, a "
+            "JavaScript string in the inline checkout). The title, description, currency, "
+            "addresses and extra information are the ones in the Payment links form; edit "
+            "them there to change them.</p>")
 
 
 class SnippetsDialog(QDialog):
@@ -14,27 +53,38 @@ class SnippetsDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("website-snippets")
         self.setWindowTitle("For your website")
-        self.resize(760, 620)
+        self.resize(760, 700)
         column = QVBoxLayout(self)
+        intro = QLabel(explanation())
+        intro.setObjectName("snippet-explanation")
+        intro.setWordWrap(True)
+        intro.setAccessibleName("How to use these templates")
+        column.addWidget(intro)
+        order = template(request)
         self.texts: dict[str, QPlainTextEdit] = {}
         for key, title, text in (
                 ("form", "HTML form (posts to the service)",
-                 html_form(request, public_key, base_url, secret_key)),
+                 html_form(order, public_key, base_url, secret_key)),
                 ("inline", "Inline checkout (a button and payment.js)",
-                 inline_checkout(request, public_key, base_url, secret_key))):
+                 inline_checkout(order, public_key, base_url, secret_key))):
             label = QLabel(f"<b>{title}</b>")
             column.addWidget(label)
-            edit = QPlainTextEdit(text)
+            edit = QPlainTextEdit(_placed(text))
             edit.setObjectName(f"snippet-{key}")
             edit.setReadOnly(True)
             edit.setAccessibleName(title)
             self.texts[key] = edit
             column.addWidget(edit, 1)
-            copy = QPushButton("Copy " + ("HTML form" if key == "form" else "inline checkout"))
+            what = "HTML form" if key == "form" else "inline checkout"
+            copy = QPushButton("Copy " + what)
             copy.setObjectName(f"copy-{key}")
             copy.setAccessibleName(copy.text())
-            copy.clicked.connect(lambda _=False, e=edit: QGuiApplication.clipboard().setText(e.toPlainText()))
+            copy.clicked.connect(lambda _=False, e=edit, w=what: self._copy(e, w))
             column.addWidget(copy)
+        self.outcome = QLabel("")
+        self.outcome.setObjectName("snippet-done")
+        self.outcome.setAccessibleName("Nothing copied yet")
+        column.addWidget(self.outcome)
         note = QLabel("These use your public key. Never put a secret key on a web page.")
         note.setWordWrap(True)
         column.addWidget(note)
@@ -42,3 +92,9 @@ class SnippetsDialog(QDialog):
         buttons.rejected.connect(self.reject)
         buttons.button(QDialogButtonBox.StandardButton.Close).setAccessibleName("Close")
         column.addWidget(buttons)
+
+    def _copy(self, edit: QPlainTextEdit, what: str) -> None:
+        QGuiApplication.clipboard().setText(edit.toPlainText())
+        text = f"Copied the {what} to the clipboard"
+        self.outcome.setText(text)
+        self.outcome.setAccessibleName(text)

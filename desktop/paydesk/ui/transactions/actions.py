@@ -11,6 +11,7 @@ from PySide6.QtGui import QPageLayout, QPainter
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from ...ledger import LinkRecord
+from .. import files
 from ..dialogs import finished
 from . import receipt
 
@@ -22,11 +23,12 @@ async def save_path(parent: QWidget, title: str, filters: list[str], name: str) 
     dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
     dialog.setNameFilters(filters)
     dialog.setDefaultSuffix(Path(name).suffix.lstrip("."))
-    dialog.selectFile(name)
+    await files.open_in_start_folder(dialog, name)  # Documents, not the working folder
     try:
         if not await finished(dialog):
             return None
         path = Path(dialog.selectedFiles()[0])
+        files.remember(path)
         chosen = dialog.selectedNameFilter()
         if "xlsx" in chosen and path.suffix.lower() != ".xlsx":
             path = path.with_suffix(".xlsx")

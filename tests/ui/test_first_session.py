@@ -1,0 +1,330 @@
+"""What the first real session found on the Payment links tab, the counter display, profiles and
+start-up (issue 15, section 3: defects 2, 3, 12 and the rough edges), each pressed as a user
+would, against the embedded sandbox over real HTTP."""
+
+import asyncio
+import subprocess
+from pathlib import Path
+
+from PySide6.QtCore import QStandardPaths, Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QLineEdit, QPushButton
+
+from paydesk.ui.profile_editor import ProfileEditor
+from tests.helpers import need_system
+from tests.ui import press
+from tests.ui.test_links import control, decode_qr
+
+CUSTOMER = dict(amount="25", email="ada@example.com", first_name="Ada", last_name="Lovelace",
+                title="Flat white", description="Large, oat milk")
+
+
+def started(start_app, loop):
+    app = start_app(sandbox=True)
+    app.wait_started()
+    app.window.resize(1200, 900)
+    loop.until(lambda: app.window.links_tab.loaded, message="the links tab")
+    return app
+
+
+def type_form(tab, **values):
+    """Type the customer's details into the link form, key by key."""
+    for key, text in {**CUSTOMER, **values}.items():
+        press.type_into(getattr(tab.form, key), text)
+
+
+def links_in_ledger(app, loop):
+    return loop.run(app.session.ledger.recent(app.session.profile.id, app.session.mode))
+
+
+def green_pixels(widget) -> int:
+    image = widget.grab().toImage()
+    return sum(1 for y in range(0, image.height(), 2) for x in range(0, image.width(), 2)
+               if (c := image.pixelColor(x, y)).green() > c.red() + 60)
+
+
+def faults(app, loop, **body):
+    """The sandbox's fault injection: ``body`` set, or (none given) cleared."""
+    import httpx
+
+    key = loop.run(app.session.key())
+    with httpx.Client(base_url=app.session.profile.base_url,
+                      headers={"Authorization": f"Bearer {key}"}) as c:
+        (c.put("/_sandbox/faults", json=body) if body else c.delete("/_sandbox/faults")).raise_for_status()
+
+
+def pause(loop, seconds):
+    loop.run(asyncio.sleep(seconds))
+
+
+# -- defect 2: one Enter at the counter, one link --------------------------------------------
+
+def test_a_second_enter_at_the_counter_makes_no_second_link(start_app, loop):
+    """Regression: Enters 150 to 600 ms apart made two and three links, and the counter then
+    watched only the last one, WAITING FOR PAYMENT after the customer paid the first."""
+    app = started(start_app, loop)
+    tab = app.window.links_tab
+    type_form(tab)
+    press.click(tab.open_counter)
+    counter = tab.counter
+    loop.until(counter.isVisible, message="the counter display")
+    press.type_into(counter.entry, "42")
+    press.enter(counter.entry)
+    pause(loop, 0.15)
+    press.enter(counter.entry)  # 150 ms later: still the same customer
+    loop.until(lambda: counter.record is not None, message="the counter's link")
+    first = counter.record
+    pause(loop, 0.6)
+    press.enter(counter.entry)  # the code is on screen: Enter does nothing
+    pause(loop, 0.6)
+    press.enter(counter.entry)
+    pause(loop, 1.0)  # time enough for a create against the local sandbox, were one sent
+    loop.until(lambda: not tab.creating, message="no create under way")
+    assert [r.tx_ref for r in links_in_ledger(app, loop)] == [first.tx_ref]
+    assert counter.record.tx_ref == first.tx_ref
+    assert "press Escape for the next customer" in counter.message.text()
+
+    control(app, f"pay/{first.reference}", {"outcome": "success"})
+    loop.until(lambda: counter.state.text() == "PAID", timeout=30,
+               message="the counter to show the first link PAID")
+
+    press.escape(counter)  # the next customer: Enter makes their link
+    assert counter.record is None and counter.entry.text() == ""
+    press.type_into(counter.entry, "7")
+    press.enter(counter.entry)
+    loop.until(lambda: counter.record is not None, message="the next customer's link")
+    assert counter.record.tx_ref != first.tx_ref and counter.amount.text() == "GBP 7.00"
+    assert len(links_in_ledger(app, loop)) == 2
+
+
+# -- defect 3: a new profile opens in test mode -----------------------------------------------
+
+def test_a_profile_added_while_live_opens_in_test_mode(start_app, loop, sandbox):
+    """Regression: a profile added while in live mode (with test keys only) landed in live."""
+    app = started(start_app, loop)
+    window = app.window
+    loop.run(app.session.set_mode("live"))  # the desk was in live mode
+    assert window.live_banner.isVisible()
+    press.click(window.add_profile)
+    loop.until(lambda: isinstance(getattr(window, "editor", None), ProfileEditor)
+               and window.editor.isVisible(), message="the profile editor")
+    editor = window.editor
+    press.type_into(editor.name, "Coffee shop")
+    press.type_into(editor.url, sandbox.base_url)
+    press.type_into(editor.key_fields[("test", "secret")].edit, sandbox.key("test"))
+    press.type_into(editor.key_fields[("test", "public")].edit, sandbox.key("test", "public"))
+    press.click(editor.save_button)
+    loop.until(lambda: app.session.profile.name == "Coffee shop", timeout=30,
+               message="the new profile")
+    assert app.session.mode == "test"
+    assert window.banner.isVisible() and not window.live_banner.isVisible()
+    assert window.windowTitle() == "PayDesk — Coffee shop — TEST"
+
+
+# -- defect 12: typing goes to the tab's first field ------------------------------------------
+
+def test_typing_right_after_start_goes_to_the_first_field_not_the_profile_box(start_app, loop, sandbox):
+    """Regression: focus started in the Profile box, so typing at once switched profiles."""
+    from paydesk.config.profiles import Profile
+
+    first = started(start_app, loop)
+    zeta = Profile(id=Profile.new_id(), name="Zeta shop", base_url=sandbox.base_url)
+    loop.run(first.session.save_profile(zeta, {("test", "secret"): sandbox.key("test")},
+                                        activate=False))
+    assert first.close() == 0
+
+    app = started(start_app, loop)
+    window = app.window
+    tab = window.links_tab
+    assert window.focusWidget() is tab.form.amount
+    press.key(window.focusWidget(), Qt.Key.Key_Z)  # what a user typing at once types into
+    press.key(window.focusWidget(), Qt.Key.Key_2)
+    assert app.session.profile.name == "Sandbox"
+    assert tab.form.amount.text() == "z2"
+
+    bar = window.tabs.tabBar()
+    press.click(bar, pos=bar.tabRect(1).center())  # Transactions
+    assert window.focusWidget() is window.transactions_tab.lookup_box
+    press.click(bar, pos=bar.tabRect(0).center())
+    assert window.focusWidget() is tab.form.amount
+    assert app.session.profile.name == "Sandbox"
+
+
+# -- rough edges ------------------------------------------------------------------------------
+
+def test_the_counter_display_closes_with_escape_or_from_the_desk(start_app, loop):
+    app = started(start_app, loop)
+    tab = app.window.links_tab
+    press.click(tab.open_counter)
+    loop.until(tab.counter.isVisible, message="the counter display")
+    assert tab.open_counter.text() == "Close counter display"
+    press.escape(tab.counter)  # blank already: Escape leaves it
+    loop.until(lambda: not tab.counter.isVisible(), message="the display to close")
+    assert tab.open_counter.text() == "Open counter display"
+
+    type_form(tab)
+    press.click(tab.open_counter)
+    loop.until(tab.counter.isVisible, message="the counter display")
+    press.type_into(tab.counter.entry, "3")
+    press.enter(tab.counter.entry)
+    loop.until(lambda: tab.counter.record is not None, message="the counter's link")
+    press.escape(tab.counter)  # a first Escape clears the code, and the display stays
+    assert tab.counter.isVisible() and tab.counter.record is None
+    press.click(tab.open_counter)  # the desk's button, on the staff's screen
+    loop.until(lambda: not tab.counter.isVisible(), message="the display to close")
+
+
+def test_a_paid_code_is_dimmed_and_marked_paid_on_both_screens(start_app, loop):
+    app = started(start_app, loop)
+    tab = app.window.links_tab
+    type_form(tab)
+    press.click(tab.open_counter)
+    loop.until(tab.counter.isVisible, message="the counter display")
+    press.click(tab.form.create_button)
+    loop.until(lambda: tab.panel.record is not None and tab.panel.record.state == "pending",
+               message="the link")
+    record = tab.panel.record
+    loop.until(lambda: tab.counter.record is not None, message="the link on the counter")
+    assert decode_qr(tab.panel.qr) == [record.checkout_url]
+    assert decode_qr(tab.counter.qr) == [record.checkout_url]
+    control(app, f"pay/{record.reference}", {"outcome": "success"})
+    loop.until(lambda: tab.panel.state.text() == "PAID" and tab.counter.state.text() == "PAID",
+               timeout=30, message="PAID on both screens")
+    for qr in (tab.panel.qr, tab.counter.qr):
+        assert decode_qr(qr) == []  # nobody scans a code that can no longer be paid
+        assert "PAID" in qr.accessibleName()
+        assert green_pixels(qr) > 50  # the word PAID, in green, across the code
+
+
+def test_copy_and_save_say_when_done_and_save_starts_in_documents(start_app, loop, tmp_path):
+    app = started(start_app, loop)
+    tab = app.window.links_tab
+    type_form(tab)
+    press.click(tab.form.create_button)
+    loop.until(lambda: tab.panel.record is not None and tab.panel.record.checkout_url,
+               message="the link")
+    panel = tab.panel
+    press.click(panel.buttons["copy-link"])
+    assert QGuiApplication.clipboard().text() == panel.record.checkout_url
+    assert panel.outcome.text() == "Link copied to the clipboard"
+    assert app.window.last_call.text() == "Link copied to the clipboard"
+    press.click(panel.buttons["copy-qr"])
+    assert panel.outcome.text() == "QR image copied to the clipboard"
+
+    documents = Path(QStandardPaths.writableLocation(
+        QStandardPaths.StandardLocation.DocumentsLocation))
+    documents.mkdir(parents=True, exist_ok=True)
+    press.click(panel.buttons["save-png"])
+    loop.until(lambda: getattr(panel, "file_dialog", None) is not None
+               and panel.file_dialog.isVisible(), message="the save dialog")
+    dialog = panel.file_dialog
+    assert Path(dialog.directory().absolutePath()) == documents  # not the working folder
+    target = tmp_path / "till.png"
+    name_box = dialog.findChild(QLineEdit, "fileNameEdit")
+    press.type_into(name_box, str(target))
+    press.enter(name_box)
+    loop.until(lambda: panel.outcome.text().startswith("Saved"), message="the save")
+    assert panel.outcome.text() == f"Saved PNG to {target}" and target.stat().st_size > 200
+    panel.file_dialog = None
+    press.click(panel.buttons["save-svg"])  # the next one opens where the last was saved
+    loop.until(lambda: getattr(panel, "file_dialog", None) is not None
+               and panel.file_dialog.isVisible(), message="the second save dialog")
+    assert Path(panel.file_dialog.directory().absolutePath()) == tmp_path
+    press.escape(panel.file_dialog)
+    loop.until(lambda: not panel.file_dialog.isVisible(), message="the dialog to close")
+    pause(loop, 0.1)  # the save's task ends (nothing saved)
+    assert panel.outcome.text() == f"Saved PNG to {target}"
+
+
+def test_the_printed_code_carries_a_test_mark_in_test_mode(start_app, loop, tmp_path):
+    pdftotext = need_system("pdftotext", "poppler-utils")
+    app = started(start_app, loop)
+    tab = app.window.links_tab
+    type_form(tab)
+    press.click(tab.form.create_button)
+    loop.until(lambda: tab.panel.record is not None and tab.panel.record.checkout_url,
+               message="the link")
+    press.click(tab.panel.buttons["print"])
+    loop.until(lambda: getattr(tab.panel, "print_dialog", None) is not None
+               and tab.panel.print_dialog.isVisible(), message="Qt's print dialog")
+    dialog = tab.panel.print_dialog
+    pdf = tmp_path / "code.pdf"
+    # no printer here: Qt's dialog offers "Print to File (PDF)"; type the file's name
+    press.type_into(dialog.findChild(QLineEdit, "filename"), str(pdf))
+    button = next(b for b in dialog.findChildren(QPushButton)
+                  if b.isVisible() and b.text().replace("&", "") == "Print")
+    press.click(button)
+    loop.until(lambda: tab.panel.outcome.text() == "Sent to the printer", message="printing")
+    text = subprocess.run([pdftotext, str(pdf), "-"], capture_output=True, text=True,
+                          check=True).stdout
+    assert "TEST" in text and "not a real payment" in text
+    assert tab.panel.record.tx_ref in text
+
+
+def test_the_website_snippet_is_a_template_filled_per_order(start_app, loop):
+    app = started(start_app, loop)
+    tab = app.window.links_tab
+    type_form(tab)
+    typed_ref = tab.form.tx_ref.text()
+    press.click(tab.website)
+    loop.until(lambda: getattr(tab, "snippets", None) is not None and tab.snippets.isVisible(),
+               message="the snippets dialog")
+    dialog = tab.snippets
+    for key in ("form", "inline"):
+        text = dialog.texts[key].toPlainText()
+        for placeholder in ("{{ORDER_REFERENCE}}", "{{AMOUNT}}", "{{CUSTOMER_EMAIL}}",
+                            "{{CUSTOMER_FIRST_NAME}}", "{{CUSTOMER_LAST_NAME}}"):
+            assert placeholder in text, (key, placeholder)
+        # no one order's values: not the reference, the customer, nor the amount typed
+        for value in (typed_ref, "ada@example.com", "Lovelace", '"25"'):
+            assert value not in text, (key, value)
+        assert "Flat white" in text  # the merchant's own title stays
+    from PySide6.QtWidgets import QLabel
+
+    explanation = dialog.findChild(QLabel, "snippet-explanation")
+    assert explanation.isVisible() and "every order" in explanation.text()
+    press.click(dialog.findChild(QPushButton, "copy-inline"))
+    assert QGuiApplication.clipboard().text() == dialog.texts["inline"].toPlainText()
+    assert dialog.outcome.text() == "Copied the inline checkout to the clipboard"
+    press.escape(dialog)
+    loop.until(lambda: not dialog.isVisible(), message="the dialog to close")
+    pause(loop, 0.1)  # show_snippets' task ends
+
+
+def test_where_an_amount_is_typed_it_says_whole_units(start_app, loop):
+    app = started(start_app, loop)
+    tab = app.window.links_tab
+    assert tab.form.units.isVisible() and "no pence" in tab.form.units.text()
+    press.click(tab.open_counter)
+    loop.until(tab.counter.isVisible, message="the counter display")
+    assert tab.counter.units.isVisible() and "no pence" in tab.counter.units.text()
+    press.type_into(tab.counter.entry, "2.50")
+    press.enter(tab.counter.entry)
+    assert "Whole units only" in tab.counter.message.text()
+
+
+def test_a_counter_link_whose_answer_was_lost_stays_the_customers_own(start_app, loop):
+    """One customer, one link, even when the answer is lost: the counter shows the link being
+    settled (its code appears once the scheduler has it) and Enter waits for Escape, rather
+    than making the customer a second link with a new reference."""
+    app = started(start_app, loop)
+    tab = app.window.links_tab
+    type_form(tab)
+    press.click(tab.open_counter)
+    counter = tab.counter
+    loop.until(counter.isVisible, message="the counter display")
+    faults(app, loop, drop_after_commit_rate=1.0)  # every answer is lost
+    press.type_into(counter.entry, "42")
+    press.enter(counter.entry)
+    loop.until(lambda: counter.record is not None and not tab.creating, timeout=120,
+               message="the lost create, on the counter")
+    assert counter.state.text() == "CREATING…"
+    assert "keeps trying with the same reference" in counter.message.text()
+    press.enter(counter.entry)
+    pause(loop, 0.5)
+    assert not tab.creating and len(links_in_ledger(app, loop)) == 1
+    faults(app, loop)  # the answers come back
+    loop.until(lambda: counter.state.text() == "WAITING FOR PAYMENT", timeout=60,
+               message="the link settled in the background, on the counter")
+    assert decode_qr(counter.qr) == [counter.record.checkout_url]
+    assert len(links_in_ledger(app, loop)) == 1
