@@ -120,7 +120,12 @@ class TransactionsController(QObject):
         return f"Last known: {self._as(known)} (from PayDesk's ledger)."
 
     def _unreachable(self, error: ServiceError, known: LinkRecord | None) -> str:
-        return f"The service cannot be reached ({error.message}). {self._last_known(known)}"
+        """Why the service did not answer, said once ("The service cannot be reached
+        (timed out)", never "… cannot be reached (The service cannot be reached)")."""
+        said, lead = error.message.strip().rstrip("."), "The service cannot be reached"
+        text = said if said.lower().startswith(lead.lower()) else (
+            f"{lead} ({said})" if said else lead)
+        return f"{text}. {self._last_known(known)}"
 
     # -- reconcile ------------------------------------------------------------------------
 
@@ -143,9 +148,12 @@ class TransactionsController(QObject):
     # -- export ---------------------------------------------------------------------------
 
     async def export(self, query: LinkQuery, path: Path,
-                     on_progress: Callable[[int], None] = lambda n: None) -> int:
+                     on_progress: Callable[[int], None] = lambda n: None, *,
+                     report: bool = True) -> int:
         """Write every record of ``query`` to ``path`` (.csv or .xlsx), a page at a time, off
-        the GUI thread. A cancelled or failed export leaves no half-written file."""
+        the GUI thread. A cancelled or failed export leaves no half-written file.
+        ``report``: say it in the status bar (False when ``path`` is only a part of a file
+        the caller completes, and names, itself)."""
         writer = await asyncio.to_thread(writer_for, path)
         written, after, finished = 0, None, False
         try:
@@ -160,7 +168,8 @@ class TransactionsController(QObject):
             finished = True
         finally:  # complete: in place; cancelled or failed: the previous file stays
             await asyncio.to_thread(writer.close, finished)
-        self.session.report(f"Exported {written} records to {path.name}")
+        if report:
+            self.session.report(f"Exported {written} records to {path.name}")
         return written
 
     # -- the day's figures ----------------------------------------------------------------

@@ -91,6 +91,11 @@ class EndOfDayDialog(QDialog):
         self.totals.verticalHeader().hide()
         self.totals.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         layout.addWidget(self.totals)
+        self.message = QLabel("")
+        self.message.setObjectName("end-of-day-message")
+        self.message.setWordWrap(True)
+        self.message.setTextFormat(Qt.TextFormat.PlainText)
+        layout.addWidget(self.message)
         buttons = QDialogButtonBox()
         self.export = buttons.addButton("Export CSV…", QDialogButtonBox.ButtonRole.ActionRole)
         self.print = buttons.addButton("Print…", QDialogButtonBox.ButtonRole.ActionRole)
@@ -152,7 +157,7 @@ class EndOfDayDialog(QDialog):
             return None
         summary = await self.load()  # the figures as they are now, as the rows will be
         rows_path = path.with_name(path.name + ".rows")
-        await self.controller.export(self._query(), rows_path)
+        written = await self.controller.export(self._query(), rows_path, report=False)
         title = self._heading()
 
         def combine() -> None:  # beside the target, put in place when whole
@@ -168,7 +173,14 @@ class EndOfDayDialog(QDialog):
             rows_path.unlink()
 
         await asyncio.to_thread(combine)
+        self.say(f"Exported the day's figures and {written} records to {path.name}")
         return path
+
+    def say(self, text: str) -> None:
+        """What was done, in the window and in the status bar."""
+        self.message.setText(text)
+        self.message.setAccessibleName(text)
+        self.controller.session.report(text)
 
     async def print_summary(self) -> bool:
         from PySide6.QtPrintSupport import QPrintDialog, QPrinter
