@@ -108,6 +108,12 @@ class Ledger(abc.ABC):
         after the anchor before it, however far down it is."""
 
     @abc.abstractmethod
+    async def changes(self) -> int:
+        """A number that grows when the store has changed since it was last asked, whoever
+        changed it (this window, or another program on the same file): a view compares it
+        to know when to read again, without reading everything."""
+
+    @abc.abstractmethod
     async def by_reference(self, profile_id: str, reference: str) -> LinkRecord | None:
         """The record the service knows by ``reference`` (its own id), in either mode."""
 

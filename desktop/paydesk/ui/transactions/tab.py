@@ -8,7 +8,7 @@ import logging
 from dataclasses import replace
 from datetime import date
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QMenu, QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget)
@@ -114,6 +114,9 @@ class TransactionsTab(QWidget):
         self.model.modelAboutToBeReset.connect(self._remember_selection)
         self.model.queryLoaded.connect(self._loaded)
         self.model.countKnown.connect(self._show_count)
+        # the count is what is listed, whatever changed it: a new link on top, a requery
+        self.model.rowsInserted.connect(self._show_count)
+        self.model.rowsRemoved.connect(self._show_count)
         self.details.actionRequested.connect(self.act)
         self.check_all.clicked.connect(self.start_reconcile)
         self.export_button.clicked.connect(self.start_export)
@@ -126,6 +129,14 @@ class TransactionsTab(QWidget):
         self._only: frozenset[str] = frozenset()  # a reconcile's rows, when "Show these" is on
         self._kept: tuple[str, str] | None = None  # the selected record, across a new query
         self.loaded = False
+        # the list follows the ledger whoever writes it (another window on the same file):
+        # its change counter is read every two seconds while the tab is shown, and the list
+        # read again when the records it should show are no longer the ones it shows
+        self._changes: int | None = None
+        self.follow = QTimer(self, interval=2000)
+        self.follow.timeout.connect(self._follow)
+        self._again = QTimer(self, singleShot=True, interval=300)  # a filtered list, after a change
+        self._again.timeout.connect(self.requery)
         self.reload()
 
     def _actions(self) -> None:
@@ -206,6 +217,36 @@ class TransactionsTab(QWidget):
     def _changed(self, record: LinkRecord) -> None:
         self.model.update(record)
         self.details.update_record(record)
+        query = self.model.query
+        if query is None or (record.profile_id, record.mode) != (query.profile_id, query.mode):
+            return
+        listed = self.model.row_of(record.key) is not None
+        if query.states and listed != (record.state in query.states):
+            self._again.start()  # it joined or left a list filtered by state: read it again
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        self.follow.start()
+        self._follow()
+
+    def hideEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        self.follow.stop()
+        super().hideEvent(event)
+
+    def _follow(self) -> None:
+        if self.session.profile is not None and self.model.query is not None:
+            self.tasks.replace("follow", self._follow_ledger())
+
+    async def _follow_ledger(self) -> None:
+        """Read the list again when the ledger holds a different number of its records than
+        it lists (another window made or changed some)."""
+        changes = await self.session.ledger.changes()
+        query = self.model.query
+        if changes == self._changes or query is None or not (self.loaded and self.model.counted):
+            return  # nothing new, or a query still being read (asked again at the next tick)
+        self._changes = changes
+        if await self.session.ledger.count(query) != self.model.rowCount():
+            self.requery()
 
     def _selected(self, *_: object) -> None:
         record = self.selected()
