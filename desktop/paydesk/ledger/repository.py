@@ -133,6 +133,20 @@ class Ledger(abc.ABC):
         """Records the service may still change (pending or unknown), newest first, made
         since ``since`` when given."""
 
+    @abc.abstractmethod
+    async def paid_since(self, since: datetime, profile_id: str | None = None,
+                         mode: str | None = None, *, checked_before: datetime | None = None,
+                         after: Cursor | None = None, limit: int = 200) -> Page:
+        """Paid records (state "success") that became paid at or after ``since``, oldest
+        first, a page at a time (``after``: the previous page's ``end``); only those last
+        checked before ``checked_before`` when given. A refund or reversal can still come
+        to them: they are read again for a while."""
+
+    @abc.abstractmethod
+    async def count_paid_since(self, since: datetime, profile_id: str | None = None,
+                               mode: str | None = None) -> int:
+        """How many records ``paid_since`` would page through."""
+
     # -- references -----------------------------------------------------------------------
 
     @abc.abstractmethod
