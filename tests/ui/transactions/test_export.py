@@ -215,7 +215,7 @@ def test_a_receipt_as_pdf(strict_shop, tmp_path):
     text = subprocess.run([pdftotext, str(target), "-"], capture_output=True, text=True,
                           check=True, timeout=60).stdout
     assert "GBP 42.00" in text and "SHOP-RCPT-1" in text and made.reference in text
-    assert "Corner Shop" in text and "GBP 0.79" in text  # the fee
+    assert "Corner Shop" in text and "GBP 0.79" not in text  # the merchant's fee is not the customer's
     assert "Payment receipt — TEST" in text and "TEST" in text.split()  # and the large mark
     assert decode_qr(tmp_path / "page.png") == ["SHOP-RCPT-1"]  # scanned back into Look up
 

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxL
 from ...ledger.cards import AuditEntry, AuditQuery, CardLedger
 from ...service.money import format_amount
 from ..dialogs import finished
+from ..fixed_text import fixed_font
 from ..tasks import TaskSet
 from . import words
 from ..table import HeadedModel
@@ -24,6 +25,7 @@ ACTIONS = ("create", "fund", "withdraw", "block", "unblock", "terminate", "revea
 RESULTS = ("sent", "done", "refused", "failed", "answer lost", "checked: done",
            "checked: not done")
 PAGE = 200
+MASKED = 4  # the column of the masked card number
 
 
 def cells(entry: AuditEntry) -> list[str]:
@@ -59,6 +61,8 @@ class AuditModel(HeadedModel):
             if index.column() == 0:
                 return words.when(entry.at, seconds=True)
             return cells(entry)[index.column()]
+        if role == Qt.ItemDataRole.FontRole and index.column() == MASKED:
+            return fixed_font()  # the masked card number
         return None
 
     async def load(self, query: AuditQuery) -> None:

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QFileDialog, QGridLayout, QLabel, QPushButton,
 
 from ...ledger import LinkRecord
 from ..dialogs import finished
+from ..fixed_text import use_fixed
 from .qr import QrWidget
 from .states import money, state_words
 from .watermark import Watermark
@@ -59,6 +60,7 @@ class LinkPanel(QWidget):
         self.reference.setObjectName("link-reference")
         self.reference.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.reference.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        use_fixed(self.reference)
         column.addWidget(self.reference)
         self.error = QLabel("")
         self.error.setObjectName("link-error")

@@ -7,6 +7,7 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QLabel, QPlainTextEdit
                                QVBoxLayout)
 
 from ...service.snippets import html_form, inline_checkout
+from ..fixed_text import use_fixed
 
 
 class SnippetsDialog(QDialog):
@@ -27,6 +28,7 @@ class SnippetsDialog(QDialog):
             edit = QPlainTextEdit(text)
             edit.setObjectName(f"snippet-{key}")
             edit.setReadOnly(True)
+            use_fixed(edit)  # keys and URLs in code, copied as they are
             edit.setAccessibleName(title)
             self.texts[key] = edit
             column.addWidget(edit, 1)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
 
 from ...ledger import LinkQuery, LinkRecord
 from ..field_message import FieldMessage
+from ..fixed_text import use_fixed
 from ..session import Session
 from . import actions
 from .controller import TransactionsController
@@ -45,6 +46,7 @@ class TransactionsTab(QWidget):
         self.lookup_box.setObjectName("lookup-box")
         self.lookup_box.setAccessibleName("Look up")
         self.lookup_box.setPlaceholderText("type, paste or scan a reference or a payment link, then Enter")
+        use_fixed(self.lookup_box)
         caption.setBuddy(self.lookup_box)
         self.lookup_button = QPushButton("Look up")
         self.lookup_button.setObjectName("lookup-button")
@@ -323,7 +325,8 @@ class TransactionsTab(QWidget):
             self.menu_actions[key].setEnabled(enabled)
 
     def act(self, key: str, record: LinkRecord) -> None:
-        profile = self.session.profile
+        profile = self.session.settings.profile(record.profile_id) or self.session.profile
+        merchant = profile.shown_name  # as customers know it, not the profile's own name
         if key == "copy-reference":
             QGuiApplication.clipboard().setText(record.tx_ref)
         elif key == "copy-link" and record.checkout_url:
@@ -333,10 +336,10 @@ class TransactionsTab(QWidget):
         elif key == "check":
             self.tasks.replace("lookup", self._check(record))
         elif key == "receipt-print" and record.state == "success":
-            self.tasks.replace("receipt", self._print(record, profile.name))
+            self.tasks.replace("receipt", self._print(record, merchant))
         elif key == "receipt-pdf" and record.state == "success":
             self.tasks.replace("receipt", actions.save_receipt(
-                self, record, profile.name, record.mode == "test"))
+                self, record, merchant, record.mode == "test"))
 
     async def _print(self, record: LinkRecord, merchant: str) -> bool | None:
         printed = await actions.print_receipt(self, record, merchant, record.mode == "test")
