@@ -109,9 +109,9 @@ class Ledger(abc.ABC):
 
     @abc.abstractmethod
     async def changes(self) -> int:
-        """A number that grows when the store has changed since it was last asked, whoever
-        changed it (this window, or another program on the same file): a view compares it
-        to know when to read again, without reading everything."""
+        """A number that moves when another program (another PayDesk window) changed the
+        store: a view compares it to know when to read again, without reading everything.
+        This window's own changes are announced by its controllers' signals instead."""
 
     @abc.abstractmethod
     async def by_reference(self, profile_id: str, reference: str) -> LinkRecord | None:

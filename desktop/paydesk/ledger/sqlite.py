@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
-import threading
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -130,9 +129,6 @@ class SqliteLedger(Ledger):
         except RuntimeError:
             pass
         self.version: int | None = None
-        self._versions: dict[int, int] = {}  # reader connection -> its last data_version
-        self._versions_lock = threading.Lock()
-        self._changes = 0
 
         def prepare(db: sqlite3.Connection) -> None:
             self.version = migrate(db)
@@ -289,18 +285,10 @@ class SqliteLedger(Ledger):
         return await self._engine.read(lambda db: Plan(db, query).anchors(db, every))
 
     async def changes(self) -> int:
-        def probe(db: sqlite3.Connection) -> int:
-            # PRAGMA data_version: per connection, it moves when any other connection (our
-            # writer, another window's) committed since this one last asked
-            version = db.execute("PRAGMA data_version").fetchone()[0]
-            with self._versions_lock:
-                last = self._versions.get(id(db))
-                self._versions[id(db)] = version
-                if last is not None and last != version:
-                    self._changes += 1
-                return self._changes
-
-        return await self._engine.read(probe)
+        # PRAGMA data_version on the writer's connection moves only when another connection
+        # committed: another window or program on the same file, never this one's own writes
+        return await self._engine.on_writer(
+            lambda db: db.execute("PRAGMA data_version").fetchone()[0])
 
     async def by_reference(self, profile_id: str, reference: str) -> LinkRecord | None:
         def find(db: sqlite3.Connection) -> LinkRecord | None:
