@@ -110,6 +110,7 @@ class Reconciler:
             async for page in records:
                 for record in page:
                     await put(record)
+        progress.total = seen  # all read: the total is now exact (it was counted before)
         for _ in range(workers):
             await queue.put(None)  # each worker's end
 

@@ -143,11 +143,12 @@ class TransactionsController(QObject):
 
         async def pages():
             yield records
+            checked = {r.tx_ref for r in records}  # one paid meanwhile is not read twice
             after = None
             while True:
                 page = await self.ledger.paid_since(since, profile.id, mode, after=after,
                                                     limit=RECHECK_PAGE)
-                yield page.records
+                yield [r for r in page.records if r.tx_ref not in checked]
                 if not page.more:
                     return
                 after = page.end
