@@ -299,6 +299,7 @@ class Scheduler:
         a page at a time; returns how many were checked."""
         now = datetime.now(timezone.utc)
         checked = 0
+        failing: set[Group] = set()  # offline, no key, limited: left for the next sweep
         for since, stale in (
                 (now - timedelta(seconds=self.paid_fresh_for),
                  now - timedelta(seconds=self.paid_fresh_every)),
@@ -308,13 +309,19 @@ class Scheduler:
                 page = await self._paid(since, checked_before=stale, after=after,
                                         limit=self.paid_page)
                 for record in page.records:
-                    checked += await self._recheck_paid(record)
+                    if (record.profile_id, record.mode) in failing:
+                        continue
+                    done = await self._recheck_paid(record)
+                    if done < 0:
+                        failing.add((record.profile_id, record.mode))
+                    checked += max(done, 0)
                 if not page.more:
                     break
                 after = page.end
         return checked
 
     async def _recheck_paid(self, record: LinkRecord) -> int:
+        """1: read again; 0: skipped; -1: failed (the rest of its group waits a sweep)."""
         group = (record.profile_id, record.mode)
         if record.profile_id in self._gone or record.key in self._entries:
             return 0
@@ -335,17 +342,17 @@ class Scheduler:
                                                              error.retry_after or 5.0)
                 self.stats["failures"] += 1
                 self.stats[type(error).__name__] += 1
-                return 0
+                return -1
             except ServiceError as error:
                 self.stats["failures"] += 1
                 self.stats[type(error).__name__] += 1
                 log.info("re-reading paid %s failed: %s", record.tx_ref, error.message)
-                return 0
+                return -1
             except Exception as error:  # noqa: BLE001 - logged; the next sweep tries again
                 self.stats["failures"] += 1
                 self.stats[type(error).__name__] += 1
                 log.exception("unexpected error re-reading %s", record.tx_ref)
-                return 0
+                return -1
         return 1
 
     def _failed(self, entry: Entry, error: BaseException, text: str, logged: bool = False) -> None:

@@ -80,3 +80,21 @@ async def test_paid_records_are_read_again_page_by_page_and_failures_do_not_stop
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
+
+
+async def test_a_sweep_stops_asking_a_service_that_cannot_be_reached(ledger):
+    """Offline: one failed read, not one per paid record (each could wait for a timeout)."""
+    from paydesk.service.errors import ServiceUnavailableError
+
+    for i in range(6):
+        await paid(ledger, f"O-{i}")
+    asked: list[str] = []
+
+    async def offline(record):
+        asked.append(record.tx_ref)
+        raise ServiceUnavailableError("The service cannot be reached")
+
+    scheduler = Scheduler(offline, offline, paid=ledger.paid_since, paid_fresh_every=0.0,
+                          paid_page=2)
+    assert await scheduler.sweep_paid() == 0
+    assert len(asked) == 1 and scheduler.stats["ServiceUnavailableError"] == 1
