@@ -22,6 +22,7 @@ from .controller import TransactionsController
 from .details import DetailsPanel
 from .end_of_day import open_end_of_day
 from .filters import FilterBar
+from .follow import LedgerFollower
 from .model import CREATED, LedgerModel
 from .typed import read
 from .workbar import WorkBar
@@ -131,12 +132,9 @@ class TransactionsTab(QWidget):
         self._only: frozenset[str] = frozenset()  # a reconcile's rows, when "Show these" is on
         self._kept: tuple[str, str] | None = None  # the selected record, across a new query
         self.loaded = False
-        # the list follows the ledger whoever writes it (another window on the same file):
-        # its change counter is read every two seconds while the tab is shown, and the list
-        # read again when the records it should show are no longer the ones it shows
-        self._changes: int | None = None
-        self.follow = QTimer(self, interval=2000)
-        self.follow.timeout.connect(self._follow)
+        # another window's writes to the same ledger file (follow.py)
+        self.follow = LedgerFollower(session.ledger, self.model, self.tasks)
+        self.follow.stale.connect(self.requery)
         self._again = QTimer(self, singleShot=True, interval=300)  # a filtered list, after a change
         self._again.timeout.connect(self.requery)
         self.reload()
@@ -229,26 +227,10 @@ class TransactionsTab(QWidget):
     def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
         self.follow.start()
-        self._follow()
 
     def hideEvent(self, event) -> None:  # noqa: N802 - Qt's name
         self.follow.stop()
         super().hideEvent(event)
-
-    def _follow(self) -> None:
-        if self.session.profile is not None and self.model.query is not None:
-            self.tasks.replace("follow", self._follow_ledger())
-
-    async def _follow_ledger(self) -> None:
-        """Read the list again when the ledger holds a different number of its records than
-        it lists (another window made or changed some)."""
-        changes = await self.session.ledger.changes()
-        query = self.model.query
-        if changes == self._changes or query is None or not (self.loaded and self.model.counted):
-            return  # nothing new, or a query still being read (asked again at the next tick)
-        self._changes = changes
-        if await self.session.ledger.count(query) != self.model.rowCount():
-            self.requery()
 
     def _selected(self, *_: object) -> None:
         record = self.selected()
