@@ -10,7 +10,8 @@ from pathlib import Path
 from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QLineEdit
 
 from paydesk.ledger import LinkQuery, SqliteLedger
-from paydesk.service.models import PaymentRequest
+from paydesk.service.models import PaymentRequest, Transaction, TransactionState
+from paydesk.ui.transactions.model import STATE
 from paydesk.ui.transactions.typed import read
 from tests.ui import press
 
@@ -63,6 +64,14 @@ def test_the_count_follows_new_records_state_changes_and_another_window(strict_s
         shop.loop.until(lambda: tab.model.rowCount() == 4 and count_text(shop) == "4 records",
                         timeout=20, message="the other window's link listed and counted")
         assert tab.model.row_of((shop.profile.id, "SHOP-OTHER-1")) is not None
+        # ...and learns a state (a refund of the paid one, which no check here would read
+        # again for a while): this window repaints the row in place
+        shop.loop.run(other.record_lookup(shop.profile.id, "test", Transaction(
+            tx_ref="SHOP-CNT-0", status=TransactionState.REFUNDED, status_raw="refunded")))
+        row = tab.model.row_of((shop.profile.id, "SHOP-CNT-0"))
+        shop.loop.until(lambda: tab.model.text(tab.model.record_at(row), STATE) == "REFUNDED",
+                        timeout=20, message="the other window's state shown here")
+        assert count_text(shop) == "4 records"
     finally:
         shop.loop.run(other.close())
 

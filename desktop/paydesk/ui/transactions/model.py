@@ -236,6 +236,10 @@ class LedgerModel(HeadedModel):
 
     # -- live updates ---------------------------------------------------------------------
 
+    def shown(self) -> list[LinkRecord]:
+        """The records held (on top, and in the blocks that were looked at)."""
+        return self._fresh + [r for page in self._blocks.values() for r in page.records]
+
     def row_of(self, key: tuple[str, str]) -> int | None:
         for row, record in enumerate(self._fresh):
             if record.key == key:

@@ -135,6 +135,7 @@ class TransactionsTab(QWidget):
         # another window's writes to the same ledger file (follow.py)
         self.follow = LedgerFollower(session.ledger, self.model, self.tasks)
         self.follow.stale.connect(self.requery)
+        self.follow.changed.connect(self._changed)
         self._again = QTimer(self, singleShot=True, interval=300)  # a filtered list, after a change
         self._again.timeout.connect(self.requery)
         self.reload()
