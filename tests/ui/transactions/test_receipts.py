@@ -30,12 +30,43 @@ def pdf_text(path) -> str:
                           check=True, timeout=60).stdout
 
 
-def test_a_receipt_names_the_merchant_wraps_between_words_and_keeps_the_fee_private(
-        strict_shop, tmp_path):
-    """Regression: "espresso mac / hine", a ">" alone on a line, the profile's name
-    ("Sandbox") as the merchant, and the merchant's fee shown to the customer."""
+def save_receipt(shop, ref: str, target) -> str:
+    """Look ``ref`` up, press Save receipt as PDF…, type the file's path; the PDF's text."""
+    shop.window.tabs.setCurrentWidget(shop.tab)
+    press.type_into(shop.tab.lookup_box, ref)
+    press.enter(shop.tab.lookup_box)
+    details = shop.tab.details
+    shop.loop.until(lambda: details.values["tx_ref"].text() == ref and details.state.text()
+                    == "PAID" and details.values["fee"].text() != "not known",
+                    message="the paid payment and its fee")
+    press.click(details.buttons["receipt-pdf"])
+    shop.loop.until(lambda: dialog("save-dialog") is not None, message="the save dialog")
+    name = dialog("save-dialog").findChild(QLineEdit, "fileNameEdit")
+    press.type_into(name, str(target))
+    press.enter(name)
+    shop.loop.until(lambda: target.exists() and target.stat().st_size > 1000, message="the PDF")
+    return pdf_text(target)
+
+
+def test_a_receipt_wraps_between_words_and_keeps_the_merchants_fee_private(strict_shop, tmp_path):
+    """Regression: "espresso mac / hine", a ">" alone on a line, and the merchant's own fee
+    shown to the customer."""
     shop = strict_shop
-    # the merchant's name as customers know it, set where the profile is edited
+    made = shop.create("SHOP-RCPT-W", amount=42, title=TITLE, email=LONG_MAIL)
+    shop.control(f"pay/{made.reference}", {"outcome": "success"})
+    text = save_receipt(shop, "SHOP-RCPT-W", tmp_path / "receipt.pdf")
+    fee = shop.tab.details.values["fee"].text()  # e.g. "GBP 0.79": the merchant's business
+    words = text.split()
+    assert all(word in words for word in TITLE.split()), text  # no word broken
+    lines = [line.strip() for line in text.splitlines()]
+    assert ">" not in lines and "<" not in text
+    assert LONG_MAIL in "".join(words)  # all of it, wrapped only where it must
+    assert "Fee" not in text and fee not in text and fee.split()[-1] not in words
+
+
+def test_a_receipt_names_the_merchant_as_customers_know_it(strict_shop, tmp_path):
+    """Regression: the receipt named the profile ("Sandbox"), not the merchant."""
+    shop = strict_shop
     shop.window.tabs.setCurrentWidget(shop.window.links_tab)
     press.key(shop.window, Qt.Key.Key_Comma, Qt.KeyboardModifier.ControlModifier)
     shop.loop.until(lambda: dialog("profile-editor") is not None, message="the profile editor")
@@ -47,31 +78,10 @@ def test_a_receipt_names_the_merchant_wraps_between_words_and_keeps_the_fee_priv
     shop.loop.until(lambda: dialog("profile-editor") is None, timeout=30,
                     message="the profile saved")
     assert shop.session.profile.merchant_name == "Corner Shop Coffee Ltd"
-
-    made = shop.create("SHOP-RCPT-W", amount=42, title=TITLE, email=LONG_MAIL)
+    made = shop.create("SHOP-RCPT-M", amount=42)
     shop.control(f"pay/{made.reference}", {"outcome": "success"})
-    shop.window.tabs.setCurrentWidget(shop.tab)
-    press.type_into(shop.tab.lookup_box, "SHOP-RCPT-W")
-    press.enter(shop.tab.lookup_box)
-    details = shop.tab.details
-    shop.loop.until(lambda: details.state.text() == "PAID" and details.values["fee"].text()
-                    != "not known", message="the paid payment and its fee")
-    fee = details.values["fee"].text()  # e.g. "GBP 0.79": the merchant's, not the customer's
-    press.click(details.buttons["receipt-pdf"])
-    shop.loop.until(lambda: dialog("save-dialog") is not None, message="the save dialog")
-    name = dialog("save-dialog").findChild(QLineEdit, "fileNameEdit")
-    target = tmp_path / "receipt.pdf"
-    press.type_into(name, str(target))
-    press.enter(name)
-    shop.loop.until(lambda: target.exists() and target.stat().st_size > 1000, message="the PDF")
-    text = pdf_text(target)
-    words = text.split()
-    assert all(word in words for word in TITLE.split()), text  # no word broken
-    lines = [line.strip() for line in text.splitlines()]
-    assert ">" not in lines and "<" not in text
-    assert LONG_MAIL in "".join(words)  # all of it, wrapped only where it must
+    text = save_receipt(shop, "SHOP-RCPT-M", tmp_path / "merchant.pdf")
     assert "Corner Shop Coffee Ltd" in text
-    assert "Fee" not in text and fee not in text and fee.split()[-1] not in words
 
 
 def test_references_print_without_ligatures(strict_shop, tmp_path):
