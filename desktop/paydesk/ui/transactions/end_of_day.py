@@ -118,7 +118,7 @@ class EndOfDayDialog(QDialog):
         self.print.clicked.connect(lambda: self.tasks.replace("print", self.print_summary()))
         self.close_button.clicked.connect(self.reject)
         layout.addWidget(buttons)
-        self.day.dateChanged.connect(lambda: self.tasks.replace("recheck", self.count()))
+        self.day.dateChanged.connect(self.start)
         # live, like the table: a state the scheduler learns is counted within a second
         self.again = QTimer(self, singleShot=True, interval=500)
         self.again.timeout.connect(lambda: self.tasks.replace("load", self.load()))
@@ -187,6 +187,12 @@ class EndOfDayDialog(QDialog):
         self.say(f"Exported the day's figures and {written} records to {path.name}")
         return path
 
+    def start(self) -> None:
+        """The figures at once, as the ledger has them; again once the day's paid payments
+        have been read again with the service."""
+        self.tasks.replace("load", self.load())
+        self.tasks.replace("recheck", self.count())
+
     async def count(self) -> DaySummary:
         """The figures, after the day's paid payments are read again with the service."""
         self.message.setText("Reading the day's paid payments again with the service…")
@@ -243,7 +249,7 @@ class EndOfDayDialog(QDialog):
 
 async def open_end_of_day(controller: TransactionsController, tasks: TaskSet, parent) -> EndOfDayDialog:
     dialog = EndOfDayDialog(controller, tasks, parent)
-    dialog.tasks.replace("recheck", dialog.count())
+    dialog.start()
     try:
         await finished(dialog)
     finally:
