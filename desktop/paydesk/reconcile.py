@@ -1,8 +1,11 @@
-"""Reconcile: check every open record of a profile and mode with the service, now.
+"""Reconcile: check every open record of a profile and mode with the service, now, and read
+again the ones paid lately (a refund or a reversal can still come to them).
 
 Qt-free. Bounded concurrency; a 429 pauses every worker for its Retry-After (capped); a
 failure leaves the record as it was, with its last error noted; cancelling stops at once
-(the calls in flight are abandoned; their ledger writes, if any started, still land).
+(the calls in flight are abandoned; their ledger writes, if any started, still land). The
+records come as a list, or as pages read from the ledger while the checks run (never all
+of them in memory at once).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import logging
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Awaitable, Callable
+from typing import AsyncIterator, Awaitable, Callable, Sequence, Union
 
 from .ledger import CREATING, LinkRecord
 from .service.errors import RateLimitedError, ServiceError
@@ -23,8 +26,17 @@ log = logging.getLogger("paydesk.reconcile")
 ENDINGS = {"success": "paid", "failed": "failed", "cancelled": "cancelled",
            "refunded": "refunded", "reversed": "reversed", "rejected": "not created"}
 STILL_OPEN, NOT_CHECKED = "still open", "could not be checked"
+STILL_PAID = "still paid"  # paid before, read again, nothing given back
 ORDER = ("paid", "failed", "cancelled", "refunded", "reversed", "not created", STILL_OPEN,
-         NOT_CHECKED)
+         STILL_PAID, NOT_CHECKED)
+Records = Union[Sequence[LinkRecord], AsyncIterator[Sequence[LinkRecord]]]
+
+
+def ending(before: LinkRecord, after: LinkRecord) -> str:
+    """How a checked record ended, in the report's words."""
+    if before.state == after.state == "success":
+        return STILL_PAID
+    return ENDINGS.get(after.state, STILL_OPEN)
 
 
 @dataclass
@@ -59,25 +71,51 @@ class Reconciler:
         self.on_progress = on_progress or (lambda progress: None)
         self._resume_at = 0.0
 
-    async def run(self, records: list[LinkRecord]) -> Progress:
-        progress = Progress(total=len(records))
-        queue: asyncio.Queue[LinkRecord] = asyncio.Queue()
-        for record in records:
-            queue.put_nowait(record)
+    async def run(self, records: Records, total: int | None = None) -> Progress:
+        """Check ``records``: a list, or pages of them (an async iterator) with their
+        ``total`` counted beforehand (more may come: the total then grows)."""
+        if total is None:
+            records = list(records)  # type: ignore[arg-type]
+            total = len(records)
+        progress = Progress(total=total)
+        # bounded: pages are read only as fast as they are checked
+        queue: asyncio.Queue[LinkRecord | None] = asyncio.Queue(maxsize=self.parallel * 2)
         self.on_progress(progress)
-        workers = [asyncio.ensure_future(self._worker(queue, progress))
-                   for _ in range(min(self.parallel, len(records)))]
+        count = min(self.parallel, total) or (1 if not isinstance(records, Sequence) else 0)
+        workers = [asyncio.ensure_future(self._worker(queue, progress)) for _ in range(count)]
+        feeder = asyncio.ensure_future(self._feed(records, queue, progress, count))
         try:
-            await asyncio.gather(*workers)
+            await asyncio.gather(feeder, *workers)
         finally:
-            for worker in workers:
-                worker.cancel()
-            await asyncio.gather(*workers, return_exceptions=True)
+            for task in (feeder, *workers):
+                task.cancel()
+            await asyncio.gather(feeder, *workers, return_exceptions=True)
         return progress
 
+    @staticmethod
+    async def _feed(records: Records, queue: asyncio.Queue, progress: Progress,
+                    workers: int) -> None:
+        seen = 0
+
+        async def put(record: LinkRecord) -> None:
+            nonlocal seen
+            seen += 1
+            progress.total = max(progress.total, seen)
+            await queue.put(record)
+
+        if isinstance(records, Sequence):
+            for record in records:
+                await put(record)
+        else:
+            async for page in records:
+                for record in page:
+                    await put(record)
+        progress.total = seen  # all read: the total is now exact (it was counted before)
+        for _ in range(workers):
+            await queue.put(None)  # each worker's end
+
     async def _worker(self, queue: asyncio.Queue, progress: Progress) -> None:
-        while not queue.empty():
-            record = queue.get_nowait()
+        while (record := await queue.get()) is not None:
             await self._one(record, progress)
             self.on_progress(progress)
 
@@ -108,7 +146,7 @@ class Reconciler:
             if (after.state, after.state_raw) != (record.state, record.state_raw):
                 progress.changed += 1
                 progress.changed_refs.add(record.tx_ref)
-            progress.endings[ENDINGS.get(after.state, STILL_OPEN)] += 1
+            progress.endings[ending(record, after)] += 1
             return
         message = getattr(last_error, "message", None) or str(last_error)
         progress.failed += 1

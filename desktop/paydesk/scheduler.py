@@ -2,7 +2,9 @@
 
 Qt-free. It re-checks links that are waiting for payment (often while one is on screen,
 backing off after), settles creates whose answer was lost (the same request, the same
-tx_ref), and stops at a final state. Each check is its own task under a bounded
+tx_ref), and stops at a final state, except for paid ones: a refund or a reversal can still
+come to them, so they are read again at a slow pace for 30 days, found a page at a time in
+the ledger (``paid_since``), never all held in memory. Each check is its own task under a bounded
 concurrency, so one slow check holds up nothing else; the records on screen have their own
 lane, so "check now" is immediate. No exception ends it: each failure is logged, counted,
 and retried with backoff; a rate limit pauses only the profile and mode it came from.
@@ -16,15 +18,17 @@ import random
 import time
 from collections import Counter
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Awaitable, Callable
 
-from .ledger import CREATING, LinkRecord
+from .ledger import CREATING, Cursor, LinkRecord, Page
 from .service.errors import RateLimitedError, ServiceError
 
 log = logging.getLogger("paydesk.scheduler")
 Key = tuple[str, str]  # (profile_id, tx_ref)
 Group = tuple[str, str]  # (profile_id, mode)
+# the ledger's paid records (Ledger.paid_since): (since, checked_before=, after=, limit=)
+PaidPages = Callable[..., Awaitable[Page]]
 
 
 class StopWatching(Exception):
@@ -61,8 +65,20 @@ class Scheduler:
                  focused_slowest: float = 30.0, longest_pause: float = 300.0,
                  retry_first: float = 1.0, busy: Callable[[LinkRecord], bool] = lambda r: False,
                  focused_for: float = 300.0, old_after: float = 86400.0,
-                 old_slowest: float = 1800.0):
+                 old_slowest: float = 1800.0, paid: PaidPages | None = None,
+                 paid_days: float = 30.0, paid_fresh_for: float = 86400.0,
+                 paid_fresh_every: float = 3600.0, paid_every: float = 43200.0,
+                 paid_sweep: float = 300.0, paid_page: int = 100):
         self._check, self._settle = check, settle
+        # paid records, read again for refunds and reversals: for ``paid_days`` after they
+        # were paid; every ``paid_fresh_every`` s in their first ``paid_fresh_for`` s, every
+        # ``paid_every`` s after; the ledger is asked which are due every ``paid_sweep`` s,
+        # and they are checked one at a time in the background lane (a slow pace)
+        self._paid = paid
+        self.paid_days, self.paid_fresh_for = paid_days, paid_fresh_for
+        self.paid_fresh_every, self.paid_every = paid_fresh_every, paid_every
+        self.paid_sweep, self.paid_page = paid_sweep, paid_page
+        self._gone: set[str] = set()  # deleted profiles: their records are never checked
         self._busy = busy  # a create still under way here: not settled behind its back
         self.focused_for = focused_for  # on screen this long, a link is checked less often
         self.old_after = old_after  # a link older than this is checked at most...
@@ -112,6 +128,7 @@ class Scheduler:
 
     def forget(self, profile_id: str) -> None:
         """A profile was deleted: none of its records is checked again."""
+        self._gone.add(profile_id)
         for key in [k for k in self._entries if k[0] == profile_id]:
             del self._entries[key]
 
@@ -163,6 +180,10 @@ class Scheduler:
 
     async def run(self) -> None:
         """Runs until cancelled; nothing else ends it."""
+        if self._paid is not None:
+            sweep = asyncio.get_running_loop().create_task(self._paid_loop(), name="paid sweep")
+            self._tasks.add(sweep)
+            sweep.add_done_callback(self._tasks.discard)
         try:
             while True:
                 try:
@@ -257,6 +278,82 @@ class Scheduler:
         start = self.settle_first if record.state == CREATING else self.first_every
         entry.interval = min(self._slowest(entry), max(start, entry.interval * grow))
         entry.due = time.monotonic() + self._pace(key, entry.interval)
+
+    # -- paid records: refunds and reversals ----------------------------------------------
+
+    async def _paid_loop(self) -> None:
+        """Every ``paid_sweep`` s, read again the paid records that are due; survives any
+        exception (logged, then the next sweep)."""
+        while True:
+            try:
+                await self.sweep_paid()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 - a bug here must not stop the next sweeps
+                self.stats["scheduler errors"] += 1
+                log.exception("re-reading paid records failed; trying again later")
+            await asyncio.sleep(self.paid_sweep)
+
+    async def sweep_paid(self) -> int:
+        """Read again every paid record that is due (paid lately and not read for a while),
+        a page at a time; returns how many were checked."""
+        now = datetime.now(timezone.utc)
+        checked = 0
+        failing: set[Group] = set()  # offline, no key, limited: left for the next sweep
+        for since, stale in (
+                (now - timedelta(seconds=self.paid_fresh_for),
+                 now - timedelta(seconds=self.paid_fresh_every)),
+                (now - timedelta(days=self.paid_days), now - timedelta(seconds=self.paid_every))):
+            after: Cursor | None = None
+            while True:
+                page = await self._paid(since, checked_before=stale, after=after,
+                                        limit=self.paid_page)
+                for record in page.records:
+                    if (record.profile_id, record.mode) in failing:
+                        continue
+                    done = await self._recheck_paid(record)
+                    if done < 0:
+                        failing.add((record.profile_id, record.mode))
+                    checked += max(done, 0)
+                if not page.more:
+                    break
+                after = page.end
+        return checked
+
+    async def _recheck_paid(self, record: LinkRecord) -> int:
+        """1: read again; 0: skipped; -1: failed (the rest of its group waits a sweep)."""
+        group = (record.profile_id, record.mode)
+        if record.profile_id in self._gone or record.key in self._entries:
+            return 0
+        while (pause := self._paused.get(group, 0) - time.monotonic()) > 0:
+            await asyncio.sleep(pause)  # that profile and mode is rate limited: wait it out
+        async with self._lanes[False]:
+            self.stats["paid checks"] += 1
+            try:
+                await self._check(record)
+            except asyncio.CancelledError:
+                raise
+            except StopWatching as why:
+                log.info("not re-reading %s: %s", record.tx_ref, why)
+                self._gone.add(record.profile_id)
+                return 0
+            except RateLimitedError as error:
+                self._paused[group] = time.monotonic() + min(self.longest_pause,
+                                                             error.retry_after or 5.0)
+                self.stats["failures"] += 1
+                self.stats[type(error).__name__] += 1
+                return -1
+            except ServiceError as error:
+                self.stats["failures"] += 1
+                self.stats[type(error).__name__] += 1
+                log.info("re-reading paid %s failed: %s", record.tx_ref, error.message)
+                return -1
+            except Exception as error:  # noqa: BLE001 - logged; the next sweep tries again
+                self.stats["failures"] += 1
+                self.stats[type(error).__name__] += 1
+                log.exception("unexpected error re-reading %s", record.tx_ref)
+                return -1
+        return 1
 
     def _failed(self, entry: Entry, error: BaseException, text: str, logged: bool = False) -> None:
         self.stats["failures"] += 1

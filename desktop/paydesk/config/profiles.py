@@ -73,6 +73,12 @@ class Profile:
     txref_prefix: str = "PAY"
     callback_url: str = ""
     return_url: str = ""
+    merchant_name: str = ""  # the business's name as customers know it (receipts)
+
+    @property
+    def shown_name(self) -> str:
+        """The name a customer sees (a receipt's merchant): the merchant's, else the profile's."""
+        return self.merchant_name.strip() or self.name
 
     @staticmethod
     def new_id() -> str:

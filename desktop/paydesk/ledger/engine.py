@@ -267,6 +267,21 @@ class Engine:
             job.future.add_done_callback(_report_unwaited)
             raise
 
+    async def on_writer(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``fn(db)`` on the writer's connection, outside any transaction, in turn with
+        the writes: for what only that connection can say (``PRAGMA data_version`` there
+        moves only when another connection, i.e. another program, committed)."""
+        if self._closed or self._closing:
+            raise LedgerClosed("The ledger is closed")
+        job = _Job(lambda db: self._retry_busy(lambda: fn(db), saving=False),
+                   asyncio.get_running_loop())
+        self._write_jobs.put(job)
+        try:
+            return await asyncio.shield(job.future)
+        except asyncio.CancelledError:
+            job.future.add_done_callback(_consume)  # nobody waits for it any more
+            raise
+
     async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``fn(db)`` on a reader. Cancelling the caller interrupts the query."""
         if self._closed or self._closing:

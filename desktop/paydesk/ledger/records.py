@@ -22,6 +22,10 @@ STATES = (CREATING, REJECTED) + tuple(s.value for s in TransactionState)
 FINAL = (REJECTED,) + tuple(s.value for s in TransactionState if s.final)
 OPEN = tuple(s for s in STATES if s not in FINAL)  # creating, pending, unknown
 ORIGINS = ("link", "lookup")  # made here, or made elsewhere and looked up here
+SUCCESS = TransactionState.SUCCESS.value
+# A final state is where a payment stays, with one exception: a paid one can still be given
+# back by the merchant (refunded) or by the bank (reversed). These come after success only.
+AFTER_SUCCESS = (TransactionState.REFUNDED.value, TransactionState.REVERSED.value)
 
 
 def state_of(tx_state: TransactionState) -> str:
@@ -30,6 +34,15 @@ def state_of(tx_state: TransactionState) -> str:
 
 def is_final(state: str) -> bool:
     return state in FINAL
+
+
+def may_follow(before: str, after: str) -> bool:
+    """May a record in state ``before`` be moved to ``after`` by what the service now says?
+    An open record may become anything; a paid one refunded or reversed; any other final
+    state stays as it is (a final state is never moved back, nor sideways)."""
+    if before == after or before not in FINAL:
+        return True
+    return before == SUCCESS and after in AFTER_SUCCESS
 
 
 def stamp(when: datetime | None = None) -> str:

@@ -108,6 +108,12 @@ class Ledger(abc.ABC):
         after the anchor before it, however far down it is."""
 
     @abc.abstractmethod
+    async def changes(self) -> int:
+        """A number that moves when another program (another PayDesk window) changed the
+        store: a view compares it to know when to read again, without reading everything.
+        This window's own changes are announced by its controllers' signals instead."""
+
+    @abc.abstractmethod
     async def by_reference(self, profile_id: str, reference: str) -> LinkRecord | None:
         """The record the service knows by ``reference`` (its own id), in either mode."""
 
@@ -126,6 +132,20 @@ class Ledger(abc.ABC):
                            limit: int | None = 1000) -> list[LinkRecord]:
         """Records the service may still change (pending or unknown), newest first, made
         since ``since`` when given."""
+
+    @abc.abstractmethod
+    async def paid_since(self, since: datetime, profile_id: str | None = None,
+                         mode: str | None = None, *, checked_before: datetime | None = None,
+                         after: Cursor | None = None, limit: int = 200) -> Page:
+        """Paid records (state "success") that became paid at or after ``since``, oldest
+        first, a page at a time (``after``: the previous page's ``end``); only those last
+        checked before ``checked_before`` when given. A refund or reversal can still come
+        to them: they are read again for a while."""
+
+    @abc.abstractmethod
+    async def count_paid_since(self, since: datetime, profile_id: str | None = None,
+                               mode: str | None = None) -> int:
+        """How many records ``paid_since`` would page through."""
 
     # -- references -----------------------------------------------------------------------
 

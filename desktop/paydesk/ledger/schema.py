@@ -162,8 +162,13 @@ V3 = [
     "INSERT INTO links_fts (links_fts) VALUES ('rebuild')",
 ]
 
+# V6: paid records by when they were paid (updated_at: when PayDesk saw the state change),
+# re-read for refunds and reversals for 30 days (SqliteLedger.paid_since): few rows, found
+# without a scan, whatever the ledger's size
+V6 = ["CREATE INDEX links_paid ON links (updated_at, id) WHERE state = 'success'"]
+
 # V4: the card wallet; V5: who sent each card operation (card_schema.py)
-MIGRATIONS: list[list[Step]] = [V1, V2, V3, V4, V5]
+MIGRATIONS: list[list[Step]] = [V1, V2, V3, V4, V5, V6]
 LATEST = len(MIGRATIONS)
 
 

@@ -13,7 +13,8 @@ from ..service.models import PaymentLink, PaymentRequest, Transaction
 from .amounts import to_minor
 from .engine import Engine, LedgerError
 from .query import Cursor, LinkQuery, Page
-from .records import CREATING, FINAL, OPEN, PENDING, REJECTED, LinkRecord, stamp, state_of
+from .records import (CREATING, FINAL, OPEN, PENDING, REJECTED, SUCCESS, LinkRecord, may_follow,
+                      stamp, state_of)
 from .repository import DuplicateReference, Ledger
 from .schema import migrate
 from .search import SELECT, Plan, record
@@ -232,6 +233,14 @@ class SqliteLedger(Ledger):
                     json.dumps(tx.meta), None, None, "lookup", None, created, now, now, raw))
                 _index_text(db, "profile_id = ? AND tx_ref = ?", (profile_id, tx.tx_ref))
                 return _must(db, profile_id, tx.tx_ref, raw=True), True
+            if not may_follow(before.state, state):
+                # a final state stays (records.may_follow): what the service said is noted
+                # beside it, and the record is not moved
+                said = tx.status_raw.strip() or state
+                db.execute("UPDATE links SET checked_at = ?, error = ? WHERE id = ?",
+                           (now, f"The service now says {said!r}; PayDesk keeps its final state "
+                                 f"{before.state!r}", before.id))
+                return _must(db, profile_id, tx.tx_ref, raw=True), False
             db.execute("UPDATE links SET state = ?, state_raw = ?, checked_at = ?,"
                        " updated_at = CASE WHEN state = ? AND state_raw IS ? THEN updated_at"
                        " ELSE ? END, error = NULL, fee_minor = COALESCE(?, fee_minor),"
@@ -274,6 +283,12 @@ class SqliteLedger(Ledger):
 
     async def anchors(self, query: LinkQuery, every: int) -> list[Cursor]:
         return await self._engine.read(lambda db: Plan(db, query).anchors(db, every))
+
+    async def changes(self) -> int:
+        # PRAGMA data_version on the writer's connection moves only when another connection
+        # committed: another window or program on the same file, never this one's own writes
+        return await self._engine.on_writer(
+            lambda db: db.execute("PRAGMA data_version").fetchone()[0])
 
     async def by_reference(self, profile_id: str, reference: str) -> LinkRecord | None:
         def find(db: sqlite3.Connection) -> LinkRecord | None:
@@ -318,6 +333,47 @@ class SqliteLedger(Ledger):
                 args.append(value)
         return await self._select(where, args, "created_at DESC, id DESC", limit,
                                   index="links_open")
+
+    @staticmethod
+    def _paid_where(since: datetime, profile_id: str | None, mode: str | None,
+                    checked_before: datetime | None = None) -> tuple[str, list[Any]]:
+        # the state said literally, as the partial index links_paid says it (a bound value
+        # would not prove to the planner that the index holds every row asked for)
+        where, args = f"state = '{SUCCESS}' AND updated_at >= ?", [stamp(since)]
+        for condition, value in (("profile_id = ?", profile_id), ("mode = ?", mode),
+                                 ("checked_at < ?", checked_before and stamp(checked_before))):
+            if value:
+                where += f" AND {condition}"
+                args.append(value)
+        return where, args
+
+    async def paid_since(self, since: datetime, profile_id: str | None = None,
+                         mode: str | None = None, *, checked_before: datetime | None = None,
+                         after: Cursor | None = None, limit: int = 200) -> Page:
+        where, args = self._paid_where(since, profile_id, mode, checked_before)
+        if after is not None:
+            where += " AND (updated_at, id) > (?, ?)"
+            args += list(after.values)
+        sql = (f"SELECT {SELECT} FROM links INDEXED BY links_paid WHERE {where}"
+               f" ORDER BY updated_at, id LIMIT {int(limit) + 1}")
+
+        def read(db: sqlite3.Connection) -> Page:
+            rows = db.execute(sql, tuple(args)).fetchall()
+            records = [record(r) for r in rows[:limit]]
+            if not records:
+                return Page()
+            first, last = rows[0], rows[len(records) - 1]
+            return Page(records, Cursor((first["updated_at"], first["id"])),
+                        Cursor((last["updated_at"], last["id"])), more=len(rows) > limit)
+
+        return await self._engine.read(read)
+
+    async def count_paid_since(self, since: datetime, profile_id: str | None = None,
+                               mode: str | None = None) -> int:
+        where, args = self._paid_where(since, profile_id, mode)
+        return await self._engine.read(lambda db: db.execute(
+            f"SELECT count(*) FROM links INDEXED BY links_paid WHERE {where}",
+            tuple(args)).fetchone()[0])
 
     # -- references -----------------------------------------------------------------------
 

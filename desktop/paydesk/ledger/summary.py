@@ -1,5 +1,6 @@
-"""The day's figures for the end-of-day summary: records made that day by state, and the money
-collected and the fees per currency."""
+"""The day's figures for the end-of-day summary: records made that day by state, and per
+currency the money collected (paid and kept), given back (refunded or reversed), the fees,
+and what is left (net)."""
 
 from __future__ import annotations
 
@@ -10,16 +11,29 @@ from datetime import datetime
 from decimal import Decimal
 
 from .amounts import from_minor
-from .records import stamp
+from .records import AFTER_SUCCESS, SUCCESS, stamp
 
 
 @dataclass(frozen=True)
 class CurrencyTotal:
     currency: str
-    paid: int  # how many were paid
+    paid: int  # how many are paid (and not given back)
     collected: Decimal  # their amounts
-    fees: Decimal  # the service's fees on them, where the service has said them...
-    fees_known: int = 0  # ...for this many of the paid ones
+    fees: Decimal  # the service's fees on every payment made, given back or not, where
+    fees_known: int = 0  # ...the service has said them: for this many...
+    refunded: int = 0  # how many were paid, then refunded or reversed
+    refunded_amount: Decimal = Decimal(0)  # their amounts, given back
+    charged: int | None = None  # ...of this many payments (paid and given back)
+
+    @property
+    def fees_of(self) -> int:
+        return self.paid + self.refunded if self.charged is None else self.charged
+
+    @property
+    def net(self) -> Decimal:
+        """What is left: collected, less the fees (the service does not say it returns its
+        fee on a refund, so a refunded payment's fee counts)."""
+        return self.collected - self.fees
 
 
 @dataclass(frozen=True)
@@ -40,11 +54,18 @@ def summarise(db: sqlite3.Connection, profile_id: str, mode: str, start: datetim
     args = (profile_id, mode, stamp(start), stamp(end))
     states = Counter({row["state"]: row["n"] for row in db.execute(
         f"SELECT state, count(*) AS n FROM links WHERE {where} GROUP BY state", args)})
+    back = ", ".join(f"'{state}'" for state in AFTER_SUCCESS)
     totals = [CurrencyTotal(row["currency"], row["n"], from_minor(row["amount"], row["currency"]),
-                            from_minor(row["fees"], row["currency"]), row["known"])
+                            from_minor(row["fees"], row["currency"]), row["known"],
+                            row["back"], from_minor(row["back_amount"], row["currency"]),
+                            row["charged"])
               for row in db.execute(
-                  f"SELECT currency, count(*) AS n, sum(amount_minor) AS amount,"
-                  f" COALESCE(sum(fee_minor), 0) AS fees, count(fee_minor) AS known FROM links"
-                  f" WHERE {where} AND state = 'success' GROUP BY currency ORDER BY currency",
-                  args)]
+                  f"SELECT currency, sum(state = '{SUCCESS}') AS n,"
+                  f" sum(CASE WHEN state = '{SUCCESS}' THEN amount_minor ELSE 0 END) AS amount,"
+                  f" sum(state IN ({back})) AS back,"
+                  f" sum(CASE WHEN state IN ({back}) THEN amount_minor ELSE 0 END) AS back_amount,"
+                  f" COALESCE(sum(fee_minor), 0) AS fees, count(fee_minor) AS known,"
+                  f" count(*) AS charged FROM links"
+                  f" WHERE {where} AND state IN ('{SUCCESS}', {back})"
+                  f" GROUP BY currency ORDER BY currency", args)]
     return DaySummary(start, end, states, totals)

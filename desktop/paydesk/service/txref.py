@@ -51,6 +51,32 @@ def is_consistent(reference: str) -> bool:
     return len(letters) >= 3 and _fold(reference) == 1
 
 
+NOT_CHECKING_OUT = "This reference does not check out (a typing mistake): check each character"
+
+
+def corrections(reference: str) -> list[tuple[str, str]]:
+    """Every single change that makes ``reference`` check out: one character typed for
+    another (``("typed", candidate)``) or two neighbours swapped (``("swapped", …)``),
+    hyphens kept where they are. Several may: the check characters catch a mistake, they
+    cannot always say which it was."""
+    ref = reference.upper()
+    found: list[tuple[str, str]] = []
+    for i, ch in enumerate(ref):
+        if ch not in _VALUE:
+            continue
+        for other in ALPHABET:
+            if other != ch:
+                candidate = ref[:i] + other + ref[i + 1:]
+                if is_consistent(candidate):
+                    found.append(("typed", candidate))
+        following = ref[i + 1:i + 2]
+        if following in _VALUE and following != ch:
+            candidate = ref[:i] + following + ch + ref[i + 2:]
+            if is_consistent(candidate):
+                found.append(("swapped", candidate))
+    return found
+
+
 def new_installation_id() -> str:
     """Six characters, 30 random bits: drawn once and kept by the installation."""
     return "".join(secrets.choice(INSTALLATION_ALPHABET) for _ in range(6))
@@ -73,7 +99,7 @@ def validate(typed: str) -> str:
     if not _SHAPE.fullmatch(ref):
         raise TxRefError("A reference looks like SHOP-261122-K7QM4X-0042R9")
     if not is_consistent(ref):
-        raise TxRefError("This reference has a typing mistake: check each character")
+        raise TxRefError(NOT_CHECKING_OUT)
     return ref
 
 

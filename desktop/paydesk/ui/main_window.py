@@ -102,7 +102,8 @@ class MainWindow(QMainWindow):
         self.tabs.setAccessibleName("Sections")
         self.links = LinksController(session, session.ledger)
         self.scheduler = Scheduler(self.links.check, self.links.settle,
-                                   busy=lambda record: record.key in self.links.creating)
+                                   busy=lambda record: record.key in self.links.creating,
+                                   paid=session.ledger.paid_since)  # refunds, reversals
         self.links.linkChanged.connect(self.scheduler.seen)
         session.profileDeleted.connect(self.scheduler.forget)
         self.links_tab = LinksTab(session, self.links, self.scheduler)

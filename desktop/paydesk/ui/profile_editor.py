@@ -13,6 +13,7 @@ from ..config.profiles import (CARDS_CURRENCIES, Profile, address_problem,
                                format_card_currencies, parse_card_currencies)
 from ..service.models import DEFAULT_CARD_CURRENCIES
 from .field_message import FieldMessage, add_field_row
+from .fixed_text import use_fixed
 from .links.checks import url as check_url
 from .session import Session
 
@@ -32,6 +33,7 @@ class KeyField(QWidget):
         self.edit.setAccessibleName(label)
         self.edit.setEchoMode(QLineEdit.EchoMode.Password)
         self.edit.setPlaceholderText("not set")
+        use_fixed(self.edit)  # a key is read back and compared character by character
         self.show_button = QPushButton("Show")
         self.show_button.setObjectName(name + "-show")
         self.show_button.setCheckable(True)
@@ -68,6 +70,13 @@ class ProfileEditor(QDialog):
         self.name.setObjectName("profile-name")
         self.name.setAccessibleName("Profile name")
         self.name_message = add("Profile &name", self.name, "profile-name")
+        self.merchant = QLineEdit(profile.merchant_name if profile else "")
+        self.merchant.setObjectName("profile-merchant-name")
+        self.merchant.setAccessibleName("Merchant name shown to customers")
+        self.merchant.setToolTip("Printed on receipts; empty: the profile's name")
+        self.merchant.setPlaceholderText(profile.name if profile else "the profile's name")
+        self.merchant_message = add("&Merchant name shown to customers", self.merchant,
+                                    "profile-merchant-name")
         self.url = QLineEdit(profile.base_url if profile else "")
         self.url.setObjectName("profile-url")
         self.url.setAccessibleName("Service address")
@@ -101,6 +110,7 @@ class ProfileEditor(QDialog):
         self.return_default.setAccessibleName("Default return URL")
         self.return_default.setPlaceholderText("https://… where customers land after paying")
         self.return_message = add("Default &return URL", self.return_default, "profile-return")
+        use_fixed(self.url, self.callback_default, self.return_default)
         self.key_fields: dict[tuple[str, str], KeyField] = {}
         self.key_messages: dict[tuple[str, str], FieldMessage] = {}
         for mode, kind, label in KEY_FIELDS:
@@ -210,7 +220,8 @@ class ProfileEditor(QDialog):
                           txref_prefix=self.prefix.text().strip().upper(),
                           card_currencies=parse_card_currencies(self.card_codes.text())[0],
                           callback_url=self.callback_default.text().strip(),
-                          return_url=self.return_default.text().strip())
+                          return_url=self.return_default.text().strip(),
+                          merchant_name=self.merchant.text().strip())
         secret = keys[("test", "secret")] or keys[("live", "secret")]
         profile = await self.session.discover(profile, secret)
         # From here the profile is committed whole: Cancel no longer stops it half-way

@@ -16,6 +16,7 @@ from ...ledger.cards import AuditEntry, AuditQuery, CardLedger
 from ...service.money import format_amount
 from .. import files
 from ..dialogs import finished
+from ..fixed_text import fixed_font
 from ..tasks import TaskSet
 from . import words
 from ..table import HeadedModel
@@ -25,6 +26,7 @@ ACTIONS = ("create", "fund", "withdraw", "block", "unblock", "terminate", "revea
 RESULTS = ("sent", "done", "refused", "failed", "answer lost", "checked: done",
            "checked: not done")
 PAGE = 200
+MASKED = 4  # the column of the masked card number
 
 
 def cells(entry: AuditEntry) -> list[str]:
@@ -60,6 +62,8 @@ class AuditModel(HeadedModel):
             if index.column() == 0:
                 return words.when(entry.at, seconds=True)
             return cells(entry)[index.column()]
+        if role == Qt.ItemDataRole.FontRole and index.column() == MASKED:
+            return fixed_font()  # the masked card number
         return None
 
     async def load(self, query: AuditQuery) -> None:

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QGridLayout, QHB
 from ...ledger import LedgerError
 from ...ledger.cards import CardLedger, CardOperation, CardRecord, CardTxRecord
 from ...service.errors import ServiceError
+from ..fixed_text import use_fixed
 from ..session import Session
 from ..tasks import TaskSet
 from .controller import CardsController
@@ -96,6 +97,7 @@ class CardPage(QWidget):
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             grid.addWidget(value, row, 1)
             self.values[key] = value
+        use_fixed(self.values["callback"])
         grid.setColumnStretch(1, 1)
         column.addLayout(grid)
         self.secret = SecretBox(lambda action: self.controller.reveal(self.record, action),

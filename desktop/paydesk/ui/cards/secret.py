@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QPushButton, QWi
 
 from ...service.errors import ServiceError
 from ...service.models import VirtualCard
+from ..fixed_text import use_fixed
 
 log = logging.getLogger("paydesk.cards.secret")
 HIDDEN_NUMBER, HIDDEN_CODE = "Card number hidden", "Security code hidden"
@@ -46,6 +47,7 @@ class SecretBox(QWidget):
         grid.addWidget(QLabel("Security code"), 1, 0)
         self.code = QLabel()
         self.code.setObjectName("card-cvv")
+        use_fixed(self.number, self.code)
         grid.addWidget(self.code, 1, 1)
         buttons = QHBoxLayout()
         self.reveal_button = QPushButton("Reveal")

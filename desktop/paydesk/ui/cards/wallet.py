@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeade
 
 from ...config.profiles import Profile
 from ...ledger.cards import CardLedger, CardQuery, CardRecord
+from ..fixed_text import fixed_font
 from ..tasks import TaskSet
 from . import words
 from ..table import HeadedModel
@@ -69,6 +70,8 @@ class WalletModel(HeadedModel):
                 return QColor(words.badge(record.state).colour)
             if column == EXPIRES and words.expiry(record, self.today)[1]:
                 return QColor("#b3261e")
+        if role == Qt.ItemDataRole.FontRole and column == 0:
+            return fixed_font()  # the masked number
         if role == Qt.ItemDataRole.FontRole and column == STATE:
             bold = QFont()
             bold.setBold(True)

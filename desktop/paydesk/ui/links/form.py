@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLin
 
 from ...service.models import PaymentRequest
 from ..field_message import FieldMessage, add_field_row
+from ..fixed_text import use_fixed
 from . import checks
 
 
@@ -137,6 +138,7 @@ class LinkForm(QWidget):
         self.tx_ref.setObjectName("field-tx_ref")
         self.tx_ref.setAccessibleName("Reference")
         self.tx_ref.textChanged.connect(self.revalidate)
+        use_fixed(self.tx_ref, self.logo, self.callback_url, self.return_url)
         self.new_ref = QPushButton("New reference")
         self.new_ref.setObjectName("new-reference")
         self.new_ref.setAccessibleName("New reference")

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (QFileDialog, QGridLayout, QLabel, QPushButton,
 from ...ledger import LinkRecord
 from .. import files
 from ..dialogs import finished
+from ..fixed_text import use_fixed
 from .qr import QrCode, QrWidget
 from .states import money, state_words
 from .watermark import Watermark
@@ -90,6 +91,7 @@ class LinkPanel(QWidget):
         self.reference.setObjectName("link-reference")
         self.reference.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.reference.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        use_fixed(self.reference)
         column.addWidget(self.reference)
         self.error = QLabel("")
         self.error.setObjectName("link-error")

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from ...ledger import LinkRecord
 from .states import money, state_words
+from ..fixed_text import fixed_font
 from ..table import HeadedModel
 
 COLUMNS = ("Reference", "Amount", "Title", "State", "Created")
@@ -22,6 +23,7 @@ class RecentModel(HeadedModel):
     def __init__(self):
         super().__init__()
         self.records: list[LinkRecord] = []
+        self._fixed = fixed_font()
 
     def listed(self) -> list:
         return self.records
@@ -45,6 +47,8 @@ class RecentModel(HeadedModel):
             return self.text(record, column)
         if role == Qt.ItemDataRole.ForegroundRole and column == STATE:
             return QColor(state_words(record).colour)
+        if role == Qt.ItemDataRole.FontRole and column == 0:
+            return self._fixed  # the reference: read back and typed
         if role == Qt.ItemDataRole.FontRole and column == STATE:
             bold = QFont()
             bold.setBold(True)

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QLabel, QPlainTextEdit
 
 from ...service.models import PaymentRequest
 from ...service.snippets import html_form, inline_checkout
+from ..fixed_text import use_fixed
 
 # what the merchant's site writes in for each order, and what each one means
 PLACEHOLDERS = {
@@ -72,6 +73,7 @@ class SnippetsDialog(QDialog):
             edit = QPlainTextEdit(_placed(text))
             edit.setObjectName(f"snippet-{key}")
             edit.setReadOnly(True)
+            use_fixed(edit)  # keys and URLs in code, copied as they are
             edit.setAccessibleName(title)
             self.texts[key] = edit
             column.addWidget(edit, 1)

@@ -11,7 +11,7 @@ import asyncio
 import logging
 import re
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, time, timedelta, timezone
 from pathlib import Path
 from typing import Callable
 
@@ -31,6 +31,8 @@ from .typed import read
 
 log = logging.getLogger("paydesk.transactions")
 EXPORT_PAGE = 2000
+RECHECK_PAGE = 200
+PAID_DAYS = 30  # a paid record is read again this long: a refund or reversal can still come
 
 
 @dataclass(frozen=True)
@@ -120,32 +122,80 @@ class TransactionsController(QObject):
         return f"Last known: {self._as(known)} (from PayDesk's ledger)."
 
     def _unreachable(self, error: ServiceError, known: LinkRecord | None) -> str:
-        return f"The service cannot be reached ({error.message}). {self._last_known(known)}"
+        """Why the service did not answer, said once ("The service cannot be reached
+        (timed out)", never "… cannot be reached (The service cannot be reached)")."""
+        said, lead = error.message.strip().rstrip("."), "The service cannot be reached"
+        text = said if said.lower().startswith(lead.lower()) else (
+            f"{lead} ({said})" if said else lead)
+        return f"{text}. {self._last_known(known)}"
 
     # -- reconcile ------------------------------------------------------------------------
 
     async def reconcile(self, on_progress) -> Progress:
-        """Check every open record of this profile and mode, and settle interrupted creates."""
+        """Check every open record of this profile and mode, settle interrupted creates, and
+        read again every one paid in the last ``PAID_DAYS`` days (refunded or reversed
+        since?). The paid ones come from the ledger a page at a time."""
         profile, mode = self.session.profile, self.session.mode
         creating = [r for r in await self.ledger.unsettled(profile.id) if r.mode == mode]
         records = creating + await self.ledger.open_records(profile.id, mode, limit=None)
+        since = datetime.now(timezone.utc) - timedelta(days=PAID_DAYS)
+        paid = await self.ledger.count_paid_since(since, profile.id, mode)
 
+        async def pages():
+            yield records
+            checked = {r.tx_ref for r in records}  # one paid meanwhile is not read twice
+            after = None
+            while True:
+                page = await self.ledger.paid_since(since, profile.id, mode, after=after,
+                                                    limit=RECHECK_PAGE)
+                yield [r for r in page.records if r.tx_ref not in checked]
+                if not page.more:
+                    return
+                after = page.end
+
+        progress = await self._reconciler(on_progress).run(pages(), len(records) + paid)
+        self.session.report(f"Checked {len(records)} open and {paid} paid in the last "
+                            f"{PAID_DAYS} days: {progress.report()}")
+        return progress
+
+    def _reconciler(self, on_progress=None) -> Reconciler:
         async def note(record: LinkRecord, message: str) -> None:
             if record.state != CREATING:
                 await self.ledger.note_error(record.profile_id, record.tx_ref, message)
 
-        reconciler = Reconciler(self.links.check, self.links.settle, note,
-                                on_progress=on_progress)
-        progress = await reconciler.run(records)
-        self.session.report(f"Checked {progress.total} open: {progress.report()}")
-        return progress
+        return Reconciler(self.links.check, self.links.settle, note, on_progress=on_progress)
+
+    async def recheck_day(self, day: date, on_progress=None) -> Progress:
+        """Read again, with the service, every payment of ``day`` (local time) that PayDesk
+        has as paid, before the day is counted: a refund or reversal since is counted as
+        such. A page at a time."""
+        start = datetime.combine(day, time.min).astimezone()
+        end = datetime.combine(day + timedelta(days=1), time.min).astimezone()
+        profile, mode = self.session.profile, self.session.mode
+        query = LinkQuery(profile.id, mode, states=frozenset({"success"}), created_from=start,
+                          created_to=end, sort="created", descending=False)
+        total = await self.ledger.count(query)
+
+        async def pages():
+            after = None
+            while True:
+                page = await self.ledger.page(query, after=after, limit=RECHECK_PAGE)
+                yield page.records
+                if not page.more:
+                    return
+                after = page.end
+
+        return await self._reconciler(on_progress).run(pages(), total)
 
     # -- export ---------------------------------------------------------------------------
 
     async def export(self, query: LinkQuery, path: Path,
-                     on_progress: Callable[[int], None] = lambda n: None) -> int:
+                     on_progress: Callable[[int], None] = lambda n: None, *,
+                     report: bool = True) -> int:
         """Write every record of ``query`` to ``path`` (.csv or .xlsx), a page at a time, off
-        the GUI thread. A cancelled or failed export leaves no half-written file."""
+        the GUI thread. A cancelled or failed export leaves no half-written file.
+        ``report``: say it in the status bar (False when ``path`` is only a part of a file
+        the caller completes, and names, itself)."""
         writer = await asyncio.to_thread(writer_for, path)
         written, after, finished = 0, None, False
         try:
@@ -160,7 +210,8 @@ class TransactionsController(QObject):
             finished = True
         finally:  # complete: in place; cancelled or failed: the previous file stays
             await asyncio.to_thread(writer.close, finished)
-        self.session.report(f"Exported {written} records to {path.name}")
+        if report:
+            self.session.report(f"Exported {written} records to {path.name}")
         return written
 
     # -- the day's figures ----------------------------------------------------------------

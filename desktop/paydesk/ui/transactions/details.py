@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QGridLayout, QLabel, QPlainTextEdit, QPushButton,
                                QWidget)
 
 from ...ledger import LinkRecord
+from ..fixed_text import use_fixed
 from ..links.panel import paint_state, state_label
 from .texts import local_time, money_text, utc_time
 
@@ -21,6 +22,7 @@ FIELDS = (  # (key, label)
     ("type", "Type"), ("origin", "Made"), ("title", "Title"), ("description", "Description"),
     ("logo", "Logo"), ("meta", "Extra information"), ("created", "Created"),
     ("updated", "Updated"), ("checked", "Last checked"))
+FIXED = ("tx_ref", "reference", "logo")  # references and a URL: read back, typed, copied
 ACTIONS = (  # (key, text): buttons, named by their verb
     ("check", "Check now"), ("receipt-print", "Print receipt…"),
     ("receipt-pdf", "Save receipt as PDF…"), ("show-qr", "Show QR"), ("copy-link", "Copy link"))
@@ -58,6 +60,7 @@ class DetailsPanel(QWidget):
             grid.addWidget(caption, row, 0, Qt.AlignmentFlag.AlignTop)
             grid.addWidget(value, row, 1)
             self.values[key] = value
+        use_fixed(*(self.values[key] for key in FIXED))
         self.copy_ref = self._button("copy-reference", "Copy reference")
         self.copy_service_ref = self._button("copy-service-reference", "Copy service reference")
         self.copy_ref.clicked.connect(lambda: self._copy("tx_ref"))

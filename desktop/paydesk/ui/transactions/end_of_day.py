@@ -1,7 +1,9 @@
 """End of day: the links made on a chosen day (local time) in this profile and mode, and what
-has become of them: how many are paid, failed, cancelled, still open; what was collected
-and the fees, per currency. Exported as CSV with the rows behind it, and printable. The
-figures are read again for every export and print, so they agree with the rows."""
+has become of them: how many are paid, failed, cancelled, refunded, still open; per currency
+what was collected, given back (refunded or reversed), the fees, and the net. Before the
+day is counted, its paid payments are read again with the service (a refund since is
+counted as one). Exported as CSV with the rows behind it, and printable. The figures are
+read again for every export and print, so they agree with the rows."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from .actions import save_path
 from .controller import TransactionsController
 from .texts import money_text
 
+TOTALS = ("Currency", "Paid", "Collected", "Fees", "Refunded", "Net")
 COUNTS = (("Links made", None), ("Paid", ("success",)), ("Failed", ("failed",)),
           ("Cancelled", ("cancelled",)), ("Refunded or reversed", ("refunded", "reversed")),
           ("Still open", ("pending", "creating", "unknown")), ("Not created", ("rejected",)))
@@ -36,9 +39,13 @@ def counts(summary: DaySummary) -> list[tuple[str, int]]:
 def fees_text(total) -> str:
     """The fees, saying when the service has not told all of them yet."""
     text = money_text(total.fees)
-    if total.fees_known < total.paid:
-        text += f" (known for {total.fees_known} of {total.paid})"
+    if total.fees_known < total.fees_of:
+        text += f" (known for {total.fees_known} of {total.fees_of})"
     return text
+
+
+def refunds_text(total) -> str:
+    return f"{total.refunded}: {money_text(total.refunded_amount)}" if total.refunded else "0"
 
 
 def heading(profile_name: str, mode: str, day: date) -> str:
@@ -49,10 +56,13 @@ def heading(profile_name: str, mode: str, day: date) -> str:
 
 def summary_rows(summary: DaySummary) -> list[list[str]]:
     rows = [["summary", "", label, str(n), "", ""] for label, n in counts(summary)]
-    rows += [["collected", t.currency, "paid", str(t.paid), f"{t.collected:.2f}",
-              f"{t.fees:.2f}" + ("" if t.fees_known == t.paid else
-                                 f" (known for {t.fees_known} of {t.paid})")]
-             for t in summary.totals]
+    for t in summary.totals:
+        rows += [["collected", t.currency, "paid", str(t.paid), f"{t.collected:.2f}",
+                  f"{t.fees:.2f}" + ("" if t.fees_known == t.fees_of else
+                                     f" (known for {t.fees_known} of {t.fees_of})")],
+                 ["refunded", t.currency, "refunded or reversed", str(t.refunded),
+                  f"{t.refunded_amount:.2f}", ""],
+                 ["net", t.currency, "collected less fees", "", f"{t.net:.2f}", ""]]
     return rows
 
 
@@ -84,13 +94,18 @@ class EndOfDayDialog(QDialog):
             form.addRow(label + ":", value)
             self.figures[label] = value
         layout.addLayout(form)
-        self.totals = QTableWidget(0, 4)
+        self.totals = QTableWidget(0, len(TOTALS))
         self.totals.setObjectName("end-of-day-totals")
         self.totals.setAccessibleName("Collected per currency")
-        self.totals.setHorizontalHeaderLabels(["Currency", "Paid", "Collected", "Fees"])
+        self.totals.setHorizontalHeaderLabels(list(TOTALS))
         self.totals.verticalHeader().hide()
         self.totals.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         layout.addWidget(self.totals)
+        self.message = QLabel("")
+        self.message.setObjectName("end-of-day-message")
+        self.message.setWordWrap(True)
+        self.message.setTextFormat(Qt.TextFormat.PlainText)
+        layout.addWidget(self.message)
         buttons = QDialogButtonBox()
         self.export = buttons.addButton("Export CSV…", QDialogButtonBox.ButtonRole.ActionRole)
         self.print = buttons.addButton("Print…", QDialogButtonBox.ButtonRole.ActionRole)
@@ -103,7 +118,7 @@ class EndOfDayDialog(QDialog):
         self.print.clicked.connect(lambda: self.tasks.replace("print", self.print_summary()))
         self.close_button.clicked.connect(self.reject)
         layout.addWidget(buttons)
-        self.day.dateChanged.connect(lambda: self.tasks.replace("load", self.load()))
+        self.day.dateChanged.connect(self.start)
         # live, like the table: a state the scheduler learns is counted within a second
         self.again = QTimer(self, singleShot=True, interval=500)
         self.again.timeout.connect(lambda: self.tasks.replace("load", self.load()))
@@ -128,7 +143,8 @@ class EndOfDayDialog(QDialog):
         self.totals.setRowCount(len(summary.totals))
         for row, total in enumerate(summary.totals):
             for col, text in enumerate((total.currency, str(total.paid),
-                                        money_text(total.collected), fees_text(total))):
+                                        money_text(total.collected), fees_text(total),
+                                        refunds_text(total), money_text(total.net))):
                 item = QTableWidgetItem(text)
                 if col:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -150,9 +166,9 @@ class EndOfDayDialog(QDialog):
                                f"paydesk-{session.mode}-end-of-day-{self.chosen_day()}.csv")
         if path is None:
             return None
-        summary = await self.load()  # the figures as they are now, as the rows will be
+        summary = await self.count()  # the figures as they are now, as the rows will be
         rows_path = path.with_name(path.name + ".rows")
-        await self.controller.export(self._query(), rows_path)
+        written = await self.controller.export(self._query(), rows_path, report=False)
         title = self._heading()
 
         def combine() -> None:  # beside the target, put in place when whole
@@ -168,7 +184,34 @@ class EndOfDayDialog(QDialog):
             rows_path.unlink()
 
         await asyncio.to_thread(combine)
+        self.say(f"Exported the day's figures and {written} records to {path.name}")
         return path
+
+    def start(self) -> None:
+        """The figures at once, as the ledger has them; again once the day's paid payments
+        have been read again with the service."""
+        self.tasks.replace("load", self.load())
+        self.tasks.replace("recheck", self.count())
+
+    async def count(self) -> DaySummary:
+        """The figures, after the day's paid payments are read again with the service."""
+        self.message.setText("Reading the day's paid payments again with the service…")
+        progress = await self.controller.recheck_day(self.chosen_day())
+        if progress.total:
+            text = f"Read the day's {progress.total} paid payments again: {progress.report()}"
+            if progress.failed:
+                text += " (those are counted as PayDesk last knew them)"
+        else:
+            text = ""
+        self.message.setText(text)
+        self.message.setAccessibleName(text or "No message")
+        return await self.load()
+
+    def say(self, text: str) -> None:
+        """What was done, in the window and in the status bar."""
+        self.message.setText(text)
+        self.message.setAccessibleName(text)
+        self.controller.session.report(text)
 
     async def print_summary(self) -> bool:
         from PySide6.QtPrintSupport import QPrintDialog, QPrinter
@@ -178,7 +221,7 @@ class EndOfDayDialog(QDialog):
         dialog.setObjectName("print-dialog")
         if not await finished(dialog):
             return False
-        summary = await self.load()  # the figures as they are now
+        summary = await self.count()  # the figures as they are now
         painter = QPainter()
         if not painter.begin(printer):
             self.heading.setText("Could not print: the printer refused the page")
@@ -191,7 +234,8 @@ class EndOfDayDialog(QDialog):
         lines = [f"End of day {self.chosen_day()}", self._heading(), ""]
         lines += [f"{label}: {n}" for label, n in counts(summary)] + [""]
         lines += [f"{t.currency}: {t.paid} paid, collected {money_text(t.collected)}, "
-                  f"fees {fees_text(t)}" for t in summary.totals]
+                  f"fees {fees_text(t)}, refunded or reversed {refunds_text(t)}, "
+                  f"net {money_text(t.net)}" for t in summary.totals]
         for i, line in enumerate(lines):
             painter.drawText(QRectF(0, i * unit * 5, area.width(), unit * 5),
                              Qt.AlignmentFlag.AlignLeft, line)
@@ -205,7 +249,7 @@ class EndOfDayDialog(QDialog):
 
 async def open_end_of_day(controller: TransactionsController, tasks: TaskSet, parent) -> EndOfDayDialog:
     dialog = EndOfDayDialog(controller, tasks, parent)
-    dialog.tasks.replace("load", dialog.load())
+    dialog.start()
     try:
         await finished(dialog)
     finally:

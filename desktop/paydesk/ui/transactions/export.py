@@ -13,6 +13,12 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from ...ledger import LinkRecord
+from ...service.models import TransactionState
+from ..links.states import state_words
+
+# the words the service itself uses for a state (PayDesk's own "creating" and "rejected" are
+# not the service's: nothing there, or nothing said)
+_SERVICE_WORDS = frozenset(s.value for s in TransactionState if s is not TransactionState.UNKNOWN)
 
 HEADER = ("tx_ref", "service_reference", "state", "service_state", "first_name", "last_name",
           "email", "amount", "fee", "currency", "mode", "made", "created_utc", "created_local",
@@ -37,12 +43,19 @@ def _text(value: str) -> str:
     return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
 
 
+def service_state(r: LinkRecord) -> str:
+    """The service's own word for the state, as it said it ("" when it has said none)."""
+    if r.state_raw:
+        return r.state_raw
+    return r.state if r.state in _SERVICE_WORDS else ""
+
+
 def row_of(r: LinkRecord, guard: bool = True) -> tuple[str, ...]:
     """One record as a row of text. ``guard``: text that a spreadsheet would take for a
     formula starts with an apostrophe (CSV); an XLSX marks its cells as text instead."""
     t = _text if guard else str
     known = bool(r.currency)  # a payment made elsewhere, not paid yet: amount not known
-    return (t(r.tx_ref), t(r.reference or ""), r.state, t(r.state_raw or ""),
+    return (t(r.tx_ref), t(r.reference or ""), state_words(r).words, t(service_state(r)),
             t(r.first_name), t(r.last_name), t(r.email),
             _decimal(r.amount) if known else "", _decimal(r.fee), r.currency, r.mode,
             "here" if r.origin == "link" else "looked up", _iso(r.created_at),

@@ -22,6 +22,7 @@ from PySide6.QtGui import QColor, QFont
 from ...ledger import Cursor, Ledger, LinkQuery, LinkRecord, Page
 from ..links.states import state_words
 from ..table import HeadedModel
+from ..fixed_text import fixed_font
 from ..tasks import TaskSet
 from .texts import local_time, money_text, utc_time
 
@@ -58,6 +59,7 @@ class LedgerModel(HeadedModel):
         self._generation = 0
         self._bold = QFont()
         self._bold.setBold(True)
+        self._fixed = fixed_font()
 
     # -- the query ----------------------------------------------------------------------
 
@@ -220,6 +222,8 @@ class LedgerModel(HeadedModel):
             return QColor(state_words(record).colour)
         if role == Qt.ItemDataRole.FontRole and column == STATE:
             return self._bold
+        if role == Qt.ItemDataRole.FontRole and column == 0:
+            return self._fixed  # the reference: read back and typed
         if role == Qt.ItemDataRole.TextAlignmentRole and column == AMOUNT:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
@@ -231,6 +235,10 @@ class LedgerModel(HeadedModel):
         self.tasks.replace("query", self.set_query(query))
 
     # -- live updates ---------------------------------------------------------------------
+
+    def shown(self) -> list[LinkRecord]:
+        """The records held (on top, and in the blocks that were looked at)."""
+        return self._fresh + [r for page in self._blocks.values() for r in page.records]
 
     def row_of(self, key: tuple[str, str]) -> int | None:
         for row, record in enumerate(self._fresh):

@@ -1,18 +1,25 @@
 """A receipt for a paid transaction, painted with QPainter on a printer's page or a PDF:
-the merchant, the customer, the amount and fee, both references, the date, the state, a
-QR of the reference (scan it back into the lookup box), and TEST across it in test mode."""
+the merchant (as customers know it), the customer, the amount, both references, the date,
+the state, a QR of the reference (scan it back into the lookup box), and TEST across it in
+test mode. The merchant's own fee is the merchant's business, not the customer's: it is not
+printed. Text wraps between words (a word is broken only when it is longer than the line);
+references are drawn in the fixed font, without ligatures (fixed_text)."""
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QPageLayout, QPageSize, QPainter, QPdfWriter
+from PySide6.QtGui import (QColor, QFont, QPageLayout, QPageSize, QPainter, QPdfWriter,
+                           QTextOption)
 
 from ...ledger import LinkRecord
+from ..fixed_text import fixed_font, fixed_option
 from ..links.qr import QrCode
 from ..links.states import state_words
 from .texts import local_time, money_text, utc_time
+
+FIXED = {"Reference", "Service reference"}  # read back and typed: the fixed font
 
 
 def paid_at(record: LinkRecord) -> datetime | None:
@@ -26,13 +33,12 @@ def paid_at(record: LinkRecord) -> datetime | None:
 
 
 def lines(record: LinkRecord, merchant: str) -> list[tuple[str, str]]:
-    fee = f"{record.currency} {money_text(record.fee)}" if record.fee is not None else "not known"
     paid = paid_at(record)
-    return [
+    rows = [
         ("Merchant", merchant),
-        ("Customer", f"{record.customer} <{record.email}>"),
+        ("Customer", record.customer),
+        ("E-mail", record.email),
         ("Amount", f"{record.currency} {money_text(record.amount)}"),
-        ("Fee", fee),
         ("State", state_words(record).words),
         ("Paid", f"{local_time(paid)} ({utc_time(paid)})" if paid else "not said by the service"),
         ("Link made", f"{local_time(record.created_at)} ({utc_time(record.created_at)})"),
@@ -40,6 +46,14 @@ def lines(record: LinkRecord, merchant: str) -> list[tuple[str, str]]:
         ("Service reference", record.reference or ""),
         ("Title", record.title),
     ]
+    return [(label, value) for label, value in rows if value]
+
+
+def _words() -> QTextOption:
+    """Between words; inside a word only when the word is longer than the line."""
+    option = QTextOption(Qt.AlignmentFlag.AlignLeft)
+    option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+    return option
 
 
 def paint(painter: QPainter, page: QRectF, record: LinkRecord, merchant: str, test: bool) -> None:
@@ -67,25 +81,30 @@ def paint(painter: QPainter, page: QRectF, record: LinkRecord, merchant: str, te
                      Qt.AlignmentFlag.AlignHCenter, "Payment receipt" + (" — TEST" if test else ""))
     body = QFont()
     body.setPixelSize(int(unit * 2.6))
+    body.setFeature(QFont.Tag("liga"), 0)  # "Coffee" copied from the PDF reads "Coffee"
+    fixed = fixed_font(body)
     label_font = QFont(body)
     label_font.setBold(True)
     y = top + unit * 12
-    wrap = Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap | Qt.TextFlag.TextWrapAnywhere
     for label, value in lines(record, merchant):
         painter.setFont(label_font)
         painter.drawText(QRectF(page.left(), y, unit * 30, unit * 4), Qt.AlignmentFlag.AlignLeft,
                          label)
-        painter.setFont(body)
+        painter.setFont(fixed if label in FIXED else body)
+        option = fixed_option() if label in FIXED else _words()
         box = QRectF(page.left() + unit * 32, y, unit * 68, unit * 40)
-        used = painter.boundingRect(box, wrap, value)  # long names and e-mails wrap
-        painter.drawText(box, wrap, value)
+        used = painter.boundingRect(box, value, option)  # long names and e-mails wrap
+        painter.drawText(box, value, option)
         y += max(unit * 4.5, used.height() + unit * 0.8)
     side = unit * 32
     QrCode(record.tx_ref).paint(painter, QRectF(page.center().x() - side / 2, y + unit * 3,
                                                 side, side))
     painter.setFont(body)
     painter.drawText(QRectF(page.left(), y + side + unit * 4, page.width(), unit * 4),
-                     Qt.AlignmentFlag.AlignHCenter, f"Scan to look up {record.tx_ref}")
+                     Qt.AlignmentFlag.AlignHCenter, "Scan to look up")
+    painter.setFont(fixed)
+    painter.drawText(QRectF(page.left(), y + side + unit * 8, page.width(), unit * 4),
+                     record.tx_ref, fixed_option(Qt.AlignmentFlag.AlignHCenter, wrap=False))
 
 
 def pdf_bytes(record: LinkRecord, merchant: str, test: bool) -> bytes:

@@ -8,19 +8,21 @@ import logging
 from dataclasses import replace
 from datetime import date
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QMenu, QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget)
 
 from ...ledger import LinkQuery, LinkRecord
 from ..field_message import FieldMessage
+from ..fixed_text import use_fixed
 from ..session import Session
 from . import actions
 from .controller import TransactionsController
 from .details import DetailsPanel
 from .end_of_day import open_end_of_day
 from .filters import FilterBar
+from .follow import LedgerFollower
 from .model import CREATED, LedgerModel
 from .typed import read
 from .workbar import WorkBar
@@ -45,6 +47,7 @@ class TransactionsTab(QWidget):
         self.lookup_box.setObjectName("lookup-box")
         self.lookup_box.setAccessibleName("Look up")
         self.lookup_box.setPlaceholderText("type, paste or scan a reference or a payment link, then Enter")
+        use_fixed(self.lookup_box)
         caption.setBuddy(self.lookup_box)
         self.lookup_button = QPushButton("Look up")
         self.lookup_button.setObjectName("lookup-button")
@@ -114,6 +117,9 @@ class TransactionsTab(QWidget):
         self.model.modelAboutToBeReset.connect(self._remember_selection)
         self.model.queryLoaded.connect(self._loaded)
         self.model.countKnown.connect(self._show_count)
+        # the count is what is listed, whatever changed it: a new link on top, a requery
+        self.model.rowsInserted.connect(self._show_count)
+        self.model.rowsRemoved.connect(self._show_count)
         self.details.actionRequested.connect(self.act)
         self.check_all.clicked.connect(self.start_reconcile)
         self.export_button.clicked.connect(self.start_export)
@@ -126,6 +132,12 @@ class TransactionsTab(QWidget):
         self._only: frozenset[str] = frozenset()  # a reconcile's rows, when "Show these" is on
         self._kept: tuple[str, str] | None = None  # the selected record, across a new query
         self.loaded = False
+        # another window's writes to the same ledger file (follow.py)
+        self.follow = LedgerFollower(session.ledger, self.model, self.tasks)
+        self.follow.stale.connect(self.requery)
+        self.follow.changed.connect(self._changed)
+        self._again = QTimer(self, singleShot=True, interval=300)  # a filtered list, after a change
+        self._again.timeout.connect(self.requery)
         self.reload()
 
     def _actions(self) -> None:
@@ -206,6 +218,20 @@ class TransactionsTab(QWidget):
     def _changed(self, record: LinkRecord) -> None:
         self.model.update(record)
         self.details.update_record(record)
+        query = self.model.query
+        if query is None or (record.profile_id, record.mode) != (query.profile_id, query.mode):
+            return
+        listed = self.model.row_of(record.key) is not None
+        if query.states and listed != (record.state in query.states):
+            self._again.start()  # it joined or left a list filtered by state: read it again
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        self.follow.start()
+
+    def hideEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        self.follow.stop()
+        super().hideEvent(event)
 
     def _selected(self, *_: object) -> None:
         record = self.selected()
@@ -282,7 +308,8 @@ class TransactionsTab(QWidget):
             self.menu_actions[key].setEnabled(enabled)
 
     def act(self, key: str, record: LinkRecord) -> None:
-        profile = self.session.profile
+        profile = self.session.settings.profile(record.profile_id) or self.session.profile
+        merchant = profile.shown_name  # as customers know it, not the profile's own name
         if key == "copy-reference":
             QGuiApplication.clipboard().setText(record.tx_ref)
         elif key == "copy-link" and record.checkout_url:
@@ -292,10 +319,10 @@ class TransactionsTab(QWidget):
         elif key == "check":
             self.tasks.replace("lookup", self._check(record))
         elif key == "receipt-print" and record.state == "success":
-            self.tasks.replace("receipt", self._print(record, profile.name))
+            self.tasks.replace("receipt", self._print(record, merchant))
         elif key == "receipt-pdf" and record.state == "success":
             self.tasks.replace("receipt", actions.save_receipt(
-                self, record, profile.name, record.mode == "test"))
+                self, record, merchant, record.mode == "test"))
 
     async def _print(self, record: LinkRecord, merchant: str) -> bool | None:
         printed = await actions.print_receipt(self, record, merchant, record.mode == "test")

@@ -3,7 +3,8 @@
 Qt-free. A barcode or QR scanner acting as a keyboard types a reference, or a whole URL: a
 checkout URL (its last part is the service's reference) or a return/callback URL (its query
 carries ``tx_ref``). PayDesk's own references are checked by their check characters before
-any call, and a typo is located where it can be ("character 14 looks mistyped").
+any call, and a typo is located when exactly one change explains it ("character 14 looks
+mistyped"); otherwise the reference is said not to check out.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import parse_qs, urlsplit
 
-from ...service.txref import ALPHABET, INSTALLATION_ALPHABET, is_consistent
+from ...service.txref import INSTALLATION_ALPHABET, NOT_CHECKING_OUT, corrections, is_consistent
 
 # PREFIX-YYMMDD-INSTAL-SEQ…CC: the shape PayDesk's own references have, loosely (a typo
 # may put a letter where a digit belongs)
@@ -42,8 +43,8 @@ def read(text: str, prefixes: frozenset[str] = frozenset()) -> Typed:
     upper = compact.upper()
     shape = _OURS.fullmatch(upper)
     if shape and shape.group(1) in prefixes:
-        if not is_consistent(upper) or not _plausible(upper):
-            return Typed(tx_ref=upper, problem=locate_typo(upper))
+        if not is_consistent(upper) or not _plausible(upper, prefixes):
+            return Typed(tx_ref=upper, problem=locate_typo(upper, prefixes))
         return Typed(tx_ref=upper)
     if not _ANY_REF.fullmatch(compact):
         return Typed(problem="A reference has letters, digits and . _ ~ : - only")
@@ -61,9 +62,12 @@ def _from_url(url: str, prefixes: frozenset[str]) -> Typed:
     return Typed(problem="This link carries no payment reference")
 
 
-def _plausible(candidate: str) -> bool:
-    """Could PayDesk have made this reference (a real date, an installation's letters)?"""
+def _plausible(candidate: str, prefixes: frozenset[str]) -> bool:
+    """Could PayDesk have made this reference: one of the profiles' prefixes (the fixed
+    part: never where a typo is looked for), a real date, an installation's letters?"""
     prefix, day, installation, rest = candidate.split("-", 3)
+    if prefixes and prefix not in prefixes:
+        return False
     if not day.isdigit():
         return False
     try:
@@ -73,25 +77,17 @@ def _plausible(candidate: str) -> bool:
     return all(c in INSTALLATION_ALPHABET for c in installation) and rest[:-2].isdigit()
 
 
-def locate_typo(ref: str) -> str:
-    """Where the typing mistake in ``ref`` most likely is, in the user's words (1-based
-    positions, hyphens counted, as the reference is read)."""
-    singles, swaps = set(), set()
-    for i, ch in enumerate(ref):
-        if ch == "-":
-            continue
-        for other in ALPHABET:
-            if other != ch:
-                candidate = ref[:i] + other + ref[i + 1:]
-                if is_consistent(candidate) and _plausible(candidate):
-                    singles.add(i)
-        if i + 1 < len(ref) and ref[i + 1] != "-" and ref[i + 1] != ch:
-            candidate = ref[:i] + ref[i + 1] + ref[i] + ref[i + 2:]
-            if is_consistent(candidate) and _plausible(candidate):
-                swaps.add(i)
-    if len(swaps) == 1 and not singles:
-        i = swaps.pop()
-        return f"Characters {i + 1} and {i + 2} look swapped"
-    if len(singles) == 1 and not swaps:
-        return f"Character {singles.pop() + 1} looks mistyped"
-    return "This reference has a typing mistake: check each character"
+def locate_typo(ref: str, prefixes: frozenset[str] = frozenset()) -> str:
+    """Where the typing mistake in ``ref`` is, in the user's words (1-based positions,
+    hyphens counted, as the reference is read): said only when exactly one change (one
+    character, or two neighbours swapped) gives a reference PayDesk could have made;
+    otherwise that the reference does not check out, and no character is blamed."""
+    explained = [(how, candidate) for how, candidate in corrections(ref)
+                 if _plausible(candidate, prefixes)]
+    if len(explained) != 1:
+        return NOT_CHECKING_OUT
+    how, candidate = explained[0]
+    first = next(i for i, (a, b) in enumerate(zip(ref, candidate)) if a != b)
+    if how == "swapped":
+        return f"Characters {first + 1} and {first + 2} look swapped"
+    return f"Character {first + 1} looks mistyped"
