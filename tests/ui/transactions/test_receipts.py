@@ -32,7 +32,7 @@ def pdf_text(path) -> str:
 
 def save_receipt(shop, ref: str, target) -> str:
     """Look ``ref`` up, press Save receipt as PDF…, type the file's path; the PDF's text."""
-    shop.window.tabs.setCurrentWidget(shop.tab)
+    press.tab(shop.window.tabs, "Transactions")
     press.type_into(shop.tab.lookup_box, ref)
     press.enter(shop.tab.lookup_box)
     details = shop.tab.details
@@ -67,7 +67,7 @@ def test_a_receipt_wraps_between_words_and_keeps_the_merchants_fee_private(stric
 def test_a_receipt_names_the_merchant_as_customers_know_it(strict_shop, tmp_path):
     """Regression: the receipt named the profile ("Sandbox"), not the merchant."""
     shop = strict_shop
-    shop.window.tabs.setCurrentWidget(shop.window.links_tab)
+    press.tab(shop.window.tabs, "Payment links")
     press.key(shop.window, Qt.Key.Key_Comma, Qt.KeyboardModifier.ControlModifier)
     shop.loop.until(lambda: dialog("profile-editor") is not None, message="the profile editor")
     editor = dialog("profile-editor")
