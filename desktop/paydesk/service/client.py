@@ -17,19 +17,25 @@ from urllib.parse import quote
 import httpx
 
 from .. import __version__
-from .answers import Answer, read
+from .answers import Answer, read, read_lookup
 from .decoding import ACCEPTED, TooLarge, Undecodable, read_body
-from .errors import (AnswerLostError, ClientClosedError, DuplicateReferenceError,
-                     NotFoundError, RateLimitedError, ServiceError, ServiceUnavailableError,
-                     UnexpectedAnswerError, ValidationError, brief)
-from .models import (DEFAULT_CARD_CURRENCIES, CardTransaction, PaymentLink, PaymentRequest,
-                     Transaction, VirtualCard, items_of)
+from .errors import (AnswerLostError, AuthenticationError, ClientClosedError,
+                     DuplicateReferenceError, NotFoundError, RateLimitedError, ServiceError,
+                     ServiceUnavailableError, UnexpectedAnswerError, ValidationError, brief)
+from .models import (DEFAULT_CARD_CURRENCIES, LOOKUP_PATHS, CardTransaction, PaymentLink,
+                     PaymentRequest, Transaction, VirtualCard, items_of)
 from .money import to_wire
 
 log = logging.getLogger("paydesk.service")
 T = TypeVar("T")
 PARSE_ON_A_THREAD = 64 * 1024  # bytes: an answer this long is parsed off the event loop
 MAX_ANSWER = 2 * 1024 * 1024  # bytes, received and decoded; a bigger answer is not the service's
+Reader = Callable[[int, dict, bytes], Answer]
+# Words of a card fund's or withdrawal's message that say it was not done (the family's
+# server passes on the issuer's words, and answers a refusal as "success" with no card).
+REFUSAL_WORDS = ("insufficient", "not enough", "declined", "refused", "denied", "failed",
+                 "unable", "cannot", "can't", "could not", "not allowed", "exceed", "invalid",
+                 "unsuccessful", "error")
 
 
 def _typed(method):
@@ -66,7 +72,8 @@ class ServiceClient:
                  retries: int = 3, backoff: float = 0.3, max_backoff: float = 5.0,
                  card_currencies: Mapping[str, str] = DEFAULT_CARD_CURRENCIES,
                  create_attempts: int = 8, max_retry_wait: float = 5.0,
-                 create_deadline: float = 45.0):
+                 create_deadline: float = 45.0, lookup_path: str | None = None,
+                 on_lookup_path: Callable[[str], None] | None = None):
         self.base_url = base_url.rstrip("/")
         self._key = secret_key
         self.timeout = timeout
@@ -77,6 +84,10 @@ class ServiceClient:
         self.max_retry_wait = max_retry_wait
         self.create_deadline = create_deadline
         self.card_currencies = dict(card_currencies)
+        # None until found out; ``on_lookup_path`` hears each change (the session keeps it
+        # with the profile, so the next start asks the right path first)
+        self.lookup_path = lookup_path if lookup_path in LOOKUP_PATHS else None
+        self._on_lookup_path = on_lookup_path
         self._closing = asyncio.Event()
         self._http = httpx.AsyncClient(
             base_url=self.base_url + "/",
@@ -111,7 +122,8 @@ class ServiceClient:
     def _closed_error(self) -> ClientClosedError:
         return ClientClosedError("This connection to the service was closed")
 
-    async def _exchange(self, method: str, path: str, body: dict | None = None) -> Answer:
+    async def _exchange(self, method: str, path: str, body: dict | None = None,
+                        reader: Reader = read) -> Answer:
         """Send once; read the answer within the overall timeout. Raises ServiceError."""
         if self.closed:
             raise self._closed_error()
@@ -121,9 +133,9 @@ class ServiceClient:
                     raw = await read_body(reply.aiter_raw(), reply.headers.get("content-encoding"),
                                           MAX_ANSWER)
                     if len(raw) > PARSE_ON_A_THREAD:  # a long list: keep the event loop free
-                        return await asyncio.to_thread(read, reply.status_code,
+                        return await asyncio.to_thread(reader, reply.status_code,
                                                        dict(reply.headers), raw)
-                    return read(reply.status_code, dict(reply.headers), raw)
+                    return reader(reply.status_code, dict(reply.headers), raw)
         except TooLarge:
             raise UnexpectedAnswerError("The service's answer is far too large",
                                         status=None) from None
@@ -198,13 +210,45 @@ class ServiceClient:
         return await self._lookup(tx_ref.strip())
 
     async def _lookup(self, tx_ref: str) -> Transaction:
-        try:
-            answer = await self._read(f"api/transaction/{quote(tx_ref, safe='')}")
-        except NotFoundError as error:
-            if "not submitted" in error.message.lower():
-                return Transaction.not_submitted(tx_ref)
-            raise
-        return Transaction.parse(answer.data, answer.status)
+        """Ask the path this deployment is known to have (the document's until found out);
+        when that path is not a route there (a 404 that is not the service's envelope: the
+        framework's own page), ask the other. Whichever answers with an envelope is the
+        deployment's, and is remembered."""
+        first = self.lookup_path or LOOKUP_PATHS[0]
+        paths = [first] + [p for p in LOOKUP_PATHS if p != first]
+        ref = quote(tx_ref, safe="")
+        for path in paths:
+            try:
+                answer = await self._retrying(
+                    lambda: self._exchange("GET", f"{path}/{ref}", reader=read_lookup))
+            except UnexpectedAnswerError as error:
+                if error.status == 404:
+                    continue  # no such route at this deployment
+                raise
+            except NotFoundError as error:
+                self._found_lookup_path(path)
+                if "not submitted" in error.message.lower():
+                    return Transaction.not_submitted(tx_ref)
+                raise
+            except (ValidationError, AuthenticationError):
+                self._found_lookup_path(path)  # the service's envelope: its route
+                raise
+            self._found_lookup_path(path)
+            return Transaction.parse(answer.data, answer.status)
+        raise UnexpectedAnswerError(
+            "Nothing at this address looks payments up (neither api/transaction nor "
+            "api/verify-payment is a route): check the service's address", status=404)
+
+    def _found_lookup_path(self, path: str) -> None:
+        if path == self.lookup_path:
+            return
+        log.info("this deployment looks payments up at %s", path)
+        self.lookup_path = path
+        if self._on_lookup_path is not None:
+            try:
+                self._on_lookup_path(path)
+            except Exception:  # noqa: BLE001 - remembering it must never fail the lookup
+                log.exception("could not pass on the lookup path")
 
     @_typed
     async def create_payment(self, request: PaymentRequest, *, resumed: bool = False,
@@ -323,14 +367,29 @@ class ServiceClient:
 
     @_typed
     async def fund_card(self, card_hash: str, amount: Decimal | int | str) -> str:
-        answer = await self._write("api/virtual_card/fund",
-                                   {"amount": to_wire(amount), "card_hash": card_hash})
-        return answer.message
+        """Put money on a card. Returns the service's message; ValidationError when the
+        service says it did not (see ``_moved``)."""
+        return self._moved(await self._write(
+            "api/virtual_card/fund", {"amount": to_wire(amount), "card_hash": card_hash}))
 
     @_typed
     async def withdraw_card(self, card_hash: str, amount: Decimal | int | str) -> str:
-        answer = await self._write("api/virtual_card/withdraw",
-                                   {"amount": to_wire(amount), "card_hash": card_hash})
+        """Take money off a card back to the balance; as ``fund_card``."""
+        return self._moved(await self._write(
+            "api/virtual_card/withdraw", {"amount": to_wire(amount), "card_hash": card_hash}))
+
+    @staticmethod
+    def _moved(answer: Answer) -> str:
+        """A fund or withdrawal is done only when the service shows it done. The family's
+        server answers too little balance with HTTP 201, "success", ``data`` null and
+        "Insufficient Funds, ..."; so a message of insufficient funds, or of any refusal
+        with no card in the answer, is a refusal. A card in the answer (the family's) or
+        none (the document's) with words of success is done."""
+        words = answer.message.lower()
+        data = answer.data
+        has_card = isinstance(data, dict) and data.get("card_hash") not in (None, "")
+        if "insufficient" in words or (not has_card and any(w in words for w in REFUSAL_WORDS)):
+            raise ValidationError(answer.message, status=answer.status)
         return answer.message
 
     async def _card_action(self, action: str, card_hash: str, done_words: tuple[str, ...]) -> str:
