@@ -1,4 +1,4 @@
-"""A shop on its own sandbox (strict, or with the family's quirks), its main window, and
+"""A shop on its own sandbox (strict, --quirks or --family), its main window, and
 helpers to make and settle payments the way customers and the service would."""
 
 from dataclasses import dataclass
@@ -11,6 +11,7 @@ from paydesk.config.profiles import KINDS, MODES, Profile
 from paydesk.service.models import PaymentRequest
 from paydesk.ui.main_window import MainWindow
 from paydesk.ui.session import Session
+from tests import dialects
 
 
 @dataclass
@@ -50,8 +51,10 @@ class Shop:
         """A customer on the merchant's website: the form post, with the public key."""
         return httpx.post(f"{self.sandbox.base_url}/ext_transfer", data={
             "secret_key": self.sandbox.key("test", "public"), "tx_ref": ref, "amount": amount,
+            # the family's form reads the key from public_key, and requires a description
+            "public_key": self.sandbox.key("test", "public"),
             "currency": "USD", "email": "web@example.com", "first_name": "Wes",
-            "last_name": "Site", "title": "Web order"})
+            "last_name": "Site", "title": "Web order", "description": "From the website"})
 
     def calls(self, mode="test") -> list[str]:
         """The paths of every /api/ call the service received from this merchant."""
@@ -86,9 +89,10 @@ def open_shop(loop, qtbot, paths, keys, sandbox) -> Shop:
     return Shop(session, window, sandbox, loop, profile)
 
 
-@pytest.fixture(params=["strict", "quirks"])
-def shop(request, make_sandbox, paths, keys, loop, qtbot):
-    sandbox = make_sandbox("sb", base_path="/pay", quirks=request.param == "quirks")
+@pytest.fixture
+def shop(dialect, make_sandbox, paths, keys, loop, qtbot):
+    """The shop on a sandbox of the module's dialects (``pytestmark = pytest.mark.dialects``)."""
+    sandbox = make_sandbox("sb", base_path="/pay", **dialects.options(dialect))
     opened = open_shop(loop, qtbot, paths, keys, sandbox)
     yield opened
     opened.window.close()
