@@ -32,7 +32,7 @@ def test_serves_keys_and_survives_restart(tmp_path):
         merchants = json.loads((tmp_path / "merchants.json").read_text())
         assert len(merchants) == 2
         for m in merchants:
-            assert set(m) == {"id", "name", "keys"}
+            assert set(m) == {"id", "name", "keys", "webhook_secret"}
             for mode in ("test", "live"):
                 for kind, prefix in (("secret", "sec"), ("public", "pub")):
                     key = m["keys"][mode][kind]

@@ -110,37 +110,43 @@ async def create(request: Request) -> JSONResponse:
     c.url("callback_url")
     if c.errors:
         raise validation_error(c.errors)
-    amount = Decimal(c.clean["amount"])
-    currency = c.clean["currency"]
-    charge = fee(amount, "1", "1.00")
-    stamp = now_iso()
     now = datetime.now(timezone.utc)
+    card = issue(sb, owner, c.clean["amount"], c.clean["currency"], c.clean.get("callback_url"),
+                 sb.keys.name_of(owner.merchant_id).upper(),
+                 f"{now.year + 3:04d}-{now.month:02d}")
+    _notify(sb, card, "card.created")
+    return sb.envelope.ok("Payment link created", card_view(sb, card), 201)
+
+
+def issue(sb: Sandbox, owner: KeyOwner, amount: int, currency: str, callback: str | None,
+          name_on_card: str, expiration: str) -> sqlite3.Row:
+    """A new active card holding ``amount``, paid for (amount plus fee) from the merchant's
+    balance in one transaction; 409 when the balance is short."""
+    value = Decimal(amount)
+    charge = fee(value, "1", "1.00")
+    stamp = now_iso()
     row = {
         "id": str(uuid.uuid4()), "merchant_id": owner.merchant_id, "mode": owner.mode,
         "card_hash": "ch_" + secrets.token_hex(16),
         "account_id": secrets.randbelow(900_000) + 100_000,
         "card_pan": _luhn_complete("4" + "".join(str(secrets.randbelow(10)) for _ in range(14))),
-        "cvv": f"{secrets.randbelow(1000):03d}",
-        "expiration": f"{now.year + 3:04d}-{now.month:02d}",
-        "name_on_card": sb.keys.name_of(owner.merchant_id).upper(),
-        "callback": c.clean.get("callback_url"), "amount": str(c.clean["amount"]),
-        "charge": _two(charge), "paid": _two(amount + charge), "balance": _two(amount),
+        "cvv": f"{secrets.randbelow(1000):03d}", "expiration": expiration,
+        "name_on_card": name_on_card, "callback": callback, "amount": str(amount),
+        "charge": _two(charge), "paid": _two(value + charge), "balance": _two(value),
         "currency": currency_code(currency), "status": ACTIVE,
         "ref_id": secrets.token_hex(8), "created_at": stamp, "updated_at": stamp,
     }
     with sb.store.transaction() as db:
         have = sb.store.balance(db, owner.merchant_id, owner.mode, currency,
                                 OPENING_BALANCE[owner.mode])
-        if have < amount + charge:
+        if have < value + charge:
             raise ApiError(409, "Insufficient Funds, please fund your account")
-        sb.store.set_balance(db, owner.merchant_id, owner.mode, currency, have - amount - charge)
+        sb.store.set_balance(db, owner.merchant_id, owner.mode, currency, have - value - charge)
         cols = ", ".join(row)
         db.execute(f"INSERT INTO cards ({cols}) VALUES ({', '.join('?' for _ in row)})",
                    tuple(row.values()))
-        sb.store.add_card_transaction(db, row["card_hash"], "Credit", amount, "Card created")
-    card = sb.store.card(row["card_hash"])
-    _notify(sb, card, "card.created")
-    return sb.envelope.ok("Payment link created", card_view(sb, card), 201)
+        sb.store.add_card_transaction(db, row["card_hash"], "Credit", value, "Card created")
+    return sb.store.card(row["card_hash"])
 
 
 def _check_spend(card: sqlite3.Row, value: Decimal) -> None:

@@ -10,7 +10,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from . import rules
 from .bodies import read_form
 from .context import Sandbox, sandbox_of
-from .payments import merge_query, redirect_after, settle
+from .payments import settle
 from .validation import money
 
 SUCCEEDS, DECLINED, THREE_DS = rules.TEST_CARDS
@@ -99,7 +99,8 @@ async def submit_card(request: Request) -> Response:
                                         threeds_pending=1)
         return RedirectResponse(f"{base}/payment/{row['reference']}/3ds", 303)
     await settle(sb, row["reference"], "success" if number == SUCCEEDS else "failed")
-    return RedirectResponse(redirect_after(sb.store.transaction_by_reference(row["reference"]), base), 303)
+    return RedirectResponse(
+        sb.dialect.after_payment(sb.store.transaction_by_reference(row["reference"]), base), 303)
 
 
 async def show_3ds(request: Request) -> Response:
@@ -130,7 +131,8 @@ async def submit_3ds(request: Request) -> Response:
     passed = code.strip() == THREE_DS_CODE
     await settle(sb, row["reference"], "success" if passed else "failed")
     return RedirectResponse(
-        redirect_after(sb.store.transaction_by_reference(row["reference"]), sb.base_url(request)), 303)
+        sb.dialect.after_payment(sb.store.transaction_by_reference(row["reference"]),
+                                 sb.base_url(request)), 303)
 
 
 async def cancel(request: Request) -> Response:
@@ -141,10 +143,7 @@ async def cancel(request: Request) -> Response:
         return _closed(sb, row)
     await settle(sb, row["reference"], "cancelled")
     row = sb.store.transaction_by_reference(row["reference"])
-    if row["return_url"]:
-        return RedirectResponse(merge_query(row["return_url"], tx_ref=row["tx_ref"],
-                                            status="cancelled"), 303)
-    return RedirectResponse(f"{sb.base_url(request)}/payment/{row['reference']}/receipt", 303)
+    return RedirectResponse(sb.dialect.after_cancel(row, sb.base_url(request)), 303)
 
 
 async def receipt(request: Request) -> Response:

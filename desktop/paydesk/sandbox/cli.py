@@ -34,8 +34,18 @@ def _serve_parser() -> argparse.ArgumentParser:
     p.add_argument("--base-path", default="/", help="the deployment's own path segment, e.g. /pay")
     p.add_argument("--deployment", choices=["cards", "no-cards"], default="cards",
                    help="cards: GBP and USD with virtual cards; no-cards: EUR, GBP, USD, no cards")
-    p.add_argument("--quirks", action="store_true",
-                   help="answer the way the real family of services does (status codes, shapes)")
+    dialect = p.add_mutually_exclusive_group()
+    dialect.add_argument("--quirks", action="store_true",
+                         help="answer the way the interface document's samples do (status "
+                              "codes, shapes)")
+    dialect.add_argument("--family", action="store_true",
+                         help="answer as the family's real server code does: lookups only at "
+                              "/api/verify-payment/{tx_ref}, its status codes, shapes and card "
+                              "words, notifications to --webhook-url")
+    p.add_argument("--webhook-url", metavar="URL",
+                   help="with --family: the business's webhook URL, where each payment event "
+                        "is POSTed once, signed with the merchant's webhook_secret "
+                        "(see 'paydesk-sandbox keys')")
     p.add_argument("--smtp", metavar="HOST:PORT", help="also send receipts over SMTP")
     p.add_argument("--version", action="version", version=f"paydesk-sandbox {__version__}")
     return p
@@ -45,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["keys"]:
         p = argparse.ArgumentParser(prog="paydesk-sandbox keys",
-                                    description="Print the sandbox's merchants and their keys as JSON.")
+                                    description="Print the sandbox's merchants, their keys and "
+                                                "webhook secrets as JSON.")
         p.add_argument("--data-dir", type=Path, default=default_data_dir())
         args = p.parse_args(argv[1:])
         print(json.dumps(load_or_create(args.data_dir), indent=2))
@@ -53,11 +64,17 @@ def main(argv: list[str] | None = None) -> int:
     args = _serve_parser().parse_args(argv)
     if args.smtp and ":" not in args.smtp:
         _serve_parser().error("--smtp takes HOST:PORT")
+    if args.webhook_url and not args.family:
+        _serve_parser().error("--webhook-url is for --family (the document's dialects notify "
+                              "each payment's callback_url)")
+    if args.webhook_url and not args.webhook_url.startswith(("http://", "https://")):
+        _serve_parser().error("--webhook-url takes an http or https URL")
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     config = SandboxConfig(data_dir=args.data_dir, host=args.host, port=args.port,
                            base_path=args.base_path, deployment=args.deployment,
-                           quirks=args.quirks, smtp=args.smtp)
+                           quirks=args.quirks, family=args.family,
+                           webhook_url=args.webhook_url, smtp=args.smtp)
     sock = bind(config.host, config.port)
     app = build_app(config)
     print(f"serving {base_url_of(config, sock)}", flush=True)

@@ -24,6 +24,10 @@ class SandboxConfig:
     base_path: str = "/"
     deployment: str = "cards"
     quirks: bool = False
+    # answer as the family's server code does (SERVICE.md 1b); excludes ``quirks``
+    family: bool = False
+    # where --family POSTs its notifications (the business's webhook URL); none: not sent
+    webhook_url: str | None = None
     smtp: str | None = None  # "HOST:PORT"
     notify_timeout: float = 3.0
     notify_attempts: int = 3
@@ -33,12 +37,18 @@ class SandboxConfig:
         self.data_dir = Path(self.data_dir)
         if self.deployment not in DEPLOYMENT_CURRENCIES:
             raise ValueError(f"unknown deployment {self.deployment!r}: cards or no-cards")
+        if self.family and self.quirks:
+            raise ValueError("family and quirks are two dialects: choose one")
         path = "/" + self.base_path.strip("/")
         self.base_path = "" if path == "/" else path
 
     @property
     def currencies(self) -> tuple[str, ...]:
         return DEPLOYMENT_CURRENCIES[self.deployment]
+
+    @property
+    def dialect_name(self) -> str:
+        return "family" if self.family else "quirks" if self.quirks else "strict"
 
     @property
     def has_cards(self) -> bool:
@@ -61,6 +71,7 @@ class Sandbox:
     mailer: Any = None
     faults: Any = None
     calls: Any = None  # every /api/ call per merchant and mode (calls.CallLog)
+    dialect: Any = None  # how this deployment answers (dialect.Dialect)
 
     def base_url(self, request: Request) -> str:
         """``{base_url}`` as the caller reached us, without a trailing slash."""

@@ -46,6 +46,7 @@ async def set_status(request: Request) -> JSONResponse:
     if not sb.store.set_transaction_status(row["reference"], status, only_if=("success",)):
         raise ApiError(409, f"Only a successful payment can be {status}; this one is {row['status']}")
     row = sb.store.transaction_by_reference(row["reference"])
+    sb.dialect.transaction_event(sb, row, "payment.updated")
     return sb.envelope.ok("Transaction updated", transaction_view(row))
 
 

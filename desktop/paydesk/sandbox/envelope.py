@@ -12,11 +12,14 @@ class ApiError(Exception):
 
     ``errors`` maps field -> list of messages for validation failures.
     ``quirk_status`` is the HTTP code the family uses in quirks mode (400 when None).
+    ``plain``: the family's server says this one as text even though it names a field
+    (``--family`` only; strict and quirks are unchanged by it).
     """
 
     def __init__(self, status: int, message: str, errors: dict[str, list[str]] | None = None,
                  *, quirk_status: int | None = None, quirk_message: str | None = None,
-                 quirk_envelope_status: str = "failed", headers: dict[str, str] | None = None):
+                 quirk_envelope_status: str = "failed", headers: dict[str, str] | None = None,
+                 plain: bool = False):
         super().__init__(message)
         self.status = status
         self.message = message
@@ -25,6 +28,7 @@ class ApiError(Exception):
         self.quirk_message = quirk_message
         self.quirk_envelope_status = quirk_envelope_status
         self.headers = headers or {}
+        self.plain = plain
 
 
 def validation_error(errors: dict[str, list[str]]) -> ApiError:

@@ -49,6 +49,9 @@ def handlers(sb: Sandbox) -> dict:
         return refusal(sb, request.url.path, exc)
 
     async def http_error(request: Request, exc: HTTPException) -> Response:
+        own = sb.dialect.unmatched(request, exc.status_code)
+        if own is not None:
+            return own
         message = {404: "Not found", 405: "Method not allowed"}.get(exc.status_code, exc.detail)
         if exc.status_code == 404 and not is_json_path(sb.config.base_path, request.url.path):
             message = "There is nothing at this address."

@@ -7,8 +7,10 @@ import json
 import os
 import secrets
 import string
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 _ALPHABET = string.ascii_letters + string.digits
 MODES = ("test", "live")
@@ -22,11 +24,18 @@ def new_key(kind: str, mode: str) -> str:
     return f"{_PREFIX[kind]}-{mode}-{body}"
 
 
+def new_webhook_secret() -> str:
+    """The business's webhook secret (signs ``--family``'s notifications; never an API
+    key): ``whsec-`` + 32 alphanumerics."""
+    return "whsec-" + "".join(secrets.choice(_ALPHABET) for _ in range(32))
+
+
 def new_merchant(merchant_id: str, name: str) -> dict:
     return {
         "id": merchant_id,
         "name": name,
         "keys": {mode: {kind: new_key(kind, mode) for kind in KINDS} for mode in MODES},
+        "webhook_secret": new_webhook_secret(),
     }
 
 
@@ -69,6 +78,12 @@ class KeyRing:
                 return m["keys"][mode]["secret"]
         raise KeyError(merchant_id)
 
+    def webhook_secret_for(self, merchant_id: str) -> str:
+        for m in self.merchants:
+            if m["id"] == merchant_id:
+                return m["webhook_secret"]
+        raise KeyError(merchant_id)
+
     def name_of(self, merchant_id: str) -> str:
         for m in self.merchants:
             if m["id"] == merchant_id:
@@ -95,11 +110,24 @@ def load_or_create(data_dir: Path) -> list[dict]:
     path = data_dir / "merchants.json"
     private_dir(data_dir)
     if path.exists():
-        return json.loads(path.read_text("utf-8"))
+        return _with_webhook_secrets(path)
     merchants = [
         new_merchant("m_" + secrets.token_hex(6), "Sandbox Coffee Ltd"),
         new_merchant("m_" + secrets.token_hex(6), "Sandbox Books Ltd"),
     ]
+    tmp = _private_copy(path, merchants)
+    try:
+        try:
+            os.link(tmp, path)  # never replaces a file another process wrote meanwhile
+        except FileExistsError:
+            return _with_webhook_secrets(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return merchants
+
+
+def _private_copy(path: Path, merchants: list[dict]) -> Path:
+    """``merchants`` written, complete and synced, to a new 0600 file beside ``path``."""
     tmp = path.with_name(f".merchants.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
@@ -107,10 +135,46 @@ def load_or_create(data_dir: Path) -> list[dict]:
             out.write(json.dumps(merchants, indent=2))
             out.flush()
             os.fsync(out.fileno())
-        try:
-            os.link(tmp, path)  # never replaces a file another process wrote meanwhile
-        except FileExistsError:
-            return json.loads(path.read_text("utf-8"))
-    finally:
+    except BaseException:
         tmp.unlink(missing_ok=True)
+        raise
+    return tmp
+
+
+def _with_webhook_secrets(path: Path) -> list[dict]:
+    """The merchants of an existing file; a file from before webhook secrets gets one per
+    merchant, written in place (whole, 0600), every key kept. Done under a lock where the
+    system has one, so two sandboxes starting at once on one folder agree on them."""
+    merchants = json.loads(path.read_text("utf-8"))
+    if all("webhook_secret" in m for m in merchants):
+        return merchants
+    with _locked(path.with_name(".merchants.lock")):
+        merchants = json.loads(path.read_text("utf-8"))  # as the lock's last holder left it
+        missing = [m for m in merchants if "webhook_secret" not in m]
+        if missing:
+            for m in missing:
+                m["webhook_secret"] = new_webhook_secret()
+            tmp = _private_copy(path, merchants)
+            try:
+                os.replace(tmp, path)
+            finally:
+                tmp.unlink(missing_ok=True)
     return merchants
+
+
+@contextmanager
+def _locked(lock_path: Path) -> Iterator[None]:
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            import fcntl
+        except ImportError:  # Windows: no advisory locks; the upgrade runs unlocked
+            yield
+            return
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)

@@ -109,6 +109,15 @@ def _payments(currencies: tuple[str, ...]) -> dict[str, Any]:
             "responses": {**_ok("200", "Payment details", s.TRANSACTION,
                                 _link_all(_CHECKOUT, reference="$response.body#/data/reference")),
                           **_failures(JSON_READ + ("400", "404"))}}},
+        "/api/verify-payment/{tx_ref}": {"get": {
+            "operationId": "verifyPayment", "summary": "Verify payment",
+            "description": "The path every client of the family calls (its routes file has "
+                           "no /api/transaction): the same lookup, answered exactly as "
+                           "GET /api/transaction/{tx_ref} is.",
+            "security": _SECRET, "parameters": _by("tx_ref"),
+            "responses": {**_ok("200", "Payment details", s.TRANSACTION,
+                                _link_all(_CHECKOUT, reference="$response.body#/data/reference")),
+                          **_failures(JSON_READ + ("400", "404"))}}},
         "/api/js_transfer": {
             "post": {
                 "operationId": "inlineCheckout",
@@ -227,16 +236,27 @@ def _cards(currencies: tuple[str, ...]) -> dict[str, Any]:
     return paths
 
 
-def document(has_cards: bool, base_path: str) -> dict[str, Any]:
+_DIALECTS = {
+    "strict": "The strict dialect: this document describes its answers exactly.",
+    "quirks": "Served with --quirks: the sandbox answers the way the document's samples do "
+              "(400 for every error, 201 for successes, other shapes); this document "
+              "describes the strict dialect's answers, not those.",
+    "family": "Served with --family: the sandbox answers as the family's server code does "
+              "(lookup only at verify-payment, answered 201 with the transaction's state as "
+              "status; errors 400 or 404 with data null; the framework's own 404 and 500 "
+              "pages); this document states the requests and the strict dialect's answers.",
+}
+
+
+def document(has_cards: bool, base_path: str, dialect: str = "strict") -> dict[str, Any]:
     currencies = DEPLOYMENT_CURRENCIES["cards" if has_cards else "no-cards"]
     paths = {**_payments(currencies), **_checkout(), **(_cards(currencies) if has_cards else {})}
+    if dialect == "family":  # its routes file has no such path
+        del paths["/api/transaction/{tx_ref}"]
     return {
         "openapi": "3.1.0",
         "info": {"title": "Payment collection service (PayDesk sandbox)", "version": __version__,
-                 "description": "The strict dialect. With --quirks the sandbox answers the way "
-                                "the family of services does (400 for every error, 201 for "
-                                "successes, other shapes): this document does not describe "
-                                "those answers."},
+                 "description": _DIALECTS[dialect]},
         "servers": [{"url": base_path or "/"}],
         "paths": paths,
         "components": {

@@ -17,7 +17,7 @@ from .context import Sandbox, authenticate, sandbox_of, wrong_mode
 from .envelope import ApiError, validation_error
 from .keys import KeyOwner
 from .store import now_iso
-from .validation import check_payment, fee, money
+from .validation import fee, money
 
 FINAL_STATES = ("success", "failed", "cancelled", "refunded", "reversed")
 
@@ -50,10 +50,7 @@ def transaction_view(row: sqlite3.Row) -> dict[str, Any]:
 def create_payment(sb: Sandbox, owner: KeyOwner, body: dict[str, Any], base_url: str,
                    kind: str) -> str:
     """Record a pending transaction; return its checkout URL. Raises ApiError."""
-    checked = check_payment(body, sb.config.currencies, customer_object=kind == "INLINE")
-    if checked.errors:
-        raise validation_error(checked.errors)
-    c = checked.clean
+    c = sb.dialect.payment_fields(body, sb.config.currencies, customer_object=kind == "INLINE")
     stamp = now_iso()
     reference = new_reference()
     row = {
@@ -69,7 +66,8 @@ def create_payment(sb: Sandbox, owner: KeyOwner, body: dict[str, Any], base_url:
         sb.store.insert_transaction(row)
     except sqlite3.IntegrityError:
         raise ApiError(409, "Transaction reference has been used before",
-                       {"tx_ref": ["Transaction reference has been used before"]}) from None
+                       {"tx_ref": ["Transaction reference has been used before"]},
+                       plain=True) from None
     return f"{base_url}/payment/{reference}"
 
 
@@ -121,10 +119,8 @@ async def settle(sb: Sandbox, reference: str, outcome: str, *, from_states=("pen
     if not sb.store.set_transaction_status(reference, outcome, only_if=from_states):
         return False
     row = sb.store.transaction_by_reference(reference)
-    event = "payment.cancelled" if outcome == "cancelled" else "payment.completed"
-    if row["callback_url"]:
-        sb.notifier.send(row["merchant_id"], row["mode"], row["callback_url"], event,
-                         transaction_view(row))
+    sb.dialect.transaction_event(
+        sb, row, "payment.cancelled" if outcome == "cancelled" else "payment.completed")
     if outcome in ("success", "failed"):
         await sb.mailer.receipt(row, sb.keys.name_of(row["merchant_id"]))
     return True

@@ -1,8 +1,13 @@
-"""The route table, in one place, for the server and for the OpenAPI document."""
+"""The route table, in one place, for the server and for the OpenAPI document.
+
+Each dialect serves the same table with its own lookup routes and card operations
+(``--family``'s come from ``family/``); everything else is shared.
+"""
 
 from __future__ import annotations
 
-from typing import Awaitable, Callable
+from types import ModuleType
+from typing import Awaitable, Callable, Sequence
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -10,8 +15,17 @@ from starlette.routing import Route
 
 from . import cards, checkout, control, payments, website
 
+Endpoint = Callable[[Request], Awaitable[Response]]
 
-def _by_method(**endpoints: Callable[[Request], Awaitable[Response]]):
+# The document's lookup, and the path every client of the family calls, answering alike
+DOCUMENT_LOOKUPS: tuple[tuple[str, Endpoint], ...] = (
+    ("/api/transaction/{tx_ref:path}", payments.api_transaction),
+    ("/api/transaction", payments.api_transaction),
+    ("/api/verify-payment/{tx_ref:path}", payments.api_transaction),
+)
+
+
+def _by_method(**endpoints: Endpoint):
     async def endpoint(request: Request) -> Response:
         method = "get" if request.method == "HEAD" else request.method.lower()
         return await endpoints[method](request)
@@ -19,11 +33,11 @@ def _by_method(**endpoints: Callable[[Request], Awaitable[Response]]):
     return endpoint
 
 
-def public_routes(has_cards: bool) -> list[Route]:
-    routes = [
-        Route("/api/payment", payments.api_payment, methods=["POST"]),
-        Route("/api/transaction/{tx_ref:path}", payments.api_transaction, methods=["GET"]),
-        Route("/api/transaction", payments.api_transaction, methods=["GET"]),
+def public_routes(has_cards: bool, *, lookups: Sequence[tuple[str, Endpoint]] = DOCUMENT_LOOKUPS,
+                  card_ops: ModuleType = cards) -> list[Route]:
+    routes = [Route("/api/payment", payments.api_payment, methods=["POST"])]
+    routes += [Route(path, endpoint, methods=["GET"]) for path, endpoint in lookups]
+    routes += [
         Route("/api/js_transfer", payments.api_js_transfer, methods=["POST"]),
         Route("/ext_transfer", website.ext_transfer, methods=["POST"]),
         Route("/js/payment.js", website.payment_js, methods=["GET"]),
@@ -37,16 +51,17 @@ def public_routes(has_cards: bool) -> list[Route]:
         Route("/payment/{reference}/receipt", checkout.receipt, methods=["GET"]),
     ]
     if has_cards:
+        ops = card_ops
         routes += [
-            Route("/api/virtual_card/create", cards.create, methods=["POST"]),
-            Route("/api/virtual_card/fund", cards.fund, methods=["POST"]),
-            Route("/api/virtual_card/withdraw", cards.withdraw, methods=["POST"]),
-            Route("/api/virtual_card/block/{card_hash}", cards.block, methods=["GET"]),
-            Route("/api/virtual_card/unblock/{card_hash}", cards.unblock, methods=["GET"]),
-            Route("/api/virtual_card/terminate/{card_hash}", cards.terminate, methods=["GET"]),
-            Route("/api/virtual_card/transactions/{card_hash}", cards.transactions, methods=["GET"]),
-            Route("/api/virtual_card/all", cards.all_cards, methods=["GET"]),
-            Route("/api/virtual_card/card/{card_hash}", cards.get_card, methods=["GET"]),
+            Route("/api/virtual_card/create", ops.create, methods=["POST"]),
+            Route("/api/virtual_card/fund", ops.fund, methods=["POST"]),
+            Route("/api/virtual_card/withdraw", ops.withdraw, methods=["POST"]),
+            Route("/api/virtual_card/block/{card_hash}", ops.block, methods=["GET"]),
+            Route("/api/virtual_card/unblock/{card_hash}", ops.unblock, methods=["GET"]),
+            Route("/api/virtual_card/terminate/{card_hash}", ops.terminate, methods=["GET"]),
+            Route("/api/virtual_card/transactions/{card_hash}", ops.transactions, methods=["GET"]),
+            Route("/api/virtual_card/all", ops.all_cards, methods=["GET"]),
+            Route("/api/virtual_card/card/{card_hash}", ops.get_card, methods=["GET"]),
         ]
     return routes
 

@@ -17,7 +17,7 @@ from starlette.routing import Mount, Route
 
 from .connections import ACCEPT_BATCH, ConnectionGuard
 from .context import Sandbox, SandboxConfig
-from .envelope import Envelope
+from .dialect import dialect_for
 from .errors import RequestGuard, handlers, refusal
 from .calls import CallLog
 from .faults import FaultBook, FaultMiddleware
@@ -26,7 +26,7 @@ from .keys import KeyRing, load_or_create
 from .mailer import Mailer
 from .notify import Notifier
 from .openapi import document
-from .routes import control_routes, public_routes
+from .routes import control_routes
 from .store import Store
 
 log = logging.getLogger("paydesk.sandbox")
@@ -65,17 +65,20 @@ def build_app(config: SandboxConfig):
     """The ASGI application for one sandbox; its state lives in ``config.data_dir``."""
     keys = KeyRing(load_or_create(config.data_dir))  # makes the folder, private
     store = Store(config.data_dir / "sandbox.sqlite3")
-    sb = Sandbox(config=config, store=store, keys=keys, envelope=Envelope(config.quirks))
+    dialect = dialect_for(config)
+    sb = Sandbox(config=config, store=store, keys=keys, envelope=dialect.envelope,
+                 dialect=dialect)
     sb.notifier = Notifier(store, keys, timeout=config.notify_timeout,
                            attempts=config.notify_attempts, backoff=config.notify_backoff)
     sb.mailer = Mailer(store, config.data_dir / "outbox", config.smtp)
     sb.faults = FaultBook()
+    dialect.start(sb)
     sb.calls = CallLog()
 
     async def openapi(request: Request) -> JSONResponse:
-        return JSONResponse(document(config.has_cards, config.base_path))
+        return JSONResponse(document(config.has_cards, config.base_path, dialect.name))
 
-    routes = public_routes(config.has_cards) + control_routes() + [
+    routes = dialect.routes(config.has_cards) + control_routes() + [
         Route("/openapi.json", openapi, methods=["GET"]),
     ]
 
@@ -83,6 +86,7 @@ def build_app(config: SandboxConfig):
     async def lifespan(app):
         yield
         await sb.notifier.drain()
+        await dialect.drain()
         store.close()
 
     mounted = [Mount(config.base_path, routes=routes)] if config.base_path else routes

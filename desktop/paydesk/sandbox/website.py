@@ -20,7 +20,7 @@ async def ext_transfer(request: Request) -> Response:
     sb = sandbox_of(request)
     try:
         fields = await read_form(request)
-        owner = authenticate(request, kinds=("public", "secret"), key=fields.get("secret_key", ""))
+        owner = authenticate(request, kinds=("public", "secret"), key=sb.dialect.form_key(fields))
         body: dict = {k: fields.get(k) for k in (
             "tx_ref", "amount", "currency", "email", "first_name", "last_name",
             "callback_url", "return_url")}
@@ -46,7 +46,11 @@ def _script() -> str:
 
 
 async def payment_js(request: Request) -> Response:
-    return Response(_script(), media_type="application/javascript", headers={
+    """The script, reading the key from the config members the dialect's script reads."""
+    fields = sandbox_of(request).dialect.script_key_fields
+    script = _script().replace('["public_key", "secret_key"]',
+                               "[" + ", ".join(f'"{f}"' for f in fields) + "]")
+    return Response(script, media_type="application/javascript", headers={
         "Cache-Control": "public, max-age=300",
         "Access-Control-Allow-Origin": "*",
     })

@@ -38,7 +38,12 @@
     xhr.open("POST", base + "/api/js_transfer");
     xhr.setRequestHeader("Content-Type", "application/json");
     xhr.setRequestHeader("Accept", "application/json");
-    xhr.setRequestHeader("Authorization", "Bearer " + (config.secret_key || ""));
+    var key = "";
+    // the config members holding the merchant's public key, in the order read
+    ["public_key", "secret_key"].forEach(function (k) {
+      if (!key && typeof config[k] === "string") key = config[k];
+    });
+    xhr.setRequestHeader("Authorization", "Bearer " + key);
     xhr.onload = function () {
       var body = null;
       try { body = JSON.parse(xhr.responseText); } catch (e) { body = null; }

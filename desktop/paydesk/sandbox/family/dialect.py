@@ -1,0 +1,69 @@
+"""The family dialect object: what the shared routes ask of ``sb.dialect``, answered as the
+family's server code does."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any, Sequence
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from ..context import Sandbox, SandboxConfig
+from ..routes import public_routes
+from . import cards, payments
+from .answers import FamilyEnvelope, framework_page, transaction
+from .webhook import Webhook
+
+# the only lookup route the family's routes file has
+LOOKUPS = (("/api/verify-payment/{tx_ref}", payments.verify_payment),)
+
+
+class FamilyDialect:
+    name = "family"
+    # the inline script of each brand reads ``config.public_key``
+    script_key_fields: Sequence[str] = ("public_key",)
+
+    def __init__(self, config: SandboxConfig):
+        self.config = config
+        self.envelope = FamilyEnvelope()
+        self.webhook: Webhook | None = None  # made with the sandbox's store and keys
+
+    def start(self, sb: Sandbox) -> None:
+        self.webhook = Webhook(sb.store, sb.keys, self.config.webhook_url,
+                               timeout=self.config.notify_timeout)
+
+    def routes(self, has_cards: bool) -> list[Route]:
+        return public_routes(has_cards, lookups=LOOKUPS, card_ops=cards)
+
+    def payment_fields(self, body: dict[str, Any], currencies: tuple[str, ...], *,
+                       customer_object: bool) -> dict[str, Any]:
+        return payments.payment_fields(body, currencies, customer_object=customer_object)
+
+    def form_key(self, fields: dict[str, str]) -> str:
+        """The website form's key is in ``public_key`` (only)."""
+        return fields.get("public_key") or ""
+
+    def after_payment(self, row: sqlite3.Row, base_url: str) -> str:
+        return payments.after_payment(row, base_url)
+
+    def after_cancel(self, row: sqlite3.Row, base_url: str) -> str:
+        return payments.after_cancel(row, base_url)
+
+    def transaction_event(self, sb: Sandbox, row: sqlite3.Row, event: str) -> None:
+        """Every change of a payment's state is one POST to the business's webhook URL."""
+        if self.webhook is not None:
+            self.webhook.send(row["merchant_id"], row["mode"], event, transaction(row))
+
+    async def drain(self) -> None:
+        if self.webhook is not None:
+            await self.webhook.drain()
+
+    def unmatched(self, request: Request, status: int) -> Response | None:
+        """A path or method the family's routes file does not have: the framework's own
+        page, not the envelope (the sandbox's control routes keep theirs)."""
+        rest = request.url.path[len(self.config.base_path):]
+        if status in (404, 405) and not rest.startswith("/_sandbox"):
+            return framework_page(status)
+        return None

@@ -1,0 +1,69 @@
+"""The family's notifications: one POST per event of the bare transaction object (no
+envelope), written as PHP's JSON encoder writes it, to the business's webhook URL (not the
+record's callback_url), signed with the business's webhook secret. One try with a short
+timeout; a missed notification is never sent again. Each attempt is logged (``GET
+_sandbox/notifications``)."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import logging
+from typing import Any
+
+import httpx
+
+from ..keys import KeyRing
+from ..store import Store
+from .answers import php_json
+
+log = logging.getLogger("paydesk.sandbox.webhook")
+
+
+def signature(body: bytes, webhook_secret: str) -> str:
+    """Hex HMAC-SHA256 of the raw body, keyed with the business's webhook secret."""
+    return hmac.new(webhook_secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+class Webhook:
+    def __init__(self, store: Store, keys: KeyRing, url: str | None, *, timeout: float):
+        self.store = store
+        self.keys = keys
+        self.url = url
+        self.timeout = timeout
+        self._tasks: set[asyncio.Task] = set()
+
+    def send(self, merchant_id: str, mode: str, event: str, data: dict[str, Any]) -> None:
+        """Queue one notification (none without a webhook URL); returns at once."""
+        if not self.url:
+            return
+        task = asyncio.get_running_loop().create_task(
+            self._deliver(merchant_id, mode, self.url, event, data))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def drain(self, timeout: float = 10.0) -> None:
+        if self._tasks:
+            await asyncio.wait(set(self._tasks), timeout=timeout)
+        for task in list(self._tasks):
+            task.cancel()
+
+    async def _deliver(self, merchant_id: str, mode: str, url: str, event: str,
+                       data: dict[str, Any]) -> None:
+        body = php_json(data)
+        headers = {"Content-Type": "application/json",
+                   "Signature": signature(body, self.keys.webhook_secret_for(merchant_id))}
+        status, error = None, None
+        try:
+            async with httpx.AsyncClient(timeout=self.timeout, follow_redirects=False) as client:
+                status = (await client.post(url, content=body, headers=headers)).status_code
+        except httpx.HTTPError as exc:
+            error = f"{type(exc).__name__}: {exc}"[:300]
+        try:
+            self.store.log_notification(merchant_id, mode, event, url, body.decode("ascii"), 1,
+                                        status, error)
+        except Exception:  # the log is the sandbox's own; a failure there sends nothing again
+            log.exception("notification %s to %s: could not be logged", event, url)
+        log.info("notification %s to %s (one try, never retried): %s", event, url,
+                 status or error)
