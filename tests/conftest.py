@@ -32,7 +32,8 @@ def pytest_configure(config):
         "markers", "dialects(*names, only=None, apart=None): run this module's tests whose "
         "sandbox follows the `dialect` fixture against each named dialect (default: strict, "
         "quirks, family); `only` names the tests that do (the others stay strict); `apart` "
-        "maps a dialect to parameter ids it leaves out (a case of a strict-only behaviour)")
+        "maps a dialect to the tests or cases (parts of a test's name and id) it leaves out: "
+        "ones about a behaviour of the other dialects")
 
 
 @pytest.fixture
@@ -54,14 +55,14 @@ def pytest_generate_tests(metafunc):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Leave out, per dialect, the cases a module's ``dialects(apart=...)`` names."""
+    """Leave out, per dialect, the tests and cases a module's ``dialects(apart=...)`` names."""
     kept, dropped = [], []
     for item in items:
         marker = item.get_closest_marker("dialects")
         callspec = getattr(item, "callspec", None)
         dialect = callspec.params.get("dialect") if callspec else None
         apart = (marker.kwargs.get("apart") or {}).get(dialect, ()) if marker else ()
-        (dropped if any(case in callspec.id for case in apart) else kept).append(item)
+        (dropped if any(case in item.name for case in apart) else kept).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept

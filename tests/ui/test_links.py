@@ -9,7 +9,6 @@ from PySide6.QtGui import QGuiApplication, QImage
 from PySide6.QtWidgets import QWidget
 
 from paydesk.ui.links.tab import LinksTab
-from tests import dialects
 
 
 def decode_qr(widget) -> list[str]:
@@ -38,6 +37,8 @@ def desk(start_app, loop, dialect, make_sandbox):
     app = start_app(sandbox=True)
     app.wait_started()
     app.window.resize(1200, 900)
+    from tests import dialects
+
     if dialect != "strict":  # a profile on a sandbox of that dialect, made the active one
         sb = make_sandbox(dialect, base_path="/pay", **dialects.options(dialect))
         dialects.use_profile(loop, app.session, sb, name=dialect.title(), prefix="SBX")

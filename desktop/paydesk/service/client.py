@@ -445,7 +445,7 @@ class ServiceClient:
         if isinstance(data, dict) and "card_hash" not in data and isinstance(data.get("card"), dict):
             data = data["card"]
         if data in (None, "null"):  # the family's answer for a hash it does not have
-            raise NotFoundError(answer.message or "No such card", status=answer.status)
+            raise NotFoundError("The service has no such card", status=answer.status)
         return self._card(data, answer.status)
 
 

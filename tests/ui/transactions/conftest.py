@@ -29,7 +29,8 @@ class Shop:
     def create(self, ref: str, amount=25, mode="test", **over) -> object:
         """A link made here, through the links controller (written to the ledger first)."""
         fields = dict(amount=Decimal(amount), currency="GBP", email="ada@example.com",
-                      first_name="Ada", last_name="Lovelace", tx_ref=ref, title="Flat white")
+                      first_name="Ada", last_name="Lovelace", tx_ref=ref, title="Flat white",
+                      description="Oat milk")  # the family's server requires both
         fields.update(over)
         if mode != self.session.mode:
             self.loop.run(self.session.set_mode(mode))
@@ -81,6 +82,8 @@ def open_shop(loop, qtbot, paths, keys, sandbox) -> Shop:
     window.show()
     profile = Profile(id=Profile.new_id(), name="Corner Shop", base_url=sandbox.base_url,
                       txref_prefix="SHOP", currencies=["GBP", "USD"])
+    # found out as the profile editor's Save does: cards, and where it looks payments up
+    profile = loop.run(session.discover(profile, sandbox.key()))
     loop.run(session.save_profile(profile, {(m, k): sandbox.key(m, k) for m in MODES
                                             for k in KINDS}))
     window.start_background()

@@ -93,7 +93,7 @@ def test_a_mistyped_paydesk_reference_is_caught_before_any_call(shop):
     assert shop.tab.lookup_message.text() == "Characters 21 and 22 look swapped"
     assert shop.calls() == before  # the service's own log: nothing was sent
     assert shop.lookup(good.lower()).asked  # a good one goes to the service (unknown there)
-    assert shop.calls()[len(before):] == [f"/pay/api/transaction/{good}"]
+    assert shop.calls()[len(before):] == [f"/pay/{shop.profile.lookup_path}/{good}"]
 
 
 def test_a_reference_of_the_other_mode(shop):
