@@ -38,6 +38,8 @@ def _errors_of(body: dict) -> tuple[str, dict[str, list[str]]]:
                     m if isinstance(m, str) else brief(m) for m in items[:10])
     if isinstance(raw_message, str) and raw_message.strip():
         text = raw_message.strip()
+        if not errors and text.lower().startswith("invalid currency"):
+            errors["currency"] = [text]  # the family's, said as text: it names its field
     elif errors:
         text = next(iter(errors.values()))[0]
     else:

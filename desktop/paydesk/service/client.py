@@ -7,56 +7,34 @@ text never holds the client's key, and no call waits without bound.
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import random
 from decimal import Decimal
-from typing import Any, Awaitable, Callable, Mapping, TypeVar
+from typing import Awaitable, Callable, Mapping, TypeVar
 from urllib.parse import quote
 
 import httpx
 
 from .. import __version__
 from .answers import Answer, read, read_lookup
+from .card_calls import CardCalls
 from .decoding import ACCEPTED, TooLarge, Undecodable, read_body
 from .errors import (AnswerLostError, AuthenticationError, ClientClosedError,
                      DuplicateReferenceError, NotFoundError, RateLimitedError, ServiceError,
                      ServiceUnavailableError, UnexpectedAnswerError, ValidationError, brief)
-from .models import (DEFAULT_CARD_CURRENCIES, LOOKUP_PATHS, CardTransaction, PaymentLink,
-                     PaymentRequest, Transaction, VirtualCard, items_of)
+from .models import (DEFAULT_CARD_CURRENCIES, LOOKUP_PATHS, PaymentLink, PaymentRequest,
+                     Transaction)
 from .money import to_wire
+from .typed import typed as _typed
 
 log = logging.getLogger("paydesk.service")
 T = TypeVar("T")
 PARSE_ON_A_THREAD = 64 * 1024  # bytes: an answer this long is parsed off the event loop
 MAX_ANSWER = 2 * 1024 * 1024  # bytes, received and decoded; a bigger answer is not the service's
 Reader = Callable[[int, dict, bytes], Answer]
-# Words of a card fund's or withdrawal's message that say it was not done (the family's
-# server passes on the issuer's words, and answers a refusal as "success" with no card).
-REFUSAL_WORDS = ("insufficient", "not enough", "declined", "refused", "denied", "failed",
-                 "unable", "cannot", "can't", "could not", "not allowed", "exceed", "invalid",
-                 "unsuccessful", "error")
 
 
-def _typed(method):
-    """Every public call: only ServiceErrors out, none holding the client's own key."""
-    @functools.wraps(method)
-    async def call(self: "ServiceClient", *args, **kwargs):
-        try:
-            return await method(self, *args, **kwargs)
-        except ServiceError as error:
-            raise error.scrubbed(self._key) from None
-        except Exception as error:  # noqa: BLE001 - the promise: nothing untyped leaves
-            log.warning("%s: an answer PayDesk could not read (%s)", method.__name__,
-                        type(error).__name__)
-            log.debug("the failure in full", exc_info=True)
-            raise UnexpectedAnswerError(
-                "PayDesk could not read the service's answer", status=None,
-                snippet=f"{type(error).__name__}").scrubbed(self._key) from None
-    return call
-
-
-class ServiceClient:
+class ServiceClient(CardCalls):
     """Talks to one service deployment with one secret key (so: one profile, one mode).
 
     ``async with ServiceClient(base_url, key) as client: await client.validate("REF")``.
@@ -343,110 +321,6 @@ class ServiceClient:
             return None
         url = f"{self.base_url}/payment/{tx.reference}" if tx.reference else None
         return PaymentLink(tx_ref=request.tx_ref, checkout_url=url, recovered=True)
-
-    # -- virtual cards --------------------------------------------------------
-
-    def _card(self, data: Any, status: int) -> VirtualCard:
-        return VirtualCard.parse(data, status, self.card_currencies)
-
-    @_typed
-    async def create_card(self, amount: Decimal | int | str, currency: str,
-                          callback_url: str | None = None, *, first_name: str | None = None,
-                          last_name: str | None = None) -> VirtualCard:
-        """Issue a card. The family's server requires the cardholder's name
-        (``first_name``, ``last_name``); the document's does not, and takes it as well."""
-        body = {"amount": to_wire(amount), "currency": currency}
-        if callback_url:
-            body["callback_url"] = callback_url
-        if first_name:
-            body["first_name"] = first_name
-        if last_name:
-            body["last_name"] = last_name
-        answer = await self._write("api/virtual_card/create", body)
-        return self._card(answer.data, answer.status)
-
-    @_typed
-    async def fund_card(self, card_hash: str, amount: Decimal | int | str) -> str:
-        """Put money on a card. Returns the service's message; ValidationError when the
-        service says it did not (see ``_moved``)."""
-        return self._moved(await self._write(
-            "api/virtual_card/fund", {"amount": to_wire(amount), "card_hash": card_hash}))
-
-    @_typed
-    async def withdraw_card(self, card_hash: str, amount: Decimal | int | str) -> str:
-        """Take money off a card back to the balance; as ``fund_card``."""
-        return self._moved(await self._write(
-            "api/virtual_card/withdraw", {"amount": to_wire(amount), "card_hash": card_hash}))
-
-    @staticmethod
-    def _moved(answer: Answer) -> str:
-        """A fund or withdrawal is done only when the service shows it done. The family's
-        server answers too little balance with HTTP 201, "success", ``data`` null and
-        "Insufficient Funds, ..."; so a message of insufficient funds, or of any refusal
-        with no card in the answer, is a refusal. A card in the answer (the family's) or
-        none (the document's) with words of success is done."""
-        words = answer.message.lower()
-        data = answer.data
-        has_card = isinstance(data, dict) and data.get("card_hash") not in (None, "")
-        if "insufficient" in words or (not has_card and any(w in words for w in REFUSAL_WORDS)):
-            raise ValidationError(answer.message, status=answer.status)
-        return answer.message
-
-    async def _card_action(self, action: str, card_hash: str, done_words: tuple[str, ...]) -> str:
-        """Block, unblock, terminate: GETs, retried; a retry that finds the action done
-        (after a lost answer) is success."""
-        tried = False
-
-        async def once() -> Answer:
-            nonlocal tried
-            try:
-                return await self._exchange("GET", f"api/virtual_card/{action}/{quote(card_hash, safe='')}")
-            except ValidationError as error:
-                if tried and any(w in error.message.lower() for w in done_words):
-                    return Answer(200, error.message, {})
-                raise
-            finally:
-                tried = True
-
-        return (await self._retrying(once)).message
-
-    @_typed
-    async def block_card(self, card_hash: str) -> str:
-        return await self._card_action("block", card_hash, ("already blocked",))
-
-    @_typed
-    async def unblock_card(self, card_hash: str) -> str:
-        return await self._card_action("unblock", card_hash, ("not blocked",))
-
-    @_typed
-    async def terminate_card(self, card_hash: str) -> str:
-        return await self._card_action("terminate", card_hash, ("terminated",))
-
-    @_typed
-    async def card_transactions(self, card_hash: str) -> list[CardTransaction]:
-        answer = await self._read(f"api/virtual_card/transactions/{quote(card_hash, safe='')}")
-        return [CardTransaction.parse(x, answer.status)
-                for x in items_of(answer.data, answer.status, "transactions", "data")]
-
-    @_typed
-    async def cards(self) -> list[VirtualCard]:
-        answer = await self._read("api/virtual_card/all")
-        items = items_of(answer.data, answer.status, "cards", "data")
-
-        def parse() -> list[VirtualCard]:
-            return [self._card(x, answer.status) for x in items]
-
-        return await asyncio.to_thread(parse) if len(items) > 50 else parse()
-
-    @_typed
-    async def card(self, card_hash: str) -> VirtualCard:
-        answer = await self._read(f"api/virtual_card/card/{quote(card_hash, safe='')}")
-        data = answer.data
-        if isinstance(data, dict) and "card_hash" not in data and isinstance(data.get("card"), dict):
-            data = data["card"]
-        if data in (None, "null"):  # the family's answer for a hash it does not have
-            raise NotFoundError("The service has no such card", status=answer.status)
-        return self._card(data, answer.status)
 
 
 class _CreateState:
