@@ -40,6 +40,10 @@ class Running:
     def key(self, mode: str = "test", kind: str = "secret", merchant: int = 0) -> str:
         return self.merchants[merchant]["keys"][mode][kind]
 
+    def webhook_secret(self, merchant: int = 0) -> str:
+        """The merchant's webhook secret: what signs ``--family``'s notifications."""
+        return self.merchants[merchant]["webhook_secret"]
+
     def client(self, mode: str = "test", kind: str = "secret", merchant: int = 0,
                **kw) -> httpx.Client:
         return httpx.Client(
@@ -54,6 +58,8 @@ class Running:
 
 
 def start_sandbox(data_dir: Path, **options) -> Running:
+    """A sandbox on a free port; ``options`` go to ``SandboxConfig`` (``family=True``,
+    ``quirks=True``, ``webhook_url=...``, ``base_path=...``, ``deployment=...``)."""
     options.setdefault("notify_backoff", 0.05)
     server = SandboxServer(SandboxConfig(data_dir=data_dir, port=0, **options)).start()
     merchants = json.loads((data_dir / "merchants.json").read_text())

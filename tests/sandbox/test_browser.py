@@ -181,3 +181,62 @@ def test_inline_checkout_from_another_origin(sandbox, shop, page):
     with sandbox.client() as c:
         tx = c.get("/api/transaction/B-inline").json()["data"]
     assert tx["type"] == "INLINE" and tx["status"] == "success" and tx["meta"] == {"table": "4"}
+
+
+@pytest.fixture
+def family(make_sandbox):
+    return make_sandbox("family-browser", family=True, base_path="/pay")
+
+
+def test_family_website_form_with_public_key(family, shop, page):
+    """--family: the form carries the key in ``public_key``; after paying, the browser
+    lands on ``callback_url + "?tx_ref=" + tx_ref`` (no status)."""
+    fields = {"public_key": family.key(kind="public"), "tx_ref": "FB-form", "amount": "42",
+              "currency": "GBP", "email": "cy@example.com", "first_name": "Cy",
+              "last_name": "Jones", "title": "Bakery", "description": "Sourdough",
+              "callback_url": shop.origin + "/form-done", "return_url": shop.origin + "/r"}
+    inputs = "".join(f'<input type="hidden" name="{k}" value="{v}">' for k, v in fields.items())
+    shop.pages["/checkout"] = (f'<html><body><form method="post" action="{family.base_url}'
+                               f'/ext_transfer">{inputs}<button id="go" type="submit">Pay now'
+                               '</button></form></body></html>')
+    page.goto(shop.origin + "/checkout")
+    page.click("#go")
+    page.wait_for_selector("#card-form")
+    assert page.inner_text("#title") == "Bakery"
+    _pay(page, "4242424242424242")
+    page.wait_for_selector("#thanks")
+    assert page.url == shop.origin + "/form-done?tx_ref=FB-form"
+    with family.client() as c:
+        assert c.get("/api/verify-payment/FB-form").json()["status"] == "success"
+
+
+@pytest.mark.parametrize("dialect", ["family", "strict"])
+def test_inline_checkout_reads_config_public_key(make_sandbox, shop, page, dialect):
+    """The family's inline script reads ``config.public_key``; the document's reads it too
+    (besides ``secret_key``)."""
+    sb = make_sandbox(f"inline-{dialect}", family=dialect == "family")
+    amount = 15 if dialect == "family" else "15"  # the family takes an integer too
+    config = {"public_key": sb.key(kind="public"), "tx_ref": "FB-inline", "amount": amount,
+              "currency": "USD", "callback_url": shop.origin + "/inline-done",
+              "customer": {"email": "ian@example.com", "first_name": "Ian", "last_name": "Hart"},
+              "customization": {"title": "Tea shop", "description": "Green tea"}}
+    shop.pages["/inline"] = f"""<html><body>
+      <script src="{sb.base_url}/js/payment.js"></script>
+      <p id="err"></p>
+      <button id="go" onclick='var c = {json.dumps(config)};
+        c.onerror = function (m) {{ document.getElementById("err").textContent = m; }};
+        ServiceCheckout(c);'>Pay</button>
+    </body></html>"""
+    page.goto(shop.origin + "/inline")
+    page.click("#go")
+    page.wait_for_selector("#card-form")
+    _pay(page, "4242424242424242")
+    page.wait_for_selector("#thanks")
+    query = parse_qs(urlsplit(page.url).query)
+    if dialect == "family":
+        assert page.url == shop.origin + "/inline-done?tx_ref=FB-inline"
+    else:
+        assert query == {"tx_ref": ["FB-inline"], "status": ["success"]}
+    with sb.client() as c:
+        r = c.get("/api/verify-payment/FB-inline").json()
+    assert r["data"]["type"] == "INLINE" and r["data"]["status"] == "success"

@@ -74,3 +74,48 @@ def test_quirks_flag_from_command_line(tmp_path):
         assert httpx.get(base + "/api/virtual_card/all", headers=h).status_code == 400
     finally:
         _stop(proc)
+
+
+def test_family_and_webhook_url_from_the_command_line(tmp_path):
+    import hashlib
+    import hmac
+    import time
+
+    from tests.helpers import Listener
+
+    hook = Listener()
+    proc, base = _start(tmp_path, "--family", "--webhook-url", hook.url)
+    try:
+        merchant = json.loads((tmp_path / "merchants.json").read_text())[0]
+        h = {"Authorization": f"Bearer {merchant['keys']['test']['secret']}"}
+        url = httpx.post(base + "/api/payment", json=payment("FAM", amount=12), headers=h
+                         ).json()["data"]["checkout_url"]
+        assert httpx.get(base + "/api/transaction/FAM", headers=h).status_code == 404
+        r = httpx.get(base + "/api/verify-payment/FAM", headers=h)
+        assert r.status_code == 404 and r.json()["message"] == "Payment not submitted"
+        httpx.post(base + f"/_sandbox/pay/{url.rsplit('/', 1)[1]}", json={"outcome": "success"},
+                   headers=h).raise_for_status()
+        deadline = time.monotonic() + 10
+        while not hook.received and time.monotonic() < deadline:
+            time.sleep(0.02)
+        raw = hook.received[0]["raw"]
+        expected = hmac.new(merchant["webhook_secret"].encode(), raw, hashlib.sha256).hexdigest()
+        assert hmac.compare_digest(hook.received[0]["headers"]["Signature"], expected)
+    finally:
+        _stop(proc)
+        hook.close()
+    keys = subprocess.run([sys.executable, "-m", "paydesk.sandbox", "keys", "--data-dir",
+                           str(tmp_path)], capture_output=True, text=True, check=True)
+    assert json.loads(keys.stdout)[0]["webhook_secret"] == merchant["webhook_secret"]
+
+
+def test_family_refuses_quirks_and_webhook_url_needs_family(tmp_path):
+    run = [sys.executable, "-m", "paydesk.sandbox", "--data-dir", str(tmp_path)]
+    r = subprocess.run(run + ["--family", "--quirks"], capture_output=True, text=True)
+    assert r.returncode == 2 and "not allowed with argument" in r.stderr
+    r = subprocess.run(run + ["--webhook-url", "http://127.0.0.1:9/h"], capture_output=True,
+                       text=True)
+    assert r.returncode == 2 and "--webhook-url is for --family" in r.stderr
+    r = subprocess.run(run + ["--family", "--webhook-url", "ftp://x"], capture_output=True,
+                       text=True)
+    assert r.returncode == 2 and "http or https URL" in r.stderr

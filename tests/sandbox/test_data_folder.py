@@ -1,5 +1,6 @@
 """The data folder: private from the first byte, and shared safely by two processes."""
 
+import json
 import os
 import resource
 import signal
@@ -90,3 +91,46 @@ def test_two_processes_on_one_folder_lose_no_card_update(tmp_path):
     finally:
         first.stop()
         second.stop()
+
+
+def _without_webhook_secrets(folder):
+    """A data folder as sandboxes before webhook secrets wrote it."""
+    assert _keys_command(folder).returncode == 0
+    path = folder / "merchants.json"
+    merchants = json.loads(path.read_text())
+    for m in merchants:
+        del m["webhook_secret"]
+    path.write_text(json.dumps(merchants, indent=2))
+    path.chmod(0o600)
+    return merchants
+
+
+def test_an_old_folder_gets_webhook_secrets_and_keeps_its_keys(tmp_path):
+    folder = tmp_path / "old"
+    old = _without_webhook_secrets(folder)
+    running = start_sandbox(folder, family=True)
+    try:
+        assert [{k: v for k, v in m.items() if k != "webhook_secret"}
+                for m in running.merchants] == old
+        secrets = [m["webhook_secret"] for m in running.merchants]
+        assert all(s.startswith("whsec-") and len(s) == 38 for s in secrets)
+        assert len(set(secrets)) == 2
+        with running.client() as c:  # the old keys still work
+            assert c.get("/api/virtual_card/all").status_code == 201
+    finally:
+        running.stop()
+    assert stat.S_IMODE((folder / "merchants.json").stat().st_mode) == 0o600
+    printed = _keys_command(folder)
+    assert json.loads(printed.stdout) == running.merchants  # kept from then on
+
+
+def test_two_processes_upgrading_an_old_folder_agree(tmp_path):
+    folder = tmp_path / "old"
+    _without_webhook_secrets(folder)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        printed = list(pool.map(lambda _: _keys_command(folder), range(4)))
+    assert all(p.returncode == 0 for p in printed), [p.stderr for p in printed]
+    seen = [json.loads(p.stdout) for p in printed]
+    assert all(s == seen[0] for s in seen)
+    assert json.loads((folder / "merchants.json").read_text()) == seen[0]
+    assert all("webhook_secret" in m for m in seen[0])

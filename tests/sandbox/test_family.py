@@ -2,8 +2,6 @@
 payments, the lookup at verify-payment, validation, the website form and the redirects.
 Cards are in test_family_cards.py, notifications in test_family_webhook.py."""
 
-from urllib.parse import urlsplit
-
 import httpx
 import pytest
 
@@ -213,6 +211,10 @@ def test_website_form_takes_the_key_in_public_key(family):
     assert r.status_code == 303 and "/payment/PDK-" in r.headers["location"]
     with family.client() as c:
         assert c.get("/api/verify-payment/F-W1").json()["message"] == "Payment not submitted"
+    # a secret key has no place in a web page: refused there
+    r = httpx.post(family.base_url + "/ext_transfer",
+                   data=_form("public_key", family.key(), "F-W4"))
+    assert r.status_code == 403 and "text/html" in r.headers["content-type"]
     # the document's field name is not the family's: no key, no payment
     r = httpx.post(family.base_url + "/ext_transfer", data=_form("secret_key", public, "F-W2"))
     assert r.status_code == 401 and "text/html" in r.headers["content-type"]
@@ -222,7 +224,7 @@ def test_website_form_takes_the_key_in_public_key(family):
     assert r.status_code == 400 and "customization.title is required" in r.text
     assert "customization.description is required" in r.text
     with family.client() as c:
-        for tx_ref in ("F-W2", "F-W3"):
+        for tx_ref in ("F-W2", "F-W3", "F-W4"):
             assert c.get(f"/api/verify-payment/{tx_ref}").json()["message"] == "Invalid transaction"
 
 

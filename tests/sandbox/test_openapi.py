@@ -105,3 +105,34 @@ def test_form_meta_valid_by_the_document_is_a_meta_the_sandbox_takes(text):
     checker = Checker({})
     checker.meta(value)
     assert isinstance(value, dict) and not checker.errors, (text, checker.errors)
+
+
+def test_the_document_names_verify_payment(sandbox):
+    """Every client of the family looks payments up at verify-payment: the document says the
+    sandbox answers there as at /api/transaction."""
+    doc = httpx.get(sandbox.base_url + "/openapi.json").json()
+    op = doc["paths"]["/api/verify-payment/{tx_ref}"]["get"]
+    assert op["operationId"] == "verifyPayment"
+    assert op["responses"].keys() == doc["paths"]["/api/transaction/{tx_ref}"]["get"][
+        "responses"].keys()
+    assert "verifyPayment" in doc["paths"]["/api/payment"]["post"]["responses"]["201"]["links"]
+    form = doc["paths"]["/ext_transfer"]["post"]["requestBody"]["content"][
+        "application/x-www-form-urlencoded"]["schema"]
+    assert "public_key" in form["properties"]
+
+
+def test_the_family_document_matches_the_family_routes(make_sandbox):
+    sb = make_sandbox("family-doc", family=True, base_path="/pay")
+    doc = httpx.get(sb.base_url + "/openapi.json").json()
+    assert "--family" in doc["info"]["description"]
+    family_routes = sb.server.app.sandbox.dialect.routes(True)
+    served = {}
+    for route in family_routes:
+        path = re.sub(r"\{(\w+)(:\w+)?\}", r"{\1}", route.path)
+        served.setdefault(path, set()).update(m.lower() for m in route.methods if m != "HEAD")
+    for path, methods in EXTRA.items():
+        served[path] |= methods
+    assert {path: set(ops) for path, ops in doc["paths"].items()} == served
+    assert "/api/transaction/{tx_ref}" not in doc["paths"]
+    links = json.dumps(doc)
+    assert "validateTransaction" not in links

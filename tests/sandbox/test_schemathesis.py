@@ -19,7 +19,7 @@ bearer = "{sb.key(kind='public')}"
 values = ["{sb.key(kind='public')}"]
 [[operations]]
 include-path = "/ext_transfer"
-parameters = {{ "body.secret_key" = {{ dictionary = "form_key", probability = 0.9 }} }}
+parameters = {{ "body.secret_key" = {{ dictionary = "form_key", probability = 0.9 }}, "body.public_key" = {{ dictionary = "form_key", probability = 0.9 }} }}
 
 [generation]
 max-examples = 60

@@ -27,6 +27,8 @@ from .validation import check_payment
 class DocumentDialect:
     """The document's dialect, strict or (with ``config.quirks``) as its samples answer."""
 
+    # the website form takes the public key (and, as the seed shows, a secret key too)
+    form_key_kinds: tuple[str, ...] = ("public", "secret")
     # the inline script's config members that may carry the key, in the order tried
     script_key_fields: Sequence[str] = ("public_key", "secret_key")
 

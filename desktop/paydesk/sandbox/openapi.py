@@ -87,8 +87,8 @@ def _link_all(operations: list[str], **parameters: str) -> dict[str, Any]:
 
 _CHECKOUT = ["showCheckout", "payWithCard", "showThreeDs", "submitThreeDs", "cancelPayment",
              "showReceipt"]
-_TO_LOOKUP = {"validateTransaction": {"operationId": "validateTransaction",
-                                      "parameters": {"tx_ref": "$request.body#/tx_ref"}}}
+_TO_LOOKUP = {op: {"operationId": op, "parameters": {"tx_ref": "$request.body#/tx_ref"}}
+              for op in ("validateTransaction", "verifyPayment")}
 
 
 def _payments(currencies: tuple[str, ...]) -> dict[str, Any]:
@@ -253,6 +253,10 @@ def document(has_cards: bool, base_path: str, dialect: str = "strict") -> dict[s
     paths = {**_payments(currencies), **_checkout(), **(_cards(currencies) if has_cards else {})}
     if dialect == "family":  # its routes file has no such path
         del paths["/api/transaction/{tx_ref}"]
+        for creating in (paths["/api/payment"]["post"], paths["/api/js_transfer"]["post"]):
+            created = creating["responses"]["201"]
+            created["links"] = {k: v for k, v in created["links"].items()
+                                if k != "validateTransaction"}  # a new dict: links are shared
     return {
         "openapi": "3.1.0",
         "info": {"title": "Payment collection service (PayDesk sandbox)", "version": __version__,

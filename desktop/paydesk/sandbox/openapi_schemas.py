@@ -102,6 +102,10 @@ def website_form(currencies: tuple[str, ...]) -> dict[str, Any]:
     fields["secret_key"] = {"type": "string",
                             "description": "the merchant's public key (a secret key works too, "
                                            "but must never be published)"}
+    fields["public_key"] = {"type": "string",
+                            "description": "the family's name for the same field: when given "
+                                           "and not blank, the key is taken from it (with "
+                                           "--family, only from it)"}
     fields["meta"] = {"type": "string", "pattern": rules.META_JSON,
                       "description": "a JSON object of strings, as text: the rules of meta"}
     return {"type": "object", "required": ["secret_key", "amount", "currency", "email",

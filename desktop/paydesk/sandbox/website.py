@@ -20,7 +20,8 @@ async def ext_transfer(request: Request) -> Response:
     sb = sandbox_of(request)
     try:
         fields = await read_form(request)
-        owner = authenticate(request, kinds=("public", "secret"), key=sb.dialect.form_key(fields))
+        owner = authenticate(request, kinds=sb.dialect.form_key_kinds,
+                             key=sb.dialect.form_key(fields))
         body: dict = {k: fields.get(k) for k in (
             "tx_ref", "amount", "currency", "email", "first_name", "last_name",
             "callback_url", "return_url")}

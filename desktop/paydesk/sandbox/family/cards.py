@@ -27,7 +27,7 @@ from ..keys import KeyOwner
 from ..store import now_iso
 from ..validation import Checker
 from .answers import MissingRecord, framework_page
-from .payments import whole_number
+from .payments import refuse_currency, whole_number
 
 # The issuer's words, passed on by the family's server (not the document's wording)
 FUNDED = "Card has been topped up successfully"
@@ -82,6 +82,7 @@ async def create(request: Request) -> JSONResponse:
     sb = sandbox_of(request)
     owner = authenticate(request)
     body = await read_json(request)
+    refuse_currency(body, sb.config.currencies)
     c = Checker({**body, "amount": whole_number(body.get("amount"))})
     c.amount()
     c.currency(sb.config.currencies)

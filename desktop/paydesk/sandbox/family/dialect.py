@@ -22,6 +22,8 @@ LOOKUPS = (("/api/verify-payment/{tx_ref}", payments.verify_payment),)
 
 class FamilyDialect:
     name = "family"
+    # the website form looks the business up by its public key only
+    form_key_kinds: tuple[str, ...] = ("public",)
     # the inline script of each brand reads ``config.public_key``
     script_key_fields: Sequence[str] = ("public_key",)
 

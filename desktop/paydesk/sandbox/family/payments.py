@@ -25,15 +25,21 @@ def whole_number(value: Any) -> Any:
     return value
 
 
+def refuse_currency(body: dict[str, Any], currencies: tuple[str, ...]) -> None:
+    """The unsupported currency is checked before anything else and said as text (a missing
+    one is a field of the error bag)."""
+    currency = body.get("currency")
+    if (isinstance(currency, str) and currency.strip() and len(currency) <= _CURRENCY_MAX
+            and currency.isprintable() and currency not in currencies):
+        raise ApiError(400, f"Invalid currency, {currency} is not supported", plain=True)
+
+
 def payment_fields(body: dict[str, Any], currencies: tuple[str, ...], *,
                    customer_object: bool) -> dict[str, Any]:
     """A payment request's clean fields. The unsupported currency is checked first and said
     as text; then every failing field, in the framework's error bag. Title and
     description are required."""
-    currency = body.get("currency")
-    if (isinstance(currency, str) and currency.strip() and len(currency) <= _CURRENCY_MAX
-            and currency.isprintable() and currency not in currencies):
-        raise ApiError(400, f"Invalid currency, {currency} is not supported", plain=True)
+    refuse_currency(body, currencies)
     checked = check_payment({**body, "amount": whole_number(body.get("amount"))}, currencies,
                             customer_object=customer_object)
     custom = body.get("customization")
