@@ -11,7 +11,6 @@ from paydesk.config.profiles import KINDS, MODES, Profile
 from paydesk.service.models import PaymentRequest
 from paydesk.ui.main_window import MainWindow
 from paydesk.ui.session import Session
-from tests import dialects
 
 
 @dataclass
@@ -92,9 +91,20 @@ def open_shop(loop, qtbot, paths, keys, sandbox) -> Shop:
     return Shop(session, window, sandbox, loop, profile)
 
 
+def pytest_generate_tests(metafunc):
+    """A module whose tests take ``shop`` runs them strict and with --quirks, unless its
+    ``pytestmark = pytest.mark.dialects(...)`` names the dialects (tests/conftest.py)."""
+    from tests import dialects
+
+    if "shop" in metafunc.fixturenames and metafunc.definition.get_closest_marker("dialects") is None:
+        metafunc.parametrize("dialect", dialects.params("strict", "quirks"))
+
+
 @pytest.fixture
 def shop(dialect, make_sandbox, paths, keys, loop, qtbot):
-    """The shop on a sandbox of the module's dialects (``pytestmark = pytest.mark.dialects``)."""
+    """The shop on a sandbox of the module's dialects (strict and --quirks unless it says)."""
+    from tests import dialects
+
     sandbox = make_sandbox("sb", base_path="/pay", **dialects.options(dialect))
     opened = open_shop(loop, qtbot, paths, keys, sandbox)
     yield opened

@@ -7,7 +7,6 @@ import random
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QMenu
@@ -16,8 +15,6 @@ from paydesk.ledger import LinkRecord
 from paydesk.ui.transactions.model import BLOCK, COLUMNS
 
 NOW = datetime.now(timezone.utc)
-
-pytestmark = pytest.mark.dialects("strict", "quirks")  # the browser, not the service
 
 
 def seed(shop, n=1200, seed=5):
