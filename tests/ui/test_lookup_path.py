@@ -55,3 +55,23 @@ def test_discover_finds_it_with_the_cards(session, loop, dialect_sandbox):
     found = loop.run(session.discover(profile, sb.key("test")))
     assert found.lookup_path == LOOKUP_PATH[dialects.dialect_of(sb)]
     assert found.has_cards is True
+
+
+@pytest.mark.skipif(not dialects.FAMILY_READY, reason=dialects.WAITING)
+def test_a_client_of_the_old_address_never_sets_the_moved_profiles_path(session, loop,
+                                                                      make_sandbox):
+    family = make_sandbox("family", base_path="/pay", **dialects.options("family"))
+    strict = make_sandbox("strict", base_path="/pay")
+    profile = Profile(id=Profile.new_id(), name="Shop", base_url=family.base_url)
+    loop.run(session.save_profile(profile, {("test", "secret"): family.key()}))
+
+    async def look_up_while_it_moves():
+        async with session.lease(profile, "test") as old:
+            moved = Profile(id=profile.id, name="Shop", base_url=strict.base_url)
+            await session.save_profile(moved, {("test", "secret"): strict.key()})
+            with pytest.raises(NotFoundError):
+                await old.validate("NOT-THERE-2")  # finds verify-payment at the old address
+            return old.lookup_path
+
+    assert loop.run(look_up_while_it_moves()) == "api/verify-payment"
+    assert session.settings.profile(profile.id).lookup_path is None  # not the old address's
