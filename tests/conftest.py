@@ -23,13 +23,56 @@ os.environ.setdefault("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1")
 
 import pytest  # noqa: E402
 
+from tests import dialects  # noqa: E402
 from tests.helpers import Listener, start_sandbox  # noqa: E402
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "dialects(*names, only=None, apart=None): run this module's tests whose "
+        "sandbox follows the `dialect` fixture against each named dialect (default: strict, "
+        "quirks, family); `only` names the tests that do (the others stay strict); `apart` "
+        "maps a dialect to the tests or cases (parts of a test's name and id) it leaves out: "
+        "ones about a behaviour of the other dialects")
+
+
 @pytest.fixture
-def sandbox(tmp_path):
-    """The default sandbox: cards deployment, strict, under /pay."""
-    running = start_sandbox(tmp_path / "sandbox", base_path="/pay")
+def dialect():
+    """How the test's sandbox answers: "strict" unless the module's
+    ``pytestmark = pytest.mark.dialects(...)`` parametrizes it (ids strict, quirks, family)."""
+    return "strict"
+
+
+def pytest_generate_tests(metafunc):
+    marker = metafunc.definition.get_closest_marker("dialects")
+    if marker is None or "dialect" not in metafunc.fixturenames:
+        return
+    names = marker.args or dialects.DIALECTS
+    only = marker.kwargs.get("only")
+    if only is not None and metafunc.function.__name__ not in only:
+        names = ("strict",)
+    metafunc.parametrize("dialect", dialects.params(*names))
+
+
+def pytest_collection_modifyitems(config, items):
+    """Leave out, per dialect, the tests and cases a module's ``dialects(apart=...)`` names."""
+    kept, dropped = [], []
+    for item in items:
+        marker = item.get_closest_marker("dialects")
+        callspec = getattr(item, "callspec", None)
+        dialect = callspec.params.get("dialect") if callspec else None
+        apart = (marker.kwargs.get("apart") or {}).get(dialect, ()) if marker else ()
+        (dropped if any(case in item.name for case in apart) else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
+@pytest.fixture
+def sandbox(tmp_path, dialect):
+    """The default sandbox: cards deployment, under /pay; strict unless the module runs its
+    tests in each dialect (``dialect``)."""
+    running = start_sandbox(tmp_path / "sandbox", base_path="/pay", **dialects.options(dialect))
     yield running
     running.stop()
 

@@ -104,4 +104,16 @@ async def has_cards(base_url: str, secret_key: str) -> bool | None:
     return True
 
 
-__all__ = ["KeyCheck", "check_all", "check_public", "check_secret", "has_cards", "mode_hint"]
+async def lookup_path(base_url: str, secret_key: str) -> str | None:
+    """Where the deployment looks payments up (``ServiceClient.lookup_path``): asks for a
+    reference no one uses; None when it could not be found out."""
+    async with ServiceClient(base_url, secret_key, retries=0, timeout=10) as client:
+        try:
+            await client.validate("PAYDESK-LOOKUP-CHECK")
+        except ServiceError:
+            pass
+        return client.lookup_path
+
+
+__all__ = ["KeyCheck", "check_all", "check_public", "check_secret", "has_cards", "lookup_path",
+           "mode_hint"]

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from ..service.models import DEFAULT_CARD_CURRENCIES
+from ..service.models import DEFAULT_CARD_CURRENCIES, LOOKUP_PATHS
 
 MODES = ("test", "live")
 KINDS = ("secret", "public")
@@ -67,6 +67,9 @@ class Profile:
     base_url: str
     currencies: list[str] = field(default_factory=lambda: list(CARDS_CURRENCIES))
     has_cards: bool | None = None  # None: not yet found out from the service
+    # where the deployment looks payments up: "api/transaction" (the document's) or
+    # "api/verify-payment" (the family's servers); None: not yet found out
+    lookup_path: str | None = None
     card_currencies: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_CARD_CURRENCIES))
     embedded_sandbox: bool = False
     sandbox_port: int = 0  # the embedded sandbox's own port, tried first at every start
@@ -87,6 +90,8 @@ class Profile:
     @classmethod
     def from_json(cls, data: dict) -> "Profile":
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        if known.get("lookup_path") not in LOOKUP_PATHS:
+            known["lookup_path"] = None  # written by another version, or edited by hand
         return cls(**known)
 
 

@@ -38,6 +38,8 @@ def _errors_of(body: dict) -> tuple[str, dict[str, list[str]]]:
                     m if isinstance(m, str) else brief(m) for m in items[:10])
     if isinstance(raw_message, str) and raw_message.strip():
         text = raw_message.strip()
+        if not errors and text.lower().startswith("invalid currency"):
+            errors["currency"] = [text]  # the family's, said as text: it names its field
     elif errors:
         text = next(iter(errors.values()))[0]
     else:
@@ -89,8 +91,9 @@ def parse(status: int, raw: bytes) -> Any:
         raise failure("The service's answer is not JSON") from None
 
 
-def read(status: int, headers: dict[str, str], raw: bytes) -> Answer:
-    """Turn one HTTP answer into an Answer, or raise the matching ServiceError."""
+def envelope(status: int, headers: dict[str, str], raw: bytes) -> dict:
+    """The answer's envelope (an object with a ``status``), or the matching ServiceError.
+    Not an envelope below 500 (a framework's own 404 page, a proxy's): UnexpectedAnswerError."""
     if status == 429:
         raise RateLimitedError("The service asks us to slow down",
                                retry_after(headers.get("retry-after")), status=status)
@@ -100,10 +103,42 @@ def read(status: int, headers: dict[str, str], raw: bytes) -> Answer:
             raise ServiceUnavailableError(f"The service failed (HTTP {status})", status=status)
         raise UnexpectedAnswerError("The service's answer is not an envelope", status=status,
                                     snippet=raw[:4000].decode("utf-8", "replace"))
+    return body
+
+
+def _answer(status: int, body: dict, data: Any) -> Answer:
+    message = body.get("message")
+    return Answer(status, message if isinstance(message, str) else "", data)
+
+
+def read(status: int, headers: dict[str, str], raw: bytes) -> Answer:
+    """Turn one HTTP answer into an Answer, or raise the matching ServiceError."""
+    return _judged(status, envelope(status, headers, raw))
+
+
+def read_lookup(status: int, headers: dict[str, str], raw: bytes) -> Answer:
+    """A lookup's answer, judged by its transaction, not by the envelope's ``status``.
+
+    The family's server answers a lookup with HTTP 201 and the transaction's own state as
+    the envelope's status (``{"message": "Payment details", "status": "failed/cancelled",
+    "data": {...}}``): a successful lookup of a failed payment. So any answer below 400
+    that carries a transaction (an object with its ``tx_ref``) is one; its state is the
+    transaction's, or the envelope's when the transaction has none. Anything else is read
+    as every other call's answer is."""
+    body = envelope(status, headers, raw)
+    data = body.get("data")
+    if status < 400 and isinstance(data, dict) and data.get("tx_ref") not in (None, ""):
+        if data.get("status") in (None, "") and isinstance(body["status"], str):
+            data = {**data, "status": body["status"]}
+        return _answer(status, body, data)
+    return _judged(status, body)
+
+
+def _judged(status: int, body: dict) -> Answer:
+    """Success only when the envelope says so below HTTP 400; else the matching error."""
     word = body["status"].strip().lower() if isinstance(body["status"], str) else ""
     if word in SUCCESS_WORDS and status < 400:
-        message = body.get("message")
-        return Answer(status, message if isinstance(message, str) else "", body.get("data"))
+        return _answer(status, body, body.get("data"))
     raise classify(status, body)
 
 

@@ -7,50 +7,34 @@ text never holds the client's key, and no call waits without bound.
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import random
 from decimal import Decimal
-from typing import Any, Awaitable, Callable, Mapping, TypeVar
+from typing import Awaitable, Callable, Mapping, TypeVar
 from urllib.parse import quote
 
 import httpx
 
 from .. import __version__
-from .answers import Answer, read
+from .answers import Answer, read, read_lookup
+from .card_calls import CardCalls
 from .decoding import ACCEPTED, TooLarge, Undecodable, read_body
-from .errors import (AnswerLostError, ClientClosedError, DuplicateReferenceError,
-                     NotFoundError, RateLimitedError, ServiceError, ServiceUnavailableError,
-                     UnexpectedAnswerError, ValidationError, brief)
-from .models import (DEFAULT_CARD_CURRENCIES, CardTransaction, PaymentLink, PaymentRequest,
-                     Transaction, VirtualCard, items_of)
+from .errors import (AnswerLostError, AuthenticationError, ClientClosedError,
+                     DuplicateReferenceError, NotFoundError, RateLimitedError, ServiceError,
+                     ServiceUnavailableError, UnexpectedAnswerError, ValidationError, brief)
+from .models import (DEFAULT_CARD_CURRENCIES, LOOKUP_PATHS, PaymentLink, PaymentRequest,
+                     Transaction)
 from .money import to_wire
+from .typed import typed as _typed
 
 log = logging.getLogger("paydesk.service")
 T = TypeVar("T")
 PARSE_ON_A_THREAD = 64 * 1024  # bytes: an answer this long is parsed off the event loop
 MAX_ANSWER = 2 * 1024 * 1024  # bytes, received and decoded; a bigger answer is not the service's
+Reader = Callable[[int, dict, bytes], Answer]
 
 
-def _typed(method):
-    """Every public call: only ServiceErrors out, none holding the client's own key."""
-    @functools.wraps(method)
-    async def call(self: "ServiceClient", *args, **kwargs):
-        try:
-            return await method(self, *args, **kwargs)
-        except ServiceError as error:
-            raise error.scrubbed(self._key) from None
-        except Exception as error:  # noqa: BLE001 - the promise: nothing untyped leaves
-            log.warning("%s: an answer PayDesk could not read (%s)", method.__name__,
-                        type(error).__name__)
-            log.debug("the failure in full", exc_info=True)
-            raise UnexpectedAnswerError(
-                "PayDesk could not read the service's answer", status=None,
-                snippet=f"{type(error).__name__}").scrubbed(self._key) from None
-    return call
-
-
-class ServiceClient:
+class ServiceClient(CardCalls):
     """Talks to one service deployment with one secret key (so: one profile, one mode).
 
     ``async with ServiceClient(base_url, key) as client: await client.validate("REF")``.
@@ -66,7 +50,8 @@ class ServiceClient:
                  retries: int = 3, backoff: float = 0.3, max_backoff: float = 5.0,
                  card_currencies: Mapping[str, str] = DEFAULT_CARD_CURRENCIES,
                  create_attempts: int = 8, max_retry_wait: float = 5.0,
-                 create_deadline: float = 45.0):
+                 create_deadline: float = 45.0, lookup_path: str | None = None,
+                 on_lookup_path: Callable[[str], None] | None = None):
         self.base_url = base_url.rstrip("/")
         self._key = secret_key
         self.timeout = timeout
@@ -77,6 +62,10 @@ class ServiceClient:
         self.max_retry_wait = max_retry_wait
         self.create_deadline = create_deadline
         self.card_currencies = dict(card_currencies)
+        # None until found out; ``on_lookup_path`` hears each change (the session keeps it
+        # with the profile, so the next start asks the right path first)
+        self.lookup_path = lookup_path if lookup_path in LOOKUP_PATHS else None
+        self._on_lookup_path = on_lookup_path
         self._closing = asyncio.Event()
         self._http = httpx.AsyncClient(
             base_url=self.base_url + "/",
@@ -111,7 +100,8 @@ class ServiceClient:
     def _closed_error(self) -> ClientClosedError:
         return ClientClosedError("This connection to the service was closed")
 
-    async def _exchange(self, method: str, path: str, body: dict | None = None) -> Answer:
+    async def _exchange(self, method: str, path: str, body: dict | None = None,
+                        reader: Reader = read) -> Answer:
         """Send once; read the answer within the overall timeout. Raises ServiceError."""
         if self.closed:
             raise self._closed_error()
@@ -121,9 +111,9 @@ class ServiceClient:
                     raw = await read_body(reply.aiter_raw(), reply.headers.get("content-encoding"),
                                           MAX_ANSWER)
                     if len(raw) > PARSE_ON_A_THREAD:  # a long list: keep the event loop free
-                        return await asyncio.to_thread(read, reply.status_code,
+                        return await asyncio.to_thread(reader, reply.status_code,
                                                        dict(reply.headers), raw)
-                    return read(reply.status_code, dict(reply.headers), raw)
+                    return reader(reply.status_code, dict(reply.headers), raw)
         except TooLarge:
             raise UnexpectedAnswerError("The service's answer is far too large",
                                         status=None) from None
@@ -198,13 +188,45 @@ class ServiceClient:
         return await self._lookup(tx_ref.strip())
 
     async def _lookup(self, tx_ref: str) -> Transaction:
-        try:
-            answer = await self._read(f"api/transaction/{quote(tx_ref, safe='')}")
-        except NotFoundError as error:
-            if "not submitted" in error.message.lower():
-                return Transaction.not_submitted(tx_ref)
-            raise
-        return Transaction.parse(answer.data, answer.status)
+        """Ask the path this deployment is known to have (the document's until found out);
+        when that path is not a route there (a 404 that is not the service's envelope: the
+        framework's own page), ask the other. Whichever answers with an envelope is the
+        deployment's, and is remembered."""
+        first = self.lookup_path or LOOKUP_PATHS[0]
+        paths = [first] + [p for p in LOOKUP_PATHS if p != first]
+        ref = quote(tx_ref, safe="")
+        for path in paths:
+            try:
+                answer = await self._retrying(
+                    lambda: self._exchange("GET", f"{path}/{ref}", reader=read_lookup))
+            except UnexpectedAnswerError as error:
+                if error.status == 404:
+                    continue  # no such route at this deployment
+                raise
+            except NotFoundError as error:
+                self._found_lookup_path(path)
+                if "not submitted" in error.message.lower():
+                    return Transaction.not_submitted(tx_ref)
+                raise
+            except (ValidationError, AuthenticationError):
+                self._found_lookup_path(path)  # the service's envelope: its route
+                raise
+            self._found_lookup_path(path)
+            return Transaction.parse(answer.data, answer.status)
+        raise UnexpectedAnswerError(
+            "Nothing at this address looks payments up (neither api/transaction nor "
+            "api/verify-payment is a route): check the service's address", status=404)
+
+    def _found_lookup_path(self, path: str) -> None:
+        if path == self.lookup_path:
+            return
+        log.info("this deployment looks payments up at %s", path)
+        self.lookup_path = path
+        if self._on_lookup_path is not None:
+            try:
+                self._on_lookup_path(path)
+            except Exception:  # noqa: BLE001 - remembering it must never fail the lookup
+                log.exception("could not pass on the lookup path")
 
     @_typed
     async def create_payment(self, request: PaymentRequest, *, resumed: bool = False,
@@ -299,93 +321,6 @@ class ServiceClient:
             return None
         url = f"{self.base_url}/payment/{tx.reference}" if tx.reference else None
         return PaymentLink(tx_ref=request.tx_ref, checkout_url=url, recovered=True)
-
-    # -- virtual cards --------------------------------------------------------
-
-    def _card(self, data: Any, status: int) -> VirtualCard:
-        return VirtualCard.parse(data, status, self.card_currencies)
-
-    @_typed
-    async def create_card(self, amount: Decimal | int | str, currency: str,
-                          callback_url: str | None = None, *, first_name: str | None = None,
-                          last_name: str | None = None) -> VirtualCard:
-        """Issue a card. The family's server requires the cardholder's name
-        (``first_name``, ``last_name``); the document's does not, and takes it as well."""
-        body = {"amount": to_wire(amount), "currency": currency}
-        if callback_url:
-            body["callback_url"] = callback_url
-        if first_name:
-            body["first_name"] = first_name
-        if last_name:
-            body["last_name"] = last_name
-        answer = await self._write("api/virtual_card/create", body)
-        return self._card(answer.data, answer.status)
-
-    @_typed
-    async def fund_card(self, card_hash: str, amount: Decimal | int | str) -> str:
-        answer = await self._write("api/virtual_card/fund",
-                                   {"amount": to_wire(amount), "card_hash": card_hash})
-        return answer.message
-
-    @_typed
-    async def withdraw_card(self, card_hash: str, amount: Decimal | int | str) -> str:
-        answer = await self._write("api/virtual_card/withdraw",
-                                   {"amount": to_wire(amount), "card_hash": card_hash})
-        return answer.message
-
-    async def _card_action(self, action: str, card_hash: str, done_words: tuple[str, ...]) -> str:
-        """Block, unblock, terminate: GETs, retried; a retry that finds the action done
-        (after a lost answer) is success."""
-        tried = False
-
-        async def once() -> Answer:
-            nonlocal tried
-            try:
-                return await self._exchange("GET", f"api/virtual_card/{action}/{quote(card_hash, safe='')}")
-            except ValidationError as error:
-                if tried and any(w in error.message.lower() for w in done_words):
-                    return Answer(200, error.message, {})
-                raise
-            finally:
-                tried = True
-
-        return (await self._retrying(once)).message
-
-    @_typed
-    async def block_card(self, card_hash: str) -> str:
-        return await self._card_action("block", card_hash, ("already blocked",))
-
-    @_typed
-    async def unblock_card(self, card_hash: str) -> str:
-        return await self._card_action("unblock", card_hash, ("not blocked",))
-
-    @_typed
-    async def terminate_card(self, card_hash: str) -> str:
-        return await self._card_action("terminate", card_hash, ("terminated",))
-
-    @_typed
-    async def card_transactions(self, card_hash: str) -> list[CardTransaction]:
-        answer = await self._read(f"api/virtual_card/transactions/{quote(card_hash, safe='')}")
-        return [CardTransaction.parse(x, answer.status)
-                for x in items_of(answer.data, answer.status, "transactions", "data")]
-
-    @_typed
-    async def cards(self) -> list[VirtualCard]:
-        answer = await self._read("api/virtual_card/all")
-        items = items_of(answer.data, answer.status, "cards", "data")
-
-        def parse() -> list[VirtualCard]:
-            return [self._card(x, answer.status) for x in items]
-
-        return await asyncio.to_thread(parse) if len(items) > 50 else parse()
-
-    @_typed
-    async def card(self, card_hash: str) -> VirtualCard:
-        answer = await self._read(f"api/virtual_card/card/{quote(card_hash, safe='')}")
-        data = answer.data
-        if isinstance(data, dict) and "card_hash" not in data and isinstance(data.get("card"), dict):
-            data = data["card"]
-        return self._card(data, answer.status)
 
 
 class _CreateState:

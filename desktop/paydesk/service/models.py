@@ -14,8 +14,28 @@ from .errors import UnexpectedAnswerError, brief
 from .money import MoneyError, parse_amount
 
 _INTEGER = re.compile(r"[+-]?[0-9]{1,30}")
+# Where a deployment looks a payment up: the document's path, and the family's (its servers
+# have only ``verify-payment``). A profile remembers which one its deployment has.
+LOOKUP_PATHS = ("api/transaction", "api/verify-payment")
+# A card's expiry as the document writes it (YYYY-MM) and as the family's server does (MM/YY)
+_EXPIRY_ISO = re.compile(r"([0-9]{4})-(0?[1-9]|1[0-2])(?:-[0-9]{1,2})?")
+_EXPIRY_CARD = re.compile(r"(0?[1-9]|1[0-2])\s*/\s*([0-9]{2}|[0-9]{4})")
 # The service's internal currency codes (SERVICE.md section 1); a profile may override.
 DEFAULT_CARD_CURRENCIES = {"10": "NGN", "11": "USD", "12": "GBP", "13": "EUR"}
+
+
+def read_expiry(text: str | None) -> str | None:
+    """A card's expiry as ``YYYY-MM`` (how PayDesk keeps it), from ``YYYY-MM`` or ``MM/YY``
+    (``MM/YYYY``); any other text is kept verbatim (shown as the service wrote it)."""
+    if text is None:
+        return None
+    raw = text.strip()
+    if match := _EXPIRY_ISO.fullmatch(raw):
+        return f"{match[1]}-{int(match[2]):02d}"
+    if match := _EXPIRY_CARD.fullmatch(raw):
+        year = int(match[2]) + (2000 if len(match[2]) == 2 else 0)
+        return f"{year:04d}-{int(match[1]):02d}"
+    return raw or None
 
 
 class TransactionState(enum.Enum):
@@ -243,7 +263,8 @@ class VirtualCard:
         return cls(
             card_hash=f.text("card_hash", required=True), status=CardState.read(raw_status),
             status_raw=raw_status, masked_card=f.text("masked_card"), card_pan=f.text("card_pan"),
-            cvv=f.text("cvv"), expiration=f.text("expiration"), name_on_card=f.text("name_on_card"),
+            cvv=f.text("cvv"), expiration=read_expiry(f.text("expiration")),
+            name_on_card=f.text("name_on_card"),
             currency=currencies.get(code or "", code if code and code.isalpha() else None),
             currency_code=code, amount=f.amount("amount"), charge=f.amount("charge"),
             paid=f.amount("paid"), balance=f.amount("balance"), card_type=f.text("card_type"),

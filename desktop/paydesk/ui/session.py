@@ -10,6 +10,7 @@ race, closed only after its last call ends when a profile's keys or address chan
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
@@ -237,12 +238,27 @@ class Session(QObject):
 
             # a create gives up waiting after CREATE_DEADLINE: the ledger keeps the intent and
             # the scheduler settles it in the background with the same reference
+            # the client finds out where the deployment looks payments up (when the profile
+            # does not know yet, or it changed) and says so; the profile keeps it
+            remember = functools.partial(self._remember_lookup_path, profile.id, profile.base_url)
             fresh = _Slot(ServiceClient(profile.base_url, secret, create_deadline=CREATE_DEADLINE,
-                                        card_currencies=profile.card_currencies), fingerprint)
+                                        card_currencies=profile.card_currencies,
+                                        lookup_path=profile.lookup_path,
+                                        on_lookup_path=remember), fingerprint)
             if slot is not None:
                 self._retire_slot(slot)
             self._slots[key] = fresh
             return fresh
+
+    def _remember_lookup_path(self, profile_id: str, base_url: str, path: str) -> None:
+        """A client found out where its deployment looks payments up: keep it with the
+        profile (saved off the GUI thread), unless the profile moved to another address."""
+        profile = self.settings.profile(profile_id)
+        if profile is None or profile.base_url != base_url or profile.lookup_path == path:
+            return
+        profile.lookup_path = path
+        log.info("%s looks payments up at %s", profile.name, path)
+        self.tasks.spawn(self._save(), "save the profile's lookup path")
 
     def _retire(self, profile_id: str) -> None:
         """The profile's keys or address changed: its clients end after their last call."""
@@ -275,10 +291,15 @@ class Session(QObject):
         return await self.embedded.start()
 
     async def discover(self, profile: Profile, secret: str) -> Profile:
-        """Find out from the service whether it has cards; adjust the default currencies."""
+        """Find out from the service whether it has cards (adjusting the default currencies)
+        and where it looks payments up."""
         from ..config import keycheck  # httpx is imported after the first paint
 
-        cards = await keycheck.has_cards(profile.base_url, secret)
+        cards, lookup_path = await asyncio.gather(
+            keycheck.has_cards(profile.base_url, secret),
+            keycheck.lookup_path(profile.base_url, secret))
+        # not found out (unreachable): None, and the first lookup finds it
+        profile = replace(profile, lookup_path=lookup_path)
         if cards is None:
             return profile
         currencies = profile.currencies

@@ -113,6 +113,10 @@ class CardsController(QObject):
             except ServiceError as error:
                 log.info("card %s is no longer listed and could not be read: %s",
                          card_hash, error.message)
+                # (the family's server deletes a terminated card): shown as unlisted
+                record = await self.ledger.card(profile.id, mode, card_hash)
+                if record is not None:
+                    self.cardChanged.emit(record)
         self.cardsRefreshed.emit(profile.id, mode)
         return gone
 
