@@ -66,6 +66,9 @@ class OperationDialog(QDialog):
         self.close_button.setAccessibleName("Cancel")
         self.action.clicked.connect(lambda: self.tasks.spawn(self.submit(), "submit"))
         self.close_button.clicked.connect(self.reject)
+        # in the layout: on screen, and the dialog's child (a parentless box outlived every
+        # dialog, kept alive with the dialog's Python side by its buttons' connections)
+        self.column.addWidget(self.buttons)
         self.busy = False
         self.operation: CardOperation | None = None
 
