@@ -140,6 +140,7 @@ class Meter:
             self._print_counts(types - self._types, "gc objects")
             self._print_counts(weak - self._weak, "weak references (by what they refer to)")
             self._print_counts(kinds - self._widgets, "widgets")
+            self._dead_holders(objects, weak["NoneType"] - self._weak["NoneType"])
         self._snapshot, self._types, self._weak, self._widgets = snapshot, types, weak, kinds
 
     def warm(self) -> None:
@@ -150,6 +151,23 @@ class Meter:
         if self.trace and self._warm_snapshot is not None and self._snapshot is not None:
             self._print_sites(self._snapshot.compare_to(self._warm_snapshot, "traceback"),
                               "since the warm-up", frames=4)
+
+    def _dead_holders(self, objects, grown: int) -> None:
+        """Who keeps weak references whose object is gone (when more are kept than before)."""
+        if grown <= 0:
+            return
+        dead = [o for o in objects if isinstance(o, weakref.ref) and o() is None]
+        skip = {id(objects), id(dead)}
+        holders = [h for h in gc.get_referrers(*dead) if id(h) not in skip]
+        kinds = Counter(f"{type(h).__name__}" + (f" of {len(h)}" if hasattr(h, "__len__") else "")
+                        for h in holders)
+        self._print_counts(kinds, f"holders of {len(dead)} dead weak references")
+        skip.add(id(holders))
+        for holder in sorted(holders, key=lambda h: -len(h) if hasattr(h, "__len__") else 0)[:3]:
+            up = [type(u).__name__ + (f" {getattr(u, '__qualname__', '')}" if callable(u) else "")
+                  for u in gc.get_referrers(holder) if id(u) not in skip][:4]
+            print(f"        {type(holder).__name__} held by: {', '.join(up)}")
+        del dead, holders
 
     def _print_sites(self, stats, when: str, frames: int = 1) -> None:
         grown = [s for s in stats if s.size_diff > 0][:self.top]
