@@ -57,6 +57,7 @@ class LedgerModel(HeadedModel):
         self._loading: set[int] = set()
         self._anchors: asyncio.Future | None = None
         self._generation = 0
+        self._shown = 0  # the generation of the query whose rows are shown
         self._bold = QFont()
         self._bold.setBold(True)
         self._fixed = fixed_font()
@@ -88,6 +89,7 @@ class LedgerModel(HeadedModel):
             self.counted = not first.more
             self._blocks = OrderedDict({0: first})
             self._loading = set()
+            self._shown = generation
             self.endResetModel()
             self.queryLoaded.emit()
             total = await counting
@@ -270,6 +272,10 @@ class LedgerModel(HeadedModel):
             self.beginInsertRows(QModelIndex(), 0, 0)
             self._fresh.insert(0, record)
             self.endInsertRows()
+            if len(self._fresh) >= BLOCK and self._shown == self._generation:
+                # a long day at the counter: read the list again rather than hold every new
+                # row in memory (unless a newer query is on its way, which does the same)
+                self.tasks.replace("query", self.set_query(self.query))
 
     def _newest_first_unfiltered(self) -> bool:
         q = self.query
