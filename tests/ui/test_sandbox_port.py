@@ -129,3 +129,40 @@ def test_a_sandbox_of_another_deployment_on_the_port_is_said_as_such(start_app, 
         assert app.close() == 0
     finally:
         other.stop()
+
+
+def test_another_program_found_during_a_call_stays_said_in_the_status_bar(start_app, loop):
+    """A call already under way (its lease checked the sandbox) is refused, and the check it
+    then makes (as a link's create does after a refused key) finds another program on the
+    port: the status bar keeps saying so; the lease took the WrongServiceError for "nothing
+    answers" and wrote over it with "offline"."""
+    first = started(start_app, loop)
+    port = urlsplit(first.session.profile.base_url).port
+    second = started(start_app, loop)
+    session = second.session
+    profile = session.profile
+    lease = session.lease(profile, "test")
+    loop.run(lease.__aenter__())  # the call is under way: its lease checked the sandbox
+    assert first.close() == 0
+    intruder = OtherDeployment(port)  # another program took the port during the call
+
+    async def the_check_the_call_then_makes():
+        try:
+            await session.verify_service(profile, "test")
+        except Exception as error:  # noqa: BLE001 - it leaves the lease as it would
+            if not await lease.__aexit__(type(error), error, error.__traceback__):
+                raise
+        else:
+            await lease.__aexit__(None, None, None)
+
+    try:
+        try:
+            loop.run(the_check_the_call_then_makes())
+        except Exception as error:  # noqa: BLE001 - which error is asserted just below
+            assert "not this computer's sandbox" in str(error)
+        else:
+            raise AssertionError("the check let a key go to another program")
+        connection = second.window.status.connection.text()
+        assert "not this computer's sandbox" in connection and "offline" not in connection.lower()
+    finally:
+        intruder.close()
