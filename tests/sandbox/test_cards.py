@@ -178,3 +178,6 @@ def test_the_name_on_the_card_is_the_cardholders_when_sent(make_sandbox, quirks)
         r = c.post("/api/virtual_card/create",
                    json={"amount": "10", "currency": "USD", "first_name": "Gr\x07ce"})
         assert r.status_code in (400, 422) and "first_name" in r.text
+        r = c.post("/api/virtual_card/create",
+                   json={"amount": "10", "currency": "USD", "last_name": " "})
+        assert r.status_code in (400, 422) and "last_name" in r.text  # sent: not blank

@@ -115,8 +115,8 @@ async def create(request: Request) -> JSONResponse:
     c.amount()
     c.currency(sb.config.currencies)
     c.url("callback_url")
-    c.text("first_name", required=False)
-    c.text("last_name", required=False)
+    for name in ("first_name", "last_name"):  # optional; when sent, a name (not blank)
+        c.text(name, required=name in body)
     if c.errors:
         raise validation_error(c.errors)
     now = datetime.now(timezone.utc)
