@@ -8,7 +8,10 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
+import pytest
+
 from paydesk.sandbox import SandboxConfig, SandboxServer
+from tests import dialects
 from tests.ui import press
 from tests.ui.test_first_session import type_form
 
@@ -89,15 +92,17 @@ def test_a_program_that_takes_the_port_meanwhile_gets_no_key_and_no_key_is_calle
         intruder.close()
 
 
+@pytest.mark.parametrize("dialect", dialects.params())
 def test_a_paydesk_sandbox_started_on_its_own_is_not_another_paydesk_window(
-        start_app, loop, paths):
+        start_app, loop, paths, dialect):
     first = started(start_app, loop)
     base = first.session.profile.base_url
     port = urlsplit(base).port
     assert first.close() == 0
     # `paydesk-sandbox --data-dir <this computer's sandbox folder> --port <its port>`
+    # (in any dialect: `--quirks` and `--family` were taken for another program)
     alone = SandboxServer(SandboxConfig(data_dir=paths.sandbox, port=port, base_path="/pay",
-                                        deployment="cards")).start()
+                                        deployment="cards", **dialects.options(dialect))).start()
     try:
         app = started(start_app, loop)
         said = app.window.last_call.text()
