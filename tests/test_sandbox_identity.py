@@ -8,9 +8,12 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import pytest
+
 from paydesk import sandbox_identity as identity
 from paydesk.sandbox_identity import Answer
-from tests.helpers import free_port
+from tests import dialects
+from tests.helpers import free_port, start_sandbox
 
 
 class Recorder:
@@ -45,6 +48,23 @@ def test_the_sandbox_that_holds_the_key_is_ours(sandbox):
     public = identity.public_test_key(sandbox.server.data_dir)
     assert public == sandbox.key("test", "public")
     assert identity.identify(sandbox.base_url, public) is Answer.OURS
+
+
+@pytest.mark.parametrize("dialect", dialects.params())
+def test_a_paydesk_sandbox_on_this_folder_is_ours_in_every_dialect(tmp_path, dialect):
+    """A ``paydesk-sandbox`` (strict, --quirks or --family) started on this computer's data
+    folder is recognised by the public key in that folder; another of the same dialect, with
+    merchants of its own, is another deployment (the old check, going by 403/401 on a
+    strict-only route, took --quirks and --family for another program)."""
+    ours = start_sandbox(tmp_path / "ours", base_path="/pay", **dialects.options(dialect))
+    other = start_sandbox(tmp_path / "other", base_path="/pay", **dialects.options(dialect))
+    try:
+        public = identity.public_test_key(tmp_path / "ours")
+        assert identity.identify(ours.base_url, public) is Answer.OURS
+        assert identity.identify(other.base_url, public) is Answer.OTHER_SERVICE
+    finally:
+        ours.stop()
+        other.stop()
 
 
 def test_a_sandbox_with_other_merchants_is_another_deployment(sandbox, make_sandbox):

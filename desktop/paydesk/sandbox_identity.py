@@ -4,10 +4,13 @@ deployment, another program, or nobody. Qt-free, blocking: run it on a worker th
 
 The check never sends a secret key. It sends the sandbox's public test key (the key a
 merchant publishes on web pages) and, as a control, a made-up key of the same shape, to a
-route that takes secret keys only. The embedded sandbox knows its public key and refuses it
-as "the wrong kind of key" (403); it refuses the made-up one as unknown (401). A service
-that treats the two alike does not hold this sandbox's merchants: it is another deployment
-(or another program), and PayDesk's keys are never sent to it.
+route that takes secret keys only and that every dialect serves (``verify-payment``). The
+embedded sandbox knows its public key and refuses it as "the wrong kind of key"; it refuses
+the made-up one as unknown. The dialects say so with different statuses (strict: 403 and
+401; ``--quirks`` and ``--family``: 400 both), so the two refusals are told apart by their
+status or, failing that, by their message. A service that treats the two alike does not
+hold this sandbox's merchants: it is another deployment (or another program), and PayDesk's
+keys are never sent to it.
 
 Which program serves it is told by ``served-by.json`` in the sandbox's folder: the PayDesk
 window that serves the sandbox on its usual port writes it (host, process, port) and removes
@@ -27,7 +30,8 @@ from pathlib import Path
 
 from .ledger.owner import gone, this_process
 
-PROBE_PATH = "/api/transaction/PAYDESK-IDENTITY-PROBE"
+PROBE_PATH = "/api/verify-payment/PAYDESK-IDENTITY-PROBE"  # served by every dialect
+REFUSALS = (400, 401, 403)  # how the dialects refuse a key
 OWNER_FILE = "served-by.json"
 TIMEOUT = 2.0
 
@@ -89,14 +93,22 @@ def identify(base_url: str, public_key: str | None, timeout: float = TIMEOUT) ->
     if ours is None:
         return Answer.NOBODY
     status, body = ours
-    looks_like_service = body is not None and "message" in body
-    if status == 403 and looks_like_service:
-        control = _ask(base_url, _made_up_like(public_key), timeout)
-        if control is not None and control[0] == 401:
-            return Answer.OURS
-    if looks_like_service and status in (401, 403):
-        return Answer.OTHER_SERVICE
-    return Answer.OTHER_PROGRAM
+    if not _refusal(status, body):
+        return Answer.OTHER_PROGRAM
+    made_up = _made_up_like(public_key)
+    control = _ask(base_url, made_up, timeout)
+    if control is not None and _refusal(*control):
+        mine, made_up = (body["message"].replace(public_key, ""),
+                         control[1]["message"].replace(made_up, ""))  # an echoed key tells nothing
+        if control[0] != status or mine != made_up:
+            return Answer.OURS  # it knows our public key from a key it never issued
+    return Answer.OTHER_SERVICE
+
+
+def _refusal(status: int, body: dict | None) -> bool:
+    """Does it refuse a key the way the service does (a refusal status and a message)?"""
+    return (status in REFUSALS and body is not None
+            and isinstance(body.get("message"), str) and bool(body["message"]))
 
 
 # -- which program serves it --------------------------------------------------------------

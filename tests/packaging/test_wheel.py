@@ -33,17 +33,36 @@ def copy_of_the_working_tree(target: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> tuple[Path, set[str]]:
+def build(tmp_path_factory) -> tuple[Path, set[str], str]:
+    """The source copy, the wheel's file names, and what the build printed (verbose: the
+    build backend's warnings are part of it)."""
     need_system("git", "git")
     source = copy_of_the_working_tree(tmp_path_factory.mktemp("wheel-source"))
     out = tmp_path_factory.mktemp("wheel")
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-v",
                            "--disable-pip-version-check", "-w", str(out), str(source)],
                           capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    said = done.stdout + done.stderr
+    assert done.returncode == 0, said[-3000:]
     (built,) = out.glob("paydesk-*.whl")
     with zipfile.ZipFile(built) as archive:
-        return source, set(archive.namelist())
+        return source, set(archive.namelist()), said
+
+
+@pytest.fixture(scope="module")
+def wheel(build) -> tuple[Path, set[str]]:
+    return build[0], build[1]
+
+
+def test_a_build_prints_no_package_warnings(build):
+    """Installing PayDesk prints no setuptools warnings about its data folders (issue 15: the
+    first `./dev start` printed that paydesk.sandbox.templates, paydesk.sandbox.static and
+    paydesk.resources.icons were "absent from the `packages` configuration"). Here with the
+    packaging tests (it builds a wheel) rather than in the default run."""
+    said = build[2]
+    assert "setuptools" in said  # the backend's own output is there to be read
+    assert "absent from the `packages` configuration" not in said, said[-3000:]
+    assert "Package would be ignored" not in said
 
 
 def test_the_wheel_holds_every_file_the_app_reads(wheel):

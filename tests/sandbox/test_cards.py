@@ -162,3 +162,22 @@ def test_no_cards_deployment_answers_404_envelope(make_sandbox):
             assert r.headers["content-type"] == "application/json"
             assert r.json() == {"status": "failed", "message": "Not found", "data": None}
         assert c.post("/api/payment", json=payment("NC-1", currency="EUR")).status_code == 201
+
+
+@pytest.mark.parametrize("quirks", [False, True], ids=["strict", "quirks"])
+def test_the_name_on_the_card_is_the_cardholders_when_sent(make_sandbox, quirks):
+    """first_name and last_name, when sent, are the name on the card as issuers print it;
+    the merchant's name only when neither is (both dialects used the merchant's always)."""
+    sb = make_sandbox("names", quirks=quirks)
+    with sb.client() as c:
+        named = _create(c, "10", first_name="Grace", last_name="Hopper")["data"]
+        assert named["name_on_card"] == "GRACE HOPPER"
+        assert _create(c, "10", first_name="Ada")["data"]["name_on_card"] == "ADA"
+        merchant = sb.merchants[0]["name"].upper()
+        assert _create(c, "10")["data"]["name_on_card"] == merchant
+        r = c.post("/api/virtual_card/create",
+                   json={"amount": "10", "currency": "USD", "first_name": "Gr\x07ce"})
+        assert r.status_code in (400, 422) and "first_name" in r.text
+        r = c.post("/api/virtual_card/create",
+                   json={"amount": "10", "currency": "USD", "last_name": " "})
+        assert r.status_code in (400, 422) and "last_name" in r.text  # sent: not blank

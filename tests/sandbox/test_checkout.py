@@ -214,3 +214,26 @@ def test_inline_checkout_call_and_cors(sandbox):
     script = httpx.get(sandbox.base_url + "/js/payment.js")
     assert script.status_code == 200 and "javascript" in script.headers["content-type"]
     assert "window.ServiceCheckout" in script.text and "/api/js_transfer" in script.text
+
+
+def test_the_script_reads_the_key_from_the_dialects_members_only(make_sandbox):
+    """The served script's key list is the dialect's (the document's: public_key then
+    secret_key; the family's: public_key), written between markers rather than by replacing
+    one exact JavaScript literal, which a reformatted script silently stopped matching."""
+    import json
+
+    from paydesk.sandbox import website
+
+    def served_fields(sb):
+        text = httpx.get(sb.base_url + "/js/payment.js").text
+        found = re.search(r"var keyFields = (\[[^\]]*\]);", text)
+        assert found and "KEY_FIELDS" not in text, text[:200]
+        return json.loads(found.group(1))
+
+    assert served_fields(make_sandbox("doc")) == ["public_key", "secret_key"]
+    assert served_fields(make_sandbox("fam", family=True)) == ["public_key"]
+    # the script as it might be reformatted: still one list between the markers
+    spaced = 'var keyFields = /*KEY_FIELDS*/[\n  "public_key",\n  "secret_key"\n]/*END_KEY_FIELDS*/;'
+    assert website.with_key_fields(spaced, ["public_key"]) == 'var keyFields = ["public_key"];'
+    with pytest.raises(ValueError):  # markers lost: an error, never the wrong members
+        website.with_key_fields('["public_key", "secret_key"].forEach(read);', ["public_key"])

@@ -133,3 +133,17 @@ def test_without_a_webhook_url_nothing_is_sent(make_sandbox, hooks):
         time.sleep(0.5)
         assert c.get("/_sandbox/notifications").json()["data"] == []
     assert callback.received == []
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:99999/hooks", "http://[::1/hooks"],
+                         ids=["port-out-of-range", "invalid-url"])
+def test_a_webhook_url_that_cannot_be_sent_to_is_logged_as_tried(make_sandbox, url):
+    """A --webhook-url that passes the command line's check but no request can go to (a
+    mistyped port, a broken address): the attempt is still a row of the notifications log,
+    with its error; the sending task caught only httpx.HTTPError and ended without one."""
+    sb = make_sandbox("fw6", family=True, webhook_url=url)
+    with sb.client() as c:
+        _pay(c, "W-BADURL", "success")
+        assert _wait(lambda: c.get("/_sandbox/notifications").json()["data"], timeout=5)
+        log = c.get("/_sandbox/notifications").json()["data"]
+    assert len(log) == 1 and log[0]["status_code"] is None and log[0]["error"]

@@ -111,3 +111,40 @@ def test_transactions_tab_controls_are_named(start_app, loop):
     press.click(dialog.close_button)
     loop.until(lambda: press.closed(dialog), message="End of day closed")
     app.close()
+
+
+def _labels_named_otherwise(root: QWidget) -> list[str]:
+    """Shown labels whose accessible name does not say the text they show (a screen reader
+    then says something other than what the eye reads): an empty label named with words, or
+    a name without the label's text (a short context before it, "State: PAID", is kept)."""
+    from PySide6.QtWidgets import QLabel
+
+    return [f"{label.objectName() or '?'}: shows {label.text()!r}, named {label.accessibleName()!r}"
+            for label in root.findChildren(QLabel)
+            if label.isVisible() and label.accessibleName()
+            and not label.text().startswith("<")  # a paragraph of prose, named by its gist
+            and (not label.text() or label.text() not in label.accessibleName())]
+
+
+def test_labels_are_named_by_what_they_show(start_app, loop):
+    """The units hint showed "whole units, no pence" and was named with a long sentence; the
+    links panel's and the snippet dialog's outcome showed nothing and were named "Nothing
+    done yet" / "Nothing copied yet". The longer words are their descriptions now."""
+    app = start_app(sandbox=True)
+    app.wait_started()
+    tab = app.window.links_tab
+    loop.until(lambda: tab.loaded, message="the links tab")
+    assert tab.form.units.isVisible() and tab.form.units.accessibleDescription()
+    assert _labels_named_otherwise(app.window) == []
+    press.click(tab.open_counter)
+    loop.until(tab.counter.isVisible, message="the counter display")
+    assert _labels_named_otherwise(tab.counter) == []
+    from tests.ui.test_first_session import type_form
+
+    type_form(tab)
+    press.click(tab.website)
+    loop.until(lambda: getattr(tab, "snippets", None) is not None and tab.snippets.isVisible(),
+               message="the snippets dialog")
+    assert _labels_named_otherwise(tab.snippets) == []
+    press.escape(tab.snippets)
+    app.close()

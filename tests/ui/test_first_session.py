@@ -97,6 +97,55 @@ def test_a_second_enter_at_the_counter_makes_no_second_link(start_app, loop):
     assert len(links_in_ledger(app, loop)) == 2
 
 
+def test_a_link_made_at_the_desk_leaves_the_counters_customer_alone(start_app, loop):
+    """Regression (review of defect 2): a link made at the desk replaced the unpaid code a
+    customer was looking at on the counter, and the counter then watched the desk's link."""
+    app = started(start_app, loop)
+    tab = app.window.links_tab
+    type_form(tab)
+    press.click(tab.open_counter)
+    counter = tab.counter
+    loop.until(counter.isVisible, message="the counter display")
+    press.type_into(counter.entry, "42")
+    press.enter(counter.entry)
+    loop.until(lambda: counter.record is not None and not tab.creating, message="the counter's link")
+    customer = counter.record
+    press.type_into(tab.form.amount, "30")  # meanwhile, at the desk, another link
+    press.click(tab.form.create_button)
+    loop.until(lambda: tab.panel.record is not None and tab.panel.record.tx_ref != customer.tx_ref
+               and not tab.creating, message="the desk's link")
+    assert len(links_in_ledger(app, loop)) == 2
+    assert counter.record.tx_ref == customer.tx_ref and counter.amount.text() == "GBP 42.00"
+    assert "not on the counter display" in tab.panel.outcome.text()
+    control(app, f"pay/{customer.reference}", {"outcome": "success"})
+    loop.until(lambda: counter.state.text() == "PAID", timeout=30,
+               message="the counter still watching its customer's link")
+
+
+def test_an_enter_at_the_counter_during_a_desk_create_is_made_next(start_app, loop):
+    """Regression: the counter's Enter while a link was being created at the desk was
+    dropped without a word, and the desk's link then appeared in front of that customer."""
+    app = started(start_app, loop)
+    tab = app.window.links_tab
+    type_form(tab, amount="30")
+    press.click(tab.open_counter)
+    counter = tab.counter
+    loop.until(counter.isVisible, message="the counter display")
+    faults(app, loop, latency_ms=1500)  # the desk's create takes a while
+    press.click(tab.form.create_button)
+    loop.until(lambda: tab.creating, message="the desk's create under way")
+    press.type_into(counter.entry, "42")
+    press.enter(counter.entry)
+    loop.until(lambda: "made as soon as" in tab.panel.outcome.text(),
+               message="the counter's request, said at the desk")
+    assert tab.creating  # the Enter came during the desk's create
+    loop.until(lambda: counter.record is not None and not tab.creating, timeout=30,
+               message="the counter's own link")
+    faults(app, loop)
+    assert counter.amount.text() == "GBP 42.00"  # its own, not the desk's GBP 30.00
+    assert len(links_in_ledger(app, loop)) == 2  # the desk's and the counter's
+
+
 # -- defect 3: a new profile opens in test mode -----------------------------------------------
 
 def test_a_profile_added_while_live_opens_in_test_mode(start_app, loop, sandbox):

@@ -141,8 +141,9 @@ def test_create_stays_disabled_for_the_whole_create(desk, loop, hook, qtbot):
     press.type_into(tab.form.title, " and cake", replace=False)  # typing meanwhile re-checks
     assert not tab.form.create_button.isEnabled()  # a second click cannot reach it
     assert tab.form.why_disabled.text() == "Creating the link…"
-    assert tab.counter.entry.isReadOnly()  # nothing can be typed at the counter meanwhile
-    press.enter(tab.counter.entry)  # an impatient Enter at the counter
+    # the counter stays the customer's own (a desk create does not lock it, see
+    # test_first_session.py): an impatient Enter there with no amount makes nothing
+    press.enter(tab.counter.entry)
     press.enter(tab.counter.entry)
     loop.until(lambda: not tab.creating, timeout=20, message="the create to end")
     assert service_rows(desk) == before + 1  # one press, one link

@@ -8,7 +8,10 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
+import pytest
+
 from paydesk.sandbox import SandboxConfig, SandboxServer
+from tests import dialects
 from tests.ui import press
 from tests.ui.test_first_session import type_form
 
@@ -89,15 +92,17 @@ def test_a_program_that_takes_the_port_meanwhile_gets_no_key_and_no_key_is_calle
         intruder.close()
 
 
+@pytest.mark.parametrize("dialect", dialects.params())
 def test_a_paydesk_sandbox_started_on_its_own_is_not_another_paydesk_window(
-        start_app, loop, paths):
+        start_app, loop, paths, dialect):
     first = started(start_app, loop)
     base = first.session.profile.base_url
     port = urlsplit(base).port
     assert first.close() == 0
     # `paydesk-sandbox --data-dir <this computer's sandbox folder> --port <its port>`
+    # (in any dialect: `--quirks` and `--family` were taken for another program)
     alone = SandboxServer(SandboxConfig(data_dir=paths.sandbox, port=port, base_path="/pay",
-                                        deployment="cards")).start()
+                                        deployment="cards", **dialects.options(dialect))).start()
     try:
         app = started(start_app, loop)
         said = app.window.last_call.text()
@@ -129,3 +134,40 @@ def test_a_sandbox_of_another_deployment_on_the_port_is_said_as_such(start_app, 
         assert app.close() == 0
     finally:
         other.stop()
+
+
+def test_another_program_found_during_a_call_stays_said_in_the_status_bar(start_app, loop):
+    """A call already under way (its lease checked the sandbox) is refused, and the check it
+    then makes (as a link's create does after a refused key) finds another program on the
+    port: the status bar keeps saying so; the lease took the WrongServiceError for "nothing
+    answers" and wrote over it with "offline"."""
+    first = started(start_app, loop)
+    port = urlsplit(first.session.profile.base_url).port
+    second = started(start_app, loop)
+    session = second.session
+    profile = session.profile
+    lease = session.lease(profile, "test")
+    loop.run(lease.__aenter__())  # the call is under way: its lease checked the sandbox
+    assert first.close() == 0
+    intruder = OtherDeployment(port)  # another program took the port during the call
+
+    async def the_check_the_call_then_makes():
+        try:
+            await session.verify_service(profile, "test")
+        except Exception as error:  # noqa: BLE001 - it leaves the lease as it would
+            if not await lease.__aexit__(type(error), error, error.__traceback__):
+                raise
+        else:
+            await lease.__aexit__(None, None, None)
+
+    try:
+        try:
+            loop.run(the_check_the_call_then_makes())
+        except Exception as error:  # noqa: BLE001 - which error is asserted just below
+            assert "not this computer's sandbox" in str(error)
+        else:
+            raise AssertionError("the check let a key go to another program")
+        connection = second.window.status.connection.text()
+        assert "not this computer's sandbox" in connection and "offline" not in connection.lower()
+    finally:
+        intruder.close()

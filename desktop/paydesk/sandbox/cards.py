@@ -100,6 +100,13 @@ def _iso_of(code: str) -> str:
     return CURRENCY_OF_CODE[code]
 
 
+def _name_on_card(sb: Sandbox, owner: KeyOwner, clean: dict) -> str:
+    """The cardholder's name as issuers print it ("GRACE HOPPER"), from first_name and
+    last_name when sent; the merchant's own name when neither is."""
+    given = " ".join(n for n in (clean.get("first_name"), clean.get("last_name")) if n)
+    return (given or sb.keys.name_of(owner.merchant_id)).upper()
+
+
 async def create(request: Request) -> JSONResponse:
     sb = sandbox_of(request)
     owner = authenticate(request)
@@ -108,12 +115,13 @@ async def create(request: Request) -> JSONResponse:
     c.amount()
     c.currency(sb.config.currencies)
     c.url("callback_url")
+    for name in ("first_name", "last_name"):  # optional; when sent, a name (not blank)
+        c.text(name, required=name in body)
     if c.errors:
         raise validation_error(c.errors)
     now = datetime.now(timezone.utc)
     card = issue(sb, owner, c.clean["amount"], c.clean["currency"], c.clean.get("callback_url"),
-                 sb.keys.name_of(owner.merchant_id).upper(),
-                 f"{now.year + 3:04d}-{now.month:02d}")
+                 _name_on_card(sb, owner, c.clean), f"{now.year + 3:04d}-{now.month:02d}")
     _notify(sb, card, "card.created")
     return sb.envelope.ok("Payment link created", card_view(sb, card), 201)
 

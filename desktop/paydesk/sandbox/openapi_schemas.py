@@ -169,7 +169,10 @@ CARD_TRANSACTION = {
 def card_create(currencies: tuple[str, ...]) -> dict[str, Any]:
     return {"type": "object", "required": ["amount", "currency"],
             "properties": {"amount": AMOUNT, "currency": rules.currencies(currencies),
-                           "callback_url": URL},
+                           "callback_url": URL,
+                           # the cardholder's name, printed upper-case on the card; the
+                           # merchant's name when neither is sent
+                           "first_name": NAME, "last_name": NAME},
             "examples": [{"amount": "100", "currency": currencies[-1]}]}
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import re
 from importlib import resources
+from typing import Sequence
 
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
@@ -46,11 +49,22 @@ def _script() -> str:
     return resources.files("paydesk.sandbox").joinpath("static/payment.js").read_text("utf-8")
 
 
+KEY_FIELDS = re.compile(r"/\*KEY_FIELDS\*/.*?/\*END_KEY_FIELDS\*/", re.DOTALL)
+
+
+def with_key_fields(script: str, fields: Sequence[str]) -> str:
+    """``script`` reading the key from ``fields``: the list between its KEY_FIELDS markers
+    is replaced (as JSON). A script without exactly one such list is an error, never
+    served as it is (it would read the key from members the dialect does not use)."""
+    found = KEY_FIELDS.findall(script)
+    if len(found) != 1:
+        raise ValueError(f"payment.js has {len(found)} KEY_FIELDS lists; it needs exactly one")
+    return KEY_FIELDS.sub(lambda _m: json.dumps(list(fields)), script)
+
+
 async def payment_js(request: Request) -> Response:
     """The script, reading the key from the config members the dialect's script reads."""
-    fields = sandbox_of(request).dialect.script_key_fields
-    script = _script().replace('["public_key", "secret_key"]',
-                               "[" + ", ".join(f'"{f}"' for f in fields) + "]")
+    script = with_key_fields(_script(), sandbox_of(request).dialect.script_key_fields)
     return Response(script, media_type="application/javascript", headers={
         "Cache-Control": "public, max-age=300",
         "Access-Control-Allow-Origin": "*",

@@ -184,7 +184,8 @@ class MainWindow(QMainWindow):
         mode = "TEST" if test else "LIVE"
         self.setWindowTitle(f"PayDesk — {name} — {mode}" if profile else "PayDesk")
         self.where.setText(f"{name} · {mode}")
-        self.where.setAccessibleName(f"Profile {name}, {mode.lower()} mode")
+        self.where.setAccessibleName(self.where.text())  # what it shows; said in full below
+        self.where.setAccessibleDescription(f"Profile {name}, {mode.lower()} mode")
         self.keyring_notice.setVisible(not session.keys.persistent)
         self.status.refresh_connection()
 

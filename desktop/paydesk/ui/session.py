@@ -200,6 +200,8 @@ class Session(QObject):
         slot.users += 1
         try:
             yield slot.client
+        except WrongServiceError:
+            raise  # said already (verify_service): not "offline", another program answers
         except ServiceUnavailableError:
             self.health.unreachable(profile.id, mode)
             raise

@@ -52,14 +52,18 @@ class Webhook:
     async def _deliver(self, merchant_id: str, mode: str, url: str, event: str,
                        data: dict[str, Any]) -> None:
         body = php_json(data)
-        headers = {"Content-Type": "application/json",
-                   "Signature": signature(body, self.keys.webhook_secret_for(merchant_id))}
         status, error = None, None
         try:
+            headers = {"Content-Type": "application/json",
+                       "Signature": signature(body, self.keys.webhook_secret_for(merchant_id))}
             async with httpx.AsyncClient(timeout=self.timeout, follow_redirects=False) as client:
                 status = (await client.post(url, content=body, headers=headers)).status_code
         except httpx.HTTPError as exc:
             error = f"{type(exc).__name__}: {exc}"[:300]
+        except Exception as exc:  # noqa: BLE001 - a bad URL (InvalidURL, a port out of
+            # range) or anything else: the attempt is still logged, and the task ends quietly
+            error = f"{type(exc).__name__}: {exc}"[:300]
+            log.warning("notification %s to %s could not be sent", event, url, exc_info=True)
         try:
             self.store.log_notification(merchant_id, mode, event, url, body.decode("ascii"), 1,
                                         status, error)

@@ -39,8 +39,10 @@
     xhr.setRequestHeader("Content-Type", "application/json");
     xhr.setRequestHeader("Accept", "application/json");
     var key = "";
-    // the config members holding the merchant's public key, in the order read
-    ["public_key", "secret_key"].forEach(function (k) {
+    // the config members holding the merchant's public key, in the order read (the
+    // sandbox writes its dialect's list between the markers)
+    var keyFields = /*KEY_FIELDS*/["public_key", "secret_key"]/*END_KEY_FIELDS*/;
+    keyFields.forEach(function (k) {
       if (!key && typeof config[k] === "string") key = config[k];
     });
     xhr.setRequestHeader("Authorization", "Bearer " + key);

@@ -63,7 +63,8 @@ class CounterWindow(QWidget):
         row.addWidget(self.entry)
         self.units = QLabel(WHOLE_UNITS_SHORT)
         self.units.setObjectName("counter-amount-units")
-        self.units.setAccessibleName(WHOLE_UNITS)
+        self.units.setAccessibleName(WHOLE_UNITS_SHORT)  # what it shows
+        self.units.setAccessibleDescription(WHOLE_UNITS)
         self.units.setStyleSheet("color: #5c6675;")
         row.addWidget(self.units)
         row.addStretch(1)
@@ -160,8 +161,10 @@ class CounterWindow(QWidget):
             self.title.setText("")
             self.state.setText("")
             self.state.setStyleSheet("")
-            self.state.setAccessibleName("Waiting for the next customer")
+            self.state.setAccessibleName("")  # it shows nothing: named by nothing
+            self.state.setAccessibleDescription("Waiting for the next customer")
             return
+        self.state.setAccessibleDescription("")
         if previous is None or previous.key != record.key:
             self.say("")  # a new link: what was said was about another
         self.qr.set_text(record.checkout_url)

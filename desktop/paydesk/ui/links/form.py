@@ -100,7 +100,8 @@ class LinkForm(QWidget):
         line.addWidget(self.currency)
         self.units = QLabel(checks.WHOLE_UNITS_SHORT)
         self.units.setObjectName("amount-units")
-        self.units.setAccessibleName(checks.WHOLE_UNITS)
+        self.units.setAccessibleName(checks.WHOLE_UNITS_SHORT)  # what it shows
+        self.units.setAccessibleDescription(checks.WHOLE_UNITS)
         self.units.setToolTip(checks.WHOLE_UNITS)
         self.units.setStyleSheet("color: #5c6675;")
         line.addWidget(self.units)

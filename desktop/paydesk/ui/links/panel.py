@@ -30,6 +30,13 @@ def state_label(name: str, point_size: int) -> QLabel:
     return label
 
 
+def selectable_when_shown(label: QLabel) -> None:
+    """Text to copy can be selected (and so takes focus) only while there is some: an empty
+    label is no stop for the keyboard nor a nameless thing to a screen reader."""
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse if label.text()
+                                  else Qt.TextInteractionFlag.NoTextInteraction)
+
+
 def paint_state(label: QLabel, record: LinkRecord) -> None:
     words, colour = state_words(record)
     label.setText(words)
@@ -90,7 +97,7 @@ class LinkPanel(QWidget):
         self.reference = QLabel("")
         self.reference.setObjectName("link-reference")
         self.reference.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.reference.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        selectable_when_shown(self.reference)
         use_fixed(self.reference)
         column.addWidget(self.reference)
         self.error = QLabel("")
@@ -119,8 +126,8 @@ class LinkPanel(QWidget):
         self.outcome = QLabel("")
         self.outcome.setObjectName("link-done")
         self.outcome.setWordWrap(True)
-        self.outcome.setAccessibleName("Nothing done yet")
-        self.outcome.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.outcome.setAccessibleDescription("What the last button did")
+        selectable_when_shown(self.outcome)
         column.addWidget(self.outcome)
         self.test = True
         self.watermark = Watermark(self)
@@ -149,17 +156,22 @@ class LinkPanel(QWidget):
                 label.setText("")
             self.state.setStyleSheet("")
             for label in (self.state, self.reference, self.amount, self.title):
-                label.setAccessibleName("No link yet")
+                label.setAccessibleName("")  # it shows nothing: named by nothing
+                label.setAccessibleDescription("No link yet")
+            selectable_when_shown(self.reference)
             return
         self.qr.set_text(record.checkout_url)
         self.qr.set_done(state_words(record).words if record.final else None)
         paint_state(self.state, record)
         self.amount.setText(money(record))
         self.amount.setAccessibleName(f"Amount {money(record)}")
+        for label in (self.state, self.reference, self.amount, self.title):
+            label.setAccessibleDescription("")
         self.title.setText(record.title)
         self.title.setAccessibleName(record.title or "No title")
         self.reference.setText(f"Reference {record.tx_ref}")
         self.reference.setAccessibleName(f"Reference {record.tx_ref}")
+        selectable_when_shown(self.reference)
         problem = record.error or ""
         if record.state == "creating" and problem:
             problem += ". PayDesk keeps trying with the same reference; nothing will be paid twice."
@@ -172,7 +184,8 @@ class LinkPanel(QWidget):
     def say(self, text: str) -> None:
         """What a button just did, under the buttons (and in the status bar)."""
         self.outcome.setText(text)
-        self.outcome.setAccessibleName(text or "Nothing done yet")
+        self.outcome.setAccessibleName(text)  # its name is what it shows
+        selectable_when_shown(self.outcome)
         if text:
             self.said.emit(text)
 

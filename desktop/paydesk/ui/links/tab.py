@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from PySide6.QtCore import Qt, Signal
@@ -74,6 +75,8 @@ class LinksTab(QWidget):
 
         self.counter = CounterWindow()
         self.creating = False  # one create at a time, from the form or the counter
+        self._idle = asyncio.Event()  # set while no create is under way
+        self._idle.set()
         self.form.createRequested.connect(lambda: self.tasks.spawn(self.create_from_form(), "create"))
         self.form.newReference.connect(lambda: self.tasks.replace("reference", self.new_reference()))
         self.panel.counterRequested.connect(self.show_counter)
@@ -158,14 +161,10 @@ class LinksTab(QWidget):
 
     # -- actions --------------------------------------------------------------------------
 
-    def _busy(self, busy: bool) -> None:
-        self.creating = busy
-        self.form.set_busy(busy)
-        self.counter.set_busy(busy)
-
-    async def create_from_form(self) -> LinkRecord | None:
+    async def create_from_form(self, at_counter: bool = False) -> LinkRecord | None:
         """Create the link the form describes. One at a time: while a create is under way the
-        button is disabled and Enter at the counter does nothing."""
+        button is disabled (an Enter at the counter then waits for it, see
+        create_at_counter). A create from the desk leaves the counter display alone."""
         if self.creating:
             return None
         if self.form.revalidate():
@@ -173,13 +172,16 @@ class LinksTab(QWidget):
             return None
         request = self.form.request()
         profile = self.session.profile
-        self._busy(True)
+        self.creating = True
+        self._idle.clear()
+        self.form.set_busy(True)
         try:
-            return await self._create(request, profile)
+            return await self._create(request, profile, at_counter)
         finally:
-            self.counter.set_busy(False)  # once the outcome is on the counter too
+            if at_counter:
+                self.counter.set_busy(False)  # once the outcome is on the counter too
 
-    async def _create(self, request, profile) -> LinkRecord | None:
+    async def _create(self, request, profile, at_counter: bool) -> LinkRecord | None:
         try:
             record = await self.controller.create(request)
         except ServiceError as error:
@@ -188,9 +190,11 @@ class LinksTab(QWidget):
             failure = None
         finally:
             self.creating = False
+            self._idle.set()
             self.form.set_busy(False)  # the form's messages below are said after this
         stored = await self.controller.ledger.get(profile.id, request.tx_ref) if failure else None
-        if failure is not None and self.counter.isVisible():
+        counter_asked = at_counter and self.counter.isVisible()
+        if failure is not None and counter_asked:
             self.counter.say(failure.message)
         if isinstance(failure, NoKeyError) or (failure is not None and stored is None
                                                and not isinstance(failure, ValidationError)):
@@ -206,37 +210,51 @@ class LinksTab(QWidget):
             # it with the same reference; the form moves on to a new one. The counter shows
             # it too (its code appears once settled): Enter there waits for Escape.
             self.show_link(stored)
-            self._on_counter(stored)
-            if self.counter.isVisible():
+            self._on_counter(stored, at_counter)
+            if counter_asked:
                 self.counter.say(f"{failure.message}: PayDesk keeps trying with the same "
                                  "reference; nothing will be paid twice")
             await self.new_reference()
             return None
         self.show_link(record)
-        self._on_counter(record)
+        self._on_counter(record, at_counter)
         await self.new_reference()
         return record
 
-    def _on_counter(self, record: LinkRecord) -> None:
-        if self.counter.isVisible():
-            self.counter.show_record(record)
+    def _on_counter(self, record: LinkRecord, at_counter: bool) -> None:
+        """The counter's own link goes on it; a link made at the desk only when the counter
+        serves nobody (nothing shown, nothing typed, no create of its own waiting). Otherwise
+        the counter keeps its customer's code (and the scheduler keeps watching it), and the
+        desk is told how to show the link there."""
+        counter = self.counter
+        if not counter.isVisible():
+            return
+        if at_counter or (counter.record is None and not counter.busy
+                          and not counter.entry.text().strip()):
+            counter.show_record(record)
             self.scheduler.focus("counter", record)
+        else:
+            self.panel.say(f"Link {record.tx_ref} is not on the counter display: it is serving "
+                           "a customer. Use Show on counter display when they are done.")
 
     async def create_at_counter(self, amount: str) -> LinkRecord | None:
-        """The counter's Enter (the display is already busy: a second Enter is ignored)."""
+        """The counter's Enter (the display is already busy: a second Enter is ignored). A
+        create at the desk under way is waited for, and the desk is told."""
         try:
             if self.creating:
-                return None
+                self.panel.say(f"The counter asked for a link of {amount}: it is made as soon "
+                               "as the link being created here is done")
+                while self.creating:
+                    await self._idle.wait()
             self.form.amount.setText(amount)
             problems = self.form.revalidate()
             if problems:
                 self.counter.message.setText("Set the counter's customer details in the Payment "
                                              "links form first: " + next(iter(problems.values())))
                 return None
-            return await self.create_from_form()
+            return await self.create_from_form(at_counter=True)
         finally:
-            if not self.creating:  # a create from the form under way ends it itself
-                self.counter.set_busy(False)
+            self.counter.set_busy(False)
 
     def _toggle_counter(self) -> None:
         if self.counter.isVisible():

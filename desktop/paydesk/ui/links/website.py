@@ -85,7 +85,7 @@ class SnippetsDialog(QDialog):
             column.addWidget(copy)
         self.outcome = QLabel("")
         self.outcome.setObjectName("snippet-done")
-        self.outcome.setAccessibleName("Nothing copied yet")
+        self.outcome.setAccessibleDescription("What the last Copy did")
         column.addWidget(self.outcome)
         note = QLabel("These use your public key. Never put a secret key on a web page.")
         note.setWordWrap(True)
