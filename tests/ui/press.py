@@ -5,6 +5,10 @@ widget is one a person could reach (visible on screen, in a visible window, enab
 for typing: editable), then acts through ``QTest`` (real mouse and key events), never by
 calling ``.click()``, ``.setText()`` or a slot. A hidden or disabled widget fails the test
 with what was wrong, which is how the card dialogs' missing buttons would have been found.
+A widget behind a modal window (a dialog waiting for its answer) is refused as Qt's own
+window system would refuse it. Keys go where a keyboard sends them: to the focus widget of
+the widget's window, which must be the widget (or inside it); focus is given as a user gives
+it, by a click or by Tab (``tab_to``), never by ``setFocus`` from a test.
 """
 
 from __future__ import annotations
@@ -165,6 +169,13 @@ def choose(combo: QComboBox, text: str) -> None:
         QTest.keyClick(keys, Qt.Key.Key_Down)
     QTest.keyClick(keys, Qt.Key.Key_Return)
     assert QApplication.activePopupWidget() is None, f"{_name(combo)}: the list stayed open"
+    window = combo.window()
+    QApplication.processEvents()  # the window system's word on which window is active
+    if QApplication.activeWindow() is not window:
+        # the window system gives the keyboard back to the window when its list closes; the
+        # offscreen platform has none, and leaves the closed list the active window
+        window.activateWindow()
+        assert QTest.qWaitForWindowActive(window, 2000), f"{_name(window)} is not active again"
     assert combo.currentIndex() == index, f"{_name(combo)}: could not reach {text!r} by keyboard"
 
 
