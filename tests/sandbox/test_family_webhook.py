@@ -69,7 +69,16 @@ def test_each_event_is_one_signed_post_of_the_bare_transaction(make_sandbox, hoo
                ).raise_for_status()
         _pay(c, "W-2", "cancelled")
         assert _wait(lambda: len(webhook.received) == 3)
-    first, refund, cancelled = webhook.received
+    # the refund (W-1) and the cancelled payment (W-2) are sent by separate tasks: they may
+    # arrive in either order, so each is picked by what it is, not by its place
+    by_event = {}
+    for note in webhook.received:
+        sent = json.loads(note["raw"])
+        by_event[(sent["tx_ref"], sent["status"])] = note
+    assert sorted(by_event) == [("W-1", "refunded"), ("W-1", "success"),
+                                ("W-2", "failed/cancelled")], sorted(by_event)
+    first = webhook.received[0]  # waited for alone, before the others were made
+    refund, cancelled = by_event[("W-1", "refunded")], by_event[("W-2", "failed/cancelled")]
     body = _verified(first, secret)
     # the bare transaction: no envelope
     assert "event" not in body and body["tx_ref"] == "W-1" and body["status"] == "success"

@@ -72,6 +72,16 @@ def _qasync_loop(qapp):
     asyncio.set_event_loop(None)
 
 
+@pytest.fixture(autouse=True)
+def _fresh_save_folder(monkeypatch):
+    """Each test is a fresh session of PayDesk: its save dialogs open in Documents until it
+    saves somewhere (paydesk.ui.files keeps the last folder for the session only); without
+    this a test's dialog opened in an earlier test's tmp folder."""
+    from paydesk.ui import files
+
+    monkeypatch.setattr(files, "_last", None)
+
+
 @pytest.fixture
 def loop(_qasync_loop, qapp):
     asyncio.set_event_loop(_qasync_loop)

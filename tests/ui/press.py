@@ -5,6 +5,10 @@ widget is one a person could reach (visible on screen, in a visible window, enab
 for typing: editable), then acts through ``QTest`` (real mouse and key events), never by
 calling ``.click()``, ``.setText()`` or a slot. A hidden or disabled widget fails the test
 with what was wrong, which is how the card dialogs' missing buttons would have been found.
+A widget behind a modal window (a dialog waiting for its answer) is refused as Qt's own
+window system would refuse it. Keys go where a keyboard sends them: to the focus widget of
+the widget's window, which must be the widget (or inside it); focus is given as a user gives
+it, by a click or by Tab (``tab_to``), never by ``setFocus`` from a test.
 """
 
 from __future__ import annotations
@@ -23,15 +27,53 @@ def _name(widget: QWidget) -> str:
     return f"{type(widget).__name__} {label!r}"
 
 
+def _parent_window(window: QWidget) -> QWidget | None:
+    parent = window.parentWidget()
+    return parent.window() if parent is not None else None
+
+
+def _blocking(window: QWidget) -> QWidget | None:
+    """The modal window that keeps a user's clicks and keys away from ``window``, or None.
+    Qt's own rule (QGuiApplicationPrivate::isWindowBlocked): a modal window blocks every
+    window but itself and its children; an application-modal one blocks them all, a
+    window-modal one (``QDialog.open()``) the windows it hangs from and their other children."""
+    for modal in QApplication.topLevelWidgets():
+        if (not modal.isVisible() or modal.windowModality() == Qt.WindowModality.NonModal
+                or modal is window or modal.isAncestorOf(window)):
+            continue
+        chain = window
+        while chain is not None and chain is not modal:
+            chain = _parent_window(chain)
+        if chain is modal:  # a window opened from the modal one
+            continue
+        if modal.windowModality() == Qt.WindowModality.ApplicationModal:
+            return modal
+        # window-modal: blocked when the two share a window up their parent chains
+        theirs = set()
+        up = _parent_window(modal)
+        while up is not None:
+            theirs.add(id(up))
+            up = _parent_window(up)
+        up = window
+        while up is not None:
+            if id(up) in theirs:
+                return modal
+            up = _parent_window(up)
+    return None
+
+
 def reachable(widget: QWidget) -> None:
-    """Fail unless a person could reach the widget: shown (itself, its parents, its window)
-    and enabled."""
+    """Fail unless a person could reach the widget: shown (itself, its parents, its window),
+    enabled, and not behind a modal window (a dialog waiting for its answer)."""
     assert widget is not None, "no such widget"
     assert widget.isVisible(), f"{_name(widget)} is not visible: a user cannot press it"
     assert widget.window().isVisible(), f"{_name(widget)} is in a window that is not shown"
     assert widget.isEnabled(), f"{_name(widget)} is disabled: a user cannot press it"
     if widget.width() <= 0 or widget.height() <= 0:
         raise AssertionError(f"{_name(widget)} has no size on screen")
+    blocker = _blocking(widget.window())
+    assert blocker is None, (f"{_name(widget)} is behind the modal window {_name(blocker)} "
+                             f"(title {blocker.windowTitle()!r}): a user cannot reach it")
 
 
 def click(widget: QWidget, button: Qt.MouseButton = Qt.MouseButton.LeftButton,
@@ -55,27 +97,53 @@ def _editable(widget: QWidget) -> None:
 
 
 def clear(widget: QWidget) -> None:
-    """Select everything in a field and delete it, as a user would (Ctrl+A, Delete)."""
+    """Select everything in a field and delete it, as a user would (Ctrl+A, Delete): the
+    field must have the keyboard (clicked into, or reached by Tab)."""
     _editable(widget)
-    widget.setFocus(Qt.FocusReason.MouseFocusReason)
-    QTest.keyClick(widget, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
-    QTest.keyClick(widget, Qt.Key.Key_Delete)
+    key(widget, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    key(widget, Qt.Key.Key_Delete)
 
 
 def type_into(widget: QWidget, text: str, *, replace: bool = True) -> None:
     """Click into a field and type ``text`` key by key; by default what was there goes first."""
     _editable(widget)
-    click(widget)
+    click(widget)  # the click gives the field the keyboard, as it does a user's
     if replace:
         clear(widget)
-    QTest.keyClicks(widget, text)
+    QTest.keyClicks(_focused(widget), text)
+
+
+def _focused(widget: QWidget) -> QWidget:
+    """Where a user's keyboard goes in ``widget``'s window: its focus widget (the field last
+    clicked into or reached by Tab), which must be ``widget`` or inside it; else the test
+    fails, since the key would go elsewhere."""
+    window = widget.window()
+    target = window.focusWidget() or window
+    assert target is widget or widget.isAncestorOf(target), (
+        f"{_name(widget)} does not have the keyboard ({_name(target)} has it): "
+        "a user's key would go there; click the widget or Tab to it first")
+    return target
 
 
 def key(widget: QWidget, which: Qt.Key,
         modifier: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier) -> None:
-    """One key press on the widget (it must be one a user could have focused)."""
+    """One key press, delivered as a keyboard delivers it: to the focus widget of the
+    widget's window, which must be ``widget`` or inside it (a dialog: any of its fields).
+    Give the focus first as a user does: ``click`` it, or ``tab_to`` it."""
     reachable(widget)
-    QTest.keyClick(widget, which, modifier)
+    QTest.keyClick(_focused(widget), which, modifier)
+
+
+def tab_to(widget: QWidget, presses: int = 40) -> None:
+    """Press Tab in the widget's window until ``widget`` has the keyboard (as a user reaches
+    a control without the mouse); fails if Tab never gets there."""
+    reachable(widget)
+    window = widget.window()
+    for _ in range(presses):
+        if window.focusWidget() is widget:
+            return
+        QTest.keyClick(window.focusWidget() or window, Qt.Key.Key_Tab)
+    assert window.focusWidget() is widget, f"Tab never reaches {_name(widget)}"
 
 
 def enter(widget: QWidget) -> None:
@@ -87,14 +155,30 @@ def escape(widget: QWidget) -> None:
 
 
 def choose(combo: QComboBox, text: str) -> None:
-    """Pick the entry showing ``text`` in a combo box with the keyboard, as a user would."""
+    """Pick the entry showing ``text`` in a combo box as a user does: click it, and in the
+    list that opens go to the entry with the keyboard and press Enter."""
     reachable(combo)
     index = combo.findText(text)
     assert index >= 0, f"{_name(combo)} offers no {text!r}: {[combo.itemText(i) for i in range(combo.count())]}"
-    combo.setFocus(Qt.FocusReason.MouseFocusReason)
-    QTest.keyClick(combo, Qt.Key.Key_Home)
+    click(combo)
+    popup = QApplication.activePopupWidget()
+    assert popup is not None and popup.isVisible(), f"{_name(combo)} opened no list"
+    keys = popup.focusWidget() or popup
+    QTest.keyClick(keys, Qt.Key.Key_Home)
     for _ in range(index):
-        QTest.keyClick(combo, Qt.Key.Key_Down)
+        QTest.keyClick(keys, Qt.Key.Key_Down)
+    QTest.keyClick(keys, Qt.Key.Key_Return)
+    assert QApplication.activePopupWidget() is None, f"{_name(combo)}: the list stayed open"
+    # the window system gives the keyboard back to the window when its list closes; the
+    # offscreen platform has none, and leaves the closed list the active window (its word
+    # on that comes queued): the window is made active again, and the test waits for it
+    window = combo.window()
+    window.activateWindow()
+    for _ in range(200):
+        if QApplication.activeWindow() is window:
+            break
+        QTest.qWait(10)
+    assert QApplication.activeWindow() is window, f"{_name(window)} is not active again"
     assert combo.currentIndex() == index, f"{_name(combo)}: could not reach {text!r} by keyboard"
 
 
@@ -131,33 +215,60 @@ def button(window: QWidget, text: str) -> QAbstractButton:
 
 
 def save_as(dialog, path) -> None:
-    """Answer a (Qt's own) save dialog as a user does: go to the folder, type the file's name
-    into the name field, press Enter. (If the file exists the dialog then asks, in a loop of
-    its own: answer that with ``answer_later``.)"""
-    from pathlib import Path
-
-    path = Path(path)
+    """Answer a (Qt's own) save dialog as a user does: type the file's whole path into the
+    name field and press Enter. (If the file exists the dialog then asks, in a loop of its
+    own: answer that with ``answer_later``, and check its ``answered`` afterwards.)"""
     reachable(dialog)
-    dialog.setDirectory(str(path.parent))  # the folder, as if picked in the dialog's tree
     name = dialog.findChild(QLineEdit, "fileNameEdit")
-    type_into(name, path.name)
+    type_into(name, str(path))
     enter(name)
 
 
-def answer_later(text: str, button_text: str, tries: int = 300) -> None:
-    """When a message box containing ``text`` comes up (in a loop of its own, as the file
-    dialog's "replace?" does), press its button labelled ``button_text``."""
-    from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QMessageBox
+class Answer:
+    """A message box to be answered when it comes up (see ``answer_later``): ``answered``
+    says whether it came and its button was pressed; ``wait`` fails if it has not."""
 
-    def look(left: int) -> None:
+    def __init__(self, text: str, button_text: str, timeout: float) -> None:
+        import time
+
+        self.text, self.button_text = text, button_text
+        self.deadline = time.monotonic() + timeout
+        self.answered = False
+        self.error: BaseException | None = None
+
+    def look(self) -> None:
+        import time
+
+        from PySide6.QtCore import QTimer
+        from PySide6.QtWidgets import QMessageBox
+
         box = QApplication.activeModalWidget()
-        if isinstance(box, QMessageBox) and text in box.text():
-            click(button(box, button_text))
-        elif left:
-            QTimer.singleShot(10, lambda: look(left - 1))
+        if isinstance(box, QMessageBox) and self.text in box.text():
+            try:
+                click(button(box, self.button_text))
+                self.answered = True
+            except AssertionError as error:  # said by the test that waits for it
+                self.error = error
+        elif time.monotonic() < self.deadline:
+            QTimer.singleShot(10, self.look)
 
-    QTimer.singleShot(0, lambda: look(tries))
+    def check(self) -> None:
+        """Fail unless the box came up and was answered."""
+        if self.error is not None:
+            raise self.error
+        assert self.answered, (f"no message box saying {self.text!r} came up to answer "
+                               f"{self.button_text!r}")
+
+
+def answer_later(text: str, button_text: str, timeout: float = 10.0) -> Answer:
+    """When a message box containing ``text`` comes up (in a loop of its own, as the file
+    dialog's "replace?" does), press its button labelled ``button_text``. Returns the
+    ``Answer``: call its ``check()`` once the box should have come and gone."""
+    from PySide6.QtCore import QTimer
+
+    answer = Answer(text, button_text, timeout)
+    QTimer.singleShot(0, answer.look)
+    return answer
 
 
 def closed(window: QWidget) -> bool:

@@ -69,10 +69,18 @@ def test_a_second_enter_at_the_counter_makes_no_second_link(start_app, loop):
     counter = tab.counter
     loop.until(counter.isVisible, message="the counter display")
     press.type_into(counter.entry, "42")
+    faults(app, loop, latency_ms=1500)  # the service takes its time: the create is under way
     press.enter(counter.entry)
+    loop.until(lambda: tab.creating, message="the create under way")
     pause(loop, 0.15)
-    press.enter(counter.entry)  # 150 ms later: still the same customer
+    assert tab.creating and counter.busy and counter.record is None  # still CREATING
+    assert counter.message.text() == "Creating the link…"
+    press.enter(counter.entry)  # 150 ms later, while the first is made: the same customer
+    pause(loop, 0.4)
+    assert tab.creating  # the second Enter came during CREATING
+    press.enter(counter.entry)
     loop.until(lambda: counter.record is not None, message="the counter's link")
+    faults(app, loop)  # cleared
     first = counter.record
     pause(loop, 0.6)
     press.enter(counter.entry)  # the code is on screen: Enter does nothing
@@ -152,7 +160,12 @@ def test_a_profile_added_while_live_opens_in_test_mode(start_app, loop, sandbox)
     """Regression: a profile added while in live mode (with test keys only) landed in live."""
     app = started(start_app, loop)
     window = app.window
-    loop.run(app.session.set_mode("live"))  # the desk was in live mode
+    # the desk was in live mode: switched with the mode button, and its confirmation
+    task = press.click_starting(window.mode_button, "mode")
+    loop.until(lambda: press.shown("confirm-live") is not None, message="the confirmation")
+    press.click(press.button(press.shown("confirm-live"), "Switch to live"))
+    loop.until(task.done, message="the switch")
+    assert task.result() is True and app.session.mode == "live"
     assert window.live_banner.isVisible()
     press.click(window.add_profile)
     loop.until(lambda: isinstance(getattr(window, "editor", None), ProfileEditor)
@@ -263,25 +276,27 @@ def test_copy_and_save_say_when_done_and_save_starts_in_documents(start_app, loo
     documents = Path(QStandardPaths.writableLocation(
         QStandardPaths.StandardLocation.DocumentsLocation))
     documents.mkdir(parents=True, exist_ok=True)
-    press.click(panel.buttons["save-png"])
-    loop.until(lambda: getattr(panel, "file_dialog", None) is not None
-               and panel.file_dialog.isVisible(), message="the save dialog")
-    dialog = panel.file_dialog
+    task = press.click_starting(panel.buttons["save-png"])
+    loop.until(lambda: press.modal() is not None and press.modal().isVisible(),
+               message="the save dialog")
+    dialog = press.modal()
     assert Path(dialog.directory().absolutePath()) == documents  # not the working folder
     target = tmp_path / "till.png"
     name_box = dialog.findChild(QLineEdit, "fileNameEdit")
     press.type_into(name_box, str(target))
     press.enter(name_box)
-    loop.until(lambda: panel.outcome.text().startswith("Saved"), message="the save")
+    loop.until(task.done, message="the save")
+    assert task.result() == str(target)
     assert panel.outcome.text() == f"Saved PNG to {target}" and target.stat().st_size > 200
-    panel.file_dialog = None
-    press.click(panel.buttons["save-svg"])  # the next one opens where the last was saved
-    loop.until(lambda: getattr(panel, "file_dialog", None) is not None
-               and panel.file_dialog.isVisible(), message="the second save dialog")
-    assert Path(panel.file_dialog.directory().absolutePath()) == tmp_path
-    press.escape(panel.file_dialog)
-    loop.until(lambda: not panel.file_dialog.isVisible(), message="the dialog to close")
-    pause(loop, 0.1)  # the save's task ends (nothing saved)
+    # the next one opens where the last was saved
+    task = press.click_starting(panel.buttons["save-svg"])
+    loop.until(lambda: press.modal() is not None and press.modal().isVisible(),
+               message="the second save dialog")
+    second = press.modal()
+    assert Path(second.directory().absolutePath()) == tmp_path
+    press.escape(second)
+    loop.until(task.done, message="the save's task to end (nothing saved)")
+    assert task.result() is None and press.closed(second)
     assert panel.outcome.text() == f"Saved PNG to {target}"
 
 
@@ -315,7 +330,7 @@ def test_the_website_snippet_is_a_template_filled_per_order(start_app, loop):
     tab = app.window.links_tab
     type_form(tab)
     typed_ref = tab.form.tx_ref.text()
-    press.click(tab.website)
+    task = press.click_starting(tab.website)
     loop.until(lambda: getattr(tab, "snippets", None) is not None and tab.snippets.isVisible(),
                message="the snippets dialog")
     dialog = tab.snippets
@@ -336,8 +351,8 @@ def test_the_website_snippet_is_a_template_filled_per_order(start_app, loop):
     assert QGuiApplication.clipboard().text() == dialog.texts["inline"].toPlainText()
     assert dialog.outcome.text() == "Copied the inline checkout to the clipboard"
     press.escape(dialog)
-    loop.until(lambda: not dialog.isVisible(), message="the dialog to close")
-    pause(loop, 0.1)  # show_snippets' task ends
+    loop.until(task.done, message="show_snippets' task to end")
+    assert press.closed(dialog)
 
 
 def test_where_an_amount_is_typed_it_says_whole_units(start_app, loop):

@@ -253,10 +253,9 @@ def test_no_cards_deployment_explains_and_ignores_card_shortcuts(start_app, loop
     assert tab.stack.currentWidget() is tab.no_cards and tab.no_cards.isVisible()
     assert tab.no_cards.text() == NO_CARDS
     app.window.activateWindow()
-    tab.no_cards.setFocus()
     for key, modifier in ((Qt.Key.Key_F5, Qt.KeyboardModifier.NoModifier),
                           (Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)):
-        press.key(tab.no_cards, key, modifier)
+        press.key(app.window, key, modifier)  # wherever the keyboard is in the window
     loop.run(asyncio.sleep(0.3))
     assert tab.dialog is None
     assert not tab.refresh_action.isEnabled() and not tab.create_action.isEnabled()
@@ -267,10 +266,10 @@ def test_no_cards_deployment_explains_and_ignores_card_shortcuts(start_app, loop
     press.choose(app.window.profiles, embedded.name)
     loop.until(lambda: app.session.profile.id == embedded.id, message="the profile chosen")
     loop.until(lambda: tab.stack.currentWidget() is tab.sections, message="the wallet")
-    tab.wallet.table.setFocus()
+    press.tab_to(tab.wallet.table)  # from the Profile box, by Tab
     press.key(tab.wallet.table, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
     dialog = desk.dialog("create-card-dialog")
-    press.escape(dialog.first_name)  # Escape cancels
+    press.escape(dialog)  # Escape cancels (the keyboard is on its Create card button)
     loop.until(lambda: not dialog.isVisible() and tab.dialog is None, message="closed")
 
 
@@ -350,10 +349,10 @@ def test_a_double_click_or_an_impatient_enter_sends_one_fund(start_app, loop):
     dialog = desk.dialog("fund-dialog")
     press.type_into(dialog.amount, "4")
     press.double_click(dialog.action)
-    press.enter(dialog.amount)
+    press.enter(dialog)  # at once, where the keyboard is now: the Fund button just clicked
     loop.until(lambda: "New balance" in dialog.outcome.text(), message="the fund")
     assert "GBP 34.00" in dialog.outcome.text() and not dialog.action.isVisible()
-    press.enter(dialog.amount)  # and once more after it is done: it closes the dialog
+    press.enter(dialog)  # and once more after it is done: it closes the dialog
     loop.until(lambda: not dialog.isVisible(), message="Enter to close the finished dialog")
     loop.run(asyncio.sleep(0.3))
     credits = [t for t in service_card_transactions_of(desk, card.card_hash)

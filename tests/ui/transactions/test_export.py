@@ -29,9 +29,12 @@ def answer_save_dialog(shop, path: Path, name_filter: str | None = None):
     box: QFileDialog = dialog("save-dialog")
     if name_filter:
         press.choose(box.findChild(QComboBox, "fileTypeCombo"), name_filter)
+    replace = None
     if path.exists():  # the dialog asks before it replaces a file, in a loop of its own
-        press.answer_later(path.name, "Yes")
+        replace = press.answer_later(path.name, "Yes")
     press.save_as(box, path)
+    if replace is not None:
+        replace.check()  # the "replace?" box came up, named the file, and was answered
 
 
 def export(shop):
