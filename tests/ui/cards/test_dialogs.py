@@ -5,7 +5,7 @@ Create card dialog asking for the name on the card."""
 import asyncio
 
 import httpx
-from PySide6.QtWidgets import QPushButton
+from PySide6.QtWidgets import QApplication, QPushButton
 
 from tests.ui import press
 from tests.ui.cards.test_wallet import Desk
@@ -34,6 +34,9 @@ def test_each_card_dialog_shows_its_buttons_and_answers_enter_and_escape(start_a
     desk.press(tab.wallet.create_button)
     dialog = desk.dialog("create-card-dialog")
     assert dialog.windowTitle() == "Create card"
+    # the keyboard starts in the first field: typing at once types the name
+    loop.until(lambda: QApplication.focusWidget() is dialog.first_name,
+               message="the keyboard in the first field")
     assert buttons_on_screen(dialog) == ["Create card", "Cancel"]
     assert [b.accessibleName() for b in (dialog.action, dialog.close_button)] == \
         ["Create card", "Cancel"]
@@ -58,6 +61,8 @@ def test_each_card_dialog_shows_its_buttons_and_answers_enter_and_escape(start_a
         desk.press(tab.page.buttons[kind])
         dialog = desk.dialog(f"{kind}-dialog")
         assert dialog.windowTitle() == title
+        loop.until(lambda: QApplication.focusWidget() is dialog.amount,
+                   message="the keyboard in the amount")
         assert buttons_on_screen(dialog) == [verb, "Cancel"]
         assert dialog.action.accessibleName() == verb and dialog.action.isDefault()
         press.type_into(dialog.amount, "3")
@@ -79,6 +84,8 @@ def test_each_card_dialog_shows_its_buttons_and_answers_enter_and_escape(start_a
     desk.press(tab.page.buttons["terminate"])
     dialog = desk.dialog("terminate-dialog")
     assert dialog.windowTitle() == "Terminate card"
+    loop.until(lambda: QApplication.focusWidget() is dialog.last4,
+               message="the keyboard in the last four digits")
     assert buttons_on_screen(dialog) == ["Terminate", "Cancel"]
     press.click(dialog.close_button)
     loop.until(lambda: not dialog.isVisible() and tab.dialog is None, message="cancelled")

@@ -9,6 +9,7 @@ import asyncio
 from decimal import Decimal
 from typing import Awaitable, Callable
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel,
                                QLineEdit, QVBoxLayout, QWidget)
 
@@ -77,6 +78,17 @@ class OperationDialog(QDialog):
         # keeps a default only for a button that already has its dialog)
         self.busy = False
         self.operation: CardOperation | None = None
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """The keyboard starts in the first field, so typing goes where a user expects."""
+        super().showEvent(event)
+        for row in range(self.form.rowCount()):  # each row: a caption and its field (buddy)
+            item = self.form.itemAt(row, QFormLayout.ItemRole.LabelRole)
+            caption = item.widget() if item is not None else None
+            edit = caption.buddy() if isinstance(caption, QLabel) else None
+            if isinstance(edit, QLineEdit) and edit.isEnabled() and not edit.isReadOnly():
+                edit.setFocus(Qt.FocusReason.OtherFocusReason)
+                return
 
     def field(self, label: str, widget: QWidget, name: str) -> FieldMessage:
         widget.setObjectName(name)
