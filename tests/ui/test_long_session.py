@@ -62,7 +62,7 @@ def test_a_long_day_of_new_links_keeps_the_transactions_list_bounded(start_app, 
     app.wait_started()
     window = app.window
     tab = window.transactions_tab
-    window.tabs.setCurrentWidget(tab)
+    press.tab(window.tabs, "Transactions")
     loop.until(lambda: tab.loaded, message="the list")
 
     async def sell(n):
