@@ -154,8 +154,10 @@ class CardsTab(QWidget):
             self.loaded = True
 
     async def _load(self, query: CardQuery) -> None:
-        await self.wallet.model.load(self.session.profile, query)
+        # the count is read first and set in the same turn as the rows (no moment where the
+        # list shows the new rows beside the old count)
         count = await self.ledger.card_count(query)
+        await self.wallet.model.load(self.session.profile, query)
         self.wallet.count.setText(f"{count} card{'s' if count != 1 else ''}")
         when = await self.ledger.refreshed_at(query.profile_id, query.mode)
         self._read_at[(query.profile_id, query.mode)] = when
