@@ -73,7 +73,7 @@ def test_no_test_data_is_found_by_the_check_itself(tmp_path):
     assert TEST_DATA_NAMES.search("_internal/sandbox/merchants.json")
     assert TEST_DATA_NAMES.search("_internal/ledger.sqlite3-wal")
     assert TEST_CODE.search("tests.ui.test_links") and TEST_CODE.search("_internal/tests/x.pyc")
-    assert TEST_CODE.search("anyio.pytest_plugin") and not TEST_CODE.search("paydesk.ui.tasks")
+    assert TEST_CODE.search("anyio.pytest_plugin") and not TEST_CODE.search("paydesk.desk.tasks")
     key = "sec-test-" + "a1B2" * 8
     assert re.search(SECRET_PATTERNS[0], key)
 

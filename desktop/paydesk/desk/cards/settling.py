@@ -26,7 +26,7 @@ class ProfileGone(Exception):
 
 
 class Settling:
-    """CardsController's reading back (it holds the session, ledger, signals, ``tasks``,
+    """CardsController's reading back (it holds the session, ledger, hub, ``tasks``,
     ``_settling`` and the timings ``second_look``, ``retry_limit`` and ``in_flight``)."""
 
     async def _claimed(self, profile_id: str, mode: str, card_hash: str | None,
@@ -63,12 +63,12 @@ class Settling:
             happened = evidence.state_reached(op, None)
             return happened, "The service no longer knows the card", None
         record = await self.ledger.store_card(profile.id, op.mode, card)
-        self.cardChanged.emit(record)
+        self.hub.card_changed.emit(record)
         if op.kind in evidence.STATE_AFTER:
             happened = evidence.state_reached(op, card)
             return happened, f"The card is {card.status.name.lower()} at the service", None
         await self.ledger.store_transactions(profile.id, op.mode, op.card_hash, txs)
-        self.transactionsChanged.emit(record)
+        self.hub.card_transactions_changed.emit(record)
         claimed, ops = await self._claimed(profile.id, op.mode, op.card_hash, ("fund", "withdraw"))
         pending = [o for o in ops if (o.state == "done" and not o.evidence) or o.id == op.id]
         stored = await self.ledger.transactions(profile.id, op.mode, op.card_hash)
@@ -106,7 +106,7 @@ class Settling:
         if isinstance(proof, VirtualCard):
             record = await self.ledger.store_card(profile.id, op.mode, proof)
             extra = dict(card_hash=record.card_hash, masked=record.masked, evidence=record.card_hash)
-            self.cardChanged.emit(record)
+            self.hub.card_changed.emit(record)
         elif isinstance(proof, str):
             extra = dict(evidence=proof)
         state = "done" if happened else "not-done"

@@ -1,6 +1,6 @@
 """Looking payments up, reconciling, the day's figures: async methods, no widgets.
 
-Lookups go through the links controller's ledger and signals, so every view showing a
+Lookups go through the links controller's ledger and events, so every view showing a
 record (links tab, counter display, this tab) learns of a change at once, and a transaction
 made elsewhere is watched like a link from then on.
 """
@@ -15,19 +15,17 @@ from datetime import date, datetime, time, timedelta, timezone
 from pathlib import Path
 from typing import Callable
 
-from PySide6.QtCore import QObject
-
-from ...ledger import CREATING, DaySummary, LinkQuery, LinkRecord
-from ...reconcile import Progress, Reconciler
-from ...service.errors import (AuthenticationError, ModeMismatchError, NotFoundError,
+from ..ledger import CREATING, DaySummary, LinkQuery, LinkRecord
+from ..reconcile import Progress, Reconciler
+from ..service.errors import (AuthenticationError, ModeMismatchError, NotFoundError,
                                RateLimitedError, ServiceError, ServiceUnavailableError)
-from ...service.models import Transaction
-from ..links.controller import LinksController
-from ..links.states import state_words
-from ..session import NoKeyError
+from ..service.models import Transaction
+from .links import LinksController
+from .states import state_words
+from .session import NoKeyError
 from .export import writer_for
 from .texts import local_time
-from .typed import read
+from .lookup import read
 
 log = logging.getLogger("paydesk.transactions")
 EXPORT_PAGE = 2000
@@ -42,9 +40,8 @@ class Lookup:
     asked: bool = False  # the service was asked (False: refused before any call)
 
 
-class TransactionsController(QObject):
+class TransactionsController:
     def __init__(self, links: LinksController):
-        super().__init__()
         self.links = links
         self.session = links.session
         self.ledger = links.ledger
