@@ -41,7 +41,8 @@ def record(row: sqlite3.Row, raw: str | None = None) -> LinkRecord:
         checked_at=parse_stamp(row["checked_at"]), raw_json=raw)
 
 
-def _like(text: str) -> str:
+def like(text: str) -> str:
+    """A LIKE pattern (with ESCAPE '\\') that finds ``text`` anywhere, taken literally."""
     return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
@@ -79,7 +80,7 @@ class Plan:
                                " AS hits CROSS JOIN links ON links.id = hits.hit")
                 self.source_args = [f"%{text}%"]
             self.conditions.append("links.search_text LIKE ? ESCAPE '\\'")
-            self.args.append(_like(text))
+            self.args.append(like(text))
 
     def _within(self, column: str, values: list[str]) -> None:
         self.conditions.append(f"{column} IN ({', '.join('?' for _ in values)})")
