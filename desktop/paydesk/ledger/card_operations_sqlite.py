@@ -12,8 +12,15 @@ from .cards import (AuditDraft, AuditEntry, AuditQuery, CardOperation, Operation
                     OperationUnderWay, mask)
 from .engine import Engine, LedgerError
 from .owner import this_process
-from .records import parse_stamp, stamp
+from .records import parse_stamp, parse_written, stamp
 from .search import like
+
+def _inserted(cursor: sqlite3.Cursor) -> int:
+    """The id of the row an INSERT just added (sqlite3 says None only for other statements)."""
+    if cursor.lastrowid is None:
+        raise LedgerError("the ledger did not say which row it added")
+    return cursor.lastrowid
+
 
 _OPERATION_COLUMNS = ("id, profile_id, mode, kind, card_hash, masked, amount_minor, currency,"
                       " callback_url, state, started_at, finished_at, result, evidence, settled,"
@@ -25,7 +32,7 @@ def _operation(row: sqlite3.Row) -> CardOperation:
         id=row["id"], profile_id=row["profile_id"], mode=row["mode"], kind=row["kind"],
         card_hash=row["card_hash"], masked=row["masked"], amount=card_decimal(row["amount_minor"]),
         currency=row["currency"], callback_url=row["callback_url"], state=row["state"],
-        started_at=parse_stamp(row["started_at"]), finished_at=parse_stamp(row["finished_at"]),
+        started_at=parse_written(row["started_at"]), finished_at=parse_stamp(row["finished_at"]),
         result=row["result"], evidence=row["evidence"], settled=bool(row["settled"]),
         owner=row["owner"])
 
@@ -50,12 +57,12 @@ def _audit(db: sqlite3.Connection, draft: AuditDraft, operation_id: int | None =
         (stamp(), draft.user, draft.profile_id, draft.profile_name, draft.mode, draft.card_hash,
          mask(draft.masked), draft.action, card_minor(draft.amount), draft.currency, draft.result,
          draft.detail, operation_id if operation_id is not None else draft.operation_id))
-    return cursor.lastrowid
+    return _inserted(cursor)
 
 
 def _audit_entry(row: sqlite3.Row) -> AuditEntry:
     return AuditEntry(
-        id=row["id"], at=parse_stamp(row["at"]), user=row["user"], profile_id=row["profile_id"],
+        id=row["id"], at=parse_written(row["at"]), user=row["user"], profile_id=row["profile_id"],
         profile_name=row["profile_name"], mode=row["mode"], card_hash=row["card_hash"],
         masked=row["masked"], action=row["action"], amount=card_decimal(row["amount_minor"]),
         currency=row["currency"], result=row["result"], detail=row["detail"],
@@ -102,8 +109,9 @@ class SqliteCardOperations:
                 what = ("Another card creation" if draft.kind == "create"
                         else f"Another operation on card {draft.masked or draft.card_hash}")
                 raise OperationUnderWay(what) from None
-            _audit(db, audit, cursor.lastrowid)
-            return _must_operation(db, cursor.lastrowid)
+            operation_id = _inserted(cursor)
+            _audit(db, audit, operation_id)
+            return _must_operation(db, operation_id)
 
         return await self._engine.write(write)
 

@@ -11,8 +11,8 @@ from ..service.models import CardTransaction, VirtualCard
 from .amounts import card_decimal, card_minor
 from .card_operations_sqlite import SqliteCardOperations
 from .cards import CardLedger, CardPage, CardQuery, CardRecord, CardTxRecord, mask, transaction_id
-from .engine import Engine
-from .records import parse_stamp, stamp
+from .engine import Engine, LedgerError
+from .records import parse_stamp, parse_written, stamp
 from .search import like
 from .sqlite import SqliteLedger
 
@@ -64,20 +64,29 @@ def _card(row: sqlite3.Row) -> CardRecord:
         masked=row["masked"], name_on_card=row["name_on_card"],
         currency_code=row["currency_code"], balance=card_decimal(row["balance_minor"]),
         state=row["state"], expiration=row["expiration"],
-        created_at=parse_stamp(row["created_at"]), seen_at=parse_stamp(row["seen_at"]),
+        created_at=parse_stamp(row["created_at"]), seen_at=parse_written(row["seen_at"]),
         amount=card_decimal(row["amount_minor"]), charge=card_decimal(row["charge_minor"]),
         paid=card_decimal(row["paid_minor"]), card_type=row["card_type"], callback=row["callback"],
         listed=bool(row["listed"]))
 
 
-def _one_card(db: sqlite3.Connection, profile_id: str, mode: str, card_hash: str):
+def _one_card(db: sqlite3.Connection, profile_id: str, mode: str,
+              card_hash: str) -> CardRecord | None:
     row = db.execute(f"SELECT {_CARD_COLUMNS} FROM cards WHERE profile_id = ? AND mode = ?"
                      " AND card_hash = ?", (profile_id, mode, card_hash)).fetchone()
     return None if row is None else _card(row)
 
 
+def _must_card(db: sqlite3.Connection, profile_id: str, mode: str, card_hash: str) -> CardRecord:
+    found = _one_card(db, profile_id, mode, card_hash)
+    if found is None:
+        raise LedgerError(f"card {card_hash} is not in the ledger")
+    return found
+
+
 def _card_where(query: CardQuery) -> tuple[str, list[Any]]:
-    where, args = "profile_id = ? AND mode = ?", [query.profile_id, query.mode]
+    where = "profile_id = ? AND mode = ?"
+    args: list[Any] = [query.profile_id, query.mode]
     if query.states:
         where += f" AND state IN ({', '.join('?' for _ in query.states)})"
         args += sorted(query.states)
@@ -129,7 +138,7 @@ class SqliteCardLedger(SqliteCardOperations, CardLedger):
             if before is not None and not before.listed:  # the list still does not show it
                 db.execute("UPDATE cards SET listed = 0 WHERE profile_id = ? AND mode = ?"
                            " AND card_hash = ?", (profile_id, mode, card.card_hash))
-            return _one_card(db, profile_id, mode, card.card_hash)
+            return _must_card(db, profile_id, mode, card.card_hash)  # written just above
 
         return await self._engine.write(write)
 
@@ -198,4 +207,4 @@ class SqliteCardLedger(SqliteCardOperations, CardLedger):
             (profile_id, mode, card_hash, limit)).fetchall())
         return [CardTxRecord(r["tx_id"], r["type"], card_decimal(r["amount_minor"]),
                              r["description"], r["status"], parse_stamp(r["created_at"]),
-                             parse_stamp(r["first_seen"])) for r in rows]
+                             parse_written(r["first_seen"])) for r in rows]
