@@ -96,12 +96,11 @@ def until():
 def add_profile(session, sandbox):
     """``await add_profile(merchant=0, name="Shop", **over)``: a profile on ``sandbox`` with
     its test and live secret keys, saved and made active."""
-    async def add(merchant=0, name="Shop", sb=None, **over):
-        sb = sb or sandbox
+    async def add(merchant=0, name="Shop", **over):
         over.setdefault("has_cards", True)
-        profile = Profile(id=Profile.new_id(), name=name, base_url=sb.base_url,
+        profile = Profile(id=Profile.new_id(), name=name, base_url=sandbox.base_url,
                           txref_prefix="SHOP", **over)
-        await session.save_profile(profile, {(m, "secret"): sb.key(m, merchant=merchant)
+        await session.save_profile(profile, {(m, "secret"): sandbox.key(m, merchant=merchant)
                                              for m in ("test", "live")})
         return profile
     return add
