@@ -1,5 +1,6 @@
-"""The link form's checks say what the service would refuse, before anything is sent: they
-agree with the sandbox's own rules (sandbox/rules.py) on every case below."""
+"""The link form's checks (desk/checks.py) say what the service would refuse, before
+anything is sent: they agree with the sandbox's own rules (sandbox/rules.py) on every case
+below."""
 
 import pytest
 
