@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxL
 from ...ledger.cards import AuditEntry, AuditQuery, CardLedger
 from ...service.money import format_amount
 from .. import files
-from ..dialogs import finished
+from ..dialogs import shown
 from ..fixed_text import fixed_font
 from ..tasks import TaskSet
 from . import words
@@ -175,13 +175,11 @@ class AuditView(QWidget):
         dialog.setDefaultSuffix("csv")
         await files.open_in_start_folder(dialog, "card-audit.csv")  # Documents, not the cwd
         self.export_dialog = dialog
-        try:
-            if not await finished(dialog) or not dialog.selectedFiles():
+        async with shown(dialog) as code:
+            if not code or not dialog.selectedFiles():
                 return None
             files.remember(dialog.selectedFiles()[0])
             return await self.export_csv(Path(dialog.selectedFiles()[0]))
-        finally:
-            dialog.deleteLater()
 
     async def export_csv(self, path: Path) -> Path:
         """Every entry the filters show, newest first, read page by page and written off the
