@@ -15,8 +15,9 @@ from paydesk.scheduler import Scheduler, StopWatching
 from paydesk.service.client import ServiceClient
 from paydesk.service.errors import ServiceError
 from paydesk.service.models import PaymentRequest
-from paydesk.ui.links.controller import LinksController
-from paydesk.ui.session import InsecureAddressError, NoKeyError, Session
+from paydesk.desk.links import LinksController
+from paydesk.desk.build import build_desk
+from paydesk.desk.session import InsecureAddressError, NoKeyError
 
 
 def add_profile(loop, session, sb, merchant=0, name="Shop"):
@@ -45,7 +46,7 @@ def test_a_busy_ledger_delays_a_create_and_loses_nothing(session, loop, sandbox)
     add_profile(loop, session, sandbox)
     controller = LinksController(session, session.ledger)
     busy = []
-    session.ledgerBusy.connect(busy.append)
+    session.hub.ledger_busy.connect(busy.append)
     loop.run(session.ledger.opened())
     other = sqlite3.connect(session.paths.data / "ledger.sqlite3", isolation_level=None)
     other.execute("BEGIN IMMEDIATE")  # a second PayDesk, or a backup tool, holds the ledger
@@ -66,7 +67,7 @@ def test_a_vanished_key_is_a_typed_error_and_said(session, loop, sandbox, memory
     record = loop.run(controller.create(request("KEY-1")))
     # the key is removed from the keyring behind PayDesk's back, and PayDesk starts again
     memory_keyring.store.clear()
-    fresh = Session(session.paths, type(session.keys)(memory_keyring))
+    fresh = build_desk(session.paths, type(session.keys)(memory_keyring)).session
     loop.run(fresh.load())
     try:
         with pytest.raises(NoKeyError, match="No test secret key for Shop"):

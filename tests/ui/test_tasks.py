@@ -6,7 +6,7 @@ import asyncio
 
 from PySide6.QtWidgets import QWidget
 
-from paydesk.ui.tasks import TaskSet
+from paydesk.desk.tasks import TaskSet
 
 
 def test_a_named_task_replaces_its_predecessor(loop):

@@ -10,7 +10,7 @@ from PySide6.QtCore import QModelIndex, Signal
 from .table import HeadedModel
 
 if TYPE_CHECKING:
-    from .tasks import TaskSet
+    from ..desk.tasks import TaskSet
 
 
 class PagedModel(HeadedModel):

@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 
 from paydesk.ledger.cards import AuditQuery, OperationUnderWay
-from paydesk.ui.cards.controller import CardsController
+from paydesk.desk.cards.controller import CardsController
 from tests.ui.cards.helpers import add_profile, balance_of, faults, service_card_transactions
 
 
@@ -57,7 +57,7 @@ def test_a_second_operation_on_a_card_is_refused_while_one_is_open(controller, s
     card = loop.run(session.card_ledger.card(profile.id, "test", op.card_hash))
     faults(sandbox, latency_ms=800)
     seen = []
-    controller.operationChanged.connect(seen.append)
+    controller.hub.operation_changed.connect(seen.append)
     first = loop.spawn(controller.fund(card, Decimal(1)))
     loop.until(lambda: [o.state for o in seen] == ["sending"], message="sending")
     with pytest.raises(OperationUnderWay):
@@ -88,7 +88,7 @@ def test_lost_create_is_found_not_made_again(controller, session, loop, sandbox)
     profile = add_profile(loop, session, sandbox)
     faults(sandbox, drop_after_commit_rate=1.0)
     seen = []
-    controller.operationChanged.connect(seen.append)
+    controller.hub.operation_changed.connect(seen.append)
     create = loop.spawn(controller.create(profile, "test", Decimal(33), "GBP", None))
     loop.until(lambda: any(o.state == "lost" for o in seen), message="the answer to be lost")
     faults(sandbox)

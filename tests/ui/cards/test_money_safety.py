@@ -13,7 +13,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from paydesk.ledger.owner import gone, this_process
-from paydesk.ui.cards.controller import CardsController
+from paydesk.desk.cards.controller import CardsController
 from paydesk.ui.cards.secret import SecretBox
 from tests.ui import press
 from tests.ui.cards.helpers import add_profile, balance_of, faults, service_card_transactions
@@ -33,7 +33,7 @@ def test_another_window_waits_for_an_operation_in_flight(session, loop, sandbox)
     profile, first, card = a_card(loop, session, sandbox, amount=10)
     faults(sandbox, latency_ms=2500)
     seen = []
-    first.operationChanged.connect(seen.append)
+    first.hub.operation_changed.connect(seen.append)
     fund = loop.spawn(first.fund(card, Decimal(5)))
     loop.until(lambda: [o.state for o in seen] == ["sending"], message="the fund on its way")
     faults(sandbox)
@@ -80,7 +80,7 @@ def test_a_purchase_is_not_a_lost_withdrawal(session, loop, sandbox):
                json={"amount": "7", "description": "Corner cafe"}).raise_for_status()
     faults(sandbox, error_rate=1.0)  # the withdrawal is answered 503: nothing is done
     seen = []
-    ctl.operationChanged.connect(seen.append)
+    ctl.hub.operation_changed.connect(seen.append)
     withdraw = loop.spawn(ctl.withdraw(card, Decimal(7)))
     loop.until(lambda: any(o.state == "lost" for o in seen), timeout=60, message="lost")
     faults(sandbox)
@@ -99,7 +99,7 @@ def test_a_lost_create_is_found_whatever_the_currency_map(session, loop, sandbox
     ctl.second_look = 0.2
     faults(sandbox, drop_after_commit_rate=1.0)
     seen = []
-    ctl.operationChanged.connect(seen.append)
+    ctl.hub.operation_changed.connect(seen.append)
     create = loop.spawn(ctl.create(profile, "test", Decimal(20), "GBP", None))
     loop.until(lambda: any(o.state == "lost" for o in seen), timeout=60, message="lost")
     faults(sandbox)

@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 
 from paydesk.ledger.cards import AuditQuery
-from paydesk.ui.cards.controller import CardsController
+from paydesk.desk.cards.controller import CardsController
 from tests.ui.cards.helpers import add_profile
 
 pytestmark = pytest.mark.dialects()

@@ -11,7 +11,8 @@ from PySide6.QtCore import Qt
 from paydesk.config.profiles import KINDS, MODES, Profile
 from paydesk.service.models import PaymentRequest
 from paydesk.ui.main_window import MainWindow
-from paydesk.ui.session import Session
+from paydesk.desk.build import build_desk
+from paydesk.desk.session import Session
 from tests.ui import press
 
 
@@ -81,9 +82,10 @@ class Shop:
 
 
 def open_shop(loop, qtbot, paths, keys, sandbox) -> Shop:
-    session = Session(paths, keys)
-    loop.run(session.load())
-    window = MainWindow(session)
+    desk = build_desk(paths, keys)
+    session = desk.session
+    loop.run(desk.open())
+    window = MainWindow(desk)
     qtbot.addWidget(window)
     window.resize(1300, 900)
     window.show()
@@ -93,7 +95,8 @@ def open_shop(loop, qtbot, paths, keys, sandbox) -> Shop:
     profile = loop.run(session.discover(profile, sandbox.key()))
     loop.run(session.save_profile(profile, {(m, k): sandbox.key(m, k) for m in MODES
                                             for k in KINDS}))
-    window.start_background()
+    desk.start_background()
+    window.start_up_done()
     press.tab(window.tabs, "Transactions")
     loop.until(lambda: window.transactions_tab.loaded, message="the transactions tab")
     return Shop(session, window, sandbox, loop, profile)

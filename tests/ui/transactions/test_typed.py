@@ -6,7 +6,7 @@ from datetime import date
 import pytest
 
 from paydesk.service.txref import ALPHABET, TxRefGenerator, new_installation_id
-from paydesk.ui.transactions.typed import read
+from paydesk.desk.lookup import read
 
 OURS = frozenset({"SHOP"})
 

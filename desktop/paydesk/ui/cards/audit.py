@@ -17,8 +17,8 @@ from ...service.money import format_amount
 from .. import files
 from ..dialogs import shown
 from ..fixed_text import fixed_font
-from ..tasks import TaskSet
-from . import words
+from ...desk.tasks import TaskSet
+from ...desk.cards import words
 from ..paging import PagedModel
 
 COLUMNS = ("When", "User", "Profile", "Mode", "Card", "Action", "Amount", "Result", "Detail")

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QMenu
 
 from ...ledger import LinkRecord
 from . import actions
-from .typed import read
+from ...desk.lookup import read
 
 
 class TabActions:
