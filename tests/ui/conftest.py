@@ -2,13 +2,13 @@
 
 import argparse
 import asyncio
-import time
 
 import keyring.backend
 import pytest
 
 from paydesk.config.paths import Paths
 from paydesk.config.secrets import KeyStore
+from tests.waiting import until_async
 
 
 class MemoryKeyring(keyring.backend.KeyringBackend):
@@ -44,14 +44,8 @@ class Loop:
         return self.loop.run_until_complete(asyncio.wait_for(coro, timeout))
 
     def until(self, predicate, timeout=15.0, message="condition"):
-        async def poll():
-            deadline = time.monotonic() + timeout
-            while not predicate():
-                if time.monotonic() > deadline:
-                    raise AssertionError(f"timed out waiting for {message}")
-                await asyncio.sleep(0.02)
-
-        self.loop.run_until_complete(poll())
+        """Run the loop (Qt's events with it) until ``predicate()`` is true: tests/waiting.py."""
+        return self.loop.run_until_complete(until_async(predicate, timeout, message, every=0.02))
 
     def spawn(self, coro):
         return self.loop.create_task(coro)
