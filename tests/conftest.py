@@ -96,3 +96,14 @@ def listener():
     hook = Listener()
     yield hook
     hook.close()
+
+
+@pytest.fixture
+async def ledger(tmp_path):
+    """An empty ledger of its own, open for the test (tests/ledger, tests/scheduler)."""
+    from paydesk.ledger import SqliteLedger
+
+    opened = SqliteLedger(tmp_path / "ledger.sqlite3")
+    await opened.opened()
+    yield opened
+    await opened.close()

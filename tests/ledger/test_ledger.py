@@ -32,14 +32,6 @@ def looked_up(ref, raw_state, **over):
     return Transaction(**fields)
 
 
-@pytest.fixture
-async def ledger(tmp_path):
-    opened = SqliteLedger(tmp_path / "ledger.sqlite3")
-    await opened.opened()
-    yield opened
-    await opened.close()
-
-
 async def test_opens_an_empty_file_at_the_latest_schema(ledger, tmp_path):
     assert ledger.version == LATEST
     with sqlite3.connect(tmp_path / "ledger.sqlite3") as db:
