@@ -4,9 +4,10 @@ that does not know yet; saved in profiles.json, handed to the next client."""
 
 import pytest
 
-from paydesk.config.profiles import KINDS, MODES, Profile, SettingsFile
+from paydesk.config.profiles import Profile, SettingsFile
 from paydesk.service import NotFoundError
 from tests import dialects
+from tests.profiles import TEST_SECRET, use_profile
 
 LOOKUP_PATH = {"strict": "api/transaction", "quirks": "api/transaction",
                "family": "api/verify-payment"}
@@ -25,8 +26,7 @@ def test_the_first_lookup_finds_it_and_the_profile_keeps_it(session, loop, paths
                                                             dialect_sandbox):
     sb = dialect_sandbox
     expected = LOOKUP_PATH[dialects.dialect_of(sb)]
-    profile = Profile(id=Profile.new_id(), name="Shop", base_url=sb.base_url)
-    loop.run(session.save_profile(profile, {(m, k): sb.key(m, k) for m in MODES for k in KINDS}))
+    profile = use_profile(loop, session, sb)
     assert profile.lookup_path is None
 
     async def look_up():
@@ -62,8 +62,7 @@ def test_a_client_of_the_old_address_never_sets_the_moved_profiles_path(session,
                                                                       make_sandbox):
     family = make_sandbox("family", base_path="/pay", **dialects.options("family"))
     strict = make_sandbox("strict", base_path="/pay")
-    profile = Profile(id=Profile.new_id(), name="Shop", base_url=family.base_url)
-    loop.run(session.save_profile(profile, {("test", "secret"): family.key()}))
+    profile = use_profile(loop, session, family, keys=TEST_SECRET)
 
     async def look_up_while_it_moves():
         async with session.lease(profile, "test") as old:
