@@ -8,6 +8,7 @@ import pytest
 
 from paydesk.config.paths import Paths
 from paydesk.config.secrets import KeyStore
+from tests.helpers import set_faults
 from tests.waiting import until_async
 
 
@@ -142,6 +143,20 @@ class Running:
         self.loop.until(lambda: self.window.started or self.task.done(), timeout, "start-up")
         if self.task.done():
             self.task.result()
+
+    def on_links_tab(self, size=(1200, 900)):
+        """Once started, the window at ``size`` (None: as it opened) showing the Payment links
+        tab, loaded: where a user starts."""
+        self.wait_started()
+        if size is not None:
+            self.window.resize(*size)
+        self.loop.until(lambda: self.window.links_tab.loaded, message="the links tab")
+        return self
+
+    def faults(self, **body):
+        """The fault injection of the sandbox the active profile is on (tests/helpers.py's
+        ``set_faults``, with its test key): ``body`` set, or (none given) cleared."""
+        set_faults(self.session.profile.base_url, self.loop.run(self.session.key()), **body)
 
     def close(self, timeout=15.0):
         self.window.close()

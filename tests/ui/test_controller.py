@@ -17,22 +17,19 @@ from paydesk.service.errors import ServiceError
 from paydesk.service.models import PaymentRequest
 from paydesk.ui.links.controller import LinksController
 from paydesk.ui.session import InsecureAddressError, NoKeyError, Session
+from tests.profiles import TEST_SECRET, use_profile
+from tests.waiting import until_async
 
 
 def add_profile(loop, session, sb, merchant=0, name="Shop"):
-    profile = Profile(id=Profile.new_id(), name=name, base_url=sb.base_url, txref_prefix="SHOP")
-    loop.run(session.save_profile(profile, {("test", "secret"): sb.key("test", merchant=merchant)}))
-    return profile
+    """tests/profiles.py's profile, with the test secret key only."""
+    return use_profile(loop, session, sb, merchant=merchant, name=name, txref_prefix="SHOP",
+                       keys=TEST_SECRET)
 
 
 def request(ref, amount=12):
     return PaymentRequest(amount=Decimal(amount), currency="GBP", email="kim@example.com",
                           first_name="Kim", last_name="Lee", tx_ref=ref, title="Tea")
-
-
-def faults(sb, merchant=0, **body):
-    with sb.client(merchant=merchant) as c:
-        (c.put("/_sandbox/faults", json=body) if body else c.delete("/_sandbox/faults")).raise_for_status()
 
 
 def service_count(sb, tx_ref):
@@ -106,7 +103,7 @@ def test_a_replaced_client_is_closed_after_its_call(session, loop, sandbox):
     profile = add_profile(loop, session, sandbox)
     controller = LinksController(session, session.ledger)
     record = loop.run(controller.create(request("SLOW-1")))
-    faults(sandbox, latency_ms=800)
+    sandbox.faults(latency_ms=800)
 
     async def check_while_the_profile_is_saved():
         async with session.lease(profile, "test") as old:
@@ -128,7 +125,7 @@ def test_a_client_closed_mid_call_does_not_stop_the_scheduler(session, loop, san
     profile = add_profile(loop, session, sandbox)
     controller = LinksController(session, session.ledger)
     record = loop.run(controller.create(request("CLOSED-1")))
-    faults(sandbox, error_rate=1.0)  # every check fails and is retried by the client
+    sandbox.faults(error_rate=1.0)  # every check fails and is retried by the client
 
     async def run():
         scheduler = Scheduler(controller.check, controller.settle, first_every=0.05,
@@ -140,13 +137,11 @@ def test_a_client_closed_mid_call_does_not_stop_the_scheduler(session, loop, san
             await client.aclose()  # closed under the scheduler's feet
         await asyncio.sleep(0.3)
         session._retire(profile.id)  # the session makes a new one on the next call
-        faults(sandbox)
+        sandbox.faults()
         with sandbox.client() as c:
             c.post(f"/_sandbox/pay/{record.reference}", json={"outcome": "success"}).raise_for_status()
-        deadline = time.monotonic() + 10
-        while scheduler.watched():
-            assert time.monotonic() < deadline, "the scheduler stopped checking"
-            await asyncio.sleep(0.05)
+        await until_async(lambda: not scheduler.watched(), 10,
+                          "the scheduler to check the link to the end", every=0.05)
         task.cancel()
         return scheduler.stats
 
@@ -207,21 +202,22 @@ def test_a_lost_create_is_settled_in_the_background(session, loop, sandbox):
     """Regression: a create whose answer was lost was settled only at the next start."""
     profile = add_profile(loop, session, sandbox)
     controller = LinksController(session, session.ledger)
-    faults(sandbox, drop_after_commit_rate=1.0)
+    sandbox.faults(drop_after_commit_rate=1.0)
     with pytest.raises(ServiceError):
         loop.run(controller.create(request("LOST-1")), timeout=120)
     assert loop.run(session.ledger.get(profile.id, "LOST-1")).state == "creating"
-    faults(sandbox)
+    sandbox.faults()
 
     async def settle_in_background():
         scheduler = Scheduler(controller.check, controller.settle, settle_first=0.1)
         task = asyncio.ensure_future(scheduler.run())
         for unsettled in await session.ledger.unsettled():
             scheduler.watch(unsettled)
-        deadline = time.monotonic() + 15
-        while (await session.ledger.get(profile.id, "LOST-1")).state == "creating":
-            assert time.monotonic() < deadline, "never settled"
-            await asyncio.sleep(0.05)
+
+        async def settled():
+            return (await session.ledger.get(profile.id, "LOST-1")).state != "creating"
+
+        await until_async(settled, 15, "the lost link to be settled", every=0.05)
         task.cancel()
 
     loop.run(settle_in_background())

@@ -6,22 +6,14 @@ from __future__ import annotations
 import sqlite3
 from decimal import Decimal
 
-from paydesk.config.profiles import Profile
 from paydesk.service.models import CardTransaction
+from tests.profiles import SECRET_KEYS, use_profile
 
 
 def add_profile(loop, session, sb, merchant=0, name="Shop", **over):
-    profile = Profile(id=Profile.new_id(), name=name, base_url=sb.base_url, txref_prefix="SHOP",
-                      has_cards=True, **over)
-    loop.run(session.save_profile(profile, {("test", "secret"): sb.key("test", merchant=merchant),
-                                            ("live", "secret"): sb.key("live", merchant=merchant)}))
-    return profile
-
-
-def faults(sb, merchant=0, **body):
-    with sb.client(merchant=merchant) as c:
-        (c.put("/_sandbox/faults", json=body) if body else
-         c.delete("/_sandbox/faults")).raise_for_status()
+    """The cards tests' profile: tests/profiles.py's, with cards and both secret keys."""
+    return use_profile(loop, session, sb, merchant=merchant, name=name, txref_prefix="SHOP",
+                       has_cards=True, keys=SECRET_KEYS, **over)
 
 
 def _db(sb):

@@ -9,7 +9,7 @@ import pytest
 
 from paydesk.ledger.cards import AuditQuery, OperationUnderWay
 from paydesk.ui.cards.controller import CardsController
-from tests.ui.cards.helpers import add_profile, balance_of, faults, service_card_transactions
+from tests.ui.cards.helpers import add_profile, balance_of, service_card_transactions
 
 
 @pytest.fixture
@@ -55,7 +55,7 @@ def test_a_second_operation_on_a_card_is_refused_while_one_is_open(controller, s
     profile = add_profile(loop, session, sandbox)
     op = loop.run(controller.create(profile, "test", Decimal(10), "USD", None))
     card = loop.run(session.card_ledger.card(profile.id, "test", op.card_hash))
-    faults(sandbox, latency_ms=800)
+    sandbox.faults(latency_ms=800)
     seen = []
     controller.operationChanged.connect(seen.append)
     first = loop.spawn(controller.fund(card, Decimal(1)))
@@ -63,7 +63,7 @@ def test_a_second_operation_on_a_card_is_refused_while_one_is_open(controller, s
     with pytest.raises(OperationUnderWay):
         loop.run(controller.fund(card, Decimal(1)))  # an impatient second press
     loop.run(first)
-    faults(sandbox)
+    sandbox.faults()
     assert first.result().state == "done"
     assert [t.type for t in service_card_transactions(sandbox, op.card_hash)] == ["Credit", "Credit"]
 
@@ -86,12 +86,12 @@ def test_an_unknown_card_and_an_unknown_key_are_said_plainly(controller, session
 
 def test_lost_create_is_found_not_made_again(controller, session, loop, sandbox):
     profile = add_profile(loop, session, sandbox)
-    faults(sandbox, drop_after_commit_rate=1.0)
+    sandbox.faults(drop_after_commit_rate=1.0)
     seen = []
     controller.operationChanged.connect(seen.append)
     create = loop.spawn(controller.create(profile, "test", Decimal(33), "GBP", None))
     loop.until(lambda: any(o.state == "lost" for o in seen), message="the answer to be lost")
-    faults(sandbox)
+    sandbox.faults()
     loop.run(create, timeout=30)
     op = create.result()
     assert op.state == "done" and op.settled and op.card_hash
@@ -106,7 +106,7 @@ def test_fifty_operations_under_dropped_answers(controller, session, loop, sandb
     profile = add_profile(loop, session, sandbox)
     op = loop.run(controller.create(profile, "test", Decimal(100), "GBP", None))
     card = loop.run(session.card_ledger.card(profile.id, "test", op.card_hash))
-    faults(sandbox, drop_after_commit_rate=rate, seed=11)
+    sandbox.faults(drop_after_commit_rate=rate, seed=11)
     outcomes = []
     for n in range(50):
         amount = Decimal(1 + n % 7)
@@ -119,7 +119,7 @@ def test_fifty_operations_under_dropped_answers(controller, session, loop, sandb
             result = loop.run(controller.fund(current, amount), timeout=60)
         outcomes.append(result)
     loop.until(lambda: controller.settling() == 0, timeout=120, message="every settle")
-    faults(sandbox)
+    sandbox.faults()
     ops = loop.run(session.card_ledger.operations(profile.id, "test", card.card_hash,
                                                   kinds=("fund", "withdraw")))
     assert len(ops) == 50 and all(o.state in ("done", "not-done") for o in ops)

@@ -16,7 +16,7 @@ from paydesk.ledger.owner import gone, this_process
 from paydesk.ui.cards.controller import CardsController
 from paydesk.ui.cards.secret import SecretBox
 from tests.ui import press
-from tests.ui.cards.helpers import add_profile, balance_of, faults, service_card_transactions
+from tests.ui.cards.helpers import add_profile, balance_of, service_card_transactions
 
 
 def a_card(loop, session, sandbox, amount=50, **profile_over):
@@ -31,12 +31,12 @@ def test_another_window_waits_for_an_operation_in_flight(session, loop, sandbox)
     """Regression: a second window settled a fund still on its way and marked it not done;
     the user was told to try again, and a retry would have funded twice."""
     profile, first, card = a_card(loop, session, sandbox, amount=10)
-    faults(sandbox, latency_ms=2500)
+    sandbox.faults(latency_ms=2500)
     seen = []
     first.operationChanged.connect(seen.append)
     fund = loop.spawn(first.fund(card, Decimal(5)))
     loop.until(lambda: [o.state for o in seen] == ["sending"], message="the fund on its way")
-    faults(sandbox)
+    sandbox.faults()
     second = CardsController(session, session.card_ledger)  # another PayDesk window starts
     second.second_look = 0.2
     second.in_flight = 8.0
@@ -78,12 +78,12 @@ def test_a_purchase_is_not_a_lost_withdrawal(session, loop, sandbox):
     with sandbox.client() as c:  # the card pays at a shop; PayDesk has not read it since
         c.post(f"/_sandbox/cards/{card.card_hash}/purchase",
                json={"amount": "7", "description": "Corner cafe"}).raise_for_status()
-    faults(sandbox, error_rate=1.0)  # the withdrawal is answered 503: nothing is done
+    sandbox.faults(error_rate=1.0)  # the withdrawal is answered 503: nothing is done
     seen = []
     ctl.operationChanged.connect(seen.append)
     withdraw = loop.spawn(ctl.withdraw(card, Decimal(7)))
     loop.until(lambda: any(o.state == "lost" for o in seen), timeout=60, message="lost")
-    faults(sandbox)
+    sandbox.faults()
     loop.run(withdraw, timeout=60)
     loop.until(lambda: ctl.settling() == 0, timeout=60, message="settled")
     final = loop.run(session.card_ledger.operation(seen[-1].id))
@@ -97,12 +97,12 @@ def test_a_lost_create_is_found_whatever_the_currency_map(session, loop, sandbox
     profile = add_profile(loop, session, sandbox, card_currencies={"11": "USD"})
     ctl = CardsController(session, session.card_ledger)
     ctl.second_look = 0.2
-    faults(sandbox, drop_after_commit_rate=1.0)
+    sandbox.faults(drop_after_commit_rate=1.0)
     seen = []
     ctl.operationChanged.connect(seen.append)
     create = loop.spawn(ctl.create(profile, "test", Decimal(20), "GBP", None))
     loop.until(lambda: any(o.state == "lost" for o in seen), timeout=60, message="lost")
-    faults(sandbox)
+    sandbox.faults()
     loop.run(create, timeout=60)
     loop.until(lambda: ctl.settling() == 0, timeout=60, message="settled")
     final = loop.run(session.card_ledger.operation(seen[-1].id))
