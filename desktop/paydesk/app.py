@@ -80,14 +80,15 @@ def _report_first_paint(window) -> None:
 
 async def run(app, args, paths, keys, *, window_ready=None) -> int:
     """The whole life of the window; returns the exit code. Tests call it too."""
+    from .desk.build import build_desk
     from .ui.dialogs import finished
     from .ui.first_run import CONNECT, SANDBOX, FirstRunDialog
     from .ui.main_window import MainWindow
-    from .ui.session import Session
 
-    session = Session(paths, keys)
-    await session.load()
-    window = MainWindow(session, str(paths.window_state))
+    desk = build_desk(paths, keys)  # the one composition root; the window is handed it
+    session = desk.session
+    await desk.open()
+    window = MainWindow(desk, str(paths.window_state))
     closed: asyncio.Future[int] = asyncio.get_running_loop().create_future()
     window.closed.connect(lambda: closed.done() or closed.set_result(0))
     if os.environ.get("PAYDESK_REPORT_PAINT"):
@@ -121,7 +122,8 @@ async def run(app, args, paths, keys, *, window_ready=None) -> int:
                 await window.open_editor(None)
         if args.mode:
             await session.set_mode(args.mode)
-        window.start_background()
+        desk.start_background()
+        window.start_up_done()
         gc.collect()
         gc.freeze()  # what start-up made lives on: full collections need not walk it again
         quit_after = os.environ.get("PAYDESK_QUIT_AFTER")  # benchmarks and headless checks
@@ -129,7 +131,7 @@ async def run(app, args, paths, keys, *, window_ready=None) -> int:
             asyncio.get_running_loop().call_later(float(quit_after), window.close)
         code = await closed
     finally:
-        await session.close()
+        await desk.close()
     return code
 
 
@@ -145,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from . import logs
     from .config.paths import default_paths
-    from .config.secrets import KeyStore, system_backend
+    from .desk.build import open_keys
     from .resources import path as resource
     from .ui.crash import ExceptionHook
 
@@ -161,13 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     ExceptionHook(log_path).install()
 
     async def start() -> int:
-        backend = None
-        if not args.no_keyring:
-            try:
-                backend = await asyncio.wait_for(asyncio.to_thread(system_backend), 5)
-            except TimeoutError:
-                backend = None
-        keys = KeyStore(backend, on_secret=logs.REDACTOR.add)
+        keys = await open_keys(not args.no_keyring, on_secret=logs.REDACTOR.add)
         log.info("PayDesk %s starting; keys in %s", __version__, keys.backend_name)
         return await run(app, args, paths, keys)
 

@@ -19,16 +19,13 @@ import errno
 import json
 import logging
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from . import sandbox_identity as identity
 from .config.profiles import CARDS_CURRENCIES, MODES, Profile
 from .sandbox_identity import Answer
 from .service.errors import ServiceUnavailableError
-
-if TYPE_CHECKING:
-    from .ui.session import Session
 
 log = logging.getLogger("paydesk.embedded")
 BASE_PATH = "/pay"
@@ -66,8 +63,11 @@ def wrong_service_text(base_url: str, answer: Answer) -> str:
 
 
 class EmbeddedSandbox:
-    def __init__(self, session: "Session"):
-        self.session = session
+    """The sandbox of the data folder ``folder``: started (or found) by ``start``, which
+    hands back its profile and keys for the session to keep."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
         self.server = None  # the SandboxServer this session runs, if it runs one
         self.base_url: str | None = None
         self.note: str | None = None  # what the user should know about its address
@@ -77,7 +77,7 @@ class EmbeddedSandbox:
         very first start if that is taken). Returns (server or None, note)."""
         from .sandbox import SandboxConfig, SandboxServer
 
-        folder = self.session.paths.sandbox
+        folder = self.folder
 
         def on(p: int) -> SandboxServer:
             config = SandboxConfig(data_dir=folder, port=p, base_path=BASE_PATH,
@@ -119,7 +119,7 @@ class EmbeddedSandbox:
         answers there) or ServiceUnavailableError (nothing does); sends no secret."""
         if not profile.embedded_sandbox or self.serves(profile):
             return
-        folder = self.session.paths.sandbox
+        folder = self.folder
         public = await asyncio.to_thread(identity.public_test_key, folder)
         answer = await asyncio.to_thread(identity.identify, profile.base_url, public)
         if answer is Answer.OURS:
@@ -130,10 +130,9 @@ class EmbeddedSandbox:
                 "has stopped. Restart PayDesk to run the sandbox again.")
         raise WrongServiceError(wrong_service_text(profile.base_url, answer))
 
-    async def start(self) -> Profile:
-        """Start (or find) the sandbox and make its profile point at it."""
-        session = self.session
-        existing = next((p for p in session.settings.profiles if p.embedded_sandbox), None)
+    async def start(self, existing: Profile | None) -> tuple[Profile, dict[tuple[str, str], str]]:
+        """Start (or find) the sandbox; ``existing`` is the sandbox's profile when there is
+        one. Returns the profile pointing at it and its keys ({(mode, kind): key})."""
         usual = (existing.sandbox_port or _port_of(existing.base_url)) if existing else 0
         if self.base_url is None:
             self.server, self.note = await asyncio.to_thread(
@@ -144,8 +143,8 @@ class EmbeddedSandbox:
         if not usual:  # the very first start: this port is the sandbox's own from now on
             usual = _port_of(self.base_url)
             if self.server is not None:
-                await asyncio.to_thread(identity.claim, session.paths.sandbox, usual)
-        merchants_file = session.paths.sandbox / "merchants.json"
+                await asyncio.to_thread(identity.claim, self.folder, usual)
+        merchants_file = self.folder / "merchants.json"
         merchants = json.loads(await asyncio.to_thread(merchants_file.read_text, "utf-8"))
         merchant = merchants[0]
         profile = existing or Profile(id=Profile.new_id(), name="Sandbox", base_url="",
@@ -154,14 +153,10 @@ class EmbeddedSandbox:
                           has_cards=True, sandbox_port=usual)
         keys = {(mode, kind): merchant["keys"][mode][kind] for mode in MODES
                 for kind in ("secret", "public")}
-        first = existing is None
-        if first:
-            session.settings.active_mode = "test"
-        await session.save_profile(profile, keys, activate=first or session.profile is None)
-        return profile
+        return profile, keys
 
     async def stop(self) -> None:
         if self.server is not None:
             server, self.server = self.server, None
             await asyncio.to_thread(server.stop)
-            await asyncio.to_thread(identity.release, self.session.paths.sandbox)
+            await asyncio.to_thread(identity.release, self.folder)

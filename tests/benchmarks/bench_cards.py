@@ -73,7 +73,7 @@ async def make_cards(base: str, secret: str, count: int) -> None:
 
 async def run(base: str, keys: dict, data: Path, count: int, rounds: int) -> None:
     from paydesk.ui.main_window import MainWindow
-    from paydesk.ui.session import Session
+    from paydesk.desk.build import build_desk
 
     await make_cards(base, keys["secret"], count)
     headers = {"Authorization": f"Bearer {keys['secret']}", "Accept": "application/json"}
@@ -90,20 +90,23 @@ async def run(base: str, keys: dict, data: Path, count: int, rounds: int) -> Non
     profile = Profile(id="bench", name="Bench", base_url=base, has_cards=True)
 
     # a first run fills the ledger's cache, as an earlier day at the desk would
-    session = Session(paths, KeyStore(None))
-    await session.load()
+    desk = build_desk(paths, KeyStore(None))
+    session = desk.session
+    await desk.open()
     await session.save_profile(profile, {("test", "secret"): keys["secret"]})
-    window = MainWindow(session)
+    window = MainWindow(desk)
     await window.cards.refresh(profile, "test")
     window.close()
     await session.close()
 
-    session = Session(paths, KeyStore(None))
-    await session.load()
+    desk = build_desk(paths, KeyStore(None))
+
+    session = desk.session
+    await desk.open()
     await session.save_profile(profile, {("test", "secret"): keys["secret"]})
     with Stall(5) as idle:
         await asyncio.sleep(2.0)
-    window = MainWindow(session)
+    window = MainWindow(desk)
     window.resize(1300, 900)
     window.show()
     await asyncio.sleep(0.5)
@@ -111,7 +114,7 @@ async def run(base: str, keys: dict, data: Path, count: int, rounds: int) -> Non
     viewport = tab.wallet.table.viewport()
     watch = PaintWatch(viewport)
     refreshed: list[float] = []
-    window.cards.cardsRefreshed.connect(lambda *_: refreshed.append(time.perf_counter()))
+    window.desk.hub.cards_refreshed.connect(lambda *_: refreshed.append(time.perf_counter()))
 
     with Stall(5) as loading:
         painted = watch.arm()

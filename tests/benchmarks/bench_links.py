@@ -71,15 +71,16 @@ async def stall(seconds: float) -> float:
 async def run(base: str, keys: dict, data: Path, links: int) -> None:
     from paydesk.scheduler import Scheduler
     from paydesk.ui.main_window import MainWindow
-    from paydesk.ui.session import Session
+    from paydesk.desk.build import build_desk
 
     store = KeyStore(None)
-    session = Session(Paths(data=data / "paydesk", sandbox=data / "unused").ensure(), store)
-    await session.load()
+    desk = build_desk(Paths(data=data / "paydesk", sandbox=data / "unused").ensure(), store)
+    session = desk.session
+    await desk.open()
     profile = Profile(id="bench", name="Bench", base_url=base)
     await session.save_profile(profile, {("test", "secret"): keys["secret"],
                                          ("test", "public"): keys["public"]})
-    window = MainWindow(session)
+    window = MainWindow(desk)
     window.resize(1200, 900)
     window.show()
     tab = window.links_tab

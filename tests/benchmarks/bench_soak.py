@@ -195,7 +195,7 @@ class Desk:
         self.unpaid: list[str] = []  # form links the customer has not paid yet (tx_ref)
         self.paid: list[str] = []  # paid tx_refs, for lookups and receipts
         self.refreshed = 0
-        window.cards.cardsRefreshed.connect(self._cards_refreshed)
+        window.desk.hub.cards_refreshed.connect(self._cards_refreshed)
         self.rng = random.Random(15)
 
     def _cards_refreshed(self, *_):
@@ -425,13 +425,14 @@ def warm_minutes(minutes: float, every: float) -> float:
 
 async def soak(qapp, folder: Path, base: str, keys: dict, args) -> None:
     from paydesk import app
-    from paydesk.ui.session import Session
+    from paydesk.desk.build import build_desk
 
     paths = Paths(data=folder / "paydesk", sandbox=folder / "unused").ensure()
     logs.setup(paths.logs)  # as paydesk does: the log file, written by its own thread
     store = KeyStore(None, on_secret=logs.REDACTOR.add)  # keys in memory, as with --no-keyring
-    first = Session(paths, store)
-    await first.load()
+    desk = build_desk(paths, store)
+    first = desk.session
+    await desk.open()
     await first.save_profile(Profile(id=PROFILE, name="Soak shop", base_url=base, has_cards=True),
                              {("test", "secret"): keys["secret"], ("test", "public"): keys["public"]})
     await first.close()

@@ -74,12 +74,14 @@ class Painted(QObject):
 
 async def open_window(data: Path, base_url: str, keys: dict):
     from paydesk.ui.main_window import MainWindow
-    from paydesk.ui.session import Session
+    from paydesk.desk.build import build_desk
 
-    session = Session(Paths(data=data, sandbox=data / "unused").ensure(), KeyStore(None))
-    await session.load()
+    desk = build_desk(Paths(data=data, sandbox=data / "unused").ensure(), KeyStore(None))
+
+    session = desk.session
+    await desk.open()
     profile = Profile(id=PROFILE, name="Bench", base_url=base_url)
-    window = MainWindow(session)
+    window = MainWindow(desk)
     window.resize(1300, 900)
     window.show()
     await session.save_profile(profile, {("test", "secret"): keys["secret"],

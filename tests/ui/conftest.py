@@ -164,14 +164,21 @@ class Running:
 
 
 @pytest.fixture
-def session(paths, keys, loop):
-    """A session on its own (no window), its profiles read, closed after the test."""
-    from paydesk.ui.session import Session
+def built_desk(paths, keys, loop):
+    """A desk as the app builds it (``build_desk``), its profiles read, no window; closed
+    after the test."""
+    from paydesk.desk.build import build_desk
 
-    s = Session(paths, keys)
-    loop.run(s.load())
-    yield s
-    loop.run(s.close())
+    desk = build_desk(paths, keys)
+    loop.run(desk.open())
+    yield desk
+    loop.run(desk.close())
+
+
+@pytest.fixture
+def session(built_desk):
+    """The session of ``built_desk``."""
+    return built_desk.session
 
 
 @pytest.fixture

@@ -117,7 +117,7 @@ def test_keys_are_masked_with_a_show_button(session, qtbot):
     assert field.edit.echoMode() == field.edit.EchoMode.Password
 
 
-def test_switch_profiles_from_the_window(session, loop, sandbox, make_sandbox, qtbot):
+def test_switch_profiles_from_the_window(built_desk, session, loop, sandbox, make_sandbox, qtbot):
     other = make_sandbox("other")
     for name, sb in (("First", sandbox), ("Second", other)):
         editor = ProfileEditor(session)
@@ -125,7 +125,7 @@ def test_switch_profiles_from_the_window(session, loop, sandbox, make_sandbox, q
         _fill(editor, sb, test_secret=sb.key("test"))
         press.type_into(editor.name, name)
         assert save(loop, editor)
-    window = MainWindow(session)
+    window = MainWindow(built_desk)
     qtbot.addWidget(window)
     window.show()
     assert window.profiles.count() == 2 and window.profiles.currentText() == "Second"
@@ -138,7 +138,7 @@ def test_switch_profiles_from_the_window(session, loop, sandbox, make_sandbox, q
     assert window.profiles.count() == 1 and session.profile.name == "Second"
 
 
-def test_reference_prefix_and_default_urls(session, loop, sandbox, qtbot):
+def test_reference_prefix_and_default_urls(built_desk, session, loop, sandbox, qtbot):
     editor = ProfileEditor(session)
     qtbot.addWidget(editor)
     _fill(editor, sandbox, test_secret=sandbox.key("test"))
@@ -154,7 +154,7 @@ def test_reference_prefix_and_default_urls(session, loop, sandbox, qtbot):
     profile = session.profile
     assert (profile.txref_prefix, profile.callback_url, profile.return_url) == (
         "SHOP", "https://shop.example/hooks", "https://shop.example/thanks")
-    window = MainWindow(session)
+    window = MainWindow(built_desk)
     qtbot.addWidget(window)
     form = window.links_tab.form
     loop.until(lambda: window.links_tab.loaded, message="the links tab")

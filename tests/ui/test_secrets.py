@@ -9,7 +9,7 @@ from keyring.errors import InitError, KeyringLocked
 from paydesk.config.secrets import KeyStore
 from paydesk.ui.main_window import KEYRING_NOTICE, MainWindow
 from paydesk.ui.status import KEYRING_WAITING
-from paydesk.ui.session import Session
+from paydesk.desk.build import build_desk
 
 
 class LockedKeyring(keyring.backend.KeyringBackend):
@@ -122,9 +122,10 @@ def test_a_keyring_that_never_answers_fails_that_call_only(loop):
 
 def test_the_window_says_when_it_waits_for_the_keyring(loop, paths, qtbot):
     backend = SlowKeyring(1.0)
-    session = Session(paths, KeyStore(backend, slow_after=0.2))
-    loop.run(session.load())
-    window = MainWindow(session)
+    desk = build_desk(paths, KeyStore(backend, slow_after=0.2))
+    session = desk.session
+    loop.run(desk.open())
+    window = MainWindow(desk)
     qtbot.addWidget(window)
     window.show()
     task = loop.spawn(session.keys.get("p1", "test", "secret"))
@@ -140,10 +141,11 @@ def test_saved_is_said_only_when_the_keyring_saved(loop, paths, sandbox, qtbot):
     from tests.ui import press
     from tests.ui.test_profiles import save
 
-    session = Session(paths, KeyStore(LockedKeyring()))
-    loop.run(session.load())
+    desk = build_desk(paths, KeyStore(LockedKeyring()))
+    session = desk.session
+    loop.run(desk.open())
     said = []
-    session.callFinished.connect(said.append)
+    session.hub.call_finished.connect(said.append)
     editor = ProfileEditor(session)
     qtbot.addWidget(editor)
     editor.show()
@@ -157,9 +159,10 @@ def test_saved_is_said_only_when_the_keyring_saved(loop, paths, sandbox, qtbot):
 
 
 def test_no_keyring_notice_on_screen(loop, paths, qtbot):
-    session = Session(paths, KeyStore(None))
-    loop.run(session.load())
-    window = MainWindow(session)
+    desk = build_desk(paths, KeyStore(None))
+    session = desk.session
+    loop.run(desk.open())
+    window = MainWindow(desk)
     qtbot.addWidget(window)
     window.show()
     assert window.keyring_notice.isVisible()
@@ -171,8 +174,9 @@ def test_no_keyring_notice_on_screen(loop, paths, qtbot):
 
 
 def test_notice_hidden_with_a_keyring(loop, paths, memory_keyring, qtbot):
-    session = Session(paths, KeyStore(memory_keyring))
-    window = MainWindow(session)
+    desk = build_desk(paths, KeyStore(memory_keyring))
+    session = desk.session
+    window = MainWindow(desk)
     qtbot.addWidget(window)
     window.show()
     assert not window.keyring_notice.isVisible()

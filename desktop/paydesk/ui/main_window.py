@@ -2,26 +2,20 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
-
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (QComboBox, QLabel, QMainWindow, QPushButton, QTabWidget,
                                QToolBar, QVBoxLayout, QWidget)
 
-from ..scheduler import Scheduler
-from .cards.controller import CardsController
+from ..desk.build import Desk
 from .cards.tab import CardsTab
 from .dialogs import confirm, finished
-from .links.controller import LinksController
 from .links.tab import LinksTab
-from .transactions.controller import TransactionsController
+from .signals import signals_of
 from .transactions.tab import TransactionsTab
-from .session import Session
 from .status import StatusLine
 from .tabs import TABS, PlaceholderTab, first_field
 
-WATCH_DAYS = 7  # open records younger than this are watched from the start; older: Check all open
 TEST_BANNER = ("TEST MODE: nothing here is real money. Links created now can only be paid "
                "with test cards.")
 LIVE_BANNER = ("LIVE MODE: real money. Links created now are paid by real customers' cards, "
@@ -33,11 +27,15 @@ KEYRING_NOTICE = ("No system keyring: keys are kept in memory for this session o
 
 
 class MainWindow(QMainWindow):
+    """The window of a desk built elsewhere (``desk/build.py``): it shows, and starts
+    nothing in the background."""
+
     closed = Signal()  # the window was closed: the app shuts down
 
-    def __init__(self, session: Session, settings_path: str | None = None):
+    def __init__(self, desk: Desk, settings_path: str | None = None):
         super().__init__()
-        self.session = session
+        self.desk = desk
+        self.session = session = desk.session
         self.setObjectName("main-window")
         self.resize(1100, 720)
         self._state = QSettings(settings_path, QSettings.Format.IniFormat) if settings_path else None
@@ -100,17 +98,11 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.setObjectName("tabs")
         self.tabs.setAccessibleName("Sections")
-        self.links = LinksController(session, session.ledger)
-        self.scheduler = Scheduler(self.links.check, self.links.settle,
-                                   busy=lambda record: record.key in self.links.creating,
-                                   paid=session.ledger.paid_since)  # refunds, reversals
-        self.links.linkChanged.connect(self.scheduler.seen)
-        session.profileDeleted.connect(self.scheduler.forget)
+        self.links, self.scheduler = desk.links, desk.scheduler
+        self.transactions, self.cards = desk.transactions, desk.cards
         self.links_tab = LinksTab(session, self.links, self.scheduler)
-        self.transactions = TransactionsController(self.links)
         self.transactions_tab = TransactionsTab(session, self.transactions)
         self.transactions_tab.showQrRequested.connect(self.show_qr)
-        self.cards = CardsController(session, session.card_ledger)
         self.cards_tab = CardsTab(session, self.cards)
         built = {"links": self.links_tab, "transactions": self.transactions_tab,
                  "cards": self.cards_tab}
@@ -126,7 +118,7 @@ class MainWindow(QMainWindow):
         self.status.listeners.append(self.links_tab.counter.set_connection)
 
         self._shortcuts()
-        session.changed.connect(self.refresh)
+        signals_of(desk.hub).changed.connect(self.refresh)
         self.refresh()
         if self._state is not None and self._state.value("geometry") is not None:
             self.restoreGeometry(self._state.value("geometry"))
@@ -191,23 +183,12 @@ class MainWindow(QMainWindow):
 
     started = False  # start-up is over: profile, sandbox and background work are in place
 
-    def start_background(self) -> None:
-        """The scheduler, with every open record of the last day and every create a
-        previous run left unfinished."""
-        self.session.tasks.spawn(self.scheduler.run(), "scheduler")
-        self.session.tasks.spawn(self._watch_open(), "watch open records")
-        self.session.tasks.spawn(self.cards.settle_open(), "settle card operations")
+    def start_up_done(self) -> None:
+        """Start-up is over (the desk's background work runs): typing goes to the tab."""
         self.started = True
         focused = self.focusWidget()
         if focused is None or focused is self.profiles or not focused.isEnabled():
             self.focus_tab()  # the tab may have been disabled until its profile was there
-
-    async def _watch_open(self) -> None:
-        for record in await self.session.ledger.unsettled():
-            self.scheduler.watch(record)
-        since = datetime.now(timezone.utc) - timedelta(days=WATCH_DAYS)
-        for record in await self.session.ledger.open_records(since=since):
-            self.scheduler.watch(record)
 
     # -- actions ---------------------------------------------------------------
 

@@ -14,8 +14,8 @@ from ..config.profiles import (CARDS_CURRENCIES, Profile, address_problem,
 from ..service.models import DEFAULT_CARD_CURRENCIES
 from .field_message import FieldMessage, add_field_row
 from .fixed_text import use_fixed
-from .links.checks import url as check_url
-from .session import Session
+from ..desk.checks import url as check_url
+from ..desk.session import Session
 
 KEY_FIELDS = (("test", "secret", "Test secret key"), ("test", "public", "Test public key"),
               ("live", "secret", "Live secret key"), ("live", "public", "Live public key"))

@@ -7,7 +7,8 @@ from __future__ import annotations
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel, QStatusBar
 
-from .session import Session
+from ..desk.session import Session
+from .signals import signals_of
 
 SAVING_DELAYED = "Saving is delayed: the ledger is busy"
 KEYRING_WAITING = "Waiting for the system keyring: unlock it if your desktop asks"
@@ -48,10 +49,11 @@ class StatusLine(QStatusBar):
         self._tick.setInterval(1000)
         self._tick.timeout.connect(self.refresh_connection)
         self._tick.start()
-        session.callFinished.connect(self.call_finished)
-        session.healthChanged.connect(self._health_changed)  # a method: gone with the bar
-        session.ledgerBusy.connect(self.saving.setVisible)
-        session.keyringWaiting.connect(self.keyring.setVisible)
+        signals = signals_of(session.hub)
+        signals.callFinished.connect(self.call_finished)
+        signals.healthChanged.connect(self._health_changed)  # a method: gone with the bar
+        signals.ledgerBusy.connect(self.saving.setVisible)
+        signals.keyringWaiting.connect(self.keyring.setVisible)
 
     def call_finished(self, text: str) -> None:
         self.last_call.setText(text)

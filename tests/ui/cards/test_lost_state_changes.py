@@ -51,7 +51,7 @@ def lose_the_answer(desk, loop, kind, start, **fault):
     Returns the operations seen (as signalled) and how many sends of ``kind`` the service
     had had by the time it was lost."""
     seen = []
-    desk.tab.controller.operationChanged.connect(
+    desk.tab.controller.hub.operation_changed.connect(
         lambda op: op.kind == kind and seen.append(op))
     set_faults(desk, **(fault or {"drop_after_commit_rate": 1.0}))
     try:

@@ -11,7 +11,8 @@ from PySide6.QtCore import Qt
 from paydesk.config.profiles import Profile
 from paydesk.service.models import PaymentRequest
 from paydesk.ui.main_window import MainWindow
-from paydesk.ui.session import Session
+from paydesk.desk.build import build_desk
+from paydesk.desk.session import Session
 from tests.profiles import use_profile
 from tests.ui import press
 
@@ -79,16 +80,18 @@ class Shop:
 
 
 def open_shop(loop, qtbot, paths, keys, sandbox) -> Shop:
-    session = Session(paths, keys)
-    loop.run(session.load())
-    window = MainWindow(session)
+    desk = build_desk(paths, keys)
+    session = desk.session
+    loop.run(desk.open())
+    window = MainWindow(desk)
     qtbot.addWidget(window)
     window.resize(1300, 900)
     window.show()
     # found out as the profile editor's Save does: cards, and where it looks payments up
     profile = use_profile(loop, session, sandbox, name="Corner Shop", txref_prefix="SHOP",
                           currencies=["GBP", "USD"], discover=True)
-    window.start_background()
+    desk.start_background()
+    window.start_up_done()
     press.tab(window.tabs, "Transactions")
     loop.until(lambda: window.transactions_tab.loaded, message="the transactions tab")
     return Shop(session, window, sandbox, loop, profile)

@@ -12,7 +12,7 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QComboBox, QFileDialog
 
 from paydesk.ledger import LinkQuery
-from paydesk.ui.links.states import state_words
+from paydesk.desk.states import state_words
 from tests.helpers import decode_qr_file as decode_qr
 from tests.helpers import need_system
 from tests.ui import press

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QLineEdit
 from paydesk.ledger import LinkQuery, SqliteLedger
 from paydesk.service.models import PaymentRequest, Transaction, TransactionState
 from paydesk.ui.transactions.model import STATE
-from paydesk.ui.transactions.typed import read
+from paydesk.desk.lookup import read
 from tests.ui import press
 
 

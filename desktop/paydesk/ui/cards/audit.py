@@ -17,8 +17,8 @@ from ...service.money import format_amount
 from .. import files
 from ..dialogs import finished
 from ..fixed_text import fixed_font
-from ..tasks import TaskSet
-from . import words
+from ...desk.tasks import TaskSet
+from ...desk.cards import words
 from ..table import HeadedModel
 
 COLUMNS = ("When", "User", "Profile", "Mode", "Card", "Action", "Amount", "Result", "Detail")

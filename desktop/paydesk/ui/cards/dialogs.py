@@ -17,8 +17,8 @@ from ...config.profiles import Profile
 from ...ledger.cards import CardOperation, CardRecord, OperationUnderWay
 from ...service.errors import ServiceError
 from ..field_message import FieldMessage, add_field_row
-from ..links.checks import name as check_name, url as check_url
-from . import words
+from ...desk.checks import name as check_name, url as check_url
+from ...desk.cards import words
 
 MAX_AMOUNT = 10_000_000
 

@@ -14,12 +14,13 @@ from ...ledger import LedgerError
 from ...ledger.cards import CardLedger, CardOperation, CardRecord, CardTxRecord
 from ...service.errors import ServiceError
 from ..fixed_text import use_fixed
-from ..session import Session
-from ..tasks import TaskSet
-from .controller import CardsController
+from ...desk.session import Session
+from ...desk.tasks import TaskSet
+from ...desk.cards.controller import CardsController
 from .secret import SecretBox
 from ..table import HeadedModel
-from . import words
+from ...desk.cards import words
+from ..signals import signals_of
 
 TX_COLUMNS = ("Type", "Amount", "Description", "Time")
 DETAILS = (("name", "Name on card"), ("balance", "Balance"), ("state", "State"),
@@ -139,10 +140,11 @@ class CardPage(QWidget):
             self.transactions.setColumnWidth(index, width)
         self.transactions.horizontalHeader().setStretchLastSection(True)
         column.addWidget(self.transactions, 1)
-        controller.cardChanged.connect(self.update_card)
-        controller.transactionsChanged.connect(
+        signals = signals_of(session.hub)
+        signals.cardChanged.connect(self.update_card)
+        signals.transactionsChanged.connect(
             lambda r: r.key == self._key() and self.tasks.replace("transactions", self._transactions()))
-        controller.operationChanged.connect(self._operation_changed)
+        signals.operationChanged.connect(self._operation_changed)
         self.show_card(None)
 
     def _key(self):

@@ -15,13 +15,14 @@ from ...ledger import LedgerError
 from ...ledger.cards import CardOperation, CardQuery, CardRecord
 from ...service.errors import NotFoundError, ServiceError
 from ..dialogs import finished
-from ..session import Session
+from ...desk.session import Session
 from .audit import AuditView
-from .controller import CardsController
+from ...desk.cards.controller import CardsController
 from .dialogs import AmountDialog, CreateCardDialog, OperationDialog, TerminateDialog
 from .page import CardPage
 from .wallet import WalletList
-from . import words
+from ...desk.cards import words
+from ..signals import signals_of
 
 log = logging.getLogger("paydesk.cards.tab")
 NO_CARDS = ("This profile's service has no virtual cards.\n\n"
@@ -99,10 +100,11 @@ class CardsTab(QWidget):
         self.page.fundRequested.connect(lambda: self._amount("fund"))
         self.page.withdrawRequested.connect(lambda: self._amount("withdraw"))
         self.page.terminateRequested.connect(self._terminate)
-        controller.cardsRefreshed.connect(self._list_refreshed)
-        controller.cardChanged.connect(self._card_changed)
-        controller.auditAdded.connect(self.audit.added)
-        session.changed.connect(self.reload)
+        signals = signals_of(session.hub)
+        signals.cardsRefreshed.connect(self._list_refreshed)
+        signals.cardChanged.connect(self._card_changed)
+        signals.auditAdded.connect(self.audit.added)
+        signals.changed.connect(self.reload)
         self.reload()
 
     # -- which wallet -------------------------------------------------------------------
@@ -233,11 +235,11 @@ class CardsTab(QWidget):
                 dialog.show_operation(op)
 
         self.dialog = dialog
-        self.controller.operationChanged.connect(follow)
+        signals_of(self.session.hub).operationChanged.connect(follow)
         try:
             await finished(dialog)
         finally:
-            self.controller.operationChanged.disconnect(follow)
+            signals_of(self.session.hub).operationChanged.disconnect(follow)
             await dialog.tasks.cancel_all()
             if self.dialog is dialog:
                 self.dialog = None

@@ -14,8 +14,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeade
 from ...config.profiles import Profile
 from ...ledger.cards import CardLedger, CardQuery, CardRecord
 from ..fixed_text import fixed_font
-from ..tasks import TaskSet
-from . import words
+from ...desk.tasks import TaskSet
+from ...desk.cards import words
 from ..table import HeadedModel
 
 COLUMNS = ("Card", "Name on card", "Balance", "State", "Expires", "Created")

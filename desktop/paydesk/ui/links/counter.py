@@ -11,10 +11,10 @@ from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from ...ledger import LinkRecord
-from .checks import WHOLE_UNITS, WHOLE_UNITS_SHORT, amount as check_amount
+from ...desk.checks import WHOLE_UNITS, WHOLE_UNITS_SHORT, amount as check_amount
 from .panel import paint_state, state_label
 from .qr import QrWidget
-from .states import money, state_words
+from ...desk.states import money, state_words
 from .watermark import Watermark
 
 

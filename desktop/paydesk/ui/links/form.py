@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLin
 from ...service.models import PaymentRequest
 from ..field_message import FieldMessage, add_field_row
 from ..fixed_text import use_fixed
-from . import checks
+from ...desk import checks
 
 
 class MetaRows(QWidget):

@@ -15,7 +15,7 @@ from .. import files
 from ..dialogs import finished
 from ..fixed_text import use_fixed
 from .qr import QrCode, QrWidget
-from .states import money, state_words
+from ...desk.states import money, state_words
 from .watermark import Watermark
 
 

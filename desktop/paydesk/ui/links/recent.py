@@ -8,7 +8,7 @@ from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from ...ledger import LinkRecord
-from .states import money, state_words
+from ...desk.states import money, state_words
 from ..fixed_text import fixed_font
 from ..table import HeadedModel
 

@@ -13,13 +13,14 @@ from PySide6.QtWidgets import (QApplication, QComboBox, QHBoxLayout, QLabel, QPu
 from ...ledger import LinkRecord
 from ...scheduler import Scheduler
 from ...service.errors import ServiceError, ValidationError
-from ..session import NoKeyError, Session
-from .controller import LinksController
+from ...desk.session import NoKeyError, Session
+from ...desk.links import LinksController
 from .counter import CounterWindow
 from .form import LinkForm
 from .panel import LinkPanel
 from .recent import RecentLinks
-from .states import money, state_words
+from ...desk.states import money, state_words
+from ..signals import signals_of
 
 log = logging.getLogger("paydesk.links.tab")
 
@@ -85,9 +86,10 @@ class LinksTab(QWidget):
         self.counter.cleared.connect(lambda: scheduler.focus("counter", None))
         self.counter.visibleChanged.connect(self._counter_shown)
         self.recent.chosen.connect(self.show_link)
-        controller.linkChanged.connect(self._changed)
-        controller.linkSettled.connect(self._settled)
-        session.changed.connect(self.reload)
+        signals = signals_of(session.hub)
+        signals.linkChanged.connect(self._changed)
+        signals.linkSettled.connect(self._settled)
+        signals.changed.connect(self.reload)
         self._tray: QSystemTrayIcon | None = None
         self._ref_profile: str | None = None  # the profile whose prefix the reference carries
         self._proposed: str | None = None  # the reference PayDesk last put in the form

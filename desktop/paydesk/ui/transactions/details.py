@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QGridLayout, QLabel, QPlainTextEdit, QPushButton,
 from ...ledger import LinkRecord
 from ..fixed_text import use_fixed
 from ..links.panel import paint_state, state_label
-from .texts import local_time, money_text, utc_time
+from ...desk.texts import local_time, money_text, utc_time
 
 FIELDS = (  # (key, label)
     ("tx_ref", "Reference"), ("reference", "Service reference"), ("customer", "Customer"),

@@ -20,10 +20,11 @@ from PySide6.QtWidgets import (QDateEdit, QDialog, QDialogButtonBox, QFormLayout
 
 from ...ledger import DaySummary, LinkQuery
 from ..dialogs import finished
-from ..tasks import TaskSet
+from ...desk.tasks import TaskSet
 from .actions import save_path
-from .controller import TransactionsController
-from .texts import money_text
+from ...desk.transactions import TransactionsController
+from ...desk.texts import money_text
+from ..signals import signals_of
 
 TOTALS = ("Currency", "Paid", "Collected", "Fees", "Refunded", "Net")
 COUNTS = (("Links made", None), ("Paid", ("success",)), ("Failed", ("failed",)),
@@ -122,7 +123,7 @@ class EndOfDayDialog(QDialog):
         # live, like the table: a state the scheduler learns is counted within a second
         self.again = QTimer(self, singleShot=True, interval=500)
         self.again.timeout.connect(lambda: self.tasks.replace("load", self.load()))
-        controller.links.linkChanged.connect(self.again.start)
+        signals_of(controller.session.hub).linkChanged.connect(self.again.start)
         self.resize(520, 480)
 
     def chosen_day(self) -> date:

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import (QComboBox, QDateEdit, QHBoxLayout, QLabel, QLineE
                                QVBoxLayout, QWidget)
 
 from ...ledger import LinkQuery
-from ..links.states import SHOWN
+from ...desk.states import SHOWN
 
 STATE_CHOICES = [("All states", None)] + [(shown.words.rstrip("…").title(), state)
                                           for state, shown in SHOWN.items()] + [("Unknown", "unknown")]

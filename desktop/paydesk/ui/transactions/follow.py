@@ -12,7 +12,7 @@ import logging
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from ...ledger import Ledger, LedgerError, LinkQuery
-from ..tasks import TaskSet
+from ...desk.tasks import TaskSet
 from .model import LedgerModel
 
 log = logging.getLogger("paydesk.transactions.follow")

@@ -20,11 +20,11 @@ from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont
 
 from ...ledger import Cursor, Ledger, LinkQuery, LinkRecord, Page
-from ..links.states import state_words
+from ...desk.states import state_words
 from ..table import HeadedModel
 from ..fixed_text import fixed_font
-from ..tasks import TaskSet
-from .texts import local_time, money_text, utc_time
+from ...desk.tasks import TaskSet
+from ...desk.texts import local_time, money_text, utc_time
 
 log = logging.getLogger("paydesk.transactions.model")
 

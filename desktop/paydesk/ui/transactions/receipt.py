@@ -16,8 +16,8 @@ from PySide6.QtGui import (QColor, QFont, QPageLayout, QPageSize, QPainter, QPdf
 from ...ledger import LinkRecord
 from ..fixed_text import fixed_font, fixed_option
 from ..links.qr import QrCode
-from ..links.states import state_words
-from .texts import local_time, money_text, utc_time
+from ...desk.states import state_words
+from ...desk.texts import local_time, money_text, utc_time
 
 FIXED = {"Reference", "Service reference"}  # read back and typed: the fixed font
 

@@ -16,16 +16,17 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
 from ...ledger import LinkQuery, LinkRecord
 from ..field_message import FieldMessage
 from ..fixed_text import use_fixed
-from ..session import Session
+from ...desk.session import Session
 from . import actions
-from .controller import TransactionsController
+from ...desk.transactions import TransactionsController
 from .details import DetailsPanel
 from .end_of_day import open_end_of_day
 from .filters import FilterBar
 from .follow import LedgerFollower
 from .model import CREATED, LedgerModel
-from .typed import read
+from ...desk.lookup import read
 from .workbar import WorkBar
+from ..signals import signals_of
 
 log = logging.getLogger("paydesk.transactions.tab")
 
@@ -127,8 +128,9 @@ class TransactionsTab(QWidget):
             "end of day", open_end_of_day(controller, self.tasks, self)))
         self.work.showChanged.connect(self.show_only)
         self._enable_actions(None)
-        controller.links.linkChanged.connect(self._changed)
-        session.changed.connect(self.reload)
+        signals = signals_of(session.hub)
+        signals.linkChanged.connect(self._changed)
+        signals.changed.connect(self.reload)
         self._only: frozenset[str] = frozenset()  # a reconcile's rows, when "Show these" is on
         self._kept: tuple[str, str] | None = None  # the selected record, across a new query
         self.loaded = False

@@ -1,6 +1,6 @@
 """Looking payments up, reconciling, the day's figures: async methods, no widgets.
 
-Lookups go through the links controller's ledger and signals, so every view showing a
+Lookups go through the links controller's ledger and events, so every view showing a
 record (links tab, counter display, this tab) learns of a change at once, and a transaction
 made elsewhere is watched like a link from then on.
 """
@@ -15,19 +15,17 @@ from datetime import date, datetime, time, timedelta, timezone
 from pathlib import Path
 from typing import Callable
 
-from PySide6.QtCore import QObject
-
-from ...ledger import CREATING, DaySummary, LinkQuery, LinkRecord
-from ...reconcile import Progress, Reconciler
-from ...service.errors import (AuthenticationError, ModeMismatchError, NotFoundError,
+from ..ledger import CREATING, DaySummary, LinkQuery, LinkRecord
+from ..reconcile import Progress, Reconciler
+from ..service.errors import (AuthenticationError, ModeMismatchError, NotFoundError,
                                RateLimitedError, ServiceError, ServiceUnavailableError)
-from ...service.models import Transaction
-from ..links.controller import LinksController
-from ..links.states import state_words
-from ..session import NoKeyError
+from ..service.models import Transaction
+from .links import LinksController
+from .states import state_words
+from .session import NoKeyError
 from .export import writer_for
 from .texts import local_time
-from .typed import read
+from .lookup import read
 
 log = logging.getLogger("paydesk.transactions")
 EXPORT_PAGE = 2000
@@ -42,9 +40,8 @@ class Lookup:
     asked: bool = False  # the service was asked (False: refused before any call)
 
 
-class TransactionsController(QObject):
+class TransactionsController:
     def __init__(self, links: LinksController):
-        super().__init__()
         self.links = links
         self.session = links.session
         self.ledger = links.ledger
@@ -62,6 +59,8 @@ class TransactionsController(QObject):
             return Lookup(None, what.problem)
         tx_ref = what.tx_ref
         if tx_ref is None:  # a checkout URL: the service's reference; the ledger knows whose
+            if what.reference is None:
+                return Lookup(None, "Type, paste or scan a reference")
             known = await self.ledger.by_reference(profile.id, what.reference)
             if known is None:
                 return Lookup(None, "PayDesk has not seen this checkout link: type its merchant "
@@ -71,7 +70,7 @@ class TransactionsController(QObject):
 
     async def check(self, tx_ref: str) -> Lookup:
         """Ask the service about ``tx_ref`` now, in this profile and mode."""
-        profile, mode = self.session.profile, self.session.mode
+        profile, mode = self.session.active()
         known = await self.ledger.get(profile.id, tx_ref)
         try:
             async with self.session.lease(profile, mode) as client:
@@ -135,7 +134,7 @@ class TransactionsController(QObject):
         """Check every open record of this profile and mode, settle interrupted creates, and
         read again every one paid in the last ``PAID_DAYS`` days (refunded or reversed
         since?). The paid ones come from the ledger a page at a time."""
-        profile, mode = self.session.profile, self.session.mode
+        profile, mode = self.session.active()
         creating = [r for r in await self.ledger.unsettled(profile.id) if r.mode == mode]
         records = creating + await self.ledger.open_records(profile.id, mode, limit=None)
         since = datetime.now(timezone.utc) - timedelta(days=PAID_DAYS)
@@ -171,7 +170,7 @@ class TransactionsController(QObject):
         such. A page at a time."""
         start = datetime.combine(day, time.min).astimezone()
         end = datetime.combine(day + timedelta(days=1), time.min).astimezone()
-        profile, mode = self.session.profile, self.session.mode
+        profile, mode = self.session.active()
         query = LinkQuery(profile.id, mode, states=frozenset({"success"}), created_from=start,
                           created_to=end, sort="created", descending=False)
         total = await self.ledger.count(query)
@@ -220,5 +219,5 @@ class TransactionsController(QObject):
         """The figures of ``day`` in local time, for this profile and mode."""
         start = datetime.combine(day, time.min).astimezone()
         end = datetime.combine(day + timedelta(days=1), time.min).astimezone()
-        profile = self.session.profile
-        return await self.ledger.day_summary(profile.id, self.session.mode, start, end)
+        profile, mode = self.session.active()
+        return await self.ledger.day_summary(profile.id, mode, start, end)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
-from ...service.money import format_amount
+from ..service.money import format_amount
 
 
 def local_time(when: datetime | None) -> str:

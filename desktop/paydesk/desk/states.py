@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ...service.money import format_amount
+from ..service.money import format_amount
 
 
 class Shown(NamedTuple):

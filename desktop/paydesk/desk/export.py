@@ -12,9 +12,9 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Callable, Iterable
 
-from ...ledger import LinkRecord
-from ...service.models import TransactionState
-from ..links.states import state_words
+from ..ledger import LinkRecord
+from ..service.models import TransactionState
+from .states import state_words
 
 # the words the service itself uses for a state (PayDesk's own "creating" and "rejected" are
 # not the service's: nothing there, or nothing said)

@@ -1,4 +1,4 @@
-"""Tasks started from the GUI: each belongs to the widget or controller that started it.
+"""Tasks: each belongs to the widget, controller or desk that started it.
 
 A ``TaskSet`` keeps strong references, reports unexpected failures to the exception hook,
 and is cancelled with its owner: ``tasks.child(widget)`` makes the set of one widget, which
@@ -24,7 +24,7 @@ class TaskSet:
         self._named: dict[str, asyncio.Task] = {}
         self._children: "weakref.WeakSet[TaskSet]" = weakref.WeakSet()
         self.closed = False
-        if owner is not None:  # a QObject: its tasks end with it
+        if owner is not None:  # anything with a ``destroyed`` signal (a widget): its tasks end with it
             owner.destroyed.connect(self._owner_gone)
 
     def child(self, owner=None) -> "TaskSet":

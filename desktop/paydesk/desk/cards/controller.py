@@ -1,5 +1,5 @@
-"""Card operations: widget -> these async methods -> ledger (intent) -> service -> ledger
-(outcome, audit) -> signals.
+"""Card operations: caller -> these async methods -> ledger (intent) -> service -> ledger
+(outcome, audit) -> events on the hub.
 
 Nothing is sent twice. Each operation is written ("sending") before its call, and only one
 per card is open at a time (the ledger refuses a second). When an answer is lost, nothing
@@ -17,8 +17,6 @@ import os
 from decimal import Decimal
 from typing import Any, Awaitable, Callable
 
-from PySide6.QtCore import QObject, Signal
-
 from ...config.profiles import Profile
 from ...ledger.cards import AuditDraft, CardLedger, CardOperation, CardRecord, OperationDraft
 from ...service.errors import (AuthenticationError, NotFoundError, RateLimitedError,
@@ -27,7 +25,7 @@ from ...service.models import VirtualCard
 from ...service.money import to_wire
 from ..session import Session
 from . import words
-from .settling import ProfileGone, Settling
+from .settling import ProfileGone, Settling, card_of
 
 __all__ = ["CardsController", "ProfileGone", "os_user", "surely_not_done"]
 
@@ -50,20 +48,20 @@ def surely_not_done(error: ServiceError) -> bool:
     return type(error) is ServiceUnavailableError and error.status is None
 
 
-class CardsController(QObject, Settling):
-    cardChanged = Signal(object)  # a CardRecord as just stored
-    cardsRefreshed = Signal(str, str)  # (profile_id, mode): the service's list was stored
-    transactionsChanged = Signal(object)  # a CardRecord whose transactions were stored
-    operationChanged = Signal(object)  # a CardOperation: begun, lost, done or not done
-    auditAdded = Signal(str, str)  # (profile_id, mode)
+class CardsController(Settling):
+    """Says every change on the hub: ``card_changed`` (a CardRecord as just stored),
+    ``cards_refreshed`` (profile_id, mode: the service's list was stored),
+    ``card_transactions_changed`` (a CardRecord whose transactions were stored),
+    ``operation_changed`` (a CardOperation: begun, lost, done or not done) and
+    ``audit_added`` (profile_id, mode)."""
 
     second_look = 2.0  # s before a lost operation not found is declared not done
     retry_limit = 60.0  # s: the longest wait between background attempts to settle
     in_flight = 90.0  # s: an operation younger than this may still be answered to its sender
 
     def __init__(self, session: Session, ledger: CardLedger):
-        super().__init__()
         self.session = session
+        self.hub = session.hub
         self.ledger = ledger
         self.user = os_user()
         self.tasks = session.tasks.child()
@@ -91,8 +89,8 @@ class CardsController(QObject, Settling):
                            amount=op.amount, currency=op.currency, detail=detail)
 
     def _emit_op(self, op: CardOperation) -> CardOperation:
-        self.operationChanged.emit(op)
-        self.auditAdded.emit(op.profile_id, op.mode)
+        self.hub.operation_changed.emit(op)
+        self.hub.audit_added.emit(op.profile_id, op.mode)
         return op
 
     # -- reading ------------------------------------------------------------------------
@@ -112,8 +110,8 @@ class CardsController(QObject, Settling):
                 # (the family's server deletes a terminated card): shown as unlisted
                 record = await self.ledger.card(profile.id, mode, card_hash)
                 if record is not None:
-                    self.cardChanged.emit(record)
-        self.cardsRefreshed.emit(profile.id, mode)
+                    self.hub.card_changed.emit(record)
+        self.hub.cards_refreshed.emit(profile.id, mode)
         return gone
 
     async def load_card(self, profile: Profile, mode: str, card_hash: str, *,
@@ -126,8 +124,8 @@ class CardsController(QObject, Settling):
         if txs is not None:
             await self.ledger.store_transactions(profile.id, mode, card_hash, txs)
             await self._claim(profile.id, mode, card_hash)
-            self.transactionsChanged.emit(record)
-        self.cardChanged.emit(record)
+            self.hub.card_transactions_changed.emit(record)
+        self.hub.card_changed.emit(record)
         return record
 
     async def reveal(self, record: CardRecord, action: str = "reveal") -> VirtualCard:
@@ -150,7 +148,7 @@ class CardsController(QObject, Settling):
         await self.ledger.append_audit(self._audit(
             profile, record.mode, action, result, card_hash=record.card_hash,
             masked=record.masked, detail=detail))
-        self.auditAdded.emit(record.profile_id, record.mode)
+        self.hub.audit_added.emit(record.profile_id, record.mode)
 
     # -- operations ---------------------------------------------------------------------
 
@@ -236,7 +234,7 @@ class CardsController(QObject, Settling):
         if isinstance(answer, VirtualCard):  # a create: the card exists now
             record = await self.ledger.store_card(profile.id, op.mode, answer)
             card_hash, masked = record.card_hash, record.masked
-            self.cardChanged.emit(record)
+            self.hub.card_changed.emit(record)
         result = "Card created" if isinstance(answer, VirtualCard) else str(answer or "Done")
         judged = await self.ledger.operation(op.id)
         late = judged is not None and judged.state == "not-done"  # judged before it answered
@@ -252,10 +250,10 @@ class CardsController(QObject, Settling):
                                 "send it again.")
             log.warning("card operation %s: done after it was judged not done", op.id)
         if op.kind in STATE_NUMBER:
-            noted = await self.ledger.note_state(profile.id, op.mode, op.card_hash,
+            noted = await self.ledger.note_state(profile.id, op.mode, card_of(op),
                                                  STATE_NUMBER[op.kind])
             if noted is not None:
-                self.cardChanged.emit(noted)
+                self.hub.card_changed.emit(noted)
         self.session.report(f"Card {op.masked}: {op.kind} done")
         await self._reload_quietly(profile, op)
         return op
@@ -263,6 +261,7 @@ class CardsController(QObject, Settling):
     async def _reload_quietly(self, profile: Profile, op: CardOperation) -> None:
         """After an operation: the card's new balance and transactions, if the service says."""
         try:
-            await self.load_card(profile, op.mode, op.card_hash)
+            if op.card_hash is not None:  # (a create that made no card has none to read)
+                await self.load_card(profile, op.mode, op.card_hash)
         except ServiceError as error:
             log.info("card %s could not be read after %s: %s", op.masked, op.kind, error.message)

@@ -1,4 +1,4 @@
-"""Creating and checking links: widget -> these async methods -> service -> ledger -> signal.
+"""Creating and checking links: caller -> these async methods -> service -> ledger -> event.
 
 Every method works on the profile a record belongs to (never the active one by default):
 a link of a deleted profile stops being checked; it is never sent with another's key.
@@ -10,16 +10,14 @@ import logging
 from dataclasses import replace
 from datetime import datetime, timezone
 
-from PySide6.QtCore import QObject, Signal
-
-from ...config.profiles import Profile
-from ...ledger import DuplicateReference, Ledger, LinkRecord
-from ...scheduler import StopWatching
-from ...service.errors import (AuthenticationError, DuplicateReferenceError, ServiceError,
+from ..config.profiles import Profile
+from ..ledger import DuplicateReference, Ledger, LinkRecord
+from ..scheduler import StopWatching
+from ..service.errors import (AuthenticationError, DuplicateReferenceError, ServiceError,
                                ValidationError)
-from ...service.models import PaymentRequest
-from ...service.txref import TxRefGenerator
-from ..session import Session
+from ..service.models import PaymentRequest
+from ..service.txref import TxRefGenerator
+from .session import Session
 from .states import state_words
 
 log = logging.getLogger("paydesk.links")
@@ -31,13 +29,13 @@ class LocalDuplicate(ValidationError):
                          {"tx_ref": ["already used here: generate a new reference"]})
 
 
-class LinksController(QObject):
-    linkChanged = Signal(object)  # a LinkRecord whose content or state changed
-    linkSettled = Signal(object)  # a LinkRecord that just reached a final state
+class LinksController:
+    """Says every change on the hub: ``record_changed`` (a LinkRecord whose content or state
+    changed) and ``record_settled`` (one that just reached a final state)."""
 
     def __init__(self, session: Session, ledger: Ledger):
-        super().__init__()
         self.session = session
+        self.hub = session.hub
         self.ledger = ledger
         self.creating: set[tuple[str, str]] = set()  # creates under way here (not to settle)
 
@@ -48,7 +46,7 @@ class LinksController(QObject):
         return datetime.now(timezone.utc).date()
 
     def _reference(self, profile: Profile, day, sequence: int) -> str:
-        return TxRefGenerator(profile.txref_prefix, self.session.settings.installation_id,
+        return TxRefGenerator(profile.txref_prefix, self.session.installation_id,
                               lambda _day: sequence, lambda: day).next()
 
     async def next_reference(self, profile: Profile) -> str:
@@ -71,16 +69,16 @@ class LinksController(QObject):
     # -- the life of a link ---------------------------------------------------------------
 
     def announce(self, record: LinkRecord, state_changed: bool = False) -> LinkRecord:
-        self.linkChanged.emit(record)
+        self.hub.record_changed.emit(record)
         if state_changed and record.final:
-            self.linkSettled.emit(record)
+            self.hub.record_settled.emit(record)
         return record
 
     async def create(self, request: PaymentRequest) -> LinkRecord:
         """Write the intent, ask the service, write the answer. Raises ServiceError on
         refusal; on an unknown outcome the record stays "creating" and the scheduler
         settles it in the background, with the same reference."""
-        profile, mode = self.session.profile, self.session.mode
+        profile, mode = self.session.active()
         async with self.session.lease(profile, mode) as client:  # no key: fails before writing
             request = await self._claim(profile, request)
             try:

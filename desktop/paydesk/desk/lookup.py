@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import parse_qs, urlsplit
 
-from ...service.txref import INSTALLATION_ALPHABET, NOT_CHECKING_OUT, corrections, is_consistent
+from ..service.txref import INSTALLATION_ALPHABET, NOT_CHECKING_OUT, corrections, is_consistent
 
 # PREFIX-YYMMDD-INSTAL-SEQ…CC: the shape PayDesk's own references have, loosely (a typo
 # may put a letter where a digit belongs)

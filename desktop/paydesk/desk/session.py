@@ -1,7 +1,8 @@
 """The running session: profiles, the active mode, keys, clients, the ledger, the embedded
 sandbox and the connection's health.
 
-A QObject only for its signals; every action is a plain ``async def`` that tests await.
+Qt-free: what changes is said on the desk's ``Hub`` (``events.py``); every action is a plain
+``async def``. It builds none of its parts: ``build.build_desk`` hands them in.
 Every call to the service goes through ``lease(profile, mode)``: the client of exactly that
 profile and mode (never the active one by default), made once even when two first calls
 race, closed only after its last call ends when a profile's keys or address change.
@@ -16,18 +17,17 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, AsyncIterator
 
-from PySide6.QtCore import QObject, Signal
-
 from ..config.paths import Paths
 from ..config.profiles import (CARDS_CURRENCIES, MODES, NO_CARDS_CURRENCIES, Profile, Settings,
                                SettingsFile, address_problem)
 from ..config.secrets import KeyStore
 from ..health import ConnectionHealth
-from ..ledger import SqliteLedger
-from ..ledger.cards_sqlite import SqliteCardLedger
+from ..ledger import Ledger
+from ..ledger.cards import CardLedger
 from ..service.errors import AuthenticationError, ServiceError, ServiceUnavailableError
 from ..service.txref import new_installation_id
 from ..embedded import EmbeddedSandbox, WrongServiceError
+from .events import Hub
 from .tasks import TaskSet
 
 if TYPE_CHECKING:  # the client (and httpx) load after the first paint
@@ -47,6 +47,13 @@ class NoKeyError(ServiceError):
         super().__init__(text)
 
 
+class NoProfileError(ServiceError):
+    """There is no profile yet: nothing can be asked of the service."""
+
+    def __init__(self) -> None:
+        super().__init__("Add a profile first")
+
+
 class InsecureAddressError(ServiceError):
     """The profile's address would send its keys in the clear."""
 
@@ -59,30 +66,22 @@ class _Slot:
     retired: bool = False
 
 
-class Session(QObject):
-    changed = Signal()  # the active profile or mode changed, or a profile was edited
-    callFinished = Signal(str)  # the last call's result, for the status bar
-    healthChanged = Signal(str, str)  # (profile_id, mode): the connection's state changed
-    profileDeleted = Signal(str)
-    ledgerBusy = Signal(bool)  # saving waits for another program that holds the ledger
-    keyringWaiting = Signal(bool)  # a keyring call takes human time (an unlock prompt)
-
-    def __init__(self, paths: Paths, keys: KeyStore):
-        super().__init__()
+class Session:
+    def __init__(self, paths: Paths, keys: KeyStore, *, hub: Hub, ledger: Ledger,
+                 card_ledger: CardLedger, health: ConnectionHealth, embedded: EmbeddedSandbox):
         self.paths = paths
         self.keys = keys
+        self.hub = hub
         self.file = SettingsFile(paths.profiles)
         self.settings = Settings()
-        self.ledger = SqliteLedger(paths.data / "ledger.sqlite3")
-        self.ledger.on_busy(self.ledgerBusy.emit)
-        self.card_ledger = SqliteCardLedger.beside(self.ledger)  # the same file and threads
-        keys.on_waiting = self.keyringWaiting.emit
-        self.health = ConnectionHealth(self.healthChanged.emit)
+        self.ledger = ledger
+        self.card_ledger = card_ledger
+        self.health = health
+        self.embedded = embedded
         self.tasks = TaskSet()
         self._slots: dict[tuple[str, str], _Slot] = {}
         self._slot_locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._save_lock = asyncio.Lock()
-        self.embedded = EmbeddedSandbox(self)
 
     async def load(self) -> None:
         """Read the profiles (off the GUI thread); draw this installation's id once."""
@@ -101,6 +100,20 @@ class Session(QObject):
     def mode(self) -> str:
         return self.settings.active_mode
 
+    def active(self) -> tuple[Profile, str]:
+        """The active profile and mode (NoProfileError when there is no profile yet)."""
+        profile = self.settings.active
+        if profile is None:
+            raise NoProfileError()
+        return profile, self.settings.active_mode
+
+    @property
+    def installation_id(self) -> str:
+        """This installation's id, in every reference it makes (drawn by ``load``)."""
+        if not self.settings.installation_id:
+            raise RuntimeError("the session's settings were not read yet (Session.load)")
+        return self.settings.installation_id
+
     @property
     def is_test(self) -> bool:
         return self.mode == "test"
@@ -111,7 +124,7 @@ class Session(QObject):
         return self.embedded.server
 
     def report(self, text: str) -> None:
-        self.callFinished.emit(text)
+        self.hub.call_finished.emit(text)
 
     async def _save(self) -> None:
         snapshot = self.file.dump(self.settings)  # taken here, written off the GUI thread
@@ -126,7 +139,7 @@ class Session(QObject):
             self.settings.active_mode = mode
             await self._save()
             log.info("mode is now %s", mode)
-            self.changed.emit()
+            self.hub.session_changed.emit()
 
     async def switch_profile(self, profile_id: str) -> None:
         if self.settings.profile(profile_id) is None:
@@ -135,7 +148,7 @@ class Session(QObject):
             self.settings.active_profile = profile_id
             self.settings.active_mode = "test"  # a switch of merchant starts safe
             await self._save()
-            self.changed.emit()
+            self.hub.session_changed.emit()
 
     # -- profiles ---------------------------------------------------------------------
 
@@ -160,7 +173,7 @@ class Session(QObject):
         if activate:
             self.settings.active_profile = profile.id
         await self._save()
-        self.changed.emit()
+        self.hub.session_changed.emit()
         return persisted
 
     async def delete_profile(self, profile_id: str) -> None:
@@ -174,8 +187,8 @@ class Session(QObject):
             self.settings.active_mode = "test"
         await self._save()
         await self.keys.delete_profile(profile_id)
-        self.profileDeleted.emit(profile_id)
-        self.changed.emit()
+        self.hub.profile_deleted.emit(profile_id)
+        self.hub.session_changed.emit()
 
     async def key(self, mode: str | None = None, kind: str = "secret",
                   profile: Profile | None = None) -> str | None:
@@ -290,7 +303,14 @@ class Session(QObject):
             raise
 
     async def start_embedded_sandbox(self) -> Profile:
-        return await self.embedded.start()
+        """Start (or find) the embedded sandbox and make its profile point at it."""
+        existing = next((p for p in self.settings.profiles if p.embedded_sandbox), None)
+        profile, keys = await self.embedded.start(existing)
+        first = existing is None
+        if first:
+            self.settings.active_mode = "test"
+        await self.save_profile(profile, keys, activate=first or self.profile is None)
+        return profile
 
     async def discover(self, profile: Profile, secret: str) -> Profile:
         """Find out from the service whether it has cards (adjusting the default currencies)

@@ -1,0 +1,103 @@
+"""The composition root: one function builds a whole desk, with or without a window.
+
+``build_desk(paths, keys)`` makes the hub, the ledgers, the connection's health, the
+embedded sandbox (not started), the session, the three controllers and the scheduler, and
+wires them; ``Desk.start_background()`` starts what runs behind the screens. The window
+(``app.py``) is handed a built desk; the Qt-free tests and a headless process build theirs
+the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+from ..config.paths import Paths
+from ..config.secrets import KeyStore, system_backend
+from ..embedded import EmbeddedSandbox
+from ..health import ConnectionHealth
+from ..ledger import SqliteLedger
+from ..ledger.cards_sqlite import SqliteCardLedger
+from ..scheduler import Scheduler
+from .cards.controller import CardsController
+from .events import Hub
+from .links import LinksController
+from .session import Session
+from .transactions import TransactionsController
+
+log = logging.getLogger("paydesk.desk")
+WATCH_DAYS = 7  # open records younger than this are watched from the start; older: Check all open
+KEYRING_WAIT = 5.0  # s: a system keyring that does not answer by then is not used this session
+
+
+async def open_keys(use_keyring: bool = True, *, on_secret=None) -> KeyStore:
+    """The key store: the system keyring when there is one (found off the loop's thread),
+    else memory for this session only."""
+    backend = None
+    if use_keyring:
+        try:
+            backend = await asyncio.wait_for(asyncio.to_thread(system_backend), KEYRING_WAIT)
+        except TimeoutError:
+            backend = None
+    return KeyStore(backend, on_secret=on_secret)
+
+
+@dataclass
+class Desk:
+    paths: Paths
+    keys: KeyStore
+    hub: Hub
+    session: Session
+    links: LinksController
+    transactions: TransactionsController
+    cards: CardsController
+    scheduler: Scheduler
+    started: bool = False
+
+    async def open(self) -> None:
+        """Read the profiles (off the loop's thread)."""
+        await self.session.load()
+
+    def start_background(self) -> None:
+        """The scheduler, with every open record of the last ``WATCH_DAYS`` days and every
+        create a previous run left unfinished, and the card operations left open."""
+        tasks = self.session.tasks
+        tasks.spawn(self.scheduler.run(), "scheduler")
+        tasks.spawn(self._watch_open(), "watch open records")
+        tasks.spawn(self.cards.settle_open(), "settle card operations")
+        self.started = True
+
+    async def _watch_open(self) -> None:
+        ledger = self.session.ledger
+        for record in await ledger.unsettled():
+            self.scheduler.watch(record)
+        since = datetime.now(timezone.utc) - timedelta(days=WATCH_DAYS)
+        for record in await ledger.open_records(since=since):
+            self.scheduler.watch(record)
+
+    async def close(self) -> None:
+        """Every task ends, every client closes, the ledger closes, the sandbox stops."""
+        await self.session.close()
+
+
+def build_desk(paths: Paths, keys: KeyStore) -> Desk:
+    """A whole desk over the data folder of ``paths``, with ``keys``; nothing started yet."""
+    hub = Hub()
+    ledger = SqliteLedger(paths.data / "ledger.sqlite3")
+    ledger.on_busy(hub.ledger_busy.emit)
+    card_ledger = SqliteCardLedger.beside(ledger)  # the same file and threads
+    keys.on_waiting = hub.keyring_waiting.emit
+    session = Session(paths, keys, hub=hub, ledger=ledger, card_ledger=card_ledger,
+                      health=ConnectionHealth(hub.health_changed.emit),
+                      embedded=EmbeddedSandbox(paths.sandbox))
+    links = LinksController(session, ledger)
+    scheduler = Scheduler(links.check, links.settle,
+                          busy=lambda record: record.key in links.creating,
+                          paid=ledger.paid_since)  # refunds, reversals
+    hub.record_changed.connect(scheduler.seen)
+    hub.profile_deleted.connect(scheduler.forget)
+    return Desk(paths=paths, keys=keys, hub=hub, session=session, links=links,
+                transactions=TransactionsController(links),
+                cards=CardsController(session, card_ledger), scheduler=scheduler)

@@ -1,0 +1,1 @@
+"""The card wallet's rules: operations, settling lost answers, evidence, the words shown."""
