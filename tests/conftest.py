@@ -25,6 +25,7 @@ import pytest  # noqa: E402
 
 from tests import dialects  # noqa: E402
 from tests.helpers import Listener, start_sandbox  # noqa: E402
+from tests.helpers import MemoryKeyring  # noqa: E402
 
 
 def pytest_configure(config):
@@ -96,6 +97,19 @@ def listener():
     hook = Listener()
     yield hook
     hook.close()
+
+
+@pytest.fixture
+def paths(tmp_path):
+    """PayDesk's folders for one test (its data, its embedded sandbox's), made."""
+    from paydesk.config.paths import Paths
+
+    return Paths(data=tmp_path / "paydesk", sandbox=tmp_path / "paydesk-sandbox").ensure()
+
+
+@pytest.fixture
+def memory_keyring():
+    return MemoryKeyring()
 
 
 @pytest.fixture

@@ -12,9 +12,33 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
+import keyring.backend
 import pytest
 
 from paydesk.sandbox import SandboxConfig, SandboxServer
+
+
+class MemoryKeyring(keyring.backend.KeyringBackend):
+    """Stands in for the system keyring (tests/ui/test_keyring_real.py uses the real one):
+    what PayDesk stores, a test can see or take away."""
+
+    priority = 1
+
+    def __init__(self):
+        super().__init__()
+        self.store = {}
+
+    def get_password(self, service, username):
+        return self.store.get((service, username))
+
+    def set_password(self, service, username, password):
+        self.store[(service, username)] = password
+
+    def delete_password(self, service, username):
+        from keyring.errors import PasswordDeleteError
+
+        if self.store.pop((service, username), None) is None:
+            raise PasswordDeleteError(username)
 
 
 def need_system(binary: str, package: str) -> str:

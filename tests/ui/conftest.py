@@ -3,36 +3,11 @@
 import argparse
 import asyncio
 
-import keyring.backend
 import pytest
 
-from paydesk.config.paths import Paths
 from paydesk.config.secrets import KeyStore
 from tests.helpers import set_faults
 from tests.waiting import until_async
-
-
-class MemoryKeyring(keyring.backend.KeyringBackend):
-    """Stands in for the system keyring in GUI tests (tests/ui/test_keyring_real.py uses the real one)."""
-
-    priority = 1
-
-    def __init__(self):
-        super().__init__()
-        self.store = {}
-
-    def get_password(self, service, username):
-        return self.store.get((service, username))
-
-    def set_password(self, service, username, password):
-        self.store[(service, username)] = password
-
-    def delete_password(self, service, username):
-        from keyring.errors import PasswordDeleteError
-
-        if (service, username) not in self.store:
-            raise PasswordDeleteError(username)
-        del self.store[(service, username)]
 
 
 class Loop:
@@ -95,16 +70,6 @@ def loop(_qasync_loop, qapp):
     _qasync_loop.run_until_complete(asyncio.wait(pending, timeout=5) if pending else asyncio.sleep(0))
     _qasync_loop.run_until_complete(asyncio.sleep(0.01))
     asyncio.events._set_running_loop(None)  # pytest-asyncio's tests run their own loops
-
-
-@pytest.fixture
-def paths(tmp_path):
-    return Paths(data=tmp_path / "paydesk", sandbox=tmp_path / "paydesk-sandbox").ensure()
-
-
-@pytest.fixture
-def memory_keyring():
-    return MemoryKeyring()
 
 
 @pytest.fixture
