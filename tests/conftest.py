@@ -24,8 +24,7 @@ os.environ.setdefault("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1")
 import pytest  # noqa: E402
 
 from tests import dialects  # noqa: E402
-from tests.helpers import Listener, start_sandbox  # noqa: E402
-from tests.helpers import MemoryKeyring  # noqa: E402
+from tests.helpers import Listener, MemoryKeyring, start_sandbox  # noqa: E402
 
 
 def pytest_configure(config):

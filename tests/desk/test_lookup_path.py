@@ -7,8 +7,7 @@ import pytest
 
 from paydesk.config.profiles import Profile, SettingsFile
 from paydesk.service import NotFoundError
-from tests import dialects
-from tests import profiles
+from tests import dialects, profiles
 
 LOOKUP_PATH = {"strict": "api/transaction", "quirks": "api/transaction",
                "family": "api/verify-payment"}
