@@ -1,6 +1,6 @@
 """The fast tier's guard: a pytest plugin that makes Qt unimportable.
 
-``./dev check`` runs the Qt-free tests with ``pytest -p no:pytestqt -p tests.no_qt``:
+``./dev check`` runs the Qt-free tests with ``pytest -p no:pytest-qt -p tests.no_qt``:
 while they run, PySide6, shiboken6, qasync and pytest-qt cannot be imported, so a test
 that reaches Qt, directly or through a module of PayDesk, fails with an ImportError that
 says so, instead of passing on a machine that happens to have Qt installed.
