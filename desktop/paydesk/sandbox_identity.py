@@ -93,22 +93,26 @@ def identify(base_url: str, public_key: str | None, timeout: float = TIMEOUT) ->
     if ours is None:
         return Answer.NOBODY
     status, body = ours
-    if not _refusal(status, body):
+    said = _refusal(status, body)
+    if not said:
         return Answer.OTHER_PROGRAM
     made_up = _made_up_like(public_key)
     control = _ask(base_url, made_up, timeout)
-    if control is not None and _refusal(*control):
-        mine, made_up = (body["message"].replace(public_key, ""),
-                         control[1]["message"].replace(made_up, ""))  # an echoed key tells nothing
+    control_said = _refusal(*control) if control is not None else None
+    if control is not None and control_said:
+        mine, made_up = (said.replace(public_key, ""),
+                         control_said.replace(made_up, ""))  # an echoed key tells nothing
         if control[0] != status or mine != made_up:
             return Answer.OURS  # it knows our public key from a key it never issued
     return Answer.OTHER_SERVICE
 
 
-def _refusal(status: int, body: dict | None) -> bool:
-    """Does it refuse a key the way the service does (a refusal status and a message)?"""
-    return (status in REFUSALS and body is not None
-            and isinstance(body.get("message"), str) and bool(body["message"]))
+def _refusal(status: int, body: dict | None) -> str | None:
+    """The message of a refusal of a key as the service refuses one (a refusal status and a
+    message); None when it is not one."""
+    if status in REFUSALS and body is not None and isinstance(body.get("message"), str):
+        return body["message"] or None
+    return None
 
 
 # -- which program serves it --------------------------------------------------------------

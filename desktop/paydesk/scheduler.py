@@ -297,6 +297,8 @@ class Scheduler:
     async def sweep_paid(self) -> int:
         """Read again every paid record that is due (paid lately and not read for a while),
         a page at a time; returns how many were checked."""
+        if self._paid is None:  # not asked to: paid records are not read again
+            return 0
         now = datetime.now(timezone.utc)
         checked = 0
         failing: set[Group] = set()  # offline, no key, limited: left for the next sweep

@@ -89,7 +89,7 @@ def read_qr_codes(image: QImage) -> list[str]:
 def test_the_metainfo_screenshot_is_the_links_tab_of_the_main_window(qapp):
     """resources/screenshots/links-tab.png is copied by hand from the smoke test's output
     (test-output/packaging/links-tab.png, the installed app's window cropped from the screen;
-    README, Packaging): it must be that, a PNG of the main window at its opening size showing
+    docs/PACKAGING.md): it must be that, a PNG of the main window at its opening size showing
     a link's QR code, and the file the metainfo's <image> names."""
     metainfo = next(resource(".").glob("*.metainfo.xml")).read_text()
     url = re.search(r"<image>([^<]+)</image>", metainfo).group(1)

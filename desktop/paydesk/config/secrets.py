@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from typing import Callable
+from typing import Any, Callable, TypeVar
 
 import keyring
 import keyring.backend
@@ -19,6 +19,7 @@ from keyring.errors import KeyringError
 
 log = logging.getLogger("paydesk.secrets")
 SERVICE_NAME = "PayDesk"
+T = TypeVar("T")
 
 
 def system_backend() -> keyring.backend.KeyringBackend | None:
@@ -73,12 +74,12 @@ class KeyStore:
             return "memory (this session only)"
         return getattr(self.backend, "name", type(self.backend).__name__)
 
-    async def _call(self, fn, *args):
+    async def _call(self, fn: Callable[..., T], *args: Any) -> T:
         result = await self._wait_for(fn, *args)
         self.problem = None  # it answered: an earlier refusal is no longer the story
         return result
 
-    async def _wait_for(self, fn, *args):
+    async def _wait_for(self, fn: Callable[..., T], *args: Any) -> T:
         call = asyncio.ensure_future(asyncio.to_thread(fn, *args))
         done, _ = await asyncio.wait({call}, timeout=self.slow_after)
         if done:
@@ -149,6 +150,8 @@ class KeyStore:
         return True
 
     async def _delete(self, name: str) -> None:
+        if self.backend is None:
+            return
         try:
             await self._call(self.backend.delete_password, SERVICE_NAME, name)
         except keyring.errors.PasswordDeleteError:

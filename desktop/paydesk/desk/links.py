@@ -46,7 +46,7 @@ class LinksController:
         return datetime.now(timezone.utc).date()
 
     def _reference(self, profile: Profile, day, sequence: int) -> str:
-        return TxRefGenerator(profile.txref_prefix, self.session.settings.installation_id,
+        return TxRefGenerator(profile.txref_prefix, self.session.installation_id,
                               lambda _day: sequence, lambda: day).next()
 
     async def next_reference(self, profile: Profile) -> str:
@@ -78,7 +78,7 @@ class LinksController:
         """Write the intent, ask the service, write the answer. Raises ServiceError on
         refusal; on an unknown outcome the record stays "creating" and the scheduler
         settles it in the background, with the same reference."""
-        profile, mode = self.session.profile, self.session.mode
+        profile, mode = self.session.active()
         async with self.session.lease(profile, mode) as client:  # no key: fails before writing
             request = await self._claim(profile, request)
             try:

@@ -47,6 +47,13 @@ class NoKeyError(ServiceError):
         super().__init__(text)
 
 
+class NoProfileError(ServiceError):
+    """There is no profile yet: nothing can be asked of the service."""
+
+    def __init__(self) -> None:
+        super().__init__("Add a profile first")
+
+
 class InsecureAddressError(ServiceError):
     """The profile's address would send its keys in the clear."""
 
@@ -92,6 +99,20 @@ class Session:
     @property
     def mode(self) -> str:
         return self.settings.active_mode
+
+    def active(self) -> tuple[Profile, str]:
+        """The active profile and mode (NoProfileError when there is no profile yet)."""
+        profile = self.settings.active
+        if profile is None:
+            raise NoProfileError()
+        return profile, self.settings.active_mode
+
+    @property
+    def installation_id(self) -> str:
+        """This installation's id, in every reference it makes (drawn by ``load``)."""
+        if not self.settings.installation_id:
+            raise RuntimeError("the session's settings were not read yet (Session.load)")
+        return self.settings.installation_id
 
     @property
     def is_test(self) -> bool:

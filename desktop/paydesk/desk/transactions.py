@@ -59,6 +59,8 @@ class TransactionsController:
             return Lookup(None, what.problem)
         tx_ref = what.tx_ref
         if tx_ref is None:  # a checkout URL: the service's reference; the ledger knows whose
+            if what.reference is None:
+                return Lookup(None, "Type, paste or scan a reference")
             known = await self.ledger.by_reference(profile.id, what.reference)
             if known is None:
                 return Lookup(None, "PayDesk has not seen this checkout link: type its merchant "
@@ -68,7 +70,7 @@ class TransactionsController:
 
     async def check(self, tx_ref: str) -> Lookup:
         """Ask the service about ``tx_ref`` now, in this profile and mode."""
-        profile, mode = self.session.profile, self.session.mode
+        profile, mode = self.session.active()
         known = await self.ledger.get(profile.id, tx_ref)
         try:
             async with self.session.lease(profile, mode) as client:
@@ -132,7 +134,7 @@ class TransactionsController:
         """Check every open record of this profile and mode, settle interrupted creates, and
         read again every one paid in the last ``PAID_DAYS`` days (refunded or reversed
         since?). The paid ones come from the ledger a page at a time."""
-        profile, mode = self.session.profile, self.session.mode
+        profile, mode = self.session.active()
         creating = [r for r in await self.ledger.unsettled(profile.id) if r.mode == mode]
         records = creating + await self.ledger.open_records(profile.id, mode, limit=None)
         since = datetime.now(timezone.utc) - timedelta(days=PAID_DAYS)
@@ -168,7 +170,7 @@ class TransactionsController:
         such. A page at a time."""
         start = datetime.combine(day, time.min).astimezone()
         end = datetime.combine(day + timedelta(days=1), time.min).astimezone()
-        profile, mode = self.session.profile, self.session.mode
+        profile, mode = self.session.active()
         query = LinkQuery(profile.id, mode, states=frozenset({"success"}), created_from=start,
                           created_to=end, sort="created", descending=False)
         total = await self.ledger.count(query)
@@ -217,5 +219,5 @@ class TransactionsController:
         """The figures of ``day`` in local time, for this profile and mode."""
         start = datetime.combine(day, time.min).astimezone()
         end = datetime.combine(day + timedelta(days=1), time.min).astimezone()
-        profile = self.session.profile
-        return await self.ledger.day_summary(profile.id, self.session.mode, start, end)
+        profile, mode = self.session.active()
+        return await self.ledger.day_summary(profile.id, mode, start, end)

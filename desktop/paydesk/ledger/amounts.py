@@ -30,3 +30,17 @@ def from_minor(value: int, currency: str) -> Decimal:
     """``2500`` GBP -> ``Decimal("25.00")``."""
     places = exponent(currency)
     return Decimal(value).scaleb(-places).quantize(Decimal(1).scaleb(-places))
+
+
+# The service writes card amounts with two decimals whatever the currency: hundredths.
+_CARD_SCALE = ""
+
+
+def card_minor(value: Decimal | None) -> int | None:
+    """A card amount in hundredths; None stays None."""
+    return None if value is None else to_minor(value, _CARD_SCALE)
+
+
+def card_decimal(value: int | None) -> Decimal | None:
+    """Hundredths back to a card amount; None stays None."""
+    return None if value is None else from_minor(value, _CARD_SCALE)

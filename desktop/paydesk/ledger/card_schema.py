@@ -8,6 +8,8 @@ to hold no run of more than ten digits.
 
 from __future__ import annotations
 
+from typing import Iterable
+
 OPERATION_KINDS = ("create", "fund", "withdraw", "block", "unblock", "terminate")
 # sending: written before the call; lost: the answer never came, being settled by reading
 # back; done: it happened; not-done: the service did not do it (refused, or read back and
@@ -16,7 +18,7 @@ OPERATION_STATES = ("sending", "lost", "done", "not-done")
 OPEN_OPERATION_STATES = ("sending", "lost")
 
 
-def _quoted(values) -> str:
+def _quoted(values: Iterable[str]) -> str:
     return ", ".join(f"'{v}'" for v in values)
 
 

@@ -89,10 +89,11 @@ class _Worker(threading.Thread):
 
     def run(self) -> None:
         failure: BaseException | None = None
+        db: sqlite3.Connection | None = None
         try:
             if self._ready is not None:
                 self._ready.result()
-            self.db = self._connect()
+            db = self.db = self._connect()
         except BaseException as exc:  # noqa: BLE001 - every job then says why
             failure = exc
         while True:
@@ -102,13 +103,13 @@ class _Worker(threading.Thread):
             if job.abandoned:
                 job.settle(False, asyncio.CancelledError())
                 continue
-            if failure is not None:
+            if db is None:  # it could not connect; failure says why
                 job.settle(False, LedgerError(f"The ledger cannot be opened: {failure}"))
                 continue
             with self._lock:
                 self._current = job
             try:
-                result = job.fn(self.db)
+                result = job.fn(db)
             except BaseException as exc:  # noqa: BLE001 - handed to the waiting coroutine
                 job.settle(False, exc)
             else:
@@ -316,7 +317,7 @@ class Engine:
         loop = asyncio.get_running_loop()
         done = loop.create_future()
 
-        def optimize(db):
+        def optimize(db: sqlite3.Connection) -> None:
             try:
                 db.execute("PRAGMA optimize")
             except sqlite3.Error:
@@ -327,11 +328,15 @@ class Engine:
         for _ in self._readers:
             self._read_jobs.put(None)
 
+        def closed() -> None:  # on the loop
+            if not done.done():
+                done.set_result(None)
+
         def join() -> None:
             self._writer.join()
             for reader in self._readers:
                 reader.join()
-            loop.call_soon_threadsafe(lambda: done.done() or done.set_result(None))
+            loop.call_soon_threadsafe(closed)
 
         threading.Thread(target=join, name="ledger-close", daemon=True).start()
         await done

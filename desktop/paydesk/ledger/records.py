@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from ..service.models import PaymentRequest, TransactionState
 
@@ -62,6 +62,13 @@ def parse_stamp(text: str | None) -> datetime | None:
         return None
     when = datetime.fromisoformat(text.replace("Z", "+00:00"))
     return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+
+
+def parse_written(text: str) -> datetime:
+    """A time from a NOT NULL column the ledger always writes with ``stamp()`` (a record's
+    created_at, a card's seen_at...): never empty, so never None."""
+    # a cast, not a check: read exactly as parse_stamp reads it, as before
+    return cast(datetime, parse_stamp(text))
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from decimal import Decimal
-from typing import Callable, Union
+from typing import Any, Callable, Iterable, Sequence, Union
 
 from .amounts import to_minor
 from .card_schema import V4, V5
@@ -23,7 +23,7 @@ class SchemaTooNew(RuntimeError):
     pass
 
 
-def _quoted(values) -> str:
+def _quoted(values: Iterable[str]) -> str:
     return ", ".join(f"'{v}'" for v in values)
 
 
@@ -67,20 +67,20 @@ V2 = [
 def _v2_to_v3_functions(db: sqlite3.Connection) -> None:
     """What SQL cannot say by itself: Decimal amounts to minor units, the state vocabulary,
     one time format."""
-    def minor(amount, currency):
+    def minor(amount: Any, currency: str) -> int:
         return to_minor(Decimal(str(amount).replace(",", "") or "0"), currency)
 
-    def state(text):
+    def state(text: str | None) -> str:
         word = (text or "").strip().lower()
         if word in ("creating", "rejected"):
             return word
         return TransactionState.read(word).value
 
-    def raw_state(text):
+    def raw_state(text: str | None) -> str | None:
         word = (text or "").strip()
         return word if word.lower() not in STATES else None
 
-    def when(text):
+    def when(text: str | None) -> str:
         return stamp(parse_stamp(text)) if text else ""
 
     db.create_function("v3_minor", 2, minor, deterministic=True)
@@ -109,7 +109,7 @@ SORT_INDEXES = {
 SEARCH_TEXT = ("tx_ref || char(31) || COALESCE(reference, '') || char(31) || email"
                " || char(31) || first_name || ' ' || last_name")
 
-V3 = [
+V3: list[Step] = [
     _v2_to_v3_functions,
     f"""CREATE TABLE links_v3 (
         id INTEGER PRIMARY KEY,
@@ -168,7 +168,7 @@ V3 = [
 V6 = ["CREATE INDEX links_paid ON links (updated_at, id) WHERE state = 'success'"]
 
 # V4: the card wallet; V5: who sent each card operation (card_schema.py)
-MIGRATIONS: list[list[Step]] = [V1, V2, V3, V4, V5, V6]
+MIGRATIONS: list[Sequence[Step]] = [V1, V2, V3, V4, V5, V6]
 LATEST = len(MIGRATIONS)
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from .amounts import from_minor
 from .query import Cursor, LinkQuery, Page
-from .records import LinkRecord, parse_stamp, stamp
+from .records import LinkRecord, parse_stamp, parse_written, stamp
 from .schema import SORT_INDEXES
 
 COLUMNS = ("id", "profile_id", "mode", "tx_ref", "amount_minor", "fee_minor", "currency", "email",
@@ -37,11 +37,12 @@ def record(row: sqlite3.Row, raw: str | None = None) -> LinkRecord:
         reference=row["reference"], customization=json.loads(row["customization"] or "{}"),
         meta=json.loads(row["meta"] or "{}"), callback_url=row["callback_url"],
         return_url=row["return_url"], origin=row["origin"], error=row["error"],
-        created_at=parse_stamp(row["created_at"]), updated_at=parse_stamp(row["updated_at"]),
+        created_at=parse_written(row["created_at"]), updated_at=parse_written(row["updated_at"]),
         checked_at=parse_stamp(row["checked_at"]), raw_json=raw)
 
 
-def _like(text: str) -> str:
+def like(text: str) -> str:
+    """A LIKE pattern (with ESCAPE '\\') that finds ``text`` anywhere, taken literally."""
     return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
@@ -79,7 +80,7 @@ class Plan:
                                " AS hits CROSS JOIN links ON links.id = hits.hit")
                 self.source_args = [f"%{text}%"]
             self.conditions.append("links.search_text LIKE ? ESCAPE '\\'")
-            self.args.append(_like(text))
+            self.args.append(like(text))
 
     def _within(self, column: str, values: list[str]) -> None:
         self.conditions.append(f"{column} IN ({', '.join('?' for _ in values)})")
@@ -139,7 +140,7 @@ class Plan:
             return Page([], None, None, more)
         columns = SORT_INDEXES[self.query.sort]
 
-        def at(row) -> Cursor:
+        def at(row: sqlite3.Row) -> Cursor:
             return Cursor(tuple(row[c] for c in columns))
 
         return Page([record(r) for r in rows], at(rows[0]), at(rows[-1]), more)

@@ -77,7 +77,8 @@ def _set_reference(db: sqlite3.Connection, before: LinkRecord, reference: str | 
     _index_text(db, "id = ?", (before.id,))
 
 
-def _one(db: sqlite3.Connection, profile_id: str, tx_ref: str, *, raw: bool = False):
+def _one(db: sqlite3.Connection, profile_id: str, tx_ref: str, *,
+         raw: bool = False) -> LinkRecord | None:
     row = db.execute(f"SELECT {SELECT}{', links.raw' if raw else ''} FROM links"
                      " WHERE profile_id = ? AND tx_ref = ?", (profile_id, tx_ref)).fetchone()
     if row is None:

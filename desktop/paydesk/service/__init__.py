@@ -6,6 +6,8 @@ PayDesk's windows never speak HTTP; they call this. So can a script::
         link = await service.create_payment(PaymentRequest(...))
 """
 
+from typing import TYPE_CHECKING
+
 from .errors import (AnswerLostError, AuthenticationError, ClientClosedError,
                      DuplicateReferenceError, ModeMismatchError, NotFoundError,
                      RateLimitedError, ServiceError, ServiceUnavailableError,
@@ -15,7 +17,11 @@ from .models import (CardState, CardTransaction, PaymentLink, PaymentRequest, Tr
 from .money import format_amount, parse_amount, to_wire
 
 
-def __getattr__(name: str):
+if TYPE_CHECKING:
+    from .client import ServiceClient
+
+
+def __getattr__(name: str) -> "type[ServiceClient]":
     # httpx is imported on first use of the client, not by ``import paydesk.service``:
     # the window paints before the network stack is loaded.
     if name == "ServiceClient":

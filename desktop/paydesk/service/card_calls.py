@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypeVar
 from urllib.parse import quote
 
 from .answers import Answer
@@ -19,10 +19,23 @@ from .typed import typed
 REFUSAL_WORDS = ("insufficient", "not enough", "declined", "refused", "denied", "failed",
                  "unable", "cannot", "can't", "could not", "not allowed", "exceed", "invalid",
                  "unsuccessful", "error")
+T = TypeVar("T")
 
 
 class CardCalls:
     """Create, fund, withdraw, block, unblock, terminate and read virtual cards."""
+
+    # what it speaks through: ServiceClient's, said here for the type checker
+    card_currencies: dict[str, str]
+
+    if TYPE_CHECKING:
+        async def _exchange(self, method: str, path: str, body: dict | None = None) -> Answer: ...
+
+        async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T: ...
+
+        async def _read(self, path: str) -> Answer: ...
+
+        async def _write(self, path: str, body: dict) -> Answer: ...
 
     def _card(self, data: Any, status: int) -> VirtualCard:
         return VirtualCard.parse(data, status, self.card_currencies)

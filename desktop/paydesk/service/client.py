@@ -82,7 +82,7 @@ class ServiceClient(CardCalls):
     async def __aenter__(self) -> "ServiceClient":
         return self
 
-    async def __aexit__(self, *exc) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
     @property

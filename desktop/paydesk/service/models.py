@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from decimal import Decimal
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping, overload
 
 from .errors import UnexpectedAnswerError, brief
 from .money import MoneyError, parse_amount
@@ -92,6 +92,12 @@ class Fields:
     def _bad(self, name: str, expected: str) -> UnexpectedAnswerError:
         return UnexpectedAnswerError(f"{self.what}.{name} is not {expected}", status=self.status,
                                      snippet=brief(self.data.get(name)))
+
+    @overload
+    def text(self, name: str, *, required: Literal[True]) -> str: ...
+
+    @overload
+    def text(self, name: str, *, required: bool = False) -> str | None: ...
 
     def text(self, name: str, *, required: bool = False) -> str | None:
         value = self.data.get(name)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import json
+from typing import Any
 
 from .models import PaymentRequest
 from .redact import looks_secret
@@ -27,7 +28,7 @@ def _attr(value: str) -> str:
     return html.escape(value, quote=True)
 
 
-def _js(value) -> str:
+def _js(value: Any) -> str:
     """A JSON value safe inside a <script> element."""
     text = json.dumps(value, ensure_ascii=False, indent=2)
     for raw, escaped in (("&", "\\u0026"), ("<", "\\u003c"), (">", "\\u003e"),

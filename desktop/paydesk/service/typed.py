@@ -5,16 +5,20 @@ from __future__ import annotations
 
 import functools
 import logging
+from typing import Any, Awaitable, Callable, Concatenate, Coroutine, ParamSpec, TypeVar
 
 from .errors import ServiceError, UnexpectedAnswerError
 
 log = logging.getLogger("paydesk.service")
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
-def typed(method):
+def typed(method: Callable[Concatenate[Any, P], Awaitable[R]]
+          ) -> Callable[Concatenate[Any, P], Coroutine[Any, Any, R]]:
     """Every public call: only ServiceErrors out, none holding the client's own key."""
     @functools.wraps(method)
-    async def call(self, *args, **kwargs):
+    async def call(self: Any, *args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return await method(self, *args, **kwargs)
         except ServiceError as error:

@@ -10,7 +10,7 @@ import httpx
 from PySide6.QtCore import Qt
 
 from paydesk.ledger.cards import CardRecord
-from paydesk.ui.cards import words
+from paydesk.desk.cards import words
 from paydesk.ui.cards.wallet import EXPIRES, STATE
 from tests.ui import press
 from tests.ui.cards.test_wallet import Desk

@@ -12,6 +12,7 @@ from paydesk.config.profiles import KINDS, MODES, Profile
 from paydesk.service.models import PaymentRequest
 from paydesk.ui.main_window import MainWindow
 from paydesk.desk.build import build_desk
+from paydesk.desk.session import Session
 from tests.ui import press
 
 

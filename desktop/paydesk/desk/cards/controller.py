@@ -25,7 +25,7 @@ from ...service.models import VirtualCard
 from ...service.money import to_wire
 from ..session import Session
 from . import words
-from .settling import ProfileGone, Settling
+from .settling import ProfileGone, Settling, card_of
 
 __all__ = ["CardsController", "ProfileGone", "os_user", "surely_not_done"]
 
@@ -250,7 +250,7 @@ class CardsController(Settling):
                                 "send it again.")
             log.warning("card operation %s: done after it was judged not done", op.id)
         if op.kind in STATE_NUMBER:
-            noted = await self.ledger.note_state(profile.id, op.mode, op.card_hash,
+            noted = await self.ledger.note_state(profile.id, op.mode, card_of(op),
                                                  STATE_NUMBER[op.kind])
             if noted is not None:
                 self.hub.card_changed.emit(noted)
@@ -261,6 +261,7 @@ class CardsController(Settling):
     async def _reload_quietly(self, profile: Profile, op: CardOperation) -> None:
         """After an operation: the card's new balance and transactions, if the service says."""
         try:
-            await self.load_card(profile, op.mode, op.card_hash)
+            if op.card_hash is not None:  # (a create that made no card has none to read)
+                await self.load_card(profile, op.mode, op.card_hash)
         except ServiceError as error:
             log.info("card %s could not be read after %s: %s", op.masked, op.kind, error.message)

@@ -17,8 +17,20 @@ from . import evidence
 
 if TYPE_CHECKING:
     from ...config.profiles import Profile
+    from ...ledger.cards import AuditDraft, CardLedger
+    from ..events import Hub
+    from ..session import Session
+    from ..tasks import TaskSet
 
 log = logging.getLogger("paydesk.cards")
+
+
+def card_of(op: CardOperation) -> str:
+    """The card an operation acts on (every operation but a create names it from the start;
+    a create's is known once its card is made)."""
+    if op.card_hash is None:
+        raise ValueError(f"card operation {op.id} ({op.kind}) names no card")
+    return op.card_hash
 
 
 class ProfileGone(Exception):
@@ -28,6 +40,25 @@ class ProfileGone(Exception):
 class Settling:
     """CardsController's reading back (it holds the session, ledger, hub, ``tasks``,
     ``_settling`` and the timings ``second_look``, ``retry_limit`` and ``in_flight``)."""
+
+    if TYPE_CHECKING:  # what CardsController gives its reading back
+        session: Session
+        ledger: CardLedger
+        hub: Hub
+        tasks: TaskSet
+        _settling: dict[int, asyncio.Task]
+        second_look: float
+        retry_limit: float
+        in_flight: float
+
+        def _profile(self, profile_id: str) -> Profile: ...
+
+        def _op_audit(self, op: CardOperation, result: str, detail: str = "", *,
+                      card_hash: str | None = None, masked: str | None = None) -> AuditDraft: ...
+
+        def _emit_op(self, op: CardOperation) -> CardOperation: ...
+
+        async def _reload_quietly(self, profile: Profile, op: CardOperation) -> None: ...
 
     async def _claimed(self, profile_id: str, mode: str, card_hash: str | None,
                        kinds: tuple[str, ...]) -> tuple[set[str], list[CardOperation]]:
@@ -54,10 +85,11 @@ class Settling:
             if card is None:
                 return False, "The service lists no card made by it", None
             return True, f"The service lists the card it made ({mask(card.masked_card)})", card
+        card_hash = card_of(op)
         try:
             async with self.session.lease(profile, op.mode) as client:
-                card = await client.card(op.card_hash)
-                txs = await client.card_transactions(op.card_hash) \
+                card = await client.card(card_hash)
+                txs = await client.card_transactions(card_hash) \
                     if op.kind in evidence.TYPE_OF else []
         except NotFoundError:
             happened = evidence.state_reached(op, None)
@@ -67,11 +99,11 @@ class Settling:
         if op.kind in evidence.STATE_AFTER:
             happened = evidence.state_reached(op, card)
             return happened, f"The card is {card.status.name.lower()} at the service", None
-        await self.ledger.store_transactions(profile.id, op.mode, op.card_hash, txs)
+        await self.ledger.store_transactions(profile.id, op.mode, card_hash, txs)
         self.hub.card_transactions_changed.emit(record)
-        claimed, ops = await self._claimed(profile.id, op.mode, op.card_hash, ("fund", "withdraw"))
+        claimed, ops = await self._claimed(profile.id, op.mode, card_hash, ("fund", "withdraw"))
         pending = [o for o in ops if (o.state == "done" and not o.evidence) or o.id == op.id]
-        stored = await self.ledger.transactions(profile.id, op.mode, op.card_hash)
+        stored = await self.ledger.transactions(profile.id, op.mode, card_hash)
         words = {kind: await self.ledger.service_words(profile.id, op.mode, kind)
                  for kind in evidence.TYPE_OF}
         found = evidence.match_transactions(pending, stored, claimed, words)

@@ -20,7 +20,7 @@ class Badge(NamedTuple):
 
 STATES = {1: Badge("Active", "#1b7f3b"), 2: Badge("Blocked", "#8a5a00"),
           0: Badge("Terminated", "#5c6675")}
-STATE_FILTERS = (("All states", frozenset()), ("Active", frozenset({1})),
+STATE_FILTERS: tuple[tuple[str, frozenset[int]], ...] = (("All states", frozenset()), ("Active", frozenset({1})),
                  ("Blocked", frozenset({2})), ("Terminated", frozenset({0})))
 VERBS = {"create": "Create card", "fund": "Fund", "withdraw": "Withdraw", "block": "Block",
          "unblock": "Unblock", "terminate": "Terminate"}

@@ -1,10 +1,11 @@
-"""The link form's checks say what the service would refuse, before anything is sent: they
-agree with the sandbox's own rules (sandbox/rules.py) on every case below."""
+"""The link form's checks (desk/checks.py) say what the service would refuse, before
+anything is sent: they agree with the sandbox's own rules (sandbox/rules.py) on every case
+below."""
 
 import pytest
 
 from paydesk.sandbox import rules
-from paydesk.ui.links import checks
+from paydesk.desk import checks
 
 URLS = ["https://shop.example/cb", "http://127.0.0.1:8000/pay?x=1#y", "HTTPS://a.b",
         "ftp://x.example", "https://", "https://[::1]/", "javascript:alert(1)",

@@ -1,4 +1,5 @@
-"""What the lookup box makes of what is typed, pasted or scanned (no Qt, no service)."""
+"""What the lookup box makes of what is typed, pasted or scanned (desk/lookup.py: no Qt, no
+service). The date ranges of the filters are a widget's: tests/ui/transactions/test_filters.py."""
 
 import random
 from datetime import date
@@ -52,27 +53,3 @@ def test_typos_are_located_and_never_wrongly():
             located += 1
     assert located > 240
 
-
-def test_every_date_range_in_local_days():
-    from datetime import date, datetime, time
-
-    from paydesk.ui.transactions.filters import RANGES, date_range
-
-    def day(d):
-        return datetime.combine(d, time.min).astimezone()
-
-    today = date(2027, 1, 1)  # yesterday is in last year, this month is one day long
-    expect = {
-        "Today": (day(date(2027, 1, 1)), day(date(2027, 1, 2))),
-        "Yesterday": (day(date(2026, 12, 31)), day(date(2027, 1, 1))),
-        "Last 7 days": (day(date(2026, 12, 26)), day(date(2027, 1, 2))),
-        "This month": (day(date(2027, 1, 1)), day(date(2027, 1, 2))),
-    }
-    for name, bounds in expect.items():
-        assert date_range(name, today, today, today=today) == bounds, name
-    custom = next(r for r in RANGES if r.startswith("Custom"))
-    assert date_range(custom, date(2026, 11, 3), date(2026, 11, 5), today=today) == \
-        (day(date(2026, 11, 3)), day(date(2026, 11, 6)))  # both days whole
-    assert date_range(RANGES[0], today, today, today=today) == (None, None)  # any time
-    assert date_range("This month", today, today, today=date(2026, 11, 22))[0] == \
-        day(date(2026, 11, 1))

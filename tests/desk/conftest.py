@@ -1,0 +1,158 @@
+"""The desk's rules without Qt: a desk built as the app builds it (``build_desk``) over a
+tmp folder, with an in-memory keyring, talking to a real sandbox over HTTP (the root
+conftest's ``sandbox``). Plain asyncio (pytest-asyncio, ``asyncio_mode = "auto"``): no
+QApplication, no qasync; this folder runs with pytest-qt off (``-p no:pytestqt``) and
+PySide6 not importable (test_no_qt.py checks it, last)."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+from decimal import Decimal
+
+import keyring.backend
+import pytest
+
+from paydesk.config.paths import Paths
+from paydesk.config.profiles import Profile
+from paydesk.config.secrets import KeyStore
+from paydesk.desk.build import build_desk
+from paydesk.service.models import CardTransaction
+
+LAST = "test_no_qt_was_loaded"  # tests/desk/test_no_qt.py: runs after every other test
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    last = [item for item in items if item.name == LAST]
+    items[:] = [item for item in items if item.name != LAST] + last
+
+
+class MemoryKeyring(keyring.backend.KeyringBackend):
+    """Stands in for the system keyring: what PayDesk stores, a test can see or take away."""
+
+    priority = 1
+
+    def __init__(self):
+        super().__init__()
+        self.store = {}
+
+    def get_password(self, service, username):
+        return self.store.get((service, username))
+
+    def set_password(self, service, username, password):
+        self.store[(service, username)] = password
+
+    def delete_password(self, service, username):
+        from keyring.errors import PasswordDeleteError
+
+        if self.store.pop((service, username), None) is None:
+            raise PasswordDeleteError(username)
+
+
+@pytest.fixture
+def paths(tmp_path):
+    return Paths(data=tmp_path / "paydesk", sandbox=tmp_path / "paydesk-sandbox").ensure()
+
+
+@pytest.fixture
+def memory_keyring():
+    return MemoryKeyring()
+
+
+@pytest.fixture
+def keys(memory_keyring):
+    return KeyStore(memory_keyring)
+
+
+@pytest.fixture
+async def desk(paths, keys):
+    """A whole desk (``build_desk``), its profiles read, nothing started; closed after."""
+    made = build_desk(paths, keys)
+    await made.open()
+    yield made
+    await made.close()
+
+
+@pytest.fixture
+def session(desk):
+    return desk.session
+
+
+@pytest.fixture
+def until():
+    """``await until(predicate, timeout, message)``: poll until true, or fail saying what."""
+    async def wait(predicate, timeout=15.0, message="condition"):
+        deadline = time.monotonic() + timeout
+        while not predicate():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {message}")
+            await asyncio.sleep(0.02)
+    return wait
+
+
+@pytest.fixture
+def add_profile(session, sandbox):
+    """``await add_profile(merchant=0, name="Shop", **over)``: a profile on ``sandbox`` with
+    its test and live secret keys, saved and made active."""
+    async def add(merchant=0, name="Shop", **over):
+        over.setdefault("has_cards", True)
+        profile = Profile(id=Profile.new_id(), name=name, base_url=sandbox.base_url,
+                          txref_prefix="SHOP", **over)
+        await session.save_profile(profile, {(m, "secret"): sandbox.key(m, merchant=merchant)
+                                             for m in ("test", "live")})
+        return profile
+    return add
+
+
+class Service:
+    """The sandbox as its operator sees it: its control API (faults, payments) and what it
+    holds (read from its own database, as an auditor would)."""
+
+    def __init__(self, sb):
+        self.sb = sb
+
+    def faults(self, merchant=0, **body):
+        with self.sb.client(merchant=merchant) as c:
+            (c.put("/_sandbox/faults", json=body) if body else
+             c.delete("/_sandbox/faults")).raise_for_status()
+
+    def control(self, path, body=None, merchant=0):
+        with self.sb.client(merchant=merchant) as c:
+            answer = c.post(f"/_sandbox/{path}", json=body or {})
+            answer.raise_for_status()
+            return answer.json()
+
+    def calls(self, merchant=0, mode="test") -> list[str]:
+        """The paths of every /api/ call this merchant's ``mode`` key made (its call log)."""
+        with self.sb.client(mode, merchant=merchant) as c:
+            answer = c.get("/_sandbox/requests")
+            answer.raise_for_status()
+            return [call["path"] for call in answer.json()["data"]]
+
+    def _rows(self, sql, *args):
+        with sqlite3.connect(self.sb.server.data_dir / "sandbox.sqlite3") as db:
+            db.row_factory = sqlite3.Row
+            return db.execute(sql, args).fetchall()
+
+    def payments(self, tx_ref) -> int:
+        """How many payments the service holds with this tx_ref."""
+        return self._rows("SELECT COUNT(*) FROM transactions WHERE tx_ref = ?", tx_ref)[0][0]
+
+    def cards(self) -> list[str]:
+        return [r["card_hash"] for r in self._rows("SELECT card_hash FROM cards")]
+
+    def balance_of(self, card_hash) -> Decimal:
+        return Decimal(self._rows("SELECT balance FROM cards WHERE card_hash = ?",
+                                  card_hash)[0][0])
+
+    def card_transactions(self, card_hash) -> list[CardTransaction]:
+        rows = self._rows("SELECT * FROM card_transactions WHERE card_hash = ? ORDER BY rowid",
+                          card_hash)
+        return [CardTransaction.parse(dict(r), 200) for r in rows]
+
+
+@pytest.fixture
+def service(sandbox):
+    return Service(sandbox)
