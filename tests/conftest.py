@@ -24,7 +24,7 @@ os.environ.setdefault("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1")
 import pytest  # noqa: E402
 
 from tests import dialects  # noqa: E402
-from tests.helpers import Listener, start_sandbox  # noqa: E402
+from tests.helpers import Listener, MemoryKeyring, start_sandbox  # noqa: E402
 
 
 def pytest_configure(config):
@@ -96,3 +96,27 @@ def listener():
     hook = Listener()
     yield hook
     hook.close()
+
+
+@pytest.fixture
+def paths(tmp_path):
+    """PayDesk's folders for one test (its data, its embedded sandbox's), made."""
+    from paydesk.config.paths import Paths
+
+    return Paths(data=tmp_path / "paydesk", sandbox=tmp_path / "paydesk-sandbox").ensure()
+
+
+@pytest.fixture
+def memory_keyring():
+    return MemoryKeyring()
+
+
+@pytest.fixture
+async def ledger(tmp_path):
+    """An empty ledger of its own, open for the test (tests/ledger, tests/scheduler)."""
+    from paydesk.ledger import SqliteLedger
+
+    opened = SqliteLedger(tmp_path / "ledger.sqlite3")
+    await opened.opened()
+    yield opened
+    await opened.close()

@@ -36,14 +36,3 @@ def dialect_of(sandbox) -> str:
     if getattr(config, "family", False):
         return "family"
     return "quirks" if config.quirks else "strict"
-
-
-def use_profile(loop, session, sb, name: str = "Shop", prefix: str = "SHOP"):
-    """A profile of ``session`` on the sandbox ``sb`` (both modes' keys), found out as the
-    profile editor's Save does (cards, the lookup path) and made the active one."""
-    from paydesk.config.profiles import KINDS, MODES, Profile
-
-    profile = Profile(id=Profile.new_id(), name=name, base_url=sb.base_url, txref_prefix=prefix)
-    profile = loop.run(session.discover(profile, sb.key()))
-    loop.run(session.save_profile(profile, {(m, k): sb.key(m, k) for m in MODES for k in KINDS}))
-    return profile

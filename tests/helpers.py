@@ -12,9 +12,33 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
+import keyring.backend
 import pytest
 
 from paydesk.sandbox import SandboxConfig, SandboxServer
+
+
+class MemoryKeyring(keyring.backend.KeyringBackend):
+    """Stands in for the system keyring (tests/ui/test_keyring_real.py uses the real one):
+    what PayDesk stores, a test can see or take away."""
+
+    priority = 1
+
+    def __init__(self):
+        super().__init__()
+        self.store = {}
+
+    def get_password(self, service, username):
+        return self.store.get((service, username))
+
+    def set_password(self, service, username, password):
+        self.store[(service, username)] = password
+
+    def delete_password(self, service, username):
+        from keyring.errors import PasswordDeleteError
+
+        if self.store.pop((service, username), None) is None:
+            raise PasswordDeleteError(username)
 
 
 def need_system(binary: str, package: str) -> str:
@@ -53,6 +77,11 @@ class Running:
             timeout=10, **kw,
         )
 
+    def faults(self, merchant: int = 0, mode: str = "test", **body) -> None:
+        """The sandbox's fault injection for one merchant and mode: ``body`` set (``error_rate``,
+        ``latency_ms``, ``drop_after_commit_rate``...), or (none given) cleared."""
+        set_faults(self.base_url, self.key(mode, merchant=merchant), **body)
+
     def stop(self) -> None:
         self.server.stop()
 
@@ -64,6 +93,15 @@ def start_sandbox(data_dir: Path, **options) -> Running:
     server = SandboxServer(SandboxConfig(data_dir=data_dir, port=0, **options)).start()
     merchants = json.loads((data_dir / "merchants.json").read_text())
     return Running(server, merchants)
+
+
+def set_faults(base_url: str, key: str, **body) -> None:
+    """``PUT /_sandbox/faults`` with ``body`` (``DELETE``, clearing them, when none is given)
+    for the merchant and mode of the secret ``key``."""
+    url = base_url.rstrip("/") + "/_sandbox/faults"
+    headers = {"Authorization": f"Bearer {key}", "Accept": "application/json"}
+    (httpx.put(url, json=body, headers=headers, timeout=10) if body else
+     httpx.delete(url, headers=headers, timeout=10)).raise_for_status()
 
 
 def payment(tx_ref: str, **over) -> dict:

@@ -53,14 +53,11 @@ from paydesk.config.secrets import KeyStore  # noqa: E402
 from paydesk.ui.loop import EventLoop  # noqa: E402
 from sandbox_process import start_sandbox  # noqa: E402
 from tests.ui import press  # noqa: E402
+from tests.waiting import TimedOut, until_async  # noqa: E402
 
 PROFILE = "p_soak01"
 LIMIT_MB = 20.0
 WARM_MINUTES = 10.0
-
-
-class Stuck(Exception):
-    """A step did not happen in time: counted, the screen put straight, the work goes on."""
 
 
 def quiet_platform(mode, context, message) -> None:
@@ -77,14 +74,9 @@ def rss_mb() -> float:
 
 
 async def until(predicate, what: str, timeout: float = 30.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise Stuck(what)
-        await asyncio.sleep(0.05)
+    """tests/waiting.py's ``until_async`` at the soak's pace (every 50 ms, 30 s unless said);
+    a step whose wait times out is counted as stuck (``Desk.step``)."""
+    return await until_async(predicate, timeout, what, every=0.05)
 
 
 def shown_dialog(name: str) -> QWidget | None:
@@ -248,10 +240,10 @@ class Desk:
     async def step(self, name: str, coro) -> None:
         try:
             await coro
-        except Stuck as why:
-            self.stuck[name] += 1
+        except TimedOut as why:  # the step did not happen in time: counted, the screen put
+            self.stuck[name] += 1  # straight, the work goes on
             if self.stuck[name] <= 3:
-                print(f"    ({name}: stuck waiting for {why})", flush=True)
+                print(f"    ({name}: stuck, {why})", flush=True)
             self.put_straight()
             await asyncio.sleep(1)
 

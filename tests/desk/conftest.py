@@ -6,19 +6,16 @@ PySide6 not importable (test_no_qt.py checks it, last)."""
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
-import time
 from decimal import Decimal
 
-import keyring.backend
 import pytest
 
-from paydesk.config.paths import Paths
-from paydesk.config.profiles import Profile
 from paydesk.config.secrets import KeyStore
 from paydesk.desk.build import build_desk
 from paydesk.service.models import CardTransaction
+from tests import profiles
+from tests.waiting import until_async
 
 LAST = "test_no_qt_was_loaded"  # tests/desk/test_no_qt.py: runs after every other test
 
@@ -27,38 +24,6 @@ LAST = "test_no_qt_was_loaded"  # tests/desk/test_no_qt.py: runs after every oth
 def pytest_collection_modifyitems(config, items):
     last = [item for item in items if item.name == LAST]
     items[:] = [item for item in items if item.name != LAST] + last
-
-
-class MemoryKeyring(keyring.backend.KeyringBackend):
-    """Stands in for the system keyring: what PayDesk stores, a test can see or take away."""
-
-    priority = 1
-
-    def __init__(self):
-        super().__init__()
-        self.store = {}
-
-    def get_password(self, service, username):
-        return self.store.get((service, username))
-
-    def set_password(self, service, username, password):
-        self.store[(service, username)] = password
-
-    def delete_password(self, service, username):
-        from keyring.errors import PasswordDeleteError
-
-        if self.store.pop((service, username), None) is None:
-            raise PasswordDeleteError(username)
-
-
-@pytest.fixture
-def paths(tmp_path):
-    return Paths(data=tmp_path / "paydesk", sandbox=tmp_path / "paydesk-sandbox").ensure()
-
-
-@pytest.fixture
-def memory_keyring():
-    return MemoryKeyring()
 
 
 @pytest.fixture
@@ -84,11 +49,7 @@ def session(desk):
 def until():
     """``await until(predicate, timeout, message)``: poll until true, or fail saying what."""
     async def wait(predicate, timeout=15.0, message="condition"):
-        deadline = time.monotonic() + timeout
-        while not predicate():
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out waiting for {message}")
-            await asyncio.sleep(0.02)
+        return await until_async(predicate, timeout, message, every=0.02)  # tests/waiting.py
     return wait
 
 
@@ -98,11 +59,8 @@ def add_profile(session, sandbox):
     its test and live secret keys, saved and made active."""
     async def add(merchant=0, name="Shop", **over):
         over.setdefault("has_cards", True)
-        profile = Profile(id=Profile.new_id(), name=name, base_url=sandbox.base_url,
-                          txref_prefix="SHOP", **over)
-        await session.save_profile(profile, {(m, "secret"): sandbox.key(m, merchant=merchant)
-                                             for m in ("test", "live")})
-        return profile
+        return await profiles.add_profile(session, sandbox, merchant=merchant, name=name,
+                                          txref_prefix="SHOP", keys=profiles.SECRET_KEYS, **over)
     return add
 
 
@@ -114,9 +72,7 @@ class Service:
         self.sb = sb
 
     def faults(self, merchant=0, **body):
-        with self.sb.client(merchant=merchant) as c:
-            (c.put("/_sandbox/faults", json=body) if body else
-             c.delete("/_sandbox/faults")).raise_for_status()
+        self.sb.faults(merchant, **body)
 
     def control(self, path, body=None, merchant=0):
         with self.sb.client(merchant=merchant) as c:

@@ -5,7 +5,6 @@ once; and what the desk's own scheduler does with a lost create and a deleted pr
 
 import asyncio
 import sqlite3
-import time
 from decimal import Decimal
 
 import httpx
@@ -20,6 +19,7 @@ from paydesk.scheduler import Scheduler, StopWatching
 from paydesk.service.client import ServiceClient
 from paydesk.service.errors import ServiceError
 from paydesk.service.models import PaymentRequest
+from tests.waiting import until_async
 
 
 def request(ref, amount=12):
@@ -128,10 +128,8 @@ async def test_a_client_closed_mid_call_does_not_stop_the_scheduler(session, add
         session._retire(profile.id)  # the session makes a new one on the next call
         service.faults()
         service.control(f"pay/{record.reference}", {"outcome": "success"})
-        deadline = time.monotonic() + 10
-        while scheduler.watched():
-            assert time.monotonic() < deadline, "the scheduler stopped checking"
-            await asyncio.sleep(0.05)
+        await until_async(lambda: not scheduler.watched(), 10,
+                          "the scheduler to check the link to the end", every=0.05)
     finally:
         task.cancel()
     stats = scheduler.stats
@@ -192,10 +190,10 @@ async def test_a_lost_create_is_settled_in_the_background(session, add_profile, 
     try:
         for unsettled in await session.ledger.unsettled():
             scheduler.watch(unsettled)
-        deadline = time.monotonic() + 15
-        while (await session.ledger.get(profile.id, "LOST-1")).state == "creating":
-            assert time.monotonic() < deadline, "never settled"
-            await asyncio.sleep(0.05)
+        async def settled():
+            return (await session.ledger.get(profile.id, "LOST-1")).state != "creating"
+
+        await until_async(settled, 15, "the lost link to be settled", every=0.05)
     finally:
         task.cancel()
     settled = await session.ledger.get(profile.id, "LOST-1")

@@ -5,9 +5,9 @@ next client. The session alone, no Qt."""
 
 import pytest
 
-from paydesk.config.profiles import KINDS, MODES, Profile, SettingsFile
+from paydesk.config.profiles import Profile, SettingsFile
 from paydesk.service import NotFoundError
-from tests import dialects
+from tests import dialects, profiles
 
 LOOKUP_PATH = {"strict": "api/transaction", "quirks": "api/transaction",
                "family": "api/verify-payment"}
@@ -26,8 +26,7 @@ async def test_the_first_lookup_finds_it_and_the_profile_keeps_it(session, paths
                                                                   dialect_sandbox):
     sb = dialect_sandbox
     expected = LOOKUP_PATH[dialects.dialect_of(sb)]
-    profile = Profile(id=Profile.new_id(), name="Shop", base_url=sb.base_url)
-    await session.save_profile(profile, {(m, k): sb.key(m, k) for m in MODES for k in KINDS})
+    profile = await profiles.add_profile(session, sb)
     assert profile.lookup_path is None
 
     async with session.lease(profile, "test") as client:
@@ -58,8 +57,7 @@ async def test_a_client_of_the_old_address_never_sets_the_moved_profiles_path(se
                                                                             make_sandbox):
     family = make_sandbox("family", base_path="/pay", **dialects.options("family"))
     strict = make_sandbox("strict", base_path="/pay")
-    profile = Profile(id=Profile.new_id(), name="Shop", base_url=family.base_url)
-    await session.save_profile(profile, {("test", "secret"): family.key()})
+    profile = await profiles.add_profile(session, family, keys=profiles.TEST_SECRET)
 
     async with session.lease(profile, "test") as old:  # looked up while it moves
         moved = Profile(id=profile.id, name="Shop", base_url=strict.base_url)

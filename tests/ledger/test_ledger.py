@@ -14,6 +14,7 @@ from paydesk.ledger import (DuplicateReference, LedgerError, LinkQuery, SqliteLe
                             is_final)
 from paydesk.ledger.schema import LATEST, migrate
 from paydesk.service.models import PaymentLink, PaymentRequest, Transaction, TransactionState
+from tests.waiting import until_async
 
 
 def request(ref, amount=25, currency="GBP", email="a@example.com"):
@@ -29,14 +30,6 @@ def looked_up(ref, raw_state, **over):
                   raw={"status": raw_state})
     fields.update(over)
     return Transaction(**fields)
-
-
-@pytest.fixture
-async def ledger(tmp_path):
-    opened = SqliteLedger(tmp_path / "ledger.sqlite3")
-    await opened.opened()
-    yield opened
-    await opened.close()
 
 
 async def test_opens_an_empty_file_at_the_latest_schema(ledger, tmp_path):
@@ -202,10 +195,7 @@ async def test_a_busy_ledger_delays_saving_without_freezing_or_failing(ledger, t
 
     tick = asyncio.create_task(ticker())
     saving = asyncio.create_task(ledger.begin_link("p1", "test", request("BUSY-1")))
-    deadline = time.monotonic() + 5
-    while heard != [True]:
-        assert time.monotonic() < deadline, "never said it was busy"
-        await asyncio.sleep(0.02)
+    await until_async(lambda: heard == [True], 5, "the ledger to say it is busy", every=0.02)
     assert ledger.busy and not saving.done()
     assert await ledger.get("p1", "BUSY-1") is None  # reads go on meanwhile
     await asyncio.sleep(1.5)

@@ -9,7 +9,6 @@ from decimal import Decimal
 
 import pytest
 
-from paydesk.ledger import SqliteLedger
 from paydesk.ledger.records import may_follow
 from paydesk.service.models import PaymentLink, PaymentRequest, Transaction, TransactionState
 
@@ -23,14 +22,6 @@ def said(ref, word, amount=25, charge="0.55"):
     return Transaction(tx_ref=ref, status=TransactionState.read(word), status_raw=word,
                        amount=Decimal(amount), currency="GBP",
                        charge=Decimal(charge) if charge else None, raw={"status": word})
-
-
-@pytest.fixture
-async def ledger(tmp_path):
-    opened = SqliteLedger(tmp_path / "ledger.sqlite3")
-    await opened.opened()
-    yield opened
-    await opened.close()
 
 
 async def link(ledger, ref, word=None, amount=25, mode="test", profile="p1"):

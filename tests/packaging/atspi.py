@@ -6,11 +6,12 @@ at-spi2-core on demand); Qt joins it when QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 from jeepney import DBusAddress, Properties, new_method_call
 from jeepney.io.blocking import DBusConnection, open_dbus_connection
+
+from tests.waiting import until
 
 ACCESSIBLE = "org.a11y.atspi.Accessible"
 ROOT = "/org/a11y/atspi/accessible/root"
@@ -87,31 +88,32 @@ class Node:
 def application(bus: DBusConnection, name: str, timeout: float = 60) -> Node:
     """The registered application called ``name``, once it has joined the bus."""
     desktop = Node(bus, "org.a11y.atspi.Registry", ROOT)
-    deadline = time.monotonic() + timeout
-    while True:
+
+    def joined() -> Node | None:
         for app in desktop.children():
             try:
                 if app.name == name:
                     return app
             except RuntimeError:
                 pass  # an application leaving the bus as we ask
-        if time.monotonic() > deadline:
-            raise AssertionError(f"no application named {name!r} on the accessibility bus")
-        time.sleep(0.2)
+        return None
+
+    return until(joined, timeout, f"an application named {name!r} on the accessibility bus",
+                 every=0.2)
 
 
 def find(root: Node, role: str, name=None, timeout: float = 30) -> Node:
     """The first node of ``role`` whose name is ``name`` (or passes ``name`` when callable)."""
     wanted = ROLES[role]
     matches = name if callable(name) else (lambda n: n == name)
-    deadline = time.monotonic() + timeout
-    while True:
+
+    def found() -> Node | None:
         try:
             for node in root.walk():
                 if node.role == wanted and matches(node.name):
                     return node
         except RuntimeError:
             pass  # the tree changed under the walk: walk again
-        if time.monotonic() > deadline:
-            raise AssertionError(f"no {role} named {name!r} within {timeout} s")
-        time.sleep(0.2)
+        return None
+
+    return until(found, timeout, f"a {role} named {name!r}", every=0.2)

@@ -8,6 +8,7 @@ import sys
 import httpx
 
 from tests.helpers import payment
+from tests.waiting import until
 
 
 def _start(data_dir, *extra):
@@ -79,7 +80,6 @@ def test_quirks_flag_from_command_line(tmp_path):
 def test_family_and_webhook_url_from_the_command_line(tmp_path):
     import hashlib
     import hmac
-    import time
 
     from tests.helpers import Listener
 
@@ -95,9 +95,7 @@ def test_family_and_webhook_url_from_the_command_line(tmp_path):
         assert r.status_code == 404 and r.json()["message"] == "Payment not submitted"
         httpx.post(base + f"/_sandbox/pay/{url.rsplit('/', 1)[1]}", json={"outcome": "success"},
                    headers=h).raise_for_status()
-        deadline = time.monotonic() + 10
-        while not hook.received and time.monotonic() < deadline:
-            time.sleep(0.02)
+        until(lambda: hook.received, 10, "the notification")
         raw = hook.received[0]["raw"]
         expected = hmac.new(merchant["webhook_secret"].encode(), raw, hashlib.sha256).hexdigest()
         assert hmac.compare_digest(hook.received[0]["headers"]["Signature"], expected)

@@ -10,15 +10,7 @@ import time
 import pytest
 
 from tests.helpers import Listener, free_port, payment
-
-
-def _wait(predicate, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return False
+from tests.waiting import until
 
 
 def _webhook_secret(sb, merchant=0):
@@ -64,11 +56,11 @@ def test_each_event_is_one_signed_post_of_the_bare_transaction(make_sandbox, hoo
         reference = _pay(c, "W-1", "success", callback_url=callback.url,
                          customization={"title": "Tea", "description": "Green",
                                         "logo": "https://cdn.example/l.png"})
-        assert _wait(lambda: len(webhook.received) == 1)
+        until(lambda: len(webhook.received) == 1, what="the first notification")
         c.post(f"/_sandbox/transactions/{reference}/status", json={"status": "refunded"}
                ).raise_for_status()
         _pay(c, "W-2", "cancelled")
-        assert _wait(lambda: len(webhook.received) == 3)
+        until(lambda: len(webhook.received) == 3, what="three notifications")
     # the refund (W-1) and the cancelled payment (W-2) are sent by separate tasks: they may
     # arrive in either order, so each is picked by what it is, not by its place
     by_event = {}
@@ -103,7 +95,7 @@ def test_each_merchant_signs_with_its_own_webhook_secret(make_sandbox, hooks):
     sb = make_sandbox("fw2", family=True, webhook_url=webhook.url)
     with sb.client(merchant=1) as c:
         _pay(c, "W-OTHER", "failed")
-    assert _wait(lambda: webhook.received)
+    until(lambda: webhook.received, what="the notification")
     assert _webhook_secret(sb, 0) != _webhook_secret(sb, 1)
     assert _verified(webhook.received[0], _webhook_secret(sb, 1))["tx_ref"] == "W-OTHER"
     wrong = hmac.new(_webhook_secret(sb, 0).encode(), webhook.received[0]["raw"], hashlib.sha256)
@@ -115,7 +107,7 @@ def test_a_failing_receiver_is_tried_once_and_never_again(make_sandbox, hooks):
     sb = make_sandbox("fw3", family=True, webhook_url=webhook.url, notify_backoff=0.01)
     with sb.client() as c:
         _pay(c, "W-FAIL", "success")
-        assert _wait(lambda: webhook.received)
+        until(lambda: webhook.received, what="the notification")
         time.sleep(1.5)  # far longer than any retry's backoff would be
         assert len(webhook.received) == 1
         log = c.get("/_sandbox/notifications").json()["data"]
@@ -128,7 +120,7 @@ def test_an_unreachable_receiver_is_tried_once(make_sandbox):
     sb = make_sandbox("fw4", family=True, webhook_url=url)
     with sb.client() as c:
         _pay(c, "W-GONE", "success")
-        assert _wait(lambda: c.get("/_sandbox/notifications").json()["data"])
+        until(lambda: c.get("/_sandbox/notifications").json()["data"], what="the notification sent")
         time.sleep(1.0)
         log = c.get("/_sandbox/notifications").json()["data"]
     assert len(log) == 1 and log[0]["status_code"] is None and log[0]["error"]
@@ -153,6 +145,7 @@ def test_a_webhook_url_that_cannot_be_sent_to_is_logged_as_tried(make_sandbox, u
     sb = make_sandbox("fw6", family=True, webhook_url=url)
     with sb.client() as c:
         _pay(c, "W-BADURL", "success")
-        assert _wait(lambda: c.get("/_sandbox/notifications").json()["data"], timeout=5)
+        until(lambda: c.get("/_sandbox/notifications").json()["data"], 5,
+              "the notification sent")
         log = c.get("/_sandbox/notifications").json()["data"]
     assert len(log) == 1 and log[0]["status_code"] is None and log[0]["error"]

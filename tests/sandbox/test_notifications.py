@@ -4,21 +4,12 @@ import email
 import hashlib
 import hmac
 import json
-import time
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.handlers import Message
 
 from tests.helpers import Listener, free_port, payment
-
-
-def _wait(predicate, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return False
+from tests.waiting import until
 
 
 def _verify(received, secret):
@@ -32,7 +23,7 @@ def test_payment_notification_is_signed(sandbox, listener):
         ref = c.post("/api/payment", json=payment("N-1", callback_url=listener.url)).json()[
             "data"]["checkout_url"].rsplit("/", 1)[1]
         c.post(f"/_sandbox/pay/{ref}", json={"outcome": "success"}).raise_for_status()
-    assert _wait(lambda: listener.received)
+    until(lambda: listener.received, what="the notification")
     body = _verify(listener.received[0], sandbox.key("test", "secret"))
     assert body["event"] == "payment.completed"
     assert body["data"]["tx_ref"] == "N-1" and body["data"]["status"] == "success"
@@ -46,7 +37,7 @@ def test_live_notification_uses_live_secret(sandbox, listener):
         ref = c.post("/api/payment", json=payment("N-L", callback_url=listener.url)).json()[
             "data"]["checkout_url"].rsplit("/", 1)[1]
         c.post(f"/_sandbox/pay/{ref}", json={"outcome": "cancelled"}).raise_for_status()
-    assert _wait(lambda: listener.received)
+    until(lambda: listener.received, what="the notification")
     body = _verify(listener.received[0], sandbox.key("live", "secret"))
     assert body["event"] == "payment.cancelled" and body["data"]["mode"] == "live"
 
@@ -58,7 +49,8 @@ def test_notifications_retry_and_every_attempt_is_logged(sandbox):
             ref = c.post("/api/payment", json=payment("N-2", callback_url=hook.url)).json()[
                 "data"]["checkout_url"].rsplit("/", 1)[1]
             c.post(f"/_sandbox/pay/{ref}", json={"outcome": "failed"}).raise_for_status()
-            assert _wait(lambda: len(c.get("/_sandbox/notifications").json()["data"]) == 3)
+            until(lambda: len(c.get("/_sandbox/notifications").json()["data"]) == 3,
+                  what="three notifications in the outbox")
             log = c.get("/_sandbox/notifications").json()["data"]
         assert [(n["attempt"], n["status_code"]) for n in log] == [(1, 500), (2, 500), (3, 200)]
         assert len(hook.received) == 3
@@ -73,7 +65,8 @@ def test_unreachable_callback_gives_up_after_three(sandbox):
         ref = c.post("/api/payment", json=payment("N-3", callback_url=dead)).json()[
             "data"]["checkout_url"].rsplit("/", 1)[1]
         c.post(f"/_sandbox/pay/{ref}", json={"outcome": "success"}).raise_for_status()
-        assert _wait(lambda: len(c.get("/_sandbox/notifications").json()["data"]) == 3)
+        until(lambda: len(c.get("/_sandbox/notifications").json()["data"]) == 3,
+                  what="three notifications in the outbox")
         log = c.get("/_sandbox/notifications").json()["data"]
     assert all(n["status_code"] is None and n["error"] for n in log)
 
@@ -90,7 +83,7 @@ def test_card_events(sandbox, listener):
         c.get(f"/api/virtual_card/terminate/{h}")
     expected = ["card.created", "card.funded", "card.withdrawn", "card.blocked", "card.unblocked",
                 "card.transaction", "card.terminated"]
-    assert _wait(lambda: len(listener.received) == len(expected))
+    until(lambda: len(listener.received) == len(expected), what="every notification")
     events = [_verify(r, sandbox.key())["event"] for r in listener.received]
     assert sorted(events) == sorted(expected)
     for r in listener.received:
@@ -131,7 +124,7 @@ def test_receipt_over_smtp(make_sandbox):
         with sb.client() as c:
             ref = c.post("/api/payment", json=payment("E-2")).json()["data"]["checkout_url"].rsplit("/", 1)[1]
             c.post(f"/_sandbox/pay/{ref}", json={"outcome": "failed"}).raise_for_status()
-        assert _wait(lambda: sink.messages)
+        until(lambda: sink.messages, what="the e-mail receipt")
         msg = sink.messages[0]
         assert msg["To"] == "ada@example.com"
         assert msg["Subject"].startswith("[TEST] Payment failed")

@@ -7,9 +7,6 @@ against the sandbox."""
 import asyncio
 from decimal import Decimal
 
-import pytest
-
-from paydesk.ledger import SqliteLedger
 from paydesk.scheduler import Scheduler
 from paydesk.service.errors import RateLimitedError
 from paydesk.service.models import PaymentLink, PaymentRequest, Transaction, TransactionState
@@ -18,14 +15,6 @@ from paydesk.service.models import PaymentLink, PaymentRequest, Transaction, Tra
 def said(ref, word):
     return Transaction(tx_ref=ref, status=TransactionState.read(word), status_raw=word,
                        amount=Decimal(5), currency="GBP")
-
-
-@pytest.fixture
-async def ledger(tmp_path):
-    opened = SqliteLedger(tmp_path / "ledger.sqlite3")
-    await opened.opened()
-    yield opened
-    await opened.close()
 
 
 async def paid(ledger, ref):

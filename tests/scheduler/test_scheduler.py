@@ -12,6 +12,7 @@ from paydesk.ledger import LinkRecord
 from paydesk.scheduler import Scheduler, StopWatching
 from paydesk.service.errors import (AnswerLostError, RateLimitedError, ServiceError,
                                     ServiceUnavailableError)
+from tests.waiting import until_async
 
 NOW = datetime(2026, 11, 22, tzinfo=timezone.utc)
 
@@ -71,13 +72,6 @@ async def running():
     await asyncio.gather(*started, return_exceptions=True)
 
 
-async def until(predicate, timeout=5.0, what="condition"):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.01)
-
-
 async def test_a_slow_check_holds_up_nothing_else(running):
     """Regression: checks ran one batch at a time; one 5 s check delayed every other."""
     service = Service()
@@ -86,8 +80,8 @@ async def test_a_slow_check_holds_up_nothing_else(running):
     scheduler.watch(record("SLOW"))
     for i in range(3):
         scheduler.watch(record(f"FAST-{i}"))
-    await until(lambda: all(service.count(f"FAST-{i}") >= 3 for i in range(3)), 3,
-                "the fast ones to be checked again and again")
+    await until_async(lambda: all(service.count(f"FAST-{i}") >= 3 for i in range(3)), 3,
+                      "the fast ones to be checked again and again")
     assert service.count("SLOW") == 1  # still on its first check
 
 
@@ -98,11 +92,12 @@ async def test_check_now_is_immediate_even_when_every_lane_is_busy(running):
         service.script[f"HANG-{i}"] = [60.0]
         scheduler.watch(record(f"HANG-{i}"))
         scheduler.check_now(record(f"HANG-{i}"))
-    await until(lambda: len(service.calls) == 2, 2, "the background lane to fill")
+    await until_async(lambda: len(service.calls) == 2, 2, "the background lane to fill")
     shown = record("ON-SCREEN")
     asked = time.monotonic()
     scheduler.focus("panel", shown)
-    await until(lambda: service.count("ON-SCREEN") == 1, 1, "the link on screen to be checked")
+    await until_async(lambda: service.count("ON-SCREEN") == 1, 1,
+                      "the link on screen to be checked")
     assert service.calls[-1][2] - asked < 0.3
 
 
@@ -121,14 +116,14 @@ async def test_no_error_ends_it(running, failure, caplog):
     scheduler = running(service)
     scheduler.watch(record("R-1"))
     scheduler.watch(record("R-2"))
-    await until(lambda: service.count("R-1") == 4, 5, "the check to succeed after failures")
+    await until_async(lambda: service.count("R-1") == 4, 5, "the check to succeed after failures")
     assert "R-1" not in [r.tx_ref for r in scheduler.watched()]  # paid: no longer watched
     assert scheduler.stats["failures"] == 3 and scheduler.stats[type(failure).__name__] == 3
     gaps = [b[2] - a[2] for a, b in zip(
         [c for c in service.calls if c[1] == "R-1"], [c for c in service.calls if c[1] == "R-1"][1:])]
     assert gaps[1] > gaps[0] * 1.3, gaps  # backed off
     count = service.count("R-2")
-    await until(lambda: service.count("R-2") > count, 2, "the others to go on being checked")
+    await until_async(lambda: service.count("R-2") > count, 2, "the others to go on being checked")
 
 
 async def test_a_client_closed_mid_call_is_retried(running):
@@ -146,8 +141,8 @@ async def test_a_client_closed_mid_call_is_retried(running):
     task = asyncio.create_task(scheduler.run())
     service.script["R"] = ["success"]
     scheduler.watch(record("R"))
-    await until(lambda: service.count("R") == 1, 3, "a retry after the closed client")
-    await until(lambda: scheduler.watched() == [], 1, "the final state to end the watch")
+    await until_async(lambda: service.count("R") == 1, 3, "a retry after the closed client")
+    await until_async(lambda: scheduler.watched() == [], 1, "the final state to end the watch")
     task.cancel()
 
 
@@ -158,7 +153,7 @@ async def test_a_rate_limit_pauses_only_its_profile_and_mode(running):
     scheduler.watch(record("LIMITED"))
     scheduler.watch(record("SAME-GROUP"))
     scheduler.watch(record("OTHER", mode="live"))
-    await until(lambda: scheduler.stats["RateLimitedError"] == 1, 2, "the 429")
+    await until_async(lambda: scheduler.stats["RateLimitedError"] == 1, 2, "the 429")
     paused_at = time.monotonic()
     await asyncio.sleep(0.3)
     same = [t for k, r, t in service.calls if r == "SAME-GROUP" and t > paused_at + 0.01]
@@ -172,7 +167,7 @@ async def test_an_enormous_retry_after_is_capped(running):
     service.script["R"] = [RateLimitedError("Too many requests", 99999), "success"]
     scheduler = running(service, longest_pause=0.3)
     scheduler.watch(record("R"))
-    await until(lambda: service.count("R") == 2, 2, "the check after a capped pause")
+    await until_async(lambda: service.count("R") == 2, 2, "the check after a capped pause")
 
 
 async def test_a_lost_create_is_settled_in_the_background(running):
@@ -180,8 +175,8 @@ async def test_a_lost_create_is_settled_in_the_background(running):
     service.script["NEW"] = [AnswerLostError("cut"), AnswerLostError("cut"), "pending", "success"]
     scheduler = running(service)
     scheduler.watch(record("NEW", state="creating"))
-    await until(lambda: service.count("NEW", "settle") == 3, 3, "settling with backoff")
-    await until(lambda: service.count("NEW", "check") >= 1, 2, "then checking like any link")
+    await until_async(lambda: service.count("NEW", "settle") == 3, 3, "settling with backoff")
+    await until_async(lambda: service.count("NEW", "check") >= 1, 2, "then checking like any link")
     assert scheduler.stats["settles"] == 3
 
 
@@ -191,7 +186,7 @@ async def test_a_deleted_profile_is_never_checked_again(running):
     scheduler = running(service)
     scheduler.watch(record("GONE", profile="p-deleted"))
     scheduler.watch(record("KEPT", profile="p2"))
-    await until(lambda: service.count("GONE") == 1, 2, "one attempt")
+    await until_async(lambda: service.count("GONE") == 1, 2, "one attempt")
     await asyncio.sleep(0.3)
     assert service.count("GONE") == 1 and [r.tx_ref for r in scheduler.watched()] == ["KEPT"]
     scheduler.forget("p2")
@@ -206,7 +201,7 @@ async def test_final_states_end_the_watch(running):
     scheduler.watch(record("PAID"))
     scheduler.watch(record("FAILED"))
     scheduler.watch(record("DONE", state="success"))  # already final: not watched
-    await until(lambda: scheduler.watched() == [], 3, "both to settle")
+    await until_async(lambda: scheduler.watched() == [], 3, "both to settle")
     assert service.count("DONE") == 0 and service.count("FAILED") == 1
 
 
@@ -221,7 +216,7 @@ async def test_a_create_under_way_here_is_not_settled_behind_its_back(running):
     await asyncio.sleep(0.4)
     assert service.count("NEW") == 0
     under_way.clear()  # the create ended without an answer: now it is settled
-    await until(lambda: service.count("NEW", "settle") == 1, 2, "the settle")
+    await until_async(lambda: service.count("NEW", "settle") == 1, 2, "the settle")
 
 
 async def test_check_now_moves_a_waiting_check_to_the_on_screen_lane(running):
@@ -232,13 +227,13 @@ async def test_check_now_moves_a_waiting_check_to_the_on_screen_lane(running):
     service.script["HANG"] = [60.0]
     scheduler.watch(record("HANG"))
     scheduler.check_now(record("HANG"))
-    await until(lambda: service.count("HANG") == 1, 1, "the lane taken")
+    await until_async(lambda: service.count("HANG") == 1, 1, "the lane taken")
     scheduler.watch(record("QUEUED"))
     scheduler.check_now(record("QUEUED"))  # due now, waiting behind HANG
     await asyncio.sleep(0.2)
     assert service.count("QUEUED") == 0
     scheduler.focus("panel", record("QUEUED"))
-    await until(lambda: service.count("QUEUED") == 1, 1, "the on-screen check")
+    await until_async(lambda: service.count("QUEUED") == 1, 1, "the on-screen check")
 
 
 async def test_a_link_long_on_screen_is_checked_less_often(running):

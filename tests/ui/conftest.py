@@ -2,36 +2,12 @@
 
 import argparse
 import asyncio
-import time
 
-import keyring.backend
 import pytest
 
-from paydesk.config.paths import Paths
 from paydesk.config.secrets import KeyStore
-
-
-class MemoryKeyring(keyring.backend.KeyringBackend):
-    """Stands in for the system keyring in GUI tests (tests/ui/test_keyring_real.py uses the real one)."""
-
-    priority = 1
-
-    def __init__(self):
-        super().__init__()
-        self.store = {}
-
-    def get_password(self, service, username):
-        return self.store.get((service, username))
-
-    def set_password(self, service, username, password):
-        self.store[(service, username)] = password
-
-    def delete_password(self, service, username):
-        from keyring.errors import PasswordDeleteError
-
-        if (service, username) not in self.store:
-            raise PasswordDeleteError(username)
-        del self.store[(service, username)]
+from tests.helpers import set_faults
+from tests.waiting import until_async
 
 
 class Loop:
@@ -44,14 +20,8 @@ class Loop:
         return self.loop.run_until_complete(asyncio.wait_for(coro, timeout))
 
     def until(self, predicate, timeout=15.0, message="condition"):
-        async def poll():
-            deadline = time.monotonic() + timeout
-            while not predicate():
-                if time.monotonic() > deadline:
-                    raise AssertionError(f"timed out waiting for {message}")
-                await asyncio.sleep(0.02)
-
-        self.loop.run_until_complete(poll())
+        """Run the loop (Qt's events with it) until ``predicate()`` is true: tests/waiting.py."""
+        return self.loop.run_until_complete(until_async(predicate, timeout, message, every=0.02))
 
     def spawn(self, coro):
         return self.loop.create_task(coro)
@@ -103,16 +73,6 @@ def loop(_qasync_loop, qapp):
 
 
 @pytest.fixture
-def paths(tmp_path):
-    return Paths(data=tmp_path / "paydesk", sandbox=tmp_path / "paydesk-sandbox").ensure()
-
-
-@pytest.fixture
-def memory_keyring():
-    return MemoryKeyring()
-
-
-@pytest.fixture
 def keys(memory_keyring):
     from paydesk.logs import REDACTOR
 
@@ -148,6 +108,20 @@ class Running:
         self.loop.until(lambda: self.window.started or self.task.done(), timeout, "start-up")
         if self.task.done():
             self.task.result()
+
+    def on_links_tab(self, size=(1200, 900)):
+        """Once started, the window at ``size`` (None: as it opened) showing the Payment links
+        tab, loaded: where a user starts."""
+        self.wait_started()
+        if size is not None:
+            self.window.resize(*size)
+        self.loop.until(lambda: self.window.links_tab.loaded, message="the links tab")
+        return self
+
+    def faults(self, **body):
+        """The fault injection of the sandbox the active profile is on (tests/helpers.py's
+        ``set_faults``, with its test key): ``body`` set, or (none given) cleared."""
+        set_faults(self.session.profile.base_url, self.loop.run(self.session.key()), **body)
 
     def close(self, timeout=15.0):
         self.window.close()

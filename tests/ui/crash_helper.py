@@ -14,6 +14,7 @@ from paydesk.config.paths import default_paths
 from paydesk.config.secrets import KeyStore
 from paydesk.ui.loop import EventLoop
 from tests.ui import press
+from tests.waiting import until_async
 
 qapp = QApplication([sys.argv[0]])
 paths = default_paths().ensure()
@@ -22,8 +23,8 @@ paths = default_paths().ensure()
 def ready(window, session):
     async def act():
         # start-up is over and the links tab has put its reference in the form
-        while not window.started or not window.links_tab.loaded:
-            await asyncio.sleep(0.05)
+        await until_async(lambda: window.started and window.links_tab.loaded, 120,
+                          "start-up and the links tab", every=0.05)
         key = await session.key()
         async with httpx.AsyncClient() as http:
             r = await http.put(f"{session.profile.base_url}/_sandbox/faults",

@@ -9,9 +9,10 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Callable
+
+from tests.waiting import until
 
 
 def rows(db_path: Path, sql: str, *args) -> list[tuple]:
@@ -45,10 +46,8 @@ class Run:
             line = proc.stdout.readline()
             assert line, proc.stderr.read()[-3000:]
             said = json.loads(line)
-            deadline = time.monotonic() + 30
-            while not committed(said):
-                assert time.monotonic() < deadline and proc.poll() is None, f"{what} never arrived"
-                time.sleep(0.02)
+            until(lambda: committed(said) or proc.poll() is not None, 30, what)
+            assert committed(said), f"{what} never arrived (the helper ended first)"
             proc.send_signal(signal.SIGKILL)
             proc.wait(10)
         finally:

@@ -20,23 +20,16 @@ from tests.ui import press
 from tests.ui.test_links import create, fill
 
 
-def started(start_app, loop):
-    app = start_app(sandbox=True)
-    app.wait_started()
-    loop.until(lambda: app.window.links_tab.loaded, message="the links tab")
-    return app
-
-
 def test_a_link_still_opens_pays_and_is_watched_after_a_restart(start_app, loop):
     """Regression: the sandbox took a new port at every start; every earlier QR pointed at a
     closed port."""
-    first = started(start_app, loop)
+    first = start_app(sandbox=True).on_links_tab(size=None)
     base = first.session.profile.base_url
     fill(first.window.links_tab)
     record = create(first.window.links_tab, loop)
     assert first.close() == 0
 
-    again = started(start_app, loop)
+    again = start_app(sandbox=True).on_links_tab(size=None)
     assert again.session.profile.base_url == base == again.session.sandbox.base_url
     assert httpx.get(record.checkout_url).status_code == 200  # the old QR opens
     assert f"Sandbox running at {base}" in again.window.last_call.text()
@@ -51,7 +44,7 @@ def test_a_link_still_opens_pays_and_is_watched_after_a_restart(start_app, loop)
 
 
 def test_a_taken_port_moves_the_sandbox_and_says_so(start_app, loop):
-    first = started(start_app, loop)
+    first = start_app(sandbox=True).on_links_tab(size=None)
     port = urlsplit(first.session.profile.base_url).port
     assert first.close() == 0
     squatter = socket.socket()
@@ -60,7 +53,7 @@ def test_a_taken_port_moves_the_sandbox_and_says_so(start_app, loop):
     squatter.bind(("127.0.0.1", port))
     squatter.listen(1)  # another program took the port meanwhile
     try:
-        again = started(start_app, loop)
+        again = start_app(sandbox=True).on_links_tab(size=None)
         moved = urlsplit(again.session.profile.base_url).port
         assert moved != port and again.session.sandbox is not None
         text = again.window.last_call.text()
@@ -70,16 +63,16 @@ def test_a_taken_port_moves_the_sandbox_and_says_so(start_app, loop):
     finally:
         squatter.close()
     # the port is free again: the sandbox is back at its usual address, and so are old links
-    back = started(start_app, loop)
+    back = start_app(sandbox=True).on_links_tab(size=None)
     assert urlsplit(back.session.profile.base_url).port == port
     assert back.close() == 0
 
 
 def test_a_start_uses_up_no_reference(start_app, loop):
-    first = started(start_app, loop)
+    first = start_app(sandbox=True).on_links_tab(size=None)
     shown = first.window.links_tab.form.tx_ref.text()
     assert first.close() == 0
-    again = started(start_app, loop)
+    again = start_app(sandbox=True).on_links_tab(size=None)
     assert again.window.links_tab.form.tx_ref.text() == shown
     fill(again.window.links_tab)
     made = create(again.window.links_tab, loop)

@@ -12,19 +12,12 @@ from PySide6.QtWidgets import QLineEdit, QPushButton
 
 from paydesk.ui.profile_editor import ProfileEditor
 from tests.helpers import need_system
+from tests.profiles import TEST_SECRET, use_profile
 from tests.ui import press
 from tests.ui.test_links import control, decode_qr
 
 CUSTOMER = dict(amount="25", email="ada@example.com", first_name="Ada", last_name="Lovelace",
                 title="Flat white", description="Large, oat milk")
-
-
-def started(start_app, loop):
-    app = start_app(sandbox=True)
-    app.wait_started()
-    app.window.resize(1200, 900)
-    loop.until(lambda: app.window.links_tab.loaded, message="the links tab")
-    return app
 
 
 def type_form(tab, **values):
@@ -43,16 +36,6 @@ def green_pixels(widget) -> int:
                if (c := image.pixelColor(x, y)).green() > c.red() + 60)
 
 
-def faults(app, loop, **body):
-    """The sandbox's fault injection: ``body`` set, or (none given) cleared."""
-    import httpx
-
-    key = loop.run(app.session.key())
-    with httpx.Client(base_url=app.session.profile.base_url,
-                      headers={"Authorization": f"Bearer {key}"}) as c:
-        (c.put("/_sandbox/faults", json=body) if body else c.delete("/_sandbox/faults")).raise_for_status()
-
-
 def pause(loop, seconds):
     loop.run(asyncio.sleep(seconds))
 
@@ -62,14 +45,14 @@ def pause(loop, seconds):
 def test_a_second_enter_at_the_counter_makes_no_second_link(start_app, loop):
     """Regression: Enters 150 to 600 ms apart made two and three links, and the counter then
     watched only the last one, WAITING FOR PAYMENT after the customer paid the first."""
-    app = started(start_app, loop)
+    app = start_app(sandbox=True).on_links_tab()
     tab = app.window.links_tab
     type_form(tab)
     press.click(tab.open_counter)
     counter = tab.counter
     loop.until(counter.isVisible, message="the counter display")
     press.type_into(counter.entry, "42")
-    faults(app, loop, latency_ms=1500)  # the service takes its time: the create is under way
+    app.faults(latency_ms=1500)  # the service takes its time: the create is under way
     press.enter(counter.entry)
     loop.until(lambda: tab.creating, message="the create under way")
     pause(loop, 0.15)
@@ -80,7 +63,7 @@ def test_a_second_enter_at_the_counter_makes_no_second_link(start_app, loop):
     assert tab.creating  # the second Enter came during CREATING
     press.enter(counter.entry)
     loop.until(lambda: counter.record is not None, message="the counter's link")
-    faults(app, loop)  # cleared
+    app.faults()  # cleared
     first = counter.record
     pause(loop, 0.6)
     press.enter(counter.entry)  # the code is on screen: Enter does nothing
@@ -108,7 +91,7 @@ def test_a_second_enter_at_the_counter_makes_no_second_link(start_app, loop):
 def test_a_link_made_at_the_desk_leaves_the_counters_customer_alone(start_app, loop):
     """Regression (review of defect 2): a link made at the desk replaced the unpaid code a
     customer was looking at on the counter, and the counter then watched the desk's link."""
-    app = started(start_app, loop)
+    app = start_app(sandbox=True).on_links_tab()
     tab = app.window.links_tab
     type_form(tab)
     press.click(tab.open_counter)
@@ -133,13 +116,13 @@ def test_a_link_made_at_the_desk_leaves_the_counters_customer_alone(start_app, l
 def test_an_enter_at_the_counter_during_a_desk_create_is_made_next(start_app, loop):
     """Regression: the counter's Enter while a link was being created at the desk was
     dropped without a word, and the desk's link then appeared in front of that customer."""
-    app = started(start_app, loop)
+    app = start_app(sandbox=True).on_links_tab()
     tab = app.window.links_tab
     type_form(tab, amount="30")
     press.click(tab.open_counter)
     counter = tab.counter
     loop.until(counter.isVisible, message="the counter display")
-    faults(app, loop, latency_ms=1500)  # the desk's create takes a while
+    app.faults(latency_ms=1500)  # the desk's create takes a while
     press.click(tab.form.create_button)
     loop.until(lambda: tab.creating, message="the desk's create under way")
     press.type_into(counter.entry, "42")
@@ -149,7 +132,7 @@ def test_an_enter_at_the_counter_during_a_desk_create_is_made_next(start_app, lo
     assert tab.creating  # the Enter came during the desk's create
     loop.until(lambda: counter.record is not None and not tab.creating, timeout=30,
                message="the counter's own link")
-    faults(app, loop)
+    app.faults()
     assert counter.amount.text() == "GBP 42.00"  # its own, not the desk's GBP 30.00
     assert len(links_in_ledger(app, loop)) == 2  # the desk's and the counter's
 
@@ -158,7 +141,7 @@ def test_an_enter_at_the_counter_during_a_desk_create_is_made_next(start_app, lo
 
 def test_a_profile_added_while_live_opens_in_test_mode(start_app, loop, sandbox):
     """Regression: a profile added while in live mode (with test keys only) landed in live."""
-    app = started(start_app, loop)
+    app = start_app(sandbox=True).on_links_tab()
     window = app.window
     # the desk was in live mode: switched with the mode button, and its confirmation
     task = press.click_starting(window.mode_button, "mode")
@@ -187,15 +170,11 @@ def test_a_profile_added_while_live_opens_in_test_mode(start_app, loop, sandbox)
 
 def test_typing_right_after_start_goes_to_the_first_field_not_the_profile_box(start_app, loop, sandbox):
     """Regression: focus started in the Profile box, so typing at once switched profiles."""
-    from paydesk.config.profiles import Profile
-
-    first = started(start_app, loop)
-    zeta = Profile(id=Profile.new_id(), name="Zeta shop", base_url=sandbox.base_url)
-    loop.run(first.session.save_profile(zeta, {("test", "secret"): sandbox.key("test")},
-                                        activate=False))
+    first = start_app(sandbox=True).on_links_tab()
+    use_profile(loop, first.session, sandbox, name="Zeta shop", keys=TEST_SECRET, activate=False)
     assert first.close() == 0
 
-    app = started(start_app, loop)
+    app = start_app(sandbox=True).on_links_tab()
     window = app.window
     tab = window.links_tab
     assert window.focusWidget() is tab.form.amount
@@ -215,7 +194,7 @@ def test_typing_right_after_start_goes_to_the_first_field_not_the_profile_box(st
 # -- rough edges ------------------------------------------------------------------------------
 
 def test_the_counter_display_closes_with_escape_or_from_the_desk(start_app, loop):
-    app = started(start_app, loop)
+    app = start_app(sandbox=True).on_links_tab()
     tab = app.window.links_tab
     press.click(tab.open_counter)
     loop.until(tab.counter.isVisible, message="the counter display")
@@ -237,7 +216,7 @@ def test_the_counter_display_closes_with_escape_or_from_the_desk(start_app, loop
 
 
 def test_a_paid_code_is_dimmed_and_marked_paid_on_both_screens(start_app, loop):
-    app = started(start_app, loop)
+    app = start_app(sandbox=True).on_links_tab()
     tab = app.window.links_tab
     type_form(tab)
     press.click(tab.open_counter)
@@ -259,7 +238,7 @@ def test_a_paid_code_is_dimmed_and_marked_paid_on_both_screens(start_app, loop):
 
 
 def test_copy_and_save_say_when_done_and_save_starts_in_documents(start_app, loop, tmp_path):
-    app = started(start_app, loop)
+    app = start_app(sandbox=True).on_links_tab()
     tab = app.window.links_tab
     type_form(tab)
     press.click(tab.form.create_button)
@@ -302,7 +281,7 @@ def test_copy_and_save_say_when_done_and_save_starts_in_documents(start_app, loo
 
 def test_the_printed_code_carries_a_test_mark_in_test_mode(start_app, loop, tmp_path):
     pdftotext = need_system("pdftotext", "poppler-utils")
-    app = started(start_app, loop)
+    app = start_app(sandbox=True).on_links_tab()
     tab = app.window.links_tab
     type_form(tab)
     press.click(tab.form.create_button)
@@ -326,7 +305,7 @@ def test_the_printed_code_carries_a_test_mark_in_test_mode(start_app, loop, tmp_
 
 
 def test_the_website_snippet_is_a_template_filled_per_order(start_app, loop):
-    app = started(start_app, loop)
+    app = start_app(sandbox=True).on_links_tab()
     tab = app.window.links_tab
     type_form(tab)
     typed_ref = tab.form.tx_ref.text()
@@ -356,7 +335,7 @@ def test_the_website_snippet_is_a_template_filled_per_order(start_app, loop):
 
 
 def test_where_an_amount_is_typed_it_says_whole_units(start_app, loop):
-    app = started(start_app, loop)
+    app = start_app(sandbox=True).on_links_tab()
     tab = app.window.links_tab
     assert tab.form.units.isVisible() and "no pence" in tab.form.units.text()
     press.click(tab.open_counter)
@@ -371,13 +350,13 @@ def test_a_counter_link_whose_answer_was_lost_stays_the_customers_own(start_app,
     """One customer, one link, even when the answer is lost: the counter shows the link being
     settled (its code appears once the scheduler has it) and Enter waits for Escape, rather
     than making the customer a second link with a new reference."""
-    app = started(start_app, loop)
+    app = start_app(sandbox=True).on_links_tab()
     tab = app.window.links_tab
     type_form(tab)
     press.click(tab.open_counter)
     counter = tab.counter
     loop.until(counter.isVisible, message="the counter display")
-    faults(app, loop, drop_after_commit_rate=1.0)  # every answer is lost
+    app.faults(drop_after_commit_rate=1.0)  # every answer is lost
     press.type_into(counter.entry, "42")
     press.enter(counter.entry)
     loop.until(lambda: counter.record is not None and not tab.creating, timeout=120,
@@ -387,7 +366,7 @@ def test_a_counter_link_whose_answer_was_lost_stays_the_customers_own(start_app,
     press.enter(counter.entry)
     pause(loop, 0.5)
     assert not tab.creating and len(links_in_ledger(app, loop)) == 1
-    faults(app, loop)  # the answers come back
+    app.faults()  # the answers come back
     loop.until(lambda: counter.state.text() == "WAITING FOR PAYMENT", timeout=60,
                message="the link settled in the background, on the counter")
     assert decode_qr(counter.qr) == [counter.record.checkout_url]

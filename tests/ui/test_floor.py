@@ -34,19 +34,7 @@ def no_crash(hook):
 
 @pytest.fixture
 def desk(start_app, loop, hook):
-    app = start_app(sandbox=True)
-    app.wait_started()
-    app.window.resize(1200, 900)
-    loop.until(lambda: app.window.links_tab.loaded, message="the links tab")
-    return app
-
-
-def faults(app, loop, **body):
-    key = loop.run(app.session.key())
-    url = app.session.profile.base_url + "/_sandbox/faults"
-    headers = {"Authorization": f"Bearer {key}"}
-    (httpx.put(url, json=body, headers=headers) if body else
-     httpx.delete(url, headers=headers)).raise_for_status()
+    return start_app(sandbox=True).on_links_tab()
 
 
 def test_saving_is_delayed_while_another_program_holds_the_ledger(desk, loop, hook):
@@ -101,12 +89,12 @@ def test_the_connections_state_is_on_screen(desk, loop, hook):
     create(tab, loop)
     loop.until(lambda: status.connection.text().startswith("Checked"), message="Checked … ago")
     assert tab.counter.connection.text() == status.connection.text()
-    faults(desk, loop, error_rate=1.0)
+    desk.faults(error_rate=1.0)
     loop.until(lambda: status.connection.text().startswith("Offline since"), timeout=30,
                message="Offline since …")
     assert status.connection.text().endswith(", retrying")
     assert tab.counter.connection.text() == status.connection.text()
-    faults(desk, loop)
+    desk.faults()
     loop.until(lambda: status.connection.text().startswith("Checked"), timeout=40,
                message="back online")
     no_crash(hook)
@@ -115,7 +103,7 @@ def test_the_connections_state_is_on_screen(desk, loop, hook):
 def test_cancel_while_the_profile_editor_saves(desk, loop, hook):
     """Regression: Cancel during a save let the save touch the deleted editor (crash dialog)."""
     window = desk.window
-    faults(desk, loop, latency_ms=1500)
+    desk.faults(latency_ms=1500)
     task = press.click_starting(window.edit_profile, "editor")
     loop.until(lambda: press.shown("profile-editor") is not None, message="the editor")
     editor = press.shown("profile-editor")
@@ -126,7 +114,7 @@ def test_cancel_while_the_profile_editor_saves(desk, loop, hook):
     loop.until(task.done, message="the editor to close")
     loop.run(asyncio.sleep(2.0))  # the check's answer arrives after the close
     assert desk.session.profile.name == "Sandbox"
-    faults(desk, loop)
+    desk.faults()
     no_crash(hook)
 
 
@@ -134,7 +122,7 @@ def test_create_stays_disabled_for_the_whole_create(desk, loop, hook, qtbot):
     tab = desk.window.links_tab
     fill(tab)
     open_counter(tab)
-    faults(desk, loop, latency_ms=1200)
+    desk.faults(latency_ms=1200)
     before = service_rows(desk)
     press.click(tab.form.create_button)
     loop.until(lambda: tab.creating, message="the create to start")
@@ -148,7 +136,7 @@ def test_create_stays_disabled_for_the_whole_create(desk, loop, hook, qtbot):
     loop.until(lambda: not tab.creating, timeout=20, message="the create to end")
     assert service_rows(desk) == before + 1  # one press, one link
     assert tab.form.create_button.isEnabled()
-    faults(desk, loop)
+    desk.faults()
     no_crash(hook)
 
 

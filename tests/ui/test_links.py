@@ -10,6 +10,7 @@ from PySide6.QtGui import QGuiApplication, QImage
 from PySide6.QtWidgets import QWidget
 
 from paydesk.ui.links.tab import LinksTab
+from tests.profiles import use_profile
 from tests.ui import press
 
 
@@ -43,7 +44,8 @@ def desk(start_app, loop, dialect, make_sandbox):
 
     if dialect != "strict":  # a profile on a sandbox of that dialect, made the active one
         sb = make_sandbox(dialect, base_path="/pay", **dialects.options(dialect))
-        dialects.use_profile(loop, app.session, sb, name=dialect.title(), prefix="SBX")
+        use_profile(loop, app.session, sb, name=dialect.title(), txref_prefix="SBX",
+                    discover=True)
     loop.until(lambda: app.window.links_tab.loaded, message="the links tab")
     return app
 

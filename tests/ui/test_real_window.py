@@ -5,12 +5,12 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 from PySide6.QtGui import QImage
 
 from tests.helpers import need_system
+from tests.waiting import until
 
 
 @pytest.fixture
@@ -20,10 +20,9 @@ def xvfb(tmp_path):
     proc = subprocess.Popen([binary, display, "-screen", "0", "1400x900x24", "-nolisten", "tcp"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     socket = f"/tmp/.X11-unix/X{display[1:]}"
-    deadline = time.monotonic() + 10
-    while not os.path.exists(socket):
-        assert proc.poll() is None and time.monotonic() < deadline, "Xvfb did not start"
-        time.sleep(0.05)
+    until(lambda: os.path.exists(socket) or proc.poll() is not None, 10, "Xvfb to start",
+          every=0.05)
+    assert os.path.exists(socket), "Xvfb did not start"
     yield display
     proc.terminate()
     proc.wait(10)

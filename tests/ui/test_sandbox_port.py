@@ -16,14 +16,6 @@ from tests.ui import press
 from tests.ui.test_first_session import type_form
 
 
-def started(start_app, loop):
-    app = start_app(sandbox=True)
-    app.wait_started()
-    app.window.resize(1200, 900)
-    loop.until(lambda: app.window.links_tab.loaded, message="the links tab")
-    return app
-
-
 class OtherDeployment:
     """Another deployment of the service on the sandbox's port: it refuses every key it does
     not hold as the service does (401, the service's envelope) and keeps every Authorization
@@ -67,9 +59,9 @@ def our_keys(app, loop) -> list[str]:
 
 def test_a_program_that_takes_the_port_meanwhile_gets_no_key_and_no_key_is_called_wrong(
         start_app, loop):
-    first = started(start_app, loop)  # serves the sandbox on its port
+    first = start_app(sandbox=True).on_links_tab()  # serves the sandbox on its port
     port = urlsplit(first.session.profile.base_url).port
-    second = started(start_app, loop)  # another window: uses the first one's sandbox
+    second = start_app(sandbox=True).on_links_tab()  # another window: uses the first one's sandbox
     assert second.session.sandbox is None
     assert "another PayDesk window" in second.window.last_call.text()
     assert first.close() == 0
@@ -95,7 +87,7 @@ def test_a_program_that_takes_the_port_meanwhile_gets_no_key_and_no_key_is_calle
 @pytest.mark.parametrize("dialect", dialects.params())
 def test_a_paydesk_sandbox_started_on_its_own_is_not_another_paydesk_window(
         start_app, loop, paths, dialect):
-    first = started(start_app, loop)
+    first = start_app(sandbox=True).on_links_tab()
     base = first.session.profile.base_url
     port = urlsplit(base).port
     assert first.close() == 0
@@ -104,7 +96,7 @@ def test_a_paydesk_sandbox_started_on_its_own_is_not_another_paydesk_window(
     alone = SandboxServer(SandboxConfig(data_dir=paths.sandbox, port=port, base_path="/pay",
                                         deployment="cards", **dialects.options(dialect))).start()
     try:
-        app = started(start_app, loop)
+        app = start_app(sandbox=True).on_links_tab()
         said = app.window.last_call.text()
         assert "another PayDesk window" not in said
         assert "paydesk-sandbox started on its own" in said
@@ -119,13 +111,13 @@ def test_a_paydesk_sandbox_started_on_its_own_is_not_another_paydesk_window(
 
 
 def test_a_sandbox_of_another_deployment_on_the_port_is_said_as_such(start_app, loop, tmp_path):
-    first = started(start_app, loop)
+    first = start_app(sandbox=True).on_links_tab()
     port = urlsplit(first.session.profile.base_url).port
     assert first.close() == 0
     # a plain `paydesk-sandbox --port <its port>`: its own data, at the top of the address
     other = SandboxServer(SandboxConfig(data_dir=tmp_path / "elsewhere", port=port)).start()
     try:
-        app = started(start_app, loop)
+        app = start_app(sandbox=True).on_links_tab()
         said = app.window.last_call.text()
         assert "another PayDesk window" not in said
         assert f"usual port {port} is taken by another program" in said
@@ -141,9 +133,9 @@ def test_another_program_found_during_a_call_stays_said_in_the_status_bar(start_
     then makes (as a link's create does after a refused key) finds another program on the
     port: the status bar keeps saying so; the lease took the WrongServiceError for "nothing
     answers" and wrote over it with "offline"."""
-    first = started(start_app, loop)
+    first = start_app(sandbox=True).on_links_tab()
     port = urlsplit(first.session.profile.base_url).port
-    second = started(start_app, loop)
+    second = start_app(sandbox=True).on_links_tab()
     session = second.session
     profile = session.profile
     lease = session.lease(profile, "test")

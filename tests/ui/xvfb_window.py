@@ -12,6 +12,7 @@ from paydesk import app as paydesk_app
 from paydesk.config.paths import default_paths
 from paydesk.config.secrets import KeyStore
 from paydesk.ui.loop import EventLoop
+from tests.waiting import until_async
 
 shot = Path(sys.argv[1])
 qapp = QApplication([sys.argv[0]])
@@ -22,8 +23,8 @@ result = {}
 
 def ready(window, session):
     async def grab():
-        while session.sandbox is None:
-            await asyncio.sleep(0.05)
+        await until_async(lambda: session.sandbox is not None, 120, "the embedded sandbox",
+                          every=0.05)
         await asyncio.sleep(1.0)  # let it paint
         geo = window.frameGeometry()
         image = window.screen().grabWindow(0, geo.x(), geo.y(), geo.width(), geo.height())

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import (QComboBox, QLabel, QMainWindow, QPushButton, QTab
 
 from ..desk.build import Desk
 from .cards.tab import CardsTab
-from .dialogs import confirm, finished
+from .dialogs import confirm, run_dialog
 from .links.tab import LinksTab
 from .signals import signals_of
 from .transactions.tab import TransactionsTab
@@ -239,12 +239,7 @@ class MainWindow(QMainWindow):
 
         editor = ProfileEditor(self.session, profile, self)
         self.editor = editor
-        try:
-            await editor.load_keys()
-            await finished(editor)
-        finally:
-            await editor.tasks.cancel_all()  # nothing it started touches it once it is gone
-            editor.deleteLater()
+        await run_dialog(editor, before=editor.load_keys())
         return editor
 
     def closeEvent(self, event: QCloseEvent) -> None:

@@ -11,8 +11,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from paydesk.config.profiles import Profile
 from paydesk.ui.cards.tab import NO_CARDS, CardsTab
+from tests.profiles import TEST_SECRET, use_profile
 from tests.ui import press
 
 
@@ -24,11 +24,8 @@ class Desk:
         self.app, self.loop, self.sb = app, loop, sb
         self.window, self.session = app.window, app.session
         if sb is not None:
-            profile = Profile(id=Profile.new_id(), name="Quirky" if sb.server.config.quirks
-                              else "Other", base_url=sb.base_url, has_cards=None,
-                              currencies=["GBP", "USD"])
-            profile = loop.run(self.session.discover(profile, sb.key()))
-            loop.run(self.session.save_profile(profile, {("test", "secret"): sb.key()}))
+            use_profile(loop, self.session, sb, name="Quirky" if sb.server.config.quirks
+                        else "Other", currencies=["GBP", "USD"], keys=TEST_SECRET, discover=True)
         self.tab: CardsTab = self.window.cards_tab
         press.tab(self.window.tabs, "Cards")
         loop.until(lambda: self.tab.loaded, message="the cards tab")

@@ -8,11 +8,12 @@ import httpx
 import pytest
 from PySide6.QtCore import Qt
 
-from paydesk.config.profiles import KINDS, MODES, Profile
+from paydesk.config.profiles import Profile
 from paydesk.service.models import PaymentRequest
 from paydesk.ui.main_window import MainWindow
 from paydesk.desk.build import build_desk
 from paydesk.desk.session import Session
+from tests.profiles import use_profile
 from tests.ui import press
 
 
@@ -45,10 +46,7 @@ class Shop:
         return r.json()
 
     def faults(self, mode="test", **body) -> None:
-        url = f"{self.sandbox.base_url}/_sandbox/faults"
-        headers = {"Authorization": f"Bearer {self.sandbox.key(mode)}"}
-        (httpx.put(url, json=body, headers=headers) if body else
-         httpx.delete(url, headers=headers)).raise_for_status()
+        self.sandbox.faults(mode=mode, **body)
 
     def website_payment(self, ref: str, amount="40") -> httpx.Response:
         """A customer on the merchant's website: the form post, with the public key."""
@@ -89,12 +87,9 @@ def open_shop(loop, qtbot, paths, keys, sandbox) -> Shop:
     qtbot.addWidget(window)
     window.resize(1300, 900)
     window.show()
-    profile = Profile(id=Profile.new_id(), name="Corner Shop", base_url=sandbox.base_url,
-                      txref_prefix="SHOP", currencies=["GBP", "USD"])
     # found out as the profile editor's Save does: cards, and where it looks payments up
-    profile = loop.run(session.discover(profile, sandbox.key()))
-    loop.run(session.save_profile(profile, {(m, k): sandbox.key(m, k) for m in MODES
-                                            for k in KINDS}))
+    profile = use_profile(loop, session, sandbox, name="Corner Shop", txref_prefix="SHOP",
+                          currencies=["GBP", "USD"], discover=True)
     desk.start_background()
     window.start_up_done()
     press.tab(window.tabs, "Transactions")

@@ -15,11 +15,11 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxL
 from ...ledger.cards import AuditEntry, AuditQuery, CardLedger
 from ...service.money import format_amount
 from .. import files
-from ..dialogs import finished
+from ..dialogs import shown
 from ..fixed_text import fixed_font
 from ...desk.tasks import TaskSet
 from ...desk.cards import words
-from ..table import HeadedModel
+from ..paging import PagedModel
 
 COLUMNS = ("When", "User", "Profile", "Mode", "Card", "Action", "Amount", "Result", "Detail")
 ACTIONS = ("create", "fund", "withdraw", "block", "unblock", "terminate", "reveal", "copy number")
@@ -41,15 +41,17 @@ def spreadsheet_safe(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-class AuditModel(HeadedModel):
+class AuditModel(PagedModel):
+    """Entries newest first; the next page is read from the ledger when the view needs it."""
+
     HEADERS = COLUMNS
+    PAGE_TASK = "audit: next page"
 
     def __init__(self, ledger: CardLedger, tasks: TaskSet):
-        super().__init__()
-        self.ledger, self.tasks = ledger, tasks
+        super().__init__(tasks)
+        self.ledger = ledger
         self.query: AuditQuery | None = None
         self.entries: list[AuditEntry] = []
-        self._more = self._fetching = False
 
     def listed(self) -> list:
         return self.entries
@@ -69,28 +71,14 @@ class AuditModel(HeadedModel):
     async def load(self, query: AuditQuery) -> None:
         entries, more = await self.ledger.audit_page(query, limit=PAGE)
         self.beginResetModel()
-        self.query, self.entries, self._more, self._fetching = query, entries, more, False
+        self.entries = entries
+        self.first_page(query, entries, entries[-1].id if entries else None, more)
         self.endResetModel()
+        self.loaded.emit()
 
-    def canFetchMore(self, parent=QModelIndex()) -> bool:  # noqa: N802
-        return not parent.isValid() and self._more and not self._fetching
-
-    def fetchMore(self, parent=QModelIndex()) -> None:  # noqa: N802
-        if self.canFetchMore(parent) and self.entries:
-            self._fetching = True
-            self.tasks.spawn(self._next(self.query, self.entries[-1].id), "audit: next page")
-
-    async def _next(self, query: AuditQuery, before: int) -> None:
-        try:
-            entries, more = await self.ledger.audit_page(query, before=before, limit=PAGE)
-        finally:
-            self._fetching = False
-        if query != self.query or not self.entries or self.entries[-1].id != before:
-            return
-        self.beginInsertRows(QModelIndex(), len(self.entries), len(self.entries) + len(entries) - 1)
-        self.entries += entries
-        self._more = more
-        self.endInsertRows()
+    async def read_page(self, query: AuditQuery, before: int) -> tuple[list, int | None, bool]:
+        entries, more = await self.ledger.audit_page(query, before=before, limit=PAGE)
+        return entries, entries[-1].id if entries else before, more
 
 
 class AuditView(QWidget):
@@ -175,13 +163,11 @@ class AuditView(QWidget):
         dialog.setDefaultSuffix("csv")
         await files.open_in_start_folder(dialog, "card-audit.csv")  # Documents, not the cwd
         self.export_dialog = dialog
-        try:
-            if not await finished(dialog) or not dialog.selectedFiles():
+        async with shown(dialog) as code:
+            if not code or not dialog.selectedFiles():
                 return None
             files.remember(dialog.selectedFiles()[0])
             return await self.export_csv(Path(dialog.selectedFiles()[0]))
-        finally:
-            dialog.deleteLater()
 
     async def export_csv(self, path: Path) -> Path:
         """Every entry the filters show, newest first, read page by page and written off the

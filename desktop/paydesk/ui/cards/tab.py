@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QLabel, QScrollArea, QSplitter, QStackedWidget, Q
 from ...ledger import LedgerError
 from ...ledger.cards import CardOperation, CardQuery, CardRecord
 from ...service.errors import NotFoundError, ServiceError
-from ..dialogs import finished
+from ..dialogs import run_dialog
 from ...desk.session import Session
 from .audit import AuditView
 from ...desk.cards.controller import CardsController
@@ -237,13 +237,11 @@ class CardsTab(QWidget):
         self.dialog = dialog
         signals_of(self.session.hub).operationChanged.connect(follow)
         try:
-            await finished(dialog)
+            await run_dialog(dialog)
         finally:
             signals_of(self.session.hub).operationChanged.disconnect(follow)
-            await dialog.tasks.cancel_all()
             if self.dialog is dialog:
                 self.dialog = None
-            dialog.deleteLater()
         return dialog
 
     def request_create(self) -> None:

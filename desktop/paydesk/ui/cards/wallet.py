@@ -16,29 +16,25 @@ from ...ledger.cards import CardLedger, CardQuery, CardRecord
 from ..fixed_text import fixed_font
 from ...desk.tasks import TaskSet
 from ...desk.cards import words
-from ..table import HeadedModel
+from ..paging import PagedModel
 
 COLUMNS = ("Card", "Name on card", "Balance", "State", "Expires", "Created")
 BALANCE, STATE, EXPIRES = 2, 3, 4
 PAGE = 100
 
 
-class WalletModel(HeadedModel):
-    HEADERS = COLUMNS
-
+class WalletModel(PagedModel):
     """Cards newest first; the next page is read from the ledger when the view needs it."""
 
-    loaded = Signal()  # a page (the first, or a further one) is in
+    HEADERS = COLUMNS
+    PAGE_TASK = "cards: next page"
 
     def __init__(self, ledger: CardLedger, tasks: TaskSet):
-        super().__init__()
-        self.ledger, self.tasks = ledger, tasks
+        super().__init__(tasks)
+        self.ledger = ledger
         self.profile: Profile | None = None
         self.query: CardQuery | None = None
         self.records: list[CardRecord] = []
-        self._end = None
-        self._more = False
-        self._fetching = False
         self.today = date.today()
 
     # -- Qt's model ---------------------------------------------------------------------
@@ -83,39 +79,21 @@ class WalletModel(HeadedModel):
             return words.unknown_code_hint(record.currency_code)
         return None
 
-    def canFetchMore(self, parent=QModelIndex()) -> bool:  # noqa: N802
-        return not parent.isValid() and self._more and not self._fetching
-
-    def fetchMore(self, parent=QModelIndex()) -> None:  # noqa: N802
-        if self.canFetchMore(parent):
-            self._fetching = True
-            self.tasks.spawn(self._next_page(self.query, self._end), "cards: next page")
-
     # -- loading ------------------------------------------------------------------------
 
     async def load(self, profile: Profile, query: CardQuery) -> None:
         """The first page of ``query`` in place of what is shown."""
         page = await self.ledger.card_page(query, limit=PAGE)
         self.beginResetModel()
-        self.profile, self.query, self.today = profile, query, date.today()
-        self.records, self._end, self._more = page.records, page.end, page.more
-        self._fetching = False
+        self.profile, self.today = profile, date.today()
+        self.records = page.records
+        self.first_page(query, page.records, page.end, page.more)
         self.endResetModel()
         self.loaded.emit()
 
-    async def _next_page(self, query: CardQuery, after) -> None:
-        try:
-            page = await self.ledger.card_page(query, after=after, limit=PAGE)
-        finally:
-            self._fetching = False
-        if query != self.query or after != self._end:
-            return  # the list was reloaded meanwhile
-        first = len(self.records)
-        self.beginInsertRows(QModelIndex(), first, first + len(page.records) - 1)
-        self.records += page.records
-        self._end, self._more = page.end, page.more
-        self.endInsertRows()
-        self.loaded.emit()
+    async def read_page(self, query: CardQuery, after) -> tuple[list, object, bool]:
+        page = await self.ledger.card_page(query, after=after, limit=PAGE)
+        return page.records, page.end, page.more
 
     def row_of(self, card_hash: str) -> int | None:
         return next((i for i, r in enumerate(self.records) if r.card_hash == card_hash), None)

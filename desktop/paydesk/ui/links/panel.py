@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QFileDialog, QGridLayout, QLabel, QPushButton,
 
 from ...ledger import LinkRecord
 from .. import files
-from ..dialogs import finished
+from ..dialogs import run_dialog, shown
 from ..fixed_text import use_fixed
 from .qr import QrCode, QrWidget
 from ...desk.states import money, state_words
@@ -208,12 +208,10 @@ class LinkPanel(QWidget):
         dialog.setDefaultSuffix(kind)
         await files.open_in_start_folder(dialog, f"{self.record.tx_ref}.{kind}")
         self.file_dialog = dialog
-        try:
-            if not await finished(dialog):
+        async with shown(dialog) as result:  # one dialog per save, not one kept per save
+            if not result:
                 return None
             path = dialog.selectedFiles()[0]
-        finally:
-            dialog.deleteLater()  # one dialog per save, not one kept per save
         files.remember(path)
         code = self.qr.code
         try:
@@ -236,11 +234,8 @@ class LinkPanel(QWidget):
         printer.setPageOrientation(QPageLayout.Orientation.Portrait)
         dialog = QPrintDialog(printer, self)
         self.print_dialog = dialog
-        try:
-            if not await finished(dialog):
-                return False
-        finally:
-            dialog.deleteLater()
+        if not await run_dialog(dialog):
+            return False
         painter = QPainter(printer)
         page = printer.pageLayout().paintRectPixels(printer.resolution())
         paint_page(painter, QRectF(0, 0, page.width(), page.height()), self.qr.code,

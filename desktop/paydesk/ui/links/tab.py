@@ -278,7 +278,7 @@ class LinksTab(QWidget):
         self.counter.show_on(screen)
 
     async def show_snippets(self):
-        from ..dialogs import finished
+        from ..dialogs import run_dialog
         from .website import PER_ORDER, SnippetsDialog
 
         # the reference, amount and customer are placeholders: only the merchant's own
@@ -294,6 +294,5 @@ class LinksTab(QWidget):
         dialog = SnippetsDialog(self.form.merchant_request(), public,
                                 self.session.profile.base_url, secret, self)
         self.snippets = dialog
-        await finished(dialog)
-        dialog.deleteLater()
+        await run_dialog(dialog)
         return dialog

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 
 from ...ledger import LinkRecord
 from .. import files
-from ..dialogs import finished
+from ..dialogs import shown
 from . import receipt
 
 
@@ -24,8 +24,8 @@ async def save_path(parent: QWidget, title: str, filters: list[str], name: str) 
     dialog.setNameFilters(filters)
     dialog.setDefaultSuffix(Path(name).suffix.lstrip("."))
     await files.open_in_start_folder(dialog, name)  # Documents, not the working folder
-    try:
-        if not await finished(dialog):
+    async with shown(dialog) as code:
+        if not code:
             return None
         path = Path(dialog.selectedFiles()[0])
         files.remember(path)
@@ -33,8 +33,6 @@ async def save_path(parent: QWidget, title: str, filters: list[str], name: str) 
         if "xlsx" in chosen and path.suffix.lower() != ".xlsx":
             path = path.with_suffix(".xlsx")
         return path
-    finally:
-        dialog.deleteLater()
 
 
 async def save_receipt(parent: QWidget, record: LinkRecord, merchant: str, test: bool) -> Path | None:
@@ -57,15 +55,13 @@ async def print_receipt(parent: QWidget, record: LinkRecord, merchant: str,
     printer.setDocName(f"Receipt {record.tx_ref}")
     dialog = QPrintDialog(printer, parent)
     dialog.setObjectName("print-dialog")
-    if not await finished(dialog):
-        dialog.deleteLater()
-        return None
-    painter = QPainter()
-    if not painter.begin(printer):
-        dialog.deleteLater()
-        return False
-    area = printer.pageLayout().paintRectPixels(printer.resolution())
-    receipt.paint(painter, QRectF(0, 0, area.width(), area.height()), record, merchant, test)
-    painter.end()
-    dialog.deleteLater()
-    return True
+    async with shown(dialog) as code:
+        if not code:
+            return None
+        painter = QPainter()
+        if not painter.begin(printer):
+            return False
+        area = printer.pageLayout().paintRectPixels(printer.resolution())
+        receipt.paint(painter, QRectF(0, 0, area.width(), area.height()), record, merchant, test)
+        painter.end()
+        return True

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QDateEdit, QDialog, QDialogButtonBox, QFormLayout
                                QTableWidget, QTableWidgetItem, QVBoxLayout)
 
 from ...ledger import DaySummary, LinkQuery
-from ..dialogs import finished
+from ..dialogs import run_dialog
 from ...desk.tasks import TaskSet
 from .actions import save_path
 from ...desk.transactions import TransactionsController
@@ -220,7 +220,7 @@ class EndOfDayDialog(QDialog):
         printer = QPrinter(QPrinter.PrinterMode.HighResolution)
         dialog = QPrintDialog(printer, self)
         dialog.setObjectName("print-dialog")
-        if not await finished(dialog):
+        if not await run_dialog(dialog):
             return False
         summary = await self.count()  # the figures as they are now
         painter = QPainter()
@@ -251,9 +251,5 @@ class EndOfDayDialog(QDialog):
 async def open_end_of_day(controller: TransactionsController, tasks: TaskSet, parent) -> EndOfDayDialog:
     dialog = EndOfDayDialog(controller, tasks, parent)
     dialog.start()
-    try:
-        await finished(dialog)
-    finally:
-        await dialog.tasks.cancel_all()
-        dialog.deleteLater()
+    await run_dialog(dialog)
     return dialog

@@ -1,37 +1,34 @@
 """The Transactions tab: look any payment up, browse the ledger, check every open one,
-export, print receipts, and the end-of-day figures."""
+export, print receipts, and the end-of-day figures. Here its layout and what it shows; what
+it does (lookup, actions on a record, check all, export) is in ``tab_actions.py``."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from dataclasses import replace
-from datetime import date
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
-                               QMenu, QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget)
+                               QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget)
 
 from ...ledger import LinkQuery, LinkRecord
 from ..field_message import FieldMessage
 from ..fixed_text import use_fixed
 from ...desk.session import Session
-from . import actions
 from ...desk.transactions import TransactionsController
 from .details import DetailsPanel
 from .end_of_day import open_end_of_day
 from .filters import FilterBar
 from .follow import LedgerFollower
 from .model import CREATED, LedgerModel
-from ...desk.lookup import read
 from .workbar import WorkBar
 from ..signals import signals_of
+from .tab_actions import TabActions
 
 log = logging.getLogger("paydesk.transactions.tab")
 
 
-class TransactionsTab(QWidget):
+class TransactionsTab(TabActions, QWidget):
     showQrRequested = Signal(object)  # show this LinkRecord's QR on the links tab
 
     def __init__(self, session: Session, controller: TransactionsController):
@@ -142,24 +139,6 @@ class TransactionsTab(QWidget):
         self._again.timeout.connect(self.requery)
         self.reload()
 
-    def _actions(self) -> None:
-        """Keyboard and context menu on the table: the same actions as the details panel."""
-        self.menu_actions: dict[str, QAction] = {}
-        for key, text, shortcut in (
-                ("copy-reference", "Copy reference", QKeySequence.StandardKey.Copy),
-                ("copy-link", "Copy link", "Ctrl+Shift+C"), ("show-qr", "Show QR", "Ctrl+Shift+Q"),
-                ("check", "Check now", "Ctrl+R"), ("receipt-print", "Print receipt…", "Ctrl+P")):
-            action = QAction(text, self.table)
-            action.setShortcut(QKeySequence(shortcut))
-            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            action.triggered.connect(lambda _=False, k=key: self._on_selected(k))
-            self.table.addAction(action)
-            self.menu_actions[key] = action
-        refresh = QAction("Refresh", self)
-        refresh.setShortcut(QKeySequence("F5"))
-        refresh.triggered.connect(self.requery)
-        self.addAction(refresh)
-
     # -- state ---------------------------------------------------------------------------
 
     def reload(self) -> None:
@@ -248,144 +227,3 @@ class TransactionsTab(QWidget):
     def selected(self) -> LinkRecord | None:
         rows = self.table.selectionModel().selectedRows()
         return self.model.record_at(rows[0].row()) if len(rows) == 1 else None
-
-    # -- lookup ---------------------------------------------------------------------------
-
-    def focus_lookup(self) -> None:
-        self.lookup_box.setFocus()
-        self.lookup_box.selectAll()
-
-    def _typed(self, text: str) -> None:
-        """A mistyped PayDesk reference is said at once, before anything is sent."""
-        prefixes = frozenset(p.txref_prefix.upper() for p in self.session.settings.profiles)
-        problem = read(text, prefixes).problem if text.strip() else None
-        self.lookup_message.say(problem)
-
-    def start_lookup(self) -> None:
-        self.tasks.replace("lookup", self.lookup(self.lookup_box.text()))
-
-    async def lookup(self, text: str):
-        self.lookup_button.setEnabled(False)
-        try:
-            found = await self.controller.lookup(text)
-        finally:
-            self.lookup_button.setEnabled(True)
-        if found.record is None:
-            self.lookup_message.say(found.message)
-            self.details.show_record(None)
-            return found
-        self.lookup_message.say(None)
-        self.details.show_record(found.record, found.message)
-        self._enable_actions(found.record)
-        row = self.model.row_of(found.record.key)
-        if row is not None:
-            self.table.selectRow(row)
-        return found
-
-    # -- actions on one record --------------------------------------------------------------
-
-    def _on_selected(self, key: str) -> None:
-        record = self.selected() or self.details.record
-        if record is not None:
-            self.act(key, record)
-
-    def _menu(self, point) -> None:
-        record = self.selected()
-        if record is None:
-            return
-        self._enable_actions(record)
-        menu = QMenu(self)
-        menu.setObjectName("ledger-menu")
-        for action in self.menu_actions.values():
-            menu.addAction(action)
-        menu.aboutToHide.connect(menu.deleteLater)
-        menu.popup(self.table.viewport().mapToGlobal(point))
-
-    def _enable_actions(self, record: LinkRecord | None) -> None:
-        """What can be done with the selected record (menu and keyboard alike)."""
-        has = record is not None
-        link = has and bool(record.checkout_url)
-        for key, enabled in (("copy-reference", has), ("copy-link", link), ("show-qr", link),
-                             ("check", has), ("receipt-print", has and record.state == "success")):
-            self.menu_actions[key].setEnabled(enabled)
-
-    def act(self, key: str, record: LinkRecord) -> None:
-        profile = self.session.settings.profile(record.profile_id) or self.session.profile
-        merchant = profile.shown_name  # as customers know it, not the profile's own name
-        if key == "copy-reference":
-            QGuiApplication.clipboard().setText(record.tx_ref)
-        elif key == "copy-link" and record.checkout_url:
-            QGuiApplication.clipboard().setText(record.checkout_url)
-        elif key == "show-qr" and record.checkout_url:
-            self.showQrRequested.emit(record)
-        elif key == "check":
-            self.tasks.replace("lookup", self._check(record))
-        elif key == "receipt-print" and record.state == "success":
-            self.tasks.replace("receipt", self._print(record, merchant))
-        elif key == "receipt-pdf" and record.state == "success":
-            self.tasks.replace("receipt", actions.save_receipt(
-                self, record, merchant, record.mode == "test"))
-
-    async def _print(self, record: LinkRecord, merchant: str) -> bool | None:
-        printed = await actions.print_receipt(self, record, merchant, record.mode == "test")
-        if printed is False:
-            self.details.say("Could not print: the printer refused the page")
-        return printed
-
-    async def _check(self, record: LinkRecord) -> None:
-        found = await self.controller.check(record.tx_ref)
-        self.details.show_record(found.record or record, found.message)
-
-    # -- reconcile and export ------------------------------------------------------------------
-
-    def start_reconcile(self) -> None:
-        if self.work.busy:
-            return
-        task = self.tasks.replace("reconcile", self.reconcile())
-        self.work.start(task)
-
-    async def reconcile(self):
-        latest = []
-
-        def progress_made(progress) -> None:
-            latest[:] = [progress]
-            self.work.reconciling(progress)
-
-        try:
-            progress = await self.controller.reconcile(progress_made)
-        except asyncio.CancelledError:
-            if latest:  # what changed before Cancel can still be shown
-                self.work.reconciled(latest[0], cancelled=True)
-            raise
-        self.work.reconciled(progress)
-        return progress
-
-    def start_export(self) -> None:
-        if not self.work.busy and not self.exporting:  # a second click never cancels the first
-            self.tasks.replace("export", self.export())
-
-    exporting = False  # the save dialog or the export itself is under way
-
-    async def export(self):
-        if self.work.busy or self.exporting:
-            return None
-        self.exporting = True
-        try:
-            return await self._export()
-        finally:
-            self.exporting = False
-
-    async def _export(self):
-        profile, mode = self.session.profile, self.session.mode
-        path = await actions.save_path(
-            self, "Export the list", ["CSV (*.csv)", "Excel workbook (*.xlsx)"],
-            f"paydesk-{profile.name}-{mode}-{date.today()}.csv".replace(" ", "-"))
-        if path is None:
-            return None
-        query, total = self.current_query(), self.model.total
-        task = self.tasks.replace("exporting", self.controller.export(
-            query, path, lambda n: self.work.exporting(n, total)))
-        self.work.start(task, total)
-        written = await task
-        self.work.say(f"Exported {written} records to {path.name}")
-        return path

@@ -1,0 +1,66 @@
+"""A table read from the ledger a page at a time, as the view scrolls (Qt's fetchMore): the
+wallet's cards and the audit log's entries."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QModelIndex, Signal
+
+from .table import HeadedModel
+
+if TYPE_CHECKING:
+    from ..desk.tasks import TaskSet
+
+
+class PagedModel(HeadedModel):
+    """Rows newest first, in pages that each end where the next one starts (``end``).
+
+    A subclass reads one page in ``read_page`` and lists its rows in ``listed()``; it shows a
+    first page with ``first_page`` (inside its own model reset). The next page is read in a
+    task of the model's TaskSet when the view asks for more; a page read for a list that was
+    reloaded meanwhile is dropped."""
+
+    loaded = Signal()  # a page (the first, or a further one) is in
+    PAGE_TASK = "next page"  # the name of the task that reads the next page
+
+    def __init__(self, tasks: TaskSet):
+        super().__init__()
+        self.tasks = tasks
+        self.query: Any = None
+        self._end: Any = None  # where the next page starts
+        self._more = False
+        self._fetching = False
+
+    async def read_page(self, query: Any, after: Any) -> tuple[list, Any, bool]:
+        """The page of ``query`` after ``after`` (None: the first): its rows, where it ends,
+        and whether more follow."""
+        raise NotImplementedError
+
+    def first_page(self, query: Any, rows: list, end: Any, more: bool) -> None:
+        """What is shown is now this first page of ``query`` (call between begin and end of
+        a model reset, after putting ``rows`` where ``listed()`` reads)."""
+        self.query, self._end, self._more, self._fetching = query, end, more, False
+
+    def canFetchMore(self, parent=QModelIndex()) -> bool:  # noqa: N802 - Qt's name
+        return not parent.isValid() and self._more and not self._fetching
+
+    def fetchMore(self, parent=QModelIndex()) -> None:  # noqa: N802 - Qt's name
+        if self.canFetchMore(parent) and self.listed():
+            self._fetching = True
+            self.tasks.spawn(self._next_page(self.query, self._end), self.PAGE_TASK)
+
+    async def _next_page(self, query: Any, after: Any) -> None:
+        try:
+            rows, end, more = await self.read_page(query, after)
+        finally:
+            self._fetching = False
+        if query != self.query or after != self._end:
+            return  # the list was reloaded meanwhile
+        listed = self.listed()
+        first = len(listed)
+        self.beginInsertRows(QModelIndex(), first, first + len(rows) - 1)
+        listed += rows
+        self._end, self._more = end, more
+        self.endInsertRows()
+        self.loaded.emit()
