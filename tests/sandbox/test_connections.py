@@ -17,6 +17,7 @@ from tests.helpers import RawHttp
 HALF_SENT = b"GET /api/transaction/X HTTP/1.1\r\nHost: sandbox\r\n"
 
 
+@pytest.mark.slow  # waits out the idle timeouts, about 20 s: only in ./dev test
 def test_idle_and_half_sent_connections_are_closed_within_30_s(sandbox):
     """Item 10: a half-sent request stayed open past 65 s. An idle connection, a half-sent
     head, a head trickling a byte a second and a body trickling a byte a second are all
@@ -75,6 +76,7 @@ def _open_descriptors(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 
 
+@pytest.mark.slow  # 1,100 sockets, about 10 s: only in ./dev test
 def test_eleven_hundred_half_open_sockets_do_not_stop_the_service(tmp_path):
     """Item 10: with a 1,024 descriptor limit, 1,100 half-sent requests stopped the
     sandbox from serving anyone and filled its log with "Too many open files"

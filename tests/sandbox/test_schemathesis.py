@@ -27,6 +27,7 @@ database = "none"
 '''
 
 
+@pytest.mark.slow  # about a minute: ./dev test runs it, ./dev check leaves it out
 @pytest.mark.parametrize("deployment", ["cards", "no-cards"])
 def test_schemathesis_finds_no_failure(make_sandbox, tmp_path, deployment):
     """Item 16: schemathesis 4 (every check, every phase: examples, coverage, fuzzing and

@@ -119,6 +119,7 @@ def fuzzed():
     service.close()
 
 
+@pytest.mark.slow  # 300 examples, about 25 s: ./dev test runs it, ./dev check leaves it out
 @settings(max_examples=300, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                  HealthCheck.function_scoped_fixture])

@@ -160,6 +160,7 @@ async def test_a_block_the_service_never_made_reads_back_not_done(controller, se
     assert (await controller.block(card)).state == "done"  # the card is free again
 
 
+@pytest.mark.slow  # fifty operations, about 35 s: ./dev test runs it, ./dev check leaves it out
 @pytest.mark.parametrize("rate", [0.5])
 async def test_fifty_operations_under_dropped_answers(controller, session, add_profile, service,
                                                       until, rate):
