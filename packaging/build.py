@@ -20,8 +20,8 @@ import tarfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import deb  # noqa: E402 - packaging/deb.py
-import release  # noqa: E402 - packaging/release.py
+import deb  # packaging/deb.py
+import release  # packaging/release.py
 
 ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "dist"

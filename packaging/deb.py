@@ -51,7 +51,7 @@ def shlib_depends(bundle: Path, log: Path) -> str:
     log.write_text(done.stderr)
     if done.returncode != 0:
         raise SystemExit(f"dpkg-shlibdeps failed (see {log}):\n{done.stderr[-2000:]}")
-    line = next(l for l in done.stdout.splitlines() if l.startswith("shlibs:Depends="))
+    line = next(x for x in done.stdout.splitlines() if x.startswith("shlibs:Depends="))
     return line.split("=", 1)[1]
 
 

@@ -34,7 +34,7 @@ def render(size: int, svg: Path = SVG) -> bytes:
     from PySide6.QtGui import QGuiApplication, QImage, QPainter
     from PySide6.QtSvg import QSvgRenderer
 
-    _app = QGuiApplication.instance() or QGuiApplication([sys.argv[0]])  # noqa: F841 - kept alive
+    _app = QGuiApplication.instance() or QGuiApplication([sys.argv[0]])  # kept alive
     image = QImage(size, size, QImage.Format.Format_ARGB32)
     image.fill(0)
     painter = QPainter(image)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import paydesk
@@ -31,7 +31,7 @@ def current(metainfo: Path = METAINFO) -> Release:
             f"{metainfo.name}: the newest <release> is "
             f"{None if newest is None else newest.get('version')!r}, but paydesk.__version__ is "
             f"{paydesk.__version__!r}: add a <release> for it before packaging")
-    date = datetime.fromisoformat(newest.get("date")).replace(tzinfo=timezone.utc)
+    date = datetime.fromisoformat(newest.get("date")).replace(tzinfo=UTC)
     notes = [" ".join(p.text.split()) for p in newest.iterfind("description/p") if p.text]
     return Release(version=paydesk.__version__, date=date, notes=notes,
                    homepage=tree.findtext("url[@type='homepage']", ""), metainfo=metainfo)

@@ -217,8 +217,8 @@ class RawHttp:
 
 def decode_qr_file(path) -> list[str]:
     """The QR codes zbar reads off an image file (through pyzbar)."""
-    from pyzbar import pyzbar
     from PySide6.QtGui import QImage
+    from pyzbar import pyzbar
 
     image = QImage(str(path)).convertToFormat(QImage.Format.Format_Grayscale8)
     width, height, stride = image.width(), image.height(), image.bytesPerLine()

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Callable
+from datetime import UTC, datetime
 
 
 @dataclass
@@ -15,7 +15,7 @@ class Health:
     problem: str | None = None  # it answers, but refuses the key
 
     def text(self, now: datetime | None = None) -> str:
-        now = now or datetime.now(timezone.utc)
+        now = now or datetime.now(UTC)
         if self.offline_since is not None:
             since = self.offline_since.astimezone().strftime("%H:%M")
             return f"Offline since {since}, retrying"
@@ -41,7 +41,7 @@ class ConnectionHealth:
 
     def ok(self, profile_id: str, mode: str) -> None:
         health = self.get(profile_id, mode)
-        health.last_ok = datetime.now(timezone.utc)
+        health.last_ok = datetime.now(UTC)
         health.offline_since = None
         health.problem = None
         self.on_change(profile_id, mode)
@@ -49,7 +49,7 @@ class ConnectionHealth:
     def unreachable(self, profile_id: str, mode: str) -> None:
         health = self.get(profile_id, mode)
         if health.offline_since is None:
-            health.offline_since = datetime.now(timezone.utc)
+            health.offline_since = datetime.now(UTC)
         self.on_change(profile_id, mode)
 
     def refused(self, profile_id: str, mode: str, problem: str) -> None:

@@ -14,8 +14,8 @@ import asyncio
 import logging
 import time
 from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import AsyncIterator, Awaitable, Callable, Sequence, Union
 
 from .ledger import CREATING, LinkRecord
 from .service.errors import RateLimitedError, ServiceError
@@ -29,7 +29,7 @@ STILL_OPEN, NOT_CHECKED = "still open", "could not be checked"
 STILL_PAID = "still paid"  # paid before, read again, nothing given back
 ORDER = ("paid", "failed", "cancelled", "refunded", "reversed", "not created", STILL_OPEN,
          STILL_PAID, NOT_CHECKED)
-Records = Union[Sequence[LinkRecord], AsyncIterator[Sequence[LinkRecord]]]
+Records = Sequence[LinkRecord] | AsyncIterator[Sequence[LinkRecord]]
 
 
 def ending(before: LinkRecord, after: LinkRecord) -> str:
@@ -138,7 +138,7 @@ class Reconciler:
                 break
             except asyncio.CancelledError:
                 raise
-            except Exception as error:  # noqa: BLE001 - one record's bug ends only its check
+            except Exception as error:  # one record's bug ends only its check
                 log.exception("reconciling %s failed", record.tx_ref)
                 last_error = error
                 break
@@ -154,5 +154,5 @@ class Reconciler:
         progress.changed_refs.add(record.tx_ref)
         try:
             await self._note(record, message)
-        except Exception:  # noqa: BLE001 - the note is a courtesy; the count is what matters
+        except Exception:  # the note is a courtesy; the count is what matters
             log.exception("could not note the error of %s", record.tx_ref)

@@ -17,9 +17,9 @@ import logging
 import random
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-from typing import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
 
 from .ledger import CREATING, Cursor, LinkRecord, Page
 from .service.errors import RateLimitedError, ServiceError
@@ -173,7 +173,7 @@ class Scheduler:
         return min(interval, self.focused_every)
 
     def _slowest(self, entry: Entry) -> float:
-        age = (datetime.now(timezone.utc) - entry.record.created_at).total_seconds()
+        age = (datetime.now(UTC) - entry.record.created_at).total_seconds()
         return self.old_slowest if age > self.old_after else self.slowest
 
     # -- the loop -----------------------------------------------------------------------
@@ -191,7 +191,7 @@ class Scheduler:
                     await self._sleep()
                 except asyncio.CancelledError:
                     raise
-                except Exception:  # noqa: BLE001 - a bug here must not stop every check
+                except Exception:  # a bug here must not stop every check
                     self.stats["scheduler errors"] += 1
                     log.exception("the scheduler hit an unexpected error; it goes on")
                     await asyncio.sleep(1.0)
@@ -265,7 +265,7 @@ class Scheduler:
         except ServiceError as error:
             self._failed(entry, error, error.message)
             return
-        except Exception as error:  # noqa: BLE001 - logged with its traceback, then retried
+        except Exception as error:  # logged with its traceback, then retried
             log.exception("unexpected error checking %s", entry.record.tx_ref)
             self._failed(entry, error, str(error), logged=True)
             return
@@ -289,7 +289,7 @@ class Scheduler:
                 await self.sweep_paid()
             except asyncio.CancelledError:
                 raise
-            except Exception:  # noqa: BLE001 - a bug here must not stop the next sweeps
+            except Exception:  # a bug here must not stop the next sweeps
                 self.stats["scheduler errors"] += 1
                 log.exception("re-reading paid records failed; trying again later")
             await asyncio.sleep(self.paid_sweep)
@@ -299,7 +299,7 @@ class Scheduler:
         a page at a time; returns how many were checked."""
         if self._paid is None:  # not asked to: paid records are not read again
             return 0
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         checked = 0
         failing: set[Group] = set()  # offline, no key, limited: left for the next sweep
         for since, stale in (
@@ -350,7 +350,7 @@ class Scheduler:
                 self.stats[type(error).__name__] += 1
                 log.info("re-reading paid %s failed: %s", record.tx_ref, error.message)
                 return -1
-            except Exception as error:  # noqa: BLE001 - logged; the next sweep tries again
+            except Exception as error:  # logged; the next sweep tries again
                 self.stats["failures"] += 1
                 self.stats[type(error).__name__] += 1
                 log.exception("unexpected error re-reading %s", record.tx_ref)

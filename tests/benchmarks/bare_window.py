@@ -5,10 +5,9 @@ import asyncio
 import os
 import sys
 
+import qasync
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication, QMainWindow, QTabWidget, QWidget
-
-import qasync
 
 
 class Watch(QObject):

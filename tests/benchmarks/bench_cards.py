@@ -20,16 +20,16 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import httpx  # noqa: E402
-from PySide6.QtCore import QEvent, QObject  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+import httpx
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QApplication
+from sandbox_process import start_sandbox
+from stall import Stall
 
-from paydesk.config.paths import Paths  # noqa: E402
-from paydesk.config.profiles import Profile  # noqa: E402
-from paydesk.config.secrets import KeyStore  # noqa: E402
-from paydesk.ui.loop import EventLoop  # noqa: E402
-from sandbox_process import start_sandbox  # noqa: E402
-from stall import Stall  # noqa: E402
+from paydesk.config.paths import Paths
+from paydesk.config.profiles import Profile
+from paydesk.config.secrets import KeyStore
+from paydesk.ui.loop import EventLoop
 
 
 class PaintWatch(QObject):
@@ -72,8 +72,8 @@ async def make_cards(base: str, secret: str, count: int) -> None:
 
 
 async def run(base: str, keys: dict, data: Path, count: int, rounds: int) -> None:
-    from paydesk.ui.main_window import MainWindow
     from paydesk.desk.build import build_desk
+    from paydesk.ui.main_window import MainWindow
 
     await make_cards(base, keys["secret"], count)
     headers = {"Authorization": f"Bearer {keys['secret']}", "Accept": "application/json"}
@@ -134,7 +134,7 @@ async def run(base: str, keys: dict, data: Path, count: int, rounds: int) -> Non
             painted = watch.arm()
             loaded = asyncio.get_event_loop().create_future()
 
-            def on_loaded():
+            def on_loaded(loaded=loaded):
                 if not loaded.done():
                     loaded.set_result(time.perf_counter())
 

@@ -17,9 +17,9 @@ from decimal import Decimal
 from pathlib import Path
 
 import httpx
+from sandbox_process import start_sandbox
 
 from paydesk.service import PaymentRequest, ServiceClient
-from sandbox_process import start_sandbox  # noqa: E402
 
 counter = itertools.count()
 

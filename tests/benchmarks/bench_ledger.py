@@ -23,22 +23,22 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtWidgets import QApplication
+from stall import Stall
 
-from paydesk.ledger import LinkQuery, LinkRecord, SqliteLedger  # noqa: E402
-from paydesk.ui.loop import EventLoop  # noqa: E402
-from stall import Stall  # noqa: E402
+from paydesk.ledger import LinkQuery, LinkRecord, SqliteLedger
+from paydesk.ui.loop import EventLoop
 
 BASELINE_COMMIT = "012fc21"
 ROOT = Path(__file__).resolve().parents[2]
 PROFILE = "p_bench01"
-NOW = datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 FIRST = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Ken", "Dennis", "Linus",
          "Guido", "Margaret", "Frances", "John", "Radia", "Tim", "Sophie", "Katherine", "Hedy"]
 LAST = ["Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Thompson", "Ritchie",

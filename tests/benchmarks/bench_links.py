@@ -19,16 +19,15 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import httpx  # noqa: E402
-from PySide6.QtCore import QEvent, QObject, QTimer  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+import httpx
+from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtWidgets import QApplication
+from sandbox_process import start_sandbox
 
-from paydesk.config.paths import Paths  # noqa: E402
-from paydesk.config.profiles import Profile  # noqa: E402
-from paydesk.config.secrets import KeyStore  # noqa: E402
-from paydesk.ui.loop import EventLoop  # noqa: E402
-from sandbox_process import start_sandbox  # noqa: E402
-
+from paydesk.config.paths import Paths
+from paydesk.config.profiles import Profile
+from paydesk.config.secrets import KeyStore
+from paydesk.ui.loop import EventLoop
 
 PROFILE = None
 if os.environ.get("BENCH_PROFILE"):
@@ -69,9 +68,9 @@ async def stall(seconds: float) -> float:
 
 
 async def run(base: str, keys: dict, data: Path, links: int) -> None:
+    from paydesk.desk.build import build_desk
     from paydesk.scheduler import Scheduler
     from paydesk.ui.main_window import MainWindow
-    from paydesk.desk.build import build_desk
 
     store = KeyStore(None)
     desk = build_desk(Paths(data=data / "paydesk", sandbox=data / "unused").ensure(), store)

@@ -45,13 +45,13 @@ sys.path.insert(0, str(HERE.parents[1]))
 import httpx  # noqa: E402
 from PySide6.QtCore import QObject, qInstallMessageHandler  # noqa: E402
 from PySide6.QtWidgets import QApplication, QDialog, QLineEdit, QWidget  # noqa: E402
+from sandbox_process import start_sandbox  # noqa: E402
 
 from paydesk import logs  # noqa: E402
 from paydesk.config.paths import Paths  # noqa: E402
 from paydesk.config.profiles import Profile  # noqa: E402
 from paydesk.config.secrets import KeyStore  # noqa: E402
 from paydesk.ui.loop import EventLoop  # noqa: E402
-from sandbox_process import start_sandbox  # noqa: E402
 from tests.ui import press  # noqa: E402
 from tests.waiting import TimedOut, until_async  # noqa: E402
 

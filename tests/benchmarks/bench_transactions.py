@@ -30,13 +30,13 @@ sys.path.insert(0, str(HERE.parents[1]))
 import httpx  # noqa: E402
 from PySide6.QtCore import QEvent, QObject, Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
+from sandbox_process import start_sandbox  # noqa: E402
+from stall import Stall  # noqa: E402
 
 from paydesk.config.paths import Paths  # noqa: E402
 from paydesk.config.profiles import Profile  # noqa: E402
 from paydesk.config.secrets import KeyStore  # noqa: E402
 from paydesk.ui.loop import EventLoop  # noqa: E402
-from sandbox_process import start_sandbox  # noqa: E402
-from stall import Stall  # noqa: E402
 
 PROFILE = "p_bench01"
 
@@ -73,8 +73,8 @@ class Painted(QObject):
 
 
 async def open_window(data: Path, base_url: str, keys: dict):
-    from paydesk.ui.main_window import MainWindow
     from paydesk.desk.build import build_desk
+    from paydesk.ui.main_window import MainWindow
 
     desk = build_desk(Paths(data=data, sandbox=data / "unused").ensure(), KeyStore(None))
 
@@ -136,21 +136,22 @@ async def child(data: Path, base_url: str, keys: dict, repeat: int) -> dict:
         tab.filters.search.setText("lovelac")
         await asyncio.sleep(0.05)
         figures["search keystroke"].append(await timed(
-            lambda: tab.filters.search.setText("lovelace" if i % 2 else "lovelac1"), "query"))
+            lambda i=i: tab.filters.search.setText("lovelace" if i % 2 else "lovelac1"), "query"))
         tab.filters.search.setText("")
         await asyncio.sleep(0.05)
         # a short, broad term: two characters are below the trigram index and scan
         figures["search, two characters"].append(await timed(
-            lambda: tab.filters.search.setText("ad" if i % 2 else "ov"), "query"))
+            lambda i=i: tab.filters.search.setText("ad" if i % 2 else "ov"), "query"))
         tab.filters.search.setText("")
         await asyncio.sleep(0.05)
         state = tab.filters.state
         figures["filter change"].append(await timed(
-            lambda: state.setCurrentIndex(state.findData("failed" if i % 2 else "pending")), "query"))
+            lambda i=i, state=state: state.setCurrentIndex(
+                state.findData("failed" if i % 2 else "pending")), "query"))
         state.setCurrentIndex(0)
         await asyncio.sleep(0.05)
         figures["sort change"].append(await timed(
-            lambda: view.sortByColumn(3, Qt.SortOrder.AscendingOrder if i % 2
+            lambda i=i: view.sortByColumn(3, Qt.SortOrder.AscendingOrder if i % 2
                                       else Qt.SortOrder.DescendingOrder), "query"))
         view.sortByColumn(6, Qt.SortOrder.DescendingOrder)
         await asyncio.sleep(0.05)
@@ -158,7 +159,7 @@ async def child(data: Path, base_url: str, keys: dict, repeat: int) -> dict:
             await asyncio.sleep(0.005)
         last = tab.model.rowCount() - 1
         figures["jump to the end"].append(await timed(
-            view.scrollToBottom, lambda: until_rows(tab, [last])))
+            view.scrollToBottom, lambda last=last: until_rows(tab, [last])))
         view.scrollToTop()
         await asyncio.sleep(0.05)
     out["figures"] = figures

@@ -24,7 +24,7 @@ class Stall:
         self.worst = max(self.worst, (now - self._last) * 1000 - self.interval_ms)
         self._last = now
 
-    def start(self) -> "Stall":
+    def start(self) -> Stall:
         self.worst, self._last = 0.0, time.perf_counter()
         self._timer.start()
         return self

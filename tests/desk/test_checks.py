@@ -4,8 +4,8 @@ below."""
 
 import pytest
 
-from paydesk.sandbox import rules
 from paydesk.desk import checks
+from paydesk.sandbox import rules
 
 URLS = ["https://shop.example/cb", "http://127.0.0.1:8000/pay?x=1#y", "HTTPS://a.b",
         "ftp://x.example", "https://", "https://[::1]/", "javascript:alert(1)",

@@ -6,8 +6,8 @@ from datetime import date
 
 import pytest
 
-from paydesk.service.txref import ALPHABET, TxRefGenerator, new_installation_id
 from paydesk.desk.lookup import read
+from paydesk.service.txref import ALPHABET, TxRefGenerator, new_installation_id
 
 OURS = frozenset({"SHOP"})
 

@@ -3,14 +3,13 @@ finished once, an audit log the ledger itself keeps append-only, and no full car
 
 import asyncio
 import sqlite3
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import pytest
 
 from paydesk.ledger import SqliteLedger
-from paydesk.ledger.cards import (AuditDraft, AuditQuery, CardQuery, OperationDraft,
-                                  OperationUnderWay, mask)
+from paydesk.ledger.cards import AuditDraft, AuditQuery, CardQuery, OperationDraft, OperationUnderWay, mask
 from paydesk.ledger.cards_sqlite import SqliteCardLedger
 from paydesk.ledger.schema import LATEST
 from paydesk.service.models import CardState, CardTransaction, VirtualCard
@@ -24,7 +23,7 @@ def card(n: int, **over) -> VirtualCard:
                   expiration="2029-05", name_on_card=f"SHOP {n}", currency="GBP",
                   currency_code="12", amount=Decimal("50.00"), charge=Decimal("1.50"),
                   paid=Decimal("51.50"), balance=Decimal("50.00"),
-                  created_at=datetime(2026, 1, 1, 10, tzinfo=timezone.utc) + timedelta(seconds=n))
+                  created_at=datetime(2026, 1, 1, 10, tzinfo=UTC) + timedelta(seconds=n))
     fields.update(over)
     return VirtualCard(**fields)
 
@@ -192,7 +191,7 @@ async def test_card_transactions_are_kept_newest_first(cards):
     def tx(n, kind="Credit", tx_id=None):
         return CardTransaction(id=tx_id if tx_id is not None else f"t{n}", card_hash="ch_0001",
                                type=kind, amount=Decimal(n), description=f"d{n}", status="success",
-                               created_at=datetime(2026, 1, 1, 10, n, tzinfo=timezone.utc))
+                               created_at=datetime(2026, 1, 1, 10, n, tzinfo=UTC))
 
     await cards.store_transactions("p1", "test", "ch_0001", [tx(1), tx(2, "Debit")])
     await cards.store_transactions("p1", "test", "ch_0001", [tx(1), tx(2, "Debit"), tx(3),

@@ -5,13 +5,12 @@ their caller."""
 import asyncio
 import sqlite3
 import time
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from decimal import Decimal
 
 import pytest
 
-from paydesk.ledger import (DuplicateReference, LedgerError, LinkQuery, SqliteLedger,
-                            is_final)
+from paydesk.ledger import DuplicateReference, LedgerError, LinkQuery, SqliteLedger, is_final
 from paydesk.ledger.schema import LATEST, migrate
 from paydesk.service.models import PaymentLink, PaymentRequest, Transaction, TransactionState
 from tests.waiting import until_async
@@ -70,7 +69,7 @@ async def test_migrates_a_v2_file_that_holds_data(tmp_path):
         assert got["R-2"].state == "failed" and got["R-2"].final
         assert got["R-4"].state == "unknown" and got["R-4"].state_raw == "on-hold"
         assert not got["R-4"].final and got["R-5"].state == "creating"
-        assert got["R-3"].created_at == datetime(2026, 1, 2, 10, 0, tzinfo=timezone.utc)
+        assert got["R-3"].created_at == datetime(2026, 1, 2, 10, 0, tzinfo=UTC)
         by_amount = await ledger.page(LinkQuery("p", "test", sort="amount", descending=False))
         assert [r.tx_ref for r in by_amount.records] == ["R-5", "R-3", "R-1", "R-2", "R-4"]
         assert [r.tx_ref for r in (await ledger.unsettled())] == ["R-5"]
@@ -252,7 +251,7 @@ async def test_closing_finishes_queued_writes(tmp_path):
 
 
 async def test_a_days_summary(ledger):
-    day_start = datetime(2026, 11, 22, 0, 0, tzinfo=timezone.utc)
+    day_start = datetime(2026, 11, 22, 0, 0, tzinfo=UTC)
     plan = [("D-1", "success", 10, "GBP"), ("D-2", "success", 15, "GBP"), ("D-3", "failed", 7, "GBP"),
             ("D-4", "success", 20, "USD"), ("D-5", "pending", 9, "USD")]
     for ref, state, amount, currency in plan:
@@ -261,7 +260,7 @@ async def test_a_days_summary(ledger):
         await ledger.record_lookup("p1", "test", looked_up(
             ref, state, amount=Decimal(amount), currency=currency, charge=Decimal("0.34")))
     from datetime import timedelta
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     summary = await ledger.day_summary("p1", "test", now - timedelta(hours=1), now + timedelta(hours=1))
     assert summary.created == 5 and summary.states["success"] == 3 and summary.states["pending"] == 1
     totals = {t.currency: (t.paid, t.collected, t.fees) for t in summary.totals}

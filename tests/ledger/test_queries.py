@@ -3,7 +3,7 @@ directions; filters and text search find exactly what they should; no query scan
 
 import random
 import sqlite3
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import pytest
@@ -11,7 +11,7 @@ import pytest
 from paydesk.ledger import SORTS, LinkQuery, LinkRecord, SqliteLedger
 from paydesk.ledger.search import Plan
 
-NOW = datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 FIRST = ["Ada", "grace", "Alan", "Edsger", "Barbara", "Zoë"]
 LAST = ["Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "O'Brien"]
 STATES = ["pending", "success", "failed", "cancelled", "refunded", "unknown", "creating"]
@@ -56,7 +56,7 @@ def key(sort):
             "created": (r.created_at,), "amount": (r.amount,),
             "state": (r.state, r.created_at), "customer": (r.customer.lower(),),
             "email": (r.email,), "reference": (r.tx_ref,), "currency": (r.currency, r.created_at),
-            "checked": (r.checked_at or datetime.min.replace(tzinfo=timezone.utc),),
+            "checked": (r.checked_at or datetime.min.replace(tzinfo=UTC),),
         }[sort]
     return k
 

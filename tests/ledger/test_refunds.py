@@ -4,7 +4,7 @@ paid ones are found again a page at a time for 30 days; the day's figures say wh
 given back and what is left."""
 
 import sqlite3
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import pytest
@@ -38,7 +38,7 @@ async def test_a_paid_record_refunded_at_the_service_is_no_longer_paid(ledger, b
     await link(ledger, "R-1", "success")
     after, changed = await ledger.record_lookup("p1", "test", said("R-1", back))
     assert changed and after.state == back and after.final
-    day = datetime.now(timezone.utc) - timedelta(hours=1)
+    day = datetime.now(UTC) - timedelta(hours=1)
     summary = await ledger.day_summary("p1", "test", day, day + timedelta(hours=2))
     assert summary.states[back] == 1 and summary.states["success"] == 0
     (gbp,) = summary.totals
@@ -75,7 +75,7 @@ async def test_paid_records_are_found_a_page_at_a_time_by_when_they_were_paid(le
     with sqlite3.connect(tmp_path / "ledger.sqlite3") as db:
         db.execute("UPDATE links SET updated_at = '2020-01-01T00:00:00.000000Z'"
                    " WHERE tx_ref = 'P-0'")
-    since = datetime.now(timezone.utc) - timedelta(days=30)
+    since = datetime.now(UTC) - timedelta(days=30)
     seen, after = [], None
     while True:
         page = await ledger.paid_since(since, "p1", "test", after=after, limit=4)
@@ -90,7 +90,7 @@ async def test_paid_records_are_found_a_page_at_a_time_by_when_they_were_paid(le
     # only those not read for a while
     await ledger.record_lookup("p1", "test", said("P-3", "success", amount=13))
     stale = await ledger.paid_since(since, "p1", "test", limit=100,
-                                    checked_before=datetime.now(timezone.utc) - timedelta(seconds=0.5))
+                                    checked_before=datetime.now(UTC) - timedelta(seconds=0.5))
     assert "P-3" not in [r.tx_ref for r in stale.records]
     with sqlite3.connect(tmp_path / "ledger.sqlite3") as db:  # found along its own index
         plan = " ".join(r[3] for r in db.execute(
@@ -104,7 +104,7 @@ async def test_the_days_figures_say_refunds_and_the_net(ledger):
                               ("D-3", 30, "success"), ("D-4", 40, "pending")):
         await link(ledger, ref, word, amount)
     await ledger.record_lookup("p1", "test", said("D-3", "refunded", 30))
-    day = datetime.now(timezone.utc) - timedelta(hours=1)
+    day = datetime.now(UTC) - timedelta(hours=1)
     summary = await ledger.day_summary("p1", "test", day, day + timedelta(hours=2))
     (gbp,) = summary.totals
     assert (gbp.paid, gbp.collected) == (2, Decimal(30))

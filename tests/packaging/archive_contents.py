@@ -19,8 +19,8 @@ for name, (*_, typecode) in pkg.toc.items():
         for module in pyz.toc:
             entries.append(module)
             data = pyz.extract(module, raw=True)
-            hits.update({module: p.pattern.decode() for p in found if p.search(data or b"")})
+            hits.update((module, p.pattern.decode()) for p in found if p.search(data or b""))
     elif typecode not in ("o", "d"):  # options and dependencies carry no data
         data = pkg.extract(name)
-        hits.update({name: p.pattern.decode() for p in found if p.search(data or b"")})
+        hits.update((name, p.pattern.decode()) for p in found if p.search(data or b""))
 print(json.dumps({"entries": entries, "hits": hits}))

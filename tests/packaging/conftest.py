@@ -69,7 +69,8 @@ def _clean_checkout(target: Path) -> None:
         tar.extractall(target, filter="tar")
     if subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
                       capture_output=True, text=True).stdout.strip():
-        warnings.warn("the packaging tests build the last commit; uncommitted changes are not in it")
+        warnings.warn("the packaging tests build the last commit; uncommitted changes are not in it",
+                      stacklevel=2)
 
 
 @pytest.fixture(scope="session")

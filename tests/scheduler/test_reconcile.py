@@ -3,14 +3,14 @@
 import asyncio
 import time
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
 
 from paydesk.ledger import LinkRecord
 from paydesk.reconcile import Reconciler
 from paydesk.service.errors import RateLimitedError, ServiceUnavailableError
 
-NOW = datetime(2026, 11, 22, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 22, tzinfo=UTC)
 
 
 def record(ref, state="pending"):

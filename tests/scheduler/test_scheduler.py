@@ -3,18 +3,17 @@ a key that vanished, the ledger busy, a client closed mid-call, a bug in a check
 
 import asyncio
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
 
 import pytest
 
 from paydesk.ledger import LinkRecord
 from paydesk.scheduler import Scheduler, StopWatching
-from paydesk.service.errors import (AnswerLostError, RateLimitedError, ServiceError,
-                                    ServiceUnavailableError)
+from paydesk.service.errors import AnswerLostError, RateLimitedError, ServiceError, ServiceUnavailableError
 from tests.waiting import until_async
 
-NOW = datetime(2026, 11, 22, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 22, tzinfo=UTC)
 
 
 def record(ref, state="pending", profile="p1", mode="test"):

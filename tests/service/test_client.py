@@ -5,9 +5,18 @@ from decimal import Decimal
 
 import pytest
 
-from paydesk.service import (AuthenticationError, CardState, DuplicateReferenceError,
-                             ModeMismatchError, NotFoundError, PaymentRequest, ServiceClient,
-                             ServiceUnavailableError, TransactionState, ValidationError)
+from paydesk.service import (
+    AuthenticationError,
+    CardState,
+    DuplicateReferenceError,
+    ModeMismatchError,
+    NotFoundError,
+    PaymentRequest,
+    ServiceClient,
+    ServiceUnavailableError,
+    TransactionState,
+    ValidationError,
+)
 from tests import dialects
 from tests.helpers import free_port
 

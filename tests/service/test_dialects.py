@@ -8,8 +8,7 @@ import httpx
 import pytest
 
 from paydesk.config import keycheck
-from paydesk.service import (CardState, NotFoundError, PaymentRequest, ServiceClient,
-                             TransactionState, ValidationError)
+from paydesk.service import CardState, NotFoundError, PaymentRequest, ServiceClient, TransactionState, ValidationError
 from tests import dialects
 
 LOOKUP_PATH = {"strict": "api/transaction", "quirks": "api/transaction",

@@ -10,9 +10,16 @@ from urllib.parse import quote
 
 import pytest
 
-from paydesk.service import (AnswerLostError, ClientClosedError, PaymentRequest,
-                             RateLimitedError, ServiceClient, ServiceError,
-                             ServiceUnavailableError, UnexpectedAnswerError)
+from paydesk.service import (
+    AnswerLostError,
+    ClientClosedError,
+    PaymentRequest,
+    RateLimitedError,
+    ServiceClient,
+    ServiceError,
+    ServiceUnavailableError,
+    UnexpectedAnswerError,
+)
 
 KEY = "sec-test-HOSTILEhostile0123456789abcdefAB"
 WRONG_TYPES = {"status": "success", "message": "Payment details", "data": {

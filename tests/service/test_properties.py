@@ -8,11 +8,19 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from paydesk.service.money import MoneyError, format_amount, parse_amount, to_wire
 from paydesk.service.models import PaymentRequest
+from paydesk.service.money import MoneyError, format_amount, parse_amount, to_wire
 from paydesk.service.snippets import SecretKeyInSnippet, form_fields, html_form, inline_checkout
-from paydesk.service.txref import (ALPHABET, INSTALLATION_ALPHABET, TxRefError, TxRefGenerator,
-                                   check_characters, is_consistent, new_installation_id, validate)
+from paydesk.service.txref import (
+    ALPHABET,
+    INSTALLATION_ALPHABET,
+    TxRefError,
+    TxRefGenerator,
+    check_characters,
+    is_consistent,
+    new_installation_id,
+    validate,
+)
 
 amounts = st.decimals(min_value=0, max_value=Decimal("1e12"), places=2, allow_nan=False)
 

@@ -276,8 +276,8 @@ def test_copy_and_save(desk, loop, tmp_path):
 
 
 def decode_qr_file(path):
-    from PySide6.QtWidgets import QLabel
     from PySide6.QtGui import QPixmap
+    from PySide6.QtWidgets import QLabel
 
     label = QLabel()
     pixmap = QPixmap(str(path))

@@ -4,8 +4,7 @@ came. Real widgets, offscreen; nothing of PayDesk's is needed."""
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import (QComboBox, QDialog, QLineEdit, QMessageBox, QPushButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QComboBox, QDialog, QLineEdit, QMessageBox, QPushButton, QVBoxLayout, QWidget
 
 from tests.ui import press
 

@@ -146,7 +146,7 @@ def test_another_program_found_during_a_call_stays_said_in_the_status_bar(start_
     async def the_check_the_call_then_makes():
         try:
             await session.verify_service(profile, "test")
-        except Exception as error:  # noqa: BLE001 - it leaves the lease as it would
+        except Exception as error:  # it leaves the lease as it would
             if not await lease.__aexit__(type(error), error, error.__traceback__):
                 raise
         else:

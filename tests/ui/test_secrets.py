@@ -7,9 +7,9 @@ import keyring.backend
 from keyring.errors import InitError, KeyringLocked
 
 from paydesk.config.secrets import KeyStore
+from paydesk.desk.build import build_desk
 from paydesk.ui.main_window import KEYRING_NOTICE, MainWindow
 from paydesk.ui.status import KEYRING_WAITING
-from paydesk.desk.build import build_desk
 
 
 class LockedKeyring(keyring.backend.KeyringBackend):

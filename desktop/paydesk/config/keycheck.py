@@ -10,8 +10,7 @@ import httpx
 from .. import __version__
 from ..service import ServiceClient
 from ..service.answers import read
-from ..service.errors import (AuthenticationError, NotFoundError, ServiceError,
-                              ServiceUnavailableError, ValidationError)
+from ..service.errors import AuthenticationError, NotFoundError, ServiceError, ServiceUnavailableError, ValidationError
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ class Paths:
     def window_state(self) -> Path:
         return self.data / "window.ini"
 
-    def ensure(self) -> "Paths":
+    def ensure(self) -> Paths:
         for folder in (self.data, self.logs):
             folder.mkdir(parents=True, exist_ok=True)
             try:

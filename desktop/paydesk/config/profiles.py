@@ -88,7 +88,7 @@ class Profile:
         return "p_" + secrets.token_hex(4)
 
     @classmethod
-    def from_json(cls, data: dict) -> "Profile":
+    def from_json(cls, data: dict) -> Profile:
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         if known.get("lookup_path") not in LOOKUP_PATHS:
             known["lookup_path"] = None  # written by another version, or edited by hand

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from ..config.paths import Paths
 from ..config.secrets import KeyStore, system_backend
@@ -73,7 +73,7 @@ class Desk:
         ledger = self.session.ledger
         for record in await ledger.unsettled():
             self.scheduler.watch(record)
-        since = datetime.now(timezone.utc) - timedelta(days=WATCH_DAYS)
+        since = datetime.now(UTC) - timedelta(days=WATCH_DAYS)
         for record in await ledger.open_records(since=since):
             self.scheduler.watch(record)
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import re
 
-from ..service.txref import TxRefError, validate as validate_txref
+from ..service.txref import TxRefError
+from ..service.txref import validate as validate_txref
 
 MAX_AMOUNT = 10_000_000
 # said where an amount is typed (the form and the counter display): the service takes no pence

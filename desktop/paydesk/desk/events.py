@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 log = logging.getLogger("paydesk.events")
 Receiver = Callable[..., Any]
@@ -39,7 +40,7 @@ class Event:
         for receiver in list(self._receivers):
             try:
                 receiver(*args)
-            except Exception:  # noqa: BLE001 - one receiver's fault is not the others'
+            except Exception:  # one receiver's fault is not the others'
                 log.error("a receiver of %s failed", self.name, exc_info=True)
                 sys.excepthook(*sys.exc_info())
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import csv
 import os
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
-from typing import Callable, Iterable
 
 from ..ledger import LinkRecord
 from ..service.models import TransactionState

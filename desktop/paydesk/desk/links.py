@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from ..config.profiles import Profile
 from ..ledger import DuplicateReference, Ledger, LinkRecord
 from ..scheduler import StopWatching
-from ..service.errors import (AuthenticationError, DuplicateReferenceError, ServiceError,
-                               ValidationError)
+from ..service.errors import AuthenticationError, DuplicateReferenceError, ServiceError, ValidationError
 from ..service.models import PaymentRequest
 from ..service.txref import TxRefGenerator
 from .session import Session
@@ -43,7 +42,7 @@ class LinksController:
 
     @staticmethod
     def _today():
-        return datetime.now(timezone.utc).date()
+        return datetime.now(UTC).date()
 
     def _reference(self, profile: Profile, day, sequence: int) -> str:
         return TxRefGenerator(profile.txref_prefix, self.session.installation_id,

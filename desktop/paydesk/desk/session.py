@@ -13,20 +13,28 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, AsyncIterator
+from typing import TYPE_CHECKING
 
 from ..config.paths import Paths
-from ..config.profiles import (CARDS_CURRENCIES, MODES, NO_CARDS_CURRENCIES, Profile, Settings,
-                               SettingsFile, address_problem)
+from ..config.profiles import (
+    CARDS_CURRENCIES,
+    MODES,
+    NO_CARDS_CURRENCIES,
+    Profile,
+    Settings,
+    SettingsFile,
+    address_problem,
+)
 from ..config.secrets import KeyStore
+from ..embedded import EmbeddedSandbox, WrongServiceError
 from ..health import ConnectionHealth
 from ..ledger import Ledger
 from ..ledger.cards import CardLedger
 from ..service.errors import AuthenticationError, ServiceError, ServiceUnavailableError
 from ..service.txref import new_installation_id
-from ..embedded import EmbeddedSandbox, WrongServiceError
 from .events import Hub
 from .tasks import TaskSet
 
@@ -60,7 +68,7 @@ class InsecureAddressError(ServiceError):
 
 @dataclass
 class _Slot:
-    client: "ServiceClient"
+    client: ServiceClient
     fingerprint: tuple
     users: int = 0
     retired: bool = False
@@ -201,7 +209,7 @@ class Session:
     # -- clients ----------------------------------------------------------------------
 
     @asynccontextmanager
-    async def lease(self, profile: Profile, mode: str) -> AsyncIterator["ServiceClient"]:
+    async def lease(self, profile: Profile, mode: str) -> AsyncIterator[ServiceClient]:
         """The client of exactly this profile and mode, for the calls inside the block.
         What the service said (or that it could not be reached) goes to ``health``."""
         try:

@@ -13,7 +13,8 @@ import asyncio
 import logging
 import sys
 import weakref
-from typing import Any, Coroutine
+from collections.abc import Coroutine
+from typing import Any
 
 log = logging.getLogger("paydesk.tasks")
 
@@ -22,12 +23,12 @@ class TaskSet:
     def __init__(self, owner=None) -> None:
         self._tasks: set[asyncio.Task] = set()
         self._named: dict[str, asyncio.Task] = {}
-        self._children: "weakref.WeakSet[TaskSet]" = weakref.WeakSet()
+        self._children: weakref.WeakSet[TaskSet] = weakref.WeakSet()
         self.closed = False
         if owner is not None:  # anything with a ``destroyed`` signal (a widget): its tasks end with it
             owner.destroyed.connect(self._owner_gone)
 
-    def child(self, owner=None) -> "TaskSet":
+    def child(self, owner=None) -> TaskSet:
         tasks = TaskSet(owner)
         self._children.add(tasks)
         return tasks

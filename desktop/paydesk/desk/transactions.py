@@ -10,22 +10,28 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
-from typing import Callable
 
 from ..ledger import CREATING, DaySummary, LinkQuery, LinkRecord
 from ..reconcile import Progress, Reconciler
-from ..service.errors import (AuthenticationError, ModeMismatchError, NotFoundError,
-                               RateLimitedError, ServiceError, ServiceUnavailableError)
+from ..service.errors import (
+    AuthenticationError,
+    ModeMismatchError,
+    NotFoundError,
+    RateLimitedError,
+    ServiceError,
+    ServiceUnavailableError,
+)
 from ..service.models import Transaction
-from .links import LinksController
-from .states import state_words
-from .session import NoKeyError
 from .export import writer_for
-from .texts import local_time
+from .links import LinksController
 from .lookup import read
+from .session import NoKeyError
+from .states import state_words
+from .texts import local_time
 
 log = logging.getLogger("paydesk.transactions")
 EXPORT_PAGE = 2000
@@ -137,7 +143,7 @@ class TransactionsController:
         profile, mode = self.session.active()
         creating = [r for r in await self.ledger.unsettled(profile.id) if r.mode == mode]
         records = creating + await self.ledger.open_records(profile.id, mode, limit=None)
-        since = datetime.now(timezone.utc) - timedelta(days=PAID_DAYS)
+        since = datetime.now(UTC) - timedelta(days=PAID_DAYS)
         paid = await self.ledger.count_paid_since(since, profile.id, mode)
 
         async def pages():

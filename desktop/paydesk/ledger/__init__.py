@@ -7,12 +7,12 @@ nothing is lost. ``Ledger`` is the interface; ``SqliteLedger`` the local file.
 
 from .engine import LedgerClosed, LedgerError
 from .query import SORTS, Cursor, LinkQuery, Page
-from .records import (CREATING, FINAL, OPEN, PENDING, REJECTED, STATES, UNKNOWN, LinkRecord,
-                      is_final)
+from .records import CREATING, FINAL, OPEN, PENDING, REJECTED, STATES, UNKNOWN, LinkRecord, is_final
 from .repository import DuplicateReference, Ledger
 from .sqlite import SqliteLedger
 from .summary import CurrencyTotal, DaySummary
 
 __all__ = ["CREATING", "FINAL", "OPEN", "PENDING", "REJECTED", "SORTS", "STATES", "UNKNOWN",
-           "Cursor", "CurrencyTotal", "DaySummary", "DuplicateReference", "Ledger", "LedgerClosed", "LedgerError", "LinkQuery",
+           "Cursor", "CurrencyTotal", "DaySummary", "DuplicateReference", "Ledger", "LedgerClosed",
+           "LedgerError", "LinkQuery",
            "LinkRecord", "Page", "SqliteLedger", "is_final"]

@@ -4,16 +4,17 @@ in the ledger's SQLite file: the half of ``SqliteCardLedger`` that is not the ca
 from __future__ import annotations
 
 import sqlite3
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .amounts import card_decimal, card_minor
 from .card_schema import OPEN_OPERATION_STATES, OPERATION_STATES
-from .cards import (AuditDraft, AuditEntry, AuditQuery, CardOperation, OperationDraft,
-                    OperationUnderWay, mask)
+from .cards import AuditDraft, AuditEntry, AuditQuery, CardOperation, OperationDraft, OperationUnderWay, mask
 from .engine import Engine, LedgerError
 from .owner import this_process
 from .records import parse_stamp, parse_written, stamp
 from .search import like
+
 
 def _inserted(cursor: sqlite3.Cursor) -> int:
     """The id of the row an INSERT just added (sqlite3 says None only for other statements)."""

@@ -8,7 +8,7 @@ to hold no run of more than ten digits.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 OPERATION_KINDS = ("create", "fund", "withdraw", "block", "unblock", "terminate")
 # sending: written before the call; lost: the answer never came, being settled by reading

@@ -11,10 +11,10 @@ from __future__ import annotations
 import abc
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Sequence
 
 from ..service.models import CardTransaction, VirtualCard
 from .card_schema import OPEN_OPERATION_STATES, OPERATION_KINDS, OPERATION_STATES

@@ -4,8 +4,9 @@ the cards and their transactions here, operations and audit in ``card_operations
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, Sequence
+from typing import Any
 
 from ..service.models import CardTransaction, VirtualCard
 from .amounts import card_decimal, card_minor
@@ -106,8 +107,8 @@ class SqliteCardLedger(SqliteCardOperations, CardLedger):
         self._engine = engine
 
     @classmethod
-    def beside(cls, ledger: SqliteLedger) -> "SqliteCardLedger":
-        return cls(ledger._engine)  # noqa: SLF001 - one package, one file
+    def beside(cls, ledger: SqliteLedger) -> SqliteCardLedger:
+        return cls(ledger._engine)  # one package, one file
 
     # -- cards --------------------------------------------------------------------------
 

@@ -18,8 +18,9 @@ import queue
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 log = logging.getLogger("paydesk.ledger")
 T = TypeVar("T")
@@ -76,7 +77,7 @@ def _report_unwaited(future: asyncio.Future) -> None:
 class _Worker(threading.Thread):
     """Owns one connection; runs jobs from its queue until it gets None."""
 
-    def __init__(self, name: str, jobs: "queue.SimpleQueue[_Job | None]",
+    def __init__(self, name: str, jobs: queue.SimpleQueue[_Job | None],
                  connect: Callable[[], sqlite3.Connection],
                  ready: concurrent.futures.Future | None = None):
         super().__init__(name=name, daemon=True)
@@ -212,7 +213,7 @@ class Engine:
                 log.info("the ledger is free again; delayed saving done")
             try:
                 self.on_busy(busy)
-            except Exception:  # noqa: BLE001 - a listener's problem is not the write's
+            except Exception:  # a listener's problem is not the write's
                 log.exception("busy listener failed")
 
     def _retry_busy(self, attempt: Callable[[], T], *, saving: bool = True) -> T:

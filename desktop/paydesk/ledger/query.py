@@ -33,7 +33,7 @@ class LinkQuery:
         if self.sort not in SORTS:
             raise ValueError(f"unknown sort {self.sort!r}")
 
-    def sorted_by(self, sort: str, descending: bool | None = None) -> "LinkQuery":
+    def sorted_by(self, sort: str, descending: bool | None = None) -> LinkQuery:
         return replace(self, sort=sort,
                        descending=self.descending if descending is None else descending)
 

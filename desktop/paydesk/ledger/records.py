@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any, cast
 
@@ -47,13 +47,13 @@ def may_follow(before: str, after: str) -> bool:
 
 def stamp(when: datetime | None = None) -> str:
     """A time as the ledger stores it: UTC, fixed width, so text order is time order."""
-    when = when or datetime.now(timezone.utc)
-    if when.tzinfo is timezone.utc:  # the usual case, and a bulk import's: no conversion
+    when = when or datetime.now(UTC)
+    if when.tzinfo is UTC:  # the usual case, and a bulk import's: no conversion
         return when.isoformat(timespec="microseconds")[:-6] + "Z"
     if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
+        when = when.replace(tzinfo=UTC)
     elif when.utcoffset():
-        when = when.astimezone(timezone.utc)
+        when = when.astimezone(UTC)
     return when.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
@@ -61,7 +61,7 @@ def parse_stamp(text: str | None) -> datetime | None:
     if not text:
         return None
     when = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
 def parse_written(text: str) -> datetime:

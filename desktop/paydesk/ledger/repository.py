@@ -7,8 +7,8 @@ PostgreSQL ledger for several counters) implements this same interface.
 from __future__ import annotations
 
 import abc
+from collections.abc import Callable, Sequence
 from datetime import date, datetime
-from typing import Callable, Sequence
 
 from ..service.models import PaymentLink, PaymentRequest, Transaction
 from .engine import LedgerError

@@ -8,15 +8,16 @@ on ``;``.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable, Iterable, Sequence
 from decimal import Decimal
-from typing import Any, Callable, Iterable, Sequence, Union
+from typing import Any
 
+from ..service.models import TransactionState
 from .amounts import to_minor
 from .card_schema import V4, V5
-from .records import FINAL, ORIGINS, STATES, stamp, parse_stamp
-from ..service.models import TransactionState
+from .records import FINAL, ORIGINS, STATES, parse_stamp, stamp
 
-Step = Union[str, Callable[[sqlite3.Connection], None]]
+Step = str | Callable[[sqlite3.Connection], None]
 
 
 class SchemaTooNew(RuntimeError):

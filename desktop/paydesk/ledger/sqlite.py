@@ -5,16 +5,16 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+from collections.abc import Callable, Sequence
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from ..service.models import PaymentLink, PaymentRequest, Transaction
 from .amounts import to_minor
 from .engine import Engine, LedgerError
 from .query import Cursor, LinkQuery, Page
-from .records import (CREATING, FINAL, OPEN, PENDING, REJECTED, SUCCESS, LinkRecord, may_follow,
-                      stamp, state_of)
+from .records import CREATING, FINAL, OPEN, PENDING, REJECTED, SUCCESS, LinkRecord, may_follow, stamp, state_of
 from .repository import DuplicateReference, Ledger
 from .schema import migrate
 from .search import SELECT, Plan, record

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 
 class CallLog:
@@ -18,7 +18,7 @@ class CallLog:
     def note(self, merchant_id: str, mode: str, method: str, path: str) -> dict:
         """Notes a call as it arrives; its ``status`` is filled in when it is answered (None:
         no answer was sent, e.g. an answer dropped on purpose)."""
-        stamp = datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
+        stamp = datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
         call = {"method": method, "path": path, "at": stamp, "status": None}
         with self._lock:
             calls = self._calls.setdefault((merchant_id, mode), deque(maxlen=self._keep))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 import sqlite3
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -119,7 +119,7 @@ async def create(request: Request) -> JSONResponse:
         c.text(name, required=name in body)
     if c.errors:
         raise validation_error(c.errors)
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     card = issue(sb, owner, c.clean["amount"], c.clean["currency"], c.clean.get("callback_url"),
                  _name_on_card(sb, owner, c.clean), f"{now.year + 3:04d}-{now.month:02d}")
     _notify(sb, card, "card.created")

@@ -23,7 +23,8 @@ LIVE_REFUSAL = "This is a live payment: test cards cannot pay it."
 def page(sb: Sandbox, template: str, code: int = 200, **values) -> HTMLResponse:
     html = sb.templates.get_template(template).render(**values)
     return HTMLResponse(html, status_code=code, headers={
-        "Content-Security-Policy": "default-src 'self'; img-src * data:; style-src 'self' 'unsafe-inline'; form-action *",
+        "Content-Security-Policy": ("default-src 'self'; img-src * data:; "
+                                    "style-src 'self' 'unsafe-inline'; form-action *"),
         "X-Frame-Options": "DENY",
         "Cache-Control": "no-store",
     })

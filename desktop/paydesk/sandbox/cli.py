@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 from .. import __version__
+from .context import SandboxConfig
 from .keys import load_or_create
 from .server import base_url_of, bind, build_app, make_server, serve
-from .context import SandboxConfig
 
 
 def default_data_dir() -> Path:

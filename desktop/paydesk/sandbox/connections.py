@@ -53,7 +53,7 @@ class ConnectionGuard:
         self.closed_idle = 0
         self.refused = 0
 
-    def admit(self, conn: "GuardedProtocol") -> bool:
+    def admit(self, conn: GuardedProtocol) -> bool:
         if len(self.open) >= self.limit:
             self._pressure()
             oldest = next(iter(self.waiting), None)
@@ -65,14 +65,14 @@ class ConnectionGuard:
         self.open.add(conn)
         return True
 
-    def awaiting_head(self, conn: "GuardedProtocol") -> None:
+    def awaiting_head(self, conn: GuardedProtocol) -> None:
         self.waiting.pop(conn, None)
         self.waiting[conn] = None
 
-    def got_head(self, conn: "GuardedProtocol") -> None:
+    def got_head(self, conn: GuardedProtocol) -> None:
         self.waiting.pop(conn, None)
 
-    def gone(self, conn: "GuardedProtocol") -> None:
+    def gone(self, conn: GuardedProtocol) -> None:
         self.open.discard(conn)
         self.waiting.pop(conn, None)
         if self.under_pressure and len(self.open) < self.limit * 3 // 4:
@@ -96,7 +96,7 @@ class ConnectionGuard:
             return
         loop.default_exception_handler(context)
 
-    def protocol(self, *args, **kwargs) -> "GuardedProtocol":
+    def protocol(self, *args, **kwargs) -> GuardedProtocol:
         return GuardedProtocol(self, *args, **kwargs)
 
 

@@ -11,7 +11,8 @@ Shared routes ask ``sb.dialect`` wherever the dialects differ, so no route carri
 from __future__ import annotations
 
 import sqlite3
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response

@@ -7,10 +7,10 @@ import json
 import os
 import secrets
 import string
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 _ALPHABET = string.ascii_letters + string.digits
 MODES = ("test", "live")

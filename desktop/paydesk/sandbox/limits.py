@@ -4,7 +4,7 @@ once, never read past the limit when chunked, and given up on when they trickle.
 from __future__ import annotations
 
 import asyncio
-from typing import Callable
+from collections.abc import Callable
 
 from starlette.responses import Response
 

@@ -6,8 +6,8 @@ Each dialect serves the same table with its own lookup routes and card operation
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Sequence
 from types import ModuleType
-from typing import Awaitable, Callable, Sequence
 
 from starlette.requests import Request
 from starlette.responses import Response

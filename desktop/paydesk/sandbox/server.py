@@ -15,14 +15,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
 
+from .calls import CallLog
 from .connections import ACCEPT_BATCH, ConnectionGuard
 from .context import Sandbox, SandboxConfig
 from .dialect import dialect_for
 from .errors import RequestGuard, handlers, refusal
-from .calls import CallLog
 from .faults import FaultBook, FaultMiddleware
-from .limits import RequestLimits
 from .keys import KeyRing, load_or_create
+from .limits import RequestLimits
 from .mailer import Mailer
 from .notify import Notifier
 from .openapi import document
@@ -156,7 +156,7 @@ class SandboxServer:
     def data_dir(self) -> Path:
         return self.config.data_dir
 
-    def start(self, timeout: float = 15.0) -> "SandboxServer":
+    def start(self, timeout: float = 15.0) -> SandboxServer:
         self._thread = threading.Thread(target=self._run, name="paydesk-sandbox", daemon=True)
         self._thread.start()
         for _ in range(int(timeout * 100)):
@@ -176,7 +176,7 @@ class SandboxServer:
             self._thread.join(timeout)
         self._sock.close()
 
-    def __enter__(self) -> "SandboxServer":
+    def __enter__(self) -> SandboxServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:

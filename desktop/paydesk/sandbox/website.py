@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from importlib import resources
-from typing import Sequence
 
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response

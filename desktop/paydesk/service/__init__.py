@@ -8,14 +8,21 @@ PayDesk's windows never speak HTTP; they call this. So can a script::
 
 from typing import TYPE_CHECKING
 
-from .errors import (AnswerLostError, AuthenticationError, ClientClosedError,
-                     DuplicateReferenceError, ModeMismatchError, NotFoundError,
-                     RateLimitedError, ServiceError, ServiceUnavailableError,
-                     UnexpectedAnswerError, ValidationError)
-from .models import (CardState, CardTransaction, PaymentLink, PaymentRequest, Transaction,
-                     TransactionState, VirtualCard)
+from .errors import (
+    AnswerLostError,
+    AuthenticationError,
+    ClientClosedError,
+    DuplicateReferenceError,
+    ModeMismatchError,
+    NotFoundError,
+    RateLimitedError,
+    ServiceError,
+    ServiceUnavailableError,
+    UnexpectedAnswerError,
+    ValidationError,
+)
+from .models import CardState, CardTransaction, PaymentLink, PaymentRequest, Transaction, TransactionState, VirtualCard
 from .money import format_amount, parse_amount, to_wire
-
 
 if TYPE_CHECKING:
     from .client import ServiceClient

@@ -5,13 +5,22 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-from .errors import (AuthenticationError, DuplicateReferenceError, ModeMismatchError,
-                     NotFoundError, RateLimitedError, ServiceError, ServiceUnavailableError,
-                     UnexpectedAnswerError, ValidationError, brief)
+from .errors import (
+    AuthenticationError,
+    DuplicateReferenceError,
+    ModeMismatchError,
+    NotFoundError,
+    RateLimitedError,
+    ServiceError,
+    ServiceUnavailableError,
+    UnexpectedAnswerError,
+    ValidationError,
+    brief,
+)
 
 SUCCESS_WORDS = ("success", "suucess")
 MAX_DEPTH = 64  # nested arrays and objects: no answer of the service comes near
@@ -60,8 +69,8 @@ def retry_after(value: str | None, now: datetime | None = None) -> float | None:
     except (TypeError, ValueError, IndexError, OverflowError):
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return max(0.0, (when - (now or datetime.now(timezone.utc))).total_seconds())
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
 def nesting(raw: bytes) -> int:

@@ -7,10 +7,12 @@ text never holds the client's key, and no call waits without bound.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import random
+from collections.abc import Awaitable, Callable, Mapping
 from decimal import Decimal
-from typing import Awaitable, Callable, Mapping, TypeVar
+from typing import TypeVar
 from urllib.parse import quote
 
 import httpx
@@ -19,11 +21,20 @@ from .. import __version__
 from .answers import Answer, read, read_lookup
 from .card_calls import CardCalls
 from .decoding import ACCEPTED, TooLarge, Undecodable, read_body
-from .errors import (AnswerLostError, AuthenticationError, ClientClosedError,
-                     DuplicateReferenceError, NotFoundError, RateLimitedError, ServiceError,
-                     ServiceUnavailableError, UnexpectedAnswerError, ValidationError, brief)
-from .models import (DEFAULT_CARD_CURRENCIES, LOOKUP_PATHS, PaymentLink, PaymentRequest,
-                     Transaction)
+from .errors import (
+    AnswerLostError,
+    AuthenticationError,
+    ClientClosedError,
+    DuplicateReferenceError,
+    NotFoundError,
+    RateLimitedError,
+    ServiceError,
+    ServiceUnavailableError,
+    UnexpectedAnswerError,
+    ValidationError,
+    brief,
+)
+from .models import DEFAULT_CARD_CURRENCIES, LOOKUP_PATHS, PaymentLink, PaymentRequest, Transaction
 from .money import to_wire
 from .typed import typed as _typed
 
@@ -79,7 +90,7 @@ class ServiceClient(CardCalls):
     def __repr__(self) -> str:
         return f"ServiceClient({self.base_url!r})"
 
-    async def __aenter__(self) -> "ServiceClient":
+    async def __aenter__(self) -> ServiceClient:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -197,8 +208,8 @@ class ServiceClient(CardCalls):
         ref = quote(tx_ref, safe="")
         for path in paths:
             try:
-                answer = await self._retrying(
-                    lambda: self._exchange("GET", f"{path}/{ref}", reader=read_lookup))
+                answer = await self._retrying(functools.partial(
+                    self._exchange, "GET", f"{path}/{ref}", reader=read_lookup))
             except UnexpectedAnswerError as error:
                 if error.status == 404:
                     continue  # no such route at this deployment
@@ -225,7 +236,7 @@ class ServiceClient(CardCalls):
         if self._on_lookup_path is not None:
             try:
                 self._on_lookup_path(path)
-            except Exception:  # noqa: BLE001 - remembering it must never fail the lookup
+            except Exception:  # remembering it must never fail the lookup
                 log.exception("could not pass on the lookup path")
 
     @_typed
@@ -261,7 +272,7 @@ class ServiceClient(CardCalls):
                                   "same reference") from None
         raise state.last_error or ServiceUnavailableError(f"{why}; nothing was sent") from None
 
-    async def _create(self, request: PaymentRequest, state: "_CreateState") -> PaymentLink:
+    async def _create(self, request: PaymentRequest, state: _CreateState) -> PaymentLink:
         body = request.to_json()
         for attempt in range(self.create_attempts):
             if attempt:

@@ -5,7 +5,7 @@ bytes received and on the bytes decoded, so a small compressed bomb cannot fill 
 from __future__ import annotations
 
 import zlib
-from typing import AsyncIterator
+from collections.abc import AsyncIterator
 
 ACCEPTED = "gzip, deflate"  # what the client advertises: exactly what it can decode
 

@@ -9,7 +9,6 @@ import reprlib
 
 from .redact import redact
 
-
 MAX_MESSAGE = 500  # characters shown of a service's message
 _KEPT = 4000  # characters kept to redact before cutting: no key is ever cut in half
 
@@ -29,7 +28,7 @@ class ServiceError(Exception):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.message!r}, status={self.status})"
 
-    def scrubbed(self, *secrets: str) -> "ServiceError":
+    def scrubbed(self, *secrets: str) -> ServiceError:
         """This error with the given secrets (the client's own key) removed from all its
         text, whatever their shape; returns itself."""
         self._text = redact(self._text, *secrets)
@@ -55,7 +54,7 @@ class ValidationError(ServiceError):
         self.errors = {_short(redact(k[:_KEPT]), 100): [_short(redact(m[:_KEPT])) for m in v[:10]]
                        for k, v in list((errors or {}).items())[:50]}
 
-    def scrubbed(self, *secrets: str) -> "ServiceError":
+    def scrubbed(self, *secrets: str) -> ServiceError:
         self.errors = {redact(k, *secrets): [redact(m, *secrets) for m in v]
                        for k, v in self.errors.items()}
         return super().scrubbed(*secrets)
@@ -108,7 +107,7 @@ class UnexpectedAnswerError(ServiceError):
     def __str__(self) -> str:
         return f"{self.message} (HTTP {self.status}): {self.snippet!r}"
 
-    def scrubbed(self, *secrets: str) -> "ServiceError":
+    def scrubbed(self, *secrets: str) -> ServiceError:
         self._source = redact(self._source, *secrets)
         return super().scrubbed(*secrets)
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import enum
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any, Literal, Mapping, overload
+from typing import Any, Literal, overload
 
 from .errors import UnexpectedAnswerError, brief
 from .money import MoneyError, parse_amount
@@ -48,7 +49,7 @@ class TransactionState(enum.Enum):
     UNKNOWN = "unknown"  # any other string: shown verbatim, never taken as success
 
     @classmethod
-    def read(cls, raw: str | None) -> "TransactionState":
+    def read(cls, raw: str | None) -> TransactionState:
         text = (raw or "").strip().lower()
         if text in ("failed/cancelled",):
             return cls.FAILED
@@ -69,7 +70,7 @@ class CardState(enum.Enum):
     UNKNOWN = -1
 
     @classmethod
-    def read(cls, raw: Any) -> "CardState":
+    def read(cls, raw: Any) -> CardState:
         try:
             value = int(raw)
         except (TypeError, ValueError, OverflowError):
@@ -142,8 +143,8 @@ class Fields:
         try:
             stamp = datetime.fromisoformat(value.replace("Z", "+00:00"))
             if stamp.tzinfo is None:
-                stamp = stamp.replace(tzinfo=timezone.utc)
-            return stamp.astimezone(timezone.utc)
+                stamp = stamp.replace(tzinfo=UTC)
+            return stamp.astimezone(UTC)
         except (ValueError, OverflowError):  # 9999-12-31T23:59:59-14:00 is past year 9999 in UTC
             raise self._bad(name, "a timestamp") from None
 
@@ -219,7 +220,7 @@ class Transaction:
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
-    def parse(cls, data: Any, status: int | None) -> "Transaction":
+    def parse(cls, data: Any, status: int | None) -> Transaction:
         f = Fields(data, "transaction", status)
         raw_status = f.text("status", required=True)
         return cls(
@@ -233,7 +234,7 @@ class Transaction:
         )
 
     @classmethod
-    def not_submitted(cls, tx_ref: str) -> "Transaction":
+    def not_submitted(cls, tx_ref: str) -> Transaction:
         """The family's answer for an unpaid link: it exists, nothing more is known."""
         return cls(tx_ref=tx_ref, status=TransactionState.PENDING, status_raw="pending")
 
@@ -262,7 +263,7 @@ class VirtualCard:
 
     @classmethod
     def parse(cls, data: Any, status: int | None,
-              currencies: Mapping[str, str] = DEFAULT_CARD_CURRENCIES) -> "VirtualCard":
+              currencies: Mapping[str, str] = DEFAULT_CARD_CURRENCIES) -> VirtualCard:
         f = Fields(data, "card", status)
         code = f.text("currency")
         raw_status = f.integer("status")
@@ -290,7 +291,7 @@ class CardTransaction:
     created_at: datetime | None
 
     @classmethod
-    def parse(cls, data: Any, status: int | None) -> "CardTransaction":
+    def parse(cls, data: Any, status: int | None) -> CardTransaction:
         f = Fields(data, "card transaction", status)
         return cls(id=f.text("id"), card_hash=f.text("card_hash"), type=f.text("type"),
                    amount=f.amount("amount"), description=f.text("description"),

@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 import secrets
 import threading
-from datetime import date, datetime, timezone
-from typing import Callable
+from collections.abc import Callable
+from datetime import UTC, date, datetime
 
 ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _VALUE = {ch: i for i, ch in enumerate(ALPHABET)}
@@ -116,7 +116,7 @@ class TxRefGenerator:
             raise TxRefError("An installation id is 6 characters")
         self.prefix = prefix
         self.installation_id = installation_id
-        self._today = today or (lambda: datetime.now(timezone.utc).date())
+        self._today = today or (lambda: datetime.now(UTC).date())
         self._lock = threading.Lock()
         self._counters: dict[date, int] = {}
         self._next_sequence = next_sequence or self._memory_sequence

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import functools
 import logging
-from typing import Any, Awaitable, Callable, Concatenate, Coroutine, ParamSpec, TypeVar
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from .errors import ServiceError, UnexpectedAnswerError
 
@@ -23,7 +24,7 @@ def typed(method: Callable[Concatenate[Any, P], Awaitable[R]]
             return await method(self, *args, **kwargs)
         except ServiceError as error:
             raise error.scrubbed(self._key) from None
-        except Exception as error:  # noqa: BLE001 - the promise: nothing untyped leaves
+        except Exception as error:  # the promise: nothing untyped leaves
             log.warning("%s: an answer PayDesk could not read (%s)", method.__name__,
                         type(error).__name__)
             log.debug("the failure in full", exc_info=True)

@@ -10,8 +10,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import (QApplication, QDialog, QDialogButtonBox, QLabel, QPlainTextEdit,
-                               QVBoxLayout)
+from PySide6.QtWidgets import QApplication, QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QVBoxLayout
 
 from .. import __version__
 from ..logs import REDACTOR
@@ -76,7 +75,7 @@ class ExceptionHook:
         self.dialogs: list[CrashDialog] = []
         self._previous = sys.excepthook
 
-    def install(self) -> "ExceptionHook":
+    def install(self) -> ExceptionHook:
         sys.excepthook = self
         return self
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from PySide6.QtCore import QCoreApplication, QEventLoop as QtEventLoop
-
 import qasync  # after PySide6, so qasync binds to it
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QEventLoop as QtEventLoop
 
 
 class EventLoop(qasync.QEventLoop):

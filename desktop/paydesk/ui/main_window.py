@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import (QComboBox, QLabel, QMainWindow, QPushButton, QTabWidget,
-                               QToolBar, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QComboBox, QLabel, QMainWindow, QPushButton, QTabWidget, QToolBar, QVBoxLayout, QWidget
 
 from ..desk.build import Desk
 from .cards.tab import CardsTab
 from .dialogs import confirm, run_dialog
 from .links.tab import LinksTab
 from .signals import signals_of
-from .transactions.tab import TransactionsTab
 from .status import StatusLine
 from .tabs import TABS, PlaceholderTab, first_field
+from .transactions.tab import TransactionsTab
 
 TEST_BANNER = ("TEST MODE: nothing here is real money. Links created now can only be paid "
                "with test cards.")
@@ -242,7 +241,7 @@ class MainWindow(QMainWindow):
         await run_dialog(editor, before=editor.load_keys())
         return editor
 
-    def closeEvent(self, event: QCloseEvent) -> None:
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
         if self._state is not None:
             self._state.setValue("geometry", self.saveGeometry())
             self._state.sync()

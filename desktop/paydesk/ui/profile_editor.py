@@ -5,17 +5,25 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QLabel,
-                               QLineEdit, QPushButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..config import keycheck
-from ..config.profiles import (CARDS_CURRENCIES, Profile, address_problem,
-                               format_card_currencies, parse_card_currencies)
+from ..config.profiles import CARDS_CURRENCIES, Profile, address_problem, format_card_currencies, parse_card_currencies
+from ..desk.checks import url as check_url
+from ..desk.session import Session
 from ..service.models import DEFAULT_CARD_CURRENCIES
 from .field_message import FieldMessage, add_field_row
 from .fixed_text import use_fixed
-from ..desk.checks import url as check_url
-from ..desk.session import Session
 
 KEY_FIELDS = (("test", "secret", "Test secret key"), ("test", "public", "Test public key"),
               ("live", "secret", "Live secret key"), ("live", "public", "Live public key"))
@@ -238,7 +246,7 @@ class ProfileEditor(QDialog):
         self.accept()
         return True
 
-    def done(self, result: int) -> None:  # noqa: D401 - Qt's name
+    def done(self, result: int) -> None:  # Qt's name
         """Closing the editor (Save, Cancel, Escape) ends what it started."""
         self.tasks.cancel()
         super().done(result)

@@ -57,7 +57,7 @@ class DeskSignals(QObject):
         self.destroyed.connect(unhook)
 
 
-_bridges: "weakref.WeakKeyDictionary[Hub, DeskSignals]" = weakref.WeakKeyDictionary()
+_bridges: weakref.WeakKeyDictionary[Hub, DeskSignals] = weakref.WeakKeyDictionary()
 
 
 def signals_of(hub: Hub) -> DeskSignals:

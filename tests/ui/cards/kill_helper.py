@@ -1,6 +1,7 @@
 """A PayDesk process for test_card_recovery.py: starts on the embedded sandbox, creates a card,
 then makes the service drop every answer after committing and funds the card from its page
-as a user does (its row clicked, Fund pressed, the amount typed, Fund pressed). The test kills it while the fund is in flight."""
+as a user does (its row clicked, Fund pressed, the amount typed, Fund pressed). The test kills
+it while the fund is in flight."""
 
 import asyncio
 import json

@@ -61,13 +61,14 @@ def test_each_card_dialog_shows_its_buttons_and_answers_enter_and_escape(start_a
         desk.press(tab.page.buttons[kind])
         dialog = desk.dialog(f"{kind}-dialog")
         assert dialog.windowTitle() == title
-        loop.until(lambda: QApplication.focusWidget() is dialog.amount,
+        loop.until(lambda dialog=dialog: QApplication.focusWidget() is dialog.amount,
                    message="the keyboard in the amount")
         assert buttons_on_screen(dialog) == [verb, "Cancel"]
         assert dialog.action.accessibleName() == verb and dialog.action.isDefault()
         press.type_into(dialog.amount, "3")
         press.escape(dialog.amount)
-        loop.until(lambda: not dialog.isVisible() and tab.dialog is None, message="cancelled")
+        loop.until(lambda dialog=dialog: not dialog.isVisible() and tab.dialog is None,
+                   message="cancelled")
         loop.run(asyncio.sleep(0.2))
         assert calls_to(desk, f"/virtual_card/{kind}") == sent
 

@@ -4,13 +4,13 @@ ledger's cache, marked "As of …" until the service has been read again."""
 
 import sqlite3
 from dataclasses import replace
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import httpx
 from PySide6.QtCore import Qt
 
-from paydesk.ledger.cards import CardRecord
 from paydesk.desk.cards import words
+from paydesk.ledger.cards import CardRecord
 from paydesk.ui.cards.wallet import EXPIRES, STATE
 from tests.ui import press
 from tests.ui.cards.test_wallet import Desk
@@ -21,7 +21,7 @@ RED = "#b3261e"
 def a_record(**over) -> CardRecord:
     base = CardRecord(profile_id="p", mode="test", card_hash="ch_1", masked="412345******6789",
                       name_on_card="SHOP", currency_code="12", balance=None, state=1,
-                      expiration="2029-05", created_at=None, seen_at=datetime.now(timezone.utc))
+                      expiration="2029-05", created_at=None, seen_at=datetime.now(UTC))
     return replace(base, **over)
 
 

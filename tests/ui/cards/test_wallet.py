@@ -16,7 +16,6 @@ from tests.profiles import TEST_SECRET, use_profile
 from tests.ui import press
 
 
-
 class Desk:
     """PayDesk's window on a profile of ``sb`` (the embedded sandbox when None)."""
 
@@ -138,7 +137,7 @@ def test_the_life_of_a_card(desk, loop):
     for typed, said in (("500", "At most GBP 70.00"), ("12.5", "Whole units only"), ("", "Enter an amount")):
         press.type_into(dialog.amount, typed)
         press.enter(dialog.amount)
-        loop.until(lambda: said in dialog.amount_message.text(), message=said)
+        loop.until(lambda said=said: said in dialog.amount_message.text(), message=said)
     assert len(service_card_transactions_of(desk, card.card_hash)) == before  # nothing sent
     press.type_into(dialog.amount, "10")
     assert "New balance: GBP 60.00" in desk.submit(dialog, "Done")

@@ -9,10 +9,10 @@ import pytest
 from PySide6.QtCore import Qt
 
 from paydesk.config.profiles import Profile
-from paydesk.service.models import PaymentRequest
-from paydesk.ui.main_window import MainWindow
 from paydesk.desk.build import build_desk
 from paydesk.desk.session import Session
+from paydesk.service.models import PaymentRequest
+from paydesk.ui.main_window import MainWindow
 from tests.profiles import use_profile
 from tests.ui import press
 

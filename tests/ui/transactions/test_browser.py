@@ -4,7 +4,7 @@ row by mouse and keyboard."""
 
 import asyncio
 import random
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 from PySide6.QtCore import QPoint, Qt
@@ -16,7 +16,7 @@ from paydesk.ui.transactions.model import BLOCK, COLUMNS
 from tests.ui import press
 from tests.ui.test_links import choose_row
 
-NOW = datetime.now(timezone.utc)
+NOW = datetime.now(UTC)
 
 
 def seed(shop, n=1200, seed=5):
@@ -47,7 +47,7 @@ def sort_by(shop, column, key, *, descending):
         press.click(header.viewport(), pos=QPoint(x, header.height() // 2))
         down = header.sortIndicatorOrder() == Qt.SortOrder.DescendingOrder
         assert header.sortIndicatorSection() == column
-        shop.loop.until(lambda: model.query.sort == key and model.query.descending == down
+        shop.loop.until(lambda down=down: model.query.sort == key and model.query.descending == down
                         and model.counted, message=f"sorted by {key}")
         if down == descending:
             return
@@ -108,7 +108,7 @@ def test_search_as_you_type_and_filters(shop, qtbot):
 
 def test_sorting_by_each_column(shop):
     records = seed(shop, n=450)
-    model, table = shop.tab.model, shop.tab.table
+    model = shop.tab.model
     amount = [c for c, (_, key) in enumerate(COLUMNS) if key == "amount"][0]
     sort_by(shop, amount, "amount", descending=False)
     wait_rows(shop, range(450))

@@ -11,13 +11,12 @@ from pathlib import Path
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QComboBox, QFileDialog
 
-from paydesk.ledger import LinkQuery
 from paydesk.desk.states import state_words
+from paydesk.ledger import LinkQuery
 from tests.helpers import decode_qr_file as decode_qr
 from tests.helpers import need_system
 from tests.ui import press
 from tests.ui.transactions.test_browser import seed
-
 
 dialog = press.shown
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QLineEdit
 
+from paydesk.desk.lookup import read
 from paydesk.ledger import LinkQuery, SqliteLedger
 from paydesk.service.models import PaymentRequest, Transaction, TransactionState
 from paydesk.ui.transactions.model import STATE
-from paydesk.desk.lookup import read
 from tests.ui import press
 
 

@@ -8,7 +8,7 @@ import subprocess
 from dataclasses import replace
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit
+from PySide6.QtWidgets import QApplication, QLineEdit
 
 from paydesk.ui.fixed_text import is_fixed
 from paydesk.ui.transactions.receipt import pdf_bytes

@@ -6,7 +6,6 @@ import asyncio
 import sqlite3
 import time
 
-
 from paydesk.service.models import PaymentRequest
 from tests.benchmarks.stall import Stall
 from tests.ui import press

@@ -14,13 +14,20 @@ import asyncio
 import getpass
 import logging
 import os
+from collections.abc import Awaitable, Callable
 from decimal import Decimal
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from ...config.profiles import Profile
 from ...ledger.cards import AuditDraft, CardLedger, CardOperation, CardRecord, OperationDraft
-from ...service.errors import (AuthenticationError, NotFoundError, RateLimitedError,
-                               ServiceError, ServiceUnavailableError, ValidationError)
+from ...service.errors import (
+    AuthenticationError,
+    NotFoundError,
+    RateLimitedError,
+    ServiceError,
+    ServiceUnavailableError,
+    ValidationError,
+)
 from ...service.models import VirtualCard
 from ...service.money import to_wire
 from ..session import Session

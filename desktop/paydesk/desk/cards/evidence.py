@@ -16,8 +16,8 @@ leans to "done": then nothing is sent twice, and the card's balance shows the tr
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from datetime import timedelta
-from typing import Iterable, Sequence
 
 from ...ledger.cards import CardOperation, CardTxRecord
 from ...service.models import DEFAULT_CARD_CURRENCIES, CardState, VirtualCard

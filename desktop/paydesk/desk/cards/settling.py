@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ...ledger.cards import CardOperation, mask
@@ -166,7 +166,7 @@ class Settling:
         task.add_done_callback(lambda _t: self._settling.pop(op.id, None))
 
     async def _settle_until_known(self, op: CardOperation, in_flight: bool) -> None:
-        age = (datetime.now(timezone.utc) - op.started_at).total_seconds()
+        age = (datetime.now(UTC) - op.started_at).total_seconds()
         if in_flight and age < self.in_flight:
             await asyncio.sleep(self.in_flight - age)
         delay = 1.0

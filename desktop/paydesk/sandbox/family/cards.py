@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import functools
 import sqlite3
-from datetime import datetime, timezone
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -91,7 +92,7 @@ async def create(request: Request) -> JSONResponse:
     c.url("callback_url")
     if c.errors:
         raise validation_error(c.errors)
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     name = f"{c.clean['first_name']} {c.clean['last_name']}".upper()
     card = document.issue(sb, owner, c.clean["amount"], c.clean["currency"],
                           c.clean.get("callback_url"), name,

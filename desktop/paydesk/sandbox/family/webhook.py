@@ -60,7 +60,7 @@ class Webhook:
                 status = (await client.post(url, content=body, headers=headers)).status_code
         except httpx.HTTPError as exc:
             error = f"{type(exc).__name__}: {exc}"[:300]
-        except Exception as exc:  # noqa: BLE001 - a bad URL (InvalidURL, a port out of
+        except Exception as exc:  # a bad URL (InvalidURL, a port out of
             # range) or anything else: the attempt is still logged, and the task ends quietly
             error = f"{type(exc).__name__}: {exc}"[:300]
             log.warning("notification %s to %s could not be sent", event, url, exc_info=True)

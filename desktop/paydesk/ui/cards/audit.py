@@ -8,17 +8,27 @@ import csv
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout,
-                               QHeaderView, QLabel, QLineEdit, QPushButton, QTableView,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
+from ...desk.cards import words
+from ...desk.tasks import TaskSet
 from ...ledger.cards import AuditEntry, AuditQuery, CardLedger
 from ...service.money import format_amount
 from .. import files
 from ..dialogs import shown
 from ..fixed_text import fixed_font
-from ...desk.tasks import TaskSet
-from ...desk.cards import words
 from ..paging import PagedModel
 
 COLUMNS = ("When", "User", "Profile", "Mode", "Card", "Action", "Amount", "Result", "Detail")

@@ -6,19 +6,19 @@ two), and shows the outcome: the new balance, the fee, or why it was not done.""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from decimal import Decimal
-from typing import Awaitable, Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel,
-                               QLineEdit, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from ...config.profiles import Profile
+from ...desk.cards import words
+from ...desk.checks import name as check_name
+from ...desk.checks import url as check_url
 from ...ledger.cards import CardOperation, CardRecord, OperationUnderWay
 from ...service.errors import ServiceError
 from ..field_message import FieldMessage, add_field_row
-from ...desk.checks import name as check_name, url as check_url
-from ...desk.cards import words
 
 MAX_AMOUNT = 10_000_000
 
@@ -99,14 +99,14 @@ class OperationDialog(QDialog):
         self.outcome.setText(text)
         self.outcome.setAccessibleName(text)
 
-    def accept(self) -> None:  # noqa: D401 - Enter presses the verb, it never just closes
+    def accept(self) -> None:  # Enter presses the verb, it never just closes
         self.tasks.spawn(self.submit(), "submit")
 
     def check(self):
         """What to send, or None (having said what is wrong next to the field)."""
         raise NotImplementedError
 
-    def start(self, value) -> "asyncio.Task[CardOperation]":
+    def start(self, value) -> asyncio.Task[CardOperation]:
         raise NotImplementedError
 
     async def finished_text(self, op: CardOperation) -> str:
@@ -144,7 +144,7 @@ class OperationDialog(QDialog):
         if done:  # Enter now closes: the verb is gone, and it never sends twice
             self.close_button.setDefault(True)
 
-    def done(self, result: int) -> None:  # noqa: D401 - Qt's name
+    def done(self, result: int) -> None:  # Qt's name
         self.tasks.cancel()
         super().done(result)
 
@@ -153,7 +153,7 @@ class AmountDialog(OperationDialog):
     """Fund or withdraw: the amount, checked (withdraw: at most the known balance)."""
 
     def __init__(self, parent, tasks_of, kind: str, record: CardRecord, profile: Profile,
-                 run: Callable[[Decimal], "asyncio.Task[CardOperation]"],
+                 run: Callable[[Decimal], asyncio.Task[CardOperation]],
                  current: Callable[[], Awaitable[CardRecord | None]]):
         verb = words.VERBS[kind]
         title = "Fund card" if kind == "fund" else "Withdraw from card"
@@ -192,7 +192,7 @@ class AmountDialog(OperationDialog):
 
 class CreateCardDialog(OperationDialog):
     def __init__(self, parent, tasks_of, profile: Profile,
-                 run: Callable[[Decimal, str, str | None, str, str], "asyncio.Task[CardOperation]"],
+                 run: Callable[[Decimal, str, str | None, str, str], asyncio.Task[CardOperation]],
                  card_of: Callable[[str], Awaitable[CardRecord | None]]):
         super().__init__(parent, tasks_of, "Create card", "Create card", "create-card-dialog")
         self.profile, self._run, self._card_of = profile, run, card_of
@@ -259,7 +259,7 @@ class CreateCardDialog(OperationDialog):
 
 class TerminateDialog(OperationDialog):
     def __init__(self, parent, tasks_of, record: CardRecord, profile: Profile,
-                 run: Callable[[], "asyncio.Task[CardOperation]"]):
+                 run: Callable[[], asyncio.Task[CardOperation]]):
         super().__init__(parent, tasks_of, "Terminate card", "Terminate", "terminate-dialog")
         self.record, self._run = record, run
         balance = words.card_money(profile, record, record.balance)

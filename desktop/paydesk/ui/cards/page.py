@@ -7,20 +7,30 @@ import time
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QAbstractItemView, QApplication, QGridLayout, QHBoxLayout,
-                               QHeaderView, QLabel, QPushButton, QTableView, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QGridLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
+from ...desk.cards import words
+from ...desk.cards.controller import CardsController
+from ...desk.session import Session
+from ...desk.tasks import TaskSet
 from ...ledger import LedgerError
 from ...ledger.cards import CardLedger, CardOperation, CardRecord, CardTxRecord
 from ...service.errors import ServiceError
 from ..fixed_text import use_fixed
-from ...desk.session import Session
-from ...desk.tasks import TaskSet
-from ...desk.cards.controller import CardsController
-from .secret import SecretBox
-from ..table import HeadedModel
-from ...desk.cards import words
 from ..signals import signals_of
+from ..table import HeadedModel
+from .secret import SecretBox
 
 TX_COLUMNS = ("Type", "Amount", "Description", "Time")
 DETAILS = (("name", "Name on card"), ("balance", "Balance"), ("state", "State"),
@@ -179,7 +189,7 @@ class CardPage(QWidget):
         profile = self.session.settings.profile(record.profile_id) if record else None
         if record is None:
             self.title.setText("Select a card, or create one")
-            for (key, caption), value in zip(DETAILS, self.values.values()):
+            for (_key, caption), value in zip(DETAILS, self.values.values()):
                 value.setText("")
                 value.setAccessibleName(caption)
                 value.setToolTip("")

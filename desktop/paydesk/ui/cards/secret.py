@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 from PySide6.QtCore import QByteArray, QMimeData, QTimer, Signal
 from PySide6.QtGui import QGuiApplication

@@ -8,21 +8,20 @@ from datetime import datetime
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QLabel, QScrollArea, QSplitter, QStackedWidget, QTabWidget,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QLabel, QScrollArea, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
+from ...desk.cards import words
+from ...desk.cards.controller import CardsController
+from ...desk.session import Session
 from ...ledger import LedgerError
 from ...ledger.cards import CardOperation, CardQuery, CardRecord
 from ...service.errors import NotFoundError, ServiceError
 from ..dialogs import run_dialog
-from ...desk.session import Session
+from ..signals import signals_of
 from .audit import AuditView
-from ...desk.cards.controller import CardsController
 from .dialogs import AmountDialog, CreateCardDialog, OperationDialog, TerminateDialog
 from .page import CardPage
 from .wallet import WalletList
-from ...desk.cards import words
-from ..signals import signals_of
 
 log = logging.getLogger("paydesk.cards.tab")
 NO_CARDS = ("This profile's service has no virtual cards.\n\n"

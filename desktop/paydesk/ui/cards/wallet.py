@@ -6,16 +6,26 @@ from __future__ import annotations
 
 from datetime import date
 
-from PySide6.QtCore import (QItemSelectionModel, QModelIndex, Qt, Signal)
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel,
-                               QLineEdit, QPushButton, QTableView, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ...config.profiles import Profile
+from ...desk.cards import words
+from ...desk.tasks import TaskSet
 from ...ledger.cards import CardLedger, CardQuery, CardRecord
 from ..fixed_text import fixed_font
-from ...desk.tasks import TaskSet
-from ...desk.cards import words
 from ..paging import PagedModel
 
 COLUMNS = ("Card", "Name on card", "Balance", "State", "Expires", "Created")

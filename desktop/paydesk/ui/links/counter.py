@@ -10,13 +10,13 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
+from ...desk.checks import WHOLE_UNITS, WHOLE_UNITS_SHORT
+from ...desk.checks import amount as check_amount
+from ...desk.states import money, state_words
 from ...ledger import LinkRecord
-from ...desk.checks import WHOLE_UNITS, WHOLE_UNITS_SHORT, amount as check_amount
 from .panel import paint_state, state_label
 from .qr import QrWidget
-from ...desk.states import money, state_words
 from .watermark import Watermark
-
 
 NEXT_CUSTOMER = "This customer's code is on screen: press Escape for the next customer"
 

@@ -6,13 +6,12 @@ from __future__ import annotations
 from decimal import Decimal
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
-                               QPushButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
+from ...desk import checks
 from ...service.models import PaymentRequest
 from ..field_message import FieldMessage, add_field_row
 from ..fixed_text import use_fixed
-from ...desk import checks
 
 
 class MetaRows(QWidget):

@@ -5,17 +5,16 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from PySide6.QtCore import QRectF, QUrl, Qt, Signal
-from PySide6.QtGui import QColor, QDesktopServices, QGuiApplication, QPainter, QPageLayout
-from PySide6.QtWidgets import (QFileDialog, QGridLayout, QLabel, QPushButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtCore import QRectF, Qt, QUrl, Signal
+from PySide6.QtGui import QColor, QDesktopServices, QGuiApplication, QPageLayout, QPainter
+from PySide6.QtWidgets import QFileDialog, QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from ...desk.states import money, state_words
 from ...ledger import LinkRecord
 from .. import files
 from ..dialogs import run_dialog, shown
 from ..fixed_text import use_fixed
 from .qr import QrCode, QrWidget
-from ...desk.states import money, state_words
 from .watermark import Watermark
 
 

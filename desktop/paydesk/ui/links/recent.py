@@ -7,8 +7,8 @@ from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
-from ...ledger import LinkRecord
 from ...desk.states import money, state_words
+from ...ledger import LinkRecord
 from ..fixed_text import fixed_font
 from ..table import HeadedModel
 
@@ -130,7 +130,7 @@ class RecentLinks(QTableView):
         return self.recent.records[rows.pop()] if len(rows) == 1 else None
 
     def state_of(self, tx_ref: str) -> str | None:
-        for row, record in enumerate(self.recent.records):
+        for record in self.recent.records:
             if record.tx_ref == tx_ref:
                 return self.recent.text(record, STATE)
         return None

@@ -7,20 +7,30 @@ import logging
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import (QApplication, QComboBox, QHBoxLayout, QLabel, QPushButton,
-                               QScrollArea, QSplitter, QSystemTrayIcon, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QApplication,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QSystemTrayIcon,
+    QVBoxLayout,
+    QWidget,
+)
 
+from ...desk.links import LinksController
+from ...desk.session import NoKeyError, Session
+from ...desk.states import money, state_words
 from ...ledger import LinkRecord
 from ...scheduler import Scheduler
 from ...service.errors import ServiceError, ValidationError
-from ...desk.session import NoKeyError, Session
-from ...desk.links import LinksController
+from ..signals import signals_of
 from .counter import CounterWindow
 from .form import LinkForm
 from .panel import LinkPanel
 from .recent import RecentLinks
-from ...desk.states import money, state_words
-from ..signals import signals_of
 
 log = logging.getLogger("paydesk.links.tab")
 

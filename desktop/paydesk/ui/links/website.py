@@ -9,8 +9,7 @@ from dataclasses import replace
 from decimal import Decimal
 
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QPushButton,
-                               QVBoxLayout)
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout
 
 from ...service.models import PaymentRequest
 from ...service.snippets import html_form, inline_checkout

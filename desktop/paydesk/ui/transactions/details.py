@@ -8,13 +8,12 @@ from dataclasses import replace
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import (QGridLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import QGridLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
+from ...desk.texts import local_time, money_text, utc_time
 from ...ledger import LinkRecord
 from ..fixed_text import use_fixed
 from ..links.panel import paint_state, state_label
-from ...desk.texts import local_time, money_text, utc_time
 
 FIELDS = (  # (key, label)
     ("tx_ref", "Reference"), ("reference", "Service reference"), ("customer", "Customer"),

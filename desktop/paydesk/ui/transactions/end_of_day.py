@@ -15,16 +15,24 @@ from pathlib import Path
 
 from PySide6.QtCore import QDate, QRectF, Qt, QTimer
 from PySide6.QtGui import QFont, QPainter
-from PySide6.QtWidgets import (QDateEdit, QDialog, QDialogButtonBox, QFormLayout, QLabel,
-                               QTableWidget, QTableWidgetItem, QVBoxLayout)
+from PySide6.QtWidgets import (
+    QDateEdit,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+)
 
+from ...desk.tasks import TaskSet
+from ...desk.texts import money_text
+from ...desk.transactions import TransactionsController
 from ...ledger import DaySummary, LinkQuery
 from ..dialogs import run_dialog
-from ...desk.tasks import TaskSet
-from .actions import save_path
-from ...desk.transactions import TransactionsController
-from ...desk.texts import money_text
 from ..signals import signals_of
+from .actions import save_path
 
 TOTALS = ("Currency", "Paid", "Collected", "Fees", "Refunded", "Net")
 COUNTS = (("Links made", None), ("Paid", ("success",)), ("Failed", ("failed",)),
@@ -243,7 +251,7 @@ class EndOfDayDialog(QDialog):
         painter.end()
         return True
 
-    def done(self, result: int) -> None:  # noqa: D401 - Qt's name
+    def done(self, result: int) -> None:  # Qt's name
         self.tasks.cancel()
         super().done(result)
 

@@ -6,11 +6,10 @@ from __future__ import annotations
 from datetime import date, datetime, time, timedelta
 
 from PySide6.QtCore import QDate, Signal
-from PySide6.QtWidgets import (QComboBox, QDateEdit, QHBoxLayout, QLabel, QLineEdit,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QComboBox, QDateEdit, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
-from ...ledger import LinkQuery
 from ...desk.states import SHOWN
+from ...ledger import LinkQuery
 
 STATE_CHOICES = [("All states", None)] + [(shown.words.rstrip("…").title(), state)
                                           for state, shown in SHOWN.items()] + [("Unknown", "unknown")]

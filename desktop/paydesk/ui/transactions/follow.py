@@ -11,8 +11,8 @@ import logging
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from ...ledger import Ledger, LedgerError, LinkQuery
 from ...desk.tasks import TaskSet
+from ...ledger import Ledger, LedgerError, LinkQuery
 from .model import LedgerModel
 
 log = logging.getLogger("paydesk.transactions.follow")

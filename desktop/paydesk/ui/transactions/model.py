@@ -14,17 +14,17 @@ import asyncio
 import logging
 from collections import OrderedDict
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont
 
-from ...ledger import Cursor, Ledger, LinkQuery, LinkRecord, Page
 from ...desk.states import state_words
-from ..table import HeadedModel
-from ..fixed_text import fixed_font
 from ...desk.tasks import TaskSet
 from ...desk.texts import local_time, money_text, utc_time
+from ...ledger import Cursor, Ledger, LinkQuery, LinkRecord, Page
+from ..fixed_text import fixed_font
+from ..table import HeadedModel
 
 log = logging.getLogger("paydesk.transactions.model")
 
@@ -75,7 +75,7 @@ class LedgerModel(HeadedModel):
             # what exists now: rows made later are shown on top as they come (``update``),
             # never again in a block read later (bounded only on the created sort, where the
             # bound runs along the same index)
-            now = datetime.now(timezone.utc) + timedelta(milliseconds=1)
+            now = datetime.now(UTC) + timedelta(milliseconds=1)
             snapshot = replace(query, created_to=min(query.created_to or now, now))
         counting = asyncio.ensure_future(self.ledger.count(snapshot))
         try:

@@ -7,17 +7,16 @@ references are drawn in the fixed font, without ligatures (fixed_text)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, Qt
-from PySide6.QtGui import (QColor, QFont, QPageLayout, QPageSize, QPainter, QPdfWriter,
-                           QTextOption)
+from PySide6.QtGui import QColor, QFont, QPageLayout, QPageSize, QPainter, QPdfWriter, QTextOption
 
+from ...desk.states import state_words
+from ...desk.texts import local_time, money_text, utc_time
 from ...ledger import LinkRecord
 from ..fixed_text import fixed_font, fixed_option
 from ..links.qr import QrCode
-from ...desk.states import state_words
-from ...desk.texts import local_time, money_text, utc_time
 
 FIXED = {"Reference", "Service reference"}  # read back and typed: the fixed font
 
@@ -29,7 +28,7 @@ def paid_at(record: LinkRecord) -> datetime | None:
         when = datetime.fromisoformat(str(raw).replace("Z", "+00:00")) if raw else None
     except ValueError:
         return None
-    return when if when is None or when.tzinfo else when.replace(tzinfo=timezone.utc)
+    return when if when is None or when.tzinfo else when.replace(tzinfo=UTC)
 
 
 def lines(record: LinkRecord, merchant: str) -> list[tuple[str, str]]:

@@ -8,22 +8,32 @@ import logging
 from dataclasses import replace
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
-                               QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
+from ...desk.session import Session
+from ...desk.transactions import TransactionsController
 from ...ledger import LinkQuery, LinkRecord
 from ..field_message import FieldMessage
 from ..fixed_text import use_fixed
-from ...desk.session import Session
-from ...desk.transactions import TransactionsController
+from ..signals import signals_of
 from .details import DetailsPanel
 from .end_of_day import open_end_of_day
 from .filters import FilterBar
 from .follow import LedgerFollower
 from .model import CREATED, LedgerModel
-from .workbar import WorkBar
-from ..signals import signals_of
 from .tab_actions import TabActions
+from .workbar import WorkBar
 
 log = logging.getLogger("paydesk.transactions.tab")
 

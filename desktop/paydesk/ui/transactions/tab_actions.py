@@ -11,9 +11,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QMenu
 
+from ...desk.lookup import read
 from ...ledger import LinkRecord
 from . import actions
-from ...desk.lookup import read
 
 
 class TabActions:
