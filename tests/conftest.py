@@ -1,6 +1,7 @@
 import atexit
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -25,6 +26,10 @@ import pytest  # noqa: E402
 
 from tests import dialects  # noqa: E402
 from tests.helpers import Listener, MemoryKeyring, start_sandbox  # noqa: E402
+
+# tests/test_no_qt.py proves the fast tier's Qt guard (tests/no_qt.py) is on: it belongs to
+# that tier alone (./dev check loads the guard with -p tests.no_qt), not to the whole suite
+collect_ignore = [] if "tests.no_qt" in sys.modules else ["test_no_qt.py"]
 
 
 def pytest_configure(config):

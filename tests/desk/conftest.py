@@ -1,8 +1,8 @@
 """The desk's rules without Qt: a desk built as the app builds it (``build_desk``) over a
 tmp folder, with an in-memory keyring, talking to a real sandbox over HTTP (the root
 conftest's ``sandbox``). Plain asyncio (pytest-asyncio, ``asyncio_mode = "auto"``): no
-QApplication, no qasync; this folder runs with pytest-qt off (``-p no:pytestqt``) and
-PySide6 not importable (test_no_qt.py checks it, last)."""
+QApplication, no qasync; ``./dev check`` runs this folder with pytest-qt off and PySide6,
+shiboken6 and qasync unimportable (tests/no_qt.py)."""
 
 from __future__ import annotations
 
@@ -16,14 +16,6 @@ from paydesk.desk.build import build_desk
 from paydesk.service.models import CardTransaction
 from tests import profiles
 from tests.waiting import until_async
-
-LAST = "test_no_qt_was_loaded"  # tests/desk/test_no_qt.py: runs after every other test
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(config, items):
-    last = [item for item in items if item.name == LAST]
-    items[:] = [item for item in items if item.name != LAST] + last
 
 
 @pytest.fixture
