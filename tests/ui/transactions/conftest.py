@@ -9,6 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from paydesk.config.profiles import KINDS, MODES, Profile
+from paydesk.desk.session import Session
 from paydesk.service.models import PaymentRequest
 from paydesk.ui.main_window import MainWindow
 from paydesk.desk.build import build_desk
