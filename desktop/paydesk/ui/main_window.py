@@ -141,10 +141,15 @@ class MainWindow(QMainWindow):
         return self._tab("cards")
 
     async def build_tabs(self) -> None:
-        """Build the tabs not built yet, one per turn of the loop (events flow between)."""
+        """Build the tabs not built yet, one per turn of the loop (events flow between), and
+        draw each once out of sight: its first showing then finds it laid out and styled."""
         for _, name, _ in TABS:
             if name not in self._built:
                 self._tab(name)
+                await asyncio.sleep(0)
+                tab = self._built[name]
+                if not tab.isVisible():
+                    tab.grab()  # into a pixmap nobody sees; no showEvent
                 await asyncio.sleep(0)
 
     def _tab(self, name: str) -> QWidget:
