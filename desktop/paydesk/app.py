@@ -175,19 +175,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"paydesk: {problem}", file=sys.stderr)
         return 2
     os.environ.setdefault("QT_API", "pyside6")
-    # the Qt-free desk first: once PySide6 is loaded, it reads every module imported after it
+    # the Qt-free desk is imported before PySide6, which reads the source of every module
+    # imported after it (keep these lines apart from the Qt imports below)
     from . import logs
     from .config.paths import default_paths
     from .desk.build import keys_later
     from .resources import path as resource
 
+    paths = default_paths(args.data_dir, args.sandbox_dir).ensure()
+    log_path = logs.setup(paths.logs)
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
     from .ui.crash import ExceptionHook
 
-    paths = default_paths(args.data_dir, args.sandbox_dir).ensure()
-    log_path = logs.setup(paths.logs)
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setApplicationName("PayDesk")
     app.setApplicationVersion(__version__)
