@@ -78,6 +78,32 @@ def _report_first_paint(window) -> None:
     window.installEventFilter(window._paint_watch)
 
 
+FIRST_PAINT_WAIT = 0.5  # s: a window not painted by then (minimised, say) waits no longer
+
+
+async def painted(window, timeout: float = FIRST_PAINT_WAIT) -> None:
+    """Until ``window`` has painted once (or ``timeout`` has passed)."""
+    from PySide6.QtCore import QEvent, QObject
+
+    done = asyncio.get_running_loop().create_future()
+
+    class Watch(QObject):
+        def eventFilter(self, obj, event):  # noqa: N802 - Qt's name
+            if event.type() == QEvent.Type.Paint and not done.done():
+                done.set_result(None)
+            return False
+
+    watch = Watch(window)
+    window.installEventFilter(watch)
+    try:
+        await asyncio.wait_for(asyncio.shield(done), timeout)
+    except TimeoutError:
+        pass
+    finally:
+        window.removeEventFilter(watch)
+        watch.deleteLater()
+
+
 async def run(app, args, paths, keys, *, window_ready=None) -> int:
     """The whole life of the window; returns the exit code. Tests call it too."""
     from .desk.build import build_desk
@@ -104,6 +130,13 @@ async def run(app, args, paths, keys, *, window_ready=None) -> int:
     if window_ready is not None:
         window_ready(window, session)
     try:
+        # what the first paint does not need comes after it: the other tabs, the keyring
+        # (nothing reads a key before: the key store waits for it), the sandbox, the scheduler
+        await painted(window)
+        await window.build_tabs()
+        await session.keys.settle()
+        log.info("keys in %s", session.keys.backend_name)
+        window.refresh()  # the keyring notice, now that the keyring has been looked for
         active = session.profile
         if args.sandbox or (active is not None and active.embedded_sandbox):
             session.report("Starting the sandbox…")
@@ -142,17 +175,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"paydesk: {problem}", file=sys.stderr)
         return 2
     os.environ.setdefault("QT_API", "pyside6")
-    from PySide6.QtGui import QIcon
-    from PySide6.QtWidgets import QApplication
-
+    # the Qt-free desk is imported before PySide6, which reads the source of every module
+    # imported after it (keep these lines apart from the Qt imports below)
     from . import logs
     from .config.paths import default_paths
-    from .desk.build import open_keys
+    from .desk.build import keys_later
     from .resources import path as resource
-    from .ui.crash import ExceptionHook
 
     paths = default_paths(args.data_dir, args.sandbox_dir).ensure()
     log_path = logs.setup(paths.logs)
+    from PySide6.QtGui import QIcon
+    from PySide6.QtWidgets import QApplication
+
+    from .ui.crash import ExceptionHook
+
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setApplicationName("PayDesk")
     app.setApplicationVersion(__version__)
@@ -163,8 +199,10 @@ def main(argv: list[str] | None = None) -> int:
     ExceptionHook(log_path).install()
 
     async def start() -> int:
-        keys = await open_keys(not args.no_keyring, on_secret=logs.REDACTOR.add)
-        log.info("PayDesk %s starting; keys in %s", __version__, keys.backend_name)
+        # the keyring is looked for after the first paint (run() settles it before start-up
+        # ends; a key read or written before then waits for it)
+        keys = keys_later(not args.no_keyring, on_secret=logs.REDACTOR.add)
+        log.info("PayDesk %s starting", __version__)
         return await run(app, args, paths, keys)
 
     from .ui.loop import EventLoop

@@ -23,8 +23,6 @@ from __future__ import annotations
 import json
 import secrets
 import string
-import urllib.error
-import urllib.request
 from enum import Enum
 from pathlib import Path
 
@@ -54,6 +52,9 @@ def public_test_key(sandbox_dir: Path) -> str | None:
 
 def _ask(base_url: str, key: str, timeout: float) -> tuple[int, dict | None] | None:
     """The HTTP status and JSON body of the probe with ``key``; None when nothing listens."""
+    import urllib.error  # here: not on the way to the window's first paint
+    import urllib.request
+
     request = urllib.request.Request(f"{base_url.rstrip('/')}{PROBE_PATH}",
                                      headers={"Authorization": f"Bearer {key}",
                                               "Accept": "application/json"})

@@ -4,8 +4,10 @@ import asyncio
 import time
 
 import keyring.backend
+import pytest
 from keyring.errors import InitError, KeyringLocked
 
+from paydesk.config.profiles import Profile
 from paydesk.config.secrets import KeyStore
 from paydesk.desk.build import build_desk
 from paydesk.ui.main_window import KEYRING_NOTICE, MainWindow
@@ -181,3 +183,31 @@ def test_notice_hidden_with_a_keyring(loop, paths, memory_keyring, qtbot):
     window.show()
     assert not window.keyring_notice.isVisible()
     loop.run(session.close())
+
+
+@pytest.mark.parametrize("exists", [True, False])
+def test_keyring_notice_waits_for_the_lookup(loop, qapp, paths, memory_keyring, exists):
+    """The keyring is looked for after the window's first paint: until it has answered the
+    window says nothing about it and start-up is not over; then the notice shows only when
+    there is no keyring."""
+    from tests.ui.conftest import Running
+
+    desk = build_desk(paths, KeyStore(memory_keyring))
+    loop.run(desk.open())
+    loop.run(desk.session.save_profile(
+        Profile(id="p_shop", name="Shop", base_url="http://127.0.0.1:9/pay"), {}))
+    loop.run(desk.close())
+    answered = asyncio.Event()
+
+    async def find():
+        await answered.wait()
+        return memory_keyring if exists else None
+
+    running = Running(loop, qapp, paths, KeyStore(None, find=find))
+    loop.run(asyncio.sleep(0.3))
+    window = running.window
+    assert window.isVisible() and not window.keyring_notice.isVisible() and not window.started
+    answered.set()
+    running.wait_started()
+    assert window.keyring_notice.isVisible() is not exists
+    running.close()

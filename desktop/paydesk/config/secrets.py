@@ -3,6 +3,8 @@
 Only real system backends are used (Secret Service, Keychain, Windows Credential
 Locker): never a plaintext file. Every keyring call runs off the caller's thread
 with a timeout, so a locked or absent keyring never freezes the window.
+``keyring`` itself is imported only where a keyring is looked for or used (not before
+the window's first paint).
 """
 
 from __future__ import annotations
@@ -10,13 +12,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import keyring
-import keyring.backend
-import keyring.core
-from keyring.errors import KeyringError
+if TYPE_CHECKING:
+    import keyring.backend
 
 log = logging.getLogger("paydesk.secrets")
 SERVICE_NAME = "PayDesk"
@@ -25,6 +25,9 @@ T = TypeVar("T")
 
 def system_backend() -> keyring.backend.KeyringBackend | None:
     """The best real system keyring, or None where there is none."""
+    import keyring
+    import keyring.core
+
     try:
         keyring.core.init_backend(limit=keyring.core.recommended)
         backend = keyring.get_keyring()
@@ -47,11 +50,18 @@ class KeyStore:
     after ``slow_after`` seconds ``on_waiting(True)`` tells the window, which says so, and
     the call goes on waiting (up to ``timeout``). One slow or refused call fails only
     itself; only a keyring that turns out not to exist sends the session to memory.
+
+    ``find``, when given, looks the backend up (``backend`` is then ignored until it has
+    answered): the store is not ``settled`` until then, and the first ``settle()`` (or the
+    first key read or written, which waits for it) starts it.
     """
 
     def __init__(self, backend: keyring.backend.KeyringBackend | None, *, timeout: float = 300.0,
-                 slow_after: float = 1.0, on_secret: Callable[[str], None] | None = None):
+                 slow_after: float = 1.0, on_secret: Callable[[str], None] | None = None,
+                 find: Callable[[], Awaitable[keyring.backend.KeyringBackend | None]] | None = None):
         self.backend = backend
+        self._find = find
+        self._finding: asyncio.Future | None = None
         self.timeout = timeout
         self.slow_after = slow_after
         self._memory: dict[str, str] = {}
@@ -60,6 +70,25 @@ class KeyStore:
         self.on_waiting: Callable[[bool], None] = lambda waiting: None
         self._waiting = 0
         self.problem: str | None = None  # what last went wrong with the keyring, if anything
+
+    @property
+    def settled(self) -> bool:
+        """Whether the backend is known (False while the keyring is still being looked for)."""
+        return self._find is None
+
+    async def settle(self) -> None:
+        """Wait until the backend is known (looking for it now if nobody has yet)."""
+        if self._find is None:
+            return
+        if self._finding is None:
+            self._finding = asyncio.ensure_future(self._find())
+        try:
+            backend = await asyncio.shield(self._finding)
+        except Exception:
+            log.warning("looking for the system keyring failed", exc_info=True)
+            backend = None
+        if self._find is not None:
+            self.backend, self._find, self._finding = backend, None, None
 
     @property
     def persistent(self) -> bool:
@@ -96,6 +125,8 @@ class KeyStore:
                 self.on_waiting(False)
 
     def _failed(self, exc: BaseException) -> None:
+        import keyring.errors  # a backend was used: keyring is loaded already
+
         if isinstance(exc, (keyring.errors.NoKeyringError, keyring.errors.InitError)):
             log.warning("no usable system keyring (%s); keys are kept in memory for this session",
                         type(exc).__name__)
@@ -109,12 +140,15 @@ class KeyStore:
             type(exc).__name__, f"the keyring failed ({type(exc).__name__})")
 
     async def get(self, profile_id: str, mode: str, kind: str) -> str | None:
+        await self.settle()
         name = entry(profile_id, mode, kind)
         with self._lock:
             if name in self._memory:
                 return self._memory[name]
         if self.backend is None:
             return None
+        from keyring.errors import KeyringError
+
         try:
             value = await self._call(self.backend.get_password, SERVICE_NAME, name)
         except (KeyringError, TimeoutError, OSError) as exc:
@@ -140,6 +174,8 @@ class KeyStore:
                 self._memory.pop(name, None)
         if self.backend is None:
             return False
+        from keyring.errors import KeyringError
+
         try:
             if value:
                 await self._call(self.backend.set_password, SERVICE_NAME, name, value)
@@ -151,11 +187,13 @@ class KeyStore:
         return True
 
     async def _delete(self, name: str) -> None:
+        from keyring.errors import PasswordDeleteError
+
         if self.backend is None:
             return
         try:
             await self._call(self.backend.delete_password, SERVICE_NAME, name)
-        except keyring.errors.PasswordDeleteError:
+        except PasswordDeleteError:
             pass
 
     async def delete_profile(self, profile_id: str) -> None:

@@ -32,16 +32,26 @@ WATCH_DAYS = 7  # open records younger than this are watched from the start; old
 KEYRING_WAIT = 5.0  # s: a system keyring that does not answer by then is not used this session
 
 
+async def _find_keyring():
+    try:
+        return await asyncio.wait_for(asyncio.to_thread(system_backend), KEYRING_WAIT)
+    except TimeoutError:
+        return None
+
+
+def keys_later(use_keyring: bool = True, *, on_secret=None) -> KeyStore:
+    """The key store, its keyring not looked for yet: ``await keys.settle()`` looks (off the
+    loop's thread), and so does the first key read or written, which waits for it. The
+    window is shown before (the keyring and its import are not on the way to the first paint)."""
+    return KeyStore(None, on_secret=on_secret, find=_find_keyring if use_keyring else None)
+
+
 async def open_keys(use_keyring: bool = True, *, on_secret=None) -> KeyStore:
     """The key store: the system keyring when there is one (found off the loop's thread),
     else memory for this session only."""
-    backend = None
-    if use_keyring:
-        try:
-            backend = await asyncio.wait_for(asyncio.to_thread(system_backend), KEYRING_WAIT)
-        except TimeoutError:
-            backend = None
-    return KeyStore(backend, on_secret=on_secret)
+    keys = keys_later(use_keyring, on_secret=on_secret)
+    await keys.settle()
+    return keys
 
 
 @dataclass

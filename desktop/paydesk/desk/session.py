@@ -66,6 +66,16 @@ class InsecureAddressError(ServiceError):
     """The profile's address would send its keys in the clear."""
 
 
+def _new_client(profile: Profile, secret: str, on_lookup_path) -> ServiceClient:
+    from ..service import ServiceClient  # httpx is imported after the first paint
+
+    # a create gives up waiting after CREATE_DEADLINE: the ledger keeps the intent and
+    # the scheduler settles it in the background with the same reference
+    return ServiceClient(profile.base_url, secret, create_deadline=CREATE_DEADLINE,
+                         card_currencies=profile.card_currencies,
+                         lookup_path=profile.lookup_path, on_lookup_path=on_lookup_path)
+
+
 @dataclass
 class _Slot:
     client: ServiceClient
@@ -257,17 +267,13 @@ class Session:
             secret = await self.keys.get(profile.id, mode, "secret")
             if not secret:
                 raise NoKeyError(profile, mode, self.keys.problem if self.keys.persistent else None)
-            from ..service import ServiceClient  # httpx is imported after the first paint
-
-            # a create gives up waiting after CREATE_DEADLINE: the ledger keeps the intent and
-            # the scheduler settles it in the background with the same reference
             # the client finds out where the deployment looks payments up (when the profile
             # does not know yet, or it changed) and says so; the profile keeps it
             remember = functools.partial(self._remember_lookup_path, profile.id, profile.base_url)
-            fresh = _Slot(ServiceClient(profile.base_url, secret, create_deadline=CREATE_DEADLINE,
-                                        card_currencies=profile.card_currencies,
-                                        lookup_path=profile.lookup_path,
-                                        on_lookup_path=remember), fingerprint)
+            # made off the loop's thread: httpx's import and its TLS context (the certificate
+            # store read) would hold the window tens of milliseconds
+            fresh = _Slot(await asyncio.to_thread(_new_client, profile, secret, remember),
+                          fingerprint)
             if slot is not None:
                 self._retire_slot(slot)
             self._slots[key] = fresh

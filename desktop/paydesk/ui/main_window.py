@@ -1,19 +1,23 @@
-"""The main window: profile and mode at the top, the three tabs, a status bar."""
+"""The main window: profile and mode at the top, the three tabs, a status bar.
+
+Only the tab shown first (Payment links) is built before the first paint; the others are
+built right after it (``build_tabs``), or at once when something asks for them first.
+"""
 
 from __future__ import annotations
+
+import asyncio
 
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QComboBox, QLabel, QMainWindow, QPushButton, QTabWidget, QToolBar, QVBoxLayout, QWidget
 
 from ..desk.build import Desk
-from .cards.tab import CardsTab
 from .dialogs import confirm, run_dialog
 from .links.tab import LinksTab
 from .signals import signals_of
 from .status import StatusLine
-from .tabs import TABS, PlaceholderTab, first_field
-from .transactions.tab import TransactionsTab
+from .tabs import TABS, first_field
 
 TEST_BANNER = ("TEST MODE: nothing here is real money. Links created now can only be paid "
                "with test cards.")
@@ -23,6 +27,12 @@ SANDBOX_LIVE_BANNER = ("LIVE MODE of the sandbox: this is still the sandbox on t
                        "not real money; its live links refuse test cards.")
 KEYRING_NOTICE = ("No system keyring: keys are kept in memory for this session only. Next "
                   "time PayDesk starts, enter them again with Edit profile (Ctrl+,).")
+
+
+def _unbuilt(title: str) -> QWidget:
+    page = QWidget()
+    page.setAccessibleName(title)
+    return page
 
 
 class MainWindow(QMainWindow):
@@ -100,16 +110,12 @@ class MainWindow(QMainWindow):
         self.links, self.scheduler = desk.links, desk.scheduler
         self.transactions, self.cards = desk.transactions, desk.cards
         self.links_tab = LinksTab(session, self.links, self.scheduler)
-        self.transactions_tab = TransactionsTab(session, self.transactions)
-        self.transactions_tab.showQrRequested.connect(self.show_qr)
-        self.cards_tab = CardsTab(session, self.cards)
-        built = {"links": self.links_tab, "transactions": self.transactions_tab,
-                 "cards": self.cards_tab}
-        for title, name, text in TABS:
-            self.tabs.addTab(built.get(name) or PlaceholderTab(title, name, text), title)
+        self._built: dict[str, QWidget] = {"links": self.links_tab}
+        for title, name, _ in TABS:  # the others: an empty page of that name until built
+            self.tabs.addTab(self._built.get(name) or _unbuilt(title), title)
         column.addWidget(self.tabs, 1)
         self.setCentralWidget(central)
-        self.tabs.currentChanged.connect(self.focus_tab)  # typing goes to the tab shown
+        self.tabs.currentChanged.connect(self._tab_shown)  # typing goes to the tab shown
 
         self.status = StatusLine(session)
         self.setStatusBar(self.status)
@@ -122,6 +128,63 @@ class MainWindow(QMainWindow):
         if self._state is not None and self._state.value("geometry") is not None:
             self.restoreGeometry(self._state.value("geometry"))
         self.focus_tab()  # not the Profile box: typing at once would switch profiles
+
+    # -- the tabs, built after the first paint ------------------------------------------------
+
+    @property
+    def transactions_tab(self):
+        return self._tab("transactions")
+
+    @property
+    def cards_tab(self):
+        return self._tab("cards")
+
+    async def build_tabs(self) -> None:
+        """Build the tabs not built yet, one per turn of the loop (events flow between), and
+        draw each once out of sight: its first showing then finds it laid out and styled."""
+        for _, name, _ in TABS:
+            if name not in self._built:
+                self._tab(name)
+                await asyncio.sleep(0)
+                tab = self._built[name]
+                if not tab.isVisible():
+                    tab.grab()  # into a pixmap nobody sees; no showEvent
+                await asyncio.sleep(0)
+
+    def _tab(self, name: str) -> QWidget:
+        tab = self._built.get(name)
+        if tab is None:
+            tab = self._built[name] = self._make(name)
+            index = [n for _, n, _ in TABS].index(name)
+            shown, empty = self.tabs.currentIndex(), self.tabs.widget(index)
+            self.tabs.blockSignals(True)  # the same tab stays current: nothing to announce
+            try:
+                self.tabs.removeTab(index)
+                self.tabs.insertTab(index, tab, TABS[index][0])
+                self.tabs.setCurrentIndex(shown)
+            finally:
+                self.tabs.blockSignals(False)
+            empty.deleteLater()
+            if shown == index:
+                self.focus_tab()
+        return tab
+
+    def _make(self, name: str) -> QWidget:
+        if name == "transactions":
+            from .transactions.tab import TransactionsTab
+
+            tab = TransactionsTab(self.session, self.transactions)
+            tab.showQrRequested.connect(self.show_qr)
+            return tab
+        from .cards.tab import CardsTab
+
+        return CardsTab(self.session, self.cards)
+
+    def _tab_shown(self, index: int) -> None:
+        name = TABS[index][1] if 0 <= index < len(TABS) else None
+        if name is not None and name not in self._built:
+            self._tab(name)  # shown before it was built (a key pressed at once)
+        self.focus_tab()
 
     def _shortcuts(self) -> None:
         for index in range(self.tabs.count()):
@@ -177,7 +240,8 @@ class MainWindow(QMainWindow):
         self.where.setText(f"{name} · {mode}")
         self.where.setAccessibleName(self.where.text())  # what it shows; said in full below
         self.where.setAccessibleDescription(f"Profile {name}, {mode.lower()} mode")
-        self.keyring_notice.setVisible(not session.keys.persistent)
+        # said once the keyring has been looked for, never while it is
+        self.keyring_notice.setVisible(session.keys.settled and not session.keys.persistent)
         self.status.refresh_connection()
 
     started = False  # start-up is over: profile, sandbox and background work are in place
@@ -246,7 +310,8 @@ class MainWindow(QMainWindow):
             self._state.setValue("geometry", self.saveGeometry())
             self._state.sync()
         self.links_tab.counter.close()
-        self.cards_tab.page.secret.forget()  # no card number left on the clipboard after quit
+        if "cards" in self._built:
+            self._built["cards"].page.secret.forget()  # no card number left on the clipboard after quit
         super().closeEvent(event)
         self.closed.emit()
 
