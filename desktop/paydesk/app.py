@@ -178,12 +178,10 @@ def main(argv: list[str] | None = None) -> int:
     # the Qt-free desk is imported before PySide6, which reads the source of every module
     # imported after it (keep these lines apart from the Qt imports below)
     from . import logs
-    from .config.paths import default_paths
-    from .desk.build import keys_later
+    from .desk.build import keys_later, open_folders
     from .resources import path as resource
 
-    paths = default_paths(args.data_dir, args.sandbox_dir).ensure()
-    log_path = logs.setup(paths.logs)
+    paths, log_path = open_folders(args.data_dir, args.sandbox_dir)
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 

@@ -1,20 +1,27 @@
-"""The composition root: one function builds a whole desk, with or without a window.
+"""The composition root: a whole desk is built here, with or without a window.
 
-``build_desk(paths, keys)`` makes the hub, the ledgers, the connection's health, the
-embedded sandbox (not started), the session, the three controllers and the scheduler, and
-wires them; ``Desk.start_background()`` starts what runs behind the screens. The window
-(``app.py``) is handed a built desk; the Qt-free tests and a headless process build theirs
-the same way.
+- ``open_folders`` makes PayDesk's folders and starts its log file (every line redacted);
+- ``keys_later`` / ``open_keys`` make the key store (the system keyring, or memory);
+- ``build_desk(paths, keys)`` makes the hub, the ledgers, the connection's health, the
+  embedded sandbox (not started), the session, the three controllers and the scheduler,
+  and wires them; ``Desk.start_background()`` starts what runs behind the screens;
+- ``open_desk`` does all of it for a process without a window.
+
+The window (``app.py``) takes these steps in its own order (the keyring after the first
+paint) and is handed the built desk; the Qt-free tests build theirs with ``build_desk``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..config.paths import Paths
+from .. import logs
+from ..config.paths import Paths, default_paths
 from ..config.secrets import KeyStore, system_backend
 from ..embedded import EmbeddedSandbox
 from ..health import ConnectionHealth
@@ -27,26 +34,39 @@ from .links import LinksController
 from .session import Session
 from .transactions import TransactionsController
 
-log = logging.getLogger("paydesk.desk")
+if TYPE_CHECKING:
+    from keyring.backend import KeyringBackend
+
 WATCH_DAYS = 7  # open records younger than this are watched from the start; older: Check all open
 KEYRING_WAIT = 5.0  # s: a system keyring that does not answer by then is not used this session
 
 
-async def _find_keyring():
+def open_folders(data_dir: str | Path | None = None,
+                 sandbox_dir: str | Path | None = None) -> tuple[Paths, Path]:
+    """PayDesk's folders (the platform's, or ``$PAYDESK_HOME``, or these), made when missing,
+    and its log file, set up for the whole process (redacted, written by a thread of its own).
+    Returns the paths and the log file's path."""
+    paths = default_paths(data_dir, sandbox_dir).ensure()
+    return paths, logs.setup(paths.logs)
+
+
+async def _find_keyring() -> KeyringBackend | None:
     try:
         return await asyncio.wait_for(asyncio.to_thread(system_backend), KEYRING_WAIT)
     except TimeoutError:
         return None
 
 
-def keys_later(use_keyring: bool = True, *, on_secret=None) -> KeyStore:
+def keys_later(use_keyring: bool = True, *,
+               on_secret: Callable[[str], None] | None = None) -> KeyStore:
     """The key store, its keyring not looked for yet: ``await keys.settle()`` looks (off the
     loop's thread), and so does the first key read or written, which waits for it. The
     window is shown before (the keyring and its import are not on the way to the first paint)."""
     return KeyStore(None, on_secret=on_secret, find=_find_keyring if use_keyring else None)
 
 
-async def open_keys(use_keyring: bool = True, *, on_secret=None) -> KeyStore:
+async def open_keys(use_keyring: bool = True, *,
+                    on_secret: Callable[[str], None] | None = None) -> KeyStore:
     """The key store: the system keyring when there is one (found off the loop's thread),
     else memory for this session only."""
     keys = keys_later(use_keyring, on_secret=on_secret)
@@ -64,15 +84,18 @@ class Desk:
     transactions: TransactionsController
     cards: CardsController
     scheduler: Scheduler
-    started: bool = False
+    started: bool = False  # start_background() has run
 
     async def open(self) -> None:
-        """Read the profiles (off the loop's thread)."""
+        """Wait for the ledger to be open and read the profiles (off the loop's thread)."""
+        await self.session.ledger.opened()
         await self.session.load()
 
     def start_background(self) -> None:
         """The scheduler, with every open record of the last ``WATCH_DAYS`` days and every
-        create a previous run left unfinished, and the card operations left open."""
+        create a previous run left unfinished, and the card operations left open. Once."""
+        if self.started:
+            return
         tasks = self.session.tasks
         tasks.spawn(self.scheduler.run(), "scheduler")
         tasks.spawn(self._watch_open(), "watch open records")
@@ -111,3 +134,15 @@ def build_desk(paths: Paths, keys: KeyStore) -> Desk:
     return Desk(paths=paths, keys=keys, hub=hub, session=session, links=links,
                 transactions=TransactionsController(links),
                 cards=CardsController(session, card_ledger), scheduler=scheduler)
+
+
+async def open_desk(data_dir: str | Path | None = None, sandbox_dir: str | Path | None = None, *,
+                    use_keyring: bool = True) -> Desk:
+    """A whole desk for a process without a window: folders and log file, keys (the keyring
+    looked for now), the desk built and its profiles read. ``start_background()`` and
+    ``close()`` are the caller's."""
+    paths, _ = open_folders(data_dir, sandbox_dir)
+    keys = await open_keys(use_keyring, on_secret=logs.REDACTOR.add)
+    desk = build_desk(paths, keys)
+    await desk.open()
+    return desk

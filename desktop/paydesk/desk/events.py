@@ -40,9 +40,9 @@ class Event:
         for receiver in list(self._receivers):
             try:
                 receiver(*args)
-            except Exception:  # one receiver's fault is not the others'
-                log.error("a receiver of %s failed", self.name, exc_info=True)
-                sys.excepthook(*sys.exc_info())
+            except Exception:  # noqa: BLE001 - one receiver's fault is not the others'
+                log.error("a receiver of %s failed (reported below)", self.name)
+                sys.excepthook(*sys.exc_info())  # the app's hook logs and shows it, once
 
     def __repr__(self) -> str:
         return f"<Event {self.name}: {len(self._receivers)} receivers>"
@@ -57,7 +57,7 @@ class Hub:
         self.call_finished = Event("call_finished")  # (text): the last call's result
         self.health_changed = Event("health_changed")  # (profile_id, mode)
         self.profile_deleted = Event("profile_deleted")  # (profile_id)
-        self.ledger_busy = Event("ledger_busy")  # (bool), from the ledger's writer thread
+        self.ledger_busy = Event("ledger_busy")  # (bool): saving waits for another program
         self.keyring_waiting = Event("keyring_waiting")  # (bool): a keyring call takes human time
         # links and payments
         self.record_changed = Event("record_changed")  # (LinkRecord): content or state changed

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import csv
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
@@ -126,4 +126,3 @@ def writer_for(path: Path) -> CsvWriter | XlsxWriter:
     return XlsxWriter(path) if path.suffix.lower() == ".xlsx" else CsvWriter(path)
 
 
-ProgressFn = Callable[[int], None]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 from ..config.profiles import Profile
 from ..ledger import DuplicateReference, Ledger, LinkRecord
@@ -41,10 +41,10 @@ class LinksController:
     # -- references -----------------------------------------------------------------------
 
     @staticmethod
-    def _today():
+    def _today() -> date:
         return datetime.now(UTC).date()
 
-    def _reference(self, profile: Profile, day, sequence: int) -> str:
+    def _reference(self, profile: Profile, day: date, sequence: int) -> str:
         return TxRefGenerator(profile.txref_prefix, self.session.installation_id,
                               lambda _day: sequence, lambda: day).next()
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -39,6 +39,7 @@ from .events import Hub
 from .tasks import TaskSet
 
 if TYPE_CHECKING:  # the client (and httpx) load after the first paint
+    from ..sandbox import SandboxServer
     from ..service.client import ServiceClient
 
 log = logging.getLogger("paydesk.session")
@@ -66,7 +67,8 @@ class InsecureAddressError(ServiceError):
     """The profile's address would send its keys in the clear."""
 
 
-def _new_client(profile: Profile, secret: str, on_lookup_path) -> ServiceClient:
+def _new_client(profile: Profile, secret: str,
+                on_lookup_path: Callable[[str], None]) -> ServiceClient:
     from ..service import ServiceClient  # httpx is imported after the first paint
 
     # a create gives up waiting after CREATE_DEADLINE: the ledger keeps the intent and
@@ -102,7 +104,7 @@ class Session:
         self._save_lock = asyncio.Lock()
 
     async def load(self) -> None:
-        """Read the profiles (off the GUI thread); draw this installation's id once."""
+        """Read the profiles (off the loop's thread); draw this installation's id once."""
         self.settings = await asyncio.to_thread(self.file.load)
         if not self.settings.installation_id:
             self.settings.installation_id = new_installation_id()
@@ -137,7 +139,7 @@ class Session:
         return self.mode == "test"
 
     @property
-    def sandbox(self):
+    def sandbox(self) -> SandboxServer | None:
         """The embedded sandbox's server when this session runs it."""
         return self.embedded.server
 
@@ -145,7 +147,7 @@ class Session:
         self.hub.call_finished.emit(text)
 
     async def _save(self) -> None:
-        snapshot = self.file.dump(self.settings)  # taken here, written off the GUI thread
+        snapshot = self.file.dump(self.settings)  # taken here, written off the loop's thread
         async with self._save_lock:
             await asyncio.to_thread(self.file.write, snapshot)
 
@@ -281,7 +283,7 @@ class Session:
 
     def _remember_lookup_path(self, profile_id: str, base_url: str, path: str) -> None:
         """A client found out where its deployment looks payments up: keep it with the
-        profile (saved off the GUI thread), unless the profile moved to another address."""
+        profile (saved off the loop's thread), unless the profile moved to another address."""
         profile = self.settings.profile(profile_id)
         if profile is None or profile.base_url != base_url or profile.lookup_path == path:
             return

@@ -3,9 +3,12 @@ One table for every view (links, counter, transactions, status bar)."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..service.money import format_amount
+
+if TYPE_CHECKING:
+    from ..ledger import LinkRecord
 
 
 class Shown(NamedTuple):
@@ -34,9 +37,9 @@ def shown(state: str, raw: str | None = None) -> Shown:
     return Shown((raw or state or "unknown").upper(), _UNKNOWN)
 
 
-def state_words(record) -> Shown:
+def state_words(record: LinkRecord) -> Shown:
     return shown(record.state, record.state_raw)
 
 
-def money(record) -> str:
+def money(record: LinkRecord) -> str:
     return f"{record.currency} {format_amount(record.amount)}"

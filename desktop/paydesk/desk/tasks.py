@@ -14,13 +14,20 @@ import logging
 import sys
 import weakref
 from collections.abc import Coroutine
-from typing import Any
+from typing import Any, Protocol
 
 log = logging.getLogger("paydesk.tasks")
 
 
+class Owner(Protocol):
+    """What a task set can end with: anything with a ``destroyed`` signal (a widget)."""
+
+    @property
+    def destroyed(self) -> Any: ...
+
+
 class TaskSet:
-    def __init__(self, owner=None) -> None:
+    def __init__(self, owner: Owner | None = None) -> None:
         self._tasks: set[asyncio.Task] = set()
         self._named: dict[str, asyncio.Task] = {}
         self._children: weakref.WeakSet[TaskSet] = weakref.WeakSet()
@@ -28,7 +35,7 @@ class TaskSet:
         if owner is not None:  # anything with a ``destroyed`` signal (a widget): its tasks end with it
             owner.destroyed.connect(self._owner_gone)
 
-    def child(self, owner=None) -> TaskSet:
+    def child(self, owner: Owner | None = None) -> TaskSet:
         tasks = TaskSet(owner)
         self._children.add(tasks)
         return tasks

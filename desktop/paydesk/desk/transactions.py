@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
@@ -65,9 +65,8 @@ class TransactionsController:
             return Lookup(None, what.problem)
         tx_ref = what.tx_ref
         if tx_ref is None:  # a checkout URL: the service's reference; the ledger knows whose
-            if what.reference is None:
-                return Lookup(None, "Type, paste or scan a reference")
-            known = await self.ledger.by_reference(profile.id, what.reference)
+            # (read() gives the service's reference whenever it gives no tx_ref nor problem)
+            known = await self.ledger.by_reference(profile.id, what.reference or "")
             if known is None:
                 return Lookup(None, "PayDesk has not seen this checkout link: type its merchant "
                                     "reference (tx_ref) instead")
@@ -136,7 +135,7 @@ class TransactionsController:
 
     # -- reconcile ------------------------------------------------------------------------
 
-    async def reconcile(self, on_progress) -> Progress:
+    async def reconcile(self, on_progress: Callable[[Progress], None] | None) -> Progress:
         """Check every open record of this profile and mode, settle interrupted creates, and
         read again every one paid in the last ``PAID_DAYS`` days (refunded or reversed
         since?). The paid ones come from the ledger a page at a time."""
@@ -146,7 +145,7 @@ class TransactionsController:
         since = datetime.now(UTC) - timedelta(days=PAID_DAYS)
         paid = await self.ledger.count_paid_since(since, profile.id, mode)
 
-        async def pages():
+        async def pages() -> AsyncIterator[list[LinkRecord]]:
             yield records
             checked = {r.tx_ref for r in records}  # one paid meanwhile is not read twice
             after = None
@@ -163,14 +162,15 @@ class TransactionsController:
                             f"{PAID_DAYS} days: {progress.report()}")
         return progress
 
-    def _reconciler(self, on_progress=None) -> Reconciler:
+    def _reconciler(self, on_progress: Callable[[Progress], None] | None = None) -> Reconciler:
         async def note(record: LinkRecord, message: str) -> None:
             if record.state != CREATING:
                 await self.ledger.note_error(record.profile_id, record.tx_ref, message)
 
         return Reconciler(self.links.check, self.links.settle, note, on_progress=on_progress)
 
-    async def recheck_day(self, day: date, on_progress=None) -> Progress:
+    async def recheck_day(self, day: date,
+                          on_progress: Callable[[Progress], None] | None = None) -> Progress:
         """Read again, with the service, every payment of ``day`` (local time) that PayDesk
         has as paid, before the day is counted: a refund or reversal since is counted as
         such. A page at a time."""
@@ -181,7 +181,7 @@ class TransactionsController:
                           created_to=end, sort="created", descending=False)
         total = await self.ledger.count(query)
 
-        async def pages():
+        async def pages() -> AsyncIterator[list[LinkRecord]]:
             after = None
             while True:
                 page = await self.ledger.page(query, after=after, limit=RECHECK_PAGE)
@@ -198,7 +198,7 @@ class TransactionsController:
                      on_progress: Callable[[int], None] = lambda n: None, *,
                      report: bool = True) -> int:
         """Write every record of ``query`` to ``path`` (.csv or .xlsx), a page at a time, off
-        the GUI thread. A cancelled or failed export leaves no half-written file.
+        the loop's thread. A cancelled or failed export leaves no half-written file.
         ``report``: say it in the status bar (False when ``path`` is only a part of a file
         the caller completes, and names, itself)."""
         writer = await asyncio.to_thread(writer_for, path)

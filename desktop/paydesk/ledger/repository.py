@@ -111,7 +111,7 @@ class Ledger(abc.ABC):
     async def changes(self) -> int:
         """A number that moves when another program (another PayDesk window) changed the
         store: a view compares it to know when to read again, without reading everything.
-        This window's own changes are announced by its controllers' signals instead."""
+        This desk's own changes are announced by its controllers' events instead."""
 
     @abc.abstractmethod
     async def by_reference(self, profile_id: str, reference: str) -> LinkRecord | None:

@@ -144,8 +144,14 @@ class SqliteLedger(Ledger):
         return self._engine.busy
 
     def on_busy(self, listener: Callable[[bool], None]) -> None:
+        """``listener(busy)`` is called on the loop's thread when saving starts or stops
+        waiting for another program. The loop is the one running now, or else the one that
+        first waits for the ledger (``opened``): a ledger may be built before its loop runs."""
         if self._loop is None:
-            self._loop = asyncio.get_running_loop()
+            try:
+                self._loop = asyncio.get_running_loop()
+            except RuntimeError:
+                pass
         self._listeners.append(listener)
 
     def _busy_changed(self, busy: bool) -> None:  # on the writer's thread
@@ -156,6 +162,8 @@ class SqliteLedger(Ledger):
             loop.call_soon_threadsafe(listener, busy)
 
     async def opened(self) -> None:
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
         await self._engine.opened()
 
     async def close(self) -> None:

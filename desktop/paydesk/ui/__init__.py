@@ -1,1 +1,2 @@
-"""Widgets only. They call the session's async methods and listen to its signals."""
+"""The widgets. They call the desk's async methods (paydesk.desk) and hear its events through
+the Qt signals of ui/signals.py."""

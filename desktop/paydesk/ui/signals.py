@@ -1,8 +1,8 @@
 """The one bridge from the desk's events (``desk/events.py``) to Qt signals.
 
 Widgets connect here (``signals_of(session.hub)``), never to the hub: a Qt connection to a
-widget's slot ends when the widget is destroyed, and a signal emitted on another thread (the
-ledger's "busy") reaches its widgets on the GUI thread.
+widget's method ends when the widget is destroyed, which a receiver on the hub would not.
+Connect methods, not lambdas: a lambda is not tied to the widget and outlives it.
 """
 
 from __future__ import annotations

@@ -268,7 +268,6 @@ class CardsController(Settling):
     async def _reload_quietly(self, profile: Profile, op: CardOperation) -> None:
         """After an operation: the card's new balance and transactions, if the service says."""
         try:
-            if op.card_hash is not None:  # (a create that made no card has none to read)
-                await self.load_card(profile, op.mode, op.card_hash)
+            await self.load_card(profile, op.mode, card_of(op))
         except ServiceError as error:
             log.info("card %s could not be read after %s: %s", op.masked, op.kind, error.message)

@@ -152,10 +152,13 @@ class CardPage(QWidget):
         column.addWidget(self.transactions, 1)
         signals = signals_of(session.hub)
         signals.cardChanged.connect(self.update_card)
-        signals.transactionsChanged.connect(
-            lambda r: r.key == self._key() and self.tasks.replace("transactions", self._transactions()))
+        signals.transactionsChanged.connect(self._transactions_changed)  # a method: ends with the page
         signals.operationChanged.connect(self._operation_changed)
         self.show_card(None)
+
+    def _transactions_changed(self, record: CardRecord) -> None:
+        if record.key == self._key():
+            self.tasks.replace("transactions", self._transactions())
 
     def _key(self):
         return self.record.key if self.record else None

@@ -1,5 +1,5 @@
 """The ledger browser follows the ledger whoever writes it: another PayDesk window (or any
-program) on the same file. This window's own changes come through the controllers' signals;
+program) on the same file. This window's own changes come through the desk's events;
 another's are seen through ``Ledger.changes()`` (cheap: one pragma), read every two
 seconds while the list is shown: the list is read again when the ledger holds a
 different number of its records than it lists, and otherwise the rows it holds are read
