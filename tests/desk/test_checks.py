@@ -2,6 +2,8 @@
 anything is sent: they agree with the sandbox's own rules (sandbox/rules.py) on every case
 below."""
 
+from decimal import Decimal
+
 import pytest
 
 from paydesk.desk import checks
@@ -48,3 +50,20 @@ def test_extra_fields_as_the_service_takes_them():
                                    " ada@example.com "])  # (the form sends it trimmed)
 def test_emails_as_the_service_takes_them(email):
     assert (checks.email(email) is None) == rules.matches(rules.EMAIL, email), email
+
+
+def test_a_cards_amount_in_whole_units():
+    assert checks.whole_amount(" 1,250 ") == (Decimal(1250), None)
+    assert checks.whole_amount("") == (None, "Enter an amount in whole units, e.g. 25")
+    assert checks.whole_amount("2.50")[1] == "Whole units only, e.g. 25 (the service takes no decimals)"
+    assert checks.whole_amount("0") == (None, "At least 1")
+    assert checks.whole_amount(str(checks.MAX_AMOUNT + 1)) == (None, "At most 10,000,000")
+    assert checks.whole_amount("30", Decimal(20), "GBP 20.00") == (None, "At most GBP 20.00")
+    assert checks.whole_amount("20", Decimal(20), "GBP 20.00") == (Decimal(20), None)
+
+
+def test_the_name_on_a_card():
+    assert checks.cardholder_name(" ", "first name") == \
+        "Enter the cardholder's first name, as it goes on the card"
+    assert checks.cardholder_name("Ada", "first name") is None
+    assert checks.cardholder_name("Ada\r\nBcc: x", "first name") == checks.name("Ada\r\nBcc: x", "")

@@ -1,4 +1,5 @@
-"""What the link form checks as it is typed: the service's own rules, said next to the field.
+"""What the link form and the card dialogs check as it is typed: the service's own rules,
+said next to the field.
 
 Qt-free; one function per field, each returning None (fine) or the message to show.
 """
@@ -6,6 +7,7 @@ Qt-free; one function per field, each returning None (fine) or the message to sh
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 from ..service.txref import TxRefError
 from ..service.txref import validate as validate_txref
@@ -108,3 +110,29 @@ def meta(pairs: list[tuple[str, str]]) -> str | None:
     if any(len(v) > META_VALUE or _CONTROL_IN_TEXT.search(v) for _, v in pairs):
         return f"An extra field's value: text of at most {META_VALUE} characters"
     return None
+
+
+def whole_amount(text: str, most: Decimal | None = None,
+                 most_words: str = "") -> tuple[Decimal | None, str | None]:
+    """An amount typed in whole units (a card's fund or withdraw): (amount, None) or
+    (None, what is wrong)."""
+    typed = text.strip().replace(",", "").replace(" ", "")
+    if not typed:
+        return None, "Enter an amount in whole units, e.g. 25"
+    if not typed.isdigit():
+        return None, "Whole units only, e.g. 25 (the service takes no decimals)"
+    amount = Decimal(int(typed))
+    if amount < 1:
+        return None, "At least 1"
+    if amount > MAX_AMOUNT:
+        return None, f"At most {MAX_AMOUNT:,}"
+    if most is not None and amount > most:
+        return None, f"At most {most_words}"
+    return amount, None
+
+
+def cardholder_name(text: str, what: str) -> str | None:
+    """What is wrong with a part of the name on the card, or None."""
+    if not text.strip():
+        return f"Enter the cardholder's {what}, as it goes on the card"
+    return name(text, what)

@@ -1,10 +1,12 @@
 """Exports of the ledger for an accountant: CSV (UTF-8 with a BOM, so Excel reads it right)
-and XLSX (openpyxl, write-only: a row at a time, whatever the size). Qt-free; the writing
-runs on a worker thread, page by page, so the window keeps painting and can show progress.
+and XLSX (openpyxl, write-only: a row at a time, whatever the size); and the card audit log
+as CSV. Qt-free; the writing runs on a worker thread, page by page, so the window keeps
+painting and can show progress.
 """
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import os
 from collections.abc import Iterable
@@ -13,7 +15,9 @@ from decimal import Decimal
 from pathlib import Path
 
 from ..ledger import LinkRecord
+from ..ledger.cards import AuditEntry, AuditQuery, CardLedger
 from ..service.models import TransactionState
+from ..service.money import format_amount
 from .states import state_words
 
 # the words the service itself uses for a state (PayDesk's own "creating" and "rejected" are
@@ -37,9 +41,10 @@ def _decimal(value: Decimal | None) -> str:
     return f"{value:.2f}" if value is not None else ""
 
 
-def _text(value: str) -> str:
+def spreadsheet_safe(value: str) -> str:
     """Text as text: a spreadsheet would run a cell starting = + - @ (or a tab or CR) as a
-    formula, and a customer's name comes from the internet (the website form)."""
+    formula, and a customer's name comes from the internet (the website form), a card
+    operation's detail from the service."""
     return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
 
 
@@ -53,7 +58,7 @@ def service_state(r: LinkRecord) -> str:
 def row_of(r: LinkRecord, guard: bool = True) -> tuple[str, ...]:
     """One record as a row of text. ``guard``: text that a spreadsheet would take for a
     formula starts with an apostrophe (CSV); an XLSX marks its cells as text instead."""
-    t = _text if guard else str
+    t = spreadsheet_safe if guard else str
     known = bool(r.currency)  # a payment made elsewhere, not paid yet: amount not known
     return (t(r.tx_ref), t(r.reference or ""), state_words(r).words, t(service_state(r)),
             t(r.first_name), t(r.last_name), t(r.email),
@@ -126,3 +131,32 @@ def writer_for(path: Path) -> CsvWriter | XlsxWriter:
     return XlsxWriter(path) if path.suffix.lower() == ".xlsx" else CsvWriter(path)
 
 
+AUDIT_HEADER = ("When", "User", "Profile", "Mode", "Card", "Action", "Amount", "Result", "Detail")
+
+
+def audit_cells(entry: AuditEntry) -> list[str]:
+    """One entry of the card audit log as text, in the columns of ``AUDIT_HEADER``."""
+    amount = "" if entry.amount is None else \
+        f"{entry.currency + ' ' if entry.currency else ''}{format_amount(entry.amount)}"
+    return [entry.at.astimezone().isoformat(timespec="seconds"), entry.user, entry.profile_name,
+            entry.mode, entry.masked, entry.action, amount, entry.result, entry.detail]
+
+
+async def export_audit(ledger: CardLedger, query: AuditQuery, path: Path) -> Path:
+    """Every entry ``query`` selects, newest first, read page by page and written to a CSV
+    on a worker thread."""
+    handle = await asyncio.to_thread(open, path, "w", newline="", encoding="utf-8")
+    try:
+        writer = csv.writer(handle)
+        await asyncio.to_thread(writer.writerow, AUDIT_HEADER)
+        before = None
+        while True:
+            entries, more = await ledger.audit_page(query, before=before, limit=1000)
+            rows = [[spreadsheet_safe(c) for c in audit_cells(e)] for e in entries]
+            await asyncio.to_thread(writer.writerows, rows)
+            if not more or not entries:
+                break
+            before = entries[-1].id
+    finally:
+        await asyncio.to_thread(handle.close)
+    return path

@@ -3,8 +3,6 @@ to CSV (written off the GUI thread, page by page)."""
 
 from __future__ import annotations
 
-import asyncio
-import csv
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
@@ -23,32 +21,20 @@ from PySide6.QtWidgets import (
 )
 
 from ...desk.cards import words
+from ...desk.export import AUDIT_HEADER, audit_cells, export_audit
 from ...desk.tasks import TaskSet
 from ...ledger.cards import AuditEntry, AuditQuery, CardLedger
-from ...service.money import format_amount
 from .. import files
 from ..dialogs import shown
 from ..fixed_text import fixed_font
 from ..paging import PagedModel
 
-COLUMNS = ("When", "User", "Profile", "Mode", "Card", "Action", "Amount", "Result", "Detail")
+COLUMNS = AUDIT_HEADER
 ACTIONS = ("create", "fund", "withdraw", "block", "unblock", "terminate", "reveal", "copy number")
 RESULTS = ("sent", "done", "refused", "failed", "answer lost", "checked: done",
            "checked: not done")
 PAGE = 200
 MASKED = 4  # the column of the masked card number
-
-
-def cells(entry: AuditEntry) -> list[str]:
-    amount = "" if entry.amount is None else \
-        f"{entry.currency + ' ' if entry.currency else ''}{format_amount(entry.amount)}"
-    return [entry.at.astimezone().isoformat(timespec="seconds"), entry.user, entry.profile_name,
-            entry.mode, entry.masked, entry.action, amount, entry.result, entry.detail]
-
-
-def spreadsheet_safe(text: str) -> str:
-    """A cell a spreadsheet will not run as a formula (a description from the service)."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 class AuditModel(PagedModel):
@@ -73,7 +59,7 @@ class AuditModel(PagedModel):
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
             if index.column() == 0:
                 return words.when(entry.at, seconds=True)
-            return cells(entry)[index.column()]
+            return audit_cells(entry)[index.column()]
         if role == Qt.ItemDataRole.FontRole and index.column() == MASKED:
             return fixed_font()  # the masked card number
         return None
@@ -185,19 +171,6 @@ class AuditView(QWidget):
         query = self.query()
         if query is None:
             raise ValueError("no profile")
-        handle = await asyncio.to_thread(open, path, "w", newline="", encoding="utf-8")
-        try:
-            writer = csv.writer(handle)
-            await asyncio.to_thread(writer.writerow, COLUMNS)
-            before = None
-            while True:
-                entries, more = await self.ledger.audit_page(query, before=before, limit=1000)
-                rows = [[spreadsheet_safe(c) for c in cells(e)] for e in entries]
-                await asyncio.to_thread(writer.writerows, rows)
-                if not more or not entries:
-                    break
-                before = entries[-1].id
-        finally:
-            await asyncio.to_thread(handle.close)
+        await export_audit(self.ledger, query, path)
         self.exported.emit(str(path))
         return path

@@ -14,38 +14,11 @@ from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout,
 
 from ...config.profiles import Profile
 from ...desk.cards import words
-from ...desk.checks import name as check_name
+from ...desk.checks import cardholder_name, whole_amount
 from ...desk.checks import url as check_url
 from ...ledger.cards import CardOperation, CardRecord, OperationUnderWay
 from ...service.errors import ServiceError
 from ..field_message import FieldMessage, add_field_row
-
-MAX_AMOUNT = 10_000_000
-
-
-def whole_amount(text: str, most: Decimal | None = None,
-                 most_words: str = "") -> tuple[Decimal | None, str | None]:
-    """An amount typed in whole units: (amount, None) or (None, what is wrong)."""
-    typed = text.strip().replace(",", "").replace(" ", "")
-    if not typed:
-        return None, "Enter an amount in whole units, e.g. 25"
-    if not typed.isdigit():
-        return None, "Whole units only, e.g. 25 (the service takes no decimals)"
-    amount = Decimal(int(typed))
-    if amount < 1:
-        return None, "At least 1"
-    if amount > MAX_AMOUNT:
-        return None, f"At most {MAX_AMOUNT:,}"
-    if most is not None and amount > most:
-        return None, f"At most {most_words}"
-    return amount, None
-
-
-def cardholder_name(text: str, what: str) -> str | None:
-    """What is wrong with a part of the name on the card, or None."""
-    if not text.strip():
-        return f"Enter the cardholder's {what}, as it goes on the card"
-    return check_name(text, what)
 
 
 class OperationDialog(QDialog):
@@ -289,5 +262,4 @@ class TerminateDialog(OperationDialog):
         return self._run()
 
 
-__all__ = ["AmountDialog", "CreateCardDialog", "TerminateDialog", "cardholder_name",
-           "whole_amount"]
+__all__ = ["AmountDialog", "CreateCardDialog", "TerminateDialog"]

@@ -8,9 +8,7 @@ read again for every export and print, so they agree with the rows."""
 from __future__ import annotations
 
 import asyncio
-import csv
-import os
-from datetime import date, datetime, time, timedelta
+from datetime import date, timedelta
 from pathlib import Path
 
 from PySide6.QtCore import QDate, QRectF, Qt, QTimer
@@ -26,6 +24,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from ...desk.day import COUNTS, counts, fees_text, heading, local_midnight, printed_lines, refunds_text, write_day_csv
 from ...desk.tasks import TaskSet
 from ...desk.texts import money_text
 from ...desk.transactions import TransactionsController
@@ -35,44 +34,6 @@ from ..signals import signals_of
 from .actions import save_path
 
 TOTALS = ("Currency", "Paid", "Collected", "Fees", "Refunded", "Net")
-COUNTS = (("Links made", None), ("Paid", ("success",)), ("Failed", ("failed",)),
-          ("Cancelled", ("cancelled",)), ("Refunded or reversed", ("refunded", "reversed")),
-          ("Still open", ("pending", "creating", "unknown")), ("Not created", ("rejected",)))
-
-
-def counts(summary: DaySummary) -> list[tuple[str, int]]:
-    return [(label, summary.created if states is None else sum(summary.states[s] for s in states))
-            for label, states in COUNTS]
-
-
-def fees_text(total) -> str:
-    """The fees, saying when the service has not told all of them yet."""
-    text = money_text(total.fees)
-    if total.fees_known < total.fees_of:
-        text += f" (known for {total.fees_known} of {total.fees_of})"
-    return text
-
-
-def refunds_text(total) -> str:
-    return f"{total.refunded}: {money_text(total.refunded_amount)}" if total.refunded else "0"
-
-
-def heading(profile_name: str, mode: str, day: date) -> str:
-    zone = datetime.now().astimezone().strftime("%Z (UTC%z)")
-    return (f"{profile_name}, {mode.upper()} mode: links made on {day:%A %d %B %Y}, "
-            f"local time {zone}, and what has become of them")
-
-
-def summary_rows(summary: DaySummary) -> list[list[str]]:
-    rows = [["summary", "", label, str(n), "", ""] for label, n in counts(summary)]
-    for t in summary.totals:
-        rows += [["collected", t.currency, "paid", str(t.paid), f"{t.collected:.2f}",
-                  f"{t.fees:.2f}" + ("" if t.fees_known == t.fees_of else
-                                     f" (known for {t.fees_known} of {t.fees_of})")],
-                 ["refunded", t.currency, "refunded or reversed", str(t.refunded),
-                  f"{t.refunded_amount:.2f}", ""],
-                 ["net", t.currency, "collected less fees", "", f"{t.net:.2f}", ""]]
-    return rows
 
 
 class EndOfDayDialog(QDialog):
@@ -164,8 +125,8 @@ class EndOfDayDialog(QDialog):
         session = self.controller.session
         day = self.chosen_day()
         return LinkQuery(session.profile.id, session.mode,
-                         created_from=datetime.combine(day, time.min).astimezone(),
-                         created_to=datetime.combine(day + timedelta(days=1), time.min).astimezone(),
+                         created_from=local_midnight(day),
+                         created_to=local_midnight(day + timedelta(days=1)),
                          sort="created", descending=False)
 
     async def export_csv(self) -> Path | None:
@@ -180,19 +141,7 @@ class EndOfDayDialog(QDialog):
         written = await self.controller.export(self._query(), rows_path, report=False)
         title = self._heading()
 
-        def combine() -> None:  # beside the target, put in place when whole
-            partial = path.with_name(path.name + ".part")
-            with open(partial, "w", encoding="utf-8-sig", newline="") as out:
-                writer = csv.writer(out)
-                writer.writerow(["section", "currency", "what", "count", "amount", "fees"])
-                writer.writerow(["title", "", title, "", "", ""])
-                writer.writerows(summary_rows(summary))
-                writer.writerow([])
-                out.write(rows_path.read_text("utf-8-sig"))
-            os.replace(partial, path)
-            rows_path.unlink()
-
-        await asyncio.to_thread(combine)
+        await asyncio.to_thread(write_day_csv, path, title, summary, rows_path)
         self.say(f"Exported the day's figures and {written} records to {path.name}")
         return path
 
@@ -240,11 +189,7 @@ class EndOfDayDialog(QDialog):
         font = QFont()
         font.setPixelSize(int(unit * 3))
         painter.setFont(font)
-        lines = [f"End of day {self.chosen_day()}", self._heading(), ""]
-        lines += [f"{label}: {n}" for label, n in counts(summary)] + [""]
-        lines += [f"{t.currency}: {t.paid} paid, collected {money_text(t.collected)}, "
-                  f"fees {fees_text(t)}, refunded or reversed {refunds_text(t)}, "
-                  f"net {money_text(t.net)}" for t in summary.totals]
+        lines = printed_lines(self.chosen_day(), self._heading(), summary)
         for i, line in enumerate(lines):
             painter.drawText(QRectF(0, i * unit * 5, area.width(), unit * 5),
                              Qt.AlignmentFlag.AlignLeft, line)

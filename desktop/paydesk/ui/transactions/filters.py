@@ -3,39 +3,15 @@ time (today, yesterday, last 7 days, this month, custom)."""
 
 from __future__ import annotations
 
-from datetime import date, datetime, time, timedelta
-
 from PySide6.QtCore import QDate, Signal
 from PySide6.QtWidgets import QComboBox, QDateEdit, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
+from ...desk.day import RANGES, date_range
 from ...desk.states import SHOWN
 from ...ledger import LinkQuery
 
 STATE_CHOICES = [("All states", None)] + [(shown.words.rstrip("…").title(), state)
                                           for state, shown in SHOWN.items()] + [("Unknown", "unknown")]
-RANGES = ("All dates", "Today", "Yesterday", "Last 7 days", "This month", "Custom…")
-
-
-def _local_midnight(day: date) -> datetime:
-    return datetime.combine(day, time.min).astimezone()
-
-
-def date_range(choice: str, first: date, last: date, today: date | None = None
-               ) -> tuple[datetime | None, datetime | None]:
-    """[from, to) in aware local time for a range's name (``first``/``last`` for Custom)."""
-    today = today or date.today()
-    if choice == "Today":
-        return _local_midnight(today), _local_midnight(today + timedelta(days=1))
-    if choice == "Yesterday":
-        return _local_midnight(today - timedelta(days=1)), _local_midnight(today)
-    if choice == "Last 7 days":
-        return _local_midnight(today - timedelta(days=6)), _local_midnight(today + timedelta(days=1))
-    if choice == "This month":
-        return _local_midnight(today.replace(day=1)), _local_midnight(today + timedelta(days=1))
-    if choice.startswith("Custom"):
-        return _local_midnight(first), _local_midnight(last + timedelta(days=1))
-    return None, None
-
 
 class FilterBar(QWidget):
     changed = Signal()  # any filter or the search text changed

@@ -7,45 +7,15 @@ references are drawn in the fixed font, without ligatures (fixed_text)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPageLayout, QPageSize, QPainter, QPdfWriter, QTextOption
 
-from ...desk.states import state_words
-from ...desk.texts import local_time, money_text, utc_time
+from ...desk.receipt import lines
 from ...ledger import LinkRecord
 from ..fixed_text import fixed_font, fixed_option
 from ..links.qr import QrCode
 
 FIXED = {"Reference", "Service reference"}  # read back and typed: the fixed font
-
-
-def paid_at(record: LinkRecord) -> datetime | None:
-    """When the service says the payment completed (its ``updated_at``), if it said."""
-    raw = (record.raw or {}).get("updated_at")
-    try:
-        when = datetime.fromisoformat(str(raw).replace("Z", "+00:00")) if raw else None
-    except ValueError:
-        return None
-    return when if when is None or when.tzinfo else when.replace(tzinfo=UTC)
-
-
-def lines(record: LinkRecord, merchant: str) -> list[tuple[str, str]]:
-    paid = paid_at(record)
-    rows = [
-        ("Merchant", merchant),
-        ("Customer", record.customer),
-        ("E-mail", record.email),
-        ("Amount", f"{record.currency} {money_text(record.amount)}"),
-        ("State", state_words(record).words),
-        ("Paid", f"{local_time(paid)} ({utc_time(paid)})" if paid else "not said by the service"),
-        ("Link made", f"{local_time(record.created_at)} ({utc_time(record.created_at)})"),
-        ("Reference", record.tx_ref),
-        ("Service reference", record.reference or ""),
-        ("Title", record.title),
-    ]
-    return [(label, value) for label, value in rows if value]
 
 
 def _words() -> QTextOption:

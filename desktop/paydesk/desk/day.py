@@ -1,0 +1,104 @@
+"""Days in local time, as the Transactions tab reads them: the date ranges its filters offer,
+and the end of day's figures as words (counted, printed and exported the same way). Qt-free.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from datetime import date, datetime, time, timedelta
+from pathlib import Path
+
+from ..ledger import CurrencyTotal, DaySummary
+from .texts import money_text
+
+RANGES = ("All dates", "Today", "Yesterday", "Last 7 days", "This month", "Custom…")
+COUNTS = (("Links made", None), ("Paid", ("success",)), ("Failed", ("failed",)),
+          ("Cancelled", ("cancelled",)), ("Refunded or reversed", ("refunded", "reversed")),
+          ("Still open", ("pending", "creating", "unknown")), ("Not created", ("rejected",)))
+
+
+def local_midnight(day: date) -> datetime:
+    """The day's first moment in local time (aware)."""
+    return datetime.combine(day, time.min).astimezone()
+
+
+def date_range(choice: str, first: date, last: date, today: date | None = None
+               ) -> tuple[datetime | None, datetime | None]:
+    """[from, to) in aware local time for a range's name (``first``/``last`` for Custom)."""
+    today = today or date.today()
+    if choice == "Today":
+        return local_midnight(today), local_midnight(today + timedelta(days=1))
+    if choice == "Yesterday":
+        return local_midnight(today - timedelta(days=1)), local_midnight(today)
+    if choice == "Last 7 days":
+        return local_midnight(today - timedelta(days=6)), local_midnight(today + timedelta(days=1))
+    if choice == "This month":
+        return local_midnight(today.replace(day=1)), local_midnight(today + timedelta(days=1))
+    if choice.startswith("Custom"):
+        return local_midnight(first), local_midnight(last + timedelta(days=1))
+    return None, None
+
+
+def counts(summary: DaySummary) -> list[tuple[str, int]]:
+    """How many links of the day are in each of ``COUNTS``' states, with its label."""
+    return [(label, summary.created if states is None else sum(summary.states[s] for s in states))
+            for label, states in COUNTS]
+
+
+def fees_text(total: CurrencyTotal) -> str:
+    """The fees, saying when the service has not told all of them yet."""
+    text = money_text(total.fees)
+    if total.fees_known < total.fees_of:
+        text += f" (known for {total.fees_known} of {total.fees_of})"
+    return text
+
+
+def refunds_text(total: CurrencyTotal) -> str:
+    return f"{total.refunded}: {money_text(total.refunded_amount)}" if total.refunded else "0"
+
+
+def heading(profile_name: str, mode: str, day: date) -> str:
+    zone = datetime.now().astimezone().strftime("%Z (UTC%z)")
+    return (f"{profile_name}, {mode.upper()} mode: links made on {day:%A %d %B %Y}, "
+            f"local time {zone}, and what has become of them")
+
+
+def summary_rows(summary: DaySummary) -> list[list[str]]:
+    """The figures as rows of the end of day's CSV (section, currency, what, count, amount,
+    fees)."""
+    rows = [["summary", "", label, str(n), "", ""] for label, n in counts(summary)]
+    for t in summary.totals:
+        rows += [["collected", t.currency, "paid", str(t.paid), f"{t.collected:.2f}",
+                  f"{t.fees:.2f}" + ("" if t.fees_known == t.fees_of else
+                                     f" (known for {t.fees_known} of {t.fees_of})")],
+                 ["refunded", t.currency, "refunded or reversed", str(t.refunded),
+                  f"{t.refunded_amount:.2f}", ""],
+                 ["net", t.currency, "collected less fees", "", f"{t.net:.2f}", ""]]
+    return rows
+
+
+def printed_lines(day: date, title: str, summary: DaySummary) -> list[str]:
+    """The end of day as printed: one line each."""
+    lines = [f"End of day {day}", title, ""]
+    lines += [f"{label}: {n}" for label, n in counts(summary)] + [""]
+    lines += [f"{t.currency}: {t.paid} paid, collected {money_text(t.collected)}, "
+              f"fees {fees_text(t)}, refunded or reversed {refunds_text(t)}, "
+              f"net {money_text(t.net)}" for t in summary.totals]
+    return lines
+
+
+def write_day_csv(path: Path, title: str, summary: DaySummary, rows_path: Path) -> None:
+    """One CSV: what it is, the summary, an empty line, then the rows already written to
+    ``rows_path`` (removed after). Written beside the target, put in place when whole.
+    Blocking: run it on a worker thread."""
+    partial = path.with_name(path.name + ".part")
+    with open(partial, "w", encoding="utf-8-sig", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow(["section", "currency", "what", "count", "amount", "fees"])
+        writer.writerow(["title", "", title, "", "", ""])
+        writer.writerows(summary_rows(summary))
+        writer.writerow([])
+        out.write(rows_path.read_text("utf-8-sig"))
+    os.replace(partial, path)
+    rows_path.unlink()

@@ -1,0 +1,50 @@
+"""The card audit log as CSV (desk/export.py): the columns the log shows, newest first, only
+what the query selects, and a detail a spreadsheet would run as a formula kept as text."""
+
+import csv
+from decimal import Decimal
+
+import pytest
+
+from paydesk.desk.export import AUDIT_HEADER, audit_cells, export_audit, spreadsheet_safe
+from paydesk.ledger import SqliteLedger
+from paydesk.ledger.cards import AuditDraft, AuditQuery
+from paydesk.ledger.cards_sqlite import SqliteCardLedger
+
+
+@pytest.fixture
+async def cards(tmp_path):
+    ledger = SqliteLedger(tmp_path / "ledger.sqlite3")
+    await ledger.opened()
+    yield SqliteCardLedger.beside(ledger)
+    await ledger.close()
+
+
+def entry(action: str, result: str, detail: str = "", amount: Decimal | None = Decimal(5)) -> AuditDraft:
+    return AuditDraft(user="kim", profile_id="p1", profile_name="Shop", mode="test",
+                      action=action, result=result, card_hash="ch_0001",
+                      masked="412345******0001", amount=amount, currency="GBP", detail=detail)
+
+
+def test_text_a_spreadsheet_would_run_stays_text():
+    for evil in ("=1+1", "+1", "-1", "@SUM(A1)", "\tx", "\rx"):
+        assert spreadsheet_safe(evil) == "'" + evil
+    assert spreadsheet_safe("fine = fine") == "fine = fine" and spreadsheet_safe("") == ""
+
+
+async def test_the_audit_log_exported_newest_first(cards, tmp_path):
+    await cards.append_audit(entry("create", "done", amount=None))
+    await cards.append_audit(entry("fund", "refused", detail="=HYPERLINK(\"x\")"))
+    last = await cards.append_audit(entry("fund", "done"))
+    path = await export_audit(cards, AuditQuery("p1", "test"), tmp_path / "audit.csv")
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))
+    assert tuple(rows[0]) == AUDIT_HEADER
+    assert [(r[5], r[7]) for r in rows[1:]] == [("fund", "done"), ("fund", "refused"),
+                                                 ("create", "done")]
+    assert rows[1] == audit_cells(last)
+    assert rows[1][6] == "GBP 5.00" and rows[3][6] == ""  # no amount: nothing said
+    assert rows[2][8] == "'=HYPERLINK(\"x\")"
+    refused = await export_audit(cards, AuditQuery("p1", "test", result="refused"),
+                                 tmp_path / "refused.csv")
+    assert len(refused.read_text("utf-8").splitlines()) == 2  # the header and the one refused
