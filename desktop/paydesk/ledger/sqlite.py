@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -125,10 +126,8 @@ class SqliteLedger(Ledger):
         self.path = path
         self._listeners: list[Callable[[bool], None]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
-        try:
+        with contextlib.suppress(RuntimeError):  # none yet: taken when first awaited
             self._loop = asyncio.get_running_loop()
-        except RuntimeError:
-            pass
         self.version: int | None = None
 
         def prepare(db: sqlite3.Connection) -> None:
@@ -144,14 +143,11 @@ class SqliteLedger(Ledger):
         return self._engine.busy
 
     def on_busy(self, listener: Callable[[bool], None]) -> None:
-        """``listener(busy)`` is called on the loop's thread when saving starts or stops
-        waiting for another program. The loop is the one running now, or else the one that
-        first waits for the ledger (``opened``): a ledger may be built before its loop runs."""
+        """``listener(busy)``, on the loop's thread, when saving starts or stops waiting for
+        another program (the loop: the running one, else the first to await ``opened``)."""
         if self._loop is None:
-            try:
+            with contextlib.suppress(RuntimeError):  # built before its loop runs
                 self._loop = asyncio.get_running_loop()
-            except RuntimeError:
-                pass
         self._listeners.append(listener)
 
     def _busy_changed(self, busy: bool) -> None:  # on the writer's thread
