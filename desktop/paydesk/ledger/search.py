@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Sequence
 from typing import Any
 
 from .amounts import from_minor
@@ -144,3 +145,18 @@ class Plan:
             return Cursor(tuple(row[c] for c in columns))
 
         return Page([record(r) for r in rows], at(rows[0]), at(rows[-1]), more)
+
+
+# -- the search index (links_fts), kept by the ledger's own writes ----------------------
+
+
+def index_text(db: sqlite3.Connection, where: str, args: Sequence[Any]) -> None:
+    """Add these rows' text to the search index (one statement, however many rows)."""
+    db.execute("INSERT INTO links_fts (rowid, search_text) SELECT id, search_text FROM links"
+               f" WHERE {where}", tuple(args))
+
+
+def unindex_text(db: sqlite3.Connection, where: str, args: Sequence[Any]) -> None:
+    """Take these rows' text, as it is now, out of the search index."""
+    db.execute("INSERT INTO links_fts (links_fts, rowid, search_text) SELECT 'delete', id,"
+               f" search_text FROM links WHERE {where}", tuple(args))

@@ -18,20 +18,8 @@ from .query import Cursor, LinkQuery, Page
 from .records import CREATING, FINAL, OPEN, PENDING, REJECTED, SUCCESS, LinkRecord, may_follow, stamp, state_of
 from .repository import DuplicateReference, Ledger
 from .schema import migrate
-from .search import SELECT, Plan, record
+from .search import SELECT, Plan, index_text, record, unindex_text
 from .summary import DaySummary, summarise
-
-
-def _index_text(db: sqlite3.Connection, where: str, args: Sequence[Any]) -> None:
-    """Add these rows' text to the search index (one statement, however many rows)."""
-    db.execute("INSERT INTO links_fts (rowid, search_text) SELECT id, search_text FROM links"
-               f" WHERE {where}", tuple(args))
-
-
-def _unindex_text(db: sqlite3.Connection, where: str, args: Sequence[Any]) -> None:
-    """Take these rows' text, as it is now, out of the search index."""
-    db.execute("INSERT INTO links_fts (links_fts, rowid, search_text) SELECT 'delete', id,"
-               f" search_text FROM links WHERE {where}", tuple(args))
 
 
 def _fill_in(db: sqlite3.Connection, before: LinkRecord, tx: Transaction) -> None:
@@ -39,14 +27,14 @@ def _fill_in(db: sqlite3.Connection, before: LinkRecord, tx: Transaction) -> Non
     unpaid one): fill them in once the service tells them."""
     if before.origin != "lookup" or before.currency or tx.amount is None or not tx.currency:
         return
-    _unindex_text(db, "id = ?", (before.id,))
+    unindex_text(db, "id = ?", (before.id,))
     db.execute("UPDATE links SET amount_minor = ?, currency = ?, email = ?, first_name = ?,"
                " last_name = ?, customization = ?, meta = ?, created_at = COALESCE(?, created_at)"
                " WHERE id = ?",
                (to_minor(tx.amount, tx.currency), tx.currency, tx.email or "", tx.first_name or "",
                 tx.last_name or "", json.dumps(tx.customization), json.dumps(tx.meta),
                 stamp(tx.created_at) if tx.created_at else None, before.id))
-    _index_text(db, "id = ?", (before.id,))
+    index_text(db, "id = ?", (before.id,))
 
 
 def _bulk_insert(db: sqlite3.Connection, rows: list[tuple]) -> int:
@@ -65,7 +53,7 @@ def _bulk_insert(db: sqlite3.Connection, rows: list[tuple]) -> int:
     added = db.total_changes - before
     for index in indexes:
         db.execute(index["sql"])
-    _index_text(db, "id > ?", (last,))
+    index_text(db, "id > ?", (last,))
     return added
 
 
@@ -73,9 +61,9 @@ def _set_reference(db: sqlite3.Connection, before: LinkRecord, reference: str | 
     """The service's reference became known (or changed): keep the search index in step."""
     if not reference or reference == before.reference:
         return
-    _unindex_text(db, "id = ?", (before.id,))
+    unindex_text(db, "id = ?", (before.id,))
     db.execute("UPDATE links SET reference = ? WHERE id = ?", (reference, before.id))
-    _index_text(db, "id = ?", (before.id,))
+    index_text(db, "id = ?", (before.id,))
 
 
 def _one(db: sqlite3.Connection, profile_id: str, tx_ref: str, *,
@@ -181,7 +169,7 @@ class SqliteLedger(Ledger):
                     request.callback_url, request.return_url, "link", None, now, now, "", None))
             except sqlite3.IntegrityError:
                 raise DuplicateReference(request.tx_ref) from None
-            _index_text(db, "profile_id = ? AND tx_ref = ?", (profile_id, request.tx_ref))
+            index_text(db, "profile_id = ? AND tx_ref = ?", (profile_id, request.tx_ref))
             return _must(db, profile_id, request.tx_ref)
 
         return await self._engine.write(write)
@@ -236,7 +224,7 @@ class SqliteLedger(Ledger):
                     currency, tx.email or "", tx.first_name or "", tx.last_name or "", state,
                     state_raw, None, tx.reference, json.dumps(tx.customization),
                     json.dumps(tx.meta), None, None, "lookup", None, created, now, now, raw))
-                _index_text(db, "profile_id = ? AND tx_ref = ?", (profile_id, tx.tx_ref))
+                index_text(db, "profile_id = ? AND tx_ref = ?", (profile_id, tx.tx_ref))
                 return _must(db, profile_id, tx.tx_ref, raw=True), True
             if not may_follow(before.state, state):
                 # a final state stays (records.may_follow): what the service said is noted
