@@ -82,6 +82,11 @@ class Running:
         ``latency_ms``, ``drop_after_commit_rate``...), or (none given) cleared."""
         set_faults(self.base_url, self.key(mode, merchant=merchant), **body)
 
+    def control(self, path: str, body: dict | None = None, merchant: int = 0,
+                mode: str = "test") -> dict:
+        """The sandbox's control API for one merchant and mode: ``control(base_url, ...)``."""
+        return control(self.base_url, self.key(mode, merchant=merchant), path, body)
+
     def stop(self) -> None:
         self.server.stop()
 
@@ -102,6 +107,16 @@ def set_faults(base_url: str, key: str, **body) -> None:
     headers = {"Authorization": f"Bearer {key}", "Accept": "application/json"}
     (httpx.put(url, json=body, headers=headers, timeout=10) if body else
      httpx.delete(url, headers=headers, timeout=10)).raise_for_status()
+
+
+def control(base_url: str, key: str, path: str, body: dict | None = None) -> dict:
+    """``POST /_sandbox/<path>`` with ``body`` (``pay/<reference>`` with an outcome, a
+    balance...) for the merchant and mode of the secret ``key``: the sandbox's answer."""
+    url = base_url.rstrip("/") + f"/_sandbox/{path}"
+    headers = {"Authorization": f"Bearer {key}", "Accept": "application/json"}
+    answer = httpx.post(url, json=body or {}, headers=headers, timeout=10)
+    answer.raise_for_status()
+    return answer.json()
 
 
 def payment(tx_ref: str, **over) -> dict:

@@ -67,10 +67,7 @@ class Service:
         self.sb.faults(merchant, **body)
 
     def control(self, path, body=None, merchant=0):
-        with self.sb.client(merchant=merchant) as c:
-            answer = c.post(f"/_sandbox/{path}", json=body or {})
-            answer.raise_for_status()
-            return answer.json()
+        return self.sb.control(path, body, merchant=merchant)  # tests/helpers.py
 
     def calls(self, merchant=0, mode="test") -> list[str]:
         """The paths of every /api/ call this merchant's ``mode`` key made (its call log)."""

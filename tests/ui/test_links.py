@@ -10,6 +10,7 @@ from PySide6.QtGui import QGuiApplication, QImage
 from PySide6.QtWidgets import QWidget
 
 from paydesk.ui.links.tab import LinksTab
+from tests import helpers
 from tests.profiles import use_profile
 from tests.ui import press
 
@@ -92,11 +93,9 @@ def service_rows(app) -> int:
 
 
 def control(app, path, body):
-    key = app.loop.run(app.session.key())
-    r = httpx.post(f"{app.session.profile.base_url}/_sandbox/{path}", json=body,
-                   headers={"Authorization": f"Bearer {key}"})
-    r.raise_for_status()
-    return r.json()
+    """The control API of the sandbox the active profile is on (tests/helpers.py)."""
+    return helpers.control(app.session.profile.base_url, app.loop.run(app.session.key()),
+                           path, body)
 
 
 @pytest.mark.parametrize("outcome,words", [("success", "PAID"), ("failed", "PAYMENT FAILED"),
@@ -376,13 +375,10 @@ def test_rate_limits_are_honoured_by_the_scheduler(desk, loop):
     tab = desk.window.links_tab
     fill(tab)
     record = create(tab, loop)
-    key = loop.run(desk.session.key())
-    httpx.put(desk.session.profile.base_url + "/_sandbox/faults", json={"rate_limit_per_s": 0.5},
-              headers={"Authorization": f"Bearer {key}"}).raise_for_status()
+    desk.faults(rate_limit_per_s=0.5)
     scheduler = desk.window.scheduler
     loop.until(lambda: scheduler.stats["RateLimitedError"] > 0, timeout=20,
                message="a 429 to pause the checks")
-    httpx.delete(desk.session.profile.base_url + "/_sandbox/faults",
-                 headers={"Authorization": f"Bearer {key}"}).raise_for_status()
+    desk.faults()
     control(desk, f"pay/{record.reference}", {"outcome": "success"})
     loop.until(lambda: tab.panel.state.text() == "PAID", timeout=20, message="PAID after the pause")

@@ -1,125 +1,16 @@
-"""The key store: system keyring when there is one, memory for the session when not, never frozen."""
+"""The key store as the window shows it: the waiting notice, "saved" said only when the
+keyring saved, the notice of no keyring (the store itself: tests/config/test_secrets.py)."""
 
 import asyncio
-import time
 
-import keyring.backend
 import pytest
-from keyring.errors import InitError, KeyringLocked
 
 from paydesk.config.profiles import Profile
 from paydesk.config.secrets import KeyStore
 from paydesk.desk.build import build_desk
 from paydesk.ui.main_window import KEYRING_NOTICE, MainWindow
 from paydesk.ui.status import KEYRING_WAITING
-
-
-class LockedKeyring(keyring.backend.KeyringBackend):
-    """A keyring the user did not unlock (the prompt was dismissed). A stand-in: a real
-    unlock prompt needs a person at the desktop."""
-
-    priority = 1
-
-    def get_password(self, service, username):
-        raise KeyringLocked("Failed to unlock the collection!")
-
-    def set_password(self, service, username, password):
-        raise KeyringLocked("Failed to unlock the collection!")
-
-    def delete_password(self, service, username):
-        raise KeyringLocked("Failed to unlock the collection!")
-
-
-class AbsentKeyring(LockedKeyring):
-    """A keyring that turns out not to exist (no Secret Service on the bus)."""
-
-    def get_password(self, service, username):
-        raise InitError("Failed to create the collection")
-
-    def set_password(self, service, username, password):
-        raise InitError("Failed to create the collection")
-
-
-class SlowKeyring(keyring.backend.KeyringBackend):
-    """A keyring that takes human time: the desktop asks the user to unlock it first."""
-
-    priority = 1
-
-    def __init__(self, delay):
-        super().__init__()
-        self.delay = delay
-        self.store = {}
-
-    def get_password(self, service, username):
-        time.sleep(self.delay)
-        return self.store.get((service, username))
-
-    def set_password(self, service, username, password):
-        time.sleep(self.delay)
-        self.store[(service, username)] = password
-
-    def delete_password(self, service, username):
-        self.store.pop((service, username), None)
-
-
-def test_memory_backend_round_trip(loop, memory_keyring):
-    store = KeyStore(memory_keyring)
-    assert loop.run(store.set("p1", "test", "secret", " sec-test-abc ")) is True
-    assert loop.run(KeyStore(memory_keyring).get("p1", "test", "secret")) == "sec-test-abc"
-    loop.run(store.delete_profile("p1"))
-    assert loop.run(KeyStore(memory_keyring).get("p1", "test", "secret")) is None
-    assert store.persistent
-
-
-def test_a_refused_call_fails_alone(loop):
-    """Regression: one failing call switched the whole session to memory-only, and the
-    editor said "saved" anyway."""
-    store = KeyStore(LockedKeyring())
-    assert loop.run(store.set("p1", "test", "secret", "sec-test-abc")) is False  # not saved
-    assert store.persistent and store.problem == "the keyring stayed locked"
-    assert loop.run(store.get("p1", "test", "secret")) == "sec-test-abc"  # kept this session
-
-
-def test_an_absent_keyring_falls_back_to_this_session(loop):
-    store = KeyStore(AbsentKeyring())
-    assert loop.run(store.set("p1", "test", "secret", "sec-test-abc")) is False
-    assert not store.persistent
-    assert loop.run(store.get("p1", "test", "secret")) == "sec-test-abc"
-
-
-def test_an_unlock_prompt_is_waited_for_without_freezing(loop):
-    """Regression: a call slower than 5 s (a person typing the keyring's password) gave up
-    and sent the whole session to memory."""
-    backend = SlowKeyring(1.5)
-    backend.store[("PayDesk", "p1/test/secret")] = "sec-test-abc"
-    waiting = []
-    store = KeyStore(backend, slow_after=0.3)
-    store.on_waiting = waiting.append
-    ticks = []
-
-    async def get_while_ticking():
-        async def tick():
-            while True:
-                ticks.append(time.monotonic())
-                await asyncio.sleep(0.02)
-
-        ticker = asyncio.ensure_future(tick())
-        try:
-            return await store.get("p1", "test", "secret")
-        finally:
-            ticker.cancel()
-
-    assert loop.run(get_while_ticking()) == "sec-test-abc"
-    assert waiting == [True, False] and store.persistent and store.problem is None
-    assert len(ticks) > 30  # the loop went on ticking while the keyring was asked
-
-
-def test_a_keyring_that_never_answers_fails_that_call_only(loop):
-    store = KeyStore(SlowKeyring(3), slow_after=0.1, timeout=0.5)
-    started = time.monotonic()
-    assert loop.run(store.get("p1", "test", "secret")) is None
-    assert time.monotonic() - started < 2
-    assert store.persistent and store.problem == "the keyring did not answer"
+from tests.config.keyrings import LockedKeyring, SlowKeyring
 
 
 def test_the_window_says_when_it_waits_for_the_keyring(loop, paths, qtbot):

@@ -8,6 +8,7 @@ import httpx
 
 from paydesk.ui.first_run import FirstRunDialog
 from paydesk.ui.main_window import TEST_BANNER
+from tests.helpers import set_faults
 from tests.ui import press
 
 
@@ -82,8 +83,7 @@ def test_quit_with_tasks_in_flight(start_app, loop):
     app.wait_started()
     session = app.session
     secret = loop.run(session.key("test"))
-    httpx.put(session.profile.base_url + "/_sandbox/faults", json={"latency_ms": 30_000},
-              headers={"Authorization": f"Bearer {secret}"}).raise_for_status()
+    set_faults(session.profile.base_url, secret, latency_ms=30_000)
 
     async def slow_lookup():
         async with session.lease(session.profile, "test") as client:

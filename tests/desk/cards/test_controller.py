@@ -8,25 +8,8 @@ from decimal import Decimal
 
 import pytest
 
-from paydesk.desk.cards.controller import CardsController
 from paydesk.ledger.cards import AuditQuery, OperationUnderWay
-
-
-@pytest.fixture
-def controller(session):
-    made = CardsController(session, session.card_ledger)
-    made.second_look = 0.2
-    return made
-
-
-async def a_card(controller, session, profile, amount=10, currency="USD"):
-    op = await controller.create(profile, "test", Decimal(amount), currency, None)
-    return op, await session.card_ledger.card(profile.id, "test", op.card_hash)
-
-
-def sends(service, action):
-    """How many times the service was asked to ``action`` a card (its own call log)."""
-    return sum(1 for path in service.calls() if f"/virtual_card/{action}/" in path)
+from tests.desk.cards.operations import a_card, lose_the_answer, sends
 
 
 async def test_lifecycle_and_refusals(controller, session, add_profile):
@@ -107,22 +90,6 @@ async def test_lost_create_is_found_not_made_again(controller, add_profile, serv
     assert op.state == "done" and op.settled and op.card_hash
     assert service.cards() == [op.card_hash]
     assert op.evidence == op.card_hash  # the card it made is claimed by this create
-
-
-async def lose_the_answer(controller, service, until, kind, start, **fault):
-    """Set ``fault``, start the operation, wait until it is marked lost, clear the fault.
-    Returns its task, the operations seen and how many sends of ``kind`` the service had
-    had by then (every later call can only be PayDesk reading the card back)."""
-    seen = []
-    controller.hub.operation_changed.connect(lambda op: op.kind == kind and seen.append(op))
-    service.faults(**(fault or {"drop_after_commit_rate": 1.0}))
-    try:
-        task = asyncio.ensure_future(start())
-        await until(lambda: any(o.state == "lost" for o in seen), timeout=60,
-                    message=f"the {kind} marked lost")
-    finally:
-        service.faults()
-    return task, seen, sends(service, kind)
 
 
 async def test_a_lost_block_is_read_back_done_and_not_sent_again(controller, session,

@@ -1,17 +1,9 @@
 """The profile's card currency code map, edited in the profile editor: checked next to its
-field, saved with the profile, and used by the wallet at once."""
+field, saved with the profile, and used by the wallet at once (read and written as text:
+tests/config/test_card_currencies.py)."""
 
-from paydesk.config.profiles import format_card_currencies, parse_card_currencies
 from tests.ui import press
 from tests.ui.cards.test_wallet import Desk
-
-
-def test_parse_and_format():
-    assert parse_card_currencies("11=usd, 12 = GBP,") == ({"11": "USD", "12": "GBP"}, None)
-    assert format_card_currencies({"12": "GBP", "11": "USD"}) == "11=USD, 12=GBP"
-    assert "e.g. 12=GBP" in parse_card_currencies("12 GBP")[1]
-    assert "three-letter" in parse_card_currencies("12=POUND")[1]
-    assert "twice" in parse_card_currencies("12=GBP, 12=USD")[1]
 
 
 def test_the_map_is_edited_in_the_profile_editor(start_app, loop):

@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 from paydesk.desk.cards import words
 from paydesk.ledger.cards import CardRecord
 from paydesk.ui.cards.wallet import EXPIRES, STATE
+from tests.helpers import set_faults
 from tests.ui import press
 from tests.ui.cards.test_wallet import Desk
 
@@ -118,8 +119,7 @@ def test_the_wallet_opens_from_its_cache_as_of_its_last_reading(start_app, loop)
         return sum(1 for c in calls if c["path"].endswith("/virtual_card/all"))
 
     asked = lists_asked()
-    httpx.put(f"{base}/_sandbox/faults", json={"latency_ms": 2500},
-              headers=auth).raise_for_status()
+    set_faults(base, key, latency_ms=2500)
     try:
         press.tab(window.tabs, "Cards")
         wallet = tab.wallet
@@ -134,6 +134,6 @@ def test_the_wallet_opens_from_its_cache_as_of_its_last_reading(start_app, loop)
         loop.until(lambda: wallet.as_of.text().startswith("Up to date"), timeout=30,
                    message="read again")
     finally:
-        httpx.delete(f"{base}/_sandbox/faults", headers=auth)
+        set_faults(base, key)
     assert "As of" not in wallet.as_of.text()
     assert loop.run(session.card_ledger.refreshed_at(profile_id, "test")) > read_at

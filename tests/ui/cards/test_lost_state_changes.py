@@ -26,12 +26,6 @@ def desk(start_app, loop):
     return Desk(app, loop)
 
 
-def set_faults(desk, **body):
-    answer = desk.api("PUT", "_sandbox/faults", json=body) if body else \
-        desk.api("DELETE", "_sandbox/faults")
-    assert answer["status"] == "success", answer
-
-
 def sent(desk, action):
     """How many times the service was asked to ``action`` a card (its own call log)."""
     calls = desk.api("GET", "_sandbox/requests")["data"]
@@ -53,13 +47,13 @@ def lose_the_answer(desk, loop, kind, start, **fault):
     seen = []
     desk.tab.controller.hub.operation_changed.connect(
         lambda op: op.kind == kind and seen.append(op))
-    set_faults(desk, **(fault or {"drop_after_commit_rate": 1.0}))
+    desk.app.faults(**(fault or {"drop_after_commit_rate": 1.0}))  # tests/helpers.py
     try:
         start()
         loop.until(lambda: any(o.state == "lost" for o in seen), timeout=60,
                    message=f"the {kind} marked lost")
     finally:
-        set_faults(desk)
+        desk.app.faults()
     return seen, sent(desk, kind)
 
 

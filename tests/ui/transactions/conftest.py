@@ -40,10 +40,7 @@ class Shop:
         return self.loop.run(self.window.links.create(PaymentRequest(**fields)))
 
     def control(self, path: str, body: dict, mode="test") -> dict:
-        r = httpx.post(f"{self.sandbox.base_url}/_sandbox/{path}", json=body,
-                       headers={"Authorization": f"Bearer {self.sandbox.key(mode)}"})
-        r.raise_for_status()
-        return r.json()
+        return self.sandbox.control(path, body, mode=mode)  # tests/helpers.py
 
     def faults(self, mode="test", **body) -> None:
         self.sandbox.faults(mode=mode, **body)
