@@ -109,6 +109,7 @@ async def run(base: str, keys: dict, data: Path, count: int, rounds: int) -> Non
     window = MainWindow(desk)
     window.resize(1300, 900)
     window.show()
+    await window.build_tabs()  # as app.run() does after the first paint
     await asyncio.sleep(0.5)
     tab = window.cards_tab
     viewport = tab.wallet.table.viewport()
