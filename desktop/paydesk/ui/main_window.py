@@ -111,7 +111,7 @@ class MainWindow(QMainWindow):
         self.transactions, self.cards = desk.transactions, desk.cards
         self.links_tab = LinksTab(session, self.links, self.scheduler)
         self._built: dict[str, QWidget] = {"links": self.links_tab}
-        for title, name, _ in TABS:  # the others: an empty page of that name until built
+        for title, name in TABS:  # the others: an empty page of that name until built
             self.tabs.addTab(self._built.get(name) or _unbuilt(title), title)
         column.addWidget(self.tabs, 1)
         self.setCentralWidget(central)
@@ -142,7 +142,7 @@ class MainWindow(QMainWindow):
     async def build_tabs(self) -> None:
         """Build the tabs not built yet, one per turn of the loop (events flow between), and
         draw each once out of sight: its first showing then finds it laid out and styled."""
-        for _, name, _ in TABS:
+        for _, name in TABS:
             if name not in self._built:
                 self._tab(name)
                 await asyncio.sleep(0)
@@ -155,7 +155,7 @@ class MainWindow(QMainWindow):
         tab = self._built.get(name)
         if tab is None:
             tab = self._built[name] = self._make(name)
-            index = [n for _, n, _ in TABS].index(name)
+            index = [n for _, n in TABS].index(name)
             shown, empty = self.tabs.currentIndex(), self.tabs.widget(index)
             self.tabs.blockSignals(True)  # the same tab stays current: nothing to announce
             try:

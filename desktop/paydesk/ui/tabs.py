@@ -1,4 +1,4 @@
-"""The three tabs. Each shows what it will hold until its issue fills it."""
+"""The three tabs: their titles and names, and where typing goes when one is shown."""
 
 from __future__ import annotations
 
@@ -7,39 +7,17 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QAbstractSpinBox,
     QComboBox,
-    QLabel,
     QLineEdit,
     QPlainTextEdit,
     QTextEdit,
-    QVBoxLayout,
     QWidget,
 )
 
-TABS = (
-    ("Payment links", "links",
-     "Create a payment link, show it as a QR code, and watch it turn to PAID.\n"
-     "Recent links of this mode will be listed here with their live states."),
-    ("Transactions", "transactions",
-     "Every link created and every transaction looked up, from PayDesk's own ledger:\n"
-     "search by reference, filter by state, export for reconciliation."),
-    ("Cards", "cards",
-     "The wallet of virtual cards: create, fund, withdraw, block, unblock, terminate,\n"
-     "and each card's transactions."),
+TABS = (  # (title, name), in the order of the tab bar and of Ctrl+1..3
+    ("Payment links", "links"),
+    ("Transactions", "transactions"),
+    ("Cards", "cards"),
 )
-
-
-class PlaceholderTab(QWidget):
-    def __init__(self, title: str, name: str, text: str):
-        super().__init__()
-        self.setObjectName(f"tab-{name}")
-        self.setAccessibleName(title)
-        layout = QVBoxLayout(self)
-        label = QLabel(text)
-        label.setObjectName(f"{name}-placeholder")
-        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        label.setWordWrap(True)
-        label.setAccessibleName(text.split("\n")[0])
-        layout.addWidget(label)
 
 
 def _takes_typing(widget: QWidget) -> bool:
