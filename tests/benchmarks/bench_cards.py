@@ -13,7 +13,6 @@ import argparse
 import asyncio
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -22,14 +21,13 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import httpx
 from PySide6.QtCore import QEvent, QObject
-from PySide6.QtWidgets import QApplication
-from sandbox_process import start_sandbox
+from qt_loop import qt_loop
+from sandbox_process import sandbox_running
 from stall import Stall
 
 from paydesk.config.paths import Paths
 from paydesk.config.profiles import Profile
 from paydesk.config.secrets import KeyStore
-from paydesk.ui.loop import EventLoop
 
 
 class PaintWatch(QObject):
@@ -178,16 +176,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=20)
     args = ap.parse_args()
     data = Path(tempfile.mkdtemp(prefix="paydesk-bench-cards-"))
-    proc, base, keys = start_sandbox(data / "sandbox")
-    app = QApplication([sys.argv[0]])
-    app.setQuitOnLastWindowClosed(False)
-    try:
-        with asyncio.Runner(loop_factory=EventLoop) as runner:
-            runner.run(run(base, keys, data, args.cards, args.rounds))
-    finally:
-        proc.terminate()
-        proc.wait(10)
-    del app
+    with sandbox_running(data / "sandbox") as (base, keys), qt_loop() as (_, runner):
+        runner.run(run(base, keys, data, args.cards, args.rounds))
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import httpx
-from sandbox_process import start_sandbox
+from sandbox_process import sandbox_running
 
 from paydesk.service import PaymentRequest, ServiceClient
 
@@ -80,13 +80,8 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=400)
     args = ap.parse_args()
     data = Path(tempfile.mkdtemp(prefix="paydesk-bench-"))
-    proc, base, keys = start_sandbox(data)
-    key = keys["secret"]
-    try:
-        asyncio.run(run(base, key, args.calls))
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    with sandbox_running(data) as (base, keys):
+        asyncio.run(run(base, keys["secret"], args.calls))
 
 
 if __name__ == "__main__":

@@ -25,15 +25,14 @@ sys.path.insert(0, str(HERE))
 
 from bench_cards import make_cards  # noqa: E402
 from PySide6.QtCore import QEvent, QObject  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
-from sandbox_process import start_sandbox  # noqa: E402
+from qt_loop import qt_loop  # noqa: E402
+from sandbox_process import sandbox_running  # noqa: E402
 from stall import Stall  # noqa: E402
 
 from paydesk.config.paths import Paths  # noqa: E402
 from paydesk.config.profiles import Profile  # noqa: E402
 from paydesk.config.secrets import KeyStore  # noqa: E402
 from paydesk.service.models import PaymentRequest  # noqa: E402
-from paydesk.ui.loop import EventLoop  # noqa: E402
 
 SETTLE = 0.3  # s after the tab's paint (and, for Cards, its first refresh) still counted
 
@@ -118,19 +117,11 @@ def main() -> None:
     ap.add_argument("--links", type=int, default=50)
     args = ap.parse_args()
     data = Path(tempfile.mkdtemp(prefix="paydesk-bench-showing-"))
-    proc, base, keys = start_sandbox(data / "sandbox")
-    app = QApplication([sys.argv[0]])
-    app.setQuitOnLastWindowClosed(False)
     paths = Paths(data=data / "paydesk", sandbox=data / "unused").ensure()
-    try:
-        with asyncio.Runner(loop_factory=EventLoop) as runner:
-            store = KeyStore(None)  # memory: the keys of this run, as --no-keyring keeps them
-            runner.run(prepare(paths, store, base, keys, args.cards, args.links))
-            runner.run(run(app, paths, store))
-    finally:
-        proc.terminate()
-        proc.wait(10)
-    del app
+    with sandbox_running(data / "sandbox") as (base, keys), qt_loop() as (app, runner):
+        store = KeyStore(None)  # memory: the keys of this run, as --no-keyring keeps them
+        runner.run(prepare(paths, store, base, keys, args.cards, args.links))
+        runner.run(run(app, paths, store))
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ import argparse
 import asyncio
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -21,13 +20,12 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import httpx
 from PySide6.QtCore import QEvent, QObject, QTimer
-from PySide6.QtWidgets import QApplication
-from sandbox_process import start_sandbox
+from qt_loop import qt_loop
+from sandbox_process import sandbox_running
 
 from paydesk.config.paths import Paths
 from paydesk.config.profiles import Profile
 from paydesk.config.secrets import KeyStore
-from paydesk.ui.loop import EventLoop
 
 PROFILE = None
 if os.environ.get("BENCH_PROFILE"):
@@ -146,20 +144,12 @@ def main() -> None:
     ap.add_argument("--links", type=int, default=200)
     args = ap.parse_args()
     data = Path(tempfile.mkdtemp(prefix="paydesk-bench-"))
-    proc, base, keys = start_sandbox(data / "sandbox")
-    app = QApplication([sys.argv[0]])
-    app.setQuitOnLastWindowClosed(False)
-    try:
-        with asyncio.Runner(loop_factory=EventLoop) as runner:
-            runner.run(run(base, keys, data, args.links))
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    with sandbox_running(data / "sandbox") as (base, keys), qt_loop() as (_, runner):
+        runner.run(run(base, keys, data, args.links))
     if PROFILE is not None:
         import pstats
 
         pstats.Stats(PROFILE).sort_stats("cumulative").print_stats(25)
-    del app
 
 
 if __name__ == "__main__":

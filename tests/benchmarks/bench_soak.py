@@ -45,13 +45,13 @@ sys.path.insert(0, str(HERE.parents[1]))
 import httpx  # noqa: E402
 from PySide6.QtCore import QObject, qInstallMessageHandler  # noqa: E402
 from PySide6.QtWidgets import QApplication, QDialog, QLineEdit, QWidget  # noqa: E402
-from sandbox_process import start_sandbox  # noqa: E402
+from qt_loop import qt_loop  # noqa: E402
+from sandbox_process import sandbox_running  # noqa: E402
 
 from paydesk import logs  # noqa: E402
 from paydesk.config.paths import Paths  # noqa: E402
 from paydesk.config.profiles import Profile  # noqa: E402
 from paydesk.config.secrets import KeyStore  # noqa: E402
-from paydesk.ui.loop import EventLoop  # noqa: E402
 from tests.ui import press  # noqa: E402
 from tests.waiting import TimedOut, until_async  # noqa: E402
 
@@ -514,17 +514,9 @@ def main() -> None:
     if args.trace:
         tracemalloc.start(8)
     folder = Path(tempfile.mkdtemp(prefix="paydesk-bench-soak-"))
-    proc, base, keys = start_sandbox(folder / "sandbox")
     qInstallMessageHandler(quiet_platform)
-    qapp = QApplication([sys.argv[0]])
-    qapp.setQuitOnLastWindowClosed(False)
-    try:
-        with asyncio.Runner(loop_factory=EventLoop) as runner:
-            runner.run(soak(qapp, folder, base, keys, args))
-    finally:
-        proc.terminate()
-        proc.wait(10)
-    del qapp
+    with sandbox_running(folder / "sandbox") as (base, keys), qt_loop() as (qapp, runner):
+        runner.run(soak(qapp, folder, base, keys, args))
 
 
 if __name__ == "__main__":

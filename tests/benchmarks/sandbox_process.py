@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -17,3 +19,15 @@ def start_sandbox(data_dir: Path) -> tuple[subprocess.Popen, str, dict]:
     base = proc.stdout.readline().split(" ", 1)[1].strip()
     keys = json.loads((data_dir / "merchants.json").read_text())[0]["keys"]["test"]
     return proc, base, keys
+
+
+@contextmanager
+def sandbox_running(data_dir: Path) -> Iterator[tuple[str, dict]]:
+    """``start_sandbox`` for the length of a ``with``: yields its base URL and test keys, and
+    stops the process at the end, whatever happened."""
+    proc, base, keys = start_sandbox(data_dir)
+    try:
+        yield base, keys
+    finally:
+        proc.terminate()
+        proc.wait(10)
