@@ -107,3 +107,45 @@ def test_the_choice_command_line_then_settings_then_own():
     assert (choose(None, saved).url, choose(None, saved).source) == (saved, "settings")
     own = choose(None, None)
     assert (own.url, own.source, own.shared) == (None, "own", False)
+
+
+# -- a merchant's identity ---------------------------------------------------------------
+
+def test_the_merchant_id_is_the_address_and_the_public_key():
+    import hashlib
+
+    from paydesk.config.merchants import merchant_id, normalise_base_url
+
+    expected = "m-" + hashlib.sha256(b"https://pay.example.com/api\npk_test_1").hexdigest()[:20]
+    assert merchant_id("https://pay.example.com/api", "pk_test_1") == expected
+    # one deployment however its address is typed
+    for typed in ("HTTPS://Pay.Example.com:443/api/", " https://pay.example.com/api// ",
+                  "https://pay.example.com/api?x=1"):
+        assert normalise_base_url(typed) == "https://pay.example.com/api"
+        assert merchant_id(typed, "pk_test_1") == expected
+    assert normalise_base_url("http://127.0.0.1:8080/") == "http://127.0.0.1:8080"
+    assert normalise_base_url("http://[::1]:80") == "http://[::1]"
+    assert merchant_id("https://pay.example.com/api", "pk_test_2") != expected
+    assert merchant_id("https://pay.example.com/other", "pk_test_1") != expected
+    assert len(expected) == 22
+
+
+def test_the_test_public_key_names_the_merchant_else_the_live_one():
+    from paydesk.config.merchants import identifying_key
+
+    keys = {("test", "secret"): "sk_t", ("test", "public"): "pk_t", ("live", "public"): "pk_l"}
+    assert identifying_key(keys) == "pk_t"
+    assert identifying_key({**keys, ("test", "public"): ""}) == "pk_l"
+    assert identifying_key({("test", "secret"): "sk_t"}) is None
+
+
+def test_what_every_desk_shares_of_a_profile():
+    from paydesk.config.merchants import from_shared, shared_fields
+    from paydesk.config.profiles import Profile
+
+    profile = Profile(id="p_1", name="Shop", base_url="https://pay.example.com",
+                      embedded_sandbox=True, sandbox_port=4242, txref_prefix="SHOP")
+    fields = shared_fields(profile)
+    assert "id" not in fields and "sandbox_port" not in fields and "embedded_sandbox" not in fields
+    back = from_shared("m-abc", {**fields, "added_by_a_newer_paydesk": 1})
+    assert (back.id, back.name, back.txref_prefix, back.embedded_sandbox) == ("m-abc", "Shop", "SHOP", False)

@@ -101,6 +101,9 @@ class Settings:
     active_profile: str | None = None
     active_mode: str = "test"
     installation_id: str | None = None
+    # the shared ledger's address, never with its password (that is in the keyring);
+    # None: this computer's own ledger (config/shared_ledger.py)
+    ledger_url: str | None = None
 
     def profile(self, profile_id: str | None) -> Profile | None:
         return next((p for p in self.profiles if p.id == profile_id), None)
@@ -125,16 +128,20 @@ class SettingsFile:
             active_profile=data.get("active_profile"),
             active_mode=data.get("active_mode") if data.get("active_mode") in MODES else "test",
             installation_id=data.get("installation_id"),
+            ledger_url=data.get("ledger_url") or None,
         )
 
     @staticmethod
     def dump(settings: Settings) -> str:
-        return json.dumps({
+        data = {
             "profiles": [asdict(p) for p in settings.profiles],
             "active_profile": settings.active_profile,
             "active_mode": settings.active_mode,
             "installation_id": settings.installation_id,
-        }, indent=2)
+        }
+        if settings.ledger_url:
+            data["ledger_url"] = settings.ledger_url
+        return json.dumps(data, indent=2)
 
     def write(self, text: str) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -140,8 +140,11 @@ class KeyStore:
             type(exc).__name__, f"the keyring failed ({type(exc).__name__})")
 
     async def get(self, profile_id: str, mode: str, kind: str) -> str | None:
+        return await self.get_secret(entry(profile_id, mode, kind))
+
+    async def get_secret(self, name: str) -> str | None:
+        """The secret of entry ``name`` (a profile's key, the shared ledger's password)."""
         await self.settle()
-        name = entry(profile_id, mode, kind)
         with self._lock:
             if name in self._memory:
                 return self._memory[name]
@@ -163,7 +166,10 @@ class KeyStore:
     async def set(self, profile_id: str, mode: str, kind: str, value: str) -> bool:
         """Keep ``value`` (empty: remove it). True when the system keyring has it (or, for a
         removal, no longer has it); False when it is kept for this session only."""
-        name = entry(profile_id, mode, kind)
+        return await self.set_secret(entry(profile_id, mode, kind), value)
+
+    async def set_secret(self, name: str, value: str) -> bool:
+        """``set`` for the entry ``name`` (a profile's key, the shared ledger's password)."""
         value = value.strip()
         if value:
             self._on_secret(value)
