@@ -36,6 +36,7 @@ from ..ledger.cards import CardLedger
 from ..service.errors import AuthenticationError, ServiceError, ServiceUnavailableError
 from ..service.txref import new_installation_id
 from .events import Hub
+from .profile_store import ProfileStore
 from .tasks import TaskSet
 
 if TYPE_CHECKING:  # the client (and httpx) load after the first paint
@@ -88,7 +89,8 @@ class _Slot:
 
 class Session:
     def __init__(self, paths: Paths, keys: KeyStore, *, hub: Hub, ledger: Ledger,
-                 card_ledger: CardLedger, health: ConnectionHealth, embedded: EmbeddedSandbox):
+                 card_ledger: CardLedger, health: ConnectionHealth, embedded: EmbeddedSandbox,
+                 profiles: ProfileStore | None = None):
         self.paths = paths
         self.keys = keys
         self.hub = hub
@@ -98,6 +100,7 @@ class Session:
         self.card_ledger = card_ledger
         self.health = health
         self.embedded = embedded
+        self.store = profiles or ProfileStore()  # the settings file, or a shared ledger's merchants
         self.tasks = TaskSet()
         self._slots: dict[tuple[str, str], _Slot] = {}
         self._slot_locks: dict[tuple[str, str], asyncio.Lock] = {}
@@ -106,6 +109,9 @@ class Session:
     async def load(self) -> None:
         """Read the profiles (off the loop's thread); draw this installation's id once."""
         self.settings = await asyncio.to_thread(self.file.load)
+        self.settings.profiles = await self.store.load(self.settings.profiles)
+        if self.settings.active is None and self.settings.profiles:
+            self.settings.active_profile = self.settings.profiles[0].id
         if not self.settings.installation_id:
             self.settings.installation_id = new_installation_id()
             await self._save()
@@ -147,7 +153,9 @@ class Session:
         self.hub.call_finished.emit(text)
 
     async def _save(self) -> None:
-        snapshot = self.file.dump(self.settings)  # taken here, written off the loop's thread
+        # taken here, written off the loop's thread
+        snapshot = self.file.dump(replace(self.settings,
+                                          profiles=self.store.kept_locally(self.settings.profiles)))
         async with self._save_lock:
             await asyncio.to_thread(self.file.write, snapshot)
 
@@ -176,10 +184,18 @@ class Session:
                            *, activate: bool = True) -> bool:
         """Store the profile (without keys) and its keys (in the key store). Returns True
         when the system keyring holds every key, False when some are kept for this session
-        only (the window says so; it never says "saved" for those)."""
+        only (the window says so; it never says "saved" for those).
+
+        On a shared ledger the profile is saved under its merchant id (``profile_store.py``),
+        for every desk, before its keys go to this desk's keyring; NoPublicKeyError when it
+        has no public key to name the merchant by."""
+        edited = profile.id
+        profile = self.store.identify(profile, keys)
+        await self.store.save(profile)  # a shared ledger out of reach: nothing changed yet
         persisted = True
         for (mode, kind), value in keys.items():
             persisted &= await self.keys.set(profile.id, mode, kind, value)
+        replaced = edited != profile.id and self._drop(edited)  # its address or public key changed
         existing = self.settings.profile(profile.id)
         if existing is None:
             self.settings.profiles.append(profile)
@@ -193,21 +209,50 @@ class Session:
         if activate:
             self.settings.active_profile = profile.id
         await self._save()
+        if replaced:
+            await self.store.delete(edited)
+            await self.keys.delete_profile(edited)
+            self.hub.profile_deleted.emit(edited)
         self.hub.session_changed.emit()
         return persisted
 
     async def delete_profile(self, profile_id: str) -> None:
+        """Forget the profile and its keys (on a shared ledger: for every desk)."""
+        if self.settings.profile(profile_id) is None:
+            return
+        await self.store.delete(profile_id)
+        self._drop(profile_id)
+        await self._save()
+        await self.keys.delete_profile(profile_id)
+        self.hub.profile_deleted.emit(profile_id)
+        self.hub.session_changed.emit()
+
+    def _drop(self, profile_id: str) -> bool:
+        """The profile out of the list (and its clients); False when it was not there."""
         profile = self.settings.profile(profile_id)
         if profile is None:
-            return
+            return False
         self.settings.profiles.remove(profile)
         self._retire(profile_id)
         if self.settings.active_profile == profile_id:
             self.settings.active_profile = self.settings.profiles[0].id if self.settings.profiles else None
             self.settings.active_mode = "test"
-        await self._save()
-        await self.keys.delete_profile(profile_id)
-        self.hub.profile_deleted.emit(profile_id)
+        return True
+
+    async def reload_profiles(self) -> None:
+        """Read the profiles again: another desk of the shared ledger added, changed or
+        removed a merchant (its "merchant" event). The active profile stays when it is still
+        there; clients whose profile changed are made again at their next call."""
+        saved = await asyncio.to_thread(self.file.load)
+        profiles = await self.store.load(saved.profiles)
+        gone = {p.id for p in self.settings.profiles} - {p.id for p in profiles}
+        self.settings.profiles = profiles
+        for profile_id in gone:
+            self._retire(profile_id)
+            self.hub.profile_deleted.emit(profile_id)
+        if self.settings.active is None:
+            self.settings.active_profile = profiles[0].id if profiles else None
+            self.settings.active_mode = "test"
         self.hub.session_changed.emit()
 
     async def key(self, mode: str | None = None, kind: str = "secret",
@@ -290,6 +335,8 @@ class Session:
         profile.lookup_path = path
         log.info("%s looks payments up at %s", profile.name, path)
         self.tasks.spawn(self._save(), "save the profile's lookup path")
+        if self.store.shared:
+            self.tasks.spawn(self.store.save(profile), "share the profile's lookup path")
 
     def _retire(self, profile_id: str) -> None:
         """The profile's keys or address changed: its clients end after their last call."""
