@@ -27,6 +27,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--sandbox-dir", metavar="DIR",
                    help="the embedded sandbox's data folder (default: $PAYDESK_SANDBOX_HOME "
                         "or the platform's paydesk-sandbox folder)")
+    p.add_argument("--ledger", metavar="URL",
+                   help="use the shop's shared ledger at this PostgreSQL URL for this run, e.g. "
+                        "postgresql://paydesk@ledger.shop.lan/paydesk?sslmode=require (default: "
+                        "the one saved in Settings → Shared ledger…, else this computer's own); "
+                        "a password in it is moved to the keyring")
     p.add_argument("--no-keyring", action="store_true",
                    help="keep keys in memory for this session only, even if a keyring exists")
     p.add_argument("--version", action="version", version=f"PayDesk {__version__}")
@@ -107,12 +112,18 @@ async def painted(window, timeout: float = FIRST_PAINT_WAIT) -> None:
 async def run(app, args, paths, keys, *, window_ready=None) -> int:
     """The whole life of the window; returns the exit code. Tests call it too."""
     from .desk.build import build_desk
+    from .desk.ledger_choice import choose_ledger
     from .ui.dialogs import finished
     from .ui.first_run import CONNECT, SANDBOX, FirstRunDialog
     from .ui.main_window import MainWindow
 
-    desk = build_desk(paths, keys)  # the one composition root; the window is handed it
+    # --ledger, else the saved shared ledger, else this computer's own (its password, from
+    # the keyring, is read now: the keyring is looked for before the first paint then)
+    choice, password = await choose_ledger(paths, keys, getattr(args, "ledger", None))
+    # the one composition root; the window is handed it
+    desk = build_desk(paths, keys, ledger_url=choice.url, ledger_password=password)
     session = desk.session
+    session.ledger_choice = choice
     await desk.open()
     window = MainWindow(desk, str(paths.window_state))
     closed: asyncio.Future[int] = asyncio.get_running_loop().create_future()
@@ -181,6 +192,16 @@ def main(argv: list[str] | None = None) -> int:
     from .desk.build import keys_later, open_folders
     from .resources import path as resource
 
+    if args.ledger:
+        from .config.shared_ledger import split_password, url_problem
+
+        typed = split_password(args.ledger)[1]
+        if typed:
+            logs.REDACTOR.add(typed)  # before anything is logged
+        problem = url_problem(args.ledger)
+        if problem:
+            print(f"paydesk: --ledger: {problem}", file=sys.stderr)
+            return 2
     paths, log_path = open_folders(args.data_dir, args.sandbox_dir)
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication

@@ -30,6 +30,7 @@ from ..ledger.cards_sqlite import SqliteCardLedger
 from ..scheduler import Scheduler
 from .cards.controller import CardsController
 from .events import Hub
+from .ledger_choice import choose_ledger
 from .links import LinksController
 from .session import Session
 from .transactions import TransactionsController
@@ -115,8 +116,10 @@ class Desk:
         await self.session.close()
 
 
-def build_desk(paths: Paths, keys: KeyStore) -> Desk:
-    """A whole desk over the data folder of ``paths``, with ``keys``; nothing started yet."""
+def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
+               ledger_password: str | None = None) -> Desk:
+    """A whole desk over the data folder of ``paths``, with ``keys``; nothing started yet.
+    With ``ledger_url``: on the shop's shared ledger (PostgreSQL) instead of its own file."""
     hub = Hub()
     ledger = SqliteLedger(paths.data / "ledger.sqlite3")
     ledger.on_busy(hub.ledger_busy.emit)
@@ -137,12 +140,15 @@ def build_desk(paths: Paths, keys: KeyStore) -> Desk:
 
 
 async def open_desk(data_dir: str | Path | None = None, sandbox_dir: str | Path | None = None, *,
-                    use_keyring: bool = True) -> Desk:
+                    use_keyring: bool = True, ledger_url: str | None = None) -> Desk:
     """A whole desk for a process without a window: folders and log file, keys (the keyring
-    looked for now), the desk built and its profiles read. ``start_background()`` and
-    ``close()`` are the caller's."""
+    looked for now), the desk built on its ledger (``ledger_url``, else the saved shared
+    ledger, else its own) and its profiles read. ``start_background()`` and ``close()`` are
+    the caller's."""
     paths, _ = open_folders(data_dir, sandbox_dir)
     keys = await open_keys(use_keyring, on_secret=logs.REDACTOR.add)
-    desk = build_desk(paths, keys)
+    choice, password = await choose_ledger(paths, keys, ledger_url)
+    desk = build_desk(paths, keys, ledger_url=choice.url, ledger_password=password)
+    desk.session.ledger_choice = choice
     await desk.open()
     return desk

@@ -29,6 +29,7 @@ from ..config.profiles import (
     address_problem,
 )
 from ..config.secrets import KeyStore
+from ..config.shared_ledger import Choice
 from ..embedded import EmbeddedSandbox, WrongServiceError
 from ..health import ConnectionHealth
 from ..ledger import Ledger
@@ -105,6 +106,7 @@ class Session:
         self._slots: dict[tuple[str, str], _Slot] = {}
         self._slot_locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._save_lock = asyncio.Lock()
+        self.ledger_choice = Choice(None, "own")  # which ledger this run uses (desk/ledger_choice.py)
 
     async def load(self) -> None:
         """Read the profiles (off the loop's thread); draw this installation's id once."""
@@ -158,6 +160,12 @@ class Session:
                                           profiles=self.store.kept_locally(self.settings.profiles)))
         async with self._save_lock:
             await asyncio.to_thread(self.file.write, snapshot)
+
+    async def save_ledger_url(self, url: str | None) -> None:
+        """The shared ledger's address (never with a password) for the next start; None:
+        this computer's own ledger."""
+        self.settings.ledger_url = url
+        await self._save()
 
     async def set_mode(self, mode: str) -> None:
         """Switch mode. Asking the user before going live is the window's job."""
@@ -240,9 +248,8 @@ class Session:
         return True
 
     async def reload_profiles(self) -> None:
-        """Read the profiles again: another desk of the shared ledger added, changed or
-        removed a merchant (its "merchant" event). The active profile stays when it is still
-        there; clients whose profile changed are made again at their next call."""
+        """Read the profiles again: another desk of the shared ledger changed its merchants
+        (a "merchant" event). The active one stays if it is still there."""
         saved = await asyncio.to_thread(self.file.load)
         profiles = await self.store.load(saved.profiles)
         gone = {p.id for p in self.settings.profiles} - {p.id for p in profiles}

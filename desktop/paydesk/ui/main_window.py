@@ -10,7 +10,17 @@ import asyncio
 
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import QComboBox, QLabel, QMainWindow, QPushButton, QTabWidget, QToolBar, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QPushButton,
+    QTabWidget,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..desk.build import Desk
 from .dialogs import confirm, run_dialog
@@ -123,6 +133,7 @@ class MainWindow(QMainWindow):
         self.status.listeners.append(self.links_tab.counter.set_connection)
 
         self._shortcuts()
+        self._menus()
         signals_of(desk.hub).changed.connect(self.refresh)
         self.refresh()
         if self._state is not None and self._state.value("geometry") is not None:
@@ -210,6 +221,16 @@ class MainWindow(QMainWindow):
         quit_.setShortcut(QKeySequence(QKeySequence.StandardKey.Quit))
         quit_.triggered.connect(self.close)
         self.addAction(quit_)
+
+    def _menus(self) -> None:
+        self.settings_menu = settings = QMenu("&Settings", self)
+        settings.setObjectName("settings-menu")
+        self.menuBar().addMenu(settings)
+        self.shared_ledger_action = QAction("Shared &ledger…", self)
+        self.shared_ledger_action.setObjectName("shared-ledger-action")
+        settings.addAction(self.shared_ledger_action)
+        self.shared_ledger_action.triggered.connect(
+            lambda: self.tasks.spawn(self.open_shared_ledger(), "shared ledger"))
 
     # -- state to screen -------------------------------------------------------
 
@@ -304,6 +325,14 @@ class MainWindow(QMainWindow):
         self.editor = editor
         await run_dialog(editor, before=editor.load_keys())
         return editor
+
+    async def open_shared_ledger(self):
+        from .shared_ledger import SharedLedgerDialog  # imported on first use
+
+        dialog = SharedLedgerDialog(self.session, self)
+        self.shared_ledger = dialog
+        await run_dialog(dialog, before=dialog.load_password())
+        return dialog
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
         if self._state is not None:

@@ -1,0 +1,152 @@
+"""Settings → Shared ledger…: the shared ledger's address and password, tested, saved for
+the next start; or back to this computer's own ledger."""
+
+from __future__ import annotations
+
+import asyncio
+
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QVBoxLayout
+
+from ..config.shared_ledger import EXAMPLE, RESTART_NOTE, parse, split_password, url_problem
+from ..desk.ledger_choice import LedgerSetupError, save_shared_ledger, saved_password, use_own_ledger
+from ..desk.session import Session
+from .field_message import add_field_row
+from .fixed_text import use_fixed
+from .profile_editor import KeyField
+
+INTRO = ("A shared ledger lets every desk of the shop see the same links, transactions and "
+         "cards. Its address and the password of its PayDesk role come from the shop's "
+         "administrator (docs/SHARED_LEDGER.md).")
+MOVED = "The password was taken out of the address: it is kept in the keyring, never in a file."
+
+
+def in_use(session: Session) -> str:
+    """Which ledger this desk uses now, in words."""
+    choice = session.ledger_choice
+    if choice.url is None:
+        return "This desk uses its own ledger, on this computer."
+    where = parse(choice.url).where
+    if choice.source == "command line":
+        return (f"This run uses the shared ledger at {where}, given with --ledger; what you "
+                "save here is used when PayDesk starts without it.")
+    return f"This desk uses the shared ledger at {where}."
+
+
+class SharedLedgerDialog(QDialog):
+    def __init__(self, session: Session, parent=None):
+        super().__init__(parent)
+        self.session = session
+        self.setObjectName("shared-ledger")
+        self.setWindowTitle("Shared ledger")
+        self.setMinimumWidth(560)
+        layout = QVBoxLayout(self)
+        intro = QLabel(INTRO)
+        intro.setWordWrap(True)
+        layout.addWidget(intro)
+        self.current = QLabel(in_use(session))
+        self.current.setObjectName("ledger-in-use")
+        self.current.setWordWrap(True)
+        layout.addWidget(self.current)
+        form = QFormLayout()
+        layout.addLayout(form)
+        self.url = QLineEdit(session.settings.ledger_url or "")
+        self.url.setObjectName("ledger-url")
+        self.url.setAccessibleName("Ledger address")
+        self.url.setPlaceholderText(EXAMPLE)
+        use_fixed(self.url)
+        self.url_message = add_field_row(form, "Ledger &address", self.url, "ledger-url")
+        self.password = KeyField("Password", "ledger-password")
+        self.password.edit.setPlaceholderText("none")
+        self.password_message = add_field_row(form, "&Password", self.password, "ledger-password",
+                                              self.password.edit)
+        self.status = QLabel("A change takes effect when PayDesk next starts.")
+        self.status.setObjectName("ledger-status")
+        self.status.setWordWrap(True)
+        layout.addWidget(self.status)
+        buttons = QDialogButtonBox()
+        self.test_button = buttons.addButton("Test connection", QDialogButtonBox.ButtonRole.ActionRole)
+        self.own_button = buttons.addButton("Use this computer's own ledger",
+                                            QDialogButtonBox.ButtonRole.ResetRole)
+        self.save_button = buttons.addButton("Save", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.cancel_button = buttons.addButton("Cancel", QDialogButtonBox.ButtonRole.RejectRole)
+        for button, name in ((self.test_button, "test-ledger"), (self.own_button, "own-ledger"),
+                             (self.save_button, "save-ledger"), (self.cancel_button, "cancel-ledger")):
+            button.setObjectName(name)
+            button.setAccessibleName(button.text())
+        self.own_button.setEnabled(bool(session.settings.ledger_url))
+        self.tasks = session.tasks.child(self)  # testing and saving end with the dialog
+        self.test_button.clicked.connect(lambda: self.tasks.replace("test ledger", self.test()))
+        self.save_button.clicked.connect(lambda: self.tasks.replace("save ledger", self.save()))
+        self.own_button.clicked.connect(lambda: self.tasks.replace("own ledger", self.use_own()))
+        self.cancel_button.clicked.connect(self.reject)
+        layout.addWidget(buttons)
+
+    async def load_password(self) -> None:
+        """The saved address's password, masked (before the dialog shows)."""
+        if self.session.settings.ledger_url:
+            password = await saved_password(self.session, self.session.settings.ledger_url)
+            self.password.edit.setText(password or "")
+
+    def _address(self) -> str | None:
+        """The address typed, its password moved to the password field; None (and said
+        next to the field) when it cannot be used."""
+        self.url_message.say(None)
+        self.password_message.say(None)
+        clean, typed = split_password(self.url.text())
+        if typed:
+            self.url.setText(clean)
+            self.password.edit.setText(typed)
+            self.password_message.say(MOVED, ok=True)
+        problem = url_problem(clean)
+        if problem:
+            self.url_message.say(problem)
+            return None
+        return clean
+
+    def _busy(self, busy: bool) -> None:
+        for button in (self.test_button, self.save_button):
+            button.setEnabled(not busy)
+
+    async def test(self) -> bool:
+        """Connect once (off the GUI thread) and say what went wrong next to its field."""
+        url = self._address()
+        if url is None:
+            return False
+        from ..ledger.postgres.probe import probe  # psycopg is loaded when first needed
+
+        self.status.setText("Connecting…")
+        self._busy(True)
+        try:
+            result = await asyncio.to_thread(probe, url, self.password.text())
+        finally:
+            self._busy(False)
+        field = self.password_message if result.field == "password" else self.url_message
+        field.say(result.message, ok=result.works)
+        self.status.setText("The ledger answers." if result.works else "The ledger could not be used.")
+        return result.works
+
+    async def save(self) -> bool:
+        url = self._address()
+        if url is None:
+            return False
+        try:
+            persisted = await save_shared_ledger(self.session, url, self.password.text())
+        except LedgerSetupError as error:
+            self.url_message.say(str(error))
+            return False
+        where = parse(url).where
+        note = "" if persisted else (" Its password is kept for this session only "
+                                     f"({self.session.keys.problem or 'there is no system keyring'}).")
+        self.session.report(f"Shared ledger {where} saved: {RESTART_NOTE}{note}")
+        self.accept()
+        return True
+
+    async def use_own(self) -> None:
+        await use_own_ledger(self.session)
+        self.session.report(f"This computer's own ledger chosen: {RESTART_NOTE}")
+        self.accept()
+
+    def done(self, result: int) -> None:  # Qt's name
+        """Closing the dialog (Save, Cancel, Escape) ends what it started."""
+        self.tasks.cancel()
+        super().done(result)

@@ -1,0 +1,99 @@
+"""Settings → Shared ledger…: the address's rules said next to it, the password in the
+keyring and never in the settings file, the way back to this computer's own ledger."""
+
+import json
+
+from paydesk.config.secrets import SERVICE_NAME
+from paydesk.config.shared_ledger import password_entry
+from tests.ui import press
+from tests.ui.test_accessibility import _unnamed_focusable
+
+REMOTE = "postgresql://paydesk@ledger.shop.lan/paydesk"
+PASSWORD = "correct-horse-battery-staple"
+
+
+def _open(app, loop):
+    """Settings → Shared ledger…, by the menu bar, as a user opens it."""
+    window = app.window
+    bar = window.menuBar()
+    menu = window.settings_menu
+    press.click(bar, pos=bar.actionGeometry(menu.menuAction()).center())
+    loop.until(menu.isVisible, message="the Settings menu")
+    press.click(menu, pos=menu.actionGeometry(window.shared_ledger_action).center())
+    loop.until(lambda: press.shown("shared-ledger") is not None, message="the dialog")
+    return press.shown("shared-ledger")
+
+
+def test_a_remote_ledger_without_tls_is_refused_beside_its_field(start_app, loop, paths):
+    app = start_app(sandbox=True)
+    app.wait_started()
+    dialog = _open(app, loop)
+    assert dialog.isWindow() and dialog.windowTitle() == "Shared ledger"
+    assert "its own ledger" in dialog.current.text()
+    press.type_into(dialog.url, REMOTE)
+    press.click(dialog.save_button)
+    loop.until(dialog.url_message.isVisible, message="the message beside the address")
+    assert "TLS" in dialog.url_message.text() and "sslmode=require" in dialog.url_message.text()
+    assert dialog.isVisible()  # nothing saved
+    assert "ledger_url" not in json.loads(paths.profiles.read_text())
+    # "Test connection" says the same, without trying to connect
+    press.type_into(dialog.url, REMOTE + "?sslmode=prefer")
+    press.click(dialog.test_button)
+    loop.until(lambda: "TLS" in dialog.url_message.text(), message="the message again")
+    press.click(dialog.cancel_button)
+    loop.until(lambda: press.closed(dialog), message="the dialog closed")
+    app.close()
+
+
+def test_the_password_goes_to_the_keyring_never_to_the_settings_file(start_app, loop, paths,
+                                                                     memory_keyring):
+    app = start_app(sandbox=True)
+    app.wait_started()
+    dialog = _open(app, loop)
+    # typed in the address: moved out of it
+    press.type_into(dialog.url, f"postgresql://paydesk:{PASSWORD}@ledger.shop.lan/paydesk?sslmode=require")
+    press.click(dialog.save_button)
+    loop.until(lambda: press.closed(dialog), message="the dialog closed")
+    saved = paths.profiles.read_text()
+    assert PASSWORD not in saved
+    assert json.loads(saved)["ledger_url"] == REMOTE + "?sslmode=require"
+    entry = password_entry(REMOTE)
+    assert memory_keyring.store[(SERVICE_NAME, entry)] == PASSWORD
+    assert "next start" in app.window.last_call.text()
+
+    # opened again: the address as saved, the password from the keyring (masked); a new one
+    # typed in the password field replaces it
+    dialog = _open(app, loop)
+    loop.until(lambda: dialog.password.text() == PASSWORD, message="the saved password")
+    assert dialog.url.text() == REMOTE + "?sslmode=require"
+    assert dialog.password.edit.echoMode() == dialog.password.edit.EchoMode.Password
+    press.type_into(dialog.password.edit, "another-one")
+    press.click(dialog.save_button)
+    loop.until(lambda: press.closed(dialog), message="the dialog closed")
+    assert memory_keyring.store[(SERVICE_NAME, entry)] == "another-one"
+    assert "another-one" not in paths.profiles.read_text()
+
+    # back to this computer's own ledger: the address and its password forgotten
+    dialog = _open(app, loop)
+    press.click(dialog.own_button)
+    loop.until(lambda: press.closed(dialog), message="the dialog closed")
+    assert "ledger_url" not in json.loads(paths.profiles.read_text())
+    assert (SERVICE_NAME, entry) not in memory_keyring.store
+    assert "own ledger" in app.window.last_call.text()
+    app.close()
+
+
+def test_the_dialog_controls_are_named_by_their_labels(start_app, loop):
+    app = start_app(sandbox=True)
+    app.wait_started()
+    dialog = _open(app, loop)
+    assert _unnamed_focusable(dialog, at_least=5) == []
+    for button in (dialog.test_button, dialog.own_button, dialog.save_button, dialog.cancel_button):
+        assert button.accessibleName() == button.text()
+    assert [b.text() for b in (dialog.test_button, dialog.save_button, dialog.own_button)] == [
+        "Test connection", "Save", "Use this computer's own ledger"]
+    assert dialog.url.accessibleName() == "Ledger address"
+    assert dialog.password.edit.accessibleName() == "Password"
+    press.escape(dialog.url)
+    loop.until(lambda: press.closed(dialog), message="Escape closes it")
+    app.close()
