@@ -181,6 +181,17 @@ async def run(app, args, paths, keys, *, window_ready=None) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.ledger:
+        from .config.shared_ledger import split_password, url_problem
+        from .logs import REDACTOR
+
+        typed = split_password(args.ledger)[1]
+        if typed:
+            REDACTOR.add(typed)  # before anything is logged
+        problem = url_problem(args.ledger)
+        if problem:
+            print(f"paydesk: --ledger: {problem}", file=sys.stderr)
+            return 2
     problem = display_problem()
     if problem:
         print(f"paydesk: {problem}", file=sys.stderr)
@@ -192,16 +203,6 @@ def main(argv: list[str] | None = None) -> int:
     from .desk.build import keys_later, open_folders
     from .resources import path as resource
 
-    if args.ledger:
-        from .config.shared_ledger import split_password, url_problem
-
-        typed = split_password(args.ledger)[1]
-        if typed:
-            logs.REDACTOR.add(typed)  # before anything is logged
-        problem = url_problem(args.ledger)
-        if problem:
-            print(f"paydesk: --ledger: {problem}", file=sys.stderr)
-            return 2
     paths, log_path = open_folders(args.data_dir, args.sandbox_dir)
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication

@@ -149,3 +149,14 @@ def test_what_every_desk_shares_of_a_profile():
     assert "id" not in fields and "sandbox_port" not in fields and "embedded_sandbox" not in fields
     back = from_shared("m-abc", {**fields, "added_by_a_newer_paydesk": 1})
     assert (back.id, back.name, back.txref_prefix, back.embedded_sandbox) == ("m-abc", "Shop", "SHOP", False)
+
+
+def test_paydesk_refuses_a_ledger_url_without_tls_before_anything_starts(capsys, tmp_path):
+    from paydesk import app
+
+    code = app.main(["--ledger", "postgresql://paydesk:s3cr3t-pw@ledger.shop.lan/paydesk",
+                     "--data-dir", str(tmp_path / "data")])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "--ledger" in err and "sslmode=require" in err and "s3cr3t-pw" not in err
+    assert not (tmp_path / "data").exists()  # nothing made
