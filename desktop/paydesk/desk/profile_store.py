@@ -29,7 +29,7 @@ class NoPublicKeyError(ServiceError):
 class MerchantStore(Protocol):
     """The shared ledger's merchants (``ledger.postgres.merchants.PostgresMerchants``)."""
 
-    async def list(self) -> list[tuple[str, dict[str, Any]]]: ...
+    async def load(self) -> list[tuple[str, dict[str, Any]]]: ...
 
     async def save(self, merchant: str, fields: dict[str, Any]) -> None: ...
 
@@ -79,7 +79,7 @@ class SharedProfiles(ProfileStore):
 
     async def load(self, saved: list[Profile]) -> list[Profile]:
         self._file = list(saved)
-        rows = await self.merchants.list()
+        rows = await self.merchants.load()
         return [p for p in saved if p.embedded_sandbox] + [from_shared(m, f) for m, f in rows]
 
     def kept_locally(self, profiles: list[Profile]) -> list[Profile]:
