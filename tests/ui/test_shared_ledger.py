@@ -97,3 +97,32 @@ def test_the_dialog_controls_are_named_by_their_labels(start_app, loop):
     press.escape(dialog.url)
     loop.until(lambda: press.closed(dialog), message="Escape closes it")
     app.close()
+
+
+def test_test_connection_says_beside_each_field_what_it_found(start_app, loop, pg_server, pg_url):
+    from tests.postgres import free_port
+
+    app = start_app(sandbox=True)
+    app.wait_started()
+    dialog = _open(app, loop)
+    # nothing listens there: said beside the address, the window still answering meanwhile
+    press.type_into(dialog.url, f"postgresql://paydesk@127.0.0.1:{free_port()}/paydesk")
+    task = press.click_starting(dialog.test_button, "test ledger")
+    loop.run(task)
+    assert dialog.url_message.isVisible() and "Nothing answers at 127.0.0.1:" in dialog.url_message.text()
+    # a role that logs in with a password: a wrong one is said beside the password
+    dbname = pg_url.rsplit("/", 1)[1]
+    role = f"dialog_{dbname}"
+    pg_server.login_role(role, PASSWORD, dbname)
+    press.type_into(dialog.url, f"postgresql://{role}@127.0.0.1:{pg_server.port}/{dbname}")
+    press.type_into(dialog.password.edit, "not-" + PASSWORD)
+    loop.run(press.click_starting(dialog.test_button, "test ledger"))
+    assert not dialog.url_message.isVisible()
+    assert "refused this password" in dialog.password_message.text()
+    press.type_into(dialog.password.edit, PASSWORD)
+    loop.run(press.click_starting(dialog.test_button, "test ledger"))
+    assert "Connected to PostgreSQL 15" in dialog.url_message.text()
+    assert dialog.status.text() == "The ledger answers."
+    press.click(dialog.cancel_button)
+    loop.until(lambda: press.closed(dialog), message="the dialog closed")
+    app.close()

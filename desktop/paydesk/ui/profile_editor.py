@@ -18,9 +18,12 @@ from PySide6.QtWidgets import (
 )
 
 from ..config import keycheck
+from ..config.merchants import NO_PUBLIC_KEY, identifying_key
 from ..config.profiles import CARDS_CURRENCIES, Profile, address_problem, format_card_currencies, parse_card_currencies
 from ..desk.checks import url as check_url
+from ..desk.profile_store import NoPublicKeyError
 from ..desk.session import Session
+from ..ledger.engine import LedgerError
 from ..service.models import DEFAULT_CARD_CURRENCIES
 from .field_message import FieldMessage, add_field_row
 from .fixed_text import use_fixed
@@ -190,6 +193,10 @@ class ProfileEditor(QDialog):
             self.key_messages[("test", "secret")].say(
                 "At least one secret key is needed: the test one to start with")
             ok = False
+        embedded = bool(self.profile and self.profile.embedded_sandbox)
+        if self.session.store.shared and not embedded and identifying_key(keys) is None:
+            self.key_messages[("test", "public")].say(NO_PUBLIC_KEY)  # it names the merchant
+            ok = False
         return ok
 
     async def check(self) -> bool:
@@ -234,8 +241,13 @@ class ProfileEditor(QDialog):
         profile = await self.session.discover(profile, secret)
         # From here the profile is committed whole: Cancel no longer stops it half-way
         # (the session finishes it even if the editor is closed meanwhile).
-        commit = self.session.tasks.spawn(self.session.save_profile(profile, keys), "save profile")
-        persisted = await asyncio.shield(commit)
+        commit = self.session.tasks.spawn(self.session.save_profile(profile, keys), "save profile",
+                                          expected=(LedgerError, NoPublicKeyError))
+        try:
+            persisted = await asyncio.shield(commit)
+        except (LedgerError, NoPublicKeyError) as error:  # the shared ledger: out of reach...
+            self.status.setText(f"Not saved: {error}")
+            return False
         self.saved = profile
         if persisted:
             self.session.report(f"Profile {profile.name} saved; its keys are in the system keyring")
