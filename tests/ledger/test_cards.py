@@ -1,5 +1,9 @@
 """The card wallet's ledger: cards as last seen, one operation at a time per card, operations
-finished once, an audit log the ledger itself keeps append-only, and no full card number."""
+finished once, an audit log the ledger itself keeps append-only, and no full card number.
+
+Every rule on both backends (``wallet``: the file's SQLite, the shop's PostgreSQL); what only
+one of them has is named for it (here the file's schema; tests/ledger/test_cards_postgres.py
+the shared ledger's)."""
 
 import asyncio
 import sqlite3
@@ -13,6 +17,7 @@ from paydesk.ledger.cards import AuditDraft, AuditQuery, CardQuery, OperationDra
 from paydesk.ledger.cards_sqlite import SqliteCardLedger
 from paydesk.ledger.schema import LATEST
 from paydesk.service.models import CardState, CardTransaction, VirtualCard
+from tests.card_ledgers import BACKENDS, open_wallet
 
 PAN = "4123450000001234"
 
@@ -36,20 +41,27 @@ def who(action="fund", result="sent", **over) -> AuditDraft:
     return AuditDraft(**fields)
 
 
+@pytest.fixture(params=BACKENDS)
+async def wallet(request, tmp_path):
+    async with open_wallet(request.param, request, tmp_path) as opened:
+        yield opened
+
+
+@pytest.fixture
+def cards(wallet):
+    return wallet.cards
+
+
 @pytest.fixture
 async def both(tmp_path):
+    """The file's ledger and its wallet (SQLite only)."""
     ledger = SqliteLedger(tmp_path / "ledger.sqlite3")
     await ledger.opened()
     yield ledger, SqliteCardLedger.beside(ledger)
     await ledger.close()
 
 
-@pytest.fixture
-def cards(both):
-    return both[1]
-
-
-async def test_schema_v4_holds_the_wallet(both, tmp_path):
+async def test_sqlite_schema_v4_holds_the_wallet(both, tmp_path):
     ledger, _ = both
     assert ledger.version == LATEST >= 5  # v6 added the paid index (refunds)
     with sqlite3.connect(tmp_path / "ledger.sqlite3") as db:
@@ -58,7 +70,8 @@ async def test_schema_v4_holds_the_wallet(both, tmp_path):
             "card_audit_append_only_update", "card_audit_append_only_delete"} <= names
 
 
-async def test_cards_are_stored_masked_and_paged_newest_first(cards, tmp_path):
+async def test_cards_are_stored_masked_and_paged_newest_first(wallet):
+    cards = wallet.cards
     gone = await cards.store_cards("p1", "test", [card(n) for n in range(1, 251)])
     assert gone == []
     query = CardQuery("p1", "test")
@@ -73,8 +86,8 @@ async def test_cards_are_stored_masked_and_paged_newest_first(cards, tmp_path):
     assert one.masked == "412345******0007" and one.last4 == "0007"
     assert one.balance == Decimal("50.00") and one.currency_code == "12" and one.state == 1
     assert await cards.card_count(CardQuery("p1", "live")) == 0  # modes apart
-    with sqlite3.connect(tmp_path / "ledger.sqlite3") as db:
-        dump = "\n".join(db.iterdump())
+    dump = wallet.dump()
+    assert "412345******0250" in dump
     assert all(f"41234500000{n:05d}" not in dump for n in range(1, 251))
 
 
@@ -108,15 +121,18 @@ async def test_a_card_missing_from_the_list_is_kept_and_marked(cards):
     assert again.balance == Decimal("7.00")
 
 
-async def test_the_ledger_refuses_a_full_number_as_masked(both, tmp_path):
+async def test_the_ledger_refuses_a_full_number_as_masked(wallet):
     assert mask(None, PAN) == "412345******1234"
     assert mask(PAN) == "412345******1234"  # a service that sends the whole number as masked
     assert mask("4123 45** **** 1234") == "4123 45** **** 1234"
-    _, cards = both
-    stored = await cards.store_card("p1", "test", card(9, masked_card=PAN))
+    stored = await wallet.cards.store_card("p1", "test", card(9, masked_card=PAN))
     assert stored.masked == "412345******1234"
-    with sqlite3.connect(tmp_path / "ledger.sqlite3") as db, pytest.raises(sqlite3.IntegrityError):
-        db.execute("UPDATE cards SET masked = ?", (PAN,))
+    with pytest.raises(wallet.refused):
+        wallet.sql("UPDATE cards SET masked = ?", (PAN,))
+    with pytest.raises(wallet.refused):
+        wallet.sql('INSERT INTO card_audit (at, "user", profile_id, profile_name, mode, masked,'
+                   " action, result) VALUES ('2026-01-01T00:00:00Z', 'x', 'p1', 'Shop', 'test', ?,"
+                   " 'x', 'x')", (PAN,))
 
 
 async def test_one_operation_at_a_time_per_card(cards):
@@ -129,10 +145,11 @@ async def test_one_operation_at_a_time_per_card(cards):
         OperationDraft("p1", "test", "block", "ch_0002", "412345******0002"), who("block"))
     assert other_card.state == "sending"
     create = OperationDraft("p1", "test", "create", None, amount=Decimal(10), currency="GBP")
-    await cards.begin_operation(create, who("create"))
+    creating = await cards.begin_operation(create, who("create"))
     with pytest.raises(OperationUnderWay, match="Another card creation"):
         await cards.begin_operation(create, who("create"))
-    assert [o.id for o in await cards.open_operations()] == [first.id, other_card.id, first.id + 2]
+    # (ids grow, but need not be consecutive: PostgreSQL's sequence skips the refused one)
+    assert [o.id for o in await cards.open_operations()] == [first.id, other_card.id, creating.id]
     done = await cards.finish_operation(first.id, "done", "Card Funding successful",
                                         who(result="done"), evidence="tx-1")
     assert done.state == "done" and done.evidence == "tx-1" and done.finished_at
@@ -157,19 +174,14 @@ async def test_an_operation_finishes_once(cards):
         await cards.finish_operation(op.id, "sending", "x", who())
 
 
-async def test_the_audit_log_is_append_only(both, tmp_path):
-    _, cards = both
-    entry = await cards.append_audit(who("reveal", "done", amount=None))
+async def test_the_audit_log_is_append_only(wallet):
+    entry = await wallet.cards.append_audit(who("reveal", "done", amount=None))
     assert entry.user == "kim" and entry.masked == "412345******0001"
-    db = sqlite3.connect(tmp_path / "ledger.sqlite3", isolation_level=None)
-    try:
-        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-            db.execute("UPDATE card_audit SET result = 'refused' WHERE id = ?", (entry.id,))
-        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-            db.execute("DELETE FROM card_audit")
-        assert db.execute("SELECT result FROM card_audit").fetchall() == [("done",)]
-    finally:
-        db.close()
+    with pytest.raises(wallet.refused, match="append-only"):
+        wallet.sql("UPDATE card_audit SET result = 'refused' WHERE id = ?", (entry.id,))
+    with pytest.raises(wallet.refused, match="append-only"):
+        wallet.sql("DELETE FROM card_audit")
+    assert wallet.sql("SELECT result FROM card_audit") == [("done",)]
 
 
 async def test_audit_pages_and_filters(cards):
