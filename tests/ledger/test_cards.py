@@ -212,3 +212,83 @@ async def test_card_transactions_are_kept_newest_first(cards):
     assert [t.description for t in stored] == ["d4", "d3", "d2", "d1"]
     assert stored[0].tx_id.startswith("h:") and stored[2].type == "Debit"
     assert stored[1].amount == Decimal("3.00")
+
+
+async def test_operations_of_a_card_newest_first_and_the_services_own_words(cards):
+    def tx(tx_id, description, kind="Credit"):
+        return CardTransaction(id=tx_id, card_hash="ch_0001", type=kind, amount=Decimal(5),
+                               description=description, status="success",
+                               created_at=datetime(2026, 1, 1, 10, int(tx_id[1:]), tzinfo=UTC))
+
+    async def done(kind, n, evidence, **how):
+        op = await cards.begin_operation(
+            OperationDraft("p1", "test", kind, f"ch_{n:04d}", f"412345******{n:04d}",
+                           None if kind == "block" else Decimal(5), "GBP"), who(kind))
+        return await cards.finish_operation(op.id, "done", "ok", who(kind, "done"),
+                                            evidence=evidence, **how)
+
+    await cards.store_transactions("p1", "test", "ch_0001", [
+        tx("t1", "Card Funding"), tx("t2", "Withdrawal", "Debit"), tx("t4", "Shop")])
+    await cards.store_transactions("p1", "test", "ch_0002", [tx("t3", "")])
+    funded = await done("fund", 1, "t1")  # the service said done: its words count
+    withdrawn = await done("withdraw", 1, "t2", settled=True)  # decided by reading back: not
+    blocked = await done("block", 1, None)
+    other = await done("fund", 2, "t3")  # no words
+    assert await cards.service_words("p1", "test", "fund") == {"Card Funding"}
+    assert await cards.service_words("p1", "test", "withdraw") == set()
+    assert await cards.service_words("p1", "live", "fund") == set()
+    ids = [o.id for o in await cards.operations("p1", "test", "ch_0001")]
+    assert ids == [blocked.id, withdrawn.id, funded.id]
+    assert [o.id for o in await cards.operations("p1", "test", "ch_0001", kinds=("fund", "withdraw"))
+            ] == [withdrawn.id, funded.id]
+    assert [o.id for o in await cards.operations("p1", "test", limit=2)] == [other.id, blocked.id]
+    assert await cards.operations("p1", "live") == []
+    await cards.attach_evidence(blocked.id, "t4")
+    await cards.attach_evidence(blocked.id, "t9")  # it has its evidence: kept
+    assert (await cards.operation(blocked.id)).evidence == "t4"
+    assert await cards.operation(blocked.id + 1000) is None
+
+
+async def test_the_services_late_answer_outranks_reading_back(cards):
+    op = await cards.begin_operation(
+        OperationDraft("p1", "test", "fund", "ch_0001", "412345******0001", Decimal(5)), who())
+    await cards.mark_lost(op.id, "cut", who(result="answer lost"))
+    assert (await cards.mark_lost(op.id, "cut again", who(result="answer lost"))).result == "cut"
+    read_back = await cards.finish_operation(op.id, "not-done", "No matching credit",
+                                             who(result="not done"), settled=True)
+    late = await cards.finish_operation(op.id, "done", "Card Funding successful",
+                                        who(result="done"), evidence="t1", answered=True)
+    assert (read_back.state, read_back.settled) == ("not-done", True)
+    assert (late.state, late.settled, late.evidence) == ("done", False, "t1")
+    assert late.started_at <= late.finished_at and late.started_at.tzinfo is not None
+    assert await cards.audit_count(AuditQuery("p1", "test")) == 4
+
+
+async def test_a_state_noted_and_times_the_service_did_not_give(cards):
+    await cards.store_cards("p1", "test", [card(1), card(2), card(3, created_at=None)])
+    terminated = await cards.note_state("p1", "test", "ch_0001", 0)
+    assert terminated.state == 0 and terminated.balance == Decimal("0.00")
+    assert (await cards.note_state("p1", "test", "ch_0002", 2)).balance == Decimal("50.00")
+    assert await cards.note_state("p1", "test", "ch_none", 2) is None
+    undated = await cards.card("p1", "test", "ch_0003")
+    assert undated.created_at is None and undated.seen_at.tzinfo is not None
+    query, seen, after = CardQuery("p1", "test"), [], None
+    while True:  # one card a page: the undated one comes last
+        page = await cards.card_page(query, after=after, limit=1)
+        seen += [r.card_hash for r in page.records]
+        if not page.more:
+            break
+        after = page.end
+    assert seen == ["ch_0002", "ch_0001", "ch_0003"]
+    assert await cards.card_count(CardQuery("p1", "test", states=frozenset({0, 2}))) == 2
+    await cards.store_transactions("p1", "test", "ch_0001", [
+        CardTransaction(id="t1", card_hash="ch_0001", type="Credit", amount=Decimal(1),
+                        description="a", status=None, created_at=None),
+        CardTransaction(id="t2", card_hash="ch_0001", type="Debit", amount=None, description="b",
+                        status=None, created_at=datetime(2026, 1, 1, 10))])  # no zone: UTC
+    stored = await cards.transactions("p1", "test", "ch_0001")
+    assert [(t.tx_id, t.created_at) for t in stored] == [
+        ("t2", datetime(2026, 1, 1, 10, tzinfo=UTC)), ("t1", None)]
+    assert stored[0].amount is None and stored[1].amount == Decimal("1.00")
+    assert await cards.transactions("p1", "test", "ch_0001", limit=1) == stored[:1]
+    assert await cards.refreshed_at("p1", "live") is None
