@@ -7,6 +7,7 @@ import asyncio
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QVBoxLayout
 
+from .. import logs
 from ..config.shared_ledger import EXAMPLE, RESTART_NOTE, parse, split_password, url_problem
 from ..desk.ledger_choice import LedgerSetupError, save_shared_ledger, saved_password, use_own_ledger
 from ..desk.session import Session
@@ -114,6 +115,7 @@ class SharedLedgerDialog(QDialog):
             return False
         from ..ledger.postgres.probe import probe  # psycopg is loaded when first needed
 
+        logs.REDACTOR.add(self.password.text())  # tried, if not kept: never in a log line
         self.status.setText("Connecting…")
         self._busy(True)
         try:
