@@ -126,3 +126,29 @@ def test_test_connection_says_beside_each_field_what_it_found(start_app, loop, p
     press.click(dialog.cancel_button)
     loop.until(lambda: press.closed(dialog), message="the dialog closed")
     app.close()
+
+
+def test_on_a_shared_ledger_the_editor_asks_for_the_public_key(loop, tmp_path, pg_url, sandbox):
+    """A profile names its merchant by its public key: without one the editor says so beside
+    the field and saves nothing."""
+    from paydesk.ui.profile_editor import ProfileEditor
+    from tests.desk.test_shared_profiles import shop_desk
+
+    desk = shop_desk(tmp_path, "counter-1", pg_url)
+    session = loop.run(desk.__aenter__())
+    try:
+        editor = ProfileEditor(session, None)
+        editor.show()
+        press.type_into(editor.name, "Shop")
+        press.type_into(editor.url, sandbox.base_url)
+        press.type_into(editor.key_fields[("test", "secret")].edit, sandbox.key("test", "secret"))
+        loop.run(press.click_starting(editor.save_button, "save"))
+        message = editor.key_messages[("test", "public")]
+        assert message.isVisible() and "public key names the merchant" in message.text()
+        assert session.settings.profiles == []
+        press.type_into(editor.key_fields[("test", "public")].edit, sandbox.key("test", "public"))
+        loop.run(press.click_starting(editor.save_button, "save"))
+        assert [p.name for p in session.settings.profiles] == ["Shop"]
+        assert session.profile.id.startswith("m-")
+    finally:
+        loop.run(desk.__aexit__(None, None, None))
