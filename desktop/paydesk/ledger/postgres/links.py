@@ -1,0 +1,392 @@
+"""The links ledger on a shared PostgreSQL: ``ledger.repository.Ledger`` with the same results
+as ``SqliteLedger``, for every desk of a shop at once.
+
+Every write is one transaction on the engine's threads and writes an event row in it
+(``events.emit``: kind "link", key the tx_ref; "sequence" for a claimed reference number),
+so the other desks hear of it. Where a write reads what it then changes (a lookup's result
+against the record's state), the row is locked first (``FOR UPDATE``): two desks recording
+the same lookup at once make one row and one "changed", as two windows do on SQLite.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from datetime import UTC, date, datetime
+from typing import Any
+
+from ...service.models import PaymentLink, PaymentRequest, Transaction
+from ..amounts import to_minor
+from ..engine import LedgerError
+from ..query import Cursor, LinkQuery, Page
+from ..records import CREATING, FINAL, OPEN, PENDING, REJECTED, SUCCESS, LinkRecord, may_follow, state_of
+from ..repository import DuplicateReference, Ledger
+from ..summary import DaySummary
+from . import events
+from .engine import PgEngine
+from .search import SELECT, Conn, Plan, aware, record
+from .summary import summarise
+
+# the condition of the links_open partial index, said as it is (the planner matches a
+# partial index's predicate against the query's own words)
+OPEN_WHERE = f"state NOT IN ({', '.join(repr(s) for s in FINAL)})"
+
+_COLUMNS = ("profile_id", "mode", "tx_ref", "amount_minor", "fee_minor", "currency", "email",
+            "first_name", "last_name", "state", "state_raw", "checkout_url", "reference",
+            "customization", "meta", "callback_url", "return_url", "origin", "error",
+            "created_at", "updated_at", "checked_at", "raw")
+_INSERT = (f"INSERT INTO links ({', '.join(_COLUMNS)})"
+           f" VALUES ({', '.join('%s' for _ in _COLUMNS)})"
+           f" ON CONFLICT (profile_id, tx_ref) DO NOTHING RETURNING {SELECT}, links.raw")
+_RETURNING = f"RETURNING {SELECT}, links.raw"
+
+
+def _json(value: dict[str, Any]) -> str:
+    return json.dumps(value) if value else "{}"
+
+
+def _row_of(r: LinkRecord) -> tuple[Any, ...]:
+    return (r.profile_id, r.mode, r.tx_ref, to_minor(r.amount, r.currency),
+            None if r.fee is None else to_minor(r.fee, r.currency), r.currency, r.email,
+            r.first_name, r.last_name, r.state, r.state_raw, r.checkout_url, r.reference,
+            _json(r.customization), _json(r.meta), r.callback_url, r.return_url,
+            r.origin, r.error, aware(r.created_at), aware(r.updated_at),
+            aware(r.checked_at) if r.checked_at else None, r.raw_json)
+
+
+def _one(conn: Conn, profile_id: str, tx_ref: str, *, lock: bool = False) -> LinkRecord | None:
+    row = conn.execute(f"SELECT {SELECT}, links.raw FROM links WHERE profile_id = %s"
+                       f" AND tx_ref = %s{' FOR UPDATE' if lock else ''}",
+                       (profile_id, tx_ref)).fetchone()
+    return None if row is None else record(row, row["raw"])
+
+
+def _returned(conn: Conn, sql: str, args: Sequence[Any], tx_ref: str) -> LinkRecord:
+    """The record an UPDATE ... RETURNING changed; LedgerError if there is none."""
+    row = conn.execute(sql, args).fetchone()
+    if row is None:
+        raise LedgerError(f"{tx_ref} is not in the ledger")
+    return record(row, row["raw"])
+
+
+def _import(conn: Conn, rows: list[tuple[Any, ...]]) -> list[tuple[str, str, int]]:
+    """Copy the rows into a scratch table and add those whose tx_ref is new, in their order.
+    Returns (profile_id, mode, how many) of what was added."""
+    conn.execute(f"CREATE TEMP TABLE links_import ON COMMIT DROP AS SELECT 0::bigint AS ord,"
+                 f" {', '.join(_COLUMNS)} FROM links WITH NO DATA")
+    with conn.cursor().copy(f"COPY links_import (ord, {', '.join(_COLUMNS)}) FROM STDIN") as copy:
+        for number, row in enumerate(rows):
+            copy.write_row((number, *row))
+    added = conn.execute(
+        f"WITH added AS (INSERT INTO links ({', '.join(_COLUMNS)})"
+        f" SELECT {', '.join(_COLUMNS)} FROM links_import ORDER BY ord"
+        f" ON CONFLICT (profile_id, tx_ref) DO NOTHING RETURNING profile_id, mode)"
+        f" SELECT profile_id, mode, count(*) AS n FROM added GROUP BY profile_id, mode"
+        f" ORDER BY profile_id, mode").fetchall()
+    return [(row["profile_id"], row["mode"], int(row["n"])) for row in added]
+
+
+class PostgresLedger(Ledger):
+    """``PostgresLedger(engine)``: the links of a shared ledger. Opening, closing and the
+    connections are the engine's; it may be shared with the card ledger."""
+
+    def __init__(self, engine: PgEngine):
+        self._engine = engine
+        self._listeners: list[Callable[[bool], None]] = []
+
+    @property
+    def version(self) -> int | None:
+        return self._engine.version
+
+    # -- busy: never (a lost server is LedgerUnreachable, said by the engine) -------------
+
+    @property
+    def busy(self) -> bool:  # type: ignore[override]
+        return False
+
+    def on_busy(self, listener: Callable[[bool], None]) -> None:
+        """Kept, never called: PostgreSQL locks rows, not the ledger; a write waits only for
+        the rows it changes, briefly."""
+        self._listeners.append(listener)
+
+    async def opened(self) -> None:
+        await self._engine.opened()
+
+    async def close(self) -> None:
+        await self._engine.close()
+
+    def _emit(self, conn: Conn, done: LinkRecord) -> LinkRecord:
+        events.emit(conn, self._engine.desk, "link", done.profile_id, done.mode, done.tx_ref)
+        return done
+
+    # -- links --------------------------------------------------------------------------
+
+    async def begin_link(self, profile_id: str, mode: str, request: PaymentRequest) -> LinkRecord:
+        body = request.to_json()
+        now = datetime.now(UTC)
+        row = (profile_id, mode, request.tx_ref, to_minor(request.amount, request.currency),
+               None, request.currency, request.email, request.first_name, request.last_name,
+               CREATING, None, None, None, json.dumps(body.get("customization", {})),
+               json.dumps(body.get("meta", {})), request.callback_url, request.return_url,
+               "link", None, now, now, None, None)
+
+        def write(conn: Conn) -> LinkRecord:
+            made = conn.execute(_INSERT, row).fetchone()
+            if made is None:
+                raise DuplicateReference(request.tx_ref)
+            return self._emit(conn, record(made, made["raw"]))
+
+        return await self._engine.write(write)
+
+    async def complete_link(self, profile_id: str, link: PaymentLink) -> LinkRecord:
+        reference = link.checkout_url.rstrip("/").rsplit("/", 1)[-1] if link.checkout_url else None
+        sql = ("UPDATE links SET state = CASE WHEN state = %s THEN %s ELSE state END,"
+               " checkout_url = COALESCE(%s, checkout_url), error = NULL, updated_at = %s,"
+               " reference = COALESCE(reference, %s) WHERE profile_id = %s AND tx_ref = %s "
+               + _RETURNING)
+        args = (CREATING, PENDING, link.checkout_url, datetime.now(UTC), reference or None,
+                profile_id, link.tx_ref)
+        return await self._engine.write(
+            lambda conn: self._emit(conn, _returned(conn, sql, args, link.tx_ref)))
+
+    async def reject_link(self, profile_id: str, tx_ref: str, reason: str) -> LinkRecord:
+        now = datetime.now(UTC)
+
+        def write(conn: Conn) -> LinkRecord:
+            conn.execute("UPDATE links SET state = %s, error = %s, updated_at = %s"
+                         " WHERE profile_id = %s AND tx_ref = %s AND state = %s",
+                         (REJECTED, reason, now, profile_id, tx_ref, CREATING))
+            found = _one(conn, profile_id, tx_ref)
+            if found is None:
+                raise LedgerError(f"{tx_ref} is not in the ledger")
+            return self._emit(conn, found)
+
+        return await self._engine.write(write)
+
+    async def note_error(self, profile_id: str, tx_ref: str, reason: str) -> LinkRecord:
+        sql = "UPDATE links SET error = %s WHERE profile_id = %s AND tx_ref = %s " + _RETURNING
+        return await self._engine.write(lambda conn: self._emit(
+            conn, _returned(conn, sql, (reason, profile_id, tx_ref), tx_ref)))
+
+    async def record_lookup(self, profile_id: str, mode: str,
+                            tx: Transaction) -> tuple[LinkRecord, bool]:
+        now = datetime.now(UTC)
+        raw = json.dumps(tx.raw, default=str) if tx.raw else None
+        state = state_of(tx.status)
+        state_raw = None if tx.status.value == tx.status_raw.strip().lower() else tx.status_raw
+        currency = tx.currency or ""
+        fee = None if tx.charge is None else to_minor(tx.charge, currency)
+        new = (profile_id, mode, tx.tx_ref, to_minor(tx.amount or 0, currency), fee, currency,
+               tx.email or "", tx.first_name or "", tx.last_name or "", state, state_raw, None,
+               tx.reference, json.dumps(tx.customization), json.dumps(tx.meta), None, None,
+               "lookup", None, aware(tx.created_at) if tx.created_at else now, now, now, raw)
+
+        def write(conn: Conn) -> tuple[LinkRecord, bool]:
+            before = _one(conn, profile_id, tx.tx_ref, lock=True)
+            if before is None:
+                made = conn.execute(_INSERT, new).fetchone()
+                if made is not None:
+                    return self._emit(conn, record(made, made["raw"])), True
+                # another desk added it since: what it holds now is what this lookup follows
+                before = _one(conn, profile_id, tx.tx_ref, lock=True)
+                if before is None:
+                    raise LedgerError(f"{tx.tx_ref} is not in the ledger")
+            where = " WHERE id = %s " + _RETURNING
+            if not may_follow(before.state, state):
+                # a final state stays (records.may_follow): what the service said is noted
+                # beside it, and the record is not moved
+                said = tx.status_raw.strip() or state
+                note = (f"The service now says {said!r}; PayDesk keeps its final state "
+                        f"{before.state!r}")
+                kept = _returned(conn, "UPDATE links SET checked_at = %s, error = %s" + where,
+                                 (now, note, before.id), tx.tx_ref)
+                return self._emit(conn, kept), False
+            sets = ["state = %s", "state_raw = %s", "checked_at = %s",
+                    "updated_at = CASE WHEN state = %s AND state_raw IS NOT DISTINCT FROM %s"
+                    " THEN updated_at ELSE %s END", "error = NULL",
+                    "fee_minor = COALESCE(%s, fee_minor)", "raw = COALESCE(%s, raw)"]
+            args: list[Any] = [state, state_raw, now, state, state_raw, now, fee, raw]
+            if (before.origin == "lookup" and not before.currency and tx.amount is not None
+                    and tx.currency):
+                # a payment made elsewhere, first seen with no details (the family's answer
+                # for an unpaid one): fill them in once the service tells them
+                sets += ["amount_minor = %s", "currency = %s", "email = %s", "first_name = %s",
+                         "last_name = %s", "customization = %s", "meta = %s",
+                         "created_at = COALESCE(%s, created_at)"]
+                args += [to_minor(tx.amount, tx.currency), tx.currency, tx.email or "",
+                         tx.first_name or "", tx.last_name or "", json.dumps(tx.customization),
+                         json.dumps(tx.meta), aware(tx.created_at) if tx.created_at else None]
+            if tx.reference and tx.reference != before.reference:
+                sets.append("reference = %s")
+                args.append(tx.reference)
+            after = _returned(conn, f"UPDATE links SET {', '.join(sets)}" + where,
+                              (*args, before.id), tx.tx_ref)
+            self._emit(conn, after)
+            return after, (after.state, after.state_raw) != (before.state, before.state_raw)
+
+        return await self._engine.write(write)
+
+    async def touch(self, profile_id: str, tx_ref: str) -> None:
+        now = datetime.now(UTC)
+
+        def write(conn: Conn) -> None:
+            row = conn.execute("UPDATE links SET checked_at = %s WHERE profile_id = %s"
+                               " AND tx_ref = %s RETURNING mode", (now, profile_id, tx_ref)
+                               ).fetchone()
+            if row is not None:
+                events.emit(conn, self._engine.desk, "link", profile_id, row["mode"], tx_ref)
+
+        await self._engine.write(write)
+
+    async def import_records(self, records: Sequence[LinkRecord]) -> int:
+        rows = [_row_of(r) for r in records]
+
+        def write(conn: Conn) -> int:
+            added = _import(conn, rows) if rows else []
+            for profile_id, mode, _ in added:  # many at once: one event per list, no key
+                events.emit(conn, self._engine.desk, "link", profile_id, mode, "")
+            return sum(n for _, _, n in added)
+
+        return await self._engine.write(write)
+
+    # -- reading ------------------------------------------------------------------------
+
+    async def get(self, profile_id: str, tx_ref: str) -> LinkRecord | None:
+        return await self._engine.read(lambda conn: _one(conn, profile_id, tx_ref))
+
+    async def page(self, query: LinkQuery, after: Cursor | None = None,
+                   before: Cursor | None = None, limit: int = 100) -> Page:
+        if after is not None and before is not None:
+            raise ValueError("page after or before a row, not both")
+        return await self._engine.read(
+            lambda conn: Plan(query).page(conn, before or after, limit, backwards=before is not None))
+
+    async def last_page(self, query: LinkQuery, limit: int = 100) -> Page:
+        return await self._engine.read(
+            lambda conn: Plan(query).page(conn, None, limit, backwards=True))
+
+    async def count(self, query: LinkQuery) -> int:
+        return await self._engine.read(lambda conn: Plan(query).count(conn))
+
+    async def anchors(self, query: LinkQuery, every: int) -> list[Cursor]:
+        return await self._engine.read(lambda conn: Plan(query).anchors(conn, every))
+
+    async def changes(self) -> int:
+        """The newest event another desk wrote: moves for their changes, never this desk's."""
+        def read(conn: Conn) -> int:
+            row = conn.execute("SELECT COALESCE(max(id), 0) AS id FROM events WHERE desk <> %s",
+                               (self._engine.desk,)).fetchone()
+            return int(row["id"]) if row else 0
+
+        return await self._engine.read(read)
+
+    async def by_reference(self, profile_id: str, reference: str) -> LinkRecord | None:
+        def find(conn: Conn) -> LinkRecord | None:
+            # the trigram index finds the few rows holding it; the reference itself decides
+            escaped = reference.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            row = conn.execute(f"SELECT {SELECT}, links.raw FROM links WHERE profile_id = %s"
+                               " AND search_text LIKE %s AND reference = %s LIMIT 1",
+                               (profile_id, f"%{escaped}%", reference)).fetchone()
+            return record(row, row["raw"]) if row else None
+
+        return await self._engine.read(find)
+
+    async def day_summary(self, profile_id: str, mode: str, start: datetime,
+                          end: datetime) -> DaySummary:
+        return await self._engine.read(lambda conn: summarise(conn, profile_id, mode, start, end))
+
+    async def _select(self, where: str, args: Sequence[Any], order: str,
+                      limit: int | None = None) -> list[LinkRecord]:
+        sql = f"SELECT {SELECT} FROM links WHERE {where} ORDER BY {order}"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        rows = await self._engine.read(lambda conn: conn.execute(sql, args).fetchall())
+        return [record(r) for r in rows]
+
+    async def unsettled(self, profile_id: str | None = None) -> list[LinkRecord]:
+        where, args = f"state = %s AND {OPEN_WHERE}", [CREATING]
+        if profile_id:
+            where += " AND profile_id = %s"
+            args.append(profile_id)
+        return await self._select(where, args, "id")
+
+    async def open_records(self, profile_id: str | None = None, mode: str | None = None, *,
+                           since: datetime | None = None,
+                           limit: int | None = 1000) -> list[LinkRecord]:
+        watchable = [s for s in OPEN if s != CREATING]
+        where = f"state = ANY(%s) AND {OPEN_WHERE}"
+        args: list[Any] = [watchable]
+        for condition, value in (("profile_id = %s", profile_id), ("mode = %s", mode),
+                                 ("created_at >= %s", since and aware(since))):
+            if value:
+                where += f" AND {condition}"
+                args.append(value)
+        return await self._select(where, args, "created_at DESC, id DESC", limit)
+
+    @staticmethod
+    def _paid_where(since: datetime, profile_id: str | None, mode: str | None,
+                    checked_before: datetime | None = None) -> tuple[str, list[Any]]:
+        # the state said literally, as the partial index links_paid says it
+        where, args = f"state = '{SUCCESS}' AND updated_at >= %s", [aware(since)]
+        for condition, value in (("profile_id = %s", profile_id), ("mode = %s", mode),
+                                 ("checked_at < %s", checked_before and aware(checked_before))):
+            if value:
+                where += f" AND {condition}"
+                args.append(value)
+        return where, args
+
+    async def paid_since(self, since: datetime, profile_id: str | None = None,
+                         mode: str | None = None, *, checked_before: datetime | None = None,
+                         after: Cursor | None = None, limit: int = 200) -> Page:
+        where, args = self._paid_where(since, profile_id, mode, checked_before)
+        if after is not None:
+            where += " AND (updated_at, id) > (%s, %s)"
+            args += list(after.values)
+        sql = (f"SELECT {SELECT} FROM links WHERE {where}"
+               f" ORDER BY updated_at, id LIMIT {int(limit) + 1}")
+
+        def read(conn: Conn) -> Page:
+            rows = conn.execute(sql, args).fetchall()
+            records = [record(r) for r in rows[:limit]]
+            if not records:
+                return Page()
+            first, last = rows[0], rows[len(records) - 1]
+            return Page(records, Cursor((first["updated_at"], first["id"])),
+                        Cursor((last["updated_at"], last["id"])), more=len(rows) > limit)
+
+        return await self._engine.read(read)
+
+    async def count_paid_since(self, since: datetime, profile_id: str | None = None,
+                               mode: str | None = None) -> int:
+        where, args = self._paid_where(since, profile_id, mode)
+
+        def read(conn: Conn) -> int:
+            row = conn.execute(f"SELECT count(*) AS n FROM links WHERE {where}", args).fetchone()
+            return int(row["n"]) if row else 0
+
+        return await self._engine.read(read)
+
+    # -- references -----------------------------------------------------------------------
+
+    async def peek_sequence(self, day: date) -> int:
+        row = await self._engine.read(lambda conn: conn.execute(
+            "SELECT value FROM sequences WHERE day = %s", (day,)).fetchone())
+        return (int(row["value"]) if row else 0) + 1
+
+    async def claim_sequence(self, day: date, value: int) -> bool:
+        def write(conn: Conn) -> bool:
+            # one statement: of two desks claiming the same value, the second waits for the
+            # first's row, then finds the value taken (the WHERE sees the committed row)
+            row = conn.execute(
+                "INSERT INTO sequences (day, value) VALUES (%s, %s) ON CONFLICT (day)"
+                " DO UPDATE SET value = excluded.value WHERE sequences.value < excluded.value"
+                " RETURNING value", (day, value)).fetchone()
+            if row is None:
+                return False
+            events.emit(conn, self._engine.desk, "sequence", key=day.isoformat())
+            return True
+
+        return await self._engine.write(write)
+
+
+__all__ = ["PostgresLedger"]
