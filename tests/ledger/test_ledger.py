@@ -13,6 +13,7 @@ import pytest
 from paydesk.ledger import DuplicateReference, LedgerError, LinkQuery, SqliteLedger, is_final
 from paydesk.ledger.schema import LATEST, migrate
 from paydesk.service.models import PaymentLink, PaymentRequest, Transaction, TransactionState
+from tests.ledger.link_backends import BACKENDS, make_ledger, same_store
 from tests.waiting import until_async
 
 
@@ -31,8 +32,24 @@ def looked_up(ref, raw_state, **over):
     return Transaction(**fields)
 
 
-async def test_opens_an_empty_file_at_the_latest_schema(ledger, tmp_path):
-    assert ledger.version == LATEST
+@pytest.fixture
+async def sqlite_ledger(tmp_path):
+    """For what only a SQLite file has: its file, WAL, a lock held by another program, its
+    own schema versions (the shared ledger's are tests/ledger/test_pg_engine.py's)."""
+    opened = SqliteLedger(tmp_path / "ledger.sqlite3")
+    await opened.opened()
+    yield opened
+    await opened.close()
+
+
+@pytest.fixture(params=BACKENDS)
+def unopened(request, tmp_path):
+    """A ledger of each backend, not yet awaited; the test closes it."""
+    return make_ledger(request, tmp_path / "l.sqlite3")
+
+
+async def test_opens_an_empty_file_at_the_latest_schema(sqlite_ledger, tmp_path):
+    assert sqlite_ledger.version == LATEST
     with sqlite3.connect(tmp_path / "ledger.sqlite3") as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == LATEST
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -139,10 +156,11 @@ async def test_a_transaction_made_elsewhere_is_added_on_lookup(ledger):
     assert [r.tx_ref for r in await ledger.open_records("p1", "test")] == ["WEB-1"]
 
 
-async def test_two_windows_on_one_ledger(tmp_path):
+async def test_two_windows_on_one_ledger(ledger):
     """Two PayDesk windows write at once: nothing lost, sequences never handed out twice,
-    a lookup's read and write are one transaction (one row, one "changed")."""
-    first, second = SqliteLedger(tmp_path / "l.sqlite3"), SqliteLedger(tmp_path / "l.sqlite3")
+    a lookup's read and write are one transaction (one row, one "changed"). On PostgreSQL:
+    two desks (two engines, two desk ids) on one database."""
+    first, second = ledger, same_store(ledger)
     day = date(2026, 11, 22)
 
     async def window(ledger, name):
@@ -165,7 +183,6 @@ async def test_two_windows_on_one_ledger(tmp_path):
         assert sum(changed for _, changed in results) == 1
         assert await first.count(LinkQuery("p1", "test", text="WEB")) == 1
     finally:
-        await first.close()
         await second.close()
 
 
@@ -176,8 +193,9 @@ async def test_a_start_uses_no_reference_number(ledger):
     assert await ledger.peek_sequence(day) == 2
 
 
-async def test_a_busy_ledger_delays_saving_without_freezing_or_failing(ledger, tmp_path):
+async def test_a_busy_ledger_delays_saving_without_freezing_or_failing(sqlite_ledger, tmp_path):
     """Regression: a lock held past 5 s froze the window and raised LedgerBusy in a slot."""
+    ledger = sqlite_ledger
     heard = []
     ledger.on_busy(heard.append)
     other = sqlite3.connect(tmp_path / "ledger.sqlite3", isolation_level=None)
@@ -209,8 +227,9 @@ async def test_a_busy_ledger_delays_saving_without_freezing_or_failing(ledger, t
     assert len(stalls) > 20  # the loop went on ticking all the while saving waited
 
 
-async def test_a_cancelled_read_is_interrupted(ledger):
+async def test_a_cancelled_read_is_interrupted(sqlite_ledger):
     """A query superseded by a newer one stops at once and frees its reader."""
+    ledger = sqlite_ledger
     slow = ("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000000)"
             " SELECT count(*) FROM n")
     engine = ledger._engine  # the engine's own behaviour, below the repository
@@ -238,14 +257,14 @@ async def test_a_write_outlives_a_caller_that_stopped_waiting(ledger):
     assert (await ledger.get("p1", "KEEP-1")).state == "creating"
 
 
-async def test_closing_finishes_queued_writes(tmp_path):
-    ledger = SqliteLedger(tmp_path / "l.sqlite3")
+async def test_closing_finishes_queued_writes(unopened):
+    ledger = unopened
     writes = [asyncio.create_task(ledger.begin_link("p1", "test", request(f"Q-{i}")))
               for i in range(20)]
     await asyncio.sleep(0)
     await ledger.close()
     assert all(w.done() for w in writes)
-    again = SqliteLedger(tmp_path / "l.sqlite3")
+    again = same_store(ledger)
     assert await again.count(LinkQuery("p1", "test")) == 20
     await again.close()
 

@@ -1,5 +1,6 @@
 """Queries: keyset pages walk every sort exactly like a sort of the same rows would, in both
-directions; filters and text search find exactly what they should; no query scans."""
+directions; filters and text search find exactly what they should; no query scans. On both
+backends (SQLite, PostgreSQL); each backend's plans checked in its own words."""
 
 import random
 import sqlite3
@@ -10,6 +11,7 @@ import pytest
 
 from paydesk.ledger import SORTS, LinkQuery, LinkRecord, SqliteLedger
 from paydesk.ledger.search import Plan
+from tests.ledger.link_backends import BACKENDS, make_ledger
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 FIRST = ["Ada", "grace", "Alan", "Edsger", "Barbara", "Zoë"]
@@ -41,11 +43,23 @@ def rows():
     return make(1500)
 
 
-@pytest.fixture
-async def ledger(tmp_path, rows):
-    opened = SqliteLedger(tmp_path / "q.sqlite3")
+async def filled(opened, rows):
     assert await opened.import_records(rows) == len(rows)
     assert await opened.import_records(make(300, seed=8, profile="p2")) == 300
+    return opened
+
+
+@pytest.fixture(params=BACKENDS)
+async def ledger(request, tmp_path, rows):
+    opened = await filled(make_ledger(request, tmp_path / "q.sqlite3"), rows)
+    yield opened
+    await opened.close()
+
+
+@pytest.fixture
+async def sqlite_ledger(tmp_path, rows):
+    """The same rows in a SQLite file, for its plans (EXPLAIN QUERY PLAN)."""
+    opened = await filled(SqliteLedger(tmp_path / "q.sqlite3"), rows)
     yield opened
     await opened.close()
 
@@ -125,7 +139,7 @@ async def test_text_search_finds_exactly_the_substring(ledger, rows, text):
     assert await ledger.count(query) == len(expected)
 
 
-async def test_no_query_scans_the_table(ledger, tmp_path):
+async def test_no_query_scans_the_table(sqlite_ledger, tmp_path):
     """Every page the browser asks for is found through an index (the plan says SEARCH, or
     walks an index in order), never by scanning the table."""
     db = sqlite3.connect(tmp_path / "q.sqlite3")
@@ -167,7 +181,7 @@ async def test_by_the_services_reference(ledger, rows):
     assert await ledger.by_reference("p2", wanted.reference) is None  # another profile's
 
 
-async def test_the_scan_check_can_fail(ledger, tmp_path):
+async def test_the_scan_check_can_fail(sqlite_ledger, tmp_path):
     """The check above would see a scan: a query on a column with no index is one."""
     db = sqlite3.connect(tmp_path / "q.sqlite3")
     steps = [r[3] for r in db.execute("EXPLAIN QUERY PLAN SELECT id FROM links WHERE "
@@ -175,9 +189,10 @@ async def test_the_scan_check_can_fail(ledger, tmp_path):
     assert "SCAN links" in steps and any("TEMP B-TREE" in s for s in steps)
 
 
-async def test_open_records_use_their_own_small_index(ledger, tmp_path):
+async def test_open_records_use_their_own_small_index(sqlite_ledger, tmp_path):
     from paydesk.ledger.sqlite import OPEN_WHERE
 
+    ledger = sqlite_ledger
     db = sqlite3.connect(tmp_path / "q.sqlite3")
     steps = [r[3] for r in db.execute(f"EXPLAIN QUERY PLAN SELECT id FROM links INDEXED BY"
                                       f" links_open WHERE state = 'creating' AND {OPEN_WHERE}")]
