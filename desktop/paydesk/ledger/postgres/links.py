@@ -19,17 +19,13 @@ from ...service.models import PaymentLink, PaymentRequest, Transaction
 from ..amounts import to_minor
 from ..engine import LedgerError
 from ..query import Cursor, LinkQuery, Page
-from ..records import CREATING, FINAL, OPEN, PENDING, REJECTED, SUCCESS, LinkRecord, may_follow, state_of
+from ..records import CREATING, PENDING, REJECTED, LinkRecord, may_follow, state_of
 from ..repository import DuplicateReference, Ledger
 from ..summary import DaySummary
-from . import events
+from . import events, lists
 from .engine import PgEngine
 from .search import SELECT, Conn, Plan, aware, record
 from .summary import summarise
-
-# the condition of the links_open partial index, said as it is (the planner matches a
-# partial index's predicate against the query's own words)
-OPEN_WHERE = f"state NOT IN ({', '.join(repr(s) for s in FINAL)})"
 
 _COLUMNS = ("profile_id", "mode", "tx_ref", "amount_minor", "fee_minor", "currency", "email",
             "first_name", "last_name", "state", "state_raw", "checkout_url", "reference",
@@ -39,6 +35,7 @@ _INSERT = (f"INSERT INTO links ({', '.join(_COLUMNS)})"
            f" VALUES ({', '.join('%s' for _ in _COLUMNS)})"
            f" ON CONFLICT (profile_id, tx_ref) DO NOTHING RETURNING {SELECT}, links.raw")
 _RETURNING = f"RETURNING {SELECT}, links.raw"
+ANALYZE_AFTER = 1000  # records added by one import, above which the statistics are renewed
 
 
 def _json(value: dict[str, Any]) -> str:
@@ -54,19 +51,22 @@ def _row_of(r: LinkRecord) -> tuple[Any, ...]:
             aware(r.checked_at) if r.checked_at else None, r.raw_json)
 
 
-def _one(conn: Conn, profile_id: str, tx_ref: str, *, lock: bool = False) -> LinkRecord | None:
+def _one(conn: Conn, profile_id: str, tx_ref: str, *, raw: bool = False,
+         lock: bool = False) -> LinkRecord | None:
     row = conn.execute(f"SELECT {SELECT}, links.raw FROM links WHERE profile_id = %s"
                        f" AND tx_ref = %s{' FOR UPDATE' if lock else ''}",
                        (profile_id, tx_ref)).fetchone()
-    return None if row is None else record(row, row["raw"])
+    return None if row is None else record(row, row["raw"] if raw else None)
 
 
-def _returned(conn: Conn, sql: str, args: Sequence[Any], tx_ref: str) -> LinkRecord:
-    """The record an UPDATE ... RETURNING changed; LedgerError if there is none."""
+def _returned(conn: Conn, sql: str, args: Sequence[Any], tx_ref: str, *,
+              raw: bool = False) -> LinkRecord:
+    """The record an UPDATE ... RETURNING changed (with the service's last answer when
+    ``raw``, as SqliteLedger returns it); LedgerError if there is none."""
     row = conn.execute(sql, args).fetchone()
     if row is None:
         raise LedgerError(f"{tx_ref} is not in the ledger")
-    return record(row, row["raw"])
+    return record(row, row["raw"] if raw else None)
 
 
 def _import(conn: Conn, rows: list[tuple[Any, ...]]) -> list[tuple[str, str, int]]:
@@ -83,6 +83,8 @@ def _import(conn: Conn, rows: list[tuple[Any, ...]]) -> list[tuple[str, str, int
         f" ON CONFLICT (profile_id, tx_ref) DO NOTHING RETURNING profile_id, mode)"
         f" SELECT profile_id, mode, count(*) AS n FROM added GROUP BY profile_id, mode"
         f" ORDER BY profile_id, mode").fetchall()
+    if sum(row["n"] for row in added) >= ANALYZE_AFTER:
+        conn.execute("ANALYZE links")  # the planner's figures, at once (not at autovacuum's)
     return [(row["profile_id"], row["mode"], int(row["n"])) for row in added]
 
 
@@ -134,7 +136,7 @@ class PostgresLedger(Ledger):
             made = conn.execute(_INSERT, row).fetchone()
             if made is None:
                 raise DuplicateReference(request.tx_ref)
-            return self._emit(conn, record(made, made["raw"]))
+            return self._emit(conn, record(made))
 
         return await self._engine.write(write)
 
@@ -199,7 +201,7 @@ class PostgresLedger(Ledger):
                 note = (f"The service now says {said!r}; PayDesk keeps its final state "
                         f"{before.state!r}")
                 kept = _returned(conn, "UPDATE links SET checked_at = %s, error = %s" + where,
-                                 (now, note, before.id), tx.tx_ref)
+                                 (now, note, before.id), tx.tx_ref, raw=True)
                 return self._emit(conn, kept), False
             sets = ["state = %s", "state_raw = %s", "checked_at = %s",
                     "updated_at = CASE WHEN state = %s AND state_raw IS NOT DISTINCT FROM %s"
@@ -220,7 +222,7 @@ class PostgresLedger(Ledger):
                 sets.append("reference = %s")
                 args.append(tx.reference)
             after = _returned(conn, f"UPDATE links SET {', '.join(sets)}" + where,
-                              (*args, before.id), tx.tx_ref)
+                              (*args, before.id), tx.tx_ref, raw=True)
             self._emit(conn, after)
             return after, (after.state, after.state_raw) != (before.state, before.state_raw)
 
@@ -252,7 +254,7 @@ class PostgresLedger(Ledger):
     # -- reading ------------------------------------------------------------------------
 
     async def get(self, profile_id: str, tx_ref: str) -> LinkRecord | None:
-        return await self._engine.read(lambda conn: _one(conn, profile_id, tx_ref))
+        return await self._engine.read(lambda conn: _one(conn, profile_id, tx_ref, raw=True))
 
     async def page(self, query: LinkQuery, after: Cursor | None = None,
                    before: Cursor | None = None, limit: int = 100) -> Page:
@@ -295,55 +297,22 @@ class PostgresLedger(Ledger):
                           end: datetime) -> DaySummary:
         return await self._engine.read(lambda conn: summarise(conn, profile_id, mode, start, end))
 
-    async def _select(self, where: str, args: Sequence[Any], order: str,
-                      limit: int | None = None) -> list[LinkRecord]:
-        sql = f"SELECT {SELECT} FROM links WHERE {where} ORDER BY {order}"
-        if limit is not None:
-            sql += f" LIMIT {int(limit)}"
+    async def _select(self, sql: str, args: list[Any]) -> list[LinkRecord]:
         rows = await self._engine.read(lambda conn: conn.execute(sql, args).fetchall())
         return [record(r) for r in rows]
 
     async def unsettled(self, profile_id: str | None = None) -> list[LinkRecord]:
-        where, args = f"state = %s AND {OPEN_WHERE}", [CREATING]
-        if profile_id:
-            where += " AND profile_id = %s"
-            args.append(profile_id)
-        return await self._select(where, args, "id")
+        return await self._select(*lists.unsettled(profile_id))
 
     async def open_records(self, profile_id: str | None = None, mode: str | None = None, *,
                            since: datetime | None = None,
                            limit: int | None = 1000) -> list[LinkRecord]:
-        watchable = [s for s in OPEN if s != CREATING]
-        where = f"state = ANY(%s) AND {OPEN_WHERE}"
-        args: list[Any] = [watchable]
-        for condition, value in (("profile_id = %s", profile_id), ("mode = %s", mode),
-                                 ("created_at >= %s", since and aware(since))):
-            if value:
-                where += f" AND {condition}"
-                args.append(value)
-        return await self._select(where, args, "created_at DESC, id DESC", limit)
-
-    @staticmethod
-    def _paid_where(since: datetime, profile_id: str | None, mode: str | None,
-                    checked_before: datetime | None = None) -> tuple[str, list[Any]]:
-        # the state said literally, as the partial index links_paid says it
-        where, args = f"state = '{SUCCESS}' AND updated_at >= %s", [aware(since)]
-        for condition, value in (("profile_id = %s", profile_id), ("mode = %s", mode),
-                                 ("checked_at < %s", checked_before and aware(checked_before))):
-            if value:
-                where += f" AND {condition}"
-                args.append(value)
-        return where, args
+        return await self._select(*lists.open_records(profile_id, mode, since, limit))
 
     async def paid_since(self, since: datetime, profile_id: str | None = None,
                          mode: str | None = None, *, checked_before: datetime | None = None,
                          after: Cursor | None = None, limit: int = 200) -> Page:
-        where, args = self._paid_where(since, profile_id, mode, checked_before)
-        if after is not None:
-            where += " AND (updated_at, id) > (%s, %s)"
-            args += list(after.values)
-        sql = (f"SELECT {SELECT} FROM links WHERE {where}"
-               f" ORDER BY updated_at, id LIMIT {int(limit) + 1}")
+        sql, args = lists.paid(since, profile_id, mode, checked_before, after, limit)
 
         def read(conn: Conn) -> Page:
             rows = conn.execute(sql, args).fetchall()
@@ -358,10 +327,10 @@ class PostgresLedger(Ledger):
 
     async def count_paid_since(self, since: datetime, profile_id: str | None = None,
                                mode: str | None = None) -> int:
-        where, args = self._paid_where(since, profile_id, mode)
+        sql, args = lists.paid_count(since, profile_id, mode)
 
         def read(conn: Conn) -> int:
-            row = conn.execute(f"SELECT count(*) AS n FROM links WHERE {where}", args).fetchone()
+            row = conn.execute(sql, args).fetchone()
             return int(row["n"]) if row else 0
 
         return await self._engine.read(read)

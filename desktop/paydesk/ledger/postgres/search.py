@@ -15,7 +15,6 @@ in SQLite's order.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -177,5 +176,8 @@ class Plan:
             rows.reverse()
         if not rows:
             return Page([], None, None, more)
-        at: Callable[[Row], Cursor] = lambda row: Cursor(tuple(row[c] for c in self.columns))
+
+        def at(row: Row) -> Cursor:
+            return Cursor(tuple(row[c] for c in self.columns))
+
         return Page([record(r) for r in rows], at(rows[0]), at(rows[-1]), more)
