@@ -11,7 +11,7 @@ import pytest
 
 from paydesk.ledger import SORTS, LinkQuery, LinkRecord, SqliteLedger
 from paydesk.ledger.search import Plan
-from tests.ledger.link_backends import BACKENDS, make_ledger
+from tests.ledger.link_backends import BACKENDS, make_ledger, shared_ledger
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 FIRST = ["Ada", "grace", "Alan", "Edsger", "Barbara", "Zoë"]
@@ -192,12 +192,123 @@ async def test_the_scan_check_can_fail(sqlite_ledger, tmp_path):
 async def test_open_records_use_their_own_small_index(sqlite_ledger, tmp_path):
     from paydesk.ledger.sqlite import OPEN_WHERE
 
-    ledger = sqlite_ledger
     db = sqlite3.connect(tmp_path / "q.sqlite3")
     steps = [r[3] for r in db.execute(f"EXPLAIN QUERY PLAN SELECT id FROM links INDEXED BY"
                                       f" links_open WHERE state = 'creating' AND {OPEN_WHERE}")]
     assert any("links_open" in s for s in steps), steps
+
+
+async def test_unsettled_are_the_creates_of_both_modes(ledger):
     assert [r.tx_ref for r in await ledger.unsettled("p1")] == sorted(
         r.tx_ref for r in (await walk(ledger, LinkQuery("p1", "test", states=frozenset(
             {"creating"})), 500)) + (await walk(ledger, LinkQuery("p1", "live", states=frozenset(
                 {"creating"})), 500)))
+
+
+# -- PostgreSQL's plans -------------------------------------------------------------------
+
+
+@pytest.fixture
+async def pg_ledger(pg_url, rows):
+    """The same rows in a PostgreSQL database, for its plans (EXPLAIN)."""
+    opened = await filled(shared_ledger(pg_url), rows)
+    yield opened
+    await opened.close()
+
+
+async def explain(ledger, sql, args, *, sorts=False):
+    """The plan's nodes, each with the types of the nodes above it, as the planner makes it
+    when told to avoid scanning the table (and sorting, unless ``sorts``) wherever another
+    way exists: a scan or a sort in it then means no index can serve the query, whatever the
+    table's size (a few thousand rows, where scanning would otherwise be cheapest)."""
+    def read(conn):
+        with conn.transaction():
+            conn.execute("SET LOCAL enable_seqscan = off")
+            if not sorts:
+                conn.execute("SET LOCAL enable_sort = off")
+            return conn.execute("EXPLAIN (FORMAT JSON) " + sql, args).fetchone()
+
+    (plan,) = (await ledger._engine.read(read))["QUERY PLAN"]
+
+    def walk_plan(node, above):
+        yield node, above
+        for child in node.get("Plans", []):
+            yield from walk_plan(child, above + (node["Node Type"],))
+
+    return list(walk_plan(plan["Plan"], ()))
+
+
+def table_scans_and_sorts(nodes):
+    """Scans of the whole table, and rows of the table sorted (a Sort with no Limit between
+    it and the table: a sort of a page's few rows is no sort of the table)."""
+    bad = []
+    for node, above in nodes:
+        if node.get("Relation Name") != "links":
+            continue
+        if node["Node Type"] == "Seq Scan":
+            bad.append("Seq Scan")
+        nearest = [t for t in reversed(above) if t in ("Sort", "Incremental Sort", "Limit")]
+        if nearest and nearest[0] != "Limit":
+            bad.append(f"{nearest[0]} over {node['Node Type']}")
+    return bad
+
+
+async def test_no_query_scans_the_table_on_postgresql(pg_ledger):
+    from paydesk.ledger.postgres.search import Plan as PgPlan
+
+    queries = [LinkQuery("p1", "test", sort=s, descending=d) for s in SORTS
+               for d in (True, False)] + [
+        LinkQuery("p1", "test", text="lovelace12"),
+        LinkQuery("p1", "test", states=frozenset({"failed"}), currencies=frozenset({"USD"}),
+                  created_from=NOW - timedelta(days=3)),
+        LinkQuery("p1", "test", origin="link")]
+    for query in queries:
+        plan = PgPlan(query)
+        for cursor in (None, (await pg_ledger.page(query, limit=50)).end):
+            for backwards in (False, True):
+                nodes = await explain(pg_ledger, *plan.page_sql(cursor, 100, backwards),
+                                      sorts=bool(query.text))
+                if query.text:  # an index, then a sort of what it found, may be best
+                    assert "Seq Scan" not in {n["Node Type"] for n, _ in nodes}, (query, nodes)
+                else:
+                    assert not table_scans_and_sorts(nodes), (query, nodes)
+
+
+async def test_a_selective_term_goes_through_the_trigram_index_on_postgresql(pg_url):
+    """PostgreSQL's planner weighs the term against its statistics (SQLite's plan does it by
+    hand, search.BROAD): with enough rows for an index to pay, a rare term is looked up in
+    the trigram index, and a common one read along the sort's index, where a page fills
+    after a few rows."""
+    from paydesk.ledger.postgres.search import Plan as PgPlan
+
+    ledger = shared_ledger(pg_url)
+    try:
+        assert await ledger.import_records(make(20_000, seed=9)) == 20_000
+        for text, index in (("lovelace12", "links_search"), ("a", "links_by_created")):
+            nodes = await explain(ledger, *PgPlan(LinkQuery("p1", "test", text=text)
+                                                  ).page_sql(None, 100), sorts=True)
+            assert index in {node.get("Index Name") for node, _ in nodes}, (text, nodes)
+    finally:
+        await ledger.close()
+
+
+async def test_the_postgresql_scan_check_can_fail(pg_ledger):
+    nodes = await explain(pg_ledger, "SELECT id FROM links WHERE callback_url = 'x'"
+                          " ORDER BY error LIMIT 10", [])
+    assert table_scans_and_sorts(nodes) == ["Seq Scan", "Sort over Seq Scan"]
+
+
+async def test_postgresql_lists_use_their_own_small_indexes(pg_ledger):
+    from paydesk.ledger.postgres import lists
+
+    since = NOW - timedelta(days=30)
+    opened = {"links_open", "links_by_state"}  # (profile, mode, state, ...) serves them too
+    for sql_args, indexes in ((lists.unsettled("p1"), opened),
+                              (lists.unsettled(None), {"links_open"}),
+                              (lists.open_records("p1", "test", since, 1000), opened),
+                              (lists.open_records(None, None, None, None), {"links_open"}),
+                              (lists.paid(since, "p1", "test", NOW, None, 200), {"links_paid"}),
+                              (lists.paid_count(since, None, None), {"links_paid"})):
+        nodes = await explain(pg_ledger, *sql_args, sorts=True)  # of their few rows
+        assert indexes & {node.get("Index Name") for node, _ in nodes}, (sql_args, nodes)
+        assert "Seq Scan" not in {node["Node Type"] for node, _ in nodes}
