@@ -312,3 +312,62 @@ async def test_postgresql_lists_use_their_own_small_indexes(pg_ledger):
         nodes = await explain(pg_ledger, *sql_args, sorts=True)  # of their few rows
         assert indexes & {node.get("Index Name") for node, _ in nodes}, (sql_args, nodes)
         assert "Seq Scan" not in {node["Node Type"] for node, _ in nodes}
+
+
+# -- both backends, side by side ----------------------------------------------------------
+
+
+async def test_both_backends_give_the_same_answers(tmp_path, pg_url, rows):
+    """The same rows in a SQLite file and in PostgreSQL: every question asked of both gets
+    the same records in the same order (ids too: both number the rows in the order given),
+    including text that SQLite's LIKE takes in its own way (ASCII letters alone fold case;
+    % _ and \\ literally)."""
+    lite = await filled(SqliteLedger(tmp_path / "q.sqlite3"), rows)
+    shared = await filled(shared_ledger(pg_url), rows)
+    try:
+        since = NOW - timedelta(days=9)
+        queries = [LinkQuery(profile, mode, sort=sort, descending=descending)
+                   for profile, mode in (("p1", "test"), ("p2", "live"))
+                   for sort in SORTS for descending in (True, False)] + [
+            LinkQuery("p1", "test", text=text) for text in (
+                "ZOË", "zoë", "Zoë", "\\", "%", "_", "o'b", "ce h", "SHOP-00", "  lov ", "pdk-",
+                "a", "ab", "abc", "@EXAMPLE.COM", "\x1f", "hopper grace", "grace hopper")] + [
+            LinkQuery("p1", mode, states=frozenset(states), currencies=frozenset(currencies),
+                      created_from=start, created_to=end, origin=origin, sort="amount")
+            for mode in ("test", "live")
+            for states in ((), ("creating",), ("success", "refunded"))
+            for currencies in ((), ("EUR",))
+            for start, end in ((None, None), (since, NOW - timedelta(days=2)))
+            for origin in (None, "lookup")]
+        for query in queries:
+            mine = await walk(lite, query, 61)
+            assert await walk(shared, query, 61) == mine, query
+            assert await walk_back(shared, query, 61) == mine, query
+            assert await shared.count(query) == await lite.count(query) == len(mine)
+            for anchor_lite, anchor_shared in zip(await lite.anchors(query, 50),
+                                                  await shared.anchors(query, 50), strict=True):
+                assert (await shared.page(query, after=anchor_shared, limit=50)).records == (
+                    await lite.page(query, after=anchor_lite, limit=50)).records
+        for profile in ("p1", "p2", None):
+            assert await shared.unsettled(profile) == await lite.unsettled(profile)
+            for mode in ("test", "live", None):
+                for start in (None, since):
+                    assert await shared.open_records(profile, mode, since=start, limit=None) == \
+                        await lite.open_records(profile, mode, since=start, limit=None)
+                page = await lite.paid_since(since, profile, mode, limit=10_000)
+                assert (await shared.paid_since(since, profile, mode, limit=10_000)).records == \
+                    page.records
+                assert await shared.count_paid_since(since, profile, mode) == \
+                    await lite.count_paid_since(since, profile, mode) == len(page.records)
+        for day in range(40):
+            start = NOW - timedelta(days=day + 1)
+            for mode in ("test", "live"):
+                assert await shared.day_summary("p1", mode, start, start + timedelta(days=1)) == \
+                    await lite.day_summary("p1", mode, start, start + timedelta(days=1))
+        for record in rows[::97]:
+            assert await shared.by_reference("p1", record.reference) == \
+                await lite.by_reference("p1", record.reference)
+            assert await shared.get("p1", record.tx_ref) == await lite.get("p1", record.tx_ref)
+    finally:
+        await lite.close()
+        await shared.close()
