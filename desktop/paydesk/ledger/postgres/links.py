@@ -119,11 +119,7 @@ class PostgresLedger(Ledger):
     def version(self) -> int | None:
         return self._engine.version
 
-    # -- busy: never (a lost server is LedgerUnreachable, said by the engine) -------------
-
-    @property
-    def busy(self) -> bool:  # type: ignore[override]
-        return False
+    # -- busy: never (``busy`` stays False; a lost server is LedgerUnreachable) ---------
 
     def on_busy(self, listener: Callable[[bool], None]) -> None:
         """Kept, never called: PostgreSQL locks rows, not the ledger; a write waits only for
