@@ -11,7 +11,7 @@ import pytest
 
 from paydesk.ledger import SORTS, LinkQuery, LinkRecord, SqliteLedger
 from paydesk.ledger.search import Plan
-from tests.ledger.link_backends import BACKENDS, make_ledger, shared_ledger
+from tests.link_ledgers import BACKENDS, make_ledger, shared_ledger
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 FIRST = ["Ada", "grace", "Alan", "Edsger", "Barbara", "Zoë"]

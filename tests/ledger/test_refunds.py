@@ -9,10 +9,10 @@ from decimal import Decimal
 
 import pytest
 
-from paydesk.ledger.records import may_follow
 from paydesk.ledger import SqliteLedger
+from paydesk.ledger.records import may_follow
 from paydesk.service.models import PaymentLink, PaymentRequest, Transaction, TransactionState
-from tests.ledger.link_backends import set_paid_at
+from tests.link_ledgers import set_paid_at
 
 
 def request(ref, amount=25):

@@ -13,7 +13,7 @@ import pytest
 
 from paydesk.ledger import DuplicateReference, LinkQuery, LinkRecord
 from paydesk.service.models import PaymentLink, PaymentRequest, Transaction, TransactionState
-from tests.ledger.link_backends import shared_ledger
+from tests.link_ledgers import shared_ledger
 
 
 def request(ref):
