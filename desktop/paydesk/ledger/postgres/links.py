@@ -6,13 +6,15 @@ Every write is one transaction on the engine's threads and writes an event row i
 so the other desks hear of it. Where a write reads what it then changes (a lookup's result
 against the record's state), the row is locked first (``FOR UPDATE``): two desks recording
 the same lookup at once make one row and one "changed", as two windows do on SQLite.
+Times written are the server's (``now()``, the transaction's start), so desks whose clocks
+differ agree on the order of what they made.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from typing import Any
 
 from ...service.models import PaymentLink, PaymentRequest, Transaction
@@ -31,8 +33,12 @@ _COLUMNS = ("profile_id", "mode", "tx_ref", "amount_minor", "fee_minor", "curren
             "first_name", "last_name", "state", "state_raw", "checkout_url", "reference",
             "customization", "meta", "callback_url", "return_url", "origin", "error",
             "created_at", "updated_at", "checked_at", "raw")
+# a new record's times are the server's: created (unless the service said when), updated
+# and, for a lookup, checked now() (the transaction's start), so desks agree on order
+_VALUES = {"created_at": "COALESCE(%s, now())", "updated_at": "now()",
+           "checked_at": "CASE WHEN %s THEN now() END"}
 _INSERT = (f"INSERT INTO links ({', '.join(_COLUMNS)})"
-           f" VALUES ({', '.join('%s' for _ in _COLUMNS)})"
+           f" VALUES ({', '.join(_VALUES.get(c, '%s') for c in _COLUMNS)})"
            f" ON CONFLICT (profile_id, tx_ref) DO NOTHING RETURNING {SELECT}, links.raw")
 _RETURNING = f"RETURNING {SELECT}, links.raw"
 ANALYZE_AFTER = 1000  # records added by one import, above which the statistics are renewed
@@ -140,12 +146,11 @@ class PostgresLedger(Ledger):
 
     async def begin_link(self, profile_id: str, mode: str, request: PaymentRequest) -> LinkRecord:
         body = request.to_json()
-        now = datetime.now(UTC)
         row = (profile_id, mode, request.tx_ref, to_minor(request.amount, request.currency),
                None, request.currency, request.email, request.first_name, request.last_name,
                CREATING, None, None, None, json.dumps(body.get("customization", {})),
                json.dumps(body.get("meta", {})), request.callback_url, request.return_url,
-               "link", None, now, now, None, None)
+               "link", None, None, False, None)
 
         def write(conn: Conn) -> LinkRecord:
             made = conn.execute(_INSERT, row).fetchone()
@@ -158,21 +163,19 @@ class PostgresLedger(Ledger):
     async def complete_link(self, profile_id: str, link: PaymentLink) -> LinkRecord:
         reference = link.checkout_url.rstrip("/").rsplit("/", 1)[-1] if link.checkout_url else None
         sql = ("UPDATE links SET state = CASE WHEN state = %s THEN %s ELSE state END,"
-               " checkout_url = COALESCE(%s, checkout_url), error = NULL, updated_at = %s,"
+               " checkout_url = COALESCE(%s, checkout_url), error = NULL, updated_at = now(),"
                " reference = COALESCE(reference, %s) WHERE profile_id = %s AND tx_ref = %s "
                + _RETURNING)
-        args = (CREATING, PENDING, link.checkout_url, datetime.now(UTC), reference or None,
+        args = (CREATING, PENDING, link.checkout_url, reference or None,
                 profile_id, link.tx_ref)
         return await self._engine.write(
             lambda conn: self._emit(conn, _returned(conn, sql, args, link.tx_ref)))
 
     async def reject_link(self, profile_id: str, tx_ref: str, reason: str) -> LinkRecord:
-        now = datetime.now(UTC)
-
         def write(conn: Conn) -> LinkRecord:
-            conn.execute("UPDATE links SET state = %s, error = %s, updated_at = %s"
+            conn.execute("UPDATE links SET state = %s, error = %s, updated_at = now()"
                          " WHERE profile_id = %s AND tx_ref = %s AND state = %s",
-                         (REJECTED, reason, now, profile_id, tx_ref, CREATING))
+                         (REJECTED, reason, profile_id, tx_ref, CREATING))
             found = _one(conn, profile_id, tx_ref)
             if found is None:
                 raise LedgerError(f"{tx_ref} is not in the ledger")
@@ -187,7 +190,6 @@ class PostgresLedger(Ledger):
 
     async def record_lookup(self, profile_id: str, mode: str,
                             tx: Transaction) -> tuple[LinkRecord, bool]:
-        now = datetime.now(UTC)
         raw = json.dumps(tx.raw, default=str) if tx.raw else None
         state = state_of(tx.status)
         state_raw = None if tx.status.value == tx.status_raw.strip().lower() else tx.status_raw
@@ -196,7 +198,7 @@ class PostgresLedger(Ledger):
         new = (profile_id, mode, tx.tx_ref, to_minor(tx.amount or 0, currency), fee, currency,
                tx.email or "", tx.first_name or "", tx.last_name or "", state, state_raw, None,
                tx.reference, json.dumps(tx.customization), json.dumps(tx.meta), None, None,
-               "lookup", None, aware(tx.created_at) if tx.created_at else now, now, now, raw)
+               "lookup", None, aware(tx.created_at) if tx.created_at else None, True, raw)
 
         def write(conn: Conn) -> tuple[LinkRecord, bool]:
             before = _one(conn, profile_id, tx.tx_ref, lock=True)
@@ -215,14 +217,14 @@ class PostgresLedger(Ledger):
                 said = tx.status_raw.strip() or state
                 note = (f"The service now says {said!r}; PayDesk keeps its final state "
                         f"{before.state!r}")
-                kept = _returned(conn, "UPDATE links SET checked_at = %s, error = %s" + where,
-                                 (now, note, before.id), tx.tx_ref, raw=True)
+                kept = _returned(conn, "UPDATE links SET checked_at = now(), error = %s" + where,
+                                 (note, before.id), tx.tx_ref, raw=True)
                 return self._emit(conn, kept), False
-            sets = ["state = %s", "state_raw = %s", "checked_at = %s",
+            sets = ["state = %s", "state_raw = %s", "checked_at = now()",
                     "updated_at = CASE WHEN state = %s AND state_raw IS NOT DISTINCT FROM %s"
-                    " THEN updated_at ELSE %s END", "error = NULL",
+                    " THEN updated_at ELSE now() END", "error = NULL",
                     "fee_minor = COALESCE(%s, fee_minor)", "raw = COALESCE(%s, raw)"]
-            args: list[Any] = [state, state_raw, now, state, state_raw, now, fee, raw]
+            args: list[Any] = [state, state_raw, state, state_raw, fee, raw]
             if (before.origin == "lookup" and not before.currency and tx.amount is not None
                     and tx.currency):
                 # a payment made elsewhere, first seen with no details (the family's answer
@@ -244,11 +246,9 @@ class PostgresLedger(Ledger):
         return await self._engine.write(write)
 
     async def touch(self, profile_id: str, tx_ref: str) -> None:
-        now = datetime.now(UTC)
-
         def write(conn: Conn) -> None:
-            row = conn.execute("UPDATE links SET checked_at = %s WHERE profile_id = %s"
-                               " AND tx_ref = %s RETURNING mode", (now, profile_id, tx_ref)
+            row = conn.execute("UPDATE links SET checked_at = now() WHERE profile_id = %s"
+                               " AND tx_ref = %s RETURNING mode", (profile_id, tx_ref)
                                ).fetchone()
             if row is not None:
                 events.emit(conn, self._engine.desk, "link", profile_id, row["mode"], tx_ref)
