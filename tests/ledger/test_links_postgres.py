@@ -92,6 +92,20 @@ async def test_changes_move_for_the_other_desks_writes_only(desks):
     await b.touch("m-1", "C-1")
     assert await a.changes() > seen_a
     assert await b.changes() == seen_b
+    # far more of its own since another desk's last: still only the others' count
+    seen_a = await a.changes()
+    for _ in range(2):
+        await a._engine.write(lambda conn: conn.execute(
+            "INSERT INTO events (desk, kind) SELECT 'desk-a', 'link' FROM generate_series(1, 3000)"))
+        assert await a.changes() == seen_a
+    await b.touch("m-1", "C-1")
+    assert await a.changes() == await newest_of(a, "desk-b") > seen_a
+
+
+async def newest_of(ledger, desk):
+    row = await ledger._engine.read(lambda conn: conn.execute(
+        "SELECT max(id) AS id FROM events WHERE desk = %s", (desk,)).fetchone())
+    return row["id"]
 
 
 async def test_every_write_leaves_one_event_in_its_own_transaction(desks):

@@ -13,6 +13,7 @@ differ agree on the order of what they made.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Sequence
 from datetime import date, datetime
 from typing import Any
@@ -42,6 +43,7 @@ _INSERT = (f"INSERT INTO links ({', '.join(_COLUMNS)})"
            f" ON CONFLICT (profile_id, tx_ref) DO NOTHING RETURNING {SELECT}, links.raw")
 _RETURNING = f"RETURNING {SELECT}, links.raw"
 ANALYZE_AFTER = 1000  # records added by one import, above which the statistics are renewed
+CHANGES_MARGIN = 1000  # events before the last seen that changes() reads again
 REBUILD_FROM = 10_000  # records imported at once, from which the indexes are built again after
 
 
@@ -120,6 +122,9 @@ class PostgresLedger(Ledger):
     def __init__(self, engine: PgEngine):
         self._engine = engine
         self._listeners: list[Callable[[bool], None]] = []
+        self._changes_lock = threading.Lock()  # changes() runs on any reader thread
+        self._looked = 0  # the newest event (of any desk) changes() has seen
+        self._newest = 0  # the newest event of another desk it has seen
 
     @property
     def version(self) -> int | None:
@@ -289,11 +294,21 @@ class PostgresLedger(Ledger):
         return await self._engine.read(lambda conn: Plan(query).anchors(conn, every))
 
     async def changes(self) -> int:
-        """The newest event another desk wrote: moves for their changes, never this desk's."""
+        """The newest event another desk wrote: moves for their changes, never this desk's.
+
+        Only the events since the last look (and a margin for a transaction that took its
+        id earlier and committed later) are read, not every event this desk wrote since
+        another last did: a desk alone on the ledger for months looks at a few rows."""
         def read(conn: Conn) -> int:
-            row = conn.execute("SELECT COALESCE(max(id), 0) AS id FROM events WHERE desk <> %s",
-                               (self._engine.desk,)).fetchone()
-            return int(row["id"]) if row else 0
+            row = conn.execute(
+                "SELECT (SELECT max(id) FROM events) AS top, (SELECT max(id) FROM events"
+                " WHERE id > %s AND desk <> %s) AS other",
+                (self._looked - CHANGES_MARGIN, self._engine.desk)).fetchone()
+            if row is not None:
+                with self._changes_lock:
+                    self._looked = max(self._looked, int(row["top"] or 0))
+                    self._newest = max(self._newest, int(row["other"] or 0))
+            return self._newest
 
         return await self._engine.read(read)
 
