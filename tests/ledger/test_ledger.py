@@ -158,6 +158,57 @@ async def test_a_transaction_made_elsewhere_is_added_on_lookup(ledger):
     assert [r.tx_ref for r in await ledger.open_records("p1", "test")] == ["WEB-1"]
 
 
+async def test_a_payment_first_seen_with_no_details_is_filled_in_later(ledger):
+    """The family's answer for an unpaid one says no amount, no customer: the details come
+    with a later answer, and the search finds the record by them."""
+    bare = looked_up("FAM-1", "pending", amount=None, currency=None, charge=None, email=None,
+                     first_name=None, last_name=None, reference=None)
+    first, changed = await ledger.record_lookup("p1", "test", bare)
+    assert changed and (first.amount, first.currency, first.customer) == (Decimal(0), "", "")
+    paid_at = datetime(2026, 11, 20, 9, 30, tzinfo=UTC)
+    full = looked_up("FAM-1", "success", amount=Decimal("12.50"), currency="GBP",
+                     email="grace@example.com", first_name="Grace", last_name="Hopper",
+                     reference="PDK-fam", created_at=paid_at, meta={"till": "3"})
+    after, changed = await ledger.record_lookup("p1", "test", full)
+    assert changed and after.state == "success" and after.fee == Decimal("14.20")
+    assert (after.amount, after.currency, after.email, after.customer, after.reference,
+            after.created_at, after.meta) == (Decimal("12.50"), "GBP", "grace@example.com",
+                                              "Grace Hopper", "PDK-fam", paid_at, {"till": "3"})
+    for text in ("hopper", "grace@", "PDK-fam"):
+        assert await ledger.count(LinkQuery("p1", "test", text=text)) == 1, text
+    # filled in once: a later answer's details do not replace them
+    again, _ = await ledger.record_lookup("p1", "test", looked_up(
+        "FAM-1", "success", amount=Decimal(99), currency="USD", reference="PDK-fam"))
+    assert (again.amount, again.currency) == (Decimal("12.50"), "GBP")
+
+
+async def test_the_services_reference_follows_what_it_says(ledger):
+    await ledger.begin_link("p1", "test", request("REF-1"))
+    done = await ledger.complete_link("p1", PaymentLink("REF-1", "http://h/pay/payment/PDK-old"))
+    assert done.reference == "PDK-old"
+    again = await ledger.complete_link("p1", PaymentLink("REF-1", "http://h/pay/payment/PDK-other"))
+    assert again.reference == "PDK-old"  # completing again keeps the first
+    moved, _ = await ledger.record_lookup("p1", "test", looked_up("REF-1", "pending",
+                                                                  reference="PDK-new"))
+    assert moved.reference == "PDK-new"
+    assert (await ledger.by_reference("p1", "PDK-new")).tx_ref == "REF-1"
+    assert await ledger.by_reference("p1", "PDK-old") is None
+    assert await ledger.count(LinkQuery("p1", "test", text="PDK-old")) == 0
+    assert await ledger.count(LinkQuery("p1", "test", text="pdk-new")) == 1
+    kept, _ = await ledger.record_lookup("p1", "test", looked_up("REF-1", "pending",
+                                                                 reference=None))
+    assert kept.reference == "PDK-new"  # an answer without one changes nothing
+
+
+async def test_a_record_not_there_cannot_be_completed_rejected_or_noted(ledger):
+    for write in (ledger.complete_link("p1", PaymentLink("NONE", "http://h/pay/payment/PDK-n")),
+                  ledger.reject_link("p1", "NONE", "no"), ledger.note_error("p1", "NONE", "x")):
+        with pytest.raises(LedgerError, match="NONE is not in the ledger"):
+            await write
+    await ledger.touch("p1", "NONE")  # nothing to touch: nothing happens
+    assert await ledger.get("p1", "NONE") is None
+
+
 async def test_two_windows_on_one_ledger(ledger):
     """Two PayDesk windows write at once: nothing lost, sequences never handed out twice,
     a lookup's read and write are one transaction (one row, one "changed"). On PostgreSQL:
