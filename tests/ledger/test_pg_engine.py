@@ -9,6 +9,7 @@ import asyncio
 import logging
 import re
 import traceback
+import uuid
 
 import psycopg
 import pytest
@@ -41,7 +42,7 @@ async def engine(pg_url):
 
 
 async def test_two_engines_on_a_new_database_migrate_it_once(pg_server):
-    name = pg_server.create_database(f"empty_{id(pg_server)}_{asyncio.get_running_loop().time():.0f}")
+    name = pg_server.create_database(f"empty_{uuid.uuid4().hex}")  # not from the template
     url = pg_server.url(name)
     engines = [PgEngine(url, desk=f"desk-{i}") for i in range(2)]
     await asyncio.gather(*(e.opened() for e in engines))
