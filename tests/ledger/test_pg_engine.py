@@ -232,3 +232,18 @@ async def test_the_password_never_reaches_an_exception_or_a_log(pg_server, pg_ur
     for failure in failures:
         assert PASSWORD not in texts(failure)
     assert PASSWORD not in caplog.text
+
+
+async def test_closing_lands_the_writes_queued_before_the_engine_connected(pg_url):
+    engine = PgEngine(pg_url, desk="desk-a")
+    writes = [asyncio.ensure_future(engine.write(
+        lambda c, i=i: emit(c, engine.desk, "sequence", key=str(i)))) for i in range(5)]
+    await asyncio.sleep(0)
+    await engine.close()
+    assert sorted(await asyncio.gather(*writes)) == [1, 2, 3, 4, 5]
+    with pytest.raises(LedgerError, match="closed"):
+        await engine.write(lambda c: emit(c, engine.desk, "lease"))
+    again = PgEngine(pg_url, desk="desk-b")
+    assert await again.read(lambda c: c.execute("SELECT count(*) AS n FROM events").fetchone()) \
+        == {"n": 5}
+    await again.close()
