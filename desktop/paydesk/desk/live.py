@@ -6,8 +6,8 @@ record it names is read again and that is what the views are told (believe the r
 the doorbell): "link" -> ``record_changed`` (and ``record_settled`` when it just became
 final), the card kinds -> ``card_changed``, ``cards_refreshed``, ``card_transactions_changed``,
 ``operation_changed``, ``audit_added``; "merchant" -> the profiles read again; "lease" -> the
-lease read again. An event that cannot be followed now (the ledger out of reach) is kept and
-followed when it is back.
+lease read again; "import" -> the poller watches the open records again. An event that
+cannot be followed now (the ledger out of reach) is kept and followed when it is back.
 
 The lease keeper (``ledger/postgres/lease.py``) decides whether this desk checks payments
 (``poller.py``). ``hub.shared_status`` carries the status bar's words: which desk checks
@@ -23,7 +23,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 
-from ..ledger import Ledger, LedgerError, LinkRecord
+from ..ledger import Ledger, LinkRecord
 from ..ledger.cards import CardLedger
 from ..ledger.postgres.engine import LedgerUnreachable, PgEngine
 from ..ledger.postgres.lease import LeaseKeeper, LeaseState
@@ -146,7 +146,7 @@ class Live:
                         self.events_followed += 1
                     except asyncio.CancelledError:
                         raise
-                    except LedgerError as error:  # out of reach: again once it is back
+                    except LedgerUnreachable as error:  # again once it is back
                         key = (event.kind, event.profile_id, event.mode, event.key)
                         self._pending.setdefault(key, event)
                         self._pending.move_to_end(key, last=False)
@@ -180,6 +180,8 @@ class Live:
             await self.merchant_changed(key)
         elif kind == "lease":
             self.keeper.poke()
+        elif kind == "import":  # a desk's old ledger imported: new open records, maybe
+            await self.poller.watch_all()
 
     def _announce(self, record: LinkRecord) -> None:
         before = self._states.get(record.key)

@@ -90,6 +90,12 @@ class Poller:
         if not mine:
             self.scheduler.keep_only(lambda r: r.state == CREATING)
             return
+        await self.watch_all()
+
+    async def watch_all(self) -> None:
+        """As the lease holder: every open record (and every abandoned create) watched."""
+        if not self.holder:
+            return
         for record in await self.ledger.unsettled():
             if self._stale(record):
                 self.scheduler.watch(record)
