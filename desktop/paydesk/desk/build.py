@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import logs
 from ..config.paths import Paths, default_paths
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
     from ..ledger import Ledger
     from ..ledger.cards import CardLedger
+    from ..ledger.postgres.engine import PgEngine
     from .live import Live
 
 WATCH_DAYS = 7  # open records younger than this are watched from the start; older: Check all open
@@ -136,7 +137,7 @@ def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
     hub = Hub()
     ledger: Ledger
     card_ledger: CardLedger
-    engine: Any = None
+    engine: PgEngine | None = None
     if ledger_url:  # psycopg loads only for a shared ledger
         from ..ledger.postgres.shared import open_shared
 
