@@ -46,10 +46,12 @@ async def shop(pg_url, tmp_path, sandbox):
     lease is short (3 s, renewed every 0.5 s) so that a takeover is quick."""
     desks = []
     merchant = {}
+    keyrings = {}  # each desk's own, kept across a restart
 
     async def open_desk(name: str, *, start: bool = True):
         paths = Paths(data=tmp_path / name, sandbox=tmp_path / f"{name}-sandbox").ensure()
-        desk = build_desk(paths, KeyStore(MemoryKeyring()), ledger_url=pg_url)
+        keyring = keyrings.setdefault(name, MemoryKeyring())
+        desk = build_desk(paths, KeyStore(keyring), ledger_url=pg_url)
         assert desk.live is not None
         desk.live.keeper.name = name  # the computer's name, elsewhere
         desk.live.keeper.ttl, desk.live.keeper.renew_every = 3.0, 0.5
@@ -181,3 +183,33 @@ async def test_while_the_server_is_down_nothing_is_created_or_sent(shop, pg_serv
     record = await desk.links.create(request("DOWN-2"))
     assert record.state == "pending"
     assert service.payments("DOWN-1") == 0
+
+
+async def test_another_desks_create_under_way_is_left_to_it(shop, service, until):
+    """The poller does not settle a create another desk may still be waiting on: that desk
+    settles its own (the same reference), the poller only one left for two minutes."""
+    poller = await shop("Counter 1")
+    await holder_of([poller], until)
+    maker = await shop("Finance")
+    profile = maker.session.profile
+    followed = poller.live.events_followed
+    record = await maker.session.ledger.begin_link(profile.id, "test", request("INFLIGHT-1"))
+    await until(lambda: poller.live.events_followed > followed, message="the intent followed")
+    assert poller.heard.state_of("INFLIGHT-1") == "creating"  # shown...
+    assert record.key not in {r.key for r in poller.scheduler.watched()}  # ...not settled there
+    assert service.payments("INFLIGHT-1") == 0
+
+
+async def test_a_desk_restarted_settles_its_own_unfinished_create(shop, service, until):
+    poller = await shop("Counter 1")
+    await holder_of([poller], until)
+    maker = await shop("Finance")
+    profile = maker.session.profile
+    tx_ref = await maker.links.next_reference(profile)  # carries this installation's id
+    await maker.session.ledger.begin_link(profile.id, "test", request(tx_ref))
+    await maker.close()  # ended before the service was asked
+    again = await shop("Finance")  # the same folder: the same installation
+    await until(lambda: again.heard.state_of(tx_ref) == "pending", timeout=30,
+                message="its own create settled at restart")
+    assert service.payments(tx_ref) == 1
+    assert poller.scheduler.stats["settles"] == 0

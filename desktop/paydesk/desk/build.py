@@ -113,11 +113,12 @@ class Desk:
         self.started = True
 
     async def _watch_open(self) -> None:
+        if self.live is not None:  # the open records are the lease holder's (desk/poller.py)
+            await self.live.poller.watch_unsettled()
+            return
         ledger = self.session.ledger
         for record in await ledger.unsettled():
             self.scheduler.watch(record)
-        if self.live is not None:
-            return  # the open records are the lease holder's (desk/poller.py)
         since = datetime.now(UTC) - timedelta(days=WATCH_DAYS)
         for record in await ledger.open_records(since=since):
             self.scheduler.watch(record)

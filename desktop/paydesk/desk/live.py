@@ -39,6 +39,7 @@ log = logging.getLogger("paydesk.live")
 Key = tuple[str, str, str, str]  # (kind, profile_id, mode, key)
 REMEMBERED = 20_000  # records whose last state this desk knows (to tell "just settled")
 JUST_SETTLED = 120.0  # s: a final record first heard of, settled this recently, just settled
+ABANDONED_EVERY = 60.0  # s: how often the lease holder looks for creates left unfinished
 LEASE_TTL, LEASE_RENEW = 10.0, 3.0  # s: a holder that stops renewing is replaced within ~13 s
 
 
@@ -86,6 +87,7 @@ class Live:
         self.tasks = self.session.tasks.child()
         self.tasks.spawn(self._follow(), "shared ledger events")
         self.tasks.spawn(self.keeper.run(), "poller lease")
+        self.tasks.spawn(self._abandoned(), "abandoned creates")
 
     async def close(self) -> None:
         """Give the lease up (another desk takes over at once) and stop the feed."""
@@ -156,6 +158,18 @@ class Live:
                         log.exception("following %s %s failed", event.kind, event.key)
         finally:
             await self.feed.close()
+
+    async def _abandoned(self) -> None:
+        """Every ``ABANDONED_EVERY`` s, the lease holder settles creates another desk left
+        unfinished (it went away before their answer). Never ends on an error."""
+        while True:
+            await asyncio.sleep(ABANDONED_EVERY)
+            try:
+                await self.poller.watch_abandoned()
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # noqa: BLE001 - the next round tries again
+                log.info("looking for abandoned creates failed: %s", error)
 
     async def _follow_one(self, event: LedgerEvent) -> None:
         kind, profile_id, mode, key = event.kind, event.profile_id, event.mode, event.key

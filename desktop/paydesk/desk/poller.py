@@ -54,10 +54,30 @@ class Poller:
     def _stale(self, record: LinkRecord) -> bool:
         return (datetime.now(UTC) - record.updated_at).total_seconds() > STALE_CREATE
 
+    def _made_here(self, record: LinkRecord) -> bool:
+        """A reference PayDesk drew here carries this installation's id."""
+        return f"-{self.links.session.installation_id}-" in record.tx_ref
+
     def _mine_to_watch(self, record: LinkRecord, foreign: bool) -> bool:
         if record.state == CREATING:
             return not foreign or (self.holder and self._stale(record))
         return self.holder
+
+    async def watch_unsettled(self) -> None:
+        """At start: the unfinished creates this desk made (a run that ended before their
+        answer), and any left unfinished too long (their desk has gone). Another desk's
+        recent one is its own to settle: it may still be waiting for its answer."""
+        for record in await self.ledger.unsettled():
+            if self._made_here(record) or self._stale(record):
+                self.scheduler.watch(record)
+
+    async def watch_abandoned(self) -> None:
+        """As the lease holder (every minute): creates left unfinished too long, whichever
+        desk made them."""
+        if self.holder:
+            for record in await self.ledger.unsettled():
+                if self._stale(record):
+                    self.scheduler.watch(record)
 
     def seen(self, record: LinkRecord) -> None:
         """``record_changed``: follow it, or leave it to the desk that checks payments."""
