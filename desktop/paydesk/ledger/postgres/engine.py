@@ -134,7 +134,8 @@ class PgEngine:
         self._lock = threading.Lock()  # the pool, the schema, reachability
         self._pool: ConnectionPool[Conn] | None = None
         self._opened = False
-        self._closing = False
+        self._closing = False  # no new jobs; the queued writes still run
+        self._closed = False  # the queued writes ran: no pool any more
         self._loop: asyncio.AbstractEventLoop | None = None
         self._writer = concurrent.futures.ThreadPoolExecutor(1, "ledger-pg-writer")
         self._reader = concurrent.futures.ThreadPoolExecutor(self._readers, "ledger-pg-reader")
@@ -220,7 +221,7 @@ class PgEngine:
             if not self._opened:
                 self._migrate(conn)
         with self._lock:
-            if self._pool is None and not self._closing:
+            if self._pool is None and not self._closed:
                 pool = ConnectionPool(
                     kwargs={**self._params, "autocommit": True, "row_factory": dict_row},
                     min_size=1, max_size=self._readers + 1, open=False,
@@ -341,15 +342,17 @@ class PgEngine:
             raise
 
     async def close(self) -> None:
-        """Finish every queued write, then close the pool."""
+        """Finish every queued write (connecting, and migrating, for them if the engine had
+        not yet), then close the pool."""
         if self._closing:
             return
         self._closing = True
 
         def shut() -> None:
-            self._writer.shutdown(wait=True)
+            self._writer.shutdown(wait=True)  # the writes queued before close() land
             self._reader.shutdown(wait=True, cancel_futures=True)
             with self._lock:
+                self._closed = True
                 pool, self._pool = self._pool, None
             if pool is not None:
                 pool.close(timeout=5)
