@@ -231,3 +231,28 @@ async def test_a_killed_holder_is_replaced_and_a_closed_one_at_once(desks):
     assert [s.mine for s in changes["b"]] == [False, True, False]
     runs["a"].cancel()
     await asyncio.gather(runs["a"], return_exceptions=True)
+
+
+async def test_the_ledgers_poller_writes_carry_the_fence(desks):
+    """``PostgresLedger.touch``/``record_lookup`` with a fence write only while it holds."""
+    from decimal import Decimal
+
+    from paydesk.ledger.postgres.links import PostgresLedger
+    from paydesk.service.models import PaymentRequest
+
+    a, b = desks
+    ledger = PostgresLedger(a)
+    record = await ledger.begin_link("m-1", "test", PaymentRequest(
+        amount=Decimal(5), currency="GBP", email="kim@example.com", first_name="Kim",
+        last_name="Lee", tx_ref="FENCED-1"))
+    held = await a.write(lambda c: take_or_renew(c, "desk-a", "Counter 1", 10.0))
+    await ledger.touch("m-1", "FENCED-1", fence=Fence("desk-a", held.epoch))
+    checked = (await ledger.get("m-1", "FENCED-1")).checked_at
+    assert checked is not None
+    await a.write(lambda c: release(c, "desk-a"))
+    await b.write(lambda c: take_or_renew(c, "desk-b", "Finance", 10.0))
+    with pytest.raises(StaleLease):
+        await ledger.touch("m-1", "FENCED-1", fence=Fence("desk-a", held.epoch))
+    assert (await ledger.get("m-1", "FENCED-1")).checked_at == checked  # nothing written
+    await ledger.touch("m-1", "FENCED-1")  # not the poller's (a person's check): written
+    assert record.tx_ref == "FENCED-1"
