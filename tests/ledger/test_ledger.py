@@ -42,9 +42,7 @@ async def sqlite_ledger(tmp_path):
     await opened.close()
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.xfail(
-    strict=True, reason="PgEngine.close() refuses the writes queued before the engine made "
-    "its pool (_pool_now raises LedgerClosed while closing)"))])
+@pytest.fixture(params=["sqlite", "postgresql"])
 def unopened(request, tmp_path):
     """A ledger of each backend, not yet awaited; the test closes it."""
     return make_ledger(request, tmp_path / "l.sqlite3")
