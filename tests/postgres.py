@@ -208,8 +208,8 @@ class Cluster:
         self.sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
     def login_role(self, name: str, password: str, dbname: str | None = None) -> None:
-        """A role that logs in with a password (over TCP: scram-sha-256), owning ``dbname``'s
-        public schema's objects' rights as a desk's role would (ALL on the database)."""
+        """A role that logs in with its password (over TCP: scram-sha-256), given all rights
+        on ``dbname``, its schema public and what is in it, as a shop's desk role has."""
         from psycopg import sql
 
         with self.connect() as conn:
