@@ -134,3 +134,36 @@ async def test_the_embedded_sandbox_stays_this_computers(tmp_path, pg_url):
         assert json.loads(one.paths.profiles.read_text())["profiles"][0]["id"] == local.id
         await two.reload_profiles()
         assert two.settings.profiles == []
+
+
+async def test_desks_built_on_the_shared_ledger_hear_each_others_merchants(tmp_path, pg_url,
+                                                                         sandbox):
+    """As the app builds them (``build_desk(..., ledger_url=...)``), running: a merchant added
+    at one desk shows in the other's list by the other desk's own event feed."""
+    from paydesk.desk.build import build_desk
+    from tests.waiting import until_async
+
+    desks = []
+    try:
+        for name in ("counter-1", "finance"):
+            paths = Paths(data=tmp_path / name, sandbox=tmp_path / f"{name}-sandbox").ensure()
+            desk = build_desk(paths, KeyStore(MemoryKeyring()), ledger_url=pg_url)
+            await desk.open()
+            desk.start_background()
+            desks.append(desk)
+        one, two = (d.session for d in desks)
+        changed = []
+        two.hub.session_changed.connect(lambda: changed.append(True))
+        # the other desk's feed has started (it follows what is written from then on)
+        await until_async(lambda: desks[1].live.feed.last is not None, 10, "the feed", every=0.02)
+        await profiles.add_profile(one, sandbox, name="Shop")
+        expected = merchant_id(sandbox.base_url, sandbox.key("test", "public"))
+        await until_async(lambda: [p.id for p in two.settings.profiles] == [expected], 10,
+                          "the other desk's list", every=0.02)
+        assert changed and two.profile.id == expected
+        assert await two.key("test") is None  # its keys are the first desk's
+        # the records are the merchant's on both desks
+        assert one.profile.id == two.profile.id == expected
+    finally:
+        for desk in desks:
+            await desk.close()

@@ -247,3 +247,24 @@ async def test_closing_lands_the_writes_queued_before_the_engine_connected(pg_ur
     assert await again.read(lambda c: c.execute("SELECT count(*) AS n FROM events").fetchone()) \
         == {"n": 5}
     await again.close()
+
+
+async def test_jobs_at_once_when_the_server_goes_each_say_unreachable(pg_server, pg_url):
+    """Readers and the writer find the server gone together: one drops the pool, the others
+    get a new one or the same answer, never the closed pool's error."""
+    engine = PgEngine(pg_url, desk="desk-a", readers=3)
+    await engine.opened()
+
+    def jobs():
+        reads = [engine.read(lambda c: c.execute("SELECT count(*) AS n FROM events").fetchone())
+                 for _ in range(6)]
+        return [*reads, engine.write(lambda c: emit(c, engine.desk, "lease"))]
+
+    await asyncio.gather(*jobs())  # every thread holds a pooled connection
+    with pg_server.down("immediate"):  # as if killed: it keeps what it acknowledged
+        outcomes = await asyncio.gather(*jobs(), return_exceptions=True)
+        assert {type(o) for o in outcomes} == {LedgerUnreachable}
+    outcomes = await asyncio.gather(*jobs())
+    assert outcomes[0]["n"] in (1, 2) and isinstance(outcomes[-1], int)  # (in any order)
+    assert engine.reachable
+    await engine.close()

@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import DictRow, dict_row
-from psycopg_pool import ConnectionPool, PoolTimeout
+from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from ..engine import LedgerClosed, LedgerError
 from .schema import KNOWN, migrate
@@ -265,6 +265,16 @@ class PgEngine:
         ``write``), reachability kept."""
         if self._closing and not write:
             raise LedgerClosed("The ledger is closed")
+        for _ in range(2):
+            try:
+                return self._attempt(fn, write=write, cancellable=cancellable)
+            except PoolClosed:  # another job found the server gone and dropped that pool
+                if self._closed:
+                    raise LedgerClosed("The ledger is closed") from None
+        return self._attempt(fn, write=write, cancellable=cancellable)
+
+    def _attempt(self, fn: Callable[[Conn], T], *, write: bool,
+                 cancellable: _Cancellable | None) -> T:
         pool: ConnectionPool[Conn] | None = None
         try:
             pool = self._pool_now()
@@ -291,7 +301,7 @@ class PgEngine:
         except PoolTimeout as exc:
             raise self._unreachable(exc, pool) from None
         except psycopg.OperationalError as exc:
-            if not _lost(exc):
+            if isinstance(exc, PoolClosed) or not _lost(exc):
                 raise
             raise self._unreachable(exc, pool) from None
         self.mark_reachable(True)
