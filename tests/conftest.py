@@ -125,3 +125,35 @@ async def ledger(tmp_path):
     await opened.opened()
     yield opened
     await opened.close()
+
+
+# -- the shared ledger's PostgreSQL (tests/postgres.py) ----------------------------------
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """A throwaway PostgreSQL cluster for the session (each xdist worker its own), with a
+    template database already migrated; stopped and removed at the end."""
+    from tests import postgres
+
+    why = postgres.missing()
+    if why:
+        pytest.skip(why)
+    with postgres.Cluster.started() as cluster:
+        try:
+            cluster.make_template()
+        except Exception as exc:
+            if "pg_trgm" in str(exc):
+                pytest.skip(postgres.NO_TRGM)
+            raise
+        yield cluster
+
+
+@pytest.fixture
+def pg_url(pg_server):
+    """A fresh, migrated database of the test's own (copied from the template in
+    milliseconds): its URL over TCP as the superuser, without a password."""
+    name = pg_server.fresh_database()
+    yield pg_server.url(name)
+    pg_server.start()  # a test that stopped the server leaves it running for the next
+    pg_server.drop_database(name)

@@ -1,0 +1,368 @@
+"""PostgreSQL off the event loop: sync psycopg 3 and a psycopg_pool on the engine's own
+threads, and awaitables for both (never psycopg's asyncio mode: qasync's loop on Windows is
+a ProactorEventLoop, which psycopg's async connections refuse).
+
+- Writes run one at a time, in order, on the writer thread, each ``fn(conn)`` in one
+  transaction. A write is never abandoned because its caller stopped waiting.
+- Reads run on the reader threads, in autocommit. A caller that stops waiting cancels its
+  statement on the server.
+- A lost server (refused, cut, silent past the TCP keepalives, a pool that gives no
+  connection) raises ``LedgerUnreachable`` and marks the engine down (``on_reachable(False)``,
+  once, on the loop); the next job that reaches it marks it up again. While down, each job
+  first tries one connection of its own (fails fast) before it rebuilds the pool.
+- The password is given apart from the URL and never appears in an exception's text: the
+  pool is built from keyword arguments, and what psycopg says about a connection is cleaned.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+import psycopg
+from psycopg.conninfo import conninfo_to_dict
+from psycopg.rows import DictRow, dict_row
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from ..engine import LedgerClosed, LedgerError
+from .schema import KNOWN, migrate
+
+log = logging.getLogger("paydesk.ledger.postgres")
+T = TypeVar("T")
+Conn = psycopg.Connection[DictRow]
+
+# every connection's defaults (a URL's own values win): a dead server or a cut cable is
+# noticed in seconds, not after the kernel's two hours
+CONNECTION = {
+    "keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2, "keepalives_count": 3,
+    "connect_timeout": 5, "tcp_user_timeout": 10000, "application_name": "paydesk",
+}
+# a server that answered but will not take this desk now, or for a while: not "refused"
+_TRANSIENT = ("starting up", "shutting down", "recovery", "too many", "connection slots")
+
+
+class LedgerUnreachable(LedgerError):
+    """The shared ledger's server cannot be reached; ``since`` when (UTC)."""
+
+    def __init__(self, since: datetime):
+        self.since = since
+        super().__init__(f"Shared ledger unreachable since {since.astimezone():%H:%M}, retrying")
+
+
+class SchemaTooNew(LedgerError):
+    """The shared ledger was migrated by a newer PayDesk: this one only reads it."""
+
+    def __init__(self) -> None:
+        super().__init__("This shop's ledger was upgraded by a newer PayDesk: "
+                         "update PayDesk on this computer")
+
+
+class _Gone(BaseException):
+    """A pooled connection failed its check and the server refuses a new one: the pool
+    would otherwise retry until its timeout (a BaseException, so the pool lets it out)."""
+
+    def __init__(self, cause: BaseException):
+        super().__init__()
+        self.cause = cause
+
+
+class _Cancellable:
+    """The connection a read is running on, so that a caller who stops waiting can cancel it."""
+
+    __slots__ = ("abandoned", "conn", "lock")
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.conn: Conn | None = None
+        self.abandoned = False
+
+    def cancel(self) -> None:
+        with self.lock:
+            self.abandoned = True
+            conn = self.conn
+        if conn is not None:
+            threading.Thread(target=_cancel, args=(conn,), name="ledger-cancel",
+                             daemon=True).start()
+
+
+def _cancel(conn: Conn) -> None:
+    try:
+        conn.cancel_safe(timeout=5)
+    except Exception as exc:  # noqa: BLE001 - the statement then ends by itself
+        log.debug("could not cancel a superseded query: %s", type(exc).__name__)
+
+
+def _report_unwaited(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.error("a change whose window had closed could not be saved: %s", future.exception())
+
+
+def _consume(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
+class PgEngine:
+    """The threads, the pool and the schema behind a shared (PostgreSQL) ledger."""
+
+    def __init__(self, url: str, *, password: str | None = None, desk: str, readers: int = 2,
+                 on_reachable: Callable[[bool], None] | None = None, wait: float = 10.0):
+        self.desk = desk
+        self.on_reachable = on_reachable or (lambda reachable: None)
+        self.reachable = True
+        self.down_since: datetime | None = None
+        self.version = 0  # the database's schema version, once opened
+        self.read_only = False  # a newer PayDesk's schema: writes raise SchemaTooNew
+        self.wait = wait  # how long a job waits for a pooled connection
+        self._readers = max(1, readers)
+        self._secrets = [s for s in (password,) if s]
+        try:
+            params: dict[str, Any] = conninfo_to_dict(url)
+        except psycopg.Error as exc:
+            raise LedgerError(f"The shared ledger's address is not valid: "
+                              f"{self._clean(str(exc), url).strip()}") from None
+        if params.get("password"):
+            self._secrets.append(str(params["password"]))
+        if password:
+            params["password"] = password
+        self._params = {**CONNECTION, **params}
+        self._lock = threading.Lock()  # the pool, the schema, reachability
+        self._pool: ConnectionPool[Conn] | None = None
+        self._opened = False
+        self._closing = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._writer = concurrent.futures.ThreadPoolExecutor(1, "ledger-pg-writer")
+        self._reader = concurrent.futures.ThreadPoolExecutor(self._readers, "ledger-pg-reader")
+
+    # -- what other parts need --------------------------------------------------------
+
+    def conninfo(self) -> dict[str, Any]:
+        """The keyword arguments of a connection of one's own (the listener's):
+        ``psycopg.connect(**engine.conninfo(), autocommit=True)``. They hold the password:
+        never log them."""
+        return dict(self._params)
+
+    def clean(self, text: str) -> str:
+        """``text`` without the password (for a message about a connection of one's own)."""
+        return self._clean(text)
+
+    def _clean(self, text: str, *more: str) -> str:
+        for secret in [*self._secrets, *more]:
+            if secret:
+                text = text.replace(secret, "***")
+        return text
+
+    def mark_reachable(self, reachable: bool) -> None:
+        """Say whether the server answers (the engine's jobs do; the listener may too).
+        ``on_reachable`` hears of each change once, on the loop."""
+        with self._lock:
+            if reachable == self.reachable:
+                return
+            self.reachable = reachable
+            self.down_since = None if reachable else datetime.now(UTC)
+        if reachable:
+            log.info("the shared ledger answers again")
+        else:
+            log.warning("the shared ledger is unreachable")
+        loop = self._loop
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if loop is None or running is loop:
+            self._tell(reachable)
+        else:
+            try:
+                loop.call_soon_threadsafe(self._tell, reachable)
+            except RuntimeError:  # the loop is closed: nobody is listening
+                pass
+
+    def _tell(self, reachable: bool) -> None:
+        try:
+            self.on_reachable(reachable)
+        except Exception:  # a listener's problem is not the ledger's
+            log.exception("reachability listener failed")
+
+    # -- connections (on the engine's threads) ----------------------------------------
+
+    def _unreachable(self, exc: BaseException, pool: ConnectionPool[Conn] | None) -> LedgerError:
+        """What a failed job raises: LedgerUnreachable (and the engine marked down) for a
+        lost server, a LedgerError saying why for a server that refused this desk."""
+        text = self._clean(str(exc))
+        if isinstance(exc, psycopg.OperationalError) and "FATAL:" in text and not any(
+                word in text for word in _TRANSIENT):
+            return LedgerError(f"The shared ledger refused this desk: {text.strip()}")
+        log.warning("shared ledger: %s", text.strip() or type(exc).__name__)
+        with self._lock:
+            if pool is not None and self._pool is pool:
+                self._pool = None  # a fresh one once the server answers again
+                threading.Thread(target=pool.close, kwargs={"timeout": 2},
+                                 name="ledger-pool-close", daemon=True).start()
+        self.mark_reachable(False)
+        since = self.down_since or datetime.now(UTC)
+        return LedgerUnreachable(since)
+
+    def _pool_now(self) -> ConnectionPool[Conn]:
+        """The pool, made (and the schema migrated) if there is none; raises what a failed
+        connection says."""
+        with self._lock:
+            pool = self._pool
+        if pool is not None:
+            return pool
+        # one connection of its own first: a server that is down says so at once (a pool
+        # would retry in the background until its timeout), and it migrates
+        with psycopg.connect(**self._params, autocommit=True, row_factory=dict_row) as conn:
+            if not self._opened:
+                self._migrate(conn)
+        with self._lock:
+            if self._pool is None and not self._closing:
+                pool = ConnectionPool(
+                    kwargs={**self._params, "autocommit": True, "row_factory": dict_row},
+                    min_size=1, max_size=self._readers + 1, open=False,
+                    check=self._check, configure=self._configure,
+                    name="paydesk-ledger", timeout=self.wait, max_idle=300)
+                pool.open(wait=False)
+                self._pool = pool
+            if self._pool is None:
+                raise LedgerClosed("The ledger is closed")
+            return self._pool
+
+    def _check(self, conn: Conn) -> None:
+        """The pool's check of a connection it hands out (a round trip). A broken one is
+        replaced; when the server cannot be reached at all, the job fails at once."""
+        try:
+            ConnectionPool.check_connection(conn)
+        except psycopg.Error:
+            try:
+                psycopg.connect(**self._params).close()
+            except psycopg.OperationalError as exc:
+                raise _Gone(exc) from None
+            raise  # the server is back (restarted): the pool makes a new connection
+
+    def _configure(self, conn: Conn) -> None:
+        if self.read_only:
+            conn.execute("SET default_transaction_read_only = on")
+
+    def _migrate(self, conn: Conn) -> None:
+        version = migrate(conn)
+        with self._lock:
+            self.version = version
+            self.read_only = version > KNOWN
+            self._opened = True
+        if self.read_only:
+            log.warning("the shared ledger's schema (%s) is newer than this PayDesk's (%s):"
+                        " opened read-only", version, KNOWN)
+
+    def _run(self, fn: Callable[[Conn], T], *, write: bool,
+             cancellable: _Cancellable | None = None) -> T:
+        """One job on this thread: a pooled connection, ``fn`` (in a transaction if
+        ``write``), reachability kept."""
+        if self._closing and not write:
+            raise LedgerClosed("The ledger is closed")
+        pool: ConnectionPool[Conn] | None = None
+        try:
+            pool = self._pool_now()
+            if write and self.read_only:
+                raise SchemaTooNew()
+            with pool.connection() as conn:
+                if cancellable is not None:
+                    with cancellable.lock:
+                        if cancellable.abandoned:
+                            raise LedgerError("superseded")  # nobody waits for it
+                        cancellable.conn = conn
+                try:
+                    if write:
+                        with conn.transaction():
+                            result = fn(conn)
+                    else:
+                        result = fn(conn)
+                finally:
+                    if cancellable is not None:
+                        with cancellable.lock:
+                            cancellable.conn = None
+        except _Gone as gone:
+            raise self._unreachable(gone.cause, pool) from None
+        except PoolTimeout as exc:
+            raise self._unreachable(exc, pool) from None
+        except psycopg.OperationalError as exc:
+            if not _lost(exc):
+                raise
+            raise self._unreachable(exc, pool) from None
+        self.mark_reachable(True)
+        return result
+
+    # -- jobs ---------------------------------------------------------------------------
+
+    def _submit(self, executor: concurrent.futures.ThreadPoolExecutor,
+                call: Callable[[], T]) -> asyncio.Future[T]:
+        loop = asyncio.get_running_loop()
+        self._loop = loop
+        return asyncio.wrap_future(executor.submit(call), loop=loop)
+
+    async def opened(self) -> None:
+        """Connect and migrate (once); raises LedgerUnreachable, or LedgerError saying why
+        the server refused this desk."""
+        if self._closing:
+            raise LedgerClosed("The ledger is closed")
+        if self._opened and self._pool is not None:
+            return
+        await asyncio.shield(self._submit(self._writer, lambda: self._run(_nothing, write=False)))
+
+    async def write(self, fn: Callable[[Conn], T]) -> T:
+        """Run ``fn(conn)`` in one transaction on the writer thread. If the caller is
+        cancelled, the write still happens; only the waiting stops. Raises SchemaTooNew on a
+        newer PayDesk's ledger."""
+        if self._closing:
+            raise LedgerClosed("The ledger is closed")
+        future = self._submit(self._writer, lambda: self._run(fn, write=True))
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            future.add_done_callback(_report_unwaited)
+            raise
+
+    async def read(self, fn: Callable[[Conn], T]) -> T:
+        """Run ``fn(conn)`` on a reader (autocommit). Cancelling the caller cancels the query."""
+        if self._closing:
+            raise LedgerClosed("The ledger is closed")
+        cancellable = _Cancellable()
+        future = self._submit(self._reader,
+                              lambda: self._run(fn, write=False, cancellable=cancellable))
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            future.add_done_callback(_consume)  # "cancelled" is what was asked for
+            cancellable.cancel()
+            raise
+
+    async def close(self) -> None:
+        """Finish every queued write, then close the pool."""
+        if self._closing:
+            return
+        self._closing = True
+
+        def shut() -> None:
+            self._writer.shutdown(wait=True)
+            self._reader.shutdown(wait=True, cancel_futures=True)
+            with self._lock:
+                pool, self._pool = self._pool, None
+            if pool is not None:
+                pool.close(timeout=5)
+
+        await asyncio.to_thread(shut)
+
+
+def _nothing(conn: Conn) -> None:
+    return None
+
+
+def _lost(exc: psycopg.OperationalError) -> bool:
+    """Is this the server gone (rather than a statement's own failure, as a cancel or a
+    deadlock, which are OperationalErrors too)?"""
+    state = exc.sqlstate
+    return state is None or state.startswith("08") or state in ("57P01", "57P02", "57P03")
