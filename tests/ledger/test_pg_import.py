@@ -206,3 +206,24 @@ async def test_what_cannot_be_imported_is_refused_whole(engine, tmp_path, pg_url
     with pytest.raises(ImportRefused, match="is not a PayDesk ledger"):
         await import_ledger(engine, tmp_path / "notes.txt", MERCHANTS)
     assert counted(pg_url)["events"] == 0
+
+
+async def test_an_operation_another_desk_has_under_way_is_a_clash(engine, desk_file, pg_url):
+    # another desk is blocking card 2 right now: the file's own open block of it cannot be
+    # one more open operation on that card (the shared ledger's partial unique index)
+    with psycopg.connect(pg_url) as conn:
+        conn.execute("INSERT INTO card_operations (profile_id, mode, kind, card_hash, state,"
+                     " started_at) VALUES (%s, 'test', 'block', 'ch_0002', 'sending', now())",
+                     (SHOP,))
+    report = await import_ledger(engine, desk_file, MERCHANTS, installation=DESK)
+    assert figures(report)["card_operations"] == (1, 0, 0, 1, 0)
+    assert figures(report)["card_audit"] == (4, 0, 0, 0, 0)  # the history is kept whole
+    assert [c.text() for c in report.clashes] == [
+        f"card_operations {DESK}:2: refused by the shared ledger: another operation on this"
+        " card (or another card creation) is under way there"]
+    with psycopg.connect(pg_url) as conn:
+        # its audit line is there, naming no operation of the shared ledger
+        assert conn.execute("SELECT operation_id FROM card_audit WHERE origin_key = %s",
+                            (f"{DESK}:3",)).fetchone()[0] is None
+        assert conn.execute("SELECT count(*) FROM card_operations WHERE state = 'sending'"
+                            ).fetchone()[0] == 1
