@@ -5,14 +5,15 @@ record kept, and everything read back through the PostgreSQL ledgers as from the
 The file is made by the real SQLite ledgers through their own methods; the shared ledger is
 a real PostgreSQL (tests/postgres.py)."""
 
-from datetime import UTC, date, datetime
+from dataclasses import replace
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
 import psycopg
 import pytest
 
-from paydesk.ledger import SqliteLedger
-from paydesk.ledger.cards import AuditDraft, OperationDraft
+from paydesk.ledger import LinkQuery, SqliteLedger
+from paydesk.ledger.cards import AuditDraft, AuditQuery, CardQuery, OperationDraft
 from paydesk.ledger.cards_sqlite import SqliteCardLedger
 from paydesk.ledger.postgres import PgEngine
 from paydesk.ledger.postgres.importer import ImportRefused, import_ledger
@@ -227,3 +228,84 @@ async def test_an_operation_another_desk_has_under_way_is_a_clash(engine, desk_f
                             (f"{DESK}:3",)).fetchone()[0] is None
         assert conn.execute("SELECT count(*) FROM card_operations WHERE state = 'sending'"
                             ).fetchone()[0] == 1
+
+
+def _link(record):
+    """A record as both ledgers must agree on it: its id and profile id are each ledger's."""
+    return None if record is None else (replace(record, id=0, profile_id=""), record.raw_json)
+
+
+def _operation(op, ids):
+    return replace(op, id=ids[op.id], profile_id="")
+
+
+async def test_the_shared_ledger_reads_as_the_file_did(engine, desk_file):
+    from paydesk.ledger.postgres.cards import PostgresCardLedger
+    from paydesk.ledger.postgres.links import PostgresLedger
+
+    await import_ledger(engine, desk_file, MERCHANTS, installation=DESK)
+    here = SqliteLedger(desk_file)
+    await here.opened()
+    here_cards = SqliteCardLedger.beside(here)
+    shared, shared_cards = PostgresLedger(engine), PostgresCardLedger(engine)
+    try:
+        # every record, one by one and as the browser pages, searches and counts them
+        for ref in ("PDK-1", "PDK-2", "PDK-3", "PDK-4", "PDK-5", "PDK-6", "WEB-1"):
+            assert _link(await shared.get(SHOP, ref)) == _link(await here.get("p_shop", ref))
+        assert await shared.get(SHOP, "OLD-1") is None  # its profile names no merchant
+        for mode in ("test", "live"):
+            for query in (LinkQuery("p_shop", mode), LinkQuery("p_shop", mode, text="lovelace"),
+                          LinkQuery("p_shop", mode, sort="amount", descending=False),
+                          LinkQuery("p_shop", mode, states=frozenset({"pending"})),
+                          LinkQuery("p_shop", mode, origin="lookup")):
+                mapped = replace(query, profile_id=SHOP)
+                want = await here.page(query, limit=3)
+                got = await shared.page(mapped, limit=3)
+                assert [_link(r) for r in got.records] == [_link(r) for r in want.records]
+                assert got.more == want.more
+                assert await shared.count(mapped) == await here.count(query)
+        day = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+        want_day = await here.day_summary("p_shop", "test", day, day + timedelta(days=1))
+        got_day = await shared.day_summary(SHOP, "test", day, day + timedelta(days=1))
+        assert (got_day.states, got_day.totals) == (want_day.states, want_day.totals)
+        assert [_link(r) for r in await shared.open_records(SHOP)] == \
+            [_link(r) for r in await here.open_records("p_shop")]
+        assert [_link(r) for r in await shared.unsettled(SHOP)] == \
+            [_link(r) for r in await here.unsettled("p_shop")]
+        since = datetime(2020, 1, 1, tzinfo=UTC)
+        assert [_link(r) for r in (await shared.paid_since(since, SHOP)).records] == \
+            [_link(r) for r in (await here.paid_since(since, "p_shop")).records]
+        assert await shared.by_reference(SHOP, "REFW1") is not None
+        for on in (date(2026, 11, 20), date(2026, 11, 23), date(2026, 11, 24)):
+            assert await shared.peek_sequence(on) == await here.peek_sequence(on)
+
+        # the wallet: cards, their transactions, operations and the audit
+        query = CardQuery("p_shop", "test")
+        want_cards = (await here_cards.card_page(query)).records
+        got_cards = (await shared_cards.card_page(replace(query, profile_id=SHOP))).records
+        assert [replace(c, profile_id="") for c in got_cards] == \
+            [replace(c, profile_id="") for c in want_cards]
+        assert await shared_cards.card_count(CardQuery(SHOP, "test", text="0002")) == 1
+        assert await shared_cards.refreshed_at(SHOP, "test") == \
+            await here_cards.refreshed_at("p_shop", "test")
+        assert await shared_cards.transactions(SHOP, "test", "ch_0001") == \
+            await here_cards.transactions("p_shop", "test", "ch_0001")
+        want_ops = await here_cards.operations("p_shop", "test")
+        got_ops = await shared_cards.operations(SHOP, "test")
+        ids = {mine.id: theirs.id for mine, theirs in zip(want_ops, got_ops, strict=True)}
+        assert [replace(o, profile_id="") for o in got_ops] == \
+            [_operation(o, ids) for o in want_ops]
+        assert [o.id for o in await shared_cards.open_operations(SHOP)] == \
+            [ids[o.id] for o in await here_cards.open_operations("p_shop")]
+        assert await shared_cards.service_words(SHOP, "test", "fund") == \
+            await here_cards.service_words("p_shop", "test", "fund")
+        want_audit, want_more = await here_cards.audit_page(AuditQuery("p_shop", "test"))
+        got_audit, got_more = await shared_cards.audit_page(AuditQuery(SHOP, "test"))
+        assert got_more == want_more and len(got_audit) == len(want_audit) == 4
+        for mine, theirs in zip(want_audit, got_audit, strict=True):
+            assert replace(theirs, id=0, profile_id="", operation_id=None) == \
+                replace(mine, id=0, profile_id="", operation_id=None)
+            assert theirs.operation_id == (ids[mine.operation_id] if mine.operation_id else None)
+        assert await shared_cards.audit_count(AuditQuery(SHOP, "test", text="kim")) == 4
+    finally:
+        await here.close()
