@@ -7,17 +7,15 @@ from decimal import Decimal
 import pytest
 
 from paydesk.desk.export import AUDIT_HEADER, audit_cells, export_audit, spreadsheet_safe
-from paydesk.ledger import SqliteLedger
 from paydesk.ledger.cards import AuditDraft, AuditQuery
-from paydesk.ledger.cards_sqlite import SqliteCardLedger
+from tests.card_ledgers import BACKENDS, open_wallet
 
 
-@pytest.fixture
-async def cards(tmp_path):
-    ledger = SqliteLedger(tmp_path / "ledger.sqlite3")
-    await ledger.opened()
-    yield SqliteCardLedger.beside(ledger)
-    await ledger.close()
+@pytest.fixture(params=BACKENDS)
+async def cards(request, tmp_path):
+    """The audit log of the file's ledger, and of the shop's shared one."""
+    async with open_wallet(request.param, request, tmp_path) as wallet:
+        yield wallet.cards
 
 
 def entry(action: str, result: str, detail: str = "", amount: Decimal | None = Decimal(5)) -> AuditDraft:

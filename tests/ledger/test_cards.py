@@ -1,5 +1,9 @@
 """The card wallet's ledger: cards as last seen, one operation at a time per card, operations
-finished once, an audit log the ledger itself keeps append-only, and no full card number."""
+finished once, an audit log the ledger itself keeps append-only, and no full card number.
+
+Every rule on both backends (``wallet``: the file's SQLite, the shop's PostgreSQL); what only
+one of them has is named for it (here the file's schema; tests/ledger/test_cards_postgres.py
+the shared ledger's)."""
 
 import asyncio
 import sqlite3
@@ -13,6 +17,7 @@ from paydesk.ledger.cards import AuditDraft, AuditQuery, CardQuery, OperationDra
 from paydesk.ledger.cards_sqlite import SqliteCardLedger
 from paydesk.ledger.schema import LATEST
 from paydesk.service.models import CardState, CardTransaction, VirtualCard
+from tests.card_ledgers import BACKENDS, open_wallet
 
 PAN = "4123450000001234"
 
@@ -36,20 +41,27 @@ def who(action="fund", result="sent", **over) -> AuditDraft:
     return AuditDraft(**fields)
 
 
+@pytest.fixture(params=BACKENDS)
+async def wallet(request, tmp_path):
+    async with open_wallet(request.param, request, tmp_path) as opened:
+        yield opened
+
+
+@pytest.fixture
+def cards(wallet):
+    return wallet.cards
+
+
 @pytest.fixture
 async def both(tmp_path):
+    """The file's ledger and its wallet (SQLite only)."""
     ledger = SqliteLedger(tmp_path / "ledger.sqlite3")
     await ledger.opened()
     yield ledger, SqliteCardLedger.beside(ledger)
     await ledger.close()
 
 
-@pytest.fixture
-def cards(both):
-    return both[1]
-
-
-async def test_schema_v4_holds_the_wallet(both, tmp_path):
+async def test_sqlite_schema_v4_holds_the_wallet(both, tmp_path):
     ledger, _ = both
     assert ledger.version == LATEST >= 5  # v6 added the paid index (refunds)
     with sqlite3.connect(tmp_path / "ledger.sqlite3") as db:
@@ -58,7 +70,8 @@ async def test_schema_v4_holds_the_wallet(both, tmp_path):
             "card_audit_append_only_update", "card_audit_append_only_delete"} <= names
 
 
-async def test_cards_are_stored_masked_and_paged_newest_first(cards, tmp_path):
+async def test_cards_are_stored_masked_and_paged_newest_first(wallet):
+    cards = wallet.cards
     gone = await cards.store_cards("p1", "test", [card(n) for n in range(1, 251)])
     assert gone == []
     query = CardQuery("p1", "test")
@@ -73,8 +86,8 @@ async def test_cards_are_stored_masked_and_paged_newest_first(cards, tmp_path):
     assert one.masked == "412345******0007" and one.last4 == "0007"
     assert one.balance == Decimal("50.00") and one.currency_code == "12" and one.state == 1
     assert await cards.card_count(CardQuery("p1", "live")) == 0  # modes apart
-    with sqlite3.connect(tmp_path / "ledger.sqlite3") as db:
-        dump = "\n".join(db.iterdump())
+    dump = wallet.dump()
+    assert "412345******0250" in dump
     assert all(f"41234500000{n:05d}" not in dump for n in range(1, 251))
 
 
@@ -108,15 +121,18 @@ async def test_a_card_missing_from_the_list_is_kept_and_marked(cards):
     assert again.balance == Decimal("7.00")
 
 
-async def test_the_ledger_refuses_a_full_number_as_masked(both, tmp_path):
+async def test_the_ledger_refuses_a_full_number_as_masked(wallet):
     assert mask(None, PAN) == "412345******1234"
     assert mask(PAN) == "412345******1234"  # a service that sends the whole number as masked
     assert mask("4123 45** **** 1234") == "4123 45** **** 1234"
-    _, cards = both
-    stored = await cards.store_card("p1", "test", card(9, masked_card=PAN))
+    stored = await wallet.cards.store_card("p1", "test", card(9, masked_card=PAN))
     assert stored.masked == "412345******1234"
-    with sqlite3.connect(tmp_path / "ledger.sqlite3") as db, pytest.raises(sqlite3.IntegrityError):
-        db.execute("UPDATE cards SET masked = ?", (PAN,))
+    with pytest.raises(wallet.refused):
+        wallet.sql("UPDATE cards SET masked = ?", (PAN,))
+    with pytest.raises(wallet.refused):
+        wallet.sql('INSERT INTO card_audit (at, "user", profile_id, profile_name, mode, masked,'
+                   " action, result) VALUES ('2026-01-01T00:00:00Z', 'x', 'p1', 'Shop', 'test', ?,"
+                   " 'x', 'x')", (PAN,))
 
 
 async def test_one_operation_at_a_time_per_card(cards):
@@ -129,10 +145,11 @@ async def test_one_operation_at_a_time_per_card(cards):
         OperationDraft("p1", "test", "block", "ch_0002", "412345******0002"), who("block"))
     assert other_card.state == "sending"
     create = OperationDraft("p1", "test", "create", None, amount=Decimal(10), currency="GBP")
-    await cards.begin_operation(create, who("create"))
+    creating = await cards.begin_operation(create, who("create"))
     with pytest.raises(OperationUnderWay, match="Another card creation"):
         await cards.begin_operation(create, who("create"))
-    assert [o.id for o in await cards.open_operations()] == [first.id, other_card.id, first.id + 2]
+    # (ids grow, but need not be consecutive: PostgreSQL's sequence skips the refused one)
+    assert [o.id for o in await cards.open_operations()] == [first.id, other_card.id, creating.id]
     done = await cards.finish_operation(first.id, "done", "Card Funding successful",
                                         who(result="done"), evidence="tx-1")
     assert done.state == "done" and done.evidence == "tx-1" and done.finished_at
@@ -157,19 +174,14 @@ async def test_an_operation_finishes_once(cards):
         await cards.finish_operation(op.id, "sending", "x", who())
 
 
-async def test_the_audit_log_is_append_only(both, tmp_path):
-    _, cards = both
-    entry = await cards.append_audit(who("reveal", "done", amount=None))
+async def test_the_audit_log_is_append_only(wallet):
+    entry = await wallet.cards.append_audit(who("reveal", "done", amount=None))
     assert entry.user == "kim" and entry.masked == "412345******0001"
-    db = sqlite3.connect(tmp_path / "ledger.sqlite3", isolation_level=None)
-    try:
-        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-            db.execute("UPDATE card_audit SET result = 'refused' WHERE id = ?", (entry.id,))
-        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-            db.execute("DELETE FROM card_audit")
-        assert db.execute("SELECT result FROM card_audit").fetchall() == [("done",)]
-    finally:
-        db.close()
+    with pytest.raises(wallet.refused, match="append-only"):
+        wallet.sql("UPDATE card_audit SET result = 'refused' WHERE id = ?", (entry.id,))
+    with pytest.raises(wallet.refused, match="append-only"):
+        wallet.sql("DELETE FROM card_audit")
+    assert wallet.sql("SELECT result FROM card_audit") == [("done",)]
 
 
 async def test_audit_pages_and_filters(cards):
@@ -200,3 +212,83 @@ async def test_card_transactions_are_kept_newest_first(cards):
     assert [t.description for t in stored] == ["d4", "d3", "d2", "d1"]
     assert stored[0].tx_id.startswith("h:") and stored[2].type == "Debit"
     assert stored[1].amount == Decimal("3.00")
+
+
+async def test_operations_of_a_card_newest_first_and_the_services_own_words(cards):
+    def tx(tx_id, description, kind="Credit"):
+        return CardTransaction(id=tx_id, card_hash="ch_0001", type=kind, amount=Decimal(5),
+                               description=description, status="success",
+                               created_at=datetime(2026, 1, 1, 10, int(tx_id[1:]), tzinfo=UTC))
+
+    async def done(kind, n, evidence, **how):
+        op = await cards.begin_operation(
+            OperationDraft("p1", "test", kind, f"ch_{n:04d}", f"412345******{n:04d}",
+                           None if kind == "block" else Decimal(5), "GBP"), who(kind))
+        return await cards.finish_operation(op.id, "done", "ok", who(kind, "done"),
+                                            evidence=evidence, **how)
+
+    await cards.store_transactions("p1", "test", "ch_0001", [
+        tx("t1", "Card Funding"), tx("t2", "Withdrawal", "Debit"), tx("t4", "Shop")])
+    await cards.store_transactions("p1", "test", "ch_0002", [tx("t3", "")])
+    funded = await done("fund", 1, "t1")  # the service said done: its words count
+    withdrawn = await done("withdraw", 1, "t2", settled=True)  # decided by reading back: not
+    blocked = await done("block", 1, None)
+    other = await done("fund", 2, "t3")  # no words
+    assert await cards.service_words("p1", "test", "fund") == {"Card Funding"}
+    assert await cards.service_words("p1", "test", "withdraw") == set()
+    assert await cards.service_words("p1", "live", "fund") == set()
+    ids = [o.id for o in await cards.operations("p1", "test", "ch_0001")]
+    assert ids == [blocked.id, withdrawn.id, funded.id]
+    assert [o.id for o in await cards.operations("p1", "test", "ch_0001", kinds=("fund", "withdraw"))
+            ] == [withdrawn.id, funded.id]
+    assert [o.id for o in await cards.operations("p1", "test", limit=2)] == [other.id, blocked.id]
+    assert await cards.operations("p1", "live") == []
+    await cards.attach_evidence(blocked.id, "t4")
+    await cards.attach_evidence(blocked.id, "t9")  # it has its evidence: kept
+    assert (await cards.operation(blocked.id)).evidence == "t4"
+    assert await cards.operation(blocked.id + 1000) is None
+
+
+async def test_the_services_late_answer_outranks_reading_back(cards):
+    op = await cards.begin_operation(
+        OperationDraft("p1", "test", "fund", "ch_0001", "412345******0001", Decimal(5)), who())
+    await cards.mark_lost(op.id, "cut", who(result="answer lost"))
+    assert (await cards.mark_lost(op.id, "cut again", who(result="answer lost"))).result == "cut"
+    read_back = await cards.finish_operation(op.id, "not-done", "No matching credit",
+                                             who(result="not done"), settled=True)
+    late = await cards.finish_operation(op.id, "done", "Card Funding successful",
+                                        who(result="done"), evidence="t1", answered=True)
+    assert (read_back.state, read_back.settled) == ("not-done", True)
+    assert (late.state, late.settled, late.evidence) == ("done", False, "t1")
+    assert late.started_at <= late.finished_at and late.started_at.tzinfo is not None
+    assert await cards.audit_count(AuditQuery("p1", "test")) == 4
+
+
+async def test_a_state_noted_and_times_the_service_did_not_give(cards):
+    await cards.store_cards("p1", "test", [card(1), card(2), card(3, created_at=None)])
+    terminated = await cards.note_state("p1", "test", "ch_0001", 0)
+    assert terminated.state == 0 and terminated.balance == Decimal("0.00")
+    assert (await cards.note_state("p1", "test", "ch_0002", 2)).balance == Decimal("50.00")
+    assert await cards.note_state("p1", "test", "ch_none", 2) is None
+    undated = await cards.card("p1", "test", "ch_0003")
+    assert undated.created_at is None and undated.seen_at.tzinfo is not None
+    query, seen, after = CardQuery("p1", "test"), [], None
+    while True:  # one card a page: the undated one comes last
+        page = await cards.card_page(query, after=after, limit=1)
+        seen += [r.card_hash for r in page.records]
+        if not page.more:
+            break
+        after = page.end
+    assert seen == ["ch_0002", "ch_0001", "ch_0003"]
+    assert await cards.card_count(CardQuery("p1", "test", states=frozenset({0, 2}))) == 2
+    await cards.store_transactions("p1", "test", "ch_0001", [
+        CardTransaction(id="t1", card_hash="ch_0001", type="Credit", amount=Decimal(1),
+                        description="a", status=None, created_at=None),
+        CardTransaction(id="t2", card_hash="ch_0001", type="Debit", amount=None, description="b",
+                        status=None, created_at=datetime(2026, 1, 1, 10))])  # no zone: UTC
+    stored = await cards.transactions("p1", "test", "ch_0001")
+    assert [(t.tx_id, t.created_at) for t in stored] == [
+        ("t2", datetime(2026, 1, 1, 10, tzinfo=UTC)), ("t1", None)]
+    assert stored[0].amount is None and stored[1].amount == Decimal("1.00")
+    assert await cards.transactions("p1", "test", "ch_0001", limit=1) == stored[:1]
+    assert await cards.refreshed_at("p1", "live") is None

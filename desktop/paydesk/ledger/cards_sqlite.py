@@ -18,7 +18,7 @@ from .search import like
 from .sqlite import SqliteLedger
 
 
-def _search_term(text: str) -> str:
+def search_term(text: str) -> str:
     """What the user typed, as the search column holds it: lower case; a number typed in
     groups ("4242 42") without its spaces."""
     term = text.strip().lower()
@@ -91,7 +91,7 @@ def _card_where(query: CardQuery) -> tuple[str, list[Any]]:
     if query.states:
         where += f" AND state IN ({', '.join('?' for _ in query.states)})"
         args += sorted(query.states)
-    term = _search_term(query.text)
+    term = search_term(query.text)
     if term:
         where += " AND search_text LIKE ? ESCAPE '\\'"
         args.append(like(term))
