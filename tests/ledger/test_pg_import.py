@@ -5,9 +5,14 @@ record kept, and everything read back through the PostgreSQL ledgers as from the
 The file is made by the real SQLite ledgers through their own methods; the shared ledger is
 a real PostgreSQL (tests/postgres.py)."""
 
+import json
+import os
+import subprocess
+import sys
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -26,7 +31,9 @@ from paydesk.service.models import (
     TransactionState,
     VirtualCard,
 )
+from tests import file_keyring
 
+ROOT = Path(__file__).resolve().parents[2]
 DESK = "K7QW"  # the installation that wrote the file
 SHOP = "m-0123456789abcdef0123"  # the merchant of the desk's profile p_shop
 MERCHANTS = {"p_shop": SHOP}  # p_gone, a profile deleted since, names no merchant
@@ -150,7 +157,9 @@ async def test_a_dry_run_counts_and_writes_nothing(engine, desk_file, pg_url):
     assert counted(pg_url) == before  # not even the event
     text = "\n".join(report.lines())
     assert text.startswith("Dry run: nothing was written.")
-    assert "1 records of profile p_gone" in text
+    assert "Skipped: 1 record of profile p_gone, which names no merchant" in text
+    assert [line.split()[:2] for line in report.lines()[2:5]] == [
+        ["links", "and"], ["day", "sequences"], ["cards", "3"]]
 
 
 async def test_an_import_run_twice_adds_nothing_twice(engine, desk_file, pg_url):
@@ -309,3 +318,62 @@ async def test_the_shared_ledger_reads_as_the_file_did(engine, desk_file):
         assert await shared_cards.audit_count(AuditQuery(SHOP, "test", text="kim")) == 4
     finally:
         await here.close()
+
+
+def run_paydesk(*args, keyring_file, timeout=120):
+    """``paydesk ARGS`` in a process of its own, with no display (the import opens no
+    window: a window would stop at "no display"), its keyring the test's file."""
+    env = {**os.environ, "PYTHON_KEYRING_BACKEND": "tests.file_keyring.FileKeyring",
+           file_keyring.VARIABLE: str(keyring_file), "QT_QPA_PLATFORM": "xcb"}
+    for name in ("DISPLAY", "WAYLAND_DISPLAY"):
+        env.pop(name, None)
+    return subprocess.run([sys.executable, "-m", "paydesk", *map(str, args)], env=env,
+                          capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+                          stdin=subprocess.DEVNULL)
+
+
+async def test_the_command_line_imports_this_desks_ledger(tmp_path, pg_url):
+    from paydesk.config.merchants import merchant_id
+
+    data = tmp_path / "data"
+    data.mkdir()
+    await make_desk_ledger(data / "ledger.sqlite3")
+    (data / "profiles.json").write_text(json.dumps({
+        "profiles": [{"id": "p_shop", "name": "Shop", "base_url": "https://pay.example/"}],
+        "active_profile": "p_shop", "installation_id": DESK}))
+    keys = tmp_path / "keyring.json"
+    file_keyring.write(keys, {("PayDesk", "p_shop/test/public"): "PK_TEST-0001"})
+    merchant = merchant_id("https://pay.example", "PK_TEST-0001")
+
+    counted_first = run_paydesk("--data-dir", data, "--ledger", pg_url, "--import-ledger",
+                                "--dry-run", keyring_file=keys)
+    assert counted_first.returncode == 0, counted_first.stderr
+    lines = counted_first.stdout.splitlines()
+    assert lines[0].startswith("Dry run: nothing was written. Importing ")
+    assert any(line.split() == ["links", "and", "lookups", "7", "0", "0", "0", "1"]
+               for line in lines)
+    assert lines[-1].startswith("Skipped: 1 record of profile p_gone, which names no merchant")
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT count(*) FROM links").fetchone()[0] == 0
+
+    done = run_paydesk("--data-dir", data, "--ledger", pg_url, "--import-ledger",
+                       keyring_file=keys)
+    assert done.returncode == 0, done.stderr
+    assert not done.stdout.startswith("Dry run")
+    again = run_paydesk("--data-dir", data, "--ledger", pg_url, "--import-ledger",
+                        data / "ledger.sqlite3", keyring_file=keys)
+    assert again.returncode == 0, again.stderr
+    assert any(line.split() == ["links", "and", "lookups", "0", "0", "7", "0", "1"]
+               for line in again.stdout.splitlines())
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT count(*), min(profile_id) FROM links").fetchone() == \
+            (7, merchant)
+        assert conn.execute("SELECT desk, kind FROM events").fetchall() == \
+            [(DESK, "import")] * 2  # the real runs' (not the dry run's)
+
+    missing = run_paydesk("--data-dir", data, "--ledger", pg_url, "--import-ledger",
+                          tmp_path / "elsewhere.sqlite3", keyring_file=keys)
+    assert missing.returncode == 1
+    assert "There is no ledger at" in missing.stderr
+    unnamed = run_paydesk("--data-dir", data, "--import-ledger", keyring_file=keys)
+    assert unnamed.returncode == 2 and "--ledger URL" in unnamed.stderr

@@ -33,6 +33,10 @@ from .import_tables import KEYED, MERGED, Compared, Merged, Table
 
 OLDEST = 5  # the file's schema this reads: v5 added card_operations.owner
 SHOWN_CLASHES = 100  # named in the report; all are counted
+# the report's rows, in this order, as the administrator reads them
+LABELS = {"links": "links and lookups", "sequences": "day sequences", "cards": "cards",
+          "card_lists": "card list times", "card_transactions": "card transactions",
+          "card_operations": "card operations", "card_audit": "card audit"}
 
 
 class ImportRefused(LedgerError):
@@ -84,16 +88,20 @@ class ImportReport:
         out = [f"{head}Importing {self.path} (installation {self.installation})",
                f"{'':20}{'added':>8}{'raised':>8}{'already there':>15}{'clashes':>9}"
                f"{'skipped':>9}"]
-        for name, c in self.tables.items():
-            out.append(f"{name:20}{c.added:>8}{c.raised:>8}{c.same:>15}{c.clashes:>9}"
-                       f"{c.skipped:>9}")
+        for name, label in LABELS.items():
+            c = self.tables.get(name)
+            if c is not None:
+                out.append(f"{label:20}{c.added:>8}{c.raised:>8}{c.same:>15}{c.clashes:>9}"
+                           f"{c.skipped:>9}")
         if self.clash_count:
             shown = len(self.clashes)
             more = f" (the first {shown})" if shown < self.clash_count else ""
             out.append(f"Clashes, the shared ledger's record kept{more}:")
             out += [f"  {clash.text()}" for clash in self.clashes]
         for profile, rows in sorted(self.unmapped.items()):
-            out.append(f"Skipped: {rows} records of profile {profile}, which names no merchant")
+            out.append(f"Skipped: {rows} record{'' if rows == 1 else 's'} of profile {profile},"
+                       " which names no merchant (its public key is not in this desk's keyring,"
+                       " or the profile was deleted)")
         return out
 
 
