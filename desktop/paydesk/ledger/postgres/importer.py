@@ -141,7 +141,7 @@ def _open(path: Path) -> sqlite3.Connection:
         raise ImportRefused(f"There is no ledger at {path}")
     try:
         source = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
-                                 isolation_level=None, check_same_thread=False)
+                                 isolation_level=None)
         source.row_factory = sqlite3.Row
         version = source.execute("PRAGMA user_version").fetchone()[0]
     except sqlite3.Error as error:
