@@ -7,6 +7,7 @@ a real PostgreSQL (tests/postgres.py)."""
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from dataclasses import replace
@@ -215,6 +216,12 @@ async def test_what_cannot_be_imported_is_refused_whole(engine, tmp_path, pg_url
     (tmp_path / "notes.txt").write_text("not a ledger")
     with pytest.raises(ImportRefused, match="is not a PayDesk ledger"):
         await import_ledger(engine, tmp_path / "notes.txt", MERCHANTS)
+    for version, said in ((99, "written by a newer PayDesk"), (3, "open it once with this")):
+        other = tmp_path / f"v{version}.sqlite3"
+        with sqlite3.connect(other) as db:
+            db.execute(f"PRAGMA user_version = {version}")
+        with pytest.raises(ImportRefused, match=said):
+            await import_ledger(engine, other, MERCHANTS)
     assert counted(pg_url)["events"] == 0
 
 
