@@ -116,12 +116,13 @@ def memory_keyring():
     return MemoryKeyring()
 
 
-@pytest.fixture
-async def ledger(tmp_path):
-    """An empty ledger of its own, open for the test (tests/ledger, tests/scheduler)."""
-    from paydesk.ledger import SqliteLedger
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def ledger(request, tmp_path):
+    """An empty ledger of its own, open for the test (tests/ledger, tests/scheduler), on each
+    backend: a SQLite file, and a PostgreSQL database of its own (tests/link_ledgers.py)."""
+    from tests.link_ledgers import make_ledger
 
-    opened = SqliteLedger(tmp_path / "ledger.sqlite3")
+    opened = make_ledger(request, tmp_path / "ledger.sqlite3")
     await opened.opened()
     yield opened
     await opened.close()

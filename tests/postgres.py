@@ -116,8 +116,11 @@ class Cluster:
                   "-E", "UTF8", "--locale=C.UTF-8", "--no-sync", "--no-instructions")
         (self.data / "pg_hba.conf").write_text(HBA)
         with (self.data / "postgresql.conf").open("a") as conf:
-            conf.write("\n# the tests' throwaway cluster: speed over durability\n"
-                       "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n"
+            # speed over durability against a power cut, never against the server's own
+            # crash: a commit is written to the WAL (not flushed), so a server stopped with
+            # "immediate" (as if killed) keeps every commit it acknowledged
+            conf.write("\n# the tests' throwaway cluster\n"
+                       "fsync = off\nsynchronous_commit = on\nfull_page_writes = off\n"
                        "max_connections = 200\nshared_buffers = 64MB\n"
                        "listen_addresses = '127.0.0.1'\n"
                        f"unix_socket_directories = '{self.socket_dir}'\n")
@@ -205,8 +208,8 @@ class Cluster:
         self.sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
     def login_role(self, name: str, password: str, dbname: str | None = None) -> None:
-        """A role that logs in with a password (over TCP: scram-sha-256), owning ``dbname``'s
-        public schema's objects' rights as a desk's role would (ALL on the database)."""
+        """A role that logs in with its password (over TCP: scram-sha-256), given all rights
+        on ``dbname``, its schema public and what is in it, as a shop's desk role has."""
         from psycopg import sql
 
         with self.connect() as conn:

@@ -6,8 +6,13 @@ Beside them, the same questions asked of the ledger as it was before this rewrit
 v2, SQLite on the calling thread, OFFSET paging, LIKE search), read from git at 012fc21 and
 measured in the same run on the same rows.
 
-Run: ./dev bench   (or: .venv/bin/python tests/benchmarks/bench_ledger.py [--records 200000])
-Prints a table and a last line "worst p95: N ms"; asserts nothing about time.
+Then the same rows and the same questions on the shared ledger (PostgreSQL 15, a throwaway
+cluster started for the run by tests/postgres.py, reached over TCP on 127.0.0.1 as a desk
+reaches its shop's server): "open" is a new engine connecting and finding its schema there.
+
+Run: ./dev bench   (or: .venv/bin/python tests/benchmarks/bench_ledger.py [--records 200000]
+[--backend sqlite|postgresql|both])
+Prints a table per backend and a last line "worst p95: N ms"; asserts nothing about time.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -32,8 +38,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtWidgets import QApplication
 from stall import Stall
 
-from paydesk.ledger import LinkQuery, LinkRecord, SqliteLedger
+from paydesk.ledger import Ledger, LinkQuery, LinkRecord, SqliteLedger
 from paydesk.ui.loop import EventLoop
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # tests.postgres
 
 BASELINE_COMMIT = "012fc21"
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,8 +89,11 @@ async def timed(call, repeat: int) -> list[float]:
     return times
 
 
-async def measure_new(path: Path, rows: list[LinkRecord], repeat: int) -> tuple[dict, float, float]:
-    ledger = SqliteLedger(path)
+async def measure_new(make: Callable[[], Ledger], rows: list[LinkRecord],
+                      repeat: int) -> tuple[dict, float, float, float]:
+    """The questions asked of a ledger ``make()`` opens (a new one each time: "open")."""
+    ledger = make()
+    await ledger.opened()
     started = time.perf_counter()
     with Stall() as insert_stall:
         await ledger.import_records(rows)
@@ -90,12 +101,12 @@ async def measure_new(path: Path, rows: list[LinkRecord], repeat: int) -> tuple[
     await ledger.close()
 
     async def reopen():
-        opened = SqliteLedger(path)
+        opened = make()
         await opened.opened()
         await opened.close()
 
     results = {"open": await timed(reopen, max(5, repeat // 5))}
-    ledger = SqliteLedger(path)
+    ledger = make()
     await ledger.opened()
     base = LinkQuery(PROFILE, "test")
     first = await ledger.page(base)
@@ -180,11 +191,12 @@ def measure_old(path: Path, rows: list[LinkRecord], repeat: int) -> dict | None:
     return results, inserted
 
 
-async def run(count: int, repeat: int) -> None:
+async def run_sqlite(rows: list[LinkRecord], repeat: int) -> float:
+    count = len(rows)
     folder = Path(tempfile.mkdtemp(prefix="paydesk-bench-ledger-"))
-    rows = records(count)
     old = measure_old(folder / "v2.sqlite3", rows, repeat)
-    new, inserted, query_stall, insert_stall = await measure_new(folder / "v3.sqlite3", rows, repeat)
+    new, inserted, query_stall, insert_stall = await measure_new(
+        lambda: SqliteLedger(folder / "v3.sqlite3"), rows, repeat)
     print(f"Ledger with {count:,} records (p50 / p95 in ms; before = schema v2 at "
           f"{BASELINE_COMMIT}, SQLite on the GUI thread):")
     print(f"  {'':28s} {'now p50':>9s} {'now p95':>9s}   {'before p50':>10s} {'before p95':>10s}"
@@ -208,17 +220,65 @@ async def run(count: int, repeat: int) -> None:
           + (f" (before: {old[1]:.2f} s into a schema with 3 indexes and no search index)" if old else ""))
     print(f"  GUI thread's longest stall while the queries ran: {query_stall:.2f} ms"
           f" (while inserting: {insert_stall:.2f} ms)")
-    print(f"worst p95: {worst:.1f} ms")
+    return worst
+
+
+async def run_postgresql(rows: list[LinkRecord], repeat: int) -> float | None:
+    """The same on the shared ledger, in a cluster of the run's own (None: not measured)."""
+    from tests import postgres
+
+    why = postgres.missing()
+    if why is None:
+        try:
+            from paydesk.ledger.postgres import PgEngine
+            from paydesk.ledger.postgres.links import PostgresLedger
+        except ImportError:
+            why = "this PayDesk has no PostgresLedger (ledger/postgres/links.py)"
+    if why:
+        print(f"PostgreSQL: not measured: {why}")
+        return None
+    with postgres.Cluster.started() as cluster:
+        url = cluster.url(cluster.create_database("bench"))
+        new, inserted, query_stall, insert_stall = await measure_new(
+            lambda: PostgresLedger(PgEngine(url, desk="bench-desk")), rows, repeat)
+        server = cluster.sql("SHOW server_version")[0][0]
+    print(f"Shared ledger (PostgreSQL {server.split()[0]}, a local cluster over TCP) with "
+          f"{len(rows):,} records (p50 / p95 in ms):")
+    print(f"  {'':28s} {'p50':>9s} {'p95':>9s}")
+    worst = 0.0
+    for name, times in new.items():
+        p50, p95 = pct(times, 50), pct(times, 95)
+        worst = max(worst, p95)
+        print(f"  {name:28s} {p50:9.2f} {p95:9.2f}")
+    print(f"  insert {len(rows):,} records: {inserted:.2f} s")
+    print(f"  GUI thread's longest stall while the queries ran: {query_stall:.2f} ms"
+          f" (while inserting: {insert_stall:.2f} ms)")
+    return worst
+
+
+async def run(count: int, repeat: int, backend: str) -> None:
+    rows = records(count)
+    worst: dict[str, float] = {}
+    if backend in ("sqlite", "both"):
+        worst["SQLite"] = await run_sqlite(rows, repeat)
+    if backend in ("postgresql", "both"):
+        measured = await run_postgresql(rows, repeat)
+        if measured is not None:
+            worst["PostgreSQL"] = measured
+    apart = ", ".join(f"{name} {value:.1f} ms" for name, value in worst.items())
+    print(f"worst p95: {max(worst.values(), default=0.0):.1f} ms"
+          + (f" ({apart})" if len(worst) > 1 else ""))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--records", type=int, default=200_000)
     parser.add_argument("--repeat", type=int, default=40)
+    parser.add_argument("--backend", choices=("sqlite", "postgresql", "both"), default="both")
     args = parser.parse_args()
     app = QApplication([sys.argv[0]])
     with asyncio.Runner(loop_factory=EventLoop) as runner:
-        runner.run(run(args.records, args.repeat))
+        runner.run(run(args.records, args.repeat, args.backend))
     del app
 
 

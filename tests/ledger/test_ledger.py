@@ -13,6 +13,7 @@ import pytest
 from paydesk.ledger import DuplicateReference, LedgerError, LinkQuery, SqliteLedger, is_final
 from paydesk.ledger.schema import LATEST, migrate
 from paydesk.service.models import PaymentLink, PaymentRequest, Transaction, TransactionState
+from tests.link_ledgers import make_ledger, same_store
 from tests.waiting import until_async
 
 
@@ -31,8 +32,24 @@ def looked_up(ref, raw_state, **over):
     return Transaction(**fields)
 
 
-async def test_opens_an_empty_file_at_the_latest_schema(ledger, tmp_path):
-    assert ledger.version == LATEST
+@pytest.fixture
+async def sqlite_ledger(tmp_path):
+    """For what only a SQLite file has: its file, WAL, a lock held by another program, its
+    own schema versions (the shared ledger's are tests/ledger/test_pg_engine.py's)."""
+    opened = SqliteLedger(tmp_path / "ledger.sqlite3")
+    await opened.opened()
+    yield opened
+    await opened.close()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def unopened(request, tmp_path):
+    """A ledger of each backend, not yet awaited; the test closes it."""
+    return make_ledger(request, tmp_path / "l.sqlite3")
+
+
+async def test_opens_an_empty_file_at_the_latest_schema(sqlite_ledger, tmp_path):
+    assert sqlite_ledger.version == LATEST
     with sqlite3.connect(tmp_path / "ledger.sqlite3") as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == LATEST
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -139,10 +156,62 @@ async def test_a_transaction_made_elsewhere_is_added_on_lookup(ledger):
     assert [r.tx_ref for r in await ledger.open_records("p1", "test")] == ["WEB-1"]
 
 
-async def test_two_windows_on_one_ledger(tmp_path):
+async def test_a_payment_first_seen_with_no_details_is_filled_in_later(ledger):
+    """The family's answer for an unpaid one says no amount, no customer: the details come
+    with a later answer, and the search finds the record by them."""
+    bare = looked_up("FAM-1", "pending", amount=None, currency=None, charge=None, email=None,
+                     first_name=None, last_name=None, reference=None)
+    first, changed = await ledger.record_lookup("p1", "test", bare)
+    assert changed and (first.amount, first.currency, first.customer) == (Decimal(0), "", "")
+    paid_at = datetime(2026, 11, 20, 9, 30, tzinfo=UTC)
+    full = looked_up("FAM-1", "success", amount=Decimal("12.50"), currency="GBP",
+                     email="grace@example.com", first_name="Grace", last_name="Hopper",
+                     reference="PDK-fam", created_at=paid_at, meta={"till": "3"})
+    after, changed = await ledger.record_lookup("p1", "test", full)
+    assert changed and after.state == "success" and after.fee == Decimal("14.20")
+    assert (after.amount, after.currency, after.email, after.customer, after.reference,
+            after.created_at, after.meta) == (Decimal("12.50"), "GBP", "grace@example.com",
+                                              "Grace Hopper", "PDK-fam", paid_at, {"till": "3"})
+    for text in ("hopper", "grace@", "PDK-fam"):
+        assert await ledger.count(LinkQuery("p1", "test", text=text)) == 1, text
+    # filled in once: a later answer's details do not replace them
+    again, _ = await ledger.record_lookup("p1", "test", looked_up(
+        "FAM-1", "success", amount=Decimal(99), currency="USD", reference="PDK-fam"))
+    assert (again.amount, again.currency) == (Decimal("12.50"), "GBP")
+
+
+async def test_the_services_reference_follows_what_it_says(ledger):
+    await ledger.begin_link("p1", "test", request("REF-1"))
+    done = await ledger.complete_link("p1", PaymentLink("REF-1", "http://h/pay/payment/PDK-old"))
+    assert done.reference == "PDK-old"
+    again = await ledger.complete_link("p1", PaymentLink("REF-1", "http://h/pay/payment/PDK-other"))
+    assert again.reference == "PDK-old"  # completing again keeps the first
+    moved, _ = await ledger.record_lookup("p1", "test", looked_up("REF-1", "pending",
+                                                                  reference="PDK-new"))
+    assert moved.reference == "PDK-new"
+    assert (await ledger.by_reference("p1", "PDK-new")).tx_ref == "REF-1"
+    assert await ledger.by_reference("p1", "PDK-old") is None
+    assert await ledger.count(LinkQuery("p1", "test", text="PDK-old")) == 0
+    assert await ledger.count(LinkQuery("p1", "test", text="pdk-new")) == 1
+    kept, _ = await ledger.record_lookup("p1", "test", looked_up("REF-1", "pending",
+                                                                 reference=None))
+    assert kept.reference == "PDK-new"  # an answer without one changes nothing
+
+
+async def test_a_record_not_there_cannot_be_completed_rejected_or_noted(ledger):
+    for write in (ledger.complete_link("p1", PaymentLink("NONE", "http://h/pay/payment/PDK-n")),
+                  ledger.reject_link("p1", "NONE", "no"), ledger.note_error("p1", "NONE", "x")):
+        with pytest.raises(LedgerError, match="NONE is not in the ledger"):
+            await write
+    await ledger.touch("p1", "NONE")  # nothing to touch: nothing happens
+    assert await ledger.get("p1", "NONE") is None
+
+
+async def test_two_windows_on_one_ledger(ledger):
     """Two PayDesk windows write at once: nothing lost, sequences never handed out twice,
-    a lookup's read and write are one transaction (one row, one "changed")."""
-    first, second = SqliteLedger(tmp_path / "l.sqlite3"), SqliteLedger(tmp_path / "l.sqlite3")
+    a lookup's read and write are one transaction (one row, one "changed"). On PostgreSQL:
+    two desks (two engines, two desk ids) on one database."""
+    first, second = ledger, same_store(ledger)
     day = date(2026, 11, 22)
 
     async def window(ledger, name):
@@ -165,7 +234,6 @@ async def test_two_windows_on_one_ledger(tmp_path):
         assert sum(changed for _, changed in results) == 1
         assert await first.count(LinkQuery("p1", "test", text="WEB")) == 1
     finally:
-        await first.close()
         await second.close()
 
 
@@ -176,8 +244,9 @@ async def test_a_start_uses_no_reference_number(ledger):
     assert await ledger.peek_sequence(day) == 2
 
 
-async def test_a_busy_ledger_delays_saving_without_freezing_or_failing(ledger, tmp_path):
+async def test_a_busy_ledger_delays_saving_without_freezing_or_failing(sqlite_ledger, tmp_path):
     """Regression: a lock held past 5 s froze the window and raised LedgerBusy in a slot."""
+    ledger = sqlite_ledger
     heard = []
     ledger.on_busy(heard.append)
     other = sqlite3.connect(tmp_path / "ledger.sqlite3", isolation_level=None)
@@ -209,8 +278,9 @@ async def test_a_busy_ledger_delays_saving_without_freezing_or_failing(ledger, t
     assert len(stalls) > 20  # the loop went on ticking all the while saving waited
 
 
-async def test_a_cancelled_read_is_interrupted(ledger):
+async def test_a_cancelled_read_is_interrupted(sqlite_ledger):
     """A query superseded by a newer one stops at once and frees its reader."""
+    ledger = sqlite_ledger
     slow = ("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000000)"
             " SELECT count(*) FROM n")
     engine = ledger._engine  # the engine's own behaviour, below the repository
@@ -238,14 +308,14 @@ async def test_a_write_outlives_a_caller_that_stopped_waiting(ledger):
     assert (await ledger.get("p1", "KEEP-1")).state == "creating"
 
 
-async def test_closing_finishes_queued_writes(tmp_path):
-    ledger = SqliteLedger(tmp_path / "l.sqlite3")
+async def test_closing_finishes_queued_writes(unopened):
+    ledger = unopened
     writes = [asyncio.create_task(ledger.begin_link("p1", "test", request(f"Q-{i}")))
               for i in range(20)]
     await asyncio.sleep(0)
     await ledger.close()
     assert all(w.done() for w in writes)
-    again = SqliteLedger(tmp_path / "l.sqlite3")
+    again = same_store(ledger)
     assert await again.count(LinkQuery("p1", "test")) == 20
     await again.close()
 

@@ -9,6 +9,7 @@ import asyncio
 import logging
 import re
 import traceback
+import uuid
 
 import psycopg
 import pytest
@@ -41,7 +42,7 @@ async def engine(pg_url):
 
 
 async def test_two_engines_on_a_new_database_migrate_it_once(pg_server):
-    name = pg_server.create_database(f"empty_{id(pg_server)}_{asyncio.get_running_loop().time():.0f}")
+    name = pg_server.create_database(f"empty_{uuid.uuid4().hex}")  # not from the template
     url = pg_server.url(name)
     engines = [PgEngine(url, desk=f"desk-{i}") for i in range(2)]
     await asyncio.gather(*(e.opened() for e in engines))
@@ -231,3 +232,39 @@ async def test_the_password_never_reaches_an_exception_or_a_log(pg_server, pg_ur
     for failure in failures:
         assert PASSWORD not in texts(failure)
     assert PASSWORD not in caplog.text
+
+
+async def test_closing_lands_the_writes_queued_before_the_engine_connected(pg_url):
+    engine = PgEngine(pg_url, desk="desk-a")
+    writes = [asyncio.ensure_future(engine.write(
+        lambda c, i=i: emit(c, engine.desk, "sequence", key=str(i)))) for i in range(5)]
+    await asyncio.sleep(0)
+    await engine.close()
+    assert sorted(await asyncio.gather(*writes)) == [1, 2, 3, 4, 5]
+    with pytest.raises(LedgerError, match="closed"):
+        await engine.write(lambda c: emit(c, engine.desk, "lease"))
+    again = PgEngine(pg_url, desk="desk-b")
+    assert await again.read(lambda c: c.execute("SELECT count(*) AS n FROM events").fetchone()) \
+        == {"n": 5}
+    await again.close()
+
+
+async def test_jobs_at_once_when_the_server_goes_each_say_unreachable(pg_server, pg_url):
+    """Readers and the writer find the server gone together: one drops the pool, the others
+    get a new one or the same answer, never the closed pool's error."""
+    engine = PgEngine(pg_url, desk="desk-a", readers=3)
+    await engine.opened()
+
+    def jobs():
+        reads = [engine.read(lambda c: c.execute("SELECT count(*) AS n FROM events").fetchone())
+                 for _ in range(6)]
+        return [*reads, engine.write(lambda c: emit(c, engine.desk, "lease"))]
+
+    await asyncio.gather(*jobs())  # every thread holds a pooled connection
+    with pg_server.down("immediate"):  # as if killed: it keeps what it acknowledged
+        outcomes = await asyncio.gather(*jobs(), return_exceptions=True)
+        assert {type(o) for o in outcomes} == {LedgerUnreachable}
+    outcomes = await asyncio.gather(*jobs())
+    assert outcomes[0]["n"] in (1, 2) and isinstance(outcomes[-1], int)  # (in any order)
+    assert engine.reachable
+    await engine.close()

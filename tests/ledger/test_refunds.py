@@ -9,8 +9,10 @@ from decimal import Decimal
 
 import pytest
 
+from paydesk.ledger import SqliteLedger
 from paydesk.ledger.records import may_follow
 from paydesk.service.models import PaymentLink, PaymentRequest, Transaction, TransactionState
+from tests.link_ledgers import set_paid_at
 
 
 def request(ref, amount=25):
@@ -63,7 +65,7 @@ async def test_a_final_state_moves_only_from_paid_to_given_back(ledger, before, 
         assert after in record.error and record.checked_at
 
 
-async def test_paid_records_are_found_a_page_at_a_time_by_when_they_were_paid(ledger, tmp_path):
+async def test_paid_records_are_found_a_page_at_a_time_by_when_they_were_paid(ledger):
     for i in range(7):
         await link(ledger, f"P-{i}", "success", amount=10 + i)
     await link(ledger, "OPEN", None)
@@ -72,9 +74,7 @@ async def test_paid_records_are_found_a_page_at_a_time_by_when_they_were_paid(le
     await link(ledger, "GONE", "success")
     await ledger.record_lookup("p1", "test", said("GONE", "refunded"))
     # one paid long ago: no longer read again
-    with sqlite3.connect(tmp_path / "ledger.sqlite3") as db:
-        db.execute("UPDATE links SET updated_at = '2020-01-01T00:00:00.000000Z'"
-                   " WHERE tx_ref = 'P-0'")
+    await set_paid_at(ledger, "P-0", datetime(2020, 1, 1, tzinfo=UTC))
     since = datetime.now(UTC) - timedelta(days=30)
     seen, after = [], None
     while True:
@@ -92,7 +92,13 @@ async def test_paid_records_are_found_a_page_at_a_time_by_when_they_were_paid(le
     stale = await ledger.paid_since(since, "p1", "test", limit=100,
                                     checked_before=datetime.now(UTC) - timedelta(seconds=0.5))
     assert "P-3" not in [r.tx_ref for r in stale.records]
-    with sqlite3.connect(tmp_path / "ledger.sqlite3") as db:  # found along its own index
+
+
+async def test_sqlite_finds_paid_records_along_their_own_index(tmp_path):
+    ledger = SqliteLedger(tmp_path / "ledger.sqlite3")
+    await ledger.opened()
+    await ledger.close()
+    with sqlite3.connect(tmp_path / "ledger.sqlite3") as db:
         plan = " ".join(r[3] for r in db.execute(
             "EXPLAIN QUERY PLAN SELECT id FROM links INDEXED BY links_paid WHERE state = 'success'"
             " AND updated_at >= ? ORDER BY updated_at, id", ("2026",)))

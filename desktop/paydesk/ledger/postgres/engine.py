@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import DictRow, dict_row
-from psycopg_pool import ConnectionPool, PoolTimeout
+from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from ..engine import LedgerClosed, LedgerError
 from .schema import KNOWN, migrate
@@ -134,7 +134,8 @@ class PgEngine:
         self._lock = threading.Lock()  # the pool, the schema, reachability
         self._pool: ConnectionPool[Conn] | None = None
         self._opened = False
-        self._closing = False
+        self._closing = False  # no new jobs; the queued writes still run
+        self._closed = False  # the queued writes ran: no pool any more
         self._loop: asyncio.AbstractEventLoop | None = None
         self._writer = concurrent.futures.ThreadPoolExecutor(1, "ledger-pg-writer")
         self._reader = concurrent.futures.ThreadPoolExecutor(self._readers, "ledger-pg-reader")
@@ -220,7 +221,7 @@ class PgEngine:
             if not self._opened:
                 self._migrate(conn)
         with self._lock:
-            if self._pool is None and not self._closing:
+            if self._pool is None and not self._closed:
                 pool = ConnectionPool(
                     kwargs={**self._params, "autocommit": True, "row_factory": dict_row},
                     min_size=1, max_size=self._readers + 1, open=False,
@@ -264,6 +265,16 @@ class PgEngine:
         ``write``), reachability kept."""
         if self._closing and not write:
             raise LedgerClosed("The ledger is closed")
+        for _ in range(2):
+            try:
+                return self._attempt(fn, write=write, cancellable=cancellable)
+            except PoolClosed:  # another job found the server gone and dropped that pool
+                if self._closed:
+                    raise LedgerClosed("The ledger is closed") from None
+        return self._attempt(fn, write=write, cancellable=cancellable)
+
+    def _attempt(self, fn: Callable[[Conn], T], *, write: bool,
+                 cancellable: _Cancellable | None) -> T:
         pool: ConnectionPool[Conn] | None = None
         try:
             pool = self._pool_now()
@@ -290,7 +301,7 @@ class PgEngine:
         except PoolTimeout as exc:
             raise self._unreachable(exc, pool) from None
         except psycopg.OperationalError as exc:
-            if not _lost(exc):
+            if isinstance(exc, PoolClosed) or not _lost(exc):
                 raise
             raise self._unreachable(exc, pool) from None
         self.mark_reachable(True)
@@ -341,15 +352,17 @@ class PgEngine:
             raise
 
     async def close(self) -> None:
-        """Finish every queued write, then close the pool."""
+        """Finish every queued write (connecting, and migrating, for them if the engine had
+        not yet), then close the pool."""
         if self._closing:
             return
         self._closing = True
 
         def shut() -> None:
-            self._writer.shutdown(wait=True)
+            self._writer.shutdown(wait=True)  # the writes queued before close() land
             self._reader.shutdown(wait=True, cancel_futures=True)
             with self._lock:
+                self._closed = True
                 pool, self._pool = self._pool, None
             if pool is not None:
                 pool.close(timeout=5)

@@ -1,0 +1,54 @@
+"""The links ledger on each backend, for tests that prove one rule on both: SQLite in a file
+(the single desk's default) and PostgreSQL (a shop's shared ledger, a fresh database per
+test from the ``pg_url`` fixture). Also the few things a test does below the ledger's
+interface, said once per backend."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from paydesk.ledger import Ledger, SqliteLedger
+
+BACKENDS = ["sqlite", "postgresql"]
+
+
+def shared_ledger(url: str, desk: str = "desk-a") -> Ledger:
+    """A PostgresLedger on its own engine: one desk of a shop."""
+    from paydesk.ledger.postgres.engine import PgEngine
+    from paydesk.ledger.postgres.links import PostgresLedger
+
+    return PostgresLedger(PgEngine(url, desk=desk))
+
+
+def make_ledger(request: pytest.FixtureRequest, path: Path, desk: str = "desk-a") -> Ledger:
+    """The ledger of the test's backend (``request.param``): ``path`` for SQLite's file; a
+    PostgreSQL database of the test's own (asked for only then: a run without PostgreSQL
+    still runs every SQLite case)."""
+    if request.param == "sqlite":
+        return SqliteLedger(path)
+    return shared_ledger(request.getfixturevalue("pg_url"), desk)
+
+
+def same_store(ledger: Ledger, desk: str = "desk-b") -> Ledger:
+    """Another handle on the same store: a second window on the file, or a second desk
+    (another engine, another desk id) on the same database."""
+    if isinstance(ledger, SqliteLedger):
+        return SqliteLedger(ledger.path)
+    from psycopg.conninfo import make_conninfo
+
+    return shared_ledger(make_conninfo(**ledger._engine.conninfo()), desk)
+
+
+async def set_paid_at(ledger: Ledger, tx_ref: str, when: datetime) -> None:
+    """Make a record look paid at ``when`` (long ago), below the ledger's interface."""
+    if isinstance(ledger, SqliteLedger):
+        from paydesk.ledger.records import stamp
+
+        await ledger._engine.write(lambda db: db.execute(
+            "UPDATE links SET updated_at = ? WHERE tx_ref = ?", (stamp(when), tx_ref)))
+    else:
+        await ledger._engine.write(lambda conn: conn.execute(
+            "UPDATE links SET updated_at = %s WHERE tx_ref = %s", (when, tx_ref)))
