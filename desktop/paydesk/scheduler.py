@@ -126,6 +126,11 @@ class Scheduler:
         else:
             self.watch(record)
 
+    def keep_only(self, keep: Callable[[LinkRecord], bool]) -> None:
+        """Stop watching every record ``keep`` refuses (another desk checks them now)."""
+        for key in [k for k, e in self._entries.items() if not keep(e.record)]:
+            del self._entries[key]
+
     def forget(self, profile_id: str) -> None:
         """A profile was deleted: none of its records is checked again."""
         self._gone.add(profile_id)

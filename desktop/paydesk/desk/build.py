@@ -37,6 +37,11 @@ from .transactions import TransactionsController
 if TYPE_CHECKING:
     from keyring.backend import KeyringBackend
 
+    from ..ledger import Ledger
+    from ..ledger.cards import CardLedger
+    from ..ledger.postgres.engine import PgEngine
+    from .live import Live
+
 WATCH_DAYS = 7  # open records younger than this are watched from the start; older: Check all open
 KEYRING_WAIT = 5.0  # s: a system keyring that does not answer by then is not used this session
 
@@ -85,11 +90,14 @@ class Desk:
     cards: CardsController
     scheduler: Scheduler
     started: bool = False  # start_background() has run
+    live: Live | None = None  # on a shared ledger: the other desks' changes, the poller lease
 
     async def open(self) -> None:
         """Wait for the ledger to be open and read the profiles (off the loop's thread)."""
         await self.session.ledger.opened()
         await self.session.load()
+        if self.live is not None:
+            self.live.bind(self.session.installation_id)
 
     def start_background(self) -> None:
         """The scheduler, with every open record of the last ``WATCH_DAYS`` days and every
@@ -100,9 +108,14 @@ class Desk:
         tasks.spawn(self.scheduler.run(), "scheduler")
         tasks.spawn(self._watch_open(), "watch open records")
         tasks.spawn(self.cards.settle_open(), "settle card operations")
+        if self.live is not None:  # the feed, and the lease: the holder watches the open ones
+            self.live.start()
         self.started = True
 
     async def _watch_open(self) -> None:
+        if self.live is not None:  # the open records are the lease holder's (desk/poller.py)
+            await self.live.poller.watch_unsettled()
+            return
         ledger = self.session.ledger
         for record in await ledger.unsettled():
             self.scheduler.watch(record)
@@ -111,29 +124,50 @@ class Desk:
             self.scheduler.watch(record)
 
     async def close(self) -> None:
-        """Every task ends, every client closes, the ledger closes, the sandbox stops."""
+        """Every task ends, every client closes, the ledger closes, the sandbox stops (on a
+        shared ledger the poller lease is given up first: another desk takes over at once)."""
+        if self.live is not None:
+            await self.live.close()
         await self.session.close()
 
 
-def build_desk(paths: Paths, keys: KeyStore) -> Desk:
-    """A whole desk over the data folder of ``paths``, with ``keys``; nothing started yet."""
+def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
+               ledger_password: str | None = None) -> Desk:
+    """A whole desk over the data folder of ``paths``, with ``keys``; nothing started yet.
+    With ``ledger_url``: on the shop's shared ledger (PostgreSQL) instead of its own file."""
     hub = Hub()
-    ledger = SqliteLedger(paths.data / "ledger.sqlite3")
-    ledger.on_busy(hub.ledger_busy.emit)
-    card_ledger = SqliteCardLedger.beside(ledger)  # the same file and threads
+    ledger: Ledger
+    card_ledger: CardLedger
+    engine: PgEngine | None = None
+    if ledger_url:  # psycopg loads only for a shared ledger
+        from ..ledger.postgres.shared import open_shared
+
+        engine, ledger, card_ledger = open_shared(ledger_url, password=ledger_password, desk="",
+                                                  on_reachable=hub.ledger_reachable.emit)
+    else:
+        sqlite = SqliteLedger(paths.data / "ledger.sqlite3")
+        sqlite.on_busy(hub.ledger_busy.emit)
+        ledger, card_ledger = sqlite, SqliteCardLedger.beside(sqlite)  # the same file and threads
     keys.on_waiting = hub.keyring_waiting.emit
     session = Session(paths, keys, hub=hub, ledger=ledger, card_ledger=card_ledger,
                       health=ConnectionHealth(hub.health_changed.emit),
                       embedded=EmbeddedSandbox(paths.sandbox))
     links = LinksController(session, ledger)
-    scheduler = Scheduler(links.check, links.settle,
-                          busy=lambda record: record.key in links.creating,
-                          paid=ledger.paid_since)  # refunds, reversals
-    hub.record_changed.connect(scheduler.seen)
-    hub.profile_deleted.connect(scheduler.forget)
+    live = None
+    if engine is not None:
+        from .live import wire_shared
+
+        live, scheduler = wire_shared(engine, hub=hub, session=session, links=links,
+                                      ledger=ledger, card_ledger=card_ledger)
+    else:
+        scheduler = Scheduler(links.check, links.settle,
+                              busy=lambda record: record.key in links.creating,
+                              paid=ledger.paid_since)  # refunds, reversals
+        hub.record_changed.connect(scheduler.seen)
+        hub.profile_deleted.connect(scheduler.forget)
     return Desk(paths=paths, keys=keys, hub=hub, session=session, links=links,
                 transactions=TransactionsController(links),
-                cards=CardsController(session, card_ledger), scheduler=scheduler)
+                cards=CardsController(session, card_ledger), scheduler=scheduler, live=live)
 
 
 async def open_desk(data_dir: str | Path | None = None, sandbox_dir: str | Path | None = None, *,

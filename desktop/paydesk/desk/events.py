@@ -59,6 +59,9 @@ class Hub:
         self.profile_deleted = Event("profile_deleted")  # (profile_id)
         self.ledger_busy = Event("ledger_busy")  # (bool): saving waits for another program
         self.keyring_waiting = Event("keyring_waiting")  # (bool): a keyring call takes human time
+        # a shared ledger (desk/live.py)
+        self.ledger_reachable = Event("ledger_reachable")  # (bool): the shared ledger answers
+        self.shared_status = Event("shared_status")  # (text): who checks payments / out of reach
         # links and payments
         self.record_changed = Event("record_changed")  # (LinkRecord): content or state changed
         self.record_settled = Event("record_settled")  # (LinkRecord): just reached a final state

@@ -11,7 +11,7 @@ from dataclasses import replace
 from datetime import UTC, date, datetime
 
 from ..config.profiles import Profile
-from ..ledger import DuplicateReference, Ledger, LinkRecord
+from ..ledger import DuplicateReference, Fence, Ledger, LinkRecord
 from ..scheduler import StopWatching
 from ..service.errors import AuthenticationError, DuplicateReferenceError, ServiceError, ValidationError
 from ..service.models import PaymentRequest
@@ -77,6 +77,7 @@ class LinksController:
         """Write the intent, ask the service, write the answer. Raises ServiceError on
         refusal; on an unknown outcome the record stays "creating" and the scheduler
         settles it in the background, with the same reference."""
+        self.session.refuse_while_down()  # a shared ledger out of reach: nothing is sent
         profile, mode = self.session.active()
         async with self.session.lease(profile, mode) as client:  # no key: fails before writing
             request = await self._claim(profile, request)
@@ -119,13 +120,15 @@ class LinksController:
             raise StopWatching("its profile was deleted")
         return profile
 
-    async def check(self, record: LinkRecord) -> LinkRecord:
+    async def check(self, record: LinkRecord, *, fence: Fence | None = None) -> LinkRecord:
         """Ask the service for a record's state; store it; tell the views (when it was last
-        checked, and whether its state changed)."""
+        checked, and whether its state changed). ``fence``: checked as the shop's poller
+        (a shared ledger refuses the write once another desk holds the lease)."""
         profile = self._profile_of(record)
         async with self.session.lease(profile, record.mode) as client:
             tx = await client.validate(record.tx_ref)
-        updated, changed = await self.ledger.record_lookup(record.profile_id, record.mode, tx)
+        updated, changed = await self.ledger.record_lookup(record.profile_id, record.mode, tx,
+                                                           fence=fence)
         self.announce(updated, changed)
         if changed:
             noun = "Link" if updated.origin == "link" else "Payment"

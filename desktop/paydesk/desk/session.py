@@ -102,6 +102,15 @@ class Session:
         self._slots: dict[tuple[str, str], _Slot] = {}
         self._slot_locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._save_lock = asyncio.Lock()
+        # a shared ledger's check (desk/live.py): raises while it is out of reach
+        self.ledger_down: Callable[[], Exception | None] = lambda: None
+
+    def refuse_while_down(self) -> None:
+        """Raise (a LedgerError saying since when) while a shared ledger is out of reach, so
+        that nothing is sent that could not be written first."""
+        error = self.ledger_down()
+        if error is not None:
+            raise error
 
     async def load(self) -> None:
         """Read the profiles (off the loop's thread); draw this installation's id once."""

@@ -8,11 +8,11 @@ nothing is lost. ``Ledger`` is the interface; ``SqliteLedger`` the local file.
 from .engine import LedgerClosed, LedgerError
 from .query import SORTS, Cursor, LinkQuery, Page
 from .records import CREATING, FINAL, OPEN, PENDING, REJECTED, STATES, UNKNOWN, LinkRecord, is_final
-from .repository import DuplicateReference, Ledger
+from .repository import DuplicateReference, Fence, Ledger, StaleLease
 from .sqlite import SqliteLedger
 from .summary import CurrencyTotal, DaySummary
 
 __all__ = ["CREATING", "FINAL", "OPEN", "PENDING", "REJECTED", "SORTS", "STATES", "UNKNOWN",
-           "Cursor", "CurrencyTotal", "DaySummary", "DuplicateReference", "Ledger", "LedgerClosed",
-           "LedgerError", "LinkQuery",
+           "Cursor", "CurrencyTotal", "DaySummary", "DuplicateReference", "Fence", "Ledger", "LedgerClosed",
+           "LedgerError", "LinkQuery", "StaleLease",
            "LinkRecord", "Page", "SqliteLedger", "is_final"]

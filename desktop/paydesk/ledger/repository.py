@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import date, datetime
 
 from ..service.models import PaymentLink, PaymentRequest, Transaction
@@ -23,6 +24,22 @@ class DuplicateReference(LedgerError):
     def __init__(self, tx_ref: str):
         super().__init__(f"{tx_ref} is already in the ledger")
         self.tx_ref = tx_ref
+
+
+@dataclass(frozen=True)
+class Fence:
+    """A write made as the shop's poller (a shared ledger's lease holder, ``epoch``): the
+    ledger refuses it (``StaleLease``) once another desk holds the lease. SQLite ignores it."""
+
+    holder: str
+    epoch: int
+
+
+class StaleLease(LedgerError):
+    """A write made as the poller by a desk that no longer holds the lease: not made."""
+
+    def __init__(self) -> None:
+        super().__init__("Another desk checks payments now: this check was not saved")
 
 
 class Ledger(abc.ABC):
@@ -66,14 +83,15 @@ class Ledger(abc.ABC):
         """The outcome of a create is unknown: it stays "creating", with what happened."""
 
     @abc.abstractmethod
-    async def record_lookup(self, profile_id: str, mode: str,
-                            tx: Transaction) -> tuple[LinkRecord, bool]:
+    async def record_lookup(self, profile_id: str, mode: str, tx: Transaction, *,
+                            fence: Fence | None = None) -> tuple[LinkRecord, bool]:
         """What a lookup said, in one transaction with what was there before. A transaction
         the ledger did not have is added (origin "lookup"). Returns the record and whether
-        its state changed."""
+        its state changed. With ``fence`` (the poller's check) nothing is written once the
+        fence no longer holds the lease."""
 
     @abc.abstractmethod
-    async def touch(self, profile_id: str, tx_ref: str) -> None:
+    async def touch(self, profile_id: str, tx_ref: str, *, fence: Fence | None = None) -> None:
         """A check happened and said nothing new."""
 
     @abc.abstractmethod

@@ -16,7 +16,7 @@ from .amounts import to_minor
 from .engine import Engine, LedgerError
 from .query import Cursor, LinkQuery, Page
 from .records import CREATING, FINAL, OPEN, PENDING, REJECTED, SUCCESS, LinkRecord, may_follow, stamp, state_of
-from .repository import DuplicateReference, Ledger
+from .repository import DuplicateReference, Fence, Ledger
 from .schema import migrate
 from .search import SELECT, Plan, index_text, record, unindex_text
 from .summary import DaySummary, summarise
@@ -206,8 +206,8 @@ class SqliteLedger(Ledger):
 
         return await self._engine.write(write)
 
-    async def record_lookup(self, profile_id: str, mode: str,
-                            tx: Transaction) -> tuple[LinkRecord, bool]:
+    async def record_lookup(self, profile_id: str, mode: str, tx: Transaction, *,
+                            fence: Fence | None = None) -> tuple[LinkRecord, bool]:
         now = stamp()
         raw = json.dumps(tx.raw, default=str) if tx.raw else None
         state = state_of(tx.status)
@@ -246,7 +246,7 @@ class SqliteLedger(Ledger):
 
         return await self._engine.write(write)
 
-    async def touch(self, profile_id: str, tx_ref: str) -> None:
+    async def touch(self, profile_id: str, tx_ref: str, *, fence: Fence | None = None) -> None:
         now = stamp()
         await self._engine.write(lambda db: db.execute(
             "UPDATE links SET checked_at = ? WHERE profile_id = ? AND tx_ref = ?",

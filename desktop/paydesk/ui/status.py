@@ -1,6 +1,7 @@
 """The status bar: the last call's result, the connection's state ("Checked 12 s ago",
-"Offline since 14:02, retrying"), and saving delayed while another program holds the
-ledger. Words as on screen (PAID, never "success")."""
+"Offline since 14:02, retrying"), saving delayed while another program holds the
+ledger, and on a shared ledger which desk checks payments (or since when it is out of
+reach). Words as on screen (PAID, never "success")."""
 
 from __future__ import annotations
 
@@ -40,6 +41,9 @@ class StatusLine(QStatusBar):
         self.keyring.setText(KEYRING_WAITING)
         self.keyring.hide()
         self.addPermanentWidget(self.keyring)
+        self.shared = _label("status-shared-ledger", "Shared ledger")  # a shared ledger's news
+        self.shared.hide()
+        self.addPermanentWidget(self.shared)
         self.connection = _label("status-connection", "Connection")
         self.addPermanentWidget(self.connection)
         self.where = _label("status-where", "Profile")
@@ -54,6 +58,13 @@ class StatusLine(QStatusBar):
         signals.healthChanged.connect(self._health_changed)  # a method: gone with the bar
         signals.ledgerBusy.connect(self.saving.setVisible)
         signals.keyringWaiting.connect(self.keyring.setVisible)
+        signals.sharedStatus.connect(self.shared_status)
+
+    def shared_status(self, text: str) -> None:
+        """Which desk checks payments, or "Shared ledger unreachable since 14:02, retrying"."""
+        self.shared.setText(text)
+        self.shared.setAccessibleName(f"Shared ledger: {text}" if text else "Shared ledger")
+        self.shared.setVisible(bool(text))
 
     def call_finished(self, text: str) -> None:
         self.last_call.setText(text)

@@ -204,6 +204,7 @@ class CardsController(Settling):
                             masked=draft.masked, amount=draft.amount, currency=draft.currency)
         if draft.amount is not None:
             to_wire(draft.amount)  # MoneyError before anything is written or sent
+        self.session.refuse_while_down()  # a shared ledger out of reach: nothing is sent
         async with self.session.lease(profile, draft.mode) as client:
             op = self._emit_op(await self.ledger.begin_operation(draft, audit))
             try:

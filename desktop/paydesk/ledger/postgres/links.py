@@ -23,10 +23,11 @@ from ..amounts import to_minor
 from ..engine import LedgerError
 from ..query import Cursor, LinkQuery, Page
 from ..records import CREATING, PENDING, REJECTED, LinkRecord, may_follow, state_of
-from ..repository import DuplicateReference, Ledger
+from ..repository import DuplicateReference, Fence, Ledger
 from ..summary import DaySummary
 from . import events, lists
 from .engine import PgEngine
+from .lease import check_fence
 from .search import SELECT, Conn, Plan, Row, aware, record
 from .summary import summarise
 
@@ -193,8 +194,8 @@ class PostgresLedger(Ledger):
         return await self._engine.write(lambda conn: self._emit(
             conn, _returned(conn, sql, (reason, profile_id, tx_ref), tx_ref)))
 
-    async def record_lookup(self, profile_id: str, mode: str,
-                            tx: Transaction) -> tuple[LinkRecord, bool]:
+    async def record_lookup(self, profile_id: str, mode: str, tx: Transaction, *,
+                            fence: Fence | None = None) -> tuple[LinkRecord, bool]:
         raw = json.dumps(tx.raw, default=str) if tx.raw else None
         state = state_of(tx.status)
         state_raw = None if tx.status.value == tx.status_raw.strip().lower() else tx.status_raw
@@ -206,6 +207,8 @@ class PostgresLedger(Ledger):
                "lookup", None, aware(tx.created_at) if tx.created_at else None, True, raw)
 
         def write(conn: Conn) -> tuple[LinkRecord, bool]:
+            if fence is not None:
+                check_fence(conn, fence)  # the poller's check: only while it holds the lease
             before = _one(conn, profile_id, tx.tx_ref, lock=True)
             if before is None:
                 made = conn.execute(_INSERT, new).fetchone()
@@ -250,8 +253,10 @@ class PostgresLedger(Ledger):
 
         return await self._engine.write(write)
 
-    async def touch(self, profile_id: str, tx_ref: str) -> None:
+    async def touch(self, profile_id: str, tx_ref: str, *, fence: Fence | None = None) -> None:
         def write(conn: Conn) -> None:
+            if fence is not None:
+                check_fence(conn, fence)
             row = conn.execute("UPDATE links SET checked_at = now() WHERE profile_id = %s"
                                " AND tx_ref = %s RETURNING mode", (profile_id, tx_ref)
                                ).fetchone()

@@ -1,0 +1,240 @@
+"""A desk on a shared ledger: what the other desks change shows here, live.
+
+The event feed (``ledger/postgres/listen.py``) hands over every event row; this desk's own
+are skipped (its controllers announced them already). An event is only a pointer: the
+record it names is read again and that is what the views are told (believe the record, not
+the doorbell): "link" -> ``record_changed`` (and ``record_settled`` when it just became
+final), the card kinds -> ``card_changed``, ``cards_refreshed``, ``card_transactions_changed``,
+``operation_changed``, ``audit_added``; "merchant" -> the profiles read again; "lease" -> the
+lease read again; "import" -> the poller watches the open records again. An event that
+cannot be followed now (the ledger out of reach) is kept and followed when it is back.
+
+The lease keeper (``ledger/postgres/lease.py``) decides whether this desk checks payments
+(``poller.py``). ``hub.shared_status`` carries the status bar's words: which desk checks
+payments, or since when the shared ledger is out of reach.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+
+from ..ledger import Ledger, LinkRecord
+from ..ledger.cards import CardLedger
+from ..ledger.postgres.engine import LedgerUnreachable, PgEngine
+from ..ledger.postgres.lease import LeaseKeeper, LeaseState
+from ..ledger.postgres.listen import EventFeed, LedgerEvent
+from ..scheduler import Scheduler
+from .events import Hub
+from .links import LinksController
+from .poller import Poller
+from .session import Session
+from .tasks import TaskSet
+
+log = logging.getLogger("paydesk.live")
+Key = tuple[str, str, str, str]  # (kind, profile_id, mode, key)
+REMEMBERED = 20_000  # records whose last state this desk knows (to tell "just settled")
+JUST_SETTLED = 120.0  # s: a final record first heard of, settled this recently, just settled
+ABANDONED_EVERY = 60.0  # s: how often the lease holder looks for creates left unfinished
+LEASE_TTL, LEASE_RENEW = 10.0, 3.0  # s: a holder that stops renewing is replaced within ~13 s
+
+
+def unreachable_text(since: datetime | None) -> str:
+    """"Shared ledger unreachable since 14:02, retrying" (local time)."""
+    return str(LedgerUnreachable(since or datetime.now(UTC)))
+
+
+def poller_text(state: LeaseState) -> str:
+    if state.holder is None:
+        return "Payments checked by no desk at the moment"
+    return f"Payments checked by {state.holder_name or state.holder}"
+
+
+class Live:
+    """Follows the other desks' changes and keeps the poller lease, for one desk."""
+
+    def __init__(self, engine: PgEngine, *, hub: Hub, session: Session, ledger: Ledger,
+                 card_ledger: CardLedger, poller: Poller, keeper: LeaseKeeper):
+        self.engine, self.hub, self.session = engine, hub, session
+        self.ledger, self.card_ledger, self.poller = ledger, card_ledger, poller
+        self.keeper = keeper
+        keeper.on_change = self._lease_changed
+        self.feed = EventFeed(engine, self._deliver)
+        self.tasks = TaskSet()
+        self.status = ""
+        self.events_followed = 0
+        self._pending: OrderedDict[Key, LedgerEvent] = OrderedDict()
+        self._wake = asyncio.Event()
+        self._states: OrderedDict[tuple[str, str], str] = OrderedDict()
+        # "merchant": the profiles read again
+        self.merchant_changed: Callable[[str], Awaitable[None]] = self._reload_profiles
+        hub.ledger_reachable.connect(self._reachable)
+        hub.record_changed.connect(self._remember)
+
+    # -- start and stop -----------------------------------------------------------------
+
+    def bind(self, installation_id: str) -> None:
+        """This desk's installation id (read with the profiles, after the desk was built):
+        the ``desk`` of every event it writes and the lease's holder."""
+        self.engine.desk = installation_id
+
+    def start(self) -> None:
+        """The feed and the lease keeper, as tasks of this desk's session."""
+        self.tasks = self.session.tasks.child()
+        self.tasks.spawn(self._follow(), "shared ledger events")
+        self.tasks.spawn(self.keeper.run(), "poller lease")
+        self.tasks.spawn(self._abandoned(), "abandoned creates")
+
+    async def close(self) -> None:
+        """Give the lease up (another desk takes over at once) and stop the feed."""
+        await self.tasks.cancel_all()
+        await self.keeper.release()
+        await self.feed.close()
+
+    def refuse(self) -> Exception | None:
+        """While the ledger is out of reach: the error that refuses a create or card
+        operation (nothing is sent that was not written first)."""
+        if self.engine.reachable:
+            return None
+        return LedgerUnreachable(self.engine.down_since or datetime.now(UTC))
+
+    # -- status -------------------------------------------------------------------------
+
+    def _say(self) -> None:
+        text = (poller_text(self.keeper.state) if self.engine.reachable
+                else unreachable_text(self.engine.down_since))
+        if text != self.status:
+            self.status = text
+            self.hub.shared_status.emit(text)
+
+    def _reachable(self, up: bool) -> None:
+        self._say()
+        if up:
+            self.keeper.poke()
+            self._wake.set()  # events kept while it was out of reach
+
+    def _lease_changed(self, state: LeaseState) -> None:
+        self._say()
+        self.tasks.spawn(self.poller.lease_changed(state.mine), "poller lease changed")
+
+    # -- the events -----------------------------------------------------------------------
+
+    def _deliver(self, events: list[LedgerEvent]) -> None:
+        """On the loop: the feed's rows. The other desks' are followed, each once."""
+        for event in events:
+            if event.desk == self.engine.desk:
+                continue
+            key = (event.kind, event.profile_id, event.mode, event.key)
+            self._pending.pop(key, None)  # followed once, after the newest
+            self._pending[key] = event
+        if self._pending:
+            self._wake.set()
+
+    async def _follow(self) -> None:
+        try:
+            await self.feed.start()
+            self._say()
+            while True:
+                await self._wake.wait()
+                self._wake.clear()
+                while self._pending:
+                    _, event = self._pending.popitem(last=False)
+                    try:
+                        await self._follow_one(event)
+                        self.events_followed += 1
+                    except asyncio.CancelledError:
+                        raise
+                    except LedgerUnreachable as error:  # again once it is back
+                        key = (event.kind, event.profile_id, event.mode, event.key)
+                        self._pending.setdefault(key, event)
+                        self._pending.move_to_end(key, last=False)
+                        log.info("following a change of another desk waits: %s", error)
+                        await asyncio.sleep(1.0)
+                    except Exception:  # one event's fault is not the feed's
+                        log.exception("following %s %s failed", event.kind, event.key)
+        finally:
+            await self.feed.close()
+
+    async def _abandoned(self) -> None:
+        """Every ``ABANDONED_EVERY`` s, the lease holder settles creates another desk left
+        unfinished (it went away before their answer). Never ends on an error."""
+        while True:
+            await asyncio.sleep(ABANDONED_EVERY)
+            try:
+                await self.poller.watch_abandoned()
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # noqa: BLE001 - the next round tries again
+                log.info("looking for abandoned creates failed: %s", error)
+
+    async def _follow_one(self, event: LedgerEvent) -> None:
+        kind, profile_id, mode, key = event.kind, event.profile_id, event.mode, event.key
+        hub, cards = self.hub, self.card_ledger
+        if kind == "link":
+            record = await self.ledger.get(profile_id, key)
+            if record is not None:
+                self._announce(record)
+        elif kind in ("card", "card_tx"):
+            card = await cards.card(profile_id, mode, key)
+            if card is not None:
+                (hub.card_changed if kind == "card" else hub.card_transactions_changed).emit(card)
+        elif kind == "cards":
+            hub.cards_refreshed.emit(profile_id, mode)
+        elif kind == "operation":
+            operation = await cards.operation(int(key))
+            if operation is not None:
+                hub.operation_changed.emit(operation)
+        elif kind == "audit":
+            hub.audit_added.emit(profile_id, mode)
+        elif kind == "merchant":
+            await self.merchant_changed(key)
+        elif kind == "lease":
+            self.keeper.poke()
+        elif kind == "import":  # a desk's old ledger imported: new open records, maybe
+            await self.poller.watch_all()
+
+    def _announce(self, record: LinkRecord) -> None:
+        before = self._states.get(record.key)
+        settled = record.final and (
+            (before is not None and before != record.state) or (before is None and (
+                datetime.now(UTC) - record.updated_at < timedelta(seconds=JUST_SETTLED))))
+        with self.poller.foreign():
+            self.hub.record_changed.emit(record)
+            if settled:
+                self.hub.record_settled.emit(record)
+
+    def _remember(self, record: LinkRecord) -> None:
+        self._states.pop(record.key, None)
+        self._states[record.key] = record.state
+        while len(self._states) > REMEMBERED:
+            self._states.popitem(last=False)
+
+    async def _reload_profiles(self, merchant_id: str) -> None:
+        await self.session.load()
+        self.hub.session_changed.emit()
+
+
+def wire_shared(engine: PgEngine, *, hub: Hub, session: Session, links: LinksController,
+                ledger: Ledger, card_ledger: CardLedger, name: str | None = None,
+                ttl: float = LEASE_TTL, renew_every: float = LEASE_RENEW) -> tuple[Live, Scheduler]:
+    """A desk's scheduler and live parts on a shared ledger (``build_desk`` with a URL): the
+    scheduler checks as the lease holder only (``Poller``), hears ``record_changed`` through
+    the poller, and a create or card operation is refused while the ledger is out of reach.
+    ``name``: how the other desks' status bars name this one (the computer's name)."""
+    keeper = LeaseKeeper(engine, name or socket.gethostname() or "this desk", ttl=ttl,
+                         renew_every=renew_every)
+    poller = Poller(links, ledger, lambda: keeper.fence)
+    scheduler = Scheduler(poller.check, links.settle,
+                          busy=lambda record: record.key in links.creating,
+                          paid=poller.paid)  # refunds, reversals: the lease holder's too
+    poller.scheduler = scheduler
+    hub.record_changed.connect(poller.seen)
+    hub.profile_deleted.connect(scheduler.forget)
+    live = Live(engine, hub=hub, session=session, ledger=ledger, card_ledger=card_ledger,
+                poller=poller, keeper=keeper)
+    session.ledger_down = live.refuse
+    return live, scheduler

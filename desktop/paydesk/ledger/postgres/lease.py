@@ -1,0 +1,183 @@
+"""One poller per shop: the lease on the ``poller_lease`` row.
+
+A desk takes the lease when it is free or expired (the epoch goes up by one for a new
+holder) and renews it while it holds it, in one statement; ``LeaseKeeper`` does that every
+``renew_every`` seconds with a lease of ``ttl`` seconds, so a desk that stops renewing
+(closed, killed, cut off) is replaced within ``ttl + renew_every``. Closing releases it at
+once. A desk that cannot renew stops counting itself the holder when its lease may have
+expired, before anyone else can take it over.
+
+The epoch fences the poller's writes: a write made as the poller carries a ``Fence``
+(holder and epoch) and checks it with ``check_fence(conn, fence)`` in its own transaction,
+taking a share lock on the lease row; a stale holder's write raises ``StaleLease`` and is
+not made. Taking the lease over waits for those transactions, so none lands after it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol, TypeVar
+
+from psycopg import Connection
+
+from ..repository import Fence, StaleLease
+from .events import emit
+
+log = logging.getLogger("paydesk.ledger.lease")
+T = TypeVar("T")
+SHOP = 1  # one lease row per shop (the database is the shop's)
+
+
+@dataclass(frozen=True)
+class LeaseState:
+    """The lease as the database has it (``holder`` None: nobody holds it)."""
+
+    holder: str | None
+    holder_name: str
+    epoch: int
+    expires_at: datetime | None
+    mine: bool = False
+
+    @property
+    def fence(self) -> Fence | None:
+        return Fence(self.holder, self.epoch) if self.mine and self.holder else None
+
+
+def check_fence(conn: Connection[Any], fence: Fence) -> None:
+    """Inside a write's transaction: go on only while ``fence`` still holds the lease (a
+    share lock on the row keeps it so until the transaction ends); else ``StaleLease``."""
+    row = conn.execute("SELECT 1 FROM poller_lease WHERE shop = %s AND holder = %s AND epoch = %s"
+                       " AND expires_at > now() FOR SHARE", (SHOP, fence.holder, fence.epoch)).fetchone()
+    if row is None:
+        raise StaleLease()
+
+
+_TAKE = """
+INSERT INTO poller_lease AS l (shop, holder, holder_name, epoch, expires_at)
+VALUES (%(shop)s, %(me)s, %(name)s, 1, now() + make_interval(secs => %(ttl)s))
+ON CONFLICT (shop) DO UPDATE SET
+    holder = excluded.holder,
+    holder_name = excluded.holder_name,
+    epoch = CASE WHEN l.holder IS NOT DISTINCT FROM excluded.holder THEN l.epoch
+                 ELSE coalesce(l.epoch, 0) + 1 END,
+    expires_at = excluded.expires_at
+WHERE l.holder IS NULL OR l.holder = excluded.holder OR l.expires_at IS NULL
+   OR l.expires_at <= now()
+RETURNING (SELECT holder FROM poller_lease WHERE shop = %(shop)s) AS before,
+          holder, holder_name, epoch, expires_at
+"""
+
+
+def take_or_renew(conn: Connection[Any], me: str, name: str, ttl: float) -> LeaseState:
+    """One transaction: take the lease (free or expired), renew it (mine), or read who
+    holds it. A new holder is announced with a "lease" event."""
+    row = conn.execute(_TAKE, {"shop": SHOP, "me": me, "name": name, "ttl": ttl}).fetchone()
+    if row is not None:
+        if row["before"] != me:
+            emit(conn, me, "lease", key=str(row["epoch"]))
+            log.info("this desk checks payments now (lease epoch %s)", row["epoch"])
+        return LeaseState(me, row["holder_name"], int(row["epoch"]), row["expires_at"], True)
+    return read_lease(conn, me)
+
+
+def read_lease(conn: Connection[Any], me: str = "") -> LeaseState:
+    row = conn.execute("SELECT holder, holder_name, epoch, expires_at, expires_at > now() AS live"
+                       " FROM poller_lease WHERE shop = %s", (SHOP,)).fetchone()
+    if row is None or row["holder"] is None or not row["live"]:
+        return LeaseState(None, "", int(row["epoch"] or 0) if row else 0, None)
+    return LeaseState(row["holder"], row["holder_name"] or "", int(row["epoch"]),
+                      row["expires_at"], row["holder"] == me)
+
+
+def release(conn: Connection[Any], me: str) -> bool:
+    """Give the lease up at once (closing): the next desk need not wait for it to expire."""
+    row = conn.execute("UPDATE poller_lease SET expires_at = now(), holder = NULL"
+                       " WHERE shop = %s AND holder = %s RETURNING epoch", (SHOP, me)).fetchone()
+    if row is not None:
+        emit(conn, me, "lease", key=str(row["epoch"]))
+    return row is not None
+
+
+class LeaseEngine(Protocol):
+    """What the keeper needs of ``PgEngine``."""
+
+    desk: str
+
+    async def write(self, fn: Callable[[Connection[Any]], T]) -> T: ...
+
+    async def read(self, fn: Callable[[Connection[Any]], T]) -> T: ...
+
+
+class LeaseKeeper:
+    """Takes and renews the lease for ``engine.desk`` (shown to others as ``name``) while it
+    runs; ``on_change(state)`` hears every change of holder or epoch (on the loop)."""
+
+    def __init__(self, engine: LeaseEngine, name: str, *, ttl: float = 10.0,
+                 renew_every: float = 3.0, on_change: Callable[[LeaseState], None] | None = None):
+        self.engine, self.name = engine, name
+        self.ttl, self.renew_every = ttl, renew_every
+        self.on_change = on_change
+        self.state = LeaseState(None, "", 0, None)
+        self._held_until = 0.0  # monotonic: when a lease renewed by this desk surely ends
+        self._wake = asyncio.Event()
+
+    @property
+    def fence(self) -> Fence | None:
+        """This desk's fence while it holds the lease (and surely still does), else None."""
+        if self.state.mine and time.monotonic() >= self._held_until:
+            self._set(LeaseState(None, "", self.state.epoch, None))
+        return self.state.fence
+
+    def poke(self) -> None:
+        """Read the lease again now (another desk said it changed)."""
+        self._wake.set()
+
+    async def run(self) -> None:
+        """Until cancelled: renew, or take over when the lease is free. Never ends on an error."""
+        me = self.engine.desk
+        while True:
+            asked = time.monotonic()
+            try:
+                state = await self.engine.write(lambda conn: take_or_renew(conn, me, self.name, self.ttl))
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # noqa: BLE001 - unreachable, or a bug: logged, again
+                log.info("renewing the poller lease failed: %s", error)
+                if self.state.mine and time.monotonic() >= self._held_until:
+                    self._set(LeaseState(None, "", self.state.epoch, None))
+            else:
+                if state.mine:  # counted from before the ask: the database's clock may be ahead
+                    self._held_until = asked + self.ttl - self.renew_every / 2
+                self._set(state)
+            self._wake.clear()
+            try:
+                await asyncio.wait_for(self._wake.wait(), self.renew_every)
+            except TimeoutError:
+                pass
+
+    async def release(self) -> None:
+        """Give the lease up (closing); a failure is logged (it then expires by itself)."""
+        me = self.engine.desk
+        was_mine = self.state.mine
+        self._set(LeaseState(None, "", self.state.epoch, None))
+        if not was_mine:
+            return
+        try:
+            await self.engine.write(lambda conn: release(conn, me))
+        except Exception as error:  # noqa: BLE001 - it expires within ttl anyway
+            log.info("releasing the poller lease failed (it expires by itself): %s", error)
+
+    def _set(self, state: LeaseState) -> None:
+        before = self.state
+        self.state = state
+        if (before.holder, before.epoch, before.mine) != (state.holder, state.epoch, state.mine):
+            if self.on_change is not None:
+                try:
+                    self.on_change(state)
+                except Exception:  # a receiver's fault is not the keeper's
+                    log.exception("a receiver of the poller lease failed")

@@ -1,0 +1,215 @@
+"""Desks of one shop on one shared ledger, live: each built as the app builds it
+(``build_desk(..., ledger_url=...)``) on a real PostgreSQL (``pg_url``), talking to one real
+sandbox. A link made at one desk is announced at the other; paid there, PAID here; one desk
+checks payments (the lease holder) and another takes over when it is killed; a stale
+holder's write is refused; while the server is down nothing is created or sent."""
+
+from __future__ import annotations
+
+import asyncio
+from decimal import Decimal
+
+import pytest
+
+from paydesk.config.paths import Paths
+from paydesk.config.secrets import KeyStore
+from paydesk.desk.build import build_desk
+from paydesk.ledger import Fence, LedgerError, StaleLease
+from paydesk.service.models import PaymentRequest
+from tests import profiles
+from tests.helpers import MemoryKeyring
+
+
+def request(ref: str, amount: int = 12) -> PaymentRequest:
+    return PaymentRequest(amount=Decimal(amount), currency="GBP", email="kim@example.com",
+                          first_name="Kim", last_name="Lee", tx_ref=ref, title="Tea")
+
+
+class Heard:
+    """What one desk's hub said."""
+
+    def __init__(self, desk):
+        self.changed, self.settled, self.status = [], [], []
+        desk.hub.record_changed.connect(self.changed.append)
+        desk.hub.record_settled.connect(self.settled.append)
+        desk.hub.shared_status.connect(self.status.append)
+
+    def state_of(self, tx_ref):
+        states = [r.state for r in self.changed if r.tx_ref == tx_ref]
+        return states[-1] if states else None
+
+
+@pytest.fixture
+async def shop(pg_url, tmp_path, sandbox):
+    """``await shop(name)``: a desk of the shop on the shared ledger, with the sandbox's
+    merchant as its profile (the same profile on every desk), opened; closed after. Its
+    lease is short (3 s, renewed every 0.5 s) so that a takeover is quick."""
+    desks = []
+    merchant = {}
+    keyrings = {}  # each desk's own, kept across a restart
+
+    async def open_desk(name: str, *, start: bool = True):
+        paths = Paths(data=tmp_path / name, sandbox=tmp_path / f"{name}-sandbox").ensure()
+        keyring = keyrings.setdefault(name, MemoryKeyring())
+        desk = build_desk(paths, KeyStore(keyring), ledger_url=pg_url)
+        assert desk.live is not None
+        desk.live.keeper.name = name  # the computer's name, elsewhere
+        desk.live.keeper.ttl, desk.live.keeper.renew_every = 3.0, 0.5
+        await desk.open()
+        desks.append(desk)
+        keys = profiles.keys_of(sandbox, profiles.SECRET_KEYS)
+        if "profile" not in merchant:
+            merchant["profile"] = await profiles.add_profile(
+                desk.session, sandbox, txref_prefix="SHOP", keys=profiles.SECRET_KEYS)
+        elif desk.session.settings.profile(merchant["profile"].id) is None:
+            await desk.session.save_profile(merchant["profile"], keys)
+        desk.heard = Heard(desk)
+        if start:
+            desk.start_background()
+        return desk
+
+    yield open_desk
+    for desk in desks:
+        await desk.close()
+
+
+def lookups(service, tx_ref: str) -> int:
+    return sum(1 for path in service.calls() if "/transaction" in path and tx_ref in path)
+
+
+async def holder_of(desks, until):
+    await until(lambda: sum(d.live.keeper.fence is not None for d in desks) == 1,
+                message="one desk holds the poller lease")
+    return next(d for d in desks if d.live.keeper.fence is not None)
+
+
+async def test_made_here_seen_there_paid_there_paid_here(shop, service, until):
+    here = await shop("Counter 1")
+    there = await shop("Finance")
+    poller = await holder_of([here, there], until)
+    record = await here.links.create(request("SHARED-1"))
+    await until(lambda: there.heard.state_of("SHARED-1") == "pending",
+                message="the link made here announced there")
+    seen = await there.session.ledger.get(record.profile_id, "SHARED-1")
+    assert seen is not None and seen.checkout_url == record.checkout_url
+    assert [s for s in there.heard.status if s.startswith("Payments checked by")][-1] == (
+        f"Payments checked by {poller.live.keeper.name}")
+
+    service.control(f"pay/{record.reference}", {"outcome": "success"})  # paid at the counter
+    for desk in (here, there):
+        await until(lambda d=desk: any(r.tx_ref == "SHARED-1" and r.state == "success"
+                                       for r in d.heard.settled),
+                    timeout=30, message=f"PAID at {desk.live.keeper.name}")
+    assert (await here.session.ledger.get(record.profile_id, "SHARED-1")).state == "success"
+    other = there if poller is here else here
+    assert other.scheduler.stats["checks"] == 0  # only the lease holder checked it
+
+
+async def test_the_listener_cut_by_a_server_restart_misses_nothing(shop, pg_server, until):
+    here = await shop("Counter 1")
+    there = await shop("Finance")
+    await holder_of([here, there], until)
+    pg_server.restart()  # every connection cut: the feed's, the pools'
+    made = []
+    for i in range(3):  # the first may meet the pool's dead connection: retried as a person would
+        for _ in range(20):
+            try:
+                made.append(await here.links.create(request(f"AFTER-{i}")))
+                break
+            except LedgerError:
+                await asyncio.sleep(0.25)
+    assert [r.tx_ref for r in made] == ["AFTER-0", "AFTER-1", "AFTER-2"]
+    await until(lambda: all(there.heard.state_of(f"AFTER-{i}") == "pending" for i in range(3)),
+                message="every link made after the restart announced at the other desk")
+
+
+async def test_a_killed_poller_is_replaced_no_link_checked_by_two(shop, service, until):
+    first = await shop("Counter 1")
+    await holder_of([first], until)
+    second = await shop("Finance")
+    record = await second.links.create(request("TAKEOVER-1"))
+    await until(lambda: first.scheduler.stats["checks"] >= 2, timeout=30,
+                message="the poller checking the link made at the other desk")
+    assert second.scheduler.stats["checks"] == 0
+    epoch = first.live.keeper.state.epoch
+
+    await first.session.tasks.cancel_all()  # killed: no more renewals, nothing released
+    checks_before = first.scheduler.stats["checks"]
+    await until(lambda: second.live.keeper.fence is not None, timeout=30,
+                message="the other desk took over")
+    assert second.live.keeper.state.epoch == epoch + 1
+    await until(lambda: second.scheduler.stats["checks"] >= 1, timeout=30,
+                message="the new poller checking the open link")
+
+    service.control(f"pay/{record.reference}", {"outcome": "success"})
+    await until(lambda: second.heard.state_of("TAKEOVER-1") == "success", timeout=30,
+                message="PAID, checked by the new poller")
+    assert first.live.keeper.fence is None
+    assert first.scheduler.stats["checks"] == checks_before  # the killed desk checked no more
+    # every lookup the service saw was one check of the desk holding the lease then (a check
+    # cut off by the kill before it was sent is counted, not seen)
+    assert 1 <= lookups(service, "TAKEOVER-1") <= checks_before + second.scheduler.stats["checks"]
+
+    # the old holder's write as the poller is refused
+    with pytest.raises(StaleLease):
+        await first.session.ledger.record_lookup(
+            record.profile_id, record.mode,
+            await _lookup(first, record), fence=Fence(first.live.engine.desk, epoch))
+
+
+async def _lookup(desk, record):
+    profile = desk.session.settings.profile(record.profile_id)
+    async with desk.session.lease(profile, record.mode) as client:
+        return await client.validate(record.tx_ref)
+
+
+async def test_while_the_server_is_down_nothing_is_created_or_sent(shop, pg_server, service,
+                                                                   until):
+    desk = await shop("Counter 1")
+    await holder_of([desk], until)
+    calls = len(service.calls())
+    with pg_server.down():
+        await until(lambda: not desk.live.engine.reachable, message="the desk saw it go")
+        with pytest.raises(LedgerError, match=r"^Shared ledger unreachable since \d\d:\d\d, retrying$"):
+            await desk.links.create(request("DOWN-1"))
+        profile = desk.session.profile
+        with pytest.raises(LedgerError, match="Shared ledger unreachable since"):
+            await desk.cards.create(profile, "test", Decimal(10), "USD", None)
+        assert desk.heard.status[-1].startswith("Shared ledger unreachable since")
+        assert len(service.calls()) == calls  # nothing reached the service
+    await until(lambda: desk.live.engine.reachable, timeout=30, message="back")
+    await until(lambda: desk.heard.status[-1].startswith("Payments checked by"), timeout=30,
+                message="the status bar says who checks payments again")
+    record = await desk.links.create(request("DOWN-2"))
+    assert record.state == "pending"
+    assert service.payments("DOWN-1") == 0
+
+
+async def test_another_desks_create_under_way_is_left_to_it(shop, service, until):
+    """The poller does not settle a create another desk may still be waiting on: that desk
+    settles its own (the same reference), the poller only one left for two minutes."""
+    poller = await shop("Counter 1")
+    await holder_of([poller], until)
+    maker = await shop("Finance")
+    profile = maker.session.profile
+    followed = poller.live.events_followed
+    record = await maker.session.ledger.begin_link(profile.id, "test", request("INFLIGHT-1"))
+    await until(lambda: poller.live.events_followed > followed, message="the intent followed")
+    assert poller.heard.state_of("INFLIGHT-1") == "creating"  # shown...
+    assert record.key not in {r.key for r in poller.scheduler.watched()}  # ...not settled there
+    assert service.payments("INFLIGHT-1") == 0
+
+
+async def test_a_desk_restarted_settles_its_own_unfinished_create(shop, service, until):
+    poller = await shop("Counter 1")
+    await holder_of([poller], until)
+    maker = await shop("Finance")
+    profile = maker.session.profile
+    tx_ref = await maker.links.next_reference(profile)  # carries this installation's id
+    await maker.session.ledger.begin_link(profile.id, "test", request(tx_ref))
+    await maker.close()  # ended before the service was asked
+    again = await shop("Finance")  # the same folder: the same installation
+    await until(lambda: again.heard.state_of(tx_ref) == "pending", timeout=30,
+                message="its own create settled at restart")
+    assert service.payments(tx_ref) == 1
+    assert poller.scheduler.stats["settles"] == 0
