@@ -34,8 +34,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         "a password in it is moved to the keyring")
     p.add_argument("--no-keyring", action="store_true",
                    help="keep keys in memory for this session only, even if a keyring exists")
+    p.add_argument("--import-ledger", nargs="?", const="", metavar="PATH",
+                   help="import this desk's own ledger (or the copy of it at PATH) into the "
+                        "shared ledger, print what was added, already there or clashing, and "
+                        "exit without a window (docs/SHARED_LEDGER.md)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="with --import-ledger: count what the import would do, write nothing")
     p.add_argument("--version", action="version", version=f"PayDesk {__version__}")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.dry_run and args.import_ledger is None:
+        p.error("--dry-run goes with --import-ledger")
+    return args
 
 
 NO_DISPLAY = "PayDesk needs a desktop session; no display was found"
@@ -179,6 +188,17 @@ async def run(app, args, paths, keys, *, window_ready=None) -> int:
     return code
 
 
+def _import_ledger(args: argparse.Namespace) -> int:
+    """``--import-ledger``: Qt-free, in a loop of its own (desk/ledger_import.py)."""
+    from . import logs
+    from .desk.ledger_import import import_command
+
+    try:
+        return asyncio.run(import_command(args))
+    finally:
+        logs.flush()
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.ledger:
@@ -192,6 +212,8 @@ def main(argv: list[str] | None = None) -> int:
         if problem:
             print(f"paydesk: --ledger: {problem}", file=sys.stderr)
             return 2
+    if args.import_ledger is not None:  # no window: the counts printed, then the exit
+        return _import_ledger(args)
     problem = display_problem()
     if problem:
         print(f"paydesk: {problem}", file=sys.stderr)

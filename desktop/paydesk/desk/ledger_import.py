@@ -1,0 +1,107 @@
+"""Bringing a desk's own ledger (``ledger.sqlite3``) into the shop's shared ledger
+(docs/SHARED_LEDGER.md, "Bringing each desk's existing ledger in").
+
+- ``import_desk_ledger(engine, paths, keys, path=None, dry_run=False)`` is the one call, of
+  the command line and of Settings → Shared ledger: the desk's profiles (its settings file)
+  are mapped to their merchants (``merchant_map``: the service's address and the public key
+  in this desk's keyring), and ``ledger/postgres/importer.py`` does the rest, in one
+  transaction. It returns the report (``ImportReport.lines()`` says it).
+- ``import_command(args)`` is ``paydesk --ledger URL --import-ledger [PATH] [--dry-run]``: the
+  shared ledger chosen as for a window (``--ledger``, else the saved one), its password from
+  the keyring (else asked on the terminal), the counts printed; no window.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from .. import logs
+from ..config.merchants import identifying_key, is_merchant_id, merchant_id
+from ..config.paths import Paths
+from ..config.profiles import MODES, Profile, SettingsFile
+from ..config.secrets import KeyStore
+from ..ledger.engine import LedgerError
+from ..ledger.postgres.engine import PgEngine
+from ..ledger.postgres.importer import ImportReport, import_ledger
+
+LEDGER_FILE = "ledger.sqlite3"
+
+
+async def merchant_map(profiles: Sequence[Profile], keys: KeyStore) -> dict[str, str]:
+    """{local profile id: merchant id} for the profiles whose merchant is known: a profile
+    saved under its merchant id already, or one whose public key this desk's keyring holds."""
+    found: dict[str, str] = {}
+    for profile in profiles:
+        if is_merchant_id(profile.id):
+            found[profile.id] = profile.id
+            continue
+        public = {(mode, "public"): await keys.get(profile.id, mode, "public") or ""
+                  for mode in MODES}
+        key = identifying_key(public)
+        if key:
+            found[profile.id] = merchant_id(profile.base_url, key)
+    return found
+
+
+async def import_desk_ledger(engine: PgEngine, paths: Paths, keys: KeyStore, *,
+                             path: Path | None = None, dry_run: bool = False) -> ImportReport:
+    """Import this desk's ledger file (or the copy of it at ``path``) into ``engine``'s shared
+    ledger; with ``dry_run``, only count. Raises LedgerError (ImportRefused: the file cannot
+    be imported; LedgerUnreachable...) with nothing written."""
+    settings = await asyncio.to_thread(SettingsFile(paths.profiles).load)
+    merchants = await merchant_map(settings.profiles, keys)
+    return await import_ledger(engine, path or paths.data / LEDGER_FILE, merchants,
+                               dry_run=dry_run,
+                               installation=settings.installation_id or engine.desk)
+
+
+async def _password(entry_password: str | None, where: str) -> str | None:
+    """The keyring's password, else one typed on the terminal (none when there is none)."""
+    if entry_password or not sys.stdin.isatty():
+        return entry_password
+    typed = await asyncio.to_thread(getpass.getpass, f"Password for the shared ledger {where}: ")
+    if typed:
+        logs.REDACTOR.add(typed)
+    return typed or None
+
+
+async def import_command(args: Any, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+    """``paydesk --import-ledger``: the exit code (0 imported or counted, 1 refused, 2 no
+    shared ledger named). ``args``: app.parse_args's."""
+    from ..config.shared_ledger import parse
+    from .build import open_folders, open_keys
+    from .ledger_choice import choose_ledger
+
+    paths, _ = open_folders(args.data_dir, args.sandbox_dir)
+    keys = await open_keys(not args.no_keyring, on_secret=logs.REDACTOR.add)
+    choice, kept = await choose_ledger(paths, keys, args.ledger)
+    if choice.url is None:
+        print("paydesk: --import-ledger: name the shop's shared ledger with --ledger URL "
+              "(or save it in Settings → Shared ledger…)", file=err)
+        return 2
+    settings = await asyncio.to_thread(SettingsFile(paths.profiles).load)
+    if not settings.installation_id:  # drawn at the desk's first start
+        print(f"paydesk: --import-ledger: PayDesk was never started with {paths.data}: "
+              "there is no ledger of this desk to import", file=err)
+        return 1
+    password = await _password(kept, parse(choice.url).where)
+    engine = PgEngine(choice.url, password=password, desk=settings.installation_id)
+    path = Path(args.import_ledger) if args.import_ledger else None
+    try:
+        await engine.opened()
+        report = await import_desk_ledger(engine, paths, keys, path=path, dry_run=args.dry_run)
+    except LedgerError as error:
+        print(f"paydesk: --import-ledger: {error}", file=err)
+        return 1
+    finally:
+        await engine.close()
+    print("\n".join(report.lines()), file=out)
+    return 0
+
+
+__all__ = ["LEDGER_FILE", "import_command", "import_desk_ledger", "merchant_map"]
