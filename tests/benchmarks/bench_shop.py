@@ -1,0 +1,301 @@
+"""A shop: several desks (separate processes, each a headless desk from the composition root,
+tests/benchmarks/shop_desk.py) on one shared PostgreSQL ledger and one sandbox that drops
+answers after committing (``drop_after_commit_rate``) and fails calls (``error_rate``).
+
+1. One desk alone makes its links; every link is paid through the sandbox's control API;
+   the service lookups it made per open link per second are the baseline.
+2. ``--desks`` desks make ``--links`` links each at once; midway through the payments, the
+   desk that checks payments (the poller lease's holder) is killed (SIGKILL); the time until
+   another desk holds the lease is the takeover. Every link is paid; "PAID everywhere" is
+   from the payment to the moment the last living desk's hub said it was paid.
+3. Lost and doubled: every link the desks made is in the ledger, once, and the service holds
+   exactly one payment for each tx_ref (its own database).
+
+Prints figures and, last:
+``shop: desks 4, links 1000, lost 0, doubled 0, PAID everywhere p95 N ms, lookups x R of one
+desk, takeover N s``
+
+Run: .venv/bin/python tests/benchmarks/bench_shop.py [--desks 4 --links 250]
+Asserts nothing about time. Needs PostgreSQL 15 (Debian) like the tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT))
+
+import httpx  # noqa: E402
+import psycopg  # noqa: E402
+from sandbox_process import start_sandbox  # noqa: E402
+
+from tests.postgres import Cluster  # noqa: E402
+
+FAULTS = {"drop_after_commit_rate": 0.2, "error_rate": 0.1}
+LOOKUP_MARKS = ("/api/transaction", "/api/verify-payment")
+
+
+class DeskProcess:
+    """One shop_desk.py: its lines read by a thread of their own."""
+
+    def __init__(self, name: str, folder: Path, url: str, base: str, keys: dict, links: int):
+        self.name = name
+        self.events: list[dict] = []
+        self.paid: dict[str, float] = {}
+        self.made: list[str] = []
+        self.done = threading.Event()
+        self.ready = threading.Event()
+        self.installation = ""
+        self.proc = subprocess.Popen(
+            [sys.executable, str(HERE / "shop_desk.py"), "--data", str(folder), "--ledger", url,
+             "--base", base, "--secret", keys["secret"], "--public", keys["public"],
+             "--links", str(links)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            kind = event.get("event")
+            if kind == "ready":
+                self.installation = event["desk"]
+                self.ready.set()
+            elif kind == "created":
+                self.made.append(event["tx_ref"])
+            elif kind == "paid":
+                self.paid.setdefault(event["tx_ref"], event["t"])
+            elif kind == "done":
+                self.done.set()
+            self.events.append(event)
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def kill(self) -> None:
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.alive:
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+class CallCounter:
+    """The service's lookups, counted from its call log (the newest 1,000 per merchant and
+    mode), read often enough that none is missed."""
+
+    def __init__(self, base: str, secret: str):
+        self.url = base.rstrip("/") + "/_sandbox/requests"
+        self.headers = {"Authorization": f"Bearer {secret}", "Accept": "application/json"}
+        self.seen: set[tuple[str, str]] = set()
+        self.lookups = 0
+        self.creates = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        with httpx.Client(timeout=10) as client:
+            while not self._stop.is_set():
+                self.read(client)
+                self._stop.wait(0.1)
+            self.read(client)
+
+    def read(self, client: httpx.Client) -> None:
+        try:
+            calls = client.get(self.url, headers=self.headers).json()["data"]
+        except (httpx.HTTPError, ValueError, KeyError):
+            return
+        for call in calls:
+            key = (call["at"], call["method"] + call["path"])
+            if key in self.seen:
+                continue
+            self.seen.add(key)
+            if any(mark in call["path"] for mark in LOOKUP_MARKS):
+                self.lookups += 1
+            elif call["method"] == "POST":
+                self.creates += 1
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(15)
+
+
+def lease_holder(url: str) -> str | None:
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute("SELECT holder FROM poller_lease WHERE expires_at > now()").fetchone()
+    return row[0] if row else None
+
+
+def references(url: str) -> dict[str, str]:
+    with psycopg.connect(url, autocommit=True) as conn:
+        rows = conn.execute("SELECT tx_ref, reference FROM links WHERE reference IS NOT NULL"
+                            " AND origin = 'link'").fetchall()
+    return dict(rows)
+
+
+def pay(base: str, secret: str, reference: str) -> None:
+    headers = {"Authorization": f"Bearer {secret}", "Accept": "application/json"}
+    for _ in range(20):  # the sandbox's error_rate is for /api/ calls; retried all the same
+        answer = httpx.post(f"{base.rstrip('/')}/_sandbox/pay/{reference}", json={},
+                            headers=headers, timeout=10)
+        if answer.status_code < 500:
+            answer.raise_for_status()
+            return
+        time.sleep(0.05)
+    answer.raise_for_status()
+
+
+def wait(predicate, timeout: float, every: float = 0.05) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(every)
+    return predicate()
+
+
+def run_shop(cluster: Cluster, base: str, keys: dict, folder: Path, desks: int, links: int,
+             *, kill_poller: bool) -> dict:
+    """One shop of ``desks`` desks on a fresh database: its figures."""
+    dbname = cluster.create_database(f"shop{desks}_{int(time.time() * 1000) % 10**8}")
+    url = cluster.url(dbname)
+    counter = CallCounter(base, keys["secret"])
+    started = time.monotonic()
+    procs = [DeskProcess(f"desk{n}", folder / f"{dbname}-desk{n}", url, base, keys, links)
+             for n in range(desks)]
+    figures: dict = {"desks": desks}
+    try:
+        for p in procs:
+            if not p.ready.wait(120):
+                raise RuntimeError(f"{p.name} did not start")
+        for p in procs:
+            p.done.wait(1800)
+        figures["made_s"] = time.monotonic() - started
+        # every create that a lost answer or an error left unsettled, settled in the background
+        intended = desks * links
+        wait(lambda: len(references(url)) >= intended, 300, every=0.5)
+        refs = references(url)
+        figures["made"] = len(refs)
+        items = sorted(refs.items())
+        paid_at: dict[str, float] = {}
+        lookups_before = counter.lookups
+        open_seconds = 0.0
+        killed: DeskProcess | None = None
+        takeover = None
+        pay_started = time.monotonic()
+        for i, (tx_ref, reference) in enumerate(items):
+            if kill_poller and killed is None and i == len(items) // 2:
+                holder = lease_holder(url)
+                killed = next((p for p in procs if p.installation and holder
+                               and holder.startswith(p.installation)), None)
+                if killed is not None:
+                    killed.kill()
+                    t0 = time.monotonic()
+                    if wait(lambda h=holder: (lease_holder(url) or h) != h, 120, every=0.1):
+                        takeover = time.monotonic() - t0
+            paid_at[tx_ref] = time.time()
+            pay(base, keys["secret"], reference)
+        living = [p for p in procs if p is not killed]
+
+        def everywhere() -> bool:
+            return all(tx_ref in p.paid for p in living for tx_ref in paid_at)
+
+        wait(everywhere, 300, every=0.2)
+        pay_window = time.monotonic() - pay_started
+        delays = []
+        unseen = 0
+        for tx_ref, at in paid_at.items():
+            seen = [p.paid.get(tx_ref) for p in living]
+            if None in seen:
+                unseen += 1
+                continue
+            last = max(seen)
+            delays.append((last - at) * 1000)
+            open_seconds += max(0.0, last - at)
+        figures["unseen"] = unseen
+        figures["paid_p50_ms"] = statistics.median(delays) if delays else float("nan")
+        figures["paid_p95_ms"] = (statistics.quantiles(delays, n=20)[18] if len(delays) > 1
+                                  else float("nan"))
+        counter.stop()
+        lookups = counter.lookups - lookups_before
+        figures["lookups"] = lookups
+        figures["pay_window_s"] = pay_window
+        # lookups per link per second it stayed open while being paid
+        figures["lookups_rate"] = lookups / max(1.0, len(paid_at) * pay_window)
+        figures["takeover_s"] = takeover
+        figures["killed"] = killed.name if killed else None
+        # lost and doubled: the ledger against the service's own database
+        with psycopg.connect(url, autocommit=True) as conn:
+            ledger_refs = [r[0] for r in conn.execute(
+                "SELECT tx_ref FROM links WHERE origin = 'link'").fetchall()]
+        made_everywhere = {t for p in procs for t in p.made}
+        with sqlite3.connect(folder / "sandbox" / "sandbox.sqlite3") as db:
+            counts = dict(db.execute("SELECT tx_ref, COUNT(*) FROM transactions GROUP BY tx_ref"))
+        figures["lost"] = len(made_everywhere - set(ledger_refs)) + max(
+            0, intended - len(ledger_refs))
+        figures["doubled"] = sum(1 for t in ledger_refs if counts.get(t, 0) > 1) + (
+            len(ledger_refs) - len(set(ledger_refs)))
+        figures["not_at_service"] = sum(1 for t in ledger_refs if counts.get(t, 0) == 0)
+    finally:
+        counter.stop()
+        for p in procs:
+            p.stop()
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--desks", type=int, default=4)
+    parser.add_argument("--links", type=int, default=250)
+    args = parser.parse_args()
+    os.environ.setdefault("PAYDESK_LOG_LEVEL", "WARNING")
+    with tempfile.TemporaryDirectory(prefix="paydesk-shop-") as tmp, Cluster.started() as cluster:
+        folder = Path(tmp)
+        proc, base, test_keys = start_sandbox(folder / "sandbox")
+        try:
+            keys = {"secret": test_keys["secret"], "public": test_keys["public"]}
+            headers = {"Authorization": f"Bearer {keys['secret']}"}
+            httpx.put(base.rstrip("/") + "/_sandbox/faults", json=FAULTS, headers=headers,
+                      timeout=10).raise_for_status()
+            print(f"sandbox {base}, faults {FAULTS}; PostgreSQL on port {cluster.port}")
+            one = run_shop(cluster, base, keys, folder, 1, args.links, kill_poller=False)
+            print(f"one desk: {one}")
+            shop = run_shop(cluster, base, keys, folder, args.desks, args.links,
+                            kill_poller=True)
+            print(f"{args.desks} desks: {shop}")
+        finally:
+            proc.terminate()
+            proc.wait(10)
+    ratio = shop["lookups_rate"] / one["lookups_rate"] if one["lookups_rate"] else float("nan")
+    takeover = shop["takeover_s"]
+    print(f"shop: desks {args.desks}, links {shop['made']}, lost {shop['lost']}, "
+          f"doubled {shop['doubled']}, PAID everywhere p95 {shop['paid_p95_ms']:.0f} ms, "
+          f"lookups x {ratio:.2f} of one desk, "
+          f"takeover {'none' if takeover is None else f'{takeover:.1f}'} s")
+
+
+if __name__ == "__main__":
+    main()
