@@ -122,7 +122,9 @@ def build(bundle: Path, out: Path, work: Path, release: Release) -> Path:
     root.mkdir(parents=True)
     stage(root, bundle, release)
     (root / "DEBIAN").mkdir(mode=0o755)  # also where dpkg-shlibdeps finds the package's root
-    depends = shlib_depends(root / "opt" / "paydesk", work / "dpkg-shlibdeps.log")
+    # psycopg (the shared ledger) loads libpq when it is imported (ctypes), out of
+    # dpkg-shlibdeps' sight: named here
+    depends = shlib_depends(root / "opt" / "paydesk", work / "dpkg-shlibdeps.log") + ", libpq5"
     (root / "DEBIAN" / "control").write_text(
         control(release, architecture(), depends, installed_size_kib(root)))
     target = out / f"paydesk_{release.version}_{architecture()}.deb"

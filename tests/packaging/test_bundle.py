@@ -32,7 +32,8 @@ TEST_CODE = re.compile(r"(^|[/.])(tests?|testing|conftest|_pytest|pytest|pytest_
 NOT_TEST_CODE = {"jinja2.tests"}
 DEBIAN_LIBRARIES = ["libxcb-cursor0", "libxkbcommon-x11-0", "libxcb-icccm4", "libxcb-keysyms1",
                     "libxcb-render-util0", "libxcb-image0", "libxcb1", "libegl1",
-                    "libfontconfig1", "libdbus-1-3"]
+                    "libfontconfig1", "libdbus-1-3",
+                    "libpq5"]  # loaded by psycopg at run time (the shared ledger), not linked
 METAINFO = "io.github.paydesk.PayDesk.metainfo.xml"
 
 
