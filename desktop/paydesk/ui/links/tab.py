@@ -26,6 +26,7 @@ from ...desk.states import money, state_words
 from ...ledger import LinkRecord
 from ...scheduler import Scheduler
 from ...service.errors import ServiceError, ValidationError
+from ..as_of import AsOf
 from ..signals import signals_of
 from .counter import CounterWindow
 from .form import LinkForm
@@ -79,8 +80,17 @@ class LinksTab(QWidget):
         split.setSizes([520, 480])
         vertical = QSplitter(Qt.Orientation.Vertical)
         vertical.addWidget(split)
+        recent_box = QWidget()
+        recent_column = QVBoxLayout(recent_box)
+        recent_column.setContentsMargins(0, 0, 0, 0)
+        # a shared ledger out of reach: the list is what it was then
+        self.recent_as_of = QLabel("")
+        self.recent_as_of.setObjectName("recent-links-as-of")
+        self.recent_as_of.hide()
+        recent_column.addWidget(self.recent_as_of)
         self.recent = RecentLinks()
-        vertical.addWidget(self.recent)
+        recent_column.addWidget(self.recent, 1)
+        vertical.addWidget(recent_box)
         vertical.setSizes([560, 180])
         column.addWidget(vertical, 1)
 
@@ -96,6 +106,9 @@ class LinksTab(QWidget):
         self.counter.cleared.connect(lambda: scheduler.focus("counter", None))
         self.counter.visibleChanged.connect(self._counter_shown)
         self.recent.chosen.connect(self.show_link)
+        self.as_of = AsOf(session, self)
+        self.as_of.changed.connect(self._show_as_of)
+        self._show_as_of()
         signals = signals_of(session.hub)
         signals.linkChanged.connect(self._changed)
         signals.linkSettled.connect(self._settled)
@@ -148,6 +161,12 @@ class LinksTab(QWidget):
         self.panel.show_record(record)
         self.recent.follow(record)
         self.scheduler.focus("panel", record)
+
+    def _show_as_of(self) -> None:
+        text = f"Recent links {self.as_of.text}" if self.as_of.text else ""
+        self.recent_as_of.setText(text)
+        self.recent_as_of.setAccessibleName(text or "Recent links")
+        self.recent_as_of.setVisible(bool(text))
 
     def _changed(self, record: LinkRecord) -> None:
         profile = self.session.profile

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from datetime import datetime
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -25,6 +24,7 @@ from PySide6.QtWidgets import (
 from ...desk.session import Session
 from ...desk.transactions import TransactionsController
 from ...ledger import LinkQuery, LinkRecord
+from ..as_of import AsOf
 from ..field_message import FieldMessage
 from ..fixed_text import use_fixed
 from ..signals import signals_of
@@ -139,8 +139,10 @@ class TransactionsTab(TabActions, QWidget):
         signals = signals_of(session.hub)
         signals.linkChanged.connect(self._changed)
         signals.changed.connect(self.reload)
-        signals.ledgerReachable.connect(self._reachable)
-        self._as_of = ""  # a shared ledger out of reach: the list is what it was then
+        # a shared ledger out of reach: the list is what it was then (it catches up once
+        # the ledger is back: ``follow.py``)
+        self.as_of = AsOf(session, self)
+        self.as_of.changed.connect(self._show_count)
         self._only: frozenset[str] = frozenset()  # a reconcile's rows, when "Show these" is on
         self._kept: tuple[str, str] | None = None  # the selected record, across a new query
         self.loaded = False
@@ -198,15 +200,9 @@ class TransactionsTab(TabActions, QWidget):
         text = f"{total:,} record{'s' if total != 1 else ''}" if self.model.counted else "counting…"
         if self._only:
             text += " (what the last check changed or could not check)"
-        text += self._as_of
+        text += self.as_of.suffix()
         self.count.setText(text)
         self.count.setAccessibleName(text)
-
-    def _reachable(self, up: bool) -> None:
-        """A shared ledger out of reach: the list stays, marked as of when it went (it
-        catches up once the ledger is back: ``follow.py``)."""
-        self._as_of = "" if up else f", as of {datetime.now():%H:%M}"
-        self._show_count()
 
     def _loaded(self) -> None:
         self._show_count()

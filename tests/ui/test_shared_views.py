@@ -1,0 +1,98 @@
+"""Two desks of one shop on one shared ledger (a real PostgreSQL, a real sandbox), the views of
+the first as a user sees them: what the other desk makes or what is paid there shows here
+within a second (the recent links, the Transactions browser in any view, the counter
+display, the end of day); while the ledger is out of reach every view keeps what it had,
+marked "as of" when it went (the engine's ``down_since``), cleared once it is back."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from PySide6.QtWidgets import QDialog
+
+from paydesk.config.paths import Paths
+from paydesk.config.secrets import KeyStore
+from paydesk.desk.build import build_desk
+from paydesk.service.models import PaymentRequest
+from paydesk.ui.links.tab import LinksTab
+from paydesk.ui.transactions.tab import TransactionsTab
+from tests import profiles
+from tests.helpers import MemoryKeyring
+from tests.ui import press
+
+
+def request(ref: str, amount: int = 12) -> PaymentRequest:
+    return PaymentRequest(amount=Decimal(amount), currency="GBP", email="kim@example.com",
+                          first_name="Kim", last_name="Lee", tx_ref=ref, title="Tea")
+
+
+@pytest.fixture
+def shop(paths, keys, loop, tmp_path, sandbox, pg_url):
+    """``shop(poller="here"|"there")``: (here, there): the desk whose views are tested and a
+    second desk, both built by ``build_desk`` on the same database, the sandbox's merchant as
+    their profile, started; ``poller`` says which one checks payments (holds the lease)."""
+    desks = []
+
+    def open_desk(name, desk_paths, desk_keys):
+        desk = build_desk(desk_paths, desk_keys, ledger_url=pg_url)
+        desk.live.keeper.name = name
+        desk.live.keeper.ttl, desk.live.keeper.renew_every = 3.0, 0.5
+        loop.run(desk.open())
+        desks.append(desk)
+        return desk
+
+    def make(poller: str = "here"):
+        here = open_desk("Counter 1", paths, keys)
+        merchant = loop.run(profiles.add_profile(here.session, sandbox, txref_prefix="SHOP"))
+        there = open_desk("Finance", Paths(data=tmp_path / "there",
+                                           sandbox=tmp_path / "there-sandbox").ensure(),
+                          KeyStore(MemoryKeyring()))
+        loop.run(there.session.save_profile(merchant, profiles.keys_of(sandbox)))
+        first, second = (here, there) if poller == "here" else (there, here)
+        first.start_background()
+        loop.until(lambda: first.live.keeper.fence is not None, message="the poller's lease")
+        second.start_background()
+        return here, there
+
+    yield make
+    for desk in reversed(desks):
+        loop.run(desk.close())
+
+
+def shown(qtbot, widget):
+    qtbot.addWidget(widget)
+    widget.resize(1200, 800)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+def test_every_view_is_marked_as_of_when_the_ledger_went(shop, loop, qtbot, pg_server):
+    here, _ = shop()
+    transactions = shown(qtbot, TransactionsTab(here.session, here.transactions))
+    links = shown(qtbot, LinksTab(here.session, here.links, here.scheduler))
+    loop.until(lambda: transactions.loaded and links.loaded, message="the views")
+    assert not links.recent_as_of.isVisible() and "as of" not in transactions.count.text()
+    with pg_server.down():
+        loop.until(lambda: here.live.engine.down_since is not None, timeout=30,
+                   message="the ledger out of reach")
+        as_of = f"as of {here.live.engine.down_since.astimezone():%H:%M}"
+        loop.until(lambda: transactions.count.text().endswith(", " + as_of),
+                   message="the Transactions count marked")
+        assert links.recent_as_of.text() == f"Recent links {as_of}"
+        assert links.recent_as_of.isVisible()
+        # a view built while the ledger is already down is marked at once
+        later = shown(qtbot, TransactionsTab(here.session, here.transactions))
+        assert later.as_of.text == as_of
+        press.click(transactions.end_of_day)
+        loop.until(lambda: transactions.findChild(QDialog, "end-of-day") is not None,
+                   message="the end of day")
+        day = transactions.findChild(QDialog, "end-of-day")
+        loop.until(lambda: day.heading.text().endswith(", " + as_of), message="its heading marked")
+    loop.until(lambda: "as of" not in transactions.count.text(), timeout=30,
+               message="back: the mark cleared")
+    assert not links.recent_as_of.isVisible()
+    assert "as of" not in day.heading.text()
+    press.click(day.close_button)
+
