@@ -96,3 +96,27 @@ def test_every_view_is_marked_as_of_when_the_ledger_went(shop, loop, qtbot, pg_s
     assert "as of" not in day.heading.text()
     press.click(day.close_button)
 
+
+def test_the_end_of_day_is_counted_again_under_a_steady_stream_of_changes(shop, loop, qtbot):
+    here, there = shop()
+    transactions = shown(qtbot, TransactionsTab(here.session, here.transactions))
+    loop.until(lambda: transactions.loaded, message="the Transactions tab")
+    press.click(transactions.end_of_day)
+    loop.until(lambda: transactions.findChild(QDialog, "end-of-day") is not None,
+               message="the end of day")
+    made = transactions.findChild(QDialog, "end-of-day").figures["Links made"]
+    loop.until(lambda: made.text() == "0", message="the day counted")
+    profile = there.session.profile
+    seen_during: list[str] = []
+
+    async def stream() -> None:  # a change every 100 ms for 2 s, written at the other desk
+        for i in range(20):
+            await there.session.ledger.begin_link(profile.id, "test", request(f"STREAM-{i}"))
+            seen_during.append(made.text())
+            await asyncio.sleep(0.1)
+
+    loop.run(stream(), timeout=30)
+    # counted again while the changes kept coming, not only once they stopped
+    assert any(text not in ("", "0") for text in seen_during[:-1]), seen_during
+    loop.until(lambda: made.text() == "20", message="every link counted")
+    press.click(transactions.findChild(QDialog, "end-of-day").close_button)

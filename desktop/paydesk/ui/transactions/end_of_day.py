@@ -94,7 +94,7 @@ class EndOfDayDialog(QDialog):
         # live, like the table: a state the scheduler learns is counted within a second
         self.again = QTimer(self, singleShot=True, interval=500)
         self.again.timeout.connect(lambda: self.tasks.replace("load", self._kept(self.load())))
-        signals_of(controller.session.hub).linkChanged.connect(self.again.start)
+        signals_of(controller.session.hub).linkChanged.connect(self._changed)
         # a shared ledger out of reach: the figures as of when it went
         self.as_of = AsOf(controller.session, self)
         self.as_of.changed.connect(self._show_heading)
@@ -103,6 +103,12 @@ class EndOfDayDialog(QDialog):
 
     def chosen_day(self) -> date:
         return self.day.date().toPython()
+
+    def _changed(self) -> None:
+        """A record changed: read the figures again within 500 ms. Not restarted while it
+        runs, so that a steady stream of changes still refreshes them (at most every 500 ms)."""
+        if not self.again.isActive():
+            self.again.start()
 
     def _heading(self) -> str:
         session = self.controller.session
