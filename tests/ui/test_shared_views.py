@@ -120,3 +120,24 @@ def test_the_end_of_day_is_counted_again_under_a_steady_stream_of_changes(shop, 
     assert any(text not in ("", "0") for text in seen_during[:-1]), seen_during
     loop.until(lambda: made.text() == "20", message="every link counted")
     press.click(transactions.findChild(QDialog, "end-of-day").close_button)
+
+
+def listed(tab: TransactionsTab) -> list[str]:
+    return [tab.model.text(tab.model.record_at(row), 0) for row in range(tab.model.rowCount())
+            if tab.model.record_at(row) is not None]
+
+
+def test_another_desks_new_link_shows_in_a_searched_list_before_the_follow_tick(
+        shop, loop, qtbot):
+    here, there = shop()
+    loop.run(there.links.create(request("BEFORE-1")))
+    transactions = shown(qtbot, TransactionsTab(here.session, here.transactions))
+    loop.until(lambda: transactions.loaded, message="the Transactions tab")
+    press.click(transactions.filters.search)
+    press.type_into(transactions.filters.search, "kim@")
+    loop.until(lambda: listed(transactions) == ["BEFORE-1"], message="the search's one record")
+    loop.run(there.links.create(request("AFTER-1", amount=30)))
+    # before the follower's two-second tick could have found it: the desk's event did
+    loop.until(lambda: listed(transactions) == ["AFTER-1", "BEFORE-1"], timeout=1.8,
+               message="the other desk's new link in the searched list")
+    assert transactions.count.text() == "2 records"
