@@ -6,6 +6,7 @@ marked "as of" when it went (the engine's ``down_since``), cleared once it is ba
 
 from __future__ import annotations
 
+import asyncio
 from decimal import Decimal
 
 import pytest
