@@ -142,3 +142,41 @@ def test_another_desks_new_link_shows_in_a_searched_list_before_the_follow_tick(
     loop.until(lambda: listed(transactions) == ["AFTER-1", "BEFORE-1"], timeout=1.8,
                message="the other desk's new link in the searched list")
     assert transactions.count.text() == "2 records"
+
+
+def links_tab(qtbot, loop, desk) -> LinksTab:
+    tab = shown(qtbot, LinksTab(desk.session, desk.links, desk.scheduler))
+    qtbot.addWidget(tab.counter)
+    loop.until(lambda: tab.loaded, message="the Payment links tab")
+    return tab
+
+
+def test_a_link_made_at_another_desk_shows_in_the_recent_links(shop, loop, qtbot):
+    here, there = shop()
+    tab = links_tab(qtbot, loop, here)
+    assert tab.recent.state_of("THERE-1") is None
+    loop.run(there.links.create(request("THERE-1")))
+    loop.until(lambda: tab.recent.state_of("THERE-1") == "WAITING FOR PAYMENT",
+               message="the other desk's link in the recent links")
+    assert tab.recent.model().index(0, 0).data() == "THERE-1"  # on top, the newest
+
+
+def test_the_counter_display_turns_paid_when_the_other_desk_checks_payments(
+        shop, loop, qtbot, sandbox):
+    here, there = shop(poller="there")
+    tab = links_tab(qtbot, loop, here)
+    for key, text in dict(email="ada@example.com", first_name="Ada", last_name="Lovelace",
+                          title="Flat white").items():
+        press.type_into(getattr(tab.form, key), text)
+    press.click(tab.open_counter)
+    counter = tab.counter
+    press.type_into(counter.entry, "42")
+    press.enter(counter.entry)
+    loop.until(lambda: counter.record is not None, timeout=30, message="the counter's link")
+    assert counter.state.text() == "WAITING FOR PAYMENT"
+    assert here.live.keeper.fence is None  # this desk does not check payments: the other does
+    sandbox.control(f"pay/{counter.record.reference}", {"outcome": "success"})
+    loop.until(lambda: counter.state.text() == "PAID", timeout=30,
+               message="PAID on this desk's counter display")
+    assert here.live.keeper.fence is None and there.live.keeper.fence is not None
+    press.escape(counter)
