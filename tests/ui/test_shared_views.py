@@ -86,6 +86,8 @@ def test_every_view_is_marked_as_of_when_the_ledger_went(shop, loop, qtbot, pg_s
         # a view built while the ledger is already down is marked at once
         later = shown(qtbot, TransactionsTab(here.session, here.transactions))
         assert later.as_of.text == as_of
+        later_links = shown(qtbot, LinksTab(here.session, here.links, here.scheduler))
+        assert later_links.recent_as_of.text() == f"Recent links {as_of}"
         press.click(transactions.end_of_day)
         loop.until(lambda: transactions.findChild(QDialog, "end-of-day") is not None,
                    message="the end of day")
@@ -95,6 +97,9 @@ def test_every_view_is_marked_as_of_when_the_ledger_went(shop, loop, qtbot, pg_s
                message="back: the mark cleared")
     assert not links.recent_as_of.isVisible()
     assert "as of" not in day.heading.text()
+    # the links tab opened while it was out of reach reads its list once it is back
+    loop.until(lambda: later_links.loaded, timeout=30, message="the later links tab read")
+    assert not later_links.recent_as_of.isVisible()
     press.click(day.close_button)
 
 

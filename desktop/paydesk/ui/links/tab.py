@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from ...desk.links import LinksController
 from ...desk.session import NoKeyError, Session
 from ...desk.states import money, state_words
-from ...ledger import LinkRecord
+from ...ledger import LedgerError, LinkRecord
 from ...scheduler import Scheduler
 from ...service.errors import ServiceError, ValidationError
 from ..as_of import AsOf
@@ -107,7 +107,7 @@ class LinksTab(QWidget):
         self.counter.visibleChanged.connect(self._counter_shown)
         self.recent.chosen.connect(self.show_link)
         self.as_of = AsOf(session, self)
-        self.as_of.changed.connect(self._show_as_of)
+        self.as_of.changed.connect(self._reachable)
         self._show_as_of()
         signals = signals_of(session.hub)
         signals.linkChanged.connect(self._changed)
@@ -142,7 +142,11 @@ class LinksTab(QWidget):
         self.tasks.replace("reload", self._reload(profile.id, self.session.mode))
 
     async def _reload(self, profile_id: str, mode: str) -> None:
-        records = await self.controller.ledger.recent(profile_id, mode)
+        try:
+            records = await self.controller.ledger.recent(profile_id, mode)
+        except LedgerError as error:  # a shared ledger out of reach: the list stays, as of
+            log.info("could not read the recent links: %s", error)
+            return
         self.recent.load(records)
         self.recent.follow(self.panel.record)
         typed = self.form.tx_ref.text()
@@ -167,6 +171,11 @@ class LinksTab(QWidget):
         self.recent_as_of.setText(text)
         self.recent_as_of.setAccessibleName(text or "Recent links")
         self.recent_as_of.setVisible(bool(text))
+
+    def _reachable(self) -> None:
+        self._show_as_of()
+        if not self.as_of.text and not self.loaded:  # opened while it was out of reach
+            self.reload()
 
     def _changed(self, record: LinkRecord) -> None:
         profile = self.session.profile
