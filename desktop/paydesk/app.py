@@ -118,9 +118,50 @@ async def painted(window, timeout: float = FIRST_PAINT_WAIT) -> None:
         watch.deleteLater()
 
 
+async def _open_desk(paths, keys, choice, password):
+    """The desk, opened, on the chosen ledger (the one composition root; the window is handed
+    it). A shared ledger that cannot be opened is said in a dialog that tries again every few
+    seconds by itself, until it opens (the desk), the person quits (None), or chooses this
+    computer's own ledger for this session."""
+    from .config.shared_ledger import Choice
+    from .desk.build import build_desk
+    from .ledger import LedgerError
+    from .ui.ledger_problem import OWN, QUIT, LedgerProblemDialog
+
+    dialog = None
+    try:
+        while True:
+            desk = build_desk(paths, keys, ledger_url=choice.url, ledger_password=password)
+            desk.session.ledger_choice = choice
+            try:
+                await desk.open()
+                return desk
+            except LedgerError as error:
+                await desk.close()
+                if not choice.shared:
+                    raise
+                log.warning("the shared ledger cannot be opened: %s", error)
+                why = str(error)
+            if dialog is None:
+                dialog = LedgerProblemDialog(why, choice.url)
+                dialog.open()
+            else:
+                dialog.say(why)
+            await dialog.next_try()
+            if dialog.choice == QUIT:
+                return None
+            if dialog.choice == OWN:
+                choice, password = Choice(None, "own"), None
+                dialog.hide()
+    finally:
+        from shiboken6 import isValid
+
+        if dialog is not None and isValid(dialog):  # not already gone with the application
+            dialog.deleteLater()
+
+
 async def run(app, args, paths, keys, *, window_ready=None) -> int:
     """The whole life of the window; returns the exit code. Tests call it too."""
-    from .desk.build import build_desk
     from .desk.ledger_choice import choose_ledger
     from .ui.dialogs import finished
     from .ui.first_run import CONNECT, SANDBOX, FirstRunDialog
@@ -129,11 +170,10 @@ async def run(app, args, paths, keys, *, window_ready=None) -> int:
     # --ledger, else the saved shared ledger, else this computer's own (its password, from
     # the keyring, is read now: the keyring is looked for before the first paint then)
     choice, password = await choose_ledger(paths, keys, getattr(args, "ledger", None))
-    # the one composition root; the window is handed it
-    desk = build_desk(paths, keys, ledger_url=choice.url, ledger_password=password)
+    desk = await _open_desk(paths, keys, choice, password)
+    if desk is None:
+        return 0  # the shared ledger could not be opened, and the person quit
     session = desk.session
-    session.ledger_choice = choice
-    await desk.open()
     window = MainWindow(desk, str(paths.window_state))
     closed: asyncio.Future[int] = asyncio.get_running_loop().create_future()
     window.closed.connect(lambda: closed.done() or closed.set_result(0))

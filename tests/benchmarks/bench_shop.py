@@ -2,9 +2,11 @@
 tests/benchmarks/shop_desk.py) on one shared PostgreSQL ledger and one sandbox that drops
 answers after committing (``drop_after_commit_rate``) and fails calls (``error_rate``).
 
-1. One desk alone makes its links; every link is paid through the sandbox's control API;
-   the service lookups it made per open link per second are the baseline.
-2. ``--desks`` desks make ``--links`` links each at once; midway through the payments, the
+1. One desk alone makes its links; for a quiet while (20 s: links open, nobody paying) the
+   service lookups per open link per second are counted (the baseline); then every link is
+   paid through the sandbox's control API.
+2. ``--desks`` desks make ``--links`` links each at once, the same quiet while is counted
+   (R: its lookups per open link per second against one desk's); midway through the payments, the
    desk that checks payments (the poller lease's holder) is killed (SIGKILL); the time until
    another desk holds the lease is the takeover. Every link is paid; "PAID everywhere" is
    from the payment to the moment the last living desk's hub said it was paid.
@@ -46,6 +48,7 @@ from sandbox_process import start_sandbox  # noqa: E402
 from tests.postgres import Cluster  # noqa: E402
 
 FAULTS = {"drop_after_commit_rate": 0.2, "error_rate": 0.1}
+QUIET = 20.0  # s: the while over which lookups per open link are counted
 LOOKUP_MARKS = ("/api/transaction", "/api/verify-payment")
 
 
@@ -159,7 +162,8 @@ def references(url: str) -> dict[str, str]:
 def pay(base: str, secret: str, reference: str) -> None:
     headers = {"Authorization": f"Bearer {secret}", "Accept": "application/json"}
     for _ in range(20):  # the sandbox's error_rate is for /api/ calls; retried all the same
-        answer = httpx.post(f"{base.rstrip('/')}/_sandbox/pay/{reference}", json={},
+        answer = httpx.post(f"{base.rstrip('/')}/_sandbox/pay/{reference}",
+                            json={"outcome": "success"},
                             headers=headers, timeout=10)
         if answer.status_code < 500:
             answer.raise_for_status()
@@ -200,6 +204,12 @@ def run_shop(cluster: Cluster, base: str, keys: dict, folder: Path, desks: int, 
         refs = references(url)
         figures["made"] = len(refs)
         items = sorted(refs.items())
+        # the service's lookups per open link per second, over a quiet while (links open,
+        # nobody paying): one desk alone against the shop's desks, at the same ages
+        quiet_from = counter.lookups
+        time.sleep(QUIET)
+        figures["quiet_lookups"] = counter.lookups - quiet_from
+        figures["lookups_rate"] = figures["quiet_lookups"] / (len(items) * QUIET)
         paid_at: dict[str, float] = {}
         lookups_before = counter.lookups
         open_seconds = 0.0
@@ -226,6 +236,7 @@ def run_shop(cluster: Cluster, base: str, keys: dict, folder: Path, desks: int, 
         wait(everywhere, 300, every=0.2)
         pay_window = time.monotonic() - pay_started
         delays = []
+        spreads = []  # from the first desk that knew it was paid to the last: the ledger's part
         unseen = 0
         for tx_ref, at in paid_at.items():
             seen = [p.paid.get(tx_ref) for p in living]
@@ -234,8 +245,11 @@ def run_shop(cluster: Cluster, base: str, keys: dict, folder: Path, desks: int, 
                 continue
             last = max(seen)
             delays.append((last - at) * 1000)
+            spreads.append((last - min(seen)) * 1000)
             open_seconds += max(0.0, last - at)
         figures["unseen"] = unseen
+        figures["spread_p95_ms"] = (statistics.quantiles(spreads, n=20)[18] if len(spreads) > 1
+                                    else float("nan"))
         figures["paid_p50_ms"] = statistics.median(delays) if delays else float("nan")
         figures["paid_p95_ms"] = (statistics.quantiles(delays, n=20)[18] if len(delays) > 1
                                   else float("nan"))
@@ -243,8 +257,6 @@ def run_shop(cluster: Cluster, base: str, keys: dict, folder: Path, desks: int, 
         lookups = counter.lookups - lookups_before
         figures["lookups"] = lookups
         figures["pay_window_s"] = pay_window
-        # lookups per link per second it stayed open while being paid
-        figures["lookups_rate"] = lookups / max(1.0, len(paid_at) * pay_window)
         figures["takeover_s"] = takeover
         figures["killed"] = killed.name if killed else None
         # lost and doubled: the ledger against the service's own database

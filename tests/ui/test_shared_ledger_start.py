@@ -1,0 +1,92 @@
+"""Start-up on a shared ledger that cannot be opened (its server down, nothing listening):
+a dialog says why and tries again by itself; "Use this computer's own ledger" opens the
+window on the desk's own file for this session; a server that comes back opens the window
+by itself; Quit ends PayDesk. A real PostgreSQL (tests/postgres.py), started late."""
+
+import asyncio
+import re
+
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from tests import postgres
+from tests.helpers import free_port
+from tests.ui import press
+from tests.ui.conftest import args
+
+UNREACHABLE = re.compile(r"Shared ledger unreachable since \d\d:\d\d, retrying")
+
+
+def problem_dialog():
+    return next((w for w in QApplication.topLevelWidgets()
+                 if w.objectName() == "ledger-problem" and w.isVisible()), None)
+
+
+def start(loop, qapp, paths, keys, url):
+    from paydesk import app as app_module
+
+    shown = {}
+    task = loop.spawn(app_module.run(qapp, args(ledger=url), paths, keys,
+                                     window_ready=lambda w, s: shown.update(window=w, session=s)))
+    loop.until(lambda: problem_dialog() is not None or task.done(),
+               message="the shared ledger's dialog")
+    if task.done():
+        task.result()
+    return task, shown
+
+
+def finish(loop, task, shown):
+    """Start-up to its end (a desk with no profile asks the first-run question: Escape),
+    then the window closed: PayDesk's exit code."""
+    window = shown["window"]
+    loop.until(lambda: window.started or (getattr(window, "first_run", None) is not None
+                                          and window.first_run.isVisible()), 30, "start-up")
+    if not window.started:
+        press.escape(window.first_run)
+        loop.until(lambda: window.started, 30, "start-up")
+    window.close()
+    return loop.run(asyncio.wait_for(asyncio.shield(task), 15), 16)
+
+
+def test_unreachable_at_start_says_so_and_opens_on_the_own_ledger(loop, qapp, paths, keys):
+    url = f"postgresql://paydesk@127.0.0.1:{free_port()}/shop"
+    task, shown = start(loop, qapp, paths, keys, url)
+    dialog = problem_dialog()
+    assert dialog.windowTitle() == "Shared ledger"
+    assert UNREACHABLE.fullmatch(dialog.why.text()), dialog.why.text()
+    assert dialog.address.text() == url
+    assert [b.accessibleName() for b in (dialog.try_again, dialog.use_own, dialog.quit)] == [
+        "Try again", "Use this computer's own ledger", "Quit"]
+    assert "window" not in shown  # nothing is shown that the ledger has not given
+    press.click(dialog.try_again)  # tried again at once: still unreachable, still said
+    loop.until(lambda: UNREACHABLE.fullmatch(problem_dialog().why.text()), message="the text")
+    press.click(problem_dialog().use_own)
+    loop.until(lambda: "window" in shown, message="the window on the own ledger")
+    assert problem_dialog() is None
+    assert not shown["session"].ledger_choice.shared
+    assert (paths.data / "ledger.sqlite3").exists()
+    assert finish(loop, task, shown) == 0
+
+
+def test_quit_while_the_shared_ledger_is_unreachable(loop, qapp, paths, keys):
+    task, _ = start(loop, qapp, paths, keys, f"postgresql://paydesk@127.0.0.1:{free_port()}/s")
+    press.click(problem_dialog().quit)
+    assert loop.run(asyncio.wait_for(asyncio.shield(task), 15), 16) == 0
+
+
+def test_a_server_that_comes_back_opens_the_window_by_itself(loop, qapp, paths, keys):
+    why = postgres.missing()
+    if why:
+        pytest.skip(why)
+    cluster = postgres.Cluster()
+    try:
+        cluster.port = free_port()  # the address is known before the server runs
+        task, shown = start(loop, qapp, paths, keys, cluster.url("postgres"))
+        assert UNREACHABLE.fullmatch(problem_dialog().why.text())
+        cluster.start()
+        loop.until(lambda: "window" in shown, 30, "the window, once the server answers")
+        assert problem_dialog() is None
+        assert shown["session"].ledger_choice.shared
+        assert finish(loop, task, shown) == 0
+    finally:
+        cluster.remove()
