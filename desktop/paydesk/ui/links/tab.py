@@ -23,9 +23,10 @@ from PySide6.QtWidgets import (
 from ...desk.links import LinksController
 from ...desk.session import NoKeyError, Session
 from ...desk.states import money, state_words
-from ...ledger import LinkRecord
+from ...ledger import LedgerError, LinkRecord
 from ...scheduler import Scheduler
 from ...service.errors import ServiceError, ValidationError
+from ..as_of import AsOf
 from ..signals import signals_of
 from .counter import CounterWindow
 from .form import LinkForm
@@ -79,8 +80,17 @@ class LinksTab(QWidget):
         split.setSizes([520, 480])
         vertical = QSplitter(Qt.Orientation.Vertical)
         vertical.addWidget(split)
+        recent_box = QWidget()
+        recent_column = QVBoxLayout(recent_box)
+        recent_column.setContentsMargins(0, 0, 0, 0)
+        # a shared ledger out of reach: the list is what it was then
+        self.recent_as_of = QLabel("")
+        self.recent_as_of.setObjectName("recent-links-as-of")
+        self.recent_as_of.hide()
+        recent_column.addWidget(self.recent_as_of)
         self.recent = RecentLinks()
-        vertical.addWidget(self.recent)
+        recent_column.addWidget(self.recent, 1)
+        vertical.addWidget(recent_box)
         vertical.setSizes([560, 180])
         column.addWidget(vertical, 1)
 
@@ -96,6 +106,9 @@ class LinksTab(QWidget):
         self.counter.cleared.connect(lambda: scheduler.focus("counter", None))
         self.counter.visibleChanged.connect(self._counter_shown)
         self.recent.chosen.connect(self.show_link)
+        self.as_of = AsOf(session, self)
+        self.as_of.changed.connect(self._reachable)
+        self._show_as_of()
         signals = signals_of(session.hub)
         signals.linkChanged.connect(self._changed)
         signals.linkSettled.connect(self._settled)
@@ -129,7 +142,11 @@ class LinksTab(QWidget):
         self.tasks.replace("reload", self._reload(profile.id, self.session.mode))
 
     async def _reload(self, profile_id: str, mode: str) -> None:
-        records = await self.controller.ledger.recent(profile_id, mode)
+        try:
+            records = await self.controller.ledger.recent(profile_id, mode)
+        except LedgerError as error:  # a shared ledger out of reach: the list stays, as of
+            log.info("could not read the recent links: %s", error)
+            return
         self.recent.load(records)
         self.recent.follow(self.panel.record)
         typed = self.form.tx_ref.text()
@@ -148,6 +165,17 @@ class LinksTab(QWidget):
         self.panel.show_record(record)
         self.recent.follow(record)
         self.scheduler.focus("panel", record)
+
+    def _show_as_of(self) -> None:
+        text = f"Recent links {self.as_of.text}" if self.as_of.text else ""
+        self.recent_as_of.setText(text)
+        self.recent_as_of.setAccessibleName(text or "Recent links")
+        self.recent_as_of.setVisible(bool(text))
+
+    def _reachable(self) -> None:
+        self._show_as_of()
+        if not self.as_of.text and not self.loaded:  # opened while it was out of reach
+            self.reload()
 
     def _changed(self, record: LinkRecord) -> None:
         profile = self.session.profile

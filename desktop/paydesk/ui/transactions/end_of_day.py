@@ -8,6 +8,7 @@ read again for every export and print, so they agree with the rows."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -28,7 +29,8 @@ from ...desk.day import COUNTS, counts, fees_text, heading, local_midnight, prin
 from ...desk.tasks import TaskSet
 from ...desk.texts import money_text
 from ...desk.transactions import TransactionsController
-from ...ledger import DaySummary, LinkQuery
+from ...ledger import DaySummary, LedgerError, LinkQuery
+from ..as_of import AsOf
 from ..dialogs import run_dialog
 from ..signals import signals_of
 from .actions import save_path
@@ -91,22 +93,36 @@ class EndOfDayDialog(QDialog):
         self.day.dateChanged.connect(self.start)
         # live, like the table: a state the scheduler learns is counted within a second
         self.again = QTimer(self, singleShot=True, interval=500)
-        self.again.timeout.connect(lambda: self.tasks.replace("load", self.load()))
-        signals_of(controller.session.hub).linkChanged.connect(self.again.start)
+        self.again.timeout.connect(lambda: self.tasks.replace("load", self._kept(self.load())))
+        signals_of(controller.session.hub).linkChanged.connect(self._changed)
+        # a shared ledger out of reach: the figures as of when it went
+        self.as_of = AsOf(controller.session, self)
+        self.as_of.changed.connect(self._show_heading)
+        self._show_heading()
         self.resize(520, 480)
 
     def chosen_day(self) -> date:
         return self.day.date().toPython()
 
+    def _changed(self) -> None:
+        """A record changed: read the figures again within 500 ms. Not restarted while it
+        runs, so that a steady stream of changes still refreshes them (at most every 500 ms)."""
+        if not self.again.isActive():
+            self.again.start()
+
     def _heading(self) -> str:
         session = self.controller.session
         return heading(session.profile.name, session.mode, self.chosen_day())
 
+    def _show_heading(self) -> None:
+        text = self._heading() + self.as_of.suffix()
+        self.heading.setText(text)
+        self.heading.setAccessibleName(text)
+
     async def load(self) -> DaySummary:
         summary = await self.controller.day_summary(self.chosen_day())
         self.summary = summary
-        self.heading.setText(self._heading())
-        self.heading.setAccessibleName(self._heading())
+        self._show_heading()
         for label, n in counts(summary):
             self.figures[label].setText(str(n))
             self.figures[label].setAccessibleName(f"{label}: {n}")
@@ -148,8 +164,17 @@ class EndOfDayDialog(QDialog):
     def start(self) -> None:
         """The figures at once, as the ledger has them; again once the day's paid payments
         have been read again with the service."""
-        self.tasks.replace("load", self.load())
-        self.tasks.replace("recheck", self.count())
+        self.tasks.replace("load", self._kept(self.load()))
+        self.tasks.replace("recheck", self._kept(self.count()))
+
+    async def _kept(self, reading: Awaitable[DaySummary]) -> None:
+        """Read the figures; a ledger out of reach leaves them as they were (the heading
+        says as of when) and says why."""
+        try:
+            await reading
+        except LedgerError as error:
+            self.message.setText(str(error))
+            self.message.setAccessibleName(str(error))
 
     async def count(self) -> DaySummary:
         """The figures, after the day's paid payments are read again with the service."""

@@ -22,7 +22,7 @@ from PySide6.QtGui import QColor, QFont
 from ...desk.states import state_words
 from ...desk.tasks import TaskSet
 from ...desk.texts import local_time, money_text, utc_time
-from ...ledger import Cursor, Ledger, LinkQuery, LinkRecord, Page
+from ...ledger import Cursor, Ledger, LedgerError, LinkQuery, LinkRecord, Page
 from ..fixed_text import fixed_font
 from ..table import HeadedModel
 
@@ -79,7 +79,11 @@ class LedgerModel(HeadedModel):
             snapshot = replace(query, created_to=min(query.created_to or now, now))
         counting = asyncio.ensure_future(self.ledger.count(snapshot))
         try:
-            first = await self.ledger.page(snapshot, limit=BLOCK)
+            try:
+                first = await self.ledger.page(snapshot, limit=BLOCK)
+            except LedgerError as error:  # a shared ledger out of reach: what is shown stays
+                log.info("could not read the list: %s", error)
+                return
             if generation != self._generation:
                 return
             self.beginResetModel()
@@ -92,7 +96,13 @@ class LedgerModel(HeadedModel):
             self._shown = generation
             self.endResetModel()
             self.queryLoaded.emit()
-            total = await counting
+            try:
+                total = await counting
+            except LedgerError as error:
+                log.info("could not count the list: %s", error)
+                self.counted = True
+                self.countKnown.emit()
+                return
         finally:
             counting.cancel()
         if generation != self._generation or total <= self.total:

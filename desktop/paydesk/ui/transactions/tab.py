@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from datetime import datetime
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -24,7 +23,8 @@ from PySide6.QtWidgets import (
 
 from ...desk.session import Session
 from ...desk.transactions import TransactionsController
-from ...ledger import LinkQuery, LinkRecord
+from ...ledger import LedgerError, LinkQuery, LinkRecord
+from ..as_of import AsOf
 from ..field_message import FieldMessage
 from ..fixed_text import use_fixed
 from ..signals import signals_of
@@ -139,8 +139,10 @@ class TransactionsTab(TabActions, QWidget):
         signals = signals_of(session.hub)
         signals.linkChanged.connect(self._changed)
         signals.changed.connect(self.reload)
-        signals.ledgerReachable.connect(self._reachable)
-        self._as_of = ""  # a shared ledger out of reach: the list is what it was then
+        # a shared ledger out of reach: the list is what it was then (it catches up once
+        # the ledger is back: ``follow.py``)
+        self.as_of = AsOf(session, self)
+        self.as_of.changed.connect(self._show_count)
         self._only: frozenset[str] = frozenset()  # a reconcile's rows, when "Show these" is on
         self._kept: tuple[str, str] | None = None  # the selected record, across a new query
         self.loaded = False
@@ -149,7 +151,8 @@ class TransactionsTab(TabActions, QWidget):
         self.follow.stale.connect(self.requery)
         self.follow.changed.connect(self._changed)
         self._again = QTimer(self, singleShot=True, interval=300)  # a filtered list, after a change
-        self._again.timeout.connect(self.requery)
+        self._again.timeout.connect(self._look_again)
+        self._requery_due = False
         self.reload()
 
     # -- state ---------------------------------------------------------------------------
@@ -198,15 +201,9 @@ class TransactionsTab(TabActions, QWidget):
         text = f"{total:,} record{'s' if total != 1 else ''}" if self.model.counted else "counting…"
         if self._only:
             text += " (what the last check changed or could not check)"
-        text += self._as_of
+        text += self.as_of.suffix()
         self.count.setText(text)
         self.count.setAccessibleName(text)
-
-    def _reachable(self, up: bool) -> None:
-        """A shared ledger out of reach: the list stays, marked as of when it went (it
-        catches up once the ledger is back: ``follow.py``)."""
-        self._as_of = "" if up else f", as of {datetime.now():%H:%M}"
-        self._show_count()
 
     def _loaded(self) -> None:
         self._show_count()
@@ -224,7 +221,38 @@ class TransactionsTab(TabActions, QWidget):
             return
         listed = self.model.row_of(record.key) is not None
         if query.states and listed != (record.state in query.states):
-            self._again.start()  # it joined or left a list filtered by state: read it again
+            self._soon(requery=True)  # it joined or left a list filtered by state
+        elif not listed:  # perhaps new in a sorted, filtered or searched view (another desk's)
+            self._soon(requery=False)
+
+    def _soon(self, *, requery: bool) -> None:
+        """Read the list again within 300 ms (``requery``), or count it and read it again if
+        the count differs. Not restarted while it waits: under a steady stream of changes
+        the list is still read at most every 300 ms, never starved."""
+        self._requery_due = self._requery_due or requery
+        if not self._again.isActive():
+            self._again.start()
+
+    def _look_again(self) -> None:
+        due, self._requery_due = self._requery_due, False
+        if due:
+            self.requery()
+        else:
+            self.tasks.replace("recount", self._recount())
+
+    async def _recount(self) -> None:
+        """A record not listed changed: read the list again when it holds a different number
+        of records than the ledger has for the query (a new one that matches it)."""
+        query = self.model.query
+        if query is None or not self.model.counted:
+            return  # a query on its way reads the ledger as it is now
+        try:
+            total = await self.session.ledger.count(query)
+        except LedgerError as error:  # out of reach: the list stays, marked as of
+            log.info("could not count the list: %s", error)
+            return
+        if query is self.model.query and total != self.model.rowCount():
+            self.requery()
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
