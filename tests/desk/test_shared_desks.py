@@ -7,6 +7,7 @@ holder's write is refused; while the server is down nothing is created or sent."
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 from decimal import Decimal
 
 import pytest
@@ -14,7 +15,7 @@ import pytest
 from paydesk.config.paths import Paths
 from paydesk.config.secrets import KeyStore
 from paydesk.desk.build import build_desk
-from paydesk.ledger import Fence, LedgerError, StaleLease
+from paydesk.ledger import Fence, LedgerError, LinkRecord, StaleLease
 from paydesk.service.models import PaymentRequest
 from tests import profiles
 from tests.helpers import MemoryKeyring
@@ -216,3 +217,26 @@ async def test_a_desk_restarted_settles_its_own_unfinished_create(shop, service,
                 message="its own create settled at restart")
     assert service.payments(tx_ref) == 1
     assert poller.scheduler.stats["settles"] == 0
+
+
+def pending(profile_id: str, refs) -> list[LinkRecord]:
+    """Open links of an old desk's ledger, to import."""
+    now = datetime.now(UTC)
+    return [LinkRecord(0, profile_id, "test", ref, Decimal(5), "GBP", "x@example.com", "X", "Y",
+                       "pending", now, now, checkout_url=f"https://pay.example/{ref}")
+            for ref in refs]
+
+
+async def test_an_import_at_another_desk_is_watched_by_the_poller_and_read_by_the_views(
+        shop, until):
+    first = await shop("Counter 1")
+    await holder_of([first], until)
+    second = await shop("Finance")
+    refreshed = []
+    first.hub.session_changed.connect(lambda: refreshed.append(1))
+    profile_id = second.session.profile.id
+    assert await second.session.ledger.import_records(pending(profile_id, ["OLD-1", "OLD-2"])) == 2
+    await until(lambda: {"OLD-1", "OLD-2"} <= {r.tx_ref for r in first.scheduler.watched()},
+                timeout=30, message="the poller watching the imported open records")
+    assert refreshed  # the views read again
+

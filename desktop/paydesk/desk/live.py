@@ -6,7 +6,8 @@ record it names is read again and that is what the views are told (believe the r
 the doorbell): "link" -> ``record_changed`` (and ``record_settled`` when it just became
 final), the card kinds -> ``card_changed``, ``cards_refreshed``, ``card_transactions_changed``,
 ``operation_changed``, ``audit_added``; "merchant" -> the profiles read again; "lease" -> the
-lease read again; "import" -> the poller watches the open records again. An event that
+lease read again; "import" -> the views read again (``session_changed``) and the poller
+watches the open records again. An event that
 cannot be followed now (the ledger out of reach) is kept and followed when it is back.
 
 The lease keeper (``ledger/postgres/lease.py``) decides whether this desk checks payments
@@ -194,7 +195,8 @@ class Live:
             await self.merchant_changed(key)
         elif kind == "lease":
             self.keeper.poke()
-        elif kind == "import":  # a desk's old ledger imported: new open records, maybe
+        elif kind == "import":  # a desk's old ledger imported: the views read again, and
+            hub.session_changed.emit()  # the lease holder watches its open records
             await self.poller.watch_all()
 
     def _announce(self, record: LinkRecord) -> None:
