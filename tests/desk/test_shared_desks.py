@@ -240,3 +240,12 @@ async def test_an_import_at_another_desk_is_watched_by_the_poller_and_read_by_th
                 timeout=30, message="the poller watching the imported open records")
     assert refreshed  # the views read again
 
+
+async def test_a_takeover_watches_every_open_record_even_past_a_thousand(shop, until):
+    first = await shop("Counter 1")
+    await holder_of([first], until)
+    second = await shop("Finance")
+    refs = [f"MANY-{i}" for i in range(1100)]
+    assert await second.session.ledger.import_records(pending(second.session.profile.id, refs)) == 1100
+    await until(lambda: len({r.tx_ref for r in first.scheduler.watched()} & set(refs)) == 1100,
+                timeout=60, message="every open record watched")
