@@ -249,3 +249,24 @@ async def test_a_takeover_watches_every_open_record_even_past_a_thousand(shop, u
     assert await second.session.ledger.import_records(pending(second.session.profile.id, refs)) == 1100
     await until(lambda: len({r.tx_ref for r in first.scheduler.watched()} & set(refs)) == 1100,
                 timeout=60, message="every open record watched")
+
+
+async def test_an_event_that_cannot_be_followed_waits_for_the_ledger_quietly(shop, pg_server,
+                                                                            until, caplog):
+    """While the ledger is down, an event kept for later is not read again (and logged)
+    every second: it waits until the ledger is back, then is followed."""
+    from paydesk.ledger.postgres.listen import LedgerEvent
+    desk = await shop("Counter 1")
+    await holder_of([desk], until)
+    caplog.set_level("INFO", logger="paydesk.live")
+    with pg_server.down():
+        await until(lambda: not desk.live.engine.reachable, message="the desk saw it go")
+        # what the feed hands over (it cannot read any now): another desk's change
+        desk.live._deliver([LedgerEvent(10**9, datetime.now(UTC), "another desk", "link",
+                                        desk.session.profile.id, "test", "QUIET-1")])
+        await asyncio.sleep(2.5)  # a wait, not a measure: time to retry a few times
+        waits = [r for r in caplog.records if "following a change of another desk waits" in r.message]
+        assert len(waits) == 1
+    followed = desk.live.events_followed
+    await until(lambda: desk.live.events_followed > followed, timeout=30,
+                message="followed once the ledger is back")

@@ -70,6 +70,7 @@ class Live:
         self.events_followed = 0
         self._pending: OrderedDict[Key, LedgerEvent] = OrderedDict()
         self._wake = asyncio.Event()
+        self._back = asyncio.Event()  # set when the ledger is heard reachable again
         self._states: OrderedDict[tuple[str, str], str] = OrderedDict()
         # "merchant": the profiles read again
         self.merchant_changed: Callable[[str], Awaitable[None]] = self._reload_profiles
@@ -115,6 +116,7 @@ class Live:
     def _reachable(self, up: bool) -> None:
         self._say()
         if up:
+            self._back.set()
             self.keeper.poke()
             self._wake.set()  # events kept while it was out of reach
 
@@ -154,11 +156,18 @@ class Live:
                         self._pending.setdefault(key, event)
                         self._pending.move_to_end(key, last=False)
                         log.info("following a change of another desk waits: %s", error)
-                        await asyncio.sleep(1.0)
+                        await self._until_back()
                     except Exception:  # one event's fault is not the feed's
                         log.exception("following %s %s failed", event.kind, event.key)
         finally:
             await self.feed.close()
+
+    async def _until_back(self) -> None:
+        """Wait, once, until the ledger is reachable again (the feed's reconnection or the
+        lease keeper's renewal says so), not re-reading the same event every second."""
+        if not self.engine.reachable:
+            self._back.clear()
+            await self._back.wait()
 
     async def _abandoned(self) -> None:
         """Every ``ABANDONED_EVERY`` s, the lease holder settles creates another desk left
