@@ -270,3 +270,16 @@ async def test_an_event_that_cannot_be_followed_waits_for_the_ledger_quietly(sho
     followed = desk.live.events_followed
     await until(lambda: desk.live.events_followed > followed, timeout=30,
                 message="followed once the ledger is back")
+
+
+async def test_two_paydesks_on_one_data_folder_are_two_desks(shop, until):
+    """One installation run twice: each hears the other's changes, and only one of them
+    checks payments."""
+    first = await shop("Counter 1")
+    again = await shop("Counter 1")  # the same folder, the same installation id
+    assert first.session.installation_id == again.session.installation_id
+    assert first.live.engine.desk != again.live.engine.desk
+    assert first.live.engine.desk.startswith(f"{first.session.installation_id}:")
+    await holder_of([first, again], until)
+    await first.links.create(request("TWICE-1"))
+    await until(lambda: again.heard.state_of("TWICE-1") == "pending", message="heard by the other")

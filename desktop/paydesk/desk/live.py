@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 import socket
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -80,9 +81,11 @@ class Live:
     # -- start and stop -----------------------------------------------------------------
 
     def bind(self, installation_id: str) -> None:
-        """This desk's installation id (read with the profiles, after the desk was built):
-        the ``desk`` of every event it writes and the lease's holder."""
-        self.engine.desk = installation_id
+        """This desk's id, ``"<installation id>:<8 hex digits>"``, new for each running
+        PayDesk (two on one data folder are two desks: neither skips the other's events, one
+        holds the lease): the ``desk`` of every event it writes and the lease's holder. The
+        references it draws carry the installation id alone (``Poller._made_here``)."""
+        self.engine.desk = f"{installation_id}:{secrets.token_hex(4)}"
 
     def start(self) -> None:
         """The feed and the lease keeper, as tasks of this desk's session."""
