@@ -283,3 +283,38 @@ async def test_two_paydesks_on_one_data_folder_are_two_desks(shop, until):
     await holder_of([first, again], until)
     await first.links.create(request("TWICE-1"))
     await until(lambda: again.heard.state_of("TWICE-1") == "pending", message="heard by the other")
+
+
+async def test_a_ledger_upgraded_by_a_newer_paydesk_is_said_and_nothing_is_written(
+        shop, pg_url, tmp_path, service, until):
+    """A newer PayDesk's schema: the status bar says to update, this desk never takes the
+    lease, and a create or card operation is refused before anything is sent."""
+    import psycopg
+
+    from paydesk.ledger.postgres.engine import SchemaTooNew
+    from paydesk.ledger.postgres.schema import KNOWN
+    first = await shop("Counter 1", start=False)  # the shop's merchant, added by this version
+    profile = first.session.profile
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("INSERT INTO schema_migrations (version, applied_at) VALUES (%s, now())",
+                     (KNOWN + 1,))
+    paths = Paths(data=tmp_path / "Counter 1", sandbox=tmp_path / "Counter 1-sandbox")
+    desk = build_desk(paths, KeyStore(MemoryKeyring()), ledger_url=pg_url)
+    try:
+        await desk.open()
+        heard = Heard(desk)
+        desk.start_background()
+        said = str(SchemaTooNew())
+        assert said == ("This shop's ledger was upgraded by a newer PayDesk: "
+                        "update PayDesk on this computer")
+        await until(lambda: heard.status and heard.status[-1] == said, message="the status says so")
+        calls = len(service.calls())
+        with pytest.raises(SchemaTooNew):
+            await desk.links.create(request("NEWER-1"))
+        with pytest.raises(SchemaTooNew):
+            await desk.cards.create(profile, "test", Decimal(10), "USD", None)
+        assert len(service.calls()) == calls
+        assert desk.live.keeper.state.holder is None
+        assert not any(t.get_name() == "poller lease" for t in asyncio.all_tasks())
+    finally:
+        await desk.close()

@@ -27,7 +27,7 @@ from datetime import UTC, datetime, timedelta
 
 from ..ledger import Ledger, LinkRecord
 from ..ledger.cards import CardLedger
-from ..ledger.postgres.engine import LedgerUnreachable, PgEngine
+from ..ledger.postgres.engine import LedgerUnreachable, PgEngine, SchemaTooNew
 from ..ledger.postgres.lease import LeaseKeeper, LeaseState
 from ..ledger.postgres.listen import EventFeed, LedgerEvent
 from ..scheduler import Scheduler
@@ -91,7 +91,8 @@ class Live:
         """The feed and the lease keeper, as tasks of this desk's session."""
         self.tasks = self.session.tasks.child()
         self.tasks.spawn(self._follow(), "shared ledger events")
-        self.tasks.spawn(self.keeper.run(), "poller lease")
+        if not self.engine.read_only:  # a newer PayDesk's schema: this desk writes nothing
+            self.tasks.spawn(self.keeper.run(), "poller lease")
         self.tasks.spawn(self._abandoned(), "abandoned creates")
 
     async def close(self) -> None:
@@ -103,6 +104,8 @@ class Live:
     def refuse(self) -> Exception | None:
         """While the ledger is out of reach: the error that refuses a create or card
         operation (nothing is sent that was not written first)."""
+        if self.engine.read_only:
+            return SchemaTooNew()
         if self.engine.reachable:
             return None
         return LedgerUnreachable(self.engine.down_since or datetime.now(UTC))
@@ -110,7 +113,8 @@ class Live:
     # -- status -------------------------------------------------------------------------
 
     def _say(self) -> None:
-        text = (poller_text(self.keeper.state) if self.engine.reachable
+        text = (str(SchemaTooNew()) if self.engine.read_only
+                else poller_text(self.keeper.state) if self.engine.reachable
                 else unreachable_text(self.engine.down_since))
         if text != self.status:
             self.status = text
