@@ -318,3 +318,13 @@ async def test_a_ledger_upgraded_by_a_newer_paydesk_is_said_and_nothing_is_writt
         assert not any(t.get_name() == "poller lease" for t in asyncio.all_tasks())
     finally:
         await desk.close()
+
+
+async def test_what_another_desk_commits_between_open_and_start_is_heard(shop, until):
+    """The feed starts where the desk first read (``Desk.open``), not where it connects."""
+    there = await shop("Finance", start=False)  # no poller: its create is its only event
+    here = await shop("Counter 1", start=False)  # opened: profiles and views read
+    await there.links.create(request("MEANWHILE-1"))
+    here.start_background()  # the only events of another desk are that create's
+    await until(lambda: here.live.events_followed >= 1, timeout=30,
+                message="the change made before the feed connected, followed")

@@ -29,7 +29,7 @@ from ..ledger import Ledger, LinkRecord
 from ..ledger.cards import CardLedger
 from ..ledger.postgres.engine import LedgerUnreachable, PgEngine, SchemaTooNew
 from ..ledger.postgres.lease import LeaseKeeper, LeaseState
-from ..ledger.postgres.listen import EventFeed, LedgerEvent
+from ..ledger.postgres.listen import EventFeed, LedgerEvent, newest_event
 from ..scheduler import Scheduler
 from .events import Hub
 from .links import LinksController
@@ -86,6 +86,11 @@ class Live:
         holds the lease): the ``desk`` of every event it writes and the lease's holder. The
         references it draws carry the installation id alone (``Poller._made_here``)."""
         self.engine.desk = f"{installation_id}:{secrets.token_hex(4)}"
+
+    async def mark_start(self) -> None:
+        """Before the profiles and views first read: the feed will hand over every event
+        after the newest one now (what other desks commit meanwhile is not missed)."""
+        self.feed.last = await self.engine.read(newest_event)
 
     def start(self) -> None:
         """The feed and the lease keeper, as tasks of this desk's session."""
