@@ -7,6 +7,7 @@ holder's write is refused; while the server is down nothing is created or sent."
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 from decimal import Decimal
 
 import pytest
@@ -14,7 +15,7 @@ import pytest
 from paydesk.config.paths import Paths
 from paydesk.config.secrets import KeyStore
 from paydesk.desk.build import build_desk
-from paydesk.ledger import Fence, LedgerError, StaleLease
+from paydesk.ledger import Fence, LedgerError, LinkRecord, StaleLease
 from paydesk.service.models import PaymentRequest
 from tests import profiles
 from tests.helpers import MemoryKeyring
@@ -216,3 +217,114 @@ async def test_a_desk_restarted_settles_its_own_unfinished_create(shop, service,
                 message="its own create settled at restart")
     assert service.payments(tx_ref) == 1
     assert poller.scheduler.stats["settles"] == 0
+
+
+def pending(profile_id: str, refs) -> list[LinkRecord]:
+    """Open links of an old desk's ledger, to import."""
+    now = datetime.now(UTC)
+    return [LinkRecord(0, profile_id, "test", ref, Decimal(5), "GBP", "x@example.com", "X", "Y",
+                       "pending", now, now, checkout_url=f"https://pay.example/{ref}")
+            for ref in refs]
+
+
+async def test_an_import_at_another_desk_is_watched_by_the_poller_and_read_by_the_views(
+        shop, until):
+    first = await shop("Counter 1")
+    await holder_of([first], until)
+    second = await shop("Finance")
+    refreshed = []
+    first.hub.session_changed.connect(lambda: refreshed.append(1))
+    profile_id = second.session.profile.id
+    assert await second.session.ledger.import_records(pending(profile_id, ["OLD-1", "OLD-2"])) == 2
+    await until(lambda: {"OLD-1", "OLD-2"} <= {r.tx_ref for r in first.scheduler.watched()},
+                timeout=30, message="the poller watching the imported open records")
+    assert refreshed  # the views read again
+
+
+async def test_a_takeover_watches_every_open_record_even_past_a_thousand(shop, until):
+    first = await shop("Counter 1")
+    await holder_of([first], until)
+    second = await shop("Finance")
+    refs = [f"MANY-{i}" for i in range(1100)]
+    assert await second.session.ledger.import_records(pending(second.session.profile.id, refs)) == 1100
+    await until(lambda: len({r.tx_ref for r in first.scheduler.watched()} & set(refs)) == 1100,
+                timeout=60, message="every open record watched")
+
+
+async def test_an_event_that_cannot_be_followed_waits_for_the_ledger_quietly(shop, pg_server,
+                                                                            until, caplog):
+    """While the ledger is down, an event kept for later is not read again (and logged)
+    every second: it waits until the ledger is back, then is followed."""
+    from paydesk.ledger.postgres.listen import LedgerEvent
+    desk = await shop("Counter 1")
+    await holder_of([desk], until)
+    caplog.set_level("INFO", logger="paydesk.live")
+    with pg_server.down():
+        await until(lambda: not desk.live.engine.reachable, message="the desk saw it go")
+        # what the feed hands over (it cannot read any now): another desk's change
+        desk.live._deliver([LedgerEvent(10**9, datetime.now(UTC), "another desk", "link",
+                                        desk.session.profile.id, "test", "QUIET-1")])
+        await asyncio.sleep(2.5)  # a wait, not a measure: time to retry a few times
+        waits = [r for r in caplog.records if "following a change of another desk waits" in r.message]
+        assert len(waits) == 1
+    followed = desk.live.events_followed
+    await until(lambda: desk.live.events_followed > followed, timeout=30,
+                message="followed once the ledger is back")
+
+
+async def test_two_paydesks_on_one_data_folder_are_two_desks(shop, until):
+    """One installation run twice: each hears the other's changes, and only one of them
+    checks payments."""
+    first = await shop("Counter 1")
+    again = await shop("Counter 1")  # the same folder, the same installation id
+    assert first.session.installation_id == again.session.installation_id
+    assert first.live.engine.desk != again.live.engine.desk
+    assert first.live.engine.desk.startswith(f"{first.session.installation_id}:")
+    await holder_of([first, again], until)
+    await first.links.create(request("TWICE-1"))
+    await until(lambda: again.heard.state_of("TWICE-1") == "pending", message="heard by the other")
+
+
+async def test_a_ledger_upgraded_by_a_newer_paydesk_is_said_and_nothing_is_written(
+        shop, pg_url, tmp_path, service, until):
+    """A newer PayDesk's schema: the status bar says to update, this desk never takes the
+    lease, and a create or card operation is refused before anything is sent."""
+    import psycopg
+
+    from paydesk.ledger.postgres.engine import SchemaTooNew
+    from paydesk.ledger.postgres.schema import KNOWN
+    first = await shop("Counter 1", start=False)  # the shop's merchant, added by this version
+    profile = first.session.profile
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("INSERT INTO schema_migrations (version, applied_at) VALUES (%s, now())",
+                     (KNOWN + 1,))
+    paths = Paths(data=tmp_path / "Counter 1", sandbox=tmp_path / "Counter 1-sandbox")
+    desk = build_desk(paths, KeyStore(MemoryKeyring()), ledger_url=pg_url)
+    try:
+        await desk.open()
+        heard = Heard(desk)
+        desk.start_background()
+        said = str(SchemaTooNew())
+        assert said == ("This shop's ledger was upgraded by a newer PayDesk: "
+                        "update PayDesk on this computer")
+        await until(lambda: heard.status and heard.status[-1] == said, message="the status says so")
+        calls = len(service.calls())
+        with pytest.raises(SchemaTooNew):
+            await desk.links.create(request("NEWER-1"))
+        with pytest.raises(SchemaTooNew):
+            await desk.cards.create(profile, "test", Decimal(10), "USD", None)
+        assert len(service.calls()) == calls
+        assert desk.live.keeper.state.holder is None
+        assert not any(t.get_name() == "poller lease" for t in asyncio.all_tasks())
+    finally:
+        await desk.close()
+
+
+async def test_what_another_desk_commits_between_open_and_start_is_heard(shop, until):
+    """The feed starts where the desk first read (``Desk.open``), not where it connects."""
+    there = await shop("Finance", start=False)  # no poller: its create is its only event
+    here = await shop("Counter 1", start=False)  # opened: profiles and views read
+    await there.links.create(request("MEANWHILE-1"))
+    here.start_background()  # the only events of another desk are that create's
+    await until(lambda: here.live.events_followed >= 1, timeout=30,
+                message="the change made before the feed connected, followed")

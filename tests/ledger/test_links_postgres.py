@@ -136,7 +136,7 @@ async def test_every_write_leaves_one_event_in_its_own_transaction(desks):
         ("desk-b", "link", "m-1", "test", "E-1"), ("desk-a", "link", "m-1", "live", "E-2"),
         ("desk-a", "link", "m-1", "live", "E-2"), ("desk-b", "link", "m-2", "test", "WEB-1"),
         ("desk-a", "sequence", "", "", "2026-11-23"),
-        ("desk-b", "link", "m-3", "live", ""), ("desk-b", "link", "m-3", "test", "")]
+        ("desk-b", "import", "m-3", "live", ""), ("desk-b", "import", "m-3", "test", "")]
 
 
 async def test_each_event_rings_the_doorbell_with_its_id(desks, pg_url):

@@ -198,6 +198,26 @@ async def test_a_fenced_write_holds_the_takeover_until_it_ends(desks, pg_url):
         slow.close()
 
 
+async def test_a_holder_cut_off_inside_a_fenced_write_does_not_block_the_takeover(desks):
+    """A holder gone silent with its fenced write's transaction open (its share lock on the
+    lease row held): the server ends that transaction, and another desk takes over."""
+    a, b = desks
+    first = await a.write(lambda c: take_or_renew(c, "desk-a", "Counter 1", 0.5))
+    stuck = psycopg.connect(**a.conninfo(), row_factory=psycopg.rows.dict_row)
+    try:
+        check_fence(stuck, Fence("desk-a", first.epoch))  # never committed: desk-a is gone
+        keeper = LeaseKeeper(b, "Finance", ttl=10.0, renew_every=0.3)
+        run = asyncio.ensure_future(keeper.run())
+        try:
+            await until(lambda: keeper.fence is not None, timeout=30.0, message="desk-b took over")
+            assert keeper.state.epoch == first.epoch + 1
+        finally:
+            run.cancel()
+            await asyncio.gather(run, return_exceptions=True)
+    finally:
+        stuck.close()
+
+
 async def test_a_killed_holder_is_replaced_and_a_closed_one_at_once(desks):
     a, b = desks
     changes = {"a": [], "b": []}

@@ -97,6 +97,8 @@ class Desk:
     async def open(self) -> None:
         """Wait for the ledger to be open and read the profiles (off the loop's thread)."""
         await self.session.ledger.opened()
+        if self.live is not None:  # the feed starts here, before anything is read
+            await self.live.mark_start()
         await self.session.load()
         if self.live is not None:
             self.live.bind(self.session.installation_id)

@@ -6,7 +6,8 @@ record it names is read again and that is what the views are told (believe the r
 the doorbell): "link" -> ``record_changed`` (and ``record_settled`` when it just became
 final), the card kinds -> ``card_changed``, ``cards_refreshed``, ``card_transactions_changed``,
 ``operation_changed``, ``audit_added``; "merchant" -> the profiles read again; "lease" -> the
-lease read again; "import" -> the poller watches the open records again. An event that
+lease read again; "import" -> the views read again (``session_changed``) and the poller
+watches the open records again. An event that
 cannot be followed now (the ledger out of reach) is kept and followed when it is back.
 
 The lease keeper (``ledger/postgres/lease.py``) decides whether this desk checks payments
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 import socket
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -25,9 +27,9 @@ from datetime import UTC, datetime, timedelta
 
 from ..ledger import Ledger, LinkRecord
 from ..ledger.cards import CardLedger
-from ..ledger.postgres.engine import LedgerUnreachable, PgEngine
+from ..ledger.postgres.engine import LedgerUnreachable, PgEngine, SchemaTooNew
 from ..ledger.postgres.lease import LeaseKeeper, LeaseState
-from ..ledger.postgres.listen import EventFeed, LedgerEvent
+from ..ledger.postgres.listen import EventFeed, LedgerEvent, newest_event
 from ..scheduler import Scheduler
 from .events import Hub
 from .links import LinksController
@@ -69,6 +71,7 @@ class Live:
         self.events_followed = 0
         self._pending: OrderedDict[Key, LedgerEvent] = OrderedDict()
         self._wake = asyncio.Event()
+        self._back = asyncio.Event()  # set when the ledger is heard reachable again
         self._states: OrderedDict[tuple[str, str], str] = OrderedDict()
         # "merchant": the profiles read again
         self.merchant_changed: Callable[[str], Awaitable[None]] = self._reload_profiles
@@ -78,15 +81,23 @@ class Live:
     # -- start and stop -----------------------------------------------------------------
 
     def bind(self, installation_id: str) -> None:
-        """This desk's installation id (read with the profiles, after the desk was built):
-        the ``desk`` of every event it writes and the lease's holder."""
-        self.engine.desk = installation_id
+        """This desk's id, ``"<installation id>:<8 hex digits>"``, new for each running
+        PayDesk (two on one data folder are two desks: neither skips the other's events, one
+        holds the lease): the ``desk`` of every event it writes and the lease's holder. The
+        references it draws carry the installation id alone (``Poller._made_here``)."""
+        self.engine.desk = f"{installation_id}:{secrets.token_hex(4)}"
+
+    async def mark_start(self) -> None:
+        """Before the profiles and views first read: the feed will hand over every event
+        after the newest one now (what other desks commit meanwhile is not missed)."""
+        self.feed.last = await self.engine.read(newest_event)
 
     def start(self) -> None:
         """The feed and the lease keeper, as tasks of this desk's session."""
         self.tasks = self.session.tasks.child()
         self.tasks.spawn(self._follow(), "shared ledger events")
-        self.tasks.spawn(self.keeper.run(), "poller lease")
+        if not self.engine.read_only:  # a newer PayDesk's schema: this desk writes nothing
+            self.tasks.spawn(self.keeper.run(), "poller lease")
         self.tasks.spawn(self._abandoned(), "abandoned creates")
 
     async def close(self) -> None:
@@ -98,6 +109,8 @@ class Live:
     def refuse(self) -> Exception | None:
         """While the ledger is out of reach: the error that refuses a create or card
         operation (nothing is sent that was not written first)."""
+        if self.engine.read_only:
+            return SchemaTooNew()
         if self.engine.reachable:
             return None
         return LedgerUnreachable(self.engine.down_since or datetime.now(UTC))
@@ -105,7 +118,8 @@ class Live:
     # -- status -------------------------------------------------------------------------
 
     def _say(self) -> None:
-        text = (poller_text(self.keeper.state) if self.engine.reachable
+        text = (str(SchemaTooNew()) if self.engine.read_only
+                else poller_text(self.keeper.state) if self.engine.reachable
                 else unreachable_text(self.engine.down_since))
         if text != self.status:
             self.status = text
@@ -114,6 +128,7 @@ class Live:
     def _reachable(self, up: bool) -> None:
         self._say()
         if up:
+            self._back.set()
             self.keeper.poke()
             self._wake.set()  # events kept while it was out of reach
 
@@ -153,11 +168,18 @@ class Live:
                         self._pending.setdefault(key, event)
                         self._pending.move_to_end(key, last=False)
                         log.info("following a change of another desk waits: %s", error)
-                        await asyncio.sleep(1.0)
+                        await self._until_back()
                     except Exception:  # one event's fault is not the feed's
                         log.exception("following %s %s failed", event.kind, event.key)
         finally:
             await self.feed.close()
+
+    async def _until_back(self) -> None:
+        """Wait, once, until the ledger is reachable again (the feed's reconnection or the
+        lease keeper's renewal says so), not re-reading the same event every second."""
+        if not self.engine.reachable:
+            self._back.clear()
+            await self._back.wait()
 
     async def _abandoned(self) -> None:
         """Every ``ABANDONED_EVERY`` s, the lease holder settles creates another desk left
@@ -194,7 +216,8 @@ class Live:
             await self.merchant_changed(key)
         elif kind == "lease":
             self.keeper.poke()
-        elif kind == "import":  # a desk's old ledger imported: new open records, maybe
+        elif kind == "import":  # a desk's old ledger imported: the views read again, and
+            hub.session_changed.emit()  # the lease holder watches its open records
             await self.poller.watch_all()
 
     def _announce(self, record: LinkRecord) -> None:

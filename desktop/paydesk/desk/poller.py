@@ -106,9 +106,10 @@ class Poller:
                                             after=after, limit=limit)
 
     async def lease_changed(self, mine: bool) -> None:
-        """Took the lease: watch every open record. Lost it: keep only this desk's creates."""
+        """Took the lease: watch every open record. Lost it: keep only this desk's creates
+        (another desk's abandoned create is the new holder's to settle)."""
         if not mine:
-            self.scheduler.keep_only(lambda r: r.state == CREATING)
+            self.scheduler.keep_only(lambda r: r.state == CREATING and self._made_here(r))
             return
         await self.watch_all()
 
@@ -120,6 +121,6 @@ class Poller:
             if self._stale(record):
                 self.scheduler.watch(record)
         since = datetime.now(UTC) - timedelta(days=self.watch_days)
-        for record in await self.ledger.open_records(since=since):
+        for record in await self.ledger.open_records(since=since, limit=None):  # all of them
             self.scheduler.watch(record)
         log.info("this desk checks payments now: watching %d records", len(self.scheduler.watched()))

@@ -41,6 +41,11 @@ Conn = psycopg.Connection[DictRow]
 CONNECTION = {
     "keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2, "keepalives_count": 3,
     "connect_timeout": 5, "tcp_user_timeout": 10000, "application_name": "paydesk",
+    # the server's side: a desk cut off inside a transaction (a fenced poller write holding
+    # a share lock on the lease row) has it rolled back within seconds, not hours. The feed's
+    # connection is autocommit and idle outside any transaction: these never end it.
+    "options": "-c idle_in_transaction_session_timeout=10s -c tcp_keepalives_idle=5"
+               " -c tcp_keepalives_interval=2 -c tcp_keepalives_count=3",
 }
 # a server that answered but will not take this desk now, or for a while: not "refused"
 _TRANSIENT = ("starting up", "shutting down", "recovery", "too many", "connection slots")
@@ -131,6 +136,8 @@ class PgEngine:
         if password:
             params["password"] = password
         self._params = {**CONNECTION, **params}
+        if params.get("options"):  # the URL's own options go after (and so win over) ours
+            self._params["options"] = f"{CONNECTION['options']} {params['options']}"
         self._lock = threading.Lock()  # the pool, the schema, reachability
         self._pool: ConnectionPool[Conn] | None = None
         self._opened = False

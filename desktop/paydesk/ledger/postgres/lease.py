@@ -24,6 +24,7 @@ from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
 from psycopg import Connection
+from psycopg.errors import LockNotAvailable
 
 from ..repository import Fence, StaleLease
 from .events import emit
@@ -75,8 +76,19 @@ RETURNING (SELECT holder FROM poller_lease WHERE shop = %(shop)s) AS before,
 
 def take_or_renew(conn: Connection[Any], me: str, name: str, ttl: float) -> LeaseState:
     """One transaction: take the lease (free or expired), renew it (mine), or read who
-    holds it. A new holder is announced with a "lease" event."""
-    row = conn.execute(_TAKE, {"shop": SHOP, "me": me, "name": name, "ttl": ttl}).fetchone()
+    holds it. A new holder is announced with a "lease" event.
+
+    A holder's fenced write still under way (its share lock) makes the take wait at most
+    ``lock_timeout``: then the lease is not this desk's this round (the keeper asks again;
+    a holder cut off mid-write has its transaction ended by the server's
+    ``idle_in_transaction_session_timeout``, engine.CONNECTION)."""
+    conn.execute("SET LOCAL lock_timeout = '2s'")
+    try:
+        with conn.transaction():  # a savepoint: the read below still runs after a timeout
+            row = conn.execute(_TAKE, {"shop": SHOP, "me": me, "name": name, "ttl": ttl}).fetchone()
+    except LockNotAvailable:
+        log.info("the poller lease is busy (a holder's write under way); asking again later")
+        return read_lease(conn, me)
     if row is not None:
         if row["before"] != me:
             emit(conn, me, "lease", key=str(row["epoch"]))

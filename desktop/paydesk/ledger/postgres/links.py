@@ -273,8 +273,8 @@ class PostgresLedger(Ledger):
             # which on the loop's thread would freeze the window for as long
             rows = [_row_of(r) for r in records]
             added = _import(conn, rows) if rows else []
-            for profile_id, mode, _ in added:  # many at once: one event per list, no key
-                events.emit(conn, self._engine.desk, "link", profile_id, mode, "")
+            for profile_id, mode, _ in added:  # many at once: one "import" per list, no key
+                events.emit(conn, self._engine.desk, "import", profile_id, mode)
             return sum(n for _, _, n in added)
 
         return await self._engine.write(write)

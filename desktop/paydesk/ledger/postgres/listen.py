@@ -67,12 +67,14 @@ class EventFeed:
     def __init__(self, engine: FeedEngine, deliver: Callable[[list[LedgerEvent]], None], *,
                  batch: int = 500, safety_every: float = 3.0, wake_every: float = 0.25,
                  backoff_first: float = 0.5, backoff_most: float = 10.0,
-                 hole_for: float = 120.0):
+                 hole_for: float = 120.0, last: int | None = None):
         self._engine = engine
         self._deliver = deliver
         self.batch, self.safety_every, self.wake_every = batch, safety_every, wake_every
         self.backoff_first, self.backoff_most, self.hole_for = backoff_first, backoff_most, hole_for
-        self.last: int | None = None  # the last id handed over (None: not started)
+        # the last id handed over (None: the newest row when it first connects); a desk
+        # gives the newest row as it was before its views first read (``newest_event``)
+        self.last: int | None = last
         self._holes: dict[int, float] = {}  # ids not seen below ``last`` -> when first missed
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -220,6 +222,12 @@ class EventFeed:
         for row in rows:
             self._holes.pop(int(row["id"]), None)
         return [_event(row) for row in rows]
+
+
+def newest_event(conn: psycopg.Connection[Any]) -> int:
+    """The id of the newest event now (0: none): where a feed started later should start."""
+    row = conn.execute("SELECT coalesce(max(id), 0) AS last FROM events").fetchone()
+    return int(row["last"] if isinstance(row, dict) else row[0]) if row else 0
 
 
 def _event(row: dict[str, Any]) -> LedgerEvent:
