@@ -32,7 +32,7 @@ from ..config.secrets import KeyStore
 from ..config.shared_ledger import Choice
 from ..embedded import EmbeddedSandbox, WrongServiceError
 from ..health import ConnectionHealth
-from ..ledger import Ledger
+from ..ledger import Ledger, LedgerError
 from ..ledger.cards import CardLedger
 from ..service.errors import AuthenticationError, ServiceError, ServiceUnavailableError
 from ..service.txref import new_installation_id
@@ -352,7 +352,15 @@ class Session:
         log.info("%s looks payments up at %s", profile.name, path)
         self.tasks.spawn(self._save(), "save the profile's lookup path")
         if self.store.shared:
-            self.tasks.spawn(self.store.save(profile), "share the profile's lookup path")
+            self.tasks.spawn(self._share(profile), "share the profile's lookup path")
+
+    async def _share(self, profile: Profile) -> None:
+        """What a check learned about a merchant, told to the shop: a shared ledger out of
+        reach now only delays it (this desk knows it, and learns it again next start)."""
+        try:
+            await self.store.save(profile)
+        except LedgerError as error:
+            log.warning("the lookup path of %s is not shared yet: %s", profile.name, error)
 
     def _retire(self, profile_id: str) -> None:
         """The profile's keys or address changed: its clients end after their last call."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import date, datetime
 from typing import Any
 
@@ -116,6 +117,16 @@ def _count(conn: Conn, sql: str, args: Sequence[Any] = ()) -> int:
     return int(row["n"]) if row else 0
 
 
+_QUIET = {"checked_at": None, "updated_at": None, "raw_json": None}
+
+
+def _news(before: LinkRecord, after: LinkRecord) -> bool:
+    """Did a check change what a desk shows (not only when it was checked)? A check that
+    said nothing new is no event: the poller checks every few seconds, and every event is
+    a row in ``events`` and a re-read at every other desk."""
+    return replace(before, **_QUIET) != replace(after, **_QUIET)  # type: ignore[arg-type]
+
+
 class PostgresLedger(Ledger):
     """``PostgresLedger(engine)``: the links of a shared ledger. Opening, closing and the
     connections are the engine's; it may be shared with the card ledger."""
@@ -145,6 +156,7 @@ class PostgresLedger(Ledger):
         await self._engine.close()
 
     def _emit(self, conn: Conn, done: LinkRecord) -> LinkRecord:
+        """The "link" event of a change (in its transaction): the other desks re-read it."""
         events.emit(conn, self._engine.desk, "link", done.profile_id, done.mode, done.tx_ref)
         return done
 
@@ -227,7 +239,7 @@ class PostgresLedger(Ledger):
                         f"{before.state!r}")
                 kept = _returned(conn, "UPDATE links SET checked_at = now(), error = %s" + where,
                                  (note, before.id), tx.tx_ref, raw=True)
-                return self._emit(conn, kept), False
+                return (self._emit(conn, kept) if _news(before, kept) else kept), False
             sets = ["state = %s", "state_raw = %s", "checked_at = now()",
                     "updated_at = CASE WHEN state = %s AND state_raw IS NOT DISTINCT FROM %s"
                     " THEN updated_at ELSE now() END", "error = NULL",
@@ -248,7 +260,8 @@ class PostgresLedger(Ledger):
                 args.append(tx.reference)
             after = _returned(conn, f"UPDATE links SET {', '.join(sets)}" + where,
                               (*args, before.id), tx.tx_ref, raw=True)
-            self._emit(conn, after)
+            if _news(before, after):
+                self._emit(conn, after)
             return after, (after.state, after.state_raw) != (before.state, before.state_raw)
 
         return await self._engine.write(write)
@@ -257,11 +270,11 @@ class PostgresLedger(Ledger):
         def write(conn: Conn) -> None:
             if fence is not None:
                 check_fence(conn, fence)
-            row = conn.execute("UPDATE links SET checked_at = now() WHERE profile_id = %s"
-                               " AND tx_ref = %s RETURNING mode", (profile_id, tx_ref)
-                               ).fetchone()
-            if row is not None:
-                events.emit(conn, self._engine.desk, "link", profile_id, row["mode"], tx_ref)
+            # a check that said nothing new is no news for the other desks (they read
+            # checked_at with the record next time): no event, or every check of the poller
+            # would be a row in events and a re-read at every desk
+            conn.execute("UPDATE links SET checked_at = now() WHERE profile_id = %s"
+                         " AND tx_ref = %s", (profile_id, tx_ref))
 
         await self._engine.write(write)
 
