@@ -71,6 +71,8 @@ class Hub:
         self.card_transactions_changed = Event("card_transactions_changed")  # (CardRecord)
         self.operation_changed = Event("operation_changed")  # (CardOperation)
         self.audit_added = Event("audit_added")  # (profile_id, mode)
+        # notifications (receiver/): an inbox entry kept or decided, here or by another process
+        self.notification_changed = Event("notification_changed")  # (InboxEntry)
 
     def events(self) -> dict[str, Event]:
         return {name: e for name, e in vars(self).items() if isinstance(e, Event)}

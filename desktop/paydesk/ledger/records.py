@@ -96,6 +96,7 @@ class LinkRecord:
     origin: str = "link"
     error: str | None = None
     checked_at: datetime | None = None
+    learned_by: str | None = None  # how its state was learned: "check" or "notification"
     raw_json: str | None = field(default=None, repr=False, compare=False)
 
     @property

@@ -84,11 +84,13 @@ class Ledger(abc.ABC):
 
     @abc.abstractmethod
     async def record_lookup(self, profile_id: str, mode: str, tx: Transaction, *,
-                            fence: Fence | None = None) -> tuple[LinkRecord, bool]:
+                            fence: Fence | None = None,
+                            learned_by: str = "check") -> tuple[LinkRecord, bool]:
         """What a lookup said, in one transaction with what was there before. A transaction
         the ledger did not have is added (origin "lookup"). Returns the record and whether
         its state changed. With ``fence`` (the poller's check) nothing is written once the
-        fence no longer holds the lease."""
+        fence no longer holds the lease. ``learned_by`` ("check" or "notification") is kept
+        with the record whenever its state changes: how PayDesk learned its state."""
 
     @abc.abstractmethod
     async def touch(self, profile_id: str, tx_ref: str, *, fence: Fence | None = None) -> None:

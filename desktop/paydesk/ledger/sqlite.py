@@ -207,7 +207,8 @@ class SqliteLedger(Ledger):
         return await self._engine.write(write)
 
     async def record_lookup(self, profile_id: str, mode: str, tx: Transaction, *,
-                            fence: Fence | None = None) -> tuple[LinkRecord, bool]:
+                            fence: Fence | None = None,
+                            learned_by: str = "check") -> tuple[LinkRecord, bool]:
         now = stamp()
         raw = json.dumps(tx.raw, default=str) if tx.raw else None
         state = state_of(tx.status)

@@ -33,6 +33,8 @@ class DeskSignals(QObject):
     transactionsChanged = Signal(object)  # a CardRecord whose transactions were stored
     operationChanged = Signal(object)  # a CardOperation: begun, lost, done or not done
     auditAdded = Signal(str, str)  # (profile_id, mode)
+    # notifications
+    notificationChanged = Signal(object)  # an InboxEntry kept or decided
 
     BRIDGE = {
         "session_changed": "changed", "call_finished": "callFinished",
@@ -43,6 +45,7 @@ class DeskSignals(QObject):
         "card_changed": "cardChanged", "cards_refreshed": "cardsRefreshed",
         "card_transactions_changed": "transactionsChanged",
         "operation_changed": "operationChanged", "audit_added": "auditAdded",
+        "notification_changed": "notificationChanged",
     }
 
     def __init__(self, hub: Hub, parent: QObject | None = None):

@@ -207,7 +207,8 @@ class PostgresLedger(Ledger):
             conn, _returned(conn, sql, (reason, profile_id, tx_ref), tx_ref)))
 
     async def record_lookup(self, profile_id: str, mode: str, tx: Transaction, *,
-                            fence: Fence | None = None) -> tuple[LinkRecord, bool]:
+                            fence: Fence | None = None,
+                            learned_by: str = "check") -> tuple[LinkRecord, bool]:
         raw = json.dumps(tx.raw, default=str) if tx.raw else None
         state = state_of(tx.status)
         state_raw = None if tx.status.value == tx.status_raw.strip().lower() else tx.status_raw
