@@ -136,9 +136,10 @@ class Desk:
 
 
 def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
-               ledger_password: str | None = None) -> Desk:
+               ledger_password: str | None = None, lease_priority: int = 0) -> Desk:
     """A whole desk over the data folder of ``paths``, with ``keys``; nothing started yet.
-    With ``ledger_url``: on the shop's shared ledger (PostgreSQL) instead of its own file."""
+    With ``ledger_url``: on the shop's shared ledger (PostgreSQL) instead of its own file;
+    ``lease_priority`` 1 (paydesk-receiver) takes the poller lease from a desk (0) holding it."""
     hub = Hub()
     ledger: Ledger
     card_ledger: CardLedger
@@ -163,7 +164,8 @@ def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
         from .live import wire_shared
 
         live, scheduler = wire_shared(engine, hub=hub, session=session, links=links,
-                                      ledger=ledger, card_ledger=card_ledger)
+                                      ledger=ledger, card_ledger=card_ledger,
+                                      lease_priority=lease_priority)
     else:
         scheduler = Scheduler(links.check, links.settle,
                               busy=lambda record: record.key in links.creating,
@@ -183,7 +185,8 @@ def _merchants(engine: PgEngine) -> SharedProfiles:
 
 
 async def open_desk(data_dir: str | Path | None = None, sandbox_dir: str | Path | None = None, *,
-                    use_keyring: bool = True, ledger_url: str | None = None) -> Desk:
+                    use_keyring: bool = True, ledger_url: str | None = None,
+                    lease_priority: int = 0) -> Desk:
     """A whole desk for a process without a window: folders and log file, keys (the keyring
     looked for now), the desk built on its ledger (``ledger_url``, else the saved shared
     ledger, else its own) and its profiles read. ``start_background()`` and ``close()`` are
@@ -191,7 +194,8 @@ async def open_desk(data_dir: str | Path | None = None, sandbox_dir: str | Path 
     paths, _ = open_folders(data_dir, sandbox_dir)
     keys = await open_keys(use_keyring, on_secret=logs.REDACTOR.add)
     choice, password = await choose_ledger(paths, keys, ledger_url)
-    desk = build_desk(paths, keys, ledger_url=choice.url, ledger_password=password)
+    desk = build_desk(paths, keys, ledger_url=choice.url, ledger_password=password,
+                      lease_priority=lease_priority)
     desk.session.ledger_choice = choice
     await desk.open()
     return desk
