@@ -32,6 +32,7 @@ from .cards.controller import CardsController
 from .events import Hub
 from .ledger_choice import choose_ledger
 from .links import LinksController
+from .notified import Notified, receiver_serves
 from .profile_store import SharedProfiles
 from .session import Session
 from .transactions import TransactionsController
@@ -172,9 +173,20 @@ def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
                               paid=ledger.paid_since)  # refunds, reversals
         hub.record_changed.connect(scheduler.seen)
         hub.profile_deleted.connect(scheduler.forget)
-    return Desk(paths=paths, keys=keys, hub=hub, session=session, links=links,
+    desk = Desk(paths=paths, keys=keys, hub=hub, session=session, links=links,
                 transactions=TransactionsController(links),
                 cards=CardsController(session, card_ledger), scheduler=scheduler, live=live)
+    scheduler.notified = _notified(desk)
+    return desk
+
+
+def _notified(desk: Desk) -> Notified:
+    """The scheduler's question, "can a notification settle this link?" (desk/notified.py):
+    a receiver in this process serves its profile, or one of its notifications came lately."""
+    notified = Notified(lambda profile_id: receiver_serves(getattr(desk, "receiver", None), profile_id),
+                        None, desk.session.tasks.child())
+    desk.hub.notification_changed.connect(notified.heard)
+    return notified
 
 
 def _merchants(engine: PgEngine) -> SharedProfiles:
