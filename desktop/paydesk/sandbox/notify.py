@@ -1,4 +1,5 @@
-"""Signed notifications to the merchant's callback URL, retried, every attempt logged."""
+"""Signed notifications to the merchant's callback URL (and, for payments, its webhook URL),
+retried, every attempt logged."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import hashlib
 import hmac
 import json
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 import httpx
@@ -32,13 +34,17 @@ class Notifier:
         self.backoff = backoff
         self._tasks: set[asyncio.Task] = set()
 
-    def send(self, merchant_id: str, mode: str, url: str, event: str, data: Any) -> None:
-        """Queue one notification; returns at once."""
-        task = asyncio.get_running_loop().create_task(
-            self._deliver(merchant_id, mode, url, event, data)
-        )
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+    def send(self, merchant_id: str, mode: str, url: str | Sequence[str], event: str,
+             data: Any) -> None:
+        """Queue one notification to ``url`` (or to each of several URLs, once each, the same
+        signed body); returns at once."""
+        urls = [url] if isinstance(url, str) else list(dict.fromkeys(url))
+        body = json.dumps({"event": event, "data": data}, separators=(",", ":")).encode()
+        for target in urls:
+            task = asyncio.get_running_loop().create_task(
+                self._deliver(merchant_id, mode, target, event, body))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
     async def drain(self, timeout: float = 10.0) -> None:
         """Wait for queued deliveries (used on shutdown)."""
@@ -48,8 +54,7 @@ class Notifier:
             task.cancel()
 
     async def _deliver(self, merchant_id: str, mode: str, url: str, event: str,
-                       data: Any) -> None:
-        body = json.dumps({"event": event, "data": data}, separators=(",", ":")).encode()
+                       body: bytes) -> None:
         headers = {
             "Content-Type": "application/json",
             "Signature": signature(body, self.keys.secret_for(merchant_id, mode)),

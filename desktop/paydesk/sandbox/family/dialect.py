@@ -34,8 +34,7 @@ class FamilyDialect:
         self.webhook: Webhook | None = None  # made with the sandbox's store and keys
 
     def start(self, sb: Sandbox) -> None:
-        self.webhook = Webhook(sb.store, sb.keys, self.config.webhook_url,
-                               timeout=self.config.notify_timeout)
+        self.webhook = Webhook(sb.store, sb.keys, timeout=self.config.notify_timeout)
 
     def routes(self, has_cards: bool) -> list[Route]:
         return public_routes(has_cards, lookups=LOOKUPS, card_ops=cards)
@@ -55,9 +54,11 @@ class FamilyDialect:
         return payments.after_cancel(row, base_url)
 
     def transaction_event(self, sb: Sandbox, row: sqlite3.Row, event: str) -> None:
-        """Every change of a payment's state is one POST to the business's webhook URL."""
+        """Every change of a payment's state is one POST to the business's webhook URL:
+        the merchant's own (``PUT _sandbox/webhook``), else ``--webhook-url``."""
         if self.webhook is not None:
-            self.webhook.send(row["merchant_id"], row["mode"], event, transaction(row))
+            url = sb.store.webhook_url(row["merchant_id"]) or self.config.webhook_url
+            self.webhook.send(row["merchant_id"], row["mode"], url, event, transaction(row))
 
     async def drain(self) -> None:
         if self.webhook is not None:

@@ -27,19 +27,19 @@ def signature(body: bytes, webhook_secret: str) -> str:
 
 
 class Webhook:
-    def __init__(self, store: Store, keys: KeyRing, url: str | None, *, timeout: float):
+    def __init__(self, store: Store, keys: KeyRing, *, timeout: float):
         self.store = store
         self.keys = keys
-        self.url = url
         self.timeout = timeout
         self._tasks: set[asyncio.Task] = set()
 
-    def send(self, merchant_id: str, mode: str, event: str, data: dict[str, Any]) -> None:
-        """Queue one notification (none without a webhook URL); returns at once."""
-        if not self.url:
+    def send(self, merchant_id: str, mode: str, url: str | None, event: str,
+             data: dict[str, Any]) -> None:
+        """Queue one notification to ``url`` (none without one); returns at once."""
+        if not url:
             return
         task = asyncio.get_running_loop().create_task(
-            self._deliver(merchant_id, mode, self.url, event, data))
+            self._deliver(merchant_id, mode, url, event, data))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
