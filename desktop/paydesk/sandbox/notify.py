@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 
 from .keys import KeyRing
+from .outbound import guarded_client, refusal
 from .store import Store
 
 log = logging.getLogger("paydesk.sandbox.notify")
@@ -26,12 +27,14 @@ def signature(body: bytes, secret_key: str) -> str:
 
 class Notifier:
     def __init__(self, store: Store, keys: KeyRing, *, timeout: float, attempts: int,
-                 backoff: float):
+                 backoff: float, allow_loopback: bool):
         self.store = store
         self.keys = keys
         self.timeout = timeout
         self.attempts = attempts
         self.backoff = backoff
+        # loopback only while the sandbox itself listens there (outbound.py)
+        self.allow_loopback = allow_loopback
         self._tasks: set[asyncio.Task] = set()
 
     def send(self, merchant_id: str, mode: str, url: str | Sequence[str], event: str,
@@ -60,19 +63,25 @@ class Notifier:
             "Signature": signature(body, self.keys.secret_for(merchant_id, mode)),
             "User-Agent": "paydesk-sandbox-notifier",
         }
-        async with httpx.AsyncClient(timeout=self.timeout, follow_redirects=False) as client:
+        async with guarded_client(timeout=self.timeout,
+                                  allow_loopback=self.allow_loopback) as client:
             for attempt in range(1, self.attempts + 1):
-                status, error = None, None
+                status, error, refused = None, None, None
                 try:
                     reply = await client.post(url, content=body, headers=headers)
                     status = reply.status_code
                 except httpx.HTTPError as exc:
-                    error = f"{type(exc).__name__}: {exc}"[:300]
+                    refused = refusal(exc)
+                    error = refused or f"{type(exc).__name__}: {exc}"[:300]
+                except Exception as exc:  # a URL no request can go to: logged, not retried
+                    refused = error = f"{type(exc).__name__}: {exc}"[:300]
+                    log.warning("notification %s to %s could not be sent", event, url,
+                                exc_info=True)
                 self.store.log_notification(merchant_id, mode, event, url, body.decode(),
                                             attempt, status, error)
                 log.info("notification %s to %s attempt %d: %s", event, url, attempt,
                          status or error)
-                if status is not None and 200 <= status < 300:
-                    return
+                if refused or (status is not None and 200 <= status < 300):
+                    return  # a refused address is refused again: never retried
                 if attempt < self.attempts:
                     await asyncio.sleep(self.backoff * (2 ** (attempt - 1)))

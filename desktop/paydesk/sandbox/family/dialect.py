@@ -12,6 +12,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..context import Sandbox, SandboxConfig
+from ..outbound import listens_on_loopback
 from ..routes import public_routes
 from . import cards, payments
 from .answers import FamilyEnvelope, framework_page, transaction
@@ -34,7 +35,8 @@ class FamilyDialect:
         self.webhook: Webhook | None = None  # made with the sandbox's store and keys
 
     def start(self, sb: Sandbox) -> None:
-        self.webhook = Webhook(sb.store, sb.keys, timeout=self.config.notify_timeout)
+        self.webhook = Webhook(sb.store, sb.keys, timeout=self.config.notify_timeout,
+                               allow_loopback=listens_on_loopback(self.config.host))
 
     def routes(self, has_cards: bool) -> list[Route]:
         return public_routes(has_cards, lookups=LOOKUPS, card_ops=cards)

@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 
 from ..keys import KeyRing
+from ..outbound import guarded_client, refusal
 from ..store import Store
 from .answers import php_json
 
@@ -27,10 +28,12 @@ def signature(body: bytes, webhook_secret: str) -> str:
 
 
 class Webhook:
-    def __init__(self, store: Store, keys: KeyRing, *, timeout: float):
+    def __init__(self, store: Store, keys: KeyRing, *, timeout: float, allow_loopback: bool):
         self.store = store
         self.keys = keys
         self.timeout = timeout
+        # loopback only while the sandbox itself listens there (outbound.py)
+        self.allow_loopback = allow_loopback
         self._tasks: set[asyncio.Task] = set()
 
     def send(self, merchant_id: str, mode: str, url: str | None, event: str,
@@ -56,10 +59,11 @@ class Webhook:
         try:
             headers = {"Content-Type": "application/json",
                        "Signature": signature(body, self.keys.webhook_secret_for(merchant_id))}
-            async with httpx.AsyncClient(timeout=self.timeout, follow_redirects=False) as client:
+            async with guarded_client(timeout=self.timeout,
+                                      allow_loopback=self.allow_loopback) as client:
                 status = (await client.post(url, content=body, headers=headers)).status_code
         except httpx.HTTPError as exc:
-            error = f"{type(exc).__name__}: {exc}"[:300]
+            error = refusal(exc) or f"{type(exc).__name__}: {exc}"[:300]
         except Exception as exc:  # a bad URL (InvalidURL, a port out of
             # range) or anything else: the attempt is still logged, and the task ends quietly
             error = f"{type(exc).__name__}: {exc}"[:300]
