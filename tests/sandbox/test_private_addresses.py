@@ -105,7 +105,8 @@ def test_a_name_resolving_to_loopback_is_refused_when_the_sandbox_is_not_on_loop
     ("169.254.169.254", False), ("10.0.0.1", False), ("172.31.255.255", False),
     ("192.168.1.1", False), ("100.64.0.1", False), ("0.0.0.0", False), ("224.0.0.1", False),
     ("240.0.0.1", False), ("255.255.255.255", False), ("198.18.0.1", False),
-    ("fd00::1", False), ("fe80::1", False), ("::", False), ("ff02::1", False),
+    ("fd00::1", False), ("fe80::1", False), ("fec0::1", False), ("::", False),
+    ("ff02::1", False),
     ("::ffff:10.0.0.1", False), ("::ffff:169.254.169.254", False),
     ("64:ff9b::a00:1", False),  # NAT64 of 10.0.0.1
     ("2002:a00:1::", False),  # 6to4 of 10.0.0.1

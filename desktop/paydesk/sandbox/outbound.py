@@ -66,6 +66,7 @@ def why_refused(ip: Address, *, allow_loopback: bool) -> str | None:
         return "a private address (loopback, while the sandbox does not listen on loopback)"
     for kind, test in (("unspecified", ip.is_unspecified), ("link-local", ip.is_link_local),
                        ("multicast", ip.is_multicast), ("reserved", ip.is_reserved),
+                       ("site-local", getattr(ip, "is_site_local", False)),
                        ("shared, carrier-grade NAT", ip in _SHARED)):
         if test:
             return f"a private address ({kind})"
