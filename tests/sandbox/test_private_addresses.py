@@ -130,3 +130,16 @@ def test_public_addresses_are_notified(address):
                                             ("192.0.2.2", False), ("shop.example", False)])
 def test_what_listening_on_loopback_means(host, loopback):
     assert listens_on_loopback(host) is loopback
+
+
+def test_a_name_is_connected_to_by_the_address_it_was_judged_on(sandbox, listener):
+    """On loopback (the embedded case) "localhost" may be notified: the backend resolved it,
+    judged 127.0.0.1 and connected to that number, while the request still names the host
+    it was sent to (Host header; for https, the name the certificate is checked against)."""
+    port = listener.url.split(":")[2].split("/")[0]
+    with sandbox.client() as c:
+        c.put("/_sandbox/webhook", json={"url": listener.url.replace("127.0.0.1", "localhost")}
+              ).raise_for_status()
+        _pay(c, "PRIV-4")
+    until(lambda: listener.received, what="the notification")
+    assert listener.received[0]["headers"]["Host"] == f"localhost:{port}"
