@@ -17,8 +17,7 @@ from typing import Any
 
 from ..engine import LedgerError
 from ..inbox import BAD_SIGNATURE, DUPLICATE, PENDING, Inbox, InboxEntry, InboxQuery, body_hash
-from ..inbox_filter import conditions
-from ..inbox_sqlite import check_decision, headers_json
+from ..inbox_sql import check_decision, conditions, headers_json
 from . import events
 from .engine import PgEngine
 from .search import Conn, Row, aware
