@@ -92,7 +92,12 @@ async def run(args: argparse.Namespace) -> int:
             pass
     try:
         receiver = Receiver(desk, args.host, args.port)
-        await receiver.start()
+        try:
+            await receiver.start()
+        except OSError as error:
+            print(f"paydesk-receiver: cannot listen at {args.host} port {args.port}: "
+                  f"{error.strerror or error}", file=sys.stderr)
+            return 1
         desk.receiver = receiver
         desk.start_background()
         profiles = len(desk.session.settings.profiles)

@@ -57,9 +57,13 @@ class Receiver:
         run left pending."""
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((self.host, self.port))
-        sock.setblocking(False)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((self.host, self.port))
+            sock.setblocking(False)
+        except OSError:
+            sock.close()
+            raise
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(self.app, log_config=None, log_level="warning", access_log=False,
                                 lifespan="off", timeout_keep_alive=5,
