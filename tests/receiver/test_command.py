@@ -122,7 +122,21 @@ def test_a_key_file_others_may_read_is_refused(tmp_path, sandbox):
 def test_the_help_names_the_options_and_the_keys(tmp_path):
     done = subprocess.run([str(COMMAND), "--help"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0
-    for word in ("--ledger", "--host", "--port", "--data-dir", "--keys-file", "PAYDESK_KEYS_FILE",
+    for word in ("--ledger", "--host", "--port", "--data-dir", "--keys-file", "--list-profiles",
+                 "PAYDESK_KEYS_FILE",
                  "PAYDESK_KEYS", "PAYDESK_LEDGER_PASSWORD", '"profiles"', '"webhook"',
                  "chmod 600", "/notifications"):
         assert word in done.stdout, word
+
+
+async def test_it_lists_the_profiles_and_which_keys_it_found(desk, add_profile, sandbox, tmp_path):
+    profile = await add_profile()
+    keys = _keys_file(tmp_path / "keys.json", profile.id, sandbox)
+    done = await asyncio.to_thread(
+        subprocess.run, [str(COMMAND), "--ledger", str(desk.paths.data / "ledger.sqlite3"),
+                         "--keys-file", str(keys), "--list-profiles",
+                         "--data-dir", str(tmp_path / "receiver")],
+        capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [f"{profile.id}\ttest,live\tShop\t{sandbox.base_url}"]
+    assert sandbox.key("test", "secret") not in done.stdout + done.stderr

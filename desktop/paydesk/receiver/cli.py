@@ -13,9 +13,13 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import __version__
 from .keysource import KEYS, KEYS_FILE, LEDGER_PASSWORD, KeySourceError, choose
+
+if TYPE_CHECKING:
+    from ..desk.build import Desk
 
 log = logging.getLogger("paydesk.receiver")
 DEFAULT_PORT = 8470
@@ -58,6 +62,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         "the ledger file's folder")
     p.add_argument("--keys-file", metavar="FILE",
                    help=f"the keys, from this JSON file (default: ${KEYS_FILE}; see below)")
+    p.add_argument("--list-profiles", action="store_true",
+                   help="list the ledger's profiles (the ids the key file names) and which of "
+                        "their keys were found, then exit")
     p.add_argument("--version", action="version", version=f"paydesk-receiver {__version__}")
     return p.parse_args(argv)
 
@@ -83,6 +90,12 @@ async def run(args: argparse.Namespace) -> int:
     data_dir = args.data_dir or (ledger_file.parent if ledger_file is not None else None)
     desk = await open_desk(data_dir, ledger_url=args.ledger if ledger_file is None else None,
                            ledger_file=ledger_file, keyring=backend)
+    if args.list_profiles:
+        try:
+            await _list_profiles(desk)
+        finally:
+            await desk.close()
+        return 0
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -112,6 +125,18 @@ async def run(args: argparse.Namespace) -> int:
     finally:
         await desk.close()
     return 0
+
+
+async def _list_profiles(desk: Desk) -> None:
+    """One line per profile: its id, which keys were found (never the keys), its name."""
+    from .signature import WEBHOOK, WEBHOOK_MODE
+
+    keys = desk.keys
+    for profile in desk.session.settings.profiles:
+        found = [name for name, mode, kind in (("test", "test", "secret"), ("live", "live", "secret"),
+                                               ("webhook", WEBHOOK_MODE, WEBHOOK))
+                 if await keys.get(profile.id, mode, kind)]
+        print(f"{profile.id}\t{','.join(found) or 'no keys'}\t{profile.name}\t{profile.base_url}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
