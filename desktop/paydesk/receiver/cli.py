@@ -33,7 +33,7 @@ keys (the first that is given is used):
                                       "webhook": "<webhook secret>"}}}},
          "ledger_password": "<the shared ledger's password>"}}
       every part optional; a profile's id is the merchant's id on a shared ledger, or the
-      "id" of the profile in the desk's profiles.json.
+      "id" of the profile in the desk's profiles.json: --list-profiles lists them.
   ${KEYS}: the same JSON, and/or ${LEDGER_PASSWORD}: the shared ledger's password.
   otherwise the system keyring, as PayDesk keeps the keys for this user.
 

@@ -12,8 +12,8 @@ The file's shape (the same JSON may be given in the variable ``PAYDESK_KEYS``)::
       "ledger_password": "<the shared ledger's password>"
     }
 
-Every part is optional. A profile's id is in PayDesk's profile editor (and in the desk's
-``profiles.json``; on a shared ledger, the merchant's id). The variable
+Every part is optional. A profile's id is in the desk's ``profiles.json`` (on a shared
+ledger, the merchant's id); ``paydesk-receiver --ledger ... --list-profiles`` lists them. The variable
 ``PAYDESK_LEDGER_PASSWORD`` gives the shared ledger's password on its own.
 """
 
