@@ -45,9 +45,8 @@ from pathlib import Path
 import httpx
 from sandbox_process import sandbox_running
 
-from paydesk.config.paths import Paths
 from paydesk.config.profiles import Profile
-from paydesk.desk.build import Desk, build_desk, open_keys
+from paydesk.desk.build import Desk, build_desk, open_folders, open_keys
 from paydesk.ledger import LinkRecord
 from paydesk.ledger.inbox import APPLIED, BAD_SIGNATURE, PENDING, InboxEntry, InboxQuery
 from paydesk.receiver.serve import Receiver
@@ -127,7 +126,7 @@ async def phase(desk: Desk, records: list[LinkRecord], send) -> tuple[Counter, i
 async def run(args: argparse.Namespace, folder: Path, base: str, test_keys: dict) -> None:
     secret, public = test_keys["secret"], test_keys["public"]
     bearer = {"Authorization": f"Bearer {secret}", "Accept": "application/json"}
-    paths = Paths(data=folder / "desk", sandbox=folder / "desk-sandbox").ensure()
+    paths, _ = open_folders(folder / "desk", folder / "desk-sandbox")  # its log file too
     desk = build_desk(paths, await open_keys(use_keyring=False))  # its own SQLite ledger
     await desk.open()
     profile = Profile(id=Profile.new_id(), name="Bench", base_url=base, has_cards=False,
