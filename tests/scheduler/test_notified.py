@@ -188,17 +188,30 @@ async def test_an_inbox_that_fails_is_asked_again_later_and_checks_go_on():
     await tasks.cancel_all()
 
 
-async def test_the_desks_scheduler_hears_the_hubs_notifications(paths, memory_keyring):
-    """build_desk gives its scheduler the predicate, and the hub's notification_changed
-    reaches it."""
+async def test_the_desks_scheduler_asks_its_receiver_inbox_and_hub(paths, memory_keyring):
+    """build_desk gives its scheduler the predicate: a receiver this process runs, the
+    desk's own inbox (a notification kept there, read in the background) and the hub's
+    notification_changed all count."""
     from paydesk.config.secrets import KeyStore
+    from paydesk.receiver.serve import Receiver
 
     desk = build_desk(paths, KeyStore(memory_keyring))
     try:
         await desk.open()
-        assert isinstance(desk.scheduler.notified, Notified)
-        assert not desk.scheduler.notified(record("A", profile="p1"))
-        desk.hub.notification_changed.emit(entry("p1"))
-        assert desk.scheduler.notified(record("A", profile="p1"))
+        notified = desk.scheduler.notified
+        assert isinstance(notified, Notified)
+        assert not notified(record("A", profile="p1"))
+        desk.hub.notification_changed.emit(entry("p1"))  # heard: counts at once
+        assert notified(record("A", profile="p1"))
+
+        await desk.inbox.receive(b'{"event":"payment.completed"}', {}, "127.0.0.1",
+                                 verified=True, profile_id="p2", mode="test")
+        assert not notified(record("B", profile="p2"))  # asks the inbox in the background
+        await until_async(lambda: notified(record("B", profile="p2")), 5, "the inbox read")
+
+        assert not notified(record("C", profile="p3"))
+        desk.receiver = Receiver(desk, "127.0.0.1", 0)  # as paydesk-receiver runs its desk
+        await desk.receiver.start()
+        assert notified(record("C", profile="p3"))
     finally:
         await desk.close()
