@@ -88,8 +88,13 @@ async def run(args: argparse.Namespace) -> int:
               "or a postgresql:// URL)", file=sys.stderr)
         return 2
     data_dir = args.data_dir or (ledger_file.parent if ledger_file is not None else None)
+    priority = 0
+    if ledger_file is None:  # on a shop's shared ledger it takes the poller lease from a desk
+        from ..ledger.postgres.lease import RECEIVER
+
+        priority = RECEIVER
     desk = await open_desk(data_dir, ledger_url=args.ledger if ledger_file is None else None,
-                           ledger_file=ledger_file, keyring=backend)
+                           ledger_file=ledger_file, keyring=backend, lease_priority=priority)
     if args.list_profiles:
         try:
             await _list_profiles(desk)

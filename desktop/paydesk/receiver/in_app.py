@@ -45,4 +45,21 @@ async def serve_in_app(desk: Desk) -> Receiver | None:
         log.warning("the sandbox was not told where to notify: %s", error.message)
     else:
         log.info("the sandbox notifies %s", receiver.url)
+        receiver.profiles = (receiver.profiles or set()) | {profile.id}
     return receiver
+
+
+def follow_in_app(desk: Desk) -> None:
+    """Start (and register) the app's receiver whenever the active profile becomes one on
+    the embedded sandbox later in the session (the first run's choice, a profile switched
+    to), not only at start-up."""
+    def changed(*_: object) -> None:
+        profile = desk.session.profile
+        receiver = desk.receiver
+        if profile is None or not profile.embedded_sandbox:
+            return
+        if isinstance(receiver, Receiver) and receiver.serves(profile.id):
+            return
+        desk.session.tasks.spawn(serve_in_app(desk), "the app's notification receiver")
+
+    desk.hub.session_changed.connect(changed)

@@ -46,6 +46,14 @@ class Receiver:
         self.app = build_app(desk.inbox, self.keys, desk.hub, self.worker.put)
         self._server: _Server | None = None
         self._serving: asyncio.Task | None = None
+        # the profiles whose service notifies it (the app's: the embedded sandbox's); None:
+        # every profile of its desk (paydesk-receiver, given the address by an administrator)
+        self.profiles: set[str] | None = None
+
+    def serves(self, profile_id: str) -> bool:
+        """Whether this receiver is told of ``profile_id``'s payments (the scheduler then
+        spaces their checks: desk/notified.py)."""
+        return self.profiles is None or profile_id in self.profiles
 
     @property
     def url(self) -> str:
