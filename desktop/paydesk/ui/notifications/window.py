@@ -99,7 +99,9 @@ class NotificationsWindow(QWidget):
         self.details = QPlainTextEdit()
         self.details.setObjectName("notification-details")
         self.details.setAccessibleName("Details")
-        self.details.setReadOnly(True)  # selectable, copyable; never edited
+        self.details.setReadOnly(True)  # never edited; selected and copied, by mouse or keys
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
+                                             | Qt.TextInteractionFlag.TextSelectableByKeyboard)
         self.details.setPlaceholderText("Choose a notification to see its headers and body")
         use_fixed(self.details)  # a body and a signature: each character itself
         caption.setBuddy(self.details)
