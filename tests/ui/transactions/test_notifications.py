@@ -15,13 +15,20 @@ from paydesk.ui.fixed_text import is_fixed
 from paydesk.ui.main_window import MainWindow
 from paydesk.ui.notifications.model import PAGE
 from tests.ui import press
+from tests.ui.test_accessibility import _labels_named_otherwise, _unnamed_focusable
 
 pytestmark = pytest.mark.dialects("strict")
 
 
+def announce(shop, entry):
+    """An entry kept or decided, said on the desk's hub as the receiver says it."""
+    shop.window.desk.hub.notification_changed.emit(entry)
+
+
 def receive(shop, tx_ref, *, verified=True, event="payment.completed", verdict=None,
-            detail="", announce=False):
-    """One notification kept in the desk's inbox (and decided, when ``verdict``)."""
+            detail="", said=False):
+    """One notification kept in the desk's inbox (and decided, when ``verdict``); with
+    ``said``, announced after each step as the receiver announces it."""
     desk = shop.window.desk
     body = json.dumps({"event": event, "data": {"tx_ref": tx_ref, "status": "success"}},
                       separators=(",", ":")).encode()
@@ -30,12 +37,12 @@ def receive(shop, tx_ref, *, verified=True, event="payment.completed", verdict=N
         verified=verified, profile_id=shop.profile.id if verified else None,
         mode="test" if verified else None, tx_ref=tx_ref if verified else None,
         event=event if verified else None))
-    if announce:
-        desk.hub.notification_changed.emit(entry)
+    if said:
+        announce(shop, entry)
     if verdict is not None:
         entry = shop.loop.run(desk.inbox.decide(entry.id, verdict, detail))
-        if announce:
-            desk.hub.notification_changed.emit(entry)
+        if said:
+            announce(shop, entry)
     return entry
 
 
@@ -73,6 +80,9 @@ def test_the_list_filtered_searched_and_in_full(strict_shop):
     assert window.model.headerData(1, Qt.Orientation.Horizontal) == "Reference"
     assert window.count.text() == "3 notifications"
     assert is_fixed(window.model.index(0, 1).data(Qt.ItemDataRole.FontRole))
+    # every control named, every label named by what it shows
+    assert _unnamed_focusable(window, at_least=5) == []
+    assert _labels_named_otherwise(window) == []
 
     press.choose(window.verdict, "Bad signature")
     shop.loop.until(lambda: len(rows(window)) == 1 and window.count.text() == "1 notification")
@@ -97,14 +107,14 @@ def test_live_entries_on_top_and_verdicts_in_place(strict_shop):
     window = open_notifications(shop)
     reads = []
     window.model.modelAboutToBeReset.connect(lambda: reads.append(1))  # a full re-read
-    entry = receive(shop, "SHOP-NEW", announce=True)
+    entry = receive(shop, "SHOP-NEW", said=True)
     shop.loop.until(lambda: [r[1] for r in rows(window)] == ["SHOP-NEW", "SHOP-OLD"])
     assert rows(window)[0][3] == "Pending"
     press.click(window.table.viewport(),
                 pos=window.table.visualRect(window.model.index(0, 0)).center())
     assert "Verdict: Pending" in window.details.toPlainText()
     decided = shop.loop.run(shop.window.desk.inbox.decide(entry.id, APPLIED, "the service says PAID"))
-    shop.window.desk.hub.notification_changed.emit(decided)
+    announce(shop, decided)
     assert rows(window)[0][3] == "Applied" and rows(window)[0][5] == "the service says PAID"
     assert "Verdict: Applied" in window.details.toPlainText()  # the details follow
     shop.loop.until(lambda: window.count.text() == "2 notifications")
@@ -112,7 +122,7 @@ def test_live_entries_on_top_and_verdicts_in_place(strict_shop):
     # a list of one verdict: a decided entry leaves it, a new one of it joins
     press.choose(window.verdict, "Pending")
     shop.loop.until(lambda: rows(window) == [])
-    receive(shop, "SHOP-NEXT", announce=True)
+    receive(shop, "SHOP-NEXT", said=True)
     assert [r[1] for r in rows(window)] == ["SHOP-NEXT"]
 
 
@@ -142,7 +152,7 @@ def test_the_status_bar_says_when_the_last_notification_came(strict_shop):
     shop.loop.run(shop.window.links.check(record))
     shop.loop.until(lambda: label.text() == "No notification since start")
     assert label.isVisible() and label.accessibleName() == "Notifications: No notification since start"
-    receive(shop, "SHOP-PAID-1", announce=True)
+    receive(shop, "SHOP-PAID-1", said=True)
     shop.loop.until(lambda: label.text() == "Last notification just now")
     assert label.accessibleName() == "Notifications: Last notification just now"
     # how PAID was learned, in the record's details
@@ -164,7 +174,7 @@ def test_last_notification_read_at_start(strict_shop, qtbot):
     label = window.status.notifications
     shop.loop.until(lambda: label.text() == "Last notification just now", message="read at start")
     assert label.isVisible()
-    receive(shop, "SHOP-BAD", verified=False, announce=True)  # a forgery is no notification
+    receive(shop, "SHOP-BAD", verified=False, said=True)  # a forgery is no notification
     assert label.text() == "Last notification just now"
     assert window.status.notifications is label and shop.window.status.notifications is not label
 

@@ -123,6 +123,7 @@ class NotificationsWindow(QWidget):
         self.result.setTextFormat(Qt.TextFormat.PlainText)
         self.result.setWordWrap(True)
         self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.result.setAccessibleDescription("What the last test notification showed")
         bottom.addWidget(self.result, 1)
         self.count = QLabel("")
         self.count.setObjectName("notifications-count")
@@ -138,6 +139,7 @@ class NotificationsWindow(QWidget):
         signals.notificationChanged.connect(self.entry_changed)
         signals.changed.connect(self.offer)  # another profile, or mode: is the test offered?
         self.offered: bool | None = None  # not known yet
+        self._probed: dict[tuple[str, str], bool] = {}  # (profile id, address): the sandbox?
         self.outcome: Outcome | None = None
         self._shown: InboxEntry | None = None
         self.say("")
@@ -205,10 +207,13 @@ class NotificationsWindow(QWidget):
         profile = self.session.profile
         self.offered = False
         if profile is not None and self.session.is_test:
-            try:
-                self.offered = await self.tester.offered(profile)
-            except ServiceError as error:
-                log.info("could not find out whether the service is the sandbox: %s", error)
+            where = (profile.id, profile.base_url)
+            if where not in self._probed:  # asked once per profile and address
+                try:
+                    self._probed[where] = await self.tester.offered(profile)
+                except ServiceError as error:
+                    log.info("could not find out whether the service is the sandbox: %s", error)
+            self.offered = self._probed.get(where, False)
         self.test_button.setEnabled(self.offered)
         self.test_button.setToolTip("" if self.offered else NOT_OFFERED)
         if not self.offered and self.outcome is None:
@@ -230,7 +235,8 @@ class NotificationsWindow(QWidget):
 
     def say(self, text: str, ok: bool | None = None) -> None:
         self.result.setText(text)
-        self.result.setAccessibleName(text or "No test result")
+        self.result.setAccessibleName(text)  # what it shows
+        self.result.setVisible(bool(text))
         self.result.setStyleSheet("" if ok is None else
                                   "color: #0b6b2b; font-weight: 600;" if ok else
                                   "color: #3d2e00; background: #fff4ce; padding: 4px;")
