@@ -22,7 +22,7 @@ from .schema import SORT_INDEXES
 COLUMNS = ("id", "profile_id", "mode", "tx_ref", "amount_minor", "fee_minor", "currency", "email",
            "first_name", "last_name", "state", "state_raw", "checkout_url", "reference",
            "customization", "meta", "callback_url", "return_url", "origin", "error",
-           "created_at", "updated_at", "checked_at", "customer_key")
+           "created_at", "updated_at", "checked_at", "customer_key", "learned_by")
 SELECT = ", ".join(f"links.{c}" for c in COLUMNS)
 BROAD = 2000  # matches from the trigram index above which a term counts as broad
 
@@ -39,7 +39,7 @@ def record(row: sqlite3.Row, raw: str | None = None) -> LinkRecord:
         meta=json.loads(row["meta"] or "{}"), callback_url=row["callback_url"],
         return_url=row["return_url"], origin=row["origin"], error=row["error"],
         created_at=parse_written(row["created_at"]), updated_at=parse_written(row["updated_at"]),
-        checked_at=parse_stamp(row["checked_at"]), raw_json=raw)
+        checked_at=parse_stamp(row["checked_at"]), learned_by=row["learned_by"], raw_json=raw)
 
 
 def like(text: str) -> str:

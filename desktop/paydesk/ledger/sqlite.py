@@ -89,8 +89,8 @@ OPEN_WHERE = f"state NOT IN ({', '.join(repr(s) for s in FINAL)})"
 _INSERT = ("INSERT INTO links (profile_id, mode, tx_ref, amount_minor, fee_minor, currency,"
            " email, first_name, last_name, state, state_raw, checkout_url, reference,"
            " customization, meta, callback_url, return_url, origin, error, created_at,"
-           " updated_at, checked_at, raw) VALUES"
-           " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+           " updated_at, checked_at, raw, learned_by) VALUES"
+           " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 
 
 def _json(value: dict) -> str:
@@ -103,7 +103,7 @@ def _row_of(r: LinkRecord) -> tuple:
             r.first_name, r.last_name, r.state, r.state_raw, r.checkout_url, r.reference,
             _json(r.customization), _json(r.meta), r.callback_url, r.return_url,
             r.origin, r.error, stamp(r.created_at), stamp(r.updated_at),
-            stamp(r.checked_at) if r.checked_at else "", r.raw_json)
+            stamp(r.checked_at) if r.checked_at else "", r.raw_json, r.learned_by)
 
 
 class SqliteLedger(Ledger):
@@ -166,7 +166,8 @@ class SqliteLedger(Ledger):
                     None, request.currency, request.email, request.first_name,
                     request.last_name, CREATING, None, None, None,
                     json.dumps(body.get("customization", {})), json.dumps(body.get("meta", {})),
-                    request.callback_url, request.return_url, "link", None, now, now, "", None))
+                    request.callback_url, request.return_url, "link", None, now, now, "", None,
+                    None))
             except sqlite3.IntegrityError:
                 raise DuplicateReference(request.tx_ref) from None
             index_text(db, "profile_id = ? AND tx_ref = ?", (profile_id, request.tx_ref))
@@ -224,7 +225,8 @@ class SqliteLedger(Ledger):
                     profile_id, mode, tx.tx_ref, to_minor(tx.amount or 0, currency), fee,
                     currency, tx.email or "", tx.first_name or "", tx.last_name or "", state,
                     state_raw, None, tx.reference, json.dumps(tx.customization),
-                    json.dumps(tx.meta), None, None, "lookup", None, created, now, now, raw))
+                    json.dumps(tx.meta), None, None, "lookup", None, created, now, now, raw,
+                    learned_by))
                 index_text(db, "profile_id = ? AND tx_ref = ?", (profile_id, tx.tx_ref))
                 return _must(db, profile_id, tx.tx_ref, raw=True), True
             if not may_follow(before.state, state):
@@ -235,11 +237,15 @@ class SqliteLedger(Ledger):
                            (now, f"The service now says {said!r}; PayDesk keeps its final state "
                                  f"{before.state!r}", before.id))
                 return _must(db, profile_id, tx.tx_ref, raw=True), False
+            # updated_at and learned_by move only with the state (the right-hand sides
+            # read the row as it was)
             db.execute("UPDATE links SET state = ?, state_raw = ?, checked_at = ?,"
                        " updated_at = CASE WHEN state = ? AND state_raw IS ? THEN updated_at"
-                       " ELSE ? END, error = NULL, fee_minor = COALESCE(?, fee_minor),"
-                       " raw = COALESCE(?, raw) WHERE id = ?",
-                       (state, state_raw, now, state, state_raw, now, fee, raw, before.id))
+                       " ELSE ? END, learned_by = CASE WHEN state = ? AND state_raw IS ?"
+                       " THEN learned_by ELSE ? END, error = NULL,"
+                       " fee_minor = COALESCE(?, fee_minor), raw = COALESCE(?, raw) WHERE id = ?",
+                       (state, state_raw, now, state, state_raw, now, state, state_raw,
+                        learned_by, fee, raw, before.id))
             _fill_in(db, before, tx)
             _set_reference(db, before, tx.reference)
             after = _must(db, profile_id, tx.tx_ref, raw=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import httpx
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
@@ -12,6 +13,8 @@ from .bodies import read_json
 from .context import authenticate, sandbox_of, wrong_mode
 from .envelope import ApiError, validation_error
 from .payments import settle, transaction_view
+from .rules import LENGTHS
+from .validation import text_problem
 
 
 def _transaction(request: Request):
@@ -111,3 +114,44 @@ async def notifications(request: Request) -> JSONResponse:
     sb = sandbox_of(request)
     owner = authenticate(request)
     return sb.envelope.ok("Notifications", sb.store.notifications(owner.merchant_id, owner.mode))
+
+
+def _webhook_url(body: dict) -> str:
+    """The merchant's webhook URL as sent: an absolute http or https URL with a host (an
+    IPv6 literal in brackets too), no user name or password; or a validation error."""
+    raw = body.get("url")
+    problem = None
+    if not isinstance(raw, str) or not raw.strip():
+        problem = "url is required: an http or https URL"
+    elif len(raw) > LENGTHS["url"]:
+        problem = f"url must be at most {LENGTHS['url']} characters"
+    elif (bad := text_problem(raw)) is not None:
+        problem = f"url {bad}"
+    else:
+        try:
+            url = httpx.URL(raw.strip())
+        except (httpx.InvalidURL, ValueError):
+            url = None
+        if url is None or url.scheme not in ("http", "https") or not url.host:
+            problem = "url must be an http or https URL"
+        elif url.userinfo:
+            problem = "url must not carry a user name or password"
+    if problem:
+        raise validation_error({"url": [problem]})
+    return raw.strip()
+
+
+async def webhook(request: Request) -> JSONResponse:
+    """The merchant's webhook URL (the family's dashboard setting), for both modes: PUT
+    ``{"url"}`` sets it, DELETE removes it; each answers, as GET does, the URL and the
+    webhook secret that signs the family's notifications. A secret key of either mode."""
+    sb = sandbox_of(request)
+    owner = authenticate(request)
+    if request.method == "PUT":
+        sb.store.set_webhook_url(owner.merchant_id, _webhook_url(await read_json(request)))
+    elif request.method == "DELETE":
+        sb.store.set_webhook_url(owner.merchant_id, None)
+    return sb.envelope.ok("Webhook", {
+        "url": sb.store.webhook_url(owner.merchant_id),
+        "webhook_secret": sb.keys.webhook_secret_for(owner.merchant_id),
+    })

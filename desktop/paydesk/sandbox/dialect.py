@@ -68,10 +68,13 @@ class DocumentDialect:
     def transaction_event(self, sb: Sandbox, row: sqlite3.Row, event: str) -> None:
         """A payment reached a final state (``payment.completed`` or ``.cancelled``), or
         was refunded or reversed (``payment.updated``): the document notifies the record's
-        callback_url of the first two, retried."""
-        if row["callback_url"] and event != "payment.updated":
-            sb.notifier.send(row["merchant_id"], row["mode"], row["callback_url"], event,
-                             transaction_view(row))
+        callback_url and the merchant's webhook URL (``PUT _sandbox/webhook``) of the first
+        two, each URL once, the same body signed with the mode's secret key, retried."""
+        if event == "payment.updated":
+            return
+        urls = [u for u in (row["callback_url"], sb.store.webhook_url(row["merchant_id"])) if u]
+        if urls:
+            sb.notifier.send(row["merchant_id"], row["mode"], urls, event, transaction_view(row))
 
     async def drain(self) -> None:
         """Wait for what the dialect still sends (on shutdown); the document's notifier is

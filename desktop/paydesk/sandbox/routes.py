@@ -75,5 +75,6 @@ def control_routes() -> list[Route]:
         Route("/_sandbox/faults", control.faults, methods=["GET", "PUT", "DELETE"]),
         Route("/_sandbox/outbox", control.outbox, methods=["GET"]),
         Route("/_sandbox/notifications", control.notifications, methods=["GET"]),
+        Route("/_sandbox/webhook", control.webhook, methods=["GET", "PUT", "DELETE"]),
         Route("/_sandbox/requests", control.requests, methods=["GET"]),
     ]

@@ -26,6 +26,7 @@ from .limits import RequestLimits
 from .mailer import Mailer
 from .notify import Notifier
 from .openapi import document
+from .outbound import listens_on_loopback
 from .routes import control_routes
 from .store import Store
 
@@ -69,7 +70,8 @@ def build_app(config: SandboxConfig):
     sb = Sandbox(config=config, store=store, keys=keys, envelope=dialect.envelope,
                  dialect=dialect)
     sb.notifier = Notifier(store, keys, timeout=config.notify_timeout,
-                           attempts=config.notify_attempts, backoff=config.notify_backoff)
+                           attempts=config.notify_attempts, backoff=config.notify_backoff,
+                           allow_loopback=listens_on_loopback(config.host))
     sb.mailer = Mailer(store, config.data_dir / "outbox", config.smtp)
     sb.faults = FaultBook()
     dialect.start(sb)

@@ -1,4 +1,5 @@
-"""The sandbox's state in SQLite: transactions, cards, balances, notifications, e-mails.
+"""The sandbox's state in SQLite: transactions, cards, balances, notifications, e-mails,
+the merchants' webhook URLs.
 
 One connection, used from the server's event loop only; every statement is
 parameterised. WAL mode so a restart or a reader never sees a torn write.
@@ -90,6 +91,13 @@ CREATE TABLE IF NOT EXISTS notifications (
     status_code INTEGER,
     error TEXT,
     created_at TEXT NOT NULL
+);
+-- the merchant's webhook URL (the family's dashboard setting), one per merchant for both
+-- modes: where payment events go besides (document) or instead of (family) callback_url
+CREATE TABLE IF NOT EXISTS webhooks (
+    merchant_id TEXT PRIMARY KEY,
+    url TEXT NOT NULL,
+    updated_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS emails (
     id INTEGER PRIMARY KEY,
@@ -238,6 +246,25 @@ class Store:
             " VALUES (?, ?, ?, ?, ?, ?)",
             (card_hash, type_, f"{amount:.2f}", description, status, now_iso()),
         )
+
+    # -- the merchant's webhook URL -----------------------------------------
+
+    def webhook_url(self, merchant_id: str) -> str | None:
+        row = self.one("SELECT url FROM webhooks WHERE merchant_id = ?", merchant_id)
+        return row["url"] if row else None
+
+    def set_webhook_url(self, merchant_id: str, url: str | None) -> None:
+        """Set the merchant's webhook URL, or (None) remove it."""
+        with self.transaction() as db:
+            if url is None:
+                db.execute("DELETE FROM webhooks WHERE merchant_id = ?", (merchant_id,))
+            else:
+                db.execute(
+                    "INSERT INTO webhooks (merchant_id, url, updated_at) VALUES (?, ?, ?) "
+                    "ON CONFLICT (merchant_id) DO UPDATE SET url = excluded.url, "
+                    "updated_at = excluded.updated_at",
+                    (merchant_id, url, now_iso()),
+                )
 
     # -- notifications and e-mails -----------------------------------------
 

@@ -12,6 +12,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..context import Sandbox, SandboxConfig
+from ..outbound import listens_on_loopback
 from ..routes import public_routes
 from . import cards, payments
 from .answers import FamilyEnvelope, framework_page, transaction
@@ -34,8 +35,8 @@ class FamilyDialect:
         self.webhook: Webhook | None = None  # made with the sandbox's store and keys
 
     def start(self, sb: Sandbox) -> None:
-        self.webhook = Webhook(sb.store, sb.keys, self.config.webhook_url,
-                               timeout=self.config.notify_timeout)
+        self.webhook = Webhook(sb.store, sb.keys, timeout=self.config.notify_timeout,
+                               allow_loopback=listens_on_loopback(self.config.host))
 
     def routes(self, has_cards: bool) -> list[Route]:
         return public_routes(has_cards, lookups=LOOKUPS, card_ops=cards)
@@ -55,9 +56,11 @@ class FamilyDialect:
         return payments.after_cancel(row, base_url)
 
     def transaction_event(self, sb: Sandbox, row: sqlite3.Row, event: str) -> None:
-        """Every change of a payment's state is one POST to the business's webhook URL."""
+        """Every change of a payment's state is one POST to the business's webhook URL:
+        the merchant's own (``PUT _sandbox/webhook``), else ``--webhook-url``."""
         if self.webhook is not None:
-            self.webhook.send(row["merchant_id"], row["mode"], event, transaction(row))
+            url = sb.store.webhook_url(row["merchant_id"]) or self.config.webhook_url
+            self.webhook.send(row["merchant_id"], row["mode"], url, event, transaction(row))
 
     async def drain(self) -> None:
         if self.webhook is not None:

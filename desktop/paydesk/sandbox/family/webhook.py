@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 
 from ..keys import KeyRing
+from ..outbound import guarded_client, refusal
 from ..store import Store
 from .answers import php_json
 
@@ -27,19 +28,21 @@ def signature(body: bytes, webhook_secret: str) -> str:
 
 
 class Webhook:
-    def __init__(self, store: Store, keys: KeyRing, url: str | None, *, timeout: float):
+    def __init__(self, store: Store, keys: KeyRing, *, timeout: float, allow_loopback: bool):
         self.store = store
         self.keys = keys
-        self.url = url
         self.timeout = timeout
+        # loopback only while the sandbox itself listens there (outbound.py)
+        self.allow_loopback = allow_loopback
         self._tasks: set[asyncio.Task] = set()
 
-    def send(self, merchant_id: str, mode: str, event: str, data: dict[str, Any]) -> None:
-        """Queue one notification (none without a webhook URL); returns at once."""
-        if not self.url:
+    def send(self, merchant_id: str, mode: str, url: str | None, event: str,
+             data: dict[str, Any]) -> None:
+        """Queue one notification to ``url`` (none without one); returns at once."""
+        if not url:
             return
         task = asyncio.get_running_loop().create_task(
-            self._deliver(merchant_id, mode, self.url, event, data))
+            self._deliver(merchant_id, mode, url, event, data))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -56,10 +59,11 @@ class Webhook:
         try:
             headers = {"Content-Type": "application/json",
                        "Signature": signature(body, self.keys.webhook_secret_for(merchant_id))}
-            async with httpx.AsyncClient(timeout=self.timeout, follow_redirects=False) as client:
+            async with guarded_client(timeout=self.timeout,
+                                      allow_loopback=self.allow_loopback) as client:
                 status = (await client.post(url, content=body, headers=headers)).status_code
         except httpx.HTTPError as exc:
-            error = f"{type(exc).__name__}: {exc}"[:300]
+            error = refusal(exc) or f"{type(exc).__name__}: {exc}"[:300]
         except Exception as exc:  # a bad URL (InvalidURL, a port out of
             # range) or anything else: the attempt is still logged, and the task ends quietly
             error = f"{type(exc).__name__}: {exc}"[:300]

@@ -1,0 +1,44 @@
+"""The notification inbox in a desk's SQLite file (schema v7), and how a record's state was
+learned (``links.learned_by``: "check" or "notification"; NULL for what was there before).
+
+One original per body: ``original`` is 1 on the first verified arrival of a body and NULL on
+every other row; UNIQUE (body_hash, original) then holds one original per hash (NULLs are
+distinct), so two receivers on the same file keep one original between them. Entries are
+listed newest first by id (the primary key), by verdict, or by merchant and mode.
+"""
+
+from __future__ import annotations
+
+from .inbox import VERDICTS
+
+
+def _quoted(values: tuple[str, ...]) -> str:
+    return ", ".join(f"'{v}'" for v in values)
+
+
+V7 = [
+    f"""CREATE TABLE inbox (
+        id INTEGER PRIMARY KEY,
+        received_at TEXT NOT NULL,
+        body_hash TEXT NOT NULL,
+        body BLOB NOT NULL,
+        headers TEXT NOT NULL DEFAULT '{{}}',
+        remote TEXT NOT NULL DEFAULT '',
+        verdict TEXT NOT NULL CHECK (verdict IN ({_quoted(VERDICTS)})),
+        detail TEXT NOT NULL DEFAULT '',
+        profile_id TEXT,
+        mode TEXT CHECK (mode IN ('test', 'live')),
+        tx_ref TEXT,
+        event TEXT,
+        original INTEGER CHECK (original = 1),
+        duplicate_of INTEGER REFERENCES inbox (id),
+        decided_at TEXT,
+        UNIQUE (body_hash, original)
+    )""",
+    # the list's filters, newest first (the primary key serves the unfiltered list)
+    "CREATE INDEX inbox_by_verdict ON inbox (verdict, id)",
+    "CREATE INDEX inbox_by_profile ON inbox (profile_id, mode, id)",
+    # the newest verified arrival (last_received), per merchant or of all
+    "CREATE INDEX inbox_originals ON inbox (profile_id, id) WHERE original = 1",
+    "ALTER TABLE links ADD COLUMN learned_by TEXT",
+]
