@@ -11,7 +11,7 @@ from PySide6.QtCore import QModelIndex, Qt
 
 from ...desk.inbox_words import VERDICT_WORDS
 from ...desk.tasks import TaskSet
-from ...desk.texts import local_time, utc_time
+from ...desk.texts import utc_time
 from ...ledger.inbox import Inbox, InboxEntry, InboxQuery
 from ..fixed_text import fixed_font
 from ..paging import PagedModel
@@ -91,8 +91,8 @@ class InboxModel(PagedModel):
         return True
 
     def text(self, entry: InboxEntry, column: int) -> str:
-        if column == TIME:
-            return local_time(entry.received_at)
+        if column == TIME:  # to the second: notifications come close together
+            return entry.received_at.astimezone().strftime("%d %b %Y %H:%M:%S")
         if column == REFERENCE:
             return entry.tx_ref or ""
         if column == EVENT:
