@@ -128,6 +128,14 @@ async def ledger(request, tmp_path):
     await opened.close()
 
 
+@pytest.fixture
+def inbox(ledger):
+    """The notification inbox beside the ``ledger`` fixture's (so on each backend)."""
+    from tests.link_ledgers import inbox_beside
+
+    return inbox_beside(ledger)
+
+
 # -- the shared ledger's PostgreSQL (tests/postgres.py) ----------------------------------
 
 

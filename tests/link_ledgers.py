@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from paydesk.ledger import Ledger, SqliteLedger
+from paydesk.ledger.inbox import Inbox
 
 BACKENDS = ["sqlite", "postgresql"]
 
@@ -40,6 +41,17 @@ def same_store(ledger: Ledger, desk: str = "desk-b") -> Ledger:
     from psycopg.conninfo import make_conninfo
 
     return shared_ledger(make_conninfo(**ledger._engine.conninfo()), desk)
+
+
+def inbox_beside(ledger: Ledger) -> Inbox:
+    """The notification inbox on the same store as ``ledger`` (its file, or its engine)."""
+    if isinstance(ledger, SqliteLedger):
+        from paydesk.ledger.inbox_sqlite import SqliteInbox
+
+        return SqliteInbox.beside(ledger)
+    from paydesk.ledger.postgres.inbox import PostgresInbox
+
+    return PostgresInbox(ledger._engine)
 
 
 async def set_paid_at(ledger: Ledger, tx_ref: str, when: datetime) -> None:

@@ -32,6 +32,26 @@ def test_a_desk_is_built_before_its_loop_runs(tmp_path):
     assert busy == []  # nothing held the ledger
 
 
+def test_the_inbox_is_built_beside_the_ledger(tmp_path):
+    from paydesk.ledger.inbox import InboxQuery
+    from paydesk.ledger.inbox_sqlite import SqliteInbox
+
+    paths = Paths(data=tmp_path / "data", sandbox=tmp_path / "sandbox").ensure()
+    desk = build_desk(paths, KeyStore(MemoryKeyring()))
+    assert isinstance(desk.inbox, SqliteInbox)
+
+    async def life() -> int:
+        await desk.open()
+        try:
+            await desk.inbox.receive(b"{}", {}, "127.0.0.1", verified=True)
+            return await desk.inbox.count(InboxQuery())
+        finally:
+            await desk.close()
+
+    assert asyncio.run(life()) == 1
+    assert desk.session.ledger.path == paths.data / "ledger.sqlite3"  # the same file
+
+
 HEADLESS = """
 import asyncio, json, sys
 from paydesk.desk.build import open_desk

@@ -328,3 +328,29 @@ async def test_what_another_desk_commits_between_open_and_start_is_heard(shop, u
     here.start_background()  # the only events of another desk are that create's
     await until(lambda: here.live.events_followed >= 1, timeout=30,
                 message="the change made before the feed connected, followed")
+
+
+async def test_every_desk_of_the_shop_shares_one_inbox(shop):
+    from paydesk.ledger.postgres.inbox import PostgresInbox
+
+    a, b = await shop("a", start=False), await shop("b", start=False)
+    assert isinstance(a.inbox, PostgresInbox)
+    entry, reread = await a.inbox.receive(b'{"x":1}', {}, "127.0.0.1", verified=True)
+    assert reread and await b.inbox.get(entry.id) == entry
+    _, reread = await b.inbox.receive(b'{"x":1}', {}, "127.0.0.1", verified=True)
+    assert not reread  # the body was believed once, on the shop's ledger
+
+
+async def test_a_notification_kept_or_decided_elsewhere_is_heard_here(shop, until):
+    from paydesk.ledger.inbox import APPLIED
+
+    a, b = await shop("a"), await shop("b")
+    heard = []
+    b.hub.notification_changed.connect(heard.append)
+    entry, _ = await a.inbox.receive(b'{"y":2}', {}, "127.0.0.1", verified=True,
+                                     profile_id="p1", mode="test", tx_ref="SHOP-1")
+    await until(lambda: [e.id for e in heard] == [entry.id])
+    assert heard[0] == entry
+    decided = await a.inbox.decide(entry.id, APPLIED, "the service says PAID")
+    await until(lambda: len(heard) == 2)
+    assert heard[1] == decided

@@ -27,6 +27,8 @@ from ..embedded import EmbeddedSandbox
 from ..health import ConnectionHealth
 from ..ledger import SqliteLedger
 from ..ledger.cards_sqlite import SqliteCardLedger
+from ..ledger.inbox import Inbox
+from ..ledger.inbox_sqlite import SqliteInbox
 from ..scheduler import Scheduler
 from .cards.controller import CardsController
 from .events import Hub
@@ -91,6 +93,7 @@ class Desk:
     transactions: TransactionsController
     cards: CardsController
     scheduler: Scheduler
+    inbox: Inbox  # the notifications received, beside the ledger (ledger/inbox.py)
     started: bool = False  # start_background() has run
     live: Live | None = None  # on a shared ledger: the other desks' changes, the poller lease
 
@@ -142,16 +145,20 @@ def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
     hub = Hub()
     ledger: Ledger
     card_ledger: CardLedger
+    inbox: Inbox
     engine: PgEngine | None = None
     if ledger_url:  # psycopg loads only for a shared ledger
+        from ..ledger.postgres.inbox import PostgresInbox
         from ..ledger.postgres.shared import open_shared
 
         engine, ledger, card_ledger = open_shared(ledger_url, password=ledger_password, desk="",
                                                   on_reachable=hub.ledger_reachable.emit)
+        inbox = PostgresInbox(engine)
     else:
         sqlite = SqliteLedger(paths.data / "ledger.sqlite3")
         sqlite.on_busy(hub.ledger_busy.emit)
         ledger, card_ledger = sqlite, SqliteCardLedger.beside(sqlite)  # the same file and threads
+        inbox = SqliteInbox.beside(sqlite)
     keys.on_waiting = hub.keyring_waiting.emit
     session = Session(paths, keys, hub=hub, ledger=ledger, card_ledger=card_ledger,
                       health=ConnectionHealth(hub.health_changed.emit),
@@ -172,7 +179,8 @@ def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
         hub.profile_deleted.connect(scheduler.forget)
     return Desk(paths=paths, keys=keys, hub=hub, session=session, links=links,
                 transactions=TransactionsController(links),
-                cards=CardsController(session, card_ledger), scheduler=scheduler, live=live)
+                cards=CardsController(session, card_ledger), scheduler=scheduler, inbox=inbox,
+                live=live)
 
 
 def _merchants(engine: PgEngine) -> SharedProfiles:

@@ -7,7 +7,8 @@ the doorbell): "link" -> ``record_changed`` (and ``record_settled`` when it just
 final), the card kinds -> ``card_changed``, ``cards_refreshed``, ``card_transactions_changed``,
 ``operation_changed``, ``audit_added``; "merchant" -> the profiles read again; "lease" -> the
 lease read again; "import" -> the views read again (``session_changed``) and the poller
-watches the open records again. An event that
+watches the open records again; "inbox" -> ``notification_changed`` (a notification another
+desk or the receiver kept or decided). An event that
 cannot be followed now (the ledger out of reach) is kept and followed when it is back.
 
 The lease keeper (``ledger/postgres/lease.py``) decides whether this desk checks payments
@@ -28,6 +29,7 @@ from datetime import UTC, datetime, timedelta
 from ..ledger import Ledger, LinkRecord
 from ..ledger.cards import CardLedger
 from ..ledger.postgres.engine import LedgerUnreachable, PgEngine, SchemaTooNew
+from ..ledger.postgres.inbox import PostgresInbox
 from ..ledger.postgres.lease import LeaseKeeper, LeaseState
 from ..ledger.postgres.listen import EventFeed, LedgerEvent, newest_event
 from ..scheduler import Scheduler
@@ -66,6 +68,7 @@ class Live:
         self.keeper = keeper
         keeper.on_change = self._lease_changed
         self.feed = EventFeed(engine, self._deliver)
+        self.inbox = PostgresInbox(engine)  # what an "inbox" event names is read here
         self.tasks = TaskSet()
         self.status = ""
         self.events_followed = 0
@@ -219,6 +222,10 @@ class Live:
         elif kind == "import":  # a desk's old ledger imported: the views read again, and
             hub.session_changed.emit()  # the lease holder watches its open records
             await self.poller.watch_all()
+        elif kind == "inbox":
+            entry = await self.inbox.get(int(key))
+            if entry is not None:
+                hub.notification_changed.emit(entry)
 
     def _announce(self, record: LinkRecord) -> None:
         before = self._states.get(record.key)

@@ -37,6 +37,7 @@ V7 = [
     )""",
     # the list's filters, newest first (the primary key serves the unfiltered list)
     "CREATE INDEX inbox_by_verdict ON inbox (verdict, id)",
+    "CREATE INDEX inbox_by_merchant ON inbox (profile_id, id)",
     "CREATE INDEX inbox_by_profile ON inbox (profile_id, mode, id)",
     # the newest verified arrival (last_received), per merchant or of all
     "CREATE INDEX inbox_originals ON inbox (profile_id, id) WHERE original = 1",

@@ -16,8 +16,8 @@ from datetime import datetime
 from typing import Any
 
 from .engine import Engine, LedgerError
-from .inbox import BAD_SIGNATURE, DUPLICATE, PENDING, VERDICTS, Inbox, InboxEntry, InboxQuery, body_hash
-from .inbox_filter import conditions
+from .inbox import BAD_SIGNATURE, DUPLICATE, PENDING, Inbox, InboxEntry, InboxQuery, body_hash
+from .inbox_sql import check_decision, conditions, headers_json
 from .records import parse_stamp, parse_written, stamp
 from .sqlite import SqliteLedger
 
@@ -26,16 +26,6 @@ COLUMNS = ("id, received_at, body_hash, body, headers, remote, verdict, detail, 
 _INSERT = ("INSERT INTO inbox (received_at, body_hash, body, headers, remote, verdict,"
            " profile_id, mode, tx_ref, event, original, duplicate_of, decided_at)"
            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-
-
-def headers_json(headers: Mapping[str, str]) -> str:
-    """The headers as kept: names lower-cased, JSON text."""
-    return json.dumps({str(k).lower(): str(v) for k, v in headers.items()}, sort_keys=True)
-
-
-def check_decision(verdict: str) -> None:
-    if verdict not in VERDICTS or verdict == PENDING:
-        raise ValueError(f"not a decision: {verdict!r}")
 
 
 def _entry(row: sqlite3.Row) -> InboxEntry:

@@ -58,7 +58,7 @@ def _link(row: sqlite3.Row, merchant: str, installation: str) -> tuple[Any, ...]
             row["state_raw"], row["checkout_url"], row["reference"], row["customization"],
             row["meta"], row["callback_url"], row["return_url"], row["origin"], row["error"],
             parse_written(row["created_at"]), parse_written(row["updated_at"]),
-            _when(row["checked_at"]), row["raw"])
+            _when(row["checked_at"]), row["raw"], row["learned_by"])
 
 
 # the intent of a link: a record with the same reference for the same merchant but another
@@ -71,7 +71,7 @@ LINKS = Table(
     select=("SELECT profile_id, mode, tx_ref, amount_minor, fee_minor, currency, email,"
             " first_name, last_name, state, state_raw, checkout_url, reference, customization,"
             " meta, callback_url, return_url, origin, error, created_at, updated_at, checked_at,"
-            " raw FROM links ORDER BY id"),
+            " raw, learned_by FROM links ORDER BY id"),
     columns=(("profile_id", "text"), ("mode", "text"), ("tx_ref", "text"),
              ("amount_minor", "bigint"), ("fee_minor", "bigint"), ("currency", "text"),
              ("email", "text"), ("first_name", "text"), ("last_name", "text"), ("state", "text"),
@@ -79,13 +79,24 @@ LINKS = Table(
              ("customization", "text"), ("meta", "text"), ("callback_url", "text"),
              ("return_url", "text"), ("origin", "text"), ("error", "text"),
              ("created_at", "timestamptz"), ("updated_at", "timestamptz"),
-             ("checked_at", "timestamptz"), ("raw", "text")),
+             ("checked_at", "timestamptz"), ("raw", "text"), ("learned_by", "text")),
     key=("profile_id", "tx_ref"),
     convert=_link,
     compared=(Compared("mode", "true"), Compared("currency", _FILLED),
               Compared("amount_minor", _FILLED), Compared("email", _FILLED),
               Compared("first_name", _FILLED), Compared("last_name", _FILLED)),
 )
+
+
+LEARNED_BY = 7  # the file's schema from which links say how their state was learned
+
+
+def select_for(table: Table, version: int) -> str:
+    """What to read of ``table`` from a file of schema ``version`` (an older file's links
+    have no learned_by: NULL, as the file itself says once it is opened by this PayDesk)."""
+    if table.name == "links" and version < LEARNED_BY:
+        return table.select.replace(", learned_by FROM", ", NULL AS learned_by FROM")
+    return table.select
 
 
 def _card(row: sqlite3.Row, merchant: str, installation: str) -> tuple[Any, ...]:

@@ -29,7 +29,7 @@ from ..engine import LedgerError
 from ..schema import LATEST
 from . import events
 from .engine import Conn, PgEngine
-from .import_tables import KEYED, MERGED, Compared, Merged, Table
+from .import_tables import KEYED, MERGED, Compared, Merged, Table, select_for
 
 OLDEST = 5  # the file's schema this reads: v5 added card_operations.owner
 SHOWN_CLASHES = 100  # named in the report; all are counted
@@ -213,9 +213,10 @@ def _differs(table: Table, compared: Compared) -> str:
 def _import(conn: Conn, source: sqlite3.Connection, table: Table, merchants: Mapping[str, str],
             installation: str, report: ImportReport) -> Counts:
     counts = Counts()
+    version = source.execute("PRAGMA user_version").fetchone()[0]
     temp = _copy(conn, table.name, table.columns,
-                 _rows(source, table.select, True, table.convert, merchants, installation,
-                       counts, report))
+                 _rows(source, select_for(table, version), True, table.convert, merchants,
+                       installation, counts, report))
     keys = ", ".join(_q(k) for k in table.key)
     # the same key twice in the file (two local profiles of one merchant): the first counts
     conn.execute(f"UPDATE {temp} SET dup = true FROM (SELECT n, row_number() OVER"

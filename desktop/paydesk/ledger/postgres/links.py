@@ -35,7 +35,7 @@ from .summary import summarise
 _COLUMNS = ("profile_id", "mode", "tx_ref", "amount_minor", "fee_minor", "currency", "email",
             "first_name", "last_name", "state", "state_raw", "checkout_url", "reference",
             "customization", "meta", "callback_url", "return_url", "origin", "error",
-            "created_at", "updated_at", "checked_at", "raw")
+            "created_at", "updated_at", "checked_at", "raw", "learned_by")
 # a new record's times are the server's: created (unless the service said when), updated
 # and, for a lookup, checked now() (the transaction's start), so desks agree on order
 _VALUES = {"created_at": "COALESCE(%s, now())", "updated_at": "now()",
@@ -59,7 +59,7 @@ def _row_of(r: LinkRecord) -> tuple[Any, ...]:
             r.first_name, r.last_name, r.state, r.state_raw, r.checkout_url, r.reference,
             _json(r.customization), _json(r.meta), r.callback_url, r.return_url,
             r.origin, r.error, aware(r.created_at), aware(r.updated_at),
-            aware(r.checked_at) if r.checked_at else None, r.raw_json)
+            aware(r.checked_at) if r.checked_at else None, r.raw_json, r.learned_by)
 
 
 def _one(conn: Conn, profile_id: str, tx_ref: str, *, raw: bool = False,
@@ -168,7 +168,7 @@ class PostgresLedger(Ledger):
                None, request.currency, request.email, request.first_name, request.last_name,
                CREATING, None, None, None, json.dumps(body.get("customization", {})),
                json.dumps(body.get("meta", {})), request.callback_url, request.return_url,
-               "link", None, None, False, None)
+               "link", None, None, False, None, None)
 
         def write(conn: Conn) -> LinkRecord:
             made = conn.execute(_INSERT, row).fetchone()
@@ -217,7 +217,8 @@ class PostgresLedger(Ledger):
         new = (profile_id, mode, tx.tx_ref, to_minor(tx.amount or 0, currency), fee, currency,
                tx.email or "", tx.first_name or "", tx.last_name or "", state, state_raw, None,
                tx.reference, json.dumps(tx.customization), json.dumps(tx.meta), None, None,
-               "lookup", None, aware(tx.created_at) if tx.created_at else None, True, raw)
+               "lookup", None, aware(tx.created_at) if tx.created_at else None, True, raw,
+               learned_by)
 
         def write(conn: Conn) -> tuple[LinkRecord, bool]:
             if fence is not None:
@@ -241,11 +242,16 @@ class PostgresLedger(Ledger):
                 kept = _returned(conn, "UPDATE links SET checked_at = now(), error = %s" + where,
                                  (note, before.id), tx.tx_ref, raw=True)
                 return (self._emit(conn, kept) if _news(before, kept) else kept), False
+            # updated_at and learned_by move only with the state (the right-hand sides read
+            # the row as it was)
+            unchanged = "state = %s AND state_raw IS NOT DISTINCT FROM %s"
             sets = ["state = %s", "state_raw = %s", "checked_at = now()",
-                    "updated_at = CASE WHEN state = %s AND state_raw IS NOT DISTINCT FROM %s"
-                    " THEN updated_at ELSE now() END", "error = NULL",
-                    "fee_minor = COALESCE(%s, fee_minor)", "raw = COALESCE(%s, raw)"]
-            args: list[Any] = [state, state_raw, state, state_raw, fee, raw]
+                    f"updated_at = CASE WHEN {unchanged} THEN updated_at ELSE now() END",
+                    f"learned_by = CASE WHEN {unchanged} THEN learned_by ELSE %s END",
+                    "error = NULL", "fee_minor = COALESCE(%s, fee_minor)",
+                    "raw = COALESCE(%s, raw)"]
+            args: list[Any] = [state, state_raw, state, state_raw, state, state_raw, learned_by,
+                               fee, raw]
             if (before.origin == "lookup" and not before.currency and tx.amount is not None
                     and tx.currency):
                 # a payment made elsewhere, first seen with no details (the family's answer

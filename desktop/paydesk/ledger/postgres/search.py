@@ -32,7 +32,7 @@ Conn = Connection[Row]
 COLUMNS = ("id", "profile_id", "mode", "tx_ref", "amount_minor", "fee_minor", "currency", "email",
            "first_name", "last_name", "state", "state_raw", "checkout_url", "reference",
            "customization", "meta", "callback_url", "return_url", "origin", "error",
-           "created_at", "updated_at", "checked_at", "customer_key")
+           "created_at", "updated_at", "checked_at", "customer_key", "learned_by")
 SELECT = ", ".join(f"links.{c}" for c in COLUMNS)
 NULLABLE = "checked_at"  # the one sort key that may be missing (the "checked" sort)
 _Run = tuple[list[str], list[Any], tuple[str, ...]]
@@ -60,7 +60,8 @@ def record(row: Row, raw: str | None = None) -> LinkRecord:
         meta=json.loads(row["meta"] or "{}"), callback_url=row["callback_url"],
         return_url=row["return_url"], origin=row["origin"], error=row["error"],
         created_at=_utc(row["created_at"]), updated_at=_utc(row["updated_at"]),
-        checked_at=None if checked is None else _utc(checked), raw_json=raw)
+        checked_at=None if checked is None else _utc(checked), learned_by=row["learned_by"],
+        raw_json=raw)
 
 
 class Plan:

@@ -1,14 +1,27 @@
-"""An ``InboxQuery`` as SQL conditions, the same on both backends (only the parameter mark,
-the case-blind LIKE and how a time is written differ)."""
+"""What both backends' inbox SQL shares (``inbox_sqlite``, ``postgres/inbox``): an
+``InboxQuery`` as conditions (only the parameter mark, the case-blind LIKE and how a time
+is written differ), the headers as kept, and what may be decided."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
-from .inbox import VERDICTS, InboxQuery
+from .inbox import PENDING, VERDICTS, InboxQuery
 from .search import like
+
+
+def headers_json(headers: Mapping[str, str]) -> str:
+    """The headers as kept: names lower-cased, JSON text."""
+    return json.dumps({str(k).lower(): str(v) for k, v in headers.items()}, sort_keys=True)
+
+
+def check_decision(verdict: str) -> None:
+    """``decide`` writes a verdict of the list, never "pending" again."""
+    if verdict not in VERDICTS or verdict == PENDING:
+        raise ValueError(f"not a decision: {verdict!r}")
 
 
 def conditions(query: InboxQuery, before: int | None, *, mark: str, ilike: str,
