@@ -19,7 +19,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..config.profiles import Profile
-from ..ledger import LinkRecord
+from ..ledger import LedgerError, LinkRecord
 from ..ledger.inbox import BAD_SIGNATURE, PENDING, Inbox, InboxEntry, InboxQuery
 from ..service import sandbox_control
 from ..service.errors import ServiceError
@@ -125,6 +125,8 @@ class NotificationTest:
             record = await self.links.create(request)
         except ServiceError as error:
             return Outcome(False, f"The test link could not be made: {error.message}", "create")
+        except LedgerError as error:  # a shared ledger out of reach: nothing was sent
+            return Outcome(False, f"The test link could not be made: {error}", "create")
         key.append(record.key)
         tx_ref = record.tx_ref
         reference = (record.checkout_url or "").rstrip("/").rsplit("/", 1)[-1]

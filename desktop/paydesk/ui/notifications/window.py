@@ -227,6 +227,8 @@ class NotificationsWindow(QWidget):
         self.say("Sending a test notification: a test link is made and paid on the sandbox…")
         try:
             outcome = await self.tester.run()
+        except LedgerError as error:  # the inbox could not be read: the ledger is out of reach
+            outcome = Outcome(False, f"The ledger could not be read: {error}", "inbox")
         finally:
             self.test_button.setEnabled(bool(self.offered))
         self.outcome = outcome
