@@ -1,6 +1,7 @@
-"""The Debian package: the bundle under /opt/paydesk, `paydesk` and `paydesk-sandbox` on the
-PATH, the desktop entry, hicolor icons, AppStream metainfo, manual pages, copyright and
-changelog; its Depends asked of dpkg-shlibdeps for every ELF file in the bundle, so that
+"""The Debian package: the bundle under /opt/paydesk, `paydesk`, `paydesk-sandbox` and
+`paydesk-receiver` on the PATH, the desktop entry, hicolor icons, AppStream metainfo, manual
+pages, the receiver's systemd unit (installed, never enabled: there are no maintainer
+scripts), copyright and changelog; its Depends asked of dpkg-shlibdeps for every ELF file in the bundle, so that
 `apt-get install ./paydesk_*.deb` pulls the libraries the bundle does not carry (the xcb set,
 libegl1, fontconfig...). Built with dpkg-deb alone: no debian/ source tree to keep in step."""
 
@@ -21,7 +22,9 @@ ROOT = Path(__file__).resolve().parent.parent
 LINUX = ROOT / "packaging" / "linux"
 RESOURCES = ROOT / "resources"
 MAINTAINER = "PayDesk developers <packaging@paydesk.invalid>"
-COMMANDS = ("paydesk", "paydesk-sandbox")
+COMMANDS = ("paydesk", "paydesk-sandbox", "paydesk-receiver")
+# systemd units, installed where Debian's own are and enabled by nobody but the administrator
+UNITS = ("paydesk-receiver.service",)
 # Not linked, but used: xdg-open opens links and mail; a Secret Service keeps the keys.
 RECOMMENDS = "xdg-utils, gnome-keyring | kwalletmanager | keepassxc"
 
@@ -95,6 +98,8 @@ def stage(root: Path, bundle: Path, release: Release) -> None:
         link.symlink_to("/opt/paydesk/paydesk")  # another top-level folder: absolute, as policy says
         gzip_to((LINUX / f"{command}.1").read_text("utf-8"),
                 root / "usr" / "share" / "man" / "man1" / f"{command}.1.gz")
+    for unit in UNITS:
+        put(LINUX / unit, root / "lib" / "systemd" / "system" / unit)
     share = root / "usr" / "share"
     put(RESOURCES / "paydesk.desktop", share / "applications" / "paydesk.desktop")
     put(release.metainfo, share / "metainfo" / release.metainfo.name)

@@ -215,6 +215,9 @@ async def run(app, args, paths, keys, *, window_ready=None) -> int:
                 await window.open_editor(None)
         if args.mode:
             await session.set_mode(args.mode)
+        from .receiver.in_app import serve_in_app  # on the embedded sandbox: PAID by notification
+
+        await serve_in_app(desk)
         desk.start_background()
         window.start_up_done()
         gc.collect()

@@ -139,11 +139,11 @@ def installed(built):
 
 @pytest.fixture
 def no_python_env(tmp_path) -> dict:
-    """An environment with no Python on the PATH and no virtual environment: only `paydesk`
-    and `paydesk-sandbox`, the installed commands, can be found."""
+    """An environment with no Python on the PATH and no virtual environment: only `paydesk`,
+    `paydesk-sandbox` and `paydesk-receiver`, the installed commands, can be found."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    for command in ("paydesk", "paydesk-sandbox"):
+    for command in ("paydesk", "paydesk-sandbox", "paydesk-receiver"):
         (bin_dir / command).symlink_to(f"/usr/bin/{command}")
     env = {"PATH": str(bin_dir), "HOME": str(tmp_path / "home"), "LANG": "C.UTF-8",
            "PAYDESK_HOME": str(tmp_path / "data"), "PAYDESK_SANDBOX_HOME": str(tmp_path / "sandbox")}

@@ -154,7 +154,9 @@ def test_the_deb_installs_the_desktop_integration_and_declares_its_libraries(bui
                      "/usr/share/metainfo/io.github.paydesk.PayDesk.metainfo.xml",
                      "/usr/share/icons/hicolor/scalable/apps/paydesk.svg",
                      "/usr/share/doc/paydesk/copyright", "/usr/share/doc/paydesk/changelog.gz",
-                     "/usr/share/man/man1/paydesk.1.gz", "/opt/paydesk/_internal/licenses/README"]:
+                     "/usr/share/man/man1/paydesk.1.gz", "/opt/paydesk/_internal/licenses/README",
+                     "/usr/bin/paydesk-receiver", "/usr/share/man/man1/paydesk-receiver.1.gz",
+                     "/lib/systemd/system/paydesk-receiver.service"]:
         assert expected in paths, expected
     for size in (16, 22, 24, 32, 48, 64, 128, 256, 512):
         assert f"/usr/share/icons/hicolor/{size}x{size}/apps/paydesk.png" in paths

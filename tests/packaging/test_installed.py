@@ -42,6 +42,15 @@ def test_version_with_no_python_on_the_path(installed, built, no_python_env):
                                text=True).stdout.strip()) == Path("/opt/paydesk/paydesk")
 
 
+def test_the_installed_receiver_starts(installed, built, no_python_env):
+    """The bundle's launcher dispatches `paydesk-receiver` to the receiver, which it carries."""
+    if not (built.checkout / "desktop" / "paydesk" / "receiver" / "cli.py").exists():
+        pytest.skip("paydesk.receiver.cli is not in this tree yet")
+    done = subprocess.run(["paydesk-receiver", "--help"], env=no_python_env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "--ledger" in done.stdout, done.stderr[-2000:]
+
+
 def is_elf(path: Path) -> bool:
     with path.open("rb") as f:
         return f.read(4) == b"\x7fELF"

@@ -105,7 +105,8 @@ def test_a_name_resolving_to_loopback_is_refused_when_the_sandbox_is_not_on_loop
     ("169.254.169.254", False), ("10.0.0.1", False), ("172.31.255.255", False),
     ("192.168.1.1", False), ("100.64.0.1", False), ("0.0.0.0", False), ("224.0.0.1", False),
     ("240.0.0.1", False), ("255.255.255.255", False), ("198.18.0.1", False),
-    ("fd00::1", False), ("fe80::1", False), ("::", False), ("ff02::1", False),
+    ("fd00::1", False), ("fe80::1", False), ("fec0::1", False), ("::", False),
+    ("ff02::1", False),
     ("::ffff:10.0.0.1", False), ("::ffff:169.254.169.254", False),
     ("64:ff9b::a00:1", False),  # NAT64 of 10.0.0.1
     ("2002:a00:1::", False),  # 6to4 of 10.0.0.1
@@ -129,3 +130,16 @@ def test_public_addresses_are_notified(address):
                                             ("192.0.2.2", False), ("shop.example", False)])
 def test_what_listening_on_loopback_means(host, loopback):
     assert listens_on_loopback(host) is loopback
+
+
+def test_a_name_is_connected_to_by_the_address_it_was_judged_on(sandbox, listener):
+    """On loopback (the embedded case) "localhost" may be notified: the backend resolved it,
+    judged 127.0.0.1 and connected to that number, while the request still names the host
+    it was sent to (Host header; for https, the name the certificate is checked against)."""
+    port = listener.url.split(":")[2].split("/")[0]
+    with sandbox.client() as c:
+        c.put("/_sandbox/webhook", json={"url": listener.url.replace("127.0.0.1", "localhost")}
+              ).raise_for_status()
+        _pay(c, "PRIV-4")
+    until(lambda: listener.received, what="the notification")
+    assert listener.received[0]["headers"]["Host"] == f"localhost:{port}"

@@ -18,11 +18,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .. import logs
 from ..config.paths import Paths, default_paths
 from ..config.secrets import KeyStore, system_backend
+from ..config.shared_ledger import Choice
 from ..embedded import EmbeddedSandbox
 from ..health import ConnectionHealth
 from ..ledger import SqliteLedger
@@ -83,6 +84,16 @@ async def open_keys(use_keyring: bool = True, *,
     return keys
 
 
+class Serving(Protocol):
+    """What the desk knows of a receiver it runs (receiver/serve.py's ``Receiver``, which
+    imports the desk: the desk names it by what it does)."""
+
+    @property
+    def url(self) -> str: ...
+
+    async def close(self) -> None: ...
+
+
 @dataclass
 class Desk:
     paths: Paths
@@ -96,6 +107,7 @@ class Desk:
     inbox: Inbox  # the notifications received, beside the ledger (ledger/inbox.py)
     started: bool = False  # start_background() has run
     live: Live | None = None  # on a shared ledger: the other desks' changes, the poller lease
+    receiver: Serving | None = None  # the notification receiver this process runs (receiver/)
 
     async def open(self) -> None:
         """Wait for the ledger to be open and read the profiles (off the loop's thread)."""
@@ -133,15 +145,22 @@ class Desk:
     async def close(self) -> None:
         """Every task ends, every client closes, the ledger closes, the sandbox stops (on a
         shared ledger the poller lease is given up first: another desk takes over at once)."""
+        if self.receiver is not None:  # no notification is taken that could not be re-read
+            await self.receiver.close()
+            self.receiver = None
         if self.live is not None:
             await self.live.close()
         await self.session.close()
 
 
 def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
-               ledger_password: str | None = None) -> Desk:
+               ledger_password: str | None = None, ledger_file: str | Path | None = None) -> Desk:
     """A whole desk over the data folder of ``paths``, with ``keys``; nothing started yet.
-    With ``ledger_url``: on the shop's shared ledger (PostgreSQL) instead of its own file."""
+    With ``ledger_url``: on the shop's shared ledger (PostgreSQL) instead of its own file.
+    With ``ledger_file``: on that desk's SQLite file, with that desk's profiles (the settings
+    file beside it), as paydesk-receiver writes into a desk's ledger."""
+    if ledger_file is not None and not ledger_url:
+        paths = Paths(data=Path(ledger_file).parent, sandbox=paths.sandbox)
     hub = Hub()
     ledger: Ledger
     card_ledger: CardLedger
@@ -155,7 +174,7 @@ def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
                                                   on_reachable=hub.ledger_reachable.emit)
         inbox = PostgresInbox(engine)
     else:
-        sqlite = SqliteLedger(paths.data / "ledger.sqlite3")
+        sqlite = SqliteLedger(Path(ledger_file or paths.data / "ledger.sqlite3"))
         sqlite.on_busy(hub.ledger_busy.emit)
         ledger, card_ledger = sqlite, SqliteCardLedger.beside(sqlite)  # the same file and threads
         inbox = SqliteInbox.beside(sqlite)
@@ -191,15 +210,25 @@ def _merchants(engine: PgEngine) -> SharedProfiles:
 
 
 async def open_desk(data_dir: str | Path | None = None, sandbox_dir: str | Path | None = None, *,
-                    use_keyring: bool = True, ledger_url: str | None = None) -> Desk:
+                    use_keyring: bool = True, ledger_url: str | None = None,
+                    ledger_file: str | Path | None = None,
+                    keyring: KeyringBackend | None = None) -> Desk:
     """A whole desk for a process without a window: folders and log file, keys (the keyring
-    looked for now), the desk built on its ledger (``ledger_url``, else the saved shared
-    ledger, else its own) and its profiles read. ``start_background()`` and ``close()`` are
-    the caller's."""
+    looked for now, or the backend ``keyring``: a key file's, the environment's), the desk
+    built on its ledger (``ledger_url``, else ``ledger_file``, a desk's SQLite file, else the
+    saved shared ledger, else its own) and its profiles read. ``start_background()`` and
+    ``close()`` are the caller's."""
     paths, _ = open_folders(data_dir, sandbox_dir)
-    keys = await open_keys(use_keyring, on_secret=logs.REDACTOR.add)
-    choice, password = await choose_ledger(paths, keys, ledger_url)
-    desk = build_desk(paths, keys, ledger_url=choice.url, ledger_password=password)
+    if keyring is not None:
+        keys = KeyStore(keyring, on_secret=logs.REDACTOR.add)
+    else:
+        keys = await open_keys(use_keyring, on_secret=logs.REDACTOR.add)
+    if ledger_file is not None and not ledger_url:
+        choice, password = Choice(None, "own"), None
+    else:
+        choice, password = await choose_ledger(paths, keys, ledger_url)
+    desk = build_desk(paths, keys, ledger_url=choice.url, ledger_password=password,
+                      ledger_file=ledger_file)
     desk.session.ledger_choice = choice
     await desk.open()
     return desk

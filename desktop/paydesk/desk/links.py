@@ -124,16 +124,26 @@ class LinksController:
         """Ask the service for a record's state; store it; tell the views (when it was last
         checked, and whether its state changed). ``fence``: checked as the shop's poller
         (a shared ledger refuses the write once another desk holds the lease)."""
-        profile = self._profile_of(record)
-        async with self.session.lease(profile, record.mode) as client:
-            tx = await client.validate(record.tx_ref)
-        updated, changed = await self.ledger.record_lookup(record.profile_id, record.mode, tx,
-                                                           fence=fence)
+        updated, _ = await self.look_up(self._profile_of(record), record.mode, record.tx_ref,
+                                        fence=fence)
+        return updated
+
+    async def look_up(self, profile: Profile, mode: str, tx_ref: str, *, fence: Fence | None = None,
+                      learned_by: str = "check") -> tuple[LinkRecord, bool]:
+        """Ask the service about ``tx_ref`` in ``mode`` with ``profile``'s key; store what it
+        says (a final state never moves back: the ledger's ``may_follow``), with how it was
+        learned (``learned_by``: "check", or "notification" for the receiver's re-read); tell
+        the views. Returns the record and whether its state changed (a new record: True).
+        The service's errors (NotFoundError, ModeMismatchError...) are the caller's."""
+        async with self.session.lease(profile, mode) as client:
+            tx = await client.validate(tx_ref)
+        updated, changed = await self.ledger.record_lookup(profile.id, mode, tx, fence=fence,
+                                                           learned_by=learned_by)
         self.announce(updated, changed)
         if changed:
             noun = "Link" if updated.origin == "link" else "Payment"
             self.session.report(f"{noun} {updated.tx_ref}: {state_words(updated).words}")
-        return updated
+        return updated, changed
 
     async def settle(self, record: LinkRecord) -> LinkRecord:
         """A create whose outcome is unknown (lost answer, crash): the same intent, the same

@@ -45,7 +45,8 @@ def _serve_parser() -> argparse.ArgumentParser:
     p.add_argument("--webhook-url", metavar="URL",
                    help="with --family: the business's webhook URL, where each payment event "
                         "is POSTed once, signed with the merchant's webhook_secret "
-                        "(see 'paydesk-sandbox keys')")
+                        "(see 'paydesk-sandbox keys'), for every merchant that has not set "
+                        "its own (PUT _sandbox/webhook)")
     p.add_argument("--smtp", metavar="HOST:PORT", help="also send receipts over SMTP")
     p.add_argument("--version", action="version", version=f"paydesk-sandbox {__version__}")
     return p

@@ -13,8 +13,10 @@ case: PayDesk's own receiver on 127.0.0.1).
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import socket
+import ssl
 import typing
 
 import anyio
@@ -66,6 +68,7 @@ def why_refused(ip: Address, *, allow_loopback: bool) -> str | None:
         return "a private address (loopback, while the sandbox does not listen on loopback)"
     for kind, test in (("unspecified", ip.is_unspecified), ("link-local", ip.is_link_local),
                        ("multicast", ip.is_multicast), ("reserved", ip.is_reserved),
+                       ("site-local", getattr(ip, "is_site_local", False)),
                        ("shared, carrier-grade NAT", ip in _SHARED)):
         if test:
             return f"a private address ({kind})"
@@ -140,16 +143,24 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         await self._inner.sleep(seconds)
 
 
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """httpx's own verifying TLS context, made once (loading the CA bundle takes a while)."""
+    return httpx.create_ssl_context(trust_env=False)
+
+
 class GuardedTransport(httpx.AsyncHTTPTransport):
     """httpx's transport with its httpcore pool built as httpx builds it (no proxy: the
-    sandbox connects itself), but on ``GuardedBackend``."""
+    sandbox connects itself), but on ``GuardedBackend``. httpx takes no network backend,
+    so the pool it made is replaced (``_pool`` is what its ``handle_async_request`` uses;
+    tests/sandbox/test_private_addresses.py fails if that ever changes)."""
 
     def __init__(self, *, allow_loopback: bool) -> None:
-        super().__init__(trust_env=False)
+        super().__init__(verify=_tls(), trust_env=False)
         self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=httpx.create_ssl_context(trust_env=False),
-            max_connections=httpx.Limits().max_connections,
-            max_keepalive_connections=0,  # one POST per client: nothing to keep
+            ssl_context=_tls(),
+            max_connections=4,  # a client sends one notification, tried again in turn
+            max_keepalive_connections=0,
             http1=True, http2=False, retries=0,
             network_backend=GuardedBackend(allow_loopback=allow_loopback),
         )

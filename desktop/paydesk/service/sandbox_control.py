@@ -1,5 +1,6 @@
 """The sandbox's control API (``{base_url}/_sandbox/...``): what a customer or a bank does
-there, and what the sandbox sent. Only the sandbox has it; a real service answers 404.
+there (pay), what the sandbox sent (its notifications), and what PayDesk itself sets there
+(the merchant's webhook URL). Only the sandbox has it; a real service answers 404.
 
 Every call carries the mode's secret key (``Authorization: Bearer``); no error's text ever
 holds it. Only ServiceError subclasses leave these functions.
@@ -14,7 +15,7 @@ import httpx
 
 from .errors import AuthenticationError, NotFoundError, ServiceError, ServiceUnavailableError
 
-TIMEOUT = 10.0  # seconds for one control call
+TIMEOUT = 5.0  # seconds for one control call
 
 
 async def _call(base_url: str, secret_key: str, method: str, path: str,
@@ -64,3 +65,24 @@ async def is_sandbox(base_url: str, secret_key: str) -> bool:
     except ServiceError:
         return False
     return True
+
+
+async def set_webhook_url(base_url: str, secret_key: str, url: str | None) -> None:
+    """Set (or, with None, remove) the webhook URL of the merchant whose secret key this is
+    (the family's dashboard setting), where the sandbox posts its notifications, so the
+    app's own receiver hears of payments on the embedded sandbox with nothing to set up.
+    Raises ServiceUnavailableError when the sandbox does not answer, ServiceError when it
+    refuses."""
+    address = base_url.rstrip("/") + "/_sandbox/webhook"
+    headers = {"Authorization": f"Bearer {secret_key}", "Accept": "application/json"}
+    try:
+        async with httpx.AsyncClient(timeout=TIMEOUT, follow_redirects=False) as client:
+            if url is None:
+                answer = await client.delete(address, headers=headers)
+            else:
+                answer = await client.put(address, json={"url": url}, headers=headers)
+    except httpx.HTTPError as error:
+        raise ServiceUnavailableError(f"The sandbox did not answer ({type(error).__name__})") \
+            from None
+    if answer.status_code >= 300:
+        raise ServiceError(f"The sandbox refused the webhook URL (HTTP {answer.status_code})")

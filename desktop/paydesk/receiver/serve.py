@@ -1,0 +1,95 @@
+"""``Receiver``: the receiver's server in the RUNNING loop (the app's qasync loop, or the
+command's own), with its re-read worker. Embedded in the app it installs no signal
+handlers (the app owns them); ``paydesk-receiver`` handles SIGTERM and SIGINT itself."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+
+import uvicorn
+
+from ..desk.build import Desk
+from ..desk.tasks import TaskSet
+from .server import build_app
+from .signature import Keys
+from .worker import Worker
+
+log = logging.getLogger("paydesk.receiver")
+
+
+class _Server(uvicorn.Server):
+    """uvicorn without its signal handlers: the process's owner has its own."""
+
+    def install_signal_handlers(self) -> None:  # uvicorn < 0.29
+        pass
+
+    def capture_signals(self):  # type: ignore[no-untyped-def]  # uvicorn >= 0.29
+        import contextlib
+
+        return contextlib.nullcontext()
+
+
+class Receiver:
+    """``Receiver(desk, host, port)`` (port 0: any free one); ``await start()``, ``url``,
+    ``await close()``. Writes into ``desk``'s inbox and ledger."""
+
+    def __init__(self, desk: Desk, host: str = "127.0.0.1", port: int = 0):
+        self.desk = desk
+        self.host = host
+        self.port = port
+        self.tasks = TaskSet()
+        self.keys = Keys(desk.session)
+        self.worker = Worker(desk, self.tasks.child())
+        self.app = build_app(desk.inbox, self.keys, desk.hub, self.worker.put)
+        self._server: _Server | None = None
+        self._serving: asyncio.Task | None = None
+
+    @property
+    def url(self) -> str:
+        """Where the service is to send notifications (``POST /notifications``)."""
+        shown = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{shown}:{self.port}/notifications"
+
+    async def start(self) -> None:
+        """Listening when this returns (the port bound); the worker re-reads what an earlier
+        run left pending."""
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            if os.name != "nt":  # on Windows it would let another program share the port
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((self.host, self.port))
+            sock.setblocking(False)
+        except OSError:
+            sock.close()
+            raise
+        self.port = sock.getsockname()[1]
+        config = uvicorn.Config(self.app, log_config=None, log_level="warning", access_log=False,
+                                lifespan="off", timeout_keep_alive=5,
+                                timeout_graceful_shutdown=2)
+        self._server = _Server(config)
+        self._serving = self.tasks.spawn(self._server.serve(sockets=[sock]), "receiver server")
+        while not self._server.started:
+            if self._serving.done():
+                self._serving.result()  # raises what stopped it
+                raise RuntimeError("the receiver's server stopped at once")
+            await asyncio.sleep(0.01)
+        self.tasks.spawn(self.worker.run(), "re-read notifications")
+        log.info("receiving notifications at %s", self.url)
+
+    async def serving(self) -> None:
+        """Until the server stops (``close``, or a failure)."""
+        if self._serving is not None:
+            await asyncio.wait({self._serving})
+
+    async def close(self) -> None:
+        """Stop answering (what was answered is kept), then end the re-reads under way (what
+        they had not decided stays pending, for the next start)."""
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._serving is not None:
+            await asyncio.wait({self._serving}, timeout=5)
+        await self.tasks.cancel_all()

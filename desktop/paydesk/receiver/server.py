@@ -1,0 +1,79 @@
+"""The receiver's HTTP side: ``POST /`` and ``POST /notifications``, nothing else.
+
+Refused before any work (nothing kept): another method (405), a content type other than
+``application/json`` (415), a body over ``LIMIT`` bytes (413: said by its Content-Length
+before it is read, or cut while it streams). Then the signature is checked over the raw
+bytes, the notification is kept in the inbox (durably, BEFORE the answer), and answered:
+200 (a duplicate too: the sender need not send it again), 401 for a bad signature, 503
+when the inbox could not keep it (the sender may try again). The re-read is queued after
+the answer is sent.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from starlette.applications import Starlette
+from starlette.background import BackgroundTask
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from ..desk.events import Hub
+from ..ledger.inbox import LIMIT, Inbox, InboxEntry
+from . import payload
+from .signature import Keys
+
+log = logging.getLogger("paydesk.receiver")
+PATHS = ("/", "/notifications")
+NOT_KEPT = frozenset({"authorization", "proxy-authorization", "cookie"})  # never in the inbox
+
+
+def _answer(status: int, message: str, **more: object) -> JSONResponse:
+    headers = {"Connection": "close"} if status == 413 else None
+    return JSONResponse({"message": message, **more}, status_code=status, headers=headers)
+
+
+def build_app(inbox: Inbox, keys: Keys, hub: Hub, reread: Callable[[InboxEntry], None]) -> Starlette:
+    """The Starlette app of one receiver: kept in ``inbox``, verified with ``keys``, told on
+    ``hub`` (``notification_changed``), handed to ``reread`` after the answer."""
+
+    async def notification(request: Request) -> JSONResponse:
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind != "application/json":
+            return _answer(415, "Send the notification as application/json")
+        length = request.headers.get("content-length")
+        if length is not None and (not length.strip().isdigit() or int(length) > LIMIT):
+            return _answer(413, f"A notification is at most {LIMIT} bytes")
+        body = bytearray()
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > LIMIT:
+                return _answer(413, f"A notification is at most {LIMIT} bytes")
+        raw = bytes(body)
+        candidate = await keys.verify(raw, request.headers.get("signature"))
+        notice = payload.read(raw)
+        headers = {k.lower(): v for k, v in request.headers.items() if k.lower() not in NOT_KEPT}
+        remote = request.client.host if request.client else ""
+        try:
+            entry, fresh = await inbox.receive(
+                raw, headers, remote, verified=candidate is not None,
+                profile_id=candidate.profile_id if candidate else None,
+                mode=candidate.mode if candidate else None,
+                tx_ref=notice.tx_ref, event=notice.event)
+        except Exception:  # not kept: the sender is told to try again
+            log.exception("a notification could not be kept in the inbox")
+            return _answer(503, "The notification could not be kept: send it again later")
+        hub.notification_changed.emit(entry)
+        if candidate is None:
+            log.warning("notification %d from %s: no key verifies its signature", entry.id, remote)
+            return _answer(401, "The signature does not verify", id=entry.id)
+        if not fresh:
+            return _answer(200, "Received before: nothing to do", id=entry.id,
+                           verdict=entry.verdict)
+        return JSONResponse({"message": "Received", "id": entry.id, "verdict": entry.verdict},
+                            background=BackgroundTask(reread, entry))
+
+    routes = [Route(path, notification, methods=["POST"]) for path in PATHS]
+    return Starlette(routes=routes)

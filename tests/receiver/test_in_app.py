@@ -1,0 +1,37 @@
+"""The app's own receiver: on the embedded sandbox with the desk's own ledger, a receiver on
+loopback whose address the sandbox is given, so a payment turns PAID by notification with
+nothing set up (the desk's polling is not started here: only the notification can do it)."""
+
+from __future__ import annotations
+
+import httpx
+
+from paydesk.receiver.in_app import serve_in_app
+from tests.receiver.conftest import request
+
+
+async def test_the_embedded_sandbox_notifies_the_apps_receiver(desk, until):
+    profile = await desk.session.start_embedded_sandbox()
+    receiver = await serve_in_app(desk)
+    assert receiver is not None and desk.receiver is receiver
+    assert receiver.url.startswith("http://127.0.0.1:")
+    secret = await desk.keys.get(profile.id, "test", "secret")
+    async with httpx.AsyncClient(headers={"Authorization": f"Bearer {secret}"}) as client:
+        said = (await client.get(profile.base_url.rstrip("/") + "/_sandbox/webhook")).json()
+        assert said["data"]["url"] == receiver.url
+        record = await desk.links.create(request("APP-1"))
+        paid = await client.post(profile.base_url.rstrip("/") + f"/_sandbox/pay/{record.reference}",
+                                 json={"outcome": "success"})
+        paid.raise_for_status()
+
+    async def learned():
+        now = await desk.session.ledger.get(profile.id, "APP-1")
+        return now if now.state == "success" else None
+    now = await until(learned, message="APP-1 paid")
+    assert now.learned_by == "notification"
+    assert await serve_in_app(desk) is receiver  # once
+
+
+async def test_no_receiver_for_a_profile_elsewhere(desk, add_profile):
+    await add_profile()
+    assert await serve_in_app(desk) is None and desk.receiver is None

@@ -1,0 +1,99 @@
+"""Refused before any work, nothing kept: bodies over 64 KB (said by Content-Length before a
+byte is read, or streamed past the limit), content types other than application/json, and
+methods other than POST."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from paydesk.ledger.inbox import LIMIT, InboxQuery
+from paydesk.receiver.signature import sign
+from tests.helpers import RawHttp
+from tests.receiver.conftest import post
+
+
+async def _nothing_kept(desk):
+    await asyncio.sleep(0.1)
+    assert await desk.inbox.count(InboxQuery()) == 0
+
+
+def _raw(url: str, head: dict[str, str], chunks: list[bytes]) -> tuple[int, bool]:
+    """One request spoken byte by byte: the head, then ``chunks`` as they are (in another
+    thread: the receiver answers on the test's loop). The status, and whether the receiver
+    then closed the connection."""
+    http = RawHttp(url.rsplit("/", 1)[0])
+    try:
+        http.send(http.request_head("POST", "/notifications", head))
+        for chunk in chunks:
+            http.send(chunk)
+        status, _, _ = http.response()
+        return status, http.closed_by_server()
+    finally:
+        http.close()
+
+
+async def test_a_body_said_to_be_over_64_kb_is_refused_before_it_is_read(desk, receiver):
+    head = {"Content-Type": "application/json", "Content-Length": str(LIMIT + 1),
+            "Signature": "0" * 64}
+    # nothing of the body is sent: the answer comes from the head alone
+    status, closed = await asyncio.to_thread(_raw, receiver.url, head, [])
+    assert status == 413 and closed
+    await _nothing_kept(desk)
+
+
+async def test_a_streamed_body_is_cut_at_64_kb(desk, receiver):
+    head = {"Content-Type": "application/json", "Transfer-Encoding": "chunked",
+            "Signature": "0" * 64}
+    piece = b"x" * 8192
+    chunks = [b"%x\r\n%s\r\n" % (len(piece), piece)] * (LIMIT // len(piece) + 2) + [b"0\r\n\r\n"]
+    status, _ = await asyncio.to_thread(_raw, receiver.url, head, chunks)
+    assert status == 413
+    await _nothing_kept(desk)
+
+
+async def test_a_body_of_64_kb_exactly_is_taken(desk, add_profile, receiver, sandbox):
+    await add_profile()
+    body = b'{"pad":"' + b"x" * (LIMIT - 10) + b'"}'
+    assert len(body) == LIMIT
+    answer = await post(receiver.url, body, sign(body, sandbox.key("test", "secret")))
+    assert answer.status_code == 200
+    assert await desk.inbox.count(InboxQuery()) == 1
+
+
+async def test_a_body_over_64_kb_is_refused(desk, receiver):
+    answer = await post(receiver.url, b"{" + b" " * LIMIT + b"}", "0" * 64)
+    assert answer.status_code == 413
+    await _nothing_kept(desk)
+
+
+@pytest.mark.parametrize("content_type", [None, "text/plain", "application/x-www-form-urlencoded",
+                                          "multipart/form-data; boundary=x", "application/jsonp",
+                                          "text/json"])
+async def test_other_content_types_are_refused(desk, receiver, content_type):
+    answer = await post(receiver.url, b'{"tx_ref":"X"}', "0" * 64, content_type=content_type)
+    assert answer.status_code == 415
+    await _nothing_kept(desk)
+
+
+async def test_json_with_a_charset_is_taken(desk, receiver):
+    answer = await post(receiver.url, b'{"tx_ref":"X"}', "0" * 64,
+                        content_type="application/json; charset=utf-8")
+    assert answer.status_code == 401  # taken, and refused for its signature
+    assert await desk.inbox.count(InboxQuery()) == 1
+
+
+@pytest.mark.parametrize("method", ["GET", "PUT", "DELETE", "PATCH", "OPTIONS"])
+async def test_other_methods_are_refused(desk, receiver, method):
+    answer = await post(receiver.url, b'{"tx_ref":"X"}', "0" * 64, method=method)
+    assert answer.status_code == 405
+    await _nothing_kept(desk)
+
+
+async def test_both_paths_and_no_other(desk, receiver):
+    root = receiver.url.rsplit("/", 1)[0]
+    assert (await post(root + "/", b"{}", "0" * 64)).status_code == 401
+    assert (await post(root + "/notifications", b"{}", "0" * 64)).status_code == 401
+    assert (await post(root + "/elsewhere", b"{}", "0" * 64)).status_code == 404
+    assert await desk.inbox.count(InboxQuery()) == 2
