@@ -7,6 +7,7 @@ import httpx
 import pytest
 
 from paydesk.desk.notify_test import TITLE, NotificationTest
+from tests import profiles
 from tests.helpers import free_port
 
 
@@ -56,3 +57,54 @@ async def test_offered_only_on_the_sandbox_in_test_mode(session, add_profile, sa
     assert await tester.offered(profile)
     with httpx.Client() as http:  # (the sandbox answers 404 there, as a real service would)
         assert http.get(other.base_url + "/_sandbox/notifications").status_code == 404
+
+
+@pytest.fixture
+async def receiving(desk):
+    """``await receiving(sb)``: a receiver of ``desk`` on loopback (as the app runs one), its
+    address given to the sandbox ``sb`` as the merchant's webhook URL; closed after."""
+    from paydesk.receiver.serve import Receiver
+    from paydesk.service.sandbox_control import set_webhook_url
+
+    started = []
+
+    async def start(sb):
+        receiver = Receiver(desk, "127.0.0.1", 0)
+        await receiver.start()
+        started.append(receiver)
+        await set_webhook_url(sb.base_url, sb.key(), receiver.url)
+        return receiver
+
+    yield start
+    for receiver in started:
+        await receiver.close()
+
+
+async def test_notifications_work(session, add_profile, sandbox, tester, receiving):
+    await add_profile()
+    await receiving(sandbox)
+    outcome = await tester.run()
+    assert outcome.ok and outcome.step == "done", outcome.text
+    assert outcome.text == f"Notifications work: PAID in {outcome.millis} ms"
+    record = await session.ledger.get(session.profile.id, outcome.tx_ref)
+    assert record.state == "success" and record.learned_by == "notification"
+
+
+async def test_the_familys_webhook_secret_decides(session, make_sandbox, tester, receiving):
+    """The family signs with the business's webhook secret: without it (or with another)
+    the receiver refuses the notification, and the test says the keys differ; with it, it
+    works."""
+    family = make_sandbox("family", family=True, base_path="/pay")
+    profile = await profiles.add_profile(session, family, name="Family shop",
+                                         txref_prefix="FAM", keys=profiles.SECRET_KEYS,
+                                         discover=True)
+    keys = profiles.keys_of(family, profiles.SECRET_KEYS)
+    # as the profile editor saves it
+    await session.save_profile(profile, {**keys, ("test", "webhook"): "not-the-webhook-secret"})
+    await receiving(family)
+    outcome = await tester.run()
+    assert not outcome.ok
+    assert outcome.text == "The receiver refused it: bad signature (the keys differ)"
+    await session.save_profile(profile, {**keys, ("test", "webhook"): family.webhook_secret()})
+    outcome = await tester.run()
+    assert outcome.ok and outcome.text.startswith("Notifications work: PAID in "), outcome.text

@@ -217,3 +217,41 @@ def test_the_webhook_secret_in_the_profile_editor(strict_shop):
     assert shop.loop.run(task, timeout=60)
     keys = shop.session.keys
     assert shop.loop.run(keys.get(shop.profile.id, "test", "webhook")) == "whsec_corner_shop_1"
+
+
+def test_a_test_notification_through_the_whole_path(strict_shop):
+    """A receiver of this desk on loopback (as the app runs one for the embedded sandbox),
+    given to the sandbox as the merchant's webhook URL: the test's link turns PAID by
+    notification, and every screen says so."""
+    from paydesk.receiver.serve import Receiver
+    from paydesk.service.sandbox_control import set_webhook_url
+
+    shop = strict_shop
+    receiver = Receiver(shop.window.desk, "127.0.0.1", 0)
+    shop.loop.run(receiver.start())
+    try:
+        shop.loop.run(set_webhook_url(shop.sandbox.base_url, shop.sandbox.key(), receiver.url))
+        window = open_notifications(shop)
+        shop.loop.until(lambda: window.offered is not None and window.test_button.isEnabled(),
+                        message="the test offered on the sandbox")
+        outcome = shop.loop.run(press.click_starting(window.test_button, "test"), timeout=30)
+        assert outcome.ok, outcome.text
+        assert window.result.text() == f"Notifications work: PAID in {outcome.millis} ms"
+        # the notification in the list, decided, without reading the list again
+        shop.loop.until(lambda: rows(window) and rows(window)[0][1] == outcome.tx_ref
+                        and rows(window)[0][3] == "Applied", message="the entry, applied")
+        assert rows(window)[0][2] == "payment.completed"
+        assert rows(window)[0][4] == "Corner Shop · TEST"
+        label = shop.window.status.notifications
+        assert label.text() == "Last notification just now" and label.isVisible()
+        # how PAID was learned, in the record's details on the Transactions tab
+        record = shop.loop.run(shop.session.ledger.get(shop.profile.id, outcome.tx_ref))
+        shop.window.activateWindow()
+        shop.loop.until(lambda: shop.tab.model.row_of(record.key) is not None)
+        row = shop.tab.model.row_of(record.key)
+        press.click(shop.tab.table.viewport(),
+                    pos=shop.tab.table.visualRect(shop.tab.model.index(row, 0)).center())
+        shop.loop.until(lambda: shop.tab.details.values["learned"].text() == "notification")
+        assert shop.tab.model.index(row, 5).data() == "PAID"
+    finally:
+        shop.loop.run(receiver.close())
