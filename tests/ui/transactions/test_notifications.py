@@ -255,3 +255,22 @@ def test_a_test_notification_through_the_whole_path(strict_shop):
         assert shop.tab.model.index(row, 5).data() == "PAID"
     finally:
         shop.loop.run(receiver.close())
+
+
+def test_the_app_on_its_sandbox_gets_paid_by_notification(start_app, loop):
+    """``paydesk --sandbox`` as a user starts it: the app's own receiver is given to the
+    embedded sandbox, so the test notification works with nothing set up."""
+    app = start_app(sandbox=True).on_links_tab()
+    window = app.window
+    press.tab(window.tabs, "Transactions")
+    loop.until(lambda: window.transactions_tab.loaded, message="the transactions tab")
+    press.click(window.transactions_tab.lookup_box)
+    press.key(window.transactions_tab.lookup_box, Qt.Key.Key_N,
+              Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    loop.until(lambda: press.shown("notifications-window") is not None, message="the window")
+    notifications = press.shown("notifications-window")
+    loop.until(lambda: notifications.test_button.isEnabled(), message="the test offered")
+    outcome = loop.run(press.click_starting(notifications.test_button, "test"), timeout=30)
+    assert outcome.ok and outcome.text.startswith("Notifications work: PAID in "), outcome.text
+    assert window.status.notifications.text() == "Last notification just now"
+    app.close()
