@@ -31,7 +31,7 @@ def matches(query: InboxQuery, entry: InboxEntry) -> bool:
         return False
     if query.since is not None and entry.received_at < query.since:
         return False
-    text = query.text.lower()
+    text = query.text.strip().lower()
     return not text or any(text in (part or "").lower() for part in (entry.tx_ref, entry.event))
 
 
