@@ -8,6 +8,11 @@ the ledger (``paid_since``), never all held in memory. Each check is its own tas
 concurrency, so one slow check holds up nothing else; the records on screen have their own
 lane, so "check now" is immediate. No exception ends it: each failure is logged, counted,
 and retried with backoff; a rate limit pauses only the profile and mode it came from.
+
+A link a notification can settle (``notified``, given by the composition root: a receiver
+runs in this process for its profile, or a notification for it came lately) is checked at
+most every ``notified_every`` s (5 minutes), never stopped: polling stays the safety net for
+a notification that never comes. Not while it is on screen: a person is waiting for that one.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ Key = tuple[str, str]  # (profile_id, tx_ref)
 Group = tuple[str, str]  # (profile_id, mode)
 # the ledger's paid records (Ledger.paid_since): (since, checked_before=, after=, limit=)
 PaidPages = Callable[..., Awaitable[Page]]
+NOTIFIED_EVERY = 300.0  # s: a link a notification can settle is checked at most this often
 
 
 class StopWatching(Exception):
@@ -68,8 +74,14 @@ class Scheduler:
                  old_slowest: float = 1800.0, paid: PaidPages | None = None,
                  paid_days: float = 30.0, paid_fresh_for: float = 86400.0,
                  paid_fresh_every: float = 3600.0, paid_every: float = 43200.0,
-                 paid_sweep: float = 300.0, paid_page: int = 100):
+                 paid_sweep: float = 300.0, paid_page: int = 100,
+                 notified: Callable[[LinkRecord], bool] | None = None,
+                 notified_every: float = NOTIFIED_EVERY):
         self._check, self._settle = check, settle
+        # a link a notification can settle (this process receives its profile's, or one came
+        # lately: desk/notified.py): checked every ``notified_every`` s at most, never stopped
+        self.notified = notified
+        self.notified_every = notified_every
         # paid records, read again for refunds and reversals: for ``paid_days`` after they
         # were paid; every ``paid_fresh_every`` s in their first ``paid_fresh_for`` s, every
         # ``paid_every`` s after; the ledger is asked which are due every ``paid_sweep`` s,
@@ -113,7 +125,7 @@ class Scheduler:
             entry.record = record
             return
         first = self.settle_first if record.state == CREATING else self.first_every
-        self._entries[record.key] = Entry(record, time.monotonic() + self._pace(record.key, first),
+        self._entries[record.key] = Entry(record, time.monotonic() + self._pace(record, first),
                                           first)
         self._wake.set()
 
@@ -166,16 +178,34 @@ class Scheduler:
     def _is_focused(self, key: Key) -> bool:
         return key in self._focused.values()
 
-    def _pace(self, key: Key, interval: float) -> float:
+    def _pace(self, record: LinkRecord, interval: float) -> float:
         """How long until the next check: often while on screen (less so after
-        ``focused_for``), as ``interval`` says otherwise."""
+        ``focused_for``), as ``interval`` says otherwise, and not before ``notified_every``
+        when a notification can settle it."""
+        key = record.key
         if not self._is_focused(key):
-            return interval
+            return self._spaced(record, interval)
         entry = self._entries.get(key)
         since = entry.focused_since if entry is not None else None
         if since is not None and time.monotonic() - since > self.focused_for:
             return min(interval, self.focused_slowest)
         return min(interval, self.focused_every)
+
+    def _spaced(self, record: LinkRecord, wait: float) -> float:
+        """``wait``, or ``notified_every`` when longer and a notification can settle
+        ``record`` (not a create: only its own desk settles it, notified or not)."""
+        if self.notified is None or record.state == CREATING or wait >= self.notified_every:
+            return wait
+        try:
+            notified = self.notified(record)
+        except Exception:  # the composition root's predicate: its fault checks as before
+            self.stats["scheduler errors"] += 1
+            log.exception("asking whether a notification can settle %s failed", record.tx_ref)
+            return wait
+        if not notified:
+            return wait
+        self.stats["spaced for notifications"] += 1
+        return self.notified_every
 
     def _slowest(self, entry: Entry) -> float:
         age = (datetime.now(UTC) - entry.record.created_at).total_seconds()
@@ -282,7 +312,7 @@ class Scheduler:
         grow = 2.0 if record.state == CREATING else 1.5
         start = self.settle_first if record.state == CREATING else self.first_every
         entry.interval = min(self._slowest(entry), max(start, entry.interval * grow))
-        entry.due = time.monotonic() + self._pace(key, entry.interval)
+        entry.due = time.monotonic() + self._pace(record, entry.interval)
 
     # -- paid records: refunds and reversals ----------------------------------------------
 
@@ -373,4 +403,6 @@ class Scheduler:
         cap = self.focused_slowest if self._is_focused(entry.record.key) else self._slowest(entry)
         grown = entry.interval * 2 if entry.failures > 1 else self.retry_first
         entry.interval = min(cap, max(grown, self.retry_first))
-        entry.due = time.monotonic() + entry.interval * random.uniform(0.8, 1.0)
+        wait = entry.interval * random.uniform(0.8, 1.0)
+        focused = self._is_focused(entry.record.key)
+        entry.due = time.monotonic() + (wait if focused else self._spaced(entry.record, wait))

@@ -44,15 +44,16 @@ class Heard:
 async def shop(pg_url, tmp_path, sandbox):
     """``await shop(name)``: a desk of the shop on the shared ledger, with the sandbox's
     merchant as its profile (the same profile on every desk), opened; closed after. Its
-    lease is short (3 s, renewed every 0.5 s) so that a takeover is quick."""
+    lease is short (3 s, renewed every 0.5 s) so that a takeover is quick. ``priority=1``:
+    built as paydesk-receiver builds its desk (it takes the poller lease from a desk)."""
     desks = []
     merchant = {}
     keyrings = {}  # each desk's own, kept across a restart
 
-    async def open_desk(name: str, *, start: bool = True):
+    async def open_desk(name: str, *, start: bool = True, priority: int = 0):
         paths = Paths(data=tmp_path / name, sandbox=tmp_path / f"{name}-sandbox").ensure()
         keyring = keyrings.setdefault(name, MemoryKeyring())
-        desk = build_desk(paths, KeyStore(keyring), ledger_url=pg_url)
+        desk = build_desk(paths, KeyStore(keyring), ledger_url=pg_url, lease_priority=priority)
         assert desk.live is not None
         desk.live.keeper.name = name  # the computer's name, elsewhere
         desk.live.keeper.ttl, desk.live.keeper.renew_every = 3.0, 0.5
@@ -328,6 +329,47 @@ async def test_what_another_desk_commits_between_open_and_start_is_heard(shop, u
     here.start_background()  # the only events of another desk are that create's
     await until(lambda: here.live.events_followed >= 1, timeout=30,
                 message="the change made before the feed connected, followed")
+
+
+async def test_a_receiver_takes_the_lease_from_the_desk_checking_payments(shop, service, until):
+    """Two desks, one checking payments; then a desk built as paydesk-receiver builds its
+    own (lease priority 1) takes the lease at once, without waiting for it to expire: the
+    old holder hears it lost the lease, stops checking, and every status bar names the
+    receiver; the receiver checks the shop's open links from then on."""
+    here = await shop("Counter 1")
+    there = await shop("Finance")
+    old = await holder_of([here, there], until)
+    record = await here.links.create(request("RECEIVED-1"))
+    await until(lambda: record.key in {r.key for r in old.scheduler.watched()},
+                message="the old holder watches the open link")
+    epoch = old.live.keeper.state.epoch
+
+    receiver = await shop("Back office", priority=1)
+    await until(lambda: receiver.live.keeper.fence is not None,  # the holder renews: no expiry
+                message="the receiver took the lease before it expired")
+    assert receiver.live.keeper.state.epoch == epoch + 1
+    await until(lambda: old.live.keeper.fence is None, message="the old holder heard it lost it")
+    said = "Payments checked by the notification receiver on Back office"
+    for desk in (here, there, receiver):
+        await until(lambda d=desk: d.heard.status and d.heard.status[-1] == said,
+                    message=f"{desk.live.keeper.name}'s status bar names the receiver")
+    await until(lambda: record.key in {r.key for r in receiver.scheduler.watched()},
+                message="the receiver watches the shop's open link")
+    assert record.key not in {r.key for r in old.scheduler.watched()}
+    with pytest.raises(StaleLease):  # the old holder's write as the poller is refused
+        await old.session.ledger.record_lookup(
+            record.profile_id, record.mode, await _lookup(old, record),
+            fence=Fence(old.live.engine.desk, epoch))
+
+    checks = old.scheduler.stats["checks"]
+    service.control(f"pay/{record.reference}", {"outcome": "success"})
+    await until(lambda: receiver.scheduler.stats["checks"] >= 1, timeout=30,
+                message="the receiver checking the open link")
+    for desk in (here, there):
+        await until(lambda d=desk: d.heard.state_of("RECEIVED-1") == "success", timeout=30,
+                    message=f"PAID at {desk.live.keeper.name}")
+    assert old.scheduler.stats["checks"] == checks  # the old holder checked no more
+    assert not [d for d in (here, there) if d.live.keeper.fence is not None]  # desks wait
 
 
 async def test_every_desk_of_the_shop_shares_one_inbox(shop):

@@ -35,6 +35,7 @@ from .cards.controller import CardsController
 from .events import Hub
 from .ledger_choice import choose_ledger
 from .links import LinksController
+from .notified import Notified, receiver_serves
 from .profile_store import SharedProfiles
 from .session import Session
 from .transactions import TransactionsController
@@ -154,9 +155,11 @@ class Desk:
 
 
 def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
-               ledger_password: str | None = None, ledger_file: str | Path | None = None) -> Desk:
+               ledger_password: str | None = None, ledger_file: str | Path | None = None,
+               lease_priority: int = 0) -> Desk:
     """A whole desk over the data folder of ``paths``, with ``keys``; nothing started yet.
-    With ``ledger_url``: on the shop's shared ledger (PostgreSQL) instead of its own file.
+    With ``ledger_url``: on the shop's shared ledger (PostgreSQL) instead of its own file;
+    ``lease_priority`` 1 (paydesk-receiver) takes the poller lease from a desk (0) holding it.
     With ``ledger_file``: on that desk's SQLite file, with that desk's profiles (the settings
     file beside it), as paydesk-receiver writes into a desk's ledger."""
     if ledger_file is not None and not ledger_url:
@@ -189,17 +192,29 @@ def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
         from .live import wire_shared
 
         live, scheduler = wire_shared(engine, hub=hub, session=session, links=links,
-                                      ledger=ledger, card_ledger=card_ledger)
+                                      ledger=ledger, card_ledger=card_ledger,
+                                      lease_priority=lease_priority)
     else:
         scheduler = Scheduler(links.check, links.settle,
                               busy=lambda record: record.key in links.creating,
                               paid=ledger.paid_since)  # refunds, reversals
         hub.record_changed.connect(scheduler.seen)
         hub.profile_deleted.connect(scheduler.forget)
-    return Desk(paths=paths, keys=keys, hub=hub, session=session, links=links,
+    desk = Desk(paths=paths, keys=keys, hub=hub, session=session, links=links,
                 transactions=TransactionsController(links),
                 cards=CardsController(session, card_ledger), scheduler=scheduler, inbox=inbox,
                 live=live)
+    scheduler.notified = _notified(desk)
+    return desk
+
+
+def _notified(desk: Desk) -> Notified:
+    """The scheduler's question, "can a notification settle this link?" (desk/notified.py):
+    a receiver in this process serves its profile, or one of its notifications came lately."""
+    notified = Notified(lambda profile_id: receiver_serves(desk.receiver, profile_id),
+                        desk.inbox.last_received, desk.session.tasks.child())
+    desk.hub.notification_changed.connect(notified.heard)
+    return notified
 
 
 def _merchants(engine: PgEngine) -> SharedProfiles:
@@ -212,7 +227,7 @@ def _merchants(engine: PgEngine) -> SharedProfiles:
 async def open_desk(data_dir: str | Path | None = None, sandbox_dir: str | Path | None = None, *,
                     use_keyring: bool = True, ledger_url: str | None = None,
                     ledger_file: str | Path | None = None,
-                    keyring: KeyringBackend | None = None) -> Desk:
+                    keyring: KeyringBackend | None = None, lease_priority: int = 0) -> Desk:
     """A whole desk for a process without a window: folders and log file, keys (the keyring
     looked for now, or the backend ``keyring``: a key file's, the environment's), the desk
     built on its ledger (``ledger_url``, else ``ledger_file``, a desk's SQLite file, else the
@@ -228,7 +243,7 @@ async def open_desk(data_dir: str | Path | None = None, sandbox_dir: str | Path 
     else:
         choice, password = await choose_ledger(paths, keys, ledger_url)
     desk = build_desk(paths, keys, ledger_url=choice.url, ledger_password=password,
-                      ledger_file=ledger_file)
+                      ledger_file=ledger_file, lease_priority=lease_priority)
     desk.session.ledger_choice = choice
     await desk.open()
     return desk

@@ -30,7 +30,7 @@ from ..ledger import Ledger, LinkRecord
 from ..ledger.cards import CardLedger
 from ..ledger.postgres.engine import LedgerUnreachable, PgEngine, SchemaTooNew
 from ..ledger.postgres.inbox import PostgresInbox
-from ..ledger.postgres.lease import LeaseKeeper, LeaseState
+from ..ledger.postgres.lease import DESK, LeaseKeeper, LeaseState
 from ..ledger.postgres.listen import EventFeed, LedgerEvent, newest_event
 from ..scheduler import Scheduler
 from .events import Hub
@@ -55,7 +55,10 @@ def unreachable_text(since: datetime | None) -> str:
 def poller_text(state: LeaseState) -> str:
     if state.holder is None:
         return "Payments checked by no desk at the moment"
-    return f"Payments checked by {state.holder_name or state.holder}"
+    where = state.holder_name or state.holder
+    if state.priority > DESK:  # only a notification receiver takes the lease at a higher one
+        return f"Payments checked by the notification receiver on {where}"
+    return f"Payments checked by {where}"
 
 
 class Live:
@@ -249,13 +252,17 @@ class Live:
 
 def wire_shared(engine: PgEngine, *, hub: Hub, session: Session, links: LinksController,
                 ledger: Ledger, card_ledger: CardLedger, name: str | None = None,
-                ttl: float = LEASE_TTL, renew_every: float = LEASE_RENEW) -> tuple[Live, Scheduler]:
+                ttl: float = LEASE_TTL, renew_every: float = LEASE_RENEW,
+                lease_priority: int = DESK) -> tuple[Live, Scheduler]:
     """A desk's scheduler and live parts on a shared ledger (``build_desk`` with a URL): the
     scheduler checks as the lease holder only (``Poller``), hears ``record_changed`` through
     the poller, and a create or card operation is refused while the ledger is out of reach.
-    ``name``: how the other desks' status bars name this one (the computer's name)."""
+    ``name``: how the other desks' status bars name this one (the computer's name).
+    ``lease_priority``: ``DESK``, or ``RECEIVER`` for paydesk-receiver, which takes the
+    lease from a desk holding it (one process watches the shop's open links and receives
+    its notifications)."""
     keeper = LeaseKeeper(engine, name or socket.gethostname() or "this desk", ttl=ttl,
-                         renew_every=renew_every)
+                         renew_every=renew_every, priority=lease_priority)
     poller = Poller(links, ledger, lambda: keeper.fence)
     scheduler = Scheduler(poller.check, links.settle,
                           busy=lambda record: record.key in links.creating,

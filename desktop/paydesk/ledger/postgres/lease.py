@@ -7,6 +7,11 @@ holder) and renews it while it holds it, in one statement; ``LeaseKeeper`` does 
 once. A desk that cannot renew stops counting itself the holder when its lease may have
 expired, before anyone else can take it over.
 
+A taker of a higher ``priority`` (the notification receiver, ``RECEIVER``, over the desks'
+``DESK``) takes the lease even before it expires, with the next epoch: from then on the old
+holder's fenced writes are refused, and its keeper hears that it lost the lease at its next
+renewal (at once when its desk follows the "lease" event the taker wrote).
+
 The epoch fences the poller's writes: a write made as the poller carries a ``Fence``
 (holder and epoch) and checks it with ``check_fence(conn, fence)`` in its own transaction,
 taking a share lock on the lease row; a stale holder's write raises ``StaleLease`` and is
@@ -32,6 +37,7 @@ from .events import emit
 log = logging.getLogger("paydesk.ledger.lease")
 T = TypeVar("T")
 SHOP = 1  # one lease row per shop (the database is the shop's)
+DESK, RECEIVER = 0, 1  # lease priorities: a notification receiver takes the lease from a desk
 
 
 @dataclass(frozen=True)
@@ -43,6 +49,7 @@ class LeaseState:
     epoch: int
     expires_at: datetime | None
     mine: bool = False
+    priority: int = DESK  # the holder's (RECEIVER: a notification receiver checks payments)
 
     @property
     def fence(self) -> Fence | None:
@@ -59,24 +66,26 @@ def check_fence(conn: Connection[Any], fence: Fence) -> None:
 
 
 _TAKE = """
-INSERT INTO poller_lease AS l (shop, holder, holder_name, epoch, expires_at)
-VALUES (%(shop)s, %(me)s, %(name)s, 1, now() + make_interval(secs => %(ttl)s))
+INSERT INTO poller_lease AS l (shop, holder, holder_name, epoch, expires_at, priority)
+VALUES (%(shop)s, %(me)s, %(name)s, 1, now() + make_interval(secs => %(ttl)s), %(priority)s)
 ON CONFLICT (shop) DO UPDATE SET
     holder = excluded.holder,
     holder_name = excluded.holder_name,
     epoch = CASE WHEN l.holder IS NOT DISTINCT FROM excluded.holder THEN l.epoch
                  ELSE coalesce(l.epoch, 0) + 1 END,
-    expires_at = excluded.expires_at
+    expires_at = excluded.expires_at,
+    priority = excluded.priority
 WHERE l.holder IS NULL OR l.holder = excluded.holder OR l.expires_at IS NULL
-   OR l.expires_at <= now()
+   OR l.expires_at <= now() OR l.priority < excluded.priority
 RETURNING (SELECT holder FROM poller_lease WHERE shop = %(shop)s) AS before,
-          holder, holder_name, epoch, expires_at
+          holder, holder_name, epoch, expires_at, priority
 """
 
 
-def take_or_renew(conn: Connection[Any], me: str, name: str, ttl: float) -> LeaseState:
-    """One transaction: take the lease (free or expired), renew it (mine), or read who
-    holds it. A new holder is announced with a "lease" event.
+def take_or_renew(conn: Connection[Any], me: str, name: str, ttl: float,
+                  priority: int = DESK) -> LeaseState:
+    """One transaction: take the lease (free, expired, or held at a lower ``priority``),
+    renew it (mine), or read who holds it. A new holder is announced with a "lease" event.
 
     A holder's fenced write still under way (its share lock) makes the take wait at most
     ``lock_timeout``: then the lease is not this desk's this round (the keeper asks again;
@@ -85,7 +94,8 @@ def take_or_renew(conn: Connection[Any], me: str, name: str, ttl: float) -> Leas
     conn.execute("SET LOCAL lock_timeout = '2s'")
     try:
         with conn.transaction():  # a savepoint: the read below still runs after a timeout
-            row = conn.execute(_TAKE, {"shop": SHOP, "me": me, "name": name, "ttl": ttl}).fetchone()
+            row = conn.execute(_TAKE, {"shop": SHOP, "me": me, "name": name, "ttl": ttl,
+                                       "priority": priority}).fetchone()
     except LockNotAvailable:
         log.info("the poller lease is busy (a holder's write under way); asking again later")
         return read_lease(conn, me)
@@ -93,17 +103,19 @@ def take_or_renew(conn: Connection[Any], me: str, name: str, ttl: float) -> Leas
         if row["before"] != me:
             emit(conn, me, "lease", key=str(row["epoch"]))
             log.info("this desk checks payments now (lease epoch %s)", row["epoch"])
-        return LeaseState(me, row["holder_name"], int(row["epoch"]), row["expires_at"], True)
+        return LeaseState(me, row["holder_name"], int(row["epoch"]), row["expires_at"], True,
+                          int(row["priority"]))
     return read_lease(conn, me)
 
 
 def read_lease(conn: Connection[Any], me: str = "") -> LeaseState:
-    row = conn.execute("SELECT holder, holder_name, epoch, expires_at, expires_at > now() AS live"
-                       " FROM poller_lease WHERE shop = %s", (SHOP,)).fetchone()
+    row = conn.execute("SELECT holder, holder_name, epoch, expires_at, priority,"
+                       " expires_at > now() AS live FROM poller_lease WHERE shop = %s",
+                       (SHOP,)).fetchone()
     if row is None or row["holder"] is None or not row["live"]:
         return LeaseState(None, "", int(row["epoch"] or 0) if row else 0, None)
     return LeaseState(row["holder"], row["holder_name"] or "", int(row["epoch"]),
-                      row["expires_at"], row["holder"] == me)
+                      row["expires_at"], row["holder"] == me, int(row["priority"]))
 
 
 def release(conn: Connection[Any], me: str) -> bool:
@@ -127,12 +139,15 @@ class LeaseEngine(Protocol):
 
 class LeaseKeeper:
     """Takes and renews the lease for ``engine.desk`` (shown to others as ``name``) while it
-    runs; ``on_change(state)`` hears every change of holder or epoch (on the loop)."""
+    runs; ``on_change(state)`` hears every change of holder or epoch (on the loop).
+    ``priority``: ``DESK``, or ``RECEIVER`` (takes the lease from a desk holding it)."""
 
     def __init__(self, engine: LeaseEngine, name: str, *, ttl: float = 10.0,
-                 renew_every: float = 3.0, on_change: Callable[[LeaseState], None] | None = None):
+                 renew_every: float = 3.0, on_change: Callable[[LeaseState], None] | None = None,
+                 priority: int = DESK):
         self.engine, self.name = engine, name
         self.ttl, self.renew_every = ttl, renew_every
+        self.priority = priority
         self.on_change = on_change
         self.state = LeaseState(None, "", 0, None)
         self._held_until = 0.0  # monotonic: when a lease renewed by this desk surely ends
@@ -155,7 +170,8 @@ class LeaseKeeper:
         while True:
             asked = time.monotonic()
             try:
-                state = await self.engine.write(lambda conn: take_or_renew(conn, me, self.name, self.ttl))
+                state = await self.engine.write(lambda conn: take_or_renew(
+                    conn, me, self.name, self.ttl, self.priority))
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # noqa: BLE001 - unreachable, or a bug: logged, again
