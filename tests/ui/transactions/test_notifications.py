@@ -99,6 +99,8 @@ def test_the_list_filtered_searched_and_in_full(strict_shop):
     assert text.endswith('{"event":"payment.completed","data":{"tx_ref":"SHOP-A","status":"success"}}')
     assert window.details.isReadOnly()
     assert window.details.textInteractionFlags() & Qt.TextInteractionFlag.TextSelectableByKeyboard
+    press.escape(window.table)  # Escape closes it, as a dialog
+    shop.loop.until(lambda: press.closed(window), message="the window closed")
 
 
 def test_live_entries_on_top_and_verdicts_in_place(strict_shop):

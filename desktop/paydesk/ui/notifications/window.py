@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -130,6 +131,8 @@ class NotificationsWindow(QWidget):
         bottom.addWidget(self.count)
         column.addLayout(bottom)
 
+        close = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)  # as a dialog closes
+        close.activated.connect(self.close)
         self.verdict.currentIndexChanged.connect(self.reload)
         self.search.textChanged.connect(self.reload)
         self.table.selectionModel().selectionChanged.connect(self._selected)
