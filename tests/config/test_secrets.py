@@ -12,8 +12,11 @@ async def test_memory_backend_round_trip(memory_keyring):
     store = KeyStore(memory_keyring)
     assert await store.set("p1", "test", "secret", " sec-test-abc ") is True
     assert await KeyStore(memory_keyring).get("p1", "test", "secret") == "sec-test-abc"
+    assert await store.set("p1", "test", "webhook", "whsec-abc") is True  # the business's
     await store.delete_profile("p1")
     assert await KeyStore(memory_keyring).get("p1", "test", "secret") is None
+    assert await KeyStore(memory_keyring).get("p1", "test", "webhook") is None  # forgotten too
+    assert memory_keyring.store == {}
     assert store.persistent
 
 

@@ -204,5 +204,5 @@ class KeyStore:
 
     async def delete_profile(self, profile_id: str) -> None:
         for mode in ("test", "live"):
-            for kind in ("secret", "public"):
+            for kind in ("secret", "public", "webhook"):  # webhook: the business's secret
                 await self.set(profile_id, mode, kind, "")

@@ -39,6 +39,11 @@ def build_app(inbox: Inbox, keys: Keys, hub: Hub, reread: Callable[[InboxEntry],
     """The Starlette app of one receiver: kept in ``inbox``, verified with ``keys``, told on
     ``hub`` (``notification_changed``), handed to ``reread`` after the answer."""
 
+    async def queued(entry: InboxEntry) -> None:
+        # a coroutine, so Starlette runs it on the loop: a plain function would be run on
+        # a worker thread, whose put into the worker's queue never wakes qasync's loop
+        reread(entry)
+
     async def notification(request: Request) -> JSONResponse:
         kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if kind != "application/json":
@@ -73,7 +78,7 @@ def build_app(inbox: Inbox, keys: Keys, hub: Hub, reread: Callable[[InboxEntry],
             return _answer(200, "Received before: nothing to do", id=entry.id,
                            verdict=entry.verdict)
         return JSONResponse({"message": "Received", "id": entry.id, "verdict": entry.verdict},
-                            background=BackgroundTask(reread, entry))
+                            background=BackgroundTask(queued, entry))
 
     routes = [Route(path, notification, methods=["POST"]) for path in PATHS]
     return Starlette(routes=routes)

@@ -129,6 +129,9 @@ class MainWindow(QMainWindow):
 
         self.status = StatusLine(session)
         self.setStatusBar(self.status)
+        from .notifications.status import LastNotification
+
+        self.status.add_notifications(LastNotification(desk.hub, desk.inbox, self.tasks))
         self.last_call, self.where = self.status.last_call, self.status.where
         self.status.listeners.append(self.links_tab.counter.set_connection)
 
@@ -231,6 +234,14 @@ class MainWindow(QMainWindow):
         settings.addAction(self.shared_ledger_action)
         self.shared_ledger_action.triggered.connect(
             lambda: self.tasks.spawn(self.open_shared_ledger(), "shared ledger"))
+        self.notifications_action = QAction("&Notifications…", self)
+        self.notifications_action.setObjectName("notifications-action")
+        self.notifications_action.setShortcut(QKeySequence("Ctrl+Shift+N"))
+        self.notifications_action.triggered.connect(self.show_notifications)
+        self.view_menu = view = QMenu("&View", self)
+        view.setObjectName("view-menu")
+        view.addAction(self.notifications_action)
+        self.menuBar().addMenu(view)
 
     # -- state to screen -------------------------------------------------------
 
@@ -326,6 +337,22 @@ class MainWindow(QMainWindow):
         await run_dialog(editor, before=editor.load_keys())
         return editor
 
+    notifications_window = None  # made on first use
+
+    def show_notifications(self):
+        """The Notifications window (a window of its own), shown and raised."""
+        if self.notifications_window is None:
+            from ..desk.notify_test import NotificationTest
+            from .notifications.window import NotificationsWindow
+
+            tester = NotificationTest(self.session, self.links, self.desk.inbox)
+            self.notifications_window = NotificationsWindow(self.session, self.desk.inbox,
+                                                            tester, self)
+        self.notifications_window.show()
+        self.notifications_window.raise_()
+        self.notifications_window.activateWindow()
+        return self.notifications_window
+
     async def open_shared_ledger(self):
         from .shared_ledger import SharedLedgerDialog  # imported on first use
 
@@ -339,6 +366,8 @@ class MainWindow(QMainWindow):
             self._state.setValue("geometry", self.saveGeometry())
             self._state.sync()
         self.links_tab.counter.close()
+        if self.notifications_window is not None:
+            self.notifications_window.close()
         if "cards" in self._built:
             self._built["cards"].page.secret.forget()  # no card number left on the clipboard after quit
         super().closeEvent(event)

@@ -32,6 +32,11 @@ KEY_FIELDS = (("test", "secret", "Test secret key"), ("test", "public", "Test pu
               ("live", "secret", "Live secret key"), ("live", "public", "Live public key"))
 
 
+WEBHOOK = ("test", "webhook")  # where the keyring keeps the webhook secret
+WEBHOOK_NOTE = ("The family's dashboard webhook secret; leave empty when the service signs "
+                "with the secret key.")
+
+
 class KeyField(QWidget):
     """A masked key field with a Show button."""
 
@@ -128,6 +133,16 @@ class ProfileEditor(QDialog):
             field = KeyField(label, f"key-{mode}-{kind}")
             self.key_fields[(mode, kind)] = field
             self.key_messages[(mode, kind)] = add(label, field, f"key-{mode}-{kind}")
+        # the business's own secret for notifications (kept as a key of test mode: one per
+        # business, whatever the mode); optional
+        self.webhook = KeyField("Webhook secret", "key-webhook")
+        self.webhook.edit.setPlaceholderText("optional")
+        self.webhook_message = add("&Webhook secret", self.webhook, "key-webhook")
+        self.webhook_note = QLabel(WEBHOOK_NOTE)
+        self.webhook_note.setObjectName("key-webhook-note")
+        self.webhook_note.setWordWrap(True)
+        self.webhook.edit.setAccessibleDescription(WEBHOOK_NOTE)
+        form.addRow("", self.webhook_note)
         self.status = QLabel("")
         self.status.setObjectName("profile-status")
         self.status.setWordWrap(True)
@@ -153,6 +168,7 @@ class ProfileEditor(QDialog):
         for (mode, kind), field in self.key_fields.items():
             value = await self.session.keys.get(self.profile.id, mode, kind)
             field.edit.setText(value or "")
+        self.webhook.edit.setText(await self.session.keys.get(self.profile.id, *WEBHOOK) or "")
 
     def _keys(self) -> dict[tuple[str, str], str]:
         return {k: f.text() for k, f in self.key_fields.items()}
@@ -227,7 +243,7 @@ class ProfileEditor(QDialog):
     async def save(self) -> bool:
         if not await self.check():
             return False
-        keys = self._keys()
+        keys = {**self._keys(), WEBHOOK: self.webhook.text()}  # empty: none kept
         base = self.profile or Profile(id=Profile.new_id(), name="", base_url="")
         profile = replace(base, name=self.name.text().strip(), base_url=self.url.text().strip(),
                           currencies=[c.strip().upper() for c in self.currencies.text().split(",")

@@ -44,6 +44,7 @@ class StatusLine(QStatusBar):
         self.shared = _label("status-shared-ledger", "Shared ledger")  # a shared ledger's news
         self.shared.hide()
         self.addPermanentWidget(self.shared)
+        self.notifications: QLabel | None = None  # when the last notification came (add_notifications)
         self.connection = _label("status-connection", "Connection")
         self.addPermanentWidget(self.connection)
         self.where = _label("status-where", "Profile")
@@ -59,6 +60,13 @@ class StatusLine(QStatusBar):
         signals.ledgerBusy.connect(self.saving.setVisible)
         signals.keyringWaiting.connect(self.keyring.setVisible)
         signals.sharedStatus.connect(self.shared_status)
+
+    def add_notifications(self, label: QLabel) -> None:
+        """The notifications' word ("Last notification 2 min ago"), left of the connection's."""
+        self.notifications = label
+        # Qt counts the last call's (the one widget that is not permanent) and the three
+        # notices before the connection
+        self.insertPermanentWidget(4, label)
 
     def shared_status(self, text: str) -> None:
         """Which desk checks payments, or "Shared ledger unreachable since 14:02, retrying"."""

@@ -20,7 +20,8 @@ FIELDS = (  # (key, label)
     ("email", "E-mail"), ("amount", "Amount"), ("fee", "Fee"), ("mode", "Mode"),
     ("type", "Type"), ("origin", "Made"), ("title", "Title"), ("description", "Description"),
     ("logo", "Logo"), ("meta", "Extra information"), ("created", "Created"),
-    ("updated", "Updated"), ("checked", "Last checked"))
+    ("updated", "Updated"), ("checked", "Last checked"), ("learned", "Learned by"))
+LEARNED = {"notification": "notification", "check": "check"}  # how its state was learned
 FIXED = ("tx_ref", "reference", "logo")  # references and a URL: read back, typed, copied
 ACTIONS = (  # (key, text): buttons, named by their verb
     ("check", "Check now"), ("receipt-print", "Print receipt…"),
@@ -137,9 +138,12 @@ class DetailsPanel(QWidget):
             "meta": ", ".join(f"{k}: {v}" for k, v in record.meta.items()),
             "created": local_time(record.created_at), "updated": local_time(record.updated_at),
             "checked": local_time(record.checked_at) if record.checked_at else "never",
+            "learned": LEARNED.get(record.learned_by or "", "not known"),
         }
         hover = {"created": utc_time(record.created_at), "updated": utc_time(record.updated_at),
-                 "checked": utc_time(record.checked_at)}
+                 "checked": utc_time(record.checked_at),
+                 "learned": "How PayDesk learned its state: a notification from the service, "
+                            "or a check (a lookup) of its own"}
         labels = dict(FIELDS)
         for key, value in self.values.items():
             value.setText(texts[key])

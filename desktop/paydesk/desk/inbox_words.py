@@ -1,0 +1,57 @@
+"""How notifications read on screen: a verdict's words, when the last one arrived ("Last
+notification 2 min ago"), and an entry's headers and body as text."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from ..ledger.inbox import VERDICTS, InboxEntry
+
+VERDICT_WORDS = {verdict: verdict.capitalize() for verdict in VERDICTS}  # "Bad signature"
+NONE_SINCE_START = "No notification since start"
+
+
+def ago(when: datetime, now: datetime | None = None) -> str:
+    """``when`` as a person says it: "just now", "40 s ago", "2 min ago", "3 h ago", or the
+    local date and time when it is a day or more."""
+    seconds = max(0, int(((now or datetime.now(UTC)) - when).total_seconds()))
+    if seconds < 5:
+        return "just now"
+    if seconds < 60:
+        return f"{seconds} s ago"
+    if seconds < 3600:
+        return f"{seconds // 60} min ago"
+    if seconds < 86400:
+        return f"{seconds // 3600} h ago"
+    return f"on {when.astimezone():%d %b %Y at %H:%M}"
+
+
+def last_notification(last: datetime | None, *, arrived_since_start: bool,
+                      paid_since_start: bool, now: datetime | None = None) -> str:
+    """The status bar's words: "Last notification 2 min ago"; "No notification since start"
+    once links were paid while none arrived (PAID learned by checking only); else nothing."""
+    if paid_since_start and not arrived_since_start:
+        return NONE_SINCE_START
+    if last is None:
+        return ""
+    return f"Last notification {ago(last, now)}"
+
+
+def entry_text(entry: InboxEntry) -> str:
+    """One entry in full, as text to read and copy: what was decided, the headers, and the
+    raw body (decoded as UTF-8; bytes that are not are shown replaced)."""
+    lines = [f"Received: {entry.received_at.astimezone():%Y-%m-%d %H:%M:%S %Z} "
+             f"({entry.received_at.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC)",
+             f"From: {entry.remote or 'unknown'}",
+             f"Verdict: {VERDICT_WORDS.get(entry.verdict, entry.verdict)}"]
+    if entry.detail:
+        lines.append(f"Detail: {entry.detail}")
+    if entry.tx_ref:
+        lines.append(f"Reference: {entry.tx_ref}")
+    if entry.duplicate_of is not None:
+        lines.append(f"The same body as notification {entry.duplicate_of}")
+    lines.append(f"Body SHA-256: {entry.body_hash}")
+    lines += ["", "Headers:"]
+    lines += [f"{name}: {value}" for name, value in sorted(entry.headers.items())] or ["(none)"]
+    lines += ["", f"Body ({len(entry.body):,} bytes):", entry.body.decode("utf-8", "replace")]
+    return "\n".join(lines)

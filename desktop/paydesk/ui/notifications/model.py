@@ -1,0 +1,124 @@
+"""Every notification of the inbox as a table, newest first, read from the ledger a page at
+a time as the view scrolls (``inbox.page(query, before=…)``: never all rows), and kept live:
+an entry kept or decided (``notificationChanged``) is put on top or repainted in place,
+without reading the list again."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QModelIndex, Qt
+
+from ...desk.inbox_words import VERDICT_WORDS
+from ...desk.tasks import TaskSet
+from ...desk.texts import utc_time
+from ...ledger.inbox import Inbox, InboxEntry, InboxQuery
+from ..fixed_text import fixed_font
+from ..paging import PagedModel
+
+HEADERS = ("Time", "Reference", "Event", "Verdict", "Profile / mode", "Detail")
+TIME, REFERENCE, EVENT, VERDICT, PROFILE, DETAIL = range(6)
+PAGE = 100
+
+
+def matches(query: InboxQuery, entry: InboxEntry) -> bool:
+    """Would ``query`` list ``entry``? (as the ledger decides it: literally, case ignored)"""
+    if query.verdict is not None and entry.verdict != query.verdict:
+        return False
+    if query.profile_id is not None and entry.profile_id != query.profile_id:
+        return False
+    if query.mode is not None and entry.mode != query.mode:
+        return False
+    if query.since is not None and entry.received_at < query.since:
+        return False
+    text = query.text.strip().lower()
+    return not text or any(text in (part or "").lower() for part in (entry.tx_ref, entry.event))
+
+
+class InboxModel(PagedModel):
+    HEADERS = HEADERS
+    PAGE_TASK = "notifications: next page"
+
+    def __init__(self, inbox: Inbox, tasks: TaskSet, profile_name: Callable[[str], str]):
+        super().__init__(tasks)
+        self.inbox = inbox
+        self.profile_name = profile_name  # a profile's id -> the name shown
+        self.entries: list[InboxEntry] = []
+        self._fixed = fixed_font()
+
+    def listed(self) -> list:
+        return self.entries
+
+    async def load(self, query: InboxQuery) -> None:
+        """Show the first page of ``query``."""
+        entries = await self.inbox.page(query, limit=PAGE)
+        self.beginResetModel()
+        self.entries = entries
+        self.first_page(query, entries, entries[-1].id if entries else None, len(entries) == PAGE)
+        self.endResetModel()
+        self.loaded.emit()
+
+    async def read_page(self, query: InboxQuery, before: int) -> tuple[list, int | None, bool]:
+        entries = await self.inbox.page(query, before=before, limit=PAGE)
+        return entries, entries[-1].id if entries else before, len(entries) == PAGE
+
+    def entry_at(self, row: int) -> InboxEntry | None:
+        return self.entries[row] if 0 <= row < len(self.entries) else None
+
+    def row_of(self, entry_id: int) -> int | None:
+        return next((row for row, e in enumerate(self.entries) if e.id == entry_id), None)
+
+    def changed(self, entry: InboxEntry) -> bool:
+        """An entry was kept or decided: repaint its row, or put it on top when the query
+        lists it and it is newer than every row shown. True when the list shows it."""
+        row = self.row_of(entry.id)
+        if row is not None:
+            if self.query is not None and not matches(self.query, entry):
+                self.beginRemoveRows(QModelIndex(), row, row)  # decided out of a verdict's list
+                del self.entries[row]
+                self.endRemoveRows()
+                return False
+            self.entries[row] = entry
+            self.dataChanged.emit(self.index(row, 0), self.index(row, len(HEADERS) - 1))
+            return True
+        if self.query is None or not matches(self.query, entry):
+            return False
+        if self.entries and entry.id < self.entries[0].id:
+            return False  # older than the top: it is read with its page, when scrolled to
+        self.beginInsertRows(QModelIndex(), 0, 0)
+        self.entries.insert(0, entry)
+        self.endInsertRows()
+        return True
+
+    def text(self, entry: InboxEntry, column: int) -> str:
+        if column == TIME:  # to the second: notifications come close together
+            return entry.received_at.astimezone().strftime("%d %b %Y %H:%M:%S")
+        if column == REFERENCE:
+            return entry.tx_ref or ""
+        if column == EVENT:
+            return entry.event or ("transaction" if entry.verified and entry.tx_ref else "")
+        if column == VERDICT:
+            return VERDICT_WORDS.get(entry.verdict, entry.verdict)
+        if column == PROFILE:
+            if entry.profile_id is None:
+                return "not known"
+            mode = entry.mode.upper() if entry.mode else "mode not known yet"
+            return f"{self.profile_name(entry.profile_id)} · {mode}"
+        return entry.detail
+
+    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        entry = self.entries[index.row()]
+        column = index.column()
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            return self.text(entry, column)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if column == TIME:
+                return utc_time(entry.received_at)
+            if column == DETAIL and entry.detail:
+                return entry.detail
+            return None
+        if role == Qt.ItemDataRole.FontRole and column == REFERENCE:
+            return self._fixed  # read back and typed: each character itself
+        return None
