@@ -52,3 +52,51 @@ async def test_a_notification_on_the_shared_ledger_reaches_every_desk(pg_url, tm
     finally:
         for desk in desks:
             await desk.close()
+
+
+async def test_paydesk_receiver_takes_the_poller_lease_from_a_desk(pg_url, tmp_path, sandbox):
+    """The real command on the shop's ledger: a desk holds the lease (it checks payments);
+    ``paydesk-receiver`` started beside it takes the lease before it expires, and the desk's
+    status bar says who checks payments now. Stopped, it hands the lease back."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.helpers import free_port
+
+    paths = Paths(data=tmp_path / "counter", sandbox=tmp_path / "counter-sb").ensure()
+    counter = build_desk(paths, KeyStore(MemoryKeyring()), ledger_url=pg_url)
+    process = None
+    try:
+        await counter.open()
+        await profiles.add_profile(counter.session, sandbox, txref_prefix="SHOP")
+        profile = counter.session.profile
+        said: list[str] = []
+        counter.hub.shared_status.connect(said.append)
+        counter.start_background()
+        await until_async(lambda: said and said[-1].startswith("Payments checked by")
+                          and "receiver" not in said[-1], 15, "the counter holding the lease")
+        keys = tmp_path / "keys.json"
+        keys.write_text(json.dumps({"profiles": {profile.id: {
+            "test": sandbox.key("test", "secret"), "live": sandbox.key("live", "secret")}}}))
+        keys.chmod(0o600)
+        process = subprocess.Popen(
+            [str(Path(sys.executable).with_name("paydesk-receiver")), "--ledger", pg_url,
+             "--host", "127.0.0.1", "--port", str(free_port()), "--data-dir",
+             str(tmp_path / "receiver"), "--keys-file", str(keys)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        await until_async(lambda: said and "notification receiver on" in said[-1], 30,
+                          "the counter's status naming the receiver")
+        process.terminate()
+        assert await asyncio.to_thread(process.wait, 30) == 0
+        await until_async(lambda: "receiver" not in said[-1], 30,
+                          "the counter checking payments again")
+    finally:
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait(10)
+        if process is not None:
+            process.stdout.close()
+            process.stderr.close()
+        await counter.close()
