@@ -35,3 +35,20 @@ async def test_the_embedded_sandbox_notifies_the_apps_receiver(desk, until):
 async def test_no_receiver_for_a_profile_elsewhere(desk, add_profile):
     await add_profile()
     assert await serve_in_app(desk) is None and desk.receiver is None
+
+
+async def test_the_apps_receiver_serves_only_the_embedded_sandbox_and_follows_a_switch(
+        desk, add_profile, until):
+    """Only the embedded sandbox's links are spaced out by the scheduler (a profile on
+    another service is not notified here), and a switch to the sandbox's profile later in the
+    session starts the receiver then."""
+    from paydesk.receiver.in_app import follow_in_app
+
+    elsewhere = await add_profile()  # a service that does not notify this receiver
+    assert await serve_in_app(desk) is None
+    follow_in_app(desk)
+    profile = await desk.session.start_embedded_sandbox()
+    await desk.session.switch_profile(profile.id)
+    await until(lambda: desk.receiver is not None and desk.receiver.serves(profile.id),
+                message="the app's receiver started for the sandbox's profile")
+    assert not desk.receiver.serves(elsewhere.id)

@@ -27,6 +27,7 @@ async def serve_in_app(desk: Desk) -> Receiver | None:
         receiver = desk.receiver
     else:
         receiver = Receiver(desk, "127.0.0.1", 0)
+        receiver.profiles = set()  # none is notified here until the sandbox is told
         try:
             await receiver.start()
         except Exception:  # no receiver: the checks go on as before
@@ -45,7 +46,7 @@ async def serve_in_app(desk: Desk) -> Receiver | None:
         log.warning("the sandbox was not told where to notify: %s", error.message)
     else:
         log.info("the sandbox notifies %s", receiver.url)
-        receiver.profiles = (receiver.profiles or set()) | {profile.id}
+        receiver.profiles = (receiver.profiles or set()) | {profile.id}  # (never None here)
     return receiver
 
 
