@@ -77,6 +77,11 @@ class Profile:
     callback_url: str = ""
     return_url: str = ""
     merchant_name: str = ""  # the business's name as customers know it (receipts)
+    # the counter's defaults (desk/counter.py): the service wants a name and an e-mail for
+    # every payment; a walk-in customer who gives none is sold to under these
+    walk_in_name: str = "Walk-in customer"  # first word: first name, the rest: last name
+    shop_email: str = ""  # the shop's own address; the counter cannot sell without one
+    counter_logo: str = ""  # an image file shown on the customer display ("" none)
 
     @property
     def shown_name(self) -> str:

@@ -73,6 +73,10 @@ class Hub:
         self.audit_added = Event("audit_added")  # (profile_id, mode)
         # notifications (receiver/): an inbox entry kept or decided, here or by another process
         self.notification_changed = Event("notification_changed")  # (InboxEntry)
+        # the counters (desk/counter.py): a sale made, voided or decided; a shift opened or
+        # closed; here or by another desk on a shared ledger (ledger/counter.py)
+        self.sale_changed = Event("sale_changed")  # (Sale)
+        self.shift_changed = Event("shift_changed")  # (Shift)
 
     def events(self) -> dict[str, Event]:
         return {name: e for name, e in vars(self).items() if isinstance(e, Event)}

@@ -35,6 +35,9 @@ class DeskSignals(QObject):
     auditAdded = Signal(str, str)  # (profile_id, mode)
     # notifications
     notificationChanged = Signal(object)  # an InboxEntry kept or decided
+    # the counters
+    saleChanged = Signal(object)  # a Sale made, voided or decided (its link: linkChanged)
+    shiftChanged = Signal(object)  # a Shift opened or closed
 
     BRIDGE = {
         "session_changed": "changed", "call_finished": "callFinished",
@@ -46,6 +49,7 @@ class DeskSignals(QObject):
         "card_transactions_changed": "transactionsChanged",
         "operation_changed": "operationChanged", "audit_added": "auditAdded",
         "notification_changed": "notificationChanged",
+        "sale_changed": "saleChanged", "shift_changed": "shiftChanged",
     }
 
     def __init__(self, hub: Hub, parent: QObject | None = None):
