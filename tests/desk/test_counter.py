@@ -12,11 +12,15 @@ import asyncio
 import pytest
 
 from paydesk.config.counter import CounterSettings
+from paydesk.config.paths import Paths
+from paydesk.config.secrets import KeyStore
 from paydesk.desk import session as session_module
 from paydesk.desk.build import build_desk
 from paydesk.desk.counter import CounterSetupMissing, RenameRefused, SaleUnderWay
 from paydesk.ledger.counter import FAILED, KEEP, OPEN, PAID, PAID_AFTER_VOID, VOIDED, Sale, SaleQuery
 from paydesk.service.errors import ValidationError
+from tests import profiles
+from tests.helpers import MemoryKeyring
 
 SHOP = "till@example.com"
 
@@ -180,3 +184,48 @@ async def test_the_desk_opens_with_the_counters_saved_name(paths, keys):
         assert (desk.counter.name, desk.counter.settings.screen) == ("Front till", "HDMI-1")
     finally:
         await desk.close()
+
+
+async def test_another_counters_sales_and_shifts_are_heard_on_a_shared_ledger(
+        pg_url, tmp_path, sandbox, service, until):
+    """Two desks of a shop on one PostgreSQL ledger: the till's sale, void and shift close
+    are said on the office's hub (finance's window follows them), read from the book."""
+    desks = []
+    try:
+        for name in ("till", "office"):
+            paths = Paths(data=tmp_path / name, sandbox=tmp_path / f"{name}-sandbox").ensure()
+            desk = build_desk(paths, KeyStore(MemoryKeyring()), ledger_url=pg_url)
+            await desk.open()
+            desks.append(desk)
+            if name == "till":
+                await profiles.add_profile(desk.session, sandbox, txref_prefix="SHOP",
+                                           shop_email=SHOP)
+            else:  # the shop's merchant, seen by every desk: only its keys are added here
+                await until(lambda d=desk: d.session.profile is not None,
+                            message="the shop's profile at the office")
+                await desk.session.save_profile(desk.session.profile, profiles.keys_of(sandbox))
+        till, office = desks
+        heard = {"sales": [], "shifts": []}
+        office.hub.sale_changed.connect(heard["sales"].append)
+        office.hub.shift_changed.connect(heard["shifts"].append)
+        for desk in desks:
+            desk.start_background()
+        await till.counter.rename("Till 1")
+        sale = await till.counter.sell("4", "GBP")
+        assert sale.counter == "Till 1" and sale.record.state == "pending"
+        await until(lambda: any(s.key == sale.key for s in heard["sales"]),
+                    message="the till's sale heard at the office")
+        await until(lambda: any(s.id == sale.shift_id and not s.closed for s in heard["shifts"]),
+                    message="the till's shift opening heard at the office")
+        await till.counter.new_sale()  # voided
+        await until(lambda: any(s.key == sale.key and s.kind == VOIDED for s in heard["sales"]),
+                    message="the void heard at the office")
+        closed = await till.counter.close_shift()
+        await until(lambda: any(s.id == closed.id and s.closed for s in heard["shifts"]),
+                    message="the close heard at the office")
+        [seen] = [s for s in heard["shifts"] if s.closed]
+        assert seen.figures == closed.figures and seen.figures.voided == 1
+        assert len(creates(service)) == 1
+    finally:
+        for desk in desks:
+            await desk.close()
