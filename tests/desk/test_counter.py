@@ -8,6 +8,7 @@ written."""
 from __future__ import annotations
 
 import asyncio
+from decimal import Decimal
 
 import pytest
 
@@ -19,6 +20,7 @@ from paydesk.desk.build import build_desk
 from paydesk.desk.counter import CounterSetupMissing, RenameRefused, SaleUnderWay
 from paydesk.ledger.counter import FAILED, KEEP, OPEN, PAID, PAID_AFTER_VOID, VOIDED, Sale, SaleQuery
 from paydesk.service.errors import ValidationError
+from paydesk.service.models import PaymentRequest
 from tests import profiles
 from tests.helpers import MemoryKeyring
 
@@ -174,6 +176,35 @@ async def test_a_lost_answer_is_settled_with_the_same_reference(desk, add_profil
                 message="the desk's scheduler to settle it")
     assert counter.current.tx_ref == sale.tx_ref and counter.current.record.checkout_url
     assert service.payments(sale.tx_ref) == 1
+
+
+async def test_a_link_that_is_no_sale_is_read_as_one_once(desk, add_profile, until,
+                                                          monkeypatch):
+    """Every checked record is said on the hub; the counter reads it as a sale once, and a
+    record that is none (a link of the Links tab) is not read again at its next checks."""
+    profile = await add_profile(shop_email=SHOP)
+    asked = []
+    original = desk.book.sale
+
+    async def counting(profile_id, tx_ref):  # a spy: the real read runs
+        asked.append(tx_ref)
+        return await original(profile_id, tx_ref)
+
+    monkeypatch.setattr(desk.book, "sale", counting)
+    reference = await desk.links.next_reference(profile)
+    record = await desk.links.create(PaymentRequest(
+        amount=Decimal(3), currency="GBP", email="kim@example.com", first_name="Kim",
+        last_name="Lee", tx_ref=reference, title="Tea"))
+    await until(lambda: reference in asked, message="the record read as a sale")
+    await asyncio.sleep(0.1)
+    read = asked.count(reference)
+    await desk.links.check(record)
+    await desk.links.check(record)
+    await asyncio.sleep(0.1)
+    assert asked.count(reference) == read
+    sale = await desk.counter.sell("5", "GBP")
+    await desk.links.check(sale.record)
+    await until(lambda: asked.count(sale.tx_ref) >= 2, message="a sale read at each change")
 
 
 async def test_the_desk_opens_with_the_counters_saved_name(paths, keys):
