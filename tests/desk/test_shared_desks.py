@@ -396,3 +396,27 @@ async def test_a_notification_kept_or_decided_elsewhere_is_heard_here(shop, unti
     decided = await a.inbox.decide(entry.id, APPLIED, "the service says PAID")
     await until(lambda: len(heard) == 2)
     assert heard[1] == decided
+
+
+async def test_a_lease_taken_as_the_ledger_goes_watches_once_it_is_back(shop, pg_server, until):
+    """The lease holder reads every open record when it takes the lease; if the ledger goes
+    out of reach just then, the read is tried again once it is back, never a crashed task
+    (it crashed under load: the poller's lease_changed raised LedgerUnreachable)."""
+    from paydesk.ledger.postgres.engine import LedgerUnreachable
+
+    desk = await shop("Counter 1")
+    await holder_of([desk], until)
+    record = await desk.links.create(request("GONE-1"))
+    desk.scheduler.forget(record.profile_id)  # as a desk that has not watched it yet
+    assert not desk.scheduler.watched()
+    with pg_server.down():
+        await until(lambda: not desk.live.engine.reachable, message="the desk saw it go")
+        with pytest.raises(LedgerUnreachable):
+            await desk.live.poller.watch_all()  # what the taking of the lease reads
+        taking = asyncio.ensure_future(desk.live.poller.lease_changed(True))
+        await asyncio.sleep(1.5)  # a wait, not a measure: a retry or two while it is down
+        assert not taking.done()
+    await until(lambda: taking.done(), timeout=40, message="read once the ledger is back")
+    assert taking.exception() is None
+    if desk.live.poller.holder:  # it may have lost the lease meanwhile: then nothing to read
+        assert record.key in {r.key for r in desk.scheduler.watched()}

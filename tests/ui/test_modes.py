@@ -79,5 +79,6 @@ def test_mode_survives_restart_and_a_new_profile_starts_in_test(start_app, loop)
 def test_mode_from_the_command_line(start_app, loop):
     app = start_app(sandbox=True, mode="live")
     loop.until(lambda: app.session.mode == "live", message="live mode")
-    assert "LIVE" in app.window.windowTitle()
+    # the title follows once the mode is saved and announced (session_changed)
+    loop.until(lambda: "LIVE" in app.window.windowTitle(), message="LIVE in the title")
     app.close()

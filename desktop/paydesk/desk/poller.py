@@ -13,12 +13,13 @@ meanwhile has its write refused (``StaleLease``) and stops watching that record.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
-from ..ledger import CREATING, Cursor, Fence, Ledger, LinkRecord, Page, StaleLease
+from ..ledger import CREATING, Cursor, Fence, Ledger, LedgerError, LinkRecord, Page, StaleLease
 from ..scheduler import Scheduler, StopWatching
 from .links import LinksController
 
@@ -111,7 +112,16 @@ class Poller:
         if not mine:
             self.scheduler.keep_only(lambda r: r.state == CREATING and self._made_here(r))
             return
-        await self.watch_all()
+        pause = 1.0
+        while self.holder:  # the ledger out of reach just then: again, until read or lost
+            try:
+                await self.watch_all()
+                return
+            except LedgerError as error:
+                log.info("reading the open records as the lease holder failed (%s); again in "
+                         "%.0f s", error, pause)
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, 30.0)
 
     async def watch_all(self) -> None:
         """As the lease holder: every open record (and every abandoned create) watched."""
