@@ -1,0 +1,1 @@
+"""The Counter tab and the customer display (docs/COUNTER.md)."""
