@@ -8,33 +8,28 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import replace
 from datetime import datetime
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
-    QComboBox,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QPushButton,
     QSplitter,
     QVBoxLayout,
     QWidget,
 )
 
-from ...desk.checks import WHOLE_UNITS, WHOLE_UNITS_SHORT
 from ...desk.counter import CounterController, CounterSetupMissing, SaleUnderWay
 from ...desk.session import Session
 from ...ledger import LedgerError, LinkRecord
 from ...ledger.counter import KEEP, REFUND, Sale
 from ...service.errors import ServiceError, ValidationError
 from ..dialogs import confirm
-from ..field_message import FieldMessage
 from ..signals import signals_of
 from .after_void import AfterVoidBanner
+from .entry import SaleEntry
 from .mirror import StaffMirror
 from .place import DisplayPlace
 from .sales import SalesList, SalesModel, sale_money, totals_text, with_record
@@ -43,7 +38,7 @@ log = logging.getLogger("paydesk.counter.tab")
 
 CODE_SHOWN = "This customer's code is on screen: Escape starts a new sale"
 KEEPS_TRYING = "PayDesk keeps trying with the same reference; nothing will be paid twice"
-FIELDS = ("amount", "email")
+FIELDS = {"amount": "amount", "currency": "amount", "note": "note", "email": "email"}
 
 
 def _midnight() -> datetime:
@@ -78,7 +73,15 @@ class CounterTab(QWidget):
         column.addLayout(tools)
 
         top = QHBoxLayout()
-        top.addLayout(self._entry(), 3)
+        self.entry = SaleEntry()
+        self.entry.enterPressed.connect(self.enter)
+        self.entry.newSaleRequested.connect(lambda: self.escape(closing=False))
+        # the boxes and buttons, by the names staff know them
+        self.amount, self.currency = self.entry.amount, self.entry.currency
+        self.note, self.email = self.entry.note, self.entry.email
+        self.messages, self.message = self.entry.messages, self.entry.message
+        self.sell_button, self.new_sale_button = self.entry.sell_button, self.entry.new_sale_button
+        top.addWidget(self.entry, 3)
         self.mirror = StaffMirror()
         top.addWidget(self.mirror, 2)
         top.addWidget(self.place.beside, 4)
@@ -113,79 +116,6 @@ class CounterTab(QWidget):
         signals.changed.connect(self.reload)
         self.reload()
 
-    def _entry(self) -> QVBoxLayout:
-        """The amount box (large, with the focus), the currency, the note, the e-mail, what
-        is wrong with each next to it, and the two buttons."""
-        box = QVBoxLayout()
-        grid = QGridLayout()
-        caption = QLabel("&Amount")
-        self.amount = QLineEdit()
-        self.amount.setObjectName("counter-amount")
-        self.amount.setAccessibleName("Amount")
-        self.amount.setPlaceholderText("e.g. 25")
-        self.amount.setToolTip(WHOLE_UNITS)
-        big = self.amount.font()
-        big.setPointSize(28)
-        self.amount.setFont(big)
-        caption.setBuddy(self.amount)
-        self.currency = QComboBox()
-        self.currency.setObjectName("counter-currency")
-        self.currency.setAccessibleName("Currency")
-        self.amount.setMinimumWidth(220)
-        units = QLabel(WHOLE_UNITS_SHORT)
-        units.setObjectName("counter-units")
-        units.setAccessibleName(WHOLE_UNITS_SHORT)
-        units.setAccessibleDescription(WHOLE_UNITS)
-        units.setStyleSheet("color: #5c6675;")
-        line = QHBoxLayout()
-        line.addWidget(self.amount, 1)
-        line.addWidget(self.currency)
-        line.addWidget(units)
-        grid.addWidget(caption, 0, 0)
-        grid.addLayout(line, 0, 1)
-        self.messages: dict[str, FieldMessage] = {"amount": FieldMessage("counter-amount")}
-        grid.addWidget(self.messages["amount"], 1, 1)
-        self.note = QLineEdit()
-        self.note.setObjectName("counter-note")
-        self.note.setAccessibleName("Note")
-        note_caption = QLabel("&Note")
-        note_caption.setBuddy(self.note)
-        grid.addWidget(note_caption, 2, 0)
-        grid.addWidget(self.note, 2, 1)
-        self.email = QLineEdit()
-        self.email.setObjectName("counter-email")
-        self.email.setAccessibleName("Customer e-mail")
-        self.email.setPlaceholderText("optional: the customer's receipt goes there")
-        email_caption = QLabel("Customer &e-mail")
-        email_caption.setBuddy(self.email)
-        grid.addWidget(email_caption, 3, 0)
-        grid.addWidget(self.email, 3, 1)
-        self.messages["email"] = FieldMessage("counter-email")
-        grid.addWidget(self.messages["email"], 4, 1)
-        grid.setColumnStretch(1, 1)
-        box.addLayout(grid)
-        for field in (self.amount, self.note, self.email):
-            field.returnPressed.connect(self.enter)
-        buttons = QHBoxLayout()
-        self.sell_button = QPushButton("Sell")
-        self.sell_button.setObjectName("counter-sell")
-        self.sell_button.setAccessibleName("Sell")
-        self.sell_button.setToolTip("Make the link and show its code to the customer (Enter)")
-        self.sell_button.clicked.connect(lambda: self.enter())
-        buttons.addWidget(self.sell_button)
-        self.new_sale_button = QPushButton("New sale")
-        self.new_sale_button.setObjectName("counter-new-sale")
-        self.new_sale_button.setAccessibleName("New sale")
-        self.new_sale_button.setToolTip("Clear for the next customer (Escape)")
-        self.new_sale_button.clicked.connect(lambda: self.escape(closing=False))
-        buttons.addWidget(self.new_sale_button)
-        buttons.addStretch(1)
-        box.addLayout(buttons)
-        self.message = FieldMessage("counter")  # what is not about one field
-        box.addWidget(self.message)
-        box.addStretch(1)
-        return box
-
     # -- state ------------------------------------------------------------------------
 
     def reload(self) -> None:
@@ -197,14 +127,9 @@ class CounterTab(QWidget):
         if profile is None:
             return
         self.place.set_merchant(profile.shown_name, profile.counter_logo)
-        current = self.currency.currentText()
-        self.currency.clear()
-        self.currency.addItems(profile.currencies)
-        if current in profile.currencies:
-            self.currency.setCurrentText(current)
-        settings = getattr(self.controller, "settings", None)
-        if settings is not None and not self.loaded:
-            self.place.fill(settings.screen)
+        self.entry.set_currencies(profile.currencies)
+        if not self.loaded:
+            self.place.fill(self.controller.settings.screen)
         self.tasks.replace("reload", self._reload())
 
     async def _reload(self) -> None:
@@ -286,31 +211,32 @@ class CounterTab(QWidget):
         self.selling = self.tasks.spawn(self.sell(), "sell")
 
     async def sell(self) -> Sale | None:
-        self._say_problems({}, "")
+        self.entry.say({}, "")
         try:
             sale = await self.controller.sell(self.amount.text(), self.currency.currentText(),
                                               self.note.text(), self.email.text())
         except SaleUnderWay:
             return None
         except CounterSetupMissing as missing:
-            self._say_problems({"email": missing.message} if missing.field == "shop_email"
+            self.entry.say({"email": missing.message} if missing.field == "shop_email"
                                else {}, "" if missing.field == "shop_email" else missing.message)
             return None
-        except ValidationError as refused:
-            found = {key: texts[0] for key, texts in refused.errors.items()
-                     if key.split(".")[-1] in FIELDS and texts}
-            self._say_problems({k.split(".")[-1]: v for k, v in found.items()},
-                               "" if found else refused.message)
+        except ValidationError as refused:  # what was typed, or the service's refusal
+            found: dict[str, str] = {}
+            for key, texts in refused.errors.items():
+                box = FIELDS.get(key.split(".")[-1])
+                if box is not None and texts and box not in found:
+                    found[box] = texts[0]
+            self.entry.say(found, "" if found else refused.message)
             self.show_sale(self.controller.current)
             return None
         except (ServiceError, LedgerError) as failure:
-            self._say_problems({}, getattr(failure, "message", None) or str(failure))
+            self.entry.say({}, getattr(failure, "message", None) or str(failure))
             self.show_sale(self.controller.current)
             return None
         finally:
             self.selling = None
-        for field in (self.amount, self.note, self.email):
-            field.clear()
+        self.entry.clear()
         self.show_sale(sale)
         record = sale.record
         if record is not None and record.state == "creating":
@@ -318,11 +244,6 @@ class CounterTab(QWidget):
         self.amount.setFocus(Qt.FocusReason.OtherFocusReason)
         await self._quietly(self._next_title())
         return sale
-
-    def _say_problems(self, fields: dict[str, str], general: str) -> None:
-        for key, message in self.messages.items():
-            message.say(fields.get(key))
-        self.message.say(general)
 
     # -- a new sale, and the display's Escape -----------------------------------------
 
@@ -333,17 +254,14 @@ class CounterTab(QWidget):
             return
         super().keyPressEvent(event)
 
-    def _typed(self) -> bool:
-        return any(f.text() for f in (self.amount, self.note, self.email))
-
     def escape(self, closing: bool) -> None:
         """*New sale* (Escape): clear for the next customer, after asking when the sale can
         still be paid. Escape on a blank counter closes the customer display."""
         if self.selling is not None or self.controller.selling:
             return  # the sale being made will be shown; Escape then clears it
         if self.controller.current is None and self.mirror.sale is None:
-            if self._typed() or self.message.text():
-                self._clear_fields()
+            if self.entry.typed() or self.message.text():
+                self.entry.clear()
             elif closing and self.place.is_open:
                 self.place.close_display()
             return
@@ -365,15 +283,10 @@ class CounterTab(QWidget):
         except (LedgerError, ServiceError) as failure:
             self.message.say(getattr(failure, "message", None) or str(failure))
             return None
-        self._clear_fields()
+        self.entry.clear()
         self.show_sale(None)
         self.amount.setFocus(Qt.FocusReason.OtherFocusReason)
         return voided
-
-    def _clear_fields(self) -> None:
-        for field in (self.amount, self.note, self.email):
-            field.clear()
-        self._say_problems({}, "")
 
     # -- after a void, and the shift --------------------------------------------------
 
@@ -406,16 +319,13 @@ class CounterTab(QWidget):
         return shift
 
     def _remember_screen(self, name: str) -> None:
-        settings = getattr(self.controller, "settings", None)
-        if settings is None or settings.screen == name:
-            return
-        self.controller.settings = replace(settings, screen=name)
-        self.tasks.replace("remember screen", self._save_settings())
+        if self.controller.settings.screen != name:
+            self.tasks.replace("remember screen", self._save_screen(name))
 
-    async def _save_settings(self) -> None:
+    async def _save_screen(self, name: str) -> None:
         try:
-            await self.controller.settings.save(self.session.paths)
-        except OSError as error:  # remembered for this session only
+            await self.controller.set_screen(name)
+        except OSError as error:  # kept for this session only
             log.warning("the counter's settings could not be saved: %s", error)
 
     def shut(self) -> None:
