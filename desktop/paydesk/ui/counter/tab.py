@@ -26,7 +26,7 @@ from ...desk.session import Session
 from ...ledger import LedgerError, LinkRecord
 from ...ledger.counter import KEEP, REFUND, Sale
 from ...service.errors import ServiceError, ValidationError
-from ..dialogs import confirm
+from ..dialogs import confirm, run_dialog
 from ..signals import signals_of
 from .after_void import AfterVoidBanner
 from .entry import SaleEntry
@@ -60,6 +60,12 @@ class CounterTab(QWidget):
         self.counter_name = QLabel("")
         self.counter_name.setObjectName("counter-name")
         tools.addWidget(self.counter_name)
+        self.rename_button = QPushButton("Rename counter…")
+        self.rename_button.setObjectName("counter-rename")
+        self.rename_button.setAccessibleName("Rename counter")
+        self.rename_button.clicked.connect(
+            lambda: self.tasks.spawn(self.rename_counter(), "rename counter"))
+        tools.addWidget(self.rename_button)
         tools.addStretch(1)
         self.place = DisplayPlace(self.tasks)
         self.place.chosen.connect(self._remember_screen)
@@ -317,6 +323,17 @@ class CounterTab(QWidget):
         shift = await close_shift(self.controller, self)
         await self._quietly(self._refresh())
         return shift
+
+    async def rename_counter(self):
+        from .rename import RenameDialog
+
+        dialog = RenameDialog(self.controller, self.tasks, self)
+        self.rename_dialog = dialog
+        renamed = await run_dialog(dialog)
+        if renamed:
+            self._say_name()
+            self.reload()  # today's list is the renamed counter's
+        return renamed
 
     def _remember_screen(self, name: str) -> None:
         if self.controller.settings.screen != name:
