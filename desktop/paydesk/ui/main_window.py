@@ -133,7 +133,6 @@ class MainWindow(QMainWindow):
 
         self.status.add_notifications(LastNotification(desk.hub, desk.inbox, self.tasks))
         self.last_call, self.where = self.status.last_call, self.status.where
-        self.status.listeners.append(self.links_tab.counter.set_connection)
 
         self._shortcuts()
         self._menus()
@@ -373,7 +372,6 @@ class MainWindow(QMainWindow):
         if self._state is not None:
             self._state.setValue("geometry", self.saveGeometry())
             self._state.sync()
-        self.links_tab.counter.close()
         if self.notifications_window is not None:
             self.notifications_window.close()
         if "counter" in self._built:
