@@ -247,3 +247,19 @@ async def test_a_deleted_profiles_links_stop_being_checked_by_the_desk(desk, add
     assert service.calls(merchant=0) == asked_before  # not with its own (deleted) key
     assert not [p for p in service.calls(merchant=1) if "FIRST-2" in p]  # nor another's
     assert desk.scheduler.stats["scheduler errors"] == 0
+
+
+async def test_a_claimed_reference_is_used_up_and_created_as_it_is(session, add_profile,
+                                                                   service):
+    """The counter draws its reference before it writes the sale (claim_reference), then
+    creates the link with it (create(claimed=True)): the same reference, one number used."""
+    profile = await add_profile()
+    controller = LinksController(session, session.ledger)
+    proposed = await controller.next_reference(profile)
+    claimed = await controller.claim_reference(profile)
+    assert claimed == proposed
+    following = await controller.next_reference(profile)
+    assert following != claimed  # its number is used up
+    assert await controller.claim_reference(profile) == following
+    record = await controller.create(request(claimed), claimed=True)
+    assert record.tx_ref == claimed and service.payments(claimed) == 1

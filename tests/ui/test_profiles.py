@@ -161,3 +161,29 @@ def test_reference_prefix_and_default_urls(built_desk, session, loop, sandbox, q
     assert form.tx_ref.text().startswith("SHOP-")
     assert form.callback_url.text() == "https://shop.example/hooks"
     assert form.return_url.text() == "https://shop.example/thanks"
+
+
+def test_the_counter_defaults_are_checked_and_saved(session, loop, sandbox, qtbot, tmp_path):
+    logo = tmp_path / "logo.png"
+    logo.write_bytes(b"\x89PNG\r\n\x1a\n")
+    editor = ProfileEditor(session)
+    qtbot.addWidget(editor)
+    _fill(editor, sandbox, test_secret=sandbox.key("test"))
+    counter = editor.counter
+    assert counter.title() == "Counter" and counter.walk_in.text() == "Walk-in customer"
+    press.type_into(counter.shop_email, "shop@")
+    press.type_into(counter.logo, str(tmp_path / "missing.png"))
+    assert save(loop, editor) is False
+    assert counter.shop_email_message.text() == "Not an e-mail address"
+    assert counter.logo_message.text() == "No such file: choose an image"
+    press.type_into(counter.walk_in, "Counter   sale")
+    press.type_into(counter.shop_email, "till@shop.example")
+    assert counter.choose_logo.accessibleName() == counter.choose_logo.text() == "Choose…"
+    press.click(counter.choose_logo)
+    loop.until(lambda: press.shown("logo-dialog") is not None, message="the file dialog")
+    press.save_as(press.shown("logo-dialog"), logo)  # the path typed, then Enter
+    loop.until(lambda: counter.logo.text() == str(logo), message="the chosen logo")
+    assert save(loop, editor) is True
+    profile = session.profile
+    assert (profile.walk_in_name, profile.shop_email, profile.counter_logo) == (
+        "Counter sale", "till@shop.example", str(logo))

@@ -65,6 +65,15 @@ class LinksController:
             if await self.ledger.claim_sequence(day, sequence):
                 return replace(request, tx_ref=proposed)
 
+    async def claim_reference(self, profile: Profile) -> str:
+        """A new reference, its day's number used up now (the counter knows the reference
+        before it writes the sale; ``create(..., claimed=True)`` then takes it as it is)."""
+        day = self._today()
+        while True:
+            sequence = await self.ledger.peek_sequence(day)
+            if await self.ledger.claim_sequence(day, sequence):
+                return self._reference(profile, day, sequence)
+
     # -- the life of a link ---------------------------------------------------------------
 
     def announce(self, record: LinkRecord, state_changed: bool = False) -> LinkRecord:
@@ -73,14 +82,16 @@ class LinksController:
             self.hub.record_settled.emit(record)
         return record
 
-    async def create(self, request: PaymentRequest) -> LinkRecord:
+    async def create(self, request: PaymentRequest, *, claimed: bool = False) -> LinkRecord:
         """Write the intent, ask the service, write the answer. Raises ServiceError on
         refusal; on an unknown outcome the record stays "creating" and the scheduler
-        settles it in the background, with the same reference."""
+        settles it in the background, with the same reference. ``claimed``: the request's
+        reference was drawn by ``claim_reference`` (its number used up already)."""
         self.session.refuse_while_down()  # a shared ledger out of reach: nothing is sent
         profile, mode = self.session.active()
         async with self.session.lease(profile, mode) as client:  # no key: fails before writing
-            request = await self._claim(profile, request)
+            if not claimed:
+                request = await self._claim(profile, request)
             try:
                 record = await self.ledger.begin_link(profile.id, mode, request)
             except DuplicateReference:

@@ -8,7 +8,8 @@ final), the card kinds -> ``card_changed``, ``cards_refreshed``, ``card_transact
 ``operation_changed``, ``audit_added``; "merchant" -> the profiles read again; "lease" -> the
 lease read again; "import" -> the views read again (``session_changed``) and the poller
 watches the open records again; "inbox" -> ``notification_changed`` (a notification another
-desk or the receiver kept or decided). An event that
+desk or the receiver kept or decided); "sale" -> ``sale_changed`` and "shift" ->
+``shift_changed`` (another counter's sale or shift, read from the counter's book). An event that
 cannot be followed now (the ledger out of reach) is kept and followed when it is back.
 
 The lease keeper (``ledger/postgres/lease.py``) decides whether this desk checks payments
@@ -28,6 +29,7 @@ from datetime import UTC, datetime, timedelta
 
 from ..ledger import Ledger, LinkRecord
 from ..ledger.cards import CardLedger
+from ..ledger.counter import CounterBook
 from ..ledger.postgres.engine import LedgerUnreachable, PgEngine, SchemaTooNew
 from ..ledger.postgres.inbox import PostgresInbox
 from ..ledger.postgres.lease import DESK, LeaseKeeper, LeaseState
@@ -73,6 +75,7 @@ class Live:
         self.feed = EventFeed(engine, self._deliver)
         self.inbox = PostgresInbox(engine)  # what an "inbox" event names is read here
         self.tasks = TaskSet()
+        self.book: CounterBook | None = None  # the counters' book (build_desk sets it)
         self.status = ""
         self.events_followed = 0
         self._pending: OrderedDict[Key, LedgerEvent] = OrderedDict()
@@ -229,6 +232,14 @@ class Live:
             entry = await self.inbox.get(int(key))
             if entry is not None:
                 hub.notification_changed.emit(entry)
+        elif kind == "sale" and self.book is not None:
+            sale = await self.book.sale(profile_id, key)
+            if sale is not None:
+                hub.sale_changed.emit(sale)
+        elif kind == "shift" and self.book is not None:
+            shift = await self.book.shift(int(key))
+            if shift is not None:
+                hub.shift_changed.emit(shift)
 
     def _announce(self, record: LinkRecord) -> None:
         before = self._states.get(record.key)

@@ -1,4 +1,4 @@
-"""The main window: profile and mode at the top, the three tabs, a status bar.
+"""The main window: profile and mode at the top, the four tabs, a status bar.
 
 Only the tab shown first (Payment links) is built before the first paint; the others are
 built right after it (``build_tabs``), or at once when something asks for them first.
@@ -152,6 +152,10 @@ class MainWindow(QMainWindow):
     def cards_tab(self):
         return self._tab("cards")
 
+    @property
+    def counter_tab(self):
+        return self._tab("counter")
+
     async def build_tabs(self) -> None:
         """Build the tabs not built yet, one per turn of the loop (events flow between), and
         draw each once out of sight: its first showing then finds it laid out and styled."""
@@ -189,6 +193,10 @@ class MainWindow(QMainWindow):
             tab = TransactionsTab(self.session, self.transactions)
             tab.showQrRequested.connect(self.show_qr)
             return tab
+        if name == "counter":
+            from .counter.tab import CounterTab
+
+            return CounterTab(self.session, self.desk.counter)
         from .cards.tab import CardsTab
 
         return CardsTab(self.session, self.cards)
@@ -387,6 +395,8 @@ class MainWindow(QMainWindow):
             self.notifications_window.close()
         if self.counter_shifts_window is not None:
             self.counter_shifts_window.close()
+        if "counter" in self._built:
+            self._built["counter"].shut()  # the customer's display goes with the window
         if "cards" in self._built:
             self._built["cards"].page.secret.forget()  # no card number left on the clipboard after quit
         super().closeEvent(event)

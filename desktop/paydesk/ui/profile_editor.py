@@ -1,14 +1,19 @@
-"""Add or edit a profile: the service's address, currencies, and four keys, checked before saving."""
+"""Add or edit a profile: the service's address, currencies, and four keys, checked before
+saving; and the counter's defaults (the walk-in customer's name, the shop's e-mail, the
+customer display's logo)."""
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
+from pathlib import Path
 
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
+    QFileDialog,
     QFormLayout,
+    QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -20,11 +25,15 @@ from PySide6.QtWidgets import (
 from ..config import keycheck
 from ..config.merchants import NO_PUBLIC_KEY, identifying_key
 from ..config.profiles import CARDS_CURRENCIES, Profile, address_problem, format_card_currencies, parse_card_currencies
+from ..desk.checks import email as check_email
+from ..desk.checks import name as check_name
 from ..desk.checks import url as check_url
 from ..desk.profile_store import NoPublicKeyError
 from ..desk.session import Session
 from ..ledger.engine import LedgerError
 from ..service.models import DEFAULT_CARD_CURRENCIES
+from . import files
+from .dialogs import shown
 from .field_message import FieldMessage, add_field_row
 from .fixed_text import use_fixed
 
@@ -64,6 +73,92 @@ class KeyField(QWidget):
 
     def text(self) -> str:
         return self.edit.text().strip()
+
+
+class CounterGroup(QGroupBox):
+    """The profile's counter defaults: what a counter sale is made with when the customer
+    gives no name or e-mail, and the logo the customer display shows."""
+
+    def __init__(self, profile: Profile | None, tasks_owner: ProfileEditor):
+        super().__init__("Counter")
+        self.setObjectName("profile-counter")
+        self.editor = tasks_owner
+        form = QFormLayout(self)
+        defaults = profile or Profile(id="", name="", base_url="")
+        self.walk_in = QLineEdit(defaults.walk_in_name)
+        self.walk_in.setObjectName("profile-walk-in")
+        self.walk_in.setAccessibleName("Walk-in customer name")
+        self.walk_in.setToolTip("The name counter sales are made under; its first word is sent "
+                                "as the first name, the rest as the last name")
+        self.walk_in_message = add_field_row(form, "Wal&k-in customer name", self.walk_in,
+                                             "profile-walk-in")
+        self.shop_email = QLineEdit(defaults.shop_email)
+        self.shop_email.setObjectName("profile-shop-email")
+        self.shop_email.setAccessibleName("Shop e-mail")
+        self.shop_email.setPlaceholderText("shop@example.com")
+        self.shop_email.setToolTip("Used when the customer gives no e-mail (the service sends "
+                                   "its receipt there); the counter cannot sell without it")
+        self.shop_email_message = add_field_row(form, "Shop &e-mail", self.shop_email,
+                                                "profile-shop-email")
+        self.logo = QLineEdit(defaults.counter_logo)
+        self.logo.setObjectName("profile-counter-logo")
+        self.logo.setAccessibleName("Customer display logo")
+        self.logo.setPlaceholderText("none")
+        self.logo.setToolTip("An image shown above the amount on the customer's screen")
+        self.choose_logo = QPushButton("Choose…")
+        self.choose_logo.setObjectName("profile-counter-logo-choose")
+        self.choose_logo.setAccessibleName("Choose…")
+        self.choose_logo.setAccessibleDescription("Choose the customer display logo")
+        self.choose_logo.clicked.connect(
+            lambda: self.editor.tasks.replace("choose logo", self.choose()))
+        logo_row = QWidget()
+        row = QHBoxLayout(logo_row)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.logo, 1)
+        row.addWidget(self.choose_logo)
+        self.logo_message = add_field_row(form, "Customer display &logo", logo_row,
+                                          "profile-counter-logo", self.logo)
+        use_fixed(self.shop_email, self.logo)
+        self.shop_email.textEdited.connect(lambda _: self.shop_email_message.say(None))
+
+    async def choose(self) -> None:
+        """The standard open dialog, for an image (not awaited with exec)."""
+        dialog = QFileDialog(self, "Choose the customer display logo")
+        dialog.setObjectName("logo-dialog")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.setNameFilters(["Images (*.png *.jpg *.jpeg *.svg *.bmp *.gif)", "All files (*)"])
+        current = self.logo.text().strip()
+        folder = Path(current).parent if current else await files.start_folder()
+        dialog.setDirectory(str(folder))
+        async with shown(dialog) as code:
+            if code and dialog.selectedFiles():
+                self.logo.setText(dialog.selectedFiles()[0])
+                self.logo_message.say(None)
+
+    def check(self) -> bool:
+        """Each problem said next to its box; True when there is none."""
+        ok = True
+        problem = check_name(self.walk_in.text(), "walk-in name")
+        self.walk_in_message.say(problem)
+        ok = ok and not problem
+        email = self.shop_email.text().strip()
+        problem = check_email(email) if email else None
+        self.shop_email_message.say(problem)
+        return ok and not problem
+
+    async def check_logo(self) -> bool:
+        """The logo is a file that can be read (looked at off the GUI thread), or none."""
+        logo = self.logo.text().strip()
+        if logo and not await asyncio.to_thread(Path(logo).is_file):
+            self.logo_message.say("No such file: choose an image")
+            return False
+        self.logo_message.say(None)
+        return True
+
+    def values(self) -> dict[str, str]:
+        return {"walk_in_name": " ".join(self.walk_in.text().split()),
+                "shop_email": self.shop_email.text().strip(),
+                "counter_logo": self.logo.text().strip()}
 
 
 class ProfileEditor(QDialog):
@@ -143,6 +238,8 @@ class ProfileEditor(QDialog):
         self.webhook_note.setWordWrap(True)
         self.webhook.edit.setAccessibleDescription(WEBHOOK_NOTE)
         form.addRow("", self.webhook_note)
+        self.counter = CounterGroup(profile, self)
+        layout.addWidget(self.counter)
         self.status = QLabel("")
         self.status.setObjectName("profile-status")
         self.status.setWordWrap(True)
@@ -209,6 +306,8 @@ class ProfileEditor(QDialog):
             self.key_messages[("test", "secret")].say(
                 "At least one secret key is needed: the test one to start with")
             ok = False
+        if not self.counter.check():
+            ok = False
         embedded = bool(self.profile and self.profile.embedded_sandbox)
         if self.session.store.shared and not embedded and identifying_key(keys) is None:
             self.key_messages[("test", "public")].say(NO_PUBLIC_KEY)  # it names the merchant
@@ -241,6 +340,9 @@ class ProfileEditor(QDialog):
         return all_ok
 
     async def save(self) -> bool:
+        if not await self.counter.check_logo():
+            self._check_fields()  # every other problem said too
+            return False
         if not await self.check():
             return False
         keys = {**self._keys(), WEBHOOK: self.webhook.text()}  # empty: none kept
@@ -252,7 +354,7 @@ class ProfileEditor(QDialog):
                           card_currencies=parse_card_currencies(self.card_codes.text())[0],
                           callback_url=self.callback_default.text().strip(),
                           return_url=self.return_default.text().strip(),
-                          merchant_name=self.merchant.text().strip())
+                          merchant_name=self.merchant.text().strip(), **self.counter.values())
         secret = keys[("test", "secret")] or keys[("live", "secret")]
         profile = await self.session.discover(profile, secret)
         # From here the profile is committed whole: Cancel no longer stops it half-way

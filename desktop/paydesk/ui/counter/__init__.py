@@ -1,2 +1,2 @@
-"""The Counter tab: a sale a minute, the customer display, the shift report and finance's
-Counter shifts window (docs/COUNTER.md)."""
+"""The Counter tab and the customer display, the shift report and finance's Counter shifts
+window (docs/COUNTER.md)."""

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...desk.shift_report import FIXED, heading, lines
+from ...desk.shift_report import heading, lines
 from ...desk.tasks import TaskSet
 from ...ledger import LedgerError
 from ...ledger.counter import Figures, SaleQuery, Shift, ShiftClosed
@@ -31,6 +31,13 @@ from ..dialogs import confirm, run_dialog, shown
 from ..fixed_text import fixed_font, fixed_option, use_fixed
 
 log = logging.getLogger("paydesk.ui.counter.report")
+FIXED = {"Shift"}  # read back and typed (finance asks for "shift 12"): the fixed font
+
+
+def report_lines(shift: Shift, figures: Figures, profile: str | None = None) -> list[tuple[str, str]]:
+    """desk/shift_report.py's lines, with the shift's number after the counter's name."""
+    said = lines(shift, figures, profile or "")
+    return said[:1] + [("Shift", str(shift.id))] + said[1:]
 
 
 def _words() -> QTextOption:
@@ -62,7 +69,8 @@ def paint(painter: QPainter, rect: QRectF, heading: str, lines: list[tuple[str, 
     painter.setFont(title)
     painter.setPen(QColor("black"))
     top = rect.top() + unit * 3
-    painter.drawText(QRectF(rect.left(), top, rect.width(), unit * 8), heading, _words())
+    painter.drawText(QRectF(rect.left(), top, rect.width(), unit * 8),
+                     heading + (" — TEST" if test else ""), _words())
     y = top + unit * 11
     step = min(unit * 4.2, (rect.bottom() - y) / max(len(lines), 1))  # one page, always
     body = QFont()
@@ -94,7 +102,7 @@ def pdf_bytes(shift: Shift, figures: Figures, profile: str | None = None) -> byt
     painter = QPainter(writer)
     area = writer.pageLayout().paintRectPixels(writer.resolution())
     paint(painter, QRectF(0, 0, area.width(), area.height()), heading(shift),
-          lines(shift, figures, profile), shift.mode == "test")
+          report_lines(shift, figures, profile), shift.mode == "test")
     painter.end()
     buffer.close()
     return bytes(data)
@@ -166,7 +174,7 @@ class ShiftReportDialog(QDialog):
         layout.addWidget(buttons)
 
     def lines(self) -> list[tuple[str, str]]:
-        return lines(self.shift, self.figures, self.profile)
+        return report_lines(self.shift, self.figures, self.profile)
 
     def say(self, text: str) -> None:
         self.message.setText(text)
@@ -252,7 +260,7 @@ async def close_shift(controller: Any, parent: QWidget | None) -> Shift | None:
         await _tell(parent, "Close shift", f"The counter's shift could not be read: {error}")
         return None
     count = "\n".join(f"{label}: {value}" for label, value in
-                      lines(shift, figures, profile.name) if label != "Closed")
+                      report_lines(shift, figures, profile.name) if label != "Closed")
     if not await confirm(parent, "Close shift", f"Close the shift of counter {shift.counter}?",
                          f"The count so far, frozen once closed:\n\n{count}",
                          "Close shift", "Cancel", object_name="confirm-close-shift"):

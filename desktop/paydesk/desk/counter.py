@@ -1,0 +1,337 @@
+"""The counter: a sale a minute, one at a time, written in the counter's book (Qt-free).
+
+A sale is: claim a reference (its number used up), write the sale in the book (before the
+link's intent: a crash between the two leaves a sale "not sent", counted as failed), then
+create the link with that reference (``LinksController.create(claimed=True)``). Its title is
+the staff's note or "Sale 0042"; the customer is the profile's walk-in name and the
+customer's e-mail or the shop's own. A refusal is raised; an unknown outcome is not: the sale
+stays on the screens ("creating") and the scheduler settles it with the same reference.
+
+One sale at a time: ``selling`` is set before the first await of ``sell``, and a sale whose
+link can still be paid holds the counter until ``new_sale`` (which voids it: the service has
+no cancel; the link is still watched, and a payment after the void waits for a decision).
+
+The hub hears every sale and shift written here (``sale_changed``, ``shift_changed``); a
+record that changed (``record_changed``: checked, settled, another desk's) is read again as
+a sale in a task of the controller's own, and said as ``sale_changed`` when it is one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import logging
+from dataclasses import replace
+from datetime import date
+from decimal import Decimal
+
+from ..config.counter import CounterSettings, name_problem
+from ..config.profiles import Profile
+from ..ledger import LinkRecord
+from ..ledger.counter import OPEN, CounterBook, Figures, Sale, SaleQuery, Shift, ShiftClosed
+from ..scheduler import Scheduler
+from ..service.errors import AuthenticationError, ServiceError, ValidationError
+from ..service.models import PaymentRequest
+from . import checks
+from .day import local_midnight
+from .links import LinksController
+from .session import Session
+
+log = logging.getLogger("paydesk.counter")
+VIEW = "counter"  # the scheduler's name for what the counter shows (checked often)
+TITLE_MOST = 100  # characters of a note (the link's title)
+UNDECIDED_MOST = 100
+
+
+class CounterSetupMissing(Exception):
+    """The profile lacks what a counter sale needs (the shop's e-mail, the walk-in name)."""
+
+    def __init__(self, message: str, field: str):
+        super().__init__(message)
+        self.message = message
+        self.field = field  # "shop_email" | "walk_in_name": the profile editor's field
+
+
+class SaleUnderWay(Exception):
+    """A sale is being made, or its code can still be paid: Enter does nothing."""
+
+    def __init__(self) -> None:
+        super().__init__("A sale is under way: start a new sale first")
+
+
+class RenameRefused(Exception):
+    """The counter cannot take this name now (the open shift has sales, or the name is not
+    one); ``message`` says why, in the staff's words."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+class BadSale(ValidationError):
+    """What the staff typed is not a sale (said before anything is written): ``errors`` (also
+    ``fields``) maps "amount", "currency", "note" or "email" to what is wrong."""
+
+    def __init__(self, errors: dict[str, list[str]]):
+        super().__init__("Check the sale: " + "; ".join(m for ms in errors.values() for m in ms),
+                         errors)
+
+    @property
+    def fields(self) -> dict[str, list[str]]:
+        return self.errors
+
+
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError, ImportError):  # no login name at all (a bare container)
+        return "unknown"
+
+
+def split_name(walk_in: str) -> tuple[str, str]:
+    """"Walk-in customer" -> ("Walk-in", "customer"): the first word is the first name, the
+    rest the last name (one word: both)."""
+    words = walk_in.split()
+    if not words:
+        return "", ""
+    return words[0], " ".join(words[1:]) or words[0]
+
+
+class CounterController:
+    def __init__(self, session: Session, links: LinksController, book: CounterBook,
+                 scheduler: Scheduler):
+        self.session, self.links, self.book, self.scheduler = session, links, book, scheduler
+        self.hub = session.hub
+        self.settings = CounterSettings()
+        self.user = _user()
+        self.current: Sale | None = None  # the sale on the screens now (None: blank)
+        self.selling = False  # a create under way (set before sell's first await)
+        self.tasks = session.tasks.child()  # the re-reads of records as sales
+        self.hub.record_changed.connect(self._record_changed)
+
+    @property
+    def name(self) -> str:
+        return self.settings.name
+
+    async def load(self) -> None:
+        """Read ``counter.json`` (Desk.open awaits it)."""
+        self.settings = await CounterSettings.load(self.session.paths)
+
+    async def set_screen(self, screen: str) -> None:
+        """Keep the customer display's screen ("" = this screen) in ``counter.json``."""
+        self.settings = replace(self.settings, screen=screen)
+        await self.settings.save(self.session.paths)
+
+    # -- the shift ------------------------------------------------------------------------
+
+    async def shift(self) -> Shift:
+        """The open shift of this counter in the active profile and mode, opened now if none."""
+        profile, mode = self.session.active()
+        shift = await self.book.current_shift(self.name, profile.id, mode)
+        if shift is None:
+            shift = await self.book.open_shift(self.name, profile.id, mode, self.user)
+            self.hub.shift_changed.emit(shift)
+        return shift
+
+    async def close_shift(self) -> Shift:
+        """Freeze the open shift's figures (one is opened first if there is none: the report
+        says zero); the counter's next sale opens a new shift."""
+        shift = await self.shift()
+        try:
+            closed = await self.book.close_shift(shift.id, self.user)
+        except ShiftClosed:  # another desk closed it meanwhile: its close stands
+            again = await self.book.shift(shift.id)
+            if again is None:
+                raise
+            closed = again
+        self.hub.shift_changed.emit(closed)
+        return closed
+
+    async def rename(self, name: str) -> None:
+        """Call this counter ``name`` (kept in ``counter.json``). RenameRefused when the name
+        is not one, or an open shift of this counter (any profile, any mode) has sales: a
+        shift is always one counter's."""
+        problem = name_problem(name)
+        if problem:
+            raise RenameRefused(problem)
+        name = name.strip()
+        if name == self.name:
+            return
+        for profile in list(self.session.settings.profiles):
+            for mode in ("test", "live"):
+                shift = await self.book.current_shift(self.name, profile.id, mode)
+                if shift is not None and await self.book.sales(
+                        SaleQuery(shift_id=shift.id), limit=1):
+                    raise RenameRefused("The open shift has sales: close the shift first, "
+                                        "then rename the counter")
+        self.settings = replace(self.settings, name=name)
+        await self.settings.save(self.session.paths)
+
+    # -- a sale ---------------------------------------------------------------------------
+
+    async def next_title(self) -> str:
+        """"Sale 0042": the title this counter's next sale gets without a note."""
+        return f"Sale {await self.book.next_number(self.name):04d}"
+
+    def payable(self) -> bool:
+        """The sale on the screens can still be paid (its link is open, it is not voided)."""
+        return self.current is not None and self.current.kind == OPEN
+
+    def _check(self, profile: Profile, amount: str, currency: str, note: str,
+               email: str) -> None:
+        errors: dict[str, list[str]] = {}
+        for field, problem in (
+                ("amount", checks.amount(amount)),
+                ("currency", None if currency in profile.currencies
+                 else f"Not one of this profile's currencies ({', '.join(profile.currencies)})"),
+                ("note", checks.limit(note, TITLE_MOST)),
+                ("email", checks.email(email) if email.strip() else None)):
+            if problem:
+                errors[field] = [problem]
+        if errors:
+            raise BadSale(errors)
+        if not email.strip() and not profile.shop_email.strip():
+            raise CounterSetupMissing(
+                "Set the shop's e-mail in the profile (Edit profile…, Counter), or type the "
+                "customer's: the service needs one for every payment", "shop_email")
+        if checks.name(profile.walk_in_name, "name"):
+            raise CounterSetupMissing(
+                "Set the walk-in customer name in the profile (Edit profile…, Counter)",
+                "walk_in_name")
+
+    async def sell(self, amount: str, currency: str, note: str = "", email: str = "") -> Sale:
+        """Make a sale: see the module's words. SaleUnderWay while one is being made or its
+        code can be paid; BadSale (a ValidationError) or CounterSetupMissing before anything
+        is written; the service's refusal raised (the sale is failed); an unknown outcome
+        returned as the open sale, settled in the background."""
+        if self.selling or self.payable():
+            raise SaleUnderWay()
+        self.selling = True
+        try:
+            profile, mode = self.session.active()
+            self._check(profile, amount, currency, note, email)
+            self.session.refuse_while_down()
+            async with self.session.lease(profile, mode):
+                pass  # no key, or not the service: refused before anything is written
+            sale = await self._add_sale(profile)
+            first, last = split_name(profile.walk_in_name)
+            request = PaymentRequest(
+                amount=Decimal(int(amount.strip())), currency=currency,
+                email=email.strip() or profile.shop_email.strip(), first_name=first,
+                last_name=last, tx_ref=sale.tx_ref,
+                title=note.strip() or f"Sale {sale.number:04d}",
+                callback_url=profile.callback_url or None, return_url=profile.return_url or None)
+            return await self._create(sale, request)
+        finally:
+            self.selling = False
+
+    async def _add_sale(self, profile: Profile) -> Sale:
+        tx_ref = await self.links.claim_reference(profile)
+        shift = await self.shift()
+        try:
+            sale = await self.book.add_sale(shift.id, tx_ref, self.user)
+        except ShiftClosed:  # closed by another desk between the two: a new shift
+            sale = await self.book.add_sale((await self.shift()).id, tx_ref, self.user)
+        self.hub.sale_changed.emit(sale)
+        return sale
+
+    async def _create(self, sale: Sale, request: PaymentRequest) -> Sale:
+        try:
+            record = await self.links.create(request, claimed=True)
+        except (ValidationError, AuthenticationError):
+            await self._reread_now(sale)
+            self.current = None
+            raise
+        except ServiceError:
+            made = await self._reread_now(sale)
+            if made.record is None or made.kind != OPEN:  # never sent, or refused after all
+                self.current = None
+                raise
+            self.current = made  # the answer was lost: settled with the same reference
+            self.scheduler.focus(VIEW, made.record)
+            return made
+        made = await self._reread_now(sale, record)
+        self.current = made
+        self.scheduler.focus(VIEW, record)
+        return made
+
+    async def _reread_now(self, sale: Sale, record: LinkRecord | None = None) -> Sale:
+        """The sale as the book has it now, said on the hub."""
+        fresh = await self.book.sale(sale.profile_id, sale.tx_ref)
+        if fresh is None:  # pragma: no cover - a sale is never deleted (append-only)
+            fresh = replace(sale, record=record)
+        self.hub.sale_changed.emit(fresh)
+        return fresh
+
+    async def new_sale(self) -> Sale | None:
+        """Clear the screens for the next customer; the sale shown is voided first if its link
+        can still be paid (the caller asked the staff). Returns the voided sale, else None.
+        While a sale is being made, nothing happens (None)."""
+        if self.selling:
+            return None
+        voided = None
+        if self.current is not None and self.payable():
+            voided = await self.void(self.current)
+        self.current = None
+        self.scheduler.focus(VIEW, None)
+        return voided
+
+    async def void(self, sale: Sale) -> Sale:
+        voided = await self.book.void(sale.profile_id, sale.tx_ref, self.user)
+        self._follow(voided)
+        return voided
+
+    async def decide(self, sale: Sale, decision: str) -> Sale:
+        decided = await self.book.decide(sale.profile_id, sale.tx_ref, decision, self.user)
+        self._follow(decided)
+        return decided
+
+    def _follow(self, sale: Sale) -> None:
+        """A sale as just read: the screens' if it is the current one; said on the hub."""
+        if self.current is not None and self.current.key == sale.key:
+            self.current = sale
+            if sale.kind != OPEN:
+                self.scheduler.focus(VIEW, None)
+        self.hub.sale_changed.emit(sale)
+
+    # -- the lists --------------------------------------------------------------------------
+
+    def _today_query(self) -> SaleQuery:
+        profile, mode = self.session.active()
+        return SaleQuery(profile_id=profile.id, mode=mode, counter=self.name,
+                         since=local_midnight(date.today()))
+
+    async def today(self, before: int | None = None, limit: int = 100) -> list[Sale]:
+        """This counter's sales since local midnight in the active profile and mode, newest
+        first (``before``: the page after the sale of that id)."""
+        return await self.book.sales(self._today_query(), before, limit)
+
+    async def today_figures(self) -> Figures:
+        return await self.book.figures(self._today_query())
+
+    async def undecided(self) -> list[Sale]:
+        """The payments after void nobody has decided about yet, in this profile and mode
+        (every counter's), newest first."""
+        profile, mode = self.session.active()
+        return await self.book.sales(SaleQuery(profile_id=profile.id, mode=mode,
+                                               undecided=True), limit=UNDECIDED_MOST)
+
+    # -- changes heard ---------------------------------------------------------------------
+
+    def _record_changed(self, record: LinkRecord) -> None:
+        if record.origin != "link" or self.tasks.closed:
+            return
+        self.tasks.replace(f"sale {record.profile_id} {record.tx_ref}",
+                           self._record_as_sale(record.profile_id, record.tx_ref))
+
+    async def _record_as_sale(self, profile_id: str, tx_ref: str) -> None:
+        """A record that changed, read again as a sale (if it is one). Never raises."""
+        try:
+            sale = await self.book.sale(profile_id, tx_ref)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # noqa: BLE001 - the next change reads it again
+            log.info("reading %s as a sale failed: %s", tx_ref, error)
+            return
+        if sale is not None:
+            self._follow(sale)

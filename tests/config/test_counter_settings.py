@@ -1,0 +1,36 @@
+"""This computer's counter settings (counter.json, Qt-free): defaults, kept, and never in the
+way of a sale when the file is damaged."""
+
+import json
+import socket
+
+from paydesk.config.counter import FILE, CounterSettings, default_name, name_problem
+
+
+async def test_a_new_counter_is_named_after_the_computer(paths):
+    settings = await CounterSettings.load(paths)
+    assert settings.name == default_name() == (socket.gethostname().strip()[:40] or "Counter")
+    assert settings.screen == ""
+    assert not (paths.data / FILE).exists()  # nothing written until something is chosen
+
+
+async def test_saved_settings_are_read_back_and_written_whole(paths):
+    await CounterSettings(name="Till 1", screen="HDMI-1").save(paths)
+    assert await CounterSettings.load(paths) == CounterSettings(name="Till 1", screen="HDMI-1")
+    assert json.loads((paths.data / FILE).read_text("utf-8")) == {"name": "Till 1",
+                                                                   "screen": "HDMI-1"}
+    assert not list(paths.data.glob("*.tmp"))  # written through a temporary file, replaced
+
+
+async def test_a_damaged_file_gives_the_defaults(paths):
+    (paths.data / FILE).write_text("{not json", "utf-8")
+    assert await CounterSettings.load(paths) == CounterSettings(name=default_name())
+    (paths.data / FILE).write_text(json.dumps({"name": "\n", "screen": 3}), "utf-8")
+    assert await CounterSettings.load(paths) == CounterSettings(name=default_name(), screen="")
+
+
+def test_a_counters_name_is_one_short_line():
+    assert name_problem("Till 1") is None
+    assert name_problem("  ") == "Give the counter a name, e.g. Till 1"
+    assert name_problem("x" * 41) == "At most 40 characters"
+    assert name_problem("Till\n1") == "One line of text, without control characters"
