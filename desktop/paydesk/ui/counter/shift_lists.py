@@ -86,7 +86,9 @@ class ShiftsModel(PagedModel):
             return
         row = self.row_of(shift.id)
         if row is not None:
-            kept = self.rows[row][1]
+            was, kept = self.rows[row]
+            if was.closed and not shift.closed:
+                return  # read before its close (a count of its sales): a close is final
             self.rows[row] = (shift, shift.figures if shift.closed else (figures or kept))
             self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.HEADERS) - 1))
             return
