@@ -34,6 +34,7 @@ from ..ledger.inbox import Inbox
 from ..ledger.inbox_sqlite import SqliteInbox
 from ..scheduler import Scheduler
 from .cards.controller import CardsController
+from .counter import CounterController
 from .events import Hub
 from .ledger_choice import choose_ledger
 from .links import LinksController
@@ -109,6 +110,7 @@ class Desk:
     scheduler: Scheduler
     inbox: Inbox  # the notifications received, beside the ledger (ledger/inbox.py)
     book: CounterBook  # the counters' sales and shifts, beside the ledger (ledger/counter.py)
+    counter: CounterController  # this computer's counter (desk/counter.py)
     started: bool = False  # start_background() has run
     live: Live | None = None  # on a shared ledger: the other desks' changes, the poller lease
     receiver: Serving | None = None  # the notification receiver this process runs (receiver/)
@@ -119,6 +121,7 @@ class Desk:
         if self.live is not None:  # the feed starts here, before anything is read
             await self.live.mark_start()
         await self.session.load()
+        await self.counter.load()  # counter.json: the counter's name
         if self.live is not None:
             self.live.bind(self.session.installation_id)
 
@@ -210,7 +213,10 @@ def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
     desk = Desk(paths=paths, keys=keys, hub=hub, session=session, links=links,
                 transactions=TransactionsController(links),
                 cards=CardsController(session, card_ledger), scheduler=scheduler, inbox=inbox,
-                book=book, live=live)
+                book=book, counter=CounterController(session, links, book, scheduler),
+                live=live)
+    if live is not None:  # another desk's sales and shifts, read from the book
+        live.book = book
     scheduler.notified = _notified(desk)
     return desk
 
