@@ -52,6 +52,10 @@ class DisplayPlace(QWidget):
         self._merchant = ("", "")
         self._test = True
         self.fill("")
+        app = QGuiApplication.instance()
+        if isinstance(app, QGuiApplication):  # a monitor plugged in or out: the choices follow
+            app.screenAdded.connect(self._screens_changed)
+            app.screenRemoved.connect(self._screens_changed)
 
     # -- the choice -------------------------------------------------------------------
 
@@ -64,6 +68,9 @@ class DisplayPlace(QWidget):
         self.screens.addItem(THIS_SCREEN, "")
         index = self.screens.findData(remembered) if remembered else -1
         self.screens.setCurrentIndex(index if index >= 0 else self.screens.count() - 1)
+
+    def _screens_changed(self, *_: object) -> None:
+        self.fill(self.screens.currentData() or "")
 
     @property
     def here(self) -> bool:

@@ -131,6 +131,8 @@ class CounterTab(QWidget):
         self.setEnabled(profile is not None)
         self.place.set_test(self.session.is_test)
         self._say_name()
+        if self.mirror.sale is not None and not self._ours(self.mirror.sale):
+            self.show_sale(None)  # another profile's or mode's sale: not this counter's now
         if profile is None:
             return
         self.place.set_merchant(profile.shown_name, profile.counter_logo)
