@@ -16,6 +16,11 @@ THIS_SCREEN = "This screen, beside the amount box"
 OPEN, CLOSE = "Open customer display", "Close customer display"
 
 
+def _key(screen: QScreen, number: int) -> str:
+    """How a screen is remembered: its name (a nameless one by its place, "#2")."""
+    return screen.name() or f"#{number}"
+
+
 class DisplayPlace(QWidget):
     chosen = Signal(str)  # the screen chosen by name ("": this screen), to remember
 
@@ -47,6 +52,10 @@ class DisplayPlace(QWidget):
         self._merchant = ("", "")
         self._test = True
         self.fill("")
+        app = QGuiApplication.instance()
+        if isinstance(app, QGuiApplication):  # a monitor plugged in or out: the choices follow
+            app.screenAdded.connect(self._screens_changed)
+            app.screenRemoved.connect(self._screens_changed)
 
     # -- the choice -------------------------------------------------------------------
 
@@ -55,10 +64,13 @@ class DisplayPlace(QWidget):
         them; else this screen."""
         self.screens.clear()
         for number, screen in enumerate(QGuiApplication.screens(), 1):
-            self.screens.addItem(screen.name() or f"Screen {number}", screen.name())
+            self.screens.addItem(screen.name() or f"Screen {number}", _key(screen, number))
         self.screens.addItem(THIS_SCREEN, "")
         index = self.screens.findData(remembered) if remembered else -1
         self.screens.setCurrentIndex(index if index >= 0 else self.screens.count() - 1)
+
+    def _screens_changed(self, *_: object) -> None:
+        self.fill(self.screens.currentData() or "")
 
     @property
     def here(self) -> bool:
@@ -66,8 +78,9 @@ class DisplayPlace(QWidget):
         return not self.screens.currentData()
 
     def _screen(self) -> QScreen | None:
-        name = self.screens.currentData()
-        return next((s for s in QGuiApplication.screens() if s.name() == name), None)
+        key = self.screens.currentData()
+        return next((s for n, s in enumerate(QGuiApplication.screens(), 1)
+                     if _key(s, n) == key), None)
 
     def _chosen(self, _index: int) -> None:
         if self.is_open:  # moved to where it was asked for

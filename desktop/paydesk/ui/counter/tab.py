@@ -69,6 +69,7 @@ class CounterTab(QWidget):
         tools.addStretch(1)
         self.place = DisplayPlace(self.tasks)
         self.place.chosen.connect(self._remember_screen)
+        self.place.toggle.clicked.connect(self._back_to_amount)  # the next sale is typed there
         tools.addWidget(self.place)
         self.close_shift_button = QPushButton("Close shift…")
         self.close_shift_button.setObjectName("counter-close-shift")
@@ -130,6 +131,8 @@ class CounterTab(QWidget):
         self.setEnabled(profile is not None)
         self.place.set_test(self.session.is_test)
         self._say_name()
+        if self.mirror.sale is not None and not self._ours(self.mirror.sale):
+            self.show_sale(None)  # another profile's or mode's sale: not this counter's now
         if profile is None:
             return
         self.place.set_merchant(profile.shown_name, profile.counter_logo)
@@ -161,11 +164,12 @@ class CounterTab(QWidget):
         self.banner.show_sales(await self.controller.undecided())
 
     def _refresh_later(self) -> None:
-        self.tasks.replace("refresh", self._quietly(self._refresh()))
+        self.tasks.replace("refresh", self._quietly(self._refresh))
 
     async def _quietly(self, work) -> None:
+        """``work()`` (a read of the ledger); a ledger out of reach is logged, not raised."""
         try:
-            await work
+            await work()
         except LedgerError as error:
             log.info("could not read the counter's figures: %s", error)
 
@@ -198,6 +202,9 @@ class CounterTab(QWidget):
         row = self.model.row_of(record.key)
         if row is not None:
             self.model.upsert(with_record(self.model.sales[row], record))
+
+    def _back_to_amount(self) -> None:
+        self.amount.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def show_sale(self, sale: Sale | None) -> None:
         """``sale`` on both screens (None: blank for the next customer)."""
@@ -247,8 +254,8 @@ class CounterTab(QWidget):
         record = sale.record
         if record is not None and record.state == "creating":
             self.message.say(f"{record.error or 'No answer from the service'}: {KEEPS_TRYING}")
-        self.amount.setFocus(Qt.FocusReason.OtherFocusReason)
-        await self._quietly(self._next_title())
+        self._back_to_amount()
+        await self._quietly(self._next_title)
         return sale
 
     # -- a new sale, and the display's Escape -----------------------------------------
@@ -268,6 +275,7 @@ class CounterTab(QWidget):
         if self.controller.current is None and self.mirror.sale is None:
             if self.entry.typed() or self.message.text():
                 self.entry.clear()
+                self._back_to_amount()
             elif closing and self.place.is_open:
                 self.place.close_display()
             return
@@ -314,14 +322,14 @@ class CounterTab(QWidget):
             return None
         finally:
             self.banner.set_busy(False)
-        await self._quietly(self._refresh())
+        await self._quietly(self._refresh)
         return decided
 
     async def close_shift(self):
         from .report import close_shift  # built with the shift report, on first use
 
         shift = await close_shift(self.controller, self)
-        await self._quietly(self._refresh())
+        await self._quietly(self._refresh)
         return shift
 
     async def rename_counter(self):
