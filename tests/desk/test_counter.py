@@ -207,6 +207,17 @@ async def test_a_link_that_is_no_sale_is_read_as_one_once(desk, add_profile, unt
     await until(lambda: asked.count(sale.tx_ref) >= 2, message="a sale read at each change")
 
 
+async def test_a_switch_of_mode_leaves_the_other_modes_sale_off_the_screens(desk, add_profile):
+    await add_profile(shop_email=SHOP)
+    counter = desk.counter
+    sale = await counter.sell("5", "GBP")
+    await desk.session.set_mode("live")
+    assert counter.current is None and not counter.payable()  # Enter sells again (live)
+    await desk.session.set_mode("test")
+    [kept] = await counter.today()  # not voided: still open in its own book
+    assert kept.key == sale.key and kept.kind == OPEN
+
+
 async def test_the_desk_opens_with_the_counters_saved_name(paths, keys):
     await CounterSettings(name="Front till", screen="HDMI-1").save(paths)
     desk = build_desk(paths, keys)

@@ -113,6 +113,7 @@ class CounterController:
         # becomes one, and is not read again at each of its checks
         self._not_sales: OrderedDict[tuple[str, str], None] = OrderedDict()
         self.hub.record_changed.connect(self._record_changed)
+        self.hub.session_changed.connect(self._session_changed)
 
     @property
     def name(self) -> str:
@@ -322,6 +323,16 @@ class CounterController:
                                                undecided=True), limit=UNDECIDED_MOST)
 
     # -- changes heard ---------------------------------------------------------------------
+
+    def _session_changed(self) -> None:
+        """Another profile or mode is active: a sale of the one before leaves the screens (not
+        voided: it stays open in its profile's book and is still watched)."""
+        profile, mode = self.session.profile, self.session.mode
+        current = self.current
+        if current is not None and (profile is None or (current.profile_id, current.mode)
+                                    != (profile.id, mode)):
+            self.current = None
+            self.scheduler.focus(VIEW, None)
 
     def _record_changed(self, record: LinkRecord) -> None:
         if record.origin != "link" or self.tasks.closed or record.key in self._not_sales:
