@@ -126,4 +126,5 @@ def test_close_shift_asks_freezes_and_saves_the_report(counter, loop, tmp_path):
     model = shifts.shifts_model
     assert [model.at(row)[0].id for row in range(model.rowCount())] == [after.shift_id, shift.id]
     assert model.text(*model.at(1), 4) != "open" and model.text(*model.at(0), 4) == "open"
-    shifts.close()
+    press.escape(shifts.shifts)  # Escape closes it
+    loop.until(lambda: not shifts.isVisible(), message="the window closed")
