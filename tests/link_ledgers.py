@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from paydesk.ledger import Ledger, SqliteLedger
+from paydesk.ledger.counter import CounterBook
 from paydesk.ledger.inbox import Inbox
 
 BACKENDS = ["sqlite", "postgresql"]
@@ -64,3 +65,22 @@ async def set_paid_at(ledger: Ledger, tx_ref: str, when: datetime) -> None:
     else:
         await ledger._engine.write(lambda conn: conn.execute(
             "UPDATE links SET updated_at = %s WHERE tx_ref = %s", (when, tx_ref)))
+
+
+def book_beside(ledger: Ledger) -> CounterBook:
+    """The counters' book on the same store as ``ledger`` (its file, or its engine)."""
+    if isinstance(ledger, SqliteLedger):
+        from paydesk.ledger.counter_sqlite import SqliteCounterBook
+
+        return SqliteCounterBook.beside(ledger)
+    from paydesk.ledger.postgres.counter import PostgresCounterBook
+
+    return PostgresCounterBook(ledger._engine)
+
+
+async def below(ledger: Ledger, sql: str) -> None:
+    """Run ``sql`` (no parameters) on the ledger's own writer, below its interface."""
+    if isinstance(ledger, SqliteLedger):
+        await ledger._engine.write(lambda db: db.execute(sql))
+    else:
+        await ledger._engine.write(lambda conn: conn.execute(sql))

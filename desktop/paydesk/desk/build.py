@@ -28,10 +28,13 @@ from ..embedded import EmbeddedSandbox
 from ..health import ConnectionHealth
 from ..ledger import SqliteLedger
 from ..ledger.cards_sqlite import SqliteCardLedger
+from ..ledger.counter import CounterBook
+from ..ledger.counter_sqlite import SqliteCounterBook
 from ..ledger.inbox import Inbox
 from ..ledger.inbox_sqlite import SqliteInbox
 from ..scheduler import Scheduler
 from .cards.controller import CardsController
+from .counter import CounterController
 from .events import Hub
 from .ledger_choice import choose_ledger
 from .links import LinksController
@@ -106,6 +109,8 @@ class Desk:
     cards: CardsController
     scheduler: Scheduler
     inbox: Inbox  # the notifications received, beside the ledger (ledger/inbox.py)
+    book: CounterBook  # the counters' sales and shifts, beside the ledger (ledger/counter.py)
+    counter: CounterController  # this computer's counter (desk/counter.py)
     started: bool = False  # start_background() has run
     live: Live | None = None  # on a shared ledger: the other desks' changes, the poller lease
     receiver: Serving | None = None  # the notification receiver this process runs (receiver/)
@@ -116,6 +121,7 @@ class Desk:
         if self.live is not None:  # the feed starts here, before anything is read
             await self.live.mark_start()
         await self.session.load()
+        await self.counter.load()  # counter.json: the counter's name
         if self.live is not None:
             self.live.bind(self.session.installation_id)
 
@@ -168,19 +174,23 @@ def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
     ledger: Ledger
     card_ledger: CardLedger
     inbox: Inbox
+    book: CounterBook
     engine: PgEngine | None = None
     if ledger_url:  # psycopg loads only for a shared ledger
+        from ..ledger.postgres.counter import PostgresCounterBook
         from ..ledger.postgres.inbox import PostgresInbox
         from ..ledger.postgres.shared import open_shared
 
         engine, ledger, card_ledger = open_shared(ledger_url, password=ledger_password, desk="",
                                                   on_reachable=hub.ledger_reachable.emit)
         inbox = PostgresInbox(engine)
+        book = PostgresCounterBook(engine)
     else:
         sqlite = SqliteLedger(Path(ledger_file or paths.data / "ledger.sqlite3"))
         sqlite.on_busy(hub.ledger_busy.emit)
         ledger, card_ledger = sqlite, SqliteCardLedger.beside(sqlite)  # the same file and threads
         inbox = SqliteInbox.beside(sqlite)
+        book = SqliteCounterBook.beside(sqlite)
     keys.on_waiting = hub.keyring_waiting.emit
     session = Session(paths, keys, hub=hub, ledger=ledger, card_ledger=card_ledger,
                       health=ConnectionHealth(hub.health_changed.emit),
@@ -203,7 +213,10 @@ def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
     desk = Desk(paths=paths, keys=keys, hub=hub, session=session, links=links,
                 transactions=TransactionsController(links),
                 cards=CardsController(session, card_ledger), scheduler=scheduler, inbox=inbox,
+                book=book, counter=CounterController(session, links, book, scheduler),
                 live=live)
+    if live is not None:  # another desk's sales and shifts, read from the book
+        live.book = book
     scheduler.notified = _notified(desk)
     return desk
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import getpass
 import logging
+from collections import OrderedDict
 from dataclasses import replace
 from datetime import date
 from decimal import Decimal
@@ -41,6 +42,7 @@ log = logging.getLogger("paydesk.counter")
 VIEW = "counter"  # the scheduler's name for what the counter shows (checked often)
 TITLE_MOST = 100  # characters of a note (the link's title)
 UNDECIDED_MOST = 100
+NOT_SALES_KEPT = 20_000  # records known not to be sales (not read again when they change)
 
 
 class CounterSetupMissing(Exception):
@@ -107,7 +109,11 @@ class CounterController:
         self.current: Sale | None = None  # the sale on the screens now (None: blank)
         self.selling = False  # a create under way (set before sell's first await)
         self.tasks = session.tasks.child()  # the re-reads of records as sales
+        # a sale is written before its link's intent: a record found not to be a sale never
+        # becomes one, and is not read again at each of its checks
+        self._not_sales: OrderedDict[tuple[str, str], None] = OrderedDict()
         self.hub.record_changed.connect(self._record_changed)
+        self.hub.session_changed.connect(self._session_changed)
 
     @property
     def name(self) -> str:
@@ -318,8 +324,18 @@ class CounterController:
 
     # -- changes heard ---------------------------------------------------------------------
 
+    def _session_changed(self) -> None:
+        """Another profile or mode is active: a sale of the one before leaves the screens (not
+        voided: it stays open in its profile's book and is still watched)."""
+        profile, mode = self.session.profile, self.session.mode
+        current = self.current
+        if current is not None and (profile is None or (current.profile_id, current.mode)
+                                    != (profile.id, mode)):
+            self.current = None
+            self.scheduler.focus(VIEW, None)
+
     def _record_changed(self, record: LinkRecord) -> None:
-        if record.origin != "link" or self.tasks.closed:
+        if record.origin != "link" or self.tasks.closed or record.key in self._not_sales:
             return
         self.tasks.replace(f"sale {record.profile_id} {record.tx_ref}",
                            self._record_as_sale(record.profile_id, record.tx_ref))
@@ -335,3 +351,7 @@ class CounterController:
             return
         if sale is not None:
             self._follow(sale)
+            return
+        self._not_sales[(profile_id, tx_ref)] = None
+        while len(self._not_sales) > NOT_SALES_KEPT:
+            self._not_sales.popitem(last=False)

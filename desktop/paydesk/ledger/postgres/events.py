@@ -5,7 +5,8 @@ transaction, and a ``NOTIFY`` carrying only its id (a doorbell: a desk that miss
 Kinds, and what ``key`` holds: "link" (tx_ref), "sequence", "card" (card hash), "cards" (a
 list refreshed), "card_tx" (card hash), "operation" (str(op id)), "audit", "merchant"
 (merchant id), "lease", "import" (a desk's own ledger imported: read everything again),
-"inbox" (str(entry id): a notification received or decided).
+"inbox" (str(entry id): a notification received or decided), "sale" (tx_ref: a counter's
+sale added, voided or decided), "shift" (str(shift id): a counter's shift opened or closed).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from psycopg import Connection
 
 CHANNEL = "paydesk_events"
 KINDS = ("link", "sequence", "card", "cards", "card_tx", "operation", "audit", "merchant",
-         "lease", "import", "inbox")
+         "lease", "import", "inbox", "sale", "shift")
 
 _EMIT = """WITH made AS (
     INSERT INTO events (desk, kind, profile_id, mode, key) VALUES (%s, %s, %s, %s, %s)
