@@ -60,8 +60,11 @@ V8 = [
         UNIQUE (profile_id, tx_ref),
         UNIQUE (counter, number)
     )""",
-    # the lists' seeks, newest first: a counter's, a profile's, a shift's
-    "CREATE INDEX counter_sales_by_counter ON counter_sales (counter, id)",
+    # the lists' seeks, newest first: a counter's, a profile's, a shift's; a counter's day
+    # (its sales since a time); the voided and open ones are found from counter_voids and
+    # links_open (counter_sql._few)
+    "CREATE INDEX counter_sales_by_counter ON counter_sales (counter, profile_id, mode, id)",
+    "CREATE INDEX counter_sales_by_day ON counter_sales (counter, profile_id, mode, made_at)",
     "CREATE INDEX counter_sales_by_profile ON counter_sales (profile_id, mode, id)",
     "CREATE INDEX counter_sales_by_shift ON counter_sales (shift_id, id)",
     """CREATE TABLE counter_voids (

@@ -29,7 +29,7 @@ from .counter import (
     SaleQuery,
     Shift,
 )
-from .records import LinkRecord
+from .records import FINAL, LinkRecord
 
 Row = Any  # a sqlite3.Row or a psycopg dict row: both are read by column name
 When = Callable[[Any], datetime]  # a time as the table holds it -> an aware datetime
@@ -104,14 +104,89 @@ def conditions(query: SaleQuery, before: int | None, *, mark: str,
     return " AND ".join(parts), args
 
 
-def figures_sql(where: str) -> str:
-    """One row per (kind, currency) of the sales ``where`` selects: how many, the amount in
+def _few(query: SaleQuery, mark: str) -> tuple[str | None, list[Any]]:
+    """The (profile_id, tx_ref) of the few sales the kinds asked for can be, as a SELECT:
+    the voided ones from ``counter_voids``, the open ones from the links' partial index
+    ``links_open``. A list of them is driven from these (the red banner's, finance's open
+    sales), never walking every sale the profile ever made. None when a kind asked for can
+    be any sale (paid, failed)."""
+    kinds = set(query.kinds or KINDS)
+    if query.undecided:
+        kinds &= {PAID_AFTER_VOID}
+    if kinds - {VOIDED, PAID_AFTER_VOID, OPEN}:
+        return None, []
+    sources: list[str] = []
+    args: list[Any] = []
+
+    def source(sql: str, *scope: tuple[str, str | None]) -> None:
+        for column, value in scope:
+            if value is not None:
+                sql += f" AND {column} = {mark}"
+                args.append(value)
+        sources.append(sql)
+
+    if kinds & {VOIDED, PAID_AFTER_VOID}:
+        source("SELECT profile_id, tx_ref FROM counter_voids WHERE TRUE",
+               ("profile_id", query.profile_id))
+    if OPEN in kinds:  # said as the partial index says it, so SQLite's planner takes it
+        source(f"SELECT profile_id, tx_ref FROM links WHERE state NOT IN ({_quoted(FINAL)})",
+               ("profile_id", query.profile_id), ("mode", query.mode))
+    if not sources:  # undecided and only open ones asked for: none can be both
+        return "SELECT profile_id, tx_ref FROM counter_voids WHERE FALSE", []
+    return " UNION ".join(sources), args  # UNION: a voided sale's link may be open
+
+
+def _since(query: SaleQuery, mark: str,
+           when: Callable[[datetime], Any]) -> tuple[str | None, list[Any]]:
+    """The ids of the sales made since ``query.since``, as a SELECT along the made_at index
+    (today's list and count read today's rows, not the counter's whole history)."""
+    if query.since is None:
+        return None, []
+    parts, args = [f"made_at >= {mark}"], [when(query.since)]
+    for column, value in (("counter", query.counter), ("profile_id", query.profile_id),
+                          ("mode", query.mode)):
+        if value is not None:
+            parts.append(f"{column} = {mark}")
+            args.append(value)
+    return f"SELECT id FROM counter_sales WHERE {' AND '.join(parts)}", args
+
+
+def _from(query: SaleQuery, before: int | None, *, mark: str,
+          when: Callable[[datetime], Any]) -> tuple[str, list[Any]]:
+    """``FROM ... WHERE ...`` of the sales ``query`` selects, and its arguments: driven from
+    the few sales its kinds can be, else from those made since its time, else along the
+    sales' own indexes. A CROSS JOIN keeps SQLite's join order (the driver first);
+    PostgreSQL plans it as any join."""
+    where, args = conditions(query, before, mark=mark, when=when)
+    few, first = _few(query, mark)
+    if few is not None:
+        return (f"FROM ({few}) f CROSS JOIN {SALES_FROM} WHERE s.profile_id = f.profile_id"
+                f" AND s.tx_ref = f.tx_ref AND {where}", first + args)
+    since, first = _since(query, mark, when)
+    if since is not None:
+        return (f"FROM ({since}) f CROSS JOIN {SALES_FROM} WHERE s.id = f.id AND {where}",
+                first + args)
+    return f"FROM {SALES_FROM} WHERE {where}", args
+
+
+def sales_sql(query: SaleQuery, before: int | None, limit: int, *, mark: str,
+              when: Callable[[datetime], Any], link_columns: str) -> tuple[str, list[Any]]:
+    """A page of sales, newest first, with their link's columns (``search.SELECT``)."""
+    source, args = _from(query, before, mark=mark, when=when)
+    return (f"SELECT {SALE_COLUMNS}, {link_columns} {source}"
+            f" ORDER BY s.id DESC LIMIT {int(limit)}"), args
+
+
+def figures_sql(query: SaleQuery, *, mark: str,
+                when: Callable[[datetime], Any]) -> tuple[str, list[Any]]:
+    """One row per (kind, currency) of the sales ``query`` selects: how many, the amount in
     minor units (NULL currency: no link), the first and last made_at."""
+    source, args = _from(query, None, mark=mark, when=when)
     return (f"SELECT t.kind, t.currency, COUNT(*) AS n, SUM(t.amount_minor) AS amount,"
             f" MIN(t.made_at) AS first_at, MAX(t.made_at) AS last_at FROM"
             f" (SELECT {KIND} AS kind, links.currency AS currency,"
-            f" links.amount_minor AS amount_minor, s.made_at AS made_at"
-            f" FROM {SALES_FROM} WHERE {where}) t GROUP BY t.kind, t.currency")
+            f" links.amount_minor AS amount_minor, s.made_at AS made_at {source}) t"
+            f" GROUP BY t.kind, t.currency"), args
 
 
 _COUNTED = {PAID: "paid", OPEN: "open", FAILED: "failed", VOIDED: "voided",

@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any
 
 from .counter import PAID_AFTER_VOID, CounterBook, Figures, Sale, SaleQuery, Shift, ShiftClosed
 from .counter_sql import (
     NEXT_NUMBER,
     SHIFT_SELECT,
     check_decision,
-    conditions,
     figures_sql,
     sale_select,
+    sales_sql,
     shifts_conditions,
 )
 from .counter_sql import figures as figures_of
@@ -60,13 +59,9 @@ def _must_sale(db: sqlite3.Connection, profile_id: str, tx_ref: str) -> Sale:
     return found
 
 
-def _where(query: SaleQuery, before: int | None = None) -> tuple[str, list[Any]]:
-    return conditions(query, before, mark="?", when=stamp)
-
-
 def _figures(db: sqlite3.Connection, query: SaleQuery) -> Figures:
-    where, args = _where(query)
-    return figures_of(db.execute(figures_sql(where), args).fetchall(), parse_written)
+    sql, args = figures_sql(query, mark="?", when=stamp)
+    return figures_of(db.execute(sql, args).fetchall(), parse_written)
 
 
 class SqliteCounterBook(CounterBook):
@@ -154,9 +149,8 @@ class SqliteCounterBook(CounterBook):
 
     async def sales(self, query: SaleQuery, before: int | None = None,
                     limit: int = 100) -> list[Sale]:
-        where, args = _where(query, before)
-        rows = await self._engine.read(lambda db: db.execute(
-            f"{_SALES} WHERE {where} ORDER BY s.id DESC LIMIT {int(limit)}", args).fetchall())
+        sql, args = sales_sql(query, before, limit, mark="?", when=stamp, link_columns=SELECT)
+        rows = await self._engine.read(lambda db: db.execute(sql, args).fetchall())
         return [sale_of(r, parse_written, record) for r in rows]
 
     async def figures(self, query: SaleQuery) -> Figures:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from typing import Any
 
 from psycopg.errors import UniqueViolation
 
@@ -23,9 +22,9 @@ from ..counter_sql import (
     NEXT_NUMBER,
     SHIFT_SELECT,
     check_decision,
-    conditions,
     figures_sql,
     sale_select,
+    sales_sql,
     shifts_conditions,
 )
 from ..counter_sql import figures as figures_of
@@ -82,13 +81,9 @@ def _must_sale(conn: Conn, profile_id: str, tx_ref: str) -> Sale:
     return found
 
 
-def _where(query: SaleQuery, before: int | None = None) -> tuple[str, list[Any]]:
-    return conditions(query, before, mark="%s", when=aware)
-
-
 def _figures(conn: Conn, query: SaleQuery) -> Figures:
-    where, args = _where(query)
-    return figures_of(conn.execute(figures_sql(where), args).fetchall(), _utc)
+    sql, args = figures_sql(query, mark="%s", when=aware)
+    return figures_of(conn.execute(sql, args).fetchall(), _utc)
 
 
 class PostgresCounterBook(CounterBook):
@@ -186,9 +181,8 @@ class PostgresCounterBook(CounterBook):
 
     async def sales(self, query: SaleQuery, before: int | None = None,
                     limit: int = 100) -> list[Sale]:
-        where, args = _where(query, before)
-        rows = await self._engine.read(lambda conn: conn.execute(
-            f"{_SALES} WHERE {where} ORDER BY s.id DESC LIMIT {int(limit)}", args).fetchall())
+        sql, args = sales_sql(query, before, limit, mark="%s", when=aware, link_columns=SELECT)
+        rows = await self._engine.read(lambda conn: conn.execute(sql, args).fetchall())
         return [sale_of(r, _utc, record) for r in rows]
 
     async def figures(self, query: SaleQuery) -> Figures:

@@ -60,7 +60,8 @@ STATEMENTS = [
         UNIQUE (profile_id, tx_ref),
         UNIQUE (counter, number)
     )""",
-    "CREATE INDEX counter_sales_by_counter ON counter_sales (counter, id)",
+    "CREATE INDEX counter_sales_by_counter ON counter_sales (counter, profile_id, mode, id)",
+    "CREATE INDEX counter_sales_by_day ON counter_sales (counter, profile_id, mode, made_at)",
     "CREATE INDEX counter_sales_by_profile ON counter_sales (profile_id, mode, id)",
     "CREATE INDEX counter_sales_by_shift ON counter_sales (shift_id, id)",
     """CREATE TABLE counter_voids (
