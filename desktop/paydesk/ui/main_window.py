@@ -245,9 +245,14 @@ class MainWindow(QMainWindow):
         self.notifications_action.setObjectName("notifications-action")
         self.notifications_action.setShortcut(QKeySequence("Ctrl+Shift+N"))
         self.notifications_action.triggered.connect(self.show_notifications)
+        self.counter_shifts_action = QAction("Counter &shifts…", self)
+        self.counter_shifts_action.setObjectName("counter-shifts-action")
+        self.counter_shifts_action.setShortcut(QKeySequence("Ctrl+Shift+H"))
+        self.counter_shifts_action.triggered.connect(self.show_counter_shifts)
         self.view_menu = view = QMenu("&View", self)
         view.setObjectName("view-menu")
         view.addAction(self.notifications_action)
+        view.addAction(self.counter_shifts_action)
         self.menuBar().addMenu(view)
 
     # -- state to screen -------------------------------------------------------
@@ -360,6 +365,20 @@ class MainWindow(QMainWindow):
         self.notifications_window.activateWindow()
         return self.notifications_window
 
+    counter_shifts_window = None  # made on first use
+
+    def show_counter_shifts(self):
+        """Finance's Counter shifts window (a window of its own), shown and raised."""
+        if self.counter_shifts_window is None:
+            from .counter.shifts import CounterShiftsWindow
+
+            self.counter_shifts_window = CounterShiftsWindow(self.session, self.desk.counter,
+                                                             self)
+        self.counter_shifts_window.show()
+        self.counter_shifts_window.raise_()
+        self.counter_shifts_window.activateWindow()
+        return self.counter_shifts_window
+
     async def open_shared_ledger(self):
         from .shared_ledger import SharedLedgerDialog  # imported on first use
 
@@ -374,6 +393,8 @@ class MainWindow(QMainWindow):
             self._state.sync()
         if self.notifications_window is not None:
             self.notifications_window.close()
+        if self.counter_shifts_window is not None:
+            self.counter_shifts_window.close()
         if "counter" in self._built:
             self._built["counter"].shut()  # the customer's display goes with the window
         if "cards" in self._built:
