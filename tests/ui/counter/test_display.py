@@ -47,3 +47,23 @@ def test_every_control_of_the_counter_is_named(counter, loop):
                                          tab.place.toggle, tab.close_shift_button)] == [
         "Sell", "New sale", "Close customer display", "Close shift"]
     assert tab.place.screens.accessibleName() == "Customer display on"
+
+
+def test_the_profiles_logo_is_shown_above_the_amount(counter, loop, tmp_path):
+    from dataclasses import replace
+
+    from PySide6.QtGui import QColor, QImage
+
+    image = QImage(400, 200, QImage.Format.Format_RGB32)
+    image.fill(QColor("#2155cd"))
+    path = tmp_path / "logo.png"
+    assert image.save(str(path))
+    session = counter.app.session
+    loop.run(session.save_profile(replace(session.profile, counter_logo=str(path),
+                                          merchant_name="The Corner Café"), {}))
+    view = counter.view
+    loop.until(lambda: view.logo.isVisible(), message="the logo")
+    assert view.logo.pixmap().height() == 120 and view.merchant.text() == "The Corner Café"
+    sale = counter.sell("3")
+    assert counter.texts_on_display() == ["The Corner Café", "GBP 3.00", "WAITING FOR PAYMENT"]
+    assert sale.record.title not in counter.texts_on_display()

@@ -29,6 +29,7 @@ def test_escape_asks_then_voids_and_a_payment_after_it_is_shown_in_red(counter, 
     assert voided.key == sale.key and voided.voided
     assert tab.mirror.sale is None and counter.texts_on_display() == ["Sandbox"]
     loop.until(lambda: tab.sales.state_of(sale.tx_ref) == "Voided", message="the list")
+    loop.until(lambda: "voided 7.00" in tab.totals.text(), message="the totals")
     assert not tab.banner.isVisible()
 
     # the customer had scanned it, and pays anyway
@@ -39,6 +40,8 @@ def test_escape_asks_then_voids_and_a_payment_after_it_is_shown_in_red(counter, 
     loop.until(lambda: tab.sales.state_of(sale.tx_ref) == "Paid after void: refund or keep",
                message="the list")
     assert counter.texts_on_display() == ["Sandbox"]  # the customer's screen stays blank
+    loop.until(lambda: "paid after void 7.00" in tab.totals.text(), message="the totals")
+    assert "GBP: paid 0.00 · open 0.00 · voided 0.00" in tab.totals.text()
     task = press.starting("decide", lambda: press.click(tab.banner.keep))
     decided = loop.run(task)
     assert decided.decision == "keep"

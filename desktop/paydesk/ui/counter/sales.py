@@ -72,6 +72,8 @@ def totals_text(figures: Figures) -> str:
         return "Today: no sales yet"
     lines = [f"{code}: paid {format_amount(f.paid)} · open {format_amount(f.open)} · "
              f"voided {format_amount(f.voided)}"
+             + (f" · paid after void {format_amount(f.paid_after_void)}"
+                if f.paid_after_void else "")
              for code, f in sorted(figures.currencies.items())]
     return "Today, " + "; ".join(lines)
 

@@ -10,7 +10,7 @@ import asyncio
 import logging
 from datetime import datetime
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -38,6 +38,8 @@ log = logging.getLogger("paydesk.counter.tab")
 
 CODE_SHOWN = "This customer's code is on screen: Escape starts a new sale"
 KEEPS_TRYING = "PayDesk keeps trying with the same reference; nothing will be paid twice"
+CATCH_UP_TRIES, CATCH_UP_STEP = 60, 0.05  # s: how long the screens wait for the controller
+REFRESH_MS = 150  # the totals and the red banner, read again once a burst of changes is over
 FIELDS = {"amount": "amount", "currency": "amount", "note": "note", "email": "email"}
 
 
@@ -117,6 +119,10 @@ class CounterTab(QWidget):
         split.setSizes([480, 260])
         column.addWidget(split, 1)
 
+        self._refresh_timer = QTimer(self)
+        self._refresh_timer.setSingleShot(True)
+        self._refresh_timer.setInterval(REFRESH_MS)
+        self._refresh_timer.timeout.connect(self._refresh_due)
         signals = signals_of(session.hub)
         signals.saleChanged.connect(self._sale_changed)
         signals.linkChanged.connect(self._link_changed)
@@ -164,7 +170,16 @@ class CounterTab(QWidget):
         self.banner.show_sales(await self.controller.undecided())
 
     def _refresh_later(self) -> None:
-        self.tasks.replace("refresh", self._quietly(self._refresh))
+        """Once the burst of changes of one sale is over (made, its link written, checked),
+        and the sale being made is done: its code is painted first, the totals after."""
+        if not self._refresh_timer.isActive():
+            self._refresh_timer.start()
+
+    def _refresh_due(self) -> None:
+        if self.selling is not None:
+            self._refresh_timer.start()  # after the sale under way
+        else:
+            self.tasks.replace("refresh", self._quietly(self._refresh))
 
     async def _quietly(self, work) -> None:
         """``work()`` (a read of the ledger); a ledger out of reach is logged, not raised."""
@@ -218,14 +233,30 @@ class CounterTab(QWidget):
         or while its code can be paid."""
         if self.selling is not None or self.controller.selling:
             return
-        if self.controller.payable():
+        if self.controller.payable() and not self._behind():
             self.message.say(CODE_SHOWN, ok=True)
             return
         self.selling = self.tasks.spawn(self.sell(), "sell")
 
+    def _behind(self) -> bool:
+        """The screens show the sale settled (its link's change, heard first) while the
+        controller still holds it payable (its own read of the book comes a moment later)."""
+        shown, current = self.mirror.sale, self.controller.current
+        return (self.controller.payable() and shown is not None and current is not None
+                and shown.key == current.key and shown.record is not None
+                and shown.record.final)
+
+    async def _caught_up(self) -> None:
+        """Wait (a little) for the controller to hear what the screens show."""
+        for _ in range(CATCH_UP_TRIES):
+            if not self._behind():
+                return
+            await asyncio.sleep(CATCH_UP_STEP)
+
     async def sell(self) -> Sale | None:
         self.entry.say({}, "")
         try:
+            await self._caught_up()
             sale = await self.controller.sell(self.amount.text(), self.currency.currentText(),
                                               self.note.text(), self.email.text())
         except SaleUnderWay:
@@ -282,6 +313,7 @@ class CounterTab(QWidget):
         self.tasks.replace("new sale", self.new_sale())
 
     async def new_sale(self) -> Sale | None:
+        await self._caught_up()  # a sale the customer has just paid is not voided
         if self.controller.payable():
             sale = self.controller.current
             shown = f" ({sale_money(sale)}, reference {sale.tx_ref})" if sale else ""
