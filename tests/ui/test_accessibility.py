@@ -136,9 +136,6 @@ def test_labels_are_named_by_what_they_show(start_app, loop):
     loop.until(lambda: tab.loaded, message="the links tab")
     assert tab.form.units.isVisible() and tab.form.units.accessibleDescription()
     assert _labels_named_otherwise(app.window) == []
-    press.click(tab.open_counter)
-    loop.until(tab.counter.isVisible, message="the counter display")
-    assert _labels_named_otherwise(tab.counter) == []
     from tests.ui.test_first_session import type_form
 
     type_form(tab)

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication
 from paydesk.ui.crash import CrashDialog, ExceptionHook
 from paydesk.ui.status import SAVING_DELAYED
 from tests.ui import press
-from tests.ui.test_links import choose_row, control, create, fill, open_counter, service_rows
+from tests.ui.test_links import choose_row, control, create, fill, service_rows
 
 
 @pytest.fixture
@@ -61,10 +61,9 @@ def test_saving_is_delayed_while_another_program_holds_the_ledger(desk, loop, ho
 
 def test_the_scheduler_survives_a_vanished_key(desk, loop, hook):
     """Regression: NoKeyError ended the link scheduler and opened the crash dialog; the
-    counter then said WAITING FOR PAYMENT after the customer had paid."""
+    link on screen then said WAITING FOR PAYMENT after the customer had paid."""
     session, tab = desk.session, desk.window.links_tab
     fill(tab)
-    open_counter(tab)
     record = create(tab, loop)
     profile = session.profile
     secret = loop.run(session.key("test"))
@@ -77,7 +76,7 @@ def test_the_scheduler_survives_a_vanished_key(desk, loop, hook):
                headers={"Authorization": f"Bearer {control_key}"}).raise_for_status()
     time.sleep(0.5)
     loop.run(session.save_profile(profile, {("test", "secret"): secret}))  # the key is back
-    loop.until(lambda: tab.counter.state.text() == "PAID", timeout=30, message="PAID at the counter")
+    loop.until(lambda: tab.panel.state.text() == "PAID", timeout=30, message="PAID on screen")
     assert desk.window.scheduler.stats["NoKeyError"] >= 1
     no_crash(hook)
 
@@ -85,15 +84,12 @@ def test_the_scheduler_survives_a_vanished_key(desk, loop, hook):
 def test_the_connections_state_is_on_screen(desk, loop, hook):
     tab, status = desk.window.links_tab, desk.window.status
     fill(tab)
-    open_counter(tab)
     create(tab, loop)
     loop.until(lambda: status.connection.text().startswith("Checked"), message="Checked … ago")
-    assert tab.counter.connection.text() == status.connection.text()
     desk.faults(error_rate=1.0)
     loop.until(lambda: status.connection.text().startswith("Offline since"), timeout=30,
                message="Offline since …")
     assert status.connection.text().endswith(", retrying")
-    assert tab.counter.connection.text() == status.connection.text()
     desk.faults()
     loop.until(lambda: status.connection.text().startswith("Checked"), timeout=40,
                message="back online")
@@ -121,7 +117,6 @@ def test_cancel_while_the_profile_editor_saves(desk, loop, hook):
 def test_create_stays_disabled_for_the_whole_create(desk, loop, hook, qtbot):
     tab = desk.window.links_tab
     fill(tab)
-    open_counter(tab)
     desk.faults(latency_ms=1200)
     before = service_rows(desk)
     press.click(tab.form.create_button)
@@ -129,29 +124,11 @@ def test_create_stays_disabled_for_the_whole_create(desk, loop, hook, qtbot):
     press.type_into(tab.form.title, " and cake", replace=False)  # typing meanwhile re-checks
     assert not tab.form.create_button.isEnabled()  # a second click cannot reach it
     assert tab.form.why_disabled.text() == "Creating the link…"
-    # the counter stays the customer's own (a desk create does not lock it, see
-    # test_first_session.py): an impatient Enter there with no amount makes nothing
-    press.enter(tab.counter.entry)
-    press.enter(tab.counter.entry)
     loop.until(lambda: not tab.creating, timeout=20, message="the create to end")
     assert service_rows(desk) == before + 1  # one press, one link
     assert tab.form.create_button.isEnabled()
     desk.faults()
     no_crash(hook)
-
-
-def test_the_counter_opens_blank_for_the_next_customer(desk, loop):
-    tab = desk.window.links_tab
-    fill(tab)
-    create(tab, loop)
-    press.click(tab.open_counter)
-    counter = tab.counter
-    assert counter.isVisible() and counter.record is None and counter.qr.code is None
-    caption = counter.findChild(type(counter.title), "counter-amount-label")
-    assert caption.isVisible() and caption.text() == "Amount for the next customer:"
-    assert caption.buddy() is counter.entry
-    press.click(tab.panel.buttons["counter"])  # "Show on counter display": this link
-    assert counter.record is not None and counter.record.tx_ref == tab.panel.record.tx_ref
 
 
 def test_the_status_bar_says_what_the_screen_says(desk, loop):

@@ -64,12 +64,6 @@ def create(tab, loop):
     return loop.run(press.click_starting(tab.form.create_button, "create"), timeout=60)
 
 
-def open_counter(tab):
-    """Press "Open counter display": the customer's screen, blank for the next customer."""
-    press.click(tab.open_counter)
-    assert tab.counter.isVisible()
-
-
 def go_live(window, loop):
     """Press the mode switch and confirm: live mode."""
     from tests.ui.test_modes import _confirm_box
@@ -110,7 +104,6 @@ def test_create_show_qr_and_watch_it_settle(desk, loop, outcome, words):
     press.type_into(value, "3")
     assert tab.form.create_button.isEnabled(), tab.form.why_disabled.text()
     tx_ref = tab.form.tx_ref.text()
-    open_counter(tab)
     record = create(tab, loop)
     assert record.state == "pending" and record.checkout_url.startswith(desk.session.profile.base_url)
     panel = tab.panel
@@ -118,14 +111,11 @@ def test_create_show_qr_and_watch_it_settle(desk, loop, outcome, words):
     assert panel.amount.text() == "GBP 25.00" and panel.title.text() == "Flat white"
     assert panel.reference.text() == f"Reference {tx_ref}"
     assert decode_qr(panel.qr) == [record.checkout_url]
-    assert tab.counter.isVisible() and decode_qr(tab.counter.qr) == [record.checkout_url]
-    assert tab.counter.amount.text() == "GBP 25.00"
     assert tab.recent.state_of(tx_ref) == "WAITING FOR PAYMENT"
     assert tab.form.tx_ref.text() != tx_ref  # a fresh reference for the next one
 
     control(desk, f"pay/{record.reference}", {"outcome": outcome})
     loop.until(lambda: panel.state.text() == words, message=f"the panel to say {words}")
-    loop.until(lambda: tab.counter.state.text() == words, message="the counter display")
     assert tab.recent.state_of(tx_ref) == words
     stored = loop.run(desk.session.ledger.get(desk.session.profile.id, tx_ref))
     assert stored.state == outcome and stored.meta == {"till": "3"}
@@ -210,30 +200,9 @@ def test_recent_links_show_their_qr_again(desk, loop):
     assert decode_qr(tab.panel.qr) == [made[0].checkout_url]
 
 
-def test_counter_keyboard_flow(desk, loop, qtbot):
-    tab = desk.window.links_tab
-    fill(tab, amount="")
-    open_counter(tab)
-    counter = tab.counter
-    assert counter.isFullScreen() and counter.watermark.isVisible()
-    press.type_into(counter.entry, "0")
-    press.enter(counter.entry)
-    assert counter.message.text() == "Between 1 and 10,000,000"
-    press.type_into(counter.entry, "42")
-    press.enter(counter.entry)
-    loop.until(lambda: counter.record is not None, message="the counter's link")
-    assert counter.amount.text() == "GBP 42.00" and counter.state.text() == "WAITING FOR PAYMENT"
-    assert decode_qr(counter.qr) == [counter.record.checkout_url]
-    press.escape(counter)
-    assert counter.record is None and counter.entry.text() == "" and counter.qr.code is None
-
-
 def test_live_mode_has_no_watermark(desk, loop):
     go_live(desk.window, loop)
-    tab = desk.window.links_tab
-    open_counter(tab)
-    assert not tab.counter.watermark.isVisible()
-    assert tab.counter.windowTitle() == "PayDesk counter"
+    assert not desk.window.links_tab.panel.watermark.isVisible()
 
 
 def test_website_snippets_use_the_public_key(desk, loop):
@@ -361,12 +330,11 @@ def test_copy_qr_image_print_and_open_in_browser(desk, loop, tmp_path):
     assert task.result() is True and pdf.read_bytes().startswith(b"%PDF")
 
 
-def test_test_watermark_on_both_screens(desk, loop):
+def test_test_watermark_until_live(desk, loop):
     tab = desk.window.links_tab
-    open_counter(tab)
-    assert tab.panel.watermark.isVisible() and tab.counter.watermark.isVisible()
+    assert tab.panel.watermark.isVisible()
     go_live(desk.window, loop)
-    assert not tab.panel.watermark.isVisible() and not tab.counter.watermark.isVisible()
+    assert not tab.panel.watermark.isVisible()
     fill(tab)
     assert desk.window.links_tab.form.tx_ref.text().startswith("SBX-")
 

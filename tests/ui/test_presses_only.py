@@ -30,8 +30,8 @@ SETTERS = {"setText", "setPlainText", "insertPlainText", "setValue", "setDate",
 # the widgets' own slots: what a button, a shortcut or Enter runs
 SLOTS = {"create_from_form", "submit", "open_editor", "show_snippets", "print_qr",
          "export_csv", "request_refresh", "request_create", "show_card", "reload_list",
-         "end_of_day", "check_all_open", "toggle_mode", "show_counter", "show_link",
-         "add_row", "create_at_counter"}
+         "end_of_day", "check_all_open", "toggle_mode", "show_link",
+         "add_row"}
 # slots whose name is common: flagged only on these receivers (the last name before the dot)
 SLOTS_ON = {"save": {"editor", "panel"}, "check": {"editor"}, "export": {"tab"},
             "lookup": {"tab"}, "copy": {"box"}}

@@ -1,7 +1,7 @@
 """Two desks of one shop on one shared ledger (a real PostgreSQL, a real sandbox), the views of
 the first as a user sees them: what the other desk makes or what is paid there shows here
-within a second (the recent links, the Transactions browser in any view, the counter
-display, the end of day); while the ledger is out of reach every view keeps what it had,
+within a second (the recent links, the link on screen, the Transactions browser in any
+view, the end of day); while the ledger is out of reach every view keeps what it had,
 marked "as of" when it went (the engine's ``down_since``), cleared once it is back."""
 
 from __future__ import annotations
@@ -151,7 +151,6 @@ def test_another_desks_new_link_shows_in_a_searched_list_before_the_follow_tick(
 
 def links_tab(qtbot, loop, desk) -> LinksTab:
     tab = shown(qtbot, LinksTab(desk.session, desk.links, desk.scheduler))
-    qtbot.addWidget(tab.counter)
     loop.until(lambda: tab.loaded, message="the Payment links tab")
     return tab
 
@@ -166,22 +165,20 @@ def test_a_link_made_at_another_desk_shows_in_the_recent_links(shop, loop, qtbot
     assert tab.recent.model().index(0, 0).data() == "THERE-1"  # on top, the newest
 
 
-def test_the_counter_display_turns_paid_when_the_other_desk_checks_payments(
+def test_the_link_on_screen_turns_paid_when_the_other_desk_checks_payments(
         shop, loop, qtbot, sandbox):
     here, there = shop(poller="there")
     tab = links_tab(qtbot, loop, here)
-    for key, text in dict(email="ada@example.com", first_name="Ada", last_name="Lovelace",
-                          title="Flat white").items():
+    for key, text in dict(amount="42", email="ada@example.com", first_name="Ada",
+                          last_name="Lovelace", title="Flat white").items():
         press.type_into(getattr(tab.form, key), text)
-    press.click(tab.open_counter)
-    counter = tab.counter
-    press.type_into(counter.entry, "42")
-    press.enter(counter.entry)
-    loop.until(lambda: counter.record is not None, timeout=30, message="the counter's link")
-    assert counter.state.text() == "WAITING FOR PAYMENT"
+    press.click(tab.form.create_button)
+    panel = tab.panel
+    loop.until(lambda: panel.record is not None and panel.record.checkout_url, timeout=30,
+               message="the link on screen")
+    assert panel.state.text() == "WAITING FOR PAYMENT"
     assert here.live.keeper.fence is None  # this desk does not check payments: the other does
-    sandbox.control(f"pay/{counter.record.reference}", {"outcome": "success"})
-    loop.until(lambda: counter.state.text() == "PAID", timeout=30,
-               message="PAID on this desk's counter display")
+    sandbox.control(f"pay/{panel.record.reference}", {"outcome": "success"})
+    loop.until(lambda: panel.state.text() == "PAID", timeout=30,
+               message="PAID on this desk's screen")
     assert here.live.keeper.fence is None and there.live.keeper.fence is not None
-    press.escape(counter)

@@ -23,7 +23,7 @@ def test_sandbox_start_opens_in_test_mode(start_app, loop):
     loop.until(lambda: "Sandbox running at http://127.0.0.1:" in window.last_call.text(),
                message="the status bar")
     assert [window.tabs.tabText(i) for i in range(window.tabs.count())] == [
-        "Payment links", "Transactions", "Cards"]
+        "Payment links", "Transactions", "Cards", "Counter"]
     base = session.profile.base_url
     secret = loop.run(session.key("test"))
     assert httpx.get(base + "/api/transaction/none",

@@ -1,4 +1,4 @@
-"""The main window: profile and mode at the top, the three tabs, a status bar.
+"""The main window: profile and mode at the top, the four tabs, a status bar.
 
 Only the tab shown first (Payment links) is built before the first paint; the others are
 built right after it (``build_tabs``), or at once when something asks for them first.
@@ -133,7 +133,6 @@ class MainWindow(QMainWindow):
 
         self.status.add_notifications(LastNotification(desk.hub, desk.inbox, self.tasks))
         self.last_call, self.where = self.status.last_call, self.status.where
-        self.status.listeners.append(self.links_tab.counter.set_connection)
 
         self._shortcuts()
         self._menus()
@@ -152,6 +151,10 @@ class MainWindow(QMainWindow):
     @property
     def cards_tab(self):
         return self._tab("cards")
+
+    @property
+    def counter_tab(self):
+        return self._tab("counter")
 
     async def build_tabs(self) -> None:
         """Build the tabs not built yet, one per turn of the loop (events flow between), and
@@ -190,6 +193,10 @@ class MainWindow(QMainWindow):
             tab = TransactionsTab(self.session, self.transactions)
             tab.showQrRequested.connect(self.show_qr)
             return tab
+        if name == "counter":
+            from .counter.tab import CounterTab
+
+            return CounterTab(self.session, self.desk.counter)
         from .cards.tab import CardsTab
 
         return CardsTab(self.session, self.cards)
@@ -238,9 +245,14 @@ class MainWindow(QMainWindow):
         self.notifications_action.setObjectName("notifications-action")
         self.notifications_action.setShortcut(QKeySequence("Ctrl+Shift+N"))
         self.notifications_action.triggered.connect(self.show_notifications)
+        self.counter_shifts_action = QAction("Counter &shifts…", self)
+        self.counter_shifts_action.setObjectName("counter-shifts-action")
+        self.counter_shifts_action.setShortcut(QKeySequence("Ctrl+Shift+H"))
+        self.counter_shifts_action.triggered.connect(self.show_counter_shifts)
         self.view_menu = view = QMenu("&View", self)
         view.setObjectName("view-menu")
         view.addAction(self.notifications_action)
+        view.addAction(self.counter_shifts_action)
         self.menuBar().addMenu(view)
 
     # -- state to screen -------------------------------------------------------
@@ -353,6 +365,20 @@ class MainWindow(QMainWindow):
         self.notifications_window.activateWindow()
         return self.notifications_window
 
+    counter_shifts_window = None  # made on first use
+
+    def show_counter_shifts(self):
+        """Finance's Counter shifts window (a window of its own), shown and raised."""
+        if self.counter_shifts_window is None:
+            from .counter.shifts import CounterShiftsWindow
+
+            self.counter_shifts_window = CounterShiftsWindow(self.session, self.desk.counter,
+                                                             self)
+        self.counter_shifts_window.show()
+        self.counter_shifts_window.raise_()
+        self.counter_shifts_window.activateWindow()
+        return self.counter_shifts_window
+
     async def open_shared_ledger(self):
         from .shared_ledger import SharedLedgerDialog  # imported on first use
 
@@ -365,9 +391,12 @@ class MainWindow(QMainWindow):
         if self._state is not None:
             self._state.setValue("geometry", self.saveGeometry())
             self._state.sync()
-        self.links_tab.counter.close()
         if self.notifications_window is not None:
             self.notifications_window.close()
+        if self.counter_shifts_window is not None:
+            self.counter_shifts_window.close()
+        if "counter" in self._built:
+            self._built["counter"].shut()  # the customer's display goes with the window
         if "cards" in self._built:
             self._built["cards"].page.secret.forget()  # no card number left on the clipboard after quit
         super().closeEvent(event)

@@ -49,7 +49,6 @@ class StatusLine(QStatusBar):
         self.addPermanentWidget(self.connection)
         self.where = _label("status-where", "Profile")
         self.addPermanentWidget(self.where)
-        self.listeners: list = []  # callables told the connection's text (the counter display)
         self._tick = QTimer(self)
         self._tick.setInterval(1000)
         self._tick.timeout.connect(self.refresh_connection)
@@ -89,5 +88,3 @@ class StatusLine(QStatusBar):
         if text != self.connection.text():
             self.connection.setText(text)
             self.connection.setAccessibleName(f"Connection: {text}" if text else "Connection")
-            for listener in self.listeners:
-                listener(text)

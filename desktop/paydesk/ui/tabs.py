@@ -1,4 +1,4 @@
-"""The three tabs: their titles and names, and where typing goes when one is shown."""
+"""The four tabs: their titles and names, and where typing goes when one is shown."""
 
 from __future__ import annotations
 
@@ -13,10 +13,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-TABS = (  # (title, name), in the order of the tab bar and of Ctrl+1..3
+TABS = (  # (title, name), in the order of the tab bar and of Ctrl+1..4
     ("Payment links", "links"),
     ("Transactions", "transactions"),
     ("Cards", "cards"),
+    ("Counter", "counter"),
 )
 
 

@@ -1,1 +1,1 @@
-"""The Payment links tab: form, QR, live state, recent links, counter display, website snippets."""
+"""The Payment links tab: form, QR, live state, recent links, website snippets."""

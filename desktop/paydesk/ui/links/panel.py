@@ -72,7 +72,6 @@ def paint_page(painter: QPainter, page: QRectF, code: QrCode, record: LinkRecord
 
 
 class LinkPanel(QWidget):
-    counterRequested = Signal(object)  # show this LinkRecord on the counter display
     said = Signal(str)  # what a button just did ("Link copied to the clipboard")
 
     def __init__(self, tasks):
@@ -112,9 +111,7 @@ class LinkPanel(QWidget):
                 ("save-png", "Save PNG…", lambda: self.tasks.spawn(self.save("png"))),
                 ("save-svg", "Save SVG…", lambda: self.tasks.spawn(self.save("svg"))),
                 ("print", "Print…", lambda: self.tasks.spawn(self.print_qr())),
-                ("open", "Open in browser", self.open_in_browser),
-                ("counter", "Show on counter display",
-                 lambda: self.counterRequested.emit(self.record)))):
+                ("open", "Open in browser", self.open_in_browser))):
             button = QPushButton(text)
             button.setObjectName(key)
             button.setAccessibleName(text.rstrip("…"))

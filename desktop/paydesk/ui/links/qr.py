@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from functools import lru_cache
 
 import segno
 from PySide6.QtCore import QRectF, QSize, Qt
@@ -59,6 +60,13 @@ class QrCode:
         return out.getvalue()
 
 
+@lru_cache(maxsize=16)
+def code_of(text: str) -> QrCode:
+    """The code of ``text``, encoded once: the same link on several screens (the staff's
+    mirror and the customer's display) costs one encoding, not one per screen."""
+    return QrCode(text)
+
+
 DIMMED = QColor(222, 222, 222)  # too faint to scan: a settled link's code
 
 
@@ -77,7 +85,7 @@ class QrWidget(QWidget):
 
     def set_text(self, text: str | None) -> None:
         if self.code is None or text != self.code.text:
-            self.code = QrCode(text) if text else None
+            self.code = code_of(text) if text else None
         self.setAccessibleDescription(text or "")
         self.set_done(None)
 

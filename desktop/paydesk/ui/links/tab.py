@@ -1,15 +1,13 @@
-"""The Payment links tab: the form, the link on screen, recent links, the counter display."""
+"""The Payment links tab: the form, the link on screen, recent links. (Counter sales have
+their own tab, ui/counter.)"""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QApplication,
-    QComboBox,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -28,7 +26,6 @@ from ...scheduler import Scheduler
 from ...service.errors import ServiceError, ValidationError
 from ..as_of import AsOf
 from ..signals import signals_of
-from .counter import CounterWindow
 from .form import LinkForm
 from .panel import LinkPanel
 from .recent import RecentLinks
@@ -53,18 +50,6 @@ class LinksTab(QWidget):
         self.website.clicked.connect(lambda: self.tasks.spawn(self.show_snippets(), "snippets"))
         tools.addWidget(self.website)
         tools.addStretch(1)
-        screen_caption = QLabel("Counter display on:")
-        tools.addWidget(screen_caption)
-        self.screens = QComboBox()
-        self.screens.setObjectName("counter-screen")
-        self.screens.setAccessibleName("Counter display on")
-        screen_caption.setBuddy(self.screens)
-        tools.addWidget(self.screens)
-        self.open_counter = QPushButton("Open counter display")
-        self.open_counter.setObjectName("open-counter")
-        self.open_counter.setAccessibleName("Open counter display")
-        self.open_counter.clicked.connect(self._toggle_counter)
-        tools.addWidget(self.open_counter)
         column.addLayout(tools)
 
         split = QSplitter(Qt.Orientation.Horizontal)
@@ -94,17 +79,9 @@ class LinksTab(QWidget):
         vertical.setSizes([560, 180])
         column.addWidget(vertical, 1)
 
-        self.counter = CounterWindow()
-        self.creating = False  # one create at a time, from the form or the counter
-        self._idle = asyncio.Event()  # set while no create is under way
-        self._idle.set()
+        self.creating = False  # one create at a time
         self.form.createRequested.connect(lambda: self.tasks.spawn(self.create_from_form(), "create"))
         self.form.newReference.connect(lambda: self.tasks.replace("reference", self.new_reference()))
-        self.panel.counterRequested.connect(self.show_counter)
-        self.counter.createRequested.connect(
-            lambda a: self.tasks.spawn(self.create_at_counter(a), "create at counter"))
-        self.counter.cleared.connect(lambda: scheduler.focus("counter", None))
-        self.counter.visibleChanged.connect(self._counter_shown)
         self.recent.chosen.connect(self.show_link)
         self.as_of = AsOf(session, self)
         self.as_of.changed.connect(self._reachable)
@@ -125,11 +102,7 @@ class LinksTab(QWidget):
         """The profile or mode changed: fill the form's choices, the list and the reference."""
         profile = self.session.profile
         self.setEnabled(profile is not None)
-        self.counter.set_test(self.session.is_test)
         self.panel.set_test(self.session.is_test)
-        self.screens.clear()
-        for screen in QGuiApplication.screens():
-            self.screens.addItem(screen.name() or "Screen", screen)
         shown_record = self.panel.record
         if shown_record and (profile is None or shown_record.profile_id != profile.id
                              or shown_record.mode != self.session.mode):
@@ -183,12 +156,11 @@ class LinksTab(QWidget):
                 and record.origin == "link":
             self.recent.upsert(record)
         self.panel.update_record(record)
-        self.counter.update_record(record)
 
     def _settled(self, record: LinkRecord) -> None:
         """Tell the user when a link is paid (or fails) while PayDesk is in the background."""
         window = self.window()
-        if window.isActiveWindow() or self.counter.isActiveWindow():
+        if window.isActiveWindow():
             return
         text = f"{money(record)} {record.title} ({record.tx_ref}): {state_words(record).words}"
         if QSystemTrayIcon.isSystemTrayAvailable():
@@ -201,10 +173,9 @@ class LinksTab(QWidget):
 
     # -- actions --------------------------------------------------------------------------
 
-    async def create_from_form(self, at_counter: bool = False) -> LinkRecord | None:
+    async def create_from_form(self) -> LinkRecord | None:
         """Create the link the form describes. One at a time: while a create is under way the
-        button is disabled (an Enter at the counter then waits for it, see
-        create_at_counter). A create from the desk leaves the counter display alone."""
+        button is disabled."""
         if self.creating:
             return None
         if self.form.revalidate():
@@ -213,15 +184,7 @@ class LinksTab(QWidget):
         request = self.form.request()
         profile = self.session.profile
         self.creating = True
-        self._idle.clear()
         self.form.set_busy(True)
-        try:
-            return await self._create(request, profile, at_counter)
-        finally:
-            if at_counter:
-                self.counter.set_busy(False)  # once the outcome is on the counter too
-
-    async def _create(self, request, profile, at_counter: bool) -> LinkRecord | None:
         try:
             record = await self.controller.create(request)
         except ServiceError as error:
@@ -230,12 +193,8 @@ class LinksTab(QWidget):
             failure = None
         finally:
             self.creating = False
-            self._idle.set()
             self.form.set_busy(False)  # the form's messages below are said after this
         stored = await self.controller.ledger.get(profile.id, request.tx_ref) if failure else None
-        counter_asked = at_counter and self.counter.isVisible()
-        if failure is not None and counter_asked:
-            self.counter.say(failure.message)
         if isinstance(failure, NoKeyError) or (failure is not None and stored is None
                                                and not isinstance(failure, ValidationError)):
             self.form.why_disabled.setText(failure.message)  # nothing was written or sent
@@ -247,73 +206,13 @@ class LinksTab(QWidget):
             return None
         if failure is not None:
             # the outcome is unknown: the record stays "creating" and the scheduler settles
-            # it with the same reference; the form moves on to a new one. The counter shows
-            # it too (its code appears once settled): Enter there waits for Escape.
+            # it with the same reference; the form moves on to a new one
             self.show_link(stored)
-            self._on_counter(stored, at_counter)
-            if counter_asked:
-                self.counter.say(f"{failure.message}: PayDesk keeps trying with the same "
-                                 "reference; nothing will be paid twice")
             await self.new_reference()
             return None
         self.show_link(record)
-        self._on_counter(record, at_counter)
         await self.new_reference()
         return record
-
-    def _on_counter(self, record: LinkRecord, at_counter: bool) -> None:
-        """The counter's own link goes on it; a link made at the desk only when the counter
-        serves nobody (nothing shown, nothing typed, no create of its own waiting). Otherwise
-        the counter keeps its customer's code (and the scheduler keeps watching it), and the
-        desk is told how to show the link there."""
-        counter = self.counter
-        if not counter.isVisible():
-            return
-        if at_counter or (counter.record is None and not counter.busy
-                          and not counter.entry.text().strip()):
-            counter.show_record(record)
-            self.scheduler.focus("counter", record)
-        else:
-            self.panel.say(f"Link {record.tx_ref} is not on the counter display: it is serving "
-                           "a customer. Use Show on counter display when they are done.")
-
-    async def create_at_counter(self, amount: str) -> LinkRecord | None:
-        """The counter's Enter (the display is already busy: a second Enter is ignored). A
-        create at the desk under way is waited for, and the desk is told."""
-        try:
-            if self.creating:
-                self.panel.say(f"The counter asked for a link of {amount}: it is made as soon "
-                               "as the link being created here is done")
-                while self.creating:
-                    await self._idle.wait()
-            self.form.amount.setText(amount)
-            problems = self.form.revalidate()
-            if problems:
-                self.counter.message.setText("Set the counter's customer details in the Payment "
-                                             "links form first: " + next(iter(problems.values())))
-                return None
-            return await self.create_from_form(at_counter=True)
-        finally:
-            self.counter.set_busy(False)
-
-    def _toggle_counter(self) -> None:
-        if self.counter.isVisible():
-            self.counter.close()
-        else:
-            self.show_counter(None)
-
-    def _counter_shown(self, shown: bool) -> None:
-        text = "Close counter display" if shown else "Open counter display"
-        self.open_counter.setText(text)
-        self.open_counter.setAccessibleName(text)
-
-    def show_counter(self, record: LinkRecord | None = None) -> None:
-        """Open the customer-facing display: blank for the next customer, or with ``record``."""
-        screen = self.screens.currentData()
-        self.counter.set_test(self.session.is_test)
-        self.counter.show_record(record)
-        self.scheduler.focus("counter", record)
-        self.counter.show_on(screen)
 
     async def show_snippets(self):
         from ..dialogs import run_dialog

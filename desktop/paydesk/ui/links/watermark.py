@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont, QPainter
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QPainter, QPixmap
 from PySide6.QtWidgets import QWidget
 
 
@@ -17,9 +17,28 @@ class Watermark(QWidget):
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self.setObjectName("test-watermark")
 
+    _cache: tuple[tuple, QPixmap] | None = None  # the drawing of the last size
+
     def paintEvent(self, event) -> None:  # noqa: N802
-        """TEST, tiled across the whole background: visible around everything on top."""
+        """TEST, tiled across the whole background: visible around everything on top. Drawn
+        once per size (a full screen of text takes milliseconds), then copied."""
+        ratio = self.devicePixelRatioF()
+        key = (self.width(), self.height(), ratio, self.font().key())
+        if self._cache is None or self._cache[0] != key:
+            pixmap = QPixmap(max(1, round(self.width() * ratio)),
+                             max(1, round(self.height() * ratio)))
+            pixmap.setDevicePixelRatio(ratio)
+            pixmap.fill(Qt.GlobalColor.transparent)
+            self._draw(QPainter(pixmap))
+            self._cache = (key, pixmap)
         painter = QPainter(self)
+        area = event.rect()  # only what is repainted (the code's square, a label)
+        painter.drawPixmap(area, self._cache[1], QRectF(area.x() * ratio, area.y() * ratio,
+                                                        area.width() * ratio,
+                                                        area.height() * ratio).toRect())
+        painter.end()
+
+    def _draw(self, painter: QPainter) -> None:
         painter.setPen(QColor(245, 166, 35, 150))
         font = QFont(self.font())
         font.setPointSize(max(18, min(self.width(), self.height()) // 14))

@@ -1,0 +1,285 @@
+"""What the customer sees: the merchant's name and logo, the amount, the code and the state
+in large words, one sale at a time. Nothing else: never an error meant for the staff, the
+customer's details, the note, nor anything to type into.
+
+When the sale is paid the view turns green and says "Paid" (the code is gone), then "Thank
+you", then goes blank for the next customer. ``CustomerView`` is that view (embedded beside
+the staff's amount box on a one-screen counter); ``CustomerDisplay`` holds it full screen on
+the customer's monitor, and is closed from the staff's screen only."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QCloseEvent, QImage, QKeyEvent, QPixmap
+from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from ...desk.states import money, state_words
+from ...ledger.counter import PAID, Sale
+from ..links.qr import QrWidget
+from ..links.watermark import Watermark
+
+log = logging.getLogger("paydesk.counter.display")
+
+PAID_WORDS = "Paid"
+THANKS_WORDS = "Thank you"
+GREEN = "#1b7f3b"
+LOGO_HEIGHT = 120  # pixels: the logo above the amount
+
+
+def _big(name: str, point_size: int, bold: bool = True) -> QLabel:
+    label = QLabel("")
+    label.setObjectName(name)
+    label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+    label.setWordWrap(True)
+    font = label.font()
+    font.setPointSize(point_size)
+    font.setBold(bold)
+    label.setFont(font)
+    return label
+
+
+def _read_logo(path: str) -> QImage | None:
+    """The logo's image, read and scaled off the GUI thread (a QImage may be)."""
+    image = QImage(path)
+    if image.isNull():
+        return None
+    return image.scaledToHeight(LOGO_HEIGHT, Qt.TransformationMode.SmoothTransformation)
+
+
+class CustomerView(QWidget):
+    """One sale as its customer sees it (``show_sale``), or blank.
+
+    ``phase`` says what is on screen: "blank", "sale" (the amount, the code while it can be
+    paid, the state), "paid" (green, "Paid"), "thanks" ("Thank you"). A paid sale runs
+    paid -> thanks -> blank once; the same sale given again afterwards stays blank."""
+
+    PAID_MS = 3000
+    THANKS_MS = 3000
+
+    def __init__(self, tasks, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.tasks = tasks.child(self)
+        self.setObjectName("customer-view")
+        self.setAccessibleName("Customer display")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)  # green when paid
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.sale: Sale | None = None
+        self.phase = "blank"
+        self._done_key: tuple[str, str] | None = None  # the paid sale already thanked
+        self._logo_path: str | None = None
+        column = QVBoxLayout(self)
+        column.setContentsMargins(24, 24, 24, 24)
+        self.merchant = _big("customer-merchant", 22, bold=False)
+        column.addWidget(self.merchant)
+        self.logo = QLabel("")
+        self.logo.setObjectName("customer-logo")
+        self.logo.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.logo.hide()
+        column.addWidget(self.logo)
+        self.top_filler = QWidget()  # with the filler below: the words centred, no code
+        self.top_filler.setSizePolicy(QSizePolicy.Policy.Expanding,
+                                      QSizePolicy.Policy.Expanding)
+        column.addWidget(self.top_filler, 1)
+        self.amount = _big("customer-amount", 40)
+        column.addWidget(self.amount)
+        self.qr = QrWidget(minimum=200)
+        self.qr.setObjectName("customer-qr")
+        column.addWidget(self.qr, 1)
+        self.words = _big("customer-state", 34)
+        column.addWidget(self.words)
+        self.filler = QWidget()  # keeps the words centred once the code is gone
+        self.filler.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        column.addWidget(self.filler, 1)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self._next_phase)
+        self.watermark = Watermark(self)
+        self.set_test(True)
+        self._show_blank()
+
+    # -- who the merchant is ------------------------------------------------------------
+
+    def set_merchant(self, name: str, logo_path: str = "") -> None:
+        """The merchant's name, and its logo (a file, read off the GUI thread)."""
+        self.merchant.setText(name)
+        self.merchant.setAccessibleName(name)
+        if logo_path != self._logo_path:
+            self._logo_path = logo_path
+            self.logo.clear()
+            self.logo.hide()
+            if logo_path:
+                self.tasks.replace("logo", self._load_logo(logo_path))
+
+    async def _load_logo(self, path: str) -> None:
+        try:
+            image = await asyncio.to_thread(_read_logo, path)
+        except Exception:
+            log.exception("the counter logo %s could not be read", path)
+            image = None
+        if path != self._logo_path:
+            return
+        if image is None:
+            log.info("the counter logo %s is not an image PayDesk can read", path)
+            return
+        self.logo.setPixmap(QPixmap.fromImage(image))
+        self.logo.setAccessibleName("Logo")
+        self.logo.show()
+
+    def set_test(self, test: bool) -> None:
+        self.watermark.setVisible(test)
+        self.watermark.lower()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        self.watermark.setGeometry(self.rect())
+        self._scale()
+        super().resizeEvent(event)
+
+    def _scale(self) -> None:
+        """Words as large as the view allows: read from across the counter, on a tablet's
+        half screen as on a monitor."""
+        width, height = max(1, self.width()), max(1, self.height())
+        loud = self.phase in ("paid", "thanks")  # the words fill the screen
+        for label, share_w, share_h in ((self.merchant, 22, 22), (self.amount, 9, 11),
+                                        (self.words, 6 if loud else 15, 6 if loud else 13)):
+            font = label.font()
+            font.setPixelSize(max(12, min(width // share_w, height // share_h)))
+            label.setFont(font)
+        side = max(120, min(width, height) // 2)
+        self.qr.setMinimumSize(min(side, 200), min(side, 200))
+
+    # -- the sale ---------------------------------------------------------------------
+
+    def show_sale(self, sale: Sale | None) -> None:
+        """Show ``sale`` (None: blank for the next customer). Only what a customer may see
+        is taken from it: the amount, the code, the state."""
+        if sale is None:
+            self.sale = None
+            self._timer.stop()
+            self._show_blank()
+            return
+        if self.phase in ("paid", "thanks") and self.sale is not None \
+                and self.sale.key == sale.key:
+            self.sale = sale  # thanking already: the sequence runs on
+            return
+        self.sale = sale
+        record = sale.record
+        if sale.kind == PAID:
+            if sale.key == self._done_key:
+                self._show_blank()  # thanked already: blank for the next customer
+            else:
+                self._start_paid()
+            return
+        self._timer.stop()
+        if sale.voided or record is None:
+            self._show_blank()  # a voided sale is no longer shown; an unsent one never was
+            return
+        self.phase = "sale"
+        self._paint("")
+        self.amount.setText(money(record))
+        self.amount.setAccessibleName(f"Amount {money(record)}")
+        shown = state_words(record)
+        payable = not record.final and bool(record.checkout_url)
+        self.qr.set_text(record.checkout_url if payable else None)
+        self._code_shown(payable)
+        words = "One moment…" if record.state == "creating" else shown.words
+        self._say(words, shown.colour)
+
+    def _start_paid(self) -> None:
+        self.phase = "paid"
+        self._done_key = self.sale.key if self.sale is not None else None
+        self._paint(GREEN)
+        self.qr.set_text(None)  # the code is gone: nobody scans a paid code
+        self._code_shown(False)
+        record = self.sale.record if self.sale is not None else None
+        self.amount.setText(money(record) if record is not None else "")
+        self.amount.setAccessibleName(f"Amount {money(record)}" if record is not None else "")
+        self._say(PAID_WORDS, "white", plain=True)
+        self._timer.start(self.PAID_MS)
+
+    def _next_phase(self) -> None:
+        if self.phase == "paid":
+            self.phase = "thanks"
+            self.amount.setText("")
+            self.amount.setAccessibleName("")
+            self._say(THANKS_WORDS, "white", plain=True)
+            self._timer.start(self.THANKS_MS)
+        elif self.phase == "thanks":
+            self._show_blank()
+
+    def _show_blank(self) -> None:
+        self.phase = "blank"
+        self._paint("")
+        self.amount.setText("")
+        self.amount.setAccessibleName("")
+        self.qr.set_text(None)
+        self._code_shown(False)
+        self._say("", "")
+
+    def _code_shown(self, shown: bool) -> None:
+        self.qr.setVisible(shown)
+        self.filler.setVisible(not shown)
+        self.top_filler.setVisible(not shown)
+        self._scale()
+
+    def _paint(self, colour: str) -> None:
+        """The whole view's background (green when paid), its text white on it."""
+        text = "color: white;" if colour else ""
+        self.setStyleSheet(f"#customer-view {{ background: {colour}; }} "
+                           f"#customer-view QLabel {{ {text} }}" if colour else "")
+
+    def _say(self, words: str, colour: str, *, plain: bool = False) -> None:
+        self.words.setText(words)
+        self.words.setAccessibleName(f"State: {words}" if words else "")
+        if not words:
+            self.words.setStyleSheet("")
+        elif plain:
+            self.words.setStyleSheet(f"color: {colour};")
+        else:
+            self.words.setStyleSheet(f"color: white; background: {colour}; "
+                                     "border-radius: 8px; padding: 8px 16px;")
+
+
+class CustomerDisplay(QWidget):
+    """The customer's own window: full screen on the chosen monitor, holding a
+    ``CustomerView``. It does not close by itself (not by Escape nor by the window's close
+    button); the staff's screen closes it (``shut``)."""
+
+    TITLE = "PayDesk customer display"
+
+    def __init__(self, tasks):
+        super().__init__(None, Qt.WindowType.Window)
+        self.setObjectName("customer-display")
+        self.setWindowTitle(self.TITLE)
+        self.setAccessibleName(self.TITLE)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        self.view = CustomerView(tasks, self)
+        column.addWidget(self.view)
+        self._shutting = False
+
+    def show_on(self, screen) -> None:
+        """Full screen on ``screen`` (a QScreen; None: where it is)."""
+        if screen is not None:
+            self.setScreen(screen)
+            self.move(screen.geometry().topLeft())
+        self.showFullScreen()
+
+    def shut(self) -> None:
+        """Closed from the staff's screen."""
+        self._shutting = True
+        try:
+            self.close()
+        finally:
+            self._shutting = False
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
+        if self._shutting or not self.isVisible():
+            super().closeEvent(event)
+        else:
+            event.ignore()  # the customer cannot close it: the staff's screen does
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        event.accept()  # nothing typed here does anything (Escape included)

@@ -1,0 +1,83 @@
+"""The staff's mirror of the customer's screen: the sale's state in words, its amount, a
+small code and its reference (in the fixed face: it is read back and typed)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from ...desk.states import money, state_words
+from ...ledger.counter import PAID_AFTER_VOID, VOIDED, Sale
+from ..fixed_text import use_fixed
+from ..links.panel import selectable_when_shown, state_label
+from ..links.qr import QrWidget
+from .sales import sale_title
+
+KIND_SHOWN = {VOIDED: ("VOIDED", "#5c6675"), PAID_AFTER_VOID: ("PAID AFTER VOID", "#b3261e")}
+
+
+class StaffMirror(QWidget):
+    def __init__(self):
+        super().__init__()
+        self.setObjectName("counter-mirror")
+        self.sale: Sale | None = None
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        self.state = state_label("counter-mirror-state", 16)
+        column.addWidget(self.state)
+        self.amount = state_label("counter-mirror-amount", 16)
+        column.addWidget(self.amount)
+        self.qr = QrWidget(minimum=120)
+        self.qr.setObjectName("counter-mirror-qr")
+        self.qr.setMaximumSize(220, 220)
+        column.addWidget(self.qr, 0, Qt.AlignmentFlag.AlignHCenter)
+        self.title = QLabel("")
+        self.title.setObjectName("counter-mirror-title")
+        self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        column.addWidget(self.title)
+        self.reference = QLabel("")
+        self.reference.setObjectName("counter-mirror-reference")
+        self.reference.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        use_fixed(self.reference)
+        column.addWidget(self.reference)
+        column.addStretch(1)
+        self.show_sale(None)
+
+    def show_sale(self, sale: Sale | None) -> None:
+        self.sale = sale
+        record = sale.record if sale is not None else None
+        if sale is None or record is None:
+            self.qr.set_text(None)
+            self.qr.hide()
+            for label in (self.state, self.amount, self.title, self.reference):
+                label.setText("")
+                label.setAccessibleName("")
+            self.state.setStyleSheet("")
+            self.state.setAccessibleDescription("No sale on the customer's screen")
+            if sale is not None:  # written in the book, its link never sent
+                self._state("NOT SENT", "#b3261e")
+                self._reference(sale)
+            selectable_when_shown(self.reference)
+            return
+        self.state.setAccessibleDescription("")
+        words, colour = KIND_SHOWN.get(sale.kind) or state_words(record)
+        self._state(words, colour)
+        self.amount.setText(money(record))
+        self.amount.setAccessibleName(f"Amount {money(record)}")
+        payable = not record.final and not sale.voided and bool(record.checkout_url)
+        self.qr.set_text(record.checkout_url if payable else None)
+        self.qr.setVisible(payable)
+        self.title.setText(sale_title(sale))
+        self.title.setAccessibleName(sale_title(sale))
+        self._reference(sale)
+
+    def _state(self, words: str, colour: str) -> None:
+        self.state.setText(words)
+        self.state.setAccessibleName(f"State: {words}")
+        self.state.setStyleSheet(f"color: white; background: {colour}; border-radius: 6px; "
+                                 "padding: 4px 10px;")
+
+    def _reference(self, sale: Sale) -> None:
+        self.reference.setText(f"Reference {sale.tx_ref}")
+        self.reference.setAccessibleName(f"Reference {sale.tx_ref}")
+        selectable_when_shown(self.reference)

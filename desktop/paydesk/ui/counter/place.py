@@ -1,0 +1,167 @@
+"""Where the customer looks: *Customer display on:* (a monitor, by name, or this screen
+beside the amount box) and the *Open/Close customer display* button. It owns both views:
+the full-screen ``CustomerDisplay`` window (made on first use) and the ``CustomerView``
+embedded beside the amount box, and gives each the sale on screen."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QGuiApplication, QScreen
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidget
+
+from ...ledger.counter import Sale
+from .display import CustomerDisplay, CustomerView
+
+THIS_SCREEN = "This screen, beside the amount box"
+OPEN, CLOSE = "Open customer display", "Close customer display"
+
+
+def _key(screen: QScreen, number: int) -> str:
+    """How a screen is remembered: its name (a nameless one by its place, "#2")."""
+    return screen.name() or f"#{number}"
+
+
+class DisplayPlace(QWidget):
+    chosen = Signal(str)  # the screen chosen by name ("": this screen), to remember
+
+    def __init__(self, tasks):
+        super().__init__()
+        self.tasks = tasks
+        self.setObjectName("counter-display-place")
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        caption = QLabel("Customer display on:")
+        row.addWidget(caption)
+        self.screens = QComboBox()
+        self.screens.setObjectName("customer-display-screen")
+        self.screens.setAccessibleName("Customer display on")
+        caption.setBuddy(self.screens)
+        self.screens.activated.connect(self._chosen)
+        row.addWidget(self.screens)
+        self.toggle = QPushButton(OPEN)
+        self.toggle.setObjectName("customer-display-toggle")
+        self.toggle.setAccessibleName(OPEN)
+        self.toggle.clicked.connect(self._toggle)
+        row.addWidget(self.toggle)
+        row.addStretch(1)
+        self.beside = CustomerView(tasks)  # placed by the tab, beside the amount box
+        self.beside.hide()
+        self.display: CustomerDisplay | None = None
+        self.is_open = False
+        self.sale: Sale | None = None
+        self._merchant = ("", "")
+        self._test = True
+        self.fill("")
+        app = QGuiApplication.instance()
+        if isinstance(app, QGuiApplication):  # a monitor plugged in or out: the choices follow
+            app.screenAdded.connect(self._screens_changed)
+            app.screenRemoved.connect(self._screens_changed)
+
+    # -- the choice -------------------------------------------------------------------
+
+    def fill(self, remembered: str) -> None:
+        """The screens there are now, and ``remembered`` chosen (by name) when it is one of
+        them; else this screen."""
+        self.screens.clear()
+        for number, screen in enumerate(QGuiApplication.screens(), 1):
+            self.screens.addItem(screen.name() or f"Screen {number}", _key(screen, number))
+        self.screens.addItem(THIS_SCREEN, "")
+        index = self.screens.findData(remembered) if remembered else -1
+        self.screens.setCurrentIndex(index if index >= 0 else self.screens.count() - 1)
+
+    def _screens_changed(self, *_: object) -> None:
+        self.fill(self.screens.currentData() or "")
+
+    @property
+    def here(self) -> bool:
+        """The customer's view is beside the amount box (not a window of its own)."""
+        return not self.screens.currentData()
+
+    def _screen(self) -> QScreen | None:
+        key = self.screens.currentData()
+        return next((s for n, s in enumerate(QGuiApplication.screens(), 1)
+                     if _key(s, n) == key), None)
+
+    def _chosen(self, _index: int) -> None:
+        if self.is_open:  # moved to where it was asked for
+            self._hide_views()
+            self._show_views()
+        self.chosen.emit(self.screens.currentData() or "")
+
+    # -- open and close ---------------------------------------------------------------
+
+    def _toggle(self) -> None:
+        if self.is_open:
+            self.close_display()
+        else:
+            self.open_display()
+
+    def open_display(self) -> None:
+        self.is_open = True
+        self._show_views()
+        self._say()
+
+    def close_display(self) -> None:
+        self.is_open = False
+        self._hide_views()
+        self._say()
+
+    def _show_views(self) -> None:
+        if self.here:
+            self.beside.show()
+            return
+        if self.display is None:
+            self.display = CustomerDisplay(self.tasks)
+            self._dress(self.display.view)
+            self.display.view.show_sale(self.sale)
+        self.display.show_on(self._screen())
+
+    def _hide_views(self) -> None:
+        self.beside.hide()
+        if self.display is not None:
+            self.display.shut()
+
+    def _say(self) -> None:
+        text = CLOSE if self.is_open else OPEN
+        self.toggle.setText(text)
+        self.toggle.setAccessibleName(text)
+
+    @property
+    def views(self) -> list[CustomerView]:
+        return [self.beside] + ([self.display.view] if self.display is not None else [])
+
+    @property
+    def shown_view(self) -> CustomerView | None:
+        """The customer's view on screen now, or None (closed)."""
+        if not self.is_open:
+            return None
+        return self.beside if self.here else (self.display.view if self.display else None)
+
+    # -- what they show ---------------------------------------------------------------
+
+    def show_sale(self, sale: Sale | None) -> None:
+        self.sale = sale
+        for view in self.views:
+            view.show_sale(sale)
+
+    def set_merchant(self, name: str, logo: str) -> None:
+        self._merchant = (name, logo)
+        for view in self.views:
+            view.set_merchant(name, logo)
+
+    def set_test(self, test: bool) -> None:
+        self._test = test
+        for view in self.views:
+            view.set_test(test)
+
+    def _dress(self, view: CustomerView) -> None:
+        view.set_merchant(*self._merchant)
+        view.set_test(self._test)
+
+    def shut(self) -> None:
+        """The staff's window is going: the customer's goes with it."""
+        if self.display is not None:
+            self.display.shut()
+            self.display.deleteLater()
+            self.display = None
+        self.is_open = False

@@ -1,0 +1,57 @@
+"""Rename the counter (*Rename counter…* on the Counter tab): allowed only while the open shift
+has no sales, so a shift is always one counter's; the reason is said next to the name."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLineEdit, QVBoxLayout, QWidget
+
+from ...desk.counter import CounterController, RenameRefused
+from ..field_message import add_field_row
+
+
+class RenameDialog(QDialog):
+    def __init__(self, controller: CounterController, tasks, parent: QWidget):
+        super().__init__(parent)
+        self.controller = controller
+        self.setObjectName("rename-counter")
+        self.setWindowTitle("Rename the counter")
+        self.setMinimumWidth(420)
+        self.tasks = tasks.child(self)
+        column = QVBoxLayout(self)
+        form = QFormLayout()
+        self.name = QLineEdit(controller.name)
+        self.name.setObjectName("counter-new-name")
+        self.name.setAccessibleName("Counter name")
+        self.name.selectAll()
+        self.message = add_field_row(form, "Counter &name", self.name, "counter-new-name")
+        column.addLayout(form)
+        buttons = QDialogButtonBox()
+        self.rename = buttons.addButton("Rename", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.rename.setObjectName("rename-counter-action")
+        self.rename.setAccessibleName("Rename")
+        self.cancel = buttons.addButton("Cancel", QDialogButtonBox.ButtonRole.RejectRole)
+        self.cancel.setObjectName("rename-counter-cancel")
+        self.cancel.setAccessibleName("Cancel")
+        self.cancel.clicked.connect(self.reject)
+        self.rename.clicked.connect(self.accept)
+        column.addWidget(buttons)
+        self.rename.setDefault(True)
+
+    def accept(self) -> None:  # Enter and Rename: try it, and close only once done
+        if self.rename.isEnabled():
+            self.tasks.replace("rename", self.submit())
+
+    async def submit(self) -> bool:
+        self.rename.setEnabled(False)
+        try:
+            await self.controller.rename(self.name.text())
+        except RenameRefused as refused:
+            self.message.say(refused.message)
+            return False
+        except OSError as error:  # counter.json could not be written
+            self.message.say(f"Not renamed: {error.strerror or error}")
+            return False
+        finally:
+            self.rename.setEnabled(True)
+        super().accept()
+        return True

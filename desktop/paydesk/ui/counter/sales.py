@@ -1,0 +1,176 @@
+"""Today's sales of this counter: a table model read from the ledger a page at a time,
+newest first, following every change live; and the day's totals in words."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
+
+from ...desk.states import money
+from ...desk.tasks import TaskSet
+from ...ledger.counter import (
+    FAILED,
+    KEEP,
+    OPEN,
+    OPEN_STATES,
+    PAID,
+    PAID_AFTER_VOID,
+    PAID_STATES,
+    REFUND,
+    VOIDED,
+    Figures,
+    Sale,
+)
+from ...service.money import format_amount
+from ..fixed_text import fixed_font
+from ..paging import PagedModel
+
+COLUMNS = ("Time", "Title", "Amount", "State", "Reference")
+TIME, TITLE, AMOUNT, STATE, REFERENCE = range(len(COLUMNS))
+PAGE = 100
+
+KIND_WORDS = {PAID: "Paid", OPEN: "Open", FAILED: "Failed", VOIDED: "Voided",
+              PAID_AFTER_VOID: "Paid after void: refund or keep"}
+KIND_COLOURS = {PAID: "#1b7f3b", OPEN: "#2155cd", FAILED: "#b3261e", VOIDED: "#5c6675",
+                PAID_AFTER_VOID: "#b3261e"}
+DECIDED_WORDS = {REFUND: "Paid after void: to refund", KEEP: "Paid after void: kept"}
+
+
+def sale_title(sale: Sale) -> str:
+    """The link's title (the note typed), else the counter's "Sale 0042"."""
+    record = sale.record
+    return (record.title if record is not None else "") or f"Sale {sale.number:04d}"
+
+
+def kind_words(sale: Sale) -> str:
+    if sale.kind == PAID_AFTER_VOID and sale.decision in DECIDED_WORDS:
+        return DECIDED_WORDS[sale.decision]
+    return KIND_WORDS.get(sale.kind, sale.kind.capitalize())
+
+
+def sale_money(sale: Sale) -> str:
+    return money(sale.record) if sale.record is not None else "not sent"
+
+
+def with_record(sale: Sale, record) -> Sale:
+    """``sale`` with its link as just stored (a linkChanged ahead of the book's own word),
+    its kind derived by the book's rules (ledger/counter.py)."""
+    paid = record.state in PAID_STATES
+    if sale.voided:
+        kind = PAID_AFTER_VOID if paid else VOIDED
+    else:
+        kind = PAID if paid else OPEN if record.state in OPEN_STATES else FAILED
+    return replace(sale, record=record, kind=kind)
+
+
+def totals_text(figures: Figures) -> str:
+    """"GBP: paid 42.00 · open 7.00 · voided 0.00", a line per currency (none: no sales)."""
+    if not figures.currencies:
+        return "Today: no sales yet"
+    lines = [f"{code}: paid {format_amount(f.paid)} · open {format_amount(f.open)} · "
+             f"voided {format_amount(f.voided)}"
+             + (f" · paid after void {format_amount(f.paid_after_void)}"
+                if f.paid_after_void else "")
+             for code, f in sorted(figures.currencies.items())]
+    return "Today, " + "; ".join(lines)
+
+
+class SalesModel(PagedModel):
+    """This counter's sales of today, newest first (the book's id descending)."""
+
+    HEADERS = COLUMNS
+    PAGE_TASK = "counter sales: next page"
+
+    def __init__(self, controller, tasks: TaskSet):
+        super().__init__(tasks)
+        self.controller = controller
+        self.sales: list[Sale] = []
+        self._fixed = fixed_font()
+        self._bold = QFont()
+        self._bold.setBold(True)
+
+    def listed(self) -> list:
+        return self.sales
+
+    def text(self, sale: Sale, column: int) -> str:
+        if column == TIME:
+            return sale.made_at.astimezone().strftime("%H:%M:%S")
+        if column == TITLE:
+            return sale_title(sale)
+        if column == AMOUNT:
+            return sale_money(sale)
+        if column == STATE:
+            return kind_words(sale)
+        return sale.tx_ref
+
+    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        sale, column = self.sales[index.row()], index.column()
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            return self.text(sale, column)
+        if role == Qt.ItemDataRole.ForegroundRole and column == STATE:
+            return QColor(KIND_COLOURS.get(sale.kind, "#5c6675"))
+        if role == Qt.ItemDataRole.FontRole and column == REFERENCE:
+            return self._fixed  # read back and typed: no ligatures
+        if role == Qt.ItemDataRole.FontRole and column == STATE:
+            return self._bold
+        if role == Qt.ItemDataRole.TextAlignmentRole and column == AMOUNT:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    async def load(self) -> None:
+        """The first page, again from the ledger (a profile or mode switch, a new day)."""
+        query = (self.controller.name, id(self))
+        sales = await self.controller.today(limit=PAGE)
+        self.beginResetModel()
+        self.sales = list(sales)
+        self.first_page(query, self.sales, sales[-1].id if sales else None, len(sales) >= PAGE)
+        self.endResetModel()
+        self.loaded.emit()
+
+    async def read_page(self, query, before) -> tuple[list, int | None, bool]:
+        sales = await self.controller.today(before=before, limit=PAGE)
+        return sales, sales[-1].id if sales else before, len(sales) >= PAGE
+
+    def row_of(self, key: tuple[str, str]) -> int | None:
+        return next((i for i, s in enumerate(self.sales) if s.key == key), None)
+
+    def upsert(self, sale: Sale) -> None:
+        """A sale made, voided, decided or whose link moved: its row follows; a new one (newer
+        than the first row) goes on top. One older than what is listed is read with its page."""
+        row = self.row_of(sale.key)
+        if row is not None:
+            self.sales[row] = sale
+            self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+        elif not self.sales or sale.id > self.sales[0].id:
+            self.beginInsertRows(QModelIndex(), 0, 0)
+            self.sales.insert(0, sale)
+            self.endInsertRows()
+
+
+class SalesList(QTableView):
+    def __init__(self, model: SalesModel):
+        super().__init__()
+        self.setObjectName("counter-sales")
+        self.setAccessibleName("Today's sales")
+        self.sales = model
+        self.setModel(model)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.verticalHeader().hide()
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        for column, width in enumerate((90, 220, 120, 230)):
+            self.setColumnWidth(column, width)
+        header.setStretchLastSection(True)
+
+    def state_of(self, tx_ref: str) -> str | None:
+        for sale in self.sales.sales:
+            if sale.tx_ref == tx_ref:
+                return self.sales.text(sale, STATE)
+        return None

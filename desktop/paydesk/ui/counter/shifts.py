@@ -1,0 +1,283 @@
+"""Finance's Counter shifts window (View → Counter shifts…, Ctrl+Shift+H): every counter's
+shifts of the active profile and mode, newest first, with their figures (Enter, a double
+click or Show report opens a shift's report), and every counter's open sales and payments
+after void nobody has settled yet, with Refund… and Keep. On a shop's shared ledger that is
+every counter of the shop; on a desk's own ledger, this computer's. Live: a shift opened or
+closed and a sale made, paid, voided or decided anywhere show within a second."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...desk.session import Session
+from ...desk.states import money
+from ...ledger import LedgerError
+from ...ledger.counter import KEEP, REFUND, Figures, Sale, SaleQuery, Shift
+from ..as_of import AsOf
+from ..dialogs import confirm, run_dialog
+from ..signals import signals_of
+from .report import ShiftReportDialog, profile_name
+from .shift_lists import SalesModel, ShiftsModel
+
+log = logging.getLogger("paydesk.ui.counter.shifts")
+TITLE = "Counter shifts"
+
+
+def _table(name: str, model) -> QTableView:
+    table = QTableView()
+    table.setObjectName(name)
+    table.setModel(model)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.verticalHeader().hide()
+    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    table.horizontalHeader().setStretchLastSection(True)
+    return table
+
+
+def _button(text: str, name: str) -> QPushButton:
+    button = QPushButton(text)
+    button.setObjectName(name)
+    button.setAccessibleName(text.rstrip("…"))
+    return button
+
+
+class CounterShiftsWindow(QWidget):
+    """A window of its own (closing it hides it; it ends with the main window). ``controller``
+    is the desk's CounterController: its book, and its decide() for Refund…/Keep."""
+
+    def __init__(self, session: Session, controller: Any, parent: QWidget | None = None):
+        super().__init__(parent, Qt.WindowType.Window)
+        self.setObjectName("counter-shifts-window")
+        self.setWindowTitle(TITLE)
+        self.setAccessibleName(TITLE)
+        self.resize(1100, 680)
+        self.session, self.controller = session, controller
+        self.tasks = session.tasks.child(self)
+        book = controller.book
+        column = QVBoxLayout(self)
+        self.heading = QLabel("")
+        self.heading.setObjectName("counter-shifts-heading")
+        self.heading.setTextFormat(Qt.TextFormat.PlainText)
+        column.addWidget(self.heading)
+
+        split = QSplitter(Qt.Orientation.Vertical)
+        top = QWidget()
+        top_column = QVBoxLayout(top)
+        top_column.setContentsMargins(0, 0, 0, 0)
+        caption = QLabel("&Shifts:")
+        self.shifts_model = ShiftsModel(book, self.tasks)
+        self.shifts = _table("counter-shifts", self.shifts_model)
+        self.shifts.setAccessibleName("Shifts")
+        for col, width in enumerate((120, 60, 130, 90, 130, 90, 60, 60, 60, 60, 100)):
+            self.shifts.setColumnWidth(col, width)
+        caption.setBuddy(self.shifts)
+        top_column.addWidget(caption)
+        top_column.addWidget(self.shifts, 1)
+        row = QHBoxLayout()
+        self.report_button = _button("Show report", "show-shift-report")
+        row.addWidget(self.report_button)
+        row.addStretch(1)
+        top_column.addLayout(row)
+        split.addWidget(top)
+
+        below = QWidget()
+        below_column = QVBoxLayout(below)
+        below_column.setContentsMargins(0, 0, 0, 0)
+        caption = QLabel("&Open sales and payments after void:")
+        self.banner = QLabel("")
+        self.banner.setObjectName("counter-shifts-undecided")
+        self.banner.setStyleSheet("background: #b3261e; color: white; font-weight: 700; "
+                                  "padding: 6px;")
+        self.banner.hide()
+        below_column.addWidget(self.banner)
+        self.sales_model = SalesModel(book, self.tasks)
+        self.sales = _table("counter-open-sales", self.sales_model)
+        self.sales.setAccessibleName("Open sales and payments after void")
+        for col, width in enumerate((130, 110, 80, 200, 100, 220)):
+            self.sales.setColumnWidth(col, width)
+        caption.setBuddy(self.sales)
+        below_column.addWidget(caption)
+        below_column.addWidget(self.sales, 1)
+        row = QHBoxLayout()
+        self.refund_button = _button("Refund…", "refund-after-void")
+        self.keep_button = _button("Keep", "keep-after-void")
+        row.addWidget(self.refund_button)
+        row.addWidget(self.keep_button)
+        self.message = QLabel("")
+        self.message.setObjectName("counter-shifts-message")
+        self.message.setWordWrap(True)
+        self.message.setTextFormat(Qt.TextFormat.PlainText)
+        row.addWidget(self.message, 1)
+        below_column.addLayout(row)
+        split.addWidget(below)
+        split.setSizes([380, 280])
+        column.addWidget(split, 1)
+
+        close = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)  # as a dialog closes
+        close.activated.connect(self.close)
+        self.shifts.activated.connect(self._activated)  # Enter, or a double click
+        self.report_button.clicked.connect(self._report_chosen)
+        self.refund_button.clicked.connect(lambda: self._decide(REFUND))
+        self.keep_button.clicked.connect(lambda: self._decide(KEEP))
+        self.shifts.selectionModel().selectionChanged.connect(self._enable)
+        self.sales.selectionModel().selectionChanged.connect(self._enable)
+        self.sales_model.rowsInserted.connect(self._count)
+        self.sales_model.rowsRemoved.connect(self._count)
+        self.sales_model.modelReset.connect(self._count)
+        self.sales_model.dataChanged.connect(self._count)
+        signals = signals_of(session.hub)
+        signals.changed.connect(self.reload)
+        signals.shiftChanged.connect(self.shift_changed)
+        signals.saleChanged.connect(self.sale_changed)
+        # a shared ledger out of reach: the lists as they were, marked as of when it went
+        self.as_of = AsOf(session, self)
+        self.as_of.changed.connect(self._reachable)
+        self.loaded = False  # both lists have their first page
+        self._enable()
+        self._count()
+        self.reload()
+
+    # -- the lists -------------------------------------------------------------------------
+
+    def query(self) -> tuple[str, str] | None:
+        profile = self.session.profile
+        return (profile.id, self.session.mode) if profile is not None else None
+
+    def reload(self, *_: object) -> None:
+        self._show_heading()
+        self.tasks.replace("lists", self._load(self.query()))
+
+    def _show_heading(self) -> None:
+        profile = self.session.profile
+        name = profile.name if profile is not None else "no profile"
+        text = (f"Every counter's shifts in {name} · {self.session.mode.upper()}"
+                + self.as_of.suffix())
+        self.heading.setText(text)
+        self.heading.setAccessibleName(text)
+
+    def _reachable(self, *_: object) -> None:
+        self._show_heading()
+        if not self.as_of.text and not self.loaded:  # opened while it was out of reach
+            self.reload()
+
+    async def _load(self, query: tuple[str, str] | None) -> None:
+        self.loaded = False
+        if query is None:
+            return
+        try:
+            await self.shifts_model.load(query)
+            await self.sales_model.load(query)
+        except LedgerError as error:  # a shared ledger out of reach: the lists stay
+            self.say(f"Could not read the counters' book: {error}")
+            return
+        if self.message.text().startswith("Could not read"):
+            self.say("")
+        self.loaded = True
+        self._enable()
+
+    def shift_changed(self, shift: Shift) -> None:
+        self.shifts_model.changed(shift)
+
+    def sale_changed(self, sale: Sale) -> None:
+        self.sales_model.changed(sale)
+        if sale.shift_id in self.shifts_model.open_shift_ids():  # its count moved
+            self.tasks.replace(f"figures {sale.shift_id}", self._recount(sale.shift_id))
+
+    async def _recount(self, shift_id: int) -> None:
+        try:
+            shift = await self.controller.book.shift(shift_id)
+            figures = None if shift is None or shift.closed else \
+                await self.controller.book.figures(SaleQuery(shift_id=shift_id))
+        except LedgerError as error:
+            log.info("could not count shift %s again: %s", shift_id, error)
+            return
+        if shift is not None:
+            self.shifts_model.changed(shift, figures)
+
+    def _count(self, *_: object) -> None:
+        undecided = self.sales_model.undecided()
+        text = (f"{undecided} paid after void: refund or keep" if undecided != 1
+                else "1 payment after void: refund or keep")
+        self.banner.setText(text)
+        self.banner.setAccessibleName(text)
+        self.banner.setVisible(bool(undecided))
+        self._enable()
+
+    def chosen_shift(self) -> tuple[Shift, Figures | None] | None:
+        rows = self.shifts.selectionModel().selectedRows()
+        return self.shifts_model.at(rows[0].row()) if len(rows) == 1 else None
+
+    def chosen_sale(self) -> Sale | None:
+        rows = self.sales.selectionModel().selectedRows()
+        return self.sales_model.at(rows[0].row()) if len(rows) == 1 else None
+
+    def _enable(self, *_: object) -> None:
+        self.report_button.setEnabled(self.chosen_shift() is not None)
+        sale = self.chosen_sale()
+        deciding = sale is not None and sale.needs_decision
+        self.refund_button.setEnabled(deciding)
+        self.keep_button.setEnabled(deciding)
+
+    def say(self, text: str) -> None:
+        self.message.setText(text)
+        self.message.setAccessibleName(text)
+
+    # -- actions ---------------------------------------------------------------------------
+
+    def _activated(self, index) -> None:
+        chosen = self.shifts_model.at(index.row())
+        if chosen is not None:
+            self.tasks.replace("report", self.show_report(*chosen))
+
+    def _report_chosen(self) -> None:
+        chosen = self.chosen_shift()
+        if chosen is not None:
+            self.tasks.replace("report", self.show_report(*chosen))
+
+    async def show_report(self, shift: Shift, figures: Figures | None) -> ShiftReportDialog:
+        dialog = ShiftReportDialog(shift, figures, profile=profile_name(self.session,
+                                                                        shift.profile_id),
+                                   tasks=self.tasks, parent=self)
+        self.report = dialog
+        await run_dialog(dialog)
+        return dialog
+
+    def _decide(self, decision: str) -> None:
+        sale = self.chosen_sale()
+        if sale is not None and sale.needs_decision:
+            self.tasks.replace("decide", self.decide(sale, decision))
+
+    async def decide(self, sale: Sale, decision: str) -> Sale | None:
+        what = f"{money(sale.record) if sale.record else 'the payment'} ({sale.tx_ref})"
+        if decision == REFUND and not await confirm(
+                self, "Refund", f"Refund {what}?",
+                "PayDesk cannot give money back itself: refund it from the service's "
+                "dashboard. PayDesk records that it is to be refunded, by you, now.",
+                "Refund", "Cancel", object_name="confirm-refund"):
+            return None
+        try:
+            decided = await self.controller.decide(sale, decision)
+        except LedgerError as error:
+            self.say(f"Not recorded: {error}")
+            return None
+        self.sales_model.changed(decided)
+        self.say(f"{what}: to be refunded from the service's dashboard" if decision == REFUND
+                 else f"{what}: kept")
+        return decided

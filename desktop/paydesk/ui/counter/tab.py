@@ -1,0 +1,390 @@
+"""The Counter tab (Ctrl+4): a sale a minute. The staff types the amount (and optionally a
+note and the customer's e-mail) on their own screen and presses Enter; the customer's screen
+shows the amount, the code and the state; Escape (*New sale*) clears for the next customer,
+voiding a sale that can still be paid once the staff has said so. Below: today's sales of
+this counter, the day's totals, and in red a payment that came after a void."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import datetime
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...desk.counter import CounterController, CounterSetupMissing, SaleUnderWay
+from ...desk.session import Session
+from ...ledger import LedgerError, LinkRecord
+from ...ledger.counter import KEEP, REFUND, Sale
+from ...service.errors import ServiceError, ValidationError
+from ..dialogs import confirm, run_dialog
+from ..signals import signals_of
+from .after_void import AfterVoidBanner
+from .entry import SaleEntry
+from .mirror import StaffMirror
+from .place import DisplayPlace
+from .sales import SalesList, SalesModel, sale_money, totals_text, with_record
+
+log = logging.getLogger("paydesk.counter.tab")
+
+CODE_SHOWN = "This customer's code is on screen: Escape starts a new sale"
+KEEPS_TRYING = "PayDesk keeps trying with the same reference; nothing will be paid twice"
+CATCH_UP_TRIES, CATCH_UP_STEP = 60, 0.05  # s: how long the screens wait for the controller
+REFRESH_MS = 150  # the totals and the red banner, read again once a burst of changes is over
+FIELDS = {"amount": "amount", "currency": "amount", "note": "note", "email": "email"}
+
+
+def _midnight() -> datetime:
+    return datetime.now().astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+class CounterTab(QWidget):
+    def __init__(self, session: Session, controller: CounterController):
+        super().__init__()
+        self.setObjectName("tab-counter")
+        self.setAccessibleName("Counter")
+        self.session, self.controller = session, controller
+        self.tasks = session.tasks.child(self)
+        self.selling: asyncio.Task | None = None  # the sale being made (one at a time)
+        self.loaded = False  # the first reload has filled the list and the totals
+        column = QVBoxLayout(self)
+
+        tools = QHBoxLayout()
+        self.counter_name = QLabel("")
+        self.counter_name.setObjectName("counter-name")
+        tools.addWidget(self.counter_name)
+        self.rename_button = QPushButton("Rename counter…")
+        self.rename_button.setObjectName("counter-rename")
+        self.rename_button.setAccessibleName("Rename counter")
+        self.rename_button.clicked.connect(
+            lambda: self.tasks.spawn(self.rename_counter(), "rename counter"))
+        tools.addWidget(self.rename_button)
+        tools.addStretch(1)
+        self.place = DisplayPlace(self.tasks)
+        self.place.chosen.connect(self._remember_screen)
+        self.place.toggle.clicked.connect(self._back_to_amount)  # the next sale is typed there
+        tools.addWidget(self.place)
+        self.close_shift_button = QPushButton("Close shift…")
+        self.close_shift_button.setObjectName("counter-close-shift")
+        self.close_shift_button.setAccessibleName("Close shift")
+        self.close_shift_button.clicked.connect(
+            lambda: self.tasks.spawn(self.close_shift(), "close shift"))
+        tools.addWidget(self.close_shift_button)
+        column.addLayout(tools)
+
+        top = QHBoxLayout()
+        self.entry = SaleEntry()
+        self.entry.enterPressed.connect(self.enter)
+        self.entry.newSaleRequested.connect(lambda: self.escape(closing=False))
+        # the boxes and buttons, by the names staff know them
+        self.amount, self.currency = self.entry.amount, self.entry.currency
+        self.note, self.email = self.entry.note, self.entry.email
+        self.messages, self.message = self.entry.messages, self.entry.message
+        self.sell_button, self.new_sale_button = self.entry.sell_button, self.entry.new_sale_button
+        top.addWidget(self.entry, 3)
+        self.mirror = StaffMirror()
+        top.addWidget(self.mirror, 2)
+        top.addWidget(self.place.beside, 4)
+        upper = QWidget()
+        upper.setLayout(top)
+
+        lower = QWidget()
+        below = QVBoxLayout(lower)
+        below.setContentsMargins(0, 0, 0, 0)
+        self.banner = AfterVoidBanner()
+        self.banner.refundRequested.connect(
+            lambda sale: self.tasks.spawn(self.decide(sale, REFUND), "decide"))
+        self.banner.keepRequested.connect(
+            lambda sale: self.tasks.spawn(self.decide(sale, KEEP), "decide"))
+        below.addWidget(self.banner)
+        self.totals = QLabel("")
+        self.totals.setObjectName("counter-totals")
+        self.totals.setWordWrap(True)
+        below.addWidget(self.totals)
+        self.model = SalesModel(controller, self.tasks)
+        self.sales = SalesList(self.model)
+        below.addWidget(self.sales, 1)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(upper)
+        split.addWidget(lower)
+        split.setSizes([480, 260])
+        column.addWidget(split, 1)
+
+        self._refresh_timer = QTimer(self)
+        self._refresh_timer.setSingleShot(True)
+        self._refresh_timer.setInterval(REFRESH_MS)
+        self._refresh_timer.timeout.connect(self._refresh_due)
+        signals = signals_of(session.hub)
+        signals.saleChanged.connect(self._sale_changed)
+        signals.linkChanged.connect(self._link_changed)
+        signals.changed.connect(self.reload)
+        self.reload()
+
+    # -- state ------------------------------------------------------------------------
+
+    def reload(self) -> None:
+        """The profile or mode changed (or a profile was edited): what the tab shows of it."""
+        profile = self.session.profile
+        self.setEnabled(profile is not None)
+        self.place.set_test(self.session.is_test)
+        self._say_name()
+        if self.mirror.sale is not None and not self._ours(self.mirror.sale):
+            self.show_sale(None)  # another profile's or mode's sale: not this counter's now
+        if profile is None:
+            return
+        self.place.set_merchant(profile.shown_name, profile.counter_logo)
+        self.entry.set_currencies(profile.currencies)
+        if not self.loaded:
+            self.place.fill(self.controller.settings.screen)
+        self.tasks.replace("reload", self._reload())
+
+    async def _reload(self) -> None:
+        try:
+            await self._next_title()
+            await self.model.load()
+            await self._refresh()
+        except LedgerError as error:  # a shared ledger out of reach: the list stays as it was
+            log.info("could not read the counter's sales: %s", error)
+            return
+        self.loaded = True
+
+    async def _next_title(self) -> None:
+        title = await self.controller.next_title()
+        self.note.setPlaceholderText(title)
+
+    async def _refresh(self) -> None:
+        """The day's totals and the payments after void, read again."""
+        figures = await self.controller.today_figures()
+        text = totals_text(figures)
+        self.totals.setText(text)
+        self.totals.setAccessibleName(text)
+        self.banner.show_sales(await self.controller.undecided())
+
+    def _refresh_later(self) -> None:
+        """Once the burst of changes of one sale is over (made, its link written, checked),
+        and the sale being made is done: its code is painted first, the totals after."""
+        if not self._refresh_timer.isActive():
+            self._refresh_timer.start()
+
+    def _refresh_due(self) -> None:
+        if self.selling is not None:
+            self._refresh_timer.start()  # after the sale under way
+        else:
+            self.tasks.replace("refresh", self._quietly(self._refresh))
+
+    async def _quietly(self, work) -> None:
+        """``work()`` (a read of the ledger); a ledger out of reach is logged, not raised."""
+        try:
+            await work()
+        except LedgerError as error:
+            log.info("could not read the counter's figures: %s", error)
+
+    def _say_name(self) -> None:
+        text = f"Counter: {self.controller.name}"
+        self.counter_name.setText(text)
+        self.counter_name.setAccessibleName(text)
+
+    def _ours(self, sale: Sale) -> bool:
+        profile = self.session.profile
+        return profile is not None and sale.profile_id == profile.id \
+            and sale.mode == self.session.mode
+
+    def _sale_changed(self, sale: Sale) -> None:
+        if not self._ours(sale):
+            return
+        if sale.counter == self.controller.name and sale.made_at >= _midnight():
+            self.model.upsert(sale)
+        shown = self.mirror.sale
+        if shown is not None and shown.key == sale.key:
+            self.show_sale(sale)
+        self._refresh_later()
+
+    def _link_changed(self, record: LinkRecord) -> None:
+        """A link's state, ahead of the book's word on its sale: the screens follow at once
+        (the customer's PAID does not wait for the book)."""
+        shown = self.mirror.sale
+        if shown is not None and shown.key == record.key:
+            self.show_sale(with_record(shown, record))
+        row = self.model.row_of(record.key)
+        if row is not None:
+            self.model.upsert(with_record(self.model.sales[row], record))
+
+    def _back_to_amount(self) -> None:
+        self.amount.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def show_sale(self, sale: Sale | None) -> None:
+        """``sale`` on both screens (None: blank for the next customer)."""
+        self.mirror.show_sale(sale)
+        self.place.show_sale(sale)
+
+    # -- a sale -----------------------------------------------------------------------
+
+    def enter(self) -> None:
+        """Enter: sell what is typed. One sale at a time: nothing while one is being made
+        or while its code can be paid."""
+        if self.selling is not None or self.controller.selling:
+            return
+        if self.controller.payable() and not self._behind():
+            self.message.say(CODE_SHOWN, ok=True)
+            return
+        self.selling = self.tasks.spawn(self.sell(), "sell")
+
+    def _behind(self) -> bool:
+        """The screens show the sale settled (its link's change, heard first) while the
+        controller still holds it payable (its own read of the book comes a moment later)."""
+        shown, current = self.mirror.sale, self.controller.current
+        return (self.controller.payable() and shown is not None and current is not None
+                and shown.key == current.key and shown.record is not None
+                and shown.record.final)
+
+    async def _caught_up(self) -> None:
+        """Wait (a little) for the controller to hear what the screens show."""
+        for _ in range(CATCH_UP_TRIES):
+            if not self._behind():
+                return
+            await asyncio.sleep(CATCH_UP_STEP)
+
+    async def sell(self) -> Sale | None:
+        self.entry.say({}, "")
+        try:
+            await self._caught_up()
+            sale = await self.controller.sell(self.amount.text(), self.currency.currentText(),
+                                              self.note.text(), self.email.text())
+        except SaleUnderWay:
+            return None
+        except CounterSetupMissing as missing:
+            self.entry.say({"email": missing.message} if missing.field == "shop_email"
+                               else {}, "" if missing.field == "shop_email" else missing.message)
+            return None
+        except ValidationError as refused:  # what was typed, or the service's refusal
+            found: dict[str, str] = {}
+            for key, texts in refused.errors.items():
+                box = FIELDS.get(key.split(".")[-1])
+                if box is not None and texts and box not in found:
+                    found[box] = texts[0]
+            self.entry.say(found, "" if found else refused.message)
+            self.show_sale(self.controller.current)
+            return None
+        except (ServiceError, LedgerError) as failure:
+            self.entry.say({}, getattr(failure, "message", None) or str(failure))
+            self.show_sale(self.controller.current)
+            return None
+        finally:
+            self.selling = None
+        self.entry.clear()
+        self.show_sale(sale)
+        record = sale.record
+        if record is not None and record.state == "creating":
+            self.message.say(f"{record.error or 'No answer from the service'}: {KEEPS_TRYING}")
+        self._back_to_amount()
+        await self._quietly(self._next_title)
+        return sale
+
+    # -- a new sale, and the display's Escape -----------------------------------------
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt's name
+        if event.key() == Qt.Key.Key_Escape and not event.modifiers():
+            self.escape(closing=True)
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def escape(self, closing: bool) -> None:
+        """*New sale* (Escape): clear for the next customer, after asking when the sale can
+        still be paid. Escape on a blank counter closes the customer display."""
+        if self.selling is not None or self.controller.selling:
+            return  # the sale being made will be shown; Escape then clears it
+        if self.controller.current is None and self.mirror.sale is None:
+            if self.entry.typed() or self.message.text():
+                self.entry.clear()
+                self._back_to_amount()
+            elif closing and self.place.is_open:
+                self.place.close_display()
+            return
+        self.tasks.replace("new sale", self.new_sale())
+
+    async def new_sale(self) -> Sale | None:
+        await self._caught_up()  # a sale the customer has just paid is not voided
+        if self.controller.payable():
+            sale = self.controller.current
+            shown = f" ({sale_money(sale)}, reference {sale.tx_ref})" if sale else ""
+            ok = await confirm(
+                self, "Void this sale?", "Void this sale and start a new one?",
+                f"The customer's code{shown} stops being shown. PayDesk keeps watching the "
+                "link: if it is paid anyway it is shown in red, to refund or keep.",
+                "Void sale", "Keep waiting", object_name="confirm-void")
+            if not ok:
+                return None
+        try:
+            voided = await self.controller.new_sale()
+        except (LedgerError, ServiceError) as failure:
+            self.message.say(getattr(failure, "message", None) or str(failure))
+            return None
+        self.entry.clear()
+        self.show_sale(None)
+        self.amount.setFocus(Qt.FocusReason.OtherFocusReason)
+        return voided
+
+    # -- after a void, and the shift --------------------------------------------------
+
+    async def decide(self, sale: Sale, decision: str) -> Sale | None:
+        if decision == REFUND:
+            ok = await confirm(
+                self, "Refund this payment?", "Refund the payment that came after the void?",
+                f"Give back {sale_money(sale)} (reference {sale.tx_ref}) from the service's "
+                "dashboard: PayDesk cannot refund it. PayDesk records that it is to be "
+                "refunded, who decided and when.",
+                "Record refund", "Cancel", object_name="confirm-refund")
+            if not ok:
+                return None
+        self.banner.set_busy(True)
+        try:
+            decided = await self.controller.decide(sale, decision)
+        except LedgerError as failure:
+            self.message.say(str(failure))
+            return None
+        finally:
+            self.banner.set_busy(False)
+        await self._quietly(self._refresh)
+        return decided
+
+    async def close_shift(self):
+        from .report import close_shift  # built with the shift report, on first use
+
+        shift = await close_shift(self.controller, self)
+        await self._quietly(self._refresh)
+        return shift
+
+    async def rename_counter(self):
+        from .rename import RenameDialog
+
+        dialog = RenameDialog(self.controller, self.tasks, self)
+        self.rename_dialog = dialog
+        renamed = await run_dialog(dialog)
+        if renamed:
+            self._say_name()
+            self.reload()  # today's list is the renamed counter's
+        return renamed
+
+    def _remember_screen(self, name: str) -> None:
+        if self.controller.settings.screen != name:
+            self.tasks.replace("remember screen", self._save_screen(name))
+
+    async def _save_screen(self, name: str) -> None:
+        try:
+            await self.controller.set_screen(name)
+        except OSError as error:  # kept for this session only
+            log.warning("the counter's settings could not be saved: %s", error)
+
+    def shut(self) -> None:
+        """The window is closing: the customer's display closes with it."""
+        self.place.shut()

@@ -1,0 +1,76 @@
+"""New sale (Escape) on a code that can still be paid: asked first, then voided; a payment
+that comes after the void is shown in red until someone decides (Keep, or Refund…)."""
+
+from __future__ import annotations
+
+from tests.ui import press
+
+
+def _confirm(loop, name="confirm-void"):
+    loop.until(lambda: press.shown(name) is not None, message=f"the {name} box")
+    return press.shown(name)
+
+
+def test_escape_asks_then_voids_and_a_payment_after_it_is_shown_in_red(counter, loop):
+    tab = counter.tab
+    sale = counter.sell("7")
+    # Escape, and the staff keeps waiting: nothing changes
+    press.escape(tab.amount)
+    box = _confirm(loop)
+    assert box.text() == "Void this sale and start a new one?"
+    press.click(press.button(box, "Keep waiting"))
+    loop.until(lambda: press.shown("confirm-void") is None, message="the box closed")
+    assert tab.mirror.sale.key == sale.key
+    assert counter.texts_on_display() == ["Sandbox", "GBP 7.00", "WAITING FOR PAYMENT"]
+    # New sale (the button), and Void sale: both screens blank, the sale voided
+    task = press.starting("new sale", lambda: press.click(tab.new_sale_button))
+    press.click(press.button(_confirm(loop), "Void sale"))
+    voided = loop.run(task)
+    assert voided.key == sale.key and voided.voided
+    assert tab.mirror.sale is None and counter.texts_on_display() == ["Sandbox"]
+    loop.until(lambda: tab.sales.state_of(sale.tx_ref) == "Voided", message="the list")
+    loop.until(lambda: "voided 7.00" in tab.totals.text(), message="the totals")
+    assert not tab.banner.isVisible()
+
+    # the customer had scanned it, and pays anyway
+    counter.pay(voided)
+    loop.until(lambda: tab.banner.isVisible(), timeout=30, message="the red banner")
+    assert tab.banner.text.text().startswith("Paid after void: refund or keep")
+    assert sale.tx_ref in tab.banner.text.text()
+    loop.until(lambda: tab.sales.state_of(sale.tx_ref) == "Paid after void: refund or keep",
+               message="the list")
+    assert counter.texts_on_display() == ["Sandbox"]  # the customer's screen stays blank
+    loop.until(lambda: "paid after void 7.00" in tab.totals.text(), message="the totals")
+    assert "GBP: paid 0.00 · open 0.00 · voided 0.00" in tab.totals.text()
+    task = press.starting("decide", lambda: press.click(tab.banner.keep))
+    decided = loop.run(task)
+    assert decided.decision == "keep"
+    assert not tab.banner.isVisible()
+    loop.until(lambda: tab.sales.state_of(sale.tx_ref) == "Paid after void: kept",
+               message="the list")
+
+
+def test_refund_asks_and_says_where_to_refund(counter, loop):
+    tab = counter.tab
+    sale = counter.sell("8")
+    task = press.starting("new sale", lambda: press.escape(tab.amount))
+    press.click(press.button(_confirm(loop), "Void sale"))
+    loop.run(task)
+    counter.pay(sale)
+    loop.until(lambda: tab.banner.isVisible(), timeout=30, message="the red banner")
+    task = press.starting("decide", lambda: press.click(tab.banner.refund))
+    box = _confirm(loop, "confirm-refund")
+    assert "dashboard" in box.informativeText()
+    press.click(press.button(box, "Record refund"))
+    decided = loop.run(task)
+    assert decided.decision == "refund" and not tab.banner.isVisible()
+
+
+def test_escape_after_paid_clears_without_asking(counter, loop):
+    tab = counter.tab
+    sale = counter.sell("6")
+    counter.pay(sale)
+    loop.until(lambda: tab.mirror.state.text() == "PAID", message="PAID on the staff's screen")
+    task = press.starting("new sale", lambda: press.escape(tab.amount))
+    assert loop.run(task) is None and press.shown("confirm-void") is None
+    assert tab.mirror.sale is None
