@@ -111,6 +111,7 @@ class CounterController:
         self.tasks = session.tasks.child()  # the re-reads of records as sales
         # a sale is written before its link's intent: a record found not to be a sale never
         # becomes one, and is not read again at each of its checks
+        self._making: tuple[str, str] | None = None  # the sale being made: sell() says it
         self._not_sales: OrderedDict[tuple[str, str], None] = OrderedDict()
         self.hub.record_changed.connect(self._record_changed)
         self.hub.session_changed.connect(self._session_changed)
@@ -220,6 +221,7 @@ class CounterController:
             async with self.session.lease(profile, mode):
                 pass  # no key, or not the service: refused before anything is written
             sale = await self._add_sale(profile)
+            self._making = sale.key
             first, last = split_name(profile.walk_in_name)
             request = PaymentRequest(
                 amount=Decimal(int(amount.strip())), currency=currency,
@@ -230,6 +232,7 @@ class CounterController:
             return await self._create(sale, request)
         finally:
             self.selling = False
+            self._making = None
 
     async def _add_sale(self, profile: Profile) -> Sale:
         tx_ref = await self.links.claim_reference(profile)
@@ -335,7 +338,8 @@ class CounterController:
             self.scheduler.focus(VIEW, None)
 
     def _record_changed(self, record: LinkRecord) -> None:
-        if record.origin != "link" or self.tasks.closed or record.key in self._not_sales:
+        if record.origin != "link" or self.tasks.closed or record.key in self._not_sales \
+                or record.key == self._making:  # sell() reads it once its link is written
             return
         self.tasks.replace(f"sale {record.profile_id} {record.tx_ref}",
                            self._record_as_sale(record.profile_id, record.tx_ref))
