@@ -1,8 +1,9 @@
 """What both backends' counter SQL shares (``counter_sqlite``, ``postgres/counter``): the
 kind of a sale derived from its link's state and its void (``KIND``, in the rule order of
-``counter.py``), the sale and shift selects, a ``SaleQuery`` as conditions, and the figures
-built from one grouped count. Only the parameter mark and how a time is written and read
-differ between the backends."""
+``counter.py``), the sale and shift selects, a ``SaleQuery`` as SQL (each list driven from
+the few rows it can hold: the voided or open sales, or those of a day, never a walk over
+every sale), and the figures built from one grouped count. Only the parameter mark and
+how a time is written and read differ between the backends."""
 
 from __future__ import annotations
 

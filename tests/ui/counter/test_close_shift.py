@@ -1,19 +1,20 @@
 """Close shift… on the Counter tab, pressed as staff press it: the count so far asked first
 (Cancel closes nothing), then frozen in the ledger, then the report to save as PDF (read
-back with pdftotext); the next sale opens a new shift at zero, and the closed one's figures
-do not move when a voided sale of it is paid afterwards. View → Counter shifts… (Ctrl+Shift+H)
-lists it."""
+back with pdftotext) and to print (to a file, through Qt's dialog); the next sale opens a
+new shift at zero, and the closed one's figures do not move when a voided sale of it is paid
+afterwards. View → Counter shifts… (Ctrl+Shift+H) lists it."""
 
 from __future__ import annotations
 
 import subprocess
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLineEdit
+from PySide6.QtWidgets import QLineEdit, QPushButton
 
 from paydesk.ledger.counter import SaleQuery
 from tests.helpers import need_system
 from tests.ui import press
+from tests.ui.test_accessibility import _labels_named_otherwise, _unnamed_focusable
 
 
 def _shown(loop, name):
@@ -65,7 +66,10 @@ def test_close_shift_asks_freezes_and_saves_the_report(counter, loop, tmp_path):
     task = press.starting("close shift", lambda: press.click(tab.close_shift_button))
     press.click(press.button(_shown(loop, "confirm-close-shift"), "Close shift"))
     report = _shown(loop, "shift-report")
-    assert report.windowTitle() == f"Shift report — {controller.name}"
+    assert report.windowTitle() == f"Shift report — {controller.name}" and report.isWindow()
+    assert _unnamed_focusable(report, at_least=3) == [] and _labels_named_otherwise(report) == []
+    assert [b.accessibleName() for b in (report.print_button, report.save_button,
+                                         report.close_button)] == ["Print", "Save as PDF", "Close"]
     closed = loop.run(book.shift(shift.id))
     assert closed.closed and closed.closed_by == controller.user
     assert (closed.figures.made, closed.figures.paid, closed.figures.voided) == (2, 1, 1)
@@ -83,6 +87,16 @@ def test_close_shift_asks_freezes_and_saves_the_report(counter, loop, tmp_path):
     for label, value in report.lines():
         assert f"{label} {value}" in text, (label, value, text)
     assert f"Shift report — {controller.name} — TEST" in text
+    # Print…: no printer here; Qt's dialog offers "Print to File (PDF)"
+    press.click(report.print_button)
+    loop.until(lambda: getattr(report, "print_dialog", None) is not None
+               and report.print_dialog.isVisible(), message="Qt's print dialog")
+    printed = tmp_path / "printed.pdf"
+    press.type_into(report.print_dialog.findChild(QLineEdit, "filename"), str(printed))
+    press.click(next(b for b in report.print_dialog.findChildren(QPushButton)
+                     if b.isVisible() and b.text().replace("&", "") == "Print"))
+    loop.until(lambda: report.message.text() == "Sent to the printer", message="printing")
+    assert "Sales made 2" in _pdf_text(printed)
     press.click(report.close_button)
     assert loop.run(task).id == shift.id
 
@@ -107,7 +121,10 @@ def test_close_shift_asks_freezes_and_saves_the_report(counter, loop, tmp_path):
     shifts = press.shown("counter-shifts-window")
     assert shifts is app.window.counter_shifts_window
     loop.until(lambda: shifts.loaded, message="its lists")
+    assert shifts.windowTitle() == "Counter shifts"
+    assert _unnamed_focusable(shifts) == [] and _labels_named_otherwise(shifts) == []
     model = shifts.shifts_model
     assert [model.at(row)[0].id for row in range(model.rowCount())] == [after.shift_id, shift.id]
     assert model.text(*model.at(1), 4) != "open" and model.text(*model.at(0), 4) == "open"
-    shifts.close()
+    press.escape(shifts.shifts)  # Escape closes it
+    loop.until(lambda: not shifts.isVisible(), message="the window closed")

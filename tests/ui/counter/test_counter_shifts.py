@@ -142,3 +142,20 @@ def test_finance_sees_every_counter_live_and_settles_a_payment_after_void(
     # this counter's own shift is still open, its sale still listed
     assert shifts.text(*shifts.at(shift_row(window, "Till 1")), 4) == "open"
     assert ("Till 1", mine.tx_ref, "Open") in listed_sales(window)
+
+
+def test_the_window_is_marked_as_of_when_the_shared_ledger_went(shop, loop, qtbot, pg_server):
+    here, there = shop
+    sale = loop.run(there.counter.sell("12", "GBP"))
+    window = shown(qtbot, CounterShiftsWindow(here.session, here.counter))
+    loop.until(lambda: window.loaded, message="the Counter shifts window")
+    assert window.heading.text() == "Every counter's shifts in Shop · TEST"
+    with pg_server.down():
+        loop.until(lambda: here.live.engine.down_since is not None, timeout=30,
+                   message="the ledger out of reach")
+        as_of = f"as of {here.live.engine.down_since.astimezone():%H:%M}"
+        loop.until(lambda: window.heading.text().endswith(", " + as_of),
+                   message="the heading marked")
+        assert ("Till 2", sale.tx_ref, "Open") in listed_sales(window)  # the lists stay
+    loop.until(lambda: "as of" not in window.heading.text(), timeout=30,
+               message="back: the mark cleared")

@@ -28,6 +28,7 @@ from ...desk.session import Session
 from ...desk.states import money
 from ...ledger import LedgerError
 from ...ledger.counter import KEEP, REFUND, Figures, Sale, SaleQuery, Shift
+from ..as_of import AsOf
 from ..dialogs import confirm, run_dialog
 from ..signals import signals_of
 from .report import ShiftReportDialog, profile_name
@@ -145,6 +146,9 @@ class CounterShiftsWindow(QWidget):
         signals.changed.connect(self.reload)
         signals.shiftChanged.connect(self.shift_changed)
         signals.saleChanged.connect(self.sale_changed)
+        # a shared ledger out of reach: the lists as they were, marked as of when it went
+        self.as_of = AsOf(session, self)
+        self.as_of.changed.connect(self._reachable)
         self.loaded = False  # both lists have their first page
         self._enable()
         self._count()
@@ -157,12 +161,21 @@ class CounterShiftsWindow(QWidget):
         return (profile.id, self.session.mode) if profile is not None else None
 
     def reload(self, *_: object) -> None:
+        self._show_heading()
+        self.tasks.replace("lists", self._load(self.query()))
+
+    def _show_heading(self) -> None:
         profile = self.session.profile
         name = profile.name if profile is not None else "no profile"
-        text = f"Every counter's shifts in {name} · {self.session.mode.upper()}"
+        text = (f"Every counter's shifts in {name} · {self.session.mode.upper()}"
+                + self.as_of.suffix())
         self.heading.setText(text)
         self.heading.setAccessibleName(text)
-        self.tasks.replace("lists", self._load(self.query()))
+
+    def _reachable(self, *_: object) -> None:
+        self._show_heading()
+        if not self.as_of.text and not self.loaded:  # opened while it was out of reach
+            self.reload()
 
     async def _load(self, query: tuple[str, str] | None) -> None:
         self.loaded = False
@@ -174,6 +187,8 @@ class CounterShiftsWindow(QWidget):
         except LedgerError as error:  # a shared ledger out of reach: the lists stay
             self.say(f"Could not read the counters' book: {error}")
             return
+        if self.message.text().startswith("Could not read"):
+            self.say("")
         self.loaded = True
         self._enable()
 
