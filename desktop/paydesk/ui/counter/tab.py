@@ -56,6 +56,7 @@ class CounterTab(QWidget):
         self.tasks = session.tasks.child(self)
         self.selling: asyncio.Task | None = None  # the sale being made (one at a time)
         self.loaded = False  # the first reload has filled the list and the totals
+        self._closing: asyncio.Task | None = None  # Close shift… under way
         column = QVBoxLayout(self)
 
         tools = QHBoxLayout()
@@ -76,8 +77,7 @@ class CounterTab(QWidget):
         self.close_shift_button = QPushButton("Close shift…")
         self.close_shift_button.setObjectName("counter-close-shift")
         self.close_shift_button.setAccessibleName("Close shift")
-        self.close_shift_button.clicked.connect(
-            lambda: self.tasks.spawn(self.close_shift(), "close shift"))
+        self.close_shift_button.clicked.connect(self._close_shift_pressed)
         tools.addWidget(self.close_shift_button)
         column.addLayout(tools)
 
@@ -360,6 +360,10 @@ class CounterTab(QWidget):
             self.banner.set_busy(False)
         await self._quietly(self._refresh)
         return decided
+
+    def _close_shift_pressed(self) -> None:
+        if self._closing is None or self._closing.done():  # one close at a time
+            self._closing = self.tasks.spawn(self.close_shift(), "close shift")
 
     async def close_shift(self):
         from .report import close_shift  # built with the shift report, on first use
