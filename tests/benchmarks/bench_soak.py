@@ -3,9 +3,9 @@ whether memory levels off.
 
 PayDesk runs as ``paydesk`` runs it (``app.run``: the scheduler, the background checks,
 ``gc.freeze`` after start-up, the log file) against a sandbox in its own process. In turns:
-- the counter: a sale's amount typed in the Payment links form, Create link, the customer
-  pays it (the sandbox's control API, ``POST _sandbox/pay/{reference}``), the link on
-  screen turns PAID, the next customer (the Counter tab's own flow is not in the soak yet);
+- the counter: on the Counter tab (the customer's view open beside the amount box), a
+  sale's amount typed and Enter, the customer pays it (the sandbox's control API,
+  ``POST _sandbox/pay/{reference}``), both screens turn PAID, Enter sells to the next;
 - the finance desk: a link from the form (Create link), a lookup in the Transactions tab
   (a form link paid meanwhile, or a counter sale), an export to CSV and a receipt as PDF
   (through the save dialog, into a temporary folder), Check all open, and the card wallet:
@@ -219,7 +219,7 @@ class Desk:
         answer.raise_for_status()
 
     async def setup(self) -> None:
-        """The merchant's card balance, and the customer details the counter uses."""
+        """The merchant's card balance, and the customer details of the form's links."""
         for currency in ("GBP", "USD"):
             (await self.http.post("_sandbox/balance", json={"amount": "10000000",
                                                             "currency": currency})).raise_for_status()
@@ -249,20 +249,27 @@ class Desk:
     # the counter ------------------------------------------------------------------------
 
     async def sale(self) -> None:
-        tab = self.window.links_tab
+        tab = self.window.counter_tab
         self.show_tab(tab)
-        form = tab.form
-        press.type_into(form.amount, str(self.rng.randint(2, 60)))
-        tx_ref = form.tx_ref.text()
-        await until(form.create_button.isEnabled, "Create link enabled")
-        press.click(form.create_button)
-        record = await until(lambda: tab.panel.record if tab.panel.record is not None
-                             and tab.panel.record.tx_ref == tx_ref
-                             and tab.panel.record.checkout_url else None, "the sale's link")
+        await until(lambda: tab.loaded, "the Counter tab")
+        if not tab.place.is_open:  # the customer's view, beside the amount box
+            press.click(tab.place.toggle)
+        press.type_into(tab.amount, str(self.rng.randint(2, 60)))
+        press.enter(tab.amount)
+
+        def made():
+            sale = tab.mirror.sale
+            return sale if (sale is not None and sale.record is not None
+                            and sale.record.checkout_url and sale.tx_ref not in self.paid
+                            and tab.place.beside.qr.code is not None) else None
+
+        sale = await until(made, "the sale's code on both screens")
         await asyncio.sleep(self.rng.uniform(1.0, 3.0))  # the customer scans and pays
-        await self.pay(record.reference)
-        await until(lambda: tab.panel.state.text() == "PAID", "PAID on screen", 20)
-        self.paid.append(record.tx_ref)
+        await self.pay(sale.record.reference)
+        await until(lambda: tab.mirror.state.text() == "PAID"
+                    and tab.place.beside.phase in ("paid", "thanks", "blank"), "PAID on screen",
+                    20)
+        self.paid.append(sale.tx_ref)
         await asyncio.sleep(1.0)
         self.done["sale"] += 1
 
@@ -274,11 +281,13 @@ class Desk:
         form = tab.form
         press.type_into(form.amount, str(self.rng.randint(10, 900)))
         press.type_into(form.description, f"invoice {self.done['form link'] + 1}")
-        tx_ref = form.tx_ref.text()
+        before = tab.panel.record.key if tab.panel.record is not None else None
         await until(form.create_button.isEnabled, "Create link enabled")
         press.click(form.create_button)
-        await until(lambda: tab.panel.record is not None and tab.panel.record.tx_ref == tx_ref
+        # the reference proposed, or the next free one when a counter sale took that number
+        await until(lambda: tab.panel.record is not None and tab.panel.record.key != before
                     and tab.panel.record.checkout_url, "the new link on the panel")
+        tx_ref = tab.panel.record.tx_ref
         self.unpaid.append(tx_ref)
         self.done["form link"] += 1
 
@@ -430,7 +439,8 @@ async def soak(qapp, folder: Path, base: str, keys: dict, args) -> None:
     desk = build_desk(paths, store)
     first = desk.session
     await desk.open()
-    await first.save_profile(Profile(id=PROFILE, name="Soak shop", base_url=base, has_cards=True),
+    await first.save_profile(Profile(id=PROFILE, name="Soak shop", base_url=base, has_cards=True,
+                                     shop_email="counter@example.com"),
                              {("test", "secret"): keys["secret"], ("test", "public"): keys["public"]})
     await first.close()
 

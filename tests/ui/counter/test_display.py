@@ -67,3 +67,13 @@ def test_the_profiles_logo_is_shown_above_the_amount(counter, loop, tmp_path):
     sale = counter.sell("3")
     assert counter.texts_on_display() == ["The Corner Café", "GBP 3.00", "WAITING FOR PAYMENT"]
     assert sale.record.title not in counter.texts_on_display()
+
+
+def test_live_mode_has_no_test_watermark_on_the_customers_screen(counter, loop):
+    from tests.ui.test_links import go_live
+
+    view = counter.view
+    assert view.watermark.isVisible()
+    go_live(counter.window, loop)
+    loop.until(lambda: not view.watermark.isVisible(), message="no TEST in live mode")
+    assert counter.texts_on_display() == ["Sandbox"]

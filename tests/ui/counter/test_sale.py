@@ -7,6 +7,8 @@ import asyncio
 
 from PySide6.QtCore import Qt
 
+from paydesk.ui.counter.sales import REFERENCE
+from paydesk.ui.fixed_text import is_fixed
 from tests.ui import press
 from tests.ui.test_links import decode_qr
 
@@ -26,6 +28,9 @@ def test_type_enter_and_the_code_is_on_both_screens_until_paid(counter, loop):
     assert mirror.state.text() == "WAITING FOR PAYMENT" and mirror.amount.text() == "GBP 7.00"
     assert decode_qr(mirror.qr) == [record.checkout_url]
     assert mirror.reference.text() == f"Reference {sale.tx_ref}"
+    assert is_fixed(mirror.reference.font())  # read back and typed: drawn as it is
+    row = tab.model.index(0, REFERENCE)
+    assert row.data() == sale.tx_ref and is_fixed(row.data(Qt.ItemDataRole.FontRole))
     # the customer's: the merchant, the amount, the code, the state; nothing else
     view = counter.view
     assert decode_qr(view.qr) == [record.checkout_url]

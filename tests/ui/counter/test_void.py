@@ -74,3 +74,30 @@ def test_escape_after_paid_clears_without_asking(counter, loop):
     task = press.starting("new sale", lambda: press.escape(tab.amount))
     assert loop.run(task) is None and press.shown("confirm-void") is None
     assert tab.mirror.sale is None
+
+
+def test_keyboard_only_type_enter_enter_escape_confirm(counter, loop):
+    """As staff at a till: type, Enter, Enter again (nothing), Escape, then the box's Void
+    sale reached by Tab and pressed by Space; Escape in the box keeps waiting."""
+    from PySide6.QtCore import Qt
+
+    tab = counter.tab
+    before = counter.calls()
+    press.type_into(tab.amount, "11")
+    sale = counter.loop.run(press.starting("sell", lambda: press.enter(tab.amount)), timeout=60)
+    press.enter(tab.amount)
+    assert counter.calls() - before == 1
+    assert counter.texts_on_display() == ["Sandbox", "GBP 11.00", "WAITING FOR PAYMENT"]
+    press.escape(tab.amount)
+    box = _confirm(loop)
+    press.escape(box)  # Escape in the box: keep waiting
+    loop.until(lambda: press.shown("confirm-void") is None, message="the box closed")
+    assert tab.mirror.sale.key == sale.key
+    task = press.starting("new sale", lambda: press.escape(tab.amount))
+    box = _confirm(loop)
+    void = press.button(box, "Void sale")
+    press.tab_to(void)
+    press.key(void, Qt.Key.Key_Space)
+    assert loop.run(task).voided
+    assert tab.mirror.sale is None and counter.texts_on_display() == ["Sandbox"]
+    assert tab.window().focusWidget() is tab.amount  # ready for the next customer

@@ -56,6 +56,7 @@ class CounterTab(QWidget):
         self.tasks = session.tasks.child(self)
         self.selling: asyncio.Task | None = None  # the sale being made (one at a time)
         self.loaded = False  # the first reload has filled the list and the totals
+        self._closing: asyncio.Task | None = None  # Close shift… under way
         column = QVBoxLayout(self)
 
         tools = QHBoxLayout()
@@ -76,8 +77,7 @@ class CounterTab(QWidget):
         self.close_shift_button = QPushButton("Close shift…")
         self.close_shift_button.setObjectName("counter-close-shift")
         self.close_shift_button.setAccessibleName("Close shift")
-        self.close_shift_button.clicked.connect(
-            lambda: self.tasks.spawn(self.close_shift(), "close shift"))
+        self.close_shift_button.clicked.connect(self._close_shift_pressed)
         tools.addWidget(self.close_shift_button)
         column.addLayout(tools)
 
@@ -152,7 +152,8 @@ class CounterTab(QWidget):
             await self._next_title()
             await self.model.load()
             await self._refresh()
-        except LedgerError as error:  # a shared ledger out of reach: the list stays as it was
+        except (LedgerError, ServiceError) as error:  # a shared ledger out of reach (or the
+            # profile gone meanwhile): the list stays as it was
             log.info("could not read the counter's sales: %s", error)
             return
         self.loaded = True
@@ -185,7 +186,7 @@ class CounterTab(QWidget):
         """``work()`` (a read of the ledger); a ledger out of reach is logged, not raised."""
         try:
             await work()
-        except LedgerError as error:
+        except (LedgerError, ServiceError) as error:
             log.info("could not read the counter's figures: %s", error)
 
     def _say_name(self) -> None:
@@ -201,7 +202,10 @@ class CounterTab(QWidget):
     def _sale_changed(self, sale: Sale) -> None:
         if not self._ours(sale):
             return
-        if sale.counter == self.controller.name and sale.made_at >= _midnight():
+        midnight = _midnight()
+        if self.model.sales and self.model.sales[-1].made_at < midnight:
+            self.reload()  # a new day: today's list starts again
+        elif sale.counter == self.controller.name and sale.made_at >= midnight:
             self.model.upsert(sale)
         shown = self.mirror.sale
         if shown is not None and shown.key == sale.key:
@@ -356,6 +360,10 @@ class CounterTab(QWidget):
             self.banner.set_busy(False)
         await self._quietly(self._refresh)
         return decided
+
+    def _close_shift_pressed(self) -> None:
+        if self._closing is None or self._closing.done():  # one close at a time
+            self._closing = self.tasks.spawn(self.close_shift(), "close shift")
 
     async def close_shift(self):
         from .report import close_shift  # built with the shift report, on first use

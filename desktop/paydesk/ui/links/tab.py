@@ -155,6 +155,11 @@ class LinksTab(QWidget):
         if profile and record.profile_id == profile.id and record.mode == self.session.mode \
                 and record.origin == "link":
             self.recent.upsert(record)
+            if not self.creating and record.tx_ref == self._proposed \
+                    and self.form.tx_ref.text() == self._proposed:
+                # the reference proposed here was taken (a counter sale, another window):
+                # the form proposes the next free one, never a used one
+                self.tasks.replace("reference", self.new_reference())
         self.panel.update_record(record)
 
     def _settled(self, record: LinkRecord) -> None:
