@@ -39,7 +39,7 @@ async def test_no_receiver_for_a_profile_elsewhere(desk, add_profile):
 
 async def test_the_apps_receiver_serves_only_the_embedded_sandbox_and_follows_a_switch(
         desk, add_profile, until):
-    """Only the embedded sandbox's links are spaced out by the scheduler (a profile on
+    """The receiver is registered for the embedded sandbox's profile alone (a profile on
     another service is not notified here), and a switch to the sandbox's profile later in the
     session starts the receiver then."""
     from paydesk.receiver.in_app import follow_in_app

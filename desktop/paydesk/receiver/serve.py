@@ -51,8 +51,9 @@ class Receiver:
         self.profiles: set[str] | None = None
 
     def serves(self, profile_id: str) -> bool:
-        """Whether this receiver is told of ``profile_id``'s payments (the scheduler then
-        spaces their checks: desk/notified.py)."""
+        """Whether the service was told to notify this receiver of ``profile_id``'s payments
+        (the app's receiver is registered once per profile). It does not space the checks:
+        only notifications that came do (desk/notified.py)."""
         return self.profiles is None or profile_id in self.profiles
 
     @property
