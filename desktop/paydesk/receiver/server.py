@@ -58,7 +58,8 @@ def build_app(inbox: Inbox, keys: Keys, hub: Hub, reread: Callable[[InboxEntry],
                 return _answer(413, f"A notification is at most {LIMIT} bytes")
         raw = bytes(body)
         candidate = await keys.verify(raw, request.headers.get("signature"))
-        notice = payload.read(raw)
+        # only a verified body is parsed: what a stranger sends is kept as it came, unread
+        notice = payload.read(raw) if candidate is not None else payload.Notice(None, None)
         headers = {k.lower(): v for k, v in request.headers.items() if k.lower() not in NOT_KEPT}
         remote = request.client.host if request.client else ""
         try:
