@@ -9,8 +9,8 @@ concurrency, so one slow check holds up nothing else; the records on screen have
 lane, so "check now" is immediate. No exception ends it: each failure is logged, counted,
 and retried with backoff; a rate limit pauses only the profile and mode it came from.
 
-A link a notification can settle (``notified``, given by the composition root: a receiver
-runs in this process for its profile, or a notification for it came lately) is checked at
+A link a notification can settle (``notified``, given by the composition root: a verified
+notification for its profile and mode came lately, and it is past its first minutes) is checked at
 most every ``notified_every`` s (5 minutes), never stopped: polling stays the safety net for
 a notification that never comes. Not while it is on screen: a person is waiting for that one.
 """
@@ -78,8 +78,8 @@ class Scheduler:
                  notified: Callable[[LinkRecord], bool] | None = None,
                  notified_every: float = NOTIFIED_EVERY):
         self._check, self._settle = check, settle
-        # a link a notification can settle (this process receives its profile's, or one came
-        # lately: desk/notified.py): checked every ``notified_every`` s at most, never stopped
+        # a link a notification can settle (its profile and mode's came lately, and it is past
+        # its first minutes: desk/notified.py): checked every ``notified_every`` s at most
         self.notified = notified
         self.notified_every = notified_every
         # paid records, read again for refunds and reversals: for ``paid_days`` after they

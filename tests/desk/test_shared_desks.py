@@ -420,3 +420,43 @@ async def test_a_lease_taken_as_the_ledger_goes_watches_once_it_is_back(shop, pg
     assert taking.exception() is None
     if desk.live.poller.holder:  # it may have lost the lease meanwhile: then nothing to read
         assert record.key in {r.key for r in desk.scheduler.watched()}
+
+
+@pytest.mark.parametrize("notifications", ["none", "lately"])
+async def test_a_counters_link_paid_without_a_notification_is_seen_there_with_a_receiver(
+        shop, service, until, notifications):
+    """paydesk-receiver as its command builds its desk (lease priority 1, ``desk.receiver``
+    set) holds the lease, so it alone checks the shop's open links, and cannot see what a
+    counter shows. A link on the counter's screen paid whose notification never comes is
+    still seen PAID there within seconds: a receiver running does not space its checks, and
+    a link in its first minutes keeps its pace even when the merchant's notifications of
+    that mode came lately."""
+    from paydesk.receiver.serve import Receiver
+
+    counter = await shop("Counter 1")
+    back = await shop("Back office", start=False, priority=1)
+    receiver = Receiver(back, "127.0.0.1", 0)
+    await receiver.start()
+    back.receiver = receiver  # as receiver/cli.py does
+    back.start_background()
+    await until(lambda: back.live.keeper.fence is not None, message="the receiver's lease")
+    profile = counter.session.profile
+    if notifications == "lately":  # the service reaches the receiver for this merchant
+        await back.inbox.receive(b'{"event":"payment.completed"}', {}, "127.0.0.1",
+                                 verified=True, profile_id=profile.id, mode="test")
+        long_ago = datetime(2026, 1, 1, tzinfo=UTC)
+        older = LinkRecord(id=0, profile_id=profile.id, mode="test", tx_ref="OLD",
+                           amount=Decimal(1), currency="GBP", email="", first_name="",
+                           last_name="", state="pending", created_at=long_ago,
+                           updated_at=long_ago)
+        await until(lambda: back.scheduler.notified(older), message="notified, for older links")
+
+    ref = f"PACE-{notifications}"
+    record = await counter.links.create(request(ref))
+    counter.scheduler.focus("counter", record)  # on the counter's screen: a customer waits
+    await until(lambda: record.key in {r.key for r in back.scheduler.watched()},
+                message="the receiver watches the counter's link")
+    service.control(f"pay/{record.reference}", {"outcome": "success"})  # and no notification
+    await until(lambda: counter.heard.state_of(ref) == "success", timeout=20,
+                message="PAID seen at the counter")
+    assert back.scheduler.stats["spaced for notifications"] == 0

@@ -213,6 +213,17 @@ async def test_last_received_ignores_duplicates_and_bad_signatures(inbox):
     assert await inbox.last_received() == second.received_at
 
 
+async def test_last_received_of_a_profile_and_mode(inbox):
+    """What spaces a link's checks (desk/notified.py): a notification of its own mode."""
+    test, _ = await received(inbox, "PDK-1", profile_id="p1", mode="test")
+    assert await inbox.last_received("p1", mode="test") == test.received_at
+    assert await inbox.last_received("p1", mode="live") is None
+    live, _ = await received(inbox, "PDK-2", profile_id="p1", mode="live")
+    assert await inbox.last_received("p1", mode="live") == live.received_at
+    assert await inbox.last_received("p1", mode="test") == test.received_at
+    assert await inbox.last_received("p2", mode="test") is None
+
+
 @pytest.mark.parametrize("raw", [
     b'{"tx_ref":"PDK-1","link":"https:\\/\\/pay.example\\/x","name":"Jos\\u00e9"}',
     b'\xff\xfe{"not": "utf-8 \xe9"}\x00\r\n  ',

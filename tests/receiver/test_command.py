@@ -104,6 +104,40 @@ async def _poll(predicate):
         await asyncio.sleep(0.05)
 
 
+# the real command, its HTTP server made to fail (or to end of itself) once it listens
+FAILING = """
+import asyncio, sys
+from paydesk.receiver import cli, serve
+
+async def main_loop(self):
+    await asyncio.sleep(0.5)
+    if sys.argv[1] == "raises":
+        raise RuntimeError("the server broke")
+
+serve._Server.main_loop = main_loop
+sys.exit(cli.main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.parametrize("how", ["raises", "ends"])
+async def test_a_server_that_stops_of_itself_ends_the_command_with_a_failure(
+        desk, add_profile, sandbox, tmp_path, how):
+    """``Restart=on-failure`` restarts it: the status is not 0, and it says why."""
+    profile = await add_profile()
+    keys = _keys_file(tmp_path / "keys.json", profile.id, sandbox)
+    done = await asyncio.to_thread(
+        subprocess.run, [sys.executable, "-c", FAILING, how, "--ledger",
+                         str(desk.paths.data / "ledger.sqlite3"), "--port", "0",
+                         "--keys-file", str(keys), "--data-dir", str(tmp_path / "receiver")],
+        capture_output=True, text=True, timeout=60)
+    assert "listening at" in done.stdout, done.stderr
+    assert done.returncode == 1, (done.returncode, done.stderr)
+    said = "the server broke" if how == "raises" else "it ended of itself"
+    assert f"paydesk-receiver: the server stopped: {said}" in done.stderr
+    logged = "\n".join(p.read_text() for p in (tmp_path / "receiver").rglob("*.log*"))
+    assert "the receiver's server stopped" in logged
+
+
 def test_a_key_file_others_may_read_is_refused(tmp_path, sandbox):
     ledger = tmp_path / "desk" / "ledger.sqlite3"
     ledger.parent.mkdir()

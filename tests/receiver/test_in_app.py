@@ -39,7 +39,7 @@ async def test_no_receiver_for_a_profile_elsewhere(desk, add_profile):
 
 async def test_the_apps_receiver_serves_only_the_embedded_sandbox_and_follows_a_switch(
         desk, add_profile, until):
-    """Only the embedded sandbox's links are spaced out by the scheduler (a profile on
+    """The receiver is registered for the embedded sandbox's profile alone (a profile on
     another service is not notified here), and a switch to the sandbox's profile later in the
     session starts the receiver then."""
     from paydesk.receiver.in_app import follow_in_app
@@ -52,3 +52,15 @@ async def test_the_apps_receiver_serves_only_the_embedded_sandbox_and_follows_a_
     await until(lambda: desk.receiver is not None and desk.receiver.serves(profile.id),
                 message="the app's receiver started for the sandbox's profile")
     assert not desk.receiver.serves(elsewhere.id)
+
+
+async def test_the_apps_receiver_is_forgotten_when_its_server_stops(desk, until):
+    """A server that stops of itself (not closed) is no receiver: the desk no longer counts
+    on it, and its re-reads end; polling goes on as before."""
+    await desk.session.start_embedded_sandbox()
+    receiver = await serve_in_app(desk)
+    assert receiver is not None and desk.receiver is receiver
+    receiver._server.should_exit = True  # uvicorn's server ends, as when it fails
+    await until(lambda: desk.receiver is None, message="the stopped receiver forgotten")
+    await until(lambda: receiver.tasks.closed or len(receiver.tasks) == 0,
+                message="its re-reads ended")

@@ -42,6 +42,81 @@ def test_a_key_file_others_may_read_is_refused_with_what_to_do(tmp_path):
         keysource.from_file(path)
 
 
+# systemd's credential (LoadCredential=) on a filesystem with ACLs: written 0400, opened to
+# the service's user by an ACL entry, so stat shows the ACL's mask in the group bits (0440)
+ACL = "system.posix_acl_access"
+USER_OBJ, USER, GROUP_OBJ, GROUP, MASK, OTHER = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20
+NO_ID = 0xFFFFFFFF
+
+
+def _acl(*named):
+    """An ACL as systemd leaves a credential: the owner may read, the named entries as
+    given (sorted as the kernel wants them), the owning group and others nothing."""
+    import struct
+
+    entries = [(USER_OBJ, 4, NO_ID), *sorted(named), (GROUP_OBJ, 0, NO_ID), (MASK, 4, NO_ID),
+               (OTHER, 0, NO_ID)]
+    entries.sort(key=lambda e: (e[0], e[2]))
+    return struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *e) for e in entries)
+
+
+@pytest.fixture
+def credentials(monkeypatch):
+    """``credential(*named)``: a key file in a credentials directory on tmpfs (/dev/shm,
+    where ACLs work), mode 0400 with an ACL naming ``named``; $CREDENTIALS_DIRECTORY set."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    if not hasattr(os, "setxattr") or not Path("/dev/shm").is_dir():
+        pytest.skip("POSIX ACLs on tmpfs (Linux)")
+    directory = Path(tempfile.mkdtemp(dir="/dev/shm", prefix="paydesk-credentials-"))
+    monkeypatch.setenv("CREDENTIALS_DIRECTORY", str(directory))
+
+    def credential(*named, acl=True):
+        path = directory / "keys.json"
+        path.unlink(missing_ok=True)
+        path.write_text(json.dumps({"profiles": {"p1": {"test": "sk_t"}}}))
+        path.chmod(0o400 if acl else 0o440)
+        if acl:
+            try:
+                os.setxattr(path, ACL, _acl(*named))
+            except OSError as error:
+                pytest.skip(f"no POSIX ACLs on /dev/shm here: {error}")
+            assert oct(os.stat(path).st_mode & 0o777) == oct(0o440)  # as systemd leaves it
+        return path
+
+    yield credential
+    shutil.rmtree(directory)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX file modes")
+async def test_a_systemd_credential_opened_to_this_user_by_an_acl_is_read(credentials,
+                                                                          monkeypatch):
+    path = credentials((USER, 4, os.geteuid()))
+    keys = KeyStore(keysource.from_file(path))
+    assert await keys.get("p1", "test", "secret") == "sk_t"
+    monkeypatch.delenv("CREDENTIALS_DIRECTORY")  # the same file, not a credential: refused
+    with pytest.raises(KeySourceError, match=r"may be read by others \(mode 0440\)"):
+        keysource.from_file(path)
+
+
+@pytest.mark.parametrize("named", [
+    [(GROUP, 4, 0)],  # a named group may read it
+    [(USER, 4, "me"), (USER, 4, "another")],  # another user may
+    None,  # no ACL at all: the group bits are the owning group's, who may read it
+], ids=["named group", "another user", "no ACL"])
+def test_a_credential_others_may_read_is_refused(credentials, named):
+    me = os.geteuid()
+    ids = {"me": me, "another": 65534 if me != 65534 else 65533}
+    if named is None:
+        path = credentials(acl=False)
+    else:
+        path = credentials(*[(tag, perm, ids.get(who, who)) for tag, perm, who in named])
+    with pytest.raises(KeySourceError, match=r"may be read by others \(mode 0440\)"):
+        keysource.from_file(path)
+
+
 @pytest.mark.parametrize("document, problem", [
     ("{not json", "not JSON"),
     ("[]", "expected a JSON object"),

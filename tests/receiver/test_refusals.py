@@ -1,6 +1,7 @@
 """Refused before any work, nothing kept: bodies over 64 KB (said by Content-Length before a
 byte is read, or streamed past the limit), content types other than application/json, and
-methods other than POST."""
+methods other than POST. Hostile JSON (nested deeper than Python's parser goes) is answered
+as any other body: 401 and a "bad signature" entry when no key verifies it."""
 
 from __future__ import annotations
 
@@ -8,10 +9,13 @@ import asyncio
 
 import pytest
 
-from paydesk.ledger.inbox import LIMIT, InboxQuery
+from paydesk.ledger.inbox import BAD_SIGNATURE, IGNORED, LIMIT, InboxQuery
 from paydesk.receiver.signature import sign
 from tests.helpers import RawHttp
-from tests.receiver.conftest import post
+from tests.receiver.conftest import entries, post
+from tests.waiting import until_async
+
+NESTED = (b"[" * 50000 + b"]" * 50000)[:60000]  # within 64 KB, deeper than json.loads goes
 
 
 async def _nothing_kept(desk):
@@ -97,3 +101,24 @@ async def test_both_paths_and_no_other(desk, receiver):
     assert (await post(root + "/notifications", b"{}", "0" * 64)).status_code == 401
     assert (await post(root + "/elsewhere", b"{}", "0" * 64)).status_code == 404
     assert await desk.inbox.count(InboxQuery()) == 2
+
+
+async def test_a_deeply_nested_unsigned_body_is_a_bad_signature(desk, receiver):
+    answer = await post(receiver.url, NESTED, "0" * 64)
+    assert answer.status_code == 401, answer.text
+    kept = await entries(desk)
+    assert [(e.verdict, e.tx_ref, e.body) for e in kept] == [(BAD_SIGNATURE, None, NESTED)]
+
+
+async def test_a_deeply_nested_signed_body_is_kept_and_ignored(desk, add_profile, sandbox,
+                                                               receiver):
+    """Junk that verifies (a key of the merchant's signed it) is kept, names nothing, and is
+    decided "ignored": nothing to look up."""
+    await add_profile()
+    answer = await post(receiver.url, NESTED, sign(NESTED, sandbox.key("test", "secret")))
+    assert answer.status_code == 200, answer.text
+
+    async def ignored():
+        kept = await entries(desk)
+        return [e for e in kept if e.verdict == IGNORED and e.tx_ref is None]
+    await until_async(ignored, 10, "the signed junk decided ignored")

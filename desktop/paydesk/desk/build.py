@@ -38,7 +38,7 @@ from .counter import CounterController
 from .events import Hub
 from .ledger_choice import choose_ledger
 from .links import LinksController
-from .notified import Notified, receiver_serves
+from .notified import Notified
 from .profile_store import SharedProfiles
 from .session import Session
 from .transactions import TransactionsController
@@ -223,9 +223,9 @@ def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
 
 def _notified(desk: Desk) -> Notified:
     """The scheduler's question, "can a notification settle this link?" (desk/notified.py):
-    a receiver in this process serves its profile, or one of its notifications came lately."""
-    notified = Notified(lambda profile_id: receiver_serves(desk.receiver, profile_id),
-                        desk.inbox.last_received, desk.session.tasks.child())
+    a verified notification for its profile and mode came lately (not merely a receiver
+    running here), and the link is past its first minutes."""
+    notified = Notified(desk.inbox.last_received, desk.session.tasks.child())
     desk.hub.notification_changed.connect(notified.heard)
     return notified
 

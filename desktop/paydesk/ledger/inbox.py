@@ -105,5 +105,7 @@ class Inbox(abc.ABC):
     async def count(self, query: InboxQuery) -> int: ...
 
     @abc.abstractmethod
-    async def last_received(self, profile_id: str | None = None) -> datetime | None:
-        """When the newest verified notification (not a duplicate) arrived, if any."""
+    async def last_received(self, profile_id: str | None = None,
+                            mode: str | None = None) -> datetime | None:
+        """When the newest verified notification (not a duplicate) arrived, if any: of
+        ``profile_id`` (and ``mode``) when given, else of all."""

@@ -128,11 +128,15 @@ class SqliteInbox(Inbox):
         return int(await self._engine.read(lambda db: db.execute(
             f"SELECT count(*) FROM inbox WHERE {where}", args).fetchone()[0]))
 
-    async def last_received(self, profile_id: str | None = None) -> datetime | None:
+    async def last_received(self, profile_id: str | None = None,
+                            mode: str | None = None) -> datetime | None:
         where, args = "original = 1", []
         if profile_id is not None:
             where += " AND profile_id = ?"
             args.append(profile_id)
+            if mode is not None:
+                where += " AND mode = ?"
+                args.append(mode)
         row = await self._engine.read(lambda db: db.execute(
             f"SELECT received_at FROM inbox INDEXED BY inbox_originals WHERE {where}"
             " ORDER BY id DESC LIMIT 1", args).fetchone())

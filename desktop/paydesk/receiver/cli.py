@@ -126,8 +126,20 @@ async def run(args: argparse.Namespace) -> int:
         await asyncio.wait({waiting, serving}, return_when=asyncio.FIRST_COMPLETED)
         waiting.cancel()
         serving.cancel()
+        if not stop.is_set():  # the server stopped of itself: a failure (restarted by systemd)
+            failure = serving.result() if serving.done() and not serving.cancelled() else None
+            log.error("the receiver's server stopped: %s", failure or "it ended of itself",
+                      exc_info=failure)
+            print(f"paydesk-receiver: the server stopped: {failure or 'it ended of itself'}",
+                  file=sys.stderr, flush=True)
+            return 1
         log.info("paydesk-receiver stopping")
     finally:
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            try:
+                loop.remove_signal_handler(signum)
+            except (NotImplementedError, RuntimeError):
+                pass
         await desk.close()
     return 0
 

@@ -35,6 +35,7 @@ async def serve_in_app(desk: Desk) -> Receiver | None:
             await receiver.close()
             return None
         desk.receiver = receiver
+        session.tasks.spawn(_forget_when_stopped(desk, receiver), "the app's receiver, watched")
     secret = await session.keys.get(profile.id, "test", "secret")
     if not secret:
         log.warning("no test secret key for %s: the sandbox is not told where to notify",
@@ -48,6 +49,20 @@ async def serve_in_app(desk: Desk) -> Receiver | None:
         log.info("the sandbox notifies %s", receiver.url)
         receiver.profiles = (receiver.profiles or set()) | {profile.id}  # (never None here)
     return receiver
+
+
+async def _forget_when_stopped(desk: Desk, receiver: Receiver) -> None:
+    """When the receiver's server stops of itself (a failure), the desk no longer counts on
+    it: ``desk.receiver`` is cleared (the next switch to the sandbox's profile starts a new
+    one) and its re-reads are ended; polling goes on as before."""
+    error = await receiver.serving()
+    if receiver.closing:
+        return
+    log.error("the app's notification receiver stopped: %s", error or "it ended of itself",
+              exc_info=error)
+    if desk.receiver is receiver:
+        desk.receiver = None
+    await receiver.close()
 
 
 def follow_in_app(desk: Desk) -> None:

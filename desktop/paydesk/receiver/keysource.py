@@ -98,26 +98,71 @@ class ReadOnlyKeys(keyring.backend.KeyringBackend):
 
 
 def from_file(path: str | Path) -> ReadOnlyKeys:
-    """The keys of a key file, refused when its group or others may read or write it."""
+    """The keys of a key file, refused when its group or others may read or write it. The
+    one exception is systemd's credential (``LoadCredential=``, in ``$CREDENTIALS_DIRECTORY``):
+    written 0400 and opened to the service's user by a POSIX ACL, whose mask shows as the
+    group's bits (0440); accepted when that ACL grants nothing to any group, nor to any
+    user but this process's (``_credential_acl``)."""
     path = Path(path)
     try:
-        status = path.stat()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO: no wait
     except OSError as error:
         raise KeySourceError(f"key file {path}: {error.strerror or error}") from None
-    if not stat.S_ISREG(status.st_mode):
-        raise KeySourceError(f"key file {path}: not a regular file")
-    if os.name == "posix" and status.st_mode & 0o077:
-        raise KeySourceError(
-            f"key file {path} may be read by others (mode {stat.S_IMODE(status.st_mode):04o}): "
-            f"refused. Make it readable by its owner alone: chmod 600 {path}")
+    with os.fdopen(fd, "rb") as file:  # judged and read through one descriptor: no race
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise KeySourceError(f"key file {path}: not a regular file")
+        if (os.name == "posix" and status.st_mode & 0o077
+                and not _credential_acl(path, fd, status.st_mode)):
+            raise KeySourceError(
+                f"key file {path} may be read by others "
+                f"(mode {stat.S_IMODE(status.st_mode):04o}): refused. Make it readable by its "
+                f"owner alone: chmod 600 {path}")
+        try:
+            text = file.read().decode("utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise KeySourceError(f"key file {path}: cannot be read ({error})") from None
     try:
-        document = json.loads(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise KeySourceError(f"key file {path}: cannot be read ({error})") from None
+        document = json.loads(text)
     except ValueError as error:  # the message names a place, never the text
         raise KeySourceError(f"key file {path}: not JSON ({type(error).__name__} at line "
                              f"{getattr(error, 'lineno', '?')})") from None
     return ReadOnlyKeys(entries(document, f"key file {path}"), f"key file {path}")
+
+
+# POSIX ACLs as Linux keeps them (system.posix_acl_access): a version, then entries of
+# (tag, permissions, id), each of 8 bytes, little-endian
+ACL_XATTR, ACL_VERSION = "system.posix_acl_access", 2
+ACL_USER, ACL_GROUP_OBJ, ACL_GROUP = 0x02, 0x04, 0x08
+READ, WRITE = 4, 2
+
+
+def _credential_acl(path: Path, fd: int, mode: int) -> bool:
+    """Whether a key file whose mode shows group bits is a systemd credential that only
+    this process's user may read: in ``$CREDENTIALS_DIRECTORY``, no other bit nor any write
+    bit but the owner's, and an ACL with no named group, no owning group's permission, and
+    no named user but this process's (the group bits are then the ACL's mask)."""
+    directory = os.environ.get("CREDENTIALS_DIRECTORY")
+    if (not directory or not hasattr(os, "getxattr")
+            or path.absolute().parent != Path(directory).absolute()):
+        return False
+    if stat.S_IMODE(mode) & 0o037:  # others' bits, any group write or run: never
+        return False
+    try:
+        acl = os.getxattr(fd, ACL_XATTR)
+    except OSError:  # no ACL (ENODATA), or none here: the group really may read it
+        return False
+    if len(acl) < 4 or (len(acl) - 4) % 8 or int.from_bytes(acl[:4], "little") != ACL_VERSION:
+        return False
+    for at in range(4, len(acl), 8):
+        tag = int.from_bytes(acl[at:at + 2], "little")
+        perm = int.from_bytes(acl[at + 2:at + 4], "little")
+        who = int.from_bytes(acl[at + 4:at + 8], "little")
+        if tag == ACL_GROUP or (tag == ACL_GROUP_OBJ and perm):
+            return False  # a group may read it
+        if tag == ACL_USER and (who != os.geteuid() or perm & WRITE):
+            return False  # another user may read it (or this one change it)
+    return True
 
 
 def from_environment(environ: Mapping[str, str] | None = None) -> ReadOnlyKeys | None:

@@ -25,10 +25,11 @@ class Notice:
 
 def read(body: bytes) -> Notice:
     """``{"event": ..., "data": {...transaction...}}`` (the sandbox's document dialect), or
-    the bare transaction object (the family's, written by PHP's JSON encoder)."""
+    the bare transaction object (the family's, written by PHP's JSON encoder). A body that
+    is no JSON, or nested deeper than the parser goes (RecursionError), names nothing."""
     try:
         document: Any = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):
         return Notice(None, None)
     event = None
     data = document

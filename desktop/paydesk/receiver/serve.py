@@ -46,13 +46,15 @@ class Receiver:
         self.app = build_app(desk.inbox, self.keys, desk.hub, self.worker.put)
         self._server: _Server | None = None
         self._serving: asyncio.Task | None = None
+        self.closing = False  # close() was called: the server's end is no failure
         # the profiles whose service notifies it (the app's: the embedded sandbox's); None:
         # every profile of its desk (paydesk-receiver, given the address by an administrator)
         self.profiles: set[str] | None = None
 
     def serves(self, profile_id: str) -> bool:
-        """Whether this receiver is told of ``profile_id``'s payments (the scheduler then
-        spaces their checks: desk/notified.py)."""
+        """Whether the service was told to notify this receiver of ``profile_id``'s payments
+        (the app's receiver is registered once per profile). It does not space the checks:
+        only notifications that came do (desk/notified.py)."""
         return self.profiles is None or profile_id in self.profiles
 
     @property
@@ -79,7 +81,9 @@ class Receiver:
                                 lifespan="off", timeout_keep_alive=5,
                                 timeout_graceful_shutdown=2)
         self._server = _Server(config)
-        self._serving = self.tasks.spawn(self._server.serve(sockets=[sock]), "receiver server")
+        # its failure is said by whoever awaits ``serving()`` (the command, the app)
+        self._serving = self.tasks.spawn(self._server.serve(sockets=[sock]), "receiver server",
+                                         expected=(Exception,))
         while not self._server.started:
             if self._serving.done():
                 self._serving.result()  # raises what stopped it
@@ -88,14 +92,18 @@ class Receiver:
         self.tasks.spawn(self.worker.run(), "re-read notifications")
         log.info("receiving notifications at %s", self.url)
 
-    async def serving(self) -> None:
-        """Until the server stops (``close``, or a failure)."""
-        if self._serving is not None:
-            await asyncio.wait({self._serving})
+    async def serving(self) -> BaseException | None:
+        """Until the server stops (``close``, or a failure); what stopped it, when it raised
+        (None: closed, or it ended of itself: ``closing`` tells which)."""
+        if self._serving is None:
+            return None
+        await asyncio.wait({self._serving})
+        return None if self._serving.cancelled() else self._serving.exception()
 
     async def close(self) -> None:
         """Stop answering (what was answered is kept), then end the re-reads under way (what
         they had not decided stays pending, for the next start)."""
+        self.closing = True
         if self._server is not None:
             self._server.should_exit = True
         if self._serving is not None:

@@ -6,7 +6,8 @@ before it is read, or cut while it streams). Then the signature is checked over 
 bytes, the notification is kept in the inbox (durably, BEFORE the answer), and answered:
 200 (a duplicate too: the sender need not send it again), 401 for a bad signature, 503
 when the inbox could not keep it (the sender may try again). The re-read is queued after
-the answer is sent.
+the answer is sent: of a fresh original, or of the original a duplicate repeats when that
+one is still pending (its re-read gave up: the service was out of reach).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from ..desk.events import Hub
-from ..ledger.inbox import LIMIT, Inbox, InboxEntry
+from ..ledger.inbox import LIMIT, PENDING, Inbox, InboxEntry
 from . import payload
 from .signature import Keys
 
@@ -44,6 +45,18 @@ def build_app(inbox: Inbox, keys: Keys, hub: Hub, reread: Callable[[InboxEntry],
         # a worker thread, whose put into the worker's queue never wakes qasync's loop
         reread(entry)
 
+    async def _still_pending(duplicate: InboxEntry) -> InboxEntry | None:
+        """The original of a verified ``duplicate`` when it is still pending (not re-read
+        yet, or its re-read gave up); None otherwise, or when it cannot be read now."""
+        if duplicate.duplicate_of is None:
+            return None
+        try:
+            original = await inbox.get(duplicate.duplicate_of)
+        except Exception:  # the rescan takes it up later
+            log.exception("the original of notification %d could not be read", duplicate.id)
+            return None
+        return original if original is not None and original.verdict == PENDING else None
+
     async def notification(request: Request) -> JSONResponse:
         kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if kind != "application/json":
@@ -58,7 +71,8 @@ def build_app(inbox: Inbox, keys: Keys, hub: Hub, reread: Callable[[InboxEntry],
                 return _answer(413, f"A notification is at most {LIMIT} bytes")
         raw = bytes(body)
         candidate = await keys.verify(raw, request.headers.get("signature"))
-        notice = payload.read(raw)
+        # only a verified body is parsed: what a stranger sends is kept as it came, unread
+        notice = payload.read(raw) if candidate is not None else payload.Notice(None, None)
         headers = {k.lower(): v for k, v in request.headers.items() if k.lower() not in NOT_KEPT}
         remote = request.client.host if request.client else ""
         try:
@@ -75,6 +89,11 @@ def build_app(inbox: Inbox, keys: Keys, hub: Hub, reread: Callable[[InboxEntry],
             log.warning("notification %d from %s: no key verifies its signature", entry.id, remote)
             return _answer(401, "The signature does not verify", id=entry.id)
         if not fresh:
+            original = await _still_pending(entry)
+            if original is not None:  # its re-read gave up: the sender says look again
+                return JSONResponse({"message": "Received before: looking it up again",
+                                     "id": entry.id, "verdict": entry.verdict},
+                                    background=BackgroundTask(queued, original))
             return _answer(200, "Received before: nothing to do", id=entry.id,
                            verdict=entry.verdict)
         return JSONResponse({"message": "Received", "id": entry.id, "verdict": entry.verdict},

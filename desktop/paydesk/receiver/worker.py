@@ -6,8 +6,10 @@ desk hear of it; a final state never moves back). Then the inbox says what was d
 
 At its start the worker re-reads every original a stopped receiver left ``pending``; then
 what the server hands it. A re-read that fails (the service out of reach, the ledger busy)
-is tried again with a growing pause; one that keeps failing stays pending, for the next
-start (the desk's checks still see the payment meanwhile). Nothing ends the loop but
+is tried again with a growing pause; one that keeps failing stays pending, and is taken up
+again by the rescan of every pending original (every ``RESCAN_EVERY`` s), or at once when
+the same notification is sent again (the server hands the still pending original back). An
+original is never re-read twice at a time (queued or under way). Nothing ends the loops but
 cancellation.
 """
 
@@ -38,6 +40,7 @@ ATTEMPTS = 8  # re-reads of one notification before it is left for the next star
 FIRST_PAUSE = 0.5  # s, doubled after each failure
 LONGEST_PAUSE = 30.0
 AT_ONCE = 8  # re-reads under way at a time
+RESCAN_EVERY = 60.0  # s: how often the originals still pending are looked for
 
 
 @dataclass(frozen=True)
@@ -54,21 +57,40 @@ class Worker:
         self.tasks = tasks
         self.inbox = desk.inbox
         self._queue: asyncio.Queue[InboxEntry] = asyncio.Queue()
-        self._under_way: set[int] = set()
+        self._under_way: set[int] = set()  # queued or being re-read: never twice at a time
         self._slots = asyncio.Semaphore(AT_ONCE)
+        self.attempts = ATTEMPTS
+        self.rescan_every = RESCAN_EVERY
 
     def put(self, entry: InboxEntry) -> None:
-        """Re-read ``entry`` (a fresh original) soon; the server calls this after answering."""
+        """Re-read ``entry`` (an original still pending) soon, unless it is queued or under
+        way already; the server calls this after answering."""
+        if entry.id in self._under_way:
+            return
+        self._under_way.add(entry.id)
         self._queue.put_nowait(entry)
 
     async def run(self) -> None:
-        """The backlog a stopped receiver left, then each notification as it comes."""
-        await self._backlog()
+        """The backlog a stopped receiver left, then each notification as it comes, and
+        every ``rescan_every`` s the originals still pending (a re-read that gave up)."""
+        await self._rescan("left pending by an earlier run")
+        self.tasks.spawn(self._rescans(), "look for notifications still pending")
         while True:
             entry = await self._queue.get()
             await self._start(entry)
 
-    async def _backlog(self) -> None:
+    async def _rescans(self) -> None:
+        while True:
+            await asyncio.sleep(self.rescan_every)
+            try:
+                await self._rescan("still pending")
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the loop survives anything: said, then again
+                log.exception("looking for notifications still pending failed; again in %gs",
+                              self.rescan_every)
+
+    async def _rescan(self, why: str) -> None:
         pause = FIRST_PAUSE
         while True:
             try:
@@ -79,31 +101,38 @@ class Worker:
                               pause)
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, LONGEST_PAUSE)
+        left = [entry for entry in left if entry.id not in self._under_way]
         if left:
-            log.info("%d notification(s) left pending by an earlier run: looking them up", len(left))
+            log.info("%d notification(s) %s: looking them up", len(left), why)
         for entry in left:
-            await self._start(entry)
+            if entry.id not in self._under_way:  # (handed over meanwhile by the server)
+                self._under_way.add(entry.id)
+                await self._start(entry)
 
     async def _start(self, entry: InboxEntry) -> None:
-        if entry.id in self._under_way:
-            return
-        await self._slots.acquire()  # a bounded number at a time; the queue waits meanwhile
-        self._under_way.add(entry.id)
+        """Re-read ``entry`` (already counted in ``_under_way``) once a slot is free."""
+        try:
+            await self._slots.acquire()  # a bounded number at a time; the queue waits
+        except BaseException:
+            self._under_way.discard(entry.id)
+            raise
         self.tasks.spawn(self._handle(entry), f"re-read notification {entry.id}")
 
     async def _handle(self, entry: InboxEntry) -> None:
         pause = FIRST_PAUSE
         try:
-            for attempt in range(1, ATTEMPTS + 1):
+            attempts = self.attempts
+            for attempt in range(1, attempts + 1):
                 try:
                     decision = await self.reread(entry)
                     decided = await self.inbox.decide(entry.id, decision.verdict, decision.detail,
                                                       mode=decision.mode)
                 except Exception as error:  # noqa: BLE001 - said, paused, tried again
-                    if attempt == ATTEMPTS:
+                    if attempt == attempts:
                         log.warning("notification %d (%s): not looked up after %d tries (%s); "
-                                    "it stays pending until the next start", entry.id,
-                                    entry.tx_ref, attempt, type(error).__name__)
+                                    "it stays pending, tried again within %gs", entry.id,
+                                    entry.tx_ref, attempt, type(error).__name__,
+                                    self.rescan_every)
                         return
                     log.info("notification %d (%s): look-up failed (%s: %s); again in %gs",
                              entry.id, entry.tx_ref, type(error).__name__, error, pause)

@@ -147,11 +147,15 @@ class PostgresInbox(Inbox):
             f"SELECT count(*) AS n FROM inbox WHERE {where}", args).fetchone())
         return int(row["n"]) if row else 0
 
-    async def last_received(self, profile_id: str | None = None) -> datetime | None:
+    async def last_received(self, profile_id: str | None = None,
+                            mode: str | None = None) -> datetime | None:
         where, args = "original = 1", []
         if profile_id is not None:
             where += " AND profile_id = %s"
             args.append(profile_id)
+            if mode is not None:
+                where += " AND mode = %s"
+                args.append(mode)
         row = await self._engine.read(lambda conn: conn.execute(
             f"SELECT received_at FROM inbox WHERE {where} ORDER BY id DESC LIMIT 1",
             args).fetchone())
