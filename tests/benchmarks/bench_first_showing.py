@@ -1,5 +1,5 @@
 """The first showing of each tab: the GUI thread's longest stall (a 1 ms timer's lateness)
-from pressing the tab until it has painted and settled, for Transactions, Cards and then
+from pressing the tab until it has painted and settled, for Transactions, Cards, Counter and then
 Payment links again, in a window started by the real ``app.run()`` (a profile of a sandbox in
 its own process, with links in the ledger and cards in the wallet's cache from an earlier
 run), beside the same timer idle.
@@ -88,11 +88,11 @@ async def run(app, paths: Paths, store: KeyStore) -> None:
         await asyncio.sleep(1.0)
     print("GUI thread's longest stall (1 ms timer lateness), first showing of each tab:")
     print(f"  idle, window shown:      {idle.worst:6.2f} ms")
-    for index in (1, 2, 0):
+    for index in (1, 2, 3, 0):
         title = window.tabs.tabText(index)
         with Stall() as showing:
             t0 = time.perf_counter()
-            window.tabs.setCurrentIndex(index)  # what Ctrl+1..3 and a click on the tab do
+            window.tabs.setCurrentIndex(index)  # what Ctrl+1..4 and a click on the tab do
             tab = window.tabs.currentWidget()
             painted = Painted(tab)
             tab.update()

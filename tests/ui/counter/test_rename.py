@@ -4,6 +4,7 @@ next to the name, once it has."""
 from __future__ import annotations
 
 from tests.ui import press
+from tests.ui.test_accessibility import _unnamed_focusable
 
 
 def _rename(counter, loop, name):
@@ -12,6 +13,7 @@ def _rename(counter, loop, name):
     loop.until(lambda: press.shown("rename-counter") is not None, message="the rename dialog")
     dialog = press.shown("rename-counter")
     assert dialog.windowTitle() == "Rename the counter"
+    assert _unnamed_focusable(dialog, at_least=3) == []
     press.type_into(dialog.name, name)
     press.enter(dialog.name)
     return task, dialog

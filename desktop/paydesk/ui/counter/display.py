@@ -152,9 +152,12 @@ class CustomerView(QWidget):
 
     # -- the sale ---------------------------------------------------------------------
 
-    def show_sale(self, sale: Sale | None) -> None:
+    def show_sale(self, sale: Sale | None, *, news: bool = True) -> None:
         """Show ``sale`` (None: blank for the next customer). Only what a customer may see
-        is taken from it: the amount, the code, the state."""
+        is taken from it: the amount, the code, the state. ``news=False``: a view opened
+        now, on a sale paid before (its customer was thanked then): blank."""
+        if not news and sale is not None and sale.kind == PAID:
+            self._done_key = sale.key
         if sale is None:
             self.sale = None
             self._timer.stop()

@@ -113,7 +113,7 @@ class DisplayPlace(QWidget):
         if self.display is None:
             self.display = CustomerDisplay(self.tasks)
             self._dress(self.display.view)
-            self.display.view.show_sale(self.sale)
+            self.display.view.show_sale(self.sale, news=False)
         self.display.show_on(self._screen())
 
     def _hide_views(self) -> None:
