@@ -271,3 +271,18 @@ async def test_another_counters_sales_and_shifts_are_heard_on_a_shared_ledger(
     finally:
         for desk in desks:
             await desk.close()
+
+
+async def test_a_payment_of_the_sale_on_the_screens_ends_it_at_once(desk, add_profile, service):
+    """The link's change, heard on the hub, makes the sale on the screens no longer payable
+    at once (not after the book's read): the next sale goes ahead, and New sale voids
+    nothing paid."""
+    await add_profile(shop_email=SHOP)
+    counter = desk.counter
+    sale = await counter.sell("9", "GBP")
+    assert counter.payable()
+    service.control(f"pay/{sale.record.reference}", {"outcome": "success"})
+    await desk.links.check(sale.record)  # announces the record: success
+    assert not counter.payable() and counter.current.kind == PAID  # no await in between
+    assert await counter.new_sale() is None  # nothing to void
+    assert (await counter.sell("4", "GBP")).kind == OPEN
