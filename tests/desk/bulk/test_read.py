@@ -141,7 +141,7 @@ def test_cell_text(value, shown):
 
 def test_excel_sep_line_names_the_delimiter(tmp_path):
     path = tmp_path / "eu.csv"
-    path.write_bytes("sep=;\r\nAmount;Title\r\n25;Fees, autumn\r\n".encode())
+    path.write_bytes(b"sep=;\r\nAmount;Title\r\n25;Fees, autumn\r\n")
     sheet = read_sheet(path)
     assert sheet.headers == ["Amount", "Title"]
     assert sheet.rows == [(2, ["25", "Fees, autumn"])]  # Excel hides the sep line: header row 1
