@@ -15,7 +15,6 @@ from paydesk.config.paths import Paths
 from paydesk.config.secrets import KeyStore
 from paydesk.desk.build import build_desk
 from paydesk.desk.bulk.check import check_rows
-from paydesk.desk.bulk.keep import keep
 from paydesk.desk.bulk.mapping import guess_mapping
 from paydesk.desk.bulk.read import read_sheet
 from paydesk.desk.bulk.runner import BatchRefused
@@ -42,9 +41,9 @@ async def load(desk, path, policy="skip", headers=HEADERS):
     """The file read and checked (as the window does, off the loop's thread) and kept as a
     batch: a new one, or the batch of a file of the same name (a corrected file)."""
     sheet = await asyncio.to_thread(read_sheet, path)
-    profile, mode = desk.session.active()
+    profile, _ = desk.session.active()
     rows = check_rows(sheet, guess_mapping(sheet.headers), profile)
-    batch, _ = await keep(desk.batches, profile, mode, path, rows, policy)
+    batch, _ = await desk.bulk.keep(path, rows, policy)
     return batch
 
 
@@ -83,7 +82,8 @@ async def test_each_row_is_created_once(desk, add_profile, service, tmp_path, he
                                               line(4), line(5), ["", "", "", "", "", ""]],
                      headers=HEADERS)
     batch = await load(desk, path)
-    assert batch.rows == 5 and batch.prefix.startswith("SHOP-")
+    assert batch.rows == 5
+    assert batch.prefix.startswith(f"SHOP-{desk.session.installation_id}-")
     await desk.bulk.start(batch)
     report = await desk.bulk.wait(batch.id)
     assert await states(desk, batch) == {2: CREATED, 3: CREATED, 4: SKIPPED, 5: CREATED,

@@ -30,6 +30,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ...ledger import CREATING, LedgerError, LinkRecord
 from ...ledger.batch import ALL, CREATED, WAITING, Batch, BatchBook, BatchFigures, BatchRow
@@ -46,6 +47,7 @@ from ..events import Hub
 from ..links import LinksController, LocalDuplicate
 from ..session import NoKeyError, Session
 from .check import BulkRow, request_of
+from .keep import keep
 from .progress import report
 
 log = logging.getLogger("paydesk.bulk")
@@ -135,6 +137,14 @@ class BulkController:
         if not run.go.is_set():
             return run.why_paused or "Paused"
         return "Cancelling…" if run.cancelled else "Creating links…"
+
+    async def keep(self, file: str | Path, rows: list[BulkRow], policy: str, *,
+                   name: str | None = None) -> tuple[Batch, bool]:
+        """The checked ``rows`` of ``file`` as a batch of the active profile and mode, new or
+        joined (``keep.keep``), its references carrying this installation's id."""
+        profile, mode = self.session.active()
+        return await keep(self.batches, profile, mode, file, rows, policy, name=name,
+                          desk_id=self.session.installation_id)
 
     async def progress(self, batch_id: int) -> BatchFigures:
         return await self.batches.figures(batch_id)
