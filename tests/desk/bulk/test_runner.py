@@ -133,6 +133,9 @@ async def test_a_batch_killed_half_way_resumes_with_nothing_sent_twice(
     await again.open()
     try:
         again.start_background()  # the rows being created are settled by the scheduler
+        waiting = (await again.batches.figures(batch.id)).waiting
+        await asyncio.sleep(0.5)
+        assert (await again.batches.figures(batch.id)).waiting == waiting  # not resumed silently
         assert [b.id for b in await again.bulk.unfinished()] == [batch.id]
         await again.bulk.start(batch)
         await again.bulk.wait(batch.id)
