@@ -27,12 +27,15 @@ from ..config.shared_ledger import Choice
 from ..embedded import EmbeddedSandbox
 from ..health import ConnectionHealth
 from ..ledger import SqliteLedger
+from ..ledger.batch import BatchBook
+from ..ledger.batch_sqlite import SqliteBatchBook
 from ..ledger.cards_sqlite import SqliteCardLedger
 from ..ledger.counter import CounterBook
 from ..ledger.counter_sqlite import SqliteCounterBook
 from ..ledger.inbox import Inbox
 from ..ledger.inbox_sqlite import SqliteInbox
 from ..scheduler import Scheduler
+from .bulk.runner import BulkController
 from .cards.controller import CardsController
 from .counter import CounterController
 from .events import Hub
@@ -111,6 +114,8 @@ class Desk:
     inbox: Inbox  # the notifications received, beside the ledger (ledger/inbox.py)
     book: CounterBook  # the counters' sales and shifts, beside the ledger (ledger/counter.py)
     counter: CounterController  # this computer's counter (desk/counter.py)
+    batches: BatchBook  # the batches of bulk links, beside the ledger (ledger/batch.py)
+    bulk: BulkController  # runs them (desk/bulk/runner.py); never resumed silently at start
     started: bool = False  # start_background() has run
     live: Live | None = None  # on a shared ledger: the other desks' changes, the poller lease
     receiver: Serving | None = None  # the notification receiver this process runs (receiver/)
@@ -127,7 +132,9 @@ class Desk:
 
     def start_background(self) -> None:
         """The scheduler, with every open record of the last ``WATCH_DAYS`` days and every
-        create a previous run left unfinished, and the card operations left open. Once."""
+        create a previous run left unfinished, and the card operations left open. Once.
+        A batch of bulk links with rows not sent is not resumed here: the window offers it
+        (``bulk.unfinished()``); its rows being created are settled as every create is."""
         if self.started:
             return
         tasks = self.session.tasks
@@ -175,8 +182,10 @@ def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
     card_ledger: CardLedger
     inbox: Inbox
     book: CounterBook
+    batches: BatchBook
     engine: PgEngine | None = None
     if ledger_url:  # psycopg loads only for a shared ledger
+        from ..ledger.postgres.batch import PostgresBatchBook
         from ..ledger.postgres.counter import PostgresCounterBook
         from ..ledger.postgres.inbox import PostgresInbox
         from ..ledger.postgres.shared import open_shared
@@ -185,12 +194,14 @@ def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
                                                   on_reachable=hub.ledger_reachable.emit)
         inbox = PostgresInbox(engine)
         book = PostgresCounterBook(engine)
+        batches = PostgresBatchBook(engine)
     else:
         sqlite = SqliteLedger(Path(ledger_file or paths.data / "ledger.sqlite3"))
         sqlite.on_busy(hub.ledger_busy.emit)
         ledger, card_ledger = sqlite, SqliteCardLedger.beside(sqlite)  # the same file and threads
         inbox = SqliteInbox.beside(sqlite)
         book = SqliteCounterBook.beside(sqlite)
+        batches = SqliteBatchBook.beside(sqlite)
     keys.on_waiting = hub.keyring_waiting.emit
     session = Session(paths, keys, hub=hub, ledger=ledger, card_ledger=card_ledger,
                       health=ConnectionHealth(hub.health_changed.emit),
@@ -214,7 +225,8 @@ def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
                 transactions=TransactionsController(links),
                 cards=CardsController(session, card_ledger), scheduler=scheduler, inbox=inbox,
                 book=book, counter=CounterController(session, links, book, scheduler),
-                live=live)
+                batches=batches, live=live,
+                bulk=BulkController(session, links, batches, hub, scheduler=scheduler))
     if live is not None:  # another desk's sales and shifts, read from the book
         live.book = book
     scheduler.notified = _notified(desk)
