@@ -202,6 +202,8 @@ async def test_starttls_and_a_login_with_the_password_from_the_keyring(desk, add
     assert "refused the user name or password" in refused.value.message
     assert PASSWORD not in refused.value.message and PASSWORD not in caplog.text
     assert len(inbox.messages) == 1
+    await keys.delete_profile(profile.id)  # a profile deleted: its SMTP password goes too
+    assert await mail.load_password(keys, profile.id) is None
 
 
 async def test_what_stops_the_sending_is_said(desk, add_profile, smtp_server):
