@@ -76,51 +76,60 @@ def write_file(path: Path, rows: int, bad: dict[int, tuple[str, str]]) -> None:
 # -- the service, as its operator sees it ---------------------------------------------------
 
 class CallLog:
-    """The sandbox's call log of the merchant's test key, read every quarter second on a
-    thread of its own (the log keeps the newest 1,000 calls; 10,000 creates pass through)."""
+    """The sandbox's call log of the merchant's test key, read every quarter second by a
+    process of its own (the log keeps the newest 1,000 calls and 10,000 creates pass through;
+    reading it here would take the GUI thread's time that is being measured)."""
 
-    def __init__(self, base: str, key: str):
-        self._client = httpx.Client(base_url=base.rstrip("/") + "/",
-                                    headers={"Authorization": f"Bearer {key}"}, timeout=10)
-        self.calls: dict[tuple[str, str, str], dict] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self.missed = False  # a read found no overlap with the one before: calls may be lost
-
-    def _read(self) -> None:
-        answer = self._client.get("_sandbox/requests")
-        answer.raise_for_status()
-        seen = answer.json()["data"]
-        if self.calls and seen and len(seen) >= 1000 and \
-                (seen[0]["at"], seen[0]["method"], seen[0]["path"]) not in self.calls:
-            self.missed = True
-        for call in seen:
-            self.calls[(call["at"], call["method"], call["path"])] = call  # status filled later
-
-    def _run(self) -> None:
-        while not self._stop.wait(0.25):
-            try:
-                self._read()
-            except httpx.HTTPError:
-                pass
-
-    def start(self) -> CallLog:
-        self._thread.start()
-        return self
+    def __init__(self, base: str, key: str, out: Path):
+        self.out = out
+        self._proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()),
+                                       "--call-log", base, key, str(out)])
+        self.calls: list[dict] = []
+        self.missed = False
 
     def stop(self) -> None:
-        self._stop.set()
-        self._thread.join()
-        self._read()
-        self._client.close()
+        self._proc.send_signal(signal.SIGTERM)
+        self._proc.wait(60)
+        said = json.loads(self.out.read_text())
+        self.calls, self.missed = said["calls"], said["missed"]
 
     def creates(self) -> dict[object, int]:
         """The creates (POST …/api/payment) by the status answered (None: no answer sent)."""
         counts: dict[object, int] = {}
-        for call in self.calls.values():
+        for call in self.calls:
             if call["method"] == "POST" and call["path"].endswith("/api/payment"):
                 counts[call["status"]] = counts.get(call["status"], 0) + 1
         return counts
+
+    def lookups(self) -> int:
+        return sum(1 for call in self.calls if call["method"] == "GET")
+
+
+def read_call_log(base: str, key: str, out: Path) -> None:
+    """The call log's reader (its own process): every call seen, until SIGTERM."""
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    calls: dict[tuple[str, str, str], dict] = {}
+    missed = False
+    with httpx.Client(base_url=base.rstrip("/") + "/",
+                      headers={"Authorization": f"Bearer {key}"}, timeout=10) as client:
+        while True:
+            last = stop.is_set()
+            try:
+                answer = client.get("_sandbox/requests")
+                answer.raise_for_status()
+                seen = answer.json()["data"]
+            except httpx.HTTPError:
+                seen = []
+            if calls and len(seen) >= 1000 and \
+                    (seen[0]["at"], seen[0]["method"], seen[0]["path"]) not in calls:
+                missed = True  # the oldest call kept was not seen before: some went unseen
+            for call in seen:
+                calls[(call["at"], call["method"], call["path"])] = call  # status filled later
+            if last:
+                break
+            stop.wait(0.25)
+    out.write_text(json.dumps({"calls": list(calls.values()), "missed": missed}))
 
 
 def service_payments(sandbox_dir: Path) -> list[str]:
@@ -241,6 +250,34 @@ def run_and_kill(data: Path, base: str, keys: dict, batch_id: int, half: int) ->
     return done, time.perf_counter() - t0
 
 
+class StallStacks(threading.Thread):
+    """``BENCH_STALLS=1``: where the GUI thread was when the stall timer ran late by more
+    than 30 ms (its stack, sampled from another thread), to say what held it."""
+
+    def __init__(self, stall):
+        super().__init__(daemon=True)
+        self.stall = stall
+        self.main = threading.main_thread().ident
+        self.seen: dict[str, float] = {}
+        self._stop = threading.Event()
+
+    def run(self) -> None:
+        import traceback
+
+        while not self._stop.wait(0.01):
+            late = time.perf_counter() - self.stall._last
+            if late > 0.03:
+                frame = sys._current_frames().get(self.main)
+                if frame is not None:
+                    where = "".join(traceback.format_stack(frame)[-6:])
+                    self.seen[where] = max(self.seen.get(where, 0.0), late * 1000)
+
+    def report(self) -> None:
+        self._stop.set()
+        for where, ms in sorted(self.seen.items(), key=lambda kv: -kv[1])[:4]:
+            print(f"  GUI thread late {ms:.0f} ms at:\n{where}")
+
+
 async def resume(data: Path, base: str, keys: dict, batch_id: int):
     """A desk with the Bulk links window showing the batch's progress: Resume pressed, the
     creates whose answer was lost settled by the desk's background work; the GUI thread's
@@ -254,6 +291,9 @@ async def resume(data: Path, base: str, keys: dict, batch_id: int):
     window = progress_window(desk, bulk, batch)
     await asyncio.sleep(0.3)
     stall = Stall(5).start()
+    stacks = StallStacks(stall) if os.environ.get("BENCH_STALLS") else None
+    if stacks is not None:
+        stacks.start()
     t0 = time.perf_counter()
     desk.start_background()  # the scheduler settles the creates whose answer was lost
     if window is not None:
@@ -271,6 +311,8 @@ async def resume(data: Path, base: str, keys: dict, batch_id: int):
         await asyncio.sleep(0.25)
     settled = time.perf_counter() - t0
     worst = stall.stop()
+    if stacks is not None:
+        stacks.report()
     figures = await desk.batches.figures(batch_id)
     rows = await all_rows(desk, batch_id)
     if window is not None:
@@ -329,7 +371,12 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=10_000)
     ap.add_argument("--runner", nargs=3, metavar=("DATA", "BASE", "BATCH"))
+    ap.add_argument("--call-log", nargs=3, metavar=("BASE", "KEY", "OUT"))
     args = ap.parse_args()
+    if args.call_log:
+        base, key, out = args.call_log
+        read_call_log(base, key, Path(out))
+        return
     if args.runner:
         data, base, batch_id = args.runner
         asyncio.run(runner(Path(data), base, json.loads(os.environ["BENCH_KEYS"]), int(batch_id)))
@@ -345,7 +392,7 @@ def main() -> None:
     write_file(path, args.rows, bad)
     with sandbox_running(data / "sandbox") as (base, keys), qt_loop() as (_, loop):
         set_faults(base, keys["secret"], drop_after_commit_rate=DROP_RATE)
-        log = CallLog(base, keys["secret"]).start()
+        log = CallLog(base, keys["secret"], data / "calls.json")
         batch_id = loop.run(prepare(data, base, keys, path, bad))
         killed_at, first_run = run_and_kill(data, base, keys, batch_id, (args.rows - INVALID) // 2)
         print(f"runner process SIGKILLed after {killed_at:,} rows answered for "
@@ -368,6 +415,7 @@ def main() -> None:
           f"failed {figures.failed}, skipped {skipped}, left {figures.left}")
     print(f"service: {len(payments):,} payments; creates answered "
           + ", ".join(f"{status}: {n:,}" for status, n in sorted(creates.items(), key=str))
+          + f"; {log.lookups():,} look-ups"
           + (" (the call log was read too seldom: some calls missed)" if log.missed else ""))
     for what, n in why.items():
         print(f"  {what}: {n}")
