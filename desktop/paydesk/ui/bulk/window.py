@@ -306,14 +306,18 @@ class BulkWindow(QWidget):
             self._show_progress()
 
     def _show_progress(self) -> None:
-        batch = self.batch
-        if batch is None:
+        if self.batch is not None:
+            self.tasks.replace("bulk progress", self._progress(self.batch))
+
+    async def _progress(self, batch: Batch) -> None:
+        try:
+            figures = await _maybe(self.controller.progress(batch.id))
+        except LedgerError as error:
+            log.info("could not read the batch's progress: %s", error)
             return
-        figures = self.controller.progress(batch.id)
-        if figures is None:
+        if figures is None or batch is not self.batch:
             return
-        running = self.controller.running(batch.id)
-        if running:
+        if self.controller.running(batch.id):
             self.progress_step.show_figures(figures)
             wait = getattr(self.controller, "service_pause", None)
             self.progress_step.service_pause(wait(batch.id) if wait else None)
@@ -340,7 +344,7 @@ class BulkWindow(QWidget):
             await _maybe(self.controller.resume(batch.id))
         else:  # cancelled or stopped: the rows left are sent now
             self.cancelled = False
-            figures = self.controller.progress(batch.id)
+            figures = await _maybe(self.controller.progress(batch.id))
             self.progress_step.start(batch.name, left_of(figures) if figures else 0)
             await self.controller.start(batch)
             self._tick.start()
