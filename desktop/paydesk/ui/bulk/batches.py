@@ -32,6 +32,7 @@ from .steps import say
 log = logging.getLogger("paydesk.ui.bulk.batches")
 TITLE = "Batches — PayDesk"
 LIVE_EVERY_MS = 400  # figures counted again at most this often while links change
+REFS_AT_ONCE = 50  # links changed between two counts whose batch is looked for
 
 
 def _table(name: str, accessible: str, model) -> QTableView:
@@ -107,6 +108,7 @@ class BatchesWindow(QWidget):
         signals.linkChanged.connect(self._link_changed)
         signals.changed.connect(self.reload)
         self._dirty: set[int] = set()  # batches whose figures are to be counted again
+        self._refs: set[str] = set()  # references of links that changed: whose batch?
         self._live = QTimer(self)
         self._live.setSingleShot(True)
         self._live.setInterval(LIVE_EVERY_MS)
@@ -134,8 +136,15 @@ class BatchesWindow(QWidget):
     async def _load(self, query: tuple[str, str]) -> None:
         try:
             await self.model.load(query)
+            unfinished = [b for b in await self.book.unfinished(*query)
+                          if not self.controller.running(b.id)]
         except LedgerError as error:  # a shared ledger out of reach: the list stays
             say(self.said, f"Could not read the batches: {error}")
+            return
+        n = len(unfinished)
+        say(self.said, f"{n} batch{'es have' if n != 1 else ' has'} rows not sent yet (PayDesk "
+                       "was stopped, or it was cancelled): choose it and press Resume"
+            if n else "")
 
     def _select_first(self) -> None:
         if self.shown_batch is None and self.model.rowCount():
@@ -184,18 +193,25 @@ class BatchesWindow(QWidget):
         query = self.model.query
         if query is None or (record.profile_id, record.mode) != query:
             return
-        self._dirty.update(self.model.ids()[:20])  # the newest: where payments come in
-        if self.shown_batch is not None:
-            self._dirty.add(self.shown_batch.id)
+        if len(self._refs) < REFS_AT_ONCE:
+            self._refs.add(record.tx_ref)
+        else:  # a flood of changes: the newest batches, where payments come in
+            self._dirty.update(self.model.ids()[:20])
         if not self._live.isActive():
             self._live.start()
 
     def _count_again(self) -> None:
         dirty, self._dirty = self._dirty, set()
-        self.tasks.spawn(self._recount(dirty), "batches: count again")
+        refs, self._refs = self._refs, set()
+        self.tasks.spawn(self._recount(dirty, refs), "batches: count again")
 
-    async def _recount(self, batch_ids: set[int]) -> None:
+    async def _recount(self, batch_ids: set[int], refs: set[str] = frozenset()) -> None:
+        query = self.model.query
         try:
+            for ref in refs:  # the batch of a link that changed (if it is a batch's)
+                found = await self.book.batch_of(query[0], ref) if query else None
+                if found is not None:
+                    batch_ids.add(found)
             for batch_id in sorted(batch_ids):
                 batch = await self.book.batch(batch_id)
                 if batch is None:

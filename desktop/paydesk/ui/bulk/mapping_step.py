@@ -19,19 +19,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...desk.bulk.mapping import Mapping
-from ...desk.bulk.sheet import FIELDS, Sheet
+from ...desk.bulk.mapping import Mapping, extra_field, missing
+from ...desk.bulk.sheet import FIELDS, REQUIRED, Sheet
 
 PREVIEW_ROWS = 5
 NOT_IN_FILE = "(not in the file)"
-REQUIRED = ("amount", "currency", "email", "first_name", "last_name", "title")
-META = "meta."
-
-
-def extra_name(header: str) -> str:
-    """The extra field a column becomes: "meta.<name>" ("meta.Cost centre" stays itself)."""
-    name = header.strip()
-    return name if name.lower().startswith(META) else META + name
 
 
 class PreviewModel(QAbstractTableModel):
@@ -140,7 +132,7 @@ class MappingStep(QWidget):
             check.deleteLater()
         extras_guessed = {column for field, column in guessed.items() if field not in FIELDS}
         for index, header in enumerate(self.headers):
-            check = QCheckBox(extra_name(header) if header else f"(column {index + 1})")
+            check = QCheckBox(extra_field(header) if header else f"(column {index + 1})")
             check.setObjectName(f"bulk-extra-{index}")
             check.setAccessibleName(check.text())
             check.setChecked(index in extras_guessed)
@@ -159,13 +151,12 @@ class MappingStep(QWidget):
         used = set(chosen.values())
         for index, check in self.extras:
             if check.isChecked() and index not in used and self.headers[index].strip():
-                chosen[extra_name(self.headers[index])] = index
+                chosen[extra_field(self.headers[index])] = index
         return chosen
 
     def missing(self) -> list[str]:
         """The required fields no column holds."""
-        chosen = self.mapping()
-        return [field for field in REQUIRED if field not in chosen]
+        return missing(self.mapping())
 
     def _chosen(self, *_: object) -> None:
         used = {box.currentData() for box in self.boxes.values()}

@@ -12,7 +12,7 @@ from .steps import _button, _label, say
 
 
 def left_of(figures: BatchFigures) -> int:
-    return figures.waiting + figures.creating
+    return figures.left
 
 
 def figures_text(figures: BatchFigures) -> str:

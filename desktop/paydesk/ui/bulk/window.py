@@ -35,7 +35,7 @@ from ...desk.bulk.sheet import BulkFileError, Sheet
 from ...desk.bulk.template import write_template
 from ...desk.session import Session
 from ...ledger import LedgerError
-from ...ledger.batch import Batch, BatchBook
+from ...ledger.batch import SKIPPED, WAITING, Batch, BatchBook
 from .. import files
 from ..dialogs import shown
 from ..signals import signals_of
@@ -48,7 +48,6 @@ log = logging.getLogger("paydesk.ui.bulk")
 TITLE = "Bulk links"
 FILTERS = ["Spreadsheets (*.csv *.xlsx)", "CSV (*.csv)", "Excel workbook (*.xlsx)"]
 FILE, COLUMNS, CHECK, PROGRESS = range(4)
-SKIPPED = "skipped"
 
 
 async def _maybe(result: object) -> object:
@@ -114,7 +113,6 @@ class BulkWindow(QWidget):
         self.found: Batch | None = None  # the earlier batch of this file name, joined
         self.batch: Batch | None = None  # the batch being created
         self.cancelled = False
-        self._row_at: dict[int, int] = {}  # file row number: index in sheet.rows
         self.go(FILE)
 
     def _button(self, text: str, name: str, accessible: str) -> QPushButton:
@@ -165,7 +163,6 @@ class BulkWindow(QWidget):
             self.file_step.choose.setEnabled(True)
         self.file_step.complain("")
         self.sheet = sheet
-        self._row_at = {number: i for i, (number, _) in enumerate(sheet.rows)}
         self.mapping_step.show_sheet(sheet, guess_mapping(sheet.headers))
         self.go(COLUMNS)
         return sheet
@@ -227,7 +224,8 @@ class BulkWindow(QWidget):
                 if column < len(cells) and cells[column].strip()]
 
     async def _sent_before(self, batch: Batch | None) -> tuple[set[int], set[str]]:
-        """The file rows an earlier batch of this file holds (not skipped), and its refs."""
+        """The file rows an earlier batch of this file sent already (a row waiting or skipped
+        takes the corrected file's values), and the references of all its rows."""
         numbers: set[int] = set()
         refs: set[str] = set()
         after = None
@@ -235,7 +233,7 @@ class BulkWindow(QWidget):
             page = await self.book.rows(batch.id, after=after, limit=500)
             for row in page:
                 refs.add(row.tx_ref)
-                if row.state != SKIPPED:
+                if row.state not in (WAITING, SKIPPED):
                     numbers.add(row.number)
             if len(page) < 500:
                 break
@@ -244,11 +242,9 @@ class BulkWindow(QWidget):
 
     def _edited(self, number: int, field: str, text: str) -> None:
         sheet, column = self.sheet, self.mapping.get(field)
-        if sheet is None or column is None or number not in self._row_at:
+        if sheet is None or column is None:
             return
-        cells = sheet.rows[self._row_at[number]][1]
-        cells.extend([""] * (column + 1 - len(cells)))
-        cells[column] = text
+        sheet.edit(number, column, text)
         self.check_step.set_checking(True)
         self.tasks.replace("recheck", self._recheck(text.strip() if field == "tx_ref" else ""))
 
@@ -288,7 +284,8 @@ class BulkWindow(QWidget):
                 by = await asyncio.to_thread(getpass.getuser)
                 name = f"{Path(sheet.file_name).stem} {date.today().isoformat()}"
                 batch = await self.book.add_batch(profile.id, mode, name, sheet.file_name,
-                                                  policy, by, payload)
+                                                  policy, by, payload,
+                                                  txref_prefix=profile.txref_prefix)
         except LedgerError as error:
             say(step.why, f"Could not write the batch to the ledger: {error}")
             step.update_counts()
