@@ -57,10 +57,12 @@ class ProgressStep(QWidget):
         self.resume = _button("&Resume", "bulk-resume")
         self.cancel = _button("Cancel", "bulk-cancel")
         self.batches = _button("Show in &Batches…", "bulk-show-batches")
+        self.again = _button("&Another file…", "bulk-another-file")
         for button in (self.pause, self.resume, self.cancel):
             buttons.addWidget(button)
         buttons.addStretch(1)
         buttons.addWidget(self.batches)
+        buttons.addWidget(self.again)
         column.addLayout(buttons)
         self.to_do = 0
         for label in (self.paused, self.outcome):

@@ -101,7 +101,10 @@ class BulkWindow(QWidget):
         progress.resume.clicked.connect(lambda: self.tasks.spawn(self.resume(), "resume"))
         progress.cancel.clicked.connect(lambda: self.tasks.spawn(self.cancel(), "cancel"))
         progress.batches.clicked.connect(self.batchesRequested.emit)
-        signals_of(session.hub).batchChanged.connect(self._batch_changed)
+        progress.again.clicked.connect(self.start_over)
+        signals = signals_of(session.hub)
+        signals.batchChanged.connect(self._batch_changed)
+        signals.changed.connect(self._profile_changed)
         self._tick = QTimer(self)  # the service's pause counts down while nothing changes
         self._tick.setInterval(500)
         self._tick.timeout.connect(self._show_progress)
@@ -114,6 +117,16 @@ class BulkWindow(QWidget):
         self.batch: Batch | None = None  # the batch being created
         self.cancelled = False
         self.go(FILE)
+        self._profile_changed()
+
+    def _profile_changed(self) -> None:
+        """The links are the main window's profile and mode: said in the title; a dry run
+        shown is checked again by the new profile's rules."""
+        profile = self.session.profile
+        mode = "TEST" if self.session.is_test else "LIVE"
+        self.setWindowTitle(f"{TITLE} — {profile.name} — {mode}" if profile else TITLE)
+        if profile is not None and self.stack.currentIndex() == CHECK:
+            self.tasks.replace("check", self.check())
 
     def _button(self, text: str, name: str, accessible: str) -> QPushButton:
         button = QPushButton(text)
@@ -131,6 +144,13 @@ class BulkWindow(QWidget):
                  PROGRESS: self.progress_step.cancel}[step]
         if focus.isEnabled():
             focus.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def start_over(self) -> None:
+        """Another file (the batch shown goes on; the Batches window shows it)."""
+        self.batch, self.sheet, self.found = None, None, None
+        self._tick.stop()
+        self.file_step.complain("")
+        self.go(FILE)
 
     def go_back(self) -> None:
         self.go(max(self.stack.currentIndex() - 1, FILE))
