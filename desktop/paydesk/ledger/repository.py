@@ -108,6 +108,10 @@ class Ledger(abc.ABC):
         """One record, with the service's last raw answer."""
 
     @abc.abstractmethod
+    async def references_in(self, profile_id: str, refs: Sequence[str]) -> set[str]:
+        """Which of ``refs`` (a few hundred at most: one query) the profile's ledger holds."""
+
+    @abc.abstractmethod
     async def page(self, query: LinkQuery, after: Cursor | None = None,
                    before: Cursor | None = None, limit: int = 100) -> Page:
         """Up to ``limit`` records in the query's order, after ``after`` (or the ones just

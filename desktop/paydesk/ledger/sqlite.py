@@ -267,6 +267,15 @@ class SqliteLedger(Ledger):
     async def get(self, profile_id: str, tx_ref: str) -> LinkRecord | None:
         return await self._engine.read(lambda db: _one(db, profile_id, tx_ref, raw=True))
 
+    async def references_in(self, profile_id: str, refs: Sequence[str]) -> set[str]:
+        wanted = list(dict.fromkeys(refs))
+        if not wanted:
+            return set()
+        sql = (f"SELECT tx_ref FROM links WHERE profile_id = ? AND tx_ref IN"
+               f" ({', '.join('?' * len(wanted))})")
+        rows = await self._engine.read(lambda db: db.execute(sql, [profile_id, *wanted]).fetchall())
+        return {row[0] for row in rows}
+
     async def page(self, query: LinkQuery, after: Cursor | None = None,
                    before: Cursor | None = None, limit: int = 100) -> Page:
         if after is not None and before is not None:

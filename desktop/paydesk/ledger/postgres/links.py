@@ -304,6 +304,15 @@ class PostgresLedger(Ledger):
     async def get(self, profile_id: str, tx_ref: str) -> LinkRecord | None:
         return await self._engine.read(lambda conn: _one(conn, profile_id, tx_ref, raw=True))
 
+    async def references_in(self, profile_id: str, refs: Sequence[str]) -> set[str]:
+        wanted = list(dict.fromkeys(refs))
+        if not wanted:
+            return set()
+        rows = await self._engine.read(lambda conn: conn.execute(
+            "SELECT tx_ref FROM links WHERE profile_id = %s AND tx_ref = ANY(%s)",
+            (profile_id, wanted)).fetchall())
+        return {row["tx_ref"] for row in rows}
+
     async def page(self, query: LinkQuery, after: Cursor | None = None,
                    before: Cursor | None = None, limit: int = 100) -> Page:
         if after is not None and before is not None:
