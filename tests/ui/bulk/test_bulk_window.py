@@ -141,7 +141,9 @@ def test_columns_chosen_by_the_user_and_extra_fields(shop, tmp_path):
     assert step.boxes["currency"].currentText() == "CCY"
     assert step.boxes["last_name"].currentText() == "(not in the file)"
     press.click(window.next)  # a required field has no column: said, not checked
-    assert "last_name" in step.summary.text()
+    shop.loop.until(lambda: step.message.isVisible(), message="the missing column said")
+    assert step.message.text() == "Choose the column of: last_name"
+    assert window.stack.currentWidget() is step
     press.choose(step.boxes["last_name"], "Payer")
     extra = next(check for index, check in step.extras if index == 6)
     assert extra.text() == "meta.Cost centre" and not extra.isChecked()

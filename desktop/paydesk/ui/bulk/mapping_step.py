@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from ...desk.bulk.mapping import Mapping, extra_field, missing
 from ...desk.bulk.sheet import FIELDS, REQUIRED, Sheet
+from ..field_message import ERROR_STYLE
 
 PREVIEW_ROWS = 5
 NOT_IN_FILE = "(not in the file)"
@@ -95,6 +96,8 @@ class MappingStep(QWidget):
         middle.addWidget(fields_box, 1)
         self.extras_box = QGroupBox("Other columns: send as extra fields")
         self.extras_grid = QGridLayout(self.extras_box)
+        self.extras_grid.setColumnStretch(2, 1)  # each box as wide as its words: a click
+        self.extras_grid.setRowStretch(100, 1)  # beside them is not a click on them
         self.extras: list[tuple[int, QCheckBox]] = []
         middle.addWidget(self.extras_box, 1)
         column.addLayout(middle)
@@ -109,6 +112,12 @@ class MappingStep(QWidget):
         self.preview.setMaximumHeight(200)
         caption.setBuddy(self.preview)
         column.addWidget(self.preview, 1)
+        self.message = QLabel("")
+        self.message.setObjectName("bulk-mapping-message")
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet(ERROR_STYLE)
+        self.message.hide()
+        column.addWidget(self.message)
         self.headers: list[str] = []
 
     def show_sheet(self, sheet: Sheet, guessed: Mapping) -> None:
@@ -158,7 +167,13 @@ class MappingStep(QWidget):
         """The required fields no column holds."""
         return missing(self.mapping())
 
+    def complain(self, text: str) -> None:
+        self.message.setText(text)
+        self.message.setAccessibleName(text)
+        self.message.setVisible(bool(text))
+
     def _chosen(self, *_: object) -> None:
+        self.complain("")
         used = {box.currentData() for box in self.boxes.values()}
         for index, check in self.extras:  # a column that is a field is not an extra too
             check.setVisible(index not in used)

@@ -212,7 +212,7 @@ class BulkWindow(QWidget):
             return None
         missing = self.mapping_step.missing()
         if missing:
-            say(self.mapping_step.summary, "Choose the column of: " + ", ".join(missing))
+            self.mapping_step.complain("Choose the column of: " + ", ".join(missing))
             return None
         self.mapping = self.mapping_step.mapping()
         self.next.setEnabled(False)
@@ -224,7 +224,7 @@ class BulkWindow(QWidget):
             rows = await asyncio.to_thread(check_rows, sheet, self.mapping, profile,
                                            known_refs=self.known)
         except LedgerError as error:
-            say(self.mapping_step.summary, f"Could not read the ledger: {error}")
+            self.mapping_step.complain(f"Could not read the ledger: {error}")
             return None
         finally:
             self.next.setEnabled(True)
