@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from paydesk.ledger import Ledger, SqliteLedger
+from paydesk.ledger.batch import BatchBook
 from paydesk.ledger.counter import CounterBook
 from paydesk.ledger.inbox import Inbox
 
@@ -84,3 +85,14 @@ async def below(ledger: Ledger, sql: str) -> None:
         await ledger._engine.write(lambda db: db.execute(sql))
     else:
         await ledger._engine.write(lambda conn: conn.execute(sql))
+
+
+def batches_beside(ledger: Ledger) -> BatchBook:
+    """The batches' book on the same store as ``ledger`` (its file, or its engine)."""
+    if isinstance(ledger, SqliteLedger):
+        from paydesk.ledger.batch_sqlite import SqliteBatchBook
+
+        return SqliteBatchBook.beside(ledger)
+    from paydesk.ledger.postgres.batch import PostgresBatchBook
+
+    return PostgresBatchBook(ledger._engine)

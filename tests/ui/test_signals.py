@@ -13,7 +13,7 @@ from paydesk.desk.events import Hub
 from paydesk.ui.signals import DeskSignals, signals_of
 
 # a value to send for each type a bridged signal carries
-SAMPLES = {"QString": "p_shop", "bool": True, "PyObject": object()}
+SAMPLES = {"QString": "p_shop", "bool": True, "int": 7, "PyObject": object()}
 
 
 def tell(hub, event_name, *args):

@@ -27,6 +27,8 @@ from ..config.shared_ledger import Choice
 from ..embedded import EmbeddedSandbox
 from ..health import ConnectionHealth
 from ..ledger import SqliteLedger
+from ..ledger.batch import BatchBook
+from ..ledger.batch_sqlite import SqliteBatchBook
 from ..ledger.cards_sqlite import SqliteCardLedger
 from ..ledger.counter import CounterBook
 from ..ledger.counter_sqlite import SqliteCounterBook
@@ -111,6 +113,7 @@ class Desk:
     inbox: Inbox  # the notifications received, beside the ledger (ledger/inbox.py)
     book: CounterBook  # the counters' sales and shifts, beside the ledger (ledger/counter.py)
     counter: CounterController  # this computer's counter (desk/counter.py)
+    batches: BatchBook  # the batches of bulk links, beside the ledger (ledger/batch.py)
     started: bool = False  # start_background() has run
     live: Live | None = None  # on a shared ledger: the other desks' changes, the poller lease
     receiver: Serving | None = None  # the notification receiver this process runs (receiver/)
@@ -175,8 +178,10 @@ def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
     card_ledger: CardLedger
     inbox: Inbox
     book: CounterBook
+    batches: BatchBook
     engine: PgEngine | None = None
     if ledger_url:  # psycopg loads only for a shared ledger
+        from ..ledger.postgres.batch import PostgresBatchBook
         from ..ledger.postgres.counter import PostgresCounterBook
         from ..ledger.postgres.inbox import PostgresInbox
         from ..ledger.postgres.shared import open_shared
@@ -185,12 +190,14 @@ def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
                                                   on_reachable=hub.ledger_reachable.emit)
         inbox = PostgresInbox(engine)
         book = PostgresCounterBook(engine)
+        batches = PostgresBatchBook(engine)
     else:
         sqlite = SqliteLedger(Path(ledger_file or paths.data / "ledger.sqlite3"))
         sqlite.on_busy(hub.ledger_busy.emit)
         ledger, card_ledger = sqlite, SqliteCardLedger.beside(sqlite)  # the same file and threads
         inbox = SqliteInbox.beside(sqlite)
         book = SqliteCounterBook.beside(sqlite)
+        batches = SqliteBatchBook.beside(sqlite)
     keys.on_waiting = hub.keyring_waiting.emit
     session = Session(paths, keys, hub=hub, ledger=ledger, card_ledger=card_ledger,
                       health=ConnectionHealth(hub.health_changed.emit),
@@ -214,7 +221,7 @@ def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
                 transactions=TransactionsController(links),
                 cards=CardsController(session, card_ledger), scheduler=scheduler, inbox=inbox,
                 book=book, counter=CounterController(session, links, book, scheduler),
-                live=live)
+                batches=batches, live=live)
     if live is not None:  # another desk's sales and shifts, read from the book
         live.book = book
     scheduler.notified = _notified(desk)

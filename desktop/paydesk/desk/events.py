@@ -77,6 +77,10 @@ class Hub:
         # closed; here or by another desk on a shared ledger (ledger/counter.py)
         self.sale_changed = Event("sale_changed")  # (Sale)
         self.shift_changed = Event("shift_changed")  # (Shift)
+        # bulk links (desk/bulk/runner.py): a batch's rows or progress changed (at most every
+        # 100 ms per batch while it runs), here or by another desk (ledger/batch.py); its
+        # rows' links say record_changed as well
+        self.batch_changed = Event("batch_changed")  # (batch_id: int)
 
     def events(self) -> dict[str, Event]:
         return {name: e for name, e in vars(self).items() if isinstance(e, Event)}

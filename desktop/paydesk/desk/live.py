@@ -9,7 +9,8 @@ final), the card kinds -> ``card_changed``, ``cards_refreshed``, ``card_transact
 lease read again; "import" -> the views read again (``session_changed``) and the poller
 watches the open records again; "inbox" -> ``notification_changed`` (a notification another
 desk or the receiver kept or decided); "sale" -> ``sale_changed`` and "shift" ->
-``shift_changed`` (another counter's sale or shift, read from the counter's book). An event that
+``shift_changed`` (another counter's sale or shift, read from the counter's book); "batch" ->
+``batch_changed`` (a batch of bulk links another desk added, corrected or e-mailed). An event that
 cannot be followed now (the ledger out of reach) is kept and followed when it is back.
 
 The lease keeper (``ledger/postgres/lease.py``) decides whether this desk checks payments
@@ -240,6 +241,8 @@ class Live:
             shift = await self.book.shift(int(key))
             if shift is not None:
                 hub.shift_changed.emit(shift)
+        elif kind == "batch":
+            hub.batch_changed.emit(int(key))
 
     def _announce(self, record: LinkRecord) -> None:
         before = self._states.get(record.key)

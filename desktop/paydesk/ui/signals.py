@@ -38,6 +38,8 @@ class DeskSignals(QObject):
     # the counters
     saleChanged = Signal(object)  # a Sale made, voided or decided (its link: linkChanged)
     shiftChanged = Signal(object)  # a Shift opened or closed
+    # bulk links
+    batchChanged = Signal(int)  # a batch's id: its rows or progress changed
 
     BRIDGE = {
         "session_changed": "changed", "call_finished": "callFinished",
@@ -50,6 +52,7 @@ class DeskSignals(QObject):
         "operation_changed": "operationChanged", "audit_added": "auditAdded",
         "notification_changed": "notificationChanged",
         "sale_changed": "saleChanged", "shift_changed": "shiftChanged",
+        "batch_changed": "batchChanged",
     }
 
     def __init__(self, hub: Hub, parent: QObject | None = None):

@@ -6,7 +6,9 @@ Kinds, and what ``key`` holds: "link" (tx_ref), "sequence", "card" (card hash), 
 list refreshed), "card_tx" (card hash), "operation" (str(op id)), "audit", "merchant"
 (merchant id), "lease", "import" (a desk's own ledger imported: read everything again),
 "inbox" (str(entry id): a notification received or decided), "sale" (tx_ref: a counter's
-sale added, voided or decided), "shift" (str(shift id): a counter's shift opened or closed).
+sale added, voided or decided), "shift" (str(shift id): a counter's shift opened or closed),
+"batch" (str(batch id): a batch of bulk links added, its rows added or corrected, an e-mail
+noted).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from psycopg import Connection
 
 CHANNEL = "paydesk_events"
 KINDS = ("link", "sequence", "card", "cards", "card_tx", "operation", "audit", "merchant",
-         "lease", "import", "inbox", "sale", "shift")
+         "lease", "import", "inbox", "sale", "shift", "batch")
 
 _EMIT = """WITH made AS (
     INSERT INTO events (desk, kind, profile_id, mode, key) VALUES (%s, %s, %s, %s, %s)
