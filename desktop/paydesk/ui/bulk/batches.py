@@ -26,6 +26,7 @@ from ...desk.session import Session
 from ...ledger import LedgerError, LinkRecord
 from ...ledger.batch import Batch, BatchBook
 from ..signals import signals_of
+from . import batch_actions as actions
 from .batch_models import BatchesModel, BatchRowsModel
 from .steps import say
 
@@ -87,8 +88,11 @@ class BatchesWindow(QWidget):
         self.check_all = self._button("Check all open", "batch-check-all-open")
         self.resume = self._button("Resume", "batch-resume")
         self.resume.setToolTip("Send the rows of this batch not sent yet")
-        bottom.addWidget(self.check_all)
-        bottom.addWidget(self.resume)
+        self.results = self._button("Save results…", "batch-save-results")
+        self.qr = self._button("QR sheet…", "batch-qr-sheet")
+        self.email = self._button("E-mail links…", "batch-email-links")
+        for button in (self.check_all, self.resume, self.results, self.qr, self.email):
+            bottom.addWidget(button)
         self.said = QLabel("")
         self.said.setObjectName("batches-said")
         self.said.setWordWrap(True)
@@ -103,6 +107,11 @@ class BatchesWindow(QWidget):
         self.check_all.clicked.connect(
             lambda: self.tasks.replace("check batch", self.check_all_open()))
         self.resume.clicked.connect(lambda: self.tasks.replace("resume batch", self.resume_batch()))
+        self.results.clicked.connect(lambda: self._out("results", actions.results(
+            self, self.book, self.shown_batch)))
+        self.qr.clicked.connect(lambda: self._out("qr sheet", actions.qr_sheet(
+            self, self.session, self.book, self.shown_batch)))
+        self.email.clicked.connect(lambda: self._out("email", self._email()))
         signals = signals_of(session.hub)
         signals.batchChanged.connect(self._batch_changed)
         signals.linkChanged.connect(self._link_changed)
@@ -179,7 +188,8 @@ class BatchesWindow(QWidget):
         running = batch is not None and self.controller.running(batch.id)
         left = figures is not None and figures.waiting + figures.creating > 0
         self.resume.setEnabled(batch is not None and left and not running)
-        self.check_all.setEnabled(batch is not None)
+        for button in (self.check_all, self.results, self.qr, self.email):
+            button.setEnabled(batch is not None)
 
     # -- live ------------------------------------------------------------------------------
 
@@ -248,3 +258,20 @@ class BatchesWindow(QWidget):
         await self.controller.start(batch)
         say(self.said, f"Sending the rows of {batch.name} not sent yet…")
         self._enable()
+
+    def _out(self, name: str, work) -> None:
+        if self.shown_batch is None:
+            work.close()
+            return
+        self.tasks.replace(name, self._said_after(work))
+
+    async def _said_after(self, work) -> None:
+        said = await work
+        if isinstance(said, str):
+            say(self.said, said)
+
+    async def _email(self) -> None:
+        batch = self.shown_batch
+        if batch is not None:
+            await actions.email(self, self.session, self.book, batch)
+            await self._recount({batch.id})  # the E-mail sent column
