@@ -5,7 +5,6 @@ paid; a batch's rows below, paged like the ledger; "Check all open" for a batch,
 
 from __future__ import annotations
 
-import inspect
 import logging
 
 from PySide6.QtCore import Qt, QTimer
@@ -22,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...desk.bulk.runner import BatchRefused, BulkController
 from ...desk.session import Session
 from ...ledger import LedgerError, LinkRecord
 from ...ledger.batch import Batch, BatchBook
@@ -53,7 +53,7 @@ def _table(name: str, accessible: str, model) -> QTableView:
 class BatchesWindow(QWidget):
     """A window of its own (closing it hides it; it ends with the main window)."""
 
-    def __init__(self, session: Session, book: BatchBook, controller,
+    def __init__(self, session: Session, book: BatchBook, controller: BulkController,
                  parent: QWidget | None = None):
         super().__init__(parent, Qt.WindowType.Window)
         self.setObjectName("batches-window")
@@ -242,11 +242,10 @@ class BatchesWindow(QWidget):
         self.check_all.setEnabled(False)
         say(self.said, f"Checking the open links of {batch.name}…")
         try:
-            result = self.controller.check_all_open(batch.id)
-            result = await result if inspect.isawaitable(result) else result
+            result = await self.controller.check_all_open(batch.id)
         finally:
             self.check_all.setEnabled(True)
-        say(self.said, f"Checked the open links of {batch.name}")
+        say(self.said, f"Checked the open links of {batch.name}: {result.report()}")
         await self._recount({batch.id})
         return result
 
@@ -255,8 +254,12 @@ class BatchesWindow(QWidget):
         if batch is None or self.controller.running(batch.id):
             return
         self.resume.setEnabled(False)
-        await self.controller.start(batch)
-        say(self.said, f"Sending the rows of {batch.name} not sent yet…")
+        try:
+            await self.controller.start(batch)
+        except BatchRefused as error:
+            say(self.said, error.message)
+        else:
+            say(self.said, f"Sending the rows of {batch.name} not sent yet…")
         self._enable()
 
     def _out(self, name: str, work) -> None:

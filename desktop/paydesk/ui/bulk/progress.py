@@ -4,7 +4,6 @@ created, refused and is left, and Pause, Resume and Cancel. The figures are the 
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QVBoxLayout, QWidget
 
 from ...ledger.batch import BatchFigures
@@ -87,16 +86,22 @@ class ProgressStep(QWidget):
         say(self.figures, figures_text(figures))
         self.bar.setAccessibleDescription(self.figures.text())
 
-    def service_pause(self, seconds: float | None) -> None:
-        """The service asked to wait (429): said until the wait is over."""
-        say(self.paused, f"Paused by the service for {seconds:.0f} s" if seconds else "")
+    def say_status(self, status: str) -> None:
+        """The runner's word while it runs: "Paused by the service for 3 s", "Paused", why it
+        paused; nothing while it simply creates links."""
+        say(self.paused, "" if status in ("", "Creating links…") else status)
+
+    def refused(self, message: str) -> None:
+        """The runner refused the batch before any call (all or nothing with a problem)."""
+        say(self.outcome, message)
+        self.running(False, paused=False)
 
     def running(self, running: bool, *, paused: bool) -> None:
         self.pause.setEnabled(running and not paused)
         self.resume.setEnabled(paused or not running)
         self.cancel.setEnabled(running)
 
-    def finished(self, figures: BatchFigures, *, cancelled: bool) -> None:
+    def finished(self, figures: BatchFigures, *, cancelled: bool, report: str = "") -> None:
         self.show_figures(figures)
         say(self.paused, "")
         left = left_of(figures)
@@ -111,6 +116,7 @@ class ProgressStep(QWidget):
             if figures.failed:
                 text += f", {figures.failed:,} failed"
         say(self.outcome, text)
-        self.outcome.setAlignment(Qt.AlignmentFlag.AlignLeft)
+        self.outcome.setAccessibleDescription(report)  # the runner's own account
+        self.outcome.setToolTip(report)
         self.running(False, paused=False)
         self.resume.setEnabled(left > 0)

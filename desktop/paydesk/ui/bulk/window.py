@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import getpass
-import inspect
 import logging
 from datetime import date
 from pathlib import Path
@@ -31,6 +30,7 @@ from PySide6.QtWidgets import (
 from ...desk.bulk.check import BulkRow, check_rows, known_references
 from ...desk.bulk.mapping import Mapping, guess_mapping
 from ...desk.bulk.read import read_sheet
+from ...desk.bulk.runner import BatchRefused, BulkController
 from ...desk.bulk.sheet import BulkFileError, Sheet
 from ...desk.bulk.template import write_template
 from ...desk.session import Session
@@ -41,7 +41,7 @@ from ..dialogs import shown
 from ..signals import signals_of
 from ..transactions.actions import save_path
 from .mapping_step import MappingStep
-from .progress import ProgressStep, left_of
+from .progress import ProgressStep
 from .steps import CheckStep, FileStep, say
 
 log = logging.getLogger("paydesk.ui.bulk")
@@ -50,16 +50,12 @@ FILTERS = ["Spreadsheets (*.csv *.xlsx)", "CSV (*.csv)", "Excel workbook (*.xlsx
 FILE, COLUMNS, CHECK, PROGRESS = range(4)
 
 
-async def _maybe(result: object) -> object:
-    return await result if inspect.isawaitable(result) else result
-
-
 class BulkWindow(QWidget):
     """A window of its own; closing it hides it."""
 
     batchesRequested = Signal()
 
-    def __init__(self, session: Session, batches: BatchBook, controller,
+    def __init__(self, session: Session, batches: BatchBook, controller: BulkController,
                  parent: QWidget | None = None):
         super().__init__(parent, Qt.WindowType.Window)
         self.setObjectName("bulk-window")
@@ -313,10 +309,20 @@ class BulkWindow(QWidget):
         self.batch, self.found, self.cancelled = batch, batch, False
         self.progress_step.start(batch.name, step.to_create())
         self.go(PROGRESS)
-        await self.controller.start(batch)
+        await self._run(batch)
+        return batch
+
+    async def _run(self, batch: Batch) -> bool:
+        """The desk's runner starts the batch (it returns at once; the batch goes on in the
+        desk's tasks, whatever this window does)."""
+        try:
+            await self.controller.start(batch)
+        except BatchRefused as error:  # all or nothing with a problem; another profile shown
+            self.progress_step.refused(error.message)
+            return False
         self._tick.start()
         self._show_progress()
-        return batch
+        return True
 
     def _batch_changed(self, batch_id: int) -> None:
         if self.batch is not None and batch_id == self.batch.id:
@@ -328,29 +334,24 @@ class BulkWindow(QWidget):
 
     async def _progress(self, batch: Batch) -> None:
         try:
-            figures = await _maybe(self.controller.progress(batch.id))
+            figures = await self.controller.progress(batch.id)
         except LedgerError as error:
             log.info("could not read the batch's progress: %s", error)
             return
-        if figures is None or batch is not self.batch:
+        if batch is not self.batch:
             return
+        status = self.controller.status(batch.id)
         if self.controller.running(batch.id):
             self.progress_step.show_figures(figures)
-            wait = getattr(self.controller, "service_pause", None)
-            self.progress_step.service_pause(wait(batch.id) if wait else None)
-            self.progress_step.running(True, paused=self._paused(batch.id))
+            self.progress_step.say_status(status)
+            self.progress_step.running(True, paused=self.controller.paused(batch.id))
         else:
             self._tick.stop()
-            self.progress_step.finished(figures, cancelled=self.cancelled)
-
-    def _paused(self, batch_id: int) -> bool:
-        paused = getattr(self.controller, "paused", None)
-        return bool(paused(batch_id)) if paused else False
+            self.progress_step.finished(figures, cancelled=self.cancelled, report=status)
 
     async def pause(self) -> None:
         if self.batch is not None:
-            await _maybe(self.controller.pause(self.batch.id))
-            self.progress_step.running(True, paused=True)
+            self.controller.pause(self.batch.id)
             self._show_progress()
 
     async def resume(self) -> None:
@@ -358,19 +359,20 @@ class BulkWindow(QWidget):
         if batch is None:
             return
         if self.controller.running(batch.id):
-            await _maybe(self.controller.resume(batch.id))
-        else:  # cancelled or stopped: the rows left are sent now
-            self.cancelled = False
-            figures = await _maybe(self.controller.progress(batch.id))
-            self.progress_step.start(batch.name, left_of(figures) if figures else 0)
-            await self.controller.start(batch)
-            self._tick.start()
-        self.progress_step.running(True, paused=False)
-        self._show_progress()
-
-    async def cancel(self) -> None:
-        if self.batch is not None:
-            self.cancelled = True
-            self.progress_step.cancel.setEnabled(False)
-            await _maybe(self.controller.cancel(self.batch.id))
+            self.controller.resume(batch.id)
             self._show_progress()
+            return
+        # cancelled or stopped: the rows left are sent now
+        self.cancelled = False
+        figures = await self.controller.progress(batch.id)
+        self.progress_step.start(batch.name, figures.left)
+        await self._run(batch)
+
+    async def cancel(self) -> str | None:
+        if self.batch is None:
+            return None
+        self.cancelled = True
+        self.progress_step.cancel.setEnabled(False)
+        report = await self.controller.cancel(self.batch.id)
+        self._show_progress()
+        return report

@@ -57,6 +57,13 @@ class LinksTab(QWidget):
         self.bulk.clicked.connect(self.bulkRequested.emit)
         tools.addWidget(self.bulk)
         tools.addStretch(1)
+        # batches left with rows not sent (PayDesk stopped half-way): offered, never resumed
+        # silently (the main window's ui/bulk/entry.py says how many)
+        self.unfinished = QPushButton("")
+        self.unfinished.setObjectName("unfinished-batches")
+        self.unfinished.setStyleSheet("background: #fff4ce; color: #3d2e00;")
+        self.unfinished.hide()
+        tools.addWidget(self.unfinished)
         column.addLayout(tools)
 
         split = QSplitter(Qt.Orientation.Horizontal)
