@@ -84,3 +84,18 @@ def test_the_batches_window_shows_figures_rows_and_payments_live(shop, tmp_path)
     shop.loop.until(lambda: text(model, 0, 7) == "1", timeout=30, message="paid so far: 1")
     shop.loop.until(lambda: text(rows, 1, 1) == "Paid", message="the row paid")
     assert batches.said.text().startswith("Checked the open links of ")
+
+
+def test_the_service_asking_to_wait_is_said_and_nothing_is_lost(shop, tmp_path):
+    shop.sandbox.faults(rate_limit_per_s=2)  # the service answers 429 past 2 calls a second
+    before = shop.creates()
+    window = run_file(shop, tmp_path, "many.csv", 12)
+    paused = window.progress_step.paused
+    shop.loop.until(lambda: paused.isVisible()
+                    and paused.text().startswith("Paused by the service for "), timeout=30,
+                    message="the service's pause said")
+    assert paused.text().endswith(" s")
+    outcome = shop.wait_done(window, timeout=90)
+    assert outcome.startswith("Done: 12 links created, 0 refused"), outcome
+    assert not paused.isVisible()
+    assert shop.creates() - before == 12
