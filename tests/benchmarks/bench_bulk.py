@@ -269,7 +269,7 @@ class StallStacks(threading.Thread):
             if late > 0.03:
                 frame = sys._current_frames().get(self.main)
                 if frame is not None:
-                    where = "".join(traceback.format_stack(frame)[-6:])
+                    where = "".join(traceback.format_stack(frame)[-14:])
                     self.seen[where] = max(self.seen.get(where, 0.0), late * 1000)
 
     def report(self) -> None:
@@ -290,6 +290,9 @@ async def resume(data: Path, base: str, keys: dict, batch_id: int):
     batch = await desk.batches.batch(batch_id)
     window = progress_window(desk, bulk, batch)
     await asyncio.sleep(0.3)
+    idle = Stall(5).start()  # the same timer with nothing running: what the machine allows
+    await asyncio.sleep(3)
+    idle_worst = idle.stop()
     stall = Stall(5).start()
     stacks = StallStacks(stall) if os.environ.get("BENCH_STALLS") else None
     if stacks is not None:
@@ -319,7 +322,7 @@ async def resume(data: Path, base: str, keys: dict, batch_id: int):
         window.close()
     await desk.close()
     return {"offered": [b.id for b in unfinished], "ran": ran, "settled": settled,
-            "stall": worst, "figures": figures, "rows": rows, "window": window is not None}
+            "stall": worst, "idle": idle_worst, "figures": figures, "rows": rows, "window": window is not None}
 
 
 def progress_window(desk, bulk, batch):
@@ -417,6 +420,9 @@ def main() -> None:
           + ", ".join(f"{status}: {n:,}" for status, n in sorted(creates.items(), key=str))
           + f"; {log.lookups():,} look-ups"
           + (" (the call log was read too seldom: some calls missed)" if log.missed else ""))
+    print(f"GUI thread's longest stall (a 5 ms timer's lateness): {resumed['stall']:.0f} ms "
+          f"while resuming, {resumed['idle']:.0f} ms over 3 s with nothing running; load "
+          f"average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     for what, n in why.items():
         print(f"  {what}: {n}")
     print(f"bulk: rows {len(rows)}, created {created}, refused {figures.refused}, "
