@@ -239,6 +239,8 @@ def run_and_kill(data: Path, base: str, keys: dict, batch_id: int, half: int) ->
     t0 = time.perf_counter()
     done = 0
     for line in child.stdout:
+        if not line.startswith("{"):
+            continue  # not the runner's figures
         said = json.loads(line)
         if said.get("finished"):
             break
