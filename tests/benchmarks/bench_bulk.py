@@ -229,15 +229,16 @@ async def runner(data: Path, base: str, keys: dict, batch_id: int) -> None:
     await desk.close()
 
 
-def run_and_kill(data: Path, base: str, keys: dict, batch_id: int, half: int) -> tuple[int, float]:
+def run_and_kill(data: Path, base: str, keys: dict, batch_id: int,
+                 half: int) -> tuple[int, float, str]:
     """The runner in its own process, SIGKILLed once ``half`` rows are answered for; how many
-    were, and for how long it ran."""
+    were, for how long it ran, and how it ended."""
     env = dict(os.environ, BENCH_KEYS=json.dumps(keys))
     child = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--runner",
                               str(data), base, str(batch_id)],
                              stdout=subprocess.PIPE, text=True, env=env)
     t0 = time.perf_counter()
-    done = 0
+    done, how = 0, "ended by itself"
     for line in child.stdout:
         if not line.startswith("{"):
             continue  # not the runner's figures
@@ -247,9 +248,12 @@ def run_and_kill(data: Path, base: str, keys: dict, batch_id: int, half: int) ->
         done = said["done"]
         if done >= half:
             os.kill(child.pid, signal.SIGKILL)
+            how = "SIGKILLed"
             break
-    child.wait(30)
-    return done, time.perf_counter() - t0
+    code = child.wait(30)
+    if how != "SIGKILLed":
+        how += f" (exit status {code}: NOT killed half-way)"
+    return done, time.perf_counter() - t0, how
 
 
 class StallStacks(threading.Thread):
@@ -411,9 +415,9 @@ def main() -> None:
         set_faults(base, keys["secret"], drop_after_commit_rate=DROP_RATE)
         log = CallLog(base, keys["secret"], data / "calls.json")
         batch_id = loop.run(prepare(data, base, keys, path, bad))
-        killed_at, first_run = run_and_kill(data, base, keys, batch_id, (args.rows - INVALID) // 2)
-        print(f"runner process SIGKILLed after {killed_at:,} rows answered for "
-              f"({first_run:.1f} s)")
+        killed_at, first_run, how = run_and_kill(data, base, keys, batch_id,
+                                                 (args.rows - INVALID) // 2)
+        print(f"runner process {how} after {killed_at:,} rows answered for ({first_run:.1f} s)")
         resumed = loop.run(resume(data, base, keys, batch_id, not args.no_scheduler))
         log.stop()
         payments = service_payments(data / "sandbox")
