@@ -254,6 +254,10 @@ class MainWindow(QMainWindow):
         view.addAction(self.notifications_action)
         view.addAction(self.counter_shifts_action)
         self.menuBar().addMenu(view)
+        from .bulk.entry import BulkEntry  # Links > Bulk links…, View > Batches…
+
+        self.bulk = BulkEntry(self, self.desk, view)
+        self.links_tab.bulkRequested.connect(self.bulk.show_bulk)
 
     # -- state to screen -------------------------------------------------------
 
@@ -395,6 +399,7 @@ class MainWindow(QMainWindow):
             self.notifications_window.close()
         if self.counter_shifts_window is not None:
             self.counter_shifts_window.close()
+        self.bulk.close()
         if "counter" in self._built:
             self._built["counter"].shut()  # the customer's display goes with the window
         if "cards" in self._built:

@@ -35,6 +35,7 @@ log = logging.getLogger("paydesk.links.tab")
 
 class LinksTab(QWidget):
     notified = Signal(str)  # the desktop notification just given (PayDesk in the background)
+    bulkRequested = Signal()  # "Bulk links…": the main window opens its window
 
     def __init__(self, session: Session, controller: LinksController, scheduler: Scheduler):
         super().__init__()
@@ -49,7 +50,20 @@ class LinksTab(QWidget):
         self.website.setAccessibleName("For your website")
         self.website.clicked.connect(lambda: self.tasks.spawn(self.show_snippets(), "snippets"))
         tools.addWidget(self.website)
+        self.bulk = QPushButton("Bulk links…")
+        self.bulk.setObjectName("bulk-links-button")
+        self.bulk.setAccessibleName("Bulk links")
+        self.bulk.setToolTip("A link for every row of a spreadsheet (Ctrl+Shift+B)")
+        self.bulk.clicked.connect(self.bulkRequested.emit)
+        tools.addWidget(self.bulk)
         tools.addStretch(1)
+        # batches left with rows not sent (PayDesk stopped half-way): offered, never resumed
+        # silently (the main window's ui/bulk/entry.py says how many)
+        self.unfinished = QPushButton("")
+        self.unfinished.setObjectName("unfinished-batches")
+        self.unfinished.setStyleSheet("background: #fff4ce; color: #3d2e00;")
+        self.unfinished.hide()
+        tools.addWidget(self.unfinished)
         column.addLayout(tools)
 
         split = QSplitter(Qt.Orientation.Horizontal)

@@ -1,0 +1,1 @@
+"""Bulk links: the window that makes a link for every row of a spreadsheet, and Batches."""

@@ -1,0 +1,61 @@
+"""What the Batches window makes of a batch: its results file (CSV or XLSX, guarded against
+formulas: desk/bulk/results.py), a printable sheet of its QR codes (qr_sheet.py), and its
+links e-mailed to the customers (mail_dialog.py). Files are written off the GUI thread."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+from PySide6.QtWidgets import QWidget
+
+from ...desk.bulk.results import save_results
+from ...desk.session import Session
+from ...ledger import LedgerError
+from ...ledger.batch import Batch, BatchBook
+from ..dialogs import run_dialog
+from ..transactions.actions import save_path
+from .qr_sheet import save_sheet
+
+
+def _file_name(batch: Batch, what: str, suffix: str) -> str:
+    stem = Path(batch.file_name).stem or batch.name
+    return f"{stem}-{what}-{date.today().isoformat()}{suffix}".replace(" ", "-")
+
+
+async def results(parent: QWidget, book: BatchBook, batch: Batch) -> str | None:
+    """Save results…: what to say once done (None: the dialog was cancelled)."""
+    path = await save_path(parent, "Save the batch's results",
+                           ["CSV (*.csv)", "Excel workbook (*.xlsx)"],
+                           _file_name(batch, "results", ".csv"))
+    if path is None:
+        return None
+    try:
+        written = await save_results(book, batch, path)
+    except (OSError, LedgerError) as error:
+        return f"Could not save the results: {getattr(error, 'strerror', None) or error}"
+    return f"Saved the results of {written:,} rows to {path.name}"
+
+
+async def qr_sheet(parent: QWidget, session: Session, book: BatchBook,
+                   batch: Batch) -> str | None:
+    """QR sheet…: a PDF of the batch's open links' codes."""
+    path = await save_path(parent, "Save the QR sheet as PDF", ["PDF (*.pdf)"],
+                           _file_name(batch, "codes", ".pdf"))
+    if path is None:
+        return None
+    profile = session.settings.profile(batch.profile_id)
+    merchant = profile.shown_name if profile is not None else ""
+    try:
+        codes = await save_sheet(book, batch, merchant, path)
+    except (OSError, LedgerError) as error:
+        return f"Could not save the QR sheet: {getattr(error, 'strerror', None) or error}"
+    return f"Saved {codes:,} codes to {path.name}"
+
+
+async def email(parent: QWidget, session: Session, book: BatchBook, batch: Batch) -> int:
+    """E-mail links…: the dialog, until it closes."""
+    from .mail_dialog import MailDialog
+
+    dialog = MailDialog(session, book, batch, parent)
+    return await run_dialog(dialog, before=dialog.load())

@@ -1,0 +1,280 @@
+"""The Batches window (View > Batches…): the profile and mode's batches of bulk links, newest
+first, with what was created, refused and paid so far, kept live as links are created and
+paid; a batch's rows below, paged like the ledger; "Check all open" for a batch, and
+"Resume" for one with rows left."""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...desk.bulk.runner import BatchRefused, BulkController
+from ...desk.session import Session
+from ...ledger import LedgerError, LinkRecord
+from ...ledger.batch import Batch, BatchBook
+from ..signals import signals_of
+from . import batch_actions as actions
+from .batch_models import BatchesModel, BatchRowsModel
+from .steps import say
+
+log = logging.getLogger("paydesk.ui.bulk.batches")
+TITLE = "Batches — PayDesk"
+LIVE_EVERY_MS = 400  # figures counted again at most this often while links change
+REFS_AT_ONCE = 50  # links changed between two counts whose batch is looked for
+
+
+def _table(name: str, accessible: str, model) -> QTableView:
+    table = QTableView()
+    table.setObjectName(name)
+    table.setAccessibleName(accessible)
+    table.setModel(model)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.verticalHeader().hide()
+    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    table.horizontalHeader().setStretchLastSection(True)
+    return table
+
+
+class BatchesWindow(QWidget):
+    """A window of its own (closing it hides it; it ends with the main window)."""
+
+    def __init__(self, session: Session, book: BatchBook, controller: BulkController,
+                 parent: QWidget | None = None):
+        super().__init__(parent, Qt.WindowType.Window)
+        self.setObjectName("batches-window")
+        self.setWindowTitle(TITLE)
+        self.setAccessibleName("Batches")
+        self.resize(1100, 700)
+        self.session, self.book, self.controller = session, book, controller
+        self.tasks = session.tasks.child(self)
+        column = QVBoxLayout(self)
+        split = QSplitter(Qt.Orientation.Vertical)
+        self.model = BatchesModel(book, self.tasks)
+        self.table = _table("batches-table", "Batches", self.model)
+        for col, width in enumerate((200, 180, 130, 90, 70, 70, 70, 80, 60)):
+            self.table.setColumnWidth(col, width)
+        split.addWidget(self.table)
+        below = QWidget()
+        below_column = QVBoxLayout(below)
+        below_column.setContentsMargins(0, 0, 0, 0)
+        self.rows_caption = QLabel("&Rows of the batch:")
+        below_column.addWidget(self.rows_caption)
+        self.rows_model = BatchRowsModel(book, self.tasks)
+        self.rows = _table("batch-rows", "Rows of the batch", self.rows_model)
+        self.rows_caption.setBuddy(self.rows)
+        for col, width in enumerate((50, 80, 200, 170, 70, 60, 190, 150, 140, 260, 160)):
+            self.rows.setColumnWidth(col, width)
+        below_column.addWidget(self.rows, 1)
+        split.addWidget(below)
+        split.setSizes([300, 340])
+        column.addWidget(split, 1)
+
+        bottom = QHBoxLayout()
+        self.check_all = self._button("Check all open", "batch-check-all-open")
+        self.resume = self._button("Resume", "batch-resume")
+        self.resume.setToolTip("Send the rows of this batch not sent yet")
+        self.results = self._button("Save results…", "batch-save-results")
+        self.qr = self._button("QR sheet…", "batch-qr-sheet")
+        self.email = self._button("E-mail links…", "batch-email-links")
+        for button in (self.check_all, self.resume, self.results, self.qr, self.email):
+            bottom.addWidget(button)
+        self.said = QLabel("")
+        self.said.setObjectName("batches-said")
+        self.said.setWordWrap(True)
+        self.said.setTextFormat(Qt.TextFormat.PlainText)
+        bottom.addWidget(self.said, 1)
+        column.addLayout(bottom)
+
+        close = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)  # as a dialog closes
+        close.activated.connect(self.close)
+        self.table.selectionModel().selectionChanged.connect(self._selected)
+        self.model.loaded.connect(self._select_first)
+        self.check_all.clicked.connect(
+            lambda: self.tasks.replace("check batch", self.check_all_open()))
+        self.resume.clicked.connect(lambda: self.tasks.replace("resume batch", self.resume_batch()))
+        self.results.clicked.connect(lambda: self._out("results", actions.results(
+            self, self.book, self.shown_batch)))
+        self.qr.clicked.connect(lambda: self._out("qr sheet", actions.qr_sheet(
+            self, self.session, self.book, self.shown_batch)))
+        self.email.clicked.connect(lambda: self._out("email", self._email()))
+        signals = signals_of(session.hub)
+        signals.batchChanged.connect(self._batch_changed)
+        signals.linkChanged.connect(self._link_changed)
+        signals.changed.connect(self.reload)
+        self._dirty: set[int] = set()  # batches whose figures are to be counted again
+        self._refs: set[str] = set()  # references of links that changed: whose batch?
+        self._live = QTimer(self)
+        self._live.setSingleShot(True)
+        self._live.setInterval(LIVE_EVERY_MS)
+        self._live.timeout.connect(self._count_again)
+        self.shown_batch: Batch | None = None
+        say(self.said, "")
+        self._enable()
+        self.reload()
+
+    @staticmethod
+    def _button(text: str, name: str) -> QPushButton:
+        button = QPushButton(text)
+        button.setObjectName(name)
+        button.setAccessibleName(text.rstrip("…"))
+        return button
+
+    # -- the lists -------------------------------------------------------------------------
+
+    def reload(self, *_: object) -> None:
+        profile = self.session.profile
+        if profile is None:
+            return
+        self.tasks.replace("batches", self._load((profile.id, self.session.mode)))
+
+    async def _load(self, query: tuple[str, str]) -> None:
+        try:
+            await self.model.load(query)
+            unfinished = [b for b in await self.book.unfinished(*query)
+                          if not self.controller.running(b.id)]
+        except LedgerError as error:  # a shared ledger out of reach: the list stays
+            say(self.said, f"Could not read the batches: {error}")
+            return
+        n = len(unfinished)
+        say(self.said, f"{n} batch{'es have' if n != 1 else ' has'} rows not sent yet (PayDesk "
+                       "was stopped, or it was cancelled): choose it and press Resume"
+            if n else "")
+
+    def _select_first(self) -> None:
+        if self.shown_batch is None and self.model.rowCount():
+            self.table.selectRow(0)
+        elif self.shown_batch is not None:
+            row = self.model.row_of(self.shown_batch.id)
+            if row is not None:
+                self.table.selectRow(row)
+
+    def _selected(self, *_: object) -> None:
+        rows = self.table.selectionModel().selectedRows()
+        batch = self.model.at(rows[0].row()) if len(rows) == 1 else None
+        if batch is not None and self.shown_batch is not None and batch.id == self.shown_batch.id:
+            self.shown_batch = batch
+            self._enable()
+            return
+        self.shown_batch = batch
+        self.rows_caption.setText(f"&Rows of {batch.name}:" if batch else "&Rows of the batch:")
+        self.tasks.replace("batch rows", self._load_rows(batch.id if batch else None))
+        self._enable()
+
+    async def _load_rows(self, batch_id: int | None) -> None:
+        try:
+            await self.rows_model.load(batch_id)
+        except LedgerError as error:
+            say(self.said, f"Could not read the batch's rows: {error}")
+
+    def _enable(self) -> None:
+        batch = self.shown_batch
+        figures = self.model.rows[self.model.row_of(batch.id)][1] \
+            if batch is not None and self.model.row_of(batch.id) is not None else None
+        running = batch is not None and self.controller.running(batch.id)
+        left = figures is not None and figures.waiting + figures.creating > 0
+        self.resume.setEnabled(batch is not None and left and not running)
+        for button in (self.check_all, self.results, self.qr, self.email):
+            button.setEnabled(batch is not None)
+
+    # -- live ------------------------------------------------------------------------------
+
+    def _batch_changed(self, batch_id: int) -> None:
+        self._dirty.add(batch_id)
+        if not self._live.isActive():
+            self._live.start()
+
+    def _link_changed(self, record: LinkRecord) -> None:
+        """A link changed (created, paid): the batches shown may count it."""
+        query = self.model.query
+        if query is None or (record.profile_id, record.mode) != query:
+            return
+        if len(self._refs) < REFS_AT_ONCE:
+            self._refs.add(record.tx_ref)
+        else:  # a flood of changes: the newest batches, where payments come in
+            self._dirty.update(self.model.ids()[:20])
+        if not self._live.isActive():
+            self._live.start()
+
+    def _count_again(self) -> None:
+        dirty, self._dirty = self._dirty, set()
+        refs, self._refs = self._refs, set()
+        self.tasks.spawn(self._recount(dirty, refs), "batches: count again")
+
+    async def _recount(self, batch_ids: set[int], refs: set[str] = frozenset()) -> None:
+        query = self.model.query
+        try:
+            for ref in refs:  # the batch of a link that changed (if it is a batch's)
+                found = await self.book.batch_of(query[0], ref) if query else None
+                if found is not None:
+                    batch_ids.add(found)
+            for batch_id in sorted(batch_ids):
+                batch = await self.book.batch(batch_id)
+                if batch is None:
+                    continue
+                self.model.changed(batch, await self.book.figures(batch_id))
+            if self.shown_batch is not None and self.shown_batch.id in batch_ids:
+                await self.rows_model.refresh()
+        except LedgerError as error:
+            log.info("could not count the batches again: %s", error)
+        self._enable()
+
+    # -- actions ---------------------------------------------------------------------------
+
+    async def check_all_open(self) -> object:
+        batch = self.shown_batch
+        if batch is None:
+            return None
+        self.check_all.setEnabled(False)
+        say(self.said, f"Checking the open links of {batch.name}…")
+        try:
+            result = await self.controller.check_all_open(batch.id)
+        finally:
+            self.check_all.setEnabled(True)
+        say(self.said, f"Checked the open links of {batch.name}: {result.report()}")
+        await self._recount({batch.id})
+        return result
+
+    async def resume_batch(self) -> None:
+        batch = self.shown_batch
+        if batch is None or self.controller.running(batch.id):
+            return
+        self.resume.setEnabled(False)
+        try:
+            await self.controller.start(batch)
+        except BatchRefused as error:
+            say(self.said, error.message)
+        else:
+            say(self.said, f"Sending the rows of {batch.name} not sent yet…")
+        self._enable()
+
+    def _out(self, name: str, work) -> None:
+        if self.shown_batch is None:
+            work.close()
+            return
+        self.tasks.replace(name, self._said_after(work))
+
+    async def _said_after(self, work) -> None:
+        said = await work
+        if isinstance(said, str):
+            say(self.said, said)
+
+    async def _email(self) -> None:
+        batch = self.shown_batch
+        if batch is not None:
+            await actions.email(self, self.session, self.book, batch)
+            await self._recount({batch.id})  # the E-mail sent column

@@ -1,0 +1,228 @@
+"""E-mail links… (the Batches window): each customer of a batch sent their link through the
+merchant's own SMTP server. The settings are the profile's (desk/bulk/mail.py: smtp.json),
+the password only in the keyring; a preview of the message the first customer gets, a test
+sent to the user, then the batch's open links sent, each row's result noted (the rows list's
+"E-mail sent" column)."""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...desk.bulk import mail
+from ...desk.session import Session
+from ...ledger import LedgerError
+from ...ledger.batch import CREATED, Batch, BatchBook
+from ..field_message import FieldMessage, add_field_row
+from ..fixed_text import use_fixed
+from .steps import say
+
+log = logging.getLogger("paydesk.ui.bulk.mail")
+SECURITY_WORDS = {"starttls": "STARTTLS (port 587)", "tls": "TLS from the start (port 465)",
+                  "none": "None (a server on this network only)"}
+
+
+class MailDialog(QDialog):
+    def __init__(self, session: Session, book: BatchBook, batch: Batch,
+                 parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("bulk-mail")
+        self.setWindowTitle(f"E-mail links — {batch.name}")
+        self.setAccessibleName("E-mail links")
+        self.resize(720, 640)
+        self.session, self.book, self.batch = session, book, batch
+        self.profile = session.settings.profile(batch.profile_id)
+        self.tasks = session.tasks.child(self)
+        column = QVBoxLayout(self)
+        form = QFormLayout()
+        self.host, self.user, self.sender, self.sender_name = (QLineEdit() for _ in range(4))
+        self.password = QLineEdit()
+        self.password.setEchoMode(QLineEdit.EchoMode.Password)
+        self.port = QSpinBox()
+        self.port.setRange(1, 65535)
+        self.security = QComboBox()
+        for key, words in SECURITY_WORDS.items():
+            self.security.addItem(words, key)
+        self.messages: dict[str, FieldMessage] = {}
+        for label, widget, key in (("SMTP &server", self.host, "host"),
+                                   ("&Port", self.port, "port"),
+                                   ("Se&curity", self.security, "security"),
+                                   ("&User", self.user, "user"),
+                                   ("Pass&word", self.password, "password"),
+                                   ("&From address", self.sender, "sender"),
+                                   ("From &name", self.sender_name, "sender_name")):
+            widget.setObjectName(f"smtp-{key}")
+            widget.setAccessibleName(label.replace("&", ""))
+            self.messages[key] = add_field_row(form, label, widget, f"smtp-{key}")
+        use_fixed(self.host, self.sender)
+        column.addLayout(form)
+        test_row = QHBoxLayout()
+        caption = QLabel("&Test to:")
+        self.test_to = QLineEdit()
+        self.test_to.setObjectName("smtp-test-to")
+        self.test_to.setAccessibleName("Test to")
+        caption.setBuddy(self.test_to)
+        self.test_button = self._button("Send a test", "smtp-send-test")
+        test_row.addWidget(caption)
+        test_row.addWidget(self.test_to, 1)
+        test_row.addWidget(self.test_button)
+        column.addLayout(test_row)
+        caption = QLabel("Pre&view (the first customer's message):")
+        self.preview = QPlainTextEdit()
+        self.preview.setObjectName("smtp-preview")
+        self.preview.setAccessibleName("Preview")
+        self.preview.setReadOnly(True)
+        caption.setBuddy(self.preview)
+        column.addWidget(caption)
+        column.addWidget(self.preview, 1)
+        self.again = QCheckBox("Send &again to those sent already")
+        self.again.setObjectName("smtp-again")
+        self.again.setAccessibleName(self.again.text().replace("&", ""))
+        column.addWidget(self.again)
+        self.said = QLabel("")
+        self.said.setObjectName("smtp-said")
+        self.said.setWordWrap(True)
+        self.said.setTextFormat(Qt.TextFormat.PlainText)
+        column.addWidget(self.said)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        self.send_button = self._button("Send the links", "smtp-send")
+        self.stop_button = self._button("Stop", "smtp-stop")
+        self.close_button = self._button("Close", "smtp-close")
+        for button in (self.send_button, self.stop_button, self.close_button):
+            buttons.addWidget(button)
+        column.addLayout(buttons)
+        self.stop_button.setEnabled(False)
+        self.test_button.clicked.connect(lambda: self.tasks.replace("smtp test", self.send_test()))
+        self.send_button.clicked.connect(lambda: self.tasks.replace("smtp send", self.send()))
+        self.stop_button.clicked.connect(self._stop)
+        self.close_button.clicked.connect(self.reject)
+        for widget in (self.host, self.user, self.sender, self.sender_name):
+            widget.textEdited.connect(self._typed)
+        say(self.said, "")
+
+    @staticmethod
+    def _button(text: str, name: str) -> QPushButton:
+        button = QPushButton(text)
+        button.setObjectName(name)
+        button.setAccessibleName(text)
+        return button
+
+    async def load(self) -> None:
+        """The profile's settings and password (off the GUI thread), and the preview."""
+        profile_id = self.batch.profile_id
+        settings = await mail.load_settings(self.session.paths, profile_id)
+        password = await mail.load_password(self.session.keys, profile_id)
+        self.host.setText(settings.host)
+        self.port.setValue(settings.port)
+        self.security.setCurrentIndex(max(self.security.findData(settings.security), 0))
+        self.user.setText(settings.user)
+        self.password.setText(password or "")
+        self.sender.setText(settings.sender)
+        self.sender_name.setText(settings.sender_name)
+        await self._preview()
+
+    def settings(self) -> mail.SmtpSettings:
+        return mail.SmtpSettings(host=self.host.text().strip(), port=self.port.value(),
+                                 user=self.user.text().strip(),
+                                 security=self.security.currentData(),
+                                 sender=self.sender.text().strip(),
+                                 sender_name=self.sender_name.text().strip())
+
+    def _typed(self, *_: object) -> None:
+        self.tasks.replace("smtp preview", self._preview())
+
+    async def _preview(self) -> None:
+        rows = await self.book.rows(self.batch.id, limit=1, states=(CREATED,))
+        if not rows or self.profile is None:
+            self.preview.setPlainText("No link of this batch is open for payment: nothing to send.")
+            self.send_button.setEnabled(False)
+            return
+        try:
+            self.preview.setPlainText(mail.preview(rows[0], self.profile, self.settings()))
+        except (mail.MailError, ValueError, IndexError) as error:
+            self.preview.setPlainText(getattr(error, "message", str(error)))
+
+    def _checked(self) -> mail.SmtpSettings | None:
+        settings = self.settings()
+        wrong = settings.problems()
+        for key, message in self.messages.items():
+            message.say(wrong.get(key))
+        return None if wrong else settings
+
+    async def _keep(self, settings: mail.SmtpSettings) -> None:
+        """The settings to the profile's file, the password to the keyring."""
+        await mail.save_settings(self.session.paths, self.batch.profile_id, settings)
+        await mail.save_password(self.session.keys, self.batch.profile_id, self.password.text())
+
+    async def send_test(self) -> bool:
+        settings = self._checked()
+        if settings is None or self.profile is None:
+            return False
+        self.test_button.setEnabled(False)
+        say(self.said, f"Sending a test to {self.test_to.text().strip()}…")
+        try:
+            await mail.send_test(settings, self.password.text() or None, self.profile,
+                                 self.test_to.text().strip())
+        except mail.MailError as error:
+            say(self.said, f"The test was not sent: {error.message}")
+            return False
+        finally:
+            self.test_button.setEnabled(True)
+        await self._keep(settings)
+        say(self.said, f"Test sent to {self.test_to.text().strip()}: look in that mailbox.")
+        return True
+
+    async def send(self) -> tuple[int, int] | None:
+        settings = self._checked()
+        if settings is None or self.profile is None:
+            return None
+        await self._keep(settings)
+        counted = [0, 0]
+
+        async def noted(row, ok: bool, error: str | None) -> None:
+            counted[0 if ok else 1] += 1
+            say(self.said, f"Sent {counted[0]:,}, failed {counted[1]:,}…")
+
+        self.send_button.setEnabled(False)
+        self.stop_button.setEnabled(True)
+        say(self.said, "Sending…")
+        try:
+            sent, failed = await mail.mail_batch(self.book, self.batch.id, self.profile,
+                                                 settings, self.password.text() or None,
+                                                 again=self.again.isChecked(), on_result=noted)
+        except mail.MailError as error:
+            say(self.said, f"Stopped: {error.message} (sent {counted[0]:,}, failed "
+                           f"{counted[1]:,}; the rest were not sent)")
+            return None
+        except LedgerError as error:
+            say(self.said, f"Stopped: the ledger could not be written: {error}")
+            return None
+        finally:
+            self.send_button.setEnabled(True)
+            self.stop_button.setEnabled(False)
+        say(self.said, f"Done: {sent:,} sent, {failed:,} failed (see the E-mail sent column)")
+        return sent, failed
+
+    def _stop(self) -> None:
+        self.tasks.replace("smtp send", self._stopped())  # the send task is cancelled
+
+    async def _stopped(self) -> None:
+        self.send_button.setEnabled(True)
+        self.stop_button.setEnabled(False)
+        say(self.said, "Stopped: the rows not sent yet were left as they are")

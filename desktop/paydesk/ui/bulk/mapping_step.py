@@ -1,0 +1,182 @@
+"""The second step of Bulk links: which column of the file holds which field (a box per field,
+guessed from the headers), the columns left over offered as extra fields, and the first rows
+of the file as they will be read."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...desk.bulk.mapping import Mapping, extra_field, missing
+from ...desk.bulk.sheet import FIELDS, REQUIRED, Sheet
+from ..field_message import ERROR_STYLE
+
+PREVIEW_ROWS = 5
+NOT_IN_FILE = "(not in the file)"
+
+
+class PreviewModel(QAbstractTableModel):
+    """The file's first rows, headed by each column's header and the field it goes to."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.headers: list[str] = []
+        self.rows: list[tuple[int, list[str]]] = []
+        self.goes_to: dict[int, str] = {}
+
+    def show(self, sheet: Sheet) -> None:
+        self.beginResetModel()
+        self.headers, self.rows = list(sheet.headers), sheet.rows[:PREVIEW_ROWS]
+        self.endResetModel()
+
+    def map(self, mapping: Mapping) -> None:
+        self.goes_to = {column: field for field, column in mapping.items()}
+        if self.headers:
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(self.headers) - 1)
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt's name
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self.headers)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if orientation == Qt.Orientation.Vertical:
+            return str(self.rows[section][0]) if section < len(self.rows) else None
+        field = self.goes_to.get(section)
+        return f"{self.headers[section]}\n→ {field if field else 'not used'}"
+
+    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or role != Qt.ItemDataRole.DisplayRole:
+            return None
+        cells = self.rows[index.row()][1]
+        return cells[index.column()] if index.column() < len(cells) else ""
+
+
+class MappingStep(QWidget):
+    changed = Signal()  # the user chose another column for a field, or an extra
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setObjectName("bulk-mapping")
+        self.setAccessibleName("Columns")
+        column = QVBoxLayout(self)
+        self.summary = QLabel("")
+        self.summary.setObjectName("bulk-file-summary")
+        self.summary.setWordWrap(True)
+        column.addWidget(self.summary)
+        middle = QHBoxLayout()
+        fields_box = QGroupBox("Which column holds each field")
+        form = QFormLayout(fields_box)
+        self.boxes: dict[str, QComboBox] = {}
+        for field in FIELDS:
+            box = QComboBox()
+            box.setObjectName(f"bulk-map-{field}")
+            label = f"{field} (required)" if field in REQUIRED else field
+            box.setAccessibleName(label)
+            box.activated.connect(self._chosen)
+            caption = QLabel(label + ":")
+            caption.setBuddy(box)
+            form.addRow(caption, box)
+            self.boxes[field] = box
+        middle.addWidget(fields_box, 1)
+        self.extras_box = QGroupBox("Other columns: send as extra fields")
+        self.extras_grid = QGridLayout(self.extras_box)
+        self.extras_grid.setColumnStretch(2, 1)  # each box as wide as its words: a click
+        self.extras_grid.setRowStretch(100, 1)  # beside them is not a click on them
+        self.extras: list[tuple[int, QCheckBox]] = []
+        middle.addWidget(self.extras_box, 1)
+        column.addLayout(middle)
+        caption = QLabel("The first rows, as they will be read:")
+        column.addWidget(caption)
+        self.preview_model = PreviewModel()
+        self.preview = QTableView()
+        self.preview.setObjectName("bulk-preview")
+        self.preview.setAccessibleName("The first rows, as they will be read")
+        self.preview.setModel(self.preview_model)
+        self.preview.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.preview.setMaximumHeight(200)
+        caption.setBuddy(self.preview)
+        column.addWidget(self.preview, 1)
+        self.message = QLabel("")
+        self.message.setObjectName("bulk-mapping-message")
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet(ERROR_STYLE)
+        self.message.hide()
+        column.addWidget(self.message)
+        self.headers: list[str] = []
+
+    def show_sheet(self, sheet: Sheet, guessed: Mapping) -> None:
+        """The file just read, and the mapping guessed from its headers."""
+        self.headers = list(sheet.headers)
+        rows = len(sheet.rows)
+        text = f"{sheet.file_name}: {rows:,} row{'s' if rows != 1 else ''}"
+        if sheet.blank:
+            text += f", {sheet.blank:,} blank row{'s' if sheet.blank != 1 else ''} ignored"
+        self.summary.setText(text)
+        self.summary.setAccessibleName(text)
+        for field, box in self.boxes.items():
+            box.clear()
+            box.addItem(NOT_IN_FILE, -1)
+            for index, header in enumerate(self.headers):
+                box.addItem(header or f"(column {index + 1})", index)
+            box.setCurrentIndex(box.findData(guessed.get(field, -1)))
+        while self.extras:
+            _, check = self.extras.pop()
+            self.extras_grid.removeWidget(check)
+            check.deleteLater()
+        extras_guessed = {column for field, column in guessed.items() if field not in FIELDS}
+        for index, header in enumerate(self.headers):
+            check = QCheckBox(extra_field(header) if header else f"(column {index + 1})")
+            check.setObjectName(f"bulk-extra-{index}")
+            check.setAccessibleName(check.text())
+            check.setChecked(index in extras_guessed)
+            check.toggled.connect(self._chosen)
+            self.extras_grid.addWidget(check, len(self.extras) // 2, len(self.extras) % 2)
+            self.extras.append((index, check))
+        self.preview_model.show(sheet)
+        self._chosen()
+
+    def mapping(self) -> Mapping:
+        chosen: Mapping = {}
+        for field, box in self.boxes.items():
+            column = box.currentData()
+            if column is not None and column >= 0:
+                chosen[field] = column
+        used = set(chosen.values())
+        for index, check in self.extras:
+            if check.isChecked() and index not in used and self.headers[index].strip():
+                chosen[extra_field(self.headers[index])] = index
+        return chosen
+
+    def missing(self) -> list[str]:
+        """The required fields no column holds."""
+        return missing(self.mapping())
+
+    def complain(self, text: str) -> None:
+        self.message.setText(text)
+        self.message.setAccessibleName(text)
+        self.message.setVisible(bool(text))
+
+    def _chosen(self, *_: object) -> None:
+        self.complain("")
+        used = {box.currentData() for box in self.boxes.values()}
+        for index, check in self.extras:  # a column that is a field is not an extra too
+            check.setVisible(index not in used)
+        self.extras_box.setVisible(any(index not in used for index, _ in self.extras))
+        self.preview_model.map(self.mapping())
+        self.changed.emit()

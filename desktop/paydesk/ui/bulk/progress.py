@@ -1,0 +1,122 @@
+"""The last step of Bulk links: the batch being created, row by row: a progress bar, what was
+created, refused and is left, and Pause, Resume and Cancel. The figures are the ledger's
+(``BulkController.progress``), read again when the batch changes."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QVBoxLayout, QWidget
+
+from ...ledger.batch import BatchFigures
+from .steps import _button, _label, say
+
+
+def left_of(figures: BatchFigures) -> int:
+    return figures.left
+
+
+def figures_text(figures: BatchFigures) -> str:
+    made = figures.created + figures.paid
+    parts = [f"Created {made:,}", f"refused {figures.refused:,}"]
+    if figures.failed:
+        parts.append(f"failed {figures.failed:,}")
+    parts.append(f"left {left_of(figures):,}")
+    if figures.skipped:
+        parts.append(f"skipped {figures.skipped:,} (rows with problems)")
+    if figures.paid:
+        parts.append(f"paid so far {figures.paid:,}")
+    return ", ".join(parts)
+
+
+class ProgressStep(QWidget):
+    def __init__(self) -> None:
+        super().__init__()
+        self.setObjectName("bulk-progress-step")
+        self.setAccessibleName("Progress")
+        column = QVBoxLayout(self)
+        self.title = QLabel("")
+        self.title.setObjectName("bulk-batch-title")
+        self.title.setStyleSheet("font-weight: 600;")
+        column.addWidget(self.title)
+        self.bar = QProgressBar()
+        self.bar.setObjectName("bulk-progress")
+        self.bar.setAccessibleName("Links created")
+        self.bar.setFormat("%v of %m")
+        column.addWidget(self.bar)
+        self.figures = _label("bulk-figures")
+        column.addWidget(self.figures)
+        self.paused = _label("bulk-paused")
+        self.paused.setStyleSheet("color: #3d2e00; background: #fff4ce; padding: 4px;")
+        column.addWidget(self.paused)
+        self.outcome = _label("bulk-outcome")
+        self.outcome.setStyleSheet("font-weight: 600;")
+        column.addWidget(self.outcome)
+        column.addStretch(1)
+        buttons = QHBoxLayout()
+        self.pause = _button("&Pause", "bulk-pause")
+        self.resume = _button("&Resume", "bulk-resume")
+        self.cancel = _button("Cancel", "bulk-cancel")
+        self.batches = _button("Show in &Batches…", "bulk-show-batches")
+        self.again = _button("&Another file…", "bulk-another-file")
+        for button in (self.pause, self.resume, self.cancel):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.batches)
+        buttons.addWidget(self.again)
+        column.addLayout(buttons)
+        self.to_do = 0
+        for label in (self.paused, self.outcome):
+            say(label, "")
+
+    def start(self, name: str, rows: int) -> None:
+        """A batch of ``rows`` rows to create (those sent before not counted)."""
+        self.title.setText(name)
+        self.title.setAccessibleName(name)
+        self.to_do = rows
+        self.bar.setRange(0, max(rows, 1))
+        self.bar.setValue(0)
+        say(self.outcome, "")
+        say(self.paused, "")
+        self.running(True, paused=False)
+
+    def show_figures(self, figures: BatchFigures) -> None:
+        left = left_of(figures)
+        total = max(figures.rows - figures.skipped, 1)
+        self.bar.setRange(0, total)
+        self.bar.setValue(total - left if figures.rows - figures.skipped else 0)
+        say(self.figures, figures_text(figures))
+        self.bar.setAccessibleDescription(self.figures.text())
+
+    def say_status(self, status: str) -> None:
+        """The runner's word while it runs: "Paused by the service for 3 s", "Paused", why it
+        paused; nothing while it simply creates links."""
+        say(self.paused, "" if status in ("", "Creating links…") else status)
+
+    def refused(self, message: str) -> None:
+        """The runner refused the batch before any call (all or nothing with a problem)."""
+        say(self.outcome, message)
+        self.running(False, paused=False)
+
+    def running(self, running: bool, *, paused: bool) -> None:
+        self.pause.setEnabled(running and not paused)
+        self.resume.setEnabled(paused or not running)
+        self.cancel.setEnabled(running)
+
+    def finished(self, figures: BatchFigures, *, cancelled: bool, report: str = "") -> None:
+        self.show_figures(figures)
+        say(self.paused, "")
+        left = left_of(figures)
+        if cancelled:
+            text = (f"Cancelled: {figures.created + figures.paid:,} created, "
+                    f"{figures.refused:,} refused, {left:,} not sent. Resume sends the rest.")
+        elif left:
+            text = f"Stopped with {left:,} rows left. Resume sends the rest."
+        else:
+            text = (f"Done: {figures.created + figures.paid:,} links created, "
+                    f"{figures.refused:,} refused by the service")
+            if figures.failed:
+                text += f", {figures.failed:,} failed"
+        say(self.outcome, text)
+        self.outcome.setAccessibleDescription(report)  # the runner's own account
+        self.outcome.setToolTip(report)
+        self.running(False, paused=False)
+        self.resume.setEnabled(left > 0)

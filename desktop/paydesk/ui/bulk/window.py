@@ -1,0 +1,378 @@
+"""The Bulk links window: a payment link for every row of a spreadsheet, in four steps.
+
+1. the file (CSV or XLSX; or the template, downloaded), read off the GUI thread;
+2. which column holds which field, with the first rows as they will be read;
+3. the dry run: every row checked before any call, problems fixed in the grid (each edit
+   checks the rows again, off the GUI thread), the policy, "Create N links";
+4. the batch written to the ledger and created by the desk's ``BulkController``: progress,
+   Pause, Resume, Cancel. The batch is the desk's: closing this window does not stop it (the
+   Batches window shows it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import logging
+from datetime import date
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QPushButton,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...desk.bulk.check import BulkRow, check_rows, known_references
+from ...desk.bulk.mapping import Mapping, guess_mapping
+from ...desk.bulk.read import read_sheet
+from ...desk.bulk.runner import BatchRefused, BulkController
+from ...desk.bulk.sheet import BulkFileError, Sheet
+from ...desk.bulk.template import write_template
+from ...desk.session import Session
+from ...ledger import LedgerError
+from ...ledger.batch import SKIPPED, WAITING, Batch, BatchBook
+from .. import files
+from ..dialogs import shown
+from ..signals import signals_of
+from ..transactions.actions import save_path
+from .mapping_step import MappingStep
+from .progress import ProgressStep
+from .steps import CheckStep, FileStep, say
+
+log = logging.getLogger("paydesk.ui.bulk")
+TITLE = "Bulk links"
+FILTERS = ["Spreadsheets (*.csv *.xlsx)", "CSV (*.csv)", "Excel workbook (*.xlsx)"]
+FILE, COLUMNS, CHECK, PROGRESS = range(4)
+
+
+class BulkWindow(QWidget):
+    """A window of its own; closing it hides it."""
+
+    batchesRequested = Signal()
+
+    def __init__(self, session: Session, batches: BatchBook, controller: BulkController,
+                 parent: QWidget | None = None):
+        super().__init__(parent, Qt.WindowType.Window)
+        self.setObjectName("bulk-window")
+        self.setWindowTitle(TITLE)
+        self.setAccessibleName(TITLE)
+        self.resize(1100, 720)
+        self.session, self.book, self.controller = session, batches, controller
+        self.tasks = session.tasks.child(self)
+        column = QVBoxLayout(self)
+        self.stack = QStackedWidget()
+        self.file_step, self.mapping_step = FileStep(), MappingStep()
+        self.check_step, self.progress_step = CheckStep(), ProgressStep()
+        for step in (self.file_step, self.mapping_step, self.check_step, self.progress_step):
+            self.stack.addWidget(step)
+        column.addWidget(self.stack, 1)
+        bottom = QHBoxLayout()
+        self.back = self._button("< &Back", "bulk-back", "Back")
+        self.next = self._button("&Check the rows >", "bulk-next", "Check the rows")
+        self.close_button = self._button("Close", "bulk-close", "Close")
+        for button in (self.back, self.next):
+            bottom.addWidget(button)
+        bottom.addStretch(1)
+        bottom.addWidget(self.close_button)
+        column.addLayout(bottom)
+
+        self.file_step.choose.clicked.connect(
+            lambda: self.tasks.replace("choose file", self.choose_file()))
+        self.file_step.template.clicked.connect(
+            lambda: self.tasks.replace("template", self.download_template()))
+        self.back.clicked.connect(self.go_back)
+        self.next.clicked.connect(lambda: self.tasks.replace("check", self.check()))
+        self.close_button.clicked.connect(self.close)
+        self.check_step.model.edited.connect(self._edited)
+        self.check_step.policyChanged.connect(self.check_step.update_counts)
+        self.check_step.createRequested.connect(
+            lambda: self.tasks.replace("create", self.create()))
+        progress = self.progress_step
+        progress.pause.clicked.connect(lambda: self.tasks.spawn(self.pause(), "pause"))
+        progress.resume.clicked.connect(lambda: self.tasks.spawn(self.resume(), "resume"))
+        progress.cancel.clicked.connect(lambda: self.tasks.spawn(self.cancel(), "cancel"))
+        progress.batches.clicked.connect(self.batchesRequested.emit)
+        progress.again.clicked.connect(self.start_over)
+        signals = signals_of(session.hub)
+        signals.batchChanged.connect(self._batch_changed)
+        signals.changed.connect(self._profile_changed)
+        self._tick = QTimer(self)  # the service's pause counts down while nothing changes
+        self._tick.setInterval(500)
+        self._tick.timeout.connect(self._show_progress)
+
+        self.sheet: Sheet | None = None
+        self.mapping: Mapping = {}
+        self.known: set[str] = set()  # references of this file the ledger has (not this batch's)
+        self.own: set[str] = set()  # references of the batch this file joins
+        self.found: Batch | None = None  # the earlier batch of this file name, joined
+        self.batch: Batch | None = None  # the batch being created
+        self.cancelled = False
+        self.go(FILE)
+        self._profile_changed()
+
+    def _profile_changed(self) -> None:
+        """The links are the main window's profile and mode: said in the title; a dry run
+        shown is checked again by the new profile's rules."""
+        profile = self.session.profile
+        mode = "TEST" if self.session.is_test else "LIVE"
+        self.setWindowTitle(f"{TITLE} — {profile.name} — {mode}" if profile else TITLE)
+        if profile is not None and self.stack.currentIndex() == CHECK:
+            self.tasks.replace("check", self.check())
+
+    def _button(self, text: str, name: str, accessible: str) -> QPushButton:
+        button = QPushButton(text)
+        button.setObjectName(name)
+        button.setAccessibleName(accessible)
+        return button
+
+    # -- the steps -----------------------------------------------------------------------
+
+    def go(self, step: int) -> None:
+        self.stack.setCurrentIndex(step)
+        self.back.setVisible(step in (COLUMNS, CHECK))
+        self.next.setVisible(step == COLUMNS)
+        focus = {FILE: self.file_step.choose, COLUMNS: self.next, CHECK: self.check_step.grid,
+                 PROGRESS: self.progress_step.cancel}[step]
+        if focus.isEnabled():
+            focus.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def start_over(self) -> None:
+        """Another file (the batch shown goes on; the Batches window shows it)."""
+        self.batch, self.sheet, self.found = None, None, None
+        self._tick.stop()
+        self.file_step.complain("")
+        self.go(FILE)
+
+    def go_back(self) -> None:
+        self.go(max(self.stack.currentIndex() - 1, FILE))
+
+    async def choose_file(self) -> Sheet | None:
+        dialog = QFileDialog(self, "Choose the spreadsheet")
+        dialog.setObjectName("bulk-open-dialog")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.setNameFilters(FILTERS)
+        dialog.setDirectory(str(await files.start_folder()))
+        async with shown(dialog) as code:
+            if not code or not dialog.selectedFiles():
+                return None
+            path = Path(dialog.selectedFiles()[0])
+        files.remember(path)
+        return await self.load(path)
+
+    async def load(self, path: Path) -> Sheet | None:
+        self.file_step.complain(f"Reading {path.name}…", ok=True)
+        self.file_step.choose.setEnabled(False)
+        try:
+            sheet = await asyncio.to_thread(read_sheet, path)
+        except BulkFileError as error:
+            self.file_step.complain(f"{path.name}: {error.message}")
+            return None
+        except OSError as error:
+            self.file_step.complain(f"Could not read {path.name}: {error.strerror or error}")
+            return None
+        finally:
+            self.file_step.choose.setEnabled(True)
+        self.file_step.complain("")
+        self.sheet = sheet
+        self.mapping_step.show_sheet(sheet, guess_mapping(sheet.headers))
+        self.go(COLUMNS)
+        return sheet
+
+    async def download_template(self) -> Path | None:
+        profile = self.session.profile
+        if profile is None:
+            return None
+        path = await save_path(self, "Save the template", FILTERS[1:],
+                               f"paydesk-bulk-template-{profile.name}.csv".replace(" ", "-"))
+        if path is None:
+            return None
+        try:
+            await asyncio.to_thread(write_template, path, profile)
+        except OSError as error:
+            self.file_step.complain(f"Could not save {path.name}: {error.strerror or error}")
+            return None
+        self.file_step.complain(f"Template saved as {path}", ok=True)
+        return path
+
+    # -- the dry run ---------------------------------------------------------------------
+
+    async def check(self) -> list[BulkRow] | None:
+        """Check every row of the file with the chosen columns (step 3)."""
+        profile, mode, sheet = self.session.profile, self.session.mode, self.sheet
+        if profile is None or sheet is None:
+            return None
+        missing = self.mapping_step.missing()
+        if missing:
+            self.mapping_step.complain("Choose the column of: " + ", ".join(missing))
+            return None
+        self.mapping = self.mapping_step.mapping()
+        self.next.setEnabled(False)
+        try:
+            self.found = await self.book.find(profile.id, mode, sheet.file_name)
+            already, self.own = await self._sent_before(self.found)
+            self.known = await known_references(self.session.ledger, profile.id,
+                                                self._refs()) - self.own
+            rows = await asyncio.to_thread(check_rows, sheet, self.mapping, profile,
+                                           known_refs=self.known)
+        except LedgerError as error:
+            self.mapping_step.complain(f"Could not read the ledger: {error}")
+            return None
+        finally:
+            self.next.setEnabled(True)
+        self.check_step.show_rows(self._fields(), rows, sheet.blank, fresh=True,
+                                  already=frozenset(already))
+        self.go(CHECK)
+        return rows
+
+    def _fields(self) -> list[str]:
+        return sorted(self.mapping, key=lambda field: self.mapping[field])
+
+    def _refs(self) -> list[str]:
+        column = self.mapping.get("tx_ref")
+        if column is None or self.sheet is None:
+            return []
+        return [cells[column].strip() for _, cells in self.sheet.rows
+                if column < len(cells) and cells[column].strip()]
+
+    async def _sent_before(self, batch: Batch | None) -> tuple[set[int], set[str]]:
+        """The file rows an earlier batch of this file sent already (a row waiting or skipped
+        takes the corrected file's values), and the references of all its rows."""
+        numbers: set[int] = set()
+        refs: set[str] = set()
+        after = None
+        while batch is not None:
+            page = await self.book.rows(batch.id, after=after, limit=500)
+            for row in page:
+                refs.add(row.tx_ref)
+                if row.state not in (WAITING, SKIPPED):
+                    numbers.add(row.number)
+            if len(page) < 500:
+                break
+            after = page[-1].number
+        return numbers, refs
+
+    def _edited(self, number: int, field: str, text: str) -> None:
+        sheet, column = self.sheet, self.mapping.get(field)
+        if sheet is None or column is None:
+            return
+        sheet.edit(number, column, text)
+        self.check_step.set_checking(True)
+        self.tasks.replace("recheck", self._recheck(text.strip() if field == "tx_ref" else ""))
+
+    async def _recheck(self, new_ref: str) -> None:
+        profile, sheet = self.session.profile, self.sheet
+        if profile is None or sheet is None:
+            return
+        try:
+            if new_ref and new_ref not in self.own:
+                self.known |= await known_references(self.session.ledger, profile.id, [new_ref])
+            rows = await asyncio.to_thread(check_rows, sheet, self.mapping, profile,
+                                           known_refs=self.known)
+        except LedgerError as error:
+            say(self.check_step.why, f"Could not read the ledger: {error}")
+            return
+        finally:
+            self.check_step.checking = False
+        self.check_step.show_rows(self._fields(), rows, sheet.blank, fresh=False,
+                                  already=self.check_step.already)
+
+    # -- creating ------------------------------------------------------------------------
+
+    async def create(self) -> Batch | None:
+        profile, mode, sheet = self.session.profile, self.session.mode, self.sheet
+        step = self.check_step
+        if profile is None or sheet is None or step.checking or step.to_create() == 0:
+            return None
+        policy = step.chosen_policy()
+        payload = [(row.number, row.values.get("tx_ref", "").strip(), dict(row.values),
+                    bool(row.problems)) for row in step.model.rows]
+        step.create.setEnabled(False)
+        try:
+            if self.found is not None:  # a corrected file: only the rows not sent before
+                await self.book.add_rows(self.found.id, payload)
+                batch = self.found
+            else:
+                by = await asyncio.to_thread(getpass.getuser)
+                name = f"{Path(sheet.file_name).stem} {date.today().isoformat()}"
+                batch = await self.book.add_batch(profile.id, mode, name, sheet.file_name,
+                                                  policy, by, payload,
+                                                  txref_prefix=profile.txref_prefix)
+        except LedgerError as error:
+            say(step.why, f"Could not write the batch to the ledger: {error}")
+            step.update_counts()
+            return None
+        self.batch, self.found, self.cancelled = batch, batch, False
+        self.progress_step.start(batch.name, step.to_create())
+        self.go(PROGRESS)
+        await self._run(batch)
+        return batch
+
+    async def _run(self, batch: Batch) -> bool:
+        """The desk's runner starts the batch (it returns at once; the batch goes on in the
+        desk's tasks, whatever this window does)."""
+        try:
+            await self.controller.start(batch)
+        except BatchRefused as error:  # all or nothing with a problem; another profile shown
+            self.progress_step.refused(error.message)
+            return False
+        self._tick.start()
+        self._show_progress()
+        return True
+
+    def _batch_changed(self, batch_id: int) -> None:
+        if self.batch is not None and batch_id == self.batch.id:
+            self._show_progress()
+
+    def _show_progress(self) -> None:
+        if self.batch is not None:
+            self.tasks.replace("bulk progress", self._progress(self.batch))
+
+    async def _progress(self, batch: Batch) -> None:
+        try:
+            figures = await self.controller.progress(batch.id)
+        except LedgerError as error:
+            log.info("could not read the batch's progress: %s", error)
+            return
+        if batch is not self.batch:
+            return
+        status = self.controller.status(batch.id)
+        if self.controller.running(batch.id):
+            self.progress_step.show_figures(figures)
+            self.progress_step.say_status(status)
+            self.progress_step.running(True, paused=self.controller.paused(batch.id))
+        else:
+            self._tick.stop()
+            self.progress_step.finished(figures, cancelled=self.cancelled, report=status)
+
+    async def pause(self) -> None:
+        if self.batch is not None:
+            self.controller.pause(self.batch.id)
+            self._show_progress()
+
+    async def resume(self) -> None:
+        batch = self.batch
+        if batch is None:
+            return
+        if self.controller.running(batch.id):
+            self.controller.resume(batch.id)
+            self._show_progress()
+            return
+        # cancelled or stopped: the rows left are sent now
+        self.cancelled = False
+        figures = await self.controller.progress(batch.id)
+        self.progress_step.start(batch.name, figures.left)
+        await self._run(batch)
+
+    async def cancel(self) -> str | None:
+        if self.batch is None:
+            return None
+        self.cancelled = True
+        self.progress_step.cancel.setEnabled(False)
+        report = await self.controller.cancel(self.batch.id)
+        self._show_progress()
+        return report

@@ -1,0 +1,94 @@
+"""What the Batches window makes of a batch, pressed as a user does: Save results… (the CSV read
+back), QR sheet… (the PDF read back with pdftotext), E-mail links… (a real SMTP server on
+localhost, aiosmtpd: a test, then every customer their link, each row's result shown)."""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+
+from tests.desk.bulk.test_mail import Inbox, free_port
+from tests.helpers import need_system
+from tests.ui import press
+from tests.ui.bulk.test_batches import run_file, text
+from tests.ui.test_accessibility import _unnamed_focusable
+
+
+def batches_after_a_run(shop, tmp_path, n=2):
+    window = run_file(shop, tmp_path, "invoices.csv", n)
+    assert shop.wait_done(window).startswith(f"Done: {n} links created")
+    press.click(window.progress_step.batches)
+    shop.loop.until(lambda: press.shown("batches-window") is not None, message="Batches")
+    batches = press.shown("batches-window")
+    shop.loop.until(lambda: batches.rows_model.rowCount() == n, message="the rows")
+    return window.batch, batches
+
+
+def save_as(shop, path):
+    shop.loop.until(lambda: press.shown("save-dialog") is not None, message="the save dialog")
+    press.save_as(press.shown("save-dialog"), path)
+
+
+def test_results_and_qr_sheet_are_saved(shop, tmp_path):
+    batch, batches = batches_after_a_run(shop, tmp_path)
+    target = tmp_path / "results.csv"
+    press.click(batches.results)
+    save_as(shop, target)
+    shop.loop.until(lambda: "Saved the results of 2 rows" in batches.said.text(),
+                    message="the results saved")
+    with open(target, encoding="utf-8-sig", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 2
+    assert {r["link_tx_ref"] for r in rows} == {batch.ref(2), batch.ref(3)}
+    assert {r["result"] for r in rows} == {"created"}
+
+    pdf = tmp_path / "codes.pdf"
+    press.click(batches.qr)
+    save_as(shop, pdf)
+    shop.loop.until(lambda: "Saved 2 codes" in batches.said.text(), timeout=30,
+                    message="the QR sheet saved")
+    pdftotext = need_system("pdftotext", "poppler-utils")
+    words = subprocess.run([pdftotext, "-layout", str(pdf), "-"], capture_output=True,
+                           text=True, check=True).stdout
+    assert batch.ref(2) in words and batch.ref(3) in words
+
+
+def test_links_are_emailed_through_the_merchants_server(shop, tmp_path):
+    from aiosmtpd.controller import Controller
+
+    inbox, port = Inbox(), free_port()
+    server = Controller(inbox, hostname="localhost", port=port)
+    server.start()
+    try:
+        batch, batches = batches_after_a_run(shop, tmp_path)
+        press.click(batches.email)
+        shop.loop.until(lambda: press.shown("bulk-mail") is not None, message="E-mail links")
+        dialog = press.shown("bulk-mail")
+        shop.loop.until(lambda: dialog.preview.toPlainText(), message="the preview")
+        assert dialog.isWindow() and dialog.windowTitle().startswith("E-mail links")
+        assert _unnamed_focusable(dialog, at_least=5) == []
+        press.type_into(dialog.host, "localhost")
+        press.type_into(dialog.port, str(port))
+        press.choose(dialog.security, "None (a server on this network only)")
+        press.type_into(dialog.sender, "billing@shop.example")
+        shop.loop.until(lambda: "billing@shop.example" in dialog.preview.toPlainText(),
+                        message="the preview with the sender")
+        assert batch.ref(2) in dialog.preview.toPlainText()
+        press.type_into(dialog.test_to, "me@shop.example")
+        press.click(dialog.test_button)
+        shop.loop.until(lambda: dialog.said.text().startswith("Test sent"), timeout=30,
+                        message="the test sent")
+        assert len(inbox.messages) == 1
+        press.click(dialog.send_button)
+        shop.loop.until(lambda: dialog.said.text().startswith("Done:"), timeout=30,
+                        message="the links sent")
+        assert dialog.said.text().startswith("Done: 2 sent, 0 failed")
+        sent_to = sorted(str(m["To"]) for m in inbox.messages[1:])
+        assert len(sent_to) == 2 and all("@example.com" in to for to in sent_to)
+        press.click(dialog.close_button)
+        shop.loop.until(lambda: press.closed(dialog), message="the dialog closed")
+        rows = batches.rows_model
+        shop.loop.until(lambda: [text(rows, i, 11) for i in range(2)] == ["sent", "sent"],
+                        message="the E-mail sent column")
+    finally:
+        server.stop()

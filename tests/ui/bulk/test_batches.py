@@ -1,0 +1,101 @@
+"""Pause, Resume and Cancel while a batch is created on a slow sandbox, and the Batches window
+(View → Batches…): the batches with their figures, live as links are paid, a batch's rows,
+Check all open, and Resume for a batch that was cancelled. Only presses; the sandbox's call
+log says nothing was made twice."""
+
+from __future__ import annotations
+
+from tests.ui import press
+from tests.ui.bulk.conftest import row, write_csv
+from tests.ui.test_accessibility import _unnamed_focusable
+
+
+def run_file(shop, tmp_path, name: str, n: int):
+    path = write_csv(tmp_path / name, [row(i) for i in range(2, n + 2)])
+    window = shop.open_bulk()
+    shop.load(window, path)
+    shop.check(window)
+    shop.create(window)
+    return window
+
+
+def open_batches(shop):
+    shop.menu(shop.window.view_menu, shop.window.bulk.batches_action)
+    shop.loop.until(lambda: press.shown("batches-window") is not None, message="Batches")
+    batches = press.shown("batches-window")
+    shop.loop.until(lambda: batches.model.rowCount() > 0, message="the batches")
+    return batches
+
+
+def text(model, row: int, column: int) -> str:
+    return model.data(model.index(row, column))
+
+
+def test_cancel_stops_and_resume_sends_the_rest(shop, tmp_path):
+    shop.sandbox.faults(latency_ms=300)  # each create takes a while: there is time to press
+    before = shop.creates()
+    window = run_file(shop, tmp_path, "fees.csv", 24)
+    progress = window.progress_step
+    shop.loop.until(lambda: progress.bar.value() >= 4, timeout=30, message="a few made")
+    press.click(progress.pause)
+    shop.loop.until(lambda: progress.resume.isEnabled(), message="paused")
+    press.click(progress.resume)
+    press.click(progress.cancel)
+    outcome = shop.wait_done(window)
+    assert outcome.startswith("Cancelled: "), outcome
+    assert "not sent. Resume sends the rest." in outcome
+    made = shop.creates() - before
+    assert 0 < made < 24
+    shop.sandbox.faults()  # back to speed
+
+    batches = open_batches(shop)
+    assert "1 batch has rows not sent yet" in batches.said.text()
+    assert _unnamed_focusable(batches, at_least=3) == []
+    shop.loop.until(lambda: batches.resume.isEnabled(), message="Resume offered")
+    press.click(batches.resume)
+    shop.loop.until(lambda: text(batches.model, 0, 8) == "0", timeout=60,
+                    message="the rest sent")
+    assert text(batches.model, 0, 5) == "24"  # created
+    assert shop.creates() - before == 24  # none twice
+
+
+def test_the_batches_window_shows_figures_rows_and_payments_live(shop, tmp_path):
+    window = run_file(shop, tmp_path, "club-fees.csv", 3)
+    assert shop.wait_done(window).startswith("Done: 3 links created")
+    press.click(window.progress_step.batches)  # "Show in Batches…"
+    shop.loop.until(lambda: press.shown("batches-window") is not None, message="Batches")
+    batches = press.shown("batches-window")
+    model = batches.model
+    shop.loop.until(lambda: model.rowCount() == 1, message="the batch")
+    assert text(model, 0, 1) == "club-fees.csv"
+    assert (text(model, 0, 4), text(model, 0, 5), text(model, 0, 6), text(model, 0, 7)) == (
+        "3", "3", "0", "0")
+    rows = batches.rows_model
+    shop.loop.until(lambda: rows.rowCount() == 3, message="the batch's rows")
+    assert [text(rows, i, 1) for i in range(3)] == ["Created"] * 3
+    batch = window.batch
+    assert [text(rows, i, 2) for i in range(3)] == [batch.ref(n) for n in (2, 3, 4)]
+    assert all(text(rows, i, 9).startswith("http") for i in range(3))
+
+    # a customer pays; Check all open asks the service; the figures follow
+    record = shop.in_ledger(batch.ref(3))
+    shop.sandbox.control(f"pay/{record.reference}", {"outcome": "success"})
+    press.click(batches.check_all)
+    shop.loop.until(lambda: text(model, 0, 7) == "1", timeout=30, message="paid so far: 1")
+    shop.loop.until(lambda: text(rows, 1, 1) == "Paid", message="the row paid")
+    assert batches.said.text().startswith("Checked the open links of ")
+
+
+def test_the_service_asking_to_wait_is_said_and_nothing_is_lost(shop, tmp_path):
+    shop.sandbox.faults(rate_limit_per_s=2)  # the service answers 429 past 2 calls a second
+    before = shop.creates()
+    window = run_file(shop, tmp_path, "many.csv", 12)
+    paused = window.progress_step.paused
+    shop.loop.until(lambda: paused.isVisible()
+                    and paused.text().startswith("Paused by the service for "), timeout=30,
+                    message="the service's pause said")
+    assert paused.text().endswith(" s")
+    outcome = shop.wait_done(window, timeout=90)
+    assert outcome.startswith("Done: 12 links created, 0 refused"), outcome
+    assert not paused.isVisible()
+    assert shop.creates() - before == 12

@@ -1,0 +1,184 @@
+"""Bulk links as a user makes them, against the real sandbox: the file chosen in the standard
+dialog, the columns guessed and changed, every problem said by row and column and fixed in
+the grid, the policy, Create N links, progress to the end; a corrected file creating only
+what is missing. The service's own call log proves nothing was made twice."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from paydesk.ui.bulk.grid import PROBLEM_BACKGROUND
+from tests.ui import press
+from tests.ui.bulk.conftest import row, write_csv
+from tests.ui.test_accessibility import _unnamed_focusable
+
+
+def problems(window) -> list[str]:
+    model = window.check_step.problems_model
+    return [model.data(model.index(i, 0)) for i in range(model.rowCount())]
+
+
+def cell(window, number: int, field: str):
+    model = window.check_step.model
+    return next(model.index(i, model.fields.index(field))
+                for i, r in enumerate(model.rows) if r.number == number)
+
+
+def test_a_file_is_checked_fixed_in_place_and_created(shop, tmp_path):
+    shop.link("SHOP-OLD-1")  # a link made before: its reference is the ledger's
+    path = write_csv(tmp_path / "term-fees.csv", [
+        row(2, tx_ref="INV-002"),
+        row(3, email="parent3-at-example.com"),
+        row(4, tx_ref="INV-004"),
+        row(5, tx_ref="INV-004"),  # the same reference twice in the file
+        row(6, tx_ref="SHOP-OLD-1"),  # already in the ledger
+        row(7, amount="25.50"),  # pence: the service takes whole units
+        row(8),
+    ], delimiter=";", bom=True, blank_last=True)  # European Excel's CSV, an empty last row
+    window = shop.open_bulk()
+    assert window.isWindow() and window.windowTitle().startswith("Bulk links")
+    assert _unnamed_focusable(window, at_least=3) == []
+    shop.load(window, path)
+    step = window.mapping_step
+    assert step.boxes["email"].currentText() == "email"
+    assert step.boxes["tx_ref"].currentText() == "tx_ref"
+    assert step.boxes["description"].currentText() == "(not in the file)"
+    assert step.summary.text() == "term-fees.csv: 7 rows, 1 blank row ignored"
+    assert step.preview_model.rowCount() == 5
+    assert _unnamed_focusable(window, at_least=3) == []
+
+    shop.check(window)
+    said = problems(window)
+    assert "Row 3, email: Not an e-mail address" in said
+    assert any(p.startswith("Row 4, tx_ref: The same reference is in row 5") for p in said)
+    assert any(p.startswith("Row 5, tx_ref: The same reference is in row 4") for p in said)
+    assert "Row 6, tx_ref: A link with this reference is already in the ledger" in said
+    assert any(p.startswith("Row 7, amount:") for p in said)
+    check = window.check_step
+    assert check.counts.text() == "Rows: 2 valid, 5 with problems, 1 blank ignored"
+    bad = cell(window, 3, "email")
+    assert check.model.data(bad, Qt.ItemDataRole.ToolTipRole) == "Not an e-mail address"
+    assert check.model.data(bad, Qt.ItemDataRole.BackgroundRole).color() == PROBLEM_BACKGROUND
+    assert check.create.text() == "Create 2 links"
+    assert _unnamed_focusable(window, at_least=3) == []
+
+    # a problem chosen in the list takes the grid to its cell
+    listed = check.problems
+    at = said.index("Row 3, email: Not an e-mail address")
+    press.click(listed.viewport(), pos=listed.visualRect(listed.model().index(at, 0)).center())
+    assert check.grid.currentIndex() == bad
+    # fixed in place: each edit checks the rows again
+    shop.edit_cell(window, 3, "email", "parent3@example.com")
+    shop.edit_cell(window, 5, "tx_ref", "INV-005")
+    shop.edit_cell(window, 6, "tx_ref", "INV-006")
+    said = problems(window)
+    assert [p for p in said if p.startswith(("Row 3", "Row 4", "Row 5", "Row 6"))] == []
+    assert check.counts.text() == "Rows: 6 valid, 1 with problems, 1 blank ignored"
+
+    # all or nothing refuses while a row has a problem
+    press.click(check.all)
+    assert not check.create.isEnabled()
+    assert "fix the 1 row with problems first" in check.why.text()
+    press.click(check.skip)
+    assert check.create.isEnabled() and check.create.text() == "Create 6 links"
+
+    before = shop.creates()
+    shop.create(window)
+    assert _unnamed_focusable(window, at_least=3) == []
+    outcome = shop.wait_done(window)
+    assert outcome.startswith("Done: 6 links created, 0 refused")
+    assert shop.creates() - before == 6
+    for ref in ("INV-002", "INV-004", "INV-005", "INV-006"):
+        assert shop.in_ledger(ref) is not None, ref
+    bar = window.progress_step.bar
+    assert bar.value() == bar.maximum() == 6
+
+
+def test_a_corrected_file_creates_only_the_rows_missing(shop, tmp_path):
+    rows = [row(2), row(3, email="nobody"), row(4)]  # no references: the batch makes them
+    path = write_csv(tmp_path / "club.csv", rows)
+    window = shop.open_bulk()
+    shop.load(window, path)
+    shop.check(window)
+    assert window.check_step.create.text() == "Create 2 links"
+    before = shop.creates()
+    shop.create(window)
+    assert shop.wait_done(window).startswith("Done: 2 links created")
+    batch = window.batch
+    assert shop.in_ledger(batch.ref(2)) is not None and shop.in_ledger(batch.ref(4)) is not None
+    assert shop.in_ledger(batch.ref(3)) is None  # skipped
+
+    # the same file, corrected, loaded again: it joins its batch
+    write_csv(path, [row(2), row(3), row(4)])
+    press.click(window.progress_step.again)
+    shop.load(window, path)
+    shop.check(window)
+    check = window.check_step
+    assert "2 of them were sent from this file before" in check.counts.text()
+    assert check.create.text() == "Create 1 link"
+    shop.create(window)
+    assert shop.wait_done(window).startswith("Done: 3 links created")
+    assert window.batch.id == batch.id
+    assert shop.creates() - before == 3  # row 2 and 4 not again
+    assert shop.in_ledger(batch.ref(3)) is not None
+
+
+def test_columns_chosen_by_the_user_and_extra_fields(shop, tmp_path):
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    sheet.append(["Amount", "CCY", "E-mail address", "First name", "Payer", "Subject",
+                  "Cost centre"])
+    sheet.append([40, "GBP", "ada@example.com", "Ada", "Lovelace", "Lessons", "M-01"])
+    sheet.append([12, "USD", "bob@example.com", "Bob", "Babbage", "Books", "M-02"])
+    path = tmp_path / "lessons.xlsx"
+    book.save(path)
+    window = shop.open_bulk()
+    shop.load(window, path)
+    step = window.mapping_step
+    assert step.boxes["amount"].currentText() == "Amount"
+    assert step.boxes["currency"].currentText() == "CCY"
+    assert step.boxes["last_name"].currentText() == "(not in the file)"
+    press.click(window.next)  # a required field has no column: said, not checked
+    shop.loop.until(lambda: step.message.isVisible(), message="the missing column said")
+    assert step.message.text() == "Choose the column of: last_name"
+    assert window.stack.currentWidget() is step
+    press.choose(step.boxes["last_name"], "Payer")
+    extra = next(check for index, check in step.extras if index == 6)
+    assert extra.text() == "meta.Cost centre" and not extra.isChecked()
+    press.click(extra)
+    assert step.mapping()["meta.Cost centre"] == 6
+    assert "→ last_name" in step.preview_model.headerData(4, Qt.Orientation.Horizontal)
+    shop.check(window)
+    check = window.check_step
+    assert "meta.Cost centre" in check.model.fields
+    assert problems(window) == []
+    assert check.model.data(cell(window, 2, "amount")) == "40"  # a number, as digits
+    shop.create(window)
+    assert shop.wait_done(window).startswith("Done: 2 links created")
+
+
+def test_a_file_that_cannot_be_read_is_said_and_the_template_saved(shop, tmp_path):
+    wrong = tmp_path / "photo.xlsx"
+    wrong.write_bytes(b"\x89PNG\r\n\x1a\n not a workbook")
+    window = shop.open_bulk()
+    shop.choose_file(window, wrong)
+    message = window.file_step.message
+    shop.loop.until(lambda: message.isVisible() and message.text().startswith("photo.xlsx:"),
+                    message="what is wrong with the file")
+    assert window.stack.currentWidget() is window.file_step
+
+    press.click(window.file_step.template)
+    shop.loop.until(lambda: press.shown("save-dialog") is not None, message="the save dialog")
+    target = tmp_path / "template.csv"
+    press.save_as(press.shown("save-dialog"), target)
+    shop.loop.until(lambda: "Template saved" in message.text(), message="the template")
+    header = target.read_text("utf-8-sig").splitlines()[0]
+    assert "amount" in header and "tx_ref" in header
+
+
+def test_ctrl_shift_b_opens_the_window(shop):
+    press.key(shop.window, Qt.Key.Key_B,
+              Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    shop.loop.until(lambda: press.shown("bulk-window") is not None, message="Bulk links")
