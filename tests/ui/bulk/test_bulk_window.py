@@ -182,3 +182,48 @@ def test_ctrl_shift_b_opens_the_window(shop):
     press.key(shop.window, Qt.Key.Key_B,
               Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     shop.loop.until(lambda: press.shown("bulk-window") is not None, message="Bulk links")
+
+
+def test_by_the_keyboard_alone(shop, tmp_path):
+    """Ctrl+Shift+B, Space on Choose file…, the path and Enter, Space to check, a cell fixed
+    by typing over it, Tab to Create and Space."""
+    path = write_csv(tmp_path / "keys.csv", [row(2), row(3, email="nobody")])
+    press.key(shop.window, Qt.Key.Key_B,
+              Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    shop.loop.until(lambda: press.shown("bulk-window") is not None, message="Bulk links")
+    window = press.shown("bulk-window")
+    shop.loop.until(lambda: window.isActiveWindow(), message="the window active")
+    assert window.focusWidget() is window.file_step.choose
+    press.key(window.file_step.choose, Qt.Key.Key_Space)
+    shop.loop.until(lambda: press.shown("bulk-open-dialog") is not None, message="the dialog")
+    press.save_as(press.shown("bulk-open-dialog"), path)
+    shop.loop.until(lambda: window.stack.currentWidget() is window.mapping_step,
+                    message="the columns")
+    shop.loop.until(lambda: window.focusWidget() is window.next, message="Check the rows")
+    press.key(window.next, Qt.Key.Key_Space)
+    shop.loop.until(lambda: window.stack.currentWidget() is window.check_step,
+                    message="the dry run")
+    check = window.check_step
+    grid = check.grid
+    assert window.focusWidget() is grid
+    # to the bad cell with the arrow keys, then type over it and Enter
+    press.key(grid, Qt.Key.Key_Home, Qt.KeyboardModifier.ControlModifier)
+    press.key(grid, Qt.Key.Key_Down)
+    for _ in range(check.model.fields.index("email")):
+        press.key(grid, Qt.Key.Key_Right)
+    assert grid.currentIndex() == cell(window, 3, "email")
+    press.key(grid, Qt.Key.Key_F2)
+    editor = window.focusWidget()
+    press.key(editor, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    signs = {"@": Qt.Key.Key_At, ".": Qt.Key.Key_Period}
+    for character in "bob@example.com":  # key by key, where the keyboard is
+        press.key(editor, signs.get(character) or Qt.Key(ord(character.upper())))
+    press.enter(editor)
+    shop.loop.until(lambda: not check.checking and problems(window) == [],
+                    message="checked again")
+    press.tab_to(check.create)
+    assert check.create.text() == "Create 2 links"
+    press.key(check.create, Qt.Key.Key_Space)
+    shop.loop.until(lambda: window.stack.currentWidget() is window.progress_step,
+                    message="the progress")
+    assert shop.wait_done(window).startswith("Done: 2 links created")

@@ -346,7 +346,8 @@ class BulkWindow(QWidget):
             self.progress_step.say_status(status)
             self.progress_step.running(True, paused=self.controller.paused(batch.id))
         else:
-            self._tick.stop()
+            if not figures.creating:  # else the figures follow the links being settled
+                self._tick.stop()
             self.progress_step.finished(figures, cancelled=self.cancelled, report=status)
 
     async def pause(self) -> None:
