@@ -35,6 +35,7 @@ from ..ledger.counter_sqlite import SqliteCounterBook
 from ..ledger.inbox import Inbox
 from ..ledger.inbox_sqlite import SqliteInbox
 from ..scheduler import Scheduler
+from .bulk.runner import BulkController
 from .cards.controller import CardsController
 from .counter import CounterController
 from .events import Hub
@@ -114,6 +115,7 @@ class Desk:
     book: CounterBook  # the counters' sales and shifts, beside the ledger (ledger/counter.py)
     counter: CounterController  # this computer's counter (desk/counter.py)
     batches: BatchBook  # the batches of bulk links, beside the ledger (ledger/batch.py)
+    bulk: BulkController  # runs them (desk/bulk/runner.py); never resumed silently at start
     started: bool = False  # start_background() has run
     live: Live | None = None  # on a shared ledger: the other desks' changes, the poller lease
     receiver: Serving | None = None  # the notification receiver this process runs (receiver/)
@@ -130,7 +132,9 @@ class Desk:
 
     def start_background(self) -> None:
         """The scheduler, with every open record of the last ``WATCH_DAYS`` days and every
-        create a previous run left unfinished, and the card operations left open. Once."""
+        create a previous run left unfinished, and the card operations left open. Once.
+        A batch of bulk links with rows not sent is not resumed here: the window offers it
+        (``bulk.unfinished()``); its rows being created are settled as every create is."""
         if self.started:
             return
         tasks = self.session.tasks
@@ -221,7 +225,7 @@ def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
                 transactions=TransactionsController(links),
                 cards=CardsController(session, card_ledger), scheduler=scheduler, inbox=inbox,
                 book=book, counter=CounterController(session, links, book, scheduler),
-                batches=batches, live=live)
+                batches=batches, bulk=BulkController(session, links, batches, hub), live=live)
     if live is not None:  # another desk's sales and shifts, read from the book
         live.book = book
     scheduler.notified = _notified(desk)

@@ -9,15 +9,19 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 from datetime import UTC, date, datetime
+from typing import TYPE_CHECKING
 
 from ..config.profiles import Profile
 from ..ledger import DuplicateReference, Fence, Ledger, LinkRecord
 from ..scheduler import StopWatching
 from ..service.errors import AuthenticationError, DuplicateReferenceError, ServiceError, ValidationError
-from ..service.models import PaymentRequest
+from ..service.models import PaymentLink, PaymentRequest
 from ..service.txref import TxRefGenerator
 from .session import Session
 from .states import state_words
+
+if TYPE_CHECKING:
+    from ..service.client import ServiceClient
 
 log = logging.getLogger("paydesk.links")
 
@@ -82,11 +86,16 @@ class LinksController:
             self.hub.record_settled.emit(record)
         return record
 
-    async def create(self, request: PaymentRequest, *, claimed: bool = False) -> LinkRecord:
+    async def create(self, request: PaymentRequest, *, claimed: bool = False,
+                     ours: bool = False) -> LinkRecord:
         """Write the intent, ask the service, write the answer. Raises ServiceError on
         refusal; on an unknown outcome the record stays "creating" and the scheduler
         settles it in the background, with the same reference. ``claimed``: the request's
-        reference was drawn by ``claim_reference`` (its number used up already)."""
+        reference was drawn by ``claim_reference`` (its number used up already).
+        ``ours``: the reference is surely this intent's (a batch's own, drawn at random):
+        when the service says it was used before, the payment it holds is looked up and
+        taken as this one, as a resumed create takes it (refused only when the service's
+        record shows another amount, currency or e-mail)."""
         self.session.refuse_while_down()  # a shared ledger out of reach: nothing is sent
         profile, mode = self.session.active()
         async with self.session.lease(profile, mode) as client:  # no key: fails before writing
@@ -100,7 +109,7 @@ class LinksController:
             self.announce(record)
             try:
                 try:
-                    link = await client.create_payment(request)
+                    link = await self._send(client, request, ours)
                 except AuthenticationError:
                     # refused by whatever answers there now? (the port changed hands): then
                     # nothing is known of the link, and no key is wrong
@@ -124,6 +133,15 @@ class LinksController:
         record = self.announce(await self.ledger.complete_link(profile.id, link))
         self.session.report(f"Link {record.tx_ref} created")
         return record
+
+    @staticmethod
+    async def _send(client: ServiceClient, request: PaymentRequest, ours: bool) -> PaymentLink:
+        try:
+            return await client.create_payment(request)
+        except DuplicateReferenceError:
+            if not ours:
+                raise
+            return await client.create_payment(request, resumed=True)  # see create
 
     def _profile_of(self, record: LinkRecord) -> Profile:
         profile = self.session.settings.profile(record.profile_id)

@@ -1,0 +1,389 @@
+"""Running a batch of bulk links (Qt-free): its waiting rows created a few at a time, each
+through ``LinksController.create`` (the intent written before the call: nothing lost, nothing
+sent twice), with pause, resume and cancel, and the service's 429s waited out by every worker.
+
+- The rows come from the batches' book a page at a time (``rows(..., states=(WAITING,))``),
+  so a batch of 50,000 rows is never in memory at once, and a batch resumed after a crash
+  or a cancel starts at its first row not sent. A row being created when the desk went away
+  is "creating" in the ledger: the scheduler settles it with the same reference, as any.
+- A row's reference is its own or the batch's (``Batch.ref``); the batch's own are drawn at
+  random, so "used before" from the service for one of them is looked up and taken as the
+  row's (``create(..., ours=True)``).
+- A 429 the client does not wait out itself pauses every worker of the batch for the
+  service's Retry-After ("Paused by the service for N s"); the row is then sent again (a
+  resumed create, same reference).
+- ``cancel`` stops within a second: no new call starts, the calls under way finish (their
+  answers are written), and it says how far the batch got.
+- The batch runs only while its profile and mode are the active ones: ``create`` sends with
+  the active profile's key, so a switch pauses the batch (it goes on when resumed there).
+- ``batch_changed(batch_id)`` is said on the hub at most every 100 ms per batch while it runs,
+  and once at its end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+
+from ...ledger import CREATING, LedgerError, LinkRecord
+from ...ledger.batch import ALL, CREATED, WAITING, Batch, BatchBook, BatchFigures, BatchRow
+from ...reconcile import Progress, Reconciler
+from ...service.errors import (
+    AuthenticationError,
+    RateLimitedError,
+    ServiceError,
+    ServiceUnavailableError,
+    ValidationError,
+)
+from ..events import Hub
+from ..links import LinksController, LocalDuplicate
+from ..session import NoKeyError, Session
+from .check import BulkRow, request_of
+
+log = logging.getLogger("paydesk.bulk")
+PARALLEL = 4  # calls at a time
+PAGE = 200  # waiting rows read at a time
+EVERY = 0.1  # s: batch_changed at most this often per batch
+CANCEL_WAIT = 1.0  # s: cancel returns by then; calls still under way finish behind it
+LIMITED_TRIES = 6  # 429s in a row for one row before it is left to the scheduler
+UNREACHABLE_IN_A_ROW = 3  # the service out of reach for this many rows: the batch pauses
+
+
+class BatchRefused(Exception):
+    """The batch cannot run (all or nothing with a row with problems, another profile...):
+    ``message`` says why, in the user's words. Nothing was sent."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass
+class _Run:
+    batch: Batch
+    go: asyncio.Event = field(default_factory=asyncio.Event)  # set: running, clear: paused
+    cancelled: bool = False
+    why_paused: str = ""  # "" while running or paused by the user
+    resume_at: float = 0.0  # monotonic: the service asked to wait until then
+    sent: int = 0  # rows sent by this run
+    refused: int = 0
+    unreachable: int = 0  # rows in a row the service could not be reached for
+    task: asyncio.Task | None = None
+    last_said: float = 0.0
+    saying: asyncio.TimerHandle | None = None
+    report: str = ""
+
+
+class BulkController:
+    """``BulkController(session, links, batches, hub)``: runs batches of the batches' book
+    (``ledger/batch.py``) in tasks of its own (they end with the desk)."""
+
+    def __init__(self, session: Session, links: LinksController, batches: BatchBook,
+                 hub: Hub, *, parallel: int = PARALLEL):
+        self.session, self.links, self.batches, self.hub = session, links, batches, hub
+        self.parallel = parallel
+        self.tasks = session.tasks.child()
+        self._runs: dict[int, _Run] = {}
+
+    # -- what the window asks ---------------------------------------------------------
+
+    def running(self, batch_id: int) -> bool:
+        run = self._runs.get(batch_id)
+        return run is not None and run.task is not None and not run.task.done()
+
+    def paused(self, batch_id: int) -> bool:
+        run = self._runs.get(batch_id)
+        return self.running(batch_id) and run is not None and not run.go.is_set()
+
+    def service_pause(self, batch_id: int) -> int | None:
+        """Seconds left of a pause the service asked for (a 429), or None."""
+        run = self._runs.get(batch_id)
+        if run is None or not self.running(batch_id):
+            return None
+        left = run.resume_at - time.monotonic()
+        return max(1, round(left)) if left > 0 else None
+
+    def status(self, batch_id: int) -> str:
+        """What the progress line says: "Paused by the service for 3 s", "Paused", why it
+        stopped, or how far a finished or cancelled run got ("" before any run)."""
+        run = self._runs.get(batch_id)
+        if run is None:
+            return ""
+        if not self.running(batch_id):
+            return run.report
+        pause = self.service_pause(batch_id)
+        if pause is not None:
+            return f"Paused by the service for {pause} s"
+        if not run.go.is_set():
+            return run.why_paused or "Paused"
+        return "Cancelling…" if run.cancelled else "Creating links…"
+
+    async def progress(self, batch_id: int) -> BatchFigures:
+        return await self.batches.figures(batch_id)
+
+    async def unfinished(self) -> list[Batch]:
+        """The active profile's batches (this mode) with rows not sent yet and not running:
+        offered to be resumed (never resumed silently at start)."""
+        profile, mode = self.session.active()
+        return [b for b in await self.batches.unfinished(profile.id, mode)
+                if not self.running(b.id)]
+
+    # -- start, pause, resume, cancel ---------------------------------------------------
+
+    async def start(self, batch: Batch) -> None:
+        """Run ``batch``'s waiting rows in a task of this controller (returns at once; the
+        hub says ``batch_changed`` as it goes; ``wait`` awaits the end). Raises
+        BatchRefused before any call: all or nothing with a row with problems, another
+        profile or mode active. Starting a running batch resumes it."""
+        if self.running(batch.id):
+            self.resume(batch.id)
+            return
+        self._check_active(batch)
+        figures = await self.batches.figures(batch.id)
+        if batch.policy == ALL and figures.skipped:
+            raise BatchRefused(f"All or nothing: {figures.skipped} rows have problems; "
+                               "nothing was sent")
+        run = _Run(batch)
+        run.go.set()
+        self._runs[batch.id] = run
+        run.task = self.tasks.spawn(self._run(run), f"batch {batch.id}")
+        self._changed(run)
+
+    async def wait(self, batch_id: int) -> str:
+        """Wait for the batch's run to end; how far it got."""
+        run = self._runs.get(batch_id)
+        if run is not None and run.task is not None:
+            await asyncio.wait([run.task])
+        return run.report if run is not None else ""
+
+    def pause(self, batch_id: int) -> None:
+        """No new call starts until ``resume``; the calls under way finish."""
+        run = self._runs.get(batch_id)
+        if run is not None and self.running(batch_id):
+            run.go.clear()
+            self._changed(run)
+
+    def resume(self, batch_id: int) -> None:
+        run = self._runs.get(batch_id)
+        if run is not None and self.running(batch_id) and not run.cancelled:
+            self._check_active(run.batch)
+            run.why_paused, run.unreachable = "", 0
+            run.go.set()
+            self._changed(run)
+
+    async def cancel(self, batch_id: int) -> str:
+        """Stop the batch within a second: no new call starts; the calls under way finish
+        (behind this, if they take longer). Returns how far it got."""
+        run = self._runs.get(batch_id)
+        if run is None or not self.running(batch_id):
+            return run.report if run is not None else ""
+        run.cancelled = True
+        run.resume_at = 0.0
+        run.go.set()  # a paused worker wakes to see it
+        assert run.task is not None
+        await asyncio.wait([run.task], timeout=CANCEL_WAIT)
+        if not run.task.done():
+            run.report = await self._report(run, "Cancelled")
+        self._changed(run)
+        return run.report
+
+    async def check_all_open(self, batch_id: int,
+                             on_progress: Callable[[Progress], None] | None = None) -> Progress:
+        """Check every open link of the batch with the service now (the Reconciler: a few at
+        a time, 429s waited out), a page of rows at a time."""
+        async def note(record: LinkRecord, message: str) -> None:
+            if record.state != CREATING:
+                await self.links.ledger.note_error(record.profile_id, record.tx_ref, message)
+
+        states = (CREATING, CREATED)
+        figures = await self.batches.figures(batch_id)
+        total = figures.creating + figures.created
+
+        async def pages() -> AsyncIterator[list[LinkRecord]]:
+            after = None
+            while page := await self.batches.rows(batch_id, after, PAGE, states):
+                yield [r.record for r in page if r.record is not None]
+                after = page[-1].number
+
+        progress = await Reconciler(self.links.check, self.links.settle, note,
+                                    on_progress=on_progress).run(pages(), total)
+        self.hub.batch_changed.emit(batch_id)
+        self.session.report(f"Checked {progress.done} open links of the batch: "
+                            f"{progress.report()}")
+        return progress
+
+    # -- the run ------------------------------------------------------------------------
+
+    def _check_active(self, batch: Batch) -> None:
+        profile, mode = self.session.active()
+        if (profile.id, mode) != (batch.profile_id, batch.mode):
+            raise BatchRefused(f"This batch is for another profile or mode ({batch.mode}): "
+                               "switch to it to create its links")
+
+    async def _run(self, run: _Run) -> None:
+        queue: asyncio.Queue[BatchRow | None] = asyncio.Queue(maxsize=self.parallel * 2)
+        workers = [asyncio.ensure_future(self._worker(run, queue)) for _ in range(self.parallel)]
+        feeder = asyncio.ensure_future(self._feed(run, queue))
+        try:
+            await asyncio.gather(feeder, *workers)
+            run.report = await self._report(run, "Cancelled" if run.cancelled else "Finished")
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # said, and the batch can be resumed
+            log.exception("batch %s stopped", run.batch.id)
+            run.report = f"Stopped: {error}; resume to go on"
+        finally:
+            for task in (feeder, *workers):
+                task.cancel()
+            await asyncio.gather(feeder, *workers, return_exceptions=True)
+            if run.saying is not None:
+                run.saying.cancel()
+            self.hub.batch_changed.emit(run.batch.id)
+            if run.report:
+                self.session.report(f"{run.batch.name}: {run.report}")
+
+    async def _feed(self, run: _Run, queue: asyncio.Queue[BatchRow | None]) -> None:
+        after = None
+        while not run.cancelled:
+            page = await self.batches.rows(run.batch.id, after, PAGE, (WAITING,))
+            if not page:
+                break
+            for row in page:
+                if run.cancelled:
+                    break
+                await queue.put(row)
+            after = page[-1].number
+        for _ in range(self.parallel):
+            await queue.put(None)
+
+    async def _ready(self, run: _Run) -> bool:
+        """Wait while the batch is paused (by the user, by the service); False: cancelled."""
+        while True:
+            await run.go.wait()
+            if run.cancelled:
+                return False
+            left = run.resume_at - time.monotonic()
+            if left <= 0:
+                return True
+            await asyncio.sleep(min(left, 0.2))  # a cancel is seen within 0.2 s
+
+    async def _worker(self, run: _Run, queue: asyncio.Queue[BatchRow | None]) -> None:
+        while (row := await queue.get()) is not None:
+            while await self._ready(run):  # cancelled: the queue is drained, nothing sent
+                try:
+                    if not await self._one(run, row):
+                        break
+                except asyncio.CancelledError:
+                    raise
+                except Exception:  # one row's fault is not the batch's
+                    log.exception("row %s of batch %s", row.number, run.batch.id)
+                    break
+            self._changed(run)
+
+    async def _one(self, run: _Run, row: BatchRow) -> bool:
+        """Create the row's link; True when nothing was sent and the batch is paused (the
+        row goes again when it is resumed)."""
+        batch = run.batch
+        request = request_of(BulkRow(row.number, row.values), row.tx_ref)
+        try:
+            self._check_active(batch)  # create sends with the active profile: checked here,
+            await self.links.create(request, claimed=True,  # with nothing awaited between
+                                    ours=row.tx_ref == batch.ref(row.number))
+            run.sent += 1
+            run.unreachable = 0
+        except BatchRefused as error:  # another profile or mode was made active
+            self._stop(run, f"Paused: {error.message}")
+            return True
+        except (NoKeyError, LedgerError) as error:  # no key; a shared ledger out of reach
+            self._stop(run, f"Paused: {getattr(error, 'message', None) or error}")
+            return True
+        except LocalDuplicate:
+            pass  # another window or desk has this row's intent: its link is the row's
+        except RateLimitedError as error:
+            self._limited(run, error, 0)
+            await self._again(run, row)
+        except AuthenticationError as error:  # the row is refused (written so): stop here
+            run.refused += 1
+            self._stop(run, f"Paused: {error.message}")
+        except ValidationError:
+            run.refused += 1  # refused: written so (the row is REFUSED)
+        except ServiceUnavailableError:
+            run.unreachable += 1  # the intent stays "creating": the scheduler settles it
+            if run.unreachable >= UNREACHABLE_IN_A_ROW:
+                self._stop(run, "Paused: the service cannot be reached; resume to go on")
+        except ServiceError:
+            pass  # an answer the client did not understand: settled later, as any
+        return False
+
+    def _limited(self, run: _Run, error: RateLimitedError, attempt: int) -> None:
+        pause = error.retry_after if error.retry_after is not None else 2.0 ** attempt
+        run.resume_at = max(run.resume_at, time.monotonic() + pause)
+        self._changed(run)
+
+    async def _again(self, run: _Run, row: BatchRow) -> None:
+        """A row the service refused to take now (429): its intent is written ("creating");
+        sent again after the pause, as a resumed create (the scheduler keeps off it)."""
+        key = (run.batch.profile_id, row.tx_ref)
+        self.links.creating.add(key)  # the scheduler's settling keeps off it meanwhile
+        try:
+            for attempt in range(1, LIMITED_TRIES):
+                if not await self._ready(run):
+                    return  # cancelled: the scheduler settles it
+                record = await self.links.ledger.get(run.batch.profile_id, row.tx_ref)
+                if record is None or record.state != CREATING:
+                    return
+                try:
+                    settled = await self.links.settle(record)
+                except RateLimitedError as error:
+                    self._limited(run, error, attempt)
+                    continue
+                if settled.state == "rejected":
+                    run.refused += 1
+                else:
+                    run.sent += 1
+                return
+        except ServiceError:
+            return  # noted on the record; the scheduler settles it
+        finally:
+            self.links.creating.discard(key)
+
+    def _stop(self, run: _Run, why: str) -> None:
+        run.why_paused = why
+        run.go.clear()
+        self._changed(run)
+
+    async def _report(self, run: _Run, how: str) -> str:
+        f = await self.batches.figures(run.batch.id)
+        made = f.created + f.paid + f.failed
+        parts = [f"{made} of {f.rows} links created"]
+        if f.refused:
+            parts.append(f"{f.refused} refused")
+        if f.creating:
+            parts.append(f"{f.creating} waiting for the service's answer")
+        if f.waiting:
+            parts.append(f"{f.waiting} not sent")
+        if f.skipped:
+            parts.append(f"{f.skipped} skipped")
+        return f"{how}: " + ", ".join(parts)
+
+    def _changed(self, run: _Run) -> None:
+        """``batch_changed`` now, or at most every ``EVERY`` s while rows keep changing."""
+        if run.saying is not None:
+            return
+        wait = run.last_said + EVERY - time.monotonic()
+
+        def say() -> None:
+            run.saying = None
+            run.last_said = time.monotonic()
+            self.hub.batch_changed.emit(run.batch.id)
+
+        if wait <= 0:
+            say()
+        else:
+            run.saying = asyncio.get_running_loop().call_later(wait, say)
+
+
+__all__ = ["BatchRefused", "BulkController"]

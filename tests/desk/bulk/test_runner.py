@@ -1,0 +1,285 @@
+"""Running a batch of bulk links (desk/bulk/runner.py) against the real sandbox over HTTP: each
+row created once (the sandbox's call log and its own database say so), a batch killed half-way
+and resumed by another desk on the same ledger with nothing sent twice, a corrected file
+creating only the rows that are missing, the service's 429 pausing every worker, cancel,
+"all or nothing", a reference the service had before looked up, and Check all open."""
+
+from __future__ import annotations
+
+import asyncio
+from decimal import Decimal
+
+import pytest
+
+from paydesk.desk.build import build_desk
+from paydesk.desk.bulk.check import check_rows
+from paydesk.desk.bulk.keep import keep
+from paydesk.desk.bulk.mapping import guess_mapping
+from paydesk.desk.bulk.read import read_sheet
+from paydesk.desk.bulk.runner import BatchRefused
+from paydesk.ledger.batch import CREATED, CREATING, PAID, REFUSED, SKIPPED, WAITING
+from paydesk.service import ServiceClient
+from paydesk.service.models import PaymentRequest
+from tests import dialects
+
+from .files import write_csv
+
+HEADERS = ["Amount", "Currency", "E-mail", "First name", "Last name", "Title"]
+
+
+def line(n: int, **over) -> list[str]:
+    """A valid row (no reference of its own: the batch's), customer ``n``."""
+    values = {"Amount": str(10 + n), "Currency": "GBP", "E-mail": f"c{n}@example.com",
+              "First name": f"Ada{n}", "Last name": "Lovelace", "Title": "Term fees"}
+    values.update(over)
+    return [values[h] for h in HEADERS]
+
+
+async def load(desk, path, policy="skip", headers=HEADERS):
+    """The file read and checked (as the window does, off the loop's thread) and kept as a
+    batch: a new one, or the batch of a file of the same name (a corrected file)."""
+    sheet = await asyncio.to_thread(read_sheet, path)
+    profile, mode = desk.session.active()
+    rows = check_rows(sheet, guess_mapping(sheet.headers), profile)
+    batch, _ = await keep(desk.batches, profile, mode, path, rows, policy)
+    return batch
+
+
+def creates(service) -> list[dict]:
+    """The payment creates the service received (its call log), with their answers."""
+    with service.sb.client("test") as client:
+        answer = client.get("/_sandbox/requests")
+        answer.raise_for_status()
+    return [c for c in answer.json()["data"]
+            if c["method"] == "POST" and c["path"].endswith("/api/payment")]
+
+
+def made(service) -> int:
+    """Creates the service answered as made (a lost answer's repeat is a "used before")."""
+    return sum(1 for c in creates(service) if c["status"] in (200, 201))
+
+
+async def states(desk, batch):
+    return {r.number: r.state for r in await desk.batches.rows(batch.id, limit=1000)}
+
+
+def each_once(service, refs):
+    return {ref: service.payments(ref) for ref in refs if service.payments(ref) != 1}
+
+
+@pytest.fixture
+def heard(desk):
+    said = []
+    desk.hub.batch_changed.connect(said.append)
+    return said
+
+
+async def test_each_row_is_created_once(desk, add_profile, service, tmp_path, heard):
+    await add_profile()
+    path = write_csv(tmp_path / "fees.csv", [line(1), line(2), line(3, **{"E-mail": "nope"}),
+                                              line(4), line(5), ["", "", "", "", "", ""]],
+                     headers=HEADERS)
+    batch = await load(desk, path)
+    assert batch.rows == 5 and batch.prefix.startswith("SHOP-")
+    await desk.bulk.start(batch)
+    report = await desk.bulk.wait(batch.id)
+    assert await states(desk, batch) == {2: CREATED, 3: CREATED, 4: SKIPPED, 5: CREATED,
+                                         6: CREATED}
+    assert report == "Finished: 4 of 5 links created, 1 skipped"
+    assert desk.bulk.status(batch.id) == report and not desk.bulk.running(batch.id)
+    rows = await desk.batches.rows(batch.id)
+    assert [r.tx_ref for r in rows] == [batch.ref(n) for n in (2, 3, 4, 5, 6)]
+    assert rows[0].record.checkout_url and rows[0].record.amount == 11
+    assert rows[0].record.title == "Term fees"
+    assert len(creates(service)) == made(service) == 4
+    assert each_once(service, [r.tx_ref for r in rows if r.state == CREATED]) == {}
+    assert heard and set(heard) == {batch.id}
+    assert await desk.bulk.unfinished() == []
+
+
+async def test_all_or_nothing_sends_nothing_when_a_row_has_problems(desk, add_profile,
+                                                                    service, tmp_path):
+    await add_profile()
+    path = write_csv(tmp_path / "all.csv", [line(1), line(2, Currency="XXX")], headers=HEADERS)
+    with pytest.raises(ValueError, match="All or nothing"):
+        await load(desk, path, policy="all")
+    profile, mode = desk.session.active()
+    batch = await desk.batches.add_batch(profile.id, mode, "all", "all.csv", "all", "ann",
+                                         [(2, "", {}, False), (3, "", {}, True)])
+    with pytest.raises(BatchRefused, match="All or nothing"):
+        await desk.bulk.start(batch)
+    assert creates(service) == [] and not desk.bulk.running(batch.id)
+
+
+async def test_a_batch_killed_half_way_resumes_with_nothing_sent_twice(
+        desk, add_profile, service, tmp_path, paths, keys, until):
+    """The runner's task is cancelled mid-way (as a kill leaves it: calls under way cut
+    off); another desk on the same ledger offers the batch, resumes it, and the scheduler
+    settles the rows that were being created: every row has one payment at the service."""
+    await add_profile()
+    path = write_csv(tmp_path / "term.csv", [line(n) for n in range(1, 25)], headers=HEADERS)
+    batch = await load(desk, path)
+    service.faults(latency_ms=150)
+    await desk.bulk.start(batch)
+    await until(lambda: len(creates(service)) >= 8, message="some rows sent")
+    await desk.bulk.tasks.cancel_all()  # killed: the calls under way are cut off
+    before = await states(desk, batch)
+    assert WAITING in before.values() and CREATED in before.values()
+    service.faults()
+    again = build_desk(paths, keys)  # the next start, on the same ledger
+    await again.open()
+    try:
+        again.start_background()  # the rows being created are settled by the scheduler
+        assert [b.id for b in await again.bulk.unfinished()] == [batch.id]
+        await again.bulk.start(batch)
+        await again.bulk.wait(batch.id)
+        assert WAITING not in (await states(again, batch)).values()
+        await until(lambda: settled(again, batch), timeout=30,
+                    message="the rows being created settled")
+        rows = await again.batches.rows(batch.id, limit=100)
+        assert {r.state for r in rows} == {CREATED}
+        assert made(service) == 24  # one payment made per row, however often it was sent
+        assert each_once(service, [r.tx_ref for r in rows]) == {}
+        assert await again.bulk.unfinished() == []
+    finally:
+        await again.close()
+
+
+async def settled(desk, batch):
+    figures = await desk.batches.figures(batch.id)
+    return figures.creating == 0 and figures.waiting == 0
+
+
+async def test_a_corrected_file_creates_only_the_rows_missing(desk, add_profile, service,
+                                                              tmp_path):
+    await add_profile()
+    first = write_csv(tmp_path / "fees.csv", [line(1), line(2, **{"E-mail": "c2 at example"}),
+                                              line(3)], headers=HEADERS)
+    batch = await load(desk, first)
+    await desk.bulk.start(batch)
+    await desk.bulk.wait(batch.id)
+    assert await states(desk, batch) == {2: CREATED, 3: SKIPPED, 4: CREATED}
+    refs = {r.number: r.tx_ref for r in await desk.batches.rows(batch.id)}
+    assert made(service) == 2
+    fixed = write_csv(tmp_path / "fees.csv", [line(1), line(2), line(3), line(4)],
+                      headers=HEADERS)
+    joined = await load(desk, fixed)
+    assert joined.id == batch.id and joined.rows == 4
+    await desk.bulk.start(joined)
+    report = await desk.bulk.wait(batch.id)
+    assert await states(desk, batch) == {2: CREATED, 3: CREATED, 4: CREATED, 5: CREATED}
+    rows = {r.number: r for r in await desk.batches.rows(batch.id)}
+    assert {n: r.tx_ref for n, r in rows.items() if n in refs} == refs  # the same references
+    assert rows[3].record.email == "c2@example.com"
+    assert made(service) == len(creates(service)) == 4  # rows 3 and 5 only
+    assert report == "Finished: 4 of 4 links created"
+
+
+async def test_a_429_pauses_every_worker_for_the_asked_time(desk, add_profile, service,
+                                                            tmp_path, until):
+    await add_profile()
+    batch = await load(desk, write_csv(tmp_path / "slow.csv", [line(n) for n in range(1, 4)],
+                                       headers=HEADERS))
+    service.faults(rate_limit_per_s=0.15)  # a Retry-After longer than the client waits
+    await desk.bulk.start(batch)
+    await until(lambda: desk.bulk.status(batch.id).startswith("Paused by the service for"),
+                message="the service's pause shown")
+    assert desk.bulk.service_pause(batch.id) >= 2 and desk.bulk.running(batch.id)
+    limited = [c["status"] for c in creates(service)]
+    assert limited and set(limited) == {429}
+    service.faults()  # the service would take them now; the batch still waits its time
+    await asyncio.sleep(1)
+    assert len(creates(service)) == len(limited)  # nothing sent during the pause
+    await desk.bulk.wait(batch.id)
+    assert set((await states(desk, batch)).values()) == {CREATED}
+    assert made(service) == 3
+    assert each_once(service, [r.tx_ref for r in await desk.batches.rows(batch.id)]) == {}
+
+
+async def test_cancel_stops_the_batch_and_says_how_far_it_got(desk, add_profile, service,
+                                                              tmp_path, until):
+    await add_profile()
+    batch = await load(desk, write_csv(tmp_path / "many.csv", [line(n) for n in range(1, 41)],
+                                       headers=HEADERS))
+    service.faults(latency_ms=200)
+    await desk.bulk.start(batch)
+    await until(lambda: len(creates(service)) >= 4, message="some rows sent")
+    report = await desk.bulk.cancel(batch.id)
+    sent = len(creates(service))
+    await asyncio.sleep(1)
+    assert len(creates(service)) == sent  # no new call started after cancel
+    await desk.bulk.wait(batch.id)
+    figures = await desk.batches.figures(batch.id)
+    assert figures.waiting > 0 and figures.creating == 0
+    assert report.startswith("Cancelled: ") and f"{figures.waiting} not sent" in report
+    assert desk.bulk.status(batch.id).startswith("Cancelled: ")
+    assert [b.id for b in await desk.bulk.unfinished()] == [batch.id]  # offered again
+
+
+async def test_pause_and_resume(desk, add_profile, service, tmp_path, until):
+    await add_profile()
+    batch = await load(desk, write_csv(tmp_path / "p.csv", [line(n) for n in range(1, 13)],
+                                       headers=HEADERS))
+    service.faults(latency_ms=100)
+    await desk.bulk.start(batch)
+    await until(lambda: len(creates(service)) >= 2, message="some rows sent")
+    desk.bulk.pause(batch.id)
+    assert desk.bulk.paused(batch.id) and desk.bulk.status(batch.id) == "Paused"
+    await asyncio.sleep(0.5)  # the calls under way finish
+    sent = len(creates(service))
+    await asyncio.sleep(0.5)
+    assert len(creates(service)) == sent < 12
+    desk.bulk.resume(batch.id)
+    await desk.bulk.wait(batch.id)
+    assert made(service) == 12
+
+
+@pytest.mark.parametrize("dialect", dialects.params("strict", "family"))
+async def test_a_reference_the_service_had_is_looked_up(desk, add_profile, service, tmp_path,
+                                                        dialect):
+    """The batch's own reference already at the service with this row's payment (sent once,
+    the answer and the intent lost): the row takes it. A file's reference the service has
+    for another payment is refused."""
+    await add_profile()
+    headers = [*HEADERS, "Description", "Reference"]  # the family's service wants one
+    path = write_csv(tmp_path / "dup.csv", [[*line(1), "Autumn", ""],
+                                            [*line(2), "Autumn", "THEIRS-1"]], headers=headers)
+    batch = await load(desk, path, headers=headers)
+    ours = batch.ref(2)
+    async with ServiceClient(service.sb.base_url, service.sb.key("test")) as client:
+        for ref, amount, email in ((ours, "11", "c1@example.com"),
+                                   ("THEIRS-1", "99", "other@example.com")):
+            await client.create_payment(PaymentRequest(
+                amount=Decimal(amount), currency="GBP", email=email, first_name="Ada1",
+                last_name="Lovelace", tx_ref=ref, title="Term fees", description="Autumn"))
+    assert made(service) == 2
+    await desk.bulk.start(batch)
+    await desk.bulk.wait(batch.id)
+    rows = {r.number: r for r in await desk.batches.rows(batch.id)}
+    assert rows[2].state == CREATED and service.payments(ours) == 1
+    assert rows[3].state == REFUSED and rows[3].tx_ref == "THEIRS-1"
+    assert service.payments("THEIRS-1") == 1 and made(service) == 2
+
+
+async def test_check_all_open_reads_the_batches_links_again(desk, add_profile, service,
+                                                            tmp_path):
+    await add_profile()
+    batch = await load(desk, write_csv(tmp_path / "c.csv", [line(1), line(2)], headers=HEADERS))
+    await desk.bulk.start(batch)
+    await desk.bulk.wait(batch.id)
+    row = (await desk.batches.rows(batch.id))[0]
+    service.control(f"pay/{row.record.reference}", {"outcome": "success"})
+    progress = await desk.bulk.check_all_open(batch.id)
+    assert progress.checked == 2
+    assert (await desk.batches.row(batch.id, 2)).state == PAID
+    assert (await desk.batches.row(batch.id, 3)).state == CREATED
+    assert CREATING not in (await states(desk, batch)).values()
+
+
+async def test_another_profile_active_refuses_the_batch(desk, add_profile, service, tmp_path):
+    await add_profile()
+    batch = await load(desk, write_csv(tmp_path / "x.csv", [line(1)], headers=HEADERS))
+    await add_profile(name="Other shop", merchant=1)
+    with pytest.raises(BatchRefused, match="another profile"):
+        await desk.bulk.start(batch)
+    assert creates(service) == []
