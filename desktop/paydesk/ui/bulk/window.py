@@ -12,9 +12,7 @@
 from __future__ import annotations
 
 import asyncio
-import getpass
 import logging
-from datetime import date
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -28,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...desk.bulk.check import BulkRow, check_rows, known_references
+from ...desk.bulk.keep import keep
 from ...desk.bulk.mapping import Mapping, guess_mapping
 from ...desk.bulk.read import read_sheet
 from ...desk.bulk.runner import BatchRefused, BulkController
@@ -288,22 +287,13 @@ class BulkWindow(QWidget):
         step = self.check_step
         if profile is None or sheet is None or step.checking or step.to_create() == 0:
             return None
-        policy = step.chosen_policy()
-        payload = [(row.number, row.values.get("tx_ref", "").strip(), dict(row.values),
-                    bool(row.problems)) for row in step.model.rows]
         step.create.setEnabled(False)
-        try:
-            if self.found is not None:  # a corrected file: only the rows not sent before
-                await self.book.add_rows(self.found.id, payload)
-                batch = self.found
-            else:
-                by = await asyncio.to_thread(getpass.getuser)
-                name = f"{Path(sheet.file_name).stem} {date.today().isoformat()}"
-                batch = await self.book.add_batch(profile.id, mode, name, sheet.file_name,
-                                                  policy, by, payload,
-                                                  txref_prefix=profile.txref_prefix)
-        except LedgerError as error:
-            say(step.why, f"Could not write the batch to the ledger: {error}")
+        try:  # a corrected file joins the batch of its name: only what is missing is made
+            batch, _ = await keep(self.book, profile, mode, sheet.file_name, step.model.rows,
+                                  step.chosen_policy())
+        except (LedgerError, ValueError) as error:
+            say(step.why, f"Could not write the batch to the ledger: {error}"
+                if isinstance(error, LedgerError) else str(error))
             step.update_counts()
             return None
         self.batch, self.found, self.cancelled = batch, batch, False
