@@ -48,7 +48,14 @@ def test_cancel_stops_and_resume_sends_the_rest(shop, tmp_path):
     assert 0 < made < 24
     shop.sandbox.faults()  # back to speed
 
-    batches = open_batches(shop)
+    # the Payment links tab offers it; the batch is never resumed by itself
+    notice = shop.window.links_tab.unfinished
+    shop.loop.until(lambda: notice.isVisible(), message="the offer to resume")
+    assert notice.text() == "1 batch has rows not sent yet: Batches…"
+    press.click(notice)
+    shop.loop.until(lambda: press.shown("batches-window") is not None, message="Batches")
+    batches = press.shown("batches-window")
+    shop.loop.until(lambda: batches.model.rowCount() == 1, message="the batch")
     assert "1 batch has rows not sent yet" in batches.said.text()
     assert _unnamed_focusable(batches, at_least=3) == []
     shop.loop.until(lambda: batches.resume.isEnabled(), message="Resume offered")
@@ -57,16 +64,15 @@ def test_cancel_stops_and_resume_sends_the_rest(shop, tmp_path):
                     message="the rest sent")
     assert text(batches.model, 0, 5) == "24"  # created
     assert shop.creates() - before == 24  # none twice
+    shop.loop.until(lambda: not notice.isVisible(), message="nothing left to offer")
 
 
 def test_the_batches_window_shows_figures_rows_and_payments_live(shop, tmp_path):
     window = run_file(shop, tmp_path, "club-fees.csv", 3)
     assert shop.wait_done(window).startswith("Done: 3 links created")
-    press.click(window.progress_step.batches)  # "Show in Batches…"
-    shop.loop.until(lambda: press.shown("batches-window") is not None, message="Batches")
-    batches = press.shown("batches-window")
+    batches = open_batches(shop)  # View → Batches…
     model = batches.model
-    shop.loop.until(lambda: model.rowCount() == 1, message="the batch")
+    assert model.rowCount() == 1
     assert text(model, 0, 1) == "club-fees.csv"
     assert (text(model, 0, 4), text(model, 0, 5), text(model, 0, 6), text(model, 0, 7)) == (
         "3", "3", "0", "0")
