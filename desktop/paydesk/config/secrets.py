@@ -206,3 +206,4 @@ class KeyStore:
         for mode in ("test", "live"):
             for kind in ("secret", "public", "webhook"):  # webhook: the business's secret
                 await self.set(profile_id, mode, kind, "")
+        await self.set(profile_id, "any", "smtp", "")  # its SMTP password (desk/bulk/mail.py)

@@ -68,6 +68,12 @@ def test_scientific_reference_from_csv_is_refused_with_the_fix():
     assert problems(rows) == [(2, "tx_ref", EXCEL_REFERENCE), (3, "tx_ref", EXCEL_REFERENCE)]
 
 
+def test_references_that_only_look_like_numbers_pass():
+    rows = checked(sheet_of(row(1, Reference="7E2"), row(2, Reference="12E345-A"),
+                            row(3, Reference="2026.11.26")))
+    assert problems(rows) == []
+
+
 def test_numbers_in_a_workbook_reference_column_are_refused(tmp_path):
     """1.23E+15 and a number that lost its leading zeros: Excel made them numbers; what was
     meant cannot be known, so the row says how to keep the column as text. A Text column

@@ -202,6 +202,8 @@ async def test_starttls_and_a_login_with_the_password_from_the_keyring(desk, add
     assert "refused the user name or password" in refused.value.message
     assert PASSWORD not in refused.value.message and PASSWORD not in caplog.text
     assert len(inbox.messages) == 1
+    await keys.delete_profile(profile.id)  # a profile deleted: its SMTP password goes too
+    assert await mail.load_password(keys, profile.id) is None
 
 
 async def test_what_stops_the_sending_is_said(desk, add_profile, smtp_server):
@@ -266,3 +268,31 @@ async def test_a_cancel_waits_for_the_message_under_way(desk, add_profile, smtp_
     with pytest.raises(asyncio.CancelledError):
         await sending
     assert len(inbox.messages) == len(results) < 4  # each message sent is told, no more
+
+
+async def test_a_batch_mailed_notes_each_row_and_sends_none_twice(desk, add_profile, smtp_server):
+    """Through the batches' book: the rows with a link open for payment are sent theirs, each
+    result noted on the row (sent, or failed and why); a second run sends only the failed."""
+    inbox, port = smtp_server()
+    profile = await add_profile(merchant_name="Hillside School")
+    emails = {2: "ann@example.com", 3: "bob@refused.example", 4: "cy@example.com",
+              5: "di@example.com"}
+    rows = [(n, "", {"amount": "20", "currency": "GBP", "email": e, "first_name": "Kim",
+                     "last_name": f"Lee {n}", "title": "Fees"}, n == 5)
+            for n, e in emails.items()]
+    batch = await desk.batches.add_batch(profile.id, "test", "Fees", "fees.csv", "skip", "me",
+                                         rows, txref_prefix="SCH")
+    for n, _, values, skipped in rows:
+        if not skipped:
+            await desk.links.create(PaymentRequest(
+                amount=Decimal(20), currency="GBP", email=values["email"], first_name="Kim",
+                last_name=values["last_name"], tx_ref=batch.ref(n), title="Fees"))
+    settings = plain(port, per_second=20)
+    assert await mail.mail_batch(desk.batches, batch.id, profile, settings, None) == (2, 1)
+    noted = {r.number: (r.email_state, r.email_error) for r in await desk.batches.rows(batch.id)}
+    assert noted[2] == ("sent", None) and noted[4] == ("sent", None) and noted[5] == (None, None)
+    assert noted[3][0] == "failed" and "550" in noted[3][1]
+    assert sorted(m["To"].addresses[0].addr_spec for m in inbox.messages) == \
+        ["ann@example.com", "cy@example.com"]
+    assert await mail.mail_batch(desk.batches, batch.id, profile, settings, None) == (0, 1)
+    assert len(inbox.messages) == 2

@@ -137,3 +137,39 @@ def test_workbook_named_csv_is_read_as_a_workbook(tmp_path):
 ])
 def test_cell_text(value, shown):
     assert cell_text(value) == shown
+
+
+def test_excel_sep_line_names_the_delimiter(tmp_path):
+    path = tmp_path / "eu.csv"
+    path.write_bytes(b"sep=;\r\nAmount;Title\r\n25;Fees, autumn\r\n")
+    sheet = read_sheet(path)
+    assert sheet.headers == ["Amount", "Title"]
+    assert sheet.rows == [(2, ["25", "Fees, autumn"])]  # Excel hides the sep line: header row 1
+
+
+def test_workbook_with_a_wrong_used_range_is_read_whole(tmp_path):
+    """Some programs write a dimension of A1:A1; read-only mode would then see one cell."""
+    import zipfile
+
+    path = write_xlsx(tmp_path / "f.xlsx", [row(1), row(2)])
+    damaged = tmp_path / "dim.xlsx"
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(damaged, "w") as target:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "xl/worksheets/sheet1.xml":
+                assert b'<dimension ref="A1:G3" />' in data
+                data = data.replace(b'<dimension ref="A1:G3" />', b'<dimension ref="A1:A1" />')
+            target.writestr(item, data)
+    sheet = read_sheet(damaged)
+    assert sheet.headers == HEADERS
+    assert [cells for _, cells in sheet.rows] == [row(1), row(2)]
+
+
+def test_huge_csv_refused_before_reading(tmp_path):
+    from paydesk.desk.bulk.read import MAX_CSV_BYTES
+
+    path = tmp_path / "huge.csv"
+    with open(path, "wb") as file:
+        file.truncate(MAX_CSV_BYTES + 1)  # sparse: nothing written
+    with pytest.raises(BulkFileError, match="larger than 64 MB"):
+        read_sheet(path)

@@ -94,3 +94,22 @@ def test_a_failed_write_leaves_the_old_file(tmp_path):
     with pytest.raises(AttributeError):
         write_results(target, BATCH, [*ROWS, None])
     assert target.read_text() == "before" and not list(tmp_path.glob("*.part"))
+
+
+async def test_a_batch_saved_from_the_book(desk, add_profile, tmp_path):
+    from paydesk.desk.bulk.results import save_results
+    from paydesk.service.models import PaymentRequest
+
+    profile = await add_profile()
+    rows = [(n, "", values(last_name=f"Lee {n}"), n == 3) for n in (2, 3, 4)]
+    batch = await desk.batches.add_batch(profile.id, "test", "Fees", "fees.csv", "skip", "me",
+                                         rows, txref_prefix="SCH")
+    made = await desk.links.create(PaymentRequest(
+        amount=Decimal(25), currency="GBP", email="a@example.com", first_name="Ann",
+        last_name="Lee 2", tx_ref=batch.ref(2), title="Fees"))
+    assert await save_results(desk.batches, batch, tmp_path / "out.csv") == 3
+    with open(tmp_path / "out.csv", encoding="utf-8-sig", newline="") as handle:
+        out = list(csv.DictReader(handle))
+    assert [r["result"] for r in out] == ["created", "skipped: the row had problems", "not sent"]
+    assert out[0]["checkout_url"] == made.checkout_url and out[0]["link_tx_ref"] == batch.ref(2)
+    assert out[0]["service_reference"] == made.reference and out[2]["link_tx_ref"] == batch.ref(4)

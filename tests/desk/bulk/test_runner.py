@@ -11,6 +11,8 @@ from decimal import Decimal
 
 import pytest
 
+from paydesk.config.paths import Paths
+from paydesk.config.secrets import KeyStore
 from paydesk.desk.build import build_desk
 from paydesk.desk.bulk.check import check_rows
 from paydesk.desk.bulk.keep import keep
@@ -20,7 +22,8 @@ from paydesk.desk.bulk.runner import BatchRefused
 from paydesk.ledger.batch import CREATED, CREATING, PAID, REFUSED, SKIPPED, WAITING
 from paydesk.service import ServiceClient
 from paydesk.service.models import PaymentRequest
-from tests import dialects
+from tests import dialects, profiles
+from tests.helpers import MemoryKeyring
 
 from .files import write_csv
 
@@ -283,3 +286,76 @@ async def test_another_profile_active_refuses_the_batch(desk, add_profile, servi
     with pytest.raises(BatchRefused, match="another profile"):
         await desk.bulk.start(batch)
     assert creates(service) == []
+
+
+async def test_on_a_shared_ledger_another_desk_hears_the_batch_and_resumes_it(
+        pg_url, tmp_path, sandbox, service, until):
+    """Two desks of a shop on one PostgreSQL ledger: the office hears the till's batch
+    (``batch_changed``, from the "batch" events and the links'), the till is stopped half-way
+    and the office resumes it: every row one payment."""
+    desks = []
+    try:
+        for name in ("till", "office"):
+            paths = Paths(data=tmp_path / name, sandbox=tmp_path / f"{name}-sandbox").ensure()
+            one = build_desk(paths, KeyStore(MemoryKeyring()), ledger_url=pg_url)
+            await one.open()
+            desks.append(one)
+            if name == "till":
+                await profiles.add_profile(one.session, sandbox, txref_prefix="SHOP")
+            else:  # the shop's merchant, seen by every desk: only its keys are added here
+                await until(lambda d=one: d.session.profile is not None,
+                            message="the shop's profile at the office")
+                await one.session.save_profile(one.session.profile, profiles.keys_of(sandbox))
+        till, office = desks
+        heard = []
+        office.hub.batch_changed.connect(heard.append)
+        for one in desks:
+            one.start_background()
+        path = write_csv(tmp_path / "shop.csv", [line(n) for n in range(1, 13)], headers=HEADERS)
+        batch = await load(till, path)
+        await until(lambda: batch.id in heard, message="the batch heard at the office")
+        service.faults(latency_ms=150)
+        await till.bulk.start(batch)
+        await until(lambda: len(creates(service)) >= 3, message="some rows sent")
+        await till.bulk.tasks.cancel_all()  # the till goes away half-way
+        service.faults()
+        assert [b.id for b in await office.bulk.unfinished()] == [batch.id]
+        await office.bulk.start(await office.batches.batch(batch.id))
+        await office.bulk.wait(batch.id)
+        await until(lambda: settled(office, batch), timeout=30,
+                    message="the rows being created settled")
+        rows = await office.batches.rows(batch.id)
+        assert {r.state for r in rows} == {CREATED}
+        assert made(service) == 12
+        assert each_once(service, [r.tx_ref for r in rows]) == {}
+    finally:
+        for one in desks:
+            await one.close()
+
+
+async def test_another_profile_made_active_pauses_the_batch(desk, add_profile, service,
+                                                            tmp_path, until):
+    """Links are sent with the active profile's key: a switch mid-way pauses the batch (no
+    row goes out under the other merchant); back on its profile, Resume goes on."""
+    shop = await add_profile()
+    batch = await load(desk, write_csv(tmp_path / "s.csv", [line(n) for n in range(1, 11)],
+                                       headers=HEADERS))
+    other = await add_profile(name="Other shop", merchant=1)
+    await desk.session.switch_profile(shop.id)
+    service.faults(latency_ms=150)
+    await desk.bulk.start(batch)
+    await until(lambda: len(creates(service)) >= 2, message="some rows sent")
+    await desk.session.switch_profile(other.id)
+    await until(lambda: desk.bulk.status(batch.id).startswith("Paused: This batch is for"),
+                message="the batch paused")
+    await asyncio.sleep(0.5)
+    sent = len(creates(service))
+    await asyncio.sleep(0.5)
+    assert len(creates(service)) == sent < 10 and service.calls(merchant=1) == []
+    with pytest.raises(BatchRefused):
+        desk.bulk.resume(batch.id)  # still on the other profile
+    await desk.session.switch_profile(shop.id)
+    desk.bulk.resume(batch.id)
+    await desk.bulk.wait(batch.id)
+    assert set((await states(desk, batch)).values()) == {CREATED}
+    assert made(service) == 10

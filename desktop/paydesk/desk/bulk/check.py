@@ -27,7 +27,8 @@ NOT_A_NAME = "A formula, not a name"
 A_FORMULA = "A formula, not text: type the text itself"
 CHUNK = 500  # references asked of the ledger at once
 
-_SCIENTIFIC = re.compile(r"[+-]?[0-9]+(?:[.,][0-9]*)?[Ee][+-]?[0-9]+")
+# how Excel shows a long number: one digit, maybe decimals, E, a sign, the exponent (1.23E+15)
+_SCIENTIFIC = re.compile(r"[+-]?[0-9](?:[.,][0-9]+)?[Ee][+-][0-9]{2,3}")
 _WHOLE_WITH_ZEROS = re.compile(r"([0-9]+)[.,]0{1,2}")  # 25.00 or 25,00: 25 whole units
 _EXCEL_ERRORS = frozenset(("#N/A", "#REF!", "#VALUE!", "#DIV/0!", "#NAME?", "#NUM!", "#NULL!",
                            "#SPILL!", "#CALC!", "#GETTING_DATA"))
@@ -91,7 +92,7 @@ def check_rows(sheet: Sheet, mapping: Mapping, profile: Profile, *,
     ref_column = mapping.get("tx_ref")
     rows: list[BulkRow] = []
     for number, cells in sheet.rows:
-        values = {f: (cells[mapping[f]] if f in mapping and mapping[f] < len(cells) else "")
+        values = {f: (cells[mapping[f]].strip() if f in mapping and mapping[f] < len(cells) else "")
                   for f in (*FIELDS, *metas)}
         values["currency"] = values["currency"].upper()
         whole = _WHOLE_WITH_ZEROS.fullmatch(values["amount"])

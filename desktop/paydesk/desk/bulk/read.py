@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 from collections.abc import Generator, Iterable
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
@@ -22,6 +23,8 @@ _ZIP = b"PK\x03\x04"  # an XLSX is a zip file, whatever its name says
 _OLD_EXCEL = b"\xd0\xcf\x11\xe0"  # Excel 97-2003 (.xls)
 _DELIMITERS = (",", ";", "\t")
 Rows = Generator[list[str], None, None]
+_SEP_LINE = re.compile(r"sep=([,;\t|])\r?\n", re.IGNORECASE)
+MAX_CSV_BYTES = 64 * 2**20  # 50,000 rows of a bulk file are a few MB
 _EXACT_DIGITS = 15  # Excel keeps 15 significant digits of a number; beyond, they are gone
 
 
@@ -78,12 +81,20 @@ def _delimiter(text: str) -> str:
 
 def _csv_rows(path: Path) -> Rows:
     try:
+        if path.stat().st_size > MAX_CSV_BYTES:
+            raise BulkFileError(f"{path.name} is larger than {MAX_CSV_BYTES // 2**20} MB: split"
+                                f" it into files of at most {MAX_ROWS:,} rows")
         text = _decoded(path.read_bytes())
     except OSError as error:
         raise BulkFileError(f"Cannot read {path.name}: {error.strerror or error}") from error
     if "\x00" in text:
         raise BulkFileError(f"{path.name} is not a text file (CSV): choose a .csv or .xlsx file")
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=_delimiter(text[:65536]))
+    said = _SEP_LINE.match(text)  # Excel's own "sep=;" first line, which it does not show
+    if said:
+        delimiter, text = said.group(1), text[said.end():]
+    else:
+        delimiter = _delimiter(text[:65536])
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     try:
         yield from reader
     except csv.Error as error:
@@ -110,6 +121,7 @@ def _xlsx_rows(path: Path) -> tuple[Rows, set[tuple[int, int]]]:
             sheet = book.worksheets[0] if book.worksheets else None
             if sheet is None:
                 return
+            sheet.reset_dimensions()  # some programs write a wrong used range: read every row
             for number, row in enumerate(sheet.iter_rows(values_only=True), start=1):
                 cells = []
                 for column, value in enumerate(row):
