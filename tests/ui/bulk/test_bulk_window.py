@@ -71,8 +71,12 @@ def test_a_file_is_checked_fixed_in_place_and_created(shop, tmp_path):
     shop.edit_cell(window, 3, "email", "parent3@example.com")
     shop.edit_cell(window, 5, "tx_ref", "INV-005")
     shop.edit_cell(window, 6, "tx_ref", "INV-006")
+    # a reference typed in the grid is asked of the ledger too
+    shop.edit_cell(window, 8, "tx_ref", "SHOP-OLD-1")
+    assert "Row 8, tx_ref: A link with this reference is already in the ledger" in problems(window)
+    shop.edit_cell(window, 8, "tx_ref", "INV-008")
     said = problems(window)
-    assert [p for p in said if p.startswith(("Row 3", "Row 4", "Row 5", "Row 6"))] == []
+    assert [p for p in said if p.startswith(("Row 3", "Row 4", "Row 5", "Row 6", "Row 8"))] == []
     assert check.counts.text() == "Rows: 6 valid, 1 with problems, 1 blank ignored"
 
     # all or nothing refuses while a row has a problem
@@ -88,7 +92,7 @@ def test_a_file_is_checked_fixed_in_place_and_created(shop, tmp_path):
     outcome = shop.wait_done(window)
     assert outcome.startswith("Done: 6 links created, 0 refused")
     assert shop.creates() - before == 6
-    for ref in ("INV-002", "INV-004", "INV-005", "INV-006"):
+    for ref in ("INV-002", "INV-004", "INV-005", "INV-006", "INV-008"):
         assert shop.in_ledger(ref) is not None, ref
     bar = window.progress_step.bar
     assert bar.value() == bar.maximum() == 6

@@ -109,6 +109,8 @@ class BulkWindow(QWidget):
         self.known: set[str] = set()  # references of this file the ledger has (not this batch's)
         self.own: set[str] = set()  # references of the batch this file joins
         self.found: Batch | None = None  # the earlier batch of this file name, joined
+        self._to_ask: set[str] = set()  # references typed in the grid, not asked of the ledger
+        self._edits = 0  # edits made in the grid: the check of the latest is shown
         self.batch: Batch | None = None  # the batch being created
         self.cancelled = False
         self.go(FILE)
@@ -260,23 +262,33 @@ class BulkWindow(QWidget):
         if sheet is None or column is None:
             return
         sheet.edit(number, column, text)
+        if field == "tx_ref" and text.strip() and text.strip() not in self.own:
+            self._to_ask.add(text.strip())  # asked of the ledger before the check
         self.check_step.set_checking(True)
-        self.tasks.replace("recheck", self._recheck(text.strip() if field == "tx_ref" else ""))
+        self._edits += 1
+        self.tasks.replace("recheck", self._recheck(self._edits))
 
-    async def _recheck(self, new_ref: str) -> None:
+    async def _recheck(self, edit: int) -> None:
+        """The rows checked again after an edit (the latest edit's check wins: an earlier one
+        still under way is cancelled)."""
         profile, sheet = self.session.profile, self.sheet
         if profile is None or sheet is None:
             return
         try:
-            if new_ref and new_ref not in self.own:
-                self.known |= await known_references(self.session.ledger, profile.id, [new_ref])
+            if self._to_ask:
+                asked = set(self._to_ask)
+                self.known |= await known_references(self.session.ledger, profile.id, asked)
+                self._to_ask -= asked
             rows = await asyncio.to_thread(check_rows, sheet, self.mapping, profile,
                                            known_refs=self.known)
         except LedgerError as error:
             say(self.check_step.why, f"Could not read the ledger: {error}")
             return
         finally:
-            self.check_step.checking = False
+            if edit == self._edits:
+                self.check_step.checking = False
+        if edit != self._edits:
+            return
         self.check_step.show_rows(self._fields(), rows, sheet.blank, fresh=False,
                                   already=self.check_step.already)
 
