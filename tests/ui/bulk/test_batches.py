@@ -5,6 +5,8 @@ log says nothing was made twice."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
+
 from tests.ui import press
 from tests.ui.bulk.conftest import row, write_csv
 from tests.ui.test_accessibility import _unnamed_focusable
@@ -109,3 +111,17 @@ def test_the_service_asking_to_wait_is_said_and_nothing_is_lost(shop, tmp_path):
                     message="every row made")
     assert not paused.isVisible()
     assert shop.creates() - before == 3
+
+
+def test_a_batchs_rows_are_read_a_page_at_a_time(shop, tmp_path):
+    window = run_file(shop, tmp_path, "big.csv", 230)
+    assert shop.wait_done(window, timeout=120).startswith("Done: 230 links created")
+    batches = open_batches(shop)
+    rows = batches.rows_model
+    shop.loop.until(lambda: rows.rowCount() == 200, message="the first page")
+    assert rows.canFetchMore()
+    press.click(batches.rows.viewport(),
+                pos=batches.rows.visualRect(rows.index(0, 0)).center())
+    press.key(batches.rows, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+    shop.loop.until(lambda: rows.rowCount() == 230, message="the next page, scrolled to")
+    assert text(rows, 229, 0) == "231"  # the file's last row
