@@ -10,7 +10,13 @@ from PySide6.QtCore import Qt
 from paydesk.ui.bulk.grid import PROBLEM_BACKGROUND
 from tests.ui import press
 from tests.ui.bulk.conftest import row, write_csv
-from tests.ui.test_accessibility import _unnamed_focusable
+from tests.ui.test_accessibility import _labels_named_otherwise, _unnamed_focusable
+
+
+def named_right(window) -> None:
+    """Every control named (what a screen reader says), every label by what it shows."""
+    assert _unnamed_focusable(window, at_least=3) == []
+    assert _labels_named_otherwise(window) == []
 
 
 def problems(window) -> list[str]:
@@ -37,7 +43,7 @@ def test_a_file_is_checked_fixed_in_place_and_created(shop, tmp_path):
     ], delimiter=";", bom=True, blank_last=True)  # European Excel's CSV, an empty last row
     window = shop.open_bulk()
     assert window.isWindow() and window.windowTitle().startswith("Bulk links")
-    assert _unnamed_focusable(window, at_least=3) == []
+    named_right(window)
     shop.load(window, path)
     step = window.mapping_step
     assert step.boxes["email"].currentText() == "email"
@@ -45,7 +51,7 @@ def test_a_file_is_checked_fixed_in_place_and_created(shop, tmp_path):
     assert step.boxes["description"].currentText() == "(not in the file)"
     assert step.summary.text() == "term-fees.csv: 7 rows, 1 blank row ignored"
     assert step.preview_model.rowCount() == 5
-    assert _unnamed_focusable(window, at_least=3) == []
+    named_right(window)
 
     shop.check(window)
     said = problems(window)
@@ -60,7 +66,7 @@ def test_a_file_is_checked_fixed_in_place_and_created(shop, tmp_path):
     assert check.model.data(bad, Qt.ItemDataRole.ToolTipRole) == "Not an e-mail address"
     assert check.model.data(bad, Qt.ItemDataRole.BackgroundRole).color() == PROBLEM_BACKGROUND
     assert check.create.text() == "Create 2 links"
-    assert _unnamed_focusable(window, at_least=3) == []
+    named_right(window)
 
     # a problem chosen in the list takes the grid to its cell
     listed = check.problems
@@ -88,7 +94,7 @@ def test_a_file_is_checked_fixed_in_place_and_created(shop, tmp_path):
 
     before = shop.creates()
     shop.create(window)
-    assert _unnamed_focusable(window, at_least=3) == []
+    named_right(window)
     outcome = shop.wait_done(window)
     assert outcome.startswith("Done: 6 links created, 0 refused")
     assert shop.creates() - before == 6
