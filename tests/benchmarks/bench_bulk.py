@@ -297,7 +297,7 @@ async def resume(data: Path, base: str, keys: dict, batch_id: int, scheduler: bo
     stacks = StallStacks(stall) if os.environ.get("BENCH_STALLS") else None
     if stacks is not None:
         stacks.start()
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     if scheduler:  # as the app starts: the scheduler settles the creates whose answer was lost
         desk.start_background()
     if window is not None:
@@ -320,6 +320,7 @@ async def resume(data: Path, base: str, keys: dict, batch_id: int, scheduler: bo
                     pass
         await asyncio.sleep(0.25)
     settled = time.perf_counter() - t0
+    cpu = time.process_time() - cpu0  # this process's CPU time, every thread's
     worst = stall.stop()
     if stacks is not None:
         stacks.report()
@@ -329,7 +330,8 @@ async def resume(data: Path, base: str, keys: dict, batch_id: int, scheduler: bo
         window.close()
     await desk.close()
     return {"offered": [b.id for b in unfinished], "ran": ran, "settled": settled,
-            "stall": worst, "idle": idle_worst, "figures": figures, "rows": rows, "window": window is not None}
+            "stall": worst, "idle": idle_worst, "cpu": cpu, "figures": figures, "rows": rows,
+            "window": window is not None}
 
 
 def progress_window(desk, bulk, batch):
@@ -431,8 +433,9 @@ def main() -> None:
           + f"; {log.lookups():,} look-ups"
           + (" (the call log was read too seldom: some calls missed)" if log.missed else ""))
     print(f"GUI thread's longest stall (a 5 ms timer's lateness): {resumed['stall']:.0f} ms "
-          f"while resuming, {resumed['idle']:.0f} ms over 3 s with nothing running; load "
-          f"average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+          f"while resuming, {resumed['idle']:.0f} ms over 3 s with nothing running; the "
+          f"window's process used {resumed['cpu']:.1f} s of CPU in {resumed['settled']:.1f} s; "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     for what, n in why.items():
         print(f"  {what}: {n}")
     print(f"bulk: rows {len(rows)}, created {created}, refused {figures.refused}, "
