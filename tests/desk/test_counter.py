@@ -129,6 +129,27 @@ async def test_a_payment_after_a_void_waits_for_a_decision(desk, add_profile, se
     assert (await counter.sell("3", "GBP")).kind == OPEN
 
 
+async def test_a_sale_paid_while_the_staff_were_asked_is_not_voided(desk, add_profile,
+                                                                     service, heard):
+    """The customer pays while the confirm box is open: the ledger holds the link paid, the
+    controller's ``current`` (re-read in a task) still says open. The void is refused in
+    the ledger, nothing is voided, and the sale stays on the screens as PAID."""
+    await add_profile(shop_email=SHOP)
+    counter = desk.counter
+    sale = await counter.sell("12", "GBP")
+    service.control(f"pay/{sale.record.reference}", {"outcome": "success"})
+    await desk.links.check(sale.record)  # in the ledger; the controller has not re-read it
+    assert counter.payable()  # it lags (its re-read is a task that has not run yet)
+    assert await counter.new_sale() is None  # the staff said "Void sale"
+    assert counter.current.key == sale.key and counter.current.kind == PAID
+    assert not counter.payable() and heard["sales"][-1].kind == PAID
+    booked = await desk.book.sale(sale.profile_id, sale.tx_ref)
+    assert booked.kind == PAID and not booked.voided
+    assert await counter.undecided() == []
+    assert (await counter.today_figures()).paid_after_void == 0
+    assert (await counter.sell("3", "GBP")).kind == OPEN  # the counter sells again
+
+
 async def test_a_closed_shift_is_frozen_and_the_next_starts_at_zero(desk, add_profile, service,
                                                                    heard, until):
     await add_profile(shop_email=SHOP)

@@ -20,6 +20,7 @@ from paydesk.ledger.counter import (
     CurrencyFigures,
     Figures,
     SaleQuery,
+    SalePaid,
     ShiftClosed,
 )
 from paydesk.ledger.schema import LATEST
@@ -158,6 +159,21 @@ async def test_void_then_paid_needs_a_decision_which_stands(book, ledger):
         await book.void("p1", "not-a-sale", "ann")
     with pytest.raises(LedgerError):
         await book.decide("p1", "not-a-sale", KEEP, "ann")
+
+
+@pytest.mark.parametrize("state", ["success", "refunded", "reversed"])
+async def test_a_paid_sale_is_not_voided(book, ledger, state):
+    """The staff's screen may lag the ledger: a void of a sale the ledger holds paid is
+    refused in its transaction, and nothing is written (no false "paid after void")."""
+    shift = await book.open_shift("Till 1", "p1", "test", "ann")
+    await sell(book, ledger, shift, "S-1", state=state)
+    with pytest.raises(SalePaid) as refused:
+        await book.void("p1", "S-1", "bob")
+    assert isinstance(refused.value, LedgerError)
+    assert refused.value.sale.kind == PAID and refused.value.sale.tx_ref == "S-1"
+    sale = await book.sale("p1", "S-1")
+    assert sale.kind == PAID and not sale.voided and sale.voided_by is None
+    assert await book.sales(SaleQuery(kinds=(VOIDED, PAID_AFTER_VOID))) == []
 
 
 async def test_figures_are_counted_per_kind_and_currency(book, ledger):

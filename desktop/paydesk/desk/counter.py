@@ -29,7 +29,16 @@ from decimal import Decimal
 from ..config.counter import CounterSettings, name_problem
 from ..config.profiles import Profile
 from ..ledger import LinkRecord
-from ..ledger.counter import OPEN, CounterBook, Figures, Sale, SaleQuery, Shift, ShiftClosed
+from ..ledger.counter import (
+    OPEN,
+    CounterBook,
+    Figures,
+    Sale,
+    SalePaid,
+    SaleQuery,
+    Shift,
+    ShiftClosed,
+)
 from ..scheduler import Scheduler
 from ..service.errors import AuthenticationError, ServiceError, ValidationError
 from ..service.models import PaymentRequest
@@ -275,12 +284,18 @@ class CounterController:
     async def new_sale(self) -> Sale | None:
         """Clear the screens for the next customer; the sale shown is voided first if its link
         can still be paid (the caller asked the staff). Returns the voided sale, else None.
-        While a sale is being made, nothing happens (None)."""
+        While a sale is being made, nothing happens (None). When the ledger holds the sale
+        paid (the customer paid while the staff were asked; ``current`` lagged), nothing is
+        voided: it stays the current sale, PAID on the screens, and None is returned."""
         if self.selling:
             return None
         voided = None
         if self.current is not None and self.payable():
-            voided = await self.void(self.current)
+            try:
+                voided = await self.void(self.current)
+            except SalePaid as paid:  # paid meanwhile: nothing voided, PAID shown
+                self._follow(paid.sale)
+                return None
         self.current = None
         self.scheduler.focus(VIEW, None)
         return voided
