@@ -18,7 +18,17 @@ from paydesk.config.secrets import KeyStore
 from paydesk.desk import session as session_module
 from paydesk.desk.build import build_desk
 from paydesk.desk.counter import CounterSetupMissing, RenameRefused, SaleUnderWay
-from paydesk.ledger.counter import FAILED, KEEP, OPEN, PAID, PAID_AFTER_VOID, VOIDED, Sale, SaleQuery
+from paydesk.ledger.counter import (
+    FAILED,
+    KEEP,
+    OPEN,
+    PAID,
+    PAID_AFTER_VOID,
+    VOIDED,
+    Sale,
+    SaleQuery,
+    ShiftClosed,
+)
 from paydesk.service.errors import ValidationError
 from paydesk.service.models import PaymentRequest
 from tests import profiles
@@ -158,7 +168,7 @@ async def test_a_closed_shift_is_frozen_and_the_next_starts_at_zero(desk, add_pr
     with pytest.raises(RenameRefused) as refused:
         await counter.rename("Till 2")
     assert "close the shift" in refused.value.message
-    closed = await counter.close_shift()
+    closed = await counter.close_shift(first.shift_id)
     assert closed.id == first.shift_id and closed.closed and closed.closed_by == counter.user
     assert (closed.figures.made, closed.figures.open) == (1, 1)
     assert closed.figures.currencies["GBP"].open == 5
@@ -239,6 +249,27 @@ async def test_a_switch_of_mode_leaves_the_other_modes_sale_off_the_screens(desk
     assert kept.key == sale.key and kept.kind == OPEN
 
 
+async def test_close_shift_closes_the_shift_confirmed_and_never_opens_one(desk, add_profile,
+                                                                          heard):
+    """The staff confirmed shift N; by the close, the mode was switched (the active mode's
+    shift is another, or none) or another window closed N. The close is N's or nothing: no
+    empty shift is opened to be closed."""
+    await add_profile(shop_email=SHOP)
+    counter = desk.counter
+    sale = await counter.sell("5", "GBP")
+    await desk.session.set_mode("live")  # between the confirm and the close
+    closed = await counter.close_shift(sale.shift_id)
+    assert closed.id == sale.shift_id and closed.mode == "test" and closed.figures.made == 1
+    assert await desk.book.current_shift(counter.name, sale.profile_id, "live") is None
+    assert heard["shifts"][-1] == closed
+    # closed meanwhile (another window on the same data folder): refused, nothing written
+    shifts = await desk.book.shifts()
+    with pytest.raises(ShiftClosed):
+        await counter.close_shift(sale.shift_id)
+    assert await desk.book.shifts() == shifts
+    assert (await desk.book.shift(sale.shift_id)).closed_by == counter.user
+
+
 async def test_the_desk_opens_with_the_counters_saved_name(paths, keys):
     await CounterSettings(name="Front till", screen="HDMI-1").save(paths)
     desk = build_desk(paths, keys)
@@ -283,7 +314,7 @@ async def test_another_counters_sales_and_shifts_are_heard_on_a_shared_ledger(
         await till.counter.new_sale()  # voided
         await until(lambda: any(s.key == sale.key and s.kind == VOIDED for s in heard["sales"]),
                     message="the void heard at the office")
-        closed = await till.counter.close_shift()
+        closed = await till.counter.close_shift(sale.shift_id)
         await until(lambda: any(s.id == closed.id and s.closed for s in heard["shifts"]),
                     message="the close heard at the office")
         [seen] = [s for s in heard["shifts"] if s.closed]

@@ -149,17 +149,14 @@ class CounterController:
             self.hub.shift_changed.emit(shift)
         return shift
 
-    async def close_shift(self) -> Shift:
-        """Freeze the open shift's figures (one is opened first if there is none: the report
-        says zero); the counter's next sale opens a new shift."""
-        shift = await self.shift()
-        try:
-            closed = await self.book.close_shift(shift.id, self.user)
-        except ShiftClosed:  # another desk closed it meanwhile: its close stands
-            again = await self.book.shift(shift.id)
-            if again is None:
-                raise
-            closed = again
+    async def close_shift(self, shift_id: int) -> Shift:
+        """Freeze the figures of shift ``shift_id``, the one the staff confirmed: never the
+        shift that happens to be open when the close runs (the profile or mode may have
+        changed meanwhile), and no shift is opened in order to be closed. The counter's
+        next sale opens a new shift. ShiftClosed when it was closed meanwhile (another
+        window on the same data folder, another desk): nothing is written, its close
+        stands (``book.shift(shift_id)`` holds it)."""
+        closed = await self.book.close_shift(shift_id, self.user)
         self.hub.shift_changed.emit(closed)
         return closed
 

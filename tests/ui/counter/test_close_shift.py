@@ -128,3 +128,28 @@ def test_close_shift_asks_freezes_and_saves_the_report(counter, loop, tmp_path):
     assert model.text(*model.at(1), 4) != "open" and model.text(*model.at(0), 4) == "open"
     press.escape(shifts.shifts)  # Escape closes it
     loop.until(lambda: not shifts.isVisible(), message="the window closed")
+
+
+def test_a_shift_closed_meanwhile_is_told_and_its_report_shown(counter, loop):
+    """Another window on the same data folder (or another desk) closes the shift while the
+    staff read its count: their Close shift closes nothing else, opens no empty shift, says
+    who closed it and shows that shift's report."""
+    tab, controller = counter.tab, counter.app.window.desk.counter
+    book = controller.book
+    sale = counter.sell("7")
+    task = press.starting("close shift", lambda: press.click(tab.close_shift_button))
+    box = _shown(loop, "confirm-close-shift")
+    loop.run(book.close_shift(sale.shift_id, "bob"))  # the other window's close
+    shifts = loop.run(book.shifts())
+    press.click(press.button(box, "Close shift"))
+    told = _shown(loop, "close-shift-told")
+    assert told.text().startswith("This shift was closed already (by bob, "), told.text()
+    press.click(press.button(told, "OK"))
+    report = _shown(loop, "shift-report")
+    said = dict(report.lines())
+    assert said["Shift"] == str(sale.shift_id) and said["Sales made"] == "1"
+    assert said["Closed"].endswith(" by bob")
+    press.click(report.close_button)
+    assert loop.run(task).id == sale.shift_id
+    assert loop.run(book.shifts()) == shifts  # no shift opened to be closed
+    assert loop.run(book.current_shift(controller.name, sale.profile_id, sale.mode)) is None

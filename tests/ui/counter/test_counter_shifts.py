@@ -122,7 +122,7 @@ def test_finance_sees_every_counter_live_and_settles_a_payment_after_void(
     assert loop.run(there.counter.book.sale(*later.key)).decision == "keep"  # for every desk
 
     # the other counter closes its shift: shown closed here, and its report opens with Enter
-    closed = loop.run(there.counter.close_shift())
+    closed = loop.run(there.counter.close_shift(loop.run(there.counter.shift()).id))
     loop.until(lambda: shifts.text(*shifts.at(shift_row(window, "Till 2")), 4) != "open",
                timeout=5, message="Till 2's shift closed")
     row = shift_row(window, "Till 2")

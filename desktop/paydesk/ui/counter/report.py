@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from ...desk.shift_report import heading, lines
 from ...desk.tasks import TaskSet
+from ...desk.texts import local_time
 from ...ledger import LedgerError
 from ...ledger.counter import Figures, SaleQuery, Shift, ShiftClosed
 from ..dialogs import confirm, run_dialog, shown
@@ -266,13 +267,19 @@ async def close_shift(controller: Any, parent: QWidget | None) -> Shift | None:
                          "Close shift", "Cancel", object_name="confirm-close-shift"):
         return None
     try:
-        closed = await controller.close_shift()
-    except ShiftClosed:
-        closed = await book.shift(shift.id)  # closed meanwhile (by another desk): its report
+        closed = await controller.close_shift(shift.id)  # the shift confirmed, never another
+    except ShiftClosed:  # closed meanwhile (another window or desk): its close stands
+        try:
+            closed = await book.shift(shift.id)
+        except LedgerError as error:
+            await _tell(parent, "Close shift", f"The shift's close could not be read: {error}")
+            return None
+        if closed is None:
+            return None
+        await _tell(parent, "Close shift", "This shift was closed already (by "
+                    f"{closed.closed_by}, {local_time(closed.closed_at)}): here is its report.")
     except LedgerError as error:
         await _tell(parent, "Close shift", f"The shift was not closed: {error}")
-        return None
-    if closed is None:
         return None
     dialog = ShiftReportDialog(closed, profile=profile.name, tasks=session.tasks, parent=parent)
     await run_dialog(dialog)
