@@ -19,8 +19,8 @@ from paydesk.ledger.counter import (
     VOIDED,
     CurrencyFigures,
     Figures,
-    SaleQuery,
     SalePaid,
+    SaleQuery,
     ShiftClosed,
 )
 from paydesk.ledger.schema import LATEST
