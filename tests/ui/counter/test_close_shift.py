@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit, QPushButton
 
 from paydesk.ledger.counter import SaleQuery
+from paydesk.ui.counter import report_paper
 from tests.helpers import need_system
 from tests.ui import press
 from tests.ui.test_accessibility import _labels_named_otherwise, _unnamed_focusable
@@ -69,12 +70,23 @@ def test_close_shift_asks_freezes_and_saves_the_report(counter, loop, tmp_path):
     assert report.windowTitle() == f"Shift report — {controller.name}" and report.isWindow()
     assert _unnamed_focusable(report, at_least=3) == [] and _labels_named_otherwise(report) == []
     assert [b.accessibleName() for b in (report.print_button, report.save_button,
-                                         report.close_button)] == ["Print", "Save as PDF", "Close"]
+                                         report.folder_button, report.close_button)] == [
+        "Print", "Save as PDF", "Open folder", "Close"]
     closed = loop.run(book.shift(shift.id))
     assert closed.closed and closed.closed_by == controller.user
     assert (closed.figures.made, closed.figures.paid, closed.figures.voided) == (2, 1, 1)
     assert report.values["Sales made"].text() == "2" and report.values["Shift"].text() == str(
         shift.id)
+    # saved by itself as PDF, in Documents/Shift reports; Print… has the focus (a printer
+    # must be chosen), and Open folder is offered
+    saved = report_paper.folder() / report_paper.report_name(closed)
+    assert saved.name.startswith(f"Shift {shift.id} — {controller.name} — ")
+    assert report.message.text() == f"Saved the report as PDF to {saved}"
+    assert report.message.isVisible() and report.folder_button.isVisible()
+    assert report.print_button.isDefault() and report.focusWidget() is report.print_button
+    text = _pdf_text(saved)
+    for label, value in report.lines():
+        assert f"{label} {value}" in text, (label, value, text)
     press.click(report.save_button)
     dialog = _shown(loop, "save-dialog")
     target = tmp_path / "shift.pdf"
