@@ -176,6 +176,29 @@ async def test_a_paid_sale_is_not_voided(book, ledger, state):
     assert await book.sales(SaleQuery(kinds=(VOIDED, PAID_AFTER_VOID))) == []
 
 
+async def test_finances_list_leaves_decided_payments_out_in_sql(book, ledger):
+    """Open sales and undecided payments after void, newest first, paged in SQL: a page is
+    never emptied by settled rows dropped afterwards, so the next page is found."""
+    shift = await book.open_shift("Till 1", "p1", "test", "ann")
+    await sell(book, ledger, shift, "OPEN-1")  # the oldest: still open
+    for n in range(3):  # newer: paid after void, then decided
+        await sell(book, ledger, shift, f"KEPT-{n}")
+        await book.void("p1", f"KEPT-{n}", "bob")
+        await settled(ledger, f"KEPT-{n}", "success")
+        await book.decide("p1", f"KEPT-{n}", KEEP, "cat")
+    await sell(book, ledger, shift, "LATE")
+    await book.void("p1", "LATE", "bob")
+    await settled(ledger, "LATE", "success")  # undecided
+    query = SaleQuery(profile_id="p1", mode="test", kinds=(OPEN, PAID_AFTER_VOID),
+                      hide_decided=True)
+    first = await book.sales(query, limit=1)
+    assert [s.tx_ref for s in first] == ["LATE"]
+    assert [s.tx_ref for s in await book.sales(query, before=first[-1].id, limit=1)] == [
+        "OPEN-1"]
+    assert [s.tx_ref for s in await book.sales(query)] == ["LATE", "OPEN-1"]
+    assert len(await book.sales(SaleQuery(kinds=(OPEN, PAID_AFTER_VOID)))) == 5
+
+
 async def test_figures_are_counted_per_kind_and_currency(book, ledger):
     shift = await book.open_shift("Till 1", "p1", "test", "ann")
     assert await book.figures(SaleQuery(shift_id=shift.id)) == Figures()

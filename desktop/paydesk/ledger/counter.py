@@ -175,6 +175,8 @@ class SaleQuery:
     since: datetime | None = None  # made at or after
     kinds: tuple[str, ...] = ()  # only these kinds (empty: all)
     undecided: bool = False  # only paid after void with no decision yet
+    hide_decided: bool = False  # leave out the payments after void already decided (refund
+    #                             or keep): finance's "still to do" list, paged in SQL
 
 
 class CounterBook(abc.ABC):
