@@ -165,3 +165,23 @@ def test_a_shift_closed_meanwhile_is_told_and_its_report_shown(counter, loop):
     assert loop.run(task).id == sale.shift_id
     assert loop.run(book.shifts()) == shifts  # no shift opened to be closed
     assert loop.run(book.current_shift(controller.name, sale.profile_id, sale.mode)) is None
+
+
+def test_a_mode_switched_while_asked_closes_the_shift_confirmed(counter, loop):
+    """The staff confirm the test shift's count; the mode is switched to live before they
+    press Close shift: the test shift is closed, and no live shift is opened to be closed."""
+    tab, app = counter.tab, counter.app
+    controller, book = app.window.desk.counter, app.window.desk.counter.book
+    sale = counter.sell("4")
+    task = press.starting("close shift", lambda: press.click(tab.close_shift_button))
+    box = _shown(loop, "confirm-close-shift")
+    loop.run(app.session.set_mode("live"))
+    press.click(press.button(box, "Close shift"))
+    report = _shown(loop, "shift-report")
+    said = dict(report.lines())
+    assert said["Shift"] == str(sale.shift_id) and said["Sales made"] == "1"
+    assert said["Mode"].startswith("Test")
+    press.click(report.close_button)
+    closed = loop.run(task)
+    assert closed.id == sale.shift_id and closed.mode == "test" and closed.closed
+    assert loop.run(book.current_shift(controller.name, sale.profile_id, "live")) is None
