@@ -30,7 +30,13 @@ from ..config.counter import CounterSettings, name_problem
 from ..config.profiles import Profile
 from ..ledger import LinkRecord
 from ..ledger.counter import (
+    FAILED,
     OPEN,
+    OPEN_STATES,
+    PAID,
+    PAID_AFTER_VOID,
+    PAID_STATES,
+    VOIDED,
     CounterBook,
     Figures,
     Sale,
@@ -90,6 +96,17 @@ class BadSale(ValidationError):
     @property
     def fields(self) -> dict[str, list[str]]:
         return self.errors
+
+
+def with_record(sale: Sale, record: LinkRecord) -> Sale:
+    """``sale`` with its link as just stored, its kind derived by the book's rules
+    (ledger/counter.py: void first, then the link's state), before the book is read again."""
+    paid = record.state in PAID_STATES
+    if sale.voided:
+        kind = PAID_AFTER_VOID if paid else VOIDED
+    else:
+        kind = PAID if paid else OPEN if record.state in OPEN_STATES else FAILED
+    return replace(sale, record=record, kind=kind)
 
 
 def _user() -> str:
@@ -353,6 +370,11 @@ class CounterController:
         if record.origin != "link" or self.tasks.closed or record.key in self._not_sales \
                 or record.key == self._making:  # sell() reads it once its link is written
             return
+        current = self.current
+        if current is not None and current.key == record.key:
+            # at once, not after the book's read: a sale just paid is no longer payable (the
+            # next Enter sells, and New sale never voids it)
+            self.current = with_record(current, record)
         self.tasks.replace(f"sale {record.profile_id} {record.tx_ref}",
                            self._record_as_sale(record.profile_id, record.tx_ref))
 

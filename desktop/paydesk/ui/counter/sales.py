@@ -3,8 +3,6 @@ newest first, following every change live; and the day's totals in words."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
@@ -15,10 +13,8 @@ from ...ledger.counter import (
     FAILED,
     KEEP,
     OPEN,
-    OPEN_STATES,
     PAID,
     PAID_AFTER_VOID,
-    PAID_STATES,
     REFUND,
     VOIDED,
     Figures,
@@ -53,17 +49,6 @@ def kind_words(sale: Sale) -> str:
 
 def sale_money(sale: Sale) -> str:
     return money(sale.record) if sale.record is not None else "not sent"
-
-
-def with_record(sale: Sale, record) -> Sale:
-    """``sale`` with its link as just stored (a linkChanged ahead of the book's own word),
-    its kind derived by the book's rules (ledger/counter.py)."""
-    paid = record.state in PAID_STATES
-    if sale.voided:
-        kind = PAID_AFTER_VOID if paid else VOIDED
-    else:
-        kind = PAID if paid else OPEN if record.state in OPEN_STATES else FAILED
-    return replace(sale, record=record, kind=kind)
 
 
 def totals_text(figures: Figures) -> str:

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...desk.counter import CounterController, CounterSetupMissing, SaleUnderWay
+from ...desk.counter import CounterController, CounterSetupMissing, SaleUnderWay, with_record
 from ...desk.session import Session
 from ...ledger import LedgerError, LinkRecord
 from ...ledger.counter import KEEP, REFUND, Sale
@@ -32,13 +32,12 @@ from .after_void import AfterVoidBanner
 from .entry import SaleEntry
 from .mirror import StaffMirror
 from .place import DisplayPlace
-from .sales import SalesList, SalesModel, sale_money, totals_text, with_record
+from .sales import SalesList, SalesModel, sale_money, totals_text
 
 log = logging.getLogger("paydesk.counter.tab")
 
 CODE_SHOWN = "This customer's code is on screen: Escape starts a new sale"
 KEEPS_TRYING = "PayDesk keeps trying with the same reference; nothing will be paid twice"
-CATCH_UP_TRIES, CATCH_UP_STEP = 60, 0.05  # s: how long the screens wait for the controller
 REFRESH_MS = 150  # the totals and the red banner, read again once a burst of changes is over
 FIELDS = {"amount": "amount", "currency": "amount", "note": "note", "email": "email"}
 
@@ -237,30 +236,14 @@ class CounterTab(QWidget):
         or while its code can be paid."""
         if self.selling is not None or self.controller.selling:
             return
-        if self.controller.payable() and not self._behind():
+        if self.controller.payable():
             self.message.say(CODE_SHOWN, ok=True)
             return
         self.selling = self.tasks.spawn(self.sell(), "sell")
 
-    def _behind(self) -> bool:
-        """The screens show the sale settled (its link's change, heard first) while the
-        controller still holds it payable (its own read of the book comes a moment later)."""
-        shown, current = self.mirror.sale, self.controller.current
-        return (self.controller.payable() and shown is not None and current is not None
-                and shown.key == current.key and shown.record is not None
-                and shown.record.final)
-
-    async def _caught_up(self) -> None:
-        """Wait (a little) for the controller to hear what the screens show."""
-        for _ in range(CATCH_UP_TRIES):
-            if not self._behind():
-                return
-            await asyncio.sleep(CATCH_UP_STEP)
-
     async def sell(self) -> Sale | None:
         self.entry.say({}, "")
         try:
-            await self._caught_up()
             sale = await self.controller.sell(self.amount.text(), self.currency.currentText(),
                                               self.note.text(), self.email.text())
         except SaleUnderWay:
@@ -317,7 +300,6 @@ class CounterTab(QWidget):
         self.tasks.replace("new sale", self.new_sale())
 
     async def new_sale(self) -> Sale | None:
-        await self._caught_up()  # a sale the customer has just paid is not voided
         if self.controller.payable():
             sale = self.controller.current
             shown = f" ({sale_money(sale)}, reference {sale.tx_ref})" if sale else ""
