@@ -18,9 +18,19 @@ from paydesk.config.secrets import KeyStore
 from paydesk.desk import session as session_module
 from paydesk.desk.build import build_desk
 from paydesk.desk.counter import CounterSetupMissing, RenameRefused, SaleUnderWay
-from paydesk.ledger.counter import FAILED, KEEP, OPEN, PAID, PAID_AFTER_VOID, VOIDED, Sale, SaleQuery
+from paydesk.ledger.counter import (
+    FAILED,
+    KEEP,
+    OPEN,
+    PAID,
+    PAID_AFTER_VOID,
+    VOIDED,
+    Sale,
+    SaleQuery,
+    ShiftClosed,
+)
 from paydesk.service.errors import ValidationError
-from paydesk.service.models import PaymentRequest
+from paydesk.service.models import PaymentRequest, Transaction, TransactionState
 from tests import profiles
 from tests.helpers import MemoryKeyring
 
@@ -41,6 +51,15 @@ def heard(desk):
     desk.hub.sale_changed.connect(said["sales"].append)
     desk.hub.shift_changed.connect(said["shifts"].append)
     return said
+
+
+async def settled(ledger, profile_id, mode, tx_ref, state):
+    """The link's state written in the ledger as a check writes it, with nothing said on the
+    hub (as another desk's check on a shared ledger, before its event is heard)."""
+    tx = Transaction(tx_ref=tx_ref, status=TransactionState.read(state), status_raw=state,
+                     raw={"status": state})
+    record, _ = await ledger.record_lookup(profile_id, mode, tx)
+    return record
 
 
 def creates(service) -> list[dict]:
@@ -129,6 +148,29 @@ async def test_a_payment_after_a_void_waits_for_a_decision(desk, add_profile, se
     assert (await counter.sell("3", "GBP")).kind == OPEN
 
 
+async def test_a_sale_paid_while_the_staff_were_asked_is_not_voided(desk, add_profile,
+                                                                     service, heard):
+    """The customer pays while the confirm box is open: the ledger holds the link paid, the
+    controller's ``current`` (re-read in a task) still says open. The void is refused in
+    the ledger, nothing is voided, and the sale stays on the screens as PAID."""
+    await add_profile(shop_email=SHOP)
+    counter = desk.counter
+    sale = await counter.sell("12", "GBP")
+    service.control(f"pay/{sale.record.reference}", {"outcome": "success"})
+    # checked and written by another desk of a shared ledger (or a check whose news has
+    # not reached the hub yet): in the ledger, not heard here
+    await settled(desk.session.ledger, sale.profile_id, sale.mode, sale.tx_ref, "success")
+    assert counter.payable()  # the screens still say open
+    assert await counter.new_sale() is None  # the staff said "Void sale"
+    assert counter.current.key == sale.key and counter.current.kind == PAID
+    assert not counter.payable() and heard["sales"][-1].kind == PAID
+    booked = await desk.book.sale(sale.profile_id, sale.tx_ref)
+    assert booked.kind == PAID and not booked.voided
+    assert await counter.undecided() == []
+    assert (await counter.today_figures()).paid_after_void == 0
+    assert (await counter.sell("3", "GBP")).kind == OPEN  # the counter sells again
+
+
 async def test_a_closed_shift_is_frozen_and_the_next_starts_at_zero(desk, add_profile, service,
                                                                    heard, until):
     await add_profile(shop_email=SHOP)
@@ -137,7 +179,7 @@ async def test_a_closed_shift_is_frozen_and_the_next_starts_at_zero(desk, add_pr
     with pytest.raises(RenameRefused) as refused:
         await counter.rename("Till 2")
     assert "close the shift" in refused.value.message
-    closed = await counter.close_shift()
+    closed = await counter.close_shift(first.shift_id)
     assert closed.id == first.shift_id and closed.closed and closed.closed_by == counter.user
     assert (closed.figures.made, closed.figures.open) == (1, 1)
     assert closed.figures.currencies["GBP"].open == 5
@@ -218,6 +260,27 @@ async def test_a_switch_of_mode_leaves_the_other_modes_sale_off_the_screens(desk
     assert kept.key == sale.key and kept.kind == OPEN
 
 
+async def test_close_shift_closes_the_shift_confirmed_and_never_opens_one(desk, add_profile,
+                                                                          heard):
+    """The staff confirmed shift N; by the close, the mode was switched (the active mode's
+    shift is another, or none) or another window closed N. The close is N's or nothing: no
+    empty shift is opened to be closed."""
+    await add_profile(shop_email=SHOP)
+    counter = desk.counter
+    sale = await counter.sell("5", "GBP")
+    await desk.session.set_mode("live")  # between the confirm and the close
+    closed = await counter.close_shift(sale.shift_id)
+    assert closed.id == sale.shift_id and closed.mode == "test" and closed.figures.made == 1
+    assert await desk.book.current_shift(counter.name, sale.profile_id, "live") is None
+    assert heard["shifts"][-1] == closed
+    # closed meanwhile (another window on the same data folder): refused, nothing written
+    shifts = await desk.book.shifts()
+    with pytest.raises(ShiftClosed):
+        await counter.close_shift(sale.shift_id)
+    assert await desk.book.shifts() == shifts
+    assert (await desk.book.shift(sale.shift_id)).closed_by == counter.user
+
+
 async def test_the_desk_opens_with_the_counters_saved_name(paths, keys):
     await CounterSettings(name="Front till", screen="HDMI-1").save(paths)
     desk = build_desk(paths, keys)
@@ -262,7 +325,7 @@ async def test_another_counters_sales_and_shifts_are_heard_on_a_shared_ledger(
         await till.counter.new_sale()  # voided
         await until(lambda: any(s.key == sale.key and s.kind == VOIDED for s in heard["sales"]),
                     message="the void heard at the office")
-        closed = await till.counter.close_shift()
+        closed = await till.counter.close_shift(sale.shift_id)
         await until(lambda: any(s.id == closed.id and s.closed for s in heard["shifts"]),
                     message="the close heard at the office")
         [seen] = [s for s in heard["shifts"] if s.closed]

@@ -19,6 +19,7 @@ from paydesk.ledger.counter import (
     VOIDED,
     CurrencyFigures,
     Figures,
+    SalePaid,
     SaleQuery,
     ShiftClosed,
 )
@@ -158,6 +159,44 @@ async def test_void_then_paid_needs_a_decision_which_stands(book, ledger):
         await book.void("p1", "not-a-sale", "ann")
     with pytest.raises(LedgerError):
         await book.decide("p1", "not-a-sale", KEEP, "ann")
+
+
+@pytest.mark.parametrize("state", ["success", "refunded", "reversed"])
+async def test_a_paid_sale_is_not_voided(book, ledger, state):
+    """The staff's screen may lag the ledger: a void of a sale the ledger holds paid is
+    refused in its transaction, and nothing is written (no false "paid after void")."""
+    shift = await book.open_shift("Till 1", "p1", "test", "ann")
+    await sell(book, ledger, shift, "S-1", state=state)
+    with pytest.raises(SalePaid) as refused:
+        await book.void("p1", "S-1", "bob")
+    assert isinstance(refused.value, LedgerError)
+    assert refused.value.sale.kind == PAID and refused.value.sale.tx_ref == "S-1"
+    sale = await book.sale("p1", "S-1")
+    assert sale.kind == PAID and not sale.voided and sale.voided_by is None
+    assert await book.sales(SaleQuery(kinds=(VOIDED, PAID_AFTER_VOID))) == []
+
+
+async def test_finances_list_leaves_decided_payments_out_in_sql(book, ledger):
+    """Open sales and undecided payments after void, newest first, paged in SQL: a page is
+    never emptied by settled rows dropped afterwards, so the next page is found."""
+    shift = await book.open_shift("Till 1", "p1", "test", "ann")
+    await sell(book, ledger, shift, "OPEN-1")  # the oldest: still open
+    for n in range(3):  # newer: paid after void, then decided
+        await sell(book, ledger, shift, f"KEPT-{n}")
+        await book.void("p1", f"KEPT-{n}", "bob")
+        await settled(ledger, f"KEPT-{n}", "success")
+        await book.decide("p1", f"KEPT-{n}", KEEP, "cat")
+    await sell(book, ledger, shift, "LATE")
+    await book.void("p1", "LATE", "bob")
+    await settled(ledger, "LATE", "success")  # undecided
+    query = SaleQuery(profile_id="p1", mode="test", kinds=(OPEN, PAID_AFTER_VOID),
+                      hide_decided=True)
+    first = await book.sales(query, limit=1)
+    assert [s.tx_ref for s in first] == ["LATE"]
+    assert [s.tx_ref for s in await book.sales(query, before=first[-1].id, limit=1)] == [
+        "OPEN-1"]
+    assert [s.tx_ref for s in await book.sales(query)] == ["LATE", "OPEN-1"]
+    assert len(await book.sales(SaleQuery(kinds=(OPEN, PAID_AFTER_VOID)))) == 5
 
 
 async def test_figures_are_counted_per_kind_and_currency(book, ledger):

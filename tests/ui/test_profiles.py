@@ -171,6 +171,10 @@ def test_the_counter_defaults_are_checked_and_saved(session, loop, sandbox, qtbo
     _fill(editor, sandbox, test_secret=sandbox.key("test"))
     counter = editor.counter
     assert counter.title() == "Counter" and counter.walk_in.text() == "Walk-in customer"
+    # the logo is a path on each counter's computer, and the editor says so where it is typed
+    assert counter.logo_hint.isVisible() and counter.logo_hint.text().startswith(
+        "A file on this computer. Each counter shows the image at this path on its own")
+    assert "same path on every counter" in counter.logo_hint.accessibleName()
     press.type_into(counter.shop_email, "shop@")
     press.type_into(counter.logo, str(tmp_path / "missing.png"))
     assert save(loop, editor) is False

@@ -40,6 +40,7 @@ from ..ledger.counter import (
     CounterBook,
     Figures,
     Sale,
+    SalePaid,
     SaleQuery,
     Shift,
     ShiftClosed,
@@ -165,17 +166,14 @@ class CounterController:
             self.hub.shift_changed.emit(shift)
         return shift
 
-    async def close_shift(self) -> Shift:
-        """Freeze the open shift's figures (one is opened first if there is none: the report
-        says zero); the counter's next sale opens a new shift."""
-        shift = await self.shift()
-        try:
-            closed = await self.book.close_shift(shift.id, self.user)
-        except ShiftClosed:  # another desk closed it meanwhile: its close stands
-            again = await self.book.shift(shift.id)
-            if again is None:
-                raise
-            closed = again
+    async def close_shift(self, shift_id: int) -> Shift:
+        """Freeze the figures of shift ``shift_id``, the one the staff confirmed: never the
+        shift that happens to be open when the close runs (the profile or mode may have
+        changed meanwhile), and no shift is opened in order to be closed. The counter's
+        next sale opens a new shift. ShiftClosed when it was closed meanwhile (another
+        window on the same data folder, another desk): nothing is written, its close
+        stands (``book.shift(shift_id)`` holds it)."""
+        closed = await self.book.close_shift(shift_id, self.user)
         self.hub.shift_changed.emit(closed)
         return closed
 
@@ -300,12 +298,18 @@ class CounterController:
     async def new_sale(self) -> Sale | None:
         """Clear the screens for the next customer; the sale shown is voided first if its link
         can still be paid (the caller asked the staff). Returns the voided sale, else None.
-        While a sale is being made, nothing happens (None)."""
+        While a sale is being made, nothing happens (None). When the ledger holds the sale
+        paid (the customer paid while the staff were asked; ``current`` lagged), nothing is
+        voided: it stays the current sale, PAID on the screens, and None is returned."""
         if self.selling:
             return None
         voided = None
         if self.current is not None and self.payable():
-            voided = await self.void(self.current)
+            try:
+                voided = await self.void(self.current)
+            except SalePaid as paid:  # paid meanwhile: nothing voided, PAID shown
+                self._follow(paid.sale)
+                return None
         self.current = None
         self.scheduler.focus(VIEW, None)
         return voided

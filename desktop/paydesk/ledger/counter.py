@@ -25,6 +25,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
+from .engine import LedgerError
 from .records import LinkRecord
 
 # What a sale is now, derived from its link's state and its void (in this order of rules):
@@ -46,6 +47,16 @@ DECISIONS = (REFUND, KEEP)
 
 class ShiftClosed(Exception):
     """The shift was closed already (by this desk or another): nothing was written."""
+
+
+class SalePaid(LedgerError):
+    """A void refused: the ledger holds the sale's link paid (success, refunded or
+    reversed), whatever a screen showed when the staff asked. Nothing was written; ``sale``
+    is the sale as the ledger holds it (PAID)."""
+
+    def __init__(self, sale: Sale):
+        super().__init__(f"{sale.tx_ref} is paid: nothing was voided")
+        self.sale = sale
 
 
 @dataclass(frozen=True)
@@ -164,6 +175,8 @@ class SaleQuery:
     since: datetime | None = None  # made at or after
     kinds: tuple[str, ...] = ()  # only these kinds (empty: all)
     undecided: bool = False  # only paid after void with no decision yet
+    hide_decided: bool = False  # leave out the payments after void already decided (refund
+    #                             or keep): finance's "still to do" list, paged in SQL
 
 
 class CounterBook(abc.ABC):
@@ -197,7 +210,9 @@ class CounterBook(abc.ABC):
     @abc.abstractmethod
     async def void(self, profile_id: str, tx_ref: str, by: str) -> Sale:
         """Void a sale: the counter stops showing it (its link is still watched). Voiding a
-        voided sale returns it as it is. Raises LedgerError when it is not a sale."""
+        voided sale returns it as it is. Raises SalePaid, writing nothing, when its link is
+        paid already (read in the void's own transaction: a payment is never booked as
+        "paid after void" because a screen lagged), LedgerError when it is not a sale."""
 
     @abc.abstractmethod
     async def decide(self, profile_id: str, tx_ref: str, decision: str, by: str) -> Sale:

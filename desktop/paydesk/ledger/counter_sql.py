@@ -99,6 +99,8 @@ def conditions(query: SaleQuery, before: int | None, *, mark: str,
         parts.append(f"({KIND}) IN ({_quoted(sorted(query.kinds))})")
     if query.undecided:
         parts.append(f"({KIND}) = '{PAID_AFTER_VOID}' AND d.decision IS NULL")
+    if query.hide_decided:  # a decision row is only ever written for a paid after void
+        parts.append("d.decision IS NULL")
     if before is not None:
         parts.append(f"s.id < {mark}")
         args.append(before)

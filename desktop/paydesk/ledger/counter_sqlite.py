@@ -11,7 +11,17 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from .counter import PAID_AFTER_VOID, CounterBook, Figures, Sale, SaleQuery, Shift, ShiftClosed
+from .counter import (
+    PAID,
+    PAID_AFTER_VOID,
+    CounterBook,
+    Figures,
+    Sale,
+    SalePaid,
+    SaleQuery,
+    Shift,
+    ShiftClosed,
+)
 from .counter_sql import (
     NEXT_NUMBER,
     SHIFT_SELECT,
@@ -120,8 +130,11 @@ class SqliteCounterBook(CounterBook):
 
     async def void(self, profile_id: str, tx_ref: str, by: str) -> Sale:
         def write(db: sqlite3.Connection) -> Sale:
-            if _must_sale(db, profile_id, tx_ref).voided:
-                return _must_sale(db, profile_id, tx_ref)
+            sale = _must_sale(db, profile_id, tx_ref)
+            if sale.voided:
+                return sale
+            if sale.kind == PAID:  # paid before the void: nothing to void
+                raise SalePaid(sale)
             db.execute("INSERT INTO counter_voids (profile_id, tx_ref, voided_at, voided_by)"
                        " VALUES (?, ?, ?, ?)", (profile_id, tx_ref, stamp(), by))
             return _must_sale(db, profile_id, tx_ref)

@@ -59,6 +59,10 @@ class PagedModel(HeadedModel):
             return  # the list was reloaded meanwhile
         listed = self.listed()
         first = len(listed)
+        if not rows:  # an empty page: nothing to insert (Qt refuses an empty range)
+            self._end, self._more = end, more
+            self.loaded.emit()
+            return
         self.beginInsertRows(QModelIndex(), first, first + len(rows) - 1)
         listed += rows
         self._end, self._more = end, more

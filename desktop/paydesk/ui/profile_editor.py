@@ -8,6 +8,7 @@ import asyncio
 from dataclasses import replace
 from pathlib import Path
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -75,6 +76,11 @@ class KeyField(QWidget):
         return self.edit.text().strip()
 
 
+LOGO_HINT = ("A file on this computer. Each counter shows the image at this path on its own "
+             "computer: with a shared ledger, put the image at the same path on every counter "
+             "(a counter without it shows no logo).")
+
+
 class CounterGroup(QGroupBox):
     """The profile's counter defaults: what a counter sale is made with when the customer
     gives no name or e-mail, and the logo the customer display shows."""
@@ -118,6 +124,14 @@ class CounterGroup(QGroupBox):
         row.addWidget(self.choose_logo)
         self.logo_message = add_field_row(form, "Customer display &logo", logo_row,
                                           "profile-counter-logo", self.logo)
+        # the path is read on each counter's own computer (a shared ledger shares the path,
+        # not the image): said where it is typed
+        self.logo_hint = QLabel(LOGO_HINT)
+        self.logo_hint.setObjectName("profile-counter-logo-hint")
+        self.logo_hint.setAccessibleName(LOGO_HINT)
+        self.logo_hint.setWordWrap(True)
+        self.logo_hint.setTextFormat(Qt.TextFormat.PlainText)
+        form.addRow("", self.logo_hint)
         use_fixed(self.shop_email, self.logo)
         self.shop_email.textEdited.connect(lambda _: self.shop_email_message.say(None))
 

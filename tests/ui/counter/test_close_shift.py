@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit, QPushButton
 
 from paydesk.ledger.counter import SaleQuery
+from paydesk.ui.counter import report_paper
 from tests.helpers import need_system
 from tests.ui import press
 from tests.ui.test_accessibility import _labels_named_otherwise, _unnamed_focusable
@@ -69,12 +70,23 @@ def test_close_shift_asks_freezes_and_saves_the_report(counter, loop, tmp_path):
     assert report.windowTitle() == f"Shift report — {controller.name}" and report.isWindow()
     assert _unnamed_focusable(report, at_least=3) == [] and _labels_named_otherwise(report) == []
     assert [b.accessibleName() for b in (report.print_button, report.save_button,
-                                         report.close_button)] == ["Print", "Save as PDF", "Close"]
+                                         report.folder_button, report.close_button)] == [
+        "Print", "Save as PDF", "Open folder", "Close"]
     closed = loop.run(book.shift(shift.id))
     assert closed.closed and closed.closed_by == controller.user
     assert (closed.figures.made, closed.figures.paid, closed.figures.voided) == (2, 1, 1)
     assert report.values["Sales made"].text() == "2" and report.values["Shift"].text() == str(
         shift.id)
+    # saved by itself as PDF, in Documents/Shift reports; Print… has the focus (a printer
+    # must be chosen), and Open folder is offered
+    saved = report_paper.folder() / report_paper.report_name(closed)
+    assert saved.name.startswith(f"Shift {shift.id} — {controller.name} — ")
+    assert report.message.text() == f"Saved the report as PDF to {saved}"
+    assert report.message.isVisible() and report.folder_button.isVisible()
+    assert report.print_button.isDefault() and report.focusWidget() is report.print_button
+    text = _pdf_text(saved)
+    for label, value in report.lines():
+        assert f"{label} {value}" in text, (label, value, text)
     press.click(report.save_button)
     dialog = _shown(loop, "save-dialog")
     target = tmp_path / "shift.pdf"
@@ -128,3 +140,48 @@ def test_close_shift_asks_freezes_and_saves_the_report(counter, loop, tmp_path):
     assert model.text(*model.at(1), 4) != "open" and model.text(*model.at(0), 4) == "open"
     press.escape(shifts.shifts)  # Escape closes it
     loop.until(lambda: not shifts.isVisible(), message="the window closed")
+
+
+def test_a_shift_closed_meanwhile_is_told_and_its_report_shown(counter, loop):
+    """Another window on the same data folder (or another desk) closes the shift while the
+    staff read its count: their Close shift closes nothing else, opens no empty shift, says
+    who closed it and shows that shift's report."""
+    tab, controller = counter.tab, counter.app.window.desk.counter
+    book = controller.book
+    sale = counter.sell("7")
+    task = press.starting("close shift", lambda: press.click(tab.close_shift_button))
+    box = _shown(loop, "confirm-close-shift")
+    loop.run(book.close_shift(sale.shift_id, "bob"))  # the other window's close
+    shifts = loop.run(book.shifts())
+    press.click(press.button(box, "Close shift"))
+    told = _shown(loop, "close-shift-told")
+    assert told.text().startswith("This shift was closed already (by bob, "), told.text()
+    press.click(press.button(told, "OK"))
+    report = _shown(loop, "shift-report")
+    said = dict(report.lines())
+    assert said["Shift"] == str(sale.shift_id) and said["Sales made"] == "1"
+    assert said["Closed"].endswith(" by bob")
+    press.click(report.close_button)
+    assert loop.run(task).id == sale.shift_id
+    assert loop.run(book.shifts()) == shifts  # no shift opened to be closed
+    assert loop.run(book.current_shift(controller.name, sale.profile_id, sale.mode)) is None
+
+
+def test_a_mode_switched_while_asked_closes_the_shift_confirmed(counter, loop):
+    """The staff confirm the test shift's count; the mode is switched to live before they
+    press Close shift: the test shift is closed, and no live shift is opened to be closed."""
+    tab, app = counter.tab, counter.app
+    controller, book = app.window.desk.counter, app.window.desk.counter.book
+    sale = counter.sell("4")
+    task = press.starting("close shift", lambda: press.click(tab.close_shift_button))
+    box = _shown(loop, "confirm-close-shift")
+    loop.run(app.session.set_mode("live"))
+    press.click(press.button(box, "Close shift"))
+    report = _shown(loop, "shift-report")
+    said = dict(report.lines())
+    assert said["Shift"] == str(sale.shift_id) and said["Sales made"] == "1"
+    assert said["Mode"].startswith("Test")
+    press.click(report.close_button)
+    closed = loop.run(task)
+    assert closed.id == sale.shift_id and closed.mode == "test" and closed.closed
+    assert loop.run(book.current_shift(controller.name, sale.profile_id, "live")) is None

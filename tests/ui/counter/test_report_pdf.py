@@ -9,7 +9,8 @@ from decimal import Decimal
 
 from paydesk.desk.shift_report import lines
 from paydesk.ledger.counter import CurrencyFigures, Figures, Shift
-from paydesk.ui.counter.report import pdf_bytes, report_lines
+from paydesk.ui.counter import report_paper
+from paydesk.ui.counter.report_paper import pdf_bytes, report_lines
 from tests.helpers import need_system
 
 OPENED = datetime(2026, 11, 26, 8, 0, tzinfo=UTC)
@@ -55,3 +56,24 @@ def test_the_pdf_reads_back_as_the_report(qapp, tmp_path):
 def test_a_live_shifts_pdf_has_no_test_mark(qapp, tmp_path):
     text = pdf_text(tmp_path, pdf_bytes(shift("live"), FIGURES))
     assert "TEST" not in text and "Mode Live" in " ".join(text.split())
+
+
+def test_a_closed_shifts_pdf_is_saved_off_the_gui_thread_and_never_over_another(loop,
+                                                                                  tmp_path):
+    """Close shift's own PDF: rendered in a worker thread (what a test can see of it: it
+    reads back as the report), named "Shift 4217 — Till 1 — <local close time>.pdf" in
+    Documents/Shift reports, and a second one of that name is "… (2).pdf"."""
+    assert report_paper.folder().parent == report_paper.documents()
+    assert report_paper.folder().name == "Shift reports"
+    when = CLOSED.astimezone().strftime("%Y-%m-%d %H-%M")
+    odd = shift(counter="Till/1: back")
+    assert report_paper.report_name(odd) == f"Shift 4217 — Till-1- back — {when}.pdf"
+    first = loop.run(report_paper.save_closed(shift(), FIGURES, "Corner Shop", tmp_path / "r"))
+    assert first == tmp_path / "r" / f"Shift 4217 — Till 1 — {when}.pdf"
+    second = loop.run(report_paper.save_closed(shift(), FIGURES, "Corner Shop", tmp_path / "r"))
+    assert second == tmp_path / "r" / f"Shift 4217 — Till 1 — {when} (2).pdf"
+    assert first.read_bytes()[:5] == b"%PDF-" and first.stat().st_size > 0
+    text = pdf_text(tmp_path, second.read_bytes())
+    rows = {" ".join(line.split()) for line in text.splitlines()}
+    for label, value in report_lines(shift(), FIGURES, "Corner Shop"):
+        assert f"{label} {value}" in rows, (label, value, text)

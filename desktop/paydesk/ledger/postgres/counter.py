@@ -17,7 +17,17 @@ from datetime import UTC, datetime
 
 from psycopg.errors import UniqueViolation
 
-from ..counter import PAID_AFTER_VOID, CounterBook, Figures, Sale, SaleQuery, Shift, ShiftClosed
+from ..counter import (
+    PAID,
+    PAID_AFTER_VOID,
+    CounterBook,
+    Figures,
+    Sale,
+    SalePaid,
+    SaleQuery,
+    Shift,
+    ShiftClosed,
+)
 from ..counter_sql import (
     NEXT_NUMBER,
     SHIFT_SELECT,
@@ -149,7 +159,13 @@ class PostgresCounterBook(CounterBook):
 
     async def void(self, profile_id: str, tx_ref: str, by: str) -> Sale:
         def write(conn: Conn) -> Sale:
-            _must_sale(conn, profile_id, tx_ref)
+            # the link's row held until the void commits: a payment being written on another
+            # desk is waited for and read, not slipped in between the read and the void
+            conn.execute("SELECT 1 FROM links WHERE profile_id = %s AND tx_ref = %s FOR SHARE",
+                         (profile_id, tx_ref))
+            sale = _must_sale(conn, profile_id, tx_ref)
+            if sale.kind == PAID:  # paid before the void: nothing to void
+                raise SalePaid(sale)
             made = conn.execute("INSERT INTO counter_voids (profile_id, tx_ref, voided_by)"
                                 " VALUES (%s, %s, %s) ON CONFLICT (profile_id, tx_ref)"
                                 " DO NOTHING RETURNING tx_ref", (profile_id, tx_ref, by)).fetchone()

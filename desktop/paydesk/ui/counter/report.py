@@ -1,18 +1,22 @@
-"""A counter's shift report: painted on paper or a PDF (``paint``, ``pdf_bytes``), shown in a
-dialog with Print… and Save as PDF… (``ShiftReportDialog``), and the close of a shift from
-the Counter tab (``close_shift``: the count so far, confirmed, frozen in the ledger, then the
-report). The lines are desk/shift_report.py's, the same on screen and on paper; the shift's
-number is drawn in the fixed font (ui/fixed_text.py). Files are written off the GUI thread."""
+"""A counter's shift report (painted on paper or a PDF by ``report_paper``), shown in a
+dialog with Print…, Save as PDF… and, after a close, Open folder (``ShiftReportDialog``), and
+the close of a shift from the Counter tab (``close_shift``: the count so far, confirmed,
+frozen in the ledger, its PDF saved by itself in Documents/Shift reports, then the report
+with Print… focused). The lines are desk/shift_report.py's, the same on screen and on
+paper; the shift's number is drawn in the fixed font (ui/fixed_text.py). Nothing is painted
+on paper or a PDF, nor written, on the GUI thread (``report_paper``)."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QPageLayout, QPageSize, QPainter, QPdfWriter, QTextOption
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import (
+    QDesktopServices,
+    QPageLayout,
+)
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -23,103 +27,27 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...desk.shift_report import heading, lines
+from ...desk.shift_report import heading
 from ...desk.tasks import TaskSet
+from ...desk.texts import local_time
 from ...ledger import LedgerError
 from ...ledger.counter import Figures, SaleQuery, Shift, ShiftClosed
 from ..dialogs import confirm, run_dialog, shown
-from ..fixed_text import fixed_font, fixed_option, use_fixed
+from ..fixed_text import use_fixed
+from . import report_paper
+from .report_paper import FIXED, report_lines
 
 log = logging.getLogger("paydesk.ui.counter.report")
-FIXED = {"Shift"}  # read back and typed (finance asks for "shift 12"): the fixed font
-
-
-def report_lines(shift: Shift, figures: Figures, profile: str | None = None) -> list[tuple[str, str]]:
-    """desk/shift_report.py's lines, with the shift's number after the counter's name."""
-    said = lines(shift, figures, profile or "")
-    return said[:1] + [("Shift", str(shift.id))] + said[1:]
-
-
-def _words() -> QTextOption:
-    option = QTextOption(Qt.AlignmentFlag.AlignLeft)
-    option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
-    return option
-
-
-def paint(painter: QPainter, rect: QRectF, heading: str, lines: list[tuple[str, str]],
-          test: bool = False) -> None:
-    """Paint a report in ``rect`` (device pixels): the heading, then a label and its value a
-    line; TEST across the page for a test-mode shift."""
-    unit = rect.width() / 100  # layout in hundredths of the width
-    if test:
-        painter.save()
-        mark = QFont()
-        mark.setPixelSize(int(unit * 24))
-        mark.setBold(True)
-        painter.setFont(mark)
-        painter.setPen(QColor(245, 166, 35, 110))
-        painter.translate(rect.center())
-        painter.rotate(-30)
-        painter.drawText(QRectF(-rect.width(), -unit * 20, rect.width() * 2, unit * 40),
-                         Qt.AlignmentFlag.AlignCenter, "TEST")
-        painter.restore()
-    title = QFont()
-    title.setPixelSize(int(unit * 4.5))
-    title.setBold(True)
-    painter.setFont(title)
-    painter.setPen(QColor("black"))
-    top = rect.top() + unit * 3
-    painter.drawText(QRectF(rect.left(), top, rect.width(), unit * 8),
-                     heading + (" — TEST" if test else ""), _words())
-    y = top + unit * 11
-    step = min(unit * 4.2, (rect.bottom() - y) / max(len(lines), 1))  # one page, always
-    body = QFont()
-    body.setPixelSize(int(min(unit * 2.6, step * 0.7)))
-    body.setFeature(QFont.Tag("liga"), 0)
-    label_font = QFont(body)
-    label_font.setBold(True)
-    fixed = fixed_font(body)
-    for label, value in lines:
-        painter.setFont(label_font)
-        painter.drawText(QRectF(rect.left(), y, unit * 34, step), label, _words())
-        painter.setFont(fixed if label in FIXED else body)
-        option = fixed_option() if label in FIXED else _words()
-        painter.drawText(QRectF(rect.left() + unit * 36, y, unit * 64, step), value, option)
-        y += step
-
-
-def pdf_bytes(shift: Shift, figures: Figures, profile: str | None = None) -> bytes:
-    """The report as a one-page A4 PDF, in memory (the caller writes it off the GUI thread)."""
-    data = QByteArray()
-    buffer = QBuffer(data)
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    writer = QPdfWriter(buffer)
-    writer.setPageSize(QPageSize(QPageSize.PageSizeId.A4))
-    writer.setPageMargins(QMarginsF(15, 15, 15, 15), QPageLayout.Unit.Millimeter)
-    writer.setResolution(300)
-    writer.setTitle(heading(shift))
-    writer.setCreator("PayDesk")
-    painter = QPainter(writer)
-    area = writer.pageLayout().paintRectPixels(writer.resolution())
-    paint(painter, QRectF(0, 0, area.width(), area.height()), heading(shift),
-          report_lines(shift, figures, profile), shift.mode == "test")
-    painter.end()
-    buffer.close()
-    return bytes(data)
-
-
-def file_name(shift: Shift) -> str:
-    safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in shift.counter)
-    return f"shift-{safe}-{shift.id}.pdf"
-
-
 class ShiftReportDialog(QDialog):
     """One shift's report on screen, with Print… and Save as PDF…. ``figures``: the shift's
-    frozen ones when omitted (a closed shift); an open shift's count so far otherwise."""
+    frozen ones when omitted (a closed shift); an open shift's count so far otherwise.
+    ``saved``: opened just after Close shift, where its PDF was saved by itself (a Path,
+    with Open folder), or why it could not be (an OSError); Print… has the focus then (the
+    staff choose the printer)."""
 
     def __init__(self, shift: Shift, figures: Figures | None = None, *,
                  profile: str | None = None, tasks: TaskSet | None = None,
-                 parent: QWidget | None = None):
+                 parent: QWidget | None = None, saved: Path | OSError | None = None):
         super().__init__(parent)
         self.shift, self.profile = shift, profile
         self.figures = figures if figures is not None else (shift.figures or Figures())
@@ -160,18 +88,34 @@ class ShiftReportDialog(QDialog):
         self.print_button = buttons.addButton("Print…", QDialogButtonBox.ButtonRole.ActionRole)
         self.save_button = buttons.addButton("Save as PDF…",
                                              QDialogButtonBox.ButtonRole.ActionRole)
+        self.folder_button = buttons.addButton("Open folder",
+                                               QDialogButtonBox.ButtonRole.ActionRole)
         self.close_button = buttons.addButton("Close", QDialogButtonBox.ButtonRole.RejectRole)
         for button, name in ((self.print_button, "shift-report-print"),
                              (self.save_button, "shift-report-save"),
+                             (self.folder_button, "shift-report-folder"),
                              (self.close_button, "shift-report-close")):
             button.setObjectName(name)
             button.setAccessibleName(button.text().rstrip("…"))
             button.setAutoDefault(False)
-        self.close_button.setDefault(True)
+        self.saved = saved if isinstance(saved, Path) else None
+        self.folder_button.setVisible(self.saved is not None)
+        self.folder_button.clicked.connect(self.open_folder)
+        if saved is None:  # a reprint (finance's window): Close is what Enter does
+            self.close_button.setDefault(True)
+        else:  # just closed: the paper next; Enter opens the print dialog
+            self.print_button.setDefault(True)
+            self.print_button.setFocus(Qt.FocusReason.OtherFocusReason)
         self.print_button.clicked.connect(lambda: self.tasks.replace("print", self.print_report()))
         self.save_button.clicked.connect(lambda: self.tasks.replace("save", self.save_pdf()))
         self.close_button.clicked.connect(self.reject)
         layout.addWidget(buttons)
+        if isinstance(saved, Path):
+            self.say(f"Saved the report as PDF to {saved}")
+        elif saved is not None:
+            self.say("Could not save the report as PDF in "
+                     f"{report_paper.folder()}: {saved.strerror or saved}. "
+                     "Save it with Save as PDF…")
 
     def lines(self) -> list[tuple[str, str]]:
         return report_lines(self.shift, self.figures, self.profile)
@@ -185,12 +129,12 @@ class ShiftReportDialog(QDialog):
         from ..transactions.actions import save_path
 
         path = await save_path(self, "Save the shift report as PDF", ["PDF (*.pdf)"],
-                               file_name(self.shift))
+                               report_paper.report_name(self.shift))
         if path is None:
             return None
-        data = pdf_bytes(self.shift, self.figures, self.profile)
+        data = await report_paper.render(self.shift, self.figures, self.profile)
         try:
-            await asyncio.to_thread(path.write_bytes, data)
+            await report_paper.write(path, data)
         except OSError as error:
             self.say(f"Could not save {path.name}: {error.strerror or error}")
             return None
@@ -210,16 +154,19 @@ class ShiftReportDialog(QDialog):
         async with shown(dialog) as code:
             if not code:
                 return None
-            painter = QPainter()
-            if not painter.begin(printer):
-                self.say("Could not print: the printer refused the page")
-                return False
-            area = printer.pageLayout().paintRectPixels(printer.resolution())
-            paint(painter, QRectF(0, 0, area.width(), area.height()), heading(self.shift),
-                  self.lines(), self.shift.mode == "test")
-            painter.end()
+        # the dialog is gone: the printer is painted (and spooled, or its PDF file written)
+        # in a worker thread, never on the GUI thread
+        self.say("Printing…")
+        if not await report_paper.print_on(printer, self.shift, self.lines()):
+            self.say("Could not print: the printer refused the page")
+            return False
         self.say("Sent to the printer")
         return True
+
+    def open_folder(self) -> None:
+        """The folder the report was saved in, in the system's file manager."""
+        if self.saved is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.saved.parent)))
 
     def done(self, result: int) -> None:  # Qt's name
         self.tasks.cancel()
@@ -265,15 +212,29 @@ async def close_shift(controller: Any, parent: QWidget | None) -> Shift | None:
                          f"The count so far, frozen once closed:\n\n{count}",
                          "Close shift", "Cancel", object_name="confirm-close-shift"):
         return None
+    saved: Path | OSError | None = None
     try:
-        closed = await controller.close_shift()
-    except ShiftClosed:
-        closed = await book.shift(shift.id)  # closed meanwhile (by another desk): its report
+        closed = await controller.close_shift(shift.id)  # the shift confirmed, never another
+        try:  # the paper needs a printer chosen by the staff; the PDF is kept by itself
+            saved = await report_paper.save_closed(closed, closed.figures or Figures(),
+                                                   profile.name)
+        except OSError as error:
+            log.warning("the report of shift %s was not saved: %s", closed.id, error)
+            saved = error
+    except ShiftClosed:  # closed meanwhile (another window or desk): its close stands
+        try:
+            closed = await book.shift(shift.id)
+        except LedgerError as error:
+            await _tell(parent, "Close shift", f"The shift's close could not be read: {error}")
+            return None
+        if closed is None:
+            return None
+        await _tell(parent, "Close shift", "This shift was closed already (by "
+                    f"{closed.closed_by}, {local_time(closed.closed_at)}): here is its report.")
     except LedgerError as error:
         await _tell(parent, "Close shift", f"The shift was not closed: {error}")
         return None
-    if closed is None:
-        return None
-    dialog = ShiftReportDialog(closed, profile=profile.name, tasks=session.tasks, parent=parent)
+    dialog = ShiftReportDialog(closed, profile=profile.name, tasks=session.tasks, parent=parent,
+                               saved=saved)
     await run_dialog(dialog)
     return closed

@@ -36,6 +36,7 @@ from .shift_lists import SalesModel, ShiftsModel
 
 log = logging.getLogger("paydesk.ui.counter.shifts")
 TITLE = "Counter shifts"
+BANNER_MOST = 100  # undecided payments after void counted one by one; more: "More than"
 
 
 def _table(name: str, model) -> QTableView:
@@ -212,13 +213,34 @@ class CounterShiftsWindow(QWidget):
             self.shifts_model.changed(shift, figures)
 
     def _count(self, *_: object) -> None:
-        undecided = self.sales_model.undecided()
-        text = (f"{undecided} paid after void: refund or keep" if undecided != 1
-                else "1 payment after void: refund or keep")
+        """The banner counts the undecided payments after void in the ledger (one bounded
+        page), not the rows of the list read so far (a list scrolled a page at a time)."""
+        self._enable()
+        query = self.query()
+        if query is None:
+            self._say_undecided(0)
+            return
+        self.tasks.replace("undecided", self._count_undecided(query))
+
+    async def _count_undecided(self, query: tuple[str, str]) -> None:
+        try:
+            undecided = await self.controller.book.sales(
+                SaleQuery(profile_id=query[0], mode=query[1], undecided=True),
+                limit=BANNER_MOST + 1)
+        except LedgerError as error:
+            log.info("could not count the payments after void: %s", error)
+            return
+        if query == self.query():
+            self._say_undecided(len(undecided))
+
+    def _say_undecided(self, undecided: int) -> None:
+        text = ("1 payment after void: refund or keep" if undecided == 1
+                else f"More than {BANNER_MOST} paid after void: refund or keep"
+                if undecided > BANNER_MOST
+                else f"{undecided} paid after void: refund or keep")
         self.banner.setText(text)
         self.banner.setAccessibleName(text)
         self.banner.setVisible(bool(undecided))
-        self._enable()
 
     def chosen_shift(self) -> tuple[Shift, Figures | None] | None:
         rows = self.shifts.selectionModel().selectedRows()

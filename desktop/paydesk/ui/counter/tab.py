@@ -315,6 +315,8 @@ class CounterTab(QWidget):
         except (LedgerError, ServiceError) as failure:
             self.message.say(getattr(failure, "message", None) or str(failure))
             return None
+        if self.controller.current is not None:  # paid meanwhile (SalePaid): PAID stays shown
+            return self.message.say("The customer paid meanwhile: nothing was voided", ok=True)
         self.entry.clear()
         self.show_sale(None)
         self.amount.setFocus(Qt.FocusReason.OtherFocusReason)
