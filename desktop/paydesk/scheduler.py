@@ -53,6 +53,7 @@ class Entry:
     waiting: bool = False  # ...still waiting for a place in its lane
     moved: bool = False  # ...cancelled to go to the on-screen lane at once
     focused_since: float | None = None  # monotonic: when a view began to show it
+    least: float = 0.0  # s: checked no more often than this (later()), unless on screen
 
     @property
     def settling(self) -> bool:
@@ -137,6 +138,19 @@ class Scheduler:
             self._entries[record.key].record = record
         else:
             self.watch(record)
+
+    def later(self, key: Key, every: float) -> None:
+        """Check the watched record ``key`` first in ``every`` s, and no more often after
+        (unless a view shows it): a link of a batch of bulk links, one of hundreds made at
+        once and paid over days by people not watching a screen here. A "creating" one is
+        settled at the usual pace."""
+        entry = self._entries.get(key)
+        if entry is None or entry.settling:
+            return
+        entry.least = every
+        entry.interval = max(entry.interval, every)
+        if not self._is_focused(key):
+            entry.due = max(entry.due, time.monotonic() + every)
 
     def keep_only(self, keep: Callable[[LinkRecord], bool]) -> None:
         """Stop watching every record ``keep`` refuses (another desk checks them now)."""
@@ -311,7 +325,8 @@ class Scheduler:
         entry.record = record
         grow = 2.0 if record.state == CREATING else 1.5
         start = self.settle_first if record.state == CREATING else self.first_every
-        entry.interval = min(self._slowest(entry), max(start, entry.interval * grow))
+        entry.interval = max(entry.least if not entry.settling else 0.0,
+                             min(self._slowest(entry), max(start, entry.interval * grow)))
         entry.due = time.monotonic() + self._pace(record, entry.interval)
 
     # -- paid records: refunds and reversals ----------------------------------------------

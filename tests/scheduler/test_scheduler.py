@@ -245,3 +245,24 @@ async def test_a_link_long_on_screen_is_checked_less_often(running):
     await asyncio.sleep(1.0)
     later = service.count("SHOWN") - early
     assert early >= 3 and later <= 3  # every 0.05 s at first, then every 0.5 s
+
+
+async def test_later_checks_a_batch_link_seldom_unless_on_screen(running):
+    """A link of a batch of bulk links (``later``): first checked after its time and no more
+    often after, while the others go on at their pace; shown on screen, it is checked at
+    once. A create is settled at the usual pace."""
+    service = Service()
+    scheduler = running(service)
+    for ref in ("BATCH-1", "OTHER"):
+        scheduler.watch(record(ref))
+    scheduler.watch(record("MAKING", state="creating"))
+    scheduler.later(("p1", "BATCH-1"), 0.6)
+    scheduler.later(("p1", "MAKING"), 0.6)
+    scheduler.later(("p1", "NOT-WATCHED"), 0.6)  # nothing to slow: nothing happens
+    await until_async(lambda: service.count("OTHER") >= 3, 3, "the other link checked often")
+    assert service.count("BATCH-1") == 0 and service.count("MAKING", "settle") >= 1
+    await until_async(lambda: service.count("BATCH-1") >= 2, 5, "the batch's link checked")
+    first, second = [t for _, ref, t in service.calls if ref == "BATCH-1"][:2]
+    assert second - first >= 0.5
+    scheduler.focus("panel", record("BATCH-1"))
+    await until_async(lambda: service.count("BATCH-1") >= 3, 1, "the link on screen checked")

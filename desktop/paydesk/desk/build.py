@@ -225,7 +225,8 @@ def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
                 transactions=TransactionsController(links),
                 cards=CardsController(session, card_ledger), scheduler=scheduler, inbox=inbox,
                 book=book, counter=CounterController(session, links, book, scheduler),
-                batches=batches, bulk=BulkController(session, links, batches, hub), live=live)
+                batches=batches, live=live,
+                bulk=BulkController(session, links, batches, hub, scheduler=scheduler))
     if live is not None:  # another desk's sales and shifts, read from the book
         live.book = book
     scheduler.notified = _notified(desk)

@@ -30,12 +30,14 @@ def user() -> str:
 
 async def keep(book: BatchBook, profile: Profile, mode: str, file: str | Path,
                rows: list[BulkRow], policy: str, *, name: str | None = None,
-               by: str | None = None) -> tuple[Batch, bool]:
+               by: str | None = None, desk_id: str = "") -> tuple[Batch, bool]:
     """The batch the checked ``rows`` of ``file`` belong to, written: the newest batch of
     that file name (its rows not sent yet take the corrected values, new rows are added,
     rows sent stay as they are), else a new one named ``name`` (default: the file's name).
     Returns it and whether it joined an earlier batch. "All or nothing" with a row with
-    problems is refused here, before anything is written (ValueError)."""
+    problems is refused here, before anything is written (ValueError). ``desk_id``: this
+    installation's id, carried by a new batch's references as by every reference drawn
+    here ("SHOP-K7QM4X-AB12CD-00042"; on a shared ledger a desk knows its own creates)."""
     if policy == ALL and any(r.problems for r in rows):
         raise ValueError("All or nothing: fix every row with problems first")
     file_name = Path(file).name
@@ -46,6 +48,7 @@ async def keep(book: BatchBook, profile: Profile, mode: str, file: str | Path,
         if batch is None:
             raise LedgerError(f"batch {earlier.id} is not in the batches' book")
         return batch, True
+    prefix = f"{profile.txref_prefix}-{desk_id}" if desk_id else profile.txref_prefix
     batch = await book.add_batch(profile.id, mode, name or file_name, file_name, policy,
-                                 by or user(), new_rows(rows), txref_prefix=profile.txref_prefix)
+                                 by or user(), new_rows(rows), txref_prefix=prefix)
     return batch, False

@@ -18,6 +18,9 @@ sent twice), with pause, resume and cancel, and the service's 429s waited out by
   the active profile's key, so a switch pauses the batch (it goes on when resumed there).
 - ``batch_changed(batch_id)`` is said on the hub at most every 100 ms per batch while it runs,
   and once at its end.
+- The scheduler checks a batch's new link first after 5 minutes and no more often
+  (``Scheduler.later``), unless a view shows it: thousands are made in minutes and paid over
+  days; their creates are not slowed by thousands of look-ups.
 """
 
 from __future__ import annotations
@@ -27,10 +30,12 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ...ledger import CREATING, LedgerError, LinkRecord
 from ...ledger.batch import ALL, CREATED, WAITING, Batch, BatchBook, BatchFigures, BatchRow
 from ...reconcile import Progress, Reconciler
+from ...scheduler import Scheduler
 from ...service.errors import (
     AuthenticationError,
     RateLimitedError,
@@ -42,6 +47,8 @@ from ..events import Hub
 from ..links import LinksController, LocalDuplicate
 from ..session import NoKeyError, Session
 from .check import BulkRow, request_of
+from .keep import keep
+from .progress import report
 
 log = logging.getLogger("paydesk.bulk")
 PARALLEL = 4  # calls at a time
@@ -50,6 +57,7 @@ EVERY = 0.1  # s: batch_changed at most this often per batch
 CANCEL_WAIT = 1.0  # s: cancel returns by then; calls still under way finish behind it
 LIMITED_TRIES = 6  # 429s in a row for one row before it is left to the scheduler
 UNREACHABLE_IN_A_ROW = 3  # the service out of reach for this many rows: the batch pauses
+CHECK_EVERY = 300.0  # s: a batch's link is checked first after this, and no more often
 
 
 class BatchRefused(Exception):
@@ -71,6 +79,7 @@ class _Run:
     sent: int = 0  # rows sent by this run
     refused: int = 0
     unreachable: int = 0  # rows in a row the service could not be reached for
+    under_way: int = 0  # rows being sent now
     task: asyncio.Task | None = None
     last_said: float = 0.0
     saying: asyncio.TimerHandle | None = None
@@ -82,9 +91,12 @@ class BulkController:
     (``ledger/batch.py``) in tasks of its own (they end with the desk)."""
 
     def __init__(self, session: Session, links: LinksController, batches: BatchBook,
-                 hub: Hub, *, parallel: int = PARALLEL):
+                 hub: Hub, *, parallel: int = PARALLEL, scheduler: Scheduler | None = None,
+                 check_every: float = CHECK_EVERY):
         self.session, self.links, self.batches, self.hub = session, links, batches, hub
         self.parallel = parallel
+        self.scheduler = scheduler  # told to check the batch's links slowly (later())
+        self.check_every = check_every
         self.tasks = session.tasks.child()
         self._runs: dict[int, _Run] = {}
 
@@ -97,6 +109,11 @@ class BulkController:
     def paused(self, batch_id: int) -> bool:
         run = self._runs.get(batch_id)
         return self.running(batch_id) and run is not None and not run.go.is_set()
+
+    def under_way(self, batch_id: int) -> int:
+        """Rows being sent now (after a pause or cancel: the calls still finishing)."""
+        run = self._runs.get(batch_id)
+        return run.under_way if run is not None and self.running(batch_id) else 0
 
     def service_pause(self, batch_id: int) -> int | None:
         """Seconds left of a pause the service asked for (a 429), or None."""
@@ -120,6 +137,14 @@ class BulkController:
         if not run.go.is_set():
             return run.why_paused or "Paused"
         return "Cancelling…" if run.cancelled else "Creating links…"
+
+    async def keep(self, file: str | Path, rows: list[BulkRow], policy: str, *,
+                   name: str | None = None) -> tuple[Batch, bool]:
+        """The checked ``rows`` of ``file`` as a batch of the active profile and mode, new or
+        joined (``keep.keep``), its references carrying this installation's id."""
+        profile, mode = self.session.active()
+        return await keep(self.batches, profile, mode, file, rows, policy, name=name,
+                          desk_id=self.session.installation_id)
 
     async def progress(self, batch_id: int) -> BatchFigures:
         return await self.batches.figures(batch_id)
@@ -273,6 +298,7 @@ class BulkController:
     async def _worker(self, run: _Run, queue: asyncio.Queue[BatchRow | None]) -> None:
         while (row := await queue.get()) is not None:
             while await self._ready(run):  # cancelled: the queue is drained, nothing sent
+                run.under_way += 1
                 try:
                     if not await self._one(run, row):
                         break
@@ -281,6 +307,8 @@ class BulkController:
                 except Exception:  # one row's fault is not the batch's
                     log.exception("row %s of batch %s", row.number, run.batch.id)
                     break
+                finally:
+                    run.under_way -= 1
             self._changed(run)
 
     async def _one(self, run: _Run, row: BatchRow) -> bool:
@@ -290,8 +318,9 @@ class BulkController:
         request = request_of(BulkRow(row.number, row.values), row.tx_ref)
         try:
             self._check_active(batch)  # create sends with the active profile: checked here,
-            await self.links.create(request, claimed=True,  # with nothing awaited between
-                                    ours=row.tx_ref == batch.ref(row.number))
+            record = await self.links.create(request, claimed=True,  # nothing awaited between
+                                             ours=row.tx_ref == batch.ref(row.number))
+            self._slowly(record)
             run.sent += 1
             run.unreachable = 0
         except BatchRefused as error:  # another profile or mode was made active
@@ -344,11 +373,18 @@ class BulkController:
                     run.refused += 1
                 else:
                     run.sent += 1
+                    self._slowly(settled)
                 return
         except ServiceError:
             return  # noted on the record; the scheduler settles it
         finally:
             self.links.creating.discard(key)
+
+    def _slowly(self, record: LinkRecord) -> None:
+        """The scheduler checks a batch's new link after ``check_every`` s, and no more often
+        (thousands made in minutes, paid over days: not each looked up within seconds)."""
+        if self.scheduler is not None:
+            self.scheduler.later(record.key, self.check_every)
 
     def _stop(self, run: _Run, why: str) -> None:
         run.why_paused = why
@@ -356,18 +392,7 @@ class BulkController:
         self._changed(run)
 
     async def _report(self, run: _Run, how: str) -> str:
-        f = await self.batches.figures(run.batch.id)
-        made = f.created + f.paid + f.failed
-        parts = [f"{made} of {f.rows} links created"]
-        if f.refused:
-            parts.append(f"{f.refused} refused")
-        if f.creating:
-            parts.append(f"{f.creating} waiting for the service's answer")
-        if f.waiting:
-            parts.append(f"{f.waiting} not sent")
-        if f.skipped:
-            parts.append(f"{f.skipped} skipped")
-        return f"{how}: " + ", ".join(parts)
+        return report(await self.batches.figures(run.batch.id), how)
 
     def _changed(self, run: _Run) -> None:
         """``batch_changed`` now, or at most every ``EVERY`` s while rows keep changing."""

@@ -39,8 +39,7 @@ from .engine import PgEngine
 from .search import SELECT, Conn, record
 
 _ROWS = row_select(SELECT)
-_INSERT_ROW = ("INSERT INTO batch_rows (batch_id, number, profile_id, tx_ref, cells, skipped)"
-               " VALUES (%s, %s, %s, %s, %s, %s)")
+_COPY_ROWS = "COPY batch_rows (batch_id, number, profile_id, tx_ref, cells, skipped) FROM STDIN"
 
 
 def _utc(when: datetime) -> datetime:
@@ -62,12 +61,14 @@ def _must_batch(conn: Conn, batch_id: int, lock: bool = False) -> Batch:
 
 
 def _insert(conn: Conn, batch: Batch, rows: list[NewRow]) -> None:
+    """The rows COPYed in (a file of 50,000 rows in one go)."""
     if not rows:
         return
-    with conn.cursor() as cursor:
-        cursor.executemany(_INSERT_ROW, [
-            (batch.id, number, batch.profile_id, tx_ref or row_ref(batch.prefix, number),
-             cells(values), int(skipped)) for number, tx_ref, values, skipped in rows])
+    with conn.cursor() as cursor, cursor.copy(_COPY_ROWS) as copy:
+        for number, tx_ref, values, skipped in rows:
+            copy.write_row((batch.id, number, batch.profile_id,
+                            tx_ref or row_ref(batch.prefix, number), cells(values),
+                            int(skipped)))
 
 
 class PostgresBatchBook(BatchBook):
