@@ -10,7 +10,13 @@ from PySide6.QtCore import Qt
 from paydesk.ui.bulk.grid import PROBLEM_BACKGROUND
 from tests.ui import press
 from tests.ui.bulk.conftest import row, write_csv
-from tests.ui.test_accessibility import _unnamed_focusable
+from tests.ui.test_accessibility import _labels_named_otherwise, _unnamed_focusable
+
+
+def named_right(window) -> None:
+    """Every control named (what a screen reader says), every label by what it shows."""
+    assert _unnamed_focusable(window, at_least=3) == []
+    assert _labels_named_otherwise(window) == []
 
 
 def problems(window) -> list[str]:
@@ -37,7 +43,7 @@ def test_a_file_is_checked_fixed_in_place_and_created(shop, tmp_path):
     ], delimiter=";", bom=True, blank_last=True)  # European Excel's CSV, an empty last row
     window = shop.open_bulk()
     assert window.isWindow() and window.windowTitle().startswith("Bulk links")
-    assert _unnamed_focusable(window, at_least=3) == []
+    named_right(window)
     shop.load(window, path)
     step = window.mapping_step
     assert step.boxes["email"].currentText() == "email"
@@ -45,7 +51,7 @@ def test_a_file_is_checked_fixed_in_place_and_created(shop, tmp_path):
     assert step.boxes["description"].currentText() == "(not in the file)"
     assert step.summary.text() == "term-fees.csv: 7 rows, 1 blank row ignored"
     assert step.preview_model.rowCount() == 5
-    assert _unnamed_focusable(window, at_least=3) == []
+    named_right(window)
 
     shop.check(window)
     said = problems(window)
@@ -60,7 +66,7 @@ def test_a_file_is_checked_fixed_in_place_and_created(shop, tmp_path):
     assert check.model.data(bad, Qt.ItemDataRole.ToolTipRole) == "Not an e-mail address"
     assert check.model.data(bad, Qt.ItemDataRole.BackgroundRole).color() == PROBLEM_BACKGROUND
     assert check.create.text() == "Create 2 links"
-    assert _unnamed_focusable(window, at_least=3) == []
+    named_right(window)
 
     # a problem chosen in the list takes the grid to its cell
     listed = check.problems
@@ -71,8 +77,12 @@ def test_a_file_is_checked_fixed_in_place_and_created(shop, tmp_path):
     shop.edit_cell(window, 3, "email", "parent3@example.com")
     shop.edit_cell(window, 5, "tx_ref", "INV-005")
     shop.edit_cell(window, 6, "tx_ref", "INV-006")
+    # a reference typed in the grid is asked of the ledger too
+    shop.edit_cell(window, 8, "tx_ref", "SHOP-OLD-1")
+    assert "Row 8, tx_ref: A link with this reference is already in the ledger" in problems(window)
+    shop.edit_cell(window, 8, "tx_ref", "INV-008")
     said = problems(window)
-    assert [p for p in said if p.startswith(("Row 3", "Row 4", "Row 5", "Row 6"))] == []
+    assert [p for p in said if p.startswith(("Row 3", "Row 4", "Row 5", "Row 6", "Row 8"))] == []
     assert check.counts.text() == "Rows: 6 valid, 1 with problems, 1 blank ignored"
 
     # all or nothing refuses while a row has a problem
@@ -84,11 +94,11 @@ def test_a_file_is_checked_fixed_in_place_and_created(shop, tmp_path):
 
     before = shop.creates()
     shop.create(window)
-    assert _unnamed_focusable(window, at_least=3) == []
+    named_right(window)
     outcome = shop.wait_done(window)
     assert outcome.startswith("Done: 6 links created, 0 refused")
     assert shop.creates() - before == 6
-    for ref in ("INV-002", "INV-004", "INV-005", "INV-006"):
+    for ref in ("INV-002", "INV-004", "INV-005", "INV-006", "INV-008"):
         assert shop.in_ledger(ref) is not None, ref
     bar = window.progress_step.bar
     assert bar.value() == bar.maximum() == 6
@@ -182,3 +192,48 @@ def test_ctrl_shift_b_opens_the_window(shop):
     press.key(shop.window, Qt.Key.Key_B,
               Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     shop.loop.until(lambda: press.shown("bulk-window") is not None, message="Bulk links")
+
+
+def test_by_the_keyboard_alone(shop, tmp_path):
+    """Ctrl+Shift+B, Space on Choose file…, the path and Enter, Space to check, a cell fixed
+    by typing over it, Tab to Create and Space."""
+    path = write_csv(tmp_path / "keys.csv", [row(2), row(3, email="nobody")])
+    press.key(shop.window, Qt.Key.Key_B,
+              Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    shop.loop.until(lambda: press.shown("bulk-window") is not None, message="Bulk links")
+    window = press.shown("bulk-window")
+    shop.loop.until(lambda: window.isActiveWindow(), message="the window active")
+    assert window.focusWidget() is window.file_step.choose
+    press.key(window.file_step.choose, Qt.Key.Key_Space)
+    shop.loop.until(lambda: press.shown("bulk-open-dialog") is not None, message="the dialog")
+    press.save_as(press.shown("bulk-open-dialog"), path)
+    shop.loop.until(lambda: window.stack.currentWidget() is window.mapping_step,
+                    message="the columns")
+    shop.loop.until(lambda: window.focusWidget() is window.next, message="Check the rows")
+    press.key(window.next, Qt.Key.Key_Space)
+    shop.loop.until(lambda: window.stack.currentWidget() is window.check_step,
+                    message="the dry run")
+    check = window.check_step
+    grid = check.grid
+    assert window.focusWidget() is grid
+    # to the bad cell with the arrow keys, then type over it and Enter
+    press.key(grid, Qt.Key.Key_Home, Qt.KeyboardModifier.ControlModifier)
+    press.key(grid, Qt.Key.Key_Down)
+    for _ in range(check.model.fields.index("email")):
+        press.key(grid, Qt.Key.Key_Right)
+    assert grid.currentIndex() == cell(window, 3, "email")
+    press.key(grid, Qt.Key.Key_F2)
+    editor = window.focusWidget()
+    press.key(editor, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    signs = {"@": Qt.Key.Key_At, ".": Qt.Key.Key_Period}
+    for character in "bob@example.com":  # key by key, where the keyboard is
+        press.key(editor, signs.get(character) or Qt.Key(ord(character.upper())))
+    press.enter(editor)
+    shop.loop.until(lambda: not check.checking and problems(window) == [],
+                    message="checked again")
+    press.tab_to(check.create)
+    assert check.create.text() == "Create 2 links"
+    press.key(check.create, Qt.Key.Key_Space)
+    shop.loop.until(lambda: window.stack.currentWidget() is window.progress_step,
+                    message="the progress")
+    assert shop.wait_done(window).startswith("Done: 2 links created")

@@ -104,19 +104,21 @@ class ProgressStep(QWidget):
     def finished(self, figures: BatchFigures, *, cancelled: bool, report: str = "") -> None:
         self.show_figures(figures)
         say(self.paused, "")
-        left = left_of(figures)
+        made = figures.created + figures.paid
         if cancelled:
-            text = (f"Cancelled: {figures.created + figures.paid:,} created, "
-                    f"{figures.refused:,} refused, {left:,} not sent. Resume sends the rest.")
-        elif left:
-            text = f"Stopped with {left:,} rows left. Resume sends the rest."
+            text = (f"Cancelled: {made:,} created, {figures.refused:,} refused, "
+                    f"{figures.waiting:,} not sent. Resume sends the rest.")
+        elif figures.waiting:
+            text = (f"Stopped with {figures.waiting:,} rows not sent. Resume sends them.")
         else:
-            text = (f"Done: {figures.created + figures.paid:,} links created, "
-                    f"{figures.refused:,} refused by the service")
+            text = f"Done: {made:,} links created, {figures.refused:,} refused by the service"
             if figures.failed:
                 text += f", {figures.failed:,} failed"
+        if figures.creating:
+            text += (f" {figures.creating:,} sent, their answer not in yet: PayDesk settles "
+                     "them with the service by their reference.")
         say(self.outcome, text)
         self.outcome.setAccessibleDescription(report)  # the runner's own account
         self.outcome.setToolTip(report)
         self.running(False, paused=False)
-        self.resume.setEnabled(left > 0)
+        self.resume.setEnabled(figures.waiting > 0)

@@ -99,6 +99,7 @@ class CheckStep(QWidget):
                                   | QAbstractItemView.EditTrigger.EditKeyPressed
                                   | QAbstractItemView.EditTrigger.AnyKeyPressed)
         self.grid.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.grid.setTabKeyNavigation(False)  # arrows move between cells; Tab leaves the grid
         split.addWidget(self.grid)
         below = QWidget()
         below_column = QVBoxLayout(below)

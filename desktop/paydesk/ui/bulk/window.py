@@ -12,9 +12,7 @@
 from __future__ import annotations
 
 import asyncio
-import getpass
 import logging
-from datetime import date
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -28,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...desk.bulk.check import BulkRow, check_rows, known_references
+from ...desk.bulk.keep import keep
 from ...desk.bulk.mapping import Mapping, guess_mapping
 from ...desk.bulk.read import read_sheet
 from ...desk.bulk.runner import BatchRefused, BulkController
@@ -110,6 +109,8 @@ class BulkWindow(QWidget):
         self.known: set[str] = set()  # references of this file the ledger has (not this batch's)
         self.own: set[str] = set()  # references of the batch this file joins
         self.found: Batch | None = None  # the earlier batch of this file name, joined
+        self._to_ask: set[str] = set()  # references typed in the grid, not asked of the ledger
+        self._edits = 0  # edits made in the grid: the check of the latest is shown
         self.batch: Batch | None = None  # the batch being created
         self.cancelled = False
         self.go(FILE)
@@ -261,23 +262,33 @@ class BulkWindow(QWidget):
         if sheet is None or column is None:
             return
         sheet.edit(number, column, text)
+        if field == "tx_ref" and text.strip() and text.strip() not in self.own:
+            self._to_ask.add(text.strip())  # asked of the ledger before the check
         self.check_step.set_checking(True)
-        self.tasks.replace("recheck", self._recheck(text.strip() if field == "tx_ref" else ""))
+        self._edits += 1
+        self.tasks.replace("recheck", self._recheck(self._edits))
 
-    async def _recheck(self, new_ref: str) -> None:
+    async def _recheck(self, edit: int) -> None:
+        """The rows checked again after an edit (the latest edit's check wins: an earlier one
+        still under way is cancelled)."""
         profile, sheet = self.session.profile, self.sheet
         if profile is None or sheet is None:
             return
         try:
-            if new_ref and new_ref not in self.own:
-                self.known |= await known_references(self.session.ledger, profile.id, [new_ref])
+            if self._to_ask:
+                asked = set(self._to_ask)
+                self.known |= await known_references(self.session.ledger, profile.id, asked)
+                self._to_ask -= asked
             rows = await asyncio.to_thread(check_rows, sheet, self.mapping, profile,
                                            known_refs=self.known)
         except LedgerError as error:
             say(self.check_step.why, f"Could not read the ledger: {error}")
             return
         finally:
-            self.check_step.checking = False
+            if edit == self._edits:
+                self.check_step.checking = False
+        if edit != self._edits:
+            return
         self.check_step.show_rows(self._fields(), rows, sheet.blank, fresh=False,
                                   already=self.check_step.already)
 
@@ -288,22 +299,13 @@ class BulkWindow(QWidget):
         step = self.check_step
         if profile is None or sheet is None or step.checking or step.to_create() == 0:
             return None
-        policy = step.chosen_policy()
-        payload = [(row.number, row.values.get("tx_ref", "").strip(), dict(row.values),
-                    bool(row.problems)) for row in step.model.rows]
         step.create.setEnabled(False)
-        try:
-            if self.found is not None:  # a corrected file: only the rows not sent before
-                await self.book.add_rows(self.found.id, payload)
-                batch = self.found
-            else:
-                by = await asyncio.to_thread(getpass.getuser)
-                name = f"{Path(sheet.file_name).stem} {date.today().isoformat()}"
-                batch = await self.book.add_batch(profile.id, mode, name, sheet.file_name,
-                                                  policy, by, payload,
-                                                  txref_prefix=profile.txref_prefix)
-        except LedgerError as error:
-            say(step.why, f"Could not write the batch to the ledger: {error}")
+        try:  # a corrected file joins the batch of its name: only what is missing is made
+            batch, _ = await keep(self.book, profile, mode, sheet.file_name, step.model.rows,
+                                  step.chosen_policy())
+        except (LedgerError, ValueError) as error:
+            say(step.why, f"Could not write the batch to the ledger: {error}"
+                if isinstance(error, LedgerError) else str(error))
             step.update_counts()
             return None
         self.batch, self.found, self.cancelled = batch, batch, False
@@ -346,7 +348,8 @@ class BulkWindow(QWidget):
             self.progress_step.say_status(status)
             self.progress_step.running(True, paused=self.controller.paused(batch.id))
         else:
-            self._tick.stop()
+            if not figures.creating:  # else the figures follow the links being settled
+                self._tick.stop()
             self.progress_step.finished(figures, cancelled=self.cancelled, report=status)
 
     async def pause(self) -> None:
