@@ -75,63 +75,6 @@ def write_file(path: Path, rows: int, bad: dict[int, tuple[str, str]]) -> None:
 
 # -- the service, as its operator sees it ---------------------------------------------------
 
-class CallLog:
-    """The sandbox's call log of the merchant's test key, read every quarter second by a
-    process of its own (the log keeps the newest 1,000 calls and 10,000 creates pass through;
-    reading it here would take the GUI thread's time that is being measured)."""
-
-    def __init__(self, base: str, key: str, out: Path):
-        self.out = out
-        self._proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()),
-                                       "--call-log", base, key, str(out)])
-        self.calls: list[dict] = []
-        self.missed = False
-
-    def stop(self) -> None:
-        self._proc.send_signal(signal.SIGTERM)
-        self._proc.wait(60)
-        said = json.loads(self.out.read_text())
-        self.calls, self.missed = said["calls"], said["missed"]
-
-    def creates(self) -> dict[object, int]:
-        """The creates (POST …/api/payment) by the status answered (None: no answer sent)."""
-        counts: dict[object, int] = {}
-        for call in self.calls:
-            if call["method"] == "POST" and call["path"].endswith("/api/payment"):
-                counts[call["status"]] = counts.get(call["status"], 0) + 1
-        return counts
-
-    def lookups(self) -> int:
-        return sum(1 for call in self.calls if call["method"] == "GET")
-
-
-def read_call_log(base: str, key: str, out: Path) -> None:
-    """The call log's reader (its own process): every call seen, until SIGTERM."""
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    calls: dict[tuple[str, str, str], dict] = {}
-    missed = False
-    with httpx.Client(base_url=base.rstrip("/") + "/",
-                      headers={"Authorization": f"Bearer {key}"}, timeout=10) as client:
-        while True:
-            last = stop.is_set()
-            try:
-                answer = client.get("_sandbox/requests")
-                answer.raise_for_status()
-                seen = answer.json()["data"]
-            except httpx.HTTPError:
-                seen = []
-            if calls and len(seen) >= 1000 and \
-                    (seen[0]["at"], seen[0]["method"], seen[0]["path"]) not in calls:
-                missed = True  # the oldest call kept was not seen before: some went unseen
-            for call in seen:
-                calls[(call["at"], call["method"], call["path"])] = call  # status filled later
-            if last:
-                break
-            stop.wait(0.25)
-    out.write_text(json.dumps({"calls": list(calls.values()), "missed": missed}))
-
-
 def service_payments(sandbox_dir: Path) -> list[str]:
     """Every payment the sandbox holds, by its tx_ref (test mode), read from its database."""
     with sqlite3.connect(sandbox_dir / "sandbox.sqlite3") as db:
@@ -389,19 +332,15 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=10_000)
     ap.add_argument("--runner", nargs=3, metavar=("DATA", "BASE", "BATCH"))
-    ap.add_argument("--call-log", nargs=3, metavar=("BASE", "KEY", "OUT"))
     ap.add_argument("--no-scheduler", action="store_true",
                     help="settle the lost answers directly, without the desk's scheduler (which "
                          "also checks every open link): what the scheduler costs the GUI thread")
     args = ap.parse_args()
-    if args.call_log:
-        base, key, out = args.call_log
-        read_call_log(base, key, Path(out))
-        return
     if args.runner:
         data, base, batch_id = args.runner
         asyncio.run(runner(Path(data), base, json.loads(os.environ["BENCH_KEYS"]), int(batch_id)))
         return
+    from call_log import CallLog
     from qt_loop import qt_loop
     from sandbox_process import sandbox_running
 
