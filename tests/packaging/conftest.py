@@ -40,6 +40,9 @@ def need_root_apt() -> None:
         pytest.skip(message)
 
 
+BUILD_TIMEOUT = 1800  # s: ./dev package in a clean checkout, as the fixture allows it
+
+
 @dataclass(frozen=True)
 class Built:
     checkout: Path
@@ -56,7 +59,10 @@ class Installed:
 
 def pytest_collection_modifyitems(session, config, items):
     """test_removal.py takes away the package every other packaging test runs: it goes last,
-    whatever order the files were collected in."""
+    whatever order the files were collected in. Every packaging test may wait for the build."""
+    for item in items:  # the first one waits for the build (a fresh venv, PyInstaller):
+        if "packaging" in item.path.parts:  # minutes on a busy machine, not the usual 300 s
+            item.add_marker(pytest.mark.timeout(BUILD_TIMEOUT))
     last = [item for item in items if item.path.name == "test_removal.py"]
     if last:
         items[:] = [item for item in items if item.path.name != "test_removal.py"] + last
@@ -87,7 +93,7 @@ def built(tmp_path_factory):
     log = OUTPUT / "build.log"
     with log.open("w") as out:
         done = subprocess.run(["./dev", "package"], cwd=checkout, env=env, stdout=out,
-                              stderr=subprocess.STDOUT, timeout=1800)
+                              stderr=subprocess.STDOUT, timeout=BUILD_TIMEOUT)
     assert done.returncode == 0, f"./dev package failed:\n{log.read_text()[-4000:]}"
     dist = checkout / "dist"
     source = (checkout / "desktop" / "paydesk" / "__init__.py").read_text()
