@@ -10,6 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QLineEdit
 
+from paydesk.ui.counter.sales import REFERENCE, STATE
 from paydesk.ui.counter.tab import CounterTab
 from tests import helpers
 from tests.ui import press
@@ -47,6 +48,15 @@ class Counter:
         press.type_into(self.tab.amount, amount)
         task = press.starting("sell", lambda: press.enter(self.tab.amount))
         return self.loop.run(task, timeout=60)
+
+    def listed_state(self, tx_ref: str) -> str | None:
+        """The State column of the sale's row in today's list, as the list shows it (the
+        model's display role), found by its Reference column; None when it is not listed."""
+        model = self.tab.sales.model()
+        for row in range(model.rowCount()):
+            if model.index(row, REFERENCE).data() == tx_ref:
+                return model.index(row, STATE).data()
+        return None
 
     def texts_on_display(self) -> list[str]:
         """Every text the customer's view shows."""

@@ -101,3 +101,29 @@ def test_keyboard_only_type_enter_enter_escape_confirm(counter, loop):
     assert loop.run(task).voided
     assert tab.mirror.sale is None and counter.texts_on_display() == ["Sandbox"]
     assert tab.window().focusWidget() is tab.amount  # ready for the next customer
+
+
+def test_void_sale_pressed_after_the_customer_paid_voids_nothing(counter, loop):
+    """The confirm box left open while the customer pays: *Void sale* then voids nothing, and
+    both screens show PAID (no false "paid after void")."""
+    tab = counter.tab
+    sale = counter.sell("9")
+    task = press.starting("new sale", lambda: press.escape(tab.amount))
+    box = _confirm(loop)
+    counter.pay(sale)  # while the staff reads the box
+    loop.until(lambda: tab.mirror.state.text() == "PAID", timeout=30,
+               message="the payment heard while the box is open")
+    press.click(press.button(box, "Void sale"))
+    assert loop.run(task) is None
+    assert tab.mirror.state.text() == "PAID" and tab.mirror.sale.key == sale.key
+    assert tab.message.text() == "The customer paid meanwhile: nothing was voided"
+    assert counter.view.phase in ("paid", "thanks")  # then blank, as after any payment
+    assert tab.window().focusWidget() is tab.amount
+    loop.until(lambda: counter.listed_state(sale.tx_ref) == "Paid", message="the list")
+    loop.until(lambda: "GBP: paid 9.00" in tab.totals.text(), message="the totals")
+    assert "voided 0.00" in tab.totals.text()
+    assert not tab.banner.isVisible()
+    # Escape clears the paid sale, and Enter sells again
+    press.escape(tab.amount)
+    loop.until(lambda: tab.mirror.sale is None, message="cleared")
+    assert counter.sell("2") is not None

@@ -38,6 +38,8 @@ log = logging.getLogger("paydesk.counter.tab")
 
 CODE_SHOWN = "This customer's code is on screen: Escape starts a new sale"
 KEEPS_TRYING = "PayDesk keeps trying with the same reference; nothing will be paid twice"
+PAID_MEANWHILE = "The customer paid meanwhile: nothing was voided"
+ENDED_MEANWHILE = "The sale ended meanwhile: nothing was voided"
 CATCH_UP_TRIES, CATCH_UP_STEP = 60, 0.05  # s: how long the screens wait for the controller
 REFRESH_MS = 150  # the totals and the red banner, read again once a burst of changes is over
 FIELDS = {"amount": "amount", "currency": "amount", "note": "note", "email": "email"}
@@ -328,6 +330,10 @@ class CounterTab(QWidget):
                 "Void sale", "Keep waiting", object_name="confirm-void")
             if not ok:
                 return None
+            await self._caught_up()  # the box may have been open while the customer paid
+            if not self.controller.payable() or self._behind():
+                self._paid_meanwhile()
+                return None
         try:
             voided = await self.controller.new_sale()
         except (LedgerError, ServiceError) as failure:
@@ -337,6 +343,15 @@ class CounterTab(QWidget):
         self.show_sale(None)
         self.amount.setFocus(Qt.FocusReason.OtherFocusReason)
         return voided
+
+    def _paid_meanwhile(self) -> None:
+        """*Void sale* pressed on a sale the customer had paid meanwhile: nothing voided;
+        both screens show how it ended (PAID), the next Escape clears them."""
+        settled = self.controller.current or self.mirror.sale
+        self.show_sale(settled)
+        state = settled.record.state if settled is not None and settled.record else ""
+        self.message.say(PAID_MEANWHILE if state == "success" else ENDED_MEANWHILE, ok=True)
+        self._back_to_amount()
 
     # -- after a void, and the shift --------------------------------------------------
 
