@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import datetime
+from datetime import date, datetime, timedelta
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QKeyEvent
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...desk.counter import CounterController, CounterSetupMissing, SaleUnderWay
+from ...desk.day import local_midnight
 from ...desk.session import Session
 from ...ledger import LedgerError, LinkRecord
 from ...ledger.counter import KEEP, REFUND, Sale
@@ -45,8 +46,17 @@ REFRESH_MS = 150  # the totals and the red banner, read again once a burst of ch
 FIELDS = {"amount": "amount", "currency": "amount", "note": "note", "email": "email"}
 
 
+MIDNIGHT_SLACK_MS = 500  # the new day's list is read just after local midnight
+
+
 def _midnight() -> datetime:
-    return datetime.now().astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
+    """Today's first moment, local time (on a daylight-saving day too)."""
+    return local_midnight(date.today())
+
+
+def _ms_to_next_midnight() -> int:
+    left = local_midnight(date.today() + timedelta(days=1)) - datetime.now().astimezone()
+    return max(0, int(left.total_seconds() * 1000)) + MIDNIGHT_SLACK_MS
 
 
 class CounterTab(QWidget):
@@ -125,6 +135,12 @@ class CounterTab(QWidget):
         self._refresh_timer.setSingleShot(True)
         self._refresh_timer.setInterval(REFRESH_MS)
         self._refresh_timer.timeout.connect(self._refresh_due)
+        self._midnight_timer = QTimer(self)  # today's list and totals start again at midnight
+        self._midnight_timer.setObjectName("counter-midnight")
+        self._midnight_timer.setSingleShot(True)
+        self._midnight_timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self._midnight_timer.timeout.connect(self._new_day)
+        self._midnight_timer.start(_ms_to_next_midnight())
         signals = signals_of(session.hub)
         signals.saleChanged.connect(self._sale_changed)
         signals.linkChanged.connect(self._link_changed)
@@ -190,6 +206,12 @@ class CounterTab(QWidget):
             await work()
         except (LedgerError, ServiceError) as error:
             log.info("could not read the counter's figures: %s", error)
+
+    def _new_day(self) -> None:
+        """Local midnight (or just after): today's list and totals start again, sale or not;
+        armed again for the next one (a timer woken early is armed for what is left)."""
+        self.reload()
+        self._midnight_timer.start(_ms_to_next_midnight())
 
     def _say_name(self) -> None:
         text = f"Counter: {self.controller.name}"
