@@ -3,12 +3,34 @@ that comes after the void is shown in red until someone decides (Keep, or Refund
 
 from __future__ import annotations
 
+from PySide6.QtGui import QTextDocument
+from PySide6.QtWidgets import QLabel
+
+from paydesk.ui.fixed_text import fixed_font, is_fixed
 from tests.ui import press
 
 
 def _confirm(loop, name="confirm-void"):
     loop.until(lambda: press.shown(name) is not None, message=f"the {name} box")
     return press.shown(name)
+
+
+def _drawn_fixed(box, text: str) -> bool:
+    """Whether the box's explanation draws ``text`` (a reference), and in the fixed face: the
+    informative label's text as Qt lays it out (rich text: each run with its own font)."""
+    label = box.findChild(QLabel, "qt_msgbox_informativelabel")
+    document = QTextDocument()
+    document.setHtml(label.text())
+    block = document.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fragment = it.fragment()
+            if text in fragment.text():
+                return fixed_font().family() in (fragment.charFormat().fontFamilies() or [])
+            it += 1
+        block = block.next()
+    return False
 
 
 def test_escape_asks_then_voids_and_a_payment_after_it_is_shown_in_red(counter, loop):
@@ -24,7 +46,9 @@ def test_escape_asks_then_voids_and_a_payment_after_it_is_shown_in_red(counter, 
     assert counter.texts_on_display() == ["Sandbox", "GBP 7.00", "WAITING FOR PAYMENT"]
     # New sale (the button), and Void sale: both screens blank, the sale voided
     task = press.starting("new sale", lambda: press.click(tab.new_sale_button))
-    press.click(press.button(_confirm(loop), "Void sale"))
+    box = _confirm(loop)
+    assert _drawn_fixed(box, sale.tx_ref)  # the reference, as staff read it out
+    press.click(press.button(box, "Void sale"))
     voided = loop.run(task)
     assert voided.key == sale.key and voided.voided
     assert tab.mirror.sale is None and counter.texts_on_display() == ["Sandbox"]
@@ -36,7 +60,8 @@ def test_escape_asks_then_voids_and_a_payment_after_it_is_shown_in_red(counter, 
     counter.pay(voided)
     loop.until(lambda: tab.banner.isVisible(), timeout=30, message="the red banner")
     assert tab.banner.text.text().startswith("Paid after void: refund or keep")
-    assert sale.tx_ref in tab.banner.text.text()
+    assert tab.banner.reference.text() == f"Reference {sale.tx_ref}"
+    assert tab.banner.reference.isVisible() and is_fixed(tab.banner.reference.font())
     loop.until(lambda: tab.sales.state_of(sale.tx_ref) == "Paid after void: refund or keep",
                message="the list")
     assert counter.texts_on_display() == ["Sandbox"]  # the customer's screen stays blank
@@ -60,7 +85,7 @@ def test_refund_asks_and_says_where_to_refund(counter, loop):
     loop.until(lambda: tab.banner.isVisible(), timeout=30, message="the red banner")
     task = press.starting("decide", lambda: press.click(tab.banner.refund))
     box = _confirm(loop, "confirm-refund")
-    assert "dashboard" in box.informativeText()
+    assert "dashboard" in box.informativeText() and _drawn_fixed(box, sale.tx_ref)
     press.click(press.button(box, "Record refund"))
     decided = loop.run(task)
     assert decided.decision == "refund" and not tab.banner.isVisible()

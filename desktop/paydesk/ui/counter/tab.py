@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import date, datetime, timedelta
+from html import escape
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QKeyEvent
@@ -28,6 +29,7 @@ from ...ledger import LedgerError, LinkRecord
 from ...ledger.counter import KEEP, REFUND, Sale
 from ...service.errors import ServiceError, ValidationError
 from ..dialogs import confirm, run_dialog
+from ..fixed_text import fixed_html
 from ..signals import signals_of
 from .after_void import AfterVoidBanner
 from .entry import SaleEntry
@@ -344,7 +346,8 @@ class CounterTab(QWidget):
         await self._caught_up()  # a sale the customer has just paid is not voided
         if self.controller.payable():
             sale = self.controller.current
-            shown = f" ({sale_money(sale)}, reference {sale.tx_ref})" if sale else ""
+            shown = (f" ({escape(sale_money(sale))}, reference {fixed_html(sale.tx_ref)})"
+                     if sale else "")
             ok = await confirm(
                 self, "Void this sale?", "Void this sale and start a new one?",
                 f"The customer's code{shown} stops being shown. PayDesk keeps watching the "
@@ -381,9 +384,9 @@ class CounterTab(QWidget):
         if decision == REFUND:
             ok = await confirm(
                 self, "Refund this payment?", "Refund the payment that came after the void?",
-                f"Give back {sale_money(sale)} (reference {sale.tx_ref}) from the service's "
-                "dashboard: PayDesk cannot refund it. PayDesk records that it is to be "
-                "refunded, who decided and when.",
+                f"Give back {escape(sale_money(sale))} (reference {fixed_html(sale.tx_ref)}) "
+                "from the service's dashboard: PayDesk cannot refund it. PayDesk records "
+                "that it is to be refunded, who decided and when.",
                 "Record refund", "Cancel", object_name="confirm-refund")
             if not ok:
                 return None
