@@ -86,3 +86,30 @@ def test_the_display_leaves_the_keyboard_with_the_staff(start_app, loop):
     assert display.isVisible()
     press.click(place.toggle)
     assert press.closed(display) and place.toggle.text() == "Open customer display"
+
+
+@on_two_screens
+def test_a_monitor_unplugged_brings_the_view_beside_the_amount_box(start_app, loop, qapp):
+    counter = _counter(start_app, loop)
+    tab = counter.tab
+    place = tab.place
+    press.choose(place.screens, "Customer")
+    press.click(place.toggle)
+    display = place.display
+    sale = counter.sell("6")
+    customer = display.screen()
+    assert customer.name() == "Customer"
+    # Qt's offscreen platform cannot unplug a screen: the signal the app receives when one is
+    # (the screen is still listed by Qt here, as it is no more after a real unplugging)
+    qapp.screenRemoved.emit(customer)
+    assert press.closed(display), "a full-screen display left for Qt to move onto the till"
+    assert [w for w in QApplication.topLevelWidgets()
+            if w.isVisible() and w.isFullScreen()] == []
+    assert _choices(place.screens) == [THIS_SCREEN]
+    assert place.beside.isVisible() and place.toggle.text() == "Close customer display"
+    assert decode_qr(place.beside.qr) == [sale.record.checkout_url]
+    assert QApplication.focusWidget() is tab.amount
+    # plugged in again: offered again, the view stays where it is until the staff chooses
+    qapp.screenAdded.emit(customer)
+    assert _choices(place.screens) == ["Customer", THIS_SCREEN]
+    assert place.screens.currentText() == THIS_SCREEN and place.beside.isVisible()

@@ -55,7 +55,7 @@ class DisplayPlace(QWidget):
         app = QGuiApplication.instance()
         if isinstance(app, QGuiApplication):  # a monitor plugged in or out: the choices follow
             app.screenAdded.connect(self._screens_changed)
-            app.screenRemoved.connect(self._screens_changed)
+            app.screenRemoved.connect(self._screen_removed)
 
     # -- the choice -------------------------------------------------------------------
 
@@ -79,6 +79,21 @@ class DisplayPlace(QWidget):
 
     def _screens_changed(self, *_: object) -> None:
         self.fill(self.screens.currentData() or "")
+
+    def _screen_removed(self, screen: QScreen) -> None:
+        """A monitor unplugged. When the customer's display was on it, the customer's view
+        comes beside the amount box: never a full-screen window left on the staff's screen
+        (Qt moves a removed screen's windows to another one)."""
+        chosen = self.screens.currentData() or ""
+        on_it = self.display is not None and self.display.isVisible() \
+            and self.display.screen() is screen
+        self.fill(chosen, gone=screen)
+        if on_it and not self.here:  # (the chosen key now names another screen)
+            self.screens.setCurrentIndex(self.screens.count() - 1)
+        if self.display is not None and (on_it or self.here):
+            self.display.shut()
+        if self.is_open:
+            self._show_views()
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
         """Placed in the staff's window (or moved with it): the staff's screen is not offered."""
