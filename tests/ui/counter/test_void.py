@@ -52,7 +52,7 @@ def test_escape_asks_then_voids_and_a_payment_after_it_is_shown_in_red(counter, 
     voided = loop.run(task)
     assert voided.key == sale.key and voided.voided
     assert tab.mirror.sale is None and counter.texts_on_display() == ["Sandbox"]
-    loop.until(lambda: tab.sales.state_of(sale.tx_ref) == "Voided", message="the list")
+    loop.until(lambda: counter.listed_state(sale.tx_ref) == "Voided", message="the list")
     loop.until(lambda: "voided 7.00" in tab.totals.text(), message="the totals")
     assert not tab.banner.isVisible()
 
@@ -62,7 +62,7 @@ def test_escape_asks_then_voids_and_a_payment_after_it_is_shown_in_red(counter, 
     assert tab.banner.text.text().startswith("Paid after void: refund or keep")
     assert tab.banner.reference.text() == f"Reference {sale.tx_ref}"
     assert tab.banner.reference.isVisible() and is_fixed(tab.banner.reference.font())
-    loop.until(lambda: tab.sales.state_of(sale.tx_ref) == "Paid after void: refund or keep",
+    loop.until(lambda: counter.listed_state(sale.tx_ref) == "Paid after void: refund or keep",
                message="the list")
     assert counter.texts_on_display() == ["Sandbox"]  # the customer's screen stays blank
     loop.until(lambda: "paid after void 7.00" in tab.totals.text(), message="the totals")
@@ -71,7 +71,7 @@ def test_escape_asks_then_voids_and_a_payment_after_it_is_shown_in_red(counter, 
     decided = loop.run(task)
     assert decided.decision == "keep"
     assert not tab.banner.isVisible()
-    loop.until(lambda: tab.sales.state_of(sale.tx_ref) == "Paid after void: kept",
+    loop.until(lambda: counter.listed_state(sale.tx_ref) == "Paid after void: kept",
                message="the list")
 
 

@@ -161,13 +161,6 @@ class DisplayPlace(QWidget):
     def views(self) -> list[CustomerView]:
         return [self.beside] + ([self.display.view] if self.display is not None else [])
 
-    @property
-    def shown_view(self) -> CustomerView | None:
-        """The customer's view on screen now, or None (closed)."""
-        if not self.is_open:
-            return None
-        return self.beside if self.here else (self.display.view if self.display else None)
-
     # -- what they show ---------------------------------------------------------------
 
     def show_sale(self, sale: Sale | None) -> None:

@@ -415,9 +415,7 @@ class CounterTab(QWidget):
     async def rename_counter(self):
         from .rename import RenameDialog
 
-        dialog = RenameDialog(self.controller, self.tasks, self)
-        self.rename_dialog = dialog
-        renamed = await run_dialog(dialog)
+        renamed = await run_dialog(RenameDialog(self.controller, self.tasks, self))
         if renamed:
             self._say_name()
             self.reload()  # today's list is the renamed counter's
