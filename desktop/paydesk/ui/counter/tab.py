@@ -16,7 +16,6 @@ from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
-    QPushButton,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -28,15 +27,15 @@ from ...desk.session import Session
 from ...ledger import LedgerError, LinkRecord
 from ...ledger.counter import KEEP, REFUND, Sale
 from ...service.errors import ServiceError, ValidationError
-from ..dialogs import confirm, run_dialog
+from ..dialogs import confirm
 from ..fixed_text import fixed_html
 from ..links.qr import prepare
 from ..signals import signals_of
 from .after_void import AfterVoidBanner
 from .entry import SaleEntry
 from .mirror import StaffMirror
-from .place import DisplayPlace
 from .sales import SalesList, SalesModel, sale_money, totals_text, with_record
+from .tools import CounterTools
 
 log = logging.getLogger("paydesk.counter.tab")
 
@@ -71,30 +70,16 @@ class CounterTab(QWidget):
         self.tasks = session.tasks.child(self)
         self.selling: asyncio.Task | None = None  # the sale being made (one at a time)
         self.loaded = False  # the first reload has filled the list and the totals
-        self._closing: asyncio.Task | None = None  # Close shift… under way
         column = QVBoxLayout(self)
 
-        tools = QHBoxLayout()
-        self.counter_name = QLabel("")
-        self.counter_name.setObjectName("counter-name")
-        tools.addWidget(self.counter_name)
-        self.rename_button = QPushButton("Rename counter…")
-        self.rename_button.setObjectName("counter-rename")
-        self.rename_button.setAccessibleName("Rename counter")
-        self.rename_button.clicked.connect(
-            lambda: self.tasks.spawn(self.rename_counter(), "rename counter"))
-        tools.addWidget(self.rename_button)
-        tools.addStretch(1)
-        self.place = DisplayPlace(self.tasks)
-        self.place.chosen.connect(self._remember_screen)
+        self.tools = CounterTools(controller, self.tasks, lambda: self._quietly(self._refresh))
+        self.tools.renamed.connect(self.reload)  # today's list is the renamed counter's
+        self.place = self.tools.place
         self.place.toggle.clicked.connect(self._back_to_amount)  # the next sale is typed there
-        tools.addWidget(self.place)
-        self.close_shift_button = QPushButton("Close shift…")
-        self.close_shift_button.setObjectName("counter-close-shift")
-        self.close_shift_button.setAccessibleName("Close shift")
-        self.close_shift_button.clicked.connect(self._close_shift_pressed)
-        tools.addWidget(self.close_shift_button)
-        column.addLayout(tools)
+        # the tools by the names staff know them
+        self.counter_name, self.rename_button = self.tools.counter_name, self.tools.rename_button
+        self.close_shift_button = self.tools.close_shift_button
+        column.addWidget(self.tools)
 
         top = QHBoxLayout()
         self.entry = SaleEntry()
@@ -157,7 +142,7 @@ class CounterTab(QWidget):
         profile = self.session.profile
         self.setEnabled(profile is not None)
         self.place.set_test(self.session.is_test)
-        self._say_name()
+        self.tools.say_name()
         if self.mirror.sale is not None and not self._ours(self.mirror.sale):
             self.show_sale(None)  # another profile's or mode's sale: not this counter's now
         if profile is None:
@@ -215,11 +200,6 @@ class CounterTab(QWidget):
         armed again for the next one (a timer woken early is armed for what is left)."""
         self.reload()
         self._midnight_timer.start(_ms_to_next_midnight())
-
-    def _say_name(self) -> None:
-        text = f"Counter: {self.controller.name}"
-        self.counter_name.setText(text)
-        self.counter_name.setAccessibleName(text)
 
     def _ours(self, sale: Sale) -> bool:
         profile = self.session.profile
@@ -404,36 +384,6 @@ class CounterTab(QWidget):
             self.banner.set_busy(False)
         await self._quietly(self._refresh)
         return decided
-
-    def _close_shift_pressed(self) -> None:
-        if self._closing is None or self._closing.done():  # one close at a time
-            self._closing = self.tasks.spawn(self.close_shift(), "close shift")
-
-    async def close_shift(self):
-        from .report import close_shift  # built with the shift report, on first use
-
-        shift = await close_shift(self.controller, self)
-        await self._quietly(self._refresh)
-        return shift
-
-    async def rename_counter(self):
-        from .rename import RenameDialog
-
-        renamed = await run_dialog(RenameDialog(self.controller, self.tasks, self))
-        if renamed:
-            self._say_name()
-            self.reload()  # today's list is the renamed counter's
-        return renamed
-
-    def _remember_screen(self, name: str) -> None:
-        if self.controller.settings.screen != name:
-            self.tasks.replace("remember screen", self._save_screen(name))
-
-    async def _save_screen(self, name: str) -> None:
-        try:
-            await self.controller.set_screen(name)
-        except OSError as error:  # kept for this session only
-            log.warning("the counter's settings could not be saved: %s", error)
 
     def shut(self) -> None:
         """The window is closing: the customer's display closes with it."""
