@@ -29,7 +29,6 @@ from ...ledger.counter import KEEP, REFUND, Sale
 from ...service.errors import ServiceError, ValidationError
 from ..dialogs import confirm
 from ..fixed_text import fixed_html
-from ..links.qr import prepare
 from ..signals import signals_of
 from .after_void import AfterVoidBanner
 from .entry import SaleEntry
@@ -221,10 +220,7 @@ class CounterTab(QWidget):
 
     def _link_changed(self, record: LinkRecord) -> None:
         """A link's state, ahead of the book's word on its sale: the screens follow at once
-        (the customer's PAID does not wait for the book). The sale being made: its code is
-        encoded off the GUI thread while the book is read back."""
-        if self.selling is not None and record.checkout_url and not record.final:
-            prepare(record.checkout_url)
+        (the customer's PAID does not wait for the book)."""
         shown = self.mirror.sale
         if shown is not None and shown.key == record.key:
             self.show_sale(with_record(shown, record))

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import io
-from collections import OrderedDict
-from concurrent.futures import Future, ThreadPoolExecutor
+from functools import lru_cache
 
 import segno
 from PySide6.QtCore import QRectF, QSize, Qt
@@ -61,42 +60,11 @@ class QrCode:
         return out.getvalue()
 
 
-_encoder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qr-encode")
-_encoding: OrderedDict[str, Future[QrCode]] = OrderedDict()  # prepared, not yet asked for
-PREPARED = 16
-
-
-def prepare(text: str) -> None:
-    """Start encoding ``text`` in a worker thread, ahead of the screens that will show it
-    (the encoding, with the standard's choice of mask, takes milliseconds the GUI thread
-    would otherwise spend): ``code_of`` then takes the code ready, or waits for the rest of
-    it. One encoding per text, shared by every screen."""
-    if text in _encoding or _cached(text):
-        return
-    _encoding[text] = _encoder.submit(QrCode, text)
-    while len(_encoding) > PREPARED:
-        _encoding.popitem(last=False)
-
-
-def _cached(text: str) -> bool:
-    return any(code.text == text for code in _recent)
-
-
-_recent: list[QrCode] = []  # the codes last asked for (code_of's cache, newest last)
-
-
+@lru_cache(maxsize=16)
 def code_of(text: str) -> QrCode:
     """The code of ``text``, encoded once: the same link on several screens (the staff's
-    mirror and the customer's display) costs one encoding, not one per screen; a text
-    ``prepare``d is taken from its worker."""
-    for code in _recent:
-        if code.text == text:
-            return code
-    prepared = _encoding.pop(text, None)
-    code = prepared.result() if prepared is not None else QrCode(text)
-    _recent.append(code)
-    del _recent[:-PREPARED]
-    return code
+    mirror and the customer's display) costs one encoding, not one per screen."""
+    return QrCode(text)
 
 
 DIMMED = QColor(222, 222, 222)  # too faint to scan: a settled link's code
