@@ -5,7 +5,7 @@ receiver running and polling off (nothing but a notification tells the desk).
 
 A sandbox in its own process; a desk from the composition root on its own SQLite ledger,
 its window (``MainWindow``) on the Counter tab with the customer display open full screen
-(the offscreen platform's one screen); the receiver (``Receiver(desk, "127.0.0.1", 0)``) in
+(on the second of two offscreen screens); the receiver (``Receiver(desk, "127.0.0.1", 0)``) in
 the desk's loop, its address the merchant's webhook URL (``PUT _sandbox/webhook``).
 
 Run: ./dev bench   (or: .venv/bin/python tests/benchmarks/bench_counter.py [--sales 100])
@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import statistics
 import tempfile
 import time
 from pathlib import Path
-
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import httpx
 from PySide6.QtCore import QEvent, QObject
@@ -33,6 +32,9 @@ from sandbox_process import sandbox_running
 from paydesk.config.profiles import Profile
 from paydesk.desk.build import build_desk, open_folders, open_keys
 
+SCREENS = {"screens": [  # offscreen: the staff's screen, and the customer's monitor
+    {"name": name, "x": x, "y": 0, "width": 1280, "height": 800, "logicalDpi": 96,
+     "logicalBaseDpi": 96, "dpr": 1} for name, x in (("Staff", 0), ("Customer", 1280))]}
 PAID_WAIT = 10.0  # s: a PAID not painted by then is counted as missed
 
 
@@ -77,9 +79,10 @@ async def run(args: argparse.Namespace, folder: Path, base: str, keys: dict) -> 
     while not tab.loaded:
         await asyncio.sleep(0.05)
     place = tab.place
-    place.screens.setCurrentIndex(0)  # the (offscreen) monitor: the display full screen
+    place.screens.setCurrentIndex(0)  # the customer's (offscreen) monitor: full screen
     place.open_display()
     view = place.display.view
+    assert place.display.screen().name() == "Customer" and place.display.isFullScreen()
     await asyncio.sleep(0.3)
 
     http = httpx.AsyncClient(base_url=base + "/", headers=bearer, timeout=15)
@@ -147,6 +150,8 @@ def main() -> None:
     os.environ.setdefault("PAYDESK_LOG_LEVEL", "WARNING")
     with tempfile.TemporaryDirectory(prefix="paydesk-counter-") as tmp:
         folder = Path(tmp)
+        (folder / "screens.json").write_text(json.dumps(SCREENS))
+        os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={folder / 'screens.json'}"
         with sandbox_running(folder / "sandbox") as (base, keys), qt_loop() as (_, runner):
             runner.run(run(args, folder, base.rstrip("/"), keys))
 

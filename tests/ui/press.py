@@ -322,3 +322,16 @@ def context_menu(widget: QWidget, pos: QPoint | None = None) -> None:
     event = QContextMenuEvent(QContextMenuEvent.Reason.Mouse, at, widget.mapToGlobal(at))
     QApplication.sendEvent(widget, event)
     QTest.mouseRelease(widget, Qt.MouseButton.RightButton, Qt.KeyboardModifier.NoModifier, at)
+
+
+def at_keyboard(text: str = "", which: Qt.Key | None = None) -> QWidget:
+    """Type ``text`` (or press the key ``which``) where the keyboard sends it: to the focus
+    widget of the active window, whatever widget the test has in mind. Returns that widget;
+    fails when no window of PayDesk has the keyboard."""
+    target = QApplication.focusWidget() or QApplication.activeWindow()
+    assert target is not None, "no window has the keyboard"
+    if text:
+        QTest.keyClicks(target, text)
+    if which is not None:
+        QTest.keyClick(target, which)
+    return target

@@ -3,12 +3,14 @@ hashes), drawn so each character is itself: in a monospaced face that tells 0 fr
 1 from l, with no ligatures and no shaping ("cﬀb" read from a PDF is not "cffb").
 
 One place for it: ``fixed_font()`` for a QFont, ``use_fixed()`` for a widget,
+``fixed_html()`` for a reference inside a rich-text sentence (a message box's),
 ``fixed_option()`` for how it is laid out where it is painted (receipts, printouts), with
 the painter's font set to ``fixed_font()``: shaping is the font's to turn off.
 """
 
 from __future__ import annotations
 
+import html
 from functools import lru_cache
 
 from PySide6.QtCore import Qt
@@ -72,3 +74,10 @@ def fixed_option(alignment: Qt.AlignmentFlag = Qt.AlignmentFlag.AlignLeft,
     option.setWrapMode(QTextOption.WrapMode.WrapAnywhere if wrap
                        else QTextOption.WrapMode.NoWrap)
     return option
+
+
+def fixed_html(text: str) -> str:
+    """``text`` as a rich-text span in the fixed face (kerning off), escaped: a reference
+    inside a message box's sentence (the rest of which is given through ``html.escape``)."""
+    return (f"<span style=\"font-family: '{_face()}'; font-kerning: none;\">"
+            f"{html.escape(text)}</span>")

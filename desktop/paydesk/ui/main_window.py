@@ -353,35 +353,32 @@ class MainWindow(QMainWindow):
         await run_dialog(editor, before=editor.load_keys())
         return editor
 
-    notifications_window = None  # made on first use
+    notifications_window = counter_shifts_window = None  # windows of their own, made on first use
+
+    def _own_window(self, name: str, make):
+        """The window kept as attribute ``name`` (``make()`` on first use), shown and raised."""
+        window = getattr(self, name) or make()
+        setattr(self, name, window)
+        window.show()
+        window.raise_()
+        window.activateWindow()
+        return window
 
     def show_notifications(self):
-        """The Notifications window (a window of its own), shown and raised."""
-        if self.notifications_window is None:
-            from ..desk.notify_test import NotificationTest
-            from .notifications.window import NotificationsWindow
+        """The Notifications window, shown and raised."""
+        from ..desk.notify_test import NotificationTest
+        from .notifications.window import NotificationsWindow
 
-            tester = NotificationTest(self.session, self.links, self.desk.inbox)
-            self.notifications_window = NotificationsWindow(self.session, self.desk.inbox,
-                                                            tester, self)
-        self.notifications_window.show()
-        self.notifications_window.raise_()
-        self.notifications_window.activateWindow()
-        return self.notifications_window
-
-    counter_shifts_window = None  # made on first use
+        return self._own_window("notifications_window", lambda: NotificationsWindow(
+            self.session, self.desk.inbox, NotificationTest(self.session, self.links,
+                                                            self.desk.inbox), self))
 
     def show_counter_shifts(self):
-        """Finance's Counter shifts window (a window of its own), shown and raised."""
-        if self.counter_shifts_window is None:
-            from .counter.shifts import CounterShiftsWindow
+        """Finance's Counter shifts window, shown and raised."""
+        from .counter.shifts import CounterShiftsWindow
 
-            self.counter_shifts_window = CounterShiftsWindow(self.session, self.desk.counter,
-                                                             self)
-        self.counter_shifts_window.show()
-        self.counter_shifts_window.raise_()
-        self.counter_shifts_window.activateWindow()
-        return self.counter_shifts_window
+        return self._own_window("counter_shifts_window", lambda: CounterShiftsWindow(
+            self.session, self.desk.counter, self))
 
     async def open_shared_ledger(self):
         from .shared_ledger import SharedLedgerDialog  # imported on first use
@@ -395,10 +392,9 @@ class MainWindow(QMainWindow):
         if self._state is not None:
             self._state.setValue("geometry", self.saveGeometry())
             self._state.sync()
-        if self.notifications_window is not None:
-            self.notifications_window.close()
-        if self.counter_shifts_window is not None:
-            self.counter_shifts_window.close()
+        for window in (self.notifications_window, self.counter_shifts_window):
+            if window is not None:
+                window.close()
         self.bulk.close()
         if "counter" in self._built:
             self._built["counter"].shut()  # the customer's display goes with the window

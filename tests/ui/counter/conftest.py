@@ -10,6 +10,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QLineEdit
 
+from paydesk.ui.counter.display import CustomerView
+from paydesk.ui.counter.sales import REFERENCE, STATE
 from paydesk.ui.counter.tab import CounterTab
 from tests import helpers
 from tests.ui import press
@@ -25,9 +27,14 @@ class Counter:
         self.tab: CounterTab = app.window.counter_tab
 
     @property
-    def view(self):
-        """The customer's view on screen (beside the amount box, or the display's)."""
-        return self.tab.place.shown_view
+    def view(self) -> CustomerView | None:
+        """The customer's view on screen: the display's window (shown), or the view beside
+        the amount box (shown); None when neither is."""
+        display = press.shown("customer-display")
+        if display is not None:
+            return display.findChild(CustomerView)
+        beside = self.tab.findChild(CustomerView)
+        return beside if beside is not None and beside.isVisible() else None
 
     def calls(self, ending: str = "/api/payment") -> int:
         """How many calls this merchant's test key made to a path ending so (the call log)."""
@@ -47,6 +54,15 @@ class Counter:
         press.type_into(self.tab.amount, amount)
         task = press.starting("sell", lambda: press.enter(self.tab.amount))
         return self.loop.run(task, timeout=60)
+
+    def listed_state(self, tx_ref: str) -> str | None:
+        """The State column of the sale's row in today's list, as the list shows it (the
+        model's display role), found by its Reference column; None when it is not listed."""
+        model = self.tab.sales.model()
+        for row in range(model.rowCount()):
+            if model.index(row, REFERENCE).data() == tx_ref:
+                return model.index(row, STATE).data()
+        return None
 
     def texts_on_display(self) -> list[str]:
         """Every text the customer's view shows."""

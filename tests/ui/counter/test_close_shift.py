@@ -42,7 +42,7 @@ def test_close_shift_asks_freezes_and_saves_the_report(counter, loop, tmp_path):
     controller, book = app.window.desk.counter, app.window.desk.counter.book
     paid = counter.sell("7")
     counter.pay(paid)
-    loop.until(lambda: tab.mirror.state.text() == "PAID" and tab.sales.state_of(paid.tx_ref)
+    loop.until(lambda: tab.mirror.state.text() == "PAID" and counter.listed_state(paid.tx_ref)
                == "Paid" and not controller.payable(), timeout=30,
                message="PAID on the staff's screen, in the list and to the controller")
     loop.run(press.starting("new sale", lambda: press.escape(tab.amount)))  # paid: no asking

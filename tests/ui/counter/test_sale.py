@@ -36,7 +36,7 @@ def test_type_enter_and_the_code_is_on_both_screens_until_paid(counter, loop):
     assert decode_qr(view.qr) == [record.checkout_url]
     assert counter.texts_on_display() == ["Sandbox", "GBP 7.00", "WAITING FOR PAYMENT"]
     assert title not in counter.texts_on_display()
-    assert tab.amount.text() == "" and tab.sales.state_of(sale.tx_ref) == "Open"
+    assert tab.amount.text() == "" and counter.listed_state(sale.tx_ref) == "Open"
 
     counter.pay(sale)
     loop.until(lambda: view.phase == "paid", message="PAID on the customer's screen")
@@ -47,7 +47,7 @@ def test_type_enter_and_the_code_is_on_both_screens_until_paid(counter, loop):
     assert view.words.text() == "Thank you"
     loop.until(lambda: view.phase == "blank", message="blank for the next customer")
     assert counter.texts_on_display() == ["Sandbox"]
-    loop.until(lambda: tab.sales.state_of(sale.tx_ref) == "Paid", message="the list")
+    loop.until(lambda: counter.listed_state(sale.tx_ref) == "Paid", message="the list")
     assert "GBP: paid 7.00" in tab.totals.text()
 
     # ready for the next customer: Enter sells again

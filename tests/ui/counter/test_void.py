@@ -3,12 +3,34 @@ that comes after the void is shown in red until someone decides (Keep, or Refund
 
 from __future__ import annotations
 
+from PySide6.QtGui import QTextDocument
+from PySide6.QtWidgets import QLabel
+
+from paydesk.ui.fixed_text import fixed_font, is_fixed
 from tests.ui import press
 
 
 def _confirm(loop, name="confirm-void"):
     loop.until(lambda: press.shown(name) is not None, message=f"the {name} box")
     return press.shown(name)
+
+
+def _drawn_fixed(box, text: str) -> bool:
+    """Whether the box's explanation draws ``text`` (a reference), and in the fixed face: the
+    informative label's text as Qt lays it out (rich text: each run with its own font)."""
+    label = box.findChild(QLabel, "qt_msgbox_informativelabel")
+    document = QTextDocument()
+    document.setHtml(label.text())
+    block = document.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fragment = it.fragment()
+            if text in fragment.text():
+                return fixed_font().family() in (fragment.charFormat().fontFamilies() or [])
+            it += 1
+        block = block.next()
+    return False
 
 
 def test_escape_asks_then_voids_and_a_payment_after_it_is_shown_in_red(counter, loop):
@@ -24,11 +46,13 @@ def test_escape_asks_then_voids_and_a_payment_after_it_is_shown_in_red(counter, 
     assert counter.texts_on_display() == ["Sandbox", "GBP 7.00", "WAITING FOR PAYMENT"]
     # New sale (the button), and Void sale: both screens blank, the sale voided
     task = press.starting("new sale", lambda: press.click(tab.new_sale_button))
-    press.click(press.button(_confirm(loop), "Void sale"))
+    box = _confirm(loop)
+    assert _drawn_fixed(box, sale.tx_ref)  # the reference, as staff read it out
+    press.click(press.button(box, "Void sale"))
     voided = loop.run(task)
     assert voided.key == sale.key and voided.voided
     assert tab.mirror.sale is None and counter.texts_on_display() == ["Sandbox"]
-    loop.until(lambda: tab.sales.state_of(sale.tx_ref) == "Voided", message="the list")
+    loop.until(lambda: counter.listed_state(sale.tx_ref) == "Voided", message="the list")
     loop.until(lambda: "voided 7.00" in tab.totals.text(), message="the totals")
     assert not tab.banner.isVisible()
 
@@ -36,8 +60,9 @@ def test_escape_asks_then_voids_and_a_payment_after_it_is_shown_in_red(counter, 
     counter.pay(voided)
     loop.until(lambda: tab.banner.isVisible(), timeout=30, message="the red banner")
     assert tab.banner.text.text().startswith("Paid after void: refund or keep")
-    assert sale.tx_ref in tab.banner.text.text()
-    loop.until(lambda: tab.sales.state_of(sale.tx_ref) == "Paid after void: refund or keep",
+    assert tab.banner.reference.text() == f"Reference {sale.tx_ref}"
+    assert tab.banner.reference.isVisible() and is_fixed(tab.banner.reference.font())
+    loop.until(lambda: counter.listed_state(sale.tx_ref) == "Paid after void: refund or keep",
                message="the list")
     assert counter.texts_on_display() == ["Sandbox"]  # the customer's screen stays blank
     loop.until(lambda: "paid after void 7.00" in tab.totals.text(), message="the totals")
@@ -46,7 +71,7 @@ def test_escape_asks_then_voids_and_a_payment_after_it_is_shown_in_red(counter, 
     decided = loop.run(task)
     assert decided.decision == "keep"
     assert not tab.banner.isVisible()
-    loop.until(lambda: tab.sales.state_of(sale.tx_ref) == "Paid after void: kept",
+    loop.until(lambda: counter.listed_state(sale.tx_ref) == "Paid after void: kept",
                message="the list")
 
 
@@ -60,7 +85,7 @@ def test_refund_asks_and_says_where_to_refund(counter, loop):
     loop.until(lambda: tab.banner.isVisible(), timeout=30, message="the red banner")
     task = press.starting("decide", lambda: press.click(tab.banner.refund))
     box = _confirm(loop, "confirm-refund")
-    assert "dashboard" in box.informativeText()
+    assert "dashboard" in box.informativeText() and _drawn_fixed(box, sale.tx_ref)
     press.click(press.button(box, "Record refund"))
     decided = loop.run(task)
     assert decided.decision == "refund" and not tab.banner.isVisible()
@@ -101,3 +126,29 @@ def test_keyboard_only_type_enter_enter_escape_confirm(counter, loop):
     assert loop.run(task).voided
     assert tab.mirror.sale is None and counter.texts_on_display() == ["Sandbox"]
     assert tab.window().focusWidget() is tab.amount  # ready for the next customer
+
+
+def test_void_sale_pressed_after_the_customer_paid_voids_nothing(counter, loop):
+    """The confirm box left open while the customer pays: *Void sale* then voids nothing, and
+    both screens show PAID (no false "paid after void")."""
+    tab = counter.tab
+    sale = counter.sell("9")
+    task = press.starting("new sale", lambda: press.escape(tab.amount))
+    box = _confirm(loop)
+    counter.pay(sale)  # while the staff reads the box
+    loop.until(lambda: tab.mirror.state.text() == "PAID", timeout=30,
+               message="the payment heard while the box is open")
+    press.click(press.button(box, "Void sale"))
+    assert loop.run(task) is None
+    assert tab.mirror.state.text() == "PAID" and tab.mirror.sale.key == sale.key
+    assert tab.message.text() == "The customer paid meanwhile: nothing was voided"
+    assert counter.view.phase in ("paid", "thanks")  # then blank, as after any payment
+    assert tab.window().focusWidget() is tab.amount
+    loop.until(lambda: counter.listed_state(sale.tx_ref) == "Paid", message="the list")
+    loop.until(lambda: "GBP: paid 9.00" in tab.totals.text(), message="the totals")
+    assert "voided 0.00" in tab.totals.text()
+    assert not tab.banner.isVisible()
+    # Escape clears the paid sale, and Enter sells again
+    press.escape(tab.amount)
+    loop.until(lambda: tab.mirror.sale is None, message="cleared")
+    assert counter.sell("2") is not None

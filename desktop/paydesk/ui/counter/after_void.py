@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
 from ...ledger.counter import Sale
+from ..fixed_text import use_fixed
 from .sales import sale_money, sale_title
 
 HEADLINE = "Paid after void: refund or keep"
@@ -30,6 +31,11 @@ class AfterVoidBanner(QWidget):
         self.text.setObjectName("counter-after-void-text")
         self.text.setWordWrap(True)
         row.addWidget(self.text, 1)
+        self.reference = QLabel("")  # staff copy it to refund on the service's dashboard
+        self.reference.setObjectName("counter-after-void-reference")
+        self.reference.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        use_fixed(self.reference)
+        row.addWidget(self.reference)
         self.refund = QPushButton("Refund…")
         self.refund.setObjectName("counter-refund")
         self.refund.setAccessibleName("Refund")
@@ -50,15 +56,19 @@ class AfterVoidBanner(QWidget):
         self.sales = [s for s in sales if s.needs_decision]
         sale = self.first
         if sale is None:
-            self.text.setText("")
-            self.text.setAccessibleName("")
+            for label in (self.text, self.reference):
+                label.setText("")
+                label.setAccessibleName("")
             self.hide()
             return
         more = len(self.sales) - 1
-        text = (f"{HEADLINE}: {sale_title(sale)}, {sale_money(sale)}, reference {sale.tx_ref}"
+        text = (f"{HEADLINE}: {sale_title(sale)}, {sale_money(sale)}"
                 + (f" (and {more} more)" if more else ""))
         self.text.setText(text)
         self.text.setAccessibleName(text)
+        reference = f"Reference {sale.tx_ref}"
+        self.reference.setText(reference)
+        self.reference.setAccessibleName(reference)
         self.show()
 
     def set_busy(self, busy: bool) -> None:

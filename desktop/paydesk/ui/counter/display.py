@@ -248,7 +248,9 @@ class CustomerView(QWidget):
 class CustomerDisplay(QWidget):
     """The customer's own window: full screen on the chosen monitor, holding a
     ``CustomerView``. It does not close by itself (not by Escape nor by the window's close
-    button); the staff's screen closes it (``shut``)."""
+    button); the staff's screen closes it (``shut``). It never takes the keyboard: shown
+    without being activated and refusing the focus, so the staff's keys keep going to the
+    Counter tab."""
 
     TITLE = "PayDesk customer display"
 
@@ -257,6 +259,9 @@ class CustomerDisplay(QWidget):
         self.setObjectName("customer-display")
         self.setWindowTitle(self.TITLE)
         self.setAccessibleName(self.TITLE)
+        self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
+        self.setWindowFlag(Qt.WindowType.WindowDoesNotAcceptFocus)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         self.view = CustomerView(tasks, self)

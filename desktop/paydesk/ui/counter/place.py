@@ -6,7 +6,7 @@ embedded beside the amount box, and gives each the sale on screen."""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QGuiApplication, QScreen
+from PySide6.QtGui import QGuiApplication, QScreen, QShowEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from ...ledger.counter import Sale
@@ -55,22 +55,50 @@ class DisplayPlace(QWidget):
         app = QGuiApplication.instance()
         if isinstance(app, QGuiApplication):  # a monitor plugged in or out: the choices follow
             app.screenAdded.connect(self._screens_changed)
-            app.screenRemoved.connect(self._screens_changed)
+            app.screenRemoved.connect(self._screen_removed)
 
     # -- the choice -------------------------------------------------------------------
 
-    def fill(self, remembered: str) -> None:
-        """The screens there are now, and ``remembered`` chosen (by name) when it is one of
-        them; else this screen."""
+    def fill(self, remembered: str, gone: QScreen | None = None) -> None:
+        """The other screens there are now (never the staff's own: a full-screen display
+        there would cover the till; nor ``gone``, a screen being unplugged), and
+        ``remembered`` chosen (by name) when it is one of them; else this screen."""
         self.screens.clear()
+        staff = self._staff_screen()
         for number, screen in enumerate(QGuiApplication.screens(), 1):
-            self.screens.addItem(screen.name() or f"Screen {number}", _key(screen, number))
+            if screen is not staff and screen is not gone:
+                self.screens.addItem(screen.name() or f"Screen {number}", _key(screen, number))
         self.screens.addItem(THIS_SCREEN, "")
         index = self.screens.findData(remembered) if remembered else -1
         self.screens.setCurrentIndex(index if index >= 0 else self.screens.count() - 1)
 
+    def _staff_screen(self) -> QScreen | None:
+        """The screen the staff's window is on (the primary one before it is placed)."""
+        window = self.window()
+        return window.screen() if window is not self else QGuiApplication.primaryScreen()
+
     def _screens_changed(self, *_: object) -> None:
         self.fill(self.screens.currentData() or "")
+
+    def _screen_removed(self, screen: QScreen) -> None:
+        """A monitor unplugged. When the customer's display was on it, the customer's view
+        comes beside the amount box: never a full-screen window left on the staff's screen
+        (Qt moves a removed screen's windows to another one)."""
+        chosen = self.screens.currentData() or ""
+        on_it = self.display is not None and self.display.isVisible() \
+            and self.display.screen() is screen
+        self.fill(chosen, gone=screen)
+        if on_it and not self.here:  # (the chosen key now names another screen)
+            self.screens.setCurrentIndex(self.screens.count() - 1)
+        if self.display is not None and (on_it or self.here):
+            self.display.shut()
+        if self.is_open:
+            self._show_views()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
+        """Placed in the staff's window (or moved with it): the staff's screen is not offered."""
+        self._screens_changed()
+        super().showEvent(event)
 
     @property
     def here(self) -> bool:
@@ -115,6 +143,9 @@ class DisplayPlace(QWidget):
             self._dress(self.display.view)
             self.display.view.show_sale(self.sale, news=False)
         self.display.show_on(self._screen())
+        staff = self.window()
+        if staff is not self:  # the keyboard stays with the staff
+            staff.activateWindow()
 
     def _hide_views(self) -> None:
         self.beside.hide()
@@ -129,13 +160,6 @@ class DisplayPlace(QWidget):
     @property
     def views(self) -> list[CustomerView]:
         return [self.beside] + ([self.display.view] if self.display is not None else [])
-
-    @property
-    def shown_view(self) -> CustomerView | None:
-        """The customer's view on screen now, or None (closed)."""
-        if not self.is_open:
-            return None
-        return self.beside if self.here else (self.display.view if self.display else None)
 
     # -- what they show ---------------------------------------------------------------
 

@@ -153,9 +153,3 @@ class SalesList(QTableView):
         for column, width in enumerate((90, 220, 120, 230)):
             self.setColumnWidth(column, width)
         header.setStretchLastSection(True)
-
-    def state_of(self, tx_ref: str) -> str | None:
-        for sale in self.sales.sales:
-            if sale.tx_ref == tx_ref:
-                return self.sales.text(sale, STATE)
-        return None

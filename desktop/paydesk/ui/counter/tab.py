@@ -8,42 +8,55 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import datetime
+from datetime import date, datetime, timedelta
+from html import escape
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
-    QPushButton,
     QSplitter,
     QVBoxLayout,
     QWidget,
 )
 
 from ...desk.counter import CounterController, CounterSetupMissing, SaleUnderWay, with_record
+from ...desk.day import local_midnight
 from ...desk.session import Session
 from ...ledger import LedgerError, LinkRecord
 from ...ledger.counter import KEEP, REFUND, Sale
 from ...service.errors import ServiceError, ValidationError
-from ..dialogs import confirm, run_dialog
+from ..dialogs import confirm
+from ..fixed_text import fixed_html
 from ..signals import signals_of
 from .after_void import AfterVoidBanner
 from .entry import SaleEntry
 from .mirror import StaffMirror
-from .place import DisplayPlace
 from .sales import SalesList, SalesModel, sale_money, totals_text
+from .tools import CounterTools
 
 log = logging.getLogger("paydesk.counter.tab")
 
 CODE_SHOWN = "This customer's code is on screen: Escape starts a new sale"
 KEEPS_TRYING = "PayDesk keeps trying with the same reference; nothing will be paid twice"
+PAID_MEANWHILE = "The customer paid meanwhile: nothing was voided"
+ENDED_MEANWHILE = "The sale ended meanwhile: nothing was voided"
 REFRESH_MS = 150  # the totals and the red banner, read again once a burst of changes is over
 FIELDS = {"amount": "amount", "currency": "amount", "note": "note", "email": "email"}
 
 
+MIDNIGHT_SLACK_MS = 500  # the new day's list is read just after local midnight
+
+
 def _midnight() -> datetime:
-    return datetime.now().astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
+    """Today's first moment, local time (on a daylight-saving day too)."""
+    return local_midnight(date.today())
+
+
+def _ms_to_next_midnight() -> int:
+    left = local_midnight(date.today() + timedelta(days=1)) - datetime.now().astimezone()
+    return max(0, int(left.total_seconds() * 1000)) + MIDNIGHT_SLACK_MS
 
 
 class CounterTab(QWidget):
@@ -55,30 +68,16 @@ class CounterTab(QWidget):
         self.tasks = session.tasks.child(self)
         self.selling: asyncio.Task | None = None  # the sale being made (one at a time)
         self.loaded = False  # the first reload has filled the list and the totals
-        self._closing: asyncio.Task | None = None  # Close shift… under way
         column = QVBoxLayout(self)
 
-        tools = QHBoxLayout()
-        self.counter_name = QLabel("")
-        self.counter_name.setObjectName("counter-name")
-        tools.addWidget(self.counter_name)
-        self.rename_button = QPushButton("Rename counter…")
-        self.rename_button.setObjectName("counter-rename")
-        self.rename_button.setAccessibleName("Rename counter")
-        self.rename_button.clicked.connect(
-            lambda: self.tasks.spawn(self.rename_counter(), "rename counter"))
-        tools.addWidget(self.rename_button)
-        tools.addStretch(1)
-        self.place = DisplayPlace(self.tasks)
-        self.place.chosen.connect(self._remember_screen)
+        self.tools = CounterTools(controller, self.tasks, lambda: self._quietly(self._refresh))
+        self.tools.renamed.connect(self.reload)  # today's list is the renamed counter's
+        self.place = self.tools.place
         self.place.toggle.clicked.connect(self._back_to_amount)  # the next sale is typed there
-        tools.addWidget(self.place)
-        self.close_shift_button = QPushButton("Close shift…")
-        self.close_shift_button.setObjectName("counter-close-shift")
-        self.close_shift_button.setAccessibleName("Close shift")
-        self.close_shift_button.clicked.connect(self._close_shift_pressed)
-        tools.addWidget(self.close_shift_button)
-        column.addLayout(tools)
+        # the tools by the names staff know them
+        self.counter_name, self.rename_button = self.tools.counter_name, self.tools.rename_button
+        self.close_shift_button = self.tools.close_shift_button
+        column.addWidget(self.tools)
 
         top = QHBoxLayout()
         self.entry = SaleEntry()
@@ -122,6 +121,12 @@ class CounterTab(QWidget):
         self._refresh_timer.setSingleShot(True)
         self._refresh_timer.setInterval(REFRESH_MS)
         self._refresh_timer.timeout.connect(self._refresh_due)
+        self._midnight_timer = QTimer(self)  # today's list and totals start again at midnight
+        self._midnight_timer.setObjectName("counter-midnight")
+        self._midnight_timer.setSingleShot(True)
+        self._midnight_timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self._midnight_timer.timeout.connect(self._new_day)
+        self._midnight_timer.start(_ms_to_next_midnight())
         signals = signals_of(session.hub)
         signals.saleChanged.connect(self._sale_changed)
         signals.linkChanged.connect(self._link_changed)
@@ -135,7 +140,7 @@ class CounterTab(QWidget):
         profile = self.session.profile
         self.setEnabled(profile is not None)
         self.place.set_test(self.session.is_test)
-        self._say_name()
+        self.tools.say_name()
         if self.mirror.sale is not None and not self._ours(self.mirror.sale):
             self.show_sale(None)  # another profile's or mode's sale: not this counter's now
         if profile is None:
@@ -188,10 +193,11 @@ class CounterTab(QWidget):
         except (LedgerError, ServiceError) as error:
             log.info("could not read the counter's figures: %s", error)
 
-    def _say_name(self) -> None:
-        text = f"Counter: {self.controller.name}"
-        self.counter_name.setText(text)
-        self.counter_name.setAccessibleName(text)
+    def _new_day(self) -> None:
+        """Local midnight (or just after): today's list and totals start again, sale or not;
+        armed again for the next one (a timer woken early is armed for what is left)."""
+        self.reload()
+        self._midnight_timer.start(_ms_to_next_midnight())
 
     def _ours(self, sale: Sale) -> bool:
         profile = self.session.profile
@@ -302,7 +308,8 @@ class CounterTab(QWidget):
     async def new_sale(self) -> Sale | None:
         if self.controller.payable():
             sale = self.controller.current
-            shown = f" ({sale_money(sale)}, reference {sale.tx_ref})" if sale else ""
+            shown = (f" ({escape(sale_money(sale))}, reference {fixed_html(sale.tx_ref)})"
+                     if sale else "")
             ok = await confirm(
                 self, "Void this sale?", "Void this sale and start a new one?",
                 f"The customer's code{shown} stops being shown. PayDesk keeps watching the "
@@ -310,17 +317,29 @@ class CounterTab(QWidget):
                 "Void sale", "Keep waiting", object_name="confirm-void")
             if not ok:
                 return None
+            if not self.controller.payable():  # paid while the box was open
+                self._paid_meanwhile()
+                return None
         try:
             voided = await self.controller.new_sale()
         except (LedgerError, ServiceError) as failure:
             self.message.say(getattr(failure, "message", None) or str(failure))
             return None
         if self.controller.current is not None:  # paid meanwhile (SalePaid): PAID stays shown
-            return self.message.say("The customer paid meanwhile: nothing was voided", ok=True)
+            return self.message.say(PAID_MEANWHILE, ok=True)
         self.entry.clear()
         self.show_sale(None)
         self.amount.setFocus(Qt.FocusReason.OtherFocusReason)
         return voided
+
+    def _paid_meanwhile(self) -> None:
+        """*Void sale* pressed on a sale the customer had paid meanwhile: nothing voided;
+        both screens show how it ended (PAID), the next Escape clears them."""
+        settled = self.controller.current or self.mirror.sale
+        self.show_sale(settled)
+        state = settled.record.state if settled is not None and settled.record else ""
+        self.message.say(PAID_MEANWHILE if state == "success" else ENDED_MEANWHILE, ok=True)
+        self._back_to_amount()
 
     # -- after a void, and the shift --------------------------------------------------
 
@@ -328,9 +347,9 @@ class CounterTab(QWidget):
         if decision == REFUND:
             ok = await confirm(
                 self, "Refund this payment?", "Refund the payment that came after the void?",
-                f"Give back {sale_money(sale)} (reference {sale.tx_ref}) from the service's "
-                "dashboard: PayDesk cannot refund it. PayDesk records that it is to be "
-                "refunded, who decided and when.",
+                f"Give back {escape(sale_money(sale))} (reference {fixed_html(sale.tx_ref)}) "
+                "from the service's dashboard: PayDesk cannot refund it. PayDesk records "
+                "that it is to be refunded, who decided and when.",
                 "Record refund", "Cancel", object_name="confirm-refund")
             if not ok:
                 return None
@@ -344,38 +363,6 @@ class CounterTab(QWidget):
             self.banner.set_busy(False)
         await self._quietly(self._refresh)
         return decided
-
-    def _close_shift_pressed(self) -> None:
-        if self._closing is None or self._closing.done():  # one close at a time
-            self._closing = self.tasks.spawn(self.close_shift(), "close shift")
-
-    async def close_shift(self):
-        from .report import close_shift  # built with the shift report, on first use
-
-        shift = await close_shift(self.controller, self)
-        await self._quietly(self._refresh)
-        return shift
-
-    async def rename_counter(self):
-        from .rename import RenameDialog
-
-        dialog = RenameDialog(self.controller, self.tasks, self)
-        self.rename_dialog = dialog
-        renamed = await run_dialog(dialog)
-        if renamed:
-            self._say_name()
-            self.reload()  # today's list is the renamed counter's
-        return renamed
-
-    def _remember_screen(self, name: str) -> None:
-        if self.controller.settings.screen != name:
-            self.tasks.replace("remember screen", self._save_screen(name))
-
-    async def _save_screen(self, name: str) -> None:
-        try:
-            await self.controller.set_screen(name)
-        except OSError as error:  # kept for this session only
-            log.warning("the counter's settings could not be saved: %s", error)
 
     def shut(self) -> None:
         """The window is closing: the customer's display closes with it."""

@@ -1,0 +1,84 @@
+"""The Counter tab's top row: this counter's name and *Rename counter…*, where the customer
+looks (``DisplayPlace``), and *Close shift…*. The counter's settings it changes (the name,
+the chosen screen) are saved off the GUI thread, by the controller."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
+
+from ...desk.counter import CounterController
+from ..dialogs import run_dialog
+from .place import DisplayPlace
+
+log = logging.getLogger("paydesk.counter.tools")
+
+
+class CounterTools(QWidget):
+    renamed = Signal()  # the counter has a new name: today's list is the renamed counter's
+
+    def __init__(self, controller: CounterController, tasks,
+                 after_close: Callable[[], Awaitable[None]]):
+        """``after_close``: read again what Close shift… changed (awaited in its task)."""
+        super().__init__()
+        self.controller, self.tasks, self.after_close = controller, tasks, after_close
+        self._closing: asyncio.Task | None = None  # Close shift… under way
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        self.counter_name = QLabel("")
+        self.counter_name.setObjectName("counter-name")
+        row.addWidget(self.counter_name)
+        self.rename_button = QPushButton("Rename counter…")
+        self.rename_button.setObjectName("counter-rename")
+        self.rename_button.setAccessibleName("Rename counter")
+        self.rename_button.clicked.connect(
+            lambda: self.tasks.spawn(self.rename_counter(), "rename counter"))
+        row.addWidget(self.rename_button)
+        row.addStretch(1)
+        self.place = DisplayPlace(tasks)
+        self.place.chosen.connect(self._remember_screen)
+        row.addWidget(self.place)
+        self.close_shift_button = QPushButton("Close shift…")
+        self.close_shift_button.setObjectName("counter-close-shift")
+        self.close_shift_button.setAccessibleName("Close shift")
+        self.close_shift_button.clicked.connect(self._close_shift_pressed)
+        row.addWidget(self.close_shift_button)
+
+    def say_name(self) -> None:
+        text = f"Counter: {self.controller.name}"
+        self.counter_name.setText(text)
+        self.counter_name.setAccessibleName(text)
+
+    def _close_shift_pressed(self) -> None:
+        if self._closing is None or self._closing.done():  # one close at a time
+            self._closing = self.tasks.spawn(self.close_shift(), "close shift")
+
+    async def close_shift(self):
+        from .report import close_shift  # built with the shift report, on first use
+
+        shift = await close_shift(self.controller, self)
+        await self.after_close()
+        return shift
+
+    async def rename_counter(self):
+        from .rename import RenameDialog
+
+        renamed = await run_dialog(RenameDialog(self.controller, self.tasks, self))
+        if renamed:
+            self.say_name()
+            self.renamed.emit()
+        return renamed
+
+    def _remember_screen(self, name: str) -> None:
+        if self.controller.settings.screen != name:
+            self.tasks.replace("remember screen", self._save_screen(name))
+
+    async def _save_screen(self, name: str) -> None:
+        try:
+            await self.controller.set_screen(name)
+        except OSError as error:  # kept for this session only
+            log.warning("the counter's settings could not be saved: %s", error)
