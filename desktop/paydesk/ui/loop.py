@@ -85,10 +85,12 @@ class EventLoop(qasync.QEventLoop):
         self._timer = _Timers()
 
     def call_later(self, delay, callback, *args, context=None):
-        if asyncio.iscoroutinefunction(callback):
-            raise TypeError("coroutines cannot be used with call_later")
-        if not callable(callback):
-            raise TypeError(f"callback must be callable: {type(callback).__name__}")
+        if self.get_debug():  # as asyncio's own loop: checked in debug mode only (the check
+            # costs more than the rest: about 50 timers a request, the client's timeouts)
+            if asyncio.iscoroutinefunction(callback):
+                raise TypeError("coroutines cannot be used with call_later")
+            if not callable(callback):
+                raise TypeError(f"callback must be callable: {type(callback).__name__}")
         return self._add_callback(_Timed(callback, args, self, context=context), delay)
 
     def run_forever(self):
