@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import random
 import time
 from collections import Counter
@@ -35,6 +36,11 @@ Group = tuple[str, str]  # (profile_id, mode)
 # the ledger's paid records (Ledger.paid_since): (since, checked_before=, after=, limit=)
 PaidPages = Callable[..., Awaitable[Page]]
 NOTIFIED_EVERY = 300.0  # s: a link a notification can settle is checked at most this often
+# a pass over the entries costs time in proportion to their number (thousands after a batch
+# of bulk links): passes are spaced by this many times the last one's cost (at most
+# LONGEST_GAP s), so that they take a small share of the loop's thread
+GAP_FACTOR = 20
+LONGEST_GAP = 0.25
 
 
 class StopWatching(Exception):
@@ -109,6 +115,12 @@ class Scheduler:
         self._lanes = {False: asyncio.Semaphore(parallel), True: asyncio.Semaphore(focus_parallel)}
         self._tasks: set[asyncio.Task] = set()
         self._wake = asyncio.Event()
+        # the loop sleeps until ``_wake_at`` (monotonic): an entry due sooner sets a timer
+        # (``_soon``) instead of waking the loop for a pass over every entry now
+        self._wake_at = -math.inf  # -inf: a pass is under way or about to be (it sees all)
+        self._timer: asyncio.TimerHandle | None = None
+        self._gap = 0.0  # s: the least time between two passes (see GAP_FACTOR)
+        self._passed = -math.inf  # monotonic: when the last pass was
         self.stats: Counter[str] = Counter()  # checks, settles, failures, and each error's name
 
     # -- what to watch ------------------------------------------------------------------
@@ -126,9 +138,9 @@ class Scheduler:
             entry.record = record
             return
         first = self.settle_first if record.state == CREATING else self.first_every
-        self._entries[record.key] = Entry(record, time.monotonic() + self._pace(record, first),
-                                          first)
-        self._wake.set()
+        entry = self._entries[record.key] = Entry(
+            record, time.monotonic() + self._pace(record, first), first)
+        self._soon(entry.due)
 
     def seen(self, record: LinkRecord) -> None:
         """A record changed elsewhere (created, settled, checked): follow it."""
@@ -189,6 +201,21 @@ class Scheduler:
         entry.interval = self.first_every
         self._wake.set()
 
+    def _soon(self, due: float) -> None:
+        """An entry comes due at ``due``: the loop wakes by then (not sooner than the gap
+        between passes allows), by a timer: adding an entry costs no pass over the others."""
+        due = max(due, self._passed + self._gap)
+        if due >= self._wake_at:
+            return  # the loop wakes by then anyway
+        self._wake_at = due
+        if self._timer is not None:
+            self._timer.cancel()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop running: the loop's first pass sees the entry
+            return
+        self._timer = loop.call_later(max(0.0, due - time.monotonic()), self._wake.set)
+
     def _is_focused(self, key: Key) -> bool:
         return key in self._focused.values()
 
@@ -236,8 +263,9 @@ class Scheduler:
         try:
             while True:
                 try:
+                    started = time.perf_counter()
                     self._dispatch()
-                    await self._sleep()
+                    await self._sleep(started)
                 except asyncio.CancelledError:
                     raise
                 except Exception:  # a bug here must not stop every check
@@ -266,16 +294,31 @@ class Scheduler:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
-    async def _sleep(self) -> None:
+    async def _sleep(self, started: float | None = None) -> None:
+        """Until the next entry is due, something is asked for now (``check_now``, a check
+        asked for while it ran), or an entry added comes due sooner (``_soon``)."""
         now = time.monotonic()
-        waiting = [max(e.due, self._paused.get(e.group, 0)) for e in self._entries.values()
-                   if not e.running]
-        wait = max(0.0, min(waiting) - now) if waiting else 3600.0
+        self._paused = paused = {g: until for g, until in self._paused.items() if until > now}
+        if paused:
+            waiting = [max(e.due, paused.get(e.group, 0)) for e in self._entries.values()
+                       if not e.running]
+        else:
+            waiting = [e.due for e in self._entries.values() if not e.running]
+        if started is not None:  # this pass's cost (dispatch and this) spaces the next one
+            self._gap = min(LONGEST_GAP, GAP_FACTOR * (time.perf_counter() - started))
+        self._passed = now
+        wake_at = max(min(waiting) if waiting else now + 3600.0, now + self._gap)
         self._wake.clear()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._wake_at = wake_at
         try:
-            await asyncio.wait_for(self._wake.wait(), wait)
+            await asyncio.wait_for(self._wake.wait(), max(0.0, wake_at - now))
         except TimeoutError:
             pass
+        finally:
+            self._wake_at = -math.inf  # the next pass sees every entry
 
     async def _one(self, entry: Entry) -> None:
         key = entry.record.key
@@ -292,7 +335,9 @@ class Scheduler:
             if entry.again and key in self._entries:
                 entry.again = False
                 entry.due = time.monotonic()
-            self._wake.set()
+                self._wake.set()  # asked for while it ran (check_now): at once
+            elif key in self._entries:
+                self._soon(entry.due)
 
     async def _attempt(self, entry: Entry) -> None:
         key, settling = entry.record.key, entry.settling

@@ -266,3 +266,39 @@ async def test_later_checks_a_batch_link_seldom_unless_on_screen(running):
     assert second - first >= 0.5
     scheduler.focus("panel", record("BATCH-1"))
     await until_async(lambda: service.count("BATCH-1") >= 3, 1, "the link on screen checked")
+
+
+async def test_a_record_watched_while_the_loop_sleeps_long_is_checked_when_due(running):
+    """Watching no longer wakes the loop for a pass over every record: a timer wakes it when
+    the new record is due (here: a create to settle, watched while the loop sleeps for a
+    link due in 30 s)."""
+    service = Service()
+    scheduler = running(service, first_every=30, slowest=60)
+    scheduler.watch(record("LATER"))
+    await asyncio.sleep(0.1)  # the loop asleep until LATER is due
+    watched = time.monotonic()
+    scheduler.watch(record("MAKING", state="creating"))
+    await until_async(lambda: service.count("MAKING", "settle") == 1, 2, "the create settled")
+    assert service.calls[-1][2] - watched < 0.5
+    assert service.count("LATER") == 0
+
+
+async def test_thousands_watched_cost_few_passes_over_the_records(running):
+    """A batch of bulk links: thousands of records watched one after another (each create)
+    do not each wake the loop for a pass over all the others."""
+    service = Service()
+    scheduler = running(service, first_every=30, slowest=60)
+    passes = []
+    dispatch = scheduler._dispatch
+
+    def counted():
+        passes.append(len(scheduler._entries))
+        dispatch()
+
+    scheduler._dispatch = counted
+    await asyncio.sleep(0.05)
+    for i in range(2000):
+        scheduler.watch(record(f"ROW-{i}"))
+        await asyncio.sleep(0)  # the loop runs between creates
+    await asyncio.sleep(0.3)
+    assert len(passes) <= 20, len(passes)
