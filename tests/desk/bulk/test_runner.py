@@ -15,6 +15,7 @@ from paydesk.config.paths import Paths
 from paydesk.config.secrets import KeyStore
 from paydesk.desk.build import build_desk
 from paydesk.desk.bulk.check import check_rows
+from paydesk.desk.bulk.keep import ChangedRows
 from paydesk.desk.bulk.mapping import guess_mapping
 from paydesk.desk.bulk.read import read_sheet
 from paydesk.desk.bulk.runner import BatchRefused
@@ -179,6 +180,40 @@ async def test_a_corrected_file_creates_only_the_rows_missing(desk, add_profile,
     assert rows[3].record.email == "c2@example.com"
     assert made(service) == len(creates(service)) == 4  # rows 3 and 5 only
     assert report == "Finished: 4 of 4 links created"
+
+
+async def test_a_corrected_file_whose_rows_moved_is_refused(desk, add_profile, service,
+                                                             tmp_path):
+    """The issue's own complaint: the same file with a customer inserted at the top (or
+    sorted, or a row deleted) would make file row 2 c9's while row 2 was sent as c1's:
+    one customer charged twice, another never. The join is refused before anything is
+    written or sent, naming the rows."""
+    await add_profile()
+    batch = await load(desk, write_csv(tmp_path / "fees.csv", [line(1), line(2), line(3)],
+                                       headers=HEADERS))
+    await desk.bulk.start(batch)
+    await desk.bulk.wait(batch.id)
+    assert made(service) == 3
+    before = {r.number: (r.tx_ref, r.values) for r in await desk.batches.rows(batch.id)}
+    for layout in ([line(9), line(1), line(2), line(3)],  # a row inserted at the top
+                   [line(2), line(3)],  # a row deleted
+                   [line(3), line(1), line(2)],  # sorted
+                   [line(1, Amount="30"), line(2), line(3)]):  # an amount edited
+        with pytest.raises(ChangedRows) as refused:
+            await load(desk, write_csv(tmp_path / "fees.csv", layout, headers=HEADERS))
+        assert refused.value.message.startswith("Row 2 differs from the row sent before (")
+        assert "save the file under another name" in refused.value.message
+    assert "amount 11 → 30" in refused.value.message
+    assert {r.number: (r.tx_ref, r.values) for r in await desk.batches.rows(batch.id)} == before
+    assert len(creates(service)) == 3  # nothing sent again
+    # the same rows again, and one added at the end: only that one is made
+    joined = await load(desk, write_csv(tmp_path / "fees.csv",
+                                        [line(1), line(2), line(3), line(9)], headers=HEADERS))
+    await desk.bulk.start(joined)
+    await desk.bulk.wait(batch.id)
+    emails = [r.record.email for r in await desk.batches.rows(batch.id) if r.record]
+    assert sorted(emails) == [f"c{n}@example.com" for n in (1, 2, 3, 9)]
+    assert made(service) == len(creates(service)) == 4
 
 
 async def test_a_429_pauses_every_worker_for_the_asked_time(desk, add_profile, service,

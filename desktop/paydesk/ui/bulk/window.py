@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...desk.bulk.check import BulkRow, check_rows, known_references
-from ...desk.bulk.keep import keep
+from ...desk.bulk.keep import ChangedRows, keep
 from ...desk.bulk.mapping import Mapping, guess_mapping
 from ...desk.bulk.read import read_sheet
 from ...desk.bulk.runner import BatchRefused, BulkController
@@ -303,6 +303,11 @@ class BulkWindow(QWidget):
         try:  # a corrected file joins the batch of its name: only what is missing is made
             batch, _ = await keep(self.book, profile, mode, sheet.file_name, step.model.rows,
                                   step.chosen_policy())
+        except ChangedRows as error:  # rows moved or edited since sent: said by the file choice
+            self.file_step.complain(error.message)
+            step.update_counts()
+            self.go(FILE)
+            return None
         except (LedgerError, ValueError) as error:
             say(step.why, f"Could not write the batch to the ledger: {error}"
                 if isinstance(error, LedgerError) else str(error))
