@@ -14,7 +14,7 @@ import pytest
 from paydesk.config.paths import Paths
 from paydesk.config.secrets import KeyStore
 from paydesk.desk.build import build_desk
-from paydesk.desk.bulk.check import check_rows
+from paydesk.desk.bulk.check import check_rows, known_references, references
 from paydesk.desk.bulk.keep import ChangedRows
 from paydesk.desk.bulk.mapping import guess_mapping
 from paydesk.desk.bulk.read import read_sheet
@@ -39,11 +39,17 @@ def line(n: int, **over) -> list[str]:
 
 
 async def load(desk, path, policy="skip", headers=HEADERS):
-    """The file read and checked (as the window does, off the loop's thread) and kept as a
-    batch: a new one, or the batch of a file of the same name (a corrected file)."""
+    """The file read and checked (as the window does, off the loop's thread; its references
+    asked of the ledger) and kept as a batch: a new one, or the batch of a file of the same
+    name (a corrected file: that batch's own references left out of those asked)."""
     sheet = await asyncio.to_thread(read_sheet, path)
-    profile, _ = desk.session.active()
-    rows = check_rows(sheet, guess_mapping(sheet.headers), profile)
+    profile, mode = desk.session.active()
+    mapping = guess_mapping(sheet.headers)
+    found = await desk.batches.find(profile.id, mode, path.name)
+    own = {r.tx_ref for r in await desk.batches.rows(found.id, limit=10_000)} if found else set()
+    known = await known_references(desk.session.ledger, profile.id,
+                                   references(check_rows(sheet, mapping, profile))) - own
+    rows = check_rows(sheet, mapping, profile, known_refs=known)
     batch, _ = await desk.bulk.keep(path, rows, policy)
     return batch
 
@@ -92,7 +98,7 @@ async def test_each_row_is_created_once(desk, add_profile, service, tmp_path, he
     assert report == "Finished: 4 of 5 links created, 1 skipped"
     assert desk.bulk.status(batch.id) == report and not desk.bulk.running(batch.id)
     rows = await desk.batches.rows(batch.id)
-    assert [r.tx_ref for r in rows] == [batch.ref(n) for n in (2, 3, 4, 5, 6)]
+    assert [r.tx_ref for r in rows] == [batch.ref(n) if n != 4 else "" for n in (2, 3, 4, 5, 6)]
     assert rows[0].record.checkout_url and rows[0].record.amount == 11
     assert rows[0].record.title == "Term fees"
     assert len(creates(service)) == made(service) == 4
@@ -176,7 +182,9 @@ async def test_a_corrected_file_creates_only_the_rows_missing(desk, add_profile,
     report = await desk.bulk.wait(batch.id)
     assert await states(desk, batch) == {2: CREATED, 3: CREATED, 4: CREATED, 5: CREATED}
     rows = {r.number: r for r in await desk.batches.rows(batch.id)}
-    assert {n: r.tx_ref for n, r in rows.items() if n in refs} == refs  # the same references
+    assert refs[3] == "" and rows[3].tx_ref == joined.ref(3)  # a skipped row had none
+    assert {n: r.tx_ref for n, r in rows.items() if refs.get(n)} == {
+        n: ref for n, ref in refs.items() if ref}  # the same references
     assert rows[3].record.email == "c2@example.com"
     assert made(service) == len(creates(service)) == 4  # rows 3 and 5 only
     assert report == "Finished: 4 of 4 links created"
@@ -213,6 +221,39 @@ async def test_a_corrected_file_whose_rows_moved_is_refused(desk, add_profile, s
     await desk.bulk.wait(batch.id)
     emails = [r.record.email for r in await desk.batches.rows(batch.id) if r.record]
     assert sorted(emails) == [f"c{n}@example.com" for n in (1, 2, 3, 9)]
+    assert made(service) == len(creates(service)) == 4
+
+
+async def test_skipped_rows_hold_no_reference_until_corrected(desk, add_profile, service,
+                                                              tmp_path):
+    """A row skipped because its reference is another payment's (in the ledger, or Excel's
+    1.23E+15 twice) never reads that payment's link; fixed in a corrected file, each is sent
+    once with its fixed reference (the sandbox's call log)."""
+    await add_profile()
+    headers = [*HEADERS, "Reference"]
+    first = await load(desk, write_csv(tmp_path / "a.csv", [[*line(1), "INV-1"]],
+                                       headers=headers))
+    await desk.bulk.start(first)
+    await desk.bulk.wait(first.id)
+    damaged = "1.23E+15"
+    sheet = [[*line(2), "INV-1"], [*line(3), damaged], [*line(4), damaged]]
+    batch = await load(desk, write_csv(tmp_path / "b.csv", sheet, headers=headers))
+    await desk.bulk.start(batch)
+    await desk.bulk.wait(batch.id)
+    got = await desk.batches.rows(batch.id)
+    assert [(r.state, r.record, r.tx_ref) for r in got] == [(SKIPPED, None, "")] * 3
+    assert await desk.batches.rows(batch.id, states=(CREATED,)) == []  # nothing to e-mail
+    assert made(service) == 1
+    fixed = [[*line(2), "INV-2"], [*line(3), "1230000000000003"], [*line(4), "1230000000000004"]]
+    joined = await load(desk, write_csv(tmp_path / "b.csv", fixed, headers=headers))
+    await desk.bulk.start(joined)
+    await desk.bulk.wait(batch.id)
+    got = await desk.batches.rows(batch.id)
+    assert [(r.state, r.tx_ref, r.record.email) for r in got] == [
+        (CREATED, "INV-2", "c2@example.com"), (CREATED, "1230000000000003", "c3@example.com"),
+        (CREATED, "1230000000000004", "c4@example.com")]
+    refs = ["INV-1", "INV-2", "1230000000000003", "1230000000000004"]
+    assert each_once(service, refs) == {} and service.payments(damaged) == 0
     assert made(service) == len(creates(service)) == 4
 
 

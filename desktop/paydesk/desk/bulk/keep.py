@@ -58,19 +58,27 @@ def _differences(was: dict[str, str], now: dict[str, str]) -> list[str]:
 
 async def changed_rows(book: BatchBook, batch: Batch, rows: list[BulkRow]) -> list[str]:
     """What each row of ``batch`` sent already (it has a link) says differently in the
-    corrected file's ``rows`` ("Row 3 differs from the row sent before (amount 25 → 30)")."""
+    corrected file's ``rows`` ("Row 3 differs from the row sent before (amount 25 → 30)"),
+    and the valid rows not sent yet whose reference, set already, the file changes (a row's
+    reference is set once)."""
     by_number = {r.number: r for r in rows}
     found: list[str] = []
     after = None
-    while page := await book.rows(batch.id, after, PAGE, SENT_STATES):
-        for sent in page:
-            row = by_number.get(sent.number)
+    while page := await book.rows(batch.id, after, PAGE):
+        for was in page:
+            row = by_number.get(was.number)
             if row is None:
                 continue  # no longer in the file: it stays as it was
-            diff = _differences(sent.values, row.values)
-            if diff:
-                found.append(f"Row {sent.number} differs from the row sent before"
-                             f" ({', '.join(diff)})")
+            if was.state in SENT_STATES:
+                diff = _differences(was.values, row.values)
+                if diff:
+                    found.append(f"Row {was.number} differs from the row sent before"
+                                 f" ({', '.join(diff)})")
+                continue
+            ref = row.values.get("tx_ref", "").strip() or batch.ref(was.number)
+            if was.tx_ref and not row.problems and ref != was.tx_ref:
+                found.append(f"Row {was.number} has the reference {was.tx_ref} in its batch"
+                             f" (reference {was.tx_ref} → {ref})")
         after = page[-1].number
     return found
 

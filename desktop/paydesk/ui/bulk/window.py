@@ -249,7 +249,8 @@ class BulkWindow(QWidget):
         while batch is not None:
             page = await self.book.rows(batch.id, after=after, limit=500)
             for row in page:
-                refs.add(row.tx_ref)
+                if row.tx_ref:  # a skipped row holds none
+                    refs.add(row.tx_ref)
                 if row.state not in (WAITING, SKIPPED):
                     numbers.add(row.number)
             if len(page) < 500:
