@@ -257,6 +257,38 @@ async def test_skipped_rows_hold_no_reference_until_corrected(desk, add_profile,
     assert made(service) == len(creates(service)) == 4
 
 
+async def test_a_corrected_file_loaded_while_paused_is_what_is_sent(desk, add_profile, service,
+                                                                    tmp_path, until):
+    """The runner reads each row again just before sending it: a corrected file joined while
+    the batch is paused (its rows already paged in) is what goes out, and a row it skips is
+    not sent (the sandbox's call log and payments)."""
+    await add_profile()
+    path = write_csv(tmp_path / "p.csv", [line(n) for n in range(1, 21)], headers=HEADERS)
+    batch = await load(desk, path)
+    service.faults(latency_ms=300)
+    await desk.bulk.start(batch)
+    await until(lambda: len(creates(service)) >= 2, message="some sent")
+    desk.bulk.pause(batch.id)
+    await until(lambda: desk.bulk.under_way(batch.id) == 0, message="the calls finished")
+    service.faults()
+    sent = {r.number for r in await desk.batches.rows(batch.id, limit=100) if r.record}
+    fixed = [line(n, Amount="500") for n in range(1, 21)]
+    fixed[19] = line(20, **{"E-mail": "not an address"})  # row 21 now has a problem
+    for n in sent:  # the rows sent stay as they were (else the join is refused)
+        fixed[n - 2] = line(n - 1)
+    joined = await load(desk, write_csv(tmp_path / "p.csv", fixed, headers=HEADERS))
+    assert joined.id == batch.id and desk.bulk.paused(batch.id)
+    await desk.bulk.start(joined)  # what Create does on a running batch: resume
+    await desk.bulk.wait(batch.id)
+    got = {r.number: r for r in await desk.batches.rows(batch.id, limit=100)}
+    stale = [n for n, r in got.items() if r.record and n not in sent and r.record.amount != 500]
+    assert stale == [] and 21 not in sent
+    assert got[21].state == SKIPPED and got[21].record is None
+    assert service.payments(batch.ref(21)) == 0
+    assert made(service) == len(creates(service)) == 19
+    assert each_once(service, [r.tx_ref for r in got.values() if r.record]) == {}
+
+
 async def test_a_429_pauses_every_worker_for_the_asked_time(desk, add_profile, service,
                                                             tmp_path, until):
     await add_profile()

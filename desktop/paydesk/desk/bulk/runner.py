@@ -315,8 +315,14 @@ class BulkController:
         """Create the row's link; True when nothing was sent and the batch is paused (the
         row goes again when it is resumed)."""
         batch = run.batch
-        request = request_of(BulkRow(row.number, row.values), row.tx_ref)
         try:
+            # read again just before sending: a corrected file may have changed or skipped
+            # it since its page was read (the values sent are the book's, never stale ones)
+            fresh = await self.batches.row(batch.id, row.number)
+            if fresh is None or fresh.state != WAITING:
+                return False  # skipped now, or sent by another desk meanwhile
+            row = fresh
+            request = request_of(BulkRow(row.number, row.values), row.tx_ref)
             self._check_active(batch)  # create sends with the active profile: checked here,
             record = await self.links.create(request, claimed=True,  # nothing awaited between
                                              ours=row.tx_ref == batch.ref(row.number))
