@@ -12,6 +12,7 @@ import logging
 import socket
 import ssl
 import subprocess
+from dataclasses import replace
 from decimal import Decimal
 from email import message_from_bytes, policy
 
@@ -21,6 +22,7 @@ from aiosmtpd.smtp import AuthResult
 
 from paydesk.desk.bulk import mail
 from paydesk.desk.bulk.mail import MailError, SmtpSettings
+from paydesk.desk.bulk.smtp import IN_CLEAR, Connection
 from paydesk.ledger.batch import CREATED, BatchRow
 from paydesk.service.models import PaymentRequest
 from tests.helpers import need_system
@@ -250,6 +252,28 @@ def test_settings_are_checked_and_read_back_whatever_the_file_holds(tmp_path):
     assert SmtpSettings.from_json({"host": 5, "port": "x"}) == SmtpSettings()
     assert SmtpSettings.from_json(json.loads('{"host": "h", "port": 465, "security": "tls"}')) \
         == SmtpSettings(host="h", port=465, security="tls")
+
+
+async def test_a_login_over_plain_tcp_is_refused_unless_on_this_computer(desk, add_profile,
+                                                                        smtp_server):
+    """Security "none" with a user would send the password readable: refused (the settings'
+    problems, and the connection itself, before connecting), unless the server is this
+    computer's."""
+    await add_profile()
+    far = SmtpSettings(host="smtp.example.com", user="shop", security="none",
+                       sender="billing@shop.example")
+    assert far.problems() == {"security": IN_CLEAR}
+    assert "secure connection" in IN_CLEAR
+    for host in ("localhost", "127.0.0.1", "::1", "[::1]"):
+        assert replace(far, host=host).problems() == {}
+    assert replace(far, user="").problems() == {}  # no login: no password sent
+    assert replace(far, security="starttls").problems() == {}
+    with pytest.raises(MailError) as refused:
+        await mail.send_test(far, PASSWORD, desk.session.profile, "me@example.com")
+    assert refused.value.message == IN_CLEAR
+    with pytest.raises(MailError) as refused:  # the connection refuses it too
+        await asyncio.to_thread(Connection(far, PASSWORD)._open)
+    assert refused.value.message == IN_CLEAR
 
 
 async def test_a_cancel_waits_for_the_message_under_way(desk, add_profile, smtp_server):
