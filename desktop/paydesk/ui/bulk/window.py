@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...desk.bulk.check import BulkRow, check_rows, known_references
-from ...desk.bulk.keep import ChangedRows, keep
+from ...desk.bulk.keep import ChangedRows
 from ...desk.bulk.mapping import Mapping, guess_mapping
 from ...desk.bulk.read import read_sheet
 from ...desk.bulk.runner import BatchRefused, BulkController
@@ -296,14 +296,15 @@ class BulkWindow(QWidget):
     # -- creating ------------------------------------------------------------------------
 
     async def create(self) -> Batch | None:
-        profile, mode, sheet = self.session.profile, self.session.mode, self.sheet
+        profile, sheet = self.session.profile, self.sheet
         step = self.check_step
         if profile is None or sheet is None or step.checking or step.to_create() == 0:
             return None
         step.create.setEnabled(False)
-        try:  # a corrected file joins the batch of its name: only what is missing is made
-            batch, _ = await keep(self.book, profile, mode, sheet.file_name, step.model.rows,
-                                  step.chosen_policy())
+        try:  # a corrected file joins the batch of its name: only what is missing is made;
+            # kept by the desk's controller (its references carry the installation's id)
+            batch, _ = await self.controller.keep(sheet.file_name, step.model.rows,
+                                                  step.chosen_policy())
         except ChangedRows as error:  # rows moved or edited since sent: said by the file choice
             self.file_step.complain(error.message)
             step.update_counts()
