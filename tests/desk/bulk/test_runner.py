@@ -19,6 +19,7 @@ from paydesk.desk.bulk.keep import ChangedRows
 from paydesk.desk.bulk.mapping import guess_mapping
 from paydesk.desk.bulk.read import read_sheet
 from paydesk.desk.bulk.runner import BatchRefused
+from paydesk.ledger import LedgerError
 from paydesk.ledger.batch import CREATED, CREATING, PAID, REFUSED, SKIPPED, WAITING
 from paydesk.service import ServiceClient
 from paydesk.service.models import PaymentRequest
@@ -287,6 +288,47 @@ async def test_a_corrected_file_loaded_while_paused_is_what_is_sent(desk, add_pr
     assert service.payments(batch.ref(21)) == 0
     assert made(service) == len(creates(service)) == 19
     assert each_once(service, [r.tx_ref for r in got.values() if r.record]) == {}
+
+
+class _LedgerBlips:
+    """The desk's real batches' book whose first ``n`` row reads fail as a shared ledger out
+    of reach does (a real PostgreSQL blip cannot be timed from a test: said here)."""
+
+    def __init__(self, book, n):
+        self.book, self.left = book, n
+
+    def __getattr__(self, name):
+        return getattr(self.book, name)
+
+    async def _blip(self):
+        if self.left > 0:
+            self.left -= 1
+            raise LedgerError("the shared ledger cannot be reached")
+
+    async def rows(self, *args, **kwargs):
+        await self._blip()
+        return await self.book.rows(*args, **kwargs)
+
+    async def row(self, *args, **kwargs):
+        await self._blip()
+        return await self.book.row(*args, **kwargs)
+
+
+async def test_a_ledger_blip_while_reading_rows_is_waited_out(desk, add_profile, service,
+                                                             tmp_path, caplog):
+    """A ledger error while the runner reads its rows backs off and goes on: the run does
+    not end asking for a Resume, and every row is made once (the sandbox's call log)."""
+    await add_profile()
+    batch = await load(desk, write_csv(tmp_path / "b.csv", [line(n) for n in range(1, 4)],
+                                       headers=HEADERS))
+    desk.bulk.batches = _LedgerBlips(desk.batches, 3)  # the page read, then row reads
+    await desk.bulk.start(batch)
+    report = await desk.bulk.wait(batch.id)
+    assert report == "Finished: 3 of 3 links created"
+    assert desk.bulk.batches.left == 0
+    assert "the ledger did not answer" in caplog.text
+    assert made(service) == len(creates(service)) == 3
+    assert each_once(service, [batch.ref(n) for n in (2, 3, 4)]) == {}
 
 
 async def test_a_429_pauses_every_worker_for_the_asked_time(desk, add_profile, service,
