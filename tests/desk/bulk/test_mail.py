@@ -294,6 +294,41 @@ async def test_a_cancel_waits_for_the_message_under_way(desk, add_profile, smtp_
     assert len(inbox.messages) == len(results) < 4  # each message sent is told, no more
 
 
+async def test_a_skipped_row_is_never_mailed_or_saved_with_another_payments_link(
+        desk, add_profile, smtp_server, tmp_path):
+    """A row skipped because its reference is another payment's (in the ledger) holds none:
+    its customer is e-mailed nothing and the results give it no link (D2)."""
+    from paydesk.desk.bulk.results import save_results
+
+    inbox, port = smtp_server()
+    profile = await add_profile()
+    other = await desk.links.create(PaymentRequest(
+        amount=Decimal(90), currency="GBP", email="other@example.com", first_name="Oz",
+        last_name="Other", tx_ref="INV-1", title="Someone else's"))
+    values = {"amount": "20", "currency": "GBP", "first_name": "Kim", "title": "Fees"}
+    rows = [(2, "INV-1", {**values, "email": "ann@example.com", "last_name": "Lee 2",
+                          "tx_ref": "INV-1"}, True),  # skipped: INV-1 is in the ledger
+            (3, "", {**values, "email": "bob@example.com", "last_name": "Lee 3"}, False)]
+    batch = await desk.batches.add_batch(profile.id, "test", "Fees", "fees.csv", "skip", "me",
+                                         rows, txref_prefix="SCH")
+    await desk.links.create(PaymentRequest(
+        amount=Decimal(20), currency="GBP", email="bob@example.com", first_name="Kim",
+        last_name="Lee 3", tx_ref=batch.ref(3), title="Fees"))
+    assert await mail.mail_batch(desk.batches, batch.id, profile, plain(port, per_second=20),
+                                 None) == (1, 0)
+    assert [m["To"].addresses[0].addr_spec for m in inbox.messages] == ["bob@example.com"]
+    assert other.checkout_url not in inbox.messages[0].get_body().get_content()
+    assert await save_results(desk.batches, batch, tmp_path / "out.csv") == 2
+    import csv
+
+    with open(tmp_path / "out.csv", encoding="utf-8-sig", newline="") as handle:
+        out = list(csv.DictReader(handle))
+    assert out[0]["result"].startswith("skipped")
+    assert (out[0]["link_tx_ref"], out[0]["checkout_url"], out[0]["service_reference"]) == \
+        ("", "", "")
+    assert other.checkout_url not in (tmp_path / "out.csv").read_text(encoding="utf-8-sig")
+
+
 async def test_a_batch_mailed_notes_each_row_and_sends_none_twice(desk, add_profile, smtp_server):
     """Through the batches' book: the rows with a link open for payment are sent theirs, each
     result noted on the row (sent, or failed and why); a second run sends only the failed."""
