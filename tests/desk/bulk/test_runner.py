@@ -212,7 +212,7 @@ async def test_a_corrected_file_whose_rows_moved_is_refused(desk, add_profile, s
             await load(desk, write_csv(tmp_path / "fees.csv", layout, headers=HEADERS))
         assert refused.value.message.startswith("Row 2 differs from the row sent before (")
         assert "save the file under another name" in refused.value.message
-    assert "amount 11 → 30" in refused.value.message
+    assert "amount 11 → 30" in refused.value.message and refused.value.numbers == [2]
     assert {r.number: (r.tx_ref, r.values) for r in await desk.batches.rows(batch.id)} == before
     assert len(creates(service)) == 3  # nothing sent again
     # the same rows again, and one added at the end: only that one is made
@@ -223,6 +223,25 @@ async def test_a_corrected_file_whose_rows_moved_is_refused(desk, add_profile, s
     emails = [r.record.email for r in await desk.batches.rows(batch.id) if r.record]
     assert sorted(emails) == [f"c{n}@example.com" for n in (1, 2, 3, 9)]
     assert made(service) == len(creates(service)) == 4
+
+
+async def test_a_reference_set_on_a_row_not_sent_is_not_changed(desk, add_profile, service,
+                                                                 tmp_path):
+    """A valid row keeps the reference it was given (set once): a corrected file giving it
+    another is refused, naming the row; nothing is written or sent."""
+    await add_profile()
+    headers = [*HEADERS, "Reference"]
+    path = tmp_path / "r.csv"
+    batch = await load(desk, write_csv(path, [[*line(1), "INV-1"], [*line(2), ""]],
+                                       headers=headers))
+    for fixed, said in (([[*line(1), "INV-9"], [*line(2), ""]], "reference INV-1 → INV-9"),
+                        ([[*line(1), "INV-1"], [*line(2), "INV-2"]],
+                         f"reference {batch.ref(3)} → INV-2")):
+        with pytest.raises(ChangedRows) as refused:
+            await load(desk, write_csv(path, fixed, headers=headers))
+        assert said in refused.value.message
+    assert [r.tx_ref for r in await desk.batches.rows(batch.id)] == ["INV-1", batch.ref(3)]
+    assert creates(service) == []
 
 
 async def test_skipped_rows_hold_no_reference_until_corrected(desk, add_profile, service,

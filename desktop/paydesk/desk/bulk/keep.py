@@ -52,17 +52,21 @@ def new_rows(rows: Iterable[BulkRow]) -> list[NewRow]:
 
 
 def _differences(was: dict[str, str], now: dict[str, str]) -> list[str]:
-    return [f"{NAMES[f]} {was.get(f, '').strip() or '(none)'} → {now.get(f, '').strip() or '(none)'}"
+    def shown(values: dict[str, str], field: str) -> str:
+        return values.get(field, "").strip() or "(none)"
+
+    return [f"{NAMES[f]} {shown(was, f)} → {shown(now, f)}"
             for f in SAME if was.get(f, "").strip() != now.get(f, "").strip()]
 
 
-async def changed_rows(book: BatchBook, batch: Batch, rows: list[BulkRow]) -> list[str]:
+async def changed_rows(book: BatchBook, batch: Batch,
+                       rows: list[BulkRow]) -> list[tuple[int, str]]:
     """What each row of ``batch`` sent already (it has a link) says differently in the
     corrected file's ``rows`` ("Row 3 differs from the row sent before (amount 25 → 30)"),
     and the valid rows not sent yet whose reference, set already, the file changes (a row's
     reference is set once)."""
     by_number = {r.number: r for r in rows}
-    found: list[str] = []
+    found: list[tuple[int, str]] = []
     after = None
     while page := await book.rows(batch.id, after, PAGE):
         for was in page:
@@ -72,13 +76,14 @@ async def changed_rows(book: BatchBook, batch: Batch, rows: list[BulkRow]) -> li
             if was.state in SENT_STATES:
                 diff = _differences(was.values, row.values)
                 if diff:
-                    found.append(f"Row {was.number} differs from the row sent before"
-                                 f" ({', '.join(diff)})")
+                    found.append((was.number, f"Row {was.number} differs from the row sent"
+                                                f" before ({', '.join(diff)})"))
                 continue
             ref = row.values.get("tx_ref", "").strip() or batch.ref(was.number)
             if was.tx_ref and not row.problems and ref != was.tx_ref:
-                found.append(f"Row {was.number} has the reference {was.tx_ref} in its batch"
-                             f" (reference {was.tx_ref} → {ref})")
+                found.append((was.number, f"Row {was.number} differs from its row in the batch,"
+                                          f" whose reference is set (reference {was.tx_ref}"
+                                          f" → {ref})"))
         after = page[-1].number
     return found
 
@@ -108,10 +113,10 @@ async def keep(book: BatchBook, profile: Profile, mode: str, file: str | Path,
     if earlier is not None:
         changed = await changed_rows(book, earlier, rows)
         if changed:
-            shown = "; ".join(changed[:SHOWN])
+            shown = "; ".join(text for _, text in changed[:SHOWN])
             more = f" (and {len(changed) - SHOWN} more)" if len(changed) > SHOWN else ""
             raise ChangedRows(f"{shown}{more}: restore it, or save the file under another name"
-                              " to make a new batch", [int(c.split()[1]) for c in changed])
+                              " to make a new batch", [number for number, _ in changed])
         await book.add_rows(earlier.id, new_rows(rows))
         batch = await book.batch(earlier.id)
         if batch is None:
