@@ -96,7 +96,7 @@ async def test_a_batch_and_its_rows_are_written_together(book):
     got = await book.rows(batch.id)
     assert [(r.number, r.tx_ref, r.state) for r in got] == [
         (2, f"{batch.prefix}-00002", WAITING), (3, "OWN-REF-3", WAITING),
-        (5, f"{batch.prefix}-00005", SKIPPED)]
+        (5, "", SKIPPED)]  # a skipped row holds no reference
     assert got[0].tx_ref == batch.ref(2) and got[0].values == values(2)
     assert got[0].record is None and got[0].email_state is None and not got[0].skipped
     assert got[2].skipped
@@ -170,8 +170,10 @@ async def test_a_corrected_file_adds_only_what_is_missing(book, ledger):
     assert await book.add_rows(batch.id, fixed) == 3
     after = {r.number: r for r in await book.rows(batch.id)}
     assert after[2].values == values(2) and after[2].state == CREATED
-    assert after[3].tx_ref == before[3].tx_ref  # a row keeps its reference
+    assert before[3].tx_ref == ""  # a skipped row holds no reference...
+    assert after[3].tx_ref == "OTHER-REF"  # ...until made valid: the corrected file's
     assert after[3].values["email"] == "fixed@example.com" and after[3].state == WAITING
+    assert after[4].tx_ref == before[4].tx_ref  # a row keeps its reference
     assert after[4].state == SKIPPED
     assert after[6].tx_ref == batch.ref(6) and after[6].state == WAITING
     assert (await book.batch(batch.id)).rows == 4
@@ -180,6 +182,53 @@ async def test_a_corrected_file_adds_only_what_is_missing(book, ledger):
         await book.add_rows(batch.id + 100, fixed)
     newer = await book.add_batch("p1", "test", "fees again", "fees.csv", "all", "bob", rows(2))
     assert (await book.find("p1", "test", "fees.csv")).id == newer.id  # the newest of a name
+
+
+async def test_a_skipped_row_never_reads_another_payments_link(book, ledger):
+    """A row skipped because its reference is another payment's (in the ledger, or twice in
+    the file) holds no reference: it is skipped, with no record, in the figures and pages."""
+    other = await book.add_batch("p1", "test", "a", "a.csv", "skip", "me",
+                                 [(2, "INV-1", values(1), False)])
+    await sent(ledger, (await book.rows(other.id))[0])
+    batch = await book.add_batch("p1", "test", "b", "b.csv", "skip", "me",
+                                 [(2, "INV-1", values(99), True),  # in the ledger
+                                  (3, "INV-2", values(3), True),  # twice in the file
+                                  (4, "INV-2", values(4), True)])
+    assert [(r.tx_ref, r.state, r.record) for r in await book.rows(batch.id)] == [
+        ("", SKIPPED, None)] * 3
+    assert await book.rows(batch.id, states=(CREATED, PAID, WAITING)) == []
+    assert await book.figures(batch.id) == BatchFigures(rows=3, skipped=3)
+    assert await book.batch_of("p1", "INV-1") == other.id
+    assert await book.unfinished("p1", "test") == []
+    # one of the file's twins given another reference: it takes it; the other stays skipped
+    assert await book.add_rows(batch.id, [(4, "INV-4", values(4), False)]) == 1
+    row = await book.row(batch.id, 4)
+    assert (row.tx_ref, row.state, row.record) == ("INV-4", WAITING, None)
+    await sent(ledger, row)
+    assert (await book.row(batch.id, 4)).state == CREATED
+    assert (await book.row(batch.id, 3)).state == SKIPPED
+
+
+async def test_a_reference_fixed_in_a_corrected_file_is_used(book):
+    """Rows skipped for a reference Excel damaged (1.23E+15), fixed in the corrected file,
+    are sent with the fixed references, each its own; a row without one takes the batch's."""
+    damaged = "1.23E+15"
+    batch = await book.add_batch("p1", "test", "a", "a.csv", "skip", "me",
+                                 [(2, damaged, values(1, tx_ref=damaged), True),
+                                  (3, damaged, values(2, tx_ref=damaged), True),
+                                  (4, "", values(3), True)])
+    fixed = [(2, "1230000000000001", values(1, tx_ref="1230000000000001"), False),
+             (3, "1230000000000002", values(2, tx_ref="1230000000000002"), False),
+             (4, "", values(3), False)]
+    assert await book.add_rows(batch.id, fixed) == 3
+    waiting = await book.rows(batch.id, states=(WAITING,))
+    assert [(r.number, r.tx_ref) for r in waiting] == [
+        (2, "1230000000000001"), (3, "1230000000000002"), (4, batch.ref(4))]
+    assert all(r.tx_ref == (r.values.get("tx_ref") or batch.ref(r.number)) for r in waiting)
+    # set once: the same rows again change nothing, another reference cannot replace it
+    assert await book.add_rows(batch.id, fixed) == 0
+    await book.add_rows(batch.id, [(2, "OTHER", values(1, tx_ref="OTHER"), False)])
+    assert (await book.row(batch.id, 2)).tx_ref == "1230000000000001"
 
 
 async def test_batches_newest_first_by_profile_and_mode(book):
@@ -238,6 +287,16 @@ async def test_what_the_tables_refuse(book, ledger):
         with pytest.raises(Exception, match="batch book is append-only|keeps its batch"):
             await below(ledger, sql)
     assert (await book.row(batch.id, 2)).tx_ref == batch.ref(2)
+    # a skipped row's reference (none) is set once, then kept
+    skipped = await book.add_batch("p1", "test", "s", "s.csv", "skip", "ann",
+                                   rows(2, skipped=(2,)))
+    where = f"WHERE batch_id = {skipped.id}"
+    await below(ledger, f"UPDATE batch_rows SET tx_ref = 'SET-ONCE' {where}")
+    with pytest.raises(Exception, match="keeps its batch"):
+        await below(ledger, f"UPDATE batch_rows SET tx_ref = 'AGAIN' {where}")
+    with pytest.raises(Exception, match="keeps its batch"):
+        await below(ledger, f"UPDATE batch_rows SET tx_ref = NULL {where}")
+    assert (await book.row(skipped.id, 2)).tx_ref == "SET-ONCE"
 
 
 async def test_every_write_on_the_shared_ledger_is_an_event(ledger, book):

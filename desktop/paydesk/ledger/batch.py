@@ -99,7 +99,7 @@ class Batch:
 class BatchRow:
     batch_id: int
     number: int  # the file's row number as a spreadsheet shows it (header: 1)
-    tx_ref: str
+    tx_ref: str  # "" for a skipped row (it holds no reference until made valid)
     values: dict[str, str]  # by field ("amount", "email"..., extra fields as "meta.<name>")
     state: str  # one of STATES, derived when read
     record: LinkRecord | None = None  # its link as the ledger holds it (None: not sent)
@@ -168,8 +168,9 @@ class BatchBook(abc.ABC):
     async def add_rows(self, batch_id: int, rows: list[NewRow]) -> int:
         """A corrected file's rows, in one transaction: a row whose number the batch lacks is
         added; a row the batch has that was never sent (waiting or skipped: no link) takes
-        the new values and skipped flag, keeping its reference; a row sent already stays as
-        it is. Returns how many rows were added or changed. Raises LedgerError when the
+        the new values and skipped flag, keeping its reference if it has one (a skipped row
+        has none: made valid, it takes the corrected file's reference, else the batch's); a
+        row sent already stays as it is. Returns how many rows were added or changed. Raises LedgerError when the
         batch is not in the book."""
 
     @abc.abstractmethod

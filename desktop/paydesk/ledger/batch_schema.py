@@ -2,10 +2,12 @@
 rows (each with the reference it maps to) and the e-mail notes of the rows.
 
 A batch and an e-mail note are written once (triggers refuse UPDATE and DELETE, as on the
-counter's book). A row is never deleted and its batch, number, profile and reference never
-change (a trigger refuses it): only a row never sent takes a corrected file's values and
-skipped flag (``add_rows``). What a row *is* is derived when read from its link
-(``batch_sql.STATE``), joined by (profile_id, tx_ref).
+counter's book). A row is never deleted and its batch, number and profile never change; its
+reference is set once (triggers refuse the rest): a skipped row holds none (NULL) until a
+corrected file makes it valid, so a row skipped because its reference is another payment's
+never reads that payment as its own. Only a row never sent takes a corrected file's values
+and skipped flag (``add_rows``). What a row *is* is derived when read from its link
+(``batch_sql.STATE``), joined by (profile_id, tx_ref) when it has a reference.
 """
 
 from __future__ import annotations
@@ -15,16 +17,19 @@ from .batch import POLICIES
 TABLES = ("batches", "batch_rows", "batch_emails")
 APPEND_ONLY = "the batch book is append-only"  # said inside SQL quotes
 FIXED = "a batch row keeps its batch, number and reference"
-KEPT = ("batch_id", "number", "profile_id", "tx_ref")  # the row columns that never change
+KEPT = ("batch_id", "number", "profile_id")  # the row columns that never change
+REF_ONCE = "OLD.tx_ref IS NOT NULL"  # tx_ref changes only from NULL (a skipped row made valid)
 
 
 def _quoted(values: tuple[str, ...]) -> str:
     return ", ".join(f"'{v}'" for v in values)
 
 
-def _refuse(table: str, verb: str, why: str, of: str = "") -> str:
-    return f"""CREATE TRIGGER {table}_refuse_{verb.lower()} BEFORE {verb}{of} ON {table}
-               BEGIN SELECT RAISE(ABORT, '{why}'); END"""
+def _refuse(table: str, verb: str, why: str, of: str = "", when: str = "",
+            name: str = "") -> str:
+    when = f" FOR EACH ROW WHEN {when}" if when else ""
+    return f"""CREATE TRIGGER {table}_refuse_{name or verb.lower()} BEFORE {verb}{of} ON {table}
+               {when} BEGIN SELECT RAISE(ABORT, '{why}'); END"""
 
 
 V9 = [
@@ -46,7 +51,7 @@ V9 = [
         batch_id INTEGER NOT NULL REFERENCES batches (id),
         number INTEGER NOT NULL CHECK (number > 0),
         profile_id TEXT NOT NULL,
-        tx_ref TEXT NOT NULL,
+        tx_ref TEXT,
         cells TEXT NOT NULL,
         skipped INTEGER NOT NULL CHECK (skipped IN (0, 1)),
         PRIMARY KEY (batch_id, number)
@@ -67,4 +72,5 @@ V9 = [
       for verb in ("UPDATE", "DELETE")],
     _refuse("batch_rows", "DELETE", APPEND_ONLY),
     _refuse("batch_rows", "UPDATE", FIXED, f" OF {', '.join(KEPT)}"),
+    _refuse("batch_rows", "UPDATE", FIXED, " OF tx_ref", REF_ONCE, "ref"),
 ]

@@ -21,6 +21,7 @@ from .batch import (
     BatchRow,
     NewRow,
     check_states,
+    row_ref,
 )
 from .records import LinkRecord
 
@@ -32,16 +33,16 @@ def _quoted(values: Iterable[str]) -> str:
     return ", ".join(f"'{v}'" for v in values)
 
 
-# a row's state: its link's, else skipped, else waiting (a skipped row is never sent; one
-# with a link was sent before a corrected file marked it, and its link is what it is)
+# a row's state: its link's, else skipped, else waiting (a skipped row is never sent and
+# holds no reference, so it joins no link; a row joins its link only by its own reference)
 STATE = ("CASE WHEN links.state IS NULL THEN"
          f" (CASE WHEN r.skipped = 1 THEN '{SKIPPED}' ELSE '{WAITING}' END)"
          + "".join(f" WHEN links.state IN ({_quoted(states)}) THEN '{state}'"
                    for state, states in LINK_STATES.items())
          + f" ELSE '{WAITING}' END")
 
-ROWS_FROM = ("batch_rows r LEFT JOIN links"
-             " ON links.profile_id = r.profile_id AND links.tx_ref = r.tx_ref")
+ROWS_FROM = ("batch_rows r LEFT JOIN links ON r.skipped = 0"
+             " AND links.profile_id = r.profile_id AND links.tx_ref = r.tx_ref")
 
 # the latest e-mail note of a row (append-only: the highest id wins)
 EMAIL_COLUMNS = ("(SELECT e.ok FROM batch_emails e WHERE e.batch_id = r.batch_id"
@@ -58,7 +59,7 @@ BATCH_SELECT = ("SELECT b.id, b.profile_id, b.mode, b.name, b.file_name, b.made_
                 " FROM batches b")
 
 # waiting rows of a batch (not sent, not skipped): the runner's next ones, the "unfinished"
-WAITING_WHERE = ("r.skipped = 0 AND NOT EXISTS (SELECT 1 FROM links"
+WAITING_WHERE = ("r.skipped = 0 AND r.tx_ref IS NOT NULL AND NOT EXISTS (SELECT 1 FROM links"
                  " WHERE links.profile_id = r.profile_id AND links.tx_ref = r.tx_ref)")
 
 
@@ -101,7 +102,7 @@ def batch_row(row: Row, record: Callable[[Row], LinkRecord]) -> BatchRow:
     """A row of ``row_select``; ``record`` reads the link's columns (absent: NULL id)."""
     ok = row["row_email_ok"]
     return BatchRow(batch_id=int(row["row_batch_id"]), number=int(row["row_number"]),
-                    tx_ref=row["row_tx_ref"], values=json.loads(row["row_cells"]),
+                    tx_ref=row["row_tx_ref"] or "", values=json.loads(row["row_cells"]),
                     state=row["row_state"], record=None if row["id"] is None else record(row),
                     email_state=None if ok is None else (SENT if int(ok) else NOT_SENT),
                     email_error=row["row_email_error"])
@@ -112,21 +113,35 @@ def cells(values: dict[str, str]) -> str:
 
 
 # a batch's rows never sent (no link): a corrected file may change them (``add_rows``)
-UNSENT = ("SELECT r.number AS number, r.cells AS cells, r.skipped AS skipped FROM batch_rows r"
+UNSENT = ("SELECT r.number AS number, r.cells AS cells, r.skipped AS skipped,"
+          " r.tx_ref AS tx_ref FROM batch_rows r"
           " LEFT JOIN links ON links.profile_id = r.profile_id AND links.tx_ref = r.tx_ref"
           " WHERE r.batch_id = {m} AND links.id IS NULL")
 
 
-def corrections(rows: list[NewRow], have: set[int],
-                unsent: Iterable[Row]) -> tuple[list[NewRow], list[tuple[str, int, int]]]:
-    """What a corrected file changes: its rows the batch lacks (to insert), and the
-    (cells, skipped, number) of its rows never sent whose values or skipped flag differ (to
-    update; their reference stays)."""
-    was = {int(r["number"]): (r["cells"], int(r["skipped"])) for r in unsent}
+def new_ref(prefix: str, number: int, tx_ref: str, skipped: bool) -> str | None:
+    """A row's reference when written: none for a skipped row (NULL: it joins no link), its
+    own, else the batch's (``row_ref``)."""
+    return None if skipped else (tx_ref or row_ref(prefix, number))
+
+
+def corrections(prefix: str, rows: list[NewRow], have: set[int], unsent: Iterable[Row]
+                ) -> tuple[list[NewRow], list[tuple[str, int, int]], list[tuple[str, int]]]:
+    """What a corrected file changes: its rows the batch lacks (to insert), the (cells,
+    skipped, number) of its rows never sent whose values or skipped flag differ (to update),
+    and the (tx_ref, number) of its rows skipped before that are valid now and so take
+    their reference, once: the corrected file's own, else the batch's. A row that has a
+    reference keeps it."""
+    was = {int(r["number"]): (r["cells"], int(r["skipped"]), r["tx_ref"]) for r in unsent}
     added = [row for row in rows if row[0] not in have]
-    again = []
-    for number, _, values, skipped in rows:
+    again, refs = [], []
+    for number, tx_ref, values, skipped in rows:
+        if number not in was:
+            continue
         now = (cells(values), int(skipped))
-        if number in was and was[number] != now:
+        if was[number][:2] != now:
             again.append((now[0], now[1], number))
-    return added, again
+        ref = new_ref(prefix, number, tx_ref, skipped)
+        if was[number][2] is None and ref is not None:
+            refs.append((ref, number))
+    return added, again, refs

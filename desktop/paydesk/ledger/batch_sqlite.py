@@ -14,7 +14,6 @@ from .batch import (
     NewRow,
     check_policy,
     new_prefix,
-    row_ref,
 )
 from .batch_sql import (
     BATCH_SELECT,
@@ -23,6 +22,7 @@ from .batch_sql import (
     WAITING_WHERE,
     cells,
     corrections,
+    new_ref,
     row_select,
     rows_where,
 )
@@ -53,7 +53,7 @@ def _must_batch(db: sqlite3.Connection, batch_id: int) -> Batch:
 
 def _insert(db: sqlite3.Connection, batch: Batch, rows: list[NewRow]) -> None:
     db.executemany(_INSERT_ROW, [
-        (batch.id, number, batch.profile_id, tx_ref or row_ref(batch.prefix, number),
+        (batch.id, number, batch.profile_id, new_ref(batch.prefix, number, tx_ref, skipped),
          cells(values), int(skipped)) for number, tx_ref, values, skipped in rows])
 
 
@@ -111,11 +111,13 @@ class SqliteBatchBook(BatchBook):
             batch = _must_batch(db, batch_id)
             have = {int(r[0]) for r in db.execute(
                 "SELECT number FROM batch_rows WHERE batch_id = ?", (batch_id,)).fetchall()}
-            added, again = corrections(rows, have, db.execute(
+            added, again, refs = corrections(batch.prefix, rows, have, db.execute(
                 UNSENT.format(m="?"), (batch_id,)).fetchall())
             _insert(db, batch, added)
             db.executemany("UPDATE batch_rows SET cells = ?, skipped = ?"
                            f" WHERE batch_id = {int(batch_id)} AND number = ?", again)
+            db.executemany("UPDATE batch_rows SET tx_ref = ?"
+                           f" WHERE batch_id = {int(batch_id)} AND number = ?", refs)
             return len(added) + len(again)
 
         return await self._engine.write(write)

@@ -12,6 +12,7 @@ import logging
 import socket
 import ssl
 import subprocess
+from dataclasses import replace
 from decimal import Decimal
 from email import message_from_bytes, policy
 
@@ -21,6 +22,7 @@ from aiosmtpd.smtp import AuthResult
 
 from paydesk.desk.bulk import mail
 from paydesk.desk.bulk.mail import MailError, SmtpSettings
+from paydesk.desk.bulk.smtp import IN_CLEAR, Connection
 from paydesk.ledger.batch import CREATED, BatchRow
 from paydesk.service.models import PaymentRequest
 from tests.helpers import need_system
@@ -252,6 +254,28 @@ def test_settings_are_checked_and_read_back_whatever_the_file_holds(tmp_path):
         == SmtpSettings(host="h", port=465, security="tls")
 
 
+async def test_a_login_over_plain_tcp_is_refused_unless_on_this_computer(desk, add_profile,
+                                                                        smtp_server):
+    """Security "none" with a user would send the password readable: refused (the settings'
+    problems, and the connection itself, before connecting), unless the server is this
+    computer's."""
+    await add_profile()
+    far = SmtpSettings(host="smtp.example.com", user="shop", security="none",
+                       sender="billing@shop.example")
+    assert far.problems() == {"security": IN_CLEAR}
+    assert "secure connection" in IN_CLEAR
+    for host in ("localhost", "127.0.0.1", "::1", "[::1]"):
+        assert replace(far, host=host).problems() == {}
+    assert replace(far, user="").problems() == {}  # no login: no password sent
+    assert replace(far, security="starttls").problems() == {}
+    with pytest.raises(MailError) as refused:
+        await mail.send_test(far, PASSWORD, desk.session.profile, "me@example.com")
+    assert refused.value.message == IN_CLEAR
+    with pytest.raises(MailError) as refused:  # the connection refuses it too
+        await asyncio.to_thread(Connection(far, PASSWORD)._open)
+    assert refused.value.message == IN_CLEAR
+
+
 async def test_a_cancel_waits_for_the_message_under_way(desk, add_profile, smtp_server):
     inbox, port = smtp_server()
     rows = await made_rows(desk, add_profile, [f"c{n}@example.com" for n in range(4)])
@@ -268,6 +292,41 @@ async def test_a_cancel_waits_for_the_message_under_way(desk, add_profile, smtp_
     with pytest.raises(asyncio.CancelledError):
         await sending
     assert len(inbox.messages) == len(results) < 4  # each message sent is told, no more
+
+
+async def test_a_skipped_row_is_never_mailed_or_saved_with_another_payments_link(
+        desk, add_profile, smtp_server, tmp_path):
+    """A row skipped because its reference is another payment's (in the ledger) holds none:
+    its customer is e-mailed nothing and the results give it no link (D2)."""
+    from paydesk.desk.bulk.results import save_results
+
+    inbox, port = smtp_server()
+    profile = await add_profile()
+    other = await desk.links.create(PaymentRequest(
+        amount=Decimal(90), currency="GBP", email="other@example.com", first_name="Oz",
+        last_name="Other", tx_ref="INV-1", title="Someone else's"))
+    values = {"amount": "20", "currency": "GBP", "first_name": "Kim", "title": "Fees"}
+    rows = [(2, "INV-1", {**values, "email": "ann@example.com", "last_name": "Lee 2",
+                          "tx_ref": "INV-1"}, True),  # skipped: INV-1 is in the ledger
+            (3, "", {**values, "email": "bob@example.com", "last_name": "Lee 3"}, False)]
+    batch = await desk.batches.add_batch(profile.id, "test", "Fees", "fees.csv", "skip", "me",
+                                         rows, txref_prefix="SCH")
+    await desk.links.create(PaymentRequest(
+        amount=Decimal(20), currency="GBP", email="bob@example.com", first_name="Kim",
+        last_name="Lee 3", tx_ref=batch.ref(3), title="Fees"))
+    assert await mail.mail_batch(desk.batches, batch.id, profile, plain(port, per_second=20),
+                                 None) == (1, 0)
+    assert [m["To"].addresses[0].addr_spec for m in inbox.messages] == ["bob@example.com"]
+    assert other.checkout_url not in inbox.messages[0].get_body().get_content()
+    assert await save_results(desk.batches, batch, tmp_path / "out.csv") == 2
+    import csv
+
+    with open(tmp_path / "out.csv", encoding="utf-8-sig", newline="") as handle:
+        out = list(csv.DictReader(handle))
+    assert out[0]["result"].startswith("skipped")
+    assert (out[0]["link_tx_ref"], out[0]["checkout_url"], out[0]["service_reference"]) == \
+        ("", "", "")
+    assert other.checkout_url not in (tmp_path / "out.csv").read_text(encoding="utf-8-sig")
 
 
 async def test_a_batch_mailed_notes_each_row_and_sends_none_twice(desk, add_profile, smtp_server):

@@ -71,6 +71,16 @@ def test_links_are_emailed_through_the_merchants_server(shop, tmp_path):
         press.type_into(dialog.port, str(port))
         press.choose(dialog.security, "None (a server on this network only)")
         press.type_into(dialog.sender, "billing@shop.example")
+        # a login over plain TCP to another computer: refused, said by the security choice
+        press.type_into(dialog.host, "smtp.example.com")
+        press.type_into(dialog.user, "shop")
+        press.type_into(dialog.test_to, "me@shop.example")
+        press.click(dialog.test_button)
+        shop.loop.until(lambda: "secure connection" in dialog.messages["security"].text(),
+                        message="the password is only sent over a secure connection")
+        assert not inbox.messages
+        press.type_into(dialog.host, "localhost")
+        press.type_into(dialog.user, "")
         shop.loop.until(lambda: "billing@shop.example" in dialog.preview.toPlainText(),
                         message="the preview with the sender")
         assert batch.ref(2) in dialog.preview.toPlainText()

@@ -115,6 +115,7 @@ def test_a_corrected_file_creates_only_the_rows_missing(shop, tmp_path):
     shop.create(window)
     assert shop.wait_done(window).startswith("Done: 2 links created")
     batch = window.batch
+    assert batch.prefix.startswith(f"SHOP-{shop.session.installation_id}-")  # the controller's
     assert shop.in_ledger(batch.ref(2)) is not None and shop.in_ledger(batch.ref(4)) is not None
     assert shop.in_ledger(batch.ref(3)) is None  # skipped
 
@@ -131,6 +132,22 @@ def test_a_corrected_file_creates_only_the_rows_missing(shop, tmp_path):
     assert window.batch.id == batch.id
     assert shop.creates() - before == 3  # row 2 and 4 not again
     assert shop.in_ledger(batch.ref(3)) is not None
+
+    # the same file with a row inserted at the top: its rows sent before moved. Refused, said
+    # by the file choice, nothing written or sent
+    write_csv(path, [row(9), row(2), row(3), row(4)])
+    press.click(window.progress_step.again)
+    shop.load(window, path)
+    shop.check(window)
+    press.click(check.create)
+    message = window.file_step.message
+    shop.loop.until(lambda: window.stack.currentWidget() is window.file_step
+                    and message.isVisible(), message="the refusal by the file choice")
+    assert message.text().startswith("Row 2 differs from the row sent before (amount 12 → 19,"
+                                     " e-mail parent2@example.com → parent9@example.com")
+    assert "save the file under another name to make a new batch" in message.text()
+    assert shop.creates() - before == 3
+    assert shop.loop.run(shop.desk.batches.batch(batch.id)).rows == 3  # nothing written
 
 
 def test_columns_chosen_by_the_user_and_extra_fields(shop, tmp_path):

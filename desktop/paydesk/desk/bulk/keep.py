@@ -9,9 +9,39 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ...config.profiles import Profile
-from ...ledger.batch import ALL, Batch, BatchBook, NewRow
+from ...ledger.batch import (
+    ALL,
+    CREATED,
+    CREATING,
+    FAILED,
+    PAID,
+    REFUSED,
+    Batch,
+    BatchBook,
+    NewRow,
+)
 from ...ledger.engine import LedgerError
 from .check import BulkRow
+
+# what a row sent before must still say in a corrected file (else it is another payment)
+SAME = ("amount", "currency", "email", "first_name", "last_name", "title", "tx_ref")
+NAMES = {"amount": "amount", "currency": "currency", "email": "e-mail",
+         "first_name": "first name", "last_name": "last name", "title": "title",
+         "tx_ref": "reference"}
+SENT_STATES = (CREATING, CREATED, PAID, REFUSED, FAILED)  # the rows with a link
+SHOWN = 3  # changed rows named in the message
+PAGE = 500
+
+
+class ChangedRows(ValueError):
+    """A corrected file whose rows sent before now say something else (rows moved, sorted,
+    inserted or edited): joining it would send one customer's row twice and another's never.
+    Refused before anything is written; ``message`` names the first such rows."""
+
+    def __init__(self, message: str, numbers: list[int]):
+        super().__init__(message)
+        self.message = message
+        self.numbers = numbers
 
 
 def new_rows(rows: Iterable[BulkRow]) -> list[NewRow]:
@@ -19,6 +49,43 @@ def new_rows(rows: Iterable[BulkRow]) -> list[NewRow]:
     row with problems skipped."""
     return [(r.number, r.values.get("tx_ref", "").strip(), dict(r.values), bool(r.problems))
             for r in rows]
+
+
+def _differences(was: dict[str, str], now: dict[str, str]) -> list[str]:
+    def shown(values: dict[str, str], field: str) -> str:
+        return values.get(field, "").strip() or "(none)"
+
+    return [f"{NAMES[f]} {shown(was, f)} → {shown(now, f)}"
+            for f in SAME if was.get(f, "").strip() != now.get(f, "").strip()]
+
+
+async def changed_rows(book: BatchBook, batch: Batch,
+                       rows: list[BulkRow]) -> list[tuple[int, str]]:
+    """What each row of ``batch`` sent already (it has a link) says differently in the
+    corrected file's ``rows`` ("Row 3 differs from the row sent before (amount 25 → 30)"),
+    and the valid rows not sent yet whose reference, set already, the file changes (a row's
+    reference is set once)."""
+    by_number = {r.number: r for r in rows}
+    found: list[tuple[int, str]] = []
+    after = None
+    while page := await book.rows(batch.id, after, PAGE):
+        for was in page:
+            row = by_number.get(was.number)
+            if row is None:
+                continue  # no longer in the file: it stays as it was
+            if was.state in SENT_STATES:
+                diff = _differences(was.values, row.values)
+                if diff:
+                    found.append((was.number, f"Row {was.number} differs from the row sent"
+                                                f" before ({', '.join(diff)})"))
+                continue
+            ref = row.values.get("tx_ref", "").strip() or batch.ref(was.number)
+            if was.tx_ref and not row.problems and ref != was.tx_ref:
+                found.append((was.number, f"Row {was.number} differs from its row in the batch,"
+                                          f" whose reference is set (reference {was.tx_ref}"
+                                          f" → {ref})"))
+        after = page[-1].number
+    return found
 
 
 def user() -> str:
@@ -35,7 +102,8 @@ async def keep(book: BatchBook, profile: Profile, mode: str, file: str | Path,
     that file name (its rows not sent yet take the corrected values, new rows are added,
     rows sent stay as they are), else a new one named ``name`` (default: the file's name).
     Returns it and whether it joined an earlier batch. "All or nothing" with a row with
-    problems is refused here, before anything is written (ValueError). ``desk_id``: this
+    problems is refused here, before anything is written (ValueError), and so is a corrected
+    file in which a row sent before says something else (``ChangedRows``). ``desk_id``: this
     installation's id, carried by a new batch's references as by every reference drawn
     here ("SHOP-K7QM4X-AB12CD-00042"; on a shared ledger a desk knows its own creates)."""
     if policy == ALL and any(r.problems for r in rows):
@@ -43,6 +111,12 @@ async def keep(book: BatchBook, profile: Profile, mode: str, file: str | Path,
     file_name = Path(file).name
     earlier = await book.find(profile.id, mode, file_name)
     if earlier is not None:
+        changed = await changed_rows(book, earlier, rows)
+        if changed:
+            shown = "; ".join(text for _, text in changed[:SHOWN])
+            more = f" (and {len(changed) - SHOWN} more)" if len(changed) > SHOWN else ""
+            raise ChangedRows(f"{shown}{more}: restore it, or save the file under another name"
+                              " to make a new batch", [number for number, _ in changed])
         await book.add_rows(earlier.id, new_rows(rows))
         batch = await book.batch(earlier.id)
         if batch is None:

@@ -28,13 +28,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 from ...ledger import CREATING, LedgerError, LinkRecord
-from ...ledger.batch import ALL, CREATED, WAITING, Batch, BatchBook, BatchFigures, BatchRow
-from ...reconcile import Progress, Reconciler
+from ...ledger.batch import ALL, WAITING, Batch, BatchBook, BatchFigures, BatchRow
+from ...reconcile import Progress
 from ...scheduler import Scheduler
 from ...service.errors import (
     AuthenticationError,
@@ -46,8 +47,10 @@ from ...service.errors import (
 from ..events import Hub
 from ..links import LinksController, LocalDuplicate
 from ..session import NoKeyError, Session
+from .batch_run import BatchRefused, Run
 from .check import BulkRow, request_of
 from .keep import keep
+from .open_links import check_open
 from .progress import report
 
 log = logging.getLogger("paydesk.bulk")
@@ -58,32 +61,8 @@ CANCEL_WAIT = 1.0  # s: cancel returns by then; calls still under way finish beh
 LIMITED_TRIES = 6  # 429s in a row for one row before it is left to the scheduler
 UNREACHABLE_IN_A_ROW = 3  # the service out of reach for this many rows: the batch pauses
 CHECK_EVERY = 300.0  # s: a batch's link is checked first after this, and no more often
-
-
-class BatchRefused(Exception):
-    """The batch cannot run (all or nothing with a row with problems, another profile...):
-    ``message`` says why, in the user's words. Nothing was sent."""
-
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
-
-
-@dataclass
-class _Run:
-    batch: Batch
-    go: asyncio.Event = field(default_factory=asyncio.Event)  # set: running, clear: paused
-    cancelled: bool = False
-    why_paused: str = ""  # "" while running or paused by the user
-    resume_at: float = 0.0  # monotonic: the service asked to wait until then
-    sent: int = 0  # rows sent by this run
-    refused: int = 0
-    unreachable: int = 0  # rows in a row the service could not be reached for
-    under_way: int = 0  # rows being sent now
-    task: asyncio.Task | None = None
-    last_said: float = 0.0
-    saying: asyncio.TimerHandle | None = None
-    report: str = ""
+BACK_OFF, BACK_OFF_MOST = 0.5, 30.0  # s: a read the ledger did not answer is tried again
+T = TypeVar("T")
 
 
 class BulkController:
@@ -98,7 +77,7 @@ class BulkController:
         self.scheduler = scheduler  # told to check the batch's links slowly (later())
         self.check_every = check_every
         self.tasks = session.tasks.child()
-        self._runs: dict[int, _Run] = {}
+        self._runs: dict[int, Run] = {}
 
     # -- what the window asks ---------------------------------------------------------
 
@@ -171,7 +150,7 @@ class BulkController:
         if batch.policy == ALL and figures.skipped:
             raise BatchRefused(f"All or nothing: {figures.skipped} rows have problems; "
                                "nothing was sent")
-        run = _Run(batch)
+        run = Run(batch)
         run.go.set()
         self._runs[batch.id] = run
         run.task = self.tasks.spawn(self._run(run), f"batch {batch.id}")
@@ -218,23 +197,8 @@ class BulkController:
     async def check_all_open(self, batch_id: int,
                              on_progress: Callable[[Progress], None] | None = None) -> Progress:
         """Check every open link of the batch with the service now (the Reconciler: a few at
-        a time, 429s waited out), a page of rows at a time."""
-        async def note(record: LinkRecord, message: str) -> None:
-            if record.state != CREATING:
-                await self.links.ledger.note_error(record.profile_id, record.tx_ref, message)
-
-        states = (CREATING, CREATED)
-        figures = await self.batches.figures(batch_id)
-        total = figures.creating + figures.created
-
-        async def pages() -> AsyncIterator[list[LinkRecord]]:
-            after = None
-            while page := await self.batches.rows(batch_id, after, PAGE, states):
-                yield [r.record for r in page if r.record is not None]
-                after = page[-1].number
-
-        progress = await Reconciler(self.links.check, self.links.settle, note,
-                                    on_progress=on_progress).run(pages(), total)
+        a time, 429s waited out), a page of rows at a time (``open_links``)."""
+        progress = await check_open(self.links, self.batches, batch_id, PAGE, on_progress)
         self.hub.batch_changed.emit(batch_id)
         self.session.report(f"Checked {progress.done} open links of the batch: "
                             f"{progress.report()}")
@@ -248,7 +212,7 @@ class BulkController:
             raise BatchRefused(f"This batch is for another profile or mode ({batch.mode}): "
                                "switch to it to create its links")
 
-    async def _run(self, run: _Run) -> None:
+    async def _run(self, run: Run) -> None:
         queue: asyncio.Queue[BatchRow | None] = asyncio.Queue(maxsize=self.parallel * 2)
         workers = [asyncio.ensure_future(self._worker(run, queue)) for _ in range(self.parallel)]
         feeder = asyncio.ensure_future(self._feed(run, queue))
@@ -270,10 +234,25 @@ class BulkController:
             if run.report:
                 self.session.report(f"{run.batch.name}: {run.report}")
 
-    async def _feed(self, run: _Run, queue: asyncio.Queue[BatchRow | None]) -> None:
+    async def _read(self, run: Run, read: Callable[[], Awaitable[T]]) -> T | None:
+        """A read of the batches' book, tried again with back-off while the ledger cannot
+        answer (a shared ledger's blip ends no run); None when the batch is cancelled."""
+        delay = BACK_OFF
+        while not run.cancelled:
+            try:
+                return await read()
+            except LedgerError as error:
+                log.warning("batch %s: the ledger did not answer (%s); again in %.1f s",
+                            run.batch.id, error, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, BACK_OFF_MOST)
+        return None
+
+    async def _feed(self, run: Run, queue: asyncio.Queue[BatchRow | None]) -> None:
         after = None
         while not run.cancelled:
-            page = await self.batches.rows(run.batch.id, after, PAGE, (WAITING,))
+            page = await self._read(run, partial(self.batches.rows, run.batch.id, after,
+                                                 PAGE, (WAITING,)))
             if not page:
                 break
             for row in page:
@@ -284,7 +263,7 @@ class BulkController:
         for _ in range(self.parallel):
             await queue.put(None)
 
-    async def _ready(self, run: _Run) -> bool:
+    async def _ready(self, run: Run) -> bool:
         """Wait while the batch is paused (by the user, by the service); False: cancelled."""
         while True:
             await run.go.wait()
@@ -295,7 +274,7 @@ class BulkController:
                 return True
             await asyncio.sleep(min(left, 0.2))  # a cancel is seen within 0.2 s
 
-    async def _worker(self, run: _Run, queue: asyncio.Queue[BatchRow | None]) -> None:
+    async def _worker(self, run: Run, queue: asyncio.Queue[BatchRow | None]) -> None:
         while (row := await queue.get()) is not None:
             while await self._ready(run):  # cancelled: the queue is drained, nothing sent
                 run.under_way += 1
@@ -311,12 +290,18 @@ class BulkController:
                     run.under_way -= 1
             self._changed(run)
 
-    async def _one(self, run: _Run, row: BatchRow) -> bool:
+    async def _one(self, run: Run, row: BatchRow) -> bool:
         """Create the row's link; True when nothing was sent and the batch is paused (the
         row goes again when it is resumed)."""
         batch = run.batch
-        request = request_of(BulkRow(row.number, row.values), row.tx_ref)
         try:
+            # read again just before sending: a corrected file may have changed or skipped
+            # it since its page was read (the values sent are the book's, never stale ones)
+            fresh = await self._read(run, lambda: self.batches.row(batch.id, row.number))
+            if fresh is None or fresh.state != WAITING:
+                return False  # skipped now, or sent by another desk meanwhile
+            row = fresh
+            request = request_of(BulkRow(row.number, row.values), row.tx_ref)
             self._check_active(batch)  # create sends with the active profile: checked here,
             record = await self.links.create(request, claimed=True,  # nothing awaited between
                                              ours=row.tx_ref == batch.ref(row.number))
@@ -347,12 +332,12 @@ class BulkController:
             pass  # an answer the client did not understand: settled later, as any
         return False
 
-    def _limited(self, run: _Run, error: RateLimitedError, attempt: int) -> None:
+    def _limited(self, run: Run, error: RateLimitedError, attempt: int) -> None:
         pause = error.retry_after if error.retry_after is not None else 2.0 ** attempt
         run.resume_at = max(run.resume_at, time.monotonic() + pause)
         self._changed(run)
 
-    async def _again(self, run: _Run, row: BatchRow) -> None:
+    async def _again(self, run: Run, row: BatchRow) -> None:
         """A row the service refused to take now (429): its intent is written ("creating");
         sent again after the pause, as a resumed create (the scheduler keeps off it)."""
         key = (run.batch.profile_id, row.tx_ref)
@@ -386,15 +371,15 @@ class BulkController:
         if self.scheduler is not None:
             self.scheduler.later(record.key, self.check_every)
 
-    def _stop(self, run: _Run, why: str) -> None:
+    def _stop(self, run: Run, why: str) -> None:
         run.why_paused = why
         run.go.clear()
         self._changed(run)
 
-    async def _report(self, run: _Run, how: str) -> str:
+    async def _report(self, run: Run, how: str) -> str:
         return report(await self.batches.figures(run.batch.id), how)
 
-    def _changed(self, run: _Run) -> None:
+    def _changed(self, run: Run) -> None:
         """``batch_changed`` now, or at most every ``EVERY`` s while rows keep changing."""
         if run.saying is not None:
             return

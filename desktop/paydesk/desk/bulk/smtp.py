@@ -12,6 +12,7 @@ secured and logged in on first use; what goes wrong is said in words the user ca
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import logging
 import os
@@ -37,6 +38,19 @@ SECURITY = ("starttls", "tls", "none")  # STARTTLS on 587, TLS from the start on
 KEY_MODE, KEY_KIND = "any", "smtp"  # the password's keyring entry: <profile>/any/smtp
 TIMEOUT = 30.0  # seconds a connection or a command may take
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+IN_CLEAR = ("A password is only sent over a secure connection: choose STARTTLS or TLS "
+            "(a login without either only to a server on this computer)")
+
+
+def loopback(host: str) -> bool:
+    """The host is this computer (its name or a loopback address; no look-up)."""
+    host = host.strip().strip("[]").lower().rstrip(".")
+    if host in ("localhost", "localhost.localdomain") or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 class MailError(Exception):
@@ -67,6 +81,8 @@ class SmtpSettings:
             found["port"] = "A port between 1 and 65535 (587 for STARTTLS, 465 for TLS)"
         if self.security not in SECURITY:
             found["security"] = "STARTTLS, TLS or none"
+        elif self.in_clear():
+            found["security"] = IN_CLEAR
         if not address_of(self.sender):
             found["sender"] = "Enter the address the e-mails come from"
         if _CONTROL.search(self.user) or _CONTROL.search(self.sender_name):
@@ -75,6 +91,10 @@ class SmtpSettings:
         if not 0 < self.per_second <= 50:
             found["per_second"] = "Between 0.1 and 50 messages a second"
         return found
+
+    def in_clear(self) -> bool:
+        """A login over plain TCP to another computer: the password would travel readable."""
+        return self.security == "none" and bool(self.user.strip()) and not loopback(self.host)
 
     @classmethod
     def from_json(cls, data: object) -> SmtpSettings:
@@ -170,6 +190,8 @@ class Connection:
 
     def _open(self) -> smtplib.SMTP:
         s = self.settings
+        if s.in_clear():  # refused before any connection, whatever the caller checked
+            raise MailError(IN_CLEAR)
         context = ssl.create_default_context()
         try:
             if s.security == "tls":

@@ -18,7 +18,6 @@ from ..batch import (
     NewRow,
     check_policy,
     new_prefix,
-    row_ref,
 )
 from ..batch_sql import (
     BATCH_SELECT,
@@ -27,6 +26,7 @@ from ..batch_sql import (
     WAITING_WHERE,
     cells,
     corrections,
+    new_ref,
     row_select,
     rows_where,
 )
@@ -67,7 +67,7 @@ def _insert(conn: Conn, batch: Batch, rows: list[NewRow]) -> None:
     with conn.cursor() as cursor, cursor.copy(_COPY_ROWS) as copy:
         for number, tx_ref, values, skipped in rows:
             copy.write_row((batch.id, number, batch.profile_id,
-                            tx_ref or row_ref(batch.prefix, number), cells(values),
+                            new_ref(batch.prefix, number, tx_ref, skipped), cells(values),
                             int(skipped)))
 
 
@@ -126,7 +126,7 @@ class PostgresBatchBook(BatchBook):
             batch = _must_batch(conn, batch_id, lock=True)
             have = {int(r["number"]) for r in conn.execute(
                 "SELECT number FROM batch_rows WHERE batch_id = %s", (batch_id,)).fetchall()}
-            added, again = corrections(rows, have, conn.execute(
+            added, again, refs = corrections(batch.prefix, rows, have, conn.execute(
                 UNSENT.format(m="%s"), (batch_id,)).fetchall())
             _insert(conn, batch, added)
             if again:
@@ -134,6 +134,11 @@ class PostgresBatchBook(BatchBook):
                     cursor.executemany("UPDATE batch_rows SET cells = %s, skipped = %s"
                                        f" WHERE batch_id = {int(batch_id)} AND number = %s",
                                        again)
+            if refs:
+                with conn.cursor() as cursor:
+                    cursor.executemany("UPDATE batch_rows SET tx_ref = %s"
+                                       f" WHERE batch_id = {int(batch_id)} AND number = %s",
+                                       refs)
             changed = len(added) + len(again)
             if changed:
                 self._event(conn, batch)

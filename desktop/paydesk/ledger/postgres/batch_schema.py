@@ -2,14 +2,15 @@
 schema v9): the batches of bulk links, their rows and the rows' e-mail notes.
 
 A batch and an e-mail note are written once; a row is never deleted and never changes its
-batch, number, profile or reference (triggers refuse it, whoever sends it, TRUNCATE too).
+batch, number or profile, and its reference is set once (a skipped row holds none until a
+corrected file makes it valid); triggers refuse the rest, whoever sends it, TRUNCATE too.
 Times are ``timestamptz``; compared text is ``COLLATE "C"`` (byte order, as SQLite's).
 """
 
 from __future__ import annotations
 
 from ..batch import POLICIES
-from ..batch_schema import APPEND_ONLY, FIXED, KEPT, TABLES
+from ..batch_schema import APPEND_ONLY, FIXED, KEPT, REF_ONCE, TABLES
 
 VERSION = 5
 
@@ -25,9 +26,11 @@ def _function(name: str, why: str) -> str:
         END $$"""
 
 
-def _trigger(table: str, name: str, when: str, function: str, each: str = "ROW") -> str:
+def _trigger(table: str, name: str, when: str, function: str, each: str = "ROW",
+             only: str = "") -> str:
+    only = f" WHEN ({only})" if only else ""
     return (f"CREATE TRIGGER {table}_{name} BEFORE {when} ON {table}"
-            f" FOR EACH {each} EXECUTE FUNCTION {function}()")
+            f" FOR EACH {each}{only} EXECUTE FUNCTION {function}()")
 
 
 STATEMENTS = [
@@ -48,7 +51,7 @@ STATEMENTS = [
         batch_id bigint NOT NULL REFERENCES batches (id),
         number integer NOT NULL CHECK (number > 0),
         profile_id text COLLATE "C" NOT NULL,
-        tx_ref text COLLATE "C" NOT NULL,
+        tx_ref text COLLATE "C",
         cells text NOT NULL,
         skipped integer NOT NULL CHECK (skipped IN (0, 1)),
         PRIMARY KEY (batch_id, number)
@@ -70,6 +73,7 @@ STATEMENTS = [
       for table in ("batches", "batch_emails")],
     _trigger("batch_rows", "append_only", "DELETE", "batch_book_append_only"),
     _trigger("batch_rows", "fixed", f"UPDATE OF {', '.join(KEPT)}", "batch_book_fixed"),
+    _trigger("batch_rows", "ref_once", "UPDATE OF tx_ref", "batch_book_fixed", only=REF_ONCE),
     *[_trigger(table, "no_truncate", "TRUNCATE", "batch_book_append_only", "STATEMENT")
       for table in TABLES],
 ]

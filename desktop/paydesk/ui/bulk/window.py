@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...desk.bulk.check import BulkRow, check_rows, known_references
-from ...desk.bulk.keep import keep
+from ...desk.bulk.keep import ChangedRows
 from ...desk.bulk.mapping import Mapping, guess_mapping
 from ...desk.bulk.read import read_sheet
 from ...desk.bulk.runner import BatchRefused, BulkController
@@ -249,7 +249,8 @@ class BulkWindow(QWidget):
         while batch is not None:
             page = await self.book.rows(batch.id, after=after, limit=500)
             for row in page:
-                refs.add(row.tx_ref)
+                if row.tx_ref:  # a skipped row holds none
+                    refs.add(row.tx_ref)
                 if row.state not in (WAITING, SKIPPED):
                     numbers.add(row.number)
             if len(page) < 500:
@@ -295,14 +296,20 @@ class BulkWindow(QWidget):
     # -- creating ------------------------------------------------------------------------
 
     async def create(self) -> Batch | None:
-        profile, mode, sheet = self.session.profile, self.session.mode, self.sheet
+        profile, sheet = self.session.profile, self.sheet
         step = self.check_step
         if profile is None or sheet is None or step.checking or step.to_create() == 0:
             return None
         step.create.setEnabled(False)
-        try:  # a corrected file joins the batch of its name: only what is missing is made
-            batch, _ = await keep(self.book, profile, mode, sheet.file_name, step.model.rows,
-                                  step.chosen_policy())
+        try:  # a corrected file joins the batch of its name: only what is missing is made;
+            # kept by the desk's controller (its references carry the installation's id)
+            batch, _ = await self.controller.keep(sheet.file_name, step.model.rows,
+                                                  step.chosen_policy())
+        except ChangedRows as error:  # rows moved or edited since sent: said by the file choice
+            self.file_step.complain(error.message)
+            step.update_counts()
+            self.go(FILE)
+            return None
         except (LedgerError, ValueError) as error:
             say(step.why, f"Could not write the batch to the ledger: {error}"
                 if isinstance(error, LedgerError) else str(error))

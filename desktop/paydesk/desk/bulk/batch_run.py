@@ -1,0 +1,34 @@
+"""What the runner (``runner.py``) keeps of one batch's run, and why a batch cannot run."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from ...ledger.batch import Batch
+
+
+class BatchRefused(Exception):
+    """The batch cannot run (all or nothing with a row with problems, another profile...):
+    ``message`` says why, in the user's words. Nothing was sent."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass
+class Run:
+    batch: Batch
+    go: asyncio.Event = field(default_factory=asyncio.Event)  # set: running, clear: paused
+    cancelled: bool = False
+    why_paused: str = ""  # "" while running or paused by the user
+    resume_at: float = 0.0  # monotonic: the service asked to wait until then
+    sent: int = 0  # rows sent by this run
+    refused: int = 0
+    unreachable: int = 0  # rows in a row the service could not be reached for
+    under_way: int = 0  # rows being sent now
+    task: asyncio.Task | None = None
+    last_said: float = 0.0
+    saying: asyncio.TimerHandle | None = None
+    report: str = ""
