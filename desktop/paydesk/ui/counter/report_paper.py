@@ -36,6 +36,7 @@ from ...desk.shift_report import heading, lines
 from ...ledger.counter import Figures, Shift
 from ..files import documents
 from ..fixed_text import fixed_font, fixed_option
+from ..links.watermark import paint_page_mark
 
 FOLDER = "Shift reports"  # under the user's Documents
 _UNSAFE = '/\\:*?"<>|'  # not in a file's name on any of the desks' systems
@@ -60,17 +61,7 @@ def paint(painter: QPainter, rect: QRectF, heading: str, lines: list[tuple[str, 
     line; TEST across the page for a test-mode shift."""
     unit = rect.width() / 100  # layout in hundredths of the width
     if test:
-        painter.save()
-        mark = QFont()
-        mark.setPixelSize(int(unit * 24))
-        mark.setBold(True)
-        painter.setFont(mark)
-        painter.setPen(QColor(245, 166, 35, 110))
-        painter.translate(rect.center())
-        painter.rotate(-30)
-        painter.drawText(QRectF(-rect.width(), -unit * 20, rect.width() * 2, unit * 40),
-                         Qt.AlignmentFlag.AlignCenter, "TEST")
-        painter.restore()
+        paint_page_mark(painter, rect)
     title = QFont()
     title.setPixelSize(int(unit * 4.5))
     title.setBold(True)

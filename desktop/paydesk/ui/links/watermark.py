@@ -1,4 +1,5 @@
-"""The TEST watermark of the desk's link panel and the counter display."""
+"""The TEST watermark of the desk's link panel and the counter display, and the one across
+a printed page (a receipt, a shift report)."""
 
 from __future__ import annotations
 
@@ -54,3 +55,20 @@ class Watermark(QWidget):
             for x in range(-reach - offset, reach, step_x):
                 painter.drawText(x, y, "TEST")
         painter.end()
+
+
+def paint_page_mark(painter: QPainter, page: QRectF) -> None:
+    """TEST once across a printed page (a receipt, a shift report), faint and at an angle,
+    under what is painted after it; the painter's state is left as it was."""
+    unit = page.width() / 100
+    painter.save()
+    mark = QFont()
+    mark.setPixelSize(int(unit * 24))
+    mark.setBold(True)
+    painter.setFont(mark)
+    painter.setPen(QColor(245, 166, 35, 110))
+    painter.translate(page.center())
+    painter.rotate(-30)
+    painter.drawText(QRectF(-page.width(), -unit * 20, page.width() * 2, unit * 40),
+                     Qt.AlignmentFlag.AlignCenter, "TEST")
+    painter.restore()

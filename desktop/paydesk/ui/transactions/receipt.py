@@ -14,6 +14,7 @@ from ...desk.receipt import lines
 from ...ledger import LinkRecord
 from ..fixed_text import fixed_font, fixed_option
 from ..links.qr import QrCode
+from ..links.watermark import paint_page_mark
 
 FIXED = {"Reference", "Service reference"}  # read back and typed: the fixed font
 
@@ -29,17 +30,7 @@ def paint(painter: QPainter, page: QRectF, record: LinkRecord, merchant: str, te
     """Paint the receipt in ``page`` (device pixels)."""
     unit = page.width() / 100  # layout in hundredths of the page's width
     if test:
-        painter.save()
-        mark = QFont()
-        mark.setPixelSize(int(unit * 24))
-        mark.setBold(True)
-        painter.setFont(mark)
-        painter.setPen(QColor(245, 166, 35, 110))
-        painter.translate(page.center())
-        painter.rotate(-30)
-        painter.drawText(QRectF(-page.width(), -unit * 20, page.width() * 2, unit * 40),
-                         Qt.AlignmentFlag.AlignCenter, "TEST")
-        painter.restore()
+        paint_page_mark(painter, page)
     title = QFont()
     title.setPixelSize(int(unit * 5))
     title.setBold(True)
