@@ -150,6 +150,29 @@ def test_a_corrected_file_creates_only_the_rows_missing(shop, tmp_path):
     assert shop.loop.run(shop.desk.batches.batch(batch.id)).rows == 3  # nothing written
 
 
+def test_amounts_with_thousands_separators_say_what_to_type(shop, tmp_path):
+    # as finance's spreadsheets write fifteen hundred: English, German, French, with pence
+    path = write_csv(tmp_path / "separators.csv", [
+        row(2, amount="1,500"), row(3, amount="1.500"), row(4, amount="1\u00a0500"),
+        row(5, amount="1,500.00"), row(6, amount="25.50"), row(7, amount="1500")])
+    window = shop.open_bulk()
+    shop.load(window, path)
+    shop.check(window)
+    assert problems(window) == [
+        "Row 2, amount: No thousands separators: type 1500",
+        "Row 3, amount: No thousands separators: type 1500",
+        "Row 4, amount: No thousands separators: type 1500",
+        "Row 5, amount: No thousands separators or decimals: type 1500",
+        "Row 6, amount: Whole units only, digits 0-9 (the service takes no decimals)",
+    ]
+    check = window.check_step
+    assert check.model.data(cell(window, 2, "amount"), Qt.ItemDataRole.ToolTipRole) == (
+        "No thousands separators: type 1500")
+    shop.edit_cell(window, 2, "amount", "1500")  # typed as it says: the row is valid
+    assert not [p for p in problems(window) if p.startswith("Row 2,")]
+    assert check.counts.text() == "Rows: 2 valid, 4 with problems"
+
+
 def test_columns_chosen_by_the_user_and_extra_fields(shop, tmp_path):
     from openpyxl import Workbook
 
