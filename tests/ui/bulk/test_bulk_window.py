@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 
 from paydesk.ui.bulk.grid import PROBLEM_BACKGROUND
 from tests.ui import press
-from tests.ui.bulk.conftest import row, write_csv
+from tests.ui.bulk.conftest import HEADERS, row, write_csv
 from tests.ui.test_accessibility import _labels_named_otherwise, _unnamed_focusable
 
 
@@ -209,6 +209,63 @@ def test_columns_chosen_by_the_user_and_extra_fields(shop, tmp_path):
     assert check.model.data(cell(window, 2, "amount")) == "40"  # a number, as digits
     shop.create(window)
     assert shop.wait_done(window).startswith("Done: 2 links created")
+
+
+def extras_laid_out(step) -> list[tuple[str, int, int]]:
+    """The extra fields' check boxes a user sees: (text, left, top) in the group's
+    coordinates, in reading order down each column."""
+    shown = [check for _, check in step.extras if check.isVisible()]
+    for check in shown:
+        assert step.extras_box.contentsRect().contains(
+            check.geometry()), f"{check.text()} is outside its group"
+    placed = [(c.text(), c.geometry().left(), c.geometry().top()) for c in shown]
+    return sorted(placed, key=lambda p: (p[1], p[2]))
+
+
+def assert_aligned(placed, texts) -> None:
+    """Each column's boxes start at the same x, one under the other at the same step with
+    no hole, the first at the top of the group; read down each column they are ``texts``."""
+    assert [text for text, _, _ in placed] == texts
+    columns = sorted({left for _, left, _ in placed})
+    tops = [top for _, _, top in placed]
+    step = tops[1] - tops[0] if len(tops) > 1 else 0
+    for left in columns:
+        mine = [top for _, x, top in placed if x == left]
+        assert mine == [tops[0] + i * step for i in range(len(mine))], (left, mine)
+    assert len(columns) == 1 or len({t for _, x, t in placed if x == columns[0]}) >= len(
+        [p for p in placed if p[1] == columns[-1]])  # the first column is never the shorter
+
+
+def test_the_extra_fields_check_boxes_are_aligned(shop, tmp_path):
+    headers = [*HEADERS, "meta.invoice", "Cost centre", "meta.class", "Notes"]
+    rows = [{**row(2), "meta.invoice": "F-1", "Cost centre": "M-01", "meta.class": "4B",
+             "Notes": "paid late"}]
+    path = write_csv(tmp_path / "extras.csv", rows, headers=headers)
+    window = shop.open_bulk()  # at the size it opens with
+    shop.load(window, path)
+    step = window.mapping_step
+    assert step.extras_box.isVisible()
+    assert_aligned(extras_laid_out(step),
+                   ["meta.invoice", "meta.Cost centre", "meta.class", "meta.Notes"])
+    # a column chosen as a field leaves the extras: the others close up, still aligned
+    press.choose(step.boxes["description"], "Notes")
+    shop.loop.until(lambda: len(extras_laid_out(step)) == 3, message="Notes no extra field")
+    assert_aligned(extras_laid_out(step), ["meta.invoice", "meta.Cost centre", "meta.class"])
+    # ticked as a user ticks one: by a click on it
+    cost = next(check for _, check in step.extras if check.text() == "meta.Cost centre")
+    press.click(cost)
+    assert cost.isChecked() and step.mapping()["meta.Cost centre"] == 8
+
+
+def test_many_extra_fields_take_two_aligned_columns(shop, tmp_path):
+    extra = [f"meta.f{n:02d}" for n in range(13)]
+    path = write_csv(tmp_path / "wide.csv", [{**row(2), **{h: "x" for h in extra}}],
+                     headers=[*HEADERS, *extra])
+    window = shop.open_bulk()
+    shop.load(window, path)
+    placed = extras_laid_out(window.mapping_step)
+    assert_aligned(placed, extra)
+    assert len({left for _, left, _ in placed}) == 2  # 7 down the first column, 6 beside
 
 
 def test_a_file_that_cannot_be_read_is_said_and_the_template_saved(shop, tmp_path):
