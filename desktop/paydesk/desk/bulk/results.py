@@ -2,9 +2,10 @@
 the customer's address), then what became of it: its state in words, the reference its link
 was made with, the service's reference and own word for the state, the checkout URL, the
 error, and whether the link was e-mailed (``emailed``: yes, failed or no; ``emailed_at``
-when, in UTC, ISO 8601; ``email_error`` why it failed). Every column name is said once. CSV (UTF-8 with a BOM, so Excel reads it right) or XLSX by the file's suffix;
-guarded against formulas as the exports are (desk/export.py: an apostrophe before a CSV
-cell a spreadsheet would run, XLSX cells marked as text). Qt-free; the rows are read from
+when, in UTC, ISO 8601; ``email_error`` why it failed). Every column name is said once.
+CSV (UTF-8 with a BOM, so Excel reads it right) or XLSX by the file's suffix; guarded
+against formulas as the exports are (desk/export.py: an apostrophe before a CSV cell a
+spreadsheet would run, XLSX cells marked as text). Qt-free; the rows are read from
 the book page by page and the file written on a worker thread, beside the target, put in
 place only when whole.
 """
