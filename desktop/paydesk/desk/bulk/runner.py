@@ -126,10 +126,8 @@ class BulkController:
                           desk_id=self.session.installation_id)
 
     def before(self, batch_id: int) -> BatchFigures | None:
-        """The batch's figures when its latest run started (what was created before it:
-        a corrected file's batch, a resumed one), or None before any run."""
-        run = self._runs.get(batch_id)
-        return run.before if run is not None else None
+        """The batch as its latest run found it (what was made before), None before any."""
+        return run.before if (run := self._runs.get(batch_id)) is not None else None
 
     async def progress(self, batch_id: int) -> BatchFigures:
         return await self.batches.figures(batch_id)
