@@ -5,7 +5,9 @@ hashes), drawn so each character is itself: in a monospaced face that tells 0 fr
 One place for it: ``fixed_font()`` for a QFont, ``use_fixed()`` for a widget,
 ``fixed_html()`` for a reference inside a rich-text sentence (a message box's),
 ``fixed_option()`` for how it is laid out where it is painted (receipts, printouts), with
-the painter's font set to ``fixed_font()``: shaping is the font's to turn off.
+the painter's font set to ``fixed_font()``: shaping is the font's to turn off;
+``OneLineDelegate`` for a list's cells that hold it (the model gives the font and the
+tooltip): one line, never broken.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from functools import lru_cache
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontDatabase, QTextOption
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
 # faces known to slash or dot the zero and to give 1 and l distinct shapes, best first;
 # the system's fixed face when none is installed
@@ -81,3 +83,15 @@ def fixed_html(text: str) -> str:
     inside a message box's sentence (the rest of which is given through ``html.escape``)."""
     return (f"<span style=\"font-family: '{_face()}'; font-kerning: none;\">"
             f"{html.escape(text)}</span>")
+
+
+class OneLineDelegate(QStyledItemDelegate):
+    """A list's cell of fixed text (a reference, a URL) drawn on one line: never wrapped (a
+    reference broken at a hyphen reads as two), elided in the middle when its column is too
+    narrow, so its start and its end both show; the model gives the whole of it as the
+    cell's tooltip, and the fixed font."""
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index) -> None:  # noqa: N802
+        super().initStyleOption(option, index)
+        option.features &= ~QStyleOptionViewItem.ViewItemFeature.WrapText
+        option.textElideMode = Qt.TextElideMode.ElideMiddle

@@ -17,6 +17,7 @@ from paydesk.desk.build import build_desk
 from paydesk.desk.bulk.check import check_rows, known_references, references
 from paydesk.desk.bulk.keep import ChangedRows
 from paydesk.desk.bulk.mapping import guess_mapping
+from paydesk.desk.bulk.progress import outcome
 from paydesk.desk.bulk.read import read_sheet
 from paydesk.desk.bulk.runner import BatchRefused
 from paydesk.ledger import LedgerError
@@ -188,7 +189,11 @@ async def test_a_corrected_file_creates_only_the_rows_missing(desk, add_profile,
         n: ref for n, ref in refs.items() if ref}  # the same references
     assert rows[3].record.email == "c2@example.com"
     assert made(service) == len(creates(service)) == 4  # rows 3 and 5 only
-    assert report == "Finished: 4 of 4 links created"
+    assert report == "Finished: 4 of 4 links created (2 now, 2 before)"
+    before = desk.bulk.before(batch.id)  # the batch as this run found it
+    assert (before.created, before.skipped, before.waiting) == (2, 0, 2)
+    assert outcome(await desk.batches.figures(batch.id), cancelled=False, before=before) == (
+        "Done: 2 created now, 2 before, 0 refused by the service")
 
 
 async def test_a_corrected_file_whose_rows_moved_is_refused(desk, add_profile, service,

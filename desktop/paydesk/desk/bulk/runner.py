@@ -125,6 +125,10 @@ class BulkController:
         return await keep(self.batches, profile, mode, file, rows, policy, name=name,
                           desk_id=self.session.installation_id)
 
+    def before(self, batch_id: int) -> BatchFigures | None:
+        """The batch as its latest run found it (what was made before), None before any."""
+        return run.before if (run := self._runs.get(batch_id)) is not None else None
+
     async def progress(self, batch_id: int) -> BatchFigures:
         return await self.batches.figures(batch_id)
 
@@ -150,7 +154,7 @@ class BulkController:
         if batch.policy == ALL and figures.skipped:
             raise BatchRefused(f"All or nothing: {figures.skipped} rows have problems; "
                                "nothing was sent")
-        run = Run(batch)
+        run = Run(batch, before=figures)
         run.go.set()
         self._runs[batch.id] = run
         run.task = self.tasks.spawn(self._run(run), f"batch {batch.id}")
@@ -377,7 +381,7 @@ class BulkController:
         self._changed(run)
 
     async def _report(self, run: Run, how: str) -> str:
-        return report(await self.batches.figures(run.batch.id), how)
+        return report(await self.batches.figures(run.batch.id), how, run.before)
 
     def _changed(self, run: Run) -> None:
         """``batch_changed`` now, or at most every ``EVERY`` s while rows keep changing."""

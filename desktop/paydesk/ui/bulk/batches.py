@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -25,6 +25,7 @@ from ...desk.bulk.runner import BatchRefused, BulkController
 from ...desk.session import Session
 from ...ledger import LedgerError, LinkRecord
 from ...ledger.batch import Batch, BatchBook
+from ..fixed_text import OneLineDelegate, fixed_font
 from ..signals import signals_of
 from . import batch_actions as actions
 from .batch_models import BatchesModel, BatchRowsModel
@@ -34,6 +35,9 @@ log = logging.getLogger("paydesk.ui.bulk.batches")
 TITLE = "Batches — PayDesk"
 LIVE_EVERY_MS = 400  # figures counted again at most this often while links change
 REFS_AT_ONCE = 50  # links changed between two counts whose batch is looked for
+REF_CHARS = 40  # a reference column grows to show this many characters whole
+CELL_PADDING = 16  # px: a cell's margins and focus frame beside its text
+ROOM = 8  # px left beside the widest reference: it is not flush against the next column
 
 
 def _table(name: str, accessible: str, model) -> QTableView:
@@ -68,6 +72,7 @@ class BatchesWindow(QWidget):
         self.table = _table("batches-table", "Batches", self.model)
         for col, width in enumerate((200, 180, 130, 90, 70, 70, 70, 80, 60)):
             self.table.setColumnWidth(col, width)
+        self.table.setWordWrap(False)  # a file's name is never broken at its hyphens
         split.addWidget(self.table)
         below = QWidget()
         below_column = QVBoxLayout(below)
@@ -79,6 +84,11 @@ class BatchesWindow(QWidget):
         self.rows_caption.setBuddy(self.rows)
         for col, width in enumerate((50, 80, 200, 170, 70, 60, 190, 150, 140, 260, 160)):
             self.rows.setColumnWidth(col, width)
+        self.rows.setWordWrap(False)  # one line a row: elided, the whole text in its tooltip
+        self._one_line = OneLineDelegate(self.rows)
+        for col in BatchRowsModel.FIXED:  # references: elided in the middle, never broken
+            self.rows.setItemDelegateForColumn(col, self._one_line)
+        self.rows_model.loaded.connect(self._fit_references)
         below_column.addWidget(self.rows, 1)
         split.addWidget(below)
         split.setSizes([300, 340])
@@ -174,6 +184,15 @@ class BatchesWindow(QWidget):
         self.rows_caption.setText(f"&Rows of {batch.name}:" if batch else "&Rows of the batch:")
         self.tasks.replace("batch rows", self._load_rows(batch.id if batch else None))
         self._enable()
+
+    def _fit_references(self) -> None:
+        """The reference columns as wide as the references shown (up to REF_CHARS
+        characters; a longer one is elided in the middle, whole in its tooltip)."""
+        most = QFontMetrics(fixed_font(self.rows.font())).horizontalAdvance("0" * REF_CHARS)
+        for col in BatchRowsModel.REFERENCES:
+            wanted = min(self.rows.sizeHintForColumn(col) + ROOM, most + CELL_PADDING)
+            if wanted > self.rows.columnWidth(col):
+                self.rows.setColumnWidth(col, wanted)
 
     async def _load_rows(self, batch_id: int | None) -> None:
         try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QVBoxLayout, QWidget
 
+from ...desk.bulk.progress import outcome
 from ...ledger.batch import BatchFigures
 from .steps import _button, _label, say
 
@@ -101,22 +102,12 @@ class ProgressStep(QWidget):
         self.resume.setEnabled(paused or not running)
         self.cancel.setEnabled(running)
 
-    def finished(self, figures: BatchFigures, *, cancelled: bool, report: str = "") -> None:
+    def finished(self, figures: BatchFigures, *, cancelled: bool, report: str = "",
+                 before: BatchFigures | None = None) -> None:
+        """The run ended: how far it got (``before``: the batch when the run started)."""
         self.show_figures(figures)
         say(self.paused, "")
-        made = figures.created + figures.paid
-        if cancelled:
-            text = (f"Cancelled: {made:,} created, {figures.refused:,} refused, "
-                    f"{figures.waiting:,} not sent. Resume sends the rest.")
-        elif figures.waiting:
-            text = (f"Stopped with {figures.waiting:,} rows not sent. Resume sends them.")
-        else:
-            text = f"Done: {made:,} links created, {figures.refused:,} refused by the service"
-            if figures.failed:
-                text += f", {figures.failed:,} failed"
-        if figures.creating:
-            text += (f" {figures.creating:,} sent, their answer not in yet: PayDesk settles "
-                     "them with the service by their reference.")
+        text = outcome(figures, cancelled=cancelled, before=before)
         say(self.outcome, text)
         self.outcome.setAccessibleDescription(report)  # the runner's own account
         self.outcome.setToolTip(report)

@@ -357,7 +357,8 @@ class BulkWindow(QWidget):
         else:
             if not figures.creating:  # else the figures follow the links being settled
                 self._tick.stop()
-            self.progress_step.finished(figures, cancelled=self.cancelled, report=status)
+            self.progress_step.finished(figures, cancelled=self.cancelled, report=status,
+                                        before=self.controller.before(batch.id))
 
     async def pause(self) -> None:
         if self.batch is not None:
