@@ -19,6 +19,7 @@ OPEN, CLOSE = "Open customer display", "Close customer display"
 
 class DisplayPlace(QWidget):
     chosen = Signal(str)  # the screen chosen by name ("": this screen), to remember
+    besideShown = Signal(bool)  # the customer's view shown (or hidden) beside the amount box
 
     def __init__(self, tasks):
         super().__init__()
@@ -134,6 +135,7 @@ class DisplayPlace(QWidget):
     def _show_views(self) -> None:
         if self.here:
             self.beside.show()
+            self.besideShown.emit(True)
             return
         if self.display is None:
             self.display = CustomerDisplay(self.tasks)
@@ -146,6 +148,7 @@ class DisplayPlace(QWidget):
 
     def _hide_views(self) -> None:
         self.beside.hide()
+        self.besideShown.emit(False)
         if self.display is not None:
             self.display.shut()
 

@@ -90,6 +90,7 @@ class CounterTab(QWidget):
         self.sell_button, self.new_sale_button = self.entry.sell_button, self.entry.new_sale_button
         top.addWidget(self.entry, 3)
         self.mirror = StaffMirror()
+        self.place.besideShown.connect(self.mirror.set_code_beside)  # one code on one screen
         top.addWidget(self.mirror, 2)
         top.addWidget(self.place.beside, 4)
         upper = QWidget()
