@@ -207,6 +207,43 @@ class CounterController:
         """The sale on the screens can still be paid (its link is open, it is not voided)."""
         return self.current is not None and self.current.kind == OPEN
 
+    def setup_missing(self) -> CounterSetupMissing | None:
+        """What the active profile lacks for a sale to a walk-in customer who gives no
+        e-mail (the shop's e-mail, the walk-in name), said before the first sale; None when
+        it lacks nothing (or there is no profile)."""
+        profile = self.session.profile
+        if profile is None:
+            return None
+        try:
+            self._check_setup(profile, "")
+        except CounterSetupMissing as missing:
+            return missing
+        return None
+
+    async def set_shop_email(self, email: str) -> Profile:
+        """The shop's e-mail, typed at the counter, checked and saved in the active profile
+        (ValidationError on "shop_email" when it is not an address)."""
+        text = email.strip()
+        problem = checks.email(text) if text else "Enter the shop's e-mail"
+        if problem:
+            raise ValidationError(problem, {"shop_email": [problem]})
+        profile = self.session.profile
+        if profile is None:
+            raise ValidationError("No profile", {})
+        saved = replace(profile, shop_email=text)
+        await self.session.save_profile(saved, {})
+        return saved
+
+    def _check_setup(self, profile: Profile, email: str) -> None:
+        if not email.strip() and not profile.shop_email.strip():
+            raise CounterSetupMissing(
+                "Set the shop's e-mail in the profile (Edit profile…, Counter), or type the "
+                "customer's: the service needs one for every payment", "shop_email")
+        if checks.name(profile.walk_in_name, "name"):
+            raise CounterSetupMissing(
+                "Set the walk-in customer name in the profile (Edit profile…, Counter)",
+                "walk_in_name")
+
     def _check(self, profile: Profile, amount: str, currency: str, note: str,
                email: str) -> None:
         errors: dict[str, list[str]] = {}
@@ -220,14 +257,7 @@ class CounterController:
                 errors[field] = [problem]
         if errors:
             raise BadSale(errors)
-        if not email.strip() and not profile.shop_email.strip():
-            raise CounterSetupMissing(
-                "Set the shop's e-mail in the profile (Edit profile…, Counter), or type the "
-                "customer's: the service needs one for every payment", "shop_email")
-        if checks.name(profile.walk_in_name, "name"):
-            raise CounterSetupMissing(
-                "Set the walk-in customer name in the profile (Edit profile…, Counter)",
-                "walk_in_name")
+        self._check_setup(profile, email)
 
     async def sell(self, amount: str, currency: str, note: str = "", email: str = "") -> Sale:
         """Make a sale: see the module's words. SaleUnderWay while one is being made or its

@@ -34,6 +34,7 @@ from .after_void import AfterVoidBanner
 from .entry import SaleEntry
 from .mirror import StaffMirror
 from .sales import SalesList, SalesModel, sale_money, totals_text
+from .setup import ShopEmailBox
 from .tools import CounterTools
 
 log = logging.getLogger("paydesk.counter.tab")
@@ -78,6 +79,9 @@ class CounterTab(QWidget):
         self.counter_name, self.rename_button = self.tools.counter_name, self.tools.rename_button
         self.close_shift_button = self.tools.close_shift_button
         column.addWidget(self.tools)
+        self.shop_email = ShopEmailBox(controller, self.tasks)  # asked before the first sale
+        self.shop_email.saved.connect(self._back_to_amount)
+        column.addWidget(self.shop_email)
 
         top = QHBoxLayout()
         self.entry = SaleEntry()
@@ -145,7 +149,9 @@ class CounterTab(QWidget):
         if self.mirror.sale is not None and not self._ours(self.mirror.sale):
             self.show_sale(None)  # another profile's or mode's sale: not this counter's now
         if profile is None:
+            self.shop_email.hide()
             return
+        self.shop_email.follow()
         self.place.set_merchant(profile.shown_name, profile.counter_logo)
         self.entry.set_currencies(profile.currencies)
         if not self.loaded:
