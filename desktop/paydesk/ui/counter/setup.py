@@ -42,7 +42,7 @@ class ShopEmailBox(QFrame):
         self.words.setObjectName("counter-shop-email-words")
         self.words.setWordWrap(True)
         grid.addWidget(self.words, 0, 0, 1, 3)
-        caption = QLabel("&Shop e-mail")
+        caption = QLabel("Shop e-&mail")  # (Alt+S opens the Settings menu)
         self.field = QLineEdit()
         self.field.setObjectName("counter-shop-email-field")
         self.field.setAccessibleName("Shop e-mail")
