@@ -12,6 +12,9 @@ Tried first and not kept: Xvfb with two ``-screen``s gives Qt two screens named 
 each a display of its own at (0, 0) (no left or right, and a window cannot move between
 them); with ``+xinerama`` Qt sees only the first; ``xrandr --setmonitor`` on Xvfb is refused
 (BadValue). Xorg's dummy driver has sixteen RandR outputs, of which ``xrandr`` turns on two.
+The window manager is Openbox: like GNOME's, it lets another window come above a full-screen
+window that has not the focus, so the display's staying above is tested (xfwm4 keeps every
+full-screen window on top, which would pass whatever PayDesk asks).
 """
 
 from __future__ import annotations
