@@ -60,6 +60,9 @@ def parse_card_currencies(text: str) -> tuple[dict[str, str], str | None]:
     return codes, None
 
 
+WALK_IN_NAME = "Walk-in customer"  # the counter's customer who gives no name
+
+
 @dataclass
 class Profile:
     id: str
@@ -79,7 +82,7 @@ class Profile:
     merchant_name: str = ""  # the business's name as customers know it (receipts)
     # the counter's defaults (desk/counter.py): the service wants a name and an e-mail for
     # every payment; a walk-in customer who gives none is sold to under these
-    walk_in_name: str = "Walk-in customer"  # first word: first name, the rest: last name
+    walk_in_name: str = WALK_IN_NAME  # first word: first name, the rest: last name
     shop_email: str = ""  # the shop's own address; the counter cannot sell without one
     counter_logo: str = ""  # an image file shown on the customer display ("" none)
 

@@ -48,25 +48,20 @@ from ..ledger.counter import (
 from ..scheduler import Scheduler
 from ..service.errors import AuthenticationError, ServiceError, ValidationError
 from ..service.models import PaymentRequest
-from . import checks
+from .counter_checks import (
+    CounterSetupMissing,
+    check_sale,
+    checked_shop_email,
+    setup_missing,
+)
 from .day import local_midnight
 from .links import LinksController
 from .session import Session
 
 log = logging.getLogger("paydesk.counter")
 VIEW = "counter"  # the scheduler's name for what the counter shows (checked often)
-TITLE_MOST = 100  # characters of a note (the link's title)
 UNDECIDED_MOST = 100
 NOT_SALES_KEPT = 20_000  # records known not to be sales (not read again when they change)
-
-
-class CounterSetupMissing(Exception):
-    """The profile lacks what a counter sale needs (the shop's e-mail, the walk-in name)."""
-
-    def __init__(self, message: str, field: str):
-        super().__init__(message)
-        self.message = message
-        self.field = field  # "shop_email" | "walk_in_name": the profile editor's field
 
 
 class SaleUnderWay(Exception):
@@ -83,19 +78,6 @@ class RenameRefused(Exception):
     def __init__(self, message: str):
         super().__init__(message)
         self.message = message
-
-
-class BadSale(ValidationError):
-    """What the staff typed is not a sale (said before anything is written): ``errors`` (also
-    ``fields``) maps "amount", "currency", "note" or "email" to what is wrong."""
-
-    def __init__(self, errors: dict[str, list[str]]):
-        super().__init__("Check the sale: " + "; ".join(m for ms in errors.values() for m in ms),
-                         errors)
-
-    @property
-    def fields(self) -> dict[str, list[str]]:
-        return self.errors
 
 
 def with_record(sale: Sale, record: LinkRecord) -> Sale:
@@ -207,27 +189,23 @@ class CounterController:
         """The sale on the screens can still be paid (its link is open, it is not voided)."""
         return self.current is not None and self.current.kind == OPEN
 
-    def _check(self, profile: Profile, amount: str, currency: str, note: str,
-               email: str) -> None:
-        errors: dict[str, list[str]] = {}
-        for field, problem in (
-                ("amount", checks.amount(amount)),
-                ("currency", None if currency in profile.currencies
-                 else f"Not one of this profile's currencies ({', '.join(profile.currencies)})"),
-                ("note", checks.limit(note, TITLE_MOST)),
-                ("email", checks.email(email) if email.strip() else None)):
-            if problem:
-                errors[field] = [problem]
-        if errors:
-            raise BadSale(errors)
-        if not email.strip() and not profile.shop_email.strip():
-            raise CounterSetupMissing(
-                "Set the shop's e-mail in the profile (Edit profile…, Counter), or type the "
-                "customer's: the service needs one for every payment", "shop_email")
-        if checks.name(profile.walk_in_name, "name"):
-            raise CounterSetupMissing(
-                "Set the walk-in customer name in the profile (Edit profile…, Counter)",
-                "walk_in_name")
+    def setup_missing(self) -> CounterSetupMissing | None:
+        """What the active profile lacks for a sale to a walk-in customer who gives no
+        e-mail (the shop's e-mail, the walk-in name), said before the first sale; None when
+        it lacks nothing (or there is no profile)."""
+        profile = self.session.profile
+        return setup_missing(profile) if profile is not None else None
+
+    async def set_shop_email(self, email: str) -> Profile:
+        """The shop's e-mail, typed at the counter, checked and saved in the active profile
+        (ValidationError on "shop_email" when it is not an address)."""
+        text = checked_shop_email(email)
+        profile = self.session.profile
+        if profile is None:
+            raise ValidationError("No profile", {})
+        saved = replace(profile, shop_email=text)
+        await self.session.save_profile(saved, {})
+        return saved
 
     async def sell(self, amount: str, currency: str, note: str = "", email: str = "") -> Sale:
         """Make a sale: see the module's words. SaleUnderWay while one is being made or its
@@ -239,7 +217,7 @@ class CounterController:
         self.selling = True
         try:
             profile, mode = self.session.active()
-            self._check(profile, amount, currency, note, email)
+            check_sale(profile, amount, currency, note, email)
             self.session.refuse_while_down()
             async with self.session.lease(profile, mode):
                 pass  # no key, or not the service: refused before anything is written

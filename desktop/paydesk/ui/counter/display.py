@@ -261,6 +261,8 @@ class CustomerDisplay(QWidget):
         self.setAccessibleName(self.TITLE)
         self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
         self.setWindowFlag(Qt.WindowType.WindowDoesNotAcceptFocus)
+        # above the other windows: the staff's, raised by a click, never covers the customer's
+        self.setWindowFlag(Qt.WindowType.WindowStaysOnTopHint)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
@@ -269,10 +271,18 @@ class CustomerDisplay(QWidget):
         self._shutting = False
 
     def show_on(self, screen) -> None:
-        """Full screen on ``screen`` (a QScreen; None: where it is)."""
+        """Full screen on ``screen`` (a QScreen; None: where it is). The window is put on
+        that screen, at its whole geometry, before it is shown: a window manager makes a
+        window full screen on the monitor the window is on when it is mapped."""
         if screen is not None:
+            if self.isVisible() and self.screen() is not screen:
+                self.hide()  # moved: shown again on the other monitor
+            self.create()
+            handle = self.windowHandle()
+            if handle is not None:
+                handle.setScreen(screen)
             self.setScreen(screen)
-            self.move(screen.geometry().topLeft())
+            self.setGeometry(screen.geometry())
         self.showFullScreen()
 
     def shut(self) -> None:

@@ -11,18 +11,15 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidg
 
 from ...ledger.counter import Sale
 from .display import CustomerDisplay, CustomerView
+from .monitors import labels, monitor_key
 
 THIS_SCREEN = "This screen, beside the amount box"
 OPEN, CLOSE = "Open customer display", "Close customer display"
 
 
-def _key(screen: QScreen, number: int) -> str:
-    """How a screen is remembered: its name (a nameless one by its place, "#2")."""
-    return screen.name() or f"#{number}"
-
-
 class DisplayPlace(QWidget):
     chosen = Signal(str)  # the screen chosen by name ("": this screen), to remember
+    besideShown = Signal(bool)  # the customer's view shown (or hidden) beside the amount box
 
     def __init__(self, tasks):
         super().__init__()
@@ -65,9 +62,10 @@ class DisplayPlace(QWidget):
         ``remembered`` chosen (by name) when it is one of them; else this screen."""
         self.screens.clear()
         staff = self._staff_screen()
-        for number, screen in enumerate(QGuiApplication.screens(), 1):
+        screens = QGuiApplication.screens()
+        for screen, label in zip(screens, labels(screens), strict=True):
             if screen is not staff and screen is not gone:
-                self.screens.addItem(screen.name() or f"Screen {number}", _key(screen, number))
+                self.screens.addItem(label, monitor_key(screen, screens))
         self.screens.addItem(THIS_SCREEN, "")
         index = self.screens.findData(remembered) if remembered else -1
         self.screens.setCurrentIndex(index if index >= 0 else self.screens.count() - 1)
@@ -107,8 +105,8 @@ class DisplayPlace(QWidget):
 
     def _screen(self) -> QScreen | None:
         key = self.screens.currentData()
-        return next((s for n, s in enumerate(QGuiApplication.screens(), 1)
-                     if _key(s, n) == key), None)
+        screens = QGuiApplication.screens()
+        return next((s for s in screens if monitor_key(s, screens) == key), None)
 
     def _chosen(self, _index: int) -> None:
         if self.is_open:  # moved to where it was asked for
@@ -137,6 +135,7 @@ class DisplayPlace(QWidget):
     def _show_views(self) -> None:
         if self.here:
             self.beside.show()
+            self.besideShown.emit(True)
             return
         if self.display is None:
             self.display = CustomerDisplay(self.tasks)
@@ -149,6 +148,7 @@ class DisplayPlace(QWidget):
 
     def _hide_views(self) -> None:
         self.beside.hide()
+        self.besideShown.emit(False)
         if self.display is not None:
             self.display.shut()
 

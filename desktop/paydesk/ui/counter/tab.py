@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import date, datetime, timedelta
-from html import escape
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QKeyEvent
@@ -27,13 +26,13 @@ from ...desk.session import Session
 from ...ledger import LedgerError, LinkRecord
 from ...ledger.counter import KEEP, REFUND, Sale
 from ...service.errors import ServiceError, ValidationError
-from ..dialogs import confirm
-from ..fixed_text import fixed_html
 from ..signals import signals_of
 from .after_void import AfterVoidBanner
+from .confirm_sale import confirm_sale
 from .entry import SaleEntry
 from .mirror import StaffMirror
-from .sales import SalesList, SalesModel, sale_money, totals_text
+from .sales import SalesList, SalesModel, totals_text
+from .setup import ShopEmailBox
 from .tools import CounterTools
 
 log = logging.getLogger("paydesk.counter.tab")
@@ -78,6 +77,9 @@ class CounterTab(QWidget):
         self.counter_name, self.rename_button = self.tools.counter_name, self.tools.rename_button
         self.close_shift_button = self.tools.close_shift_button
         column.addWidget(self.tools)
+        self.shop_email = ShopEmailBox(controller, self.tasks)  # asked before the first sale
+        self.shop_email.saved.connect(self._back_to_amount)
+        column.addWidget(self.shop_email)
 
         top = QHBoxLayout()
         self.entry = SaleEntry()
@@ -90,6 +92,7 @@ class CounterTab(QWidget):
         self.sell_button, self.new_sale_button = self.entry.sell_button, self.entry.new_sale_button
         top.addWidget(self.entry, 3)
         self.mirror = StaffMirror()
+        self.place.besideShown.connect(self.mirror.set_code_beside)  # one code on one screen
         top.addWidget(self.mirror, 2)
         top.addWidget(self.place.beside, 4)
         upper = QWidget()
@@ -144,7 +147,9 @@ class CounterTab(QWidget):
         if self.mirror.sale is not None and not self._ours(self.mirror.sale):
             self.show_sale(None)  # another profile's or mode's sale: not this counter's now
         if profile is None:
+            self.shop_email.hide()
             return
+        self.shop_email.follow()
         self.place.set_merchant(profile.shown_name, profile.counter_logo)
         self.entry.set_currencies(profile.currencies)
         if not self.loaded:
@@ -307,13 +312,11 @@ class CounterTab(QWidget):
 
     async def new_sale(self) -> Sale | None:
         if self.controller.payable():
-            sale = self.controller.current
-            shown = (f" ({escape(sale_money(sale))}, reference {fixed_html(sale.tx_ref)})"
-                     if sale else "")
-            ok = await confirm(
+            ok = await confirm_sale(
                 self, "Void this sale?", "Void this sale and start a new one?",
-                f"The customer's code{shown} stops being shown. PayDesk keeps watching the "
-                "link: if it is paid anyway it is shown in red, to refund or keep.",
+                self.controller.current,
+                "The customer's code stops being shown. PayDesk keeps watching the link: if "
+                "it is paid anyway it is shown in red, to refund or keep.",
                 "Void sale", "Keep waiting", object_name="confirm-void")
             if not ok:
                 return None
@@ -345,11 +348,11 @@ class CounterTab(QWidget):
 
     async def decide(self, sale: Sale, decision: str) -> Sale | None:
         if decision == REFUND:
-            ok = await confirm(
+            ok = await confirm_sale(
                 self, "Refund this payment?", "Refund the payment that came after the void?",
-                f"Give back {escape(sale_money(sale))} (reference {fixed_html(sale.tx_ref)}) "
-                "from the service's dashboard: PayDesk cannot refund it. PayDesk records "
-                "that it is to be refunded, who decided and when.",
+                sale,
+                "Give this amount back from the service's dashboard: PayDesk cannot refund "
+                "it. PayDesk records that it is to be refunded, who decided and when.",
                 "Record refund", "Cancel", object_name="confirm-refund")
             if not ok:
                 return None
