@@ -122,37 +122,51 @@ async def _open_desk(paths, keys, choice, password):
     """The desk, opened, on the chosen ledger (the one composition root; the window is handed
     it). A shared ledger that cannot be opened is said in a dialog that tries again every few
     seconds by itself, until it opens (the desk), the person quits (None), or chooses this
-    computer's own ledger for this session."""
+    computer's own ledger for this session. When the server asks for the password (none kept,
+    or the kept one refused) the dialog asks for it; one typed there is tried at once and
+    kept in the keyring once it opened the ledger."""
+    from . import logs
     from .config.shared_ledger import Choice
     from .desk.build import build_desk
+    from .desk.ledger_choice import asks_password, keep_password
     from .ledger import LedgerError
-    from .ui.ledger_problem import OWN, QUIT, LedgerProblemDialog
+    from .ui.ledger_problem import CONNECT, OWN, QUIT, WAITING, LedgerProblemDialog
 
     dialog = None
+    typed = False  # the password was typed in the dialog (kept once it opens the ledger)
     try:
         while True:
             desk = build_desk(paths, keys, ledger_url=choice.url, ledger_password=password)
             desk.session.ledger_choice = choice
             try:
                 await desk.open()
-                return desk
             except LedgerError as error:
                 await desk.close()
                 if not choice.shared:
                     raise
                 log.warning("the shared ledger cannot be opened: %s", error)
-                why = str(error)
-            if dialog is None:
-                dialog = LedgerProblemDialog(why, choice.url)
-                dialog.open()
+                why, asks = str(error), asks_password(error)
             else:
-                dialog.say(why)
+                if typed and choice.url is not None:
+                    await keep_password(keys, choice.url, password)
+                return desk
+            if dialog is None:
+                dialog = LedgerProblemDialog(why, choice.url, asks_password=asks)
+                dialog.open()
+            elif typed and asks:
+                dialog.refused(why)  # the password typed: said beside it
+            else:
+                dialog.say(why, asks_password=asks)
             await dialog.next_try()
             if dialog.choice == QUIT:
                 return None
             if dialog.choice == OWN:
                 choice, password = Choice(None, "own"), None
                 dialog.hide()
+            elif dialog.choice == CONNECT:
+                password, typed = dialog.typed_password(), True
+                logs.REDACTOR.add(password)  # tried, if not kept: never in a log line
+                dialog.choice = WAITING
     finally:
         from shiboken6 import isValid
 
