@@ -8,7 +8,8 @@
   transaction. It returns the report (``ImportReport.lines()`` says it).
 - ``import_command(args)`` is ``paydesk --ledger URL --import-ledger [PATH] [--dry-run]``: the
   shared ledger chosen as for a window (``--ledger``, else the saved one), its password from
-  the keyring (else asked on the terminal), the counts printed; no window.
+  ``--ledger-password-stdin``, else the keyring, else asked on the terminal (one given or
+  asked is kept in the keyring once it opened the ledger), the counts printed; no window.
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ async def import_command(args: Any, out: TextIO = sys.stdout, err: TextIO = sys.
     shared ledger named). ``args``: app.parse_args's."""
     from ..config.shared_ledger import parse
     from .build import open_folders, open_keys
-    from .ledger_choice import choose_ledger
+    from .ledger_choice import choose_ledger, keep_password
 
     paths, _ = open_folders(args.data_dir, args.sandbox_dir)
     keys = await open_keys(not args.no_keyring, on_secret=logs.REDACTOR.add)
@@ -89,11 +90,14 @@ async def import_command(args: Any, out: TextIO = sys.stdout, err: TextIO = sys.
         print(f"paydesk: --import-ledger: PayDesk was never started with {paths.data}: "
               "there is no ledger of this desk to import", file=err)
         return 1
-    password = await _password(kept, parse(choice.url).where)
+    given = getattr(args, "ledger_password", None)  # --ledger-password-stdin's
+    password = given or await _password(kept, parse(choice.url).where)
     engine = PgEngine(choice.url, password=password, desk=settings.installation_id)
     path = Path(args.import_ledger) if args.import_ledger else None
     try:
         await engine.opened()
+        if password and password != kept:  # given or typed, and it opened the ledger
+            await keep_password(keys, choice.url, password)
         report = await import_desk_ledger(engine, paths, keys, path=path, dry_run=args.dry_run)
     except LedgerError as error:
         print(f"paydesk: --import-ledger: {error}", file=err)
