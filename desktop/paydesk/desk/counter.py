@@ -144,7 +144,24 @@ class CounterController:
 
     @property
     def name(self) -> str:
-        return self.settings.name
+        """The counter's own name, else its desk's (``Session.desk_name``)."""
+        return self.settings.name or self.session.desk_name
+
+    @property
+    def follows_desk(self) -> bool:
+        """The counter goes by its desk's name (it was given none of its own)."""
+        return not self.settings.name
+
+    async def has_open_sales(self) -> bool:
+        """An open shift of this counter (any profile, any mode) has sales: a shift is always
+        one counter's, so the counter keeps its name until it closes."""
+        for profile in list(self.session.settings.profiles):
+            for mode in ("test", "live"):
+                shift = await self.book.current_shift(self.name, profile.id, mode)
+                if shift is not None and await self.book.sales(
+                        SaleQuery(shift_id=shift.id), limit=1):
+                    return True
+        return False
 
     async def load(self) -> None:
         """Read ``counter.json`` (Desk.open awaits it)."""
@@ -187,13 +204,9 @@ class CounterController:
         name = name.strip()
         if name == self.name:
             return
-        for profile in list(self.session.settings.profiles):
-            for mode in ("test", "live"):
-                shift = await self.book.current_shift(self.name, profile.id, mode)
-                if shift is not None and await self.book.sales(
-                        SaleQuery(shift_id=shift.id), limit=1):
-                    raise RenameRefused("The open shift has sales: close the shift first, "
-                                        "then rename the counter")
+        if await self.has_open_sales():
+            raise RenameRefused("The open shift has sales: close the shift first, "
+                                "then rename the counter")
         self.settings = replace(self.settings, name=name)
         await self.settings.save(self.session.paths)
 

@@ -18,6 +18,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from ..config.desk_name import computer_name
 from ..config.paths import Paths
 from ..config.profiles import (
     CARDS_CURRENCIES,
@@ -109,6 +110,7 @@ class Session:
         self._save_lock = asyncio.Lock()
         self._carried: set[str] = set()  # merchants this desk's own keys were carried to
         self.ledger_choice = Choice(None, "own")  # which ledger this run uses (desk/ledger_choice.py)
+        self.desk_name = computer_name()  # this desk's name, settled at open (desk/desk_name.py)
         # a shared ledger's check (desk/live.py): raises while it is out of reach
         self.ledger_down: Callable[[], Exception | None] = lambda: None
 
@@ -177,6 +179,11 @@ class Session:
         """The shared ledger's address (never with a password) for the next start; None:
         this computer's own ledger."""
         self.settings.ledger_url = url
+        await self._save()
+
+    async def save_desk_name(self, name: str | None) -> None:
+        """The name the person gave this desk (None: its default name), for every start."""
+        self.settings.desk_name = name
         await self._save()
 
     async def set_mode(self, mode: str) -> None:
