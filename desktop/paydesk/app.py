@@ -288,7 +288,13 @@ def _ledger_arguments(args: argparse.Namespace) -> str | None:
         if problem:
             return f"--ledger: {problem}"
     if args.ledger_password_stdin:
-        password = read_password(sys.stdin)
+        password = None
+        if sys.stdin is not None and sys.stdin.isatty():  # typed: not echoed
+            import getpass
+
+            password = getpass.getpass("Password for the shared ledger: ").strip() or None
+        elif sys.stdin is not None:  # none at all under a windowed Windows program
+            password = read_password(sys.stdin)
         if password is None:
             return "--ledger-password-stdin: no password on standard input"
         REDACTOR.add(password)

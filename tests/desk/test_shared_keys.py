@@ -113,3 +113,20 @@ async def test_importing_carries_the_keys_over(tmp_path, pg_url, sandbox, desk_b
     kept = file_keyring.read(keyring)
     assert kept[(SERVICE_NAME, entry(merchant, "test", "secret"))] == sandbox.key("test", "secret")
     assert kept[(SERVICE_NAME, entry(LOCAL, "test", "secret"))] == sandbox.key("test", "secret")
+
+
+async def test_a_merchant_added_later_gets_the_keys_too(tmp_path, pg_url, sandbox, desk_b):
+    """Desk B connected first; the merchant is added at desk A afterwards: B reads the shop's
+    merchants again (its "merchant" event) and has the keys."""
+    paths, keyring = desk_b
+    desk = build_desk(paths, KeyStore(file_keyring.FileKeyring()), ledger_url=pg_url)
+    await desk.open()
+    try:
+        assert desk.session.settings.profiles == []
+        merchant = await shop_merchant(tmp_path, pg_url, sandbox)
+        await desk.session.reload_profiles()
+        assert [p.id for p in desk.session.settings.profiles] == [merchant]
+        assert await desk.session.key("test", profile=desk.session.settings.profiles[0]) == \
+            sandbox.key("test", "secret")
+    finally:
+        await desk.close()

@@ -143,18 +143,15 @@ class CounterController:
         self.hub.session_changed.connect(self._session_changed)
 
     @property
-    def name(self) -> str:
-        """The counter's own name, else its desk's (``Session.desk_name``)."""
+    def name(self) -> str:  # its own name, else its desk's (follows_desk)
         return self.settings.name or self.session.desk_name
 
     @property
     def follows_desk(self) -> bool:
-        """The counter goes by its desk's name (it was given none of its own)."""
         return not self.settings.name
 
     async def has_open_sales(self) -> bool:
-        """An open shift of this counter (any profile, any mode) has sales: a shift is always
-        one counter's, so the counter keeps its name until it closes."""
+        """An open shift of this counter (any profile or mode) has sales: it keeps its name."""
         for profile in list(self.session.settings.profiles):
             for mode in ("test", "live"):
                 shift = await self.book.current_shift(self.name, profile.id, mode)

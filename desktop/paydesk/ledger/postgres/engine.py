@@ -30,7 +30,7 @@ from psycopg.rows import DictRow, dict_row
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from ..engine import LedgerClosed, LedgerError
-from .refusal import UNREACHABLE, Refusal, classify
+from .refusal import UNREACHABLE, LedgerRefused, classify
 from .schema import KNOWN, migrate
 
 log = logging.getLogger("paydesk.ledger.postgres")
@@ -56,24 +56,6 @@ class LedgerUnreachable(LedgerError):
     def __init__(self, since: datetime):
         self.since = since
         super().__init__(f"Shared ledger unreachable since {since.astimezone():%H:%M}, retrying")
-
-
-class LedgerRefused(LedgerError):
-    """The server answered and would not take this desk: the password missing or refused, no
-    such database, TLS required... (``refusal.py``: ``kind`` says which, the text says it in
-    one sentence, never with the password)."""
-
-    def __init__(self, refusal: Refusal):
-        self.refusal = refusal
-        super().__init__(refusal.message)
-
-    @property
-    def kind(self) -> str:
-        return self.refusal.kind
-
-    @property
-    def asks_password(self) -> bool:
-        return self.refusal.asks_password
 
 
 class SchemaTooNew(LedgerError):

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..engine import LedgerError
+
 # what went wrong
 UNREACHABLE = "unreachable"  # nothing answers there, or not in time, or not now
 NO_PASSWORD = "no password"  # the server asks for a password and none was given
@@ -138,3 +140,20 @@ def classify(text: str, params: Mapping[str, Any], sqlstate: str | None = None) 
     else:
         sentence = _SENTENCES[kind]
     return Refusal(kind, sentence.format(**words))
+
+
+class LedgerRefused(LedgerError):
+    """The server answered and would not take this desk (the engine raises it): ``kind``
+    says why, the text says it in one sentence, never with the password."""
+
+    def __init__(self, refusal: Refusal):
+        self.refusal = refusal
+        super().__init__(refusal.message)
+
+    @property
+    def kind(self) -> str:
+        return self.refusal.kind
+
+    @property
+    def asks_password(self) -> bool:
+        return self.refusal.asks_password
