@@ -55,9 +55,9 @@ async def shop(pg_url, tmp_path, sandbox):
         keyring = keyrings.setdefault(name, MemoryKeyring())
         desk = build_desk(paths, KeyStore(keyring), ledger_url=pg_url, lease_priority=priority)
         assert desk.live is not None
-        desk.live.keeper.name = name  # the computer's name, elsewhere
         desk.live.keeper.ttl, desk.live.keeper.renew_every = 3.0, 0.5
         await desk.open()
+        await desk.naming.rename(name)  # as its person names it (else: the computer's name)
         desks.append(desk)
         # a shared ledger's profile is the shop's merchant, named by its public key: the
         # first desk adds it, every other desk sees it and adds only its keys

@@ -26,8 +26,8 @@ def test_another_desks_notifications_show_here(paths, keys, loop, tmp_path, sand
                 ("Finance", Paths(data=tmp_path / "there", sandbox=tmp_path / "there-sb").ensure(),
                  KeyStore(MemoryKeyring()))):
             desk = build_desk(desk_paths, desk_keys, ledger_url=pg_url)
-            desk.live.keeper.name = name
             loop.run(desk.open())
+            loop.run(desk.naming.rename(name))
             desks.append(desk)
         here, there = desks
         merchant = loop.run(profiles.add_profile(here.session, sandbox, txref_prefix="SHOP"))

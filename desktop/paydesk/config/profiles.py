@@ -112,6 +112,8 @@ class Settings:
     # the shared ledger's address, never with its password (that is in the keyring);
     # None: this computer's own ledger (config/shared_ledger.py)
     ledger_url: str | None = None
+    # this desk's name as the person set it (config/desk_name.py); None: its default name
+    desk_name: str | None = None
 
     def profile(self, profile_id: str | None) -> Profile | None:
         return next((p for p in self.profiles if p.id == profile_id), None)
@@ -137,6 +139,7 @@ class SettingsFile:
             active_mode=data.get("active_mode") if data.get("active_mode") in MODES else "test",
             installation_id=data.get("installation_id"),
             ledger_url=data.get("ledger_url") or None,
+            desk_name=data.get("desk_name") if isinstance(data.get("desk_name"), str) else None,
         )
 
     @staticmethod
@@ -149,6 +152,8 @@ class SettingsFile:
         }
         if settings.ledger_url:
             data["ledger_url"] = settings.ledger_url
+        if settings.desk_name:
+            data["desk_name"] = settings.desk_name
         return json.dumps(data, indent=2)
 
     def write(self, text: str) -> None:

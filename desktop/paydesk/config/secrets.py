@@ -39,6 +39,12 @@ def system_backend() -> keyring.backend.KeyringBackend | None:
     return backend
 
 
+# every key a profile keeps, as (mode, kind): its keys per mode, the business's webhook secret,
+# and its SMTP password (desk/bulk/smtp.py)
+PROFILE_ENTRIES = tuple((mode, kind) for mode in ("test", "live")
+                        for kind in ("secret", "public", "webhook")) + (("any", "smtp"),)
+
+
 def entry(profile_id: str, mode: str, kind: str) -> str:
     return f"{profile_id}/{mode}/{kind}"
 
@@ -203,7 +209,5 @@ class KeyStore:
             pass
 
     async def delete_profile(self, profile_id: str) -> None:
-        for mode in ("test", "live"):
-            for kind in ("secret", "public", "webhook"):  # webhook: the business's secret
-                await self.set(profile_id, mode, kind, "")
-        await self.set(profile_id, "any", "smtp", "")  # its SMTP password (desk/bulk/smtp.py)
+        for mode, kind in PROFILE_ENTRIES:
+            await self.set(profile_id, mode, kind, "")

@@ -38,6 +38,7 @@ from ..scheduler import Scheduler
 from .bulk.runner import BulkController
 from .cards.controller import CardsController
 from .counter import CounterController
+from .desk_name import DeskNaming
 from .events import Hub
 from .ledger_choice import choose_ledger
 from .links import LinksController
@@ -116,6 +117,7 @@ class Desk:
     counter: CounterController  # this computer's counter (desk/counter.py)
     batches: BatchBook  # the batches of bulk links, beside the ledger (ledger/batch.py)
     bulk: BulkController  # runs them (desk/bulk/runner.py); never resumed silently at start
+    naming: DeskNaming  # this desk's name (desk/desk_name.py): status bars, counter shifts
     started: bool = False  # start_background() has run
     live: Live | None = None  # on a shared ledger: the other desks' changes, the poller lease
     receiver: Serving | None = None  # the notification receiver this process runs (receiver/)
@@ -127,6 +129,7 @@ class Desk:
             await self.live.mark_start()
         await self.session.load()
         await self.counter.load()  # counter.json: the counter's name
+        await self.naming.settle()  # on a shared ledger: claimed among the shop's desks
         if self.live is not None:
             self.live.bind(self.session.installation_id)
 
@@ -221,12 +224,15 @@ def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
                               paid=ledger.paid_since)  # refunds, reversals
         hub.record_changed.connect(scheduler.seen)
         hub.profile_deleted.connect(scheduler.forget)
+    counter = CounterController(session, links, book, scheduler)
     desk = Desk(paths=paths, keys=keys, hub=hub, session=session, links=links,
                 transactions=TransactionsController(links),
                 cards=CardsController(session, card_ledger), scheduler=scheduler, inbox=inbox,
-                book=book, counter=CounterController(session, links, book, scheduler),
+                book=book, counter=counter,
                 batches=batches, live=live,
-                bulk=BulkController(session, links, batches, hub, scheduler=scheduler))
+                bulk=BulkController(session, links, batches, hub, scheduler=scheduler),
+                naming=DeskNaming(session, counter,
+                                  claim=None if live is None else live.claim_name))
     if live is not None:  # another desk's sales and shifts, read from the book
         live.book = book
     scheduler.notified = _notified(desk)

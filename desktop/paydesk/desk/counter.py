@@ -125,8 +125,22 @@ class CounterController:
         self.hub.session_changed.connect(self._session_changed)
 
     @property
-    def name(self) -> str:
-        return self.settings.name
+    def name(self) -> str:  # its own name, else its desk's (follows_desk)
+        return self.settings.name or self.session.desk_name
+
+    @property
+    def follows_desk(self) -> bool:
+        return not self.settings.name
+
+    async def has_open_sales(self) -> bool:
+        """An open shift of this counter (any profile or mode) has sales: it keeps its name."""
+        for profile in list(self.session.settings.profiles):
+            for mode in ("test", "live"):
+                shift = await self.book.current_shift(self.name, profile.id, mode)
+                if shift is not None and await self.book.sales(
+                        SaleQuery(shift_id=shift.id), limit=1):
+                    return True
+        return False
 
     async def load(self) -> None:
         """Read ``counter.json`` (Desk.open awaits it)."""
@@ -169,13 +183,9 @@ class CounterController:
         name = name.strip()
         if name == self.name:
             return
-        for profile in list(self.session.settings.profiles):
-            for mode in ("test", "live"):
-                shift = await self.book.current_shift(self.name, profile.id, mode)
-                if shift is not None and await self.book.sales(
-                        SaleQuery(shift_id=shift.id), limit=1):
-                    raise RenameRefused("The open shift has sales: close the shift first, "
-                                        "then rename the counter")
+        if await self.has_open_sales():
+            raise RenameRefused("The open shift has sales: close the shift first, "
+                                "then rename the counter")
         self.settings = replace(self.settings, name=name)
         await self.settings.save(self.session.paths)
 

@@ -18,6 +18,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from ..config.desk_name import computer_name
 from ..config.paths import Paths
 from ..config.profiles import (
     CARDS_CURRENCIES,
@@ -37,6 +38,7 @@ from ..ledger.cards import CardLedger
 from ..service.errors import AuthenticationError, ServiceError, ServiceUnavailableError
 from ..service.txref import new_installation_id
 from .events import Hub
+from .key_carry import carry_to_shown
 from .profile_store import ProfileStore
 from .tasks import TaskSet
 
@@ -106,7 +108,9 @@ class Session:
         self._slots: dict[tuple[str, str], _Slot] = {}
         self._slot_locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._save_lock = asyncio.Lock()
+        self._carried: set[str] = set()  # merchants this desk's own keys were carried to
         self.ledger_choice = Choice(None, "own")  # which ledger this run uses (desk/ledger_choice.py)
+        self.desk_name = computer_name()  # this desk's name, settled at open (desk/desk_name.py)
         # a shared ledger's check (desk/live.py): raises while it is out of reach
         self.ledger_down: Callable[[], Exception | None] = lambda: None
 
@@ -121,6 +125,7 @@ class Session:
         """Read the profiles (off the loop's thread); draw this installation's id once."""
         self.settings = await asyncio.to_thread(self.file.load)
         self.settings.profiles = await self.store.load(self.settings.profiles)
+        await self._carry_keys()
         if self.settings.active is None and self.settings.profiles:
             self.settings.active_profile = self.settings.profiles[0].id
         if not self.settings.installation_id:
@@ -174,6 +179,11 @@ class Session:
         """The shared ledger's address (never with a password) for the next start; None:
         this computer's own ledger."""
         self.settings.ledger_url = url
+        await self._save()
+
+    async def save_desk_name(self, name: str | None) -> None:
+        """The name the person gave this desk (None: its default name), for every start."""
+        self.settings.desk_name = name
         await self._save()
 
     async def set_mode(self, mode: str) -> None:
@@ -263,6 +273,7 @@ class Session:
         profiles = await self.store.load(saved.profiles)
         gone = {p.id for p in self.settings.profiles} - {p.id for p in profiles}
         self.settings.profiles = profiles
+        await self._carry_keys()
         for profile_id in gone:
             self._retire(profile_id)
             self.hub.profile_deleted.emit(profile_id)
@@ -270,6 +281,11 @@ class Session:
             self.settings.active_profile = profiles[0].id if profiles else None
             self.settings.active_mode = "test"
         self.hub.session_changed.emit()
+
+    async def _carry_keys(self) -> None:
+        """On a shared ledger: this desk's keys follow its profiles to the merchants shown."""
+        await carry_to_shown(self.keys, self.store.own_profiles(), self.settings.profiles,
+                             self._carried)
 
     async def key(self, mode: str | None = None, kind: str = "secret",
                   profile: Profile | None = None) -> str | None:

@@ -383,7 +383,7 @@ class MainWindow(QMainWindow):
     async def open_shared_ledger(self):
         from .shared_ledger import SharedLedgerDialog  # imported on first use
 
-        dialog = SharedLedgerDialog(self.session, self)
+        dialog = SharedLedgerDialog(self.session, self, naming=self.desk.naming)
         self.shared_ledger = dialog
         await run_dialog(dialog, before=dialog.load_password())
         return dialog

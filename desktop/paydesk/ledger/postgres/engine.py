@@ -30,6 +30,7 @@ from psycopg.rows import DictRow, dict_row
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from ..engine import LedgerClosed, LedgerError
+from .refusal import UNREACHABLE, LedgerRefused, classify
 from .schema import KNOWN, migrate
 
 log = logging.getLogger("paydesk.ledger.postgres")
@@ -47,8 +48,6 @@ CONNECTION = {
     "options": "-c idle_in_transaction_session_timeout=10s -c tcp_keepalives_idle=5"
                " -c tcp_keepalives_interval=2 -c tcp_keepalives_count=3",
 }
-# a server that answered but will not take this desk now, or for a while: not "refused"
-_TRANSIENT = ("starting up", "shutting down", "recovery", "too many", "connection slots")
 
 
 class LedgerUnreachable(LedgerError):
@@ -199,13 +198,13 @@ class PgEngine:
     # -- connections (on the engine's threads) ----------------------------------------
 
     def _unreachable(self, exc: BaseException, pool: ConnectionPool[Conn] | None) -> LedgerError:
-        """What a failed job raises: LedgerUnreachable (and the engine marked down) for a
-        lost server, a LedgerError saying why for a server that refused this desk."""
+        """What a failed job raises: LedgerUnreachable (and the engine marked down) when
+        nothing answers, LedgerRefused saying why when the server refused this desk."""
         text = self._clean(str(exc))
-        if isinstance(exc, psycopg.OperationalError) and "FATAL:" in text and not any(
-                word in text for word in _TRANSIENT):
-            return LedgerError(f"The shared ledger refused this desk: {text.strip()}")
+        refusal = classify(text, self._params, getattr(exc, "sqlstate", None))
         log.warning("shared ledger: %s", text.strip() or type(exc).__name__)
+        if refusal.kind != UNREACHABLE:
+            return LedgerRefused(refusal)
         with self._lock:
             if pool is not None and self._pool is pool:
                 self._pool = None  # a fresh one once the server answers again
