@@ -55,7 +55,11 @@ def fees_text(total: CurrencyTotal) -> str:
 
 
 def refunds_text(total: CurrencyTotal) -> str:
-    return f"{total.refunded}: {money_text(total.refunded_amount)}" if total.refunded else "0"
+    """What was given back, and from how many payments: "45.00 (1 payment)"."""
+    if not total.refunded:
+        return money_text(total.refunded_amount)
+    payments = f"{total.refunded} payment{'s' if total.refunded != 1 else ''}"
+    return f"{money_text(total.refunded_amount)} ({payments})"
 
 
 def heading(profile_name: str, mode: str, day: date) -> str:

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication, QDialog, QDialogButtonBox, QLabel, Q
 
 from .. import __version__
 from ..logs import REDACTOR
+from .screen_fit import resize_within_screen
 
 log = logging.getLogger("paydesk.crash")
 
@@ -64,7 +65,7 @@ class CrashDialog(QDialog):
         close.setAccessibleName("Close")
         close.clicked.connect(self.accept)
         layout.addWidget(buttons)
-        self.resize(640, 420)
+        resize_within_screen(self, 640, 420)
 
 
 class ExceptionHook:

@@ -37,6 +37,7 @@ from . import files
 from .dialogs import shown
 from .field_message import FieldMessage, add_field_row
 from .fixed_text import use_fixed
+from .screen_fit import fit_to_contents
 
 KEY_FIELDS = (("test", "secret", "Test secret key"), ("test", "public", "Test public key"),
               ("live", "secret", "Live secret key"), ("live", "public", "Live public key"))
@@ -131,7 +132,7 @@ class CounterGroup(QGroupBox):
         self.logo_hint.setAccessibleName(LOGO_HINT)
         self.logo_hint.setWordWrap(True)
         self.logo_hint.setTextFormat(Qt.TextFormat.PlainText)
-        form.addRow("", self.logo_hint)
+        form.addRow(self.logo_hint)  # the whole row wide: a few lines, not a tall column
         use_fixed(self.shop_email, self.logo)
         self.shop_email.textEdited.connect(lambda _: self.shop_email_message.say(None))
 
@@ -182,13 +183,17 @@ class ProfileEditor(QDialog):
         self.profile = profile
         self.setObjectName("profile-editor")
         self.setWindowTitle("Edit profile" if profile else "Connect to your service")
-        self.setMinimumWidth(560)
         layout = QVBoxLayout(self)
-        form = QFormLayout()
-        layout.addLayout(form)
+        columns = QHBoxLayout()  # the profile on the left, its keys and the counter's
+        layout.addLayout(columns)  # defaults on the right: the editor fits 1024×768
+        form, right, keys_form = QFormLayout(), QVBoxLayout(), QFormLayout()
+        columns.addLayout(form, 1)
+        columns.addLayout(right, 1)
+        right.addLayout(keys_form)
 
         def add(label: str, widget: QWidget, name: str) -> FieldMessage:
-            return add_field_row(form, label, widget, name,
+            into = keys_form if isinstance(widget, KeyField) else form
+            return add_field_row(into, label, widget, name,
                                  widget.edit if isinstance(widget, KeyField) else widget)
 
         self.name = QLineEdit(profile.name if profile else "")
@@ -251,9 +256,10 @@ class ProfileEditor(QDialog):
         self.webhook_note.setObjectName("key-webhook-note")
         self.webhook_note.setWordWrap(True)
         self.webhook.edit.setAccessibleDescription(WEBHOOK_NOTE)
-        form.addRow("", self.webhook_note)
+        keys_form.addRow(self.webhook_note)  # the whole row wide
         self.counter = CounterGroup(profile, self)
-        layout.addWidget(self.counter)
+        right.addWidget(self.counter)
+        right.addStretch(1)
         self.status = QLabel("")
         self.status.setObjectName("profile-status")
         self.status.setWordWrap(True)
@@ -272,6 +278,7 @@ class ProfileEditor(QDialog):
         self.cancel_button.clicked.connect(self.reject)
         layout.addWidget(buttons)
         self.saved: Profile | None = None
+        fit_to_contents(self, width=940)
 
     async def load_keys(self) -> None:
         if self.profile is None:

@@ -1,7 +1,9 @@
 """The status bar: the last call's result, the connection's state ("Checked 12 s ago",
 "Offline since 14:02, retrying"), saving delayed while another program holds the
 ledger, and on a shared ledger which desk checks payments (or since when it is out of
-reach). Words as on screen (PAID, never "success")."""
+reach). Words as on screen (PAID, never "success"). Each is a one-line label elided where
+the bar is short of room, the whole text in its tooltip: a long message never widens the
+window."""
 
 from __future__ import annotations
 
@@ -9,14 +11,15 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel, QStatusBar
 
 from ..desk.session import Session
+from .elided import ElidedLabel
 from .signals import signals_of
 
 SAVING_DELAYED = "Saving is delayed: the ledger is busy"
 KEYRING_WAITING = "Waiting for the system keyring: unlock it if your desktop asks"
 
 
-def _label(name: str, accessible: str, style: str = "") -> QLabel:
-    label = QLabel("")
+def _label(name: str, accessible: str, style: str = "") -> ElidedLabel:
+    label = ElidedLabel("")
     label.setObjectName(name)
     label.setAccessibleName(accessible)
     if style:

@@ -1,8 +1,11 @@
-"""What every table model of PayDesk shares: fixed column headers, and rows from a list."""
+"""What every table of PayDesk shares: fixed column headers and rows from a list (the
+models), and the whole text of a cell its column cuts, said in a tooltip (the views)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QHelpEvent
+from PySide6.QtWidgets import QAbstractItemView, QStyledItemDelegate, QStyleOptionViewItem, QToolTip
 
 
 class HeadedModel(QAbstractTableModel):
@@ -23,3 +26,30 @@ class HeadedModel(QAbstractTableModel):
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return self.HEADERS[section]
         return None
+
+
+class CutTextTips(QStyledItemDelegate):
+    """A cell whose text its column cuts (elided, or wrapped past the row's height) says the
+    whole text in its tooltip, above the model's own tooltip when it has one."""
+
+    def cuts(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> bool:
+        need = self.sizeHint(option, index)
+        return need.width() > option.rect.width() or need.height() > option.rect.height()
+
+    def helpEvent(self, event: QHelpEvent, view: QAbstractItemView,  # noqa: N802 - Qt's name
+                  option: QStyleOptionViewItem,
+                  index: QModelIndex | QPersistentModelIndex) -> bool:
+        if event is not None and event.type() == QEvent.Type.ToolTip and index.isValid():
+            text = index.data(Qt.ItemDataRole.DisplayRole)
+            if isinstance(text, str) and text and self.cuts(option, index):
+                own = index.data(Qt.ItemDataRole.ToolTipRole)
+                tip = f"{text}\n{own}" if isinstance(own, str) and own and own != text else text
+                QToolTip.showText(event.globalPos(), tip, view, option.rect)
+                return True
+        return super().helpEvent(event, view, option, index)
+
+
+def tips_for_cut_text(*views: QAbstractItemView) -> None:
+    """Each view's cells say in a tooltip the whole text their column cuts."""
+    for view in views:
+        view.setItemDelegate(CutTextTips(view))

@@ -25,8 +25,11 @@ from ...desk.bulk.runner import BatchRefused, BulkController
 from ...desk.session import Session
 from ...ledger import LedgerError, LinkRecord
 from ...ledger.batch import Batch, BatchBook
+from ..elided import ElidedLabel
 from ..fixed_text import OneLineDelegate, fixed_font
+from ..screen_fit import resize_within_screen
 from ..signals import signals_of
+from ..table import tips_for_cut_text
 from . import batch_actions as actions
 from .batch_models import BatchesModel, BatchRowsModel
 from .steps import say
@@ -45,6 +48,7 @@ def _table(name: str, accessible: str, model) -> QTableView:
     table.setObjectName(name)
     table.setAccessibleName(accessible)
     table.setModel(model)
+    tips_for_cut_text(table)
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -63,7 +67,7 @@ class BatchesWindow(QWidget):
         self.setObjectName("batches-window")
         self.setWindowTitle(TITLE)
         self.setAccessibleName("Batches")
-        self.resize(1100, 700)
+        resize_within_screen(self, 1100, 700)
         self.session, self.book, self.controller = session, book, controller
         self.tasks = session.tasks.child(self)
         column = QVBoxLayout(self)
@@ -103,12 +107,12 @@ class BatchesWindow(QWidget):
         self.email = self._button("E-mail links…", "batch-email-links")
         for button in (self.check_all, self.resume, self.results, self.qr, self.email):
             bottom.addWidget(button)
-        self.said = QLabel("")
-        self.said.setObjectName("batches-said")
-        self.said.setWordWrap(True)
-        self.said.setTextFormat(Qt.TextFormat.PlainText)
-        bottom.addWidget(self.said, 1)
+        bottom.addStretch(1)
         column.addLayout(bottom)
+        # what was done, on a line of its own kept while empty: nothing moves when it comes
+        self.said = ElidedLabel("", keep_room=True)
+        self.said.setObjectName("batches-said")
+        column.addWidget(self.said)
 
         close = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)  # as a dialog closes
         close.activated.connect(self.close)

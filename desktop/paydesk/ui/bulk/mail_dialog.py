@@ -30,6 +30,7 @@ from ...ledger import LedgerError
 from ...ledger.batch import CREATED, Batch, BatchBook
 from ..field_message import FieldMessage, add_field_row
 from ..fixed_text import use_fixed
+from ..screen_fit import resize_within_screen
 from .steps import say
 
 log = logging.getLogger("paydesk.ui.bulk.mail")
@@ -44,7 +45,7 @@ class MailDialog(QDialog):
         self.setObjectName("bulk-mail")
         self.setWindowTitle(f"E-mail links — {batch.name}")
         self.setAccessibleName("E-mail links")
-        self.resize(720, 640)
+        resize_within_screen(self, 720, 640)
         self.session, self.book, self.batch = session, book, batch
         self.profile = session.settings.profile(batch.profile_id)
         self.tasks = session.tasks.child(self)

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from ...desk.bulk.mapping import Mapping, extra_field, missing
 from ...desk.bulk.sheet import FIELDS, REQUIRED, Sheet
 from ..field_message import ERROR_STYLE
+from ..table import tips_for_cut_text
 
 PREVIEW_ROWS = 5
 NOT_IN_FILE = "(not in the file)"
@@ -108,6 +109,7 @@ class MappingStep(QWidget):
         self.preview.setObjectName("bulk-preview")
         self.preview.setAccessibleName("The first rows, as they will be read")
         self.preview.setModel(self.preview_model)
+        tips_for_cut_text(self.preview)
         self.preview.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.preview.setMaximumHeight(200)
         caption.setBuddy(self.preview)

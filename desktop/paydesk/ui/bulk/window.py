@@ -37,6 +37,7 @@ from ...ledger import LedgerError
 from ...ledger.batch import SKIPPED, WAITING, Batch, BatchBook
 from .. import files
 from ..dialogs import shown
+from ..screen_fit import resize_within_screen
 from ..signals import signals_of
 from ..transactions.actions import save_path
 from .mapping_step import MappingStep
@@ -60,7 +61,7 @@ class BulkWindow(QWidget):
         self.setObjectName("bulk-window")
         self.setWindowTitle(TITLE)
         self.setAccessibleName(TITLE)
-        self.resize(1100, 720)
+        resize_within_screen(self, 1100, 720)
         self.session, self.book, self.controller = session, batches, controller
         self.tasks = session.tasks.child(self)
         column = QVBoxLayout(self)

@@ -28,6 +28,7 @@ from .. import files
 from ..dialogs import shown
 from ..fixed_text import fixed_font
 from ..paging import PagedModel
+from ..table import tips_for_cut_text
 
 COLUMNS = AUDIT_HEADER
 ACTIONS = ("create", "fund", "withdraw", "block", "unblock", "terminate", "reveal", "copy number")
@@ -119,6 +120,7 @@ class AuditView(QWidget):
         self.table.setAccessibleName("Audit log")
         self.model = AuditModel(ledger, tasks)
         self.table.setModel(self.model)
+        tips_for_cut_text(self.table)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().hide()

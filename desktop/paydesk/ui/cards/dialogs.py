@@ -28,7 +28,7 @@ class OperationDialog(QDialog):
         super().__init__(parent)
         self.setObjectName(name)
         self.setWindowTitle(title)
-        self.setMinimumWidth(460)
+        self.setMinimumWidth(520)
         self.tasks = tasks_of(self)
         self.column = QVBoxLayout(self)
         self.form = QFormLayout()
@@ -66,7 +66,8 @@ class OperationDialog(QDialog):
     def field(self, label: str, widget: QWidget, name: str) -> FieldMessage:
         widget.setObjectName(name)
         widget.setAccessibleName(label.replace("&", ""))
-        return add_field_row(self.form, label, widget, name)
+        # two lines kept for its message: a card's refusal is read whole in this narrow window
+        return add_field_row(self.form, label, widget, name, lines=2)
 
     def say(self, text: str) -> None:
         self.outcome.setText(text)

@@ -29,7 +29,7 @@ from ...ledger.cards import CardLedger, CardOperation, CardRecord, CardTxRecord
 from ...service.errors import ServiceError
 from ..fixed_text import use_fixed
 from ..signals import signals_of
-from ..table import HeadedModel
+from ..table import HeadedModel, tips_for_cut_text
 from .secret import SecretBox
 
 TX_COLUMNS = ("Type", "Amount", "Description", "Time")
@@ -143,6 +143,7 @@ class CardPage(QWidget):
         self.transactions.setAccessibleName("Card transactions")
         self.tx_model = TransactionsModel()
         self.transactions.setModel(self.tx_model)
+        tips_for_cut_text(self.transactions)
         self.transactions.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.transactions.verticalHeader().hide()
         self.transactions.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)

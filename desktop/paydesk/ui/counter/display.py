@@ -149,6 +149,24 @@ class CustomerView(QWidget):
             label.setFont(font)
         side = max(120, min(width, height) // 2)
         self.qr.setMinimumSize(min(side, 200), min(side, 200))
+        self._fit(width, height)
+
+    def _fit(self, width: int, height: int) -> None:
+        """Smaller words where, wrapped, they would not all fit the view's height (beside
+        the amount box it is short): never drawn over each other, nor over the code."""
+        layout = self.layout()
+        for _ in range(12):
+            if layout is None or layout.totalHeightForWidth(width) <= height:
+                return
+            smaller = False
+            for label in (self.merchant, self.amount, self.words):
+                font = label.font()
+                if font.pixelSize() > 12:
+                    font.setPixelSize(max(12, font.pixelSize() * 9 // 10))
+                    label.setFont(font)
+                    smaller = True
+            if not smaller:
+                return
 
     # -- the sale ---------------------------------------------------------------------
 

@@ -43,7 +43,7 @@ class SaleEntry(QWidget):
         self.currency = QComboBox()
         self.currency.setObjectName("counter-currency")
         self.currency.setAccessibleName("Currency")
-        self.amount.setMinimumWidth(220)
+        self.amount.setMinimumWidth(160)  # seven digits at this size: the tab fits 1024 px
         units = QLabel(WHOLE_UNITS_SHORT)
         units.setObjectName("counter-units")
         units.setAccessibleName(WHOLE_UNITS_SHORT)

@@ -27,6 +27,7 @@ class StaffMirror(QWidget):
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         self.state = state_label("counter-mirror-state", 16)
+        self.state.setWordWrap(True)  # WAITING FOR PAYMENT on two lines where it is narrow
         column.addWidget(self.state)
         self.amount = state_label("counter-mirror-amount", 16)
         column.addWidget(self.amount)
@@ -37,6 +38,7 @@ class StaffMirror(QWidget):
         self.title = QLabel("")
         self.title.setObjectName("counter-mirror-title")
         self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.title.setWordWrap(True)  # a long note wraps: it never widens the window
         column.addWidget(self.title)
         self.reference = QLabel("")
         self.reference.setObjectName("counter-mirror-reference")

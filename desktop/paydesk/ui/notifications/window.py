@@ -31,7 +31,9 @@ from ...ledger import LedgerError
 from ...ledger.inbox import VERDICTS, Inbox, InboxEntry, InboxQuery
 from ...service.errors import ServiceError
 from ..fixed_text import use_fixed
+from ..screen_fit import resize_within_screen
 from ..signals import signals_of
+from ..table import tips_for_cut_text
 from .model import InboxModel
 
 log = logging.getLogger("paydesk.ui.notifications")
@@ -49,7 +51,7 @@ class NotificationsWindow(QWidget):
         self.setObjectName("notifications-window")
         self.setWindowTitle(TITLE)
         self.setAccessibleName("Notifications")
-        self.resize(1000, 640)
+        resize_within_screen(self, 1000, 640)
         self.session, self.inbox, self.tester = session, inbox, tester
         self.tasks = session.tasks.child(self)
         column = QVBoxLayout(self)
@@ -83,6 +85,7 @@ class NotificationsWindow(QWidget):
         self.table.setObjectName("notifications-table")
         self.table.setAccessibleName("Notifications")
         self.table.setModel(self.model)
+        tips_for_cut_text(self.table)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)

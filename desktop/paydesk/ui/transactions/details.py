@@ -74,7 +74,7 @@ class DetailsPanel(QWidget):
             button = self._button(key, text)
             button.clicked.connect(lambda _=False, k=key: self.record and self.actionRequested.emit(
                 k, self.record))
-            actions.addWidget(button, i // 3, i % 3)
+            actions.addWidget(button, i // 2, i % 2)  # two a row: the pane stays narrow
             self.buttons[key] = button
         column.addLayout(actions)
         self.details = self._button("raw-toggle", "Details")

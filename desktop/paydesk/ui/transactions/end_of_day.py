@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QHeaderView,
     QLabel,
     QTableWidget,
     QTableWidgetItem,
@@ -32,7 +33,9 @@ from ...desk.transactions import TransactionsController
 from ...ledger import DaySummary, LedgerError, LinkQuery
 from ..as_of import AsOf
 from ..dialogs import run_dialog
+from ..screen_fit import resize_within_screen
 from ..signals import signals_of
+from ..table import tips_for_cut_text
 from .actions import save_path
 
 TOTALS = ("Currency", "Paid", "Collected", "Fees", "Refunded", "Net")
@@ -71,6 +74,12 @@ class EndOfDayDialog(QDialog):
         self.totals.setAccessibleName("Collected per currency")
         self.totals.setHorizontalHeaderLabels(list(TOTALS))
         self.totals.verticalHeader().hide()
+        # each column as wide as its figures, the last to the edge: Net is never behind a
+        # scroll bar
+        self.totals.horizontalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.ResizeToContents)
+        self.totals.horizontalHeader().setStretchLastSection(True)
+        tips_for_cut_text(self.totals)
         self.totals.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         layout.addWidget(self.totals)
         self.message = QLabel("")
@@ -99,7 +108,7 @@ class EndOfDayDialog(QDialog):
         self.as_of = AsOf(controller.session, self)
         self.as_of.changed.connect(self._show_heading)
         self._show_heading()
-        self.resize(520, 480)
+        resize_within_screen(self, 640, 520)
 
     def chosen_day(self) -> date:
         return self.day.date().toPython()

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -28,6 +29,7 @@ from ..as_of import AsOf
 from ..field_message import FieldMessage
 from ..fixed_text import use_fixed
 from ..signals import signals_of
+from ..table import tips_for_cut_text
 from .details import DetailsPanel
 from .end_of_day import open_end_of_day
 from .filters import FilterBar
@@ -79,6 +81,7 @@ class TransactionsTab(TabActions, QWidget):
         self.table.setObjectName("ledger-table")
         self.table.setAccessibleName("Ledger")
         self.table.setModel(self.model)
+        tips_for_cut_text(self.table)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -112,7 +115,13 @@ class TransactionsTab(TabActions, QWidget):
         left_column.addWidget(self.work)
         split.addWidget(left)
         self.details = DetailsPanel()
-        split.addWidget(self.details)
+        # scrolled, not squeezed: a long e-mail or title never widens the window past the
+        # screen, nor is cut
+        details = QScrollArea()
+        details.setWidgetResizable(True)
+        details.setWidget(self.details)
+        details.setAccessibleName("Transaction details")
+        split.addWidget(details)
         split.setSizes([760, 420])
         column.addWidget(split, 1)
 
