@@ -93,8 +93,14 @@ class Running:
 
 def start_sandbox(data_dir: Path, **options) -> Running:
     """A sandbox on a free port; ``options`` go to ``SandboxConfig`` (``family=True``,
-    ``quirks=True``, ``webhook_url=...``, ``base_path=...``, ``deployment=...``)."""
+    ``quirks=True``, ``webhook_url=...``, ``base_path=...``, ``deployment=...``).
+
+    Not throttled unless asked (``rate_limit=N``, or None for the dialect's own): the family's
+    server allows 60 requests a minute per client address, and a test, all of it from
+    127.0.0.1, makes many more than a shop would in its first minute; only the tests about
+    the throttle want it."""
     options.setdefault("notify_backoff", 0.05)
+    options.setdefault("rate_limit", 0)
     server = SandboxServer(SandboxConfig(data_dir=data_dir, port=0, **options)).start()
     merchants = json.loads((data_dir / "merchants.json").read_text())
     return Running(server, merchants)

@@ -6,6 +6,7 @@ framework's HTML 500 page for an action on a card that is not there."""
 import re
 from decimal import Decimal
 
+import httpx
 import pytest
 
 from paydesk.sandbox.family import cards as issuer
@@ -123,9 +124,9 @@ def test_terminate_refunds_the_balance_and_deletes_the_card(family):
         assert [card["card_hash"] for card in c.get("/api/virtual_card/all").json()["data"]] == [kept]
         r = c.get(f"/api/virtual_card/card/{h}")
         assert r.status_code == 201 and r.json()["data"] is None
-        # an action on it finds nothing: the framework's HTML 500 page
+        # an action on it finds nothing: the framework's 500
         r = c.get(f"/api/virtual_card/terminate/{h}")
-        assert r.status_code == 500 and r.headers["content-type"].startswith("text/html")
+        assert r.status_code == 500 and r.json() == {"message": "Server Error"}
         assert Decimal(_balances(c)["GBP"]) == before + 80
 
 
@@ -149,6 +150,11 @@ def test_card_details_and_unknown_cards(family):
                 ("GET", "/api/virtual_card/unblock/ch_nope", None),
                 ("GET", "/api/virtual_card/terminate/ch_nope", None)):
             r = c.request(method, path, json=body)
+            assert r.status_code == 500, path
+            assert r.json() == {"message": "Server Error"}  # under Accept: application/json
+            # without that header: the framework's HTML page
+            r = httpx.request(method, family.base_url + path, json=body,
+                              headers={"Authorization": c.headers["authorization"]})
             assert r.status_code == 500, path
             assert r.headers["content-type"].startswith("text/html") and "Server Error" in r.text
             with pytest.raises(ValueError):

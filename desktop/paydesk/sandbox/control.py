@@ -155,3 +155,15 @@ async def webhook(request: Request) -> JSONResponse:
         "url": sb.store.webhook_url(owner.merchant_id),
         "webhook_secret": sb.keys.webhook_secret_for(owner.merchant_id),
     })
+
+
+async def rate_limit(request: Request) -> JSONResponse:
+    """The server's throttle (throttle.py): GET reads its windows, DELETE forgets them (all,
+    or one client address's with ``?client=ADDRESS``). The throttle is the server's, per
+    client address and across merchants, so any merchant's secret key of either mode may
+    read and reset it."""
+    sb = sandbox_of(request)
+    authenticate(request)
+    if request.method == "DELETE":
+        sb.throttle.reset(request.query_params.get("client") or None)
+    return sb.envelope.ok("Rate limit", sb.throttle.view())

@@ -19,9 +19,11 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from .context import Sandbox, SandboxConfig
-from .envelope import Envelope, validation_error
+from .cors import JsTransferCors
+from .envelope import ApiError, Envelope, validation_error
 from .payments import merge_query, redirect_after, transaction_view
 from .routes import public_routes
+from .throttle import TOO_MANY
 from .validation import check_payment
 
 
@@ -80,9 +82,19 @@ class DocumentDialect:
         """Wait for what the dialect still sends (on shutdown); the document's notifier is
         the sandbox's own and drained by it."""
 
-    def unmatched(self, request: Request, status: int) -> Response | None:
+    def unmatched(self, request: Request, status: int,
+                  headers: dict[str, str]) -> Response | None:
         """The answer to a path or method no route takes; None: the sandbox's own."""
         return None
+
+    def cors(self, app, base_path: str):
+        """Browsers may call the inline checkout's route only."""
+        return JsTransferCors(app, f"{base_path}/api/js_transfer")
+
+    def throttled(self, scope, headers: dict[str, str]) -> Response:
+        """The server's throttle refused a request: the dialect's failed envelope, 429, with
+        the framework's words."""
+        return self.envelope.fail(ApiError(429, TOO_MANY, headers=headers))
 
 
 def dialect_for(config: SandboxConfig) -> Any:

@@ -27,7 +27,7 @@ from ..envelope import ApiError, validation_error
 from ..keys import KeyOwner
 from ..store import now_iso
 from ..validation import Checker
-from .answers import MissingRecord, framework_page
+from .answers import MissingRecord, framework_answer
 from .payments import refuse_currency, whole_number
 
 # The issuer's words, passed on by the family's server (not the document's wording)
@@ -40,14 +40,15 @@ SHORT_BALANCE = "Insufficient Funds, please fund your account"
 
 
 def _records(handler: Callable[[Request], Awaitable[Response]]):
-    """A card the action needs is missing: the framework's HTML 500 page."""
+    """A card the action needs is missing: the framework's 500 (``{"message": "Server
+    Error"}`` to a request that expects JSON, else its HTML page)."""
 
     @functools.wraps(handler)
     async def answer(request: Request) -> Response:
         try:
             return await handler(request)
         except MissingRecord:
-            return framework_page(500)
+            return framework_answer(request.headers, 500, "Server Error")
 
     return answer
 

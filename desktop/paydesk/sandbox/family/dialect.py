@@ -7,16 +7,21 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
 from ..context import Sandbox, SandboxConfig
+from ..cors import ApiCors
 from ..outbound import listens_on_loopback
 from ..routes import public_routes
+from ..throttle import TOO_MANY
 from . import cards, payments
-from .answers import FamilyEnvelope, framework_page, transaction
+from .answers import FamilyEnvelope, framework_answer, transaction
 from .webhook import Webhook
+
+_METHOD_ORDER = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
 # the only lookup route the family's routes file has
 LOOKUPS = (("/api/verify-payment/{tx_ref}", payments.verify_payment),)
@@ -66,10 +71,30 @@ class FamilyDialect:
         if self.webhook is not None:
             await self.webhook.drain()
 
-    def unmatched(self, request: Request, status: int) -> Response | None:
+    def unmatched(self, request: Request, status: int,
+                  headers: dict[str, str]) -> Response | None:
         """A path or method the family's routes file does not have: the framework's own
-        page, not the envelope (the sandbox's control routes keep theirs)."""
+        answer, not the envelope (the sandbox's control routes keep theirs): JSON
+        ``{"message"}`` in its words when the request expects JSON, else its HTML page."""
         rest = request.url.path[len(self.config.base_path):]
-        if status in (404, 405) and not rest.startswith("/_sandbox"):
-            return framework_page(status)
-        return None
+        if status not in (404, 405) or rest.startswith("/_sandbox"):
+            return None
+        path = rest.strip("/") or "/"  # Laravel's $request->path()
+        if status == 404:
+            return framework_answer(request.headers, 404,
+                                    f"The route {path} could not be found.")
+        allowed = [m.strip() for m in headers.get("Allow", "").split(",") if m.strip()]
+        allowed.sort(key=lambda m: _METHOD_ORDER.index(m) if m in _METHOD_ORDER else 99)
+        return framework_answer(
+            request.headers, 405,
+            f"The {request.method} method is not supported for route {path}. "
+            f"Supported methods: {', '.join(allowed)}.", {"Allow": ", ".join(allowed)})
+
+    def cors(self, app, base_path: str):
+        """CORS open on every ``api/*`` path."""
+        return ApiCors(app, f"{base_path}/api/")
+
+    def throttled(self, scope, headers: dict[str, str]) -> Response:
+        """The framework's own 429: ``{"message": "Too Many Attempts."}`` to a request that
+        expects JSON, else its HTML page; the throttle's headers either way."""
+        return framework_answer(Headers(scope=scope), 429, TOO_MANY, headers)
