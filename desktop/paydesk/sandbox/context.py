@@ -90,6 +90,7 @@ class Sandbox:
     calls: Any = None  # every /api/ call per merchant and mode (calls.CallLog)
     dialect: Any = None  # how this deployment answers (dialect.Dialect)
     throttle: Any = None  # the server's throttle per client address (throttle.Throttle)
+    settings: Any = None  # each merchant's settings (settings.Settings)
 
     def base_url(self, request: Request) -> str:
         """``{base_url}`` as the caller reached us, without a trailing slash."""

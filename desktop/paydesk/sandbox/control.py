@@ -37,7 +37,11 @@ async def pay(request: Request) -> JSONResponse:
     if not await settle(sb, row["reference"], outcome):
         raise ApiError(409, f"This payment is already {row['status']} and cannot be paid again")
     row = sb.store.transaction_by_reference(row["reference"])
-    return sb.envelope.ok("Payment settled", transaction_view(row))
+    base = sb.base_url(request)
+    sent_to = (sb.dialect.after_cancel(row, base) if outcome == "cancelled" else
+               sb.dialect.after_payment(row, base))
+    # where the hosted page would have sent the customer (a live link is paid here only)
+    return sb.envelope.ok("Payment settled", {**transaction_view(row), "redirect_url": sent_to})
 
 
 async def set_status(request: Request) -> JSONResponse:
@@ -167,3 +171,18 @@ async def rate_limit(request: Request) -> JSONResponse:
     if request.method == "DELETE":
         sb.throttle.reset(request.query_params.get("client") or None)
     return sb.envelope.ok("Rate limit", sb.throttle.view())
+
+
+async def settings(request: Request) -> JSONResponse:
+    """The merchant's settings (settings.py: amount limits, who pays the fee, home currency),
+    for both modes: GET reads, PUT sets the members given, DELETE restores the defaults.
+    A secret key of either mode; --family acts on them."""
+    sb = sandbox_of(request)
+    owner = authenticate(request)
+    if request.method == "DELETE":
+        sb.settings.reset(owner.merchant_id)
+    elif request.method == "PUT":
+        errors = sb.settings.update(owner.merchant_id, await read_json(request))
+        if errors:
+            raise validation_error(errors)
+    return sb.envelope.ok("Settings", sb.settings.view(owner.merchant_id))

@@ -21,6 +21,7 @@ from starlette.routing import Route
 from .context import Sandbox, SandboxConfig
 from .cors import JsTransferCors
 from .envelope import ApiError, Envelope, validation_error
+from .keys import KeyOwner
 from .payments import merge_query, redirect_after, transaction_view
 from .routes import public_routes
 from .throttle import TOO_MANY
@@ -53,6 +54,10 @@ class DocumentDialect:
         if checked.errors:
             raise validation_error(checked.errors)
         return checked.clean
+
+    def check_amount(self, sb: Sandbox, owner: KeyOwner, clean: dict[str, Any]) -> None:
+        """The merchant's own amount rules: none in the document (its 1 to 10,000,000 is a
+        field rule)."""
 
     def form_key(self, fields: dict[str, str]) -> str:
         """The website form's key: the family's ``public_key`` field, or the document's

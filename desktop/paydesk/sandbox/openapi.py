@@ -252,6 +252,32 @@ def _cards(currencies: tuple[str, ...]) -> dict[str, Any]:
     return paths
 
 
+def _family_lookups() -> dict[str, Any]:
+    """The family's routes for a merchant's forms (the sandbox's own rows and shapes)."""
+    def listed(operation: str, summary: str, message: str, row: dict[str, Any],
+               parameters: list | None = None) -> dict[str, Any]:
+        rows = {"type": "array", "items": {"type": "object", "required": list(row),
+                                           "properties": row}}
+        op = {"operationId": operation, "summary": summary,
+              "responses": {**_ok("201", message, rows), **_failures(("429", "500"))}}
+        if parameters:
+            op["parameters"] = parameters
+        return {"get": op}
+
+    number = {"type": "integer"}
+    return {
+        "/api/country": listed("countries", "Countries", "Country List", {
+            "id": number, "name": s.STR, "iso2": s.STR, "phone_code": s.STR}),
+        "/api/state/{country_id}": listed(
+            "states", "A country's states (none for an unknown country)", "State List",
+            {"id": number, "country_id": number, "name": s.STR},
+            [{"name": "country_id", "in": "path", "required": True, "schema": s.STR}]),
+        "/api/currency_supported": listed(
+            "supportedCurrencies", "The deployment's currencies", "Supported Currencies",
+            {"id": number, "name": s.STR, "code": s.STR, "symbol": s.STR}),
+    }
+
+
 _DIALECTS = {
     "strict": "The strict dialect: this document describes its answers exactly.",
     "quirks": "Served with --quirks: the sandbox answers the way the document's samples do "
@@ -272,6 +298,7 @@ def document(has_cards: bool, base_path: str, dialect: str = "strict") -> dict[s
     paths = {**_payments(currencies), **_checkout(), **(_cards(currencies) if has_cards else {})}
     if dialect == "family":  # its routes file has no such path
         del paths["/api/transaction/{tx_ref}"]
+        paths.update(_family_lookups())
         for creating in (paths["/api/payment"]["post"], paths["/api/js_transfer"]["post"]):
             created = creating["responses"]["201"]
             created["links"] = {k: v for k, v in created["links"].items()

@@ -28,6 +28,7 @@ from .notify import Notifier
 from .openapi import document
 from .outbound import listens_on_loopback
 from .routes import control_routes
+from .settings import Settings
 from .store import Store
 from .throttle import Throttle, ThrottleMiddleware
 
@@ -47,6 +48,7 @@ def build_app(config: SandboxConfig):
                            allow_loopback=listens_on_loopback(config.host))
     sb.mailer = Mailer(store, config.data_dir / "outbox", config.smtp)
     sb.faults = FaultBook()
+    sb.settings = Settings(store, config.currencies)
     dialect.start(sb)
     sb.calls = CallLog()
     sb.throttle = Throttle(config.throttle_limit, config.rate_limit_window)

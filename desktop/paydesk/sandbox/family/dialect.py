@@ -14,10 +14,11 @@ from starlette.routing import Route
 
 from ..context import Sandbox, SandboxConfig
 from ..cors import ApiCors
+from ..keys import KeyOwner
 from ..outbound import listens_on_loopback
 from ..routes import public_routes
 from ..throttle import TOO_MANY
-from . import cards, payments
+from . import cards, payments, reference
 from .answers import FamilyEnvelope, framework_answer, transaction
 from .webhook import Webhook
 
@@ -44,11 +45,18 @@ class FamilyDialect:
                                allow_loopback=listens_on_loopback(self.config.host))
 
     def routes(self, has_cards: bool) -> list[Route]:
-        return public_routes(has_cards, lookups=LOOKUPS, card_ops=cards)
+        return public_routes(has_cards, lookups=LOOKUPS, card_ops=cards) + [
+            Route("/api/country", reference.countries, methods=["GET"]),
+            Route("/api/state/{country_id}", reference.states, methods=["GET"]),
+            Route("/api/currency_supported", reference.currencies, methods=["GET"]),
+        ]
 
     def payment_fields(self, body: dict[str, Any], currencies: tuple[str, ...], *,
                        customer_object: bool) -> dict[str, Any]:
         return payments.payment_fields(body, currencies, customer_object=customer_object)
+
+    def check_amount(self, sb: Sandbox, owner: KeyOwner, clean: dict[str, Any]) -> None:
+        payments.check_amount(sb, owner, clean)
 
     def form_key(self, fields: dict[str, str]) -> str:
         """The website form's key is in ``public_key`` (only)."""
