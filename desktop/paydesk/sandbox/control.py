@@ -62,8 +62,8 @@ async def card_purchase(request: Request) -> JSONResponse:
     if not sb.config.has_cards:
         raise ApiError(404, "Not found")
     owner = authenticate(request)
-    record = await cards.purchase(sb, owner, request.path_params["card_hash"],
-                                  await read_json(request))
+    record = await sb.dialect.card_purchase(sb, owner, request.path_params["card_hash"],
+                                            await read_json(request))
     return sb.envelope.ok("Card purchase recorded", record, 201)
 
 

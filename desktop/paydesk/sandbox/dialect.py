@@ -18,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from . import cards
 from .context import Sandbox, SandboxConfig
 from .cors import JsTransferCors
 from .envelope import ApiError, Envelope, validation_error
@@ -58,6 +59,11 @@ class DocumentDialect:
     def check_amount(self, sb: Sandbox, owner: KeyOwner, clean: dict[str, Any]) -> None:
         """The merchant's own amount rules: none in the document (its 1 to 10,000,000 is a
         field rule)."""
+
+    async def card_purchase(self, sb: Sandbox, owner: KeyOwner, card_hash: str,
+                            body: dict[str, Any]) -> dict[str, Any]:
+        """A card spend (the control API's), notified to the card's callback URL."""
+        return await cards.purchase(sb, owner, card_hash, body)
 
     def form_key(self, fields: dict[str, str]) -> str:
         """The website form's key: the family's ``public_key`` field, or the document's

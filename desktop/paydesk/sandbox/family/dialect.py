@@ -18,8 +18,8 @@ from ..keys import KeyOwner
 from ..outbound import listens_on_loopback
 from ..routes import public_routes
 from ..throttle import TOO_MANY
-from . import cards, payments, reference
-from .answers import FamilyEnvelope, framework_answer, transaction
+from . import cards, payments, reference, webhook
+from .answers import FamilyEnvelope, framework_answer
 from .webhook import Webhook
 
 _METHOD_ORDER = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
@@ -58,6 +58,11 @@ class FamilyDialect:
     def check_amount(self, sb: Sandbox, owner: KeyOwner, clean: dict[str, Any]) -> None:
         payments.check_amount(sb, owner, clean)
 
+    async def card_purchase(self, sb: Sandbox, owner: KeyOwner, card_hash: str,
+                            body: dict[str, Any]) -> dict[str, Any]:
+        """A card spend: the issuer's transaction, the only kind a card has."""
+        return cards.purchase(sb, owner, card_hash, body)
+
     def form_key(self, fields: dict[str, str]) -> str:
         """The website form's key is in ``public_key`` (only)."""
         return fields.get("public_key") or ""
@@ -69,11 +74,16 @@ class FamilyDialect:
         return payments.after_cancel(row, base_url)
 
     def transaction_event(self, sb: Sandbox, row: sqlite3.Row, event: str) -> None:
-        """Every change of a payment's state is one POST to the business's webhook URL:
-        the merchant's own (``PUT _sandbox/webhook``), else ``--webhook-url``."""
-        if self.webhook is not None:
-            url = sb.store.webhook_url(row["merchant_id"]) or self.config.webhook_url
-            self.webhook.send(row["merchant_id"], row["mode"], url, event, transaction(row))
+        """A completed payment is one POST to the business's webhook URL: the merchant's
+        own (``PUT _sandbox/webhook``), else ``--webhook-url``. Nothing is sent on cancel,
+        on a refund or reversal, nor for a failed live payment."""
+        if self.webhook is None or event != "payment.completed":
+            return
+        if row["status"] != "success" and row["mode"] == "live":
+            return
+        url = sb.store.webhook_url(row["merchant_id"]) or self.config.webhook_url
+        self.webhook.send(row["merchant_id"], row["mode"], url, event,
+                          webhook.notification(row, sb.settings.home_currency(row["merchant_id"])))
 
     async def drain(self) -> None:
         if self.webhook is not None:
