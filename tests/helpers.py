@@ -87,6 +87,14 @@ class Running:
         """The sandbox's control API for one merchant and mode: ``control(base_url, ...)``."""
         return control(self.base_url, self.key(mode, merchant=merchant), path, body)
 
+    def fund_live_wallet(self, amount: str = "100000", merchant: int = 0) -> None:
+        """Top up the merchant's live balance in each currency of the deployment: the
+        family's cards have no test mode and draw on it whichever key makes them (it starts
+        at 0, as a new business's account does)."""
+        for currency in self.server.config.currencies:
+            self.control("balance", {"currency": currency, "amount": amount},
+                         merchant=merchant, mode="live")
+
     def stop(self) -> None:
         self.server.stop()
 
