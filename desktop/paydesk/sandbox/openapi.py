@@ -258,8 +258,14 @@ def _family_lookups() -> dict[str, Any]:
                parameters: list | None = None) -> dict[str, Any]:
         rows = {"type": "array", "items": {"type": "object", "required": list(row),
                                            "properties": row}}
-        op = {"operationId": operation, "summary": summary,
-              "responses": {**_ok("201", message, rows), **_failures(("429", "500"))}}
+        framework = _json({"type": "object", "required": ["message"],
+                           "properties": {"message": s.STR}})
+        op = {"operationId": operation, "summary": summary, "responses": {
+            **_ok("201", message, rows),
+            "429": {"description": "the throttle: 'Too Many Attempts.' (JSON under Accept: "
+                                   "application/json, else the framework's page)",
+                    "headers": _THROTTLED, **framework},
+            "500": {"description": "an error in its code: 'Server Error'", **framework}}}
         if parameters:
             op["parameters"] = parameters
         return {"get": op}
