@@ -87,14 +87,28 @@ class Running:
         """The sandbox's control API for one merchant and mode: ``control(base_url, ...)``."""
         return control(self.base_url, self.key(mode, merchant=merchant), path, body)
 
+    def fund_live_wallet(self, amount: str = "100000", merchant: int = 0) -> None:
+        """Top up the merchant's live balance in each currency of the deployment: the
+        family's cards have no test mode and draw on it whichever key makes them (it starts
+        at 0, as a new business's account does)."""
+        for currency in self.server.config.currencies:
+            self.control("balance", {"currency": currency, "amount": amount},
+                         merchant=merchant, mode="live")
+
     def stop(self) -> None:
         self.server.stop()
 
 
 def start_sandbox(data_dir: Path, **options) -> Running:
     """A sandbox on a free port; ``options`` go to ``SandboxConfig`` (``family=True``,
-    ``quirks=True``, ``webhook_url=...``, ``base_path=...``, ``deployment=...``)."""
+    ``quirks=True``, ``webhook_url=...``, ``base_path=...``, ``deployment=...``).
+
+    Not throttled unless asked (``rate_limit=N``, or None for the dialect's own): the family's
+    server allows 60 requests a minute per client address, and a test, all of it from
+    127.0.0.1, makes many more than a shop would in its first minute; only the tests about
+    the throttle want it."""
     options.setdefault("notify_backoff", 0.05)
+    options.setdefault("rate_limit", 0)
     server = SandboxServer(SandboxConfig(data_dir=data_dir, port=0, **options)).start()
     merchants = json.loads((data_dir / "merchants.json").read_text())
     return Running(server, merchants)

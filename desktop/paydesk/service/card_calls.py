@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
 from .answers import Answer
-from .errors import NotFoundError, ValidationError
+from .errors import NotFoundError, ServiceError, ValidationError
 from .models import CardTransaction, VirtualCard, items_of
 from .money import to_wire
 from .typed import typed
@@ -55,7 +55,13 @@ class CardCalls:
         if last_name:
             body["last_name"] = last_name
         answer = await self._write("api/virtual_card/create", body)
-        return self._card(answer.data, answer.status)
+        card = self._card(answer.data, answer.status)
+        if card.status_raw is None:  # the family's create answers no status: read it back
+            try:
+                return await self.card(card.card_hash)
+            except ServiceError:
+                return card  # made all the same; its state is read on the next look
+        return card
 
     @typed
     async def fund_card(self, card_hash: str, amount: Decimal | int | str) -> str:

@@ -274,7 +274,10 @@ class VirtualCard:
             name_on_card=f.text("name_on_card"),
             currency=currencies.get(code or "", code if code and code.isalpha() else None),
             currency_code=code, amount=f.amount("amount"), charge=f.amount("charge"),
-            paid=f.amount("paid"), balance=f.amount("balance"), card_type=f.text("card_type"),
+            # the family's card keeps its balance in ``amount`` and has no ``balance``
+            paid=f.amount("paid"),
+            balance=f.amount("balance" if "balance" in f.data else "amount"),
+            card_type=f.text("card_type"),
             callback=f.text("callback"), id=f.text("id"), created_at=f.when("created_at"),
             updated_at=f.when("updated_at"),
         )
