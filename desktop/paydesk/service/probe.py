@@ -13,6 +13,7 @@ or a gateway's error page (5xx without the envelope): the address cannot be reac
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 import string
@@ -74,8 +75,9 @@ async def sound(base_url: str, *, lookup_path: str | None = None, timeout: float
                 http: httpx.AsyncClient | None = None) -> Sounding:
     """Ask ``base_url`` (see the module's text). ``http``: a client to send with (its own
     Authorization header, if any, is replaced by the made-up key's); else one of its own."""
-    if http is None:
-        async with httpx.AsyncClient(timeout=timeout, follow_redirects=False) as own:
+    if http is None:  # made off the loop's thread: its TLS context reads the certificates
+        own = await asyncio.to_thread(httpx.AsyncClient, timeout=timeout, follow_redirects=False)
+        async with own:
             return await sound(base_url, lookup_path=lookup_path, timeout=timeout, http=own)
     base = base_url.rstrip("/")
     headers = {"Authorization": f"Bearer {made_up_key()}", "Accept": "application/json",
