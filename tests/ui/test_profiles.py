@@ -250,3 +250,54 @@ def test_the_counter_defaults_are_checked_and_saved(session, loop, sandbox, qtbo
     profile = session.profile
     assert (profile.walk_in_name, profile.shop_email, profile.counter_logo) == (
         "Counter sale", "till@shop.example", str(logo))
+
+
+def test_a_profile_switch_shows_that_profiles_own_form_and_typing_goes_there(
+        built_desk, session, loop, sandbox, make_sandbox, qtbot):
+    """Issue 28, item 7: after a switch of profile, and then to LIVE, the Payment links form
+    still held the previous profile's customer, amount and title, ready to send, and the
+    keyboard stayed in the Profile box, where typing "s" switched the profile again. Each
+    profile and mode has its own form (what was typed there is there again when it comes
+    back; LIVE never gets a test one), and after a switch typing goes to its first field."""
+    from PySide6.QtCore import Qt
+
+    from tests.profiles import SECRET_KEYS, use_profile
+    from tests.ui.test_first_session import CUSTOMER, type_form
+    from tests.ui.test_links import go_live
+
+    other = make_sandbox("other", base_path="/pay")
+    use_profile(loop, session, sandbox, name="First", txref_prefix="FIRST", keys=SECRET_KEYS)
+    use_profile(loop, session, other, name="Second", txref_prefix="SECOND", keys=SECRET_KEYS)
+    window = MainWindow(built_desk)
+    qtbot.addWidget(window)
+    window.resize(1200, 900)
+    window.show()
+    tab, form = window.links_tab, window.links_tab.form
+    loop.until(lambda: tab.loaded, message="the links tab")
+    assert window.profiles.currentText() == "Second"
+    type_form(tab)  # Second's customer, amount and title, ready to send
+
+    def empty() -> bool:
+        return all(getattr(form, key).text() == "" for key in CUSTOMER)
+
+    # by keyboard: Tab to the Profile box and type the first letter of the other profile
+    press.tab_to(window.profiles)
+    press.key(window.profiles, Qt.Key.Key_F)
+    loop.until(lambda: "First" in window.windowTitle(), message="the switch to First")
+    loop.until(lambda: window.focusWidget() is form.amount, message="the keyboard in the form")
+    assert empty() and form.tx_ref.text().startswith("FIRST-")
+    press.key(window.focusWidget(), Qt.Key.Key_S)  # typing goes to the form, not the Profile box
+    assert form.amount.text() == "s" and session.profile.name == "First"
+
+    # by mouse, back to Second: its form as it was left
+    press.choose(window.profiles, "Second")
+    loop.until(lambda: "Second" in window.windowTitle(), message="the switch to Second")
+    loop.until(lambda: window.focusWidget() is form.amount, message="the keyboard in the form")
+    assert all(getattr(form, key).text() == text for key, text in CUSTOMER.items())
+    assert form.tx_ref.text().startswith("SECOND-")
+
+    # LIVE: never the test form
+    go_live(window, loop)
+    loop.until(lambda: "LIVE" in window.windowTitle(), message="live mode")
+    assert empty()
+    loop.until(lambda: window.focusWidget() is form.amount, message="the keyboard in the form")
