@@ -121,3 +121,20 @@ async def test_a_program_that_takes_the_address_later_is_found_out_at_its_first_
             await desk.links.look_up(profile, "test", ref)
     assert program.with_secret() == sent
     assert FOREIGN_WORDS in health_text(session, profile)
+
+
+async def test_check_now_asks_the_address_again_and_says_what_answers(
+        desk, session, add_profile, sandbox, foreign_in_place):
+    """Check now (Transactions) asks the address again at once, without a key, and says what
+    answers there: not "the service cannot be reached"."""
+    profile = await add_profile()
+    ref = await desk.links.next_reference(profile)
+    await desk.links.create(request(ref))
+    program = foreign_in_place("html")
+    first = await desk.transactions.check(ref)
+    asked = program.count()
+    again = await desk.transactions.check(ref)  # "Check now", pressed again at once
+    assert program.count() > asked  # asked again, not refused on what was known
+    for lookup in (first, again):
+        assert FOREIGN_WORDS in lookup.message and "cannot be reached" not in lookup.message
+    assert program.with_secret() <= 1  # the one request that found it out, if any
