@@ -138,3 +138,35 @@ async def test_check_now_asks_the_address_again_and_says_what_answers(
     for lookup in (first, again):
         assert FOREIGN_WORDS in lookup.message and "cannot be reached" not in lookup.message
     assert program.with_secret() <= 1  # the one request that found it out, if any
+
+
+async def test_an_address_no_profile_uses_any_more_is_no_longer_asked(
+        desk, session, add_profile, sandbox, foreign_in_place, make_sandbox, until,
+        monkeypatch):
+    """The profile's address corrected (the service found elsewhere): the program at the
+    old address is asked no more, and the profile works at the new one. (Asked again every
+    0.1 s here, not from 1 s up to every 15 s: the same rule, sooner.)"""
+    import asyncio
+    from dataclasses import replace
+
+    from paydesk.desk import guard
+    from tests.profiles import SECRET_KEYS, keys_of
+
+    monkeypatch.setattr(guard, "FIRST", 0.1)
+    monkeypatch.setattr(guard, "LONGEST", 0.1)
+
+    profile = await add_profile()
+    program = foreign_in_place("html")
+    with pytest.raises(ServiceError, match=FOREIGN_WORDS):
+        await desk.links.look_up(profile, "test", "SHOP-NOTHING")
+    await until(lambda: program.count() >= 3, 10, "the old address asked again")
+    elsewhere = make_sandbox("elsewhere", base_path="/pay")
+    await session.save_profile(replace(profile, base_url=elsewhere.base_url),
+                               keys_of(elsewhere, SECRET_KEYS))
+    asked = program.count()
+    await asyncio.sleep(1)  # ten times the wait between two askings
+    assert program.count() <= asked + 1  # one asking may have been under way
+    moved = session.profile
+    ref = await desk.links.next_reference(moved)
+    assert (await desk.links.create(request(ref))).state == "pending"
+    assert FOREIGN_WORDS not in health_text(session, moved)

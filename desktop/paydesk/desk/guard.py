@@ -1,8 +1,9 @@
 """Who may be sent a profile's keys: only an address that answers like the service.
 
-Before the first key goes to an address, and again whenever an answer there was not the
+Before the first key goes to an address, again whenever an answer there was not the
 service's own shape (a page, another program's JSON, a refusal of the key, a connection
-that failed), the address is asked a question without any key (``service/probe.py``). When
+that failed), and at the first call ``TRUSTED_FOR`` s after it last answered, the address
+is asked a question without any key (``service/probe.py``). When
 another program answers, the connection's state says so (``FOREIGN``), no key is called
 wrong, and nothing more is sent there: every call is refused before it is sent
 (``NotTheServiceError``) until the address answers like the service again. It is asked
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
@@ -32,8 +34,9 @@ from .tasks import TaskSet
 log = logging.getLogger("paydesk.guard")
 FOREIGN = "This address does not answer like the service: PayDesk sends it no key until it does"
 UNREACHABLE = "The service cannot be reached"
-FIRST = 1.0  # s: the first wait before the address is asked again
+FIRST = 1.0  # s: the first wait before the address is asked again (and the least between two)
 LONGEST = 15.0  # s: the longest
+TRUSTED_FOR = 300.0  # s: an address that answered like the service is asked again after this
 
 
 class Verdict(Enum):
@@ -46,6 +49,7 @@ class Verdict(Enum):
 class _Address:
     verdict: Verdict = Verdict.UNKNOWN
     asked: int = 0  # how many times it was asked: a call that waited for another's asking uses its answer
+    asked_at: float = -1e9  # monotonic: when it last answered
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     watch: asyncio.Task | None = None  # asking again in the background, while another program answers
 
@@ -79,7 +83,7 @@ class AddressGuard:
         program answers) or ServiceUnavailableError (nothing does)."""
         if profile.embedded_sandbox:
             await self._embedded(profile, mode)
-        elif self._address(profile.base_url).verdict is not Verdict.SERVICE:
+        elif not self._trusted(self._address(profile.base_url)):
             await self._ask(profile)
 
     async def recheck(self, profile: Profile, mode: str) -> None:
@@ -92,12 +96,18 @@ class AddressGuard:
 
     async def before_send(self, profile: Profile) -> None:
         """Before each request of a call: refused at once while another program answers
-        there (asked again in the background and at the next call), asked after a doubt."""
+        there (asked again in the background, and at most every ``FIRST`` s here), asked
+        after a doubt."""
         where = self._address(profile.base_url)
-        if where.verdict is Verdict.FOREIGN:
+        if where.verdict is Verdict.FOREIGN and time.monotonic() - where.asked_at < FIRST:
             raise NotTheServiceError(foreign_text(profile.base_url))
-        if where.verdict is Verdict.UNKNOWN:
+        if not self._trusted(where):
             await self._ask(profile)
+
+    @staticmethod
+    def _trusted(where: _Address) -> bool:
+        return (where.verdict is Verdict.SERVICE
+                and time.monotonic() - where.asked_at < TRUSTED_FOR)
 
     def doubt(self, base_url: str) -> None:
         """An answer there was not the service's shape (or none came): ask before the next."""
@@ -123,6 +133,7 @@ class AddressGuard:
 
         said = await sound(profile.base_url, lookup_path=profile.lookup_path)
         where.asked += 1
+        where.asked_at = time.monotonic()
         before, base = where.verdict, profile.base_url
         if said is Sounding.SERVICE:
             where.verdict = Verdict.SERVICE
@@ -152,12 +163,14 @@ class AddressGuard:
     async def _watch(self, profile: Profile, where: _Address) -> None:
         """While another program answers there: ask again, with backoff, until the service
         answers or nothing does (then "Offline", at once). Survives any error."""
-        wait = FIRST
+        wait, base = FIRST, profile.base_url.rstrip("/")
         while where.verdict is Verdict.FOREIGN:
             await asyncio.sleep(wait)
             wait = min(LONGEST, wait * 2)
             if where.verdict is not Verdict.FOREIGN:
                 break  # a call asked meanwhile
+            if not any(p.base_url.rstrip("/") == base for p in self.profiles()):
+                break  # no profile is there any more (its address was corrected, or it went)
             try:
                 async with where.lock:
                     await self._sound(profile, where)
