@@ -145,9 +145,10 @@ class ServiceClient(CardCalls):
                                                        dict(reply.headers), raw)
                     return reader(reply.status_code, dict(reply.headers), raw)
         except ServiceError as error:
-            # not the envelope (but the framework's 404 of a path that is no route there,
-            # which is how a deployment's look-up path is found): ask the address again
-            if not error.enveloped and error.status != 404:
+            # not the envelope: ask the address again before the next request; but for the
+            # framework's 404 of a path that is no route there (how a deployment's look-up
+            # path is found) and its error pages (5xx: the service failing, said as such)
+            if not error.enveloped and error.status != 404 and (error.status or 0) < 500:
                 self._doubt()
             raise
         except TooLarge:
