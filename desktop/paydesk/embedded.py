@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 from . import sandbox_identity as identity
 from .config.profiles import CARDS_CURRENCIES, MODES, WALK_IN_NAME, Profile
 from .sandbox_identity import Answer
-from .service.errors import ServiceUnavailableError
+from .service.errors import NotTheServiceError, ServiceUnavailableError
 
 log = logging.getLogger("paydesk.embedded")
 BASE_PATH = "/pay"
@@ -42,7 +42,7 @@ def _port_of(url: str) -> int:
         return 0
 
 
-class WrongServiceError(ServiceUnavailableError):
+class WrongServiceError(NotTheServiceError):
     """Something other than this computer's sandbox answers at the sandbox's address.
     Nothing was sent to it; no key is wrong."""
 

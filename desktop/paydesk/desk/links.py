@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING
 from ..config.profiles import Profile
 from ..ledger import DuplicateReference, Fence, Ledger, LinkRecord
 from ..scheduler import StopWatching
-from ..service.errors import AuthenticationError, DuplicateReferenceError, ServiceError, ValidationError
+from ..service.errors import (
+    AuthenticationError,
+    DuplicateReferenceError,
+    ServiceError,
+    UnexpectedAnswerError,
+    ValidationError,
+)
 from ..service.models import PaymentLink, PaymentRequest
 from ..service.txref import TxRefGenerator
 from .session import Session
@@ -98,7 +104,9 @@ class LinksController:
         record shows another amount, currency or e-mail)."""
         self.session.refuse_while_down()  # a shared ledger out of reach: nothing is sent
         profile, mode = self.session.active()
-        async with self.session.lease(profile, mode) as client:  # no key: fails before writing
+        # no key: fails before writing; the address is asked at the first request, after
+        # the intent is written (another program answering there: the intent waits)
+        async with self.session.lease(profile, mode, ask_first=False) as client:
             if not claimed:
                 request = await self._claim(profile, request)
             try:
@@ -110,10 +118,11 @@ class LinksController:
             try:
                 try:
                     link = await self._send(client, request, ours)
-                except AuthenticationError:
-                    # refused by whatever answers there now? (the port changed hands): then
-                    # nothing is known of the link, and no key is wrong
-                    await self.session.verify_service(profile, mode)
+                except (AuthenticationError, UnexpectedAnswerError):
+                    # refused, or answered in no shape of the service's, by whatever answers
+                    # there now? (the address changed hands): then nothing is known of the
+                    # link, and no key is wrong
+                    await self.session.recheck_service(profile, mode)
                     raise
             except (ValidationError, AuthenticationError) as error:
                 why = error.message
@@ -183,8 +192,8 @@ class LinksController:
             async with self.session.lease(profile, record.mode) as client:
                 try:
                     link = await client.create_payment(record.request(), resumed=True)
-                except AuthenticationError:
-                    await self.session.verify_service(profile, record.mode)  # see create
+                except (AuthenticationError, UnexpectedAnswerError):
+                    await self.session.recheck_service(profile, record.mode)  # see create
                     raise
         except (ValidationError, AuthenticationError) as error:
             return self.announce(await self.ledger.reject_link(profile.id, record.tx_ref,

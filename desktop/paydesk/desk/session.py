@@ -31,13 +31,20 @@ from ..config.profiles import (
 )
 from ..config.secrets import KeyStore
 from ..config.shared_ledger import Choice
-from ..embedded import EmbeddedSandbox, WrongServiceError
+from ..embedded import EmbeddedSandbox
 from ..health import ConnectionHealth
 from ..ledger import Ledger, LedgerError
 from ..ledger.cards import CardLedger
-from ..service.errors import AuthenticationError, ServiceError, ServiceUnavailableError
+from ..service.errors import (
+    AuthenticationError,
+    NotTheServiceError,
+    ServiceError,
+    ServiceUnavailableError,
+    UnexpectedAnswerError,
+)
 from ..service.txref import new_installation_id
 from .events import Hub
+from .guard import AddressGuard, Guarded
 from .key_carry import carry_to_shown
 from .profile_store import ProfileStore
 from .tasks import TaskSet
@@ -71,15 +78,16 @@ class InsecureAddressError(ServiceError):
     """The profile's address would send its keys in the clear."""
 
 
-def _new_client(profile: Profile, secret: str,
-                on_lookup_path: Callable[[str], None]) -> ServiceClient:
+def _new_client(profile: Profile, secret: str, on_lookup_path: Callable[[str], None],
+                guard: Guarded | None) -> ServiceClient:
     from ..service import ServiceClient  # httpx is imported after the first paint
 
     # a create gives up waiting after CREATE_DEADLINE: the ledger keeps the intent and
     # the scheduler settles it in the background with the same reference
     return ServiceClient(profile.base_url, secret, create_deadline=CREATE_DEADLINE,
                          card_currencies=profile.card_currencies,
-                         lookup_path=profile.lookup_path, on_lookup_path=on_lookup_path)
+                         lookup_path=profile.lookup_path, on_lookup_path=on_lookup_path,
+                         guard=guard)
 
 
 @dataclass
@@ -105,6 +113,9 @@ class Session:
         self.embedded = embedded
         self.store = profiles or ProfileStore()  # the settings file, or a shared ledger's merchants
         self.tasks = TaskSet()
+        # who may be sent the keys: an address that answers like the service (guard.py)
+        self.guard = AddressGuard(health, embedded, self.tasks.child(),
+                                  lambda: self.settings.profiles)
         self._slots: dict[tuple[str, str], _Slot] = {}
         self._slot_locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._save_lock = asyncio.Lock()
@@ -298,11 +309,21 @@ class Session:
     # -- clients ----------------------------------------------------------------------
 
     @asynccontextmanager
-    async def lease(self, profile: Profile, mode: str) -> AsyncIterator[ServiceClient]:
+    async def lease(self, profile: Profile, mode: str, *,
+                    ask_first: bool = True) -> AsyncIterator[ServiceClient]:
         """The client of exactly this profile and mode, for the calls inside the block.
-        What the service said (or that it could not be reached) goes to ``health``."""
+        What the service said (or that it could not be reached) goes to ``health``.
+
+        The address is asked first whether it answers like the service (``guard.py``), and
+        the client asks before each request. ``ask_first=False``: asked at the first
+        request instead (a create writes its intent before it), but for the embedded
+        sandbox another process serves, asked now as always."""
         try:
-            await self.verify_service(profile, mode)  # no key to a program that took the port
+            problem = address_problem(profile.base_url)
+            if problem:  # nothing goes there in the clear, not even a question
+                raise InsecureAddressError(problem)
+            if ask_first or profile.embedded_sandbox:
+                await self.verify_service(profile, mode)  # no key to another program
             slot = await self._slot(profile, mode)
         except (NoKeyError, InsecureAddressError) as error:
             self.health.refused(profile.id, mode, error.message)
@@ -310,16 +331,20 @@ class Session:
         slot.users += 1
         try:
             yield slot.client
-        except WrongServiceError:
-            raise  # said already (verify_service): not "offline", another program answers
+        except NotTheServiceError:
+            raise  # said already (guard.py): not "offline", another program answers
         except ServiceUnavailableError:
             self.health.unreachable(profile.id, mode)
             raise
         except AuthenticationError as error:
-            # the port may have changed hands since: a key is never called wrong for
+            # the address may have changed hands since: a key is never called wrong for
             # whatever answers there now
-            await self.verify_service(profile, mode)
+            await self.recheck_service(profile, mode)
             self.health.refused(profile.id, mode, f"The {mode} key was refused: {error.message}")
+            raise
+        except UnexpectedAnswerError:
+            await self.recheck_service(profile, mode)  # not the service's answer: who is it?
+            self.health.ok(profile.id, mode)
             raise
         except ServiceError:
             self.health.ok(profile.id, mode)  # it answered; the request was the problem
@@ -351,7 +376,8 @@ class Session:
             remember = functools.partial(self._remember_lookup_path, profile.id, profile.base_url)
             # made off the loop's thread: httpx's import and its TLS context (the certificate
             # store read) would hold the window tens of milliseconds
-            fresh = _Slot(await asyncio.to_thread(_new_client, profile, secret, remember),
+            guard = None if profile.embedded_sandbox else Guarded(self.guard, profile)
+            fresh = _Slot(await asyncio.to_thread(_new_client, profile, secret, remember, guard),
                           fingerprint)
             if slot is not None:
                 self._retire_slot(slot)
@@ -393,17 +419,17 @@ class Session:
     # -- the embedded sandbox -----------------------------------------------------------
 
     async def verify_service(self, profile: Profile, mode: str) -> None:
-        """For the embedded sandbox served by another process: is it still this computer's
-        sandbox that answers there? Raises (and says in the status bar) WrongServiceError
-        when something else does, ServiceUnavailableError when nothing does."""
-        try:
-            await self.embedded.verify(profile)
-        except WrongServiceError as error:
-            self.health.refused(profile.id, mode, error.message)
-            raise
-        except ServiceUnavailableError:
-            self.health.unreachable(profile.id, mode)
-            raise
+        """Before a call: does the profile's address answer like the service (for the
+        embedded sandbox served by another process: like this computer's sandbox)? Asked
+        without a key unless known since the last doubt. Raises (and says in the status
+        bar) NotTheServiceError when something else answers there (WrongServiceError for
+        the embedded sandbox), ServiceUnavailableError when nothing does."""
+        await self.guard.ask(profile, mode)
+
+    async def recheck_service(self, profile: Profile, mode: str) -> None:
+        """An answer there refused a key, or was not the service's: asked again now (see
+        ``verify_service``)."""
+        await self.guard.recheck(profile, mode)
 
     async def start_embedded_sandbox(self) -> Profile:
         """Start (or find) the embedded sandbox and make its profile point at it."""
@@ -420,6 +446,10 @@ class Session:
         and where it looks payments up."""
         from ..config import keycheck  # httpx is imported after the first paint
 
+        try:
+            await self.guard.ask(profile, "test")  # no key to another program
+        except ServiceError:
+            return profile  # not found out now: the first call finds it
         cards, lookup_path = await asyncio.gather(
             keycheck.has_cards(profile.base_url, secret),
             keycheck.lookup_path(profile.base_url, secret))

@@ -21,6 +21,7 @@ from ..service.errors import (
     AuthenticationError,
     ModeMismatchError,
     NotFoundError,
+    NotTheServiceError,
     RateLimitedError,
     ServiceError,
     ServiceUnavailableError,
@@ -95,6 +96,8 @@ class TransactionsController:
             text = f"No payment with this reference in {mode} mode"
             return Lookup(None, text + (f" (PayDesk's ledger has it as {self._as(known)})"
                                         if known else ""), asked=True)
+        except NotTheServiceError as error:  # another program answers there: said as such
+            return Lookup(known, f"{error.message}. {self._last_known(known)}", asked=True)
         except (ServiceUnavailableError, RateLimitedError) as error:
             return Lookup(known, self._unreachable(error, known), asked=True)
         except ServiceError as error:

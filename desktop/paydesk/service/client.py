@@ -12,7 +12,7 @@ import logging
 import random
 from collections.abc import Awaitable, Callable, Mapping
 from decimal import Decimal
-from typing import TypeVar
+from typing import Protocol, TypeVar
 from urllib.parse import quote
 
 import httpx
@@ -27,6 +27,7 @@ from .errors import (
     ClientClosedError,
     DuplicateReferenceError,
     NotFoundError,
+    NotTheServiceError,
     RateLimitedError,
     ServiceError,
     ServiceUnavailableError,
@@ -45,6 +46,17 @@ MAX_ANSWER = 2 * 1024 * 1024  # bytes, received and decoded; a bigger answer is 
 Reader = Callable[[int, dict, bytes], Answer]
 
 
+class AddressGuard(Protocol):
+    """Who may be sent the key: asked before every request (``before_send`` raises a
+    ServiceError, NotTheServiceError when another program answers there, and nothing is
+    sent), told of every answer that was not the service's envelope (``doubt``: ask the
+    address again before the next request). The session's (desk/guard.py)."""
+
+    async def before_send(self) -> None: ...
+
+    def doubt(self) -> None: ...
+
+
 class ServiceClient(CardCalls):
     """Talks to one service deployment with one secret key (so: one profile, one mode).
 
@@ -54,6 +66,9 @@ class ServiceClient(CardCalls):
     Retry-After is at most ``max_retry_wait`` (else RateLimitedError at once, its
     ``retry_after`` for the caller to schedule); ``create_payment`` as a whole by
     ``create_deadline`` (then AnswerLostError: the caller settles it later).
+
+    ``guard`` is asked before every request whether the address answers like the service
+    (``AddressGuard``); a NotTheServiceError it raises ends the call at once, never retried.
     """
 
     def __init__(self, base_url: str, secret_key: str, *, timeout: float = 20.0,
@@ -62,7 +77,8 @@ class ServiceClient(CardCalls):
                  card_currencies: Mapping[str, str] = DEFAULT_CARD_CURRENCIES,
                  create_attempts: int = 8, max_retry_wait: float = 5.0,
                  create_deadline: float = 45.0, lookup_path: str | None = None,
-                 on_lookup_path: Callable[[str], None] | None = None):
+                 on_lookup_path: Callable[[str], None] | None = None,
+                 guard: AddressGuard | None = None):
         self.base_url = base_url.rstrip("/")
         self._key = secret_key
         self.timeout = timeout
@@ -77,6 +93,7 @@ class ServiceClient(CardCalls):
         # with the profile, so the next start asks the right path first)
         self.lookup_path = lookup_path if lookup_path in LOOKUP_PATHS else None
         self._on_lookup_path = on_lookup_path
+        self._guard = guard
         self._closing = asyncio.Event()
         self._http = httpx.AsyncClient(
             base_url=self.base_url + "/",
@@ -116,6 +133,8 @@ class ServiceClient(CardCalls):
         """Send once; read the answer within the overall timeout. Raises ServiceError."""
         if self.closed:
             raise self._closed_error()
+        if self._guard is not None:
+            await self._guard.before_send()  # raises: nothing is sent
         try:
             async with asyncio.timeout(self.timeout):
                 async with self._http.stream(method, path.lstrip("/"), json=body) as reply:
@@ -125,10 +144,19 @@ class ServiceClient(CardCalls):
                         return await asyncio.to_thread(reader, reply.status_code,
                                                        dict(reply.headers), raw)
                     return reader(reply.status_code, dict(reply.headers), raw)
+        except ServiceError as error:
+            # not the envelope: ask the address again before the next request; but for the
+            # framework's 404 of a path that is no route there (how a deployment's look-up
+            # path is found) and its error pages (5xx: the service failing, said as such)
+            if not error.enveloped and error.status != 404 and (error.status or 0) < 500:
+                self._doubt()
+            raise
         except TooLarge:
+            self._doubt()
             raise UnexpectedAnswerError("The service's answer is far too large",
                                         status=None) from None
         except Undecodable as error:
+            self._doubt()
             raise UnexpectedAnswerError(f"The service's answer could not be decoded: {error}",
                                         status=None) from None
         except (httpx.HTTPError, RuntimeError, TimeoutError) as error:
@@ -136,7 +164,12 @@ class ServiceClient(CardCalls):
                 raise self._closed_error() from None
             if isinstance(error, RuntimeError):
                 raise
+            self._doubt()  # whatever listens there next may not be the service
             raise _transport_error(error, self.timeout) from None
+
+    def _doubt(self) -> None:
+        if self._guard is not None:
+            self._guard.doubt()
 
     async def _pause(self, delay: float) -> None:
         """Wait between attempts; ClientClosedError at once if the client is closed."""
@@ -163,6 +196,8 @@ class ServiceClient(CardCalls):
         while True:
             try:
                 return await call()
+            except NotTheServiceError:
+                raise  # nothing more goes there
             except (ServiceUnavailableError, RateLimitedError) as error:
                 if attempt >= self.retries:
                     raise
@@ -280,6 +315,8 @@ class ServiceClient(CardCalls):
             duplicate: DuplicateReferenceError | None = None
             try:
                 answer = await self._exchange("POST", "api/payment", body)
+            except NotTheServiceError:
+                raise  # another program answers there: the caller keeps the intent
             except DuplicateReferenceError as error:
                 duplicate = error
             except RateLimitedError as error:
@@ -297,6 +334,8 @@ class ServiceClient(CardCalls):
                 if duplicate is not None:
                     raise duplicate from None
                 continue  # it never arrived: send again, with the same tx_ref
+            except NotTheServiceError:
+                raise
             except (ServiceUnavailableError, RateLimitedError) as error:
                 state.last_error = error
                 continue

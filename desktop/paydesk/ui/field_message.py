@@ -12,6 +12,7 @@ from .elided import ElidedLabel
 
 ERROR_STYLE = "color: #b3261e; font-weight: 600;"
 OK_STYLE = "color: #1b7f3b;"
+WARN_STYLE = "color: #8a5a00;"  # not wrong, not confirmed either (a key that could not be checked)
 
 
 class FieldMessage(ElidedLabel):
@@ -27,11 +28,12 @@ class FieldMessage(ElidedLabel):
         self.setSizePolicy(policy)
         self.hide()
 
-    def say(self, text: str | None, *, ok: bool = False) -> None:
-        """Show ``text`` (an error, or with ``ok`` a confirmation); None or "" hides it."""
+    def say(self, text: str | None, *, ok: bool = False, warn: bool = False) -> None:
+        """Show ``text`` (an error; with ``ok`` a confirmation; with ``warn`` a caution, not
+        an error); None or "" hides it."""
         self.setText(text or "")
         self.setAccessibleName(text or "")
-        self.setStyleSheet(OK_STYLE if ok else ERROR_STYLE)
+        self.setStyleSheet(OK_STYLE if ok else WARN_STYLE if warn else ERROR_STYLE)
         self.setVisible(bool(text))
 
 

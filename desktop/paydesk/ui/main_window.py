@@ -325,7 +325,12 @@ class MainWindow(QMainWindow):
     def _profile_chosen(self, index: int) -> None:
         profile_id = self.profiles.itemData(index)
         if profile_id:
-            self.tasks.spawn(self.session.switch_profile(profile_id), "switch profile")
+            self.tasks.spawn(self._switch_profile(profile_id), "switch profile")
+
+    async def _switch_profile(self, profile_id: str) -> None:
+        await self.session.switch_profile(profile_id)
+        # typing goes to the tab's first field: in the Profile box a letter switches again
+        self.focus_tab()
 
     async def toggle_mode(self) -> bool:
         """Test -> live asks first and says what live means; live -> test does not."""
@@ -348,6 +353,7 @@ class MainWindow(QMainWindow):
             await self.session.set_mode("live")
         else:
             await self.session.set_mode("test")
+        self.focus_tab()  # typing goes to the tab (its form is this mode's own)
         return True
 
     async def open_editor(self, profile):

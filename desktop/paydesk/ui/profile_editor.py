@@ -278,6 +278,7 @@ class ProfileEditor(QDialog):
         self.cancel_button.clicked.connect(self.reject)
         layout.addWidget(buttons)
         self.saved: Profile | None = None
+        self.unchecked: str | None = None  # why the keys could not be checked (then saved as typed)
         fit_to_contents(self, width=940)
 
     async def load_keys(self) -> None:
@@ -336,29 +337,32 @@ class ProfileEditor(QDialog):
         return ok
 
     async def check(self) -> bool:
-        """Check every given key with a real call; say next to each what it is and if it works."""
+        """Check every given key with a real call; say next to each what it is and if it
+        works. True when none is wrong: each works, or could not be checked (``unchecked``
+        says why: nothing answers at the address), which is no reason to refuse Save."""
         for message in self.key_messages.values():
             message.say(None)
+        self.unchecked = None
         if not self._check_fields():
             return False
         self.status.setText("Checking keys with the service…")
         self.check_button.setEnabled(False)
         self.save_button.setEnabled(False)
         try:
-            results = await keycheck.check_all(self.url.text().strip(), self._keys())
+            checked = await keycheck.check_all(self.url.text().strip(), self._keys())
         finally:
             self.check_button.setEnabled(True)
             self.save_button.setEnabled(True)
-        all_ok = True
-        for key, result in results.items():
-            if result.works:
-                self.key_messages[key].say(result.message, ok=True)
-            else:
-                self.key_messages[key].say(result.message)
-                all_ok = False
-        self.status.setText("All keys work." if all_ok else "Fix the keys marked in red.")
-        self.session.report("Keys checked: " + ("all work" if all_ok else "some do not work"))
-        return all_ok
+        for key, result in checked.keys.items():
+            self.key_messages[key].say(result.message, ok=result.works,
+                                       warn=not result.checked)
+        if checked.address:  # another program answers there: the address is what is wrong
+            self.url_message.say(checked.address)
+        self.unchecked = checked.unchecked if checked.may_save else None
+        shown, said = checked.said()
+        self.status.setText(shown)
+        self.session.report(said)
+        return checked.may_save
 
     async def save(self) -> bool:
         if not await self.counter.check_logo():
@@ -389,11 +393,14 @@ class ProfileEditor(QDialog):
             return False
         self.saved = profile
         if persisted:
-            self.session.report(f"Profile {profile.name} saved; its keys are in the system keyring")
+            said = f"Profile {profile.name} saved; its keys are in the system keyring"
         else:
             why = self.session.keys.problem or "there is no system keyring"
-            self.session.report(f"Profile {profile.name} saved, but its keys are kept for this "
-                                f"session only ({why})")
+            said = (f"Profile {profile.name} saved, but its keys are kept for this session only "
+                    f"({why})")
+        if self.unchecked:
+            said += f". Its keys could not be checked: {self.unchecked}"
+        self.session.report(said)
         self.accept()
         return True
 

@@ -276,6 +276,31 @@ class LinkForm(QWidget):
             description=opt(self.description), logo=opt(self.logo),
             meta={k.strip(): v for k, v in self.meta.pairs()})
 
+    # -- a draft per profile and mode (the tab keeps them) ------------------------------------
+
+    DRAFTED = ("amount", "email", "first_name", "last_name", "title", "description", "logo",
+               "callback_url", "return_url")
+
+    def draft(self) -> dict:
+        """What was typed (but the reference, proposed anew for each profile and mode)."""
+        return {"fields": {key: self.fields[key].text() for key in self.DRAFTED},
+                "currency": self.currency.currentText(), "meta": self.meta.pairs()}
+
+    def restore(self, draft: dict | None, callback_url: str, return_url: str) -> None:
+        """Show ``draft`` (None: an empty form with the profile's default addresses); no
+        field's message is said until it is typed in again."""
+        fields = draft["fields"] if draft else {"callback_url": callback_url,
+                                                "return_url": return_url}
+        for key in self.DRAFTED:
+            self.fields[key].setText(fields.get(key, ""))
+        if draft and self.currency.findText(draft["currency"]) >= 0:
+            self.currency.setCurrentText(draft["currency"])
+        self.meta.clear()
+        for key, value in draft["meta"] if draft else ():
+            self.meta.add_row(key, value)
+        self._touched.clear()
+        self.revalidate()
+
     def clear_for_next(self) -> None:
         for w in (self.amount, self.email, self.first_name, self.last_name, self.description):
             w.clear()

@@ -104,9 +104,14 @@ class LinksTab(QWidget):
         signals.linkChanged.connect(self._changed)
         signals.linkSettled.connect(self._settled)
         signals.changed.connect(self.reload)
+        signals.profileDeleted.connect(self._forget)
         self._tray: QSystemTrayIcon | None = None
-        self._ref_profile: str | None = None  # the profile whose prefix the reference carries
+        self._ref_for: tuple[str, str] | None = None  # the profile and mode the reference is for
         self._proposed: str | None = None  # the reference PayDesk last put in the form
+        # what was typed in the form, per profile and mode: each has its own, and a switch
+        # to LIVE never carries a test one (nor one profile's customer into another's)
+        self._drafts: dict[tuple[str, str], dict] = {}
+        self._showing: tuple[str, str] | None = None  # whose form is shown
         self.loaded = False  # the first reload has filled the form and the list
         self.reload()
 
@@ -125,8 +130,21 @@ class LinksTab(QWidget):
             self.recent.load([])
             return
         self.form.set_currencies(profile.currencies)
-        self.form.set_defaults(profile.callback_url, profile.return_url)
+        showing = (profile.id, self.session.mode)
+        if showing != self._showing:
+            if self._showing is not None:
+                self._drafts[self._showing] = self.form.draft()
+            self.form.restore(self._drafts.pop(showing, None), profile.callback_url,
+                              profile.return_url)
+            self._showing = showing
+        else:
+            self.form.set_defaults(profile.callback_url, profile.return_url)
         self.tasks.replace("reload", self._reload(profile.id, self.session.mode))
+
+    def _forget(self, profile_id: str) -> None:
+        """A profile deleted: what was typed for it goes too."""
+        for key in [k for k in self._drafts if k[0] == profile_id]:
+            del self._drafts[key]
 
     async def _reload(self, profile_id: str, mode: str) -> None:
         try:
@@ -137,7 +155,7 @@ class LinksTab(QWidget):
         self.recent.load(records)
         self.recent.follow(self.panel.record)
         typed = self.form.tx_ref.text()
-        if not typed or typed == self._proposed or self._ref_profile != profile_id:
+        if not typed or typed == self._proposed or self._ref_for != (profile_id, mode):
             await self.new_reference()
         self.loaded = True
 
@@ -146,7 +164,7 @@ class LinksTab(QWidget):
         if profile is not None:
             self._proposed = await self.controller.next_reference(profile)
             self.form.tx_ref.setText(self._proposed)
-            self._ref_profile = profile.id
+            self._ref_for = (profile.id, self.session.mode)
 
     def show_link(self, record: LinkRecord | None) -> None:
         self.panel.show_record(record)
