@@ -147,7 +147,7 @@ def test_a_key_file_others_may_read_is_refused(tmp_path, sandbox):
         done = subprocess.run([str(COMMAND), "--ledger", str(ledger), "--port", "0",
                                "--keys-file", str(keys)], capture_output=True, text=True,
                               timeout=60)
-        assert done.returncode == 2, (oct(mode), done.stderr)
+        assert done.returncode == 78, (oct(mode), done.stderr)
         assert "may be read by others" in done.stderr and "chmod 600" in done.stderr
         assert sandbox.key("test", "secret") not in done.stderr + done.stdout
     assert not (tmp_path / "desk" / "logs").exists()  # refused before anything started

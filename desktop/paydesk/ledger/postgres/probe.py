@@ -19,6 +19,9 @@ class Probe:
     works: bool
     message: str
     field: str  # ADDRESS or PASSWORD: where the message is said
+    # whether the server answered (and refused, or let in): False when nothing answered, the
+    # name was not found or the connection was cut, which may pass by itself
+    reached: bool = True
 
 
 # what libpq says (lower case), and what a shop's administrator is told: first match wins
@@ -49,6 +52,14 @@ _SAID = (
 )
 
 
+# what says that the server was not reached (rather than that it refused)
+_NOT_REACHED = ("could not translate host name", "name or service not known",
+                "temporary failure in name resolution", "connection refused",
+                "timeout expired", "no route to host", "network is unreachable",
+                "the database system is starting up", "the database system is shutting down",
+                "server closed the connection unexpectedly")
+
+
 def _first_line(text: str) -> str:
     """libpq's message without its 'connection to server at ... failed:' preamble."""
     line = text.strip().splitlines()[0] if text.strip() else ""
@@ -64,11 +75,12 @@ def explain(text: str, params: dict[str, Any]) -> Probe:
     words = {"user": params.get("user") or "this user", "host": host, "where": where,
              "what": _first_line(text)}
     lowered = text.lower()
+    reached = not any(needle in lowered for needle in _NOT_REACHED)
     for needle, field, message in _SAID:
         if needle in lowered:
-            return Probe(False, message.format(**words), field)
+            return Probe(False, message.format(**words), field, reached)
     return Probe(False, f"The ledger could not be reached: {words['what'] or 'no reason given'}",
-                 ADDRESS)
+                 ADDRESS, False)
 
 
 def probe(url: str, password: str | None) -> Probe:
