@@ -68,6 +68,10 @@ class ConfigurationError(Exception):
     """What the receiver was given cannot work: one line for the administrator."""
 
 
+class _Unavailable(Exception):
+    """The ledger cannot be reached now: it may pass (one line, then started again)."""
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, its mistakes said in one line and ended with ``CONFIGURATION``."""
 
@@ -125,10 +129,6 @@ async def run(args: argparse.Namespace) -> int:
         return _said(str(error), CONFIGURATION)
     except _Unavailable as error:
         return _said(str(error), FAILURE)
-
-
-class _Unavailable(Exception):
-    """The ledger cannot be reached now: it may pass (one line, then started again)."""
 
 
 def _ledger_given(text: str) -> tuple[str | None, Path | None]:
@@ -189,8 +189,8 @@ async def _refused_or_unreachable(url: str, backend: ReadOnlyKeys | None,
                                   error: Exception) -> Exception:
     """Why the shared ledger did not open, found by connecting once more: refused (the
     password, the database, the server's rules: a configuration error), or not reached."""
-    from ..config.shared_ledger import password_entry
     from ..config.secrets import KeyStore
+    from ..config.shared_ledger import password_entry
     from ..desk.build import open_keys
     from ..ledger.postgres.probe import probe
 
