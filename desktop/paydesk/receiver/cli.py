@@ -17,14 +17,17 @@ import argparse
 import asyncio
 import errno
 import logging
+import os
 import signal
 import socket
 import sys
 from collections.abc import Sequence
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from .. import __version__
+from ..ledger.inbox import REFUSED_KEPT
 from .keysource import KEYS, KEYS_FILE, LEDGER_PASSWORD, KeySourceError, ReadOnlyKeys, choose
 
 if TYPE_CHECKING:
@@ -35,6 +38,7 @@ DEFAULT_PORT = 8470
 FAILURE = 1  # may pass by itself: systemd's Restart=on-failure starts it again
 CONFIGURATION = 78  # EX_CONFIG (sysexits.h; "78/CONFIG" in systemctl status): not again
 NAME = "paydesk-receiver"
+KEEP_REFUSED = "PAYDESK_RECEIVER_KEEP_REFUSED"  # --keep-refused's default, in days
 
 KEYS_HELP = f"""\
 keys (the first that is given is used):
@@ -80,6 +84,16 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(CONFIGURATION)
 
 
+def _days(text: str) -> float:
+    try:
+        days = float(text)
+    except ValueError:
+        days = -1.0
+    if not 0 < days <= 3650:
+        raise argparse.ArgumentTypeError(f"expected a number of days above 0, not {text!r}")
+    return days
+
+
 def _port(text: str) -> int:
     if not text.strip().isdigit() or int(text) > 65535:
         raise argparse.ArgumentTypeError(f"expected a port from 0 to 65535, not {text!r}")
@@ -106,6 +120,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         "the ledger file's folder")
     p.add_argument("--keys-file", metavar="FILE",
                    help=f"the keys, from this JSON file (default: ${KEYS_FILE}; see below)")
+    kept = REFUSED_KEPT.days
+    p.add_argument("--keep-refused", metavar="DAYS", type=_days,
+                   default=os.environ.get(KEEP_REFUSED) or kept,
+                   help="how long the traces of refused requests (signatures no key "
+                        f"verifies) are kept, in days (default: ${KEEP_REFUSED}, or {kept})")
     p.add_argument("--list-profiles", action="store_true",
                    help="list the ledger's profiles (the ids the key file names) and which of "
                         "their keys were found, then exit")
@@ -222,7 +241,8 @@ async def _run(args: argparse.Namespace) -> int:
         except (NotImplementedError, RuntimeError):  # Windows: Ctrl+C ends asyncio.run
             pass
     try:
-        receiver = Receiver(desk, args.host, args.port)
+        receiver = Receiver(desk, args.host, args.port,
+                            keep_refused=timedelta(days=args.keep_refused))
         try:
             await receiver.start()
         except socket.gaierror as error:  # no such address: a mistake in --host
