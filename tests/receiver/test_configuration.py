@@ -65,6 +65,7 @@ def test_the_documented_address_without_tls_is_a_configuration_error(tmp_path):
     (["--ledger", "{tmp}/desk/ledger.sqlite3", "--port", "abc"], "--port"),
     (["--ledger", "{tmp}/desk/ledger.sqlite3", "--port", "70000"], "--port"),
     (["--ledger", "{tmp}/desk/ledger.sqlite3", "--frobnicate"], "--frobnicate"),
+    (["--ledger", "{tmp}/desk/ledger.sqlite3", "--keep-refused", "0"], "--keep-refused"),
     (["--port", "0"], "--ledger"),
     (["--ledger", "{tmp}/desk/ledger.sqlite3", "--data-dir", "/proc/paydesk"], "/proc/paydesk"),
 ])

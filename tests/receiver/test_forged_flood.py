@@ -121,3 +121,34 @@ async def test_a_flood_of_forged_bodies_leaves_a_bounded_trace(shop, sandbox, tm
         assert await asyncio.to_thread(process.wait, 30) == 0
         process.stdout.close()
         process.stderr.close()
+
+
+async def test_the_receiver_forgets_refused_requests_past_their_time(desk, tmp_path, sandbox):
+    """``--keep-refused DAYS`` (here a second's worth): what is older is pruned at its start
+    (and every hour after); a verified notification is never pruned."""
+    await desk.inbox.refuse(FORGED, "10.0.0.7")
+    entry, _ = await desk.inbox.receive(b'{"tx_ref":"SHOP-9"}', {}, "203.0.113.5",
+                                        profile_id="p1", mode="test", tx_ref="SHOP-9")
+    await asyncio.sleep(1.5)
+    keys = tmp_path / "keys.json"
+    keys.write_text("{}")
+    keys.chmod(0o600)
+    process = subprocess.Popen(
+        [str(COMMAND), "--ledger", str(desk.paths.data / "ledger.sqlite3"), "--port", "0",
+         "--keys-file", str(keys), "--data-dir", str(tmp_path / "receiver"),
+         "--keep-refused", "0.00001"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = await asyncio.to_thread(process.stdout.readline)
+        assert "listening at" in line, line
+        for _ in range(200):
+            if not await desk.inbox.refused_page():
+                break
+            await asyncio.sleep(0.05)
+        assert await desk.inbox.refused_page() == []
+        assert (await desk.inbox.get(entry.id)).body == b'{"tx_ref":"SHOP-9"}'
+    finally:
+        process.terminate()
+        assert await asyncio.to_thread(process.wait, 30) == 0
+        process.stdout.close()
+        process.stderr.close()
