@@ -72,11 +72,13 @@ class DeskProcess:
         self.done = threading.Event()
         self.ready = threading.Event()
         self.installation = ""
+        folder.mkdir(parents=True, exist_ok=True)
+        self.stderr = (folder / "stderr.txt").open("w")  # what a desk that died said
         self.proc = subprocess.Popen(
             [sys.executable, str(HERE / "shop_desk.py"), "--data", str(folder), "--ledger", url,
              "--base", base, "--secret", keys["secret"], "--public", keys["public"],
              "--links", str(links)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, text=True)
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -112,6 +114,7 @@ class DeskProcess:
                 self.proc.wait(20)
             except subprocess.TimeoutExpired:
                 self.kill()
+        self.stderr.close()
 
 
 class CallCounter:
@@ -284,7 +287,8 @@ def run_shop(cluster: Cluster, base: str, keys: dict, folder: Path, desks: int, 
                         takeover = time.monotonic() - t0
             paid_at[tx_ref] = time.time()
             pay(base, keys["secret"], reference)
-        living = [p for p in procs if p is not killed]
+        living = [p for p in procs if p is not killed and p.alive]
+        figures["died"] = [p.name for p in procs if p is not killed and not p.alive]
 
         def everywhere() -> bool:
             return all(tx_ref in p.paid for p in living for tx_ref in paid_at)
