@@ -254,8 +254,8 @@ def run_shop(cluster: Cluster, base: str, keys: dict, folder: Path, desks: int, 
         if receiver:  # the shop's merchant is on the ledger once a desk is ready
             notified = ReceiverProcess(folder / f"{dbname}-receiver", url, base, keys)
             figures["receiver_holds_lease"] = wait(lambda: lease_priority(url) == 1, 60)
-        for p in procs:
-            p.done.wait(1800)
+        for p in procs:  # (a desk that died is not waited for)
+            wait(lambda p=p: p.done.is_set() or not p.alive, 1800, every=0.5)
         figures["made_s"] = time.monotonic() - started
         # every create that a lost answer or an error left unsettled, settled in the background
         intended = desks * links
