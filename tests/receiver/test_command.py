@@ -174,3 +174,18 @@ async def test_it_lists_the_profiles_and_which_keys_it_found(desk, add_profile, 
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [f"{profile.id}\ttest,live\tShop\t{sandbox.base_url}"]
     assert sandbox.key("test", "secret") not in done.stdout + done.stderr
+
+
+async def test_a_second_sigterm_while_it_closes_still_lets_it_close(desk, add_profile, sandbox,
+                                                                     tmp_path, started):
+    """``runuser`` (or a terminal's Ctrl+C to the whole group) hands the signal on to the
+    receiver that got it already: the second one, while it closes, ends nothing early."""
+    profile = await add_profile()
+    keys = _keys_file(tmp_path / "keys.json", profile.id, sandbox)
+    receiver = await asyncio.to_thread(started, desk, keys, free_port(), tmp_path)
+    receiver.process.send_signal(signal.SIGTERM)
+    await asyncio.sleep(0.15)
+    receiver.process.send_signal(signal.SIGTERM)
+    assert await asyncio.to_thread(receiver.stop) == 0
+    logged = "\n".join(p.read_text() for p in (tmp_path / "receiver").rglob("*.log*"))
+    assert "paydesk-receiver stopping" in logged

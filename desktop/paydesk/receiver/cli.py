@@ -268,12 +268,16 @@ async def _run(args: argparse.Namespace) -> int:
             return _said(f"the server stopped: {failure or 'it ended of itself'}", FAILURE)
         log.info("paydesk-receiver stopping")
     finally:
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            try:
-                loop.remove_signal_handler(signum)
-            except (NotImplementedError, RuntimeError):
-                pass
-        await desk.close()
+        # the handlers stay while it closes: a signal handed on again (runuser, Ctrl+C to
+        # the terminal's whole group) must not end the close half-way
+        try:
+            await desk.close()
+        finally:
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                try:
+                    loop.remove_signal_handler(signum)
+                except (NotImplementedError, RuntimeError):
+                    pass
     return 0
 
 
