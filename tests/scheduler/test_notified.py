@@ -216,7 +216,7 @@ async def test_the_desks_scheduler_asks_its_receiver_inbox_and_hub(paths, memory
         assert notified(record("A", profile="p1"))
 
         await desk.inbox.receive(b'{"event":"payment.completed"}', {}, "127.0.0.1",
-                                 verified=True, profile_id="p2", mode="test")
+                                 profile_id="p2", mode="test")
         assert not notified(record("B", profile="p2"))  # asks the inbox in the background
         await until_async(lambda: notified(record("B", profile="p2")), 5, "the inbox read")
 

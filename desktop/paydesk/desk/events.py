@@ -73,6 +73,9 @@ class Hub:
         self.audit_added = Event("audit_added")  # (profile_id, mode)
         # notifications (receiver/): an inbox entry kept or decided, here or by another process
         self.notification_changed = Event("notification_changed")  # (InboxEntry)
+        # a refused request traced (or a peer's counting begun), here or by another process:
+        # the Notifications window counts them again
+        self.refused_changed = Event("refused_changed")  # (the peer's address: str)
         # the counters (desk/counter.py): a sale made, voided or decided; a shift opened or
         # closed; here or by another desk on a shared ledger (ledger/counter.py)
         self.sale_changed = Event("sale_changed")  # (Sale)

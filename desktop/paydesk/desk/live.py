@@ -8,7 +8,8 @@ final), the card kinds -> ``card_changed``, ``cards_refreshed``, ``card_transact
 ``operation_changed``, ``audit_added``; "merchant" -> the profiles read again; "lease" -> the
 lease read again; "import" -> the views read again (``session_changed``) and the poller
 watches the open records again; "inbox" -> ``notification_changed`` (a notification another
-desk or the receiver kept or decided); "sale" -> ``sale_changed`` and "shift" ->
+desk or the receiver kept or decided); "refused" -> ``refused_changed`` (a refused request
+the receiver traced); "sale" -> ``sale_changed`` and "shift" ->
 ``shift_changed`` (another counter's sale or shift, read from the counter's book); "batch" ->
 ``batch_changed`` (a batch of bulk links another desk added, corrected or e-mailed). An event that
 cannot be followed now (the ledger out of reach) is kept and followed when it is back.
@@ -252,6 +253,8 @@ class Live:
             entry = await self.inbox.get(int(key))
             if entry is not None:
                 hub.notification_changed.emit(entry)
+        elif kind == "refused":
+            hub.refused_changed.emit(key)
         elif kind == "sale" and self.book is not None:
             sale = await self.book.sale(profile_id, key)
             if sale is not None:

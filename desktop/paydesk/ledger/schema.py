@@ -17,7 +17,7 @@ from .amounts import to_minor
 from .batch_schema import V9
 from .card_schema import V4, V5
 from .counter_schema import V8
-from .inbox_schema import V7
+from .inbox_schema import V7, V10
 from .records import FINAL, ORIGINS, STATES, parse_stamp, stamp
 
 Step = str | Callable[[sqlite3.Connection], None]
@@ -173,8 +173,9 @@ V6 = ["CREATE INDEX links_paid ON links (updated_at, id) WHERE state = 'success'
 
 # V4: the card wallet; V5: who sent each card operation (card_schema.py); V7: the
 # notification inbox and how a record's state was learned (inbox_schema.py); V8: the
-# counters' book (counter_schema.py); V9: the batches of bulk links (batch_schema.py)
-MIGRATIONS: list[Sequence[Step]] = [V1, V2, V3, V4, V5, V6, V7, V8, V9]
+# counters' book (counter_schema.py); V9: the batches of bulk links (batch_schema.py); V10:
+# refused requests traced apart from the inbox (inbox_schema.py)
+MIGRATIONS: list[Sequence[Step]] = [V1, V2, V3, V4, V5, V6, V7, V8, V9, V10]
 LATEST = len(MIGRATIONS)
 
 

@@ -18,9 +18,14 @@ from .validation import text_problem
 
 
 def _transaction(request: Request):
+    """The calling merchant's transaction named in the path: by the service's reference
+    (PDK-…), or by the merchant's own (its tx_ref, the reference PayDesk shows)."""
     sb = sandbox_of(request)
     owner = authenticate(request)
-    row = sb.store.transaction_by_reference(request.path_params["reference"])
+    named = request.path_params["reference"]
+    row = sb.store.transaction_by_reference(named)
+    if row is None or row["merchant_id"] != owner.merchant_id:
+        row = sb.store.transaction_by_ref(owner.merchant_id, named)
     if row is None or row["merchant_id"] != owner.merchant_id:
         raise ApiError(404, "Invalid transaction")
     if row["mode"] != owner.mode:

@@ -35,6 +35,7 @@ class DeskSignals(QObject):
     auditAdded = Signal(str, str)  # (profile_id, mode)
     # notifications
     notificationChanged = Signal(object)  # an InboxEntry kept or decided
+    refusedChanged = Signal(str)  # a refused request traced, from this peer
     # the counters
     saleChanged = Signal(object)  # a Sale made, voided or decided (its link: linkChanged)
     shiftChanged = Signal(object)  # a Shift opened or closed
@@ -51,6 +52,7 @@ class DeskSignals(QObject):
         "card_transactions_changed": "transactionsChanged",
         "operation_changed": "operationChanged", "audit_added": "auditAdded",
         "notification_changed": "notificationChanged",
+        "refused_changed": "refusedChanged",
         "sale_changed": "saleChanged", "shift_changed": "shiftChanged",
         "batch_changed": "batchChanged",
     }

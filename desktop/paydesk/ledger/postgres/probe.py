@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .engine import CONNECTION
-from .refusal import ADDRESS, PASSWORD, classify
+from .refusal import ADDRESS, PASSWORD, UNREACHABLE, classify
 from .schema import KNOWN
 
 __all__ = ["ADDRESS", "PASSWORD", "Probe", "explain", "probe"]
@@ -20,13 +20,16 @@ class Probe:
     works: bool
     message: str
     field: str  # ADDRESS or PASSWORD: where the message is said
+    # whether the server answered (and refused, or let in): False when nothing answered, the
+    # name was not found or the connection was cut, which may pass by itself
+    reached: bool = True
 
 
 def explain(text: str, params: dict[str, Any], sqlstate: str | None = None) -> Probe:
     """What went wrong, from psycopg's message (already cleaned of the password): the same
-    sentence the start dialog says (``refusal.py``)."""
+    sentence the start dialog says (``refusal.py``), and whether the server was reached."""
     refusal = classify(text, params, sqlstate)
-    return Probe(False, refusal.message, refusal.field)
+    return Probe(False, refusal.message, refusal.field, refusal.kind != UNREACHABLE)
 
 
 def probe(url: str, password: str | None) -> Probe:
