@@ -112,10 +112,18 @@ class Session:
 
     def refuse_while_down(self) -> None:
         """Raise (a LedgerError saying since when) while a shared ledger is out of reach, so
-        that nothing is sent that could not be written first."""
+        that nothing is sent that could not be written first. Every write a person starts
+        asks this first (a controller's entry, or a view before it opens a file dialog)."""
         error = self.ledger_down()
         if error is not None:
             raise error
+
+    def refusal(self) -> str | None:
+        """The one sentence that refuses a write now ("Shared ledger unreachable since
+        14:02, retrying", or a newer PayDesk's ledger), None while writes can go: a view
+        disables what would be refused and says this beside it."""
+        error = self.ledger_down()
+        return None if error is None else str(error)
 
     async def load(self) -> None:
         """Read the profiles (off the loop's thread); draw this installation's id once."""
