@@ -88,7 +88,7 @@ class Shop:
 
     def settle(self, seconds: float = 0.3) -> None:
         """Let what a press started run (a refusal is said at once; this is not a measure)."""
-        self.loop.run(asyncio.sleep(seconds))
+        self.loop.run(asyncio.sleep(seconds), timeout=seconds + 10)
 
     def no_crash(self) -> None:
         assert self.crashes == [], f"reached the exception hook: {self.crashes!r}"
