@@ -262,6 +262,9 @@ class BatchesWindow(QWidget):
         say(self.said, f"Checking the open links of {batch.name}…")
         try:
             result = await self.controller.check_all_open(batch.id)
+        except LedgerError as error:  # a shared ledger out of reach: nothing asked
+            say(self.said, str(error))
+            return None
         finally:
             self.check_all.setEnabled(True)
         say(self.said, f"Checked the open links of {batch.name}: {result.report()}")
@@ -277,6 +280,8 @@ class BatchesWindow(QWidget):
             await self.controller.start(batch)
         except BatchRefused as error:
             say(self.said, error.message)
+        except LedgerError as error:  # a shared ledger out of reach: nothing sent
+            say(self.said, str(error))
         else:
             say(self.said, f"Sending the rows of {batch.name} not sent yet…")
         self._enable()
