@@ -5,7 +5,9 @@ heard as the connection's health, or the profile saved). Until then it stays whe
 acted; a newer message said there meanwhile is left alone.
 
 One ``Passing`` per view: ``said(where, text, error)`` after showing ``text`` in ``where`` (a
-label, a field's message); ``clear`` when clearing is more than emptying the label."""
+label, a field's message); ``clear`` when clearing is more than emptying the label.
+``refused_now(where, say)``: before a write that opens a dialog (a file to save, a printer),
+the desk's refusal (``Session.refusal``) said, and True: the dialog is not opened."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from .signals import signals_of
 LEDGER, KEYS = "ledger", "keys"
 
 
-def cause_of(error: BaseException) -> str | None:
+def cause_of(error: BaseException | None) -> str | None:
     """What has to change for ``error``'s refusal to go (None: nothing a view can hear)."""
     if isinstance(error, LedgerError):
         return LEDGER
@@ -49,13 +51,24 @@ class Passing(QObject):
         signals.healthChanged.connect(self._health_changed)
         signals.changed.connect(self._profile_changed)
 
-    def said(self, where: QLabel, text: str, error: BaseException,
+    def said(self, where: QLabel, text: str, error: BaseException | None,
              clear: Callable[[], None] | None = None) -> None:
         """``text`` (``error``'s refusal) is shown in ``where``: taken back when its cause
         goes (``clear()``, or ``where`` emptied), if it is still what ``where`` says."""
         cause = cause_of(error)
         if cause is not None and text:
             self._said.append((cause, where, text, clear))
+
+    def refused_now(self, where: QLabel, say: Callable[[str], None],
+                    clear: Callable[[], None] | None = None) -> bool:
+        """While a write would be refused (a shared ledger out of reach): its sentence said
+        with ``say`` (shown in ``where``) until the ledger answers again, and True."""
+        text = self.session.refusal()
+        if text is None:
+            return False
+        say(text)
+        self._said.append((LEDGER, where, text, clear))
+        return True
 
     def _gone(self, cause: str) -> None:
         kept = []
