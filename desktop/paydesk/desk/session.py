@@ -125,6 +125,13 @@ class Session:
         error = self.ledger_down()
         return None if error is None else str(error)
 
+    def profile_refusal(self, profile: Profile | None) -> str | None:
+        """Why ``profile`` (None: a new one) cannot be saved now: the shop's merchants are on
+        a shared ledger out of reach (the embedded sandbox's profile is this computer's)."""
+        if not self.store.shared or (profile is not None and profile.embedded_sandbox):
+            return None
+        return self.refusal()
+
     async def load(self) -> None:
         """Read the profiles (off the loop's thread); draw this installation's id once."""
         self.settings = await asyncio.to_thread(self.file.load)
@@ -213,7 +220,10 @@ class Session:
 
         On a shared ledger the profile is saved under its merchant id (``profile_store.py``),
         for every desk, before its keys go to this desk's keyring; NoPublicKeyError when it
-        has no public key to name the merchant by."""
+        has no public key to name the merchant by; its LedgerError while that ledger is out
+        of reach (nothing saved, no key kept)."""
+        if self.profile_refusal(profile) is not None:
+            self.refuse_while_down()
         edited = profile.id
         profile = self.store.identify(profile, keys)
         await self.store.save(profile)  # a shared ledger out of reach: nothing changed yet
@@ -243,8 +253,11 @@ class Session:
 
     async def delete_profile(self, profile_id: str) -> None:
         """Forget the profile and its keys (on a shared ledger: for every desk)."""
-        if self.settings.profile(profile_id) is None:
+        profile = self.settings.profile(profile_id)
+        if profile is None:
             return
+        if self.profile_refusal(profile) is not None:
+            self.refuse_while_down()
         await self.store.delete(profile_id)
         self._drop(profile_id)
         await self._save()
