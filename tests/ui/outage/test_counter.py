@@ -127,3 +127,22 @@ def test_close_shift_is_refused_with_the_sentence(shop):
                                                        "test"))
     assert shift is not None and shift.closed_at is None  # still open
     shop.no_crash()
+
+
+def test_rename_counter_is_refused_in_its_dialog(shop):
+    """Whether the open shift has sales cannot be read: the counter keeps its name."""
+    shop = shop()
+    tab = counter_tab(shop)
+    name = tab.controller.name
+    with shop.down():
+        press.click(tab.rename_button)
+        shop.loop.until(lambda: press.shown("rename-counter") is not None, message="the dialog")
+        dialog = press.shown("rename-counter")
+        press.type_into(dialog.name, "Till 9")
+        press.click(dialog.rename)
+        shop.loop.until(lambda: refused(dialog.message.text()), message="the sentence")
+        assert dialog.isVisible()
+        press.click(dialog.cancel)
+        shop.no_crash()
+    assert tab.controller.name == name
+    shop.no_crash()
