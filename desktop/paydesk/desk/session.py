@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # the client (and httpx) load after the first paint
 
 log = logging.getLogger("paydesk.session")
 CREATE_DEADLINE = 30.0  # seconds a person waits for "Create link" before PayDesk settles it later
+PAID_BY_NOTIFICATION = "PAID by notification"  # the connection's word while notifications come
 
 
 class NoKeyError(ServiceError):
@@ -109,6 +110,12 @@ class Session:
         self.ledger_choice = Choice(None, "own")  # which ledger this run uses (desk/ledger_choice.py)
         # a shared ledger's check (desk/live.py): raises while it is out of reach
         self.ledger_down: Callable[[], Exception | None] = lambda: None
+        # who checks payments, when not this desk (desk/live.py: another desk, or the shop's
+        # notification receiver, holds the poller lease), and whether notifications bring a
+        # profile's payments (desk/notified.py): the status bar's word on the connection
+        self.checked_elsewhere: Callable[[], bool] = lambda: False
+        self.notified_lately: Callable[[str, str], bool] = lambda profile_id, mode: False
+        keys.on_changed = self._key_changed  # "No test secret key…" goes once one is kept
 
     def refuse_while_down(self) -> None:
         """Raise (a LedgerError saying since when) while a shared ledger is out of reach, so
@@ -131,6 +138,27 @@ class Session:
         if not self.store.shared or (profile is not None and profile.embedded_sandbox):
             return None
         return self.refusal()
+
+    def _key_changed(self, name: str) -> None:
+        """A key of the key store kept or removed (entry ``profile/mode/kind``)."""
+        self.health.keys_changed(name.partition("/")[0])
+
+    def connection_words(self) -> str:
+        """The status bar's word on the active profile's connection: "Checked 12 s ago",
+        "Offline since 14:02, retrying", what is wrong with its keys; but while another desk
+        or the shop's receiver checks payments, nothing (the shared ledger's own words say
+        who), and while notifications bring its payments, "PAID by notification": never an
+        ageing "Checked 13 min ago" for checks this desk has no need to make."""
+        profile = self.profile
+        if profile is None:
+            return ""
+        health = self.health.get(profile.id, self.mode)
+        if health.offline_since is None and not health.problem:
+            if self.checked_elsewhere():
+                return ""
+            if self.notified_lately(profile.id, self.mode):
+                return PAID_BY_NOTIFICATION
+        return health.text()
 
     async def load(self) -> None:
         """Read the profiles (off the loop's thread); draw this installation's id once."""

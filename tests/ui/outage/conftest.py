@@ -18,10 +18,13 @@ import httpx
 import pytest
 from PySide6.QtWidgets import QApplication
 
+from paydesk.config.paths import Paths
+from paydesk.config.secrets import KeyStore
 from paydesk.desk.build import build_desk
 from paydesk.service.models import PaymentRequest
 from paydesk.ui.crash import CrashDialog, ExceptionHook
 from paydesk.ui.main_window import MainWindow
+from tests.helpers import MemoryKeyring
 from tests.profiles import use_profile
 
 UNREACHABLE = re.compile(r"Shared ledger unreachable since \d\d:\d\d, retrying")
@@ -114,26 +117,34 @@ def crashes(monkeypatch):
 
 
 @pytest.fixture
-def shop(make_sandbox, paths, keys, loop, qtbot, pg_url, pg_server, crashes):
+def shop(make_sandbox, paths, keys, loop, qtbot, pg_url, pg_server, crashes, tmp_path):
     """``shop(background=True)``: the desk on the shared ledger with its window shown, its
     profile the sandbox's merchant (cards too); ``background``: its feed and lease running
-    (so it notices at once that the ledger went), else only its own calls find out."""
+    (so it notices at once that the ledger went), else only its own calls find out.
+    ``beside=shop``: another desk of that shop (a data folder and keyring of its own), which
+    sees the merchant but has none of its keys yet."""
     made = []
 
-    def make(background: bool = True) -> Shop:
-        sandbox = make_sandbox("sb")
-        desk = build_desk(paths, keys, ledger_url=pg_url)
-        desk.live.keeper.name = "Counter 1"
+    def make(background: bool = True, beside: Shop | None = None) -> Shop:
+        desk_paths, desk_keys = paths, keys
+        if beside is not None:
+            desk_paths = Paths(data=tmp_path / "finance", sandbox=tmp_path / "finance-sb").ensure()
+            desk_keys = KeyStore(MemoryKeyring())
+        sandbox = make_sandbox("sb") if beside is None else beside.sandbox
+        desk = build_desk(desk_paths, desk_keys, ledger_url=pg_url)
+        desk.live.keeper.name = "Counter 1" if beside is None else "Finance"
         loop.run(desk.open())
         window = MainWindow(desk)
         qtbot.addWidget(window)
         window.resize(1300, 900)
         window.show()
-        use_profile(loop, desk.session, sandbox, name="Corner Shop", txref_prefix="SHOP",
-                    currencies=["GBP", "USD"], discover=True)
+        if beside is None:
+            use_profile(loop, desk.session, sandbox, name="Corner Shop", txref_prefix="SHOP",
+                        currencies=["GBP", "USD"], discover=True)
         if background:
             desk.start_background()
-            loop.until(lambda: desk.live.keeper.fence is not None, message="the poller lease")
+            loop.until(lambda: desk.live.keeper.state.holder is not None,
+                       message="the poller lease held")
         window.start_up_done()
         loop.until(lambda: window.links_tab.loaded, message="the links tab")
         shop = Shop(desk, window, sandbox, loop, pg_server, crashes)
@@ -142,5 +153,6 @@ def shop(make_sandbox, paths, keys, loop, qtbot, pg_url, pg_server, crashes):
 
     yield make
     for shop in made:
-        shop.window.close()
+        with contextlib.suppress(RuntimeError):  # deleted with the others already
+            shop.window.close()
         loop.run(shop.desk.close())
