@@ -81,8 +81,10 @@ class Passing(QObject):
                 still = where.text() == text
             except RuntimeError:  # the label was deleted with its window
                 continue
-            if still:
-                (clear or (lambda: empty(where)))()
+            if still and clear is not None:
+                clear()
+            elif still:
+                empty(where)
         self._said = kept
 
     def _reachable(self, up: bool) -> None:
