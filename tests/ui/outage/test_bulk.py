@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from paydesk.desk.bulk.check import BulkRow
 from paydesk.ledger.batch import WAITING
 from tests.ui import press
 from tests.ui.bulk.conftest import row, write_csv
@@ -96,8 +97,6 @@ def test_resume_in_the_bulk_window_is_refused(shop, tmp_path):
 @pytest.mark.parametrize("which", ["resume", "check_all"])
 def test_the_batches_windows_resume_and_check_all_open_are_refused(shop, which):
     shop = shop()
-    from paydesk.desk.bulk.check import BulkRow
-
     rows = [BulkRow(n, row(n)) for n in (2, 3)]
     batch, _ = shop.loop.run(shop.desk.bulk.keep("kept.csv", rows, "skip"))
     if which == "check_all":  # its links made (and open), while the ledger answers
@@ -119,7 +118,6 @@ def test_the_batches_windows_resume_and_check_all_open_are_refused(shop, which):
 def test_email_links_sends_nothing_while_the_ledger_is_down(shop):
     from aiosmtpd.controller import Controller
 
-    from paydesk.desk.bulk.check import BulkRow
     from tests.desk.bulk.test_mail import Inbox, free_port
 
     shop = shop()
@@ -151,4 +149,23 @@ def test_email_links_sends_nothing_while_the_ledger_is_down(shop):
         server.stop()
     emailed = shop.loop.run(shop.desk.batches.rows(batch.id, None, 10))
     assert [r.email_state for r in emailed] == [None, None]  # no note: none sent
+    shop.no_crash()
+
+
+@pytest.mark.parametrize("which", ["results", "qr", "email"])
+def test_the_batches_outputs_are_refused_before_their_dialog(shop, which):
+    """Save results…, QR sheet… and E-mail links… read the batch from the ledger: while it
+    is out of reach, the sentence instead of a dialog."""
+    shop = shop()
+    rows = [BulkRow(n, row(n)) for n in (2, 3)]
+    batch, _ = shop.loop.run(shop.desk.bulk.keep("out.csv", rows, "skip"))
+    shop.loop.run(shop.desk.bulk.start(batch))
+    shop.loop.run(shop.desk.bulk.wait(batch.id), timeout=60)
+    batches = batches_window(shop)
+    with shop.down():
+        press.click(getattr(batches, which))
+        shop.loop.until(lambda: refused(batches.said.text()), message="the sentence")
+        shop.settle()
+        assert press.shown("save-dialog") is None and press.shown("bulk-mail") is None
+        shop.no_crash()
     shop.no_crash()

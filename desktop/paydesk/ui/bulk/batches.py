@@ -287,8 +287,13 @@ class BatchesWindow(QWidget):
         self._enable()
 
     def _out(self, name: str, work) -> None:
-        if self.shown_batch is None:
+        """Save results…, QR sheet…, E-mail links…: read from the ledger, so refused (before
+        their dialog opens) while a shared ledger is out of reach."""
+        refusal = self.session.refusal()
+        if self.shown_batch is None or refusal is not None:
             work.close()
+            if refusal is not None:
+                say(self.said, refusal)
             return
         self.tasks.replace(name, self._said_after(work))
 
