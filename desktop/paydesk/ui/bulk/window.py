@@ -393,9 +393,7 @@ class BulkWindow(QWidget):
         self.progress_step.start(batch.name, figures.left)
         await self._run(batch)
 
-    def _refused(self, error: LedgerError) -> None:
-        """The batch was not started: why, where its outcome shows (gone when the ledger
-        answers again)."""
+    def _refused(self, error: LedgerError) -> None:  # not started: why, until the ledger is back
         outcome = self.progress_step.outcome
         self.progress_step.refused(str(error))
         self.passing.said(outcome, str(error), error, lambda: say(outcome, ""))
