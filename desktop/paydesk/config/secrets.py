@@ -74,6 +74,8 @@ class KeyStore:
         self._lock = threading.Lock()
         self._on_secret = on_secret or (lambda s: None)
         self.on_waiting: Callable[[bool], None] = lambda waiting: None
+        # an entry kept or removed (its name, never its value): what depended on it is told
+        self.on_changed: Callable[[str], None] = lambda name: None
         self._waiting = 0
         self.problem: str | None = None  # what last went wrong with the keyring, if anything
 
@@ -184,6 +186,10 @@ class KeyStore:
                 self._memory[name] = value
             else:
                 self._memory.pop(name, None)
+        try:  # this session uses it from now, whatever the keyring says below
+            self.on_changed(name)
+        except Exception:  # a listener's fault is not the key store's
+            log.exception("a listener of the key store failed")
         if self.backend is None:
             return False
         from keyring.errors import KeyringError

@@ -245,6 +245,7 @@ def _notified(desk: Desk) -> Notified:
     running here), and the link is past its first minutes."""
     notified = Notified(desk.inbox.last_received, desk.session.tasks.child())
     desk.hub.notification_changed.connect(notified.heard)
+    desk.session.notified_lately = notified.lately  # the status bar's "PAID by notification"
     return notified
 
 

@@ -168,7 +168,9 @@ class CounterController:
         changed meanwhile), and no shift is opened in order to be closed. The counter's
         next sale opens a new shift. ShiftClosed when it was closed meanwhile (another
         window on the same data folder, another desk): nothing is written, its close
-        stands (``book.shift(shift_id)`` holds it)."""
+        stands (``book.shift(shift_id)`` holds it). A shared ledger out of reach: refused
+        (its LedgerError) before anything is written."""
+        self.session.refuse_while_down()
         closed = await self.book.close_shift(shift_id, self.user)
         self.hub.shift_changed.emit(closed)
         return closed
@@ -183,6 +185,7 @@ class CounterController:
         name = name.strip()
         if name == self.name:
             return
+        self.session.refuse_while_down()  # the open shifts' sales cannot be read meanwhile
         if await self.has_open_sales():
             raise RenameRefused("The open shift has sales: close the shift first, "
                                 "then rename the counter")
@@ -303,11 +306,13 @@ class CounterController:
         return voided
 
     async def void(self, sale: Sale) -> Sale:
+        self.session.refuse_while_down()
         voided = await self.book.void(sale.profile_id, sale.tx_ref, self.user)
         self._follow(voided)
         return voided
 
     async def decide(self, sale: Sale, decision: str) -> Sale:
+        self.session.refuse_while_down()
         decided = await self.book.decide(sale.profile_id, sale.tx_ref, decision, self.user)
         self._follow(decided)
         return decided

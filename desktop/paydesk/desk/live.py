@@ -131,6 +131,11 @@ class Live:
 
     # -- status -------------------------------------------------------------------------
 
+    def checked_elsewhere(self) -> bool:
+        """Another desk, or the shop's notification receiver, checks payments now."""
+        state = self.keeper.state
+        return state.holder is not None and not state.mine
+
     def _say(self) -> None:
         text = (str(SchemaTooNew()) if self.engine.read_only
                 else poller_text(self.keeper.state) if self.engine.reachable
@@ -310,4 +315,5 @@ def wire_shared(engine: PgEngine, *, hub: Hub, session: Session, links: LinksCon
     live = Live(engine, hub=hub, session=session, ledger=ledger, card_ledger=card_ledger,
                 poller=poller, keeper=keeper)
     session.ledger_down = live.refuse
+    session.checked_elsewhere = live.checked_elsewhere
     return live, scheduler

@@ -55,6 +55,7 @@ if TYPE_CHECKING:  # the client (and httpx) load after the first paint
 
 log = logging.getLogger("paydesk.session")
 CREATE_DEADLINE = 30.0  # seconds a person waits for "Create link" before PayDesk settles it later
+PAID_BY_NOTIFICATION = "PAID by notification"  # the connection's word while notifications come
 
 
 class NoKeyError(ServiceError):
@@ -124,13 +125,55 @@ class Session:
         self.desk_name = computer_name()  # this desk's name, settled at open (desk/desk_name.py)
         # a shared ledger's check (desk/live.py): raises while it is out of reach
         self.ledger_down: Callable[[], Exception | None] = lambda: None
+        # who checks payments, when not this desk (desk/live.py: another desk, or the shop's
+        # notification receiver, holds the poller lease), and whether notifications bring a
+        # profile's payments (desk/notified.py): the status bar's word on the connection
+        self.checked_elsewhere: Callable[[], bool] = lambda: False
+        self.notified_lately: Callable[[str, str], bool] = lambda profile_id, mode: False
+        keys.on_changed = self._key_changed  # "No test secret key…" goes once one is kept
 
     def refuse_while_down(self) -> None:
         """Raise (a LedgerError saying since when) while a shared ledger is out of reach, so
-        that nothing is sent that could not be written first."""
+        that nothing is sent that could not be written first. Every write a person starts
+        asks this first (a controller's entry, or a view before it opens a file dialog)."""
         error = self.ledger_down()
         if error is not None:
             raise error
+
+    def refusal(self) -> str | None:
+        """The one sentence that refuses a write now ("Shared ledger unreachable since
+        14:02, retrying", or a newer PayDesk's ledger), None while writes can go: a view
+        disables what would be refused and says this beside it."""
+        error = self.ledger_down()
+        return None if error is None else str(error)
+
+    def profile_refusal(self, profile: Profile | None) -> str | None:
+        """Why ``profile`` (None: a new one) cannot be saved now: the shop's merchants are on
+        a shared ledger out of reach (the embedded sandbox's profile is this computer's)."""
+        if not self.store.shared or (profile is not None and profile.embedded_sandbox):
+            return None
+        return self.refusal()
+
+    def _key_changed(self, name: str) -> None:
+        """A key of the key store kept or removed (entry ``profile/mode/kind``)."""
+        self.health.keys_changed(name.partition("/")[0])
+
+    def connection_words(self) -> str:
+        """The status bar's word on the active profile's connection: "Checked 12 s ago",
+        "Offline since 14:02, retrying", what is wrong with its keys; but while another desk
+        or the shop's receiver checks payments, nothing (the shared ledger's own words say
+        who), and while notifications bring its payments, "PAID by notification": never an
+        ageing "Checked 13 min ago" for checks this desk has no need to make."""
+        profile = self.profile
+        if profile is None:
+            return ""
+        health = self.health.get(profile.id, self.mode)
+        if health.offline_since is None and not health.problem:
+            if self.checked_elsewhere():
+                return ""
+            if self.notified_lately(profile.id, self.mode):
+                return PAID_BY_NOTIFICATION
+        return health.text()
 
     async def load(self) -> None:
         """Read the profiles (off the loop's thread); draw this installation's id once."""
@@ -226,7 +269,10 @@ class Session:
 
         On a shared ledger the profile is saved under its merchant id (``profile_store.py``),
         for every desk, before its keys go to this desk's keyring; NoPublicKeyError when it
-        has no public key to name the merchant by."""
+        has no public key to name the merchant by; its LedgerError while that ledger is out
+        of reach (nothing saved, no key kept)."""
+        if self.profile_refusal(profile) is not None:
+            self.refuse_while_down()
         edited = profile.id
         profile = self.store.identify(profile, keys)
         await self.store.save(profile)  # a shared ledger out of reach: nothing changed yet
@@ -256,8 +302,11 @@ class Session:
 
     async def delete_profile(self, profile_id: str) -> None:
         """Forget the profile and its keys (on a shared ledger: for every desk)."""
-        if self.settings.profile(profile_id) is None:
+        profile = self.settings.profile(profile_id)
+        if profile is None:
             return
+        if self.profile_refusal(profile) is not None:
+            self.refuse_while_down()
         await self.store.delete(profile_id)
         self._drop(profile_id)
         await self._save()

@@ -365,6 +365,10 @@ class ProfileEditor(QDialog):
         return checked.may_save
 
     async def save(self) -> bool:
+        refusal = self.session.profile_refusal(self.profile)
+        if refusal is not None:  # the shop's merchants out of reach: nothing checked nor saved
+            self.status.setText(refusal)
+            return False
         if not await self.counter.check_logo():
             self._check_fields()  # every other problem said too
             return False
@@ -388,7 +392,10 @@ class ProfileEditor(QDialog):
                                           expected=(LedgerError, NoPublicKeyError))
         try:
             persisted = await asyncio.shield(commit)
-        except (LedgerError, NoPublicKeyError) as error:  # the shared ledger: out of reach...
+        except LedgerError as error:  # the shared ledger: out of reach (its one sentence)...
+            self.status.setText(str(error))
+            return False
+        except NoPublicKeyError as error:
             self.status.setText(f"Not saved: {error}")
             return False
         self.saved = profile

@@ -84,10 +84,8 @@ class StatusLine(QStatusBar):
         self.refresh_connection()
 
     def refresh_connection(self) -> None:
-        profile = self.session.profile
-        text = ""
-        if profile is not None:
-            text = self.session.health.get(profile.id, self.session.mode).text()
+        text = self.session.connection_words()
         if text != self.connection.text():
             self.connection.setText(text)
             self.connection.setAccessibleName(f"Connection: {text}" if text else "Connection")
+        self.connection.setVisible(bool(text))

@@ -120,7 +120,9 @@ class BulkController:
     async def keep(self, file: str | Path, rows: list[BulkRow], policy: str, *,
                    name: str | None = None) -> tuple[Batch, bool]:
         """The checked ``rows`` of ``file`` as a batch of the active profile and mode, new or
-        joined (``keep.keep``), its references carrying this installation's id."""
+        joined (``keep.keep``), its references carrying this installation's id. A shared
+        ledger out of reach: refused (its LedgerError) before anything is written."""
+        self.session.refuse_while_down()
         profile, mode = self.session.active()
         return await keep(self.batches, profile, mode, file, rows, policy, name=name,
                           desk_id=self.session.installation_id)
@@ -145,7 +147,9 @@ class BulkController:
         """Run ``batch``'s waiting rows in a task of this controller (returns at once; the
         hub says ``batch_changed`` as it goes; ``wait`` awaits the end). Raises
         BatchRefused before any call: all or nothing with a row with problems, another
-        profile or mode active. Starting a running batch resumes it."""
+        profile or mode active; a shared ledger out of reach (its LedgerError). Starting a
+        running batch resumes it."""
+        self.session.refuse_while_down()
         if self.running(batch.id):
             self.resume(batch.id)
             return
@@ -175,9 +179,11 @@ class BulkController:
             self._changed(run)
 
     def resume(self, batch_id: int) -> None:
+        """Calls start again (BatchRefused, or a shared ledger out of reach: LedgerError)."""
         run = self._runs.get(batch_id)
         if run is not None and self.running(batch_id) and not run.cancelled:
             self._check_active(run.batch)
+            self.session.refuse_while_down()
             run.why_paused, run.unreachable = "", 0
             run.go.set()
             self._changed(run)
@@ -201,7 +207,9 @@ class BulkController:
     async def check_all_open(self, batch_id: int,
                              on_progress: Callable[[Progress], None] | None = None) -> Progress:
         """Check every open link of the batch with the service now (the Reconciler: a few at
-        a time, 429s waited out), a page of rows at a time (``open_links``)."""
+        a time, 429s waited out), a page of rows at a time (``open_links``). A shared ledger
+        out of reach: refused before any call."""
+        self.session.refuse_while_down()
         progress = await check_open(self.links, self.batches, batch_id, PAGE, on_progress)
         self.hub.batch_changed.emit(batch_id)
         self.session.report(f"Checked {progress.done} open links of the batch: "

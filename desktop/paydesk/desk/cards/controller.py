@@ -19,6 +19,7 @@ from decimal import Decimal
 from typing import Any
 
 from ...config.profiles import Profile
+from ...ledger import LedgerError
 from ...ledger.cards import AuditDraft, CardLedger, CardOperation, CardRecord, OperationDraft
 from ...service.errors import (
     AuthenticationError,
@@ -104,7 +105,9 @@ class CardsController(Settling):
 
     async def refresh(self, profile: Profile, mode: str) -> list[str]:
         """The service's whole list, stored as the cache the tab opens with. Cards it no
-        longer lists (the family drops terminated ones) are read one by one."""
+        longer lists (the family drops terminated ones) are read one by one. A shared ledger
+        out of reach: refused before the service is asked (nothing could be stored)."""
+        self.session.refuse_while_down()
         async with self.session.lease(profile, mode) as client:
             cards = await client.cards()
         gone = await self.ledger.store_cards(profile.id, mode, cards)
@@ -124,6 +127,7 @@ class CardsController(Settling):
     async def load_card(self, profile: Profile, mode: str, card_hash: str, *,
                         transactions: bool = True) -> CardRecord:
         """One card and (by default) its transactions, from the service into the ledger."""
+        self.session.refuse_while_down()
         async with self.session.lease(profile, mode) as client:
             card = await client.card(card_hash)
             txs = await client.card_transactions(card_hash) if transactions else None
@@ -137,8 +141,10 @@ class CardsController(Settling):
 
     async def reveal(self, record: CardRecord, action: str = "reveal") -> VirtualCard:
         """The card as the service gives it, with its full number and security code, for
-        the view to show or copy (and forget). Only ``action`` is audited, never the number."""
+        the view to show or copy (and forget). Only ``action`` is audited, never the number.
+        A shared ledger out of reach: refused before the service is asked (it is audited)."""
         profile = self._profile(record.profile_id)
+        self.session.refuse_while_down()
         try:
             async with self.session.lease(profile, record.mode) as client:
                 card = await client.card(record.card_hash)
@@ -272,3 +278,5 @@ class CardsController(Settling):
             await self.load_card(profile, op.mode, card_of(op))
         except ServiceError as error:
             log.info("card %s could not be read after %s: %s", op.masked, op.kind, error.message)
+        except LedgerError as error:  # a shared ledger gone meanwhile: read at its next change
+            log.info("card %s could not be read after %s: %s", op.masked, op.kind, error)

@@ -9,7 +9,9 @@ a ProactorEventLoop, which psycopg's async connections refuse).
 - A lost server (refused, cut, silent past the TCP keepalives, a pool that gives no
   connection) raises ``LedgerUnreachable`` and marks the engine down (``on_reachable(False)``,
   once, on the loop); the next job that reaches it marks it up again. While down, each job
-  first tries one connection of its own (fails fast) before it rebuilds the pool.
+  first tries one connection of its own (fails fast) before it rebuilds the pool, and the
+  engine itself asks again every few seconds (``PROBE_FIRST`` doubling to ``PROBE_MOST``), so
+  that its return is heard within seconds even when nothing else asks.
 - The password is given apart from the URL and never appears in an exception's text: the
   pool is built from keyword arguments, and what psycopg says about a connection is cleaned.
 """
@@ -48,6 +50,7 @@ CONNECTION = {
     "options": "-c idle_in_transaction_session_timeout=10s -c tcp_keepalives_idle=5"
                " -c tcp_keepalives_interval=2 -c tcp_keepalives_count=3",
 }
+PROBE_FIRST, PROBE_MOST = 1.0, 5.0  # s: a server out of reach is asked again this often
 
 
 class LedgerUnreachable(LedgerError):
@@ -143,6 +146,7 @@ class PgEngine:
         self._closing = False  # no new jobs; the queued writes still run
         self._closed = False  # the queued writes ran: no pool any more
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._probing: asyncio.Task[None] | None = None  # while down: asking again (_probe)
         self._writer = concurrent.futures.ThreadPoolExecutor(1, "ledger-pg-writer")
         self._reader = concurrent.futures.ThreadPoolExecutor(self._readers, "ledger-pg-reader")
 
@@ -190,10 +194,40 @@ class PgEngine:
                 pass
 
     def _tell(self, reachable: bool) -> None:
+        if not reachable:
+            self._probe_later()
         try:
             self.on_reachable(reachable)
         except Exception:  # a listener's problem is not the ledger's
             log.exception("reachability listener failed")
+
+    def _probe_later(self) -> None:
+        """On the loop, once the engine is down: ``_probe`` until it answers again."""
+        if self._closing or (self._probing is not None and not self._probing.done()):
+            return
+        try:
+            self._probing = asyncio.get_running_loop().create_task(self._probe(),
+                                                                    name="shared ledger probe")
+        except RuntimeError:  # no loop runs here: the next job finds out
+            self._probing = None
+
+    async def _probe(self) -> None:
+        """While the server is out of reach: a round trip now and then, so that the moment
+        it answers every listener hears it (``mark_reachable(True)``, by the job itself).
+        Never ends on an error; ends when it answers or the engine closes."""
+        delay = PROBE_FIRST
+        while not self.reachable and not self._closing:
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, PROBE_MOST)
+            if self.reachable or self._closing:
+                return
+            try:
+                await asyncio.shield(self._submit(
+                    self._reader, lambda: self._run(_nothing, write=False)))
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # noqa: BLE001 - still out of reach: again later
+                log.debug("the shared ledger does not answer yet: %s", type(error).__name__)
 
     # -- connections (on the engine's threads) ----------------------------------------
 
@@ -363,6 +397,8 @@ class PgEngine:
         if self._closing:
             return
         self._closing = True
+        if self._probing is not None:
+            self._probing.cancel()
 
         def shut() -> None:
             self._writer.shutdown(wait=True)  # the writes queued before close() land

@@ -266,6 +266,9 @@ class BatchesWindow(QWidget):
         say(self.said, f"Checking the open links of {batch.name}…")
         try:
             result = await self.controller.check_all_open(batch.id)
+        except LedgerError as error:  # a shared ledger out of reach: nothing asked
+            say(self.said, str(error))
+            return None
         finally:
             self.check_all.setEnabled(True)
         say(self.said, f"Checked the open links of {batch.name}: {result.report()}")
@@ -281,13 +284,20 @@ class BatchesWindow(QWidget):
             await self.controller.start(batch)
         except BatchRefused as error:
             say(self.said, error.message)
+        except LedgerError as error:  # a shared ledger out of reach: nothing sent
+            say(self.said, str(error))
         else:
             say(self.said, f"Sending the rows of {batch.name} not sent yet…")
         self._enable()
 
     def _out(self, name: str, work) -> None:
-        if self.shown_batch is None:
+        """Save results…, QR sheet…, E-mail links…: read from the ledger, so refused (before
+        their dialog opens) while a shared ledger is out of reach."""
+        refusal = self.session.refusal()
+        if self.shown_batch is None or refusal is not None:
             work.close()
+            if refusal is not None:
+                say(self.said, refusal)
             return
         self.tasks.replace(name, self._said_after(work))
 

@@ -149,7 +149,11 @@ class MailDialog(QDialog):
         self.tasks.replace("smtp preview", self._preview())
 
     async def _preview(self) -> None:
-        rows = await self.book.rows(self.batch.id, limit=1, states=(CREATED,))
+        try:
+            rows = await self.book.rows(self.batch.id, limit=1, states=(CREATED,))
+        except LedgerError as error:  # a shared ledger out of reach: the preview waits
+            self.preview.setPlainText(str(error))
+            return
         if not rows or self.profile is None:
             self.preview.setPlainText("No link of this batch is open for payment: nothing to send.")
             self.send_button.setEnabled(False)
@@ -192,6 +196,11 @@ class MailDialog(QDialog):
     async def send(self) -> tuple[int, int] | None:
         settings = self._checked()
         if settings is None or self.profile is None:
+            return None
+        try:  # which rows were e-mailed could not be noted: none is sent
+            self.session.refuse_while_down()
+        except LedgerError as error:
+            say(self.said, str(error))
             return None
         await self._keep(settings)
         counted = [0, 0]

@@ -16,6 +16,7 @@ from ...config.profiles import Profile
 from ...desk.cards import words
 from ...desk.checks import cardholder_name, whole_amount
 from ...desk.checks import url as check_url
+from ...ledger import LedgerError
 from ...ledger.cards import CardOperation, CardRecord, OperationUnderWay
 from ...service.errors import ServiceError
 from ..field_message import FieldMessage, add_field_row
@@ -97,7 +98,8 @@ class OperationDialog(QDialog):
         self.say("Sending…")
         try:
             op = await asyncio.shield(self.start(value))  # closing the dialog does not stop it
-        except (OperationUnderWay, ServiceError) as error:  # busy card, no key: nothing sent
+        except (OperationUnderWay, ServiceError, LedgerError) as error:  # busy card, no key,
+            # a shared ledger out of reach: nothing sent
             self.say(getattr(error, "message", None) or str(error))
             self.action.setEnabled(True)
             return None

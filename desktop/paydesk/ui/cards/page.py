@@ -276,6 +276,8 @@ class CardPage(QWidget):
         profile = self.session.settings.profile(record.profile_id)
         try:
             await self.controller.load_card(profile, record.mode, record.card_hash)
+        except LedgerError as error:  # a shared ledger out of reach: not asked
+            self.say(str(error))
         except ServiceError as error:
             self.say(f"The card could not be read from the service: {error.message}. "
                      f"Shown as of {words.when(record.seen_at)}.")

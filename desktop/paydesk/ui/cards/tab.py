@@ -199,6 +199,9 @@ class CardsTab(QWidget):
                 return False
             self.wallet.say_as_of("The service answered that it has no cards.")
             return False
+        except LedgerError as error:  # a shared ledger out of reach: not asked
+            self.wallet.say_as_of(str(error))
+            return False
         except ServiceError as error:
             when = await self.ledger.refreshed_at(profile.id, mode)
             self.wallet.say_as_of(f"Could not refresh: {error.message}. Showing the cards as of "

@@ -197,6 +197,11 @@ async def close_shift(controller: Any, parent: QWidget | None) -> Shift | None:
         return None
     book = controller.book
     try:
+        session.refuse_while_down()  # nothing could be counted nor frozen: said at once
+    except LedgerError as refused:
+        await _tell(parent, "Close shift", str(refused))
+        return None
+    try:
         shift = await book.current_shift(controller.name, profile.id, session.mode)
         if shift is None:
             await _tell(parent, "Close shift", f"Counter {controller.name} has no open shift: "

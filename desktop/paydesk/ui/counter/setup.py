@@ -86,7 +86,10 @@ class ShopEmailBox(QFrame):
         except ValidationError as bad:
             self.message.say(bad.errors.get("shop_email", [bad.message])[0])
             return False
-        except (ServiceError, LedgerError, OSError) as failure:  # not saved: said, kept typed
+        except LedgerError as refused:  # a shared ledger out of reach: its one sentence
+            self.message.say(str(refused))
+            return False
+        except (ServiceError, OSError) as failure:  # not saved: said, kept typed
             log.info("the shop's e-mail could not be saved: %s", failure)
             self.message.say(f"Not saved: {getattr(failure, 'message', None) or failure}")
             return False

@@ -26,6 +26,7 @@ from ...desk.session import Session
 from ...ledger import LedgerError, LinkRecord
 from ...ledger.counter import KEEP, REFUND, Sale
 from ...service.errors import ServiceError, ValidationError
+from ..passing import Passing
 from ..signals import signals_of
 from .after_void import AfterVoidBanner
 from .confirm_sale import confirm_sale
@@ -130,6 +131,7 @@ class CounterTab(QWidget):
         self._midnight_timer.setTimerType(Qt.TimerType.PreciseTimer)
         self._midnight_timer.timeout.connect(self._new_day)
         self._midnight_timer.start(_ms_to_next_midnight())
+        self.passing = Passing(session, self)  # a refusal said goes when its cause goes
         signals = signals_of(session.hub)
         signals.saleChanged.connect(self._sale_changed)
         signals.linkChanged.connect(self._link_changed)
@@ -273,7 +275,7 @@ class CounterTab(QWidget):
             self.show_sale(self.controller.current)
             return None
         except (ServiceError, LedgerError) as failure:
-            self.entry.say({}, getattr(failure, "message", None) or str(failure))
+            self._refused(failure)
             self.show_sale(self.controller.current)
             return None
         finally:
@@ -310,8 +312,26 @@ class CounterTab(QWidget):
             return
         self.tasks.replace("new sale", self.new_sale())
 
+    def _refused(self, failure: Exception) -> None:
+        """What refused the staff's press, under the buttons; gone when its cause goes (the
+        shared ledger back, the key added)."""
+        text = getattr(failure, "message", None) or str(failure)
+        self.entry.say({}, text)
+        self.passing.said(self.message, text, failure)
+
+    def _refused_now(self) -> bool:
+        """Refused before the staff is asked anything (the shared ledger out of reach)."""
+        try:
+            self.session.refuse_while_down()
+        except LedgerError as refused:
+            self._refused(refused)
+            return True
+        return False
+
     async def new_sale(self) -> Sale | None:
         if self.controller.payable():
+            if self._refused_now():  # a void could not be written: not asked
+                return None
             ok = await confirm_sale(
                 self, "Void this sale?", "Void this sale and start a new one?",
                 self.controller.current,
@@ -326,7 +346,7 @@ class CounterTab(QWidget):
         try:
             voided = await self.controller.new_sale()
         except (LedgerError, ServiceError) as failure:
-            self.message.say(getattr(failure, "message", None) or str(failure))
+            self._refused(failure)
             return None
         if self.controller.current is not None:  # paid meanwhile (SalePaid): PAID stays shown
             return self.message.say(PAID_MEANWHILE, ok=True)
@@ -347,6 +367,8 @@ class CounterTab(QWidget):
     # -- after a void, and the shift --------------------------------------------------
 
     async def decide(self, sale: Sale, decision: str) -> Sale | None:
+        if self._refused_now():  # a decision could not be written: not asked
+            return None
         if decision == REFUND:
             ok = await confirm_sale(
                 self, "Refund this payment?", "Refund the payment that came after the void?",
@@ -360,7 +382,7 @@ class CounterTab(QWidget):
         try:
             decided = await self.controller.decide(sale, decision)
         except LedgerError as failure:
-            self.message.say(str(failure))
+            self._refused(failure)
             return None
         finally:
             self.banner.set_busy(False)

@@ -167,6 +167,7 @@ class LinkForm(QWidget):
         form.addRow(self.create_button, self.why_disabled)
         self._touched: set[str] = set()
         self.busy = False
+        self.refused = ""  # why no link can be made now (a shared ledger out of reach)
         for key, widget in self.fields.items():
             if isinstance(widget, QLineEdit):
                 widget.editingFinished.connect(lambda k=key: self._touch(k))
@@ -201,9 +202,11 @@ class LinkForm(QWidget):
             typed = key in self._touched or (isinstance(self.fields.get(key), QLineEdit)
                                              and self.fields[key].text().strip())
             message.say(problems.get(key) if typed or key == "meta" else None)
-        self.create_button.setEnabled(not problems and not self.busy)
+        self.create_button.setEnabled(not problems and not self.busy and not self.refused)
         if self.busy:
             reason = "Creating the link…"
+        elif self.refused:
+            reason = self.refused
         elif problems:
             key, text = next(iter(problems.items()))
             label = {"tx_ref": "Reference", "first_name": "First name", "last_name": "Last name",
@@ -220,6 +223,12 @@ class LinkForm(QWidget):
     def set_busy(self, busy: bool) -> None:
         """A create is under way: the button stays disabled until it ends, whatever is typed."""
         self.busy = busy
+        self.revalidate()
+
+    def set_refused(self, reason: str | None) -> None:
+        """Nothing can be created now, and ``reason`` says why beside the button (None: it
+        can again, and the reason goes)."""
+        self.refused = reason or ""
         self.revalidate()
 
     def show_all(self) -> None:

@@ -100,6 +100,7 @@ class LinksTab(QWidget):
         self.as_of = AsOf(session, self)
         self.as_of.changed.connect(self._reachable)
         self._show_as_of()
+        self.form.set_refused(session.refusal())  # nothing is made while it would be refused
         signals = signals_of(session.hub)
         signals.linkChanged.connect(self._changed)
         signals.linkSettled.connect(self._settled)
@@ -162,7 +163,11 @@ class LinksTab(QWidget):
     async def new_reference(self) -> None:
         profile = self.session.profile
         if profile is not None:
-            self._proposed = await self.controller.next_reference(profile)
+            try:
+                self._proposed = await self.controller.next_reference(profile)
+            except LedgerError as error:  # a shared ledger out of reach: the form says so
+                self._ledger_refused(error)
+                return
             self.form.tx_ref.setText(self._proposed)
             self._ref_for = (profile.id, self.session.mode)
 
@@ -179,6 +184,7 @@ class LinksTab(QWidget):
 
     def _reachable(self) -> None:
         self._show_as_of()
+        self.form.set_refused(self.session.refusal())
         if not self.as_of.text and not self.loaded:  # opened while it was out of reach
             self.reload()
 
@@ -222,16 +228,25 @@ class LinksTab(QWidget):
         profile = self.session.profile
         self.creating = True
         self.form.set_busy(True)
+        refused: LedgerError | None = None
         try:
             record = await self.controller.create(request)
         except ServiceError as error:
             failure: ServiceError | None = error
+        except LedgerError as error:  # a shared ledger out of reach: refused before sending
+            failure, refused = None, error
         else:
             failure = None
         finally:
             self.creating = False
             self.form.set_busy(False)  # the form's messages below are said after this
-        stored = await self.controller.ledger.get(profile.id, request.tx_ref) if failure else None
+        try:
+            stored = await self.controller.ledger.get(profile.id, request.tx_ref) if failure else None
+        except LedgerError as error:
+            refused = error
+        if refused is not None:
+            self._ledger_refused(refused)
+            return None
         if isinstance(failure, NoKeyError) or (failure is not None and stored is None
                                                and not isinstance(failure, ValidationError)):
             self.form.why_disabled.setText(failure.message)  # nothing was written or sent
@@ -250,6 +265,15 @@ class LinksTab(QWidget):
         self.show_link(record)
         await self.new_reference()
         return record
+
+    def _ledger_refused(self, error: LedgerError) -> None:
+        """The ledger refused (out of reach: the button waits for it, the reason beside it;
+        another refusal is said there once)."""
+        refusal = self.session.refusal()
+        self.form.set_refused(refusal)
+        if refusal is None:
+            self.form.why_disabled.setText(str(error))
+            self.form.why_disabled.setAccessibleName(str(error))
 
     async def show_snippets(self):
         from ..dialogs import run_dialog

@@ -28,6 +28,7 @@ from ...ledger import LedgerError, LinkQuery, LinkRecord
 from ..as_of import AsOf
 from ..field_message import FieldMessage
 from ..fixed_text import use_fixed
+from ..passing import Passing
 from ..signals import signals_of
 from ..table import tips_for_cut_text
 from .details import DetailsPanel
@@ -152,6 +153,7 @@ class TransactionsTab(TabActions, QWidget):
         # the ledger is back: ``follow.py``)
         self.as_of = AsOf(session, self)
         self.as_of.changed.connect(self._show_count)
+        self.passing = Passing(session, self)  # a refusal said goes when its cause goes
         self._only: frozenset[str] = frozenset()  # a reconcile's rows, when "Show these" is on
         self._kept: tuple[str, str] | None = None  # the selected record, across a new query
         self.loaded = False
