@@ -145,22 +145,25 @@ def test_void_sale_pressed_after_the_customer_paid_voids_nothing(counter, loop):
 
 
 def _plain(label: QLabel) -> str:
-    document = QTextDocument()
-    document.setHtml(label.text()) if label.textFormat() != Qt.TextFormat.PlainText \
-        and GuiQt.mightBeRichText(label.text()) else document.setPlainText(label.text())
-    return document.toPlainText()
+    return _document(label).toPlainText()
+
+
+def _document(label: QLabel) -> QTextDocument:
+    """The label's text as a text document (not a widget: nothing pressed), rich or plain
+    as the label reads it."""
+    if label.textFormat() != Qt.TextFormat.PlainText and GuiQt.mightBeRichText(label.text()):
+        document = QTextDocument()
+        document.setHtml(label.text())
+        return document
+    return QTextDocument(label.text())  # plain text, as the label draws it
 
 
 def _lines_taken(label: QLabel, text: str) -> int:
     """On how many lines ``label`` draws ``text``, laid out as the label lays out its text:
     in its font, wrapped at its width when it wraps words."""
-    document = QTextDocument()
+    document = _document(label)
     document.setDefaultFont(label.font())
     document.setDocumentMargin(0)
-    if label.textFormat() != Qt.TextFormat.PlainText and GuiQt.mightBeRichText(label.text()):
-        document.setHtml(label.text())
-    else:
-        document.setPlainText(label.text())
     document.setTextWidth(label.contentsRect().width() if label.wordWrap() else -1)
     document.size()  # laid out
     start = document.toPlainText().index(text)
