@@ -23,7 +23,14 @@ COLUMNS = ("id", "profile_id", "mode", "tx_ref", "amount_minor", "fee_minor", "c
            "first_name", "last_name", "state", "state_raw", "checkout_url", "reference",
            "customization", "meta", "callback_url", "return_url", "origin", "error",
            "created_at", "updated_at", "checked_at", "customer_key", "learned_by")
-SELECT = ", ".join(f"links.{c}" for c in COLUMNS)
+# A sale voided at a counter: its void in the counter book, read with the record by
+# (profile_id, tx_ref), one seek in counter_voids' unique index per record read (both
+# backends say it so)
+_VOID = ("FROM counter_voids cv WHERE cv.profile_id = links.profile_id"
+         " AND cv.tx_ref = links.tx_ref")
+VOIDED_AT = f"(SELECT cv.voided_at {_VOID}) AS voided_at"
+VOIDED = f"EXISTS (SELECT 1 {_VOID})"  # a condition: the record is a sale voided at a counter
+SELECT = ", ".join(f"links.{c}" for c in COLUMNS) + ", " + VOIDED_AT
 BROAD = 2000  # matches from the trigram index above which a term counts as broad
 
 
@@ -39,7 +46,8 @@ def record(row: sqlite3.Row, raw: str | None = None) -> LinkRecord:
         meta=json.loads(row["meta"] or "{}"), callback_url=row["callback_url"],
         return_url=row["return_url"], origin=row["origin"], error=row["error"],
         created_at=parse_written(row["created_at"]), updated_at=parse_written(row["updated_at"]),
-        checked_at=parse_stamp(row["checked_at"]), learned_by=row["learned_by"], raw_json=raw)
+        checked_at=parse_stamp(row["checked_at"]), learned_by=row["learned_by"],
+        voided_at=parse_stamp(row["voided_at"]), raw_json=raw)
 
 
 def like(text: str) -> str:
@@ -72,6 +80,8 @@ class Plan:
         if query.tx_refs:
             self.conditions.append("links.tx_ref IN (SELECT value FROM json_each(?))")
             self.args.append(json.dumps(sorted(query.tx_refs)))
+        if query.voided is not None:
+            self.conditions.append(VOIDED if query.voided else f"NOT {VOIDED}")
         text = query.text.strip()
         if text:
             if len(text) >= 3 and not self._broad(db, text):
