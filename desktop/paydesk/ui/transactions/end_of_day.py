@@ -60,7 +60,7 @@ class EndOfDayDialog(QDialog):
         self.day.setDisplayFormat("yyyy-MM-dd")
         form.addRow("&Day:", self.day)
         self.figures: dict[str, QLabel] = {}
-        for label, _ in COUNTS:
+        for label, _, _ in COUNTS:
             value = QLabel("")
             value.setObjectName("end-of-day-" + label.lower().replace(" ", "-"))
             form.addRow(label + ":", value)
@@ -94,7 +94,9 @@ class EndOfDayDialog(QDialog):
         # live, like the table: a state the scheduler learns is counted within a second
         self.again = QTimer(self, singleShot=True, interval=500)
         self.again.timeout.connect(lambda: self.tasks.replace("load", self._kept(self.load())))
-        signals_of(controller.session.hub).linkChanged.connect(self._changed)
+        signals = signals_of(controller.session.hub)
+        signals.linkChanged.connect(self._changed)
+        signals.saleChanged.connect(self._changed)  # a sale voided at a counter
         # a shared ledger out of reach: the figures as of when it went
         self.as_of = AsOf(controller.session, self)
         self.as_of.changed.connect(self._show_heading)
