@@ -32,6 +32,7 @@ from ...desk.transactions import TransactionsController
 from ...ledger import DaySummary, LedgerError, LinkQuery
 from ..as_of import AsOf
 from ..dialogs import run_dialog
+from ..printing import REFUSED, printed
 from ..signals import signals_of
 from .actions import save_path
 
@@ -209,7 +210,7 @@ class EndOfDayDialog(QDialog):
         summary = await self.count()  # the figures as they are now
         painter = QPainter()
         if not painter.begin(printer):
-            self.heading.setText("Could not print: the printer refused the page")
+            self.say(REFUSED)
             return False
         area = printer.pageLayout().paintRectPixels(printer.resolution())
         unit = area.width() / 100
@@ -221,6 +222,7 @@ class EndOfDayDialog(QDialog):
             painter.drawText(QRectF(0, i * unit * 5, area.width(), unit * 5),
                              Qt.AlignmentFlag.AlignLeft, line)
         painter.end()
+        self.say(printed(printer))
         return True
 
     def done(self, result: int) -> None:  # Qt's name

@@ -118,11 +118,11 @@ class TabActions:
             self.tasks.replace("receipt", actions.save_receipt(
                 self, record, merchant, record.mode == "test"))
 
-    async def _print(self, record: LinkRecord, merchant: str) -> bool | None:
-        printed = await actions.print_receipt(self, record, merchant, record.mode == "test")
-        if printed is False:
-            self.details.say("Could not print: the printer refused the page")
-        return printed
+    async def _print(self, record: LinkRecord, merchant: str) -> str | None:
+        said = await actions.print_receipt(self, record, merchant, record.mode == "test")
+        if said is not None:
+            self.details.say(said)
+        return said
 
     async def _check(self, record: LinkRecord) -> None:
         found = await self.controller.check(record.tx_ref)
