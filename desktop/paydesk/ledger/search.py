@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .amounts import from_minor
+from .fold import fold
 from .query import Cursor, LinkQuery, Page
 from .records import LinkRecord, parse_stamp, parse_written, stamp
 from .schema import SORT_INDEXES
@@ -82,15 +83,15 @@ class Plan:
             self.args.append(json.dumps(sorted(query.tx_refs)))
         if query.voided is not None:
             self.conditions.append(VOIDED if query.voided else f"NOT {VOIDED}")
-        text = query.text.strip()
+        text = fold(query.text.strip())  # accents and case folded (fold.py)
         if text:
             if len(text) >= 3 and not self._broad(db, text):
                 # the index takes a plain LIKE (a % or _ typed only widens what it finds);
                 # each hit is then checked exactly
-                self.source = ("(SELECT rowid AS hit FROM links_fts WHERE search_text LIKE ?)"
+                self.source = ("(SELECT rowid AS hit FROM links_fts WHERE search_folded LIKE ?)"
                                " AS hits CROSS JOIN links ON links.id = hits.hit")
                 self.source_args = [f"%{text}%"]
-            self.conditions.append("links.search_text LIKE ? ESCAPE '\\'")
+            self.conditions.append("links.search_folded LIKE ? ESCAPE '\\'")
             self.args.append(like(text))
 
     def _within(self, column: str, values: list[str]) -> None:
@@ -99,7 +100,7 @@ class Plan:
 
     @staticmethod
     def _broad(db: sqlite3.Connection, text: str) -> bool:
-        found = db.execute("SELECT count(*) FROM (SELECT 1 FROM links_fts WHERE search_text"
+        found = db.execute("SELECT count(*) FROM (SELECT 1 FROM links_fts WHERE search_folded"
                            " LIKE ? LIMIT ?)", (f"%{text}%", BROAD)).fetchone()[0]
         return found >= BROAD
 
@@ -161,12 +162,15 @@ class Plan:
 
 
 def index_text(db: sqlite3.Connection, where: str, args: Sequence[Any]) -> None:
-    """Add these rows' text to the search index (one statement, however many rows)."""
-    db.execute("INSERT INTO links_fts (rowid, search_text) SELECT id, search_text FROM links"
-               f" WHERE {where}", tuple(args))
+    """Fold these rows' text (``search_folded``, by the writer's ``paydesk_fold``) and add
+    it to the search index (a statement each, however many rows)."""
+    db.execute(f"UPDATE links SET search_folded = paydesk_fold(search_text) WHERE {where}",
+               tuple(args))
+    db.execute("INSERT INTO links_fts (rowid, search_folded) SELECT id, search_folded"
+               f" FROM links WHERE {where}", tuple(args))
 
 
 def unindex_text(db: sqlite3.Connection, where: str, args: Sequence[Any]) -> None:
-    """Take these rows' text, as it is now, out of the search index."""
-    db.execute("INSERT INTO links_fts (links_fts, rowid, search_text) SELECT 'delete', id,"
-               f" search_text FROM links WHERE {where}", tuple(args))
+    """Take these rows' text, as it is now (folded as it was indexed), out of the index."""
+    db.execute("INSERT INTO links_fts (links_fts, rowid, search_folded) SELECT 'delete', id,"
+               f" search_folded FROM links WHERE {where}", tuple(args))

@@ -2,9 +2,10 @@
 
 The same queries as the SQLite ledger's (``..search``), with the same results: every sort
 walks its index (``schema.SORT_INDEXES``, text ``COLLATE "C"``: byte order, as SQLite's), and
-text search is an ILIKE on ``search_text`` (the references, the e-mail and the name), taken
-literally, through the trigram index ``links_search``; PostgreSQL's planner, which keeps
-statistics, decides by itself when a term is too broad for that index.
+text search is a LIKE of the term folded (``..fold``) on ``search_folded`` (the references,
+the e-mail and the name, folded by the server: ``search_schema.py``), taken literally,
+through the trigram index ``links_search``; PostgreSQL's planner, which keeps statistics,
+decides by itself when a term is too broad for that index.
 
 One sort needs more than the index's order: a record never checked has no ``checked_at``
 (NULL in PostgreSQL, empty text in SQLite, where it sorts before every time). Its pages are
@@ -21,6 +22,7 @@ from typing import Any
 from psycopg import Connection
 
 from ..amounts import from_minor
+from ..fold import fold
 from ..query import Cursor, LinkQuery, Page
 from ..records import LinkRecord
 from ..schema import SORT_INDEXES
@@ -88,9 +90,9 @@ class Plan:
             self.args.append(query.origin)
         if query.voided is not None:
             self.conditions.append(VOIDED if query.voided else f"NOT {VOIDED}")
-        text = query.text.strip()
+        text = fold(query.text.strip())  # accents and case folded, as search_folded is
         if text:  # backslash is LIKE's escape in PostgreSQL too: like() applies as it is
-            self.conditions.append("links.search_text ILIKE %s")
+            self.conditions.append("links.search_folded LIKE %s")
             self.args.append(like(text))
 
     def where(self) -> str:
