@@ -117,7 +117,7 @@ async def test_postgresql_folds_every_letter_as_the_desk_does(pg_url):
     try:
         await ledger.opened()
         text = "".join(chr(c) for c in range(0x20, 0x2000)
-                       if unicodedata.category(chr(c))[0] != "C") + "\x1f漢字😀"
+                       if unicodedata.category(chr(c))[0] != "C") + "\x1f漢字😀 한국 Ǿ"
         row = await ledger._engine.read(lambda conn: conn.execute(
             "SELECT paydesk_fold(%s) AS folded", (text,)).fetchone())
         assert row["folded"] == fold(text)

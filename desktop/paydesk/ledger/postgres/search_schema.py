@@ -8,7 +8,9 @@ folded, and ``links_search``, the trigram index, is built on it in place of the 
 text (the name kept: the one search index). Not ``unaccent`` (postgresql-contrib): its
 rules are the server's own file and its lower() the database's locale, so a desk's file
 and the shop's server could fold a letter two ways; this function is the desk's table, the
-same on every server, and a test compares the two character by character.
+same on every server, and a test compares the two character by character. (A first
+version folded every Latin, Greek and Cyrillic letter through one ``translate`` list of a
+thousand characters: importing 200,000 records took 63 s instead of 13.)
 """
 
 from __future__ import annotations
