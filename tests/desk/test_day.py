@@ -50,8 +50,9 @@ def a_day() -> DaySummary:
 
 def test_the_days_figures_in_words():
     summary = a_day()
-    assert counts(summary) == [("Links made", 6), ("Paid", 2), ("Failed", 1), ("Cancelled", 0),
-                               ("Refunded or reversed", 1), ("Still open", 2), ("Not created", 0)]
+    assert counts(summary) == [("Links made", 6), ("Paid", 2), ("Paid after void", 0),
+                               ("Failed", 1), ("Cancelled", 0), ("Refunded or reversed", 1),
+                               ("Still open", 2), ("Voided at counter", 0), ("Not created", 0)]
     total = summary.totals[0]
     assert fees_text(total) == "0.69 (known for 2 of 3)"  # the refunded one's fee not said yet
     assert refunds_text(total) == "5.00 (1 payment)"

@@ -232,6 +232,21 @@ def save_as(dialog, path) -> None:
     enter(name)
 
 
+PRINT_TO_FILE = "Print to File (PDF)"  # the printer Qt's own print dialog offers for a PDF
+
+
+def print_to_file(dialog, path) -> None:
+    """Answer Qt's own print dialog as a user prints to a PDF file: "Print to File (PDF)"
+    chosen as the printer (already the choice on a computer with no printer installed), the
+    file's whole path typed into its name field, then Print."""
+    reachable(dialog)
+    printers = dialog.findChild(QComboBox, "printers")
+    if printers.currentText() != PRINT_TO_FILE:
+        choose(printers, PRINT_TO_FILE)
+    type_into(dialog.findChild(QLineEdit, "filename"), str(path))
+    click(button(dialog, "Print"))
+
+
 class Answer:
     """A message box to be answered when it comes up (see ``answer_later``): ``answered``
     says whether it came and its button was pressed; ``wait`` fails if it has not."""

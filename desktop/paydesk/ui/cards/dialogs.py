@@ -136,14 +136,23 @@ class AmountDialog(OperationDialog):
         super().__init__(parent, tasks_of, title, verb, f"{kind}-dialog")
         self.kind, self.record, self.profile = kind, record, profile
         self._run, self._current = run, current
-        balance = words.card_money(profile, record, record.balance)
-        intro = QLabel(f"Card {record.masked} · balance {balance}"
-                       + (f" (as of {words.when(record.seen_at)})" if record.balance is not None else ""))
-        intro.setWordWrap(True)
-        self.form.addRow(intro)
+        self.heading = QLabel("")
+        self.heading.setObjectName(f"{kind}-heading")
+        self.heading.setWordWrap(True)
+        self.form.addRow(self.heading)
+        self._show_heading()
         self.amount = QLineEdit()
         self.amount.setPlaceholderText("whole units, e.g. 25")
         self.amount_message = self.field("&Amount", self.amount, f"{kind}-amount")
+
+    def _show_heading(self) -> None:
+        """The card and its balance as last known (after Done: the new one)."""
+        record = self.record
+        balance = words.card_money(self.profile, record, record.balance)
+        text = (f"Card {record.masked} · balance {balance}"
+                + (f" (as of {words.when(record.seen_at)})" if record.balance is not None else ""))
+        self.heading.setText(text)
+        self.heading.setAccessibleName(text)
 
     def check(self) -> Decimal | None:
         most = self.record.balance if self.kind == "withdraw" else None
@@ -163,6 +172,7 @@ class AmountDialog(OperationDialog):
         if card is not None and card.balance is not None:
             text += f" New balance: {words.card_money(self.profile, card, card.balance)}."
             self.record = card
+            self._show_heading()
         return text
 
 

@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QGridLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
+from ...desk.states import OPEN_STATES
 from ...desk.texts import local_time, money_text, utc_time
 from ...ledger import LinkRecord
 from ..fixed_text import use_fixed
@@ -20,12 +21,26 @@ FIELDS = (  # (key, label)
     ("email", "E-mail"), ("amount", "Amount"), ("fee", "Fee"), ("mode", "Mode"),
     ("type", "Type"), ("origin", "Made"), ("title", "Title"), ("description", "Description"),
     ("logo", "Logo"), ("meta", "Extra information"), ("created", "Created"),
-    ("updated", "Updated"), ("checked", "Last checked"), ("learned", "Learned by"))
+    ("updated", "Updated"), ("checked", "Last checked"), ("learned", "Learned by"),
+    ("voided", "Voided at counter"))
+ONLY_SAID = ("voided",)  # rows shown only when they have something to say
 LEARNED = {"notification": "notification", "check": "check"}  # how its state was learned
 FIXED = ("tx_ref", "reference", "logo")  # references and a URL: read back, typed, copied
 ACTIONS = (  # (key, text): buttons, named by their verb
     ("check", "Check now"), ("receipt-print", "Print receipt…"),
     ("receipt-pdf", "Save receipt as PDF…"), ("show-qr", "Show QR"), ("copy-link", "Copy link"))
+
+
+def voided_text(record: LinkRecord) -> str:
+    """When a counter's sale was voided there, and what that means now ("": no void)."""
+    if record.voided_at is None:
+        return ""
+    when = local_time(record.voided_at)
+    if record.state in OPEN_STATES:
+        return f"{when}: the customer can still pay it, and PayDesk still checks it"
+    if record.state == "success":
+        return f"{when}: paid after it (keep it or refund it on the Counter tab)"
+    return when
 
 
 def _plain(label: QLabel) -> QLabel:
@@ -52,8 +67,10 @@ class DetailsPanel(QWidget):
         column.addWidget(self.message)
         grid = QGridLayout()
         self.values: dict[str, QLabel] = {}
+        self.captions: dict[str, QLabel] = {}
         for row, (key, label) in enumerate(FIELDS):
             caption = QLabel(label + ":")
+            self.captions[key] = caption
             value = _plain(QLabel(""))
             value.setObjectName(f"transaction-{key}")
             caption.setBuddy(value)
@@ -119,6 +136,9 @@ class DetailsPanel(QWidget):
             for value in self.values.values():
                 value.setText("")
                 value.setAccessibleName("")
+            for key in ONLY_SAID:
+                self.values[key].hide()
+                self.captions[key].hide()
             self.raw.setPlainText("")
             return
         paint_state(self.state, record)
@@ -139,9 +159,10 @@ class DetailsPanel(QWidget):
             "created": local_time(record.created_at), "updated": local_time(record.updated_at),
             "checked": local_time(record.checked_at) if record.checked_at else "never",
             "learned": LEARNED.get(record.learned_by or "", "not known"),
+            "voided": voided_text(record),
         }
         hover = {"created": utc_time(record.created_at), "updated": utc_time(record.updated_at),
-                 "checked": utc_time(record.checked_at),
+                 "checked": utc_time(record.checked_at), "voided": utc_time(record.voided_at),
                  "learned": "How PayDesk learned its state: a notification from the service, "
                             "or a check (a lookup) of its own"}
         labels = dict(FIELDS)
@@ -149,6 +170,9 @@ class DetailsPanel(QWidget):
             value.setText(texts[key])
             value.setAccessibleName(f"{labels[key]}: {texts[key]}")
             value.setToolTip(hover.get(key, ""))
+            if key in ONLY_SAID:
+                value.setVisible(bool(texts[key]))
+                self.captions[key].setVisible(bool(texts[key]))
         self.copy_service_ref.setEnabled(bool(record.reference))
         self.buttons["receipt-print"].setEnabled(record.state == "success")
         self.buttons["receipt-pdf"].setEnabled(record.state == "success")

@@ -34,6 +34,7 @@ from ...ledger import DaySummary, LedgerError, LinkQuery
 from ..as_of import AsOf
 from ..dialogs import run_dialog
 from ..passing import Passing
+from ..printing import REFUSED, printed
 from ..screen_fit import resize_within_screen
 from ..signals import signals_of
 from ..table import tips_for_cut_text
@@ -64,7 +65,7 @@ class EndOfDayDialog(QDialog):
         self.day.setDisplayFormat("yyyy-MM-dd")
         form.addRow("&Day:", self.day)
         self.figures: dict[str, QLabel] = {}
-        for label, _ in COUNTS:
+        for label, _, _ in COUNTS:
             value = QLabel("")
             value.setObjectName("end-of-day-" + label.lower().replace(" ", "-"))
             form.addRow(label + ":", value)
@@ -104,7 +105,9 @@ class EndOfDayDialog(QDialog):
         # live, like the table: a state the scheduler learns is counted within a second
         self.again = QTimer(self, singleShot=True, interval=500)
         self.again.timeout.connect(lambda: self.tasks.replace("load", self._kept(self.load())))
-        signals_of(controller.session.hub).linkChanged.connect(self._changed)
+        signals = signals_of(controller.session.hub)
+        signals.linkChanged.connect(self._changed)
+        signals.saleChanged.connect(self._changed)  # a sale voided at a counter
         # a shared ledger out of reach: the figures as of when it went
         self.as_of = AsOf(controller.session, self)
         self.as_of.changed.connect(self._show_heading)
@@ -241,7 +244,7 @@ class EndOfDayDialog(QDialog):
             return False
         painter = QPainter()
         if not painter.begin(printer):
-            self.heading.setText("Could not print: the printer refused the page")
+            self.say(REFUSED)
             return False
         area = printer.pageLayout().paintRectPixels(printer.resolution())
         unit = area.width() / 100
@@ -253,6 +256,7 @@ class EndOfDayDialog(QDialog):
             painter.drawText(QRectF(0, i * unit * 5, area.width(), unit * 5),
                              Qt.AlignmentFlag.AlignLeft, line)
         painter.end()
+        self.say(printed(printer))
         return True
 
     def done(self, result: int) -> None:  # Qt's name

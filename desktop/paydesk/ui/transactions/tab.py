@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from ...desk.session import Session
 from ...desk.transactions import TransactionsController
 from ...ledger import LedgerError, LinkQuery, LinkRecord
+from ...ledger.counter import Sale
 from ..as_of import AsOf
 from ..field_message import FieldMessage
 from ..fixed_text import use_fixed
@@ -148,6 +149,7 @@ class TransactionsTab(TabActions, QWidget):
         self._enable_actions(None)
         signals = signals_of(session.hub)
         signals.linkChanged.connect(self._changed)
+        signals.saleChanged.connect(self._sale_changed)  # voided at a counter: its state words
         signals.changed.connect(self.reload)
         # a shared ledger out of reach: the list is what it was then (it catches up once
         # the ledger is back: ``follow.py``)
@@ -231,10 +233,16 @@ class TransactionsTab(TabActions, QWidget):
         if query is None or (record.profile_id, record.mode) != (query.profile_id, query.mode):
             return
         listed = self.model.row_of(record.key) is not None
-        if query.states and listed != (record.state in query.states):
+        if (query.states or query.voided is not None) and listed != query.admits_state(record):
             self._soon(requery=True)  # it joined or left a list filtered by state
         elif not listed:  # perhaps new in a sorted, filtered or searched view (another desk's)
             self._soon(requery=False)
+
+    def _sale_changed(self, sale: Sale) -> None:
+        """A counter's sale was made, voided or decided (here or at another desk): its record,
+        read with the sale, shows it."""
+        if sale.record is not None:
+            self._changed(sale.record)
 
     def _soon(self, *, requery: bool) -> None:
         """Read the list again within 300 ms (``requery``), or count it and read it again if

@@ -62,15 +62,22 @@ class TabActions:
             found = await self.controller.lookup(text)
         finally:
             self.lookup_button.setEnabled(True)
+        # the list's selection and the pane agree: the row of what was found is selected,
+        # and no other (nothing found, or not listed): an old row left selected under a
+        # blank pane, or another record's, would take Ctrl+P or Ctrl+R to a payment the
+        # user has moved away from
+        row = None if found.record is None else self.model.row_of(found.record.key)
+        if row is None:
+            self.table.clearSelection()
         if found.record is None:
             self.lookup_message.say(found.message)
             self.passing.said(self.lookup_message, found.message, found.refused)
             self.details.show_record(None)
+            self._enable_actions(None)
             return found
         self.lookup_message.say(None)
         self.details.show_record(found.record, found.message)
         self._enable_actions(found.record)
-        row = self.model.row_of(found.record.key)
         if row is not None:
             self.table.selectRow(row)
         return found
@@ -122,11 +129,11 @@ class TabActions:
                                else actions.save_receipt(self, record, merchant,
                                                          record.mode == "test"))
 
-    async def _print(self, record: LinkRecord, merchant: str) -> bool | None:
-        printed = await actions.print_receipt(self, record, merchant, record.mode == "test")
-        if printed is False:
-            self.details.say("Could not print: the printer refused the page")
-        return printed
+    async def _print(self, record: LinkRecord, merchant: str) -> str | None:
+        said = await actions.print_receipt(self, record, merchant, record.mode == "test")
+        if said is not None:
+            self.details.say(said)
+        return said
 
     async def _check(self, record: LinkRecord) -> None:
         found = await self.controller.check(record.tx_ref)
