@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QDialog,
     QFormLayout,
@@ -24,11 +23,13 @@ from PySide6.QtWidgets import (
 
 from .field_message import add_field_row
 from .fixed_text import use_fixed
+from .screen_fit import keep_wrapped_height
 
 RETRY_EVERY = 5.0  # s: how often the shared ledger is tried again while the dialog is up
 WAITING, OWN, QUIT, CONNECT = 0, 1, 2, 3
 RETRYING = "PayDesk tries again by itself every few seconds."
 KEPT = "The password is kept in this computer's keyring, never in a file."
+WIDTH = 600  # px at least: a refusal of the password, naming a long role, in two lines
 
 
 class LedgerProblemDialog(QDialog):
@@ -47,11 +48,21 @@ class LedgerProblemDialog(QDialog):
         self.why.setWordWrap(True)
         self.why.setAccessibleName(why)
         layout.addWidget(self.why)
-        self.address = QLabel(address)
-        self.address.setAccessibleName(address)
-        self.address.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # the address, read-only: a long one scrolls in its box (and is copied whole from
+        # it) rather than widening the dialog past its screen
+        self.address = QLineEdit(address)
+        self.address.setObjectName("ledger-problem-address")
+        self.address.setAccessibleName("Address")
+        self.address.setReadOnly(True)
+        self.address.setToolTip(address)
+        self.address.setCursorPosition(0)
         use_fixed(self.address)  # an address is copied: 0 and O, 1 and l told apart
-        layout.addWidget(self.address)
+        where = QFormLayout()
+        where.setContentsMargins(0, 0, 0, 0)
+        caption = QLabel("Address")
+        caption.setBuddy(self.address)
+        where.addRow(caption, self.address)
+        layout.addLayout(where)
         self.asking = QWidget()  # the password, when the server asks for it
         form = QFormLayout(self.asking)
         form.setContentsMargins(0, 0, 0, 0)
@@ -61,7 +72,7 @@ class LedgerProblemDialog(QDialog):
         self.password.setEchoMode(QLineEdit.EchoMode.Password)
         use_fixed(self.password)
         self.password_message = add_field_row(form, "&Password", self.password,
-                                              "ledger-problem-password")
+                                              "ledger-problem-password", lines=2)
         layout.addWidget(self.asking)
         self.note = QLabel(RETRYING)
         self.note.setAccessibleName(RETRYING)
@@ -80,6 +91,8 @@ class LedgerProblemDialog(QDialog):
             button.clicked.connect(lambda _=False, c=choice: self._choose(c))
             buttons.addWidget(button)
         layout.addLayout(buttons)
+        self.setMinimumWidth(WIDTH)
+        keep_wrapped_height(self)  # the why, wrapped, never squashes the password's field
         self._ask(asks_password)
 
     def _ask(self, asks_password: bool) -> None:

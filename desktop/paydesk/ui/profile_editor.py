@@ -37,10 +37,12 @@ from . import files
 from .dialogs import shown
 from .field_message import FieldMessage, add_field_row
 from .fixed_text import use_fixed
-from .screen_fit import fit_to_contents
+from .screen_fit import fit_to_contents, keep_wrapped_height
 
 KEY_FIELDS = (("test", "secret", "Test secret key"), ("test", "public", "Test public key"),
               ("live", "secret", "Live secret key"), ("live", "public", "Live public key"))
+KEY_LINES, KEY_ROOM = 2, 260  # what Check keys found, whole in two lines under its key, px
+FIELD_ROOM = 180  # px: the least a field of the profile is made, the editor narrowed
 
 
 WEBHOOK = ("test", "webhook")  # where the keyring keeps the webhook secret
@@ -192,9 +194,10 @@ class ProfileEditor(QDialog):
         right.addLayout(keys_form)
 
         def add(label: str, widget: QWidget, name: str) -> FieldMessage:
-            into = keys_form if isinstance(widget, KeyField) else form
-            return add_field_row(into, label, widget, name,
-                                 widget.edit if isinstance(widget, KeyField) else widget)
+            key = isinstance(widget, KeyField)  # a key: what Check keys found, whole under it
+            widget.setMinimumWidth(KEY_ROOM if key else FIELD_ROOM)  # never a sliver, narrowed
+            return add_field_row(keys_form if key else form, label, widget, name,
+                                 widget.edit if key else widget, lines=KEY_LINES if key else 1)
 
         self.name = QLineEdit(profile.name if profile else "")
         self.name.setObjectName("profile-name")
@@ -280,6 +283,7 @@ class ProfileEditor(QDialog):
         self.saved: Profile | None = None
         self.unchecked: str | None = None  # why the keys could not be checked (then saved as typed)
         fit_to_contents(self, width=940)
+        keep_wrapped_height(self)  # made narrower, its wrapped notes never squash the keys
 
     async def load_keys(self) -> None:
         if self.profile is None:

@@ -26,11 +26,18 @@ from ..ledger import LedgerError
 from .field_message import add_field_row
 from .fixed_text import use_fixed
 from .profile_editor import KeyField
+from .screen_fit import keep_wrapped_height
 
 INTRO = ("A shared ledger lets every desk of the shop see the same links, transactions and "
          "cards. Its address and the password of its PayDesk role come from the shop's "
          "administrator (docs/SHARED_LEDGER.md).")
 MOVED = "The password was taken out of the address: it is kept in the keyring, never in a file."
+# Test connection's sentences are said whole beside their field: the address's in three
+# lines at most (the longest, a server that does not let this computer in, takes three at
+# this width), the password's and the desk name's in two; their rooms are kept, shown or
+# not, so nothing moves when one is said
+WIDTH = 640
+ADDRESS_LINES, PASSWORD_LINES, NAME_LINES = 3, 2, 2
 NAME_HINT = ("How the shop's status bars and this desk's counter shifts name it; empty: the "
              "computer's name (told apart by this desk's id when another desk has it).")
 
@@ -55,7 +62,7 @@ class SharedLedgerDialog(QDialog):
         self.session, self.naming = session, naming
         self.setObjectName("shared-ledger")
         self.setWindowTitle("Shared ledger")
-        self.setMinimumWidth(560)
+        self.setMinimumWidth(WIDTH)
         layout = QVBoxLayout(self)
         intro = QLabel(INTRO)
         intro.setWordWrap(True)
@@ -71,11 +78,12 @@ class SharedLedgerDialog(QDialog):
         self.url.setAccessibleName("Ledger address")
         self.url.setPlaceholderText(EXAMPLE)
         use_fixed(self.url)
-        self.url_message = add_field_row(form, "Ledger &address", self.url, "ledger-url")
+        self.url_message = add_field_row(form, "Ledger &address", self.url, "ledger-url",
+                                         lines=ADDRESS_LINES)
         self.password = KeyField("Password", "ledger-password")
         self.password.edit.setPlaceholderText("none")
         self.password_message = add_field_row(form, "&Password", self.password, "ledger-password",
-                                              self.password.edit)
+                                              self.password.edit, lines=PASSWORD_LINES)
         self._name_row(form)
         self.status = QLabel("A change takes effect when PayDesk next starts.")
         self.status.setObjectName("ledger-status")
@@ -100,6 +108,7 @@ class SharedLedgerDialog(QDialog):
         self.rename_button.clicked.connect(lambda: self.tasks.replace("rename desk", self.rename()))
         self.rename_button.setEnabled(naming is not None)
         layout.addWidget(buttons)
+        keep_wrapped_height(self)  # its fields never squashed under the wrapped intro
 
     def _name_row(self, form: QFormLayout) -> None:
         """This desk's name, its Rename desk button and, under them, what became of it."""
@@ -119,7 +128,7 @@ class SharedLedgerDialog(QDialog):
         box = QWidget()  # the row's widget: the field and its button side by side
         box.setLayout(row)
         self.desk_name_message = add_field_row(form, "Desk &name", box, "desk-name",
-                                               self.desk_name)
+                                               self.desk_name, lines=NAME_LINES)
 
     async def rename(self) -> bool:
         """Name this desk now (empty: its default name), said beside the field."""

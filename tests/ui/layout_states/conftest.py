@@ -59,3 +59,19 @@ def app(start_app, loop):
     app = start_app(sandbox=True)
     app.on_links_tab(size=None)  # as it opens on this screen
     return app
+
+
+@pytest.fixture(scope="module")
+def ledgers(pg_server):
+    """The shared ledgers the set-up dialogs are tried on (reach.py's ``Ledgers``): the
+    session's PostgreSQL, and one of this module's that lets desks in over TLS only."""
+    from tests import postgres
+    from tests.ui.layout_states.reach import TLS_ONLY_HBA, make_ledgers
+
+    tls = postgres.Cluster()
+    (tls.data / "pg_hba.conf").write_text(TLS_ONLY_HBA)
+    try:
+        tls.start()
+        yield make_ledgers(pg_server, tls)
+    finally:
+        tls.remove()

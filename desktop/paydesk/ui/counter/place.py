@@ -5,7 +5,7 @@ embedded beside the amount box, and gives each the sale on screen."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication, QScreen, QShowEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidget
 
@@ -39,6 +39,7 @@ class DisplayPlace(QWidget):
         self.toggle.setObjectName("customer-display-toggle")
         self.toggle.setAccessibleName(OPEN)
         self.toggle.clicked.connect(self._toggle)
+        self._same_width()
         row.addWidget(self.toggle)
         row.addStretch(1)
         self.beside = CustomerView(tasks)  # placed by the tab, beside the amount box
@@ -156,6 +157,19 @@ class DisplayPlace(QWidget):
         text = CLOSE if self.is_open else OPEN
         self.toggle.setText(text)
         self.toggle.setAccessibleName(text)
+        self._same_width()
+
+    def _same_width(self) -> None:
+        """The toggle as wide saying Open as Close: the row, and the window, keep their
+        width when the customer's view is shown."""
+        metrics = self.toggle.fontMetrics()  # as QPushButton measures its text
+
+        def width(text: str) -> int:
+            return metrics.size(Qt.TextFlag.TextShowMnemonic, text).width()
+
+        widest = max(width(OPEN), width(CLOSE))
+        self.toggle.setMinimumWidth(self.toggle.sizeHint().width() + widest
+                                    - width(self.toggle.text()))
 
     @property
     def views(self) -> list[CustomerView]:

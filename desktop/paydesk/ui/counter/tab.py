@@ -27,6 +27,7 @@ from ...ledger import LedgerError, LinkRecord
 from ...ledger.counter import KEEP, REFUND, Sale
 from ...service.errors import ServiceError, ValidationError
 from ..passing import Passing
+from ..screen_fit import keep_wrapped_height
 from ..signals import signals_of
 from .after_void import AfterVoidBanner
 from .confirm_sale import confirm_sale
@@ -91,11 +92,18 @@ class CounterTab(QWidget):
         self.note, self.email = self.entry.note, self.entry.email
         self.messages, self.message = self.entry.messages, self.entry.message
         self.sell_button, self.new_sale_button = self.entry.sell_button, self.entry.new_sale_button
-        top.addWidget(self.entry, 3)
+        left = QWidget()  # the entry, and the mirror under it while the view is beside
+        self.left = QVBoxLayout(left)
+        self.left.setContentsMargins(0, 0, 0, 0)
+        self.left.addWidget(self.entry)
+        keep_wrapped_height(left)  # the mirror's wrapped words under the entry squash nothing
+        top.addWidget(left, 3)
         self.mirror = StaffMirror()
         self.place.besideShown.connect(self.mirror.set_code_beside)  # one code on one screen
+        self.place.besideShown.connect(self._place_mirror)
         top.addWidget(self.mirror, 2)
         top.addWidget(self.place.beside, 4)
+        self.top = top
         upper = QWidget()
         upper.setLayout(top)
 
@@ -233,6 +241,20 @@ class CounterTab(QWidget):
         row = self.model.row_of(record.key)
         if row is not None:
             self.model.upsert(with_record(self.model.sales[row], record))
+
+    def _place_mirror(self, beside: bool) -> None:
+        """The staff's mirror beside the entry; under it while the customer's view is beside
+        the amount box (the code is the view's then): the three side by side would widen the
+        window past what it was before the view was shown."""
+        self.top.removeWidget(self.mirror)
+        self.left.removeWidget(self.mirror)
+        if beside:
+            self.left.addWidget(self.mirror)
+        else:
+            self.top.insertWidget(1, self.mirror, 2)
+        self.mirror.show()  # moved to another parent: shown there at once, not a turn later
+        for layout in (self.left, self.top):
+            layout.activate()  # and laid out in its new place
 
     def _back_to_amount(self) -> None:
         self.amount.setFocus(Qt.FocusReason.OtherFocusReason)
