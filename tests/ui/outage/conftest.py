@@ -132,8 +132,8 @@ def shop(make_sandbox, paths, keys, loop, qtbot, pg_url, pg_server, crashes, tmp
             desk_keys = KeyStore(MemoryKeyring())
         sandbox = make_sandbox("sb") if beside is None else beside.sandbox
         desk = build_desk(desk_paths, desk_keys, ledger_url=pg_url)
-        desk.live.keeper.name = "Counter 1" if beside is None else "Finance"
         loop.run(desk.open())
+        loop.run(desk.naming.rename("Counter 1" if beside is None else "Finance"))
         window = MainWindow(desk)
         qtbot.addWidget(window)
         window.resize(1300, 900)

@@ -68,8 +68,8 @@ def test_while_the_receiver_checks_payments_the_status_says_so(shop, pg_url, tmp
     # the shop's notification receiver starts: it takes the poller lease from this desk
     receiver = build_desk(Paths(data=tmp_path / "receiver", sandbox=tmp_path / "rsb").ensure(),
                           KeyStore(MemoryKeyring()), ledger_url=pg_url, lease_priority=RECEIVER)
-    receiver.live.keeper.name = "shop-server"
     loop.run(receiver.open())
+    loop.run(receiver.naming.rename("shop-server"))  # the receiver's desk, named by the shop
     receiver.start_background()
     try:
         loop.until(lambda: status.shared.text()
