@@ -206,14 +206,11 @@ class CardPage(QWidget):
         self.title.setText(f"Card {record.masked}")
         badge = words.badge(record.state)
         expires, expired = words.expiry(record)
-        issued = words.card_money(profile, record, record.amount)
-        if record.charge is not None:
-            issued += f" (fee {words.card_money(profile, record, record.charge)}, paid " \
-                      f"{words.card_money(profile, record, record.paid)})"
         texts = {"name": record.name_on_card, "state": badge.words, "expires": expires,
                  "balance": words.card_money(profile, record, record.balance),
-                 "created": words.when(record.created_at), "issued": issued,
-                 "callback": record.callback or "—",
+                 "created": words.when(record.created_at),
+                 "issued": words.issued(profile, record),
+                 "callback": words.callback(record.callback),
                  "seen": words.when(record.seen_at, seconds=True)
                  + ("" if record.listed else " (no longer in the service's list)")}
         captions = dict(DETAILS)
@@ -222,6 +219,10 @@ class CardPage(QWidget):
             self.values[key].setAccessibleName(f"{captions[key]}: {text}")
         self.values["state"].setStyleSheet(f"color: {badge.colour}; font-weight: 700;")
         self.values["expires"].setStyleSheet("color: #b3261e;" if expired else "")
+        if record.state is None:  # the service has not said it (see words.NOT_READ)
+            self.say(words.NOT_READ_HINT)
+        elif self.message.text() == words.NOT_READ_HINT:
+            self.say("")
         unknown = words.currency_of(profile, record.currency_code) is None
         self.values["balance"].setToolTip(
             words.unknown_code_hint(record.currency_code) if unknown else "")
