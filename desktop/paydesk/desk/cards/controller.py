@@ -28,7 +28,7 @@ from ...service.errors import (
     ServiceUnavailableError,
     ValidationError,
 )
-from ...service.models import VirtualCard
+from ...service.models import CardTransaction, VirtualCard
 from ...service.money import to_wire
 from ..session import Session
 from . import words
@@ -146,10 +146,21 @@ class CardsController(Settling):
 
     async def load_card(self, profile: Profile, mode: str, card_hash: str, *,
                         transactions: bool = True) -> CardRecord:
-        """One card and (by default) its transactions, from the service into the ledger."""
+        """One card and (by default) its transactions, from the service into the ledger.
+        A card the service no longer has raises NotFoundError, its transactions stored
+        first: the family's server deletes a terminated card and keeps its transactions."""
         self._mode_has_cards(profile, mode)
         async with self.session.lease(profile, mode) as client:
-            card = await client.card(card_hash)
+            try:
+                card = await client.card(card_hash)
+            except NotFoundError:
+                if transactions:
+                    try:
+                        kept = await client.card_transactions(card_hash)
+                    except ServiceError:  # (the document's service forgets them with it)
+                        kept = []
+                    await self._transactions_of_gone(profile, mode, card_hash, kept)
+                raise
             txs = await client.card_transactions(card_hash) if transactions else None
         record = await self.ledger.store_card(profile.id, mode, card)
         if txs is not None:
@@ -158,6 +169,15 @@ class CardsController(Settling):
             self.hub.card_transactions_changed.emit(record)
         self.hub.card_changed.emit(record)
         return record
+
+    async def _transactions_of_gone(self, profile: Profile, mode: str, card_hash: str,
+                                    txs: list[CardTransaction]) -> None:
+        record = await self.ledger.card(profile.id, mode, card_hash)
+        if record is None or not txs:
+            return  # never a card of this wallet, or nothing to keep
+        await self.ledger.store_transactions(profile.id, mode, card_hash, txs)
+        await self._claim(profile.id, mode, card_hash)
+        self.hub.card_transactions_changed.emit(record)
 
     async def reveal(self, record: CardRecord, action: str = "reveal") -> VirtualCard:
         """The card as the service gives it, with its full number and security code, for

@@ -39,6 +39,10 @@ NOT_READ = "Not read yet"
 NOT_READ_HINT = ("The service has not said this card's state yet: Refresh card reads it "
                  "(until then it cannot be funded, blocked or terminated here).")
 NO_FEE = "the fee is not given by this service"
+# a card the service no longer has (the family's deletes a terminated card, not its
+# transactions)
+GONE = ("The service no longer has this card (a terminated card is deleted there): shown as "
+        "PayDesk last read it, with the transactions the service still lists for it.")
 # a service whose cards are not split by mode (config.profiles.Profile.test_cards)
 NO_TEST_CARDS = ("This service keeps no test cards: its cards are not split by mode. A card "
                  "made with the test key would be a real card, paid from your live balance, "

@@ -26,7 +26,7 @@ from ...desk.session import Session
 from ...desk.tasks import TaskSet
 from ...ledger import LedgerError
 from ...ledger.cards import CardLedger, CardOperation, CardRecord, CardTxRecord
-from ...service.errors import ServiceError
+from ...service.errors import NotFoundError, ServiceError
 from ..fixed_text import use_fixed
 from ..signals import signals_of
 from ..table import HeadedModel, tips_for_cut_text
@@ -277,6 +277,8 @@ class CardPage(QWidget):
         profile = self.session.settings.profile(record.profile_id)
         try:
             await self.controller.load_card(profile, record.mode, record.card_hash)
+        except NotFoundError:
+            self.say(words.GONE)
         except ServiceError as error:
             self.say(f"The card could not be read from the service: {error.message}. "
                      f"Shown as of {words.when(record.seen_at)}.")
