@@ -87,6 +87,14 @@ class Running:
         """The sandbox's control API for one merchant and mode: ``control(base_url, ...)``."""
         return control(self.base_url, self.key(mode, merchant=merchant), path, body)
 
+    def settings(self, merchant: int = 0, **body) -> dict:
+        """``--family``'s merchant settings (both modes): ``body`` set (``amount_limits``,
+        ``customer_pays_fee``, ``home_currency``), then all of them as the sandbox has them."""
+        with self.client(merchant=merchant) as c:
+            answer = c.put("/_sandbox/settings", json=body)
+            answer.raise_for_status()
+            return answer.json()["data"]
+
     def fund_live_wallet(self, amount: str = "100000", merchant: int = 0) -> None:
         """Top up the merchant's live balance in each currency of the deployment: the
         family's cards have no test mode and draw on it whichever key makes them (it starts

@@ -87,6 +87,13 @@ class Profile:
     counter_logo: str = ""  # an image file shown on the customer display ("" none)
 
     @property
+    def test_cards(self) -> bool:
+        """Whether the service keeps test cards apart from live ones. The family's servers
+        (known by where they look payments up) do not: a card is the merchant's whichever
+        key made it, paid from the live balance, and either key lists them all."""
+        return self.lookup_path != LOOKUP_PATHS[1]
+
+    @property
     def shown_name(self) -> str:
         """The name a customer sees (a receipt's merchant): the merchant's, else the profile's."""
         return self.merchant_name.strip() or self.name

@@ -242,6 +242,8 @@ class CounterController:
                 email=email.strip() or profile.shop_email.strip(), first_name=first,
                 last_name=last, tx_ref=sale.tx_ref,
                 title=note.strip() or f"Sale {sale.number:04d}",
+                # the family's servers require a description as well as a title
+                description=f"Counter sale at {profile.shown_name}"[:255],
                 callback_url=profile.callback_url or None, return_url=profile.return_url or None)
             return await self._create(sale, request)
         finally:

@@ -26,6 +26,9 @@ SUCCESS_WORDS = ("success", "suucess")
 MAX_DEPTH = 64  # nested arrays and objects: no answer of the service comes near
 _STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+# the family's refusal of an amount outside the merchant's limits: "The minimum amount for
+# GBP is 5", "The maximum amount for GBP is 1,000,000" (a text, not the error bag)
+_AMOUNT_LIMIT = re.compile(r"the (minimum|maximum) amount\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,8 @@ def _errors_of(body: dict) -> tuple[str, dict[str, list[str]]]:
         text = raw_message.strip()
         if not errors and text.lower().startswith("invalid currency"):
             errors["currency"] = [text]  # the family's, said as text: it names its field
+        elif not errors and _AMOUNT_LIMIT.match(text):
+            errors["amount"] = [text]  # the merchant's limit for the currency, said as text
     elif errors:
         text = next(iter(errors.values()))[0]
     else:

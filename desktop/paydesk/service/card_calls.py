@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
@@ -56,11 +57,14 @@ class CardCalls:
             body["last_name"] = last_name
         answer = await self._write("api/virtual_card/create", body)
         card = self._card(answer.data, answer.status)
+        # the create's answer is the one that says what the card was issued with (the
+        # family's keeps the balance in ``amount``, which is that amount only now)
+        card = replace(card, amount=card.amount if card.amount is not None else card.balance)
         if card.status_raw is None:  # the family's create answers no status: read it back
             try:
-                return await self.card(card.card_hash)
+                return replace(await self.card(card.card_hash), amount=card.amount)
             except ServiceError:
-                return card  # made all the same; its state is read on the next look
+                return card  # made all the same: its state is not known until read
         return card
 
     @typed

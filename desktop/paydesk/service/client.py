@@ -365,7 +365,7 @@ class ServiceClient(CardCalls):
         tx = await self._lookup(request.tx_ref)
         if tx.amount is None and not maybe_sent:
             return None  # nothing to compare, and none of ours can have arrived
-        if tx.amount is not None and (tx.amount != Decimal(to_wire(request.amount))
+        if tx.amount is not None and (not tx.same_amount(Decimal(to_wire(request.amount)))
                                       or (tx.currency and tx.currency != request.currency)
                                       or (tx.email and tx.email.lower() != request.email.lower())):
             return None

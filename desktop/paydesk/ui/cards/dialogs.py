@@ -202,7 +202,8 @@ class CreateCardDialog(OperationDialog):
             self.currency.addItem(code)
         self.currency_message = self.field("&Currency", self.currency, "create-card-currency")
         self.callback = QLineEdit(profile.callback_url)
-        self.callback.setPlaceholderText("https://… where the service sends card events")
+        self.callback.setPlaceholderText("https://… where the service sends card events "
+                                         "(empty: none)")
         self.callback_message = self.field("&Notification URL", self.callback, "create-card-callback")
         note = QLabel("The card's amount and the service's fee are taken from your balance in "
                       "that currency.")
@@ -237,10 +238,7 @@ class CreateCardDialog(OperationDialog):
         self.new_card = card
         if card is None:
             return words.outcome(op)
-        fee = words.card_money(self.profile, card, card.charge)
-        paid = words.card_money(self.profile, card, card.paid)
-        return (f"Card created: {card.masked}, {words.card_money(self.profile, card, card.amount)}."
-                f" Fee {fee}; total paid {paid}.")
+        return words.created(self.profile, card)
 
 
 class TerminateDialog(OperationDialog):

@@ -11,19 +11,20 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QGridLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from ...desk.states import OPEN_STATES
-from ...desk.texts import local_time, money_text, utc_time
+from ...desk.texts import local_time, money_text, received, utc_time
 from ...ledger import LinkRecord
 from ..fixed_text import use_fixed
 from ..links.panel import paint_state, state_label
 
 FIELDS = (  # (key, label)
     ("tx_ref", "Reference"), ("reference", "Service reference"), ("customer", "Customer"),
-    ("email", "E-mail"), ("amount", "Amount"), ("fee", "Fee"), ("mode", "Mode"),
+    ("email", "E-mail"), ("amount", "Amount"), ("fee", "Fee"), ("received", "You receive"),
+    ("mode", "Mode"),
     ("type", "Type"), ("origin", "Made"), ("title", "Title"), ("description", "Description"),
     ("logo", "Logo"), ("meta", "Extra information"), ("created", "Created"),
     ("updated", "Updated"), ("checked", "Last checked"), ("learned", "Learned by"),
     ("voided", "Voided at counter"))
-ONLY_SAID = ("voided",)  # rows shown only when they have something to say
+ONLY_SAID = ("received", "voided")  # rows shown only when they have something to say
 LEARNED = {"notification": "notification", "check": "check"}  # how its state was learned
 FIXED = ("tx_ref", "reference", "logo")  # references and a URL: read back, typed, copied
 ACTIONS = (  # (key, text): buttons, named by their verb
@@ -150,6 +151,9 @@ class DetailsPanel(QWidget):
             "amount": f"{record.currency} {money_text(record.amount)}" if record.currency
                       else "not known yet (the service shows it once paid)",
             "fee": f"{record.currency} {money_text(record.fee)}" if record.fee is not None else "not known",
+            "received": (f"{record.currency} {money_text(kept)}: the amount less the fee, as the "
+                         "service reports it (the fee is passed to the customer)"
+                         if (kept := received(record)) is not None else ""),
             "mode": record.mode.upper(), "type": str(raw.get("type") or ""),
             "origin": "here, as a payment link" if record.origin == "link"
                       else "elsewhere (website form or inline checkout); looked up here",
