@@ -21,7 +21,7 @@ from psycopg import Connection
 
 from ..records import FINAL, ORIGINS, STATES
 from ..schema import SORT_INDEXES
-from . import batch_schema, card_schema, counter_schema, desks, inbox_schema
+from . import batch_schema, budget_schema, card_schema, counter_schema, desks, inbox_schema
 
 LOCK = 0x7061_7964_6573_6B  # pg_advisory_lock key of migrations ("paydesk")
 
@@ -119,10 +119,11 @@ CREATE TABLE merchants (
 # (version, SQL); each desk's PayDesk knows up to KNOWN. Migration 2 (the card tables) is
 # card_schema.py's; 3 (the notification inbox, links.learned_by, the lease's priority)
 # inbox_schema.py's; 4 (the counters' book) counter_schema.py's; 5 (the batches of bulk
-# links) batch_schema.py's; 7 (the shop's desks, by name) desks.py's.
+# links) batch_schema.py's; 7 (the shop's desks, by name) desks.py's; 8 (the shop's call
+# budget) budget_schema.py's. In order of their numbers.
 MIGRATIONS: list[tuple[int, str]] = [(1, V1), card_schema.MIGRATION, inbox_schema.MIGRATION,
                                      counter_schema.MIGRATION, batch_schema.MIGRATION,
-                                     desks.MIGRATION]
+                                     desks.MIGRATION, budget_schema.MIGRATION]
 KNOWN = max(version for version, _ in MIGRATIONS)
 
 _LEDGER = """CREATE TABLE IF NOT EXISTS schema_migrations (
