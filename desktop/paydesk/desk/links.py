@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from ..config.profiles import Profile
 from ..ledger import DuplicateReference, Fence, Ledger, LinkRecord
 from ..scheduler import StopWatching
+from ..service.call_class import CallClass, calls_as
 from ..service.errors import AuthenticationError, DuplicateReferenceError, ServiceError, ValidationError
 from ..service.models import PaymentLink, PaymentRequest
 from ..service.txref import TxRefGenerator
@@ -95,7 +96,8 @@ class LinksController:
         ``ours``: the reference is surely this intent's (a batch's own, drawn at random):
         when the service says it was used before, the payment it holds is looked up and
         taken as this one, as a resumed create takes it (refused only when the service's
-        record shows another amount, currency or e-mail)."""
+        record shows another amount, currency or e-mail). Its calls are a person's create
+        (``CallClass.PERSON_CREATE``) unless its caller said otherwise (a batch's: BULK)."""
         self.session.refuse_while_down()  # a shared ledger out of reach: nothing is sent
         profile, mode = self.session.active()
         async with self.session.lease(profile, mode) as client:  # no key: fails before writing
@@ -109,7 +111,8 @@ class LinksController:
             self.announce(record)
             try:
                 try:
-                    link = await self._send(client, request, ours)
+                    with calls_as(CallClass.PERSON_CREATE, unless_said=True):
+                        link = await self._send(client, request, ours)
                 except AuthenticationError:
                     # refused by whatever answers there now? (the port changed hands): then
                     # nothing is known of the link, and no key is wrong

@@ -37,6 +37,7 @@ from ...ledger import CREATING, LedgerError, LinkRecord
 from ...ledger.batch import ALL, WAITING, Batch, BatchBook, BatchFigures, BatchRow
 from ...reconcile import Progress
 from ...scheduler import Scheduler
+from ...service.call_class import CallClass, calls_as
 from ...service.errors import (
     AuthenticationError,
     RateLimitedError,
@@ -279,6 +280,10 @@ class BulkController:
             await asyncio.sleep(min(left, 0.2))  # a cancel is seen within 0.2 s
 
     async def _worker(self, run: Run, queue: asyncio.Queue[BatchRow | None]) -> None:
+        with calls_as(CallClass.BULK):  # after people's calls and codes on screen
+            await self._rows(run, queue)
+
+    async def _rows(self, run: Run, queue: asyncio.Queue[BatchRow | None]) -> None:
         while (row := await queue.get()) is not None:
             while await self._ready(run):  # cancelled: the queue is drained, nothing sent
                 run.under_way += 1
