@@ -6,13 +6,14 @@ a link of a deleted profile stops being checked; it is never sent with another's
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import replace
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 
 from ..config.profiles import Profile
-from ..ledger import DuplicateReference, Fence, Ledger, LinkRecord
+from ..ledger import DuplicateReference, Fence, Ledger, LedgerError, LinkRecord
 from ..scheduler import StopWatching
 from ..service.call_class import CallClass, calls_as
 from ..service.errors import AuthenticationError, DuplicateReferenceError, ServiceError, ValidationError
@@ -103,12 +104,16 @@ class LinksController:
         async with self.session.lease(profile, mode) as client:  # no key: fails before writing
             if not claimed:
                 request = await self._claim(profile, request)
+            # written and announced even when the caller stops waiting meanwhile (a batch
+            # cancelled): an intent in the ledger is always watched (the scheduler settles it)
+            begun = self.session.tasks.spawn(self._begin(profile.id, mode, request),
+                                             "write a link's intent",
+                                             expected=(DuplicateReference, LedgerError))
             try:
-                record = await self.ledger.begin_link(profile.id, mode, request)
+                record = await asyncio.shield(begun)
             except DuplicateReference:
                 raise LocalDuplicate(request.tx_ref) from None
             self.creating.add(record.key)
-            self.announce(record)
             try:
                 try:
                     with calls_as(CallClass.PERSON_CREATE, unless_said=True):
@@ -136,6 +141,10 @@ class LinksController:
         record = self.announce(await self.ledger.complete_link(profile.id, link))
         self.session.report(f"Link {record.tx_ref} created")
         return record
+
+    async def _begin(self, profile_id: str, mode: str, request: PaymentRequest) -> LinkRecord:
+        record = await self.ledger.begin_link(profile_id, mode, request)
+        return self.announce(record)
 
     @staticmethod
     async def _send(client: ServiceClient, request: PaymentRequest, ours: bool) -> PaymentLink:

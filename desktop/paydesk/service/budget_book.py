@@ -213,11 +213,12 @@ class MemoryBook:
             self.remaining_until = resets  # the server said when this window ends
             if self.limit_from != "header":  # what the server let through in its window
                 # (Retry-After is whole seconds, rounded up: the window began within the
-                # second before ``resets - window``)
+                # second before ``resets - window``); none let through teaches no limit
                 start = resets - self.window - RETRY_AFTER_SLACK
-                self.limit = max(1, sum(1 for c in self._calls.values()
-                                        if c.answered is not None and c.sent >= start))
-                self.limit_from = "refusal"
+                through = sum(1 for c in self._calls.values()
+                              if c.answered is not None and c.sent >= start)
+                if through:
+                    self.limit, self.limit_from = through, "refusal"
 
     async def lost(self, call_id: int) -> None:
         self._end(call_id, self._clock())

@@ -187,6 +187,7 @@ DECLARE
     win interval := make_interval(secs => p_window);
     b call_budgets%ROWTYPE;
     flying integer;
+    through integer;
     resets timestamptz;
 BEGIN
     PERFORM pg_advisory_xact_lock({LOCK_SPACE}, hashtext(p_origin));
@@ -224,10 +225,13 @@ BEGIN
         b.since_remaining := flying;
         b.remaining_until := resets;
         IF b.limit_from IS DISTINCT FROM 'header' THEN  -- what it let through in its window
-            SELECT greatest(1, count(*))::int INTO b.call_limit FROM call_budget_calls c
+            SELECT count(*)::int INTO through FROM call_budget_calls c
              WHERE c.origin = p_origin AND c.expires_at > t AND c.answered_at IS NOT NULL
                AND c.sent_at >= resets - win - interval '1 second';
-            b.limit_from := 'refusal';
+            IF through > 0 THEN  -- none let through teaches no limit
+                b.call_limit := through;
+                b.limit_from := 'refusal';
+            END IF;
         END IF;
     END IF;
     UPDATE call_budgets SET call_limit = b.call_limit, limit_from = b.limit_from,
