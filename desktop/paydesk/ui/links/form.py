@@ -167,6 +167,7 @@ class LinkForm(QWidget):
         form.addRow(self.create_button, self.why_disabled)
         self._touched: set[str] = set()
         self.busy = False
+        self.waiting = ""  # "Waiting for the service (3 s)": the create waits for the budget
         for key, widget in self.fields.items():
             if isinstance(widget, QLineEdit):
                 widget.editingFinished.connect(lambda k=key: self._touch(k))
@@ -203,7 +204,7 @@ class LinkForm(QWidget):
             message.say(problems.get(key) if typed or key == "meta" else None)
         self.create_button.setEnabled(not problems and not self.busy)
         if self.busy:
-            reason = "Creating the link…"
+            reason = self.waiting or "Creating the link…"
         elif problems:
             key, text = next(iter(problems.items()))
             label = {"tx_ref": "Reference", "first_name": "First name", "last_name": "Last name",
@@ -220,6 +221,13 @@ class LinkForm(QWidget):
     def set_busy(self, busy: bool) -> None:
         """A create is under way: the button stays disabled until it ends, whatever is typed."""
         self.busy = busy
+        self.waiting = ""
+        self.revalidate()
+
+    def set_waiting(self, text: str) -> None:
+        """The create under way waits for the service's budget ("Waiting for the service
+        (3 s)"), said beside Create link; "" when it goes."""
+        self.waiting = text
         self.revalidate()
 
     def show_all(self) -> None:

@@ -18,11 +18,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...desk.budget_words import waiting_text
 from ...desk.links import LinksController
 from ...desk.session import NoKeyError, Session
 from ...desk.states import money, state_words
 from ...ledger import LedgerError, LinkRecord
 from ...scheduler import Scheduler
+from ...service.call_class import waits_shown_by
 from ...service.errors import ServiceError, ValidationError
 from ..as_of import AsOf
 from ..signals import signals_of
@@ -205,7 +207,8 @@ class LinksTab(QWidget):
         self.creating = True
         self.form.set_busy(True)
         try:
-            record = await self.controller.create(request)
+            with waits_shown_by(self._service_wait):  # a person's create never fails on a 429
+                record = await self.controller.create(request)
         except ServiceError as error:
             failure: ServiceError | None = error
         else:
@@ -232,6 +235,10 @@ class LinksTab(QWidget):
         self.show_link(record)
         await self.new_reference()
         return record
+
+    def _service_wait(self, seconds: float | None) -> None:
+        if self.creating:
+            self.form.set_waiting(waiting_text(seconds) if seconds is not None else "")
 
     async def show_snippets(self):
         from ..dialogs import run_dialog
