@@ -19,7 +19,9 @@ past it 429 with ``Retry-After``. What the book does:
 - **Until an answer tells the truth** (nothing heard yet, or the last ``Remaining`` is from a
   window that has surely ended), one call at a time.
 - **The limit is learned**: ``X-RateLimit-Limit``; else a 429 teaches it (the calls of this
-  log the server let through in the window its ``Retry-After`` ends). A profile can set one by
+  log the server let through in the window its ``Retry-After`` ends; a Retry-After far
+  shorter than the window is a limit of another kind, and only its pause is taken). A
+  profile can set one by
   hand (``hand``: the lower of the two is kept). A service that answers without these
   headers is not throttled: nothing waits.
 - **Strict classes**: a class may take a call only while more than its reserve is left
@@ -87,6 +89,12 @@ class Heard:
         return cls(status, _number(headers.get("x-ratelimit-limit")),
                    _number(headers.get("x-ratelimit-remaining")),
                    retry_after if status == 429 else None)
+
+
+def _a_windows_end(retry_after: float | None, window: float) -> bool:
+    """Does a 429's Retry-After look like the end of a window of ``window`` seconds? One much
+    shorter says a limit of another kind (so many a second): then only its pause is taken."""
+    return retry_after is not None and retry_after >= window / 10
 
 
 def _number(text: str | None) -> int | None:
@@ -211,9 +219,10 @@ class MemoryBook:
             self.paused_until = max(self.paused_until, resets)
             self.remaining, self.since_remaining = 0, in_flight
             self.remaining_until = resets  # the server said when this window ends
-            if self.limit_from != "header":  # what the server let through in its window
-                # (Retry-After is whole seconds, rounded up: the window began within the
-                # second before ``resets - window``); none let through teaches no limit
+            if self.limit_from != "header" and _a_windows_end(heard.retry_after, self.window):
+                # what the server let through in its window (Retry-After is whole seconds,
+                # rounded up: the window began within the second before ``resets - window``);
+                # none let through teaches no limit
                 start = resets - self.window - RETRY_AFTER_SLACK
                 through = sum(1 for c in self._calls.values()
                               if c.answered is not None and c.sent >= start)

@@ -224,7 +224,9 @@ BEGIN
         b.remaining := 0;
         b.since_remaining := flying;
         b.remaining_until := resets;
-        IF b.limit_from IS DISTINCT FROM 'header' THEN  -- what it let through in its window
+        -- what it let through in its window (a Retry-After much shorter than the window is
+        -- a limit of another kind: only its pause is taken)
+        IF b.limit_from IS DISTINCT FROM 'header' AND p_retry_after >= p_window / 10 THEN
             SELECT count(*)::int INTO through FROM call_budget_calls c
              WHERE c.origin = p_origin AND c.expires_at > t AND c.answered_at IS NOT NULL
                AND c.sent_at >= resets - win - interval '1 second';
