@@ -24,8 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # tests.postgres
 
-from paydesk.service.budget_book import Heard, MemoryBook  # noqa: E402
-from paydesk.service.call_class import CallClass  # noqa: E402
+from paydesk.service.budget_book import Heard, MemoryBook
+from paydesk.service.call_class import CallClass
 
 ORIGIN = "https://pay.example.com:443"
 ANSWER = Heard(201, limit=1_000_000, remaining=999_999)  # a limit far off: nobody waits
