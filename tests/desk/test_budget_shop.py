@@ -146,6 +146,8 @@ async def test_another_program_on_the_address_slows_the_batch(desks, throttled, 
     batch = await load(desk, write_csv(tmp_path / "few.csv", [line(n) for n in range(1, 9)],
                                        headers=HEADERS))
     await desk.bulk.start(batch)
+    said = await until_async(lambda: desk.bulk.time_left(batch.id, 8), 5, "the time left")
+    assert said.startswith("about ") and "at the service's 180 calls a minute" in said
     await desk.bulk.wait(batch.id)
     ours = kept_to_the_limit(throttled)
     assert not refused(requests_of(throttled, merchant=1))

@@ -29,6 +29,7 @@ from .call_class import CallClass, WaitListener, caller
 log = logging.getLogger("paydesk.service.budget")
 POLL = 1.0  # s: a waiting line asks the book at least this often (other desks change it)
 KEPT_WAITS = 2000  # waits kept per class for the figures
+KEPT_CALLS = 100_000  # calls kept (when, class) for the figures
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,18 @@ class Figures:
     waits: dict[int, deque] = field(default_factory=dict)  # class -> seconds each call waited
     refusals: int = 0  # 429s answered to this process's calls
     most_in_window: int = 0  # the most of this book's calls in one window, at a take
+    # (time.monotonic(), class) of each call taken here, the newest KEPT_CALLS
+    taken: deque = field(default_factory=lambda: deque(maxlen=KEPT_CALLS))
+
+    def most_in(self, seconds: float = 60.0) -> int:
+        """The most calls this process took within any ``seconds`` (a minute by default)."""
+        times = [t for t, _ in self.taken]
+        most = first = 0
+        for last, at in enumerate(times):
+            while at - times[first] >= seconds:
+                first += 1
+            most = max(most, last - first + 1)
+        return most
 
 
 class Permit:
@@ -135,6 +148,7 @@ class Budget:
     def _granted(self, call_id: int, klass: CallClass, waited: float) -> Permit:
         f = self.figures
         f.calls[int(klass)] += 1
+        f.taken.append((time.monotonic(), int(klass)))
         f.waits.setdefault(int(klass), deque(maxlen=KEPT_WAITS)).append(waited)
         state = self.book.state()
         f.most_in_window = max(f.most_in_window, sum(state.used.values()))
