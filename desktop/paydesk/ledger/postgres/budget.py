@@ -46,17 +46,22 @@ class PgBook:
         self._state = BookState(window=window)
         self._apart_until = 0.0  # monotonic: the local book is used until then
         self._hand: int | None = None
+        self._jobs: set[asyncio.Future[Any]] = set()  # calls given back (a strong reference)
 
     async def take(self, klass: CallClass, hand: int | None) -> Take:
         self._hand = hand
         if time.monotonic() < self._apart_until or self.engine.read_only:
             return self._take_here(klass, hand)
         params = (self.origin, self.engine.desk, int(klass), self.window, hand)
+        job = asyncio.ensure_future(
+            self.engine.quick(lambda conn: conn.execute(_TAKE, params).fetchone()))
         try:
-            row = await asyncio.wait_for(
-                self.engine.quick(lambda conn: conn.execute(_TAKE, params).fetchone()),
-                TAKE_MOST)
+            row = await asyncio.wait_for(asyncio.shield(job), TAKE_MOST)
+        except asyncio.CancelledError:
+            job.add_done_callback(self._give_back)  # its caller has gone
+            raise
         except (LedgerError, TimeoutError) as error:
+            job.add_done_callback(self._give_back)
             self._apart(error)
             return self._take_here(klass, hand)
         if row is None:  # pragma: no cover - the function returns one row
@@ -88,6 +93,17 @@ class PgBook:
         if time.monotonic() < self._apart_until:
             return self.local.state()
         return self._state
+
+    def _give_back(self, job: asyncio.Future[Any]) -> None:
+        """A call the shop's book gave to a caller who had gone is told lost at once, so
+        it does not count as in flight."""
+        if job.cancelled() or job.exception() is not None:
+            return
+        row = job.result()
+        if row is not None and row["call_id"] is not None:
+            told = asyncio.ensure_future(self.lost(int(row["call_id"])))
+            self._jobs.add(told)
+            told.add_done_callback(self._jobs.discard)
 
     def _take_here(self, klass: CallClass, hand: int | None) -> Take:
         got = self.local.take_now(klass, hand)
