@@ -32,17 +32,16 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
-from .ledger import CREATING, Cursor, LinkRecord, Page
+from .ledger import CREATING, LinkRecord
+from .paid_rereads import PaidPages, PaidRereads, StopWatching
 from .service.call_class import CallClass, calls_as
 from .service.errors import RateLimitedError, ServiceError
 
 log = logging.getLogger("paydesk.scheduler")
 Key = tuple[str, str]  # (profile_id, tx_ref)
 Group = tuple[str, str]  # (profile_id, mode)
-# the ledger's paid records (Ledger.paid_since): (since, checked_before=, after=, limit=)
-PaidPages = Callable[..., Awaitable[Page]]
 NOTIFIED_EVERY = 300.0  # s: a link a notification can settle is checked at most this often
 FOCUSED_NOTIFIED_EVERY = 30.0  # s: ...and one on screen, while notifications come
 # a pass over the entries costs time in proportion to their number (thousands after a batch
@@ -50,10 +49,6 @@ FOCUSED_NOTIFIED_EVERY = 30.0  # s: ...and one on screen, while notifications co
 # LONGEST_GAP s), so that they take a small share of the loop's thread
 GAP_FACTOR = 20
 LONGEST_GAP = 0.25
-
-
-class StopWatching(Exception):
-    """The record can no longer be checked (its profile was deleted): drop it."""
 
 
 @dataclass
@@ -80,7 +75,7 @@ class Entry:
         return (self.record.profile_id, self.record.mode)
 
 
-class Scheduler:
+class Scheduler(PaidRereads):
     def __init__(self, check: Callable[[LinkRecord], Awaitable[LinkRecord]],
                  settle: Callable[[LinkRecord], Awaitable[LinkRecord]], *,
                  parallel: int = 4, focus_parallel: int = 2, focused_every: float = 2.0,
@@ -420,85 +415,6 @@ class Scheduler:
         entry.interval = max(entry.least if not entry.settling else 0.0,
                              min(self._slowest(entry), max(start, entry.interval * grow)))
         entry.due = time.monotonic() + self._pace(record, entry.interval)
-
-    # -- paid records: refunds and reversals ----------------------------------------------
-
-    async def _paid_loop(self) -> None:
-        """Every ``paid_sweep`` s, read again the paid records that are due; survives any
-        exception (logged, then the next sweep)."""
-        while True:
-            try:
-                await self.sweep_paid()
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # a bug here must not stop the next sweeps
-                self.stats["scheduler errors"] += 1
-                log.exception("re-reading paid records failed; trying again later")
-            await asyncio.sleep(self.paid_sweep)
-
-    async def sweep_paid(self) -> int:
-        """Read again every paid record that is due (paid lately and not read for a while),
-        a page at a time; returns how many were checked."""
-        if self._paid is None:  # not asked to: paid records are not read again
-            return 0
-        now = datetime.now(UTC)
-        checked = 0
-        failing: set[Group] = set()  # offline, no key, limited: left for the next sweep
-        for since, stale in (
-                (now - timedelta(seconds=self.paid_fresh_for),
-                 now - timedelta(seconds=self.paid_fresh_every)),
-                (now - timedelta(days=self.paid_days), now - timedelta(seconds=self.paid_every))):
-            after: Cursor | None = None
-            while True:
-                page = await self._paid(since, checked_before=stale, after=after,
-                                        limit=self.paid_page)
-                for record in page.records:
-                    if (record.profile_id, record.mode) in failing:
-                        continue
-                    done = await self._recheck_paid(record)
-                    if done < 0:
-                        failing.add((record.profile_id, record.mode))
-                    checked += max(done, 0)
-                if not page.more:
-                    break
-                after = page.end
-        return checked
-
-    async def _recheck_paid(self, record: LinkRecord) -> int:
-        """1: read again; 0: skipped; -1: failed (the rest of its group waits a sweep)."""
-        group = (record.profile_id, record.mode)
-        if record.profile_id in self._gone or record.key in self._entries:
-            return 0
-        while (pause := self._paused.get(group, 0) - time.monotonic()) > 0:
-            await asyncio.sleep(pause)  # that profile and mode is rate limited: wait it out
-        async with self._lanes[False]:
-            self.stats["paid checks"] += 1
-            try:
-                with calls_as(CallClass.BACKGROUND):
-                    await self._check(record)
-            except asyncio.CancelledError:
-                raise
-            except StopWatching as why:
-                log.info("not re-reading %s: %s", record.tx_ref, why)
-                self._gone.add(record.profile_id)
-                return 0
-            except RateLimitedError as error:
-                self._paused[group] = time.monotonic() + min(self.longest_pause,
-                                                             error.retry_after or 5.0)
-                self.stats["failures"] += 1
-                self.stats[type(error).__name__] += 1
-                return -1
-            except ServiceError as error:
-                self.stats["failures"] += 1
-                self.stats[type(error).__name__] += 1
-                log.info("re-reading paid %s failed: %s", record.tx_ref, error.message)
-                return -1
-            except Exception as error:  # logged; the next sweep tries again
-                self.stats["failures"] += 1
-                self.stats[type(error).__name__] += 1
-                log.exception("unexpected error re-reading %s", record.tx_ref)
-                return -1
-        return 1
 
     def _failed(self, entry: Entry, error: BaseException, text: str, logged: bool = False) -> None:
         self.stats["failures"] += 1
