@@ -210,3 +210,26 @@ async def test_the_figures_count_each_class(make_sandbox, count):
     assert budget.state().book.used == {int(CallClass.ON_SCREEN): count,
                                         int(CallClass.BULK): 2}
     assert budget.state().book.left == 50 - count - 2
+
+
+class Failing(MemoryBook):
+    """A book whose next takes raise (no real book does: this stands for a bug in one)."""
+
+    def __init__(self, fails: int, **kw):
+        super().__init__(**kw)
+        self.fails = fails
+
+    async def take(self, klass, hand):
+        if self.fails:
+            self.fails -= 1
+            raise RuntimeError("a bug in the book")
+        return await super().take(klass, hand)
+
+
+async def test_the_line_survives_a_book_that_fails(make_sandbox):
+    sb = make_sandbox("failing", family=True)
+    budget = Budget(Failing(3, window=2.0))
+    async with client(sb, budget) as c:
+        await asyncio.wait_for(many(c, 3), 10)  # asked again: every call goes in the end
+    assert budget.figures.calls[int(CallClass.PERSON_LOOKUP)] == 3
+    assert not budget.state().waiting

@@ -191,37 +191,41 @@ class Budget:
             self._server = asyncio.get_running_loop().create_task(self._run(), name="call budget")
 
     async def _run(self) -> None:
-        """Serve the line, head first, until it is empty. Survives any error of the book."""
+        """Serve the line, head first, until it is empty. Survives any error (a book that
+        fails, a bug here): logged, and the head is asked again a second later."""
         while self._line:
-            head = self._line[0]
-            if head.future.done():
-                self._line.pop(0)
-                continue
-            self._poke.clear()
             try:
-                got = await self.book.take(head.klass, self.hand)
+                await self._serve_head()
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("the call budget of %s failed; asking again", self.name)
-                got = Take(None, POLL)
-            if got.call_id is not None:
-                if head.future.done():  # its caller went meanwhile
-                    await self._quietly_lost(got.call_id)
-                else:
-                    head.future.set_result(got.call_id)
-                self._remove(head)
-                continue
-            self._estimate = got.wait
-            for waiter in self._line:
-                if waiter.on_wait is not None:
-                    _tell(waiter.on_wait, got.wait)
-            self._changed()
-            try:
-                await asyncio.wait_for(self._poke.wait(), min(got.wait, POLL))
-            except TimeoutError:
-                pass
+                await asyncio.sleep(POLL)
         self._changed()
+
+    async def _serve_head(self) -> None:
+        head = self._line[0]
+        if head.future.done():
+            self._line.pop(0)
+            return
+        self._poke.clear()
+        got = await self.book.take(head.klass, self.hand)
+        if got.call_id is not None:
+            if head.future.done():  # its caller went meanwhile
+                await self._quietly_lost(got.call_id)
+            else:
+                head.future.set_result(got.call_id)
+            self._remove(head)
+            return
+        self._estimate = got.wait
+        for waiter in self._line:
+            if waiter.on_wait is not None:
+                _tell(waiter.on_wait, got.wait)
+        self._changed()
+        try:
+            await asyncio.wait_for(self._poke.wait(), min(got.wait, POLL))
+        except TimeoutError:
+            pass
 
     async def _quietly_lost(self, call_id: int) -> None:
         try:
