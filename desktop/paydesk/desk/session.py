@@ -121,7 +121,8 @@ class Session:
         self.tasks = TaskSet()
         # who may be sent the keys: an address that answers like the service (guard.py)
         self.guard = AddressGuard(health, embedded, self.tasks.child(),
-                                  lambda: self.settings.profiles)
+                                  lambda: self.settings.profiles,
+                                  lambda profile: self.budgets.of(profile, self.settings.profiles))
         self._slots: dict[tuple[str, str], _Slot] = {}
         self._slot_locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._save_lock = asyncio.Lock()
