@@ -371,12 +371,16 @@ async def test_a_429_pauses_every_worker_for_the_asked_time(desk, add_profile, s
         return all(r.state == CREATING for r in rows)
 
     await until(all_waiting, message="every row's intent written")
-    # nothing was heard from the service before: one call went, and its 429 paused the
-    # service's budget, so every worker waits (issue 30: one budget, a 429 pauses all)
-    assert [c["status"] for c in creates(service)] == [429]
+    # a 429 paused the service's budget, so every worker waits (issue 30: one budget, a
+    # 429 pauses all). The calls already under way when it came were answered 429 too: one
+    # when nothing was heard from the service before (one call at a time until an answer
+    # tells), up to one per row when the profile's first question was answered without
+    # rate-limit headers (a service that says no limit is not held back)
+    refused = [c["status"] for c in creates(service)]
+    assert set(refused) == {429} and 1 <= len(refused) <= 3
     service.faults()  # the service would take them now; the batch still waits its time
     await asyncio.sleep(1)
-    assert len(creates(service)) == 1  # nothing sent during the pause
+    assert len(creates(service)) == len(refused)  # nothing sent during the pause
     await desk.bulk.wait(batch.id)
     assert set((await states(desk, batch)).values()) == {CREATED}
     assert made(service) == 3
