@@ -67,7 +67,7 @@ async def stall(seconds: float) -> float:
 
 async def run(base: str, keys: dict, data: Path, links: int) -> None:
     from paydesk.desk.build import build_desk
-    from paydesk.scheduler import Scheduler
+    from paydesk.desk.scheduler import Scheduler
     from paydesk.ui.main_window import MainWindow
 
     store = KeyStore(None)

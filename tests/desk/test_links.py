@@ -14,8 +14,8 @@ from paydesk.config.profiles import Profile
 from paydesk.desk import session as session_module
 from paydesk.desk.build import build_desk
 from paydesk.desk.links import LinksController
+from paydesk.desk.scheduler import Scheduler, StopWatching
 from paydesk.desk.session import InsecureAddressError, NoKeyError
-from paydesk.scheduler import Scheduler, StopWatching
 from paydesk.service.client import ServiceClient
 from paydesk.service.errors import ServiceError
 from paydesk.service.models import PaymentRequest

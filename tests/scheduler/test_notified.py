@@ -16,9 +16,9 @@ import pytest
 
 from paydesk.desk.build import build_desk
 from paydesk.desk.notified import Notified
+from paydesk.desk.scheduler import Scheduler
 from paydesk.desk.tasks import TaskSet
 from paydesk.ledger.inbox import BAD_SIGNATURE, DUPLICATE, PENDING, InboxEntry
-from paydesk.scheduler import Scheduler
 from paydesk.service.errors import ServiceUnavailableError
 from tests.scheduler.test_scheduler import Service, record
 from tests.waiting import until_async

@@ -7,7 +7,7 @@ against the sandbox."""
 import asyncio
 from decimal import Decimal
 
-from paydesk.scheduler import Scheduler
+from paydesk.desk.scheduler import Scheduler
 from paydesk.service.errors import RateLimitedError
 from paydesk.service.models import PaymentLink, PaymentRequest, Transaction, TransactionState
 

@@ -8,8 +8,8 @@ from decimal import Decimal
 
 import pytest
 
+from paydesk.desk.scheduler import Scheduler, StopWatching
 from paydesk.ledger import LinkRecord
-from paydesk.scheduler import Scheduler, StopWatching
 from paydesk.service.errors import AnswerLostError, RateLimitedError, ServiceError, ServiceUnavailableError
 from tests.waiting import until_async
 

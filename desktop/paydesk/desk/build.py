@@ -24,8 +24,6 @@ from .. import logs
 from ..config.paths import Paths, default_paths
 from ..config.secrets import KeyStore, system_backend
 from ..config.shared_ledger import Choice
-from ..embedded import EmbeddedSandbox
-from ..health import ConnectionHealth
 from ..ledger import SqliteLedger
 from ..ledger.batch import BatchBook
 from ..ledger.batch_sqlite import SqliteBatchBook
@@ -34,17 +32,19 @@ from ..ledger.counter import CounterBook
 from ..ledger.counter_sqlite import SqliteCounterBook
 from ..ledger.inbox import Inbox
 from ..ledger.inbox_sqlite import SqliteInbox
-from ..scheduler import Scheduler
 from .budgets import Budgets, BusyWatch
 from .bulk.runner import BulkController
 from .cards.controller import CardsController
 from .counter import CounterController
 from .desk_name import DeskNaming
+from .embedded import EmbeddedSandbox
 from .events import Hub
+from .health import ConnectionHealth
 from .ledger_choice import choose_ledger
 from .links import LinksController
 from .notified import Notified
 from .profile_store import SharedProfiles
+from .scheduler import Scheduler
 from .session import Session
 from .transactions import TransactionsController
 

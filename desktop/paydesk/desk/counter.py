@@ -45,7 +45,6 @@ from ..ledger.counter import (
     Shift,
     ShiftClosed,
 )
-from ..scheduler import Scheduler
 from ..service.errors import AuthenticationError, ServiceError, ValidationError
 from ..service.models import PaymentRequest
 from .counter_checks import (
@@ -56,6 +55,7 @@ from .counter_checks import (
 )
 from .day import local_midnight
 from .links import LinksController
+from .scheduler import Scheduler
 from .session import Session
 
 log = logging.getLogger("paydesk.counter")

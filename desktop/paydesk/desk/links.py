@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 from ..config.profiles import Profile
 from ..ledger import DuplicateReference, Fence, Ledger, LedgerError, LinkRecord
-from ..scheduler import StopWatching
 from ..service.call_class import CallClass, calls_as
 from ..service.errors import (
     AuthenticationError,
@@ -25,6 +24,7 @@ from ..service.errors import (
 )
 from ..service.models import PaymentLink, PaymentRequest
 from ..service.txref import TxRefGenerator
+from .scheduler import StopWatching
 from .session import Session
 from .states import state_words
 

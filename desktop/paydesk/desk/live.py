@@ -37,11 +37,11 @@ from ..ledger.postgres.engine import LedgerUnreachable, PgEngine, SchemaTooNew
 from ..ledger.postgres.inbox import PostgresInbox
 from ..ledger.postgres.lease import DESK, LeaseKeeper, LeaseState
 from ..ledger.postgres.listen import EventFeed, LedgerEvent, newest_event
-from ..scheduler import Scheduler
 from .desk_name import DeskNameRefused
 from .events import Hub
 from .links import LinksController
 from .poller import Poller
+from .scheduler import Scheduler
 from .session import Session
 from .tasks import TaskSet
 

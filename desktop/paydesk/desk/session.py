@@ -31,8 +31,6 @@ from ..config.profiles import (
 )
 from ..config.secrets import KeyStore
 from ..config.shared_ledger import Choice
-from ..embedded import EmbeddedSandbox
-from ..health import ConnectionHealth
 from ..ledger import Ledger, LedgerError
 from ..ledger.cards import CardLedger
 from ..service.budget import Budget
@@ -45,8 +43,10 @@ from ..service.errors import (
 )
 from ..service.txref import new_installation_id
 from .budgets import Budgets
+from .embedded import EmbeddedSandbox
 from .events import Hub
 from .guard import AddressGuard, Guarded
+from .health import ConnectionHealth
 from .key_carry import carry_to_shown
 from .profile_store import ProfileStore
 from .tasks import TaskSet

@@ -37,8 +37,6 @@ from typing import TypeVar
 
 from ...ledger import CREATING, LedgerError, LinkRecord
 from ...ledger.batch import ALL, WAITING, Batch, BatchBook, BatchFigures, BatchRow
-from ...reconcile import Progress
-from ...scheduler import Scheduler
 from ...service.budget import BudgetState
 from ...service.call_class import CallClass, calls_as
 from ...service.errors import (
@@ -51,6 +49,8 @@ from ...service.errors import (
 from ..budget_words import time_left
 from ..events import Hub
 from ..links import LinksController, LocalDuplicate
+from ..reconcile import Progress
+from ..scheduler import Scheduler
 from ..session import NoKeyError, Session
 from .batch_run import BatchRefused, Run
 from .check import BulkRow, request_of

@@ -14,9 +14,9 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from .ledger import Cursor, LinkRecord, Page
-from .service.call_class import CallClass, calls_as
-from .service.errors import RateLimitedError, ServiceError
+from ..ledger import Cursor, LinkRecord, Page
+from ..service.call_class import CallClass, calls_as
+from ..service.errors import RateLimitedError, ServiceError
 
 log = logging.getLogger("paydesk.scheduler")
 Group = tuple[str, str]  # (profile_id, mode)

@@ -34,10 +34,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from .ledger import CREATING, LinkRecord
+from ..ledger import CREATING, LinkRecord
+from ..service.call_class import CallClass, calls_as
+from ..service.errors import RateLimitedError, ServiceError
 from .paid_rereads import PaidPages, PaidRereads, StopWatching
-from .service.call_class import CallClass, calls_as
-from .service.errors import RateLimitedError, ServiceError
 
 log = logging.getLogger("paydesk.scheduler")
 Key = tuple[str, str]  # (profile_id, tx_ref)
