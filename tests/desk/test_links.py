@@ -14,6 +14,7 @@ from paydesk.config.profiles import Profile
 from paydesk.desk import session as session_module
 from paydesk.desk.build import build_desk
 from paydesk.desk.links import LinksController
+from paydesk.desk.pacing import Pacing
 from paydesk.desk.scheduler import Scheduler, StopWatching
 from paydesk.desk.session import InsecureAddressError, NoKeyError
 from paydesk.service.client import ServiceClient
@@ -116,8 +117,8 @@ async def test_a_client_closed_mid_call_does_not_stop_the_scheduler(session, add
     controller = LinksController(session, session.ledger)
     record = await controller.create(request("CLOSED-1"))
     service.faults(error_rate=1.0)  # every check fails and is retried by the client
-    scheduler = Scheduler(controller.check, controller.settle, first_every=0.05,
-                          retry_first=0.1, slowest=0.3)
+    scheduler = Scheduler(controller.check, controller.settle,
+                          pacing=Pacing(first_every=0.05, retry_first=0.1, slowest=0.3))
     task = asyncio.ensure_future(scheduler.run())
     try:
         scheduler.watch(record)
@@ -185,7 +186,7 @@ async def test_a_lost_create_is_settled_in_the_background(session, add_profile, 
         await asyncio.wait_for(controller.create(request("LOST-1")), 120)
     assert (await session.ledger.get(profile.id, "LOST-1")).state == "creating"
     service.faults()
-    scheduler = Scheduler(controller.check, controller.settle, settle_first=0.1)
+    scheduler = Scheduler(controller.check, controller.settle, pacing=Pacing(settle_first=0.1))
     task = asyncio.ensure_future(scheduler.run())
     try:
         for unsettled in await session.ledger.unsettled():
