@@ -15,7 +15,7 @@ import pytest
 from paydesk.config.counter import CounterSettings
 from paydesk.config.paths import Paths
 from paydesk.config.secrets import KeyStore
-from paydesk.desk import session as session_module
+from paydesk.desk import leases
 from paydesk.desk.build import build_desk
 from paydesk.desk.counter import CounterSetupMissing, RenameRefused, SaleUnderWay
 from paydesk.ledger.counter import (
@@ -41,7 +41,7 @@ SHOP = "till@example.com"
 def short_create_deadline(monkeypatch):
     """A person waits 30 s for a create before PayDesk leaves it to the background; these
     tests wait 3 s (the same rule, sooner)."""
-    monkeypatch.setattr(session_module, "CREATE_DEADLINE", 3.0)
+    monkeypatch.setattr(leases, "CREATE_DEADLINE", 3.0)
 
 
 @pytest.fixture

@@ -11,12 +11,12 @@ import httpx
 import pytest
 
 from paydesk.config.profiles import Profile
-from paydesk.desk import session as session_module
+from paydesk.desk import leases
 from paydesk.desk.build import build_desk
+from paydesk.desk.leases import InsecureAddressError, NoKeyError
 from paydesk.desk.links import LinksController
 from paydesk.desk.pacing import Pacing
 from paydesk.desk.scheduler import Scheduler, StopWatching
-from paydesk.desk.session import InsecureAddressError, NoKeyError
 from paydesk.service.client import ServiceClient
 from paydesk.service.errors import ServiceError
 from paydesk.service.models import PaymentRequest
@@ -32,7 +32,7 @@ def request(ref, amount=12):
 def short_create_deadline(monkeypatch):
     """A person waits 30 s for "Create link" before PayDesk leaves it to the background;
     these tests wait 3 s (the same rule, sooner)."""
-    monkeypatch.setattr(session_module, "CREATE_DEADLINE", 3.0)
+    monkeypatch.setattr(leases, "CREATE_DEADLINE", 3.0)
 
 
 async def test_a_busy_ledger_delays_a_create_and_loses_nothing(session, add_profile, service,

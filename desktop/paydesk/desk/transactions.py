@@ -28,10 +28,10 @@ from ..service.errors import (
 )
 from ..service.models import Transaction
 from .export import writer_for
+from .leases import NoKeyError
 from .links import LinksController
 from .lookup import read
 from .reconcile import Progress, Reconciler
-from .session import NoKeyError
 from .states import state_words
 from .texts import local_time
 

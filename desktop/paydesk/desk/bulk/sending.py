@@ -23,9 +23,10 @@ from ...service.errors import (
     ValidationError,
 )
 from ..events import Hub
+from ..leases import NoKeyError
 from ..links import LinksController, LocalDuplicate
 from ..scheduler import Scheduler
-from ..session import NoKeyError, Session
+from ..session import Session
 from .batch_run import BatchRefused, Run, check_active
 from .check import BulkRow, request_of
 from .progress import report
