@@ -61,7 +61,8 @@ class NoProfileError(ServiceError):
 class Session:
     def __init__(self, paths: Paths, keys: KeyStore, *, hub: Hub, ledger: Ledger,
                  card_ledger: CardLedger, health: ConnectionHealth, embedded: EmbeddedSandbox,
-                 profiles: ProfileStore | None = None, budgets: Budgets | None = None):
+                 profiles: ProfileStore | None = None, budgets: Budgets | None = None,
+                 ledger_choice: Choice | None = None):
         self.paths = paths
         self.keys = keys
         self.hub = hub
@@ -85,7 +86,8 @@ class Session:
                                self.recheck_service)
         self._save_lock = asyncio.Lock()
         self._carried: set[str] = set()  # merchants this desk's own keys were carried to
-        self.ledger_choice = Choice(None, "own")  # which ledger this run uses (desk/ledger_choice.py)
+        # which ledger this run uses, as it was chosen (desk/ledger_choice.py)
+        self.ledger_choice = ledger_choice or Choice(None, "own")
         self.desk_name = computer_name()  # this desk's name, settled at open (desk/desk_name.py)
         # a shared ledger's check (desk/live.py): raises while it is out of reach
         self.ledger_down: Callable[[], Exception | None] = lambda: None
