@@ -17,6 +17,7 @@ from PySide6.QtGui import QFontMetricsF, QPainter, QResizeEvent, QTextLayout, QT
 from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QWidget
 
 LEAST_CHARS = 4  # the least a label asks for: a few characters and the ellipsis
+EVERY_LINE = 1 << 20  # a WrappedLabel's lines: as many as its text needs
 
 
 class ElidedLabel(QLabel):
@@ -145,3 +146,52 @@ class ElidedLabel(QLabel):
             self.style().drawItemText(painter, rect, int(align.value), self.palette(),
                                       self.isEnabled(), line, self.foregroundRole())
         painter.end()
+
+
+class WrappedLabel(ElidedLabel):
+    """A label of as many lines as its text needs at its width, broken between words, or
+    inside a word longer than its line (an e-mail address, a URL, a file's path): never cut,
+    never widening its window, never scrolled sideways. (A QLabel that wraps asks for its
+    longest word's width, and a long address asked the Transactions details pane for more
+    than a 1024 px screen gives it.)"""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None):
+        super().__init__(text, parent, lines=EVERY_LINE)
+        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
+
+    def _line_count(self, width: int) -> int:
+        text = self.text()
+        if not text:
+            return 1
+        layout = QTextLayout(text.replace("\n", "\u2028"), self.font())
+        option = QTextOption()
+        option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        layout.setTextOption(option)
+        layout.beginLayout()
+        count = 0
+        while (line := layout.createLine()).isValid():
+            line.setLineWidth(max(1, width))
+            count += 1
+        layout.endLayout()
+        return max(1, count)
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt's name
+        margins = self.contentsMargins()
+        inside = width - margins.left() - margins.right()
+        metrics = self.fontMetrics()
+        return metrics.height() + (self._line_count(inside) - 1) * metrics.lineSpacing() \
+            + margins.top() + margins.bottom()
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt's name
+        return True
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        width = self.full_width() + self._extra_width()
+        return QSize(width, self.heightForWidth(width))
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        # one line high, as a QLabel that wraps: its height at a width is heightForWidth's
+        least = super().minimumSizeHint()
+        return QSize(least.width(), self.heightForWidth(self.sizeHint().width()))
