@@ -8,7 +8,7 @@ from datetime import datetime
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QLabel, QScrollArea, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from ...desk.cards import words
 from ...desk.cards.controller import CardsController
@@ -17,6 +17,7 @@ from ...ledger import LedgerError
 from ...ledger.cards import CardOperation, CardQuery, CardRecord
 from ...service.errors import NotFoundError, ServiceError
 from ..dialogs import run_dialog
+from ..scrolled import DownScrollArea
 from ..signals import signals_of
 from .audit import AuditView
 from .dialogs import AmountDialog, CreateCardDialog, OperationDialog, TerminateDialog
@@ -76,11 +77,7 @@ class CardsTab(QWidget):
         self.wallet = WalletList(self.ledger, self.tasks)
         split.addWidget(self.wallet)
         self.page = CardPage(session, controller, self.ledger, self.tasks)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(self.page)
-        scroll.setAccessibleName("Card")
-        split.addWidget(scroll)
+        split.addWidget(DownScrollArea(self.page, "Card"))  # never scrolled sideways
         split.setSizes([620, 480])
         self.sections.addTab(split, "Wallet")
         self.audit = AuditView(self.ledger, self.tasks)
