@@ -1,7 +1,8 @@
 """A label that never widens its window nor grows taller: its text is elided ("Keys
 checked: so…") where it has less room than the text needs, and then says the whole text in
 its tooltip. It is one line high, or as many lines as asked (``lines``: the text wraps
-within them, the last one elided). ``text()`` is always the whole text (what a screen
+within them, the last one elided; ``mode`` ElideMiddle keeps a file's path's last part,
+its file's name, in sight). ``text()`` is always the whole text (what a screen
 reader and the tests read).
 
 Used where a line of text must not push its neighbours around: the status bar's labels (a
@@ -60,8 +61,7 @@ class ElidedLabel(QLabel):
         if "\n" not in text and self.full_width() <= width:
             return [text], False
         if self.lines == 1:
-            return [self.fontMetrics().elidedText(text.replace("\n", " "), self.mode,
-                                                  width)], True
+            return [self._elide(text.replace("\n", " "), width)], True
         layout = QTextLayout(text.replace("\n", "\u2028"), self.font())
         option = QTextOption()
         option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
@@ -81,8 +81,22 @@ class ElidedLabel(QLabel):
         rest = text[start:].replace("\n", " ").strip()
         if not rest:
             return shown, False
-        last = self.fontMetrics().elidedText(rest, Qt.TextElideMode.ElideRight, width)
+        last = self._elide(rest, width)
         return [*shown, last], last != rest
+
+    def _elide(self, text: str, width: int) -> str:
+        """``text`` on a line of ``width``, elided in the label's mode; elided in the middle,
+        a file's path keeps its file's name whole (the folders before it shortened) where
+        the line has room for the name."""
+        metrics = self.fontMetrics()
+        cut = max(text.rfind("/"), text.rfind("\\"))
+        if self.mode == Qt.TextElideMode.ElideMiddle and cut > 0:
+            name = text[cut:]
+            room = width - metrics.horizontalAdvance(name)
+            if metrics.horizontalAdvance(text) > width \
+                    and room >= metrics.horizontalAdvance("M" * LEAST_CHARS + "…"):
+                return metrics.elidedText(text[:cut], Qt.TextElideMode.ElideRight, room) + name
+        return metrics.elidedText(text, self.mode, width)
 
     def elided(self) -> bool:
         return bool(self.text()) and self.shown_lines()[1]
