@@ -28,6 +28,7 @@ from ...ledger.cards import CardLedger, CardOperation, CardRecord, CardTxRecord
 from ...service.errors import NotFoundError, ServiceError
 from ..elided import WrappedLabel
 from ..fixed_text import use_fixed
+from ..passing import Passing
 from ..signals import signals_of
 from ..table import AMOUNT_SAMPLE, HeadedModel, fit_columns, tips_for_cut_text
 from .secret import SecretBox
@@ -87,6 +88,7 @@ class CardPage(QWidget):
         super().__init__()
         self.setObjectName("card-page")
         self.session, self.controller, self.ledger, self.tasks = session, controller, ledger, tasks
+        self.passing = Passing(session, self)  # a reading's refusal goes with its cause
         self.record: CardRecord | None = None
         self.open_operation: CardOperation | None = None
         self.busy = False  # an operation started from here has not returned yet
@@ -167,7 +169,7 @@ class CardPage(QWidget):
 
     def _transactions_changed(self, record: CardRecord) -> None:
         if record.key == self._key():
-            self.tasks.replace("transactions", self._transactions())
+            self.tasks.replace("transactions", self._read(self._transactions()))
 
     def _key(self):
         return self.record.key if self.record else None
@@ -187,8 +189,25 @@ class CardPage(QWidget):
             self.say("")
         self._fill()
         if record is not None and not same:
-            self.tasks.replace("transactions", self._transactions())
-            self.tasks.spawn(self._open_operation(record), "open operation")
+            self.tasks.replace("transactions", self._read(self._transactions()))
+            self.tasks.spawn(self._read(self._open_operation(record)), "open operation")
+
+    async def _read(self, reading) -> None:
+        """A reading of the card's ledger lines; a shared ledger out of reach is said on the
+        page (its sentence) until it answers, and the card read again then."""
+        try:
+            await reading
+        except LedgerError as error:
+            self.say(str(error))
+            record = self.record
+            self.passing.said(self.message, str(error), error,
+                              lambda: self._read_again(record))
+
+    def _read_again(self, record: CardRecord | None) -> None:
+        self.say("")
+        if record is not None and record.key == self._key():
+            self.tasks.replace("transactions", self._read(self._transactions()))
+            self.tasks.spawn(self._read(self._open_operation(record)), "open operation")
 
     def update_card(self, record: CardRecord) -> None:
         if record.key == self._key():

@@ -17,6 +17,7 @@ from ...ledger import LedgerError
 from ...ledger.cards import CardOperation, CardQuery, CardRecord
 from ...service.errors import NotFoundError, ServiceError
 from ..dialogs import run_dialog
+from ..passing import Passing
 from ..scrolled import DownScrollArea
 from ..signals import signals_of
 from .audit import AuditView
@@ -46,6 +47,7 @@ class CardsTab(QWidget):
         self.session, self.controller = session, controller
         self.ledger = session.card_ledger
         self.tasks = session.tasks.child(self)
+        self.passing = Passing(session, self)  # the wallet's refusal goes with its cause
         self._refreshed: set[tuple[str, str]] = set()  # read from the service this session
         # being read from the service now, and by how many readings (a replaced one may
         # end after its successor began)
@@ -166,6 +168,17 @@ class CardsTab(QWidget):
             self.loaded = True
 
     async def _load(self, query: CardQuery) -> None:
+        """The list read again (a search, a filter, a refresh ended); a shared ledger out of
+        reach leaves the cards listed as they were and says why on the wallet's line, until
+        it answers (the list read again then)."""
+        try:
+            await self._read_list(query)
+        except LedgerError as error:
+            self.wallet.say_as_of(str(error))
+            self.passing.said(self.wallet.as_of, str(error), error, self.reload_list)
+            self.loaded = True
+
+    async def _read_list(self, query: CardQuery) -> None:
         # the count is read first and set in the same turn as the rows (no moment where the
         # list shows the new rows beside the old count)
         count = await self.ledger.card_count(query)
