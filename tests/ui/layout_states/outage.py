@@ -16,7 +16,10 @@ from paydesk.ui.screen_fit import resize_within_screen
 from tests.ui import press
 from tests.ui.layout_audit import settle, shows_whole
 from tests.ui.layout_states.reach import LONG_FIRST, LONG_LAST, LONG_PROFILE, LONG_TITLE, fill_link
-from tests.ui.outage.conftest import crashes, refused, shop  # noqa: F401 - the fixtures
+from tests.ui.outage import conftest as outage
+from tests.ui.outage.conftest import refused
+
+crashes, shop = outage.crashes, outage.shop  # the outage tests' fixtures: a shop's desk
 
 SHOP_EMAIL = "till.and.back.office@example.com"
 
