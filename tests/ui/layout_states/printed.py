@@ -108,7 +108,7 @@ def test_a_link_and_a_receipt_printed_and_saved(app, loop, seen, tmp_path):
     press.click(day.export)
     day_csv = folder / "End of day of the supporters' club shop, 28 December 2026.csv"
     _saved_to(loop, day_csv, day.message,
-              f"Exported the day's figures and 1 records to {day_csv.name}")
+              f"Exported the day's figures and 1 record to {day_csv.name}")
     seen.look(day, "the end of day exported")
     press.click(day.close_button)
 

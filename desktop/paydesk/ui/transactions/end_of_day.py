@@ -180,7 +180,8 @@ class EndOfDayDialog(QDialog):
         title = self._heading()
 
         await asyncio.to_thread(write_day_csv, path, title, summary, rows_path)
-        self.say(f"Exported the day's figures and {written} records to {path.name}")
+        self.say(f"Exported the day's figures and {written} record{'' if written == 1 else 's'} "
+                 f"to {path.name}")
         return path
 
     def start(self) -> None:
