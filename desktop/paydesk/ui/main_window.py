@@ -28,7 +28,7 @@ from .screen_fit import resize_within_screen
 from .signals import signals_of
 from .status import StatusLine
 from .tabs import TABS, first_field
-from .window_actions import add_menus, add_shortcuts
+from .window_actions import WindowActions
 
 TEST_BANNER = ("TEST MODE: nothing here is real money. Links created now can only be paid "
                "with test cards.")
@@ -46,7 +46,7 @@ def _unbuilt(title: str) -> QWidget:
     return page
 
 
-class MainWindow(QMainWindow):
+class MainWindow(WindowActions, QMainWindow):
     """The window of a desk built elsewhere (``desk/build.py``): it shows, and starts
     nothing in the background."""
 
@@ -138,8 +138,8 @@ class MainWindow(QMainWindow):
         self.status.add_notifications(LastNotification(desk.hub, desk.inbox, self.tasks))
         self.last_call, self.where = self.status.last_call, self.status.where
 
-        add_shortcuts(self)
-        add_menus(self)
+        self._shortcuts()
+        self._menus()
         signals_of(desk.hub).changed.connect(self.refresh)
         self.refresh()
         if self._state is not None and self._state.value("geometry") is not None:

@@ -37,7 +37,7 @@ from .mirror import StaffMirror
 from .sales import SalesList, SalesModel, totals_text
 from .setup import ShopEmailBox
 from .tools import CounterTools
-from .voids import decide, new_sale
+from .voids import Voids
 
 log = logging.getLogger("paydesk.counter.tab")
 
@@ -60,7 +60,7 @@ def _ms_to_next_midnight() -> int:
     return max(0, int(left.total_seconds() * 1000)) + MIDNIGHT_SLACK_MS
 
 
-class CounterTab(QWidget):
+class CounterTab(Voids, QWidget):
     def __init__(self, session: Session, controller: CounterController):
         super().__init__()
         self.setObjectName("tab-counter")
@@ -112,9 +112,9 @@ class CounterTab(QWidget):
         below.setContentsMargins(0, 0, 0, 0)
         self.banner = AfterVoidBanner()
         self.banner.refundRequested.connect(
-            lambda sale: self.tasks.spawn(decide(self, sale, REFUND), "decide"))
+            lambda sale: self.tasks.spawn(self.decide(sale, REFUND), "decide"))
         self.banner.keepRequested.connect(
-            lambda sale: self.tasks.spawn(decide(self, sale, KEEP), "decide"))
+            lambda sale: self.tasks.spawn(self.decide(sale, KEEP), "decide"))
         below.addWidget(self.banner)
         self.totals = QLabel("")
         self.totals.setObjectName("counter-totals")
@@ -339,7 +339,7 @@ class CounterTab(QWidget):
             elif closing and self.place.is_open:
                 self.place.close_display()
             return
-        self.tasks.replace("new sale", new_sale(self))
+        self.tasks.replace("new sale", self.new_sale())
 
     def say_refused(self, failure: Exception) -> None:
         """What refused the staff's press, under the buttons; gone when its cause goes (the
