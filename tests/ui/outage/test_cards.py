@@ -143,3 +143,50 @@ def test_refresh_and_refresh_card_are_refused(shop):
 
 def UNREACHABLE_IN(text: str) -> bool:  # noqa: N802 - read as a phrase
     return "Shared ledger unreachable since" in text and "Traceback" not in text
+
+
+def audit_log(shop):
+    """The Cards tab's Audit log, as a person opens it (a card made first: lines to show)."""
+    tab = cards_tab(shop)
+    press.tab(tab.sections, "Audit log")
+    audit = tab.audit
+    shop.loop.until(lambda: audit.model.rowCount() > 0, message="the audit lines")
+    return audit
+
+
+def test_the_audit_logs_export_is_refused_before_the_save_dialog(shop, tmp_path):
+    shop = shop()
+    audit = audit_log(shop)
+    with shop.down():
+        press.click(audit.export_button)
+        shop.loop.until(lambda: refused(audit.message.text()), message="the sentence")
+        shop.settle()
+        assert press.shown("audit-export-dialog") is None  # no file asked for
+        assert audit.message.isVisible()
+        shop.no_crash()
+    shop.loop.until(lambda: audit.message.text() == "", timeout=15,
+                    message="the sentence gone once the ledger answers")
+    shop.no_crash()
+
+
+def test_an_audit_export_that_meets_the_ledger_gone_keeps_the_file_as_it_was(shop, tmp_path):
+    """The desk did not know yet (no feed running): the save dialog opens, the export finds
+    out, says so where it was pressed (never the crash hook), and the file chosen is left as
+    it was."""
+    shop = shop(background=False)
+    audit = audit_log(shop)
+    path = tmp_path / "audit.csv"
+    path.write_text("last month's export\n")
+    with shop.down(noticed=False):
+        press.click(audit.export_button)
+        shop.loop.until(lambda: press.shown("audit-export-dialog") is not None,
+                        message="the save dialog")
+        replace = press.answer_later("already exists", "Yes")  # Qt's own "replace it?"
+        press.save_as(press.shown("audit-export-dialog"), path)
+        replace.check()
+        shop.loop.until(lambda: refused(audit.message.text()), timeout=30,
+                        message="the sentence")
+        assert path.read_text() == "last month's export\n"
+        assert list(tmp_path.glob("audit.csv*")) == [path]
+        shop.no_crash()
+    shop.no_crash()
