@@ -83,7 +83,7 @@ class CardsTab(QWidget):
         split.addWidget(scroll)
         split.setSizes([620, 480])
         self.sections.addTab(split, "Wallet")
-        self.audit = AuditView(self.ledger, self.tasks)
+        self.audit = AuditView(self.ledger, self.tasks, session)
         self.sections.addTab(self.audit, "Audit log")
         self.stack.addWidget(self.sections)
 
