@@ -190,3 +190,22 @@ def test_an_audit_export_that_meets_the_ledger_gone_keeps_the_file_as_it_was(sho
         assert list(tmp_path.glob("audit.csv*")) == [path]
         shop.no_crash()
     shop.no_crash()
+
+
+def test_searching_the_cards_while_the_ledger_is_down_keeps_the_list(shop):
+    """The wallet's search (or state filter) reads the list again: out of reach, the list
+    stays as it was, said as of when the ledger went, and no crash; read again once back."""
+    shop = shop()
+    tab = cards_tab(shop)
+    model = tab.wallet.model
+    listed, count = model.rowCount(), tab.wallet.count.text()
+    with shop.down():
+        press.type_into(tab.wallet.search, "Lovelace")
+        shop.loop.until(lambda: UNREACHABLE_IN(tab.wallet.as_of.text()), message="the wallet")
+        shop.settle()
+        shop.no_crash()
+        assert model.rowCount() == listed and tab.wallet.count.text() == count
+    shop.loop.until(lambda: not UNREACHABLE_IN(tab.wallet.as_of.text()), timeout=15,
+                    message="the list read again once the ledger answers")
+    assert model.rowCount() == listed
+    shop.no_crash()
