@@ -17,6 +17,7 @@ from ...ledger import LedgerError
 from ...ledger.cards import CardOperation, CardQuery, CardRecord
 from ...service.errors import NotFoundError, ServiceError
 from ..dialogs import run_dialog
+from ..passing import Passing
 from ..signals import signals_of
 from .audit import AuditView
 from .dialogs import AmountDialog, CreateCardDialog, OperationDialog, TerminateDialog
@@ -100,6 +101,7 @@ class CardsTab(QWidget):
         self.wallet.refreshRequested.connect(self.request_refresh)
         self.wallet.createRequested.connect(self.request_create)
         self.wallet.chosen.connect(self.page.show_card)
+        self.passing = Passing(session, self)  # a refusal said goes when its cause goes
         self.wallet.search.textChanged.connect(lambda _: self.reload_list())
         self.wallet.state_filter.currentIndexChanged.connect(lambda _: self.reload_list())
         self.page.fundRequested.connect(lambda: self._amount("fund"))
@@ -171,10 +173,16 @@ class CardsTab(QWidget):
     async def _load(self, query: CardQuery) -> None:
         # the count is read first and set in the same turn as the rows (no moment where the
         # list shows the new rows beside the old count)
-        count = await self.ledger.card_count(query)
-        await self.wallet.model.load(self.session.profile, query)
-        self.wallet.count.setText(f"{count} card{'s' if count != 1 else ''}")
-        when = await self.ledger.refreshed_at(query.profile_id, query.mode)
+        try:
+            count = await self.ledger.card_count(query)
+            await self.wallet.model.load(self.session.profile, query)
+            self.wallet.count.setText(f"{count} card{'s' if count != 1 else ''}")
+            when = await self.ledger.refreshed_at(query.profile_id, query.mode)
+        except LedgerError as error:  # a shared ledger out of reach: the list stays as it
+            self.wallet.say_as_of(str(error))  # was, read again once the ledger answers
+            self.passing.said(self.wallet.as_of, str(error), error, self.reload_list)
+            self.loaded = True
+            return
         self._read_at[(query.profile_id, query.mode)] = when
         if (query.profile_id, query.mode) in self._refreshed:
             self.wallet.say_as_of(f"Up to date: read from the service at {words.when(when, seconds=True)}")
