@@ -100,3 +100,24 @@ def test_lookups_and_checks_are_refused_and_nothing_is_asked(shop, which):
         shop.no_crash()
     assert shop.calls() == calls
     shop.no_crash()
+
+
+def test_choosing_a_listed_payment_shows_it_while_the_ledger_is_down(shop):
+    """The list stays on screen while the ledger is out of reach: a row clicked shows its
+    details as listed, never the crash dialog."""
+    shop = shop()
+    made = [shop.link(ref) for ref in ("SHOP-ROW-1", "SHOP-ROW-2")]
+    tab = transactions(shop)
+    table, model = tab.table, tab.model
+    shop.loop.until(lambda: all(model.row_of(r.key) is not None for r in made),
+                    message="both links listed")
+    with shop.down():
+        for record in made:
+            rect = table.visualRect(model.index(model.row_of(record.key), 0))
+            press.click(table.viewport(), pos=rect.center())
+            shop.loop.until(lambda record=record: tab.details.record is not None
+                            and tab.details.record.key == record.key, message="its details")
+            shop.settle()
+            shop.no_crash()
+            assert tab.details.values["tx_ref"].text() == record.tx_ref
+    shop.no_crash()
