@@ -209,3 +209,27 @@ def test_searching_the_cards_while_the_ledger_is_down_keeps_the_list(shop):
                     message="the list read again once the ledger answers")
     assert model.rowCount() == listed
     shop.no_crash()
+
+
+def test_choosing_another_card_while_the_ledger_is_down_says_why_its_lines_are_missing(shop):
+    """A card clicked in the wallet while the ledger is out of reach: its page shows it as
+    listed, the one sentence where its transactions would be read, never the crash dialog;
+    its transactions are read once the ledger answers."""
+    shop = shop()
+    other = shop.loop.run(shop.desk.cards.create(shop.profile, "test", Decimal(12), "GBP", None,
+                                                 first_name="Mary", last_name="Somerville"),
+                          timeout=30)
+    assert other.state == "done", other
+    tab = cards_tab(shop)
+    table, model = tab.wallet.table, tab.wallet.model
+    shop.loop.until(lambda: model.row_of(other.card_hash) is not None, message="both listed")
+    with shop.down():
+        index = model.index(model.row_of(other.card_hash), 0)
+        press.click(table.viewport(), pos=table.visualRect(index).center())
+        shop.loop.until(lambda: tab.page.record.card_hash == other.card_hash, message="its page")
+        shop.loop.until(lambda: refused(tab.page.message.text()), message="the sentence")
+        shop.settle()
+        shop.no_crash()
+    shop.loop.until(lambda: tab.page.message.text() == "", timeout=15,
+                    message="the sentence gone once the ledger answers")
+    shop.no_crash()
