@@ -28,6 +28,7 @@ from ...ledger import LedgerError
 from ...ledger.cards import CardLedger, CardOperation, CardRecord, CardTxRecord
 from ...service.errors import NotFoundError, ServiceError
 from ..fixed_text import use_fixed
+from ..passing import Passing
 from ..signals import signals_of
 from ..table import HeadedModel, tips_for_cut_text
 from .secret import SecretBox
@@ -152,6 +153,7 @@ class CardPage(QWidget):
         self.transactions.horizontalHeader().setStretchLastSection(True)
         column.addWidget(self.transactions, 1)
         signals = signals_of(session.hub)
+        self.passing = Passing(session, self)  # a refusal said goes when its cause goes
         signals.cardChanged.connect(self.update_card)
         signals.transactionsChanged.connect(self._transactions_changed)  # a method: ends with the page
         signals.operationChanged.connect(self._operation_changed)
@@ -160,6 +162,13 @@ class CardPage(QWidget):
     def _transactions_changed(self, record: CardRecord) -> None:
         if record.key == self._key():
             self.tasks.replace("transactions", self._transactions())
+
+    def _read_again(self) -> None:
+        """The ledger answers again: the shown card's transactions and open operation."""
+        self.say("")
+        if self.record is not None:
+            self.tasks.replace("transactions", self._transactions())
+            self.tasks.spawn(self._open_operation(self.record), "open operation")
 
     def _key(self):
         return self.record.key if self.record else None
@@ -247,15 +256,26 @@ class CardPage(QWidget):
         record = self.record
         if record is None:
             return
-        rows = await self.ledger.transactions(record.profile_id, record.mode, record.card_hash)
+        try:
+            rows = await self.ledger.transactions(record.profile_id, record.mode,
+                                                  record.card_hash)
+        except LedgerError as error:  # a shared ledger out of reach: no lines of another
+            if record.key == self._key():  # card shown under it; why, until it answers
+                self.tx_model.load([], str)
+                self.say(str(error))
+                self.passing.said(self.message, str(error), error, self._read_again)
+            return
         if record.key == self._key():
             profile = self.session.settings.profile(record.profile_id)
             self.tx_model.load(rows, lambda amount: words.card_money(profile, record, amount))
 
     async def _open_operation(self, record: CardRecord) -> None:
         """An operation of this card still open (being settled) disables its buttons."""
-        ops = await self.ledger.operations(record.profile_id, record.mode, record.card_hash,
-                                           limit=1)
+        try:
+            ops = await self.ledger.operations(record.profile_id, record.mode,
+                                               record.card_hash, limit=1)
+        except LedgerError:  # a shared ledger out of reach: said by its transactions
+            return
         if ops and ops[0].open and record.key == self._key():
             self._operation_changed(ops[0])
 
