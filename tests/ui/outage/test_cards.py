@@ -233,3 +233,22 @@ def test_choosing_another_card_while_the_ledger_is_down_says_why_its_lines_are_m
     shop.loop.until(lambda: tab.page.message.text() == "", timeout=15,
                     message="the sentence gone once the ledger answers")
     shop.no_crash()
+
+
+def test_searching_the_audit_log_while_the_ledger_is_down_keeps_its_lines(shop):
+    """The audit log's search read while the ledger is out of reach: its lines stay, the one
+    sentence under the log, never the crash dialog; searched once the ledger answers."""
+    shop = shop()
+    audit = audit_log(shop)
+    lines = audit.model.rowCount()
+    with shop.down():
+        press.type_into(audit.search, "Lovelace")
+        shop.loop.until(lambda: refused(audit.message.text()), message="the sentence")
+        shop.settle()
+        shop.no_crash()
+        assert audit.model.rowCount() == lines
+    shop.loop.until(lambda: audit.message.text() == "", timeout=15,
+                    message="the sentence gone once the ledger answers")
+    shop.loop.until(lambda: audit.model.query is not None and audit.model.query.text == "Lovelace",
+                    message="the search read once the ledger answers")
+    shop.no_crash()
