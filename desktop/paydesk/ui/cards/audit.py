@@ -206,7 +206,18 @@ class AuditView(QWidget):
     def reload(self, *_: object) -> None:
         query = self.query()
         if query is not None:
-            self.tasks.replace("audit", self.model.load(query))
+            self.tasks.replace("audit", self._load(query))
+
+    async def _load(self, query: AuditQuery) -> None:
+        try:
+            await self.model.load(query)
+        except LedgerError as error:  # a shared ledger out of reach: the lines stay as they
+            self.say(str(error))  # were; read again once the ledger answers
+            self.passing.said(self.message, str(error), error, self._read_again)
+
+    def _read_again(self) -> None:
+        self.say("")
+        self.reload()
 
     def added(self, profile_id: str, mode: str) -> None:
         if self.scope == (profile_id, mode):
