@@ -173,6 +173,9 @@ class LedgerModel(HeadedModel):
                 after, before = await self._seek_from(block)
                 page = await self.ledger.page(self._snapshot, after=after, before=before,
                                               limit=BLOCK)
+        except LedgerError as error:  # a shared ledger out of reach: the rows stay unread,
+            log.info("could not read block %s of the list: %s", block, error)  # asked again
+            return  # when next looked at
         finally:
             if generation == self._generation:
                 self._loading.discard(block)
