@@ -5,6 +5,11 @@ answers again."""
 
 from __future__ import annotations
 
+import json
+
+from PySide6.QtCore import Qt
+
+from paydesk.ui.notifications.model import PAGE
 from tests.ui import press
 from tests.ui.outage.conftest import refused
 
@@ -36,4 +41,33 @@ def test_send_a_test_notification_is_refused_before_anything_is_made(shop):
                     message="the sentence gone once the ledger answers")
     assert window.test_button.isEnabled()
     assert shop.calls() == calls  # no test link made, nothing paid
+    shop.no_crash()
+
+
+def test_scrolling_past_the_first_page_while_the_ledger_is_down_never_crashes(shop):
+    """A list read a page at a time: the next page asked for while the ledger is out of reach
+    is not read (nothing reaches the crash hook) and is read when asked once it answers."""
+    shop = shop()
+    inbox = shop.desk.inbox
+    for i in range(PAGE + 20):
+        body = json.dumps({"event": "payment.completed", "data": {"tx_ref": f"SHOP-N-{i:04d}"}},
+                          separators=(",", ":")).encode()
+        entry, _ = shop.loop.run(inbox.receive(
+            body, {"content-type": "application/json"}, "127.0.0.1",
+            profile_id=shop.profile.id, mode="test", tx_ref=f"SHOP-N-{i:04d}",
+            event="payment.completed"))
+        shop.loop.run(inbox.decide(entry.id, "applied", ""))
+    window = notifications_window(shop)
+    table, model = window.table, window.model
+    shop.loop.until(lambda: model.rowCount() == PAGE, message="the first page")
+    press.click(table.viewport(), pos=table.visualRect(model.index(0, 0)).center())
+    with shop.down():
+        press.key(table, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+        shop.settle(1.0)
+        shop.no_crash()
+        assert model.rowCount() == PAGE  # nothing made up
+    press.key(table, Qt.Key.Key_Home, Qt.KeyboardModifier.ControlModifier)
+    press.key(table, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+    shop.loop.until(lambda: model.rowCount() > PAGE, timeout=15,
+                    message="the next page read once the ledger answers")
     shop.no_crash()
