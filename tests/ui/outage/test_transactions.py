@@ -14,7 +14,6 @@ from PySide6.QtWidgets import QApplication
 
 from paydesk.ledger import LinkRecord
 from paydesk.ui.transactions.model import BLOCK
-
 from tests.ui import press
 from tests.ui.outage.conftest import refused
 
