@@ -28,6 +28,11 @@ def cards_tab(shop, *, blocked: bool = False):
     tab = shop.window.cards_tab
     press.tab(shop.window.tabs, "Cards")
     loop.until(lambda: tab.loaded, message="the cards tab")
+    # the tab reads the service when first shown: over before anything is counted (a busy
+    # machine finished it after the test's count of the service's calls, or its ledger
+    # write told the desk of the outage before the press)
+    loop.until(lambda: tab.wallet.as_of.text().startswith("Up to date"), timeout=30,
+               message="the tab's own reading of the service")
     table, model = tab.wallet.table, tab.wallet.model
     loop.until(lambda: model.row_of(op.card_hash) is not None, message="the card listed")
     index = model.index(model.row_of(op.card_hash), 0)
