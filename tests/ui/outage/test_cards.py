@@ -143,6 +143,9 @@ def test_refresh_and_refresh_card_are_refused(shop):
         shop.loop.until(lambda: refused(tab.page.message.text()), message="the card's page")
         shop.no_crash()
     assert shop.calls() == calls
+    shop.loop.until(lambda: not UNREACHABLE_IN(tab.wallet.as_of.text())
+                    and tab.page.message.text() == "", timeout=15,
+                    message="the words gone once the ledger answers")
     shop.no_crash()
 
 
