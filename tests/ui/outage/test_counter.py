@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+import pytest
 from PySide6.QtCore import Qt
 
 from paydesk.ledger.counter import SaleQuery
@@ -120,6 +121,35 @@ def test_close_shift_is_refused_with_the_sentence(shop):
         box = press.shown("close-shift-told")
         assert refused(box.text()), box.text()
         assert press.shown("confirm-close-shift") is None
+        press.click(press.button(box, "OK"))
+        shop.no_crash()
+    shift = shop.loop.run(shop.desk.book.current_shift(tab.controller.name, shop.profile.id,
+                                                       "test"))
+    assert shift is not None and shift.closed_at is None  # still open
+    shop.no_crash()
+
+
+@pytest.mark.parametrize("when", ["before the count", "after the count"])
+def test_a_close_shift_that_meets_the_ledger_gone_says_the_sentence(shop, when):
+    """The desk did not know yet (no feed running): Close shift… finds out when it reads the
+    count, or once the staff confirmed it; either way the box says the one sentence, and
+    the shift stays open."""
+    shop = shop(background=False)
+    tab = counter_tab(shop)
+    sell(shop, tab, "4")
+    if when == "after the count":
+        press.click(tab.close_shift_button)
+        shop.loop.until(lambda: press.shown("confirm-close-shift") is not None,
+                        message="the count to confirm")
+    with shop.down(noticed=False):
+        if when == "after the count":
+            press.click(press.button(press.shown("confirm-close-shift"), "Close shift"))
+        else:
+            press.click(tab.close_shift_button)
+        shop.loop.until(lambda: press.shown("close-shift-told") is not None, timeout=30,
+                        message="the box saying why")
+        box = press.shown("close-shift-told")
+        assert refused(box.text()), box.text()
         press.click(press.button(box, "OK"))
         shop.no_crash()
     shift = shop.loop.run(shop.desk.book.current_shift(tab.controller.name, shop.profile.id,
