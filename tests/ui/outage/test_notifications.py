@@ -71,3 +71,20 @@ def test_scrolling_past_the_first_page_while_the_ledger_is_down_never_crashes(sh
     shop.loop.until(lambda: model.rowCount() > PAGE, timeout=15,
                     message="the next page read once the ledger answers")
     shop.no_crash()
+
+
+def test_a_search_while_the_ledger_is_down_is_read_once_it_answers(shop):
+    """The search typed while the ledger is out of reach cannot be read: the list stays, its
+    line says why, and once the ledger answers the search is read and the why goes."""
+    shop = shop()
+    window = notifications_window(shop)
+    shop.loop.until(lambda: window.count.text().endswith("notifications")
+                    or window.count.text().endswith("notification"), message="the count")
+    with shop.down():
+        press.type_into(window.search, "SHOP-NONE")
+        shop.loop.until(lambda: "Shared ledger unreachable since" in window.count.text(),
+                        message="why the list is not searched")
+        shop.no_crash()
+    shop.loop.until(lambda: window.count.text() == "0 notifications", timeout=15,
+                    message="the search read once the ledger answers")
+    shop.no_crash()
