@@ -170,8 +170,10 @@ class NotificationsWindow(QWidget):
     async def _load(self, query: InboxQuery) -> None:
         try:
             await self.model.load(query)
-        except LedgerError as error:  # a shared ledger out of reach: the list stays as it was
-            self._show_count(f"Could not read the notifications: {error}")
+        except LedgerError as error:  # a shared ledger out of reach: the list stays as it was,
+            text = f"Could not read the notifications: {error}"  # read again once it answers
+            self._show_count(text)
+            self.passing.said(self.count, text, error, self.reload)
 
     def _count_later(self) -> None:
         self.tasks.replace("count", self._count(self.model.query))
