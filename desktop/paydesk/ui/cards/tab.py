@@ -8,7 +8,7 @@ from datetime import datetime
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QLabel, QScrollArea, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from ...desk.cards import words
 from ...desk.cards.controller import CardsController
@@ -18,6 +18,7 @@ from ...ledger.cards import CardOperation, CardQuery, CardRecord
 from ...service.errors import NotFoundError, ServiceError
 from ..dialogs import run_dialog
 from ..passing import Passing
+from ..scrolled import DownScrollArea
 from ..signals import signals_of
 from .audit import AuditView
 from .dialogs import AmountDialog, CreateCardDialog, OperationDialog, TerminateDialog
@@ -46,6 +47,7 @@ class CardsTab(QWidget):
         self.session, self.controller = session, controller
         self.ledger = session.card_ledger
         self.tasks = session.tasks.child(self)
+        self.passing = Passing(session, self)  # the wallet's refusal goes with its cause
         self._refreshed: set[tuple[str, str]] = set()  # read from the service this session
         # being read from the service now, and by how many readings (a replaced one may
         # end after its successor began)
@@ -77,14 +79,10 @@ class CardsTab(QWidget):
         self.wallet = WalletList(self.ledger, self.tasks)
         split.addWidget(self.wallet)
         self.page = CardPage(session, controller, self.ledger, self.tasks)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(self.page)
-        scroll.setAccessibleName("Card")
-        split.addWidget(scroll)
+        split.addWidget(DownScrollArea(self.page, "Card"))  # never scrolled sideways
         split.setSizes([620, 480])
         self.sections.addTab(split, "Wallet")
-        self.audit = AuditView(self.ledger, self.tasks, session)
+        self.audit = AuditView(self.ledger, self.tasks)
         self.sections.addTab(self.audit, "Audit log")
         self.stack.addWidget(self.sections)
 
@@ -101,7 +99,6 @@ class CardsTab(QWidget):
         self.wallet.refreshRequested.connect(self.request_refresh)
         self.wallet.createRequested.connect(self.request_create)
         self.wallet.chosen.connect(self.page.show_card)
-        self.passing = Passing(session, self)  # a refusal said goes when its cause goes
         self.wallet.search.textChanged.connect(lambda _: self.reload_list())
         self.wallet.state_filter.currentIndexChanged.connect(lambda _: self.reload_list())
         self.page.fundRequested.connect(lambda: self._amount("fund"))
@@ -171,18 +168,23 @@ class CardsTab(QWidget):
             self.loaded = True
 
     async def _load(self, query: CardQuery) -> None:
-        # the count is read first and set in the same turn as the rows (no moment where the
-        # list shows the new rows beside the old count)
+        """The list read again (a search, a filter, a refresh ended); a shared ledger out of
+        reach leaves the cards listed as they were and says why on the wallet's line, until
+        it answers (the list read again then)."""
         try:
-            count = await self.ledger.card_count(query)
-            await self.wallet.model.load(self.session.profile, query)
-            self.wallet.count.setText(f"{count} card{'s' if count != 1 else ''}")
-            when = await self.ledger.refreshed_at(query.profile_id, query.mode)
-        except LedgerError as error:  # a shared ledger out of reach: the list stays as it
-            self.wallet.say_as_of(str(error))  # was, read again once the ledger answers
+            await self._read_list(query)
+        except LedgerError as error:
+            self.wallet.say_as_of(str(error))
             self.passing.said(self.wallet.as_of, str(error), error, self.reload_list)
             self.loaded = True
-            return
+
+    async def _read_list(self, query: CardQuery) -> None:
+        # the count is read first and set in the same turn as the rows (no moment where the
+        # list shows the new rows beside the old count)
+        count = await self.ledger.card_count(query)
+        await self.wallet.model.load(self.session.profile, query)
+        self.wallet.count.setText(f"{count} card{'s' if count != 1 else ''}")
+        when = await self.ledger.refreshed_at(query.profile_id, query.mode)
         self._read_at[(query.profile_id, query.mode)] = when
         if (query.profile_id, query.mode) in self._refreshed:
             self.wallet.say_as_of(f"Up to date: read from the service at {words.when(when, seconds=True)}")
