@@ -82,7 +82,7 @@ class CardsTab(QWidget):
         split.addWidget(DownScrollArea(self.page, "Card"))  # never scrolled sideways
         split.setSizes([620, 480])
         self.sections.addTab(split, "Wallet")
-        self.audit = AuditView(self.ledger, self.tasks)
+        self.audit = AuditView(self.ledger, self.tasks, session)
         self.sections.addTab(self.audit, "Audit log")
         self.stack.addWidget(self.sections)
 
