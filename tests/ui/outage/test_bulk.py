@@ -98,7 +98,7 @@ def test_cancel_while_the_ledger_is_down_never_crashes(shop, tmp_path):
     """A batch under way when the ledger goes, its creates slow: Cancel stops it (no new
     call starts) though its figures cannot be read, and nothing reaches the crash hook."""
     shop = shop()
-    shop.sandbox.faults(latency_ms=4000)  # creates still under way a second after Cancel
+    shop.sandbox.faults(latency_ms=10000)  # creates still under way a second after Cancel
     window = bulk_window(shop, tmp_path, 12)
     press.click(window.check_step.create)
     progress = window.progress_step
