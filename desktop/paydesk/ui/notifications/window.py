@@ -233,8 +233,8 @@ class NotificationsWindow(QWidget):
         self.test_button.setToolTip("" if self.offered else NOT_OFFERED)
         if not self.offered and self.outcome is None:
             self.say(NOT_OFFERED)
-        elif self.outcome is None:
-            self.say("")
+        elif self.outcome is None and self.result.text() == NOT_OFFERED:
+            self.say("")  # its own words only: a refusal said meanwhile stays until its cause goes
 
     async def send_test(self) -> Outcome | None:
         self.outcome = None
