@@ -33,6 +33,7 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 
 from ...config.profiles import Profile
+from ...ledger import LedgerError
 from ...ledger.batch import ALL, Batch, BatchBook, BatchFigures
 from ...service.budget import BudgetState
 from ..budget_words import time_left
@@ -211,7 +212,10 @@ class BulkController:
         assert run.task is not None
         await asyncio.wait([run.task], timeout=CANCEL_WAIT)
         if not run.task.done():
-            run.report = await self.sender.report(run, "Cancelled")
+            try:
+                run.report = await self.sender.report(run, "Cancelled")
+            except LedgerError as error:  # its figures cannot be read: cancelled all the same
+                run.report = f"Cancelled. {error}"
         self.sender.changed(run)
         return run.report
 
