@@ -28,6 +28,12 @@ def cards_tab(shop, *, blocked: bool = False):
     tab = shop.window.cards_tab
     press.tab(shop.window.tabs, "Cards")
     loop.until(lambda: tab.loaded, message="the cards tab")
+    # the tab's opening reads the service's list; a card chosen before that reading ends is
+    # read again from the service when it does (its page refreshed), and those two calls
+    # could land after a test has noted the calls made so far: the card is chosen once the
+    # wallet's line says the list is up to date, as a person would see it
+    loop.until(lambda: tab.wallet.as_of.text().startswith("Up to date: read from the service"),
+               message="the wallet read from the service")
     table, model = tab.wallet.table, tab.wallet.model
     loop.until(lambda: model.row_of(op.card_hash) is not None, message="the card listed")
     index = model.index(model.row_of(op.card_hash), 0)
