@@ -92,6 +92,7 @@ class Shop:
         self.refused_sales: list[str] = []
         self.sold: dict[str, str] = {}  # tx_ref -> counter
         self.paid_at: dict[str, float] = {}  # tx_ref -> monotonic of the payment call
+        self.paid_wall: dict[str, float] = {}  # tx_ref -> time.time() of the payment call
         self.seen_paid: dict[str, float] = {}  # tx_ref -> monotonic the counter's desk heard it
         self.lookups: list[float] = []  # ms: the finance desk's look-ups
         self.lookup_refs: set[str] = set()
@@ -100,7 +101,7 @@ class Shop:
     async def pay(self, reference: str, tx_ref: str, after: float) -> None:
         await asyncio.sleep(after)
         async with httpx.AsyncClient(timeout=10) as client:
-            self.paid_at[tx_ref] = time.monotonic()
+            self.paid_at[tx_ref], self.paid_wall[tx_ref] = time.monotonic(), time.time()
             answer = await client.post(f"{self.base}/_sandbox/pay/{reference}",
                                        json={"outcome": "success"},
                                        headers=control_headers(self.key))
@@ -303,6 +304,12 @@ def report(args, seen: dict, folder: Path, url: str, base: str, keys: dict,
     doubled = (len(ledger) - len(ledger_state)) + sum(1 for n in at_service.values() if n > 1)
     paid = [(shop.seen_paid[t] - at) * 1000 for t, at in shop.paid_at.items()
             if t in shop.seen_paid]
+    reread = []  # the payment call to the first look-up of it at the service after it
+    for tx_ref, at in shop.paid_wall.items():
+        after = [c["t"] for c in ours if c["method"] == "GET" and c["t"] >= at
+                 and c["path"].rsplit("/", 1)[-1] == tx_ref]
+        if after:
+            reread.append((min(after) - at) * 1000)
     person = seen["waits"][1] + seen["waits"][2]
     made = seen["made"]
     print(f"sandbox: limit {limit}/min; its windows for 127.0.0.1 (most counted in each): "
@@ -322,6 +329,7 @@ def report(args, seen: dict, folder: Path, url: str, base: str, keys: dict,
                         (3, "a code on screen"), (4, "a bulk create"), (5, "a background call")):
         print(line(f"{what} waited", seen["waits"][klass]))
     print(line("finance look-up (whole)", shop.lookups))
+    print(line("payment -> re-read at the service", reread))
     print(line("PAID (payment -> the till heard)", paid))
     print(f"bulk: created {made.created} of {args.rows} (creating {made.creating}, failed "
           f"{made.failed}, refused {made.refused}); possible {possible} = {limit} x {windows} "

@@ -26,6 +26,9 @@ past it 429 with ``Retry-After``. What the book does:
   headers is not throttled: nothing waits.
 - **Strict classes**: a class may take a call only while more than its reserve is left
   (``reserve``): a background check never takes the calls a person's create may need.
+- **Another program's calls are left to it**: the classes below a person's keep, besides
+  their reserve, as many calls again as ``Remaining`` shows another program spent in the
+  server's window (it will call again before the window ends; a 429 would be its).
 - **The classes below spread their calls** (``spread``): a batch or the background takes
   no more than its share of a sixth of the window in any sixth (the shop's calls of every
   class counted), never the whole window in its first seconds. Otherwise the server's
@@ -291,7 +294,7 @@ class MemoryBook:
         fresh = now < self.remaining_until
         if self.headers_seen and not fresh and in_flight:
             return SOON  # the last Remaining is from a window that ended: one at a time
-        kept = reserve(klass, limit)
+        kept = reserve(klass, limit) + self._theirs(klass, fresh)
         by_log = limit - len(self._calls)
         by_remaining = self.remaining - self.since_remaining if (
             fresh and self.remaining is not None) else math.inf
@@ -304,6 +307,14 @@ class MemoryBook:
         if by_remaining <= kept:
             wait = max(wait, self.remaining_until - now)
         return wait
+
+    def _theirs(self, klass: int, fresh: bool) -> int:
+        """What the classes below leave to another program on the address besides their
+        reserve: as many calls again as the service counted from it in this window (its
+        ``Remaining`` less this log's calls, every one of the window's being in the log)."""
+        if klass < int(CallClass.BULK) or not fresh or self.remaining is None or not self.limit:
+            return 0
+        return max(0, self.limit - self.remaining + self.since_remaining - len(self._calls))
 
     def _spread(self, klass: int, limit: int, now: float) -> float | None:
         """None: ``klass`` may go as far as spreading goes; else how long until the

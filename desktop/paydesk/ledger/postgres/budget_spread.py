@@ -1,8 +1,10 @@
-"""Migration 10: the classes below a person's spread their calls over the window, on the
-shared ledger as in ``service/budget_book.py`` (``spread``): a batch or the background takes
-no more than its share of a sixth of the window in any sixth, the shop's calls of every class
-counted. ``paydesk_take_call`` is migration 9's (``budget_schema.py``) with that one rule
-added where the reserves have let the call go; the rest of it is unchanged.
+"""Migration 10: the classes below a person's spread their calls over the window, and leave
+another program on the address its calls, on the shared ledger as in
+``service/budget_book.py``: a batch or the background takes no more than its share of a
+sixth of the window in any sixth (``spread``), the shop's calls of every class counted; and
+keeps, besides its reserve, as many calls again as Remaining shows another program spent in
+the window. ``paydesk_take_call`` is migration 9's (``budget_schema.py``) with those two
+rules added; the rest of it is unchanged.
 """
 
 from __future__ import annotations
@@ -28,11 +30,17 @@ _SPREAD = _ALLOWED + """            most := paydesk_call_spread(p_class, lim);
                 END IF;
             END IF;
 """
+_KEPT = "        kept := paydesk_call_reserve(p_class, lim);\n"
+_THEIRS = _KEPT + """        IF p_class >= 4 AND fresh AND b.remaining IS NOT NULL AND b.call_limit IS NOT NULL THEN
+            -- another program's calls this window: as many again left to it (budget_book)
+            kept := kept + greatest(0, b.call_limit - b.remaining + b.since_remaining - n);
+        END IF;
+"""
 _KTH = "    kth timestamptz;\n"
-if _TAKE.count(_ALLOWED) != 1 or _TAKE.count(_KTH) != 1:
+if _TAKE.count(_ALLOWED) != 1 or _TAKE.count(_KTH) != 1 or _TAKE.count(_KEPT) != 1:
     raise RuntimeError("migration 9's paydesk_take_call is not the one migration 10 amends")
 _TAKE_SPREAD = (_TAKE.replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1)
-                .replace(_KTH, _KTH + "    most integer;\n", 1).replace(_ALLOWED, _SPREAD, 1))
+                .replace(_KTH, _KTH + "    most integer;\n", 1).replace(_ALLOWED, _SPREAD, 1).replace(_KEPT, _THEIRS, 1))
 
 MIGRATION = (VERSION, f"""
 -- the most calls of the shop in any sixth of the window after which a class waits
