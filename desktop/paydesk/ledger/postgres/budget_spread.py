@@ -31,7 +31,8 @@ _SPREAD = _ALLOWED + """            most := paydesk_call_spread(p_class, lim);
             END IF;
 """
 _KEPT = "        kept := paydesk_call_reserve(p_class, lim);\n"
-_THEIRS = _KEPT + """        IF p_class >= 4 AND fresh AND b.remaining IS NOT NULL AND b.call_limit IS NOT NULL THEN
+_THEIRS = _KEPT + """        IF p_class >= 4 AND fresh AND b.remaining IS NOT NULL
+           AND b.call_limit IS NOT NULL THEN
             -- another program's calls this window: as many again left to it (budget_book)
             kept := kept + greatest(0, b.call_limit - b.remaining + b.since_remaining - n);
         END IF;
@@ -40,7 +41,8 @@ _KTH = "    kth timestamptz;\n"
 if _TAKE.count(_ALLOWED) != 1 or _TAKE.count(_KTH) != 1 or _TAKE.count(_KEPT) != 1:
     raise RuntimeError("migration 9's paydesk_take_call is not the one migration 10 amends")
 _TAKE_SPREAD = (_TAKE.replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1)
-                .replace(_KTH, _KTH + "    most integer;\n", 1).replace(_ALLOWED, _SPREAD, 1).replace(_KEPT, _THEIRS, 1))
+                .replace(_KTH, _KTH + "    most integer;\n", 1)
+                .replace(_ALLOWED, _SPREAD, 1).replace(_KEPT, _THEIRS, 1))
 
 MIGRATION = (VERSION, f"""
 -- the most calls of the shop in any sixth of the window after which a class waits
