@@ -288,7 +288,7 @@ def report(args, seen: dict, folder: Path, url: str, base: str, keys: dict,
     bulk_creates = len(creates) - counter_creates
     others = len(in_run) - bulk_creates - bulk_looks + seen["other"].counted
     windows = args.minutes
-    possible = max(0, min(args.rows, limit * windows - others))
+    possible = max(0, min(args.rows, int(limit * windows) - others))
     with psycopg.connect(url, autocommit=True) as conn:
         ledger = conn.execute("SELECT tx_ref, state FROM links").fetchall()
     ledger_state = dict(ledger)
