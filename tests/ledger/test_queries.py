@@ -190,7 +190,7 @@ async def test_the_scan_check_can_fail(sqlite_ledger, tmp_path):
 
 
 async def test_open_records_use_their_own_small_index(sqlite_ledger, tmp_path):
-    from paydesk.ledger.sqlite import OPEN_WHERE
+    from paydesk.ledger.sqlite.links import OPEN_WHERE
 
     db = sqlite3.connect(tmp_path / "q.sqlite3")
     steps = [r[3] for r in db.execute(f"EXPLAIN QUERY PLAN SELECT id FROM links INDEXED BY"

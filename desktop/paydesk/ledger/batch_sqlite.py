@@ -29,10 +29,11 @@ from .batch_sql import (
 from .batch_sql import batch as batch_of_row
 from .batch_sql import batch_row as row_of
 from .batch_sql import figures as figures_of
-from .engine import Engine, LedgerError
+from .errors import LedgerError
 from .records import parse_written, stamp
 from .search import SELECT, record
 from .sqlite import SqliteLedger
+from .sqlite.engine import Engine
 
 _ROWS = row_select(SELECT)
 _INSERT_ROW = ("INSERT INTO batch_rows (batch_id, number, profile_id, tx_ref, cells, skipped)"

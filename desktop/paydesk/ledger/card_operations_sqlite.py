@@ -10,10 +10,11 @@ from typing import Any
 from .amounts import card_decimal, card_minor
 from .card_schema import OPEN_OPERATION_STATES, OPERATION_STATES
 from .cards import AuditDraft, AuditEntry, AuditQuery, CardOperation, OperationDraft, OperationUnderWay, mask
-from .engine import Engine, LedgerError
+from .errors import LedgerError
 from .owner import this_process
 from .records import parse_stamp, parse_written, stamp
 from .search import like
+from .sqlite.engine import Engine
 
 
 def _inserted(cursor: sqlite3.Cursor) -> int:

@@ -12,10 +12,11 @@ from ..service.models import CardTransaction, VirtualCard
 from .amounts import card_decimal, card_minor
 from .card_operations_sqlite import SqliteCardOperations
 from .cards import CardLedger, CardPage, CardQuery, CardRecord, CardTxRecord, mask, transaction_id
-from .engine import Engine, LedgerError
+from .errors import LedgerError
 from .records import parse_stamp, parse_written, stamp
 from .search import like
 from .sqlite import SqliteLedger
+from .sqlite.engine import Engine
 
 
 def search_term(text: str) -> str:

@@ -34,10 +34,11 @@ from .counter_sql import (
 from .counter_sql import figures as figures_of
 from .counter_sql import sale as sale_of
 from .counter_sql import shift as shift_of
-from .engine import Engine, LedgerError
+from .errors import LedgerError
 from .records import parse_written, stamp
 from .search import SELECT, record
 from .sqlite import SqliteLedger
+from .sqlite.engine import Engine
 
 _SALES = sale_select(SELECT)
 _OPEN_SHIFT = (f"{SHIFT_SELECT} WHERE sh.counter = ? AND sh.profile_id = ? AND sh.mode = ?"

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from .engine import Engine, LedgerError
+from .errors import LedgerError
 from .inbox import (
     BAD_SIGNATURE,
     DUPLICATE,
@@ -33,6 +33,7 @@ from .records import parse_stamp, parse_written, stamp
 from .refused_sql import COLUMNS as REFUSED_COLUMNS
 from .refused_sql import GROUPS, counted_by, group, refusal
 from .sqlite import SqliteLedger
+from .sqlite.engine import Engine
 
 COLUMNS = ("id, received_at, body_hash, body, headers, remote, verdict, detail, profile_id,"
            " mode, tx_ref, event, duplicate_of, decided_at")

@@ -33,7 +33,7 @@ from ..batch_sql import (
 from ..batch_sql import batch as batch_of_row
 from ..batch_sql import batch_row as row_of
 from ..batch_sql import figures as figures_of
-from ..engine import LedgerError
+from ..errors import LedgerError
 from . import events
 from .engine import PgEngine
 from .search import SELECT, Conn, record

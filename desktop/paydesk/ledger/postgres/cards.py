@@ -17,7 +17,7 @@ from ...service.models import CardTransaction, VirtualCard
 from ..amounts import card_decimal, card_minor
 from ..cards import CardLedger, CardPage, CardQuery, CardRecord, CardTxRecord, mask, transaction_id
 from ..cards_sqlite import search_term
-from ..engine import LedgerError
+from ..errors import LedgerError
 from ..records import stamp
 from ..search import like
 from . import events

@@ -40,7 +40,7 @@ from ..counter_sql import (
 from ..counter_sql import figures as figures_of
 from ..counter_sql import sale as sale_of
 from ..counter_sql import shift as shift_of
-from ..engine import LedgerError
+from ..errors import LedgerError
 from . import events
 from .engine import PgEngine
 from .search import SELECT, Conn, aware, record

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from ..engine import LedgerError
+from ..errors import LedgerError
 from ..inbox import (
     BAD_SIGNATURE,
     DUPLICATE,

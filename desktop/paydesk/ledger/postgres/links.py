@@ -21,7 +21,7 @@ from typing import Any
 
 from ...service.models import PaymentLink, PaymentRequest, Transaction
 from ..amounts import to_minor
-from ..engine import LedgerError
+from ..errors import LedgerError
 from ..fold import fold
 from ..query import Cursor, LinkQuery, Page
 from ..records import CREATING, PENDING, REJECTED, LinkRecord, may_follow, state_of

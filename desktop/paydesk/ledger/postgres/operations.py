@@ -18,7 +18,7 @@ from psycopg.rows import DictRow
 from ..amounts import card_decimal, card_minor
 from ..card_schema import OPEN_OPERATION_STATES, OPERATION_STATES
 from ..cards import AuditDraft, AuditEntry, AuditQuery, CardOperation, OperationDraft, OperationUnderWay, mask
-from ..engine import LedgerError
+from ..errors import LedgerError
 from ..owner import this_process
 from ..search import like
 from . import events

@@ -11,16 +11,17 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from ..service.models import PaymentLink, PaymentRequest, Transaction
-from .amounts import to_minor
-from .engine import Engine, LedgerError
-from .fold import fold
-from .query import Cursor, LinkQuery, Page
-from .records import CREATING, FINAL, OPEN, PENDING, REJECTED, SUCCESS, LinkRecord, may_follow, stamp, state_of
-from .repository import DuplicateReference, Fence, Ledger
-from .schema import migrate, register_fold
-from .search import SELECT, Plan, index_text, record, unindex_text
-from .summary import DaySummary, summarise
+from ...service.models import PaymentLink, PaymentRequest, Transaction
+from ..amounts import to_minor
+from ..errors import LedgerError
+from ..fold import fold
+from ..query import Cursor, LinkQuery, Page
+from ..records import CREATING, FINAL, OPEN, PENDING, REJECTED, SUCCESS, LinkRecord, may_follow, stamp, state_of
+from ..repository import DuplicateReference, Fence, Ledger
+from ..schema import migrate, register_fold
+from ..search import SELECT, Plan, index_text, record, unindex_text
+from ..summary import DaySummary, summarise
+from .engine import Engine
 
 
 def _fill_in(db: sqlite3.Connection, before: LinkRecord, tx: Transaction) -> None:
