@@ -90,7 +90,7 @@ async def below(ledger: Ledger, sql: str) -> None:
 def batches_beside(ledger: Ledger) -> BatchBook:
     """The batches' book on the same store as ``ledger`` (its file, or its engine)."""
     if isinstance(ledger, SqliteLedger):
-        from paydesk.ledger.batch_sqlite import SqliteBatchBook
+        from paydesk.ledger.sqlite.batch import SqliteBatchBook
 
         return SqliteBatchBook.beside(ledger)
     from paydesk.ledger.postgres.batch import PostgresBatchBook

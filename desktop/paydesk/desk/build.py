@@ -28,12 +28,12 @@ from ..embedded import EmbeddedSandbox
 from ..health import ConnectionHealth
 from ..ledger import SqliteLedger
 from ..ledger.batch import BatchBook
-from ..ledger.batch_sqlite import SqliteBatchBook
 from ..ledger.cards_sqlite import SqliteCardLedger
 from ..ledger.counter import CounterBook
 from ..ledger.counter_sqlite import SqliteCounterBook
 from ..ledger.inbox import Inbox
 from ..ledger.inbox_sqlite import SqliteInbox
+from ..ledger.sqlite.batch import SqliteBatchBook
 from ..scheduler import Scheduler
 from .budgets import Budgets, BusyWatch
 from .bulk.runner import BulkController

@@ -1,4 +1,4 @@
-"""What both backends' batch SQL shares (``batch_sqlite``, ``postgres/batch``): a row's state
+"""What the batch SQL of both backends holds (``books/batch.py``): a row's state
 derived from its link (``STATE``, in the rule order of ``batch.py``), the batch and row
 selects, and how their rows are read. Only the parameter mark and how a time is read
 differ between the backends."""
