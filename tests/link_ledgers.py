@@ -71,7 +71,7 @@ async def set_paid_at(ledger: Ledger, tx_ref: str, when: datetime) -> None:
 def book_beside(ledger: Ledger) -> CounterBook:
     """The counters' book on the same store as ``ledger`` (its file, or its engine)."""
     if isinstance(ledger, SqliteLedger):
-        from paydesk.ledger.counter_sqlite import SqliteCounterBook
+        from paydesk.ledger.sqlite.counter import SqliteCounterBook
 
         return SqliteCounterBook.beside(ledger)
     from paydesk.ledger.postgres.counter import PostgresCounterBook

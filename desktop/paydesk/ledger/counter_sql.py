@@ -1,4 +1,4 @@
-"""What both backends' counter SQL shares (``counter_sqlite``, ``postgres/counter``): the
+"""What the counter SQL of both backends holds (``books/counter.py``): the
 kind of a sale derived from its link's state and its void (``KIND``, in the rule order of
 ``counter.py``), the sale and shift selects, a ``SaleQuery`` as SQL (each list driven from
 the few rows it can hold: the voided or open sales, or those of a day, never a walk over
