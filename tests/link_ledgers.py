@@ -48,7 +48,7 @@ def same_store(ledger: Ledger, desk: str = "desk-b") -> Ledger:
 def inbox_beside(ledger: Ledger) -> Inbox:
     """The notification inbox on the same store as ``ledger`` (its file, or its engine)."""
     if isinstance(ledger, SqliteLedger):
-        from paydesk.ledger.inbox_sqlite import SqliteInbox
+        from paydesk.ledger.sqlite.inbox import SqliteInbox
 
         return SqliteInbox.beside(ledger)
     from paydesk.ledger.postgres.inbox import PostgresInbox

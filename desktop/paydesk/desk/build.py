@@ -31,9 +31,9 @@ from ..ledger.batch import BatchBook
 from ..ledger.cards_sqlite import SqliteCardLedger
 from ..ledger.counter import CounterBook
 from ..ledger.inbox import Inbox
-from ..ledger.inbox_sqlite import SqliteInbox
 from ..ledger.sqlite.batch import SqliteBatchBook
 from ..ledger.sqlite.counter import SqliteCounterBook
+from ..ledger.sqlite.inbox import SqliteInbox
 from ..scheduler import Scheduler
 from .budgets import Budgets, BusyWatch
 from .bulk.runner import BulkController

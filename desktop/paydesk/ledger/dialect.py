@@ -48,6 +48,8 @@ class Dialect:
     share = ""
     #: the exception a unique index's refusal raises
     unique: type[Exception] = Exception
+    #: the case-blind (ASCII letters) LIKE
+    ilike = "LIKE"
     #: the links' columns every book's join reads (``search.SELECT``), and how a row of them
     #: becomes a record
     link_columns = ""
@@ -63,6 +65,14 @@ class Dialect:
         """An SQL expression of this moment, as the backend stores times."""
         raise NotImplementedError
 
+    def minute(self, when: str) -> str:
+        """An SQL expression of the minute of the time ``when`` (an SQL expression)."""
+        raise NotImplementedError
+
+    def indexed(self, index: str) -> str:
+        """A hint that a table is read along ``index`` (where a planner needs one)."""
+        return ""
+
     def time(self, when: datetime) -> Any:
         """A time as a parameter."""
         raise NotImplementedError
@@ -71,14 +81,17 @@ class Dialect:
         """A time read from a NOT NULL column."""
         raise NotImplementedError
 
-    def run(self, conn: Conn, text: str, args: Sequence[Any] = ()) -> Any:
-        """``conn.execute`` of ``text`` (``?`` marks; ``{now}``) with ``args``."""
+    def run(self, conn: Conn, text: str, args: Sequence[Any] = (), *,
+            now: str | None = None) -> Any:
+        """``conn.execute`` of ``text`` (``?`` marks; ``{now}``: ``now`` if given, one
+        transaction's moment, else ``self.now()``) with ``args``."""
         if "{now}" in text:
-            text = text.replace("{now}", self.now())
+            text = text.replace("{now}", now or self.now())
         return conn.execute(self.sql(text), tuple(args))
 
-    def one(self, conn: Conn, text: str, args: Sequence[Any] = ()) -> Row | None:
-        return self.run(conn, text, args).fetchone()
+    def one(self, conn: Conn, text: str, args: Sequence[Any] = (), *,
+            now: str | None = None) -> Row | None:
+        return self.run(conn, text, args, now=now).fetchone()
 
     def all(self, conn: Conn, text: str, args: Sequence[Any] = ()) -> list[Row]:
         return list(self.run(conn, text, args).fetchall())

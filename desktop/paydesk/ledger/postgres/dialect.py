@@ -24,6 +24,7 @@ class PgDialect(Dialect):
     m = "%s"
     lock = " FOR UPDATE"
     share = " FOR SHARE"
+    ilike = "ILIKE"  # on COLLATE "C" text it folds ASCII only, as SQLite's LIKE does
     unique = UniqueViolation
     link_columns = SELECT
 
@@ -38,6 +39,9 @@ class PgDialect(Dialect):
 
     def now(self) -> str:
         return "now()"
+
+    def minute(self, when: str) -> str:
+        return f"date_trunc('minute', {when})"
 
     def time(self, when: datetime) -> datetime:
         return aware(when)

@@ -25,6 +25,12 @@ class SqliteDialect(Dialect):
     def now(self) -> str:
         return f"'{stamp()}'"  # digits, '-', ':', '.', 'T' and 'Z' only
 
+    def minute(self, when: str) -> str:
+        return f"substr({when}, 1, 16)"  # "2026-01-02T03:04"
+
+    def indexed(self, index: str) -> str:
+        return f" INDEXED BY {index}"
+
     def time(self, when: datetime) -> str:
         return stamp(when)
 
