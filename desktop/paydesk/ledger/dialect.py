@@ -54,7 +54,11 @@ class Dialect:
     #: becomes a record
     link_columns = ""
 
-    def record(self, row: Row) -> LinkRecord:
+    #: a time never set (a record never checked): NULL, or the file's empty text
+    never = "NULL"
+
+    def record(self, row: Row, raw: str | None = None) -> LinkRecord:
+        """A record from ``link_columns`` (``raw``: the service's last answer, if read)."""
         raise NotImplementedError
 
     def sql(self, text: str) -> str:

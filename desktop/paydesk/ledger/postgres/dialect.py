@@ -31,8 +31,8 @@ class PgDialect(Dialect):
     def __init__(self, engine: PgEngine):
         self._engine = engine  # its desk names the events (set before the first write)
 
-    def record(self, row: Row) -> LinkRecord:
-        return record(row)
+    def record(self, row: Row, raw: str | None = None) -> LinkRecord:
+        return record(row, raw)
 
     def sql(self, text: str) -> str:
         return pyformat(text)

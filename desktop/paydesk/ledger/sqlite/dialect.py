@@ -18,9 +18,10 @@ class SqliteDialect(Dialect):
     m = "?"
     unique = sqlite3.IntegrityError
     link_columns = SELECT
+    never = "''"  # text order: before every time
 
-    def record(self, row: Row) -> LinkRecord:
-        return record(row)
+    def record(self, row: Row, raw: str | None = None) -> LinkRecord:
+        return record(row, raw)
 
     def now(self) -> str:
         return f"'{stamp()}'"  # digits, '-', ':', '.', 'T' and 'Z' only
