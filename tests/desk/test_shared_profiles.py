@@ -19,9 +19,9 @@ from paydesk.desk.session import NoKeyError, Session
 from paydesk.embedded import EmbeddedSandbox
 from paydesk.health import ConnectionHealth
 from paydesk.ledger import SqliteLedger
-from paydesk.ledger.cards_sqlite import SqliteCardLedger
 from paydesk.ledger.postgres import PgEngine
 from paydesk.ledger.postgres.merchants import PostgresMerchants
+from paydesk.ledger.sqlite.cards import SqliteCardLedger
 from tests import profiles
 from tests.helpers import MemoryKeyring
 

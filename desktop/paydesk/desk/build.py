@@ -28,10 +28,10 @@ from ..embedded import EmbeddedSandbox
 from ..health import ConnectionHealth
 from ..ledger import SqliteLedger
 from ..ledger.batch import BatchBook
-from ..ledger.cards_sqlite import SqliteCardLedger
 from ..ledger.counter import CounterBook
 from ..ledger.inbox import Inbox
 from ..ledger.sqlite.batch import SqliteBatchBook
+from ..ledger.sqlite.cards import SqliteCardLedger
 from ..ledger.sqlite.counter import SqliteCounterBook
 from ..ledger.sqlite.inbox import SqliteInbox
 from ..scheduler import Scheduler

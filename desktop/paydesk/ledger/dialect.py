@@ -56,6 +56,15 @@ class Dialect:
 
     #: a time never set (a record never checked): NULL, or the file's empty text
     never = "NULL"
+    #: a time a NOT NULL column does not know (the service did not say): sorts before any
+    #: other, so last of a list newest first
+    unknown = "''"
+    #: the parameter mark of a time given as a page cursor's text (``cursor_time``)
+    time_mark = "?"
+
+    def cursor_time(self, text: str) -> str:
+        """A page cursor's time (the file's text, '' when unknown) as a parameter."""
+        return text
 
     def record(self, row: Row, raw: str | None = None) -> LinkRecord:
         """A record from ``link_columns`` (``raw``: the service's last answer, if read)."""
@@ -85,6 +94,10 @@ class Dialect:
         """A time read from a NOT NULL column."""
         raise NotImplementedError
 
+    def maybe(self, value: Any) -> datetime | None:
+        """A time read from a column that may hold none (NULL, or the file's empty text)."""
+        return self.when(value) if value else None
+
     def run(self, conn: Conn, text: str, args: Sequence[Any] = (), *,
             now: str | None = None) -> Any:
         """``conn.execute`` of ``text`` (``?`` marks; ``{now}``: ``now`` if given, one
@@ -97,8 +110,9 @@ class Dialect:
             now: str | None = None) -> Row | None:
         return self.run(conn, text, args, now=now).fetchone()
 
-    def all(self, conn: Conn, text: str, args: Sequence[Any] = ()) -> list[Row]:
-        return list(self.run(conn, text, args).fetchall())
+    def all(self, conn: Conn, text: str, args: Sequence[Any] = (), *,
+            now: str | None = None) -> list[Row]:
+        return list(self.run(conn, text, args, now=now).fetchall())
 
     def new_id(self, conn: Conn, text: str, args: Sequence[Any] = ()) -> int:
         """The id of the row ``text`` (an INSERT) adds."""

@@ -27,6 +27,11 @@ class PgDialect(Dialect):
     ilike = "ILIKE"  # on COLLATE "C" text it folds ASCII only, as SQLite's LIKE does
     unique = UniqueViolation
     link_columns = SELECT
+    unknown = "'-infinity'::timestamptz"
+    time_mark = "?::timestamptz"
+
+    def cursor_time(self, text: str) -> str:
+        return text or "-infinity"
 
     def __init__(self, engine: PgEngine):
         self._engine = engine  # its desk names the events (set before the first write)
