@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 
 from paydesk.ledger import SORTS, LinkQuery, LinkRecord, SqliteLedger
-from paydesk.ledger.search import Plan
+from paydesk.ledger.sqlite.search import Plan
 from tests.link_ledgers import BACKENDS, make_ledger, shared_ledger
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from .inbox import PENDING, VERDICTS, InboxQuery
-from .search import like
+from .query import like
 
 
 def headers_json(headers: Mapping[str, str]) -> str:

@@ -19,7 +19,7 @@ from ..cards import AuditDraft, AuditEntry, AuditQuery, CardOperation, Operation
 from ..dialect import Conn, Dialect, Row, Runner
 from ..errors import LedgerError
 from ..owner import this_process
-from ..search import like
+from ..query import like
 
 _OPERATION_COLUMNS = ("id, profile_id, mode, kind, card_hash, masked, amount_minor, currency,"
                       " callback_url, state, started_at, finished_at, result, evidence, settled,"

@@ -19,8 +19,8 @@ from ..amounts import card_decimal, card_minor
 from ..cards import CardLedger, CardPage, CardQuery, CardRecord, CardTxRecord, mask, transaction_id
 from ..dialect import Conn, Dialect, Row, Runner
 from ..errors import LedgerError
+from ..query import like
 from ..records import stamp
-from ..search import like
 from .card_operations import SqlCardOperations
 
 _CARD_COLUMNS = ("card_hash, profile_id, mode, masked, name_on_card, currency_code,"

@@ -17,7 +17,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import date, datetime
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
 from ...service.models import PaymentLink, PaymentRequest, Transaction
 from ..amounts import to_minor
@@ -28,6 +28,7 @@ from ..records import CREATING, PENDING, REJECTED, LinkRecord, may_follow, state
 from ..repository import DuplicateReference, Fence, Ledger
 from ..summary import DaySummary
 from . import link_lists as lists
+from .search import Search
 
 COLUMNS = ("profile_id", "mode", "tx_ref", "amount_minor", "fee_minor", "currency", "email",
            "first_name", "last_name", "state", "state_raw", "checkout_url", "reference",
@@ -48,16 +49,6 @@ def news(before: LinkRecord, after: LinkRecord) -> bool:
     said nothing new is no event: the poller checks every few seconds, and every event is
     a row in ``events`` and a re-read at every other desk."""
     return replace(before, **_QUIET) != replace(after, **_QUIET)  # type: ignore[arg-type]
-
-
-class Search(Protocol):
-    """A ``LinkQuery`` on one backend (``search.Plan``, ``postgres/search.Plan``)."""
-
-    def page(self, conn: Any, cursor: Cursor | None, limit: int, *, backwards: bool) -> Page: ...
-
-    def count(self, conn: Any) -> int: ...
-
-    def anchors(self, conn: Any, every: int) -> list[Cursor]: ...
 
 
 E = TypeVar("E", bound=Runner)

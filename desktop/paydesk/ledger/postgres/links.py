@@ -16,10 +16,9 @@ from datetime import date, datetime
 
 from ..books.links import SqlLedger
 from ..fold import fold
-from ..query import LinkQuery
+from ..query import LinkQuery, like
 from ..records import LinkRecord
 from ..repository import Fence
-from ..search import like
 from ..summary import DaySummary
 from . import events
 from .dialect import PgDialect

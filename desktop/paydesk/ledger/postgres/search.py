@@ -22,20 +22,15 @@ from typing import Any
 from psycopg import Connection
 
 from ..amounts import from_minor
+from ..books.search import SELECT, VOIDED, page_of
 from ..fold import fold
-from ..query import Cursor, LinkQuery, Page
+from ..query import Cursor, LinkQuery, Page, like
 from ..records import LinkRecord
 from ..schema import SORT_INDEXES
-from ..search import VOIDED, VOIDED_AT, like
 
 Row = dict[str, Any]
 Conn = Connection[Row]
 
-COLUMNS = ("id", "profile_id", "mode", "tx_ref", "amount_minor", "fee_minor", "currency", "email",
-           "first_name", "last_name", "state", "state_raw", "checkout_url", "reference",
-           "customization", "meta", "callback_url", "return_url", "origin", "error",
-           "created_at", "updated_at", "checked_at", "customer_key", "learned_by")
-SELECT = ", ".join(f"links.{c}" for c in COLUMNS) + ", " + VOIDED_AT  # ..search.VOIDED_AT
 NULLABLE = "checked_at"  # the one sort key that may be missing (the "checked" sort)
 _Run = tuple[list[str], list[Any], tuple[str, ...]]
 
@@ -176,14 +171,4 @@ class Plan:
              backwards: bool = False) -> Page:
         """Up to ``limit`` records next to ``cursor``, always in the query's order."""
         rows = conn.execute(*self.page_sql(cursor, limit, backwards)).fetchall()
-        more = len(rows) > limit
-        rows = rows[:limit]
-        if backwards:
-            rows.reverse()
-        if not rows:
-            return Page([], None, None, more)
-
-        def at(row: Row) -> Cursor:
-            return Cursor(tuple(row[c] for c in self.columns))
-
-        return Page([record(r) for r in rows], at(rows[0]), at(rows[-1]), more)
+        return page_of(rows, limit, backwards, self.columns, record)

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..dialect import Conn, Dialect, Row
 from ..records import LinkRecord, parse_written, stamp
-from ..search import SELECT, record
+from .search import SELECT, record
 
 
 class SqliteDialect(Dialect):

@@ -11,7 +11,7 @@ from typing import Any
 from ..amounts import to_minor
 from ..books.links import COLUMNS
 from ..records import LinkRecord, stamp
-from ..search import index_text
+from .search import index_text
 
 _INSERT = (f"INSERT OR IGNORE INTO links ({', '.join(COLUMNS)})"
            f" VALUES ({', '.join('?' for _ in COLUMNS)})")

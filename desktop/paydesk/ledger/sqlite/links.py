@@ -18,11 +18,11 @@ from ..fold import fold
 from ..query import LinkQuery
 from ..records import LinkRecord
 from ..schema import migrate, register_fold
-from ..search import SELECT, Plan, index_text, record, unindex_text
 from ..summary import DaySummary, summarise
 from .dialect import DIALECT
 from .engine import Engine
 from .link_import import bulk_insert, row_of
+from .search import SELECT, Plan, index_text, record, unindex_text
 
 
 class SqliteLedger(SqlLedger[Engine]):
