@@ -14,7 +14,7 @@ nothing a desk shows (a check that said nothing new)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import date, datetime
 from typing import Any, Generic, TypeVar
@@ -42,6 +42,21 @@ _INSERT = (f"INSERT INTO links ({', '.join(COLUMNS)})"
            f" VALUES ({', '.join(_VALUES.get(c, '?') for c in COLUMNS)})"
            " ON CONFLICT (profile_id, tx_ref) DO NOTHING RETURNING id")
 _QUIET = {"checked_at": None, "updated_at": None, "raw_json": None}
+
+
+def _json(value: dict[str, Any]) -> str:
+    return json.dumps(value) if value else "{}"
+
+
+def row_of(r: LinkRecord, time: Callable[[datetime], Any], never: Any) -> tuple[Any, ...]:
+    """A record as a row of ``COLUMNS`` for a bulk import: its times by ``time``, a check
+    that never was as ``never``."""
+    return (r.profile_id, r.mode, r.tx_ref, to_minor(r.amount, r.currency),
+            None if r.fee is None else to_minor(r.fee, r.currency), r.currency, r.email,
+            r.first_name, r.last_name, r.state, r.state_raw, r.checkout_url, r.reference,
+            _json(r.customization), _json(r.meta), r.callback_url, r.return_url,
+            r.origin, r.error, time(r.created_at), time(r.updated_at),
+            time(r.checked_at) if r.checked_at else never, r.raw_json, r.learned_by)
 
 
 def news(before: LinkRecord, after: LinkRecord) -> bool:
@@ -340,4 +355,4 @@ class SqlLedger(Ledger, Generic[E]):
         return await self._engine.write(write)
 
 
-__all__ = ["COLUMNS", "SqlLedger", "news"]
+__all__ = ["COLUMNS", "SqlLedger", "news", "row_of"]

@@ -6,11 +6,10 @@ trigram index most)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from ..amounts import to_minor
 from ..books.links import COLUMNS
+from ..books.links import row_of as links_row
 from ..records import LinkRecord
 from .search import Conn, Row, aware
 
@@ -18,17 +17,8 @@ ANALYZE_AFTER = 1000  # records added by one import, above which the statistics 
 REBUILD_FROM = 10_000  # records imported at once, from which the indexes are built again after
 
 
-def _json(value: dict[str, Any]) -> str:
-    return json.dumps(value) if value else "{}"
-
-
 def row_of(r: LinkRecord) -> tuple[Any, ...]:
-    return (r.profile_id, r.mode, r.tx_ref, to_minor(r.amount, r.currency),
-            None if r.fee is None else to_minor(r.fee, r.currency), r.currency, r.email,
-            r.first_name, r.last_name, r.state, r.state_raw, r.checkout_url, r.reference,
-            _json(r.customization), _json(r.meta), r.callback_url, r.return_url,
-            r.origin, r.error, aware(r.created_at), aware(r.updated_at),
-            aware(r.checked_at) if r.checked_at else None, r.raw_json, r.learned_by)
+    return links_row(r, aware, None)
 
 
 def import_rows(conn: Conn, rows: list[tuple[Any, ...]]) -> list[tuple[str, str, int]]:

@@ -4,21 +4,12 @@
 from __future__ import annotations
 
 from ..books.batch import SqlBatchBook
-from .dialect import DIALECT
-from .engine import Engine
-from .links import SqliteLedger
+from .links import InFile
 
 
-class SqliteBatchBook(SqlBatchBook):
+class SqliteBatchBook(InFile, SqlBatchBook):
     """``SqliteBatchBook.beside(ledger)``: the book in the ledger's file, on its writer and
     readers (a row and its link's record are written by the same writer, in order)."""
-
-    def __init__(self, engine: Engine):
-        super().__init__(engine, DIALECT)
-
-    @classmethod
-    def beside(cls, ledger: SqliteLedger) -> SqliteBatchBook:
-        return cls(ledger._engine)  # one package, one file
 
 
 __all__ = ["SqliteBatchBook"]

@@ -6,21 +6,12 @@ desk's and a headless one) keep one original between them."""
 from __future__ import annotations
 
 from ..books.inbox import SqlInbox
-from .dialect import DIALECT
-from .engine import Engine
-from .links import SqliteLedger
+from .links import InFile
 
 
-class SqliteInbox(SqlInbox):
+class SqliteInbox(InFile, SqlInbox):
     """``SqliteInbox.beside(ledger)``: the inbox in the ledger's file, on its writer and
     readers (one writer: a notification kept and a record written never contend)."""
-
-    def __init__(self, engine: Engine):
-        super().__init__(engine, DIALECT)
-
-    @classmethod
-    def beside(cls, ledger: SqliteLedger) -> SqliteInbox:
-        return cls(ledger._engine)  # one package, one file
 
 
 __all__ = ["SqliteInbox"]

@@ -4,12 +4,11 @@ after (sorting once beats inserting one by one)."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from typing import Any
 
-from ..amounts import to_minor
 from ..books.links import COLUMNS
+from ..books.links import row_of as links_row
 from ..records import LinkRecord, stamp
 from .search import index_text
 
@@ -17,17 +16,8 @@ _INSERT = (f"INSERT OR IGNORE INTO links ({', '.join(COLUMNS)})"
            f" VALUES ({', '.join('?' for _ in COLUMNS)})")
 
 
-def _json(value: dict[str, Any]) -> str:
-    return json.dumps(value) if value else "{}"
-
-
 def row_of(r: LinkRecord) -> tuple[Any, ...]:
-    return (r.profile_id, r.mode, r.tx_ref, to_minor(r.amount, r.currency),
-            None if r.fee is None else to_minor(r.fee, r.currency), r.currency, r.email,
-            r.first_name, r.last_name, r.state, r.state_raw, r.checkout_url, r.reference,
-            _json(r.customization), _json(r.meta), r.callback_url, r.return_url,
-            r.origin, r.error, stamp(r.created_at), stamp(r.updated_at),
-            stamp(r.checked_at) if r.checked_at else "", r.raw_json, r.learned_by)
+    return links_row(r, stamp, "")
 
 
 def bulk_insert(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> int:

@@ -11,6 +11,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import Self
 
 from ..books.link_lists import OPEN_WHERE
 from ..books.links import SqlLedger
@@ -110,4 +111,16 @@ class SqliteLedger(SqlLedger[Engine]):
         return await self._engine.read(find)
 
 
-__all__ = ["OPEN_WHERE", "SqliteLedger"]
+class InFile:
+    """A book in a links ledger's file, on its engine: ``Book.beside(ledger)`` (a book of
+    ``books/`` with the file's dialect; one package, one file)."""
+
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(engine, DIALECT)  # type: ignore[call-arg]  # the book's, after this
+
+    @classmethod
+    def beside(cls, ledger: SqliteLedger) -> Self:
+        return cls(ledger._engine)
+
+
+__all__ = ["OPEN_WHERE", "InFile", "SqliteLedger"]
