@@ -6,10 +6,13 @@ asks it for pages, counts and anchors)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Any, Protocol
 
-from ..query import Cursor, Page, like
+from ..amounts import from_minor
+from ..query import Cursor, Page
 from ..records import LinkRecord
 
 COLUMNS = ("id", "profile_id", "mode", "tx_ref", "amount_minor", "fee_minor", "currency", "email",
@@ -37,6 +40,25 @@ class Search(Protocol):
     def anchors(self, conn: Any, every: int) -> list[Cursor]: ...
 
 
+def record_of(row: Any, raw: str | None, when: Callable[[Any], datetime],
+              maybe: Callable[[Any], datetime | None]) -> LinkRecord:
+    """A record from ``SELECT``'s columns: ``when`` reads a time always there, ``maybe``
+    one that may be none (a check never made, a sale never voided)."""
+    fee, currency = row["fee_minor"], row["currency"]
+    return LinkRecord(
+        id=row["id"], profile_id=row["profile_id"], mode=row["mode"], tx_ref=row["tx_ref"],
+        amount=from_minor(row["amount_minor"], currency), currency=currency,
+        fee=None if fee is None else from_minor(fee, currency), email=row["email"],
+        first_name=row["first_name"], last_name=row["last_name"], state=row["state"],
+        state_raw=row["state_raw"], checkout_url=row["checkout_url"],
+        reference=row["reference"], customization=json.loads(row["customization"] or "{}"),
+        meta=json.loads(row["meta"] or "{}"), callback_url=row["callback_url"],
+        return_url=row["return_url"], origin=row["origin"], error=row["error"],
+        created_at=when(row["created_at"]), updated_at=when(row["updated_at"]),
+        checked_at=maybe(row["checked_at"]), learned_by=row["learned_by"],
+        voided_at=maybe(row["voided_at"]), raw_json=raw)
+
+
 def page_of(rows: list[Any], limit: int, backwards: bool, columns: Sequence[str],
             record: Callable[[Any], LinkRecord]) -> Page:
     """Up to ``limit`` of ``rows`` (read one more than that, so ``more`` is known), in the
@@ -55,4 +77,4 @@ def page_of(rows: list[Any], limit: int, backwards: bool, columns: Sequence[str]
     return Page([record(r) for r in rows], at(rows[0]), at(rows[-1]), more)
 
 
-__all__ = ["COLUMNS", "SELECT", "VOIDED", "VOIDED_AT", "Search", "like", "page_of"]
+__all__ = ["COLUMNS", "SELECT", "VOIDED", "VOIDED_AT", "Search", "page_of", "record_of"]

@@ -14,8 +14,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from ..amounts import from_minor
-from ..books.search import SELECT, VOIDED, page_of
+from ..books.search import SELECT, VOIDED, page_of, record_of
 from ..fold import fold
 from ..query import Cursor, LinkQuery, Page, like
 from ..records import LinkRecord, parse_stamp, parse_written, stamp
@@ -25,19 +24,7 @@ BROAD = 2000  # matches from the trigram index above which a term counts as broa
 
 
 def record(row: sqlite3.Row, raw: str | None = None) -> LinkRecord:
-    fee = row["fee_minor"]
-    return LinkRecord(
-        id=row["id"], profile_id=row["profile_id"], mode=row["mode"], tx_ref=row["tx_ref"],
-        amount=from_minor(row["amount_minor"], row["currency"]), currency=row["currency"],
-        fee=None if fee is None else from_minor(fee, row["currency"]), email=row["email"],
-        first_name=row["first_name"], last_name=row["last_name"], state=row["state"],
-        state_raw=row["state_raw"], checkout_url=row["checkout_url"],
-        reference=row["reference"], customization=json.loads(row["customization"] or "{}"),
-        meta=json.loads(row["meta"] or "{}"), callback_url=row["callback_url"],
-        return_url=row["return_url"], origin=row["origin"], error=row["error"],
-        created_at=parse_written(row["created_at"]), updated_at=parse_written(row["updated_at"]),
-        checked_at=parse_stamp(row["checked_at"]), learned_by=row["learned_by"],
-        voided_at=parse_stamp(row["voided_at"]), raw_json=raw)
+    return record_of(row, raw, parse_written, parse_stamp)
 
 
 class Plan:
