@@ -65,7 +65,7 @@ WAITING_WHERE = ("r.skipped = 0 AND r.tx_ref IS NOT NULL AND NOT EXISTS (SELECT 
 
 
 def row_select(link_columns: str) -> str:
-    """``SELECT`` of batch rows with their link's columns (the backend's ``search.SELECT``)."""
+    """``SELECT`` of batch rows with their link's columns (``Dialect.link_columns``: ``books/search.SELECT``)."""
     return f"SELECT {ROW_COLUMNS}, {link_columns} FROM {ROWS_FROM}"
 
 

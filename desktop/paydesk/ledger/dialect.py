@@ -50,7 +50,7 @@ class Dialect:
     unique: type[Exception] = Exception
     #: the case-blind (ASCII letters) LIKE
     ilike = "LIKE"
-    #: the links' columns every book's join reads (``search.SELECT``), and how a row of them
+    #: the links' columns every book's join reads (``books/search.SELECT``), and how a row of them
     #: becomes a record
     link_columns = ""
 

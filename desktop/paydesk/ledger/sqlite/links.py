@@ -39,7 +39,7 @@ class SqliteLedger(SqlLedger[Engine]):
         self.version: int | None = None
 
         def prepare(db: sqlite3.Connection) -> None:
-            register_fold(db)  # the writer folds the search text (search.index_text)
+            register_fold(db)  # the writer folds the search text (sqlite/search.index_text)
             self.version = migrate(db)
 
         super().__init__(Engine(path, prepare=prepare, readers=readers,
