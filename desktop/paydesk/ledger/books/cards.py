@@ -122,8 +122,9 @@ class SqlCardLedger(SqlCardOperations, CardLedger):
 
     async def store_cards(self, profile_id: str, mode: str,
                           cards: Sequence[VirtualCard]) -> list[str]:
+        now = self._d.now()  # one moment: what this list did not show was seen before it
+
         def write(conn: Conn) -> list[str]:  # the rows are made here, off the loop
-            now = self._d.now()  # one moment: what this list did not show was seen before it
             # in one order, so two desks storing the same list at once never deadlock
             rows = sorted((self._card_row(profile_id, mode, c) for c in cards),
                           key=lambda r: r[0])
@@ -141,10 +142,11 @@ class SqlCardLedger(SqlCardOperations, CardLedger):
 
     async def store_card(self, profile_id: str, mode: str, card: VirtualCard) -> CardRecord:
         row = self._card_row(profile_id, mode, card)
+        now = self._d.now()
 
         def write(conn: Conn) -> CardRecord:
             before = self._one_card(conn, profile_id, mode, card.card_hash)
-            self._d.run(conn, self._upsert, row)
+            self._d.run(conn, self._upsert, row, now=now)
             if before is not None and not before.listed:  # the list still does not show it
                 self._d.run(conn, "UPDATE cards SET listed = false WHERE profile_id = ?"
                             " AND mode = ? AND card_hash = ?", (profile_id, mode, card.card_hash))
@@ -205,6 +207,7 @@ class SqlCardLedger(SqlCardOperations, CardLedger):
                  self._d.time(t.created_at) if t.created_at else None) for t in transactions]
         if not rows:
             return
+        now = self._d.now()  # first seen: when they were read
 
         def write(conn: Conn) -> None:
             self._d.many(conn, (
@@ -215,7 +218,7 @@ class SqlCardLedger(SqlCardOperations, CardLedger):
                 " type = excluded.type, amount_minor = excluded.amount_minor,"
                 " description = excluded.description, status = excluded.status,"
                 " created_at = excluded.created_at").replace("{unknown}", self._d.unknown)
-                .replace("{now}", self._d.now()), rows)
+                .replace("{now}", now), rows)
             self._d.event(conn, "card_tx", profile_id, mode, card_hash)
 
         await self._engine.write(write)

@@ -119,8 +119,8 @@ class SqlLedger(Ledger, Generic[E]):
         self._d.event(conn, "link", done.profile_id, done.mode, done.tx_ref)
         return done
 
-    def _add(self, conn: Conn, row: tuple[Any, ...]) -> int | None:
-        made = self._d.one(conn, self._insert, row)
+    def _add(self, conn: Conn, row: tuple[Any, ...], now: str) -> int | None:
+        made = self._d.one(conn, self._insert, row, now=now)
         if made is None:
             return None
         self._index(conn, int(made["id"]))
@@ -135,9 +135,10 @@ class SqlLedger(Ledger, Generic[E]):
                CREATING, None, None, None, json.dumps(body.get("customization", {})),
                json.dumps(body.get("meta", {})), request.callback_url, request.return_url,
                "link", None, None, False, None, None)
+        now = self._d.now()  # when it was asked (the file's clock; the server's is its own)
 
         def write(conn: Conn) -> LinkRecord:
-            if self._add(conn, row) is None:
+            if self._add(conn, row, now) is None:
                 raise DuplicateReference(request.tx_ref)
             return self._emit(conn, self._must(conn, profile_id, request.tx_ref))
 
@@ -191,13 +192,13 @@ class SqlLedger(Ledger, Generic[E]):
                tx.email or "", tx.first_name or "", tx.last_name or "", state, state_raw, None,
                tx.reference, json.dumps(tx.customization), json.dumps(tx.meta), None, None,
                "lookup", None, created, True, raw, learned_by)
+        now = self._d.now()  # when it was answered: one moment for the whole write
 
         def write(conn: Conn) -> tuple[LinkRecord, bool]:
-            now = self._d.now()  # one moment for the whole write
             self._fenced(conn, fence)  # the poller's check: only while it holds the lease
             before = self._one(conn, profile_id, tx.tx_ref, lock=True)
             if before is None:
-                if self._add(conn, new) is not None:
+                if self._add(conn, new, now) is not None:
                     return self._emit(conn, self._must(conn, profile_id, tx.tx_ref, raw=True)), True
                 # another desk added it since: what it holds now is what this lookup follows
                 before = self._one(conn, profile_id, tx.tx_ref, lock=True)
@@ -252,12 +253,14 @@ class SqlLedger(Ledger, Generic[E]):
         return await self._engine.write(write)
 
     async def touch(self, profile_id: str, tx_ref: str, *, fence: Fence | None = None) -> None:
+        now = self._d.now()
+
         def write(conn: Conn) -> None:
             self._fenced(conn, fence)
             # a check that said nothing new is no news for the other desks (they read
             # checked_at with the record next time): no event
             self._d.run(conn, "UPDATE links SET checked_at = {now} WHERE profile_id = ?"
-                        " AND tx_ref = ?", (profile_id, tx_ref))
+                        " AND tx_ref = ?", (profile_id, tx_ref), now=now)
 
         await self._engine.write(write)
 
