@@ -157,14 +157,16 @@ def pg_server():
             if "pg_trgm" in str(exc):
                 pytest.skip(postgres.NO_TRGM)
             raise
+        cluster.keep_ready()  # the next tests' databases, made while tests run
         yield cluster
 
 
 @pytest.fixture
 def pg_url(pg_server):
-    """A fresh, migrated database of the test's own (copied from the template in
-    milliseconds): its URL over TCP as the superuser, without a password."""
+    """A fresh, migrated database of the test's own (copied from the template ahead of the
+    test, on a thread of ``pg_server``'s): its URL over TCP as the superuser, without a
+    password; dropped on that thread after the test."""
     name = pg_server.fresh_database()
     yield pg_server.url(name)
     pg_server.start()  # a test that stopped the server leaves it running for the next
-    pg_server.drop_database(name)
+    pg_server.drop_later(name)
