@@ -25,7 +25,7 @@ os.environ.setdefault("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1")
 import pytest  # noqa: E402
 
 from tests import dialects  # noqa: E402
-from tests.helpers import Listener, MemoryKeyring, start_sandbox  # noqa: E402
+from tests.helpers import Listener, MemoryKeyring, own_port, start_sandbox  # noqa: E402
 
 # tests/test_no_qt.py proves the fast tier's Qt guard (tests/no_qt.py) is on: it belongs to
 # that tier alone (./dev check loads the guard with -p tests.no_qt), not to the whole suite
@@ -71,6 +71,16 @@ def pytest_collection_modifyitems(config, items):
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
+
+
+@pytest.fixture(autouse=True)
+def _embedded_sandbox_port(monkeypatch):
+    """The embedded sandbox's usual port (8765 in PayDesk) is the test's own: tests running
+    side by side (./dev test's workers) each close a window and start it again on that port,
+    or take it meanwhile, without meeting another test's sandbox there."""
+    from paydesk import embedded
+
+    monkeypatch.setattr(embedded, "FIRST_PORT", own_port())
 
 
 @pytest.fixture
