@@ -154,6 +154,27 @@ def tab_to(widget: QWidget, presses: int = 40) -> None:
     assert window.focusWidget() is widget, f"Tab never reaches {_name(widget)}"
 
 
+def drag(widget: QWidget, start: QPoint, end: QPoint) -> None:
+    """Press the left button at ``start`` of the widget, move the mouse to ``end`` with it
+    held, and let go (a column's edge dragged in a table's header, a splitter moved)."""
+    reachable(widget)
+    left, none = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    QTest.mousePress(widget, left, none, start)
+    steps = 8
+    for i in range(1, steps + 1):
+        QTest.mouseMove(widget, start + (end - start) * i / steps)
+    QTest.mouseRelease(widget, left, none, end)
+
+
+def size_column(view, column: int, width: int) -> None:
+    """Drag the right edge of ``column``'s header section until the column is ``width``
+    wide (or as near as the header lets it be), as a person widens or narrows a column."""
+    header = view.horizontalHeader()
+    right = header.sectionViewportPosition(column) + header.sectionSize(column) - 1
+    y = header.height() // 2
+    drag(header.viewport(), QPoint(right, y), QPoint(right - (header.sectionSize(column) - width), y))
+
+
 def enter(widget: QWidget) -> None:
     key(widget, Qt.Key.Key_Return)
 

@@ -85,6 +85,9 @@ class Profile:
     walk_in_name: str = WALK_IN_NAME  # first word: first name, the rest: last name
     shop_email: str = ""  # the shop's own address; the counter cannot sell without one
     counter_logo: str = ""  # an image file shown on the customer display ("" none)
+    # "Calls a minute this service allows", set by hand (None: as the service's answers say,
+    # desk/budgets.py); the lower of the two is kept
+    calls_a_minute: int | None = None
 
     @property
     def test_cards(self) -> bool:
@@ -107,6 +110,9 @@ class Profile:
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         if known.get("lookup_path") not in LOOKUP_PATHS:
             known["lookup_path"] = None  # written by another version, or edited by hand
+        calls = known.get("calls_a_minute")
+        if not (isinstance(calls, int) and not isinstance(calls, bool) and calls > 0):
+            known["calls_a_minute"] = None
         return cls(**known)
 
 

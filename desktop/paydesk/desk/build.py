@@ -35,6 +35,7 @@ from ..ledger.counter_sqlite import SqliteCounterBook
 from ..ledger.inbox import Inbox
 from ..ledger.inbox_sqlite import SqliteInbox
 from ..scheduler import Scheduler
+from .budgets import Budgets, BusyWatch
 from .bulk.runner import BulkController
 from .cards.controller import CardsController
 from .counter import CounterController
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
     from ..ledger import Ledger
     from ..ledger.cards import CardLedger
     from ..ledger.postgres.engine import PgEngine
+    from ..service.budget_book import Book
     from .live import Live
 
 WATCH_DAYS = 7  # open records younger than this are watched from the start; older: Check all open
@@ -118,6 +120,8 @@ class Desk:
     batches: BatchBook  # the batches of bulk links, beside the ledger (ledger/batch.py)
     bulk: BulkController  # runs them (desk/bulk/runner.py); never resumed silently at start
     naming: DeskNaming  # this desk's name (desk/desk_name.py): status bars, counter shifts
+    budgets: Budgets  # one call budget per service origin (desk/budgets.py)
+    busy: BusyWatch  # the status bar's words while the active profile's budget is tight
     started: bool = False  # start_background() has run
     live: Live | None = None  # on a shared ledger: the other desks' changes, the poller lease
     receiver: Serving | None = None  # the notification receiver this process runs (receiver/)
@@ -167,6 +171,7 @@ class Desk:
             self.receiver = None
         if self.live is not None:
             await self.live.close()
+        self.busy.close()
         await self.session.close()
 
 
@@ -206,10 +211,11 @@ def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
         book = SqliteCounterBook.beside(sqlite)
         batches = SqliteBatchBook.beside(sqlite)
     keys.on_waiting = hub.keyring_waiting.emit
+    budgets = Budgets(None if engine is None else _shop_books(engine))
     session = Session(paths, keys, hub=hub, ledger=ledger, card_ledger=card_ledger,
                       health=ConnectionHealth(hub.health_changed.emit),
                       embedded=EmbeddedSandbox(paths.sandbox),
-                      profiles=None if engine is None else _merchants(engine))
+                      profiles=None if engine is None else _merchants(engine), budgets=budgets)
     links = LinksController(session, ledger)
     live = None
     if engine is not None:
@@ -232,10 +238,13 @@ def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
                 batches=batches, live=live,
                 bulk=BulkController(session, links, batches, hub, scheduler=scheduler),
                 naming=DeskNaming(session, counter,
-                                  claim=None if live is None else live.claim_name))
+                                  claim=None if live is None else live.claim_name),
+                budgets=budgets, busy=BusyWatch(budgets, hub, lambda: session.profile))
     if live is not None:  # another desk's sales and shifts, read from the book
         live.book = book
-    scheduler.notified = _notified(desk)
+    notified = _notified(desk)
+    scheduler.notified = notified
+    scheduler.delivering = notified.delivering  # codes on screen: the notification brings PAID
     return desk
 
 
@@ -247,6 +256,14 @@ def _notified(desk: Desk) -> Notified:
     desk.hub.notification_changed.connect(notified.heard)
     desk.session.notified_lately = notified.lately  # the status bar's "PAID by notification"
     return notified
+
+
+def _shop_books(engine: PgEngine) -> Callable[[str, float], Book]:
+    """On a shared ledger the book of each service origin is the shop's: every desk,
+    counter and the receiver spend from one (ledger/postgres/budget.py)."""
+    from ..ledger.postgres.budget import PgBook
+
+    return lambda origin, window: PgBook(engine, origin, window=window)
 
 
 def _merchants(engine: PgEngine) -> SharedProfiles:

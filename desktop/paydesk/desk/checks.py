@@ -177,3 +177,20 @@ def cardholder_name(text: str, what: str) -> str | None:
     if not text.strip():
         return f"Enter the cardholder's {what}, as it goes on the card"
     return name(text, what)
+
+
+MOST_CALLS_A_MINUTE = 100_000
+
+
+def calls_a_minute(text: str) -> tuple[int | None, str | None]:
+    """"Calls a minute this service allows" as typed in the profile editor: (the number,
+    None), (None, None) when empty (as the service's answers say), or (None, what is wrong)."""
+    t = text.strip()
+    if not t:
+        return None, None
+    if not t.isascii() or not t.isdigit():
+        return None, "A whole number of calls, e.g. 60; or leave it empty"
+    value = int(t[:12])
+    if not 1 <= value <= MOST_CALLS_A_MINUTE:
+        return None, f"Between 1 and {MOST_CALLS_A_MINUTE:,}; or leave it empty"
+    return value, None

@@ -59,6 +59,8 @@ class Hub:
         self.profile_deleted = Event("profile_deleted")  # (profile_id)
         self.ledger_busy = Event("ledger_busy")  # (bool): saving waits for another program
         self.keyring_waiting = Event("keyring_waiting")  # (bool): a keyring call takes human time
+        # (text): the service's budget is tight ("" when it is not): desk/budgets.py
+        self.service_busy = Event("service_busy")
         # a shared ledger (desk/live.py)
         self.ledger_reachable = Event("ledger_reachable")  # (bool): the shared ledger answers
         self.shared_status = Event("shared_status")  # (text): who checks payments / out of reach

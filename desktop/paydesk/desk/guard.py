@@ -28,6 +28,7 @@ from enum import Enum
 from ..config.profiles import MODES, Profile
 from ..embedded import EmbeddedSandbox, WrongServiceError
 from ..health import ConnectionHealth
+from ..service.budget import Budget
 from ..service.errors import NotTheServiceError, ServiceUnavailableError
 from .tasks import TaskSet
 
@@ -62,8 +63,10 @@ class AddressGuard:
     """The verdict per address (a profile's ``base_url``), shared by every profile there."""
 
     def __init__(self, health: ConnectionHealth, embedded: EmbeddedSandbox, tasks: TaskSet,
-                 profiles: Callable[[], list[Profile]]):
+                 profiles: Callable[[], list[Profile]],
+                 budget_of: Callable[[Profile], Budget] | None = None):
         self.health = health
+        self.budget_of = budget_of  # the address's call budget: the question is a call too
         self.embedded = embedded
         self.tasks = tasks
         self.profiles = profiles
@@ -131,7 +134,8 @@ class AddressGuard:
     async def _sound(self, profile: Profile, where: _Address) -> None:
         from ..service.probe import Sounding, sound  # httpx is imported after the first paint
 
-        said = await sound(profile.base_url, lookup_path=profile.lookup_path)
+        budget = self.budget_of(profile) if self.budget_of is not None else None
+        said = await sound(profile.base_url, lookup_path=profile.lookup_path, budget=budget)
         where.asked += 1
         where.asked_at = time.monotonic()
         before, base = where.verdict, profile.base_url

@@ -6,14 +6,16 @@ a link of a deleted profile stops being checked; it is never sent with another's
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import replace
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 
 from ..config.profiles import Profile
-from ..ledger import DuplicateReference, Fence, Ledger, LinkRecord
+from ..ledger import DuplicateReference, Fence, Ledger, LedgerError, LinkRecord
 from ..scheduler import StopWatching
+from ..service.call_class import CallClass, calls_as
 from ..service.errors import (
     AuthenticationError,
     DuplicateReferenceError,
@@ -101,7 +103,8 @@ class LinksController:
         ``ours``: the reference is surely this intent's (a batch's own, drawn at random):
         when the service says it was used before, the payment it holds is looked up and
         taken as this one, as a resumed create takes it (refused only when the service's
-        record shows another amount, currency or e-mail)."""
+        record shows another amount, currency or e-mail). Its calls are a person's create
+        (``CallClass.PERSON_CREATE``) unless its caller said otherwise (a batch's: BULK)."""
         self.session.refuse_while_down()  # a shared ledger out of reach: nothing is sent
         profile, mode = self.session.active()
         # no key: fails before writing; the address is asked at the first request, after
@@ -109,15 +112,20 @@ class LinksController:
         async with self.session.lease(profile, mode, ask_first=False) as client:
             if not claimed:
                 request = await self._claim(profile, request)
+            # written and announced even when the caller stops waiting meanwhile (a batch
+            # cancelled): an intent in the ledger is always watched (the scheduler settles it)
+            begun = self.session.tasks.spawn(self._begin(profile.id, mode, request),
+                                             "write a link's intent",
+                                             expected=(DuplicateReference, LedgerError))
             try:
-                record = await self.ledger.begin_link(profile.id, mode, request)
+                record = await asyncio.shield(begun)
             except DuplicateReference:
                 raise LocalDuplicate(request.tx_ref) from None
             self.creating.add(record.key)
-            self.announce(record)
             try:
                 try:
-                    link = await self._send(client, request, ours)
+                    with calls_as(CallClass.PERSON_CREATE, unless_said=True):
+                        link = await self._send(client, request, ours)
                 except (AuthenticationError, UnexpectedAnswerError):
                     # refused, or answered in no shape of the service's, by whatever answers
                     # there now? (the address changed hands): then nothing is known of the
@@ -142,6 +150,10 @@ class LinksController:
         record = self.announce(await self.ledger.complete_link(profile.id, link))
         self.session.report(f"Link {record.tx_ref} created")
         return record
+
+    async def _begin(self, profile_id: str, mode: str, request: PaymentRequest) -> LinkRecord:
+        record = await self.ledger.begin_link(profile_id, mode, request)
+        return self.announce(record)
 
     @staticmethod
     async def _send(client: ServiceClient, request: PaymentRequest, ours: bool) -> PaymentLink:

@@ -71,6 +71,15 @@ class Notified:
         last = self._last.get(group)
         return last is not None and datetime.now(UTC) - last < self.recent
 
+    def delivering(self, record: LinkRecord) -> bool:
+        """Notifications come for ``record``'s profile and mode now (a verified one in the
+        last ``recent``), however young the link: the scheduler checks a link on screen
+        seldom then (the notification brings PAID; the check is the safety net)."""
+        group = (record.profile_id, record.mode)
+        self._ask_later(group)
+        last = self._last.get(group)
+        return last is not None and datetime.now(UTC) - last < self.recent
+
     def heard(self, entry: InboxEntry) -> None:
         """``hub.notification_changed``: a verified notification counts at once."""
         if (entry.profile_id is not None and entry.mode is not None and entry.verified

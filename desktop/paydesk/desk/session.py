@@ -35,6 +35,7 @@ from ..embedded import EmbeddedSandbox
 from ..health import ConnectionHealth
 from ..ledger import Ledger, LedgerError
 from ..ledger.cards import CardLedger
+from ..service.budget import Budget
 from ..service.errors import (
     AuthenticationError,
     NotTheServiceError,
@@ -43,6 +44,7 @@ from ..service.errors import (
     UnexpectedAnswerError,
 )
 from ..service.txref import new_installation_id
+from .budgets import Budgets
 from .events import Hub
 from .guard import AddressGuard, Guarded
 from .key_carry import carry_to_shown
@@ -80,15 +82,16 @@ class InsecureAddressError(ServiceError):
 
 
 def _new_client(profile: Profile, secret: str, on_lookup_path: Callable[[str], None],
-                guard: Guarded | None) -> ServiceClient:
+                guard: Guarded | None, budget: Budget) -> ServiceClient:
     from ..service import ServiceClient  # httpx is imported after the first paint
 
-    # a create gives up waiting after CREATE_DEADLINE: the ledger keeps the intent and
-    # the scheduler settles it in the background with the same reference
+    # a create gives up waiting after CREATE_DEADLINE (not counting its wait for the
+    # budget): the ledger keeps the intent and the scheduler settles it in the background
+    # with the same reference
     return ServiceClient(profile.base_url, secret, create_deadline=CREATE_DEADLINE,
                          card_currencies=profile.card_currencies,
                          lookup_path=profile.lookup_path, on_lookup_path=on_lookup_path,
-                         guard=guard)
+                         guard=guard, budget=budget)
 
 
 @dataclass
@@ -102,7 +105,7 @@ class _Slot:
 class Session:
     def __init__(self, paths: Paths, keys: KeyStore, *, hub: Hub, ledger: Ledger,
                  card_ledger: CardLedger, health: ConnectionHealth, embedded: EmbeddedSandbox,
-                 profiles: ProfileStore | None = None):
+                 profiles: ProfileStore | None = None, budgets: Budgets | None = None):
         self.paths = paths
         self.keys = keys
         self.hub = hub
@@ -113,10 +116,13 @@ class Session:
         self.health = health
         self.embedded = embedded
         self.store = profiles or ProfileStore()  # the settings file, or a shared ledger's merchants
+        # one call budget per service origin (this process's, or the shop's on a shared ledger)
+        self.budgets = budgets or Budgets()
         self.tasks = TaskSet()
         # who may be sent the keys: an address that answers like the service (guard.py)
         self.guard = AddressGuard(health, embedded, self.tasks.child(),
-                                  lambda: self.settings.profiles)
+                                  lambda: self.settings.profiles,
+                                  lambda profile: self.budgets.of(profile, self.settings.profiles))
         self._slots: dict[tuple[str, str], _Slot] = {}
         self._slot_locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._save_lock = asyncio.Lock()
@@ -412,7 +418,8 @@ class Session:
         if problem:
             raise InsecureAddressError(problem)
         key = (profile.id, mode)
-        fingerprint = (profile.base_url.rstrip("/"), tuple(sorted(profile.card_currencies.items())))
+        fingerprint = (profile.base_url.rstrip("/"), tuple(sorted(profile.card_currencies.items())),
+                       profile.calls_a_minute)
         async with self._slot_locks.setdefault(key, asyncio.Lock()):
             slot = self._slots.get(key)
             if slot is not None and slot.fingerprint == fingerprint:
@@ -426,7 +433,9 @@ class Session:
             # made off the loop's thread: httpx's import and its TLS context (the certificate
             # store read) would hold the window tens of milliseconds
             guard = None if profile.embedded_sandbox else Guarded(self.guard, profile)
-            fresh = _Slot(await asyncio.to_thread(_new_client, profile, secret, remember, guard),
+            budget = self.budgets.of(profile, self.settings.profiles)  # its origin's
+            fresh = _Slot(await asyncio.to_thread(_new_client, profile, secret, remember, guard,
+                                                  budget),
                           fingerprint)
             if slot is not None:
                 self._retire_slot(slot)
@@ -518,5 +527,6 @@ class Session:
         for slot in list(self._slots.values()):
             await slot.client.aclose()
         self._slots.clear()
+        await self.budgets.close()
         await self.ledger.close()
         await self.embedded.stop()

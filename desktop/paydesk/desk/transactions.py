@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..ledger import CREATING, DaySummary, LedgerError, LinkQuery, LinkRecord
 from ..reconcile import Progress, Reconciler
+from ..service.call_class import CallClass, calls_as
 from ..service.errors import (
     AuthenticationError,
     ModeMismatchError,
@@ -91,7 +92,8 @@ class TransactionsController:
             return Lookup(None, str(refused), refused=refused)
         try:
             async with self.session.lease(profile, mode) as client:
-                tx = await client.validate(tx_ref)
+                with calls_as(CallClass.PERSON_LOOKUP):  # a person asked: served first
+                    tx = await client.validate(tx_ref)
         except NoKeyError as error:
             return Lookup(known, error.message)
         except ModeMismatchError as error:
@@ -176,7 +178,8 @@ class TransactionsController:
                     return
                 after = page.end
 
-        progress = await self._reconciler(on_progress).run(pages(), len(records) + paid)
+        with calls_as(CallClass.BACKGROUND):  # every open record: after people's calls
+            progress = await self._reconciler(on_progress).run(pages(), len(records) + paid)
         self.session.report(f"Checked {len(records)} open and {paid} paid in the last "
                             f"{PAID_DAYS} days: {progress.report()}")
         return progress
@@ -210,7 +213,8 @@ class TransactionsController:
                     return
                 after = page.end
 
-        return await self._reconciler(on_progress).run(pages(), total)
+        with calls_as(CallClass.BACKGROUND):
+            return await self._reconciler(on_progress).run(pages(), total)
 
     # -- export ---------------------------------------------------------------------------
 

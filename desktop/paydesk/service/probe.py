@@ -9,6 +9,10 @@ redirect: not the service. A look-up path that is not a route at all (the framew
 404) is tried on the other path, as the client does. Nothing listening, no answer in time,
 or a gateway's error page (5xx without the envelope): the address cannot be reached now
 (offline), which is not the same thing. A 429 is the service's throttle: taken as the service.
+
+The question is a call like any other to a throttled service: with a ``budget`` it takes a
+permit first and reports what the answer said of the limit (its ``X-RateLimit-*`` headers),
+so a desk that asks an address after a restart mid-minute still keeps to the shop's limit.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from enum import Enum
 import httpx
 
 from .. import __version__
+from .answers import retry_after
+from .budget import Budget
 from .decoding import ACCEPTED, TooLarge, Undecodable, read_body
 from .models import LOOKUP_PATHS
 
@@ -72,20 +78,26 @@ def judge(status: int, raw: bytes) -> Sounding | None:
 
 
 async def sound(base_url: str, *, lookup_path: str | None = None, timeout: float = TIMEOUT,
-                http: httpx.AsyncClient | None = None) -> Sounding:
+                http: httpx.AsyncClient | None = None, budget: Budget | None = None) -> Sounding:
     """Ask ``base_url`` (see the module's text). ``http``: a client to send with (its own
-    Authorization header, if any, is replaced by the made-up key's); else one of its own."""
+    Authorization header, if any, is replaced by the made-up key's); else one of its own.
+    ``budget``: the address's call budget, a permit taken for each request."""
     if http is None:  # made off the loop's thread: its TLS context reads the certificates
         own = await asyncio.to_thread(httpx.AsyncClient, timeout=timeout, follow_redirects=False)
         async with own:
-            return await sound(base_url, lookup_path=lookup_path, timeout=timeout, http=own)
+            return await sound(base_url, lookup_path=lookup_path, timeout=timeout, http=own,
+                               budget=budget)
     base = base_url.rstrip("/")
     headers = {"Authorization": f"Bearer {made_up_key()}", "Accept": "application/json",
                "Accept-Encoding": ACCEPTED, "User-Agent": f"PayDesk/{__version__}"}
     for path in paths_from(lookup_path):
+        permit = await budget.take() if budget is not None else None
         try:
             async with http.stream("GET", f"{base}/{path}/{PROBE_REFERENCE}", headers=headers,
                                    timeout=timeout) as reply:
+                if permit is not None:
+                    permit.answered(reply.status_code, reply.headers,
+                                    retry_after(reply.headers.get("retry-after")))
                 if reply.status_code == 429:
                     return Sounding.SERVICE  # its throttle: it cannot say more now
                 try:
@@ -95,6 +107,9 @@ async def sound(base_url: str, *, lookup_path: str | None = None, timeout: float
                     return Sounding.OTHER
         except httpx.HTTPError:
             return Sounding.UNREACHABLE  # refused, unknown host, no answer in time, cut
+        finally:
+            if permit is not None:
+                permit.lost()  # no answer came (nothing when it was answered)
         said = judge(reply.status_code, raw)
         if said is not None:
             return said

@@ -16,6 +16,7 @@ from .signals import signals_of
 
 SAVING_DELAYED = "Saving is delayed: the ledger is busy"
 KEYRING_WAITING = "Waiting for the system keyring: unlock it if your desktop asks"
+NOTICE = "color: #3d2e00; background: #fff4ce; padding: 0 6px;"
 
 
 def _label(name: str, accessible: str, style: str = "") -> ElidedLabel:
@@ -44,6 +45,10 @@ class StatusLine(QStatusBar):
         self.keyring.setText(KEYRING_WAITING)
         self.keyring.hide()
         self.addPermanentWidget(self.keyring)
+        # the service's budget is tight: "Service busy: background checks slowed; 12 of 60..."
+        self.busy = _label("status-service-busy", "Service busy", NOTICE)
+        self.busy.hide()
+        self.addPermanentWidget(self.busy)
         self.shared = _label("status-shared-ledger", "Shared ledger")  # a shared ledger's news
         self.shared.hide()
         self.addPermanentWidget(self.shared)
@@ -62,19 +67,27 @@ class StatusLine(QStatusBar):
         signals.ledgerBusy.connect(self.saving.setVisible)
         signals.keyringWaiting.connect(self.keyring.setVisible)
         signals.sharedStatus.connect(self.shared_status)
+        signals.serviceBusy.connect(self.service_busy)
 
     def add_notifications(self, label: QLabel) -> None:
         """The notifications' word ("Last notification 2 min ago"), left of the connection's."""
         self.notifications = label
-        # Qt counts the last call's (the one widget that is not permanent) and the three
+        # Qt counts the last call's (the one widget that is not permanent) and the four
         # notices before the connection
-        self.insertPermanentWidget(4, label)
+        self.insertPermanentWidget(5, label)
 
     def shared_status(self, text: str) -> None:
         """Which desk checks payments, or "Shared ledger unreachable since 14:02, retrying"."""
         self.shared.setText(text)
         self.shared.setAccessibleName(f"Shared ledger: {text}" if text else "Shared ledger")
         self.shared.setVisible(bool(text))
+
+    def service_busy(self, text: str) -> None:
+        """"Service busy: background checks slowed; 12 of 60 calls left this minute" while the
+        service's budget is tight; hidden when it no longer is ("")."""
+        self.busy.setText(text)
+        self.busy.setAccessibleName(text or "Service busy")
+        self.busy.setVisible(bool(text))
 
     def call_finished(self, text: str) -> None:
         self.last_call.setText(text)

@@ -1,11 +1,15 @@
 """What every table of PayDesk shares: fixed column headers and rows from a list (the
-models), and the whole text of a cell its column cuts, said in a tooltip (the views)."""
+models), and the whole text of a cell its column cuts, said in a tooltip (the views); a
+cell of fixed text (a reference, a URL: the model gives it ``fixed_text``'s font) is drawn
+on one line, never broken at a hyphen, elided in its middle when its column is narrow."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QAbstractItemView, QStyledItemDelegate, QStyleOptionViewItem, QToolTip
+
+from .fixed_text import is_fixed
 
 
 class HeadedModel(QAbstractTableModel):
@@ -30,7 +34,16 @@ class HeadedModel(QAbstractTableModel):
 
 class CutTextTips(QStyledItemDelegate):
     """A cell whose text its column cuts (elided, or wrapped past the row's height) says the
-    whole text in its tooltip, above the model's own tooltip when it has one."""
+    whole text in its tooltip, above the model's own tooltip when it has one. A cell in the
+    fixed face (a reference, a URL) is one line: a row as tall as two lines would show a
+    reference broken after a hyphen as two; elided in the middle, its start and end show."""
+
+    def initStyleOption(self, option: QStyleOptionViewItem,  # noqa: N802 - Qt's name
+                        index: QModelIndex | QPersistentModelIndex) -> None:
+        super().initStyleOption(option, index)
+        if is_fixed(option.font):
+            option.features &= ~QStyleOptionViewItem.ViewItemFeature.WrapText
+            option.textElideMode = Qt.TextElideMode.ElideMiddle
 
     def cuts(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> bool:
         need = self.sizeHint(option, index)

@@ -146,3 +146,30 @@ def test_links_are_emailed_through_the_merchants_server(shop, tmp_path):
         assert header.count("email") == 1 and len(set(header)) == len(header)
     finally:
         server.stop()
+
+
+def test_the_qr_sheet_prints_a_long_reference_on_one_line(shop, tmp_path):
+    """A reference is never broken (issue 28, item 14): under its code, a finance file's
+    own reference longer than the cell is printed whole on one line (smaller)."""
+    from tests.ui.bulk.conftest import row, write_csv
+    from tests.ui.bulk.test_batches import LONG_REF
+
+    path = write_csv(tmp_path / "long.csv", [row(2, tx_ref=LONG_REF)])
+    window = shop.open_bulk()
+    shop.load(window, path)
+    shop.check(window)
+    shop.create(window)
+    assert shop.wait_done(window).startswith("Done: 1 link")
+    press.click(window.progress_step.batches)
+    shop.loop.until(lambda: press.shown("batches-window") is not None, message="Batches")
+    batches = press.shown("batches-window")
+    shop.loop.until(lambda: batches.rows_model.rowCount() == 1, message="the row")
+    pdf = tmp_path / "codes.pdf"
+    press.click(batches.qr)
+    save_as(shop, pdf)
+    shop.loop.until(lambda: "Saved 1 code" in batches.said.text(), timeout=30,
+                    message="the QR sheet saved")
+    pdftotext = need_system("pdftotext", "poppler-utils")
+    lines = subprocess.run([pdftotext, str(pdf), "-"], capture_output=True, text=True,
+                           check=True).stdout.splitlines()
+    assert LONG_REF in [line.strip() for line in lines], lines

@@ -185,9 +185,10 @@ def room(view, column: int) -> int:
     return view.columnWidth(column) - 1 - 2 * (margin + 1)
 
 
-def one_line(view, index, fixed=True) -> None:
+def one_line(view, index, fixed=True, hover=False) -> None:
     """The cell's text is painted on one line (in the fixed face), whole, or elided with the
-    whole of it in the cell's tooltip."""
+    whole of it in the cell's tooltip (the model's; ``hover``: the one a person gets with the
+    mouse resting on the cell)."""
     from PySide6.QtGui import QFontMetrics
 
     from paydesk.ui.fixed_text import is_fixed
@@ -206,4 +207,24 @@ def one_line(view, index, fixed=True) -> None:
     assert painted == list(range(painted[0], painted[-1] + 1)), (full, painted)
     if metrics.horizontalAdvance(full) > room(view, index.column()):
         # elided: the whole of it in its tooltip
-        assert model.data(index, Qt.ItemDataRole.ToolTipRole) == full, full
+        if hover:
+            from tests.ui.layout_checks import _tooltip_at
+
+            assert full in _tooltip_at(view, view.visualRect(index).center()), full
+        else:
+            assert model.data(index, Qt.ItemDataRole.ToolTipRole) == full, full
+
+
+def test_the_dry_runs_grid_never_breaks_a_reference(shop, tmp_path):
+    """The Check step's grid: a file's references in the fixed face, on one line however
+    narrow their column is made (issue 28, item 14)."""
+    path = write_csv(tmp_path / "spring.csv", [row(2, tx_ref=LONG_REF)])
+    window = shop.open_bulk()
+    shop.load(window, path)
+    shop.check(window)
+    grid = window.check_step.grid
+    model = grid.model()
+    column = model.fields.index("tx_ref")
+    assert model.data(model.index(0, column)) == LONG_REF
+    press.size_column(grid, column, 150)  # narrower than the reference, wider than "INV-2025-"
+    one_line(grid, model.index(0, column), hover=True)

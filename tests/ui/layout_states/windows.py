@@ -96,12 +96,35 @@ def test_counter(app, loop, seen):
     seen.look(window, "the Counter tab, a sale's code on screen")
     press.click(tab.place.toggle)
     seen.look(window, "the Counter tab, the customer's view beside the amount box")
+    voided = tab.mirror.sale
     press.click(tab.new_sale_button)
     box = shown_window(loop, "confirm-void")
     seen.look(box, "Void this sale?")
     press.click(press.button(box, "Void sale"))
     loop.until(lambda: tab.mirror.sale is None, message="the sale voided")
     seen.look(window, "the Counter tab after a void")
+    # the voided sale paid after all: the red banner, and Refund's question
+    counter.pay(voided)
+    loop.until(lambda: tab.banner.isVisible(), timeout=30, message="the red banner")
+    seen.look(window, "the Counter tab, a payment after a void")
+    press.click(tab.banner.refund)
+    box = shown_window(loop, "confirm-refund")
+    seen.look(box, "Record a refund?")
+    press.escape(box)
+    # the voided sale in Transactions: its row and its details
+    press.tab(window.tabs, "Transactions")
+    transactions = window.transactions_tab
+    loop.until(lambda: transactions.loaded and transactions.model.rowCount() > 0,
+               message="the list")
+    loop.until(lambda: transactions.model.row_of(voided.record.key) is not None,
+               message="the voided sale listed")
+    row = transactions.model.row_of(voided.record.key)
+    index = transactions.model.index(row, 0)
+    press.click(transactions.table.viewport(), pos=transactions.table.visualRect(index).center())
+    loop.until(lambda: transactions.details.values["voided"].isVisible(),
+               message="its void in the details")
+    seen.look(window, "Transactions, a sale paid after its void at the counter")
+    press.tab(window.tabs, "Counter")
     # Rename counter…, with its message
     press.click(tab.rename_button)
     dialog = shown_window(loop, "rename-counter")
@@ -131,6 +154,25 @@ def test_counter(app, loop, seen):
     report_dialog = shown_window(loop, "shift-report")
     seen.look(report_dialog, "a shift's report from Counter shifts")
     press.click(report_dialog.close_button)
+
+
+def test_counter_asking_for_the_shops_email(app, loop, seen):
+    """A profile without the shop's e-mail: the Counter tab asks for it at its top, empty,
+    refused with its message, and filled."""
+    session = app.session
+    loop.run(session.save_profile(replace(session.profile, shop_email=""), {}))
+    window = app.window
+    press.tab(window.tabs, "Counter")
+    ask = window.counter_tab.shop_email
+    loop.until(ask.isVisible, message="the shop's e-mail asked")
+    seen.look(window, "the Counter tab asking for the shop's e-mail")
+    press.type_into(ask.field, "till@")
+    seen.steady(window, lambda: (press.click(ask.save_button), loop.until(
+        ask.message.isVisible, message="the e-mail refused")), messages_of(ask),
+        "the shop e-mail's message appears")
+    seen.look(window, "the Counter tab, the shop's e-mail refused")
+    press.type_into(ask.field, "till.and.back.office.of.the.corner.shop@" + "example.com")
+    seen.look(window, "the Counter tab, the shop's e-mail typed")
 
 
 def test_bulk_and_batches(app, loop, seen, tmp_path):

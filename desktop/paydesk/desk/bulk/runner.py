@@ -9,9 +9,11 @@ sent twice), with pause, resume and cancel, and the service's 429s waited out by
 - A row's reference is its own or the batch's (``Batch.ref``); the batch's own are drawn at
   random, so "used before" from the service for one of them is looked up and taken as the
   row's (``create(..., ours=True)``).
-- A 429 the client does not wait out itself pauses every worker of the batch for the
-  service's Retry-After ("Paused by the service for N s"); the row is then sent again (a
-  resumed create, same reference).
+- Its calls are of the class BULK of the service's budget (``desk/budgets.py``): after
+  people's calls and codes on screen, never the last calls of a window. A 429 pauses the
+  budget, and so every worker ("Paused by the service for N s"); a 429 the client did not
+  wait out (a budget's limit of 429s in a row) pauses the batch the same way, and the row is
+  sent again (a resumed create, same reference).
 - ``cancel`` stops within a second: no new call starts, the calls under way finish (their
   answers are written), and it says how far the batch got.
 - The batch runs only while its profile and mode are the active ones: ``create`` sends with
@@ -37,6 +39,8 @@ from ...ledger import CREATING, LedgerError, LinkRecord
 from ...ledger.batch import ALL, WAITING, Batch, BatchBook, BatchFigures, BatchRow
 from ...reconcile import Progress
 from ...scheduler import Scheduler
+from ...service.budget import BudgetState
+from ...service.call_class import CallClass, calls_as
 from ...service.errors import (
     AuthenticationError,
     RateLimitedError,
@@ -44,6 +48,7 @@ from ...service.errors import (
     ServiceUnavailableError,
     ValidationError,
 )
+from ..budget_words import time_left
 from ..events import Hub
 from ..links import LinksController, LocalDuplicate
 from ..session import NoKeyError, Session
@@ -95,12 +100,24 @@ class BulkController:
         return run.under_way if run is not None and self.running(batch_id) else 0
 
     def service_pause(self, batch_id: int) -> int | None:
-        """Seconds left of a pause the service asked for (a 429), or None."""
+        """Seconds left of a pause the service asked for (a 429, to this batch or to any
+        call of its service's budget), or None."""
         run = self._runs.get(batch_id)
         if run is None or not self.running(batch_id):
             return None
-        left = run.resume_at - time.monotonic()
+        state = self._budget(run.batch)
+        left = max(run.resume_at - time.monotonic(), state.book.paused_for if state else 0.0)
         return max(1, round(left)) if left > 0 else None
+
+    def _budget(self, batch: Batch) -> BudgetState | None:
+        profile = self.session.settings.profile(batch.profile_id)
+        return self.session.budgets.state(profile) if profile is not None else None
+
+    def time_left(self, batch_id: int, rows: int) -> str:
+        """"about 2 h 50 min at the service's 60 calls a minute, shared with the counters":
+        ``rows`` creates at what the service's budget leaves the batch ("" without a limit)."""
+        run = self._runs.get(batch_id)
+        return time_left(rows, self._budget(run.batch)) if run is not None else ""
 
     def status(self, batch_id: int) -> str:
         """What the progress line says: "Paused by the service for 3 s", "Paused", why it
@@ -287,6 +304,10 @@ class BulkController:
             await asyncio.sleep(min(left, 0.2))  # a cancel is seen within 0.2 s
 
     async def _worker(self, run: Run, queue: asyncio.Queue[BatchRow | None]) -> None:
+        with calls_as(CallClass.BULK):  # after people's calls and codes on screen
+            await self._rows(run, queue)
+
+    async def _rows(self, run: Run, queue: asyncio.Queue[BatchRow | None]) -> None:
         while (row := await queue.get()) is not None:
             while await self._ready(run):  # cancelled: the queue is drained, nothing sent
                 run.under_way += 1

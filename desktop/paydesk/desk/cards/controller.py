@@ -21,6 +21,7 @@ from typing import Any
 from ...config.profiles import Profile
 from ...ledger import LedgerError
 from ...ledger.cards import AuditDraft, CardLedger, CardOperation, CardRecord, OperationDraft
+from ...service.call_class import CallClass, calls_as
 from ...service.errors import (
     AuthenticationError,
     NotFoundError,
@@ -128,9 +129,14 @@ class CardsController(Settling):
     async def refresh(self, profile: Profile, mode: str) -> list[str]:
         """The service's whole list, stored as the cache the tab opens with. Cards it no
         longer lists (the family drops terminated ones) are read one by one. A shared ledger
-        out of reach: refused before the service is asked (nothing could be stored)."""
+        out of reach: refused before the service is asked (nothing could be stored). A
+        person's look-up, unless its caller said otherwise."""
         self.session.refuse_while_down()
         self._mode_has_cards(profile, mode)
+        with calls_as(CallClass.PERSON_LOOKUP, unless_said=True):
+            return await self._refresh(profile, mode)
+
+    async def _refresh(self, profile: Profile, mode: str) -> list[str]:
         async with self.session.lease(profile, mode) as client:
             cards = await client.cards()
         gone = await self.ledger.store_cards(profile.id, mode, cards)
@@ -149,24 +155,26 @@ class CardsController(Settling):
 
     async def load_card(self, profile: Profile, mode: str, card_hash: str, *,
                         transactions: bool = True) -> CardRecord:
-        """One card and (by default) its transactions, from the service into the ledger.
-        A card the service no longer has raises NotFoundError, its transactions stored
-        first: the family's server deletes a terminated card and keeps its transactions.
-        A shared ledger out of reach: refused before the service is asked."""
+        """One card and (by default) its transactions, from the service into the ledger (a
+        person's look-up, unless its caller said otherwise). A card the service no longer
+        has raises NotFoundError, its transactions stored first: the family's server deletes
+        a terminated card and keeps its transactions. A shared ledger out of reach: refused
+        before the service is asked."""
         self.session.refuse_while_down()
         self._mode_has_cards(profile, mode)
         async with self.session.lease(profile, mode) as client:
-            try:
-                card = await client.card(card_hash)
-            except NotFoundError:
-                if transactions:
-                    try:
-                        kept = await client.card_transactions(card_hash)
-                    except ServiceError:  # (the document's service forgets them with it)
-                        kept = []
-                    await self._transactions_of_gone(profile, mode, card_hash, kept)
-                raise
-            txs = await client.card_transactions(card_hash) if transactions else None
+            with calls_as(CallClass.PERSON_LOOKUP, unless_said=True):
+                try:
+                    card = await client.card(card_hash)
+                except NotFoundError:
+                    if transactions:
+                        try:
+                            kept = await client.card_transactions(card_hash)
+                        except ServiceError:  # (the document's service forgets them with it)
+                            kept = []
+                        await self._transactions_of_gone(profile, mode, card_hash, kept)
+                    raise
+                txs = await client.card_transactions(card_hash) if transactions else None
         record = await self.ledger.store_card(profile.id, mode, card)
         if txs is not None:
             await self.ledger.store_transactions(profile.id, mode, card_hash, txs)
@@ -192,7 +200,8 @@ class CardsController(Settling):
         self.session.refuse_while_down()
         try:
             async with self.session.lease(profile, record.mode) as client:
-                card = await client.card(record.card_hash)
+                with calls_as(CallClass.PERSON_LOOKUP):
+                    card = await client.card(record.card_hash)
         except ServiceError as error:
             await self.note(record, action, "failed", error.message)
             raise
@@ -269,7 +278,8 @@ class CardsController(Settling):
         async with self.session.lease(profile, draft.mode) as client:
             op = self._emit_op(await self.ledger.begin_operation(draft, audit))
             try:
-                answer = await call(client)
+                with calls_as(CallClass.PERSON_CREATE):  # a person confirmed it: served first
+                    answer = await call(client)
             except asyncio.CancelledError:
                 # whoever waited has gone; the request may still be on its way to the service
                 self.settle_in_background(op, in_flight=True)
@@ -296,7 +306,8 @@ class CardsController(Settling):
             op.id, why, self._op_audit(op, "answer lost", why)))
         self.session.report(f"Card {draft.kind}: {why}. PayDesk is checking with "
                             "the service whether it happened; nothing is sent again.")
-        return await self.settle_now(op)
+        with calls_as(CallClass.PERSON_LOOKUP):  # the person waits for this reading back
+            return await self.settle_now(op)
 
     async def _done(self, profile: Profile, op: CardOperation, answer: Any) -> CardOperation:
         card_hash, masked = op.card_hash, None

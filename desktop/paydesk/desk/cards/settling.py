@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...ledger.cards import CardOperation, mask
 from ...ledger.owner import gone as owner_gone
+from ...service.call_class import CallClass, calls_as
 from ...service.errors import NotFoundError, ServiceError
 from ...service.models import VirtualCard
 from . import evidence
@@ -174,6 +175,10 @@ class Settling:
         task.add_done_callback(lambda _t: self._settling.pop(op.id, None))
 
     async def _settle_until_known(self, op: CardOperation, in_flight: bool) -> None:
+        with calls_as(CallClass.BACKGROUND):  # nobody waits for it: after people's calls
+            await self._until_known(op, in_flight)
+
+    async def _until_known(self, op: CardOperation, in_flight: bool) -> None:
         age = (datetime.now(UTC) - op.started_at).total_seconds()
         if in_flight and age < self.in_flight:
             await asyncio.sleep(self.in_flight - age)

@@ -149,6 +149,8 @@ class PgEngine:
         self._probing: asyncio.Task[None] | None = None  # while down: asking again (_probe)
         self._writer = concurrent.futures.ThreadPoolExecutor(1, "ledger-pg-writer")
         self._reader = concurrent.futures.ThreadPoolExecutor(self._readers, "ledger-pg-reader")
+        # the call budget's statements (``budget.py``): never queued behind writes or reads
+        self._quick = concurrent.futures.ThreadPoolExecutor(1, "ledger-pg-budget")
 
     # -- what other parts need --------------------------------------------------------
 
@@ -264,7 +266,7 @@ class PgEngine:
             if self._pool is None and not self._closed:
                 pool = ConnectionPool(
                     kwargs={**self._params, "autocommit": True, "row_factory": dict_row},
-                    min_size=1, max_size=self._readers + 1, open=False,
+                    min_size=1, max_size=self._readers + 2, open=False,
                     check=self._check, configure=self._configure,
                     name="paydesk-ledger", timeout=self.wait, max_idle=300)
                 pool.open(wait=False)
@@ -391,6 +393,22 @@ class PgEngine:
             cancellable.cancel()
             raise
 
+    async def quick(self, fn: Callable[[Conn], T]) -> T:
+        """Run ``fn(conn)`` (autocommit: one statement is one transaction) on a thread of its
+        own, never queued behind the ledger's writes and reads: the call budget's round trip,
+        which a person's create may wait for. If the caller is cancelled, it still runs
+        (what it took is told later). Raises SchemaTooNew on a newer PayDesk's ledger."""
+        if self._closing:
+            raise LedgerClosed("The ledger is closed")
+        if self.read_only:
+            raise SchemaTooNew()
+        future = self._submit(self._quick, lambda: self._run(fn, write=False))
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            future.add_done_callback(_consume)
+            raise
+
     async def close(self) -> None:
         """Finish every queued write (connecting, and migrating, for them if the engine had
         not yet), then close the pool."""
@@ -402,6 +420,7 @@ class PgEngine:
 
         def shut() -> None:
             self._writer.shutdown(wait=True)  # the writes queued before close() land
+            self._quick.shutdown(wait=True)
             self._reader.shutdown(wait=True, cancel_futures=True)
             with self._lock:
                 self._closed = True

@@ -45,6 +45,9 @@ class ProgressStep(QWidget):
         column.addWidget(self.bar)
         self.figures = _label("bulk-figures")
         column.addWidget(self.figures)
+        # "about 2 h 50 min at the service's 60 calls a minute, shared with the counters"
+        self.time_left = _label("bulk-time-left")
+        column.addWidget(self.time_left)
         self.paused = _label("bulk-paused")
         self.paused.setStyleSheet("color: #3d2e00; background: #fff4ce; padding: 4px;")
         column.addWidget(self.paused)
@@ -65,7 +68,7 @@ class ProgressStep(QWidget):
         buttons.addWidget(self.again)
         column.addLayout(buttons)
         self.to_do = 0
-        for label in (self.paused, self.outcome):
+        for label in (self.paused, self.outcome, self.time_left):
             say(label, "")
 
     def start(self, name: str, rows: int) -> None:
@@ -87,6 +90,11 @@ class ProgressStep(QWidget):
         say(self.figures, figures_text(figures))
         self.bar.setAccessibleDescription(self.figures.text())
 
+    def say_time_left(self, text: str) -> None:
+        """How long the rows left take at what the service's budget leaves the batch ("" when
+        the service sets no limit)."""
+        say(self.time_left, f"Time left: {text}" if text else "")
+
     def say_status(self, status: str) -> None:
         """The runner's word while it runs: "Paused by the service for 3 s", "Paused", why it
         paused; nothing while it simply creates links."""
@@ -107,6 +115,7 @@ class ProgressStep(QWidget):
         """The run ended: how far it got (``before``: the batch when the run started)."""
         self.show_figures(figures)
         say(self.paused, "")
+        say(self.time_left, "")
         text = outcome(figures, cancelled=cancelled, before=before)
         say(self.outcome, text)
         self.outcome.setAccessibleDescription(report)  # the runner's own account

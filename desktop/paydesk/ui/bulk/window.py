@@ -359,6 +359,7 @@ class BulkWindow(QWidget):
         if self.controller.running(batch.id):
             self.progress_step.show_figures(figures)
             self.progress_step.say_status(status)
+            self.progress_step.say_time_left(self.controller.time_left(batch.id, figures.left))
             self.progress_step.running(True, paused=self.controller.paused(batch.id))
         else:
             if not figures.creating:  # else the figures follow the links being settled

@@ -13,11 +13,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from ...config.profiles import Profile
+from ...desk.budget_words import waiting_text
 from ...desk.cards import words
 from ...desk.checks import cardholder_name, whole_amount
 from ...desk.checks import url as check_url
 from ...ledger import LedgerError
 from ...ledger.cards import CardOperation, CardRecord, OperationUnderWay
+from ...service.call_class import waits_shown_by
 from ...service.errors import ServiceError
 from ..field_message import FieldMessage, add_field_row
 
@@ -97,7 +99,9 @@ class OperationDialog(QDialog):
         self.action.setEnabled(False)
         self.say("Sending…")
         try:
-            op = await asyncio.shield(self.start(value))  # closing the dialog does not stop it
+            with waits_shown_by(self._service_wait):  # the operation's task says its waits
+                started = self.start(value)
+            op = await asyncio.shield(started)  # closing the dialog does not stop it
         except (OperationUnderWay, ServiceError, LedgerError) as error:  # busy card, no key,
             # a shared ledger out of reach: nothing sent
             self.say(getattr(error, "message", None) or str(error))
@@ -107,6 +111,12 @@ class OperationDialog(QDialog):
             self.busy = False
         self.show_operation(op, await self.finished_text(op))
         return op
+
+    def _service_wait(self, seconds: float | None) -> None:
+        """"Waiting for the service (3 s)" while the operation waits for the service's
+        budget; "Sending…" again when it goes."""
+        if self.busy:
+            self.say(waiting_text(seconds) if seconds is not None else "Sending…")
 
     def show_operation(self, op: CardOperation, text: str | None = None) -> None:
         """The operation's state (also as it is settled in the background)."""

@@ -20,11 +20,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...desk.budget_words import waiting_text
 from ...desk.counter import CounterController, CounterSetupMissing, SaleUnderWay, with_record
 from ...desk.day import local_midnight
 from ...desk.session import Session
 from ...ledger import LedgerError, LinkRecord
 from ...ledger.counter import KEEP, REFUND, Sale
+from ...service.call_class import waits_shown_by
 from ...service.errors import ServiceError, ValidationError
 from ..passing import Passing
 from ..screen_fit import keep_wrapped_height
@@ -279,8 +281,10 @@ class CounterTab(QWidget):
     async def sell(self) -> Sale | None:
         self.entry.say({}, "")
         try:
-            sale = await self.controller.sell(self.amount.text(), self.currency.currentText(),
-                                              self.note.text(), self.email.text())
+            with waits_shown_by(self._service_wait):  # a sale never fails on a 429: it waits
+                sale = await self.controller.sell(self.amount.text(),
+                                                  self.currency.currentText(),
+                                                  self.note.text(), self.email.text())
         except SaleUnderWay:
             return None
         except CounterSetupMissing as missing:
@@ -310,6 +314,11 @@ class CounterTab(QWidget):
         self._back_to_amount()
         await self._quietly(self._next_title)
         return sale
+
+    def _service_wait(self, seconds: float | None) -> None:
+        """"Waiting for the service (3 s)" under the sale being made; gone when it goes."""
+        if self.selling is not None:
+            self.message.say(waiting_text(seconds) if seconds is not None else None, ok=True)
 
     # -- a new sale, and the display's Escape -----------------------------------------
 

@@ -168,6 +168,7 @@ class LinkForm(QWidget):
         self._touched: set[str] = set()
         self.busy = False
         self.refused = ""  # why no link can be made now (a shared ledger out of reach)
+        self.waiting = ""  # "Waiting for the service (3 s)": the create waits for the budget
         for key, widget in self.fields.items():
             if isinstance(widget, QLineEdit):
                 widget.editingFinished.connect(lambda k=key: self._touch(k))
@@ -204,7 +205,7 @@ class LinkForm(QWidget):
             message.say(problems.get(key) if typed or key == "meta" else None)
         self.create_button.setEnabled(not problems and not self.busy and not self.refused)
         if self.busy:
-            reason = "Creating the link…"
+            reason = self.waiting or "Creating the link…"
         elif self.refused:
             reason = self.refused
         elif problems:
@@ -223,6 +224,13 @@ class LinkForm(QWidget):
     def set_busy(self, busy: bool) -> None:
         """A create is under way: the button stays disabled until it ends, whatever is typed."""
         self.busy = busy
+        self.waiting = ""
+        self.revalidate()
+
+    def set_waiting(self, text: str) -> None:
+        """The create under way waits for the service's budget ("Waiting for the service
+        (3 s)"), said beside Create link; "" when it goes."""
+        self.waiting = text
         self.revalidate()
 
     def set_refused(self, reason: str | None) -> None:

@@ -18,11 +18,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...desk.budget_words import waiting_text
 from ...desk.links import LinksController
 from ...desk.session import NoKeyError, Session
 from ...desk.states import money, state_words
 from ...ledger import LedgerError, LinkRecord
 from ...scheduler import Scheduler
+from ...service.call_class import waits_shown_by
 from ...service.errors import ServiceError, ValidationError
 from ..as_of import AsOf
 from ..signals import signals_of
@@ -230,7 +232,8 @@ class LinksTab(QWidget):
         self.form.set_busy(True)
         refused: LedgerError | None = None
         try:
-            record = await self.controller.create(request)
+            with waits_shown_by(self._service_wait):  # a person's create never fails on a 429
+                record = await self.controller.create(request)
         except ServiceError as error:
             failure: ServiceError | None = error
         except LedgerError as error:  # a shared ledger out of reach: refused before sending
@@ -274,6 +277,10 @@ class LinksTab(QWidget):
         if refusal is None:
             self.form.why_disabled.setText(str(error))
             self.form.why_disabled.setAccessibleName(str(error))
+
+    def _service_wait(self, seconds: float | None) -> None:
+        if self.creating:
+            self.form.set_waiting(waiting_text(seconds) if seconds is not None else "")
 
     async def show_snippets(self):
         from ..dialogs import run_dialog

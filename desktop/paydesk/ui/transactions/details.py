@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QPlainTextEdit, QPushButton, 
 from ...desk.states import OPEN_STATES
 from ...desk.texts import local_time, money_text, received, utc_time
 from ...ledger import LinkRecord
+from ..elided import ElidedLabel
 from ..fixed_text import use_fixed
 from ..links.panel import paint_state, state_label
 
@@ -27,6 +28,9 @@ FIELDS = (  # (key, label)
 ONLY_SAID = ("received", "voided")  # rows shown only when they have something to say
 LEARNED = {"notification": "notification", "check": "check"}  # how its state was learned
 FIXED = ("tx_ref", "reference", "logo")  # references and a URL: read back, typed, copied
+# a reference is never broken (a line of its own, elided in its middle with the whole of it
+# on hover); Copy reference and Copy service reference copy the whole
+ONE_LINE = ("tx_ref", "reference")
 ACTIONS = (  # (key, text): buttons, named by their verb
     ("check", "Check now"), ("receipt-print", "Print receipt…"),
     ("receipt-pdf", "Save receipt as PDF…"), ("show-qr", "Show QR"), ("copy-link", "Copy link"))
@@ -72,7 +76,8 @@ class DetailsPanel(QWidget):
         for row, (key, label) in enumerate(FIELDS):
             caption = QLabel(label + ":")
             self.captions[key] = caption
-            value = _plain(QLabel(""))
+            value = (ElidedLabel("", mode=Qt.TextElideMode.ElideMiddle) if key in ONE_LINE
+                     else _plain(QLabel("")))
             value.setObjectName(f"transaction-{key}")
             caption.setBuddy(value)
             grid.addWidget(caption, row, 0, Qt.AlignmentFlag.AlignTop)
