@@ -60,7 +60,9 @@ def pytest_generate_tests(metafunc):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Leave out, per dialect, the tests and cases a module's ``dialects(apart=...)`` names."""
+    """Leave out, per dialect, the tests and cases a module's ``dialects(apart=...)`` names;
+    then the tests marked ``slow`` first (./dev test's workers take tests in this order: a
+    long test started last would hold the run up alone)."""
     kept, dropped = [], []
     for item in items:
         marker = item.get_closest_marker("dialects")
@@ -70,7 +72,7 @@ def pytest_collection_modifyitems(config, items):
         (dropped if any(case in item.name for case in apart) else kept).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
-        items[:] = kept
+    items[:] = sorted(kept, key=lambda item: item.get_closest_marker("slow") is None)
 
 
 @pytest.fixture(autouse=True)
