@@ -31,6 +31,32 @@ from tests.helpers import Listener, MemoryKeyring, own_port, start_sandbox  # no
 # that tier alone (./dev check loads the guard with -p tests.no_qt), not to the whole suite
 collect_ignore = [] if "tests.no_qt" in sys.modules else ["test_no_qt.py"]
 
+# The fast tier (./dev check, and the first of ./dev test's runs): the tests at the root of
+# tests/ and in these folders, but those marked browser or slow. `--tier fast` runs only
+# them (tests/ui and the other folders are not even collected: they import Qt); `--tier
+# rest` runs every other test, so that the two runs together are the whole suite, once.
+TESTS = Path(__file__).parent
+FAST_FOLDERS = ("service", "ledger", "scheduler", "sandbox", "desk", "config", "receiver")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--tier", choices=("fast", "rest"), default=None,
+                     help="fast: the Qt-free tier of ./dev check; rest: every test but those")
+
+
+def in_fast_tier(item) -> bool:
+    parts = item.path.relative_to(TESTS).parts
+    return ((len(parts) == 1 or parts[0] in FAST_FOLDERS)
+            and item.get_closest_marker("browser") is None and item.get_closest_marker("slow") is None)
+
+
+def pytest_ignore_collect(collection_path, config):
+    if config.getoption("tier") != "fast" or collection_path.parent != TESTS:
+        return None
+    if collection_path.is_dir() and collection_path.name not in FAST_FOLDERS:
+        return True  # a folder outside the tier (tests/ui imports Qt in its conftest)
+    return None
+
 
 def pytest_configure(config):
     config.addinivalue_line(
@@ -60,11 +86,16 @@ def pytest_generate_tests(metafunc):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Leave out, per dialect, the tests and cases a module's ``dialects(apart=...)`` names;
-    then the tests marked ``slow`` first (./dev test's workers take tests in this order: a
-    long test started last would hold the run up alone)."""
+    """Leave out, per dialect, the tests and cases a module's ``dialects(apart=...)`` names,
+    and with ``--tier`` the tests of the other tier; then the tests marked ``slow`` first
+    (./dev test's workers take tests in this order: a long test started last would hold the
+    run up alone)."""
+    tier = config.getoption("tier")
     kept, dropped = [], []
     for item in items:
+        if tier is not None and in_fast_tier(item) != (tier == "fast"):
+            dropped.append(item)
+            continue
         marker = item.get_closest_marker("dialects")
         callspec = getattr(item, "callspec", None)
         dialect = callspec.params.get("dialect") if callspec else None
