@@ -85,6 +85,16 @@ def pytest_generate_tests(metafunc):
     metafunc.parametrize("dialect", dialects.params(*names))
 
 
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: not called without its workers
+def pytest_xdist_make_scheduler(config, log):
+    """--dist loadgroup keeps the groups of tests/side_by_side.py each on one worker."""
+    if config.getvalue("dist") == "loadgroup":
+        from tests.side_by_side import SideBySide
+
+        return SideBySide(config, log)
+    return None
+
+
 def pytest_collection_modifyitems(config, items):
     """Leave out, per dialect, the tests and cases a module's ``dialects(apart=...)`` names,
     and with ``--tier`` the tests of the other tier; then the tests marked ``slow`` first
