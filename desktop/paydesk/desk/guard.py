@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from ..config.profiles import MODES, Profile
-from ..embedded import EmbeddedSandbox, WrongServiceError
-from ..health import ConnectionHealth
 from ..service.budget import Budget
 from ..service.errors import NotTheServiceError, ServiceUnavailableError
+from .embedded import EmbeddedSandbox, WrongServiceError
+from .health import ConnectionHealth
 from .tasks import TaskSet
 
 log = logging.getLogger("paydesk.guard")

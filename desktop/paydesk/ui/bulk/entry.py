@@ -94,7 +94,7 @@ class BulkEntry:
         if self.bulk_window is None:
             from .window import BulkWindow
 
-            self.bulk_window = BulkWindow(self.desk.session, self.desk.batches, self.controller,
+            self.bulk_window = BulkWindow(self.desk.session, self.controller,
                                           self.main)
             self.bulk_window.batchesRequested.connect(self.show_batches)
         return _raise(self.bulk_window)

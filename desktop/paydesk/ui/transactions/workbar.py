@@ -8,7 +8,7 @@ import asyncio
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-from ...reconcile import Progress
+from ...desk.reconcile import Progress
 
 
 class WorkBar(QWidget):
