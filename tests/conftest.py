@@ -121,7 +121,7 @@ def _embedded_sandbox_port(monkeypatch):
     """The embedded sandbox's usual port (8765 in PayDesk) is the test's own: tests running
     side by side (./dev test's workers) each close a window and start it again on that port,
     or take it meanwhile, without meeting another test's sandbox there."""
-    from paydesk import embedded
+    from paydesk.desk import embedded
 
     monkeypatch.setattr(embedded, "FIRST_PORT", own_port())
 
