@@ -99,7 +99,7 @@ def _report_first_paint(window) -> None:
 FIRST_PAINT_WAIT = 0.5  # s: a window not painted by then (minimised, say) waits no longer
 
 
-async def painted(window, timeout: float = FIRST_PAINT_WAIT) -> None:
+async def painted(window, timeout: float = FIRST_PAINT_WAIT) -> None:  # noqa: ASYNC109 (returns after it)
     """Until ``window`` has painted once (or ``timeout`` has passed)."""
     from PySide6.QtCore import QEvent, QObject
 

@@ -93,7 +93,7 @@ class PaidRereads:
         group = (record.profile_id, record.mode)
         if record.profile_id in self._gone or record.key in self._entries:
             return 0
-        while (pause := self._paused.get(group, 0) - time.monotonic()) > 0:
+        while (pause := self._paused.get(group, 0) - time.monotonic()) > 0:  # noqa: ASYNC110 (waits out a time, no event)
             await asyncio.sleep(pause)  # that profile and mode is rate limited: wait it out
         async with self._lanes[False]:
             self.stats["paid checks"] += 1
