@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -29,7 +30,7 @@ from ...ledger.cards import CardLedger, CardOperation, CardRecord, CardTxRecord
 from ...service.errors import NotFoundError, ServiceError
 from ..fixed_text import use_fixed
 from ..signals import signals_of
-from ..table import HeadedModel, tips_for_cut_text
+from ..table import HeadedModel, Index, tips_for_cut_text
 from .secret import SecretBox
 
 TX_COLUMNS = ("Type", "Amount", "Description", "Time")
@@ -59,7 +60,7 @@ class TransactionsModel(HeadedModel):
             return tx.description
         return words.when(tx.created_at, seconds=True)
 
-    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         tx = self.rows[index.row()]

@@ -3,6 +3,8 @@ newest first, following every change live; and the day's totals in words."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
@@ -23,7 +25,7 @@ from ...ledger.counter import (
 from ...service.money import format_amount
 from ..fixed_text import fixed_font
 from ..paging import PagedModel
-from ..table import tips_for_cut_text
+from ..table import Index, tips_for_cut_text
 
 COLUMNS = ("Time", "Title", "Amount", "State", "Reference")
 TIME, TITLE, AMOUNT, STATE, REFERENCE = range(len(COLUMNS))
@@ -92,7 +94,7 @@ class SalesModel(PagedModel):
             return kind_words(sale)
         return sale.tx_ref
 
-    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         sale, column = self.sales[index.row()], index.column()

@@ -3,6 +3,8 @@ the ledger's newest links (the Transactions tab browses all of them)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
@@ -10,7 +12,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 from ...desk.states import money, state_words
 from ...ledger import LinkRecord
 from ..fixed_text import fixed_font
-from ..table import HeadedModel, tips_for_cut_text
+from ..table import HeadedModel, Index, tips_for_cut_text
 
 COLUMNS = ("Reference", "Amount", "Title", "State", "Created")
 STATE = COLUMNS.index("State")
@@ -39,7 +41,7 @@ class RecentModel(HeadedModel):
             return state_words(record).words
         return record.created_at.astimezone().strftime("%d %b %H:%M")
 
-    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         record, column = self.records[index.row()], index.column()

@@ -15,6 +15,7 @@ import logging
 from collections import OrderedDict
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont
@@ -24,7 +25,7 @@ from ...desk.tasks import TaskSet
 from ...desk.texts import local_time, money_text, utc_time
 from ...ledger import Cursor, Ledger, LedgerError, LinkQuery, LinkRecord, Page
 from ..fixed_text import fixed_font
-from ..table import HeadedModel
+from ..table import HeadedModel, Index
 
 log = logging.getLogger("paydesk.transactions.model")
 
@@ -189,7 +190,7 @@ class LedgerModel(HeadedModel):
 
     # -- what the view asks ----------------------------------------------------------------
 
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt's name
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802 - Qt's name
         return 0 if parent.isValid() else self.total + len(self._fresh)
 
     def record_at(self, row: int) -> LinkRecord | None:
@@ -213,7 +214,7 @@ class LedgerModel(HeadedModel):
             return local_time(record.created_at)
         return local_time(record.checked_at) if record.checked_at else "never"
 
-    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         record = self._record(index.row())
