@@ -58,7 +58,7 @@ def _plain(label: QLabel) -> QLabel:
 class DetailsPanel(QWidget):
     actionRequested = Signal(str, object)  # (action key, LinkRecord)
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.setObjectName("transaction-details")
         self.setAccessibleName("Transaction details")

@@ -152,28 +152,29 @@ class LedgerModel(HeadedModel):
         self._loading.add(block)
         self.tasks.spawn(self._load(block, self._generation), f"block {block}")
 
-    async def _seek_from(self, block: int) -> tuple[Cursor | None, Cursor | None]:
+    async def _seek_from(self, snapshot: LinkQuery, block: int) -> tuple[Cursor | None, Cursor | None]:
         """(after, before): where to seek block ``block`` from."""
         if block - 1 in self._blocks and self._blocks[block - 1].end:
             return self._blocks[block - 1].end, None
         if block + 1 in self._blocks and self._blocks[block + 1].start:
             return None, self._blocks[block + 1].start
         if self._anchors is None:  # read once per query, shared by every block that needs it
-            self._anchors = asyncio.ensure_future(self.ledger.anchors(self._snapshot, BLOCK))
+            self._anchors = asyncio.ensure_future(self.ledger.anchors(snapshot, BLOCK))
             self._anchors.add_done_callback(lambda f: f.cancelled() or f.exception())
         anchors = await asyncio.shield(self._anchors)
         return (anchors[block - 1] if 0 < block <= len(anchors) else None), None
 
     async def _load(self, block: int, generation: int) -> None:
+        snapshot = self._snapshot
         try:
+            if snapshot is None:  # the list was emptied meanwhile
+                return
             last = (self.total - 1) // BLOCK
             if block == last and block > 0:
-                page = await self.ledger.last_page(self._snapshot,
-                                                   limit=self.total - block * BLOCK)
+                page = await self.ledger.last_page(snapshot, limit=self.total - block * BLOCK)
             else:
-                after, before = await self._seek_from(block)
-                page = await self.ledger.page(self._snapshot, after=after, before=before,
-                                              limit=BLOCK)
+                after, before = await self._seek_from(snapshot, block)
+                page = await self.ledger.page(snapshot, after=after, before=before, limit=BLOCK)
         finally:
             if generation == self._generation:
                 self._loading.discard(block)
@@ -241,7 +242,7 @@ class LedgerModel(HeadedModel):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
-    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         if self.query is None:
             return
         query = self.query.sorted_by(COLUMNS[column][1], order == Qt.SortOrder.DescendingOrder)
@@ -279,7 +280,7 @@ class LedgerModel(HeadedModel):
                 page = self._blocks[block]
                 page.records[offset] = record
             self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
-        elif self._newest_first_unfiltered():
+        elif self._newest_first_unfiltered(self.query):
             self.beginInsertRows(QModelIndex(), 0, 0)
             self._fresh.insert(0, record)
             self.endInsertRows()
@@ -288,8 +289,8 @@ class LedgerModel(HeadedModel):
                 # row in memory (unless a newer query is on its way, which does the same)
                 self.tasks.replace("query", self.set_query(self.query))
 
-    def _newest_first_unfiltered(self) -> bool:
-        q = self.query
+    @staticmethod
+    def _newest_first_unfiltered(q: LinkQuery) -> bool:
         return (q.sort == "created" and q.descending and not q.text and not q.states
                 and not q.currencies and q.created_from is None and q.created_to is None
                 and q.origin is None and not q.tx_refs and q.voided is None)
