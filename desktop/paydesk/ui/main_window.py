@@ -260,7 +260,7 @@ class MainWindow(QMainWindow):
         self.menuBar().addMenu(view)
         from .bulk.entry import BulkEntry  # Links > Bulk links…, View > Batches…
 
-        self.bulk = BulkEntry(self, self.desk, view)
+        self.bulk = BulkEntry(self, self.desk, view, self.links_tab.unfinished)
         self.links_tab.bulkRequested.connect(self.bulk.show_bulk)
 
     # -- state to screen -------------------------------------------------------

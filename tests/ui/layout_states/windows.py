@@ -201,7 +201,7 @@ def test_bulk_and_batches(app, loop, seen, tmp_path):
     press.click(bulk.check_step.all)
     seen.look(bulk, "Bulk links, all or nothing refused")
     press.click(bulk.check_step.skip)
-    press.click(bulk.check_step.create)
+    press.click(bulk.check_step.create_links)
     loop.until(lambda: bulk.stack.currentWidget() is bulk.progress_step, message="progress")
     outcome = bulk.progress_step.outcome
     loop.until(lambda: outcome.isVisible() and outcome.text(), 60, message="the batch done")

@@ -6,8 +6,10 @@ paid; a batch's rows below, paged like the ledger; "Check all open" for a batch,
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
+from collections.abc import Set as AbstractSet
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QAbstractItemModel, Qt, QTimer
 from PySide6.QtGui import QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -43,7 +45,7 @@ CELL_PADDING = 16  # px: a cell's margins and focus frame beside its text
 ROOM = 8  # px left beside the widest reference: it is not flush against the next column
 
 
-def _table(name: str, accessible: str, model) -> QTableView:
+def _table(name: str, accessible: str, model: QAbstractItemModel) -> QTableView:
     table = QTableView()
     table.setObjectName(name)
     table.setAccessibleName(accessible)
@@ -121,11 +123,11 @@ class BatchesWindow(QWidget):
         self.check_all.clicked.connect(
             lambda: self.tasks.replace("check batch", self.check_all_open()))
         self.resume.clicked.connect(lambda: self.tasks.replace("resume batch", self.resume_batch()))
-        self.results.clicked.connect(lambda: self._out("results", actions.results(
-            self, self.book, self.shown_batch)))
-        self.qr.clicked.connect(lambda: self._out("qr sheet", actions.qr_sheet(
-            self, self.session, self.book, self.shown_batch)))
-        self.email.clicked.connect(lambda: self._out("email", self._email()))
+        self.results.clicked.connect(lambda: self._out(
+            "results", lambda batch: actions.results(self, self.book, batch)))
+        self.qr.clicked.connect(lambda: self._out(
+            "qr sheet", lambda batch: actions.qr_sheet(self, self.session, self.book, batch)))
+        self.email.clicked.connect(lambda: self._out("email", self._email))
         signals = signals_of(session.hub)
         signals.batchChanged.connect(self._batch_changed)
         signals.linkChanged.connect(self._link_changed)
@@ -206,8 +208,8 @@ class BatchesWindow(QWidget):
 
     def _enable(self) -> None:
         batch = self.shown_batch
-        figures = self.model.rows[self.model.row_of(batch.id)][1] \
-            if batch is not None and self.model.row_of(batch.id) is not None else None
+        row = self.model.row_of(batch.id) if batch is not None else None
+        figures = self.model.rows[row][1] if row is not None else None
         running = batch is not None and self.controller.running(batch.id)
         left = figures is not None and figures.waiting + figures.creating > 0
         self.resume.setEnabled(batch is not None and left and not running)
@@ -238,7 +240,7 @@ class BatchesWindow(QWidget):
         refs, self._refs = self._refs, set()
         self.tasks.spawn(self._recount(dirty, refs), "batches: count again")
 
-    async def _recount(self, batch_ids: set[int], refs: set[str] = frozenset()) -> None:
+    async def _recount(self, batch_ids: set[int], refs: AbstractSet[str] = frozenset()) -> None:
         query = self.model.query
         try:
             for ref in refs:  # the batch of a link that changed (if it is a batch's)
@@ -290,24 +292,22 @@ class BatchesWindow(QWidget):
             say(self.said, f"Sending the rows of {batch.name} not sent yet…")
         self._enable()
 
-    def _out(self, name: str, work) -> None:
+    def _out(self, name: str, work: Callable[[Batch], Awaitable[str | None]]) -> None:
         """Save results…, QR sheet…, E-mail links…: read from the ledger, so refused (before
         their dialog opens) while a shared ledger is out of reach."""
         refusal = self.session.refusal()
-        if self.shown_batch is None or refusal is not None:
-            work.close()
+        batch = self.shown_batch
+        if batch is None or refusal is not None:
             if refusal is not None:
                 say(self.said, refusal)
             return
-        self.tasks.replace(name, self._said_after(work))
+        self.tasks.replace(name, self._said_after(work(batch)))
 
-    async def _said_after(self, work) -> None:
+    async def _said_after(self, work: Awaitable[str | None]) -> None:
         said = await work
         if isinstance(said, str):
             say(self.said, said)
 
-    async def _email(self) -> None:
-        batch = self.shown_batch
-        if batch is not None:
-            await actions.email(self, self.session, self.book, batch)
-            await self._recount({batch.id})  # the E-mail sent column
+    async def _email(self, batch: Batch) -> None:
+        await actions.email(self, self.session, self.book, batch)
+        await self._recount({batch.id})  # the E-mail sent column

@@ -9,13 +9,14 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMainWindow, QMenu
+from PySide6.QtWidgets import QMainWindow, QMenu, QPushButton
 
 from ...ledger import LedgerError
 from ..signals import signals_of
 
 if TYPE_CHECKING:
     from ...desk.build import Desk
+    from ...desk.bulk.runner import BulkController
     from .batches import BatchesWindow
     from .window import BulkWindow
 
@@ -31,7 +32,7 @@ def _raise(window):
 
 
 class BulkEntry:
-    def __init__(self, main: QMainWindow, desk: Desk, view: QMenu):
+    def __init__(self, main: QMainWindow, desk: Desk, view: QMenu, notice: QPushButton) -> None:
         self.main, self.desk = main, desk
         self.bulk_window: BulkWindow | None = None
         self.batches_window: BatchesWindow | None = None
@@ -49,7 +50,7 @@ class BulkEntry:
         view.addAction(self.batches_action)
         main.menuBar().insertMenu(view.menuAction(), self.menu)
         self.tasks = desk.session.tasks.child(main)
-        self.notice = main.links_tab.unfinished
+        self.notice = notice  # the Payment links tab's word on unfinished batches
         self.notice.clicked.connect(self.show_batches)
         self._later = QTimer(main)  # batches change often while they run: counted once a second
         self._later.setSingleShot(True)
@@ -84,7 +85,7 @@ class BulkEntry:
         self.notice.setVisible(bool(n))
 
     @property
-    def controller(self):
+    def controller(self) -> BulkController:
         """The desk's runner of batches (one per desk: a batch goes on when windows close)."""
         return self.desk.bulk
 

@@ -3,7 +3,7 @@ dry run (the editable grid, its problems, the counts, the policy and "Create N l
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
@@ -139,9 +139,9 @@ class CheckStep(QWidget):
         self.why = _label("bulk-create-why")
         self.why.setStyleSheet(ERROR_STYLE)
         bottom.addWidget(self.why, 1)
-        self.create = _button("Create links", "bulk-create")
-        self.create.clicked.connect(self.createRequested.emit)
-        bottom.addWidget(self.create)
+        self.create_links = _button("Create links", "bulk-create")
+        self.create_links.clicked.connect(self.createRequested.emit)
+        bottom.addWidget(self.create_links)
         column.addLayout(bottom)
         self.problems.activated.connect(self._go_to_problem)
         self.problems.clicked.connect(self._go_to_problem)
@@ -186,8 +186,8 @@ class CheckStep(QWidget):
                      "only the others are created")
         say(self.counts, text)
         n = self.to_create()
-        self.create.setText(f"Create {n:,} link{'s' if n != 1 else ''}")
-        self.create.setAccessibleName(self.create.text())
+        self.create_links.setText(f"Create {n:,} link{'s' if n != 1 else ''}")
+        self.create_links.setAccessibleName(self.create_links.text())
         if self.checking:
             why = "Checking the rows…"
         elif self.chosen_policy() == ALL and bad:
@@ -198,13 +198,13 @@ class CheckStep(QWidget):
         else:
             why = ""
         say(self.why, why)
-        self.create.setEnabled(n > 0 and not self.checking)
+        self.create_links.setEnabled(n > 0 and not self.checking)
 
     def set_checking(self, checking: bool) -> None:
         self.checking = checking
         self.update_counts()
 
-    def _go_to_problem(self, index) -> None:
+    def _go_to_problem(self, index: QModelIndex) -> None:
         problem = self.problems_model.at(index.row())
         if problem is None:
             return

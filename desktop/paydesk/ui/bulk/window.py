@@ -92,7 +92,7 @@ class BulkWindow(QWidget):
         self.check_step.model.edited.connect(self._edited)
         self.check_step.policyChanged.connect(self.check_step.update_counts)
         self.check_step.createRequested.connect(
-            lambda: self.tasks.replace("create", self.create()))
+            lambda: self.tasks.replace("create", self.create_batch()))
         progress = self.progress_step
         progress.pause.clicked.connect(lambda: self.tasks.spawn(self.pause(), "pause"))
         progress.resume.clicked.connect(lambda: self.tasks.spawn(self.resume(), "resume"))
@@ -298,12 +298,12 @@ class BulkWindow(QWidget):
 
     # -- creating ------------------------------------------------------------------------
 
-    async def create(self) -> Batch | None:
+    async def create_batch(self) -> Batch | None:
         profile, sheet = self.session.profile, self.sheet
         step = self.check_step
         if profile is None or sheet is None or step.checking or step.to_create() == 0:
             return None
-        step.create.setEnabled(False)
+        step.create_links.setEnabled(False)
         try:  # a corrected file joins the batch of its name: only what is missing is made;
             # kept by the desk's controller (its references carry the installation's id)
             batch, _ = await self.controller.keep(sheet.file_name, step.model.rows,
