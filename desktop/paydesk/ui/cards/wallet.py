@@ -103,7 +103,8 @@ class WalletModel(PagedModel):
         self.endResetModel()
         self.loaded.emit()
 
-    async def read_page(self, query: CardQuery, after) -> tuple[list, object, bool]:
+    async def read_page(self, query: CardQuery,
+                        after: tuple[str, str] | None) -> tuple[list[CardRecord], tuple[str, str] | None, bool]:
         page = await self.ledger.card_page(query, after=after, limit=PAGE)
         return page.records, page.end, page.more
 
