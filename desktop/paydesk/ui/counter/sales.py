@@ -9,6 +9,7 @@ from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
+from ...desk.counter import CounterController
 from ...desk.states import money
 from ...desk.tasks import TaskSet
 from ...ledger.counter import (
@@ -72,7 +73,7 @@ class SalesModel(PagedModel):
     HEADERS = COLUMNS
     PAGE_TASK = "counter sales: next page"
 
-    def __init__(self, controller, tasks: TaskSet):
+    def __init__(self, controller: CounterController, tasks: TaskSet) -> None:
         super().__init__(tasks)
         self.controller = controller
         self.sales: list[Sale] = []
@@ -120,7 +121,7 @@ class SalesModel(PagedModel):
         self.endResetModel()
         self.loaded.emit()
 
-    async def read_page(self, query, before) -> tuple[list, int | None, bool]:
+    async def read_page(self, query: object, before: int | None) -> tuple[list[Sale], int | None, bool]:
         sales = await self.controller.today(before=before, limit=PAGE)
         return sales, sales[-1].id if sales else before, len(sales) >= PAGE
 

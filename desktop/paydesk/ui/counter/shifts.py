@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -41,7 +41,7 @@ TITLE = "Counter shifts"
 BANNER_MOST = 100  # undecided payments after void counted one by one; more: "More than"
 
 
-def _table(name: str, model) -> QTableView:
+def _table(name: str, model: QAbstractItemModel) -> QTableView:
     table = QTableView()
     tips_for_cut_text(table)
     table.setObjectName(name)
@@ -266,7 +266,7 @@ class CounterShiftsWindow(QWidget):
 
     # -- actions ---------------------------------------------------------------------------
 
-    def _activated(self, index) -> None:
+    def _activated(self, index: QModelIndex) -> None:
         chosen = self.shifts_model.at(index.row())
         if chosen is not None:
             self.tasks.replace("report", self.show_report(*chosen))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from datetime import date, datetime, timedelta
 
 from PySide6.QtCore import Qt, QTimer
@@ -203,7 +204,7 @@ class CounterTab(QWidget):
         else:
             self.tasks.replace("refresh", self._quietly(self._refresh))
 
-    async def _quietly(self, work) -> None:
+    async def _quietly(self, work: Callable[[], Awaitable[object]]) -> None:
         """``work()`` (a read of the ledger); a ledger out of reach is logged, not raised."""
         try:
             await work()
@@ -380,7 +381,8 @@ class CounterTab(QWidget):
             self._refused(failure)
             return None
         if self.controller.current is not None:  # paid meanwhile (SalePaid): PAID stays shown
-            return self.message.say(PAID_MEANWHILE, ok=True)
+            self.message.say(PAID_MEANWHILE, ok=True)
+            return None
         self.entry.clear()
         self.show_sale(None)
         self.amount.setFocus(Qt.FocusReason.OtherFocusReason)
