@@ -22,7 +22,7 @@ MAX_ROWS = 100  # older links are in the ledger (the Transactions tab)
 class RecentModel(HeadedModel):
     HEADERS = COLUMNS
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.records: list[LinkRecord] = []
         self._fixed = fixed_font()
@@ -88,7 +88,7 @@ class RecentModel(HeadedModel):
 class RecentLinks(QTableView):
     chosen = Signal(object)  # a LinkRecord the user selected
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.setObjectName("recent-links")
         self.setAccessibleName("Recent links")
