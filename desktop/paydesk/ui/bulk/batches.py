@@ -9,16 +9,12 @@ import logging
 from collections.abc import Awaitable, Callable
 from collections.abc import Set as AbstractSet
 
-from PySide6.QtCore import QAbstractItemModel, Qt, QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
-    QPushButton,
     QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -27,11 +23,11 @@ from ...desk.bulk.runner import BatchRefused, BulkController
 from ...desk.session import Session
 from ...ledger import LedgerError, LinkRecord
 from ...ledger.batch import Batch, BatchBook
+from .. import widgets
 from ..elided import ElidedLabel
 from ..fixed_text import OneLineDelegate, fixed_font
 from ..screen_fit import resize_within_screen
 from ..signals import signals_of
-from ..table import tips_for_cut_text
 from . import batch_actions as actions
 from .batch_models import BatchesModel, BatchRowsModel
 from .steps import say
@@ -43,21 +39,6 @@ REFS_AT_ONCE = 50  # links changed between two counts whose batch is looked for
 REF_CHARS = 40  # a reference column grows to show this many characters whole
 CELL_PADDING = 16  # px: a cell's margins and focus frame beside its text
 ROOM = 8  # px left beside the widest reference: it is not flush against the next column
-
-
-def _table(name: str, accessible: str, model: QAbstractItemModel) -> QTableView:
-    table = QTableView()
-    table.setObjectName(name)
-    table.setAccessibleName(accessible)
-    table.setModel(model)
-    tips_for_cut_text(table)
-    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    table.verticalHeader().hide()
-    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-    table.horizontalHeader().setStretchLastSection(True)
-    return table
 
 
 class BatchesWindow(QWidget):
@@ -75,7 +56,7 @@ class BatchesWindow(QWidget):
         column = QVBoxLayout(self)
         split = QSplitter(Qt.Orientation.Vertical)
         self.model = BatchesModel(book, self.tasks)
-        self.table = _table("batches-table", "Batches", self.model)
+        self.table = widgets.record_table("batches-table", self.model, "Batches")
         for col, width in enumerate((200, 180, 130, 90, 70, 70, 70, 80, 60)):
             self.table.setColumnWidth(col, width)
         self.table.setWordWrap(False)  # a file's name is never broken at its hyphens
@@ -86,7 +67,7 @@ class BatchesWindow(QWidget):
         self.rows_caption = QLabel("&Rows of the batch:")
         below_column.addWidget(self.rows_caption)
         self.rows_model = BatchRowsModel(book, self.tasks)
-        self.rows = _table("batch-rows", "Rows of the batch", self.rows_model)
+        self.rows = widgets.record_table("batch-rows", self.rows_model, "Rows of the batch")
         self.rows_caption.setBuddy(self.rows)
         for col, width in enumerate((50, 80, 200, 170, 70, 60, 190, 150, 140, 260, 160)):
             self.rows.setColumnWidth(col, width)
@@ -101,12 +82,12 @@ class BatchesWindow(QWidget):
         column.addWidget(split, 1)
 
         bottom = QHBoxLayout()
-        self.check_all = self._button("Check all open", "batch-check-all-open")
-        self.resume = self._button("Resume", "batch-resume")
+        self.check_all = widgets.button("Check all open", "batch-check-all-open")
+        self.resume = widgets.button("Resume", "batch-resume")
         self.resume.setToolTip("Send the rows of this batch not sent yet")
-        self.results = self._button("Save results…", "batch-save-results")
-        self.qr = self._button("QR sheet…", "batch-qr-sheet")
-        self.email = self._button("E-mail links…", "batch-email-links")
+        self.results = widgets.button("Save results…", "batch-save-results")
+        self.qr = widgets.button("QR sheet…", "batch-qr-sheet")
+        self.email = widgets.button("E-mail links…", "batch-email-links")
         for button in (self.check_all, self.resume, self.results, self.qr, self.email):
             bottom.addWidget(button)
         bottom.addStretch(1)
@@ -142,13 +123,6 @@ class BatchesWindow(QWidget):
         say(self.said, "")
         self._enable()
         self.reload()
-
-    @staticmethod
-    def _button(text: str, name: str) -> QPushButton:
-        button = QPushButton(text)
-        button.setObjectName(name)
-        button.setAccessibleName(text.rstrip("…"))
-        return button
 
     # -- the lists -------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QMainWindow, QMenu, QPushButton
 
 from ...ledger import LedgerError
 from ..signals import signals_of
+from ..widgets import ToolWindow
 
 if TYPE_CHECKING:
     from ...desk.build import Desk
@@ -24,18 +25,11 @@ if TYPE_CHECKING:
 log = logging.getLogger("paydesk.ui.bulk")
 
 
-def _raise(window):
-    window.show()
-    window.raise_()
-    window.activateWindow()
-    return window
-
-
 class BulkEntry:
     def __init__(self, main: QMainWindow, desk: Desk, view: QMenu, notice: QPushButton) -> None:
         self.main, self.desk = main, desk
-        self.bulk_window: BulkWindow | None = None
-        self.batches_window: BatchesWindow | None = None
+        self.bulk = ToolWindow(self._bulk_window)
+        self.batches = ToolWindow(self._batches_window)
         self.menu = QMenu("&Links", main)
         self.menu.setObjectName("links-menu")
         self.bulk_action = QAction("&Bulk links…", main)
@@ -92,23 +86,23 @@ class BulkEntry:
     def show_bulk(self) -> BulkWindow | None:
         if self.desk.session.profile is None:
             return None
-        if self.bulk_window is None:
-            from .window import BulkWindow
-
-            self.bulk_window = BulkWindow(self.desk.session, self.desk.batches, self.controller,
-                                          self.main)
-            self.bulk_window.batchesRequested.connect(self.show_batches)
-        return _raise(self.bulk_window)
+        return self.bulk.open()
 
     def show_batches(self) -> BatchesWindow:
-        if self.batches_window is None:
-            from .batches import BatchesWindow
+        return self.batches.open()
 
-            self.batches_window = BatchesWindow(self.desk.session, self.desk.batches,
-                                                self.controller, self.main)
-        return _raise(self.batches_window)
+    def _bulk_window(self) -> BulkWindow:
+        from .window import BulkWindow
+
+        window = BulkWindow(self.desk.session, self.desk.batches, self.controller, self.main)
+        window.batchesRequested.connect(self.show_batches)
+        return window
+
+    def _batches_window(self) -> BatchesWindow:
+        from .batches import BatchesWindow
+
+        return BatchesWindow(self.desk.session, self.desk.batches, self.controller, self.main)
 
     def close(self) -> None:
-        for window in (self.bulk_window, self.batches_window):
-            if window is not None:
-                window.close()
+        self.bulk.close()
+        self.batches.close()

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPlainTextEdit,
-    QPushButton,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -28,6 +27,7 @@ from ...desk.bulk import mail
 from ...desk.session import Session
 from ...ledger import LedgerError
 from ...ledger.batch import CREATED, Batch, BatchBook, BatchRow
+from .. import widgets
 from ..field_message import FieldMessage, add_field_row
 from ..fixed_text import use_fixed
 from ..screen_fit import resize_within_screen
@@ -78,7 +78,7 @@ class MailDialog(QDialog):
         self.test_to.setObjectName("smtp-test-to")
         self.test_to.setAccessibleName("Test to")
         caption.setBuddy(self.test_to)
-        self.test_button = self._button("Send a test", "smtp-send-test")
+        self.test_button = widgets.button("Send a test", "smtp-send-test")
         test_row.addWidget(caption)
         test_row.addWidget(self.test_to, 1)
         test_row.addWidget(self.test_button)
@@ -102,9 +102,9 @@ class MailDialog(QDialog):
         column.addWidget(self.said)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
-        self.send_button = self._button("Send the links", "smtp-send")
-        self.stop_button = self._button("Stop", "smtp-stop")
-        self.close_button = self._button("Close", "smtp-close")
+        self.send_button = widgets.button("Send the links", "smtp-send")
+        self.stop_button = widgets.button("Stop", "smtp-stop")
+        self.close_button = widgets.button("Close", "smtp-close")
         for button in (self.send_button, self.stop_button, self.close_button):
             buttons.addWidget(button)
         column.addLayout(buttons)
@@ -116,13 +116,6 @@ class MailDialog(QDialog):
         for widget in (self.host, self.user, self.from_address, self.sender_name):
             widget.textEdited.connect(self._typed)
         say(self.said, "")
-
-    @staticmethod
-    def _button(text: str, name: str) -> QPushButton:
-        button = QPushButton(text)
-        button.setObjectName(name)
-        button.setAccessibleName(text)
-        return button
 
     async def load(self) -> None:
         """The profile's settings and password (off the GUI thread), and the preview."""

@@ -35,7 +35,7 @@ from ...desk.bulk.template import write_template
 from ...desk.session import Session
 from ...ledger import LedgerError
 from ...ledger.batch import SKIPPED, WAITING, Batch, BatchBook
-from .. import files
+from .. import files, widgets
 from ..dialogs import shown
 from ..passing import Passing
 from ..screen_fit import resize_within_screen
@@ -129,10 +129,7 @@ class BulkWindow(QWidget):
             self.tasks.replace("check", self.check())
 
     def _button(self, text: str, name: str, accessible: str) -> QPushButton:
-        button = QPushButton(text)
-        button.setObjectName(name)
-        button.setAccessibleName(accessible)
-        return button
+        return widgets.button(text, name, accessible)
 
     # -- the steps -----------------------------------------------------------------------
 

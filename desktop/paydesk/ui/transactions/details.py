@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QPlainTextEdit, QPushButton, 
 from ...desk.states import OPEN_STATES
 from ...desk.texts import local_time, money_text, received, utc_time
 from ...ledger import LinkRecord
+from .. import widgets
 from ..elided import ElidedLabel
 from ..fixed_text import use_fixed
 from ..links.panel import paint_state, state_label
@@ -115,10 +116,7 @@ class DetailsPanel(QWidget):
         self.show_record(None)
 
     def _button(self, name: str, text: str) -> QPushButton:
-        button = QPushButton(text)
-        button.setObjectName(name)
-        button.setAccessibleName(text.rstrip("…"))
-        return button
+        return widgets.button(text, name)
 
     def _copy(self, key: str) -> None:
         if self.record is not None:
