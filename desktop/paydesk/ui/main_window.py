@@ -13,6 +13,7 @@ from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
+    QDialog,
     QLabel,
     QMainWindow,
     QMenu,
@@ -64,6 +65,7 @@ class MainWindow(QMainWindow):
     nothing in the background."""
 
     closed = Signal()  # the window was closed: the app shuts down
+    first_run: QDialog | None = None  # the first run's question, while app.run shows it
 
     def __init__(self, desk: Desk, settings_path: str | None = None):
         super().__init__()
