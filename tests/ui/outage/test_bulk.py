@@ -138,7 +138,7 @@ def test_email_links_sends_nothing_while_the_ledger_is_down(shop):
             press.type_into(dialog.host, "localhost")
             press.type_into(dialog.port, str(port))
             press.choose(dialog.security, "None (a server on this network only)")
-            press.type_into(dialog.sender, "billing@shop.example")
+            press.type_into(dialog.from_address, "billing@shop.example")
             press.click(dialog.send_button)
             shop.loop.until(lambda: refused(dialog.said.text()), message="the sentence")
             shop.settle(0.5)

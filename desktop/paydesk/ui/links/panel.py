@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from PySide6.QtCore import QRectF, Qt, QUrl, Signal
+from PySide6.QtCore import QByteArray, QRectF, Qt, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
     QDesktopServices,
     QGuiApplication,
     QImage,
+    QImageWriter,
     QPageLayout,
     QPainter,
     QResizeEvent,
@@ -82,7 +83,9 @@ def paint_page(painter: QPainter, page: QRectF, code: QrCode, record: LinkRecord
 
 
 def _save_png(image: QImage, path: str) -> bool:
-    return image.save(path, b"PNG")
+    """``image`` written to ``path`` as a PNG, whatever its name ends with (through a writer:
+    QImage.save's stub and its binding disagree on the format's type)."""
+    return QImageWriter(path, QByteArray(b"PNG")).write(image)
 
 
 class LinkPanel(QWidget):
