@@ -242,7 +242,8 @@ class TransactionsController:
         finally:  # complete: in place; cancelled or failed: the previous file stays
             await asyncio.to_thread(writer.close, finished)
         if report:
-            self.session.report(f"Exported {written} records to {path.name}")
+            self.session.report(f"Exported {written} record{'' if written == 1 else 's'} to "
+                                f"{path.name}")
         return written
 
     # -- the day's figures ----------------------------------------------------------------

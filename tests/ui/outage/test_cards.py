@@ -143,3 +143,41 @@ def test_refresh_and_refresh_card_are_refused(shop):
 
 def UNREACHABLE_IN(text: str) -> bool:  # noqa: N802 - read as a phrase
     return "Shared ledger unreachable since" in text and "Traceback" not in text
+
+
+def test_a_search_in_the_wallet_says_the_sentence_and_keeps_the_list(shop):
+    """Typing in the wallet's search (or any reading of the list: a refresh ending as the
+    ledger went) read the ledger with nothing to catch its refusal: it reached the exception
+    hook. The wallet's line says the sentence; the cards listed stay."""
+    shop = shop()
+    tab = cards_tab(shop)
+    listed = tab.wallet.model.rowCount()
+    with shop.down():
+        press.type_into(tab.wallet.search, "Ada")
+        shop.loop.until(lambda: UNREACHABLE_IN(tab.wallet.as_of.text()), message="the wallet")
+        shop.settle()
+        assert tab.wallet.model.rowCount() == listed
+        shop.no_crash()
+    shop.no_crash()
+
+
+def test_choosing_another_card_says_the_sentence_on_its_page(shop):
+    """A card chosen in the wallet while the ledger is out of reach: its page reads its
+    transactions and any operation still open from the ledger, with nothing to catch the
+    refusal (it reached the exception hook). The page says the sentence instead."""
+    shop = shop()
+    other = shop.loop.run(shop.desk.cards.create(shop.profile, "test", Decimal(10), "GBP", None,
+                                                 first_name="Grace", last_name="Hopper"),
+                          timeout=30)
+    tab = cards_tab(shop)
+    model, table = tab.wallet.model, tab.wallet.table
+    shop.loop.until(lambda: model.row_of(other.card_hash) is not None, message="both listed")
+    with shop.down():
+        index = model.index(model.row_of(other.card_hash), 0)
+        press.click(table.viewport(), pos=table.visualRect(index).center())
+        shop.loop.until(lambda: tab.page.record.card_hash == other.card_hash,
+                        message="its page")
+        shop.loop.until(lambda: refused(tab.page.message.text()), message="the sentence")
+        shop.settle()
+        shop.no_crash()
+    shop.no_crash()

@@ -55,3 +55,23 @@ def test_the_end_of_day_printed_to_a_pdf_file_says_where(strict_shop, tmp_path):
     said = f"Printed to a PDF file: {target}"
     shop.loop.until(lambda: day.message.text() == said, message="where the day went")
     assert "Links made: 1" in printed_text(target)
+
+
+def test_a_receipt_saved_as_pdf_says_where(strict_shop, tmp_path):
+    """Save receipt as PDF… said nothing once the file was written: where it went is said in
+    the details pane, as a print to a file is."""
+    shop = strict_shop
+    made = shop.create("SHOP-SAVE-1", amount=7)
+    shop.control(f"pay/{made.reference}", {"outcome": "success"})
+    shop.lookup("SHOP-SAVE-1")
+    details = shop.tab.details
+    shop.loop.until(lambda: details.state.text() == "PAID", message="the paid payment")
+    press.click(details.buttons["receipt-pdf"])
+    shop.loop.until(lambda: press.shown("save-dialog") is not None, message="the save dialog")
+    target = tmp_path / "receipt of the paid payment.pdf"
+    press.save_as(press.shown("save-dialog"), target)
+    shop.loop.until(lambda: target.exists(), message="the PDF written")
+    shop.loop.until(lambda: details.message.text() == f"Saved the receipt as PDF to {target}",
+                    message="where the receipt went")
+    assert details.message.isVisible()
+    assert "SHOP-SAVE-1" in printed_text(target)

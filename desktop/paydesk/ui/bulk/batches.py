@@ -28,8 +28,9 @@ from ..elided import ElidedLabel
 from ..fixed_text import OneLineDelegate, fixed_font
 from ..screen_fit import resize_within_screen
 from ..signals import signals_of
+from ..table import TIME_SAMPLE, fit_columns
 from . import batch_actions as actions
-from .batch_models import BatchesModel, BatchRowsModel
+from .batch_models import POLICY_WORDS, BatchesModel, BatchRowsModel
 from .steps import say
 
 log = logging.getLogger("paydesk.ui.bulk.batches")
@@ -57,8 +58,9 @@ class BatchesWindow(QWidget):
         split = QSplitter(Qt.Orientation.Vertical)
         self.model = BatchesModel(book, self.tasks)
         self.table = widgets.record_table("batches-table", self.model, "Batches")
-        for col, width in enumerate((200, 180, 130, 90, 70, 70, 70, 80, 60)):
-            self.table.setColumnWidth(col, width)
+        # the file's name takes what the others leave: the list never scrolls sideways
+        fit_columns(self.table, ("supporters-club-2026-09", "", TIME_SAMPLE, "accounts",
+                                 *["9,999"] * 5, tuple(POLICY_WORDS.values())), 1)
         self.table.setWordWrap(False)  # a file's name is never broken at its hyphens
         split.addWidget(self.table)
         below = QWidget()

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -14,8 +15,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
     QGridLayout,
-    QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
     QTableView,
@@ -31,9 +30,11 @@ from ...ledger import LedgerError
 from ...ledger.cards import CardLedger, CardOperation, CardRecord, CardTxRecord
 from ...service.errors import NotFoundError, ServiceError
 from ...service.models import VirtualCard
+from ..elided import WrappedLabel
 from ..fixed_text import use_fixed
+from ..passing import Passing
 from ..signals import signals_of
-from ..table import HeadedModel, Index, tips_for_cut_text
+from ..table import AMOUNT_SAMPLE, HeadedModel, Index, fit_columns, tips_for_cut_text
 from .secret import SecretBox
 
 TX_COLUMNS = ("Type", "Amount", "Description", "Time")
@@ -91,6 +92,7 @@ class CardPage(QWidget):
         super().__init__()
         self.setObjectName("card-page")
         self.session, self.controller, self.ledger, self.tasks = session, controller, ledger, tasks
+        self.passing = Passing(session, self)  # a reading's refusal goes with its cause
         self.record: CardRecord | None = None
         self.open_operation: CardOperation | None = None
         self.busy = False  # an operation started from here has not returned yet
@@ -105,11 +107,18 @@ class CardPage(QWidget):
         column.addWidget(self.title)
         grid = QGridLayout()
         self.values: dict[str, QLabel] = {}
+        # values wrap (a long name, what it was issued with), never widening the page past
+        # its pane, where it would scroll sideways; the URL is broken anywhere
         for row, (key, caption) in enumerate(DETAILS):
-            grid.addWidget(QLabel(caption), row, 0)
-            value = QLabel("")
+            grid.addWidget(QLabel(caption), row, 0, Qt.AlignmentFlag.AlignTop)
+            value: QLabel
+            if key == "callback":
+                value = WrappedLabel("")
+            else:
+                value = QLabel("")
+                value.setWordWrap(True)
+                value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             value.setObjectName(f"card-{key}")
-            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             grid.addWidget(value, row, 1)
             self.values[key] = value
         use_fixed(self.values["callback"])
@@ -118,16 +127,17 @@ class CardPage(QWidget):
         self.secret = SecretBox(self._reveal, self.tasks.spawn)
         self.secret.said.connect(self.say)
         column.addWidget(self.secret)
-        actions = QHBoxLayout()
+        actions = QGridLayout()  # three a row: the page stays as narrow as its pane
         self.buttons: dict[str, QPushButton] = {}
-        for key, label in (("fund", "Fund…"), ("withdraw", "Withdraw…"), ("block", "Block"),
-                           ("terminate", "Terminate…"), ("reload", "Refresh card")):
+        for i, (key, label) in enumerate((("fund", "Fund…"), ("withdraw", "Withdraw…"),
+                                          ("block", "Block"), ("terminate", "Terminate…"),
+                                          ("reload", "Refresh card"))):
             button = QPushButton(label)
             button.setObjectName(f"card-{key}")
             button.setAccessibleName(label.rstrip("…"))
-            actions.addWidget(button)
+            actions.addWidget(button, i // 3, i % 3)
             self.buttons[key] = button
-        actions.addStretch(1)
+        actions.setColumnStretch(3, 1)
         column.addLayout(actions)
         self.buttons["fund"].clicked.connect(self.fundRequested)
         self.buttons["withdraw"].clicked.connect(self.withdrawRequested)
@@ -149,10 +159,10 @@ class CardPage(QWidget):
         tips_for_cut_text(self.transactions)
         self.transactions.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.transactions.verticalHeader().hide()
-        self.transactions.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for index, width in enumerate((70, 110, 220)):
-            self.transactions.setColumnWidth(index, width)
-        self.transactions.horizontalHeader().setStretchLastSection(True)
+        # the description takes what the others leave: the list never scrolls sideways
+        fit_columns(self.transactions, (("Credit", "Debit"), "−" + AMOUNT_SAMPLE, "",
+                                        words.when(datetime(2026, 12, 28, 23, 58, 58,
+                                                            tzinfo=UTC), seconds=True)), 2)
         column.addWidget(self.transactions, 1)
         signals = signals_of(session.hub)
         signals.cardChanged.connect(self.update_card)
@@ -162,7 +172,7 @@ class CardPage(QWidget):
 
     def _transactions_changed(self, record: CardRecord) -> None:
         if record.key == self._key():
-            self.tasks.replace("transactions", self._transactions())
+            self.tasks.replace("transactions", self._read(self._transactions()))
 
     def _key(self) -> tuple[str, str, str] | None:
         return self.record.key if self.record else None
@@ -189,8 +199,25 @@ class CardPage(QWidget):
             self.say("")
         self._fill()
         if record is not None and not same:
-            self.tasks.replace("transactions", self._transactions())
-            self.tasks.spawn(self._open_operation(record), "open operation")
+            self.tasks.replace("transactions", self._read(self._transactions()))
+            self.tasks.spawn(self._read(self._open_operation(record)), "open operation")
+
+    async def _read(self, reading: Awaitable[None]) -> None:
+        """A reading of the card's ledger lines; a shared ledger out of reach is said on the
+        page (its sentence) until it answers, and the card read again then."""
+        try:
+            await reading
+        except LedgerError as error:
+            self.say(str(error))
+            record = self.record
+            self.passing.said(self.message, str(error), error,
+                              lambda: self._read_again(record))
+
+    def _read_again(self, record: CardRecord | None) -> None:
+        self.say("")
+        if record is not None and record.key == self._key():
+            self.tasks.replace("transactions", self._read(self._transactions()))
+            self.tasks.spawn(self._read(self._open_operation(record)), "open operation")
 
     def update_card(self, record: CardRecord) -> None:
         if record.key == self._key():

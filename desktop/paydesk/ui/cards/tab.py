@@ -10,7 +10,7 @@ from decimal import Decimal
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence, QShowEvent
-from PySide6.QtWidgets import QLabel, QScrollArea, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from ...desk.cards import words
 from ...desk.cards.controller import CardsController
@@ -19,6 +19,8 @@ from ...ledger import LedgerError
 from ...ledger.cards import CardOperation, CardQuery, CardRecord
 from ...service.errors import NotFoundError, ServiceError
 from ..dialogs import run_dialog
+from ..passing import Passing
+from ..scrolled import DownScrollArea
 from ..signals import signals_of
 from .audit import AuditView
 from .dialogs import AmountDialog, CreateCardDialog, OperationDialog, TerminateDialog
@@ -47,6 +49,7 @@ class CardsTab(QWidget):
         self.session, self.controller = session, controller
         self.ledger = session.card_ledger
         self.tasks = session.tasks.child(self)
+        self.passing = Passing(session, self)  # the wallet's refusal goes with its cause
         self._refreshed: set[tuple[str, str]] = set()  # read from the service this session
         # being read from the service now, and by how many readings (a replaced one may
         # end after its successor began)
@@ -78,11 +81,7 @@ class CardsTab(QWidget):
         self.wallet = WalletList(self.ledger, self.tasks)
         split.addWidget(self.wallet)
         self.page = CardPage(session, controller, self.ledger, self.tasks)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(self.page)
-        scroll.setAccessibleName("Card")
-        split.addWidget(scroll)
+        split.addWidget(DownScrollArea(self.page, "Card"))  # never scrolled sideways
         split.setSizes([620, 480])
         self.sections.addTab(split, "Wallet")
         self.audit = AuditView(self.ledger, self.tasks)
@@ -171,6 +170,17 @@ class CardsTab(QWidget):
             self.loaded = True
 
     async def _load(self, query: CardQuery) -> None:
+        """The list read again (a search, a filter, a refresh ended); a shared ledger out of
+        reach leaves the cards listed as they were and says why on the wallet's line, until
+        it answers (the list read again then)."""
+        try:
+            await self._read_list(query)
+        except LedgerError as error:
+            self.wallet.say_as_of(str(error))
+            self.passing.said(self.wallet.as_of, str(error), error, self.reload_list)
+            self.loaded = True
+
+    async def _read_list(self, query: CardQuery) -> None:
         # the count is read first and set in the same turn as the rows (no moment where the
         # list shows the new rows beside the old count)
         count = await self.ledger.card_count(query)

@@ -33,6 +33,7 @@ from ...desk.texts import local_time
 from ...ledger import LedgerError
 from ...ledger.counter import Figures, SaleQuery, Shift, ShiftClosed
 from ..dialogs import confirm, run_dialog, shown
+from ..elided import ElidedLabel
 from ..fixed_text import use_fixed
 from ..printing import REFUSED, printed
 from . import report_paper
@@ -79,10 +80,11 @@ class ShiftReportDialog(QDialog):
             form.addRow(label + ":", shown_value)
             self.values[label] = shown_value
         layout.addLayout(form)
-        self.message = QLabel("")
+        # where the report went (a long path): two lines kept, shown or not (the buttons
+        # stay under the mouse), the middle elided so the file's name shows, the whole on hover
+        self.message = ElidedLabel("", mode=Qt.TextElideMode.ElideMiddle, keep_room=True,
+                                   lines=2)
         self.message.setObjectName("shift-report-message")
-        self.message.setWordWrap(True)
-        self.message.setTextFormat(Qt.TextFormat.PlainText)
         self.message.hide()
         layout.addWidget(self.message)
         buttons = QDialogButtonBox()

@@ -142,6 +142,9 @@ def listed(sale: Sale) -> bool:
     return sale.kind == OPEN or sale.needs_decision
 
 
+SALE_STATES = ("Open", "Paid after void: refund or keep")  # the State column's words
+
+
 class SalesModel(PagedModel):
     HEADERS = ("Time", "Counter", "Sale", "Title", "Amount", "State", "Reference")
     PAGE_TASK = "counter sales: next page"
@@ -219,7 +222,7 @@ class SalesModel(PagedModel):
         if column == 4:
             return money(record) if record is not None else ""
         if column == 5:
-            return "Paid after void: refund or keep" if sale.needs_decision else "Open"
+            return SALE_STATES[1] if sale.needs_decision else SALE_STATES[0]
         return sale.tx_ref
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

@@ -27,10 +27,12 @@ from ...ledger.counter import KEEP, REFUND, Figures, Sale, SaleQuery, Shift
 from .. import widgets
 from ..as_of import AsOf
 from ..dialogs import confirm, run_dialog
+from ..fixed_text import fixed_font
 from ..screen_fit import resize_within_screen
 from ..signals import signals_of
+from ..table import AMOUNT_SAMPLE, REFERENCE_SAMPLE, TIME_SAMPLE, fit_columns
 from .report import ShiftReportDialog, profile_name
-from .shift_lists import SalesModel, ShiftsModel
+from .shift_lists import SALE_STATES, SalesModel, ShiftsModel
 
 log = logging.getLogger("paydesk.ui.counter.shifts")
 TITLE = "Counter shifts"
@@ -64,8 +66,10 @@ class CounterShiftsWindow(QWidget):
         self.shifts_model = ShiftsModel(book, self.tasks)
         self.shifts = widgets.record_table("counter-shifts", self.shifts_model)
         self.shifts.setAccessibleName("Shifts")
-        for col, width in enumerate((120, 60, 130, 90, 130, 90, 60, 60, 60, 60, 100)):
-            self.shifts.setColumnWidth(col, width)
+        # the paid amounts take what the others leave: the list never scrolls sideways
+        fit_columns(self.shifts, ("Counter 12", "9999", TIME_SAMPLE, "accounts",
+                                  TIME_SAMPLE, "accounts", *["9,999"] * 5, ""), 11,
+                    {1: fixed_font()})
         caption.setBuddy(self.shifts)
         top_column.addWidget(caption)
         top_column.addWidget(self.shifts, 1)
@@ -89,8 +93,10 @@ class CounterShiftsWindow(QWidget):
         self.sales_model = SalesModel(book, self.tasks)
         self.sales = widgets.record_table("counter-open-sales", self.sales_model)
         self.sales.setAccessibleName("Open sales and payments after void")
-        for col, width in enumerate((130, 110, 80, 200, 100, 220)):
-            self.sales.setColumnWidth(col, width)
+        # the title takes what the others leave: the Reference is in view whole, never past
+        # the list's edge
+        fit_columns(self.sales, (TIME_SAMPLE, "Counter 12", "Sale 0000", "", AMOUNT_SAMPLE,
+                                 SALE_STATES, REFERENCE_SAMPLE), 3, {6: fixed_font()})
         caption.setBuddy(self.sales)
         below_column.addWidget(caption)
         below_column.addWidget(self.sales, 1)

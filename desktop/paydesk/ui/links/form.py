@@ -74,6 +74,9 @@ class LinkForm(QWidget):
         super().__init__()
         self.setObjectName("link-form")
         form = QFormLayout(self)
+        # narrower than a caption and its field side by side (the window made as narrow as
+        # it goes, a code beside): each caption above its field, never scrolled sideways
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.messages: dict[str, FieldMessage] = {}
         self.fields: dict[str, QLineEdit] = {}
 

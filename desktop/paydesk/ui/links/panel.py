@@ -23,6 +23,7 @@ from ...desk.tasks import TaskSet
 from ...ledger import LinkRecord
 from .. import files
 from ..dialogs import run_dialog, shown
+from ..elided import ElidedLabel
 from ..fixed_text import use_fixed
 from ..printing import printed
 from .qr import QrCode, QrWidget
@@ -136,11 +137,11 @@ class LinkPanel(QWidget):
             grid.addWidget(button, i // 4, i % 4)
             self.buttons[key] = button
         column.addLayout(grid)
-        self.outcome = QLabel("")
+        # what the last button did (where a file went: a long path) on one kept line, the
+        # middle elided so the file's name shows, the whole on hover and in the status bar
+        self.outcome = ElidedLabel("", mode=Qt.TextElideMode.ElideMiddle, keep_room=True)
         self.outcome.setObjectName("link-done")
-        self.outcome.setWordWrap(True)
         self.outcome.setAccessibleDescription("What the last button did")
-        selectable_when_shown(self.outcome)
         column.addWidget(self.outcome)
         self.test = True
         self.watermark = Watermark(self)
@@ -198,7 +199,6 @@ class LinkPanel(QWidget):
         """What a button just did, under the buttons (and in the status bar)."""
         self.outcome.setText(text)
         self.outcome.setAccessibleName(text)  # its name is what it shows
-        selectable_when_shown(self.outcome)
         if text:
             self.said.emit(text)
 

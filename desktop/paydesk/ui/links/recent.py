@@ -7,15 +7,25 @@ from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
+from PySide6.QtWidgets import QAbstractItemView, QTableView
 
-from ...desk.states import money, state_words
+from ...desk.states import PAID_AFTER_VOID, SHOWN, VOIDED_AT_COUNTER, money, state_words
 from ...ledger import LinkRecord
 from ..fixed_text import fixed_font
-from ..table import HeadedModel, Index, tips_for_cut_text
+from ..table import (
+    AMOUNT_SAMPLE,
+    REFERENCE_SAMPLE,
+    HeadedModel,
+    Index,
+    bold_font,
+    fit_columns,
+    tips_for_cut_text,
+)
 
 COLUMNS = ("Reference", "Amount", "Title", "State", "Created")
 STATE = COLUMNS.index("State")
+STATE_SAMPLES = (*(s.words for s in SHOWN.values()), VOIDED_AT_COUNTER.words,
+                 PAID_AFTER_VOID.words)
 MAX_ROWS = 100  # older links are in the ledger (the Transactions tab)
 
 
@@ -99,11 +109,9 @@ class RecentLinks(QTableView):
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.verticalHeader().hide()
-        header = self.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for column, width in enumerate((240, 110, 200, 190)):
-            self.setColumnWidth(column, width)
-        header.setStretchLastSection(True)
+        # the title takes what the others leave: the list never scrolls sideways
+        fit_columns(self, (REFERENCE_SAMPLE, AMOUNT_SAMPLE, "", STATE_SAMPLES,
+                           "28 Dec 23:58"), 2, {0: fixed_font(), STATE: bold_font()})
         self._following = False
         self.selectionModel().selectionChanged.connect(self._selected)
 

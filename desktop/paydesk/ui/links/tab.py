@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QScrollArea,
     QSplitter,
     QSystemTrayIcon,
     QVBoxLayout,
@@ -28,6 +27,7 @@ from ...scheduler import Scheduler
 from ...service.call_class import waits_shown_by
 from ...service.errors import ServiceError, ValidationError
 from ..as_of import AsOf
+from ..scrolled import DownScrollArea
 from ..signals import signals_of
 from .form import LinkForm
 from .panel import LinkPanel
@@ -74,11 +74,7 @@ class LinksTab(QWidget):
 
         split = QSplitter(Qt.Orientation.Horizontal)
         self.form = LinkForm()
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(self.form)
-        scroll.setAccessibleName("Link form")
-        split.addWidget(scroll)
+        split.addWidget(DownScrollArea(self.form, "Link form"))  # never scrolled sideways
         self.panel = LinkPanel(self.tasks)
         self.panel.said.connect(session.report)
         split.addWidget(self.panel)

@@ -35,6 +35,7 @@ from ...desk.transactions import TransactionsController
 from ...ledger import DaySummary, LedgerError, LinkQuery
 from ..as_of import AsOf
 from ..dialogs import run_dialog
+from ..elided import ElidedLabel
 from ..passing import Passing
 from ..printing import REFUSED, printed
 from ..screen_fit import resize_within_screen
@@ -87,10 +88,11 @@ class EndOfDayDialog(QDialog):
         tips_for_cut_text(self.totals)
         self.totals.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         layout.addWidget(self.totals)
-        self.message = QLabel("")
+        # what was done (a file's long path): two lines kept, the middle elided so the
+        # file's name shows, the whole on hover
+        self.message = ElidedLabel("", mode=Qt.TextElideMode.ElideMiddle, keep_room=True,
+                                   lines=2)
         self.message.setObjectName("end-of-day-message")
-        self.message.setWordWrap(True)
-        self.message.setTextFormat(Qt.TextFormat.PlainText)
         layout.addWidget(self.message)
         buttons = QDialogButtonBox()
         self.export = buttons.addButton("Export CSV…", QDialogButtonBox.ButtonRole.ActionRole)
@@ -183,7 +185,8 @@ class EndOfDayDialog(QDialog):
         title = self._heading()
 
         await asyncio.to_thread(write_day_csv, path, title, summary, rows_path)
-        self.say(f"Exported the day's figures and {written} records to {path.name}")
+        self.say(f"Exported the day's figures and {written} record{'' if written == 1 else 's'} "
+                 f"to {path.name}")
         return path
 
     def start(self) -> None:

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
-    QScrollArea,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -31,6 +30,7 @@ from ..as_of import AsOf
 from ..field_message import FieldMessage
 from ..fixed_text import use_fixed
 from ..passing import Passing
+from ..scrolled import DownScrollArea
 from ..signals import signals_of
 from ..table import tips_for_cut_text
 from .details import DetailsPanel
@@ -118,13 +118,9 @@ class TransactionsTab(TabActions, QWidget):
         left_column.addWidget(self.work)
         split.addWidget(left)
         self.details = DetailsPanel()
-        # scrolled, not squeezed: a long e-mail or title never widens the window past the
-        # screen, nor is cut
-        details = QScrollArea()
-        details.setWidgetResizable(True)
-        details.setWidget(self.details)
-        details.setAccessibleName("Transaction details")
-        split.addWidget(details)
+        # scrolled up and down, not squeezed nor scrolled sideways: a long e-mail or title
+        # wraps, never widens the window past the screen, nor is cut
+        split.addWidget(DownScrollArea(self.details, "Transaction details"))
         split.setSizes([760, 420])
         column.addWidget(split, 1)
 

@@ -164,12 +164,13 @@ class TabActions(_Tab):
             if self.passing.refused_now(self.details.message, self.details.say,
                                         lambda: self.details.say(None)):
                 return
-            self.tasks.replace("receipt", self._print(record, merchant) if key == "receipt-print"
-                               else actions.save_receipt(self, record, merchant,
-                                                         record.mode == "test"))
+            self.tasks.replace("receipt", self._receipt(key, record, merchant))
 
-    async def _print(self, record: LinkRecord, merchant: str) -> str | None:
-        said = await actions.print_receipt(self, record, merchant, record.mode == "test")
+    async def _receipt(self, key: str, record: LinkRecord, merchant: str) -> str | None:
+        """Print receipt… or Save receipt as PDF…: where it went, said in the details pane."""
+        test = record.mode == "test"
+        said = await (actions.print_receipt(self, record, merchant, test) if key == "receipt-print"
+                      else actions.save_receipt(self, record, merchant, test))
         if said is not None:
             self.details.say(said)
         return said
@@ -244,5 +245,5 @@ class TabActions(_Tab):
         except LedgerError as refused:  # gone meanwhile: the previous file stays
             self._work_refused(refused)
             return None
-        self.work.say(f"Exported {written} records to {path.name}")
+        self.work.say(f"Exported {written} record{'' if written == 1 else 's'} to {path.name}")
         return path
