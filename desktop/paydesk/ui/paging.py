@@ -1,16 +1,21 @@
 """A table read from the ledger a page at a time, as the view scrolls (Qt's fetchMore): the
-wallet's cards and the audit log's entries."""
+wallet's cards and the audit log's entries. A page that cannot be read (a shared ledger out
+of reach) is left unread, asked for again when the view next asks for more."""
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, Signal
 
+from ..ledger import LedgerError
 from .table import HeadedModel, Index
 
 if TYPE_CHECKING:
     from ..desk.tasks import TaskSet
+
+log = logging.getLogger("paydesk.ui.paging")
 
 
 class PagedModel(HeadedModel):
@@ -53,6 +58,9 @@ class PagedModel(HeadedModel):
     async def _next_page(self, query: Any, after: Any) -> None:
         try:
             rows, end, more = await self.read_page(query, after)
+        except LedgerError as error:  # the rows read so far stay; asked again on the next scroll
+            log.info("could not read the next page: %s", error)
+            return
         finally:
             self._fetching = False
         if query != self.query or after != self._end:

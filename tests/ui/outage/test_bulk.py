@@ -94,6 +94,30 @@ def test_resume_in_the_bulk_window_is_refused(shop, tmp_path):
     shop.no_crash()
 
 
+def test_cancel_while_the_ledger_is_down_never_crashes(shop, tmp_path):
+    """A batch under way when the ledger goes, its creates slow: Cancel stops it (no new
+    call starts) though its figures cannot be read, and nothing reaches the crash hook."""
+    shop = shop()
+    shop.sandbox.faults(latency_ms=10000)  # creates still under way a second after Cancel
+    window = bulk_window(shop, tmp_path, 12)
+    press.click(window.check_step.create)
+    progress = window.progress_step
+    shop.loop.until(lambda: window.stack.currentWidget() is progress, message="the progress")
+    shop.loop.until(lambda: shop.desk.bulk.under_way(window.batch.id) > 0, timeout=30,
+                    message="creates under way")
+    with shop.down():
+        shop.loop.until(progress.cancel.isEnabled, message="Cancel offered")
+        press.click(progress.cancel)
+        shop.loop.until(lambda: not progress.cancel.isEnabled(), message="cancelled")
+        shop.settle(2.0)
+        shop.no_crash()
+        made = creates(shop)
+        shop.settle(2.0)
+        assert creates(shop) == made  # no new call started
+    shop.sandbox.faults()
+    shop.no_crash()
+
+
 @pytest.mark.parametrize("which", ["resume", "check_all"])
 def test_the_batches_windows_resume_and_check_all_open_are_refused(shop, which):
     shop = shop()

@@ -217,7 +217,10 @@ class BulkController:
         assert run.task is not None
         await asyncio.wait([run.task], timeout=CANCEL_WAIT)
         if not run.task.done():
-            run.report = await self._report(run, "Cancelled")
+            try:
+                run.report = await self._report(run, "Cancelled")
+            except LedgerError as error:  # its figures cannot be read: cancelled all the same
+                run.report = f"Cancelled. {error}"
         self._changed(run)
         return run.report
 

@@ -317,8 +317,9 @@ class CardPage(QWidget):
             return
         try:
             await self.controller.load_card(profile, record.mode, record.card_hash)
-        except LedgerError as error:  # a shared ledger out of reach: not asked
-            self.say(str(error))
+        except LedgerError as error:  # a shared ledger out of reach: not asked; said
+            self.say(str(error))  # until it answers
+            self.passing.said(self.message, str(error), error)
         except NotFoundError:
             self.say(words.GONE)
         except ServiceError as error:

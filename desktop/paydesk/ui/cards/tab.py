@@ -84,7 +84,7 @@ class CardsTab(QWidget):
         split.addWidget(DownScrollArea(self.page, "Card"))  # never scrolled sideways
         split.setSizes([620, 480])
         self.sections.addTab(split, "Wallet")
-        self.audit = AuditView(self.ledger, self.tasks)
+        self.audit = AuditView(self.ledger, self.tasks, session)
         self.sections.addTab(self.audit, "Audit log")
         self.stack.addWidget(self.sections)
 
@@ -225,8 +225,9 @@ class CardsTab(QWidget):
                 return False
             self.wallet.say_as_of("The service answered that it has no cards.")
             return False
-        except LedgerError as error:  # a shared ledger out of reach: not asked
-            self.wallet.say_as_of(str(error))
+        except LedgerError as error:  # a shared ledger out of reach: not asked; said
+            self.wallet.say_as_of(str(error))  # until it answers (the list's words then)
+            self.passing.said(self.wallet.as_of, str(error), error, self.reload_list)
             return False
         except ServiceError as error:
             when = await self.ledger.refreshed_at(profile.id, mode)

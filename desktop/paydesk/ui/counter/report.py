@@ -212,7 +212,7 @@ async def close_shift(controller: Any, parent: QWidget | None) -> Shift | None:
             return None
         figures = await book.figures(SaleQuery(shift_id=shift.id))
     except LedgerError as error:
-        await _tell(parent, "Close shift", f"The counter's shift could not be read: {error}")
+        await _tell(parent, "Close shift", str(error))  # the one sentence: nothing frozen
         return None
     count = "\n".join(f"{label}: {value}" for label, value in
                       report_lines(shift, figures, profile.name) if label != "Closed")
@@ -233,14 +233,14 @@ async def close_shift(controller: Any, parent: QWidget | None) -> Shift | None:
         try:
             closed = await book.shift(shift.id)
         except LedgerError as error:
-            await _tell(parent, "Close shift", f"The shift's close could not be read: {error}")
+            await _tell(parent, "Close shift", str(error))  # the one sentence: its close stands
             return None
         if closed is None:
             return None
         await _tell(parent, "Close shift", "This shift was closed already (by "
                     f"{closed.closed_by}, {local_time(closed.closed_at)}): here is its report.")
     except LedgerError as error:
-        await _tell(parent, "Close shift", f"The shift was not closed: {error}")
+        await _tell(parent, "Close shift", str(error))  # the one sentence: nothing frozen
         return None
     dialog = ShiftReportDialog(closed, profile=profile.name, tasks=session.tasks, parent=parent,
                                saved=saved)

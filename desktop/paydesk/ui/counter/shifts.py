@@ -28,6 +28,7 @@ from .. import widgets
 from ..as_of import AsOf
 from ..dialogs import confirm, run_dialog
 from ..fixed_text import fixed_font
+from ..passing import Passing
 from ..screen_fit import resize_within_screen
 from ..signals import signals_of
 from ..table import AMOUNT_SAMPLE, REFERENCE_SAMPLE, TIME_SAMPLE, fit_columns
@@ -134,6 +135,7 @@ class CounterShiftsWindow(QWidget):
         # a shared ledger out of reach: the lists as they were, marked as of when it went
         self.as_of = AsOf(session, self)
         self.as_of.changed.connect(self._reachable)
+        self.passing = Passing(session, self)  # a refusal said goes when its cause goes
         self.loaded = False  # both lists have their first page
         self._enable()
         self._count()
@@ -272,6 +274,9 @@ class CounterShiftsWindow(QWidget):
 
     async def decide(self, sale: Sale, decision: str) -> Sale | None:
         what = f"{money(sale.record) if sale.record else 'the payment'} ({sale.tx_ref})"
+        # a shared ledger out of reach: the decision could not be recorded, so none is asked
+        if self.passing.refused_now(self.message, self.say, lambda: self.say("")):
+            return None
         if decision == REFUND and not await confirm(
                 self, "Refund", f"Refund {what}?",
                 "PayDesk cannot give money back itself: refund it from the service's "
@@ -280,8 +285,9 @@ class CounterShiftsWindow(QWidget):
             return None
         try:
             decided = await self.controller.decide(sale, decision)
-        except LedgerError as error:
-            self.say(f"Not recorded: {error}")
+        except LedgerError as error:  # its one sentence; gone when the ledger answers again
+            self.say(str(error))
+            self.passing.said(self.message, str(error), error, lambda: self.say(""))
             return None
         self.sales_model.changed(decided)
         self.say(f"{what}: to be refunded from the service's dashboard" if decision == REFUND

@@ -158,6 +158,9 @@ class LedgerModel(HeadedModel):
             return self._blocks[block - 1].end, None
         if block + 1 in self._blocks and self._blocks[block + 1].start:
             return None, self._blocks[block + 1].start
+        if self._anchors is not None and self._anchors.done() and not self._anchors.cancelled() \
+                and self._anchors.exception() is not None:  # not read (a shared ledger out
+            self._anchors = None  # of reach): asked again, never kept as the answer
         if self._anchors is None:  # read once per query, shared by every block that needs it
             self._anchors = asyncio.ensure_future(self.ledger.anchors(snapshot, BLOCK))
             self._anchors.add_done_callback(lambda f: f.cancelled() or f.exception())
@@ -175,6 +178,9 @@ class LedgerModel(HeadedModel):
             else:
                 after, before = await self._seek_from(snapshot, block)
                 page = await self.ledger.page(snapshot, after=after, before=before, limit=BLOCK)
+        except LedgerError as error:  # a shared ledger out of reach: the rows stay unread,
+            log.info("could not read block %s of the list: %s", block, error)  # asked again
+            return  # when next looked at
         finally:
             if generation == self._generation:
                 self._loading.discard(block)

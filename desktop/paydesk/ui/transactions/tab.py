@@ -285,7 +285,11 @@ class TransactionsTab(TabActions, QWidget):
             self.tasks.replace("details", self._show(record))
 
     async def _show(self, record: LinkRecord) -> None:
-        full = await self.controller.ledger.get(record.profile_id, record.tx_ref)
+        try:
+            full = await self.controller.ledger.get(record.profile_id, record.tx_ref)
+        except LedgerError as error:  # out of reach: the row as listed (marked as of)
+            log.info("the chosen payment could not be read again: %s", error)
+            full = None
         self.details.show_record(full or record)
 
     def selected(self) -> LinkRecord | None:
