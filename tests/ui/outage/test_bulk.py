@@ -100,7 +100,7 @@ def test_cancel_while_the_ledger_is_down_never_crashes(shop, tmp_path):
     shop = shop()
     shop.sandbox.faults(latency_ms=10000)  # creates still under way a second after Cancel
     window = bulk_window(shop, tmp_path, 12)
-    press.click(window.check_step.create)
+    press.click(window.check_step.create_links)
     progress = window.progress_step
     shop.loop.until(lambda: window.stack.currentWidget() is progress, message="the progress")
     shop.loop.until(lambda: shop.desk.bulk.under_way(window.batch.id) > 0, timeout=30,
