@@ -157,8 +157,7 @@ async def _open_desk(paths: Paths, keys: KeyStore, choice: Choice, password: str
     dialog = None  # typed: the password was given or typed (kept once it opens the ledger)
     try:
         while True:
-            desk = build_desk(paths, keys, ledger_url=choice.url, ledger_password=password)
-            desk.session.ledger_choice = choice
+            desk = build_desk(paths, keys, choice=choice, ledger_password=password)
             try:
                 await desk.open()
             except LedgerError as error:

@@ -300,7 +300,7 @@ def progress_window(desk, bulk, batch):
         from paydesk.ui.bulk.window import PROGRESS, BulkWindow
     except ImportError:
         return None
-    window = BulkWindow(desk.session, desk.batches, bulk)
+    window = BulkWindow(desk.session, bulk)
     window.batch = window.found = batch
     window.go(PROGRESS)
     window.show()

@@ -16,7 +16,6 @@ from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
 from ..ledger import CREATING, DaySummary, LedgerError, LinkQuery, LinkRecord
-from ..reconcile import Progress, Reconciler
 from ..service.call_class import CallClass, calls_as
 from ..service.errors import (
     AuthenticationError,
@@ -29,9 +28,10 @@ from ..service.errors import (
 )
 from ..service.models import Transaction
 from .export import writer_for
+from .leases import NoKeyError
 from .links import LinksController
 from .lookup import read
-from .session import NoKeyError
+from .reconcile import Progress, Reconciler
 from .states import state_words
 from .texts import local_time
 

@@ -10,13 +10,12 @@ import asyncio
 from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QSettings, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QLabel,
     QMainWindow,
-    QMenu,
     QPushButton,
     QTabWidget,
     QToolBar,
@@ -32,6 +31,7 @@ from .signals import signals_of
 from .status import StatusLine
 from .tabs import TABS, first_field
 from .widgets import ToolWindow
+from .window_actions import WindowActions
 
 if TYPE_CHECKING:  # each imported when first built: keeps start-up quick
     from ..config.profiles import Profile
@@ -60,7 +60,7 @@ def _unbuilt(title: str) -> QWidget:
     return page
 
 
-class MainWindow(QMainWindow):
+class MainWindow(WindowActions, QMainWindow):
     """The window of a desk built elsewhere (``desk/build.py``): it shows, and starts
     nothing in the background."""
 
@@ -230,58 +230,6 @@ class MainWindow(QMainWindow):
             self._tab(name)  # shown before it was built (a key pressed at once)
         self.focus_tab()
 
-    def _shortcuts(self) -> None:
-        for index in range(self.tabs.count()):
-            action = QAction(self)
-            action.setShortcut(QKeySequence(f"Ctrl+{index + 1}"))
-            action.triggered.connect(lambda _=False, i=index: self.tabs.setCurrentIndex(i))
-            self.addAction(action)
-        mode = QAction(self)
-        mode.setShortcut(QKeySequence("Ctrl+Shift+M"))
-        mode.triggered.connect(lambda: self.tasks.spawn(self.toggle_mode(), "mode"))
-        self.addAction(mode)
-        edit = QAction(self)
-        edit.setShortcut(QKeySequence("Ctrl+,"))
-        edit.triggered.connect(
-            lambda: self.tasks.spawn(self.open_editor(self.session.profile), "editor"))
-        self.addAction(edit)
-        for keys in ("Ctrl+F", "Ctrl+L"):  # the lookup box, from anywhere
-            lookup = QAction(self)
-            lookup.setShortcut(QKeySequence(keys))
-            lookup.triggered.connect(self.focus_lookup)
-            self.addAction(lookup)
-        quit_ = QAction(self)
-        quit_.setShortcut(QKeySequence(QKeySequence.StandardKey.Quit))
-        quit_.triggered.connect(self.close)
-        self.addAction(quit_)
-
-    def _menus(self) -> None:
-        self.settings_menu = settings = QMenu("&Settings", self)
-        settings.setObjectName("settings-menu")
-        self.menuBar().addMenu(settings)
-        self.shared_ledger_action = QAction("Shared &ledger…", self)
-        self.shared_ledger_action.setObjectName("shared-ledger-action")
-        settings.addAction(self.shared_ledger_action)
-        self.shared_ledger_action.triggered.connect(
-            lambda: self.tasks.spawn(self.open_shared_ledger(), "shared ledger"))
-        self.notifications_action = QAction("&Notifications…", self)
-        self.notifications_action.setObjectName("notifications-action")
-        self.notifications_action.setShortcut(QKeySequence("Ctrl+Shift+N"))
-        self.notifications_action.triggered.connect(self.show_notifications)
-        self.counter_shifts_action = QAction("Counter &shifts…", self)
-        self.counter_shifts_action.setObjectName("counter-shifts-action")
-        self.counter_shifts_action.setShortcut(QKeySequence("Ctrl+Shift+H"))
-        self.counter_shifts_action.triggered.connect(self.show_counter_shifts)
-        self.view_menu = view = QMenu("&View", self)
-        view.setObjectName("view-menu")
-        view.addAction(self.notifications_action)
-        view.addAction(self.counter_shifts_action)
-        self.menuBar().addMenu(view)
-        from .bulk.entry import BulkEntry  # Links > Bulk links…, View > Batches…
-
-        self.bulk = BulkEntry(self, self.desk, view, self.links_tab.unfinished)
-        self.links_tab.bulkRequested.connect(self.bulk.show_bulk)
-
     # -- state to screen -------------------------------------------------------
 
     def refresh(self) -> None:
@@ -388,11 +336,9 @@ class MainWindow(QMainWindow):
         return self.notifications.open()
 
     def _notifications_window(self) -> NotificationsWindow:
-        from ..desk.notify_test import NotificationTest
         from .notifications.window import NotificationsWindow
 
-        return NotificationsWindow(self.session, self.desk.inbox,
-                                   NotificationTest(self.session, self.links, self.desk.inbox), self)
+        return NotificationsWindow(self.session, self.desk.inbox, self.desk.notify_test, self)
 
     @property
     def notifications_window(self) -> NotificationsWindow | None:

@@ -23,6 +23,7 @@ from ..config import keycheck
 from ..config.merchants import NO_PUBLIC_KEY, identifying_key
 from ..config.profiles import CARDS_CURRENCIES, Profile, address_problem, format_card_currencies, parse_card_currencies
 from ..desk.checks import calls_a_minute as check_calls
+from ..desk.checks import currency_codes, txref_prefix
 from ..desk.checks import url as check_url
 from ..desk.profile_store import NoPublicKeyError
 from ..desk.session import Session
@@ -216,9 +217,9 @@ class ProfileEditor(QDialog):
         if problem:
             self.calls_message.say(problem)
             ok = False
-        prefix = self.prefix.text().strip()
-        if not (1 <= len(prefix) <= 8 and prefix.isascii() and prefix.isalnum()):
-            self.prefix_message.say("1 to 8 letters or digits, e.g. SHOP")
+        problem = txref_prefix(self.prefix.text())[1]
+        if problem:
+            self.prefix_message.say(problem)
             ok = False
         for field, message in ((self.callback_default, self.callback_message),
                                (self.return_default, self.return_message)):
@@ -233,9 +234,9 @@ class ProfileEditor(QDialog):
         if problem:
             self.url_message.say(problem)
             ok = False
-        codes = [c.strip().upper() for c in self.currencies.text().split(",") if c.strip()]
-        if not codes or any(len(c) != 3 or not c.isalpha() for c in codes):
-            self.currencies_message.say("List three-letter currency codes, e.g. GBP, USD")
+        problem = currency_codes(self.currencies.text())[1]
+        if problem:
+            self.currencies_message.say(problem)
             ok = False
         keys = self._keys()
         if not keys[("test", "secret")] and not keys[("live", "secret")]:
@@ -291,9 +292,8 @@ class ProfileEditor(QDialog):
         keys = {**self._keys(), WEBHOOK: self.webhook.text()}  # empty: none kept
         base = self.profile or Profile(id=Profile.new_id(), name="", base_url="")
         profile = replace(base, name=self.name.text().strip(), base_url=self.url.text().strip(),
-                          currencies=[c.strip().upper() for c in self.currencies.text().split(",")
-                                      if c.strip()],
-                          txref_prefix=self.prefix.text().strip().upper(),
+                          currencies=currency_codes(self.currencies.text())[0],
+                          txref_prefix=txref_prefix(self.prefix.text())[0],
                           card_currencies=parse_card_currencies(self.card_codes.text())[0],
                           callback_url=self.callback_default.text().strip(),
                           return_url=self.return_default.text().strip(),

@@ -108,7 +108,7 @@ def test_a_link_and_a_receipt_printed_and_saved(app, loop, seen, tmp_path):
     press.click(day.export)
     day_csv = folder / "End of day of the supporters' club shop, 28 December 2026.csv"
     _saved_to(loop, day_csv, day.message,
-              f"Exported the day's figures and 1 record to {day_csv.name}")
+              f"Exported the day's figures and 1 record to {day_csv}")
     seen.look(day, "the end of day exported")
     press.click(day.close_button)
 
@@ -136,11 +136,11 @@ def test_a_batchs_qr_sheet_and_results_saved(app, loop, seen, tmp_path):
     loop.until(lambda: batches.rows_model.rowCount() > 0, message="the batch's rows")
     press.click(batches.qr)
     codes = folder / "QR codes of the September invoices for the supporters' club.pdf"
-    _saved_to(loop, codes, batches.said, f"Saved 2 codes to {codes.name}")
+    _saved_to(loop, codes, batches.said, f"Saved 2 codes to {codes}")
     seen.look(batches, "Batches, the QR sheet saved")
     press.click(batches.results)
     results = folder / "Results of the September invoices for the supporters' club.csv"
-    _saved_to(loop, results, batches.said, f"Saved the results of 2 rows to {results.name}")
+    _saved_to(loop, results, batches.said, f"Saved the results of 2 rows to {results}")
     seen.look(batches, "Batches, the results saved")
 
 

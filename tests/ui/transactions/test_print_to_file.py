@@ -13,6 +13,7 @@ import subprocess
 
 from tests.helpers import need_system
 from tests.ui import press
+from tests.ui.said_where import long_folder, says_where
 
 
 def printed_text(path) -> str:
@@ -75,3 +76,37 @@ def test_a_receipt_saved_as_pdf_says_where(strict_shop, tmp_path):
                     message="where the receipt went")
     assert details.message.isVisible()
     assert "SHOP-SAVE-1" in printed_text(target)
+
+
+def test_the_end_of_days_export_says_where(strict_shop, tmp_path):
+    """Export CSV… said only the file's name: where it went is said."""
+    shop = strict_shop
+    shop.create("SHOP-SAVE-2", amount=5)
+    press.click(shop.tab.end_of_day)
+    shop.loop.until(lambda: press.shown("end-of-day") is not None, message="the end of day")
+    day = press.shown("end-of-day")
+    shop.loop.until(lambda: day.figures["Links made"].text() == "1", message="the figures")
+    press.click(day.export)
+    shop.loop.until(lambda: press.shown("save-dialog") is not None, message="the save dialog")
+    target = long_folder(tmp_path) / "End of day of the supporters' club shop.csv"
+    press.save_as(press.shown("save-dialog"), target)
+    said = f"Exported the day's figures and 1 record to {target}"
+    shop.loop.until(lambda: day.message.text() == said, message="where the day went")
+    says_where(day.message, target)
+    press.click(day.close_button)
+
+
+def test_the_lists_export_says_where(strict_shop, tmp_path):
+    """Export… said only the file's name: where it went is said under the list."""
+    shop = strict_shop
+    shop.create("SHOP-SAVE-3", amount=5)
+    tab = shop.tab
+    shop.loop.until(lambda: tab.model.rowCount() == 1, message="the list")
+    press.click(tab.export_button)
+    shop.loop.until(lambda: press.shown("save-dialog") is not None, message="the save dialog")
+    target = long_folder(tmp_path) / "Payment links of the supporters' club shop.csv"
+    press.save_as(press.shown("save-dialog"), target)
+    said = f"Exported 1 record to {target}"
+    shop.loop.until(lambda: tab.work.report.text() == said, timeout=30,
+                    message="where the list went")
+    says_where(tab.work.report, target)

@@ -94,8 +94,9 @@ class BatchesWindow(QWidget):
             bottom.addWidget(button)
         bottom.addStretch(1)
         column.addLayout(bottom)
-        # what was done, on a line of its own kept while empty: nothing moves when it comes
-        self.said = ElidedLabel("", keep_room=True)
+        # what was done, on a line of its own kept while empty: nothing moves when it comes; a
+        # saved file's long path shortened in its middle (its name whole, the whole on hover)
+        self.said = ElidedLabel("", mode=Qt.TextElideMode.ElideMiddle, keep_room=True)
         self.said.setObjectName("batches-said")
         column.addWidget(self.said)
 

@@ -94,7 +94,7 @@ class BulkEntry:
     def _bulk_window(self) -> BulkWindow:
         from .window import BulkWindow
 
-        window = BulkWindow(self.desk.session, self.desk.batches, self.controller, self.main)
+        window = BulkWindow(self.desk.session, self.controller, self.main)
         window.batchesRequested.connect(self.show_batches)
         return window
 

@@ -19,11 +19,12 @@ from PySide6.QtWidgets import (
 )
 
 from ...desk.budget_words import waiting_text
+from ...desk.leases import NoKeyError
 from ...desk.links import LinksController
-from ...desk.session import NoKeyError, Session
+from ...desk.scheduler import Scheduler
+from ...desk.session import Session
 from ...desk.states import money, state_words
 from ...ledger import LedgerError, LinkRecord
-from ...scheduler import Scheduler
 from ...service.call_class import waits_shown_by
 from ...service.errors import ServiceError, ValidationError
 from ..as_of import AsOf

@@ -186,7 +186,7 @@ class EndOfDayDialog(QDialog):
 
         await asyncio.to_thread(write_day_csv, path, title, summary, rows_path)
         self.say(f"Exported the day's figures and {written} record{'' if written == 1 else 's'} "
-                 f"to {path.name}")
+                 f"to {path}")
         return path
 
     def start(self) -> None:

@@ -245,5 +245,5 @@ class TabActions(_Tab):
         except LedgerError as refused:  # gone meanwhile: the previous file stays
             self._work_refused(refused)
             return None
-        self.work.say(f"Exported {written} record{'' if written == 1 else 's'} to {path.name}")
+        self.work.say(f"Exported {written} record{'' if written == 1 else 's'} to {path}")
         return path

@@ -8,7 +8,8 @@ import asyncio
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-from ...reconcile import Progress
+from ...desk.reconcile import Progress
+from ..elided import ElidedLabel
 
 
 class WorkBar(QWidget):
@@ -27,9 +28,10 @@ class WorkBar(QWidget):
         self.cancel = QPushButton("Cancel")
         self.cancel.setObjectName("work-cancel")
         self.cancel.setAccessibleName("Cancel")
-        self.report = QLabel("")
+        # what came of it: an export's long path shortened in its middle (the file's name
+        # whole, the whole on hover), never widening the window
+        self.report = ElidedLabel("", mode=Qt.TextElideMode.ElideMiddle)
         self.report.setObjectName("work-report")
-        self.report.setTextFormat(Qt.TextFormat.PlainText)
         self.show_these = QPushButton("Show these")
         self.show_these.setObjectName("work-show")
         self.show_these.setAccessibleName("Show these")

@@ -17,8 +17,8 @@ from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
-from .ledger import CREATING, LinkRecord
-from .service.errors import RateLimitedError, ServiceError
+from ..ledger import CREATING, LinkRecord
+from ..service.errors import RateLimitedError, ServiceError
 
 log = logging.getLogger("paydesk.reconcile")
 
