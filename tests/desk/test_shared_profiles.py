@@ -20,9 +20,9 @@ from paydesk.desk.leases import NoKeyError
 from paydesk.desk.profile_store import NoPublicKeyError, SharedProfiles
 from paydesk.desk.session import Session
 from paydesk.ledger import SqliteLedger
-from paydesk.ledger.cards_sqlite import SqliteCardLedger
 from paydesk.ledger.postgres import PgEngine
 from paydesk.ledger.postgres.merchants import PostgresMerchants
+from paydesk.ledger.sqlite.cards import SqliteCardLedger
 from tests import profiles
 from tests.helpers import MemoryKeyring
 

@@ -191,6 +191,21 @@ async def test_a_limit_said_only_by_refusing_is_learned(books):
         await book.lost(call)
 
 
+async def test_a_window_another_program_began_teaches_no_limit(books):
+    """A 429 whose window (by its Retry-After) began before any call of the book: another
+    program began it and spent an unknown share, so only the pause is taken (a desk's one
+    early call must not become a limit of one)."""
+    book = books(window=10.0)
+    first = await took(book)
+    await book.heard(first, Heard(404))  # no headers: not throttled
+    await asyncio.sleep(1.5)
+    call = await took(book)
+    # the window ending in 5 s began 5 s ago, 3.5 s before the book's first call
+    await book.heard(call, Heard(429, retry_after=5))
+    state = book.state()
+    assert state.limit is None and state.refusals == 1 and state.paused_for > 4
+
+
 async def test_a_limit_set_by_hand(books):
     book = books()
     first = await took(book, hand=3)

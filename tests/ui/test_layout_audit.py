@@ -55,6 +55,7 @@ def screen_config(size: str, folder: Path) -> Path:
     return config
 
 
+@pytest.mark.slow  # about 35 s each: ./dev test starts them first
 @pytest.mark.parametrize("size", SCREENS)
 def test_every_window_on_a_screen_of(size, tmp_path):
     """Every state of layout_states/ on one screen of ``size``: its report is this test's

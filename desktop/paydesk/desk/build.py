@@ -28,12 +28,12 @@ from ..config.secrets import KeyStore, system_backend
 from ..config.shared_ledger import Choice
 from ..ledger import SqliteLedger
 from ..ledger.batch import BatchBook
-from ..ledger.batch_sqlite import SqliteBatchBook
-from ..ledger.cards_sqlite import SqliteCardLedger
 from ..ledger.counter import CounterBook
-from ..ledger.counter_sqlite import SqliteCounterBook
 from ..ledger.inbox import Inbox
-from ..ledger.inbox_sqlite import SqliteInbox
+from ..ledger.sqlite.batch import SqliteBatchBook
+from ..ledger.sqlite.cards import SqliteCardLedger
+from ..ledger.sqlite.counter import SqliteCounterBook
+from ..ledger.sqlite.inbox import SqliteInbox
 from .budgets import Budgets, BusyWatch
 from .bulk.runner import BulkController
 from .cards.controller import CardsController

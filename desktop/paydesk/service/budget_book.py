@@ -19,8 +19,9 @@ past it 429 with ``Retry-After``. What the book does:
 - **Until an answer tells the truth** (nothing heard yet, or the last ``Remaining`` is from a
   window that has surely ended), one call at a time.
 - **The limit is learned**: ``X-RateLimit-Limit``; else a 429 teaches it (the calls of this
-  log the server let through in the window its ``Retry-After`` ends; a Retry-After far
-  shorter than the window is a limit of another kind, and only its pause is taken). A
+  log the server let through in the window its ``Retry-After`` ends, when that window began
+  with one of them; a Retry-After far shorter than the window is a limit of another kind,
+  and a window begun by no call of the log another program's: only its pause is taken). A
   profile can set one by
   hand (``hand``: the lower of the two is kept). A service that answers without these
   headers is not throttled: nothing waits.
@@ -244,11 +245,13 @@ class MemoryBook:
                 # what the server let through in its window (Retry-After is whole seconds,
                 # rounded up: the window began within the second before ``resets - window``);
                 # none let through teaches no limit
+                # The window began with a call of this log, or another program began it
+                # and what it spent is not known: then only the pause is taken
                 start = resets - self.window - RETRY_AFTER_SLACK
-                through = sum(1 for c in self._calls.values()
-                              if c.answered is not None and c.sent >= start)
-                if through:
-                    self.limit, self.limit_from = through, "refusal"
+                sent = [c.sent for c in self._calls.values()
+                        if c.answered is not None and c.sent >= start]
+                if sent and min(sent) <= start + 2 * RETRY_AFTER_SLACK:
+                    self.limit, self.limit_from = len(sent), "refusal"
 
     async def lost(self, call_id: int) -> None:
         self._end(call_id, self._clock())

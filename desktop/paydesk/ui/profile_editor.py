@@ -27,7 +27,7 @@ from ..desk.checks import currency_codes, txref_prefix
 from ..desk.checks import url as check_url
 from ..desk.profile_store import NoPublicKeyError
 from ..desk.session import Session
-from ..ledger.engine import LedgerError
+from ..ledger.errors import LedgerError
 from ..service.models import DEFAULT_CARD_CURRENCIES
 from .field_message import FieldMessage, add_field_row
 from .fixed_text import use_fixed

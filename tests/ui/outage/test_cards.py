@@ -39,6 +39,9 @@ def cards_tab(shop, *, blocked: bool = False):
     press.click(table.viewport(), pos=table.visualRect(index).center())
     loop.until(lambda: tab.page.record is not None and tab.page.record.card_hash == op.card_hash,
                message="its page")
+    # the page's and the desk's readings of the card over: a test counts the calls from here
+    loop.until(lambda: len(tab.tasks) == 0 and len(desk.cards.tasks) == 0,
+               message="the card's readings done")
     return tab
 
 

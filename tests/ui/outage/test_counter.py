@@ -41,6 +41,7 @@ def sales(shop) -> list:
     return shop.loop.run(book.sales(SaleQuery(profile_id=shop.profile.id, mode="test")))
 
 
+@pytest.mark.slow  # about 20 s: ./dev test starts it first
 def test_sell_is_refused_and_the_words_go_once_the_ledger_is_back(shop):
     shop = shop()
     tab = counter_tab(shop)
