@@ -263,7 +263,7 @@ async def resume(data: Path, base: str, keys: dict, batch_id: int, scheduler: bo
         await window.resume()  # what Resume does
     else:
         await bulk.start(batch)
-    while bulk.running(batch_id):
+    while bulk.running(batch_id):  # noqa: ASYNC110 (polls a state no event announces)
         await asyncio.sleep(0.1)
     ran = time.perf_counter() - t0
     deadline = time.monotonic() + 600

@@ -73,7 +73,7 @@ def rss_mb() -> float:
     return float("nan")
 
 
-async def until(predicate, what: str, timeout: float = 30.0):
+async def until(predicate, what: str, timeout: float = 30.0):  # noqa: ASYNC109 (a poll's deadline: fails saying what)
     """tests/waiting.py's ``until_async`` at the soak's pace (every 50 ms, 30 s unless said);
     a step whose wait times out is counted as stuck (``Desk.step``)."""
     return await until_async(predicate, timeout, what, every=0.05)

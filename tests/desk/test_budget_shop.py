@@ -182,12 +182,12 @@ async def test_the_pollers_lease_moving_keeps_to_the_limit(desks, pg_url, thrott
     holder = here if here.live.keeper.fence is not None else there
     other = there if holder is here else here
     deadline = time.monotonic() + 20
-    while holder.scheduler.stats["checks"] < 24 and time.monotonic() < deadline:
+    while holder.scheduler.stats["checks"] < 24 and time.monotonic() < deadline:  # noqa: ASYNC110 (polls a state no event announces)
         await asyncio.sleep(0.2)  # the lease holder checks them all (more than a window's)
     assert holder.scheduler.stats["checks"] >= 24
     await desks.close(holder)  # the lease goes to the other desk, which watches them all
     deadline = time.monotonic() + 20
-    while other.scheduler.stats["checks"] < 24 and time.monotonic() < deadline:
+    while other.scheduler.stats["checks"] < 24 and time.monotonic() < deadline:  # noqa: ASYNC110 (polls a state no event announces)
         await asyncio.sleep(0.2)
     assert other.live.keeper.fence is not None and other.scheduler.stats["checks"] >= 24
     kept_to_the_limit(throttled)

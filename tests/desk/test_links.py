@@ -200,7 +200,8 @@ async def test_a_lost_create_is_settled_in_the_background(session, add_profile, 
     settled = await session.ledger.get(profile.id, "LOST-1")
     assert settled.state == "pending" and settled.checkout_url
     assert service.payments("LOST-1") == 1
-    assert httpx.get(settled.checkout_url).status_code == 200
+    async with httpx.AsyncClient() as http:
+        assert (await http.get(settled.checkout_url)).status_code == 200
 
 
 # -- the desk as build_desk wires it: its own scheduler, started by start_background ------

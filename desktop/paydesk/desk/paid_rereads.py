@@ -86,7 +86,7 @@ class PaidSweep:
         group = (record.profile_id, record.mode)
         if record.profile_id in self.gone or self.skip(record):
             return 0
-        while (pause := self.paused.get(group, 0) - time.monotonic()) > 0:
+        while (pause := self.paused.get(group, 0) - time.monotonic()) > 0:  # noqa: ASYNC110 (waits out a time, no event)
             await asyncio.sleep(pause)  # that profile and mode is rate limited: wait it out
         async with self.lane:
             self.stats["paid checks"] += 1

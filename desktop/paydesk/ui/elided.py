@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QRect, QSize, Qt
-from PySide6.QtGui import QFontMetricsF, QPainter, QResizeEvent, QTextLayout, QTextOption
+from PySide6.QtCore import QEvent, QRect, QSize, Qt
+from PySide6.QtGui import QFontMetricsF, QPainter, QPaintEvent, QResizeEvent, QTextLayout, QTextOption
 from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QWidget
 
 LEAST_CHARS = 4  # the least a label asks for: a few characters and the ellipsis
@@ -110,7 +110,7 @@ class ElidedLabel(QLabel):
         super().resizeEvent(event)
         self._tip()
 
-    def changeEvent(self, event) -> None:  # noqa: N802 - Qt's name: a font or style changed
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt's name: a font or style changed
         super().changeEvent(event)
         self._tip()
 
@@ -141,7 +141,7 @@ class ElidedLabel(QLabel):
 
     # -- drawing -------------------------------------------------------------------------
 
-    def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt's name
         QFrame.paintEvent(self, event)  # the frame and the style's background
         painter = QPainter(self)
         area = self.contentsRect()

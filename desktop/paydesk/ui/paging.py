@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QModelIndex, Signal
 
 from ..ledger import LedgerError
-from .table import HeadedModel
+from .table import HeadedModel, Index
 
 if TYPE_CHECKING:
     from ..desk.tasks import TaskSet
@@ -29,7 +29,7 @@ class PagedModel(HeadedModel):
     loaded = Signal()  # a page (the first, or a further one) is in
     PAGE_TASK = "next page"  # the name of the task that reads the next page
 
-    def __init__(self, tasks: TaskSet):
+    def __init__(self, tasks: TaskSet) -> None:
         super().__init__()
         self.tasks = tasks
         self.query: Any = None
@@ -47,10 +47,10 @@ class PagedModel(HeadedModel):
         a model reset, after putting ``rows`` where ``listed()`` reads)."""
         self.query, self._end, self._more, self._fetching = query, end, more, False
 
-    def canFetchMore(self, parent=QModelIndex()) -> bool:  # noqa: N802 - Qt's name
+    def canFetchMore(self, parent: Index = QModelIndex()) -> bool:  # noqa: N802 - Qt's name
         return not parent.isValid() and self._more and not self._fetching
 
-    def fetchMore(self, parent=QModelIndex()) -> None:  # noqa: N802 - Qt's name
+    def fetchMore(self, parent: Index = QModelIndex()) -> None:  # noqa: N802 - Qt's name
         if self.canFetchMore(parent) and self.listed():
             self._fetching = True
             self.tasks.spawn(self._next_page(self.query, self._end), self.PAGE_TASK)

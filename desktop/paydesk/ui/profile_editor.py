@@ -48,7 +48,7 @@ WEBHOOK_NOTE = ("The family's dashboard webhook secret; leave empty when the ser
 class KeyField(QWidget):
     """A masked key field with a Show button."""
 
-    def __init__(self, label: str, name: str):
+    def __init__(self, label: str, name: str) -> None:
         super().__init__()
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
@@ -75,7 +75,8 @@ class KeyField(QWidget):
 
 
 class ProfileEditor(QDialog):
-    def __init__(self, session: Session, profile: Profile | None = None, parent=None):
+    def __init__(self, session: Session, profile: Profile | None = None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.profile = profile
@@ -92,8 +93,9 @@ class ProfileEditor(QDialog):
         def add(label: str, widget: QWidget, name: str) -> FieldMessage:
             key = isinstance(widget, KeyField)  # a key: what Check keys found, whole under it
             widget.setMinimumWidth(KEY_ROOM if key else FIELD_ROOM)  # never a sliver, narrowed
-            return add_field_row(keys_form if key else form, label, widget, name,
-                                 widget.edit if key else widget, lines=KEY_LINES if key else 1)
+            typed_in = widget.edit if isinstance(widget, KeyField) else widget
+            return add_field_row(keys_form if key else form, label, widget, name, typed_in,
+                                 lines=KEY_LINES if key else 1)
 
         self.name = QLineEdit(profile.name if profile else "")
         self.name.setObjectName("profile-name")

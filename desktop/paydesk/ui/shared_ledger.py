@@ -58,7 +58,8 @@ def in_use(session: Session) -> str:
 class SharedLedgerDialog(QDialog):
     """``naming``: the desk's (``Desk.naming``), which renames it at once."""
 
-    def __init__(self, session: Session, parent=None, *, naming: DeskNaming | None = None):
+    def __init__(self, session: Session, parent: QWidget | None = None, *,
+                 naming: DeskNaming | None = None) -> None:
         super().__init__(parent)
         self.session, self.naming = session, naming
         self.setObjectName("shared-ledger")

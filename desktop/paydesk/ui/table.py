@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from typing import Any, TypeAlias
 
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QHelpEvent
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
 from ..desk.texts import local_time
 from .fixed_text import is_fixed
 
+Index: TypeAlias = QModelIndex | QPersistentModelIndex  # what Qt's model methods are given
 ROOM = 8  # px beside a sample's text: a column is never as tight as its widest cell
 
 
@@ -33,16 +35,17 @@ class HeadedModel(QAbstractTableModel):
 
     HEADERS: tuple[str, ...] = ()
 
-    def listed(self) -> list:
+    def listed(self) -> list[Any]:
         raise NotImplementedError
 
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt's name
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802 - Qt's name
         return 0 if parent.isValid() else len(self.listed())
 
-    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
         return 0 if parent.isValid() else len(self.HEADERS)
 
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return self.HEADERS[section]
         return None
@@ -55,19 +58,19 @@ class CutTextTips(QStyledItemDelegate):
     reference broken after a hyphen as two; elided in the middle, its start and end show."""
 
     def initStyleOption(self, option: QStyleOptionViewItem,  # noqa: N802 - Qt's name
-                        index: QModelIndex | QPersistentModelIndex) -> None:
+                        index: Index) -> None:
         super().initStyleOption(option, index)
         if is_fixed(option.font):
             option.features &= ~QStyleOptionViewItem.ViewItemFeature.WrapText
             option.textElideMode = Qt.TextElideMode.ElideMiddle
 
-    def cuts(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> bool:
+    def cuts(self, option: QStyleOptionViewItem, index: Index) -> bool:
         need = self.sizeHint(option, index)
         return need.width() > option.rect.width() or need.height() > option.rect.height()
 
     def helpEvent(self, event: QHelpEvent, view: QAbstractItemView,  # noqa: N802 - Qt's name
                   option: QStyleOptionViewItem,
-                  index: QModelIndex | QPersistentModelIndex) -> bool:
+                  index: Index) -> bool:
         if event is not None and event.type() == QEvent.Type.ToolTip and index.isValid():
             text = index.data(Qt.ItemDataRole.DisplayRole)
             if isinstance(text, str) and text and self.cuts(option, index):

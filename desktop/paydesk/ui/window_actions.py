@@ -3,12 +3,24 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu
 
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QMainWindow
 
-class WindowActions:
+    _Window = QMainWindow
+else:
+    _Window = object
+
+
+class WindowActions(_Window):
     """MainWindow's keys (``_shortcuts``) and menus (``_menus``)."""
+
+    if TYPE_CHECKING:  # the window's own attributes and methods, typed in main_window.py
+        def __getattr__(self, name: str) -> Any: ...
 
     def _shortcuts(self) -> None:
         """The window's keys: Ctrl+1…4 a tab, Ctrl+Shift+M the mode, Ctrl+, the profile,
@@ -63,5 +75,5 @@ class WindowActions:
         self.menuBar().addMenu(view)
         from .bulk.entry import BulkEntry  # Links > Bulk links…, View > Batches…
 
-        self.bulk = BulkEntry(self, self.desk, view)
+        self.bulk = BulkEntry(self, self.desk, view, self.links_tab.unfinished)
         self.links_tab.bulkRequested.connect(self.bulk.show_bulk)

@@ -114,7 +114,7 @@ def test_links_are_emailed_through_the_merchants_server(shop, tmp_path):
         press.type_into(dialog.host, "localhost")
         press.type_into(dialog.port, str(port))
         press.choose(dialog.security, "None (a server on this network only)")
-        press.type_into(dialog.sender, "billing@shop.example")
+        press.type_into(dialog.from_address, "billing@shop.example")
         # a login over plain TCP to another computer: refused, said by the security choice
         press.type_into(dialog.host, "smtp.example.com")
         press.type_into(dialog.user, "shop")

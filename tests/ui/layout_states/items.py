@@ -87,7 +87,7 @@ def test_a_fields_message_moves_nothing(app, loop, tmp_path):
     loop.until(lambda: bulk.stack.currentWidget() is bulk.mapping_step, message="columns")
     press.click(bulk.next)
     loop.until(lambda: bulk.stack.currentWidget() is bulk.check_step, message="dry run")
-    press.click(bulk.check_step.create)
+    press.click(bulk.check_step.create_links)
     outcome = bulk.progress_step.outcome
     loop.until(lambda: outcome.isVisible() and outcome.text(), 60, message="the batch done")
     press.click(bulk.progress_step.batches)

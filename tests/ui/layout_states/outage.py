@@ -123,7 +123,7 @@ def test_refusals_while_the_shared_ledger_is_out_of_reach(shop, seen, tmp_path):
         press.click(dialog.cancel)
         # the Bulk window's Create links, and Batches' QR sheet…
         step = bulk.check_step
-        press.click(step.create)
+        press.click(step.create_links)
         loop.until(lambda: refused(step.why.text()), message="the sentence")
         _read_whole(step.why, "Create links")
         seen.look(bulk, "Bulk links, Create links while the shared ledger is out of reach")

@@ -127,7 +127,7 @@ def test_a_batchs_qr_sheet_and_results_saved(app, loop, seen, tmp_path):
     loop.until(lambda: bulk.stack.currentWidget() is bulk.mapping_step, message="columns")
     press.click(bulk.next)
     loop.until(lambda: bulk.stack.currentWidget() is bulk.check_step, message="dry run")
-    press.click(bulk.check_step.create)
+    press.click(bulk.check_step.create_links)
     loop.until(lambda: bulk.stack.currentWidget() is bulk.progress_step, message="progress")
     outcome = bulk.progress_step.outcome
     loop.until(lambda: outcome.isVisible() and outcome.text(), 60, message="the batch done")

@@ -35,7 +35,7 @@ from ...desk.bulk.template import write_template
 from ...desk.session import Session
 from ...ledger import LedgerError
 from ...ledger.batch import Batch
-from .. import files
+from .. import files, widgets
 from ..dialogs import shown
 from ..passing import Passing
 from ..screen_fit import resize_within_screen
@@ -92,7 +92,7 @@ class BulkWindow(QWidget):
         self.check_step.model.edited.connect(self._edited)
         self.check_step.policyChanged.connect(self.check_step.update_counts)
         self.check_step.createRequested.connect(
-            lambda: self.tasks.replace("create", self.create()))
+            lambda: self.tasks.replace("create", self.create_batch()))
         progress = self.progress_step
         progress.pause.clicked.connect(lambda: self.tasks.spawn(self.pause(), "pause"))
         progress.resume.clicked.connect(lambda: self.tasks.spawn(self.resume(), "resume"))
@@ -129,10 +129,7 @@ class BulkWindow(QWidget):
             self.tasks.replace("check", self.check())
 
     def _button(self, text: str, name: str, accessible: str) -> QPushButton:
-        button = QPushButton(text)
-        button.setObjectName(name)
-        button.setAccessibleName(accessible)
-        return button
+        return widgets.button(text, name, accessible)
 
     # -- the steps -----------------------------------------------------------------------
 
@@ -279,12 +276,12 @@ class BulkWindow(QWidget):
 
     # -- creating ------------------------------------------------------------------------
 
-    async def create(self) -> Batch | None:
+    async def create_batch(self) -> Batch | None:
         profile, sheet = self.session.profile, self.sheet
         step = self.check_step
         if profile is None or sheet is None or step.checking or step.to_create() == 0:
             return None
-        step.create.setEnabled(False)
+        step.create_links.setEnabled(False)
         try:  # a corrected file joins the batch of its name: only what is missing is made;
             # kept by the desk's controller (its references carry the installation's id)
             batch, _ = await self.controller.keep(sheet.file_name, step.model.rows,

@@ -4,8 +4,9 @@ to CSV (written off the GUI thread, page by page)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -36,7 +37,7 @@ from ..dialogs import shown
 from ..fixed_text import fixed_font
 from ..paging import PagedModel
 from ..passing import Passing
-from ..table import tips_for_cut_text
+from ..table import Index, tips_for_cut_text
 
 COLUMNS = AUDIT_HEADER
 ACTIONS = ("create", "fund", "withdraw", "block", "unblock", "terminate", "reveal", "copy number")
@@ -63,7 +64,7 @@ class CardNumberDelegate(QStyledItemDelegate):
     """The card column: a masked number elided in its middle when the column is narrow, so
     the last four digits (what staff read a card by) stay in sight."""
 
-    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex) -> None:  # noqa: N802
+    def initStyleOption(self, option: QStyleOptionViewItem, index: Index) -> None:  # noqa: N802
         super().initStyleOption(option, index)
         if option.rect.width() <= 0 or not option.text:  # measuring (sizeHint): all of it
             return
@@ -91,7 +92,7 @@ class AuditModel(PagedModel):
     def listed(self) -> list:
         return self.entries
 
-    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         entry = self.entries[index.row()]

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable, Coroutine
 from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -26,11 +29,12 @@ from ...desk.tasks import TaskSet
 from ...ledger import LedgerError
 from ...ledger.cards import CardLedger, CardOperation, CardRecord, CardTxRecord
 from ...service.errors import NotFoundError, ServiceError
+from ...service.models import VirtualCard
 from ..elided import WrappedLabel
 from ..fixed_text import use_fixed
 from ..passing import Passing
 from ..signals import signals_of
-from ..table import AMOUNT_SAMPLE, HeadedModel, fit_columns, tips_for_cut_text
+from ..table import AMOUNT_SAMPLE, HeadedModel, Index, fit_columns, tips_for_cut_text
 from .secret import SecretBox
 
 TX_COLUMNS = ("Type", "Amount", "Description", "Time")
@@ -42,12 +46,12 @@ DETAILS = (("name", "Name on card"), ("balance", "Balance"), ("state", "State"),
 class TransactionsModel(HeadedModel):
     HEADERS = TX_COLUMNS
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.rows: list[CardTxRecord] = []
-        self.money = lambda amount: str(amount)
+        self.money: Callable[[Decimal | None], str] = str
 
-    def listed(self) -> list:
+    def listed(self) -> list[CardTxRecord]:
         return self.rows
 
     def text(self, tx: CardTxRecord, column: int) -> str:
@@ -60,7 +64,7 @@ class TransactionsModel(HeadedModel):
             return tx.description
         return words.when(tx.created_at, seconds=True)
 
-    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         tx = self.rows[index.row()]
@@ -72,7 +76,7 @@ class TransactionsModel(HeadedModel):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
-    def load(self, rows: list[CardTxRecord], money) -> None:
+    def load(self, rows: list[CardTxRecord], money: Callable[[Decimal | None], str]) -> None:
         self.beginResetModel()
         self.rows, self.money = rows, money
         self.endResetModel()
@@ -120,8 +124,7 @@ class CardPage(QWidget):
         use_fixed(self.values["callback"])
         grid.setColumnStretch(1, 1)
         column.addLayout(grid)
-        self.secret = SecretBox(lambda action: self.controller.reveal(self.record, action),
-                                self.tasks.spawn)
+        self.secret = SecretBox(self._reveal, self.tasks.spawn)
         self.secret.said.connect(self.say)
         column.addWidget(self.secret)
         actions = QGridLayout()  # three a row: the page stays as narrow as its pane
@@ -145,10 +148,10 @@ class CardPage(QWidget):
         self.message.setObjectName("card-message")
         self.message.setWordWrap(True)
         column.addWidget(self.message)
-        caption = QLabel("Card transactions")
-        column.addWidget(caption)
+        tx_caption = QLabel("Card transactions")
+        column.addWidget(tx_caption)
         self.transactions = QTableView()
-        caption.setBuddy(self.transactions)
+        tx_caption.setBuddy(self.transactions)
         self.transactions.setObjectName("card-transactions")
         self.transactions.setAccessibleName("Card transactions")
         self.tx_model = TransactionsModel()
@@ -171,8 +174,15 @@ class CardPage(QWidget):
         if record.key == self._key():
             self.tasks.replace("transactions", self._read(self._transactions()))
 
-    def _key(self):
+    def _key(self) -> tuple[str, str, str] | None:
         return self.record.key if self.record else None
+
+    async def _reveal(self, action: str) -> VirtualCard:
+        """The shown card with its number, from the service (the box shows only beside a card)."""
+        record = self.record
+        if record is None:
+            raise NotFoundError(words.GONE)
+        return await self.controller.reveal(record, action)
 
     def say(self, text: str) -> None:
         self.message.setText(text)
@@ -192,7 +202,7 @@ class CardPage(QWidget):
             self.tasks.replace("transactions", self._read(self._transactions()))
             self.tasks.spawn(self._read(self._open_operation(record)), "open operation")
 
-    async def _read(self, reading) -> None:
+    async def _read(self, reading: Awaitable[None]) -> None:
         """A reading of the card's ledger lines; a shared ledger out of reach is said on the
         page (its sentence) until it answers, and the card read again then."""
         try:
@@ -263,7 +273,7 @@ class CardPage(QWidget):
         block.setAccessibleName(block.text())
         free = record is not None and not self.busy and (
             self.open_operation is None or not self.open_operation.open)
-        usable = free and record.state in (1, 2)
+        usable = free and record is not None and record.state in (1, 2)
         for key in ("fund", "withdraw"):
             self.buttons[key].setEnabled(usable and not blocked)
         block.setEnabled(usable)
@@ -302,6 +312,9 @@ class CardPage(QWidget):
         if record is None:
             return
         profile = self.session.settings.profile(record.profile_id)
+        if profile is None:  # its profile was removed meanwhile
+            self.say(words.GONE)
+            return
         try:
             await self.controller.load_card(profile, record.mode, record.card_hash)
         except LedgerError as error:  # a shared ledger out of reach: not asked; said
@@ -313,7 +326,7 @@ class CardPage(QWidget):
             self.say(f"The card could not be read from the service: {error.message}. "
                      f"Shown as of {words.when(record.seen_at)}.")
 
-    def run(self, coro) -> asyncio.Task:
+    def run(self, coro: Coroutine[Any, Any, CardOperation]) -> asyncio.Task[CardOperation]:
         """Run an operation of this card as a task of the page (not of a dialog, so closing
         one does not stop it); the card's buttons wait until it is over."""
         self.busy = True
@@ -321,7 +334,7 @@ class CardPage(QWidget):
         # refusals (a busy card, a missing key, the service's no) are said by whoever waits
         task = self.tasks.spawn(coro, "card operation", expected=(LedgerError, ServiceError))
 
-        def over(_task) -> None:
+        def over(_task: asyncio.Task[CardOperation]) -> None:
             self.busy = False
             self._buttons()
 

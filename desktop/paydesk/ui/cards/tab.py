@@ -3,11 +3,13 @@ profile whose service has no cards (or, in test mode, no test cards), a plain ex
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from datetime import datetime
+from decimal import Decimal
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence, QShowEvent
 from PySide6.QtWidgets import QLabel, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from ...desk.cards import words
@@ -32,7 +34,7 @@ NO_CARDS = ("This profile's service has no virtual cards.\n\n"
             "and transactions work as usual.")
 
 
-def reading(when) -> str:
+def reading(when: datetime | None) -> str:
     """The wallet's "as of" line while the service is being read."""
     if when is None:
         return "Reading the cards from the service…"
@@ -148,7 +150,7 @@ class CardsTab(QWidget):
         if available and self.isVisible() and scope not in self._refreshed:
             self.request_refresh()
 
-    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
         if self.available() and self.scope() not in self._refreshed:
             self.request_refresh()  # the cache is on screen meanwhile
@@ -182,7 +184,7 @@ class CardsTab(QWidget):
         # the count is read first and set in the same turn as the rows (no moment where the
         # list shows the new rows beside the old count)
         count = await self.ledger.card_count(query)
-        await self.wallet.model.load(self.session.profile, query)
+        await self.wallet.model.load(self.session.active()[0], query)
         self.wallet.count.setText(f"{count} card{'s' if count != 1 else ''}")
         when = await self.ledger.refreshed_at(query.profile_id, query.mode)
         self._read_at[(query.profile_id, query.mode)] = when
@@ -280,7 +282,8 @@ class CardsTab(QWidget):
         if profile is None or not self.available():
             return None
 
-        def run(amount, currency, callback, first_name, last_name):
+        def run(amount: Decimal, currency: str, callback: str | None, first_name: str,
+                last_name: str) -> asyncio.Task[CardOperation]:
             return self.tasks.spawn(self.controller.create(profile, mode, amount, currency,
                                                           callback, first_name=first_name,
                                                           last_name=last_name), "create card",
@@ -302,6 +305,8 @@ class CardsTab(QWidget):
         if record is None:
             return
         profile = self.session.settings.profile(record.profile_id)
+        if profile is None:  # its profile was removed meanwhile
+            return
         operate = self.controller.fund if kind == "fund" else self.controller.withdraw
         dialog = AmountDialog(self, self.tasks.child, kind, record, profile,
                               lambda amount: self.page.run(operate(record, amount)),
@@ -313,6 +318,8 @@ class CardsTab(QWidget):
         if record is None:
             return
         profile = self.session.settings.profile(record.profile_id)
+        if profile is None:  # its profile was removed meanwhile
+            return
         dialog = TerminateDialog(self, self.tasks.child, record, profile,
                                  lambda: self.page.run(self.controller.terminate(record)))
         self.tasks.spawn(self._open(dialog), "terminate")

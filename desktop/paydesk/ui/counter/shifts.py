@@ -10,16 +10,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
-    QPushButton,
     QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -28,40 +24,20 @@ from ...desk.session import Session
 from ...desk.states import money
 from ...ledger import LedgerError
 from ...ledger.counter import KEEP, REFUND, Figures, Sale, SaleQuery, Shift
+from .. import widgets
 from ..as_of import AsOf
 from ..dialogs import confirm, run_dialog
 from ..fixed_text import fixed_font
 from ..passing import Passing
 from ..screen_fit import resize_within_screen
 from ..signals import signals_of
-from ..table import AMOUNT_SAMPLE, REFERENCE_SAMPLE, TIME_SAMPLE, fit_columns, tips_for_cut_text
+from ..table import AMOUNT_SAMPLE, REFERENCE_SAMPLE, TIME_SAMPLE, fit_columns
 from .report import ShiftReportDialog, profile_name
 from .shift_lists import SALE_STATES, SalesModel, ShiftsModel
 
 log = logging.getLogger("paydesk.ui.counter.shifts")
 TITLE = "Counter shifts"
 BANNER_MOST = 100  # undecided payments after void counted one by one; more: "More than"
-
-
-def _table(name: str, model) -> QTableView:
-    table = QTableView()
-    tips_for_cut_text(table)
-    table.setObjectName(name)
-    table.setModel(model)
-    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    table.verticalHeader().hide()
-    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-    table.horizontalHeader().setStretchLastSection(True)
-    return table
-
-
-def _button(text: str, name: str) -> QPushButton:
-    button = QPushButton(text)
-    button.setObjectName(name)
-    button.setAccessibleName(text.rstrip("…"))
-    return button
 
 
 class CounterShiftsWindow(QWidget):
@@ -89,7 +65,7 @@ class CounterShiftsWindow(QWidget):
         top_column.setContentsMargins(0, 0, 0, 0)
         caption = QLabel("&Shifts:")
         self.shifts_model = ShiftsModel(book, self.tasks)
-        self.shifts = _table("counter-shifts", self.shifts_model)
+        self.shifts = widgets.record_table("counter-shifts", self.shifts_model)
         self.shifts.setAccessibleName("Shifts")
         # the paid amounts take what the others leave: the list never scrolls sideways
         fit_columns(self.shifts, ("Counter 12", "9999", TIME_SAMPLE, "accounts",
@@ -99,7 +75,7 @@ class CounterShiftsWindow(QWidget):
         top_column.addWidget(caption)
         top_column.addWidget(self.shifts, 1)
         row = QHBoxLayout()
-        self.report_button = _button("Show report", "show-shift-report")
+        self.report_button = widgets.button("Show report", "show-shift-report")
         row.addWidget(self.report_button)
         row.addStretch(1)
         top_column.addLayout(row)
@@ -116,7 +92,7 @@ class CounterShiftsWindow(QWidget):
         self.banner.hide()
         below_column.addWidget(self.banner)
         self.sales_model = SalesModel(book, self.tasks)
-        self.sales = _table("counter-open-sales", self.sales_model)
+        self.sales = widgets.record_table("counter-open-sales", self.sales_model)
         self.sales.setAccessibleName("Open sales and payments after void")
         # the title takes what the others leave: the Reference is in view whole, never past
         # the list's edge
@@ -126,8 +102,8 @@ class CounterShiftsWindow(QWidget):
         below_column.addWidget(caption)
         below_column.addWidget(self.sales, 1)
         row = QHBoxLayout()
-        self.refund_button = _button("Refund…", "refund-after-void")
-        self.keep_button = _button("Keep", "keep-after-void")
+        self.refund_button = widgets.button("Refund…", "refund-after-void")
+        self.keep_button = widgets.button("Keep", "keep-after-void")
         row.addWidget(self.refund_button)
         row.addWidget(self.keep_button)
         self.message = QLabel("")
@@ -273,7 +249,7 @@ class CounterShiftsWindow(QWidget):
 
     # -- actions ---------------------------------------------------------------------------
 
-    def _activated(self, index) -> None:
+    def _activated(self, index: QModelIndex) -> None:
         chosen = self.shifts_model.at(index.row())
         if chosen is not None:
             self.tasks.replace("report", self.show_report(*chosen))

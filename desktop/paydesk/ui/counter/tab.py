@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from datetime import date, datetime, timedelta
 
 from PySide6.QtCore import Qt, QTimer
@@ -201,7 +202,7 @@ class CounterTab(Voids, QWidget):
         else:
             self.tasks.replace("refresh", self._quietly(self._refresh))
 
-    async def _quietly(self, work) -> None:
+    async def _quietly(self, work: Callable[[], Awaitable[object]]) -> None:
         """``work()`` (a read of the ledger); a ledger out of reach is logged, not raised."""
         try:
             await work()

@@ -4,6 +4,8 @@ payment after a void refunded or kept."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from PySide6.QtCore import Qt
 
 from ...ledger import LedgerError
@@ -15,8 +17,19 @@ PAID_MEANWHILE = "The customer paid meanwhile: nothing was voided"
 ENDED_MEANWHILE = "The sale ended meanwhile: nothing was voided"
 
 
-class Voids:
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
+    _Tab = QWidget
+else:
+    _Tab = object
+
+
+class Voids(_Tab):
     """CounterTab's *New sale* (``new_sale``) and decisions after a void (``decide``)."""
+
+    if TYPE_CHECKING:  # the tab's own attributes and methods, typed in tab.py
+        def __getattr__(self, name: str) -> Any: ...
 
     def _refused_now(self) -> bool:
         """Refused before the staff is asked anything (the shared ledger out of reach)."""
@@ -50,7 +63,8 @@ class Voids:
             self.say_refused(failure)
             return None
         if self.controller.current is not None:  # paid meanwhile (SalePaid): PAID stays shown
-            return self.message.say(PAID_MEANWHILE, ok=True)
+            self.message.say(PAID_MEANWHILE, ok=True)
+            return None
         self.entry.clear()
         self.show_sale(None)
         self.amount.setFocus(Qt.FocusReason.OtherFocusReason)

@@ -19,7 +19,7 @@ class MetaRows(QWidget):
 
     changed = Signal()
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.rows: list[tuple[QLineEdit, QLineEdit, QWidget]] = []
         self.column = QVBoxLayout(self)
@@ -53,7 +53,7 @@ class MetaRows(QWidget):
         self.column.insertWidget(self.column.count() - 1, row)
         self.changed.emit()
 
-    def _remove(self, entry) -> None:
+    def _remove(self, entry: tuple[QLineEdit, QLineEdit, QWidget]) -> None:
         self.rows.remove(entry)
         entry[2].deleteLater()
         self.changed.emit()
@@ -70,7 +70,7 @@ class LinkForm(QWidget):
     createRequested = Signal()
     newReference = Signal()
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.setObjectName("link-form")
         form = QFormLayout(self)
@@ -78,15 +78,14 @@ class LinkForm(QWidget):
         # it goes, a code beside): each caption above its field, never scrolled sideways
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.messages: dict[str, FieldMessage] = {}
-        self.fields: dict[str, QWidget] = {}
+        self.fields: dict[str, QLineEdit] = {}
 
-        def add(key: str, label: str, widget: QWidget, placeholder: str = "",
+        def add(key: str, label: str, widget: QLineEdit, placeholder: str = "",
                 container: QWidget | None = None) -> None:
             widget.setObjectName(f"field-{key}")
             widget.setAccessibleName(label.replace("&", ""))
-            if isinstance(widget, QLineEdit):
-                widget.setPlaceholderText(placeholder)
-                widget.textChanged.connect(self.revalidate)
+            widget.setPlaceholderText(placeholder)
+            widget.textChanged.connect(self.revalidate)
             message = add_field_row(form, label, container or widget, f"field-{key}", widget)
             self.fields[key] = widget
             self.messages[key] = message
@@ -203,8 +202,7 @@ class LinkForm(QWidget):
         """Messages next to the fields typed in; the button says the first problem."""
         problems = self.problems()
         for key, message in self.messages.items():
-            typed = key in self._touched or (isinstance(self.fields.get(key), QLineEdit)
-                                             and self.fields[key].text().strip())
+            typed = key in self._touched or (key in self.fields and self.fields[key].text().strip())
             message.say(problems.get(key) if typed or key == "meta" else None)
         self.create_button.setEnabled(not problems and not self.busy and not self.refused)
         if self.busy:

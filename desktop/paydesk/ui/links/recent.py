@@ -3,6 +3,8 @@ the ledger's newest links (the Transactions tab browses all of them)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QTableView
@@ -14,6 +16,7 @@ from ..table import (
     AMOUNT_SAMPLE,
     REFERENCE_SAMPLE,
     HeadedModel,
+    Index,
     bold_font,
     fit_columns,
     tips_for_cut_text,
@@ -29,7 +32,7 @@ MAX_ROWS = 100  # older links are in the ledger (the Transactions tab)
 class RecentModel(HeadedModel):
     HEADERS = COLUMNS
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.records: list[LinkRecord] = []
         self._fixed = fixed_font()
@@ -48,7 +51,7 @@ class RecentModel(HeadedModel):
             return state_words(record).words
         return record.created_at.astimezone().strftime("%d %b %H:%M")
 
-    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         record, column = self.records[index.row()], index.column()
@@ -95,7 +98,7 @@ class RecentModel(HeadedModel):
 class RecentLinks(QTableView):
     chosen = Signal(object)  # a LinkRecord the user selected
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.setObjectName("recent-links")
         self.setAccessibleName("Recent links")

@@ -4,6 +4,7 @@ their own tab, ui/counter.)"""
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -32,6 +33,9 @@ from ..signals import signals_of
 from .form import LinkForm
 from .panel import LinkPanel
 from .recent import RecentLinks
+
+if TYPE_CHECKING:
+    from .website import SnippetsDialog  # (imported when first asked for)
 
 log = logging.getLogger("paydesk.links.tab")
 
@@ -225,6 +229,8 @@ class LinksTab(QWidget):
             return None
         request = self.form.request()
         profile = self.session.profile
+        if profile is None:  # (the form has no currency then: refused above)
+            return None
         self.creating = True
         self.form.set_busy(True)
         refused: LedgerError | None = None
@@ -279,7 +285,7 @@ class LinksTab(QWidget):
         if self.creating:
             self.form.set_waiting(waiting_text(seconds) if seconds is not None else "")
 
-    async def show_snippets(self):
+    async def show_snippets(self) -> SnippetsDialog | None:
         from ..dialogs import run_dialog
         from .website import PER_ORDER, SnippetsDialog
 
@@ -294,7 +300,7 @@ class LinksTab(QWidget):
             return None
         secret = await self.session.key()
         dialog = SnippetsDialog(self.form.merchant_request(), public,
-                                self.session.profile.base_url, secret, self)
+                                self.session.active()[0].base_url, secret, self)
         self.snippets = dialog
         await run_dialog(dialog)
         return dialog

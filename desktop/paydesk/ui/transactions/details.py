@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from ...desk.states import OPEN_STATES
 from ...desk.texts import local_time, money_text, received, utc_time
 from ...ledger import LinkRecord
+from .. import widgets
 from ..elided import ElidedLabel, WrappedLabel
 from ..fixed_text import use_fixed
 from ..links.panel import paint_state, state_label
@@ -69,7 +70,7 @@ def _plain(label: QLabel) -> QLabel:
 class DetailsPanel(QWidget):
     actionRequested = Signal(str, object)  # (action key, LinkRecord)
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.setObjectName("transaction-details")
         self.setAccessibleName("Transaction details")
@@ -141,10 +142,7 @@ class DetailsPanel(QWidget):
         self.show_record(None)
 
     def _button(self, name: str, text: str) -> QPushButton:
-        button = QPushButton(text)
-        button.setObjectName(name)
-        button.setAccessibleName(text.rstrip("…"))
-        return button
+        return widgets.button(text, name)
 
     def _copy(self, key: str) -> None:
         if self.record is not None:

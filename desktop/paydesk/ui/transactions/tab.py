@@ -8,6 +8,7 @@ import logging
 from dataclasses import replace
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -179,7 +180,7 @@ class TransactionsTab(TabActions, QWidget):
         self.requery()
 
     def current_query(self) -> LinkQuery:
-        profile = self.session.profile
+        profile = self.session.active()[0]
         base = self.model.query if self.model.query and (
             self.model.query.profile_id, self.model.query.mode) == (profile.id, self.session.mode) else None
         query = self.filters.query(profile.id, self.session.mode, base)
@@ -269,11 +270,11 @@ class TransactionsTab(TabActions, QWidget):
         if query is self.model.query and total != self.model.rowCount():
             self.requery()
 
-    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
         self.follow.start()
 
-    def hideEvent(self, event) -> None:  # noqa: N802 - Qt's name
+    def hideEvent(self, event: QHideEvent) -> None:  # noqa: N802 - Qt's name
         self.follow.stop()
         super().hideEvent(event)
 

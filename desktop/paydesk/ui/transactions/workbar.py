@@ -15,7 +15,7 @@ from ..elided import ElidedLabel
 class WorkBar(QWidget):
     showChanged = Signal(object)  # the tx_refs to show only (what a check changed); empty: all
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.setObjectName("work-bar")
         row = QHBoxLayout(self)
@@ -76,7 +76,7 @@ class WorkBar(QWidget):
 
     def stop(self) -> None:
         """Cancel: the work stops at once (calls in flight are abandoned)."""
-        if self.busy:
+        if self._task is not None and not self._task.done():  # busy
             self.say("Cancelled")
             self._task.cancel()
 
