@@ -10,14 +10,11 @@ from typing import Any
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -26,9 +23,10 @@ from ...config.profiles import Profile
 from ...desk.cards import words
 from ...desk.tasks import TaskSet
 from ...ledger.cards import CardLedger, CardQuery, CardRecord
+from .. import widgets
 from ..fixed_text import fixed_font
 from ..paging import PagedModel
-from ..table import Index, tips_for_cut_text
+from ..table import Index
 
 COLUMNS = ("Card", "Name on card", "Balance", "State", "Expires", "Created")
 BALANCE, STATE, EXPIRES = 2, 3, 4
@@ -166,21 +164,9 @@ class WalletList(QWidget):
         self.as_of = QLabel("")
         self.as_of.setObjectName("cards-as-of")
         column.addWidget(self.as_of)
-        self.table = QTableView()
-        self.table.setObjectName("card-list")
-        self.table.setAccessibleName("Cards")
         self.model = WalletModel(ledger, tasks)
-        self.table.setModel(self.model)
-        tips_for_cut_text(self.table)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().hide()
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for index, width in enumerate((170, 150, 120, 100, 110)):
-            self.table.setColumnWidth(index, width)
-        header.setStretchLastSection(True)
+        self.table = widgets.record_table("card-list", self.model, "Cards",
+                                          (170, 150, 120, 100, 110))
         column.addWidget(self.table, 1)
         self.count = QLabel("")
         self.count.setObjectName("cards-count")
