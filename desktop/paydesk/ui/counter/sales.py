@@ -7,7 +7,7 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
+from PySide6.QtWidgets import QTableView
 
 from ...desk.counter import CounterController
 from ...desk.states import money
@@ -24,9 +24,10 @@ from ...ledger.counter import (
     Sale,
 )
 from ...service.money import format_amount
+from .. import widgets
 from ..fixed_text import fixed_font
 from ..paging import PagedModel
-from ..table import Index, tips_for_cut_text
+from ..table import Index
 
 COLUMNS = ("Time", "Title", "Amount", "State", "Reference")
 TIME, TITLE, AMOUNT, STATE, REFERENCE = range(len(COLUMNS))
@@ -144,17 +145,5 @@ class SalesModel(PagedModel):
 class SalesList(QTableView):
     def __init__(self, model: SalesModel):
         super().__init__()
-        self.setObjectName("counter-sales")
-        self.setAccessibleName("Today's sales")
         self.sales = model
-        self.setModel(model)
-        tips_for_cut_text(self)
-        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.verticalHeader().hide()
-        header = self.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for column, width in enumerate((90, 220, 120, 230)):
-            self.setColumnWidth(column, width)
-        header.setStretchLastSection(True)
+        widgets.as_record_table(self, "counter-sales", model, "Today's sales", (90, 220, 120, 230))
