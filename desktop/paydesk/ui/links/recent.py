@@ -7,10 +7,11 @@ from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QAbstractItemView, QTableView
+from PySide6.QtWidgets import QTableView
 
 from ...desk.states import PAID_AFTER_VOID, SHOWN, VOIDED_AT_COUNTER, money, state_words
 from ...ledger import LinkRecord
+from .. import widgets
 from ..fixed_text import fixed_font
 from ..table import (
     AMOUNT_SAMPLE,
@@ -19,7 +20,6 @@ from ..table import (
     Index,
     bold_font,
     fit_columns,
-    tips_for_cut_text,
 )
 
 COLUMNS = ("Reference", "Amount", "Title", "State", "Created")
@@ -100,15 +100,8 @@ class RecentLinks(QTableView):
 
     def __init__(self) -> None:
         super().__init__()
-        self.setObjectName("recent-links")
-        self.setAccessibleName("Recent links")
         self.recent = RecentModel()
-        self.setModel(self.recent)
-        tips_for_cut_text(self)
-        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.verticalHeader().hide()
+        widgets.as_record_table(self, "recent-links", self.recent, "Recent links")
         # the title takes what the others leave: the list never scrolls sideways
         fit_columns(self, (REFERENCE_SAMPLE, AMOUNT_SAMPLE, "", STATE_SAMPLES,
                            "28 Dec 23:58"), 2, {0: fixed_font(), STATE: bold_font()})
