@@ -38,14 +38,14 @@ RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter  # an amount
 class Column:
     """One column of a ``HeadedModel``: its header, a row's text in it, and how that text
     looks: ``font`` (the fixed face of a reference, a state's bold), ``align``, a row's
-    ``colour`` (a colour's name) and a row's ``tip``."""
+    ``colour`` (a colour's name; None: the view's) and a row's ``tip`` (None: none)."""
 
     header: str
     text: Callable[[Any], str]
     font: QFont | None = None
     align: Qt.AlignmentFlag | None = None
-    colour: Callable[[Any], str] | None = None
-    tip: Callable[[Any], str] | None = None
+    colour: Callable[[Any], str | None] | None = None
+    tip: Callable[[Any], str | None] | None = None
 
 
 class HeadedModel(QAbstractTableModel):
@@ -81,7 +81,8 @@ class HeadedModel(QAbstractTableModel):
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
             return column.text(row)
         if role == Qt.ItemDataRole.ForegroundRole and column.colour is not None:
-            return QColor(column.colour(row))
+            name = column.colour(row)
+            return None if name is None else QColor(name)
         if role == Qt.ItemDataRole.FontRole:
             return column.font
         if role == Qt.ItemDataRole.TextAlignmentRole and column.align is not None:
