@@ -305,10 +305,12 @@ class LinkForm(QWidget):
                 "currency": self.currency.currentText(), "meta": self.meta.pairs()}
 
     def restore(self, draft: dict | None, callback_url: str, return_url: str) -> None:
-        """Show ``draft`` (None: an empty form with the profile's default addresses); no
-        field's message is said until it is typed in again."""
+        """Show ``draft`` (None: an empty form with the profile's default addresses), the
+        reference empty until this profile's is proposed; no field's message is said until
+        it is typed in again."""
         fields = draft["fields"] if draft else {"callback_url": callback_url,
                                                 "return_url": return_url}
+        self.tx_ref.clear()  # the last one's reference never shows here: proposed anew
         for key in self.DRAFTED:
             self.fields[key].setText(fields.get(key, ""))
         if draft and self.currency.findText(draft["currency"]) >= 0:

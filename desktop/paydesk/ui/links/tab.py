@@ -141,6 +141,7 @@ class LinksTab(QWidget):
             self.form.restore(self._drafts.pop(showing, None), profile.callback_url,
                               profile.return_url)
             self._showing = showing
+            self.loaded = False  # until this profile's list and reference are read
         else:
             self.form.set_defaults(profile.callback_url, profile.return_url)
         self.tasks.replace("reload", self._reload(profile.id, self.session.mode))
