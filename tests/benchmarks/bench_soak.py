@@ -37,10 +37,12 @@ import asyncio
 import json
 import os
 import random
+import shutil
 import signal
 import sys
 import tempfile
 import time
+import traceback
 import tracemalloc
 from collections import Counter
 from contextlib import ExitStack
@@ -148,9 +150,9 @@ class Desk(DayMix):
     async def step(self, name: str, coro) -> None:
         try:
             await coro
-        except TimedOut as why:  # the step did not happen in time: counted, the screen put
-            self.stuck[name] += 1  # straight, the work goes on
-            if self.stuck[name] <= 3:
+        except (TimedOut, AssertionError) as why:  # the step did not happen in time, or a
+            self.stuck[name] += 1  # widget could not be pressed: counted, the screen put
+            if self.stuck[name] <= 3:  # straight, the work goes on
                 print(f"    ({name}: stuck, {why})", flush=True)
             self.put_straight()
             await asyncio.sleep(1)
@@ -226,7 +228,7 @@ class Desk(DayMix):
     async def export_csv(self) -> None:
         tab = self.window.transactions_tab
         self.show_tab(tab)
-        path = self.folder / f"export-{self.done['csv'] + 1}.csv"
+        path = self.new_file("export", ".csv")
         press.click(tab.export_button)
         await save_as(path)
         await until(lambda: path.exists() and not tab.exporting, "the CSV export", 60)
@@ -238,7 +240,7 @@ class Desk(DayMix):
             return
         await self._look_up(self.rng.choice(self.paid[-50:]), "success")
         details = self.window.transactions_tab.details
-        path = self.folder / f"receipt-{self.done['pdf'] + 1}.pdf"
+        path = self.new_file("receipt", ".pdf")
         press.click(details.buttons["receipt-pdf"])
         await save_as(path)
         await until(lambda: path.exists() and path.stat().st_size > 0, "the PDF receipt")
@@ -363,7 +365,7 @@ async def soak(qapp, folder: Path, base: str, keys: dict, args) -> None:
     await until(lambda: window.started, "start-up", 60)
     desk = Desk(window, session, base, keys["secret"], folder / "files")
     (folder / "files").mkdir()
-    meter = Meter(window, args.trace, args.top)
+    meter = Meter(window, args.trace, args.top, maps=args.maps)
     warm = warm_minutes(args.minutes, args.every)
     screens = ", ".join(f"{s.size().width()}x{s.size().height()}" for s in qapp.screens())
     print(f"Soak: {args.minutes:g} min of a counter's and a finance desk's work against a sandbox "
@@ -396,6 +398,9 @@ async def soak(qapp, folder: Path, base: str, keys: dict, args) -> None:
                 if abs(at - warm) < 1e-9:
                     meter.warm()
                 mark += 1
+    except BaseException:
+        traceback.print_exc()  # said now: closing may take a while
+        raise
     finally:
         await desk.http.aclose()
         window.close()
@@ -416,8 +421,10 @@ async def tasks_left() -> None:
         print(f"    {task.get_name()}: {task.get_coro().__qualname__} at {', '.join(where)}")
         task.cancel()
     done, pending = await asyncio.wait(left, timeout=10)
-    if pending:
-        print(f"    {len(pending)} of them did not end when cancelled")
+    if pending:  # a step of theirs was lost: they can never run again; the loop closes without
+        print(f"    {len(pending)} of them did not end when cancelled")  # waiting for them
+        for task in pending:
+            asyncio.tasks._unregister_task(task)
 
 
 def report(rows, idle: float, warm: float, desk: Desk) -> None:
@@ -470,6 +477,9 @@ def main() -> None:
                         help="the same as --platform xcb")
     parser.add_argument("--trace", action="store_true",
                         help="tracemalloc and object counts: what grew, interval to interval")
+    parser.add_argument("--maps", action="store_true",
+                        help="the resident memory that grew, by mapping (malloc's main arena, "
+                             "other anonymous memory, shared memory, each library and font)")
     parser.add_argument("--trim", action="store_true",
                         help="after each line, malloc_trim(0) and RSS again (fragmentation or "
                              "a leak?); the figures after it start lower")
@@ -484,6 +494,7 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="paydesk-bench-soak-"))
     qInstallMessageHandler(quiet_platform)
     with ExitStack() as stack:
+        stack.callback(shutil.rmtree, folder, ignore_errors=True)
         on_platform(args.platform, folder, stack)
         base, keys = stack.enter_context(sandbox_running(folder / "sandbox"))
         qapp, runner = stack.enter_context(qt_loop())

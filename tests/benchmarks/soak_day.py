@@ -63,7 +63,11 @@ async def to_front(window: QWidget) -> None:
 
 
 async def save_as(path: Path, dialog_name: str = "save-dialog") -> None:
-    """The file dialog that opens: the whole path typed into its name field, Enter."""
+    """The file dialog that opens: the whole path typed into its name field, Enter. (A file
+    saved over would make the dialog ask first, in a loop of its own run inside this task's
+    step: the soak's names are new each time.)"""
+    if dialog_name == "save-dialog" and path.exists():
+        raise AssertionError(f"{path.name} is there already")
     box = await until(lambda: shown_window(dialog_name), f"the {dialog_name}")
     name = box.findChild(QLineEdit, "fileNameEdit")
     press.type_into(name, str(path))
@@ -90,6 +94,12 @@ class DayMix:
     window: object
     folder: Path
     done: object
+    _files = 0
+
+    def new_file(self, stem: str, suffix: str) -> Path:
+        """A name not used before in the soak's folder (a step stuck half-way leaves its file)."""
+        self._files += 1
+        return self.folder / f"{stem}-{self._files}{suffix}"
 
     def menu(self, menu, action) -> None:
         """A menu of the menu bar clicked open, then its entry clicked."""
@@ -129,8 +139,7 @@ class DayMix:
 
     async def bulk(self) -> None:
         """Bulk links…: the template downloaded, rows added, chosen, checked, created."""
-        n = self.done["bulk"] + 1
-        path = self.folder / f"term-fees-{n}.csv"
+        path = self.new_file("term-fees", ".csv")
         links = self.window.links_tab
         self.show_tab(links)
         press.click(links.bulk)
@@ -144,7 +153,7 @@ class DayMix:
         await save_as(path)
         await until(lambda: path.exists() and "Template saved" in window.file_step.message.text(),
                     "the template saved")
-        add_rows(path, n * BULK_ROWS)
+        add_rows(path, self._files * BULK_ROWS)
         press.click(window.file_step.choose)
         await save_as(path, "bulk-open-dialog")
         await until(lambda: window.stack.currentWidget() is window.mapping_step, "the columns")
@@ -168,13 +177,12 @@ class DayMix:
         window = await until(lambda: shown_window("batches-window"), "the Batches window")
         await until(lambda: window.shown_batch is not None and window.qr.isEnabled(),
                     "a batch chosen")
-        n = self.done["qr sheet"] + 1
-        sheet = self.folder / f"codes-{n}.pdf"
+        sheet = self.new_file("codes", ".pdf")
         press.click(window.qr)
         await save_as(sheet)
         await until(lambda: sheet.exists() and sheet.name in window.said.text(), "the QR sheet")
         self.done["qr sheet"] += 1
-        results = self.folder / f"results-{n}.{'xlsx' if n % 2 else 'csv'}"
+        results = self.new_file("results", ".xlsx" if self.done["results"] % 2 else ".csv")
         press.click(window.results)
         await save_as(results)
         await until(lambda: results.exists() and results.name in window.said.text(),

@@ -35,6 +35,24 @@ def rss_mb() -> float:
     return status_mb().get("VmRSS", float("nan"))
 
 
+def mappings_mb() -> Counter:
+    """Resident memory by kind of mapping (/proc/self/smaps), in MB: "[heap]" (malloc's main
+    arena), "anon" (other arenas, Python's own, large blocks, thread stacks), "shared" (shared
+    memory: the X server's images), and each file mapped, by name."""
+    found: Counter = Counter()
+    kind = None
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        head = line.split(None, 5)
+        if len(head) >= 5 and "-" in head[0] and not line.endswith(":"):
+            path = head[5].strip() if len(head) > 5 else ""
+            kind = (path if path.startswith("[") else "shared" if head[1].endswith("s")
+                    or path.startswith(("/dev/shm", "/SYSV", "/memfd:")) else
+                    Path(path).name if path else "anon")
+        elif line.startswith("Rss:") and kind is not None:
+            found[kind] += int(line.split()[1]) / 1024
+    return found
+
+
 class _MallInfo2(ctypes.Structure):
     _fields_ = [(name, ctypes.c_size_t) for name in (
         "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
@@ -66,14 +84,16 @@ def malloc_trim() -> bool:
 class Meter:
     """One line of figures per interval; with ``trace``, what grew since the last."""
 
-    def __init__(self, window, trace: bool, top: int):
+    def __init__(self, window, trace: bool, top: int, maps: bool = False):
         self.window, self.trace, self.top = window, trace, top
+        self.maps = maps or trace
         self.rows: list[tuple[float, float]] = []  # (minutes, RSS MB)
         self._snapshot = self._warm_snapshot = None
         self._types: Counter | None = None
         self._weak: Counter | None = None
         self._widgets: Counter | None = None
         self._tasks: Counter = Counter()
+        self._mappings: Counter | None = None
 
     def header(self) -> None:
         print(f"  {'when':>9} {'RSS MB':>7} {'anon':>6} {'file':>6} {'shmem':>6} {'malloc':>7} "
@@ -102,6 +122,8 @@ class Meter:
             self.rows.append((minutes, rss))
         self._print_counts(names - self._tasks, "tasks")
         self._tasks = names
+        if self.maps:
+            self._grown_mappings()
         if self.trace:
             self._grown(widgets)
         return rss
@@ -126,6 +148,15 @@ class Meter:
             self._print_counts(kinds - self._widgets, "widgets")
             self._dead_holders(objects, weak["NoneType"] - self._weak["NoneType"])
         self._snapshot, self._types, self._weak, self._widgets = snapshot, types, weak, kinds
+
+    def _grown_mappings(self) -> None:
+        mappings = mappings_mb()
+        if self._mappings is not None:
+            grown = Counter({k: v for k, v in (mappings - self._mappings).items() if v >= 0.1})
+            if grown:
+                print("      resident memory that grew, by mapping: " + ", ".join(
+                    f"{name} +{mb:.1f} MB" for name, mb in grown.most_common(self.top)))
+        self._mappings = mappings
 
     def warm(self) -> None:
         if self.trace:
