@@ -124,9 +124,15 @@ class Desk(DayMix):
             bar = tabs.tabBar()
             press.click(bar, pos=bar.tabRect(index).center())
 
-    async def pay(self, reference: str) -> None:
+    async def pay(self, reference: str) -> bool:
+        """The customer pays; False when the link could not be paid any more (409: paid or
+        closed already)."""
         answer = await self.http.post(f"_sandbox/pay/{reference}", json={"outcome": "success"})
+        if answer.status_code == 409:
+            self.done["not payable"] += 1
+            return False
         answer.raise_for_status()
+        return True
 
     async def setup(self) -> None:
         """The merchant's card balance, and the customer details of the form's links."""
@@ -178,10 +184,11 @@ class Desk(DayMix):
 
         sale = await until(made, "the sale's code on both screens")
         await asyncio.sleep(self.rng.uniform(1.0, 3.0))  # the customer scans and pays
-        await self.pay(sale.record.reference)
+        if not await self.pay(sale.record.reference):
+            raise AssertionError(f"the sale {sale.tx_ref} could not be paid")
+        self.paid.append(sale.tx_ref)
         await until(lambda: tab.mirror.state.text() == "PAID"
                     and view.phase in ("paid", "thanks", "blank"), "PAID on screen", 20)
-        self.paid.append(sale.tx_ref)
         await asyncio.sleep(1.0)
         self.done["sale"] += 1
 
@@ -219,9 +226,11 @@ class Desk(DayMix):
         if len(self.unpaid) > 2:  # the oldest is paid; a few stay unpaid a while
             tx_ref = self.unpaid.pop(0)
             record = await self.window.session.ledger.get(PROFILE, tx_ref)
-            await self.pay(record.reference)
-            await self._look_up(tx_ref, "success")
-            self.paid.append(tx_ref)
+            if await self.pay(record.reference):
+                await self._look_up(tx_ref, "success")
+                self.paid.append(tx_ref)
+            else:
+                await self._look_up(tx_ref)
         elif self.paid:
             await self._look_up(self.rng.choice(self.paid[-50:]), "success")
 
