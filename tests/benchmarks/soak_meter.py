@@ -2,8 +2,8 @@
 (anonymous: the heaps; file: libraries and fonts mapped; shared memory: the X server's
 shared images of the windows on xcb), malloc's own figures (bytes in use, and bytes free but
 kept: growing "free" is fragmentation, growing "in use" a leak), Python's blocks, and
-counts: gc objects, Qt's widgets and top-level windows, the main window's QObjects,
-asyncio's tasks. With ``trace``: what grew
+counts: gc objects, Qt's widgets and top-level windows, the main window's QObjects (with
+``trace``), asyncio's tasks. With ``trace``: what grew
 since the last line (tracemalloc sites, object types, weak references, widgets)."""
 
 from __future__ import annotations
@@ -110,14 +110,17 @@ class Meter:
         objects = len(gc.get_objects()) + gc.get_freeze_count()
         widgets = QApplication.allWidgets()
         windows = len(QApplication.topLevelWidgets())
-        qobjects = len(self.window.findChildren(QObject))
+        # PySide makes a Python object for each QObject found, and never learns when a
+        # non-widget one (a text document's frame, a layout) is deleted with its parent:
+        # counted with --trace only, where that is known to weigh
+        qobjects = len(self.window.findChildren(QObject)) if self.trace else -1
         names = Counter(task.get_name() for task in asyncio.all_tasks())
         tasks = sum(names.values())
         heap_text = f"{heap:8.1f}" if self.trace else f"{'-':>8}"
         print(f"  {label:>9} {rss:7.1f} {memory.get('RssAnon', 0):6.1f} "
               f"{memory.get('RssFile', 0):6.1f} {memory.get('RssShmem', 0):6.1f} {used:7.1f} {free:6.1f} {heap_text} "
               f"{sys.getallocatedblocks():10,d} {objects:11,d} {len(widgets):8,d} {windows:8,d} "
-              f"{qobjects:9,d} {tasks:6d}  {work}", flush=True)
+              f"{qobjects if qobjects >= 0 else '-':>9} {tasks:6d}  {work}", flush=True)
         if minutes is not None:
             self.rows.append((minutes, rss))
         self._print_counts(names - self._tasks, "tasks")
@@ -147,6 +150,7 @@ class Meter:
             self._print_counts(weak - self._weak, "weak references (by what they refer to)")
             self._print_counts(kinds - self._widgets, "widgets")
             self._dead_holders(objects, weak["NoneType"] - self._weak["NoneType"])
+            self._holders(objects, types - self._types)
         self._snapshot, self._types, self._weak, self._widgets = snapshot, types, weak, kinds
 
     def _grown_mappings(self) -> None:
@@ -166,6 +170,48 @@ class Meter:
         if self.trace and self._warm_snapshot is not None and self._snapshot is not None:
             self._print_sites(self._snapshot.compare_to(self._warm_snapshot, "traceback"),
                               "since the warm-up", frames=4)
+
+    BUILTIN = frozenset(("tuple", "list", "dict", "set", "frozenset", "cell", "function",
+                         "method", "ReferenceType", "deque", "coroutine", "Context", "frame"))
+
+    def _holders(self, objects, grown: Counter) -> None:
+        """Who holds the newest objects of the classes of our own that grew the most: the
+        path up from one of them (its holder, the holder's holder...), by type and attribute."""
+        mine = [name for name, n in grown.most_common() if name not in self.BUILTIN and n >= 5][:2]
+        frame_type = type(sys._getframe())
+        for name in mine:
+            newest = None
+            for candidate in reversed(objects):
+                if type(candidate).__name__ == name:
+                    newest = candidate
+                    break
+            if newest is None:
+                continue
+            chain: list[str] = []
+            seen = {id(objects), id(chain)}
+            at = newest
+            for _ in range(6):
+                up = []
+                for referrer in gc.get_referrers(at):
+                    if id(referrer) not in seen and not isinstance(referrer, frame_type):
+                        up.append(referrer)
+                seen.add(id(up))
+                if not up:
+                    break
+                holder = up[0]
+                seen.add(id(holder))
+                where = type(holder).__name__
+                if isinstance(holder, dict):  # an object's attributes: say which
+                    for key, value in holder.items():
+                        if value is at:
+                            where = f"dict[{key!r}]"
+                            break
+                elif isinstance(holder, (list, tuple, set, frozenset)):
+                    where = f"{type(holder).__name__} of {len(holder)}"
+                chain.append(where)
+                at = holder
+            print(f"      a new {name} is held by: " + " < ".join(chain))
+            del newest, at, up
 
     def _dead_holders(self, objects, grown: int) -> None:
         """Who keeps weak references whose object is gone (when more are kept than before)."""
