@@ -78,6 +78,8 @@ def sandbox(tmp_path, dialect):
     """The default sandbox: cards deployment, under /pay; strict unless the module runs its
     tests in each dialect (``dialect``)."""
     running = start_sandbox(tmp_path / "sandbox", base_path="/pay", **dialects.options(dialect))
+    if dialect == "family":
+        running.fund_live_wallet()  # its cards draw on the live balance, whichever key
     yield running
     running.stop()
 

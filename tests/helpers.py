@@ -87,14 +87,36 @@ class Running:
         """The sandbox's control API for one merchant and mode: ``control(base_url, ...)``."""
         return control(self.base_url, self.key(mode, merchant=merchant), path, body)
 
+    def settings(self, merchant: int = 0, **body) -> dict:
+        """``--family``'s merchant settings (both modes): ``body`` set (``amount_limits``,
+        ``customer_pays_fee``, ``home_currency``), then all of them as the sandbox has them."""
+        with self.client(merchant=merchant) as c:
+            answer = c.put("/_sandbox/settings", json=body)
+            answer.raise_for_status()
+            return answer.json()["data"]
+
+    def fund_live_wallet(self, amount: str = "100000", merchant: int = 0) -> None:
+        """Top up the merchant's live balance in each currency of the deployment: the
+        family's cards have no test mode and draw on it whichever key makes them (it starts
+        at 0, as a new business's account does)."""
+        for currency in self.server.config.currencies:
+            self.control("balance", {"currency": currency, "amount": amount},
+                         merchant=merchant, mode="live")
+
     def stop(self) -> None:
         self.server.stop()
 
 
 def start_sandbox(data_dir: Path, **options) -> Running:
     """A sandbox on a free port; ``options`` go to ``SandboxConfig`` (``family=True``,
-    ``quirks=True``, ``webhook_url=...``, ``base_path=...``, ``deployment=...``)."""
+    ``quirks=True``, ``webhook_url=...``, ``base_path=...``, ``deployment=...``).
+
+    Not throttled unless asked (``rate_limit=N``, or None for the dialect's own): the family's
+    server allows 60 requests a minute per client address, and a test, all of it from
+    127.0.0.1, makes many more than a shop would in its first minute; only the tests about
+    the throttle want it."""
     options.setdefault("notify_backoff", 0.05)
+    options.setdefault("rate_limit", 0)
     server = SandboxServer(SandboxConfig(data_dir=data_dir, port=0, **options)).start()
     merchants = json.loads((data_dir / "merchants.json").read_text())
     return Running(server, merchants)
@@ -240,3 +262,66 @@ def decode_qr_file(path) -> list[str]:
     raw = bytes(image.constBits())[: stride * height]
     pixels = b"".join(raw[y * stride: y * stride + width] for y in range(height))
     return [s.data.decode() for s in pyzbar.decode((pixels, width, height))]
+
+
+class Foreign:
+    """Another program at a profile's address: a plain web server on 127.0.0.1 (a developer's
+    own app, a blog) answering every request with ``shape`` (see ``SHAPES``), never with the
+    service's envelope. It keeps every request it was sent, and counts those carrying one of
+    ``secrets`` (in any header or in the body): PayDesk must send it none.
+
+    ``port`` 0: a free one. ``close()`` stops it (nothing listens there after)."""
+
+    SHAPES = {
+        # a web page, whatever was asked
+        "html": (200, "text/html; charset=utf-8",
+                 b"<!DOCTYPE html><html><body><h1>My blog</h1></body></html>"),
+        # another API's refusal: JSON, but its status is a number (not the service's envelope)
+        "json-401": (401, "application/json", b'{"status": 401, "message": "Unauthorized"}'),
+        # another API's "no such route": JSON without the envelope
+        "json-404": (404, "application/json", b'{"detail": "Not Found"}'),
+    }
+
+    def __init__(self, shape: str = "html", port: int = 0, secrets: tuple[str, ...] = ()):
+        self.secrets = tuple(s for s in secrets if s)
+        self.requests: list[tuple[str, str, dict[str, str], bytes]] = []
+        self._lock = threading.Lock()
+        status, content_type, body = self.SHAPES[shape]
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _answer(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                with outer._lock:
+                    outer.requests.append((self.command, self.path, dict(self.headers), raw))
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_GET = do_POST = do_PUT = do_DELETE = _answer
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self.port = self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def with_secret(self) -> int:
+        """How many requests carried one of the secrets."""
+        with self._lock:
+            seen = list(self.requests)
+        return sum(1 for _, _, headers, raw in seen
+                   if any(s in " ".join(headers.values()) or s.encode() in raw
+                          for s in self.secrets))
+
+    def count(self) -> int:
+        with self._lock:
+            return len(self.requests)
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

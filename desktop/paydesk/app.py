@@ -31,7 +31,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="use the shop's shared ledger at this PostgreSQL URL for this run, e.g. "
                         "postgresql://paydesk@ledger.shop.lan/paydesk?sslmode=require (default: "
                         "the one saved in Settings → Shared ledger…, else this computer's own); "
-                        "a password in it is moved to the keyring")
+                        "never with its password: see --ledger-password-stdin")
+    p.add_argument("--ledger-password-stdin", action="store_true",
+                   help="read the shared ledger's password from the first line of standard "
+                        "input (never from the command line, where every user of the computer "
+                        "could read it) and keep it in the keyring once it opened the ledger")
     p.add_argument("--no-keyring", action="store_true",
                    help="keep keys in memory for this session only, even if a keyring exists")
     p.add_argument("--import-ledger", nargs="?", const="", metavar="PATH",
@@ -118,41 +122,59 @@ async def painted(window, timeout: float = FIRST_PAINT_WAIT) -> None:
         watch.deleteLater()
 
 
-async def _open_desk(paths, keys, choice, password):
+NO_SHARED_LEDGER = ("no shared ledger is named: give its address with --ledger URL (or save it "
+                    "in Settings → Shared ledger…)")
+
+
+async def _open_desk(paths, keys, choice, password, *, typed: bool = False):
     """The desk, opened, on the chosen ledger (the one composition root; the window is handed
     it). A shared ledger that cannot be opened is said in a dialog that tries again every few
     seconds by itself, until it opens (the desk), the person quits (None), or chooses this
-    computer's own ledger for this session."""
+    computer's own ledger for this session. When the server asks for the password (none kept,
+    or the kept one refused) the dialog asks for it; one typed there is tried at once and
+    kept in the keyring once it opened the ledger, as is one given on standard input
+    (``typed``)."""
+    from . import logs
     from .config.shared_ledger import Choice
     from .desk.build import build_desk
+    from .desk.ledger_choice import asks_password, keep_password
     from .ledger import LedgerError
-    from .ui.ledger_problem import OWN, QUIT, LedgerProblemDialog
+    from .ui.ledger_problem import CONNECT, OWN, QUIT, WAITING, LedgerProblemDialog
 
-    dialog = None
+    dialog = None  # typed: the password was given or typed (kept once it opens the ledger)
     try:
         while True:
             desk = build_desk(paths, keys, ledger_url=choice.url, ledger_password=password)
             desk.session.ledger_choice = choice
             try:
                 await desk.open()
-                return desk
             except LedgerError as error:
                 await desk.close()
                 if not choice.shared:
                     raise
                 log.warning("the shared ledger cannot be opened: %s", error)
-                why = str(error)
-            if dialog is None:
-                dialog = LedgerProblemDialog(why, choice.url)
-                dialog.open()
+                why, asks = str(error), asks_password(error)
             else:
-                dialog.say(why)
+                if typed and choice.url is not None:
+                    await keep_password(keys, choice.url, password)
+                return desk
+            if dialog is None:
+                dialog = LedgerProblemDialog(why, choice.url, asks_password=asks)
+                dialog.open()
+            elif typed and asks:
+                dialog.refused(why)  # the password typed: said beside it
+            else:
+                dialog.say(why, asks_password=asks)
             await dialog.next_try()
             if dialog.choice == QUIT:
                 return None
             if dialog.choice == OWN:
                 choice, password = Choice(None, "own"), None
                 dialog.hide()
+            elif dialog.choice == CONNECT:
+                password, typed = dialog.typed_password(), True
+                logs.REDACTOR.add(password)  # tried, if not kept: never in a log line
+                dialog.choice = WAITING
     finally:
         from shiboken6 import isValid
 
@@ -170,7 +192,13 @@ async def run(app, args, paths, keys, *, window_ready=None) -> int:
     # --ledger, else the saved shared ledger, else this computer's own (its password, from
     # the keyring, is read now: the keyring is looked for before the first paint then)
     choice, password = await choose_ledger(paths, keys, getattr(args, "ledger", None))
-    desk = await _open_desk(paths, keys, choice, password)
+    given = getattr(args, "ledger_password", None)  # --ledger-password-stdin's
+    if given is not None:
+        if not choice.shared:
+            print(f"paydesk: --ledger-password-stdin: {NO_SHARED_LEDGER}", file=sys.stderr)
+            return 2
+        password = given
+    desk = await _open_desk(paths, keys, choice, password, typed=given is not None)
     if desk is None:
         return 0  # the shared ledger could not be opened, and the person quit
     session = desk.session
@@ -244,19 +272,42 @@ def _import_ledger(args: argparse.Namespace) -> int:
         logs.flush()
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    if args.ledger:
-        from .config.shared_ledger import split_password, url_problem
-        from .logs import REDACTOR
+def _ledger_arguments(args: argparse.Namespace) -> str | None:
+    """What is wrong with ``--ledger`` (a password in it, no TLS to another computer), and
+    ``--ledger-password-stdin``'s password read (``args.ledger_password``; None without it)."""
+    from .config.shared_ledger import IN_ARGUMENTS, read_password, split_password, url_problem
+    from .logs import REDACTOR
 
+    args.ledger_password = None
+    if args.ledger:
         typed = split_password(args.ledger)[1]
         if typed:
-            REDACTOR.add(typed)  # before anything is logged
+            REDACTOR.add(typed)  # before anything is logged; and never kept
+            return f"--ledger: {IN_ARGUMENTS}"
         problem = url_problem(args.ledger)
         if problem:
-            print(f"paydesk: --ledger: {problem}", file=sys.stderr)
-            return 2
+            return f"--ledger: {problem}"
+    if args.ledger_password_stdin:
+        password = None
+        if sys.stdin is not None and sys.stdin.isatty():  # typed: not echoed
+            import getpass
+
+            password = getpass.getpass("Password for the shared ledger: ").strip() or None
+        elif sys.stdin is not None:  # none at all under a windowed Windows program
+            password = read_password(sys.stdin)
+        if password is None:
+            return "--ledger-password-stdin: no password on standard input"
+        REDACTOR.add(password)
+        args.ledger_password = password
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    problem = _ledger_arguments(args)
+    if problem:
+        print(f"paydesk: {problem}", file=sys.stderr)
+        return 2
     if args.import_ledger is not None:  # no window: the counts printed, then the exit
         return _import_ledger(args)
     problem = display_problem()

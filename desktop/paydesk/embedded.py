@@ -23,13 +23,16 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from . import sandbox_identity as identity
-from .config.profiles import CARDS_CURRENCIES, MODES, Profile
+from .config.profiles import CARDS_CURRENCIES, MODES, WALK_IN_NAME, Profile
 from .sandbox_identity import Answer
-from .service.errors import ServiceUnavailableError
+from .service.errors import NotTheServiceError, ServiceUnavailableError
 
 log = logging.getLogger("paydesk.embedded")
 BASE_PATH = "/pay"
 FIRST_PORT = 8765
+# the sandbox profile's shop e-mail: the counter sells at once; the sandbox sends no mail
+# (what it would send stays in its outbox), and .example is never anyone's address
+SANDBOX_SHOP_EMAIL = "shop@sandbox.example"
 
 
 def _port_of(url: str) -> int:
@@ -39,7 +42,7 @@ def _port_of(url: str) -> int:
         return 0
 
 
-class WrongServiceError(ServiceUnavailableError):
+class WrongServiceError(NotTheServiceError):
     """Something other than this computer's sandbox answers at the sandbox's address.
     Nothing was sent to it; no key is wrong."""
 
@@ -150,7 +153,10 @@ class EmbeddedSandbox:
         profile = existing or Profile(id=Profile.new_id(), name="Sandbox", base_url="",
                                       embedded_sandbox=True, txref_prefix="SBX")
         profile = replace(profile, base_url=self.base_url, currencies=list(CARDS_CURRENCIES),
-                          has_cards=True, sandbox_port=usual)
+                          has_cards=True, sandbox_port=usual,
+                          # the counter sells at once (a profile of an older PayDesk too)
+                          shop_email=profile.shop_email.strip() or SANDBOX_SHOP_EMAIL,
+                          walk_in_name=profile.walk_in_name.strip() or WALK_IN_NAME)
         keys = {(mode, kind): merchant["keys"][mode][kind] for mode in MODES
                 for kind in ("secret", "public")}
         return profile, keys

@@ -52,6 +52,15 @@ class ConnectionHealth:
             health.offline_since = datetime.now(UTC)
         self.on_change(profile_id, mode)
 
+    def keys_changed(self, profile_id: str) -> None:
+        """The profile's keys changed (kept, removed, carried over): what was said of them
+        ("No test secret key…", a key refused) is no longer the story; the next call says
+        what is."""
+        for (known, mode), health in list(self._by.items()):
+            if known == profile_id and health.problem is not None:
+                health.problem = None
+                self.on_change(known, mode)
+
     def refused(self, profile_id: str, mode: str, problem: str) -> None:
         health = self.get(profile_id, mode)
         health.offline_since = None

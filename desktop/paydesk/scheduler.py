@@ -13,6 +13,13 @@ A link a notification can settle (``notified``, given by the composition root: a
 notification for its profile and mode came lately, and it is past its first minutes) is checked at
 most every ``notified_every`` s (5 minutes), never stopped: polling stays the safety net for
 a notification that never comes. Not while it is on screen: a person is waiting for that one.
+Yet while notifications come for its profile and mode (``delivering``: they reach a receiver
+now), a link on screen is checked every ``focused_notified_every`` s (30 s), not every 2 s:
+the notification is the way PAID comes, the check is only the safety net.
+
+Each check is a call of its class for the service's budget (``service/call_class.py``): a
+check asked for now (a record opened) is a person's look-up, a record on screen's is of the
+codes on screen, every other (and the paid re-reads) of the background.
 """
 
 from __future__ import annotations
@@ -25,26 +32,23 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
-from .ledger import CREATING, Cursor, LinkRecord, Page
+from .ledger import CREATING, LinkRecord
+from .paid_rereads import PaidPages, PaidRereads, StopWatching
+from .service.call_class import CallClass, calls_as
 from .service.errors import RateLimitedError, ServiceError
 
 log = logging.getLogger("paydesk.scheduler")
 Key = tuple[str, str]  # (profile_id, tx_ref)
 Group = tuple[str, str]  # (profile_id, mode)
-# the ledger's paid records (Ledger.paid_since): (since, checked_before=, after=, limit=)
-PaidPages = Callable[..., Awaitable[Page]]
 NOTIFIED_EVERY = 300.0  # s: a link a notification can settle is checked at most this often
+FOCUSED_NOTIFIED_EVERY = 30.0  # s: ...and one on screen, while notifications come
 # a pass over the entries costs time in proportion to their number (thousands after a batch
 # of bulk links): passes are spaced by this many times the last one's cost (at most
 # LONGEST_GAP s), so that they take a small share of the loop's thread
 GAP_FACTOR = 20
 LONGEST_GAP = 0.25
-
-
-class StopWatching(Exception):
-    """The record can no longer be checked (its profile was deleted): drop it."""
 
 
 @dataclass
@@ -60,6 +64,7 @@ class Entry:
     moved: bool = False  # ...cancelled to go to the on-screen lane at once
     focused_since: float | None = None  # monotonic: when a view began to show it
     least: float = 0.0  # s: checked no more often than this (later()), unless on screen
+    asked: bool = False  # its next check was asked for now (a record opened): a person's
 
     @property
     def settling(self) -> bool:
@@ -70,7 +75,7 @@ class Entry:
         return (self.record.profile_id, self.record.mode)
 
 
-class Scheduler:
+class Scheduler(PaidRereads):
     def __init__(self, check: Callable[[LinkRecord], Awaitable[LinkRecord]],
                  settle: Callable[[LinkRecord], Awaitable[LinkRecord]], *,
                  parallel: int = 4, focus_parallel: int = 2, focused_every: float = 2.0,
@@ -83,12 +88,18 @@ class Scheduler:
                  paid_fresh_every: float = 3600.0, paid_every: float = 43200.0,
                  paid_sweep: float = 300.0, paid_page: int = 100,
                  notified: Callable[[LinkRecord], bool] | None = None,
-                 notified_every: float = NOTIFIED_EVERY):
+                 notified_every: float = NOTIFIED_EVERY,
+                 delivering: Callable[[LinkRecord], bool] | None = None,
+                 focused_notified_every: float = FOCUSED_NOTIFIED_EVERY):
         self._check, self._settle = check, settle
         # a link a notification can settle (its profile and mode's came lately, and it is past
         # its first minutes: desk/notified.py): checked every ``notified_every`` s at most
         self.notified = notified
         self.notified_every = notified_every
+        # notifications come for its profile and mode now (desk/notified.py): a link on
+        # screen is checked every ``focused_notified_every`` s, the safety net only
+        self.delivering = delivering
+        self.focused_notified_every = focused_notified_every
         # paid records, read again for refunds and reversals: for ``paid_days`` after they
         # were paid; every ``paid_fresh_every`` s in their first ``paid_fresh_for`` s, every
         # ``paid_every`` s after; the ledger is asked which are due every ``paid_sweep`` s,
@@ -183,7 +194,16 @@ class Scheduler:
         if record is None:
             return
         self._focused[view] = record.key
-        self.check_now(record)
+        if not self._delivered(record):
+            self.check_now(record)
+            return
+        self.watch(record)  # notifications bring PAID: no look-up now, the safety net's pace
+        entry = self._entries.get(record.key)
+        if entry is not None:
+            if entry.focused_since is None:
+                entry.focused_since = time.monotonic()
+            entry.due = min(entry.due, time.monotonic() + self.focused_notified_every)
+            self._soon(entry.due)
 
     def check_now(self, record: LinkRecord) -> None:
         self.watch(record)
@@ -192,6 +212,7 @@ class Scheduler:
             return
         if self._is_focused(record.key) and entry.focused_since is None:
             entry.focused_since = time.monotonic()
+        entry.asked = True
         if entry.running and entry.waiting and entry.task is not None:
             entry.moved = True  # waiting behind slow checks: start again in the on-screen lane
             entry.task.cancel()
@@ -226,6 +247,8 @@ class Scheduler:
         key = record.key
         if not self._is_focused(key):
             return self._spaced(record, interval)
+        if self._delivered(record):
+            return self.focused_notified_every
         entry = self._entries.get(key)
         since = entry.focused_since if entry is not None else None
         if since is not None and time.monotonic() - since > self.focused_for:
@@ -247,6 +270,18 @@ class Scheduler:
             return wait
         self.stats["spaced for notifications"] += 1
         return self.notified_every
+
+    def _delivered(self, record: LinkRecord) -> bool:
+        """Notifications come for ``record``'s profile and mode now (not for a create: only
+        its own desk settles it)."""
+        if self.delivering is None or record.state == CREATING:
+            return False
+        try:
+            return self.delivering(record)
+        except Exception:  # the composition root's predicate: its fault checks as before
+            self.stats["scheduler errors"] += 1
+            log.exception("asking whether notifications come for %s failed", record.tx_ref)
+            return False
 
     def _slowest(self, entry: Entry) -> float:
         age = (datetime.now(UTC) - entry.record.created_at).total_seconds()
@@ -339,11 +374,18 @@ class Scheduler:
             elif key in self._entries:
                 self._soon(entry.due)
 
+    def _class_of(self, entry: Entry) -> CallClass:
+        if entry.asked:
+            return CallClass.PERSON_LOOKUP
+        return CallClass.ON_SCREEN if self._is_focused(entry.record.key) else CallClass.BACKGROUND
+
     async def _attempt(self, entry: Entry) -> None:
         key, settling = entry.record.key, entry.settling
         self.stats["settles" if settling else "checks"] += 1
+        klass, entry.asked = self._class_of(entry), False
         try:
-            record = await (self._settle if settling else self._check)(entry.record)
+            with calls_as(klass):
+                record = await (self._settle if settling else self._check)(entry.record)
         except asyncio.CancelledError:
             raise
         except StopWatching as why:
@@ -373,84 +415,6 @@ class Scheduler:
         entry.interval = max(entry.least if not entry.settling else 0.0,
                              min(self._slowest(entry), max(start, entry.interval * grow)))
         entry.due = time.monotonic() + self._pace(record, entry.interval)
-
-    # -- paid records: refunds and reversals ----------------------------------------------
-
-    async def _paid_loop(self) -> None:
-        """Every ``paid_sweep`` s, read again the paid records that are due; survives any
-        exception (logged, then the next sweep)."""
-        while True:
-            try:
-                await self.sweep_paid()
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # a bug here must not stop the next sweeps
-                self.stats["scheduler errors"] += 1
-                log.exception("re-reading paid records failed; trying again later")
-            await asyncio.sleep(self.paid_sweep)
-
-    async def sweep_paid(self) -> int:
-        """Read again every paid record that is due (paid lately and not read for a while),
-        a page at a time; returns how many were checked."""
-        if self._paid is None:  # not asked to: paid records are not read again
-            return 0
-        now = datetime.now(UTC)
-        checked = 0
-        failing: set[Group] = set()  # offline, no key, limited: left for the next sweep
-        for since, stale in (
-                (now - timedelta(seconds=self.paid_fresh_for),
-                 now - timedelta(seconds=self.paid_fresh_every)),
-                (now - timedelta(days=self.paid_days), now - timedelta(seconds=self.paid_every))):
-            after: Cursor | None = None
-            while True:
-                page = await self._paid(since, checked_before=stale, after=after,
-                                        limit=self.paid_page)
-                for record in page.records:
-                    if (record.profile_id, record.mode) in failing:
-                        continue
-                    done = await self._recheck_paid(record)
-                    if done < 0:
-                        failing.add((record.profile_id, record.mode))
-                    checked += max(done, 0)
-                if not page.more:
-                    break
-                after = page.end
-        return checked
-
-    async def _recheck_paid(self, record: LinkRecord) -> int:
-        """1: read again; 0: skipped; -1: failed (the rest of its group waits a sweep)."""
-        group = (record.profile_id, record.mode)
-        if record.profile_id in self._gone or record.key in self._entries:
-            return 0
-        while (pause := self._paused.get(group, 0) - time.monotonic()) > 0:
-            await asyncio.sleep(pause)  # that profile and mode is rate limited: wait it out
-        async with self._lanes[False]:
-            self.stats["paid checks"] += 1
-            try:
-                await self._check(record)
-            except asyncio.CancelledError:
-                raise
-            except StopWatching as why:
-                log.info("not re-reading %s: %s", record.tx_ref, why)
-                self._gone.add(record.profile_id)
-                return 0
-            except RateLimitedError as error:
-                self._paused[group] = time.monotonic() + min(self.longest_pause,
-                                                             error.retry_after or 5.0)
-                self.stats["failures"] += 1
-                self.stats[type(error).__name__] += 1
-                return -1
-            except ServiceError as error:
-                self.stats["failures"] += 1
-                self.stats[type(error).__name__] += 1
-                log.info("re-reading paid %s failed: %s", record.tx_ref, error.message)
-                return -1
-            except Exception as error:  # logged; the next sweep tries again
-                self.stats["failures"] += 1
-                self.stats[type(error).__name__] += 1
-                log.exception("unexpected error re-reading %s", record.tx_ref)
-                return -1
-        return 1
 
     def _failed(self, entry: Entry, error: BaseException, text: str, logged: bool = False) -> None:
         self.stats["failures"] += 1

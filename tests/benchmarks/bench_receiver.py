@@ -48,7 +48,7 @@ from sandbox_process import sandbox_running
 from paydesk.config.profiles import Profile
 from paydesk.desk.build import Desk, build_desk, open_folders, open_keys
 from paydesk.ledger import LinkRecord
-from paydesk.ledger.inbox import APPLIED, BAD_SIGNATURE, PENDING, InboxEntry, InboxQuery
+from paydesk.ledger.inbox import APPLIED, PENDING, InboxEntry, InboxQuery
 from paydesk.receiver.serve import Receiver
 from paydesk.service.models import PaymentRequest
 
@@ -207,6 +207,7 @@ async def run(args: argparse.Namespace, folder: Path, base: str, test_keys: dict
             return answers
 
         forged_verdicts, forged_changed, forged_answers = await phase(desk, everything, forge)
+        traced = await desk.inbox.refused_page(limit=1000)  # refused: traced, never kept
 
         # 3. replays: captured notifications (raw body and its Signature), sent again
         captured = await desk.inbox.page(InboxQuery(verdict=APPLIED), limit=REPLAYS)
@@ -237,7 +238,8 @@ async def run(args: argparse.Namespace, folder: Path, base: str, test_keys: dict
           f"{in_ledger}; service lookups {lookups} (the receiver's re-reads; scheduler checks "
           f"{desk.scheduler.stats['checks']})")
     print(f"forged {FORGED}: answers {dict(forged_answers)}, inbox {dict(forged_verdicts)}, "
-          f"verified {sum(n for v, n in forged_verdicts.items() if v != BAD_SIGNATURE)}, "
+          f"verified {sum(forged_verdicts.values())}, refused {sum(t.count for t in traced)} "
+          f"({len(traced)} rows, {sum(len(t.head) for t in traced):,} bytes kept), "
           f"ledger records changed {forged_changed}")
     print(f"replays {len(captured)}: answers {dict(replay_answers)}, inbox {dict(replay_verdicts)}, "
           f"still pending {replay_verdicts[PENDING]}, ledger records changed {replay_changed}")

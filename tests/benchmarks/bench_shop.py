@@ -9,13 +9,21 @@ answers after committing (``drop_after_commit_rate``) and fails calls (``error_r
    (R: its lookups per open link per second against one desk's); midway through the payments, the
    desk that checks payments (the poller lease's holder) is killed (SIGKILL); the time until
    another desk holds the lease is the takeover. Every link is paid; "PAID everywhere" is
-   from the payment to the moment the last living desk's hub said it was paid.
-3. Lost and doubled: every link the desks made is in the ledger, once, and the service holds
-   exactly one payment for each tx_ref (its own database).
+   from the payment to the moment the last living desk's hub said it was paid. The desks
+   learn of payments by checking only (polling).
+3. The same shop again on a fresh database, set up as docs/RECEIVER.md sets a shop up: the
+   real ``paydesk-receiver`` on the shop's ledger (its key file naming the merchant's id, as
+   ``--list-profiles`` shows it), its address given to the sandbox as the merchant's webhook
+   URL (``PUT _sandbox/webhook``). It holds the poller lease, so it is the one that checks;
+   nothing is killed. "PAID everywhere" is measured the same way.
+4. Lost and doubled, in both shops: every link the desks made is in the ledger, once, and the
+   service holds exactly one payment for each tx_ref (its own database).
 
 Prints figures and, last:
-``shop: desks 4, links 1000, lost 0, doubled 0, PAID everywhere p95 N ms, lookups x R of one
-desk, takeover N s``
+``shop: desks 4, links 1000, lost 0, doubled 0, PAID everywhere p95 N ms with the receiver
+(N ms polling only), lookups x R of one desk, takeover N s``
+(links, lost and doubled: both shops together; R: the shop with the receiver; takeover: the
+polling shop's, where a desk holds the lease and is killed.)
 
 Run: .venv/bin/python tests/benchmarks/bench_shop.py [--desks 4 --links 250]
 Asserts nothing about time. Needs PostgreSQL 15 (Debian) like the tests.
@@ -48,6 +56,7 @@ from sandbox_process import start_sandbox  # noqa: E402
 from tests.postgres import Cluster  # noqa: E402
 
 FAULTS = {"drop_after_commit_rate": 0.2, "error_rate": 0.1}
+RECEIVER = Path(sys.executable).with_name("paydesk-receiver")
 QUIET = 20.0  # s: the while over which lookups per open link are counted
 LOOKUP_MARKS = ("/api/transaction", "/api/verify-payment")
 
@@ -63,11 +72,13 @@ class DeskProcess:
         self.done = threading.Event()
         self.ready = threading.Event()
         self.installation = ""
+        folder.mkdir(parents=True, exist_ok=True)
+        self.stderr = (folder / "stderr.txt").open("w")  # what a desk that died said
         self.proc = subprocess.Popen(
             [sys.executable, str(HERE / "shop_desk.py"), "--data", str(folder), "--ledger", url,
              "--base", base, "--secret", keys["secret"], "--public", keys["public"],
              "--links", str(links)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, text=True)
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -103,6 +114,7 @@ class DeskProcess:
                 self.proc.wait(20)
             except subprocess.TimeoutExpired:
                 self.kill()
+        self.stderr.close()
 
 
 class CallCounter:
@@ -152,6 +164,14 @@ def lease_holder(url: str) -> str | None:
     return row[0] if row else None
 
 
+def lease_priority(url: str) -> int | None:
+    """The priority of the lease's holder (1: the notification receiver), None: no holder."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute("SELECT priority FROM poller_lease WHERE expires_at > now()"
+                           ).fetchone()
+    return row[0] if row else None
+
+
 def references(url: str) -> dict[str, str]:
     with psycopg.connect(url, autocommit=True) as conn:
         rows = conn.execute("SELECT tx_ref, reference FROM links WHERE reference IS NOT NULL"
@@ -181,22 +201,61 @@ def wait(predicate, timeout: float, every: float = 0.05) -> bool:
     return predicate()
 
 
+class ReceiverProcess:
+    """``paydesk-receiver`` on the shop's ledger, as docs/RECEIVER.md runs it: a key file
+    readable by its owner alone naming the merchant's id (the shop's one merchant, as
+    ``--list-profiles`` lists it), its address given to the sandbox as the merchant's
+    webhook URL."""
+
+    def __init__(self, folder: Path, url: str, base: str, keys: dict):
+        with psycopg.connect(url, autocommit=True) as conn:
+            (merchant,) = [row[0] for row in conn.execute("SELECT id FROM merchants")]
+        folder.mkdir(parents=True, exist_ok=True)
+        key_file = folder / "receiver-keys.json"
+        key_file.write_text(json.dumps({"profiles": {merchant: {"test": keys["secret"]}}}))
+        key_file.chmod(0o600)
+        self.proc = subprocess.Popen(
+            [str(RECEIVER), "--ledger", url, "--host", "127.0.0.1", "--port", "0",
+             "--keys-file", str(key_file), "--data-dir", str(folder / "data")],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()
+        if "listening at " not in line:
+            raise RuntimeError(f"paydesk-receiver did not start: {line}{self.proc.stderr.read()}")
+        self.url = line.split("listening at ", 1)[1].split()[0]
+        self.base, self.headers = base.rstrip("/"), {"Authorization": f"Bearer {keys['secret']}"}
+        httpx.put(f"{self.base}/_sandbox/webhook", json={"url": self.url}, headers=self.headers,
+                  timeout=10).raise_for_status()
+
+    def stop(self) -> int:
+        httpx.delete(f"{self.base}/_sandbox/webhook", headers=self.headers, timeout=10)
+        self.proc.terminate()
+        code = self.proc.wait(30)
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+        return code
+
+
 def run_shop(cluster: Cluster, base: str, keys: dict, folder: Path, desks: int, links: int,
-             *, kill_poller: bool) -> dict:
-    """One shop of ``desks`` desks on a fresh database: its figures."""
+             *, kill_poller: bool, receiver: bool = False) -> dict:
+    """One shop of ``desks`` desks on a fresh database (with ``receiver``: and the
+    notification receiver, as docs/RECEIVER.md sets it up): its figures."""
     dbname = cluster.create_database(f"shop{desks}_{int(time.time() * 1000) % 10**8}")
     url = cluster.url(dbname)
     counter = CallCounter(base, keys["secret"])
     started = time.monotonic()
     procs = [DeskProcess(f"desk{n}", folder / f"{dbname}-desk{n}", url, base, keys, links)
              for n in range(desks)]
-    figures: dict = {"desks": desks}
+    figures: dict = {"desks": desks, "receiver": receiver}
+    notified: ReceiverProcess | None = None
     try:
         for p in procs:
             if not p.ready.wait(120):
                 raise RuntimeError(f"{p.name} did not start")
-        for p in procs:
-            p.done.wait(1800)
+        if receiver:  # the shop's merchant is on the ledger once a desk is ready
+            notified = ReceiverProcess(folder / f"{dbname}-receiver", url, base, keys)
+            figures["receiver_holds_lease"] = wait(lambda: lease_priority(url) == 1, 60)
+        for p in procs:  # (a desk that died is not waited for)
+            wait(lambda p=p: p.done.is_set() or not p.alive, 1800, every=0.5)
         figures["made_s"] = time.monotonic() - started
         # every create that a lost answer or an error left unsettled, settled in the background
         intended = desks * links
@@ -228,7 +287,8 @@ def run_shop(cluster: Cluster, base: str, keys: dict, folder: Path, desks: int, 
                         takeover = time.monotonic() - t0
             paid_at[tx_ref] = time.time()
             pay(base, keys["secret"], reference)
-        living = [p for p in procs if p is not killed]
+        living = [p for p in procs if p is not killed and p.alive]
+        figures["died"] = [p.name for p in procs if p is not killed and not p.alive]
 
         def everywhere() -> bool:
             return all(tx_ref in p.paid for p in living for tx_ref in paid_at)
@@ -273,6 +333,8 @@ def run_shop(cluster: Cluster, base: str, keys: dict, folder: Path, desks: int, 
         figures["not_at_service"] = sum(1 for t in ledger_refs if counts.get(t, 0) == 0)
     finally:
         counter.stop()
+        if notified is not None:
+            figures["receiver_exit"] = notified.stop()
         for p in procs:
             p.stop()
     return figures
@@ -295,17 +357,26 @@ def main() -> None:
             print(f"sandbox {base}, faults {FAULTS}; PostgreSQL on port {cluster.port}")
             one = run_shop(cluster, base, keys, folder, 1, args.links, kill_poller=False)
             print(f"one desk: {one}")
+            polled = run_shop(cluster, base, keys, folder, args.desks, args.links,
+                              kill_poller=True)
+            print(f"{args.desks} desks, polling only: {polled}")
             shop = run_shop(cluster, base, keys, folder, args.desks, args.links,
-                            kill_poller=True)
-            print(f"{args.desks} desks: {shop}")
+                            kill_poller=False, receiver=True)
+            print(f"{args.desks} desks with paydesk-receiver: {shop}")
         finally:
             proc.terminate()
             proc.wait(10)
     ratio = shop["lookups_rate"] / one["lookups_rate"] if one["lookups_rate"] else float("nan")
-    takeover = shop["takeover_s"]
-    print(f"shop: desks {args.desks}, links {shop['made']}, lost {shop['lost']}, "
-          f"doubled {shop['doubled']}, PAID everywhere p95 {shop['paid_p95_ms']:.0f} ms, "
-          f"lookups x {ratio:.2f} of one desk, "
+    polled_ratio = (polled["lookups_rate"] / one["lookups_rate"] if one["lookups_rate"]
+                    else float("nan"))
+    print(f"lookups per open link per second over the quiet {QUIET:.0f} s: one desk "
+          f"{one['lookups_rate']:.3f}, polling shop {polled['lookups_rate']:.3f} "
+          f"(x {polled_ratio:.2f}), shop with the receiver {shop['lookups_rate']:.3f}")
+    takeover = polled["takeover_s"]
+    print(f"shop: desks {args.desks}, links {shop['made']}, "
+          f"lost {shop['lost'] + polled['lost']}, doubled {shop['doubled'] + polled['doubled']}, "
+          f"PAID everywhere p95 {shop['paid_p95_ms']:.0f} ms with the receiver "
+          f"({polled['paid_p95_ms']:.0f} ms polling only), lookups x {ratio:.2f} of one desk, "
           f"takeover {'none' if takeover is None else f'{takeover:.1f}'} s")
 
 

@@ -147,7 +147,8 @@ async def child(data: Path, base_url: str, keys: dict, repeat: int) -> dict:
         state = tab.filters.state
         figures["filter change"].append(await timed(
             lambda i=i, state=state: state.setCurrentIndex(
-                state.findData("failed" if i % 2 else "pending")), "query"))
+                state.findText("Payment Failed" if i % 2 else "Waiting For Payment")),
+            "query"))
         state.setCurrentIndex(0)
         await asyncio.sleep(0.05)
         figures["sort change"].append(await timed(

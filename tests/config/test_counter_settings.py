@@ -7,11 +7,15 @@ import socket
 from paydesk.config.counter import FILE, CounterSettings, default_name, name_problem
 
 
-async def test_a_new_counter_is_named_after_the_computer(paths):
+async def test_a_new_counter_goes_by_its_desks_name(paths):
     settings = await CounterSettings.load(paths)
-    assert settings.name == default_name() == (socket.gethostname().strip()[:40] or "Counter")
+    assert settings.name == ""  # the desk's name (desk/counter.py), told apart on a shared ledger
     assert settings.screen == ""
     assert not (paths.data / FILE).exists()  # nothing written until something is chosen
+    # the computer's name, as an earlier PayDesk wrote it with the screen: the desk's name too
+    assert default_name() == (socket.gethostname().strip()[:40] or "Counter")
+    (paths.data / FILE).write_text(json.dumps({"name": default_name(), "screen": "HDMI-1"}))
+    assert await CounterSettings.load(paths) == CounterSettings(name="", screen="HDMI-1")
 
 
 async def test_saved_settings_are_read_back_and_written_whole(paths):
@@ -24,9 +28,9 @@ async def test_saved_settings_are_read_back_and_written_whole(paths):
 
 async def test_a_damaged_file_gives_the_defaults(paths):
     (paths.data / FILE).write_text("{not json", "utf-8")
-    assert await CounterSettings.load(paths) == CounterSettings(name=default_name())
+    assert await CounterSettings.load(paths) == CounterSettings()
     (paths.data / FILE).write_text(json.dumps({"name": "\n", "screen": 3}), "utf-8")
-    assert await CounterSettings.load(paths) == CounterSettings(name=default_name(), screen="")
+    assert await CounterSettings.load(paths) == CounterSettings(name="", screen="")
 
 
 def test_a_counters_name_is_one_short_line():

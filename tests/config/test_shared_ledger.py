@@ -154,9 +154,31 @@ def test_what_every_desk_shares_of_a_profile():
 def test_paydesk_refuses_a_ledger_url_without_tls_before_anything_starts(capsys, tmp_path):
     from paydesk import app
 
-    code = app.main(["--ledger", "postgresql://paydesk:s3cr3t-pw@ledger.shop.lan/paydesk",
+    code = app.main(["--ledger", "postgresql://paydesk@ledger.shop.lan/paydesk",
                      "--data-dir", str(tmp_path / "data")])
     assert code == 2
     err = capsys.readouterr().err
-    assert "--ledger" in err and "sslmode=require" in err and "s3cr3t-pw" not in err
+    assert "--ledger" in err and "sslmode=require" in err
     assert not (tmp_path / "data").exists()  # nothing made
+
+
+def test_paydesk_refuses_a_password_on_its_command_line(capsys, tmp_path):
+    from paydesk import app
+
+    for url in ("postgresql://paydesk:s3cr3t-pw@ledger.shop.lan/paydesk?sslmode=require",
+                "postgresql://paydesk@localhost/paydesk?password=s3cr3t-pw"):
+        assert app.main(["--ledger", url, "--data-dir", str(tmp_path / "data")]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("paydesk: --ledger: leave the password out of the address")
+        assert "--ledger-password-stdin" in err and "s3cr3t-pw" not in err
+    assert not (tmp_path / "data").exists()  # nothing made, nothing kept
+
+
+def test_the_password_read_from_standard_input():
+    import io
+
+    from paydesk.config.shared_ledger import read_password
+
+    assert read_password(io.StringIO("s3cr3t pw \r\nmore\n")) == "s3cr3t pw"
+    assert read_password(io.StringIO("")) is None
+    assert read_password(io.StringIO("\n")) is None

@@ -43,7 +43,7 @@ def test_the_inbox_is_built_beside_the_ledger(tmp_path):
     async def life() -> int:
         await desk.open()
         try:
-            await desk.inbox.receive(b"{}", {}, "127.0.0.1", verified=True)
+            await desk.inbox.receive(b"{}", {}, "127.0.0.1")
             return await desk.inbox.count(InboxQuery())
         finally:
             await desk.close()

@@ -50,12 +50,13 @@ def a_day() -> DaySummary:
 
 def test_the_days_figures_in_words():
     summary = a_day()
-    assert counts(summary) == [("Links made", 6), ("Paid", 2), ("Failed", 1), ("Cancelled", 0),
-                               ("Refunded or reversed", 1), ("Still open", 2), ("Not created", 0)]
+    assert counts(summary) == [("Links made", 6), ("Paid", 2), ("Paid after void", 0),
+                               ("Failed", 1), ("Cancelled", 0), ("Refunded or reversed", 1),
+                               ("Still open", 2), ("Voided at counter", 0), ("Not created", 0)]
     total = summary.totals[0]
     assert fees_text(total) == "0.69 (known for 2 of 3)"  # the refunded one's fee not said yet
-    assert refunds_text(total) == "1: 5.00"
-    assert refunds_text(CurrencyTotal("GBP", 1, Decimal(1), Decimal(0))) == "0"
+    assert refunds_text(total) == "5.00 (1 payment)"
+    assert refunds_text(CurrencyTotal("GBP", 1, Decimal(1), Decimal(0))) == "0.00"
     assert heading("Corner Shop", "test", date(2026, 11, 3)).startswith(
         "Corner Shop, TEST mode: links made on Tuesday 03 November 2026, local time ")
     rows = summary_rows(summary)
@@ -65,7 +66,7 @@ def test_the_days_figures_in_words():
     printed = printed_lines(date(2026, 11, 3), "the title", summary)
     assert printed[:4] == ["End of day 2026-11-03", "the title", "", "Links made: 6"]
     assert printed[-1] == ("GBP: 2 paid, collected 21.00, fees 0.69 (known for 2 of 3), "
-                           "refunded or reversed 1: 5.00, net 20.31")
+                           "refunded or reversed 5.00 (1 payment), net 20.31")
 
 
 def test_the_days_csv_is_put_in_place_whole(tmp_path):

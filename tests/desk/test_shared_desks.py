@@ -55,9 +55,9 @@ async def shop(pg_url, tmp_path, sandbox):
         keyring = keyrings.setdefault(name, MemoryKeyring())
         desk = build_desk(paths, KeyStore(keyring), ledger_url=pg_url, lease_priority=priority)
         assert desk.live is not None
-        desk.live.keeper.name = name  # the computer's name, elsewhere
         desk.live.keeper.ttl, desk.live.keeper.renew_every = 3.0, 0.5
         await desk.open()
+        await desk.naming.rename(name)  # as its person names it (else: the computer's name)
         desks.append(desk)
         # a shared ledger's profile is the shop's merchant, named by its public key: the
         # first desk adds it, every other desk sees it and adds only its keys
@@ -377,9 +377,9 @@ async def test_every_desk_of_the_shop_shares_one_inbox(shop):
 
     a, b = await shop("a", start=False), await shop("b", start=False)
     assert isinstance(a.inbox, PostgresInbox)
-    entry, reread = await a.inbox.receive(b'{"x":1}', {}, "127.0.0.1", verified=True)
+    entry, reread = await a.inbox.receive(b'{"x":1}', {}, "127.0.0.1")
     assert reread and await b.inbox.get(entry.id) == entry
-    _, reread = await b.inbox.receive(b'{"x":1}', {}, "127.0.0.1", verified=True)
+    _, reread = await b.inbox.receive(b'{"x":1}', {}, "127.0.0.1")
     assert not reread  # the body was believed once, on the shop's ledger
 
 
@@ -389,7 +389,7 @@ async def test_a_notification_kept_or_decided_elsewhere_is_heard_here(shop, unti
     a, b = await shop("a"), await shop("b")
     heard = []
     b.hub.notification_changed.connect(heard.append)
-    entry, _ = await a.inbox.receive(b'{"y":2}', {}, "127.0.0.1", verified=True,
+    entry, _ = await a.inbox.receive(b'{"y":2}', {}, "127.0.0.1",
                                      profile_id="p1", mode="test", tx_ref="SHOP-1")
     await until(lambda: [e.id for e in heard] == [entry.id])
     assert heard[0] == entry
@@ -443,7 +443,7 @@ async def test_a_counters_link_paid_without_a_notification_is_seen_there_with_a_
     profile = counter.session.profile
     if notifications == "lately":  # the service reaches the receiver for this merchant
         await back.inbox.receive(b'{"event":"payment.completed"}', {}, "127.0.0.1",
-                                 verified=True, profile_id=profile.id, mode="test")
+                                 profile_id=profile.id, mode="test")
         long_ago = datetime(2026, 1, 1, tzinfo=UTC)
         older = LinkRecord(id=0, profile_id=profile.id, mode="test", tx_ref="OLD",
                            amount=Decimal(1), currency="GBP", email="", first_name="",

@@ -167,3 +167,20 @@ async def test_desks_built_on_the_shared_ledger_hear_each_others_merchants(tmp_p
     finally:
         for desk in desks:
             await desk.close()
+
+
+async def test_a_merchant_edited_without_its_keys_stays_that_merchant(tmp_path, pg_url, sandbox):
+    """The counter's "shop e-mail" box saves the profile with no keys: on a shared ledger it is
+    the merchant it was (its id), for every desk, not refused for want of a public key."""
+    from dataclasses import replace
+
+    async with shop_desk(tmp_path, "counter-1", pg_url) as one, \
+            shop_desk(tmp_path, "finance", pg_url) as two:
+        await profiles.add_profile(one, sandbox, name="Shop", txref_prefix="SHOP")
+        merchant = one.profile.id
+        await one.save_profile(replace(one.profile, shop_email="till@example.com"), {})
+        assert one.profile.id == merchant and one.profile.shop_email == "till@example.com"
+        await two.reload_profiles()
+        assert [(p.id, p.shop_email) for p in two.settings.profiles] == [
+            (merchant, "till@example.com")]
+        assert await one.keys.get(merchant, "test", "secret") == sandbox.key("test", "secret")

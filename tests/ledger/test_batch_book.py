@@ -5,6 +5,7 @@ link, the figures counted in SQL, e-mail notes (the latest wins), the batches th
 rows waiting, and what the tables refuse."""
 
 import re
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import pytest
@@ -244,13 +245,19 @@ async def test_batches_newest_first_by_profile_and_mode(book):
 
 async def test_email_notes_the_latest_wins(book):
     batch = await book.add_batch("p1", "test", "b", "b.csv", "skip", "ann", rows(2, 3))
+    before = datetime.now(UTC)
     await book.note_email(batch.id, 2, False, "mailbox full")
     row = await book.row(batch.id, 2)
     assert (row.email_state, row.email_error) == (NOT_SENT, "mailbox full")
+    failed_at = row.email_at
+    assert failed_at.tzinfo is not None and before - timedelta(seconds=1) <= failed_at
     await book.note_email(batch.id, 2, True)
     row = await book.row(batch.id, 2)
     assert (row.email_state, row.email_error) == (SENT, None)
-    assert (await book.row(batch.id, 3)).email_state is None
+    assert failed_at <= row.email_at <= datetime.now(UTC) + timedelta(seconds=1)
+    assert (await book.rows(batch.id))[0].email_at == row.email_at  # a page says it too
+    never = await book.row(batch.id, 3)
+    assert never.email_state is None and never.email_at is None
     with pytest.raises(LedgerError):
         await book.note_email(batch.id, 9, True)
 

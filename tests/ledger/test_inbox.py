@@ -1,6 +1,7 @@
 """The notification inbox on both backends (a desk's SQLite file, a shop's PostgreSQL): a body
-believed once, duplicates and bad signatures kept and never re-read, decisions, lists newest
-first with their filters, two receivers at once, and how a record's state was learned."""
+believed once, duplicates kept and never re-read, forgeries never kept (traced apart:
+test_refused.py), decisions, lists newest first with their filters, two receivers at once,
+and how a record's state was learned."""
 
 import asyncio
 import sqlite3
@@ -32,14 +33,17 @@ def body(ref, event="payment.completed"):
             % (event.encode(), ref.encode()))
 
 
-async def received(inbox, ref, *, verified=True, profile_id="p1", mode="test",
-                   event="payment.completed", raw=None):
+async def received(inbox, ref, *, profile_id="p1", mode="test", event="payment.completed",
+                   raw=None):
     entry, reread = await inbox.receive(raw if raw is not None else body(ref, event), SIGNED,
-                                        "203.0.113.7", verified=verified,
-                                        profile_id=profile_id if verified else None,
-                                        mode=mode if verified else None, tx_ref=ref,
-                                        event=event)
+                                        "203.0.113.7", profile_id=profile_id, mode=mode,
+                                        tx_ref=ref, event=event)
     return entry, reread
+
+
+async def forged(inbox, ref):
+    """A body no key verifies: refused, and traced apart (never an inbox entry)."""
+    return await inbox.refuse(body(ref), "203.0.113.66")
 
 
 def looked_up(ref, raw_state):
@@ -75,17 +79,15 @@ async def test_the_same_body_again_is_a_duplicate_of_the_original(inbox):
     assert reread is True and other.verdict == PENDING
 
 
-async def test_a_bad_signature_is_kept_and_never_re_read(inbox):
-    forged, reread = await received(inbox, "PDK-1", verified=False)
-    assert reread is False
-    assert forged.verdict == BAD_SIGNATURE and not forged.verified
-    assert forged.profile_id is None and forged.duplicate_of is None
+async def test_a_forgery_is_never_an_entry_nor_re_read(inbox):
+    await forged(inbox, "PDK-1")
+    assert await inbox.count(InboxQuery()) == 0 and await inbox.pending() == []
     # the same bytes, verified later, are the original: a forgery is no arrival
     real, reread = await received(inbox, "PDK-1")
     assert reread is True and real.verdict == PENDING
-    # and a forgery of a body already believed stays a bad signature, not a duplicate
-    again, reread = await received(inbox, "PDK-1", verified=False)
-    assert reread is False and again.verdict == BAD_SIGNATURE
+    # and a forgery of a body already believed is no duplicate either
+    await forged(inbox, "PDK-1")
+    assert [e.id for e in await inbox.page(InboxQuery())] == [real.id]
     assert [e.id for e in await inbox.pending()] == [real.id]
 
 
@@ -111,7 +113,7 @@ async def test_pending_lists_the_originals_not_re_read_oldest_first(inbox):
     a, _ = await received(inbox, "PDK-a")
     b, _ = await received(inbox, "PDK-b")
     await received(inbox, "PDK-a")  # a duplicate: not pending
-    await received(inbox, "PDK-x", verified=False)
+    await forged(inbox, "PDK-x")
     c, _ = await received(inbox, "PDK-c")
     await inbox.decide(b.id, UNKNOWN_REFERENCE, "no record has it")
     assert [e.id for e in await inbox.pending()] == [a.id, c.id]
@@ -128,7 +130,8 @@ async def _some(inbox):
         made.append((await received(inbox, ref, profile_id=profile, mode=mode,
                                     event=event))[0])
     made.append((await received(inbox, "PDK-1"))[0])  # duplicate
-    made.append((await received(inbox, "PDK-9", verified=False))[0])
+    await forged(inbox, "PDK-9")  # refused: not among them
+    made.append((await received(inbox, "PDK-9", profile_id="p1", mode="live"))[0])
     made.append((await received(inbox, "A%C_5", profile_id="p2"))[0])
     made.append((await received(inbox, "pdk-8", profile_id="p1", mode="live"))[0])
     await inbox.decide(made[1].id, APPLIED, "the service says failed")
@@ -144,13 +147,13 @@ async def test_page_lists_newest_first_with_every_filter(inbox):
     ids = [e.id for e in made]
     newest_first = ids[::-1]
     assert await _ids(inbox, InboxQuery()) == newest_first
-    assert await _ids(inbox, InboxQuery(verdict=PENDING)) == [ids[7], ids[6], ids[3], ids[2],
-                                                              ids[0]]
+    assert await _ids(inbox, InboxQuery(verdict=PENDING)) == [ids[7], ids[6], ids[5], ids[3],
+                                                              ids[2], ids[0]]
     assert await _ids(inbox, InboxQuery(verdict=DUPLICATE)) == [ids[4]]
-    assert await _ids(inbox, InboxQuery(verdict=BAD_SIGNATURE)) == [ids[5]]
+    assert await _ids(inbox, InboxQuery(verdict=BAD_SIGNATURE)) == []
     assert await _ids(inbox, InboxQuery(verdict=APPLIED)) == [ids[1]]
     assert await _ids(inbox, InboxQuery(profile_id="p2")) == [ids[6], ids[3], ids[2]]
-    assert await _ids(inbox, InboxQuery(mode="live")) == [ids[7], ids[3], ids[1]]
+    assert await _ids(inbox, InboxQuery(mode="live")) == [ids[7], ids[5], ids[3], ids[1]]
     assert await _ids(inbox, InboxQuery(profile_id="p1", mode="test")) == [ids[4], ids[0]]
     # text: a part of the reference or the event, case ignored, taken literally
     assert await _ids(inbox, InboxQuery(text="pdk-")) == [ids[7], ids[5], ids[4], ids[3],
@@ -191,20 +194,20 @@ async def test_count_follows_the_filters(inbox):
     assert await inbox.count(InboxQuery()) == 0
     await _some(inbox)
     assert await inbox.count(InboxQuery()) == 8
-    assert await inbox.count(InboxQuery(verdict=PENDING)) == 5
-    assert await inbox.count(InboxQuery(profile_id="p1", mode="live")) == 2
+    assert await inbox.count(InboxQuery(verdict=PENDING)) == 6
+    assert await inbox.count(InboxQuery(profile_id="p1", mode="live")) == 3
     assert await inbox.count(InboxQuery(text="PDK")) == 6
 
 
 async def test_last_received_ignores_duplicates_and_bad_signatures(inbox):
     assert await inbox.last_received() is None
-    await received(inbox, "PDK-x", verified=False)
+    await forged(inbox, "PDK-x")
     assert await inbox.last_received() is None
     first, _ = await received(inbox, "PDK-1", profile_id="p1")
     assert await inbox.last_received() == first.received_at
     second, _ = await received(inbox, "PDK-2", profile_id="p2")
     await received(inbox, "PDK-1", profile_id="p1")  # duplicate
-    await received(inbox, "PDK-3", verified=False)
+    await forged(inbox, "PDK-3")
     assert await inbox.last_received() == second.received_at
     assert await inbox.last_received("p1") == first.received_at
     assert await inbox.last_received("p2") == second.received_at
@@ -248,8 +251,8 @@ async def test_two_receivers_at_once_keep_one_original(ledger, inbox):
         for n in range(5):
             raw = body(f"PDK-{n}")
             results = await asyncio.gather(*[
-                box.receive(raw, SIGNED, "198.51.100.1", verified=True, profile_id="p1",
-                            mode="test", tx_ref=f"PDK-{n}")
+                box.receive(raw, SIGNED, "198.51.100.1", profile_id="p1", mode="test",
+                            tx_ref=f"PDK-{n}")
                 for box in (inbox, other, inbox, other)])
             originals = [entry for entry, reread in results if reread]
             assert len(originals) == 1
@@ -347,14 +350,14 @@ async def test_each_inbox_write_on_the_shared_ledger_is_an_event(shared):
     ledger, inbox = shared
     first, _ = await received(inbox, "PDK-1")
     duplicate, _ = await received(inbox, "PDK-1")
-    forged, _ = await received(inbox, "PDK-2", verified=False)
+    await forged(inbox, "PDK-2")  # a "refused" event instead (test_refused.py)
     await inbox.decide(first.id, APPLIED, "the service says PAID", mode="live")
     assert await _inbox_events(ledger) == [
         ("desk-a", "p1", "test", str(first.id)), ("desk-a", "p1", "test", str(duplicate.id)),
-        ("desk-a", "", "", str(forged.id)), ("desk-a", "p1", "live", str(first.id))]
+        ("desk-a", "p1", "live", str(first.id))]
     # a decision that changes nothing (already decided) is no news
     await inbox.decide(first.id, STALE, "again")
-    assert len(await _inbox_events(ledger)) == 4
+    assert len(await _inbox_events(ledger)) == 3
 
 
 async def test_another_desk_reads_what_one_received(shared):

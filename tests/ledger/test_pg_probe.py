@@ -48,4 +48,4 @@ def test_what_is_wrong_with_the_address_is_said_beside_it(pg_server):
     assert "Nothing answers at 127.0.0.1:" in nobody.message and SECRET not in nobody.message
     missing = probe(pg_server.url("no_such_database"), None)
     assert (missing.works, missing.field) == (False, ADDRESS)
-    assert 'database "no_such_database" does not exist' in missing.message
+    assert 'has no database "no_such_database"' in missing.message

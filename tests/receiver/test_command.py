@@ -147,7 +147,7 @@ def test_a_key_file_others_may_read_is_refused(tmp_path, sandbox):
         done = subprocess.run([str(COMMAND), "--ledger", str(ledger), "--port", "0",
                                "--keys-file", str(keys)], capture_output=True, text=True,
                               timeout=60)
-        assert done.returncode == 2, (oct(mode), done.stderr)
+        assert done.returncode == 78, (oct(mode), done.stderr)
         assert "may be read by others" in done.stderr and "chmod 600" in done.stderr
         assert sandbox.key("test", "secret") not in done.stderr + done.stdout
     assert not (tmp_path / "desk" / "logs").exists()  # refused before anything started
@@ -174,3 +174,18 @@ async def test_it_lists_the_profiles_and_which_keys_it_found(desk, add_profile, 
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [f"{profile.id}\ttest,live\tShop\t{sandbox.base_url}"]
     assert sandbox.key("test", "secret") not in done.stdout + done.stderr
+
+
+async def test_a_second_sigterm_while_it_closes_still_lets_it_close(desk, add_profile, sandbox,
+                                                                     tmp_path, started):
+    """``runuser`` (or a terminal's Ctrl+C to the whole group) hands the signal on to the
+    receiver that got it already: the second one, while it closes, ends nothing early."""
+    profile = await add_profile()
+    keys = _keys_file(tmp_path / "keys.json", profile.id, sandbox)
+    receiver = await asyncio.to_thread(started, desk, keys, free_port(), tmp_path)
+    receiver.process.send_signal(signal.SIGTERM)
+    await asyncio.sleep(0.15)
+    receiver.process.send_signal(signal.SIGTERM)
+    assert await asyncio.to_thread(receiver.stop) == 0
+    logged = "\n".join(p.read_text() for p in (tmp_path / "receiver").rglob("*.log*"))
+    assert "paydesk-receiver stopping" in logged

@@ -161,3 +161,20 @@ def test_the_call_log_says_what_each_call_was_answered(sandbox):
         calls = c.get("/_sandbox/requests").json()["data"]
     assert calls[0]["path"].endswith("/api/payment") and calls[0]["status"] is None
     assert [x["status"] for x in calls[1:]] == answered and 429 in answered
+
+
+def test_pay_takes_the_merchants_own_reference_too(sandbox):
+    """PayDesk shows the merchant's reference (the tx_ref: PAY-…, SHOP-…), not the service's
+    PDK-…: the control API takes either, for the calling merchant only."""
+    with sandbox.client() as c:
+        _ref(c, "PAY-20260101-0001")
+        r = c.post("/_sandbox/pay/PAY-20260101-0001", json={"outcome": "success"})
+        assert r.status_code == 200 and r.json()["data"]["status"] == "success"
+        assert c.get("/api/transaction/PAY-20260101-0001").json()["data"]["status"] == "success"
+        r = c.post("/_sandbox/transactions/PAY-20260101-0001/status", json={"status": "refunded"})
+        assert r.status_code == 200 and r.json()["data"]["status"] == "refunded"
+        assert c.post("/_sandbox/pay/PAY-none-such", json={"outcome": "success"}).status_code == 404
+    # another merchant's reference is no reference of this one's
+    with sandbox.client(merchant=1) as other:
+        r = other.post("/_sandbox/pay/PAY-20260101-0001", json={"outcome": "success"})
+        assert r.status_code == 404

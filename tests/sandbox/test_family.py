@@ -34,24 +34,75 @@ def test_family_and_quirks_are_two_dialects(tmp_path):
 
 
 def test_the_documented_lookup_path_is_the_frameworks_404(family):
-    """The family's routes file has no /api/transaction: the framework's own 404 page
-    answers, not the service's envelope."""
+    """The family's routes file has no /api/transaction: the framework's own 404 answers,
+    not the service's envelope: JSON ``{"message"}`` in the framework's words under
+    ``Accept: application/json``, its HTML page without."""
     with family.client() as c:
         _link(c, "F-DOC")
         for path in ("/api/transaction/F-DOC", "/api/transaction", "/api/no-such-route"):
             r = c.get(path)
             assert r.status_code == 404, path
-            assert r.headers["content-type"].startswith("text/html")
-            assert "Not Found" in r.text and "Payment details" not in r.text
+            assert r.json() == {"message": f"The route {path[1:]} could not be found."}
+            page = httpx.get(family.base_url + path, headers={"Authorization": c.headers["authorization"]})
+            assert page.status_code == 404, path
+            assert page.headers["content-type"].startswith("text/html")
+            assert "Not Found" in page.text and "Payment details" not in page.text
             with pytest.raises(ValueError):
-                r.json()
-        # a method the route does not take: the framework's 405 page
+                page.json()
+        # a method the route does not take: the framework's 405
         r = c.post("/api/verify-payment/F-DOC", json={})
-        assert r.status_code == 405 and r.headers["content-type"].startswith("text/html")
-        assert "Method Not Allowed" in r.text
+        assert r.status_code == 405 and r.headers["Allow"] == "GET, HEAD"
+        assert r.json() == {"message": "The POST method is not supported for route "
+                                       "api/verify-payment/F-DOC. Supported methods: GET, HEAD."}
+        page = httpx.post(family.base_url + "/api/verify-payment/F-DOC",
+                          headers={"Authorization": c.headers["Authorization"]})
+        assert page.status_code == 405 and page.headers["content-type"].startswith("text/html")
+        assert "Method Not Allowed" in page.text
         # the sandbox's own control routes (no part of the family) keep the envelope
         r = c.get("/_sandbox/nothing-here")
         assert r.json() == {"status": "failed", "message": "Not found", "data": None}
+
+
+@pytest.mark.parametrize("accept,json_answer", [
+    ("application/json", True), ("application/vnd.api+json", True),
+    ("text/html, application/json;q=0.9", False), ("application/json;q=0.5, text/html", False),
+    ("*/*", False), ("", False)])
+def test_json_when_the_request_expects_it_as_the_framework_decides(family, accept, json_answer):
+    """Laravel's expectsJson: the most wanted type of Accept is JSON (or an XMLHttpRequest
+    that takes anything)."""
+    r = httpx.get(family.base_url + "/api/nothing", headers={"Accept": accept} if accept else {})
+    assert r.status_code == 404
+    assert r.headers["content-type"].startswith(
+        "application/json" if json_answer else "text/html"), accept
+    ajax = httpx.get(family.base_url + "/api/nothing",
+                     headers={"X-Requested-With": "XMLHttpRequest", "Accept": "*/*"})
+    assert ajax.json() == {"message": "The route api/nothing could not be found."}
+
+
+def test_cors_is_open_on_every_api_path(family):
+    """The framework's HandleCors with its default config: every api/* path, any origin; a
+    preflight is answered before any route is looked for."""
+    for path in ("/api/payment", "/api/verify-payment/X", "/api/virtual_card/all",
+                 "/api/no-such-route"):
+        r = httpx.options(family.base_url + path, headers={
+            "Origin": "https://shop.example", "Access-Control-Request-Method": "post",
+            "Access-Control-Request-Headers": "authorization,content-type"})
+        assert r.status_code == 204, path
+        assert r.headers["Access-Control-Allow-Origin"] == "*"
+        assert r.headers["Access-Control-Allow-Methods"] == "POST"
+        assert r.headers["Access-Control-Allow-Headers"] == "authorization,content-type"
+        assert r.headers["Access-Control-Max-Age"] == "0"
+    origin = {"Origin": "https://shop.example"}
+    with family.client() as c:
+        for r in (c.post("/api/payment", json=payment("F-CORS"), headers=origin),
+                  c.get("/api/verify-payment/X", headers=origin),
+                  c.get("/api/no-such-route", headers=origin)):
+            assert r.headers["Access-Control-Allow-Origin"] == "*", r.request.url
+        # not the checkout pages, not the sandbox's control routes
+        r = c.get("/_sandbox/requests", headers=origin)
+        assert "Access-Control-Allow-Origin" not in r.headers
+    r = httpx.get(family.base_url + "/payment/PDK-" + "0" * 32, headers=origin)
+    assert "Access-Control-Allow-Origin" not in r.headers
 
 
 def test_lookup_answers_201_with_the_transactions_state(family):

@@ -28,7 +28,11 @@ def _verified(received, secret):
 
 
 def _pay(c, tx_ref, outcome, **over):
-    url = c.post("/api/payment", json=payment(tx_ref, **over)).json()["data"]["checkout_url"]
+    return _pay_body(c, payment(tx_ref, **over), outcome)
+
+
+def _pay_body(c, body, outcome):
+    url = c.post("/api/payment", json=body).json()["data"]["checkout_url"]
     reference = url.rsplit("/", 1)[1]
     c.post(f"/_sandbox/pay/{reference}", json={"outcome": outcome}).raise_for_status()
     return reference
@@ -47,30 +51,19 @@ def hooks():
         hook.close()
 
 
-def test_each_event_is_one_signed_post_of_the_bare_transaction(make_sandbox, hooks):
+def test_a_completed_payment_is_one_signed_post_of_the_bare_transaction(make_sandbox, hooks):
     webhook, callback = hooks(), hooks()
     sb = make_sandbox("fw", family=True, webhook_url=webhook.url)
     secret = _webhook_secret(sb)
     assert secret.startswith("whsec-") and len(secret) == len("whsec-") + 32
     with sb.client() as c:
-        reference = _pay(c, "W-1", "success", callback_url=callback.url,
-                         customization={"title": "Tea", "description": "Green",
-                                        "logo": "https://cdn.example/l.png"})
+        _pay(c, "W-1", "success", callback_url=callback.url,
+             customization={"title": "Tea", "description": "Green",
+                            "logo": "https://cdn.example/l.png"})
         until(lambda: len(webhook.received) == 1, what="the first notification")
-        c.post(f"/_sandbox/transactions/{reference}/status", json={"status": "refunded"}
-               ).raise_for_status()
-        _pay(c, "W-2", "cancelled")
-        until(lambda: len(webhook.received) == 3, what="three notifications")
-    # the refund (W-1) and the cancelled payment (W-2) are sent by separate tasks: they may
-    # arrive in either order, so each is picked by what it is, not by its place
-    by_event = {}
-    for note in webhook.received:
-        sent = json.loads(note["raw"])
-        by_event[(sent["tx_ref"], sent["status"])] = note
-    assert sorted(by_event) == [("W-1", "refunded"), ("W-1", "success"),
-                                ("W-2", "failed/cancelled")], sorted(by_event)
-    first = webhook.received[0]  # waited for alone, before the others were made
-    refund, cancelled = by_event[("W-1", "refunded")], by_event[("W-2", "failed/cancelled")]
+        _pay(c, "W-2", "failed")  # a failed test payment is sent too
+        until(lambda: len(webhook.received) == 2, what="the second notification")
+    first, failed = webhook.received
     body = _verified(first, secret)
     # the bare transaction: no envelope
     assert "event" not in body and body["tx_ref"] == "W-1" and body["status"] == "success"
@@ -81,13 +74,78 @@ def test_each_event_is_one_signed_post_of_the_bare_transaction(make_sandbox, hoo
     assert hmac.new(secret.encode(), reencoded, hashlib.sha256).hexdigest() != \
         first["headers"]["Signature"]
     assert first["headers"]["Content-Type"] == "application/json"
-    assert _verified(refund, secret)["status"] == "refunded"
-    assert _verified(cancelled, secret)["status"] == "failed/cancelled"
+    assert _verified(failed, secret)["status"] == "failed/cancelled"
     # never to callback_url; never signed with an API key
     assert callback.received == []
     for key in (sb.key("test", "secret"), sb.key("test", "public")):
         assert hmac.new(key.encode(), first["raw"], hashlib.sha256).hexdigest() != \
             first["headers"]["Signature"]
+
+
+def test_nothing_is_sent_on_cancel_refund_or_a_failed_live_payment(make_sandbox, hooks):
+    webhook = hooks()
+    sb = make_sandbox("fw-quiet", family=True, webhook_url=webhook.url)
+    with sb.client() as c:
+        paid = _pay(c, "Q-PAID", "success")
+        until(lambda: len(webhook.received) == 1, what="the paid one's notification")
+        for status in ("refunded",):
+            c.post(f"/_sandbox/transactions/{paid}/status", json={"status": status}
+                   ).raise_for_status()
+        reversed_ = _pay(c, "Q-REV", "success")
+        until(lambda: len(webhook.received) == 2, what="the second paid one's notification")
+        c.post(f"/_sandbox/transactions/{reversed_}/status", json={"status": "reversed"}
+               ).raise_for_status()
+        _pay(c, "Q-CANCEL", "cancelled")
+    with sb.client("live") as live:
+        _pay(live, "Q-LIVE-NO", "failed")
+        _pay(live, "Q-LIVE-OK", "success")  # sent: it comes after the ones that are not
+        until(lambda: len(webhook.received) == 3, what="the live payment's notification")
+    time.sleep(0.5)  # anything sent for the others would have come by now
+    sent = [(json.loads(n["raw"])["tx_ref"], json.loads(n["raw"])["status"])
+            for n in webhook.received]
+    assert sorted(sent) == [("Q-LIVE-OK", "success"), ("Q-PAID", "success"),
+                            ("Q-REV", "success")]
+    with sb.client() as c:
+        assert [n["body"]["tx_ref"] for n in c.get("/_sandbox/notifications").json()["data"]] \
+            == ["Q-PAID", "Q-REV"]
+
+
+def test_the_body_is_the_stored_row(make_sandbox, hooks):
+    """``meta`` its raw column, a JSON-encoded string ("null" when none was given, "[]" for
+    an empty object as PHP writes an empty array), ``customization.logo`` null when none
+    was given, ``currency`` the merchant's home currency, the row's timestamps."""
+    webhook = hooks()
+    sb = make_sandbox("fw-row", family=True, webhook_url=webhook.url)
+    with sb.client() as c:
+        assert c.get("/_sandbox/settings").json()["data"]["home_currency"] == "GBP"
+        body = payment("R-META", currency="USD", meta={"till": "3", "back": "https://a.b/c"})
+        _pay_body(c, body, "success")
+        no_meta = payment("R-NONE", currency="USD")
+        del no_meta["meta"]
+        _pay_body(c, no_meta, "success")
+        _pay_body(c, payment("R-EMPTY", meta={}), "success")
+        until(lambda: len(webhook.received) == 3, what="three notifications")
+        c.put("/_sandbox/settings", json={"home_currency": "USD"}).raise_for_status()
+        _pay_body(c, payment("R-HOME", currency="GBP"), "success")
+        until(lambda: len(webhook.received) == 4, what="the fourth notification")
+        looked_up = c.get("/api/verify-payment/R-META").json()["data"]
+    by_ref = {json.loads(n["raw"])["tx_ref"]: n for n in webhook.received}
+    sent = json.loads(by_ref["R-META"]["raw"])
+    assert isinstance(sent["meta"], str)
+    assert json.loads(sent["meta"]) == {"till": "3", "back": "https://a.b/c"}
+    # the string holds PHP's own escaping of "/", itself escaped in the body
+    assert b'"meta":"{\\"till\\":\\"3\\",\\"back\\":\\"https:\\\\\\/' in \
+        by_ref["R-META"]["raw"]
+    assert sent["customization"] == {"title": "Coffee", "description": "Two flat whites",
+                                     "logo": None}
+    assert sent["currency"] == "GBP"  # the merchant's home currency, not the payment's USD
+    assert (sent["created_at"], sent["updated_at"]) == (looked_up["created_at"],
+                                                         looked_up["updated_at"])
+    assert json.loads(by_ref["R-NONE"]["raw"])["meta"] == "null"
+    assert json.loads(by_ref["R-EMPTY"]["raw"])["meta"] == "[]"
+    assert json.loads(by_ref["R-HOME"]["raw"])["currency"] == "USD"
+    # the lookup keeps meta as the object it was
+    assert looked_up["meta"] == {"till": "3", "back": "https://a.b/c"}
 
 
 def test_each_merchant_signs_with_its_own_webhook_secret(make_sandbox, hooks):

@@ -216,7 +216,7 @@ async def test_the_desks_scheduler_asks_its_receiver_inbox_and_hub(paths, memory
         assert notified(record("A", profile="p1"))
 
         await desk.inbox.receive(b'{"event":"payment.completed"}', {}, "127.0.0.1",
-                                 verified=True, profile_id="p2", mode="test")
+                                 profile_id="p2", mode="test")
         assert not notified(record("B", profile="p2"))  # asks the inbox in the background
         await until_async(lambda: notified(record("B", profile="p2")), 5, "the inbox read")
 
@@ -227,3 +227,59 @@ async def test_the_desks_scheduler_asks_its_receiver_inbox_and_hub(paths, memory
         assert not notified(record("C", profile="p3"))  # it may never be told of p3
     finally:
         await desk.close()
+
+
+class ClassedService(Service):
+    """Also notes the class each check was made in (``service/call_class.py``)."""
+
+    def __init__(self):
+        super().__init__()
+        self.classes: list[tuple[str, int]] = []
+
+    async def check(self, rec):
+        from paydesk.service.call_class import caller
+
+        self.classes.append((rec.tx_ref, int(caller().klass)))
+        return await super().check(rec)
+
+
+async def test_while_notifications_come_a_code_on_screen_is_not_looked_up_every_2_s(running):
+    """Issue 30: a code on a counter's screen was looked up every 2 s even while a receiver
+    delivered its payment's notification: 30 calls a minute of the shop's 60. While
+    notifications come for its profile and mode, the code on screen is checked at the
+    safety net's pace, however young; no look-up is made the moment it is shown."""
+    service = Service()
+    scheduler = running(service, delivering=only("p1"), focused_notified_every=0.6)
+    scheduler.focus("counter", record("SALE", profile="p1"))
+    scheduler.focus("panel", record("ELSEWHERE", profile="p2"))  # none come for p2
+    await asyncio.sleep(1.5)
+    assert 1 <= service.count("SALE") <= 3  # every 0.6 s, not every 0.05 s
+    times = [t for _, ref, t in service.calls if ref == "SALE"]
+    assert all(b - a >= 0.55 for a, b in zip(times, times[1:]))
+    assert service.count("ELSEWHERE") >= 10  # no notification for it: the on-screen pace
+
+
+async def test_a_delivered_link_on_screen_checked_now_when_asked(running):
+    service = Service()
+    scheduler = running(service, delivering=only("p1"), focused_notified_every=60.0)
+    shown = record("SHOWN", profile="p1")
+    scheduler.focus("panel", shown)
+    await asyncio.sleep(0.2)
+    assert service.count("SHOWN") == 0
+    scheduler.check_now(shown)
+    await until_async(lambda: service.count("SHOWN") == 1, 2, "the check asked for")
+
+
+async def test_each_check_is_made_in_its_class(running):
+    from paydesk.service.call_class import CallClass
+
+    service = ClassedService()
+    scheduler = running(service, first_every=0.05, focused_every=0.05)
+    scheduler.watch(record("BACK"))
+    scheduler.focus("panel", record("OPENED"))
+    await until_async(lambda: service.count("OPENED") >= 3 and service.count("BACK") >= 2, 3,
+                      "checks of both")
+    opened = [k for ref, k in service.classes if ref == "OPENED"]
+    assert opened[0] == CallClass.PERSON_LOOKUP  # opened: a person's look-up
+    assert set(opened[1:]) == {CallClass.ON_SCREEN}  # then a code on screen
+    assert {k for ref, k in service.classes if ref == "BACK"} == {CallClass.BACKGROUND}

@@ -154,6 +154,27 @@ def tab_to(widget: QWidget, presses: int = 40) -> None:
     assert window.focusWidget() is widget, f"Tab never reaches {_name(widget)}"
 
 
+def drag(widget: QWidget, start: QPoint, end: QPoint) -> None:
+    """Press the left button at ``start`` of the widget, move the mouse to ``end`` with it
+    held, and let go (a column's edge dragged in a table's header, a splitter moved)."""
+    reachable(widget)
+    left, none = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    QTest.mousePress(widget, left, none, start)
+    steps = 8
+    for i in range(1, steps + 1):
+        QTest.mouseMove(widget, start + (end - start) * i / steps)
+    QTest.mouseRelease(widget, left, none, end)
+
+
+def size_column(view, column: int, width: int) -> None:
+    """Drag the right edge of ``column``'s header section until the column is ``width``
+    wide (or as near as the header lets it be), as a person widens or narrows a column."""
+    header = view.horizontalHeader()
+    right = header.sectionViewportPosition(column) + header.sectionSize(column) - 1
+    y = header.height() // 2
+    drag(header.viewport(), QPoint(right, y), QPoint(right - (header.sectionSize(column) - width), y))
+
+
 def enter(widget: QWidget) -> None:
     key(widget, Qt.Key.Key_Return)
 
@@ -230,6 +251,21 @@ def save_as(dialog, path) -> None:
     name = dialog.findChild(QLineEdit, "fileNameEdit")
     type_into(name, str(path))
     enter(name)
+
+
+PRINT_TO_FILE = "Print to File (PDF)"  # the printer Qt's own print dialog offers for a PDF
+
+
+def print_to_file(dialog, path) -> None:
+    """Answer Qt's own print dialog as a user prints to a PDF file: "Print to File (PDF)"
+    chosen as the printer (already the choice on a computer with no printer installed), the
+    file's whole path typed into its name field, then Print."""
+    reachable(dialog)
+    printers = dialog.findChild(QComboBox, "printers")
+    if printers.currentText() != PRINT_TO_FILE:
+        choose(printers, PRINT_TO_FILE)
+    type_into(dialog.findChild(QLineEdit, "filename"), str(path))
+    click(button(dialog, "Print"))
 
 
 class Answer:

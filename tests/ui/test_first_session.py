@@ -160,12 +160,12 @@ def test_the_printed_code_carries_a_test_mark_in_test_mode(start_app, loop, tmp_
                and tab.panel.print_dialog.isVisible(), message="Qt's print dialog")
     dialog = tab.panel.print_dialog
     pdf = tmp_path / "code.pdf"
-    # no printer here: Qt's dialog offers "Print to File (PDF)"; type the file's name
-    press.type_into(dialog.findChild(QLineEdit, "filename"), str(pdf))
-    button = next(b for b in dialog.findChildren(QPushButton)
-                  if b.isVisible() and b.text().replace("&", "") == "Print")
-    press.click(button)
-    loop.until(lambda: tab.panel.outcome.text() == "Sent to the printer", message="printing")
+    # Qt's own dialog, answered as a user prints to a PDF file (Print to File (PDF))
+    press.print_to_file(dialog, pdf)
+    # where the file went, not "Sent to the printer" (issue 28, item 15)
+    loop.until(lambda: tab.panel.outcome.text() == f"Printed to a PDF file: {pdf}",
+               message="printing")
+    assert pdf.read_bytes().startswith(b"%PDF")
     text = subprocess.run([pdftotext, str(pdf), "-"], capture_output=True, text=True,
                           check=True).stdout
     assert "TEST" in text and "not a real payment" in text

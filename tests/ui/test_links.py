@@ -343,10 +343,12 @@ def test_rate_limits_are_honoured_by_the_scheduler(desk, loop):
     tab = desk.window.links_tab
     fill(tab)
     record = create(tab, loop)
-    desk.faults(rate_limit_per_s=0.5)
-    scheduler = desk.window.scheduler
-    loop.until(lambda: scheduler.stats["RateLimitedError"] > 0, timeout=20,
-               message="a 429 to pause the checks")
+    desk.faults(rate_limit_per_s=0.5)  # every call answered 429, Retry-After 2 s
+    # a 429 pauses the service's budget: the checks (every call) wait, and the status bar
+    # says so (issue 30)
+    busy = desk.window.statusBar().busy
+    loop.until(lambda: busy.isVisible() and busy.text().startswith(
+        "Service busy: it asked to wait "), timeout=20, message="a 429 to pause the checks")
     desk.faults()
     control(desk, f"pay/{record.reference}", {"outcome": "success"})
     loop.until(lambda: tab.panel.state.text() == "PAID", timeout=20, message="PAID after the pause")

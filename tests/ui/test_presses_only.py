@@ -52,6 +52,8 @@ ALLOWED = {
         "the bridge's test emits the desk's events, which no user presses",
     ("tests/ui/transactions/test_notifications.py", "announce", "emit"):
         "says an inbox entry on the hub as the receiver says it: no user presses that",
+    ("tests/ui/transactions/test_notifications.py", "refuse", "emit"):
+        "says a refused request's trace on the hub as the receiver says it: no user presses that",
     ("tests/ui/counter/test_monitor.py",
      "test_a_monitor_unplugged_brings_the_view_beside_the_amount_box", "emit"):
         "a monitor unplugged and plugged in, as Qt says it (offscreen Qt cannot unplug one)",

@@ -81,17 +81,76 @@ def test_fields_are_checked_next_to_themselves(session, loop, qtbot):
     assert editor.key_messages[("test", "secret")].text().startswith("At least one secret key")
 
 
-def test_unreachable_service(session, loop, qtbot):
+def _red(message) -> bool:
+    """Whether a field's message is shown as an error (in red)."""
+    return "#b3261e" in message.styleSheet()
+
+
+def test_unreachable_service_is_not_wrong_keys(session, loop, qtbot):
+    """Issue 28, item 6: with the service unreachable, the keys were marked red ("Could not
+    check: The service cannot be…"), Save was refused ("Fix the keys marked in red") and the
+    status bar said "Keys checked: some do not work". Keys that could not be checked are
+    not wrong: said so, not in red; Save keeps them, with a plain warning."""
     from tests.helpers import free_port
 
+    said = []  # what the status bar is told
+    session.hub.call_finished.connect(said.append)
     editor = ProfileEditor(session)
     qtbot.addWidget(editor)
     editor.show()
     press.type_into(editor.name, "Nowhere")
     press.type_into(editor.url, f"http://127.0.0.1:{free_port()}/pay")
     press.type_into(editor.key_fields[("test", "secret")].edit, "sec-test-" + "a" * 32)
+    press.type_into(editor.key_fields[("test", "public")].edit, "pub-test-" + "b" * 32)
+    assert press_and_wait(loop, editor, editor.check_button) is False
+    for kind in ("secret", "public"):
+        message = editor.key_messages[("test", kind)]
+        assert _message(editor, "test", kind) == "Not checked: the service could not be reached"
+        assert not _red(message)
+    assert "could not be checked" in editor.status.text() and "red" not in editor.status.text()
+    assert "do not work" not in said[-1] and "not checked" in said[-1].lower()
+    assert save(loop, editor) is True  # saved, unchecked
+    assert session.profile.name == "Nowhere"
+    assert loop.run(session.key()) == "sec-test-" + "a" * 32
+    assert "could not be checked" in said[-1] and "do not work" not in said[-1]
+
+
+def test_refused_keys_still_block_save_beside_unchecked_ones(session, loop, sandbox, qtbot):
+    """A key the service refuses keeps Save refused, whatever else could not be checked."""
+    editor = ProfileEditor(session)
+    qtbot.addWidget(editor)
+    _fill(editor, sandbox, test_secret="sec-test-" + "Z" * 32)
     assert save(loop, editor) is False
-    assert _message(editor, "test", "secret").startswith("Could not check")
+    assert _message(editor, "test", "secret").startswith("Not accepted by the service")
+    assert _red(editor.key_messages[("test", "secret")])
+    assert editor.status.text() == "Fix the keys marked in red."
+    assert session.settings.profiles == []
+
+
+def test_a_foreign_program_at_the_address_gets_no_key_from_the_editor(session, loop, qtbot):
+    """Issue 28, item 5: the keys are checked only at an address that answers like the
+    service; another program there is said next to the address, and sent no key."""
+    from tests.helpers import Foreign
+
+    secret, public = "sec-test-" + "c" * 32, "pub-test-" + "d" * 32
+    program = Foreign("html", secrets=(secret, public))
+    try:
+        editor = ProfileEditor(session)
+        qtbot.addWidget(editor)
+        editor.show()
+        press.type_into(editor.name, "Blog")
+        press.type_into(editor.url, f"http://127.0.0.1:{program.port}/pay")
+        press.type_into(editor.key_fields[("test", "secret")].edit, secret)
+        press.type_into(editor.key_fields[("test", "public")].edit, public)
+        assert save(loop, editor) is False
+        assert "does not answer like the service" in editor.url_message.text()
+        assert _red(editor.url_message)
+        assert _message(editor, "test", "secret").startswith("Not checked")
+        assert not _red(editor.key_messages[("test", "secret")])
+        assert program.count() >= 1 and program.with_secret() == 0
+        assert session.settings.profiles == []
+    finally:
+        program.close()
 
 
 def test_no_cards_deployment_is_found_out(session, loop, make_sandbox, qtbot):
@@ -191,3 +250,54 @@ def test_the_counter_defaults_are_checked_and_saved(session, loop, sandbox, qtbo
     profile = session.profile
     assert (profile.walk_in_name, profile.shop_email, profile.counter_logo) == (
         "Counter sale", "till@shop.example", str(logo))
+
+
+def test_a_profile_switch_shows_that_profiles_own_form_and_typing_goes_there(
+        built_desk, session, loop, sandbox, make_sandbox, qtbot):
+    """Issue 28, item 7: after a switch of profile, and then to LIVE, the Payment links form
+    still held the previous profile's customer, amount and title, ready to send, and the
+    keyboard stayed in the Profile box, where typing "s" switched the profile again. Each
+    profile and mode has its own form (what was typed there is there again when it comes
+    back; LIVE never gets a test one), and after a switch typing goes to its first field."""
+    from PySide6.QtCore import Qt
+
+    from tests.profiles import SECRET_KEYS, use_profile
+    from tests.ui.test_first_session import CUSTOMER, type_form
+    from tests.ui.test_links import go_live
+
+    other = make_sandbox("other", base_path="/pay")
+    use_profile(loop, session, sandbox, name="First", txref_prefix="FIRST", keys=SECRET_KEYS)
+    use_profile(loop, session, other, name="Second", txref_prefix="SECOND", keys=SECRET_KEYS)
+    window = MainWindow(built_desk)
+    qtbot.addWidget(window)
+    window.resize(1200, 900)
+    window.show()
+    tab, form = window.links_tab, window.links_tab.form
+    loop.until(lambda: tab.loaded, message="the links tab")
+    assert window.profiles.currentText() == "Second"
+    type_form(tab)  # Second's customer, amount and title, ready to send
+
+    def empty() -> bool:
+        return all(getattr(form, key).text() == "" for key in CUSTOMER)
+
+    # by keyboard: Tab to the Profile box and type the first letter of the other profile
+    press.tab_to(window.profiles)
+    press.key(window.profiles, Qt.Key.Key_F)
+    loop.until(lambda: "First" in window.windowTitle(), message="the switch to First")
+    loop.until(lambda: window.focusWidget() is form.amount, message="the keyboard in the form")
+    assert empty() and form.tx_ref.text().startswith("FIRST-")
+    press.key(window.focusWidget(), Qt.Key.Key_S)  # typing goes to the form, not the Profile box
+    assert form.amount.text() == "s" and session.profile.name == "First"
+
+    # by mouse, back to Second: its form as it was left
+    press.choose(window.profiles, "Second")
+    loop.until(lambda: "Second" in window.windowTitle(), message="the switch to Second")
+    loop.until(lambda: window.focusWidget() is form.amount, message="the keyboard in the form")
+    assert all(getattr(form, key).text() == text for key, text in CUSTOMER.items())
+    assert form.tx_ref.text().startswith("SECOND-")
+
+    # LIVE: never the test form
+    go_live(window, loop)
+    loop.until(lambda: "LIVE" in window.windowTitle(), message="live mode")
+    assert empty()
+    loop.until(lambda: window.focusWidget() is form.amount, message="the keyboard in the form")

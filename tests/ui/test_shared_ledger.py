@@ -152,3 +152,77 @@ def test_on_a_shared_ledger_the_editor_asks_for_the_public_key(loop, tmp_path, p
         assert session.profile.id.startswith("m-")
     finally:
         loop.run(desk.__aexit__(None, None, None))
+
+
+def test_the_desk_is_named_in_the_dialog(start_app, loop, paths):
+    """Its own name, said in the shop's status bars and on its counter's shifts: kept in this
+    installation's settings file, at once; empty gives back the computer's name."""
+    from paydesk.config.desk_name import computer_name
+
+    app = start_app(sandbox=True)
+    app.wait_started()
+    dialog = _open(app, loop)
+    assert dialog.desk_name.text() == "" and dialog.desk_name.placeholderText() == computer_name()
+    assert dialog.desk_name.accessibleName() == "Desk name"
+    assert dialog.rename_button.accessibleName() == "Rename desk"
+    press.click(dialog.desk_name)
+    press.type_into(dialog.desk_name, "T" * 41)
+    loop.run(press.click_starting(dialog.rename_button, "rename desk"))
+    assert dialog.desk_name_message.isVisible()
+    assert dialog.desk_name_message.text() == "At most 40 characters"
+    press.click(dialog.desk_name)
+    press.type_into(dialog.desk_name, "Till 9")
+    loop.run(press.click_starting(dialog.rename_button, "rename desk"))
+    assert dialog.desk_name_message.text() == "This desk is called Till 9"
+    assert app.session.desk_name == app.window.desk.counter.name == "Till 9"
+    assert json.loads(paths.profiles.read_text())["desk_name"] == "Till 9"
+    press.click(dialog.cancel_button)  # renamed already: Cancel changes nothing back
+    loop.until(lambda: press.closed(dialog), message="the dialog closed")
+    dialog = _open(app, loop)
+    assert dialog.desk_name.text() == "Till 9"
+    press.click(dialog.desk_name)
+    press.clear(dialog.desk_name)
+    loop.run(press.click_starting(dialog.rename_button, "rename desk"))
+    assert app.session.desk_name == computer_name()
+    assert "desk_name" not in json.loads(paths.profiles.read_text())
+    press.escape(dialog.rename_button)
+    loop.until(lambda: press.closed(dialog), message="the dialog closed")
+    app.close()
+
+
+def test_two_desks_of_a_shop_cannot_take_one_name(loop, tmp_path, pg_url, qtbot):
+    from paydesk.config.paths import Paths
+    from paydesk.config.secrets import KeyStore
+    from paydesk.desk.build import build_desk
+    from paydesk.ui.shared_ledger import SharedLedgerDialog
+    from tests.helpers import MemoryKeyring
+
+    desks = []
+    try:
+        for name in ("desk-a", "desk-b"):
+            paths = Paths(data=tmp_path / name, sandbox=tmp_path / f"{name}-sb").ensure()
+            desk = build_desk(paths, KeyStore(MemoryKeyring()), ledger_url=pg_url)
+            loop.run(desk.open())
+            desks.append(desk)
+        a, b = desks
+        assert b.session.desk_name.endswith(f" ({b.session.installation_id})")
+        dialog = SharedLedgerDialog(b.session, None, naming=b.naming)
+        qtbot.addWidget(dialog)
+        dialog.show()
+        assert dialog.desk_name.placeholderText() == b.session.desk_name
+        press.click(dialog.desk_name)
+        press.type_into(dialog.desk_name, "Till 2")
+        loop.run(press.click_starting(dialog.rename_button, "rename desk"))
+        assert b.session.desk_name == "Till 2"
+        dialog = SharedLedgerDialog(a.session, None, naming=a.naming)
+        qtbot.addWidget(dialog)
+        dialog.show()
+        press.click(dialog.desk_name)
+        press.type_into(dialog.desk_name, "Till 2")
+        loop.run(press.click_starting(dialog.rename_button, "rename desk"))
+        assert dialog.desk_name_message.isVisible() and dialog.desk_name_message.text() == (
+            "Another desk of the shop is called Till 2: choose another name")
+        assert a.session.desk_name != "Till 2"
+    finally:
+        for desk in desks:
+            loop.run(desk.close())

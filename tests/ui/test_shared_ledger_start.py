@@ -90,3 +90,69 @@ def test_a_server_that_comes_back_opens_the_window_by_itself(loop, qapp, paths, 
         assert finish(loop, task, shown) == 0
     finally:
         cluster.remove()
+
+
+PASSWORD = "correct-horse-battery-staple"
+
+
+def _role_url(pg_server, pg_url, role):
+    dbname = pg_url.rsplit("/", 1)[1]
+    pg_server.login_role(role, PASSWORD, dbname)
+    return f"postgresql://{role}@127.0.0.1:{pg_server.port}/{dbname}"
+
+
+def test_a_missing_password_is_asked_for_in_the_dialog_and_kept(loop, qapp, paths, keys,
+                                                                memory_keyring, pg_server,
+                                                                pg_url):
+    from paydesk.config.secrets import SERVICE_NAME, KeyStore
+    from paydesk.config.shared_ledger import password_entry
+    from paydesk.logs import REDACTOR
+
+    url = _role_url(pg_server, pg_url, f"asked_{pg_url.rsplit('/', 1)[1]}")
+    role = url.split("//")[1].split("@")[0]
+    task, shown = start(loop, qapp, paths, keys, url)
+    dialog = problem_dialog()
+    # not "unreachable": what the server said, and a place to type the password
+    assert dialog.why.text() == f"The shared ledger asks for the password of {role}: enter it"
+    assert dialog.password.isVisible() and dialog.connect_button.isVisible()
+    assert dialog.password.accessibleName() == "Password"
+    assert dialog.password.echoMode() == dialog.password.EchoMode.Password
+    assert dialog.connect_button.accessibleName() == "Connect"
+    # a wrong one: said beside the field, the dialog stays, nothing kept
+    press.type_into(dialog.password, "not-" + PASSWORD)
+    press.click(dialog.connect_button)
+    loop.until(lambda: "refused this password" in dialog.password_message.text(),
+               message="the refusal beside the password")
+    assert dialog.password_message.isVisible() and "window" not in shown
+    assert (SERVICE_NAME, password_entry(url)) not in memory_keyring.store
+    # the right one, with Enter in the field: the window opens, the password is kept
+    press.type_into(dialog.password, PASSWORD)
+    press.enter(dialog.password)
+    loop.until(lambda: "window" in shown, 30, "the window on the shared ledger")
+    assert problem_dialog() is None and shown["session"].ledger_choice.shared
+    assert memory_keyring.store[(SERVICE_NAME, password_entry(url))] == PASSWORD
+    assert PASSWORD not in REDACTOR.clean(f"typed {PASSWORD}")
+    assert finish(loop, task, shown) == 0
+
+    # the next start connects without asking
+    again = KeyStore(memory_keyring, on_secret=REDACTOR.add)
+    from paydesk import app as app_module
+
+    shown = {}
+    task = loop.spawn(app_module.run(qapp, args(ledger=url), paths, again,
+                                     window_ready=lambda w, s: shown.update(window=w, session=s)))
+    loop.until(lambda: "window" in shown or problem_dialog() is not None or task.done(), 30,
+               message="the window")
+    assert problem_dialog() is None and "window" in shown
+    assert finish(loop, task, shown) == 0
+
+
+def test_no_such_database_is_said_and_asks_no_password(loop, qapp, paths, keys, pg_server):
+    url = f"postgresql://postgres@127.0.0.1:{pg_server.port}/no_such_shop"
+    task, _ = start(loop, qapp, paths, keys, url)
+    dialog = problem_dialog()
+    assert dialog.why.text() == (f'The server at 127.0.0.1:{pg_server.port} has no database '
+                                 '"no_such_shop": check the end of the address')
+    assert not dialog.password.isVisible() and not dialog.connect_button.isVisible()
+    press.click(dialog.quit)
+    assert loop.run(asyncio.wait_for(asyncio.shield(task), 15), 16) == 0

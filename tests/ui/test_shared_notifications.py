@@ -26,15 +26,15 @@ def test_another_desks_notifications_show_here(paths, keys, loop, tmp_path, sand
                 ("Finance", Paths(data=tmp_path / "there", sandbox=tmp_path / "there-sb").ensure(),
                  KeyStore(MemoryKeyring()))):
             desk = build_desk(desk_paths, desk_keys, ledger_url=pg_url)
-            desk.live.keeper.name = name
             loop.run(desk.open())
+            loop.run(desk.naming.rename(name))
             desks.append(desk)
         here, there = desks
         merchant = loop.run(profiles.add_profile(here.session, sandbox, txref_prefix="SHOP"))
         loop.run(there.session.save_profile(merchant, profiles.keys_of(sandbox)))
         body = json.dumps({"event": "payment.completed", "data": {"tx_ref": "SHOP-OLD"}}).encode()
         loop.run(there.inbox.receive(body, {"content-type": "application/json"}, "10.0.0.9",
-                                     verified=True, profile_id=merchant.id, mode="test",
+                                     profile_id=merchant.id, mode="test",
                                      tx_ref="SHOP-OLD", event="payment.completed"))
         for desk in desks:
             desk.start_background()
@@ -48,7 +48,7 @@ def test_another_desks_notifications_show_here(paths, keys, loop, tmp_path, sand
         # kept at the other desk (or by the receiver): here within a second, on top
         body = json.dumps({"event": "payment.completed", "data": {"tx_ref": "SHOP-NEW"}}).encode()
         entry, _ = loop.run(there.inbox.receive(
-            body, {"content-type": "application/json"}, "10.0.0.9", verified=True,
+            body, {"content-type": "application/json"}, "10.0.0.9",
             profile_id=merchant.id, mode="test", tx_ref="SHOP-NEW", event="payment.completed"))
         loop.until(lambda: window.model.index(0, 1).data() == "SHOP-NEW", timeout=10,
                    message="the other desk's notification")

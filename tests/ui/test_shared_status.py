@@ -15,8 +15,8 @@ def test_the_status_bar_says_who_checks_payments_and_when_the_ledger_went(
         paths, keys, loop, qtbot, pg_url, pg_server):
     desk = build_desk(paths, keys, ledger_url=pg_url)
     assert desk.live is not None
-    desk.live.keeper.name = "Counter 1"  # the computer's name, elsewhere
     loop.run(desk.open())
+    loop.run(desk.naming.rename("Counter 1"))  # as its person names it
     status = StatusLine(desk.session)
     qtbot.addWidget(status)
     shared = status.shared

@@ -37,9 +37,9 @@ def shop(paths, keys, loop, tmp_path, sandbox, pg_url):
 
     def open_desk(name, desk_paths, desk_keys):
         desk = build_desk(desk_paths, desk_keys, ledger_url=pg_url)
-        desk.live.keeper.name = name
         desk.live.keeper.ttl, desk.live.keeper.renew_every = 3.0, 0.5
         loop.run(desk.open())
+        loop.run(desk.naming.rename(name))
         desks.append(desk)
         return desk
 

@@ -1,9 +1,11 @@
 """This computer's counter: its name and where the customer display goes (Qt-free).
 
 ``counter.json`` in the data folder, read and written off the loop's thread, written whole
-and atomically (a temporary file, then replaced). The name is the computer's name until the
-staff renames the counter (desk/counter.py allows it only while the open shift has no
-sales); ``screen`` is the customer display's screen by name ("" = this screen, the customer's
+and atomically (a temporary file, then replaced). The counter goes by its desk's name
+(``name`` "": config/desk_name.py, told apart from another desk's on a shared ledger) until
+the staff renames the counter (desk/counter.py allows it only while the open shift has no
+sales); a name written by an earlier PayDesk that is merely the computer's is the desk's
+too. ``screen`` is the customer display's screen by name ("" = this screen, the customer's
 view beside the amount box).
 """
 
@@ -15,7 +17,7 @@ import logging
 import os
 import re
 import socket
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from .paths import Paths
@@ -53,7 +55,7 @@ def _file(paths: Paths) -> Path:
 
 @dataclass(frozen=True)
 class CounterSettings:
-    name: str = field(default_factory=default_name)  # this counter's name ("Till 1")
+    name: str = ""  # this counter's own name ("Till 1"); "": its desk's name
     screen: str = ""  # the customer display's screen by name; "": this screen
 
     @classmethod
@@ -75,8 +77,8 @@ class CounterSettings:
             return cls()
         name = data.get("name")
         screen = data.get("screen")
-        return cls(name=name.strip() if isinstance(name, str) and not name_problem(name)
-                   else default_name(),
+        own = name.strip() if isinstance(name, str) and not name_problem(name) else ""
+        return cls(name="" if own == default_name() else own,
                    screen=screen if isinstance(screen, str) else "")
 
     async def save(self, paths: Paths) -> None:

@@ -60,6 +60,9 @@ def parse_card_currencies(text: str) -> tuple[dict[str, str], str | None]:
     return codes, None
 
 
+WALK_IN_NAME = "Walk-in customer"  # the counter's customer who gives no name
+
+
 @dataclass
 class Profile:
     id: str
@@ -79,9 +82,19 @@ class Profile:
     merchant_name: str = ""  # the business's name as customers know it (receipts)
     # the counter's defaults (desk/counter.py): the service wants a name and an e-mail for
     # every payment; a walk-in customer who gives none is sold to under these
-    walk_in_name: str = "Walk-in customer"  # first word: first name, the rest: last name
+    walk_in_name: str = WALK_IN_NAME  # first word: first name, the rest: last name
     shop_email: str = ""  # the shop's own address; the counter cannot sell without one
     counter_logo: str = ""  # an image file shown on the customer display ("" none)
+    # "Calls a minute this service allows", set by hand (None: as the service's answers say,
+    # desk/budgets.py); the lower of the two is kept
+    calls_a_minute: int | None = None
+
+    @property
+    def test_cards(self) -> bool:
+        """Whether the service keeps test cards apart from live ones. The family's servers
+        (known by where they look payments up) do not: a card is the merchant's whichever
+        key made it, paid from the live balance, and either key lists them all."""
+        return self.lookup_path != LOOKUP_PATHS[1]
 
     @property
     def shown_name(self) -> str:
@@ -97,6 +110,9 @@ class Profile:
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         if known.get("lookup_path") not in LOOKUP_PATHS:
             known["lookup_path"] = None  # written by another version, or edited by hand
+        calls = known.get("calls_a_minute")
+        if not (isinstance(calls, int) and not isinstance(calls, bool) and calls > 0):
+            known["calls_a_minute"] = None
         return cls(**known)
 
 
@@ -109,6 +125,8 @@ class Settings:
     # the shared ledger's address, never with its password (that is in the keyring);
     # None: this computer's own ledger (config/shared_ledger.py)
     ledger_url: str | None = None
+    # this desk's name as the person set it (config/desk_name.py); None: its default name
+    desk_name: str | None = None
 
     def profile(self, profile_id: str | None) -> Profile | None:
         return next((p for p in self.profiles if p.id == profile_id), None)
@@ -134,6 +152,7 @@ class SettingsFile:
             active_mode=data.get("active_mode") if data.get("active_mode") in MODES else "test",
             installation_id=data.get("installation_id"),
             ledger_url=data.get("ledger_url") or None,
+            desk_name=data.get("desk_name") if isinstance(data.get("desk_name"), str) else None,
         )
 
     @staticmethod
@@ -146,6 +165,8 @@ class SettingsFile:
         }
         if settings.ledger_url:
             data["ledger_url"] = settings.ledger_url
+        if settings.desk_name:
+            data["desk_name"] = settings.desk_name
         return json.dumps(data, indent=2)
 
     def write(self, text: str) -> None:

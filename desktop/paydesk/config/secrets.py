@@ -39,6 +39,12 @@ def system_backend() -> keyring.backend.KeyringBackend | None:
     return backend
 
 
+# every key a profile keeps, as (mode, kind): its keys per mode, the business's webhook secret,
+# and its SMTP password (desk/bulk/smtp.py)
+PROFILE_ENTRIES = tuple((mode, kind) for mode in ("test", "live")
+                        for kind in ("secret", "public", "webhook")) + (("any", "smtp"),)
+
+
 def entry(profile_id: str, mode: str, kind: str) -> str:
     return f"{profile_id}/{mode}/{kind}"
 
@@ -68,6 +74,8 @@ class KeyStore:
         self._lock = threading.Lock()
         self._on_secret = on_secret or (lambda s: None)
         self.on_waiting: Callable[[bool], None] = lambda waiting: None
+        # an entry kept or removed (its name, never its value): what depended on it is told
+        self.on_changed: Callable[[str], None] = lambda name: None
         self._waiting = 0
         self.problem: str | None = None  # what last went wrong with the keyring, if anything
 
@@ -178,6 +186,10 @@ class KeyStore:
                 self._memory[name] = value
             else:
                 self._memory.pop(name, None)
+        try:  # this session uses it from now, whatever the keyring says below
+            self.on_changed(name)
+        except Exception:  # a listener's fault is not the key store's
+            log.exception("a listener of the key store failed")
         if self.backend is None:
             return False
         from keyring.errors import KeyringError
@@ -203,7 +215,5 @@ class KeyStore:
             pass
 
     async def delete_profile(self, profile_id: str) -> None:
-        for mode in ("test", "live"):
-            for kind in ("secret", "public", "webhook"):  # webhook: the business's secret
-                await self.set(profile_id, mode, kind, "")
-        await self.set(profile_id, "any", "smtp", "")  # its SMTP password (desk/bulk/smtp.py)
+        for mode, kind in PROFILE_ENTRIES:
+            await self.set(profile_id, mode, kind, "")

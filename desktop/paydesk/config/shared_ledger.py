@@ -11,12 +11,17 @@ The rules here decide what PayDesk accepts and keeps:
   socket's folder) the URL must ask for ``sslmode=require`` or stronger (``verify-ca``,
   ``verify-full``), so neither the password nor the shop's records cross a network in the clear.
 - ``choose``: which ledger a desk uses: ``--ledger``, else the saved setting, else its own.
+- ``IN_ARGUMENTS`` / ``read_password``: ``paydesk`` refuses a password written into
+  ``--ledger``'s address (a process's arguments are readable by every user of the computer,
+  in ``ps`` and /proc/PID/cmdline, for as long as it runs); ``--ledger-password-stdin`` reads
+  it from standard input instead, as ``docker login --password-stdin`` does.
 """
 
 from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
+from typing import TextIO
 from urllib.parse import parse_qsl, unquote, urlencode
 
 SCHEMES = ("postgresql", "postgres")
@@ -24,6 +29,9 @@ STRONG_SSLMODES = ("require", "verify-ca", "verify-full")
 SSLMODES = ("disable", "allow", "prefer", *STRONG_SSLMODES)
 DEFAULT_PORT = 5432
 EXAMPLE = "postgresql://paydesk@db.shop.lan/paydesk?sslmode=verify-full"
+IN_ARGUMENTS = ("leave the password out of the address (it would be readable in the list of "
+                "processes): give it with --ledger-password-stdin, or type it when PayDesk "
+                "asks for it")
 RESTART_NOTE = "PayDesk uses it from its next start: close PayDesk and open it again."
 
 
@@ -136,6 +144,12 @@ def split_password(url: str) -> tuple[str, str | None]:
             query = urlencode(kept)
     tail = f"?{query}" if q and query else ""
     return f"{scheme}://{netloc}{slash}{path}{tail}", password or None
+
+
+def read_password(stream: TextIO) -> str | None:
+    """The password on the first line of ``stream`` (standard input), without the spaces and
+    line end around it (as the keyring keeps it); None when there is none."""
+    return stream.readline().strip() or None
 
 
 def is_local_host(host: str) -> bool:

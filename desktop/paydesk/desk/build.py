@@ -35,9 +35,11 @@ from ..ledger.counter_sqlite import SqliteCounterBook
 from ..ledger.inbox import Inbox
 from ..ledger.inbox_sqlite import SqliteInbox
 from ..scheduler import Scheduler
+from .budgets import Budgets, BusyWatch
 from .bulk.runner import BulkController
 from .cards.controller import CardsController
 from .counter import CounterController
+from .desk_name import DeskNaming
 from .events import Hub
 from .ledger_choice import choose_ledger
 from .links import LinksController
@@ -52,6 +54,7 @@ if TYPE_CHECKING:
     from ..ledger import Ledger
     from ..ledger.cards import CardLedger
     from ..ledger.postgres.engine import PgEngine
+    from ..service.budget_book import Book
     from .live import Live
 
 WATCH_DAYS = 7  # open records younger than this are watched from the start; older: Check all open
@@ -116,6 +119,9 @@ class Desk:
     counter: CounterController  # this computer's counter (desk/counter.py)
     batches: BatchBook  # the batches of bulk links, beside the ledger (ledger/batch.py)
     bulk: BulkController  # runs them (desk/bulk/runner.py); never resumed silently at start
+    naming: DeskNaming  # this desk's name (desk/desk_name.py): status bars, counter shifts
+    budgets: Budgets  # one call budget per service origin (desk/budgets.py)
+    busy: BusyWatch  # the status bar's words while the active profile's budget is tight
     started: bool = False  # start_background() has run
     live: Live | None = None  # on a shared ledger: the other desks' changes, the poller lease
     receiver: Serving | None = None  # the notification receiver this process runs (receiver/)
@@ -127,6 +133,7 @@ class Desk:
             await self.live.mark_start()
         await self.session.load()
         await self.counter.load()  # counter.json: the counter's name
+        await self.naming.settle()  # on a shared ledger: claimed among the shop's desks
         if self.live is not None:
             self.live.bind(self.session.installation_id)
 
@@ -164,6 +171,7 @@ class Desk:
             self.receiver = None
         if self.live is not None:
             await self.live.close()
+        self.busy.close()
         await self.session.close()
 
 
@@ -203,10 +211,11 @@ def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
         book = SqliteCounterBook.beside(sqlite)
         batches = SqliteBatchBook.beside(sqlite)
     keys.on_waiting = hub.keyring_waiting.emit
+    budgets = Budgets(None if engine is None else _shop_books(engine))
     session = Session(paths, keys, hub=hub, ledger=ledger, card_ledger=card_ledger,
                       health=ConnectionHealth(hub.health_changed.emit),
                       embedded=EmbeddedSandbox(paths.sandbox),
-                      profiles=None if engine is None else _merchants(engine))
+                      profiles=None if engine is None else _merchants(engine), budgets=budgets)
     links = LinksController(session, ledger)
     live = None
     if engine is not None:
@@ -221,15 +230,21 @@ def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
                               paid=ledger.paid_since)  # refunds, reversals
         hub.record_changed.connect(scheduler.seen)
         hub.profile_deleted.connect(scheduler.forget)
+    counter = CounterController(session, links, book, scheduler)
     desk = Desk(paths=paths, keys=keys, hub=hub, session=session, links=links,
                 transactions=TransactionsController(links),
                 cards=CardsController(session, card_ledger), scheduler=scheduler, inbox=inbox,
-                book=book, counter=CounterController(session, links, book, scheduler),
+                book=book, counter=counter,
                 batches=batches, live=live,
-                bulk=BulkController(session, links, batches, hub, scheduler=scheduler))
+                bulk=BulkController(session, links, batches, hub, scheduler=scheduler),
+                naming=DeskNaming(session, counter,
+                                  claim=None if live is None else live.claim_name),
+                budgets=budgets, busy=BusyWatch(budgets, hub, lambda: session.profile))
     if live is not None:  # another desk's sales and shifts, read from the book
         live.book = book
-    scheduler.notified = _notified(desk)
+    notified = _notified(desk)
+    scheduler.notified = notified
+    scheduler.delivering = notified.delivering  # codes on screen: the notification brings PAID
     return desk
 
 
@@ -239,7 +254,16 @@ def _notified(desk: Desk) -> Notified:
     running here), and the link is past its first minutes."""
     notified = Notified(desk.inbox.last_received, desk.session.tasks.child())
     desk.hub.notification_changed.connect(notified.heard)
+    desk.session.notified_lately = notified.lately  # the status bar's "PAID by notification"
     return notified
+
+
+def _shop_books(engine: PgEngine) -> Callable[[str, float], Book]:
+    """On a shared ledger the book of each service origin is the shop's: every desk,
+    counter and the receiver spend from one (ledger/postgres/budget.py)."""
+    from ..ledger.postgres.budget import PgBook
+
+    return lambda origin, window: PgBook(engine, origin, window=window)
 
 
 def _merchants(engine: PgEngine) -> SharedProfiles:

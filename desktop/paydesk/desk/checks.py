@@ -26,6 +26,14 @@ _URL = re.compile(rf"[Hh][Tt][Tt][Pp][Ss]?://{_LABEL}(?:\.{_LABEL})*(?::[0-9]{{1
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _CONTROL_IN_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 META_FIELDS, META_NAME, META_VALUE = 20, 40, 100
+WHOLE_DIGITS = "Whole units only, digits 0-9"
+# how a spreadsheet writes a whole number with its thousands grouped: by commas, dots,
+# spaces (French Excel: no-break ones) or apostrophes (Swiss), the same one throughout
+_GROUPED = re.compile("[0-9]{1,3}(?P<sep>[,. \u00a0\u202f'\u2019])[0-9]{3}(?:(?P=sep)[0-9]{3})*")
+_INDIAN = re.compile("[0-9]{1,2}(?:,[0-9]{2})*,[0-9]{2},[0-9]{3}")  # 1,50,000: a lakh and a half
+# a decimal mark and one or two decimals after the whole part (25.00, 1.500,00)
+_DECIMALS = re.compile("(?P<whole>.+?)(?P<mark>[.,])(?P<cents>[0-9]{1,2})")
+_CURRENCY_SIGNS = "£$€¥₹₩₽₺₦₱₫₪฿¢"
 _OURS = re.compile(r"[A-Za-z0-9]{1,8}-[0-9]{6}-[A-Za-z0-9]{6}-[0-9]{4,}[A-Za-z0-9]{2}")
 
 
@@ -34,10 +42,43 @@ def amount(text: str) -> str | None:
     if not t:
         return "Enter the amount"
     if not t.isascii() or not t.isdigit():
-        return "Whole units only, digits 0-9 (the service takes no decimals)"
-    if not 1 <= int(t) <= MAX_AMOUNT:
-        return f"Between 1 and {MAX_AMOUNT:,}"
-    return None
+        return _not_digits(t)
+    return _in_range(int(t))
+
+
+def _in_range(value: int) -> str | None:
+    return None if 1 <= value <= MAX_AMOUNT else f"Between 1 and {MAX_AMOUNT:,}"
+
+
+def _not_digits(t: str) -> str:
+    """What to say of an amount that is not digits alone: what a spreadsheet's formatting
+    added (a currency sign, thousands separators, ".00") named, with the number to type;
+    "no decimals" said only of real decimals. A separator is never taken for a decimal
+    point (``1,500`` and ``1.500`` are fifteen hundred) and nothing is guessed silently."""
+    bare = t.strip(_CURRENCY_SIGNS + " \u00a0\u202f")
+    sign = bare != t  # £1,500 or 1.500 €
+    cents = ""
+    decimal = _DECIMALS.fullmatch(bare)
+    if decimal and not (_GROUPED.fullmatch(bare) or _INDIAN.fullmatch(bare)):
+        bare, cents = decimal.group("whole"), decimal.group("cents")
+        grouped = _GROUPED.fullmatch(bare)
+        if grouped and grouped.group("sep") == decimal.group("mark"):
+            return WHOLE_DIGITS  # 1,500,00: not a number anyone writes
+    grouped = _GROUPED.fullmatch(bare) or _INDIAN.fullmatch(bare)
+    if not (bare.isascii() and bare.isdigit()) and not grouped:
+        return WHOLE_DIGITS
+    if cents.strip("0"):  # real decimals: nothing to type but a decision
+        return ("Whole units only, without thousands separators (the service takes no"
+                " decimals)" if grouped else f"{WHOLE_DIGITS} (the service takes no decimals)")
+    digits = "".join(c for c in bare if c.isdigit())
+    wrong = _in_range(int(digits))
+    if wrong:
+        return wrong
+    extra = [what for what, there in (("currency sign", sign),
+                                      ("thousands separators", bool(grouped)),
+                                      ("decimals", bool(cents))) if there]
+    said = ", ".join(extra[:-1]) + " or " + extra[-1] if len(extra) > 1 else extra[0]
+    return f"No {said}: type {digits}"
 
 
 def email(text: str) -> str | None:
@@ -136,3 +177,20 @@ def cardholder_name(text: str, what: str) -> str | None:
     if not text.strip():
         return f"Enter the cardholder's {what}, as it goes on the card"
     return name(text, what)
+
+
+MOST_CALLS_A_MINUTE = 100_000
+
+
+def calls_a_minute(text: str) -> tuple[int | None, str | None]:
+    """"Calls a minute this service allows" as typed in the profile editor: (the number,
+    None), (None, None) when empty (as the service's answers say), or (None, what is wrong)."""
+    t = text.strip()
+    if not t:
+        return None, None
+    if not t.isascii() or not t.isdigit():
+        return None, "A whole number of calls, e.g. 60; or leave it empty"
+    value = int(t[:12])
+    if not 1 <= value <= MOST_CALLS_A_MINUTE:
+        return None, f"Between 1 and {MOST_CALLS_A_MINUTE:,}; or leave it empty"
+    return value, None

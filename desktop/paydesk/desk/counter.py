@@ -48,25 +48,20 @@ from ..ledger.counter import (
 from ..scheduler import Scheduler
 from ..service.errors import AuthenticationError, ServiceError, ValidationError
 from ..service.models import PaymentRequest
-from . import checks
+from .counter_checks import (
+    CounterSetupMissing,
+    check_sale,
+    checked_shop_email,
+    setup_missing,
+)
 from .day import local_midnight
 from .links import LinksController
 from .session import Session
 
 log = logging.getLogger("paydesk.counter")
 VIEW = "counter"  # the scheduler's name for what the counter shows (checked often)
-TITLE_MOST = 100  # characters of a note (the link's title)
 UNDECIDED_MOST = 100
 NOT_SALES_KEPT = 20_000  # records known not to be sales (not read again when they change)
-
-
-class CounterSetupMissing(Exception):
-    """The profile lacks what a counter sale needs (the shop's e-mail, the walk-in name)."""
-
-    def __init__(self, message: str, field: str):
-        super().__init__(message)
-        self.message = message
-        self.field = field  # "shop_email" | "walk_in_name": the profile editor's field
 
 
 class SaleUnderWay(Exception):
@@ -83,19 +78,6 @@ class RenameRefused(Exception):
     def __init__(self, message: str):
         super().__init__(message)
         self.message = message
-
-
-class BadSale(ValidationError):
-    """What the staff typed is not a sale (said before anything is written): ``errors`` (also
-    ``fields``) maps "amount", "currency", "note" or "email" to what is wrong."""
-
-    def __init__(self, errors: dict[str, list[str]]):
-        super().__init__("Check the sale: " + "; ".join(m for ms in errors.values() for m in ms),
-                         errors)
-
-    @property
-    def fields(self) -> dict[str, list[str]]:
-        return self.errors
 
 
 def with_record(sale: Sale, record: LinkRecord) -> Sale:
@@ -143,8 +125,22 @@ class CounterController:
         self.hub.session_changed.connect(self._session_changed)
 
     @property
-    def name(self) -> str:
-        return self.settings.name
+    def name(self) -> str:  # its own name, else its desk's (follows_desk)
+        return self.settings.name or self.session.desk_name
+
+    @property
+    def follows_desk(self) -> bool:
+        return not self.settings.name
+
+    async def has_open_sales(self) -> bool:
+        """An open shift of this counter (any profile or mode) has sales: it keeps its name."""
+        for profile in list(self.session.settings.profiles):
+            for mode in ("test", "live"):
+                shift = await self.book.current_shift(self.name, profile.id, mode)
+                if shift is not None and await self.book.sales(
+                        SaleQuery(shift_id=shift.id), limit=1):
+                    return True
+        return False
 
     async def load(self) -> None:
         """Read ``counter.json`` (Desk.open awaits it)."""
@@ -172,7 +168,9 @@ class CounterController:
         changed meanwhile), and no shift is opened in order to be closed. The counter's
         next sale opens a new shift. ShiftClosed when it was closed meanwhile (another
         window on the same data folder, another desk): nothing is written, its close
-        stands (``book.shift(shift_id)`` holds it)."""
+        stands (``book.shift(shift_id)`` holds it). A shared ledger out of reach: refused
+        (its LedgerError) before anything is written."""
+        self.session.refuse_while_down()
         closed = await self.book.close_shift(shift_id, self.user)
         self.hub.shift_changed.emit(closed)
         return closed
@@ -187,13 +185,10 @@ class CounterController:
         name = name.strip()
         if name == self.name:
             return
-        for profile in list(self.session.settings.profiles):
-            for mode in ("test", "live"):
-                shift = await self.book.current_shift(self.name, profile.id, mode)
-                if shift is not None and await self.book.sales(
-                        SaleQuery(shift_id=shift.id), limit=1):
-                    raise RenameRefused("The open shift has sales: close the shift first, "
-                                        "then rename the counter")
+        self.session.refuse_while_down()  # the open shifts' sales cannot be read meanwhile
+        if await self.has_open_sales():
+            raise RenameRefused("The open shift has sales: close the shift first, "
+                                "then rename the counter")
         self.settings = replace(self.settings, name=name)
         await self.settings.save(self.session.paths)
 
@@ -207,27 +202,23 @@ class CounterController:
         """The sale on the screens can still be paid (its link is open, it is not voided)."""
         return self.current is not None and self.current.kind == OPEN
 
-    def _check(self, profile: Profile, amount: str, currency: str, note: str,
-               email: str) -> None:
-        errors: dict[str, list[str]] = {}
-        for field, problem in (
-                ("amount", checks.amount(amount)),
-                ("currency", None if currency in profile.currencies
-                 else f"Not one of this profile's currencies ({', '.join(profile.currencies)})"),
-                ("note", checks.limit(note, TITLE_MOST)),
-                ("email", checks.email(email) if email.strip() else None)):
-            if problem:
-                errors[field] = [problem]
-        if errors:
-            raise BadSale(errors)
-        if not email.strip() and not profile.shop_email.strip():
-            raise CounterSetupMissing(
-                "Set the shop's e-mail in the profile (Edit profile…, Counter), or type the "
-                "customer's: the service needs one for every payment", "shop_email")
-        if checks.name(profile.walk_in_name, "name"):
-            raise CounterSetupMissing(
-                "Set the walk-in customer name in the profile (Edit profile…, Counter)",
-                "walk_in_name")
+    def setup_missing(self) -> CounterSetupMissing | None:
+        """What the active profile lacks for a sale to a walk-in customer who gives no
+        e-mail (the shop's e-mail, the walk-in name), said before the first sale; None when
+        it lacks nothing (or there is no profile)."""
+        profile = self.session.profile
+        return setup_missing(profile) if profile is not None else None
+
+    async def set_shop_email(self, email: str) -> Profile:
+        """The shop's e-mail, typed at the counter, checked and saved in the active profile
+        (ValidationError on "shop_email" when it is not an address)."""
+        text = checked_shop_email(email)
+        profile = self.session.profile
+        if profile is None:
+            raise ValidationError("No profile", {})
+        saved = replace(profile, shop_email=text)
+        await self.session.save_profile(saved, {})
+        return saved
 
     async def sell(self, amount: str, currency: str, note: str = "", email: str = "") -> Sale:
         """Make a sale: see the module's words. SaleUnderWay while one is being made or its
@@ -239,7 +230,7 @@ class CounterController:
         self.selling = True
         try:
             profile, mode = self.session.active()
-            self._check(profile, amount, currency, note, email)
+            check_sale(profile, amount, currency, note, email)
             self.session.refuse_while_down()
             async with self.session.lease(profile, mode):
                 pass  # no key, or not the service: refused before anything is written
@@ -251,6 +242,8 @@ class CounterController:
                 email=email.strip() or profile.shop_email.strip(), first_name=first,
                 last_name=last, tx_ref=sale.tx_ref,
                 title=note.strip() or f"Sale {sale.number:04d}",
+                # the family's servers require a description as well as a title
+                description=f"Counter sale at {profile.shown_name}"[:255],
                 callback_url=profile.callback_url or None, return_url=profile.return_url or None)
             return await self._create(sale, request)
         finally:
@@ -315,11 +308,13 @@ class CounterController:
         return voided
 
     async def void(self, sale: Sale) -> Sale:
+        self.session.refuse_while_down()
         voided = await self.book.void(sale.profile_id, sale.tx_ref, self.user)
         self._follow(voided)
         return voided
 
     async def decide(self, sale: Sale, decision: str) -> Sale:
+        self.session.refuse_while_down()
         decided = await self.book.decide(sale.profile_id, sale.tx_ref, decision, self.user)
         self._follow(decided)
         return decided

@@ -13,9 +13,16 @@ from ..ledger import CurrencyTotal, DaySummary
 from .texts import money_text
 
 RANGES = ("All dates", "Today", "Yesterday", "Last 7 days", "This month", "Custom…")
-COUNTS = (("Links made", None), ("Paid", ("success",)), ("Failed", ("failed",)),
-          ("Cancelled", ("cancelled",)), ("Refunded or reversed", ("refunded", "reversed")),
-          ("Still open", ("pending", "creating", "unknown")), ("Not created", ("rejected",)))
+_OPEN = ("pending", "creating", "unknown")
+# (label, the states counted (None: every link), which of them: True the sales voided at a
+# counter, False the others, None all). Each label is the words the Transactions tab shows
+# on those rows, and the lines but the first add up to it.
+COUNTS: tuple[tuple[str, tuple[str, ...] | None, bool | None], ...] = (
+    ("Links made", None, None), ("Paid", ("success",), False),
+    ("Paid after void", ("success",), True), ("Failed", ("failed",), None),
+    ("Cancelled", ("cancelled",), None), ("Refunded or reversed", ("refunded", "reversed"), None),
+    ("Still open", _OPEN, False), ("Voided at counter", _OPEN, True),
+    ("Not created", ("rejected",), None))
 
 
 def local_midnight(day: date) -> datetime:
@@ -41,9 +48,16 @@ def date_range(choice: str, first: date, last: date, today: date | None = None
 
 
 def counts(summary: DaySummary) -> list[tuple[str, int]]:
-    """How many links of the day are in each of ``COUNTS``' states, with its label."""
-    return [(label, summary.created if states is None else sum(summary.states[s] for s in states))
-            for label, states in COUNTS]
+    """How many links of the day are in each of ``COUNTS``' states, with its label: a sale
+    voided at a counter is never "Still open" (nor "Paid": "Paid after void")."""
+    def n(states: tuple[str, ...] | None, voided: bool | None) -> int:
+        if states is None:
+            return summary.created
+        every = sum(summary.states[s] for s in states)
+        apart = sum(summary.voided[s] for s in states)
+        return every if voided is None else apart if voided else every - apart
+
+    return [(label, n(states, voided)) for label, states, voided in COUNTS]
 
 
 def fees_text(total: CurrencyTotal) -> str:
@@ -55,7 +69,11 @@ def fees_text(total: CurrencyTotal) -> str:
 
 
 def refunds_text(total: CurrencyTotal) -> str:
-    return f"{total.refunded}: {money_text(total.refunded_amount)}" if total.refunded else "0"
+    """What was given back, and from how many payments: "45.00 (1 payment)"."""
+    if not total.refunded:
+        return money_text(total.refunded_amount)
+    payments = f"{total.refunded} payment{'s' if total.refunded != 1 else ''}"
+    return f"{money_text(total.refunded_amount)} ({payments})"
 
 
 def heading(profile_name: str, mode: str, day: date) -> str:

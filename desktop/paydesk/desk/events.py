@@ -59,6 +59,8 @@ class Hub:
         self.profile_deleted = Event("profile_deleted")  # (profile_id)
         self.ledger_busy = Event("ledger_busy")  # (bool): saving waits for another program
         self.keyring_waiting = Event("keyring_waiting")  # (bool): a keyring call takes human time
+        # (text): the service's budget is tight ("" when it is not): desk/budgets.py
+        self.service_busy = Event("service_busy")
         # a shared ledger (desk/live.py)
         self.ledger_reachable = Event("ledger_reachable")  # (bool): the shared ledger answers
         self.shared_status = Event("shared_status")  # (text): who checks payments / out of reach
@@ -73,6 +75,9 @@ class Hub:
         self.audit_added = Event("audit_added")  # (profile_id, mode)
         # notifications (receiver/): an inbox entry kept or decided, here or by another process
         self.notification_changed = Event("notification_changed")  # (InboxEntry)
+        # a refused request traced (or a peer's counting begun), here or by another process:
+        # the Notifications window counts them again
+        self.refused_changed = Event("refused_changed")  # (the peer's address: str)
         # the counters (desk/counter.py): a sale made, voided or decided; a shift opened or
         # closed; here or by another desk on a shared ledger (ledger/counter.py)
         self.sale_changed = Event("sale_changed")  # (Sale)

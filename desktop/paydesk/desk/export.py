@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..ledger import LinkRecord
 from ..ledger.cards import AuditEntry, AuditQuery, CardLedger
+from ..ledger.counter import PAID_AFTER_VOID, PAID_STATES, VOIDED
 from ..service.models import TransactionState
 from ..service.money import format_amount
 from .states import state_words
@@ -24,9 +25,14 @@ from .states import state_words
 # not the service's: nothing there, or nothing said)
 _SERVICE_WORDS = frozenset(s.value for s in TransactionState if s is not TransactionState.UNKNOWN)
 
+# "state" is the words PayDesk shows, "service_state" the service's own word; a sale voided
+# at a counter says so in "counter_void" ("voided", or "paid after void" once its link was
+# paid anyway: the counter book's kinds) with when, last, so the columns before keep
+# their places
 HEADER = ("tx_ref", "service_reference", "state", "service_state", "first_name", "last_name",
           "email", "amount", "fee", "currency", "mode", "made", "created_utc", "created_local",
-          "updated_utc", "last_checked_utc", "title", "description", "checkout_url", "error")
+          "updated_utc", "last_checked_utc", "title", "description", "checkout_url", "error",
+          "counter_void", "counter_voided_utc")
 
 
 def _iso(when: datetime | None) -> str:
@@ -55,6 +61,13 @@ def service_state(r: LinkRecord) -> str:
     return r.state if r.state in _SERVICE_WORDS else ""
 
 
+def counter_void(r: LinkRecord) -> str:
+    """What a counter's void made of the sale, in the counter book's words ("" if none)."""
+    if r.voided_at is None:
+        return ""
+    return PAID_AFTER_VOID if r.state in PAID_STATES else VOIDED
+
+
 def row_of(r: LinkRecord, guard: bool = True) -> tuple[str, ...]:
     """One record as a row of text. ``guard``: text that a spreadsheet would take for a
     formula starts with an apostrophe (CSV); an XLSX marks its cells as text instead."""
@@ -66,7 +79,7 @@ def row_of(r: LinkRecord, guard: bool = True) -> tuple[str, ...]:
             "here" if r.origin == "link" else "looked up", _iso(r.created_at),
             _local(r.created_at), _iso(r.updated_at), _iso(r.checked_at),
             t(r.customization.get("title") or ""), t(r.customization.get("description") or ""),
-            t(r.checkout_url or ""), t(r.error or ""))
+            t(r.checkout_url or ""), t(r.error or ""), counter_void(r), _iso(r.voided_at))
 
 
 class CsvWriter:

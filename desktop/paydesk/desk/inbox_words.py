@@ -1,11 +1,12 @@
 """How notifications read on screen: a verdict's words, when the last one arrived ("Last
-notification 2 min ago"), and an entry's headers and body as text."""
+notification 2 min ago"), an entry's headers and body as text, and the refused requests by
+peer ("104 refused from 10.0.0.7 in the last hour")."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from ..ledger.inbox import VERDICTS, InboxEntry
+from ..ledger.inbox import OTHERS, VERDICTS, InboxEntry, RefusedGroup
 
 VERDICT_WORDS = {verdict: verdict.capitalize() for verdict in VERDICTS}  # "Bad signature"
 NONE_SINCE_START = "No notification since start"
@@ -54,4 +55,24 @@ def entry_text(entry: InboxEntry) -> str:
     lines += ["", "Headers:"]
     lines += [f"{name}: {value}" for name, value in sorted(entry.headers.items())] or ["(none)"]
     lines += ["", f"Body ({len(entry.body):,} bytes):", entry.body.decode("utf-8", "replace")]
+    return "\n".join(lines)
+
+
+SHOWN_PEERS = 5  # peers named one a line; the rest are summed up in one more
+
+
+def _peer(remote: str) -> str:
+    if remote == OTHERS:
+        return "other addresses"
+    return remote or "an unknown address"
+
+
+def refused_words(groups: list[RefusedGroup], when: str = "in the last hour") -> str:
+    """The refused requests by peer, one line each, the most first: "104 refused from
+    10.0.0.7 in the last hour"; past ``SHOWN_PEERS`` peers, one line for the rest."""
+    lines = [f"{g.count:,} refused from {_peer(g.remote)} {when}" for g in groups[:SHOWN_PEERS]]
+    rest = groups[SHOWN_PEERS:]
+    if rest:
+        count = sum(g.count for g in rest)
+        lines.append(f"{count:,} refused from {len(rest):,} more addresses {when}")
     return "\n".join(lines)

@@ -49,6 +49,19 @@ async def choose_ledger(paths: Paths, keys: KeyStore,
     return choice, await keys.get_secret(entry)
 
 
+def asks_password(error: Exception) -> bool:
+    """Whether the shared ledger refused to open for want of the right password (the start
+    dialog then asks for it): ``ledger/postgres/engine.py``'s ``LedgerRefused``."""
+    return bool(getattr(error, "asks_password", False))
+
+
+async def keep_password(keys: KeyStore, url: str, password: str) -> bool:
+    """Keep ``password`` in the keyring for ``url``'s role (the entry named by the address
+    without a password): the next start connects without asking. True when the system
+    keyring holds it, False when it is kept for this session only."""
+    return await keys.set_secret(password_entry(url), password)
+
+
 async def saved_password(session: Session, url: str) -> str | None:
     """The password kept for ``url`` (the dialog shows it masked), None when there is none."""
     if url_problem(url):

@@ -5,10 +5,12 @@
   the command line and of Settings → Shared ledger: the desk's profiles (its settings file)
   are mapped to their merchants (``merchant_map``: the service's address and the public key
   in this desk's keyring), and ``ledger/postgres/importer.py`` does the rest, in one
-  transaction. It returns the report (``ImportReport.lines()`` says it).
+  transaction; the desk's keys are then carried over to the merchants' ids
+  (``key_carry.py``). It returns the report (``ImportReport.lines()`` says it).
 - ``import_command(args)`` is ``paydesk --ledger URL --import-ledger [PATH] [--dry-run]``: the
   shared ledger chosen as for a window (``--ledger``, else the saved one), its password from
-  the keyring (else asked on the terminal), the counts printed; no window.
+  ``--ledger-password-stdin``, else the keyring, else asked on the terminal (one given or
+  asked is kept in the keyring once it opened the ledger), the counts printed; no window.
 """
 
 from __future__ import annotations
@@ -16,36 +18,19 @@ from __future__ import annotations
 import asyncio
 import getpass
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
 from .. import logs
-from ..config.merchants import identifying_key, is_merchant_id, merchant_id
 from ..config.paths import Paths
-from ..config.profiles import MODES, Profile, SettingsFile
+from ..config.profiles import SettingsFile
 from ..config.secrets import KeyStore
 from ..ledger.engine import LedgerError
 from ..ledger.postgres.engine import PgEngine
 from ..ledger.postgres.importer import ImportReport, import_ledger
+from .key_carry import carry_keys, merchant_map
 
 LEDGER_FILE = "ledger.sqlite3"
-
-
-async def merchant_map(profiles: Sequence[Profile], keys: KeyStore) -> dict[str, str]:
-    """{local profile id: merchant id} for the profiles whose merchant is known: a profile
-    saved under its merchant id already, or one whose public key this desk's keyring holds."""
-    found: dict[str, str] = {}
-    for profile in profiles:
-        if is_merchant_id(profile.id):
-            found[profile.id] = profile.id
-            continue
-        public = {(mode, "public"): await keys.get(profile.id, mode, "public") or ""
-                  for mode in MODES}
-        key = identifying_key(public)
-        if key:
-            found[profile.id] = merchant_id(profile.base_url, key)
-    return found
 
 
 async def import_desk_ledger(engine: PgEngine, paths: Paths, keys: KeyStore, *,
@@ -55,9 +40,12 @@ async def import_desk_ledger(engine: PgEngine, paths: Paths, keys: KeyStore, *,
     be imported; LedgerUnreachable...) with nothing written."""
     settings = await asyncio.to_thread(SettingsFile(paths.profiles).load)
     merchants = await merchant_map(settings.profiles, keys)
-    return await import_ledger(engine, path or paths.data / LEDGER_FILE, merchants,
-                               dry_run=dry_run,
-                               installation=settings.installation_id or engine.desk)
+    report = await import_ledger(engine, path or paths.data / LEDGER_FILE, merchants,
+                                 dry_run=dry_run,
+                                 installation=settings.installation_id or engine.desk)
+    if not dry_run:  # the records are the merchants' now: so are this desk's keys
+        await carry_keys(keys, merchants)
+    return report
 
 
 async def _password(entry_password: str | None, where: str) -> str | None:
@@ -75,7 +63,7 @@ async def import_command(args: Any, out: TextIO = sys.stdout, err: TextIO = sys.
     shared ledger named). ``args``: app.parse_args's."""
     from ..config.shared_ledger import parse
     from .build import open_folders, open_keys
-    from .ledger_choice import choose_ledger
+    from .ledger_choice import choose_ledger, keep_password
 
     paths, _ = open_folders(args.data_dir, args.sandbox_dir)
     keys = await open_keys(not args.no_keyring, on_secret=logs.REDACTOR.add)
@@ -89,11 +77,14 @@ async def import_command(args: Any, out: TextIO = sys.stdout, err: TextIO = sys.
         print(f"paydesk: --import-ledger: PayDesk was never started with {paths.data}: "
               "there is no ledger of this desk to import", file=err)
         return 1
-    password = await _password(kept, parse(choice.url).where)
+    given = getattr(args, "ledger_password", None)  # --ledger-password-stdin's
+    password = given or await _password(kept, parse(choice.url).where)
     engine = PgEngine(choice.url, password=password, desk=settings.installation_id)
     path = Path(args.import_ledger) if args.import_ledger else None
     try:
         await engine.opened()
+        if password and password != kept:  # given or typed, and it opened the ledger
+            await keep_password(keys, choice.url, password)
         report = await import_desk_ledger(engine, paths, keys, path=path, dry_run=args.dry_run)
     except LedgerError as error:
         print(f"paydesk: --import-ledger: {error}", file=err)

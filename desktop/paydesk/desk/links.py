@@ -6,15 +6,23 @@ a link of a deleted profile stops being checked; it is never sent with another's
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import replace
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 
 from ..config.profiles import Profile
-from ..ledger import DuplicateReference, Fence, Ledger, LinkRecord
+from ..ledger import DuplicateReference, Fence, Ledger, LedgerError, LinkRecord
 from ..scheduler import StopWatching
-from ..service.errors import AuthenticationError, DuplicateReferenceError, ServiceError, ValidationError
+from ..service.call_class import CallClass, calls_as
+from ..service.errors import (
+    AuthenticationError,
+    DuplicateReferenceError,
+    ServiceError,
+    UnexpectedAnswerError,
+    ValidationError,
+)
 from ..service.models import PaymentLink, PaymentRequest
 from ..service.txref import TxRefGenerator
 from .session import Session
@@ -95,25 +103,34 @@ class LinksController:
         ``ours``: the reference is surely this intent's (a batch's own, drawn at random):
         when the service says it was used before, the payment it holds is looked up and
         taken as this one, as a resumed create takes it (refused only when the service's
-        record shows another amount, currency or e-mail)."""
+        record shows another amount, currency or e-mail). Its calls are a person's create
+        (``CallClass.PERSON_CREATE``) unless its caller said otherwise (a batch's: BULK)."""
         self.session.refuse_while_down()  # a shared ledger out of reach: nothing is sent
         profile, mode = self.session.active()
-        async with self.session.lease(profile, mode) as client:  # no key: fails before writing
+        # no key: fails before writing; the address is asked at the first request, after
+        # the intent is written (another program answering there: the intent waits)
+        async with self.session.lease(profile, mode, ask_first=False) as client:
             if not claimed:
                 request = await self._claim(profile, request)
+            # written and announced even when the caller stops waiting meanwhile (a batch
+            # cancelled): an intent in the ledger is always watched (the scheduler settles it)
+            begun = self.session.tasks.spawn(self._begin(profile.id, mode, request),
+                                             "write a link's intent",
+                                             expected=(DuplicateReference, LedgerError))
             try:
-                record = await self.ledger.begin_link(profile.id, mode, request)
+                record = await asyncio.shield(begun)
             except DuplicateReference:
                 raise LocalDuplicate(request.tx_ref) from None
             self.creating.add(record.key)
-            self.announce(record)
             try:
                 try:
-                    link = await self._send(client, request, ours)
-                except AuthenticationError:
-                    # refused by whatever answers there now? (the port changed hands): then
-                    # nothing is known of the link, and no key is wrong
-                    await self.session.verify_service(profile, mode)
+                    with calls_as(CallClass.PERSON_CREATE, unless_said=True):
+                        link = await self._send(client, request, ours)
+                except (AuthenticationError, UnexpectedAnswerError):
+                    # refused, or answered in no shape of the service's, by whatever answers
+                    # there now? (the address changed hands): then nothing is known of the
+                    # link, and no key is wrong
+                    await self.session.recheck_service(profile, mode)
                     raise
             except (ValidationError, AuthenticationError) as error:
                 why = error.message
@@ -133,6 +150,10 @@ class LinksController:
         record = self.announce(await self.ledger.complete_link(profile.id, link))
         self.session.report(f"Link {record.tx_ref} created")
         return record
+
+    async def _begin(self, profile_id: str, mode: str, request: PaymentRequest) -> LinkRecord:
+        record = await self.ledger.begin_link(profile_id, mode, request)
+        return self.announce(record)
 
     @staticmethod
     async def _send(client: ServiceClient, request: PaymentRequest, ours: bool) -> PaymentLink:
@@ -183,8 +204,8 @@ class LinksController:
             async with self.session.lease(profile, record.mode) as client:
                 try:
                     link = await client.create_payment(record.request(), resumed=True)
-                except AuthenticationError:
-                    await self.session.verify_service(profile, record.mode)  # see create
+                except (AuthenticationError, UnexpectedAnswerError):
+                    await self.session.recheck_service(profile, record.mode)  # see create
                     raise
         except (ValidationError, AuthenticationError) as error:
             return self.announce(await self.ledger.reject_link(profile.id, record.tx_ref,

@@ -8,7 +8,8 @@ final), the card kinds -> ``card_changed``, ``cards_refreshed``, ``card_transact
 ``operation_changed``, ``audit_added``; "merchant" -> the profiles read again; "lease" -> the
 lease read again; "import" -> the views read again (``session_changed``) and the poller
 watches the open records again; "inbox" -> ``notification_changed`` (a notification another
-desk or the receiver kept or decided); "sale" -> ``sale_changed`` and "shift" ->
+desk or the receiver kept or decided); "refused" -> ``refused_changed`` (a refused request
+the receiver traced); "sale" -> ``sale_changed`` and "shift" ->
 ``shift_changed`` (another counter's sale or shift, read from the counter's book); "batch" ->
 ``batch_changed`` (a batch of bulk links another desk added, corrected or e-mailed). An event that
 cannot be followed now (the ledger out of reach) is kept and followed when it is back.
@@ -23,19 +24,21 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-import socket
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 
+from ..config.desk_name import computer_name
 from ..ledger import Ledger, LinkRecord
 from ..ledger.cards import CardLedger
 from ..ledger.counter import CounterBook
+from ..ledger.postgres.desks import NameTaken, claim_name
 from ..ledger.postgres.engine import LedgerUnreachable, PgEngine, SchemaTooNew
 from ..ledger.postgres.inbox import PostgresInbox
 from ..ledger.postgres.lease import DESK, LeaseKeeper, LeaseState
 from ..ledger.postgres.listen import EventFeed, LedgerEvent, newest_event
 from ..scheduler import Scheduler
+from .desk_name import DeskNameRefused
 from .events import Hub
 from .links import LinksController
 from .poller import Poller
@@ -78,6 +81,7 @@ class Live:
         self.tasks = TaskSet()
         self.book: CounterBook | None = None  # the counters' book (build_desk sets it)
         self.status = ""
+        self._holding: tuple[str | None, int, bool] = (None, 0, False)  # the lease as last seen
         self.events_followed = 0
         self._pending: OrderedDict[Key, LedgerEvent] = OrderedDict()
         self._wake = asyncio.Event()
@@ -127,6 +131,11 @@ class Live:
 
     # -- status -------------------------------------------------------------------------
 
+    def checked_elsewhere(self) -> bool:
+        """Another desk, or the shop's notification receiver, checks payments now."""
+        state = self.keeper.state
+        return state.holder is not None and not state.mine
+
     def _say(self) -> None:
         text = (str(SchemaTooNew()) if self.engine.read_only
                 else poller_text(self.keeper.state) if self.engine.reachable
@@ -143,8 +152,24 @@ class Live:
             self._wake.set()  # events kept while it was out of reach
 
     def _lease_changed(self, state: LeaseState) -> None:
-        self._say()
-        self.tasks.spawn(self.poller.lease_changed(state.mine), "poller lease changed")
+        self._say()  # a new holder, or the holder's new name
+        holding = (state.holder, state.epoch, state.mine)
+        if holding != self._holding:
+            self._holding = holding
+            self.tasks.spawn(self.poller.lease_changed(state.mine), "poller lease changed")
+
+    async def claim_name(self, installation: str, computer: str, wanted: str | None) -> str:
+        """This desk's name on the shop's ledger (``desk_name.py``), which the lease says to
+        the other desks from its next renewal (asked for now). DeskNameRefused when another
+        desk goes by ``wanted``."""
+        try:
+            name = await self.engine.write(
+                lambda conn: claim_name(conn, installation, computer, wanted))
+        except NameTaken as error:
+            raise DeskNameRefused(str(error)) from None
+        self.keeper.name = name
+        self.keeper.poke()
+        return name
 
     # -- the events -----------------------------------------------------------------------
 
@@ -233,6 +258,8 @@ class Live:
             entry = await self.inbox.get(int(key))
             if entry is not None:
                 hub.notification_changed.emit(entry)
+        elif kind == "refused":
+            hub.refused_changed.emit(key)
         elif kind == "sale" and self.book is not None:
             sale = await self.book.sale(profile_id, key)
             if sale is not None:
@@ -271,11 +298,12 @@ def wire_shared(engine: PgEngine, *, hub: Hub, session: Session, links: LinksCon
     """A desk's scheduler and live parts on a shared ledger (``build_desk`` with a URL): the
     scheduler checks as the lease holder only (``Poller``), hears ``record_changed`` through
     the poller, and a create or card operation is refused while the ledger is out of reach.
-    ``name``: how the other desks' status bars name this one (the computer's name).
+    ``name``: how the other desks' status bars name this one until its name is claimed
+    (``Live.claim_name``, at open).
     ``lease_priority``: ``DESK``, or ``RECEIVER`` for paydesk-receiver, which takes the
     lease from a desk holding it (one process watches the shop's open links and receives
     its notifications)."""
-    keeper = LeaseKeeper(engine, name or socket.gethostname() or "this desk", ttl=ttl,
+    keeper = LeaseKeeper(engine, name or computer_name(), ttl=ttl,
                          renew_every=renew_every, priority=lease_priority)
     poller = Poller(links, ledger, lambda: keeper.fence)
     scheduler = Scheduler(poller.check, links.settle,
@@ -287,4 +315,5 @@ def wire_shared(engine: PgEngine, *, hub: Hub, session: Session, links: LinksCon
     live = Live(engine, hub=hub, session=session, ledger=ledger, card_ledger=card_ledger,
                 poller=poller, keeper=keeper)
     session.ledger_down = live.refuse
+    session.checked_elsewhere = live.checked_elsewhere
     return live, scheduler

@@ -58,13 +58,27 @@ class Notified:
         self._asked: dict[Group, float] = {}  # when the inbox was last asked (monotonic)
 
     def __call__(self, record: LinkRecord) -> bool:
-        now = datetime.now(UTC)
-        if now - record.created_at < self.young:
+        if datetime.now(UTC) - record.created_at < self.young:
             return False
+        return self.lately(record.profile_id, record.mode)
+
+    def lately(self, profile_id: str, mode: str) -> bool:
+        """A verified notification for this profile and mode came in the last ``recent``:
+        its payments are learned by notification (the inbox asked again in the background,
+        at most every ``refresh`` s)."""
+        group = (profile_id, mode)
+        self._ask_later(group)
+        last = self._last.get(group)
+        return last is not None and datetime.now(UTC) - last < self.recent
+
+    def delivering(self, record: LinkRecord) -> bool:
+        """Notifications come for ``record``'s profile and mode now (a verified one in the
+        last ``recent``), however young the link: the scheduler checks a link on screen
+        seldom then (the notification brings PAID; the check is the safety net)."""
         group = (record.profile_id, record.mode)
         self._ask_later(group)
         last = self._last.get(group)
-        return last is not None and now - last < self.recent
+        return last is not None and datetime.now(UTC) - last < self.recent
 
     def heard(self, entry: InboxEntry) -> None:
         """``hub.notification_changed``: a verified notification counts at once."""

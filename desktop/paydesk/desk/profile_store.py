@@ -53,6 +53,11 @@ class ProfileStore:
         """Which of ``profiles`` the settings file holds."""
         return profiles
 
+    def own_profiles(self) -> list[Profile]:
+        """This desk's own profiles that the shown ones stand in for (a shared ledger's
+        merchants stand in for the settings file's profiles): none here."""
+        return []
+
     async def save(self, profile: Profile) -> None:
         """Keep ``profile`` where every desk of the ledger sees it (here: the file does)."""
 
@@ -74,6 +79,8 @@ class SharedProfiles(ProfileStore):
             return profile
         public = identifying_key(keys)
         if public is None:
+            if is_merchant_id(profile.id) and not any(value.strip() for value in keys.values()):
+                return profile  # edited without its keys (the counter's shop e-mail): as it is
             raise NoPublicKeyError()
         return replace(profile, id=merchant_id(profile.base_url, public))
 
@@ -87,6 +94,9 @@ class SharedProfiles(ProfileStore):
         # again when the desk goes back to it); the embedded sandbox's is kept current
         return ([p for p in self._file if not p.embedded_sandbox]
                 + [p for p in profiles if p.embedded_sandbox])
+
+    def own_profiles(self) -> list[Profile]:
+        return [p for p in self._file if not p.embedded_sandbox]
 
     async def save(self, profile: Profile) -> None:
         if not profile.embedded_sandbox:

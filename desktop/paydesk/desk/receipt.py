@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from ..ledger import LinkRecord
-from .states import state_words
+from .states import service_words
 from .texts import local_time, money_text, utc_time
 
 
@@ -30,7 +30,7 @@ def lines(record: LinkRecord, merchant: str) -> list[tuple[str, str]]:
         ("Customer", record.customer),
         ("E-mail", record.email),
         ("Amount", f"{record.currency} {money_text(record.amount)}"),
-        ("State", state_words(record).words),
+        ("State", service_words(record).words),  # the payment, as paid
         ("Paid", f"{local_time(paid)} ({utc_time(paid)})" if paid else "not said by the service"),
         ("Link made", f"{local_time(record.created_at)} ({utc_time(record.created_at)})"),
         ("Reference", record.tx_ref),

@@ -18,6 +18,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from ..config.desk_name import computer_name
 from ..config.paths import Paths
 from ..config.profiles import (
     CARDS_CURRENCIES,
@@ -30,13 +31,23 @@ from ..config.profiles import (
 )
 from ..config.secrets import KeyStore
 from ..config.shared_ledger import Choice
-from ..embedded import EmbeddedSandbox, WrongServiceError
+from ..embedded import EmbeddedSandbox
 from ..health import ConnectionHealth
 from ..ledger import Ledger, LedgerError
 from ..ledger.cards import CardLedger
-from ..service.errors import AuthenticationError, ServiceError, ServiceUnavailableError
+from ..service.budget import Budget
+from ..service.errors import (
+    AuthenticationError,
+    NotTheServiceError,
+    ServiceError,
+    ServiceUnavailableError,
+    UnexpectedAnswerError,
+)
 from ..service.txref import new_installation_id
+from .budgets import Budgets
 from .events import Hub
+from .guard import AddressGuard, Guarded
+from .key_carry import carry_to_shown
 from .profile_store import ProfileStore
 from .tasks import TaskSet
 
@@ -46,6 +57,7 @@ if TYPE_CHECKING:  # the client (and httpx) load after the first paint
 
 log = logging.getLogger("paydesk.session")
 CREATE_DEADLINE = 30.0  # seconds a person waits for "Create link" before PayDesk settles it later
+PAID_BY_NOTIFICATION = "PAID by notification"  # the connection's word while notifications come
 
 
 class NoKeyError(ServiceError):
@@ -69,15 +81,17 @@ class InsecureAddressError(ServiceError):
     """The profile's address would send its keys in the clear."""
 
 
-def _new_client(profile: Profile, secret: str,
-                on_lookup_path: Callable[[str], None]) -> ServiceClient:
+def _new_client(profile: Profile, secret: str, on_lookup_path: Callable[[str], None],
+                guard: Guarded | None, budget: Budget) -> ServiceClient:
     from ..service import ServiceClient  # httpx is imported after the first paint
 
-    # a create gives up waiting after CREATE_DEADLINE: the ledger keeps the intent and
-    # the scheduler settles it in the background with the same reference
+    # a create gives up waiting after CREATE_DEADLINE (not counting its wait for the
+    # budget): the ledger keeps the intent and the scheduler settles it in the background
+    # with the same reference
     return ServiceClient(profile.base_url, secret, create_deadline=CREATE_DEADLINE,
                          card_currencies=profile.card_currencies,
-                         lookup_path=profile.lookup_path, on_lookup_path=on_lookup_path)
+                         lookup_path=profile.lookup_path, on_lookup_path=on_lookup_path,
+                         guard=guard, budget=budget)
 
 
 @dataclass
@@ -91,7 +105,7 @@ class _Slot:
 class Session:
     def __init__(self, paths: Paths, keys: KeyStore, *, hub: Hub, ledger: Ledger,
                  card_ledger: CardLedger, health: ConnectionHealth, embedded: EmbeddedSandbox,
-                 profiles: ProfileStore | None = None):
+                 profiles: ProfileStore | None = None, budgets: Budgets | None = None):
         self.paths = paths
         self.keys = keys
         self.hub = hub
@@ -102,25 +116,76 @@ class Session:
         self.health = health
         self.embedded = embedded
         self.store = profiles or ProfileStore()  # the settings file, or a shared ledger's merchants
+        # one call budget per service origin (this process's, or the shop's on a shared ledger)
+        self.budgets = budgets or Budgets()
         self.tasks = TaskSet()
+        # who may be sent the keys: an address that answers like the service (guard.py)
+        self.guard = AddressGuard(health, embedded, self.tasks.child(),
+                                  lambda: self.settings.profiles,
+                                  lambda profile: self.budgets.of(profile, self.settings.profiles))
         self._slots: dict[tuple[str, str], _Slot] = {}
         self._slot_locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._save_lock = asyncio.Lock()
+        self._carried: set[str] = set()  # merchants this desk's own keys were carried to
         self.ledger_choice = Choice(None, "own")  # which ledger this run uses (desk/ledger_choice.py)
+        self.desk_name = computer_name()  # this desk's name, settled at open (desk/desk_name.py)
         # a shared ledger's check (desk/live.py): raises while it is out of reach
         self.ledger_down: Callable[[], Exception | None] = lambda: None
+        # who checks payments, when not this desk (desk/live.py: another desk, or the shop's
+        # notification receiver, holds the poller lease), and whether notifications bring a
+        # profile's payments (desk/notified.py): the status bar's word on the connection
+        self.checked_elsewhere: Callable[[], bool] = lambda: False
+        self.notified_lately: Callable[[str, str], bool] = lambda profile_id, mode: False
+        keys.on_changed = self._key_changed  # "No test secret key…" goes once one is kept
 
     def refuse_while_down(self) -> None:
         """Raise (a LedgerError saying since when) while a shared ledger is out of reach, so
-        that nothing is sent that could not be written first."""
+        that nothing is sent that could not be written first. Every write a person starts
+        asks this first (a controller's entry, or a view before it opens a file dialog)."""
         error = self.ledger_down()
         if error is not None:
             raise error
+
+    def refusal(self) -> str | None:
+        """The one sentence that refuses a write now ("Shared ledger unreachable since
+        14:02, retrying", or a newer PayDesk's ledger), None while writes can go: a view
+        disables what would be refused and says this beside it."""
+        error = self.ledger_down()
+        return None if error is None else str(error)
+
+    def profile_refusal(self, profile: Profile | None) -> str | None:
+        """Why ``profile`` (None: a new one) cannot be saved now: the shop's merchants are on
+        a shared ledger out of reach (the embedded sandbox's profile is this computer's)."""
+        if not self.store.shared or (profile is not None and profile.embedded_sandbox):
+            return None
+        return self.refusal()
+
+    def _key_changed(self, name: str) -> None:
+        """A key of the key store kept or removed (entry ``profile/mode/kind``)."""
+        self.health.keys_changed(name.partition("/")[0])
+
+    def connection_words(self) -> str:
+        """The status bar's word on the active profile's connection: "Checked 12 s ago",
+        "Offline since 14:02, retrying", what is wrong with its keys; but while another desk
+        or the shop's receiver checks payments, nothing (the shared ledger's own words say
+        who), and while notifications bring its payments, "PAID by notification": never an
+        ageing "Checked 13 min ago" for checks this desk has no need to make."""
+        profile = self.profile
+        if profile is None:
+            return ""
+        health = self.health.get(profile.id, self.mode)
+        if health.offline_since is None and not health.problem:
+            if self.checked_elsewhere():
+                return ""
+            if self.notified_lately(profile.id, self.mode):
+                return PAID_BY_NOTIFICATION
+        return health.text()
 
     async def load(self) -> None:
         """Read the profiles (off the loop's thread); draw this installation's id once."""
         self.settings = await asyncio.to_thread(self.file.load)
         self.settings.profiles = await self.store.load(self.settings.profiles)
+        await self._carry_keys()
         if self.settings.active is None and self.settings.profiles:
             self.settings.active_profile = self.settings.profiles[0].id
         if not self.settings.installation_id:
@@ -176,6 +241,11 @@ class Session:
         self.settings.ledger_url = url
         await self._save()
 
+    async def save_desk_name(self, name: str | None) -> None:
+        """The name the person gave this desk (None: its default name), for every start."""
+        self.settings.desk_name = name
+        await self._save()
+
     async def set_mode(self, mode: str) -> None:
         """Switch mode. Asking the user before going live is the window's job."""
         if mode not in MODES:
@@ -205,7 +275,10 @@ class Session:
 
         On a shared ledger the profile is saved under its merchant id (``profile_store.py``),
         for every desk, before its keys go to this desk's keyring; NoPublicKeyError when it
-        has no public key to name the merchant by."""
+        has no public key to name the merchant by; its LedgerError while that ledger is out
+        of reach (nothing saved, no key kept)."""
+        if self.profile_refusal(profile) is not None:
+            self.refuse_while_down()
         edited = profile.id
         profile = self.store.identify(profile, keys)
         await self.store.save(profile)  # a shared ledger out of reach: nothing changed yet
@@ -235,8 +308,11 @@ class Session:
 
     async def delete_profile(self, profile_id: str) -> None:
         """Forget the profile and its keys (on a shared ledger: for every desk)."""
-        if self.settings.profile(profile_id) is None:
+        profile = self.settings.profile(profile_id)
+        if profile is None:
             return
+        if self.profile_refusal(profile) is not None:
+            self.refuse_while_down()
         await self.store.delete(profile_id)
         self._drop(profile_id)
         await self._save()
@@ -263,6 +339,7 @@ class Session:
         profiles = await self.store.load(saved.profiles)
         gone = {p.id for p in self.settings.profiles} - {p.id for p in profiles}
         self.settings.profiles = profiles
+        await self._carry_keys()
         for profile_id in gone:
             self._retire(profile_id)
             self.hub.profile_deleted.emit(profile_id)
@@ -270,6 +347,11 @@ class Session:
             self.settings.active_profile = profiles[0].id if profiles else None
             self.settings.active_mode = "test"
         self.hub.session_changed.emit()
+
+    async def _carry_keys(self) -> None:
+        """On a shared ledger: this desk's keys follow its profiles to the merchants shown."""
+        await carry_to_shown(self.keys, self.store.own_profiles(), self.settings.profiles,
+                             self._carried)
 
     async def key(self, mode: str | None = None, kind: str = "secret",
                   profile: Profile | None = None) -> str | None:
@@ -282,11 +364,21 @@ class Session:
     # -- clients ----------------------------------------------------------------------
 
     @asynccontextmanager
-    async def lease(self, profile: Profile, mode: str) -> AsyncIterator[ServiceClient]:
+    async def lease(self, profile: Profile, mode: str, *,
+                    ask_first: bool = True) -> AsyncIterator[ServiceClient]:
         """The client of exactly this profile and mode, for the calls inside the block.
-        What the service said (or that it could not be reached) goes to ``health``."""
+        What the service said (or that it could not be reached) goes to ``health``.
+
+        The address is asked first whether it answers like the service (``guard.py``), and
+        the client asks before each request. ``ask_first=False``: asked at the first
+        request instead (a create writes its intent before it), but for the embedded
+        sandbox another process serves, asked now as always."""
         try:
-            await self.verify_service(profile, mode)  # no key to a program that took the port
+            problem = address_problem(profile.base_url)
+            if problem:  # nothing goes there in the clear, not even a question
+                raise InsecureAddressError(problem)
+            if ask_first or profile.embedded_sandbox:
+                await self.verify_service(profile, mode)  # no key to another program
             slot = await self._slot(profile, mode)
         except (NoKeyError, InsecureAddressError) as error:
             self.health.refused(profile.id, mode, error.message)
@@ -294,16 +386,20 @@ class Session:
         slot.users += 1
         try:
             yield slot.client
-        except WrongServiceError:
-            raise  # said already (verify_service): not "offline", another program answers
+        except NotTheServiceError:
+            raise  # said already (guard.py): not "offline", another program answers
         except ServiceUnavailableError:
             self.health.unreachable(profile.id, mode)
             raise
         except AuthenticationError as error:
-            # the port may have changed hands since: a key is never called wrong for
+            # the address may have changed hands since: a key is never called wrong for
             # whatever answers there now
-            await self.verify_service(profile, mode)
+            await self.recheck_service(profile, mode)
             self.health.refused(profile.id, mode, f"The {mode} key was refused: {error.message}")
+            raise
+        except UnexpectedAnswerError:
+            await self.recheck_service(profile, mode)  # not the service's answer: who is it?
+            self.health.ok(profile.id, mode)
             raise
         except ServiceError:
             self.health.ok(profile.id, mode)  # it answered; the request was the problem
@@ -322,7 +418,8 @@ class Session:
         if problem:
             raise InsecureAddressError(problem)
         key = (profile.id, mode)
-        fingerprint = (profile.base_url.rstrip("/"), tuple(sorted(profile.card_currencies.items())))
+        fingerprint = (profile.base_url.rstrip("/"), tuple(sorted(profile.card_currencies.items())),
+                       profile.calls_a_minute)
         async with self._slot_locks.setdefault(key, asyncio.Lock()):
             slot = self._slots.get(key)
             if slot is not None and slot.fingerprint == fingerprint:
@@ -335,7 +432,10 @@ class Session:
             remember = functools.partial(self._remember_lookup_path, profile.id, profile.base_url)
             # made off the loop's thread: httpx's import and its TLS context (the certificate
             # store read) would hold the window tens of milliseconds
-            fresh = _Slot(await asyncio.to_thread(_new_client, profile, secret, remember),
+            guard = None if profile.embedded_sandbox else Guarded(self.guard, profile)
+            budget = self.budgets.of(profile, self.settings.profiles)  # its origin's
+            fresh = _Slot(await asyncio.to_thread(_new_client, profile, secret, remember, guard,
+                                                  budget),
                           fingerprint)
             if slot is not None:
                 self._retire_slot(slot)
@@ -377,17 +477,17 @@ class Session:
     # -- the embedded sandbox -----------------------------------------------------------
 
     async def verify_service(self, profile: Profile, mode: str) -> None:
-        """For the embedded sandbox served by another process: is it still this computer's
-        sandbox that answers there? Raises (and says in the status bar) WrongServiceError
-        when something else does, ServiceUnavailableError when nothing does."""
-        try:
-            await self.embedded.verify(profile)
-        except WrongServiceError as error:
-            self.health.refused(profile.id, mode, error.message)
-            raise
-        except ServiceUnavailableError:
-            self.health.unreachable(profile.id, mode)
-            raise
+        """Before a call: does the profile's address answer like the service (for the
+        embedded sandbox served by another process: like this computer's sandbox)? Asked
+        without a key unless known since the last doubt. Raises (and says in the status
+        bar) NotTheServiceError when something else answers there (WrongServiceError for
+        the embedded sandbox), ServiceUnavailableError when nothing does."""
+        await self.guard.ask(profile, mode)
+
+    async def recheck_service(self, profile: Profile, mode: str) -> None:
+        """An answer there refused a key, or was not the service's: asked again now (see
+        ``verify_service``)."""
+        await self.guard.recheck(profile, mode)
 
     async def start_embedded_sandbox(self) -> Profile:
         """Start (or find) the embedded sandbox and make its profile point at it."""
@@ -404,6 +504,10 @@ class Session:
         and where it looks payments up."""
         from ..config import keycheck  # httpx is imported after the first paint
 
+        try:
+            await self.guard.ask(profile, "test")  # no key to another program
+        except ServiceError:
+            return profile  # not found out now: the first call finds it
         cards, lookup_path = await asyncio.gather(
             keycheck.has_cards(profile.base_url, secret),
             keycheck.lookup_path(profile.base_url, secret))
@@ -423,5 +527,6 @@ class Session:
         for slot in list(self._slots.values()):
             await slot.client.aclose()
         self._slots.clear()
+        await self.budgets.close()
         await self.ledger.close()
         await self.embedded.stop()

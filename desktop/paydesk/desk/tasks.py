@@ -52,12 +52,14 @@ class TaskSet:
         task.add_done_callback(lambda t: self._done(t, expected))
         return task
 
-    def replace(self, name: str, coro: Coroutine[Any, Any, Any]) -> asyncio.Task:
-        """Cancel the running task called ``name`` (if any) and start this one instead."""
+    def replace(self, name: str, coro: Coroutine[Any, Any, Any], *,
+                expected: tuple[type[BaseException], ...] = ()) -> asyncio.Task:
+        """Cancel the running task called ``name`` (if any) and start this one instead
+        (``expected``: as ``spawn``'s)."""
         previous = self._named.get(name)
         if previous is not None and not previous.done():
             previous.cancel()
-        task = self.spawn(coro, name)
+        task = self.spawn(coro, name, expected=expected)
         self._named[name] = task
         return task
 

@@ -1,11 +1,16 @@
-"""How times and money read in the Transactions tab: local time on screen, UTC on hover."""
+"""How times and money read in the Transactions tab: local time on screen, UTC on hover;
+what the merchant receives when the service says it apart from the link's amount."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
-from ..service.money import format_amount
+from ..service.money import MoneyError, format_amount, parse_amount
+
+if TYPE_CHECKING:
+    from ..ledger import LinkRecord
 
 
 def local_time(when: datetime | None) -> str:
@@ -18,3 +23,20 @@ def utc_time(when: datetime | None) -> str:
 
 def money_text(amount: Decimal | None) -> str:
     return format_amount(amount) if amount is not None else ""
+
+
+def received(record: LinkRecord) -> Decimal | None:
+    """What the merchant receives, when the service's lookup says it apart from the link's
+    amount: the family's, for a merchant who passes the fee to the customer, reports the
+    amount less the charge. The link's amount stays what it is (nothing changed); None when
+    the service reported the link's own amount, or no charge to tell them apart."""
+    said = (record.raw or {}).get("amount")
+    if said is None or record.fee is None or not record.fee:
+        return None
+    try:
+        amount = parse_amount(said if not isinstance(said, float) else repr(said))
+    except MoneyError:
+        return None
+    if amount != record.amount and amount + record.fee == record.amount:
+        return amount
+    return None

@@ -15,12 +15,14 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
-from ..ledger import CREATING, DaySummary, LinkQuery, LinkRecord
+from ..ledger import CREATING, DaySummary, LedgerError, LinkQuery, LinkRecord
 from ..reconcile import Progress, Reconciler
+from ..service.call_class import CallClass, calls_as
 from ..service.errors import (
     AuthenticationError,
     ModeMismatchError,
     NotFoundError,
+    NotTheServiceError,
     RateLimitedError,
     ServiceError,
     ServiceUnavailableError,
@@ -44,6 +46,7 @@ class Lookup:
     record: LinkRecord | None  # what the ledger holds now (None: nothing to show)
     message: str = ""  # what the user should know, in plain words ("" when all is clear)
     asked: bool = False  # the service was asked (False: refused before any call)
+    refused: LedgerError | None = None  # the ledger's refusal, when it is what message says
 
 
 class TransactionsController:
@@ -56,7 +59,8 @@ class TransactionsController:
         return frozenset(p.txref_prefix.upper() for p in self.session.settings.profiles)
 
     async def lookup(self, typed: str) -> Lookup:
-        """What the service says about what was typed, pasted or scanned."""
+        """What the service says about what was typed, pasted or scanned. A shared ledger
+        out of reach: its sentence, nothing asked (what was learned could not be kept)."""
         profile = self.session.profile
         if profile is None:
             return Lookup(None, "Add a profile first")
@@ -66,7 +70,11 @@ class TransactionsController:
         tx_ref = what.tx_ref
         if tx_ref is None:  # a checkout URL: the service's reference; the ledger knows whose
             # (read() gives the service's reference whenever it gives no tx_ref nor problem)
-            known = await self.ledger.by_reference(profile.id, what.reference or "")
+            try:
+                self.session.refuse_while_down()
+                known = await self.ledger.by_reference(profile.id, what.reference or "")
+            except LedgerError as refused:
+                return Lookup(None, str(refused), refused=refused)
             if known is None:
                 return Lookup(None, "PayDesk has not seen this checkout link: type its merchant "
                                     "reference (tx_ref) instead")
@@ -74,12 +82,18 @@ class TransactionsController:
         return await self.check(tx_ref)
 
     async def check(self, tx_ref: str) -> Lookup:
-        """Ask the service about ``tx_ref`` now, in this profile and mode."""
+        """Ask the service about ``tx_ref`` now, in this profile and mode (a shared ledger out
+        of reach: its sentence, nothing asked)."""
         profile, mode = self.session.active()
-        known = await self.ledger.get(profile.id, tx_ref)
+        try:
+            self.session.refuse_while_down()
+            known = await self.ledger.get(profile.id, tx_ref)
+        except LedgerError as refused:
+            return Lookup(None, str(refused), refused=refused)
         try:
             async with self.session.lease(profile, mode) as client:
-                tx = await client.validate(tx_ref)
+                with calls_as(CallClass.PERSON_LOOKUP):  # a person asked: served first
+                    tx = await client.validate(tx_ref)
         except NoKeyError as error:
             return Lookup(known, error.message)
         except ModeMismatchError as error:
@@ -95,12 +109,17 @@ class TransactionsController:
             text = f"No payment with this reference in {mode} mode"
             return Lookup(None, text + (f" (PayDesk's ledger has it as {self._as(known)})"
                                         if known else ""), asked=True)
+        except NotTheServiceError as error:  # another program answers there: said as such
+            return Lookup(known, f"{error.message}. {self._last_known(known)}", asked=True)
         except (ServiceUnavailableError, RateLimitedError) as error:
             return Lookup(known, self._unreachable(error, known), asked=True)
         except ServiceError as error:
             return Lookup(known, f"The service's answer could not be read ({error.message}). "
                           + self._last_known(known), asked=True)
-        return await self._store(profile.id, mode, tx, known)
+        try:
+            return await self._store(profile.id, mode, tx, known)
+        except LedgerError as lost:  # gone meanwhile: what the service said is not kept
+            return Lookup(known, str(lost), asked=True, refused=lost)
 
     async def _store(self, profile_id: str, mode: str, tx: Transaction,
                      known: LinkRecord | None) -> Lookup:
@@ -138,7 +157,9 @@ class TransactionsController:
     async def reconcile(self, on_progress: Callable[[Progress], None] | None) -> Progress:
         """Check every open record of this profile and mode, settle interrupted creates, and
         read again every one paid in the last ``PAID_DAYS`` days (refunded or reversed
-        since?). The paid ones come from the ledger a page at a time."""
+        since?). The paid ones come from the ledger a page at a time. A shared ledger out of
+        reach: refused (its LedgerError) before any call."""
+        self.session.refuse_while_down()
         profile, mode = self.session.active()
         creating = [r for r in await self.ledger.unsettled(profile.id) if r.mode == mode]
         records = creating + await self.ledger.open_records(profile.id, mode, limit=None)
@@ -157,7 +178,8 @@ class TransactionsController:
                     return
                 after = page.end
 
-        progress = await self._reconciler(on_progress).run(pages(), len(records) + paid)
+        with calls_as(CallClass.BACKGROUND):  # every open record: after people's calls
+            progress = await self._reconciler(on_progress).run(pages(), len(records) + paid)
         self.session.report(f"Checked {len(records)} open and {paid} paid in the last "
                             f"{PAID_DAYS} days: {progress.report()}")
         return progress
@@ -173,7 +195,8 @@ class TransactionsController:
                           on_progress: Callable[[Progress], None] | None = None) -> Progress:
         """Read again, with the service, every payment of ``day`` (local time) that PayDesk
         has as paid, before the day is counted: a refund or reversal since is counted as
-        such. A page at a time."""
+        such. A page at a time. A shared ledger out of reach: refused before any call."""
+        self.session.refuse_while_down()
         start = datetime.combine(day, time.min).astimezone()
         end = datetime.combine(day + timedelta(days=1), time.min).astimezone()
         profile, mode = self.session.active()
@@ -190,7 +213,8 @@ class TransactionsController:
                     return
                 after = page.end
 
-        return await self._reconciler(on_progress).run(pages(), total)
+        with calls_as(CallClass.BACKGROUND):
+            return await self._reconciler(on_progress).run(pages(), total)
 
     # -- export ---------------------------------------------------------------------------
 
@@ -200,7 +224,9 @@ class TransactionsController:
         """Write every record of ``query`` to ``path`` (.csv or .xlsx), a page at a time, off
         the loop's thread. A cancelled or failed export leaves no half-written file.
         ``report``: say it in the status bar (False when ``path`` is only a part of a file
-        the caller completes, and names, itself)."""
+        the caller completes, and names, itself). A shared ledger out of reach: refused (its
+        LedgerError) before the file is begun."""
+        self.session.refuse_while_down()
         writer = await asyncio.to_thread(writer_for, path)
         written, after, finished = 0, None, False
         try:

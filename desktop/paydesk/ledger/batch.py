@@ -105,6 +105,7 @@ class BatchRow:
     record: LinkRecord | None = None  # its link as the ledger holds it (None: not sent)
     email_state: str | None = None  # SENT or NOT_SENT (the latest note), None: not sent
     email_error: str | None = None
+    email_at: datetime | None = None  # when the latest note was made (UTC), None: not sent
 
     @property
     def skipped(self) -> bool:

@@ -44,11 +44,12 @@ STATE = ("CASE WHEN links.state IS NULL THEN"
 ROWS_FROM = ("batch_rows r LEFT JOIN links ON r.skipped = 0"
              " AND links.profile_id = r.profile_id AND links.tx_ref = r.tx_ref")
 
-# the latest e-mail note of a row (append-only: the highest id wins)
-EMAIL_COLUMNS = ("(SELECT e.ok FROM batch_emails e WHERE e.batch_id = r.batch_id"
-                 " AND e.number = r.number ORDER BY e.id DESC LIMIT 1) AS row_email_ok,"
-                 " (SELECT e.error FROM batch_emails e WHERE e.batch_id = r.batch_id"
-                 " AND e.number = r.number ORDER BY e.id DESC LIMIT 1) AS row_email_error")
+# the latest e-mail note of a row (append-only: the highest id wins): sent or not, the
+# error, and when
+EMAIL_COLUMNS = ", ".join(
+    f"(SELECT e.{column} FROM batch_emails e WHERE e.batch_id = r.batch_id"
+    f" AND e.number = r.number ORDER BY e.id DESC LIMIT 1) AS row_email_{name}"
+    for column, name in (("ok", "ok"), ("error", "error"), ("noted_at", "at")))
 
 ROW_COLUMNS = ("r.batch_id AS row_batch_id, r.number AS row_number, r.tx_ref AS row_tx_ref,"
                f" r.cells AS row_cells, {STATE} AS row_state, {EMAIL_COLUMNS}")
@@ -98,14 +99,16 @@ def batch(row: Row, when: When) -> Batch:
                  prefix=row["prefix"])
 
 
-def batch_row(row: Row, record: Callable[[Row], LinkRecord]) -> BatchRow:
-    """A row of ``row_select``; ``record`` reads the link's columns (absent: NULL id)."""
-    ok = row["row_email_ok"]
+def batch_row(row: Row, record: Callable[[Row], LinkRecord], when: When) -> BatchRow:
+    """A row of ``row_select``; ``record`` reads the link's columns (absent: NULL id),
+    ``when`` the time of its latest e-mail note."""
+    ok, at = row["row_email_ok"], row["row_email_at"]
     return BatchRow(batch_id=int(row["row_batch_id"]), number=int(row["row_number"]),
                     tx_ref=row["row_tx_ref"] or "", values=json.loads(row["row_cells"]),
                     state=row["row_state"], record=None if row["id"] is None else record(row),
                     email_state=None if ok is None else (SENT if int(ok) else NOT_SENT),
-                    email_error=row["row_email_error"])
+                    email_error=row["row_email_error"],
+                    email_at=None if at is None else when(at))
 
 
 def cells(values: dict[str, str]) -> str:

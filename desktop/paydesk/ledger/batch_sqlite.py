@@ -127,12 +127,12 @@ class SqliteBatchBook(BatchBook):
         where, args = rows_where(batch_id, after, tuple(states), "?")
         found = await self._engine.read(lambda db: db.execute(
             f"{_ROWS} WHERE {where} ORDER BY r.number LIMIT {int(limit)}", args).fetchall())
-        return [row_of(r, record) for r in found]
+        return [row_of(r, record, parse_written) for r in found]
 
     async def row(self, batch_id: int, number: int) -> BatchRow | None:
         found = await self._engine.read(lambda db: db.execute(
             f"{_ROWS} WHERE r.batch_id = ? AND r.number = ?", (batch_id, number)).fetchone())
-        return None if found is None else row_of(found, record)
+        return None if found is None else row_of(found, record, parse_written)
 
     async def figures(self, batch_id: int) -> BatchFigures:
         found = await self._engine.read(lambda db: db.execute(

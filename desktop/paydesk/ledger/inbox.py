@@ -4,9 +4,16 @@ A notification only says "look again": the receiver keeps it here (raw body, hea
 answers, then re-reads the transaction from the service and writes down what it decided
 (``decide``). A body is believed once: the first verified arrival of a body is its
 *original* (unique on the body's SHA-256), every later arrival of the same bytes is kept as
-a ``duplicate`` and changes nothing. A body whose signature matches no key is kept as
-``bad signature`` and never looked at again. An original still ``pending`` (the receiver
-stopped between answering and re-reading) is re-read at the receiver's next start.
+a ``duplicate`` and changes nothing. An original still ``pending`` (the receiver stopped
+between answering and re-reading) is re-read at the receiver's next start.
+
+A body whose signature matches no key is never kept: anyone may send one, as fast as they
+like. It is *refused* (``refuse``) and leaves a trace of bounded size (time, peer, size,
+SHA-256 and its first ``REFUSED_HEAD`` bytes); a peer leaves at most ``REFUSED_PER_MINUTE``
+traces a minute, and all peers together ``REFUSED_ALL_PER_MINUTE``: the rest are counted in
+one row per peer and minute (the peers past the limit of all together: in one row, peer
+``OTHERS``). The traces are listed by peer (``refused_groups``) and pruned after their time
+(``prune_refused``; the receiver keeps them ``REFUSED_KEPT`` by default).
 
 ``Inbox`` is the interface; ``SqliteInbox`` (beside a desk's SQLite ledger) and
 ``PostgresInbox`` (on a shop's shared ledger) implement it.
@@ -18,17 +25,23 @@ import abc
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 PENDING = "pending"  # verified and kept; not re-read yet
 APPLIED = "applied"  # re-read: the record was written (its state changed, or it was new)
 DUPLICATE = "duplicate"  # the same body was received before: nothing done
-BAD_SIGNATURE = "bad signature"  # no key verifies it: nothing done
+BAD_SIGNATURE = "bad signature"  # no key verifies it: refused (kept before schema 10 / 6)
 UNKNOWN_REFERENCE = "unknown reference"  # no record had its reference: looked up anyway
 STALE = "stale"  # re-read: the ledger already knew as much (or more); nothing moved
 IGNORED = "ignored"  # verified, but not about a payment (a card's event): nothing to re-read
 VERDICTS = (PENDING, APPLIED, DUPLICATE, BAD_SIGNATURE, UNKNOWN_REFERENCE, STALE, IGNORED)
 LIMIT = 64 * 1024  # bytes: a larger body is refused before it is read (never kept)
+NO_SIGNATURE = "no signature"  # a refusal's reason: no Signature header at all
+REFUSED_HEAD = 256  # bytes of a refused body traced
+REFUSED_PER_MINUTE = 10  # traces one peer leaves a minute; the rest are counted
+REFUSED_ALL_PER_MINUTE = 30  # traces all peers together leave a minute
+REFUSED_KEPT = timedelta(days=7)  # how long the receiver keeps them, unless told otherwise
+OTHERS = "*"  # the peer of the row that counts what came past the limit of all together
 
 
 def body_hash(body: bytes) -> str:
@@ -59,6 +72,40 @@ class InboxEntry:
 
 
 @dataclass(frozen=True)
+class Refusal:
+    """A refused request's trace, or (``counted``) the row counting those of one peer in one
+    minute past its limit: ``count`` of them, ``size`` bytes together, no hash nor head."""
+
+    id: int
+    received_at: datetime  # the first
+    last_at: datetime  # the last (of a trace: the same)
+    remote: str  # the peer (behind a proxy: the address the proxy names); OTHERS
+    reason: str  # BAD_SIGNATURE or NO_SIGNATURE
+    size: int  # bytes of the body (of a counter row: of all its bodies)
+    count: int = 1
+    body_hash: str | None = None  # SHA-256 of the whole body, hex (None: a counter row)
+    head: bytes = field(default=b"", repr=False)  # its first REFUSED_HEAD bytes
+    counted: bool = False  # a counter row
+
+    @property
+    def news(self) -> bool:
+        """A trace, or a counter row just made: worth a log line and an event (a count that
+        goes up is not)."""
+        return not self.counted or self.count == 1
+
+
+@dataclass(frozen=True)
+class RefusedGroup:
+    """The refusals of one peer since a time: how many, how many bytes, first and last."""
+
+    remote: str
+    count: int
+    size: int
+    first_at: datetime
+    last_at: datetime
+
+
+@dataclass(frozen=True)
 class InboxQuery:
     """Which entries a list shows (newest first)."""
 
@@ -74,13 +121,32 @@ class Inbox(abc.ABC):
 
     @abc.abstractmethod
     async def receive(self, body: bytes, headers: Mapping[str, str], remote: str, *,
-                      verified: bool, profile_id: str | None = None, mode: str | None = None,
+                      profile_id: str | None = None, mode: str | None = None,
                       tx_ref: str | None = None, event: str | None = None,
                       ) -> tuple[InboxEntry, bool]:
-        """Keep one notification, durably, before it is answered. Returns the entry and
-        whether it is to be re-read: True only for the first verified arrival of its body
-        (verdict ``pending``); a verified body seen before is kept as ``duplicate`` (with
-        ``duplicate_of``), an unverified one as ``bad signature``: both False."""
+        """Keep one verified notification, durably, before it is answered. Returns the entry
+        and whether it is to be re-read: True only for the first arrival of its body
+        (verdict ``pending``); a body seen before is kept as ``duplicate`` (with
+        ``duplicate_of``), and False. (A body no key verifies goes to ``refuse``.)"""
+
+    @abc.abstractmethod
+    async def refuse(self, body: bytes, remote: str, *,
+                     reason: str = BAD_SIGNATURE) -> Refusal:
+        """Trace one refused request (its body never kept whole), or count it when its peer
+        (or every peer together) left enough traces this minute. Returns the trace, or the
+        counter row as it now stands."""
+
+    @abc.abstractmethod
+    async def refused_page(self, before: int | None = None, limit: int = 100) -> list[Refusal]:
+        """Traces and counter rows, newest first (by id), those with id < ``before``."""
+
+    @abc.abstractmethod
+    async def refused_groups(self, since: datetime, limit: int = 20) -> list[RefusedGroup]:
+        """The refusals since ``since``, one group per peer, the most first."""
+
+    @abc.abstractmethod
+    async def prune_refused(self, before: datetime) -> int:
+        """Forget the refusals last seen before ``before``; how many rows went."""
 
     @abc.abstractmethod
     async def decide(self, entry_id: int, verdict: str, detail: str, *,

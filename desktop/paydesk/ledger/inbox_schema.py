@@ -1,5 +1,6 @@
 """The notification inbox in a desk's SQLite file (schema v7), and how a record's state was
-learned (``links.learned_by``: "check" or "notification"; NULL for what was there before).
+learned (``links.learned_by``: "check" or "notification"; NULL for what was there before);
+refused requests traced apart from it (schema v10).
 
 One original per body: ``original`` is 1 on the first verified arrival of a body and NULL on
 every other row; UNIQUE (body_hash, original) then holds one original per hash (NULLs are
@@ -9,7 +10,7 @@ listed newest first by id (the primary key), by verdict, or by merchant and mode
 
 from __future__ import annotations
 
-from .inbox import VERDICTS
+from .inbox import BAD_SIGNATURE, REFUSED_HEAD, VERDICTS
 
 
 def _quoted(values: tuple[str, ...]) -> str:
@@ -42,4 +43,35 @@ V7 = [
     # the newest verified arrival (last_received), per merchant or of all
     "CREATE INDEX inbox_originals ON inbox (profile_id, id) WHERE original = 1",
     "ALTER TABLE links ADD COLUMN learned_by TEXT",
+]
+
+# V10: refused requests (no key verifies them) leave a bounded trace here instead of their
+# whole body in the inbox (ledger/inbox.py): one row per trace, and per peer and minute one
+# counter row (``counter`` = 1) for what came past the limit; UNIQUE (remote, minute,
+# counter) holds one counter row each (NULLs are distinct). The bodies kept whole before
+# become traces.
+V10 = [
+    f"""CREATE TABLE refused (
+        id INTEGER PRIMARY KEY,
+        received_at TEXT NOT NULL,
+        last_at TEXT NOT NULL,
+        minute TEXT NOT NULL,
+        remote TEXT NOT NULL DEFAULT '',
+        reason TEXT NOT NULL DEFAULT '{BAD_SIGNATURE}',
+        size INTEGER NOT NULL,
+        count INTEGER NOT NULL DEFAULT 1,
+        body_hash TEXT,
+        head BLOB NOT NULL DEFAULT x'',
+        counter INTEGER CHECK (counter = 1),
+        UNIQUE (remote, minute, counter)
+    )""",
+    # every peer's traces of a minute (the limit of all together)
+    "CREATE INDEX refused_by_minute ON refused (minute) WHERE counter IS NULL",
+    # the groups of the last hour, and what is pruned
+    "CREATE INDEX refused_by_time ON refused (last_at)",
+    f"""INSERT INTO refused (received_at, last_at, minute, remote, reason, size, body_hash, head)
+        SELECT received_at, received_at, substr(received_at, 1, 16), remote,
+               '{BAD_SIGNATURE}', length(body), body_hash, substr(body, 1, {REFUSED_HEAD})
+        FROM inbox WHERE verdict = '{BAD_SIGNATURE}' ORDER BY id""",
+    f"DELETE FROM inbox WHERE verdict = '{BAD_SIGNATURE}'",
 ]

@@ -16,9 +16,22 @@ from datetime import datetime
 from typing import Any
 
 from .engine import Engine, LedgerError
-from .inbox import BAD_SIGNATURE, DUPLICATE, PENDING, Inbox, InboxEntry, InboxQuery, body_hash
+from .inbox import (
+    BAD_SIGNATURE,
+    DUPLICATE,
+    PENDING,
+    REFUSED_HEAD,
+    Inbox,
+    InboxEntry,
+    InboxQuery,
+    Refusal,
+    RefusedGroup,
+    body_hash,
+)
 from .inbox_sql import check_decision, conditions, headers_json
 from .records import parse_stamp, parse_written, stamp
+from .refused_sql import COLUMNS as REFUSED_COLUMNS
+from .refused_sql import GROUPS, counted_by, group, refusal
 from .sqlite import SqliteLedger
 
 COLUMNS = ("id, received_at, body_hash, body, headers, remote, verdict, detail, profile_id,"
@@ -66,7 +79,7 @@ class SqliteInbox(Inbox):
         return cls(ledger._engine)  # one package, one file
 
     async def receive(self, body: bytes, headers: Mapping[str, str], remote: str, *,
-                      verified: bool, profile_id: str | None = None, mode: str | None = None,
+                      profile_id: str | None = None, mode: str | None = None,
                       tx_ref: str | None = None, event: str | None = None,
                       ) -> tuple[InboxEntry, bool]:
         body = bytes(body)
@@ -75,15 +88,13 @@ class SqliteInbox(Inbox):
 
         def write(db: sqlite3.Connection) -> tuple[InboxEntry, bool]:
             now = stamp()
-            verdict, original, duplicate_of = BAD_SIGNATURE, None, None
-            decided_at: str | None = now
-            if verified:
-                first = db.execute("SELECT id FROM inbox WHERE body_hash = ? AND original = 1",
-                                   (digest,)).fetchone()
-                if first is None:  # the original: decided when it is re-read
-                    verdict, original, decided_at = PENDING, 1, None
-                else:
-                    verdict, duplicate_of = DUPLICATE, first["id"]
+            verdict, duplicate_of = PENDING, None
+            original: int | None = 1
+            decided_at: str | None = None  # the original: decided when it is re-read
+            first = db.execute("SELECT id FROM inbox WHERE body_hash = ? AND original = 1",
+                               (digest,)).fetchone()
+            if first is not None:
+                verdict, original, duplicate_of, decided_at = DUPLICATE, None, first["id"], now
             made = db.execute(_INSERT, (now, digest, body, kept, remote, verdict, profile_id,
                                         mode, tx_ref, event, original, duplicate_of,
                                         decided_at)).lastrowid
@@ -141,6 +152,58 @@ class SqliteInbox(Inbox):
             f"SELECT received_at FROM inbox INDEXED BY inbox_originals WHERE {where}"
             " ORDER BY id DESC LIMIT 1", args).fetchone())
         return None if row is None else parse_written(row["received_at"])
+
+    # -- refused requests: traced or counted, never kept whole ----------------------------
+
+    async def refuse(self, body: bytes, remote: str, *,
+                     reason: str = BAD_SIGNATURE) -> Refusal:
+        body = bytes(body)
+        digest, head, size = body_hash(body), body[:REFUSED_HEAD], len(body)
+
+        def write(db: sqlite3.Connection) -> Refusal:
+            now = stamp()
+            minute = now[:16]  # "2026-01-02T03:04": the limit's window
+            by_peer = db.execute("SELECT count(*) FROM refused WHERE remote = ? AND minute = ?"
+                                 " AND counter IS NULL", (remote, minute)).fetchone()[0]
+            by_all = db.execute("SELECT count(*) FROM refused INDEXED BY refused_by_minute"
+                                " WHERE minute = ? AND counter IS NULL", (minute,)).fetchone()[0]
+            counter = counted_by(remote, by_peer, by_all)
+            if counter is None:
+                row = db.execute(
+                    "INSERT INTO refused (received_at, last_at, minute, remote, reason, size,"
+                    " body_hash, head) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+                    f" RETURNING {REFUSED_COLUMNS}",
+                    (now, now, minute, remote, reason, size, digest, head)).fetchone()
+            else:
+                row = db.execute(
+                    "INSERT INTO refused (received_at, last_at, minute, remote, reason, size,"
+                    " counter) VALUES (?, ?, ?, ?, ?, ?, 1) ON CONFLICT (remote, minute, counter)"
+                    " DO UPDATE SET count = refused.count + 1, size = refused.size + excluded.size,"
+                    f" last_at = excluded.last_at RETURNING {REFUSED_COLUMNS}",
+                    (now, now, minute, counter, reason, size)).fetchone()
+            return refusal(row, _when)
+
+        return await self._engine.write(write)
+
+    async def refused_page(self, before: int | None = None, limit: int = 100) -> list[Refusal]:
+        where, args = ("id < ?", [before]) if before is not None else ("TRUE", [])
+        rows = await self._engine.read(lambda db: db.execute(
+            f"SELECT {REFUSED_COLUMNS} FROM refused WHERE {where} ORDER BY id DESC"
+            f" LIMIT {int(limit)}", args).fetchall())
+        return [refusal(r, _when) for r in rows]
+
+    async def refused_groups(self, since: datetime, limit: int = 20) -> list[RefusedGroup]:
+        rows = await self._engine.read(lambda db: db.execute(
+            GROUPS.format(mark="?", limit=int(limit)), (stamp(since),)).fetchall())
+        return [group(r, _when) for r in rows]
+
+    async def prune_refused(self, before: datetime) -> int:
+        return await self._engine.write(lambda db: db.execute(
+            "DELETE FROM refused WHERE last_at < ?", (stamp(before),)).rowcount)
+
+
+def _when(text: str) -> datetime:
+    return parse_written(text)
 
 
 __all__ = ["SqliteInbox"]

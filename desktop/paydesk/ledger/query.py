@@ -26,12 +26,19 @@ class LinkQuery:
     created_to: datetime | None = None  # exclusive
     origin: str | None = None  # "link" (made here) or "lookup"; None: both
     tx_refs: frozenset[str] = frozenset()  # exactly these (e.g. what a reconcile changed)
+    voided: bool | None = None  # True: only sales voided at a counter; False: none; None: both
     sort: str = "created"
     descending: bool = True
 
     def __post_init__(self) -> None:
         if self.sort not in SORTS:
             raise ValueError(f"unknown sort {self.sort!r}")
+
+    def admits_state(self, record: LinkRecord) -> bool:
+        """Whether ``record``'s state and void pass the query's state filters (the list
+        filtered by state holds it)."""
+        return ((not self.states or record.state in self.states)
+                and (self.voided is None or (record.voided_at is not None) == self.voided))
 
     def sorted_by(self, sort: str, descending: bool | None = None) -> LinkQuery:
         return replace(self, sort=sort,

@@ -97,6 +97,9 @@ class LinkRecord:
     error: str | None = None
     checked_at: datetime | None = None
     learned_by: str | None = None  # how its state was learned: "check" or "notification"
+    # when a sale made at a counter was voided there (the counter book's counter_voids, read
+    # with the record): None for a link that is no counter sale, or one not voided
+    voided_at: datetime | None = None
     raw_json: str | None = field(default=None, repr=False, compare=False)
 
     @property

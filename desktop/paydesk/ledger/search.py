@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .amounts import from_minor
+from .fold import fold
 from .query import Cursor, LinkQuery, Page
 from .records import LinkRecord, parse_stamp, parse_written, stamp
 from .schema import SORT_INDEXES
@@ -23,7 +24,14 @@ COLUMNS = ("id", "profile_id", "mode", "tx_ref", "amount_minor", "fee_minor", "c
            "first_name", "last_name", "state", "state_raw", "checkout_url", "reference",
            "customization", "meta", "callback_url", "return_url", "origin", "error",
            "created_at", "updated_at", "checked_at", "customer_key", "learned_by")
-SELECT = ", ".join(f"links.{c}" for c in COLUMNS)
+# A sale voided at a counter: its void in the counter book, read with the record by
+# (profile_id, tx_ref), one seek in counter_voids' unique index per record read (both
+# backends say it so)
+_VOID = ("FROM counter_voids cv WHERE cv.profile_id = links.profile_id"
+         " AND cv.tx_ref = links.tx_ref")
+VOIDED_AT = f"(SELECT cv.voided_at {_VOID}) AS voided_at"
+VOIDED = f"EXISTS (SELECT 1 {_VOID})"  # a condition: the record is a sale voided at a counter
+SELECT = ", ".join(f"links.{c}" for c in COLUMNS) + ", " + VOIDED_AT
 BROAD = 2000  # matches from the trigram index above which a term counts as broad
 
 
@@ -39,7 +47,8 @@ def record(row: sqlite3.Row, raw: str | None = None) -> LinkRecord:
         meta=json.loads(row["meta"] or "{}"), callback_url=row["callback_url"],
         return_url=row["return_url"], origin=row["origin"], error=row["error"],
         created_at=parse_written(row["created_at"]), updated_at=parse_written(row["updated_at"]),
-        checked_at=parse_stamp(row["checked_at"]), learned_by=row["learned_by"], raw_json=raw)
+        checked_at=parse_stamp(row["checked_at"]), learned_by=row["learned_by"],
+        voided_at=parse_stamp(row["voided_at"]), raw_json=raw)
 
 
 def like(text: str) -> str:
@@ -72,15 +81,17 @@ class Plan:
         if query.tx_refs:
             self.conditions.append("links.tx_ref IN (SELECT value FROM json_each(?))")
             self.args.append(json.dumps(sorted(query.tx_refs)))
-        text = query.text.strip()
+        if query.voided is not None:
+            self.conditions.append(VOIDED if query.voided else f"NOT {VOIDED}")
+        text = fold(query.text.strip())  # accents and case folded (fold.py)
         if text:
             if len(text) >= 3 and not self._broad(db, text):
                 # the index takes a plain LIKE (a % or _ typed only widens what it finds);
                 # each hit is then checked exactly
-                self.source = ("(SELECT rowid AS hit FROM links_fts WHERE search_text LIKE ?)"
+                self.source = ("(SELECT rowid AS hit FROM links_fts WHERE search_folded LIKE ?)"
                                " AS hits CROSS JOIN links ON links.id = hits.hit")
                 self.source_args = [f"%{text}%"]
-            self.conditions.append("links.search_text LIKE ? ESCAPE '\\'")
+            self.conditions.append("links.search_folded LIKE ? ESCAPE '\\'")
             self.args.append(like(text))
 
     def _within(self, column: str, values: list[str]) -> None:
@@ -89,7 +100,7 @@ class Plan:
 
     @staticmethod
     def _broad(db: sqlite3.Connection, text: str) -> bool:
-        found = db.execute("SELECT count(*) FROM (SELECT 1 FROM links_fts WHERE search_text"
+        found = db.execute("SELECT count(*) FROM (SELECT 1 FROM links_fts WHERE search_folded"
                            " LIKE ? LIMIT ?)", (f"%{text}%", BROAD)).fetchone()[0]
         return found >= BROAD
 
@@ -151,12 +162,15 @@ class Plan:
 
 
 def index_text(db: sqlite3.Connection, where: str, args: Sequence[Any]) -> None:
-    """Add these rows' text to the search index (one statement, however many rows)."""
-    db.execute("INSERT INTO links_fts (rowid, search_text) SELECT id, search_text FROM links"
-               f" WHERE {where}", tuple(args))
+    """Fold these rows' text (``search_folded``, by the writer's ``paydesk_fold``) and add
+    it to the search index (a statement each, however many rows)."""
+    db.execute(f"UPDATE links SET search_folded = paydesk_fold(search_text) WHERE {where}",
+               tuple(args))
+    db.execute("INSERT INTO links_fts (rowid, search_folded) SELECT id, search_folded"
+               f" FROM links WHERE {where}", tuple(args))
 
 
 def unindex_text(db: sqlite3.Connection, where: str, args: Sequence[Any]) -> None:
-    """Take these rows' text, as it is now, out of the search index."""
-    db.execute("INSERT INTO links_fts (links_fts, rowid, search_text) SELECT 'delete', id,"
-               f" search_text FROM links WHERE {where}", tuple(args))
+    """Take these rows' text, as it is now (folded as it was indexed), out of the index."""
+    db.execute("INSERT INTO links_fts (links_fts, rowid, search_folded) SELECT 'delete', id,"
+               f" search_folded FROM links WHERE {where}", tuple(args))

@@ -14,10 +14,11 @@ from typing import Any
 from ..service.models import PaymentLink, PaymentRequest, Transaction
 from .amounts import to_minor
 from .engine import Engine, LedgerError
+from .fold import fold
 from .query import Cursor, LinkQuery, Page
 from .records import CREATING, FINAL, OPEN, PENDING, REJECTED, SUCCESS, LinkRecord, may_follow, stamp, state_of
 from .repository import DuplicateReference, Fence, Ledger
-from .schema import migrate
+from .schema import migrate, register_fold
 from .search import SELECT, Plan, index_text, record, unindex_text
 from .summary import DaySummary, summarise
 
@@ -119,6 +120,7 @@ class SqliteLedger(Ledger):
         self.version: int | None = None
 
         def prepare(db: sqlite3.Connection) -> None:
+            register_fold(db)  # the writer folds the search text (search.index_text)
             self.version = migrate(db)
 
         self._engine = Engine(path, prepare=prepare, readers=readers,
@@ -303,8 +305,9 @@ class SqliteLedger(Ledger):
         def find(db: sqlite3.Connection) -> LinkRecord | None:
             row = db.execute(
                 f"SELECT {SELECT}, links.raw FROM links_fts JOIN links ON links.id = links_fts.rowid"
-                " WHERE links_fts.search_text LIKE ? AND links.profile_id = ?"
-                " AND links.reference = ?", (f"%{reference}%", profile_id, reference)).fetchone()
+                " WHERE links_fts.search_folded LIKE ? AND links.profile_id = ?"
+                " AND links.reference = ?", (f"%{fold(reference)}%", profile_id, reference)
+            ).fetchone()
             return record(row, row["raw"]) if row else None
 
         return await self._engine.read(find)

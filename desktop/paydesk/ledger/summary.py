@@ -13,6 +13,14 @@ from decimal import Decimal
 from .amounts import from_minor
 from .records import AFTER_SUCCESS, SUCCESS, stamp
 
+# the day's links by state, and how many of each are sales voided at a counter (joined from
+# the counter book by (profile_id, tx_ref)); {m} is the backend's parameter mark
+BY_STATE = ("SELECT links.state AS state, count(*) AS n, count(v.tx_ref) AS voided"
+            " FROM links LEFT JOIN counter_voids v"
+            " ON v.profile_id = links.profile_id AND v.tx_ref = links.tx_ref"
+            " WHERE links.profile_id = {m} AND links.mode = {m} AND links.created_at >= {m}"
+            " AND links.created_at < {m} GROUP BY links.state")
+
 
 @dataclass(frozen=True)
 class CurrencyTotal:
@@ -42,6 +50,8 @@ class DaySummary:
     end: datetime  # the next day's first moment, exclusive
     states: Counter = field(default_factory=Counter)  # state -> how many made that day
     totals: list[CurrencyTotal] = field(default_factory=list)  # paid ones, per currency
+    # state -> how many of those are sales voided at a counter (in the counter book)
+    voided: Counter = field(default_factory=Counter)
 
     @property
     def created(self) -> int:
@@ -52,8 +62,9 @@ def summarise(db: sqlite3.Connection, profile_id: str, mode: str, start: datetim
               end: datetime) -> DaySummary:
     where = "profile_id = ? AND mode = ? AND created_at >= ? AND created_at < ?"
     args = (profile_id, mode, stamp(start), stamp(end))
-    states = Counter({row["state"]: row["n"] for row in db.execute(
-        f"SELECT state, count(*) AS n FROM links WHERE {where} GROUP BY state", args)})
+    rows = db.execute(BY_STATE.format(m="?"), args).fetchall()
+    states = Counter({row["state"]: row["n"] for row in rows})
+    voided = Counter({row["state"]: row["voided"] for row in rows if row["voided"]})
     back = ", ".join(f"'{state}'" for state in AFTER_SUCCESS)
     totals = [CurrencyTotal(row["currency"], row["n"], from_minor(row["amount"], row["currency"]),
                             from_minor(row["fees"], row["currency"]), row["known"],
@@ -68,4 +79,4 @@ def summarise(db: sqlite3.Connection, profile_id: str, mode: str, start: datetim
                   f" count(*) AS charged FROM links"
                   f" WHERE {where} AND state IN ('{SUCCESS}', {back})"
                   f" GROUP BY currency ORDER BY currency", args)]
-    return DaySummary(start, end, states, totals)
+    return DaySummary(start, end, states, totals, voided)

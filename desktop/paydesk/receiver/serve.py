@@ -8,16 +8,22 @@ import asyncio
 import logging
 import os
 import socket
+from datetime import UTC, datetime, timedelta
 
 import uvicorn
 
 from ..desk.build import Desk
 from ..desk.tasks import TaskSet
+from ..ledger.inbox import REFUSED_KEPT
 from .server import build_app
 from .signature import Keys
 from .worker import Worker
 
 log = logging.getLogger("paydesk.receiver")
+PRUNE_EVERY = 3600.0  # s: how often refused requests past their time are forgotten
+# the proxies whose X-Forwarded-For names the peer: one on this computer only (a peer
+# elsewhere could name any address it likes)
+PROXIES = "127.0.0.1,::1"
 
 
 class _Server(uvicorn.Server):
@@ -34,12 +40,15 @@ class _Server(uvicorn.Server):
 
 class Receiver:
     """``Receiver(desk, host, port)`` (port 0: any free one); ``await start()``, ``url``,
-    ``await close()``. Writes into ``desk``'s inbox and ledger."""
+    ``await close()``. Writes into ``desk``'s inbox and ledger; forgets the refused requests
+    older than ``keep_refused`` (at its start, then every hour)."""
 
-    def __init__(self, desk: Desk, host: str = "127.0.0.1", port: int = 0):
+    def __init__(self, desk: Desk, host: str = "127.0.0.1", port: int = 0, *,
+                 keep_refused: timedelta = REFUSED_KEPT):
         self.desk = desk
         self.host = host
         self.port = port
+        self.keep_refused = keep_refused
         self.tasks = TaskSet()
         self.keys = Keys(desk.session)
         self.worker = Worker(desk, self.tasks.child())
@@ -79,7 +88,8 @@ class Receiver:
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(self.app, log_config=None, log_level="warning", access_log=False,
                                 lifespan="off", timeout_keep_alive=5,
-                                timeout_graceful_shutdown=2)
+                                timeout_graceful_shutdown=2, proxy_headers=True,
+                                forwarded_allow_ips=PROXIES)
         self._server = _Server(config)
         # its failure is said by whoever awaits ``serving()`` (the command, the app)
         self._serving = self.tasks.spawn(self._server.serve(sockets=[sock]), "receiver server",
@@ -90,7 +100,23 @@ class Receiver:
                 raise RuntimeError("the receiver's server stopped at once")
             await asyncio.sleep(0.01)
         self.tasks.spawn(self.worker.run(), "re-read notifications")
+        self.tasks.spawn(self._prunes(), "forget refused requests past their time")
         log.info("receiving notifications at %s", self.url)
+
+    async def _prunes(self) -> None:
+        """Forget the refused requests older than ``keep_refused``, now and every hour; the
+        loop survives anything (said, then again at the next hour)."""
+        while True:
+            try:
+                gone = await self.desk.inbox.prune_refused(datetime.now(UTC) - self.keep_refused)
+                if gone:
+                    log.info("forgot %d refused request(s) older than %s", gone,
+                             self.keep_refused)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("the refused requests past their time could not be forgotten")
+            await asyncio.sleep(PRUNE_EVERY)
 
     async def serving(self) -> BaseException | None:
         """Until the server stops (``close``, or a failure); what stopped it, when it raised

@@ -3,11 +3,17 @@
 Refused before any work (nothing kept): another method (405), a content type other than
 ``application/json`` (415), a body over ``LIMIT`` bytes (413: said by its Content-Length
 before it is read, or cut while it streams). Then the signature is checked over the raw
-bytes, the notification is kept in the inbox (durably, BEFORE the answer), and answered:
-200 (a duplicate too: the sender need not send it again), 401 for a bad signature, 503
-when the inbox could not keep it (the sender may try again). The re-read is queued after
-the answer is sent: of a fresh original, or of the original a duplicate repeats when that
-one is still pending (its re-read gave up: the service was out of reach).
+bytes. A body no key verifies is answered 401 and only traced (``Inbox.refuse``: its time,
+peer, size, hash and first bytes, a few a minute per peer, the rest counted), never kept
+whole: anyone may send them, as fast as they like. A verified notification is kept in the
+inbox (durably, BEFORE the answer), and answered: 200 (a duplicate too: the sender need
+not send it again), 503 when the inbox could not keep it (the sender may try again). The
+re-read is queued after the answer is sent: of a fresh original, or of the original a
+duplicate repeats when that one is still pending (its re-read gave up: the service was out
+of reach).
+
+The peer is the TCP peer, or, from a proxy on this computer (127.0.0.1, ::1), the address
+its ``X-Forwarded-For`` names (``serve.py`` tells uvicorn which proxies it trusts).
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from ..desk.events import Hub
-from ..ledger.inbox import LIMIT, PENDING, Inbox, InboxEntry
+from ..ledger.inbox import BAD_SIGNATURE, LIMIT, NO_SIGNATURE, PENDING, Inbox, InboxEntry
 from . import payload
 from .signature import Keys
 
@@ -57,6 +63,25 @@ def build_app(inbox: Inbox, keys: Keys, hub: Hub, reread: Callable[[InboxEntry],
             return None
         return original if original is not None and original.verdict == PENDING else None
 
+    async def _refused(raw: bytes, remote: str, reason: str) -> None:
+        """Trace (or count) a refused request; said on the hub, and in the log when it is
+        news (a trace, or a peer's first request counted this minute), so a flood is a few
+        lines a minute, not one a request."""
+        try:
+            trace = await inbox.refuse(raw, remote, reason=reason)
+        except Exception:  # nothing to keep for the sender: it is refused all the same
+            log.exception("a refused request from %s could not be traced", remote or "?")
+            return
+        hub.refused_changed.emit(trace.remote)  # (a window here counts them again)
+        if not trace.news:
+            return
+        if trace.counted:
+            log.warning("refused from %s: more than its traces this minute, counted from now"
+                        " on (%s)", trace.remote, reason)
+        else:
+            log.warning("refused from %s: %s (%d bytes, SHA-256 %s)", trace.remote, reason,
+                        trace.size, trace.body_hash)
+
     async def notification(request: Request) -> JSONResponse:
         kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if kind != "application/json":
@@ -70,24 +95,22 @@ def build_app(inbox: Inbox, keys: Keys, hub: Hub, reread: Callable[[InboxEntry],
             if len(body) > LIMIT:
                 return _answer(413, f"A notification is at most {LIMIT} bytes")
         raw = bytes(body)
-        candidate = await keys.verify(raw, request.headers.get("signature"))
-        # only a verified body is parsed: what a stranger sends is kept as it came, unread
-        notice = payload.read(raw) if candidate is not None else payload.Notice(None, None)
-        headers = {k.lower(): v for k, v in request.headers.items() if k.lower() not in NOT_KEPT}
+        signature = request.headers.get("signature")
+        candidate = await keys.verify(raw, signature)
         remote = request.client.host if request.client else ""
+        if candidate is None:  # never parsed, never kept whole: traced, or only counted
+            await _refused(raw, remote, BAD_SIGNATURE if signature else NO_SIGNATURE)
+            return _answer(401, "The signature does not verify")
+        notice = payload.read(raw)
+        headers = {k.lower(): v for k, v in request.headers.items() if k.lower() not in NOT_KEPT}
         try:
             entry, fresh = await inbox.receive(
-                raw, headers, remote, verified=candidate is not None,
-                profile_id=candidate.profile_id if candidate else None,
-                mode=candidate.mode if candidate else None,
+                raw, headers, remote, profile_id=candidate.profile_id, mode=candidate.mode,
                 tx_ref=notice.tx_ref, event=notice.event)
         except Exception:  # not kept: the sender is told to try again
             log.exception("a notification could not be kept in the inbox")
             return _answer(503, "The notification could not be kept: send it again later")
         hub.notification_changed.emit(entry)
-        if candidate is None:
-            log.warning("notification %d from %s: no key verifies its signature", entry.id, remote)
-            return _answer(401, "The signature does not verify", id=entry.id)
         if not fresh:
             original = await _still_pending(entry)
             if original is not None:  # its re-read gave up: the sender says look again

@@ -33,6 +33,7 @@ from ..ledger.inbox import (
     InboxEntry,
 )
 from ..ledger.records import LinkRecord
+from ..service.call_class import CallClass, calls_as
 from ..service.errors import ModeMismatchError, NotFoundError
 
 log = logging.getLogger("paydesk.receiver")
@@ -178,8 +179,11 @@ class Worker:
         nowhere: list[str] = []
         for mode in modes:
             try:
-                record, changed = await self.desk.links.look_up(profile, mode, tx_ref,
-                                                                learned_by="notification")
+                # what makes PAID reach a waiting person's screen: the class of codes on
+                # screen (after people's own calls, before bulk and the background)
+                with calls_as(CallClass.ON_SCREEN):
+                    record, changed = await self.desk.links.look_up(profile, mode, tx_ref,
+                                                                    learned_by="notification")
             except (NotFoundError, ModeMismatchError):
                 nowhere.append(f"not in {mode} mode")
                 continue

@@ -121,20 +121,26 @@ async def create(request: Request) -> JSONResponse:
         raise validation_error(c.errors)
     now = datetime.now(UTC)
     card = issue(sb, owner, c.clean["amount"], c.clean["currency"], c.clean.get("callback_url"),
-                 _name_on_card(sb, owner, c.clean), f"{now.year + 3:04d}-{now.month:02d}")
+                 _name_on_card(sb, owner, c.clean), f"{now.year + 3:04d}-{now.month:02d}",
+                 names=(c.clean.get("first_name"), c.clean.get("last_name")))
     _notify(sb, card, "card.created")
     return sb.envelope.ok("Payment link created", card_view(sb, card), 201)
 
 
 def issue(sb: Sandbox, owner: KeyOwner, amount: int, currency: str, callback: str | None,
-          name_on_card: str, expiration: str) -> sqlite3.Row:
+          name_on_card: str, expiration: str, *, mode: str | None = None,
+          names: tuple[str | None, str | None] = (None, None),
+          entry: bool = True) -> sqlite3.Row:
     """A new active card holding ``amount``, paid for (amount plus fee) from the merchant's
-    balance in one transaction; 409 when the balance is short."""
+    balance of ``mode`` (the key's by default) in one transaction; 409 when the balance is
+    short. ``names``: the cardholder's first and last names as sent; ``entry``: the card's
+    first transaction, a credit of ``amount``, is written."""
+    mode = mode or owner.mode
     value = Decimal(amount)
     charge = fee(value, "1", "1.00")
     stamp = now_iso()
     row = {
-        "id": str(uuid.uuid4()), "merchant_id": owner.merchant_id, "mode": owner.mode,
+        "id": str(uuid.uuid4()), "merchant_id": owner.merchant_id, "mode": mode,
         "card_hash": "ch_" + secrets.token_hex(16),
         "account_id": secrets.randbelow(900_000) + 100_000,
         "card_pan": _luhn_complete("4" + "".join(str(secrets.randbelow(10)) for _ in range(14))),
@@ -143,17 +149,18 @@ def issue(sb: Sandbox, owner: KeyOwner, amount: int, currency: str, callback: st
         "charge": _two(charge), "paid": _two(value + charge), "balance": _two(value),
         "currency": currency_code(currency), "status": ACTIVE,
         "ref_id": secrets.token_hex(8), "created_at": stamp, "updated_at": stamp,
+        "first_name": names[0], "last_name": names[1],
     }
     with sb.store.transaction() as db:
-        have = sb.store.balance(db, owner.merchant_id, owner.mode, currency,
-                                OPENING_BALANCE[owner.mode])
+        have = sb.store.balance(db, owner.merchant_id, mode, currency, OPENING_BALANCE[mode])
         if have < value + charge:
             raise ApiError(409, "Insufficient Funds, please fund your account")
-        sb.store.set_balance(db, owner.merchant_id, owner.mode, currency, have - value - charge)
+        sb.store.set_balance(db, owner.merchant_id, mode, currency, have - value - charge)
         cols = ", ".join(row)
         db.execute(f"INSERT INTO cards ({cols}) VALUES ({', '.join('?' for _ in row)})",
                    tuple(row.values()))
-        sb.store.add_card_transaction(db, row["card_hash"], "Credit", value, "Card created")
+        if entry:
+            sb.store.add_card_transaction(db, row["card_hash"], "Credit", value, "Card created")
     return sb.store.card(row["card_hash"])
 
 

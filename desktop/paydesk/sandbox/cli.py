@@ -14,6 +14,7 @@ from .. import __version__
 from .context import SandboxConfig
 from .keys import load_or_create
 from .server import base_url_of, bind, build_app, make_server, serve
+from .throttle import MINUTE, parse_rate
 
 
 def default_data_dir() -> Path:
@@ -47,6 +48,11 @@ def _serve_parser() -> argparse.ArgumentParser:
                         "is POSTed once, signed with the merchant's webhook_secret "
                         "(see 'paydesk-sandbox keys'), for every merchant that has not set "
                         "its own (PUT _sandbox/webhook)")
+    p.add_argument("--rate-limit", metavar="N/min",
+                   help="the server's throttle: N requests a minute per client address on "
+                        "every /api route, answered 429 'Too Many Attempts.' past it "
+                        "(also N/s, N/<seconds>s, N/hour); 'off' or 0: none. Default: "
+                        "60/min with --family (its real server's), off otherwise")
     p.add_argument("--smtp", metavar="HOST:PORT", help="also send receipts over SMTP")
     p.add_argument("--version", action="version", version=f"paydesk-sandbox {__version__}")
     return p
@@ -70,12 +76,19 @@ def main(argv: list[str] | None = None) -> int:
                               "each payment's callback_url)")
     if args.webhook_url and not args.webhook_url.startswith(("http://", "https://")):
         _serve_parser().error("--webhook-url takes an http or https URL")
+    rate_limit, window = None, MINUTE
+    if args.rate_limit is not None:
+        try:
+            rate_limit, window = parse_rate(args.rate_limit)
+        except ValueError as exc:
+            _serve_parser().error(f"--rate-limit {exc}")
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     config = SandboxConfig(data_dir=args.data_dir, host=args.host, port=args.port,
                            base_path=args.base_path, deployment=args.deployment,
                            quirks=args.quirks, family=args.family,
-                           webhook_url=args.webhook_url, smtp=args.smtp)
+                           webhook_url=args.webhook_url, smtp=args.smtp,
+                           rate_limit=rate_limit, rate_limit_window=window)
     sock = bind(config.host, config.port)
     app = build_app(config)
     print(f"serving {base_url_of(config, sock)}", flush=True)

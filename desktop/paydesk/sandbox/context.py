@@ -12,6 +12,7 @@ from starlette.requests import Request
 from .envelope import ApiError, Envelope
 from .keys import KeyOwner, KeyRing
 from .store import Store
+from .throttle import FAMILY_LIMIT
 
 DEPLOYMENT_CURRENCIES = {"cards": ("GBP", "USD"), "no-cards": ("EUR", "GBP", "USD")}
 
@@ -29,6 +30,11 @@ class SandboxConfig:
     # where --family POSTs its notifications (the business's webhook URL); none: not sent
     webhook_url: str | None = None
     smtp: str | None = None  # "HOST:PORT"
+    # the server's throttle on /api routes per client address (throttle.py): requests a
+    # window; None: the dialect's own (the family's 60 a minute; none for the document's);
+    # 0: none
+    rate_limit: int | None = None
+    rate_limit_window: int = 60  # seconds
     notify_timeout: float = 3.0
     notify_attempts: int = 3
     notify_backoff: float = 0.5
@@ -39,6 +45,10 @@ class SandboxConfig:
             raise ValueError(f"unknown deployment {self.deployment!r}: cards or no-cards")
         if self.family and self.quirks:
             raise ValueError("family and quirks are two dialects: choose one")
+        if self.rate_limit is not None and self.rate_limit < 0:
+            raise ValueError("rate_limit is a number of requests (0: no throttle)")
+        if self.rate_limit_window < 1:
+            raise ValueError("rate_limit_window is at least one second")
         path = "/" + self.base_path.strip("/")
         self.base_path = "" if path == "/" else path
 
@@ -49,6 +59,13 @@ class SandboxConfig:
     @property
     def dialect_name(self) -> str:
         return "family" if self.family else "quirks" if self.quirks else "strict"
+
+    @property
+    def throttle_limit(self) -> int:
+        """Requests a window per client address; 0: not throttled."""
+        if self.rate_limit is not None:
+            return self.rate_limit
+        return FAMILY_LIMIT if self.family else 0
 
     @property
     def has_cards(self) -> bool:
@@ -72,6 +89,8 @@ class Sandbox:
     faults: Any = None
     calls: Any = None  # every /api/ call per merchant and mode (calls.CallLog)
     dialect: Any = None  # how this deployment answers (dialect.Dialect)
+    throttle: Any = None  # the server's throttle per client address (throttle.Throttle)
+    settings: Any = None  # each merchant's settings (settings.Settings)
 
     def base_url(self, request: Request) -> str:
         """``{base_url}`` as the caller reached us, without a trailing slash."""

@@ -18,9 +18,14 @@ from .validation import text_problem
 
 
 def _transaction(request: Request):
+    """The calling merchant's transaction named in the path: by the service's reference
+    (PDK-…), or by the merchant's own (its tx_ref, the reference PayDesk shows)."""
     sb = sandbox_of(request)
     owner = authenticate(request)
-    row = sb.store.transaction_by_reference(request.path_params["reference"])
+    named = request.path_params["reference"]
+    row = sb.store.transaction_by_reference(named)
+    if row is None or row["merchant_id"] != owner.merchant_id:
+        row = sb.store.transaction_by_ref(owner.merchant_id, named)
     if row is None or row["merchant_id"] != owner.merchant_id:
         raise ApiError(404, "Invalid transaction")
     if row["mode"] != owner.mode:
@@ -37,7 +42,11 @@ async def pay(request: Request) -> JSONResponse:
     if not await settle(sb, row["reference"], outcome):
         raise ApiError(409, f"This payment is already {row['status']} and cannot be paid again")
     row = sb.store.transaction_by_reference(row["reference"])
-    return sb.envelope.ok("Payment settled", transaction_view(row))
+    base = sb.base_url(request)
+    sent_to = (sb.dialect.after_cancel(row, base) if outcome == "cancelled" else
+               sb.dialect.after_payment(row, base))
+    # where the hosted page would have sent the customer (a live link is paid here only)
+    return sb.envelope.ok("Payment settled", {**transaction_view(row), "redirect_url": sent_to})
 
 
 async def set_status(request: Request) -> JSONResponse:
@@ -58,8 +67,8 @@ async def card_purchase(request: Request) -> JSONResponse:
     if not sb.config.has_cards:
         raise ApiError(404, "Not found")
     owner = authenticate(request)
-    record = await cards.purchase(sb, owner, request.path_params["card_hash"],
-                                  await read_json(request))
+    record = await sb.dialect.card_purchase(sb, owner, request.path_params["card_hash"],
+                                            await read_json(request))
     return sb.envelope.ok("Card purchase recorded", record, 201)
 
 
@@ -155,3 +164,30 @@ async def webhook(request: Request) -> JSONResponse:
         "url": sb.store.webhook_url(owner.merchant_id),
         "webhook_secret": sb.keys.webhook_secret_for(owner.merchant_id),
     })
+
+
+async def rate_limit(request: Request) -> JSONResponse:
+    """The server's throttle (throttle.py): GET reads its windows, DELETE forgets them (all,
+    or one client address's with ``?client=ADDRESS``). The throttle is the server's, per
+    client address and across merchants, so any merchant's secret key of either mode may
+    read and reset it."""
+    sb = sandbox_of(request)
+    authenticate(request)
+    if request.method == "DELETE":
+        sb.throttle.reset(request.query_params.get("client") or None)
+    return sb.envelope.ok("Rate limit", sb.throttle.view())
+
+
+async def settings(request: Request) -> JSONResponse:
+    """The merchant's settings (settings.py: amount limits, who pays the fee, home currency),
+    for both modes: GET reads, PUT sets the members given, DELETE restores the defaults.
+    A secret key of either mode; --family acts on them."""
+    sb = sandbox_of(request)
+    owner = authenticate(request)
+    if request.method == "DELETE":
+        sb.settings.reset(owner.merchant_id)
+    elif request.method == "PUT":
+        errors = sb.settings.update(owner.merchant_id, await read_json(request))
+        if errors:
+            raise validation_error(errors)
+    return sb.envelope.ok("Settings", sb.settings.view(owner.merchant_id))

@@ -18,10 +18,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from . import cards
 from .context import Sandbox, SandboxConfig
-from .envelope import Envelope, validation_error
+from .cors import JsTransferCors
+from .envelope import ApiError, Envelope, validation_error
+from .keys import KeyOwner
 from .payments import merge_query, redirect_after, transaction_view
 from .routes import public_routes
+from .throttle import TOO_MANY
 from .validation import check_payment
 
 
@@ -52,6 +56,15 @@ class DocumentDialect:
             raise validation_error(checked.errors)
         return checked.clean
 
+    def check_amount(self, sb: Sandbox, owner: KeyOwner, clean: dict[str, Any]) -> None:
+        """The merchant's own amount rules: none in the document (its 1 to 10,000,000 is a
+        field rule)."""
+
+    async def card_purchase(self, sb: Sandbox, owner: KeyOwner, card_hash: str,
+                            body: dict[str, Any]) -> dict[str, Any]:
+        """A card spend (the control API's), notified to the card's callback URL."""
+        return await cards.purchase(sb, owner, card_hash, body)
+
     def form_key(self, fields: dict[str, str]) -> str:
         """The website form's key: the family's ``public_key`` field, or the document's
         ``secret_key`` (which takes the public key too)."""
@@ -80,9 +93,19 @@ class DocumentDialect:
         """Wait for what the dialect still sends (on shutdown); the document's notifier is
         the sandbox's own and drained by it."""
 
-    def unmatched(self, request: Request, status: int) -> Response | None:
+    def unmatched(self, request: Request, status: int,
+                  headers: dict[str, str]) -> Response | None:
         """The answer to a path or method no route takes; None: the sandbox's own."""
         return None
+
+    def cors(self, app, base_path: str):
+        """Browsers may call the inline checkout's route only."""
+        return JsTransferCors(app, f"{base_path}/api/js_transfer")
+
+    def throttled(self, scope, headers: dict[str, str]) -> Response:
+        """The server's throttle refused a request: the dialect's failed envelope, 429, with
+        the framework's words."""
+        return self.envelope.fail(ApiError(429, TOO_MANY, headers=headers))
 
 
 def dialect_for(config: SandboxConfig) -> Any:

@@ -49,7 +49,7 @@ def handlers(sb: Sandbox) -> dict:
         return refusal(sb, request.url.path, exc)
 
     async def http_error(request: Request, exc: HTTPException) -> Response:
-        own = sb.dialect.unmatched(request, exc.status_code)
+        own = sb.dialect.unmatched(request, exc.status_code, dict(exc.headers or {}))
         if own is not None:
             return own
         message = {404: "Not found", 405: "Method not allowed"}.get(exc.status_code, exc.detail)

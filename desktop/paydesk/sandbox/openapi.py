@@ -23,13 +23,27 @@ _WHY = {
     "409": "valid, but the record's state refuses it",
     "413": "a body over 64 KB (refused on its Content-Length, before it is read)",
     "415": "a body of another content type",
-    "429": "rate limited (a fault set through the sandbox control): wait Retry-After seconds",
+    "429": "too many requests: the server's throttle (X-RateLimit-Limit requests a window per "
+           "client address, with --rate-limit; the message 'Too Many Attempts.'), or a rate "
+           "limit set through the sandbox control: wait Retry-After seconds",
     "500": "an internal error: the message says whether a change was saved",
     "503": "unavailable for a moment (a fault, a database held by another program, too many "
            "connections); nothing was changed",
 }
-_RETRY_AFTER = {"Retry-After": {"description": "seconds to wait",
-                                "schema": {"type": "string", "pattern": "^[0-9]+$"}}}
+_DIGITS = {"type": "string", "pattern": "^[0-9]+$"}
+_RETRY_AFTER = {"Retry-After": {"description": "seconds to wait", "schema": _DIGITS}}
+# the server's throttle (--rate-limit): the headers of its refusal (every answer of a
+# throttled route carries the first two)
+_THROTTLED = {
+    **_RETRY_AFTER,
+    "X-RateLimit-Limit": {"description": "requests a window per client address",
+                          "schema": _DIGITS},
+    "X-RateLimit-Remaining": {"description": "requests left in this window: 0",
+                              "schema": _DIGITS},
+    "X-RateLimit-Reset": {"description": "when the window ends, in seconds since the epoch "
+                                         "(absent on a limit set through the sandbox control)",
+                          "schema": _DIGITS},
+}
 _LOCATION = {"Location": {"required": True, "schema": {"type": "string"}}}
 JSON_READ = ("401", "403", "429", "500", "503")
 JSON_WRITE = ("400", "401", "403", "408", "413", "415", "429", "500", "503")
@@ -47,7 +61,9 @@ def _failures(codes: tuple[str, ...], *, html: bool = False) -> dict[str, Any]:
         body = ({"content": {"text/html": {"schema": s.STR}}} if html else
                 _json({"$ref": "#/components/schemas/Failed"}))
         out[code] = {"description": _WHY.get(code, "refused"), **body}
-        if code in ("429", "503"):
+        if code == "429":
+            out[code]["headers"] = _THROTTLED
+        elif code == "503":
             out[code]["headers"] = _RETRY_AFTER
     return out
 
@@ -236,6 +252,38 @@ def _cards(currencies: tuple[str, ...]) -> dict[str, Any]:
     return paths
 
 
+def _family_lookups() -> dict[str, Any]:
+    """The family's routes for a merchant's forms (the sandbox's own rows and shapes)."""
+    def listed(operation: str, summary: str, message: str, row: dict[str, Any],
+               parameters: list | None = None) -> dict[str, Any]:
+        rows = {"type": "array", "items": {"type": "object", "required": list(row),
+                                           "properties": row}}
+        framework = _json({"type": "object", "required": ["message"],
+                           "properties": {"message": s.STR}})
+        op = {"operationId": operation, "summary": summary, "responses": {
+            **_ok("201", message, rows),
+            "429": {"description": "the throttle: 'Too Many Attempts.' (JSON under Accept: "
+                                   "application/json, else the framework's page)",
+                    "headers": _THROTTLED, **framework},
+            "500": {"description": "an error in its code: 'Server Error'", **framework}}}
+        if parameters:
+            op["parameters"] = parameters
+        return {"get": op}
+
+    number = {"type": "integer"}
+    return {
+        "/api/country": listed("countries", "Countries", "Country List", {
+            "id": number, "name": s.STR, "iso2": s.STR, "phone_code": s.STR}),
+        "/api/state/{country_id}": listed(
+            "states", "A country's states (none for an unknown country)", "State List",
+            {"id": number, "country_id": number, "name": s.STR},
+            [{"name": "country_id", "in": "path", "required": True, "schema": s.STR}]),
+        "/api/currency_supported": listed(
+            "supportedCurrencies", "The deployment's currencies", "Supported Currencies",
+            {"id": number, "name": s.STR, "code": s.STR, "symbol": s.STR}),
+    }
+
+
 _DIALECTS = {
     "strict": "The strict dialect: this document describes its answers exactly.",
     "quirks": "Served with --quirks: the sandbox answers the way the document's samples do "
@@ -243,8 +291,11 @@ _DIALECTS = {
               "describes the strict dialect's answers, not those.",
     "family": "Served with --family: the sandbox answers as the family's server code does "
               "(lookup only at verify-payment, answered 201 with the transaction's state as "
-              "status; errors 400 or 404 with data null; the framework's own 404 and 500 "
-              "pages); this document states the requests and the strict dialect's answers.",
+              "status; errors 400 or 404 with data null; the framework's own 404, 405, 429 "
+              "and 500 answers, {\"message\"} under Accept: application/json, else its "
+              "pages; 60 requests a minute per client address unless --rate-limit says "
+              "otherwise); this document states the requests and the strict dialect's "
+              "answers.",
 }
 
 
@@ -253,6 +304,7 @@ def document(has_cards: bool, base_path: str, dialect: str = "strict") -> dict[s
     paths = {**_payments(currencies), **_checkout(), **(_cards(currencies) if has_cards else {})}
     if dialect == "family":  # its routes file has no such path
         del paths["/api/transaction/{tx_ref}"]
+        paths.update(_family_lookups())
         for creating in (paths["/api/payment"]["post"], paths["/api/js_transfer"]["post"]):
             created = creating["responses"]["201"]
             created["links"] = {k: v for k, v in created["links"].items()

@@ -41,7 +41,7 @@ def transaction_view(row: sqlite3.Row) -> dict[str, Any]:
         "reference": row["reference"],
         "tx_ref": row["tx_ref"],
         "customization": json.loads(row["customization"]),
-        "meta": json.loads(row["meta"]),
+        "meta": json.loads(row["meta"]) or {},  # --family keeps "null" for none given
         "created_at": row["created_at"],
         "updated_at": row["updated_at"],
     }
@@ -51,6 +51,7 @@ def create_payment(sb: Sandbox, owner: KeyOwner, body: dict[str, Any], base_url:
                    kind: str) -> str:
     """Record a pending transaction; return its checkout URL. Raises ApiError."""
     c = sb.dialect.payment_fields(body, sb.config.currencies, customer_object=kind == "INLINE")
+    sb.dialect.check_amount(sb, owner, c)
     stamp = now_iso()
     reference = new_reference()
     row = {

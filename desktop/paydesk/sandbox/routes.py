@@ -77,4 +77,6 @@ def control_routes() -> list[Route]:
         Route("/_sandbox/notifications", control.notifications, methods=["GET"]),
         Route("/_sandbox/webhook", control.webhook, methods=["GET", "PUT", "DELETE"]),
         Route("/_sandbox/requests", control.requests, methods=["GET"]),
+        Route("/_sandbox/rate-limit", control.rate_limit, methods=["GET", "DELETE"]),
+        Route("/_sandbox/settings", control.settings, methods=["GET", "PUT", "DELETE"]),
     ]

@@ -28,38 +28,12 @@ from .notify import Notifier
 from .openapi import document
 from .outbound import listens_on_loopback
 from .routes import control_routes
+from .settings import Settings
 from .store import Store
+from .throttle import Throttle, ThrottleMiddleware
 
 log = logging.getLogger("paydesk.sandbox")
 __all__ = ["SandboxConfig", "SandboxServer", "build_app"]
-
-
-class JsTransferCors:
-    """CORS for the inline checkout's call only; secret-key routes stay closed to browsers."""
-
-    def __init__(self, app, path: str):
-        self.app = app
-        self.path = path
-
-    async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] != "http" or scope["path"].rstrip("/") != self.path:
-            await self.app(scope, receive, send)
-            return
-        cors = [(b"allow", b"POST, OPTIONS"), (b"access-control-allow-origin", b"*"),
-                (b"access-control-allow-methods", b"POST, OPTIONS"),
-                (b"access-control-allow-headers", b"Authorization, Content-Type, Accept"),
-                (b"access-control-max-age", b"600")]
-        if scope["method"] == "OPTIONS":
-            await send({"type": "http.response.start", "status": 204, "headers": cors})
-            await send({"type": "http.response.body", "body": b""})
-            return
-
-        async def with_cors(message) -> None:
-            if message["type"] == "http.response.start":
-                message = {**message, "headers": list(message.get("headers", [])) + cors}
-            await send(message)
-
-        await self.app(scope, receive, with_cors)
 
 
 def build_app(config: SandboxConfig):
@@ -74,8 +48,13 @@ def build_app(config: SandboxConfig):
                            allow_loopback=listens_on_loopback(config.host))
     sb.mailer = Mailer(store, config.data_dir / "outbox", config.smtp)
     sb.faults = FaultBook()
+    sb.settings = Settings(store, config.currencies)
     dialect.start(sb)
     sb.calls = CallLog()
+    sb.throttle = Throttle(config.throttle_limit, config.rate_limit_window)
+    if sb.throttle.on:
+        log.info("throttle: %d requests per %d s per client address on /api routes",
+                 config.throttle_limit, config.rate_limit_window)
 
     async def openapi(request: Request) -> JSONResponse:
         return JSONResponse(document(config.has_cards, config.base_path, dialect.name))
@@ -99,7 +78,11 @@ def build_app(config: SandboxConfig):
     )
     app.router.redirect_slashes = False
     app.state.sandbox = sb
-    wrapped = JsTransferCors(app, f"{config.base_path}/api/js_transfer")
+    # the throttle answers its 429 inside CORS (a browser reads it) and outside the request
+    # limits (a body refused for its size never reached the framework's throttle)
+    wrapped = ThrottleMiddleware(app, sb.throttle, routes, config.base_path,
+                                 lambda scope, headers: dialect.throttled(scope, headers))
+    wrapped = dialect.cors(wrapped, config.base_path)
     wrapped = RequestLimits(wrapped, lambda path, err: refusal(sb, path, err))
     wrapped = RequestGuard(wrapped)
     # outermost: it cuts connections through the server's own ``send``
@@ -131,9 +114,11 @@ def make_server(app, **options) -> tuple[uvicorn.Server, ConnectionGuard]:
     """A uvicorn server for the sandbox, its connections bounded and timed (see
     ``connections.py``)."""
     guard = ConnectionGuard()
+    # proxy_headers off: the client address is the connection's (the throttle counts per
+    # address), never what an X-Forwarded-For header claims
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
                             http=guard.protocol, backlog=ACCEPT_BATCH, timeout_keep_alive=5,
-                            **options)
+                            proxy_headers=False, **options)
     return uvicorn.Server(config), guard
 
 

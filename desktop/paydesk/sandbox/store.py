@@ -99,6 +99,15 @@ CREATE TABLE IF NOT EXISTS webhooks (
     url TEXT NOT NULL,
     updated_at TEXT NOT NULL
 );
+-- a merchant's settings (both modes), as JSON values: --family's amount limits per currency,
+-- whether the customer pays the fee, the home currency (settings.py)
+CREATE TABLE IF NOT EXISTS settings (
+    merchant_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    value TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (merchant_id, name)
+);
 CREATE TABLE IF NOT EXISTS emails (
     id INTEGER PRIMARY KEY,
     merchant_id TEXT NOT NULL,
@@ -109,6 +118,11 @@ CREATE TABLE IF NOT EXISTS emails (
     created_at TEXT NOT NULL
 );
 """
+
+
+# added to cards since its first schema: the cardholder's names as sent (--family shows
+# them), and when --family deleted the card (its transactions stay, as the family's do)
+_CARD_COLUMNS = {"first_name": "TEXT", "last_name": "TEXT", "deleted_at": "TEXT"}
 
 
 # The write transactions committed while answering the current request (a list set per
@@ -145,7 +159,15 @@ class Store:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(SCHEMA)
+        self._add_columns("cards", _CARD_COLUMNS)
         self._lock = threading.RLock()
+
+    def _add_columns(self, table: str, columns: dict[str, str]) -> None:
+        """Columns added since a data folder was made (an older sandbox's)."""
+        have = {r["name"] for r in self._db.execute(f"PRAGMA table_info({table})")}
+        for name, kind in columns.items():
+            if name not in have:
+                self._db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
 
     def close(self) -> None:
         self._db.close()
@@ -227,10 +249,14 @@ class Store:
     def card(self, card_hash: str) -> sqlite3.Row | None:
         return self.one("SELECT * FROM cards WHERE card_hash = ?", card_hash)
 
-    def cards_of(self, merchant_id: str, mode: str) -> list[sqlite3.Row]:
+    def cards_of(self, merchant_id: str, mode: str | None) -> list[sqlite3.Row]:
+        """The merchant's cards in ``mode`` (None: in either), deleted ones left out."""
+        if mode is None:
+            return self.all("SELECT * FROM cards WHERE merchant_id = ? AND deleted_at IS NULL"
+                            " ORDER BY created_at, id", merchant_id)
         return self.all(
-            "SELECT * FROM cards WHERE merchant_id = ? AND mode = ? ORDER BY created_at, id",
-            merchant_id, mode,
+            "SELECT * FROM cards WHERE merchant_id = ? AND mode = ? AND deleted_at IS NULL"
+            " ORDER BY created_at, id", merchant_id, mode,
         )
 
     def card_transactions(self, card_hash: str) -> list[sqlite3.Row]:
@@ -265,6 +291,31 @@ class Store:
                     "updated_at = excluded.updated_at",
                     (merchant_id, url, now_iso()),
                 )
+
+    # -- a merchant's settings ---------------------------------------------
+
+    def setting(self, merchant_id: str, name: str) -> Any:
+        row = self.one("SELECT value FROM settings WHERE merchant_id = ? AND name = ?",
+                       merchant_id, name)
+        return json.loads(row["value"]) if row else None
+
+    def set_settings(self, merchant_id: str, values: dict[str, Any]) -> None:
+        """Set each of ``values`` (a value None removes that setting: its default again)."""
+        with self.transaction() as db:
+            for name, value in values.items():
+                if value is None:
+                    db.execute("DELETE FROM settings WHERE merchant_id = ? AND name = ?",
+                               (merchant_id, name))
+                else:
+                    db.execute(
+                        "INSERT INTO settings (merchant_id, name, value, updated_at) "
+                        "VALUES (?, ?, ?, ?) ON CONFLICT (merchant_id, name) DO UPDATE SET "
+                        "value = excluded.value, updated_at = excluded.updated_at",
+                        (merchant_id, name, json.dumps(value), now_iso()))
+
+    def clear_settings(self, merchant_id: str) -> None:
+        with self.transaction() as db:
+            db.execute("DELETE FROM settings WHERE merchant_id = ?", (merchant_id,))
 
     # -- notifications and e-mails -----------------------------------------
 

@@ -25,9 +25,9 @@ async def ext_transfer(request: Request) -> Response:
         fields = await read_form(request)
         owner = authenticate(request, kinds=sb.dialect.form_key_kinds,
                              key=sb.dialect.form_key(fields))
-        body: dict = {k: fields.get(k) for k in (
+        body: dict = {k: fields[k] for k in (  # a field left out is not sent as null
             "tx_ref", "amount", "currency", "email", "first_name", "last_name",
-            "callback_url", "return_url")}
+            "callback_url", "return_url") if k in fields}
         body["customization"] = {k: fields[k] for k in ("title", "description", "logo")
                                  if fields.get(k)}
         raw_meta = fields.get("meta", "")

@@ -15,6 +15,7 @@ from .errors import (
     DuplicateReferenceError,
     ModeMismatchError,
     NotFoundError,
+    NotTheServiceError,
     RateLimitedError,
     ServiceError,
     ServiceUnavailableError,
@@ -41,7 +42,7 @@ def __getattr__(name: str) -> "type[ServiceClient]":
 __all__ = [
     "ServiceClient", "ServiceError", "AuthenticationError", "ModeMismatchError",
     "ValidationError", "NotFoundError", "DuplicateReferenceError", "RateLimitedError",
-    "ServiceUnavailableError", "AnswerLostError", "ClientClosedError", "UnexpectedAnswerError",
+    "ServiceUnavailableError", "NotTheServiceError", "AnswerLostError", "ClientClosedError", "UnexpectedAnswerError",
     "PaymentRequest", "PaymentLink", "Transaction", "TransactionState", "VirtualCard",
     "CardState", "CardTransaction", "format_amount", "parse_amount", "to_wire",
 ]

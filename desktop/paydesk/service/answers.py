@@ -26,6 +26,9 @@ SUCCESS_WORDS = ("success", "suucess")
 MAX_DEPTH = 64  # nested arrays and objects: no answer of the service comes near
 _STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+# the family's refusal of an amount outside the merchant's limits: "The minimum amount for
+# GBP is 5", "The maximum amount for GBP is 1,000,000" (a text, not the error bag)
+_AMOUNT_LIMIT = re.compile(r"the (minimum|maximum) amount\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,8 @@ def _errors_of(body: dict) -> tuple[str, dict[str, list[str]]]:
         text = raw_message.strip()
         if not errors and text.lower().startswith("invalid currency"):
             errors["currency"] = [text]  # the family's, said as text: it names its field
+        elif not errors and _AMOUNT_LIMIT.match(text):
+            errors["amount"] = [text]  # the merchant's limit for the currency, said as text
     elif errors:
         text = next(iter(errors.values()))[0]
     else:
@@ -87,10 +92,14 @@ def parse(status: int, raw: bytes) -> Any:
     """The JSON of an answer; UnexpectedAnswerError (ServiceUnavailableError for a 5xx)
     for anything else, text nested past MAX_DEPTH included."""
     def failure(why: str) -> ServiceError:
+        error: ServiceError
         if status >= 500:
-            return ServiceUnavailableError(f"The service failed (HTTP {status})", status=status)
-        return UnexpectedAnswerError(why, status=status,
-                                     snippet=raw[:4000].decode("utf-8", "replace"))
+            error = ServiceUnavailableError(f"The service failed (HTTP {status})", status=status)
+        else:
+            error = UnexpectedAnswerError(why, status=status,
+                                          snippet=raw[:4000].decode("utf-8", "replace"))
+        error.enveloped = False
+        return error
 
     if nesting(raw) > MAX_DEPTH:
         raise failure("The service's answer is nested too deeply")
@@ -108,10 +117,15 @@ def envelope(status: int, headers: dict[str, str], raw: bytes) -> dict:
                                retry_after(headers.get("retry-after")), status=status)
     body = parse(status, raw)
     if not isinstance(body, dict) or "status" not in body:
+        error: ServiceError
         if status >= 500:
-            raise ServiceUnavailableError(f"The service failed (HTTP {status})", status=status)
-        raise UnexpectedAnswerError("The service's answer is not an envelope", status=status,
-                                    snippet=raw[:4000].decode("utf-8", "replace"))
+            error = ServiceUnavailableError(f"The service failed (HTTP {status})", status=status)
+        else:
+            error = UnexpectedAnswerError("The service's answer is not an envelope",
+                                          status=status,
+                                          snippet=raw[:4000].decode("utf-8", "replace"))
+        error.enveloped = False
+        raise error
     return body
 
 
@@ -148,7 +162,9 @@ def _judged(status: int, body: dict) -> Answer:
     word = body["status"].strip().lower() if isinstance(body["status"], str) else ""
     if word in SUCCESS_WORDS and status < 400:
         return _answer(status, body, body.get("data"))
-    raise classify(status, body)
+    error = classify(status, body)
+    error.enveloped = isinstance(body["status"], str)  # the service's status is a word
+    raise error
 
 
 def classify(status: int, body: dict) -> ServiceError:

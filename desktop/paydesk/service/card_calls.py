@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
 from .answers import Answer
-from .errors import NotFoundError, ValidationError
+from .errors import NotFoundError, ServiceError, ValidationError
 from .models import CardTransaction, VirtualCard, items_of
 from .money import to_wire
 from .typed import typed
@@ -55,7 +56,16 @@ class CardCalls:
         if last_name:
             body["last_name"] = last_name
         answer = await self._write("api/virtual_card/create", body)
-        return self._card(answer.data, answer.status)
+        card = self._card(answer.data, answer.status)
+        # the create's answer is the one that says what the card was issued with (the
+        # family's keeps the balance in ``amount``, which is that amount only now)
+        card = replace(card, amount=card.amount if card.amount is not None else card.balance)
+        if card.status_raw is None:  # the family's create answers no status: read it back
+            try:
+                return replace(await self.card(card.card_hash), amount=card.amount)
+            except ServiceError:
+                return card  # made all the same: its state is not known until read
+        return card
 
     @typed
     async def fund_card(self, card_hash: str, amount: Decimal | int | str) -> str:

@@ -11,14 +11,16 @@ import functools
 import logging
 import random
 from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
 from decimal import Decimal
-from typing import TypeVar
+from typing import Protocol, TypeVar
 from urllib.parse import quote
 
 import httpx
 
 from .. import __version__
-from .answers import Answer, read, read_lookup
+from .answers import Answer, read, read_lookup, retry_after
+from .budget import Budget, Permit
 from .card_calls import CardCalls
 from .decoding import ACCEPTED, TooLarge, Undecodable, read_body
 from .errors import (
@@ -27,6 +29,7 @@ from .errors import (
     ClientClosedError,
     DuplicateReferenceError,
     NotFoundError,
+    NotTheServiceError,
     RateLimitedError,
     ServiceError,
     ServiceUnavailableError,
@@ -43,6 +46,21 @@ T = TypeVar("T")
 PARSE_ON_A_THREAD = 64 * 1024  # bytes: an answer this long is parsed off the event loop
 MAX_ANSWER = 2 * 1024 * 1024  # bytes, received and decoded; a bigger answer is not the service's
 Reader = Callable[[int, dict, bytes], Answer]
+LIMITED_MOST = 10  # 429s one operation takes from a budgeted service before it gives up
+# the deadline of the create under way in this task: waiting for the budget is not counted
+_DEADLINE: ContextVar[asyncio.Timeout | None] = ContextVar("paydesk_create_deadline",
+                                                           default=None)
+
+
+class AddressGuard(Protocol):
+    """Who may be sent the key: asked before every request (``before_send`` raises a
+    ServiceError, NotTheServiceError when another program answers there, and nothing is
+    sent), told of every answer that was not the service's envelope (``doubt``: ask the
+    address again before the next request). The session's (desk/guard.py)."""
+
+    async def before_send(self) -> None: ...
+
+    def doubt(self) -> None: ...
 
 
 class ServiceClient(CardCalls):
@@ -54,6 +72,9 @@ class ServiceClient(CardCalls):
     Retry-After is at most ``max_retry_wait`` (else RateLimitedError at once, its
     ``retry_after`` for the caller to schedule); ``create_payment`` as a whole by
     ``create_deadline`` (then AnswerLostError: the caller settles it later).
+
+    ``guard`` is asked before every request whether the address answers like the service
+    (``AddressGuard``); a NotTheServiceError it raises ends the call at once, never retried.
     """
 
     def __init__(self, base_url: str, secret_key: str, *, timeout: float = 20.0,
@@ -62,8 +83,10 @@ class ServiceClient(CardCalls):
                  card_currencies: Mapping[str, str] = DEFAULT_CARD_CURRENCIES,
                  create_attempts: int = 8, max_retry_wait: float = 5.0,
                  create_deadline: float = 45.0, lookup_path: str | None = None,
-                 on_lookup_path: Callable[[str], None] | None = None):
+                 on_lookup_path: Callable[[str], None] | None = None,
+                 guard: AddressGuard | None = None, budget: Budget | None = None):
         self.base_url = base_url.rstrip("/")
+        self.budget = budget
         self._key = secret_key
         self.timeout = timeout
         self.retries = retries
@@ -77,6 +100,7 @@ class ServiceClient(CardCalls):
         # with the profile, so the next start asks the right path first)
         self.lookup_path = lookup_path if lookup_path in LOOKUP_PATHS else None
         self._on_lookup_path = on_lookup_path
+        self._guard = guard
         self._closing = asyncio.Event()
         self._http = httpx.AsyncClient(
             base_url=self.base_url + "/",
@@ -111,24 +135,60 @@ class ServiceClient(CardCalls):
     def _closed_error(self) -> ClientClosedError:
         return ClientClosedError("This connection to the service was closed")
 
+    async def _permit(self) -> Permit | None:
+        """The budget's permit for one exchange (None: no budget). Waiting for it does not
+        count against the deadline of a create under way."""
+        if self.budget is None:
+            return None
+        deadline = _DEADLINE.get()
+        when = deadline.when() if deadline is not None else None
+        if deadline is not None and when is not None:
+            deadline.reschedule(None)
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        try:
+            permit = await self.budget.take()
+        finally:
+            if deadline is not None and when is not None:
+                deadline.reschedule(when + (loop.time() - started))
+        if self.closed:  # closed while it waited
+            permit.lost()
+            raise self._closed_error()
+        return permit
+
     async def _exchange(self, method: str, path: str, body: dict | None = None,
                         reader: Reader = read) -> Answer:
         """Send once; read the answer within the overall timeout. Raises ServiceError."""
         if self.closed:
             raise self._closed_error()
+        if self._guard is not None:
+            await self._guard.before_send()  # raises: nothing is sent (nor counted)
+        permit = await self._permit()
         try:
             async with asyncio.timeout(self.timeout):
                 async with self._http.stream(method, path.lstrip("/"), json=body) as reply:
+                    if permit is not None:
+                        permit.answered(reply.status_code, reply.headers,
+                                        retry_after(reply.headers.get("retry-after")))
                     raw = await read_body(reply.aiter_raw(), reply.headers.get("content-encoding"),
                                           MAX_ANSWER)
                     if len(raw) > PARSE_ON_A_THREAD:  # a long list: keep the event loop free
                         return await asyncio.to_thread(reader, reply.status_code,
                                                        dict(reply.headers), raw)
                     return reader(reply.status_code, dict(reply.headers), raw)
+        except ServiceError as error:
+            # not the envelope: ask the address again before the next request; but for the
+            # framework's 404 of a path that is no route there (how a deployment's look-up
+            # path is found) and its error pages (5xx: the service failing, said as such)
+            if not error.enveloped and error.status != 404 and (error.status or 0) < 500:
+                self._doubt()
+            raise
         except TooLarge:
+            self._doubt()
             raise UnexpectedAnswerError("The service's answer is far too large",
                                         status=None) from None
         except Undecodable as error:
+            self._doubt()
             raise UnexpectedAnswerError(f"The service's answer could not be decoded: {error}",
                                         status=None) from None
         except (httpx.HTTPError, RuntimeError, TimeoutError) as error:
@@ -136,7 +196,15 @@ class ServiceClient(CardCalls):
                 raise self._closed_error() from None
             if isinstance(error, RuntimeError):
                 raise
+            self._doubt()  # whatever listens there next may not be the service
             raise _transport_error(error, self.timeout) from None
+        finally:
+            if permit is not None:
+                permit.lost()  # no answer came (nothing when it was answered)
+
+    def _doubt(self) -> None:
+        if self._guard is not None:
+            self._guard.doubt()
 
     async def _pause(self, delay: float) -> None:
         """Wait between attempts; ClientClosedError at once if the client is closed."""
@@ -149,7 +217,10 @@ class ServiceClient(CardCalls):
 
     def _delay(self, attempt: int, error: ServiceError | None) -> float:
         """How long to wait before the next attempt; RateLimitedError when the service
-        asks for longer than this client waits."""
+        asks for longer than this client waits. With a budget, a 429 paused it: the next
+        permit waits as long as the service asked."""
+        if isinstance(error, RateLimitedError) and self.budget is not None:
+            return 0.0
         if isinstance(error, RateLimitedError) and error.retry_after is not None:
             if error.retry_after > self.max_retry_wait:
                 raise error
@@ -157,13 +228,24 @@ class ServiceClient(CardCalls):
         base = min(self.max_backoff, self.backoff * (2 ** attempt))
         return random.uniform(base / 2, base)  # jittered
 
+    def _limited_again(self, error: Exception, limited: int) -> bool:
+        """A 429 of a budgeted service does not use up an attempt (it was not processed,
+        and the budget waits its pause), up to LIMITED_MOST of them."""
+        return (isinstance(error, RateLimitedError) and self.budget is not None
+                and limited < LIMITED_MOST)
+
     async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T:
         """For reads (and card GETs): retry transport errors, 5xx and 429, bounded."""
-        attempt = 0
+        attempt = limited = 0
         while True:
             try:
                 return await call()
+            except NotTheServiceError:
+                raise  # nothing more goes there
             except (ServiceUnavailableError, RateLimitedError) as error:
+                if self._limited_again(error, limited):
+                    limited += 1
+                    continue
                 if attempt >= self.retries:
                     raise
                 delay = self._delay(attempt, error)
@@ -177,13 +259,16 @@ class ServiceClient(CardCalls):
     async def _write(self, path: str, body: dict) -> Answer:
         """Writes are not blindly retried: only when the service surely did not act
         (it could not be reached, or it said slow down)."""
-        attempt = 0
+        attempt = limited = 0
         while True:
             try:
                 return await self._exchange("POST", path, body)
             except (RateLimitedError, ServiceUnavailableError) as error:
                 never_arrived = isinstance(error, RateLimitedError) or (
                     type(error) is ServiceUnavailableError and error.status is None)
+                if never_arrived and self._limited_again(error, limited):
+                    limited += 1
+                    continue
                 if not never_arrived or attempt >= self.retries:
                     raise
                 await self._pause(self._delay(attempt, error))
@@ -259,8 +344,12 @@ class ServiceClient(CardCalls):
         state = _CreateState(maybe_sent=resumed)
         limit = self.create_deadline if deadline is None else deadline
         try:
-            async with asyncio.timeout(limit):
-                return await self._create(request, state)
+            async with asyncio.timeout(limit) as timer:
+                token = _DEADLINE.set(timer)
+                try:
+                    return await self._create(request, state)
+                finally:
+                    _DEADLINE.reset(token)
         except TimeoutError:
             why = f"No confirmation from the service within {limit:g} s"
         except RateLimitedError as error:
@@ -274,16 +363,23 @@ class ServiceClient(CardCalls):
 
     async def _create(self, request: PaymentRequest, state: _CreateState) -> PaymentLink:
         body = request.to_json()
-        for attempt in range(self.create_attempts):
+        attempt = limited = 0
+        while attempt < self.create_attempts:
             if attempt:
                 await self._pause(self._delay(attempt - 1, state.last_error))
+            attempt += 1
             duplicate: DuplicateReferenceError | None = None
             try:
                 answer = await self._exchange("POST", "api/payment", body)
+            except NotTheServiceError:
+                raise  # another program answers there: the caller keeps the intent
             except DuplicateReferenceError as error:
                 duplicate = error
             except RateLimitedError as error:
                 state.last_error = error
+                if self._limited_again(error, limited):  # the budget waits its pause
+                    limited += 1
+                    attempt -= 1
                 continue  # refused before acting: send again
             except ServiceUnavailableError as error:
                 state.last_error = error  # the answer is lost, or never came: ask the service
@@ -297,6 +393,8 @@ class ServiceClient(CardCalls):
                 if duplicate is not None:
                     raise duplicate from None
                 continue  # it never arrived: send again, with the same tx_ref
+            except NotTheServiceError:
+                raise
             except (ServiceUnavailableError, RateLimitedError) as error:
                 state.last_error = error
                 continue
@@ -326,7 +424,7 @@ class ServiceClient(CardCalls):
         tx = await self._lookup(request.tx_ref)
         if tx.amount is None and not maybe_sent:
             return None  # nothing to compare, and none of ours can have arrived
-        if tx.amount is not None and (tx.amount != Decimal(to_wire(request.amount))
+        if tx.amount is not None and (not tx.same_amount(Decimal(to_wire(request.amount)))
                                       or (tx.currency and tx.currency != request.currency)
                                       or (tx.email and tx.email.lower() != request.email.lower())):
             return None

@@ -15,9 +15,13 @@ _KEPT = 4000  # characters kept to redact before cutting: no key is ever cut in 
 
 class ServiceError(Exception):
     """Base: ``message`` is safe to show; ``status`` is the HTTP code when there was one.
+    ``enveloped`` is False when the answer was not the service's envelope at all (a page,
+    another program's JSON): what answers may not be the service (``probe.py``).
 
     Only these leave the client, whatever the service answers.
     """
+
+    enveloped = True
 
     def __init__(self, message: str, *, status: int | None = None):
         self._text = redact(str(message)[:_KEPT])
@@ -82,6 +86,11 @@ class RateLimitedError(ServiceError):
 
 class ServiceUnavailableError(ServiceError):
     """Network failure, timeout, or a 5xx: the service could not answer."""
+
+
+class NotTheServiceError(ServiceUnavailableError):
+    """Something other than the service answers at this address (``probe.py`` asked it,
+    without a key): nothing more is sent to it, and no key is wrong."""
 
 
 class AnswerLostError(ServiceUnavailableError):

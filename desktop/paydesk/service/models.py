@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import json
 import math
 import re
 from collections.abc import Mapping
@@ -149,7 +150,14 @@ class Fields:
             raise self._bad(name, "a timestamp") from None
 
     def mapping(self, name: str) -> dict[str, Any]:
+        """An object; also one written as JSON text (the family's notification carries
+        ``meta`` as its raw column: ``"{\\"till\\":\\"3\\"}"``, ``"null"``, ``"[]"``)."""
         value = self.data.get(name)
+        if isinstance(value, str) and value.strip()[:1] in ("{", "["):
+            try:
+                value = json.loads(value)
+            except (ValueError, RecursionError):
+                raise self._bad(name, "an object") from None
         if value in (None, "null", "", []):
             return {}
         if not isinstance(value, Mapping):
@@ -233,6 +241,15 @@ class Transaction:
             updated_at=f.when("updated_at"), raw=dict(data),
         )
 
+    def same_amount(self, amount: Decimal) -> bool:
+        """Whether this is a payment of ``amount``: its amount is, or (the family's, when
+        the merchant passes the fee to the customer) its amount is ``amount`` less the
+        charge."""
+        if self.amount is None:
+            return False
+        return self.amount == amount or (
+            self.charge is not None and self.charge > 0 and self.amount + self.charge == amount)
+
     @classmethod
     def not_submitted(cls, tx_ref: str) -> Transaction:
         """The family's answer for an unpaid link: it exists, nothing more is known."""
@@ -251,6 +268,8 @@ class VirtualCard:
     name_on_card: str | None = None
     currency: str | None = None  # ISO code, through the profile's map
     currency_code: str | None = None  # the service's own code
+    # what it was issued with: in the document's card beside its ``balance``; the family's
+    # card keeps its balance in ``amount``, so there only the create's answer says it
     amount: Decimal | None = None
     charge: Decimal | None = None
     paid: Decimal | None = None
@@ -265,6 +284,7 @@ class VirtualCard:
     def parse(cls, data: Any, status: int | None,
               currencies: Mapping[str, str] = DEFAULT_CARD_CURRENCIES) -> VirtualCard:
         f = Fields(data, "card", status)
+        separate = "balance" in f.data  # the balance beside the amount it was issued with
         code = f.text("currency")
         raw_status = f.integer("status")
         return cls(
@@ -273,8 +293,12 @@ class VirtualCard:
             cvv=f.text("cvv"), expiration=read_expiry(f.text("expiration")),
             name_on_card=f.text("name_on_card"),
             currency=currencies.get(code or "", code if code and code.isalpha() else None),
-            currency_code=code, amount=f.amount("amount"), charge=f.amount("charge"),
-            paid=f.amount("paid"), balance=f.amount("balance"), card_type=f.text("card_type"),
+            # the family's card keeps its balance in ``amount`` and has no ``balance``: then
+            # what it was issued with is not in the card (``issued``: the create's answer)
+            currency_code=code, amount=f.amount("amount") if separate else None,
+            charge=f.amount("charge"), paid=f.amount("paid"),
+            balance=f.amount("balance" if separate else "amount"),
+            card_type=f.text("card_type"),
             callback=f.text("callback"), id=f.text("id"), created_at=f.when("created_at"),
             updated_at=f.when("updated_at"),
         )

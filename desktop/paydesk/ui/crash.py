@@ -1,4 +1,10 @@
-"""The exception hook: log it, show what happened with a copyable report, keep running."""
+"""The exception hook: log it, show what happened with a copyable report, keep running.
+
+A ledger's error (``LedgerError``: a shared ledger out of reach, a newer PayDesk's ledger, a
+ledger that refused this desk) is never an unexpected problem: its text is the one sentence
+a person is told. Each path that meets one says it where the person acted; one that slipped
+through is logged with its traceback (to be fixed) and said in the main window's status bar,
+never in a crash dialog."""
 
 from __future__ import annotations
 
@@ -10,12 +16,23 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QApplication, QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QVBoxLayout
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QMainWindow,
+    QPlainTextEdit,
+    QVBoxLayout,
+)
 
 from .. import __version__
+from ..ledger import LedgerError
 from ..logs import REDACTOR
+from .screen_fit import resize_within_screen
 
 log = logging.getLogger("paydesk.crash")
+SAID_FOR_MS = 15_000  # a ledger's sentence that slipped through stays in the status bar
 
 
 def report_text(exc_type, exc, tb) -> str:
@@ -64,7 +81,7 @@ class CrashDialog(QDialog):
         close.setAccessibleName("Close")
         close.clicked.connect(self.accept)
         layout.addWidget(buttons)
-        self.resize(640, 420)
+        resize_within_screen(self, 640, 420)
 
 
 class ExceptionHook:
@@ -87,6 +104,12 @@ class ExceptionHook:
             QApplication.quit()
             return
         report = report_text(exc_type, exc, tb)
+        if issubclass(exc_type, LedgerError):
+            log.warning("a ledger's refusal reached the exception hook (its path should say "
+                        "it):\n%s", report)
+            if QApplication.instance() is not None:
+                self._say(REDACTOR.clean(str(exc)))
+            return
         log.error("unexpected error:\n%s", report)
         if QApplication.instance() is None:
             sys.stderr.write(report)
@@ -96,6 +119,16 @@ class ExceptionHook:
         dialog.finished.connect(lambda _=0, d=dialog: self._closed(d))
         self.dialogs.append(dialog)
         dialog.open()
+
+    @staticmethod
+    def _say(text: str) -> None:
+        """``text`` in the status bar of PayDesk's main window (the active one first)."""
+        windows = [QApplication.activeWindow(), *QApplication.topLevelWidgets()]
+        for window in windows:
+            main = window.window() if window is not None else None
+            if isinstance(main, QMainWindow) and main.isVisible():
+                main.statusBar().showMessage(text, SAID_FOR_MS)
+                return
 
     def _closed(self, dialog: CrashDialog) -> None:
         if dialog in self.dialogs:

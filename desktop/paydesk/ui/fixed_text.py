@@ -5,7 +5,11 @@ hashes), drawn so each character is itself: in a monospaced face that tells 0 fr
 One place for it: ``fixed_font()`` for a QFont, ``use_fixed()`` for a widget,
 ``fixed_html()`` for a reference inside a rich-text sentence (a message box's),
 ``fixed_option()`` for how it is laid out where it is painted (receipts, printouts), with
-the painter's font set to ``fixed_font()``: shaping is the font's to turn off.
+the painter's font set to ``fixed_font()``: shaping is the font's to turn off;
+``draw_one_line()`` to paint a reference on paper: on one line, made smaller to fit, never
+broken;
+``OneLineDelegate`` for a list's cells that hold it (the model gives the font and the
+tooltip): one line, never broken.
 """
 
 from __future__ import annotations
@@ -13,9 +17,9 @@ from __future__ import annotations
 import html
 from functools import lru_cache
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QFontDatabase, QTextOption
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QFont, QFontDatabase, QFontMetricsF, QPainter, QTextOption
+from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
 # faces known to slash or dot the zero and to give 1 and l distinct shapes, best first;
 # the system's fixed face when none is installed
@@ -76,8 +80,44 @@ def fixed_option(alignment: Qt.AlignmentFlag = Qt.AlignmentFlag.AlignLeft,
     return option
 
 
+def draw_one_line(painter: QPainter, box: QRectF, text: str,
+                  alignment: Qt.AlignmentFlag = Qt.AlignmentFlag.AlignLeft) -> float:
+    """Paint ``text`` (a reference) in the painter's font, which is ``fixed_font``'s, on one
+    line in ``box``: made smaller until it fits the box's width, never wrapped (a reference
+    broken after a hyphen reads as two). Returns the height of the line drawn."""
+    font = QFont(painter.font())
+    metrics = QFontMetricsF(font, painter.device())
+    need = metrics.horizontalAdvance(text)
+    if need > box.width() > 0:
+        if font.pixelSize() > 0:
+            font.setPixelSize(max(1, int(font.pixelSize() * box.width() / need)))
+        else:
+            font.setPointSizeF(font.pointSizeF() * box.width() / need)
+        metrics = QFontMetricsF(font, painter.device())
+        while metrics.horizontalAdvance(text) > box.width() and font.pixelSize() > 1:
+            font.setPixelSize(font.pixelSize() - 1)  # rounded down once more, if need be
+            metrics = QFontMetricsF(font, painter.device())
+    kept = painter.font()
+    painter.setFont(font)
+    painter.drawText(box, text, fixed_option(alignment, wrap=False))
+    painter.setFont(kept)
+    return metrics.height()
+
+
 def fixed_html(text: str) -> str:
     """``text`` as a rich-text span in the fixed face (kerning off), escaped: a reference
     inside a message box's sentence (the rest of which is given through ``html.escape``)."""
     return (f"<span style=\"font-family: '{_face()}'; font-kerning: none;\">"
             f"{html.escape(text)}</span>")
+
+
+class OneLineDelegate(QStyledItemDelegate):
+    """A list's cell of fixed text (a reference, a URL) drawn on one line: never wrapped (a
+    reference broken at a hyphen reads as two), elided in the middle when its column is too
+    narrow, so its start and its end both show; the model gives the whole of it as the
+    cell's tooltip, and the fixed font."""
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index) -> None:  # noqa: N802
+        super().initStyleOption(option, index)
+        option.features &= ~QStyleOptionViewItem.ViewItemFeature.WrapText
+        option.textElideMode = Qt.TextElideMode.ElideMiddle

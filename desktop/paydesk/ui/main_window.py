@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from ..desk.build import Desk
 from .dialogs import confirm, run_dialog
 from .links.tab import LinksTab
+from .screen_fit import resize_within_screen
 from .signals import signals_of
 from .status import StatusLine
 from .tabs import TABS, first_field
@@ -56,7 +57,7 @@ class MainWindow(QMainWindow):
         self.desk = desk
         self.session = session = desk.session
         self.setObjectName("main-window")
-        self.resize(1100, 720)
+        resize_within_screen(self, 1100, 720)
         self._state = QSettings(settings_path, QSettings.Format.IniFormat) if settings_path else None
 
         toolbar = QToolBar("Profile and mode")
@@ -69,6 +70,9 @@ class MainWindow(QMainWindow):
         self.profiles.setObjectName("profile-switcher")
         self.profiles.setAccessibleName("Profile")
         self.profiles.setMinimumWidth(200)
+        # as wide as the longest name, up to a limit; a longer one is said whole in its tooltip
+        self.profiles.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.profiles.setMaximumWidth(360)
         caption.setBuddy(self.profiles)
         self.profiles.activated.connect(self._profile_chosen)
         toolbar.addWidget(self.profiles)
@@ -270,6 +274,7 @@ class MainWindow(QMainWindow):
             self.profiles.addItem(p.name, p.id)
         if profile is not None:
             self.profiles.setCurrentIndex(self.profiles.findData(profile.id))
+        self.profiles.setToolTip(profile.name if profile is not None else "")
         self.profiles.blockSignals(False)
         test = session.is_test
         self.banner.setVisible(test and profile is not None)
@@ -320,7 +325,12 @@ class MainWindow(QMainWindow):
     def _profile_chosen(self, index: int) -> None:
         profile_id = self.profiles.itemData(index)
         if profile_id:
-            self.tasks.spawn(self.session.switch_profile(profile_id), "switch profile")
+            self.tasks.spawn(self._switch_profile(profile_id), "switch profile")
+
+    async def _switch_profile(self, profile_id: str) -> None:
+        await self.session.switch_profile(profile_id)
+        # typing goes to the tab's first field: in the Profile box a letter switches again
+        self.focus_tab()
 
     async def toggle_mode(self) -> bool:
         """Test -> live asks first and says what live means; live -> test does not."""
@@ -343,6 +353,7 @@ class MainWindow(QMainWindow):
             await self.session.set_mode("live")
         else:
             await self.session.set_mode("test")
+        self.focus_tab()  # typing goes to the tab (its form is this mode's own)
         return True
 
     async def open_editor(self, profile):
@@ -383,7 +394,7 @@ class MainWindow(QMainWindow):
     async def open_shared_ledger(self):
         from .shared_ledger import SharedLedgerDialog  # imported on first use
 
-        dialog = SharedLedgerDialog(self.session, self)
+        dialog = SharedLedgerDialog(self.session, self, naming=self.desk.naming)
         self.shared_ledger = dialog
         await run_dialog(dialog, before=dialog.load_password())
         return dialog

@@ -6,15 +6,11 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from pathlib import Path
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QFormLayout,
-    QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -26,20 +22,21 @@ from PySide6.QtWidgets import (
 from ..config import keycheck
 from ..config.merchants import NO_PUBLIC_KEY, identifying_key
 from ..config.profiles import CARDS_CURRENCIES, Profile, address_problem, format_card_currencies, parse_card_currencies
-from ..desk.checks import email as check_email
-from ..desk.checks import name as check_name
+from ..desk.checks import calls_a_minute as check_calls
 from ..desk.checks import url as check_url
 from ..desk.profile_store import NoPublicKeyError
 from ..desk.session import Session
 from ..ledger.engine import LedgerError
 from ..service.models import DEFAULT_CARD_CURRENCIES
-from . import files
-from .dialogs import shown
 from .field_message import FieldMessage, add_field_row
 from .fixed_text import use_fixed
+from .profile_counter import CounterGroup
+from .screen_fit import fit_to_contents, keep_wrapped_height
 
 KEY_FIELDS = (("test", "secret", "Test secret key"), ("test", "public", "Test public key"),
               ("live", "secret", "Live secret key"), ("live", "public", "Live public key"))
+KEY_LINES, KEY_ROOM = 2, 260  # what Check keys found, whole in two lines under its key, px
+FIELD_ROOM = 180  # px: the least a field of the profile is made, the editor narrowed
 
 
 WEBHOOK = ("test", "webhook")  # where the keyring keeps the webhook secret
@@ -76,105 +73,6 @@ class KeyField(QWidget):
         return self.edit.text().strip()
 
 
-LOGO_HINT = ("A file on this computer. Each counter shows the image at this path on its own "
-             "computer: with a shared ledger, put the image at the same path on every counter "
-             "(a counter without it shows no logo).")
-
-
-class CounterGroup(QGroupBox):
-    """The profile's counter defaults: what a counter sale is made with when the customer
-    gives no name or e-mail, and the logo the customer display shows."""
-
-    def __init__(self, profile: Profile | None, tasks_owner: ProfileEditor):
-        super().__init__("Counter")
-        self.setObjectName("profile-counter")
-        self.editor = tasks_owner
-        form = QFormLayout(self)
-        defaults = profile or Profile(id="", name="", base_url="")
-        self.walk_in = QLineEdit(defaults.walk_in_name)
-        self.walk_in.setObjectName("profile-walk-in")
-        self.walk_in.setAccessibleName("Walk-in customer name")
-        self.walk_in.setToolTip("The name counter sales are made under; its first word is sent "
-                                "as the first name, the rest as the last name")
-        self.walk_in_message = add_field_row(form, "Wal&k-in customer name", self.walk_in,
-                                             "profile-walk-in")
-        self.shop_email = QLineEdit(defaults.shop_email)
-        self.shop_email.setObjectName("profile-shop-email")
-        self.shop_email.setAccessibleName("Shop e-mail")
-        self.shop_email.setPlaceholderText("shop@example.com")
-        self.shop_email.setToolTip("Used when the customer gives no e-mail (the service sends "
-                                   "its receipt there); the counter cannot sell without it")
-        self.shop_email_message = add_field_row(form, "Shop &e-mail", self.shop_email,
-                                                "profile-shop-email")
-        self.logo = QLineEdit(defaults.counter_logo)
-        self.logo.setObjectName("profile-counter-logo")
-        self.logo.setAccessibleName("Customer display logo")
-        self.logo.setPlaceholderText("none")
-        self.logo.setToolTip("An image shown above the amount on the customer's screen")
-        self.choose_logo = QPushButton("Choose…")
-        self.choose_logo.setObjectName("profile-counter-logo-choose")
-        self.choose_logo.setAccessibleName("Choose…")
-        self.choose_logo.setAccessibleDescription("Choose the customer display logo")
-        self.choose_logo.clicked.connect(
-            lambda: self.editor.tasks.replace("choose logo", self.choose()))
-        logo_row = QWidget()
-        row = QHBoxLayout(logo_row)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.logo, 1)
-        row.addWidget(self.choose_logo)
-        self.logo_message = add_field_row(form, "Customer display &logo", logo_row,
-                                          "profile-counter-logo", self.logo)
-        # the path is read on each counter's own computer (a shared ledger shares the path,
-        # not the image): said where it is typed
-        self.logo_hint = QLabel(LOGO_HINT)
-        self.logo_hint.setObjectName("profile-counter-logo-hint")
-        self.logo_hint.setAccessibleName(LOGO_HINT)
-        self.logo_hint.setWordWrap(True)
-        self.logo_hint.setTextFormat(Qt.TextFormat.PlainText)
-        form.addRow("", self.logo_hint)
-        use_fixed(self.shop_email, self.logo)
-        self.shop_email.textEdited.connect(lambda _: self.shop_email_message.say(None))
-
-    async def choose(self) -> None:
-        """The standard open dialog, for an image (not awaited with exec)."""
-        dialog = QFileDialog(self, "Choose the customer display logo")
-        dialog.setObjectName("logo-dialog")
-        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        dialog.setNameFilters(["Images (*.png *.jpg *.jpeg *.svg *.bmp *.gif)", "All files (*)"])
-        current = self.logo.text().strip()
-        folder = Path(current).parent if current else await files.start_folder()
-        dialog.setDirectory(str(folder))
-        async with shown(dialog) as code:
-            if code and dialog.selectedFiles():
-                self.logo.setText(dialog.selectedFiles()[0])
-                self.logo_message.say(None)
-
-    def check(self) -> bool:
-        """Each problem said next to its box; True when there is none."""
-        ok = True
-        problem = check_name(self.walk_in.text(), "walk-in name")
-        self.walk_in_message.say(problem)
-        ok = ok and not problem
-        email = self.shop_email.text().strip()
-        problem = check_email(email) if email else None
-        self.shop_email_message.say(problem)
-        return ok and not problem
-
-    async def check_logo(self) -> bool:
-        """The logo is a file that can be read (looked at off the GUI thread), or none."""
-        logo = self.logo.text().strip()
-        if logo and not await asyncio.to_thread(Path(logo).is_file):
-            self.logo_message.say("No such file: choose an image")
-            return False
-        self.logo_message.say(None)
-        return True
-
-    def values(self) -> dict[str, str]:
-        return {"walk_in_name": " ".join(self.walk_in.text().split()),
-                "shop_email": self.shop_email.text().strip(),
-                "counter_logo": self.logo.text().strip()}
-
-
 class ProfileEditor(QDialog):
     def __init__(self, session: Session, profile: Profile | None = None, parent=None):
         super().__init__(parent)
@@ -182,14 +80,19 @@ class ProfileEditor(QDialog):
         self.profile = profile
         self.setObjectName("profile-editor")
         self.setWindowTitle("Edit profile" if profile else "Connect to your service")
-        self.setMinimumWidth(560)
         layout = QVBoxLayout(self)
-        form = QFormLayout()
-        layout.addLayout(form)
+        columns = QHBoxLayout()  # the profile on the left, its keys and the counter's
+        layout.addLayout(columns)  # defaults on the right: the editor fits 1024×768
+        form, right, keys_form = QFormLayout(), QVBoxLayout(), QFormLayout()
+        columns.addLayout(form, 1)
+        columns.addLayout(right, 1)
+        right.addLayout(keys_form)
 
         def add(label: str, widget: QWidget, name: str) -> FieldMessage:
-            return add_field_row(form, label, widget, name,
-                                 widget.edit if isinstance(widget, KeyField) else widget)
+            key = isinstance(widget, KeyField)  # a key: what Check keys found, whole under it
+            widget.setMinimumWidth(KEY_ROOM if key else FIELD_ROOM)  # never a sliver, narrowed
+            return add_field_row(keys_form if key else form, label, widget, name,
+                                 widget.edit if key else widget, lines=KEY_LINES if key else 1)
 
         self.name = QLineEdit(profile.name if profile else "")
         self.name.setObjectName("profile-name")
@@ -220,6 +123,15 @@ class ProfileEditor(QDialog):
                                    "which currency each code is, e.g. 12=GBP")
         self.card_codes_message = add("Card currency co&des", self.card_codes,
                                       "profile-card-currencies")
+        self.calls = QLineEdit(str(profile.calls_a_minute) if profile and profile.calls_a_minute
+                               else "")
+        self.calls.setObjectName("profile-calls-a-minute")
+        self.calls.setAccessibleName("Calls a minute this service allows")
+        self.calls.setPlaceholderText("as the service says")
+        self.calls.setToolTip("PayDesk learns the service's limit from its answers; set one "
+                              "here to keep to fewer (the calls of every computer of the shop)")
+        self.calls_message = add("Calls a minute this &service allows", self.calls,
+                                 "profile-calls-a-minute")
         self.prefix = QLineEdit(profile.txref_prefix if profile else "PAY")
         self.prefix.setObjectName("profile-prefix")
         self.prefix.setAccessibleName("Reference prefix")
@@ -251,9 +163,10 @@ class ProfileEditor(QDialog):
         self.webhook_note.setObjectName("key-webhook-note")
         self.webhook_note.setWordWrap(True)
         self.webhook.edit.setAccessibleDescription(WEBHOOK_NOTE)
-        form.addRow("", self.webhook_note)
+        keys_form.addRow(self.webhook_note)  # the whole row wide
         self.counter = CounterGroup(profile, self)
-        layout.addWidget(self.counter)
+        right.addWidget(self.counter)
+        right.addStretch(1)
         self.status = QLabel("")
         self.status.setObjectName("profile-status")
         self.status.setWordWrap(True)
@@ -272,6 +185,9 @@ class ProfileEditor(QDialog):
         self.cancel_button.clicked.connect(self.reject)
         layout.addWidget(buttons)
         self.saved: Profile | None = None
+        self.unchecked: str | None = None  # why the keys could not be checked (then saved as typed)
+        fit_to_contents(self, width=940)
+        keep_wrapped_height(self)  # made narrower, its wrapped notes never squash the keys
 
     async def load_keys(self) -> None:
         if self.profile is None:
@@ -288,11 +204,15 @@ class ProfileEditor(QDialog):
         ok = True  # each check below says what is wrong next to its field
         for message in (self.name_message, self.url_message, self.currencies_message,
                         self.prefix_message, self.callback_message, self.return_message,
-                        self.card_codes_message):
+                        self.card_codes_message, self.calls_message):
             message.say(None)
         problem = parse_card_currencies(self.card_codes.text())[1]
         if problem:
             self.card_codes_message.say(problem)
+            ok = False
+        problem = check_calls(self.calls.text())[1]
+        if problem:
+            self.calls_message.say(problem)
             ok = False
         prefix = self.prefix.text().strip()
         if not (1 <= len(prefix) <= 8 and prefix.isascii() and prefix.isalnum()):
@@ -329,31 +249,38 @@ class ProfileEditor(QDialog):
         return ok
 
     async def check(self) -> bool:
-        """Check every given key with a real call; say next to each what it is and if it works."""
+        """Check every given key with a real call; say next to each what it is and if it
+        works. True when none is wrong: each works, or could not be checked (``unchecked``
+        says why: nothing answers at the address), which is no reason to refuse Save."""
         for message in self.key_messages.values():
             message.say(None)
+        self.unchecked = None
         if not self._check_fields():
             return False
         self.status.setText("Checking keys with the service…")
         self.check_button.setEnabled(False)
         self.save_button.setEnabled(False)
         try:
-            results = await keycheck.check_all(self.url.text().strip(), self._keys())
+            checked = await keycheck.check_all(self.url.text().strip(), self._keys())
         finally:
             self.check_button.setEnabled(True)
             self.save_button.setEnabled(True)
-        all_ok = True
-        for key, result in results.items():
-            if result.works:
-                self.key_messages[key].say(result.message, ok=True)
-            else:
-                self.key_messages[key].say(result.message)
-                all_ok = False
-        self.status.setText("All keys work." if all_ok else "Fix the keys marked in red.")
-        self.session.report("Keys checked: " + ("all work" if all_ok else "some do not work"))
-        return all_ok
+        for key, result in checked.keys.items():
+            self.key_messages[key].say(result.message, ok=result.works,
+                                       warn=not result.checked)
+        if checked.address:  # another program answers there: the address is what is wrong
+            self.url_message.say(checked.address)
+        self.unchecked = checked.unchecked if checked.may_save else None
+        shown, said = checked.said()
+        self.status.setText(shown)
+        self.session.report(said)
+        return checked.may_save
 
     async def save(self) -> bool:
+        refusal = self.session.profile_refusal(self.profile)
+        if refusal is not None:  # the shop's merchants out of reach: nothing checked nor saved
+            self.status.setText(refusal)
+            return False
         if not await self.counter.check_logo():
             self._check_fields()  # every other problem said too
             return False
@@ -368,7 +295,9 @@ class ProfileEditor(QDialog):
                           card_currencies=parse_card_currencies(self.card_codes.text())[0],
                           callback_url=self.callback_default.text().strip(),
                           return_url=self.return_default.text().strip(),
-                          merchant_name=self.merchant.text().strip(), **self.counter.values())
+                          merchant_name=self.merchant.text().strip(),
+                          calls_a_minute=check_calls(self.calls.text())[0],
+                          **self.counter.values())
         secret = keys[("test", "secret")] or keys[("live", "secret")]
         profile = await self.session.discover(profile, secret)
         # From here the profile is committed whole: Cancel no longer stops it half-way
@@ -377,16 +306,22 @@ class ProfileEditor(QDialog):
                                           expected=(LedgerError, NoPublicKeyError))
         try:
             persisted = await asyncio.shield(commit)
-        except (LedgerError, NoPublicKeyError) as error:  # the shared ledger: out of reach...
+        except LedgerError as error:  # the shared ledger: out of reach (its one sentence)...
+            self.status.setText(str(error))
+            return False
+        except NoPublicKeyError as error:
             self.status.setText(f"Not saved: {error}")
             return False
         self.saved = profile
         if persisted:
-            self.session.report(f"Profile {profile.name} saved; its keys are in the system keyring")
+            said = f"Profile {profile.name} saved; its keys are in the system keyring"
         else:
             why = self.session.keys.problem or "there is no system keyring"
-            self.session.report(f"Profile {profile.name} saved, but its keys are kept for this "
-                                f"session only ({why})")
+            said = (f"Profile {profile.name} saved, but its keys are kept for this session only "
+                    f"({why})")
+        if self.unchecked:
+            said += f". Its keys could not be checked: {self.unchecked}"
+        self.session.report(said)
         self.accept()
         return True
 

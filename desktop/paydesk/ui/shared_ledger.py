@@ -1,24 +1,45 @@
-"""Settings → Shared ledger…: the shared ledger's address and password, tested, saved for
-the next start; or back to this computer's own ledger."""
+"""Settings → Shared ledger…: this desk's name (at once), and the shared ledger's address and
+password, tested, saved for the next start; or back to this computer's own ledger."""
 
 from __future__ import annotations
 
 import asyncio
 
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QVBoxLayout
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from .. import logs
 from ..config.shared_ledger import EXAMPLE, RESTART_NOTE, parse, split_password, url_problem
+from ..desk.desk_name import RENAMED, DeskNameRefused, DeskNaming
 from ..desk.ledger_choice import LedgerSetupError, save_shared_ledger, saved_password, use_own_ledger
 from ..desk.session import Session
+from ..ledger import LedgerError
 from .field_message import add_field_row
 from .fixed_text import use_fixed
 from .profile_editor import KeyField
+from .screen_fit import keep_wrapped_height
 
 INTRO = ("A shared ledger lets every desk of the shop see the same links, transactions and "
          "cards. Its address and the password of its PayDesk role come from the shop's "
          "administrator (docs/SHARED_LEDGER.md).")
 MOVED = "The password was taken out of the address: it is kept in the keyring, never in a file."
+# Test connection's sentences are said whole beside their field: the address's in three
+# lines at most (the longest, a server that does not let this computer in, takes three at
+# this width), the password's and the desk name's in two; their rooms are kept, shown or
+# not, so nothing moves when one is said
+WIDTH = 640
+ADDRESS_LINES, PASSWORD_LINES, NAME_LINES = 3, 2, 2
+NAME_HINT = ("How the shop's status bars and this desk's counter shifts name it; empty: the "
+             "computer's name (told apart by this desk's id when another desk has it).")
 
 
 def in_use(session: Session) -> str:
@@ -34,12 +55,14 @@ def in_use(session: Session) -> str:
 
 
 class SharedLedgerDialog(QDialog):
-    def __init__(self, session: Session, parent=None):
+    """``naming``: the desk's (``Desk.naming``), which renames it at once."""
+
+    def __init__(self, session: Session, parent=None, *, naming: DeskNaming | None = None):
         super().__init__(parent)
-        self.session = session
+        self.session, self.naming = session, naming
         self.setObjectName("shared-ledger")
         self.setWindowTitle("Shared ledger")
-        self.setMinimumWidth(560)
+        self.setMinimumWidth(WIDTH)
         layout = QVBoxLayout(self)
         intro = QLabel(INTRO)
         intro.setWordWrap(True)
@@ -55,11 +78,13 @@ class SharedLedgerDialog(QDialog):
         self.url.setAccessibleName("Ledger address")
         self.url.setPlaceholderText(EXAMPLE)
         use_fixed(self.url)
-        self.url_message = add_field_row(form, "Ledger &address", self.url, "ledger-url")
+        self.url_message = add_field_row(form, "Ledger &address", self.url, "ledger-url",
+                                         lines=ADDRESS_LINES)
         self.password = KeyField("Password", "ledger-password")
         self.password.edit.setPlaceholderText("none")
         self.password_message = add_field_row(form, "&Password", self.password, "ledger-password",
-                                              self.password.edit)
+                                              self.password.edit, lines=PASSWORD_LINES)
+        self._name_row(form)
         self.status = QLabel("A change takes effect when PayDesk next starts.")
         self.status.setObjectName("ledger-status")
         self.status.setWordWrap(True)
@@ -80,7 +105,46 @@ class SharedLedgerDialog(QDialog):
         self.save_button.clicked.connect(lambda: self.tasks.replace("save ledger", self.save()))
         self.own_button.clicked.connect(lambda: self.tasks.replace("own ledger", self.use_own()))
         self.cancel_button.clicked.connect(self.reject)
+        self.rename_button.clicked.connect(lambda: self.tasks.replace("rename desk", self.rename()))
+        self.rename_button.setEnabled(naming is not None)
         layout.addWidget(buttons)
+        keep_wrapped_height(self)  # its fields never squashed under the wrapped intro
+
+    def _name_row(self, form: QFormLayout) -> None:
+        """This desk's name, its Rename desk button and, under them, what became of it."""
+        self.desk_name = QLineEdit(self.session.settings.desk_name or "")
+        self.desk_name.setObjectName("desk-name")
+        self.desk_name.setAccessibleName("Desk name")
+        self.desk_name.setPlaceholderText(self.session.desk_name)
+        self.desk_name.setToolTip(NAME_HINT)
+        self.rename_button = QPushButton("Rename desk")
+        self.rename_button.setObjectName("rename-desk")
+        self.rename_button.setAccessibleName("Rename desk")
+        self.rename_button.setAutoDefault(False)
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.desk_name, 1)
+        row.addWidget(self.rename_button)
+        box = QWidget()  # the row's widget: the field and its button side by side
+        box.setLayout(row)
+        self.desk_name_message = add_field_row(form, "Desk &name", box, "desk-name",
+                                               self.desk_name, lines=NAME_LINES)
+
+    async def rename(self) -> bool:
+        """Name this desk now (empty: its default name), said beside the field."""
+        if self.naming is None:
+            return False
+        try:
+            name = await self.naming.rename(self.desk_name.text())
+        except DeskNameRefused as error:
+            self.desk_name_message.say(str(error))
+            return False
+        except LedgerError as error:
+            self.desk_name_message.say(f"Not renamed: {error}")
+            return False
+        self.desk_name.setPlaceholderText(name)
+        self.desk_name_message.say(RENAMED.format(name=name), ok=True)
+        return True
 
     async def load_password(self) -> None:
         """The saved address's password, masked (before the dialog shows)."""

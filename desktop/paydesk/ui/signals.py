@@ -22,6 +22,7 @@ class DeskSignals(QObject):
     profileDeleted = Signal(str)
     ledgerBusy = Signal(bool)  # saving waits for another program that holds the ledger
     keyringWaiting = Signal(bool)  # a keyring call takes human time (an unlock prompt)
+    serviceBusy = Signal(str)  # the service's budget is tight: the status bar's words ("" gone)
     ledgerReachable = Signal(bool)  # the shared ledger answers (False: out of reach)
     sharedStatus = Signal(str)  # which desk checks payments, or since when the ledger is out of reach
     # links and payments
@@ -35,6 +36,7 @@ class DeskSignals(QObject):
     auditAdded = Signal(str, str)  # (profile_id, mode)
     # notifications
     notificationChanged = Signal(object)  # an InboxEntry kept or decided
+    refusedChanged = Signal(str)  # a refused request traced, from this peer
     # the counters
     saleChanged = Signal(object)  # a Sale made, voided or decided (its link: linkChanged)
     shiftChanged = Signal(object)  # a Shift opened or closed
@@ -45,12 +47,14 @@ class DeskSignals(QObject):
         "session_changed": "changed", "call_finished": "callFinished",
         "health_changed": "healthChanged", "profile_deleted": "profileDeleted",
         "ledger_busy": "ledgerBusy", "keyring_waiting": "keyringWaiting",
+        "service_busy": "serviceBusy",
         "ledger_reachable": "ledgerReachable", "shared_status": "sharedStatus",
         "record_changed": "linkChanged", "record_settled": "linkSettled",
         "card_changed": "cardChanged", "cards_refreshed": "cardsRefreshed",
         "card_transactions_changed": "transactionsChanged",
         "operation_changed": "operationChanged", "audit_added": "auditAdded",
         "notification_changed": "notificationChanged",
+        "refused_changed": "refusedChanged",
         "sale_changed": "saleChanged", "shift_changed": "shiftChanged",
         "batch_changed": "batchChanged",
     }

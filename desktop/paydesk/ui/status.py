@@ -1,7 +1,9 @@
 """The status bar: the last call's result, the connection's state ("Checked 12 s ago",
 "Offline since 14:02, retrying"), saving delayed while another program holds the
 ledger, and on a shared ledger which desk checks payments (or since when it is out of
-reach). Words as on screen (PAID, never "success")."""
+reach). Words as on screen (PAID, never "success"). Each is a one-line label elided where
+the bar is short of room, the whole text in its tooltip: a long message never widens the
+window."""
 
 from __future__ import annotations
 
@@ -9,14 +11,16 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel, QStatusBar
 
 from ..desk.session import Session
+from .elided import ElidedLabel
 from .signals import signals_of
 
 SAVING_DELAYED = "Saving is delayed: the ledger is busy"
 KEYRING_WAITING = "Waiting for the system keyring: unlock it if your desktop asks"
+NOTICE = "color: #3d2e00; background: #fff4ce; padding: 0 6px;"
 
 
-def _label(name: str, accessible: str, style: str = "") -> QLabel:
-    label = QLabel("")
+def _label(name: str, accessible: str, style: str = "") -> ElidedLabel:
+    label = ElidedLabel("")
     label.setObjectName(name)
     label.setAccessibleName(accessible)
     if style:
@@ -41,6 +45,10 @@ class StatusLine(QStatusBar):
         self.keyring.setText(KEYRING_WAITING)
         self.keyring.hide()
         self.addPermanentWidget(self.keyring)
+        # the service's budget is tight: "Service busy: background checks slowed; 12 of 60..."
+        self.busy = _label("status-service-busy", "Service busy", NOTICE)
+        self.busy.hide()
+        self.addPermanentWidget(self.busy)
         self.shared = _label("status-shared-ledger", "Shared ledger")  # a shared ledger's news
         self.shared.hide()
         self.addPermanentWidget(self.shared)
@@ -59,19 +67,27 @@ class StatusLine(QStatusBar):
         signals.ledgerBusy.connect(self.saving.setVisible)
         signals.keyringWaiting.connect(self.keyring.setVisible)
         signals.sharedStatus.connect(self.shared_status)
+        signals.serviceBusy.connect(self.service_busy)
 
     def add_notifications(self, label: QLabel) -> None:
         """The notifications' word ("Last notification 2 min ago"), left of the connection's."""
         self.notifications = label
-        # Qt counts the last call's (the one widget that is not permanent) and the three
+        # Qt counts the last call's (the one widget that is not permanent) and the four
         # notices before the connection
-        self.insertPermanentWidget(4, label)
+        self.insertPermanentWidget(5, label)
 
     def shared_status(self, text: str) -> None:
         """Which desk checks payments, or "Shared ledger unreachable since 14:02, retrying"."""
         self.shared.setText(text)
         self.shared.setAccessibleName(f"Shared ledger: {text}" if text else "Shared ledger")
         self.shared.setVisible(bool(text))
+
+    def service_busy(self, text: str) -> None:
+        """"Service busy: background checks slowed; 12 of 60 calls left this minute" while the
+        service's budget is tight; hidden when it no longer is ("")."""
+        self.busy.setText(text)
+        self.busy.setAccessibleName(text or "Service busy")
+        self.busy.setVisible(bool(text))
 
     def call_finished(self, text: str) -> None:
         self.last_call.setText(text)
@@ -81,10 +97,8 @@ class StatusLine(QStatusBar):
         self.refresh_connection()
 
     def refresh_connection(self) -> None:
-        profile = self.session.profile
-        text = ""
-        if profile is not None:
-            text = self.session.health.get(profile.id, self.session.mode).text()
+        text = self.session.connection_words()
         if text != self.connection.text():
             self.connection.setText(text)
             self.connection.setAccessibleName(f"Connection: {text}" if text else "Connection")
+        self.connection.setVisible(bool(text))

@@ -161,6 +161,10 @@ def read_sheet_rows(rows: list[BulkRow]) -> Sheet:
 @pytest.mark.parametrize("over, column, words", [
     ({"Amount": ""}, "amount", "Enter the amount"),
     ({"Amount": "25.50"}, "amount", "Whole units only"),
+    ({"Amount": "1,500"}, "amount", "No thousands separators: type 1500"),
+    ({"Amount": "1.500"}, "amount", "No thousands separators: type 1500"),
+    ({"Amount": "1 500"}, "amount", "No thousands separators: type 1500"),
+    ({"Amount": "1,500.00"}, "amount", "No thousands separators or decimals: type 1500"),
     ({"Amount": "0"}, "amount", "Between 1 and 10,000,000"),
     ({"Amount": "10000001"}, "amount", "Between 1 and 10,000,000"),
     ({"Currency": ""}, "currency", "Enter the currency: one of GBP, USD"),

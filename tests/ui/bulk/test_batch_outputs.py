@@ -1,11 +1,16 @@
 """What the Batches window makes of a batch, pressed as a user does: Save results… (the CSV read
 back), QR sheet… (the PDF read back with pdftotext), E-mail links… (a real SMTP server on
-localhost, aiosmtpd: a test, then every customer their link, each row's result shown)."""
+localhost, aiosmtpd: a test, then every customer their link, each row's result shown, and
+the results saved as CSV and XLSX say to whom and when)."""
 
 from __future__ import annotations
 
 import csv
 import subprocess
+from datetime import UTC, datetime, timedelta
+
+from openpyxl import load_workbook
+from PySide6.QtWidgets import QComboBox
 
 from tests.desk.bulk.test_mail import Inbox, free_port
 from tests.helpers import need_system
@@ -24,9 +29,26 @@ def batches_after_a_run(shop, tmp_path, n=2):
     return window.batch, batches
 
 
-def save_as(shop, path):
+def save_as(shop, path, name_filter=None):
+    """Type the path into the standard save dialog and press Enter (the file type chosen
+    from its list first, when given)."""
     shop.loop.until(lambda: press.shown("save-dialog") is not None, message="the save dialog")
-    press.save_as(press.shown("save-dialog"), path)
+    dialog = press.shown("save-dialog")
+    if name_filter:
+        press.choose(dialog.findChild(QComboBox, "fileTypeCombo"), name_filter)
+    press.save_as(dialog, path)
+
+
+def read_csv(path) -> list[dict[str, str]]:
+    with open(path, encoding="utf-8-sig", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def read_xlsx(path) -> tuple[list[str], list[dict[str, str]]]:
+    sheet = load_workbook(path).worksheets[0]
+    header = [c.value for c in sheet[1]]
+    return header, [dict(zip(header, (c.value or "" for c in line)))
+                    for line in sheet.iter_rows(min_row=2)]
 
 
 def test_results_and_qr_sheet_are_saved(shop, tmp_path):
@@ -100,5 +122,54 @@ def test_links_are_emailed_through_the_merchants_server(shop, tmp_path):
         rows = batches.rows_model
         shop.loop.until(lambda: [text(rows, i, 11) for i in range(2)] == ["sent", "sent"],
                         message="the E-mail sent column")
+
+        # the results say to whom each link went, and whether and when it was e-mailed
+        target = tmp_path / "results.csv"
+        press.click(batches.results)
+        save_as(shop, target)
+        shop.loop.until(lambda: "results of 2 rows to results.csv" in batches.said.text(),
+                        message="the results saved as CSV")
+        workbook = tmp_path / "results.xlsx"
+        press.click(batches.results)
+        save_as(shop, workbook, "Excel workbook (*.xlsx)")
+        shop.loop.until(lambda: "results of 2 rows to results.xlsx" in batches.said.text(),
+                        message="the results saved as XLSX")
+        header, from_xlsx = read_xlsx(workbook)
+        for saved in (read_csv(target), from_xlsx):
+            assert [r["email"] for r in saved] == ["parent2@example.com", "parent3@example.com"]
+            assert [r["emailed"] for r in saved] == ["yes", "yes"]
+            assert [r["email_error"] for r in saved] == ["", ""]
+            for r in saved:
+                at = datetime.fromisoformat(r["emailed_at"])
+                assert at.utcoffset() == timedelta(0)
+                assert timedelta(0) <= datetime.now(UTC) - at < timedelta(minutes=5)
+        assert header.count("email") == 1 and len(set(header)) == len(header)
     finally:
         server.stop()
+
+
+def test_the_qr_sheet_prints_a_long_reference_on_one_line(shop, tmp_path):
+    """A reference is never broken (issue 28, item 14): under its code, a finance file's
+    own reference longer than the cell is printed whole on one line (smaller)."""
+    from tests.ui.bulk.conftest import row, write_csv
+    from tests.ui.bulk.test_batches import LONG_REF
+
+    path = write_csv(tmp_path / "long.csv", [row(2, tx_ref=LONG_REF)])
+    window = shop.open_bulk()
+    shop.load(window, path)
+    shop.check(window)
+    shop.create(window)
+    assert shop.wait_done(window).startswith("Done: 1 link")
+    press.click(window.progress_step.batches)
+    shop.loop.until(lambda: press.shown("batches-window") is not None, message="Batches")
+    batches = press.shown("batches-window")
+    shop.loop.until(lambda: batches.rows_model.rowCount() == 1, message="the row")
+    pdf = tmp_path / "codes.pdf"
+    press.click(batches.qr)
+    save_as(shop, pdf)
+    shop.loop.until(lambda: "Saved 1 code" in batches.said.text(), timeout=30,
+                    message="the QR sheet saved")
+    pdftotext = need_system("pdftotext", "poppler-utils")
+    lines = subprocess.run([pdftotext, str(pdf), "-"], capture_output=True, text=True,
+                           check=True).stdout.splitlines()
+    assert LONG_REF in [line.strip() for line in lines], lines

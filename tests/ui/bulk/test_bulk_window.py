@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 
 from paydesk.ui.bulk.grid import PROBLEM_BACKGROUND
 from tests.ui import press
-from tests.ui.bulk.conftest import row, write_csv
+from tests.ui.bulk.conftest import HEADERS, row, write_csv
 from tests.ui.test_accessibility import _labels_named_otherwise, _unnamed_focusable
 
 
@@ -128,7 +128,9 @@ def test_a_corrected_file_creates_only_the_rows_missing(shop, tmp_path):
     assert "2 of them were sent from this file before" in check.counts.text()
     assert check.create.text() == "Create 1 link"
     shop.create(window)
-    assert shop.wait_done(window).startswith("Done: 3 links created")
+    # what this file created, and what was created before it: not 3 as if it made them all
+    assert shop.wait_done(window) == "Done: 1 created now, 2 before, 0 refused by the service"
+    assert window.progress_step.figures.text() == "Created 3, refused 0, left 0"
     assert window.batch.id == batch.id
     assert shop.creates() - before == 3  # row 2 and 4 not again
     assert shop.in_ledger(batch.ref(3)) is not None
@@ -148,6 +150,29 @@ def test_a_corrected_file_creates_only_the_rows_missing(shop, tmp_path):
     assert "save the file under another name to make a new batch" in message.text()
     assert shop.creates() - before == 3
     assert shop.loop.run(shop.desk.batches.batch(batch.id)).rows == 3  # nothing written
+
+
+def test_amounts_with_thousands_separators_say_what_to_type(shop, tmp_path):
+    # as finance's spreadsheets write fifteen hundred: English, German, French, with pence
+    path = write_csv(tmp_path / "separators.csv", [
+        row(2, amount="1,500"), row(3, amount="1.500"), row(4, amount="1\u00a0500"),
+        row(5, amount="1,500.00"), row(6, amount="25.50"), row(7, amount="1500")])
+    window = shop.open_bulk()
+    shop.load(window, path)
+    shop.check(window)
+    assert problems(window) == [
+        "Row 2, amount: No thousands separators: type 1500",
+        "Row 3, amount: No thousands separators: type 1500",
+        "Row 4, amount: No thousands separators: type 1500",
+        "Row 5, amount: No thousands separators or decimals: type 1500",
+        "Row 6, amount: Whole units only, digits 0-9 (the service takes no decimals)",
+    ]
+    check = window.check_step
+    assert check.model.data(cell(window, 2, "amount"), Qt.ItemDataRole.ToolTipRole) == (
+        "No thousands separators: type 1500")
+    shop.edit_cell(window, 2, "amount", "1500")  # typed as it says: the row is valid
+    assert not [p for p in problems(window) if p.startswith("Row 2,")]
+    assert check.counts.text() == "Rows: 2 valid, 4 with problems"
 
 
 def test_columns_chosen_by_the_user_and_extra_fields(shop, tmp_path):
@@ -184,6 +209,63 @@ def test_columns_chosen_by_the_user_and_extra_fields(shop, tmp_path):
     assert check.model.data(cell(window, 2, "amount")) == "40"  # a number, as digits
     shop.create(window)
     assert shop.wait_done(window).startswith("Done: 2 links created")
+
+
+def extras_laid_out(step) -> list[tuple[str, int, int]]:
+    """The extra fields' check boxes a user sees: (text, left, top) in the group's
+    coordinates, in reading order down each column."""
+    shown = [check for _, check in step.extras if check.isVisible()]
+    for check in shown:
+        assert step.extras_box.contentsRect().contains(
+            check.geometry()), f"{check.text()} is outside its group"
+    placed = [(c.text(), c.geometry().left(), c.geometry().top()) for c in shown]
+    return sorted(placed, key=lambda p: (p[1], p[2]))
+
+
+def assert_aligned(placed, texts) -> None:
+    """Each column's boxes start at the same x, one under the other at the same step with
+    no hole, the first at the top of the group; read down each column they are ``texts``."""
+    assert [text for text, _, _ in placed] == texts
+    columns = sorted({left for _, left, _ in placed})
+    tops = [top for _, _, top in placed]
+    step = tops[1] - tops[0] if len(tops) > 1 else 0
+    for left in columns:
+        mine = [top for _, x, top in placed if x == left]
+        assert mine == [tops[0] + i * step for i in range(len(mine))], (left, mine)
+    assert len(columns) == 1 or len({t for _, x, t in placed if x == columns[0]}) >= len(
+        [p for p in placed if p[1] == columns[-1]])  # the first column is never the shorter
+
+
+def test_the_extra_fields_check_boxes_are_aligned(shop, tmp_path):
+    headers = [*HEADERS, "meta.invoice", "Cost centre", "meta.class", "Notes"]
+    rows = [{**row(2), "meta.invoice": "F-1", "Cost centre": "M-01", "meta.class": "4B",
+             "Notes": "paid late"}]
+    path = write_csv(tmp_path / "extras.csv", rows, headers=headers)
+    window = shop.open_bulk()  # at the size it opens with
+    shop.load(window, path)
+    step = window.mapping_step
+    assert step.extras_box.isVisible()
+    assert_aligned(extras_laid_out(step),
+                   ["meta.invoice", "meta.Cost centre", "meta.class", "meta.Notes"])
+    # a column chosen as a field leaves the extras: the others close up, still aligned
+    press.choose(step.boxes["description"], "Notes")
+    shop.loop.until(lambda: len(extras_laid_out(step)) == 3, message="Notes no extra field")
+    assert_aligned(extras_laid_out(step), ["meta.invoice", "meta.Cost centre", "meta.class"])
+    # ticked as a user ticks one: by a click on it
+    cost = next(check for _, check in step.extras if check.text() == "meta.Cost centre")
+    press.click(cost)
+    assert cost.isChecked() and step.mapping()["meta.Cost centre"] == 8
+
+
+def test_many_extra_fields_take_two_aligned_columns(shop, tmp_path):
+    extra = [f"meta.f{n:02d}" for n in range(13)]
+    path = write_csv(tmp_path / "wide.csv", [{**row(2), **{h: "x" for h in extra}}],
+                     headers=[*HEADERS, *extra])
+    window = shop.open_bulk()
+    shop.load(window, path)
+    placed = extras_laid_out(window.mapping_step)
+    assert_aligned(placed, extra)
+    assert len({left for _, left, _ in placed}) == 2  # 7 down the first column, 6 beside
 
 
 def test_a_file_that_cannot_be_read_is_said_and_the_template_saved(shop, tmp_path):

@@ -30,7 +30,7 @@ def test_the_state_badge_names_known_states_and_shows_any_other_number():
     assert [words.badge(n).words for n in (1, 2, 0)] == ["Active", "Blocked", "Terminated"]
     assert words.badge(7).words == "state 7"
     assert words.badge(-1).words == "state -1"
-    assert words.badge(None).words == "state unknown"
+    assert words.badge(None).words == "Not read yet"  # the service has not said it (yet)
     known = {words.badge(n).colour for n in (1, 2)}
     assert words.badge(7).colour not in known  # not dressed as an active or blocked card
 

@@ -12,19 +12,25 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from paydesk.ui.cards.tab import NO_CARDS, CardsTab
-from tests.profiles import TEST_SECRET, use_profile
+from tests.profiles import SECRET_KEYS, TEST_SECRET, use_profile
 from tests.ui import press
+from tests.ui.test_links import go_live
 
 
 class Desk:
-    """PayDesk's window on a profile of ``sb`` (the embedded sandbox when None)."""
+    """PayDesk's window on a profile of ``sb`` (the embedded sandbox when None). A --family
+    sandbox keeps no test cards: its profile has both secret keys, switched to live mode
+    (the mode switch pressed and confirmed, as a person does)."""
 
     def __init__(self, app, loop, sb=None):
         self.app, self.loop, self.sb = app, loop, sb
         self.window, self.session = app.window, app.session
         if sb is not None:
             use_profile(loop, self.session, sb, name="Quirky" if sb.server.config.quirks
-                        else "Other", currencies=["GBP", "USD"], keys=TEST_SECRET, discover=True)
+                        else "Other", currencies=["GBP", "USD"],
+                        keys=SECRET_KEYS if self.family else TEST_SECRET, discover=True)
+            if self.family:
+                go_live(self.window, loop)
         self.tab: CardsTab = self.window.cards_tab
         press.tab(self.window.tabs, "Cards")
         loop.until(lambda: self.tab.loaded, message="the cards tab")
@@ -42,6 +48,10 @@ class Desk:
     @property
     def profile(self):
         return self.session.profile
+
+    @property
+    def family(self) -> bool:
+        return self.sb is not None and self.sb.server.config.family
 
     def api(self, method, path, **kw):
         key = self.loop.run(self.session.key())
@@ -113,13 +123,18 @@ def desk(dialect, start_app, loop, make_sandbox):
     app.window.resize(1300, 900)
     sb = (make_sandbox(dialect, base_path="/q", **dialects.options(dialect))
           if dialect != "strict" else None)
+    if dialect == "family":
+        sb.fund_live_wallet()  # its cards draw on the live balance, whichever key
     return Desk(app, loop, sb)
 
 
 def test_the_life_of_a_card(desk, loop):
     tab, page = desk.tab, desk.tab.page
     text, card = desk.create("50", "GBP")
-    assert "Fee GBP 1.50; total paid GBP 51.50" in text
+    # the family's card hides its charge: what was paid in all is told, and that the fee is not
+    assert ("Total paid GBP 51.50; the fee is not given by this service." if desk.family
+            else "Fee GBP 1.50; total paid GBP 51.50") in text
+    assert "—" not in text
     loop.until(lambda: tab.wallet.selected() is not None, message="the new card selected")
     assert tab.wallet.selected().card_hash == card.card_hash == page.record.card_hash
     assert page.title.text() == f"Card {card.masked}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import subprocess
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLineEdit, QPushButton
+from PySide6.QtWidgets import QLineEdit
 
 from paydesk.ledger.counter import SaleQuery
 from paydesk.ui.counter import report_paper
@@ -99,15 +99,14 @@ def test_close_shift_asks_freezes_and_saves_the_report(counter, loop, tmp_path):
     for label, value in report.lines():
         assert f"{label} {value}" in text, (label, value, text)
     assert f"Shift report — {controller.name} — TEST" in text
-    # Print…: no printer here; Qt's dialog offers "Print to File (PDF)"
+    # Print…, to a PDF file through Qt's own dialog: the report says where it went
     press.click(report.print_button)
     loop.until(lambda: getattr(report, "print_dialog", None) is not None
                and report.print_dialog.isVisible(), message="Qt's print dialog")
     printed = tmp_path / "printed.pdf"
-    press.type_into(report.print_dialog.findChild(QLineEdit, "filename"), str(printed))
-    press.click(next(b for b in report.print_dialog.findChildren(QPushButton)
-                     if b.isVisible() and b.text().replace("&", "") == "Print"))
-    loop.until(lambda: report.message.text() == "Sent to the printer", message="printing")
+    press.print_to_file(report.print_dialog, printed)
+    loop.until(lambda: report.message.text() == f"Printed to a PDF file: {printed}",
+               message="printing")
     assert "Sales made 2" in _pdf_text(printed)
     press.click(report.close_button)
     assert loop.run(task).id == shift.id

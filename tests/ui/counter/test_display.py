@@ -63,3 +63,24 @@ def test_live_mode_has_no_test_watermark_on_the_customers_screen(counter, loop):
     go_live(counter.window, loop)
     loop.until(lambda: not view.watermark.isVisible(), message="no TEST in live mode")
     assert counter.texts_on_display() == ["Sandbox"]
+
+
+def test_one_screen_shows_one_code(counter, loop):
+    """Beside the amount box the customer's view is on the staff's screen: one code there,
+    the customer's, big; the staff's mirror keeps the state, the amount and the reference.
+    With the customer's view closed, the staff's mirror shows the code again."""
+    from tests.ui.test_links import decode_qr
+
+    tab = counter.tab
+    sale = counter.sell("4")
+    url = sale.record.checkout_url
+    assert decode_qr(tab) == [url], "the staff's screen shows more than one code"
+    assert decode_qr(tab.place.beside) == [url]
+    mirror = tab.mirror
+    assert (mirror.state.text(), mirror.amount.text()) == ("WAITING FOR PAYMENT", "GBP 4.00")
+    assert mirror.reference.text() == f"Reference {sale.tx_ref}"
+    press.click(tab.place.toggle)  # the customer's view closed: the staff's mirror has it
+    assert not tab.place.beside.isVisible()
+    assert decode_qr(tab) == [url] and decode_qr(mirror) == [url]
+    press.click(tab.place.toggle)
+    assert decode_qr(tab) == [url] and decode_qr(tab.place.beside) == [url]

@@ -22,6 +22,7 @@ from tests.ui.counter.conftest import SHOP_EMAIL, open_counter_tab
 from tests.ui.test_links import decode_qr
 
 TWO = "PAYDESK_TEST_TWO_SCREENS"
+CUSTOMER = "Right, 1280×800 (Customer)"  # where it stands, its size, the system's name
 SCREENS = {"screens": [
     {"name": name, "x": x, "y": 0, "width": 1280, "height": 800, "logicalDpi": 96,
      "logicalBaseDpi": 96, "dpr": 1} for name, x in (("Staff", 0), ("Customer", 1280))]}
@@ -66,8 +67,8 @@ def test_the_display_leaves_the_keyboard_with_the_staff(start_app, loop):
     tab, window = counter.tab, counter.window
     place = tab.place
     # the staff's own screen is not offered: a full-screen display would cover the till
-    assert _choices(place.screens) == ["Customer", THIS_SCREEN]
-    press.choose(place.screens, "Customer")
+    assert _choices(place.screens) == [CUSTOMER, THIS_SCREEN]
+    press.choose(place.screens, CUSTOMER)
     press.click(place.toggle)
     display = place.display
     assert display is not None and display.isVisible() and display.isFullScreen()
@@ -93,7 +94,7 @@ def test_a_monitor_unplugged_brings_the_view_beside_the_amount_box(start_app, lo
     counter = _counter(start_app, loop)
     tab = counter.tab
     place = tab.place
-    press.choose(place.screens, "Customer")
+    press.choose(place.screens, CUSTOMER)
     press.click(place.toggle)
     display = place.display
     sale = counter.sell("6")
@@ -111,5 +112,20 @@ def test_a_monitor_unplugged_brings_the_view_beside_the_amount_box(start_app, lo
     assert QApplication.focusWidget() is tab.amount
     # plugged in again: offered again, the view stays where it is until the staff chooses
     qapp.screenAdded.emit(customer)
-    assert _choices(place.screens) == ["Customer", THIS_SCREEN]
+    assert _choices(place.screens) == [CUSTOMER, THIS_SCREEN]
     assert place.screens.currentText() == THIS_SCREEN and place.beside.isVisible()
+
+
+def test_where_a_monitor_stands_is_said_as_a_person_sees_it():
+    """Three monitors in a row, one above and one below: each named by where it stands on
+    the desktop they make together."""
+    from PySide6.QtCore import QRect
+
+    from paydesk.ui.counter.monitors import place_word
+
+    row = [QRect(0, 0, 1280, 1024), QRect(1280, 0, 1920, 1080), QRect(3200, 0, 1280, 1024)]
+    desktop = row[0].united(row[1]).united(row[2])
+    assert [place_word(g, desktop) for g in row] == ["Left", "Middle", "Right"]
+    column = [QRect(0, 0, 1920, 1080), QRect(0, 1080, 1920, 1080)]
+    desktop = column[0].united(column[1])
+    assert [place_word(g, desktop) for g in column] == ["Above", "Below"]

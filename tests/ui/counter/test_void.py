@@ -3,10 +3,12 @@ that comes after the void is shown in red until someone decides (Keep, or Refund
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
+from PySide6.QtGui import Qt as GuiQt
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QLabel
 
-from paydesk.ui.fixed_text import fixed_font, is_fixed
+from paydesk.ui.fixed_text import is_fixed
 from tests.ui import press
 
 
@@ -16,21 +18,9 @@ def _confirm(loop, name="confirm-void"):
 
 
 def _drawn_fixed(box, text: str) -> bool:
-    """Whether the box's explanation draws ``text`` (a reference), and in the fixed face: the
-    informative label's text as Qt lays it out (rich text: each run with its own font)."""
-    label = box.findChild(QLabel, "qt_msgbox_informativelabel")
-    document = QTextDocument()
-    document.setHtml(label.text())
-    block = document.begin()
-    while block.isValid():
-        it = block.begin()
-        while not it.atEnd():
-            fragment = it.fragment()
-            if text in fragment.text():
-                return fixed_font().family() in (fragment.charFormat().fontFamilies() or [])
-            it += 1
-        block = block.next()
-    return False
+    """Whether the box shows ``text`` (a reference) in the fixed face, as staff read it out."""
+    return any(is_fixed(label.font()) for label in box.findChildren(QLabel)
+               if label.isVisible() and text in (label.text(), label.toolTip()))
 
 
 def test_escape_asks_then_voids_and_a_payment_after_it_is_shown_in_red(counter, loop):
@@ -39,7 +29,7 @@ def test_escape_asks_then_voids_and_a_payment_after_it_is_shown_in_red(counter, 
     # Escape, and the staff keeps waiting: nothing changes
     press.escape(tab.amount)
     box = _confirm(loop)
-    assert box.text() == "Void this sale and start a new one?"
+    assert box.question.text() == "Void this sale and start a new one?"
     press.click(press.button(box, "Keep waiting"))
     loop.until(lambda: press.shown("confirm-void") is None, message="the box closed")
     assert tab.mirror.sale.key == sale.key
@@ -85,7 +75,7 @@ def test_refund_asks_and_says_where_to_refund(counter, loop):
     loop.until(lambda: tab.banner.isVisible(), timeout=30, message="the red banner")
     task = press.starting("decide", lambda: press.click(tab.banner.refund))
     box = _confirm(loop, "confirm-refund")
-    assert "dashboard" in box.informativeText() and _drawn_fixed(box, sale.tx_ref)
+    assert "dashboard" in box.explanation.text() and _drawn_fixed(box, sale.tx_ref)
     press.click(press.button(box, "Record refund"))
     decided = loop.run(task)
     assert decided.decision == "refund" and not tab.banner.isVisible()
@@ -152,3 +142,69 @@ def test_void_sale_pressed_after_the_customer_paid_voids_nothing(counter, loop):
     press.escape(tab.amount)
     loop.until(lambda: tab.mirror.sale is None, message="cleared")
     assert counter.sell("2") is not None
+
+
+def _plain(label: QLabel) -> str:
+    return _document(label).toPlainText()
+
+
+def _document(label: QLabel) -> QTextDocument:
+    """The label's text as a text document (not a widget: nothing pressed), rich or plain
+    as the label reads it."""
+    if label.textFormat() != Qt.TextFormat.PlainText and GuiQt.mightBeRichText(label.text()):
+        document = QTextDocument()
+        document.setHtml(label.text())
+        return document
+    return QTextDocument(label.text())  # plain text, as the label draws it
+
+
+def _lines_taken(label: QLabel, text: str) -> int:
+    """On how many lines ``label`` draws ``text``, laid out as the label lays out its text:
+    in its font, wrapped at its width when it wraps words."""
+    document = _document(label)
+    document.setDefaultFont(label.font())
+    document.setDocumentMargin(0)
+    document.setTextWidth(label.contentsRect().width() if label.wordWrap() else -1)
+    document.size()  # laid out
+    start = document.toPlainText().index(text)
+    lines = set()
+    for at in (start, start + len(text) - 1):
+        block = document.findBlock(at)
+        lines.add((block.blockNumber(),
+                   block.layout().lineForTextPosition(at - block.position()).lineNumber()))
+    return len(lines)
+
+
+def _reference_whole(box, reference: str) -> None:
+    """The box shows ``reference`` on one line in the fixed face, never broken: whole, or
+    elided with the whole of it in the tooltip."""
+    shown = [label for label in box.findChildren(QLabel) if label.isVisible()
+             and (reference in _plain(label) or label.toolTip() == reference)]
+    assert shown, f"{reference} is not shown"
+    for label in shown:
+        if reference not in _plain(label):  # elided: the whole of it in the tooltip
+            assert label.toolTip() == reference and "…" in label.text()
+            assert not label.wordWrap() and is_fixed(label.font())
+            continue
+        assert _lines_taken(label, reference) == 1, f"{reference} broken in {label.text()!r}"
+
+
+def test_the_void_box_never_breaks_the_reference(counter, loop):
+    """A reference is read out and typed: the Void box shows it on one line, at the box's
+    size as it opens and made as narrow as it goes (then elided, the whole in the tooltip)."""
+    from dataclasses import replace
+
+    tab = counter.tab
+    session = counter.app.session
+    loop.run(session.save_profile(replace(session.profile, txref_prefix="CORNERCF"), {}))
+    sale = counter.sell("7")
+    assert sale.tx_ref.startswith("CORNERCF-")
+    press.escape(tab.amount)
+    box = _confirm(loop)
+    assert box.windowTitle() == "Void this sale?" and box.isWindow()
+    _reference_whole(box, sale.tx_ref)
+    wide = box.width()
+    box.resize(1, 400)  # as narrow as a person can drag its corner (and taller)
+    loop.until(lambda: box.width() < wide, message="the box narrower")
+    _reference_whole(box, sale.tx_ref)
+    press.escape(box)

@@ -25,8 +25,7 @@ def announce(shop, entry):
     shop.window.desk.hub.notification_changed.emit(entry)
 
 
-def receive(shop, tx_ref, *, verified=True, event="payment.completed", verdict=None,
-            detail="", said=False):
+def receive(shop, tx_ref, *, event="payment.completed", verdict=None, detail="", said=False):
     """One notification kept in the desk's inbox (and decided, when ``verdict``); with
     ``said``, announced after each step as the receiver announces it."""
     desk = shop.window.desk
@@ -34,9 +33,7 @@ def receive(shop, tx_ref, *, verified=True, event="payment.completed", verdict=N
                       separators=(",", ":")).encode()
     entry, _ = shop.loop.run(desk.inbox.receive(
         body, {"content-type": "application/json", "signature": "0f" * 32}, "127.0.0.1",
-        verified=verified, profile_id=shop.profile.id if verified else None,
-        mode="test" if verified else None, tx_ref=tx_ref if verified else None,
-        event=event if verified else None))
+        profile_id=shop.profile.id, mode="test", tx_ref=tx_ref, event=event))
     if said:
         announce(shop, entry)
     if verdict is not None:
@@ -44,6 +41,16 @@ def receive(shop, tx_ref, *, verified=True, event="payment.completed", verdict=N
         if said:
             announce(shop, entry)
     return entry
+
+
+def refuse(shop, tx_ref, peer="127.0.0.1", said=False):
+    """A forged body refused (no key verifies it), traced as the receiver traces it."""
+    desk = shop.window.desk
+    body = json.dumps({"event": "payment.completed", "data": {"tx_ref": tx_ref}}).encode()
+    trace = shop.loop.run(desk.inbox.refuse(body, peer))
+    if said:
+        desk.hub.refused_changed.emit(trace.remote)
+    return trace
 
 
 def open_notifications(shop):
@@ -69,22 +76,23 @@ def rows(window):
 def test_the_list_filtered_searched_and_in_full(strict_shop):
     shop = strict_shop
     receive(shop, "SHOP-A", verdict=APPLIED, detail="the service says PAID")
-    receive(shop, "SHOP-B", verified=False)
+    refuse(shop, "SHOP-B")  # a forgery: not a notification, counted apart
     receive(shop, "SHOP-C", verdict=STALE, detail="the ledger knew it already")
     window = open_notifications(shop)
     shown = rows(window)
-    assert [row[1] for row in shown] == ["SHOP-C", "", "SHOP-A"]  # newest first
-    assert shown[1][3] == "Bad signature" and shown[1][4] == "not known"
+    assert [row[1] for row in shown] == ["SHOP-C", "SHOP-A"]  # newest first
     assert shown[0][2:] == ["payment.completed", "Stale", "Corner Shop · TEST",
                             "the ledger knew it already"]
     assert window.model.headerData(1, Qt.Orientation.Horizontal) == "Reference"
-    assert window.count.text() == "3 notifications"
+    assert window.count.text() == "2 notifications"
+    shop.loop.until(lambda: window.refused.text() == "1 refused from 127.0.0.1 in the last hour",
+                    message="the refused request, counted")
     assert is_fixed(window.model.index(0, 1).data(Qt.ItemDataRole.FontRole))
     # every control named, every label named by what it shows
     assert _unnamed_focusable(window, at_least=5) == []
     assert _labels_named_otherwise(window) == []
 
-    press.choose(window.verdict, "Bad signature")
+    press.choose(window.verdict, "Stale")
     shop.loop.until(lambda: len(rows(window)) == 1 and window.count.text() == "1 notification")
     press.choose(window.verdict, "All verdicts")
     press.type_into(window.search, "shop-a")  # case ignored
@@ -176,7 +184,7 @@ def test_last_notification_read_at_start(strict_shop, qtbot):
     label = window.status.notifications
     shop.loop.until(lambda: label.text() == "Last notification just now", message="read at start")
     assert label.isVisible()
-    receive(shop, "SHOP-BAD", verified=False, said=True)  # a forgery is no notification
+    refuse(shop, "SHOP-BAD", said=True)  # a forgery is no notification
     assert label.text() == "Last notification just now"
     assert window.status.notifications is label and shop.window.status.notifications is not label
 
@@ -276,3 +284,47 @@ def test_the_app_on_its_sandbox_gets_paid_by_notification(start_app, loop):
     assert outcome.ok and outcome.text.startswith("Notifications work: PAID in "), outcome.text
     assert window.status.notifications.text() == "Last notification just now"
     app.close()
+
+
+def test_a_flood_of_forgeries_is_one_line_per_peer(strict_shop):
+    """Issue 29: 100 forged bodies made 104 rows of this window. Posted to a receiver of
+    this desk over HTTP (behind a proxy on this computer, which names the peer), they are
+    one line per peer above the list; a real notification among them is listed, whole."""
+    import httpx
+
+    from paydesk.receiver.serve import Receiver
+    from paydesk.receiver.signature import sign
+
+    shop = strict_shop
+    receiver = Receiver(shop.window.desk, "127.0.0.1", 0)
+    shop.loop.run(receiver.start())
+    try:
+        window = open_notifications(shop)
+        assert not window.refused.isVisible()  # nothing refused: nothing said
+        assert window.verdict.findText("Bad signature") < 0  # no list of forgeries
+
+        async def post_all():
+            async with httpx.AsyncClient(timeout=30) as client:
+                for n in range(104):
+                    peer = "10.0.0.7" if n < 101 else "203.0.113.9"
+                    answer = await client.post(receiver.url, content=b'{"forged": %d}' % n,
+                                               headers={"Content-Type": "application/json",
+                                                        "Signature": "ab" * 32,
+                                                        "X-Forwarded-For": peer})
+                    assert answer.status_code == 401
+                body = b'{"event":"payment.completed","data":{"tx_ref":"SHOP-REAL"}}'
+                answer = await client.post(receiver.url, content=body, headers={
+                    "Content-Type": "application/json",
+                    "Signature": sign(body, shop.sandbox.key("test", "secret"))})
+                assert answer.status_code == 200
+        shop.loop.run(post_all(), timeout=60)
+        expected = ("101 refused from 10.0.0.7 in the last hour\n"
+                    "3 refused from 203.0.113.9 in the last hour")
+        shop.loop.until(lambda: window.refused.text() == expected, timeout=10,
+                        message="the forgeries, one line per peer")
+        assert window.refused.isVisible() and window.refused.accessibleName() == expected
+        shop.loop.until(lambda: [r[1] for r in rows(window)] == ["SHOP-REAL"],
+                        message="the real notification, listed alone")
+        assert window.count.text() == "1 notification"
+    finally:
+        shop.loop.run(receiver.close())

@@ -136,3 +136,17 @@ def test_references_keys_and_urls_are_drawn_in_the_fixed_face_everywhere(strict_
     # and the fixed face is not the ordinary one: it tells 0 from O and 1 from l
     assert tab.lookup_box.font().family() != tab.count.font().family()
     assert not is_fixed(tab.count.font())
+
+
+def test_a_long_reference_prints_on_one_line(strict_shop, tmp_path):
+    """A reference is never broken (issue 28, item 14), on paper too: a finance file's own
+    reference, longer than the receipt's line, printed whole on one line (smaller), not
+    wrapped at its last characters."""
+    shop = strict_shop
+    long_ref = "INV-2025-SPRING-TERM-FEES-YEAR7-PARENT-GUARDIAN-00003"
+    made = shop.create(long_ref, amount=42)
+    shop.control(f"pay/{made.reference}", {"outcome": "success"})
+    text = save_receipt(shop, long_ref, tmp_path / "long.pdf")
+    lines = [line.strip() for line in text.splitlines()]
+    assert lines.count(long_ref) == 2, text  # beside "Reference", and under the code
+    assert made.reference in lines, text

@@ -55,7 +55,7 @@ def test_end_of_day_reads_the_days_paid_again_and_shows_refunds_and_net(strict_s
                     message="the reversal counted")
     assert window.figures["Paid"].text() == "1"
     shop.loop.until(lambda: window.totals.rowCount() == 1 and window.totals.item(0, 5) is not None
-                    and window.totals.item(0, 4).text() == "1: 10.00", message="the totals")
+                    and window.totals.item(0, 4).text() == "10.00 (1 payment)", message="the totals")
     headers = [window.totals.horizontalHeaderItem(c).text() for c in range(window.totals.columnCount())]
     assert headers == ["Currency", "Paid", "Collected", "Fees", "Refunded", "Net"]
     row = [window.totals.item(0, c).text() for c in range(6)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from ...ledger.batch import Batch
+from ...ledger.batch import Batch, BatchFigures
 
 
 class BatchRefused(Exception):
@@ -20,6 +20,7 @@ class BatchRefused(Exception):
 @dataclass
 class Run:
     batch: Batch
+    before: BatchFigures = field(default_factory=BatchFigures)  # the batch when it started
     go: asyncio.Event = field(default_factory=asyncio.Event)  # set: running, clear: paused
     cancelled: bool = False
     why_paused: str = ""  # "" while running or paused by the user

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Callable
 from ...ledger import CREATING, LinkRecord
 from ...ledger.batch import CREATED, BatchBook
 from ...reconcile import Progress, Reconciler
+from ...service.call_class import CallClass, calls_as
 from ..links import LinksController
 
 
@@ -30,5 +31,6 @@ async def check_open(links: LinksController, batches: BatchBook, batch_id: int, 
             yield [r.record for r in rows if r.record is not None]
             after = rows[-1].number
 
-    return await Reconciler(links.check, links.settle, note,
-                            on_progress=on_progress).run(pages(), total)
+    with calls_as(CallClass.BACKGROUND):  # Check all open: after people's calls
+        return await Reconciler(links.check, links.settle, note,
+                                on_progress=on_progress).run(pages(), total)

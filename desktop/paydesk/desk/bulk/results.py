@@ -1,9 +1,11 @@
-"""A batch's results file (issue 20 §3): every row of the file as it was loaded, then what
-became of it: its state in words, the reference its link was made with, the service's
-reference and own word for the state, the checkout URL, the error, and the e-mail sent or
-failed. CSV (UTF-8 with a BOM, so Excel reads it right) or XLSX by the file's suffix;
-guarded against formulas as the exports are (desk/export.py: an apostrophe before a CSV
-cell a spreadsheet would run, XLSX cells marked as text). Qt-free; the rows are read from
+"""A batch's results file (issue 20 §3): every row of the file as it was loaded (its ``email``
+the customer's address), then what became of it: its state in words, the reference its link
+was made with, the service's reference and own word for the state, the checkout URL, the
+error, and whether the link was e-mailed (``emailed``: yes, failed or no; ``emailed_at``
+when, in UTC, ISO 8601; ``email_error`` why it failed). Every column name is said once.
+CSV (UTF-8 with a BOM, so Excel reads it right) or XLSX by the file's suffix; guarded
+against formulas as the exports are (desk/export.py: an apostrophe before a CSV cell a
+spreadsheet would run, XLSX cells marked as text). Qt-free; the rows are read from
 the book page by page and the file written on a worker thread, beside the target, put in
 place only when whole.
 """
@@ -14,9 +16,23 @@ import asyncio
 import csv
 import os
 from collections.abc import Sequence
+from datetime import UTC
 from pathlib import Path
 
-from ...ledger.batch import CREATED, CREATING, FAILED, PAID, REFUSED, SENT, SKIPPED, WAITING, Batch, BatchBook, BatchRow
+from ...ledger.batch import (
+    CREATED,
+    CREATING,
+    FAILED,
+    NOT_SENT,
+    PAID,
+    REFUSED,
+    SENT,
+    SKIPPED,
+    WAITING,
+    Batch,
+    BatchBook,
+    BatchRow,
+)
 from ..export import service_state, spreadsheet_safe
 from .sheet import FIELDS
 
@@ -30,8 +46,10 @@ STATE_WORDS = {
     FAILED: "failed or cancelled",
     SKIPPED: "skipped: the row had problems",
 }
+# whether the row's link was e-mailed, as the results file says it (the latest try wins)
+EMAILED_WORDS = {SENT: "yes", NOT_SENT: "failed", None: "no"}
 RESULTS = ("result", "link_tx_ref", "service_reference", "service_state", "checkout_url",
-           "error", "email", "email_error")
+           "error", "emailed", "emailed_at", "email_error")
 PAGE = 1000
 
 
@@ -49,7 +67,8 @@ def columns(rows: Sequence[BatchRow]) -> list[str]:
 def cells(row: BatchRow, header: Sequence[str]) -> list[str]:
     """One row's cells as text, in the order of ``header`` (unguarded)."""
     record = row.record
-    email = {SENT: "sent", None: ""}.get(row.email_state, "failed")
+    emailed = EMAILED_WORDS.get(row.email_state, "failed")
+    at = row.email_at if emailed != "no" else None
     result = {
         "row": str(row.number),
         "result": STATE_WORDS.get(row.state, row.state),
@@ -58,8 +77,9 @@ def cells(row: BatchRow, header: Sequence[str]) -> list[str]:
         "service_state": service_state(record) if record else "",
         "checkout_url": (record.checkout_url or "") if record else "",
         "error": (record.error or "") if record else "",
-        "email": email,
-        "email_error": (row.email_error or "") if email == "failed" else "",
+        "emailed": emailed,
+        "emailed_at": at.astimezone(UTC).isoformat(timespec="seconds") if at else "",
+        "email_error": (row.email_error or "") if emailed == "failed" else "",
     }
     return [result[name] if name in result else row.values.get(name, "") for name in header]
 

@@ -9,9 +9,11 @@ sent twice), with pause, resume and cancel, and the service's 429s waited out by
 - A row's reference is its own or the batch's (``Batch.ref``); the batch's own are drawn at
   random, so "used before" from the service for one of them is looked up and taken as the
   row's (``create(..., ours=True)``).
-- A 429 the client does not wait out itself pauses every worker of the batch for the
-  service's Retry-After ("Paused by the service for N s"); the row is then sent again (a
-  resumed create, same reference).
+- Its calls are of the class BULK of the service's budget (``desk/budgets.py``): after
+  people's calls and codes on screen, never the last calls of a window. A 429 pauses the
+  budget, and so every worker ("Paused by the service for N s"); a 429 the client did not
+  wait out (a budget's limit of 429s in a row) pauses the batch the same way, and the row is
+  sent again (a resumed create, same reference).
 - ``cancel`` stops within a second: no new call starts, the calls under way finish (their
   answers are written), and it says how far the batch got.
 - The batch runs only while its profile and mode are the active ones: ``create`` sends with
@@ -37,6 +39,8 @@ from ...ledger import CREATING, LedgerError, LinkRecord
 from ...ledger.batch import ALL, WAITING, Batch, BatchBook, BatchFigures, BatchRow
 from ...reconcile import Progress
 from ...scheduler import Scheduler
+from ...service.budget import BudgetState
+from ...service.call_class import CallClass, calls_as
 from ...service.errors import (
     AuthenticationError,
     RateLimitedError,
@@ -44,6 +48,7 @@ from ...service.errors import (
     ServiceUnavailableError,
     ValidationError,
 )
+from ..budget_words import time_left
 from ..events import Hub
 from ..links import LinksController, LocalDuplicate
 from ..session import NoKeyError, Session
@@ -95,12 +100,24 @@ class BulkController:
         return run.under_way if run is not None and self.running(batch_id) else 0
 
     def service_pause(self, batch_id: int) -> int | None:
-        """Seconds left of a pause the service asked for (a 429), or None."""
+        """Seconds left of a pause the service asked for (a 429, to this batch or to any
+        call of its service's budget), or None."""
         run = self._runs.get(batch_id)
         if run is None or not self.running(batch_id):
             return None
-        left = run.resume_at - time.monotonic()
+        state = self._budget(run.batch)
+        left = max(run.resume_at - time.monotonic(), state.book.paused_for if state else 0.0)
         return max(1, round(left)) if left > 0 else None
+
+    def _budget(self, batch: Batch) -> BudgetState | None:
+        profile = self.session.settings.profile(batch.profile_id)
+        return self.session.budgets.state(profile) if profile is not None else None
+
+    def time_left(self, batch_id: int, rows: int) -> str:
+        """"about 2 h 50 min at the service's 60 calls a minute, shared with the counters":
+        ``rows`` creates at what the service's budget leaves the batch ("" without a limit)."""
+        run = self._runs.get(batch_id)
+        return time_left(rows, self._budget(run.batch)) if run is not None else ""
 
     def status(self, batch_id: int) -> str:
         """What the progress line says: "Paused by the service for 3 s", "Paused", why it
@@ -120,10 +137,16 @@ class BulkController:
     async def keep(self, file: str | Path, rows: list[BulkRow], policy: str, *,
                    name: str | None = None) -> tuple[Batch, bool]:
         """The checked ``rows`` of ``file`` as a batch of the active profile and mode, new or
-        joined (``keep.keep``), its references carrying this installation's id."""
+        joined (``keep.keep``), its references carrying this installation's id. A shared
+        ledger out of reach: refused (its LedgerError) before anything is written."""
+        self.session.refuse_while_down()
         profile, mode = self.session.active()
         return await keep(self.batches, profile, mode, file, rows, policy, name=name,
                           desk_id=self.session.installation_id)
+
+    def before(self, batch_id: int) -> BatchFigures | None:
+        """The batch as its latest run found it (what was made before), None before any."""
+        return run.before if (run := self._runs.get(batch_id)) is not None else None
 
     async def progress(self, batch_id: int) -> BatchFigures:
         return await self.batches.figures(batch_id)
@@ -141,7 +164,9 @@ class BulkController:
         """Run ``batch``'s waiting rows in a task of this controller (returns at once; the
         hub says ``batch_changed`` as it goes; ``wait`` awaits the end). Raises
         BatchRefused before any call: all or nothing with a row with problems, another
-        profile or mode active. Starting a running batch resumes it."""
+        profile or mode active; a shared ledger out of reach (its LedgerError). Starting a
+        running batch resumes it."""
+        self.session.refuse_while_down()
         if self.running(batch.id):
             self.resume(batch.id)
             return
@@ -150,7 +175,7 @@ class BulkController:
         if batch.policy == ALL and figures.skipped:
             raise BatchRefused(f"All or nothing: {figures.skipped} rows have problems; "
                                "nothing was sent")
-        run = Run(batch)
+        run = Run(batch, before=figures)
         run.go.set()
         self._runs[batch.id] = run
         run.task = self.tasks.spawn(self._run(run), f"batch {batch.id}")
@@ -171,9 +196,11 @@ class BulkController:
             self._changed(run)
 
     def resume(self, batch_id: int) -> None:
+        """Calls start again (BatchRefused, or a shared ledger out of reach: LedgerError)."""
         run = self._runs.get(batch_id)
         if run is not None and self.running(batch_id) and not run.cancelled:
             self._check_active(run.batch)
+            self.session.refuse_while_down()
             run.why_paused, run.unreachable = "", 0
             run.go.set()
             self._changed(run)
@@ -197,7 +224,9 @@ class BulkController:
     async def check_all_open(self, batch_id: int,
                              on_progress: Callable[[Progress], None] | None = None) -> Progress:
         """Check every open link of the batch with the service now (the Reconciler: a few at
-        a time, 429s waited out), a page of rows at a time (``open_links``)."""
+        a time, 429s waited out), a page of rows at a time (``open_links``). A shared ledger
+        out of reach: refused before any call."""
+        self.session.refuse_while_down()
         progress = await check_open(self.links, self.batches, batch_id, PAGE, on_progress)
         self.hub.batch_changed.emit(batch_id)
         self.session.report(f"Checked {progress.done} open links of the batch: "
@@ -275,6 +304,10 @@ class BulkController:
             await asyncio.sleep(min(left, 0.2))  # a cancel is seen within 0.2 s
 
     async def _worker(self, run: Run, queue: asyncio.Queue[BatchRow | None]) -> None:
+        with calls_as(CallClass.BULK):  # after people's calls and codes on screen
+            await self._rows(run, queue)
+
+    async def _rows(self, run: Run, queue: asyncio.Queue[BatchRow | None]) -> None:
         while (row := await queue.get()) is not None:
             while await self._ready(run):  # cancelled: the queue is drained, nothing sent
                 run.under_way += 1
@@ -377,7 +410,7 @@ class BulkController:
         self._changed(run)
 
     async def _report(self, run: Run, how: str) -> str:
-        return report(await self.batches.figures(run.batch.id), how)
+        return report(await self.batches.figures(run.batch.id), how, run.before)
 
     def _changed(self, run: Run) -> None:
         """``batch_changed`` now, or at most every ``EVERY`` s while rows keep changing."""

@@ -19,7 +19,9 @@ from decimal import Decimal
 from typing import Any
 
 from ...config.profiles import Profile
+from ...ledger import LedgerError
 from ...ledger.cards import AuditDraft, CardLedger, CardOperation, CardRecord, OperationDraft
+from ...service.call_class import CallClass, calls_as
 from ...service.errors import (
     AuthenticationError,
     NotFoundError,
@@ -28,13 +30,14 @@ from ...service.errors import (
     ServiceUnavailableError,
     ValidationError,
 )
-from ...service.models import VirtualCard
+from ...service.models import CardTransaction, VirtualCard
 from ...service.money import to_wire
 from ..session import Session
 from . import words
 from .settling import ProfileGone, Settling, card_of
 
-__all__ = ["CardsController", "ProfileGone", "os_user", "surely_not_done"]
+__all__ = ["CardsController", "NoTestCards", "ProfileGone", "StateRefused", "os_user",
+           "surely_not_done"]
 
 log = logging.getLogger("paydesk.cards")
 STATE_NUMBER = {"block": 2, "unblock": 1, "terminate": 0}
@@ -46,6 +49,22 @@ def os_user() -> str:
         return getpass.getuser()
     except Exception:  # noqa: BLE001 - no name in the environment or the user database
         return os.environ.get("USERNAME") or os.environ.get("USER") or "unknown"
+
+
+class StateRefused(ValidationError):
+    """Refused by PayDesk before anything is written or sent: the card, as the ledger
+    knows it, is already in the state asked for, or in one that allows nothing (the
+    family's server does not check a card's state: blocking a blocked card succeeds
+    there, so this check is PayDesk's own)."""
+
+
+class NoTestCards(ValidationError):
+    """The profile's service keeps no test cards (``Profile.test_cards``): in test mode
+    nothing is read or sent, so a test key never spends live money and no card is kept
+    twice in the ledger."""
+
+    def __init__(self) -> None:
+        super().__init__(words.NO_TEST_CARDS)
 
 
 def surely_not_done(error: ServiceError) -> bool:
@@ -82,6 +101,11 @@ class CardsController(Settling):
             raise ProfileGone(profile_id)
         return profile
 
+    @staticmethod
+    def _mode_has_cards(profile: Profile, mode: str) -> None:
+        if mode == "test" and not profile.test_cards:
+            raise NoTestCards()
+
     def _audit(self, profile: Profile, mode: str, action: str, result: str, *,
                card_hash: str | None = None, masked: str = "", amount: Decimal | None = None,
                currency: str | None = None, detail: str = "") -> AuditDraft:
@@ -104,7 +128,15 @@ class CardsController(Settling):
 
     async def refresh(self, profile: Profile, mode: str) -> list[str]:
         """The service's whole list, stored as the cache the tab opens with. Cards it no
-        longer lists (the family drops terminated ones) are read one by one."""
+        longer lists (the family drops terminated ones) are read one by one. A shared ledger
+        out of reach: refused before the service is asked (nothing could be stored). A
+        person's look-up, unless its caller said otherwise."""
+        self.session.refuse_while_down()
+        self._mode_has_cards(profile, mode)
+        with calls_as(CallClass.PERSON_LOOKUP, unless_said=True):
+            return await self._refresh(profile, mode)
+
+    async def _refresh(self, profile: Profile, mode: str) -> list[str]:
         async with self.session.lease(profile, mode) as client:
             cards = await client.cards()
         gone = await self.ledger.store_cards(profile.id, mode, cards)
@@ -123,10 +155,26 @@ class CardsController(Settling):
 
     async def load_card(self, profile: Profile, mode: str, card_hash: str, *,
                         transactions: bool = True) -> CardRecord:
-        """One card and (by default) its transactions, from the service into the ledger."""
+        """One card and (by default) its transactions, from the service into the ledger (a
+        person's look-up, unless its caller said otherwise). A card the service no longer
+        has raises NotFoundError, its transactions stored first: the family's server deletes
+        a terminated card and keeps its transactions. A shared ledger out of reach: refused
+        before the service is asked."""
+        self.session.refuse_while_down()
+        self._mode_has_cards(profile, mode)
         async with self.session.lease(profile, mode) as client:
-            card = await client.card(card_hash)
-            txs = await client.card_transactions(card_hash) if transactions else None
+            with calls_as(CallClass.PERSON_LOOKUP, unless_said=True):
+                try:
+                    card = await client.card(card_hash)
+                except NotFoundError:
+                    if transactions:
+                        try:
+                            kept = await client.card_transactions(card_hash)
+                        except ServiceError:  # (the document's service forgets them with it)
+                            kept = []
+                        await self._transactions_of_gone(profile, mode, card_hash, kept)
+                    raise
+                txs = await client.card_transactions(card_hash) if transactions else None
         record = await self.ledger.store_card(profile.id, mode, card)
         if txs is not None:
             await self.ledger.store_transactions(profile.id, mode, card_hash, txs)
@@ -135,13 +183,25 @@ class CardsController(Settling):
         self.hub.card_changed.emit(record)
         return record
 
+    async def _transactions_of_gone(self, profile: Profile, mode: str, card_hash: str,
+                                    txs: list[CardTransaction]) -> None:
+        record = await self.ledger.card(profile.id, mode, card_hash)
+        if record is None or not txs:
+            return  # never a card of this wallet, or nothing to keep
+        await self.ledger.store_transactions(profile.id, mode, card_hash, txs)
+        await self._claim(profile.id, mode, card_hash)
+        self.hub.card_transactions_changed.emit(record)
+
     async def reveal(self, record: CardRecord, action: str = "reveal") -> VirtualCard:
         """The card as the service gives it, with its full number and security code, for
-        the view to show or copy (and forget). Only ``action`` is audited, never the number."""
+        the view to show or copy (and forget). Only ``action`` is audited, never the number.
+        A shared ledger out of reach: refused before the service is asked (it is audited)."""
         profile = self._profile(record.profile_id)
+        self.session.refuse_while_down()
         try:
             async with self.session.lease(profile, record.mode) as client:
-                card = await client.card(record.card_hash)
+                with calls_as(CallClass.PERSON_LOOKUP):
+                    card = await client.card(record.card_hash)
         except ServiceError as error:
             await self.note(record, action, "failed", error.message)
             raise
@@ -162,7 +222,11 @@ class CardsController(Settling):
     async def create(self, profile: Profile, mode: str, amount: Decimal, currency: str,
                      callback_url: str | None, *, first_name: str | None = None,
                      last_name: str | None = None) -> CardOperation:
-        """Issue a card; the cardholder's name goes with it (the family's server requires it)."""
+        """Issue a card; the cardholder's name goes with it (the family's server requires it).
+        Its events go to ``callback_url``, else to the profile's default callback URL (as a
+        link's do), else to ``words.NO_CARD_NOTIFICATIONS``: the family's server requires one."""
+        callback_url = (callback_url or "").strip() or profile.callback_url.strip() \
+            or words.NO_CARD_NOTIFICATIONS
         draft = OperationDraft(profile.id, mode, "create", None, amount=amount,
                                currency=currency, callback_url=callback_url)
         return await self._operate(profile, draft, lambda c: c.create_card(
@@ -191,6 +255,11 @@ class CardsController(Settling):
     async def _card_operation(self, record: CardRecord, kind: str, amount: Decimal | None,
                               call: Callable[[Any], Awaitable[Any]]) -> CardOperation:
         profile = self._profile(record.profile_id)
+        if kind in STATE_NUMBER:  # as the ledger knows it now (another window may have acted)
+            current = await self.ledger.card(*record.key)
+            problem = words.state_refusal(kind, (current or record).state)
+            if problem:
+                raise StateRefused(problem)
         draft = OperationDraft(profile.id, record.mode, kind, record.card_hash, record.masked,
                                amount, words.currency_of(profile, record.currency_code))
         return await self._operate(profile, draft, call)
@@ -202,13 +271,15 @@ class CardsController(Settling):
         operation's state (done, not-done, or still lost and being settled)."""
         audit = self._audit(profile, draft.mode, draft.kind, "sent", card_hash=draft.card_hash,
                             masked=draft.masked, amount=draft.amount, currency=draft.currency)
+        self._mode_has_cards(profile, draft.mode)
         if draft.amount is not None:
             to_wire(draft.amount)  # MoneyError before anything is written or sent
         self.session.refuse_while_down()  # a shared ledger out of reach: nothing is sent
         async with self.session.lease(profile, draft.mode) as client:
             op = self._emit_op(await self.ledger.begin_operation(draft, audit))
             try:
-                answer = await call(client)
+                with calls_as(CallClass.PERSON_CREATE):  # a person confirmed it: served first
+                    answer = await call(client)
             except asyncio.CancelledError:
                 # whoever waited has gone; the request may still be on its way to the service
                 self.settle_in_background(op, in_flight=True)
@@ -235,7 +306,8 @@ class CardsController(Settling):
             op.id, why, self._op_audit(op, "answer lost", why)))
         self.session.report(f"Card {draft.kind}: {why}. PayDesk is checking with "
                             "the service whether it happened; nothing is sent again.")
-        return await self.settle_now(op)
+        with calls_as(CallClass.PERSON_LOOKUP):  # the person waits for this reading back
+            return await self.settle_now(op)
 
     async def _done(self, profile: Profile, op: CardOperation, answer: Any) -> CardOperation:
         card_hash, masked = op.card_hash, None
@@ -272,3 +344,5 @@ class CardsController(Settling):
             await self.load_card(profile, op.mode, card_of(op))
         except ServiceError as error:
             log.info("card %s could not be read after %s: %s", op.masked, op.kind, error.message)
+        except LedgerError as error:  # a shared ledger gone meanwhile: read at its next change
+            log.info("card %s could not be read after %s: %s", op.masked, op.kind, error)

@@ -8,7 +8,9 @@ another operation. Once PayDesk has seen how the service words its own funds or
 withdrawals (the descriptions of transactions it answered done), only a transaction with
 such words counts: a card purchase of the same amount is not a withdrawal. Operations claim
 transactions oldest first, so each transaction shows at most one operation and none is
-counted twice.
+counted twice. A service that writes no transaction for a fund or withdrawal (the
+family's: only purchases) is read by the balance: one PayDesk read before the operation was
+written that has since moved by exactly its amount shows it done.
 
 Where it cannot tell (nothing learned yet, and a same-amount debit from elsewhere), it
 leans to "done": then nothing is sent twice, and the card's balance shows the truth.
@@ -18,8 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import timedelta
+from decimal import Decimal
 
-from ...ledger.cards import CardOperation, CardTxRecord
+from ...ledger.cards import CardOperation, CardRecord, CardTxRecord
 from ...service.models import DEFAULT_CARD_CURRENCIES, CardState, VirtualCard
 
 # how far the service's clock may be behind ours
@@ -64,12 +67,16 @@ def created_card(op: CardOperation, cards: Sequence[VirtualCard],
     """The card a lost create made, if the service lists one: same amount and currency,
     created no earlier than a little before the intent, and not the result of another
     create."""
-    candidates = [c for c in cards
-                  if c.card_hash not in claimed and c.amount == op.amount
+    candidates = [c for c in cards  # (the family's card says only its balance: a new one's)
+                  if c.card_hash not in claimed and _issued(c) == op.amount
                   and _same_currency(c, op.currency)
                   and (c.created_at is None or c.created_at >= op.started_at - CLOCK_SKEW)]
     candidates.sort(key=lambda c: (c.created_at is None, c.created_at, c.card_hash))
     return candidates[0] if candidates else None
+
+
+def _issued(card: VirtualCard) -> Decimal | None:
+    return card.amount if card.amount is not None else card.balance
 
 
 def _same_currency(card: VirtualCard, currency: str | None) -> bool:
@@ -80,6 +87,22 @@ def _same_currency(card: VirtualCard, currency: str | None) -> bool:
         return card.currency == currency
     known = DEFAULT_CARD_CURRENCIES.get(card.currency_code or "")
     return known is None or known == currency
+
+
+def balance_moved(op: CardOperation, before: CardRecord | None, card: VirtualCard,
+                  transactions: Sequence[CardTxRecord]) -> bool:
+    """A fund or withdrawal that no transaction shows (the family's card transactions come
+    only from purchases): done when the card's balance, as PayDesk last read it before the
+    operation was written, has moved by exactly its amount, and nothing else moved it (no
+    transaction first seen since the operation was written: a purchase meanwhile leaves it
+    undecided by the balance)."""
+    if (before is None or before.balance is None or card.balance is None or op.amount is None
+            or before.seen_at >= op.started_at):
+        return False  # not known from before the operation: a transaction must show it
+    if any(t.first_seen >= op.started_at for t in transactions):
+        return False  # something else moved it meanwhile (or before it, seen only now)
+    change = op.amount if op.kind == "fund" else -op.amount
+    return card.balance - before.balance == change
 
 
 def state_reached(op: CardOperation, card: VirtualCard | None) -> bool:

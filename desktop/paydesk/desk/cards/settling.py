@@ -11,13 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 from ...ledger.cards import CardOperation, mask
 from ...ledger.owner import gone as owner_gone
+from ...service.call_class import CallClass, calls_as
 from ...service.errors import NotFoundError, ServiceError
 from ...service.models import VirtualCard
 from . import evidence
 
 if TYPE_CHECKING:
     from ...config.profiles import Profile
-    from ...ledger.cards import AuditDraft, CardLedger
+    from ...ledger.cards import AuditDraft, CardLedger, CardRecord
     from ..events import Hub
     from ..session import Session
     from ..tasks import TaskSet
@@ -75,8 +76,10 @@ class Settling:
             for op_id, tx_id in found.items():
                 await self.ledger.attach_evidence(op_id, tx_id)
 
-    async def _look(self, profile: Profile, op: CardOperation) -> tuple[bool, str, Any]:
-        """Read the card (or the list) back once: (happened, what was found, evidence)."""
+    async def _look(self, profile: Profile, op: CardOperation,
+                    before: CardRecord | None = None) -> tuple[bool, str, Any]:
+        """Read the card (or the list) back once: (happened, what was found, evidence).
+        ``before``: the card as the ledger knew it before this settling read it."""
         if op.kind == "create":
             async with self.session.lease(profile, op.mode) as client:
                 cards = await client.cards()
@@ -113,6 +116,10 @@ class Settling:
         word = "credit" if op.kind == "fund" else "debit"
         if op.id in found:
             return True, f"The card shows the {word} (balance {card.balance})", found[op.id]
+        if evidence.balance_moved(op, before, card, stored):  # the family's: no transaction for it
+            assert before is not None  # (balance_moved says so)
+            return True, (f"The card's balance moved by its amount ({before.balance} before, "
+                          f"{card.balance} now); the service lists no {word} for it"), None
         return False, f"The card shows no such {word} (balance {card.balance})", None
 
     async def settle_now(self, op: CardOperation) -> CardOperation:
@@ -129,8 +136,10 @@ class Settling:
         """Decide a lost (or interrupted) operation by reading the card back. Raises
         ServiceError when the service cannot be read (nothing is decided then)."""
         profile = self._profile(op.profile_id)
+        before = await self.ledger.card(profile.id, op.mode, op.card_hash) \
+            if op.card_hash else None  # its balance before this reading stores a new one
         for look in range(2):
-            happened, why, proof = await self._look(profile, op)
+            happened, why, proof = await self._look(profile, op, before)
             if happened or look:
                 break
             await asyncio.sleep(self.second_look)  # it may still be on its way
@@ -166,6 +175,10 @@ class Settling:
         task.add_done_callback(lambda _t: self._settling.pop(op.id, None))
 
     async def _settle_until_known(self, op: CardOperation, in_flight: bool) -> None:
+        with calls_as(CallClass.BACKGROUND):  # nobody waits for it: after people's calls
+            await self._until_known(op, in_flight)
+
+    async def _until_known(self, op: CardOperation, in_flight: bool) -> None:
         age = (datetime.now(UTC) - op.started_at).total_seconds()
         if in_flight and age < self.in_flight:
             await asyncio.sleep(self.in_flight - age)

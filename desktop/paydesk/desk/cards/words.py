@@ -12,6 +12,11 @@ from ...config.profiles import Profile
 from ...ledger.cards import CardOperation, CardRecord
 from ...service.money import format_amount
 
+# Where a card's events go when neither the person nor the profile names a place (the
+# family's servers refuse a card without a callback_url): a name under ``.invalid``, which
+# never resolves (RFC 6761), so nothing is ever delivered and no one else hears of the card
+NO_CARD_NOTIFICATIONS = "https://paydesk.invalid/no-card-notifications"
+
 
 class Badge(NamedTuple):
     words: str
@@ -28,11 +33,41 @@ DONE = {"create": "Card created.", "fund": "Card funded.", "withdraw": "Withdraw
         "block": "Card blocked.", "unblock": "Card unblocked.", "terminate": "Card terminated."}
 
 
+# a card whose state the service has not said (the family's create answers none, and
+# reading it back failed): its buttons wait until it is read
+NOT_READ = "Not read yet"
+NOT_READ_HINT = ("The service has not said this card's state yet: Refresh card reads it "
+                 "(until then it cannot be funded, blocked or terminated here).")
+NO_FEE = "the fee is not given by this service"
+# a card the service no longer has (the family's deletes a terminated card, not its
+# transactions)
+GONE = ("The service no longer has this card (a terminated card is deleted there): shown as "
+        "PayDesk last read it, with the transactions the service still lists for it.")
+# a service whose cards are not split by mode (config.profiles.Profile.test_cards)
+NO_TEST_CARDS = ("This service keeps no test cards: its cards are not split by mode. A card "
+                 "made with the test key would be a real card, paid from your live balance, "
+                 "and both keys list the same cards. Switch to live mode to see and use them.")
+
+
 def badge(state: int | None) -> Badge:
     """Active, Blocked, Terminated; any other number as the service said it."""
     if state in STATES:
         return STATES[state]
-    return Badge("state unknown" if state is None else f"state {state}", "#5c6675")
+    return Badge(NOT_READ if state is None else f"state {state}", "#5c6675")
+
+
+def state_refusal(kind: str, state: int | None) -> str | None:
+    """Why block, unblock or terminate is not sent to a card in ``state`` (as the ledger
+    knows it), or None when it may be."""
+    if state == 0:
+        return "The card is terminated: nothing more can be done with it"
+    if state is None:
+        return "The card's state is not known yet: Refresh card reads it first"
+    if kind == "block" and state == 2:
+        return "The card is already blocked"
+    if kind == "unblock" and state != 2:
+        return "The card is not blocked"
+    return None
 
 
 def currency_of(profile: Profile | None, code: str | None) -> str | None:
@@ -62,6 +97,38 @@ def money(profile: Profile | None, code: str | None, amount: Decimal | None) -> 
 
 def card_money(profile: Profile | None, record: CardRecord, amount: Decimal | None) -> str:
     return money(profile, record.currency_code, amount)
+
+
+def issued(profile: Profile | None, record: CardRecord) -> str:
+    """What the card was issued with, its fee and what was paid in all, as far as the
+    service says: the family's card hides its fee (and says what it was issued with only
+    in the create's answer)."""
+    amount = card_money(profile, record, record.amount) if record.amount is not None \
+        else "not given by this service"
+    paid = card_money(profile, record, record.paid)
+    if record.charge is not None:
+        return f"{amount} (fee {card_money(profile, record, record.charge)}, paid {paid})"
+    if record.paid is not None:
+        return f"{amount} (paid {paid} in all; {NO_FEE})"
+    return amount
+
+
+def created(profile: Profile | None, record: CardRecord) -> str:
+    """What the dialog says of a card just created: its number, amount, fee and total."""
+    text = f"Card created: {record.masked}, {card_money(profile, record, record.amount)}."
+    paid = card_money(profile, record, record.paid)
+    if record.charge is not None:
+        return f"{text} Fee {card_money(profile, record, record.charge)}; total paid {paid}."
+    if record.paid is not None:
+        return f"{text} Total paid {paid}; {NO_FEE}."
+    return f"{text} The service did not say its fee or the total paid."
+
+
+def callback(url: str | None) -> str:
+    """The card's notification URL as the page shows it."""
+    if url == NO_CARD_NOTIFICATIONS:
+        return f"none given: PayDesk gave the service {url}, which receives nothing"
+    return url or "—"
 
 
 def expiry(record: CardRecord, today: date | None = None) -> tuple[str, bool]:

@@ -151,12 +151,12 @@ class PostgresBatchBook(BatchBook):
         where, args = rows_where(batch_id, after, tuple(states), "%s")
         found = await self._engine.read(lambda conn: conn.execute(
             f"{_ROWS} WHERE {where} ORDER BY r.number LIMIT {int(limit)}", args).fetchall())
-        return [row_of(r, record) for r in found]
+        return [row_of(r, record, _utc) for r in found]
 
     async def row(self, batch_id: int, number: int) -> BatchRow | None:
         found = await self._engine.read(lambda conn: conn.execute(
             f"{_ROWS} WHERE r.batch_id = %s AND r.number = %s", (batch_id, number)).fetchone())
-        return None if found is None else row_of(found, record)
+        return None if found is None else row_of(found, record, _utc)
 
     async def figures(self, batch_id: int) -> BatchFigures:
         found = await self._engine.read(lambda conn: conn.execute(

@@ -9,7 +9,9 @@ a ProactorEventLoop, which psycopg's async connections refuse).
 - A lost server (refused, cut, silent past the TCP keepalives, a pool that gives no
   connection) raises ``LedgerUnreachable`` and marks the engine down (``on_reachable(False)``,
   once, on the loop); the next job that reaches it marks it up again. While down, each job
-  first tries one connection of its own (fails fast) before it rebuilds the pool.
+  first tries one connection of its own (fails fast) before it rebuilds the pool, and the
+  engine itself asks again every few seconds (``PROBE_FIRST`` doubling to ``PROBE_MOST``), so
+  that its return is heard within seconds even when nothing else asks.
 - The password is given apart from the URL and never appears in an exception's text: the
   pool is built from keyword arguments, and what psycopg says about a connection is cleaned.
 """
@@ -30,6 +32,7 @@ from psycopg.rows import DictRow, dict_row
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from ..engine import LedgerClosed, LedgerError
+from .refusal import UNREACHABLE, LedgerRefused, classify
 from .schema import KNOWN, migrate
 
 log = logging.getLogger("paydesk.ledger.postgres")
@@ -47,8 +50,7 @@ CONNECTION = {
     "options": "-c idle_in_transaction_session_timeout=10s -c tcp_keepalives_idle=5"
                " -c tcp_keepalives_interval=2 -c tcp_keepalives_count=3",
 }
-# a server that answered but will not take this desk now, or for a while: not "refused"
-_TRANSIENT = ("starting up", "shutting down", "recovery", "too many", "connection slots")
+PROBE_FIRST, PROBE_MOST = 1.0, 5.0  # s: a server out of reach is asked again this often
 
 
 class LedgerUnreachable(LedgerError):
@@ -144,8 +146,11 @@ class PgEngine:
         self._closing = False  # no new jobs; the queued writes still run
         self._closed = False  # the queued writes ran: no pool any more
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._probing: asyncio.Task[None] | None = None  # while down: asking again (_probe)
         self._writer = concurrent.futures.ThreadPoolExecutor(1, "ledger-pg-writer")
         self._reader = concurrent.futures.ThreadPoolExecutor(self._readers, "ledger-pg-reader")
+        # the call budget's statements (``budget.py``): never queued behind writes or reads
+        self._quick = concurrent.futures.ThreadPoolExecutor(1, "ledger-pg-budget")
 
     # -- what other parts need --------------------------------------------------------
 
@@ -191,21 +196,51 @@ class PgEngine:
                 pass
 
     def _tell(self, reachable: bool) -> None:
+        if not reachable:
+            self._probe_later()
         try:
             self.on_reachable(reachable)
         except Exception:  # a listener's problem is not the ledger's
             log.exception("reachability listener failed")
 
+    def _probe_later(self) -> None:
+        """On the loop, once the engine is down: ``_probe`` until it answers again."""
+        if self._closing or (self._probing is not None and not self._probing.done()):
+            return
+        try:
+            self._probing = asyncio.get_running_loop().create_task(self._probe(),
+                                                                    name="shared ledger probe")
+        except RuntimeError:  # no loop runs here: the next job finds out
+            self._probing = None
+
+    async def _probe(self) -> None:
+        """While the server is out of reach: a round trip now and then, so that the moment
+        it answers every listener hears it (``mark_reachable(True)``, by the job itself).
+        Never ends on an error; ends when it answers or the engine closes."""
+        delay = PROBE_FIRST
+        while not self.reachable and not self._closing:
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, PROBE_MOST)
+            if self.reachable or self._closing:
+                return
+            try:
+                await asyncio.shield(self._submit(
+                    self._reader, lambda: self._run(_nothing, write=False)))
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # noqa: BLE001 - still out of reach: again later
+                log.debug("the shared ledger does not answer yet: %s", type(error).__name__)
+
     # -- connections (on the engine's threads) ----------------------------------------
 
     def _unreachable(self, exc: BaseException, pool: ConnectionPool[Conn] | None) -> LedgerError:
-        """What a failed job raises: LedgerUnreachable (and the engine marked down) for a
-        lost server, a LedgerError saying why for a server that refused this desk."""
+        """What a failed job raises: LedgerUnreachable (and the engine marked down) when
+        nothing answers, LedgerRefused saying why when the server refused this desk."""
         text = self._clean(str(exc))
-        if isinstance(exc, psycopg.OperationalError) and "FATAL:" in text and not any(
-                word in text for word in _TRANSIENT):
-            return LedgerError(f"The shared ledger refused this desk: {text.strip()}")
+        refusal = classify(text, self._params, getattr(exc, "sqlstate", None))
         log.warning("shared ledger: %s", text.strip() or type(exc).__name__)
+        if refusal.kind != UNREACHABLE:
+            return LedgerRefused(refusal)
         with self._lock:
             if pool is not None and self._pool is pool:
                 self._pool = None  # a fresh one once the server answers again
@@ -231,7 +266,7 @@ class PgEngine:
             if self._pool is None and not self._closed:
                 pool = ConnectionPool(
                     kwargs={**self._params, "autocommit": True, "row_factory": dict_row},
-                    min_size=1, max_size=self._readers + 1, open=False,
+                    min_size=1, max_size=self._readers + 2, open=False,
                     check=self._check, configure=self._configure,
                     name="paydesk-ledger", timeout=self.wait, max_idle=300)
                 pool.open(wait=False)
@@ -358,15 +393,34 @@ class PgEngine:
             cancellable.cancel()
             raise
 
+    async def quick(self, fn: Callable[[Conn], T]) -> T:
+        """Run ``fn(conn)`` (autocommit: one statement is one transaction) on a thread of its
+        own, never queued behind the ledger's writes and reads: the call budget's round trip,
+        which a person's create may wait for. If the caller is cancelled, it still runs
+        (what it took is told later). Raises SchemaTooNew on a newer PayDesk's ledger."""
+        if self._closing:
+            raise LedgerClosed("The ledger is closed")
+        if self.read_only:
+            raise SchemaTooNew()
+        future = self._submit(self._quick, lambda: self._run(fn, write=False))
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            future.add_done_callback(_consume)
+            raise
+
     async def close(self) -> None:
         """Finish every queued write (connecting, and migrating, for them if the engine had
         not yet), then close the pool."""
         if self._closing:
             return
         self._closing = True
+        if self._probing is not None:
+            self._probing.cancel()
 
         def shut() -> None:
             self._writer.shutdown(wait=True)  # the writes queued before close() land
+            self._quick.shutdown(wait=True)
             self._reader.shutdown(wait=True, cancel_futures=True)
             with self._lock:
                 self._closed = True

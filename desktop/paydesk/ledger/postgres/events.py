@@ -8,7 +8,8 @@ list refreshed), "card_tx" (card hash), "operation" (str(op id)), "audit", "merc
 "inbox" (str(entry id): a notification received or decided), "sale" (tx_ref: a counter's
 sale added, voided or decided), "shift" (str(shift id): a counter's shift opened or closed),
 "batch" (str(batch id): a batch of bulk links added, its rows added or corrected, an e-mail
-noted).
+noted), "refused" (the peer: a refused request traced, or counted in a new counter row; a
+count that goes up is no event).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from psycopg import Connection
 
 CHANNEL = "paydesk_events"
 KINDS = ("link", "sequence", "card", "cards", "card_tx", "operation", "audit", "merchant",
-         "lease", "import", "inbox", "sale", "shift", "batch")
+         "lease", "import", "inbox", "sale", "shift", "batch", "refused")
 
 _EMIT = """WITH made AS (
     INSERT INTO events (desk, kind, profile_id, mode, key) VALUES (%s, %s, %s, %s, %s)

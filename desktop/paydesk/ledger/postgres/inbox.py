@@ -16,8 +16,21 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..engine import LedgerError
-from ..inbox import BAD_SIGNATURE, DUPLICATE, PENDING, Inbox, InboxEntry, InboxQuery, body_hash
+from ..inbox import (
+    BAD_SIGNATURE,
+    DUPLICATE,
+    PENDING,
+    REFUSED_HEAD,
+    Inbox,
+    InboxEntry,
+    InboxQuery,
+    Refusal,
+    RefusedGroup,
+    body_hash,
+)
 from ..inbox_sql import check_decision, conditions, headers_json
+from ..refused_sql import COLUMNS as REFUSED_COLUMNS
+from ..refused_sql import GROUPS, counted_by, group, refusal
 from . import events
 from .engine import PgEngine
 from .search import Conn, Row, aware
@@ -71,7 +84,7 @@ class PostgresInbox(Inbox):
         return None if row is None else int(row["id"])
 
     async def receive(self, body: bytes, headers: Mapping[str, str], remote: str, *,
-                      verified: bool, profile_id: str | None = None, mode: str | None = None,
+                      profile_id: str | None = None, mode: str | None = None,
                       tx_ref: str | None = None, event: str | None = None,
                       ) -> tuple[InboxEntry, bool]:
         body = bytes(body)
@@ -83,8 +96,6 @@ class PostgresInbox(Inbox):
         def write(conn: Conn) -> tuple[InboxEntry, bool]:
             made: int | None = None
             original = False
-            if not verified:
-                made = self._insert(conn, (*common, BAD_SIGNATURE, *said, None, None, True))
             while made is None:
                 made = self._insert(conn, (*common, PENDING, *said, 1, None, False))
                 if made is not None:
@@ -160,6 +171,59 @@ class PostgresInbox(Inbox):
             f"SELECT received_at FROM inbox WHERE {where} ORDER BY id DESC LIMIT 1",
             args).fetchone())
         return None if row is None else _utc(row["received_at"])
+
+    # -- refused requests: traced or counted, never kept whole ----------------------------
+
+    async def refuse(self, body: bytes, remote: str, *,
+                     reason: str = BAD_SIGNATURE) -> Refusal:
+        body = bytes(body)
+        digest, head, size = body_hash(body), body[:REFUSED_HEAD], len(body)
+
+        def write(conn: Conn) -> Refusal:
+            # the server's clock, as every other time of the shared ledger
+            row = conn.execute("SELECT date_trunc('minute', now()) AS minute").fetchone()
+            minute = row["minute"] if row else None
+            counts = conn.execute(
+                "SELECT count(*) FILTER (WHERE remote = %s) AS by_peer, count(*) AS by_all"
+                " FROM refused WHERE minute = %s AND counter IS NULL",
+                (remote, minute)).fetchone()
+            counter = counted_by(remote, int(counts["by_peer"]), int(counts["by_all"])) \
+                if counts else None
+            if counter is None:
+                made = conn.execute(
+                    "INSERT INTO refused (minute, remote, reason, size, body_hash, head)"
+                    f" VALUES (%s, %s, %s, %s, %s, %s) RETURNING {REFUSED_COLUMNS}",
+                    (minute, remote, reason, size, digest, head)).fetchone()
+            else:
+                made = conn.execute(
+                    "INSERT INTO refused (minute, remote, reason, size, counter)"
+                    " VALUES (%s, %s, %s, %s, 1) ON CONFLICT (remote, minute, counter)"
+                    " DO UPDATE SET count = refused.count + 1, size = refused.size + excluded.size,"
+                    f" last_at = excluded.last_at RETURNING {REFUSED_COLUMNS}",
+                    (minute, counter, reason, size)).fetchone()
+            assert made is not None
+            trace = refusal(made, _utc)
+            if trace.news:  # the other desks hear of a trace, not of each one counted
+                events.emit(conn, self._engine.desk, "refused", key=trace.remote)
+            return trace
+
+        return await self._engine.write(write)
+
+    async def refused_page(self, before: int | None = None, limit: int = 100) -> list[Refusal]:
+        where, args = ("id < %s", [before]) if before is not None else ("TRUE", [])
+        rows = await self._engine.read(lambda conn: conn.execute(
+            f"SELECT {REFUSED_COLUMNS} FROM refused WHERE {where} ORDER BY id DESC"
+            f" LIMIT {int(limit)}", args).fetchall())
+        return [refusal(r, _utc) for r in rows]
+
+    async def refused_groups(self, since: datetime, limit: int = 20) -> list[RefusedGroup]:
+        rows = await self._engine.read(lambda conn: conn.execute(
+            GROUPS.format(mark="%s", limit=int(limit)), (aware(since),)).fetchall())
+        return [group(r, _utc) for r in rows]
+
+    async def prune_refused(self, before: datetime) -> int:
+        return await self._engine.write(lambda conn: conn.execute(
+            "DELETE FROM refused WHERE last_at < %s", (aware(before),)).rowcount)
 
 
 __all__ = ["PostgresInbox"]

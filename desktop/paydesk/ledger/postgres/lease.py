@@ -78,6 +78,7 @@ ON CONFLICT (shop) DO UPDATE SET
 WHERE l.holder IS NULL OR l.holder = excluded.holder OR l.expires_at IS NULL
    OR l.expires_at <= now() OR l.priority < excluded.priority
 RETURNING (SELECT holder FROM poller_lease WHERE shop = %(shop)s) AS before,
+          (SELECT holder_name FROM poller_lease WHERE shop = %(shop)s) AS before_name,
           holder, holder_name, epoch, expires_at, priority
 """
 
@@ -85,7 +86,8 @@ RETURNING (SELECT holder FROM poller_lease WHERE shop = %(shop)s) AS before,
 def take_or_renew(conn: Connection[Any], me: str, name: str, ttl: float,
                   priority: int = DESK) -> LeaseState:
     """One transaction: take the lease (free, expired, or held at a lower ``priority``),
-    renew it (mine), or read who holds it. A new holder is announced with a "lease" event.
+    renew it (mine), or read who holds it. A new holder (or the holder's new name) is
+    announced with a "lease" event.
 
     A holder's fenced write still under way (its share lock) makes the take wait at most
     ``lock_timeout``: then the lease is not this desk's this round (the keeper asks again;
@@ -103,6 +105,8 @@ def take_or_renew(conn: Connection[Any], me: str, name: str, ttl: float,
         if row["before"] != me:
             emit(conn, me, "lease", key=str(row["epoch"]))
             log.info("this desk checks payments now (lease epoch %s)", row["epoch"])
+        elif row["before_name"] != name:  # renamed: the other desks' status bars say it now
+            emit(conn, me, "lease", key=str(row["epoch"]))
         return LeaseState(me, row["holder_name"], int(row["epoch"]), row["expires_at"], True,
                           int(row["priority"]))
     return read_lease(conn, me)
@@ -139,7 +143,8 @@ class LeaseEngine(Protocol):
 
 class LeaseKeeper:
     """Takes and renews the lease for ``engine.desk`` (shown to others as ``name``) while it
-    runs; ``on_change(state)`` hears every change of holder or epoch (on the loop).
+    runs; ``on_change(state)`` hears every change of holder, epoch or holder's name (on the
+    loop).
     ``priority``: ``DESK``, or ``RECEIVER`` (takes the lease from a desk holding it)."""
 
     def __init__(self, engine: LeaseEngine, name: str, *, ttl: float = 10.0,
@@ -203,7 +208,8 @@ class LeaseKeeper:
     def _set(self, state: LeaseState) -> None:
         before = self.state
         self.state = state
-        if (before.holder, before.epoch, before.mine) != (state.holder, state.epoch, state.mine):
+        if (before.holder, before.epoch, before.mine, before.holder_name) != (
+                state.holder, state.epoch, state.mine, state.holder_name):
             if self.on_change is not None:
                 try:
                     self.on_change(state)

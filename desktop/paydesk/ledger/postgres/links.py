@@ -22,9 +22,11 @@ from typing import Any
 from ...service.models import PaymentLink, PaymentRequest, Transaction
 from ..amounts import to_minor
 from ..engine import LedgerError
+from ..fold import fold
 from ..query import Cursor, LinkQuery, Page
 from ..records import CREATING, PENDING, REJECTED, LinkRecord, may_follow, state_of
 from ..repository import DuplicateReference, Fence, Ledger
+from ..search import like
 from ..summary import DaySummary
 from . import events, lists
 from .engine import PgEngine
@@ -352,10 +354,9 @@ class PostgresLedger(Ledger):
     async def by_reference(self, profile_id: str, reference: str) -> LinkRecord | None:
         def find(conn: Conn) -> LinkRecord | None:
             # the trigram index finds the few rows holding it; the reference itself decides
-            escaped = reference.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
             row = conn.execute(f"SELECT {SELECT}, links.raw FROM links WHERE profile_id = %s"
-                               " AND search_text LIKE %s AND reference = %s LIMIT 1",
-                               (profile_id, f"%{escaped}%", reference)).fetchone()
+                               " AND search_folded LIKE %s AND reference = %s LIMIT 1",
+                               (profile_id, like(fold(reference)), reference)).fetchone()
             return record(row, row["raw"]) if row else None
 
         return await self._engine.read(find)

@@ -21,7 +21,17 @@ from psycopg import Connection
 
 from ..records import FINAL, ORIGINS, STATES
 from ..schema import SORT_INDEXES
-from . import batch_schema, card_schema, counter_schema, inbox_schema
+from . import (
+    batch_schema,
+    budget_schema,
+    card_schema,
+    counter_schema,
+    desks,
+    inbox_schema,
+    refused_schema,
+    search_schema,
+)
+from .search_schema import SEARCH_TEXT
 
 LOCK = 0x7061_7964_6573_6B  # pg_advisory_lock key of migrations ("paydesk")
 
@@ -29,12 +39,6 @@ LOCK = 0x7061_7964_6573_6B  # pg_advisory_lock key of migrations ("paydesk")
 def _quoted(values: Iterable[str]) -> str:
     return ", ".join(f"'{v}'" for v in values)
 
-
-# the reference, the service's reference, the e-mail and the name, unit separators between
-# them so no match spans two (as SQLite's links.search_text); searched with ILIKE through
-# the trigram index links_search
-SEARCH_TEXT = ("tx_ref || chr(31) || COALESCE(reference, '') || chr(31) || email"
-               " || chr(31) || first_name || ' ' || last_name")
 
 V1 = f"""
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
@@ -78,7 +82,8 @@ CREATE INDEX links_open ON links (profile_id, mode, created_at)
     WHERE state NOT IN ({_quoted(FINAL)});
 -- paid records by when they were paid, re-read for refunds and reversals (paid_since)
 CREATE INDEX links_paid ON links (updated_at, id) WHERE state = 'success';
--- substring search over the references, e-mail and name: trigrams, not a scan
+-- substring search over the references, e-mail and name: trigrams, not a scan (built
+-- again on the folded text by migration 6)
 CREATE INDEX links_search ON links USING gin (search_text gin_trgm_ops);
 
 -- the day's reference sequence, claimed atomically (UPDATE ... RETURNING)
@@ -119,9 +124,14 @@ CREATE TABLE merchants (
 # (version, SQL); each desk's PayDesk knows up to KNOWN. Migration 2 (the card tables) is
 # card_schema.py's; 3 (the notification inbox, links.learned_by, the lease's priority)
 # inbox_schema.py's; 4 (the counters' book) counter_schema.py's; 5 (the batches of bulk
-# links) batch_schema.py's.
+# links) batch_schema.py's; 6 (refused requests traced apart from the inbox)
+# refused_schema.py's; 7 (the shop's desks, by name) desks.py's; 8 (search folding accents
+# and case) search_schema.py's; 9 (the shop's call budget) budget_schema.py's. In order of
+# their numbers.
 MIGRATIONS: list[tuple[int, str]] = [(1, V1), card_schema.MIGRATION, inbox_schema.MIGRATION,
-                                     counter_schema.MIGRATION, batch_schema.MIGRATION]
+                                     counter_schema.MIGRATION, batch_schema.MIGRATION,
+                                     refused_schema.MIGRATION, desks.MIGRATION,
+                                     search_schema.MIGRATION, budget_schema.MIGRATION]
 KNOWN = max(version for version, _ in MIGRATIONS)
 
 _LEDGER = """CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -2,9 +2,10 @@
 
 The same queries as the SQLite ledger's (``..search``), with the same results: every sort
 walks its index (``schema.SORT_INDEXES``, text ``COLLATE "C"``: byte order, as SQLite's), and
-text search is an ILIKE on ``search_text`` (the references, the e-mail and the name), taken
-literally, through the trigram index ``links_search``; PostgreSQL's planner, which keeps
-statistics, decides by itself when a term is too broad for that index.
+text search is a LIKE of the term folded (``..fold``) on ``search_folded`` (the references,
+the e-mail and the name, folded by the server: ``search_schema.py``), taken literally,
+through the trigram index ``links_search``; PostgreSQL's planner, which keeps statistics,
+decides by itself when a term is too broad for that index.
 
 One sort needs more than the index's order: a record never checked has no ``checked_at``
 (NULL in PostgreSQL, empty text in SQLite, where it sorts before every time). Its pages are
@@ -21,10 +22,11 @@ from typing import Any
 from psycopg import Connection
 
 from ..amounts import from_minor
+from ..fold import fold
 from ..query import Cursor, LinkQuery, Page
 from ..records import LinkRecord
 from ..schema import SORT_INDEXES
-from ..search import like
+from ..search import VOIDED, VOIDED_AT, like
 
 Row = dict[str, Any]
 Conn = Connection[Row]
@@ -33,7 +35,7 @@ COLUMNS = ("id", "profile_id", "mode", "tx_ref", "amount_minor", "fee_minor", "c
            "first_name", "last_name", "state", "state_raw", "checkout_url", "reference",
            "customization", "meta", "callback_url", "return_url", "origin", "error",
            "created_at", "updated_at", "checked_at", "customer_key", "learned_by")
-SELECT = ", ".join(f"links.{c}" for c in COLUMNS)
+SELECT = ", ".join(f"links.{c}" for c in COLUMNS) + ", " + VOIDED_AT  # ..search.VOIDED_AT
 NULLABLE = "checked_at"  # the one sort key that may be missing (the "checked" sort)
 _Run = tuple[list[str], list[Any], tuple[str, ...]]
 
@@ -49,7 +51,8 @@ def aware(when: datetime) -> datetime:
 
 
 def record(row: Row, raw: str | None = None) -> LinkRecord:
-    fee, currency, checked = row["fee_minor"], row["currency"], row["checked_at"]
+    fee, currency, checked, voided = (row["fee_minor"], row["currency"], row["checked_at"],
+                                      row["voided_at"])
     return LinkRecord(
         id=row["id"], profile_id=row["profile_id"], mode=row["mode"], tx_ref=row["tx_ref"],
         amount=from_minor(row["amount_minor"], currency), currency=currency,
@@ -61,7 +64,7 @@ def record(row: Row, raw: str | None = None) -> LinkRecord:
         return_url=row["return_url"], origin=row["origin"], error=row["error"],
         created_at=_utc(row["created_at"]), updated_at=_utc(row["updated_at"]),
         checked_at=None if checked is None else _utc(checked), learned_by=row["learned_by"],
-        raw_json=raw)
+        voided_at=None if voided is None else _utc(voided), raw_json=raw)
 
 
 class Plan:
@@ -85,9 +88,11 @@ class Plan:
         if query.origin:
             self.conditions.append("links.origin = %s")
             self.args.append(query.origin)
-        text = query.text.strip()
+        if query.voided is not None:
+            self.conditions.append(VOIDED if query.voided else f"NOT {VOIDED}")
+        text = fold(query.text.strip())  # accents and case folded, as search_folded is
         if text:  # backslash is LIKE's escape in PostgreSQL too: like() applies as it is
-            self.conditions.append("links.search_text ILIKE %s")
+            self.conditions.append("links.search_folded LIKE %s")
             self.args.append(like(text))
 
     def where(self) -> str:

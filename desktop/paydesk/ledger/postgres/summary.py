@@ -8,7 +8,7 @@ from datetime import datetime
 
 from ..amounts import from_minor
 from ..records import AFTER_SUCCESS, SUCCESS
-from ..summary import CurrencyTotal, DaySummary
+from ..summary import BY_STATE, CurrencyTotal, DaySummary
 from .search import Conn, aware
 
 _BACK = ", ".join(f"'{state}'" for state in AFTER_SUCCESS)
@@ -18,8 +18,9 @@ _WHERE = "profile_id = %s AND mode = %s AND created_at >= %s AND created_at < %s
 def summarise(conn: Conn, profile_id: str, mode: str, start: datetime,
               end: datetime) -> DaySummary:
     args = (profile_id, mode, aware(start), aware(end))
-    states = Counter({row["state"]: int(row["n"]) for row in conn.execute(
-        f"SELECT state, count(*) AS n FROM links WHERE {_WHERE} GROUP BY state", args)})
+    by_state = conn.execute(BY_STATE.format(m="%s"), args).fetchall()
+    states = Counter({row["state"]: int(row["n"]) for row in by_state})
+    voided = Counter({row["state"]: int(row["voided"]) for row in by_state if row["voided"]})
     rows = conn.execute(
         f"SELECT currency, count(*) FILTER (WHERE state = '{SUCCESS}') AS n,"
         f" COALESCE(sum(amount_minor) FILTER (WHERE state = '{SUCCESS}'), 0)::bigint AS amount,"
@@ -36,4 +37,4 @@ def summarise(conn: Conn, profile_id: str, mode: str, start: datetime,
                             int(row["back"]), from_minor(row["back_amount"], row["currency"]),
                             int(row["charged"]))
               for row in rows]
-    return DaySummary(start, end, states, totals)
+    return DaySummary(start, end, states, totals, voided)

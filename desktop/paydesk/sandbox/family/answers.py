@@ -1,5 +1,6 @@
-"""How the family's server answers: its JSON envelope, the framework's own error pages
-where no route or no record is found, and PHP's JSON encoding of what it sends out."""
+"""How the family's server answers: its JSON envelope, the framework's own error answers
+where no route or no record is found (JSON under ``Accept: application/json``, else its
+HTML pages), and PHP's JSON encoding of what it sends out."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import json
 import sqlite3
 from typing import Any
 
-from starlette.responses import HTMLResponse, JSONResponse
+from starlette.datastructures import Headers
+from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from ..envelope import ApiError, Envelope
 from ..payments import transaction_view
@@ -54,7 +56,8 @@ class MissingRecord(Exception):
     there: the framework answers its HTML 500 page."""
 
 
-_TITLES = {404: "Not Found", 405: "Method Not Allowed", 500: "Server Error"}
+_TITLES = {404: "Not Found", 405: "Method Not Allowed", 429: "Too Many Requests",
+           500: "Server Error"}
 
 # the framework's minimal error view, as a Laravel deployment serves it
 _PAGE = """<!DOCTYPE html>
@@ -79,12 +82,52 @@ _PAGE = """<!DOCTYPE html>
 """
 
 
-def framework_page(code: int) -> HTMLResponse:
+def framework_page(code: int, headers: dict[str, str] | None = None) -> HTMLResponse:
     """The framework's own error page (not the service's envelope): what a real deployment
     answers for a route it does not have (404, 405) or a record its code assumed (500)."""
     title = _TITLES.get(code, "Error")
     return HTMLResponse(_PAGE.format(code=code, title=title), status_code=code,
-                        headers={"Cache-Control": "no-cache, private"})
+                        headers={"Cache-Control": "no-cache, private", **(headers or {})})
+
+
+def _acceptable(accept: str) -> list[str]:
+    """The Accept header's types, most wanted first (by ``q``, then as written), as
+    Symfony's ``getAcceptableContentTypes`` orders them."""
+    kinds = []
+    for place, part in enumerate(accept.split(",")):
+        kind, *params = (p.strip() for p in part.split(";"))
+        q = 1.0
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        if kind and q > 0:
+            kinds.append((-q, place, kind.lower()))
+    return [kind for _q, _place, kind in sorted(kinds)]
+
+
+def expects_json(headers: Headers) -> bool:
+    """Laravel's ``$request->expectsJson()``: the most wanted type is JSON (``wantsJson``),
+    or an XMLHttpRequest that takes anything."""
+    acceptable = _acceptable(headers.get("accept", ""))
+    if acceptable and ("/json" in acceptable[0] or "+json" in acceptable[0]):
+        return True
+    ajax = headers.get("x-requested-with", "") == "XMLHttpRequest"
+    return ajax and (not acceptable or acceptable[0] in ("*/*", "*"))
+
+
+def framework_answer(headers: Headers, code: int, message: str,
+                     extra: dict[str, str] | None = None) -> Response:
+    """An exception the framework renders itself (a missing route or method, too many
+    attempts, an error in the code): ``{"message": ...}`` with the status when the request
+    expects JSON, else the framework's HTML page."""
+    if expects_json(headers):
+        return JSONResponse({"message": message}, status_code=code,
+                            headers={"Cache-Control": "no-cache, private", **(extra or {})})
+    return framework_page(code, extra)
 
 
 def php_json(value: Any) -> bytes:

@@ -4,14 +4,16 @@ at ``verify-payment/{tx_ref}`` and where the customer is sent afterwards."""
 from __future__ import annotations
 
 import sqlite3
+from decimal import Decimal
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from ..context import authenticate, sandbox_of, wrong_mode
+from ..context import Sandbox, authenticate, sandbox_of, wrong_mode
 from ..envelope import ApiError, validation_error
-from ..validation import check_payment
+from ..keys import KeyOwner
+from ..validation import check_payment, money
 from .answers import transaction
 
 _CURRENCY_MAX = 16
@@ -34,14 +36,22 @@ def refuse_currency(body: dict[str, Any], currencies: tuple[str, ...]) -> None:
         raise ApiError(400, f"Invalid currency, {currency} is not supported", plain=True)
 
 
+# sent as JSON null, these are refused (its rules take them when left out, not as null)
+_NOT_NULL = {"meta": "meta must be an object", "callback_url": "callback_url must be a URL"}
+
+
 def payment_fields(body: dict[str, Any], currencies: tuple[str, ...], *,
                    customer_object: bool) -> dict[str, Any]:
     """A payment request's clean fields. The unsupported currency is checked first and said
     as text; then every failing field, in the framework's error bag. Title and
-    description are required."""
+    description are required; ``meta`` and ``callback_url`` may be left out, not sent as
+    null. A ``meta`` left out is kept as none (``"null"`` in its column), not as ``{}``."""
     refuse_currency(body, currencies)
     checked = check_payment({**body, "amount": whole_number(body.get("amount"))}, currencies,
                             customer_object=customer_object)
+    for name, problem in _NOT_NULL.items():
+        if name in body and body[name] is None:
+            checked.add(name, problem)
     custom = body.get("customization")
     for name in ("title", "description"):
         field = f"customization.{name}"
@@ -50,7 +60,21 @@ def payment_fields(body: dict[str, Any], currencies: tuple[str, ...], *,
             checked.add(field, f"{field} is required")
     if checked.errors:
         raise validation_error(checked.errors)
+    if "meta" not in body:
+        checked.clean["meta"] = None
     return checked.clean
+
+
+def check_amount(sb: Sandbox, owner: KeyOwner, clean: dict[str, Any]) -> None:
+    """The merchant's ``min_amount`` and ``max_amount`` for the currency (settings.py): 400
+    with the limit in the message."""
+    low, high = sb.settings.limits(owner.merchant_id, clean["currency"])
+    amount = int(clean["amount"])
+    if amount < low:
+        raise ApiError(400, f"The minimum amount for {clean['currency']} is {low:,}", plain=True)
+    if amount > high:
+        raise ApiError(400, f"The maximum amount for {clean['currency']} is {high:,}",
+                       plain=True)
 
 
 async def verify_payment(request: Request) -> JSONResponse:
@@ -70,6 +94,8 @@ async def verify_payment(request: Request) -> JSONResponse:
         raise ApiError(404, "Payment not submitted", quirk_status=404,
                        quirk_envelope_status="null")
     view = transaction(row)
+    if sb.settings.customer_pays_fee(owner.merchant_id):  # the amount less the charge
+        view["amount"] = money(Decimal(row["amount"]) - Decimal(row["charge"]))
     return JSONResponse({"message": "Payment details", "status": view["status"], "data": view},
                         status_code=201)
 
@@ -81,9 +107,10 @@ def submitted(row: sqlite3.Row) -> bool:
 
 
 def after_payment(row: sqlite3.Row, base_url: str) -> str:
-    """``callback_url + "?tx_ref=" + tx_ref``: concatenated, as the family's code does (no
-    ``status``; a callback_url with a query of its own gets a second ``?``)."""
-    if row["callback_url"]:
+    """A test payment: ``callback_url + "?tx_ref=" + tx_ref``, concatenated, as the family's
+    code does (no ``status``; a callback_url with a query of its own gets a second ``?``).
+    A live payment (and a test one with no callback_url): the service's receipt page."""
+    if row["callback_url"] and row["mode"] == "test":
         return row["callback_url"] + "?tx_ref=" + row["tx_ref"]
     return f"{base_url}/payment/{row['reference']}/receipt"
 

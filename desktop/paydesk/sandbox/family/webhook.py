@@ -1,15 +1,22 @@
-"""The family's notifications: one POST per event of the bare transaction object (no
-envelope), written as PHP's JSON encoder writes it, to the business's webhook URL (not the
-record's callback_url), signed with the business's webhook secret. One try with a short
+"""The family's notifications: one POST per completed payment of the bare transaction row
+(no envelope), written as PHP's JSON encoder writes it, to the business's webhook URL (not
+the record's callback_url), signed with the business's webhook secret. One try with a short
 timeout; a missed notification is never sent again. Each attempt is logged (``GET
-_sandbox/notifications``)."""
+_sandbox/notifications``).
+
+The body is the row as stored: ``meta`` its raw column, a JSON-encoded string (``"null"``
+when none was given, ``"[]"`` for an empty object, as PHP encodes an empty array);
+``customization.logo`` null when none was given; ``currency`` the merchant's home currency,
+whatever the payment's; the row's timestamps."""
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
 import hmac
+import json
 import logging
+import sqlite3
 from typing import Any
 
 import httpx
@@ -17,9 +24,23 @@ import httpx
 from ..keys import KeyRing
 from ..outbound import guarded_client, refusal
 from ..store import Store
-from .answers import php_json
+from .answers import php_json, transaction
 
 log = logging.getLogger("paydesk.sandbox.webhook")
+
+
+def notification(row: sqlite3.Row, home_currency: str) -> dict[str, Any]:
+    """The transaction row as the family's notification carries it."""
+    data = transaction(row)
+    meta = json.loads(row["meta"])
+    data["meta"] = ("null" if meta is None else "[]" if meta == {} else
+                    php_json(meta).decode("ascii"))
+    custom = data["customization"]
+    data["customization"] = {"title": custom.get("title"),
+                             "description": custom.get("description"),
+                             "logo": custom.get("logo")}
+    data["currency"] = home_currency
+    return data
 
 
 def signature(body: bytes, webhook_secret: str) -> str:

@@ -3,7 +3,8 @@
 - ``BatchesModel``: a profile and mode's batches, newest first, each with its figures
   (created, refused, paid so far), counted again when the batch changes.
 - ``BatchRowsModel``: one batch's rows by file row number, with the state derived from each
-  row's link, the references and the checkout URL (in fixed text: they are copied)."""
+  row's link, the references and the checkout URL (in fixed text: they are copied; drawn on
+  one line by ``fixed_text.OneLineDelegate``, the whole text in the cell's tooltip)."""
 
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ class BatchesModel(PagedModel):
     HEADERS = ("Name", "File", "When", "By", "Rows", "Created", "Refused", "Paid so far",
                "Left", "Policy")
     PAGE_TASK = "batches: next page"
+    TIPPED = (0, 1, 3, 9)  # words that may be elided: the whole of them in the tooltip
 
     def __init__(self, book: BatchBook, tasks: TaskSet):
         super().__init__(tasks)
@@ -104,6 +106,8 @@ class BatchesModel(PagedModel):
             return self.text(batch, figures, index.column())
         if role == Qt.ItemDataRole.ToolTipRole and index.column() == 2:
             return utc_time(batch.made_at) or None
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() in self.TIPPED:
+            return self.text(batch, figures, index.column()) or None  # elided on one line
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == 6 and figures \
                 and figures.refused:
             return LOUD
@@ -114,7 +118,9 @@ class BatchRowsModel(PagedModel):
     HEADERS = ("Row", "State", "Reference", "Service reference", "Amount", "Currency",
                "E-mail", "Name", "Title", "Checkout URL", "Error", "E-mail sent")
     PAGE_TASK = "batch rows: next page"
-    FIXED = (2, 3, 9)
+    FIXED = (2, 3, 9)  # references and the URL: one line, fixed face, whole in the tooltip
+    REFERENCES = (2, 3)
+    TIPPED = (*FIXED, 7, 8, 10, 11)  # may be elided: the whole text in the tooltip
 
     def __init__(self, book: BatchBook, tasks: TaskSet):
         super().__init__(tasks)
@@ -196,6 +202,8 @@ class BatchRowsModel(PagedModel):
             return self.text(row, index.column())
         if role == Qt.ItemDataRole.FontRole and index.column() in self.FIXED:
             return self._fixed
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() in self.TIPPED:
+            return self.text(row, index.column()) or None
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == 1 \
                 and row.state.lower() in ("refused", "failed"):
             return LOUD

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -25,7 +25,11 @@ from ...desk.bulk.runner import BatchRefused, BulkController
 from ...desk.session import Session
 from ...ledger import LedgerError, LinkRecord
 from ...ledger.batch import Batch, BatchBook
+from ..elided import ElidedLabel
+from ..fixed_text import OneLineDelegate, fixed_font
+from ..screen_fit import resize_within_screen
 from ..signals import signals_of
+from ..table import tips_for_cut_text
 from . import batch_actions as actions
 from .batch_models import BatchesModel, BatchRowsModel
 from .steps import say
@@ -34,6 +38,9 @@ log = logging.getLogger("paydesk.ui.bulk.batches")
 TITLE = "Batches — PayDesk"
 LIVE_EVERY_MS = 400  # figures counted again at most this often while links change
 REFS_AT_ONCE = 50  # links changed between two counts whose batch is looked for
+REF_CHARS = 40  # a reference column grows to show this many characters whole
+CELL_PADDING = 16  # px: a cell's margins and focus frame beside its text
+ROOM = 8  # px left beside the widest reference: it is not flush against the next column
 
 
 def _table(name: str, accessible: str, model) -> QTableView:
@@ -41,6 +48,7 @@ def _table(name: str, accessible: str, model) -> QTableView:
     table.setObjectName(name)
     table.setAccessibleName(accessible)
     table.setModel(model)
+    tips_for_cut_text(table)
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -59,7 +67,7 @@ class BatchesWindow(QWidget):
         self.setObjectName("batches-window")
         self.setWindowTitle(TITLE)
         self.setAccessibleName("Batches")
-        self.resize(1100, 700)
+        resize_within_screen(self, 1100, 700)
         self.session, self.book, self.controller = session, book, controller
         self.tasks = session.tasks.child(self)
         column = QVBoxLayout(self)
@@ -68,6 +76,7 @@ class BatchesWindow(QWidget):
         self.table = _table("batches-table", "Batches", self.model)
         for col, width in enumerate((200, 180, 130, 90, 70, 70, 70, 80, 60)):
             self.table.setColumnWidth(col, width)
+        self.table.setWordWrap(False)  # a file's name is never broken at its hyphens
         split.addWidget(self.table)
         below = QWidget()
         below_column = QVBoxLayout(below)
@@ -79,6 +88,11 @@ class BatchesWindow(QWidget):
         self.rows_caption.setBuddy(self.rows)
         for col, width in enumerate((50, 80, 200, 170, 70, 60, 190, 150, 140, 260, 160)):
             self.rows.setColumnWidth(col, width)
+        self.rows.setWordWrap(False)  # one line a row: elided, the whole text in its tooltip
+        self._one_line = OneLineDelegate(self.rows)
+        for col in BatchRowsModel.FIXED:  # references: elided in the middle, never broken
+            self.rows.setItemDelegateForColumn(col, self._one_line)
+        self.rows_model.loaded.connect(self._fit_references)
         below_column.addWidget(self.rows, 1)
         split.addWidget(below)
         split.setSizes([300, 340])
@@ -93,12 +107,12 @@ class BatchesWindow(QWidget):
         self.email = self._button("E-mail links…", "batch-email-links")
         for button in (self.check_all, self.resume, self.results, self.qr, self.email):
             bottom.addWidget(button)
-        self.said = QLabel("")
-        self.said.setObjectName("batches-said")
-        self.said.setWordWrap(True)
-        self.said.setTextFormat(Qt.TextFormat.PlainText)
-        bottom.addWidget(self.said, 1)
+        bottom.addStretch(1)
         column.addLayout(bottom)
+        # what was done, on a line of its own kept while empty: nothing moves when it comes
+        self.said = ElidedLabel("", keep_room=True)
+        self.said.setObjectName("batches-said")
+        column.addWidget(self.said)
 
         close = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)  # as a dialog closes
         close.activated.connect(self.close)
@@ -175,6 +189,15 @@ class BatchesWindow(QWidget):
         self.tasks.replace("batch rows", self._load_rows(batch.id if batch else None))
         self._enable()
 
+    def _fit_references(self) -> None:
+        """The reference columns as wide as the references shown (up to REF_CHARS
+        characters; a longer one is elided in the middle, whole in its tooltip)."""
+        most = QFontMetrics(fixed_font(self.rows.font())).horizontalAdvance("0" * REF_CHARS)
+        for col in BatchRowsModel.REFERENCES:
+            wanted = min(self.rows.sizeHintForColumn(col) + ROOM, most + CELL_PADDING)
+            if wanted > self.rows.columnWidth(col):
+                self.rows.setColumnWidth(col, wanted)
+
     async def _load_rows(self, batch_id: int | None) -> None:
         try:
             await self.rows_model.load(batch_id)
@@ -243,6 +266,9 @@ class BatchesWindow(QWidget):
         say(self.said, f"Checking the open links of {batch.name}…")
         try:
             result = await self.controller.check_all_open(batch.id)
+        except LedgerError as error:  # a shared ledger out of reach: nothing asked
+            say(self.said, str(error))
+            return None
         finally:
             self.check_all.setEnabled(True)
         say(self.said, f"Checked the open links of {batch.name}: {result.report()}")
@@ -258,13 +284,20 @@ class BatchesWindow(QWidget):
             await self.controller.start(batch)
         except BatchRefused as error:
             say(self.said, error.message)
+        except LedgerError as error:  # a shared ledger out of reach: nothing sent
+            say(self.said, str(error))
         else:
             say(self.said, f"Sending the rows of {batch.name} not sent yet…")
         self._enable()
 
     def _out(self, name: str, work) -> None:
-        if self.shown_batch is None:
+        """Save results…, QR sheet…, E-mail links…: read from the ledger, so refused (before
+        their dialog opens) while a shared ledger is out of reach."""
+        refusal = self.session.refusal()
+        if self.shown_batch is None or refusal is not None:
             work.close()
+            if refusal is not None:
+                say(self.said, refusal)
             return
         self.tasks.replace(name, self._said_after(work))
 

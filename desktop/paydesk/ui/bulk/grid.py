@@ -14,10 +14,14 @@ from PySide6.QtGui import QBrush, QColor
 
 from ...desk.bulk.check import BulkRow
 from ...desk.bulk.sheet import Problem
+from ..fixed_text import fixed_font
 
 PROBLEM_BACKGROUND = QColor("#f9dedc")
 PROBLEM_TEXT = QColor("#8c1d18")
 ROW_ONLY = "row"  # a problem of the row as a whole (no column of it): said in the list only
+# a reference and the addresses: read back and copied, in the fixed face, on one line
+# (ui/table.py draws a fixed cell so: never broken at a hyphen)
+FIXED_FIELDS = ("tx_ref", "callback_url", "return_url")
 
 
 def field_title(field: str) -> str:
@@ -44,6 +48,7 @@ class RowsModel(QAbstractTableModel):
         self._problems: dict[tuple[int, str], str] = {}  # (row index, field): messages
         self._red = QBrush(PROBLEM_BACKGROUND)
         self._red_text = QBrush(PROBLEM_TEXT)
+        self._fixed = fixed_font()
 
     def show(self, fields: list[str], rows: list[BulkRow]) -> None:
         """A new dry run: these columns and rows."""
@@ -101,6 +106,8 @@ class RowsModel(QAbstractTableModel):
             return self._red if problem else None
         if role == Qt.ItemDataRole.ForegroundRole:
             return self._red_text if problem else None
+        if role == Qt.ItemDataRole.FontRole:
+            return self._fixed if field in FIXED_FIELDS else None
         if role == Qt.ItemDataRole.AccessibleDescriptionRole:
             return f"Problem: {problem}" if problem else None
         return None

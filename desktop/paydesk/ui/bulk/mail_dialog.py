@@ -30,6 +30,7 @@ from ...ledger import LedgerError
 from ...ledger.batch import CREATED, Batch, BatchBook
 from ..field_message import FieldMessage, add_field_row
 from ..fixed_text import use_fixed
+from ..screen_fit import resize_within_screen
 from .steps import say
 
 log = logging.getLogger("paydesk.ui.bulk.mail")
@@ -44,7 +45,7 @@ class MailDialog(QDialog):
         self.setObjectName("bulk-mail")
         self.setWindowTitle(f"E-mail links — {batch.name}")
         self.setAccessibleName("E-mail links")
-        self.resize(720, 640)
+        resize_within_screen(self, 720, 640)
         self.session, self.book, self.batch = session, book, batch
         self.profile = session.settings.profile(batch.profile_id)
         self.tasks = session.tasks.child(self)
@@ -148,7 +149,11 @@ class MailDialog(QDialog):
         self.tasks.replace("smtp preview", self._preview())
 
     async def _preview(self) -> None:
-        rows = await self.book.rows(self.batch.id, limit=1, states=(CREATED,))
+        try:
+            rows = await self.book.rows(self.batch.id, limit=1, states=(CREATED,))
+        except LedgerError as error:  # a shared ledger out of reach: the preview waits
+            self.preview.setPlainText(str(error))
+            return
         if not rows or self.profile is None:
             self.preview.setPlainText("No link of this batch is open for payment: nothing to send.")
             self.send_button.setEnabled(False)
@@ -191,6 +196,11 @@ class MailDialog(QDialog):
     async def send(self) -> tuple[int, int] | None:
         settings = self._checked()
         if settings is None or self.profile is None:
+            return None
+        try:  # which rows were e-mailed could not be noted: none is sent
+            self.session.refuse_while_down()
+        except LedgerError as error:
+            say(self.said, str(error))
             return None
         await self._keep(settings)
         counted = [0, 0]

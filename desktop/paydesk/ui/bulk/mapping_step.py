@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from ...desk.bulk.mapping import Mapping, extra_field, missing
 from ...desk.bulk.sheet import FIELDS, REQUIRED, Sheet
 from ..field_message import ERROR_STYLE
+from ..table import tips_for_cut_text
 
 PREVIEW_ROWS = 5
 NOT_IN_FILE = "(not in the file)"
@@ -97,7 +98,7 @@ class MappingStep(QWidget):
         self.extras_box = QGroupBox("Other columns: send as extra fields")
         self.extras_grid = QGridLayout(self.extras_box)
         self.extras_grid.setColumnStretch(2, 1)  # each box as wide as its words: a click
-        self.extras_grid.setRowStretch(100, 1)  # beside them is not a click on them
+        self._stretch_row = 0  # beside them is not a click on them (the row under them)
         self.extras: list[tuple[int, QCheckBox]] = []
         middle.addWidget(self.extras_box, 1)
         column.addLayout(middle)
@@ -108,6 +109,7 @@ class MappingStep(QWidget):
         self.preview.setObjectName("bulk-preview")
         self.preview.setAccessibleName("The first rows, as they will be read")
         self.preview.setModel(self.preview_model)
+        tips_for_cut_text(self.preview)
         self.preview.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.preview.setMaximumHeight(200)
         caption.setBuddy(self.preview)
@@ -146,7 +148,6 @@ class MappingStep(QWidget):
             check.setAccessibleName(check.text())
             check.setChecked(index in extras_guessed)
             check.toggled.connect(self._chosen)
-            self.extras_grid.addWidget(check, len(self.extras) // 2, len(self.extras) % 2)
             self.extras.append((index, check))
         self.preview_model.show(sheet)
         self._chosen()
@@ -172,11 +173,26 @@ class MappingStep(QWidget):
         self.message.setAccessibleName(text)
         self.message.setVisible(bool(text))
 
+    def _place_extras(self, used: set[int]) -> None:
+        """The check boxes of the columns that are no field (a column that is a field is
+        not an extra too), laid out afresh in the file's order: one column of them, two
+        when there are more than the fields' rows beside them, filled down the first
+        first; no hole where a column became a field, each box at its column's left."""
+        shown = [check for index, check in self.extras if index not in used]
+        for index, check in self.extras:
+            self.extras_grid.removeWidget(check)
+            check.setVisible(index not in used)
+        rows = max(len(shown) if len(shown) <= len(FIELDS) else -(-len(shown) // 2), 1)
+        for n, check in enumerate(shown):
+            self.extras_grid.addWidget(check, n % rows, n // rows)
+        self.extras_grid.setRowStretch(self._stretch_row, 0)
+        self._stretch_row = rows
+        self.extras_grid.setRowStretch(rows, 1)
+        self.extras_box.setVisible(bool(shown))
+
     def _chosen(self, *_: object) -> None:
         self.complain("")
         used = {box.currentData() for box in self.boxes.values()}
-        for index, check in self.extras:  # a column that is a field is not an extra too
-            check.setVisible(index not in used)
-        self.extras_box.setVisible(any(index not in used for index, _ in self.extras))
+        self._place_extras(used)
         self.preview_model.map(self.mapping())
         self.changed.emit()

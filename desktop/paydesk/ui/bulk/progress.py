@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QVBoxLayout, QWidget
 
+from ...desk.bulk.progress import outcome
 from ...ledger.batch import BatchFigures
 from .steps import _button, _label, say
 
@@ -44,6 +45,9 @@ class ProgressStep(QWidget):
         column.addWidget(self.bar)
         self.figures = _label("bulk-figures")
         column.addWidget(self.figures)
+        # "about 2 h 50 min at the service's 60 calls a minute, shared with the counters"
+        self.time_left = _label("bulk-time-left")
+        column.addWidget(self.time_left)
         self.paused = _label("bulk-paused")
         self.paused.setStyleSheet("color: #3d2e00; background: #fff4ce; padding: 4px;")
         column.addWidget(self.paused)
@@ -64,7 +68,7 @@ class ProgressStep(QWidget):
         buttons.addWidget(self.again)
         column.addLayout(buttons)
         self.to_do = 0
-        for label in (self.paused, self.outcome):
+        for label in (self.paused, self.outcome, self.time_left):
             say(label, "")
 
     def start(self, name: str, rows: int) -> None:
@@ -86,6 +90,11 @@ class ProgressStep(QWidget):
         say(self.figures, figures_text(figures))
         self.bar.setAccessibleDescription(self.figures.text())
 
+    def say_time_left(self, text: str) -> None:
+        """How long the rows left take at what the service's budget leaves the batch ("" when
+        the service sets no limit)."""
+        say(self.time_left, f"Time left: {text}" if text else "")
+
     def say_status(self, status: str) -> None:
         """The runner's word while it runs: "Paused by the service for 3 s", "Paused", why it
         paused; nothing while it simply creates links."""
@@ -101,22 +110,13 @@ class ProgressStep(QWidget):
         self.resume.setEnabled(paused or not running)
         self.cancel.setEnabled(running)
 
-    def finished(self, figures: BatchFigures, *, cancelled: bool, report: str = "") -> None:
+    def finished(self, figures: BatchFigures, *, cancelled: bool, report: str = "",
+                 before: BatchFigures | None = None) -> None:
+        """The run ended: how far it got (``before``: the batch when the run started)."""
         self.show_figures(figures)
         say(self.paused, "")
-        made = figures.created + figures.paid
-        if cancelled:
-            text = (f"Cancelled: {made:,} created, {figures.refused:,} refused, "
-                    f"{figures.waiting:,} not sent. Resume sends the rest.")
-        elif figures.waiting:
-            text = (f"Stopped with {figures.waiting:,} rows not sent. Resume sends them.")
-        else:
-            text = f"Done: {made:,} links created, {figures.refused:,} refused by the service"
-            if figures.failed:
-                text += f", {figures.failed:,} failed"
-        if figures.creating:
-            text += (f" {figures.creating:,} sent, their answer not in yet: PayDesk settles "
-                     "them with the service by their reference.")
+        say(self.time_left, "")
+        text = outcome(figures, cancelled=cancelled, before=before)
         say(self.outcome, text)
         self.outcome.setAccessibleDescription(report)  # the runner's own account
         self.outcome.setToolTip(report)

@@ -20,7 +20,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QPageLayout, QPageSize, Q
 
 from ...ledger.batch import CREATED, Batch, BatchBook, BatchRow
 from ...service.money import format_amount
-from ..fixed_text import fixed_font, fixed_option
+from ..fixed_text import draw_one_line, fixed_font
 from ..links.qr import QrCode
 
 COLUMNS, ROWS = 3, 4  # codes on a page
@@ -116,8 +116,8 @@ class _Painter:
         painter.setFont(self.body)
         painter.drawText(width.translated(0, u * 3), label.amount, _text_option(centre))
         painter.setFont(self.fixed)
-        painter.drawText(QRectF(width.left(), y + u * 6, width.width(), u * 5), label.reference,
-                         fixed_option(centre))
+        draw_one_line(painter, QRectF(width.left(), y + u * 6, width.width(), u * 5),
+                      label.reference, centre)  # never broken: smaller when it must
 
 
 async def pdf_of(labels: Sequence[Label], heading: str, test: bool,

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from ...desk.bulk.check import BulkRow
 from ..field_message import ERROR_STYLE
+from ..table import tips_for_cut_text
 from .grid import ProblemsModel, RowsModel
 
 SKIP, ALL = "skip", "all"
@@ -95,6 +96,7 @@ class CheckStep(QWidget):
         self.grid.setObjectName("bulk-grid")
         self.grid.setAccessibleName("Rows")
         self.grid.setModel(self.model)
+        tips_for_cut_text(self.grid)
         self.grid.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
                                   | QAbstractItemView.EditTrigger.EditKeyPressed
                                   | QAbstractItemView.EditTrigger.AnyKeyPressed)
@@ -111,6 +113,7 @@ class CheckStep(QWidget):
         self.problems.setObjectName("bulk-problems")
         self.problems.setAccessibleName("Problems")
         self.problems.setModel(self.problems_model)
+        tips_for_cut_text(self.problems)
         self.problems.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         caption.setBuddy(self.problems)
         below_column.addWidget(self.problems, 1)

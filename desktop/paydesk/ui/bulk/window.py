@@ -37,6 +37,8 @@ from ...ledger import LedgerError
 from ...ledger.batch import SKIPPED, WAITING, Batch, BatchBook
 from .. import files
 from ..dialogs import shown
+from ..passing import Passing
+from ..screen_fit import resize_within_screen
 from ..signals import signals_of
 from ..transactions.actions import save_path
 from .mapping_step import MappingStep
@@ -60,7 +62,7 @@ class BulkWindow(QWidget):
         self.setObjectName("bulk-window")
         self.setWindowTitle(TITLE)
         self.setAccessibleName(TITLE)
-        self.resize(1100, 720)
+        resize_within_screen(self, 1100, 720)
         self.session, self.book, self.controller = session, batches, controller
         self.tasks = session.tasks.child(self)
         column = QVBoxLayout(self)
@@ -97,6 +99,7 @@ class BulkWindow(QWidget):
         progress.cancel.clicked.connect(lambda: self.tasks.spawn(self.cancel(), "cancel"))
         progress.batches.clicked.connect(self.batchesRequested.emit)
         progress.again.clicked.connect(self.start_over)
+        self.passing = Passing(session, self)  # a refusal said goes when its cause goes
         signals = signals_of(session.hub)
         signals.batchChanged.connect(self._batch_changed)
         signals.changed.connect(self._profile_changed)
@@ -310,10 +313,10 @@ class BulkWindow(QWidget):
             step.update_counts()
             self.go(FILE)
             return None
-        except (LedgerError, ValueError) as error:
-            say(step.why, f"Could not write the batch to the ledger: {error}"
-                if isinstance(error, LedgerError) else str(error))
-            step.update_counts()
+        except (LedgerError, ValueError) as error:  # a shared ledger out of reach: its
+            step.update_counts()  # one sentence, said after the counts' own words
+            say(step.why, str(error))
+            self.passing.said(step.why, str(error), error, lambda: step.update_counts())
             return None
         self.batch, self.found, self.cancelled = batch, batch, False
         self.progress_step.start(batch.name, step.to_create())
@@ -328,6 +331,9 @@ class BulkWindow(QWidget):
             await self.controller.start(batch)
         except BatchRefused as error:  # all or nothing with a problem; another profile shown
             self.progress_step.refused(error.message)
+            return False
+        except LedgerError as error:  # a shared ledger out of reach: nothing sent
+            self._refused(error)
             return False
         self._tick.start()
         self._show_progress()
@@ -353,11 +359,13 @@ class BulkWindow(QWidget):
         if self.controller.running(batch.id):
             self.progress_step.show_figures(figures)
             self.progress_step.say_status(status)
+            self.progress_step.say_time_left(self.controller.time_left(batch.id, figures.left))
             self.progress_step.running(True, paused=self.controller.paused(batch.id))
         else:
             if not figures.creating:  # else the figures follow the links being settled
                 self._tick.stop()
-            self.progress_step.finished(figures, cancelled=self.cancelled, report=status)
+            self.progress_step.finished(figures, cancelled=self.cancelled, report=status,
+                                        before=self.controller.before(batch.id))
 
     async def pause(self) -> None:
         if self.batch is not None:
@@ -369,14 +377,28 @@ class BulkWindow(QWidget):
         if batch is None:
             return
         if self.controller.running(batch.id):
-            self.controller.resume(batch.id)
+            try:
+                self.controller.resume(batch.id)
+            except (BatchRefused, LedgerError) as error:  # still paused, and why
+                self.progress_step.say_status(getattr(error, "message", None) or str(error))
+                return
             self._show_progress()
             return
         # cancelled or stopped: the rows left are sent now
+        try:
+            self.session.refuse_while_down()
+            figures = await self.controller.progress(batch.id)
+        except LedgerError as error:  # a shared ledger out of reach: nothing sent
+            self._refused(error)
+            return
         self.cancelled = False
-        figures = await self.controller.progress(batch.id)
         self.progress_step.start(batch.name, figures.left)
         await self._run(batch)
+
+    def _refused(self, error: LedgerError) -> None:  # not started: why, until the ledger is back
+        outcome = self.progress_step.outcome
+        self.progress_step.refused(str(error))
+        self.passing.said(outcome, str(error), error, lambda: say(outcome, ""))
 
     async def cancel(self) -> str | None:
         if self.batch is None:

@@ -6,8 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QComboBox,
     QFileDialog,
     QHBoxLayout,
@@ -15,6 +17,9 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -28,6 +33,7 @@ from .. import files
 from ..dialogs import shown
 from ..fixed_text import fixed_font
 from ..paging import PagedModel
+from ..table import tips_for_cut_text
 
 COLUMNS = AUDIT_HEADER
 ACTIONS = ("create", "fund", "withdraw", "block", "unblock", "terminate", "reveal", "copy number")
@@ -35,6 +41,36 @@ RESULTS = ("sent", "done", "refused", "failed", "answer lost", "checked: done",
            "checked: not done")
 PAGE = 200
 MASKED = 4  # the column of the masked card number
+
+
+def elide_card(masked: str, metrics: QFontMetrics, width: int) -> str:
+    """``masked`` ("439364******1234") in ``width`` pixels: whole when it fits, else cut in
+    its middle (the masked run first, then the first digits), the last four always kept."""
+    if metrics.horizontalAdvance(masked) <= width:
+        return masked
+    head, tail = masked[:-4], masked[-4:]
+    for keep in range(len(head) - 1, -1, -1):
+        shorter = f"{head[:keep]}…{tail}"
+        if metrics.horizontalAdvance(shorter) <= width:
+            return shorter
+    return f"…{tail}"
+
+
+class CardNumberDelegate(QStyledItemDelegate):
+    """The card column: a masked number elided in its middle when the column is narrow, so
+    the last four digits (what staff read a card by) stay in sight."""
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex) -> None:  # noqa: N802
+        super().initStyleOption(option, index)
+        if option.rect.width() <= 0 or not option.text:  # measuring (sizeHint): all of it
+            return
+        view = option.widget
+        style = view.style() if view is not None else QApplication.style()
+        room = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, option, view).width()
+        # the room the style gives the text: its rectangle less a focus margin each side
+        room -= 2 * (style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, view) + 1)
+        option.text = elide_card(option.text, option.fontMetrics, room)
+        option.textElideMode = Qt.TextElideMode.ElideLeft  # never the end, whatever is left
 
 
 class AuditModel(PagedModel):
@@ -62,6 +98,8 @@ class AuditModel(PagedModel):
             return audit_cells(entry)[index.column()]
         if role == Qt.ItemDataRole.FontRole and index.column() == MASKED:
             return fixed_font()  # the masked card number
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() == MASKED:
+            return entry.masked  # the whole of it, however narrow the column
         return None
 
     async def load(self, query: AuditQuery) -> None:
@@ -119,11 +157,18 @@ class AuditView(QWidget):
         self.table.setAccessibleName("Audit log")
         self.model = AuditModel(ledger, tasks)
         self.table.setModel(self.model)
+        tips_for_cut_text(self.table)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().hide()
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setItemDelegateForColumn(MASKED, CardNumberDelegate(self.table))
+        # room for a whole masked number (19 digits at most) in the fixed face, with the
+        # cell's margins
+        digits = QFontMetrics(fixed_font()).horizontalAdvance("0" * 19)
+        self.table.setColumnWidth(MASKED, digits + 4 * self.table.style().pixelMetric(
+            QStyle.PixelMetric.PM_FocusFrameHMargin, None, self.table) + 12)
         column.addWidget(self.table, 1)
         self.note = QLabel("Entries are never changed or removed; the ledger refuses to.")
         self.note.setObjectName("audit-note")

@@ -13,10 +13,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from ...config.profiles import Profile
+from ...desk.budget_words import waiting_text
 from ...desk.cards import words
 from ...desk.checks import cardholder_name, whole_amount
 from ...desk.checks import url as check_url
+from ...ledger import LedgerError
 from ...ledger.cards import CardOperation, CardRecord, OperationUnderWay
+from ...service.call_class import waits_shown_by
 from ...service.errors import ServiceError
 from ..field_message import FieldMessage, add_field_row
 
@@ -28,7 +31,7 @@ class OperationDialog(QDialog):
         super().__init__(parent)
         self.setObjectName(name)
         self.setWindowTitle(title)
-        self.setMinimumWidth(460)
+        self.setMinimumWidth(520)
         self.tasks = tasks_of(self)
         self.column = QVBoxLayout(self)
         self.form = QFormLayout()
@@ -66,7 +69,8 @@ class OperationDialog(QDialog):
     def field(self, label: str, widget: QWidget, name: str) -> FieldMessage:
         widget.setObjectName(name)
         widget.setAccessibleName(label.replace("&", ""))
-        return add_field_row(self.form, label, widget, name)
+        # two lines kept for its message: a card's refusal is read whole in this narrow window
+        return add_field_row(self.form, label, widget, name, lines=2)
 
     def say(self, text: str) -> None:
         self.outcome.setText(text)
@@ -95,8 +99,11 @@ class OperationDialog(QDialog):
         self.action.setEnabled(False)
         self.say("Sending…")
         try:
-            op = await asyncio.shield(self.start(value))  # closing the dialog does not stop it
-        except (OperationUnderWay, ServiceError) as error:  # busy card, no key: nothing sent
+            with waits_shown_by(self._service_wait):  # the operation's task says its waits
+                started = self.start(value)
+            op = await asyncio.shield(started)  # closing the dialog does not stop it
+        except (OperationUnderWay, ServiceError, LedgerError) as error:  # busy card, no key,
+            # a shared ledger out of reach: nothing sent
             self.say(getattr(error, "message", None) or str(error))
             self.action.setEnabled(True)
             return None
@@ -104,6 +111,12 @@ class OperationDialog(QDialog):
             self.busy = False
         self.show_operation(op, await self.finished_text(op))
         return op
+
+    def _service_wait(self, seconds: float | None) -> None:
+        """"Waiting for the service (3 s)" while the operation waits for the service's
+        budget; "Sending…" again when it goes."""
+        if self.busy:
+            self.say(waiting_text(seconds) if seconds is not None else "Sending…")
 
     def show_operation(self, op: CardOperation, text: str | None = None) -> None:
         """The operation's state (also as it is settled in the background)."""
@@ -133,14 +146,23 @@ class AmountDialog(OperationDialog):
         super().__init__(parent, tasks_of, title, verb, f"{kind}-dialog")
         self.kind, self.record, self.profile = kind, record, profile
         self._run, self._current = run, current
-        balance = words.card_money(profile, record, record.balance)
-        intro = QLabel(f"Card {record.masked} · balance {balance}"
-                       + (f" (as of {words.when(record.seen_at)})" if record.balance is not None else ""))
-        intro.setWordWrap(True)
-        self.form.addRow(intro)
+        self.heading = QLabel("")
+        self.heading.setObjectName(f"{kind}-heading")
+        self.heading.setWordWrap(True)
+        self.form.addRow(self.heading)
+        self._show_heading()
         self.amount = QLineEdit()
         self.amount.setPlaceholderText("whole units, e.g. 25")
         self.amount_message = self.field("&Amount", self.amount, f"{kind}-amount")
+
+    def _show_heading(self) -> None:
+        """The card and its balance as last known (after Done: the new one)."""
+        record = self.record
+        balance = words.card_money(self.profile, record, record.balance)
+        text = (f"Card {record.masked} · balance {balance}"
+                + (f" (as of {words.when(record.seen_at)})" if record.balance is not None else ""))
+        self.heading.setText(text)
+        self.heading.setAccessibleName(text)
 
     def check(self) -> Decimal | None:
         most = self.record.balance if self.kind == "withdraw" else None
@@ -160,6 +182,7 @@ class AmountDialog(OperationDialog):
         if card is not None and card.balance is not None:
             text += f" New balance: {words.card_money(self.profile, card, card.balance)}."
             self.record = card
+            self._show_heading()
         return text
 
 
@@ -189,7 +212,8 @@ class CreateCardDialog(OperationDialog):
             self.currency.addItem(code)
         self.currency_message = self.field("&Currency", self.currency, "create-card-currency")
         self.callback = QLineEdit(profile.callback_url)
-        self.callback.setPlaceholderText("https://… where the service sends card events")
+        self.callback.setPlaceholderText("https://… where the service sends card events "
+                                         "(empty: none)")
         self.callback_message = self.field("&Notification URL", self.callback, "create-card-callback")
         note = QLabel("The card's amount and the service's fee are taken from your balance in "
                       "that currency.")
@@ -224,10 +248,7 @@ class CreateCardDialog(OperationDialog):
         self.new_card = card
         if card is None:
             return words.outcome(op)
-        fee = words.card_money(self.profile, card, card.charge)
-        paid = words.card_money(self.profile, card, card.paid)
-        return (f"Card created: {card.masked}, {words.card_money(self.profile, card, card.amount)}."
-                f" Fee {fee}; total paid {paid}.")
+        return words.created(self.profile, card)
 
 
 class TerminateDialog(OperationDialog):

@@ -26,10 +26,10 @@ from ...desk.session import Session
 from ...desk.tasks import TaskSet
 from ...ledger import LedgerError
 from ...ledger.cards import CardLedger, CardOperation, CardRecord, CardTxRecord
-from ...service.errors import ServiceError
+from ...service.errors import NotFoundError, ServiceError
 from ..fixed_text import use_fixed
 from ..signals import signals_of
-from ..table import HeadedModel
+from ..table import HeadedModel, tips_for_cut_text
 from .secret import SecretBox
 
 TX_COLUMNS = ("Type", "Amount", "Description", "Time")
@@ -143,6 +143,7 @@ class CardPage(QWidget):
         self.transactions.setAccessibleName("Card transactions")
         self.tx_model = TransactionsModel()
         self.transactions.setModel(self.tx_model)
+        tips_for_cut_text(self.transactions)
         self.transactions.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.transactions.verticalHeader().hide()
         self.transactions.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
@@ -205,14 +206,11 @@ class CardPage(QWidget):
         self.title.setText(f"Card {record.masked}")
         badge = words.badge(record.state)
         expires, expired = words.expiry(record)
-        issued = words.card_money(profile, record, record.amount)
-        if record.charge is not None:
-            issued += f" (fee {words.card_money(profile, record, record.charge)}, paid " \
-                      f"{words.card_money(profile, record, record.paid)})"
         texts = {"name": record.name_on_card, "state": badge.words, "expires": expires,
                  "balance": words.card_money(profile, record, record.balance),
-                 "created": words.when(record.created_at), "issued": issued,
-                 "callback": record.callback or "—",
+                 "created": words.when(record.created_at),
+                 "issued": words.issued(profile, record),
+                 "callback": words.callback(record.callback),
                  "seen": words.when(record.seen_at, seconds=True)
                  + ("" if record.listed else " (no longer in the service's list)")}
         captions = dict(DETAILS)
@@ -221,6 +219,10 @@ class CardPage(QWidget):
             self.values[key].setAccessibleName(f"{captions[key]}: {text}")
         self.values["state"].setStyleSheet(f"color: {badge.colour}; font-weight: 700;")
         self.values["expires"].setStyleSheet("color: #b3261e;" if expired else "")
+        if record.state is None:  # the service has not said it (see words.NOT_READ)
+            self.say(words.NOT_READ_HINT)
+        elif self.message.text() == words.NOT_READ_HINT:
+            self.say("")
         unknown = words.currency_of(profile, record.currency_code) is None
         self.values["balance"].setToolTip(
             words.unknown_code_hint(record.currency_code) if unknown else "")
@@ -275,6 +277,10 @@ class CardPage(QWidget):
         profile = self.session.settings.profile(record.profile_id)
         try:
             await self.controller.load_card(profile, record.mode, record.card_hash)
+        except LedgerError as error:  # a shared ledger out of reach: not asked
+            self.say(str(error))
+        except NotFoundError:
+            self.say(words.GONE)
         except ServiceError as error:
             self.say(f"The card could not be read from the service: {error.message}. "
                      f"Shown as of {words.when(record.seen_at)}.")

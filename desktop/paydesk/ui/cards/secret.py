@@ -14,6 +14,7 @@ from PySide6.QtCore import QByteArray, QMimeData, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QPushButton, QWidget
 
+from ...ledger import LedgerError
 from ...service.errors import ServiceError
 from ...service.models import VirtualCard
 from ..fixed_text import use_fixed
@@ -104,6 +105,9 @@ class SecretBox(QWidget):
         except ServiceError as error:
             self.said.emit(f"The card could not be revealed: {error.message}")
             return False
+        except LedgerError as error:  # a shared ledger out of reach: not asked (audited)
+            self.said.emit(str(error))
+            return False
         if masked != self.masked or not card.card_pan:
             return False  # another card is on the page now, or the service gave no number
         window = self.window().windowHandle()
@@ -134,6 +138,9 @@ class SecretBox(QWidget):
             card = await self._fetch("copy number")
         except ServiceError as error:
             self.said.emit(f"The number could not be copied: {error.message}")
+            return False
+        except LedgerError as error:
+            self.said.emit(str(error))
             return False
         if not card.card_pan:
             return False

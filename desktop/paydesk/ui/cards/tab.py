@@ -1,5 +1,5 @@
 """The Cards tab: the wallet (the list beside a card's page) and the audit log, or, for a
-profile whose service has no cards, a plain explanation."""
+profile whose service has no cards (or, in test mode, no test cards), a plain explanation."""
 
 from __future__ import annotations
 
@@ -63,6 +63,12 @@ class CardsTab(QWidget):
         self.no_cards.setWordWrap(True)
         self.no_cards.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.stack.addWidget(self.no_cards)
+        self.no_test_cards = QLabel(words.NO_TEST_CARDS)  # a service whose cards are live only
+        self.no_test_cards.setObjectName("cards-live-only")
+        self.no_test_cards.setAccessibleName(words.NO_TEST_CARDS)
+        self.no_test_cards.setWordWrap(True)
+        self.no_test_cards.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.stack.addWidget(self.no_test_cards)
         self.sections = QTabWidget()
         self.sections.setObjectName("card-sections")
         self.sections.setAccessibleName("Card sections")
@@ -112,16 +118,24 @@ class CardsTab(QWidget):
         profile = self.session.profile
         return (profile.id, self.session.mode) if profile else None
 
-    def available(self) -> bool:
+    def has_cards(self) -> bool:
         """Has this profile's service cards? (Unknown is tried: a 404 says no.)"""
         profile = self.session.profile
         return (profile is not None and profile.has_cards is not False
                 and profile.id not in self._without_cards)
 
+    def available(self) -> bool:
+        """Is there a wallet to show: the service has cards, in this mode (a service that
+        keeps no test cards has them in live mode only)?"""
+        profile = self.session.profile
+        return profile is not None and self.has_cards() and (
+            self.session.mode == "live" or profile.test_cards)
+
     def reload(self) -> None:
         """The profile or mode changed (or a profile was edited)."""
         available = self.available()
-        self.stack.setCurrentWidget(self.sections if available else self.no_cards)
+        self.stack.setCurrentWidget(self.sections if available else
+                                    self.no_test_cards if self.has_cards() else self.no_cards)
         for action in (self.refresh_action, self.create_action):
             action.setEnabled(available)
         self.setEnabled(self.session.profile is not None)
@@ -198,6 +212,9 @@ class CardsTab(QWidget):
                 self.reload()
                 return False
             self.wallet.say_as_of("The service answered that it has no cards.")
+            return False
+        except LedgerError as error:  # a shared ledger out of reach: not asked
+            self.wallet.say_as_of(str(error))
             return False
         except ServiceError as error:
             when = await self.ledger.refreshed_at(profile.id, mode)

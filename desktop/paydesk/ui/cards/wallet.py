@@ -27,6 +27,7 @@ from ...desk.tasks import TaskSet
 from ...ledger.cards import CardLedger, CardQuery, CardRecord
 from ..fixed_text import fixed_font
 from ..paging import PagedModel
+from ..table import tips_for_cut_text
 
 COLUMNS = ("Card", "Name on card", "Balance", "State", "Expires", "Created")
 BALANCE, STATE, EXPIRES = 2, 3, 4
@@ -168,6 +169,7 @@ class WalletList(QWidget):
         self.table.setAccessibleName("Cards")
         self.model = WalletModel(ledger, tasks)
         self.table.setModel(self.model)
+        tips_for_cut_text(self.table)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)

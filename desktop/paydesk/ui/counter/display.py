@@ -149,6 +149,24 @@ class CustomerView(QWidget):
             label.setFont(font)
         side = max(120, min(width, height) // 2)
         self.qr.setMinimumSize(min(side, 200), min(side, 200))
+        self._fit(width, height)
+
+    def _fit(self, width: int, height: int) -> None:
+        """Smaller words where, wrapped, they would not all fit the view's height (beside
+        the amount box it is short): never drawn over each other, nor over the code."""
+        layout = self.layout()
+        for _ in range(12):
+            if layout is None or layout.totalHeightForWidth(width) <= height:
+                return
+            smaller = False
+            for label in (self.merchant, self.amount, self.words):
+                font = label.font()
+                if font.pixelSize() > 12:
+                    font.setPixelSize(max(12, font.pixelSize() * 9 // 10))
+                    label.setFont(font)
+                    smaller = True
+            if not smaller:
+                return
 
     # -- the sale ---------------------------------------------------------------------
 
@@ -261,6 +279,8 @@ class CustomerDisplay(QWidget):
         self.setAccessibleName(self.TITLE)
         self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
         self.setWindowFlag(Qt.WindowType.WindowDoesNotAcceptFocus)
+        # above the other windows: the staff's, raised by a click, never covers the customer's
+        self.setWindowFlag(Qt.WindowType.WindowStaysOnTopHint)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
@@ -269,10 +289,18 @@ class CustomerDisplay(QWidget):
         self._shutting = False
 
     def show_on(self, screen) -> None:
-        """Full screen on ``screen`` (a QScreen; None: where it is)."""
+        """Full screen on ``screen`` (a QScreen; None: where it is). The window is put on
+        that screen, at its whole geometry, before it is shown: a window manager makes a
+        window full screen on the monitor the window is on when it is mapped."""
         if screen is not None:
+            if self.isVisible() and self.screen() is not screen:
+                self.hide()  # moved: shown again on the other monitor
+            self.create()
+            handle = self.windowHandle()
+            if handle is not None:
+                handle.setScreen(screen)
             self.setScreen(screen)
-            self.move(screen.geometry().topLeft())
+            self.setGeometry(screen.geometry())
         self.showFullScreen()
 
     def shut(self) -> None:

@@ -43,7 +43,7 @@ class SaleEntry(QWidget):
         self.currency = QComboBox()
         self.currency.setObjectName("counter-currency")
         self.currency.setAccessibleName("Currency")
-        self.amount.setMinimumWidth(220)
+        self.amount.setMinimumWidth(160)  # seven digits at this size: the tab fits 1024 px
         units = QLabel(WHOLE_UNITS_SHORT)
         units.setObjectName("counter-units")
         units.setAccessibleName(WHOLE_UNITS_SHORT)
@@ -80,6 +80,11 @@ class SaleEntry(QWidget):
         box.addLayout(grid)
         for field in (self.amount, self.note, self.email):
             field.returnPressed.connect(self.enterPressed)
+        # Tab goes Amount -> Note -> e-mail, then the currency (a space typed in a combo box
+        # opens its list: a note typed there would be lost)
+        QWidget.setTabOrder(self.amount, self.note)
+        QWidget.setTabOrder(self.note, self.email)
+        QWidget.setTabOrder(self.email, self.currency)
         buttons = QHBoxLayout()
         self.sell_button = QPushButton("Sell")
         self.sell_button.setObjectName("counter-sell")

@@ -1,5 +1,7 @@
 """The staff's mirror of the customer's screen: the sale's state in words, its amount, a
-small code and its reference (in the fixed face: it is read back and typed)."""
+small code and its reference (in the fixed face: it is read back and typed). When the
+customer's view is beside the amount box, on the same screen, the code is the customer's
+view's alone (``set_code_beside``): one code on one screen."""
 
 from __future__ import annotations
 
@@ -21,9 +23,11 @@ class StaffMirror(QWidget):
         super().__init__()
         self.setObjectName("counter-mirror")
         self.sale: Sale | None = None
+        self.code_beside = False  # the customer's view shows the code on this screen
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         self.state = state_label("counter-mirror-state", 16)
+        self.state.setWordWrap(True)  # WAITING FOR PAYMENT on two lines where it is narrow
         column.addWidget(self.state)
         self.amount = state_label("counter-mirror-amount", 16)
         column.addWidget(self.amount)
@@ -34,6 +38,7 @@ class StaffMirror(QWidget):
         self.title = QLabel("")
         self.title.setObjectName("counter-mirror-title")
         self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.title.setWordWrap(True)  # a long note wraps: it never widens the window
         column.addWidget(self.title)
         self.reference = QLabel("")
         self.reference.setObjectName("counter-mirror-reference")
@@ -66,7 +71,7 @@ class StaffMirror(QWidget):
         self.amount.setAccessibleName(f"Amount {money(record)}")
         payable = not record.final and not sale.voided and bool(record.checkout_url)
         self.qr.set_text(record.checkout_url if payable else None)
-        self.qr.setVisible(payable)
+        self.qr.setVisible(payable and not self.code_beside)
         self.title.setText(sale_title(sale))
         self.title.setAccessibleName(sale_title(sale))
         self._reference(sale)
@@ -81,3 +86,9 @@ class StaffMirror(QWidget):
         self.reference.setText(f"Reference {sale.tx_ref}")
         self.reference.setAccessibleName(f"Reference {sale.tx_ref}")
         selectable_when_shown(self.reference)
+
+    def set_code_beside(self, beside: bool) -> None:
+        """The customer's view is shown beside the amount box (``beside``): the code is
+        there, big, and not here; else (a monitor of its own, or closed) here too."""
+        self.code_beside = beside
+        self.show_sale(self.sale)

@@ -5,24 +5,21 @@ embedded beside the amount box, and gives each the sale on screen."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication, QScreen, QShowEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from ...ledger.counter import Sale
 from .display import CustomerDisplay, CustomerView
+from .monitors import labels, monitor_key
 
 THIS_SCREEN = "This screen, beside the amount box"
 OPEN, CLOSE = "Open customer display", "Close customer display"
 
 
-def _key(screen: QScreen, number: int) -> str:
-    """How a screen is remembered: its name (a nameless one by its place, "#2")."""
-    return screen.name() or f"#{number}"
-
-
 class DisplayPlace(QWidget):
     chosen = Signal(str)  # the screen chosen by name ("": this screen), to remember
+    besideShown = Signal(bool)  # the customer's view shown (or hidden) beside the amount box
 
     def __init__(self, tasks):
         super().__init__()
@@ -42,6 +39,7 @@ class DisplayPlace(QWidget):
         self.toggle.setObjectName("customer-display-toggle")
         self.toggle.setAccessibleName(OPEN)
         self.toggle.clicked.connect(self._toggle)
+        self._same_width()
         row.addWidget(self.toggle)
         row.addStretch(1)
         self.beside = CustomerView(tasks)  # placed by the tab, beside the amount box
@@ -65,9 +63,10 @@ class DisplayPlace(QWidget):
         ``remembered`` chosen (by name) when it is one of them; else this screen."""
         self.screens.clear()
         staff = self._staff_screen()
-        for number, screen in enumerate(QGuiApplication.screens(), 1):
+        screens = QGuiApplication.screens()
+        for screen, label in zip(screens, labels(screens), strict=True):
             if screen is not staff and screen is not gone:
-                self.screens.addItem(screen.name() or f"Screen {number}", _key(screen, number))
+                self.screens.addItem(label, monitor_key(screen, screens))
         self.screens.addItem(THIS_SCREEN, "")
         index = self.screens.findData(remembered) if remembered else -1
         self.screens.setCurrentIndex(index if index >= 0 else self.screens.count() - 1)
@@ -107,8 +106,8 @@ class DisplayPlace(QWidget):
 
     def _screen(self) -> QScreen | None:
         key = self.screens.currentData()
-        return next((s for n, s in enumerate(QGuiApplication.screens(), 1)
-                     if _key(s, n) == key), None)
+        screens = QGuiApplication.screens()
+        return next((s for s in screens if monitor_key(s, screens) == key), None)
 
     def _chosen(self, _index: int) -> None:
         if self.is_open:  # moved to where it was asked for
@@ -137,6 +136,7 @@ class DisplayPlace(QWidget):
     def _show_views(self) -> None:
         if self.here:
             self.beside.show()
+            self.besideShown.emit(True)
             return
         if self.display is None:
             self.display = CustomerDisplay(self.tasks)
@@ -149,6 +149,7 @@ class DisplayPlace(QWidget):
 
     def _hide_views(self) -> None:
         self.beside.hide()
+        self.besideShown.emit(False)
         if self.display is not None:
             self.display.shut()
 
@@ -156,6 +157,19 @@ class DisplayPlace(QWidget):
         text = CLOSE if self.is_open else OPEN
         self.toggle.setText(text)
         self.toggle.setAccessibleName(text)
+        self._same_width()
+
+    def _same_width(self) -> None:
+        """The toggle as wide saying Open as Close: the row, and the window, keep their
+        width when the customer's view is shown."""
+        metrics = self.toggle.fontMetrics()  # as QPushButton measures its text
+
+        def width(text: str) -> int:
+            return metrics.size(Qt.TextFlag.TextShowMnemonic, text).width()
+
+        widest = max(width(OPEN), width(CLOSE))
+        self.toggle.setMinimumWidth(self.toggle.sizeHint().width() + widest
+                                    - width(self.toggle.text()))
 
     @property
     def views(self) -> list[CustomerView]:

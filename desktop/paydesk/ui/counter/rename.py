@@ -6,6 +6,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLineEdit, QVBoxLayout, QWidget
 
 from ...desk.counter import CounterController, RenameRefused
+from ...ledger import LedgerError
 from ..field_message import add_field_row
 
 
@@ -23,7 +24,8 @@ class RenameDialog(QDialog):
         self.name.setObjectName("counter-new-name")
         self.name.setAccessibleName("Counter name")
         self.name.selectAll()
-        self.message = add_field_row(form, "Counter &name", self.name, "counter-new-name")
+        self.message = add_field_row(form, "Counter &name", self.name, "counter-new-name",
+                                     lines=2)  # why it cannot be renamed, read whole
         column.addLayout(form)
         buttons = QDialogButtonBox()
         self.rename = buttons.addButton("Rename", QDialogButtonBox.ButtonRole.AcceptRole)
@@ -47,6 +49,9 @@ class RenameDialog(QDialog):
             await self.controller.rename(self.name.text())
         except RenameRefused as refused:
             self.message.say(refused.message)
+            return False
+        except LedgerError as refused:  # a shared ledger out of reach: its shifts unread
+            self.message.say(str(refused))
             return False
         except OSError as error:  # counter.json could not be written
             self.message.say(f"Not renamed: {error.strerror or error}")

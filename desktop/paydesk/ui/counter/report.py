@@ -34,6 +34,7 @@ from ...ledger import LedgerError
 from ...ledger.counter import Figures, SaleQuery, Shift, ShiftClosed
 from ..dialogs import confirm, run_dialog, shown
 from ..fixed_text import use_fixed
+from ..printing import REFUSED, printed
 from . import report_paper
 from .report_paper import FIXED, report_lines
 
@@ -158,9 +159,9 @@ class ShiftReportDialog(QDialog):
         # in a worker thread, never on the GUI thread
         self.say("Printing…")
         if not await report_paper.print_on(printer, self.shift, self.lines()):
-            self.say("Could not print: the printer refused the page")
+            self.say(REFUSED)
             return False
-        self.say("Sent to the printer")
+        self.say(printed(printer))
         return True
 
     def open_folder(self) -> None:
@@ -196,6 +197,11 @@ async def close_shift(controller: Any, parent: QWidget | None) -> Shift | None:
     if profile is None:
         return None
     book = controller.book
+    try:
+        session.refuse_while_down()  # nothing could be counted nor frozen: said at once
+    except LedgerError as refused:
+        await _tell(parent, "Close shift", str(refused))
+        return None
     try:
         shift = await book.current_shift(controller.name, profile.id, session.mode)
         if shift is None:

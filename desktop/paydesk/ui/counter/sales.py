@@ -23,6 +23,7 @@ from ...ledger.counter import (
 from ...service.money import format_amount
 from ..fixed_text import fixed_font
 from ..paging import PagedModel
+from ..table import tips_for_cut_text
 
 COLUMNS = ("Time", "Title", "Amount", "State", "Reference")
 TIME, TITLE, AMOUNT, STATE, REFERENCE = range(len(COLUMNS))
@@ -147,6 +148,7 @@ class SalesList(QTableView):
         self.setAccessibleName("Today's sales")
         self.sales = model
         self.setModel(model)
+        tips_for_cut_text(self)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)

@@ -30,7 +30,9 @@ from ...ledger import LedgerError
 from ...ledger.counter import KEEP, REFUND, Figures, Sale, SaleQuery, Shift
 from ..as_of import AsOf
 from ..dialogs import confirm, run_dialog
+from ..screen_fit import resize_within_screen
 from ..signals import signals_of
+from ..table import tips_for_cut_text
 from .report import ShiftReportDialog, profile_name
 from .shift_lists import SalesModel, ShiftsModel
 
@@ -41,6 +43,7 @@ BANNER_MOST = 100  # undecided payments after void counted one by one; more: "Mo
 
 def _table(name: str, model) -> QTableView:
     table = QTableView()
+    tips_for_cut_text(table)
     table.setObjectName(name)
     table.setModel(model)
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -68,7 +71,7 @@ class CounterShiftsWindow(QWidget):
         self.setObjectName("counter-shifts-window")
         self.setWindowTitle(TITLE)
         self.setAccessibleName(TITLE)
-        self.resize(1100, 680)
+        resize_within_screen(self, 1100, 680)
         self.session, self.controller = session, controller
         self.tasks = session.tasks.child(self)
         book = controller.book

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import date, datetime, timedelta
-from html import escape
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QKeyEvent
@@ -21,19 +20,23 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...desk.budget_words import waiting_text
 from ...desk.counter import CounterController, CounterSetupMissing, SaleUnderWay, with_record
 from ...desk.day import local_midnight
 from ...desk.session import Session
 from ...ledger import LedgerError, LinkRecord
 from ...ledger.counter import KEEP, REFUND, Sale
+from ...service.call_class import waits_shown_by
 from ...service.errors import ServiceError, ValidationError
-from ..dialogs import confirm
-from ..fixed_text import fixed_html
+from ..passing import Passing
+from ..screen_fit import keep_wrapped_height
 from ..signals import signals_of
 from .after_void import AfterVoidBanner
+from .confirm_sale import confirm_sale
 from .entry import SaleEntry
 from .mirror import StaffMirror
-from .sales import SalesList, SalesModel, sale_money, totals_text
+from .sales import SalesList, SalesModel, totals_text
+from .setup import ShopEmailBox
 from .tools import CounterTools
 
 log = logging.getLogger("paydesk.counter.tab")
@@ -78,6 +81,9 @@ class CounterTab(QWidget):
         self.counter_name, self.rename_button = self.tools.counter_name, self.tools.rename_button
         self.close_shift_button = self.tools.close_shift_button
         column.addWidget(self.tools)
+        self.shop_email = ShopEmailBox(controller, self.tasks)  # asked before the first sale
+        self.shop_email.saved.connect(self._back_to_amount)
+        column.addWidget(self.shop_email)
 
         top = QHBoxLayout()
         self.entry = SaleEntry()
@@ -88,10 +94,18 @@ class CounterTab(QWidget):
         self.note, self.email = self.entry.note, self.entry.email
         self.messages, self.message = self.entry.messages, self.entry.message
         self.sell_button, self.new_sale_button = self.entry.sell_button, self.entry.new_sale_button
-        top.addWidget(self.entry, 3)
+        left = QWidget()  # the entry, and the mirror under it while the view is beside
+        self.left = QVBoxLayout(left)
+        self.left.setContentsMargins(0, 0, 0, 0)
+        self.left.addWidget(self.entry)
+        keep_wrapped_height(left)  # the mirror's wrapped words under the entry squash nothing
+        top.addWidget(left, 3)
         self.mirror = StaffMirror()
+        self.place.besideShown.connect(self.mirror.set_code_beside)  # one code on one screen
+        self.place.besideShown.connect(self._place_mirror)
         top.addWidget(self.mirror, 2)
         top.addWidget(self.place.beside, 4)
+        self.top = top
         upper = QWidget()
         upper.setLayout(top)
 
@@ -127,6 +141,7 @@ class CounterTab(QWidget):
         self._midnight_timer.setTimerType(Qt.TimerType.PreciseTimer)
         self._midnight_timer.timeout.connect(self._new_day)
         self._midnight_timer.start(_ms_to_next_midnight())
+        self.passing = Passing(session, self)  # a refusal said goes when its cause goes
         signals = signals_of(session.hub)
         signals.saleChanged.connect(self._sale_changed)
         signals.linkChanged.connect(self._link_changed)
@@ -144,7 +159,9 @@ class CounterTab(QWidget):
         if self.mirror.sale is not None and not self._ours(self.mirror.sale):
             self.show_sale(None)  # another profile's or mode's sale: not this counter's now
         if profile is None:
+            self.shop_email.hide()
             return
+        self.shop_email.follow()
         self.place.set_merchant(profile.shown_name, profile.counter_logo)
         self.entry.set_currencies(profile.currencies)
         if not self.loaded:
@@ -227,6 +244,20 @@ class CounterTab(QWidget):
         if row is not None:
             self.model.upsert(with_record(self.model.sales[row], record))
 
+    def _place_mirror(self, beside: bool) -> None:
+        """The staff's mirror beside the entry; under it while the customer's view is beside
+        the amount box (the code is the view's then): the three side by side would widen the
+        window past what it was before the view was shown."""
+        self.top.removeWidget(self.mirror)
+        self.left.removeWidget(self.mirror)
+        if beside:
+            self.left.addWidget(self.mirror)
+        else:
+            self.top.insertWidget(1, self.mirror, 2)
+        self.mirror.show()  # moved to another parent: shown there at once, not a turn later
+        for layout in (self.left, self.top):
+            layout.activate()  # and laid out in its new place
+
     def _back_to_amount(self) -> None:
         self.amount.setFocus(Qt.FocusReason.OtherFocusReason)
 
@@ -250,8 +281,10 @@ class CounterTab(QWidget):
     async def sell(self) -> Sale | None:
         self.entry.say({}, "")
         try:
-            sale = await self.controller.sell(self.amount.text(), self.currency.currentText(),
-                                              self.note.text(), self.email.text())
+            with waits_shown_by(self._service_wait):  # a sale never fails on a 429: it waits
+                sale = await self.controller.sell(self.amount.text(),
+                                                  self.currency.currentText(),
+                                                  self.note.text(), self.email.text())
         except SaleUnderWay:
             return None
         except CounterSetupMissing as missing:
@@ -268,7 +301,7 @@ class CounterTab(QWidget):
             self.show_sale(self.controller.current)
             return None
         except (ServiceError, LedgerError) as failure:
-            self.entry.say({}, getattr(failure, "message", None) or str(failure))
+            self._refused(failure)
             self.show_sale(self.controller.current)
             return None
         finally:
@@ -281,6 +314,11 @@ class CounterTab(QWidget):
         self._back_to_amount()
         await self._quietly(self._next_title)
         return sale
+
+    def _service_wait(self, seconds: float | None) -> None:
+        """"Waiting for the service (3 s)" under the sale being made; gone when it goes."""
+        if self.selling is not None:
+            self.message.say(waiting_text(seconds) if seconds is not None else None, ok=True)
 
     # -- a new sale, and the display's Escape -----------------------------------------
 
@@ -305,15 +343,31 @@ class CounterTab(QWidget):
             return
         self.tasks.replace("new sale", self.new_sale())
 
+    def _refused(self, failure: Exception) -> None:
+        """What refused the staff's press, under the buttons; gone when its cause goes (the
+        shared ledger back, the key added)."""
+        text = getattr(failure, "message", None) or str(failure)
+        self.entry.say({}, text)
+        self.passing.said(self.message, text, failure)
+
+    def _refused_now(self) -> bool:
+        """Refused before the staff is asked anything (the shared ledger out of reach)."""
+        try:
+            self.session.refuse_while_down()
+        except LedgerError as refused:
+            self._refused(refused)
+            return True
+        return False
+
     async def new_sale(self) -> Sale | None:
         if self.controller.payable():
-            sale = self.controller.current
-            shown = (f" ({escape(sale_money(sale))}, reference {fixed_html(sale.tx_ref)})"
-                     if sale else "")
-            ok = await confirm(
+            if self._refused_now():  # a void could not be written: not asked
+                return None
+            ok = await confirm_sale(
                 self, "Void this sale?", "Void this sale and start a new one?",
-                f"The customer's code{shown} stops being shown. PayDesk keeps watching the "
-                "link: if it is paid anyway it is shown in red, to refund or keep.",
+                self.controller.current,
+                "The customer's code stops being shown. PayDesk keeps watching the link: if "
+                "it is paid anyway it is shown in red, to refund or keep.",
                 "Void sale", "Keep waiting", object_name="confirm-void")
             if not ok:
                 return None
@@ -323,7 +377,7 @@ class CounterTab(QWidget):
         try:
             voided = await self.controller.new_sale()
         except (LedgerError, ServiceError) as failure:
-            self.message.say(getattr(failure, "message", None) or str(failure))
+            self._refused(failure)
             return None
         if self.controller.current is not None:  # paid meanwhile (SalePaid): PAID stays shown
             return self.message.say(PAID_MEANWHILE, ok=True)
@@ -344,12 +398,14 @@ class CounterTab(QWidget):
     # -- after a void, and the shift --------------------------------------------------
 
     async def decide(self, sale: Sale, decision: str) -> Sale | None:
+        if self._refused_now():  # a decision could not be written: not asked
+            return None
         if decision == REFUND:
-            ok = await confirm(
+            ok = await confirm_sale(
                 self, "Refund this payment?", "Refund the payment that came after the void?",
-                f"Give back {escape(sale_money(sale))} (reference {fixed_html(sale.tx_ref)}) "
-                "from the service's dashboard: PayDesk cannot refund it. PayDesk records "
-                "that it is to be refunded, who decided and when.",
+                sale,
+                "Give this amount back from the service's dashboard: PayDesk cannot refund "
+                "it. PayDesk records that it is to be refunded, who decided and when.",
                 "Record refund", "Cancel", object_name="confirm-refund")
             if not ok:
                 return None
@@ -357,7 +413,7 @@ class CounterTab(QWidget):
         try:
             decided = await self.controller.decide(sale, decision)
         except LedgerError as failure:
-            self.message.say(str(failure))
+            self._refused(failure)
             return None
         finally:
             self.banner.set_busy(False)

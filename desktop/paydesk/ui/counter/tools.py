@@ -9,10 +9,11 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QWidget
 
 from ...desk.counter import CounterController
 from ..dialogs import run_dialog
+from ..elided import ElidedLabel
 from .place import DisplayPlace
 
 log = logging.getLogger("paydesk.counter.tools")
@@ -29,7 +30,9 @@ class CounterTools(QWidget):
         self._closing: asyncio.Task | None = None  # Close shift… under way
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
-        self.counter_name = QLabel("")
+        # the counter goes by the desk's name, up to 40 characters: a long one is elided
+        # (whole in its tooltip) rather than widening the window past its screen
+        self.counter_name = ElidedLabel("")
         self.counter_name.setObjectName("counter-name")
         row.addWidget(self.counter_name)
         self.rename_button = QPushButton("Rename counter…")

@@ -167,6 +167,8 @@ class LinkForm(QWidget):
         form.addRow(self.create_button, self.why_disabled)
         self._touched: set[str] = set()
         self.busy = False
+        self.refused = ""  # why no link can be made now (a shared ledger out of reach)
+        self.waiting = ""  # "Waiting for the service (3 s)": the create waits for the budget
         for key, widget in self.fields.items():
             if isinstance(widget, QLineEdit):
                 widget.editingFinished.connect(lambda k=key: self._touch(k))
@@ -201,9 +203,11 @@ class LinkForm(QWidget):
             typed = key in self._touched or (isinstance(self.fields.get(key), QLineEdit)
                                              and self.fields[key].text().strip())
             message.say(problems.get(key) if typed or key == "meta" else None)
-        self.create_button.setEnabled(not problems and not self.busy)
+        self.create_button.setEnabled(not problems and not self.busy and not self.refused)
         if self.busy:
-            reason = "Creating the link…"
+            reason = self.waiting or "Creating the link…"
+        elif self.refused:
+            reason = self.refused
         elif problems:
             key, text = next(iter(problems.items()))
             label = {"tx_ref": "Reference", "first_name": "First name", "last_name": "Last name",
@@ -220,6 +224,19 @@ class LinkForm(QWidget):
     def set_busy(self, busy: bool) -> None:
         """A create is under way: the button stays disabled until it ends, whatever is typed."""
         self.busy = busy
+        self.waiting = ""
+        self.revalidate()
+
+    def set_waiting(self, text: str) -> None:
+        """The create under way waits for the service's budget ("Waiting for the service
+        (3 s)"), said beside Create link; "" when it goes."""
+        self.waiting = text
+        self.revalidate()
+
+    def set_refused(self, reason: str | None) -> None:
+        """Nothing can be created now, and ``reason`` says why beside the button (None: it
+        can again, and the reason goes)."""
+        self.refused = reason or ""
         self.revalidate()
 
     def show_all(self) -> None:
@@ -275,6 +292,31 @@ class LinkForm(QWidget):
             return_url=opt(self.return_url), title=opt(self.title),
             description=opt(self.description), logo=opt(self.logo),
             meta={k.strip(): v for k, v in self.meta.pairs()})
+
+    # -- a draft per profile and mode (the tab keeps them) ------------------------------------
+
+    DRAFTED = ("amount", "email", "first_name", "last_name", "title", "description", "logo",
+               "callback_url", "return_url")
+
+    def draft(self) -> dict:
+        """What was typed (but the reference, proposed anew for each profile and mode)."""
+        return {"fields": {key: self.fields[key].text() for key in self.DRAFTED},
+                "currency": self.currency.currentText(), "meta": self.meta.pairs()}
+
+    def restore(self, draft: dict | None, callback_url: str, return_url: str) -> None:
+        """Show ``draft`` (None: an empty form with the profile's default addresses); no
+        field's message is said until it is typed in again."""
+        fields = draft["fields"] if draft else {"callback_url": callback_url,
+                                                "return_url": return_url}
+        for key in self.DRAFTED:
+            self.fields[key].setText(fields.get(key, ""))
+        if draft and self.currency.findText(draft["currency"]) >= 0:
+            self.currency.setCurrentText(draft["currency"])
+        self.meta.clear()
+        for key, value in draft["meta"] if draft else ():
+            self.meta.add_row(key, value)
+        self._touched.clear()
+        self.revalidate()
 
     def clear_for_next(self) -> None:
         for w in (self.amount, self.email, self.first_name, self.last_name, self.description):

@@ -14,6 +14,7 @@ from ...ledger import LinkRecord
 from .. import files
 from ..dialogs import run_dialog, shown
 from ..fixed_text import use_fixed
+from ..printing import printed
 from .qr import QrCode, QrWidget
 from .watermark import Watermark
 
@@ -237,7 +238,7 @@ class LinkPanel(QWidget):
         paint_page(painter, QRectF(0, 0, page.width(), page.height()), self.qr.code,
                    self.record, self.test)
         painter.end()
-        self.say("Sent to the printer")
+        self.say(printed(printer))
         return True
 
     def open_in_browser(self) -> None:

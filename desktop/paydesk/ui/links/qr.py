@@ -99,11 +99,9 @@ class QrWidget(QWidget):
     def sizeHint(self) -> QSize:  # noqa: N802
         return QSize(320, 320)
 
-    def hasHeightForWidth(self) -> bool:  # noqa: N802
-        return True
-
-    def heightForWidth(self, width: int) -> int:  # noqa: N802
-        return width
+    # No height for width: the code is drawn as the largest square its room holds, centred.
+    # Asking a layout for as much height as width, it was given it where there was none, and
+    # the code was drawn under the words below it (the customer view beside the amount box).
 
     def paintEvent(self, event) -> None:  # noqa: N802
         if self.code is None:

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 from ...desk.states import money, state_words
 from ...ledger import LinkRecord
 from ..fixed_text import fixed_font
-from ..table import HeadedModel
+from ..table import HeadedModel, tips_for_cut_text
 
 COLUMNS = ("Reference", "Amount", "Title", "State", "Created")
 STATE = COLUMNS.index("State")
@@ -92,6 +92,7 @@ class RecentLinks(QTableView):
         self.setAccessibleName("Recent links")
         self.recent = RecentModel()
         self.setModel(self.recent)
+        tips_for_cut_text(self)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)

@@ -18,11 +18,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...desk.budget_words import waiting_text
 from ...desk.links import LinksController
 from ...desk.session import NoKeyError, Session
 from ...desk.states import money, state_words
 from ...ledger import LedgerError, LinkRecord
 from ...scheduler import Scheduler
+from ...service.call_class import waits_shown_by
 from ...service.errors import ServiceError, ValidationError
 from ..as_of import AsOf
 from ..signals import signals_of
@@ -100,13 +102,19 @@ class LinksTab(QWidget):
         self.as_of = AsOf(session, self)
         self.as_of.changed.connect(self._reachable)
         self._show_as_of()
+        self.form.set_refused(session.refusal())  # nothing is made while it would be refused
         signals = signals_of(session.hub)
         signals.linkChanged.connect(self._changed)
         signals.linkSettled.connect(self._settled)
         signals.changed.connect(self.reload)
+        signals.profileDeleted.connect(self._forget)
         self._tray: QSystemTrayIcon | None = None
-        self._ref_profile: str | None = None  # the profile whose prefix the reference carries
+        self._ref_for: tuple[str, str] | None = None  # the profile and mode the reference is for
         self._proposed: str | None = None  # the reference PayDesk last put in the form
+        # what was typed in the form, per profile and mode: each has its own, and a switch
+        # to LIVE never carries a test one (nor one profile's customer into another's)
+        self._drafts: dict[tuple[str, str], dict] = {}
+        self._showing: tuple[str, str] | None = None  # whose form is shown
         self.loaded = False  # the first reload has filled the form and the list
         self.reload()
 
@@ -125,8 +133,21 @@ class LinksTab(QWidget):
             self.recent.load([])
             return
         self.form.set_currencies(profile.currencies)
-        self.form.set_defaults(profile.callback_url, profile.return_url)
+        showing = (profile.id, self.session.mode)
+        if showing != self._showing:
+            if self._showing is not None:
+                self._drafts[self._showing] = self.form.draft()
+            self.form.restore(self._drafts.pop(showing, None), profile.callback_url,
+                              profile.return_url)
+            self._showing = showing
+        else:
+            self.form.set_defaults(profile.callback_url, profile.return_url)
         self.tasks.replace("reload", self._reload(profile.id, self.session.mode))
+
+    def _forget(self, profile_id: str) -> None:
+        """A profile deleted: what was typed for it goes too."""
+        for key in [k for k in self._drafts if k[0] == profile_id]:
+            del self._drafts[key]
 
     async def _reload(self, profile_id: str, mode: str) -> None:
         try:
@@ -137,16 +158,20 @@ class LinksTab(QWidget):
         self.recent.load(records)
         self.recent.follow(self.panel.record)
         typed = self.form.tx_ref.text()
-        if not typed or typed == self._proposed or self._ref_profile != profile_id:
+        if not typed or typed == self._proposed or self._ref_for != (profile_id, mode):
             await self.new_reference()
         self.loaded = True
 
     async def new_reference(self) -> None:
         profile = self.session.profile
         if profile is not None:
-            self._proposed = await self.controller.next_reference(profile)
+            try:
+                self._proposed = await self.controller.next_reference(profile)
+            except LedgerError as error:  # a shared ledger out of reach: the form says so
+                self._ledger_refused(error)
+                return
             self.form.tx_ref.setText(self._proposed)
-            self._ref_profile = profile.id
+            self._ref_for = (profile.id, self.session.mode)
 
     def show_link(self, record: LinkRecord | None) -> None:
         self.panel.show_record(record)
@@ -161,6 +186,7 @@ class LinksTab(QWidget):
 
     def _reachable(self) -> None:
         self._show_as_of()
+        self.form.set_refused(self.session.refusal())
         if not self.as_of.text and not self.loaded:  # opened while it was out of reach
             self.reload()
 
@@ -204,16 +230,26 @@ class LinksTab(QWidget):
         profile = self.session.profile
         self.creating = True
         self.form.set_busy(True)
+        refused: LedgerError | None = None
         try:
-            record = await self.controller.create(request)
+            with waits_shown_by(self._service_wait):  # a person's create never fails on a 429
+                record = await self.controller.create(request)
         except ServiceError as error:
             failure: ServiceError | None = error
+        except LedgerError as error:  # a shared ledger out of reach: refused before sending
+            failure, refused = None, error
         else:
             failure = None
         finally:
             self.creating = False
             self.form.set_busy(False)  # the form's messages below are said after this
-        stored = await self.controller.ledger.get(profile.id, request.tx_ref) if failure else None
+        try:
+            stored = await self.controller.ledger.get(profile.id, request.tx_ref) if failure else None
+        except LedgerError as error:
+            refused = error
+        if refused is not None:
+            self._ledger_refused(refused)
+            return None
         if isinstance(failure, NoKeyError) or (failure is not None and stored is None
                                                and not isinstance(failure, ValidationError)):
             self.form.why_disabled.setText(failure.message)  # nothing was written or sent
@@ -232,6 +268,19 @@ class LinksTab(QWidget):
         self.show_link(record)
         await self.new_reference()
         return record
+
+    def _ledger_refused(self, error: LedgerError) -> None:
+        """The ledger refused (out of reach: the button waits for it, the reason beside it;
+        another refusal is said there once)."""
+        refusal = self.session.refusal()
+        self.form.set_refused(refusal)
+        if refusal is None:
+            self.form.why_disabled.setText(str(error))
+            self.form.why_disabled.setAccessibleName(str(error))
+
+    def _service_wait(self, seconds: float | None) -> None:
+        if self.creating:
+            self.form.set_waiting(waiting_text(seconds) if seconds is not None else "")
 
     async def show_snippets(self):
         from ..dialogs import run_dialog

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPlainTextEdit,
 from ...service.models import PaymentRequest
 from ...service.snippets import html_form, inline_checkout
 from ..fixed_text import use_fixed
+from ..screen_fit import resize_within_screen
 
 # what the merchant's site writes in for each order, and what each one means
 PLACEHOLDERS = {
@@ -53,7 +54,7 @@ class SnippetsDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("website-snippets")
         self.setWindowTitle("For your website")
-        self.resize(760, 700)
+        resize_within_screen(self, 760, 700)
         column = QVBoxLayout(self)
         intro = QLabel(explanation())
         intro.setObjectName("snippet-explanation")

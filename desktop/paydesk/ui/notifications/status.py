@@ -9,13 +9,13 @@ import logging
 from datetime import datetime
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QLabel
 
 from ...desk.events import Hub
 from ...desk.inbox_words import NONE_SINCE_START, last_notification
 from ...desk.tasks import TaskSet
 from ...ledger import LedgerError, LinkRecord
 from ...ledger.inbox import DUPLICATE, Inbox, InboxEntry
+from ..elided import ElidedLabel
 from ..signals import signals_of
 
 log = logging.getLogger("paydesk.ui.notifications")
@@ -23,7 +23,7 @@ NONE_TIP = ("Payments were made since PayDesk started, but no notification arriv
             "learned by checking. Open Notifications and send a test notification to see why.")
 
 
-class LastNotification(QLabel):
+class LastNotification(ElidedLabel):
     def __init__(self, hub: Hub, inbox: Inbox, tasks: TaskSet):
         super().__init__("")
         self.setObjectName("status-notifications")

@@ -1,7 +1,8 @@
-"""The Notifications window: every notification the receiver was sent (this ledger's inbox),
-newest first, filtered by verdict and searched by reference or event; one entry in full
-(its headers and raw body, to read and copy); and "Send a test notification" for a
-profile on the sandbox, in test mode."""
+"""The Notifications window: every verified notification the receiver was sent (this
+ledger's inbox), newest first, filtered by verdict and searched by reference or event; one
+entry in full (its headers and raw body, to read and copy); above them, the refused
+requests, one line per peer (``refused.py``); and "Send a test notification" for a profile
+on the sandbox, in test mode."""
 
 from __future__ import annotations
 
@@ -28,11 +29,14 @@ from ...desk.inbox_words import VERDICT_WORDS, entry_text
 from ...desk.notify_test import NotificationTest, Outcome
 from ...desk.session import Session
 from ...ledger import LedgerError
-from ...ledger.inbox import VERDICTS, Inbox, InboxEntry, InboxQuery
+from ...ledger.inbox import BAD_SIGNATURE, VERDICTS, Inbox, InboxEntry, InboxQuery
 from ...service.errors import ServiceError
 from ..fixed_text import use_fixed
+from ..screen_fit import resize_within_screen
 from ..signals import signals_of
+from ..table import tips_for_cut_text
 from .model import InboxModel
+from .refused import RefusedLine
 
 log = logging.getLogger("paydesk.ui.notifications")
 TITLE = "Notifications — PayDesk"
@@ -49,7 +53,7 @@ class NotificationsWindow(QWidget):
         self.setObjectName("notifications-window")
         self.setWindowTitle(TITLE)
         self.setAccessibleName("Notifications")
-        self.resize(1000, 640)
+        resize_within_screen(self, 1000, 640)
         self.session, self.inbox, self.tester = session, inbox, tester
         self.tasks = session.tasks.child(self)
         column = QVBoxLayout(self)
@@ -61,7 +65,8 @@ class NotificationsWindow(QWidget):
         self.verdict.setAccessibleName("Verdict")
         self.verdict.addItem("All verdicts", None)
         for verdict in VERDICTS:
-            self.verdict.addItem(VERDICT_WORDS[verdict], verdict)
+            if verdict != BAD_SIGNATURE:  # refused requests are counted above the list
+                self.verdict.addItem(VERDICT_WORDS[verdict], verdict)
         caption.setBuddy(self.verdict)
         filters.addWidget(caption)
         filters.addWidget(self.verdict)
@@ -76,6 +81,8 @@ class NotificationsWindow(QWidget):
         filters.addWidget(caption)
         filters.addWidget(self.search, 1)
         column.addLayout(filters)
+        self.refused = RefusedLine(session.hub, inbox, self.tasks)
+        column.addWidget(self.refused)
 
         split = QSplitter(Qt.Orientation.Vertical)
         self.model = InboxModel(inbox, self.tasks, self._profile_name)
@@ -83,6 +90,7 @@ class NotificationsWindow(QWidget):
         self.table.setObjectName("notifications-table")
         self.table.setAccessibleName("Notifications")
         self.table.setModel(self.model)
+        tips_for_cut_text(self.table)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)

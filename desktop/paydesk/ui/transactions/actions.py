@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 from ...ledger import LinkRecord
 from .. import files
 from ..dialogs import shown
+from ..printing import REFUSED, printed
 from . import receipt
 
 
@@ -46,8 +47,9 @@ async def save_receipt(parent: QWidget, record: LinkRecord, merchant: str, test:
 
 
 async def print_receipt(parent: QWidget, record: LinkRecord, merchant: str,
-                        test: bool) -> bool | None:
-    """Print through the system's dialog: True printed, None cancelled, False refused."""
+                        test: bool) -> str | None:
+    """Print through the system's dialog: what was done, in words (where the file went, for
+    Print to File), or why not; None when cancelled."""
     from PySide6.QtPrintSupport import QPrintDialog, QPrinter
 
     printer = QPrinter(QPrinter.PrinterMode.HighResolution)
@@ -60,8 +62,8 @@ async def print_receipt(parent: QWidget, record: LinkRecord, merchant: str,
             return None
         painter = QPainter()
         if not painter.begin(printer):
-            return False
+            return REFUSED
         area = printer.pageLayout().paintRectPixels(printer.resolution())
         receipt.paint(painter, QRectF(0, 0, area.width(), area.height()), record, merchant, test)
         painter.end()
-        return True
+        return printed(printer)

@@ -10,22 +10,42 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QGridLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
-from ...desk.texts import local_time, money_text, utc_time
+from ...desk.states import OPEN_STATES
+from ...desk.texts import local_time, money_text, received, utc_time
 from ...ledger import LinkRecord
+from ..elided import ElidedLabel
 from ..fixed_text import use_fixed
 from ..links.panel import paint_state, state_label
 
 FIELDS = (  # (key, label)
     ("tx_ref", "Reference"), ("reference", "Service reference"), ("customer", "Customer"),
-    ("email", "E-mail"), ("amount", "Amount"), ("fee", "Fee"), ("mode", "Mode"),
+    ("email", "E-mail"), ("amount", "Amount"), ("fee", "Fee"), ("received", "You receive"),
+    ("mode", "Mode"),
     ("type", "Type"), ("origin", "Made"), ("title", "Title"), ("description", "Description"),
     ("logo", "Logo"), ("meta", "Extra information"), ("created", "Created"),
-    ("updated", "Updated"), ("checked", "Last checked"), ("learned", "Learned by"))
+    ("updated", "Updated"), ("checked", "Last checked"), ("learned", "Learned by"),
+    ("voided", "Voided at counter"))
+ONLY_SAID = ("received", "voided")  # rows shown only when they have something to say
 LEARNED = {"notification": "notification", "check": "check"}  # how its state was learned
 FIXED = ("tx_ref", "reference", "logo")  # references and a URL: read back, typed, copied
+# a reference is never broken (a line of its own, elided in its middle with the whole of it
+# on hover); Copy reference and Copy service reference copy the whole
+ONE_LINE = ("tx_ref", "reference")
 ACTIONS = (  # (key, text): buttons, named by their verb
     ("check", "Check now"), ("receipt-print", "Print receipt…"),
     ("receipt-pdf", "Save receipt as PDF…"), ("show-qr", "Show QR"), ("copy-link", "Copy link"))
+
+
+def voided_text(record: LinkRecord) -> str:
+    """When a counter's sale was voided there, and what that means now ("": no void)."""
+    if record.voided_at is None:
+        return ""
+    when = local_time(record.voided_at)
+    if record.state in OPEN_STATES:
+        return f"{when}: the customer can still pay it, and PayDesk still checks it"
+    if record.state == "success":
+        return f"{when}: paid after it (keep it or refund it on the Counter tab)"
+    return when
 
 
 def _plain(label: QLabel) -> QLabel:
@@ -52,9 +72,12 @@ class DetailsPanel(QWidget):
         column.addWidget(self.message)
         grid = QGridLayout()
         self.values: dict[str, QLabel] = {}
+        self.captions: dict[str, QLabel] = {}
         for row, (key, label) in enumerate(FIELDS):
             caption = QLabel(label + ":")
-            value = _plain(QLabel(""))
+            self.captions[key] = caption
+            value = (ElidedLabel("", mode=Qt.TextElideMode.ElideMiddle) if key in ONE_LINE
+                     else _plain(QLabel("")))
             value.setObjectName(f"transaction-{key}")
             caption.setBuddy(value)
             grid.addWidget(caption, row, 0, Qt.AlignmentFlag.AlignTop)
@@ -74,7 +97,7 @@ class DetailsPanel(QWidget):
             button = self._button(key, text)
             button.clicked.connect(lambda _=False, k=key: self.record and self.actionRequested.emit(
                 k, self.record))
-            actions.addWidget(button, i // 3, i % 3)
+            actions.addWidget(button, i // 2, i % 2)  # two a row: the pane stays narrow
             self.buttons[key] = button
         column.addLayout(actions)
         self.details = self._button("raw-toggle", "Details")
@@ -119,6 +142,9 @@ class DetailsPanel(QWidget):
             for value in self.values.values():
                 value.setText("")
                 value.setAccessibleName("")
+            for key in ONLY_SAID:
+                self.values[key].hide()
+                self.captions[key].hide()
             self.raw.setPlainText("")
             return
         paint_state(self.state, record)
@@ -130,6 +156,9 @@ class DetailsPanel(QWidget):
             "amount": f"{record.currency} {money_text(record.amount)}" if record.currency
                       else "not known yet (the service shows it once paid)",
             "fee": f"{record.currency} {money_text(record.fee)}" if record.fee is not None else "not known",
+            "received": (f"{record.currency} {money_text(kept)}: the amount less the fee, as the "
+                         "service reports it (the fee is passed to the customer)"
+                         if (kept := received(record)) is not None else ""),
             "mode": record.mode.upper(), "type": str(raw.get("type") or ""),
             "origin": "here, as a payment link" if record.origin == "link"
                       else "elsewhere (website form or inline checkout); looked up here",
@@ -139,9 +168,10 @@ class DetailsPanel(QWidget):
             "created": local_time(record.created_at), "updated": local_time(record.updated_at),
             "checked": local_time(record.checked_at) if record.checked_at else "never",
             "learned": LEARNED.get(record.learned_by or "", "not known"),
+            "voided": voided_text(record),
         }
         hover = {"created": utc_time(record.created_at), "updated": utc_time(record.updated_at),
-                 "checked": utc_time(record.checked_at),
+                 "checked": utc_time(record.checked_at), "voided": utc_time(record.voided_at),
                  "learned": "How PayDesk learned its state: a notification from the service, "
                             "or a check (a lookup) of its own"}
         labels = dict(FIELDS)
@@ -149,6 +179,9 @@ class DetailsPanel(QWidget):
             value.setText(texts[key])
             value.setAccessibleName(f"{labels[key]}: {texts[key]}")
             value.setToolTip(hover.get(key, ""))
+            if key in ONLY_SAID:
+                value.setVisible(bool(texts[key]))
+                self.captions[key].setVisible(bool(texts[key]))
         self.copy_service_ref.setEnabled(bool(record.reference))
         self.buttons["receipt-print"].setEnabled(record.state == "success")
         self.buttons["receipt-pdf"].setEnabled(record.state == "success")

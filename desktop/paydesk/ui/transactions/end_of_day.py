@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QHeaderView,
     QLabel,
     QTableWidget,
     QTableWidgetItem,
@@ -32,7 +33,11 @@ from ...desk.transactions import TransactionsController
 from ...ledger import DaySummary, LedgerError, LinkQuery
 from ..as_of import AsOf
 from ..dialogs import run_dialog
+from ..passing import Passing
+from ..printing import REFUSED, printed
+from ..screen_fit import resize_within_screen
 from ..signals import signals_of
+from ..table import tips_for_cut_text
 from .actions import save_path
 
 TOTALS = ("Currency", "Paid", "Collected", "Fees", "Refunded", "Net")
@@ -60,7 +65,7 @@ class EndOfDayDialog(QDialog):
         self.day.setDisplayFormat("yyyy-MM-dd")
         form.addRow("&Day:", self.day)
         self.figures: dict[str, QLabel] = {}
-        for label, _ in COUNTS:
+        for label, _, _ in COUNTS:
             value = QLabel("")
             value.setObjectName("end-of-day-" + label.lower().replace(" ", "-"))
             form.addRow(label + ":", value)
@@ -71,6 +76,12 @@ class EndOfDayDialog(QDialog):
         self.totals.setAccessibleName("Collected per currency")
         self.totals.setHorizontalHeaderLabels(list(TOTALS))
         self.totals.verticalHeader().hide()
+        # each column as wide as its figures, the last to the edge: Net is never behind a
+        # scroll bar
+        self.totals.horizontalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.ResizeToContents)
+        self.totals.horizontalHeader().setStretchLastSection(True)
+        tips_for_cut_text(self.totals)
         self.totals.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         layout.addWidget(self.totals)
         self.message = QLabel("")
@@ -94,12 +105,15 @@ class EndOfDayDialog(QDialog):
         # live, like the table: a state the scheduler learns is counted within a second
         self.again = QTimer(self, singleShot=True, interval=500)
         self.again.timeout.connect(lambda: self.tasks.replace("load", self._kept(self.load())))
-        signals_of(controller.session.hub).linkChanged.connect(self._changed)
+        signals = signals_of(controller.session.hub)
+        signals.linkChanged.connect(self._changed)
+        signals.saleChanged.connect(self._changed)  # a sale voided at a counter
         # a shared ledger out of reach: the figures as of when it went
         self.as_of = AsOf(controller.session, self)
         self.as_of.changed.connect(self._show_heading)
+        self.passing = Passing(controller.session, self)  # the ledger's words go when it is back
         self._show_heading()
-        self.resize(520, 480)
+        resize_within_screen(self, 640, 520)
 
     def chosen_day(self) -> date:
         return self.day.date().toPython()
@@ -148,13 +162,19 @@ class EndOfDayDialog(QDialog):
     async def export_csv(self) -> Path | None:
         """One CSV: what it is, the summary, an empty line, then every row of the day."""
         session = self.controller.session
+        if self._refused_now():  # the save dialog is not opened
+            return None
         path = await save_path(self, "Export the day", ["CSV (*.csv)"],
                                f"paydesk-{session.mode}-end-of-day-{self.chosen_day()}.csv")
         if path is None:
             return None
-        summary = await self.count()  # the figures as they are now, as the rows will be
         rows_path = path.with_name(path.name + ".rows")
-        written = await self.controller.export(self._query(), rows_path, report=False)
+        try:
+            summary = await self.count()  # the figures as they are now, as the rows will be
+            written = await self.controller.export(self._query(), rows_path, report=False)
+        except LedgerError as refused:  # gone meanwhile: nothing is written
+            self._said(refused)
+            return None
         title = self._heading()
 
         await asyncio.to_thread(write_day_csv, path, title, summary, rows_path)
@@ -173,8 +193,19 @@ class EndOfDayDialog(QDialog):
         try:
             await reading
         except LedgerError as error:
-            self.message.setText(str(error))
-            self.message.setAccessibleName(str(error))
+            self._said(error)
+
+    def _say(self, text: str) -> None:
+        self.message.setText(text)
+        self.message.setAccessibleName(text or "No message")
+
+    def _said(self, error: LedgerError) -> None:
+        """The ledger's sentence, until it answers again."""
+        self._say(str(error))
+        self.passing.said(self.message, str(error), error, lambda: self._say(""))
+
+    def _refused_now(self) -> bool:
+        return self.passing.refused_now(self.message, self._say, lambda: self._say(""))
 
     async def count(self) -> DaySummary:
         """The figures, after the day's paid payments are read again with the service."""
@@ -199,15 +230,21 @@ class EndOfDayDialog(QDialog):
     async def print_summary(self) -> bool:
         from PySide6.QtPrintSupport import QPrintDialog, QPrinter
 
+        if self._refused_now():  # the print dialog is not opened
+            return False
         printer = QPrinter(QPrinter.PrinterMode.HighResolution)
         dialog = QPrintDialog(printer, self)
         dialog.setObjectName("print-dialog")
         if not await run_dialog(dialog):
             return False
-        summary = await self.count()  # the figures as they are now
+        try:
+            summary = await self.count()  # the figures as they are now
+        except LedgerError as refused:  # gone meanwhile: nothing printed
+            self._said(refused)
+            return False
         painter = QPainter()
         if not painter.begin(printer):
-            self.heading.setText("Could not print: the printer refused the page")
+            self.say(REFUSED)
             return False
         area = printer.pageLayout().paintRectPixels(printer.resolution())
         unit = area.width() / 100
@@ -219,6 +256,7 @@ class EndOfDayDialog(QDialog):
             painter.drawText(QRectF(0, i * unit * 5, area.width(), unit * 5),
                              Qt.AlignmentFlag.AlignLeft, line)
         painter.end()
+        self.say(printed(printer))
         return True
 
     def done(self, result: int) -> None:  # Qt's name

@@ -7,11 +7,9 @@ from PySide6.QtCore import QDate, Signal
 from PySide6.QtWidgets import QComboBox, QDateEdit, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from ...desk.day import RANGES, date_range
-from ...desk.states import SHOWN
+from ...desk.states import STATE_FILTERS
 from ...ledger import LinkQuery
 
-STATE_CHOICES = [("All states", None)] + [(shown.words.rstrip("…").title(), state)
-                                          for state, shown in SHOWN.items()] + [("Unknown", "unknown")]
 
 class FilterBar(QWidget):
     changed = Signal()  # any filter or the search text changed
@@ -40,8 +38,8 @@ class FilterBar(QWidget):
         self.search.setClearButtonEnabled(True)
         captioned(top, "&Search:", self.search, "ledger-search")
         self.state = QComboBox()
-        for text, state in STATE_CHOICES:
-            self.state.addItem(text, state)
+        for text, states, voided in STATE_FILTERS:  # each lists the rows that show its words
+            self.state.addItem(text, (states, voided))
         captioned(bottom, "S&tate:", self.state, "ledger-state")
         self.currency = QComboBox()
         captioned(bottom, "C&urrency:", self.currency, "ledger-currency")
@@ -88,9 +86,9 @@ class FilterBar(QWidget):
     def query(self, profile_id: str, mode: str, base: LinkQuery | None = None) -> LinkQuery:
         start, end = date_range(self.range.currentText(), self.first.date().toPython(),
                                 self.last.date().toPython())
-        state, currency = self.state.currentData(), self.currency.currentData()
+        (states, voided), currency = self.state.currentData(), self.currency.currentData()
         sort = (base.sort, base.descending) if base else ("created", True)
         return LinkQuery(profile_id, mode, text=self.search.text().strip(),
-                         states=frozenset({state}) if state else frozenset(),
+                         states=states, voided=voided,
                          currencies=frozenset({currency}) if currency else frozenset(),
                          created_from=start, created_to=end, sort=sort[0], descending=sort[1])

@@ -291,4 +291,4 @@ class LedgerModel(HeadedModel):
         q = self.query
         return (q.sort == "created" and q.descending and not q.text and not q.states
                 and not q.currencies and q.created_from is None and q.created_to is None
-                and q.origin is None and not q.tx_refs)
+                and q.origin is None and not q.tx_refs and q.voided is None)

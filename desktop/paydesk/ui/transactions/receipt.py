@@ -12,7 +12,7 @@ from PySide6.QtGui import QColor, QFont, QPageLayout, QPageSize, QPainter, QPdfW
 
 from ...desk.receipt import lines
 from ...ledger import LinkRecord
-from ..fixed_text import fixed_font, fixed_option
+from ..fixed_text import draw_one_line, fixed_font
 from ..links.qr import QrCode
 from ..links.watermark import paint_page_mark
 
@@ -50,12 +50,16 @@ def paint(painter: QPainter, page: QRectF, record: LinkRecord, merchant: str, te
         painter.setFont(label_font)
         painter.drawText(QRectF(page.left(), y, unit * 30, unit * 4), Qt.AlignmentFlag.AlignLeft,
                          label)
-        painter.setFont(fixed if label in FIXED else body)
-        option = fixed_option() if label in FIXED else _words()
         box = QRectF(page.left() + unit * 32, y, unit * 68, unit * 40)
-        used = painter.boundingRect(box, value, option)  # long names and e-mails wrap
-        painter.drawText(box, value, option)
-        y += max(unit * 4.5, used.height() + unit * 0.8)
+        if label in FIXED:  # a reference: one line, smaller when it must, never broken
+            painter.setFont(fixed)
+            height = draw_one_line(painter, box, value)
+        else:
+            painter.setFont(body)
+            used = painter.boundingRect(box, value, _words())  # long names and e-mails wrap
+            painter.drawText(box, value, _words())
+            height = used.height()
+        y += max(unit * 4.5, height + unit * 0.8)
     side = unit * 32
     QrCode(record.tx_ref).paint(painter, QRectF(page.center().x() - side / 2, y + unit * 3,
                                                 side, side))
@@ -63,8 +67,8 @@ def paint(painter: QPainter, page: QRectF, record: LinkRecord, merchant: str, te
     painter.drawText(QRectF(page.left(), y + side + unit * 4, page.width(), unit * 4),
                      Qt.AlignmentFlag.AlignHCenter, "Scan to look up")
     painter.setFont(fixed)
-    painter.drawText(QRectF(page.left(), y + side + unit * 8, page.width(), unit * 4),
-                     record.tx_ref, fixed_option(Qt.AlignmentFlag.AlignHCenter, wrap=False))
+    draw_one_line(painter, QRectF(page.left(), y + side + unit * 8, page.width(), unit * 4),
+                  record.tx_ref, Qt.AlignmentFlag.AlignHCenter)
 
 
 def pdf_bytes(record: LinkRecord, merchant: str, test: bool) -> bytes:

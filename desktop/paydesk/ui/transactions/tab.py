@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -24,10 +25,13 @@ from PySide6.QtWidgets import (
 from ...desk.session import Session
 from ...desk.transactions import TransactionsController
 from ...ledger import LedgerError, LinkQuery, LinkRecord
+from ...ledger.counter import Sale
 from ..as_of import AsOf
 from ..field_message import FieldMessage
 from ..fixed_text import use_fixed
+from ..passing import Passing
 from ..signals import signals_of
+from ..table import tips_for_cut_text
 from .details import DetailsPanel
 from .end_of_day import open_end_of_day
 from .filters import FilterBar
@@ -79,6 +83,7 @@ class TransactionsTab(TabActions, QWidget):
         self.table.setObjectName("ledger-table")
         self.table.setAccessibleName("Ledger")
         self.table.setModel(self.model)
+        tips_for_cut_text(self.table)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -112,7 +117,13 @@ class TransactionsTab(TabActions, QWidget):
         left_column.addWidget(self.work)
         split.addWidget(left)
         self.details = DetailsPanel()
-        split.addWidget(self.details)
+        # scrolled, not squeezed: a long e-mail or title never widens the window past the
+        # screen, nor is cut
+        details = QScrollArea()
+        details.setWidgetResizable(True)
+        details.setWidget(self.details)
+        details.setAccessibleName("Transaction details")
+        split.addWidget(details)
         split.setSizes([760, 420])
         column.addWidget(split, 1)
 
@@ -138,11 +149,13 @@ class TransactionsTab(TabActions, QWidget):
         self._enable_actions(None)
         signals = signals_of(session.hub)
         signals.linkChanged.connect(self._changed)
+        signals.saleChanged.connect(self._sale_changed)  # voided at a counter: its state words
         signals.changed.connect(self.reload)
         # a shared ledger out of reach: the list is what it was then (it catches up once
         # the ledger is back: ``follow.py``)
         self.as_of = AsOf(session, self)
         self.as_of.changed.connect(self._show_count)
+        self.passing = Passing(session, self)  # a refusal said goes when its cause goes
         self._only: frozenset[str] = frozenset()  # a reconcile's rows, when "Show these" is on
         self._kept: tuple[str, str] | None = None  # the selected record, across a new query
         self.loaded = False
@@ -220,10 +233,16 @@ class TransactionsTab(TabActions, QWidget):
         if query is None or (record.profile_id, record.mode) != (query.profile_id, query.mode):
             return
         listed = self.model.row_of(record.key) is not None
-        if query.states and listed != (record.state in query.states):
+        if (query.states or query.voided is not None) and listed != query.admits_state(record):
             self._soon(requery=True)  # it joined or left a list filtered by state
         elif not listed:  # perhaps new in a sorted, filtered or searched view (another desk's)
             self._soon(requery=False)
+
+    def _sale_changed(self, sale: Sale) -> None:
+        """A counter's sale was made, voided or decided (here or at another desk): its record,
+        read with the sale, shows it."""
+        if sale.record is not None:
+            self._changed(sale.record)
 
     def _soon(self, *, requery: bool) -> None:
         """Read the list again within 300 ms (``requery``), or count it and read it again if

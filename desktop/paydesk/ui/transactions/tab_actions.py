@@ -12,7 +12,7 @@ from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QMenu
 
 from ...desk.lookup import read
-from ...ledger import LinkRecord
+from ...ledger import LedgerError, LinkRecord
 from . import actions
 
 
@@ -62,14 +62,22 @@ class TabActions:
             found = await self.controller.lookup(text)
         finally:
             self.lookup_button.setEnabled(True)
+        # the list's selection and the pane agree: the row of what was found is selected,
+        # and no other (nothing found, or not listed): an old row left selected under a
+        # blank pane, or another record's, would take Ctrl+P or Ctrl+R to a payment the
+        # user has moved away from
+        row = None if found.record is None else self.model.row_of(found.record.key)
+        if row is None:
+            self.table.clearSelection()
         if found.record is None:
             self.lookup_message.say(found.message)
+            self.passing.said(self.lookup_message, found.message, found.refused)
             self.details.show_record(None)
+            self._enable_actions(None)
             return found
         self.lookup_message.say(None)
         self.details.show_record(found.record, found.message)
         self._enable_actions(found.record)
-        row = self.model.row_of(found.record.key)
         if row is not None:
             self.table.selectRow(row)
         return found
@@ -112,21 +120,26 @@ class TabActions:
             self.showQrRequested.emit(record)
         elif key == "check":
             self.tasks.replace("lookup", self._check(record))
-        elif key == "receipt-print" and record.state == "success":
-            self.tasks.replace("receipt", self._print(record, merchant))
-        elif key == "receipt-pdf" and record.state == "success":
-            self.tasks.replace("receipt", actions.save_receipt(
-                self, record, merchant, record.mode == "test"))
+        elif key in ("receipt-print", "receipt-pdf") and record.state == "success":
+            # the ledger's word on it may be out of date (a refund since): no receipt then
+            if self.passing.refused_now(self.details.message, self.details.say,
+                                        lambda: self.details.say(None)):
+                return
+            self.tasks.replace("receipt", self._print(record, merchant) if key == "receipt-print"
+                               else actions.save_receipt(self, record, merchant,
+                                                         record.mode == "test"))
 
-    async def _print(self, record: LinkRecord, merchant: str) -> bool | None:
-        printed = await actions.print_receipt(self, record, merchant, record.mode == "test")
-        if printed is False:
-            self.details.say("Could not print: the printer refused the page")
-        return printed
+    async def _print(self, record: LinkRecord, merchant: str) -> str | None:
+        said = await actions.print_receipt(self, record, merchant, record.mode == "test")
+        if said is not None:
+            self.details.say(said)
+        return said
 
     async def _check(self, record: LinkRecord) -> None:
         found = await self.controller.check(record.tx_ref)
         self.details.show_record(found.record or record, found.message)
+        self.passing.said(self.details.message, found.message, found.refused,
+                          lambda: self.details.say(None))
 
     # -- reconcile and export ------------------------------------------------------------------
 
@@ -145,6 +158,9 @@ class TabActions:
 
         try:
             progress = await self.controller.reconcile(progress_made)
+        except LedgerError as refused:  # a shared ledger out of reach: nothing asked
+            self._work_refused(refused)
+            return None
         except asyncio.CancelledError:
             if latest:  # what changed before Cancel can still be shown
                 self.work.reconciled(latest[0], cancelled=True)
@@ -167,8 +183,14 @@ class TabActions:
         finally:
             self.exporting = False
 
+    def _work_refused(self, refused: LedgerError) -> None:
+        self.work.say(str(refused))
+        self.passing.said(self.work.report, str(refused), refused, lambda: self.work.say(""))
+
     async def _export(self):
         profile, mode = self.session.profile, self.session.mode
+        if self.passing.refused_now(self.work.report, self.work.say, lambda: self.work.say("")):
+            return None  # the save dialog is not opened
         path = await actions.save_path(
             self, "Export the list", ["CSV (*.csv)", "Excel workbook (*.xlsx)"],
             f"paydesk-{profile.name}-{mode}-{date.today()}.csv".replace(" ", "-"))
@@ -176,8 +198,12 @@ class TabActions:
             return None
         query, total = self.current_query(), self.model.total
         task = self.tasks.replace("exporting", self.controller.export(
-            query, path, lambda n: self.work.exporting(n, total)))
+            query, path, lambda n: self.work.exporting(n, total)), expected=(LedgerError,))
         self.work.start(task, total)
-        written = await task
+        try:
+            written = await task
+        except LedgerError as refused:  # gone meanwhile: the previous file stays
+            self._work_refused(refused)
+            return None
         self.work.say(f"Exported {written} records to {path.name}")
         return path

@@ -1,0 +1,82 @@
+"""What a counter sale needs before anything is written (Qt-free): what the staff typed (an
+amount in whole units, one of the profile's currencies, a note short enough to be a title,
+an e-mail that is one) and what the profile gives a walk-in customer (the shop's e-mail
+when the customer gives none, the walk-in name)."""
+
+from __future__ import annotations
+
+from ..config.profiles import Profile
+from ..service.errors import ValidationError
+from . import checks
+
+TITLE_MOST = 100  # characters of a note (the link's title)
+
+
+class CounterSetupMissing(Exception):
+    """The profile lacks what a counter sale needs (the shop's e-mail, the walk-in name)."""
+
+    def __init__(self, message: str, field: str):
+        super().__init__(message)
+        self.message = message
+        self.field = field  # "shop_email" | "walk_in_name": the profile editor's field
+
+
+class BadSale(ValidationError):
+    """What the staff typed is not a sale (said before anything is written): ``errors`` (also
+    ``fields``) maps "amount", "currency", "note" or "email" to what is wrong."""
+
+    def __init__(self, errors: dict[str, list[str]]):
+        super().__init__("Check the sale: " + "; ".join(m for ms in errors.values() for m in ms),
+                         errors)
+
+    @property
+    def fields(self) -> dict[str, list[str]]:
+        return self.errors
+
+
+def check_setup(profile: Profile, email: str) -> None:
+    """CounterSetupMissing when ``profile`` cannot sell to a customer who gave ``email``
+    (""), as it is: no shop e-mail to use instead, or no walk-in name."""
+    if not email.strip() and not profile.shop_email.strip():
+        raise CounterSetupMissing(
+            "Set the shop's e-mail in the profile (Edit profile…, Counter), or type the "
+            "customer's: the service needs one for every payment", "shop_email")
+    if checks.name(profile.walk_in_name, "name"):
+        raise CounterSetupMissing(
+            "Set the walk-in customer name in the profile (Edit profile…, Counter)",
+            "walk_in_name")
+
+
+def setup_missing(profile: Profile) -> CounterSetupMissing | None:
+    """What ``profile`` lacks for a sale to a customer who gives no e-mail; None: nothing."""
+    try:
+        check_setup(profile, "")
+    except CounterSetupMissing as missing:
+        return missing
+    return None
+
+
+def checked_shop_email(email: str) -> str:
+    """The shop's e-mail as typed, trimmed; ValidationError on "shop_email" when it is not
+    one."""
+    text = email.strip()
+    problem = checks.email(text) if text else "Enter the shop's e-mail"
+    if problem:
+        raise ValidationError(problem, {"shop_email": [problem]})
+    return text
+
+
+def check_sale(profile: Profile, amount: str, currency: str, note: str, email: str) -> None:
+    """BadSale for what was typed wrong, then CounterSetupMissing for what the profile lacks."""
+    errors: dict[str, list[str]] = {}
+    for field, problem in (
+            ("amount", checks.amount(amount)),
+            ("currency", None if currency in profile.currencies
+             else f"Not one of this profile's currencies ({', '.join(profile.currencies)})"),
+            ("note", checks.limit(note, TITLE_MOST)),
+            ("email", checks.email(email) if email.strip() else None)):
+        if problem:
+            errors[field] = [problem]
+    if errors:
+        raise BadSale(errors)
+    check_setup(profile, email)

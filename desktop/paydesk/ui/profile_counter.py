@@ -1,0 +1,126 @@
+"""The profile editor's counter defaults (split from profile_editor.py): the walk-in
+customer's name, the shop's e-mail and the customer display's logo, each checked next to its
+box."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Protocol
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
+
+from ..config.profiles import Profile
+from ..desk.checks import email as check_email
+from ..desk.checks import name as check_name
+from ..desk.tasks import TaskSet
+from . import files
+from .dialogs import shown
+from .field_message import add_field_row
+from .fixed_text import use_fixed
+
+
+class Editor(Protocol):
+    """The profile editor, whose tasks the logo's file dialog runs in."""
+
+    tasks: TaskSet
+
+
+LOGO_HINT = ("A file on this computer. Each counter shows the image at this path on its own "
+             "computer: with a shared ledger, put the image at the same path on every counter "
+             "(a counter without it shows no logo).")
+
+
+class CounterGroup(QGroupBox):
+    """The profile's counter defaults: what a counter sale is made with when the customer
+    gives no name or e-mail, and the logo the customer display shows."""
+
+    def __init__(self, profile: Profile | None, tasks_owner: Editor):
+        super().__init__("Counter")
+        self.setObjectName("profile-counter")
+        self.editor = tasks_owner
+        form = QFormLayout(self)
+        defaults = profile or Profile(id="", name="", base_url="")
+        self.walk_in = QLineEdit(defaults.walk_in_name)
+        self.walk_in.setObjectName("profile-walk-in")
+        self.walk_in.setAccessibleName("Walk-in customer name")
+        self.walk_in.setToolTip("The name counter sales are made under; its first word is sent "
+                                "as the first name, the rest as the last name")
+        self.walk_in_message = add_field_row(form, "Wal&k-in customer name", self.walk_in,
+                                             "profile-walk-in")
+        self.shop_email = QLineEdit(defaults.shop_email)
+        self.shop_email.setObjectName("profile-shop-email")
+        self.shop_email.setAccessibleName("Shop e-mail")
+        self.shop_email.setPlaceholderText("shop@example.com")
+        self.shop_email.setToolTip("Used when the customer gives no e-mail (the service sends "
+                                   "its receipt there); the counter cannot sell without it")
+        self.shop_email_message = add_field_row(form, "Shop &e-mail", self.shop_email,
+                                                "profile-shop-email")
+        self.logo = QLineEdit(defaults.counter_logo)
+        self.logo.setObjectName("profile-counter-logo")
+        self.logo.setAccessibleName("Customer display logo")
+        self.logo.setPlaceholderText("none")
+        self.logo.setToolTip("An image shown above the amount on the customer's screen")
+        self.choose_logo = QPushButton("Choose…")
+        self.choose_logo.setObjectName("profile-counter-logo-choose")
+        self.choose_logo.setAccessibleName("Choose…")
+        self.choose_logo.setAccessibleDescription("Choose the customer display logo")
+        self.choose_logo.clicked.connect(
+            lambda: self.editor.tasks.replace("choose logo", self.choose()))
+        logo_row = QWidget()
+        row = QHBoxLayout(logo_row)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.logo, 1)
+        row.addWidget(self.choose_logo)
+        self.logo_message = add_field_row(form, "Customer display &logo", logo_row,
+                                          "profile-counter-logo", self.logo)
+        # the path is read on each counter's own computer (a shared ledger shares the path,
+        # not the image): said where it is typed
+        self.logo_hint = QLabel(LOGO_HINT)
+        self.logo_hint.setObjectName("profile-counter-logo-hint")
+        self.logo_hint.setAccessibleName(LOGO_HINT)
+        self.logo_hint.setWordWrap(True)
+        self.logo_hint.setTextFormat(Qt.TextFormat.PlainText)
+        form.addRow(self.logo_hint)  # the whole row wide: a few lines, not a tall column
+        use_fixed(self.shop_email, self.logo)
+        self.shop_email.textEdited.connect(lambda _: self.shop_email_message.say(None))
+
+    async def choose(self) -> None:
+        """The standard open dialog, for an image (not awaited with exec)."""
+        dialog = QFileDialog(self, "Choose the customer display logo")
+        dialog.setObjectName("logo-dialog")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.setNameFilters(["Images (*.png *.jpg *.jpeg *.svg *.bmp *.gif)", "All files (*)"])
+        current = self.logo.text().strip()
+        folder = Path(current).parent if current else await files.start_folder()
+        dialog.setDirectory(str(folder))
+        async with shown(dialog) as code:
+            if code and dialog.selectedFiles():
+                self.logo.setText(dialog.selectedFiles()[0])
+                self.logo_message.say(None)
+
+    def check(self) -> bool:
+        """Each problem said next to its box; True when there is none."""
+        ok = True
+        problem = check_name(self.walk_in.text(), "walk-in name")
+        self.walk_in_message.say(problem)
+        ok = ok and not problem
+        email = self.shop_email.text().strip()
+        problem = check_email(email) if email else None
+        self.shop_email_message.say(problem)
+        return ok and not problem
+
+    async def check_logo(self) -> bool:
+        """The logo is a file that can be read (looked at off the GUI thread), or none."""
+        logo = self.logo.text().strip()
+        if logo and not await asyncio.to_thread(Path(logo).is_file):
+            self.logo_message.say("No such file: choose an image")
+            return False
+        self.logo_message.say(None)
+        return True
+
+    def values(self) -> dict[str, str]:
+        return {"walk_in_name": " ".join(self.walk_in.text().split()),
+                "shop_email": self.shop_email.text().strip(),
+                "counter_logo": self.logo.text().strip()}

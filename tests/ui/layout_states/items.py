@@ -1,0 +1,174 @@
+"""Issue 28's items 9, 10 and 11, what a person sees at once: no window grows past its
+screen, a field's message moves nothing, and the texts the issue found cut are read whole.
+Run on screens of 1280×800 and 1024×768 (tests/ui/test_layout_audit.py)."""
+
+from __future__ import annotations
+
+from tests import helpers
+from tests.ui import press
+from tests.ui.layout_audit import moved, settle, shows_whole, tooltip_of
+from tests.ui.layout_states.reach import (
+    LONG_PROFILE,
+    LONG_TITLE,
+    counter_tab,
+    create_link,
+    messages_of,
+    open_editor,
+    pay,
+    rename_profile,
+    shown_window,
+    wait_over,
+    within_screen,
+)
+
+
+def test_no_window_grows_past_its_screen(app, loop):
+    """Item 9: a long status message (a long profile name saved), a link's QR code and a
+    counter sale grew the window to 1600-1866 px, and it could not be made smaller."""
+    window = app.window
+    within_screen(window, "as it opened")
+    opened = window.size()
+    rename_profile(app, loop)
+    status = window.status.last_call
+    message = status.text()
+    assert LONG_PROFILE in message
+    within_screen(window, "a long status message")
+    # the message, as a person reads it: no wider than the window, whole in its tooltip and
+    # its accessible name
+    assert status.geometry().right() <= window.statusBar().width()
+    assert message in tooltip_of(status) and message in status.accessibleName()
+    create_link(app, loop)
+    loop.until(lambda: window.links_tab.panel.record is not None, message="the link shown")
+    within_screen(window, "a link's QR code shown")
+    counter = counter_tab(app, loop)
+    press.type_into(counter.tab.note, LONG_TITLE)
+    counter.sell("25")
+    within_screen(window, "a counter sale shown")
+    press.click(counter.tab.place.toggle)  # the customer's view beside the amount box
+    within_screen(window, "the customer's view beside the amount box")
+    # and it is made as small as it opened again, as a person drags its corner
+    window.resize(opened.width() + 100, opened.height())
+    settle()
+    window.resize(opened)
+    settle()
+    assert window.size() == opened, (
+        f"resized to {opened.width()}×{opened.height()}, it stays {window.width()}×"
+        f"{window.height()}")
+
+
+def test_a_fields_message_moves_nothing(app, loop, tmp_path):
+    """Item 10: widgets moved under the mouse when a field's message appeared or cleared
+    (the Amount field of the link form, the Look up box, the Batches window): clicks
+    landed in the wrong box."""
+    from tests.ui.bulk.conftest import row, write_csv
+
+    window, form = app.window, app.window.links_tab.form
+    said = [*messages_of(form), form.why_disabled]  # why Create is disabled: a message too
+    found = moved(window, lambda: press.type_into(form.amount, "12.5"), said,
+                  "the Amount's message appeared")
+    assert form.messages["amount"].isVisible()
+    found += moved(window, lambda: press.type_into(form.amount, "12"), said,
+                   "the Amount's message cleared")
+    assert not form.messages["amount"].isVisible()
+    press.tab(window.tabs, "Transactions")
+    tab = window.transactions_tab
+    found += moved(window, lambda: press.type_into(tab.lookup_box, "not a reference!"),
+                   [tab.lookup_message], "the Look up's message appeared")
+    assert tab.lookup_message.isVisible()
+    found += moved(window, lambda: press.type_into(tab.lookup_box, ""), [tab.lookup_message],
+                   "the Look up's message cleared")
+    # the Batches window, its message said after Check all open
+    press.tab(window.tabs, "Payment links")
+    press.click(window.links_tab.bulk)
+    bulk = shown_window(loop, "bulk-window")
+    press.click(bulk.file_step.choose)
+    press.save_as(shown_window(loop, "bulk-open-dialog"),
+                  write_csv(tmp_path / "fees.csv", [row(2), row(3)]))
+    loop.until(lambda: bulk.stack.currentWidget() is bulk.mapping_step, message="columns")
+    press.click(bulk.next)
+    loop.until(lambda: bulk.stack.currentWidget() is bulk.check_step, message="dry run")
+    press.click(bulk.check_step.create)
+    outcome = bulk.progress_step.outcome
+    loop.until(lambda: outcome.isVisible() and outcome.text(), 60, message="the batch done")
+    press.click(bulk.progress_step.batches)
+    batches = shown_window(loop, "batches-window")
+    loop.until(lambda: batches.rows_model.rowCount() == 2, message="the batch's rows")
+    found += moved(batches, lambda: (press.click(batches.check_all), loop.until(
+        lambda: batches.said.text().startswith("Checked"), 30, message="checked")),
+        [batches.said], "the Batches window's message appeared")
+    assert not found, "\n".join(map(str, found))
+
+
+def test_the_profile_editor_after_check_keys_shows_every_text_whole(app, loop):
+    """Item 11: after Check keys, the key fields were squashed to slivers, "key" read "kev"
+    (its caption cut at the bottom) and the webhook's help was cut at the top and bottom."""
+    from PySide6.QtWidgets import QLabel
+
+    editor = open_editor(app, loop)
+    press.click(editor.check_button)
+    wait_over(loop, editor)
+    for (mode, kind), field in editor.key_fields.items():
+        assert editor.key_messages[(mode, kind)].text().startswith("Works"), \
+            editor.key_messages[(mode, kind)].text()
+        least = field.edit.minimumSizeHint().height()
+        assert field.edit.height() >= least, (
+            f"the {mode} {kind} key's field is {field.edit.height()} px high, it needs {least}")
+    cut = [label.text() for label in editor.findChildren(QLabel)
+           if label.isVisible() and label.text() and not shows_whole(label)]
+    assert cut == [], f"cut: {cut}"
+    assert editor.webhook_note.isVisible() and shows_whole(editor.webhook_note)
+    within_screen(editor, "the profile editor")
+
+
+def test_the_terminate_dialogs_error_is_read_whole(app, loop):
+    """Item 11: the Terminate dialog's error was cut."""
+    from tests.ui.cards.test_wallet import Desk
+
+    desk = Desk(app, loop)
+    tab = desk.tab
+    _, card = desk.create("50", "GBP")
+    loop.until(lambda: tab.page.record is not None, message="the card's page")
+    desk.press(tab.page.buttons["terminate"])
+    dialog = desk.dialog("terminate-dialog")
+    press.type_into(dialog.last4, "0000")
+    press.click(dialog.action)
+    message = dialog.last4_message
+    loop.until(message.isVisible, message="the error")
+    assert card.masked in message.text() and "last four digits" in message.text()
+    assert shows_whole(message), (f"{message.text()!r} is cut: {message.width()}×"
+                                  f"{message.height()} shown")
+    within_screen(dialog, "the Terminate dialog")
+    press.escape(dialog)
+
+
+def test_end_of_day_shows_net_without_scrolling_and_refunds_plainly(app, loop):
+    """Item 11: End of day's Net column was hidden behind a horizontal scroll bar, and
+    Refunded read "1: 45.00" (one payment refunded, 45.00 given back)."""
+    kept = create_link(app, loop, amount="40")
+    back = create_link(app, loop, amount="45")
+    pay(app, loop, kept)
+    pay(app, loop, back)
+    helpers.control(app.session.profile.base_url, loop.run(app.session.key()),
+                    f"transactions/{back.reference}/status", {"status": "refunded"})
+    window = app.window
+    press.tab(window.tabs, "Transactions")
+    press.click(window.transactions_tab.end_of_day)
+    dialog = shown_window(loop, "end-of-day")
+    table = dialog.totals
+    loop.until(lambda: dialog.figures["Refunded or reversed"].text() == "1", timeout=30,
+               message="the refund counted")
+    loop.until(lambda: table.rowCount() == 1 and table.item(0, 4) is not None, message="totals")
+    settle()
+    headers = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
+    assert headers[4:] == ["Refunded", "Net"]
+    assert table.item(0, 4).text() == "45.00 (1 payment)"
+    assert not table.horizontalScrollBar().isVisible(), "the totals scroll sideways"
+    viewport = table.viewport().rect()
+    for column in range(table.columnCount()):
+        cell = table.visualRect(table.model().index(0, column))
+        assert viewport.contains(cell), f"{headers[column]} is not all in view: {cell}"
+    within_screen(dialog, "End of day")
+    press.click(dialog.close_button)
+
+
+# -- the states ----------------------------------------------------------------------------

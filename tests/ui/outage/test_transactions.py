@@ -1,0 +1,102 @@
+"""The Transactions tab while the shared ledger is out of reach: Export…, the End of day's
+Export CSV… and Print…, a receipt (print or PDF), Look up, Check now and Check all open are
+each refused with the one sentence where they were pressed, before a file or print dialog
+opens: no file is written, nothing is sent to the service."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from tests.ui import press
+from tests.ui.outage.conftest import refused
+
+
+def transactions(shop, *, paid: str | None = None):
+    """The Transactions tab; with ``paid``, that link made, paid and looked up (its details
+    shown, receipts offered)."""
+    tab = shop.window.transactions_tab
+    press.tab(shop.window.tabs, "Transactions")
+    shop.loop.until(lambda: tab.loaded, message="the Transactions tab")
+    if paid is not None:
+        shop.pay(shop.link(paid))
+        press.type_into(tab.lookup_box, paid)
+        press.enter(tab.lookup_box)
+        shop.loop.until(lambda: tab.details.state.text() == "PAID", timeout=30,
+                        message="the paid payment's details")
+    return tab
+
+
+def no_file_dialog() -> None:
+    names = {w.objectName() for w in QApplication.topLevelWidgets() if w.isVisible()}
+    assert not names & {"save-dialog", "print-dialog"}, names
+
+
+def test_export_is_refused_before_the_save_dialog(shop):
+    shop = shop()
+    tab = transactions(shop)
+    with shop.down():
+        press.click(tab.export_button)
+        shop.loop.until(lambda: refused(tab.work.report.text()), message="the sentence")
+        no_file_dialog()
+        shop.no_crash()
+    shop.no_crash()
+
+
+@pytest.mark.parametrize("which", ["export", "print"])
+def test_the_end_of_days_export_and_print_are_refused(shop, which):
+    shop = shop()
+    tab = transactions(shop)
+    press.click(tab.end_of_day)
+    shop.loop.until(lambda: press.shown("end-of-day") is not None, message="End of day")
+    day = press.shown("end-of-day")
+    shop.loop.until(lambda: day.figures["Links made"].text() == "0", message="the figures")
+    with shop.down():
+        press.click(day.export if which == "export" else day.print)
+        shop.loop.until(lambda: refused(day.message.text()), message="the sentence")
+        no_file_dialog()
+        shop.no_crash()
+    # once the ledger is back, the words go (the figures are counted again)
+    shop.loop.until(lambda: not refused(day.message.text()), timeout=15,
+                    message="the sentence gone")
+    press.click(day.close_button)
+    shop.no_crash()
+
+
+@pytest.mark.parametrize("which", ["receipt-print", "receipt-pdf"])
+def test_a_receipt_is_refused_while_the_ledger_is_down(shop, which):
+    """What the ledger holds may have changed (a refund) since it went: no receipt from it."""
+    shop = shop()
+    tab = transactions(shop, paid="SHOP-RCPT-1")
+    with shop.down():
+        press.click(tab.details.buttons[which])
+        shop.loop.until(lambda: refused(tab.details.message.text()), message="the sentence")
+        no_file_dialog()
+        shop.no_crash()
+    shop.no_crash()
+
+
+@pytest.mark.parametrize("which", ["look up", "check now", "check all open"])
+def test_lookups_and_checks_are_refused_and_nothing_is_asked(shop, which):
+    shop = shop()
+    record = shop.link("SHOP-LOOK-1")
+    tab = transactions(shop)
+    press.type_into(tab.lookup_box, record.tx_ref)
+    press.enter(tab.lookup_box)
+    shop.loop.until(lambda: tab.details.record is not None, timeout=30, message="its details")
+    calls = shop.calls()
+    with shop.down():
+        if which == "look up":
+            press.type_into(tab.lookup_box, record.tx_ref)
+            press.enter(tab.lookup_box)
+            shop.loop.until(lambda: refused(tab.lookup_message.text()), message="the sentence")
+        elif which == "check now":
+            press.click(tab.details.buttons["check"])
+            shop.loop.until(lambda: refused(tab.details.message.text()), message="the sentence")
+        else:
+            press.click(tab.check_all)
+            shop.loop.until(lambda: refused(tab.work.report.text()), message="the sentence")
+        shop.settle()
+        shop.no_crash()
+    assert shop.calls() == calls
+    shop.no_crash()
