@@ -28,7 +28,9 @@ def xvfb_display(screens: tuple[str, ...] = SCREENS) -> Iterator[str]:
     binary = shutil.which("Xvfb")
     if binary is None:
         raise SystemExit("Xvfb is not installed (Debian package xvfb: scripts/system-deps)")
-    log = Path(tempfile.mkstemp(prefix="paydesk-bench-xvfb-", suffix=".log")[1])
+    handle, name = tempfile.mkstemp(prefix="paydesk-bench-xvfb-", suffix=".log")
+    os.close(handle)  # reopened below for Xvfb's messages
+    log = Path(name)
     read, write = os.pipe()
     args = [binary, "-displayfd", str(write), "-nolisten", "tcp"]
     for number, screen in enumerate(screens):

@@ -30,7 +30,6 @@ def test_a_cancelled_timer_is_stopped_at_once_and_the_others_still_fire(loop):
     assert fired == ["now", "soon", "timed out"]
 
 
-
 def test_a_callback_cancelled_after_it_ran_leaves_the_others_alone(loop):
     """Regression (found by the soak on Xvfb): asyncio cancels a handle after it has run
     (``asyncio.sleep`` always does, in its ``finally``; the scheduler cancels its wake-up
