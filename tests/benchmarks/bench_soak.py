@@ -154,11 +154,14 @@ class Desk(DayMix):
         self.put_straight_windows()
 
     async def step(self, name: str, coro) -> None:
+        """A step of the day; one that did not happen in time, whose widget could not be
+        pressed, or whose call to the sandbox's control API failed is counted as stuck, the
+        screen put straight, and the work goes on (an hour's run is not lost to one)."""
         try:
             await coro
-        except (TimedOut, AssertionError) as why:  # the step did not happen in time, or a
-            self.stuck[name] += 1  # widget could not be pressed: counted, the screen put
-            if self.stuck[name] <= 3:  # straight, the work goes on
+        except (TimedOut, AssertionError, httpx.HTTPError) as why:
+            self.stuck[name] += 1
+            if self.stuck[name] <= 3:
                 print(f"    ({name}: stuck, {why})", flush=True)
             self.put_straight()
             await asyncio.sleep(1)
@@ -172,7 +175,8 @@ class Desk(DayMix):
         place = tab.place
         if not place.is_open:  # the customer's view (beside the amount box, unless moved)
             press.click(place.toggle)
-        view = next(v for v in place.views if v.isVisible())
+        view = await until(lambda: next((v for v in place.views if v.isVisible()), None),
+                           "the customer's view")
         press.type_into(tab.amount, str(self.rng.randint(2, 60)))
         press.enter(tab.amount)
 
@@ -400,7 +404,8 @@ async def soak(qapp, folder: Path, base: str, keys: dict, args) -> None:
             await asyncio.sleep(desk.rng.uniform(0.5, 1.5))
             elapsed = (time.monotonic() - started) / 60
             if elapsed >= mark * args.every or time.monotonic() >= end:
-                at = min(mark * args.every, args.minutes)
+                mark = max(mark, int(elapsed // args.every))  # a mark a long step ran past:
+                at = min(mark * args.every, args.minutes)  # the line says the later one
                 meter.sample(f"{at:g} min", at, desk.summary())
                 if args.trim:
                     meter.trimmed()
