@@ -93,7 +93,10 @@ class Desk(DayMix):
 
     def __init__(self, window, session, base: str, secret: str, folder: Path):
         self.window, self.session, self.base = window, session, base
+        # an idle connection is let go before the sandbox closes it (after 5 s): a request
+        # sent on one it was closing just then failed with a ReadError (a 60-minute run lost)
         self.http = httpx.AsyncClient(base_url=base + "/", timeout=30,
+                                      limits=httpx.Limits(keepalive_expiry=2),
                                       headers={"Authorization": f"Bearer {secret}",
                                                "Accept": "application/json"})
         self.folder = folder
