@@ -75,7 +75,7 @@ async def another_desk(wallet: Wallet, desk: str = "desk-b") -> CardLedger:
 async def open_wallet(backend: str, request: Any, tmp_path: Path) -> AsyncIterator[Wallet]:
     if backend == "sqlite":
         from paydesk.ledger import SqliteLedger
-        from paydesk.ledger.cards_sqlite import SqliteCardLedger
+        from paydesk.ledger.sqlite.cards import SqliteCardLedger
 
         path = tmp_path / "ledger.sqlite3"
         ledger = SqliteLedger(path)

@@ -25,11 +25,37 @@ os.environ.setdefault("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1")
 import pytest  # noqa: E402
 
 from tests import dialects  # noqa: E402
-from tests.helpers import Listener, MemoryKeyring, start_sandbox  # noqa: E402
+from tests.helpers import Listener, MemoryKeyring, own_port, start_sandbox  # noqa: E402
 
 # tests/test_no_qt.py proves the fast tier's Qt guard (tests/no_qt.py) is on: it belongs to
 # that tier alone (./dev check loads the guard with -p tests.no_qt), not to the whole suite
 collect_ignore = [] if "tests.no_qt" in sys.modules else ["test_no_qt.py"]
+
+# The fast tier (./dev check, and the first of ./dev test's runs): the tests at the root of
+# tests/ and in these folders, but those marked browser or slow. `--tier fast` runs only
+# them (tests/ui and the other folders are not even collected: they import Qt); `--tier
+# rest` runs every other test, so that the two runs together are the whole suite, once.
+TESTS = Path(__file__).parent
+FAST_FOLDERS = ("service", "ledger", "scheduler", "sandbox", "desk", "config", "receiver")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--tier", choices=("fast", "rest"), default=None,
+                     help="fast: the Qt-free tier of ./dev check; rest: every test but those")
+
+
+def in_fast_tier(item) -> bool:
+    parts = item.path.relative_to(TESTS).parts
+    return ((len(parts) == 1 or parts[0] in FAST_FOLDERS)
+            and item.get_closest_marker("browser") is None and item.get_closest_marker("slow") is None)
+
+
+def pytest_ignore_collect(collection_path, config):
+    if config.getoption("tier") != "fast" or collection_path.parent != TESTS:
+        return None
+    if collection_path.is_dir() and collection_path.name not in FAST_FOLDERS:
+        return True  # a folder outside the tier (tests/ui imports Qt in its conftest)
+    return None
 
 
 def pytest_configure(config):
@@ -59,10 +85,27 @@ def pytest_generate_tests(metafunc):
     metafunc.parametrize("dialect", dialects.params(*names))
 
 
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: not called without its workers
+def pytest_xdist_make_scheduler(config, log):
+    """--dist loadgroup keeps the groups of tests/side_by_side.py each on one worker."""
+    if config.getvalue("dist") == "loadgroup":
+        from tests.side_by_side import SideBySide
+
+        return SideBySide(config, log)
+    return None
+
+
 def pytest_collection_modifyitems(config, items):
-    """Leave out, per dialect, the tests and cases a module's ``dialects(apart=...)`` names."""
+    """Leave out, per dialect, the tests and cases a module's ``dialects(apart=...)`` names,
+    and with ``--tier`` the tests of the other tier; then the tests marked ``slow`` first
+    (./dev test's workers take tests in this order: a long test started last would hold the
+    run up alone)."""
+    tier = config.getoption("tier")
     kept, dropped = [], []
     for item in items:
+        if tier is not None and in_fast_tier(item) != (tier == "fast"):
+            dropped.append(item)
+            continue
         marker = item.get_closest_marker("dialects")
         callspec = getattr(item, "callspec", None)
         dialect = callspec.params.get("dialect") if callspec else None
@@ -70,7 +113,17 @@ def pytest_collection_modifyitems(config, items):
         (dropped if any(case in item.name for case in apart) else kept).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
-        items[:] = kept
+    items[:] = sorted(kept, key=lambda item: item.get_closest_marker("slow") is None)
+
+
+@pytest.fixture(autouse=True)
+def _embedded_sandbox_port(monkeypatch):
+    """The embedded sandbox's usual port (8765 in PayDesk) is the test's own: tests running
+    side by side (./dev test's workers) each close a window and start it again on that port,
+    or take it meanwhile, without meeting another test's sandbox there."""
+    from paydesk.desk import embedded
+
+    monkeypatch.setattr(embedded, "FIRST_PORT", own_port())
 
 
 @pytest.fixture
@@ -157,14 +210,16 @@ def pg_server():
             if "pg_trgm" in str(exc):
                 pytest.skip(postgres.NO_TRGM)
             raise
+        cluster.keep_ready()  # the next tests' databases, made while tests run
         yield cluster
 
 
 @pytest.fixture
 def pg_url(pg_server):
-    """A fresh, migrated database of the test's own (copied from the template in
-    milliseconds): its URL over TCP as the superuser, without a password."""
+    """A fresh, migrated database of the test's own (copied from the template ahead of the
+    test, on a thread of ``pg_server``'s): its URL over TCP as the superuser, without a
+    password; dropped on that thread after the test."""
     name = pg_server.fresh_database()
     yield pg_server.url(name)
     pg_server.start()  # a test that stopped the server leaves it running for the next
-    pg_server.drop_database(name)
+    pg_server.drop_later(name)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import socket
+import subprocess
 import threading
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -50,6 +52,23 @@ def need_system(binary: str, package: str) -> str:
     if os.environ.get("CI"):
         pytest.fail(message + "; .ci/run should have installed it")
     pytest.skip(message)
+
+
+def start_xvfb(folder: Path, screen: str = "1400x900x24") -> tuple[subprocess.Popen, str]:
+    """A virtual X screen (Xvfb) and its DISPLAY: Xvfb picks a free display number itself
+    (``-displayfd``), so tests running side by side, or other programs' X servers, never
+    meet on one. Its messages go to ``folder``/xvfb.log."""
+    binary = need_system("Xvfb", "xvfb")
+    read, write = os.pipe()
+    with open(folder / "xvfb.log", "w") as log:
+        proc = subprocess.Popen([binary, "-displayfd", str(write), "-screen", "0", screen,
+                                 "-nolisten", "tcp"], pass_fds=(write,),
+                                stdout=subprocess.DEVNULL, stderr=log)
+    os.close(write)
+    with os.fdopen(read) as f:
+        number = f.readline().strip()  # written once it is ready
+    assert number, f"Xvfb did not start: {(folder / 'xvfb.log').read_text()[-1000:]}"
+    return proc, f":{number}"
 
 
 @dataclass
@@ -156,6 +175,25 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def own_port() -> int:
+    """A port free now on 127.0.0.1 that the system does not hand out to outgoing
+    connections (below its ephemeral range), picked at random: a test's fixed port (the
+    embedded sandbox's usual one) that tests running side by side do not share, and that
+    stays free while the test leaves it and comes back."""
+    try:
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    while True:
+        port = random.randrange(20000, max(low, 20001))
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        return port
 
 
 class Listener:

@@ -48,7 +48,7 @@ def same_store(ledger: Ledger, desk: str = "desk-b") -> Ledger:
 def inbox_beside(ledger: Ledger) -> Inbox:
     """The notification inbox on the same store as ``ledger`` (its file, or its engine)."""
     if isinstance(ledger, SqliteLedger):
-        from paydesk.ledger.inbox_sqlite import SqliteInbox
+        from paydesk.ledger.sqlite.inbox import SqliteInbox
 
         return SqliteInbox.beside(ledger)
     from paydesk.ledger.postgres.inbox import PostgresInbox
@@ -71,7 +71,7 @@ async def set_paid_at(ledger: Ledger, tx_ref: str, when: datetime) -> None:
 def book_beside(ledger: Ledger) -> CounterBook:
     """The counters' book on the same store as ``ledger`` (its file, or its engine)."""
     if isinstance(ledger, SqliteLedger):
-        from paydesk.ledger.counter_sqlite import SqliteCounterBook
+        from paydesk.ledger.sqlite.counter import SqliteCounterBook
 
         return SqliteCounterBook.beside(ledger)
     from paydesk.ledger.postgres.counter import PostgresCounterBook
@@ -90,7 +90,7 @@ async def below(ledger: Ledger, sql: str) -> None:
 def batches_beside(ledger: Ledger) -> BatchBook:
     """The batches' book on the same store as ``ledger`` (its file, or its engine)."""
     if isinstance(ledger, SqliteLedger):
-        from paydesk.ledger.batch_sqlite import SqliteBatchBook
+        from paydesk.ledger.sqlite.batch import SqliteBatchBook
 
         return SqliteBatchBook.beside(ledger)
     from paydesk.ledger.postgres.batch import PostgresBatchBook

@@ -9,6 +9,10 @@ role logs in over TCP with its password (scram-sha-256), as a shop's desks do.
     with Cluster.started() as cluster:
         cluster.create_database("shop")      # empty; or from_template(...)
         url = cluster.url("shop")           # postgresql://postgres@127.0.0.1:PORT/shop
+
+A test's own database (``fresh_database``) is copied from a migrated template; once
+``keep_ready()`` is called, a thread copies the next ones ahead of the tests that take them
+and drops the ones handed back (``drop_later``), so a test waits for neither.
 """
 
 from __future__ import annotations
@@ -18,10 +22,12 @@ import contextlib
 import itertools
 import os
 import pwd
+import queue
 import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -92,6 +98,11 @@ class Cluster:
         self.port = 0
         self.running = False
         self.as_postgres = os.geteuid() == 0
+        # held while the server starts or stops, and by the thread making databases ahead
+        # while it speaks to the server (so a test stopping the server waits for its
+        # statement, and the thread waits for the server to be up again)
+        self._state = threading.Condition(threading.RLock())
+        self._ahead: _Ahead | None = None
         self._init()
 
     # -- the server ---------------------------------------------------------------------
@@ -127,6 +138,13 @@ class Cluster:
 
     def start(self) -> None:
         """Start (again, on the same port once it had one)."""
+        if self.running:  # (only the caller's thread changes it)
+            return
+        with self._state:
+            self._start()
+            self._state.notify_all()
+
+    def _start(self) -> None:
         if self.running:
             return
         for attempt in range(5):
@@ -145,8 +163,11 @@ class Cluster:
         """Stop the server (``immediate``: as if it crashed); connections are cut."""
         if not self.running:
             return
-        self._run(self.bin / "pg_ctl", "-D", self.data, "-m", mode, "-w", "stop")
-        self.running = False
+        with self._state:
+            if not self.running:
+                return
+            self._run(self.bin / "pg_ctl", "-D", self.data, "-m", mode, "-w", "stop")
+            self.running = False
 
     def restart(self) -> None:
         self.stop()
@@ -162,6 +183,8 @@ class Cluster:
             self.start()
 
     def remove(self) -> None:
+        if self._ahead is not None:
+            self._ahead.end()
         with contextlib.suppress(Exception):
             self.stop("immediate")
         shutil.rmtree(self.folder, ignore_errors=True)
@@ -200,7 +223,7 @@ class Cluster:
             return cursor.fetchall() if cursor.description else []
 
     def create_database(self, name: str, template: str | None = None) -> str:
-        source = f' TEMPLATE "{template}" STRATEGY FILE_COPY' if template else ""
+        source = f' TEMPLATE "{template}" STRATEGY WAL_LOG' if template else ""
         self.sql(f'CREATE DATABASE "{name}"{source}')
         return name
 
@@ -237,5 +260,96 @@ class Cluster:
         return name
 
     def fresh_database(self, template: str = TEMPLATE) -> str:
-        """A new database made from ``template``, named uniquely in this cluster."""
-        return self.create_database(f"t{os.getpid()}_{next(self._numbers)}", template)
+        """A new database made from ``template``, named uniquely in this cluster: one made
+        ahead when ``keep_ready`` was called for that template."""
+        if self._ahead is not None and self._ahead.template == template:
+            made = self._ahead.take()
+            if made is not None:
+                return made
+        return self.create_database(self._new_name(), template)
+
+    def _new_name(self) -> str:
+        return f"t{os.getpid()}_{next(self._numbers)}"
+
+    def copy_template(self, conn: Any, name: str, template: str = TEMPLATE) -> None:
+        # WAL_LOG (PostgreSQL 15's default) copies the template's few megabytes through the
+        # WAL; FILE_COPY checkpoints twice, flushing whatever earlier tests left dirty: 0.06
+        # to 0.24 s a database here instead of 0.03 s
+        conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}" STRATEGY WAL_LOG')
+
+    def keep_ready(self, count: int = 2, template: str = TEMPLATE) -> None:
+        """From now on, ``count`` databases copied from ``template`` are kept ready by a
+        thread, and ``drop_later`` drops on that thread."""
+        if self._ahead is None:
+            self._ahead = _Ahead(self, template, count)
+
+    def drop_later(self, name: str) -> None:
+        """Drop the database off the caller's path (on the thread of ``keep_ready``; at once
+        without it)."""
+        if self._ahead is None:
+            self.drop_database(name)
+        else:
+            self._ahead.jobs.put(("drop", name))
+
+
+class _Ahead:
+    """The thread of ``Cluster.keep_ready``: makes databases ahead and drops the ones given
+    back, one statement at a time, only while the server runs (a test may stop it)."""
+
+    def __init__(self, cluster: Cluster, template: str, count: int):
+        self.cluster = cluster
+        self.template = template
+        self.ready: queue.Queue[str | None] = queue.Queue()
+        self.jobs: queue.Queue[tuple[str, str]] = queue.Queue()
+        self._ending = False
+        self._conn: Any = None
+        for _ in range(count):
+            self.jobs.put(("make", cluster._new_name()))
+        threading.Thread(target=self._work, name="paydesk-pg-ahead", daemon=True).start()
+
+    def take(self, timeout: float = 60.0) -> str | None:
+        """A database made ahead (None: the thread could not make one; the caller makes its
+        own, and meets the error itself); the next one is asked for."""
+        try:
+            made = self.ready.get(timeout=timeout)
+        except queue.Empty:
+            made = None
+        self.jobs.put(("make", self.cluster._new_name()))
+        return made
+
+    def end(self) -> None:
+        with self.cluster._state:
+            self._ending = True
+            self.cluster._state.notify_all()
+        self.jobs.put(("end", ""))
+
+    def _work(self) -> None:
+        state = self.cluster._state
+        while True:
+            job, name = self.jobs.get()
+            with state:
+                state.wait_for(lambda: self.cluster.running or self._ending)
+                if self._ending:
+                    return
+                done = self._do(job, name)
+            if job == "make":
+                self.ready.put(name if done else None)
+
+    def _do(self, job: str, name: str) -> bool:
+        import psycopg
+
+        for _ in range(2):  # the kept connection may have been cut by a restart
+            try:
+                if self._conn is None or self._conn.closed:
+                    self._conn = self.cluster.connect()
+                if job == "make":
+                    self.cluster.copy_template(self._conn, name, self.template)
+                else:
+                    self._conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+                return True
+            except psycopg.Error:
+                if self._conn is not None:
+                    with contextlib.suppress(psycopg.Error):
+                        self._conn.close()
+                self._conn = None
+        return False

@@ -1,5 +1,5 @@
 """Who answers at the embedded sandbox's address, found without a secret key
-(paydesk/sandbox_identity.py), against real sandboxes over HTTP."""
+(paydesk/desk/sandbox_identity.py), against real sandboxes over HTTP."""
 
 import json
 import socket
@@ -10,8 +10,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from paydesk import sandbox_identity as identity
-from paydesk.sandbox_identity import Answer
+from paydesk.desk import sandbox_identity as identity
+from paydesk.desk.sandbox_identity import Answer
 from tests import dialects
 from tests.helpers import free_port, start_sandbox
 

@@ -39,7 +39,7 @@ def until(predicate: Callable[[], T], timeout: float = 10.0, what: str = "condit
         time.sleep(every)
 
 
-async def until_async(predicate: Callable[[], T | Awaitable[T]], timeout: float = 10.0,
+async def until_async(predicate: Callable[[], T | Awaitable[T]], timeout: float = 10.0,  # noqa: ASYNC109 (a poll's deadline: fails saying what)
                       what: str = "condition", *, every: float = 0.01) -> T:
     """As ``until``, awaiting between calls; ``predicate`` may be a coroutine function
     (e.g. a read of the ledger)."""

@@ -8,8 +8,21 @@ import gc
 import logging
 import os
 import sys
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from . import __version__
+
+if TYPE_CHECKING:  # imported where they are used: the Qt-free part first, Qt after it
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtWidgets import QApplication, QWidget
+
+    from .config.paths import Paths
+    from .config.secrets import KeyStore
+    from .config.shared_ledger import Choice
+    from .desk.build import Desk
+    from .desk.session import Session
+    from .ui.main_window import MainWindow
 
 log = logging.getLogger("paydesk.app")
 
@@ -54,7 +67,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 NO_DISPLAY = "PayDesk needs a desktop session; no display was found"
 
 
-def display_problem(env=os.environ, platform: str = sys.platform) -> str | None:
+def display_problem(env: Mapping[str, str] = os.environ, platform: str = sys.platform) -> str | None:
     """Why Qt could not open a window here (None: it can). Checked before Qt starts, which
     would otherwise abort with a message about its platform plugin."""
     if not platform.startswith("linux"):
@@ -81,32 +94,31 @@ def display_problem(env=os.environ, platform: str = sys.platform) -> str | None:
     return None
 
 
-def _report_first_paint(window) -> None:
+def _report_first_paint(window: QWidget) -> None:
     """For the start-up benchmark: print once the window has painted."""
     from PySide6.QtCore import QEvent, QObject
 
     class Watch(QObject):
-        def eventFilter(self, obj, event):  # noqa: N802 - Qt's name
+        def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
             if event.type() == QEvent.Type.Paint:
                 print("first-paint", flush=True)
                 obj.removeEventFilter(self)
             return False
 
-    window._paint_watch = Watch(window)
-    window.installEventFilter(window._paint_watch)
+    window.installEventFilter(Watch(window))  # (the window its parent: kept while it lives)
 
 
 FIRST_PAINT_WAIT = 0.5  # s: a window not painted by then (minimised, say) waits no longer
 
 
-async def painted(window, timeout: float = FIRST_PAINT_WAIT) -> None:
+async def painted(window: QWidget, timeout: float = FIRST_PAINT_WAIT) -> None:  # noqa: ASYNC109 (returns after it)
     """Until ``window`` has painted once (or ``timeout`` has passed)."""
     from PySide6.QtCore import QEvent, QObject
 
-    done = asyncio.get_running_loop().create_future()
+    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
     class Watch(QObject):
-        def eventFilter(self, obj, event):  # noqa: N802 - Qt's name
+        def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
             if event.type() == QEvent.Type.Paint and not done.done():
                 done.set_result(None)
             return False
@@ -126,7 +138,8 @@ NO_SHARED_LEDGER = ("no shared ledger is named: give its address with --ledger U
                     "in Settings → Shared ledger…)")
 
 
-async def _open_desk(paths, keys, choice, password, *, typed: bool = False):
+async def _open_desk(paths: Paths, keys: KeyStore, choice: Choice, password: str | None, *,
+                     typed: bool = False) -> Desk | None:
     """The desk, opened, on the chosen ledger (the one composition root; the window is handed
     it). A shared ledger that cannot be opened is said in a dialog that tries again every few
     seconds by itself, until it opens (the desk), the person quits (None), or chooses this
@@ -144,18 +157,17 @@ async def _open_desk(paths, keys, choice, password, *, typed: bool = False):
     dialog = None  # typed: the password was given or typed (kept once it opens the ledger)
     try:
         while True:
-            desk = build_desk(paths, keys, ledger_url=choice.url, ledger_password=password)
-            desk.session.ledger_choice = choice
+            desk = build_desk(paths, keys, choice=choice, ledger_password=password)
             try:
                 await desk.open()
             except LedgerError as error:
                 await desk.close()
-                if not choice.shared:
+                if choice.url is None:  # this computer's own ledger
                     raise
                 log.warning("the shared ledger cannot be opened: %s", error)
                 why, asks = str(error), asks_password(error)
             else:
-                if typed and choice.url is not None:
+                if typed and choice.url is not None and password is not None:
                     await keep_password(keys, choice.url, password)
                 return desk
             if dialog is None:
@@ -182,7 +194,8 @@ async def _open_desk(paths, keys, choice, password, *, typed: bool = False):
             dialog.deleteLater()
 
 
-async def run(app, args, paths, keys, *, window_ready=None) -> int:
+async def run(app: QApplication, args: argparse.Namespace, paths: Paths, keys: KeyStore, *,
+              window_ready: Callable[[MainWindow, Session], object] | None = None) -> int:
     """The whole life of the window; returns the exit code. Tests call it too."""
     from .desk.ledger_choice import choose_ledger
     from .ui.dialogs import finished
@@ -204,7 +217,12 @@ async def run(app, args, paths, keys, *, window_ready=None) -> int:
     session = desk.session
     window = MainWindow(desk, str(paths.window_state))
     closed: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-    window.closed.connect(lambda: closed.done() or closed.set_result(0))
+
+    def window_closed() -> None:
+        if not closed.done():
+            closed.set_result(0)
+
+    window.closed.connect(window_closed)
     if os.environ.get("PAYDESK_REPORT_PAINT"):
         _report_first_paint(window)
     if args.profile:
@@ -327,7 +345,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from .ui.crash import ExceptionHook
 
-    app = QApplication.instance() or QApplication([sys.argv[0]])
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication([sys.argv[0]])
     app.setApplicationName("PayDesk")
     app.setApplicationVersion(__version__)
     app.setOrganizationName("PayDesk")

@@ -263,7 +263,7 @@ async def resume(data: Path, base: str, keys: dict, batch_id: int, scheduler: bo
         await window.resume()  # what Resume does
     else:
         await bulk.start(batch)
-    while bulk.running(batch_id):
+    while bulk.running(batch_id):  # noqa: ASYNC110 (polls a state no event announces)
         await asyncio.sleep(0.1)
     ran = time.perf_counter() - t0
     deadline = time.monotonic() + 600
@@ -300,7 +300,7 @@ def progress_window(desk, bulk, batch):
         from paydesk.ui.bulk.window import PROGRESS, BulkWindow
     except ImportError:
         return None
-    window = BulkWindow(desk.session, desk.batches, bulk)
+    window = BulkWindow(desk.session, bulk)
     window.batch = window.found = batch
     window.go(PROGRESS)
     window.show()

@@ -119,12 +119,12 @@ async def run(base: str, keys: dict, data: Path, count: int, rounds: int) -> Non
         painted = watch.arm()
         t0 = time.perf_counter()
         window.tabs.setCurrentWidget(tab)  # shows the cache; reads the service behind it
-        while tab.wallet.model.rowCount() == 0:
+        while tab.wallet.model.rowCount() == 0:  # noqa: ASYNC110 (polls a state no event announces)
             await asyncio.sleep(0)
         first_rows = time.perf_counter() - t0
         await asyncio.wait_for(painted, 5)
         first_paint = painted.result() - t0
-        while not tab.wallet.as_of.text().startswith("Up to date"):
+        while not tab.wallet.as_of.text().startswith("Up to date"):  # noqa: ASYNC110 (polls a state no event announces)
             await asyncio.sleep(0.001)
         await asyncio.sleep(0.2)
     with Stall(5) as refreshing:

@@ -76,7 +76,7 @@ async def run(args: argparse.Namespace, folder: Path, base: str, keys: dict) -> 
     window.show()
     tab = window.counter_tab
     window.tabs.setCurrentWidget(tab)
-    while not tab.loaded:
+    while not tab.loaded:  # noqa: ASYNC110 (polls a state no event announces)
         await asyncio.sleep(0.05)
     place = tab.place
     place.screens.setCurrentIndex(0)  # the customer's (offscreen) monitor: full screen
@@ -122,7 +122,7 @@ async def run(args: argparse.Namespace, folder: Path, base: str, keys: dict) -> 
             except TimeoutError:
                 missed += 1
             view.words.removeEventFilter(watch)
-            while desk.counter.payable():  # the book's word on the payment, a moment later
+            while desk.counter.payable():  # noqa: ASYNC110 (polls a state no event announces); the book's word on the payment, a moment later
                 await asyncio.sleep(0.005)
     finally:
         await http.aclose()

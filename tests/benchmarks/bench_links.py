@@ -67,7 +67,8 @@ async def stall(seconds: float) -> float:
 
 async def run(base: str, keys: dict, data: Path, links: int) -> None:
     from paydesk.desk.build import build_desk
-    from paydesk.scheduler import Scheduler
+    from paydesk.desk.pacing import Pacing
+    from paydesk.desk.scheduler import Scheduler
     from paydesk.ui.main_window import MainWindow
 
     store = KeyStore(None)
@@ -121,8 +122,8 @@ async def run(base: str, keys: dict, data: Path, links: int) -> None:
 
     # the scheduler: 50 links watched at once, checked as often as it allows
     idle = await stall(4.0)  # the scheduler is not running yet: nothing is checked
-    scheduler = Scheduler(window.links.check, window.links.settle, first_every=0.2,
-                          focused_every=0.2)
+    scheduler = Scheduler(window.links.check, window.links.settle,
+                          pacing=Pacing(first_every=0.2, focused_every=0.2))
     open_links = await session.ledger.open_records("bench", "test", limit=50)
     for record in open_links:
         scheduler.watch(record)

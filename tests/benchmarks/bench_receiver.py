@@ -90,10 +90,10 @@ async def newest_id(desk: Desk) -> int:
     return page[0].id if page else 0
 
 
-async def settled(desk: Desk, timeout: float = 20.0) -> None:
+async def settled(desk: Desk, timeout: float = 20.0) -> None:  # noqa: ASYNC109 (a poll's deadline: fails saying what)
     """Until the receiver has decided every entry (nothing pending: re-reads are done)."""
     end = time.monotonic() + timeout
-    while await desk.inbox.pending() and time.monotonic() < end:
+    while await desk.inbox.pending() and time.monotonic() < end:  # noqa: ASYNC110 (polls a state no event announces)
         await asyncio.sleep(0.05)
 
 

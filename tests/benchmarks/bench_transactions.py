@@ -88,14 +88,14 @@ async def open_window(data: Path, base_url: str, keys: dict):
                                          ("test", "public"): keys["public"]})
     window.tabs.setCurrentWidget(window.transactions_tab)
     tab = window.transactions_tab
-    while not (tab.loaded and tab.model.query and tab.model.query.profile_id == PROFILE):
+    while not (tab.loaded and tab.model.query and tab.model.query.profile_id == PROFILE):  # noqa: ASYNC110 (polls a state no event announces)
         await asyncio.sleep(0.01)
     return session, window, tab
 
 
 async def until_rows(tab, rows):
     rows = [r for r in rows if 0 <= r < tab.model.rowCount()]
-    while any(tab.model.record_at(r) is None for r in rows):
+    while any(tab.model.record_at(r) is None for r in rows):  # noqa: ASYNC110 (polls a state no event announces)
         await asyncio.sleep(0.001)
 
 
@@ -106,7 +106,7 @@ async def child(data: Path, base_url: str, keys: dict, repeat: int) -> dict:
     gc.freeze()  # as paydesk.app does once started: collections skip what start-up made
     view = tab.table
     painted = Painted(view.viewport())
-    while not tab.model.counted:  # the first page is shown before the whole is counted
+    while not tab.model.counted:  # noqa: ASYNC110 (polls a state no event announces); the first page is shown before the whole is counted
         await asyncio.sleep(0.01)
     out: dict = {"rows": tab.model.rowCount()}
 
@@ -156,7 +156,7 @@ async def child(data: Path, base_url: str, keys: dict, repeat: int) -> dict:
                                       else Qt.SortOrder.DescendingOrder), "query"))
         view.sortByColumn(6, Qt.SortOrder.DescendingOrder)
         await asyncio.sleep(0.05)
-        while not tab.model.counted:  # the scroll bar's true size: the end is the real end
+        while not tab.model.counted:  # noqa: ASYNC110 (polls a state no event announces); the scroll bar's true size: the end is the real end
             await asyncio.sleep(0.005)
         last = tab.model.rowCount() - 1
         figures["jump to the end"].append(await timed(

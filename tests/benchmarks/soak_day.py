@@ -8,6 +8,7 @@ Widgets are pressed as a person would (tests/ui/press.py); menus are opened from
 
 from __future__ import annotations
 
+import asyncio
 import csv
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from tests.waiting import until_async
 BULK_ROWS = 3  # rows finance adds to the template (its own two rows stay)
 
 
-async def until(predicate, what: str, timeout: float = 30.0):
+async def until(predicate, what: str, timeout: float = 30.0):  # noqa: ASYNC109 (a poll's deadline: fails saying what)
     """tests/waiting.py's ``until_async`` at the soak's pace (every 50 ms, 30 s unless said);
     a step whose wait times out is counted as stuck (``Desk.step``)."""
     return await until_async(predicate, timeout, what, every=0.05)
@@ -66,7 +67,7 @@ async def save_as(path: Path, dialog_name: str = "save-dialog") -> None:
     """The file dialog that opens: the whole path typed into its name field, Enter. (A file
     saved over would make the dialog ask first, in a loop of its own run inside this task's
     step: the soak's names are new each time.)"""
-    if dialog_name == "save-dialog" and path.exists():
+    if dialog_name == "save-dialog" and await asyncio.to_thread(path.exists):
         raise AssertionError(f"{path.name} is there already")
     box = await until(lambda: shown_window(dialog_name), f"the {dialog_name}")
     name = box.findChild(QLineEdit, "fileNameEdit")

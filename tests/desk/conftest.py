@@ -40,7 +40,7 @@ def session(desk):
 @pytest.fixture
 def until():
     """``await until(predicate, timeout, message)``: poll until true, or fail saying what."""
-    async def wait(predicate, timeout=15.0, message="condition"):
+    async def wait(predicate, timeout=15.0, message="condition"):  # noqa: ASYNC109 (a poll's deadline: fails saying what)
         return await until_async(predicate, timeout, message, every=0.02)  # tests/waiting.py
     return wait
 

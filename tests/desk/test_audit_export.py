@@ -1,7 +1,9 @@
 """The card audit log as CSV (desk/export.py): the columns the log shows, newest first, only
 what the query selects, and a detail a spreadsheet would run as a formula kept as text."""
 
+import asyncio
 import csv
+import io
 from decimal import Decimal
 
 import pytest
@@ -35,8 +37,8 @@ async def test_the_audit_log_exported_newest_first(cards, tmp_path):
     await cards.append_audit(entry("fund", "refused", detail="=HYPERLINK(\"x\")"))
     last = await cards.append_audit(entry("fund", "done"))
     path = await export_audit(cards, AuditQuery("p1", "test"), tmp_path / "audit.csv")
-    with open(path, encoding="utf-8", newline="") as f:
-        rows = list(csv.reader(f))
+    text = (await asyncio.to_thread(path.read_bytes)).decode("utf-8")
+    rows = list(csv.reader(io.StringIO(text, newline="")))
     assert tuple(rows[0]) == AUDIT_HEADER
     assert [(r[5], r[7]) for r in rows[1:]] == [("fund", "done"), ("fund", "refused"),
                                                  ("create", "done")]

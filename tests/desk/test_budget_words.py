@@ -39,7 +39,8 @@ def test_the_status_bar_says_what_waits_and_what_is_left():
 
 def test_a_batchs_honest_time_left():
     alone = state(limit=60, left=55, used={4: 5})
-    assert time_left(10_000, alone) == "about 3 h 2 min at the service's 60 calls a minute"
+    # alone, 54 a minute: a batch spreads its calls, 9 in each sixth of the window
+    assert time_left(10_000, alone) == "about 3 h 5 min at the service's 60 calls a minute"
     counters = state(limit=60, left=20, used={1: 8, 3: 4, 4: 30}, others=10)
     assert time_left(10_000, counters) == (
         "about 5 h 3 min at the service's 60 calls a minute, shared with the counters")
@@ -47,8 +48,8 @@ def test_a_batchs_honest_time_left():
         ", shared with other calls")
     assert time_left(100, state(limit=None)) == ""  # no limit: nothing to wait for
     assert time_left(0, alone) == ""
-    assert time_left(40, state(limit=12, left=12, window=4.0)) == (
-        "about 20 s at the service's 180 calls a minute")
+    assert time_left(40, state(limit=12, left=12, window=4.0)) == (  # 6 a window, spread
+        "about 30 s at the service's 180 calls a minute")
 
 
 @pytest.mark.parametrize("typed,expected", [

@@ -34,7 +34,7 @@ def test_a_desk_is_built_before_its_loop_runs(tmp_path):
 
 def test_the_inbox_is_built_beside_the_ledger(tmp_path):
     from paydesk.ledger.inbox import InboxQuery
-    from paydesk.ledger.inbox_sqlite import SqliteInbox
+    from paydesk.ledger.sqlite.inbox import SqliteInbox
 
     paths = Paths(data=tmp_path / "data", sandbox=tmp_path / "sandbox").ensure()
     desk = build_desk(paths, KeyStore(MemoryKeyring()))

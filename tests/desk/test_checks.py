@@ -111,3 +111,15 @@ def test_the_name_on_a_card():
         "Enter the cardholder's first name, as it goes on the card"
     assert checks.cardholder_name("Ada", "first name") is None
     assert checks.cardholder_name("Ada\r\nBcc: x", "first name") == checks.name("Ada\r\nBcc: x", "")
+
+
+def test_a_profiles_reference_prefix_and_currencies():
+    """The profile editor's rules, Qt-free: what is saved is what these hand back."""
+    assert checks.txref_prefix(" shop ") == ("SHOP", None)
+    assert checks.txref_prefix("") == ("", "1 to 8 letters or digits, e.g. SHOP")
+    assert checks.txref_prefix("SHOP-1")[1] == "1 to 8 letters or digits, e.g. SHOP"
+    assert checks.txref_prefix("ABCDEFGHI")[1] == "1 to 8 letters or digits, e.g. SHOP"
+    assert checks.txref_prefix("CAFÉ")[1] == "1 to 8 letters or digits, e.g. SHOP"
+    assert checks.currency_codes(" gbp, USD ,") == (["GBP", "USD"], None)
+    for typed in ("", " , ", "GBP, US", "GBP; USD", "GB1"):
+        assert checks.currency_codes(typed)[1] == "List three-letter currency codes, e.g. GBP, USD", typed

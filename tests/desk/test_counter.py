@@ -15,7 +15,7 @@ import pytest
 from paydesk.config.counter import CounterSettings
 from paydesk.config.paths import Paths
 from paydesk.config.secrets import KeyStore
-from paydesk.desk import session as session_module
+from paydesk.desk import leases
 from paydesk.desk.build import build_desk
 from paydesk.desk.counter import CounterSetupMissing, RenameRefused, SaleUnderWay
 from paydesk.ledger.counter import (
@@ -41,7 +41,7 @@ SHOP = "till@example.com"
 def short_create_deadline(monkeypatch):
     """A person waits 30 s for a create before PayDesk leaves it to the background; these
     tests wait 3 s (the same rule, sooner)."""
-    monkeypatch.setattr(session_module, "CREATE_DEADLINE", 3.0)
+    monkeypatch.setattr(leases, "CREATE_DEADLINE", 3.0)
 
 
 @pytest.fixture
@@ -349,3 +349,26 @@ async def test_a_payment_of_the_sale_on_the_screens_ends_it_at_once(desk, add_pr
     assert not counter.payable() and counter.current.kind == PAID  # no await in between
     assert await counter.new_sale() is None  # nothing to void
     assert (await counter.sell("4", "GBP")).kind == OPEN
+
+
+async def test_a_profile_switched_during_a_sale_leaves_the_sale_and_its_link_in_one_profile(
+        desk, add_profile, session, sandbox, service):
+    """The staff press Enter, and the profile is switched (the toolbar, another window) while
+    the sale is being written: the sale, its shift and its link stay with the profile the sale
+    began in, made with that profile's key, reference prefix and shop e-mail."""
+    other = await profiles.add_profile(session, sandbox, merchant=1, name="Other shop",
+                                       txref_prefix="OTHR", shop_email="other@example.com",
+                                       keys=profiles.SECRET_KEYS)
+    shop = await add_profile(shop_email=SHOP)  # made active
+    selling = asyncio.ensure_future(desk.counter.sell("7", "GBP"))
+    await asyncio.sleep(0)  # the sale has begun: it waits on its first call
+    await session.switch_profile(other.id)
+    sale = await selling
+    assert sale.profile_id == shop.id and sale.tx_ref.startswith("SHOP-")
+    assert sale.record is not None and (sale.record.profile_id, sale.record.email) == (shop.id, SHOP)
+    shift = await desk.counter.book.shift(sale.shift_id)
+    assert shift is not None and shift.profile_id == shop.id
+    assert await desk.session.ledger.get(shop.id, sale.tx_ref) is not None
+    assert await desk.session.ledger.get(other.id, sale.tx_ref) is None
+    assert service.payments(sale.tx_ref) == 1
+    assert not [path for path in service.calls(merchant=1) if path.endswith("/api/payment")]

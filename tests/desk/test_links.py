@@ -11,11 +11,12 @@ import httpx
 import pytest
 
 from paydesk.config.profiles import Profile
-from paydesk.desk import session as session_module
+from paydesk.desk import leases
 from paydesk.desk.build import build_desk
+from paydesk.desk.leases import InsecureAddressError, NoKeyError
 from paydesk.desk.links import LinksController
-from paydesk.desk.session import InsecureAddressError, NoKeyError
-from paydesk.scheduler import Scheduler, StopWatching
+from paydesk.desk.pacing import Pacing
+from paydesk.desk.scheduler import Scheduler, StopWatching
 from paydesk.service.client import ServiceClient
 from paydesk.service.errors import ServiceError
 from paydesk.service.models import PaymentRequest
@@ -31,7 +32,7 @@ def request(ref, amount=12):
 def short_create_deadline(monkeypatch):
     """A person waits 30 s for "Create link" before PayDesk leaves it to the background;
     these tests wait 3 s (the same rule, sooner)."""
-    monkeypatch.setattr(session_module, "CREATE_DEADLINE", 3.0)
+    monkeypatch.setattr(leases, "CREATE_DEADLINE", 3.0)
 
 
 async def test_a_busy_ledger_delays_a_create_and_loses_nothing(session, add_profile, service,
@@ -116,8 +117,8 @@ async def test_a_client_closed_mid_call_does_not_stop_the_scheduler(session, add
     controller = LinksController(session, session.ledger)
     record = await controller.create(request("CLOSED-1"))
     service.faults(error_rate=1.0)  # every check fails and is retried by the client
-    scheduler = Scheduler(controller.check, controller.settle, first_every=0.05,
-                          retry_first=0.1, slowest=0.3)
+    scheduler = Scheduler(controller.check, controller.settle,
+                          pacing=Pacing(first_every=0.05, retry_first=0.1, slowest=0.3))
     task = asyncio.ensure_future(scheduler.run())
     try:
         scheduler.watch(record)
@@ -185,7 +186,7 @@ async def test_a_lost_create_is_settled_in_the_background(session, add_profile, 
         await asyncio.wait_for(controller.create(request("LOST-1")), 120)
     assert (await session.ledger.get(profile.id, "LOST-1")).state == "creating"
     service.faults()
-    scheduler = Scheduler(controller.check, controller.settle, settle_first=0.1)
+    scheduler = Scheduler(controller.check, controller.settle, pacing=Pacing(settle_first=0.1))
     task = asyncio.ensure_future(scheduler.run())
     try:
         for unsettled in await session.ledger.unsettled():
@@ -199,7 +200,8 @@ async def test_a_lost_create_is_settled_in_the_background(session, add_profile, 
     settled = await session.ledger.get(profile.id, "LOST-1")
     assert settled.state == "pending" and settled.checkout_url
     assert service.payments("LOST-1") == 1
-    assert httpx.get(settled.checkout_url).status_code == 200
+    async with httpx.AsyncClient() as http:
+        assert (await http.get(settled.checkout_url)).status_code == 200
 
 
 # -- the desk as build_desk wires it: its own scheduler, started by start_background ------

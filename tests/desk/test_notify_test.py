@@ -55,8 +55,8 @@ async def test_offered_only_on_the_sandbox_in_test_mode(session, add_profile, sa
     other = replace(profile, base_url=sandbox.base_url + "/not-a-sandbox")
     assert not await tester.offered(other)
     assert await tester.offered(profile)
-    with httpx.Client() as http:  # (the sandbox answers 404 there, as a real service would)
-        assert http.get(other.base_url + "/_sandbox/notifications").status_code == 404
+    async with httpx.AsyncClient() as http:  # (the sandbox answers 404 there, as a real service would)
+        assert (await http.get(other.base_url + "/_sandbox/notifications")).status_code == 404
 
 
 @pytest.fixture

@@ -13,15 +13,16 @@ from paydesk.config.merchants import merchant_id
 from paydesk.config.paths import Paths
 from paydesk.config.profiles import Profile
 from paydesk.config.secrets import SERVICE_NAME, KeyStore
+from paydesk.desk.embedded import EmbeddedSandbox
 from paydesk.desk.events import Hub
+from paydesk.desk.health import ConnectionHealth
+from paydesk.desk.leases import NoKeyError
 from paydesk.desk.profile_store import NoPublicKeyError, SharedProfiles
-from paydesk.desk.session import NoKeyError, Session
-from paydesk.embedded import EmbeddedSandbox
-from paydesk.health import ConnectionHealth
+from paydesk.desk.session import Session
 from paydesk.ledger import SqliteLedger
-from paydesk.ledger.cards_sqlite import SqliteCardLedger
 from paydesk.ledger.postgres import PgEngine
 from paydesk.ledger.postgres.merchants import PostgresMerchants
+from paydesk.ledger.sqlite.cards import SqliteCardLedger
 from tests import profiles
 from tests.helpers import MemoryKeyring
 

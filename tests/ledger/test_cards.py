@@ -14,8 +14,8 @@ import pytest
 
 from paydesk.ledger import SqliteLedger
 from paydesk.ledger.cards import AuditDraft, AuditQuery, CardQuery, OperationDraft, OperationUnderWay, mask
-from paydesk.ledger.cards_sqlite import SqliteCardLedger
 from paydesk.ledger.schema import LATEST
+from paydesk.ledger.sqlite.cards import SqliteCardLedger
 from paydesk.service.models import CardState, CardTransaction, VirtualCard
 from tests.card_ledgers import BACKENDS, open_wallet
 

@@ -11,7 +11,7 @@ import psycopg
 import pytest
 
 from paydesk.ledger.cards import AuditDraft, AuditQuery, OperationDraft, OperationUnderWay
-from paydesk.ledger.engine import LedgerError
+from paydesk.ledger.errors import LedgerError
 from paydesk.ledger.postgres.engine import LedgerUnreachable
 from paydesk.service.models import CardState, CardTransaction, VirtualCard
 from tests.card_ledgers import another_desk, open_wallet

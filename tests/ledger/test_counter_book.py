@@ -417,7 +417,7 @@ async def test_the_file_answers_every_list_by_seeking(ledger, book):
 
     from paydesk.ledger.counter_sql import figures_sql, sales_sql
     from paydesk.ledger.records import stamp
-    from paydesk.ledger.search import SELECT
+    from paydesk.ledger.sqlite.search import SELECT
 
     today = datetime.now(UTC).replace(hour=0)
     queries = [SaleQuery("p1", "test", counter="Till 1", since=today),

@@ -20,9 +20,9 @@ import pytest
 
 from paydesk.ledger import LinkQuery, SqliteLedger
 from paydesk.ledger.cards import AuditDraft, AuditQuery, CardQuery, OperationDraft
-from paydesk.ledger.cards_sqlite import SqliteCardLedger
 from paydesk.ledger.postgres import PgEngine
 from paydesk.ledger.postgres.importer import ImportRefused, import_ledger
+from paydesk.ledger.sqlite.cards import SqliteCardLedger
 from paydesk.service.models import (
     CardState,
     CardTransaction,

@@ -19,7 +19,7 @@ from paydesk.ledger.postgres.listen import APP_NAME, EventFeed
 from tests.waiting import until_async
 
 
-async def until(predicate, timeout=20.0, message="condition"):
+async def until(predicate, timeout=20.0, message="condition"):  # noqa: ASYNC109 (a poll's deadline: fails saying what)
     return await until_async(predicate, timeout, message, every=0.02)
 
 

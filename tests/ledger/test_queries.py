@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 
 from paydesk.ledger import SORTS, LinkQuery, LinkRecord, SqliteLedger
-from paydesk.ledger.search import Plan
+from paydesk.ledger.sqlite.search import Plan
 from tests.link_ledgers import BACKENDS, make_ledger, shared_ledger
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
@@ -190,7 +190,7 @@ async def test_the_scan_check_can_fail(sqlite_ledger, tmp_path):
 
 
 async def test_open_records_use_their_own_small_index(sqlite_ledger, tmp_path):
-    from paydesk.ledger.sqlite import OPEN_WHERE
+    from paydesk.ledger.sqlite.links import OPEN_WHERE
 
     db = sqlite3.connect(tmp_path / "q.sqlite3")
     steps = [r[3] for r in db.execute(f"EXPLAIN QUERY PLAN SELECT id FROM links INDEXED BY"
@@ -299,18 +299,21 @@ async def test_the_postgresql_scan_check_can_fail(pg_ledger):
 
 
 async def test_postgresql_lists_use_their_own_small_indexes(pg_ledger):
-    from paydesk.ledger.postgres import lists
+    from paydesk.ledger.books import link_lists as lists
+    from paydesk.ledger.postgres.dialect import PgDialect
 
+    pg = PgDialect(pg_ledger._engine)
     since = NOW - timedelta(days=30)
     opened = {"links_open", "links_by_state"}  # (profile, mode, state, ...) serves them too
-    for sql_args, indexes in ((lists.unsettled("p1"), opened),
-                              (lists.unsettled(None), {"links_open"}),
-                              (lists.open_records("p1", "test", since, 1000), opened),
-                              (lists.open_records(None, None, None, None), {"links_open"}),
-                              (lists.paid(since, "p1", "test", NOW, None, 200), {"links_paid"}),
-                              (lists.paid_count(since, None, None), {"links_paid"})):
-        nodes = await explain(pg_ledger, *sql_args, sorts=True)  # of their few rows
-        assert indexes & {node.get("Index Name") for node, _ in nodes}, (sql_args, nodes)
+    for (sql, args), indexes in ((lists.unsettled(pg, "p1"), opened),
+                                 (lists.unsettled(pg, None), {"links_open"}),
+                                 (lists.open_records(pg, "p1", "test", since, 1000), opened),
+                                 (lists.open_records(pg, None, None, None, None), {"links_open"}),
+                                 (lists.paid(pg, since, "p1", "test", NOW, None, 200),
+                                  {"links_paid"}),
+                                 (lists.paid_count(pg, since, None, None), {"links_paid"})):
+        nodes = await explain(pg_ledger, pg.sql(sql), args, sorts=True)  # of their few rows
+        assert indexes & {node.get("Index Name") for node, _ in nodes}, (sql, nodes)
         assert "Seq Scan" not in {node["Node Type"] for node, _ in nodes}
 
 

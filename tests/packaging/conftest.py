@@ -59,7 +59,10 @@ class Installed:
 
 def pytest_collection_modifyitems(session, config, items):
     """test_removal.py takes away the package every other packaging test runs: it goes last,
-    whatever order the files were collected in. Every packaging test may wait for the build."""
+    whatever order the files were collected in. Every packaging test may wait for the build.
+    They run on one of ./dev test's workers, one after the other (their group in
+    tests/side_by_side.py): the build is made once, and the .deb installed on this computer is
+    installed and removed by one process."""
     for item in items:  # the first one waits for the build (a fresh venv, PyInstaller):
         if "packaging" in item.path.parts:  # minutes on a busy machine, not the usual 300 s
             item.add_marker(pytest.mark.timeout(BUILD_TIMEOUT))

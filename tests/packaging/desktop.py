@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.helpers import need_system
+from tests.helpers import need_system, start_xvfb
 
 # Qt (this test run's own, on the xcb platform) reads the root window back from the X server
 GRAB = ("import sys; from PySide6.QtGui import QGuiApplication; app = QGuiApplication([]); "
@@ -36,20 +36,6 @@ class Desktop:
                               capture_output=True, text=True, timeout=30).stdout.strip()
 
 
-def _xvfb(tmp: Path) -> tuple[subprocess.Popen, str]:
-    binary = need_system("Xvfb", "xvfb")
-    read, write = os.pipe()
-    with open(tmp / "xvfb.log", "w") as log:
-        proc = subprocess.Popen([binary, "-displayfd", str(write), "-screen", "0", "1400x900x24",
-                                 "-nolisten", "tcp"], pass_fds=(write,), stdout=subprocess.DEVNULL,
-                                stderr=log)
-    os.close(write)
-    with os.fdopen(read) as f:
-        number = f.readline().strip()  # Xvfb picks a free display and writes it when ready
-    assert number, f"Xvfb did not start: {(tmp / 'xvfb.log').read_text()[-1000:]}"
-    return proc, f":{number}"
-
-
 @contextmanager
 def desktop_session(tmp: Path):
     need_system("dbus-daemon", "dbus")
@@ -62,7 +48,7 @@ def desktop_session(tmp: Path):
     started: list[subprocess.Popen] = []
     dbus_pid = None
     try:
-        xvfb, display = _xvfb(tmp)
+        xvfb, display = start_xvfb(tmp)
         started.append(xvfb)
         out = subprocess.run(["dbus-daemon", "--session", "--fork", "--print-address=1",
                               "--print-pid=1"], capture_output=True, text=True, check=True,

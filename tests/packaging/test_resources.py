@@ -99,7 +99,8 @@ def test_the_metainfo_screenshot_is_the_links_tab_of_the_main_window(qapp):
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and 20_000 < len(data) < 2_000_000
     image = QImage(str(shipped))
     window = (ROOT / "desktop" / "paydesk" / "ui" / "main_window.py").read_text()
-    size = tuple(map(int, re.search(r"self\.resize\((\d+), (\d+)\)", window).groups()))
+    opening = r"(?:self\.resize|resize_within_screen)\((?:self, )?(\d+), (\d+)\)"
+    size = tuple(map(int, re.search(opening, window).groups()))
     assert (image.width(), image.height()) == size  # as the smoke test crops the window
     (link,) = read_qr_codes(image)
     assert re.fullmatch(r"http://127\.0\.0\.1:\d+/\S*/payment/\S+", link), link

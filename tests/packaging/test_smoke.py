@@ -47,6 +47,7 @@ def test_installed_app_creates_shows_and_sees_a_link_paid(installed, no_python_e
     with log.open("w") as out:
         app = subprocess.Popen(["paydesk", "--sandbox"], env=env, stdout=out,
                                stderr=subprocess.STDOUT)
+    bus = None
     try:
         bus = atspi.connect(desktop.env["DBUS_SESSION_BUS_ADDRESS"])
         root = atspi.application(bus, "PayDesk", timeout=60)
@@ -93,6 +94,8 @@ def test_installed_app_creates_shows_and_sees_a_link_paid(installed, no_python_e
         desktop.xdotool("key", "ctrl+q")
         assert app.wait(60) == 0, log.read_text()[-3000:]
     finally:
+        if bus is not None:
+            bus.close()
         if app.poll() is None:
             app.kill()
             app.wait(10)

@@ -100,7 +100,7 @@ async def test_killed_after_answering_it_settles_the_record_at_its_next_start(
 
 
 async def _poll(predicate):
-    while not await predicate():
+    while not await predicate():  # noqa: ASYNC110 (polls a state no event announces)
         await asyncio.sleep(0.05)
 
 

@@ -79,7 +79,7 @@ async def test_a_flood_of_forged_bodies_leaves_a_bounded_trace(shop, sandbox, tm
         "test": sandbox.key("test", "secret"), "live": sandbox.key("live", "secret")}}}))
     keys.chmod(0o600)
     port = free_port()
-    process = subprocess.Popen(
+    process = subprocess.Popen(  # noqa: ASYNC220 (Popen starts it and returns)
         [str(COMMAND), "--ledger", shop.given, "--port", str(port), "--keys-file", str(keys),
          "--data-dir", str(tmp_path / "receiver")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -133,7 +133,7 @@ async def test_the_receiver_forgets_refused_requests_past_their_time(desk, tmp_p
     keys = tmp_path / "keys.json"
     keys.write_text("{}")
     keys.chmod(0o600)
-    process = subprocess.Popen(
+    process = subprocess.Popen(  # noqa: ASYNC220 (Popen starts it and returns)
         [str(COMMAND), "--ledger", str(desk.paths.data / "ledger.sqlite3"), "--port", "0",
          "--keys-file", str(keys), "--data-dir", str(tmp_path / "receiver"),
          "--keep-refused", "0.00001"],

@@ -81,7 +81,7 @@ async def test_paydesk_receiver_takes_the_poller_lease_from_a_desk(pg_url, tmp_p
         keys.write_text(json.dumps({"profiles": {profile.id: {
             "test": sandbox.key("test", "secret"), "live": sandbox.key("live", "secret")}}}))
         keys.chmod(0o600)
-        process = subprocess.Popen(
+        process = subprocess.Popen(  # noqa: ASYNC220 (Popen starts it and returns)
             [str(Path(sys.executable).with_name("paydesk-receiver")), "--ledger", pg_url,
              "--host", "127.0.0.1", "--port", str(free_port()), "--data-dir",
              str(tmp_path / "receiver"), "--keys-file", str(keys)],

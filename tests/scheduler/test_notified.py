@@ -16,9 +16,10 @@ import pytest
 
 from paydesk.desk.build import build_desk
 from paydesk.desk.notified import Notified
+from paydesk.desk.pacing import Pacing
+from paydesk.desk.scheduler import Scheduler
 from paydesk.desk.tasks import TaskSet
 from paydesk.ledger.inbox import BAD_SIGNATURE, DUPLICATE, PENDING, InboxEntry
-from paydesk.scheduler import Scheduler
 from paydesk.service.errors import ServiceUnavailableError
 from tests.scheduler.test_scheduler import Service, record
 from tests.waiting import until_async
@@ -33,7 +34,8 @@ async def running():
     def start(service, **options):
         options = {"first_every": 0.05, "settle_first": 0.05, "focused_every": 0.05,
                    "slowest": 0.8, "focused_slowest": 0.2, "retry_first": 0.05, **options}
-        scheduler = Scheduler(service.check, service.settle, **options)
+        pace = {k: options.pop(k) for k in list(options) if k in Pacing.__dataclass_fields__}
+        scheduler = Scheduler(service.check, service.settle, pacing=Pacing(**pace), **options)
         started.append(asyncio.create_task(scheduler.run()))
         return scheduler
 

@@ -7,7 +7,8 @@ against the sandbox."""
 import asyncio
 from decimal import Decimal
 
-from paydesk.scheduler import Scheduler
+from paydesk.desk.pacing import PaidPacing
+from paydesk.desk.scheduler import Scheduler
 from paydesk.service.errors import RateLimitedError
 from paydesk.service.models import PaymentLink, PaymentRequest, Transaction, TransactionState
 
@@ -48,8 +49,8 @@ async def test_paid_records_are_read_again_page_by_page_and_failures_do_not_stop
             raise RuntimeError("the ledger hiccuped")
         return await ledger.paid_since(*args, **kw)
 
-    scheduler = Scheduler(check, check, paid=pages, paid_sweep=0.05, paid_fresh_every=0.2,
-                          paid_page=2)
+    scheduler = Scheduler(check, check, paid=pages,
+                          paid_pacing=PaidPacing(sweep=0.05, fresh_every=0.2, page=2))
     task = asyncio.ensure_future(scheduler.run())
     try:
         for _ in range(200):
@@ -87,7 +88,7 @@ async def test_a_sweep_stops_asking_a_service_that_cannot_be_reached(ledger):
         asked.append(record.tx_ref)
         raise ServiceUnavailableError("The service cannot be reached")
 
-    scheduler = Scheduler(offline, offline, paid=ledger.paid_since, paid_fresh_every=0.0,
-                          paid_page=2)
+    scheduler = Scheduler(offline, offline, paid=ledger.paid_since,
+                          paid_pacing=PaidPacing(fresh_every=0.0, page=2))
     assert await scheduler.sweep_paid() == 0
     assert len(asked) == 1 and scheduler.stats["ServiceUnavailableError"] == 1

@@ -6,8 +6,8 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from decimal import Decimal
 
+from paydesk.desk.reconcile import Reconciler
 from paydesk.ledger import LinkRecord
-from paydesk.reconcile import Reconciler
 from paydesk.service.errors import RateLimitedError, ServiceUnavailableError
 
 NOW = datetime(2026, 11, 22, tzinfo=UTC)

@@ -8,8 +8,9 @@ from decimal import Decimal
 
 import pytest
 
+from paydesk.desk.pacing import Pacing
+from paydesk.desk.scheduler import Scheduler, StopWatching
 from paydesk.ledger import LinkRecord
-from paydesk.scheduler import Scheduler, StopWatching
 from paydesk.service.errors import AnswerLostError, RateLimitedError, ServiceError, ServiceUnavailableError
 from tests.waiting import until_async
 
@@ -61,7 +62,8 @@ async def running():
     def start(service, **options):
         options = {"first_every": 0.05, "settle_first": 0.05, "focused_every": 0.05,
                    "slowest": 0.8, "focused_slowest": 0.2, "retry_first": 0.05, **options}
-        scheduler = Scheduler(service.check, service.settle, **options)
+        pace = {k: options.pop(k) for k in list(options) if k in Pacing.__dataclass_fields__}
+        scheduler = Scheduler(service.check, service.settle, pacing=Pacing(**pace), **options)
         started.append(asyncio.create_task(scheduler.run()))
         return scheduler
 
@@ -136,7 +138,8 @@ async def test_a_client_closed_mid_call_is_retried(running):
             raise ServiceUnavailableError("the client was closed")  # as a closed client says
         return await service.check(rec)
 
-    scheduler = Scheduler(check, service.settle, first_every=0.05, slowest=0.3, retry_first=0.05)
+    scheduler = Scheduler(check, service.settle,
+                          pacing=Pacing(first_every=0.05, slowest=0.3, retry_first=0.05))
     task = asyncio.create_task(scheduler.run())
     service.script["R"] = ["success"]
     scheduler.watch(record("R"))

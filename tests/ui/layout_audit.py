@@ -15,7 +15,11 @@ of these:
   contents and a widget's own children are not siblings);
 - ``outside``: a widget reaching out of its parent, whose edge cuts it;
 - ``screen``: a window, or the least size its layout allows, larger than its screen's
-  available area.
+  available area;
+- ``sideways``: a scroll area (a QScrollArea, a list or table, a text box) whose content is
+  wider than it shows, so a person scrolls sideways to read it (the texts it hides named:
+  its widget's labels and buttons seen through its viewport, a table's columns), or taller
+  with no scroll bar (``tests/ui/layout_scroll.py``).
 
 ``moved(window, act)`` snapshots where every widget is, does ``act`` (a field's message
 shown or cleared), and returns a ``moved`` finding for each widget that went elsewhere.
@@ -52,8 +56,9 @@ from tests.ui.layout_checks import (
     widest,
     window_name,
 )
+from tests.ui.layout_scroll import scroll_areas, sideways
 
-CHECKS = ("cut", "squashed", "overlap", "outside", "screen", "moved")
+CHECKS = ("cut", "squashed", "overlap", "outside", "screen", "sideways", "moved")
 
 
 @dataclass(frozen=True)
@@ -95,6 +100,17 @@ EXCEPTIONS: tuple[Allowed, ...] = (
     Allowed("overlap", "*", "test-watermark",
                "the TEST watermark lies under the link panel's and the customer view's "
                "widgets on purpose (ui/links/watermark.py), never over the code"),
+    Allowed("sideways", "main-window", "ledger-table",
+            "the Transactions ledger is a wide record (references, customer, e-mail, amount, "
+            "state, times) whose columns a person sizes and scrolls; the details pane beside "
+            "it shows the chosen one whole"),
+    Allowed("sideways", "main-window", "card-list",
+            "the Cards wallet is a ledger of cards (number, name, balance, state, expiry, "
+            "creation) whose columns a person sizes and scrolls; the card's page beside it "
+            "shows the chosen one whole"),
+    Allowed("sideways", "batches-window", "batch-rows",
+            "a batch's rows carry the spreadsheet's columns and the service's answers (URL, "
+            "error, e-mail sent): a wide ledger whose columns a person sizes and scrolls"),
 )
 
 # -- the whole window ---------------------------------------------------------------------
@@ -136,6 +152,8 @@ def audit(window: QWidget, exceptions: Iterable[Allowed] = EXCEPTIONS,
     for widget, sizes in outside(widgets):
         found.append((Finding("outside", name, describe(widget), text_of(widget), sizes),
                       widget))
+    for area, hidden, sizes in sideways(scroll_areas([window, *widgets])):
+        found.append((Finding("sideways", name, describe(area), hidden, sizes), area))
     for sizes in too_big(window):
         found.append((Finding("screen", name, describe(window), "", sizes), None))
     return [f for f, w in found if f.check in checks

@@ -92,8 +92,10 @@ def _label_cut(label: QLabel) -> str | None:
         if label.elided() and label.toolTip() != text:
             return (f"elided to {label.contentsRect().width()} px wide, {label.lines} line(s), "
                     f"of {label.full_width()} px, without the whole text in its tooltip")
-        if label.height() < label.minimumSizeHint().height():
-            return f"needs {label.minimumSizeHint().height()} px high, has {label.height()}"
+        need_h = (label.heightForWidth(label.width()) if label.hasHeightForWidth()
+                  else label.minimumSizeHint().height())  # a WrappedLabel: its lines
+        if label.height() < need_h:
+            return f"needs {need_h} px high at {label.width()} px wide, has {label.height()}"
         return None
     if label.wordWrap():
         least = label.minimumSizeHint().width()
@@ -112,7 +114,7 @@ def _label_cut(label: QLabel) -> str | None:
 def shows_whole(label: QLabel) -> bool:
     """Whether a person reads the label's whole text on screen (not elided, nor cut)."""
     if isinstance(label, ElidedLabel):
-        return not label.elided() and label.height() >= label.minimumSizeHint().height()
+        return not label.elided() and _label_cut(label) is None
     return _label_cut(label) is None
 
 

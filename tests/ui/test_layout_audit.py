@@ -55,6 +55,7 @@ def screen_config(size: str, folder: Path) -> Path:
     return config
 
 
+@pytest.mark.slow  # about 35 s each: ./dev test starts them first
 @pytest.mark.parametrize("size", SCREENS)
 def test_every_window_on_a_screen_of(size, tmp_path):
     """Every state of layout_states/ on one screen of ``size``: its report is this test's
@@ -258,3 +259,97 @@ def test_the_qt_layout_of_a_label_row_is_known(qtbot):
     row.addWidget(QLineEdit(), 1)
     row.addWidget(QPushButton("Look up"))
     assert audit(shown(window, 500, 60)) == []
+
+
+def test_a_pane_scrolled_sideways_is_found_naming_what_it_hides(qtbot):
+    """The Transactions details pane at 1024 px: its widget wider than the scroll area, the
+    state and the Copy buttons past its right edge, behind a horizontal scroll bar."""
+    from PySide6.QtWidgets import QScrollArea
+
+    pane = QWidget()
+    row = QHBoxLayout(pane)
+    row.addWidget(QLabel("Reference:"))
+    row.addWidget(QLabel("maximiliane.wolfeschlegelsteinhausen@example.com"))
+    row.addWidget(QPushButton("Copy reference"))
+    area = QScrollArea()
+    area.setObjectName("details-area")
+    area.setWidgetResizable(True)
+    area.setWidget(pane)
+    qtbot.addWidget(area)
+    found = audit(shown(area, 260, 120))
+    assert [f.check for f in found] == ["sideways"], found
+    assert "Copy reference" in found[0].text and "Reference:" not in found[0].text
+    assert "scrolled sideways with a scroll bar" in found[0].sizes
+    area.resize(pane.minimumSizeHint().width() + 40, 120)  # room for it all: nothing
+    assert audit(shown(area, area.width(), 120)) == []
+
+
+def test_a_table_past_its_view_is_found_and_fitted_columns_pass(qtbot):
+    from paydesk.ui.table import fit_columns
+
+    model = QStandardItemModel(1, 4)
+    model.setHorizontalHeaderLabels(["Time", "Title", "Amount", "Reference"])
+    for column, text in enumerate(("28 Dec 2026 23:58", "Annual membership", "GBP 25.00",
+                                   "SBX-261127-CJHQ3R-0001QW")):
+        model.setItem(0, column, QStandardItem(text))
+    view = QTableView()
+    view.setObjectName("open-sales")
+    qtbot.addWidget(view)
+    view.setModel(model)
+    for column in range(4):
+        view.setColumnWidth(column, 150)
+    found = audit(shown(view, 520, 150))
+    assert [(f.check, f.text) for f in found if f.check == "sideways"] == [
+        ("sideways", "Reference")], found
+    fit_columns(view, ("28 Dec 2026 23:58", "", "GBP 25.00", "SBX-261127-CJHQ3R-0001QW"), 1)
+    tips_for_cut_text(view)
+    settle()
+    assert [f for f in audit(view) if f.check == "sideways"] == []
+    reference = view.visualRect(model.index(0, 3))
+    assert view.viewport().rect().contains(reference)
+
+
+def test_a_listed_exception_may_scroll_sideways(qtbot):
+    from tests.ui.layout_audit import Allowed
+
+    view = QTableView()
+    view.setObjectName("wide-ledger")
+    qtbot.addWidget(view)
+    model = QStandardItemModel(1, 8)
+    view.setModel(model)
+    shown(view, 300, 150)
+    assert {f.check for f in audit(view)} == {"sideways"}
+    meant = Allowed("sideways", "wide-ledger", "wide-ledger", "its columns are meant to scroll")
+    assert audit(view, exceptions=(meant,)) == []
+
+
+def test_a_wrapped_label_breaks_a_long_address_and_a_down_scroll_area_never_goes_sideways(qtbot):
+    """WrappedLabel (ui/elided.py) breaks inside a word longer than its line; DownScrollArea
+    (ui/scrolled.py) is never made narrower than its widget's least width, so a splitter
+    stops there rather than hide the widget's side."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QSplitter
+
+    from paydesk.ui.elided import WrappedLabel
+    from paydesk.ui.scrolled import DownScrollArea
+
+    pane = QWidget()
+    column = QVBoxLayout(pane)
+    address = WrappedLabel("maximiliane.wolfeschlegelsteinhausen@example.com")
+    column.addWidget(address)
+    column.addWidget(QPushButton("Copy service reference"))
+    split = QSplitter(Qt.Orientation.Horizontal)
+    split.setObjectName("split")
+    qtbot.addWidget(split)
+    split.addWidget(QTableView())
+    area = DownScrollArea(pane, "Details")
+    split.addWidget(area)
+    shown(split, 400, 300)
+    split.setSizes([390, 10])  # dragged as far as it goes
+    settle()
+    assert area.width() >= pane.minimumSizeHint().width()
+    assert address.width() < address.full_width() and len(address.shown_lines()[0]) >= 2
+    assert [f for f in audit(split) if f.check in ("sideways", "cut")] == []
+    address.setFixedHeight(address.fontMetrics().height())  # one line of its two: cut
+    settle()
+    assert [f.check for f in audit(split)] == ["cut"]

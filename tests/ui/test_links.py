@@ -335,6 +335,7 @@ def test_test_watermark_until_live(desk, loop):
     assert tab.panel.watermark.isVisible()
     go_live(desk.window, loop)
     assert not tab.panel.watermark.isVisible()
+    loop.until(lambda: tab.loaded, message="the live form")
     fill(tab)
     assert desk.window.links_tab.form.tx_ref.text().startswith("SBX-")
 

@@ -43,6 +43,8 @@ QTEST = {"mouseClick", "mouseDClick", "mousePress", "mouseRelease", "keyClick", 
 # Calls that look like a user's but are not one, each with its reason: (file relative to the
 # repository, function, method name).
 ALLOWED = {
+    ("tests/ui/test_widgets.py", "test_a_label_shows_plain_text", "setText"):
+        "the label helper's own test: the program sets a label's text, as PayDesk does",
     ("tests/ui/cards/test_money_safety.py",
      "test_a_copied_number_leaves_the_clipboard_when_paydesk_closes", "setText"):
         "another program copies to the clipboard: not a press in PayDesk",

@@ -285,7 +285,8 @@ def test_a_profile_switch_shows_that_profiles_own_form_and_typing_goes_there(
     press.key(window.profiles, Qt.Key.Key_F)
     loop.until(lambda: "First" in window.windowTitle(), message="the switch to First")
     loop.until(lambda: window.focusWidget() is form.amount, message="the keyboard in the form")
-    assert empty() and form.tx_ref.text().startswith("FIRST-")
+    assert empty() and not form.tx_ref.text().startswith("SECOND-")  # never the last one's
+    loop.until(lambda: form.tx_ref.text().startswith("FIRST-"), message="First's reference")
     press.key(window.focusWidget(), Qt.Key.Key_S)  # typing goes to the form, not the Profile box
     assert form.amount.text() == "s" and session.profile.name == "First"
 
@@ -294,7 +295,8 @@ def test_a_profile_switch_shows_that_profiles_own_form_and_typing_goes_there(
     loop.until(lambda: "Second" in window.windowTitle(), message="the switch to Second")
     loop.until(lambda: window.focusWidget() is form.amount, message="the keyboard in the form")
     assert all(getattr(form, key).text() == text for key, text in CUSTOMER.items())
-    assert form.tx_ref.text().startswith("SECOND-")
+    assert not form.tx_ref.text().startswith("FIRST-")
+    loop.until(lambda: form.tx_ref.text().startswith("SECOND-"), message="Second's reference")
 
     # LIVE: never the test form
     go_live(window, loop)

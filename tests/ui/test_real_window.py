@@ -9,20 +9,12 @@ import sys
 import pytest
 from PySide6.QtGui import QImage
 
-from tests.helpers import need_system
-from tests.waiting import until
+from tests.helpers import start_xvfb
 
 
 @pytest.fixture
 def xvfb(tmp_path):
-    binary = need_system("Xvfb", "xvfb")
-    display = f":{50 + os.getpid() % 200}"
-    proc = subprocess.Popen([binary, display, "-screen", "0", "1400x900x24", "-nolisten", "tcp"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    socket = f"/tmp/.X11-unix/X{display[1:]}"
-    until(lambda: os.path.exists(socket) or proc.poll() is not None, 10, "Xvfb to start",
-          every=0.05)
-    assert os.path.exists(socket), "Xvfb did not start"
+    proc, display = start_xvfb(tmp_path)
     yield display
     proc.terminate()
     proc.wait(10)

@@ -5,7 +5,7 @@ words go with their cause; the profile editor takes "Calls a minute this service
 
 The service is a sandbox throttled per client address with a short window; another program
 on the same address (``tests/throttle.py``'s ``foreign``) has spent the window when the
-person presses, so the create's first send is answered 429 and the budget pauses."""
+person presses, so the create waits for the window's end (its send at most once refused)."""
 
 from __future__ import annotations
 
@@ -65,8 +65,10 @@ def test_create_link_waits_for_the_service_and_says_so(busy_app, loop):
     assert record is not None and record.checkout_url  # made: never refused on a 429
     assert not tab.form.why_disabled.text().startswith("Waiting")
     loop.until(lambda: status_busy(app.window) == "", 5, "the status bar's words gone")
+    # one link made, at most one send refused first: the budget waits on what the service
+    # said of the window (its Remaining, or a 429 to whichever call met the spent window)
     posts = [c["status"] for c in requests_of(app.sb) if c["method"] == "POST"]
-    assert posts == [429, 201]
+    assert posts in ([201], [429, 201])
 
 
 def test_a_counter_sale_waits_for_the_service_and_says_so(busy_app, loop):

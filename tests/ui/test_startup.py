@@ -97,7 +97,7 @@ def test_quit_with_tasks_in_flight(start_app, loop):
     assert app.close(timeout=15) == 0
     assert loop.loop.time() - started < 10
     assert in_flight.cancelled() and sleeper.cancelled()
-    assert session._slots == {}
+    assert session.clients.slots == {}
 
 
 def test_command_line_help_and_version():

@@ -95,7 +95,7 @@ def _mode_text(hint: str | None) -> str:
     return f"{hint} mode" if hint else "mode not shown by its prefix"
 
 
-async def check_secret(base_url: str, key: str, mode: str, timeout: float = 10.0) -> KeyCheck:
+async def check_secret(base_url: str, key: str, mode: str, timeout: float = 10.0) -> KeyCheck:  # noqa: ASYNC109 (httpx's per-phase timeout, not a deadline)
     hint = mode_hint(key)
     wrong = _mismatch(key, mode)
     if wrong is not None:
@@ -116,7 +116,7 @@ async def check_secret(base_url: str, key: str, mode: str, timeout: float = 10.0
     return KeyCheck(True, f"Works: secret key, {_mode_text(hint)}", hint)
 
 
-async def check_public(base_url: str, key: str, mode: str, timeout: float = 10.0) -> KeyCheck:
+async def check_public(base_url: str, key: str, mode: str, timeout: float = 10.0) -> KeyCheck:  # noqa: ASYNC109 (httpx's per-phase timeout, not a deadline)
     """A public key is only good for the inline checkout's call: try it with an empty body."""
     hint = mode_hint(key)
     wrong = _mismatch(key, mode)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from ..service.budget import BudgetState
-from ..service.budget_book import reserve
+from ..service.budget_book import SPREAD_PARTS, reserve, spread
 from ..service.call_class import CallClass
 
 # what each class waiting is, in the status bar's words (in the order they are said)
@@ -53,14 +53,16 @@ def _duration(seconds: float) -> str:
 def time_left(rows: int, state: BudgetState | None) -> str:
     """"about 2 h 50 min at the service's 60 calls a minute, shared with the counters": how
     long ``rows`` creates take at what the budget leaves a batch (its limit less a batch's
-    reserve, the other classes' calls and another program's in the window); "" when the
+    reserve, the other classes' calls and another program's in the window; at most its
+    spread share of each sixth of the window); "" when the
     service has no limit (nothing to wait for) or nothing is left."""
     limit = state.book.limit if state is not None else None
     if rows <= 0 or state is None or limit is None:
         return ""
     book = state.book
     others = sum(n for klass, n in book.used.items() if klass != int(CallClass.BULK))
-    share = max(1, limit - reserve(CallClass.BULK, limit) - others - book.others)
+    share = max(1, min(limit - reserve(CallClass.BULK, limit) - others - book.others,
+                       (spread(CallClass.BULK, limit) or limit) * SPREAD_PARTS))
     seconds = rows / share * book.window
     a_minute = round(limit * 60 / book.window)
     counters = any(book.used.get(int(k)) for k in (CallClass.PERSON_CREATE, CallClass.ON_SCREEN))

@@ -3,8 +3,10 @@
 - ``open_folders`` makes PayDesk's folders and starts its log file (every line redacted);
 - ``keys_later`` / ``open_keys`` make the key store (the system keyring, or memory);
 - ``build_desk(paths, keys)`` makes the hub, the ledgers, the connection's health, the
-  embedded sandbox (not started), the session, the three controllers and the scheduler,
-  and wires them; ``Desk.start_background()`` starts what runs behind the screens;
+  embedded sandbox (not started), the session, the controllers (links, transactions,
+  cards, counter, bulk), the scheduler, the notification test, and on a shared ledger the
+  other desks' feed, and wires them: nothing is attached to a desk after it is built;
+  ``Desk.start_background()`` starts what runs behind the screens;
 - ``open_desk`` does all of it for a process without a window.
 
 The window (``app.py``) takes these steps in its own order (the keyring after the first
@@ -24,27 +26,28 @@ from .. import logs
 from ..config.paths import Paths, default_paths
 from ..config.secrets import KeyStore, system_backend
 from ..config.shared_ledger import Choice
-from ..embedded import EmbeddedSandbox
-from ..health import ConnectionHealth
 from ..ledger import SqliteLedger
 from ..ledger.batch import BatchBook
-from ..ledger.batch_sqlite import SqliteBatchBook
-from ..ledger.cards_sqlite import SqliteCardLedger
 from ..ledger.counter import CounterBook
-from ..ledger.counter_sqlite import SqliteCounterBook
 from ..ledger.inbox import Inbox
-from ..ledger.inbox_sqlite import SqliteInbox
-from ..scheduler import Scheduler
+from ..ledger.sqlite.batch import SqliteBatchBook
+from ..ledger.sqlite.cards import SqliteCardLedger
+from ..ledger.sqlite.counter import SqliteCounterBook
+from ..ledger.sqlite.inbox import SqliteInbox
 from .budgets import Budgets, BusyWatch
 from .bulk.runner import BulkController
 from .cards.controller import CardsController
 from .counter import CounterController
 from .desk_name import DeskNaming
+from .embedded import EmbeddedSandbox
 from .events import Hub
+from .health import ConnectionHealth
 from .ledger_choice import choose_ledger
 from .links import LinksController
 from .notified import Notified
+from .notify_test import NotificationTest
 from .profile_store import SharedProfiles
+from .scheduler import Scheduler
 from .session import Session
 from .transactions import TransactionsController
 
@@ -122,6 +125,7 @@ class Desk:
     naming: DeskNaming  # this desk's name (desk/desk_name.py): status bars, counter shifts
     budgets: Budgets  # one call budget per service origin (desk/budgets.py)
     busy: BusyWatch  # the status bar's words while the active profile's budget is tight
+    notify_test: NotificationTest  # Send a test notification (desk/notify_test.py)
     started: bool = False  # start_background() has run
     live: Live | None = None  # on a shared ledger: the other desks' changes, the poller lease
     receiver: Serving | None = None  # the notification receiver this process runs (receiver/)
@@ -175,14 +179,17 @@ class Desk:
         await self.session.close()
 
 
-def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
-               ledger_password: str | None = None, ledger_file: str | Path | None = None,
-               lease_priority: int = 0) -> Desk:
+def build_desk(paths: Paths, keys: KeyStore, *, choice: Choice | None = None,
+               ledger_url: str | None = None, ledger_password: str | None = None,
+               ledger_file: str | Path | None = None, lease_priority: int = 0) -> Desk:
     """A whole desk over the data folder of ``paths``, with ``keys``; nothing started yet.
-    With ``ledger_url``: on the shop's shared ledger (PostgreSQL) instead of its own file;
+    ``choice``: the ledger this run uses as it was chosen (``ledger_choice.py``; its URL is
+    the ledger's). With ``ledger_url``: on the shop's shared ledger (PostgreSQL) instead of its own file;
     ``lease_priority`` 1 (paydesk-receiver) takes the poller lease from a desk (0) holding it.
     With ``ledger_file``: on that desk's SQLite file, with that desk's profiles (the settings
     file beside it), as paydesk-receiver writes into a desk's ledger."""
+    if choice is not None:
+        ledger_url = choice.url
     if ledger_file is not None and not ledger_url:
         paths = Paths(data=Path(ledger_file).parent, sandbox=paths.sandbox)
     hub = Hub()
@@ -215,15 +222,20 @@ def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
     session = Session(paths, keys, hub=hub, ledger=ledger, card_ledger=card_ledger,
                       health=ConnectionHealth(hub.health_changed.emit),
                       embedded=EmbeddedSandbox(paths.sandbox),
-                      profiles=None if engine is None else _merchants(engine), budgets=budgets)
+                      profiles=None if engine is None else _merchants(engine), budgets=budgets,
+                      ledger_choice=choice)
     links = LinksController(session, ledger)
     live = None
     if engine is not None:
         from .live import wire_shared
 
         live, scheduler = wire_shared(engine, hub=hub, session=session, links=links,
-                                      ledger=ledger, card_ledger=card_ledger,
+                                      ledger=ledger, card_ledger=card_ledger, book=book,
                                       lease_priority=lease_priority)
+        # a shared ledger out of reach refuses every write; another desk (or the receiver)
+        # may hold the poller lease: the session asks the feed
+        session.ledger_down = live.refuse
+        session.checked_elsewhere = live.checked_elsewhere
     else:
         scheduler = Scheduler(links.check, links.settle,
                               busy=lambda record: record.key in links.creating,
@@ -239,9 +251,8 @@ def build_desk(paths: Paths, keys: KeyStore, *, ledger_url: str | None = None,
                 bulk=BulkController(session, links, batches, hub, scheduler=scheduler),
                 naming=DeskNaming(session, counter,
                                   claim=None if live is None else live.claim_name),
-                budgets=budgets, busy=BusyWatch(budgets, hub, lambda: session.profile))
-    if live is not None:  # another desk's sales and shifts, read from the book
-        live.book = book
+                budgets=budgets, busy=BusyWatch(budgets, hub, lambda: session.profile),
+                notify_test=NotificationTest(session, links, inbox))
     notified = _notified(desk)
     scheduler.notified = notified
     scheduler.delivering = notified.delivering  # codes on screen: the notification brings PAID
@@ -291,8 +302,7 @@ async def open_desk(data_dir: str | Path | None = None, sandbox_dir: str | Path 
         choice, password = Choice(None, "own"), None
     else:
         choice, password = await choose_ledger(paths, keys, ledger_url)
-    desk = build_desk(paths, keys, ledger_url=choice.url, ledger_password=password,
+    desk = build_desk(paths, keys, choice=choice, ledger_password=password,
                       ledger_file=ledger_file, lease_priority=lease_priority)
-    desk.session.ledger_choice = choice
     await desk.open()
     return desk

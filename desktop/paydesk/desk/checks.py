@@ -1,5 +1,5 @@
-"""What the link form and the card dialogs check as it is typed: the service's own rules,
-said next to the field.
+"""What the link form, the card dialogs and the profile editor check as it is typed: the
+service's own rules and a profile's, said next to the field.
 
 Qt-free; one function per field, each returning None (fine) or the message to show.
 """
@@ -194,3 +194,21 @@ def calls_a_minute(text: str) -> tuple[int | None, str | None]:
     if not 1 <= value <= MOST_CALLS_A_MINUTE:
         return None, f"Between 1 and {MOST_CALLS_A_MINUTE:,}; or leave it empty"
     return value, None
+
+
+def txref_prefix(text: str) -> tuple[str, str | None]:
+    """A profile's reference prefix as typed: (the prefix in capitals, None), or (what was
+    typed, what is wrong)."""
+    t = text.strip()
+    if not (1 <= len(t) <= 8 and t.isascii() and t.isalnum()):
+        return t, "1 to 8 letters or digits, e.g. SHOP"
+    return t.upper(), None
+
+
+def currency_codes(text: str) -> tuple[list[str], str | None]:
+    """A profile's currencies as typed, split by commas: (the codes in capitals, None), or
+    (those codes, what is wrong)."""
+    codes = [c.strip().upper() for c in text.split(",") if c.strip()]
+    if not codes or any(len(c) != 3 or not c.isalpha() for c in codes):
+        return codes, "List three-letter currency codes, e.g. GBP, USD"
+    return codes, None

@@ -24,7 +24,6 @@ import logging
 from collections import OrderedDict
 from dataclasses import replace
 from datetime import date
-from decimal import Decimal
 
 from ..config.counter import CounterSettings, name_problem
 from ..config.profiles import Profile
@@ -45,7 +44,6 @@ from ..ledger.counter import (
     Shift,
     ShiftClosed,
 )
-from ..scheduler import Scheduler
 from ..service.errors import AuthenticationError, ServiceError, ValidationError
 from ..service.models import PaymentRequest
 from .counter_checks import (
@@ -56,6 +54,7 @@ from .counter_checks import (
 )
 from .day import local_midnight
 from .links import LinksController
+from .scheduler import Scheduler
 from .session import Session
 
 log = logging.getLogger("paydesk.counter")
@@ -155,7 +154,9 @@ class CounterController:
 
     async def shift(self) -> Shift:
         """The open shift of this counter in the active profile and mode, opened now if none."""
-        profile, mode = self.session.active()
+        return await self._shift_of(*self.session.active())
+
+    async def _shift_of(self, profile: Profile, mode: str) -> Shift:
         shift = await self.book.current_shift(self.name, profile.id, mode)
         if shift is None:
             shift = await self.book.open_shift(self.name, profile.id, mode, self.user)
@@ -229,40 +230,42 @@ class CounterController:
             raise SaleUnderWay()
         self.selling = True
         try:
+            # the profile and mode are read once: a switch meanwhile does not move the sale
             profile, mode = self.session.active()
-            check_sale(profile, amount, currency, note, email)
+            checked = check_sale(profile, amount, currency, note, email)
             self.session.refuse_while_down()
             async with self.session.lease(profile, mode):
                 pass  # no key, or not the service: refused before anything is written
-            sale = await self._add_sale(profile)
+            sale = await self._add_sale(profile, mode)
             self._making = sale.key
             first, last = split_name(profile.walk_in_name)
             request = PaymentRequest(
-                amount=Decimal(int(amount.strip())), currency=currency,
-                email=email.strip() or profile.shop_email.strip(), first_name=first,
-                last_name=last, tx_ref=sale.tx_ref,
-                title=note.strip() or f"Sale {sale.number:04d}",
+                amount=checked.amount, currency=checked.currency, email=checked.email,
+                first_name=first, last_name=last, tx_ref=sale.tx_ref,
+                title=checked.note or f"Sale {sale.number:04d}",
                 # the family's servers require a description as well as a title
                 description=f"Counter sale at {profile.shown_name}"[:255],
                 callback_url=profile.callback_url or None, return_url=profile.return_url or None)
-            return await self._create(sale, request)
+            return await self._create(profile, mode, sale, request)
         finally:
             self.selling = False
             self._making = None
 
-    async def _add_sale(self, profile: Profile) -> Sale:
+    async def _add_sale(self, profile: Profile, mode: str) -> Sale:
         tx_ref = await self.links.claim_reference(profile)
-        shift = await self.shift()
+        shift = await self._shift_of(profile, mode)
         try:
             sale = await self.book.add_sale(shift.id, tx_ref, self.user)
         except ShiftClosed:  # closed by another desk between the two: a new shift
-            sale = await self.book.add_sale((await self.shift()).id, tx_ref, self.user)
+            sale = await self.book.add_sale((await self._shift_of(profile, mode)).id, tx_ref,
+                                            self.user)
         self.hub.sale_changed.emit(sale)
         return sale
 
-    async def _create(self, sale: Sale, request: PaymentRequest) -> Sale:
+    async def _create(self, profile: Profile, mode: str, sale: Sale,
+                      request: PaymentRequest) -> Sale:
         try:
-            record = await self.links.create(request, claimed=True)
+            record = await self.links.create_as(profile, mode, request, claimed=True)
         except (ValidationError, AuthenticationError):
             await self._reread_now(sale)
             self.current = None

@@ -5,6 +5,9 @@ when the customer gives none, the walk-in name)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from decimal import Decimal
+
 from ..config.profiles import Profile
 from ..service.errors import ValidationError
 from . import checks
@@ -66,8 +69,20 @@ def checked_shop_email(email: str) -> str:
     return text
 
 
-def check_sale(profile: Profile, amount: str, currency: str, note: str, email: str) -> None:
-    """BadSale for what was typed wrong, then CounterSetupMissing for what the profile lacks."""
+@dataclass(frozen=True)
+class CheckedSale:
+    """What the staff typed, checked and read: the amount parsed, the texts trimmed, the
+    e-mail the customer's or else the shop's."""
+
+    amount: Decimal
+    currency: str
+    note: str
+    email: str
+
+
+def check_sale(profile: Profile, amount: str, currency: str, note: str, email: str) -> CheckedSale:
+    """The sale as typed, read once: BadSale for what was typed wrong, then
+    CounterSetupMissing for what the profile lacks."""
     errors: dict[str, list[str]] = {}
     for field, problem in (
             ("amount", checks.amount(amount)),
@@ -80,3 +95,5 @@ def check_sale(profile: Profile, amount: str, currency: str, note: str, email: s
     if errors:
         raise BadSale(errors)
     check_setup(profile, email)
+    return CheckedSale(amount=Decimal(int(amount.strip())), currency=currency, note=note.strip(),
+                       email=email.strip() or profile.shop_email.strip())

@@ -74,6 +74,7 @@ class DeskNaming:
         wanted = typed.strip() or None
         if wanted == self.session.settings.desk_name:
             return self.session.desk_name
+        self.session.refuse_while_down()  # the shop's desks table: nothing asked nor kept
         if self.counter.follows_desk and await self.counter.has_open_sales():
             raise DeskNameRefused(SHIFT_HAS_SALES)
         name = await self._named(wanted)  # DeskNameRefused: another desk has it

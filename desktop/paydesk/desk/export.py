@@ -157,8 +157,11 @@ def audit_cells(entry: AuditEntry) -> list[str]:
 
 async def export_audit(ledger: CardLedger, query: AuditQuery, path: Path) -> Path:
     """Every entry ``query`` selects, newest first, read page by page and written to a CSV
-    on a worker thread."""
-    handle = await asyncio.to_thread(open, path, "w", newline="", encoding="utf-8")
+    on a worker thread, beside ``path`` and put in place only when complete: an export cut
+    off (the ledger out of reach on the way) leaves the previous file as it was."""
+    partial = path.with_name(path.name + ".part")
+    handle = await asyncio.to_thread(open, partial, "w", newline="", encoding="utf-8")
+    complete = False
     try:
         writer = csv.writer(handle)
         await asyncio.to_thread(writer.writerow, AUDIT_HEADER)
@@ -170,6 +173,11 @@ async def export_audit(ledger: CardLedger, query: AuditQuery, path: Path) -> Pat
             if not more or not entries:
                 break
             before = entries[-1].id
+        complete = True
     finally:
         await asyncio.to_thread(handle.close)
+        if complete:
+            await asyncio.to_thread(os.replace, partial, path)
+        else:
+            await asyncio.to_thread(partial.unlink, True)
     return path

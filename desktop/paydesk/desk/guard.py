@@ -3,7 +3,8 @@
 Before the first key goes to an address, again whenever an answer there was not the
 service's own shape (a page, another program's JSON, a refusal of the key, a connection
 that failed), and at the first call ``TRUSTED_FOR`` s after it last answered, the address
-is asked a question without any key (``service/probe.py``). When
+is asked a question without any key (``service/probe.py``); every call waits for it, so it
+takes its call of the budget as a person's create does, whoever asked. When
 another program answers, the connection's state says so (``FOREIGN``), no key is called
 wrong, and nothing more is sent there: every call is refused before it is sent
 (``NotTheServiceError``) until the address answers like the service again. It is asked
@@ -26,10 +27,11 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from ..config.profiles import MODES, Profile
-from ..embedded import EmbeddedSandbox, WrongServiceError
-from ..health import ConnectionHealth
 from ..service.budget import Budget
+from ..service.call_class import CallClass, calls_as
 from ..service.errors import NotTheServiceError, ServiceUnavailableError
+from .embedded import EmbeddedSandbox, WrongServiceError
+from .health import ConnectionHealth
 from .tasks import TaskSet
 
 log = logging.getLogger("paydesk.guard")
@@ -135,7 +137,8 @@ class AddressGuard:
         from ..service.probe import Sounding, sound  # httpx is imported after the first paint
 
         budget = self.budget_of(profile) if self.budget_of is not None else None
-        said = await sound(profile.base_url, lookup_path=profile.lookup_path, budget=budget)
+        with calls_as(CallClass.PERSON_CREATE):  # every call waits for it, a person's too
+            said = await sound(profile.base_url, lookup_path=profile.lookup_path, budget=budget)
         where.asked += 1
         where.asked_at = time.monotonic()
         before, base = where.verdict, profile.base_url

@@ -25,7 +25,7 @@ from .. import logs
 from ..config.paths import Paths
 from ..config.profiles import SettingsFile
 from ..config.secrets import KeyStore
-from ..ledger.engine import LedgerError
+from ..ledger.errors import LedgerError
 from ..ledger.postgres.engine import PgEngine
 from ..ledger.postgres.importer import ImportReport, import_ledger
 from .key_carry import carry_keys, merchant_map

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 from ..config.profiles import Profile
 from ..ledger import DuplicateReference, Fence, Ledger, LedgerError, LinkRecord
-from ..scheduler import StopWatching
 from ..service.call_class import CallClass, calls_as
 from ..service.errors import (
     AuthenticationError,
@@ -25,6 +24,7 @@ from ..service.errors import (
 )
 from ..service.models import PaymentLink, PaymentRequest
 from ..service.txref import TxRefGenerator
+from .scheduler import StopWatching
 from .session import Session
 from .states import state_words
 
@@ -107,6 +107,12 @@ class LinksController:
         (``CallClass.PERSON_CREATE``) unless its caller said otherwise (a batch's: BULK)."""
         self.session.refuse_while_down()  # a shared ledger out of reach: nothing is sent
         profile, mode = self.session.active()
+        return await self.create_as(profile, mode, request, claimed=claimed, ours=ours)
+
+    async def create_as(self, profile: Profile, mode: str, request: PaymentRequest, *,
+                        claimed: bool = False, ours: bool = False) -> LinkRecord:
+        """``create`` in ``profile`` and ``mode`` as its caller read them (a counter sale reads
+        them once, and has refused while the shared ledger is out of reach already)."""
         # no key: fails before writing; the address is asked at the first request, after
         # the intent is written (another program answering there: the intent waits)
         async with self.session.lease(profile, mode, ask_first=False) as client:

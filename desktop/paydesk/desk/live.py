@@ -37,11 +37,11 @@ from ..ledger.postgres.engine import LedgerUnreachable, PgEngine, SchemaTooNew
 from ..ledger.postgres.inbox import PostgresInbox
 from ..ledger.postgres.lease import DESK, LeaseKeeper, LeaseState
 from ..ledger.postgres.listen import EventFeed, LedgerEvent, newest_event
-from ..scheduler import Scheduler
 from .desk_name import DeskNameRefused
 from .events import Hub
 from .links import LinksController
 from .poller import Poller
+from .scheduler import Scheduler
 from .session import Session
 from .tasks import TaskSet
 
@@ -71,7 +71,8 @@ class Live:
     """Follows the other desks' changes and keeps the poller lease, for one desk."""
 
     def __init__(self, engine: PgEngine, *, hub: Hub, session: Session, ledger: Ledger,
-                 card_ledger: CardLedger, poller: Poller, keeper: LeaseKeeper):
+                 card_ledger: CardLedger, poller: Poller, keeper: LeaseKeeper,
+                 book: CounterBook | None = None):
         self.engine, self.hub, self.session = engine, hub, session
         self.ledger, self.card_ledger, self.poller = ledger, card_ledger, poller
         self.keeper = keeper
@@ -79,7 +80,7 @@ class Live:
         self.feed = EventFeed(engine, self._deliver)
         self.inbox = PostgresInbox(engine)  # what an "inbox" event names is read here
         self.tasks = TaskSet()
-        self.book: CounterBook | None = None  # the counters' book (build_desk sets it)
+        self.book = book  # the counters' book: another desk's sales and shifts read there
         self.status = ""
         self._holding: tuple[str | None, int, bool] = (None, 0, False)  # the lease as last seen
         self.events_followed = 0
@@ -292,7 +293,8 @@ class Live:
 
 
 def wire_shared(engine: PgEngine, *, hub: Hub, session: Session, links: LinksController,
-                ledger: Ledger, card_ledger: CardLedger, name: str | None = None,
+                ledger: Ledger, card_ledger: CardLedger, book: CounterBook | None = None,
+                name: str | None = None,
                 ttl: float = LEASE_TTL, renew_every: float = LEASE_RENEW,
                 lease_priority: int = DESK) -> tuple[Live, Scheduler]:
     """A desk's scheduler and live parts on a shared ledger (``build_desk`` with a URL): the
@@ -313,7 +315,5 @@ def wire_shared(engine: PgEngine, *, hub: Hub, session: Session, links: LinksCon
     hub.record_changed.connect(poller.seen)
     hub.profile_deleted.connect(scheduler.forget)
     live = Live(engine, hub=hub, session=session, ledger=ledger, card_ledger=card_ledger,
-                poller=poller, keeper=keeper)
-    session.ledger_down = live.refuse
-    session.checked_elsewhere = live.checked_elsewhere
+                poller=poller, keeper=keeper, book=book)
     return live, scheduler

@@ -20,8 +20,8 @@ from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
 from ..ledger import CREATING, Cursor, Fence, Ledger, LedgerError, LinkRecord, Page, StaleLease
-from ..scheduler import Scheduler, StopWatching
 from .links import LinksController
+from .scheduler import Scheduler, StopWatching
 
 log = logging.getLogger("paydesk.poller")
 STALE_CREATE = 120.0  # s: another desk's unfinished create older than this is the poller's

@@ -4,50 +4,42 @@ sandbox and the connection's health.
 Qt-free: what changes is said on the desk's ``Hub`` (``events.py``); every action is a plain
 ``async def``. It builds none of its parts: ``build.build_desk`` hands them in.
 Every call to the service goes through ``lease(profile, mode)``: the client of exactly that
-profile and mode (never the active one by default), made once even when two first calls
-race, closed only after its last call ends when a profile's keys or address change.
+profile and mode, lent by ``clients`` (``leases.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..config.desk_name import computer_name
 from ..config.paths import Paths
 from ..config.profiles import (
-    CARDS_CURRENCIES,
     MODES,
-    NO_CARDS_CURRENCIES,
     Profile,
     Settings,
     SettingsFile,
-    address_problem,
 )
 from ..config.secrets import KeyStore
 from ..config.shared_ledger import Choice
-from ..embedded import EmbeddedSandbox
-from ..health import ConnectionHealth
 from ..ledger import Ledger, LedgerError
 from ..ledger.cards import CardLedger
-from ..service.budget import Budget
 from ..service.errors import (
-    AuthenticationError,
-    NotTheServiceError,
     ServiceError,
-    ServiceUnavailableError,
-    UnexpectedAnswerError,
 )
 from ..service.txref import new_installation_id
 from .budgets import Budgets
+from .discovery import discover
+from .embedded import EmbeddedSandbox
 from .events import Hub
-from .guard import AddressGuard, Guarded
+from .guard import AddressGuard
+from .health import ConnectionHealth
 from .key_carry import carry_to_shown
+from .leases import Clients
 from .profile_store import ProfileStore
 from .tasks import TaskSet
 
@@ -56,18 +48,7 @@ if TYPE_CHECKING:  # the client (and httpx) load after the first paint
     from ..service.client import ServiceClient
 
 log = logging.getLogger("paydesk.session")
-CREATE_DEADLINE = 30.0  # seconds a person waits for "Create link" before PayDesk settles it later
 PAID_BY_NOTIFICATION = "PAID by notification"  # the connection's word while notifications come
-
-
-class NoKeyError(ServiceError):
-    """This profile has no secret key for this mode (or the keyring could not give it)."""
-
-    def __init__(self, profile: Profile, mode: str, why: str | None = None):
-        text = f"No {mode} secret key for {profile.name}: add it in the profile editor"
-        if why:
-            text = f"The {mode} secret key of {profile.name} could not be read ({why})"
-        super().__init__(text)
 
 
 class NoProfileError(ServiceError):
@@ -77,35 +58,11 @@ class NoProfileError(ServiceError):
         super().__init__("Add a profile first")
 
 
-class InsecureAddressError(ServiceError):
-    """The profile's address would send its keys in the clear."""
-
-
-def _new_client(profile: Profile, secret: str, on_lookup_path: Callable[[str], None],
-                guard: Guarded | None, budget: Budget) -> ServiceClient:
-    from ..service import ServiceClient  # httpx is imported after the first paint
-
-    # a create gives up waiting after CREATE_DEADLINE (not counting its wait for the
-    # budget): the ledger keeps the intent and the scheduler settles it in the background
-    # with the same reference
-    return ServiceClient(profile.base_url, secret, create_deadline=CREATE_DEADLINE,
-                         card_currencies=profile.card_currencies,
-                         lookup_path=profile.lookup_path, on_lookup_path=on_lookup_path,
-                         guard=guard, budget=budget)
-
-
-@dataclass
-class _Slot:
-    client: ServiceClient
-    fingerprint: tuple
-    users: int = 0
-    retired: bool = False
-
-
 class Session:
     def __init__(self, paths: Paths, keys: KeyStore, *, hub: Hub, ledger: Ledger,
                  card_ledger: CardLedger, health: ConnectionHealth, embedded: EmbeddedSandbox,
-                 profiles: ProfileStore | None = None, budgets: Budgets | None = None):
+                 profiles: ProfileStore | None = None, budgets: Budgets | None = None,
+                 ledger_choice: Choice | None = None):
         self.paths = paths
         self.keys = keys
         self.hub = hub
@@ -123,11 +80,14 @@ class Session:
         self.guard = AddressGuard(health, embedded, self.tasks.child(),
                                   lambda: self.settings.profiles,
                                   lambda profile: self.budgets.of(profile, self.settings.profiles))
-        self._slots: dict[tuple[str, str], _Slot] = {}
-        self._slot_locks: dict[tuple[str, str], asyncio.Lock] = {}
+        # the clients, one per profile and mode, lent for each call (leases.py)
+        self.clients = Clients(keys, health, self.guard, self.budgets, self.tasks,
+                               lambda: self.settings.profiles, self._remember_lookup_path,
+                               self.recheck_service)
         self._save_lock = asyncio.Lock()
         self._carried: set[str] = set()  # merchants this desk's own keys were carried to
-        self.ledger_choice = Choice(None, "own")  # which ledger this run uses (desk/ledger_choice.py)
+        # which ledger this run uses, as it was chosen (desk/ledger_choice.py)
+        self.ledger_choice = ledger_choice or Choice(None, "own")
         self.desk_name = computer_name()  # this desk's name, settled at open (desk/desk_name.py)
         # a shared ledger's check (desk/live.py): raises while it is out of reach
         self.ledger_down: Callable[[], Exception | None] = lambda: None
@@ -363,84 +323,11 @@ class Session:
 
     # -- clients ----------------------------------------------------------------------
 
-    @asynccontextmanager
-    async def lease(self, profile: Profile, mode: str, *,
-                    ask_first: bool = True) -> AsyncIterator[ServiceClient]:
-        """The client of exactly this profile and mode, for the calls inside the block.
-        What the service said (or that it could not be reached) goes to ``health``.
-
-        The address is asked first whether it answers like the service (``guard.py``), and
-        the client asks before each request. ``ask_first=False``: asked at the first
-        request instead (a create writes its intent before it), but for the embedded
-        sandbox another process serves, asked now as always."""
-        try:
-            problem = address_problem(profile.base_url)
-            if problem:  # nothing goes there in the clear, not even a question
-                raise InsecureAddressError(problem)
-            if ask_first or profile.embedded_sandbox:
-                await self.verify_service(profile, mode)  # no key to another program
-            slot = await self._slot(profile, mode)
-        except (NoKeyError, InsecureAddressError) as error:
-            self.health.refused(profile.id, mode, error.message)
-            raise
-        slot.users += 1
-        try:
-            yield slot.client
-        except NotTheServiceError:
-            raise  # said already (guard.py): not "offline", another program answers
-        except ServiceUnavailableError:
-            self.health.unreachable(profile.id, mode)
-            raise
-        except AuthenticationError as error:
-            # the address may have changed hands since: a key is never called wrong for
-            # whatever answers there now
-            await self.recheck_service(profile, mode)
-            self.health.refused(profile.id, mode, f"The {mode} key was refused: {error.message}")
-            raise
-        except UnexpectedAnswerError:
-            await self.recheck_service(profile, mode)  # not the service's answer: who is it?
-            self.health.ok(profile.id, mode)
-            raise
-        except ServiceError:
-            self.health.ok(profile.id, mode)  # it answered; the request was the problem
-            raise
-        else:
-            self.health.ok(profile.id, mode)
-        finally:
-            slot.users -= 1
-            if slot.retired and slot.users == 0:
-                self.tasks.spawn(slot.client.aclose(), "close a replaced client")
-
-    async def _slot(self, profile: Profile, mode: str) -> _Slot:
-        if mode not in MODES:
-            raise ValueError(mode)
-        problem = address_problem(profile.base_url)
-        if problem:
-            raise InsecureAddressError(problem)
-        key = (profile.id, mode)
-        fingerprint = (profile.base_url.rstrip("/"), tuple(sorted(profile.card_currencies.items())),
-                       profile.calls_a_minute)
-        async with self._slot_locks.setdefault(key, asyncio.Lock()):
-            slot = self._slots.get(key)
-            if slot is not None and slot.fingerprint == fingerprint:
-                return slot
-            secret = await self.keys.get(profile.id, mode, "secret")
-            if not secret:
-                raise NoKeyError(profile, mode, self.keys.problem if self.keys.persistent else None)
-            # the client finds out where the deployment looks payments up (when the profile
-            # does not know yet, or it changed) and says so; the profile keeps it
-            remember = functools.partial(self._remember_lookup_path, profile.id, profile.base_url)
-            # made off the loop's thread: httpx's import and its TLS context (the certificate
-            # store read) would hold the window tens of milliseconds
-            guard = None if profile.embedded_sandbox else Guarded(self.guard, profile)
-            budget = self.budgets.of(profile, self.settings.profiles)  # its origin's
-            fresh = _Slot(await asyncio.to_thread(_new_client, profile, secret, remember, guard,
-                                                  budget),
-                          fingerprint)
-            if slot is not None:
-                self._retire_slot(slot)
-            self._slots[key] = fresh
-            return fresh
+    def lease(self, profile: Profile, mode: str, *,
+              ask_first: bool = True) -> AbstractAsyncContextManager[ServiceClient]:
+        """The client of exactly this profile and mode, for the calls inside the block
+        (``leases.Clients.lease``)."""
+        return self.clients.lease(profile, mode, ask_first=ask_first)
 
     def _remember_lookup_path(self, profile_id: str, base_url: str, path: str) -> None:
         """A client found out where its deployment looks payments up: keep it with the
@@ -464,15 +351,7 @@ class Session:
 
     def _retire(self, profile_id: str) -> None:
         """The profile's keys or address changed: its clients end after their last call."""
-        for mode in MODES:
-            slot = self._slots.pop((profile_id, mode), None)
-            if slot is not None:
-                self._retire_slot(slot)
-
-    def _retire_slot(self, slot: _Slot) -> None:
-        slot.retired = True
-        if slot.users == 0:
-            self.tasks.spawn(slot.client.aclose(), "close a replaced client")
+        self.clients.retire(profile_id)
 
     # -- the embedded sandbox -----------------------------------------------------------
 
@@ -501,32 +380,14 @@ class Session:
 
     async def discover(self, profile: Profile, secret: str) -> Profile:
         """Find out from the service whether it has cards (adjusting the default currencies)
-        and where it looks payments up."""
-        from ..config import keycheck  # httpx is imported after the first paint
-
-        try:
-            await self.guard.ask(profile, "test")  # no key to another program
-        except ServiceError:
-            return profile  # not found out now: the first call finds it
-        cards, lookup_path = await asyncio.gather(
-            keycheck.has_cards(profile.base_url, secret),
-            keycheck.lookup_path(profile.base_url, secret))
-        # not found out (unreachable): None, and the first lookup finds it
-        profile = replace(profile, lookup_path=lookup_path)
-        if cards is None:
-            return profile
-        currencies = profile.currencies
-        if currencies in (CARDS_CURRENCIES, NO_CARDS_CURRENCIES):
-            currencies = list(CARDS_CURRENCIES if cards else NO_CARDS_CURRENCIES)
-        return replace(profile, has_cards=cards, currencies=currencies)
+        and where it looks payments up (``discovery.py``)."""
+        return await discover(self.guard, profile, secret)
 
     # -- shutdown -----------------------------------------------------------------------
 
     async def close(self) -> None:
         await self.tasks.cancel_all()
-        for slot in list(self._slots.values()):
-            await slot.client.aclose()
-        self._slots.clear()
+        await self.clients.close()
         await self.budgets.close()
         await self.ledger.close()
         await self.embedded.stop()

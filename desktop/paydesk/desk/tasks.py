@@ -94,7 +94,7 @@ class TaskSet:
             tasks += child.cancel()
         return tasks
 
-    async def cancel_all(self, timeout: float = 5.0) -> None:
+    async def cancel_all(self, timeout: float = 5.0) -> None:  # noqa: ASYNC109 (a bounded wait that returns, never cancels)
         """Cancel every task (children's too) and wait for them to end."""
         tasks = self.cancel()
         if tasks:

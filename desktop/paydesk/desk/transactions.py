@@ -16,7 +16,6 @@ from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
 from ..ledger import CREATING, DaySummary, LedgerError, LinkQuery, LinkRecord
-from ..reconcile import Progress, Reconciler
 from ..service.call_class import CallClass, calls_as
 from ..service.errors import (
     AuthenticationError,
@@ -29,9 +28,10 @@ from ..service.errors import (
 )
 from ..service.models import Transaction
 from .export import writer_for
+from .leases import NoKeyError
 from .links import LinksController
 from .lookup import read
-from .session import NoKeyError
+from .reconcile import Progress, Reconciler
 from .states import state_words
 from .texts import local_time
 
@@ -242,7 +242,8 @@ class TransactionsController:
         finally:  # complete: in place; cancelled or failed: the previous file stays
             await asyncio.to_thread(writer.close, finished)
         if report:
-            self.session.report(f"Exported {written} records to {path.name}")
+            self.session.report(f"Exported {written} record{'' if written == 1 else 's'} to "
+                                f"{path.name}")
         return written
 
     # -- the day's figures ----------------------------------------------------------------

@@ -5,7 +5,7 @@ ledger's own threads. A link's record is written before the call that creates it
 nothing is lost. ``Ledger`` is the interface; ``SqliteLedger`` the local file.
 """
 
-from .engine import LedgerClosed, LedgerError
+from .errors import LedgerClosed, LedgerError
 from .query import SORTS, Cursor, LinkQuery, Page
 from .records import CREATING, FINAL, OPEN, PENDING, REJECTED, STATES, UNKNOWN, LinkRecord, is_final
 from .repository import DuplicateReference, Fence, Ledger, StaleLease

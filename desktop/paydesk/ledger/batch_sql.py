@@ -1,4 +1,4 @@
-"""What both backends' batch SQL shares (``batch_sqlite``, ``postgres/batch``): a row's state
+"""What the batch SQL of both backends holds (``books/batch.py``): a row's state
 derived from its link (``STATE``, in the rule order of ``batch.py``), the batch and row
 selects, and how their rows are read. Only the parameter mark and how a time is read
 differ between the backends."""
@@ -65,7 +65,7 @@ WAITING_WHERE = ("r.skipped = 0 AND r.tx_ref IS NOT NULL AND NOT EXISTS (SELECT 
 
 
 def row_select(link_columns: str) -> str:
-    """``SELECT`` of batch rows with their link's columns (the backend's ``search.SELECT``)."""
+    """``SELECT`` of batch rows with their link's columns (``Dialect.link_columns``: ``books/search.SELECT``)."""
     return f"SELECT {ROW_COLUMNS}, {link_columns} FROM {ROWS_FROM}"
 
 

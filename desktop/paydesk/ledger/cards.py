@@ -18,7 +18,7 @@ from decimal import Decimal
 
 from ..service.models import CardTransaction, VirtualCard
 from .card_schema import OPEN_OPERATION_STATES, OPERATION_KINDS, OPERATION_STATES
-from .engine import LedgerError
+from .errors import LedgerError
 
 __all__ = ["AuditDraft", "AuditEntry", "AuditQuery", "CardLedger", "CardOperation", "CardPage",
            "CardQuery", "CardRecord", "CardTxRecord", "OperationDraft", "OperationUnderWay",

@@ -25,7 +25,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from .engine import LedgerError
+from .errors import LedgerError
 from .records import LinkRecord
 
 # What a sale is now, derived from its link's state and its void (in this order of rules):

@@ -17,6 +17,15 @@ from .counter import DECISIONS
 TABLES = ("counter_shifts", "counter_shift_closes", "counter_sales", "counter_voids",
           "counter_decisions")
 APPEND_ONLY = "the counter book is append-only"  # said inside SQL quotes
+# the lists' seeks (both backends), newest first: a counter's, a profile's, a shift's; a
+# counter's day (its sales since a time); the voided and open ones are found from
+# counter_voids and links_open (counter_sql._few)
+SALES_INDEXES = [
+    "CREATE INDEX counter_sales_by_counter ON counter_sales (counter, profile_id, mode, id)",
+    "CREATE INDEX counter_sales_by_day ON counter_sales (counter, profile_id, mode, made_at)",
+    "CREATE INDEX counter_sales_by_profile ON counter_sales (profile_id, mode, id)",
+    "CREATE INDEX counter_sales_by_shift ON counter_sales (shift_id, id)",
+]
 
 
 def _quoted(values: Iterable[str]) -> str:
@@ -60,13 +69,7 @@ V8 = [
         UNIQUE (profile_id, tx_ref),
         UNIQUE (counter, number)
     )""",
-    # the lists' seeks, newest first: a counter's, a profile's, a shift's; a counter's day
-    # (its sales since a time); the voided and open ones are found from counter_voids and
-    # links_open (counter_sql._few)
-    "CREATE INDEX counter_sales_by_counter ON counter_sales (counter, profile_id, mode, id)",
-    "CREATE INDEX counter_sales_by_day ON counter_sales (counter, profile_id, mode, made_at)",
-    "CREATE INDEX counter_sales_by_profile ON counter_sales (profile_id, mode, id)",
-    "CREATE INDEX counter_sales_by_shift ON counter_sales (shift_id, id)",
+    *SALES_INDEXES,
     """CREATE TABLE counter_voids (
         profile_id TEXT NOT NULL,
         tx_ref TEXT NOT NULL,

@@ -1,4 +1,4 @@
-"""What both backends' counter SQL shares (``counter_sqlite``, ``postgres/counter``): the
+"""What the counter SQL of both backends holds (``books/counter.py``): the
 kind of a sale derived from its link's state and its void (``KIND``, in the rule order of
 ``counter.py``), the sale and shift selects, a ``SaleQuery`` as SQL (each list driven from
 the few rows it can hold: the voided or open sales, or those of a day, never a walk over
@@ -70,7 +70,7 @@ NEXT_NUMBER = "SELECT COALESCE(MAX(number), 0) + 1 AS n FROM counter_sales WHERE
 
 
 def sale_select(link_columns: str) -> str:
-    """``SELECT`` of sales with their link's columns (the backend's ``search.SELECT``)."""
+    """``SELECT`` of sales with their link's columns (``Dialect.link_columns``: ``books/search.SELECT``)."""
     return f"SELECT {SALE_COLUMNS}, {link_columns} FROM {SALES_FROM}"
 
 
@@ -174,7 +174,7 @@ def _from(query: SaleQuery, before: int | None, *, mark: str,
 
 def sales_sql(query: SaleQuery, before: int | None, limit: int, *, mark: str,
               when: Callable[[datetime], Any], link_columns: str) -> tuple[str, list[Any]]:
-    """A page of sales, newest first, with their link's columns (``search.SELECT``)."""
+    """A page of sales, newest first, with their link's columns (``books/search.SELECT``)."""
     source, args = _from(query, before, mark=mark, when=when)
     return (f"SELECT {SALE_COLUMNS}, {link_columns} {source}"
             f" ORDER BY s.id DESC LIMIT {int(limit)}"), args

@@ -17,6 +17,24 @@ def _quoted(values: tuple[str, ...]) -> str:
     return ", ".join(f"'{v}'" for v in values)
 
 
+# the inbox's indexes, both backends
+INBOX_INDEXES = [
+    # the list's filters, newest first (the primary key serves the unfiltered list)
+    "CREATE INDEX inbox_by_verdict ON inbox (verdict, id)",
+    "CREATE INDEX inbox_by_merchant ON inbox (profile_id, id)",
+    "CREATE INDEX inbox_by_profile ON inbox (profile_id, mode, id)",
+    # the newest verified arrival (last_received), per merchant or of all
+    "CREATE INDEX inbox_originals ON inbox (profile_id, id) WHERE original = 1",
+]
+# the refused requests' indexes, both backends
+REFUSED_INDEXES = [
+    # every peer's traces of a minute (the limit of all together)
+    "CREATE INDEX refused_by_minute ON refused (minute) WHERE counter IS NULL",
+    # the groups of the last hour, and what is pruned
+    "CREATE INDEX refused_by_time ON refused (last_at)",
+]
+
+
 V7 = [
     f"""CREATE TABLE inbox (
         id INTEGER PRIMARY KEY,
@@ -36,12 +54,7 @@ V7 = [
         decided_at TEXT,
         UNIQUE (body_hash, original)
     )""",
-    # the list's filters, newest first (the primary key serves the unfiltered list)
-    "CREATE INDEX inbox_by_verdict ON inbox (verdict, id)",
-    "CREATE INDEX inbox_by_merchant ON inbox (profile_id, id)",
-    "CREATE INDEX inbox_by_profile ON inbox (profile_id, mode, id)",
-    # the newest verified arrival (last_received), per merchant or of all
-    "CREATE INDEX inbox_originals ON inbox (profile_id, id) WHERE original = 1",
+    *INBOX_INDEXES,
     "ALTER TABLE links ADD COLUMN learned_by TEXT",
 ]
 
@@ -65,10 +78,7 @@ V10 = [
         counter INTEGER CHECK (counter = 1),
         UNIQUE (remote, minute, counter)
     )""",
-    # every peer's traces of a minute (the limit of all together)
-    "CREATE INDEX refused_by_minute ON refused (minute) WHERE counter IS NULL",
-    # the groups of the last hour, and what is pruned
-    "CREATE INDEX refused_by_time ON refused (last_at)",
+    *REFUSED_INDEXES,
     f"""INSERT INTO refused (received_at, last_at, minute, remote, reason, size, body_hash, head)
         SELECT received_at, received_at, substr(received_at, 1, 16), remote,
                '{BAD_SIGNATURE}', length(body), body_hash, substr(body, 1, {REFUSED_HEAD})

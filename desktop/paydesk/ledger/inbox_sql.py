@@ -1,4 +1,4 @@
-"""What both backends' inbox SQL shares (``inbox_sqlite``, ``postgres/inbox``): an
+"""What both backends' inbox SQL shares (``books/inbox.py``): an
 ``InboxQuery`` as conditions (only the parameter mark, the case-blind LIKE and how a time
 is written differ), the headers as kept, and what may be decided."""
 
@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from .inbox import PENDING, VERDICTS, InboxQuery
-from .search import like
+from .query import like
 
 
 def headers_json(headers: Mapping[str, str]) -> str:

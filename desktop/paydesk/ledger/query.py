@@ -58,3 +58,8 @@ class Page:
     start: Cursor | None = None  # the first row: pass as ``before`` for the page before
     end: Cursor | None = None  # the last row: pass as ``after`` for the next page
     more: bool = False  # another page follows in the direction this one was read
+
+
+def like(text: str) -> str:
+    """A LIKE pattern (with ESCAPE '\\') that finds ``text`` anywhere, taken literally."""
+    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"

@@ -1,4 +1,4 @@
-"""What both backends' refusals share (``inbox_sqlite``, ``postgres/inbox``): whether a
+"""What both backends' refusals share (``books/inbox.py``): whether a
 refused request is traced or counted, and how a row reads back."""
 
 from __future__ import annotations

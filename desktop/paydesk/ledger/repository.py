@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from ..service.models import PaymentLink, PaymentRequest, Transaction
-from .engine import LedgerError
+from .errors import LedgerError
 from .query import Cursor, LinkQuery, Page
 from .records import LinkRecord
 from .summary import DaySummary

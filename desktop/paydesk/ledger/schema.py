@@ -175,12 +175,12 @@ V6 = ["CREATE INDEX links_paid ON links (updated_at, id) WHERE state = 'success'
 
 def register_fold(db: sqlite3.Connection) -> None:
     """``paydesk_fold(text)`` on this connection: ``fold.fold``, for the writes that keep
-    ``search_folded`` (search.index_text) and for V11."""
+    ``search_folded`` (sqlite/search.index_text) and for V11."""
     db.create_function("paydesk_fold", 1, fold, deterministic=True)
 
 
 # V11: search folds accents and case. ``search_folded`` holds search_text folded (fold.py),
-# written by the ledger's own writes beside the trigram index (search.index_text), which
+# written by the ledger's own writes beside the trigram index (sqlite/search.index_text), which
 # now indexes it. Not FTS5's remove_diacritics: the SQLite Python bundles here (3.40) has
 # no such option for the trigram tokenizer (3.45 has), it would leave Ø ß æ ł as they are,
 # and the exact check after the index needs the folded text anyway. A plain column, not a

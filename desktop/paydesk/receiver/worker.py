@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from ..config.profiles import MODES, Profile
 from ..desk.build import Desk
-from ..desk.session import NoKeyError
+from ..desk.leases import NoKeyError
 from ..desk.states import state_words
 from ..desk.tasks import TaskSet
 from ..ledger.inbox import (

@@ -52,6 +52,12 @@ class ConnectionGuard:
         self.under_pressure = False
         self.closed_idle = 0
         self.refused = 0
+        self._gone: asyncio.Event | None = None  # made on the server's loop, when awaited
+
+    async def one_gone(self) -> None:
+        """Until a connection closes (the server's shutdown waits for them all)."""
+        self._gone = asyncio.Event()
+        await self._gone.wait()
 
     def admit(self, conn: GuardedProtocol) -> bool:
         if len(self.open) >= self.limit:
@@ -75,6 +81,8 @@ class ConnectionGuard:
     def gone(self, conn: GuardedProtocol) -> None:
         self.open.discard(conn)
         self.waiting.pop(conn, None)
+        if self._gone is not None:
+            self._gone.set()
         if self.under_pressure and len(self.open) < self.limit * 3 // 4:
             self.under_pressure = False
             log.warning("connection pressure is over: %d idle or half-sent connections were "

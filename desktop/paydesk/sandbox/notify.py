@@ -49,7 +49,7 @@ class Notifier:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
-    async def drain(self, timeout: float = 10.0) -> None:
+    async def drain(self, timeout: float = 10.0) -> None:  # noqa: ASYNC109 (a bounded wait, then cancels the rest)
         """Wait for queued deliveries (used on shutdown)."""
         if self._tasks:
             await asyncio.wait(set(self._tasks), timeout=timeout)

@@ -102,7 +102,7 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         # in the resolver's order, each once
         return list(dict.fromkeys(str(info[4][0]) for info in found))
 
-    async def connect_tcp(self, host: str, port: int, timeout: float | None = None,
+    async def connect_tcp(self, host: str, port: int, timeout: float | None = None,  # noqa: ASYNC109 (httpcore's network backend API)
                           local_address: str | None = None,
                           socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None = None,
                           ) -> httpcore.AsyncNetworkStream:
@@ -134,7 +134,7 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         except TimeoutError as exc:
             raise httpcore.ConnectTimeout(f"{host}: no connection within {timeout} s") from exc
 
-    async def connect_unix_socket(self, path: str, timeout: float | None = None,
+    async def connect_unix_socket(self, path: str, timeout: float | None = None,  # noqa: ASYNC109 (httpcore's API)
                                   socket_options: typing.Iterable[httpcore.SOCKET_OPTION]
                                   | None = None) -> httpcore.AsyncNetworkStream:
         raise Refused("refused: notifications go over TCP only")

@@ -94,13 +94,17 @@ def build_app(config: SandboxConfig):
 def bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    # accepted connections inherit it: no 40 ms Nagle / delayed-ACK stall between
-    # a response's header and body writes
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.bind((host, port))
-    sock.listen(256)
-    sock.setblocking(False)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        # accepted connections inherit it: no 40 ms Nagle / delayed-ACK stall between
+        # a response's header and body writes
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.bind((host, port))  # a taken port: closed here, not left to the collector
+        sock.listen(256)
+        sock.setblocking(False)
+    except OSError:
+        sock.close()
+        raise
     return sock
 
 
@@ -110,7 +114,72 @@ def base_url_of(config: SandboxConfig, sock: socket.socket) -> str:
     return f"http://{shown}:{port}{config.base_path}"
 
 
-def make_server(app, **options) -> tuple[uvicorn.Server, ConnectionGuard]:
+class Server(uvicorn.Server):
+    """uvicorn's server, up and down without fixed waits: ``started_or_ended`` is set once
+    it serves (or has given up), ``exit_soon`` wakes it from its 0.1 s tick at once, and its
+    shutdown waits for the connections it closes to be gone instead of a fixed 0.1 s (the
+    embedded sandbox stops as PayDesk quits; a test's sandbox stops after every test)."""
+
+    def __init__(self, config: uvicorn.Config, guard: ConnectionGuard):
+        super().__init__(config)
+        self.guard = guard
+        self.started_or_ended = threading.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._wake: asyncio.Event | None = None
+
+    def exit_soon(self) -> None:
+        """Stop serving, from any thread: as ``should_exit``, without waiting for the tick."""
+        self.should_exit = True
+        loop, wake = self._loop, self._wake
+        if loop is not None and wake is not None:
+            with contextlib.suppress(RuntimeError):  # its loop has already closed
+                loop.call_soon_threadsafe(wake.set)
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        try:
+            await super().startup(sockets)
+        finally:
+            self.started_or_ended.set()
+
+    async def main_loop(self) -> None:
+        # set before the first tick looks at should_exit: a stop asked before this sees
+        # should_exit there, one asked after wakes the wait
+        self._wake = asyncio.Event()
+        self._loop = asyncio.get_running_loop()
+        counter = 0
+        while not await self.on_tick(counter):
+            counter = (counter + 1) % 864000
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), 0.1)
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        # uvicorn's shutdown, but waiting on the connections themselves
+        for server in self.servers:
+            server.close()
+        for sock in sockets or []:
+            sock.close()
+        for connection in list(self.server_state.connections):
+            connection.shutdown()
+        try:
+            await asyncio.wait_for(self._finished(), self.config.timeout_graceful_shutdown)
+        except TimeoutError:
+            log.warning("cancelling %d request(s) still running at shutdown",
+                        len(self.server_state.tasks))
+            for task in self.server_state.tasks:
+                task.cancel()
+        if not self.force_exit:
+            await self.lifespan.shutdown()
+
+    async def _finished(self) -> None:
+        while self.server_state.connections:
+            await self.guard.one_gone()
+        if self.server_state.tasks:
+            await asyncio.wait(set(self.server_state.tasks))
+        for server in self.servers:
+            await server.wait_closed()
+
+
+def make_server(app, **options) -> tuple[Server, ConnectionGuard]:
     """A uvicorn server for the sandbox, its connections bounded and timed (see
     ``connections.py``)."""
     guard = ConnectionGuard()
@@ -119,7 +188,7 @@ def make_server(app, **options) -> tuple[uvicorn.Server, ConnectionGuard]:
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
                             http=guard.protocol, backlog=ACCEPT_BATCH, timeout_keep_alive=5,
                             proxy_headers=False, **options)
-    return uvicorn.Server(config), guard
+    return Server(config, guard), guard
 
 
 async def serve(server: uvicorn.Server, guard: ConnectionGuard, sock: socket.socket) -> None:
@@ -146,19 +215,19 @@ class SandboxServer:
     def start(self, timeout: float = 15.0) -> SandboxServer:
         self._thread = threading.Thread(target=self._run, name="paydesk-sandbox", daemon=True)
         self._thread.start()
-        for _ in range(int(timeout * 100)):
-            if self._server.started:
-                return self
-            if not self._thread.is_alive():
-                break
-            threading.Event().wait(0.01)
+        self._server.started_or_ended.wait(timeout)
+        if self._server.started:
+            return self
         raise RuntimeError("the sandbox did not start")
 
     def _run(self) -> None:
-        asyncio.run(serve(self._server, self.connections, self._sock))
+        try:
+            asyncio.run(serve(self._server, self.connections, self._sock))
+        finally:
+            self._server.started_or_ended.set()  # ended before it served: start() says so
 
     def stop(self, timeout: float = 10.0) -> None:
-        self._server.should_exit = True
+        self._server.exit_soon()
         if self._thread:
             self._thread.join(timeout)
         self._sock.close()

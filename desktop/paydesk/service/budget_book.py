@@ -19,13 +19,22 @@ past it 429 with ``Retry-After``. What the book does:
 - **Until an answer tells the truth** (nothing heard yet, or the last ``Remaining`` is from a
   window that has surely ended), one call at a time.
 - **The limit is learned**: ``X-RateLimit-Limit``; else a 429 teaches it (the calls of this
-  log the server let through in the window its ``Retry-After`` ends; a Retry-After far
-  shorter than the window is a limit of another kind, and only its pause is taken). A
+  log the server let through in the window its ``Retry-After`` ends, when that window began
+  with one of them; a Retry-After far shorter than the window is a limit of another kind,
+  and a window begun by no call of the log another program's: only its pause is taken). A
   profile can set one by
   hand (``hand``: the lower of the two is kept). A service that answers without these
   headers is not throttled: nothing waits.
 - **Strict classes**: a class may take a call only while more than its reserve is left
   (``reserve``): a background check never takes the calls a person's create may need.
+- **Another program's calls are left to it**: the classes below a person's keep, besides
+  their reserve, as many calls again as ``Remaining`` shows another program spent in the
+  server's window (it will call again before the window ends; a 429 would be its).
+- **The classes below spread their calls** (``spread``): a batch or the background takes
+  no more than its share of a sixth of the window in any sixth (the shop's calls of every
+  class counted), never the whole window in its first seconds. Otherwise the server's
+  fixed window, spent by a batch at its start, would leave the counters, the notifications'
+  re-reads and another program on the address only the reserve until it ends.
 - **A 429 pauses everyone** until its ``Retry-After``.
 """
 
@@ -68,6 +77,19 @@ def reserve(klass: CallClass | int, limit: int) -> int:
         if k >= 5:
             kept += math.ceil(limit / 6)
     return max(0, min(kept, limit - 1))
+
+
+SPREAD_PARTS = 6  # the classes below spread their calls over sixths of the window
+
+
+def spread(klass: CallClass | int, limit: int) -> int | None:
+    """The most calls of the shop (every class) in any sixth of the window after which
+    ``klass`` waits: its share of a sixth, what its reserve leaves (9 for a batch at 60 a
+    minute, 7 for the background), at least one; None: not spread (a person's calls and
+    codes on screen go whenever the reserves allow)."""
+    if int(klass) < int(CallClass.BULK):
+        return None
+    return max(1, (limit - reserve(klass, limit)) // SPREAD_PARTS)
 
 
 @dataclass(frozen=True)
@@ -223,11 +245,13 @@ class MemoryBook:
                 # what the server let through in its window (Retry-After is whole seconds,
                 # rounded up: the window began within the second before ``resets - window``);
                 # none let through teaches no limit
+                # The window began with a call of this log, or another program began it
+                # and what it spent is not known: then only the pause is taken
                 start = resets - self.window - RETRY_AFTER_SLACK
-                through = sum(1 for c in self._calls.values()
-                              if c.answered is not None and c.sent >= start)
-                if through:
-                    self.limit, self.limit_from = through, "refusal"
+                sent = [c.sent for c in self._calls.values()
+                        if c.answered is not None and c.sent >= start]
+                if sent and min(sent) <= start + 2 * RETRY_AFTER_SLACK:
+                    self.limit, self.limit_from = len(sent), "refusal"
 
     async def lost(self, call_id: int) -> None:
         self._end(call_id, self._clock())
@@ -273,12 +297,12 @@ class MemoryBook:
         fresh = now < self.remaining_until
         if self.headers_seen and not fresh and in_flight:
             return SOON  # the last Remaining is from a window that ended: one at a time
-        kept = reserve(klass, limit)
+        kept = reserve(klass, limit) + self._theirs(klass, fresh)
         by_log = limit - len(self._calls)
         by_remaining = self.remaining - self.since_remaining if (
             fresh and self.remaining is not None) else math.inf
         if min(by_log, by_remaining) > kept:
-            return None
+            return self._spread(klass, limit, now)
         wait = 0.0
         if by_log <= kept:  # the (kept - by_log + 1)th call to leave the log frees one
             soonest = heapq.nsmallest(kept - by_log + 1, (c.expires for c in self._calls.values()))
@@ -286,6 +310,27 @@ class MemoryBook:
         if by_remaining <= kept:
             wait = max(wait, self.remaining_until - now)
         return wait
+
+    def _theirs(self, klass: int, fresh: bool) -> int:
+        """What the classes below leave to another program on the address besides their
+        reserve: as many calls again as the service counted from it in this window (its
+        ``Remaining`` less this log's calls, every one of the window's being in the log)."""
+        if klass < int(CallClass.BULK) or not fresh or self.remaining is None or not self.limit:
+            return 0
+        return max(0, self.limit - self.remaining + self.since_remaining - len(self._calls))
+
+    def _spread(self, klass: int, limit: int, now: float) -> float | None:
+        """None: ``klass`` may go as far as spreading goes; else how long until the
+        calls taken in the last sixth of the window are fewer than its share."""
+        most = spread(klass, limit)
+        if most is None:
+            return None
+        stretch = self.window / SPREAD_PARTS
+        recent = sorted((c.sent for c in self._calls.values() if c.sent > now - stretch),
+                        reverse=True)
+        if len(recent) < most:
+            return None
+        return recent[most - 1] + stretch - now  # that one leaves the stretch: one fewer
 
     def _in_flight(self, now: float) -> int:
         return sum(1 for c in self._flying.values() if now - c.sent < IN_FLIGHT_MOST)

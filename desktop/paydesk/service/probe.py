@@ -77,7 +77,7 @@ def judge(status: int, raw: bytes) -> Sounding | None:
     return Sounding.OTHER  # a page, a redirect, another program's JSON, a key taken
 
 
-async def sound(base_url: str, *, lookup_path: str | None = None, timeout: float = TIMEOUT,
+async def sound(base_url: str, *, lookup_path: str | None = None, timeout: float = TIMEOUT,  # noqa: ASYNC109 (httpx's per-phase timeout)
                 http: httpx.AsyncClient | None = None, budget: Budget | None = None) -> Sounding:
     """Ask ``base_url`` (see the module's text). ``http``: a client to send with (its own
     Authorization header, if any, is replaced by the made-up key's); else one of its own.

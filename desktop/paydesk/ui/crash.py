@@ -13,6 +13,7 @@ import platform
 import sys
 import traceback
 from pathlib import Path
+from types import TracebackType
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QPlainTextEdit,
     QVBoxLayout,
+    QWidget,
 )
 
 from .. import __version__
@@ -35,7 +37,8 @@ log = logging.getLogger("paydesk.crash")
 SAID_FOR_MS = 15_000  # a ledger's sentence that slipped through stays in the status bar
 
 
-def report_text(exc_type, exc, tb) -> str:
+def report_text(exc_type: type[BaseException], exc: BaseException,
+                tb: TracebackType | None) -> str:
     lines = traceback.format_exception(exc_type, exc, tb)
     head = (f"PayDesk {__version__}, Python {platform.python_version()}, "
             f"{platform.system()} {platform.release()}\n\n")
@@ -43,7 +46,8 @@ def report_text(exc_type, exc, tb) -> str:
 
 
 class CrashDialog(QDialog):
-    def __init__(self, summary: str, report: str, log_path: Path | None, parent=None):
+    def __init__(self, summary: str, report: str, log_path: Path | None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("crash-dialog")
         self.setWindowTitle("PayDesk hit an unexpected problem")
@@ -99,7 +103,8 @@ class ExceptionHook:
     def uninstall(self) -> None:
         sys.excepthook = self._previous
 
-    def __call__(self, exc_type, exc, tb) -> None:
+    def __call__(self, exc_type: type[BaseException], exc: BaseException,
+                 tb: TracebackType | None) -> None:
         if issubclass(exc_type, KeyboardInterrupt):
             QApplication.quit()
             return

@@ -1,7 +1,8 @@
 """A label that never widens its window nor grows taller: its text is elided ("Keys
 checked: so…") where it has less room than the text needs, and then says the whole text in
 its tooltip. It is one line high, or as many lines as asked (``lines``: the text wraps
-within them, the last one elided). ``text()`` is always the whole text (what a screen
+within them, the last one elided; ``mode`` ElideMiddle keeps a file's path's last part,
+its file's name, in sight). ``text()`` is always the whole text (what a screen
 reader and the tests read).
 
 Used where a line of text must not push its neighbours around: the status bar's labels (a
@@ -12,11 +13,12 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QRect, QSize, Qt
-from PySide6.QtGui import QFontMetricsF, QPainter, QResizeEvent, QTextLayout, QTextOption
+from PySide6.QtCore import QEvent, QRect, QSize, Qt
+from PySide6.QtGui import QFontMetricsF, QPainter, QPaintEvent, QResizeEvent, QTextLayout, QTextOption
 from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QWidget
 
 LEAST_CHARS = 4  # the least a label asks for: a few characters and the ellipsis
+EVERY_LINE = 1 << 20  # a WrappedLabel's lines: as many as its text needs
 
 
 class ElidedLabel(QLabel):
@@ -59,8 +61,7 @@ class ElidedLabel(QLabel):
         if "\n" not in text and self.full_width() <= width:
             return [text], False
         if self.lines == 1:
-            return [self.fontMetrics().elidedText(text.replace("\n", " "), self.mode,
-                                                  width)], True
+            return [self._elide(text.replace("\n", " "), width)], True
         layout = QTextLayout(text.replace("\n", "\u2028"), self.font())
         option = QTextOption()
         option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
@@ -80,8 +81,22 @@ class ElidedLabel(QLabel):
         rest = text[start:].replace("\n", " ").strip()
         if not rest:
             return shown, False
-        last = self.fontMetrics().elidedText(rest, Qt.TextElideMode.ElideRight, width)
+        last = self._elide(rest, width)
         return [*shown, last], last != rest
+
+    def _elide(self, text: str, width: int) -> str:
+        """``text`` on a line of ``width``, elided in the label's mode; elided in the middle,
+        a file's path keeps its file's name whole (the folders before it shortened) where
+        the line has room for the name."""
+        metrics = self.fontMetrics()
+        cut = max(text.rfind("/"), text.rfind("\\"))
+        if self.mode == Qt.TextElideMode.ElideMiddle and cut > 0:
+            name = text[cut:]
+            room = width - metrics.horizontalAdvance(name)
+            if metrics.horizontalAdvance(text) > width \
+                    and room >= metrics.horizontalAdvance("M" * LEAST_CHARS + "…"):
+                return metrics.elidedText(text[:cut], Qt.TextElideMode.ElideRight, room) + name
+        return metrics.elidedText(text, self.mode, width)
 
     def elided(self) -> bool:
         return bool(self.text()) and self.shown_lines()[1]
@@ -95,7 +110,7 @@ class ElidedLabel(QLabel):
         super().resizeEvent(event)
         self._tip()
 
-    def changeEvent(self, event) -> None:  # noqa: N802 - Qt's name: a font or style changed
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt's name: a font or style changed
         super().changeEvent(event)
         self._tip()
 
@@ -126,7 +141,7 @@ class ElidedLabel(QLabel):
 
     # -- drawing -------------------------------------------------------------------------
 
-    def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt's name
         QFrame.paintEvent(self, event)  # the frame and the style's background
         painter = QPainter(self)
         area = self.contentsRect()
@@ -145,3 +160,52 @@ class ElidedLabel(QLabel):
             self.style().drawItemText(painter, rect, int(align.value), self.palette(),
                                       self.isEnabled(), line, self.foregroundRole())
         painter.end()
+
+
+class WrappedLabel(ElidedLabel):
+    """A label of as many lines as its text needs at its width, broken between words, or
+    inside a word longer than its line (an e-mail address, a URL, a file's path): never cut,
+    never widening its window, never scrolled sideways. (A QLabel that wraps asks for its
+    longest word's width, and a long address asked the Transactions details pane for more
+    than a 1024 px screen gives it.)"""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None):
+        super().__init__(text, parent, lines=EVERY_LINE)
+        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
+
+    def _line_count(self, width: int) -> int:
+        text = self.text()
+        if not text:
+            return 1
+        layout = QTextLayout(text.replace("\n", "\u2028"), self.font())
+        option = QTextOption()
+        option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        layout.setTextOption(option)
+        layout.beginLayout()
+        count = 0
+        while (line := layout.createLine()).isValid():
+            line.setLineWidth(max(1, width))
+            count += 1
+        layout.endLayout()
+        return max(1, count)
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt's name
+        margins = self.contentsMargins()
+        inside = width - margins.left() - margins.right()
+        metrics = self.fontMetrics()
+        return metrics.height() + (self._line_count(inside) - 1) * metrics.lineSpacing() \
+            + margins.top() + margins.bottom()
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt's name
+        return True
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        width = self.full_width() + self._extra_width()
+        return QSize(width, self.heightForWidth(width))
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        # one line high, as a QLabel that wraps: its height at a width is heightForWidth's
+        least = super().minimumSizeHint()
+        return QSize(least.width(), self.heightForWidth(self.sizeHint().width()))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import html
 from functools import lru_cache
 
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, Qt
 from PySide6.QtGui import QFont, QFontDatabase, QFontMetricsF, QPainter, QTextOption
 from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
@@ -117,7 +117,8 @@ class OneLineDelegate(QStyledItemDelegate):
     narrow, so its start and its end both show; the model gives the whole of it as the
     cell's tooltip, and the fixed font."""
 
-    def initStyleOption(self, option: QStyleOptionViewItem, index) -> None:  # noqa: N802
+    def initStyleOption(self, option: QStyleOptionViewItem,  # noqa: N802 - Qt's name
+                        index: QModelIndex | QPersistentModelIndex) -> None:
         super().initStyleOption(option, index)
         option.features &= ~QStyleOptionViewItem.ViewItemFeature.WrapText
         option.textElideMode = Qt.TextElideMode.ElideMiddle

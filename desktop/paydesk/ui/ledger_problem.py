@@ -37,7 +37,8 @@ class LedgerProblemDialog(QDialog):
     by closing the dialog, which counts as Quit). CONNECT: a password was typed
     (``typed_password()``), to be tried at once."""
 
-    def __init__(self, why: str, address: str, parent=None, *, asks_password: bool = False):
+    def __init__(self, why: str, address: str, parent: QWidget | None = None, *,
+                 asks_password: bool = False) -> None:
         super().__init__(parent)
         self.setObjectName("ledger-problem")
         self.setWindowTitle("Shared ledger")

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import time
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import qasync  # after PySide6, so qasync binds to it
 from PySide6.QtCore import QCoreApplication, QObject, QTimerEvent
 from PySide6.QtCore import QEventLoop as QtEventLoop
 
 log = logging.getLogger("paydesk.loop")
+T = TypeVar("T")
 
 
 class _Timed(asyncio.Handle):
@@ -19,6 +22,8 @@ class _Timed(asyncio.Handle):
     its Qt timer at once."""
 
     __slots__ = ("_timers", "_timer_id")
+    _timers: _Timers  # set by _Timers.add_callback
+    _timer_id: int
 
     def cancel(self) -> None:
         if not self._cancelled:
@@ -89,7 +94,8 @@ class EventLoop(qasync.QEventLoop):
         super().__init__(*args, **kwargs)
         self._timer = _Timers()
 
-    def call_later(self, delay, callback, *args, context=None):
+    def call_later(self, delay: float, callback: Callable[..., object], *args: Any,
+                   context: contextvars.Context | None = None) -> asyncio.Handle:
         if self.get_debug():  # as asyncio's own loop: checked in debug mode only (the check
             # costs more than the rest: about 50 timers a request, the client's timeouts)
             if asyncio.iscoroutinefunction(callback):
@@ -98,33 +104,35 @@ class EventLoop(qasync.QEventLoop):
                 raise TypeError(f"callback must be callable: {type(callback).__name__}")
         return self._add_callback(_Timed(callback, args, self, context=context), delay)
 
-    def run_forever(self):
+    def run_forever(self) -> int:  # Qt's exit code, as qasync's
         previous = asyncio.events._get_running_loop()
         try:
             return super().run_forever()
         finally:  # qasync leaves "no running loop"; put back what was there
             asyncio.events._set_running_loop(previous)
 
-    def run_until_complete(self, future):
+    def run_until_complete(self, future: Awaitable[T]) -> T:
         if self.is_running():
             raise RuntimeError("Event loop already running")
-        future = asyncio.ensure_future(future, loop=self)
+        task = asyncio.ensure_future(future, loop=self)
 
-        def stop(_):
+        def stop(_: asyncio.Future[T]) -> None:
             self.stop()
 
-        future.add_done_callback(stop)
+        task.add_done_callback(stop)
         try:
             self.run_forever()
         finally:
-            future.remove_done_callback(stop)
+            task.remove_done_callback(stop)
         previous = asyncio.events._get_running_loop()
         asyncio.events._set_running_loop(self)
         try:
-            QCoreApplication.instance().eventDispatcher().processEvents(
-                QtEventLoop.ProcessEventsFlag.AllEvents)
+            app = QCoreApplication.instance()
+            dispatcher = app.eventDispatcher() if app is not None else None
+            if dispatcher is not None:
+                dispatcher.processEvents(QtEventLoop.ProcessEventsFlag.AllEvents)
         finally:
             asyncio.events._set_running_loop(previous)
-        if not future.done():
+        if not task.done():
             raise RuntimeError("Event loop stopped before Future completed.")
-        return future.result()
+        return task.result()

@@ -7,14 +7,15 @@ built right after it (``build_tabs``), or at once when something asks for them f
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QSettings, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QComboBox,
+    QDialog,
     QLabel,
     QMainWindow,
-    QMenu,
     QPushButton,
     QTabWidget,
     QToolBar,
@@ -29,6 +30,19 @@ from .screen_fit import resize_within_screen
 from .signals import signals_of
 from .status import StatusLine
 from .tabs import TABS, first_field
+from .widgets import ToolWindow
+from .window_actions import WindowActions
+
+if TYPE_CHECKING:  # each imported when first built: keeps start-up quick
+    from ..config.profiles import Profile
+    from ..ledger import LinkRecord
+    from .cards.tab import CardsTab
+    from .counter.shifts import CounterShiftsWindow
+    from .counter.tab import CounterTab
+    from .notifications.window import NotificationsWindow
+    from .profile_editor import ProfileEditor
+    from .shared_ledger import SharedLedgerDialog
+    from .transactions.tab import TransactionsTab
 
 TEST_BANNER = ("TEST MODE: nothing here is real money. Links created now can only be paid "
                "with test cards.")
@@ -46,11 +60,12 @@ def _unbuilt(title: str) -> QWidget:
     return page
 
 
-class MainWindow(QMainWindow):
+class MainWindow(WindowActions, QMainWindow):
     """The window of a desk built elsewhere (``desk/build.py``): it shows, and starts
     nothing in the background."""
 
     closed = Signal()  # the window was closed: the app shuts down
+    first_run: QDialog | None = None  # the first run's question, while app.run shows it
 
     def __init__(self, desk: Desk, settings_path: str | None = None):
         super().__init__()
@@ -138,6 +153,9 @@ class MainWindow(QMainWindow):
         self.status.add_notifications(LastNotification(desk.hub, desk.inbox, self.tasks))
         self.last_call, self.where = self.status.last_call, self.status.where
 
+        # windows of their own, made on first use
+        self.notifications = ToolWindow(self._notifications_window)
+        self.counter_shifts = ToolWindow(self._counter_shifts_window)
         self._shortcuts()
         self._menus()
         signals_of(desk.hub).changed.connect(self.refresh)
@@ -149,16 +167,16 @@ class MainWindow(QMainWindow):
     # -- the tabs, built after the first paint ------------------------------------------------
 
     @property
-    def transactions_tab(self):
-        return self._tab("transactions")
+    def transactions_tab(self) -> TransactionsTab:
+        return cast("TransactionsTab", self._tab("transactions"))
 
     @property
-    def cards_tab(self):
-        return self._tab("cards")
+    def cards_tab(self) -> CardsTab:
+        return cast("CardsTab", self._tab("cards"))
 
     @property
-    def counter_tab(self):
-        return self._tab("counter")
+    def counter_tab(self) -> CounterTab:
+        return cast("CounterTab", self._tab("counter"))
 
     async def build_tabs(self) -> None:
         """Build the tabs not built yet, one per turn of the loop (events flow between), and
@@ -185,7 +203,8 @@ class MainWindow(QMainWindow):
                 self.tabs.setCurrentIndex(shown)
             finally:
                 self.tabs.blockSignals(False)
-            empty.deleteLater()
+            if empty is not None:
+                empty.deleteLater()
             if shown == index:
                 self.focus_tab()
         return tab
@@ -210,58 +229,6 @@ class MainWindow(QMainWindow):
         if name is not None and name not in self._built:
             self._tab(name)  # shown before it was built (a key pressed at once)
         self.focus_tab()
-
-    def _shortcuts(self) -> None:
-        for index in range(self.tabs.count()):
-            action = QAction(self)
-            action.setShortcut(QKeySequence(f"Ctrl+{index + 1}"))
-            action.triggered.connect(lambda _=False, i=index: self.tabs.setCurrentIndex(i))
-            self.addAction(action)
-        mode = QAction(self)
-        mode.setShortcut(QKeySequence("Ctrl+Shift+M"))
-        mode.triggered.connect(lambda: self.tasks.spawn(self.toggle_mode(), "mode"))
-        self.addAction(mode)
-        edit = QAction(self)
-        edit.setShortcut(QKeySequence("Ctrl+,"))
-        edit.triggered.connect(
-            lambda: self.tasks.spawn(self.open_editor(self.session.profile), "editor"))
-        self.addAction(edit)
-        for keys in ("Ctrl+F", "Ctrl+L"):  # the lookup box, from anywhere
-            lookup = QAction(self)
-            lookup.setShortcut(QKeySequence(keys))
-            lookup.triggered.connect(self.focus_lookup)
-            self.addAction(lookup)
-        quit_ = QAction(self)
-        quit_.setShortcut(QKeySequence(QKeySequence.StandardKey.Quit))
-        quit_.triggered.connect(self.close)
-        self.addAction(quit_)
-
-    def _menus(self) -> None:
-        self.settings_menu = settings = QMenu("&Settings", self)
-        settings.setObjectName("settings-menu")
-        self.menuBar().addMenu(settings)
-        self.shared_ledger_action = QAction("Shared &ledger…", self)
-        self.shared_ledger_action.setObjectName("shared-ledger-action")
-        settings.addAction(self.shared_ledger_action)
-        self.shared_ledger_action.triggered.connect(
-            lambda: self.tasks.spawn(self.open_shared_ledger(), "shared ledger"))
-        self.notifications_action = QAction("&Notifications…", self)
-        self.notifications_action.setObjectName("notifications-action")
-        self.notifications_action.setShortcut(QKeySequence("Ctrl+Shift+N"))
-        self.notifications_action.triggered.connect(self.show_notifications)
-        self.counter_shifts_action = QAction("Counter &shifts…", self)
-        self.counter_shifts_action.setObjectName("counter-shifts-action")
-        self.counter_shifts_action.setShortcut(QKeySequence("Ctrl+Shift+H"))
-        self.counter_shifts_action.triggered.connect(self.show_counter_shifts)
-        self.view_menu = view = QMenu("&View", self)
-        view.setObjectName("view-menu")
-        view.addAction(self.notifications_action)
-        view.addAction(self.counter_shifts_action)
-        self.menuBar().addMenu(view)
-        from .bulk.entry import BulkEntry  # Links > Bulk links…, View > Batches…
-
-        self.bulk = BulkEntry(self, self.desk, view)
-        self.links_tab.bulkRequested.connect(self.bulk.show_bulk)
 
     # -- state to screen -------------------------------------------------------
 
@@ -318,7 +285,7 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentWidget(self.transactions_tab)
         self.transactions_tab.focus_lookup()
 
-    def show_qr(self, record) -> None:
+    def show_qr(self, record: LinkRecord) -> None:
         self.tabs.setCurrentWidget(self.links_tab)
         self.links_tab.show_link(record)
 
@@ -356,7 +323,7 @@ class MainWindow(QMainWindow):
         self.focus_tab()  # typing goes to the tab (its form is this mode's own)
         return True
 
-    async def open_editor(self, profile):
+    async def open_editor(self, profile: Profile | None) -> ProfileEditor:
         from .profile_editor import ProfileEditor  # imported on first use: keeps start-up quick
 
         editor = ProfileEditor(self.session, profile, self)
@@ -364,34 +331,33 @@ class MainWindow(QMainWindow):
         await run_dialog(editor, before=editor.load_keys())
         return editor
 
-    notifications_window = counter_shifts_window = None  # windows of their own, made on first use
-
-    def _own_window(self, name: str, make):
-        """The window kept as attribute ``name`` (``make()`` on first use), shown and raised."""
-        window = getattr(self, name) or make()
-        setattr(self, name, window)
-        window.show()
-        window.raise_()
-        window.activateWindow()
-        return window
-
-    def show_notifications(self):
+    def show_notifications(self) -> NotificationsWindow:
         """The Notifications window, shown and raised."""
-        from ..desk.notify_test import NotificationTest
+        return self.notifications.open()
+
+    def _notifications_window(self) -> NotificationsWindow:
         from .notifications.window import NotificationsWindow
 
-        return self._own_window("notifications_window", lambda: NotificationsWindow(
-            self.session, self.desk.inbox, NotificationTest(self.session, self.links,
-                                                            self.desk.inbox), self))
+        return NotificationsWindow(self.session, self.desk.inbox, self.desk.notify_test, self)
 
-    def show_counter_shifts(self):
+    @property
+    def notifications_window(self) -> NotificationsWindow | None:
+        return self.notifications.window
+
+    def show_counter_shifts(self) -> CounterShiftsWindow:
         """Finance's Counter shifts window, shown and raised."""
+        return self.counter_shifts.open()
+
+    def _counter_shifts_window(self) -> CounterShiftsWindow:
         from .counter.shifts import CounterShiftsWindow
 
-        return self._own_window("counter_shifts_window", lambda: CounterShiftsWindow(
-            self.session, self.desk.counter, self))
+        return CounterShiftsWindow(self.session, self.desk.counter, self)
 
-    async def open_shared_ledger(self):
+    @property
+    def counter_shifts_window(self) -> CounterShiftsWindow | None:
+        return self.counter_shifts.window
+
+    async def open_shared_ledger(self) -> SharedLedgerDialog:
         from .shared_ledger import SharedLedgerDialog  # imported on first use
 
         dialog = SharedLedgerDialog(self.session, self, naming=self.desk.naming)
@@ -403,14 +369,13 @@ class MainWindow(QMainWindow):
         if self._state is not None:
             self._state.setValue("geometry", self.saveGeometry())
             self._state.sync()
-        for window in (self.notifications_window, self.counter_shifts_window):
-            if window is not None:
-                window.close()
+        self.notifications.close()
+        self.counter_shifts.close()
         self.bulk.close()
         if "counter" in self._built:
-            self._built["counter"].shut()  # the customer's display goes with the window
+            self.counter_tab.shut()  # the customer's display goes with the window
         if "cards" in self._built:
-            self._built["cards"].page.secret.forget()  # no card number left on the clipboard after quit
+            self.cards_tab.page.secret.forget()  # no card number left on the clipboard after quit
         super().closeEvent(event)
         self.closed.emit()
 

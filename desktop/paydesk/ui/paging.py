@@ -1,16 +1,22 @@
 """A table read from the ledger a page at a time, as the view scrolls (Qt's fetchMore): the
-wallet's cards, the audit log's entries, a counter's sales of today, the notifications."""
+wallet's cards, the audit log's entries, a counter's sales of today, the notifications. A page
+that cannot be read (a shared ledger out of reach) is left unread, asked for again when the
+view next asks for more."""
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, Signal
 
-from .table import HeadedModel
+from ..ledger import LedgerError
+from .table import HeadedModel, Index
 
 if TYPE_CHECKING:
     from ..desk.tasks import TaskSet
+
+log = logging.getLogger("paydesk.ui.paging")
 
 
 class PagedModel(HeadedModel):
@@ -24,7 +30,7 @@ class PagedModel(HeadedModel):
     loaded = Signal()  # a page (the first, or a further one) is in
     PAGE_TASK = "next page"  # the name of the task that reads the next page
 
-    def __init__(self, tasks: TaskSet):
+    def __init__(self, tasks: TaskSet) -> None:
         super().__init__()
         self.tasks = tasks
         self.query: Any = None
@@ -55,10 +61,10 @@ class PagedModel(HeadedModel):
         self._end, self._more = end, True
         self.endRemoveRows()
 
-    def canFetchMore(self, parent=QModelIndex()) -> bool:  # noqa: N802 - Qt's name
+    def canFetchMore(self, parent: Index = QModelIndex()) -> bool:  # noqa: N802 - Qt's name
         return not parent.isValid() and self._more and not self._fetching
 
-    def fetchMore(self, parent=QModelIndex()) -> None:  # noqa: N802 - Qt's name
+    def fetchMore(self, parent: Index = QModelIndex()) -> None:  # noqa: N802 - Qt's name
         if self.canFetchMore(parent) and self.listed():
             self._fetching = True
             self.tasks.spawn(self._next_page(self.query, self._end), self.PAGE_TASK)
@@ -66,6 +72,9 @@ class PagedModel(HeadedModel):
     async def _next_page(self, query: Any, after: Any) -> None:
         try:
             rows, end, more = await self.read_page(query, after)
+        except LedgerError as error:  # the rows read so far stay; asked again on the next scroll
+            log.info("could not read the next page: %s", error)
+            return
         finally:
             self._fetching = False
         if query != self.query or after != self._end:

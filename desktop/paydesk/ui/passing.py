@@ -16,7 +16,8 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QLabel
 
-from ..desk.session import NoKeyError, Session
+from ..desk.leases import NoKeyError
+from ..desk.session import Session
 from ..ledger import LedgerError
 from .field_message import FieldMessage
 from .signals import signals_of

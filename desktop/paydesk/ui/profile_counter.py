@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypedDict
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
@@ -27,6 +27,14 @@ class Editor(Protocol):
     tasks: TaskSet
 
 
+class CounterValues(TypedDict):
+    """The group's fields as the profile keeps them."""
+
+    walk_in_name: str
+    shop_email: str
+    counter_logo: str
+
+
 LOGO_HINT = ("A file on this computer. Each counter shows the image at this path on its own "
              "computer: with a shared ledger, put the image at the same path on every counter "
              "(a counter without it shows no logo).")
@@ -36,7 +44,7 @@ class CounterGroup(QGroupBox):
     """The profile's counter defaults: what a counter sale is made with when the customer
     gives no name or e-mail, and the logo the customer display shows."""
 
-    def __init__(self, profile: Profile | None, tasks_owner: Editor):
+    def __init__(self, profile: Profile | None, tasks_owner: Editor) -> None:
         super().__init__("Counter")
         self.setObjectName("profile-counter")
         self.editor = tasks_owner
@@ -120,7 +128,7 @@ class CounterGroup(QGroupBox):
         self.logo_message.say(None)
         return True
 
-    def values(self) -> dict[str, str]:
+    def values(self) -> CounterValues:
         return {"walk_in_name": " ".join(self.walk_in.text().split()),
                 "shop_email": self.shop_email.text().strip(),
                 "counter_logo": self.logo.text().strip()}

@@ -23,10 +23,11 @@ from ..config import keycheck
 from ..config.merchants import NO_PUBLIC_KEY, identifying_key
 from ..config.profiles import CARDS_CURRENCIES, Profile, address_problem, format_card_currencies, parse_card_currencies
 from ..desk.checks import calls_a_minute as check_calls
+from ..desk.checks import currency_codes, txref_prefix
 from ..desk.checks import url as check_url
 from ..desk.profile_store import NoPublicKeyError
 from ..desk.session import Session
-from ..ledger.engine import LedgerError
+from ..ledger.errors import LedgerError
 from ..service.models import DEFAULT_CARD_CURRENCIES
 from .field_message import FieldMessage, add_field_row
 from .fixed_text import use_fixed
@@ -47,7 +48,7 @@ WEBHOOK_NOTE = ("The family's dashboard webhook secret; leave empty when the ser
 class KeyField(QWidget):
     """A masked key field with a Show button."""
 
-    def __init__(self, label: str, name: str):
+    def __init__(self, label: str, name: str) -> None:
         super().__init__()
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
@@ -74,7 +75,8 @@ class KeyField(QWidget):
 
 
 class ProfileEditor(QDialog):
-    def __init__(self, session: Session, profile: Profile | None = None, parent=None):
+    def __init__(self, session: Session, profile: Profile | None = None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.profile = profile
@@ -91,8 +93,9 @@ class ProfileEditor(QDialog):
         def add(label: str, widget: QWidget, name: str) -> FieldMessage:
             key = isinstance(widget, KeyField)  # a key: what Check keys found, whole under it
             widget.setMinimumWidth(KEY_ROOM if key else FIELD_ROOM)  # never a sliver, narrowed
-            return add_field_row(keys_form if key else form, label, widget, name,
-                                 widget.edit if key else widget, lines=KEY_LINES if key else 1)
+            typed_in = widget.edit if isinstance(widget, KeyField) else widget
+            return add_field_row(keys_form if key else form, label, widget, name, typed_in,
+                                 lines=KEY_LINES if key else 1)
 
         self.name = QLineEdit(profile.name if profile else "")
         self.name.setObjectName("profile-name")
@@ -214,9 +217,9 @@ class ProfileEditor(QDialog):
         if problem:
             self.calls_message.say(problem)
             ok = False
-        prefix = self.prefix.text().strip()
-        if not (1 <= len(prefix) <= 8 and prefix.isascii() and prefix.isalnum()):
-            self.prefix_message.say("1 to 8 letters or digits, e.g. SHOP")
+        problem = txref_prefix(self.prefix.text())[1]
+        if problem:
+            self.prefix_message.say(problem)
             ok = False
         for field, message in ((self.callback_default, self.callback_message),
                                (self.return_default, self.return_message)):
@@ -231,9 +234,9 @@ class ProfileEditor(QDialog):
         if problem:
             self.url_message.say(problem)
             ok = False
-        codes = [c.strip().upper() for c in self.currencies.text().split(",") if c.strip()]
-        if not codes or any(len(c) != 3 or not c.isalpha() for c in codes):
-            self.currencies_message.say("List three-letter currency codes, e.g. GBP, USD")
+        problem = currency_codes(self.currencies.text())[1]
+        if problem:
+            self.currencies_message.say(problem)
             ok = False
         keys = self._keys()
         if not keys[("test", "secret")] and not keys[("live", "secret")]:
@@ -289,9 +292,8 @@ class ProfileEditor(QDialog):
         keys = {**self._keys(), WEBHOOK: self.webhook.text()}  # empty: none kept
         base = self.profile or Profile(id=Profile.new_id(), name="", base_url="")
         profile = replace(base, name=self.name.text().strip(), base_url=self.url.text().strip(),
-                          currencies=[c.strip().upper() for c in self.currencies.text().split(",")
-                                      if c.strip()],
-                          txref_prefix=self.prefix.text().strip().upper(),
+                          currencies=currency_codes(self.currencies.text())[0],
+                          txref_prefix=txref_prefix(self.prefix.text())[0],
                           card_currencies=parse_card_currencies(self.card_codes.text())[0],
                           callback_url=self.callback_default.text().strip(),
                           return_url=self.return_default.text().strip(),

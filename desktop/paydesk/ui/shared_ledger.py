@@ -25,6 +25,7 @@ from ..desk.session import Session
 from ..ledger import LedgerError
 from .field_message import add_field_row
 from .fixed_text import use_fixed
+from .passing import Passing
 from .profile_editor import KeyField
 from .screen_fit import keep_wrapped_height
 
@@ -57,7 +58,8 @@ def in_use(session: Session) -> str:
 class SharedLedgerDialog(QDialog):
     """``naming``: the desk's (``Desk.naming``), which renames it at once."""
 
-    def __init__(self, session: Session, parent=None, *, naming: DeskNaming | None = None):
+    def __init__(self, session: Session, parent: QWidget | None = None, *,
+                 naming: DeskNaming | None = None) -> None:
         super().__init__(parent)
         self.session, self.naming = session, naming
         self.setObjectName("shared-ledger")
@@ -107,6 +109,7 @@ class SharedLedgerDialog(QDialog):
         self.cancel_button.clicked.connect(self.reject)
         self.rename_button.clicked.connect(lambda: self.tasks.replace("rename desk", self.rename()))
         self.rename_button.setEnabled(naming is not None)
+        self.passing = Passing(session, self)  # a refusal said goes when its cause goes
         layout.addWidget(buttons)
         keep_wrapped_height(self)  # its fields never squashed under the wrapped intro
 
@@ -139,8 +142,9 @@ class SharedLedgerDialog(QDialog):
         except DeskNameRefused as error:
             self.desk_name_message.say(str(error))
             return False
-        except LedgerError as error:
-            self.desk_name_message.say(f"Not renamed: {error}")
+        except LedgerError as error:  # a shared ledger out of reach: its one sentence,
+            self.desk_name_message.say(str(error))  # gone when the ledger answers again
+            self.passing.said(self.desk_name_message, str(error), error)
             return False
         self.desk_name.setPlaceholderText(name)
         self.desk_name_message.say(RENAMED.format(name=name), ok=True)

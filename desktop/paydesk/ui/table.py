@@ -1,15 +1,33 @@
 """What every table of PayDesk shares: fixed column headers and rows from a list (the
 models), and the whole text of a cell its column cuts, said in a tooltip (the views); a
 cell of fixed text (a reference, a URL: the model gives it ``fixed_text``'s font) is drawn
-on one line, never broken at a hyphen, elided in its middle when its column is narrow."""
+on one line, never broken at a hyphen, elided in its middle when its column is narrow; and
+columns as wide as what they hold, one of them taking the rest (``fit_columns``), so a
+list fits its view rather than scroll sideways."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtGui import QHelpEvent
-from PySide6.QtWidgets import QAbstractItemView, QStyledItemDelegate, QStyleOptionViewItem, QToolTip
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any, TypeAlias
 
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QFont, QFontMetrics, QHelpEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTableView,
+    QToolTip,
+)
+
+from ..desk.texts import local_time
 from .fixed_text import is_fixed
+
+Index: TypeAlias = QModelIndex | QPersistentModelIndex  # what Qt's model methods are given
+ROOM = 8  # px beside a sample's text: a column is never as tight as its widest cell
 
 
 class HeadedModel(QAbstractTableModel):
@@ -17,16 +35,17 @@ class HeadedModel(QAbstractTableModel):
 
     HEADERS: tuple[str, ...] = ()
 
-    def listed(self) -> list:
+    def listed(self) -> list[Any]:
         raise NotImplementedError
 
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt's name
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802 - Qt's name
         return 0 if parent.isValid() else len(self.listed())
 
-    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
         return 0 if parent.isValid() else len(self.HEADERS)
 
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return self.HEADERS[section]
         return None
@@ -39,19 +58,19 @@ class CutTextTips(QStyledItemDelegate):
     reference broken after a hyphen as two; elided in the middle, its start and end show."""
 
     def initStyleOption(self, option: QStyleOptionViewItem,  # noqa: N802 - Qt's name
-                        index: QModelIndex | QPersistentModelIndex) -> None:
+                        index: Index) -> None:
         super().initStyleOption(option, index)
         if is_fixed(option.font):
             option.features &= ~QStyleOptionViewItem.ViewItemFeature.WrapText
             option.textElideMode = Qt.TextElideMode.ElideMiddle
 
-    def cuts(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> bool:
+    def cuts(self, option: QStyleOptionViewItem, index: Index) -> bool:
         need = self.sizeHint(option, index)
         return need.width() > option.rect.width() or need.height() > option.rect.height()
 
     def helpEvent(self, event: QHelpEvent, view: QAbstractItemView,  # noqa: N802 - Qt's name
                   option: QStyleOptionViewItem,
-                  index: QModelIndex | QPersistentModelIndex) -> bool:
+                  index: Index) -> bool:
         if event is not None and event.type() == QEvent.Type.ToolTip and index.isValid():
             text = index.data(Qt.ItemDataRole.DisplayRole)
             if isinstance(text, str) and text and self.cuts(option, index):
@@ -66,3 +85,42 @@ def tips_for_cut_text(*views: QAbstractItemView) -> None:
     """Each view's cells say in a tooltip the whole text their column cuts."""
     for view in views:
         view.setItemDelegate(CutTextTips(view))
+
+
+def fit_columns(view: QTableView, samples: Sequence[str | Sequence[str]], stretch: int,
+                fonts: Mapping[int, QFont] | None = None) -> None:
+    """Each column of ``view`` but ``stretch`` as wide as the wider of its header and its
+    sample (the longest its cells usually hold: a time, an amount, a reference; of several,
+    the widest: a state's words), measured in
+    the column's font (``fonts``: the model's font for that column, else the view's);
+    ``stretch`` (a title, a name) takes the rest, its cut text said whole in a tooltip. So
+    the columns fit the view instead of one of them past its edge, behind a sideways
+    scroll. A person can still drag the others' edges."""
+    header = view.horizontalHeader()
+    header.setStretchLastSection(False)
+    header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
+    margin = 2 * (view.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None,
+                                           view) + 1)
+    fonts = fonts or {}
+    for column, sample in enumerate(samples):
+        if column == stretch:
+            continue
+        metrics = QFontMetrics(fonts.get(column, view.font()))
+        texts = (sample,) if isinstance(sample, str) else sample
+        cell = max((metrics.horizontalAdvance(t) for t in texts), default=0) + margin + ROOM
+        view.setColumnWidth(column, max(cell, header.sectionSizeHint(column)))
+
+
+def bold_font() -> QFont:
+    """The bold face a state column is drawn in."""
+    font = QFont()
+    font.setBold(True)
+    return font
+
+
+# the longest a cell usually holds, for fit_columns: a reference PayDesk makes under an
+# 8-letter prefix (in the fixed face), an amount, a local time (with seconds: a card's)
+REFERENCE_SAMPLE = "ABCDEFGH-261122-K7QM4X-0042R9"
+AMOUNT_SAMPLE = "GBP 12,500.00"
+TIME_SAMPLE = local_time(datetime(2026, 12, 28, 23, 58, 58, tzinfo=UTC))

@@ -6,7 +6,9 @@ and `emailed_at` (issue 28 §1)."""
 
 from __future__ import annotations
 
+import asyncio
 import csv
+import io
 from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal
 
@@ -137,8 +139,8 @@ async def test_a_batch_saved_from_the_book(desk, add_profile, tmp_path):
         last_name="Lee 2", tx_ref=batch.ref(2), title="Fees"))
     await desk.batches.note_email(batch.id, 2, True)
     assert await save_results(desk.batches, batch, tmp_path / "out.csv") == 3
-    with open(tmp_path / "out.csv", encoding="utf-8-sig", newline="") as handle:
-        out = list(csv.DictReader(handle))
+    text = (await asyncio.to_thread((tmp_path / "out.csv").read_bytes)).decode("utf-8-sig")
+    out = list(csv.DictReader(io.StringIO(text, newline="")))
     assert [r["result"] for r in out] == ["created", "skipped: the row had problems", "not sent"]
     assert out[0]["checkout_url"] == made.checkout_url and out[0]["link_tx_ref"] == batch.ref(2)
     assert out[0]["service_reference"] == made.reference and out[2]["link_tx_ref"] == batch.ref(4)

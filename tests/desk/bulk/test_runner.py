@@ -345,11 +345,11 @@ async def test_a_ledger_blip_while_reading_rows_is_waited_out(desk, add_profile,
     await add_profile()
     batch = await load(desk, write_csv(tmp_path / "b.csv", [line(n) for n in range(1, 4)],
                                        headers=HEADERS))
-    desk.bulk.batches = _LedgerBlips(desk.batches, 3)  # the page read, then row reads
+    desk.bulk.sender.batches = _LedgerBlips(desk.batches, 3)  # the page read, then row reads
     await desk.bulk.start(batch)
     report = await desk.bulk.wait(batch.id)
     assert report == "Finished: 3 of 3 links created"
-    assert desk.bulk.batches.left == 0
+    assert desk.bulk.sender.batches.left == 0
     assert "the ledger did not answer" in caplog.text
     assert made(service) == len(creates(service)) == 3
     assert each_once(service, [batch.ref(n) for n in (2, 3, 4)]) == {}

@@ -93,7 +93,7 @@ class Shop:
                         message="the rows checked again")
 
     def create(self, window):
-        press.click(window.check_step.create)
+        press.click(window.check_step.create_links)
         self.loop.until(lambda: window.stack.currentWidget() is window.progress_step,
                         message="the progress")
 

@@ -17,6 +17,7 @@ from tests.helpers import need_system
 from tests.ui import press
 from tests.ui.bulk.test_batches import run_file, text
 from tests.ui.bulk.test_bulk_window import named_right
+from tests.ui.said_where import long_folder, says_where
 
 
 def batches_after_a_run(shop, tmp_path, n=2):
@@ -75,6 +76,27 @@ def test_results_and_qr_sheet_are_saved(shop, tmp_path):
     assert batch.ref(2) in words and batch.ref(3) in words
 
 
+def test_results_and_qr_sheet_say_the_folder_they_were_saved_in(shop, tmp_path):
+    """Both said only the file's name: where it went is said (a long path shortened in its
+    middle, the file's name whole, the whole path on hover)."""
+    _batch, batches = batches_after_a_run(shop, tmp_path)
+    folder = long_folder(tmp_path)
+    results = folder / "Results of the September invoices for the supporters' club.csv"
+    press.click(batches.results)
+    save_as(shop, results)
+    said = f"Saved the results of 2 rows to {results}"
+    shop.loop.until(lambda: batches.said.text() == said, message="where the results went")
+    says_where(batches.said, results)
+
+    codes = folder / "QR codes of the September invoices for the supporters' club.pdf"
+    press.click(batches.qr)
+    save_as(shop, codes)
+    said = f"Saved 2 codes to {codes}"
+    shop.loop.until(lambda: batches.said.text() == said, timeout=30,
+                    message="where the QR sheet went")
+    says_where(batches.said, codes)
+
+
 def test_links_are_emailed_through_the_merchants_server(shop, tmp_path):
     from aiosmtpd.controller import Controller
 
@@ -92,7 +114,7 @@ def test_links_are_emailed_through_the_merchants_server(shop, tmp_path):
         press.type_into(dialog.host, "localhost")
         press.type_into(dialog.port, str(port))
         press.choose(dialog.security, "None (a server on this network only)")
-        press.type_into(dialog.sender, "billing@shop.example")
+        press.type_into(dialog.from_address, "billing@shop.example")
         # a login over plain TCP to another computer: refused, said by the security choice
         press.type_into(dialog.host, "smtp.example.com")
         press.type_into(dialog.user, "shop")
@@ -127,12 +149,12 @@ def test_links_are_emailed_through_the_merchants_server(shop, tmp_path):
         target = tmp_path / "results.csv"
         press.click(batches.results)
         save_as(shop, target)
-        shop.loop.until(lambda: "results of 2 rows to results.csv" in batches.said.text(),
+        shop.loop.until(lambda: batches.said.text().endswith(f"results of 2 rows to {target}"),
                         message="the results saved as CSV")
         workbook = tmp_path / "results.xlsx"
         press.click(batches.results)
         save_as(shop, workbook, "Excel workbook (*.xlsx)")
-        shop.loop.until(lambda: "results of 2 rows to results.xlsx" in batches.said.text(),
+        shop.loop.until(lambda: batches.said.text().endswith(f"results of 2 rows to {workbook}"),
                         message="the results saved as XLSX")
         header, from_xlsx = read_xlsx(workbook)
         for saved in (read_csv(target), from_xlsx):

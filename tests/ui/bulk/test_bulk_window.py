@@ -65,7 +65,7 @@ def test_a_file_is_checked_fixed_in_place_and_created(shop, tmp_path):
     bad = cell(window, 3, "email")
     assert check.model.data(bad, Qt.ItemDataRole.ToolTipRole) == "Not an e-mail address"
     assert check.model.data(bad, Qt.ItemDataRole.BackgroundRole).color() == PROBLEM_BACKGROUND
-    assert check.create.text() == "Create 2 links"
+    assert check.create_links.text() == "Create 2 links"
     named_right(window)
 
     # a problem chosen in the list takes the grid to its cell
@@ -87,10 +87,10 @@ def test_a_file_is_checked_fixed_in_place_and_created(shop, tmp_path):
 
     # all or nothing refuses while a row has a problem
     press.click(check.all)
-    assert not check.create.isEnabled()
+    assert not check.create_links.isEnabled()
     assert "fix the 1 row with problems first" in check.why.text()
     press.click(check.skip)
-    assert check.create.isEnabled() and check.create.text() == "Create 6 links"
+    assert check.create_links.isEnabled() and check.create_links.text() == "Create 6 links"
 
     before = shop.creates()
     shop.create(window)
@@ -110,7 +110,7 @@ def test_a_corrected_file_creates_only_the_rows_missing(shop, tmp_path):
     window = shop.open_bulk()
     shop.load(window, path)
     shop.check(window)
-    assert window.check_step.create.text() == "Create 2 links"
+    assert window.check_step.create_links.text() == "Create 2 links"
     before = shop.creates()
     shop.create(window)
     assert shop.wait_done(window).startswith("Done: 2 links created")
@@ -126,7 +126,7 @@ def test_a_corrected_file_creates_only_the_rows_missing(shop, tmp_path):
     shop.check(window)
     check = window.check_step
     assert "2 of them were sent from this file before" in check.counts.text()
-    assert check.create.text() == "Create 1 link"
+    assert check.create_links.text() == "Create 1 link"
     shop.create(window)
     # what this file created, and what was created before it: not 3 as if it made them all
     assert shop.wait_done(window) == "Done: 1 created now, 2 before, 0 refused by the service"
@@ -141,7 +141,7 @@ def test_a_corrected_file_creates_only_the_rows_missing(shop, tmp_path):
     press.click(window.progress_step.again)
     shop.load(window, path)
     shop.check(window)
-    press.click(check.create)
+    press.click(check.create_links)
     message = window.file_step.message
     shop.loop.until(lambda: window.stack.currentWidget() is window.file_step
                     and message.isVisible(), message="the refusal by the file choice")
@@ -330,9 +330,9 @@ def test_by_the_keyboard_alone(shop, tmp_path):
     press.enter(editor)
     shop.loop.until(lambda: not check.checking and problems(window) == [],
                     message="checked again")
-    press.tab_to(check.create)
-    assert check.create.text() == "Create 2 links"
-    press.key(check.create, Qt.Key.Key_Space)
+    press.tab_to(check.create_links)
+    assert check.create_links.text() == "Create 2 links"
+    press.key(check.create_links, Qt.Key.Key_Space)
     shop.loop.until(lambda: window.stack.currentWidget() is window.progress_step,
                     message="the progress")
     assert shop.wait_done(window).startswith("Done: 2 links created")

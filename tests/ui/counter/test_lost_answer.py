@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import sqlite3
 
+import pytest
+
 from tests.ui import press
 
 
@@ -15,6 +17,7 @@ def _payments(app, tx_ref: str) -> int:
                           (tx_ref,)).fetchone()[0]
 
 
+@pytest.mark.slow  # about 30 s: ./dev test starts it first
 def test_a_lost_answer_keeps_the_sale_and_shows_its_code_once_settled(counter, loop):
     tab, app = counter.tab, counter.app
     app.faults(drop_after_commit_rate=1.0)

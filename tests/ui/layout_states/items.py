@@ -87,7 +87,7 @@ def test_a_fields_message_moves_nothing(app, loop, tmp_path):
     loop.until(lambda: bulk.stack.currentWidget() is bulk.mapping_step, message="columns")
     press.click(bulk.next)
     loop.until(lambda: bulk.stack.currentWidget() is bulk.check_step, message="dry run")
-    press.click(bulk.check_step.create)
+    press.click(bulk.check_step.create_links)
     outcome = bulk.progress_step.outcome
     loop.until(lambda: outcome.isVisible() and outcome.text(), 60, message="the batch done")
     press.click(bulk.progress_step.batches)
@@ -172,3 +172,68 @@ def test_end_of_day_shows_net_without_scrolling_and_refunds_plainly(app, loop):
 
 
 # -- the states ----------------------------------------------------------------------------
+
+
+def _seen_across(area, widget) -> bool:
+    """Whether ``widget`` lies across the scroll area's viewport, left to right, as it is
+    scrolled now (a person reads it without scrolling sideways)."""
+    viewport = area.viewport()
+    left = widget.mapTo(viewport, widget.rect().topLeft()).x()
+    return left >= 0 and left + widget.width() <= viewport.width()
+
+
+def test_the_details_pane_shows_its_state_and_buttons_without_scrolling_sideways(app, loop):
+    """The Transactions details pane at 1024 px scrolled sideways: its state and the Copy
+    buttons were cut at its right edge, a long e-mail held it wide."""
+    from PySide6.QtWidgets import QScrollArea
+
+    record = create_link(app, loop)
+    pay(app, loop, record)
+    window = app.window
+    press.tab(window.tabs, "Transactions")
+    tab = window.transactions_tab
+    loop.until(lambda: tab.loaded and tab.model.rowCount() > 0, message="the list")
+    press.click(tab.table.viewport(), pos=tab.table.visualRect(tab.model.index(0, 0)).center())
+    details = tab.details
+    loop.until(lambda: details.state.text() == "PAID", timeout=30, message="PAID")
+    settle()
+    area = next(a for a in tab.findChildren(QScrollArea) if a.widget() is details)
+    bar = area.horizontalScrollBar()
+    assert bar.maximum() == bar.minimum(), (
+        f"the details scroll sideways: {details.width()} px wide in {area.viewport().width()}")
+    shown = [details.state, details.copy_ref, details.copy_service_ref, *details.buttons.values(),
+             details.values["email"], details.values["customer"]]
+    hidden = [w.objectName() for w in shown if not _seen_across(area, w)]
+    assert hidden == [], f"past the pane's side: {hidden}"
+    email = details.values["email"]
+    assert email.text() == record.email and shows_whole(email)
+
+
+def test_counter_shifts_show_an_open_sales_reference_whole(app, loop):
+    """Item 2 of the second reading: in the Counter shifts window as it opens, the open
+    sales' Reference column sat past the list's right edge (or was cut to a few characters)."""
+    from PySide6.QtWidgets import QStyleOptionViewItem
+
+    from tests.ui.layout_states.reach import menu
+
+    counter = counter_tab(app, loop)
+    press.type_into(counter.tab.note, LONG_TITLE)
+    sale = counter.sell("25")
+    window = app.window
+    menu(app, loop, window.view_menu, window.counter_shifts_action)
+    shifts = shown_window(loop, "counter-shifts-window")
+    model, table = shifts.sales_model, shifts.sales
+    loop.until(lambda: model.rowCount() > 0, message="the open sale listed")
+    settle()
+    index = model.index(0, model.HEADERS.index("Reference"))
+    assert index.data() == sale.tx_ref
+    cell = table.visualRect(index)
+    assert table.viewport().rect().contains(cell), (
+        f"the Reference column at {cell.x()}..{cell.right()} px, the list shows "
+        f"{table.viewport().width()} px")
+    option = QStyleOptionViewItem()
+    table.initViewItemOption(option)
+    option.rect = cell
+    need = table.itemDelegateForIndex(index).sizeHint(option, index).width()
+    assert need <= cell.width(), f"{sale.tx_ref} needs {need} px, its column has {cell.width()}"
+    press.escape(shifts)

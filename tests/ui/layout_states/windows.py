@@ -201,7 +201,7 @@ def test_bulk_and_batches(app, loop, seen, tmp_path):
     press.click(bulk.check_step.all)
     seen.look(bulk, "Bulk links, all or nothing refused")
     press.click(bulk.check_step.skip)
-    press.click(bulk.check_step.create)
+    press.click(bulk.check_step.create_links)
     loop.until(lambda: bulk.stack.currentWidget() is bulk.progress_step, message="progress")
     outcome = bulk.progress_step.outcome
     loop.until(lambda: outcome.isVisible() and outcome.text(), 60, message="the batch done")
@@ -220,7 +220,7 @@ def test_bulk_and_batches(app, loop, seen, tmp_path):
     seen.look(mail, "E-mail links, as opened")
     press.type_into(mail.host, "smtp.example.com")
     press.type_into(mail.user, "shop")
-    press.type_into(mail.sender, "not an address")
+    press.type_into(mail.from_address, "not an address")
     press.type_into(mail.test_to, "nobody")
     seen.steady(mail, lambda: (press.click(mail.test_button), loop.until(
         lambda: any(m.isVisible() for m in mail.messages.values()), message="messages")),

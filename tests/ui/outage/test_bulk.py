@@ -59,7 +59,7 @@ def test_create_links_in_the_bulk_window_is_refused(shop, tmp_path):
     step = window.check_step
     before = creates(shop)
     with shop.down():
-        press.click(step.create)
+        press.click(step.create_links)
         shop.loop.until(lambda: refused(step.why.text()), message="the sentence")
         assert window.stack.currentWidget() is step  # still there: nothing started
         shop.no_crash()
@@ -73,7 +73,7 @@ def test_resume_in_the_bulk_window_is_refused(shop, tmp_path):
     shop = shop()
     shop.sandbox.faults(latency_ms=300)  # each create takes a while: there is time to cancel
     window = bulk_window(shop, tmp_path, 12)
-    press.click(window.check_step.create)
+    press.click(window.check_step.create_links)
     progress = window.progress_step
     shop.loop.until(lambda: window.stack.currentWidget() is progress, message="the progress")
     shop.loop.until(lambda: progress.bar.value() >= 2, timeout=30, message="a few made")
@@ -91,6 +91,30 @@ def test_resume_in_the_bulk_window_is_refused(shop, tmp_path):
         shop.no_crash()
     assert creates(shop) == before
     assert waiting_rows(shop, window.batch.id) == left
+    shop.no_crash()
+
+
+def test_cancel_while_the_ledger_is_down_never_crashes(shop, tmp_path):
+    """A batch under way when the ledger goes, its creates slow: Cancel stops it (no new
+    call starts) though its figures cannot be read, and nothing reaches the crash hook."""
+    shop = shop()
+    shop.sandbox.faults(latency_ms=10000)  # creates still under way a second after Cancel
+    window = bulk_window(shop, tmp_path, 12)
+    press.click(window.check_step.create_links)
+    progress = window.progress_step
+    shop.loop.until(lambda: window.stack.currentWidget() is progress, message="the progress")
+    shop.loop.until(lambda: shop.desk.bulk.under_way(window.batch.id) > 0, timeout=30,
+                    message="creates under way")
+    with shop.down():
+        shop.loop.until(progress.cancel.isEnabled, message="Cancel offered")
+        press.click(progress.cancel)
+        shop.loop.until(lambda: not progress.cancel.isEnabled(), message="cancelled")
+        shop.settle(2.0)
+        shop.no_crash()
+        made = creates(shop)
+        shop.settle(2.0)
+        assert creates(shop) == made  # no new call started
+    shop.sandbox.faults()
     shop.no_crash()
 
 
@@ -138,7 +162,7 @@ def test_email_links_sends_nothing_while_the_ledger_is_down(shop):
             press.type_into(dialog.host, "localhost")
             press.type_into(dialog.port, str(port))
             press.choose(dialog.security, "None (a server on this network only)")
-            press.type_into(dialog.sender, "billing@shop.example")
+            press.type_into(dialog.from_address, "billing@shop.example")
             press.click(dialog.send_button)
             shop.loop.until(lambda: refused(dialog.said.text()), message="the sentence")
             shop.settle(0.5)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+import pytest
 from PySide6.QtCore import Qt
 
 from paydesk.ledger.counter import SaleQuery
@@ -40,6 +41,7 @@ def sales(shop) -> list:
     return shop.loop.run(book.sales(SaleQuery(profile_id=shop.profile.id, mode="test")))
 
 
+@pytest.mark.slow  # about 20 s: ./dev test starts it first
 def test_sell_is_refused_and_the_words_go_once_the_ledger_is_back(shop):
     shop = shop()
     tab = counter_tab(shop)
@@ -128,6 +130,35 @@ def test_close_shift_is_refused_with_the_sentence(shop):
     shop.no_crash()
 
 
+@pytest.mark.parametrize("when", ["before the count", "after the count"])
+def test_a_close_shift_that_meets_the_ledger_gone_says_the_sentence(shop, when):
+    """The desk did not know yet (no feed running): Close shift… finds out when it reads the
+    count, or once the staff confirmed it; either way the box says the one sentence, and
+    the shift stays open."""
+    shop = shop(background=False)
+    tab = counter_tab(shop)
+    sell(shop, tab, "4")
+    if when == "after the count":
+        press.click(tab.close_shift_button)
+        shop.loop.until(lambda: press.shown("confirm-close-shift") is not None,
+                        message="the count to confirm")
+    with shop.down(noticed=False):
+        if when == "after the count":
+            press.click(press.button(press.shown("confirm-close-shift"), "Close shift"))
+        else:
+            press.click(tab.close_shift_button)
+        shop.loop.until(lambda: press.shown("close-shift-told") is not None, timeout=30,
+                        message="the box saying why")
+        box = press.shown("close-shift-told")
+        assert refused(box.text()), box.text()
+        press.click(press.button(box, "OK"))
+        shop.no_crash()
+    shift = shop.loop.run(shop.desk.book.current_shift(tab.controller.name, shop.profile.id,
+                                                       "test"))
+    assert shift is not None and shift.closed_at is None  # still open
+    shop.no_crash()
+
+
 def test_rename_counter_is_refused_in_its_dialog(shop):
     """Whether the open shift has sales cannot be read: the counter keeps its name."""
     shop = shop()
@@ -144,4 +175,45 @@ def test_rename_counter_is_refused_in_its_dialog(shop):
         press.click(dialog.cancel)
         shop.no_crash()
     assert tab.controller.name == name
+    shop.no_crash()
+
+
+def test_the_counter_shifts_windows_keep_and_refund_are_refused(shop):
+    """Finance's Counter shifts window (View → Counter shifts…): Keep and Refund… of a payment
+    after void say the one sentence under the list, Refund… without asking first (it could
+    not be recorded); nothing decided; the words go once the ledger answers again."""
+    shop = shop()
+    tab = counter_tab(shop)
+    sale = sell(shop, tab, "9")
+    task = press.starting("new sale", lambda: press.click(tab.new_sale_button))
+    shop.loop.until(lambda: press.shown("confirm-void") is not None, message="the box")
+    press.click(press.button(press.shown("confirm-void"), "Void sale"))
+    shop.pay(shop.loop.run(task).record)
+    shop.loop.until(tab.banner.isVisible, timeout=30, message="the red banner")
+    shop.window.activateWindow()  # the void's box closed: the staff is back at the window
+    shop.loop.until(shop.window.isActiveWindow, message="the window in front")
+    press.click(tab.amount)
+    press.key(tab.amount, Qt.Key.Key_H,
+              Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    shop.loop.until(lambda: press.shown("counter-shifts-window") is not None,
+                    message="the Counter shifts window")
+    shifts = press.shown("counter-shifts-window")
+    shop.loop.until(lambda: shifts.loaded and shifts.sales_model.rowCount() == 1,
+                    message="the payment after void listed")
+    index = shifts.sales.model().index(0, 0)
+    press.click(shifts.sales.viewport(), pos=shifts.sales.visualRect(index).center())
+    assert shifts.message.text() == ""
+    with shop.down():
+        # Refund… first (the line is empty: what it says is its own), then Keep
+        for button in (shifts.refund_button, shifts.keep_button):
+            task = press.starting("decide", lambda button=button: press.click(button))
+            assert shop.loop.run(task, timeout=10) is None  # nothing decided
+            assert press.shown("confirm-refund") is None  # and not asked
+            assert refused(shifts.message.text()), shifts.message.text()
+            assert shifts.message.isVisible()
+        shop.no_crash()
+    shop.loop.until(lambda: shifts.message.text() == "", timeout=15,
+                    message="the sentence gone once the ledger answers")
+    (after,) = [s for s in sales(shop) if s.key == sale.key]
+    assert after.needs_decision
     shop.no_crash()

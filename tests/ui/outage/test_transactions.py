@@ -5,9 +5,15 @@ opens: no file is written, nothing is sent to the service."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
+from paydesk.ledger import LinkRecord
+from paydesk.ui.transactions.model import BLOCK
 from tests.ui import press
 from tests.ui.outage.conftest import refused
 
@@ -99,4 +105,64 @@ def test_lookups_and_checks_are_refused_and_nothing_is_asked(shop, which):
         shop.settle()
         shop.no_crash()
     assert shop.calls() == calls
+    shop.no_crash()
+
+
+def test_choosing_a_listed_payment_shows_it_while_the_ledger_is_down(shop):
+    """The list stays on screen while the ledger is out of reach: a row clicked shows its
+    details as listed, never the crash dialog."""
+    shop = shop()
+    made = [shop.link(ref) for ref in ("SHOP-ROW-1", "SHOP-ROW-2")]
+    tab = transactions(shop)
+    table, model = tab.table, tab.model
+    shop.loop.until(lambda: all(model.row_of(r.key) is not None for r in made),
+                    message="both links listed")
+    with shop.down():
+        for record in made:
+            rect = table.visualRect(model.index(model.row_of(record.key), 0))
+            press.click(table.viewport(), pos=rect.center())
+            shop.loop.until(lambda record=record: tab.details.record is not None
+                            and tab.details.record.key == record.key, message="its details")
+            shop.settle()
+            shop.no_crash()
+            assert tab.details.values["tx_ref"].text() == record.tx_ref
+    shop.no_crash()
+
+
+def test_scrolling_the_list_while_the_ledger_is_down_never_crashes(shop):
+    """A list longer than what was read: the rows scrolled to while the ledger is out of
+    reach (the end, and the middle, far from any block read) are read once it answers, and
+    meanwhile nothing reaches the crash hook."""
+    shop = shop()
+    now, n = datetime.now(UTC), BLOCK * 5
+    shop.loop.run(shop.session.ledger.import_records([LinkRecord(
+        id=0, profile_id=shop.profile.id, mode="test", tx_ref=f"SHOP-OLD-{i:05d}",
+        amount=Decimal(25), currency="GBP", email=f"ada{i}@example.com", first_name="Ada",
+        last_name="Lovelace", state="success", created_at=now - timedelta(hours=i + 1),
+        updated_at=now - timedelta(hours=i + 1), reference=f"PDK-{i:08x}") for i in range(n)]))
+    tab = transactions(shop)
+    table, model = tab.table, tab.model
+    shop.loop.until(lambda: model.rowCount() >= n and model.counted, message="the list")
+    last = model.rowCount() - 1
+    press.click(table.viewport(), pos=table.visualRect(model.index(0, 0)).center())
+
+    def to_the_middle() -> int:
+        """Ctrl+End, then Page Up until the current row is in the middle block."""
+        press.key(table, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+        while table.currentIndex().row() > n // 2:
+            press.key(table, Qt.Key.Key_PageUp)
+        return table.currentIndex().row()
+
+    with shop.down():
+        middle = to_the_middle()
+        shop.settle(1.0)
+        shop.no_crash()
+        assert model.record_at(last) is None and model.record_at(middle) is None  # not read
+    press.key(table, Qt.Key.Key_Home, Qt.KeyboardModifier.ControlModifier)
+    middle = to_the_middle()
+    shop.loop.until(lambda: model.record_at(last) is not None
+                    and model.record_at(middle) is not None, timeout=15,
+                    message="the rows scrolled to read once the ledger answers")
+    assert model.record_at(last).tx_ref == f"SHOP-OLD-{n - 1:05d}"
+    assert model.record_at(middle).tx_ref == f"SHOP-OLD-{middle:05d}"
     shop.no_crash()

@@ -96,7 +96,7 @@ def test_csv_reads_back_to_the_ledgers_values(strict_shop, tmp_path):
         assert row["error"] == (record.error or "")
     mine = next(r for r in rows if r["tx_ref"] == "SHOP-CSV-1")
     assert mine["amount"] == "1234.00" and mine["fee"] == "17.48" and mine["title"] == 'Café, "quoted"'
-    assert shop.tab.work.report.text() == f"Exported {len(rows)} records to export.csv"
+    assert shop.tab.work.report.text() == f"Exported {len(rows)} records to {target}"
 
     soffice = need_system("soffice", "libreoffice-calc-nogui")
     done = subprocess.run([soffice, "--headless", f"-env:UserInstallation=file://{tmp_path}/lo",

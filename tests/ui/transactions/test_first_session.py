@@ -107,7 +107,7 @@ def test_end_of_days_export_names_the_file_it_wrote(strict_shop, tmp_path):
     save_as(shop, target)
     status = shop.window.last_call
     shop.loop.until(lambda: "Exported" in status.text(), message="what the export says")
-    said = "Exported the day's figures and 3 records to eod.csv"
+    said = f"Exported the day's figures and 3 records to {target}"
     assert status.text() == said  # the file that was written, and no other
     shop.loop.until(lambda: window.findChild(QLabel, "end-of-day-message").text() == said,
                     message="the same, in the window")

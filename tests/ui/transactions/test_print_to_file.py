@@ -13,6 +13,7 @@ import subprocess
 
 from tests.helpers import need_system
 from tests.ui import press
+from tests.ui.said_where import long_folder, says_where
 
 
 def printed_text(path) -> str:
@@ -55,3 +56,57 @@ def test_the_end_of_day_printed_to_a_pdf_file_says_where(strict_shop, tmp_path):
     said = f"Printed to a PDF file: {target}"
     shop.loop.until(lambda: day.message.text() == said, message="where the day went")
     assert "Links made: 1" in printed_text(target)
+
+
+def test_a_receipt_saved_as_pdf_says_where(strict_shop, tmp_path):
+    """Save receipt as PDF… said nothing once the file was written: where it went is said in
+    the details pane, as a print to a file is."""
+    shop = strict_shop
+    made = shop.create("SHOP-SAVE-1", amount=7)
+    shop.control(f"pay/{made.reference}", {"outcome": "success"})
+    shop.lookup("SHOP-SAVE-1")
+    details = shop.tab.details
+    shop.loop.until(lambda: details.state.text() == "PAID", message="the paid payment")
+    press.click(details.buttons["receipt-pdf"])
+    shop.loop.until(lambda: press.shown("save-dialog") is not None, message="the save dialog")
+    target = tmp_path / "receipt of the paid payment.pdf"
+    press.save_as(press.shown("save-dialog"), target)
+    shop.loop.until(lambda: target.exists(), message="the PDF written")
+    shop.loop.until(lambda: details.message.text() == f"Saved the receipt as PDF to {target}",
+                    message="where the receipt went")
+    assert details.message.isVisible()
+    assert "SHOP-SAVE-1" in printed_text(target)
+
+
+def test_the_end_of_days_export_says_where(strict_shop, tmp_path):
+    """Export CSV… said only the file's name: where it went is said."""
+    shop = strict_shop
+    shop.create("SHOP-SAVE-2", amount=5)
+    press.click(shop.tab.end_of_day)
+    shop.loop.until(lambda: press.shown("end-of-day") is not None, message="the end of day")
+    day = press.shown("end-of-day")
+    shop.loop.until(lambda: day.figures["Links made"].text() == "1", message="the figures")
+    press.click(day.export)
+    shop.loop.until(lambda: press.shown("save-dialog") is not None, message="the save dialog")
+    target = long_folder(tmp_path) / "End of day of the supporters' club shop.csv"
+    press.save_as(press.shown("save-dialog"), target)
+    said = f"Exported the day's figures and 1 record to {target}"
+    shop.loop.until(lambda: day.message.text() == said, message="where the day went")
+    says_where(day.message, target)
+    press.click(day.close_button)
+
+
+def test_the_lists_export_says_where(strict_shop, tmp_path):
+    """Export… said only the file's name: where it went is said under the list."""
+    shop = strict_shop
+    shop.create("SHOP-SAVE-3", amount=5)
+    tab = shop.tab
+    shop.loop.until(lambda: tab.model.rowCount() == 1, message="the list")
+    press.click(tab.export_button)
+    shop.loop.until(lambda: press.shown("save-dialog") is not None, message="the save dialog")
+    target = long_folder(tmp_path) / "Payment links of the supporters' club shop.csv"
+    press.save_as(press.shown("save-dialog"), target)
+    said = f"Exported 1 record to {target}"
+    shop.loop.until(lambda: tab.work.report.text() == said, timeout=30,
+                    message="where the list went")
+    says_where(tab.work.report, target)

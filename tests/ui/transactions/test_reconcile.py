@@ -6,6 +6,8 @@ import asyncio
 import sqlite3
 import time
 
+import pytest
+
 from paydesk.service.models import PaymentRequest
 from tests.benchmarks.stall import Stall
 from tests.ui import press
@@ -74,6 +76,7 @@ def make_open(shop, n):
     return shop.loop.run(make(), timeout=300)
 
 
+@pytest.mark.slow  # about two minutes (500 links, 15 calls a second): ./dev test starts it first
 def test_check_all_open_under_faults(strict_shop):
     shop = strict_shop
     made = make_open(shop, 500)

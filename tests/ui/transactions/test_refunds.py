@@ -3,6 +3,8 @@
 again before it counts and shows refunds and the net, and the scheduler reads paid links
 again by itself. Widgets are pressed through tests/ui/press.py only."""
 
+from dataclasses import replace
+
 from PySide6.QtWidgets import QApplication
 
 from tests.ui import press
@@ -76,7 +78,8 @@ def test_the_scheduler_reads_paid_links_again_at_a_slow_pace(strict_shop):
     before = len(shop.calls())
     assert shop.loop.run(scheduler.sweep_paid()) == 0 and len(shop.calls()) == before
     assert state_of(shop, "SHOP-SCH-1") == "success"
-    scheduler.paid_fresh_every = 0.0  # an hour later, as far as the pace is concerned
+    # an hour later, as far as the pace is concerned
+    scheduler.paid.pacing = replace(scheduler.paid.pacing, fresh_every=0.0)
     assert shop.loop.run(scheduler.sweep_paid()) == 1
     assert state_of(shop, "SHOP-SCH-1") == "refunded"
     shop.loop.until(lambda: shop.tab.details.state.text() == "REFUNDED",

@@ -6,6 +6,7 @@ import asyncio
 from dataclasses import dataclass, field
 
 from ...ledger.batch import Batch, BatchFigures
+from ..session import Session
 
 
 class BatchRefused(Exception):
@@ -33,3 +34,12 @@ class Run:
     last_said: float = 0.0
     saying: asyncio.TimerHandle | None = None
     report: str = ""
+
+
+def check_active(session: Session, batch: Batch) -> None:
+    """BatchRefused unless the batch's profile and mode are the active ones (a create sends
+    with the active profile's key)."""
+    profile, mode = session.active()
+    if (profile.id, mode) != (batch.profile_id, batch.mode):
+        raise BatchRefused(f"This batch is for another profile or mode ({batch.mode}): "
+                           "switch to it to create its links")

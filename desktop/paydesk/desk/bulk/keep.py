@@ -20,7 +20,7 @@ from ...ledger.batch import (
     BatchBook,
     NewRow,
 )
-from ...ledger.engine import LedgerError
+from ...ledger.errors import LedgerError
 from .check import BulkRow
 
 # what a row sent before must still say in a corrected file (else it is another payment)

@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator, Callable
 
 from ...ledger import CREATING, LinkRecord
 from ...ledger.batch import CREATED, BatchBook
-from ...reconcile import Progress, Reconciler
 from ...service.call_class import CallClass, calls_as
 from ..links import LinksController
+from ..reconcile import Progress, Reconciler
 
 
 async def check_open(links: LinksController, batches: BatchBook, batch_id: int, page: int,

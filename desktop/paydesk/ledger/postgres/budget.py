@@ -18,7 +18,7 @@ from typing import Any
 
 from ...service.budget_book import WINDOW, BookState, Heard, MemoryBook, Take
 from ...service.call_class import CallClass
-from ..engine import LedgerError
+from ..errors import LedgerError
 from .engine import PgEngine
 
 log = logging.getLogger("paydesk.ledger.budget")

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..counter import DECISIONS
-from ..counter_schema import APPEND_ONLY, TABLES
+from ..counter_schema import APPEND_ONLY, SALES_INDEXES, TABLES
 
 VERSION = 4
 
@@ -60,10 +60,7 @@ STATEMENTS = [
         UNIQUE (profile_id, tx_ref),
         UNIQUE (counter, number)
     )""",
-    "CREATE INDEX counter_sales_by_counter ON counter_sales (counter, profile_id, mode, id)",
-    "CREATE INDEX counter_sales_by_day ON counter_sales (counter, profile_id, mode, made_at)",
-    "CREATE INDEX counter_sales_by_profile ON counter_sales (profile_id, mode, id)",
-    "CREATE INDEX counter_sales_by_shift ON counter_sales (shift_id, id)",
+    *SALES_INDEXES,
     """CREATE TABLE counter_voids (
         profile_id text COLLATE "C" NOT NULL,
         tx_ref text COLLATE "C" NOT NULL,

@@ -18,7 +18,7 @@ from typing import Any
 from psycopg import Connection
 
 from ...config.desk_name import default_names
-from ..engine import LedgerError
+from ..errors import LedgerError
 
 VERSION = 7
 MIGRATION = (VERSION, """

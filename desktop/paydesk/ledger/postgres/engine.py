@@ -31,7 +31,7 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import DictRow, dict_row
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
-from ..engine import LedgerClosed, LedgerError
+from ..errors import LedgerClosed, LedgerError
 from .refusal import UNREACHABLE, LedgerRefused, classify
 from .schema import KNOWN, migrate
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..engine import LedgerError
+from ..errors import LedgerError
 from ..schema import LATEST
 from . import events
 from .engine import Conn, PgEngine

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..inbox import VERDICTS
+from ..inbox_schema import INBOX_INDEXES
 
 VERSION = 3
 
@@ -41,12 +42,7 @@ STATEMENTS = [
         decided_at timestamptz,
         UNIQUE (body_hash, original)
     )""",
-    # the list's filters, newest first (the primary key serves the unfiltered list)
-    "CREATE INDEX inbox_by_verdict ON inbox (verdict, id)",
-    "CREATE INDEX inbox_by_merchant ON inbox (profile_id, id)",
-    "CREATE INDEX inbox_by_profile ON inbox (profile_id, mode, id)",
-    # the newest verified arrival (last_received), per merchant or of all
-    "CREATE INDEX inbox_originals ON inbox (profile_id, id) WHERE original = 1",
+    *INBOX_INDEXES,
     "ALTER TABLE links ADD COLUMN learned_by text",
     "ALTER TABLE poller_lease ADD COLUMN priority integer NOT NULL DEFAULT 0",
 ]

@@ -85,7 +85,7 @@ class EventFeed:
 
     # -- the loop's side ----------------------------------------------------------------
 
-    async def start(self, timeout: float = 15.0) -> None:
+    async def start(self, timeout: float = 15.0) -> None:  # noqa: ASYNC109 (returns after it (the thread keeps trying))
         """Start the thread; returns once it listens and knows where the feed starts (the
         newest event now), or after ``timeout`` (it keeps trying in the background)."""
         if self._thread is not None:
@@ -99,7 +99,7 @@ class EventFeed:
         except TimeoutError:
             log.warning("the event feed is not connected yet; it keeps trying")
 
-    async def close(self, timeout: float = 5.0) -> None:
+    async def close(self, timeout: float = 5.0) -> None:  # noqa: ASYNC109 (the thread's join limit)
         """Stop the thread (within ``wake_every`` unless it is connecting) and its connection."""
         self._stop.set()
         thread, self._thread = self._thread, None

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine import LedgerError
+from ..errors import LedgerError
 
 # what went wrong
 UNREACHABLE = "unreachable"  # nothing answers there, or not in time, or not now

@@ -8,6 +8,7 @@ distinct). The bodies the inbox kept whole before become traces.
 from __future__ import annotations
 
 from ..inbox import BAD_SIGNATURE, REFUSED_HEAD
+from ..inbox_schema import REFUSED_INDEXES
 
 VERSION = 6
 
@@ -26,10 +27,7 @@ STATEMENTS = [
         counter smallint CHECK (counter = 1),
         UNIQUE (remote, minute, counter)
     )""",
-    # every peer's traces of a minute (the limit of all together)
-    "CREATE INDEX refused_by_minute ON refused (minute) WHERE counter IS NULL",
-    # the groups of the last hour, and what is pruned
-    "CREATE INDEX refused_by_time ON refused (last_at)",
+    *REFUSED_INDEXES,
     f"""INSERT INTO refused (received_at, last_at, minute, remote, reason, size, body_hash, head)
         SELECT received_at, received_at, date_trunc('minute', received_at), remote,
                '{BAD_SIGNATURE}', length(body), body_hash,

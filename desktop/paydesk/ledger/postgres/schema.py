@@ -23,7 +23,9 @@ from ..records import FINAL, ORIGINS, STATES
 from ..schema import SORT_INDEXES
 from . import (
     batch_schema,
+    budget_learn,
     budget_schema,
+    budget_spread,
     card_schema,
     counter_schema,
     desks,
@@ -126,12 +128,14 @@ CREATE TABLE merchants (
 # inbox_schema.py's; 4 (the counters' book) counter_schema.py's; 5 (the batches of bulk
 # links) batch_schema.py's; 6 (refused requests traced apart from the inbox)
 # refused_schema.py's; 7 (the shop's desks, by name) desks.py's; 8 (search folding accents
-# and case) search_schema.py's; 9 (the shop's call budget) budget_schema.py's. In order of
-# their numbers.
+# and case) search_schema.py's; 9 (the shop's call budget) budget_schema.py's; 10 (the
+# classes below a person's spread their calls) budget_spread.py's; 11 (a limit learned from
+# a 429 only in a window the shop's calls began) budget_learn.py's. In order of their numbers.
 MIGRATIONS: list[tuple[int, str]] = [(1, V1), card_schema.MIGRATION, inbox_schema.MIGRATION,
                                      counter_schema.MIGRATION, batch_schema.MIGRATION,
                                      refused_schema.MIGRATION, desks.MIGRATION,
-                                     search_schema.MIGRATION, budget_schema.MIGRATION]
+                                     search_schema.MIGRATION, budget_schema.MIGRATION,
+                                     budget_spread.MIGRATION, budget_learn.MIGRATION]
 KNOWN = max(version for version, _ in MIGRATIONS)
 
 _LEDGER = """CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -15,27 +15,20 @@ in SQLite's order.
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from typing import Any
 
 from psycopg import Connection
 
-from ..amounts import from_minor
+from ..books.search import SELECT, VOIDED, page_of, record_of
 from ..fold import fold
-from ..query import Cursor, LinkQuery, Page
+from ..query import Cursor, LinkQuery, Page, like
 from ..records import LinkRecord
 from ..schema import SORT_INDEXES
-from ..search import VOIDED, VOIDED_AT, like
 
 Row = dict[str, Any]
 Conn = Connection[Row]
 
-COLUMNS = ("id", "profile_id", "mode", "tx_ref", "amount_minor", "fee_minor", "currency", "email",
-           "first_name", "last_name", "state", "state_raw", "checkout_url", "reference",
-           "customization", "meta", "callback_url", "return_url", "origin", "error",
-           "created_at", "updated_at", "checked_at", "customer_key", "learned_by")
-SELECT = ", ".join(f"links.{c}" for c in COLUMNS) + ", " + VOIDED_AT  # ..search.VOIDED_AT
 NULLABLE = "checked_at"  # the one sort key that may be missing (the "checked" sort)
 _Run = tuple[list[str], list[Any], tuple[str, ...]]
 
@@ -50,21 +43,12 @@ def aware(when: datetime) -> datetime:
     return when.replace(tzinfo=UTC) if when.tzinfo is None else when
 
 
+def _maybe(when: datetime | None) -> datetime | None:
+    return None if when is None else _utc(when)
+
+
 def record(row: Row, raw: str | None = None) -> LinkRecord:
-    fee, currency, checked, voided = (row["fee_minor"], row["currency"], row["checked_at"],
-                                      row["voided_at"])
-    return LinkRecord(
-        id=row["id"], profile_id=row["profile_id"], mode=row["mode"], tx_ref=row["tx_ref"],
-        amount=from_minor(row["amount_minor"], currency), currency=currency,
-        fee=None if fee is None else from_minor(fee, currency), email=row["email"],
-        first_name=row["first_name"], last_name=row["last_name"], state=row["state"],
-        state_raw=row["state_raw"], checkout_url=row["checkout_url"],
-        reference=row["reference"], customization=json.loads(row["customization"] or "{}"),
-        meta=json.loads(row["meta"] or "{}"), callback_url=row["callback_url"],
-        return_url=row["return_url"], origin=row["origin"], error=row["error"],
-        created_at=_utc(row["created_at"]), updated_at=_utc(row["updated_at"]),
-        checked_at=None if checked is None else _utc(checked), learned_by=row["learned_by"],
-        voided_at=None if voided is None else _utc(voided), raw_json=raw)
+    return record_of(row, raw, _utc, _maybe)
 
 
 class Plan:
@@ -176,14 +160,4 @@ class Plan:
              backwards: bool = False) -> Page:
         """Up to ``limit`` records next to ``cursor``, always in the query's order."""
         rows = conn.execute(*self.page_sql(cursor, limit, backwards)).fetchall()
-        more = len(rows) > limit
-        rows = rows[:limit]
-        if backwards:
-            rows.reverse()
-        if not rows:
-            return Page([], None, None, more)
-
-        def at(row: Row) -> Cursor:
-            return Cursor(tuple(row[c] for c in self.columns))
-
-        return Page([record(r) for r in rows], at(rows[0]), at(rows[-1]), more)
+        return page_of(rows, limit, backwards, self.columns, record)

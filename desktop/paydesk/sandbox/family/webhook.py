@@ -67,7 +67,7 @@ class Webhook:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def drain(self, timeout: float = 10.0) -> None:
+    async def drain(self, timeout: float = 10.0) -> None:  # noqa: ASYNC109 (a bounded wait, then cancels the rest)
         if self._tasks:
             await asyncio.wait(set(self._tasks), timeout=timeout)
         for task in list(self._tasks):

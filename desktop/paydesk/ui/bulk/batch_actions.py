@@ -34,7 +34,7 @@ async def results(parent: QWidget, book: BatchBook, batch: Batch) -> str | None:
         written = await save_results(book, batch, path)
     except (OSError, LedgerError) as error:
         return f"Could not save the results: {getattr(error, 'strerror', None) or error}"
-    return f"Saved the results of {written:,} rows to {path.name}"
+    return f"Saved the results of {written:,} rows to {path}"
 
 
 async def qr_sheet(parent: QWidget, session: Session, book: BatchBook,
@@ -50,7 +50,7 @@ async def qr_sheet(parent: QWidget, session: Session, book: BatchBook,
         codes = await save_sheet(book, batch, merchant, path)
     except (OSError, LedgerError) as error:
         return f"Could not save the QR sheet: {getattr(error, 'strerror', None) or error}"
-    return f"Saved {codes:,} codes to {path.name}"
+    return f"Saved {codes:,} codes to {path}"
 
 
 async def email(parent: QWidget, session: Session, book: BatchBook, batch: Batch) -> int:

@@ -18,6 +18,7 @@ from ...desk.texts import local_time, utc_time
 from ...ledger.batch import Batch, BatchBook, BatchFigures, BatchRow
 from ..fixed_text import fixed_font
 from ..paging import PagedModel
+from ..table import Index
 
 PAGE = 100
 ROWS_PAGE = 200
@@ -98,7 +99,7 @@ class BatchesModel(PagedModel):
                   POLICY_WORDS.get(batch.policy, batch.policy))
         return values[column]
 
-    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         batch, figures = self.rows[index.row()]
@@ -194,7 +195,7 @@ class BatchRowsModel(PagedModel):
             return ""
         return "sent" if row.email_state == "sent" else f"failed: {row.email_error or ''}"
 
-    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         row = self.rows[index.row()]

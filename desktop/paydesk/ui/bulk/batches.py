@@ -6,17 +6,15 @@ paid; a batch's rows below, paged like the ledger; "Check all open" for a batch,
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
+from collections.abc import Set as AbstractSet
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
-    QPushButton,
     QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -25,13 +23,14 @@ from ...desk.bulk.runner import BatchRefused, BulkController
 from ...desk.session import Session
 from ...ledger import LedgerError, LinkRecord
 from ...ledger.batch import Batch, BatchBook
+from .. import widgets
 from ..elided import ElidedLabel
 from ..fixed_text import OneLineDelegate, fixed_font
 from ..screen_fit import resize_within_screen
 from ..signals import signals_of
-from ..table import tips_for_cut_text
+from ..table import TIME_SAMPLE, fit_columns
 from . import batch_actions as actions
-from .batch_models import BatchesModel, BatchRowsModel
+from .batch_models import POLICY_WORDS, BatchesModel, BatchRowsModel
 from .steps import say
 
 log = logging.getLogger("paydesk.ui.bulk.batches")
@@ -41,21 +40,6 @@ REFS_AT_ONCE = 50  # links changed between two counts whose batch is looked for
 REF_CHARS = 40  # a reference column grows to show this many characters whole
 CELL_PADDING = 16  # px: a cell's margins and focus frame beside its text
 ROOM = 8  # px left beside the widest reference: it is not flush against the next column
-
-
-def _table(name: str, accessible: str, model) -> QTableView:
-    table = QTableView()
-    table.setObjectName(name)
-    table.setAccessibleName(accessible)
-    table.setModel(model)
-    tips_for_cut_text(table)
-    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    table.verticalHeader().hide()
-    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-    table.horizontalHeader().setStretchLastSection(True)
-    return table
 
 
 class BatchesWindow(QWidget):
@@ -73,9 +57,10 @@ class BatchesWindow(QWidget):
         column = QVBoxLayout(self)
         split = QSplitter(Qt.Orientation.Vertical)
         self.model = BatchesModel(book, self.tasks)
-        self.table = _table("batches-table", "Batches", self.model)
-        for col, width in enumerate((200, 180, 130, 90, 70, 70, 70, 80, 60)):
-            self.table.setColumnWidth(col, width)
+        self.table = widgets.record_table("batches-table", self.model, "Batches")
+        # the file's name takes what the others leave: the list never scrolls sideways
+        fit_columns(self.table, ("supporters-club-2026-09", "", TIME_SAMPLE, "accounts",
+                                 *["9,999"] * 5, tuple(POLICY_WORDS.values())), 1)
         self.table.setWordWrap(False)  # a file's name is never broken at its hyphens
         split.addWidget(self.table)
         below = QWidget()
@@ -84,7 +69,7 @@ class BatchesWindow(QWidget):
         self.rows_caption = QLabel("&Rows of the batch:")
         below_column.addWidget(self.rows_caption)
         self.rows_model = BatchRowsModel(book, self.tasks)
-        self.rows = _table("batch-rows", "Rows of the batch", self.rows_model)
+        self.rows = widgets.record_table("batch-rows", self.rows_model, "Rows of the batch")
         self.rows_caption.setBuddy(self.rows)
         for col, width in enumerate((50, 80, 200, 170, 70, 60, 190, 150, 140, 260, 160)):
             self.rows.setColumnWidth(col, width)
@@ -99,18 +84,19 @@ class BatchesWindow(QWidget):
         column.addWidget(split, 1)
 
         bottom = QHBoxLayout()
-        self.check_all = self._button("Check all open", "batch-check-all-open")
-        self.resume = self._button("Resume", "batch-resume")
+        self.check_all = widgets.button("Check all open", "batch-check-all-open")
+        self.resume = widgets.button("Resume", "batch-resume")
         self.resume.setToolTip("Send the rows of this batch not sent yet")
-        self.results = self._button("Save results…", "batch-save-results")
-        self.qr = self._button("QR sheet…", "batch-qr-sheet")
-        self.email = self._button("E-mail links…", "batch-email-links")
+        self.results = widgets.button("Save results…", "batch-save-results")
+        self.qr = widgets.button("QR sheet…", "batch-qr-sheet")
+        self.email = widgets.button("E-mail links…", "batch-email-links")
         for button in (self.check_all, self.resume, self.results, self.qr, self.email):
             bottom.addWidget(button)
         bottom.addStretch(1)
         column.addLayout(bottom)
-        # what was done, on a line of its own kept while empty: nothing moves when it comes
-        self.said = ElidedLabel("", keep_room=True)
+        # what was done, on a line of its own kept while empty: nothing moves when it comes; a
+        # saved file's long path shortened in its middle (its name whole, the whole on hover)
+        self.said = ElidedLabel("", mode=Qt.TextElideMode.ElideMiddle, keep_room=True)
         self.said.setObjectName("batches-said")
         column.addWidget(self.said)
 
@@ -121,11 +107,11 @@ class BatchesWindow(QWidget):
         self.check_all.clicked.connect(
             lambda: self.tasks.replace("check batch", self.check_all_open()))
         self.resume.clicked.connect(lambda: self.tasks.replace("resume batch", self.resume_batch()))
-        self.results.clicked.connect(lambda: self._out("results", actions.results(
-            self, self.book, self.shown_batch)))
-        self.qr.clicked.connect(lambda: self._out("qr sheet", actions.qr_sheet(
-            self, self.session, self.book, self.shown_batch)))
-        self.email.clicked.connect(lambda: self._out("email", self._email()))
+        self.results.clicked.connect(lambda: self._out(
+            "results", lambda batch: actions.results(self, self.book, batch)))
+        self.qr.clicked.connect(lambda: self._out(
+            "qr sheet", lambda batch: actions.qr_sheet(self, self.session, self.book, batch)))
+        self.email.clicked.connect(lambda: self._out("email", self._email))
         signals = signals_of(session.hub)
         signals.batchChanged.connect(self._batch_changed)
         signals.linkChanged.connect(self._link_changed)
@@ -140,13 +126,6 @@ class BatchesWindow(QWidget):
         say(self.said, "")
         self._enable()
         self.reload()
-
-    @staticmethod
-    def _button(text: str, name: str) -> QPushButton:
-        button = QPushButton(text)
-        button.setObjectName(name)
-        button.setAccessibleName(text.rstrip("…"))
-        return button
 
     # -- the lists -------------------------------------------------------------------------
 
@@ -206,8 +185,8 @@ class BatchesWindow(QWidget):
 
     def _enable(self) -> None:
         batch = self.shown_batch
-        figures = self.model.rows[self.model.row_of(batch.id)][1] \
-            if batch is not None and self.model.row_of(batch.id) is not None else None
+        row = self.model.row_of(batch.id) if batch is not None else None
+        figures = self.model.rows[row][1] if row is not None else None
         running = batch is not None and self.controller.running(batch.id)
         left = figures is not None and figures.waiting + figures.creating > 0
         self.resume.setEnabled(batch is not None and left and not running)
@@ -238,7 +217,7 @@ class BatchesWindow(QWidget):
         refs, self._refs = self._refs, set()
         self.tasks.spawn(self._recount(dirty, refs), "batches: count again")
 
-    async def _recount(self, batch_ids: set[int], refs: set[str] = frozenset()) -> None:
+    async def _recount(self, batch_ids: set[int], refs: AbstractSet[str] = frozenset()) -> None:
         query = self.model.query
         try:
             for ref in refs:  # the batch of a link that changed (if it is a batch's)
@@ -290,24 +269,22 @@ class BatchesWindow(QWidget):
             say(self.said, f"Sending the rows of {batch.name} not sent yet…")
         self._enable()
 
-    def _out(self, name: str, work) -> None:
+    def _out(self, name: str, work: Callable[[Batch], Awaitable[str | None]]) -> None:
         """Save results…, QR sheet…, E-mail links…: read from the ledger, so refused (before
         their dialog opens) while a shared ledger is out of reach."""
         refusal = self.session.refusal()
-        if self.shown_batch is None or refusal is not None:
-            work.close()
+        batch = self.shown_batch
+        if batch is None or refusal is not None:
             if refusal is not None:
                 say(self.said, refusal)
             return
-        self.tasks.replace(name, self._said_after(work))
+        self.tasks.replace(name, self._said_after(work(batch)))
 
-    async def _said_after(self, work) -> None:
+    async def _said_after(self, work: Awaitable[str | None]) -> None:
         said = await work
         if isinstance(said, str):
             say(self.said, said)
 
-    async def _email(self) -> None:
-        batch = self.shown_batch
-        if batch is not None:
-            await actions.email(self, self.session, self.book, batch)
-            await self._recount({batch.id})  # the E-mail sent column
+    async def _email(self, batch: Batch) -> None:
+        await actions.email(self, self.session, self.book, batch)
+        await self._recount({batch.id})  # the E-mail sent column

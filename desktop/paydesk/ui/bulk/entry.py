@@ -9,13 +9,15 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMainWindow, QMenu
+from PySide6.QtWidgets import QMainWindow, QMenu, QPushButton
 
 from ...ledger import LedgerError
 from ..signals import signals_of
+from ..widgets import ToolWindow
 
 if TYPE_CHECKING:
     from ...desk.build import Desk
+    from ...desk.bulk.runner import BulkController
     from .batches import BatchesWindow
     from .window import BulkWindow
 
@@ -23,18 +25,11 @@ if TYPE_CHECKING:
 log = logging.getLogger("paydesk.ui.bulk")
 
 
-def _raise(window):
-    window.show()
-    window.raise_()
-    window.activateWindow()
-    return window
-
-
 class BulkEntry:
-    def __init__(self, main: QMainWindow, desk: Desk, view: QMenu):
+    def __init__(self, main: QMainWindow, desk: Desk, view: QMenu, notice: QPushButton) -> None:
         self.main, self.desk = main, desk
-        self.bulk_window: BulkWindow | None = None
-        self.batches_window: BatchesWindow | None = None
+        self.bulk = ToolWindow(self._bulk_window)
+        self.batches = ToolWindow(self._batches_window)
         self.menu = QMenu("&Links", main)
         self.menu.setObjectName("links-menu")
         self.bulk_action = QAction("&Bulk links…", main)
@@ -49,7 +44,7 @@ class BulkEntry:
         view.addAction(self.batches_action)
         main.menuBar().insertMenu(view.menuAction(), self.menu)
         self.tasks = desk.session.tasks.child(main)
-        self.notice = main.links_tab.unfinished
+        self.notice = notice  # the Payment links tab's word on unfinished batches
         self.notice.clicked.connect(self.show_batches)
         self._later = QTimer(main)  # batches change often while they run: counted once a second
         self._later.setSingleShot(True)
@@ -84,30 +79,30 @@ class BulkEntry:
         self.notice.setVisible(bool(n))
 
     @property
-    def controller(self):
+    def controller(self) -> BulkController:
         """The desk's runner of batches (one per desk: a batch goes on when windows close)."""
         return self.desk.bulk
 
     def show_bulk(self) -> BulkWindow | None:
         if self.desk.session.profile is None:
             return None
-        if self.bulk_window is None:
-            from .window import BulkWindow
-
-            self.bulk_window = BulkWindow(self.desk.session, self.desk.batches, self.controller,
-                                          self.main)
-            self.bulk_window.batchesRequested.connect(self.show_batches)
-        return _raise(self.bulk_window)
+        return self.bulk.open()
 
     def show_batches(self) -> BatchesWindow:
-        if self.batches_window is None:
-            from .batches import BatchesWindow
+        return self.batches.open()
 
-            self.batches_window = BatchesWindow(self.desk.session, self.desk.batches,
-                                                self.controller, self.main)
-        return _raise(self.batches_window)
+    def _bulk_window(self) -> BulkWindow:
+        from .window import BulkWindow
+
+        window = BulkWindow(self.desk.session, self.controller, self.main)
+        window.batchesRequested.connect(self.show_batches)
+        return window
+
+    def _batches_window(self) -> BatchesWindow:
+        from .batches import BatchesWindow
+
+        return BatchesWindow(self.desk.session, self.desk.batches, self.controller, self.main)
 
     def close(self) -> None:
-        for window in (self.bulk_window, self.batches_window):
-            if window is not None:
-                window.close()
+        self.bulk.close()
+        self.batches.close()

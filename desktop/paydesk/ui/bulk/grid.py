@@ -9,12 +9,15 @@ checked rows back with ``set_rows``."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import QAbstractListModel, QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 
 from ...desk.bulk.check import BulkRow
 from ...desk.bulk.sheet import Problem
 from ..fixed_text import fixed_font
+from ..table import Index
 
 PROBLEM_BACKGROUND = QColor("#f9dedc")
 PROBLEM_TEXT = QColor("#8c1d18")
@@ -77,13 +80,14 @@ class RowsModel(QAbstractTableModel):
                 said = self._problems.get(key)
                 self._problems[key] = f"{said}\n{problem.message}" if said else problem.message
 
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt's name
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802 - Qt's name
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
         return 0 if parent.isValid() else len(self.fields)
 
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role != Qt.ItemDataRole.DisplayRole:
             if (role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Vertical
                     and 0 <= section < len(self.rows) and self.rows[section].problems):
@@ -93,7 +97,7 @@ class RowsModel(QAbstractTableModel):
             return field_title(self.fields[section]) if 0 <= section < len(self.fields) else None
         return str(self.rows[section].number) if 0 <= section < len(self.rows) else None
 
-    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         row, field = self.rows[index.row()], self.fields[index.column()]
@@ -112,13 +116,13 @@ class RowsModel(QAbstractTableModel):
             return f"Problem: {problem}" if problem else None
         return None
 
-    def flags(self, index: QModelIndex) -> Qt.ItemFlag:
+    def flags(self, index: Index) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
         return (Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
                 | Qt.ItemFlag.ItemIsEditable)
 
-    def setData(self, index: QModelIndex, value, role=Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
+    def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
         if not index.isValid() or role != Qt.ItemDataRole.EditRole:
             return False
         row, field = self.rows[index.row()], self.fields[index.column()]
@@ -151,10 +155,10 @@ class ProblemsModel(QAbstractListModel):
         self.problems = [p for row in rows for p in row.problems]
         self.endResetModel()
 
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt's name
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802 - Qt's name
         return 0 if parent.isValid() else len(self.problems)
 
-    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPlainTextEdit,
-    QPushButton,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -27,7 +26,8 @@ from PySide6.QtWidgets import (
 from ...desk.bulk import mail
 from ...desk.session import Session
 from ...ledger import LedgerError
-from ...ledger.batch import CREATED, Batch, BatchBook
+from ...ledger.batch import CREATED, Batch, BatchBook, BatchRow
+from .. import widgets
 from ..field_message import FieldMessage, add_field_row
 from ..fixed_text import use_fixed
 from ..screen_fit import resize_within_screen
@@ -51,7 +51,7 @@ class MailDialog(QDialog):
         self.tasks = session.tasks.child(self)
         column = QVBoxLayout(self)
         form = QFormLayout()
-        self.host, self.user, self.sender, self.sender_name = (QLineEdit() for _ in range(4))
+        self.host, self.user, self.from_address, self.sender_name = (QLineEdit() for _ in range(4))
         self.password = QLineEdit()
         self.password.setEchoMode(QLineEdit.EchoMode.Password)
         self.port = QSpinBox()
@@ -65,12 +65,12 @@ class MailDialog(QDialog):
                                    ("Se&curity", self.security, "security"),
                                    ("&User", self.user, "user"),
                                    ("Pass&word", self.password, "password"),
-                                   ("&From address", self.sender, "sender"),
+                                   ("&From address", self.from_address, "sender"),
                                    ("From &name", self.sender_name, "sender_name")):
             widget.setObjectName(f"smtp-{key}")
             widget.setAccessibleName(label.replace("&", ""))
             self.messages[key] = add_field_row(form, label, widget, f"smtp-{key}")
-        use_fixed(self.host, self.sender)
+        use_fixed(self.host, self.from_address)
         column.addLayout(form)
         test_row = QHBoxLayout()
         caption = QLabel("&Test to:")
@@ -78,7 +78,7 @@ class MailDialog(QDialog):
         self.test_to.setObjectName("smtp-test-to")
         self.test_to.setAccessibleName("Test to")
         caption.setBuddy(self.test_to)
-        self.test_button = self._button("Send a test", "smtp-send-test")
+        self.test_button = widgets.button("Send a test", "smtp-send-test")
         test_row.addWidget(caption)
         test_row.addWidget(self.test_to, 1)
         test_row.addWidget(self.test_button)
@@ -102,9 +102,9 @@ class MailDialog(QDialog):
         column.addWidget(self.said)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
-        self.send_button = self._button("Send the links", "smtp-send")
-        self.stop_button = self._button("Stop", "smtp-stop")
-        self.close_button = self._button("Close", "smtp-close")
+        self.send_button = widgets.button("Send the links", "smtp-send")
+        self.stop_button = widgets.button("Stop", "smtp-stop")
+        self.close_button = widgets.button("Close", "smtp-close")
         for button in (self.send_button, self.stop_button, self.close_button):
             buttons.addWidget(button)
         column.addLayout(buttons)
@@ -113,16 +113,9 @@ class MailDialog(QDialog):
         self.send_button.clicked.connect(lambda: self.tasks.replace("smtp send", self.send()))
         self.stop_button.clicked.connect(self._stop)
         self.close_button.clicked.connect(self.reject)
-        for widget in (self.host, self.user, self.sender, self.sender_name):
+        for widget in (self.host, self.user, self.from_address, self.sender_name):
             widget.textEdited.connect(self._typed)
         say(self.said, "")
-
-    @staticmethod
-    def _button(text: str, name: str) -> QPushButton:
-        button = QPushButton(text)
-        button.setObjectName(name)
-        button.setAccessibleName(text)
-        return button
 
     async def load(self) -> None:
         """The profile's settings and password (off the GUI thread), and the preview."""
@@ -134,7 +127,7 @@ class MailDialog(QDialog):
         self.security.setCurrentIndex(max(self.security.findData(settings.security), 0))
         self.user.setText(settings.user)
         self.password.setText(password or "")
-        self.sender.setText(settings.sender)
+        self.from_address.setText(settings.sender)
         self.sender_name.setText(settings.sender_name)
         await self._preview()
 
@@ -142,7 +135,7 @@ class MailDialog(QDialog):
         return mail.SmtpSettings(host=self.host.text().strip(), port=self.port.value(),
                                  user=self.user.text().strip(),
                                  security=self.security.currentData(),
-                                 sender=self.sender.text().strip(),
+                                 sender=self.from_address.text().strip(),
                                  sender_name=self.sender_name.text().strip())
 
     def _typed(self, *_: object) -> None:
@@ -205,7 +198,7 @@ class MailDialog(QDialog):
         await self._keep(settings)
         counted = [0, 0]
 
-        async def noted(row, ok: bool, error: str | None) -> None:
+        async def noted(row: BatchRow, ok: bool, error: str | None) -> None:
             counted[0 if ok else 1] += 1
             say(self.said, f"Sent {counted[0]:,}, failed {counted[1]:,}…")
 

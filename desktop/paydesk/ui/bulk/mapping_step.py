@@ -4,6 +4,8 @@ of the file as they will be read."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -22,7 +24,7 @@ from PySide6.QtWidgets import (
 from ...desk.bulk.mapping import Mapping, extra_field, missing
 from ...desk.bulk.sheet import FIELDS, REQUIRED, Sheet
 from ..field_message import ERROR_STYLE
-from ..table import tips_for_cut_text
+from ..table import Index, tips_for_cut_text
 
 PREVIEW_ROWS = 5
 NOT_IN_FILE = "(not in the file)"
@@ -47,13 +49,14 @@ class PreviewModel(QAbstractTableModel):
         if self.headers:
             self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(self.headers) - 1)
 
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt's name
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802 - Qt's name
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
         return 0 if parent.isValid() else len(self.headers)
 
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if orientation == Qt.Orientation.Vertical:
@@ -61,7 +64,7 @@ class PreviewModel(QAbstractTableModel):
         field = self.goes_to.get(section)
         return f"{self.headers[section]}\n→ {field if field else 'not used'}"
 
-    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or role != Qt.ItemDataRole.DisplayRole:
             return None
         cells = self.rows[index.row()][1]

@@ -8,7 +8,8 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QVBoxLayout, QW
 
 from ...desk.bulk.progress import outcome
 from ...ledger.batch import BatchFigures
-from .steps import _button, _label, say
+from .. import widgets
+from .steps import say
 
 
 def left_of(figures: BatchFigures) -> int:
@@ -43,24 +44,24 @@ class ProgressStep(QWidget):
         self.bar.setAccessibleName("Links created")
         self.bar.setFormat("%v of %m")
         column.addWidget(self.bar)
-        self.figures = _label("bulk-figures")
+        self.figures = widgets.label("bulk-figures")
         column.addWidget(self.figures)
         # "about 2 h 50 min at the service's 60 calls a minute, shared with the counters"
-        self.time_left = _label("bulk-time-left")
+        self.time_left = widgets.label("bulk-time-left")
         column.addWidget(self.time_left)
-        self.paused = _label("bulk-paused")
+        self.paused = widgets.label("bulk-paused")
         self.paused.setStyleSheet("color: #3d2e00; background: #fff4ce; padding: 4px;")
         column.addWidget(self.paused)
-        self.outcome = _label("bulk-outcome")
+        self.outcome = widgets.label("bulk-outcome")
         self.outcome.setStyleSheet("font-weight: 600;")
         column.addWidget(self.outcome)
         column.addStretch(1)
         buttons = QHBoxLayout()
-        self.pause = _button("&Pause", "bulk-pause")
-        self.resume = _button("&Resume", "bulk-resume")
-        self.cancel = _button("Cancel", "bulk-cancel")
-        self.batches = _button("Show in &Batches…", "bulk-show-batches")
-        self.again = _button("&Another file…", "bulk-another-file")
+        self.pause = widgets.button("&Pause", "bulk-pause")
+        self.resume = widgets.button("&Resume", "bulk-resume")
+        self.cancel = widgets.button("Cancel", "bulk-cancel")
+        self.batches = widgets.button("Show in &Batches…", "bulk-show-batches")
+        self.again = widgets.button("&Another file…", "bulk-another-file")
         for button in (self.pause, self.resume, self.cancel):
             buttons.addWidget(button)
         buttons.addStretch(1)

@@ -55,6 +55,11 @@ def _text_option(alignment: Qt.AlignmentFlag) -> QTextOption:
     return option
 
 
+def _codes(labels: Sequence[Label]) -> list[QrCode]:
+    """Each label's code (on a worker thread: encoding takes a while)."""
+    return [QrCode(label.url) for label in labels]
+
+
 class _Painter:
     """The fonts and measures of one sheet, and how a page of it is painted."""
 
@@ -141,7 +146,7 @@ async def pdf_of(labels: Sequence[Label], heading: str, test: bool,
         sheet = _Painter(QRectF(0, 0, area.width(), area.height()), heading, test)
         for number in range(1, pages + 1):
             chunk = labels[(number - 1) * PER_PAGE:number * PER_PAGE]
-            codes = await asyncio.to_thread(lambda c=chunk: [QrCode(label.url) for label in c])
+            codes = await asyncio.to_thread(_codes, chunk)
             if number > 1:
                 writer.newPage()
             sheet.paint(painter, chunk, codes, number, pages)
@@ -151,7 +156,7 @@ async def pdf_of(labels: Sequence[Label], heading: str, test: bool,
     finally:
         painter.end()
         buffer.close()
-    return bytes(data)
+    return bytes(data.data())
 
 
 async def labels_of(book: BatchBook, batch_id: int) -> list[Label]:

@@ -3,14 +3,13 @@ dry run (the editable grid, its problems, the counts, the policy and "Create N l
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
     QHBoxLayout,
     QLabel,
     QListView,
-    QPushButton,
     QRadioButton,
     QSplitter,
     QTableView,
@@ -19,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...desk.bulk.check import BulkRow
+from .. import widgets
 from ..field_message import ERROR_STYLE
 from ..table import tips_for_cut_text
 from .grid import ProblemsModel, RowsModel
@@ -30,22 +30,8 @@ INTRO = ("Make a payment link for every row of a spreadsheet: CSV (comma or semi
          "from this profile's rules.")
 
 
-def _button(text: str, name: str) -> QPushButton:
-    button = QPushButton(text)
-    button.setObjectName(name)
-    button.setAccessibleName(text.replace("&", "").rstrip("…"))
-    return button
-
-
-def _label(name: str, wrap: bool = True) -> QLabel:
-    label = QLabel("")
-    label.setObjectName(name)
-    label.setWordWrap(wrap)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    return label
-
-
 def say(label: QLabel, text: str) -> None:
+    """``label`` says ``text`` (to a screen reader too), shown only when there is any."""
     label.setText(text)
     label.setAccessibleName(text)
     label.setVisible(bool(text))
@@ -61,13 +47,13 @@ class FileStep(QWidget):
         intro.setWordWrap(True)
         column.addWidget(intro)
         row = QHBoxLayout()
-        self.choose = _button("&Choose file…", "bulk-choose-file")
-        self.template = _button("&Download template…", "bulk-download-template")
+        self.choose = widgets.button("&Choose file…", "bulk-choose-file")
+        self.template = widgets.button("&Download template…", "bulk-download-template")
         row.addWidget(self.choose)
         row.addWidget(self.template)
         row.addStretch(1)
         column.addLayout(row)
-        self.message = _label("bulk-file-message")
+        self.message = widgets.label("bulk-file-message")
         column.addWidget(self.message)
         column.addStretch(1)
         say(self.message, "")
@@ -88,7 +74,7 @@ class CheckStep(QWidget):
         self.setObjectName("bulk-check-step")
         self.setAccessibleName("Check")
         column = QVBoxLayout(self)
-        self.counts = _label("bulk-counts")
+        self.counts = widgets.label("bulk-counts")
         column.addWidget(self.counts)
         split = QSplitter(Qt.Orientation.Vertical)
         self.model = RowsModel()
@@ -136,12 +122,12 @@ class CheckStep(QWidget):
         policy.addStretch(1)
         column.addLayout(policy)
         bottom = QHBoxLayout()
-        self.why = _label("bulk-create-why")
+        self.why = widgets.label("bulk-create-why")
         self.why.setStyleSheet(ERROR_STYLE)
         bottom.addWidget(self.why, 1)
-        self.create = _button("Create links", "bulk-create")
-        self.create.clicked.connect(self.createRequested.emit)
-        bottom.addWidget(self.create)
+        self.create_links = widgets.button("Create links", "bulk-create")
+        self.create_links.clicked.connect(self.createRequested.emit)
+        bottom.addWidget(self.create_links)
         column.addLayout(bottom)
         self.problems.activated.connect(self._go_to_problem)
         self.problems.clicked.connect(self._go_to_problem)
@@ -186,8 +172,8 @@ class CheckStep(QWidget):
                      "only the others are created")
         say(self.counts, text)
         n = self.to_create()
-        self.create.setText(f"Create {n:,} link{'s' if n != 1 else ''}")
-        self.create.setAccessibleName(self.create.text())
+        self.create_links.setText(f"Create {n:,} link{'s' if n != 1 else ''}")
+        self.create_links.setAccessibleName(self.create_links.text())
         if self.checking:
             why = "Checking the rows…"
         elif self.chosen_policy() == ALL and bad:
@@ -198,13 +184,13 @@ class CheckStep(QWidget):
         else:
             why = ""
         say(self.why, why)
-        self.create.setEnabled(n > 0 and not self.checking)
+        self.create_links.setEnabled(n > 0 and not self.checking)
 
     def set_checking(self, checking: bool) -> None:
         self.checking = checking
         self.update_counts()
 
-    def _go_to_problem(self, index) -> None:
+    def _go_to_problem(self, index: QModelIndex) -> None:
         problem = self.problems_model.at(index.row())
         if problem is None:
             return

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...desk.bulk.check import BulkRow, check_rows, known_references
+from ...desk.bulk.check import BulkRow, check_rows
 from ...desk.bulk.keep import ChangedRows
 from ...desk.bulk.mapping import Mapping, guess_mapping
 from ...desk.bulk.read import read_sheet
@@ -34,8 +34,8 @@ from ...desk.bulk.sheet import BulkFileError, Sheet
 from ...desk.bulk.template import write_template
 from ...desk.session import Session
 from ...ledger import LedgerError
-from ...ledger.batch import SKIPPED, WAITING, Batch, BatchBook
-from .. import files
+from ...ledger.batch import Batch
+from .. import files, widgets
 from ..dialogs import shown
 from ..passing import Passing
 from ..screen_fit import resize_within_screen
@@ -56,14 +56,14 @@ class BulkWindow(QWidget):
 
     batchesRequested = Signal()
 
-    def __init__(self, session: Session, batches: BatchBook, controller: BulkController,
+    def __init__(self, session: Session, controller: BulkController,
                  parent: QWidget | None = None):
         super().__init__(parent, Qt.WindowType.Window)
         self.setObjectName("bulk-window")
         self.setWindowTitle(TITLE)
         self.setAccessibleName(TITLE)
         resize_within_screen(self, 1100, 720)
-        self.session, self.book, self.controller = session, batches, controller
+        self.session, self.controller = session, controller
         self.tasks = session.tasks.child(self)
         column = QVBoxLayout(self)
         self.stack = QStackedWidget()
@@ -92,7 +92,7 @@ class BulkWindow(QWidget):
         self.check_step.model.edited.connect(self._edited)
         self.check_step.policyChanged.connect(self.check_step.update_counts)
         self.check_step.createRequested.connect(
-            lambda: self.tasks.replace("create", self.create()))
+            lambda: self.tasks.replace("create", self.create_batch()))
         progress = self.progress_step
         progress.pause.clicked.connect(lambda: self.tasks.spawn(self.pause(), "pause"))
         progress.resume.clicked.connect(lambda: self.tasks.spawn(self.resume(), "resume"))
@@ -129,10 +129,7 @@ class BulkWindow(QWidget):
             self.tasks.replace("check", self.check())
 
     def _button(self, text: str, name: str, accessible: str) -> QPushButton:
-        button = QPushButton(text)
-        button.setObjectName(name)
-        button.setAccessibleName(accessible)
-        return button
+        return widgets.button(text, name, accessible)
 
     # -- the steps -----------------------------------------------------------------------
 
@@ -217,10 +214,9 @@ class BulkWindow(QWidget):
         self.mapping = self.mapping_step.mapping()
         self.next.setEnabled(False)
         try:
-            self.found = await self.book.find(profile.id, mode, sheet.file_name)
-            already, self.own = await self._sent_before(self.found)
-            self.known = await known_references(self.session.ledger, profile.id,
-                                                self._refs()) - self.own
+            earlier = await self.controller.earlier(profile, mode, sheet.file_name)
+            self.found, already, self.own = earlier.batch, earlier.sent, set(earlier.refs)
+            self.known = await self.controller.known_references(profile, self._refs()) - self.own
             rows = await asyncio.to_thread(check_rows, sheet, self.mapping, profile,
                                            known_refs=self.known)
         except LedgerError as error:
@@ -229,7 +225,7 @@ class BulkWindow(QWidget):
         finally:
             self.next.setEnabled(True)
         self.check_step.show_rows(self._fields(), rows, sheet.blank, fresh=True,
-                                  already=frozenset(already))
+                                  already=already)
         self.go(CHECK)
         return rows
 
@@ -242,24 +238,6 @@ class BulkWindow(QWidget):
             return []
         return [cells[column].strip() for _, cells in self.sheet.rows
                 if column < len(cells) and cells[column].strip()]
-
-    async def _sent_before(self, batch: Batch | None) -> tuple[set[int], set[str]]:
-        """The file rows an earlier batch of this file sent already (a row waiting or skipped
-        takes the corrected file's values), and the references of all its rows."""
-        numbers: set[int] = set()
-        refs: set[str] = set()
-        after = None
-        while batch is not None:
-            page = await self.book.rows(batch.id, after=after, limit=500)
-            for row in page:
-                if row.tx_ref:  # a skipped row holds none
-                    refs.add(row.tx_ref)
-                if row.state not in (WAITING, SKIPPED):
-                    numbers.add(row.number)
-            if len(page) < 500:
-                break
-            after = page[-1].number
-        return numbers, refs
 
     def _edited(self, number: int, field: str, text: str) -> None:
         sheet, column = self.sheet, self.mapping.get(field)
@@ -281,7 +259,7 @@ class BulkWindow(QWidget):
         try:
             if self._to_ask:
                 asked = set(self._to_ask)
-                self.known |= await known_references(self.session.ledger, profile.id, asked)
+                self.known |= await self.controller.known_references(profile, asked)
                 self._to_ask -= asked
             rows = await asyncio.to_thread(check_rows, sheet, self.mapping, profile,
                                            known_refs=self.known)
@@ -298,12 +276,12 @@ class BulkWindow(QWidget):
 
     # -- creating ------------------------------------------------------------------------
 
-    async def create(self) -> Batch | None:
+    async def create_batch(self) -> Batch | None:
         profile, sheet = self.session.profile, self.sheet
         step = self.check_step
         if profile is None or sheet is None or step.checking or step.to_create() == 0:
             return None
-        step.create.setEnabled(False)
+        step.create_links.setEnabled(False)
         try:  # a corrected file joins the batch of its name: only what is missing is made;
             # kept by the desk's controller (its references carry the installation's id)
             batch, _ = await self.controller.keep(sheet.file_name, step.model.rows,

@@ -4,8 +4,9 @@ to CSV (written off the GUI thread, page by page)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -27,13 +28,16 @@ from PySide6.QtWidgets import (
 
 from ...desk.cards import words
 from ...desk.export import AUDIT_HEADER, audit_cells, export_audit
+from ...desk.session import Session
 from ...desk.tasks import TaskSet
+from ...ledger import LedgerError
 from ...ledger.cards import AuditEntry, AuditQuery, CardLedger
 from .. import files
 from ..dialogs import shown
 from ..fixed_text import fixed_font
 from ..paging import PagedModel
-from ..table import tips_for_cut_text
+from ..passing import Passing
+from ..table import Index, tips_for_cut_text
 
 COLUMNS = AUDIT_HEADER
 ACTIONS = ("create", "fund", "withdraw", "block", "unblock", "terminate", "reveal", "copy number")
@@ -60,7 +64,7 @@ class CardNumberDelegate(QStyledItemDelegate):
     """The card column: a masked number elided in its middle when the column is narrow, so
     the last four digits (what staff read a card by) stay in sight."""
 
-    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex) -> None:  # noqa: N802
+    def initStyleOption(self, option: QStyleOptionViewItem, index: Index) -> None:  # noqa: N802
         super().initStyleOption(option, index)
         if option.rect.width() <= 0 or not option.text:  # measuring (sizeHint): all of it
             return
@@ -88,7 +92,7 @@ class AuditModel(PagedModel):
     def listed(self) -> list:
         return self.entries
 
-    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         entry = self.entries[index.row()]
@@ -116,12 +120,16 @@ class AuditModel(PagedModel):
 
 
 class AuditView(QWidget):
+    """``session``: what refuses an export while a shared ledger is out of reach (said in
+    the line under the log, and gone when it answers again)."""
+
     exported = Signal(str)  # the path of a CSV written
 
-    def __init__(self, ledger: CardLedger, tasks: TaskSet):
+    def __init__(self, ledger: CardLedger, tasks: TaskSet, session: Session):
         super().__init__()
         self.setObjectName("card-audit")
-        self.ledger, self.tasks = ledger, tasks
+        self.ledger, self.tasks, self.session = ledger, tasks, session
+        self.passing = Passing(session, self)  # a refusal said goes when its cause goes
         self.scope: tuple[str, str] | None = None
         column = QVBoxLayout(self)
         tools = QHBoxLayout()
@@ -170,9 +178,18 @@ class AuditView(QWidget):
         self.table.setColumnWidth(MASKED, digits + 4 * self.table.style().pixelMetric(
             QStyle.PixelMetric.PM_FocusFrameHMargin, None, self.table) + 12)
         column.addWidget(self.table, 1)
+        below = QHBoxLayout()
         self.note = QLabel("Entries are never changed or removed; the ledger refuses to.")
         self.note.setObjectName("audit-note")
-        column.addWidget(self.note)
+        below.addWidget(self.note)
+        # what Export CSV… did, or why it did not; always in place (empty), so nothing moves
+        self.message = QLabel("")
+        self.message.setObjectName("audit-message")
+        self.message.setTextFormat(Qt.TextFormat.PlainText)
+        self.message.setWordWrap(True)
+        self.message.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        below.addWidget(self.message, 1)
+        column.addLayout(below)
         self.action.currentIndexChanged.connect(self.reload)
         self.result.currentIndexChanged.connect(self.reload)
         self.search.textChanged.connect(self.reload)
@@ -190,13 +207,33 @@ class AuditView(QWidget):
     def reload(self, *_: object) -> None:
         query = self.query()
         if query is not None:
-            self.tasks.replace("audit", self.model.load(query))
+            self.tasks.replace("audit", self._load(query))
+
+    async def _load(self, query: AuditQuery) -> None:
+        try:
+            await self.model.load(query)
+        except LedgerError as error:  # a shared ledger out of reach: the lines stay as they
+            self.say(str(error))  # were; read again once the ledger answers
+            self.passing.said(self.message, str(error), error, self._read_again)
+
+    def _read_again(self) -> None:
+        self.say("")
+        self.reload()
 
     def added(self, profile_id: str, mode: str) -> None:
         if self.scope == (profile_id, mode):
             self.reload()
 
+    def say(self, text: str) -> None:
+        self.message.setText(text)
+        self.message.setAccessibleName(text)
+
     async def choose_and_export(self) -> Path | None:
+        """Export CSV…: refused before the save dialog while a shared ledger is out of
+        reach; one that finds it gone on the way leaves the chosen file as it was."""
+        if self.passing.refused_now(self.message, self.say, lambda: self.say("")):
+            return None
+        self.say("")
         dialog = QFileDialog(self, "Export the card audit log")
         dialog.setObjectName("audit-export-dialog")
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
@@ -208,7 +245,15 @@ class AuditView(QWidget):
             if not code or not dialog.selectedFiles():
                 return None
             files.remember(dialog.selectedFiles()[0])
-            return await self.export_csv(Path(dialog.selectedFiles()[0]))
+            path = Path(dialog.selectedFiles()[0])
+        try:
+            await self.export_csv(path)
+        except LedgerError as error:  # its one sentence; gone when the ledger answers again
+            self.say(str(error))
+            self.passing.said(self.message, str(error), error, lambda: self.say(""))
+            return None
+        self.say(f"Exported the audit log to {path.name}")
+        return path
 
     async def export_csv(self, path: Path) -> Path:
         """Every entry the filters show, newest first, read page by page and written off the

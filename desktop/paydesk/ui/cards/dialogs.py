@@ -8,8 +8,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from decimal import Decimal
+from typing import Any, TypeAlias
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from ...config.profiles import Profile
@@ -17,17 +19,20 @@ from ...desk.budget_words import waiting_text
 from ...desk.cards import words
 from ...desk.checks import cardholder_name, whole_amount
 from ...desk.checks import url as check_url
+from ...desk.tasks import TaskSet
 from ...ledger import LedgerError
 from ...ledger.cards import CardOperation, CardRecord, OperationUnderWay
 from ...service.call_class import waits_shown_by
 from ...service.errors import ServiceError
 from ..field_message import FieldMessage, add_field_row
 
+TasksOf: TypeAlias = Callable[[QObject], TaskSet]  # a dialog's own tasks, a child of its tab's
+
 
 class OperationDialog(QDialog):
     """A form, one verb button, and what happened. Subclasses build the form and ``check``."""
 
-    def __init__(self, parent: QWidget, tasks_of, title: str, verb: str, name: str):
+    def __init__(self, parent: QWidget, tasks_of: TasksOf, title: str, verb: str, name: str) -> None:
         super().__init__(parent)
         self.setObjectName(name)
         self.setWindowTitle(title)
@@ -55,7 +60,7 @@ class OperationDialog(QDialog):
         self.busy = False
         self.operation: CardOperation | None = None
 
-    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
         """The keyboard starts in the first field, so typing goes where a user expects."""
         super().showEvent(event)
         for row in range(self.form.rowCount()):  # each row: a caption and its field (buddy)
@@ -79,11 +84,12 @@ class OperationDialog(QDialog):
     def accept(self) -> None:  # Enter presses the verb, it never just closes
         self.tasks.spawn(self.submit(), "submit")
 
-    def check(self):
+    def check(self) -> Any:
         """What to send, or None (having said what is wrong next to the field)."""
         raise NotImplementedError
 
-    def start(self, value) -> asyncio.Task[CardOperation]:
+    def start(self, value: Any) -> asyncio.Task[CardOperation]:
+        """Send ``value``, what ``check`` gave."""
         raise NotImplementedError
 
     async def finished_text(self, op: CardOperation) -> str:
@@ -138,9 +144,9 @@ class OperationDialog(QDialog):
 class AmountDialog(OperationDialog):
     """Fund or withdraw: the amount, checked (withdraw: at most the known balance)."""
 
-    def __init__(self, parent, tasks_of, kind: str, record: CardRecord, profile: Profile,
+    def __init__(self, parent: QWidget, tasks_of: TasksOf, kind: str, record: CardRecord, profile: Profile,
                  run: Callable[[Decimal], asyncio.Task[CardOperation]],
-                 current: Callable[[], Awaitable[CardRecord | None]]):
+                 current: Callable[[], Awaitable[CardRecord | None]]) -> None:
         verb = words.VERBS[kind]
         title = "Fund card" if kind == "fund" else "Withdraw from card"
         super().__init__(parent, tasks_of, title, verb, f"{kind}-dialog")
@@ -171,7 +177,7 @@ class AmountDialog(OperationDialog):
         self.amount_message.say(problem)
         return amount
 
-    def start(self, amount: Decimal):
+    def start(self, amount: Decimal) -> asyncio.Task[CardOperation]:
         return self._run(amount)
 
     async def finished_text(self, op: CardOperation) -> str:
@@ -187,9 +193,9 @@ class AmountDialog(OperationDialog):
 
 
 class CreateCardDialog(OperationDialog):
-    def __init__(self, parent, tasks_of, profile: Profile,
+    def __init__(self, parent: QWidget, tasks_of: TasksOf, profile: Profile,
                  run: Callable[[Decimal, str, str | None, str, str], asyncio.Task[CardOperation]],
-                 card_of: Callable[[str], Awaitable[CardRecord | None]]):
+                 card_of: Callable[[str], Awaitable[CardRecord | None]]) -> None:
         super().__init__(parent, tasks_of, "Create card", "Create card", "create-card-dialog")
         self.profile, self._run, self._card_of = profile, run, card_of
         # the name on the card: the family's server requires it (the document's takes it)
@@ -221,7 +227,7 @@ class CreateCardDialog(OperationDialog):
         self.form.addRow(note)
         self.new_card: CardRecord | None = None
 
-    def check(self):
+    def check(self) -> tuple[Decimal, str, str | None, str, str] | None:
         names_ok = True
         for (edit, message), what in zip(self.names.values(), ("first name", "last name")):
             name_problem = cardholder_name(edit.text(), what)
@@ -231,12 +237,12 @@ class CreateCardDialog(OperationDialog):
         self.amount_message.say(problem)
         url_problem = check_url(self.callback.text())
         self.callback_message.say(url_problem)
-        if problem or url_problem or not names_ok:
+        if amount is None or problem or url_problem or not names_ok:
             return None
         return (amount, self.currency.currentText(), self.callback.text().strip() or None,
                 self.first_name.text().strip(), self.last_name.text().strip())
 
-    def start(self, value):
+    def start(self, value: tuple[Decimal, str, str | None, str, str]) -> asyncio.Task[CardOperation]:
         return self._run(*value)
 
     async def finished_text(self, op: CardOperation) -> str:
@@ -252,8 +258,8 @@ class CreateCardDialog(OperationDialog):
 
 
 class TerminateDialog(OperationDialog):
-    def __init__(self, parent, tasks_of, record: CardRecord, profile: Profile,
-                 run: Callable[[], asyncio.Task[CardOperation]]):
+    def __init__(self, parent: QWidget, tasks_of: TasksOf, record: CardRecord, profile: Profile,
+                 run: Callable[[], asyncio.Task[CardOperation]]) -> None:
         super().__init__(parent, tasks_of, "Terminate card", "Terminate", "terminate-dialog")
         self.record, self._run = record, run
         balance = words.card_money(profile, record, record.balance)
@@ -271,7 +277,7 @@ class TerminateDialog(OperationDialog):
         self.last4_message = self.field("Type the card's &last four digits", self.last4,
                                         "terminate-last4")
 
-    def check(self):
+    def check(self) -> bool | None:
         if self.last4.text().strip() != self.record.last4 or not self.record.last4:
             self.last4_message.say(f"That is not the end of {self.record.masked}: type its "
                                    "last four digits to confirm")
@@ -279,7 +285,7 @@ class TerminateDialog(OperationDialog):
         self.last4_message.say(None)
         return True
 
-    def start(self, _value):
+    def start(self, _value: object) -> asyncio.Task[CardOperation]:
         return self._run()
 
 

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable, Coroutine
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
     QGridLayout,
-    QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
     QTableView,
@@ -27,9 +29,12 @@ from ...desk.tasks import TaskSet
 from ...ledger import LedgerError
 from ...ledger.cards import CardLedger, CardOperation, CardRecord, CardTxRecord
 from ...service.errors import NotFoundError, ServiceError
+from ...service.models import VirtualCard
+from ..elided import WrappedLabel
 from ..fixed_text import use_fixed
+from ..passing import Passing
 from ..signals import signals_of
-from ..table import HeadedModel, tips_for_cut_text
+from ..table import AMOUNT_SAMPLE, HeadedModel, Index, fit_columns, tips_for_cut_text
 from .secret import SecretBox
 
 TX_COLUMNS = ("Type", "Amount", "Description", "Time")
@@ -41,12 +46,12 @@ DETAILS = (("name", "Name on card"), ("balance", "Balance"), ("state", "State"),
 class TransactionsModel(HeadedModel):
     HEADERS = TX_COLUMNS
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.rows: list[CardTxRecord] = []
-        self.money = lambda amount: str(amount)
+        self.money: Callable[[Decimal | None], str] = str
 
-    def listed(self) -> list:
+    def listed(self) -> list[CardTxRecord]:
         return self.rows
 
     def text(self, tx: CardTxRecord, column: int) -> str:
@@ -59,7 +64,7 @@ class TransactionsModel(HeadedModel):
             return tx.description
         return words.when(tx.created_at, seconds=True)
 
-    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         tx = self.rows[index.row()]
@@ -71,7 +76,7 @@ class TransactionsModel(HeadedModel):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
-    def load(self, rows: list[CardTxRecord], money) -> None:
+    def load(self, rows: list[CardTxRecord], money: Callable[[Decimal | None], str]) -> None:
         self.beginResetModel()
         self.rows, self.money = rows, money
         self.endResetModel()
@@ -87,6 +92,7 @@ class CardPage(QWidget):
         super().__init__()
         self.setObjectName("card-page")
         self.session, self.controller, self.ledger, self.tasks = session, controller, ledger, tasks
+        self.passing = Passing(session, self)  # a reading's refusal goes with its cause
         self.record: CardRecord | None = None
         self.open_operation: CardOperation | None = None
         self.busy = False  # an operation started from here has not returned yet
@@ -101,30 +107,37 @@ class CardPage(QWidget):
         column.addWidget(self.title)
         grid = QGridLayout()
         self.values: dict[str, QLabel] = {}
+        # values wrap (a long name, what it was issued with), never widening the page past
+        # its pane, where it would scroll sideways; the URL is broken anywhere
         for row, (key, caption) in enumerate(DETAILS):
-            grid.addWidget(QLabel(caption), row, 0)
-            value = QLabel("")
+            grid.addWidget(QLabel(caption), row, 0, Qt.AlignmentFlag.AlignTop)
+            value: QLabel
+            if key == "callback":
+                value = WrappedLabel("")
+            else:
+                value = QLabel("")
+                value.setWordWrap(True)
+                value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             value.setObjectName(f"card-{key}")
-            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             grid.addWidget(value, row, 1)
             self.values[key] = value
         use_fixed(self.values["callback"])
         grid.setColumnStretch(1, 1)
         column.addLayout(grid)
-        self.secret = SecretBox(lambda action: self.controller.reveal(self.record, action),
-                                self.tasks.spawn)
+        self.secret = SecretBox(self._reveal, self.tasks.spawn)
         self.secret.said.connect(self.say)
         column.addWidget(self.secret)
-        actions = QHBoxLayout()
+        actions = QGridLayout()  # three a row: the page stays as narrow as its pane
         self.buttons: dict[str, QPushButton] = {}
-        for key, label in (("fund", "Fund…"), ("withdraw", "Withdraw…"), ("block", "Block"),
-                           ("terminate", "Terminate…"), ("reload", "Refresh card")):
+        for i, (key, label) in enumerate((("fund", "Fund…"), ("withdraw", "Withdraw…"),
+                                          ("block", "Block"), ("terminate", "Terminate…"),
+                                          ("reload", "Refresh card"))):
             button = QPushButton(label)
             button.setObjectName(f"card-{key}")
             button.setAccessibleName(label.rstrip("…"))
-            actions.addWidget(button)
+            actions.addWidget(button, i // 3, i % 3)
             self.buttons[key] = button
-        actions.addStretch(1)
+        actions.setColumnStretch(3, 1)
         column.addLayout(actions)
         self.buttons["fund"].clicked.connect(self.fundRequested)
         self.buttons["withdraw"].clicked.connect(self.withdrawRequested)
@@ -135,10 +148,10 @@ class CardPage(QWidget):
         self.message.setObjectName("card-message")
         self.message.setWordWrap(True)
         column.addWidget(self.message)
-        caption = QLabel("Card transactions")
-        column.addWidget(caption)
+        tx_caption = QLabel("Card transactions")
+        column.addWidget(tx_caption)
         self.transactions = QTableView()
-        caption.setBuddy(self.transactions)
+        tx_caption.setBuddy(self.transactions)
         self.transactions.setObjectName("card-transactions")
         self.transactions.setAccessibleName("Card transactions")
         self.tx_model = TransactionsModel()
@@ -146,10 +159,10 @@ class CardPage(QWidget):
         tips_for_cut_text(self.transactions)
         self.transactions.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.transactions.verticalHeader().hide()
-        self.transactions.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for index, width in enumerate((70, 110, 220)):
-            self.transactions.setColumnWidth(index, width)
-        self.transactions.horizontalHeader().setStretchLastSection(True)
+        # the description takes what the others leave: the list never scrolls sideways
+        fit_columns(self.transactions, (("Credit", "Debit"), "−" + AMOUNT_SAMPLE, "",
+                                        words.when(datetime(2026, 12, 28, 23, 58, 58,
+                                                            tzinfo=UTC), seconds=True)), 2)
         column.addWidget(self.transactions, 1)
         signals = signals_of(session.hub)
         signals.cardChanged.connect(self.update_card)
@@ -159,10 +172,17 @@ class CardPage(QWidget):
 
     def _transactions_changed(self, record: CardRecord) -> None:
         if record.key == self._key():
-            self.tasks.replace("transactions", self._transactions())
+            self.tasks.replace("transactions", self._read(self._transactions()))
 
-    def _key(self):
+    def _key(self) -> tuple[str, str, str] | None:
         return self.record.key if self.record else None
+
+    async def _reveal(self, action: str) -> VirtualCard:
+        """The shown card with its number, from the service (the box shows only beside a card)."""
+        record = self.record
+        if record is None:
+            raise NotFoundError(words.GONE)
+        return await self.controller.reveal(record, action)
 
     def say(self, text: str) -> None:
         self.message.setText(text)
@@ -179,8 +199,25 @@ class CardPage(QWidget):
             self.say("")
         self._fill()
         if record is not None and not same:
-            self.tasks.replace("transactions", self._transactions())
-            self.tasks.spawn(self._open_operation(record), "open operation")
+            self.tasks.replace("transactions", self._read(self._transactions()))
+            self.tasks.spawn(self._read(self._open_operation(record)), "open operation")
+
+    async def _read(self, reading: Awaitable[None]) -> None:
+        """A reading of the card's ledger lines; a shared ledger out of reach is said on the
+        page (its sentence) until it answers, and the card read again then."""
+        try:
+            await reading
+        except LedgerError as error:
+            self.say(str(error))
+            record = self.record
+            self.passing.said(self.message, str(error), error,
+                              lambda: self._read_again(record))
+
+    def _read_again(self, record: CardRecord | None) -> None:
+        self.say("")
+        if record is not None and record.key == self._key():
+            self.tasks.replace("transactions", self._read(self._transactions()))
+            self.tasks.spawn(self._read(self._open_operation(record)), "open operation")
 
     def update_card(self, record: CardRecord) -> None:
         if record.key == self._key():
@@ -236,7 +273,7 @@ class CardPage(QWidget):
         block.setAccessibleName(block.text())
         free = record is not None and not self.busy and (
             self.open_operation is None or not self.open_operation.open)
-        usable = free and record.state in (1, 2)
+        usable = free and record is not None and record.state in (1, 2)
         for key in ("fund", "withdraw"):
             self.buttons[key].setEnabled(usable and not blocked)
         block.setEnabled(usable)
@@ -275,17 +312,21 @@ class CardPage(QWidget):
         if record is None:
             return
         profile = self.session.settings.profile(record.profile_id)
+        if profile is None:  # its profile was removed meanwhile
+            self.say(words.GONE)
+            return
         try:
             await self.controller.load_card(profile, record.mode, record.card_hash)
-        except LedgerError as error:  # a shared ledger out of reach: not asked
-            self.say(str(error))
+        except LedgerError as error:  # a shared ledger out of reach: not asked; said
+            self.say(str(error))  # until it answers
+            self.passing.said(self.message, str(error), error)
         except NotFoundError:
             self.say(words.GONE)
         except ServiceError as error:
             self.say(f"The card could not be read from the service: {error.message}. "
                      f"Shown as of {words.when(record.seen_at)}.")
 
-    def run(self, coro) -> asyncio.Task:
+    def run(self, coro: Coroutine[Any, Any, CardOperation]) -> asyncio.Task[CardOperation]:
         """Run an operation of this card as a task of the page (not of a dialog, so closing
         one does not stop it); the card's buttons wait until it is over."""
         self.busy = True
@@ -293,7 +334,7 @@ class CardPage(QWidget):
         # refusals (a busy card, a missing key, the service's no) are said by whoever waits
         task = self.tasks.spawn(coro, "card operation", expected=(LedgerError, ServiceError))
 
-        def over(_task) -> None:
+        def over(_task: asyncio.Task[CardOperation]) -> None:
             self.busy = False
             self._buttons()
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
 
 from PySide6.QtCore import QByteArray, QMimeData, QTimer, Signal
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QGuiApplication, QWindow
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from ...ledger import LedgerError
@@ -33,7 +34,8 @@ class SecretBox(QWidget):
     show_for_ms = 30_000
     clear_after_ms = 30_000
 
-    def __init__(self, fetch: Callable[[str], Awaitable[VirtualCard]], spawn):
+    def __init__(self, fetch: Callable[[str], Awaitable[VirtualCard]],
+                 spawn: Callable[[Coroutine[Any, Any, Any], str], object]) -> None:
         """``fetch(action)`` gets the card with its number from the service (and audits
         ``action``: "reveal" or "copy number"); ``spawn(coro, name)`` runs a task."""
         super().__init__()
@@ -69,7 +71,9 @@ class SecretBox(QWidget):
         self._clear_timer.timeout.connect(self._clear_clipboard)
         self._copied_digest: bytes | None = None
         self._salt = secrets.token_bytes(16)
-        QGuiApplication.instance().focusWindowChanged.connect(self._focus_moved)
+        app = QGuiApplication.instance()
+        if isinstance(app, QGuiApplication):  # always, in the window
+            app.focusWindowChanged.connect(self._focus_moved)
         self.conceal()
 
     @property
@@ -124,7 +128,7 @@ class SecretBox(QWidget):
         self.said.emit(f"Shown for {self.show_for_ms // 1000} s, or until PayDesk loses focus")
         return True
 
-    def _focus_moved(self, focused) -> None:
+    def _focus_moved(self, focused: QWindow | None) -> None:
         window = self.window().windowHandle()
         if self.shown and focused is not window:
             self.conceal()

@@ -3,12 +3,14 @@ profile whose service has no cards (or, in test mode, no test cards), a plain ex
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from datetime import datetime
+from decimal import Decimal
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QLabel, QScrollArea, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtGui import QAction, QKeySequence, QShowEvent
+from PySide6.QtWidgets import QLabel, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from ...desk.cards import words
 from ...desk.cards.controller import CardsController
@@ -17,6 +19,8 @@ from ...ledger import LedgerError
 from ...ledger.cards import CardOperation, CardQuery, CardRecord
 from ...service.errors import NotFoundError, ServiceError
 from ..dialogs import run_dialog
+from ..passing import Passing
+from ..scrolled import DownScrollArea
 from ..signals import signals_of
 from .audit import AuditView
 from .dialogs import AmountDialog, CreateCardDialog, OperationDialog, TerminateDialog
@@ -30,7 +34,7 @@ NO_CARDS = ("This profile's service has no virtual cards.\n\n"
             "and transactions work as usual.")
 
 
-def reading(when) -> str:
+def reading(when: datetime | None) -> str:
     """The wallet's "as of" line while the service is being read."""
     if when is None:
         return "Reading the cards from the service…"
@@ -45,6 +49,7 @@ class CardsTab(QWidget):
         self.session, self.controller = session, controller
         self.ledger = session.card_ledger
         self.tasks = session.tasks.child(self)
+        self.passing = Passing(session, self)  # the wallet's refusal goes with its cause
         self._refreshed: set[tuple[str, str]] = set()  # read from the service this session
         # being read from the service now, and by how many readings (a replaced one may
         # end after its successor began)
@@ -76,14 +81,10 @@ class CardsTab(QWidget):
         self.wallet = WalletList(self.ledger, self.tasks)
         split.addWidget(self.wallet)
         self.page = CardPage(session, controller, self.ledger, self.tasks)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(self.page)
-        scroll.setAccessibleName("Card")
-        split.addWidget(scroll)
+        split.addWidget(DownScrollArea(self.page, "Card"))  # never scrolled sideways
         split.setSizes([620, 480])
         self.sections.addTab(split, "Wallet")
-        self.audit = AuditView(self.ledger, self.tasks)
+        self.audit = AuditView(self.ledger, self.tasks, session)
         self.sections.addTab(self.audit, "Audit log")
         self.stack.addWidget(self.sections)
 
@@ -149,7 +150,7 @@ class CardsTab(QWidget):
         if available and self.isVisible() and scope not in self._refreshed:
             self.request_refresh()
 
-    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
         if self.available() and self.scope() not in self._refreshed:
             self.request_refresh()  # the cache is on screen meanwhile
@@ -169,10 +170,21 @@ class CardsTab(QWidget):
             self.loaded = True
 
     async def _load(self, query: CardQuery) -> None:
+        """The list read again (a search, a filter, a refresh ended); a shared ledger out of
+        reach leaves the cards listed as they were and says why on the wallet's line, until
+        it answers (the list read again then)."""
+        try:
+            await self._read_list(query)
+        except LedgerError as error:
+            self.wallet.say_as_of(str(error))
+            self.passing.said(self.wallet.as_of, str(error), error, self.reload_list)
+            self.loaded = True
+
+    async def _read_list(self, query: CardQuery) -> None:
         # the count is read first and set in the same turn as the rows (no moment where the
         # list shows the new rows beside the old count)
         count = await self.ledger.card_count(query)
-        await self.wallet.model.load(self.session.profile, query)
+        await self.wallet.model.load(self.session.active()[0], query)
         self.wallet.count.setText(f"{count} card{'s' if count != 1 else ''}")
         when = await self.ledger.refreshed_at(query.profile_id, query.mode)
         self._read_at[(query.profile_id, query.mode)] = when
@@ -213,8 +225,9 @@ class CardsTab(QWidget):
                 return False
             self.wallet.say_as_of("The service answered that it has no cards.")
             return False
-        except LedgerError as error:  # a shared ledger out of reach: not asked
-            self.wallet.say_as_of(str(error))
+        except LedgerError as error:  # a shared ledger out of reach: not asked; said
+            self.wallet.say_as_of(str(error))  # until it answers (the list's words then)
+            self.passing.said(self.wallet.as_of, str(error), error, self.reload_list)
             return False
         except ServiceError as error:
             when = await self.ledger.refreshed_at(profile.id, mode)
@@ -269,7 +282,8 @@ class CardsTab(QWidget):
         if profile is None or not self.available():
             return None
 
-        def run(amount, currency, callback, first_name, last_name):
+        def run(amount: Decimal, currency: str, callback: str | None, first_name: str,
+                last_name: str) -> asyncio.Task[CardOperation]:
             return self.tasks.spawn(self.controller.create(profile, mode, amount, currency,
                                                           callback, first_name=first_name,
                                                           last_name=last_name), "create card",
@@ -291,6 +305,8 @@ class CardsTab(QWidget):
         if record is None:
             return
         profile = self.session.settings.profile(record.profile_id)
+        if profile is None:  # its profile was removed meanwhile
+            return
         operate = self.controller.fund if kind == "fund" else self.controller.withdraw
         dialog = AmountDialog(self, self.tasks.child, kind, record, profile,
                               lambda amount: self.page.run(operate(record, amount)),
@@ -302,6 +318,8 @@ class CardsTab(QWidget):
         if record is None:
             return
         profile = self.session.settings.profile(record.profile_id)
+        if profile is None:  # its profile was removed meanwhile
+            return
         dialog = TerminateDialog(self, self.tasks.child, record, profile,
                                  lambda: self.page.run(self.controller.terminate(record)))
         self.tasks.spawn(self._open(dialog), "terminate")

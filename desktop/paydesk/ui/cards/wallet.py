@@ -5,8 +5,9 @@ time the list is "as of"."""
 from __future__ import annotations
 
 from datetime import date
+from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -27,7 +28,7 @@ from ...desk.tasks import TaskSet
 from ...ledger.cards import CardLedger, CardQuery, CardRecord
 from ..fixed_text import fixed_font
 from ..paging import PagedModel
-from ..table import tips_for_cut_text
+from ..table import Index, tips_for_cut_text
 
 COLUMNS = ("Card", "Name on card", "Balance", "State", "Expires", "Created")
 BALANCE, STATE, EXPIRES = 2, 3, 4
@@ -66,7 +67,7 @@ class WalletModel(PagedModel):
             return words.expiry(record, self.today)[0]
         return words.when(record.created_at)
 
-    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         record, column = self.records[index.row()], index.column()
@@ -102,7 +103,8 @@ class WalletModel(PagedModel):
         self.endResetModel()
         self.loaded.emit()
 
-    async def read_page(self, query: CardQuery, after) -> tuple[list, object, bool]:
+    async def read_page(self, query: CardQuery,
+                        after: tuple[str, str] | None) -> tuple[list[CardRecord], tuple[str, str] | None, bool]:
         page = await self.ledger.card_page(query, after=after, limit=PAGE)
         return page.records, page.end, page.more
 

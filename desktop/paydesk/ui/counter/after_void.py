@@ -3,7 +3,7 @@ shown loudly until someone decides (Refund… or Keep)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, Signal, SignalInstance
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
 from ...ledger.counter import Sale
@@ -19,7 +19,7 @@ class AfterVoidBanner(QWidget):
     refundRequested = Signal(object)  # the Sale
     keepRequested = Signal(object)
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.setObjectName("counter-after-void")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
@@ -75,6 +75,6 @@ class AfterVoidBanner(QWidget):
         self.refund.setEnabled(not busy)
         self.keep.setEnabled(not busy)
 
-    def _asked(self, signal) -> None:
+    def _asked(self, signal: SignalInstance) -> None:
         if self.first is not None:
             signal.emit(self.first)

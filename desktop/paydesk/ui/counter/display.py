@@ -13,10 +13,11 @@ import asyncio
 import logging
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QCloseEvent, QImage, QKeyEvent, QPixmap
+from PySide6.QtGui import QCloseEvent, QImage, QKeyEvent, QPixmap, QResizeEvent, QScreen
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from ...desk.states import money, state_words
+from ...desk.tasks import TaskSet
 from ...ledger.counter import PAID, Sale
 from ..links.qr import QrWidget
 from ..links.watermark import Watermark
@@ -59,7 +60,7 @@ class CustomerView(QWidget):
     PAID_MS = 3000
     THANKS_MS = 3000
 
-    def __init__(self, tasks, parent: QWidget | None = None):
+    def __init__(self, tasks: TaskSet, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.tasks = tasks.child(self)
         self.setObjectName("customer-view")
@@ -132,7 +133,7 @@ class CustomerView(QWidget):
         self.watermark.setVisible(test)
         self.watermark.lower()
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's name
         self.watermark.setGeometry(self.rect())
         self._scale()
         super().resizeEvent(event)
@@ -272,7 +273,7 @@ class CustomerDisplay(QWidget):
 
     TITLE = "PayDesk customer display"
 
-    def __init__(self, tasks):
+    def __init__(self, tasks: TaskSet) -> None:
         super().__init__(None, Qt.WindowType.Window)
         self.setObjectName("customer-display")
         self.setWindowTitle(self.TITLE)
@@ -288,7 +289,7 @@ class CustomerDisplay(QWidget):
         column.addWidget(self.view)
         self._shutting = False
 
-    def show_on(self, screen) -> None:
+    def show_on(self, screen: QScreen | None) -> None:
         """Full screen on ``screen`` (a QScreen; None: where it is). The window is put on
         that screen, at its whole geometry, before it is shown: a window manager makes a
         window full screen on the monitor the window is on when it is mapped."""

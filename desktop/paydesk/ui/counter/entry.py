@@ -24,7 +24,7 @@ class SaleEntry(QWidget):
     enterPressed = Signal()  # Enter in a box, or Sell
     newSaleRequested = Signal()  # New sale (Escape is the tab's)
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.setObjectName("counter-entry")
         box = QVBoxLayout(self)

@@ -19,7 +19,7 @@ KIND_SHOWN = {VOIDED: ("VOIDED", "#5c6675"), PAID_AFTER_VOID: ("PAID AFTER VOID"
 
 
 class StaffMirror(QWidget):
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.setObjectName("counter-mirror")
         self.sale: Sale | None = None

@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication, QScreen, QShowEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidget
 
+from ...desk.tasks import TaskSet
 from ...ledger.counter import Sale
 from .display import CustomerDisplay, CustomerView
 from .monitors import labels, monitor_key
@@ -21,7 +22,7 @@ class DisplayPlace(QWidget):
     chosen = Signal(str)  # the screen chosen by name ("": this screen), to remember
     besideShown = Signal(bool)  # the customer's view shown (or hidden) beside the amount box
 
-    def __init__(self, tasks):
+    def __init__(self, tasks: TaskSet) -> None:
         super().__init__()
         self.tasks = tasks
         self.setObjectName("counter-display-place")

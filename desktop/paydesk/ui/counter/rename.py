@@ -6,12 +6,13 @@ from __future__ import annotations
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLineEdit, QVBoxLayout, QWidget
 
 from ...desk.counter import CounterController, RenameRefused
+from ...desk.tasks import TaskSet
 from ...ledger import LedgerError
 from ..field_message import add_field_row
 
 
 class RenameDialog(QDialog):
-    def __init__(self, controller: CounterController, tasks, parent: QWidget):
+    def __init__(self, controller: CounterController, tasks: TaskSet, parent: QWidget) -> None:
         super().__init__(parent)
         self.controller = controller
         self.setObjectName("rename-counter")

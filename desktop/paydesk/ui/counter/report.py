@@ -33,6 +33,7 @@ from ...desk.texts import local_time
 from ...ledger import LedgerError
 from ...ledger.counter import Figures, SaleQuery, Shift, ShiftClosed
 from ..dialogs import confirm, run_dialog, shown
+from ..elided import ElidedLabel
 from ..fixed_text import use_fixed
 from ..printing import REFUSED, printed
 from . import report_paper
@@ -79,10 +80,11 @@ class ShiftReportDialog(QDialog):
             form.addRow(label + ":", shown_value)
             self.values[label] = shown_value
         layout.addLayout(form)
-        self.message = QLabel("")
+        # where the report went (a long path): two lines kept, shown or not (the buttons
+        # stay under the mouse), the middle elided so the file's name shows, the whole on hover
+        self.message = ElidedLabel("", mode=Qt.TextElideMode.ElideMiddle, keep_room=True,
+                                   lines=2)
         self.message.setObjectName("shift-report-message")
-        self.message.setWordWrap(True)
-        self.message.setTextFormat(Qt.TextFormat.PlainText)
         self.message.hide()
         layout.addWidget(self.message)
         buttons = QDialogButtonBox()
@@ -210,7 +212,7 @@ async def close_shift(controller: Any, parent: QWidget | None) -> Shift | None:
             return None
         figures = await book.figures(SaleQuery(shift_id=shift.id))
     except LedgerError as error:
-        await _tell(parent, "Close shift", f"The counter's shift could not be read: {error}")
+        await _tell(parent, "Close shift", str(error))  # the one sentence: nothing frozen
         return None
     count = "\n".join(f"{label}: {value}" for label, value in
                       report_lines(shift, figures, profile.name) if label != "Closed")
@@ -231,14 +233,14 @@ async def close_shift(controller: Any, parent: QWidget | None) -> Shift | None:
         try:
             closed = await book.shift(shift.id)
         except LedgerError as error:
-            await _tell(parent, "Close shift", f"The shift's close could not be read: {error}")
+            await _tell(parent, "Close shift", str(error))  # the one sentence: its close stands
             return None
         if closed is None:
             return None
         await _tell(parent, "Close shift", "This shift was closed already (by "
                     f"{closed.closed_by}, {local_time(closed.closed_at)}): here is its report.")
     except LedgerError as error:
-        await _tell(parent, "Close shift", f"The shift was not closed: {error}")
+        await _tell(parent, "Close shift", str(error))  # the one sentence: nothing frozen
         return None
     dialog = ShiftReportDialog(closed, profile=profile.name, tasks=session.tasks, parent=parent,
                                saved=saved)

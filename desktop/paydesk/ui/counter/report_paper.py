@@ -105,7 +105,7 @@ def pdf_bytes(shift: Shift, figures: Figures, profile: str | None = None) -> byt
           report_lines(shift, figures, profile), shift.mode == "test")
     painter.end()
     buffer.close()
-    return bytes(data)
+    return bytes(data.data())
 
 
 def fonts_ready() -> None:

@@ -3,10 +3,13 @@ newest first, following every change live; and the day's totals in words."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
+from ...desk.counter import CounterController
 from ...desk.states import money
 from ...desk.tasks import TaskSet
 from ...ledger.counter import (
@@ -23,7 +26,7 @@ from ...ledger.counter import (
 from ...service.money import format_amount
 from ..fixed_text import fixed_font
 from ..paging import PagedModel
-from ..table import tips_for_cut_text
+from ..table import Index, tips_for_cut_text
 
 COLUMNS = ("Time", "Title", "Amount", "State", "Reference")
 TIME, TITLE, AMOUNT, STATE, REFERENCE = range(len(COLUMNS))
@@ -71,7 +74,7 @@ class SalesModel(PagedModel):
     HEADERS = COLUMNS
     PAGE_TASK = "counter sales: next page"
 
-    def __init__(self, controller, tasks: TaskSet):
+    def __init__(self, controller: CounterController, tasks: TaskSet) -> None:
         super().__init__(tasks)
         self.controller = controller
         self.sales: list[Sale] = []
@@ -93,7 +96,7 @@ class SalesModel(PagedModel):
             return kind_words(sale)
         return sale.tx_ref
 
-    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         sale, column = self.sales[index.row()], index.column()
@@ -119,7 +122,7 @@ class SalesModel(PagedModel):
         self.endResetModel()
         self.loaded.emit()
 
-    async def read_page(self, query, before) -> tuple[list, int | None, bool]:
+    async def read_page(self, query: object, before: int | None) -> tuple[list[Sale], int | None, bool]:
         sales = await self.controller.today(before=before, limit=PAGE)
         return sales, sales[-1].id if sales else before, len(sales) >= PAGE
 

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...desk.counter import CounterController
+from ...desk.tasks import TaskSet
 from ...ledger import LedgerError
 from ...service.errors import ServiceError, ValidationError
 from ..field_message import FieldMessage
@@ -31,8 +32,9 @@ WORDS = ("The service needs an e-mail for every payment. Type the shop's e-mail:
 
 class ShopEmailBox(QFrame):
     saved = Signal()  # the profile has the shop's e-mail now
+    message: FieldMessage  # (made below the field, whose edits clear it)
 
-    def __init__(self, controller: CounterController, tasks):
+    def __init__(self, controller: CounterController, tasks: TaskSet) -> None:
         super().__init__()
         self.controller, self.tasks = controller, tasks
         self.setObjectName("counter-shop-email")

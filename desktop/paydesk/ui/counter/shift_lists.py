@@ -21,6 +21,7 @@ from ...desk.texts import local_time, money_text, utc_time
 from ...ledger.counter import OPEN, PAID_AFTER_VOID, CounterBook, Figures, Sale, SaleQuery, Shift
 from ..fixed_text import fixed_font
 from ..paging import PagedModel
+from ..table import Index
 
 PAGE = 100
 LOUD = QColor("#b3261e")
@@ -119,7 +120,7 @@ class ShiftsModel(PagedModel):
             return str(getattr(figures, self.COUNTS[column])) if figures is not None else ""
         return totals(figures)
 
-    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         shift, figures = self.rows[index.row()]
@@ -139,6 +140,9 @@ class ShiftsModel(PagedModel):
 def listed(sale: Sale) -> bool:
     """Does finance's second list show ``sale``: open, or paid after void and not settled."""
     return sale.kind == OPEN or sale.needs_decision
+
+
+SALE_STATES = ("Open", "Paid after void: refund or keep")  # the State column's words
 
 
 class SalesModel(PagedModel):
@@ -218,10 +222,10 @@ class SalesModel(PagedModel):
         if column == 4:
             return money(record) if record is not None else ""
         if column == 5:
-            return "Paid after void: refund or keep" if sale.needs_decision else "Open"
+            return SALE_STATES[1] if sale.needs_decision else SALE_STATES[0]
         return sale.tx_ref
 
-    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         sale = self.sales[index.row()]

@@ -10,16 +10,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
-    QPushButton,
     QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -28,38 +24,20 @@ from ...desk.session import Session
 from ...desk.states import money
 from ...ledger import LedgerError
 from ...ledger.counter import KEEP, REFUND, Figures, Sale, SaleQuery, Shift
+from .. import widgets
 from ..as_of import AsOf
 from ..dialogs import confirm, run_dialog
+from ..fixed_text import fixed_font
+from ..passing import Passing
 from ..screen_fit import resize_within_screen
 from ..signals import signals_of
-from ..table import tips_for_cut_text
+from ..table import AMOUNT_SAMPLE, REFERENCE_SAMPLE, TIME_SAMPLE, fit_columns
 from .report import ShiftReportDialog, profile_name
-from .shift_lists import SalesModel, ShiftsModel
+from .shift_lists import SALE_STATES, SalesModel, ShiftsModel
 
 log = logging.getLogger("paydesk.ui.counter.shifts")
 TITLE = "Counter shifts"
 BANNER_MOST = 100  # undecided payments after void counted one by one; more: "More than"
-
-
-def _table(name: str, model) -> QTableView:
-    table = QTableView()
-    tips_for_cut_text(table)
-    table.setObjectName(name)
-    table.setModel(model)
-    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    table.verticalHeader().hide()
-    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-    table.horizontalHeader().setStretchLastSection(True)
-    return table
-
-
-def _button(text: str, name: str) -> QPushButton:
-    button = QPushButton(text)
-    button.setObjectName(name)
-    button.setAccessibleName(text.rstrip("…"))
-    return button
 
 
 class CounterShiftsWindow(QWidget):
@@ -87,15 +65,17 @@ class CounterShiftsWindow(QWidget):
         top_column.setContentsMargins(0, 0, 0, 0)
         caption = QLabel("&Shifts:")
         self.shifts_model = ShiftsModel(book, self.tasks)
-        self.shifts = _table("counter-shifts", self.shifts_model)
+        self.shifts = widgets.record_table("counter-shifts", self.shifts_model)
         self.shifts.setAccessibleName("Shifts")
-        for col, width in enumerate((120, 60, 130, 90, 130, 90, 60, 60, 60, 60, 100)):
-            self.shifts.setColumnWidth(col, width)
+        # the paid amounts take what the others leave: the list never scrolls sideways
+        fit_columns(self.shifts, ("Counter 12", "9999", TIME_SAMPLE, "accounts",
+                                  TIME_SAMPLE, "accounts", *["9,999"] * 5, ""), 11,
+                    {1: fixed_font()})
         caption.setBuddy(self.shifts)
         top_column.addWidget(caption)
         top_column.addWidget(self.shifts, 1)
         row = QHBoxLayout()
-        self.report_button = _button("Show report", "show-shift-report")
+        self.report_button = widgets.button("Show report", "show-shift-report")
         row.addWidget(self.report_button)
         row.addStretch(1)
         top_column.addLayout(row)
@@ -112,16 +92,18 @@ class CounterShiftsWindow(QWidget):
         self.banner.hide()
         below_column.addWidget(self.banner)
         self.sales_model = SalesModel(book, self.tasks)
-        self.sales = _table("counter-open-sales", self.sales_model)
+        self.sales = widgets.record_table("counter-open-sales", self.sales_model)
         self.sales.setAccessibleName("Open sales and payments after void")
-        for col, width in enumerate((130, 110, 80, 200, 100, 220)):
-            self.sales.setColumnWidth(col, width)
+        # the title takes what the others leave: the Reference is in view whole, never past
+        # the list's edge
+        fit_columns(self.sales, (TIME_SAMPLE, "Counter 12", "Sale 0000", "", AMOUNT_SAMPLE,
+                                 SALE_STATES, REFERENCE_SAMPLE), 3, {6: fixed_font()})
         caption.setBuddy(self.sales)
         below_column.addWidget(caption)
         below_column.addWidget(self.sales, 1)
         row = QHBoxLayout()
-        self.refund_button = _button("Refund…", "refund-after-void")
-        self.keep_button = _button("Keep", "keep-after-void")
+        self.refund_button = widgets.button("Refund…", "refund-after-void")
+        self.keep_button = widgets.button("Keep", "keep-after-void")
         row.addWidget(self.refund_button)
         row.addWidget(self.keep_button)
         self.message = QLabel("")
@@ -153,6 +135,7 @@ class CounterShiftsWindow(QWidget):
         # a shared ledger out of reach: the lists as they were, marked as of when it went
         self.as_of = AsOf(session, self)
         self.as_of.changed.connect(self._reachable)
+        self.passing = Passing(session, self)  # a refusal said goes when its cause goes
         self.loaded = False  # both lists have their first page
         self._enable()
         self._count()
@@ -266,7 +249,7 @@ class CounterShiftsWindow(QWidget):
 
     # -- actions ---------------------------------------------------------------------------
 
-    def _activated(self, index) -> None:
+    def _activated(self, index: QModelIndex) -> None:
         chosen = self.shifts_model.at(index.row())
         if chosen is not None:
             self.tasks.replace("report", self.show_report(*chosen))
@@ -291,6 +274,9 @@ class CounterShiftsWindow(QWidget):
 
     async def decide(self, sale: Sale, decision: str) -> Sale | None:
         what = f"{money(sale.record) if sale.record else 'the payment'} ({sale.tx_ref})"
+        # a shared ledger out of reach: the decision could not be recorded, so none is asked
+        if self.passing.refused_now(self.message, self.say, lambda: self.say("")):
+            return None
         if decision == REFUND and not await confirm(
                 self, "Refund", f"Refund {what}?",
                 "PayDesk cannot give money back itself: refund it from the service's "
@@ -299,8 +285,9 @@ class CounterShiftsWindow(QWidget):
             return None
         try:
             decided = await self.controller.decide(sale, decision)
-        except LedgerError as error:
-            self.say(f"Not recorded: {error}")
+        except LedgerError as error:  # its one sentence; gone when the ledger answers again
+            self.say(str(error))
+            self.passing.said(self.message, str(error), error, lambda: self.say(""))
             return None
         self.sales_model.changed(decided)
         self.say(f"{what}: to be refunded from the service's dashboard" if decision == REFUND

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from datetime import date, datetime, timedelta
 
 from PySide6.QtCore import Qt, QTimer
@@ -32,19 +33,17 @@ from ..passing import Passing
 from ..screen_fit import keep_wrapped_height
 from ..signals import signals_of
 from .after_void import AfterVoidBanner
-from .confirm_sale import confirm_sale
 from .entry import SaleEntry
 from .mirror import StaffMirror
 from .sales import SalesList, SalesModel, totals_text
 from .setup import ShopEmailBox
 from .tools import CounterTools
+from .voids import Voids
 
 log = logging.getLogger("paydesk.counter.tab")
 
 CODE_SHOWN = "This customer's code is on screen: Escape starts a new sale"
 KEEPS_TRYING = "PayDesk keeps trying with the same reference; nothing will be paid twice"
-PAID_MEANWHILE = "The customer paid meanwhile: nothing was voided"
-ENDED_MEANWHILE = "The sale ended meanwhile: nothing was voided"
 REFRESH_MS = 150  # the totals and the red banner, read again once a burst of changes is over
 FIELDS = {"amount": "amount", "currency": "amount", "note": "note", "email": "email"}
 
@@ -62,7 +61,7 @@ def _ms_to_next_midnight() -> int:
     return max(0, int(left.total_seconds() * 1000)) + MIDNIGHT_SLACK_MS
 
 
-class CounterTab(QWidget):
+class CounterTab(Voids, QWidget):
     def __init__(self, session: Session, controller: CounterController):
         super().__init__()
         self.setObjectName("tab-counter")
@@ -203,7 +202,7 @@ class CounterTab(QWidget):
         else:
             self.tasks.replace("refresh", self._quietly(self._refresh))
 
-    async def _quietly(self, work) -> None:
+    async def _quietly(self, work: Callable[[], Awaitable[object]]) -> None:
         """``work()`` (a read of the ledger); a ledger out of reach is logged, not raised."""
         try:
             await work()
@@ -301,7 +300,7 @@ class CounterTab(QWidget):
             self.show_sale(self.controller.current)
             return None
         except (ServiceError, LedgerError) as failure:
-            self._refused(failure)
+            self.say_refused(failure)
             self.show_sale(self.controller.current)
             return None
         finally:
@@ -343,82 +342,12 @@ class CounterTab(QWidget):
             return
         self.tasks.replace("new sale", self.new_sale())
 
-    def _refused(self, failure: Exception) -> None:
+    def say_refused(self, failure: Exception) -> None:
         """What refused the staff's press, under the buttons; gone when its cause goes (the
         shared ledger back, the key added)."""
         text = getattr(failure, "message", None) or str(failure)
         self.entry.say({}, text)
         self.passing.said(self.message, text, failure)
-
-    def _refused_now(self) -> bool:
-        """Refused before the staff is asked anything (the shared ledger out of reach)."""
-        try:
-            self.session.refuse_while_down()
-        except LedgerError as refused:
-            self._refused(refused)
-            return True
-        return False
-
-    async def new_sale(self) -> Sale | None:
-        if self.controller.payable():
-            if self._refused_now():  # a void could not be written: not asked
-                return None
-            ok = await confirm_sale(
-                self, "Void this sale?", "Void this sale and start a new one?",
-                self.controller.current,
-                "The customer's code stops being shown. PayDesk keeps watching the link: if "
-                "it is paid anyway it is shown in red, to refund or keep.",
-                "Void sale", "Keep waiting", object_name="confirm-void")
-            if not ok:
-                return None
-            if not self.controller.payable():  # paid while the box was open
-                self._paid_meanwhile()
-                return None
-        try:
-            voided = await self.controller.new_sale()
-        except (LedgerError, ServiceError) as failure:
-            self._refused(failure)
-            return None
-        if self.controller.current is not None:  # paid meanwhile (SalePaid): PAID stays shown
-            return self.message.say(PAID_MEANWHILE, ok=True)
-        self.entry.clear()
-        self.show_sale(None)
-        self.amount.setFocus(Qt.FocusReason.OtherFocusReason)
-        return voided
-
-    def _paid_meanwhile(self) -> None:
-        """*Void sale* pressed on a sale the customer had paid meanwhile: nothing voided;
-        both screens show how it ended (PAID), the next Escape clears them."""
-        settled = self.controller.current or self.mirror.sale
-        self.show_sale(settled)
-        state = settled.record.state if settled is not None and settled.record else ""
-        self.message.say(PAID_MEANWHILE if state == "success" else ENDED_MEANWHILE, ok=True)
-        self._back_to_amount()
-
-    # -- after a void, and the shift --------------------------------------------------
-
-    async def decide(self, sale: Sale, decision: str) -> Sale | None:
-        if self._refused_now():  # a decision could not be written: not asked
-            return None
-        if decision == REFUND:
-            ok = await confirm_sale(
-                self, "Refund this payment?", "Refund the payment that came after the void?",
-                sale,
-                "Give this amount back from the service's dashboard: PayDesk cannot refund "
-                "it. PayDesk records that it is to be refunded, who decided and when.",
-                "Record refund", "Cancel", object_name="confirm-refund")
-            if not ok:
-                return None
-        self.banner.set_busy(True)
-        try:
-            decided = await self.controller.decide(sale, decision)
-        except LedgerError as failure:
-            self._refused(failure)
-            return None
-        finally:
-            self.banner.set_busy(False)
-        await self._quietly(self._refresh)
-        return decided
 
     def shut(self) -> None:
         """The window is closing: the customer's display closes with it."""

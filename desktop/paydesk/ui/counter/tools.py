@@ -12,6 +12,8 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QWidget
 
 from ...desk.counter import CounterController
+from ...desk.tasks import TaskSet
+from ...ledger.counter import Shift
 from ..dialogs import run_dialog
 from ..elided import ElidedLabel
 from .place import DisplayPlace
@@ -22,8 +24,8 @@ log = logging.getLogger("paydesk.counter.tools")
 class CounterTools(QWidget):
     renamed = Signal()  # the counter has a new name: today's list is the renamed counter's
 
-    def __init__(self, controller: CounterController, tasks,
-                 after_close: Callable[[], Awaitable[None]]):
+    def __init__(self, controller: CounterController, tasks: TaskSet,
+                 after_close: Callable[[], Awaitable[None]]) -> None:
         """``after_close``: read again what Close shift… changed (awaited in its task)."""
         super().__init__()
         self.controller, self.tasks, self.after_close = controller, tasks, after_close
@@ -60,14 +62,14 @@ class CounterTools(QWidget):
         if self._closing is None or self._closing.done():  # one close at a time
             self._closing = self.tasks.spawn(self.close_shift(), "close shift")
 
-    async def close_shift(self):
+    async def close_shift(self) -> Shift | None:
         from .report import close_shift  # built with the shift report, on first use
 
         shift = await close_shift(self.controller, self)
         await self.after_close()
         return shift
 
-    async def rename_counter(self):
+    async def rename_counter(self) -> int:
         from .rename import RenameDialog
 
         renamed = await run_dialog(RenameDialog(self.controller, self.tasks, self))

@@ -19,7 +19,7 @@ class MetaRows(QWidget):
 
     changed = Signal()
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.rows: list[tuple[QLineEdit, QLineEdit, QWidget]] = []
         self.column = QVBoxLayout(self)
@@ -53,7 +53,7 @@ class MetaRows(QWidget):
         self.column.insertWidget(self.column.count() - 1, row)
         self.changed.emit()
 
-    def _remove(self, entry) -> None:
+    def _remove(self, entry: tuple[QLineEdit, QLineEdit, QWidget]) -> None:
         self.rows.remove(entry)
         entry[2].deleteLater()
         self.changed.emit()
@@ -70,20 +70,22 @@ class LinkForm(QWidget):
     createRequested = Signal()
     newReference = Signal()
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.setObjectName("link-form")
         form = QFormLayout(self)
+        # narrower than a caption and its field side by side (the window made as narrow as
+        # it goes, a code beside): each caption above its field, never scrolled sideways
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.messages: dict[str, FieldMessage] = {}
-        self.fields: dict[str, QWidget] = {}
+        self.fields: dict[str, QLineEdit] = {}
 
-        def add(key: str, label: str, widget: QWidget, placeholder: str = "",
+        def add(key: str, label: str, widget: QLineEdit, placeholder: str = "",
                 container: QWidget | None = None) -> None:
             widget.setObjectName(f"field-{key}")
             widget.setAccessibleName(label.replace("&", ""))
-            if isinstance(widget, QLineEdit):
-                widget.setPlaceholderText(placeholder)
-                widget.textChanged.connect(self.revalidate)
+            widget.setPlaceholderText(placeholder)
+            widget.textChanged.connect(self.revalidate)
             message = add_field_row(form, label, container or widget, f"field-{key}", widget)
             self.fields[key] = widget
             self.messages[key] = message
@@ -200,8 +202,7 @@ class LinkForm(QWidget):
         """Messages next to the fields typed in; the button says the first problem."""
         problems = self.problems()
         for key, message in self.messages.items():
-            typed = key in self._touched or (isinstance(self.fields.get(key), QLineEdit)
-                                             and self.fields[key].text().strip())
+            typed = key in self._touched or (key in self.fields and self.fields[key].text().strip())
             message.say(problems.get(key) if typed or key == "meta" else None)
         self.create_button.setEnabled(not problems and not self.busy and not self.refused)
         if self.busy:
@@ -304,10 +305,12 @@ class LinkForm(QWidget):
                 "currency": self.currency.currentText(), "meta": self.meta.pairs()}
 
     def restore(self, draft: dict | None, callback_url: str, return_url: str) -> None:
-        """Show ``draft`` (None: an empty form with the profile's default addresses); no
-        field's message is said until it is typed in again."""
+        """Show ``draft`` (None: an empty form with the profile's default addresses), the
+        reference empty until this profile's is proposed; no field's message is said until
+        it is typed in again."""
         fields = draft["fields"] if draft else {"callback_url": callback_url,
                                                 "return_url": return_url}
+        self.tx_ref.clear()  # the last one's reference never shows here: proposed anew
         for key in self.DRAFTED:
             self.fields[key].setText(fields.get(key, ""))
         if draft and self.currency.findText(draft["currency"]) >= 0:

@@ -5,14 +5,25 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from PySide6.QtCore import QRectF, Qt, QUrl, Signal
-from PySide6.QtGui import QColor, QDesktopServices, QGuiApplication, QPageLayout, QPainter
+from PySide6.QtCore import QByteArray, QRectF, Qt, QUrl, Signal
+from PySide6.QtGui import (
+    QColor,
+    QDesktopServices,
+    QGuiApplication,
+    QImage,
+    QImageWriter,
+    QPageLayout,
+    QPainter,
+    QResizeEvent,
+)
 from PySide6.QtWidgets import QFileDialog, QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from ...desk.states import money, state_words
+from ...desk.tasks import TaskSet
 from ...ledger import LinkRecord
 from .. import files
 from ..dialogs import run_dialog, shown
+from ..elided import ElidedLabel
 from ..fixed_text import use_fixed
 from ..printing import printed
 from .qr import QrCode, QrWidget
@@ -72,10 +83,16 @@ def paint_page(painter: QPainter, page: QRectF, code: QrCode, record: LinkRecord
                      Qt.AlignmentFlag.AlignHCenter, text)
 
 
+def _save_png(image: QImage, path: str) -> bool:
+    """``image`` written to ``path`` as a PNG, whatever its name ends with (through a writer:
+    QImage.save's stub and its binding disagree on the format's type)."""
+    return QImageWriter(path, QByteArray(b"PNG")).write(image)
+
+
 class LinkPanel(QWidget):
     said = Signal(str)  # what a button just did ("Link copied to the clipboard")
 
-    def __init__(self, tasks):
+    def __init__(self, tasks: TaskSet) -> None:
         super().__init__()
         self.tasks = tasks.child(self)  # saving and printing end with the panel
         self.setObjectName("link-panel")
@@ -120,11 +137,11 @@ class LinkPanel(QWidget):
             grid.addWidget(button, i // 4, i % 4)
             self.buttons[key] = button
         column.addLayout(grid)
-        self.outcome = QLabel("")
+        # what the last button did (where a file went: a long path) on one kept line, the
+        # middle elided so the file's name shows, the whole on hover and in the status bar
+        self.outcome = ElidedLabel("", mode=Qt.TextElideMode.ElideMiddle, keep_room=True)
         self.outcome.setObjectName("link-done")
-        self.outcome.setWordWrap(True)
         self.outcome.setAccessibleDescription("What the last button did")
-        selectable_when_shown(self.outcome)
         column.addWidget(self.outcome)
         self.test = True
         self.watermark = Watermark(self)
@@ -136,7 +153,7 @@ class LinkPanel(QWidget):
         self.watermark.setVisible(test)
         self.watermark.lower()
 
-    def resizeEvent(self, event) -> None:  # noqa: N802
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
         self.watermark.setGeometry(self.rect())
         super().resizeEvent(event)
 
@@ -182,7 +199,6 @@ class LinkPanel(QWidget):
         """What a button just did, under the buttons (and in the status bar)."""
         self.outcome.setText(text)
         self.outcome.setAccessibleName(text)  # its name is what it shows
-        selectable_when_shown(self.outcome)
         if text:
             self.said.emit(text)
 
@@ -197,13 +213,14 @@ class LinkPanel(QWidget):
             self.say("QR image copied to the clipboard")
 
     async def save(self, kind: str) -> str | None:
-        if not self.qr.code:
+        record = self.record
+        if not self.qr.code or record is None:
             return None
         dialog = QFileDialog(self, f"Save the QR code as {kind.upper()}")
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setNameFilter(f"{kind.upper()} image (*.{kind})")
         dialog.setDefaultSuffix(kind)
-        await files.open_in_start_folder(dialog, f"{self.record.tx_ref}.{kind}")
+        await files.open_in_start_folder(dialog, f"{record.tx_ref}.{kind}")
         self.file_dialog = dialog
         async with shown(dialog) as result:  # one dialog per save, not one kept per save
             if not result:
@@ -214,7 +231,7 @@ class LinkPanel(QWidget):
         try:
             if kind == "svg":
                 await asyncio.to_thread(Path(path).write_bytes, code.svg())
-            elif not await asyncio.to_thread(code.image(1200).save, path, "PNG"):
+            elif not await asyncio.to_thread(_save_png, code.image(1200), path):
                 raise OSError("the image could not be written")
         except OSError as error:
             self.say(f"Not saved: {error.strerror or error}")
@@ -225,7 +242,8 @@ class LinkPanel(QWidget):
     async def print_qr(self) -> bool:
         from PySide6.QtPrintSupport import QPrintDialog, QPrinter
 
-        if not self.qr.code:
+        code, record = self.qr.code, self.record
+        if code is None or record is None:
             return False
         printer = QPrinter(QPrinter.PrinterMode.HighResolution)
         printer.setPageOrientation(QPageLayout.Orientation.Portrait)
@@ -235,8 +253,7 @@ class LinkPanel(QWidget):
             return False
         painter = QPainter(printer)
         page = printer.pageLayout().paintRectPixels(printer.resolution())
-        paint_page(painter, QRectF(0, 0, page.width(), page.height()), self.qr.code,
-                   self.record, self.test)
+        paint_page(painter, QRectF(0, 0, page.width(), page.height()), code, record, self.test)
         painter.end()
         self.say(printed(printer))
         return True

@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import segno
 from PySide6.QtCore import QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter, QPaintEvent
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 QUIET = 4  # modules of white around the code, as the standard asks
@@ -36,10 +36,10 @@ class QrCode:
         for r, row in enumerate(self.matrix):
             y = y0 + (r + QUIET) * module
             run_start = None
-            for c, dark in enumerate(row + [0]):
-                if dark and run_start is None:
+            for c, module_dark in enumerate(row + [0]):
+                if module_dark and run_start is None:
                     run_start = c
-                elif not dark and run_start is not None:
+                elif not module_dark and run_start is not None:
                     painter.fillRect(x0 + (run_start + QUIET) * module, y,
                                      (c - run_start) * module, module, black)
                     run_start = None
@@ -75,7 +75,7 @@ class QrWidget(QWidget):
     dimmed and crossed by the state's words, so nobody scans a code that can no longer be
     paid; the words say why."""
 
-    def __init__(self, parent=None, minimum: int = 160):
+    def __init__(self, parent: QWidget | None = None, minimum: int = 160) -> None:
         super().__init__(parent)
         self.code: QrCode | None = None
         self.done: str | None = None  # the settled state's words, drawn across the code
@@ -103,7 +103,7 @@ class QrWidget(QWidget):
     # Asking a layout for as much height as width, it was given it where there was none, and
     # the code was drawn under the words below it (the customer view beside the amount box).
 
-    def paintEvent(self, event) -> None:  # noqa: N802
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
         if self.code is None:
             return
         painter = QPainter(self)
@@ -111,10 +111,10 @@ class QrWidget(QWidget):
         area = QRectF(self.rect())
         self.code.paint(painter, area, DIMMED if self.done else None)
         if self.done:
-            self._mark(painter, area)
+            self._mark(painter, area, self.done)
         painter.end()
 
-    def _mark(self, painter: QPainter, area: QRectF) -> None:
+    def _mark(self, painter: QPainter, area: QRectF, done: str) -> None:
         """The state's words on a band across the middle of the code."""
         side = min(area.width(), area.height())  # the code's square, centred in the area
         band = QRectF(area.center().x() - side / 2, area.center().y() - side * 0.16,
@@ -124,10 +124,10 @@ class QrWidget(QWidget):
         font.setBold(True)
         font.setPixelSize(max(10, int(side * 0.13)))
         while font.pixelSize() > 10 and \
-                QFontMetrics(font).horizontalAdvance(self.done) > side * 0.92:
+                QFontMetrics(font).horizontalAdvance(done) > side * 0.92:
             font.setPixelSize(font.pixelSize() - 1)
         painter.setFont(font)
-        painter.setPen(QColor("#1b7f3b") if self.done == "PAID" else QColor("#b3261e"))
-        painter.drawText(band, Qt.AlignmentFlag.AlignCenter, self.done)
+        painter.setPen(QColor("#1b7f3b") if done == "PAID" else QColor("#b3261e"))
+        painter.drawText(band, Qt.AlignmentFlag.AlignCenter, done)
 
 

@@ -3,24 +3,36 @@ the ledger's newest links (the Transactions tab browses all of them)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
+from PySide6.QtWidgets import QAbstractItemView, QTableView
 
-from ...desk.states import money, state_words
+from ...desk.states import PAID_AFTER_VOID, SHOWN, VOIDED_AT_COUNTER, money, state_words
 from ...ledger import LinkRecord
 from ..fixed_text import fixed_font
-from ..table import HeadedModel, tips_for_cut_text
+from ..table import (
+    AMOUNT_SAMPLE,
+    REFERENCE_SAMPLE,
+    HeadedModel,
+    Index,
+    bold_font,
+    fit_columns,
+    tips_for_cut_text,
+)
 
 COLUMNS = ("Reference", "Amount", "Title", "State", "Created")
 STATE = COLUMNS.index("State")
+STATE_SAMPLES = (*(s.words for s in SHOWN.values()), VOIDED_AT_COUNTER.words,
+                 PAID_AFTER_VOID.words)
 MAX_ROWS = 100  # older links are in the ledger (the Transactions tab)
 
 
 class RecentModel(HeadedModel):
     HEADERS = COLUMNS
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.records: list[LinkRecord] = []
         self._fixed = fixed_font()
@@ -39,7 +51,7 @@ class RecentModel(HeadedModel):
             return state_words(record).words
         return record.created_at.astimezone().strftime("%d %b %H:%M")
 
-    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         record, column = self.records[index.row()], index.column()
@@ -86,7 +98,7 @@ class RecentModel(HeadedModel):
 class RecentLinks(QTableView):
     chosen = Signal(object)  # a LinkRecord the user selected
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.setObjectName("recent-links")
         self.setAccessibleName("Recent links")
@@ -97,11 +109,9 @@ class RecentLinks(QTableView):
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.verticalHeader().hide()
-        header = self.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for column, width in enumerate((240, 110, 200, 190)):
-            self.setColumnWidth(column, width)
-        header.setStretchLastSection(True)
+        # the title takes what the others leave: the list never scrolls sideways
+        fit_columns(self, (REFERENCE_SAMPLE, AMOUNT_SAMPLE, "", STATE_SAMPLES,
+                           "28 Dec 23:58"), 2, {0: fixed_font(), STATE: bold_font()})
         self._following = False
         self.selectionModel().selectionChanged.connect(self._selected)
 

@@ -4,6 +4,7 @@ their own tab, ui/counter.)"""
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -11,7 +12,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QScrollArea,
     QSplitter,
     QSystemTrayIcon,
     QVBoxLayout,
@@ -19,18 +19,23 @@ from PySide6.QtWidgets import (
 )
 
 from ...desk.budget_words import waiting_text
+from ...desk.leases import NoKeyError
 from ...desk.links import LinksController
-from ...desk.session import NoKeyError, Session
+from ...desk.scheduler import Scheduler
+from ...desk.session import Session
 from ...desk.states import money, state_words
 from ...ledger import LedgerError, LinkRecord
-from ...scheduler import Scheduler
 from ...service.call_class import waits_shown_by
 from ...service.errors import ServiceError, ValidationError
 from ..as_of import AsOf
+from ..scrolled import DownScrollArea
 from ..signals import signals_of
 from .form import LinkForm
 from .panel import LinkPanel
 from .recent import RecentLinks
+
+if TYPE_CHECKING:
+    from .website import SnippetsDialog  # (imported when first asked for)
 
 log = logging.getLogger("paydesk.links.tab")
 
@@ -70,11 +75,7 @@ class LinksTab(QWidget):
 
         split = QSplitter(Qt.Orientation.Horizontal)
         self.form = LinkForm()
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(self.form)
-        scroll.setAccessibleName("Link form")
-        split.addWidget(scroll)
+        split.addWidget(DownScrollArea(self.form, "Link form"))  # never scrolled sideways
         self.panel = LinkPanel(self.tasks)
         self.panel.said.connect(session.report)
         split.addWidget(self.panel)
@@ -140,6 +141,7 @@ class LinksTab(QWidget):
             self.form.restore(self._drafts.pop(showing, None), profile.callback_url,
                               profile.return_url)
             self._showing = showing
+            self.loaded = False  # until this profile's list and reference are read
         else:
             self.form.set_defaults(profile.callback_url, profile.return_url)
         self.tasks.replace("reload", self._reload(profile.id, self.session.mode))
@@ -228,6 +230,8 @@ class LinksTab(QWidget):
             return None
         request = self.form.request()
         profile = self.session.profile
+        if profile is None:  # (the form has no currency then: refused above)
+            return None
         self.creating = True
         self.form.set_busy(True)
         refused: LedgerError | None = None
@@ -282,7 +286,7 @@ class LinksTab(QWidget):
         if self.creating:
             self.form.set_waiting(waiting_text(seconds) if seconds is not None else "")
 
-    async def show_snippets(self):
+    async def show_snippets(self) -> SnippetsDialog | None:
         from ..dialogs import run_dialog
         from .website import PER_ORDER, SnippetsDialog
 
@@ -297,7 +301,7 @@ class LinksTab(QWidget):
             return None
         secret = await self.session.key()
         dialog = SnippetsDialog(self.form.merchant_request(), public,
-                                self.session.profile.base_url, secret, self)
+                                self.session.active()[0].base_url, secret, self)
         self.snippets = dialog
         await run_dialog(dialog)
         return dialog

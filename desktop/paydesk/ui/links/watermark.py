@@ -4,7 +4,7 @@ a printed page (a receipt, a shift report)."""
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QPainter, QPixmap
+from PySide6.QtGui import QColor, QFont, QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import QWidget
 
 
@@ -20,7 +20,7 @@ class Watermark(QWidget):
 
     _cache: tuple[tuple, QPixmap] | None = None  # the drawing of the last size
 
-    def paintEvent(self, event) -> None:  # noqa: N802
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
         """TEST, tiled across the whole background: visible around everything on top. Drawn
         once per size (a full screen of text takes milliseconds), then copied."""
         ratio = self.devicePixelRatioF()

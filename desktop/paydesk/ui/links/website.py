@@ -9,7 +9,7 @@ from dataclasses import replace
 from decimal import Decimal
 
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from ...service.models import PaymentRequest
 from ...service.snippets import html_form, inline_checkout
@@ -50,7 +50,8 @@ def explanation() -> str:
 
 
 class SnippetsDialog(QDialog):
-    def __init__(self, request, public_key: str, base_url: str, secret_key: str | None, parent=None):
+    def __init__(self, request: PaymentRequest, public_key: str, base_url: str, secret_key: str | None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("website-snippets")
         self.setWindowTitle("For your website")

@@ -6,6 +6,7 @@ without reading the list again."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt
 
@@ -15,6 +16,7 @@ from ...desk.texts import utc_time
 from ...ledger.inbox import Inbox, InboxEntry, InboxQuery
 from ..fixed_text import fixed_font
 from ..paging import PagedModel
+from ..table import Index
 
 HEADERS = ("Time", "Reference", "Event", "Verdict", "Profile / mode", "Detail")
 TIME, REFERENCE, EVENT, VERDICT, PROFILE, DETAIL = range(6)
@@ -109,7 +111,7 @@ class InboxModel(PagedModel):
             return f"{self.profile_name(entry.profile_id)} · {mode}"
         return entry.detail
 
-    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         entry = self.entries[index.row()]

@@ -32,6 +32,7 @@ from ...ledger import LedgerError
 from ...ledger.inbox import BAD_SIGNATURE, VERDICTS, Inbox, InboxEntry, InboxQuery
 from ...service.errors import ServiceError
 from ..fixed_text import use_fixed
+from ..passing import Passing
 from ..screen_fit import resize_within_screen
 from ..signals import signals_of
 from ..table import tips_for_cut_text
@@ -150,6 +151,7 @@ class NotificationsWindow(QWidget):
         signals.notificationChanged.connect(self.entry_changed)
         signals.changed.connect(self.offer)  # another profile, or mode: is the test offered?
         self.offered: bool | None = None  # not known yet
+        self.passing = Passing(session, self)  # a refusal said goes when its cause goes
         self._probed: dict[tuple[str, str], bool] = {}  # (profile id, address): the sandbox?
         self.outcome: Outcome | None = None
         self._shown: InboxEntry | None = None
@@ -168,8 +170,10 @@ class NotificationsWindow(QWidget):
     async def _load(self, query: InboxQuery) -> None:
         try:
             await self.model.load(query)
-        except LedgerError as error:  # a shared ledger out of reach: the list stays as it was
-            self._show_count(f"Could not read the notifications: {error}")
+        except LedgerError as error:  # a shared ledger out of reach: the list stays as it was,
+            text = f"Could not read the notifications: {error}"  # read again once it answers
+            self._show_count(text)
+            self.passing.said(self.count, text, error, self.reload)
 
     def _count_later(self) -> None:
         self.tasks.replace("count", self._count(self.model.query))
@@ -229,17 +233,24 @@ class NotificationsWindow(QWidget):
         self.test_button.setToolTip("" if self.offered else NOT_OFFERED)
         if not self.offered and self.outcome is None:
             self.say(NOT_OFFERED)
-        elif self.outcome is None:
-            self.say("")
+        elif self.outcome is None and self.result.text() == NOT_OFFERED:
+            self.say("")  # its own words only: a refusal said meanwhile stays until its cause goes
 
-    async def send_test(self) -> Outcome:
-        self.test_button.setEnabled(False)
+    async def send_test(self) -> Outcome | None:
         self.outcome = None
+        # a shared ledger out of reach: the test link could not be written, nor its
+        # notification kept; said until the ledger answers again, nothing made or sent
+        if self.passing.refused_now(self.result, lambda text: self.say(text, ok=False),
+                                    lambda: self.say("")):
+            return None
+        self.test_button.setEnabled(False)
         self.say("Sending a test notification: a test link is made and paid on the sandbox…")
         try:
             outcome = await self.tester.run()
-        except LedgerError as error:  # the inbox could not be read: the ledger is out of reach
-            outcome = Outcome(False, f"The ledger could not be read: {error}", "inbox")
+        except LedgerError as error:  # gone on the way: its one sentence, gone with its cause
+            self.say(str(error), ok=False)
+            self.passing.said(self.result, str(error), error, lambda: self.say(""))
+            return None
         finally:
             self.test_button.setEnabled(bool(self.offered))
         self.outcome = outcome

@@ -36,14 +36,19 @@ async def save_path(parent: QWidget, title: str, filters: list[str], name: str) 
         return path
 
 
-async def save_receipt(parent: QWidget, record: LinkRecord, merchant: str, test: bool) -> Path | None:
+async def save_receipt(parent: QWidget, record: LinkRecord, merchant: str, test: bool) -> str | None:
+    """Save receipt as PDF…: where the file went, or why it could not be written (None: the
+    dialog was cancelled)."""
     path = await save_path(parent, "Save the receipt as PDF", ["PDF (*.pdf)"],
                            f"receipt-{record.tx_ref}.pdf")
     if path is None:
         return None
     data = receipt.pdf_bytes(record, merchant, test)
-    await asyncio.to_thread(path.write_bytes, data)
-    return path
+    try:
+        await asyncio.to_thread(path.write_bytes, data)
+    except OSError as error:
+        return f"Could not save the receipt: {error.strerror or error}"
+    return f"Saved the receipt as PDF to {path}"
 
 
 async def print_receipt(parent: QWidget, record: LinkRecord, merchant: str,

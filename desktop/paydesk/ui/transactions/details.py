@@ -8,12 +8,21 @@ from dataclasses import replace
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QGridLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ...desk.states import OPEN_STATES
 from ...desk.texts import local_time, money_text, received, utc_time
 from ...ledger import LinkRecord
-from ..elided import ElidedLabel
+from .. import widgets
+from ..elided import ElidedLabel, WrappedLabel
 from ..fixed_text import use_fixed
 from ..links.panel import paint_state, state_label
 
@@ -31,6 +40,9 @@ FIXED = ("tx_ref", "reference", "logo")  # references and a URL: read back, type
 # a reference is never broken (a line of its own, elided in its middle with the whole of it
 # on hover); Copy reference and Copy service reference copy the whole
 ONE_LINE = ("tx_ref", "reference")
+# what may hold a word longer than the pane is wide (an address, a URL, a code typed by the
+# shop): broken inside it rather than widening the pane, which would then scroll sideways
+ANY_BREAK = ("email", "title", "description", "logo", "meta")
 ACTIONS = (  # (key, text): buttons, named by their verb
     ("check", "Check now"), ("receipt-print", "Print receipt…"),
     ("receipt-pdf", "Save receipt as PDF…"), ("show-qr", "Show QR"), ("copy-link", "Copy link"))
@@ -58,7 +70,7 @@ def _plain(label: QLabel) -> QLabel:
 class DetailsPanel(QWidget):
     actionRequested = Signal(str, object)  # (action key, LinkRecord)
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.setObjectName("transaction-details")
         self.setAccessibleName("Transaction details")
@@ -66,30 +78,45 @@ class DetailsPanel(QWidget):
         column = QVBoxLayout(self)
         self.state = state_label("transaction-state", 16)
         column.addWidget(self.state)
-        self.message = _plain(QLabel(""))
+        self.message = WrappedLabel("")  # a file's path (Printed to a PDF file: ...) is long
         self.message.setObjectName("transaction-message")
         self.message.setStyleSheet("color: #3d2e00; background: #fff4ce; padding: 6px;")
         column.addWidget(self.message)
         grid = QGridLayout()
         self.values: dict[str, QLabel] = {}
         self.captions: dict[str, QLabel] = {}
-        for row, (key, label) in enumerate(FIELDS):
+        # the Copy buttons on a row of their own under the references, not beside them: a
+        # third column took the room the values need in a pane of a 1024 px screen
+        self.copy_ref = self._button("copy-reference", "Copy reference")
+        self.copy_service_ref = self._button("copy-service-reference", "Copy service reference")
+        self.copy_ref.clicked.connect(lambda: self._copy("tx_ref"))
+        self.copy_service_ref.clicked.connect(lambda: self._copy("reference"))
+        copies = QHBoxLayout()
+        copies.addWidget(self.copy_ref)
+        copies.addWidget(self.copy_service_ref)
+        copies.addStretch(1)
+        row = 0
+        for key, label in FIELDS:
             caption = QLabel(label + ":")
             self.captions[key] = caption
-            value = (ElidedLabel("", mode=Qt.TextElideMode.ElideMiddle) if key in ONE_LINE
-                     else _plain(QLabel("")))
+            value: QLabel
+            if key in ONE_LINE:
+                value = ElidedLabel("", mode=Qt.TextElideMode.ElideMiddle)
+            elif key in ANY_BREAK:
+                value = WrappedLabel("")
+            else:
+                value = _plain(QLabel(""))
             value.setObjectName(f"transaction-{key}")
             caption.setBuddy(value)
             grid.addWidget(caption, row, 0, Qt.AlignmentFlag.AlignTop)
             grid.addWidget(value, row, 1)
             self.values[key] = value
+            row += 1
+            if key == "reference":
+                grid.addLayout(copies, row, 0, 1, 2)
+                row += 1
+        grid.setColumnStretch(1, 1)
         use_fixed(*(self.values[key] for key in FIXED))
-        self.copy_ref = self._button("copy-reference", "Copy reference")
-        self.copy_service_ref = self._button("copy-service-reference", "Copy service reference")
-        self.copy_ref.clicked.connect(lambda: self._copy("tx_ref"))
-        self.copy_service_ref.clicked.connect(lambda: self._copy("reference"))
-        grid.addWidget(self.copy_ref, 0, 2)
-        grid.addWidget(self.copy_service_ref, 1, 2)
         column.addLayout(grid)
         actions = QGridLayout()
         self.buttons: dict[str, QPushButton] = {}
@@ -115,10 +142,7 @@ class DetailsPanel(QWidget):
         self.show_record(None)
 
     def _button(self, name: str, text: str) -> QPushButton:
-        button = QPushButton(text)
-        button.setObjectName(name)
-        button.setAccessibleName(text.rstrip("…"))
-        return button
+        return widgets.button(text, name)
 
     def _copy(self, key: str) -> None:
         if self.record is not None:

@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import Awaitable
 from datetime import date, timedelta
 from pathlib import Path
+from typing import cast
 
 from PySide6.QtCore import QDate, QRectF, Qt, QTimer
 from PySide6.QtGui import QFont, QPainter
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
+    QWidget,
 )
 
 from ...desk.day import COUNTS, counts, fees_text, heading, local_midnight, printed_lines, refunds_text, write_day_csv
@@ -33,6 +35,7 @@ from ...desk.transactions import TransactionsController
 from ...ledger import DaySummary, LedgerError, LinkQuery
 from ..as_of import AsOf
 from ..dialogs import run_dialog
+from ..elided import ElidedLabel
 from ..passing import Passing
 from ..printing import REFUSED, printed
 from ..screen_fit import resize_within_screen
@@ -44,7 +47,8 @@ TOTALS = ("Currency", "Paid", "Collected", "Fees", "Refunded", "Net")
 
 
 class EndOfDayDialog(QDialog):
-    def __init__(self, controller: TransactionsController, tasks: TaskSet, parent=None):
+    def __init__(self, controller: TransactionsController, tasks: TaskSet,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.controller = controller
         self.tasks = tasks.child(self)
@@ -84,10 +88,11 @@ class EndOfDayDialog(QDialog):
         tips_for_cut_text(self.totals)
         self.totals.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         layout.addWidget(self.totals)
-        self.message = QLabel("")
+        # what was done (a file's long path): two lines kept, the middle elided so the
+        # file's name shows, the whole on hover
+        self.message = ElidedLabel("", mode=Qt.TextElideMode.ElideMiddle, keep_room=True,
+                                   lines=2)
         self.message.setObjectName("end-of-day-message")
-        self.message.setWordWrap(True)
-        self.message.setTextFormat(Qt.TextFormat.PlainText)
         layout.addWidget(self.message)
         buttons = QDialogButtonBox()
         self.export = buttons.addButton("Export CSV…", QDialogButtonBox.ButtonRole.ActionRole)
@@ -116,7 +121,7 @@ class EndOfDayDialog(QDialog):
         resize_within_screen(self, 640, 520)
 
     def chosen_day(self) -> date:
-        return self.day.date().toPython()
+        return cast(date, self.day.date().toPython())  # a QDate's Python value is a date
 
     def _changed(self) -> None:
         """A record changed: read the figures again within 500 ms. Not restarted while it
@@ -126,7 +131,8 @@ class EndOfDayDialog(QDialog):
 
     def _heading(self) -> str:
         session = self.controller.session
-        return heading(session.profile.name, session.mode, self.chosen_day())
+        profile, mode = session.active()
+        return heading(profile.name, mode, self.chosen_day())
 
     def _show_heading(self) -> None:
         text = self._heading() + self.as_of.suffix()
@@ -154,7 +160,8 @@ class EndOfDayDialog(QDialog):
     def _query(self) -> LinkQuery:
         session = self.controller.session
         day = self.chosen_day()
-        return LinkQuery(session.profile.id, session.mode,
+        profile, mode = session.active()
+        return LinkQuery(profile.id, mode,
                          created_from=local_midnight(day),
                          created_to=local_midnight(day + timedelta(days=1)),
                          sort="created", descending=False)
@@ -178,7 +185,8 @@ class EndOfDayDialog(QDialog):
         title = self._heading()
 
         await asyncio.to_thread(write_day_csv, path, title, summary, rows_path)
-        self.say(f"Exported the day's figures and {written} records to {path.name}")
+        self.say(f"Exported the day's figures and {written} record{'' if written == 1 else 's'} "
+                 f"to {path}")
         return path
 
     def start(self) -> None:
@@ -264,7 +272,8 @@ class EndOfDayDialog(QDialog):
         super().done(result)
 
 
-async def open_end_of_day(controller: TransactionsController, tasks: TaskSet, parent) -> EndOfDayDialog:
+async def open_end_of_day(controller: TransactionsController, tasks: TaskSet,
+                          parent: QWidget | None) -> EndOfDayDialog:
     dialog = EndOfDayDialog(controller, tasks, parent)
     dialog.start()
     await run_dialog(dialog)

@@ -3,6 +3,9 @@ time (today, yesterday, last 7 days, this month, custom)."""
 
 from __future__ import annotations
 
+from datetime import date
+from typing import cast
+
 from PySide6.QtCore import QDate, Signal
 from PySide6.QtWidgets import QComboBox, QDateEdit, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
@@ -14,7 +17,7 @@ from ...ledger import LinkQuery
 class FilterBar(QWidget):
     changed = Signal()  # any filter or the search text changed
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.setObjectName("ledger-filters")
         rows = QVBoxLayout(self)
@@ -84,8 +87,9 @@ class FilterBar(QWidget):
             self.changed.emit()
 
     def query(self, profile_id: str, mode: str, base: LinkQuery | None = None) -> LinkQuery:
-        start, end = date_range(self.range.currentText(), self.first.date().toPython(),
-                                self.last.date().toPython())
+        start, end = date_range(self.range.currentText(),  # a QDate's Python value is a date
+                                cast(date, self.first.date().toPython()),
+                                cast(date, self.last.date().toPython()))
         (states, voided), currency = self.state.currentData(), self.currency.currentData()
         sort = (base.sort, base.descending) if base else ("created", True)
         return LinkQuery(profile_id, mode, text=self.search.text().strip(),

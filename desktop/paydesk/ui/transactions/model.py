@@ -15,6 +15,7 @@ import logging
 from collections import OrderedDict
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont
@@ -24,7 +25,7 @@ from ...desk.tasks import TaskSet
 from ...desk.texts import local_time, money_text, utc_time
 from ...ledger import Cursor, Ledger, LedgerError, LinkQuery, LinkRecord, Page
 from ..fixed_text import fixed_font
-from ..table import HeadedModel
+from ..table import HeadedModel, Index
 
 log = logging.getLogger("paydesk.transactions.model")
 
@@ -151,28 +152,35 @@ class LedgerModel(HeadedModel):
         self._loading.add(block)
         self.tasks.spawn(self._load(block, self._generation), f"block {block}")
 
-    async def _seek_from(self, block: int) -> tuple[Cursor | None, Cursor | None]:
+    async def _seek_from(self, snapshot: LinkQuery, block: int) -> tuple[Cursor | None, Cursor | None]:
         """(after, before): where to seek block ``block`` from."""
         if block - 1 in self._blocks and self._blocks[block - 1].end:
             return self._blocks[block - 1].end, None
         if block + 1 in self._blocks and self._blocks[block + 1].start:
             return None, self._blocks[block + 1].start
+        if self._anchors is not None and self._anchors.done() and not self._anchors.cancelled() \
+                and self._anchors.exception() is not None:  # not read (a shared ledger out
+            self._anchors = None  # of reach): asked again, never kept as the answer
         if self._anchors is None:  # read once per query, shared by every block that needs it
-            self._anchors = asyncio.ensure_future(self.ledger.anchors(self._snapshot, BLOCK))
+            self._anchors = asyncio.ensure_future(self.ledger.anchors(snapshot, BLOCK))
             self._anchors.add_done_callback(lambda f: f.cancelled() or f.exception())
         anchors = await asyncio.shield(self._anchors)
         return (anchors[block - 1] if 0 < block <= len(anchors) else None), None
 
     async def _load(self, block: int, generation: int) -> None:
+        snapshot = self._snapshot
         try:
+            if snapshot is None:  # the list was emptied meanwhile
+                return
             last = (self.total - 1) // BLOCK
             if block == last and block > 0:
-                page = await self.ledger.last_page(self._snapshot,
-                                                   limit=self.total - block * BLOCK)
+                page = await self.ledger.last_page(snapshot, limit=self.total - block * BLOCK)
             else:
-                after, before = await self._seek_from(block)
-                page = await self.ledger.page(self._snapshot, after=after, before=before,
-                                              limit=BLOCK)
+                after, before = await self._seek_from(snapshot, block)
+                page = await self.ledger.page(snapshot, after=after, before=before, limit=BLOCK)
+        except LedgerError as error:  # a shared ledger out of reach: the rows stay unread,
+            log.info("could not read block %s of the list: %s", block, error)  # asked again
+            return  # when next looked at
         finally:
             if generation == self._generation:
                 self._loading.discard(block)
@@ -189,7 +197,7 @@ class LedgerModel(HeadedModel):
 
     # -- what the view asks ----------------------------------------------------------------
 
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt's name
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802 - Qt's name
         return 0 if parent.isValid() else self.total + len(self._fresh)
 
     def record_at(self, row: int) -> LinkRecord | None:
@@ -213,7 +221,7 @@ class LedgerModel(HeadedModel):
             return local_time(record.created_at)
         return local_time(record.checked_at) if record.checked_at else "never"
 
-    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         record = self._record(index.row())
@@ -240,7 +248,7 @@ class LedgerModel(HeadedModel):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
-    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         if self.query is None:
             return
         query = self.query.sorted_by(COLUMNS[column][1], order == Qt.SortOrder.DescendingOrder)
@@ -278,7 +286,7 @@ class LedgerModel(HeadedModel):
                 page = self._blocks[block]
                 page.records[offset] = record
             self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
-        elif self._newest_first_unfiltered():
+        elif self._newest_first_unfiltered(self.query):
             self.beginInsertRows(QModelIndex(), 0, 0)
             self._fresh.insert(0, record)
             self.endInsertRows()
@@ -287,8 +295,8 @@ class LedgerModel(HeadedModel):
                 # row in memory (unless a newer query is on its way, which does the same)
                 self.tasks.replace("query", self.set_query(self.query))
 
-    def _newest_first_unfiltered(self) -> bool:
-        q = self.query
+    @staticmethod
+    def _newest_first_unfiltered(q: LinkQuery) -> bool:
         return (q.sort == "created" and q.descending and not q.text and not q.states
                 and not q.currencies and q.created_from is None and q.created_to is None
                 and q.origin is None and not q.tx_refs and q.voided is None)

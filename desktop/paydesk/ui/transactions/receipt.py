@@ -87,4 +87,4 @@ def pdf_bytes(record: LinkRecord, merchant: str, test: bool) -> bytes:
     paint(painter, QRectF(0, 0, area.width(), area.height()), record, merchant, test)
     painter.end()
     buffer.close()
-    return bytes(data)
+    return bytes(data.data())

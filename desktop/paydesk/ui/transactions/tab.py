@@ -8,6 +8,7 @@ import logging
 from dataclasses import replace
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -15,7 +16,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
-    QScrollArea,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -30,6 +30,7 @@ from ..as_of import AsOf
 from ..field_message import FieldMessage
 from ..fixed_text import use_fixed
 from ..passing import Passing
+from ..scrolled import DownScrollArea
 from ..signals import signals_of
 from ..table import tips_for_cut_text
 from .details import DetailsPanel
@@ -117,13 +118,9 @@ class TransactionsTab(TabActions, QWidget):
         left_column.addWidget(self.work)
         split.addWidget(left)
         self.details = DetailsPanel()
-        # scrolled, not squeezed: a long e-mail or title never widens the window past the
-        # screen, nor is cut
-        details = QScrollArea()
-        details.setWidgetResizable(True)
-        details.setWidget(self.details)
-        details.setAccessibleName("Transaction details")
-        split.addWidget(details)
+        # scrolled up and down, not squeezed nor scrolled sideways: a long e-mail or title
+        # wraps, never widens the window past the screen, nor is cut
+        split.addWidget(DownScrollArea(self.details, "Transaction details"))
         split.setSizes([760, 420])
         column.addWidget(split, 1)
 
@@ -183,7 +180,7 @@ class TransactionsTab(TabActions, QWidget):
         self.requery()
 
     def current_query(self) -> LinkQuery:
-        profile = self.session.profile
+        profile = self.session.active()[0]
         base = self.model.query if self.model.query and (
             self.model.query.profile_id, self.model.query.mode) == (profile.id, self.session.mode) else None
         query = self.filters.query(profile.id, self.session.mode, base)
@@ -273,11 +270,11 @@ class TransactionsTab(TabActions, QWidget):
         if query is self.model.query and total != self.model.rowCount():
             self.requery()
 
-    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
         self.follow.start()
 
-    def hideEvent(self, event) -> None:  # noqa: N802 - Qt's name
+    def hideEvent(self, event: QHideEvent) -> None:  # noqa: N802 - Qt's name
         self.follow.stop()
         super().hideEvent(event)
 
@@ -288,7 +285,11 @@ class TransactionsTab(TabActions, QWidget):
             self.tasks.replace("details", self._show(record))
 
     async def _show(self, record: LinkRecord) -> None:
-        full = await self.controller.ledger.get(record.profile_id, record.tx_ref)
+        try:
+            full = await self.controller.ledger.get(record.profile_id, record.tx_ref)
+        except LedgerError as error:  # out of reach: the row as listed (marked as of)
+            log.info("the chosen payment could not be read again: %s", error)
+            full = None
         self.details.show_record(full or record)
 
     def selected(self) -> LinkRecord | None:

@@ -6,20 +6,58 @@ from __future__ import annotations
 
 import asyncio
 from datetime import date
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QMenu
 
 from ...desk.lookup import read
-from ...ledger import LedgerError, LinkRecord
+from ...ledger import LedgerError, LinkQuery, LinkRecord
 from . import actions
 
+if TYPE_CHECKING:  # what the tab it is mixed into holds, for the type check
+    from pathlib import Path
 
-class TabActions:
+    from PySide6.QtCore import SignalInstance
+    from PySide6.QtWidgets import QLineEdit, QPushButton, QTableView, QWidget
+
+    from ...desk.session import Session
+    from ...desk.tasks import TaskSet
+    from ...desk.transactions import Lookup, Progress, TransactionsController
+    from ..field_message import FieldMessage
+    from ..passing import Passing
+    from .details import DetailsPanel
+    from .model import LedgerModel
+    from .workbar import WorkBar
+
+    _Tab = QWidget
+else:
+    _Tab = object
+
+
+class TabActions(_Tab):
     """The action handlers of ``TransactionsTab`` (mixed into it): they use the tab's
     session, controller, tasks and widgets (lookup box and message, table, model, details
     panel, work bar) and its ``showQrRequested`` signal."""
+
+    if TYPE_CHECKING:
+        showQrRequested: SignalInstance
+        session: Session
+        controller: TransactionsController
+        tasks: TaskSet
+        lookup_box: QLineEdit
+        lookup_button: QPushButton
+        lookup_message: FieldMessage
+        model: LedgerModel
+        table: QTableView
+        work: WorkBar
+        details: DetailsPanel
+        passing: Passing
+
+        def requery(self) -> None: ...
+        def current_query(self) -> LinkQuery: ...
+        def selected(self) -> LinkRecord | None: ...
 
     # -- keyboard and context menu -----------------------------------------------------------
 
@@ -56,7 +94,7 @@ class TabActions:
     def start_lookup(self) -> None:
         self.tasks.replace("lookup", self.lookup(self.lookup_box.text()))
 
-    async def lookup(self, text: str):
+    async def lookup(self, text: str) -> Lookup:
         self.lookup_button.setEnabled(False)
         try:
             found = await self.controller.lookup(text)
@@ -89,7 +127,7 @@ class TabActions:
         if record is not None:
             self.act(key, record)
 
-    def _menu(self, point) -> None:
+    def _menu(self, point: QPoint) -> None:
         record = self.selected()
         if record is None:
             return
@@ -104,13 +142,14 @@ class TabActions:
     def _enable_actions(self, record: LinkRecord | None) -> None:
         """What can be done with the selected record (menu and keyboard alike)."""
         has = record is not None
-        link = has and bool(record.checkout_url)
+        link = record is not None and bool(record.checkout_url)
+        paid = record is not None and record.state == "success"
         for key, enabled in (("copy-reference", has), ("copy-link", link), ("show-qr", link),
-                             ("check", has), ("receipt-print", has and record.state == "success")):
+                             ("check", has), ("receipt-print", paid)):
             self.menu_actions[key].setEnabled(enabled)
 
     def act(self, key: str, record: LinkRecord) -> None:
-        profile = self.session.settings.profile(record.profile_id) or self.session.profile
+        profile = self.session.settings.profile(record.profile_id) or self.session.active()[0]
         merchant = profile.shown_name  # as customers know it, not the profile's own name
         if key == "copy-reference":
             QGuiApplication.clipboard().setText(record.tx_ref)
@@ -125,12 +164,13 @@ class TabActions:
             if self.passing.refused_now(self.details.message, self.details.say,
                                         lambda: self.details.say(None)):
                 return
-            self.tasks.replace("receipt", self._print(record, merchant) if key == "receipt-print"
-                               else actions.save_receipt(self, record, merchant,
-                                                         record.mode == "test"))
+            self.tasks.replace("receipt", self._receipt(key, record, merchant))
 
-    async def _print(self, record: LinkRecord, merchant: str) -> str | None:
-        said = await actions.print_receipt(self, record, merchant, record.mode == "test")
+    async def _receipt(self, key: str, record: LinkRecord, merchant: str) -> str | None:
+        """Print receipt… or Save receipt as PDF…: where it went, said in the details pane."""
+        test = record.mode == "test"
+        said = await (actions.print_receipt(self, record, merchant, test) if key == "receipt-print"
+                      else actions.save_receipt(self, record, merchant, test))
         if said is not None:
             self.details.say(said)
         return said
@@ -149,10 +189,10 @@ class TabActions:
         task = self.tasks.replace("reconcile", self.reconcile())
         self.work.start(task)
 
-    async def reconcile(self):
-        latest = []
+    async def reconcile(self) -> Progress | None:
+        latest: list[Progress] = []
 
-        def progress_made(progress) -> None:
+        def progress_made(progress: Progress) -> None:
             latest[:] = [progress]
             self.work.reconciling(progress)
 
@@ -174,7 +214,7 @@ class TabActions:
 
     exporting = False  # the save dialog or the export itself is under way
 
-    async def export(self):
+    async def export(self) -> Path | None:
         if self.work.busy or self.exporting:
             return None
         self.exporting = True
@@ -187,8 +227,8 @@ class TabActions:
         self.work.say(str(refused))
         self.passing.said(self.work.report, str(refused), refused, lambda: self.work.say(""))
 
-    async def _export(self):
-        profile, mode = self.session.profile, self.session.mode
+    async def _export(self) -> Path | None:
+        profile, mode = self.session.active()
         if self.passing.refused_now(self.work.report, self.work.say, lambda: self.work.say("")):
             return None  # the save dialog is not opened
         path = await actions.save_path(
@@ -205,5 +245,5 @@ class TabActions:
         except LedgerError as refused:  # gone meanwhile: the previous file stays
             self._work_refused(refused)
             return None
-        self.work.say(f"Exported {written} records to {path.name}")
+        self.work.say(f"Exported {written} record{'' if written == 1 else 's'} to {path}")
         return path

@@ -8,13 +8,14 @@ import asyncio
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-from ...reconcile import Progress
+from ...desk.reconcile import Progress
+from ..elided import ElidedLabel
 
 
 class WorkBar(QWidget):
     showChanged = Signal(object)  # the tx_refs to show only (what a check changed); empty: all
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.setObjectName("work-bar")
         row = QHBoxLayout(self)
@@ -27,9 +28,10 @@ class WorkBar(QWidget):
         self.cancel = QPushButton("Cancel")
         self.cancel.setObjectName("work-cancel")
         self.cancel.setAccessibleName("Cancel")
-        self.report = QLabel("")
+        # what came of it: an export's long path shortened in its middle (the file's name
+        # whole, the whole on hover), never widening the window
+        self.report = ElidedLabel("", mode=Qt.TextElideMode.ElideMiddle)
         self.report.setObjectName("work-report")
-        self.report.setTextFormat(Qt.TextFormat.PlainText)
         self.show_these = QPushButton("Show these")
         self.show_these.setObjectName("work-show")
         self.show_these.setAccessibleName("Show these")
@@ -74,7 +76,7 @@ class WorkBar(QWidget):
 
     def stop(self) -> None:
         """Cancel: the work stops at once (calls in flight are abandoned)."""
-        if self.busy:
+        if self._task is not None and not self._task.done():  # busy
             self.say("Cancelled")
             self._task.cancel()
 

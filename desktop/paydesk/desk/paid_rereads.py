@@ -1,6 +1,6 @@
-"""The scheduler's reading again of paid records (split from scheduler.py, whose
-``Scheduler`` it is a part of): a refund or a reversal can come to a paid record, so every
-``paid_sweep`` s the ledger is asked which were paid lately and not read for a while
+"""The scheduler's reading again of paid records (``PaidSweep``, run by scheduler.py's
+``Scheduler`` beside its own loop): a refund or a reversal can come to a paid record, so every
+``PaidPacing.sweep`` s the ledger is asked which were paid lately and not read for a while
 (``Ledger.paid_since``, a page at a time, never all held in memory), and each is read again,
 one at a time in the background lane, as a call of the budget's background class."""
 
@@ -12,11 +12,11 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING
 
-from .ledger import Cursor, LinkRecord, Page
-from .service.call_class import CallClass, calls_as
-from .service.errors import RateLimitedError, ServiceError
+from ..ledger import Cursor, LinkRecord, Page
+from ..service.call_class import CallClass, calls_as
+from ..service.errors import RateLimitedError, ServiceError
+from .pacing import PaidPacing
 
 log = logging.getLogger("paydesk.scheduler")
 Group = tuple[str, str]  # (profile_id, mode)
@@ -28,27 +28,21 @@ class StopWatching(Exception):
     """The record can no longer be checked (its profile was deleted): drop it."""
 
 
-class PaidRereads:
-    """Scheduler's paid sweep (it holds the attributes named below)."""
+class PaidSweep:
+    """The scheduler's sweep of paid records. It shares the scheduler's background lane,
+    its pauses per profile and mode (a 429), its deleted profiles and its figures;
+    ``skip(record)``: the scheduler watches it already (or its profile is gone)."""
 
-    if TYPE_CHECKING:  # what Scheduler gives its paid sweep
-        _paid: PaidPages | None
-        _check: Callable[[LinkRecord], Awaitable[LinkRecord]]
-        _entries: dict
-        _gone: set[str]
-        _paused: dict[Group, float]
-        _lanes: dict[bool, asyncio.Semaphore]
-        stats: Counter[str]
-        longest_pause: float
-        paid_days: float
-        paid_fresh_for: float
-        paid_fresh_every: float
-        paid_every: float
-        paid_sweep: float
-        paid_page: int
+    def __init__(self, pages: PaidPages, check: Callable[[LinkRecord], Awaitable[LinkRecord]],
+                 pacing: PaidPacing, *, lane: asyncio.Semaphore, paused: dict[Group, float],
+                 gone: set[str], skip: Callable[[LinkRecord], bool], stats: Counter[str],
+                 longest_pause: float):
+        self.pages, self.check, self.pacing = pages, check, pacing
+        self.lane, self.paused, self.gone, self.skip = lane, paused, gone, skip
+        self.stats, self.longest_pause = stats, longest_pause
 
-    async def _paid_loop(self) -> None:
-        """Every ``paid_sweep`` s, read again the paid records that are due; survives any
+    async def run(self) -> None:
+        """Every ``pacing.sweep`` s, read again the paid records that are due; survives any
         exception (logged, then the next sweep)."""
         while True:
             try:
@@ -58,24 +52,23 @@ class PaidRereads:
             except Exception:  # a bug here must not stop the next sweeps
                 self.stats["scheduler errors"] += 1
                 log.exception("re-reading paid records failed; trying again later")
-            await asyncio.sleep(self.paid_sweep)
+            await asyncio.sleep(self.pacing.sweep)
 
     async def sweep_paid(self) -> int:
         """Read again every paid record that is due (paid lately and not read for a while),
         a page at a time; returns how many were checked."""
-        if self._paid is None:  # not asked to: paid records are not read again
-            return 0
         now = datetime.now(UTC)
         checked = 0
         failing: set[Group] = set()  # offline, no key, limited: left for the next sweep
         for since, stale in (
-                (now - timedelta(seconds=self.paid_fresh_for),
-                 now - timedelta(seconds=self.paid_fresh_every)),
-                (now - timedelta(days=self.paid_days), now - timedelta(seconds=self.paid_every))):
+                (now - timedelta(seconds=self.pacing.fresh_for),
+                 now - timedelta(seconds=self.pacing.fresh_every)),
+                (now - timedelta(days=self.pacing.days),
+                 now - timedelta(seconds=self.pacing.every))):
             after: Cursor | None = None
             while True:
-                page = await self._paid(since, checked_before=stale, after=after,
-                                        limit=self.paid_page)
+                page = await self.pages(since, checked_before=stale, after=after,
+                                        limit=self.pacing.page)
                 for record in page.records:
                     if (record.profile_id, record.mode) in failing:
                         continue
@@ -91,24 +84,24 @@ class PaidRereads:
     async def _recheck_paid(self, record: LinkRecord) -> int:
         """1: read again; 0: skipped; -1: failed (the rest of its group waits a sweep)."""
         group = (record.profile_id, record.mode)
-        if record.profile_id in self._gone or record.key in self._entries:
+        if record.profile_id in self.gone or self.skip(record):
             return 0
-        while (pause := self._paused.get(group, 0) - time.monotonic()) > 0:
+        while (pause := self.paused.get(group, 0) - time.monotonic()) > 0:  # noqa: ASYNC110 (waits out a time, no event)
             await asyncio.sleep(pause)  # that profile and mode is rate limited: wait it out
-        async with self._lanes[False]:
+        async with self.lane:
             self.stats["paid checks"] += 1
             try:
                 with calls_as(CallClass.BACKGROUND):
-                    await self._check(record)
+                    await self.check(record)
             except asyncio.CancelledError:
                 raise
             except StopWatching as why:
                 log.info("not re-reading %s: %s", record.tx_ref, why)
-                self._gone.add(record.profile_id)
+                self.gone.add(record.profile_id)
                 return 0
             except RateLimitedError as error:
-                self._paused[group] = time.monotonic() + min(self.longest_pause,
-                                                             error.retry_after or 5.0)
+                self.paused[group] = time.monotonic() + min(self.longest_pause,
+                                                            error.retry_after or 5.0)
                 self.stats["failures"] += 1
                 self.stats[type(error).__name__] += 1
                 return -1

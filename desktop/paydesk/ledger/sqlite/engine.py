@@ -22,16 +22,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..errors import LedgerClosed, LedgerError
+
 log = logging.getLogger("paydesk.ledger")
 T = TypeVar("T")
-
-
-class LedgerError(Exception):
-    """The ledger could not do what was asked (its message says why; nothing half-done)."""
-
-
-class LedgerClosed(LedgerError):
-    pass
 
 
 def is_busy(error: BaseException) -> bool:

@@ -9,13 +9,7 @@ concurrency, so one slow check holds up nothing else; the records on screen have
 lane, so "check now" is immediate. No exception ends it: each failure is logged, counted,
 and retried with backoff; a rate limit pauses only the profile and mode it came from.
 
-A link a notification can settle (``notified``, given by the composition root: a verified
-notification for its profile and mode came lately, and it is past its first minutes) is checked at
-most every ``notified_every`` s (5 minutes), never stopped: polling stays the safety net for
-a notification that never comes. Not while it is on screen: a person is waiting for that one.
-Yet while notifications come for its profile and mode (``delivering``: they reach a receiver
-now), a link on screen is checked every ``focused_notified_every`` s (30 s), not every 2 s:
-the notification is the way PAID comes, the check is only the safety net.
+How often: ``desk/pacing.py`` (a link a notification can settle, too).
 
 Each check is a call of its class for the service's budget (``service/call_class.py``): a
 check asked for now (a record opened) is a person's look-up, a record on screen's is of the
@@ -31,19 +25,16 @@ import random
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from .ledger import CREATING, LinkRecord
-from .paid_rereads import PaidPages, PaidRereads, StopWatching
-from .service.call_class import CallClass, calls_as
-from .service.errors import RateLimitedError, ServiceError
+from ..ledger import CREATING, LinkRecord
+from ..service.call_class import CallClass, calls_as
+from ..service.errors import RateLimitedError, ServiceError
+from .pacing import PACING, PAID_PACING, Pacing, PaidPacing
+from .paid_rereads import PaidPages, PaidSweep, StopWatching
+from .watched import Entry, Group, Key
 
 log = logging.getLogger("paydesk.scheduler")
-Key = tuple[str, str]  # (profile_id, tx_ref)
-Group = tuple[str, str]  # (profile_id, mode)
-NOTIFIED_EVERY = 300.0  # s: a link a notification can settle is checked at most this often
-FOCUSED_NOTIFIED_EVERY = 30.0  # s: ...and one on screen, while notifications come
 # a pass over the entries costs time in proportion to their number (thousands after a batch
 # of bulk links): passes are spaced by this many times the last one's cost (at most
 # LONGEST_GAP s), so that they take a small share of the loop's thread
@@ -51,75 +42,25 @@ GAP_FACTOR = 20
 LONGEST_GAP = 0.25
 
 
-@dataclass
-class Entry:
-    record: LinkRecord
-    due: float
-    interval: float
-    failures: int = 0
-    running: bool = False
-    again: bool = False  # asked for while running: go again as soon as it ends
-    task: asyncio.Task | None = None  # the check under way
-    waiting: bool = False  # ...still waiting for a place in its lane
-    moved: bool = False  # ...cancelled to go to the on-screen lane at once
-    focused_since: float | None = None  # monotonic: when a view began to show it
-    least: float = 0.0  # s: checked no more often than this (later()), unless on screen
-    asked: bool = False  # its next check was asked for now (a record opened): a person's
+class Scheduler:
+    """``Scheduler(check, settle)``: ``pacing`` how often (``desk/pacing.py``); ``paid``
+    the ledger's paid records, read again at ``paid_pacing`` (None: never); ``busy(record)``
+    a create of it still under way here (not settled behind its back); ``notified`` and
+    ``delivering`` see the module's words."""
 
-    @property
-    def settling(self) -> bool:
-        return self.record.state == CREATING
-
-    @property
-    def group(self) -> Group:
-        return (self.record.profile_id, self.record.mode)
-
-
-class Scheduler(PaidRereads):
     def __init__(self, check: Callable[[LinkRecord], Awaitable[LinkRecord]],
                  settle: Callable[[LinkRecord], Awaitable[LinkRecord]], *,
-                 parallel: int = 4, focus_parallel: int = 2, focused_every: float = 2.0,
-                 first_every: float = 5.0, settle_first: float = 2.0, slowest: float = 120.0,
-                 focused_slowest: float = 30.0, longest_pause: float = 300.0,
-                 retry_first: float = 1.0, busy: Callable[[LinkRecord], bool] = lambda r: False,
-                 focused_for: float = 300.0, old_after: float = 86400.0,
-                 old_slowest: float = 1800.0, paid: PaidPages | None = None,
-                 paid_days: float = 30.0, paid_fresh_for: float = 86400.0,
-                 paid_fresh_every: float = 3600.0, paid_every: float = 43200.0,
-                 paid_sweep: float = 300.0, paid_page: int = 100,
+                 pacing: Pacing = PACING, parallel: int = 4, focus_parallel: int = 2,
+                 busy: Callable[[LinkRecord], bool] = lambda r: False,
+                 paid: PaidPages | None = None, paid_pacing: PaidPacing = PAID_PACING,
                  notified: Callable[[LinkRecord], bool] | None = None,
-                 notified_every: float = NOTIFIED_EVERY,
-                 delivering: Callable[[LinkRecord], bool] | None = None,
-                 focused_notified_every: float = FOCUSED_NOTIFIED_EVERY):
+                 delivering: Callable[[LinkRecord], bool] | None = None):
         self._check, self._settle = check, settle
-        # a link a notification can settle (its profile and mode's came lately, and it is past
-        # its first minutes: desk/notified.py): checked every ``notified_every`` s at most
-        self.notified = notified
-        self.notified_every = notified_every
-        # notifications come for its profile and mode now (desk/notified.py): a link on
-        # screen is checked every ``focused_notified_every`` s, the safety net only
-        self.delivering = delivering
-        self.focused_notified_every = focused_notified_every
-        # paid records, read again for refunds and reversals: for ``paid_days`` after they
-        # were paid; every ``paid_fresh_every`` s in their first ``paid_fresh_for`` s, every
-        # ``paid_every`` s after; the ledger is asked which are due every ``paid_sweep`` s,
-        # and they are checked one at a time in the background lane (a slow pace)
-        self._paid = paid
-        self.paid_days, self.paid_fresh_for = paid_days, paid_fresh_for
-        self.paid_fresh_every, self.paid_every = paid_fresh_every, paid_every
-        self.paid_sweep, self.paid_page = paid_sweep, paid_page
+        self.pacing = pacing
+        self.notified = notified  # a notification can settle it (desk/notified.py)
+        self.delivering = delivering  # notifications come for its profile and mode now
         self._gone: set[str] = set()  # deleted profiles: their records are never checked
-        self._busy = busy  # a create still under way here: not settled behind its back
-        self.focused_for = focused_for  # on screen this long, a link is checked less often
-        self.old_after = old_after  # a link older than this is checked at most...
-        self.old_slowest = old_slowest  # ...this seldom (it is less and less likely to move)
-        self.focused_every = focused_every
-        self.first_every = first_every
-        self.settle_first = settle_first
-        self.slowest = slowest
-        self.focused_slowest = focused_slowest
-        self.longest_pause = longest_pause
-        self.retry_first = retry_first  # the first wait after a failure; doubles after each
+        self._busy = busy
         self._entries: dict[Key, Entry] = {}
         self._focused: dict[str, Key] = {}  # view name -> what it shows
         self._paused: dict[Group, float] = {}  # rate limited until (monotonic)
@@ -133,6 +74,16 @@ class Scheduler(PaidRereads):
         self._gap = 0.0  # s: the least time between two passes (see GAP_FACTOR)
         self._passed = -math.inf  # monotonic: when the last pass was
         self.stats: Counter[str] = Counter()  # checks, settles, failures, and each error's name
+        # paid records, read again for refunds and reversals, one at a time in the
+        # background lane (a slow pace)
+        self.paid = None if paid is None else PaidSweep(
+            paid, check, paid_pacing, lane=self._lanes[False], paused=self._paused,
+            gone=self._gone, skip=lambda record: record.key in self._entries, stats=self.stats,
+            longest_pause=pacing.longest_pause)
+
+    async def sweep_paid(self) -> int:
+        """Read again every paid record that is due now; how many were (0 without ``paid``)."""
+        return await self.paid.sweep_paid() if self.paid is not None else 0
 
     # -- what to watch ------------------------------------------------------------------
 
@@ -148,7 +99,7 @@ class Scheduler(PaidRereads):
         if entry is not None:
             entry.record = record
             return
-        first = self.settle_first if record.state == CREATING else self.first_every
+        first = self.pacing.settle_first if record.state == CREATING else self.pacing.first_every
         entry = self._entries[record.key] = Entry(
             record, time.monotonic() + self._pace(record, first), first)
         self._soon(entry.due)
@@ -202,7 +153,7 @@ class Scheduler(PaidRereads):
         if entry is not None:
             if entry.focused_since is None:
                 entry.focused_since = time.monotonic()
-            entry.due = min(entry.due, time.monotonic() + self.focused_notified_every)
+            entry.due = min(entry.due, time.monotonic() + self.pacing.focused_notified_every)
             self._soon(entry.due)
 
     def check_now(self, record: LinkRecord) -> None:
@@ -219,7 +170,7 @@ class Scheduler(PaidRereads):
         elif entry.running:
             entry.again = True
         entry.due = time.monotonic()
-        entry.interval = self.first_every
+        entry.interval = self.pacing.first_every
         self._wake.set()
 
     def _soon(self, due: float) -> None:
@@ -248,17 +199,17 @@ class Scheduler(PaidRereads):
         if not self._is_focused(key):
             return self._spaced(record, interval)
         if self._delivered(record):
-            return self.focused_notified_every
+            return self.pacing.focused_notified_every
         entry = self._entries.get(key)
         since = entry.focused_since if entry is not None else None
-        if since is not None and time.monotonic() - since > self.focused_for:
-            return min(interval, self.focused_slowest)
-        return min(interval, self.focused_every)
+        if since is not None and time.monotonic() - since > self.pacing.focused_for:
+            return min(interval, self.pacing.focused_slowest)
+        return min(interval, self.pacing.focused_every)
 
     def _spaced(self, record: LinkRecord, wait: float) -> float:
         """``wait``, or ``notified_every`` when longer and a notification can settle
         ``record`` (not a create: only its own desk settles it, notified or not)."""
-        if self.notified is None or record.state == CREATING or wait >= self.notified_every:
+        if self.notified is None or record.state == CREATING or wait >= self.pacing.notified_every:
             return wait
         try:
             notified = self.notified(record)
@@ -269,7 +220,7 @@ class Scheduler(PaidRereads):
         if not notified:
             return wait
         self.stats["spaced for notifications"] += 1
-        return self.notified_every
+        return self.pacing.notified_every
 
     def _delivered(self, record: LinkRecord) -> bool:
         """Notifications come for ``record``'s profile and mode now (not for a create: only
@@ -284,15 +235,14 @@ class Scheduler(PaidRereads):
             return False
 
     def _slowest(self, entry: Entry) -> float:
-        age = (datetime.now(UTC) - entry.record.created_at).total_seconds()
-        return self.old_slowest if age > self.old_after else self.slowest
+        return self.pacing.slowest_for((datetime.now(UTC) - entry.record.created_at).total_seconds())
 
     # -- the loop -----------------------------------------------------------------------
 
     async def run(self) -> None:
         """Runs until cancelled; nothing else ends it."""
-        if self._paid is not None:
-            sweep = asyncio.get_running_loop().create_task(self._paid_loop(), name="paid sweep")
+        if self.paid is not None:
+            sweep = asyncio.get_running_loop().create_task(self.paid.run(), name="paid sweep")
             self._tasks.add(sweep)
             sweep.add_done_callback(self._tasks.discard)
         try:
@@ -320,7 +270,7 @@ class Scheduler(PaidRereads):
             if entry.running or entry.due > now or self._paused.get(entry.group, 0) > now:
                 continue
             if entry.settling and self._busy(entry.record):
-                entry.due = now + self.settle_first  # its create is still under way here
+                entry.due = now + self.pacing.settle_first  # its create is still under way here
                 continue
             entry.running = True
             task = asyncio.get_running_loop().create_task(
@@ -333,7 +283,9 @@ class Scheduler(PaidRereads):
         """Until the next entry is due, something is asked for now (``check_now``, a check
         asked for while it ran), or an entry added comes due sooner (``_soon``)."""
         now = time.monotonic()
-        self._paused = paused = {g: until for g, until in self._paused.items() if until > now}
+        paused = self._paused  # kept in place: the paid sweep holds it too
+        for group in [g for g, until in paused.items() if until <= now]:
+            del paused[group]
         if paused:
             waiting = [max(e.due, paused.get(e.group, 0)) for e in self._entries.values()
                        if not e.running]
@@ -393,7 +345,7 @@ class Scheduler(PaidRereads):
             self._entries.pop(key, None)
             return
         except RateLimitedError as error:
-            pause = min(self.longest_pause, error.retry_after or 5.0)
+            pause = min(self.pacing.longest_pause, error.retry_after or 5.0)
             self._paused[entry.group] = time.monotonic() + pause
             self._failed(entry, error, f"rate limited, pausing {pause:g} s")
             entry.due = self._paused[entry.group]
@@ -410,10 +362,8 @@ class Scheduler(PaidRereads):
             self._entries.pop(key, None)
             return
         entry.record = record
-        grow = 2.0 if record.state == CREATING else 1.5
-        start = self.settle_first if record.state == CREATING else self.first_every
-        entry.interval = max(entry.least if not entry.settling else 0.0,
-                             min(self._slowest(entry), max(start, entry.interval * grow)))
+        entry.interval = self.pacing.grown(entry.interval, entry.settling, entry.least,
+                                           self._slowest(entry))
         entry.due = time.monotonic() + self._pace(record, entry.interval)
 
     def _failed(self, entry: Entry, error: BaseException, text: str, logged: bool = False) -> None:
@@ -424,9 +374,8 @@ class Scheduler(PaidRereads):
             log.info("%s of %s failed (%d in a row): %s",
                      "settling" if entry.settling else "check", entry.record.tx_ref,
                      entry.failures, text)
-        cap = self.focused_slowest if self._is_focused(entry.record.key) else self._slowest(entry)
-        grown = entry.interval * 2 if entry.failures > 1 else self.retry_first
-        entry.interval = min(cap, max(grown, self.retry_first))
+        cap = self.pacing.focused_slowest if self._is_focused(entry.record.key) else self._slowest(entry)
+        entry.interval = self.pacing.after_failure(entry.interval, entry.failures, cap)
         wait = entry.interval * random.uniform(0.8, 1.0)
         focused = self._is_focused(entry.record.key)
         entry.due = time.monotonic() + (wait if focused else self._spaced(entry.record, wait))

@@ -20,12 +20,16 @@ import json
 import logging
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from ..config.profiles import CARDS_CURRENCIES, MODES, WALK_IN_NAME, Profile
+from ..service.errors import NotTheServiceError, ServiceUnavailableError
 from . import sandbox_identity as identity
-from .config.profiles import CARDS_CURRENCIES, MODES, WALK_IN_NAME, Profile
 from .sandbox_identity import Answer
-from .service.errors import NotTheServiceError, ServiceUnavailableError
+
+if TYPE_CHECKING:
+    from ..sandbox import SandboxServer
 
 log = logging.getLogger("paydesk.embedded")
 BASE_PATH = "/pay"
@@ -71,14 +75,14 @@ class EmbeddedSandbox:
 
     def __init__(self, folder: Path):
         self.folder = folder
-        self.server = None  # the SandboxServer this session runs, if it runs one
+        self.server: SandboxServer | None = None  # the SandboxServer this session runs, if it runs one
         self.base_url: str | None = None
         self.note: str | None = None  # what the user should know about its address
 
-    def _start_server(self, port: int, first: bool):
+    def _start_server(self, port: int, first: bool) -> tuple[SandboxServer | None, str | None]:
         """Off the GUI thread: start the sandbox on its own ``port`` (on a free one at the
         very first start if that is taken). Returns (server or None, note)."""
-        from .sandbox import SandboxConfig, SandboxServer
+        from ..sandbox import SandboxConfig, SandboxServer
 
         folder = self.folder
 

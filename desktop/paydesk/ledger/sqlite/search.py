@@ -14,46 +14,17 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from .amounts import from_minor
-from .fold import fold
-from .query import Cursor, LinkQuery, Page
-from .records import LinkRecord, parse_stamp, parse_written, stamp
-from .schema import SORT_INDEXES
+from ..books.search import SELECT, VOIDED, page_of, record_of
+from ..fold import fold
+from ..query import Cursor, LinkQuery, Page, like
+from ..records import LinkRecord, parse_stamp, parse_written, stamp
+from ..schema import SORT_INDEXES
 
-COLUMNS = ("id", "profile_id", "mode", "tx_ref", "amount_minor", "fee_minor", "currency", "email",
-           "first_name", "last_name", "state", "state_raw", "checkout_url", "reference",
-           "customization", "meta", "callback_url", "return_url", "origin", "error",
-           "created_at", "updated_at", "checked_at", "customer_key", "learned_by")
-# A sale voided at a counter: its void in the counter book, read with the record by
-# (profile_id, tx_ref), one seek in counter_voids' unique index per record read (both
-# backends say it so)
-_VOID = ("FROM counter_voids cv WHERE cv.profile_id = links.profile_id"
-         " AND cv.tx_ref = links.tx_ref")
-VOIDED_AT = f"(SELECT cv.voided_at {_VOID}) AS voided_at"
-VOIDED = f"EXISTS (SELECT 1 {_VOID})"  # a condition: the record is a sale voided at a counter
-SELECT = ", ".join(f"links.{c}" for c in COLUMNS) + ", " + VOIDED_AT
 BROAD = 2000  # matches from the trigram index above which a term counts as broad
 
 
 def record(row: sqlite3.Row, raw: str | None = None) -> LinkRecord:
-    fee = row["fee_minor"]
-    return LinkRecord(
-        id=row["id"], profile_id=row["profile_id"], mode=row["mode"], tx_ref=row["tx_ref"],
-        amount=from_minor(row["amount_minor"], row["currency"]), currency=row["currency"],
-        fee=None if fee is None else from_minor(fee, row["currency"]), email=row["email"],
-        first_name=row["first_name"], last_name=row["last_name"], state=row["state"],
-        state_raw=row["state_raw"], checkout_url=row["checkout_url"],
-        reference=row["reference"], customization=json.loads(row["customization"] or "{}"),
-        meta=json.loads(row["meta"] or "{}"), callback_url=row["callback_url"],
-        return_url=row["return_url"], origin=row["origin"], error=row["error"],
-        created_at=parse_written(row["created_at"]), updated_at=parse_written(row["updated_at"]),
-        checked_at=parse_stamp(row["checked_at"]), learned_by=row["learned_by"],
-        voided_at=parse_stamp(row["voided_at"]), raw_json=raw)
-
-
-def like(text: str) -> str:
-    """A LIKE pattern (with ESCAPE '\\') that finds ``text`` anywhere, taken literally."""
-    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    return record_of(row, raw, parse_written, parse_stamp)
 
 
 class Plan:
@@ -144,18 +115,7 @@ class Plan:
              backwards: bool = False) -> Page:
         """Up to ``limit`` records next to ``cursor``, always in the query's order."""
         rows = db.execute(*self.page_sql(cursor, limit, backwards)).fetchall()
-        more = len(rows) > limit
-        rows = rows[:limit]
-        if backwards:
-            rows.reverse()
-        if not rows:
-            return Page([], None, None, more)
-        columns = SORT_INDEXES[self.query.sort]
-
-        def at(row: sqlite3.Row) -> Cursor:
-            return Cursor(tuple(row[c] for c in columns))
-
-        return Page([record(r) for r in rows], at(rows[0]), at(rows[-1]), more)
+        return page_of(rows, limit, backwards, SORT_INDEXES[self.query.sort], record)
 
 
 # -- the search index (links_fts), kept by the ledger's own writes ----------------------

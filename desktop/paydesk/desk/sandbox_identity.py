@@ -26,7 +26,7 @@ import string
 from enum import Enum
 from pathlib import Path
 
-from .ledger.owner import gone, this_process
+from ..ledger.owner import gone, this_process
 
 PROBE_PATH = "/api/verify-payment/PAYDESK-IDENTITY-PROBE"  # served by every dialect
 REFUSALS = (400, 401, 403)  # how the dialects refuse a key

@@ -1,0 +1,361 @@
+"""The links ledger (``ledger.repository.Ledger``) in SQL, once for both backends: the writes,
+the lists and the references. What each backend keeps to itself is behind a few methods:
+its search (``_plan``: SQLite's full-text index, PostgreSQL's trigrams; ``by_reference``;
+``_index``/``_unindex``, the SQLite index kept by the ledger's own writes), the day's
+summary, ``changes()``, a bulk import, and the poller's fence (a shared ledger's lease).
+
+Every write is one transaction on the engine's writer. Where a write reads what it then
+changes (a lookup's result against the record's state), the row is locked first
+(``Dialect.lock``): two desks recording the same lookup at once make one row and one
+"changed", as two windows do on one file. A change writes its "link" event (key: the
+tx_ref; "sequence" for a claimed reference number) in its transaction, unless it changed
+nothing a desk shows (a check that said nothing new)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from datetime import date, datetime
+from typing import Any, Generic, TypeVar
+
+from ...service.models import PaymentLink, PaymentRequest, Transaction
+from ..amounts import to_minor
+from ..dialect import Conn, Dialect, Runner
+from ..errors import LedgerError
+from ..query import Cursor, LinkQuery, Page
+from ..records import CREATING, PENDING, REJECTED, LinkRecord, may_follow, state_of
+from ..repository import DuplicateReference, Fence, Ledger
+from ..summary import DaySummary
+from . import link_lists as lists
+from .search import Search
+
+COLUMNS = ("profile_id", "mode", "tx_ref", "amount_minor", "fee_minor", "currency", "email",
+           "first_name", "last_name", "state", "state_raw", "checkout_url", "reference",
+           "customization", "meta", "callback_url", "return_url", "origin", "error",
+           "created_at", "updated_at", "checked_at", "raw", "learned_by")
+# a new record's times are the ledger's (the server's on a shared ledger): created (unless
+# the service said when), updated and, for a lookup, checked now, so desks agree on order
+_VALUES = {"created_at": "COALESCE(?, {now})", "updated_at": "{now}",
+           "checked_at": "CASE WHEN ? THEN {now} ELSE {never} END"}
+_INSERT = (f"INSERT INTO links ({', '.join(COLUMNS)})"
+           f" VALUES ({', '.join(_VALUES.get(c, '?') for c in COLUMNS)})"
+           " ON CONFLICT (profile_id, tx_ref) DO NOTHING RETURNING id")
+_QUIET = {"checked_at": None, "updated_at": None, "raw_json": None}
+
+
+def _json(value: dict[str, Any]) -> str:
+    return json.dumps(value) if value else "{}"
+
+
+def row_of(r: LinkRecord, time: Callable[[datetime], Any], never: Any) -> tuple[Any, ...]:
+    """A record as a row of ``COLUMNS`` for a bulk import: its times by ``time``, a check
+    that never was as ``never``."""
+    return (r.profile_id, r.mode, r.tx_ref, to_minor(r.amount, r.currency),
+            None if r.fee is None else to_minor(r.fee, r.currency), r.currency, r.email,
+            r.first_name, r.last_name, r.state, r.state_raw, r.checkout_url, r.reference,
+            _json(r.customization), _json(r.meta), r.callback_url, r.return_url,
+            r.origin, r.error, time(r.created_at), time(r.updated_at),
+            time(r.checked_at) if r.checked_at else never, r.raw_json, r.learned_by)
+
+
+def news(before: LinkRecord, after: LinkRecord) -> bool:
+    """Did a check change what a desk shows (not only when it was checked)? A check that
+    said nothing new is no event: the poller checks every few seconds, and every event is
+    a row in ``events`` and a re-read at every other desk."""
+    return replace(before, **_QUIET) != replace(after, **_QUIET)  # type: ignore[arg-type]
+
+
+E = TypeVar("E", bound=Runner)
+
+
+class SqlLedger(Ledger, Generic[E]):
+    """The links on ``engine``, in ``dialect``'s SQL."""
+
+    def __init__(self, engine: E, dialect: Dialect):
+        self._engine = engine
+        self._d = dialect
+        self._insert = _INSERT.replace("{never}", dialect.never)
+
+    # -- what each backend says its own way ----------------------------------------------
+
+    def _plan(self, conn: Conn, query: LinkQuery) -> Search:
+        raise NotImplementedError
+
+    def _summarise(self, conn: Conn, profile_id: str, mode: str, start: datetime,
+                   end: datetime) -> DaySummary:
+        raise NotImplementedError
+
+    def _fenced(self, conn: Conn, fence: Fence | None) -> None:
+        """A poller's write goes on only while it holds its lease (a shared ledger's)."""
+
+    def _index(self, conn: Conn, record_id: int) -> None:
+        """The record's text, written or changed, into the backend's search index."""
+
+    def _unindex(self, conn: Conn, record_id: int) -> None:
+        """The record's text, about to change, out of the backend's search index."""
+
+    def _day(self, day: date) -> Any:
+        return day.isoformat()
+
+    # -- helpers --------------------------------------------------------------------------
+
+    def _one(self, conn: Conn, profile_id: str, tx_ref: str, *, raw: bool = False,
+             lock: bool = False) -> LinkRecord | None:
+        row = self._d.one(conn, f"SELECT {self._d.link_columns}{', links.raw' if raw else ''}"
+                          f" FROM links WHERE profile_id = ? AND tx_ref = ?"
+                          f"{self._d.lock if lock else ''}", (profile_id, tx_ref))
+        return None if row is None else self._d.record(row, row["raw"] if raw else None)
+
+    def _must(self, conn: Conn, profile_id: str, tx_ref: str, *,
+              raw: bool = False) -> LinkRecord:
+        found = self._one(conn, profile_id, tx_ref, raw=raw)
+        if found is None:
+            raise LedgerError(f"{tx_ref} is not in the ledger")
+        return found
+
+    def _emit(self, conn: Conn, done: LinkRecord) -> LinkRecord:
+        """The "link" event of a change (in its transaction): the other desks re-read it."""
+        self._d.event(conn, "link", done.profile_id, done.mode, done.tx_ref)
+        return done
+
+    def _add(self, conn: Conn, row: tuple[Any, ...], now: str) -> int | None:
+        made = self._d.one(conn, self._insert, row, now=now)
+        if made is None:
+            return None
+        self._index(conn, int(made["id"]))
+        return int(made["id"])
+
+    # -- links --------------------------------------------------------------------------
+
+    async def begin_link(self, profile_id: str, mode: str, request: PaymentRequest) -> LinkRecord:
+        body = request.to_json()
+        row = (profile_id, mode, request.tx_ref, to_minor(request.amount, request.currency),
+               None, request.currency, request.email, request.first_name, request.last_name,
+               CREATING, None, None, None, json.dumps(body.get("customization", {})),
+               json.dumps(body.get("meta", {})), request.callback_url, request.return_url,
+               "link", None, None, False, None, None)
+        now = self._d.now()  # when it was asked (the file's clock; the server's is its own)
+
+        def write(conn: Conn) -> LinkRecord:
+            if self._add(conn, row, now) is None:
+                raise DuplicateReference(request.tx_ref)
+            return self._emit(conn, self._must(conn, profile_id, request.tx_ref))
+
+        return await self._engine.write(write)
+
+    async def complete_link(self, profile_id: str, link: PaymentLink) -> LinkRecord:
+        reference = link.checkout_url.rstrip("/").rsplit("/", 1)[-1] if link.checkout_url else None
+
+        def write(conn: Conn) -> LinkRecord:
+            before = self._must(conn, profile_id, link.tx_ref)
+            named = before.reference is None and bool(reference)
+            if named:
+                self._unindex(conn, before.id)
+            self._d.run(conn, "UPDATE links SET state = CASE WHEN state = ? THEN ? ELSE state"
+                        " END, checkout_url = COALESCE(?, checkout_url), error = NULL,"
+                        " updated_at = {now}, reference = COALESCE(reference, ?) WHERE id = ?",
+                        (CREATING, PENDING, link.checkout_url, reference or None, before.id))
+            if named:
+                self._index(conn, before.id)
+            return self._emit(conn, self._must(conn, profile_id, link.tx_ref))
+
+        return await self._engine.write(write)
+
+    async def reject_link(self, profile_id: str, tx_ref: str, reason: str) -> LinkRecord:
+        def write(conn: Conn) -> LinkRecord:
+            self._d.run(conn, "UPDATE links SET state = ?, error = ?, updated_at = {now}"
+                        " WHERE profile_id = ? AND tx_ref = ? AND state = ?",
+                        (REJECTED, reason, profile_id, tx_ref, CREATING))
+            return self._emit(conn, self._must(conn, profile_id, tx_ref))
+
+        return await self._engine.write(write)
+
+    async def note_error(self, profile_id: str, tx_ref: str, reason: str) -> LinkRecord:
+        def write(conn: Conn) -> LinkRecord:
+            self._d.run(conn, "UPDATE links SET error = ? WHERE profile_id = ? AND tx_ref = ?",
+                        (reason, profile_id, tx_ref))
+            return self._emit(conn, self._must(conn, profile_id, tx_ref))
+
+        return await self._engine.write(write)
+
+    async def record_lookup(self, profile_id: str, mode: str, tx: Transaction, *,
+                            fence: Fence | None = None,
+                            learned_by: str = "check") -> tuple[LinkRecord, bool]:
+        raw = json.dumps(tx.raw, default=str) if tx.raw else None
+        state = state_of(tx.status)
+        state_raw = None if tx.status.value == tx.status_raw.strip().lower() else tx.status_raw
+        currency = tx.currency or ""
+        fee = None if tx.charge is None else to_minor(tx.charge, currency)
+        created = self._d.time(tx.created_at) if tx.created_at else None
+        new = (profile_id, mode, tx.tx_ref, to_minor(tx.amount or 0, currency), fee, currency,
+               tx.email or "", tx.first_name or "", tx.last_name or "", state, state_raw, None,
+               tx.reference, json.dumps(tx.customization), json.dumps(tx.meta), None, None,
+               "lookup", None, created, True, raw, learned_by)
+        now = self._d.now()  # when it was answered: one moment for the whole write
+
+        def write(conn: Conn) -> tuple[LinkRecord, bool]:
+            self._fenced(conn, fence)  # the poller's check: only while it holds the lease
+            before = self._one(conn, profile_id, tx.tx_ref, lock=True)
+            if before is None:
+                if self._add(conn, new, now) is not None:
+                    return self._emit(conn, self._must(conn, profile_id, tx.tx_ref, raw=True)), True
+                # another desk added it since: what it holds now is what this lookup follows
+                before = self._one(conn, profile_id, tx.tx_ref, lock=True)
+                if before is None:
+                    raise LedgerError(f"{tx.tx_ref} is not in the ledger")
+            if not may_follow(before.state, state):
+                # a final state stays (records.may_follow): what the service said is noted
+                # beside it, and the record is not moved
+                said = tx.status_raw.strip() or state
+                self._d.run(conn, "UPDATE links SET checked_at = {now}, error = ? WHERE id = ?",
+                            (f"The service now says {said!r}; PayDesk keeps its final state "
+                             f"{before.state!r}", before.id), now=now)
+                kept = self._must(conn, profile_id, tx.tx_ref, raw=True)
+                return (self._emit(conn, kept) if news(before, kept) else kept), False
+            # updated_at and learned_by move only with the state (the right-hand sides read
+            # the row as it was)
+            unchanged = "state = ? AND state_raw IS NOT DISTINCT FROM ?"
+            sets = ["state = ?", "state_raw = ?", "checked_at = {now}",
+                    f"updated_at = CASE WHEN {unchanged} THEN updated_at ELSE {{now}} END",
+                    f"learned_by = CASE WHEN {unchanged} THEN learned_by ELSE ? END",
+                    "error = NULL", "fee_minor = COALESCE(?, fee_minor)",
+                    "raw = COALESCE(?, raw)"]
+            args: list[Any] = [state, state_raw, state, state_raw, state, state_raw, learned_by,
+                               fee, raw]
+            text = False
+            if (before.origin == "lookup" and not before.currency and tx.amount is not None
+                    and tx.currency):
+                # a payment made elsewhere, first seen with no details (the family's answer
+                # for an unpaid one): fill them in once the service tells them
+                sets += ["amount_minor = ?", "currency = ?", "email = ?", "first_name = ?",
+                         "last_name = ?", "customization = ?", "meta = ?",
+                         "created_at = COALESCE(?, created_at)"]
+                args += [to_minor(tx.amount, tx.currency), tx.currency, tx.email or "",
+                         tx.first_name or "", tx.last_name or "", json.dumps(tx.customization),
+                         json.dumps(tx.meta), created]
+                text = True
+            if tx.reference and tx.reference != before.reference:
+                sets.append("reference = ?")
+                args.append(tx.reference)
+                text = True
+            if text:
+                self._unindex(conn, before.id)
+            self._d.run(conn, f"UPDATE links SET {', '.join(sets)} WHERE id = ?",
+                        (*args, before.id), now=now)
+            if text:
+                self._index(conn, before.id)
+            after = self._must(conn, profile_id, tx.tx_ref, raw=True)
+            if news(before, after):
+                self._emit(conn, after)
+            return after, (after.state, after.state_raw) != (before.state, before.state_raw)
+
+        return await self._engine.write(write)
+
+    async def touch(self, profile_id: str, tx_ref: str, *, fence: Fence | None = None) -> None:
+        now = self._d.now()
+
+        def write(conn: Conn) -> None:
+            self._fenced(conn, fence)
+            # a check that said nothing new is no news for the other desks (they read
+            # checked_at with the record next time): no event
+            self._d.run(conn, "UPDATE links SET checked_at = {now} WHERE profile_id = ?"
+                        " AND tx_ref = ?", (profile_id, tx_ref), now=now)
+
+        await self._engine.write(write)
+
+    # -- reading ------------------------------------------------------------------------
+
+    async def get(self, profile_id: str, tx_ref: str) -> LinkRecord | None:
+        return await self._engine.read(lambda conn: self._one(conn, profile_id, tx_ref, raw=True))
+
+    async def references_in(self, profile_id: str, refs: Sequence[str]) -> set[str]:
+        wanted = list(dict.fromkeys(refs))
+        if not wanted:
+            return set()
+        sql = (f"SELECT tx_ref FROM links WHERE profile_id = ? AND tx_ref IN"
+               f" ({', '.join('?' * len(wanted))})")
+        rows = await self._engine.read(lambda conn: self._d.all(conn, sql, [profile_id, *wanted]))
+        return {row["tx_ref"] for row in rows}
+
+    async def page(self, query: LinkQuery, after: Cursor | None = None,
+                   before: Cursor | None = None, limit: int = 100) -> Page:
+        if after is not None and before is not None:
+            raise ValueError("page after or before a row, not both")
+        return await self._engine.read(lambda conn: self._plan(conn, query).page(
+            conn, before or after, limit, backwards=before is not None))
+
+    async def last_page(self, query: LinkQuery, limit: int = 100) -> Page:
+        return await self._engine.read(lambda conn: self._plan(conn, query).page(
+            conn, None, limit, backwards=True))
+
+    async def count(self, query: LinkQuery) -> int:
+        return int(await self._engine.read(lambda conn: self._plan(conn, query).count(conn)))
+
+    async def anchors(self, query: LinkQuery, every: int) -> list[Cursor]:
+        return await self._engine.read(
+            lambda conn: self._plan(conn, query).anchors(conn, every))
+
+    async def day_summary(self, profile_id: str, mode: str, start: datetime,
+                          end: datetime) -> DaySummary:
+        return await self._engine.read(
+            lambda conn: self._summarise(conn, profile_id, mode, start, end))
+
+    async def _select(self, sql: str, args: list[Any]) -> list[LinkRecord]:
+        rows = await self._engine.read(lambda conn: self._d.all(conn, sql, args))
+        return [self._d.record(r) for r in rows]
+
+    async def unsettled(self, profile_id: str | None = None) -> list[LinkRecord]:
+        return await self._select(*lists.unsettled(self._d, profile_id))
+
+    async def open_records(self, profile_id: str | None = None, mode: str | None = None, *,
+                           since: datetime | None = None,
+                           limit: int | None = 1000) -> list[LinkRecord]:
+        return await self._select(*lists.open_records(self._d, profile_id, mode, since, limit))
+
+    async def paid_since(self, since: datetime, profile_id: str | None = None,
+                         mode: str | None = None, *, checked_before: datetime | None = None,
+                         after: Cursor | None = None, limit: int = 200) -> Page:
+        sql, args = lists.paid(self._d, since, profile_id, mode, checked_before, after, limit)
+
+        def read(conn: Conn) -> Page:
+            rows = self._d.all(conn, sql, args)
+            records = [self._d.record(r) for r in rows[:limit]]
+            if not records:
+                return Page()
+            first, last = rows[0], rows[len(records) - 1]
+            return Page(records, Cursor((first["updated_at"], first["id"])),
+                        Cursor((last["updated_at"], last["id"])), more=len(rows) > limit)
+
+        return await self._engine.read(read)
+
+    async def count_paid_since(self, since: datetime, profile_id: str | None = None,
+                               mode: str | None = None) -> int:
+        sql, args = lists.paid_count(self._d, since, profile_id, mode)
+        row = await self._engine.read(lambda conn: self._d.one(conn, sql, args))
+        return int(row["n"]) if row else 0
+
+    # -- references -----------------------------------------------------------------------
+
+    async def peek_sequence(self, day: date) -> int:
+        row = await self._engine.read(lambda conn: self._d.one(
+            conn, "SELECT value FROM sequences WHERE day = ?", (self._day(day),)))
+        return (int(row["value"]) if row else 0) + 1
+
+    async def claim_sequence(self, day: date, value: int) -> bool:
+        def write(conn: Conn) -> bool:
+            # one statement: of two desks claiming the same value, the second waits for the
+            # first's row, then finds the value taken (the WHERE sees the committed row)
+            row = self._d.one(
+                conn, "INSERT INTO sequences (day, value) VALUES (?, ?) ON CONFLICT (day)"
+                " DO UPDATE SET value = excluded.value WHERE sequences.value < excluded.value"
+                " RETURNING value", (self._day(day), value))
+            if row is None:
+                return False
+            self._d.event(conn, "sequence", key=day.isoformat())
+            return True
+
+        return await self._engine.write(write)
+
+
+__all__ = ["COLUMNS", "SqlLedger", "news", "row_of"]
