@@ -3,6 +3,8 @@ the service with its profile's secret key, through the same path as a window's l
 (``LinksController.look_up``: the ledger's ``record_lookup`` with learned_by
 "notification", then the hub, so the views, the scheduler and, on a shared ledger, every
 desk hear of it; a final state never moves back). Then the inbox says what was decided.
+A counter sale's re-read is a person's look-up for the call budget (its customer waits at
+the counter); any other's goes with the codes on screen.
 
 At its start the worker re-reads every original a stopped receiver left ``pending``; then
 what the server hands it. A re-read that fails (the service out of reach, the ledger busy)
@@ -172,16 +174,25 @@ class Worker:
             modes = (known.mode,)
         else:  # a webhook secret, a reference the ledger lacks: the mode whose key finds it
             modes = MODES
-        return await self._look_up(profile, entry.tx_ref, modes, known)
+        return await self._look_up(profile, entry.tx_ref, modes, known,
+                                   await self._class_of(profile, entry.tx_ref, known))
+
+    async def _class_of(self, profile: Profile, tx_ref: str,
+                        known: LinkRecord | None) -> CallClass:
+        """A counter's sale: its customer waits at the counter for PAID, a person waiting,
+        so its re-read is a person's look-up (served before codes on screen and a batch,
+        which then hold off at every desk). Any other link's (a batch's, paid all at once,
+        can send hundreds): after people's calls, with the codes on screen."""
+        if known is not None and await self.desk.book.sale(profile.id, tx_ref) is not None:
+            return CallClass.PERSON_LOOKUP
+        return CallClass.ON_SCREEN
 
     async def _look_up(self, profile: Profile, tx_ref: str, modes: tuple[str, ...],
-                       known: LinkRecord | None) -> Decision:
+                       known: LinkRecord | None, klass: CallClass) -> Decision:
         nowhere: list[str] = []
         for mode in modes:
             try:
-                # what makes PAID reach a waiting person's screen: the class of codes on
-                # screen (after people's own calls, before bulk and the background)
-                with calls_as(CallClass.ON_SCREEN):
+                with calls_as(klass):  # what makes PAID reach a waiting person's screen
                     record, changed = await self.desk.links.look_up(profile, mode, tx_ref,
                                                                     learned_by="notification")
             except (NotFoundError, ModeMismatchError):

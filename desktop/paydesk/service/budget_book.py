@@ -26,7 +26,9 @@ past it 429 with ``Retry-After``. What the book does:
   hand (``hand``: the lower of the two is kept). A service that answers without these
   headers is not throttled: nothing waits.
 - **Strict classes**: a class may take a call only while more than its reserve is left
-  (``reserve``): a background check never takes the calls a person's create may need.
+  (``reserve``): a background check never takes the calls a person's create may need. A
+  notified counter sale's re-read is a person's look-up (``call_class.py``): its customer
+  waits, and the codes on screen's reserve is not enough for it.
 - **Another program's calls are left to it**: the classes below a person's keep, besides
   their reserve, as many calls again as ``Remaining`` shows another program spent in the
   server's window (it will call again before the window ends; a 429 would be its).

@@ -28,8 +28,9 @@ class CallClass(IntEnum):
     """The lower the number, the sooner it is served; a class may wait, the ones above not."""
 
     PERSON_CREATE = 1  # a create a person waits for (counter Enter, Create link), a confirmed card operation
-    PERSON_LOOKUP = 2  # a look-up a person asked for (the look-up box, Check now, a payment opened)
-    ON_SCREEN = 3  # codes on screen; a notification's re-read (what makes PAID reach a screen)
+    PERSON_LOOKUP = 2  # a look-up a person asked for (the look-up box, Check now, a payment
+    # opened); a notified counter sale's re-read (its customer waits at the counter for PAID)
+    ON_SCREEN = 3  # codes on screen; any other notification's re-read (a batch's links)
     BULK = 4  # a batch's creates
     BACKGROUND = 5  # background checks, paid re-reads, Check all open, reconcile
 
