@@ -7,12 +7,13 @@ list fits its view rather than scroll sideways."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeAlias
 
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtGui import QFont, QFontMetrics, QHelpEvent
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QHelpEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -30,24 +31,64 @@ Index: TypeAlias = QModelIndex | QPersistentModelIndex  # what Qt's model method
 ROOM = 8  # px beside a sample's text: a column is never as tight as its widest cell
 
 
+RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter  # an amount's cells
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a ``HeadedModel``: its header, a row's text in it, and how that text
+    looks: ``font`` (the fixed face of a reference, a state's bold), ``align``, a row's
+    ``colour`` (a colour's name; None: the view's) and a row's ``tip`` (None: none)."""
+
+    header: str
+    text: Callable[[Any], str]
+    font: QFont | None = None
+    align: Qt.AlignmentFlag | None = None
+    colour: Callable[[Any], str | None] | None = None
+    tip: Callable[[Any], str | None] | None = None
+
+
 class HeadedModel(QAbstractTableModel):
-    """A flat table with the column headers ``HEADERS``; its rows are ``listed()``."""
+    """A flat table whose rows are ``listed()``: its columns declared once in ``columns``
+    (what ``data`` reads), or, in a model with a ``data`` of its own, the headers
+    ``HEADERS``."""
 
     HEADERS: tuple[str, ...] = ()
+    columns: tuple[Column, ...] = ()
 
     def listed(self) -> list[Any]:
         raise NotImplementedError
+
+    def headers(self) -> tuple[str, ...]:
+        return tuple(c.header for c in self.columns) if self.columns else self.HEADERS
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802 - Qt's name
         return 0 if parent.isValid() else len(self.listed())
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self.HEADERS)
+        return 0 if parent.isValid() else len(self.headers())
 
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADERS[section]
+            return self.headers()[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not self.columns:
+            return None
+        row, column = self.listed()[index.row()], self.columns[index.column()]
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            return column.text(row)
+        if role == Qt.ItemDataRole.ForegroundRole and column.colour is not None:
+            name = column.colour(row)
+            return None if name is None else QColor(name)
+        if role == Qt.ItemDataRole.FontRole:
+            return column.font
+        if role == Qt.ItemDataRole.TextAlignmentRole and column.align is not None:
+            return int(column.align)
+        if role == Qt.ItemDataRole.ToolTipRole and column.tip is not None:
+            return column.tip(row)
         return None
 
 

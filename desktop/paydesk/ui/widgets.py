@@ -4,7 +4,7 @@ shifts, Bulk links, Batches) made on first use and raised each time it is asked 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
 
 from PySide6.QtCore import QAbstractItemModel, Qt
@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QPushButto
 from .table import tips_for_cut_text
 
 W = TypeVar("W", bound=QWidget)
+V = TypeVar("V", bound=QTableView)
 
 
 def shown_label(text: str) -> str:
@@ -40,22 +41,34 @@ def label(name: str, wrap: bool = True) -> QLabel:
     return made
 
 
-def record_table(name: str, model: QAbstractItemModel, accessible: str | None = None) -> QTableView:
-    """A table of records: whole rows selected one at a time, nothing edited in place, no row
-    numbers, columns the user can widen with the last one stretched, a cut cell's whole text
-    in its tooltip."""
-    table = QTableView()
+def record_table(name: str, model: QAbstractItemModel, accessible: str | None = None,
+                 widths: Sequence[int] = ()) -> QTableView:
+    """A table of records (``as_record_table``) made here."""
+    return as_record_table(QTableView(), name, model, accessible, widths)
+
+
+def as_record_table(table: V, name: str, model: QAbstractItemModel, accessible: str | None = None,
+                    widths: Sequence[int] = (),
+                    selection: QAbstractItemView.SelectionMode =
+                    QAbstractItemView.SelectionMode.SingleSelection) -> V:
+    """``table`` (a QTableView or a list that is one) made a table of records: whole rows
+    selected one at a time (or as ``selection`` says), nothing edited in place, no row
+    numbers, columns the user can widen (``widths``: the first ones' widths) with the last one
+    stretched, a cut cell's whole text in its tooltip."""
     table.setObjectName(name)
     if accessible is not None:
         table.setAccessibleName(accessible)
     table.setModel(model)
     tips_for_cut_text(table)
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    table.setSelectionMode(selection)
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     table.verticalHeader().hide()
-    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-    table.horizontalHeader().setStretchLastSection(True)
+    header = table.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    for column, width in enumerate(widths):
+        table.setColumnWidth(column, width)
+    header.setStretchLastSection(True)
     return table
 
 

@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -32,12 +31,12 @@ from ...desk.session import Session
 from ...desk.tasks import TaskSet
 from ...ledger import LedgerError
 from ...ledger.cards import AuditEntry, AuditQuery, CardLedger
-from .. import files
+from .. import files, widgets
 from ..dialogs import shown
 from ..fixed_text import fixed_font
 from ..paging import PagedModel
 from ..passing import Passing
-from ..table import Index, tips_for_cut_text
+from ..table import Index
 
 COLUMNS = AUDIT_HEADER
 ACTIONS = ("create", "fund", "withdraw", "block", "unblock", "terminate", "reveal", "copy number")
@@ -160,17 +159,11 @@ class AuditView(QWidget):
                                                                     "export audit"))
         tools.addWidget(self.export_button)
         column.addLayout(tools)
-        self.table = QTableView()
-        self.table.setObjectName("audit-log")
-        self.table.setAccessibleName("Audit log")
         self.model = AuditModel(ledger, tasks)
-        self.table.setModel(self.model)
-        tips_for_cut_text(self.table)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().hide()
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        # more than one entry may be selected (Ctrl, Shift) in the log
+        self.table = widgets.as_record_table(QTableView(), "audit-log", self.model, "Audit log",
+                                             selection=QAbstractItemView.SelectionMode
+                                             .ExtendedSelection)
         self.table.setItemDelegateForColumn(MASKED, CardNumberDelegate(self.table))
         # room for a whole masked number (19 digits at most) in the fixed face, with the
         # cell's margins

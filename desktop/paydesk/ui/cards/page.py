@@ -10,7 +10,6 @@ from decimal import Decimal
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -34,7 +33,7 @@ from ..elided import WrappedLabel
 from ..fixed_text import use_fixed
 from ..passing import Passing
 from ..signals import signals_of
-from ..table import AMOUNT_SAMPLE, HeadedModel, Index, fit_columns, tips_for_cut_text
+from ..table import AMOUNT_SAMPLE, RIGHT, Column, HeadedModel, fit_columns, tips_for_cut_text
 from .secret import SecretBox
 
 TX_COLUMNS = ("Type", "Amount", "Description", "Time")
@@ -43,38 +42,28 @@ DETAILS = (("name", "Name on card"), ("balance", "Balance"), ("state", "State"),
            ("callback", "Notification URL"), ("seen", "As of"))
 
 
-class TransactionsModel(HeadedModel):
-    HEADERS = TX_COLUMNS
+def credit(tx: CardTxRecord) -> bool:
+    return tx.type.lower() == "credit"
 
+
+class TransactionsModel(HeadedModel):
     def __init__(self) -> None:
         super().__init__()
         self.rows: list[CardTxRecord] = []
         self.money: Callable[[Decimal | None], str] = str
+        self.columns = (
+            Column(TX_COLUMNS[0], lambda tx: tx.type or "—"),
+            Column(TX_COLUMNS[1], lambda tx: ("+" if credit(tx) else "−") + self.money(tx.amount),
+                   align=RIGHT, colour=lambda tx: "#1b7f3b" if credit(tx) else "#b3261e"),
+            Column(TX_COLUMNS[2], lambda tx: tx.description),
+            Column(TX_COLUMNS[3], lambda tx: words.when(tx.created_at, seconds=True)),
+        )
 
     def listed(self) -> list[CardTxRecord]:
         return self.rows
 
     def text(self, tx: CardTxRecord, column: int) -> str:
-        credit = tx.type.lower() == "credit"
-        if column == 0:
-            return tx.type or "—"
-        if column == 1:
-            return ("+" if credit else "−") + self.money(tx.amount)
-        if column == 2:
-            return tx.description
-        return words.when(tx.created_at, seconds=True)
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        tx = self.rows[index.row()]
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
-            return self.text(tx, index.column())
-        if role == Qt.ItemDataRole.ForegroundRole and index.column() == 1:
-            return QColor("#1b7f3b" if tx.type.lower() == "credit" else "#b3261e")
-        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() == 1:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        return None
+        return self.columns[column].text(tx)
 
     def load(self, rows: list[CardTxRecord], money: Callable[[Decimal | None], str]) -> None:
         self.beginResetModel()

@@ -5,19 +5,14 @@ time the list is "as of"."""
 from __future__ import annotations
 
 from datetime import date
-from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, Qt, Signal
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtCore import QItemSelectionModel, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -26,9 +21,10 @@ from ...config.profiles import Profile
 from ...desk.cards import words
 from ...desk.tasks import TaskSet
 from ...ledger.cards import CardLedger, CardQuery, CardRecord
+from .. import widgets
 from ..fixed_text import fixed_font
 from ..paging import PagedModel
-from ..table import Index, tips_for_cut_text
+from ..table import RIGHT, Column, bold_font
 
 COLUMNS = ("Card", "Name on card", "Balance", "State", "Expires", "Created")
 BALANCE, STATE, EXPIRES = 2, 3, 4
@@ -38,7 +34,6 @@ PAGE = 100
 class WalletModel(PagedModel):
     """Cards newest first; the next page is read from the ledger when the view needs it."""
 
-    HEADERS = COLUMNS
     PAGE_TASK = "cards: next page"
 
     def __init__(self, ledger: CardLedger, tasks: TaskSet):
@@ -48,6 +43,22 @@ class WalletModel(PagedModel):
         self.query: CardQuery | None = None
         self.records: list[CardRecord] = []
         self.today = date.today()
+        self.columns = (
+            Column(COLUMNS[0], lambda r: r.masked, font=fixed_font()),  # the masked number
+            Column(COLUMNS[1], lambda r: r.name_on_card),
+            Column(COLUMNS[BALANCE], lambda r: words.card_money(self.profile, r, r.balance),
+                   align=RIGHT, tip=self._balance_tip),
+            Column(COLUMNS[STATE], lambda r: words.badge(r.state).words, font=bold_font(),
+                   colour=lambda r: words.badge(r.state).colour),
+            Column(COLUMNS[EXPIRES], lambda r: words.expiry(r, self.today)[0],
+                   colour=lambda r: "#b3261e" if words.expiry(r, self.today)[1] else None),
+            Column(COLUMNS[5], lambda r: words.when(r.created_at)),
+        )
+
+    def _balance_tip(self, record: CardRecord) -> str | None:
+        if words.currency_of(self.profile, record.currency_code) is None:
+            return words.unknown_code_hint(record.currency_code)
+        return None
 
     # -- Qt's model ---------------------------------------------------------------------
 
@@ -55,41 +66,7 @@ class WalletModel(PagedModel):
         return self.records
 
     def text(self, record: CardRecord, column: int) -> str:
-        if column == 0:
-            return record.masked
-        if column == 1:
-            return record.name_on_card
-        if column == BALANCE:
-            return words.card_money(self.profile, record, record.balance)
-        if column == STATE:
-            return words.badge(record.state).words
-        if column == EXPIRES:
-            return words.expiry(record, self.today)[0]
-        return words.when(record.created_at)
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        record, column = self.records[index.row()], index.column()
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
-            return self.text(record, column)
-        if role == Qt.ItemDataRole.ForegroundRole:
-            if column == STATE:
-                return QColor(words.badge(record.state).colour)
-            if column == EXPIRES and words.expiry(record, self.today)[1]:
-                return QColor("#b3261e")
-        if role == Qt.ItemDataRole.FontRole and column == 0:
-            return fixed_font()  # the masked number
-        if role == Qt.ItemDataRole.FontRole and column == STATE:
-            bold = QFont()
-            bold.setBold(True)
-            return bold
-        if role == Qt.ItemDataRole.TextAlignmentRole and column == BALANCE:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.ToolTipRole and column == BALANCE \
-                and words.currency_of(self.profile, record.currency_code) is None:
-            return words.unknown_code_hint(record.currency_code)
-        return None
+        return self.columns[column].text(record)
 
     # -- loading ------------------------------------------------------------------------
 
@@ -166,21 +143,9 @@ class WalletList(QWidget):
         self.as_of = QLabel("")
         self.as_of.setObjectName("cards-as-of")
         column.addWidget(self.as_of)
-        self.table = QTableView()
-        self.table.setObjectName("card-list")
-        self.table.setAccessibleName("Cards")
         self.model = WalletModel(ledger, tasks)
-        self.table.setModel(self.model)
-        tips_for_cut_text(self.table)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().hide()
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for index, width in enumerate((170, 150, 120, 100, 110)):
-            self.table.setColumnWidth(index, width)
-        header.setStretchLastSection(True)
+        self.table = widgets.record_table("card-list", self.model, "Cards",
+                                          (170, 150, 120, 100, 110))
         column.addWidget(self.table, 1)
         self.count = QLabel("")
         self.count.setObjectName("cards-count")

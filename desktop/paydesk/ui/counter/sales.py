@@ -3,11 +3,8 @@ newest first, following every change live; and the day's totals in words."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
+from PySide6.QtCore import QModelIndex
+from PySide6.QtWidgets import QTableView
 
 from ...desk.counter import CounterController
 from ...desk.states import money
@@ -24,9 +21,10 @@ from ...ledger.counter import (
     Sale,
 )
 from ...service.money import format_amount
+from .. import widgets
 from ..fixed_text import fixed_font
 from ..paging import PagedModel
-from ..table import Index, tips_for_cut_text
+from ..table import RIGHT, Column, bold_font
 
 COLUMNS = ("Time", "Title", "Amount", "State", "Reference")
 TIME, TITLE, AMOUNT, STATE, REFERENCE = range(len(COLUMNS))
@@ -71,46 +69,27 @@ def totals_text(figures: Figures) -> str:
 class SalesModel(PagedModel):
     """This counter's sales of today, newest first (the book's id descending)."""
 
-    HEADERS = COLUMNS
     PAGE_TASK = "counter sales: next page"
 
     def __init__(self, controller: CounterController, tasks: TaskSet) -> None:
         super().__init__(tasks)
         self.controller = controller
         self.sales: list[Sale] = []
-        self._fixed = fixed_font()
-        self._bold = QFont()
-        self._bold.setBold(True)
+        self.columns = (
+            Column(COLUMNS[TIME], lambda s: s.made_at.astimezone().strftime("%H:%M:%S")),
+            Column(COLUMNS[TITLE], sale_title),
+            Column(COLUMNS[AMOUNT], sale_money, align=RIGHT),
+            Column(COLUMNS[STATE], kind_words, font=bold_font(),
+                   colour=lambda s: KIND_COLOURS.get(s.kind, "#5c6675")),
+            # read back and typed: no ligatures
+            Column(COLUMNS[REFERENCE], lambda s: s.tx_ref, font=fixed_font()),
+        )
 
     def listed(self) -> list:
         return self.sales
 
     def text(self, sale: Sale, column: int) -> str:
-        if column == TIME:
-            return sale.made_at.astimezone().strftime("%H:%M:%S")
-        if column == TITLE:
-            return sale_title(sale)
-        if column == AMOUNT:
-            return sale_money(sale)
-        if column == STATE:
-            return kind_words(sale)
-        return sale.tx_ref
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        sale, column = self.sales[index.row()], index.column()
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
-            return self.text(sale, column)
-        if role == Qt.ItemDataRole.ForegroundRole and column == STATE:
-            return QColor(KIND_COLOURS.get(sale.kind, "#5c6675"))
-        if role == Qt.ItemDataRole.FontRole and column == REFERENCE:
-            return self._fixed  # read back and typed: no ligatures
-        if role == Qt.ItemDataRole.FontRole and column == STATE:
-            return self._bold
-        if role == Qt.ItemDataRole.TextAlignmentRole and column == AMOUNT:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        return None
+        return self.columns[column].text(sale)
 
     async def load(self) -> None:
         """The first page, again from the ledger (a profile or mode switch, a new day)."""
@@ -147,17 +126,5 @@ class SalesModel(PagedModel):
 class SalesList(QTableView):
     def __init__(self, model: SalesModel):
         super().__init__()
-        self.setObjectName("counter-sales")
-        self.setAccessibleName("Today's sales")
         self.sales = model
-        self.setModel(model)
-        tips_for_cut_text(self)
-        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.verticalHeader().hide()
-        header = self.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for column, width in enumerate((90, 220, 120, 230)):
-            self.setColumnWidth(column, width)
-        header.setStretchLastSection(True)
+        widgets.as_record_table(self, "counter-sales", model, "Today's sales", (90, 220, 120, 230))

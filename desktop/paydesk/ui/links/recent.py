@@ -3,23 +3,21 @@ the ledger's newest links (the Transactions tab browses all of them)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
-from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QAbstractItemView, QTableView
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Signal
+from PySide6.QtWidgets import QTableView
 
 from ...desk.states import PAID_AFTER_VOID, SHOWN, VOIDED_AT_COUNTER, money, state_words
 from ...ledger import LinkRecord
+from .. import widgets
 from ..fixed_text import fixed_font
 from ..table import (
     AMOUNT_SAMPLE,
     REFERENCE_SAMPLE,
+    RIGHT,
+    Column,
     HeadedModel,
-    Index,
     bold_font,
     fit_columns,
-    tips_for_cut_text,
 )
 
 COLUMNS = ("Reference", "Amount", "Title", "State", "Created")
@@ -30,46 +28,25 @@ MAX_ROWS = 100  # older links are in the ledger (the Transactions tab)
 
 
 class RecentModel(HeadedModel):
-    HEADERS = COLUMNS
-
     def __init__(self) -> None:
         super().__init__()
         self.records: list[LinkRecord] = []
-        self._fixed = fixed_font()
+        self.columns = (
+            # the reference: read back and typed
+            Column(COLUMNS[0], lambda r: r.tx_ref, font=fixed_font()),
+            Column(COLUMNS[1], money, align=RIGHT),
+            Column(COLUMNS[2], lambda r: r.title),
+            Column(COLUMNS[STATE], lambda r: state_words(r).words, font=bold_font(),
+                   colour=lambda r: state_words(r).colour),
+            Column(COLUMNS[4], lambda r: r.created_at.astimezone().strftime("%d %b %H:%M"),
+                   tip=lambda r: r.created_at.strftime("%Y-%m-%d %H:%M:%S UTC")),
+        )
 
     def listed(self) -> list:
         return self.records
 
     def text(self, record: LinkRecord, column: int) -> str:
-        if column == 0:
-            return record.tx_ref
-        if column == 1:
-            return money(record)
-        if column == 2:
-            return record.title
-        if column == STATE:
-            return state_words(record).words
-        return record.created_at.astimezone().strftime("%d %b %H:%M")
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        record, column = self.records[index.row()], index.column()
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
-            return self.text(record, column)
-        if role == Qt.ItemDataRole.ForegroundRole and column == STATE:
-            return QColor(state_words(record).colour)
-        if role == Qt.ItemDataRole.FontRole and column == 0:
-            return self._fixed  # the reference: read back and typed
-        if role == Qt.ItemDataRole.FontRole and column == STATE:
-            bold = QFont()
-            bold.setBold(True)
-            return bold
-        if role == Qt.ItemDataRole.TextAlignmentRole and column == 1:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.ToolTipRole and column == 4:
-            return record.created_at.strftime("%Y-%m-%d %H:%M:%S UTC")
-        return None
+        return self.columns[column].text(record)
 
     def load(self, records: list[LinkRecord]) -> None:
         self.beginResetModel()
@@ -100,15 +77,8 @@ class RecentLinks(QTableView):
 
     def __init__(self) -> None:
         super().__init__()
-        self.setObjectName("recent-links")
-        self.setAccessibleName("Recent links")
         self.recent = RecentModel()
-        self.setModel(self.recent)
-        tips_for_cut_text(self)
-        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.verticalHeader().hide()
+        widgets.as_record_table(self, "recent-links", self.recent, "Recent links")
         # the title takes what the others leave: the list never scrolls sideways
         fit_columns(self, (REFERENCE_SAMPLE, AMOUNT_SAMPLE, "", STATE_SAMPLES,
                            "28 Dec 23:58"), 2, {0: fixed_font(), STATE: bold_font()})

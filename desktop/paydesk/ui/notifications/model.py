@@ -6,9 +6,8 @@ without reading the list again."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import QModelIndex
 
 from ...desk.inbox_words import VERDICT_WORDS
 from ...desk.tasks import TaskSet
@@ -16,7 +15,7 @@ from ...desk.texts import utc_time
 from ...ledger.inbox import Inbox, InboxEntry, InboxQuery
 from ..fixed_text import fixed_font
 from ..paging import PagedModel
-from ..table import Index
+from ..table import Column
 
 HEADERS = ("Time", "Reference", "Event", "Verdict", "Profile / mode", "Detail")
 TIME, REFERENCE, EVENT, VERDICT, PROFILE, DETAIL = range(6)
@@ -38,8 +37,11 @@ def matches(query: InboxQuery, entry: InboxEntry) -> bool:
     return not text or any(text in (part or "").lower() for part in (entry.tx_ref, entry.event))
 
 
+def event_words(entry: InboxEntry) -> str:
+    return entry.event or ("transaction" if entry.verified and entry.tx_ref else "")
+
+
 class InboxModel(PagedModel):
-    HEADERS = HEADERS
     PAGE_TASK = "notifications: next page"
 
     def __init__(self, inbox: Inbox, tasks: TaskSet, profile_name: Callable[[str], str]):
@@ -47,7 +49,17 @@ class InboxModel(PagedModel):
         self.inbox = inbox
         self.profile_name = profile_name  # a profile's id -> the name shown
         self.entries: list[InboxEntry] = []
-        self._fixed = fixed_font()
+        self.columns = (
+            # to the second: notifications come close together
+            Column(HEADERS[TIME], lambda e: e.received_at.astimezone().strftime("%d %b %Y %H:%M:%S"),
+                   tip=lambda e: utc_time(e.received_at)),
+            # read back and typed: each character itself
+            Column(HEADERS[REFERENCE], lambda e: e.tx_ref or "", font=fixed_font()),
+            Column(HEADERS[EVENT], event_words),
+            Column(HEADERS[VERDICT], lambda e: VERDICT_WORDS.get(e.verdict, e.verdict)),
+            Column(HEADERS[PROFILE], self._profile_words),
+            Column(HEADERS[DETAIL], lambda e: e.detail, tip=lambda e: e.detail or None),
+        )
 
     def listed(self) -> list:
         return self.entries
@@ -95,35 +107,11 @@ class InboxModel(PagedModel):
             self.keep_newest(HELD, self.entries[HELD - 1].id)
         return True
 
-    def text(self, entry: InboxEntry, column: int) -> str:
-        if column == TIME:  # to the second: notifications come close together
-            return entry.received_at.astimezone().strftime("%d %b %Y %H:%M:%S")
-        if column == REFERENCE:
-            return entry.tx_ref or ""
-        if column == EVENT:
-            return entry.event or ("transaction" if entry.verified and entry.tx_ref else "")
-        if column == VERDICT:
-            return VERDICT_WORDS.get(entry.verdict, entry.verdict)
-        if column == PROFILE:
-            if entry.profile_id is None:
-                return "not known"
-            mode = entry.mode.upper() if entry.mode else "mode not known yet"
-            return f"{self.profile_name(entry.profile_id)} · {mode}"
-        return entry.detail
+    def _profile_words(self, entry: InboxEntry) -> str:
+        if entry.profile_id is None:
+            return "not known"
+        mode = entry.mode.upper() if entry.mode else "mode not known yet"
+        return f"{self.profile_name(entry.profile_id)} · {mode}"
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        entry = self.entries[index.row()]
-        column = index.column()
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
-            return self.text(entry, column)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            if column == TIME:
-                return utc_time(entry.received_at)
-            if column == DETAIL and entry.detail:
-                return entry.detail
-            return None
-        if role == Qt.ItemDataRole.FontRole and column == REFERENCE:
-            return self._fixed  # read back and typed: each character itself
-        return None
+    def text(self, entry: InboxEntry, column: int) -> str:
+        return self.columns[column].text(entry)

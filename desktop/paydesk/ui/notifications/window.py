@@ -11,16 +11,13 @@ import logging
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -31,11 +28,11 @@ from ...desk.session import Session
 from ...ledger import LedgerError
 from ...ledger.inbox import BAD_SIGNATURE, VERDICTS, Inbox, InboxEntry, InboxQuery
 from ...service.errors import ServiceError
+from .. import widgets
 from ..fixed_text import use_fixed
 from ..passing import Passing
 from ..screen_fit import resize_within_screen
 from ..signals import signals_of
-from ..table import tips_for_cut_text
 from .model import InboxModel
 from .refused import RefusedLine
 
@@ -87,20 +84,8 @@ class NotificationsWindow(QWidget):
 
         split = QSplitter(Qt.Orientation.Vertical)
         self.model = InboxModel(inbox, self.tasks, self._profile_name)
-        self.table = QTableView()
-        self.table.setObjectName("notifications-table")
-        self.table.setAccessibleName("Notifications")
-        self.table.setModel(self.model)
-        tips_for_cut_text(self.table)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().hide()
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for col, width in enumerate((140, 230, 150, 120, 160)):
-            self.table.setColumnWidth(col, width)
-        header.setStretchLastSection(True)
+        self.table = widgets.record_table("notifications-table", self.model, "Notifications",
+                                          (140, 230, 150, 120, 160))
         split.addWidget(self.table)
         below = QWidget()
         below_column = QVBoxLayout(below)

@@ -10,14 +10,12 @@ from dataclasses import replace
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
     QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -26,13 +24,13 @@ from ...desk.session import Session
 from ...desk.transactions import TransactionsController
 from ...ledger import LedgerError, LinkQuery, LinkRecord
 from ...ledger.counter import Sale
+from .. import widgets
 from ..as_of import AsOf
 from ..field_message import FieldMessage
 from ..fixed_text import use_fixed
 from ..passing import Passing
 from ..scrolled import DownScrollArea
 from ..signals import signals_of
-from ..table import tips_for_cut_text
 from .details import DetailsPanel
 from .end_of_day import open_end_of_day
 from .filters import FilterBar
@@ -80,22 +78,11 @@ class TransactionsTab(TabActions, QWidget):
         self.filters = FilterBar()
         left_column.addWidget(self.filters)
         self.model = LedgerModel(session.ledger, self.tasks)
-        self.table = QTableView()
-        self.table.setObjectName("ledger-table")
-        self.table.setAccessibleName("Ledger")
-        self.table.setModel(self.model)
-        tips_for_cut_text(self.table)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().hide()
+        self.table = widgets.record_table("ledger-table", self.model, "Ledger",
+                                          (230, 150, 210, 90, 70, 170, 140))
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.table.verticalHeader().setDefaultSectionSize(24)
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for col, width in enumerate((230, 150, 210, 90, 70, 170, 140)):
-            self.table.setColumnWidth(col, width)
-        header.setStretchLastSection(True)
         header.setSortIndicator(CREATED, Qt.SortOrder.DescendingOrder)
         self.table.setSortingEnabled(True)
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
