@@ -1,191 +1,102 @@
-"""The soak: a counter's and a finance desk's work for an hour, through the real window, and
+"""The soak: a counter's and a finance desk's day for an hour, through the real window, and
 whether memory levels off.
 
 PayDesk runs as ``paydesk`` runs it (``app.run``: the scheduler, the background checks,
-``gc.freeze`` after start-up, the log file) against a sandbox in its own process. In turns:
+``gc.freeze`` after start-up, the log file) against a sandbox in its own process, on a
+counter with two monitors (the staff's and the customer's). In turns:
 - the counter: on the Counter tab (the customer's view open beside the amount box), a
   sale's amount typed and Enter, the customer pays it (the sandbox's control API,
   ``POST _sandbox/pay/{reference}``), both screens turn PAID, Enter sells to the next;
 - the finance desk: a link from the form (Create link), a lookup in the Transactions tab
   (a form link paid meanwhile, or a counter sale), an export to CSV and a receipt as PDF
   (through the save dialog, into a temporary folder), Check all open, and the card wallet:
-  create a card, fund it, withdraw from it, refresh the list.
+  create a card, fund it, withdraw from it, refresh the list;
+- the rest of the day (soak_day.py): the customer display moved to the other monitor, a
+  sale there, closed and back; Bulk links with a small batch from the downloaded template;
+  the batch's QR sheet and results file from the Batches window; the Notifications window;
+  the profile editor with Check keys.
 Widgets are pressed as a person would (tests/ui/press.py). Every ``--every`` minutes it
-prints resident memory (VmRSS), Python's heap, and counts of objects: gc's, Qt's widgets,
-the window's QObjects, asyncio's tasks. The last line: growth after the first ten minutes
-(the first two intervals in a run shorter than 20 minutes), and whether it is within 20 MB.
+prints resident memory (VmRSS, its anonymous and shared-memory parts), malloc's bytes in
+use and held free, Python's blocks, and counts of objects: gc's, Qt's widgets and windows,
+the window's QObjects, asyncio's tasks (soak_meter.py). The last line: growth after the
+first ten minutes (the first two intervals in a run shorter than 20 minutes), and whether
+it is within 20 MB.
 
 Run: ./dev bench   (or: .venv/bin/python tests/benchmarks/bench_soak.py --minutes 20 --every 2)
+``--platform xcb`` runs it on a real X server of its own (Xvfb, two screens; started on a
+free display and stopped at the end) instead of the offscreen platform (two screens too).
 ``--trace`` adds tracemalloc (the allocation sites that grew, interval to interval and since
 the warm-up) and the types of objects that grew; it slows the run and adds to RSS.
-Prints figures; asserts nothing. Offscreen platform. Stops by itself (a watchdog too).
+Prints figures; asserts nothing. Stops by itself (a watchdog too).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
+import json
 import os
 import random
+import shutil
 import signal
 import sys
 import tempfile
 import time
+import traceback
 import tracemalloc
-import weakref
 from collections import Counter
+from contextlib import ExitStack
 from pathlib import Path
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parents[1]))
 
 import httpx  # noqa: E402
-from PySide6.QtCore import QObject, qInstallMessageHandler  # noqa: E402
+from PySide6.QtCore import qInstallMessageHandler  # noqa: E402
 from PySide6.QtWidgets import QApplication, QDialog, QLineEdit, QWidget  # noqa: E402
 from qt_loop import qt_loop  # noqa: E402
 from sandbox_process import sandbox_running  # noqa: E402
+from soak_day import DayMix, save_as, until  # noqa: E402
+from soak_meter import Meter  # noqa: E402
+from xvfb import xvfb_display  # noqa: E402
 
 from paydesk import logs  # noqa: E402
 from paydesk.config.paths import Paths  # noqa: E402
 from paydesk.config.profiles import Profile  # noqa: E402
 from paydesk.config.secrets import KeyStore  # noqa: E402
 from tests.ui import press  # noqa: E402
-from tests.waiting import TimedOut, until_async  # noqa: E402
+from tests.waiting import TimedOut  # noqa: E402
 
 PROFILE = "p_soak01"
 LIMIT_MB = 20.0
 WARM_MINUTES = 10.0
 
 
+SAID: Counter[str] = Counter()  # Qt's messages, each printed the first time only
+
+
 def quiet_platform(mode, context, message) -> None:
-    """Qt's messages, but the offscreen platform's "does not support" lines (one per dialog)."""
+    """Qt's messages, each once, but the offscreen platform's "does not support" lines (one
+    per dialog)."""
     if not message.startswith("This plugin does not support"):
-        print(message, file=sys.stderr)
-
-
-def rss_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
-async def until(predicate, what: str, timeout: float = 30.0):  # noqa: ASYNC109 (a poll's deadline: fails saying what)
-    """tests/waiting.py's ``until_async`` at the soak's pace (every 50 ms, 30 s unless said);
-    a step whose wait times out is counted as stuck (``Desk.step``)."""
-    return await until_async(predicate, timeout, what, every=0.05)
-
-
-def shown_dialog(name: str) -> QWidget | None:
-    return next((w for w in QApplication.topLevelWidgets()
-                 if w.objectName() == name and w.isVisible()), None)
-
-
-# -- what is measured -------------------------------------------------------------------
-
-
-class Meter:
-    """One line of figures per interval; with ``trace``, what grew since the last."""
-
-    def __init__(self, window, trace: bool, top: int):
-        self.window, self.trace, self.top = window, trace, top
-        self.rows: list[tuple[float, float]] = []  # (minutes, RSS MB)
-        self._snapshot = self._warm_snapshot = None
-        self._types: Counter | None = None
-        self._weak: Counter | None = None
-        self._widgets: Counter | None = None
-
-    def header(self) -> None:
-        print(f"  {'when':>9} {'RSS MB':>7} {'heap MB':>8} {'py blocks':>10} {'gc objects':>11} "
-              f"{'widgets':>8} {'QObjects':>9} {'tasks':>6}  work done", flush=True)
-
-    def sample(self, label: str, minutes: float | None, work: str = "") -> float:
-        gc.collect()  # garbage waiting for a collection is not growth
-        rss = rss_mb()
-        heap = tracemalloc.get_traced_memory()[0] / 2**20 if self.trace else float("nan")
-        objects = len(gc.get_objects()) + gc.get_freeze_count()
-        widgets = QApplication.allWidgets()
-        qobjects = len(self.window.findChildren(QObject))
-        tasks = len(asyncio.all_tasks())
-        heap_text = f"{heap:8.1f}" if self.trace else f"{'-':>8}"
-        print(f"  {label:>9} {rss:7.1f} {heap_text} {sys.getallocatedblocks():10,d} "
-              f"{objects:11,d} {len(widgets):8,d} {qobjects:9,d} {tasks:6d}  {work}", flush=True)
-        if minutes is not None:
-            self.rows.append((minutes, rss))
-        if self.trace:
-            self._grown(widgets)
-        return rss
-
-    def _grown(self, widgets) -> None:
-        snapshot = tracemalloc.take_snapshot().filter_traces(
-            [tracemalloc.Filter(False, tracemalloc.__file__)])
-        objects = gc.get_objects()
-        types = Counter(type(o).__name__ for o in objects)
-        weak = Counter(type(o()).__name__ for o in objects if isinstance(o, weakref.ref))
-        kinds = Counter(type(w).__name__ for w in widgets)
-        if self._snapshot is not None:
-            self._print_sites(snapshot.compare_to(self._snapshot, "lineno"), "since the last line")
-            self._print_counts(types - self._types, "gc objects")
-            self._print_counts(weak - self._weak, "weak references (by what they refer to)")
-            self._print_counts(kinds - self._widgets, "widgets")
-            self._dead_holders(objects, weak["NoneType"] - self._weak["NoneType"])
-        self._snapshot, self._types, self._weak, self._widgets = snapshot, types, weak, kinds
-
-    def warm(self) -> None:
-        if self.trace:
-            self._warm_snapshot = self._snapshot
-
-    def since_warm(self) -> None:
-        if self.trace and self._warm_snapshot is not None and self._snapshot is not None:
-            self._print_sites(self._snapshot.compare_to(self._warm_snapshot, "traceback"),
-                              "since the warm-up", frames=4)
-
-    def _dead_holders(self, objects, grown: int) -> None:
-        """Who keeps weak references whose object is gone (when more are kept than before)."""
-        if grown <= 0:
-            return
-        dead = [o for o in objects if isinstance(o, weakref.ref) and o() is None]
-        skip = {id(objects), id(dead)}
-        holders = [h for h in gc.get_referrers(*dead) if id(h) not in skip]
-        kinds = Counter(f"{type(h).__name__}" + (f" of {len(h)}" if hasattr(h, "__len__") else "")
-                        for h in holders)
-        self._print_counts(kinds, f"holders of {len(dead)} dead weak references")
-        skip.add(id(holders))
-        for holder in sorted(holders, key=lambda h: -len(h) if hasattr(h, "__len__") else 0)[:3]:
-            up = [type(u).__name__ + (f" {getattr(u, '__qualname__', '')}" if callable(u) else "")
-                  for u in gc.get_referrers(holder) if id(u) not in skip][:4]
-            print(f"        {type(holder).__name__} held by: {', '.join(up)}")
-        del dead, holders
-
-    def _print_sites(self, stats, when: str, frames: int = 1) -> None:
-        grown = [s for s in stats if s.size_diff > 0][:self.top]
-        if not grown:
-            return
-        print(f"      allocation sites that grew {when}:")
-        for stat in grown:  # file and line only: reading the source would fill linecache
-            where = [f"{Path(f.filename).name}:{f.lineno}"
-                     for f in reversed(stat.traceback)][:frames] or ["?"]
-            print(f"        {stat.size_diff / 1024:+9.1f} KiB {stat.count_diff:+7d} blocks  "
-                  + " < ".join(where))
-
-    def _print_counts(self, grown: Counter, what: str) -> None:
-        if grown:
-            shown = ", ".join(f"{name} +{n}" for name, n in grown.most_common(self.top))
-            print(f"      {what} that grew: {shown}")
+        SAID[message] += 1
+        if SAID[message] == 1:
+            print(f"(Qt says: {message.strip()})", file=sys.stderr, flush=True)
 
 
 # -- the work ---------------------------------------------------------------------------
 
 
-class Desk:
+class Desk(DayMix):
     """A counter's and a finance desk's work, through the window's widgets."""
 
     def __init__(self, window, session, base: str, secret: str, folder: Path):
         self.window, self.session, self.base = window, session, base
+        # an idle connection is let go before the sandbox closes it (after 5 s): a request
+        # sent on one it was closing just then failed with a ReadError (a 60-minute run lost)
         self.http = httpx.AsyncClient(base_url=base + "/", timeout=30,
+                                      limits=httpx.Limits(keepalive_expiry=2),
                                       headers={"Authorization": f"Bearer {secret}",
                                                "Accept": "application/json"})
         self.folder = folder
@@ -204,7 +115,9 @@ class Desk:
         names = (("sale", "sales"), ("form link", "form links"), ("lookup", "lookups"),
                  ("csv", "CSV"), ("pdf", "PDF"), ("check all", "checks of all open"),
                  ("card create", "cards"), ("fund", "funds"), ("withdraw", "withdrawals"),
-                 ("refresh", "refreshes"))
+                 ("refresh", "refreshes"), ("display", "displays on the other monitor"),
+                 ("bulk", "batches"), ("qr sheet", "QR sheets"), ("results", "results files"),
+                 ("notifications", "Notifications windows"), ("profile", "profile checks"))
         return ", ".join(f"{self.done[key]} {words}" for key, words in names)
 
     def show_tab(self, tab: QWidget) -> None:
@@ -214,9 +127,15 @@ class Desk:
             bar = tabs.tabBar()
             press.click(bar, pos=bar.tabRect(index).center())
 
-    async def pay(self, reference: str) -> None:
+    async def pay(self, reference: str) -> bool:
+        """The customer pays; False when the link could not be paid any more (409: paid or
+        closed already)."""
         answer = await self.http.post(f"_sandbox/pay/{reference}", json={"outcome": "success"})
+        if answer.status_code == 409:
+            self.done["not payable"] += 1
+            return False
         answer.raise_for_status()
+        return True
 
     async def setup(self) -> None:
         """The merchant's card balance, and the customer details of the form's links."""
@@ -235,12 +154,16 @@ class Desk:
         for widget in QApplication.topLevelWidgets():
             if isinstance(widget, QDialog) and widget.isVisible():
                 widget.reject()
+        self.put_straight_windows()
 
     async def step(self, name: str, coro) -> None:
+        """A step of the day; one that did not happen in time, whose widget could not be
+        pressed, or whose call to the sandbox's control API failed is counted as stuck, the
+        screen put straight, and the work goes on (an hour's run is not lost to one)."""
         try:
             await coro
-        except TimedOut as why:  # the step did not happen in time: counted, the screen put
-            self.stuck[name] += 1  # straight, the work goes on
+        except (TimedOut, AssertionError, httpx.HTTPError) as why:
+            self.stuck[name] += 1
             if self.stuck[name] <= 3:
                 print(f"    ({name}: stuck, {why})", flush=True)
             self.put_straight()
@@ -252,8 +175,11 @@ class Desk:
         tab = self.window.counter_tab
         self.show_tab(tab)
         await until(lambda: tab.loaded, "the Counter tab")
-        if not tab.place.is_open:  # the customer's view, beside the amount box
-            press.click(tab.place.toggle)
+        place = tab.place
+        if not place.is_open:  # the customer's view (beside the amount box, unless moved)
+            press.click(place.toggle)
+        view = await until(lambda: next((v for v in place.views if v.isVisible()), None),
+                           "the customer's view")
         press.type_into(tab.amount, str(self.rng.randint(2, 60)))
         press.enter(tab.amount)
 
@@ -261,15 +187,15 @@ class Desk:
             sale = tab.mirror.sale
             return sale if (sale is not None and sale.record is not None
                             and sale.record.checkout_url and sale.tx_ref not in self.paid
-                            and tab.place.beside.qr.code is not None) else None
+                            and view.qr.code is not None) else None
 
         sale = await until(made, "the sale's code on both screens")
         await asyncio.sleep(self.rng.uniform(1.0, 3.0))  # the customer scans and pays
-        await self.pay(sale.record.reference)
-        await until(lambda: tab.mirror.state.text() == "PAID"
-                    and tab.place.beside.phase in ("paid", "thanks", "blank"), "PAID on screen",
-                    20)
+        if not await self.pay(sale.record.reference):
+            raise AssertionError(f"the sale {sale.tx_ref} could not be paid")
         self.paid.append(sale.tx_ref)
+        await until(lambda: tab.mirror.state.text() == "PAID"
+                    and view.phase in ("paid", "thanks", "blank"), "PAID on screen", 20)
         await asyncio.sleep(1.0)
         self.done["sale"] += 1
 
@@ -307,24 +233,20 @@ class Desk:
         if len(self.unpaid) > 2:  # the oldest is paid; a few stay unpaid a while
             tx_ref = self.unpaid.pop(0)
             record = await self.window.session.ledger.get(PROFILE, tx_ref)
-            await self.pay(record.reference)
-            await self._look_up(tx_ref, "success")
-            self.paid.append(tx_ref)
+            if await self.pay(record.reference):
+                await self._look_up(tx_ref, "success")
+                self.paid.append(tx_ref)
+            else:
+                await self._look_up(tx_ref)
         elif self.paid:
             await self._look_up(self.rng.choice(self.paid[-50:]), "success")
-
-    async def _save_as(self, path: Path) -> None:
-        box = await until(lambda: shown_dialog("save-dialog"), "the save dialog")
-        name = box.findChild(QLineEdit, "fileNameEdit")
-        press.type_into(name, str(path))
-        press.enter(name)
 
     async def export_csv(self) -> None:
         tab = self.window.transactions_tab
         self.show_tab(tab)
-        path = self.folder / f"export-{self.done['csv'] + 1}.csv"
+        path = self.new_file("export", ".csv")
         press.click(tab.export_button)
-        await self._save_as(path)
+        await save_as(path)
         await until(lambda: path.exists() and not tab.exporting, "the CSV export", 60)
         path.unlink()
         self.done["csv"] += 1
@@ -334,9 +256,9 @@ class Desk:
             return
         await self._look_up(self.rng.choice(self.paid[-50:]), "success")
         details = self.window.transactions_tab.details
-        path = self.folder / f"receipt-{self.done['pdf'] + 1}.pdf"
+        path = self.new_file("receipt", ".pdf")
         press.click(details.buttons["receipt-pdf"])
-        await self._save_as(path)
+        await save_as(path)
         await until(lambda: path.exists() and path.stat().st_size > 0, "the PDF receipt")
         await asyncio.sleep(0.2)  # written off the GUI thread: let it finish
         path.unlink()
@@ -416,10 +338,14 @@ class Desk:
 
     def rota(self):
         return (("form link", self.form_link), ("lookup", self.lookup),
-                ("card create", self.card_create), ("csv", self.export_csv),
-                ("fund", self.fund), ("lookup", self.lookup), ("pdf", self.receipt_pdf),
-                ("withdraw", self.withdraw), ("form link", self.form_link),
-                ("refresh", self.refresh), ("lookup", self.lookup), ("check all", self.check_all))
+                ("display", self.display), ("card create", self.card_create),
+                ("csv", self.export_csv), ("bulk", self.bulk), ("fund", self.fund),
+                ("notifications", self.notifications), ("lookup", self.lookup),
+                ("pdf", self.receipt_pdf), ("batch outputs", self.batch_outputs),
+                ("withdraw", self.withdraw), ("profile", self.profile_editor),
+                ("form link", self.form_link), ("refresh", self.refresh),
+                ("display", self.display), ("lookup", self.lookup),
+                ("check all", self.check_all))
 
 
 # -- the run ----------------------------------------------------------------------------
@@ -455,10 +381,12 @@ async def soak(qapp, folder: Path, base: str, keys: dict, args) -> None:
     await until(lambda: window.started, "start-up", 60)
     desk = Desk(window, session, base, keys["secret"], folder / "files")
     (folder / "files").mkdir()
-    meter = Meter(window, args.trace, args.top)
+    meter = Meter(window, args.trace, args.top, maps=args.maps)
     warm = warm_minutes(args.minutes, args.every)
+    screens = ", ".join(f"{s.size().width()}x{s.size().height()}" for s in qapp.screens())
     print(f"Soak: {args.minutes:g} min of a counter's and a finance desk's work against a sandbox "
-          f"process (a line every {args.every:g} min; growth judged after {warm:g} min)", flush=True)
+          f"process, on Qt's {qapp.platformName()} platform (screens {screens}); a line every "
+          f"{args.every:g} min; growth judged after {warm:g} min", flush=True)
     meter.header()
     await asyncio.sleep(3)
     idle = meter.sample("idle", None, "(start-up over, nothing done yet)")
@@ -467,31 +395,60 @@ async def soak(qapp, folder: Path, base: str, keys: dict, args) -> None:
         started = time.monotonic()
         end = started + args.minutes * 60
         mark = 1
-        rota = desk.rota()
+        rota = [(n, a) for n, a in desk.rota() if not args.only or n in args.only]
         turn = 0
         while time.monotonic() < end:
-            await desk.step("sale", desk.sale())
-            name, action = rota[turn % len(rota)]
-            turn += 1
-            await desk.step(name, action())
+            if not args.only or "sale" in args.only:
+                await desk.step("sale", desk.sale())
+            if rota:
+                name, action = rota[turn % len(rota)]
+                turn += 1
+                await desk.step(name, action())
             await asyncio.sleep(desk.rng.uniform(0.5, 1.5))
             elapsed = (time.monotonic() - started) / 60
             if elapsed >= mark * args.every or time.monotonic() >= end:
-                at = min(mark * args.every, args.minutes)
+                mark = max(mark, int(elapsed // args.every))  # a mark a long step ran past:
+                at = min(mark * args.every, args.minutes)  # the line says the later one
                 meter.sample(f"{at:g} min", at, desk.summary())
+                if args.trim:
+                    meter.trimmed()
                 if abs(at - warm) < 1e-9:
                     meter.warm()
                 mark += 1
+    except BaseException:
+        traceback.print_exc()  # said now: closing may take a while
+        raise
     finally:
         await desk.http.aclose()
         window.close()
         await asyncio.wait_for(running, 60)
+        await tasks_left()
     meter.since_warm()
     report(meter.rows, idle, warm, desk)
 
 
+async def tasks_left() -> None:
+    """The tasks still there once PayDesk has quit (none should be): named, then cancelled."""
+    left = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    if not left:
+        return
+    print(f"Tasks left after quitting: {len(left)}")
+    for task in left:
+        where = [f"{Path(f.f_code.co_filename).name}:{f.f_lineno}" for f in task.get_stack()]
+        print(f"    {task.get_name()}: {task.get_coro().__qualname__} at {', '.join(where)}")
+        task.cancel()
+    done, pending = await asyncio.wait(left, timeout=10)
+    if pending:  # a step of theirs was lost: they can never run again; the loop closes without
+        print(f"    {len(pending)} of them did not end when cancelled")  # waiting for them
+        for task in pending:
+            asyncio.tasks._unregister_task(task)
+
+
 def report(rows, idle: float, warm: float, desk: Desk) -> None:
     print(f"Work done: {desk.summary()}.")
+    for message, times in SAID.items():
+        if times > 1:
+            print(f"(Qt said {times} times: {message.strip()})")
     if desk.stuck:
         print("Steps that got stuck (each put straight and skipped): "
               + ", ".join(f"{name} {n}" for name, n in desk.stuck.items()))
@@ -508,12 +465,44 @@ def report(rows, idle: float, warm: float, desk: Desk) -> None:
     print(f"Growth after the first {warm:g} min: {growth:+.1f} MB, {verdict} {LIMIT_MB:g} MB")
 
 
+OFFSCREEN_SCREENS = {"screens": [  # the offscreen platform's two monitors, as Xvfb's
+    {"name": name, "x": x, "y": 0, "width": width, "height": height, "logicalDpi": 96,
+     "logicalBaseDpi": 96, "dpr": 1}
+    for name, x, width, height in (("Staff", 0, 1400, 900), ("Customer", 1400, 1280, 1024))]}
+
+
+def on_platform(platform: str, folder: Path, stack: ExitStack) -> None:
+    """Qt's platform for the run (read when the QApplication is made): offscreen, or xcb on
+    an X server of our own, each with two screens."""
+    if platform == "xcb":
+        os.environ["DISPLAY"] = stack.enter_context(xvfb_display())
+        os.environ["QT_QPA_PLATFORM"] = "xcb"
+    else:
+        config = folder / "screens.json"
+        config.write_text(json.dumps(OFFSCREEN_SCREENS))
+        os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={config}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--minutes", type=float, default=60, help="how long to work (default 60)")
     parser.add_argument("--every", type=float, default=5, help="minutes between lines (default 5)")
+    parser.add_argument("--platform", choices=("offscreen", "xcb"), default="offscreen",
+                        help="Qt's platform: offscreen (default), or xcb on an X server of the "
+                             "benchmark's own (Xvfb, started on a free display, stopped at the end)")
+    parser.add_argument("--xcb", dest="platform", action="store_const", const="xcb",
+                        help="the same as --platform xcb")
     parser.add_argument("--trace", action="store_true",
                         help="tracemalloc and object counts: what grew, interval to interval")
+    parser.add_argument("--maps", action="store_true",
+                        help="the resident memory that grew, by mapping (malloc's main arena, "
+                             "other anonymous memory, shared memory, each library and font)")
+    parser.add_argument("--trim", action="store_true",
+                        help="after each line, malloc_trim(0) and RSS again (fragmentation or "
+                             "a leak?); the figures after it start lower")
+    parser.add_argument("--only", type=lambda text: set(text.split(",")), default=set(),
+                        metavar="NAMES", help="only these steps, e.g. sale,display,bulk (to find "
+                                              "which one grows; default: the whole rota)")
     parser.add_argument("--top", type=int, default=8, help="how many sites and types to show")
     args = parser.parse_args()
     signal.alarm(int(args.minutes * 60 * (3 if args.trace else 1.5)) + 600)  # never hangs on
@@ -521,7 +510,11 @@ def main() -> None:
         tracemalloc.start(8)
     folder = Path(tempfile.mkdtemp(prefix="paydesk-bench-soak-"))
     qInstallMessageHandler(quiet_platform)
-    with sandbox_running(folder / "sandbox") as (base, keys), qt_loop() as (qapp, runner):
+    with ExitStack() as stack:
+        stack.callback(shutil.rmtree, folder, ignore_errors=True)
+        on_platform(args.platform, folder, stack)
+        base, keys = stack.enter_context(sandbox_running(folder / "sandbox"))
+        qapp, runner = stack.enter_context(qt_loop())
         runner.run(soak(qapp, folder, base, keys, args))
 
 

@@ -28,7 +28,7 @@ class _Timed(asyncio.Handle):
     def cancel(self) -> None:
         if not self._cancelled:
             super().cancel()
-            self._timers.drop(self._timer_id)
+            self._timers.drop(self._timer_id, self)
 
 
 class _Timers(QObject):
@@ -52,8 +52,13 @@ class _Timers(QObject):
             handle._timers, handle._timer_id = self, timer_id
         return handle
 
-    def drop(self, timer_id: int) -> None:
-        if self._handles.pop(timer_id, None) is not None:
+    def drop(self, timer_id: int, handle: asyncio.Handle) -> None:
+        """``handle`` cancelled: its timer stopped, if it has not fired. asyncio cancels
+        handles that have run (``asyncio.sleep`` always does), and Qt gives a fired timer's
+        id out again once the serial in it has come round: a timer of that id now is
+        another callback's, and stays."""
+        if self._handles.get(timer_id) is handle:
+            del self._handles[timer_id]
             self.killTimer(timer_id)
 
     def timerEvent(self, event: QTimerEvent) -> None:  # noqa: N802

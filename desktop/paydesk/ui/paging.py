@@ -1,6 +1,7 @@
 """A table read from the ledger a page at a time, as the view scrolls (Qt's fetchMore): the
-wallet's cards and the audit log's entries. A page that cannot be read (a shared ledger out
-of reach) is left unread, asked for again when the view next asks for more."""
+wallet's cards, the audit log's entries, a counter's sales of today, the notifications. A page
+that cannot be read (a shared ledger out of reach) is left unread, asked for again when the
+view next asks for more."""
 
 from __future__ import annotations
 
@@ -46,6 +47,19 @@ class PagedModel(HeadedModel):
         """What is shown is now this first page of ``query`` (call between begin and end of
         a model reset, after putting ``rows`` where ``listed()`` reads)."""
         self.query, self._end, self._more, self._fetching = query, end, more, False
+
+    def keep_newest(self, most: int, end: Any) -> None:
+        """After a row put on top: the rows past the first ``most`` are let go, ``end`` being
+        where the next page then starts (the last kept row's place); they are read again,
+        a page at a time, when the view scrolls to them. A list that grows on top all day
+        (a counter's sales) stays the same size in memory."""
+        listed = self.listed()
+        if len(listed) <= most:
+            return
+        self.beginRemoveRows(QModelIndex(), most, len(listed) - 1)
+        del listed[most:]
+        self._end, self._more = end, True
+        self.endRemoveRows()
 
     def canFetchMore(self, parent: Index = QModelIndex()) -> bool:  # noqa: N802 - Qt's name
         return not parent.isValid() and self._more and not self._fetching

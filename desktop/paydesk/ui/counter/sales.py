@@ -31,6 +31,7 @@ from ..table import Index, tips_for_cut_text
 COLUMNS = ("Time", "Title", "Amount", "State", "Reference")
 TIME, TITLE, AMOUNT, STATE, REFERENCE = range(len(COLUMNS))
 PAGE = 100
+HELD = 2 * PAGE  # rows held: past them the oldest are let go, read again when scrolled to
 
 KIND_WORDS = {PAID: "Paid", OPEN: "Open", FAILED: "Failed", VOIDED: "Voided",
               PAID_AFTER_VOID: "Paid after void: refund or keep"}
@@ -139,6 +140,8 @@ class SalesModel(PagedModel):
             self.beginInsertRows(QModelIndex(), 0, 0)
             self.sales.insert(0, sale)
             self.endInsertRows()
+            if len(self.sales) > HELD:
+                self.keep_newest(HELD, self.sales[HELD - 1].id)
 
 
 class SalesList(QTableView):

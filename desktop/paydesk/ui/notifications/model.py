@@ -21,6 +21,7 @@ from ..table import Index
 HEADERS = ("Time", "Reference", "Event", "Verdict", "Profile / mode", "Detail")
 TIME, REFERENCE, EVENT, VERDICT, PROFILE, DETAIL = range(6)
 PAGE = 100
+HELD = 2 * PAGE  # rows held: past them the oldest are let go, read again when scrolled to
 
 
 def matches(query: InboxQuery, entry: InboxEntry) -> bool:
@@ -90,6 +91,8 @@ class InboxModel(PagedModel):
         self.beginInsertRows(QModelIndex(), 0, 0)
         self.entries.insert(0, entry)
         self.endInsertRows()
+        if len(self.entries) > HELD:
+            self.keep_newest(HELD, self.entries[HELD - 1].id)
         return True
 
     def text(self, entry: InboxEntry, column: int) -> str:
