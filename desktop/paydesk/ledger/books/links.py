@@ -21,7 +21,7 @@ from typing import Any, Generic, TypeVar
 
 from ...service.models import PaymentLink, PaymentRequest, Transaction
 from ..amounts import to_minor
-from ..dialect import Conn, Dialect, Runner
+from ..dialect import Conn, Dialect, Row, Runner
 from ..errors import LedgerError
 from ..query import Cursor, LinkQuery, Page
 from ..records import CREATING, PENDING, REJECTED, LinkRecord, may_follow, state_of
@@ -40,7 +40,7 @@ _VALUES = {"created_at": "COALESCE(?, {now})", "updated_at": "{now}",
            "checked_at": "CASE WHEN ? THEN {now} ELSE {never} END"}
 _INSERT = (f"INSERT INTO links ({', '.join(COLUMNS)})"
            f" VALUES ({', '.join(_VALUES.get(c, '?') for c in COLUMNS)})"
-           " ON CONFLICT (profile_id, tx_ref) DO NOTHING RETURNING id")
+           " ON CONFLICT (profile_id, tx_ref) DO NOTHING RETURNING {columns}, links.raw")
 _QUIET = {"checked_at": None, "updated_at": None, "raw_json": None}
 
 
@@ -75,7 +75,10 @@ class SqlLedger(Ledger, Generic[E]):
     def __init__(self, engine: E, dialect: Dialect):
         self._engine = engine
         self._d = dialect
-        self._insert = _INSERT.replace("{never}", dialect.never)
+        # a write hands back the record it wrote (RETURNING): no second round trip to read it
+        self._insert = (_INSERT.replace("{never}", dialect.never)
+                        .replace("{columns}", dialect.link_columns))
+        self._returning = f" RETURNING {dialect.link_columns}"
 
     # -- what each backend says its own way ----------------------------------------------
 
@@ -119,12 +122,21 @@ class SqlLedger(Ledger, Generic[E]):
         self._d.event(conn, "link", done.profile_id, done.mode, done.tx_ref)
         return done
 
-    def _add(self, conn: Conn, row: tuple[Any, ...], now: str) -> int | None:
+    def _add(self, conn: Conn, row: tuple[Any, ...], now: str, *,
+             raw: bool = False) -> LinkRecord | None:
+        """The new record as written (None: one with its reference is there already)."""
         made = self._d.one(conn, self._insert, row, now=now)
         if made is None:
             return None
         self._index(conn, int(made["id"]))
-        return int(made["id"])
+        return self._d.record(made, made["raw"] if raw else None)
+
+    def _changed(self, conn: Conn, made: Row | None, profile_id: str,
+                 tx_ref: str) -> LinkRecord:
+        """The record an UPDATE … RETURNING wrote (read again if it changed no row)."""
+        if made is None:
+            return self._must(conn, profile_id, tx_ref)
+        return self._d.record(made)
 
     # -- links --------------------------------------------------------------------------
 
@@ -138,9 +150,10 @@ class SqlLedger(Ledger, Generic[E]):
         now = self._d.now()  # when it was asked (the file's clock; the server's is its own)
 
         def write(conn: Conn) -> LinkRecord:
-            if self._add(conn, row, now) is None:
+            made = self._add(conn, row, now)
+            if made is None:
                 raise DuplicateReference(request.tx_ref)
-            return self._emit(conn, self._must(conn, profile_id, request.tx_ref))
+            return self._emit(conn, made)
 
         return await self._engine.write(write)
 
@@ -152,30 +165,32 @@ class SqlLedger(Ledger, Generic[E]):
             named = before.reference is None and bool(reference)
             if named:
                 self._unindex(conn, before.id)
-            self._d.run(conn, "UPDATE links SET state = CASE WHEN state = ? THEN ? ELSE state"
-                        " END, checkout_url = COALESCE(?, checkout_url), error = NULL,"
-                        " updated_at = {now}, reference = COALESCE(reference, ?) WHERE id = ?",
-                        (CREATING, PENDING, link.checkout_url, reference or None, before.id))
+            made = self._d.one(
+                conn, "UPDATE links SET state = CASE WHEN state = ? THEN ? ELSE state"
+                " END, checkout_url = COALESCE(?, checkout_url), error = NULL,"
+                " updated_at = {now}, reference = COALESCE(reference, ?) WHERE id = ?"
+                + self._returning,
+                (CREATING, PENDING, link.checkout_url, reference or None, before.id))
             if named:
                 self._index(conn, before.id)
-            return self._emit(conn, self._must(conn, profile_id, link.tx_ref))
+            return self._emit(conn, self._changed(conn, made, profile_id, link.tx_ref))
 
         return await self._engine.write(write)
 
     async def reject_link(self, profile_id: str, tx_ref: str, reason: str) -> LinkRecord:
         def write(conn: Conn) -> LinkRecord:
-            self._d.run(conn, "UPDATE links SET state = ?, error = ?, updated_at = {now}"
-                        " WHERE profile_id = ? AND tx_ref = ? AND state = ?",
-                        (REJECTED, reason, profile_id, tx_ref, CREATING))
-            return self._emit(conn, self._must(conn, profile_id, tx_ref))
+            made = self._d.one(conn, "UPDATE links SET state = ?, error = ?, updated_at = {now}"
+                               " WHERE profile_id = ? AND tx_ref = ? AND state = ?"
+                               + self._returning, (REJECTED, reason, profile_id, tx_ref, CREATING))
+            return self._emit(conn, self._changed(conn, made, profile_id, tx_ref))
 
         return await self._engine.write(write)
 
     async def note_error(self, profile_id: str, tx_ref: str, reason: str) -> LinkRecord:
         def write(conn: Conn) -> LinkRecord:
-            self._d.run(conn, "UPDATE links SET error = ? WHERE profile_id = ? AND tx_ref = ?",
-                        (reason, profile_id, tx_ref))
-            return self._emit(conn, self._must(conn, profile_id, tx_ref))
+            made = self._d.one(conn, "UPDATE links SET error = ? WHERE profile_id = ? AND tx_ref = ?"
+                               + self._returning, (reason, profile_id, tx_ref))
+            return self._emit(conn, self._changed(conn, made, profile_id, tx_ref))
 
         return await self._engine.write(write)
 
@@ -198,8 +213,9 @@ class SqlLedger(Ledger, Generic[E]):
             self._fenced(conn, fence)  # the poller's check: only while it holds the lease
             before = self._one(conn, profile_id, tx.tx_ref, lock=True)
             if before is None:
-                if self._add(conn, new, now) is not None:
-                    return self._emit(conn, self._must(conn, profile_id, tx.tx_ref, raw=True)), True
+                added = self._add(conn, new, now, raw=True)
+                if added is not None:
+                    return self._emit(conn, added), True
                 # another desk added it since: what it holds now is what this lookup follows
                 before = self._one(conn, profile_id, tx.tx_ref, lock=True)
                 if before is None:

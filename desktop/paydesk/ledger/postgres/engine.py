@@ -28,90 +28,32 @@ from typing import Any, TypeVar
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
-from psycopg.rows import DictRow, dict_row
+from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from ..errors import LedgerClosed, LedgerError
+from .connection import (
+    CONNECTION,
+    PROBE_FIRST,
+    PROBE_MOST,
+    Cancellable,
+    Conn,
+    Gone,
+    LedgerUnreachable,
+    SchemaTooNew,
+    consume,
+    lost,
+    nothing,
+    report_unwaited,
+)
 from .refusal import UNREACHABLE, LedgerRefused, classify
 from .schema import KNOWN, migrate
 
+__all__ = ["CONNECTION", "Conn", "LedgerRefused", "LedgerUnreachable", "PgEngine",
+           "SchemaTooNew"]
+
 log = logging.getLogger("paydesk.ledger.postgres")
 T = TypeVar("T")
-Conn = psycopg.Connection[DictRow]
-
-# every connection's defaults (a URL's own values win): a dead server or a cut cable is
-# noticed in seconds, not after the kernel's two hours
-CONNECTION = {
-    "keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2, "keepalives_count": 3,
-    "connect_timeout": 5, "tcp_user_timeout": 10000, "application_name": "paydesk",
-    # the server's side: a desk cut off inside a transaction (a fenced poller write holding
-    # a share lock on the lease row) has it rolled back within seconds, not hours. The feed's
-    # connection is autocommit and idle outside any transaction: these never end it.
-    "options": "-c idle_in_transaction_session_timeout=10s -c tcp_keepalives_idle=5"
-               " -c tcp_keepalives_interval=2 -c tcp_keepalives_count=3",
-}
-PROBE_FIRST, PROBE_MOST = 1.0, 5.0  # s: a server out of reach is asked again this often
-
-
-class LedgerUnreachable(LedgerError):
-    """The shared ledger's server cannot be reached; ``since`` when (UTC)."""
-
-    def __init__(self, since: datetime):
-        self.since = since
-        super().__init__(f"Shared ledger unreachable since {since.astimezone():%H:%M}, retrying")
-
-
-class SchemaTooNew(LedgerError):
-    """The shared ledger was migrated by a newer PayDesk: this one only reads it."""
-
-    def __init__(self) -> None:
-        super().__init__("This shop's ledger was upgraded by a newer PayDesk: "
-                         "update PayDesk on this computer")
-
-
-class _Gone(BaseException):
-    """A pooled connection failed its check and the server refuses a new one: the pool
-    would otherwise retry until its timeout (a BaseException, so the pool lets it out)."""
-
-    def __init__(self, cause: BaseException):
-        super().__init__()
-        self.cause = cause
-
-
-class _Cancellable:
-    """The connection a read is running on, so that a caller who stops waiting can cancel it."""
-
-    __slots__ = ("abandoned", "conn", "lock")
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.conn: Conn | None = None
-        self.abandoned = False
-
-    def cancel(self) -> None:
-        with self.lock:
-            self.abandoned = True
-            conn = self.conn
-        if conn is not None:
-            threading.Thread(target=_cancel, args=(conn,), name="ledger-cancel",
-                             daemon=True).start()
-
-
-def _cancel(conn: Conn) -> None:
-    try:
-        conn.cancel_safe(timeout=5)
-    except Exception as exc:  # noqa: BLE001 - the statement then ends by itself
-        log.debug("could not cancel a superseded query: %s", type(exc).__name__)
-
-
-def _report_unwaited(future: asyncio.Future[Any]) -> None:
-    if not future.cancelled() and future.exception() is not None:
-        log.error("a change whose window had closed could not be saved: %s", future.exception())
-
-
-def _consume(future: asyncio.Future[Any]) -> None:
-    if not future.cancelled():
-        future.exception()
 
 
 class PgEngine:
@@ -225,7 +167,7 @@ class PgEngine:
                 return
             try:
                 await asyncio.shield(self._submit(
-                    self._reader, lambda: self._run(_nothing, write=False)))
+                    self._reader, lambda: self._run(nothing, write=False)))
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # noqa: BLE001 - still out of reach: again later
@@ -284,7 +226,7 @@ class PgEngine:
             try:
                 psycopg.connect(**self._params).close()
             except psycopg.OperationalError as exc:
-                raise _Gone(exc) from None
+                raise Gone(exc) from None
             raise  # the server is back (restarted): the pool makes a new connection
 
     def _configure(self, conn: Conn) -> None:
@@ -302,7 +244,7 @@ class PgEngine:
                         " opened read-only", version, KNOWN)
 
     def _run(self, fn: Callable[[Conn], T], *, write: bool,
-             cancellable: _Cancellable | None = None) -> T:
+             cancellable: Cancellable | None = None) -> T:
         """One job on this thread: a pooled connection, ``fn`` (in a transaction if
         ``write``), reachability kept."""
         if self._closing and not write:
@@ -316,7 +258,7 @@ class PgEngine:
         return self._attempt(fn, write=write, cancellable=cancellable)
 
     def _attempt(self, fn: Callable[[Conn], T], *, write: bool,
-                 cancellable: _Cancellable | None) -> T:
+                 cancellable: Cancellable | None) -> T:
         pool: ConnectionPool[Conn] | None = None
         try:
             pool = self._pool_now()
@@ -338,12 +280,12 @@ class PgEngine:
                     if cancellable is not None:
                         with cancellable.lock:
                             cancellable.conn = None
-        except _Gone as gone:
+        except Gone as gone:
             raise self._unreachable(gone.cause, pool) from None
         except PoolTimeout as exc:
             raise self._unreachable(exc, pool) from None
         except psycopg.OperationalError as exc:
-            if isinstance(exc, PoolClosed) or not _lost(exc):
+            if isinstance(exc, PoolClosed) or not lost(exc):
                 raise
             raise self._unreachable(exc, pool) from None
         self.mark_reachable(True)
@@ -364,7 +306,7 @@ class PgEngine:
             raise LedgerClosed("The ledger is closed")
         if self._opened and self._pool is not None:
             return
-        await asyncio.shield(self._submit(self._writer, lambda: self._run(_nothing, write=False)))
+        await asyncio.shield(self._submit(self._writer, lambda: self._run(nothing, write=False)))
 
     async def write(self, fn: Callable[[Conn], T]) -> T:
         """Run ``fn(conn)`` in one transaction on the writer thread. If the caller is
@@ -376,20 +318,20 @@ class PgEngine:
         try:
             return await asyncio.shield(future)
         except asyncio.CancelledError:
-            future.add_done_callback(_report_unwaited)
+            future.add_done_callback(report_unwaited)
             raise
 
     async def read(self, fn: Callable[[Conn], T]) -> T:
         """Run ``fn(conn)`` on a reader (autocommit). Cancelling the caller cancels the query."""
         if self._closing:
             raise LedgerClosed("The ledger is closed")
-        cancellable = _Cancellable()
+        cancellable = Cancellable()
         future = self._submit(self._reader,
                               lambda: self._run(fn, write=False, cancellable=cancellable))
         try:
             return await asyncio.shield(future)
         except asyncio.CancelledError:
-            future.add_done_callback(_consume)  # "cancelled" is what was asked for
+            future.add_done_callback(consume)  # "cancelled" is what was asked for
             cancellable.cancel()
             raise
 
@@ -406,7 +348,7 @@ class PgEngine:
         try:
             return await asyncio.shield(future)
         except asyncio.CancelledError:
-            future.add_done_callback(_consume)
+            future.add_done_callback(consume)
             raise
 
     async def close(self) -> None:
@@ -429,14 +371,3 @@ class PgEngine:
                 pool.close(timeout=5)
 
         await asyncio.to_thread(shut)
-
-
-def _nothing(conn: Conn) -> None:
-    return None
-
-
-def _lost(exc: psycopg.OperationalError) -> bool:
-    """Is this the server gone (rather than a statement's own failure, as a cancel or a
-    deadlock, which are OperationalErrors too)?"""
-    state = exc.sqlstate
-    return state is None or state.startswith("08") or state in ("57P01", "57P02", "57P03")

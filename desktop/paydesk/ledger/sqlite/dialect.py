@@ -26,6 +26,15 @@ class SqliteDialect(Dialect):
     def now(self) -> str:
         return f"'{stamp()}'"  # digits, '-', ':', '.', 'T' and 'Z' only
 
+    def run(self, conn: Conn, text: str, args: Sequence[Any] = (), *,
+            now: str | None = None) -> Any:
+        """As ``Dialect.run``, with the moment bound as a parameter rather than written into
+        the text: the statement's text stays the same from one write to the next, and the
+        connection's statement cache keeps it prepared."""
+        if "{now}" in text:
+            text, args = bound_now(text, args, now or self.now())
+        return conn.execute(text, tuple(args))
+
     def minute(self, when: str) -> str:
         return f"substr({when}, 1, 16)"  # "2026-01-02T03:04"
 
@@ -45,6 +54,22 @@ class SqliteDialect(Dialect):
 
     def many(self, conn: Conn, text: str, rows: Iterable[Sequence[Any]]) -> None:
         conn.executemany(text, rows)
+
+
+def bound_now(text: str, args: Sequence[Any], now: str) -> tuple[str, list[Any]]:
+    """``text``'s ``{now}`` as ``?`` marks, and ``args`` with ``now``'s value (a quoted
+    literal, ``SqliteDialect.now``) at their places (the text's ``?`` are all marks)."""
+    if len(now) < 2 or now[0] != "'" or now[-1] != "'":
+        return text.replace("{now}", now), list(args)
+    value, given = now[1:-1], list(args)
+    parts = text.split("{now}")
+    bound: list[Any] = []
+    for part in parts[:-1]:
+        marks = part.count("?")
+        bound += given[:marks]
+        del given[:marks]
+        bound.append(value)
+    return "?".join(parts), bound + given
 
 
 DIALECT = SqliteDialect()
