@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import asdict
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 from .profiles import Profile
 
@@ -24,18 +24,24 @@ NO_PUBLIC_KEY = ("On a shared ledger the public key names the merchant for every
                  "enter the test public key (or the live one)")
 
 
+def host_and_port(parts: SplitResult) -> tuple[str, int | None]:
+    """An address's host in lower case (an IPv6 one in brackets) and its port as written
+    (None when none, or when it is not a port)."""
+    host = (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"
+    try:
+        return host, parts.port
+    except ValueError:
+        return host, None
+
+
 def normalise_base_url(url: str) -> str:
     """The service's address as one string per deployment: scheme and host in lower case,
     the scheme's own port left out, no trailing slash, no query or fragment."""
     parts = urlsplit(url.strip())
     scheme = parts.scheme.lower()
-    host = (parts.hostname or "").lower()
-    if ":" in host:
-        host = f"[{host}]"
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
+    host, port = host_and_port(parts)
     netloc = host if port in (None, DEFAULT_PORTS.get(scheme)) else f"{host}:{port}"
     return urlunsplit((scheme, netloc, parts.path.rstrip("/"), "", ""))
 

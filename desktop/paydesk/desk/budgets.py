@@ -16,6 +16,7 @@ import logging
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
+from ..config.merchants import host_and_port
 from ..config.profiles import Profile
 from ..service.budget import Budget, BudgetState
 from ..service.budget_book import WINDOW, Book, MemoryBook
@@ -32,13 +33,7 @@ def origin_of(base_url: str) -> str:
     """``https://Pay.Example.com/api-base`` -> ``https://pay.example.com:443``."""
     parts = urlsplit(base_url.strip())
     scheme = (parts.scheme or "https").lower()
-    host = (parts.hostname or "").lower()
-    if ":" in host:
-        host = f"[{host}]"
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
+    host, port = host_and_port(parts)
     return f"{scheme}://{host}:{port or (443 if scheme == 'https' else 80)}"
 
 
