@@ -131,14 +131,20 @@ class Shop:
 
 @pytest.fixture
 def shop(make_sandbox, paths, keys, loop, qtbot):
-    sandbox = make_sandbox("sb", base_path="/pay")
+    yield from open_shop(make_sandbox("sb", base_path="/pay"), "Corner Shop", "SHOP",
+                         paths, keys, loop, qtbot)
+
+
+def open_shop(sandbox, name, prefix, paths, keys, loop, qtbot):
+    """A desk's window on ``sandbox`` with a profile ``name`` (references ``prefix``-…),
+    started as PayDesk starts; closed after the test (a fixture's body: ``yield from``)."""
     desk = build_desk(paths, keys)
     loop.run(desk.open())
     window = MainWindow(desk)
     qtbot.addWidget(window)
     window.resize(1300, 900)
     window.show()
-    use_profile(loop, desk.session, sandbox, name="Corner Shop", txref_prefix="SHOP",
+    use_profile(loop, desk.session, sandbox, name=name, txref_prefix=prefix,
                 currencies=["GBP", "USD"], discover=True)
     desk.start_background()
     window.start_up_done()

@@ -8,31 +8,15 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from paydesk.desk.build import build_desk
-from paydesk.ui.main_window import MainWindow
 from tests import dialects
-from tests.profiles import use_profile
-from tests.ui.bulk.conftest import HEADERS, Shop, row, write_csv
+from tests.ui.bulk.conftest import HEADERS, open_shop, row, write_csv
 from tests.ui.bulk.test_batches import open_batches, text
 
 
 @pytest.fixture
 def family_shop(make_sandbox, paths, keys, loop, qtbot):
-    sandbox = make_sandbox("family", base_path="/pay", **dialects.options("family"))
-    desk = build_desk(paths, keys)
-    loop.run(desk.open())
-    window = MainWindow(desk)
-    qtbot.addWidget(window)
-    window.resize(1300, 900)
-    window.show()
-    use_profile(loop, desk.session, sandbox, name="Family Shop", txref_prefix="FAM",
-                currencies=["GBP", "USD"], discover=True)
-    desk.start_background()
-    window.start_up_done()
-    loop.until(lambda: window.links_tab.loaded, message="the links tab")
-    yield Shop(desk, window, sandbox, loop)
-    window.close()
-    loop.run(desk.close())
+    yield from open_shop(make_sandbox("family", base_path="/pay", **dialects.options("family")),
+                         "Family Shop", "FAM", paths, keys, loop, qtbot)
 
 
 def test_rows_are_made_and_one_below_the_minimum_is_refused_in_a_sentence(family_shop,
