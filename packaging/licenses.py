@@ -9,8 +9,7 @@ from importlib import metadata
 from pathlib import Path
 
 # in the build environment only to build; nothing of theirs is bundled
-BUILD_TOOLS = {"pyinstaller", "pyinstaller-hooks-contrib", "altgraph", "pip", "setuptools",
-               "wheel", "packaging"}
+BUILD_TOOLS = {"pyinstaller", "pyinstaller-hooks-contrib", "altgraph", "pip", "setuptools", "wheel", "packaging"}
 LICENCE_WORDS = ("licen", "copying", "notice", "authors")
 
 
@@ -20,9 +19,14 @@ def _name(dist: metadata.Distribution) -> str:
 
 def _licence(dist: metadata.Distribution) -> str:
     meta = dist.metadata
-    return (meta.get("License-Expression") or (meta.get("License") or "").split("\n")[0]
-            or next((c.split("::")[-1].strip() for c in meta.get_all("Classifier") or []
-                     if c.startswith("License ::")), "see its files"))
+    return (
+        meta.get("License-Expression")
+        or (meta.get("License") or "").split("\n")[0]
+        or next(
+            (c.split("::")[-1].strip() for c in meta.get_all("Classifier") or [] if c.startswith("License ::")),
+            "see its files",
+        )
+    )
 
 
 def collect(out: Path) -> Path:

@@ -30,8 +30,14 @@ def current(metainfo: Path = METAINFO) -> Release:
         raise SystemExit(
             f"{metainfo.name}: the newest <release> is "
             f"{None if newest is None else newest.get('version')!r}, but paydesk.__version__ is "
-            f"{paydesk.__version__!r}: add a <release> for it before packaging")
+            f"{paydesk.__version__!r}: add a <release> for it before packaging"
+        )
     date = datetime.fromisoformat(newest.get("date")).replace(tzinfo=UTC)
     notes = [" ".join(p.text.split()) for p in newest.iterfind("description/p") if p.text]
-    return Release(version=paydesk.__version__, date=date, notes=notes,
-                   homepage=tree.findtext("url[@type='homepage']", ""), metainfo=metainfo)
+    return Release(
+        version=paydesk.__version__,
+        date=date,
+        notes=notes,
+        homepage=tree.findtext("url[@type='homepage']", ""),
+        metainfo=metainfo,
+    )

@@ -50,8 +50,7 @@ class Wallet:
                 return "\n".join(db.iterdump())
             finally:
                 db.close()
-        return "\n".join(str(row) for table in CARD_TABLES
-                         for row in self.sql(f"SELECT t::text FROM {table} t"))
+        return "\n".join(str(row) for table in CARD_TABLES for row in self.sql(f"SELECT t::text FROM {table} t"))
 
 
 async def _pg_engine(url: str, desk: str) -> Any:
@@ -80,8 +79,12 @@ async def open_wallet(backend: str, request: Any, tmp_path: Path) -> AsyncIterat
         path = tmp_path / "ledger.sqlite3"
         ledger = SqliteLedger(path)
         await ledger.opened()
-        wallet = Wallet(backend, SqliteCardLedger.beside(ledger),
-                        lambda: sqlite3.connect(path, isolation_level=None), sqlite3.IntegrityError)
+        wallet = Wallet(
+            backend,
+            SqliteCardLedger.beside(ledger),
+            lambda: sqlite3.connect(path, isolation_level=None),
+            sqlite3.IntegrityError,
+        )
         wallet.closers.append(ledger.close)
     else:
         import psycopg
@@ -90,9 +93,13 @@ async def open_wallet(backend: str, request: Any, tmp_path: Path) -> AsyncIterat
 
         url = request.getfixturevalue("pg_url")
         engine = await _pg_engine(url, "desk-a")
-        wallet = Wallet(backend, PostgresCardLedger(engine),
-                        lambda: psycopg.connect(url, autocommit=True), psycopg.IntegrityError,
-                        url=url)
+        wallet = Wallet(
+            backend,
+            PostgresCardLedger(engine),
+            lambda: psycopg.connect(url, autocommit=True),
+            psycopg.IntegrityError,
+            url=url,
+        )
         wallet.closers.append(engine.close)
     try:
         yield wallet

@@ -11,8 +11,12 @@ REAL_HOME = Path.home()
 TEST_HOME = Path(tempfile.mkdtemp(prefix="paydesk-test-home-"))
 atexit.register(shutil.rmtree, TEST_HOME, ignore_errors=True)
 os.environ["HOME"] = str(TEST_HOME)
-for variable, folder in (("XDG_CONFIG_HOME", ".config"), ("XDG_DATA_HOME", ".local/share"),
-                         ("XDG_CACHE_HOME", ".cache"), ("XDG_STATE_HOME", ".local/state")):
+for variable, folder in (
+    ("XDG_CONFIG_HOME", ".config"),
+    ("XDG_DATA_HOME", ".local/share"),
+    ("XDG_CACHE_HOME", ".cache"),
+    ("XDG_STATE_HOME", ".local/state"),
+):
     os.environ[variable] = str(TEST_HOME / folder)
 for variable in ("PAYDESK_HOME", "PAYDESK_SANDBOX_HOME"):
     os.environ.pop(variable, None)
@@ -40,14 +44,21 @@ FAST_FOLDERS = ("service", "ledger", "scheduler", "sandbox", "desk", "config", "
 
 
 def pytest_addoption(parser):
-    parser.addoption("--tier", choices=("fast", "rest"), default=None,
-                     help="fast: the Qt-free tier of ./dev check; rest: every test but those")
+    parser.addoption(
+        "--tier",
+        choices=("fast", "rest"),
+        default=None,
+        help="fast: the Qt-free tier of ./dev check; rest: every test but those",
+    )
 
 
 def in_fast_tier(item) -> bool:
     parts = item.path.relative_to(TESTS).parts
-    return ((len(parts) == 1 or parts[0] in FAST_FOLDERS)
-            and item.get_closest_marker("browser") is None and item.get_closest_marker("slow") is None)
+    return (
+        (len(parts) == 1 or parts[0] in FAST_FOLDERS)
+        and item.get_closest_marker("browser") is None
+        and item.get_closest_marker("slow") is None
+    )
 
 
 def pytest_ignore_collect(collection_path, config):
@@ -60,11 +71,13 @@ def pytest_ignore_collect(collection_path, config):
 
 def pytest_configure(config):
     config.addinivalue_line(
-        "markers", "dialects(*names, only=None, apart=None): run this module's tests whose "
+        "markers",
+        "dialects(*names, only=None, apart=None): run this module's tests whose "
         "sandbox follows the `dialect` fixture against each named dialect (default: strict, "
         "quirks, family); `only` names the tests that do (the others stay strict); `apart` "
         "maps a dialect to the tests or cases (parts of a test's name and id) it leaves out: "
-        "ones about a behaviour of the other dialects")
+        "ones about a behaviour of the other dialects",
+    )
 
 
 @pytest.fixture

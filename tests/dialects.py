@@ -29,8 +29,10 @@ def options(dialect: str) -> dict:
 
 def params(*dialects: str) -> list:
     """Fixture params with ids ``strict``, ``quirks``, ``family`` (all three by default)."""
-    return [pytest.param(d, id=d, marks=[pytest.mark.skipif(
-        d == "family" and not FAMILY_READY, reason=WAITING)]) for d in (dialects or DIALECTS)]
+    return [
+        pytest.param(d, id=d, marks=[pytest.mark.skipif(d == "family" and not FAMILY_READY, reason=WAITING)])
+        for d in (dialects or DIALECTS)
+    ]
 
 
 def dialect_of(sandbox) -> str:

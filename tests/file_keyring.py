@@ -15,8 +15,7 @@ VARIABLE = "PAYDESK_TEST_KEYRING"
 
 
 def write(path: Path, entries: dict[tuple[str, str], str]) -> None:
-    path.write_text(json.dumps([[service, user, secret]
-                                for (service, user), secret in entries.items()]))
+    path.write_text(json.dumps([[service, user, secret] for (service, user), secret in entries.items()]))
 
 
 def read(path: Path) -> dict[tuple[str, str], str]:

@@ -61,9 +61,12 @@ def start_xvfb(folder: Path, screen: str = "1400x900x24") -> tuple[subprocess.Po
     binary = need_system("Xvfb", "xvfb")
     read, write = os.pipe()
     with open(folder / "xvfb.log", "w") as log:
-        proc = subprocess.Popen([binary, "-displayfd", str(write), "-screen", "0", screen,
-                                 "-nolisten", "tcp"], pass_fds=(write,),
-                                stdout=subprocess.DEVNULL, stderr=log)
+        proc = subprocess.Popen(
+            [binary, "-displayfd", str(write), "-screen", "0", screen, "-nolisten", "tcp"],
+            pass_fds=(write,),
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+        )
     os.close(write)
     with os.fdopen(read) as f:
         number = f.readline().strip()  # written once it is ready
@@ -87,13 +90,12 @@ class Running:
         """The merchant's webhook secret: what signs ``--family``'s notifications."""
         return self.merchants[merchant]["webhook_secret"]
 
-    def client(self, mode: str = "test", kind: str = "secret", merchant: int = 0,
-               **kw) -> httpx.Client:
+    def client(self, mode: str = "test", kind: str = "secret", merchant: int = 0, **kw) -> httpx.Client:
         return httpx.Client(
             base_url=self.base_url,
-            headers={"Authorization": f"Bearer {self.key(mode, kind, merchant)}",
-                     "Accept": "application/json"},
-            timeout=10, **kw,
+            headers={"Authorization": f"Bearer {self.key(mode, kind, merchant)}", "Accept": "application/json"},
+            timeout=10,
+            **kw,
         )
 
     def faults(self, merchant: int = 0, mode: str = "test", **body) -> None:
@@ -101,8 +103,7 @@ class Running:
         ``latency_ms``, ``drop_after_commit_rate``...), or (none given) cleared."""
         set_faults(self.base_url, self.key(mode, merchant=merchant), **body)
 
-    def control(self, path: str, body: dict | None = None, merchant: int = 0,
-                mode: str = "test") -> dict:
+    def control(self, path: str, body: dict | None = None, merchant: int = 0, mode: str = "test") -> dict:
         """The sandbox's control API for one merchant and mode: ``control(base_url, ...)``."""
         return control(self.base_url, self.key(mode, merchant=merchant), path, body)
 
@@ -119,8 +120,7 @@ class Running:
         family's cards have no test mode and draw on it whichever key makes them (it starts
         at 0, as a new business's account does)."""
         for currency in self.server.config.currencies:
-            self.control("balance", {"currency": currency, "amount": amount},
-                         merchant=merchant, mode="live")
+            self.control("balance", {"currency": currency, "amount": amount}, merchant=merchant, mode="live")
 
     def stop(self) -> None:
         self.server.stop()
@@ -146,8 +146,11 @@ def set_faults(base_url: str, key: str, **body) -> None:
     for the merchant and mode of the secret ``key``."""
     url = base_url.rstrip("/") + "/_sandbox/faults"
     headers = {"Authorization": f"Bearer {key}", "Accept": "application/json"}
-    (httpx.put(url, json=body, headers=headers, timeout=10) if body else
-     httpx.delete(url, headers=headers, timeout=10)).raise_for_status()
+    (
+        httpx.put(url, json=body, headers=headers, timeout=10)
+        if body
+        else httpx.delete(url, headers=headers, timeout=10)
+    ).raise_for_status()
 
 
 def control(base_url: str, key: str, path: str, body: dict | None = None) -> dict:
@@ -162,8 +165,12 @@ def control(base_url: str, key: str, path: str, body: dict | None = None) -> dic
 
 def payment(tx_ref: str, **over) -> dict:
     body = {
-        "amount": "1000", "currency": "USD", "email": "ada@example.com",
-        "first_name": "Ada", "last_name": "Lovelace", "tx_ref": tx_ref,
+        "amount": "1000",
+        "currency": "USD",
+        "email": "ada@example.com",
+        "first_name": "Ada",
+        "last_name": "Lovelace",
+        "tx_ref": tx_ref,
         "customization": {"title": "Coffee", "description": "Two flat whites"},
         "meta": {"till": "3"},
     }
@@ -212,8 +219,7 @@ class Listener:
             def do_POST(self):
                 raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 with outer._lock:
-                    outer.received.append({"path": self.path, "headers": dict(self.headers),
-                                           "raw": raw})
+                    outer.received.append({"path": self.path, "headers": dict(self.headers), "raw": raw})
                     failing = outer.fail_first > 0
                     if failing:
                         outer.fail_first -= 1
@@ -298,7 +304,7 @@ def decode_qr_file(path) -> list[str]:
     image = QImage(str(path)).convertToFormat(QImage.Format.Format_Grayscale8)
     width, height, stride = image.width(), image.height(), image.bytesPerLine()
     raw = bytes(image.constBits())[: stride * height]
-    pixels = b"".join(raw[y * stride: y * stride + width] for y in range(height))
+    pixels = b"".join(raw[y * stride : y * stride + width] for y in range(height))
     return [s.data.decode() for s in pyzbar.decode((pixels, width, height))]
 
 
@@ -312,8 +318,7 @@ class Foreign:
 
     SHAPES = {
         # a web page, whatever was asked
-        "html": (200, "text/html; charset=utf-8",
-                 b"<!DOCTYPE html><html><body><h1>My blog</h1></body></html>"),
+        "html": (200, "text/html; charset=utf-8", b"<!DOCTYPE html><html><body><h1>My blog</h1></body></html>"),
         # another API's refusal: JSON, but its status is a number (not the service's envelope)
         "json-401": (401, "application/json", b'{"status": 401, "message": "Unauthorized"}'),
         # another API's "no such route": JSON without the envelope
@@ -352,9 +357,11 @@ class Foreign:
         """How many requests carried one of the secrets."""
         with self._lock:
             seen = list(self.requests)
-        return sum(1 for _, _, headers, raw in seen
-                   if any(s in " ".join(headers.values()) or s.encode() in raw
-                          for s in self.secrets))
+        return sum(
+            1
+            for _, _, headers, raw in seen
+            if any(s in " ".join(headers.values()) or s.encode() in raw for s in self.secrets)
+        )
 
     def count(self) -> int:
         with self._lock:

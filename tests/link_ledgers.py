@@ -61,11 +61,13 @@ async def set_paid_at(ledger: Ledger, tx_ref: str, when: datetime) -> None:
     if isinstance(ledger, SqliteLedger):
         from paydesk.ledger.records import stamp
 
-        await ledger._engine.write(lambda db: db.execute(
-            "UPDATE links SET updated_at = ? WHERE tx_ref = ?", (stamp(when), tx_ref)))
+        await ledger._engine.write(
+            lambda db: db.execute("UPDATE links SET updated_at = ? WHERE tx_ref = ?", (stamp(when), tx_ref))
+        )
     else:
-        await ledger._engine.write(lambda conn: conn.execute(
-            "UPDATE links SET updated_at = %s WHERE tx_ref = %s", (when, tx_ref)))
+        await ledger._engine.write(
+            lambda conn: conn.execute("UPDATE links SET updated_at = %s WHERE tx_ref = %s", (when, tx_ref))
+        )
 
 
 def book_beside(ledger: Ledger) -> CounterBook:

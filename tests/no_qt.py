@@ -28,7 +28,8 @@ class QtRefused(MetaPathFinder):
                 f"{fullname} is refused in the fast tier: ./dev check runs the Qt-free tests "
                 "with PySide6, shiboken6, qasync and pytest-qt unimportable (tests/no_qt.py); "
                 "a test that needs Qt belongs under tests/ui/ and runs in ./dev test",
-                name=fullname)
+                name=fullname,
+            )
         return None
 
 

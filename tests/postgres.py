@@ -41,8 +41,7 @@ def bindir() -> Path | None:
     """Debian's PostgreSQL binaries (not whatever pg_ctl is first on PATH)."""
     candidates = [Path("/usr/lib/postgresql/15/bin")]
     with contextlib.suppress(OSError, subprocess.SubprocessError):
-        found = subprocess.run(["pg_config", "--bindir"], capture_output=True, text=True,
-                               timeout=10)
+        found = subprocess.run(["pg_config", "--bindir"], capture_output=True, text=True, timeout=10)
         if found.returncode == 0 and found.stdout.strip():
             candidates.append(Path(found.stdout.strip()))
     for folder in candidates:
@@ -114,8 +113,7 @@ class Cluster:
         done = subprocess.run(argv, capture_output=True, text=True, cwd=self.folder, timeout=120)
         if check and done.returncode != 0:
             log = self.log.read_text(errors="replace")[-2000:] if self.log.exists() else ""
-            raise RuntimeError(f"{' '.join(argv)} failed ({done.returncode}): "
-                               f"{done.stdout}{done.stderr}\n{log}")
+            raise RuntimeError(f"{' '.join(argv)} failed ({done.returncode}): {done.stdout}{done.stderr}\n{log}")
         return done
 
     def _init(self) -> None:
@@ -123,18 +121,32 @@ class Cluster:
         if self.as_postgres:
             shutil.chown(self.folder, "postgres", "postgres")
             shutil.chown(self.socket_dir, "postgres", "postgres")
-        self._run(self.bin / "initdb", "-D", self.data, "-U", "postgres", "-A", "trust",
-                  "-E", "UTF8", "--locale=C.UTF-8", "--no-sync", "--no-instructions")
+        self._run(
+            self.bin / "initdb",
+            "-D",
+            self.data,
+            "-U",
+            "postgres",
+            "-A",
+            "trust",
+            "-E",
+            "UTF8",
+            "--locale=C.UTF-8",
+            "--no-sync",
+            "--no-instructions",
+        )
         (self.data / "pg_hba.conf").write_text(HBA)
         with (self.data / "postgresql.conf").open("a") as conf:
             # speed over durability against a power cut, never against the server's own
             # crash: a commit is written to the WAL (not flushed), so a server stopped with
             # "immediate" (as if killed) keeps every commit it acknowledged
-            conf.write("\n# the tests' throwaway cluster\n"
-                       "fsync = off\nsynchronous_commit = on\nfull_page_writes = off\n"
-                       "max_connections = 200\nshared_buffers = 64MB\n"
-                       "listen_addresses = '127.0.0.1'\n"
-                       f"unix_socket_directories = '{self.socket_dir}'\n")
+            conf.write(
+                "\n# the tests' throwaway cluster\n"
+                "fsync = off\nsynchronous_commit = on\nfull_page_writes = off\n"
+                "max_connections = 200\nshared_buffers = 64MB\n"
+                "listen_addresses = '127.0.0.1'\n"
+                f"unix_socket_directories = '{self.socket_dir}'\n"
+            )
 
     def start(self) -> None:
         """Start (again, on the same port once it had one)."""
@@ -150,14 +162,28 @@ class Cluster:
         for attempt in range(5):
             if not self.port or attempt:
                 self.port = free_port()
-            done = self._run(self.bin / "pg_ctl", "-D", self.data, "-l", self.log, "-w",
-                             "-t", "60", "-o", f"-p {self.port}", "start", check=False)
+            done = self._run(
+                self.bin / "pg_ctl",
+                "-D",
+                self.data,
+                "-l",
+                self.log,
+                "-w",
+                "-t",
+                "60",
+                "-o",
+                f"-p {self.port}",
+                "start",
+                check=False,
+            )
             if done.returncode == 0:
                 self.running = True
                 return
             if attempt == 4 or "already in use" not in self.log.read_text(errors="replace"):
-                raise RuntimeError(f"PostgreSQL did not start: {done.stdout}{done.stderr}\n"
-                                   f"{self.log.read_text(errors='replace')[-2000:]}")
+                raise RuntimeError(
+                    f"PostgreSQL did not start: {done.stdout}{done.stderr}\n"
+                    f"{self.log.read_text(errors='replace')[-2000:]}"
+                )
 
     def stop(self, mode: str = "fast") -> None:
         """Stop the server (``immediate``: as if it crashed); connections are cut."""
@@ -214,8 +240,9 @@ class Cluster:
         """An autocommit connection as the superuser, over the socket."""
         import psycopg
 
-        return psycopg.connect(host=str(self.socket_dir), port=self.port, user="postgres",
-                               dbname=dbname, autocommit=True, **kwargs)
+        return psycopg.connect(
+            host=str(self.socket_dir), port=self.port, user="postgres", dbname=dbname, autocommit=True, **kwargs
+        )
 
     def sql(self, statement: str, dbname: str = "postgres") -> list[tuple[Any, ...]]:
         with self.connect(dbname) as conn:
@@ -236,18 +263,17 @@ class Cluster:
         from psycopg import sql
 
         with self.connect() as conn:
-            conn.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD {}").format(
-                sql.Identifier(name), sql.Literal(password)))
+            conn.execute(
+                sql.SQL("CREATE ROLE {} LOGIN PASSWORD {}").format(sql.Identifier(name), sql.Literal(password))
+            )
         if dbname:
             with self.connect(dbname) as conn:
-                conn.execute(sql.SQL("GRANT ALL ON DATABASE {} TO {}").format(
-                    sql.Identifier(dbname), sql.Identifier(name)))
-                conn.execute(sql.SQL("GRANT ALL ON ALL TABLES IN SCHEMA public TO {}").format(
-                    sql.Identifier(name)))
-                conn.execute(sql.SQL("GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO {}").format(
-                    sql.Identifier(name)))
-                conn.execute(sql.SQL("GRANT ALL ON SCHEMA public TO {}").format(
-                    sql.Identifier(name)))
+                conn.execute(
+                    sql.SQL("GRANT ALL ON DATABASE {} TO {}").format(sql.Identifier(dbname), sql.Identifier(name))
+                )
+                conn.execute(sql.SQL("GRANT ALL ON ALL TABLES IN SCHEMA public TO {}").format(sql.Identifier(name)))
+                conn.execute(sql.SQL("GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO {}").format(sql.Identifier(name)))
+                conn.execute(sql.SQL("GRANT ALL ON SCHEMA public TO {}").format(sql.Identifier(name)))
 
     def make_template(self, name: str = TEMPLATE) -> str:
         """A database with every migration applied, to copy a test's database from."""
@@ -256,7 +282,7 @@ class Cluster:
         self.create_database(name)
         with self.connect(name) as conn:
             migrate(conn)
-        self.sql(f"ALTER DATABASE \"{name}\" WITH IS_TEMPLATE true")
+        self.sql(f'ALTER DATABASE "{name}" WITH IS_TEMPLATE true')
         return name
 
     def fresh_database(self, template: str = TEMPLATE) -> str:

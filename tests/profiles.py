@@ -17,8 +17,17 @@ def keys_of(sb, which=ALL_KEYS, merchant: int = 0) -> dict[tuple[str, str], str]
     return {(mode, kind): sb.key(mode, kind, merchant) for mode, kind in which}
 
 
-async def add_profile(session, sb, *, name: str = "Shop", merchant: int = 0, keys=ALL_KEYS,
-                      discover: bool = False, activate: bool = True, **fields) -> Profile:
+async def add_profile(
+    session,
+    sb,
+    *,
+    name: str = "Shop",
+    merchant: int = 0,
+    keys=ALL_KEYS,
+    discover: bool = False,
+    activate: bool = True,
+    **fields,
+) -> Profile:
     """A new profile of ``session`` on the sandbox ``sb`` (tests/helpers.py's ``Running``)
     holding the ``keys`` of ``merchant``, saved and (unless ``activate=False``) made the
     active one. ``fields`` go to ``Profile`` (``txref_prefix``, ``has_cards``, ``currencies``,

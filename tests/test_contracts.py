@@ -18,6 +18,7 @@ APART = {"__main__", "logs", "sandbox"}  # python -m paydesk; the log file; the 
 QT_ALLOWED = {"paydesk.app", "paydesk.ui", "paydesk.__main__"}  # __main__ is app.main
 ALL_CONTRACTS = {"layers", "qt-only-in-ui", "sandbox-apart", "service-alone", "no-cycles"}
 
+
 def contracts() -> dict[str, dict]:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["importlinter"]
     return {contract["id"]: contract for contract in config["contracts"]}
@@ -100,10 +101,8 @@ def test_the_resources_import_only_the_standard_library():
     """paydesk.resources lives in resources/ (mapped by package-dir), out of import-linter's
     sight: it is held to the same rule here."""
     tree = ast.parse((ROOT / "resources" / "__init__.py").read_text("utf-8"))
-    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
-                for alias in node.names}
-    imported |= {node.module or "." for node in ast.walk(tree)
-                 if isinstance(node, ast.ImportFrom) and node.level == 0}
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    imported |= {node.module or "." for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level == 0}
     assert not [node for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level]
     assert {name.partition(".")[0] for name in imported} <= sys.stdlib_module_names
 
@@ -114,8 +113,14 @@ def test_no_import_cycles():
 
 def test_the_cycle_count_can_fail():
     graph = grimp.ImportGraph()
-    for importer, imported in (("p.a", "p.b"), ("p.b", "p.c"), ("p.c", "p.a"), ("p.d", "p.a"),
-                               ("p.e", "p.f"), ("p.f", "p.e")):
+    for importer, imported in (
+        ("p.a", "p.b"),
+        ("p.b", "p.c"),
+        ("p.c", "p.a"),
+        ("p.d", "p.a"),
+        ("p.e", "p.f"),
+        ("p.f", "p.e"),
+    ):
         graph.add_import(importer=importer, imported=imported)
     assert cycles(graph) == [["p.a", "p.b", "p.c"], ["p.e", "p.f"]]
 

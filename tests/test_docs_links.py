@@ -1,6 +1,7 @@
 """The README and the pages under docs/ link to each other and into the tree: every relative
 link must lead to a file that exists and, when it names an anchor, to a heading of that page
 (as GitHub makes anchors from headings). Qt-free, reads files only."""
+
 import re
 from pathlib import Path
 
@@ -87,18 +88,25 @@ def test_every_relative_link_leads_somewhere(page):
 
 
 def test_the_readme_links_every_page_under_docs():
-    linked = {(ROOT / target.partition("#")[0]).resolve()
-              for _, target in links(ROOT / "README.md") if not target.startswith("#")}
+    linked = {
+        (ROOT / target.partition("#")[0]).resolve()
+        for _, target in links(ROOT / "README.md")
+        if not target.startswith("#")
+    }
     unlinked = [str(page.relative_to(ROOT)) for page in PAGES[1:] if page not in linked]
     assert unlinked == []
 
 
 def test_anchors_are_made_as_github_makes_them(tmp_path):
     page = tmp_path / "page.md"
-    page.write_text("# Three dialects: strict, `--quirks`, `--family`\n\n```sh\n# not a heading\n"
-                    "```\n\n## Notes\n\n## Notes\n\n[x](#notes-1) `[y](#nowhere)` [z](#nowhere)\n"
-                    "[w](missing.md)\n", "utf-8")
+    page.write_text(
+        "# Three dialects: strict, `--quirks`, `--family`\n\n```sh\n# not a heading\n"
+        "```\n\n## Notes\n\n## Notes\n\n[x](#notes-1) `[y](#nowhere)` [z](#nowhere)\n"
+        "[w](missing.md)\n",
+        "utf-8",
+    )
     assert anchors(page) == {"three-dialects-strict---quirks---family", "notes", "notes-1"}
     assert [problem.split(": ", 1)[1] for problem in broken(page, tmp_path)] == [
-        "#nowhere: no heading makes #nowhere", "missing.md: no such file"]
-
+        "#nowhere: no heading makes #nowhere",
+        "missing.md: no such file",
+    ]

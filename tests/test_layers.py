@@ -5,8 +5,11 @@ import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "desktop" / "paydesk"
-SQL = re.compile(r"^\s*(import sqlite3|from sqlite3|import aiosqlite|from \.+ledger\.sqlite )|"
-                 r"\b(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM)\b", re.M)
+SQL = re.compile(
+    r"^\s*(import sqlite3|from sqlite3|import aiosqlite|from \.+ledger\.sqlite )|"
+    r"\b(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM)\b",
+    re.M,
+)
 
 
 def offenders(root: Path) -> list[str]:

@@ -103,9 +103,9 @@ def test_a_claim_names_a_live_paydesk_only(tmp_path):
     assert not identity.served_by_paydesk(tmp_path, 8766)  # another port: not that window
     identity.release(tmp_path)
     assert not (tmp_path / identity.OWNER_FILE).exists()
-    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                           capture_output=True, text=True, check=True)
+    ended = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
     host = socket.gethostname()
-    (tmp_path / identity.OWNER_FILE).write_text(json.dumps(
-        {"owner": f"{host}:{ended.stdout.strip()}:1", "port": 8765}))
+    (tmp_path / identity.OWNER_FILE).write_text(json.dumps({"owner": f"{host}:{ended.stdout.strip()}:1", "port": 8765}))
     assert not identity.served_by_paydesk(tmp_path, 8765)  # that process has ended

@@ -48,25 +48,33 @@ def refused(calls: list[dict]) -> list[dict]:
 
 def window_of(sb) -> dict:
     """``GET _sandbox/rate-limit``: the limit, the window and each client address's."""
-    r = httpx.get(sb.base_url + "/_sandbox/rate-limit", timeout=10,
-                  headers={"Authorization": f"Bearer {sb.key()}", "Accept": "application/json"})
+    r = httpx.get(
+        sb.base_url + "/_sandbox/rate-limit",
+        timeout=10,
+        headers={"Authorization": f"Bearer {sb.key()}", "Accept": "application/json"},
+    )
     r.raise_for_status()
     return r.json()["data"]
 
 
 def reset_windows(sb) -> None:
-    r = httpx.delete(sb.base_url + "/_sandbox/rate-limit", timeout=10,
-                     headers={"Authorization": f"Bearer {sb.key()}", "Accept": "application/json"})
+    r = httpx.delete(
+        sb.base_url + "/_sandbox/rate-limit",
+        timeout=10,
+        headers={"Authorization": f"Bearer {sb.key()}", "Accept": "application/json"},
+    )
     r.raise_for_status()
 
 
 def foreign(sb, address: str = "127.0.0.1", merchant: int = 1) -> httpx.Client:
     """Another program calling the service from ``address`` (the shop's, by default), with
     another merchant's key: its calls count in the same window, not in PayDesk's log."""
-    return httpx.Client(base_url=sb.base_url, timeout=10,
-                        headers={"Authorization": f"Bearer {sb.key(merchant=merchant)}",
-                                 "Accept": "application/json"},
-                        transport=httpx.HTTPTransport(local_address=address))
+    return httpx.Client(
+        base_url=sb.base_url,
+        timeout=10,
+        headers={"Authorization": f"Bearer {sb.key(merchant=merchant)}", "Accept": "application/json"},
+        transport=httpx.HTTPTransport(local_address=address),
+    )
 
 
 class WithoutLimitHeaders(httpx.AsyncBaseTransport):

@@ -26,8 +26,7 @@ def _failure(what: str, timeout: float) -> TimedOut:
     return TimedOut(f"timed out after {timeout:g} s waiting for {what}")
 
 
-def until(predicate: Callable[[], T], timeout: float = 10.0, what: str = "condition", *,
-          every: float = 0.02) -> T:
+def until(predicate: Callable[[], T], timeout: float = 10.0, what: str = "condition", *, every: float = 0.02) -> T:
     """Call ``predicate`` every ``every`` s until it returns something true; return that."""
     deadline = time.monotonic() + timeout
     while True:
@@ -39,8 +38,13 @@ def until(predicate: Callable[[], T], timeout: float = 10.0, what: str = "condit
         time.sleep(every)
 
 
-async def until_async(predicate: Callable[[], T | Awaitable[T]], timeout: float = 10.0,  # noqa: ASYNC109 (a poll's deadline: fails saying what)
-                      what: str = "condition", *, every: float = 0.01) -> T:
+async def until_async(
+    predicate: Callable[[], T | Awaitable[T]],
+    timeout: float = 10.0,  # noqa: ASYNC109 (a poll's deadline: fails saying what)
+    what: str = "condition",
+    *,
+    every: float = 0.01,
+) -> T:
     """As ``until``, awaiting between calls; ``predicate`` may be a coroutine function
     (e.g. a read of the ledger)."""
     deadline = time.monotonic() + timeout

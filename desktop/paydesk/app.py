@@ -29,34 +29,52 @@ log = logging.getLogger("paydesk.app")
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
-        prog="paydesk",
-        description="PayDesk: payment links, QR codes, transactions and virtual cards.")
-    p.add_argument("--sandbox", action="store_true",
-                   help="start the embedded sandbox and open its profile in test mode")
+        prog="paydesk", description="PayDesk: payment links, QR codes, transactions and virtual cards."
+    )
+    p.add_argument(
+        "--sandbox", action="store_true", help="start the embedded sandbox and open its profile in test mode"
+    )
     p.add_argument("--profile", metavar="NAME", help="open this profile (its name or id)")
     p.add_argument("--mode", choices=["test", "live"], help="open in this mode")
-    p.add_argument("--data-dir", metavar="DIR",
-                   help="PayDesk's data folder (default: the platform's, or $PAYDESK_HOME)")
-    p.add_argument("--sandbox-dir", metavar="DIR",
-                   help="the embedded sandbox's data folder (default: $PAYDESK_SANDBOX_HOME "
-                        "or the platform's paydesk-sandbox folder)")
-    p.add_argument("--ledger", metavar="URL",
-                   help="use the shop's shared ledger at this PostgreSQL URL for this run, e.g. "
-                        "postgresql://paydesk@ledger.shop.lan/paydesk?sslmode=require (default: "
-                        "the one saved in Settings → Shared ledger…, else this computer's own); "
-                        "never with its password: see --ledger-password-stdin")
-    p.add_argument("--ledger-password-stdin", action="store_true",
-                   help="read the shared ledger's password from the first line of standard "
-                        "input (never from the command line, where every user of the computer "
-                        "could read it) and keep it in the keyring once it opened the ledger")
-    p.add_argument("--no-keyring", action="store_true",
-                   help="keep keys in memory for this session only, even if a keyring exists")
-    p.add_argument("--import-ledger", nargs="?", const="", metavar="PATH",
-                   help="import this desk's own ledger (or the copy of it at PATH) into the "
-                        "shared ledger, print what was added, already there or clashing, and "
-                        "exit without a window (docs/SHARED_LEDGER.md)")
-    p.add_argument("--dry-run", action="store_true",
-                   help="with --import-ledger: count what the import would do, write nothing")
+    p.add_argument(
+        "--data-dir", metavar="DIR", help="PayDesk's data folder (default: the platform's, or $PAYDESK_HOME)"
+    )
+    p.add_argument(
+        "--sandbox-dir",
+        metavar="DIR",
+        help="the embedded sandbox's data folder (default: $PAYDESK_SANDBOX_HOME "
+        "or the platform's paydesk-sandbox folder)",
+    )
+    p.add_argument(
+        "--ledger",
+        metavar="URL",
+        help="use the shop's shared ledger at this PostgreSQL URL for this run, e.g. "
+        "postgresql://paydesk@ledger.shop.lan/paydesk?sslmode=require (default: "
+        "the one saved in Settings → Shared ledger…, else this computer's own); "
+        "never with its password: see --ledger-password-stdin",
+    )
+    p.add_argument(
+        "--ledger-password-stdin",
+        action="store_true",
+        help="read the shared ledger's password from the first line of standard "
+        "input (never from the command line, where every user of the computer "
+        "could read it) and keep it in the keyring once it opened the ledger",
+    )
+    p.add_argument(
+        "--no-keyring", action="store_true", help="keep keys in memory for this session only, even if a keyring exists"
+    )
+    p.add_argument(
+        "--import-ledger",
+        nargs="?",
+        const="",
+        metavar="PATH",
+        help="import this desk's own ledger (or the copy of it at PATH) into the "
+        "shared ledger, print what was added, already there or clashing, and "
+        "exit without a window (docs/SHARED_LEDGER.md)",
+    )
+    p.add_argument(
+        "--dry-run", action="store_true", help="with --import-ledger: count what the import would do, write nothing"
+    )
     p.add_argument("--version", action="version", version=f"PayDesk {__version__}")
     args = p.parse_args(argv)
     if args.dry_run and args.import_ledger is None:
@@ -99,7 +117,7 @@ def _report_first_paint(window: QWidget) -> None:
     from PySide6.QtCore import QEvent, QObject
 
     class Watch(QObject):
-        def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        def eventFilter(self, obj: QObject, event: QEvent) -> bool:
             if event.type() == QEvent.Type.Paint:
                 print("first-paint", flush=True)
                 obj.removeEventFilter(self)
@@ -118,7 +136,7 @@ async def painted(window: QWidget, timeout: float = FIRST_PAINT_WAIT) -> None:  
     done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
     class Watch(QObject):
-        def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        def eventFilter(self, obj: QObject, event: QEvent) -> bool:
             if event.type() == QEvent.Type.Paint and not done.done():
                 done.set_result(None)
             return False
@@ -134,12 +152,14 @@ async def painted(window: QWidget, timeout: float = FIRST_PAINT_WAIT) -> None:  
         watch.deleteLater()
 
 
-NO_SHARED_LEDGER = ("no shared ledger is named: give its address with --ledger URL (or save it "
-                    "in Settings → Shared ledger…)")
+NO_SHARED_LEDGER = (
+    "no shared ledger is named: give its address with --ledger URL (or save it in Settings → Shared ledger…)"
+)
 
 
-async def _open_desk(paths: Paths, keys: KeyStore, choice: Choice, password: str | None, *,
-                     typed: bool = False) -> Desk | None:
+async def _open_desk(
+    paths: Paths, keys: KeyStore, choice: Choice, password: str | None, *, typed: bool = False
+) -> Desk | None:
     """The desk, opened, on the chosen ledger (the one composition root; the window is handed
     it). A shared ledger that cannot be opened is said in a dialog that tries again every few
     seconds by itself, until it opens (the desk), the person quits (None), or chooses this
@@ -194,8 +214,14 @@ async def _open_desk(paths: Paths, keys: KeyStore, choice: Choice, password: str
             dialog.deleteLater()
 
 
-async def run(app: QApplication, args: argparse.Namespace, paths: Paths, keys: KeyStore, *,
-              window_ready: Callable[[MainWindow, Session], object] | None = None) -> int:
+async def run(
+    app: QApplication,
+    args: argparse.Namespace,
+    paths: Paths,
+    keys: KeyStore,
+    *,
+    window_ready: Callable[[MainWindow, Session], object] | None = None,
+) -> int:
     """The whole life of the window; returns the exit code. Tests call it too."""
     from .desk.ledger_choice import choose_ledger
     from .ui.dialogs import finished
@@ -226,8 +252,7 @@ async def run(app: QApplication, args: argparse.Namespace, paths: Paths, keys: K
     if os.environ.get("PAYDESK_REPORT_PAINT"):
         _report_first_paint(window)
     if args.profile:
-        match = next((p for p in session.settings.profiles
-                      if args.profile in (p.id, p.name)), None)
+        match = next((p for p in session.settings.profiles if args.profile in (p.id, p.name)), None)
         if match is None:
             print(f"paydesk: no profile named {args.profile!r}", file=sys.stderr)
             return 2

@@ -52,8 +52,7 @@ def setup(log_dir: Path, level: int = logging.INFO) -> Path:
     global _listener
     log_dir.mkdir(parents=True, exist_ok=True)
     path = log_dir / "paydesk.log"
-    handler = logging.handlers.RotatingFileHandler(path, maxBytes=2_000_000, backupCount=3,
-                                                   encoding="utf-8")
+    handler = logging.handlers.RotatingFileHandler(path, maxBytes=2_000_000, backupCount=3, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     records: queue.SimpleQueue = queue.SimpleQueue()
     front = logging.handlers.QueueHandler(records)

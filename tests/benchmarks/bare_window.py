@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication, QMainWindow, QTabWidget, QWidget
 
 
 class Watch(QObject):
-    def eventFilter(self, obj, event):  # noqa: N802
+    def eventFilter(self, obj, event):
         if event.type() == QEvent.Type.Paint:
             print("first-paint", flush=True)
             obj.removeEventFilter(self)

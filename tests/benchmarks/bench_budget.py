@@ -77,8 +77,10 @@ def p95(values: list[float]) -> float:
 def line(name: str, values: list[float]) -> str:
     if not values:
         return f"  {name:<34} (none)"
-    return (f"  {name:<34} p50 {statistics.median(values):8.1f}  p95 {p95(values):8.1f}  "
-            f"max {max(values):8.1f} ms  (n={len(values)})")
+    return (
+        f"  {name:<34} p50 {statistics.median(values):8.1f}  p95 {p95(values):8.1f}  "
+        f"max {max(values):8.1f} ms  (n={len(values)})"
+    )
 
 
 class Shop:
@@ -100,14 +102,13 @@ class Shop:
         await asyncio.sleep(after)
         async with httpx.AsyncClient(timeout=10) as client:
             self.paid_at[tx_ref], self.paid_wall[tx_ref] = time.monotonic(), time.time()
-            answer = await client.post(f"{self.base}/_sandbox/pay/{reference}",
-                                       json={"outcome": "success"},
-                                       headers=control_headers(self.key))
+            answer = await client.post(
+                f"{self.base}/_sandbox/pay/{reference}", json={"outcome": "success"}, headers=control_headers(self.key)
+            )
             answer.raise_for_status()
 
 
-async def counter(shop: Shop, desk, name: str, stop: asyncio.Event, offset: float,
-                  rng: random.Random) -> None:
+async def counter(shop: Shop, desk, name: str, stop: asyncio.Event, offset: float, rng: random.Random) -> None:
     """Sell every SELL_EVERY s; before the next sale, the last one paid (waited for) or, never
     paid, voided by New sale."""
     paid_events: dict[str, asyncio.Event] = {}
@@ -149,8 +150,7 @@ async def counter(shop: Shop, desk, name: str, stop: asyncio.Event, offset: floa
         last = tx_ref
         if sale.record is not None and sale.record.reference and rng.random() >= NEVER_PAID:
             paid_events[tx_ref] = asyncio.Event()
-            task = asyncio.create_task(shop.pay(sale.record.reference, tx_ref,
-                                                rng.uniform(*PAID_AFTER)))
+            task = asyncio.create_task(shop.pay(sale.record.reference, tx_ref, rng.uniform(*PAID_AFTER)))
             shop.payments.add(task)
         due = max(due + SELL_EVERY, time.monotonic())
 
@@ -159,8 +159,7 @@ async def look_ups(shop: Shop, desk, stop: asyncio.Event, rng: random.Random) ->
     """A payment looked up every minute (a counter's sale, as finance checks one)."""
     while True:
         try:
-            await asyncio.wait_for(stop.wait(), LOOKUP_EVERY / 2 if not shop.lookups
-                                   else LOOKUP_EVERY)
+            await asyncio.wait_for(stop.wait(), LOOKUP_EVERY / 2 if not shop.lookups else LOOKUP_EVERY)
             return
         except TimeoutError:
             pass
@@ -176,8 +175,7 @@ async def look_ups(shop: Shop, desk, stop: asyncio.Event, rng: random.Random) ->
 
 
 def call_log(base: str, key: str) -> list[dict]:
-    answer = httpx.get(base.rstrip("/") + "/_sandbox/requests", headers=control_headers(key),
-                       timeout=30)
+    answer = httpx.get(base.rstrip("/") + "/_sandbox/requests", headers=control_headers(key), timeout=30)
     answer.raise_for_status()
     calls = answer.json()["data"]
     for call in calls:
@@ -208,8 +206,7 @@ async def run(args, folder: Path, url: str, base: str, keys: dict, other_key: st
     try:
         for _ in range(600):  # the receiver holds the lease: it checks, and PAID comes to it
             with psycopg.connect(url, autocommit=True) as conn:
-                row = conn.execute("SELECT priority FROM poller_lease "
-                                   "WHERE expires_at > now()").fetchone()
+                row = conn.execute("SELECT priority FROM poller_lease WHERE expires_at > now()").fetchone()
             if row and row[0] == 1:
                 break
             await asyncio.sleep(0.1)
@@ -221,20 +218,23 @@ async def run(args, folder: Path, url: str, base: str, keys: dict, other_key: st
         other = Foreign(base, other_key, FOREIGN_A_MINUTE)
         watching = asyncio.create_task(watch.run(watch_stop))
         started_wall, started = time.time(), time.monotonic()
-        print(f"run: {args.minutes:g} minutes from {datetime.now():%H:%M:%S}; batch of "
-              f"{args.rows} rows", flush=True)
-        actors = [asyncio.create_task(counter(shop, till_1, "Till 1", stop, 0.0, rng)),
-                  asyncio.create_task(counter(shop, till_2, "Till 2", stop, 7.5, rng)),
-                  asyncio.create_task(look_ups(shop, finance, stop, rng)),
-                  asyncio.create_task(other.run(stop))]
+        print(f"run: {args.minutes:g} minutes from {datetime.now():%H:%M:%S}; batch of {args.rows} rows", flush=True)
+        actors = [
+            asyncio.create_task(counter(shop, till_1, "Till 1", stop, 0.0, rng)),
+            asyncio.create_task(counter(shop, till_2, "Till 2", stop, 7.5, rng)),
+            asyncio.create_task(look_ups(shop, finance, stop, rng)),
+            asyncio.create_task(other.run(stop)),
+        ]
         await finance.bulk.start(batch)
         end = started + args.minutes * 60
         while time.monotonic() < end:
             await asyncio.sleep(min(30.0, end - time.monotonic()))
             figures = await finance.batches.figures(batch.id)
-            print(f"  {time.monotonic() - started:5.0f} s: sales {len(shop.sold)}, bulk "
-                  f"created {figures.created}, windows {sorted(watch.windows.values())}",
-                  flush=True)
+            print(
+                f"  {time.monotonic() - started:5.0f} s: sales {len(shop.sold)}, bulk "
+                f"created {figures.created}, windows {sorted(watch.windows.values())}",
+                flush=True,
+            )
         stop.set()
         ended_wall = time.time()
         await finance.bulk.cancel(batch.id)
@@ -261,13 +261,21 @@ async def run(args, folder: Path, url: str, base: str, keys: dict, other_key: st
         code = receiver.stop()
         for desk in desks:
             await desk.close()
-    return dict(shop=shop, made=made, bulk_refs=bulk_refs, waits=waits, classes=classes,
-                watch=watch, other=other, started=started_wall, ended=ended_wall,
-                receiver_exit=code)
+    return dict(
+        shop=shop,
+        made=made,
+        bulk_refs=bulk_refs,
+        waits=waits,
+        classes=classes,
+        watch=watch,
+        other=other,
+        started=started_wall,
+        ended=ended_wall,
+        receiver_exit=code,
+    )
 
 
-def report(args, seen: dict, folder: Path, url: str, base: str, keys: dict,
-           other_key: str) -> None:
+def report(args, seen: dict, folder: Path, url: str, base: str, keys: dict, other_key: str) -> None:
     shop: Shop = seen["shop"]
     since, until = seen["started"], seen["ended"]
     ours = call_log(base, keys["secret"])
@@ -295,49 +303,70 @@ def report(args, seen: dict, folder: Path, url: str, base: str, keys: dict,
     at_service: dict[str, int] = {}
     for tx_ref, _, _ in service:
         at_service[tx_ref] = at_service.get(tx_ref, 0) + 1
-    paid_at_service = {t for t, status, _ in service if status.lower() in
-                       ("successful", "success", "completed")}
-    lost = (len(set(at_service) - set(ledger_state)) + len(sold - set(ledger_state))
-            + sum(1 for t in paid_at_service if ledger_state.get(t) != "success"))
+    paid_at_service = {t for t, status, _ in service if status.lower() in ("successful", "success", "completed")}
+    lost = (
+        len(set(at_service) - set(ledger_state))
+        + len(sold - set(ledger_state))
+        + sum(1 for t in paid_at_service if ledger_state.get(t) != "success")
+    )
     doubled = (len(ledger) - len(ledger_state)) + sum(1 for n in at_service.values() if n > 1)
-    paid = [(shop.seen_paid[t] - at) * 1000 for t, at in shop.paid_at.items()
-            if t in shop.seen_paid]
+    paid = [(shop.seen_paid[t] - at) * 1000 for t, at in shop.paid_at.items() if t in shop.seen_paid]
     reread = []  # the payment call to the first look-up of it at the service after it
     for tx_ref, at in shop.paid_wall.items():
-        after = [c["t"] for c in ours if c["method"] == "GET" and c["t"] >= at
-                 and c["path"].rsplit("/", 1)[-1] == tx_ref]
+        after = [
+            c["t"] for c in ours if c["method"] == "GET" and c["t"] >= at and c["path"].rsplit("/", 1)[-1] == tx_ref
+        ]
         if after:
             reread.append((min(after) - at) * 1000)
     person = seen["waits"][1] + seen["waits"][2]
     made = seen["made"]
-    print(f"sandbox: limit {limit}/min; its windows for 127.0.0.1 (most counted in each): "
-          f"{[seen['watch'].windows[k] for k in sorted(seen['watch'].windows)]}; the most in "
-          f"any 60 s of its call logs {most_sliding}")
-    print(f"calls in the run (the server counted, PayDesk's): {len(in_run)}: creates "
-          f"{len(creates)} (counters {counter_creates}, bulk {bulk_creates}), look-ups "
-          f"{len(looked)} (of bulk rows {bulk_looks}); the other program {seen['other'].counted}"
-          f" (refused {seen['other'].refused}); 429s to PayDesk "
-          f"{sum(1 for c in ours if c['status'] == 429)}")
-    print(f"PayDesk's calls by class (the desks here; the receiver's are its own): "
-          f"{dict(sorted(seen['classes'].items()))}")
-    print(f"sales {len(sold)}, refused {len(shop.refused_sales)} {shop.refused_sales[:3]}; "
-          f"paid {len(shop.paid_at)}, heard paid {len(paid)}")
+    print(
+        f"sandbox: limit {limit}/min; its windows for 127.0.0.1 (most counted in each): "
+        f"{[seen['watch'].windows[k] for k in sorted(seen['watch'].windows)]}; the most in "
+        f"any 60 s of its call logs {most_sliding}"
+    )
+    print(
+        f"calls in the run (the server counted, PayDesk's): {len(in_run)}: creates "
+        f"{len(creates)} (counters {counter_creates}, bulk {bulk_creates}), look-ups "
+        f"{len(looked)} (of bulk rows {bulk_looks}); the other program {seen['other'].counted}"
+        f" (refused {seen['other'].refused}); 429s to PayDesk "
+        f"{sum(1 for c in ours if c['status'] == 429)}"
+    )
+    print(
+        f"PayDesk's calls by class (the desks here; the receiver's are its own): "
+        f"{dict(sorted(seen['classes'].items()))}"
+    )
+    print(
+        f"sales {len(sold)}, refused {len(shop.refused_sales)} {shop.refused_sales[:3]}; "
+        f"paid {len(shop.paid_at)}, heard paid {len(paid)}"
+    )
     print(line("counter Enter -> code", shop.enter))
-    for klass, what in ((1, "a person's create"), (2, "a person's look-up"),
-                        (3, "a code on screen"), (4, "a bulk create"), (5, "a background call")):
+    for klass, what in (
+        (1, "a person's create"),
+        (2, "a person's look-up"),
+        (3, "a code on screen"),
+        (4, "a bulk create"),
+        (5, "a background call"),
+    ):
         print(line(f"{what} waited", seen["waits"][klass]))
     print(line("finance look-up (whole)", shop.lookups))
     print(line("payment -> re-read at the service", reread))
     print(line("PAID (payment -> the till heard)", paid))
-    print(f"bulk: created {made.created} of {args.rows} (creating {made.creating}, failed "
-          f"{made.failed}, refused {made.refused}); possible {possible} = {limit} x {windows} "
-          f"minutes less {others} calls of the counters, look-ups and the other program")
-    print(f"ledger {len(ledger)} links; service {len(service)} payments, paid "
-          f"{len(paid_at_service)}; receiver exit {seen['receiver_exit']}")
-    print(f"budget: minutes {args.minutes:g}, limit {limit}/min, max calls in a minute "
-          f"{most_fixed}, 429s {refusals}, counter Enter->code p95 {p95(shop.enter):.0f} ms, "
-          f"person waits p95 {p95(person):.0f} ms, bulk rows {made.created} of {possible} "
-          f"possible, PAID p95 {p95(paid):.0f} ms, lost {lost}, doubled {doubled}")
+    print(
+        f"bulk: created {made.created} of {args.rows} (creating {made.creating}, failed "
+        f"{made.failed}, refused {made.refused}); possible {possible} = {limit} x {windows} "
+        f"minutes less {others} calls of the counters, look-ups and the other program"
+    )
+    print(
+        f"ledger {len(ledger)} links; service {len(service)} payments, paid "
+        f"{len(paid_at_service)}; receiver exit {seen['receiver_exit']}"
+    )
+    print(
+        f"budget: minutes {args.minutes:g}, limit {limit}/min, max calls in a minute "
+        f"{most_fixed}, 429s {refusals}, counter Enter->code p95 {p95(shop.enter):.0f} ms, "
+        f"person waits p95 {p95(person):.0f} ms, bulk rows {made.created} of {possible} "
+        f"possible, PAID p95 {p95(paid):.0f} ms, lost {lost}, doubled {doubled}"
+    )
 
 
 def main() -> None:
@@ -347,19 +376,21 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=60)
     args = parser.parse_args()
     os.environ.setdefault("PAYDESK_LOG_LEVEL", "WARNING")
-    with tempfile.TemporaryDirectory(prefix="paydesk-budget-") as tmp, \
-            Cluster.started() as cluster:
+    with tempfile.TemporaryDirectory(prefix="paydesk-budget-") as tmp, Cluster.started() as cluster:
         folder = Path(tmp)
-        proc, base, test_keys = start_sandbox(folder / "sandbox", "--family", "--rate-limit",
-                                              f"{args.limit}/min")
+        proc, base, test_keys = start_sandbox(folder / "sandbox", "--family", "--rate-limit", f"{args.limit}/min")
         try:
             merchants = json.loads((folder / "sandbox" / "merchants.json").read_text())
             other_key = merchants[1]["keys"]["test"]["secret"]
-            keys = {"secret": test_keys["secret"], "public": test_keys["public"],
-                    "webhook": webhook_secret(base, test_keys["secret"])}
+            keys = {
+                "secret": test_keys["secret"],
+                "public": test_keys["public"],
+                "webhook": webhook_secret(base, test_keys["secret"]),
+            }
             url = cluster.url(cluster.create_database("shop"))
-            print(f"sandbox {base} --family --rate-limit {args.limit}/min; PostgreSQL on port "
-                  f"{cluster.port}", flush=True)
+            print(
+                f"sandbox {base} --family --rate-limit {args.limit}/min; PostgreSQL on port {cluster.port}", flush=True
+            )
             seen = asyncio.run(run(args, folder, url, base, keys, other_key))
             report(args, seen, folder, url, base, keys, other_key)
         finally:

@@ -43,17 +43,16 @@ import httpx
 HERE = Path(__file__).resolve().parent
 DROP_RATE = 0.1
 INVALID = 100  # rows with problems, planted in known ways (``planted``)
-FIELDS = ["amount", "currency", "email", "first_name", "last_name", "title", "description",
-          "meta.invoice"]
+FIELDS = ["amount", "currency", "email", "first_name", "last_name", "title", "description", "meta.invoice"]
 
 
 # -- the file -------------------------------------------------------------------------------
 
+
 def planted(rows: int, invalid: int) -> dict[int, tuple[str, str]]:
     """The file rows (spreadsheet numbers: the header is row 1) made invalid, and how: the
     field and the bad value."""
-    ways = [("email", "not-an-address"), ("amount", "0"), ("amount", "12.50"),
-            ("currency", "XXX"), ("last_name", "")]
+    ways = [("email", "not-an-address"), ("amount", "0"), ("amount", "12.50"), ("currency", "XXX"), ("last_name", "")]
     step = rows // invalid
     return {2 + i * step + step // 2: ways[i % len(ways)] for i in range(invalid)}
 
@@ -61,13 +60,20 @@ def planted(rows: int, invalid: int) -> dict[int, tuple[str, str]]:
 def write_file(path: Path, rows: int, bad: dict[int, tuple[str, str]]) -> None:
     with open(path, "w", encoding="utf-8-sig", newline="") as handle:
         out = csv.writer(handle)
-        out.writerow(["Amount", "Currency", "E-mail", "First name", "Last name", "Title",
-                      "Description", "meta.invoice"])
+        out.writerow(
+            ["Amount", "Currency", "E-mail", "First name", "Last name", "Title", "Description", "meta.invoice"]
+        )
         for number in range(2, rows + 2):
-            values = {"amount": str(10 + number % 990), "currency": "GBP",
-                      "email": f"parent{number}@example.com", "first_name": "Parent",
-                      "last_name": f"Number {number}", "title": "Autumn term fees",
-                      "description": "Two children, one invoice", "meta.invoice": f"{number:06d}"}
+            values = {
+                "amount": str(10 + number % 990),
+                "currency": "GBP",
+                "email": f"parent{number}@example.com",
+                "first_name": "Parent",
+                "last_name": f"Number {number}",
+                "title": "Autumn term fees",
+                "description": "Two children, one invoice",
+                "meta.invoice": f"{number:06d}",
+            }
             if number in bad:
                 field, value = bad[number]
                 values[field] = value
@@ -76,6 +82,7 @@ def write_file(path: Path, rows: int, bad: dict[int, tuple[str, str]]) -> None:
 
 # -- the service, as its operator sees it ---------------------------------------------------
 
+
 def service_payments(sandbox_dir: Path) -> list[str]:
     """Every payment the sandbox holds, by its tx_ref (test mode), read from its database."""
     with sqlite3.connect(sandbox_dir / "sandbox.sqlite3") as db:
@@ -83,12 +90,14 @@ def service_payments(sandbox_dir: Path) -> list[str]:
 
 
 def set_faults(base: str, key: str, **body) -> None:
-    answer = httpx.put(base.rstrip("/") + "/_sandbox/faults", json=body,
-                       headers={"Authorization": f"Bearer {key}"}, timeout=10)
+    answer = httpx.put(
+        base.rstrip("/") + "/_sandbox/faults", json=body, headers={"Authorization": f"Bearer {key}"}, timeout=10
+    )
     answer.raise_for_status()
 
 
 # -- the desks ------------------------------------------------------------------------------
+
 
 async def open_desk(data: Path, base: str, keys: dict):
     """A desk from the composition root on the benchmark's ledger, its profile saved (keys in
@@ -98,14 +107,12 @@ async def open_desk(data: Path, base: str, keys: dict):
     from paydesk.config.secrets import KeyStore
     from paydesk.desk.build import build_desk
 
-    desk = build_desk(Paths(data=data / "paydesk", sandbox=data / "unused").ensure(),
-                      KeyStore(None))
+    desk = build_desk(Paths(data=data / "paydesk", sandbox=data / "unused").ensure(), KeyStore(None))
     await desk.open()
-    profile = desk.session.settings.profile("bench") or \
-        Profile(id="bench", name="Bench school", base_url=base, txref_prefix="SCH",
-                has_cards=False, currencies=["GBP"])
-    await desk.session.save_profile(profile, {("test", "secret"): keys["secret"],
-                                              ("test", "public"): keys["public"]})
+    profile = desk.session.settings.profile("bench") or Profile(
+        id="bench", name="Bench school", base_url=base, txref_prefix="SCH", has_cards=False, currencies=["GBP"]
+    )
+    await desk.session.save_profile(profile, {("test", "secret"): keys["secret"], ("test", "public"): keys["public"]})
     return desk
 
 
@@ -132,8 +139,7 @@ async def dry_run(desk, path: Path):
     mapping = guess_mapping(sheet.headers)
     first = await asyncio.to_thread(check_rows, sheet, mapping, profile)
     known = await known_references(desk.session.ledger, profile.id, references(first))
-    rows = await asyncio.to_thread(check_rows, sheet, mapping, profile, known_refs=known) \
-        if known else first
+    rows = await asyncio.to_thread(check_rows, sheet, mapping, profile, known_refs=known) if known else first
     t_done = time.perf_counter()
     return rows, t_read - t0, t_done - t_read
 
@@ -150,15 +156,23 @@ async def prepare(data: Path, base: str, keys: dict, path: Path, bad: dict) -> i
         with Stall(5) as stall:  # the GUI thread while the file is read and checked
             rows, read_s, check_s = await dry_run(desk, path)
         wrong = {r.number for r in rows if r.problems}
-        print(f"dry run of {len(rows):,} rows: read {read_s * 1000:.0f} ms, checked "
-              f"{check_s * 1000:.0f} ms, total {(read_s + check_s) * 1000:.0f} ms "
-              f"({len(wrong)} rows with problems, {'exactly' if wrong == set(bad) else 'NOT'} "
-              f"the planted ones); GUI stall max {stall.worst:.0f} ms meanwhile "
-              f"({idle_worst:.0f} ms over 1 s with nothing running)")
+        print(
+            f"dry run of {len(rows):,} rows: read {read_s * 1000:.0f} ms, checked "
+            f"{check_s * 1000:.0f} ms, total {(read_s + check_s) * 1000:.0f} ms "
+            f"({len(wrong)} rows with problems, {'exactly' if wrong == set(bad) else 'NOT'} "
+            f"the planted ones); GUI stall max {stall.worst:.0f} ms meanwhile "
+            f"({idle_worst:.0f} ms over 1 s with nothing running)"
+        )
         batch = await desk.batches.add_batch(
-            "bench", "test", "Autumn term fees", path.name, "skip", "bench",
+            "bench",
+            "test",
+            "Autumn term fees",
+            path.name,
+            "skip",
+            "bench",
             [(r.number, r.values.get("tx_ref", ""), r.values, bool(r.problems)) for r in rows],
-            txref_prefix="SCH")
+            txref_prefix="SCH",
+        )
         return batch.id
     finally:
         await desk.close()
@@ -180,14 +194,16 @@ async def runner(data: Path, base: str, keys: dict, batch_id: int) -> None:
     await desk.close()
 
 
-def run_and_kill(data: Path, base: str, keys: dict, batch_id: int,
-                 half: int) -> tuple[int, float, str]:
+def run_and_kill(data: Path, base: str, keys: dict, batch_id: int, half: int) -> tuple[int, float, str]:
     """The runner in its own process, SIGKILLed once ``half`` rows are answered for; how many
     were, for how long it ran, and how it ended."""
     env = dict(os.environ, BENCH_KEYS=json.dumps(keys))
-    child = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--runner",
-                              str(data), base, str(batch_id)],
-                             stdout=subprocess.PIPE, text=True, env=env)
+    child = subprocess.Popen(
+        [sys.executable, str(Path(__file__).resolve()), "--runner", str(data), base, str(batch_id)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     t0 = time.perf_counter()
     done, how = 0, "ended by itself"
     for line in child.stdout:
@@ -288,9 +304,17 @@ async def resume(data: Path, base: str, keys: dict, batch_id: int, scheduler: bo
     if window is not None:
         window.close()
     await desk.close()
-    return {"offered": [b.id for b in unfinished], "ran": ran, "settled": settled,
-            "stall": worst, "idle": idle_worst, "cpu": cpu, "figures": figures, "rows": rows,
-            "window": window is not None}
+    return {
+        "offered": [b.id for b in unfinished],
+        "ran": ran,
+        "settled": settled,
+        "stall": worst,
+        "idle": idle_worst,
+        "cpu": cpu,
+        "figures": figures,
+        "rows": rows,
+        "window": window is not None,
+    }
 
 
 def progress_window(desk, bulk, batch):
@@ -332,19 +356,29 @@ def measure(rows, payments: list[str], creates: dict) -> tuple[int, int, dict]:
     not_there = sum(1 for r in valid if r.tx_ref not in counted and r.state != REFUSED)
     unknown = sum(1 for r in valid if r.tx_ref in counted and r.state not in (CREATED, PAID))
     lost = not_there + unknown
-    return doubled, lost, {"same reference twice": twice, "reference of no row": strangers,
-                           "creates answered 201 beyond the payments": beyond,
-                           "valid rows with no payment": not_there,
-                           "payments the ledger does not show created": unknown}
+    return (
+        doubled,
+        lost,
+        {
+            "same reference twice": twice,
+            "reference of no row": strangers,
+            "creates answered 201 beyond the payments": beyond,
+            "valid rows with no payment": not_there,
+            "payments the ledger does not show created": unknown,
+        },
+    )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=10_000)
     ap.add_argument("--runner", nargs=3, metavar=("DATA", "BASE", "BATCH"))
-    ap.add_argument("--no-scheduler", action="store_true",
-                    help="settle the lost answers directly, without the desk's scheduler (which "
-                         "also checks every open link): what the scheduler costs the GUI thread")
+    ap.add_argument(
+        "--no-scheduler",
+        action="store_true",
+        help="settle the lost answers directly, without the desk's scheduler (which "
+        "also checks every open link): what the scheduler costs the GUI thread",
+    )
     args = ap.parse_args()
     if args.runner:
         data, base, batch_id = args.runner
@@ -364,8 +398,7 @@ def main() -> None:
         set_faults(base, keys["secret"], drop_after_commit_rate=DROP_RATE)
         log = CallLog(base, keys["secret"], data / "calls.json")
         batch_id = loop.run(prepare(data, base, keys, path, bad))
-        killed_at, first_run, how = run_and_kill(data, base, keys, batch_id,
-                                                 (args.rows - INVALID) // 2)
+        killed_at, first_run, how = run_and_kill(data, base, keys, batch_id, (args.rows - INVALID) // 2)
         print(f"runner process {how} after {killed_at:,} rows answered for ({first_run:.1f} s)")
         resumed = loop.run(resume(data, base, keys, batch_id, not args.no_scheduler))
         log.stop()
@@ -377,25 +410,35 @@ def main() -> None:
     skipped = sum(1 for r in rows if r.state == SKIPPED)
     created = figures.created + figures.paid
     seconds = first_run + resumed["settled"]
-    print(f"resumed: batch {'offered' if batch_id in resumed['offered'] else 'NOT offered'} "
-          f"to resume at start; {'Bulk links window' if resumed['window'] else 'no window'} "
-          f"showing progress; rows sent in {resumed['ran']:.1f} s, every create settled "
-          f"after {resumed['settled']:.1f} s")
-    print(f"ledger: {figures.rows:,} rows, created {created:,}, refused {figures.refused}, "
-          f"failed {figures.failed}, skipped {skipped}, left {figures.left}")
-    print(f"service: {len(payments):,} payments; creates answered "
-          + ", ".join(f"{status}: {n:,}" for status, n in sorted(creates.items(), key=str))
-          + f"; {log.lookups():,} look-ups"
-          + (" (the call log was read too seldom: some calls missed)" if log.missed else ""))
-    print(f"GUI thread's longest stall (a 5 ms timer's lateness): {resumed['stall']:.0f} ms "
-          f"while resuming, {resumed['idle']:.0f} ms over 3 s with nothing running; the "
-          f"window's process used {resumed['cpu']:.1f} s of CPU in {resumed['settled']:.1f} s; "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(
+        f"resumed: batch {'offered' if batch_id in resumed['offered'] else 'NOT offered'} "
+        f"to resume at start; {'Bulk links window' if resumed['window'] else 'no window'} "
+        f"showing progress; rows sent in {resumed['ran']:.1f} s, every create settled "
+        f"after {resumed['settled']:.1f} s"
+    )
+    print(
+        f"ledger: {figures.rows:,} rows, created {created:,}, refused {figures.refused}, "
+        f"failed {figures.failed}, skipped {skipped}, left {figures.left}"
+    )
+    print(
+        f"service: {len(payments):,} payments; creates answered "
+        + ", ".join(f"{status}: {n:,}" for status, n in sorted(creates.items(), key=str))
+        + f"; {log.lookups():,} look-ups"
+        + (" (the call log was read too seldom: some calls missed)" if log.missed else "")
+    )
+    print(
+        f"GUI thread's longest stall (a 5 ms timer's lateness): {resumed['stall']:.0f} ms "
+        f"while resuming, {resumed['idle']:.0f} ms over 3 s with nothing running; the "
+        f"window's process used {resumed['cpu']:.1f} s of CPU in {resumed['settled']:.1f} s; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
     for what, n in why.items():
         print(f"  {what}: {n}")
-    print(f"bulk: rows {len(rows)}, created {created}, refused {figures.refused}, "
-          f"doubled {doubled}, lost {lost}, rows/s {created / seconds:.0f}, "
-          f"GUI stall max {resumed['stall']:.0f} ms")
+    print(
+        f"bulk: rows {len(rows)}, created {created}, refused {figures.refused}, "
+        f"doubled {doubled}, lost {lost}, rows/s {created / seconds:.0f}, "
+        f"GUI stall max {resumed['stall']:.0f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -37,8 +37,10 @@ def pct(values: list[float], q: int) -> float:
 
 
 def line(name: str, values: list[float]) -> str:
-    return (f"  {name:<34} p50 {pct(values, 50):7.3f} ms   p95 {pct(values, 95):7.3f} ms   "
-            f"mean {statistics.fmean(values) * 1000:7.3f} ms")
+    return (
+        f"  {name:<34} p50 {pct(values, 50):7.3f} ms   p95 {pct(values, 95):7.3f} ms   "
+        f"mean {statistics.fmean(values) * 1000:7.3f} ms"
+    )
 
 
 async def timed(fn, n: int) -> list[float]:
@@ -63,8 +65,7 @@ async def shared(url: str, permits: int) -> None:
         first = await book.take(CallClass.BULK, None)
         await book.heard(first.call_id, ANSWER)
         await timed(lambda: engine.quick(lambda c: c.execute("SELECT 1").fetchone()), 200)
-        select = await timed(lambda: engine.quick(lambda c: c.execute("SELECT 1").fetchone()),
-                             permits)
+        select = await timed(lambda: engine.quick(lambda c: c.execute("SELECT 1").fetchone()), permits)
         ids: list[int] = []
 
         async def take() -> None:
@@ -85,8 +86,7 @@ async def shared(url: str, permits: int) -> None:
 
         await asyncio.gather(*(desk(b) for b in books))
         elapsed = time.perf_counter() - started
-        rows = await engine.read(lambda c: c.execute(
-            "SELECT count(*) AS n FROM call_budget_calls").fetchone())
+        rows = await engine.read(lambda c: c.execute("SELECT count(*) AS n FROM call_budget_calls").fetchone())
     finally:
         for e in engines:
             await e.close()
@@ -95,10 +95,14 @@ async def shared(url: str, permits: int) -> None:
     print(line("take (paydesk_take_call)", takes))
     print(line("heard (paydesk_call_heard)", heards))
     print(f"  take beyond a SELECT 1 at p50:     {pct(takes, 50) - pct(select, 50):7.3f} ms")
-    print(f"  three desks at once: {3 * (permits // 3) / elapsed:,.0f} permits a second "
-          f"(take and heard each), {rows['n']:,} calls in the log")
-    print(f"budget: permit p50 {pct(takes, 50):.3f} ms (SELECT 1 p50 {pct(select, 50):.3f} ms), "
-          f"heard p50 {pct(heards, 50):.3f} ms")
+    print(
+        f"  three desks at once: {3 * (permits // 3) / elapsed:,.0f} permits a second "
+        f"(take and heard each), {rows['n']:,} calls in the log"
+    )
+    print(
+        f"budget: permit p50 {pct(takes, 50):.3f} ms (SELECT 1 p50 {pct(select, 50):.3f} ms), "
+        f"heard p50 {pct(heards, 50):.3f} ms"
+    )
 
 
 def memory(permits: int) -> None:

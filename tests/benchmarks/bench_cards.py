@@ -43,7 +43,7 @@ class PaintWatch(QObject):
         self.painted = asyncio.get_event_loop().create_future()
         return self.painted
 
-    def eventFilter(self, obj, event):  # noqa: N802 - Qt's name
+    def eventFilter(self, obj, event):
         if event.type() == QEvent.Type.Paint and self.painted and not self.painted.done():
             self.painted.set_result(time.perf_counter())
         return False
@@ -62,8 +62,7 @@ async def make_cards(base: str, secret: str, count: int) -> None:
 
         async def one(n):
             async with sem:
-                r = await http.post("api/virtual_card/create",
-                                    json={"amount": str(10 + n % 50), "currency": "GBP"})
+                r = await http.post("api/virtual_card/create", json={"amount": str(10 + n % 50), "currency": "GBP"})
                 assert r.status_code == 201, r.text
 
         await asyncio.gather(*(one(n) for n in range(count)))
@@ -154,18 +153,21 @@ async def run(base: str, keys: dict, data: Path, count: int, rounds: int) -> Non
             await asyncio.sleep(0.05)
 
     print(f"Card wallet, {count} cards in the sandbox ({rounds} rounds):")
-    print(f"  first paint from the ledger's cache: {first_paint * 1000:7.2f} ms"
-          f"   (rows in the model after {first_rows * 1000:.2f} ms)")
+    print(
+        f"  first paint from the ledger's cache: {first_paint * 1000:7.2f} ms"
+        f"   (rows in the model after {first_rows * 1000:.2f} ms)"
+    )
     print(f"  raw list call (httpx GET all):       p50 {ms(raw):7.2f} ms   p95 {ms(raw, 95):7.2f} ms")
     print(f"  Refresh to the list repainted:       p50 {ms(ui):7.2f} ms   p95 {ms(ui, 95):7.2f} ms")
-    print(f"  Refresh beyond the raw call at p50:  {ms(ui) - ms(raw):7.2f} ms"
-          f"   (ratio {ms(ui) / ms(raw):4.2f}x)")
+    print(f"  Refresh beyond the raw call at p50:  {ms(ui) - ms(raw):7.2f} ms   (ratio {ms(ui) / ms(raw):4.2f}x)")
     print("GUI thread's longest stall (5 ms timer lateness):")
     print(f"  idle, before the window:             {idle.worst:7.2f} ms")
     print(f"  showing the tab (first paint, then its first refresh): {loading.worst:7.2f} ms")
     print(f"  {rounds} refreshes of {count} cards:      {refreshing.worst:7.2f} ms")
-    print(f"  {rounds} bare client.cards() calls:       {client_only.worst:7.2f} ms"
-          "   (reading and parsing the answer on the loop)")
+    print(
+        f"  {rounds} bare client.cards() calls:       {client_only.worst:7.2f} ms"
+        "   (reading and parsing the answer on the loop)"
+    )
     window.close()
     await session.close()
 

@@ -25,8 +25,14 @@ counter = itertools.count()
 
 
 def body(ref: str) -> dict:
-    return {"amount": "1000", "currency": "USD", "email": "b@example.com",
-            "first_name": "B", "last_name": "C", "tx_ref": ref}
+    return {
+        "amount": "1000",
+        "currency": "USD",
+        "email": "b@example.com",
+        "first_name": "B",
+        "last_name": "C",
+        "tx_ref": ref,
+    }
 
 
 async def raw_round(http: httpx.AsyncClient) -> tuple[float, float]:
@@ -43,9 +49,11 @@ async def raw_round(http: httpx.AsyncClient) -> tuple[float, float]:
 async def client_round(client: ServiceClient) -> tuple[float, float]:
     ref = f"CLI-{next(counter)}"
     t0 = time.perf_counter()
-    await client.create_payment(PaymentRequest(amount=Decimal(1000), currency="USD",
-                                               email="b@example.com", first_name="B",
-                                               last_name="C", tx_ref=ref))
+    await client.create_payment(
+        PaymentRequest(
+            amount=Decimal(1000), currency="USD", email="b@example.com", first_name="B", last_name="C", tx_ref=ref
+        )
+    )
     t1 = time.perf_counter()
     tx = await client.validate(ref)
     assert tx.tx_ref == ref
@@ -55,8 +63,7 @@ async def client_round(client: ServiceClient) -> tuple[float, float]:
 async def run(base: str, key: str, calls: int) -> None:
     headers = {"Accept": "application/json", "Authorization": f"Bearer {key}"}
     raw_c, raw_v, cli_c, cli_v = [], [], [], []
-    async with httpx.AsyncClient(base_url=base + "/", headers=headers) as http, \
-            ServiceClient(base, key) as client:
+    async with httpx.AsyncClient(base_url=base + "/", headers=headers) as http, ServiceClient(base, key) as client:
         for _ in range(50):  # warm both
             await raw_round(http)
             await client_round(client)
@@ -71,8 +78,7 @@ async def run(base: str, key: str, calls: int) -> None:
     print(f"client vs raw httpx, {len(raw_c)} calls each, loopback sandbox, median per call")
     print(f"{'call':>9} | {'raw httpx ms':>12} | {'ServiceClient ms':>16} | {'ratio':>5}")
     for name, raw, cli in (("create", raw_c, cli_c), ("validate", raw_v, cli_v)):
-        print(f"{name:>9} | {med(raw) * 1000:>12.3f} | {med(cli) * 1000:>16.3f} | "
-              f"{med(cli) / med(raw):>5.2f}")
+        print(f"{name:>9} | {med(raw) * 1000:>12.3f} | {med(cli) * 1000:>16.3f} | {med(cli) / med(raw):>5.2f}")
 
 
 def main() -> None:

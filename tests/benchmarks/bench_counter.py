@@ -32,9 +32,12 @@ from sandbox_process import sandbox_running
 from paydesk.config.profiles import Profile
 from paydesk.desk.build import build_desk, open_folders, open_keys
 
-SCREENS = {"screens": [  # offscreen: the staff's screen, and the customer's monitor
-    {"name": name, "x": x, "y": 0, "width": 1280, "height": 800, "logicalDpi": 96,
-     "logicalBaseDpi": 96, "dpr": 1} for name, x in (("Staff", 0), ("Customer", 1280))]}
+SCREENS = {
+    "screens": [  # offscreen: the staff's screen, and the customer's monitor
+        {"name": name, "x": x, "y": 0, "width": 1280, "height": 800, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}
+        for name, x in (("Staff", 0), ("Customer", 1280))
+    ]
+}
 PAID_WAIT = 10.0  # s: a PAID not painted by then is counted as missed
 
 
@@ -46,7 +49,7 @@ class PaintWatch(QObject):
         self.ready = ready
         self.painted = asyncio.get_event_loop().create_future()
 
-    def eventFilter(self, obj, event):  # noqa: N802
+    def eventFilter(self, obj, event):
         if event.type() == QEvent.Type.Paint and not self.painted.done() and self.ready():
             self.painted.set_result(time.perf_counter())
         return False
@@ -65,10 +68,16 @@ async def run(args: argparse.Namespace, folder: Path, base: str, keys: dict) -> 
     paths, _ = open_folders(folder / "desk", folder / "desk-sandbox")
     desk = build_desk(paths, await open_keys(use_keyring=False))
     await desk.open()
-    profile = Profile(id=Profile.new_id(), name="Bench", base_url=base, has_cards=False,
-                      currencies=["GBP"], txref_prefix="CTR", shop_email="till@example.com")
-    await desk.session.save_profile(profile, {("test", "secret"): secret,
-                                              ("test", "public"): public})
+    profile = Profile(
+        id=Profile.new_id(),
+        name="Bench",
+        base_url=base,
+        has_cards=False,
+        currencies=["GBP"],
+        txref_prefix="CTR",
+        shop_email="till@example.com",
+    )
+    await desk.session.save_profile(profile, {("test", "secret"): secret, ("test", "public"): public})
     receiver = Receiver(desk, "127.0.0.1", 0)  # polling off: start_background() not called
     await receiver.start()
     window = MainWindow(desk)
@@ -91,9 +100,15 @@ async def run(args: argparse.Namespace, folder: Path, base: str, keys: dict) -> 
         answer = await http.put("_sandbox/webhook", json={"url": receiver.url})
         answer.raise_for_status()
         for n in range(args.sales):
-            body = {"amount": "7", "currency": "GBP", "email": "till@example.com",
-                    "first_name": "Walk-in", "last_name": "customer", "tx_ref": f"RAW-{n}",
-                    "customization": {"title": "Bench"}}
+            body = {
+                "amount": "7",
+                "currency": "GBP",
+                "email": "till@example.com",
+                "first_name": "Walk-in",
+                "last_name": "customer",
+                "tx_ref": f"RAW-{n}",
+                "customization": {"title": "Bench"},
+            }
             t0 = time.perf_counter()
             answer = await http.post("api/payment", json=body)
             raw.append((time.perf_counter() - t0) * 1000)
@@ -113,8 +128,7 @@ async def run(args: argparse.Namespace, folder: Path, base: str, keys: dict) -> 
             watch = PaintWatch(lambda: view.phase == "paid")
             view.words.installEventFilter(watch)
             t0 = time.perf_counter()
-            answer = await http.post(f"_sandbox/pay/{sale.record.reference}",
-                                     json={"outcome": "success"})
+            answer = await http.post(f"_sandbox/pay/{sale.record.reference}", json={"outcome": "success"})
             answer.raise_for_status()
             try:
                 at = await asyncio.wait_for(watch.painted, PAID_WAIT)
@@ -135,12 +149,13 @@ async def run(args: argparse.Namespace, folder: Path, base: str, keys: dict) -> 
     print(f"  Enter -> code painted:     p50 {pct(enter, 50):7.2f}   p95 {pct(enter, 95):7.2f}")
     print(f"  difference at p50:         {pct(enter, 50) - pct(raw, 50):7.2f}")
     if paid:
-        print(f"  payment -> PAID painted:   p50 {pct(paid, 50):7.2f}   p95 {pct(paid, 95):7.2f}"
-              f"   (missed {missed})")
-    print(f"counter: Enter->code p50 {pct(enter, 50):.1f} p95 {pct(enter, 95):.1f} ms "
-          f"(raw create p50 {pct(raw, 50):.1f} p95 {pct(raw, 95):.1f} ms), payment->PAID "
-          + (f"p50 {pct(paid, 50):.1f} p95 {pct(paid, 95):.1f} ms" if paid else "none")
-          + f", missed {missed}")
+        print(f"  payment -> PAID painted:   p50 {pct(paid, 50):7.2f}   p95 {pct(paid, 95):7.2f}   (missed {missed})")
+    print(
+        f"counter: Enter->code p50 {pct(enter, 50):.1f} p95 {pct(enter, 95):.1f} ms "
+        f"(raw create p50 {pct(raw, 50):.1f} p95 {pct(raw, 95):.1f} ms), payment->PAID "
+        + (f"p50 {pct(paid, 50):.1f} p95 {pct(paid, 95):.1f} ms" if paid else "none")
+        + f", missed {missed}"
+    )
 
 
 def main() -> None:

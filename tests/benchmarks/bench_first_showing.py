@@ -44,14 +44,13 @@ class Painted(QObject):
         self.widget = widget
         widget.installEventFilter(self)
 
-    def eventFilter(self, obj, event):  # noqa: N802 - Qt's name
+    def eventFilter(self, obj, event):
         if event.type() == QEvent.Type.Paint and not self.done.done():
             self.done.set_result(time.perf_counter())
         return False
 
 
-async def prepare(paths: Paths, store: KeyStore, base: str, keys: dict, cards: int,
-                  links: int) -> Profile:
+async def prepare(paths: Paths, store: KeyStore, base: str, keys: dict, cards: int, links: int) -> Profile:
     """An earlier day at the desk: the profile saved, links created, the wallet read once."""
     from paydesk.desk.build import build_desk
 
@@ -59,12 +58,19 @@ async def prepare(paths: Paths, store: KeyStore, base: str, keys: dict, cards: i
     profile = Profile(id="bench", name="Bench", base_url=base, has_cards=True)
     desk = build_desk(paths, store)
     await desk.open()
-    await desk.session.save_profile(profile, {("test", "secret"): keys["secret"],
-                                              ("test", "public"): keys["public"]})
+    await desk.session.save_profile(profile, {("test", "secret"): keys["secret"], ("test", "public"): keys["public"]})
     for i in range(links):
-        await desk.links.create(PaymentRequest(
-            amount=Decimal("25"), currency="GBP", email="b@example.com", first_name="B",
-            last_name="C", tx_ref=f"BENCH-{i}", title=f"Bench {i}"))
+        await desk.links.create(
+            PaymentRequest(
+                amount=Decimal("25"),
+                currency="GBP",
+                email="b@example.com",
+                first_name="B",
+                last_name="C",
+                tx_ref=f"BENCH-{i}",
+                title=f"Bench {i}",
+            )
+        )
     await desk.cards.refresh(profile, "test")
     await desk.close()
     return profile
@@ -74,10 +80,10 @@ async def run(app, paths: Paths, store: KeyStore) -> None:
     from paydesk import app as paydesk_app
 
     shown: list = []
-    args = argparse.Namespace(sandbox=False, profile="Bench", mode=None, data_dir=None,
-                              sandbox_dir=None, no_keyring=True)
-    task = asyncio.ensure_future(paydesk_app.run(
-        app, args, paths, store, window_ready=lambda w, s: shown.append(w)))
+    args = argparse.Namespace(
+        sandbox=False, profile="Bench", mode=None, data_dir=None, sandbox_dir=None, no_keyring=True
+    )
+    task = asyncio.ensure_future(paydesk_app.run(app, args, paths, store, window_ready=lambda w, s: shown.append(w)))
     while not shown or not shown[0].started:
         if task.done():
             task.result()
@@ -105,8 +111,10 @@ async def run(app, paths: Paths, store: KeyStore) -> None:
                         raise SystemExit(f"the wallet says {tab.wallet.as_of.text()!r}")
                     await asyncio.sleep(0.001)
             await asyncio.sleep(SETTLE)
-        print(f"  {title + ':':24} {showing.worst:6.2f} ms   (painted after "
-              f"{(at - t0) * 1000:.1f} ms; longest stall until then {to_paint:.2f} ms)")
+        print(
+            f"  {title + ':':24} {showing.worst:6.2f} ms   (painted after "
+            f"{(at - t0) * 1000:.1f} ms; longest stall until then {to_paint:.2f} ms)"
+        )
     window.close()
     await task
 

@@ -31,10 +31,13 @@ def start(data_dir: Path, descriptors: int | None = None) -> tuple[subprocess.Po
             hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
             resource.setrlimit(resource.RLIMIT_NOFILE, (descriptors, hard))
 
-    proc = subprocess.Popen([sys.executable, "-m", "paydesk.sandbox", "--port", "0",
-                             "--data-dir", str(data_dir), "--base-path", "/pay"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=limit)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "paydesk.sandbox", "--port", "0", "--data-dir", str(data_dir), "--base-path", "/pay"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=limit,
+    )
     line = proc.stdout.readline().strip()
     if not line.startswith("serving "):
         proc.kill()
@@ -58,22 +61,22 @@ def peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def send_big_body(base: str, path: str, headers: dict[str, str], size: int,
-                  start: bytes = b"") -> tuple[str, float]:
+def send_big_body(base: str, path: str, headers: dict[str, str], size: int, start: bytes = b"") -> tuple[str, float]:
     """Send ``size`` bytes as the body (``start``, then x's); return (the answer's status
     line, seconds)."""
     url = httpx.URL(base + path)
     started = time.monotonic()
     with socket.create_connection((url.host, url.port), timeout=60) as s:
-        head = [f"POST {url.raw_path.decode()} HTTP/1.1", f"Host: {url.host}",
-                f"Content-Length: {size}"] + [f"{k}: {v}" for k, v in headers.items()]
+        head = [f"POST {url.raw_path.decode()} HTTP/1.1", f"Host: {url.host}", f"Content-Length: {size}"] + [
+            f"{k}: {v}" for k, v in headers.items()
+        ]
         s.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + start)
         chunk = b"x" * MB
         sent = len(start)
         try:
             while sent < size:
-                s.sendall(chunk[:size - sent])
-                sent += len(chunk[:size - sent])
+                s.sendall(chunk[: size - sent])
+                sent += len(chunk[: size - sent])
         except OSError:
             pass  # the server closed the connection: it will not read the rest
         s.settimeout(60)
@@ -87,9 +90,11 @@ def send_big_body(base: str, path: str, headers: dict[str, str], size: int,
 def big_bodies() -> None:
     print("a 50 MB body to each route, each on a fresh sandbox: its peak memory growth")
     print(f"{'route':>18} | {'answer':>32} | {'seconds':>7} | {'peak growth MB':>14}")
-    for path, kind, ctype in (("/api/js_transfer", "public", "application/json"),
-                              ("/api/payment", "secret", "application/json"),
-                              ("/ext_transfer", None, "application/x-www-form-urlencoded")):
+    for path, kind, ctype in (
+        ("/api/js_transfer", "public", "application/json"),
+        ("/api/payment", "secret", "application/json"),
+        ("/ext_transfer", None, "application/x-www-form-urlencoded"),
+    ):
         with tempfile.TemporaryDirectory() as tmp:
             proc, base = start(Path(tmp) / "sb")
             try:
@@ -101,8 +106,7 @@ def big_bodies() -> None:
                 before = peak_rss_mb(proc.pid)
                 form = b"meta=" if path == "/ext_transfer" else b'{"meta": {"k": "'
                 answer, seconds = send_big_body(base, path, headers, 50 * MB, form)
-                print(f"{path:>18} | {answer[:32]:>32} | {seconds:7.2f} | "
-                      f"{peak_rss_mb(proc.pid) - before:14.1f}")
+                print(f"{path:>18} | {answer[:32]:>32} | {seconds:7.2f} | {peak_rss_mb(proc.pid) - before:14.1f}")
             finally:
                 stop(proc)
 
@@ -137,8 +141,7 @@ def half_open_sockets(count: int = 1100) -> None:
         answered = sum(ok for ok, _ in served)
         print(f"  others served: {answered}/5, slowest {max(t for _, t in served) * 1000:.0f} ms")
         print(f"  descriptors open in the sandbox: {descriptors}")
-        print(f"  log: {len(log.splitlines())} lines, "
-              f"{log.count('Too many open files')} 'Too many open files'")
+        print(f"  log: {len(log.splitlines())} lines, {log.count('Too many open files')} 'Too many open files'")
 
 
 async def client_waits() -> None:
@@ -147,9 +150,10 @@ async def client_waits() -> None:
     async def slow_down(reader, writer):
         await reader.readuntil(b"\r\n\r\n")
         body = b'{"status": "failed", "message": "slow down"}'
-        writer.write(b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 99999\r\n"
-                     b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
-                     % (len(body), body))
+        writer.write(
+            b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 99999\r\n"
+            b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+        )
         await writer.drain()
         writer.close()
 
@@ -157,10 +161,17 @@ async def client_waits() -> None:
     base = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/pay"
     print("\na 429 with Retry-After: 99999, the client with the app's defaults")
     async with ServiceClient(base, "sec-test-bench") as client:
-        for name, call in (("validate", lambda: client.validate("X-1")),
-                           ("create_payment", lambda: client.create_payment(PaymentRequest(
-                               amount=1, currency="GBP", email="a@example.com",
-                               first_name="A", last_name="B", tx_ref="X-1")))):
+        for name, call in (
+            ("validate", lambda: client.validate("X-1")),
+            (
+                "create_payment",
+                lambda: client.create_payment(
+                    PaymentRequest(
+                        amount=1, currency="GBP", email="a@example.com", first_name="A", last_name="B", tx_ref="X-1"
+                    )
+                ),
+            ),
+        ):
             started = time.monotonic()
             try:
                 await call()

@@ -25,30 +25,33 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def disk_usage_mb(path: Path) -> float:
-    kib = subprocess.run(["du", "-sk", str(path)], capture_output=True, text=True,
-                         check=True).stdout.split()[0]
+    kib = subprocess.run(["du", "-sk", str(path)], capture_output=True, text=True, check=True).stdout.split()[0]
     return int(kib) / 1024
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--deb", type=Path, default=max(ROOT.glob("dist/paydesk_*.deb"), default=None,
-                                                    key=lambda p: p.stat().st_mtime))
+    ap.add_argument(
+        "--deb", type=Path, default=max(ROOT.glob("dist/paydesk_*.deb"), default=None, key=lambda p: p.stat().st_mtime)
+    )
     args = ap.parse_args()
     if not INSTALLED.exists():
-        print("bench_installed: PayDesk is not installed (./dev package, then "
-              "apt-get install ./dist/paydesk_*.deb): no figures")
+        print(
+            "bench_installed: PayDesk is not installed (./dev package, then "
+            "apt-get install ./dist/paydesk_*.deb): no figures"
+        )
         return
     tmp = Path(tempfile.mkdtemp(prefix="paydesk-installed-"))
-    base = dict(os.environ, QT_QPA_PLATFORM="offscreen", PAYDESK_REPORT_PAINT="1",
-                PAYDESK_QUIT_AFTER="30")
+    base = dict(os.environ, QT_QPA_PLATFORM="offscreen", PAYDESK_REPORT_PAINT="1", PAYDESK_QUIT_AFTER="30")
     commands = {
         "installed": ([str(INSTALLED), "--sandbox", "--no-keyring"], tmp / "installed"),
         "source": ([sys.executable, "-m", "paydesk", "--sandbox", "--no-keyring"], tmp / "source"),
     }
-    envs = {name: dict(base, PAYDESK_HOME=str(home / "data"), PAYDESK_SANDBOX_HOME=str(home / "sb"))
-            for name, (_, home) in commands.items()}
+    envs = {
+        name: dict(base, PAYDESK_HOME=str(home / "data"), PAYDESK_SANDBOX_HOME=str(home / "sb"))
+        for name, (_, home) in commands.items()
+    }
     for name, (cmd, _) in commands.items():
         one(cmd, envs[name], None)  # first run: the sandbox's merchants, the profile; warm caches
     times: dict[str, list[float]] = {name: [] for name in commands}

@@ -47,12 +47,50 @@ BASELINE_COMMIT = "012fc21"
 ROOT = Path(__file__).resolve().parents[2]
 PROFILE = "p_bench01"
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
-FIRST = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Ken", "Dennis", "Linus",
-         "Guido", "Margaret", "Frances", "John", "Radia", "Tim", "Sophie", "Katherine", "Hedy",
-         "Zoë", "Søren"]
-LAST = ["Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Thompson", "Ritchie",
-        "Torvalds", "Rossum", "Hamilton", "Allen", "Backus", "Perlman", "Berners-Lee",
-        "Wilson", "Johnson", "Lamarr", "Ødegård", "Strauß"]
+FIRST = [
+    "Ada",
+    "Grace",
+    "Alan",
+    "Edsger",
+    "Barbara",
+    "Donald",
+    "Ken",
+    "Dennis",
+    "Linus",
+    "Guido",
+    "Margaret",
+    "Frances",
+    "John",
+    "Radia",
+    "Tim",
+    "Sophie",
+    "Katherine",
+    "Hedy",
+    "Zoë",
+    "Søren",
+]
+LAST = [
+    "Lovelace",
+    "Hopper",
+    "Turing",
+    "Dijkstra",
+    "Liskov",
+    "Knuth",
+    "Thompson",
+    "Ritchie",
+    "Torvalds",
+    "Rossum",
+    "Hamilton",
+    "Allen",
+    "Backus",
+    "Perlman",
+    "Berners-Lee",
+    "Wilson",
+    "Johnson",
+    "Lamarr",
+    "Ødegård",
+    "Strauß",
+]
 STATES = ["success"] * 12 + ["pending"] * 3 + ["failed"] * 2 + ["cancelled", "refunded"]
 
 
@@ -62,17 +100,26 @@ def records(n: int, seed: int = 20261122) -> list[LinkRecord]:
     for i in range(n):
         first, last = rng.choice(FIRST), rng.choice(LAST)
         when = NOW - timedelta(seconds=i * 300 + rng.randrange(300))  # ~2 years, newest first
-        out.append(LinkRecord(
-            id=0, profile_id=PROFILE, mode="test" if i % 10 else "live",
-            tx_ref=f"SHOP-{when:%y%m%d}-K7QM4X-{i:06d}{rng.choice('ABCDEFGHJK')}{i % 10}",
-            amount=Decimal(rng.choice([3, 5, 8, 12, 25, 40, 99, 150, 1200])),
-            currency=rng.choice(["GBP", "GBP", "USD"]),
-            email=f"{first.lower()}.{last.lower()}{rng.randrange(10_000)}@example.com",
-            first_name=first, last_name=last, state=rng.choice(STATES), created_at=when,
-            updated_at=when, checked_at=when + timedelta(minutes=2),
-            reference=f"PDK-{rng.getrandbits(64):016x}",
-            checkout_url=f"http://127.0.0.1:8765/pay/payment/PDK-{i}",
-            customization={"title": "Coffee"}))
+        out.append(
+            LinkRecord(
+                id=0,
+                profile_id=PROFILE,
+                mode="test" if i % 10 else "live",
+                tx_ref=f"SHOP-{when:%y%m%d}-K7QM4X-{i:06d}{rng.choice('ABCDEFGHJK')}{i % 10}",
+                amount=Decimal(rng.choice([3, 5, 8, 12, 25, 40, 99, 150, 1200])),
+                currency=rng.choice(["GBP", "GBP", "USD"]),
+                email=f"{first.lower()}.{last.lower()}{rng.randrange(10_000)}@example.com",
+                first_name=first,
+                last_name=last,
+                state=rng.choice(STATES),
+                created_at=when,
+                updated_at=when,
+                checked_at=when + timedelta(minutes=2),
+                reference=f"PDK-{rng.getrandbits(64):016x}",
+                checkout_url=f"http://127.0.0.1:8765/pay/payment/PDK-{i}",
+                customization={"title": "Coffee"},
+            )
+        )
     return out
 
 
@@ -90,8 +137,9 @@ async def timed(call, repeat: int) -> list[float]:
     return times
 
 
-async def measure_new(make: Callable[[], Ledger], rows: list[LinkRecord],
-                      repeat: int) -> tuple[dict, float, float, float]:
+async def measure_new(
+    make: Callable[[], Ledger], rows: list[LinkRecord], repeat: int
+) -> tuple[dict, float, float, float]:
     """The questions asked of a ledger ``make()`` opens (a new one each time: "open")."""
     ledger = make()
     await ledger.opened()
@@ -119,11 +167,17 @@ async def measure_new(make: Callable[[], Ledger], rows: list[LinkRecord],
         "search, a rare term": lambda: ledger.page(LinkQuery(PROFILE, "test", text="lamarr123")),
         "search, a common term": lambda: ledger.page(LinkQuery(PROFILE, "test", text="lovelace")),
         # typed without its accents: "ødegård123" is in the e-mails, "Ødegård" in the names
-        "search, typed unaccented": lambda: ledger.page(LinkQuery(PROFILE, "test",
-                                                                  text="odegard123")),
-        "filter state+currency+date": lambda: ledger.page(LinkQuery(
-            PROFILE, "test", states=frozenset({"failed"}), currencies=frozenset({"USD"}),
-            created_from=month[0], created_to=month[1])),
+        "search, typed unaccented": lambda: ledger.page(LinkQuery(PROFILE, "test", text="odegard123")),
+        "filter state+currency+date": lambda: ledger.page(
+            LinkQuery(
+                PROFILE,
+                "test",
+                states=frozenset({"failed"}),
+                currencies=frozenset({"USD"}),
+                created_from=month[0],
+                created_to=month[1],
+            )
+        ),
         "sort by amount": lambda: ledger.page(LinkQuery(PROFILE, "test", sort="amount")),
     }
     with Stall() as query_stall:
@@ -139,9 +193,11 @@ def baseline_ledger():
     package = folder / "v2ledger"
     package.mkdir()
     for name in ("store.py", "schema.py"):
-        shown = subprocess.run(["git", "-C", str(ROOT), "show",
-                                f"{BASELINE_COMMIT}:desktop/paydesk/ledger/{name}"],
-                               capture_output=True, text=True)
+        shown = subprocess.run(
+            ["git", "-C", str(ROOT), "show", f"{BASELINE_COMMIT}:desktop/paydesk/ledger/{name}"],
+            capture_output=True,
+            text=True,
+        )
         if shown.returncode != 0:
             return None
         text = shown.stdout.replace("from ..service.models", "from paydesk.service.models")
@@ -163,9 +219,25 @@ def measure_old(path: Path, rows: list[LinkRecord], repeat: int) -> dict | None:
             "INSERT INTO links (profile_id, mode, tx_ref, amount, currency, email, first_name,"
             " last_name, state, created_at, updated_at, reference, checkout_url, origin)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'link')",
-            [(r.profile_id, r.mode, r.tx_ref, str(r.amount), r.currency, r.email, r.first_name,
-              r.last_name, r.state, r.created_at.isoformat(), r.updated_at.isoformat(),
-              r.reference, r.checkout_url) for r in rows])
+            [
+                (
+                    r.profile_id,
+                    r.mode,
+                    r.tx_ref,
+                    str(r.amount),
+                    r.currency,
+                    r.email,
+                    r.first_name,
+                    r.last_name,
+                    r.state,
+                    r.created_at.isoformat(),
+                    r.updated_at.isoformat(),
+                    r.reference,
+                    r.checkout_url,
+                )
+                for r in rows
+            ],
+        )
         db.execute("COMMIT")
     inserted = time.perf_counter() - started
     total = ledger.count(PROFILE, "test")
@@ -182,16 +254,11 @@ def measure_old(path: Path, rows: list[LinkRecord], repeat: int) -> dict | None:
         "open": timed_sync(lambda: module.Ledger(path).close(), max(5, repeat // 5)),
         "first page": timed_sync(lambda: ledger.search(PROFILE, "test", limit=100), repeat),
         "next page": timed_sync(lambda: ledger.search(PROFILE, "test", limit=100, offset=100), repeat),
-        "last page": timed_sync(lambda: ledger.search(PROFILE, "test", limit=100,
-                                                      offset=total - 100), repeat),
-        "search, a rare term": timed_sync(
-            lambda: ledger.search(PROFILE, "test", text="lamarr123"), repeat),
-        "search, a common term": timed_sync(
-            lambda: ledger.search(PROFILE, "test", text="lovelace"), repeat),
-        "search, typed unaccented": timed_sync(
-            lambda: ledger.search(PROFILE, "test", text="odegard123"), repeat),
-        "filter state+currency+date": timed_sync(
-            lambda: ledger.search(PROFILE, "test", state="failed"), repeat),
+        "last page": timed_sync(lambda: ledger.search(PROFILE, "test", limit=100, offset=total - 100), repeat),
+        "search, a rare term": timed_sync(lambda: ledger.search(PROFILE, "test", text="lamarr123"), repeat),
+        "search, a common term": timed_sync(lambda: ledger.search(PROFILE, "test", text="lovelace"), repeat),
+        "search, typed unaccented": timed_sync(lambda: ledger.search(PROFILE, "test", text="odegard123"), repeat),
+        "filter state+currency+date": timed_sync(lambda: ledger.search(PROFILE, "test", state="failed"), repeat),
     }
     ledger.close()
     return results, inserted
@@ -202,11 +269,13 @@ async def run_sqlite(rows: list[LinkRecord], repeat: int) -> float:
     folder = Path(tempfile.mkdtemp(prefix="paydesk-bench-ledger-"))
     old = measure_old(folder / "v2.sqlite3", rows, repeat)
     new, inserted, query_stall, insert_stall = await measure_new(
-        lambda: SqliteLedger(folder / "v3.sqlite3"), rows, repeat)
-    print(f"Ledger with {count:,} records (p50 / p95 in ms; before = schema v2 at "
-          f"{BASELINE_COMMIT}, SQLite on the GUI thread):")
-    print(f"  {'':28s} {'now p50':>9s} {'now p95':>9s}   {'before p50':>10s} {'before p95':>10s}"
-          f" {'ratio p95':>9s}")
+        lambda: SqliteLedger(folder / "v3.sqlite3"), rows, repeat
+    )
+    print(
+        f"Ledger with {count:,} records (p50 / p95 in ms; before = schema v2 at "
+        f"{BASELINE_COMMIT}, SQLite on the GUI thread):"
+    )
+    print(f"  {'':28s} {'now p50':>9s} {'now p95':>9s}   {'before p50':>10s} {'before p95':>10s} {'ratio p95':>9s}")
     worst = 0.0
     for name, times in new.items():
         p50, p95 = pct(times, 50), pct(times, 95)
@@ -220,12 +289,15 @@ async def run_sqlite(rows: list[LinkRecord], repeat: int) -> float:
             line += f"   {'(not offered)':>21s}"
         print(line)
     if old:
-        print("  (before: the filter is by state only, v2 had no currency or date filter,"
-              " nor a sort by amount)")
-    print(f"  insert {count:,} records: {inserted:.2f} s"
-          + (f" (before: {old[1]:.2f} s into a schema with 3 indexes and no search index)" if old else ""))
-    print(f"  GUI thread's longest stall while the queries ran: {query_stall:.2f} ms"
-          f" (while inserting: {insert_stall:.2f} ms)")
+        print("  (before: the filter is by state only, v2 had no currency or date filter, nor a sort by amount)")
+    print(
+        f"  insert {count:,} records: {inserted:.2f} s"
+        + (f" (before: {old[1]:.2f} s into a schema with 3 indexes and no search index)" if old else "")
+    )
+    print(
+        f"  GUI thread's longest stall while the queries ran: {query_stall:.2f} ms"
+        f" (while inserting: {insert_stall:.2f} ms)"
+    )
     return worst
 
 
@@ -246,10 +318,13 @@ async def run_postgresql(rows: list[LinkRecord], repeat: int) -> float | None:
     with postgres.Cluster.started() as cluster:
         url = cluster.url(cluster.create_database("bench"))
         new, inserted, query_stall, insert_stall = await measure_new(
-            lambda: PostgresLedger(PgEngine(url, desk="bench-desk")), rows, repeat)
+            lambda: PostgresLedger(PgEngine(url, desk="bench-desk")), rows, repeat
+        )
         server = cluster.sql("SHOW server_version")[0][0]
-    print(f"Shared ledger (PostgreSQL {server.split()[0]}, a local cluster over TCP) with "
-          f"{len(rows):,} records (p50 / p95 in ms):")
+    print(
+        f"Shared ledger (PostgreSQL {server.split()[0]}, a local cluster over TCP) with "
+        f"{len(rows):,} records (p50 / p95 in ms):"
+    )
     print(f"  {'':28s} {'p50':>9s} {'p95':>9s}")
     worst = 0.0
     for name, times in new.items():
@@ -257,8 +332,10 @@ async def run_postgresql(rows: list[LinkRecord], repeat: int) -> float | None:
         worst = max(worst, p95)
         print(f"  {name:28s} {p50:9.2f} {p95:9.2f}")
     print(f"  insert {len(rows):,} records: {inserted:.2f} s")
-    print(f"  GUI thread's longest stall while the queries ran: {query_stall:.2f} ms"
-          f" (while inserting: {insert_stall:.2f} ms)")
+    print(
+        f"  GUI thread's longest stall while the queries ran: {query_stall:.2f} ms"
+        f" (while inserting: {insert_stall:.2f} ms)"
+    )
     return worst
 
 
@@ -272,8 +349,7 @@ async def run(count: int, repeat: int, backend: str) -> None:
         if measured is not None:
             worst["PostgreSQL"] = measured
     apart = ", ".join(f"{name} {value:.1f} ms" for name, value in worst.items())
-    print(f"worst p95: {max(worst.values(), default=0.0):.1f} ms"
-          + (f" ({apart})" if len(worst) > 1 else ""))
+    print(f"worst p95: {max(worst.values(), default=0.0):.1f} ms" + (f" ({apart})" if len(worst) > 1 else ""))
 
 
 def main() -> None:

@@ -39,7 +39,7 @@ class PaintWatch(QObject):
         super().__init__()
         self.painted = asyncio.get_event_loop().create_future()
 
-    def eventFilter(self, obj, event):  # noqa: N802
+    def eventFilter(self, obj, event):
         if event.type() == QEvent.Type.Paint and not self.painted.done():
             self.painted.set_result(time.perf_counter())
         return False
@@ -76,15 +76,13 @@ async def run(base: str, keys: dict, data: Path, links: int) -> None:
     session = desk.session
     await desk.open()
     profile = Profile(id="bench", name="Bench", base_url=base)
-    await session.save_profile(profile, {("test", "secret"): keys["secret"],
-                                         ("test", "public"): keys["public"]})
+    await session.save_profile(profile, {("test", "secret"): keys["secret"], ("test", "public"): keys["public"]})
     window = MainWindow(desk)
     window.resize(1200, 900)
     window.show()
     tab = window.links_tab
     form = tab.form
-    for name, text in dict(amount="25", email="b@example.com", first_name="B", last_name="C",
-                           title="Bench").items():
+    for name, text in dict(amount="25", email="b@example.com", first_name="B", last_name="C", title="Bench").items():
         getattr(form, name).setText(text)
     await asyncio.sleep(0.3)
 
@@ -92,8 +90,15 @@ async def run(base: str, keys: dict, data: Path, links: int) -> None:
     raw_times, ui_times = [], []
     async with httpx.AsyncClient(base_url=base + "/", headers=headers) as http:
         for i in range(links):
-            body = {"amount": "25", "currency": "GBP", "email": "b@example.com", "first_name": "B",
-                    "last_name": "C", "tx_ref": f"RAW-{i}", "customization": {"title": "Bench"}}
+            body = {
+                "amount": "25",
+                "currency": "GBP",
+                "email": "b@example.com",
+                "first_name": "B",
+                "last_name": "C",
+                "tx_ref": f"RAW-{i}",
+                "customization": {"title": "Bench"},
+            }
             t0 = time.perf_counter()
             r = await http.post("api/payment", json=body)
             raw_times.append(time.perf_counter() - t0)
@@ -122,8 +127,7 @@ async def run(base: str, keys: dict, data: Path, links: int) -> None:
 
     # the scheduler: 50 links watched at once, checked as often as it allows
     idle = await stall(4.0)  # the scheduler is not running yet: nothing is checked
-    scheduler = Scheduler(window.links.check, window.links.settle,
-                          pacing=Pacing(first_every=0.2, focused_every=0.2))
+    scheduler = Scheduler(window.links.check, window.links.settle, pacing=Pacing(first_every=0.2, focused_every=0.2))
     open_links = await session.ledger.open_records("bench", "test", limit=50)
     for record in open_links:
         scheduler.watch(record)

@@ -64,8 +64,10 @@ def pct(values: list[float], q: int) -> float:
 
 
 def line(name: str, values: list[float]) -> str:
-    return (f"{name}: p50 {pct(values, 50):.1f} ms, p95 {pct(values, 95):.1f} ms, "
-            f"max {max(values, default=float('nan')):.1f} ms (n={len(values)})")
+    return (
+        f"{name}: p50 {pct(values, 50):.1f} ms, p95 {pct(values, 95):.1f} ms, "
+        f"max {max(values, default=float('nan')):.1f} ms (n={len(values)})"
+    )
 
 
 def sign(body: bytes, key: str) -> str:
@@ -129,10 +131,10 @@ async def run(args: argparse.Namespace, folder: Path, base: str, test_keys: dict
     paths, _ = open_folders(folder / "desk", folder / "desk-sandbox")  # its log file too
     desk = build_desk(paths, await open_keys(use_keyring=False))  # its own SQLite ledger
     await desk.open()
-    profile = Profile(id=Profile.new_id(), name="Bench", base_url=base, has_cards=False,
-                      currencies=["GBP"], txref_prefix="RCV")
-    await desk.session.save_profile(profile, {("test", "secret"): secret,
-                                              ("test", "public"): public})
+    profile = Profile(
+        id=Profile.new_id(), name="Bench", base_url=base, has_cards=False, currencies=["GBP"], txref_prefix="RCV"
+    )
+    await desk.session.save_profile(profile, {("test", "secret"): secret, ("test", "public"): public})
     # polling off: desk.start_background() is never called, so the scheduler never runs
     receiver = Receiver(desk, "127.0.0.1", 0)
     await receiver.start()
@@ -150,17 +152,24 @@ async def run(args: argparse.Namespace, folder: Path, base: str, test_keys: dict
 
     desk.hub.record_changed.connect(heard)
     try:
-        answer = await http.put(f"{base}/_sandbox/webhook", json={"url": receiver.url},
-                                headers=bearer)
+        answer = await http.put(f"{base}/_sandbox/webhook", json={"url": receiver.url}, headers=bearer)
         answer.raise_for_status()
         print(f"sandbox {base}; receiver {receiver.url} (the merchant's webhook URL)")
 
         async def make(n: int, title: str) -> tuple[LinkRecord, float]:
             tx_ref = await desk.links.next_reference(profile)
             t0 = time.perf_counter()
-            record = await desk.links.create(PaymentRequest(
-                amount=Decimal(10 + n % 50), currency="GBP", email="kim@example.com",
-                first_name="Kim", last_name="Lee", tx_ref=tx_ref, title=title))
+            record = await desk.links.create(
+                PaymentRequest(
+                    amount=Decimal(10 + n % 50),
+                    currency="GBP",
+                    email="kim@example.com",
+                    first_name="Kim",
+                    last_name="Lee",
+                    tx_ref=tx_ref,
+                    title=title,
+                )
+            )
             return record, (time.perf_counter() - t0) * 1000
 
         made = [await make(n, f"Sale {n}") for n in range(args.links)]
@@ -174,8 +183,9 @@ async def run(args: argparse.Namespace, folder: Path, base: str, test_keys: dict
         for record in records:
             waiting[record.tx_ref] = asyncio.get_running_loop().create_future()
             t0 = time.perf_counter()
-            answer = await http.post(f"{base}/_sandbox/pay/{record.reference}",
-                                     json={"outcome": "success"}, headers=bearer)
+            answer = await http.post(
+                f"{base}/_sandbox/pay/{record.reference}", json={"outcome": "success"}, headers=bearer
+            )
             answer.raise_for_status()
             pays.append((time.perf_counter() - t0) * 1000)
             try:
@@ -189,20 +199,36 @@ async def run(args: argparse.Namespace, folder: Path, base: str, test_keys: dict
         for entry in await entries_after(desk, 0):
             pay_verdicts[entry.verdict] += 1
         applied = pay_verdicts[APPLIED]
-        in_ledger = sum(1 for state, learned, _, _ in (await snapshot(desk, records)).values()
-                        if state == "success" and learned == "notification")
+        in_ledger = sum(
+            1
+            for state, learned, _, _ in (await snapshot(desk, records)).values()
+            if state == "success" and learned == "notification"
+        )
 
         # 2. forged: a still-open link said paid, signed with a wrong key
         async def forge() -> Counter:
             answers: Counter = Counter()
             for i, record in enumerate(targets):
-                body = json.dumps({"event": "payment.completed", "data": {
-                    "tx_ref": record.tx_ref, "reference": record.reference, "status": "success",
-                    "amount": str(record.amount), "currency": record.currency,
-                    "paid_at": datetime.now(UTC).isoformat()}}, separators=(",", ":")).encode()
+                body = json.dumps(
+                    {
+                        "event": "payment.completed",
+                        "data": {
+                            "tx_ref": record.tx_ref,
+                            "reference": record.reference,
+                            "status": "success",
+                            "amount": str(record.amount),
+                            "currency": record.currency,
+                            "paid_at": datetime.now(UTC).isoformat(),
+                        },
+                    },
+                    separators=(",", ":"),
+                ).encode()
                 key = public if i % 2 else "sk_test_" + secrets.token_hex(20)
-                reply = await http.post(receiver.url, content=body, headers={
-                    "Content-Type": "application/json", "Signature": sign(body, key)})
+                reply = await http.post(
+                    receiver.url,
+                    content=body,
+                    headers={"Content-Type": "application/json", "Signature": sign(body, key)},
+                )
                 answers[reply.status_code] += 1
             return answers
 
@@ -215,9 +241,11 @@ async def run(args: argparse.Namespace, folder: Path, base: str, test_keys: dict
         async def replay() -> Counter:
             answers: Counter = Counter()
             for entry in captured:
-                reply = await http.post(receiver.url, content=entry.body, headers={
-                    "Content-Type": "application/json",
-                    "Signature": entry.headers.get("signature", "")})
+                reply = await http.post(
+                    receiver.url,
+                    content=entry.body,
+                    headers={"Content-Type": "application/json", "Signature": entry.headers.get("signature", "")},
+                )
                 answers[reply.status_code] += 1
             return answers
 
@@ -233,26 +261,37 @@ async def run(args: argparse.Namespace, folder: Path, base: str, test_keys: dict
     print(line("create (the desk's create call, the baseline)", creates))
     print(line("pay call (control API, answered before it notifies)", pays))
     print(line("PAID by notification (payment call -> the ledger's record)", paid))
-    print(f"payments {len(records)}: PAID by notification {len(paid)}, missed {len(missed)}; "
-          f"inbox {dict(pay_verdicts)}; ledger records success learned by notification "
-          f"{in_ledger}; service lookups {lookups} (the receiver's re-reads; scheduler checks "
-          f"{desk.scheduler.stats['checks']})")
-    print(f"forged {FORGED}: answers {dict(forged_answers)}, inbox {dict(forged_verdicts)}, "
-          f"verified {sum(forged_verdicts.values())}, refused {sum(t.count for t in traced)} "
-          f"({len(traced)} rows, {sum(len(t.head) for t in traced):,} bytes kept), "
-          f"ledger records changed {forged_changed}")
-    print(f"replays {len(captured)}: answers {dict(replay_answers)}, inbox {dict(replay_verdicts)}, "
-          f"still pending {replay_verdicts[PENDING]}, ledger records changed {replay_changed}")
-    print(f"receiver: PAID p95 {pct(paid, 95):.0f} ms, max {max(paid, default=float('nan')):.0f} ms, "
-          f"applied {applied}, forged applied {forged_applied}, replays applied {replays_applied}")
+    print(
+        f"payments {len(records)}: PAID by notification {len(paid)}, missed {len(missed)}; "
+        f"inbox {dict(pay_verdicts)}; ledger records success learned by notification "
+        f"{in_ledger}; service lookups {lookups} (the receiver's re-reads; scheduler checks "
+        f"{desk.scheduler.stats['checks']})"
+    )
+    print(
+        f"forged {FORGED}: answers {dict(forged_answers)}, inbox {dict(forged_verdicts)}, "
+        f"verified {sum(forged_verdicts.values())}, refused {sum(t.count for t in traced)} "
+        f"({len(traced)} rows, {sum(len(t.head) for t in traced):,} bytes kept), "
+        f"ledger records changed {forged_changed}"
+    )
+    print(
+        f"replays {len(captured)}: answers {dict(replay_answers)}, inbox {dict(replay_verdicts)}, "
+        f"still pending {replay_verdicts[PENDING]}, ledger records changed {replay_changed}"
+    )
+    print(
+        f"receiver: PAID p95 {pct(paid, 95):.0f} ms, max {max(paid, default=float('nan')):.0f} ms, "
+        f"applied {applied}, forged applied {forged_applied}, replays applied {replays_applied}"
+    )
 
 
 async def service_lookups(http: httpx.AsyncClient, base: str, bearer: dict) -> int:
     """The lookups the service saw from this merchant's test key (its call log)."""
     answer = await http.get(f"{base}/_sandbox/requests", headers=bearer)
     answer.raise_for_status()
-    return sum(1 for call in answer.json()["data"]
-               if "/api/transaction" in call["path"] or "/api/verify-payment" in call["path"])
+    return sum(
+        1
+        for call in answer.json()["data"]
+        if "/api/transaction" in call["path"] or "/api/verify-payment" in call["path"]
+    )
 
 
 def main() -> None:

@@ -47,9 +47,11 @@ class Connection:
         self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
 
     async def request(self, method: str, path: str, body: bytes = b"") -> tuple[int, bytes]:
-        head = (f"{method} {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
-                f"Authorization: {self.auth}\r\nAccept: application/json\r\n"
-                f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n")
+        head = (
+            f"{method} {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+            f"Authorization: {self.auth}\r\nAccept: application/json\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        )
         self.writer.write(head.encode() + body)
         status_line = await self.reader.readline()
         length = 0
@@ -81,8 +83,16 @@ async def drive(base: str, key: str, clients: int, seconds: float, sandbox: bool
         try:
             while time.perf_counter() < deadline:
                 ref = f"BENCH-{next(counter)}"
-                body = json.dumps({"amount": "1000", "currency": "USD", "email": "b@example.com",
-                                   "first_name": "B", "last_name": "C", "tx_ref": ref}).encode()
+                body = json.dumps(
+                    {
+                        "amount": "1000",
+                        "currency": "USD",
+                        "email": "b@example.com",
+                        "first_name": "B",
+                        "last_name": "C",
+                        "tx_ref": ref,
+                    }
+                ).encode()
                 t0 = time.perf_counter()
                 s1, p1 = await conn.request("POST", prefix + ("/api/payment" if sandbox else "/one"), body)
                 t1 = time.perf_counter()
@@ -106,22 +116,29 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=3.0)
     args = ap.parse_args()
     data = Path(tempfile.mkdtemp(prefix="paydesk-bench-"))
-    sandbox, sb_url = start([sys.executable, "-m", "paydesk.sandbox", "--port", "0",
-                             "--data-dir", str(data), "--base-path", "/pay"])
+    sandbox, sb_url = start(
+        [sys.executable, "-m", "paydesk.sandbox", "--port", "0", "--data-dir", str(data), "--base-path", "/pay"]
+    )
     bare, bare_url = start([sys.executable, str(HERE / "bare_app.py")])
     key = json.loads((data / "merchants.json").read_text())[0]["keys"]["test"]["secret"]
     try:
-        print("sandbox create-then-validate vs bare one-route JSON app (Starlette + uvicorn), "
-              f"{args.seconds:.0f} s per row, loopback")
-        print(f"{'clients':>7} | {'sandbox req/s':>13} {'p50 ms':>7} {'p99 ms':>7} | "
-              f"{'bare req/s':>10} {'p50 ms':>7} {'p99 ms':>7} | {'ratio':>5}")
+        print(
+            "sandbox create-then-validate vs bare one-route JSON app (Starlette + uvicorn), "
+            f"{args.seconds:.0f} s per row, loopback"
+        )
+        print(
+            f"{'clients':>7} | {'sandbox req/s':>13} {'p50 ms':>7} {'p99 ms':>7} | "
+            f"{'bare req/s':>10} {'p50 ms':>7} {'p99 ms':>7} | {'ratio':>5}"
+        )
         for clients in (1, 16, 64):
             asyncio.run(drive(bare_url, key, clients, 0.5, False))  # warm up
             asyncio.run(drive(sb_url, key, clients, 0.5, True))
             b = asyncio.run(drive(bare_url, key, clients, args.seconds, False))
             s = asyncio.run(drive(sb_url, key, clients, args.seconds, True))
-            print(f"{clients:>7} | {s['rps']:>13.0f} {s['p50']:>7.2f} {s['p99']:>7.2f} | "
-                  f"{b['rps']:>10.0f} {b['p50']:>7.2f} {b['p99']:>7.2f} | {s['rps'] / b['rps']:>5.2f}")
+            print(
+                f"{clients:>7} | {s['rps']:>13.0f} {s['p50']:>7.2f} {s['p99']:>7.2f} | "
+                f"{b['rps']:>10.0f} {b['p50']:>7.2f} {b['p99']:>7.2f} | {s['rps'] / b['rps']:>5.2f}"
+            )
     finally:
         for proc in (sandbox, bare):
             proc.terminate()

@@ -75,10 +75,27 @@ class DeskProcess:
         folder.mkdir(parents=True, exist_ok=True)
         self.stderr = (folder / "stderr.txt").open("w")  # what a desk that died said
         self.proc = subprocess.Popen(
-            [sys.executable, str(HERE / "shop_desk.py"), "--data", str(folder), "--ledger", url,
-             "--base", base, "--secret", keys["secret"], "--public", keys["public"],
-             "--links", str(links)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, text=True)
+            [
+                sys.executable,
+                str(HERE / "shop_desk.py"),
+                "--data",
+                str(folder),
+                "--ledger",
+                url,
+                "--base",
+                base,
+                "--secret",
+                keys["secret"],
+                "--public",
+                keys["public"],
+                "--links",
+                str(links),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            text=True,
+        )
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -167,24 +184,24 @@ def lease_holder(url: str) -> str | None:
 def lease_priority(url: str) -> int | None:
     """The priority of the lease's holder (1: the notification receiver), None: no holder."""
     with psycopg.connect(url, autocommit=True) as conn:
-        row = conn.execute("SELECT priority FROM poller_lease WHERE expires_at > now()"
-                           ).fetchone()
+        row = conn.execute("SELECT priority FROM poller_lease WHERE expires_at > now()").fetchone()
     return row[0] if row else None
 
 
 def references(url: str) -> dict[str, str]:
     with psycopg.connect(url, autocommit=True) as conn:
-        rows = conn.execute("SELECT tx_ref, reference FROM links WHERE reference IS NOT NULL"
-                            " AND origin = 'link'").fetchall()
+        rows = conn.execute(
+            "SELECT tx_ref, reference FROM links WHERE reference IS NOT NULL AND origin = 'link'"
+        ).fetchall()
     return dict(rows)
 
 
 def pay(base: str, secret: str, reference: str) -> None:
     headers = {"Authorization": f"Bearer {secret}", "Accept": "application/json"}
     for _ in range(20):  # the sandbox's error_rate is for /api/ calls; retried all the same
-        answer = httpx.post(f"{base.rstrip('/')}/_sandbox/pay/{reference}",
-                            json={"outcome": "success"},
-                            headers=headers, timeout=10)
+        answer = httpx.post(
+            f"{base.rstrip('/')}/_sandbox/pay/{reference}", json={"outcome": "success"}, headers=headers, timeout=10
+        )
         if answer.status_code < 500:
             answer.raise_for_status()
             return
@@ -215,16 +232,31 @@ class ReceiverProcess:
         key_file.write_text(json.dumps({"profiles": {merchant: {"test": keys["secret"]}}}))
         key_file.chmod(0o600)
         self.proc = subprocess.Popen(
-            [str(RECEIVER), "--ledger", url, "--host", "127.0.0.1", "--port", "0",
-             "--keys-file", str(key_file), "--data-dir", str(folder / "data")],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            [
+                str(RECEIVER),
+                "--ledger",
+                url,
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--keys-file",
+                str(key_file),
+                "--data-dir",
+                str(folder / "data"),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         line = self.proc.stdout.readline()
         if "listening at " not in line:
             raise RuntimeError(f"paydesk-receiver did not start: {line}{self.proc.stderr.read()}")
         self.url = line.split("listening at ", 1)[1].split()[0]
         self.base, self.headers = base.rstrip("/"), {"Authorization": f"Bearer {keys['secret']}"}
-        httpx.put(f"{self.base}/_sandbox/webhook", json={"url": self.url}, headers=self.headers,
-                  timeout=10).raise_for_status()
+        httpx.put(
+            f"{self.base}/_sandbox/webhook", json={"url": self.url}, headers=self.headers, timeout=10
+        ).raise_for_status()
 
     def stop(self) -> int:
         httpx.delete(f"{self.base}/_sandbox/webhook", headers=self.headers, timeout=10)
@@ -235,16 +267,24 @@ class ReceiverProcess:
         return code
 
 
-def run_shop(cluster: Cluster, base: str, keys: dict, folder: Path, desks: int, links: int,
-             *, kill_poller: bool, receiver: bool = False) -> dict:
+def run_shop(
+    cluster: Cluster,
+    base: str,
+    keys: dict,
+    folder: Path,
+    desks: int,
+    links: int,
+    *,
+    kill_poller: bool,
+    receiver: bool = False,
+) -> dict:
     """One shop of ``desks`` desks on a fresh database (with ``receiver``: and the
     notification receiver, as docs/RECEIVER.md sets it up): its figures."""
     dbname = cluster.create_database(f"shop{desks}_{int(time.time() * 1000) % 10**8}")
     url = cluster.url(dbname)
     counter = CallCounter(base, keys["secret"])
     started = time.monotonic()
-    procs = [DeskProcess(f"desk{n}", folder / f"{dbname}-desk{n}", url, base, keys, links)
-             for n in range(desks)]
+    procs = [DeskProcess(f"desk{n}", folder / f"{dbname}-desk{n}", url, base, keys, links) for n in range(desks)]
     figures: dict = {"desks": desks, "receiver": receiver}
     notified: ReceiverProcess | None = None
     try:
@@ -278,8 +318,9 @@ def run_shop(cluster: Cluster, base: str, keys: dict, folder: Path, desks: int, 
         for i, (tx_ref, reference) in enumerate(items):
             if kill_poller and killed is None and i == len(items) // 2:
                 holder = lease_holder(url)
-                killed = next((p for p in procs if p.installation and holder
-                               and holder.startswith(p.installation)), None)
+                killed = next(
+                    (p for p in procs if p.installation and holder and holder.startswith(p.installation)), None
+                )
                 if killed is not None:
                     killed.kill()
                     t0 = time.monotonic()
@@ -308,11 +349,9 @@ def run_shop(cluster: Cluster, base: str, keys: dict, folder: Path, desks: int, 
             spreads.append((last - min(seen)) * 1000)
             open_seconds += max(0.0, last - at)
         figures["unseen"] = unseen
-        figures["spread_p95_ms"] = (statistics.quantiles(spreads, n=20)[18] if len(spreads) > 1
-                                    else float("nan"))
+        figures["spread_p95_ms"] = statistics.quantiles(spreads, n=20)[18] if len(spreads) > 1 else float("nan")
         figures["paid_p50_ms"] = statistics.median(delays) if delays else float("nan")
-        figures["paid_p95_ms"] = (statistics.quantiles(delays, n=20)[18] if len(delays) > 1
-                                  else float("nan"))
+        figures["paid_p95_ms"] = statistics.quantiles(delays, n=20)[18] if len(delays) > 1 else float("nan")
         counter.stop()
         lookups = counter.lookups - lookups_before
         figures["lookups"] = lookups
@@ -321,15 +360,14 @@ def run_shop(cluster: Cluster, base: str, keys: dict, folder: Path, desks: int, 
         figures["killed"] = killed.name if killed else None
         # lost and doubled: the ledger against the service's own database
         with psycopg.connect(url, autocommit=True) as conn:
-            ledger_refs = [r[0] for r in conn.execute(
-                "SELECT tx_ref FROM links WHERE origin = 'link'").fetchall()]
+            ledger_refs = [r[0] for r in conn.execute("SELECT tx_ref FROM links WHERE origin = 'link'").fetchall()]
         made_everywhere = {t for p in procs for t in p.made}
         with sqlite3.connect(folder / "sandbox" / "sandbox.sqlite3") as db:
             counts = dict(db.execute("SELECT tx_ref, COUNT(*) FROM transactions GROUP BY tx_ref"))
-        figures["lost"] = len(made_everywhere - set(ledger_refs)) + max(
-            0, intended - len(ledger_refs))
+        figures["lost"] = len(made_everywhere - set(ledger_refs)) + max(0, intended - len(ledger_refs))
         figures["doubled"] = sum(1 for t in ledger_refs if counts.get(t, 0) > 1) + (
-            len(ledger_refs) - len(set(ledger_refs)))
+            len(ledger_refs) - len(set(ledger_refs))
+        )
         figures["not_at_service"] = sum(1 for t in ledger_refs if counts.get(t, 0) == 0)
     finally:
         counter.stop()
@@ -352,32 +390,34 @@ def main() -> None:
         try:
             keys = {"secret": test_keys["secret"], "public": test_keys["public"]}
             headers = {"Authorization": f"Bearer {keys['secret']}"}
-            httpx.put(base.rstrip("/") + "/_sandbox/faults", json=FAULTS, headers=headers,
-                      timeout=10).raise_for_status()
+            httpx.put(
+                base.rstrip("/") + "/_sandbox/faults", json=FAULTS, headers=headers, timeout=10
+            ).raise_for_status()
             print(f"sandbox {base}, faults {FAULTS}; PostgreSQL on port {cluster.port}")
             one = run_shop(cluster, base, keys, folder, 1, args.links, kill_poller=False)
             print(f"one desk: {one}")
-            polled = run_shop(cluster, base, keys, folder, args.desks, args.links,
-                              kill_poller=True)
+            polled = run_shop(cluster, base, keys, folder, args.desks, args.links, kill_poller=True)
             print(f"{args.desks} desks, polling only: {polled}")
-            shop = run_shop(cluster, base, keys, folder, args.desks, args.links,
-                            kill_poller=False, receiver=True)
+            shop = run_shop(cluster, base, keys, folder, args.desks, args.links, kill_poller=False, receiver=True)
             print(f"{args.desks} desks with paydesk-receiver: {shop}")
         finally:
             proc.terminate()
             proc.wait(10)
     ratio = shop["lookups_rate"] / one["lookups_rate"] if one["lookups_rate"] else float("nan")
-    polled_ratio = (polled["lookups_rate"] / one["lookups_rate"] if one["lookups_rate"]
-                    else float("nan"))
-    print(f"lookups per open link per second over the quiet {QUIET:.0f} s: one desk "
-          f"{one['lookups_rate']:.3f}, polling shop {polled['lookups_rate']:.3f} "
-          f"(x {polled_ratio:.2f}), shop with the receiver {shop['lookups_rate']:.3f}")
+    polled_ratio = polled["lookups_rate"] / one["lookups_rate"] if one["lookups_rate"] else float("nan")
+    print(
+        f"lookups per open link per second over the quiet {QUIET:.0f} s: one desk "
+        f"{one['lookups_rate']:.3f}, polling shop {polled['lookups_rate']:.3f} "
+        f"(x {polled_ratio:.2f}), shop with the receiver {shop['lookups_rate']:.3f}"
+    )
     takeover = polled["takeover_s"]
-    print(f"shop: desks {args.desks}, links {shop['made']}, "
-          f"lost {shop['lost'] + polled['lost']}, doubled {shop['doubled'] + polled['doubled']}, "
-          f"PAID everywhere p95 {shop['paid_p95_ms']:.0f} ms with the receiver "
-          f"({polled['paid_p95_ms']:.0f} ms polling only), lookups x {ratio:.2f} of one desk, "
-          f"takeover {'none' if takeover is None else f'{takeover:.1f}'} s")
+    print(
+        f"shop: desks {args.desks}, links {shop['made']}, "
+        f"lost {shop['lost'] + polled['lost']}, doubled {shop['doubled'] + polled['doubled']}, "
+        f"PAID everywhere p95 {shop['paid_p95_ms']:.0f} ms with the receiver "
+        f"({polled['paid_p95_ms']:.0f} ms polling only), lookups x {ratio:.2f} of one desk, "
+        f"takeover {'none' if takeover is None else f'{takeover:.1f}'} s"
+    )
 
 
 if __name__ == "__main__":

@@ -95,10 +95,12 @@ class Desk(DayMix):
         self.window, self.session, self.base = window, session, base
         # an idle connection is let go before the sandbox closes it (after 5 s): a request
         # sent on one it was closing just then failed with a ReadError (a 60-minute run lost)
-        self.http = httpx.AsyncClient(base_url=base + "/", timeout=30,
-                                      limits=httpx.Limits(keepalive_expiry=2),
-                                      headers={"Authorization": f"Bearer {secret}",
-                                               "Accept": "application/json"})
+        self.http = httpx.AsyncClient(
+            base_url=base + "/",
+            timeout=30,
+            limits=httpx.Limits(keepalive_expiry=2),
+            headers={"Authorization": f"Bearer {secret}", "Accept": "application/json"},
+        )
         self.folder = folder
         self.done: Counter[str] = Counter()
         self.stuck: Counter[str] = Counter()
@@ -112,12 +114,24 @@ class Desk(DayMix):
         self.refreshed += 1
 
     def summary(self) -> str:
-        names = (("sale", "sales"), ("form link", "form links"), ("lookup", "lookups"),
-                 ("csv", "CSV"), ("pdf", "PDF"), ("check all", "checks of all open"),
-                 ("card create", "cards"), ("fund", "funds"), ("withdraw", "withdrawals"),
-                 ("refresh", "refreshes"), ("display", "displays on the other monitor"),
-                 ("bulk", "batches"), ("qr sheet", "QR sheets"), ("results", "results files"),
-                 ("notifications", "Notifications windows"), ("profile", "profile checks"))
+        names = (
+            ("sale", "sales"),
+            ("form link", "form links"),
+            ("lookup", "lookups"),
+            ("csv", "CSV"),
+            ("pdf", "PDF"),
+            ("check all", "checks of all open"),
+            ("card create", "cards"),
+            ("fund", "funds"),
+            ("withdraw", "withdrawals"),
+            ("refresh", "refreshes"),
+            ("display", "displays on the other monitor"),
+            ("bulk", "batches"),
+            ("qr sheet", "QR sheets"),
+            ("results", "results files"),
+            ("notifications", "Notifications windows"),
+            ("profile", "profile checks"),
+        )
         return ", ".join(f"{self.done[key]} {words}" for key, words in names)
 
     def show_tab(self, tab: QWidget) -> None:
@@ -140,13 +154,18 @@ class Desk(DayMix):
     async def setup(self) -> None:
         """The merchant's card balance, and the customer details of the form's links."""
         for currency in ("GBP", "USD"):
-            (await self.http.post("_sandbox/balance", json={"amount": "10000000",
-                                                            "currency": currency})).raise_for_status()
+            (
+                await self.http.post("_sandbox/balance", json={"amount": "10000000", "currency": currency})
+            ).raise_for_status()
         self.show_tab(self.window.links_tab)
         form = self.window.links_tab.form
         await until(lambda: self.window.links_tab.loaded and form.tx_ref.text(), "the form")
-        for field, text in ((form.email, "counter@example.com"), (form.first_name, "Walk"),
-                            (form.last_name, "In"), (form.title, "Soak Coffee")):
+        for field, text in (
+            (form.email, "counter@example.com"),
+            (form.first_name, "Walk"),
+            (form.last_name, "In"),
+            (form.title, "Soak Coffee"),
+        ):
             press.type_into(field, text)
 
     def put_straight(self) -> None:
@@ -178,24 +197,34 @@ class Desk(DayMix):
         place = tab.place
         if not place.is_open:  # the customer's view (beside the amount box, unless moved)
             press.click(place.toggle)
-        view = await until(lambda: next((v for v in place.views if v.isVisible()), None),
-                           "the customer's view")
+        view = await until(lambda: next((v for v in place.views if v.isVisible()), None), "the customer's view")
         press.type_into(tab.amount, str(self.rng.randint(2, 60)))
         press.enter(tab.amount)
 
         def made():
             sale = tab.mirror.sale
-            return sale if (sale is not None and sale.record is not None
-                            and sale.record.checkout_url and sale.tx_ref not in self.paid
-                            and view.qr.code is not None) else None
+            return (
+                sale
+                if (
+                    sale is not None
+                    and sale.record is not None
+                    and sale.record.checkout_url
+                    and sale.tx_ref not in self.paid
+                    and view.qr.code is not None
+                )
+                else None
+            )
 
         sale = await until(made, "the sale's code on both screens")
         await asyncio.sleep(self.rng.uniform(1.0, 3.0))  # the customer scans and pays
         if not await self.pay(sale.record.reference):
             raise AssertionError(f"the sale {sale.tx_ref} could not be paid")
         self.paid.append(sale.tx_ref)
-        await until(lambda: tab.mirror.state.text() == "PAID"
-                    and view.phase in ("paid", "thanks", "blank"), "PAID on screen", 20)
+        await until(
+            lambda: tab.mirror.state.text() == "PAID" and view.phase in ("paid", "thanks", "blank"),
+            "PAID on screen",
+            20,
+        )
         await asyncio.sleep(1.0)
         self.done["sale"] += 1
 
@@ -211,8 +240,10 @@ class Desk(DayMix):
         await until(form.create_button.isEnabled, "Create link enabled")
         press.click(form.create_button)
         # the reference proposed, or the next free one when a counter sale took that number
-        await until(lambda: tab.panel.record is not None and tab.panel.record.key != before
-                    and tab.panel.record.checkout_url, "the new link on the panel")
+        await until(
+            lambda: tab.panel.record is not None and tab.panel.record.key != before and tab.panel.record.checkout_url,
+            "the new link on the panel",
+        )
         tx_ref = tab.panel.record.tx_ref
         self.unpaid.append(tx_ref)
         self.done["form link"] += 1
@@ -222,9 +253,15 @@ class Desk(DayMix):
         self.show_tab(tab)
         press.type_into(tab.lookup_box, tx_ref)
         press.enter(tab.lookup_box)
-        await until(lambda: tab.details.record is not None and tab.details.record.tx_ref == tx_ref
-                    and (state is None or tab.details.record.state == state)
-                    and tab.lookup_button.isEnabled(), f"the lookup of {tx_ref}")
+        await until(
+            lambda: (
+                tab.details.record is not None
+                and tab.details.record.tx_ref == tx_ref
+                and (state is None or tab.details.record.state == state)
+                and tab.lookup_button.isEnabled()
+            ),
+            f"the lookup of {tx_ref}",
+        )
         self.done["lookup"] += 1
         return tab.details.record
 
@@ -290,33 +327,39 @@ class Desk(DayMix):
             elif "name" in name and not field.text():  # the name on the card, where asked
                 press.type_into(field, "Soak" if "first" in name else "Desk")
         press.click(dialog.action)
-        await until(lambda: dialog.operation is not None and not dialog.operation.open
-                    and not dialog.busy, f"the {dialog.objectName()}'s outcome", 60)
+        await until(
+            lambda: dialog.operation is not None and not dialog.operation.open and not dialog.busy,
+            f"the {dialog.objectName()}'s outcome",
+            60,
+        )
         await asyncio.sleep(0.5)  # the outcome is read
         press.click(dialog.close_button)
 
     async def card_create(self) -> None:
         tab = self._cards()
         press.click(tab.wallet.create_button)
-        dialog = await until(lambda: tab.dialog if tab.dialog is not None
-                             and tab.dialog.isVisible() else None, "the Create card dialog")
+        dialog = await until(
+            lambda: tab.dialog if tab.dialog is not None and tab.dialog.isVisible() else None, "the Create card dialog"
+        )
         await self._operate(dialog, str(self.rng.randint(20, 80)))
         await until(lambda: tab.dialog is None, "the dialog to close")
         if dialog.new_card is not None:
-            await until(lambda: tab.page.record is not None
-                        and tab.page.record.card_hash == dialog.new_card.card_hash, "the new card")
+            await until(
+                lambda: tab.page.record is not None and tab.page.record.card_hash == dialog.new_card.card_hash,
+                "the new card",
+            )
             self.done["card create"] += 1
 
     async def _amount(self, kind: str) -> None:
         tab = self._cards()
         page = tab.page
-        if page.record is None or page.record.state != 1 or (
-                kind == "withdraw" and not page.record.balance):
+        if page.record is None or page.record.state != 1 or (kind == "withdraw" and not page.record.balance):
             return
         await until(lambda: page.buttons[kind].isEnabled(), f"{kind} enabled")
         press.click(page.buttons[kind])
-        dialog = await until(lambda: tab.dialog if tab.dialog is not None
-                             and tab.dialog.isVisible() else None, f"the {kind} dialog")
+        dialog = await until(
+            lambda: tab.dialog if tab.dialog is not None and tab.dialog.isVisible() else None, f"the {kind} dialog"
+        )
         most = int(page.record.balance or 0) if kind == "withdraw" else 40
         await self._operate(dialog, str(self.rng.randint(1, max(1, min(most, 40)))))
         await until(lambda: tab.dialog is None, "the dialog to close")
@@ -332,20 +375,30 @@ class Desk(DayMix):
         tab = self._cards()
         before = self.refreshed
         press.click(tab.wallet.refresh_button)
-        await until(lambda: self.refreshed > before and tab.wallet.refresh_button.isEnabled(),
-                    "the wallet refreshed")
+        await until(lambda: self.refreshed > before and tab.wallet.refresh_button.isEnabled(), "the wallet refreshed")
         self.done["refresh"] += 1
 
     def rota(self):
-        return (("form link", self.form_link), ("lookup", self.lookup),
-                ("display", self.display), ("card create", self.card_create),
-                ("csv", self.export_csv), ("bulk", self.bulk), ("fund", self.fund),
-                ("notifications", self.notifications), ("lookup", self.lookup),
-                ("pdf", self.receipt_pdf), ("batch outputs", self.batch_outputs),
-                ("withdraw", self.withdraw), ("profile", self.profile_editor),
-                ("form link", self.form_link), ("refresh", self.refresh),
-                ("display", self.display), ("lookup", self.lookup),
-                ("check all", self.check_all))
+        return (
+            ("form link", self.form_link),
+            ("lookup", self.lookup),
+            ("display", self.display),
+            ("card create", self.card_create),
+            ("csv", self.export_csv),
+            ("bulk", self.bulk),
+            ("fund", self.fund),
+            ("notifications", self.notifications),
+            ("lookup", self.lookup),
+            ("pdf", self.receipt_pdf),
+            ("batch outputs", self.batch_outputs),
+            ("withdraw", self.withdraw),
+            ("profile", self.profile_editor),
+            ("form link", self.form_link),
+            ("refresh", self.refresh),
+            ("display", self.display),
+            ("lookup", self.lookup),
+            ("check all", self.check_all),
+        )
 
 
 # -- the run ----------------------------------------------------------------------------
@@ -365,16 +418,19 @@ async def soak(qapp, folder: Path, base: str, keys: dict, args) -> None:
     desk = build_desk(paths, store)
     first = desk.session
     await desk.open()
-    await first.save_profile(Profile(id=PROFILE, name="Soak shop", base_url=base, has_cards=True,
-                                     shop_email="counter@example.com"),
-                             {("test", "secret"): keys["secret"], ("test", "public"): keys["public"]})
+    await first.save_profile(
+        Profile(id=PROFILE, name="Soak shop", base_url=base, has_cards=True, shop_email="counter@example.com"),
+        {("test", "secret"): keys["secret"], ("test", "public"): keys["public"]},
+    )
     await first.close()
 
     shown = {}
-    arguments = argparse.Namespace(sandbox=False, profile=PROFILE, mode=None, data_dir=None,
-                                   sandbox_dir=None, no_keyring=True)
-    running = asyncio.ensure_future(app.run(qapp, arguments, paths, store,
-                                            window_ready=lambda w, s: shown.update(w=w, s=s)))
+    arguments = argparse.Namespace(
+        sandbox=False, profile=PROFILE, mode=None, data_dir=None, sandbox_dir=None, no_keyring=True
+    )
+    running = asyncio.ensure_future(
+        app.run(qapp, arguments, paths, store, window_ready=lambda w, s: shown.update(w=w, s=s))
+    )
     await until(lambda: shown or running.done(), "the window", 60)
     window, session = shown["w"], shown["s"]
     window.resize(1300, 900)
@@ -384,9 +440,12 @@ async def soak(qapp, folder: Path, base: str, keys: dict, args) -> None:
     meter = Meter(window, args.trace, args.top, maps=args.maps)
     warm = warm_minutes(args.minutes, args.every)
     screens = ", ".join(f"{s.size().width()}x{s.size().height()}" for s in qapp.screens())
-    print(f"Soak: {args.minutes:g} min of a counter's and a finance desk's work against a sandbox "
-          f"process, on Qt's {qapp.platformName()} platform (screens {screens}); a line every "
-          f"{args.every:g} min; growth judged after {warm:g} min", flush=True)
+    print(
+        f"Soak: {args.minutes:g} min of a counter's and a finance desk's work against a sandbox "
+        f"process, on Qt's {qapp.platformName()} platform (screens {screens}); a line every "
+        f"{args.every:g} min; growth judged after {warm:g} min",
+        flush=True,
+    )
     meter.header()
     await asyncio.sleep(3)
     idle = meter.sample("idle", None, "(start-up over, nothing done yet)")
@@ -450,8 +509,10 @@ def report(rows, idle: float, warm: float, desk: Desk) -> None:
         if times > 1:
             print(f"(Qt said {times} times: {message.strip()})")
     if desk.stuck:
-        print("Steps that got stuck (each put straight and skipped): "
-              + ", ".join(f"{name} {n}" for name, n in desk.stuck.items()))
+        print(
+            "Steps that got stuck (each put straight and skipped): "
+            + ", ".join(f"{name} {n}" for name, n in desk.stuck.items())
+        )
     reference = next((rss for minutes, rss in rows if minutes >= warm - 1e-9), None)
     later = [rss for minutes, rss in rows if minutes > warm + 1e-9]
     if reference is None or not later:
@@ -460,15 +521,28 @@ def report(rows, idle: float, warm: float, desk: Desk) -> None:
     worst, last = max(later), later[-1]
     growth = worst - reference
     verdict = "within" if growth <= LIMIT_MB else "NOT within"
-    print(f"Resident memory: {idle:.1f} MB idle after start-up, {reference:.1f} MB at {warm:g} min, "
-          f"{last:.1f} MB at the end (highest after {warm:g} min: {worst:.1f} MB)")
+    print(
+        f"Resident memory: {idle:.1f} MB idle after start-up, {reference:.1f} MB at {warm:g} min, "
+        f"{last:.1f} MB at the end (highest after {warm:g} min: {worst:.1f} MB)"
+    )
     print(f"Growth after the first {warm:g} min: {growth:+.1f} MB, {verdict} {LIMIT_MB:g} MB")
 
 
-OFFSCREEN_SCREENS = {"screens": [  # the offscreen platform's two monitors, as Xvfb's
-    {"name": name, "x": x, "y": 0, "width": width, "height": height, "logicalDpi": 96,
-     "logicalBaseDpi": 96, "dpr": 1}
-    for name, x, width, height in (("Staff", 0, 1400, 900), ("Customer", 1400, 1280, 1024))]}
+OFFSCREEN_SCREENS = {
+    "screens": [  # the offscreen platform's two monitors, as Xvfb's
+        {
+            "name": name,
+            "x": x,
+            "y": 0,
+            "width": width,
+            "height": height,
+            "logicalDpi": 96,
+            "logicalBaseDpi": 96,
+            "dpr": 1,
+        }
+        for name, x, width, height in (("Staff", 0, 1400, 900), ("Customer", 1400, 1280, 1024))
+    ]
+}
 
 
 def on_platform(platform: str, folder: Path, stack: ExitStack) -> None:
@@ -487,22 +561,36 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--minutes", type=float, default=60, help="how long to work (default 60)")
     parser.add_argument("--every", type=float, default=5, help="minutes between lines (default 5)")
-    parser.add_argument("--platform", choices=("offscreen", "xcb"), default="offscreen",
-                        help="Qt's platform: offscreen (default), or xcb on an X server of the "
-                             "benchmark's own (Xvfb, started on a free display, stopped at the end)")
-    parser.add_argument("--xcb", dest="platform", action="store_const", const="xcb",
-                        help="the same as --platform xcb")
-    parser.add_argument("--trace", action="store_true",
-                        help="tracemalloc and object counts: what grew, interval to interval")
-    parser.add_argument("--maps", action="store_true",
-                        help="the resident memory that grew, by mapping (malloc's main arena, "
-                             "other anonymous memory, shared memory, each library and font)")
-    parser.add_argument("--trim", action="store_true",
-                        help="after each line, malloc_trim(0) and RSS again (fragmentation or "
-                             "a leak?); the figures after it start lower")
-    parser.add_argument("--only", type=lambda text: set(text.split(",")), default=set(),
-                        metavar="NAMES", help="only these steps, e.g. sale,display,bulk (to find "
-                                              "which one grows; default: the whole rota)")
+    parser.add_argument(
+        "--platform",
+        choices=("offscreen", "xcb"),
+        default="offscreen",
+        help="Qt's platform: offscreen (default), or xcb on an X server of the "
+        "benchmark's own (Xvfb, started on a free display, stopped at the end)",
+    )
+    parser.add_argument("--xcb", dest="platform", action="store_const", const="xcb", help="the same as --platform xcb")
+    parser.add_argument(
+        "--trace", action="store_true", help="tracemalloc and object counts: what grew, interval to interval"
+    )
+    parser.add_argument(
+        "--maps",
+        action="store_true",
+        help="the resident memory that grew, by mapping (malloc's main arena, "
+        "other anonymous memory, shared memory, each library and font)",
+    )
+    parser.add_argument(
+        "--trim",
+        action="store_true",
+        help="after each line, malloc_trim(0) and RSS again (fragmentation or "
+        "a leak?); the figures after it start lower",
+    )
+    parser.add_argument(
+        "--only",
+        type=lambda text: set(text.split(",")),
+        default=set(),
+        metavar="NAMES",
+        help="only these steps, e.g. sale,display,bulk (to find which one grows; default: the whole rota)",
+    )
     parser.add_argument("--top", type=int, default=8, help="how many sites and types to show")
     args = parser.parse_args()
     signal.alarm(int(args.minutes * 60 * (3 if args.trace else 1.5)) + 600)  # never hangs on

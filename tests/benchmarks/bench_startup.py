@@ -51,9 +51,14 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="paydesk-startup-"))
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PAYDESK_REPORT_PAINT="1",
-               PAYDESK_QUIT_AFTER="30", PAYDESK_HOME=str(tmp / "data"),
-               PAYDESK_SANDBOX_HOME=str(tmp / "sandbox"))
+    env = dict(
+        os.environ,
+        QT_QPA_PLATFORM="offscreen",
+        PAYDESK_REPORT_PAINT="1",
+        PAYDESK_QUIT_AFTER="30",
+        PAYDESK_HOME=str(tmp / "data"),
+        PAYDESK_SANDBOX_HOME=str(tmp / "sandbox"),
+    )
     app_cmd = [sys.executable, "-m", "paydesk", "--sandbox", "--no-keyring"]
     bare_cmd = [sys.executable, str(HERE / "bare_window.py")]
     one(app_cmd, env, None)  # first run creates the sandbox's merchants; warm caches
@@ -69,8 +74,7 @@ def main() -> None:
     print(f"  bare PySide6 window, 3 empty tabs: {med(bare_times) * 1000:7.0f} ms")
     print(f"  paydesk --sandbox:                 {med(app_times) * 1000:7.0f} ms")
     print(f"  ratio:                             {med(app_times) / med(bare_times):7.2f}")
-    print(f"PayDesk resident memory once idle (4 s after first paint, sandbox running): "
-          f"{med(memories):.0f} MB")
+    print(f"PayDesk resident memory once idle (4 s after first paint, sandbox running): {med(memories):.0f} MB")
 
 
 if __name__ == "__main__":

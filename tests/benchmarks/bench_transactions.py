@@ -66,7 +66,7 @@ class Painted(QObject):
         self.widget.update()
         return self.future
 
-    def eventFilter(self, obj, event):  # noqa: N802
+    def eventFilter(self, obj, event):
         if event.type() == QEvent.Type.Paint and self.future is not None and not self.future.done():
             self.future.set_result(time.perf_counter())
         return False
@@ -84,8 +84,7 @@ async def open_window(data: Path, base_url: str, keys: dict):
     window = MainWindow(desk)
     window.resize(1300, 900)
     window.show()
-    await session.save_profile(profile, {("test", "secret"): keys["secret"],
-                                         ("test", "public"): keys["public"]})
+    await session.save_profile(profile, {("test", "secret"): keys["secret"], ("test", "public"): keys["public"]})
     window.tabs.setCurrentWidget(window.transactions_tab)
     tab = window.transactions_tab
     while not (tab.loaded and tab.model.query and tab.model.query.profile_id == PROFILE):  # noqa: ASYNC110 (polls a state no event announces)
@@ -128,39 +127,54 @@ async def child(data: Path, base_url: str, keys: dict, repeat: int) -> dict:
         tab.model.queryLoaded.disconnect(done)
         return (at - started) * 1000
 
-    figures = {"first rows painted": [], "search keystroke": [], "search, two characters": [],
-               "filter change": [],
-               "sort change": [], "jump to the end": []}
+    figures = {
+        "first rows painted": [],
+        "search keystroke": [],
+        "search, two characters": [],
+        "filter change": [],
+        "sort change": [],
+        "jump to the end": [],
+    }
     for i in range(repeat):
         figures["first rows painted"].append(await timed(tab.requery, "query"))
         tab.filters.search.setText("lovelac")
         await asyncio.sleep(0.05)
-        figures["search keystroke"].append(await timed(
-            lambda i=i: tab.filters.search.setText("lovelace" if i % 2 else "lovelac1"), "query"))
+        figures["search keystroke"].append(
+            await timed(lambda i=i: tab.filters.search.setText("lovelace" if i % 2 else "lovelac1"), "query")
+        )
         tab.filters.search.setText("")
         await asyncio.sleep(0.05)
         # a short, broad term: two characters are below the trigram index and scan
-        figures["search, two characters"].append(await timed(
-            lambda i=i: tab.filters.search.setText("ad" if i % 2 else "ov"), "query"))
+        figures["search, two characters"].append(
+            await timed(lambda i=i: tab.filters.search.setText("ad" if i % 2 else "ov"), "query")
+        )
         tab.filters.search.setText("")
         await asyncio.sleep(0.05)
         state = tab.filters.state
-        figures["filter change"].append(await timed(
-            lambda i=i, state=state: state.setCurrentIndex(
-                state.findText("Payment Failed" if i % 2 else "Waiting For Payment")),
-            "query"))
+        figures["filter change"].append(
+            await timed(
+                lambda i=i, state=state: state.setCurrentIndex(
+                    state.findText("Payment Failed" if i % 2 else "Waiting For Payment")
+                ),
+                "query",
+            )
+        )
         state.setCurrentIndex(0)
         await asyncio.sleep(0.05)
-        figures["sort change"].append(await timed(
-            lambda i=i: view.sortByColumn(3, Qt.SortOrder.AscendingOrder if i % 2
-                                      else Qt.SortOrder.DescendingOrder), "query"))
+        figures["sort change"].append(
+            await timed(
+                lambda i=i: view.sortByColumn(
+                    3, Qt.SortOrder.AscendingOrder if i % 2 else Qt.SortOrder.DescendingOrder
+                ),
+                "query",
+            )
+        )
         view.sortByColumn(6, Qt.SortOrder.DescendingOrder)
         await asyncio.sleep(0.05)
         while not tab.model.counted:  # noqa: ASYNC110 (polls a state no event announces); the scroll bar's true size: the end is the real end
             await asyncio.sleep(0.005)
         last = tab.model.rowCount() - 1
-        figures["jump to the end"].append(await timed(
-            view.scrollToBottom, lambda last=last: until_rows(tab, [last])))
+        figures["jump to the end"].append(await timed(view.scrollToBottom, lambda last=last: until_rows(tab, [last])))
         view.scrollToTop()
         await asyncio.sleep(0.05)
     out["figures"] = figures
@@ -190,9 +204,11 @@ async def reconcile(base_url: str, keys: dict, data: Path, count: int) -> dict:
     session, window, tab = await open_window(data, base_url, keys)
     refs = []
     for i in range(count):
-        record = await window.links.create(PaymentRequest(
-            amount=5, currency="GBP", email="r@example.com", first_name="R", last_name="S",
-            tx_ref=f"RECON-{i:04d}"))
+        record = await window.links.create(
+            PaymentRequest(
+                amount=5, currency="GBP", email="r@example.com", first_name="R", last_name="S", tx_ref=f"RECON-{i:04d}"
+            )
+        )
         refs.append(record.tx_ref)
     headers = {"Authorization": f"Bearer {keys['secret']}", "Accept": "application/json"}
     async with httpx.AsyncClient(base_url=base_url + "/", headers=headers) as http:
@@ -212,8 +228,7 @@ async def reconcile(base_url: str, keys: dict, data: Path, count: int) -> dict:
 
 
 def run_child(args: list[str]) -> dict:
-    done = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True,
-                          timeout=1800)
+    done = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, timeout=1800)
     if done.returncode != 0:
         raise SystemExit(done.stderr[-3000:])
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -261,10 +276,10 @@ def main() -> None:
         prepare(folder / "full" / "ledger.sqlite3", args.records)
         print(f"(a ledger of {args.records:,} records made in {time.perf_counter() - started:.1f} s)")
         empty = run_child(["--repeat", "3", "--child", "view", str(folder / "empty"), base, keys])
-        full = run_child(["--repeat", str(args.repeat), "--child", "view", str(folder / "full"),
-                          base, keys])
-        recon = run_child(["--reconcile", str(args.reconcile), "--child", "reconcile",
-                           str(folder / "recon"), base, keys])
+        full = run_child(["--repeat", str(args.repeat), "--child", "view", str(folder / "full"), base, keys])
+        recon = run_child(
+            ["--reconcile", str(args.reconcile), "--child", "reconcile", str(folder / "recon"), base, keys]
+        )
     finally:
         proc.terminate()
         proc.wait(10)
@@ -274,13 +289,19 @@ def main() -> None:
         p95 = pct(values, 95)
         worst = max(worst, p95)
         print(f"  {name:22s} p50 {pct(values, 50):7.2f}   p95 {p95:7.2f}")
-    print(f"  GUI thread's longest stall while scrolling all {full['rows']:,} rows in "
-          f"{full['scroll seconds']:.1f} s: {full['scroll stall']:.2f} ms")
-    print(f"  resident memory: {full['rss']:.0f} MB, beside {empty['rss']:.0f} MB over an empty "
-          f"ledger: +{full['rss'] - empty['rss']:.0f} MB")
-    print(f"Check all open, {recon['checked']} records: {recon['ours']:.2f} s, beside "
-          f"{recon['raw']:.2f} s of raw httpx validates one by one "
-          f"(ratio {recon['raw'] / recon['ours']:.2f}x); longest GUI stall {recon['stall']:.2f} ms")
+    print(
+        f"  GUI thread's longest stall while scrolling all {full['rows']:,} rows in "
+        f"{full['scroll seconds']:.1f} s: {full['scroll stall']:.2f} ms"
+    )
+    print(
+        f"  resident memory: {full['rss']:.0f} MB, beside {empty['rss']:.0f} MB over an empty "
+        f"ledger: +{full['rss'] - empty['rss']:.0f} MB"
+    )
+    print(
+        f"Check all open, {recon['checked']} records: {recon['ours']:.2f} s, beside "
+        f"{recon['raw']:.2f} s of raw httpx validates one by one "
+        f"(ratio {recon['raw'] / recon['ours']:.2f}x); longest GUI stall {recon['stall']:.2f} ms"
+    )
     print(f"worst p95: {worst:.1f} ms")
 
 

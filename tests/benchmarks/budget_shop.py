@@ -37,20 +37,25 @@ def control_headers(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}", "Accept": "application/json"}
 
 
-async def open_desk(folder: Path, name: str, ledger_url: str, base: str, keys: dict,
-                    profile: Profile | None) -> tuple:
+async def open_desk(folder: Path, name: str, ledger_url: str, base: str, keys: dict, profile: Profile | None) -> tuple:
     """A desk named ``name`` on the shop's ledger, its profile the shop's (made here when
     ``profile`` is None), its background started. Returns (desk, profile)."""
     paths = Paths(data=folder / name, sandbox=folder / f"{name}-sb").ensure()
     desk = build_desk(paths, KeyStore(MemoryKeyring()), ledger_url=ledger_url)
     await desk.open()
     if profile is None:
-        profile = Profile(id=Profile.new_id(), name="Shop", base_url=base, has_cards=False,
-                          currencies=["GBP"], txref_prefix="SHOP", shop_email=SHOP_EMAIL,
-                          lookup_path=LOOKUP_PATHS[1],
-                          callback_url="https://shop.example.com/thanks")
-    await desk.session.save_profile(profile, {("test", "secret"): keys["secret"],
-                                              ("test", "public"): keys["public"]})
+        profile = Profile(
+            id=Profile.new_id(),
+            name="Shop",
+            base_url=base,
+            has_cards=False,
+            currencies=["GBP"],
+            txref_prefix="SHOP",
+            shop_email=SHOP_EMAIL,
+            lookup_path=LOOKUP_PATHS[1],
+            callback_url="https://shop.example.com/thanks",
+        )
+    await desk.session.save_profile(profile, {("test", "secret"): keys["secret"], ("test", "public"): keys["public"]})
     await desk.keys.set(profile.id, "test", "webhook", keys["webhook"])
     await desk.naming.rename(name)
     desk.start_background()
@@ -63,8 +68,17 @@ async def load_batch(desk, path: Path, rows: int):
         writer = csv.writer(out)
         writer.writerow(HEADERS)
         for n in range(1, rows + 1):
-            writer.writerow([str(10 + n % 40), "GBP", f"c{n}@example.com", f"Ada{n}",
-                             "Lovelace", "Term fees", f"Autumn term, pupil {n}"])
+            writer.writerow(
+                [
+                    str(10 + n % 40),
+                    "GBP",
+                    f"c{n}@example.com",
+                    f"Ada{n}",
+                    "Lovelace",
+                    "Term fees",
+                    f"Autumn term, pupil {n}",
+                ]
+            )
     sheet = await asyncio.to_thread(read_sheet, path)
     profile, _ = desk.session.active()
     checked = check_rows(sheet, guess_mapping(sheet.headers), profile)
@@ -80,21 +94,35 @@ class ReceiverProcess:
     def __init__(self, folder: Path, ledger_url: str, merchant: str, base: str, keys: dict):
         folder.mkdir(parents=True, exist_ok=True)
         key_file = folder / "receiver-keys.json"
-        key_file.write_text(json.dumps({"profiles": {merchant: {
-            "test": keys["secret"], "webhook": keys["webhook"]}}}))
+        key_file.write_text(json.dumps({"profiles": {merchant: {"test": keys["secret"], "webhook": keys["webhook"]}}}))
         key_file.chmod(0o600)
         self.stderr = (folder / "stderr.txt").open("w")
         self.proc = subprocess.Popen(
-            [str(RECEIVER), "--ledger", ledger_url, "--host", "127.0.0.1", "--port", "0",
-             "--keys-file", str(key_file), "--data-dir", str(folder / "data")],
-            stdout=subprocess.PIPE, stderr=self.stderr, text=True)
+            [
+                str(RECEIVER),
+                "--ledger",
+                ledger_url,
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--keys-file",
+                str(key_file),
+                "--data-dir",
+                str(folder / "data"),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            text=True,
+        )
         line = self.proc.stdout.readline()
         if "listening at " not in line:
             raise RuntimeError(f"paydesk-receiver did not start: {line}")
         self.url = line.split("listening at ", 1)[1].split()[0]
         self.base, self.headers = base.rstrip("/"), control_headers(keys["secret"])
-        httpx.put(f"{self.base}/_sandbox/webhook", json={"url": self.url},
-                  headers=self.headers, timeout=10).raise_for_status()
+        httpx.put(
+            f"{self.base}/_sandbox/webhook", json={"url": self.url}, headers=self.headers, timeout=10
+        ).raise_for_status()
 
     def stop(self) -> int:
         httpx.delete(f"{self.base}/_sandbox/webhook", headers=self.headers, timeout=10)
@@ -106,8 +134,7 @@ class ReceiverProcess:
 
 
 def webhook_secret(base: str, key: str) -> str:
-    answer = httpx.get(base.rstrip("/") + "/_sandbox/webhook", headers=control_headers(key),
-                       timeout=10)
+    answer = httpx.get(base.rstrip("/") + "/_sandbox/webhook", headers=control_headers(key), timeout=10)
     answer.raise_for_status()
     return answer.json()["data"]["webhook_secret"]
 
@@ -121,8 +148,7 @@ class Foreign:
         self.statuses: list[tuple[float, int]] = []  # (time.time(), status)
 
     async def run(self, stop: asyncio.Event) -> None:
-        async with httpx.AsyncClient(base_url=self.base, headers=control_headers(self.key),
-                                     timeout=10) as client:
+        async with httpx.AsyncClient(base_url=self.base, headers=control_headers(self.key), timeout=10) as client:
             n = 0
             while not stop.is_set():
                 n += 1
@@ -179,5 +205,4 @@ class WindowWatch:
 
     def most(self, since: float, until: float) -> int:
         """The most the server counted in one of its windows that overlaps [since, until)."""
-        return max((used for ends, used in self.windows.items()
-                    if ends > since and ends - 60 < until), default=0)
+        return max((used for ends, used in self.windows.items() if ends > since and ends - 60 < until), default=0)

@@ -24,8 +24,7 @@ class CallLog:
 
     def __init__(self, base: str, key: str, out: Path):
         self.out = out
-        self._proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()),
-                                       base, key, str(out)])
+        self._proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), base, key, str(out)])
         self.calls: list[dict] = []
         self.missed = False
 
@@ -53,8 +52,9 @@ def read_call_log(base: str, key: str, out: Path) -> None:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     calls: dict[tuple[str, str, str], dict] = {}
     missed = False
-    with httpx.Client(base_url=base.rstrip("/") + "/",
-                      headers={"Authorization": f"Bearer {key}"}, timeout=10) as client:
+    with httpx.Client(
+        base_url=base.rstrip("/") + "/", headers={"Authorization": f"Bearer {key}"}, timeout=10
+    ) as client:
         while True:
             last = stop.is_set()
             try:
@@ -63,8 +63,7 @@ def read_call_log(base: str, key: str, out: Path) -> None:
                 seen = answer.json()["data"]
             except httpx.HTTPError:
                 seen = []
-            if calls and len(seen) >= 1000 and \
-                    (seen[0]["at"], seen[0]["method"], seen[0]["path"]) not in calls:
+            if calls and len(seen) >= 1000 and (seen[0]["at"], seen[0]["method"], seen[0]["path"]) not in calls:
                 missed = True  # the oldest call kept was not seen before: some went unseen
             for call in seen:
                 calls[(call["at"], call["method"], call["path"])] = call  # status filled later

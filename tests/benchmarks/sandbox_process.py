@@ -14,9 +14,23 @@ def start_sandbox(data_dir: Path, *options: str) -> tuple[subprocess.Popen, str,
     """Start ``paydesk.sandbox`` on a free port with its data in ``data_dir`` (``options``:
     more of its command line, e.g. ``--family``); returns the process (terminate it when
     done), its base URL and the first merchant's test keys."""
-    proc = subprocess.Popen([sys.executable, "-m", "paydesk.sandbox", "--port", "0",
-                             "--data-dir", str(data_dir), "--base-path", "/pay", *options],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "paydesk.sandbox",
+            "--port",
+            "0",
+            "--data-dir",
+            str(data_dir),
+            "--base-path",
+            "/pay",
+            *options,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     base = proc.stdout.readline().split(" ", 1)[1].strip()
     keys = json.loads((data_dir / "merchants.json").read_text())[0]["keys"]["test"]
     return proc, base, keys

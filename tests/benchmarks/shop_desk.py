@@ -49,19 +49,25 @@ async def main(args: argparse.Namespace) -> None:
             say(event="paid", tx_ref=record.tx_ref)
 
     desk.hub.record_changed.connect(changed)
-    profile = Profile(id=Profile.new_id(), name="Shop", base_url=args.base, has_cards=False,
-                      currencies=["GBP"], txref_prefix="SHOP")
-    await desk.session.save_profile(profile, {("test", "secret"): args.secret,
-                                              ("test", "public"): args.public})
+    profile = Profile(
+        id=Profile.new_id(), name="Shop", base_url=args.base, has_cards=False, currencies=["GBP"], txref_prefix="SHOP"
+    )
+    await desk.session.save_profile(profile, {("test", "secret"): args.secret, ("test", "public"): args.public})
     desk.start_background()
     say(event="ready", desk=desk.session.installation_id)
     made = 0
     for n in range(args.links):
         profile, _ = desk.session.active()
         tx_ref = await desk.links.next_reference(profile)
-        request = PaymentRequest(amount=Decimal(10 + n % 50), currency="GBP",
-                                 email="kim@example.com", first_name="Kim", last_name="Lee",
-                                 tx_ref=tx_ref, title=f"Sale {n}")
+        request = PaymentRequest(
+            amount=Decimal(10 + n % 50),
+            currency="GBP",
+            email="kim@example.com",
+            first_name="Kim",
+            last_name="Lee",
+            tx_ref=tx_ref,
+            title=f"Sale {n}",
+        )
         try:
             record = await desk.links.create(request)
         except ServiceError as error:  # refused, or the outcome unknown: settled later

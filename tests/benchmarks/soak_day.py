@@ -30,8 +30,7 @@ async def until(predicate, what: str, timeout: float = 30.0):  # noqa: ASYNC109 
 
 
 def shown_window(name: str) -> QWidget | None:
-    return next((w for w in QApplication.topLevelWidgets()
-                 if w.objectName() == name and w.isVisible()), None)
+    return next((w for w in QApplication.topLevelWidgets() if w.objectName() == name and w.isVisible()), None)
 
 
 async def choose(combo: QComboBox, text: str) -> None:
@@ -83,9 +82,15 @@ def add_rows(path: Path, first: int) -> None:
     with open(path, "a", encoding="utf-8", newline="") as file:
         out = csv.writer(file)
         for n in range(first, first + BULK_ROWS):
-            values = {"amount": str(20 + n % 50), "currency": "GBP", "email": f"parent{n}@example.com",
-                      "first_name": "Ada", "last_name": f"Parent{n}", "title": "Term fees",
-                      "description": f"Soak row {n}"}
+            values = {
+                "amount": str(20 + n % 50),
+                "currency": "GBP",
+                "email": f"parent{n}@example.com",
+                "first_name": "Ada",
+                "last_name": f"Parent{n}",
+                "title": "Term fees",
+                "description": f"Soak row {n}",
+            }
             out.writerow([values.get(h, "") for h in headers])
 
 
@@ -121,14 +126,14 @@ class DayMix:
         place = tab.place
         if place.is_open:
             press.click(place.toggle)
-        monitors = [place.screens.itemText(i) for i in range(place.screens.count())
-                    if place.screens.itemData(i)]
+        monitors = [place.screens.itemText(i) for i in range(place.screens.count()) if place.screens.itemData(i)]
         if monitors:  # a counter with one screen has only "beside the amount box"
             await choose(place.screens, monitors[0])
         press.click(place.toggle)
         if monitors:
-            await until(lambda: place.display is not None and place.display.isVisible(),
-                        "the customer display on its monitor")
+            await until(
+                lambda: place.display is not None and place.display.isVisible(), "the customer display on its monitor"
+            )
         await self.sale()
         press.click(place.toggle)
         await until(lambda: not any(v.isVisible() for v in place.views), "the display closed")
@@ -152,20 +157,24 @@ class DayMix:
             press.click(window.back)
         press.click(window.file_step.template)
         await save_as(path)
-        await until(lambda: path.exists() and "Template saved" in window.file_step.message.text(),
-                    "the template saved")
+        await until(lambda: path.exists() and "Template saved" in window.file_step.message.text(), "the template saved")
         add_rows(path, self._files * BULK_ROWS)
         press.click(window.file_step.choose)
         await save_as(path, "bulk-open-dialog")
         await until(lambda: window.stack.currentWidget() is window.mapping_step, "the columns")
         press.click(window.next)
         step = window.check_step
-        await until(lambda: window.stack.currentWidget() is step and not step.checking
-                    and step.create.isEnabled(), "the dry run")
+        await until(
+            lambda: window.stack.currentWidget() is step and not step.checking and step.create.isEnabled(),
+            "the dry run",
+        )
         press.click(step.create)
         outcome = window.progress_step.outcome
-        await until(lambda: window.stack.currentWidget() is window.progress_step
-                    and outcome.isVisible() and outcome.text(), "the batch created", 120)
+        await until(
+            lambda: window.stack.currentWidget() is window.progress_step and outcome.isVisible() and outcome.text(),
+            "the batch created",
+            120,
+        )
         press.click(window.close_button)
         self.done["bulk"] += 1
 
@@ -176,8 +185,7 @@ class DayMix:
             return
         self.menu(self.window.view_menu, self.window.bulk.batches_action)
         window = await until(lambda: shown_window("batches-window"), "the Batches window")
-        await until(lambda: window.shown_batch is not None and window.qr.isEnabled(),
-                    "a batch chosen")
+        await until(lambda: window.shown_batch is not None and window.qr.isEnabled(), "a batch chosen")
         sheet = self.new_file("codes", ".pdf")
         press.click(window.qr)
         await save_as(sheet)
@@ -186,8 +194,7 @@ class DayMix:
         results = self.new_file("results", ".xlsx" if self.done["results"] % 2 else ".csv")
         press.click(window.results)
         await save_as(results)
-        await until(lambda: results.exists() and results.name in window.said.text(),
-                    "the results file")
+        await until(lambda: results.exists() and results.name in window.said.text(), "the results file")
         self.done["results"] += 1
         await to_front(window)
         press.key(window, Qt.Key.Key_Escape)
@@ -220,8 +227,10 @@ class DayMix:
         secret = editor.key_fields[("test", "secret")]
         await until(lambda: secret.text(), "the keys loaded")
         press.click(editor.check_button)
-        await until(lambda: editor.check_button.isEnabled()
-                    and editor.status.text().startswith(("All keys", "Fix")), "the keys checked")
+        await until(
+            lambda: editor.check_button.isEnabled() and editor.status.text().startswith(("All keys", "Fix")),
+            "the keys checked",
+        )
         press.click(editor.cancel_button)
         await until(lambda: shown_window("profile-editor") is None, "the editor closed")
         self.done["profile"] += 1

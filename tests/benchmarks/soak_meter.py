@@ -45,18 +45,36 @@ def mappings_mb() -> Counter:
         head = line.split(None, 5)
         if len(head) >= 5 and "-" in head[0] and not line.endswith(":"):
             path = head[5].strip() if len(head) > 5 else ""
-            kind = (path if path.startswith("[") else "shared" if head[1].endswith("s")
-                    or path.startswith(("/dev/shm", "/SYSV", "/memfd:")) else
-                    Path(path).name if path else "anon")
+            kind = (
+                path
+                if path.startswith("[")
+                else "shared"
+                if head[1].endswith("s") or path.startswith(("/dev/shm", "/SYSV", "/memfd:"))
+                else Path(path).name
+                if path
+                else "anon"
+            )
         elif line.startswith("Rss:") and kind is not None:
             found[kind] += int(line.split()[1]) / 1024
     return found
 
 
 class _MallInfo2(ctypes.Structure):
-    _fields_ = [(name, ctypes.c_size_t) for name in (
-        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
-        "fordblks", "keepcost")]
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in (
+            "arena",
+            "ordblks",
+            "smblks",
+            "hblks",
+            "hblkhd",
+            "usmblks",
+            "fsmblks",
+            "uordblks",
+            "fordblks",
+            "keepcost",
+        )
+    ]
 
 
 try:
@@ -96,10 +114,12 @@ class Meter:
         self._mappings: Counter | None = None
 
     def header(self) -> None:
-        print(f"  {'when':>9} {'RSS MB':>7} {'anon':>6} {'file':>6} {'shmem':>6} {'malloc':>7} "
-              f"{'free':>6} {'heap MB':>8} {'py blocks':>10} {'gc objects':>11} "
-              f"{'widgets':>8} {'windows':>8} {'QObjects':>9} {'tasks':>6}  work done",
-              flush=True)
+        print(
+            f"  {'when':>9} {'RSS MB':>7} {'anon':>6} {'file':>6} {'shmem':>6} {'malloc':>7} "
+            f"{'free':>6} {'heap MB':>8} {'py blocks':>10} {'gc objects':>11} "
+            f"{'widgets':>8} {'windows':>8} {'QObjects':>9} {'tasks':>6}  work done",
+            flush=True,
+        )
 
     def sample(self, label: str, minutes: float | None, work: str = "") -> float:
         gc.collect()  # garbage waiting for a collection is not growth
@@ -117,10 +137,13 @@ class Meter:
         names = Counter(task.get_name() for task in asyncio.all_tasks())
         tasks = sum(names.values())
         heap_text = f"{heap:8.1f}" if self.trace else f"{'-':>8}"
-        print(f"  {label:>9} {rss:7.1f} {memory.get('RssAnon', 0):6.1f} "
-              f"{memory.get('RssFile', 0):6.1f} {memory.get('RssShmem', 0):6.1f} {used:7.1f} {free:6.1f} {heap_text} "
-              f"{sys.getallocatedblocks():10,d} {objects:11,d} {len(widgets):8,d} {windows:8,d} "
-              f"{qobjects if qobjects >= 0 else '-':>9} {tasks:6d}  {work}", flush=True)
+        print(
+            f"  {label:>9} {rss:7.1f} {memory.get('RssAnon', 0):6.1f} "
+            f"{memory.get('RssFile', 0):6.1f} {memory.get('RssShmem', 0):6.1f} {used:7.1f} {free:6.1f} {heap_text} "
+            f"{sys.getallocatedblocks():10,d} {objects:11,d} {len(widgets):8,d} {windows:8,d} "
+            f"{qobjects if qobjects >= 0 else '-':>9} {tasks:6d}  {work}",
+            flush=True,
+        )
         if minutes is not None:
             self.rows.append((minutes, rss))
         self._print_counts(names - self._tasks, "tasks")
@@ -138,8 +161,7 @@ class Meter:
         print(f"      malloc_trim(0): RSS {before:.1f} -> {rss_mb():.1f} MB", flush=True)
 
     def _grown(self, widgets) -> None:
-        snapshot = tracemalloc.take_snapshot().filter_traces(
-            [tracemalloc.Filter(False, tracemalloc.__file__)])
+        snapshot = tracemalloc.take_snapshot().filter_traces([tracemalloc.Filter(False, tracemalloc.__file__)])
         objects = gc.get_objects()
         types = Counter(type(o).__name__ for o in objects)
         weak = Counter(type(o()).__name__ for o in objects if isinstance(o, weakref.ref))
@@ -158,8 +180,10 @@ class Meter:
         if self._mappings is not None:
             grown = Counter({k: v for k, v in (mappings - self._mappings).items() if v >= 0.1})
             if grown:
-                print("      resident memory that grew, by mapping: " + ", ".join(
-                    f"{name} +{mb:.1f} MB" for name, mb in grown.most_common(self.top)))
+                print(
+                    "      resident memory that grew, by mapping: "
+                    + ", ".join(f"{name} +{mb:.1f} MB" for name, mb in grown.most_common(self.top))
+                )
         self._mappings = mappings
 
     def warm(self) -> None:
@@ -168,11 +192,27 @@ class Meter:
 
     def since_warm(self) -> None:
         if self.trace and self._warm_snapshot is not None and self._snapshot is not None:
-            self._print_sites(self._snapshot.compare_to(self._warm_snapshot, "traceback"),
-                              "since the warm-up", frames=4)
+            self._print_sites(
+                self._snapshot.compare_to(self._warm_snapshot, "traceback"), "since the warm-up", frames=4
+            )
 
-    BUILTIN = frozenset(("tuple", "list", "dict", "set", "frozenset", "cell", "function",
-                         "method", "ReferenceType", "deque", "coroutine", "Context", "frame"))
+    BUILTIN = frozenset(
+        (
+            "tuple",
+            "list",
+            "dict",
+            "set",
+            "frozenset",
+            "cell",
+            "function",
+            "method",
+            "ReferenceType",
+            "deque",
+            "coroutine",
+            "Context",
+            "frame",
+        )
+    )
 
     def _holders(self, objects, grown: Counter) -> None:
         """Who holds the newest objects of the classes of our own that grew the most: the
@@ -220,26 +260,26 @@ class Meter:
         dead = [o for o in objects if isinstance(o, weakref.ref) and o() is None]
         skip = {id(objects), id(dead)}
         holders = [h for h in gc.get_referrers(*dead) if id(h) not in skip]
-        kinds = Counter(f"{type(h).__name__}" + (f" of {len(h)}" if hasattr(h, "__len__") else "")
-                        for h in holders)
+        kinds = Counter(f"{type(h).__name__}" + (f" of {len(h)}" if hasattr(h, "__len__") else "") for h in holders)
         self._print_counts(kinds, f"holders of {len(dead)} dead weak references")
         skip.add(id(holders))
         for holder in sorted(holders, key=lambda h: -len(h) if hasattr(h, "__len__") else 0)[:3]:
-            up = [type(u).__name__ + (f" {getattr(u, '__qualname__', '')}" if callable(u) else "")
-                  for u in gc.get_referrers(holder) if id(u) not in skip][:4]
+            up = [
+                type(u).__name__ + (f" {getattr(u, '__qualname__', '')}" if callable(u) else "")
+                for u in gc.get_referrers(holder)
+                if id(u) not in skip
+            ][:4]
             print(f"        {type(holder).__name__} held by: {', '.join(up)}")
         del dead, holders
 
     def _print_sites(self, stats, when: str, frames: int = 1) -> None:
-        grown = [s for s in stats if s.size_diff > 0][:self.top]
+        grown = [s for s in stats if s.size_diff > 0][: self.top]
         if not grown:
             return
         print(f"      allocation sites that grew {when}:")
         for stat in grown:  # file and line only: reading the source would fill linecache
-            where = [f"{Path(f.filename).name}:{f.lineno}"
-                     for f in reversed(stat.traceback)][:frames] or ["?"]
-            print(f"        {stat.size_diff / 1024:+9.1f} KiB {stat.count_diff:+7d} blocks  "
-                  + " < ".join(where))
+            where = [f"{Path(f.filename).name}:{f.lineno}" for f in reversed(stat.traceback)][:frames] or ["?"]
+            print(f"        {stat.size_diff / 1024:+9.1f} KiB {stat.count_diff:+7d} blocks  " + " < ".join(where))
 
     def _print_counts(self, grown: Counter, what: str) -> None:
         if grown:

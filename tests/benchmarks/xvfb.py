@@ -36,8 +36,9 @@ def xvfb_display(screens: tuple[str, ...] = SCREENS) -> Iterator[str]:
     for number, screen in enumerate(screens):
         args += ["-screen", str(number), screen]
     with open(log, "w") as out:
-        proc = subprocess.Popen(args, pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=out,
-                                preexec_fn=_ends_with_us)
+        proc = subprocess.Popen(
+            args, pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=out, preexec_fn=_ends_with_us
+        )
     os.close(write)
     try:
         with os.fdopen(read) as ready:

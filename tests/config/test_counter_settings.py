@@ -21,8 +21,7 @@ async def test_a_new_counter_goes_by_its_desks_name(paths):
 async def test_saved_settings_are_read_back_and_written_whole(paths):
     await CounterSettings(name="Till 1", screen="HDMI-1").save(paths)
     assert await CounterSettings.load(paths) == CounterSettings(name="Till 1", screen="HDMI-1")
-    assert json.loads((paths.data / FILE).read_text("utf-8")) == {"name": "Till 1",
-                                                                   "screen": "HDMI-1"}
+    assert json.loads((paths.data / FILE).read_text("utf-8")) == {"name": "Till 1", "screen": "HDMI-1"}
     assert not list(paths.data.glob("*.tmp"))  # written through a temporary file, replaced
 
 

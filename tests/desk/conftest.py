@@ -40,8 +40,10 @@ def session(desk):
 @pytest.fixture
 def until():
     """``await until(predicate, timeout, message)``: poll until true, or fail saying what."""
+
     async def wait(predicate, timeout=15.0, message="condition"):  # noqa: ASYNC109 (a poll's deadline: fails saying what)
         return await until_async(predicate, timeout, message, every=0.02)  # tests/waiting.py
+
     return wait
 
 
@@ -49,10 +51,13 @@ def until():
 def add_profile(session, sandbox):
     """``await add_profile(merchant=0, name="Shop", **over)``: a profile on ``sandbox`` with
     its test and live secret keys, saved and made active."""
+
     async def add(merchant=0, name="Shop", **over):
         over.setdefault("has_cards", True)
-        return await profiles.add_profile(session, sandbox, merchant=merchant, name=name,
-                                          txref_prefix="SHOP", keys=profiles.SECRET_KEYS, **over)
+        return await profiles.add_profile(
+            session, sandbox, merchant=merchant, name=name, txref_prefix="SHOP", keys=profiles.SECRET_KEYS, **over
+        )
+
     return add
 
 
@@ -89,12 +94,10 @@ class Service:
         return [r["card_hash"] for r in self._rows("SELECT card_hash FROM cards")]
 
     def balance_of(self, card_hash) -> Decimal:
-        return Decimal(self._rows("SELECT balance FROM cards WHERE card_hash = ?",
-                                  card_hash)[0][0])
+        return Decimal(self._rows("SELECT balance FROM cards WHERE card_hash = ?", card_hash)[0][0])
 
     def card_transactions(self, card_hash) -> list[CardTransaction]:
-        rows = self._rows("SELECT * FROM card_transactions WHERE card_hash = ? ORDER BY rowid",
-                          card_hash)
+        rows = self._rows("SELECT * FROM card_transactions WHERE card_hash = ? ORDER BY rowid", card_hash)
         return [CardTransaction.parse(dict(r), 200) for r in rows]
 
 

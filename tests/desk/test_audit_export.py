@@ -21,9 +21,19 @@ async def cards(request, tmp_path):
 
 
 def entry(action: str, result: str, detail: str = "", amount: Decimal | None = Decimal(5)) -> AuditDraft:
-    return AuditDraft(user="kim", profile_id="p1", profile_name="Shop", mode="test",
-                      action=action, result=result, card_hash="ch_0001",
-                      masked="412345******0001", amount=amount, currency="GBP", detail=detail)
+    return AuditDraft(
+        user="kim",
+        profile_id="p1",
+        profile_name="Shop",
+        mode="test",
+        action=action,
+        result=result,
+        card_hash="ch_0001",
+        masked="412345******0001",
+        amount=amount,
+        currency="GBP",
+        detail=detail,
+    )
 
 
 def test_text_a_spreadsheet_would_run_stays_text():
@@ -34,17 +44,15 @@ def test_text_a_spreadsheet_would_run_stays_text():
 
 async def test_the_audit_log_exported_newest_first(cards, tmp_path):
     await cards.append_audit(entry("create", "done", amount=None))
-    await cards.append_audit(entry("fund", "refused", detail="=HYPERLINK(\"x\")"))
+    await cards.append_audit(entry("fund", "refused", detail='=HYPERLINK("x")'))
     last = await cards.append_audit(entry("fund", "done"))
     path = await export_audit(cards, AuditQuery("p1", "test"), tmp_path / "audit.csv")
     text = (await asyncio.to_thread(path.read_bytes)).decode("utf-8")
     rows = list(csv.reader(io.StringIO(text, newline="")))
     assert tuple(rows[0]) == AUDIT_HEADER
-    assert [(r[5], r[7]) for r in rows[1:]] == [("fund", "done"), ("fund", "refused"),
-                                                 ("create", "done")]
+    assert [(r[5], r[7]) for r in rows[1:]] == [("fund", "done"), ("fund", "refused"), ("create", "done")]
     assert rows[1] == audit_cells(last)
     assert rows[1][6] == "GBP 5.00" and rows[3][6] == ""  # no amount: nothing said
-    assert rows[2][8] == "'=HYPERLINK(\"x\")"
-    refused = await export_audit(cards, AuditQuery("p1", "test", result="refused"),
-                                 tmp_path / "refused.csv")
+    assert rows[2][8] == '\'=HYPERLINK("x")'
+    refused = await export_audit(cards, AuditQuery("p1", "test", result="refused"), tmp_path / "refused.csv")
     assert len(refused.read_text("utf-8").splitlines()) == 2  # the header and the one refused

@@ -39,8 +39,7 @@ ON_SCREEN_KEPT = reserve(CallClass.ON_SCREEN, LIMIT)  # 3: what codes on screen 
 
 @pytest.fixture
 def throttled(make_sandbox):
-    return make_sandbox("throttled60", base_path="/pay", rate_limit=LIMIT,
-                        rate_limit_window=WINDOW)
+    return make_sandbox("throttled60", base_path="/pay", rate_limit=LIMIT, rate_limit_window=WINDOW)
 
 
 @pytest.fixture
@@ -51,8 +50,7 @@ async def till(tmp_path, throttled):
     desk = build_desk(paths, KeyStore(MemoryKeyring()))
     desk.budgets.window = WINDOW
     await desk.open()
-    await profiles.add_profile(desk.session, throttled, txref_prefix="SHOP",
-                               shop_email="shop@example.com")
+    await profiles.add_profile(desk.session, throttled, txref_prefix="SHOP", shop_email="shop@example.com")
     desk.start_background()
     receiver = Receiver(desk, "127.0.0.1", 0)
     await receiver.start()
@@ -71,12 +69,10 @@ def left_at_service(sb) -> int:
     return window_of(sb)["clients"]["127.0.0.1"]["remaining"]
 
 
-async def test_a_notified_sales_reread_goes_while_the_window_is_spent_to_the_reserves(
-        till, throttled, tmp_path):
+async def test_a_notified_sales_reread_goes_while_the_window_is_spent_to_the_reserves(till, throttled, tmp_path):
     sale = await till.counter.sell("12", "GBP", "Tea")  # its code on screen: looked up
     assert sale.kind == OPEN and sale.record.checkout_url
-    batch = await load(till, write_csv(tmp_path / "many.csv", [line(n) for n in range(1, 200)],
-                                       headers=HEADERS))
+    batch = await load(till, write_csv(tmp_path / "many.csv", [line(n) for n in range(1, 200)], headers=HEADERS))
     await till.bulk.start(batch)  # the batch spends the window, spread, down to its reserve
     await until_async(lambda: _created(till, batch.id, 5), 15, "the batch under way")
     with foreign(throttled) as other:  # another program on the address spends the rest
@@ -85,28 +81,33 @@ async def test_a_notified_sales_reread_goes_while_the_window_is_spent_to_the_res
             n += 1
             assert other.get(f"/api/transaction/OTHER-{n}").status_code == 404
     # the counter's look-ups of its code (and the batch, were it allowed) take the rest
-    await until_async(lambda: left_at_service(throttled) <= ON_SCREEN_KEPT, 10,
-                      "the window spent down to the codes on screen's reserve", every=0.1)
+    await until_async(
+        lambda: left_at_service(throttled) <= ON_SCREEN_KEPT,
+        10,
+        "the window spent down to the codes on screen's reserve",
+        every=0.1,
+    )
     resets_at = window_of(throttled)["clients"]["127.0.0.1"]["resets_at"]
     assert resets_at - time.time() > 8, "the window ends too soon for the test to tell"
 
     record = sale.record
     await asyncio.to_thread(throttled.control, f"pay/{record.reference}", {"outcome": "success"})
     started = time.monotonic()
-    answer = await signed(till.receiver.url, php_body(record.tx_ref),
-                          throttled.key("test", "secret"))
+    answer = await signed(till.receiver.url, php_body(record.tx_ref), throttled.key("test", "secret"))
     assert answer.status_code == 200
     entry_id = answer.json()["id"]
 
     async def decided():
         entry = await till.inbox.get(entry_id)
         return entry if entry.verdict != PENDING else None
+
     entry = await until_async(decided, WINDOW + 10, "the notification re-read")
     took = time.monotonic() - started
     assert entry.verdict == APPLIED
     assert (await till.session.ledger.get(record.profile_id, record.tx_ref)).state == "success"
-    assert took < 5, f"the customer waited {took:.1f} s for PAID (the window ends in " \
-                     f"{resets_at - time.time() + took:.0f} s)"
+    assert took < 5, (
+        f"the customer waited {took:.1f} s for PAID (the window ends in {resets_at - time.time() + took:.0f} s)"
+    )
     calls = requests_of(throttled)
     assert not refused(calls), refused(calls)
     assert most_in(calls, WINDOW) <= LIMIT

@@ -37,13 +37,19 @@ SHOP_EMAIL = "shop@example.com"
 def throttled(make_sandbox):
     """The service, throttled as the family's real server is (per client address, a fixed
     window from the first hit), at LIMIT calls a WINDOW seconds."""
-    return make_sandbox("throttled", base_path="/pay", rate_limit=LIMIT,
-                        rate_limit_window=WINDOW)
+    return make_sandbox("throttled", base_path="/pay", rate_limit=LIMIT, rate_limit_window=WINDOW)
 
 
 def request(ref: str) -> PaymentRequest:
-    return PaymentRequest(amount=Decimal(12), currency="GBP", email="kim@example.com",
-                          first_name="Kim", last_name="Lee", tx_ref=ref, title="Tea")
+    return PaymentRequest(
+        amount=Decimal(12),
+        currency="GBP",
+        email="kim@example.com",
+        first_name="Kim",
+        last_name="Lee",
+        tx_ref=ref,
+        title="Tea",
+    )
 
 
 @pytest.fixture
@@ -67,8 +73,7 @@ async def desks(tmp_path, throttled):
         await desk.open()
         made.append(desk)
         if "profile" not in merchant:
-            await profiles.add_profile(desk.session, throttled, txref_prefix="SHOP",
-                                       shop_email=SHOP_EMAIL)
+            await profiles.add_profile(desk.session, throttled, txref_prefix="SHOP", shop_email=SHOP_EMAIL)
             merchant["profile"] = desk.session.profile
         elif desk.session.profile is None or ledger_url is not None:
             await desk.session.save_profile(merchant["profile"], profiles.keys_of(throttled))
@@ -109,16 +114,14 @@ async def sell_until(desk, stop: asyncio.Event, sales: list, every: float = 2.0)
         await desk.counter.new_sale()
 
 
-async def test_two_counters_and_a_batch_on_one_ledger_keep_to_the_limit(desks, pg_url,
-                                                                         throttled, tmp_path):
+async def test_two_counters_and_a_batch_on_one_ledger_keep_to_the_limit(desks, pg_url, throttled, tmp_path):
     """Issue 30: two counters sell while the office's batch runs, all behind one address.
     No sale is refused (each waits, first in line, if it must), the batch gets what is left,
     and the service never counts more than the limit in a window."""
     office = await desks("Office", pg_url)
     till_1 = await desks("Till 1", pg_url)
     till_2 = await desks("Till 2", pg_url)
-    batch = await load(office, write_csv(tmp_path / "terms.csv",
-                                         [line(n) for n in range(1, 31)], headers=HEADERS))
+    batch = await load(office, write_csv(tmp_path / "terms.csv", [line(n) for n in range(1, 31)], headers=HEADERS))
     stop, sales = asyncio.Event(), []
     counters = [asyncio.create_task(sell_until(d, stop, sales)) for d in (till_1, till_2)]
     await office.bulk.start(batch)
@@ -147,8 +150,7 @@ async def test_another_program_on_the_address_slows_the_batch(desks, throttled, 
     resets_at = window_of(throttled)["clients"]["127.0.0.1"]["resets_at"]
     busy = []
     desk.hub.service_busy.connect(busy.append)
-    batch = await load(desk, write_csv(tmp_path / "few.csv", [line(n) for n in range(1, 9)],
-                                       headers=HEADERS))
+    batch = await load(desk, write_csv(tmp_path / "few.csv", [line(n) for n in range(1, 9)], headers=HEADERS))
     await desk.bulk.start(batch)
     said = await until_async(lambda: desk.bulk.time_left(batch.id, 8), 5, "the time left")
     assert said.startswith("about ") and "at the service's 300 calls a minute" in said
@@ -193,8 +195,7 @@ async def test_the_pollers_lease_moving_keeps_to_the_limit(desks, pg_url, thrott
     kept_to_the_limit(throttled)
 
 
-async def test_a_new_counters_first_sale_goes_while_the_window_is_nearly_spent(desks, pg_url,
-                                                                               throttled):
+async def test_a_new_counters_first_sale_goes_while_the_window_is_nearly_spent(desks, pg_url, throttled):
     """Before a desk's first call (and every few minutes after) the address is asked whether
     it is the service, and every call waits for that question: it goes as a person's call,
     not the background's. bench_budget.py saw a counter's first sale wait for the shop's

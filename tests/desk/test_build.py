@@ -72,9 +72,13 @@ print(json.dumps(said))
 
 
 def test_open_desk_runs_a_whole_desk_in_a_process_without_qt(tmp_path):
-    done = subprocess.run([sys.executable, "-c", HEADLESS, str(tmp_path / "data"),
-                           str(tmp_path / "sandbox")], capture_output=True, text=True,
-                          timeout=120, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-c", HEADLESS, str(tmp_path / "data"), str(tmp_path / "sandbox")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
     assert done.returncode == 0, done.stderr
     said = json.loads(done.stdout.strip().splitlines()[-1])
     assert said["qt"] == []  # the desk, its scheduler and its ledgers, and no Qt at all

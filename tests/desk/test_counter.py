@@ -56,8 +56,7 @@ def heard(desk):
 async def settled(ledger, profile_id, mode, tx_ref, state):
     """The link's state written in the ledger as a check writes it, with nothing said on the
     hub (as another desk's check on a shared ledger, before its event is heard)."""
-    tx = Transaction(tx_ref=tx_ref, status=TransactionState.read(state), status_raw=state,
-                     raw={"status": state})
+    tx = Transaction(tx_ref=tx_ref, status=TransactionState.read(state), status_raw=state, raw={"status": state})
     record, _ = await ledger.record_lookup(profile_id, mode, tx)
     return record
 
@@ -67,23 +66,25 @@ def creates(service) -> list[dict]:
     with service.sb.client("test") as client:
         answer = client.get("/_sandbox/requests")
         answer.raise_for_status()
-    return [c for c in answer.json()["data"]
-            if c["method"] == "POST" and c["path"].endswith("/api/payment")]
+    return [c for c in answer.json()["data"] if c["method"] == "POST" and c["path"].endswith("/api/payment")]
 
 
 async def test_a_double_enter_makes_one_link(desk, add_profile, service, heard):
     await add_profile(shop_email=SHOP)
     counter = desk.counter
     assert await counter.next_title() == "Sale 0001"
-    results = await asyncio.gather(counter.sell("7", "GBP"), counter.sell("7", "GBP"),
-                                   return_exceptions=True)
+    results = await asyncio.gather(counter.sell("7", "GBP"), counter.sell("7", "GBP"), return_exceptions=True)
     sales = [r for r in results if isinstance(r, Sale)]
     assert len(sales) == 1 and isinstance(results[1], SaleUnderWay)
     sale = sales[0]
     assert sale.kind == OPEN and sale.number == 1 and sale.counter == counter.name
     assert sale.record is not None and sale.record.state == "pending"
-    assert (sale.record.title, sale.record.first_name, sale.record.last_name,
-            sale.record.email) == ("Sale 0001", "Walk-in", "customer", SHOP)
+    assert (sale.record.title, sale.record.first_name, sale.record.last_name, sale.record.email) == (
+        "Sale 0001",
+        "Walk-in",
+        "customer",
+        SHOP,
+    )
     assert counter.current == sale and counter.payable() and not counter.selling
     # while its code can be paid, Enter does nothing either
     with pytest.raises(SaleUnderWay):
@@ -123,8 +124,7 @@ async def test_a_refusal_fails_the_sale_and_clears_the_screens(desk, add_profile
     assert (await counter.today_figures()).failed == 1
 
 
-async def test_a_payment_after_a_void_waits_for_a_decision(desk, add_profile, service, heard,
-                                                           until):
+async def test_a_payment_after_a_void_waits_for_a_decision(desk, add_profile, service, heard, until):
     await add_profile(shop_email=SHOP)
     counter = desk.counter
     sale = await counter.sell("12", "GBP")
@@ -135,8 +135,10 @@ async def test_a_payment_after_a_void_waits_for_a_decision(desk, add_profile, se
     # the customer had scanned it: paid anyway, and the desk checks it (as its scheduler does)
     service.control(f"pay/{sale.record.reference}", {"outcome": "success"})
     await desk.links.check(sale.record)
-    await until(lambda: any(s.key == sale.key and s.kind == PAID_AFTER_VOID
-                            for s in heard["sales"]), message="paid after void heard")
+    await until(
+        lambda: any(s.key == sale.key and s.kind == PAID_AFTER_VOID for s in heard["sales"]),
+        message="paid after void heard",
+    )
     [undecided] = await counter.undecided()
     assert undecided.key == sale.key and undecided.needs_decision
     figures = await counter.today_figures()
@@ -148,8 +150,7 @@ async def test_a_payment_after_a_void_waits_for_a_decision(desk, add_profile, se
     assert (await counter.sell("3", "GBP")).kind == OPEN
 
 
-async def test_a_sale_paid_while_the_staff_were_asked_is_not_voided(desk, add_profile,
-                                                                     service, heard):
+async def test_a_sale_paid_while_the_staff_were_asked_is_not_voided(desk, add_profile, service, heard):
     """The customer pays while the confirm box is open: the ledger holds the link paid, the
     controller's ``current`` (re-read in a task) still says open. The void is refused in
     the ledger, nothing is voided, and the sale stays on the screens as PAID."""
@@ -171,8 +172,7 @@ async def test_a_sale_paid_while_the_staff_were_asked_is_not_voided(desk, add_pr
     assert (await counter.sell("3", "GBP")).kind == OPEN  # the counter sells again
 
 
-async def test_a_closed_shift_is_frozen_and_the_next_starts_at_zero(desk, add_profile, service,
-                                                                   heard, until):
+async def test_a_closed_shift_is_frozen_and_the_next_starts_at_zero(desk, add_profile, service, heard, until):
     await add_profile(shop_email=SHOP)
     counter = desk.counter
     first = await counter.sell("5", "GBP")
@@ -186,8 +186,9 @@ async def test_a_closed_shift_is_frozen_and_the_next_starts_at_zero(desk, add_pr
     # paid after the close: the sale is paid, the closed count is not changed
     service.control(f"pay/{first.record.reference}", {"outcome": "success"})
     await desk.links.check(first.record)
-    await until(lambda: counter.current is not None and counter.current.kind == PAID,
-                message="the sale on the screens paid")
+    await until(
+        lambda: counter.current is not None and counter.current.kind == PAID, message="the sale on the screens paid"
+    )
     assert not counter.payable()
     assert (await desk.book.shift(closed.id)).figures == closed.figures
     # no shift with sales is open: the counter can be renamed, and keeps its name
@@ -200,11 +201,15 @@ async def test_a_closed_shift_is_frozen_and_the_next_starts_at_zero(desk, add_pr
     now = await desk.book.figures(SaleQuery(shift_id=second.shift_id))
     assert (now.made, now.paid, now.open) == (1, 0, 1)
     assert [(s.id, s.closed) for s in heard["shifts"]] == [
-        (closed.id, False), (closed.id, True), (second.shift_id, False)]
+        (closed.id, False),
+        (closed.id, True),
+        (second.shift_id, False),
+    ]
 
 
-async def test_a_lost_answer_is_settled_with_the_same_reference(desk, add_profile, service,
-                                                                until, short_create_deadline):
+async def test_a_lost_answer_is_settled_with_the_same_reference(
+    desk, add_profile, service, until, short_create_deadline
+):
     await add_profile(shop_email=SHOP)
     counter = desk.counter
     desk.start_background()
@@ -214,14 +219,14 @@ async def test_a_lost_answer_is_settled_with_the_same_reference(desk, add_profil
     with pytest.raises(SaleUnderWay):  # its code may still come: one sale at a time
         await counter.sell("9", "GBP")
     service.faults()
-    await until(lambda: counter.current.record.state == "pending", timeout=60,
-                message="the desk's scheduler to settle it")
+    await until(
+        lambda: counter.current.record.state == "pending", timeout=60, message="the desk's scheduler to settle it"
+    )
     assert counter.current.tx_ref == sale.tx_ref and counter.current.record.checkout_url
     assert service.payments(sale.tx_ref) == 1
 
 
-async def test_a_link_that_is_no_sale_is_read_as_one_once(desk, add_profile, until,
-                                                          monkeypatch):
+async def test_a_link_that_is_no_sale_is_read_as_one_once(desk, add_profile, until, monkeypatch):
     """Every checked record is said on the hub; the counter reads it as a sale once, and a
     record that is none (a link of the Links tab) is not read again at its next checks."""
     profile = await add_profile(shop_email=SHOP)
@@ -234,9 +239,17 @@ async def test_a_link_that_is_no_sale_is_read_as_one_once(desk, add_profile, unt
 
     monkeypatch.setattr(desk.book, "sale", counting)
     reference = await desk.links.next_reference(profile)
-    record = await desk.links.create(PaymentRequest(
-        amount=Decimal(3), currency="GBP", email="kim@example.com", first_name="Kim",
-        last_name="Lee", tx_ref=reference, title="Tea"))
+    record = await desk.links.create(
+        PaymentRequest(
+            amount=Decimal(3),
+            currency="GBP",
+            email="kim@example.com",
+            first_name="Kim",
+            last_name="Lee",
+            tx_ref=reference,
+            title="Tea",
+        )
+    )
     await until(lambda: reference in asked, message="the record read as a sale")
     await asyncio.sleep(0.1)
     read = asked.count(reference)
@@ -260,8 +273,7 @@ async def test_a_switch_of_mode_leaves_the_other_modes_sale_off_the_screens(desk
     assert kept.key == sale.key and kept.kind == OPEN
 
 
-async def test_close_shift_closes_the_shift_confirmed_and_never_opens_one(desk, add_profile,
-                                                                          heard):
+async def test_close_shift_closes_the_shift_confirmed_and_never_opens_one(desk, add_profile, heard):
     """The staff confirmed shift N; by the close, the mode was switched (the active mode's
     shift is another, or none) or another window closed N. The close is N's or nothing: no
     empty shift is opened to be closed."""
@@ -292,7 +304,8 @@ async def test_the_desk_opens_with_the_counters_saved_name(paths, keys):
 
 
 async def test_another_counters_sales_and_shifts_are_heard_on_a_shared_ledger(
-        pg_url, tmp_path, sandbox, service, until):
+    pg_url, tmp_path, sandbox, service, until
+):
     """Two desks of a shop on one PostgreSQL ledger: the till's sale, void and shift close
     are said on the office's hub (finance's window follows them), read from the book."""
     desks = []
@@ -303,11 +316,9 @@ async def test_another_counters_sales_and_shifts_are_heard_on_a_shared_ledger(
             await desk.open()
             desks.append(desk)
             if name == "till":
-                await profiles.add_profile(desk.session, sandbox, txref_prefix="SHOP",
-                                           shop_email=SHOP)
+                await profiles.add_profile(desk.session, sandbox, txref_prefix="SHOP", shop_email=SHOP)
             else:  # the shop's merchant, seen by every desk: only its keys are added here
-                await until(lambda d=desk: d.session.profile is not None,
-                            message="the shop's profile at the office")
+                await until(lambda d=desk: d.session.profile is not None, message="the shop's profile at the office")
                 await desk.session.save_profile(desk.session.profile, profiles.keys_of(sandbox))
         till, office = desks
         heard = {"sales": [], "shifts": []}
@@ -318,16 +329,23 @@ async def test_another_counters_sales_and_shifts_are_heard_on_a_shared_ledger(
         await till.counter.rename("Till 1")
         sale = await till.counter.sell("4", "GBP")
         assert sale.counter == "Till 1" and sale.record.state == "pending"
-        await until(lambda: any(s.key == sale.key for s in heard["sales"]),
-                    message="the till's sale heard at the office")
-        await until(lambda: any(s.id == sale.shift_id and not s.closed for s in heard["shifts"]),
-                    message="the till's shift opening heard at the office")
+        await until(
+            lambda: any(s.key == sale.key for s in heard["sales"]), message="the till's sale heard at the office"
+        )
+        await until(
+            lambda: any(s.id == sale.shift_id and not s.closed for s in heard["shifts"]),
+            message="the till's shift opening heard at the office",
+        )
         await till.counter.new_sale()  # voided
-        await until(lambda: any(s.key == sale.key and s.kind == VOIDED for s in heard["sales"]),
-                    message="the void heard at the office")
+        await until(
+            lambda: any(s.key == sale.key and s.kind == VOIDED for s in heard["sales"]),
+            message="the void heard at the office",
+        )
         closed = await till.counter.close_shift(sale.shift_id)
-        await until(lambda: any(s.id == closed.id and s.closed for s in heard["shifts"]),
-                    message="the close heard at the office")
+        await until(
+            lambda: any(s.id == closed.id and s.closed for s in heard["shifts"]),
+            message="the close heard at the office",
+        )
         [seen] = [s for s in heard["shifts"] if s.closed]
         assert seen.figures == closed.figures and seen.figures.voided == 1
         assert len(creates(service)) == 1
@@ -352,13 +370,20 @@ async def test_a_payment_of_the_sale_on_the_screens_ends_it_at_once(desk, add_pr
 
 
 async def test_a_profile_switched_during_a_sale_leaves_the_sale_and_its_link_in_one_profile(
-        desk, add_profile, session, sandbox, service):
+    desk, add_profile, session, sandbox, service
+):
     """The staff press Enter, and the profile is switched (the toolbar, another window) while
     the sale is being written: the sale, its shift and its link stay with the profile the sale
     began in, made with that profile's key, reference prefix and shop e-mail."""
-    other = await profiles.add_profile(session, sandbox, merchant=1, name="Other shop",
-                                       txref_prefix="OTHR", shop_email="other@example.com",
-                                       keys=profiles.SECRET_KEYS)
+    other = await profiles.add_profile(
+        session,
+        sandbox,
+        merchant=1,
+        name="Other shop",
+        txref_prefix="OTHR",
+        shop_email="other@example.com",
+        keys=profiles.SECRET_KEYS,
+    )
     shop = await add_profile(shop_email=SHOP)  # made active
     selling = asyncio.ensure_future(desk.counter.sell("7", "GBP"))
     await asyncio.sleep(0)  # the sale has begun: it waits on its first call

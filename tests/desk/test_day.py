@@ -34,39 +34,63 @@ def test_every_date_range_in_local_days():
     for name, bounds in expect.items():
         assert date_range(name, today, today, today=today) == bounds, name
     custom = next(r for r in RANGES if r.startswith("Custom"))
-    assert date_range(custom, date(2026, 11, 3), date(2026, 11, 5), today=today) == \
-        (day(date(2026, 11, 3)), day(date(2026, 11, 6)))  # both days whole
+    assert date_range(custom, date(2026, 11, 3), date(2026, 11, 5), today=today) == (
+        day(date(2026, 11, 3)),
+        day(date(2026, 11, 6)),
+    )  # both days whole
     assert date_range(RANGES[0], today, today, today=today) == (None, None)  # any time
-    assert date_range("This month", today, today, today=date(2026, 11, 22))[0] == \
-        day(date(2026, 11, 1))
+    assert date_range("This month", today, today, today=date(2026, 11, 22))[0] == day(date(2026, 11, 1))
 
 
 def a_day() -> DaySummary:
     day = datetime(2026, 11, 3).astimezone()
-    return DaySummary(day, day, Counter(success=2, failed=1, refunded=1, pending=1, creating=1),
-                      [CurrencyTotal("GBP", paid=2, collected=Decimal("21.00"), fees=Decimal("0.69"),
-                                     fees_known=2, refunded=1, refunded_amount=Decimal(5))])
+    return DaySummary(
+        day,
+        day,
+        Counter(success=2, failed=1, refunded=1, pending=1, creating=1),
+        [
+            CurrencyTotal(
+                "GBP",
+                paid=2,
+                collected=Decimal("21.00"),
+                fees=Decimal("0.69"),
+                fees_known=2,
+                refunded=1,
+                refunded_amount=Decimal(5),
+            )
+        ],
+    )
 
 
 def test_the_days_figures_in_words():
     summary = a_day()
-    assert counts(summary) == [("Links made", 6), ("Paid", 2), ("Paid after void", 0),
-                               ("Failed", 1), ("Cancelled", 0), ("Refunded or reversed", 1),
-                               ("Still open", 2), ("Voided at counter", 0), ("Not created", 0)]
+    assert counts(summary) == [
+        ("Links made", 6),
+        ("Paid", 2),
+        ("Paid after void", 0),
+        ("Failed", 1),
+        ("Cancelled", 0),
+        ("Refunded or reversed", 1),
+        ("Still open", 2),
+        ("Voided at counter", 0),
+        ("Not created", 0),
+    ]
     total = summary.totals[0]
     assert fees_text(total) == "0.69 (known for 2 of 3)"  # the refunded one's fee not said yet
     assert refunds_text(total) == "5.00 (1 payment)"
     assert refunds_text(CurrencyTotal("GBP", 1, Decimal(1), Decimal(0))) == "0.00"
     assert heading("Corner Shop", "test", date(2026, 11, 3)).startswith(
-        "Corner Shop, TEST mode: links made on Tuesday 03 November 2026, local time ")
+        "Corner Shop, TEST mode: links made on Tuesday 03 November 2026, local time "
+    )
     rows = summary_rows(summary)
     assert ["summary", "", "Links made", "6", "", ""] in rows
     assert ["collected", "GBP", "paid", "2", "21.00", "0.69 (known for 2 of 3)"] in rows
     assert ["net", "GBP", "collected less fees", "", "20.31", ""] in rows
     printed = printed_lines(date(2026, 11, 3), "the title", summary)
     assert printed[:4] == ["End of day 2026-11-03", "the title", "", "Links made: 6"]
-    assert printed[-1] == ("GBP: 2 paid, collected 21.00, fees 0.69 (known for 2 of 3), "
-                           "refunded or reversed 5.00 (1 payment), net 20.31")
+    assert printed[-1] == (
+        "GBP: 2 paid, collected 21.00, fees 0.69 (known for 2 of 3), refunded or reversed 5.00 (1 payment), net 20.31"
+    )
 
 
 def test_the_days_csv_is_put_in_place_whole(tmp_path):
@@ -75,6 +99,8 @@ def test_the_days_csv_is_put_in_place_whole(tmp_path):
     write_day_csv(path, "the title", a_day(), rows)
     assert not rows.exists() and not (tmp_path / "day.csv.part").exists()
     read = list(csv.reader(path.read_text("utf-8-sig").splitlines()))
-    assert read[:2] == [["section", "currency", "what", "count", "amount", "fees"],
-                        ["title", "", "the title", "", "", ""]]
+    assert read[:2] == [
+        ["section", "currency", "what", "count", "amount", "fees"],
+        ["title", "", "the title", "", "", ""],
+    ]
     assert read[-3:] == [[], ["tx_ref", "state"], ["SHOP-1", "paid"]]

@@ -72,9 +72,17 @@ def test_a_receiver_may_disconnect_itself_while_the_event_is_said():
 def test_each_desk_has_its_own_hub_of_named_events():
     first, second = Hub(), Hub()
     names = set(first.events())
-    assert {"session_changed", "profile_deleted", "record_changed", "record_settled",
-            "card_changed", "operation_changed", "audit_added", "cards_refreshed",
-            "card_transactions_changed"} <= names
+    assert {
+        "session_changed",
+        "profile_deleted",
+        "record_changed",
+        "record_settled",
+        "card_changed",
+        "operation_changed",
+        "audit_added",
+        "cards_refreshed",
+        "card_transactions_changed",
+    } <= names
     assert all(first.events()[n].name == n for n in names)
     heard = []
     first.record_changed.connect(heard.append)
@@ -83,6 +91,7 @@ def test_each_desk_has_its_own_hub_of_named_events():
 
 
 # -- what the session and the controllers say, against the sandbox -----------------------
+
 
 def listen(hub, *names):
     """Every event of ``names`` heard, in order, as (name, args)."""
@@ -99,19 +108,28 @@ async def test_the_session_says_what_changed(desk, add_profile):
     await desk.session.set_mode("live")
     await desk.session.switch_profile(first.id)
     await desk.session.delete_profile(second.id)
-    assert heard == [("session_changed", ())] * 4 + [("profile_deleted", (second.id,)),
-                                                     ("session_changed", ())]
+    assert heard == [("session_changed", ())] * 4 + [("profile_deleted", (second.id,)), ("session_changed", ())]
 
 
 async def test_a_links_life_on_the_hub(desk, add_profile, service):
     """record_changed at every step; record_settled once, when it reaches a final state."""
     profile = await add_profile()
     heard = listen(desk.hub, "record_changed", "record_settled", "call_finished")
-    record = await desk.links.create(PaymentRequest(
-        amount=Decimal(12), currency="GBP", email="kim@example.com", first_name="Kim",
-        last_name="Lee", tx_ref="HUB-1", title="Tea"))
+    record = await desk.links.create(
+        PaymentRequest(
+            amount=Decimal(12),
+            currency="GBP",
+            email="kim@example.com",
+            first_name="Kim",
+            last_name="Lee",
+            tx_ref="HUB-1",
+            title="Tea",
+        )
+    )
     assert [(n, a[0].state) for n, a in heard if n != "call_finished"] == [
-        ("record_changed", "creating"), ("record_changed", "pending")]
+        ("record_changed", "creating"),
+        ("record_changed", "pending"),
+    ]
     assert ("call_finished", ("Link HUB-1 created",)) in heard
     heard.clear()
     await desk.links.check(record)  # nothing new: said as checked, not settled
@@ -121,7 +139,9 @@ async def test_a_links_life_on_the_hub(desk, add_profile, service):
     looked = await desk.transactions.check("HUB-1")  # a lookup in the Transactions tab
     assert looked.record.state == "success"
     assert [(n, a[0].tx_ref, a[0].state) for n, a in heard if n != "call_finished"] == [
-        ("record_changed", "HUB-1", "success"), ("record_settled", "HUB-1", "success")]
+        ("record_changed", "HUB-1", "success"),
+        ("record_settled", "HUB-1", "success"),
+    ]
     heard.clear()
     await desk.links.check(looked.record)  # final already: not settled twice
     assert [n for n, _ in heard if n != "call_finished"] == ["record_changed"]
@@ -132,21 +152,22 @@ async def test_a_cards_operations_on_the_hub(desk, add_profile):
     profile = await add_profile()
     cards = desk.cards
     cards.second_look = 0.2
-    heard = listen(desk.hub, "operation_changed", "card_changed", "card_transactions_changed",
-                   "audit_added", "cards_refreshed")
+    heard = listen(
+        desk.hub, "operation_changed", "card_changed", "card_transactions_changed", "audit_added", "cards_refreshed"
+    )
     op = await cards.create(profile, "test", Decimal(30), "GBP", None)
     assert op.state == "done"
     names = [n for n, _ in heard]
     assert [a[0].state for n, a in heard if n == "operation_changed"] == ["sending", "done"]
     assert ("audit_added", (profile.id, "test")) in heard
     assert names.index("card_changed") > names.index("operation_changed")
-    assert any(n == "card_transactions_changed" and a[0].card_hash == op.card_hash
-               for n, a in heard)  # its first transactions, read after the create
+    assert any(
+        n == "card_transactions_changed" and a[0].card_hash == op.card_hash for n, a in heard
+    )  # its first transactions, read after the create
     record = await desk.session.card_ledger.card(profile.id, "test", op.card_hash)
     heard.clear()
     assert (await cards.fund(record, Decimal(5))).state == "done"
-    assert [a[0].kind + ":" + a[0].state for n, a in heard if n == "operation_changed"] == [
-        "fund:sending", "fund:done"]
+    assert [a[0].kind + ":" + a[0].state for n, a in heard if n == "operation_changed"] == ["fund:sending", "fund:done"]
     changed = [a[0] for n, a in heard if n == "card_changed"]
     assert changed and changed[-1].balance == Decimal("35.00")
     heard.clear()

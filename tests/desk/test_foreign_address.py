@@ -21,8 +21,15 @@ FOREIGN_WORDS = "does not answer like the service"
 
 
 def request(ref):
-    return PaymentRequest(amount=Decimal(12), currency="GBP", email="kim@example.com",
-                          first_name="Kim", last_name="Lee", tx_ref=ref, title="Tea")
+    return PaymentRequest(
+        amount=Decimal(12),
+        currency="GBP",
+        email="kim@example.com",
+        first_name="Kim",
+        last_name="Lee",
+        tx_ref=ref,
+        title="Tea",
+    )
 
 
 def secrets_of(sb):
@@ -52,7 +59,8 @@ def foreign_in_place(sandbox):
 
 @pytest.mark.parametrize("shape", sorted(Foreign.SHAPES))
 async def test_a_foreign_program_gets_no_key_blames_none_and_the_link_waits(
-        desk, session, add_profile, sandbox, foreign_in_place, service, until, shape):
+    desk, session, add_profile, sandbox, foreign_in_place, service, until, shape
+):
     profile = await add_profile()  # saved by hand: nothing was checked
     program = foreign_in_place(shape)
     ref = await desk.links.next_reference(profile)
@@ -71,14 +79,16 @@ async def test_a_foreign_program_gets_no_key_blames_none_and_the_link_waits(
     assert (await session.ledger.get(profile.id, ref)).state == CREATING
 
     program.close()  # the program goes: nothing listens there now
-    await until(lambda: health_text(session, profile).startswith("Offline since"), 20,
-                "Offline, said without anything pressed")
+    await until(
+        lambda: health_text(session, profile).startswith("Offline since"), 20, "Offline, said without anything pressed"
+    )
 
     # the service answers there again: the link is settled, created once
-    back = SandboxServer(SandboxConfig(data_dir=sandbox.server.data_dir,
-                                       port=urlsplit(sandbox.base_url).port,
-                                       base_path="/pay")).start()
+    back = SandboxServer(
+        SandboxConfig(data_dir=sandbox.server.data_dir, port=urlsplit(sandbox.base_url).port, base_path="/pay")
+    ).start()
     try:
+
         async def settled():
             record = await session.ledger.get(profile.id, ref)
             return record if record.state != CREATING else None
@@ -92,7 +102,8 @@ async def test_a_foreign_program_gets_no_key_blames_none_and_the_link_waits(
 
 
 async def test_a_refused_key_is_blamed_only_when_the_service_refuses_it(
-        desk, session, add_profile, sandbox, foreign_in_place):
+    desk, session, add_profile, sandbox, foreign_in_place
+):
     """A program that refuses every key as another API does (401, a JSON of its own) is not
     the service refusing this profile's key: a look-up says what answers, blames no key."""
     profile = await add_profile()
@@ -104,7 +115,8 @@ async def test_a_refused_key_is_blamed_only_when_the_service_refuses_it(
 
 
 async def test_a_program_that_takes_the_address_later_is_found_out_at_its_first_answer(
-        desk, session, add_profile, sandbox, foreign_in_place):
+    desk, session, add_profile, sandbox, foreign_in_place
+):
     """The service answered before (its address trusted); another program takes its place:
     its first answer, not the service's shape, makes PayDesk ask the address again before
     anything more is sent. One request may carry the key (the one that found out); none after."""
@@ -124,7 +136,8 @@ async def test_a_program_that_takes_the_address_later_is_found_out_at_its_first_
 
 
 async def test_check_now_asks_the_address_again_and_says_what_answers(
-        desk, session, add_profile, sandbox, foreign_in_place):
+    desk, session, add_profile, sandbox, foreign_in_place
+):
     """Check now (Transactions) asks the address again at once, without a key, and says what
     answers there: not "the service cannot be reached"."""
     profile = await add_profile()
@@ -141,8 +154,8 @@ async def test_check_now_asks_the_address_again_and_says_what_answers(
 
 
 async def test_an_address_no_profile_uses_any_more_is_no_longer_asked(
-        desk, session, add_profile, sandbox, foreign_in_place, make_sandbox, until,
-        monkeypatch):
+    desk, session, add_profile, sandbox, foreign_in_place, make_sandbox, until, monkeypatch
+):
     """The profile's address corrected (the service found elsewhere): the program at the
     old address is asked no more, and the profile works at the new one. (Asked again every
     0.1 s here, not from 1 s up to every 15 s: the same rule, sooner.)"""
@@ -161,8 +174,7 @@ async def test_an_address_no_profile_uses_any_more_is_no_longer_asked(
         await desk.links.look_up(profile, "test", "SHOP-NOTHING")
     await until(lambda: program.count() >= 3, 10, "the old address asked again")
     elsewhere = make_sandbox("elsewhere", base_path="/pay")
-    await session.save_profile(replace(profile, base_url=elsewhere.base_url),
-                               keys_of(elsewhere, SECRET_KEYS))
+    await session.save_profile(replace(profile, base_url=elsewhere.base_url), keys_of(elsewhere, SECRET_KEYS))
     asked = program.count()
     await asyncio.sleep(1)  # ten times the wait between two askings
     assert program.count() <= asked + 1  # one asking may have been under way

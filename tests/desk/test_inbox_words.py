@@ -19,27 +19,41 @@ def test_ago_reads_as_a_person_says_it():
 
 def test_the_status_words():
     two_min = NOW - timedelta(minutes=2)
-    assert last_notification(two_min, arrived_since_start=True, paid_since_start=True,
-                             now=NOW) == "Last notification 2 min ago"
+    assert (
+        last_notification(two_min, arrived_since_start=True, paid_since_start=True, now=NOW)
+        == "Last notification 2 min ago"
+    )
     # from an earlier run, nothing paid since: when it was
-    assert last_notification(two_min, arrived_since_start=False, paid_since_start=False,
-                             now=NOW) == "Last notification 2 min ago"
+    assert (
+        last_notification(two_min, arrived_since_start=False, paid_since_start=False, now=NOW)
+        == "Last notification 2 min ago"
+    )
     # paid since the start while none arrived: that is what matters
-    assert last_notification(two_min, arrived_since_start=False, paid_since_start=True,
-                             now=NOW) == NONE_SINCE_START == "No notification since start"
-    assert last_notification(None, arrived_since_start=False, paid_since_start=True,
-                             now=NOW) == NONE_SINCE_START
-    assert last_notification(None, arrived_since_start=False, paid_since_start=False,
-                             now=NOW) == ""
+    assert (
+        last_notification(two_min, arrived_since_start=False, paid_since_start=True, now=NOW)
+        == NONE_SINCE_START
+        == "No notification since start"
+    )
+    assert last_notification(None, arrived_since_start=False, paid_since_start=True, now=NOW) == NONE_SINCE_START
+    assert last_notification(None, arrived_since_start=False, paid_since_start=False, now=NOW) == ""
 
 
 def test_an_entry_in_full_has_its_headers_and_raw_body():
     body = b'{"event":"payment.completed","data":{"tx_ref":"SHOP-1"}}'
-    entry = InboxEntry(id=7, received_at=NOW, body_hash=body_hash(body), body=body,
-                       headers={"content-type": "application/json", "signature": "ab12"},
-                       remote="127.0.0.1", verdict=APPLIED, detail="the service says PAID",
-                       profile_id="p_1", mode="test", tx_ref="SHOP-1",
-                       event="payment.completed")
+    entry = InboxEntry(
+        id=7,
+        received_at=NOW,
+        body_hash=body_hash(body),
+        body=body,
+        headers={"content-type": "application/json", "signature": "ab12"},
+        remote="127.0.0.1",
+        verdict=APPLIED,
+        detail="the service says PAID",
+        profile_id="p_1",
+        mode="test",
+        tx_ref="SHOP-1",
+        event="payment.completed",
+    )
     text = entry_text(entry)
     assert "Verdict: Applied" in text and "Detail: the service says PAID" in text
     assert "content-type: application/json" in text and "signature: ab12" in text

@@ -35,13 +35,15 @@ async def test_the_saved_ledger_and_its_password_from_the_keyring(session, paths
     assert SECRET not in logs.REDACTOR.clean(f"connecting with {SECRET}")
 
 
-async def test_ledger_on_the_command_line_wins_and_its_password_goes_to_the_keyring(
-        session, paths, memory_keyring):
+async def test_ledger_on_the_command_line_wins_and_its_password_goes_to_the_keyring(session, paths, memory_keyring):
     await save_shared_ledger(session, SAVED, SECRET)
     given = "postgresql://paydesk:other-long-password@localhost/shop"
     choice, password = await choose_ledger(paths, KeyStore(memory_keyring), given)
-    assert (choice.url, choice.source, password) == ("postgresql://paydesk@localhost/shop",
-                                                     "command line", "other-long-password")
+    assert (choice.url, choice.source, password) == (
+        "postgresql://paydesk@localhost/shop",
+        "command line",
+        "other-long-password",
+    )
     assert memory_keyring.store[(SERVICE_NAME, password_entry(given))] == "other-long-password"
     assert json.loads(paths.profiles.read_text())["ledger_url"] == SAVED  # the saved one stays
     with pytest.raises(LedgerSetupError, match="TLS"):
@@ -49,8 +51,7 @@ async def test_ledger_on_the_command_line_wins_and_its_password_goes_to_the_keyr
 
 
 async def test_a_password_typed_in_the_address_is_moved_out_of_it(session, paths):
-    await save_shared_ledger(session, "postgresql://paydesk:" + SECRET + "@ledger.shop.lan/paydesk"
-                                      "?sslmode=require", "")
+    await save_shared_ledger(session, "postgresql://paydesk:" + SECRET + "@ledger.shop.lan/paydesk?sslmode=require", "")
     assert SECRET not in paths.profiles.read_text()
     assert session.settings.ledger_url == SAVED
     assert session.keys.backend.store[(SERVICE_NAME, password_entry(SAVED))] == SECRET

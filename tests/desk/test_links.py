@@ -24,8 +24,15 @@ from tests.waiting import until_async
 
 
 def request(ref, amount=12):
-    return PaymentRequest(amount=Decimal(amount), currency="GBP", email="kim@example.com",
-                          first_name="Kim", last_name="Lee", tx_ref=ref, title="Tea")
+    return PaymentRequest(
+        amount=Decimal(amount),
+        currency="GBP",
+        email="kim@example.com",
+        first_name="Kim",
+        last_name="Lee",
+        tx_ref=ref,
+        title="Tea",
+    )
 
 
 @pytest.fixture
@@ -35,8 +42,7 @@ def short_create_deadline(monkeypatch):
     monkeypatch.setattr(leases, "CREATE_DEADLINE", 3.0)
 
 
-async def test_a_busy_ledger_delays_a_create_and_loses_nothing(session, add_profile, service,
-                                                               until):
+async def test_a_busy_ledger_delays_a_create_and_loses_nothing(session, add_profile, service, until):
     """Regression: a lock held past 5 s raised LedgerBusy inside a Qt slot (crash dialog)."""
     await add_profile()
     controller = LinksController(session, session.ledger)
@@ -93,8 +99,7 @@ async def test_two_first_calls_share_one_client(session, add_profile, monkeypatc
     assert first is second and len(made) == 1
 
 
-async def test_a_replaced_client_is_closed_after_its_call(session, add_profile, sandbox,
-                                                          service):
+async def test_a_replaced_client_is_closed_after_its_call(session, add_profile, sandbox, service):
     profile = await add_profile()
     controller = LinksController(session, session.ledger)
     record = await controller.create(request("SLOW-1"))
@@ -110,15 +115,15 @@ async def test_a_replaced_client_is_closed_after_its_call(session, add_profile, 
     assert checked.state == "pending" and old._http.is_closed
 
 
-async def test_a_client_closed_mid_call_does_not_stop_the_scheduler(session, add_profile,
-                                                                    service):
+async def test_a_client_closed_mid_call_does_not_stop_the_scheduler(session, add_profile, service):
     """Regression: a client closed while it waited to retry ended the link scheduler."""
     profile = await add_profile()
     controller = LinksController(session, session.ledger)
     record = await controller.create(request("CLOSED-1"))
     service.faults(error_rate=1.0)  # every check fails and is retried by the client
-    scheduler = Scheduler(controller.check, controller.settle,
-                          pacing=Pacing(first_every=0.05, retry_first=0.1, slowest=0.3))
+    scheduler = Scheduler(
+        controller.check, controller.settle, pacing=Pacing(first_every=0.05, retry_first=0.1, slowest=0.3)
+    )
     task = asyncio.ensure_future(scheduler.run())
     try:
         scheduler.watch(record)
@@ -129,8 +134,7 @@ async def test_a_client_closed_mid_call_does_not_stop_the_scheduler(session, add
         session._retire(profile.id)  # the session makes a new one on the next call
         service.faults()
         service.control(f"pay/{record.reference}", {"outcome": "success"})
-        await until_async(lambda: not scheduler.watched(), 10,
-                          "the scheduler to check the link to the end", every=0.05)
+        await until_async(lambda: not scheduler.watched(), 10, "the scheduler to check the link to the end", every=0.05)
     finally:
         task.cancel()
     stats = scheduler.stats
@@ -138,8 +142,7 @@ async def test_a_client_closed_mid_call_does_not_stop_the_scheduler(session, add
     assert (await session.ledger.get(profile.id, "CLOSED-1")).state == "success"
 
 
-async def test_a_deleted_profiles_link_is_never_checked_with_another_key(session, add_profile,
-                                                                         monkeypatch):
+async def test_a_deleted_profiles_link_is_never_checked_with_another_key(session, add_profile, monkeypatch):
     """Regression: a link of a deleted profile was checked with the active profile's key
     (another merchant's secret key was sent for it)."""
     first = await add_profile(merchant=0, name="First")
@@ -169,15 +172,13 @@ async def test_keys_go_only_over_https_or_to_this_computer(session, sandbox):
         async with session.lease(remote, "test"):
             pass
     assert isinstance(InsecureAddressError("x"), ServiceError)
-    local = Profile(id=Profile.new_id(), name="Local", base_url=sandbox.base_url.replace(
-        "127.0.0.1", "localhost"))
+    local = Profile(id=Profile.new_id(), name="Local", base_url=sandbox.base_url.replace("127.0.0.1", "localhost"))
     await session.save_profile(local, {("test", "secret"): sandbox.key("test")})
     async with session.lease(local, "test") as client:
         assert client.base_url.startswith("http://localhost:")
 
 
-async def test_a_lost_create_is_settled_in_the_background(session, add_profile, service,
-                                                         short_create_deadline):
+async def test_a_lost_create_is_settled_in_the_background(session, add_profile, service, short_create_deadline):
     """Regression: a create whose answer was lost was settled only at the next start."""
     profile = await add_profile()
     controller = LinksController(session, session.ledger)
@@ -191,6 +192,7 @@ async def test_a_lost_create_is_settled_in_the_background(session, add_profile, 
     try:
         for unsettled in await session.ledger.unsettled():
             scheduler.watch(unsettled)
+
         async def settled():
             return (await session.ledger.get(profile.id, "LOST-1")).state != "creating"
 
@@ -206,8 +208,10 @@ async def test_a_lost_create_is_settled_in_the_background(session, add_profile, 
 
 # -- the desk as build_desk wires it: its own scheduler, started by start_background ------
 
+
 async def test_the_desks_scheduler_settles_a_lost_create_with_the_same_reference(
-        desk, add_profile, service, until, short_create_deadline):
+    desk, add_profile, service, until, short_create_deadline
+):
     """What a window (or a headless receiver) does: create, lose the answer, and let the
     desk's background settle it: the same tx_ref, one payment at the service, never two."""
     profile = await add_profile()
@@ -220,16 +224,14 @@ async def test_the_desks_scheduler_settles_a_lost_create_with_the_same_reference
     assert (await desk.session.ledger.get(profile.id, "LOST-2")).state == "creating"
     assert "LOST-2" in [r.tx_ref for r in desk.scheduler.watched()]  # heard on the hub
     service.faults()
-    await until(lambda: ("LOST-2", "pending") in changed, timeout=60,
-                message="the desk's scheduler to settle it")
+    await until(lambda: ("LOST-2", "pending") in changed, timeout=60, message="the desk's scheduler to settle it")
     settled = await desk.session.ledger.get(profile.id, "LOST-2")
     assert settled.state == "pending" and settled.tx_ref == "LOST-2" and settled.checkout_url
     assert service.payments("LOST-2") == 1
     assert [s for t, s in changed if t == "LOST-2"][0] == "creating"  # written before it was sent
 
 
-async def test_a_deleted_profiles_links_stop_being_checked_by_the_desk(desk, add_profile,
-                                                                       service, until):
+async def test_a_deleted_profiles_links_stop_being_checked_by_the_desk(desk, add_profile, service, until):
     """Deleting a profile ends the watching of its links (hub: profile_deleted); one seen
     again later is dropped at its first turn, and no key asks the service about it."""
     first = await add_profile(merchant=0, name="First")
@@ -237,22 +239,21 @@ async def test_a_deleted_profiles_links_stop_being_checked_by_the_desk(desk, add
     await desk.session.switch_profile(first.id)
     record = await desk.links.create(request("FIRST-2"))
     desk.start_background()
-    await until(lambda: record.key in [r.key for r in desk.scheduler.watched()],
-                message="the link watched")
+    await until(lambda: record.key in [r.key for r in desk.scheduler.watched()], message="the link watched")
     asked_before = service.calls(merchant=0)
     await desk.session.delete_profile(first.id)
     assert desk.scheduler.watched() == []
     desk.scheduler.check_now(record)  # seen again (a view still showed it): checked at once
-    await until(lambda: desk.scheduler.stats["checks"] >= 1 and not desk.scheduler.watched(),
-                message="the scheduler to drop it")
+    await until(
+        lambda: desk.scheduler.stats["checks"] >= 1 and not desk.scheduler.watched(), message="the scheduler to drop it"
+    )
     await asyncio.sleep(0.2)
     assert service.calls(merchant=0) == asked_before  # not with its own (deleted) key
     assert not [p for p in service.calls(merchant=1) if "FIRST-2" in p]  # nor another's
     assert desk.scheduler.stats["scheduler errors"] == 0
 
 
-async def test_a_claimed_reference_is_used_up_and_created_as_it_is(session, add_profile,
-                                                                   service):
+async def test_a_claimed_reference_is_used_up_and_created_as_it_is(session, add_profile, service):
     """The counter draws its reference before it writes the sale (claim_reference), then
     creates the link with it (create(claimed=True)): the same reference, one number used."""
     profile = await add_profile()

@@ -95,9 +95,9 @@ async def test_the_familys_webhook_secret_decides(session, make_sandbox, tester,
     the receiver refuses the notification, and the test says the keys differ; with it, it
     works."""
     family = make_sandbox("family", family=True, base_path="/pay")
-    profile = await profiles.add_profile(session, family, name="Family shop",
-                                         txref_prefix="FAM", keys=profiles.SECRET_KEYS,
-                                         discover=True)
+    profile = await profiles.add_profile(
+        session, family, name="Family shop", txref_prefix="FAM", keys=profiles.SECRET_KEYS, discover=True
+    )
     keys = profiles.keys_of(family, profiles.SECRET_KEYS)
     # as the profile editor saves it
     await session.save_profile(profile, {**keys, ("test", "webhook"): "not-the-webhook-secret"})

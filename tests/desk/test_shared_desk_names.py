@@ -27,14 +27,12 @@ async def shop(tmp_path, pg_url, sandbox):
 
     async def open_desk(folder: str):
         paths = Paths(data=tmp_path / folder, sandbox=tmp_path / f"{folder}-sandbox").ensure()
-        desk = build_desk(paths, KeyStore(keyrings.setdefault(folder, MemoryKeyring())),
-                          ledger_url=pg_url)
+        desk = build_desk(paths, KeyStore(keyrings.setdefault(folder, MemoryKeyring())), ledger_url=pg_url)
         desk.live.keeper.ttl, desk.live.keeper.renew_every = 3.0, 0.5
         await desk.open()
         desks.append(desk)
         if not desk.session.settings.profiles:
-            await profiles.add_profile(desk.session, sandbox, txref_prefix="SHOP",
-                                       shop_email="till@example.com")
+            await profiles.add_profile(desk.session, sandbox, txref_prefix="SHOP", shop_email="till@example.com")
         elif await desk.session.key() is None:
             await desk.session.save_profile(desk.session.profile, profiles.keys_of(sandbox))
         desk.status = []
@@ -58,8 +56,10 @@ async def test_two_desks_of_one_computer_name_are_told_apart(shop, until):
     await until(lambda: a.live.keeper.fence is not None, message="desk A checks payments")
     b.start_background()
     for desk in (a, b):
-        await until(lambda d=desk: d.status[-1:] == [f"Payments checked by {computer}"],
-                    message="desk A named in the status bars")
+        await until(
+            lambda d=desk: d.status[-1:] == [f"Payments checked by {computer}"],
+            message="desk A named in the status bars",
+        )
     # the counters' shifts, by their desks' names
     shifts = [await desk.counter.shift() for desk in (a, b)]
     assert [s.counter for s in shifts] == [computer, b.session.desk_name]
@@ -69,14 +69,19 @@ async def test_two_desks_of_one_computer_name_are_told_apart(shop, until):
 
     # desk A stops: B checks payments, and every status bar says B's name
     await a.close()
-    await until(lambda: b.status[-1:] == [f"Payments checked by {b.session.desk_name}"],
-                timeout=20, message="desk B named once it checks payments")
+    await until(
+        lambda: b.status[-1:] == [f"Payments checked by {b.session.desk_name}"],
+        timeout=20,
+        message="desk B named once it checks payments",
+    )
     # restarted, each desk keeps its name
     again = await shop("desk-a")
     assert again.session.desk_name == computer
     again.start_background()
-    await until(lambda: again.status[-1:] == [f"Payments checked by {b.session.desk_name}"],
-                message="desk B named in desk A's status bar")
+    await until(
+        lambda: again.status[-1:] == [f"Payments checked by {b.session.desk_name}"],
+        message="desk B named in desk A's status bar",
+    )
 
 
 async def test_a_desk_named_by_the_person(shop, until):
@@ -93,11 +98,11 @@ async def test_a_desk_named_by_the_person(shop, until):
     b.start_background()
     await until(lambda: b.live.keeper.fence is not None, message="desk B checks payments")
     a.start_background()
-    await until(lambda: a.status[-1:] == ["Payments checked by Till 2"],
-                message="desk B named by its new name")
+    await until(lambda: a.status[-1:] == ["Payments checked by Till 2"], message="desk B named by its new name")
     await b.naming.rename("Back office")  # renamed while it checks payments: said at once
-    await until(lambda: a.status[-1:] == ["Payments checked by Back office"],
-                message="desk B's new name in desk A's status bar")
+    await until(
+        lambda: a.status[-1:] == ["Payments checked by Back office"], message="desk B's new name in desk A's status bar"
+    )
     # kept across a restart (in this installation's settings), and given back by emptying it
     await b.close()
     b = await shop("desk-b")

@@ -22,8 +22,15 @@ from tests.helpers import MemoryKeyring
 
 
 def request(ref: str, amount: int = 12) -> PaymentRequest:
-    return PaymentRequest(amount=Decimal(amount), currency="GBP", email="kim@example.com",
-                          first_name="Kim", last_name="Lee", tx_ref=ref, title="Tea")
+    return PaymentRequest(
+        amount=Decimal(amount),
+        currency="GBP",
+        email="kim@example.com",
+        first_name="Kim",
+        last_name="Lee",
+        tx_ref=ref,
+        title="Tea",
+    )
 
 
 class Heard:
@@ -83,8 +90,9 @@ def lookups(service, tx_ref: str) -> int:
 
 
 async def holder_of(desks, until):
-    await until(lambda: sum(d.live.keeper.fence is not None for d in desks) == 1,
-                message="one desk holds the poller lease")
+    await until(
+        lambda: sum(d.live.keeper.fence is not None for d in desks) == 1, message="one desk holds the poller lease"
+    )
     return next(d for d in desks if d.live.keeper.fence is not None)
 
 
@@ -93,18 +101,20 @@ async def test_made_here_seen_there_paid_there_paid_here(shop, service, until):
     there = await shop("Finance")
     poller = await holder_of([here, there], until)
     record = await here.links.create(request("SHARED-1"))
-    await until(lambda: there.heard.state_of("SHARED-1") == "pending",
-                message="the link made here announced there")
+    await until(lambda: there.heard.state_of("SHARED-1") == "pending", message="the link made here announced there")
     seen = await there.session.ledger.get(record.profile_id, "SHARED-1")
     assert seen is not None and seen.checkout_url == record.checkout_url
     assert [s for s in there.heard.status if s.startswith("Payments checked by")][-1] == (
-        f"Payments checked by {poller.live.keeper.name}")
+        f"Payments checked by {poller.live.keeper.name}"
+    )
 
     service.control(f"pay/{record.reference}", {"outcome": "success"})  # paid at the counter
     for desk in (here, there):
-        await until(lambda d=desk: any(r.tx_ref == "SHARED-1" and r.state == "success"
-                                       for r in d.heard.settled),
-                    timeout=30, message=f"PAID at {desk.live.keeper.name}")
+        await until(
+            lambda d=desk: any(r.tx_ref == "SHARED-1" and r.state == "success" for r in d.heard.settled),
+            timeout=30,
+            message=f"PAID at {desk.live.keeper.name}",
+        )
     assert (await here.session.ledger.get(record.profile_id, "SHARED-1")).state == "success"
     other = there if poller is here else here
     assert other.scheduler.stats["checks"] == 0  # only the lease holder checked it
@@ -124,8 +134,10 @@ async def test_the_listener_cut_by_a_server_restart_misses_nothing(shop, pg_serv
             except LedgerError:
                 await asyncio.sleep(0.25)
     assert [r.tx_ref for r in made] == ["AFTER-0", "AFTER-1", "AFTER-2"]
-    await until(lambda: all(there.heard.state_of(f"AFTER-{i}") == "pending" for i in range(3)),
-                message="every link made after the restart announced at the other desk")
+    await until(
+        lambda: all(there.heard.state_of(f"AFTER-{i}") == "pending" for i in range(3)),
+        message="every link made after the restart announced at the other desk",
+    )
 
 
 async def test_a_killed_poller_is_replaced_no_link_checked_by_two(shop, service, until):
@@ -133,22 +145,26 @@ async def test_a_killed_poller_is_replaced_no_link_checked_by_two(shop, service,
     await holder_of([first], until)
     second = await shop("Finance")
     record = await second.links.create(request("TAKEOVER-1"))
-    await until(lambda: first.scheduler.stats["checks"] >= 2, timeout=30,
-                message="the poller checking the link made at the other desk")
+    await until(
+        lambda: first.scheduler.stats["checks"] >= 2,
+        timeout=30,
+        message="the poller checking the link made at the other desk",
+    )
     assert second.scheduler.stats["checks"] == 0
     epoch = first.live.keeper.state.epoch
 
     await first.session.tasks.cancel_all()  # killed: no more renewals, nothing released
     checks_before = first.scheduler.stats["checks"]
-    await until(lambda: second.live.keeper.fence is not None, timeout=30,
-                message="the other desk took over")
+    await until(lambda: second.live.keeper.fence is not None, timeout=30, message="the other desk took over")
     assert second.live.keeper.state.epoch == epoch + 1
-    await until(lambda: second.scheduler.stats["checks"] >= 1, timeout=30,
-                message="the new poller checking the open link")
+    await until(
+        lambda: second.scheduler.stats["checks"] >= 1, timeout=30, message="the new poller checking the open link"
+    )
 
     service.control(f"pay/{record.reference}", {"outcome": "success"})
-    await until(lambda: second.heard.state_of("TAKEOVER-1") == "success", timeout=30,
-                message="PAID, checked by the new poller")
+    await until(
+        lambda: second.heard.state_of("TAKEOVER-1") == "success", timeout=30, message="PAID, checked by the new poller"
+    )
     assert first.live.keeper.fence is None
     assert first.scheduler.stats["checks"] == checks_before  # the killed desk checked no more
     # every lookup the service saw was one check of the desk holding the lease then (a check
@@ -158,8 +174,8 @@ async def test_a_killed_poller_is_replaced_no_link_checked_by_two(shop, service,
     # the old holder's write as the poller is refused
     with pytest.raises(StaleLease):
         await first.session.ledger.record_lookup(
-            record.profile_id, record.mode,
-            await _lookup(first, record), fence=Fence(first.live.engine.desk, epoch))
+            record.profile_id, record.mode, await _lookup(first, record), fence=Fence(first.live.engine.desk, epoch)
+        )
 
 
 async def _lookup(desk, record):
@@ -168,8 +184,7 @@ async def _lookup(desk, record):
         return await client.validate(record.tx_ref)
 
 
-async def test_while_the_server_is_down_nothing_is_created_or_sent(shop, pg_server, service,
-                                                                   until):
+async def test_while_the_server_is_down_nothing_is_created_or_sent(shop, pg_server, service, until):
     desk = await shop("Counter 1")
     await holder_of([desk], until)
     calls = len(service.calls())
@@ -183,8 +198,11 @@ async def test_while_the_server_is_down_nothing_is_created_or_sent(shop, pg_serv
         assert desk.heard.status[-1].startswith("Shared ledger unreachable since")
         assert len(service.calls()) == calls  # nothing reached the service
     await until(lambda: desk.live.engine.reachable, timeout=30, message="back")
-    await until(lambda: desk.heard.status[-1].startswith("Payments checked by"), timeout=30,
-                message="the status bar says who checks payments again")
+    await until(
+        lambda: desk.heard.status[-1].startswith("Payments checked by"),
+        timeout=30,
+        message="the status bar says who checks payments again",
+    )
     record = await desk.links.create(request("DOWN-2"))
     assert record.state == "pending"
     assert service.payments("DOWN-1") == 0
@@ -214,8 +232,9 @@ async def test_a_desk_restarted_settles_its_own_unfinished_create(shop, service,
     await maker.session.ledger.begin_link(profile.id, "test", request(tx_ref))
     await maker.close()  # ended before the service was asked
     again = await shop("Finance")  # the same folder: the same installation
-    await until(lambda: again.heard.state_of(tx_ref) == "pending", timeout=30,
-                message="its own create settled at restart")
+    await until(
+        lambda: again.heard.state_of(tx_ref) == "pending", timeout=30, message="its own create settled at restart"
+    )
     assert service.payments(tx_ref) == 1
     assert poller.scheduler.stats["settles"] == 0
 
@@ -223,13 +242,27 @@ async def test_a_desk_restarted_settles_its_own_unfinished_create(shop, service,
 def pending(profile_id: str, refs) -> list[LinkRecord]:
     """Open links of an old desk's ledger, to import."""
     now = datetime.now(UTC)
-    return [LinkRecord(0, profile_id, "test", ref, Decimal(5), "GBP", "x@example.com", "X", "Y",
-                       "pending", now, now, checkout_url=f"https://pay.example/{ref}")
-            for ref in refs]
+    return [
+        LinkRecord(
+            0,
+            profile_id,
+            "test",
+            ref,
+            Decimal(5),
+            "GBP",
+            "x@example.com",
+            "X",
+            "Y",
+            "pending",
+            now,
+            now,
+            checkout_url=f"https://pay.example/{ref}",
+        )
+        for ref in refs
+    ]
 
 
-async def test_an_import_at_another_desk_is_watched_by_the_poller_and_read_by_the_views(
-        shop, until):
+async def test_an_import_at_another_desk_is_watched_by_the_poller_and_read_by_the_views(shop, until):
     first = await shop("Counter 1")
     await holder_of([first], until)
     second = await shop("Finance")
@@ -237,8 +270,11 @@ async def test_an_import_at_another_desk_is_watched_by_the_poller_and_read_by_th
     first.hub.session_changed.connect(lambda: refreshed.append(1))
     profile_id = second.session.profile.id
     assert await second.session.ledger.import_records(pending(profile_id, ["OLD-1", "OLD-2"])) == 2
-    await until(lambda: {"OLD-1", "OLD-2"} <= {r.tx_ref for r in first.scheduler.watched()},
-                timeout=30, message="the poller watching the imported open records")
+    await until(
+        lambda: {"OLD-1", "OLD-2"} <= {r.tx_ref for r in first.scheduler.watched()},
+        timeout=30,
+        message="the poller watching the imported open records",
+    )
     assert refreshed  # the views read again
 
 
@@ -248,29 +284,32 @@ async def test_a_takeover_watches_every_open_record_even_past_a_thousand(shop, u
     second = await shop("Finance")
     refs = [f"MANY-{i}" for i in range(1100)]
     assert await second.session.ledger.import_records(pending(second.session.profile.id, refs)) == 1100
-    await until(lambda: len({r.tx_ref for r in first.scheduler.watched()} & set(refs)) == 1100,
-                timeout=60, message="every open record watched")
+    await until(
+        lambda: len({r.tx_ref for r in first.scheduler.watched()} & set(refs)) == 1100,
+        timeout=60,
+        message="every open record watched",
+    )
 
 
-async def test_an_event_that_cannot_be_followed_waits_for_the_ledger_quietly(shop, pg_server,
-                                                                            until, caplog):
+async def test_an_event_that_cannot_be_followed_waits_for_the_ledger_quietly(shop, pg_server, until, caplog):
     """While the ledger is down, an event kept for later is not read again (and logged)
     every second: it waits until the ledger is back, then is followed."""
     from paydesk.ledger.postgres.listen import LedgerEvent
+
     desk = await shop("Counter 1")
     await holder_of([desk], until)
     caplog.set_level("INFO", logger="paydesk.live")
     with pg_server.down():
         await until(lambda: not desk.live.engine.reachable, message="the desk saw it go")
         # what the feed hands over (it cannot read any now): another desk's change
-        desk.live._deliver([LedgerEvent(10**9, datetime.now(UTC), "another desk", "link",
-                                        desk.session.profile.id, "test", "QUIET-1")])
+        desk.live._deliver(
+            [LedgerEvent(10**9, datetime.now(UTC), "another desk", "link", desk.session.profile.id, "test", "QUIET-1")]
+        )
         await asyncio.sleep(2.5)  # a wait, not a measure: time to retry a few times
         waits = [r for r in caplog.records if "following a change of another desk waits" in r.message]
         assert len(waits) == 1
     followed = desk.live.events_followed
-    await until(lambda: desk.live.events_followed > followed, timeout=30,
-                message="followed once the ledger is back")
+    await until(lambda: desk.live.events_followed > followed, timeout=30, message="followed once the ledger is back")
 
 
 async def test_two_paydesks_on_one_data_folder_are_two_desks(shop, until):
@@ -287,18 +326,19 @@ async def test_two_paydesks_on_one_data_folder_are_two_desks(shop, until):
 
 
 async def test_a_ledger_upgraded_by_a_newer_paydesk_is_said_and_nothing_is_written(
-        shop, pg_url, tmp_path, service, until):
+    shop, pg_url, tmp_path, service, until
+):
     """A newer PayDesk's schema: the status bar says to update, this desk never takes the
     lease, and a create or card operation is refused before anything is sent."""
     import psycopg
 
     from paydesk.ledger.postgres.engine import SchemaTooNew
     from paydesk.ledger.postgres.schema import KNOWN
+
     first = await shop("Counter 1", start=False)  # the shop's merchant, added by this version
     profile = first.session.profile
     with psycopg.connect(pg_url, autocommit=True) as conn:
-        conn.execute("INSERT INTO schema_migrations (version, applied_at) VALUES (%s, now())",
-                     (KNOWN + 1,))
+        conn.execute("INSERT INTO schema_migrations (version, applied_at) VALUES (%s, now())", (KNOWN + 1,))
     paths = Paths(data=tmp_path / "Counter 1", sandbox=tmp_path / "Counter 1-sandbox")
     desk = build_desk(paths, KeyStore(MemoryKeyring()), ledger_url=pg_url)
     try:
@@ -306,8 +346,7 @@ async def test_a_ledger_upgraded_by_a_newer_paydesk_is_said_and_nothing_is_writt
         heard = Heard(desk)
         desk.start_background()
         said = str(SchemaTooNew())
-        assert said == ("This shop's ledger was upgraded by a newer PayDesk: "
-                        "update PayDesk on this computer")
+        assert said == ("This shop's ledger was upgraded by a newer PayDesk: update PayDesk on this computer")
         await until(lambda: heard.status and heard.status[-1] == said, message="the status says so")
         calls = len(service.calls())
         with pytest.raises(SchemaTooNew):
@@ -327,8 +366,11 @@ async def test_what_another_desk_commits_between_open_and_start_is_heard(shop, u
     here = await shop("Counter 1", start=False)  # opened: profiles and views read
     await there.links.create(request("MEANWHILE-1"))
     here.start_background()  # the only events of another desk are that create's
-    await until(lambda: here.live.events_followed >= 1, timeout=30,
-                message="the change made before the feed connected, followed")
+    await until(
+        lambda: here.live.events_followed >= 1,
+        timeout=30,
+        message="the change made before the feed connected, followed",
+    )
 
 
 async def test_a_receiver_takes_the_lease_from_the_desk_checking_payments(shop, service, until):
@@ -340,34 +382,45 @@ async def test_a_receiver_takes_the_lease_from_the_desk_checking_payments(shop, 
     there = await shop("Finance")
     old = await holder_of([here, there], until)
     record = await here.links.create(request("RECEIVED-1"))
-    await until(lambda: record.key in {r.key for r in old.scheduler.watched()},
-                message="the old holder watches the open link")
+    await until(
+        lambda: record.key in {r.key for r in old.scheduler.watched()}, message="the old holder watches the open link"
+    )
     epoch = old.live.keeper.state.epoch
 
     receiver = await shop("Back office", priority=1)
-    await until(lambda: receiver.live.keeper.fence is not None,  # the holder renews: no expiry
-                message="the receiver took the lease before it expired")
+    await until(
+        lambda: receiver.live.keeper.fence is not None,  # the holder renews: no expiry
+        message="the receiver took the lease before it expired",
+    )
     assert receiver.live.keeper.state.epoch == epoch + 1
     await until(lambda: old.live.keeper.fence is None, message="the old holder heard it lost it")
     said = "Payments checked by the notification receiver on Back office"
     for desk in (here, there, receiver):
-        await until(lambda d=desk: d.heard.status and d.heard.status[-1] == said,
-                    message=f"{desk.live.keeper.name}'s status bar names the receiver")
-    await until(lambda: record.key in {r.key for r in receiver.scheduler.watched()},
-                message="the receiver watches the shop's open link")
+        await until(
+            lambda d=desk: d.heard.status and d.heard.status[-1] == said,
+            message=f"{desk.live.keeper.name}'s status bar names the receiver",
+        )
+    await until(
+        lambda: record.key in {r.key for r in receiver.scheduler.watched()},
+        message="the receiver watches the shop's open link",
+    )
     assert record.key not in {r.key for r in old.scheduler.watched()}
     with pytest.raises(StaleLease):  # the old holder's write as the poller is refused
         await old.session.ledger.record_lookup(
-            record.profile_id, record.mode, await _lookup(old, record),
-            fence=Fence(old.live.engine.desk, epoch))
+            record.profile_id, record.mode, await _lookup(old, record), fence=Fence(old.live.engine.desk, epoch)
+        )
 
     checks = old.scheduler.stats["checks"]
     service.control(f"pay/{record.reference}", {"outcome": "success"})
-    await until(lambda: receiver.scheduler.stats["checks"] >= 1, timeout=30,
-                message="the receiver checking the open link")
+    await until(
+        lambda: receiver.scheduler.stats["checks"] >= 1, timeout=30, message="the receiver checking the open link"
+    )
     for desk in (here, there):
-        await until(lambda d=desk: d.heard.state_of("RECEIVED-1") == "success", timeout=30,
-                    message=f"PAID at {desk.live.keeper.name}")
+        await until(
+            lambda d=desk: d.heard.state_of("RECEIVED-1") == "success",
+            timeout=30,
+            message=f"PAID at {desk.live.keeper.name}",
+        )
     assert old.scheduler.stats["checks"] == checks  # the old holder checked no more
     assert not [d for d in (here, there) if d.live.keeper.fence is not None]  # desks wait
 
@@ -389,8 +442,7 @@ async def test_a_notification_kept_or_decided_elsewhere_is_heard_here(shop, unti
     a, b = await shop("a"), await shop("b")
     heard = []
     b.hub.notification_changed.connect(heard.append)
-    entry, _ = await a.inbox.receive(b'{"y":2}', {}, "127.0.0.1",
-                                     profile_id="p1", mode="test", tx_ref="SHOP-1")
+    entry, _ = await a.inbox.receive(b'{"y":2}', {}, "127.0.0.1", profile_id="p1", mode="test", tx_ref="SHOP-1")
     await until(lambda: [e.id for e in heard] == [entry.id])
     assert heard[0] == entry
     decided = await a.inbox.decide(entry.id, APPLIED, "the service says PAID")
@@ -424,7 +476,8 @@ async def test_a_lease_taken_as_the_ledger_goes_watches_once_it_is_back(shop, pg
 
 @pytest.mark.parametrize("notifications", ["none", "lately"])
 async def test_a_counters_link_paid_without_a_notification_is_seen_there_with_a_receiver(
-        shop, service, until, notifications):
+    shop, service, until, notifications
+):
     """paydesk-receiver as its command builds its desk (lease priority 1, ``desk.receiver``
     set) holds the lease, so it alone checks the shop's open links, and cannot see what a
     counter shows. A link on the counter's screen paid whose notification never comes is
@@ -442,21 +495,31 @@ async def test_a_counters_link_paid_without_a_notification_is_seen_there_with_a_
     await until(lambda: back.live.keeper.fence is not None, message="the receiver's lease")
     profile = counter.session.profile
     if notifications == "lately":  # the service reaches the receiver for this merchant
-        await back.inbox.receive(b'{"event":"payment.completed"}', {}, "127.0.0.1",
-                                 profile_id=profile.id, mode="test")
+        await back.inbox.receive(b'{"event":"payment.completed"}', {}, "127.0.0.1", profile_id=profile.id, mode="test")
         long_ago = datetime(2026, 1, 1, tzinfo=UTC)
-        older = LinkRecord(id=0, profile_id=profile.id, mode="test", tx_ref="OLD",
-                           amount=Decimal(1), currency="GBP", email="", first_name="",
-                           last_name="", state="pending", created_at=long_ago,
-                           updated_at=long_ago)
+        older = LinkRecord(
+            id=0,
+            profile_id=profile.id,
+            mode="test",
+            tx_ref="OLD",
+            amount=Decimal(1),
+            currency="GBP",
+            email="",
+            first_name="",
+            last_name="",
+            state="pending",
+            created_at=long_ago,
+            updated_at=long_ago,
+        )
         await until(lambda: back.scheduler.notified(older), message="notified, for older links")
 
     ref = f"PACE-{notifications}"
     record = await counter.links.create(request(ref))
     counter.scheduler.focus("counter", record)  # on the counter's screen: a customer waits
-    await until(lambda: record.key in {r.key for r in back.scheduler.watched()},
-                message="the receiver watches the counter's link")
+    await until(
+        lambda: record.key in {r.key for r in back.scheduler.watched()},
+        message="the receiver watches the counter's link",
+    )
     service.control(f"pay/{record.reference}", {"outcome": "success"})  # and no notification
-    await until(lambda: counter.heard.state_of(ref) == "success", timeout=20,
-                message="PAID seen at the counter")
+    await until(lambda: counter.heard.state_of(ref) == "success", timeout=20, message="PAID seen at the counter")
     assert back.scheduler.stats["spaced for notifications"] == 0

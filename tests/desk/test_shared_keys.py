@@ -27,13 +27,22 @@ def desk_b(tmp_path, sandbox, monkeypatch):
     """Desk B's data folder, with its own profile of the sandbox's merchant, and its keyring
     file holding that profile's keys under the profile's own id (as the desk kept them)."""
     paths = Paths(data=tmp_path / "desk-b", sandbox=tmp_path / "desk-b-sandbox").ensure()
-    paths.profiles.write_text(json.dumps({
-        "profiles": [{"id": LOCAL, "name": "Coffee shop", "base_url": sandbox.base_url,
-                      "txref_prefix": "COFFEE"}],
-        "active_profile": LOCAL, "installation_id": "B0B0B0"}))
+    paths.profiles.write_text(
+        json.dumps(
+            {
+                "profiles": [
+                    {"id": LOCAL, "name": "Coffee shop", "base_url": sandbox.base_url, "txref_prefix": "COFFEE"}
+                ],
+                "active_profile": LOCAL,
+                "installation_id": "B0B0B0",
+            }
+        )
+    )
     keyring = tmp_path / "desk-b-keyring.json"
-    file_keyring.write(keyring, {(SERVICE_NAME, entry(LOCAL, mode, kind)): value
-                                 for (mode, kind), value in profiles.keys_of(sandbox).items()})
+    file_keyring.write(
+        keyring,
+        {(SERVICE_NAME, entry(LOCAL, mode, kind)): value for (mode, kind), value in profiles.keys_of(sandbox).items()},
+    )
     monkeypatch.setenv(file_keyring.VARIABLE, str(keyring))
     return paths, keyring
 
@@ -50,8 +59,7 @@ async def shop_merchant(tmp_path, pg_url, sandbox) -> str:
         await desk.close()
 
 
-async def test_connecting_carries_the_keys_over_to_the_merchant(tmp_path, pg_url, sandbox,
-                                                               desk_b):
+async def test_connecting_carries_the_keys_over_to_the_merchant(tmp_path, pg_url, sandbox, desk_b):
     paths, keyring = desk_b
     merchant = await shop_merchant(tmp_path, pg_url, sandbox)
     assert merchant == merchant_id(sandbox.base_url, sandbox.key("test", "public"))
@@ -62,9 +70,17 @@ async def test_connecting_carries_the_keys_over_to_the_merchant(tmp_path, pg_url
         assert [(p.id, p.name) for p in session.settings.profiles] == [(merchant, "Coffee shop")]
         # the keys, under the merchant's id now, and usable at once
         assert await session.key("test") == sandbox.key("test", "secret")
-        record = await desk.links.create(PaymentRequest(
-            amount=Decimal(4), currency="GBP", email="kim@example.com", first_name="Kim",
-            last_name="Lee", tx_ref="COFFEE-1", title="Flat white"))
+        record = await desk.links.create(
+            PaymentRequest(
+                amount=Decimal(4),
+                currency="GBP",
+                email="kim@example.com",
+                first_name="Kim",
+                last_name="Lee",
+                tx_ref="COFFEE-1",
+                title="Flat white",
+            )
+        )
         assert record.state == "pending" and record.profile_id == merchant
     finally:
         await desk.close()
@@ -126,7 +142,8 @@ async def test_a_merchant_added_later_gets_the_keys_too(tmp_path, pg_url, sandbo
         merchant = await shop_merchant(tmp_path, pg_url, sandbox)
         await desk.session.reload_profiles()
         assert [p.id for p in desk.session.settings.profiles] == [merchant]
-        assert await desk.session.key("test", profile=desk.session.settings.profiles[0]) == \
-            sandbox.key("test", "secret")
+        assert await desk.session.key("test", profile=desk.session.settings.profiles[0]) == sandbox.key(
+            "test", "secret"
+        )
     finally:
         await desk.close()

@@ -38,11 +38,16 @@ async def shop_desk(tmp_path, name, pg_url):
     keyring = MemoryKeyring()
     ledger = SqliteLedger(paths.data / "ledger.sqlite3")
     hub = Hub()
-    session = Session(paths, KeyStore(keyring), hub=hub, ledger=ledger,
-                      card_ledger=SqliteCardLedger.beside(ledger),
-                      health=ConnectionHealth(hub.health_changed.emit),
-                      embedded=EmbeddedSandbox(paths.sandbox),
-                      profiles=SharedProfiles(PostgresMerchants(engine)))
+    session = Session(
+        paths,
+        KeyStore(keyring),
+        hub=hub,
+        ledger=ledger,
+        card_ledger=SqliteCardLedger.beside(ledger),
+        health=ConnectionHealth(hub.health_changed.emit),
+        embedded=EmbeddedSandbox(paths.sandbox),
+        profiles=SharedProfiles(PostgresMerchants(engine)),
+    )
     await ledger.opened()
     await session.load()
     session.keyring = keyring  # for the test to look into
@@ -54,16 +59,14 @@ async def shop_desk(tmp_path, name, pg_url):
 
 
 async def test_two_desks_adding_the_same_merchant_share_it(tmp_path, pg_url, sandbox):
-    async with shop_desk(tmp_path, "counter-1", pg_url) as one, \
-            shop_desk(tmp_path, "finance", pg_url) as two:
+    async with shop_desk(tmp_path, "counter-1", pg_url) as one, shop_desk(tmp_path, "finance", pg_url) as two:
         await profiles.add_profile(one, sandbox, name="Shop", txref_prefix="SHOP")
         expected = merchant_id(sandbox.base_url, sandbox.key("test", "public"))
         assert one.profile.id == expected
 
         # the other desk sees it (its "merchant" event makes it read the list again) ...
         await two.reload_profiles()
-        assert [(p.id, p.name, p.txref_prefix) for p in two.settings.profiles] == [
-            (expected, "Shop", "SHOP")]
+        assert [(p.id, p.name, p.txref_prefix) for p in two.settings.profiles] == [(expected, "Shop", "SHOP")]
         # ... without its keys: they are in the first desk's keyring only
         assert await two.key("test", profile=two.settings.profiles[0]) is None
         with pytest.raises(NoKeyError, match="add it in the profile editor"):
@@ -83,7 +86,9 @@ async def test_two_desks_adding_the_same_merchant_share_it(tmp_path, pg_url, san
         await profiles.add_profile(one, sandbox, name="Other", merchant=1)
         await two.reload_profiles()
         assert {p.id for p in two.settings.profiles} == {
-            expected, merchant_id(sandbox.base_url, sandbox.key("test", "public", 1))}
+            expected,
+            merchant_id(sandbox.base_url, sandbox.key("test", "public", 1)),
+        }
 
         # the shared rows hold no key, and each write rang the others' doorbell
         engine = two.store.merchants.engine
@@ -93,10 +98,10 @@ async def test_two_desks_adding_the_same_merchant_share_it(tmp_path, pg_url, san
             for mode in ("test", "live"):
                 for kind in ("secret", "public"):
                     assert sandbox.key(mode, kind, merchant) not in held
-        events = await engine.read(lambda c: c.execute(
-            "SELECT desk, key FROM events WHERE kind = 'merchant' ORDER BY id").fetchall())
-        assert [(e["desk"], e["key"]) for e in events][:2] == [("counter-1", expected),
-                                                              ("finance", expected)]
+        events = await engine.read(
+            lambda c: c.execute("SELECT desk, key FROM events WHERE kind = 'merchant' ORDER BY id").fetchall()
+        )
+        assert [(e["desk"], e["key"]) for e in events][:2] == [("counter-1", expected), ("finance", expected)]
 
         # the settings file keeps this desk's choice, not the shop's merchants
         saved = json.loads(one.paths.profiles.read_text())
@@ -104,8 +109,7 @@ async def test_two_desks_adding_the_same_merchant_share_it(tmp_path, pg_url, san
 
 
 async def test_a_merchant_removed_at_one_desk_goes_from_every_desk(tmp_path, pg_url, sandbox):
-    async with shop_desk(tmp_path, "counter-1", pg_url) as one, \
-            shop_desk(tmp_path, "counter-2", pg_url) as two:
+    async with shop_desk(tmp_path, "counter-1", pg_url) as one, shop_desk(tmp_path, "counter-2", pg_url) as two:
         await profiles.add_profile(one, sandbox)
         await two.reload_profiles()
         gone = []
@@ -126,10 +130,8 @@ async def test_a_profile_without_a_public_key_is_not_shared(tmp_path, pg_url, sa
 
 
 async def test_the_embedded_sandbox_stays_this_computers(tmp_path, pg_url):
-    async with shop_desk(tmp_path, "counter-1", pg_url) as one, \
-            shop_desk(tmp_path, "counter-2", pg_url) as two:
-        local = Profile(id=Profile.new_id(), name="Sandbox", base_url="http://127.0.0.1:1",
-                        embedded_sandbox=True)
+    async with shop_desk(tmp_path, "counter-1", pg_url) as one, shop_desk(tmp_path, "counter-2", pg_url) as two:
+        local = Profile(id=Profile.new_id(), name="Sandbox", base_url="http://127.0.0.1:1", embedded_sandbox=True)
         await one.save_profile(local, {("test", "secret"): "sk_test_x"})
         assert one.profile.id == local.id
         assert json.loads(one.paths.profiles.read_text())["profiles"][0]["id"] == local.id
@@ -137,8 +139,7 @@ async def test_the_embedded_sandbox_stays_this_computers(tmp_path, pg_url):
         assert two.settings.profiles == []
 
 
-async def test_desks_built_on_the_shared_ledger_hear_each_others_merchants(tmp_path, pg_url,
-                                                                         sandbox):
+async def test_desks_built_on_the_shared_ledger_hear_each_others_merchants(tmp_path, pg_url, sandbox):
     """As the app builds them (``build_desk(..., ledger_url=...)``), running: a merchant added
     at one desk shows in the other's list by the other desk's own event feed."""
     from paydesk.desk.build import build_desk
@@ -159,8 +160,9 @@ async def test_desks_built_on_the_shared_ledger_hear_each_others_merchants(tmp_p
         await until_async(lambda: desks[1].live.feed.last is not None, 10, "the feed", every=0.02)
         await profiles.add_profile(one, sandbox, name="Shop")
         expected = merchant_id(sandbox.base_url, sandbox.key("test", "public"))
-        await until_async(lambda: [p.id for p in two.settings.profiles] == [expected], 10,
-                          "the other desk's list", every=0.02)
+        await until_async(
+            lambda: [p.id for p in two.settings.profiles] == [expected], 10, "the other desk's list", every=0.02
+        )
         assert changed and two.profile.id == expected
         assert await two.key("test") is None  # its keys are the first desk's
         # the records are the merchant's on both desks
@@ -175,13 +177,11 @@ async def test_a_merchant_edited_without_its_keys_stays_that_merchant(tmp_path, 
     the merchant it was (its id), for every desk, not refused for want of a public key."""
     from dataclasses import replace
 
-    async with shop_desk(tmp_path, "counter-1", pg_url) as one, \
-            shop_desk(tmp_path, "finance", pg_url) as two:
+    async with shop_desk(tmp_path, "counter-1", pg_url) as one, shop_desk(tmp_path, "finance", pg_url) as two:
         await profiles.add_profile(one, sandbox, name="Shop", txref_prefix="SHOP")
         merchant = one.profile.id
         await one.save_profile(replace(one.profile, shop_email="till@example.com"), {})
         assert one.profile.id == merchant and one.profile.shop_email == "till@example.com"
         await two.reload_profiles()
-        assert [(p.id, p.shop_email) for p in two.settings.profiles] == [
-            (merchant, "till@example.com")]
+        assert [(p.id, p.shop_email) for p in two.settings.profiles] == [(merchant, "till@example.com")]
         assert await one.keys.get(merchant, "test", "secret") == sandbox.key("test", "secret")

@@ -19,22 +19,41 @@ VOIDED = datetime(2026, 11, 3, 9, 32, 5, 123456, tzinfo=UTC)
 
 
 def record(state: str, voided: bool, **over) -> LinkRecord:
-    fields = dict(id=1, profile_id="p1", mode="test", tx_ref="SHOP-1", amount=Decimal(7),
-                  currency="GBP", email="till@example.com", first_name="Walk-in",
-                  last_name="customer", state=state, created_at=MADE, updated_at=MADE,
-                  voided_at=VOIDED if voided else None)
+    fields = dict(
+        id=1,
+        profile_id="p1",
+        mode="test",
+        tx_ref="SHOP-1",
+        amount=Decimal(7),
+        currency="GBP",
+        email="till@example.com",
+        first_name="Walk-in",
+        last_name="customer",
+        state=state,
+        created_at=MADE,
+        updated_at=MADE,
+        voided_at=VOIDED if voided else None,
+    )
     fields.update(over)
     return LinkRecord(**fields)
 
 
-@pytest.mark.parametrize(("state", "voided", "words"), [
-    ("pending", True, "VOIDED AT COUNTER"), ("creating", True, "VOIDED AT COUNTER"),
-    ("unknown", True, "VOIDED AT COUNTER"), ("success", True, "PAID AFTER VOID"),
-    ("pending", False, "WAITING FOR PAYMENT"), ("success", False, "PAID"),
-    # final states say what became of it, voided or not: nobody can pay it any more
-    ("cancelled", True, "CANCELLED"), ("failed", True, "PAYMENT FAILED"),
-    ("refunded", True, "REFUNDED"), ("reversed", True, "REVERSED"),
-])
+@pytest.mark.parametrize(
+    ("state", "voided", "words"),
+    [
+        ("pending", True, "VOIDED AT COUNTER"),
+        ("creating", True, "VOIDED AT COUNTER"),
+        ("unknown", True, "VOIDED AT COUNTER"),
+        ("success", True, "PAID AFTER VOID"),
+        ("pending", False, "WAITING FOR PAYMENT"),
+        ("success", False, "PAID"),
+        # final states say what became of it, voided or not: nobody can pay it any more
+        ("cancelled", True, "CANCELLED"),
+        ("failed", True, "PAYMENT FAILED"),
+        ("refunded", True, "REFUNDED"),
+        ("reversed", True, "REVERSED"),
+    ],
+)
 def test_a_voided_sale_reads_as_voided_until_it_is_final(state, voided, words):
     assert state_words(record(state, voided)).words == words
 
@@ -44,9 +63,21 @@ def test_a_receipt_says_paid_whatever_happened_at_the_counter():
 
 
 def test_each_state_filter_lists_the_rows_that_show_its_words():
-    rows = [record(state, voided) for state in ("creating", "pending", "success", "failed",
-                                                "cancelled", "refunded", "reversed", "rejected",
-                                                "unknown") for voided in (False, True)]
+    rows = [
+        record(state, voided)
+        for state in (
+            "creating",
+            "pending",
+            "success",
+            "failed",
+            "cancelled",
+            "refunded",
+            "reversed",
+            "rejected",
+            "unknown",
+        )
+        for voided in (False, True)
+    ]
     assert STATE_FILTERS[0] == ("All states", frozenset(), None)
     for words, states, voided in STATE_FILTERS[1:]:
         from paydesk.ledger import LinkQuery
@@ -63,11 +94,13 @@ def test_an_export_keeps_the_services_word_beside_the_counters():
     assert HEADER[-2:] == ("counter_void", "counter_voided_utc")
     cells = dict(zip(HEADER, row_of(record("pending", True)), strict=True))
     assert (cells["state"], cells["service_state"]) == ("VOIDED AT COUNTER", "pending")
-    assert (cells["counter_void"], cells["counter_voided_utc"]) == (
-        "voided", "2026-11-03T09:32:05.123456Z")
+    assert (cells["counter_void"], cells["counter_voided_utc"]) == ("voided", "2026-11-03T09:32:05.123456Z")
     paid = dict(zip(HEADER, row_of(record("success", True)), strict=True))
     assert (paid["state"], paid["service_state"], paid["counter_void"]) == (
-        "PAID AFTER VOID", "success", "paid after void")
+        "PAID AFTER VOID",
+        "success",
+        "paid after void",
+    )
     refunded = dict(zip(HEADER, row_of(record("refunded", True)), strict=True))
     assert (refunded["state"], refunded["counter_void"]) == ("REFUNDED", "paid after void")
     cancelled = dict(zip(HEADER, row_of(record("cancelled", True)), strict=True))
@@ -78,8 +111,13 @@ def test_an_export_keeps_the_services_word_beside_the_counters():
 
 def test_the_day_counts_voided_sales_on_lines_of_their_own():
     day = datetime(2026, 11, 3).astimezone()
-    summary = DaySummary(day, day, Counter(success=3, pending=4, creating=1, cancelled=1),
-                         [], voided=Counter(success=1, pending=2, cancelled=1))
+    summary = DaySummary(
+        day,
+        day,
+        Counter(success=3, pending=4, creating=1, cancelled=1),
+        [],
+        voided=Counter(success=1, pending=2, cancelled=1),
+    )
     said = dict(counts(summary))
     assert said["Links made"] == 9
     assert said["Paid"] == 2 and said["Paid after void"] == 1

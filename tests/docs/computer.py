@@ -33,8 +33,19 @@ OVERLAID = ("/etc", "/var", "/root")
 SHOP_ADDRESS = "192.168.1.10"  # a computer of the shop's network the docs name
 SHOP_NETWORK = "192.168.1.0/24"
 SERVER = "ledger.shop.lan"  # the server the docs name
-TOOLS = ("unshare", "nsenter", "ip", "runuser", "pg_ctlcluster", "pg_lsclusters", "psql",
-         "make-ssl-cert", "curl", "useradd", "mount")
+TOOLS = (
+    "unshare",
+    "nsenter",
+    "ip",
+    "runuser",
+    "pg_ctlcluster",
+    "pg_lsclusters",
+    "psql",
+    "make-ssl-cert",
+    "curl",
+    "useradd",
+    "mount",
+)
 CLUSTER = Path("/etc/postgresql/15/main")
 
 
@@ -48,14 +59,11 @@ def missing() -> str | None:
     if absent:
         return f"not installed here: {', '.join(absent)} (scripts/system-deps)"
     if not CLUSTER.is_dir():
-        return ("Debian's cluster 15 main is not here (made by apt-get install postgresql, "
-                "scripts/system-deps)")
+        return "Debian's cluster 15 main is not here (made by apt-get install postgresql, scripts/system-deps)"
     listed = subprocess.run(["pg_lsclusters", "--no-header"], capture_output=True, text=True)
-    if any(line.split()[:2] == ["15", "main"] and "online" in line
-           for line in listed.stdout.splitlines()):
+    if any(line.split()[:2] == ["15", "main"] and "online" in line for line in listed.stdout.splitlines()):
         return "Debian's cluster 15 main runs on this computer: the test needs it down"
-    tried = subprocess.run(["unshare", "--mount", "--net", "--pid", "--fork", "true"],
-                           capture_output=True, text=True)
+    tried = subprocess.run(["unshare", "--mount", "--net", "--pid", "--fork", "true"], capture_output=True, text=True)
     if tried.returncode != 0:
         return f"no namespaces of its own here (unshare: {tried.stderr.strip()})"
     return None
@@ -67,8 +75,7 @@ def _setup(folder: Path) -> str:
         upper, work = folder / "upper" / path.strip("/"), folder / "work" / path.strip("/")
         upper.mkdir(parents=True)
         work.mkdir(parents=True)
-        lines.append(f"mount -t overlay overlay -o lowerdir={path},upperdir={upper},"
-                     f"workdir={work} {path}")
+        lines.append(f"mount -t overlay overlay -o lowerdir={path},upperdir={upper},workdir={work} {path}")
     lines += [
         "mkdir -p /run/postgresql",
         "mount -t tmpfs -o mode=2775 tmpfs /run/postgresql",
@@ -88,10 +95,15 @@ class Computer:
     def __init__(self, env: dict[str, str] | None = None):
         self.folder = Path(tempfile.mkdtemp(prefix="paydesk-docs-"))
         self.env = {
-            "PATH": f"{Path(sys.executable).parent}:/usr/local/sbin:/usr/local/bin:/usr/sbin:"
-                    "/usr/bin:/sbin:/bin",
-            "HOME": "/root", "USER": "root", "LOGNAME": "root", "SHELL": "/bin/bash",
-            "LANG": "C.UTF-8", "TERM": "dumb", **(env or {})}
+            "PATH": f"{Path(sys.executable).parent}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+            "HOME": "/root",
+            "USER": "root",
+            "LOGNAME": "root",
+            "SHELL": "/bin/bash",
+            "LANG": "C.UTF-8",
+            "TERM": "dumb",
+            **(env or {}),
+        }
         self.init: int | None = None
         self.cwd = "/root"  # where root starts (``cd`` in the docs moves it)
         self._unshare: subprocess.Popen[str] | None = None
@@ -99,15 +111,32 @@ class Computer:
 
     def __enter__(self) -> Computer:
         self._unshare = subprocess.Popen(
-            ["unshare", "--mount", "--net", "--pid", "--fork", "--mount-proc",
-             "--propagation", "private", "sh", "-c", _setup(self.folder)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            [
+                "unshare",
+                "--mount",
+                "--net",
+                "--pid",
+                "--fork",
+                "--mount-proc",
+                "--propagation",
+                "private",
+                "sh",
+                "-c",
+                _setup(self.folder),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         assert self._unshare.stdout is not None
         line = self._unshare.stdout.readline()
         if line.strip() != "ready":
             self._unshare.kill()
-            raise RuntimeError(f"the namespace did not start: {self._unshare.stderr.read()}"
-                               if self._unshare.stderr else "the namespace did not start")
+            raise RuntimeError(
+                f"the namespace did not start: {self._unshare.stderr.read()}"
+                if self._unshare.stderr
+                else "the namespace did not start"
+            )
         children = Path(f"/proc/{self._unshare.pid}/task/{self._unshare.pid}/children")
         self.init = int(children.read_text().split()[0])
         return self
@@ -129,21 +158,44 @@ class Computer:
         shutil.rmtree(self.folder, ignore_errors=True)
 
     def _argv(self, command: str) -> list[str]:
-        return ["nsenter", f"--target={self.init}", "--mount", "--net", "--pid",
-                f"--wd={self.cwd}", "--", "bash", "-c", command]
+        return [
+            "nsenter",
+            f"--target={self.init}",
+            "--mount",
+            "--net",
+            "--pid",
+            f"--wd={self.cwd}",
+            "--",
+            "bash",
+            "-c",
+            command,
+        ]
 
-    def run(self, command: str, *, input: str | None = None, timeout: float = 180,
-            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, command: str, *, input: str | None = None, timeout: float = 180, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
         """``command`` by bash, as root, no terminal (a prompt reads ``input``)."""
-        return subprocess.run(self._argv(command), input=input or "", capture_output=True,
-                              text=True, timeout=timeout, env={**self.env, **(env or {})},
-                              start_new_session=True)
+        return subprocess.run(
+            self._argv(command),
+            input=input or "",
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env={**self.env, **(env or {})},
+            start_new_session=True,
+        )
 
     def spawn(self, command: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
         """``command`` left running (a server), its output to read; ``stop`` ends it."""
-        process = subprocess.Popen(self._argv(command), stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                   env={**self.env, **(env or {})}, start_new_session=True)
+        process = subprocess.Popen(
+            self._argv(command),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**self.env, **(env or {})},
+            start_new_session=True,
+        )
         self.spawned.append(process)
         return process
 

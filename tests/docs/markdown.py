@@ -61,8 +61,7 @@ def blocks(path: Path) -> list[Block]:
         while at < len(lines) and not re.match(r"^\s*```\s*$", lines[at]):
             body.append(lines[at])
             at += 1
-        found.append(Block(path.name, start + 1, fence["lang"],
-                           textwrap.dedent("\n".join(body)), section))
+        found.append(Block(path.name, start + 1, fence["lang"], textwrap.dedent("\n".join(body)), section))
         at += 1
     return found
 

@@ -36,8 +36,7 @@ from tests import file_keyring
 from tests.docs import computer
 from tests.docs.markdown import Command, blocks, inline_commands, shell_commands
 
-pytestmark = pytest.mark.skipif(computer.missing() is not None,
-                                reason=computer.missing() or "")
+pytestmark = pytest.mark.skipif(computer.missing() is not None, reason=computer.missing() or "")
 DOCS = computer.ROOT / "docs"
 SHARED = DOCS / "SHARED_LEDGER.md"
 RECEIVER = DOCS / "RECEIVER.md"
@@ -45,25 +44,31 @@ URL = "postgresql://paydesk@ledger.shop.lan/paydesk?sslmode=require"
 PASSWORD = "Sh0p-" + secrets.token_urlsafe(12)  # what the administrator chooses and types
 UNIT = computer.ROOT / "packaging" / "linux" / "paydesk-receiver.service"
 
-NO_SYSTEMD = ("systemd does not run here (a container, as the issue's administrator had); "
-              "the unit's command line is run below as systemd would run it")
-INSTALLED = ("installs packages: this computer has them (scripts/system-deps), and a test "
-             "installs none; checked with dpkg-query instead")
+NO_SYSTEMD = (
+    "systemd does not run here (a container, as the issue's administrator had); "
+    "the unit's command line is run below as systemd would run it"
+)
+INSTALLED = (
+    "installs packages: this computer has them (scripts/system-deps), and a test "
+    "installs none; checked with dpkg-query instead"
+)
 NOT_RUN = {
     "su -": "becomes root: the test runs as root already",
     "apt-get install postgresql postgresql-contrib": INSTALLED,
     "apt-get install ssl-cert": INSTALLED,
-    "apt-get install cron": ("cron is not installed here, and a test installs no package: the "
-                             "line it would run is run as cron runs it (as the user the line "
-                             "names, from that user's home, \\% read as %)"),
+    "apt-get install cron": (
+        "cron is not installed here, and a test installs no package: the "
+        "line it would run is run as cron runs it (as the user the line "
+        "names, from that user's home, \\% read as %)"
+    ),
     "systemctl daemon-reload": NO_SYSTEMD,
     "systemctl enable --now paydesk-receiver": NO_SYSTEMD,
     "systemctl status paydesk-receiver": NO_SYSTEMD,
     "journalctl -u paydesk-receiver -f": NO_SYSTEMD,
-    "curl -i -X POST -H 'Content-Type: application/json' --data '{}' "
-    "https://pay.shop.example/notifications":
+    "curl -i -X POST -H 'Content-Type: application/json' --data '{}' https://pay.shop.example/notifications": (
         "needs the reverse proxy (nginx or Caddy) with a certificate for pay.shop.example, "
-        "reachable from the internet; the same request to the receiver itself is run",
+        "reachable from the internet; the same request to the receiver itself is run"
+    ),
 }
 FORM = "a form, not a command: COMMAND stands for each command below, all of them run"
 NOT_RUN_INLINE = {
@@ -73,8 +78,9 @@ NOT_RUN_INLINE = {
     "sudo COMMAND": FORM + " (sudo is not installed here, as on a minimal Debian)",
     "su -": NOT_RUN["su -"],
     "paydesk --ledger 'postgresql://…'": "a form (… stands for the URL): run in full, section 5",
-    "paydesk --sandbox": ("opens PayDesk's window on its embedded sandbox: "
-                          "tests/ui/transactions/test_notifications.py starts it so"),
+    "paydesk --sandbox": (
+        "opens PayDesk's window on its embedded sandbox: tests/ui/transactions/test_notifications.py starts it so"
+    ),
     "systemctl status": NO_SYSTEMD,
     "systemctl restart paydesk-receiver": NO_SYSTEMD,
     "systemctl edit paydesk-receiver": NO_SYSTEMD,
@@ -83,13 +89,33 @@ NOT_RUN_INLINE = {
     "ls -l": "a word of the text (what ls -l shows of systemd's credential), not a command",
     "chmod 600": "a word of the text (the key file's mode): chmod 600 on receiver.env is run",
     "ssh -N -R 8470:127.0.0.1:8470 you@proxy.example": "needs a machine on the internet "
-                                                        "that runs the proxy (proxy.example)",
+    "that runs the proxy (proxy.example)",
 }
-RUN_INLINE = ("tail /var/log/postgresql/postgresql-15-main.log", "ls /var/backups/paydesk",
-              "paydesk-receiver --help")
-PROGRAMS = ("apt-get", "psql", "pg_ctlcluster", "pg_lsclusters", "pg_dump", "pg_restore",
-            "runuser", "su", "sudo", "systemctl", "journalctl", "paydesk", "paydesk-receiver",
-            "curl", "ssh", "tail", "ls", "install", "chmod", "chown", "useradd", "make-ssl-cert")
+RUN_INLINE = ("tail /var/log/postgresql/postgresql-15-main.log", "ls /var/backups/paydesk", "paydesk-receiver --help")
+PROGRAMS = (
+    "apt-get",
+    "psql",
+    "pg_ctlcluster",
+    "pg_lsclusters",
+    "pg_dump",
+    "pg_restore",
+    "runuser",
+    "su",
+    "sudo",
+    "systemctl",
+    "journalctl",
+    "paydesk",
+    "paydesk-receiver",
+    "curl",
+    "ssh",
+    "tail",
+    "ls",
+    "install",
+    "chmod",
+    "chown",
+    "useradd",
+    "make-ssl-cert",
+)
 
 
 # -- every command is run or listed --------------------------------------------------------
@@ -100,13 +126,15 @@ def test_every_command_of_the_pages_is_run_or_listed_with_its_reason():
     and the commands named in their text are run or listed too."""
     fenced = {str(c) for page in (SHARED, RECEIVER) for c in shell_commands(page)}
     assert set(NOT_RUN) <= fenced, set(NOT_RUN) - fenced  # no reason for what is not there
-    named = {text for page in (SHARED, RECEIVER)
-             for _, text in inline_commands(page, PROGRAMS) if len(text.split()) > 1}
+    named = {
+        text for page in (SHARED, RECEIVER) for _, text in inline_commands(page, PROGRAMS) if len(text.split()) > 1
+    }
     unaccounted = named - set(NOT_RUN_INLINE) - set(RUN_INLINE) - fenced
     assert unaccounted == set(), "named in the text, neither run nor listed"
     assert set(NOT_RUN_INLINE) | set(RUN_INLINE) <= named | fenced
-    assert "sudo" not in {c.program for page in (SHARED, RECEIVER)
-                          for c in shell_commands(page)}  # a minimal Debian has none
+    assert "sudo" not in {
+        c.program for page in (SHARED, RECEIVER) for c in shell_commands(page)
+    }  # a minimal Debian has none
 
 
 # -- the shared ledger's page ---------------------------------------------------------------
@@ -122,15 +150,25 @@ def shop(tmp_path_factory):
 
     outside = tmp_path_factory.mktemp("desk")
     asyncio.run(make_desk_ledger(outside / "paydesk" / "ledger.sqlite3"))
-    (outside / "paydesk" / "profiles.json").write_text(json.dumps({
-        "profiles": [{"id": "p_shop", "name": "Shop", "base_url": "https://pay.example/"}],
-        "active_profile": "p_shop", "installation_id": DESK}))
+    (outside / "paydesk" / "profiles.json").write_text(
+        json.dumps(
+            {
+                "profiles": [{"id": "p_shop", "name": "Shop", "base_url": "https://pay.example/"}],
+                "active_profile": "p_shop",
+                "installation_id": DESK,
+            }
+        )
+    )
     keys = outside / "keyring.json"
-    file_keyring.write(keys, {("PayDesk", "p_shop/test/public"): "PK_TEST-0001",
-                              ("PayDesk", password_entry(URL)): PASSWORD})
-    env = {"PYTHON_KEYRING_BACKEND": "tests.file_keyring.FileKeyring",
-           file_keyring.VARIABLE: str(keys), "PYTHONPATH": str(computer.ROOT),
-           "QT_QPA_PLATFORM": "xcb"}  # the import opens no window (nor needs a display)
+    file_keyring.write(
+        keys, {("PayDesk", "p_shop/test/public"): "PK_TEST-0001", ("PayDesk", password_entry(URL)): PASSWORD}
+    )
+    env = {
+        "PYTHON_KEYRING_BACKEND": "tests.file_keyring.FileKeyring",
+        file_keyring.VARIABLE: str(keys),
+        "PYTHONPATH": str(computer.ROOT),
+        "QT_QPA_PLATFORM": "xcb",
+    }  # the import opens no window (nor needs a display)
     with computer.Computer(env) as made:
         made.outside = outside  # type: ignore[attr-defined]
         made.pages = set()  # type: ignore[attr-defined]
@@ -186,13 +224,11 @@ def run_shared_ledger_page(shop) -> None:
             shop.ran.append(command)
             continue
         if "2026-11-23" in command.text:  # "put the date of the one to restore"
-            command = Command(command.text.replace("2026-11-23", today), command.line,
-                              command.section, command.doc)
+            command = Command(command.text.replace("2026-11-23", today), command.line, command.section, command.doc)
         if command.program == "paydesk":
             _run_import(shop, command)
             continue
-        if "sslmode=require' -c 'SELECT ssl" in command.text and seen[text] == 1 \
-                and "localhost" in text:
+        if "sslmode=require' -c 'SELECT ssl" in command.text and seen[text] == 1 and "localhost" in text:
             # the first check, on Debian's cluster as made: no TLS (no certificate yet)
             done = shop.run(command.text, input=f"{PASSWORD}\n")
             shop.ran.append(command)
@@ -207,13 +243,22 @@ def run_shared_ledger_page(shop) -> None:
         elif "sslmode=require' -c 'SELECT ssl" in command.text:
             assert re.search(r"^\s*t\s*\|\s*TLSv1\.[23]", said, re.M), said
         elif "createuser" in text:
-            assert _sql(shop, "SELECT rolsuper, rolcreaterole, rolcreatedb FROM pg_roles"
-                              " WHERE rolname = 'paydesk'", "postgres") == "f|f|f"
+            assert (
+                _sql(
+                    shop,
+                    "SELECT rolsuper, rolcreaterole, rolcreatedb FROM pg_roles WHERE rolname = 'paydesk'",
+                    "postgres",
+                )
+                == "f|f|f"
+            )
         elif "pg_hba_file_rules" in text:
-            assert re.search(r"\|\s*hostssl\s*\|\s*\{paydesk\}\s*\|\s*\{paydesk\}\s*\|\s*"
-                             r"192\.168\.1\.0\s*\|\s*scram-sha-256\s*\|\s*$", said, re.M), said
-            assert _sql(shop, "SELECT count(*) FROM pg_hba_file_rules WHERE error IS NOT NULL",
-                        "postgres") == "0"
+            assert re.search(
+                r"\|\s*hostssl\s*\|\s*\{paydesk\}\s*\|\s*\{paydesk\}\s*\|\s*"
+                r"192\.168\.1\.0\s*\|\s*scram-sha-256\s*\|\s*$",
+                said,
+                re.M,
+            ), said
+            assert _sql(shop, "SELECT count(*) FROM pg_hba_file_rules WHERE error IS NOT NULL", "postgres") == "0"
             _without_tls_refused(shop)
         elif text.startswith("runuser -u postgres -- pg_dump"):
             assert shop.run(f"test -s /var/backups/paydesk/paydesk-{today}.dump").returncode == 0
@@ -244,19 +289,20 @@ def _show_ssl_is_no_proof(shop, check: Command) -> None:
 
 def _without_tls_refused(shop) -> None:
     """The page's promise: a desk that connects without TLS is refused."""
-    done = shop.run("psql 'postgresql://paydesk@ledger.shop.lan/paydesk?sslmode=disable' "
-                    "-c 'SELECT 1'", input=f"{PASSWORD}\n")
+    done = shop.run(
+        "psql 'postgresql://paydesk@ledger.shop.lan/paydesk?sslmode=disable' -c 'SELECT 1'", input=f"{PASSWORD}\n"
+    )
     assert done.returncode == 2
-    assert ('no pg_hba.conf entry for host "192.168.1.10", user "paydesk", database "paydesk", '
-            'no encryption') in done.stderr, done.stderr
+    assert (
+        'no pg_hba.conf entry for host "192.168.1.10", user "paydesk", database "paydesk", no encryption'
+    ) in done.stderr, done.stderr
 
 
 def _run_import(shop, command: Command) -> None:
     """``paydesk --import-ledger`` on the desk's computer (here: root's, its data folder
     ~/.local/share/paydesk), the desk connected (its password in its keyring)."""
     if shop.run("test -e /root/.local/share/paydesk").returncode != 0:
-        copied = shop.run(f"mkdir -p /root/.local/share && cp -a "
-                          f"{shop.outside}/paydesk /root/.local/share/paydesk")
+        copied = shop.run(f"mkdir -p /root/.local/share && cp -a {shop.outside}/paydesk /root/.local/share/paydesk")
         assert copied.returncode == 0, copied.stderr
     said = _run(shop, command)
     lines = said.splitlines()
@@ -264,10 +310,8 @@ def _run_import(shop, command: Command) -> None:
     assert lines[0].startswith("Dry run: nothing was written. " if dry else "Importing "), said
     header = lines[1].split()
     assert header == ["added", "raised", "already", "there", "clashes", "skipped"], lines[1]
-    assert any(line.split() == ["links", "and", "lookups", "7", "0", "0", "0", "1"]
-               for line in lines), said
-    assert any(line.split() == ["day", "sequences", "2", "0", "0", "0", "0"]
-               for line in lines), said
+    assert any(line.split() == ["links", "and", "lookups", "7", "0", "0", "0", "1"] for line in lines), said
+    assert any(line.split() == ["day", "sequences", "2", "0", "0", "0", "0"] for line in lines), said
     imported = _sql(shop, "SELECT count(*) FROM links")
     assert imported == ("0" if dry else "7")
 
@@ -311,9 +355,13 @@ def test_the_shared_ledger_page_runs_as_written(shop):
 def _keys_document(merchant: str) -> str:
     """The page's key file (its ```json block), its values given."""
     (text,) = [b.text for b in blocks(RECEIVER) if b.lang == "json" and "ledger_password" in b.text]
-    given = (text.replace("PROFILE_ID", merchant).replace("sec-test-…", "sec-test-given")
-             .replace("sec-live-…", "sec-live-given").replace("whsec-…", "whsec-given")
-             .replace("the shared ledger's password", PASSWORD))
+    given = (
+        text.replace("PROFILE_ID", merchant)
+        .replace("sec-test-…", "sec-test-given")
+        .replace("sec-live-…", "sec-live-given")
+        .replace("whsec-…", "whsec-given")
+        .replace("the shared ledger's password", PASSWORD)
+    )
     document = json.loads(given)  # still JSON once given: the page's shape is the file's
     assert document["profiles"][merchant]["webhook"] == "whsec-given"
     return given
@@ -328,8 +376,7 @@ def _listening(shop, process, url: str = "http://127.0.0.1:8470") -> str:
             said = process.stderr.read()
         shop.stop(process)
         raise AssertionError(f"{line}{said}")
-    done = shop.run("curl -i -X POST -H 'Content-Type: application/json' --data '{}' "
-                    f"{url}/notifications")
+    done = shop.run(f"curl -i -X POST -H 'Content-Type: application/json' --data '{{}}' {url}/notifications")
     assert done.returncode == 0 and done.stdout.startswith("HTTP/1.1 401"), done.stdout
     return line
 
@@ -343,8 +390,11 @@ def test_the_receiver_page_runs_as_written(shop):
     commands = shell_commands(RECEIVER)
     # "Running it" points to the files "As a system service" makes: those first, as the
     # administrator following that pointer does; then the page in its order
-    making = [c for c in commands if c.section == "As a system service"
-              and c.line < next(m.line for m in commands if "systemctl" in m.text)]
+    making = [
+        c
+        for c in commands
+        if c.section == "As a system service" and c.line < next(m.line for m in commands if "systemctl" in m.text)
+    ]
     assert [c.program for c in making][:2] == ["mkdir", "cat"], making
     shop.ran.clear()
     ordered = [*making, *(c for c in commands if c not in making)]
@@ -380,8 +430,7 @@ def test_the_receiver_page_runs_as_written(shop):
         said = _run(shop, command)
         if text.startswith("install -m 600 /dev/null /etc/paydesk/receiver-keys.json"):
             # "then write the keys into it": the page's JSON, into the file as it is
-            wrote = shop.run("cat > /etc/paydesk/receiver-keys.json",
-                             input=_keys_document(merchant))
+            wrote = shop.run("cat > /etc/paydesk/receiver-keys.json", input=_keys_document(merchant))
             assert wrote.returncode == 0, wrote.stderr
             assert shop.run("stat -c %a /etc/paydesk/receiver-keys.json").stdout.strip() == "600"
             _as_systemd_runs_it(shop)
@@ -398,25 +447,36 @@ def _as_systemd_runs_it(shop) -> None:
     credentials folder, which holds a copy of the key file readable by its owner alone).
     Run as root: ``DynamicUser=`` is systemd's."""
     unit = UNIT.read_text()
-    environment = dict(pair.split("=", 1) for line in unit.splitlines()
-                       if line.startswith("Environment=") for pair in line[12:].split())
+    environment = dict(
+        pair.split("=", 1)
+        for line in unit.splitlines()
+        if line.startswith("Environment=")
+        for pair in line[12:].split()
+    )
     for line in shop.read("/etc/paydesk/receiver.env").splitlines():
         if line.strip() and not line.lstrip().startswith("#"):
             name, _, value = line.partition("=")
             environment[name.strip()] = value.strip()
     assert environment["PAYDESK_LEDGER"] == URL  # the example asks for TLS (issue 29, item 4)
     (start,) = [line[10:] for line in unit.splitlines() if line.startswith("ExecStart=")]
-    argv = [environment.get(word[2:-1], "") if word.startswith("${") else
-            word.replace("%S", "/var/lib").replace("%d", "/run/credentials/paydesk-receiver")
-            for word in start.split()]
-    ready = shop.run("mkdir -p /var/lib/paydesk-receiver /run/credentials/paydesk-receiver && "
-                     "install -m 400 /etc/paydesk/receiver-keys.json "
-                     "/run/credentials/paydesk-receiver/keys.json")
+    argv = [
+        environment.get(word[2:-1], "")
+        if word.startswith("${")
+        else word.replace("%S", "/var/lib").replace("%d", "/run/credentials/paydesk-receiver")
+        for word in start.split()
+    ]
+    ready = shop.run(
+        "mkdir -p /var/lib/paydesk-receiver /run/credentials/paydesk-receiver && "
+        "install -m 400 /etc/paydesk/receiver-keys.json "
+        "/run/credentials/paydesk-receiver/keys.json"
+    )
     assert ready.returncode == 0, ready.stderr
-    process = shop.spawn(" ".join(shlex.quote(a) for a in argv[0:1]).replace(
-        "/usr/bin/paydesk-receiver", "paydesk-receiver") + " " +
-        " ".join(shlex.quote(a) for a in argv[1:]),
-        env={**environment, "CREDENTIALS_DIRECTORY": "/run/credentials/paydesk-receiver"})
+    process = shop.spawn(
+        " ".join(shlex.quote(a) for a in argv[0:1]).replace("/usr/bin/paydesk-receiver", "paydesk-receiver")
+        + " "
+        + " ".join(shlex.quote(a) for a in argv[1:]),
+        env={**environment, "CREDENTIALS_DIRECTORY": "/run/credentials/paydesk-receiver"},
+    )
     _listening(shop, process)
     assert shop.stop(process) == 0
     # and the example before it asked for TLS: one line, status 78, not started again

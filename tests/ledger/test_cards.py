@@ -23,20 +23,40 @@ PAN = "4123450000001234"
 
 
 def card(n: int, **over) -> VirtualCard:
-    fields = dict(card_hash=f"ch_{n:04d}", status=CardState.ACTIVE, status_raw=1,
-                  masked_card=f"412345******{n:04d}", card_pan=f"41234500000{n:05d}", cvv="123",
-                  expiration="2029-05", name_on_card=f"SHOP {n}", currency="GBP",
-                  currency_code="12", amount=Decimal("50.00"), charge=Decimal("1.50"),
-                  paid=Decimal("51.50"), balance=Decimal("50.00"),
-                  created_at=datetime(2026, 1, 1, 10, tzinfo=UTC) + timedelta(seconds=n))
+    fields = dict(
+        card_hash=f"ch_{n:04d}",
+        status=CardState.ACTIVE,
+        status_raw=1,
+        masked_card=f"412345******{n:04d}",
+        card_pan=f"41234500000{n:05d}",
+        cvv="123",
+        expiration="2029-05",
+        name_on_card=f"SHOP {n}",
+        currency="GBP",
+        currency_code="12",
+        amount=Decimal("50.00"),
+        charge=Decimal("1.50"),
+        paid=Decimal("51.50"),
+        balance=Decimal("50.00"),
+        created_at=datetime(2026, 1, 1, 10, tzinfo=UTC) + timedelta(seconds=n),
+    )
     fields.update(over)
     return VirtualCard(**fields)
 
 
 def who(action="fund", result="sent", **over) -> AuditDraft:
-    fields = dict(user="kim", profile_id="p1", profile_name="Shop", mode="test", action=action,
-                  result=result, card_hash="ch_0001", masked="412345******0001",
-                  amount=Decimal(5), currency="GBP")
+    fields = dict(
+        user="kim",
+        profile_id="p1",
+        profile_name="Shop",
+        mode="test",
+        action=action,
+        result=result,
+        card_hash="ch_0001",
+        masked="412345******0001",
+        amount=Decimal(5),
+        currency="GBP",
+    )
     fields.update(over)
     return AuditDraft(**fields)
 
@@ -66,8 +86,15 @@ async def test_sqlite_schema_v4_holds_the_wallet(both, tmp_path):
     assert ledger.version == LATEST >= 5  # v6 added the paid index (refunds)
     with sqlite3.connect(tmp_path / "ledger.sqlite3") as db:
         names = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
-    assert {"cards", "card_transactions", "card_operations", "card_audit", "card_lists",
-            "card_audit_append_only_update", "card_audit_append_only_delete"} <= names
+    assert {
+        "cards",
+        "card_transactions",
+        "card_operations",
+        "card_audit",
+        "card_lists",
+        "card_audit_append_only_update",
+        "card_audit_append_only_delete",
+    } <= names
 
 
 async def test_cards_are_stored_masked_and_paged_newest_first(wallet):
@@ -92,8 +119,10 @@ async def test_cards_are_stored_masked_and_paged_newest_first(wallet):
 
 
 async def test_search_by_masked_number_name_or_last_four_and_filter_by_state(cards):
-    await cards.store_cards("p1", "test", [card(1), card(2, name_on_card="Ada Lovelace"),
-                                           card(3, status_raw=2, status=CardState.BLOCKED)])
+    await cards.store_cards(
+        "p1", "test", [card(1), card(2, name_on_card="Ada Lovelace"), card(3, status_raw=2, status=CardState.BLOCKED)]
+    )
+
     async def hashes(**kw):
         page = await cards.card_page(CardQuery("p1", "test", **kw))
         return sorted(r.card_hash for r in page.records)
@@ -130,9 +159,12 @@ async def test_the_ledger_refuses_a_full_number_as_masked(wallet):
     with pytest.raises(wallet.refused):
         wallet.sql("UPDATE cards SET masked = ?", (PAN,))
     with pytest.raises(wallet.refused):
-        wallet.sql('INSERT INTO card_audit (at, "user", profile_id, profile_name, mode, masked,'
-                   " action, result) VALUES ('2026-01-01T00:00:00Z', 'x', 'p1', 'Shop', 'test', ?,"
-                   " 'x', 'x')", (PAN,))
+        wallet.sql(
+            'INSERT INTO card_audit (at, "user", profile_id, profile_name, mode, masked,'
+            " action, result) VALUES ('2026-01-01T00:00:00Z', 'x', 'p1', 'Shop', 'test', ?,"
+            " 'x', 'x')",
+            (PAN,),
+        )
 
 
 async def test_one_operation_at_a_time_per_card(cards):
@@ -142,7 +174,8 @@ async def test_one_operation_at_a_time_per_card(cards):
     with pytest.raises(OperationUnderWay, match="still under way"):
         await cards.begin_operation(fund, who())
     other_card = await cards.begin_operation(
-        OperationDraft("p1", "test", "block", "ch_0002", "412345******0002"), who("block"))
+        OperationDraft("p1", "test", "block", "ch_0002", "412345******0002"), who("block")
+    )
     assert other_card.state == "sending"
     create = OperationDraft("p1", "test", "create", None, amount=Decimal(10), currency="GBP")
     creating = await cards.begin_operation(create, who("create"))
@@ -150,8 +183,9 @@ async def test_one_operation_at_a_time_per_card(cards):
         await cards.begin_operation(create, who("create"))
     # (ids grow, but need not be consecutive: PostgreSQL's sequence skips the refused one)
     assert [o.id for o in await cards.open_operations()] == [first.id, other_card.id, creating.id]
-    done = await cards.finish_operation(first.id, "done", "Card Funding successful",
-                                        who(result="done"), evidence="tx-1")
+    done = await cards.finish_operation(
+        first.id, "done", "Card Funding successful", who(result="done"), evidence="tx-1"
+    )
     assert done.state == "done" and done.evidence == "tx-1" and done.finished_at
     again = await cards.begin_operation(fund, who())  # the card is free again
     assert again.state == "sending"
@@ -159,11 +193,11 @@ async def test_one_operation_at_a_time_per_card(cards):
 
 async def test_an_operation_finishes_once(cards):
     op = await cards.begin_operation(
-        OperationDraft("p1", "test", "withdraw", "ch_0001", "412345******0001", Decimal(3)), who())
+        OperationDraft("p1", "test", "withdraw", "ch_0001", "412345******0001", Decimal(3)), who()
+    )
     lost = await cards.mark_lost(op.id, "The connection to the service was cut", who(result="answer lost"))
     assert lost.state == "lost"
-    settled = await cards.finish_operation(op.id, "not-done", "No matching debit", who(result="not done"),
-                                           settled=True)
+    settled = await cards.finish_operation(op.id, "not-done", "No matching debit", who(result="not done"), settled=True)
     assert settled.state == "not-done" and settled.settled
     late = await cards.finish_operation(op.id, "done", "late answer", who(result="done"))
     assert late.state == "not-done"  # nothing changes it after
@@ -186,8 +220,14 @@ async def test_the_audit_log_is_append_only(wallet):
 
 async def test_audit_pages_and_filters(cards):
     for n in range(30):
-        await cards.append_audit(who("fund" if n % 3 else "block", "done" if n % 2 else "refused",
-                                     masked=f"412345******{n:04d}", detail=f"line {n}"))
+        await cards.append_audit(
+            who(
+                "fund" if n % 3 else "block",
+                "done" if n % 2 else "refused",
+                masked=f"412345******{n:04d}",
+                detail=f"line {n}",
+            )
+        )
     query = AuditQuery("p1", "test")
     page, more = await cards.audit_page(query, limit=20)
     assert more and len(page) == 20 and page[0].detail == "line 29"
@@ -201,13 +241,18 @@ async def test_audit_pages_and_filters(cards):
 
 async def test_card_transactions_are_kept_newest_first(cards):
     def tx(n, kind="Credit", tx_id=None):
-        return CardTransaction(id=tx_id if tx_id is not None else f"t{n}", card_hash="ch_0001",
-                               type=kind, amount=Decimal(n), description=f"d{n}", status="success",
-                               created_at=datetime(2026, 1, 1, 10, n, tzinfo=UTC))
+        return CardTransaction(
+            id=tx_id if tx_id is not None else f"t{n}",
+            card_hash="ch_0001",
+            type=kind,
+            amount=Decimal(n),
+            description=f"d{n}",
+            status="success",
+            created_at=datetime(2026, 1, 1, 10, n, tzinfo=UTC),
+        )
 
     await cards.store_transactions("p1", "test", "ch_0001", [tx(1), tx(2, "Debit")])
-    await cards.store_transactions("p1", "test", "ch_0001", [tx(1), tx(2, "Debit"), tx(3),
-                                                              tx(4, tx_id="")])
+    await cards.store_transactions("p1", "test", "ch_0001", [tx(1), tx(2, "Debit"), tx(3), tx(4, tx_id="")])
     stored = await cards.transactions("p1", "test", "ch_0001")
     assert [t.description for t in stored] == ["d4", "d3", "d2", "d1"]
     assert stored[0].tx_id.startswith("h:") and stored[2].type == "Debit"
@@ -216,19 +261,34 @@ async def test_card_transactions_are_kept_newest_first(cards):
 
 async def test_operations_of_a_card_newest_first_and_the_services_own_words(cards):
     def tx(tx_id, description, kind="Credit"):
-        return CardTransaction(id=tx_id, card_hash="ch_0001", type=kind, amount=Decimal(5),
-                               description=description, status="success",
-                               created_at=datetime(2026, 1, 1, 10, int(tx_id[1:]), tzinfo=UTC))
+        return CardTransaction(
+            id=tx_id,
+            card_hash="ch_0001",
+            type=kind,
+            amount=Decimal(5),
+            description=description,
+            status="success",
+            created_at=datetime(2026, 1, 1, 10, int(tx_id[1:]), tzinfo=UTC),
+        )
 
     async def done(kind, n, evidence, **how):
         op = await cards.begin_operation(
-            OperationDraft("p1", "test", kind, f"ch_{n:04d}", f"412345******{n:04d}",
-                           None if kind == "block" else Decimal(5), "GBP"), who(kind))
-        return await cards.finish_operation(op.id, "done", "ok", who(kind, "done"),
-                                            evidence=evidence, **how)
+            OperationDraft(
+                "p1",
+                "test",
+                kind,
+                f"ch_{n:04d}",
+                f"412345******{n:04d}",
+                None if kind == "block" else Decimal(5),
+                "GBP",
+            ),
+            who(kind),
+        )
+        return await cards.finish_operation(op.id, "done", "ok", who(kind, "done"), evidence=evidence, **how)
 
-    await cards.store_transactions("p1", "test", "ch_0001", [
-        tx("t1", "Card Funding"), tx("t2", "Withdrawal", "Debit"), tx("t4", "Shop")])
+    await cards.store_transactions(
+        "p1", "test", "ch_0001", [tx("t1", "Card Funding"), tx("t2", "Withdrawal", "Debit"), tx("t4", "Shop")]
+    )
     await cards.store_transactions("p1", "test", "ch_0002", [tx("t3", "")])
     funded = await done("fund", 1, "t1")  # the service said done: its words count
     withdrawn = await done("withdraw", 1, "t2", settled=True)  # decided by reading back: not
@@ -239,8 +299,10 @@ async def test_operations_of_a_card_newest_first_and_the_services_own_words(card
     assert await cards.service_words("p1", "live", "fund") == set()
     ids = [o.id for o in await cards.operations("p1", "test", "ch_0001")]
     assert ids == [blocked.id, withdrawn.id, funded.id]
-    assert [o.id for o in await cards.operations("p1", "test", "ch_0001", kinds=("fund", "withdraw"))
-            ] == [withdrawn.id, funded.id]
+    assert [o.id for o in await cards.operations("p1", "test", "ch_0001", kinds=("fund", "withdraw"))] == [
+        withdrawn.id,
+        funded.id,
+    ]
     assert [o.id for o in await cards.operations("p1", "test", limit=2)] == [other.id, blocked.id]
     assert await cards.operations("p1", "live") == []
     await cards.attach_evidence(blocked.id, "t4")
@@ -251,13 +313,16 @@ async def test_operations_of_a_card_newest_first_and_the_services_own_words(card
 
 async def test_the_services_late_answer_outranks_reading_back(cards):
     op = await cards.begin_operation(
-        OperationDraft("p1", "test", "fund", "ch_0001", "412345******0001", Decimal(5)), who())
+        OperationDraft("p1", "test", "fund", "ch_0001", "412345******0001", Decimal(5)), who()
+    )
     await cards.mark_lost(op.id, "cut", who(result="answer lost"))
     assert (await cards.mark_lost(op.id, "cut again", who(result="answer lost"))).result == "cut"
-    read_back = await cards.finish_operation(op.id, "not-done", "No matching credit",
-                                             who(result="not done"), settled=True)
-    late = await cards.finish_operation(op.id, "done", "Card Funding successful",
-                                        who(result="done"), evidence="t1", answered=True)
+    read_back = await cards.finish_operation(
+        op.id, "not-done", "No matching credit", who(result="not done"), settled=True
+    )
+    late = await cards.finish_operation(
+        op.id, "done", "Card Funding successful", who(result="done"), evidence="t1", answered=True
+    )
     assert (read_back.state, read_back.settled) == ("not-done", True)
     assert (late.state, late.settled, late.evidence) == ("done", False, "t1")
     assert late.started_at <= late.finished_at and late.started_at.tzinfo is not None
@@ -281,14 +346,33 @@ async def test_a_state_noted_and_times_the_service_did_not_give(cards):
         after = page.end
     assert seen == ["ch_0002", "ch_0001", "ch_0003"]
     assert await cards.card_count(CardQuery("p1", "test", states=frozenset({0, 2}))) == 2
-    await cards.store_transactions("p1", "test", "ch_0001", [
-        CardTransaction(id="t1", card_hash="ch_0001", type="Credit", amount=Decimal(1),
-                        description="a", status=None, created_at=None),
-        CardTransaction(id="t2", card_hash="ch_0001", type="Debit", amount=None, description="b",
-                        status=None, created_at=datetime(2026, 1, 1, 10))])  # no zone: UTC
+    await cards.store_transactions(
+        "p1",
+        "test",
+        "ch_0001",
+        [
+            CardTransaction(
+                id="t1",
+                card_hash="ch_0001",
+                type="Credit",
+                amount=Decimal(1),
+                description="a",
+                status=None,
+                created_at=None,
+            ),
+            CardTransaction(
+                id="t2",
+                card_hash="ch_0001",
+                type="Debit",
+                amount=None,
+                description="b",
+                status=None,
+                created_at=datetime(2026, 1, 1, 10),
+            ),
+        ],
+    )  # no zone: UTC
     stored = await cards.transactions("p1", "test", "ch_0001")
-    assert [(t.tx_id, t.created_at) for t in stored] == [
-        ("t2", datetime(2026, 1, 1, 10, tzinfo=UTC)), ("t1", None)]
+    assert [(t.tx_id, t.created_at) for t in stored] == [("t2", datetime(2026, 1, 1, 10, tzinfo=UTC)), ("t1", None)]
     assert stored[0].amount is None and stored[1].amount == Decimal("1.00")
     assert await cards.transactions("p1", "test", "ch_0001", limit=1) == stored[:1]
     assert await cards.refreshed_at("p1", "live") is None

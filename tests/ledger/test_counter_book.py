@@ -27,8 +27,7 @@ from paydesk.ledger.schema import LATEST
 from paydesk.service.models import PaymentLink, PaymentRequest, Transaction, TransactionState
 from tests.link_ledgers import below, book_beside, same_store
 
-TABLES = ("counter_shifts", "counter_shift_closes", "counter_sales", "counter_voids",
-          "counter_decisions")
+TABLES = ("counter_shifts", "counter_shift_closes", "counter_sales", "counter_voids", "counter_decisions")
 
 
 @pytest.fixture
@@ -37,9 +36,15 @@ def book(ledger):
 
 
 def request(ref, amount="7", currency="GBP"):
-    return PaymentRequest(amount=Decimal(amount), currency=currency, email="shop@example.com",
-                          first_name="Walk-in", last_name="customer", tx_ref=ref,
-                          title="Sale")
+    return PaymentRequest(
+        amount=Decimal(amount),
+        currency=currency,
+        email="shop@example.com",
+        first_name="Walk-in",
+        last_name="customer",
+        tx_ref=ref,
+        title="Sale",
+    )
 
 
 async def linked(ledger, ref, amount="7", currency="GBP", profile="p1", mode="test"):
@@ -49,8 +54,7 @@ async def linked(ledger, ref, amount="7", currency="GBP", profile="p1", mode="te
 
 
 async def settled(ledger, ref, state, profile="p1", mode="test"):
-    tx = Transaction(tx_ref=ref, status=TransactionState.read(state), status_raw=state,
-                     raw={"status": state})
+    tx = Transaction(tx_ref=ref, status=TransactionState.read(state), status_raw=state, raw={"status": state})
     record, _ = await ledger.record_lookup(profile, mode, tx)
     return record
 
@@ -66,22 +70,26 @@ async def sell(book, ledger, shift, ref, amount="7", currency="GBP", state=None)
 async def test_the_book_is_in_the_schema(ledger, book):
     if isinstance(ledger, SqliteLedger):  # the file's v8
         assert ledger.version == LATEST >= 8
-        names = await ledger._engine.read(lambda db: [r[0] for r in db.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()])
+        names = await ledger._engine.read(
+            lambda db: [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()]
+        )
     else:  # the shared ledger's migration 4
         from paydesk.ledger.postgres.schema import KNOWN
 
         assert ledger._engine.version == KNOWN >= 4
-        names = await ledger._engine.read(lambda conn: [r["tablename"] for r in conn.execute(
-            "SELECT tablename FROM pg_tables WHERE schemaname = 'public'").fetchall()])
+        names = await ledger._engine.read(
+            lambda conn: [
+                r["tablename"]
+                for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'").fetchall()
+            ]
+        )
     assert set(TABLES) <= set(names)
 
 
 async def test_a_counter_has_one_open_shift_per_profile_and_mode(book):
     assert await book.current_shift("Till 1", "p1", "test") is None
     first = await book.open_shift("Till 1", "p1", "test", "ann")
-    assert (first.counter, first.profile_id, first.mode, first.opened_by) == (
-        "Till 1", "p1", "test", "ann")
+    assert (first.counter, first.profile_id, first.mode, first.opened_by) == ("Till 1", "p1", "test", "ann")
     assert not first.closed and first.figures is None and first.opened_at.tzinfo is not None
     assert await book.open_shift("Till 1", "p1", "test", "bob") == first
     assert await book.current_shift("Till 1", "p1", "test") == first
@@ -100,7 +108,12 @@ async def test_numbers_run_per_counter_across_its_shifts(book, ledger):
     two = await book.add_sale(shift.id, "S-2", "ann")
     assert (one.number, two.number) == (1, 2)
     assert (one.counter, one.shift_id, one.profile_id, one.mode, one.made_by) == (
-        "Till 1", shift.id, "p1", "test", "ann")
+        "Till 1",
+        shift.id,
+        "p1",
+        "test",
+        "ann",
+    )
     assert one.kind == FAILED and one.record is None  # no link yet: "not sent"
     await book.close_shift(shift.id, "ann")
     later = await book.open_shift("Till 1", "p1", "test", "ann")
@@ -189,12 +202,10 @@ async def test_finances_list_leaves_decided_payments_out_in_sql(book, ledger):
     await sell(book, ledger, shift, "LATE")
     await book.void("p1", "LATE", "bob")
     await settled(ledger, "LATE", "success")  # undecided
-    query = SaleQuery(profile_id="p1", mode="test", kinds=(OPEN, PAID_AFTER_VOID),
-                      hide_decided=True)
+    query = SaleQuery(profile_id="p1", mode="test", kinds=(OPEN, PAID_AFTER_VOID), hide_decided=True)
     first = await book.sales(query, limit=1)
     assert [s.tx_ref for s in first] == ["LATE"]
-    assert [s.tx_ref for s in await book.sales(query, before=first[-1].id, limit=1)] == [
-        "OPEN-1"]
+    assert [s.tx_ref for s in await book.sales(query, before=first[-1].id, limit=1)] == ["OPEN-1"]
     assert [s.tx_ref for s in await book.sales(query)] == ["LATE", "OPEN-1"]
     assert len(await book.sales(SaleQuery(kinds=(OPEN, PAID_AFTER_VOID)))) == 5
 
@@ -215,12 +226,18 @@ async def test_figures_are_counted_per_kind_and_currency(book, ledger):
     await settled(ledger, "S-6b", "success")
     await book.add_sale(shift.id, "S-7", "ann")  # never sent
     counted = await book.figures(SaleQuery(shift_id=shift.id))
-    assert (counted.made, counted.paid, counted.open, counted.failed, counted.voided,
-            counted.paid_after_void) == (8, 2, 1, 2, 2, 1)
+    assert (counted.made, counted.paid, counted.open, counted.failed, counted.voided, counted.paid_after_void) == (
+        8,
+        2,
+        1,
+        2,
+        2,
+        1,
+    )
     assert counted.currencies == {
-        "GBP": CurrencyFigures(paid=Decimal("9"), open=Decimal(0), voided=Decimal("9"),
-                               paid_after_void=Decimal("6")),
-        "NGN": CurrencyFigures(open=Decimal("1000"))}
+        "GBP": CurrencyFigures(paid=Decimal("9"), open=Decimal(0), voided=Decimal("9"), paid_after_void=Decimal("6")),
+        "NGN": CurrencyFigures(open=Decimal("1000")),
+    }
     assert counted.first_sale == first.made_at
     assert counted.last_sale >= last.made_at
     assert Figures.from_json(counted.to_json()) == counted
@@ -300,11 +317,13 @@ async def test_every_table_is_append_only(book, ledger):
     await book.close_shift(shift.id, "ann")
     refused = (Exception,)
     for table in TABLES:
-        column = "shift_id" if table == "counter_shift_closes" else (
-            "id" if table in ("counter_shifts", "counter_sales") else "tx_ref")
+        column = (
+            "shift_id"
+            if table == "counter_shift_closes"
+            else ("id" if table in ("counter_shifts", "counter_sales") else "tx_ref")
+        )
         value = str(shift.id) if column != "tx_ref" else "'S-1'"
-        for sql in (f"UPDATE {table} SET {column} = {column}",
-                    f"DELETE FROM {table} WHERE {column} = {value}"):
+        for sql in (f"UPDATE {table} SET {column} = {column}", f"DELETE FROM {table} WHERE {column} = {value}"):
             with pytest.raises(refused, match="append-only"):
                 await below(ledger, sql)
         if not isinstance(ledger, SqliteLedger):
@@ -321,17 +340,17 @@ async def test_two_handles_on_one_store_open_one_shift_and_number_apart(ledger, 
     try:
         other = book_beside(other_ledger)
         shifts = await asyncio.gather(
-            *[(book if n % 2 else other).open_shift("Till 1", "p1", "test", f"u{n}")
-              for n in range(6)])
+            *[(book if n % 2 else other).open_shift("Till 1", "p1", "test", f"u{n}") for n in range(6)]
+        )
         assert len({s.id for s in shifts}) == 1
         sales = await asyncio.gather(
-            *[(book if n % 2 else other).add_sale(shifts[0].id, f"S-{n}", "ann")
-              for n in range(12)])
+            *[(book if n % 2 else other).add_sale(shifts[0].id, f"S-{n}", "ann") for n in range(12)]
+        )
         assert sorted(s.number for s in sales) == list(range(1, 13))
         # a close racing a sale: the sale lands in the frozen count, or is refused
-        results = await asyncio.gather(other.close_shift(shifts[0].id, "ann"),
-                                       book.add_sale(shifts[0].id, "S-late", "ann"),
-                                       return_exceptions=True)
+        results = await asyncio.gather(
+            other.close_shift(shifts[0].id, "ann"), book.add_sale(shifts[0].id, "S-late", "ann"), return_exceptions=True
+        )
         closed = results[0]
         made = 13 if not isinstance(results[1], BaseException) else 12
         if made == 12:
@@ -346,9 +365,11 @@ async def test_every_write_on_the_shared_ledger_is_an_event(ledger, book):
         pytest.skip("events are the shared ledger's")
 
     async def news():
-        rows = await ledger._engine.read(lambda conn: conn.execute(
-            "SELECT kind, profile_id, mode, key FROM events WHERE kind IN ('sale', 'shift')"
-            " ORDER BY id").fetchall())
+        rows = await ledger._engine.read(
+            lambda conn: conn.execute(
+                "SELECT kind, profile_id, mode, key FROM events WHERE kind IN ('sale', 'shift') ORDER BY id"
+            ).fetchall()
+        )
         return [(r["kind"], r["profile_id"], r["mode"], r["key"]) for r in rows]
 
     shift = await book.open_shift("Till 1", "p1", "test", "ann")
@@ -361,13 +382,26 @@ async def test_every_write_on_the_shared_ledger_is_an_event(ledger, book):
     await book.decide("p1", "S-1", REFUND, "ann")
     await book.close_shift(shift.id, "ann")
     key = str(shift.id)
-    assert await news() == [("shift", "p1", "test", key), ("sale", "p1", "test", "S-1"),
-                            ("sale", "p1", "test", "S-1"), ("sale", "p1", "test", "S-1"),
-                            ("shift", "p1", "test", key)]
+    assert await news() == [
+        ("shift", "p1", "test", key),
+        ("sale", "p1", "test", "S-1"),
+        ("sale", "p1", "test", "S-1"),
+        ("sale", "p1", "test", "S-1"),
+        ("shift", "p1", "test", key),
+    ]
 
 
-KIND_LISTS = [(OPEN,), (VOIDED,), (PAID_AFTER_VOID,), (OPEN, PAID_AFTER_VOID),
-              (OPEN, VOIDED, PAID_AFTER_VOID), (PAID,), (FAILED,), (PAID, OPEN), ()]
+KIND_LISTS = [
+    (OPEN,),
+    (VOIDED,),
+    (PAID_AFTER_VOID,),
+    (OPEN, PAID_AFTER_VOID),
+    (OPEN, VOIDED, PAID_AFTER_VOID),
+    (PAID,),
+    (FAILED,),
+    (PAID, OPEN),
+    (),
+]
 
 
 async def test_the_lists_by_kind_hold_exactly_those_sales(book, ledger):
@@ -395,10 +429,10 @@ async def test_the_lists_by_kind_hold_exactly_those_sales(book, ledger):
         mine = [s for s in every if profile is None or s.profile_id == profile]
         for kinds in KIND_LISTS:
             for undecided in (False, True):
-                query = SaleQuery(profile_id=profile, mode="test" if profile else None,
-                                  kinds=kinds, undecided=undecided)
-                expected = [s for s in mine if (not kinds or s.kind in kinds)
-                            and (not undecided or s.needs_decision)]
+                query = SaleQuery(
+                    profile_id=profile, mode="test" if profile else None, kinds=kinds, undecided=undecided
+                )
+                expected = [s for s in mine if (not kinds or s.kind in kinds) and (not undecided or s.needs_decision)]
                 found = await book.sales(query)
                 assert [s.tx_ref for s in found] == [s.tx_ref for s in expected], query
                 assert (await book.figures(query)).made == len(expected), query
@@ -420,14 +454,22 @@ async def test_the_file_answers_every_list_by_seeking(ledger, book):
     from paydesk.ledger.sqlite.search import SELECT
 
     today = datetime.now(UTC).replace(hour=0)
-    queries = [SaleQuery("p1", "test", counter="Till 1", since=today),
-               SaleQuery("p1", "test", undecided=True), SaleQuery("p1", "test", kinds=(OPEN,)),
-               SaleQuery("p1", "test", kinds=(OPEN, PAID_AFTER_VOID)), SaleQuery(shift_id=3),
-               SaleQuery("p1", "test", counter="Till 1"), SaleQuery("p1", "test")]
+    queries = [
+        SaleQuery("p1", "test", counter="Till 1", since=today),
+        SaleQuery("p1", "test", undecided=True),
+        SaleQuery("p1", "test", kinds=(OPEN,)),
+        SaleQuery("p1", "test", kinds=(OPEN, PAID_AFTER_VOID)),
+        SaleQuery(shift_id=3),
+        SaleQuery("p1", "test", counter="Till 1"),
+        SaleQuery("p1", "test"),
+    ]
     for query in queries:
-        for sql, args in (sales_sql(query, 50, 100, mark="?", when=stamp, link_columns=SELECT),
-                          figures_sql(query, mark="?", when=stamp)):
-            steps = await ledger._engine.read(lambda db, sql=sql, args=args: [
-                r["detail"] for r in db.execute("EXPLAIN QUERY PLAN " + sql, args)])
+        for sql, args in (
+            sales_sql(query, 50, 100, mark="?", when=stamp, link_columns=SELECT),
+            figures_sql(query, mark="?", when=stamp),
+        ):
+            steps = await ledger._engine.read(
+                lambda db, sql=sql, args=args: [r["detail"] for r in db.execute("EXPLAIN QUERY PLAN " + sql, args)]
+            )
             scans = [s for s in steps if s.startswith("SCAN") and s != "SCAN f"]
             assert not scans, (query, steps)

@@ -36,11 +36,24 @@ PEOPLE = {  # tx_ref: (first name, last name, e-mail)
 
 
 def records(profile: str = "p1") -> list[LinkRecord]:
-    return [LinkRecord(id=0, profile_id=profile, mode="test", tx_ref=ref, amount=Decimal(5),
-                       currency="GBP", email=email, first_name=first, last_name=last,
-                       state="pending", created_at=NOW - timedelta(minutes=i),
-                       updated_at=NOW - timedelta(minutes=i), reference=f"PDK-{i:04d}")
-            for i, (ref, (first, last, email)) in enumerate(PEOPLE.items())]
+    return [
+        LinkRecord(
+            id=0,
+            profile_id=profile,
+            mode="test",
+            tx_ref=ref,
+            amount=Decimal(5),
+            currency="GBP",
+            email=email,
+            first_name=first,
+            last_name=last,
+            state="pending",
+            created_at=NOW - timedelta(minutes=i),
+            updated_at=NOW - timedelta(minutes=i),
+            reference=f"PDK-{i:04d}",
+        )
+        for i, (ref, (first, last, email)) in enumerate(PEOPLE.items())
+    ]
 
 
 @pytest.fixture(params=BACKENDS)
@@ -63,20 +76,43 @@ async def found(ledger, text: str, **over) -> set[str]:
         after = page.end
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("Odeg", {"F-1", "F-2"}), ("degård", {"F-1", "F-2"}), ("Ødegård", {"F-1", "F-2"}),
-    ("ØDEGÅRD", {"F-1", "F-2"}), ("odegard", {"F-1", "F-2"}), ("sigrid ode", {"F-1"}),
-    ("zoe", {"F-3"}), ("ZOË", {"F-3"}), ("bronte", {"F-3"}),
-    ("strasse", {"F-4"}), ("Straß", {"F-4"}), ("STRASSER", {"F-4"}),
-    ("lukasz", {"F-5"}), ("zolc", {"F-5"}), ("ŻÓŁĆ", {"F-5"}),
-    ("aesa", {"F-6"}), ("coeur", {"F-6"}), ("Œ", {"F-3", "F-6"}),
-    ("elodie", {"F-7"}), ("Élodie", {"F-7"}), ("exemple", {"F-7"}),
-    ("thora", {"F-8"}), ("dorsdottir", {"F-8"}), ("Þóra", {"F-8"}),
-    ("malin", {"F-10"}), ("Målin", {"F-10"}), ("dage", {"F-10"}),
-    ("lovelace", {"F-9"}),
-    ("o", {"F-1", "F-2", "F-3", "F-4", "F-5", "F-6", "F-7", "F-8", "F-9"}),
-    ("pdk-0003", {"F-4"}), ("f-1", {"F-1", "F-10"}), ("nobody", set()),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Odeg", {"F-1", "F-2"}),
+        ("degård", {"F-1", "F-2"}),
+        ("Ødegård", {"F-1", "F-2"}),
+        ("ØDEGÅRD", {"F-1", "F-2"}),
+        ("odegard", {"F-1", "F-2"}),
+        ("sigrid ode", {"F-1"}),
+        ("zoe", {"F-3"}),
+        ("ZOË", {"F-3"}),
+        ("bronte", {"F-3"}),
+        ("strasse", {"F-4"}),
+        ("Straß", {"F-4"}),
+        ("STRASSER", {"F-4"}),
+        ("lukasz", {"F-5"}),
+        ("zolc", {"F-5"}),
+        ("ŻÓŁĆ", {"F-5"}),
+        ("aesa", {"F-6"}),
+        ("coeur", {"F-6"}),
+        ("Œ", {"F-3", "F-6"}),
+        ("elodie", {"F-7"}),
+        ("Élodie", {"F-7"}),
+        ("exemple", {"F-7"}),
+        ("thora", {"F-8"}),
+        ("dorsdottir", {"F-8"}),
+        ("Þóra", {"F-8"}),
+        ("malin", {"F-10"}),
+        ("Målin", {"F-10"}),
+        ("dage", {"F-10"}),
+        ("lovelace", {"F-9"}),
+        ("o", {"F-1", "F-2", "F-3", "F-4", "F-5", "F-6", "F-7", "F-8", "F-9"}),
+        ("pdk-0003", {"F-4"}),
+        ("f-1", {"F-1", "F-10"}),
+        ("nobody", set()),
+    ],
+)
 async def test_search_folds_accents_and_case(ledger, text, expected):
     assert await found(ledger, text) == expected
     assert await found(ledger, text, sort="customer") == expected
@@ -85,11 +121,24 @@ async def test_search_folds_accents_and_case(ledger, text, expected):
 async def test_a_broad_folded_term_is_found_along_the_sorts_index(ledger):
     """Thousands of "Ødegård": a term that broad is checked row by row (SQLite's BROAD),
     folded all the same."""
-    many = [LinkRecord(id=0, profile_id="p1", mode="test", tx_ref=f"B-{i:05d}",
-                       amount=Decimal(5), currency="GBP", email=f"b{i}@example.no",
-                       first_name="Bjørn", last_name="Ødegård", state="success",
-                       created_at=NOW - timedelta(hours=i), updated_at=NOW, reference=None)
-               for i in range(2100)]
+    many = [
+        LinkRecord(
+            id=0,
+            profile_id="p1",
+            mode="test",
+            tx_ref=f"B-{i:05d}",
+            amount=Decimal(5),
+            currency="GBP",
+            email=f"b{i}@example.no",
+            first_name="Bjørn",
+            last_name="Ødegård",
+            state="success",
+            created_at=NOW - timedelta(hours=i),
+            updated_at=NOW,
+            reference=None,
+        )
+        for i in range(2100)
+    ]
     assert await ledger.import_records(many) == 2100
     assert len(await found(ledger, "odegard")) == 2100 + 2
     assert len(await found(ledger, "bjorn ode")) == 2100
@@ -116,10 +165,12 @@ async def test_postgresql_folds_every_letter_as_the_desk_does(pg_url):
     ledger = shared_ledger(pg_url)
     try:
         await ledger.opened()
-        text = "".join(chr(c) for c in range(0x20, 0x2000)
-                       if unicodedata.category(chr(c))[0] != "C") + "\x1f漢字😀 한국 Ǿ"
-        row = await ledger._engine.read(lambda conn: conn.execute(
-            "SELECT paydesk_fold(%s) AS folded", (text,)).fetchone())
+        text = (
+            "".join(chr(c) for c in range(0x20, 0x2000) if unicodedata.category(chr(c))[0] != "C") + "\x1f漢字😀 한국 Ǿ"
+        )
+        row = await ledger._engine.read(
+            lambda conn: conn.execute("SELECT paydesk_fold(%s) AS folded", (text,)).fetchone()
+        )
         assert row["folded"] == fold(text)
     finally:
         await ledger.close()
@@ -129,11 +180,13 @@ async def test_a_file_made_before_the_folding_is_searchable_once_opened(tmp_path
     path = tmp_path / "v9.sqlite3"
     db = sqlite3.connect(path, isolation_level=None)
     migrate(db, target=9)
-    db.execute("INSERT INTO links (profile_id, mode, tx_ref, amount_minor, currency, email,"
-               " first_name, last_name, state, created_at, updated_at)"
-               " VALUES ('p1', 'test', 'OLD-1', 500, 'GBP', 'x@example.no', 'Sigrid',"
-               " 'Ødegård', 'pending', '2026-01-02T10:00:00.000000Z',"
-               " '2026-01-02T10:00:00.000000Z')")
+    db.execute(
+        "INSERT INTO links (profile_id, mode, tx_ref, amount_minor, currency, email,"
+        " first_name, last_name, state, created_at, updated_at)"
+        " VALUES ('p1', 'test', 'OLD-1', 500, 'GBP', 'x@example.no', 'Sigrid',"
+        " 'Ødegård', 'pending', '2026-01-02T10:00:00.000000Z',"
+        " '2026-01-02T10:00:00.000000Z')"
+    )
     db.execute("INSERT INTO links_fts (rowid, search_text) SELECT id, search_text FROM links")
     db.close()
     ledger = SqliteLedger(path)
@@ -160,12 +213,13 @@ async def test_a_shared_ledger_made_before_the_folding_is_searchable_once_opened
             if number <= 5:
                 with conn.transaction():
                     conn.execute(sql)
-                    conn.execute("INSERT INTO schema_migrations (version) VALUES (%s)",
-                                 (number,))
-        conn.execute("INSERT INTO links (profile_id, mode, tx_ref, amount_minor, currency,"
-                     " email, first_name, last_name, state, created_at, updated_at) VALUES"
-                     " ('p1', 'test', 'OLD-1', 500, 'GBP', 'x@example.no', 'Sigrid',"
-                     " 'Ødegård', 'pending', now(), now())")
+                    conn.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (number,))
+        conn.execute(
+            "INSERT INTO links (profile_id, mode, tx_ref, amount_minor, currency,"
+            " email, first_name, last_name, state, created_at, updated_at) VALUES"
+            " ('p1', 'test', 'OLD-1', 500, 'GBP', 'x@example.no', 'Sigrid',"
+            " 'Ødegård', 'pending', now(), now())"
+        )
     ledger = shared_ledger(url)
     try:
         await ledger.opened()

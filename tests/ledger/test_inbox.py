@@ -29,15 +29,19 @@ SIGNED = {"Content-Type": "application/json", "Verif-Hash": "ab12"}
 
 
 def body(ref, event="payment.completed"):
-    return (b'{"event":"%s","data":{"tx_ref":"%s","status":"successful"}}'
-            % (event.encode(), ref.encode()))
+    return b'{"event":"%s","data":{"tx_ref":"%s","status":"successful"}}' % (event.encode(), ref.encode())
 
 
-async def received(inbox, ref, *, profile_id="p1", mode="test", event="payment.completed",
-                   raw=None):
-    entry, reread = await inbox.receive(raw if raw is not None else body(ref, event), SIGNED,
-                                        "203.0.113.7", profile_id=profile_id, mode=mode,
-                                        tx_ref=ref, event=event)
+async def received(inbox, ref, *, profile_id="p1", mode="test", event="payment.completed", raw=None):
+    entry, reread = await inbox.receive(
+        raw if raw is not None else body(ref, event),
+        SIGNED,
+        "203.0.113.7",
+        profile_id=profile_id,
+        mode=mode,
+        tx_ref=ref,
+        event=event,
+    )
     return entry, reread
 
 
@@ -47,10 +51,17 @@ async def forged(inbox, ref):
 
 
 def looked_up(ref, raw_state):
-    return Transaction(tx_ref=ref, status=TransactionState.read(raw_state),
-                       status_raw=raw_state, amount=Decimal("10.00"), currency="USD",
-                       email="x@example.com", first_name="X", last_name="Y",
-                       raw={"status": raw_state})
+    return Transaction(
+        tx_ref=ref,
+        status=TransactionState.read(raw_state),
+        status_raw=raw_state,
+        amount=Decimal("10.00"),
+        currency="USD",
+        email="x@example.com",
+        first_name="X",
+        last_name="Y",
+        raw={"status": raw_state},
+    )
 
 
 async def test_a_first_verified_body_is_kept_pending_and_to_be_re_read(inbox):
@@ -60,8 +71,7 @@ async def test_a_first_verified_body_is_kept_pending_and_to_be_re_read(inbox):
     assert entry.body == body("PDK-1") and entry.body_hash == body_hash(body("PDK-1"))
     assert entry.headers == {"content-type": "application/json", "verif-hash": "ab12"}
     assert entry.remote == "203.0.113.7"
-    assert (entry.profile_id, entry.mode, entry.tx_ref, entry.event) == (
-        "p1", "test", "PDK-1", "payment.completed")
+    assert (entry.profile_id, entry.mode, entry.tx_ref, entry.event) == ("p1", "test", "PDK-1", "payment.completed")
     assert entry.received_at.tzinfo is not None
     assert entry.duplicate_of is None and entry.decided_at is None
     assert await inbox.get(entry.id) == entry
@@ -93,10 +103,8 @@ async def test_a_forgery_is_never_an_entry_nor_re_read(inbox):
 
 async def test_decide_writes_the_verdict_once(inbox):
     entry, _ = await received(inbox, "PDK-1", mode=None)
-    done = await inbox.decide(entry.id, APPLIED, "the service says PAID", mode="live",
-                              tx_ref="PDK-1b")
-    assert (done.verdict, done.detail, done.mode, done.tx_ref) == (
-        APPLIED, "the service says PAID", "live", "PDK-1b")
+    done = await inbox.decide(entry.id, APPLIED, "the service says PAID", mode="live", tx_ref="PDK-1b")
+    assert (done.verdict, done.detail, done.mode, done.tx_ref) == (APPLIED, "the service says PAID", "live", "PDK-1b")
     assert done.profile_id == "p1"  # not given: kept
     assert done.decided_at is not None
     again = await inbox.decide(entry.id, STALE, "later", mode="test")
@@ -123,12 +131,13 @@ async def test_pending_lists_the_originals_not_re_read_oldest_first(inbox):
 async def _some(inbox):
     """Eight entries of two merchants, both modes, three events and every kind of arrival."""
     made = []
-    for ref, profile, mode, event in (("PDK-1", "p1", "test", "payment.completed"),
-                                      ("PDK-2", "p1", "live", "payment.failed"),
-                                      ("ABC_3", "p2", "test", "payment.completed"),
-                                      ("PDK-4", "p2", "live", "card.created")):
-        made.append((await received(inbox, ref, profile_id=profile, mode=mode,
-                                    event=event))[0])
+    for ref, profile, mode, event in (
+        ("PDK-1", "p1", "test", "payment.completed"),
+        ("PDK-2", "p1", "live", "payment.failed"),
+        ("ABC_3", "p2", "test", "payment.completed"),
+        ("PDK-4", "p2", "live", "card.created"),
+    ):
+        made.append((await received(inbox, ref, profile_id=profile, mode=mode, event=event))[0])
     made.append((await received(inbox, "PDK-1"))[0])  # duplicate
     await forged(inbox, "PDK-9")  # refused: not among them
     made.append((await received(inbox, "PDK-9", profile_id="p1", mode="live"))[0])
@@ -147,8 +156,7 @@ async def test_page_lists_newest_first_with_every_filter(inbox):
     ids = [e.id for e in made]
     newest_first = ids[::-1]
     assert await _ids(inbox, InboxQuery()) == newest_first
-    assert await _ids(inbox, InboxQuery(verdict=PENDING)) == [ids[7], ids[6], ids[5], ids[3],
-                                                              ids[2], ids[0]]
+    assert await _ids(inbox, InboxQuery(verdict=PENDING)) == [ids[7], ids[6], ids[5], ids[3], ids[2], ids[0]]
     assert await _ids(inbox, InboxQuery(verdict=DUPLICATE)) == [ids[4]]
     assert await _ids(inbox, InboxQuery(verdict=BAD_SIGNATURE)) == []
     assert await _ids(inbox, InboxQuery(verdict=APPLIED)) == [ids[1]]
@@ -156,8 +164,7 @@ async def test_page_lists_newest_first_with_every_filter(inbox):
     assert await _ids(inbox, InboxQuery(mode="live")) == [ids[7], ids[5], ids[3], ids[1]]
     assert await _ids(inbox, InboxQuery(profile_id="p1", mode="test")) == [ids[4], ids[0]]
     # text: a part of the reference or the event, case ignored, taken literally
-    assert await _ids(inbox, InboxQuery(text="pdk-")) == [ids[7], ids[5], ids[4], ids[3],
-                                                          ids[1], ids[0]]
+    assert await _ids(inbox, InboxQuery(text="pdk-")) == [ids[7], ids[5], ids[4], ids[3], ids[1], ids[0]]
     assert await _ids(inbox, InboxQuery(text="CARD.")) == [ids[3]]
     assert await _ids(inbox, InboxQuery(text="failed")) == [ids[1]]
     assert await _ids(inbox, InboxQuery(text="A%C")) == [ids[6]]
@@ -165,16 +172,16 @@ async def test_page_lists_newest_first_with_every_filter(inbox):
     assert await _ids(inbox, InboxQuery(text="x_y")) == []
     since = made[6].received_at
     assert await _ids(inbox, InboxQuery(since=since)) == [ids[7], ids[6]]
-    assert await _ids(inbox, InboxQuery(verdict=PENDING, profile_id="p1", mode="live",
-                                        text="8", since=since)) == [ids[7]]
+    assert await _ids(inbox, InboxQuery(verdict=PENDING, profile_id="p1", mode="live", text="8", since=since)) == [
+        ids[7]
+    ]
     with pytest.raises(ValueError):
         await inbox.page(InboxQuery(verdict="nonsense"))
 
 
 async def test_pages_follow_each_other_by_keyset(inbox):
     made = await _some(inbox)
-    for query, limit in ((InboxQuery(), 3), (InboxQuery(verdict=PENDING), 2),
-                         (InboxQuery(text="pdk"), 4)):
+    for query, limit in ((InboxQuery(), 3), (InboxQuery(verdict=PENDING), 2), (InboxQuery(text="pdk"), 4)):
         whole = await _ids(inbox, query)
         walked, before = [], None
         while True:
@@ -186,8 +193,7 @@ async def test_pages_follow_each_other_by_keyset(inbox):
             before = page[-1].id
         assert walked == whole
         assert await inbox.count(query) == len(whole)
-    assert [e.id for e in await inbox.page(InboxQuery(), before=made[2].id)] == [
-        made[1].id, made[0].id]
+    assert [e.id for e in await inbox.page(InboxQuery(), before=made[2].id)] == [made[1].id, made[0].id]
 
 
 async def test_count_follows_the_filters(inbox):
@@ -227,11 +233,14 @@ async def test_last_received_of_a_profile_and_mode(inbox):
     assert await inbox.last_received("p2", mode="test") is None
 
 
-@pytest.mark.parametrize("raw", [
-    b'{"tx_ref":"PDK-1","link":"https:\\/\\/pay.example\\/x","name":"Jos\\u00e9"}',
-    b'\xff\xfe{"not": "utf-8 \xe9"}\x00\r\n  ',
-    b"",
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"tx_ref":"PDK-1","link":"https:\\/\\/pay.example\\/x","name":"Jos\\u00e9"}',
+        b'\xff\xfe{"not": "utf-8 \xe9"}\x00\r\n  ',
+        b"",
+    ],
+)
 async def test_bodies_are_kept_byte_for_byte(inbox, raw):
     entry, _ = await received(inbox, "PDK-1", raw=raw)
     assert entry.body == raw
@@ -250,10 +259,12 @@ async def test_two_receivers_at_once_keep_one_original(ledger, inbox):
         other = inbox_beside(other_ledger)
         for n in range(5):
             raw = body(f"PDK-{n}")
-            results = await asyncio.gather(*[
-                box.receive(raw, SIGNED, "198.51.100.1", profile_id="p1", mode="test",
-                            tx_ref=f"PDK-{n}")
-                for box in (inbox, other, inbox, other)])
+            results = await asyncio.gather(
+                *[
+                    box.receive(raw, SIGNED, "198.51.100.1", profile_id="p1", mode="test", tx_ref=f"PDK-{n}")
+                    for box in (inbox, other, inbox, other)
+                ]
+            )
             originals = [entry for entry, reread in results if reread]
             assert len(originals) == 1
             assert originals[0].verdict == PENDING
@@ -268,8 +279,7 @@ async def test_two_receivers_at_once_keep_one_original(ledger, inbox):
 async def test_learned_by_moves_with_the_state_and_only_then(ledger):
     made, _ = await ledger.record_lookup("p1", "test", looked_up("PDK-1", "pending"))
     assert made.learned_by == "check"  # added by a check
-    paid, changed = await ledger.record_lookup("p1", "test", looked_up("PDK-1", "success"),
-                                               learned_by="notification")
+    paid, changed = await ledger.record_lookup("p1", "test", looked_up("PDK-1", "success"), learned_by="notification")
     assert changed and paid.learned_by == "notification"
     # a later check that changes nothing keeps how the state was learned
     again, changed = await ledger.record_lookup("p1", "test", looked_up("PDK-1", "success"))
@@ -283,8 +293,9 @@ async def test_learned_by_moves_with_the_state_and_only_then(ledger):
     assert (await ledger.get("p1", "PDK-1")).learned_by == "check"
     page = await ledger.page(LinkQuery(profile_id="p1", mode="test"))
     assert [r.learned_by for r in page.records] == ["check"]
-    by_notification, _ = await ledger.record_lookup("p1", "test", looked_up("PDK-2", "pending"),
-                                                    learned_by="notification")
+    by_notification, _ = await ledger.record_lookup(
+        "p1", "test", looked_up("PDK-2", "pending"), learned_by="notification"
+    )
     assert by_notification.learned_by == "notification"
     assert [r.learned_by for r in await ledger.open_records("p1")] == ["notification"]
 
@@ -292,9 +303,13 @@ async def test_learned_by_moves_with_the_state_and_only_then(ledger):
 async def test_a_link_made_here_has_learned_nothing_yet(ledger):
     from paydesk.service.models import PaymentRequest
 
-    made = await ledger.begin_link("p1", "test", PaymentRequest(
-        amount=Decimal(5), currency="GBP", email="a@example.com", first_name="A",
-        last_name="B", tx_ref="PDK-L"))
+    made = await ledger.begin_link(
+        "p1",
+        "test",
+        PaymentRequest(
+            amount=Decimal(5), currency="GBP", email="a@example.com", first_name="A", last_name="B", tx_ref="PDK-L"
+        ),
+    )
     assert made.learned_by is None
     same, changed = await ledger.record_lookup("p1", "test", looked_up("PDK-L", "pending"))
     assert changed and same.learned_by == "check"  # creating -> pending: learned by a check
@@ -304,10 +319,12 @@ async def test_the_migration_from_v6_keeps_the_links(tmp_path):
     path = tmp_path / "ledger.sqlite3"
     db = sqlite3.connect(path, isolation_level=None)
     assert migrate(db, target=6) == 6
-    db.execute("INSERT INTO links (profile_id, mode, tx_ref, amount_minor, currency, email,"
-               " first_name, last_name, state, created_at, updated_at) VALUES ('p1', 'test',"
-               " 'OLD-1', 1000, 'USD', 'o@example.com', 'O', 'L', 'success',"
-               " '2026-01-02T03:04:05.000000Z', '2026-01-02T03:04:05.000000Z')")
+    db.execute(
+        "INSERT INTO links (profile_id, mode, tx_ref, amount_minor, currency, email,"
+        " first_name, last_name, state, created_at, updated_at) VALUES ('p1', 'test',"
+        " 'OLD-1', 1000, 'USD', 'o@example.com', 'O', 'L', 'success',"
+        " '2026-01-02T03:04:05.000000Z', '2026-01-02T03:04:05.000000Z')"
+    )
     db.close()
     ledger = SqliteLedger(path)
     await ledger.opened()
@@ -337,9 +354,11 @@ async def shared(pg_url):
 
 
 async def _inbox_events(ledger):
-    rows = await ledger._engine.read(lambda conn: conn.execute(
-        "SELECT desk, kind, profile_id, mode, key FROM events WHERE kind = 'inbox'"
-        " ORDER BY id").fetchall())
+    rows = await ledger._engine.read(
+        lambda conn: conn.execute(
+            "SELECT desk, kind, profile_id, mode, key FROM events WHERE kind = 'inbox' ORDER BY id"
+        ).fetchall()
+    )
     return [(r["desk"], r["profile_id"], r["mode"], r["key"]) for r in rows]
 
 
@@ -353,8 +372,10 @@ async def test_each_inbox_write_on_the_shared_ledger_is_an_event(shared):
     await forged(inbox, "PDK-2")  # a "refused" event instead (test_refused.py)
     await inbox.decide(first.id, APPLIED, "the service says PAID", mode="live")
     assert await _inbox_events(ledger) == [
-        ("desk-a", "p1", "test", str(first.id)), ("desk-a", "p1", "test", str(duplicate.id)),
-        ("desk-a", "p1", "live", str(first.id))]
+        ("desk-a", "p1", "test", str(first.id)),
+        ("desk-a", "p1", "test", str(duplicate.id)),
+        ("desk-a", "p1", "live", str(first.id)),
+    ]
     # a decision that changes nothing (already decided) is no news
     await inbox.decide(first.id, STALE, "again")
     assert len(await _inbox_events(ledger)) == 3
@@ -385,8 +406,7 @@ async def test_the_importer_carries_learned_by_across(shared, tmp_path):
     mine = SqliteLedger(path)
     await mine.opened()
     try:
-        await mine.record_lookup("p1", "test", looked_up("PDK-1", "success"),
-                                 learned_by="notification")
+        await mine.record_lookup("p1", "test", looked_up("PDK-1", "success"), learned_by="notification")
         await mine.record_lookup("p1", "test", looked_up("PDK-2", "pending"))
     finally:
         await mine.close()
@@ -394,10 +414,12 @@ async def test_the_importer_carries_learned_by_across(shared, tmp_path):
     old = tmp_path / "old.sqlite3"
     db = sqlite3.connect(old, isolation_level=None)
     migrate(db, target=6)
-    db.execute("INSERT INTO links (profile_id, mode, tx_ref, amount_minor, currency, email,"
-               " first_name, last_name, state, created_at, updated_at) VALUES ('p1', 'test',"
-               " 'OLD-1', 1000, 'USD', 'o@example.com', 'O', 'L', 'success',"
-               " '2026-01-02T03:04:05.000000Z', '2026-01-02T03:04:05.000000Z')")
+    db.execute(
+        "INSERT INTO links (profile_id, mode, tx_ref, amount_minor, currency, email,"
+        " first_name, last_name, state, created_at, updated_at) VALUES ('p1', 'test',"
+        " 'OLD-1', 1000, 'USD', 'o@example.com', 'O', 'L', 'success',"
+        " '2026-01-02T03:04:05.000000Z', '2026-01-02T03:04:05.000000Z')"
+    )
     db.close()
     engine = ledger._engine
     await import_ledger(engine, path, {"p1": "m1"}, installation="desk-x")

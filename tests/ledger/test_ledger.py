@@ -18,16 +18,33 @@ from tests.waiting import until_async
 
 
 def request(ref, amount=25, currency="GBP", email="a@example.com"):
-    return PaymentRequest(amount=Decimal(amount), currency=currency, email=email,
-                          first_name="Ada", last_name="Lovelace", tx_ref=ref, title="Coffee",
-                          meta={"till": "2"}, callback_url="https://shop.example/cb")
+    return PaymentRequest(
+        amount=Decimal(amount),
+        currency=currency,
+        email=email,
+        first_name="Ada",
+        last_name="Lovelace",
+        tx_ref=ref,
+        title="Coffee",
+        meta={"till": "2"},
+        callback_url="https://shop.example/cb",
+    )
 
 
 def looked_up(ref, raw_state, **over):
-    fields = dict(tx_ref=ref, status=TransactionState.read(raw_state), status_raw=raw_state,
-                  amount=Decimal("1000.00"), currency="USD", charge=Decimal("14.20"),
-                  email="x@example.com", first_name="X", last_name="Y", reference="PDK-x1",
-                  raw={"status": raw_state})
+    fields = dict(
+        tx_ref=ref,
+        status=TransactionState.read(raw_state),
+        status_raw=raw_state,
+        amount=Decimal("1000.00"),
+        currency="USD",
+        charge=Decimal("14.20"),
+        email="x@example.com",
+        first_name="X",
+        last_name="Y",
+        reference="PDK-x1",
+        raw={"status": raw_state},
+    )
     fields.update(over)
     return Transaction(**fields)
 
@@ -54,8 +71,14 @@ async def test_opens_an_empty_file_at_the_latest_schema(sqlite_ledger, tmp_path)
         assert db.execute("PRAGMA user_version").fetchone()[0] == LATEST
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         names = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
-    assert {"links_by_created", "links_by_amount", "links_by_state", "links_by_customer",
-            "links_fts", "links_open"} <= names
+    assert {
+        "links_by_created",
+        "links_by_amount",
+        "links_by_state",
+        "links_by_customer",
+        "links_fts",
+        "links_open",
+    } <= names
 
 
 async def test_migrates_a_v2_file_that_holds_data(tmp_path):
@@ -64,17 +87,20 @@ async def test_migrates_a_v2_file_that_holds_data(tmp_path):
     path = tmp_path / "v2.sqlite3"
     db = sqlite3.connect(path, isolation_level=None)
     migrate(db, target=2)
-    rows = [("R-1", "25", "pending", "2026-01-02T10:00:00+00:00"),
-            ("R-2", "1000.00", "failed/cancelled", "2026-01-02T10:00:01.500000+00:00"),
-            ("R-3", "7", "success", "2026-01-02T11:00:00+01:00"),
-            ("R-4", "1,250.00", "on-hold", "2026-01-03T09:00:00.000001+00:00"),
-            ("R-5", "3", "creating", "2026-01-03T09:30:00+00:00")]
+    rows = [
+        ("R-1", "25", "pending", "2026-01-02T10:00:00+00:00"),
+        ("R-2", "1000.00", "failed/cancelled", "2026-01-02T10:00:01.500000+00:00"),
+        ("R-3", "7", "success", "2026-01-02T11:00:00+01:00"),
+        ("R-4", "1,250.00", "on-hold", "2026-01-03T09:00:00.000001+00:00"),
+        ("R-5", "3", "creating", "2026-01-03T09:30:00+00:00"),
+    ]
     for ref, amount, state, created in rows:
-        db.execute("INSERT INTO links (profile_id, mode, tx_ref, amount, currency, email,"
-                   " first_name, last_name, state, created_at, updated_at, reference, origin)"
-                   " VALUES ('p', 'test', ?, ?, 'USD', ?, 'Grace', 'Hopper', ?, ?, ?, ?, 'link')",
-                   (ref, amount, f"{ref.lower()}@example.com", state, created, created,
-                    f"PDK-{ref}"))
+        db.execute(
+            "INSERT INTO links (profile_id, mode, tx_ref, amount, currency, email,"
+            " first_name, last_name, state, created_at, updated_at, reference, origin)"
+            " VALUES ('p', 'test', ?, ?, 'USD', ?, 'Grace', 'Hopper', ?, ?, ?, ?, 'link')",
+            (ref, amount, f"{ref.lower()}@example.com", state, created, created, f"PDK-{ref}"),
+        )
     db.close()
 
     ledger = SqliteLedger(path)
@@ -121,8 +147,7 @@ async def test_link_life_cycle(ledger):
     done = await ledger.complete_link("p1", PaymentLink("R-1", "http://h/pay/payment/PDK-abc"))
     assert done.state == "pending" and done.reference == "PDK-abc" and await ledger.unsettled() == []
     assert done.request() == request("R-1")
-    after, changed = await ledger.record_lookup("p1", "test", looked_up("R-1", "success",
-                                                                        amount=Decimal(25)))
+    after, changed = await ledger.record_lookup("p1", "test", looked_up("R-1", "success", amount=Decimal(25)))
     assert changed and after.state == "success" and after.final and after.checked_at
     assert after.fee == Decimal("14.20")
     assert (await ledger.get("p1", "R-1")).raw == {"status": "success"}
@@ -135,10 +160,17 @@ async def test_link_life_cycle(ledger):
     assert await ledger.recent("p1", "live") == []
 
 
-@pytest.mark.parametrize("raw,state,final", [
-    ("failed/cancelled", "failed", True), ("Failed", "failed", True),
-    ("cancelled", "cancelled", True), ("refunded", "refunded", True),
-    ("pending", "pending", False), ("on-hold", "unknown", False)])
+@pytest.mark.parametrize(
+    "raw,state,final",
+    [
+        ("failed/cancelled", "failed", True),
+        ("Failed", "failed", True),
+        ("cancelled", "cancelled", True),
+        ("refunded", "refunded", True),
+        ("pending", "pending", False),
+        ("on-hold", "unknown", False),
+    ],
+)
 async def test_one_state_vocabulary_with_the_service(ledger, raw, state, final):
     """Regression: "failed/cancelled" was stored as it came, never final, polled for ever."""
     await ledger.begin_link("p1", "test", request("S-1"))
@@ -159,24 +191,49 @@ async def test_a_transaction_made_elsewhere_is_added_on_lookup(ledger):
 async def test_a_payment_first_seen_with_no_details_is_filled_in_later(ledger):
     """The family's answer for an unpaid one says no amount, no customer: the details come
     with a later answer, and the search finds the record by them."""
-    bare = looked_up("FAM-1", "pending", amount=None, currency=None, charge=None, email=None,
-                     first_name=None, last_name=None, reference=None)
+    bare = looked_up(
+        "FAM-1",
+        "pending",
+        amount=None,
+        currency=None,
+        charge=None,
+        email=None,
+        first_name=None,
+        last_name=None,
+        reference=None,
+    )
     first, changed = await ledger.record_lookup("p1", "test", bare)
     assert changed and (first.amount, first.currency, first.customer) == (Decimal(0), "", "")
     paid_at = datetime(2026, 11, 20, 9, 30, tzinfo=UTC)
-    full = looked_up("FAM-1", "success", amount=Decimal("12.50"), currency="GBP",
-                     email="grace@example.com", first_name="Grace", last_name="Hopper",
-                     reference="PDK-fam", created_at=paid_at, meta={"till": "3"})
+    full = looked_up(
+        "FAM-1",
+        "success",
+        amount=Decimal("12.50"),
+        currency="GBP",
+        email="grace@example.com",
+        first_name="Grace",
+        last_name="Hopper",
+        reference="PDK-fam",
+        created_at=paid_at,
+        meta={"till": "3"},
+    )
     after, changed = await ledger.record_lookup("p1", "test", full)
     assert changed and after.state == "success" and after.fee == Decimal("14.20")
-    assert (after.amount, after.currency, after.email, after.customer, after.reference,
-            after.created_at, after.meta) == (Decimal("12.50"), "GBP", "grace@example.com",
-                                              "Grace Hopper", "PDK-fam", paid_at, {"till": "3"})
+    assert (
+        after.amount,
+        after.currency,
+        after.email,
+        after.customer,
+        after.reference,
+        after.created_at,
+        after.meta,
+    ) == (Decimal("12.50"), "GBP", "grace@example.com", "Grace Hopper", "PDK-fam", paid_at, {"till": "3"})
     for text in ("hopper", "grace@", "PDK-fam"):
         assert await ledger.count(LinkQuery("p1", "test", text=text)) == 1, text
     # filled in once: a later answer's details do not replace them
-    again, _ = await ledger.record_lookup("p1", "test", looked_up(
-        "FAM-1", "success", amount=Decimal(99), currency="USD", reference="PDK-fam"))
+    again, _ = await ledger.record_lookup(
+        "p1", "test", looked_up("FAM-1", "success", amount=Decimal(99), currency="USD", reference="PDK-fam")
+    )
     assert (again.amount, again.currency) == (Decimal("12.50"), "GBP")
 
 
@@ -186,21 +243,22 @@ async def test_the_services_reference_follows_what_it_says(ledger):
     assert done.reference == "PDK-old"
     again = await ledger.complete_link("p1", PaymentLink("REF-1", "http://h/pay/payment/PDK-other"))
     assert again.reference == "PDK-old"  # completing again keeps the first
-    moved, _ = await ledger.record_lookup("p1", "test", looked_up("REF-1", "pending",
-                                                                  reference="PDK-new"))
+    moved, _ = await ledger.record_lookup("p1", "test", looked_up("REF-1", "pending", reference="PDK-new"))
     assert moved.reference == "PDK-new"
     assert (await ledger.by_reference("p1", "PDK-new")).tx_ref == "REF-1"
     assert await ledger.by_reference("p1", "PDK-old") is None
     assert await ledger.count(LinkQuery("p1", "test", text="PDK-old")) == 0
     assert await ledger.count(LinkQuery("p1", "test", text="pdk-new")) == 1
-    kept, _ = await ledger.record_lookup("p1", "test", looked_up("REF-1", "pending",
-                                                                 reference=None))
+    kept, _ = await ledger.record_lookup("p1", "test", looked_up("REF-1", "pending", reference=None))
     assert kept.reference == "PDK-new"  # an answer without one changes nothing
 
 
 async def test_a_record_not_there_cannot_be_completed_rejected_or_noted(ledger):
-    for write in (ledger.complete_link("p1", PaymentLink("NONE", "http://h/pay/payment/PDK-n")),
-                  ledger.reject_link("p1", "NONE", "no"), ledger.note_error("p1", "NONE", "x")):
+    for write in (
+        ledger.complete_link("p1", PaymentLink("NONE", "http://h/pay/payment/PDK-n")),
+        ledger.reject_link("p1", "NONE", "no"),
+        ledger.note_error("p1", "NONE", "x"),
+    ):
         with pytest.raises(LedgerError, match="NONE is not in the ledger"):
             await write
     await ledger.touch("p1", "NONE")  # nothing to touch: nothing happens
@@ -227,10 +285,14 @@ async def test_two_windows_on_one_ledger(ledger):
     try:
         a, b = await asyncio.gather(window(first, "A"), window(second, "B"))
         assert sorted(a + b) == list(range(1, 201))
-        assert await first.count(LinkQuery("p1", "test")) == 200 == await second.count(
-            LinkQuery("p1", "test"))
-        results = await asyncio.gather(*(ledger.record_lookup("p1", "test", looked_up("WEB", "pending"))
-                                         for ledger in (first, second) for _ in range(5)))
+        assert await first.count(LinkQuery("p1", "test")) == 200 == await second.count(LinkQuery("p1", "test"))
+        results = await asyncio.gather(
+            *(
+                ledger.record_lookup("p1", "test", looked_up("WEB", "pending"))
+                for ledger in (first, second)
+                for _ in range(5)
+            )
+        )
         assert sum(changed for _, changed in results) == 1
         assert await first.count(LinkQuery("p1", "test", text="WEB")) == 1
     finally:
@@ -281,11 +343,11 @@ async def test_a_busy_ledger_delays_saving_without_freezing_or_failing(sqlite_le
 async def test_a_cancelled_read_is_interrupted(sqlite_ledger):
     """A query superseded by a newer one stops at once and frees its reader."""
     ledger = sqlite_ledger
-    slow = ("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000000)"
-            " SELECT count(*) FROM n")
+    slow = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000000) SELECT count(*) FROM n"
     engine = ledger._engine  # the engine's own behaviour, below the repository
-    tasks = [asyncio.create_task(engine.read(lambda db: db.execute(slow).fetchone()))
-             for _ in range(2)]  # both readers busy
+    tasks = [
+        asyncio.create_task(engine.read(lambda db: db.execute(slow).fetchone())) for _ in range(2)
+    ]  # both readers busy
     await asyncio.sleep(0.3)
     for task in tasks:
         task.cancel()
@@ -310,8 +372,7 @@ async def test_a_write_outlives_a_caller_that_stopped_waiting(ledger):
 
 async def test_closing_finishes_queued_writes(unopened):
     ledger = unopened
-    writes = [asyncio.create_task(ledger.begin_link("p1", "test", request(f"Q-{i}")))
-              for i in range(20)]
+    writes = [asyncio.create_task(ledger.begin_link("p1", "test", request(f"Q-{i}"))) for i in range(20)]
     await asyncio.sleep(0)
     await ledger.close()
     assert all(w.done() for w in writes)
@@ -322,22 +383,27 @@ async def test_closing_finishes_queued_writes(unopened):
 
 async def test_a_days_summary(ledger):
     day_start = datetime(2026, 11, 22, 0, 0, tzinfo=UTC)
-    plan = [("D-1", "success", 10, "GBP"), ("D-2", "success", 15, "GBP"), ("D-3", "failed", 7, "GBP"),
-            ("D-4", "success", 20, "USD"), ("D-5", "pending", 9, "USD")]
+    plan = [
+        ("D-1", "success", 10, "GBP"),
+        ("D-2", "success", 15, "GBP"),
+        ("D-3", "failed", 7, "GBP"),
+        ("D-4", "success", 20, "USD"),
+        ("D-5", "pending", 9, "USD"),
+    ]
     for ref, state, amount, currency in plan:
         await ledger.begin_link("p1", "test", request(ref, amount, currency))
         await ledger.complete_link("p1", PaymentLink(ref, f"http://h/pay/payment/PDK-{ref}"))
-        await ledger.record_lookup("p1", "test", looked_up(
-            ref, state, amount=Decimal(amount), currency=currency, charge=Decimal("0.34")))
+        await ledger.record_lookup(
+            "p1", "test", looked_up(ref, state, amount=Decimal(amount), currency=currency, charge=Decimal("0.34"))
+        )
     from datetime import timedelta
+
     now = datetime.now(UTC)
     summary = await ledger.day_summary("p1", "test", now - timedelta(hours=1), now + timedelta(hours=1))
     assert summary.created == 5 and summary.states["success"] == 3 and summary.states["pending"] == 1
     totals = {t.currency: (t.paid, t.collected, t.fees) for t in summary.totals}
-    assert totals == {"GBP": (2, Decimal("25.00"), Decimal("0.68")),
-                      "USD": (1, Decimal("20.00"), Decimal("0.34"))}
-    empty = await ledger.day_summary("p1", "test", day_start - timedelta(days=400),
-                                     day_start - timedelta(days=399))
+    assert totals == {"GBP": (2, Decimal("25.00"), Decimal("0.68")), "USD": (1, Decimal("20.00"), Decimal("0.34"))}
+    empty = await ledger.day_summary("p1", "test", day_start - timedelta(days=400), day_start - timedelta(days=399))
     assert empty.created == 0 and empty.totals == []
 
 

@@ -17,14 +17,22 @@ from tests.link_ledgers import shared_ledger
 
 
 def request(ref):
-    return PaymentRequest(amount=Decimal(25), currency="GBP", email="ada@example.com",
-                          first_name="Ada", last_name="Lovelace", tx_ref=ref)
+    return PaymentRequest(
+        amount=Decimal(25), currency="GBP", email="ada@example.com", first_name="Ada", last_name="Lovelace", tx_ref=ref
+    )
 
 
 def said(ref, word):
-    return Transaction(tx_ref=ref, status=TransactionState.read(word), status_raw=word,
-                       amount=Decimal(25), currency="GBP", charge=Decimal("0.55"),
-                       reference=f"PDK-{ref}", raw={"status": word})
+    return Transaction(
+        tx_ref=ref,
+        status=TransactionState.read(word),
+        status_raw=word,
+        amount=Decimal(25),
+        currency="GBP",
+        charge=Decimal("0.55"),
+        reference=f"PDK-{ref}",
+        raw={"status": word},
+    )
 
 
 @pytest.fixture
@@ -39,8 +47,9 @@ async def desks(pg_url):
 
 
 async def events(ledger):
-    rows = await ledger._engine.read(lambda conn: conn.execute(
-        "SELECT desk, kind, profile_id, mode, key FROM events ORDER BY id").fetchall())
+    rows = await ledger._engine.read(
+        lambda conn: conn.execute("SELECT desk, kind, profile_id, mode, key FROM events ORDER BY id").fetchall()
+    )
     return [tuple(row.values()) for row in rows]
 
 
@@ -55,8 +64,7 @@ async def test_a_link_made_at_one_desk_is_seen_at_another(desks):
     paid, changed = await b.record_lookup("m-1", "test", said("A-1", "success"))
     assert changed and paid.state == "success"
     assert (await a.get("m-1", "A-1")).state == "success"
-    assert [r.tx_ref for r in (await a.page(LinkQuery("m-1", "test", text="lovelace"))).records] \
-        == ["A-1"]
+    assert [r.tx_ref for r in (await a.page(LinkQuery("m-1", "test", text="lovelace"))).records] == ["A-1"]
     assert (await a.by_reference("m-1", "PDK-A-1")).tx_ref == "A-1"
 
 
@@ -72,8 +80,7 @@ async def test_a_sequence_claimed_from_two_desks_at_once_goes_to_one(desks, pg_u
     other = psycopg.connect(pg_url)
     try:
         other.execute("UPDATE sequences SET value = 21 WHERE day = %s", (day,))
-        claims = [asyncio.create_task(ledger.claim_sequence(day, value))
-                  for value in (21, 22) for ledger in (a, b)]
+        claims = [asyncio.create_task(ledger.claim_sequence(day, value)) for value in (21, 22) for ledger in (a, b)]
         await asyncio.sleep(0.2)  # (they are waiting; nothing asserted on time)
         other.commit()
     finally:
@@ -95,16 +102,20 @@ async def test_changes_move_for_the_other_desks_writes_only(desks):
     # far more of its own since another desk's last: still only the others' count
     seen_a = await a.changes()
     for _ in range(2):
-        await a._engine.write(lambda conn: conn.execute(
-            "INSERT INTO events (desk, kind) SELECT 'desk-a', 'link' FROM generate_series(1, 3000)"))
+        await a._engine.write(
+            lambda conn: conn.execute(
+                "INSERT INTO events (desk, kind) SELECT 'desk-a', 'link' FROM generate_series(1, 3000)"
+            )
+        )
         assert await a.changes() == seen_a
     await b.note_error("m-1", "C-1", "refused")
     assert await a.changes() == await newest_of(a, "desk-b") > seen_a
 
 
 async def newest_of(ledger, desk):
-    row = await ledger._engine.read(lambda conn: conn.execute(
-        "SELECT max(id) AS id FROM events WHERE desk = %s", (desk,)).fetchone())
+    row = await ledger._engine.read(
+        lambda conn: conn.execute("SELECT max(id) AS id FROM events WHERE desk = %s", (desk,)).fetchone()
+    )
     return row["id"]
 
 
@@ -121,8 +132,10 @@ async def test_every_write_leaves_one_event_in_its_own_transaction(desks):
     await b.record_lookup("m-2", "test", said("WEB-1", "success"))  # made elsewhere
     assert await a.claim_sequence(date(2026, 11, 23), 1)
     now = datetime.now(UTC)
-    imported = [LinkRecord(0, "m-3", mode, f"I-{i}", Decimal(5), "GBP", "x@example.com", "X",
-                           "Y", "pending", now, now) for i, mode in enumerate(("test", "test", "live"))]
+    imported = [
+        LinkRecord(0, "m-3", mode, f"I-{i}", Decimal(5), "GBP", "x@example.com", "X", "Y", "pending", now, now)
+        for i, mode in enumerate(("test", "test", "live"))
+    ]
     assert await b.import_records(imported) == 3
     # what changed nothing leaves nothing: a refused begin, a number already taken, an
     # import of what is there, a touch of nothing
@@ -132,12 +145,17 @@ async def test_every_write_leaves_one_event_in_its_own_transaction(desks):
     assert await a.import_records(imported) == 0
     await a.touch("m-1", "NOTHING")
     assert await events(a) == [
-        ("desk-a", "link", "m-1", "test", "E-1"), ("desk-a", "link", "m-1", "test", "E-1"),
-        ("desk-a", "link", "m-1", "test", "E-1"), ("desk-b", "link", "m-1", "test", "E-1"),
+        ("desk-a", "link", "m-1", "test", "E-1"),
+        ("desk-a", "link", "m-1", "test", "E-1"),
+        ("desk-a", "link", "m-1", "test", "E-1"),
+        ("desk-b", "link", "m-1", "test", "E-1"),
         ("desk-a", "link", "m-1", "live", "E-2"),
-        ("desk-a", "link", "m-1", "live", "E-2"), ("desk-b", "link", "m-2", "test", "WEB-1"),
+        ("desk-a", "link", "m-1", "live", "E-2"),
+        ("desk-b", "link", "m-2", "test", "WEB-1"),
         ("desk-a", "sequence", "", "", "2026-11-23"),
-        ("desk-b", "import", "m-3", "live", ""), ("desk-b", "import", "m-3", "test", "")]
+        ("desk-b", "import", "m-3", "live", ""),
+        ("desk-b", "import", "m-3", "test", ""),
+    ]
 
 
 async def test_each_event_rings_the_doorbell_with_its_id(desks, pg_url):

@@ -49,22 +49,23 @@ async def test_two_engines_on_a_new_database_migrate_it_once(pg_server):
     assert [e.version for e in engines] == [KNOWN, KNOWN]
     assert not any(e.read_only for e in engines)
     versions = await engines[0].read(
-        lambda c: c.execute("SELECT version FROM schema_migrations ORDER BY version").fetchall())
+        lambda c: c.execute("SELECT version FROM schema_migrations ORDER BY version").fetchall()
+    )
     assert [row["version"] for row in versions] == [v for v, _ in MIGRATIONS]
-    tables = await engines[1].read(lambda c: {row["tablename"] for row in c.execute(
-        "SELECT tablename FROM pg_tables WHERE schemaname = 'public'")})
-    assert {"links", "sequences", "events", "poller_lease", "merchants",
-            "schema_migrations"} <= tables
-    trgm = await engines[0].read(lambda c: c.execute(
-        "SELECT count(*) AS n FROM pg_extension WHERE extname = 'pg_trgm'").fetchone())
+    tables = await engines[1].read(
+        lambda c: {row["tablename"] for row in c.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
+    )
+    assert {"links", "sequences", "events", "poller_lease", "merchants", "schema_migrations"} <= tables
+    trgm = await engines[0].read(
+        lambda c: c.execute("SELECT count(*) AS n FROM pg_extension WHERE extname = 'pg_trgm'").fetchone()
+    )
     assert trgm == {"n": 1}
     for e in engines:
         await e.close()
     # opening it again finds it migrated: nothing applied twice
     again = PgEngine(url, desk="desk-c")
     await again.opened()
-    count = await again.read(lambda c: c.execute(
-        "SELECT count(*) AS n FROM schema_migrations").fetchone())
+    count = await again.read(lambda c: c.execute("SELECT count(*) AS n FROM schema_migrations").fetchone())
     assert count == {"n": len(MIGRATIONS)}
     await again.close()
 
@@ -77,15 +78,19 @@ async def test_a_write_is_one_transaction(engine):
 
     with pytest.raises(ValueError, match="second thoughts"):
         await engine.write(half_then_fail)
-    left = await engine.read(lambda c: c.execute(
-        "SELECT (SELECT count(*) FROM sequences) AS sequences,"
-        " (SELECT count(*) FROM events) AS events").fetchone())
+    left = await engine.read(
+        lambda c: c.execute(
+            "SELECT (SELECT count(*) FROM sequences) AS sequences, (SELECT count(*) FROM events) AS events"
+        ).fetchone()
+    )
     assert left == {"sequences": 0, "events": 0}
 
     def claim(conn):
-        return conn.execute("INSERT INTO sequences (day, value) VALUES ('2026-11-23', 1)"
-                            " ON CONFLICT (day) DO UPDATE SET value = sequences.value + 1"
-                            " RETURNING value").fetchone()["value"]
+        return conn.execute(
+            "INSERT INTO sequences (day, value) VALUES ('2026-11-23', 1)"
+            " ON CONFLICT (day) DO UPDATE SET value = sequences.value + 1"
+            " RETURNING value"
+        ).fetchone()["value"]
 
     assert [await engine.write(claim) for _ in range(3)] == [1, 2, 3]
 
@@ -93,14 +98,21 @@ async def test_a_write_is_one_transaction(engine):
 async def test_emit_rings_the_doorbell_with_the_event_id_only(engine):
     with psycopg.connect(**engine.conninfo(), autocommit=True) as listener:
         listener.execute(f"LISTEN {CHANNEL}")
-        event = await engine.write(lambda c: emit(c, engine.desk, "link", "m-0123456789abcdef0123",
-                                                  "test", "SHOP-261123-K7QM4X-0001"))
+        event = await engine.write(
+            lambda c: emit(c, engine.desk, "link", "m-0123456789abcdef0123", "test", "SHOP-261123-K7QM4X-0001")
+        )
         heard = list(listener.notifies(timeout=10, stop_after=1))
     assert [(n.channel, n.payload) for n in heard] == [(CHANNEL, str(event))]
-    row = await engine.read(lambda c: c.execute(
-        "SELECT desk, kind, profile_id, mode, key FROM events WHERE id = %s", (event,)).fetchone())
-    assert row == {"desk": "desk-a", "kind": "link", "profile_id": "m-0123456789abcdef0123",
-                   "mode": "test", "key": "SHOP-261123-K7QM4X-0001"}
+    row = await engine.read(
+        lambda c: c.execute("SELECT desk, kind, profile_id, mode, key FROM events WHERE id = %s", (event,)).fetchone()
+    )
+    assert row == {
+        "desk": "desk-a",
+        "kind": "link",
+        "profile_id": "m-0123456789abcdef0123",
+        "mode": "test",
+        "key": "SHOP-261123-K7QM4X-0001",
+    }
 
 
 async def test_a_write_whose_caller_stopped_waiting_still_lands(engine):
@@ -114,8 +126,7 @@ async def test_a_write_whose_caller_stopped_waiting_still_lands(engine):
     with pytest.raises(asyncio.CancelledError):
         await task
     # the writer runs writes in order: this one comes after the cancelled one
-    value = await engine.write(lambda c: c.execute(
-        "SELECT value FROM sequences WHERE day = '2026-11-24'").fetchone())
+    value = await engine.write(lambda c: c.execute("SELECT value FROM sequences WHERE day = '2026-11-24'").fetchone())
     assert value == {"value": 7}
 
 
@@ -128,8 +139,7 @@ async def test_a_superseded_read_is_cancelled_on_the_server(pg_url):
     with pytest.raises(asyncio.CancelledError):
         await task
     # the only reader is free again: had the statement gone on, this would wait a minute
-    assert await asyncio.wait_for(engine.read(
-        lambda c: c.execute("SELECT 1 AS one").fetchone()), 30) == {"one": 1}
+    assert await asyncio.wait_for(engine.read(lambda c: c.execute("SELECT 1 AS one").fetchone()), 30) == {"one": 1}
     await engine.close()
 
 
@@ -139,18 +149,14 @@ async def test_a_newer_schema_opens_read_only(pg_server, pg_url):
     engine = PgEngine(pg_url, desk="desk-old")
     await engine.opened()
     assert (engine.version, engine.read_only) == (KNOWN + 1, True)
-    assert await engine.read(lambda c: c.execute("SELECT count(*) AS n FROM links").fetchone()) \
-        == {"n": 0}
+    assert await engine.read(lambda c: c.execute("SELECT count(*) AS n FROM links").fetchone()) == {"n": 0}
     with pytest.raises(SchemaTooNew) as refused:
-        await engine.write(lambda c: c.execute(
-            "INSERT INTO sequences (day, value) VALUES ('2026-11-23', 1)"))
+        await engine.write(lambda c: c.execute("INSERT INTO sequences (day, value) VALUES ('2026-11-23', 1)"))
     assert isinstance(refused.value, LedgerError)
-    assert str(refused.value) == ("This shop's ledger was upgraded by a newer PayDesk: "
-                                  "update PayDesk on this computer")
+    assert str(refused.value) == ("This shop's ledger was upgraded by a newer PayDesk: update PayDesk on this computer")
     # and a read cannot write either: the engine's connections are read-only
     with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
-        await engine.read(lambda c: c.execute(
-            "INSERT INTO sequences (day, value) VALUES ('2026-11-23', 1)"))
+        await engine.read(lambda c: c.execute("INSERT INTO sequences (day, value) VALUES ('2026-11-23', 1)"))
     versions = pg_server.sql("SELECT version FROM schema_migrations ORDER BY version", name)
     assert versions[-1] == (KNOWN + 1,) and len(versions) == len(MIGRATIONS) + 1
     await engine.close()
@@ -242,8 +248,7 @@ async def test_the_password_never_reaches_an_exception_or_a_log(pg_server, pg_ur
 
     # a password written into the URL, with an option libpq does not know
     with pytest.raises(LedgerError) as bad:
-        PgEngine(f"postgresql://clerk:{PASSWORD}@127.0.0.1:{pg_server.port}/{name}?colour=blue",
-                 desk="desk-a")
+        PgEngine(f"postgresql://clerk:{PASSWORD}@127.0.0.1:{pg_server.port}/{name}?colour=blue", desk="desk-a")
     failures.append(bad.value)
 
     for failure in failures:
@@ -253,16 +258,17 @@ async def test_the_password_never_reaches_an_exception_or_a_log(pg_server, pg_ur
 
 async def test_closing_lands_the_writes_queued_before_the_engine_connected(pg_url):
     engine = PgEngine(pg_url, desk="desk-a")
-    writes = [asyncio.ensure_future(engine.write(
-        lambda c, i=i: emit(c, engine.desk, "sequence", key=str(i)))) for i in range(5)]
+    writes = [
+        asyncio.ensure_future(engine.write(lambda c, i=i: emit(c, engine.desk, "sequence", key=str(i))))
+        for i in range(5)
+    ]
     await asyncio.sleep(0)
     await engine.close()
     assert sorted(await asyncio.gather(*writes)) == [1, 2, 3, 4, 5]
     with pytest.raises(LedgerError, match="closed"):
         await engine.write(lambda c: emit(c, engine.desk, "lease"))
     again = PgEngine(pg_url, desk="desk-b")
-    assert await again.read(lambda c: c.execute("SELECT count(*) AS n FROM events").fetchone()) \
-        == {"n": 5}
+    assert await again.read(lambda c: c.execute("SELECT count(*) AS n FROM events").fetchone()) == {"n": 5}
     await again.close()
 
 
@@ -273,8 +279,7 @@ async def test_jobs_at_once_when_the_server_goes_each_say_unreachable(pg_server,
     await engine.opened()
 
     def jobs():
-        reads = [engine.read(lambda c: c.execute("SELECT count(*) AS n FROM events").fetchone())
-                 for _ in range(6)]
+        reads = [engine.read(lambda c: c.execute("SELECT count(*) AS n FROM events").fetchone()) for _ in range(6)]
         return [*reads, engine.write(lambda c: emit(c, engine.desk, "lease"))]
 
     await asyncio.gather(*jobs())  # every thread holds a pooled connection

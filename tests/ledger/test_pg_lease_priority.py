@@ -51,15 +51,13 @@ async def test_a_receiver_takes_the_lease_from_a_desk_before_it_expires(engines)
     assert not (await take(b, "Finance")).mine  # an equal priority waits for the expiry
 
     taken = await take(r, "Back office", priority=RECEIVER)
-    assert (taken.holder, taken.mine, taken.priority, taken.epoch) == (
-        "receiver", True, RECEIVER, held.epoch + 1)
+    assert (taken.holder, taken.mine, taken.priority, taken.epoch) == ("receiver", True, RECEIVER, held.epoch + 1)
     with pytest.raises(StaleLease):  # the old holder's write as the poller: refused
         await a.write(lambda c: check_fence(c, Fence("desk-a", held.epoch)))
     await r.write(lambda c: check_fence(c, Fence("receiver", taken.epoch)))
 
     seen = await take(a, "Counter 1")  # the old holder's next renewal: not its lease any more
-    assert (seen.holder, seen.holder_name, seen.mine, seen.priority) == (
-        "receiver", "Back office", False, RECEIVER)
+    assert (seen.holder, seen.holder_name, seen.mine, seen.priority) == ("receiver", "Back office", False, RECEIVER)
     assert not (await take(b, "Finance")).mine
     renewed = await take(r, "Back office", priority=RECEIVER)
     assert renewed.mine and renewed.epoch == taken.epoch  # renewed: the same epoch
@@ -67,12 +65,11 @@ async def test_a_receiver_takes_the_lease_from_a_desk_before_it_expires(engines)
     # released (the receiver stopped): a desk takes it at once, at its own priority
     assert await r.write(lambda c: release(c, "receiver"))
     again = await take(b, "Finance")
-    assert (again.holder, again.mine, again.priority, again.epoch) == (
-        "desk-b", True, DESK, taken.epoch + 1)
-    kinds = await a.read(lambda c: [(row["desk"], row["kind"]) for row in c.execute(
-        "SELECT desk, kind FROM events ORDER BY id")])
-    assert kinds == [("desk-a", "lease"), ("receiver", "lease"), ("receiver", "lease"),
-                     ("desk-b", "lease")]
+    assert (again.holder, again.mine, again.priority, again.epoch) == ("desk-b", True, DESK, taken.epoch + 1)
+    kinds = await a.read(
+        lambda c: [(row["desk"], row["kind"]) for row in c.execute("SELECT desk, kind FROM events ORDER BY id")]
+    )
+    assert kinds == [("desk-a", "lease"), ("receiver", "lease"), ("receiver", "lease"), ("desk-b", "lease")]
 
 
 async def test_a_desk_never_takes_the_lease_from_a_receiver_before_it_expires(engines):

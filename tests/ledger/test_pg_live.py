@@ -65,8 +65,7 @@ async def test_a_change_made_at_one_desk_reaches_the_other_desks_feed(desks):
         await write_events(a, ["L1"])
         await until(lambda: heard.keys() == ["L1"], message="L1 seen at the other desk")
         event = heard.events[0]
-        assert (event.desk, event.kind, event.profile_id, event.mode) == ("desk-a", "link", "m-1",
-                                                                         "test")
+        assert (event.desk, event.kind, event.profile_id, event.mode) == ("desk-a", "link", "m-1", "test")
         await write_events(a, [f"K{i}" for i in range(1200)])  # more than one batch
         await until(lambda: len(heard.events) == 1201, message="every event of a big write")
         assert heard.keys()[1:] == [f"K{i}" for i in range(1200)]
@@ -102,9 +101,11 @@ async def test_the_feed_survives_its_connection_cut_and_misses_nothing(desks, pg
     try:
         await write_events(a, ["one"])
         await until(lambda: heard.keys() == ["one"])
-        killed = pg_server.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                               f" WHERE application_name = '{APP_NAME}'"
-                               f" AND datname = '{pg_url.rsplit('/', 1)[1]}'")
+        killed = pg_server.sql(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            f" WHERE application_name = '{APP_NAME}'"
+            f" AND datname = '{pg_url.rsplit('/', 1)[1]}'"
+        )
         assert killed == [(True,)]
         await write_events(a, ["two", "three"])  # maybe before the feed is back
         await until(lambda: heard.keys() == ["one", "two", "three"], message="caught up")
@@ -145,13 +146,13 @@ async def test_closing_the_feed_ends_its_thread(desks):
 
 # -- the poller lease ---------------------------------------------------------------------
 
+
 async def test_one_holder_a_new_epoch_for_each_new_holder_and_a_stale_write_refused(desks):
     a, b = desks
     first = await a.write(lambda c: take_or_renew(c, "desk-a", "Counter 1", 1.0))
     assert (first.holder, first.holder_name, first.mine) == ("desk-a", "Counter 1", True)
     other = await b.write(lambda c: take_or_renew(c, "desk-b", "Finance", 1.0))
-    assert (other.holder, other.holder_name, other.mine, other.epoch) == (
-        "desk-a", "Counter 1", False, first.epoch)
+    assert (other.holder, other.holder_name, other.mine, other.epoch) == ("desk-a", "Counter 1", False, first.epoch)
     renewed = await a.write(lambda c: take_or_renew(c, "desk-a", "Counter 1", 1.0))
     assert renewed.mine and renewed.epoch == first.epoch  # renewed: the same epoch
     await a.write(lambda c: check_fence(c, Fence("desk-a", first.epoch)))  # holds
@@ -172,10 +173,10 @@ async def test_one_holder_a_new_epoch_for_each_new_holder_and_a_stale_write_refu
     assert await b.write(lambda c: release(c, "desk-b"))
     again = await a.write(lambda c: take_or_renew(c, "desk-a", "Counter 1", 10.0))
     assert (again.holder, again.epoch) == ("desk-a", taken.epoch + 1)
-    kinds = await a.read(lambda c: [(r["desk"], r["kind"]) for r in c.execute(
-        "SELECT desk, kind FROM events ORDER BY id")])
-    assert kinds == [("desk-a", "lease"), ("desk-b", "lease"), ("desk-b", "lease"),
-                     ("desk-a", "lease")]
+    kinds = await a.read(
+        lambda c: [(r["desk"], r["kind"]) for r in c.execute("SELECT desk, kind FROM events ORDER BY id")]
+    )
+    assert kinds == [("desk-a", "lease"), ("desk-b", "lease"), ("desk-b", "lease"), ("desk-a", "lease")]
 
 
 async def test_a_fenced_write_holds_the_takeover_until_it_ends(desks, pg_url):
@@ -187,8 +188,7 @@ async def test_a_fenced_write_holds_the_takeover_until_it_ends(desks, pg_url):
     try:
         check_fence(slow, Fence("desk-a", first.epoch))  # a fenced write under way
         await asyncio.sleep(0.6)  # the lease expires meanwhile
-        takeover = asyncio.ensure_future(b.write(
-            lambda c: take_or_renew(c, "desk-b", "Finance", 10.0)))
+        takeover = asyncio.ensure_future(b.write(lambda c: take_or_renew(c, "desk-b", "Finance", 10.0)))
         await asyncio.sleep(0.5)
         assert not takeover.done()  # waits for the write in flight
         slow.commit()
@@ -262,9 +262,18 @@ async def test_the_ledgers_poller_writes_carry_the_fence(desks):
 
     a, b = desks
     ledger = PostgresLedger(a)
-    record = await ledger.begin_link("m-1", "test", PaymentRequest(
-        amount=Decimal(5), currency="GBP", email="kim@example.com", first_name="Kim",
-        last_name="Lee", tx_ref="FENCED-1"))
+    record = await ledger.begin_link(
+        "m-1",
+        "test",
+        PaymentRequest(
+            amount=Decimal(5),
+            currency="GBP",
+            email="kim@example.com",
+            first_name="Kim",
+            last_name="Lee",
+            tx_ref="FENCED-1",
+        ),
+    )
     held = await a.write(lambda c: take_or_renew(c, "desk-a", "Counter 1", 10.0))
     await ledger.touch("m-1", "FENCED-1", fence=Fence("desk-a", held.epoch))
     checked = (await ledger.get("m-1", "FENCED-1")).checked_at

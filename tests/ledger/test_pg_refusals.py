@@ -61,8 +61,7 @@ async def test_a_missing_password_is_asked_for_not_unreachable(role_url):
     role, url = role_url
     error = await refused(url, None)
     assert error.kind == NO_PASSWORD and error.asks_password
-    assert said_alike(error, url, None, PASSWORD) == (
-        f"The shared ledger asks for the password of {role}: enter it")
+    assert said_alike(error, url, None, PASSWORD) == (f"The shared ledger asks for the password of {role}: enter it")
 
 
 async def test_a_wrong_password_is_refused_not_unreachable(role_url):
@@ -70,7 +69,8 @@ async def test_a_wrong_password_is_refused_not_unreachable(role_url):
     error = await refused(url, SECRET + "-old")
     assert error.kind == WRONG_PASSWORD and error.asks_password
     assert said_alike(error, url, SECRET + "-old", PASSWORD) == (
-        f"The shared ledger refused this password for {role}: enter the right one")
+        f"The shared ledger refused this password for {role}: enter the right one"
+    )
 
 
 async def test_no_such_database(pg_server, role_url):
@@ -79,8 +79,8 @@ async def test_no_such_database(pg_server, role_url):
     error = await refused(missing, SECRET)
     assert error.kind == NO_DATABASE and not error.asks_password
     assert said_alike(error, missing, SECRET, ADDRESS) == (
-        f'The server at 127.0.0.1:{pg_server.port} has no database "no_such_shop": '
-        "check the end of the address")
+        f'The server at 127.0.0.1:{pg_server.port} has no database "no_such_shop": check the end of the address'
+    )
 
 
 async def test_tls_asked_for_by_the_address_and_not_offered(pg_server, role_url):
@@ -90,7 +90,8 @@ async def test_tls_asked_for_by_the_address_and_not_offered(pg_server, role_url)
     assert error.kind == TLS_ADDRESS
     assert said_alike(error, asking, SECRET, ADDRESS) == (
         f"The address asks for TLS but the server at 127.0.0.1:{pg_server.port} does not "
-        "offer it: its administrator turns ssl on (docs/SHARED_LEDGER.md)")
+        "offer it: its administrator turns ssl on (docs/SHARED_LEDGER.md)"
+    )
 
 
 async def test_tls_required_by_the_server():
@@ -99,9 +100,7 @@ async def test_tls_required_by_the_server():
     if why:
         pytest.skip(why)
     cluster = postgres.Cluster()
-    (cluster.data / "pg_hba.conf").write_text(
-        "local all all trust\n"
-        "hostssl all all 127.0.0.1/32 scram-sha-256\n")
+    (cluster.data / "pg_hba.conf").write_text("local all all trust\nhostssl all all 127.0.0.1/32 scram-sha-256\n")
     try:
         cluster.start()
         cluster.create_database("shop")
@@ -111,7 +110,8 @@ async def test_tls_required_by_the_server():
         assert error.kind == TLS_SERVER
         assert said_alike(error, url, SECRET, ADDRESS) == (
             f"The server at 127.0.0.1:{cluster.port} lets this computer in only over TLS: "
-            "add ?sslmode=require to the address")
+            "add ?sslmode=require to the address"
+        )
     finally:
         cluster.remove()
 

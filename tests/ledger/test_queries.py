@@ -26,15 +26,25 @@ def make(n, seed=7, profile="p1"):
         first, last = rng.choice(FIRST), rng.choice(LAST)
         when = NOW - timedelta(minutes=rng.randrange(0, 60 * 24 * 40))
         checked = when + timedelta(minutes=5) if rng.random() < 0.7 else None
-        out.append(LinkRecord(
-            id=0, profile_id=profile, mode="test" if rng.random() < 0.8 else "live",
-            tx_ref=f"SHOP-{i:05d}-{rng.choice('ABCDEFGH')}{rng.randrange(100):02d}",
-            amount=Decimal(rng.choice([5, 25, 25, 100, 1000, 2500])),
-            currency=rng.choice(["GBP", "USD", "EUR"]),
-            email=f"{first.lower()}_{last.lower().replace(chr(39), '')}{i % 50}@example.com",
-            first_name=first, last_name=last, state=rng.choice(STATES), created_at=when,
-            updated_at=when, checked_at=checked, reference=f"PDK-{rng.getrandbits(48):012x}",
-            origin="link" if rng.random() < 0.9 else "lookup"))
+        out.append(
+            LinkRecord(
+                id=0,
+                profile_id=profile,
+                mode="test" if rng.random() < 0.8 else "live",
+                tx_ref=f"SHOP-{i:05d}-{rng.choice('ABCDEFGH')}{rng.randrange(100):02d}",
+                amount=Decimal(rng.choice([5, 25, 25, 100, 1000, 2500])),
+                currency=rng.choice(["GBP", "USD", "EUR"]),
+                email=f"{first.lower()}_{last.lower().replace(chr(39), '')}{i % 50}@example.com",
+                first_name=first,
+                last_name=last,
+                state=rng.choice(STATES),
+                created_at=when,
+                updated_at=when,
+                checked_at=checked,
+                reference=f"PDK-{rng.getrandbits(48):012x}",
+                origin="link" if rng.random() < 0.9 else "lookup",
+            )
+        )
     return out
 
 
@@ -67,11 +77,16 @@ async def sqlite_ledger(tmp_path, rows):
 def key(sort):
     def k(r: LinkRecord):
         return {
-            "created": (r.created_at,), "amount": (r.amount,),
-            "state": (r.state, r.created_at), "customer": (r.customer.lower(),),
-            "email": (r.email,), "reference": (r.tx_ref,), "currency": (r.currency, r.created_at),
+            "created": (r.created_at,),
+            "amount": (r.amount,),
+            "state": (r.state, r.created_at),
+            "customer": (r.customer.lower(),),
+            "email": (r.email,),
+            "reference": (r.tx_ref,),
+            "currency": (r.currency, r.created_at),
             "checked": (r.checked_at or datetime.min.replace(tzinfo=UTC),),
         }[sort]
+
     return k
 
 
@@ -111,11 +126,24 @@ async def test_pages_walk_each_sort_like_a_sort(ledger, rows, sort, descending):
 
 async def test_filters(ledger, rows):
     since, until = NOW - timedelta(days=7), NOW - timedelta(days=1)
-    query = LinkQuery("p1", "test", states=frozenset({"success", "failed"}),
-                      currencies=frozenset({"USD"}), created_from=since, created_to=until,
-                      origin="link")
-    expected = {r.tx_ref for r in rows if r.mode == "test" and r.state in ("success", "failed")
-                and r.currency == "USD" and since <= r.created_at < until and r.origin == "link"}
+    query = LinkQuery(
+        "p1",
+        "test",
+        states=frozenset({"success", "failed"}),
+        currencies=frozenset({"USD"}),
+        created_from=since,
+        created_to=until,
+        origin="link",
+    )
+    expected = {
+        r.tx_ref
+        for r in rows
+        if r.mode == "test"
+        and r.state in ("success", "failed")
+        and r.currency == "USD"
+        and since <= r.created_at < until
+        and r.origin == "link"
+    }
     got = await walk(ledger, query, 40)
     assert {r.tx_ref for r in got} == expected and expected
     assert await ledger.count(query) == len(expected)
@@ -123,14 +151,32 @@ async def test_filters(ledger, rows):
     assert {r.tx_ref for r in await walk(ledger, LinkQuery("p1", "test", tx_refs=some), 3)} == some
 
 
-@pytest.mark.parametrize("text", ["lovelace", "LOVELACE", "race", "ce h", "zoë", "SHOP-0012",
-                                  "ov", "a", "00123", "pdk-", "o'brien", "_lov", "%", "nobody-xyz"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "lovelace",
+        "LOVELACE",
+        "race",
+        "ce h",
+        "zoë",
+        "SHOP-0012",
+        "ov",
+        "a",
+        "00123",
+        "pdk-",
+        "o'brien",
+        "_lov",
+        "%",
+        "nobody-xyz",
+    ],
+)
 async def test_text_search_finds_exactly_the_substring(ledger, rows, text):
     needle = text.lower()
 
     def hit(r):
-        return any(needle in field.lower() for field in
-                   (r.tx_ref, r.reference or "", r.email, f"{r.first_name} {r.last_name}"))
+        return any(
+            needle in field.lower() for field in (r.tx_ref, r.reference or "", r.email, f"{r.first_name} {r.last_name}")
+        )
 
     expected = {r.tx_ref for r in rows if r.mode == "test" and hit(r)}
     query = LinkQuery("p1", "test", text=text)
@@ -146,16 +192,21 @@ async def test_no_query_scans_the_table(sqlite_ledger, tmp_path):
     db.row_factory = sqlite3.Row
     queries = [LinkQuery("p1", "test", sort=s) for s in SORTS] + [
         LinkQuery("p1", "test", text="lovelace12"),
-        LinkQuery("p1", "test", states=frozenset({"failed"}), currencies=frozenset({"USD"}),
-                  created_from=NOW - timedelta(days=3)),
-        LinkQuery("p1", "test", origin="link")]
+        LinkQuery(
+            "p1",
+            "test",
+            states=frozenset({"failed"}),
+            currencies=frozenset({"USD"}),
+            created_from=NOW - timedelta(days=3),
+        ),
+        LinkQuery("p1", "test", origin="link"),
+    ]
     for query in queries:
         plan = Plan(db, query)
         for backwards in (False, True):
             sql, args = plan.page_sql(None, 100, backwards)
             steps = [r["detail"] for r in db.execute("EXPLAIN QUERY PLAN " + sql, args)]
-            scans = [s for s in steps if s == "SCAN links"
-                     or (s.startswith("SCAN links ") and "INDEX" not in s)]
+            scans = [s for s in steps if s == "SCAN links" or (s.startswith("SCAN links ") and "INDEX" not in s)]
             sorts = [s for s in steps if "TEMP B-TREE" in s and not query.text]
             assert not scans and not sorts, (query, steps)
             if query.text:  # a selective term goes through the trigram index
@@ -170,7 +221,7 @@ async def test_anchors_find_any_block_by_seeking(ledger, sort):
     assert len(anchors) == len(everything) // 97
     for block in (1, 5, len(anchors) - 1):
         page = await ledger.page(query, after=anchors[block - 1], limit=97)
-        assert [r.id for r in page.records] == [r.id for r in everything[block * 97:(block + 1) * 97]]
+        assert [r.id for r in page.records] == [r.id for r in everything[block * 97 : (block + 1) * 97]]
 
 
 async def test_by_the_services_reference(ledger, rows):
@@ -184,8 +235,9 @@ async def test_by_the_services_reference(ledger, rows):
 async def test_the_scan_check_can_fail(sqlite_ledger, tmp_path):
     """The check above would see a scan: a query on a column with no index is one."""
     db = sqlite3.connect(tmp_path / "q.sqlite3")
-    steps = [r[3] for r in db.execute("EXPLAIN QUERY PLAN SELECT id FROM links WHERE "
-                                      "callback_url = 'x' ORDER BY error")]
+    steps = [
+        r[3] for r in db.execute("EXPLAIN QUERY PLAN SELECT id FROM links WHERE callback_url = 'x' ORDER BY error")
+    ]
     assert "SCAN links" in steps and any("TEMP B-TREE" in s for s in steps)
 
 
@@ -193,16 +245,21 @@ async def test_open_records_use_their_own_small_index(sqlite_ledger, tmp_path):
     from paydesk.ledger.sqlite.links import OPEN_WHERE
 
     db = sqlite3.connect(tmp_path / "q.sqlite3")
-    steps = [r[3] for r in db.execute(f"EXPLAIN QUERY PLAN SELECT id FROM links INDEXED BY"
-                                      f" links_open WHERE state = 'creating' AND {OPEN_WHERE}")]
+    steps = [
+        r[3]
+        for r in db.execute(
+            f"EXPLAIN QUERY PLAN SELECT id FROM links INDEXED BY links_open WHERE state = 'creating' AND {OPEN_WHERE}"
+        )
+    ]
     assert any("links_open" in s for s in steps), steps
 
 
 async def test_unsettled_are_the_creates_of_both_modes(ledger):
     assert [r.tx_ref for r in await ledger.unsettled("p1")] == sorted(
-        r.tx_ref for r in (await walk(ledger, LinkQuery("p1", "test", states=frozenset(
-            {"creating"})), 500)) + (await walk(ledger, LinkQuery("p1", "live", states=frozenset(
-                {"creating"})), 500)))
+        r.tx_ref
+        for r in (await walk(ledger, LinkQuery("p1", "test", states=frozenset({"creating"})), 500))
+        + (await walk(ledger, LinkQuery("p1", "live", states=frozenset({"creating"})), 500))
+    )
 
 
 # -- PostgreSQL's plans -------------------------------------------------------------------
@@ -221,6 +278,7 @@ async def explain(ledger, sql, args, *, sorts=False):
     when told to avoid scanning the table (and sorting, unless ``sorts``) wherever another
     way exists: a scan or a sort in it then means no index can serve the query, whatever the
     table's size (a few thousand rows, where scanning would otherwise be cheapest)."""
+
     def read(conn):
         with conn.transaction():
             conn.execute("SET LOCAL enable_seqscan = off")
@@ -256,18 +314,22 @@ def table_scans_and_sorts(nodes):
 async def test_no_query_scans_the_table_on_postgresql(pg_ledger):
     from paydesk.ledger.postgres.search import Plan as PgPlan
 
-    queries = [LinkQuery("p1", "test", sort=s, descending=d) for s in SORTS
-               for d in (True, False)] + [
+    queries = [LinkQuery("p1", "test", sort=s, descending=d) for s in SORTS for d in (True, False)] + [
         LinkQuery("p1", "test", text="lovelace12"),
-        LinkQuery("p1", "test", states=frozenset({"failed"}), currencies=frozenset({"USD"}),
-                  created_from=NOW - timedelta(days=3)),
-        LinkQuery("p1", "test", origin="link")]
+        LinkQuery(
+            "p1",
+            "test",
+            states=frozenset({"failed"}),
+            currencies=frozenset({"USD"}),
+            created_from=NOW - timedelta(days=3),
+        ),
+        LinkQuery("p1", "test", origin="link"),
+    ]
     for query in queries:
         plan = PgPlan(query)
         for cursor in (None, (await pg_ledger.page(query, limit=50)).end):
             for backwards in (False, True):
-                nodes = await explain(pg_ledger, *plan.page_sql(cursor, 100, backwards),
-                                      sorts=bool(query.text))
+                nodes = await explain(pg_ledger, *plan.page_sql(cursor, 100, backwards), sorts=bool(query.text))
                 if query.text:  # an index, then a sort of what it found, may be best
                     assert "Seq Scan" not in {n["Node Type"] for n, _ in nodes}, (query, nodes)
                 else:
@@ -285,16 +347,14 @@ async def test_a_selective_term_goes_through_the_trigram_index_on_postgresql(pg_
     try:
         assert await ledger.import_records(make(20_000, seed=9)) == 20_000
         for text, index in (("lovelace12", "links_search"), ("a", "links_by_created")):
-            nodes = await explain(ledger, *PgPlan(LinkQuery("p1", "test", text=text)
-                                                  ).page_sql(None, 100), sorts=True)
+            nodes = await explain(ledger, *PgPlan(LinkQuery("p1", "test", text=text)).page_sql(None, 100), sorts=True)
             assert index in {node.get("Index Name") for node, _ in nodes}, (text, nodes)
     finally:
         await ledger.close()
 
 
 async def test_the_postgresql_scan_check_can_fail(pg_ledger):
-    nodes = await explain(pg_ledger, "SELECT id FROM links WHERE callback_url = 'x'"
-                          " ORDER BY error LIMIT 10", [])
+    nodes = await explain(pg_ledger, "SELECT id FROM links WHERE callback_url = 'x' ORDER BY error LIMIT 10", [])
     assert table_scans_and_sorts(nodes) == ["Seq Scan", "Sort over Seq Scan"]
 
 
@@ -305,13 +365,14 @@ async def test_postgresql_lists_use_their_own_small_indexes(pg_ledger):
     pg = PgDialect(pg_ledger._engine)
     since = NOW - timedelta(days=30)
     opened = {"links_open", "links_by_state"}  # (profile, mode, state, ...) serves them too
-    for (sql, args), indexes in ((lists.unsettled(pg, "p1"), opened),
-                                 (lists.unsettled(pg, None), {"links_open"}),
-                                 (lists.open_records(pg, "p1", "test", since, 1000), opened),
-                                 (lists.open_records(pg, None, None, None, None), {"links_open"}),
-                                 (lists.paid(pg, since, "p1", "test", NOW, None, 200),
-                                  {"links_paid"}),
-                                 (lists.paid_count(pg, since, None, None), {"links_paid"})):
+    for (sql, args), indexes in (
+        (lists.unsettled(pg, "p1"), opened),
+        (lists.unsettled(pg, None), {"links_open"}),
+        (lists.open_records(pg, "p1", "test", since, 1000), opened),
+        (lists.open_records(pg, None, None, None, None), {"links_open"}),
+        (lists.paid(pg, since, "p1", "test", NOW, None, 200), {"links_paid"}),
+        (lists.paid_count(pg, since, None, None), {"links_paid"}),
+    ):
         nodes = await explain(pg_ledger, pg.sql(sql), args, sorts=True)  # of their few rows
         assert indexes & {node.get("Index Name") for node, _ in nodes}, (sql, nodes)
         assert "Seq Scan" not in {node["Node Type"] for node, _ in nodes}
@@ -329,47 +390,87 @@ async def test_both_backends_give_the_same_answers(tmp_path, pg_url, rows):
     shared = await filled(shared_ledger(pg_url), rows)
     try:
         since = NOW - timedelta(days=9)
-        queries = [LinkQuery(profile, mode, sort=sort, descending=descending)
-                   for profile, mode in (("p1", "test"), ("p2", "live"))
-                   for sort in SORTS for descending in (True, False)] + [
-            LinkQuery("p1", "test", text=text) for text in (
-                "ZOË", "zoë", "Zoë", "\\", "%", "_", "o'b", "ce h", "SHOP-00", "  lov ", "pdk-",
-                "a", "ab", "abc", "@EXAMPLE.COM", "\x1f", "hopper grace", "grace hopper")] + [
-            LinkQuery("p1", mode, states=frozenset(states), currencies=frozenset(currencies),
-                      created_from=start, created_to=end, origin=origin, sort="amount")
-            for mode in ("test", "live")
-            for states in ((), ("creating",), ("success", "refunded"))
-            for currencies in ((), ("EUR",))
-            for start, end in ((None, None), (since, NOW - timedelta(days=2)))
-            for origin in (None, "lookup")]
+        queries = (
+            [
+                LinkQuery(profile, mode, sort=sort, descending=descending)
+                for profile, mode in (("p1", "test"), ("p2", "live"))
+                for sort in SORTS
+                for descending in (True, False)
+            ]
+            + [
+                LinkQuery("p1", "test", text=text)
+                for text in (
+                    "ZOË",
+                    "zoë",
+                    "Zoë",
+                    "\\",
+                    "%",
+                    "_",
+                    "o'b",
+                    "ce h",
+                    "SHOP-00",
+                    "  lov ",
+                    "pdk-",
+                    "a",
+                    "ab",
+                    "abc",
+                    "@EXAMPLE.COM",
+                    "\x1f",
+                    "hopper grace",
+                    "grace hopper",
+                )
+            ]
+            + [
+                LinkQuery(
+                    "p1",
+                    mode,
+                    states=frozenset(states),
+                    currencies=frozenset(currencies),
+                    created_from=start,
+                    created_to=end,
+                    origin=origin,
+                    sort="amount",
+                )
+                for mode in ("test", "live")
+                for states in ((), ("creating",), ("success", "refunded"))
+                for currencies in ((), ("EUR",))
+                for start, end in ((None, None), (since, NOW - timedelta(days=2)))
+                for origin in (None, "lookup")
+            ]
+        )
         for query in queries:
             mine = await walk(lite, query, 61)
             assert await walk(shared, query, 61) == mine, query
             assert await walk_back(shared, query, 61) == mine, query
             assert await shared.count(query) == await lite.count(query) == len(mine)
-            for anchor_lite, anchor_shared in zip(await lite.anchors(query, 50),
-                                                  await shared.anchors(query, 50), strict=True):
+            for anchor_lite, anchor_shared in zip(
+                await lite.anchors(query, 50), await shared.anchors(query, 50), strict=True
+            ):
                 assert (await shared.page(query, after=anchor_shared, limit=50)).records == (
-                    await lite.page(query, after=anchor_lite, limit=50)).records
+                    await lite.page(query, after=anchor_lite, limit=50)
+                ).records
         for profile in ("p1", "p2", None):
             assert await shared.unsettled(profile) == await lite.unsettled(profile)
             for mode in ("test", "live", None):
                 for start in (None, since):
-                    assert await shared.open_records(profile, mode, since=start, limit=None) == \
-                        await lite.open_records(profile, mode, since=start, limit=None)
+                    assert await shared.open_records(profile, mode, since=start, limit=None) == await lite.open_records(
+                        profile, mode, since=start, limit=None
+                    )
                 page = await lite.paid_since(since, profile, mode, limit=10_000)
-                assert (await shared.paid_since(since, profile, mode, limit=10_000)).records == \
-                    page.records
-                assert await shared.count_paid_since(since, profile, mode) == \
-                    await lite.count_paid_since(since, profile, mode) == len(page.records)
+                assert (await shared.paid_since(since, profile, mode, limit=10_000)).records == page.records
+                assert (
+                    await shared.count_paid_since(since, profile, mode)
+                    == await lite.count_paid_since(since, profile, mode)
+                    == len(page.records)
+                )
         for day in range(40):
             start = NOW - timedelta(days=day + 1)
             for mode in ("test", "live"):
-                assert await shared.day_summary("p1", mode, start, start + timedelta(days=1)) == \
-                    await lite.day_summary("p1", mode, start, start + timedelta(days=1))
+                assert await shared.day_summary("p1", mode, start, start + timedelta(days=1)) == await lite.day_summary(
+                    "p1", mode, start, start + timedelta(days=1)
+                )
         for record in rows[::97]:
-            assert await shared.by_reference("p1", record.reference) == \
-                await lite.by_reference("p1", record.reference)
+            assert await shared.by_reference("p1", record.reference) == await lite.by_reference("p1", record.reference)
             assert await shared.get("p1", record.tx_ref) == await lite.get("p1", record.tx_ref)
     finally:
         await lite.close()

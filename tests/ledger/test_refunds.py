@@ -16,14 +16,26 @@ from tests.link_ledgers import set_paid_at
 
 
 def request(ref, amount=25):
-    return PaymentRequest(amount=Decimal(amount), currency="GBP", email="a@example.com",
-                          first_name="Ada", last_name="Lovelace", tx_ref=ref)
+    return PaymentRequest(
+        amount=Decimal(amount),
+        currency="GBP",
+        email="a@example.com",
+        first_name="Ada",
+        last_name="Lovelace",
+        tx_ref=ref,
+    )
 
 
 def said(ref, word, amount=25, charge="0.55"):
-    return Transaction(tx_ref=ref, status=TransactionState.read(word), status_raw=word,
-                       amount=Decimal(amount), currency="GBP",
-                       charge=Decimal(charge) if charge else None, raw={"status": word})
+    return Transaction(
+        tx_ref=ref,
+        status=TransactionState.read(word),
+        status_raw=word,
+        amount=Decimal(amount),
+        currency="GBP",
+        charge=Decimal(charge) if charge else None,
+        raw={"status": word},
+    )
 
 
 async def link(ledger, ref, word=None, amount=25, mode="test", profile="p1"):
@@ -44,17 +56,25 @@ async def test_a_paid_record_refunded_at_the_service_is_no_longer_paid(ledger, b
     summary = await ledger.day_summary("p1", "test", day, day + timedelta(hours=2))
     assert summary.states[back] == 1 and summary.states["success"] == 0
     (gbp,) = summary.totals
-    assert (gbp.paid, gbp.collected, gbp.refunded, gbp.refunded_amount) == \
-        (0, Decimal(0), 1, Decimal(25))
+    assert (gbp.paid, gbp.collected, gbp.refunded, gbp.refunded_amount) == (0, Decimal(0), 1, Decimal(25))
 
 
-@pytest.mark.parametrize("before,after,moves", [
-    ("success", "refunded", True), ("success", "reversed", True),
-    ("pending", "refunded", True),  # paid and refunded between two checks
-    ("pending", "success", True), ("unknown", "success", True),
-    ("success", "pending", False), ("success", "failed", False),
-    ("failed", "success", False), ("cancelled", "refunded", False),
-    ("refunded", "success", False), ("reversed", "refunded", False)])
+@pytest.mark.parametrize(
+    "before,after,moves",
+    [
+        ("success", "refunded", True),
+        ("success", "reversed", True),
+        ("pending", "refunded", True),  # paid and refunded between two checks
+        ("pending", "success", True),
+        ("unknown", "success", True),
+        ("success", "pending", False),
+        ("success", "failed", False),
+        ("failed", "success", False),
+        ("cancelled", "refunded", False),
+        ("refunded", "success", False),
+        ("reversed", "refunded", False),
+    ],
+)
 async def test_a_final_state_moves_only_from_paid_to_given_back(ledger, before, after, moves):
     assert may_follow(before, after) is moves
     await link(ledger, "F-1", before)
@@ -89,8 +109,9 @@ async def test_paid_records_are_found_a_page_at_a_time_by_when_they_were_paid(le
     assert {r.tx_ref for r in everyone.records} == {f"P-{i}" for i in range(1, 7)} | {"LIVE", "OTHER"}
     # only those not read for a while
     await ledger.record_lookup("p1", "test", said("P-3", "success", amount=13))
-    stale = await ledger.paid_since(since, "p1", "test", limit=100,
-                                    checked_before=datetime.now(UTC) - timedelta(seconds=0.5))
+    stale = await ledger.paid_since(
+        since, "p1", "test", limit=100, checked_before=datetime.now(UTC) - timedelta(seconds=0.5)
+    )
     assert "P-3" not in [r.tx_ref for r in stale.records]
 
 
@@ -99,15 +120,24 @@ async def test_sqlite_finds_paid_records_along_their_own_index(tmp_path):
     await ledger.opened()
     await ledger.close()
     with sqlite3.connect(tmp_path / "ledger.sqlite3") as db:
-        plan = " ".join(r[3] for r in db.execute(
-            "EXPLAIN QUERY PLAN SELECT id FROM links INDEXED BY links_paid WHERE state = 'success'"
-            " AND updated_at >= ? ORDER BY updated_at, id", ("2026",)))
+        plan = " ".join(
+            r[3]
+            for r in db.execute(
+                "EXPLAIN QUERY PLAN SELECT id FROM links INDEXED BY links_paid WHERE state = 'success'"
+                " AND updated_at >= ? ORDER BY updated_at, id",
+                ("2026",),
+            )
+        )
     assert "links_paid" in plan and "SCAN links" not in plan.replace("USING INDEX", "")
 
 
 async def test_the_days_figures_say_refunds_and_the_net(ledger):
-    for ref, amount, word in (("D-1", 10, "success"), ("D-2", 20, "success"),
-                              ("D-3", 30, "success"), ("D-4", 40, "pending")):
+    for ref, amount, word in (
+        ("D-1", 10, "success"),
+        ("D-2", 20, "success"),
+        ("D-3", 30, "success"),
+        ("D-4", 40, "pending"),
+    ):
         await link(ledger, ref, word, amount)
     await ledger.record_lookup("p1", "test", said("D-3", "refunded", 30))
     day = datetime.now(UTC) - timedelta(hours=1)

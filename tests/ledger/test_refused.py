@@ -56,7 +56,9 @@ async def test_a_flood_from_one_peer_is_traced_a_few_times_and_counted(inbox):
     # grouped by peer, the most first
     groups = await inbox.refused_groups(datetime.now(UTC) - timedelta(hours=1))
     assert [(g.remote, g.count, g.size) for g in groups] == [
-        ("10.0.0.7", 104, 104 * len(FORGED)), ("203.0.113.9", 1, 1)]
+        ("10.0.0.7", 104, 104 * len(FORGED)),
+        ("203.0.113.9", 1, 1),
+    ]
     assert groups[0].first_at <= groups[0].last_at
     assert await inbox.refused_groups(datetime.now(UTC) + timedelta(minutes=1)) == []
 
@@ -77,8 +79,7 @@ async def test_many_peers_together_are_bounded_too(inbox):
 async def test_refused_traces_are_pruned_after_their_time(inbox):
     for _ in range(REFUSED_PER_MINUTE + 5):
         await inbox.refuse(FORGED, "10.0.0.7")
-    entry, _ = await inbox.receive(b'{"tx_ref":"PDK-1"}', {}, "10.0.0.9", profile_id="p1",
-                                   mode="test", tx_ref="PDK-1")
+    entry, _ = await inbox.receive(b'{"tx_ref":"PDK-1"}', {}, "10.0.0.9", profile_id="p1", mode="test", tx_ref="PDK-1")
     assert await inbox.prune_refused(datetime.now(UTC) - timedelta(days=7)) == 0
     assert await inbox.prune_refused(datetime.now(UTC) + timedelta(seconds=1)) >= 2
     assert await inbox.refused_page() == []
@@ -94,10 +95,11 @@ async def test_the_migration_moves_old_bad_signatures_out_of_the_inbox(tmp_path)
     assert migrate(db, target=9) == 9
     for n, (verdict, original) in enumerate((("bad signature", None), ("pending", 1))):
         raw = FORGED if verdict == "bad signature" else b'{"tx_ref":"PDK-1"}'
-        db.execute("INSERT INTO inbox (received_at, body_hash, body, remote, verdict, original,"
-                   " decided_at) VALUES (?, ?, ?, '10.0.0.7', ?, ?, ?)",
-                   (f"2026-01-02T03:04:0{n}.000000Z", body_hash(raw), raw, verdict, original,
-                    None))
+        db.execute(
+            "INSERT INTO inbox (received_at, body_hash, body, remote, verdict, original,"
+            " decided_at) VALUES (?, ?, ?, '10.0.0.7', ?, ?, ?)",
+            (f"2026-01-02T03:04:0{n}.000000Z", body_hash(raw), raw, verdict, original, None),
+        )
     db.close()
     ledger = SqliteLedger(path)
     await ledger.opened()
@@ -107,7 +109,11 @@ async def test_the_migration_moves_old_bad_signatures_out_of_the_inbox(tmp_path)
         assert [e.verdict for e in await inbox.page(InboxQuery())] == ["pending"]
         (trace,) = await inbox.refused_page()
         assert (trace.remote, trace.size, trace.body_hash, trace.head) == (
-            "10.0.0.7", len(FORGED), body_hash(FORGED), FORGED[:REFUSED_HEAD])
+            "10.0.0.7",
+            len(FORGED),
+            body_hash(FORGED),
+            FORGED[:REFUSED_HEAD],
+        )
         assert trace.received_at == datetime(2026, 1, 2, 3, 4, 0, tzinfo=UTC)
     finally:
         await ledger.close()
@@ -123,9 +129,11 @@ async def test_the_shared_ledgers_migration_moves_them_too(pg_server, monkeypatc
             with monkeypatch.context() as before:
                 before.setattr(schema, "MIGRATIONS", [m for m in schema.MIGRATIONS if m[0] <= 5])
                 assert schema.migrate(conn) == 5
-            conn.execute("INSERT INTO inbox (body_hash, body, remote, verdict, decided_at)"
-                         " VALUES (%s, %s, '10.0.0.7', 'bad signature', now())",
-                         (body_hash(FORGED), FORGED))
+            conn.execute(
+                "INSERT INTO inbox (body_hash, body, remote, verdict, decided_at)"
+                " VALUES (%s, %s, '10.0.0.7', 'bad signature', now())",
+                (body_hash(FORGED), FORGED),
+            )
         ledger = shared_ledger(pg_server.url(name), "desk-a")
         await ledger.opened()
         try:
@@ -133,8 +141,7 @@ async def test_the_shared_ledgers_migration_moves_them_too(pg_server, monkeypatc
             inbox = inbox_beside(ledger)
             assert await inbox.count(InboxQuery()) == 0
             (trace,) = await inbox.refused_page()
-            assert (trace.remote, trace.size, trace.head) == ("10.0.0.7", len(FORGED),
-                                                             FORGED[:REFUSED_HEAD])
+            assert (trace.remote, trace.size, trace.head) == ("10.0.0.7", len(FORGED), FORGED[:REFUSED_HEAD])
         finally:
             await ledger.close()
     finally:
@@ -156,7 +163,8 @@ async def test_on_the_shared_ledger_a_trace_is_news_and_a_count_is_not(shared):
     ledger, inbox = shared
     for _ in range(REFUSED_PER_MINUTE + 30):
         await inbox.refuse(b"forged", "10.0.0.7")
-    rows = await ledger._engine.read(lambda conn: conn.execute(
-        "SELECT kind, key FROM events WHERE kind = 'refused'").fetchall())
+    rows = await ledger._engine.read(
+        lambda conn: conn.execute("SELECT kind, key FROM events WHERE kind = 'refused'").fetchall()
+    )
     assert REFUSED_PER_MINUTE <= len(rows) <= 2 * REFUSED_PER_MINUTE + 2
     assert {r["key"] for r in rows} == {"10.0.0.7"}

@@ -59,17 +59,19 @@ async def test_every_record_read_carries_its_void(ledger, book):
     assert opened == {"S-1": voided["S-1"], "S-2": None, "L-1": None}  # still watched
 
 
-@pytest.mark.parametrize(("states", "voided", "expected"), [
-    ({"pending"}, False, {"S-2", "L-1"}),  # waiting for payment: not the voided one
-    (set(OPEN), True, {"S-1"}),  # voided at the counter, and can still be paid
-    ({"success"}, False, {"S-4"}),  # paid
-    ({"success"}, True, {"S-3"}),  # paid after its void
-    ({"success", "pending"}, None, {"S-1", "S-2", "S-3", "S-4", "L-1"}),
-    (set(), True, {"S-1", "S-3"}),
-    (set(), False, {"S-2", "S-4", "L-1"}),
-])
-async def test_the_filters_tell_voided_sales_from_open_ones(ledger, book, states, voided,
-                                                            expected):
+@pytest.mark.parametrize(
+    ("states", "voided", "expected"),
+    [
+        ({"pending"}, False, {"S-2", "L-1"}),  # waiting for payment: not the voided one
+        (set(OPEN), True, {"S-1"}),  # voided at the counter, and can still be paid
+        ({"success"}, False, {"S-4"}),  # paid
+        ({"success"}, True, {"S-3"}),  # paid after its void
+        ({"success", "pending"}, None, {"S-1", "S-2", "S-3", "S-4", "L-1"}),
+        (set(), True, {"S-1", "S-3"}),
+        (set(), False, {"S-2", "S-4", "L-1"}),
+    ],
+)
+async def test_the_filters_tell_voided_sales_from_open_ones(ledger, book, states, voided, expected):
     await sales(ledger, book)
     for sort in ("created", "state", "amount"):
         query = LinkQuery("p1", "test", states=frozenset(states), voided=voided, sort=sort)
@@ -83,10 +85,8 @@ async def test_the_filters_tell_voided_sales_from_open_ones(ledger, book, states
 async def test_the_day_counts_voided_sales_apart(ledger, book):
     await sales(ledger, book)
     now = datetime.now(UTC)
-    day = await ledger.day_summary("p1", "test", now - timedelta(hours=1),
-                                   now + timedelta(hours=1))
+    day = await ledger.day_summary("p1", "test", now - timedelta(hours=1), now + timedelta(hours=1))
     assert day.states == Counter({"pending": 3, "success": 2})
     assert day.voided == Counter({"pending": 1, "success": 1})
-    other = await ledger.day_summary("p1", "live", now - timedelta(hours=1),
-                                     now + timedelta(hours=1))
+    other = await ledger.day_summary("p1", "live", now - timedelta(hours=1), now + timedelta(hours=1))
     assert other.created == 0 and not +other.voided

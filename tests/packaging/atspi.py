@@ -38,8 +38,7 @@ class Node:
 
     def _call(self, interface: str, method: str, signature: str | None = None, *args):
         address = DBusAddress(self.path, bus_name=self.name_on_bus, interface=interface)
-        reply = self.bus.send_and_get_reply(new_method_call(address, method, signature, args),
-                                            timeout=10)
+        reply = self.bus.send_and_get_reply(new_method_call(address, method, signature, args), timeout=10)
         if reply.header.message_type.name == "error":
             raise RuntimeError(f"{interface}.{method} on {self.path}: {reply.body}")
         return reply.body
@@ -60,9 +59,11 @@ class Node:
         return self._call(ACCESSIBLE, "GetRole")[0]
 
     def children(self) -> list[Node]:
-        return [Node(self.bus, bus_name, path)
-                for bus_name, path in self._call(ACCESSIBLE, "GetChildren")[0]
-                if path != "/org/a11y/atspi/null"]
+        return [
+            Node(self.bus, bus_name, path)
+            for bus_name, path in self._call(ACCESSIBLE, "GetChildren")[0]
+            if path != "/org/a11y/atspi/null"
+        ]
 
     def walk(self, depth: int = 40):
         yield self
@@ -98,8 +99,7 @@ def application(bus: DBusConnection, name: str, timeout: float = 60) -> Node:
                 pass  # an application leaving the bus as we ask
         return None
 
-    return until(joined, timeout, f"an application named {name!r} on the accessibility bus",
-                 every=0.2)
+    return until(joined, timeout, f"an application named {name!r} on the accessibility bus", every=0.2)
 
 
 def find(root: Node, role: str, name=None, timeout: float = 30) -> Node:

@@ -72,14 +72,15 @@ def pytest_collection_modifyitems(session, config, items):
 
 
 def _clean_checkout(target: Path) -> None:
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", "HEAD"],
-                             capture_output=True, check=True).stdout
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "--format=tar", "HEAD"], capture_output=True, check=True
+    ).stdout
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(target, filter="tar")
-    if subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
-                      capture_output=True, text=True).stdout.strip():
-        warnings.warn("the packaging tests build the last commit; uncommitted changes are not in it",
-                      stacklevel=2)
+    if subprocess.run(
+        ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True
+    ).stdout.strip():
+        warnings.warn("the packaging tests build the last commit; uncommitted changes are not in it", stacklevel=2)
 
 
 @pytest.fixture(scope="session")
@@ -89,21 +90,29 @@ def built(tmp_path_factory):
     need_system("dpkg-shlibdeps", "dpkg-dev")
     checkout = tmp_path_factory.mktemp("clean-checkout") / "paydesk"
     _clean_checkout(checkout)
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "PAYDESK_VENV", "PAYDESK_BUILD_VENV")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "PAYDESK_VENV", "PAYDESK_BUILD_VENV")
+    }
     env["PYTHON"] = sys._base_executable  # the interpreter this run's .venv was made from
     OUTPUT.mkdir(parents=True, exist_ok=True)
     log = OUTPUT / "build.log"
     with log.open("w") as out:
-        done = subprocess.run(["./dev", "package"], cwd=checkout, env=env, stdout=out,
-                              stderr=subprocess.STDOUT, timeout=BUILD_TIMEOUT)
+        done = subprocess.run(
+            ["./dev", "package"], cwd=checkout, env=env, stdout=out, stderr=subprocess.STDOUT, timeout=BUILD_TIMEOUT
+        )
     assert done.returncode == 0, f"./dev package failed:\n{log.read_text()[-4000:]}"
     dist = checkout / "dist"
     source = (checkout / "desktop" / "paydesk" / "__init__.py").read_text()
     version = re.search(r'^__version__ = "([^"]+)"', source, re.M).group(1)
-    yield Built(checkout=checkout, bundle=dist / "paydesk",
-                 tarball=next(dist.glob("paydesk-*.tar.gz")), deb=next(dist.glob("paydesk_*.deb")),
-                 version=version)
+    yield Built(
+        checkout=checkout,
+        bundle=dist / "paydesk",
+        tarball=next(dist.glob("paydesk-*.tar.gz")),
+        deb=next(dist.glob("paydesk_*.deb")),
+        version=version,
+    )
     shutil.rmtree(checkout / "build", ignore_errors=True)  # the build environment: 0.5 GB
 
 
@@ -111,30 +120,40 @@ APT = ["apt-get", "-y", "-q", "-o", "DPkg::Lock::Timeout=600"]
 
 
 def _dpkg_files() -> list[str]:
-    return subprocess.run(["dpkg", "-L", "paydesk"], capture_output=True, text=True,
-                          check=True).stdout.splitlines()
+    return subprocess.run(["dpkg", "-L", "paydesk"], capture_output=True, text=True, check=True).stdout.splitlines()
 
 
 def package_installed() -> bool:
-    status = subprocess.run(["dpkg-query", "-W", "-f=${Status}", "paydesk"], capture_output=True,
-                            text=True).stdout
+    status = subprocess.run(["dpkg-query", "-W", "-f=${Status}", "paydesk"], capture_output=True, text=True).stdout
     return "installed" in status.split()
 
 
 def remove_package() -> subprocess.CompletedProcess:
-    return subprocess.run([*APT, "remove", "--purge", "paydesk"], capture_output=True, text=True,
-                          env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"), timeout=600)
+    return subprocess.run(
+        [*APT, "remove", "--purge", "paydesk"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"),
+        timeout=600,
+    )
 
 
 @pytest.fixture(scope="session")
 def installed(built):
     need_root_apt()
     if package_installed():
-        pytest.fail("paydesk is already installed here; the packaging tests install and remove "
-                    "it, so remove it first (apt-get remove paydesk)")
+        pytest.fail(
+            "paydesk is already installed here; the packaging tests install and remove "
+            "it, so remove it first (apt-get remove paydesk)"
+        )
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    done = subprocess.run([*APT, "install", "--no-install-recommends", str(built.deb)],
-                          capture_output=True, text=True, env=env, timeout=900)
+    done = subprocess.run(
+        [*APT, "install", "--no-install-recommends", str(built.deb)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     files = _dpkg_files()
     yield Installed(files=files)
@@ -142,8 +161,9 @@ def installed(built):
     # was not chosen or stopped before apt-get had removed the package
     if package_installed():
         done = remove_package()
-        assert done.returncode == 0, ("could not remove paydesk after the packaging tests:\n"
-                                      + done.stdout[-3000:] + done.stderr[-3000:])
+        assert done.returncode == 0, (
+            "could not remove paydesk after the packaging tests:\n" + done.stdout[-3000:] + done.stderr[-3000:]
+        )
 
 
 @pytest.fixture
@@ -154,7 +174,12 @@ def no_python_env(tmp_path) -> dict:
     bin_dir.mkdir()
     for command in ("paydesk", "paydesk-sandbox", "paydesk-receiver"):
         (bin_dir / command).symlink_to(f"/usr/bin/{command}")
-    env = {"PATH": str(bin_dir), "HOME": str(tmp_path / "home"), "LANG": "C.UTF-8",
-           "PAYDESK_HOME": str(tmp_path / "data"), "PAYDESK_SANDBOX_HOME": str(tmp_path / "sandbox")}
+    env = {
+        "PATH": str(bin_dir),
+        "HOME": str(tmp_path / "home"),
+        "LANG": "C.UTF-8",
+        "PAYDESK_HOME": str(tmp_path / "data"),
+        "PAYDESK_SANDBOX_HOME": str(tmp_path / "sandbox"),
+    }
     assert not any(shutil.which(p, path=env["PATH"]) for p in ("python", "python3"))
     return env

@@ -15,8 +15,10 @@ from pathlib import Path
 from tests.helpers import need_system, start_xvfb
 
 # Qt (this test run's own, on the xcb platform) reads the root window back from the X server
-GRAB = ("import sys; from PySide6.QtGui import QGuiApplication; app = QGuiApplication([]); "
-        "sys.exit(0 if app.primaryScreen().grabWindow(0).save(sys.argv[1]) else 1)")
+GRAB = (
+    "import sys; from PySide6.QtGui import QGuiApplication; app = QGuiApplication([]); "
+    "sys.exit(0 if app.primaryScreen().grabWindow(0).save(sys.argv[1]) else 1)"
+)
 
 
 @dataclass(frozen=True)
@@ -32,8 +34,9 @@ class Desktop:
 
     def xdotool(self, *args: str) -> str:
         xdotool = need_system("xdotool", "xdotool")
-        return subprocess.run([xdotool, *args], env=dict(os.environ, **self.env), check=True,
-                              capture_output=True, text=True, timeout=30).stdout.strip()
+        return subprocess.run(
+            [xdotool, *args], env=dict(os.environ, **self.env), check=True, capture_output=True, text=True, timeout=30
+        ).stdout.strip()
 
 
 @contextmanager
@@ -50,17 +53,29 @@ def desktop_session(tmp: Path):
     try:
         xvfb, display = start_xvfb(tmp)
         started.append(xvfb)
-        out = subprocess.run(["dbus-daemon", "--session", "--fork", "--print-address=1",
-                              "--print-pid=1"], capture_output=True, text=True, check=True,
-                             timeout=30).stdout.split()
+        out = subprocess.run(
+            ["dbus-daemon", "--session", "--fork", "--print-address=1", "--print-pid=1"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=30,
+        ).stdout.split()
         address, dbus_pid = out[0], int(out[1])
-        env = {"DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": address, "HOME": str(home),
-               "XDG_RUNTIME_DIR": str(runtime)}
+        env = {
+            "DISPLAY": display,
+            "DBUS_SESSION_BUS_ADDRESS": address,
+            "HOME": str(home),
+            "XDG_RUNTIME_DIR": str(runtime),
+        }
         daemon_env = {k: v for k, v in os.environ.items() if not k.startswith(("DBUS_", "GNOME_"))}
         with open(tmp / "keyring.log", "w") as log:
-            gk = subprocess.Popen([keyring, "--foreground", "--unlock", "--components=secrets"],
-                                  env=dict(daemon_env, **env), stdin=subprocess.PIPE,
-                                  stdout=subprocess.DEVNULL, stderr=log)
+            gk = subprocess.Popen(
+                [keyring, "--foreground", "--unlock", "--components=secrets"],
+                env=dict(daemon_env, **env),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+            )
         started.append(gk)
         gk.stdin.write(b"paydesk-smoke")  # the login keyring's password, then end of input
         gk.stdin.close()

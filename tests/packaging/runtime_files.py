@@ -24,15 +24,15 @@ READ_PATTERNS = {
     # paydesk.resources.path, imported as `resource`: a file of resources/
     r'\bresource\(\s*f?"([^"{}]+)"\s*\)': lambda m: [f"paydesk/resources/{m[1]}"],
     # importlib.resources.files("paydesk.x").joinpath("a/b")
-    r'\bfiles\(\s*"([\w.]+)"\s*\)\.joinpath\(\s*"([^"]+)"\s*\)':
-        lambda m: [m[1].replace(".", "/") + "/" + m[2]],
+    r'\bfiles\(\s*"([\w.]+)"\s*\)\.joinpath\(\s*"([^"]+)"\s*\)': lambda m: [m[1].replace(".", "/") + "/" + m[2]],
     # jinja2.PackageLoader("paydesk.x", "templates"): the whole folder
-    r'\bPackageLoader\(\s*"([\w.]+)"\s*,\s*"([^"]+)"\s*\)':
-        lambda m: [m[1].replace(".", "/") + "/" + m[2] + "/"],
+    r'\bPackageLoader\(\s*"([\w.]+)"\s*,\s*"([^"]+)"\s*\)': lambda m: [m[1].replace(".", "/") + "/" + m[2] + "/"],
 }
 # any of these in a module means it reads files of its own package
-READS_PACKAGE_FILES = re.compile(r"importlib\.resources|from importlib import resources|"
-                                 r"PackageLoader|\.resources import|__file__|pkgutil\.get_data")
+READS_PACKAGE_FILES = re.compile(
+    r"importlib\.resources|from importlib import resources|"
+    r"PackageLoader|\.resources import|__file__|pkgutil\.get_data"
+)
 
 
 def package_files(source: Path) -> set[str]:
@@ -46,8 +46,7 @@ def package_files(source: Path) -> set[str]:
     resources = source / "resources"
     for path in resources.rglob("*"):
         rel = path.relative_to(resources).as_posix()
-        if (path.is_file() and "__pycache__" not in rel and path.suffix != ".pyc"
-                and not rel.startswith(NOT_SHIPPED)):
+        if path.is_file() and "__pycache__" not in rel and path.suffix != ".pyc" and not rel.startswith(NOT_SHIPPED):
             found.add(f"paydesk/resources/{rel}")
     return found
 
@@ -59,8 +58,9 @@ def read_by_the_app(source: Path) -> tuple[set[str], list[str]]:
     code = source / "desktop" / "paydesk"
     for module in sorted(code.rglob("*.py")):
         text = module.read_text("utf-8")
-        named = [p for pattern, to_paths in READ_PATTERNS.items()
-                 for m in re.finditer(pattern, text) for p in to_paths(m)]
+        named = [
+            p for pattern, to_paths in READ_PATTERNS.items() for m in re.finditer(pattern, text) for p in to_paths(m)
+        ]
         reads.update(named)
         if READS_PACKAGE_FILES.search(text) and not named:
             unexplained.append(module.relative_to(source).as_posix())
@@ -69,6 +69,7 @@ def read_by_the_app(source: Path) -> tuple[set[str], list[str]]:
 
 def missing(reads: set[str], files: set[str]) -> list[str]:
     """What the app reads that ``files`` does not hold: a file, or a folder with nothing in it."""
+
     def held(read: str) -> bool:
         return any(f.startswith(read) for f in files) if read.endswith("/") else read in files
 

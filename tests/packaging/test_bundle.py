@@ -22,18 +22,34 @@ from .runtime_files import missing, package_files, read_by_the_app
 pytestmark = pytest.mark.packaging
 
 # the family's key formats (as in paydesk.service.redact), private keys, tokens in URLs
-SECRET_PATTERNS = [r"(?i)(sec|pub)-(test|live)-[A-Za-z0-9]{16,}", r"-----BEGIN [A-Z ]*PRIVATE KEY",
-                   r"(?i)authorization: *bearer +[A-Za-z0-9-]{16,}"]
-TEST_DATA_NAMES = re.compile(r"(^|/)(merchants\.json|profiles\.json|[^/]*\.sqlite3[^/]*|[^/]*\.eml|"
-                             r"\.env|\.hypothesis|\.pytest_cache|test-output)($|/)")
-TEST_CODE = re.compile(r"(^|[/.])(tests?|testing|conftest|_pytest|pytest|pytest_plugin|hypothesis)($|[/.])"
-                       r"|(^|[/.])test_[^/.]+")
+SECRET_PATTERNS = [
+    r"(?i)(sec|pub)-(test|live)-[A-Za-z0-9]{16,}",
+    r"-----BEGIN [A-Z ]*PRIVATE KEY",
+    r"(?i)authorization: *bearer +[A-Za-z0-9-]{16,}",
+]
+TEST_DATA_NAMES = re.compile(
+    r"(^|/)(merchants\.json|profiles\.json|[^/]*\.sqlite3[^/]*|[^/]*\.eml|"
+    r"\.env|\.hypothesis|\.pytest_cache|test-output)($|/)"
+)
+TEST_CODE = re.compile(
+    r"(^|[/.])(tests?|testing|conftest|_pytest|pytest|pytest_plugin|hypothesis)($|[/.])"
+    r"|(^|[/.])test_[^/.]+"
+)
 # run-time code whose name looks like test code: Jinja's built-in template tests ("is odd")
 NOT_TEST_CODE = {"jinja2.tests"}
-DEBIAN_LIBRARIES = ["libxcb-cursor0", "libxkbcommon-x11-0", "libxcb-icccm4", "libxcb-keysyms1",
-                    "libxcb-render-util0", "libxcb-image0", "libxcb1", "libegl1",
-                    "libfontconfig1", "libdbus-1-3",
-                    "libpq5"]  # loaded by psycopg at run time (the shared ledger), not linked
+DEBIAN_LIBRARIES = [
+    "libxcb-cursor0",
+    "libxkbcommon-x11-0",
+    "libxcb-icccm4",
+    "libxcb-keysyms1",
+    "libxcb-render-util0",
+    "libxcb-image0",
+    "libxcb1",
+    "libegl1",
+    "libfontconfig1",
+    "libdbus-1-3",
+    "libpq5",
+]  # loaded by psycopg at run time (the shared ledger), not linked
 METAINFO = "io.github.paydesk.PayDesk.metainfo.xml"
 
 
@@ -46,9 +62,12 @@ def executable_archive(bundle: Path, checkout: Path) -> dict:
     """Every entry of the executable's archive (compiled modules, decompressed) and which of
     them match SECRET_PATTERNS, read with the build environment's PyInstaller."""
     python = checkout / "build" / "venv" / "bin" / "python"
-    done = subprocess.run([str(python), str(Path(__file__).with_name("archive_contents.py")),
-                           str(bundle / "paydesk"), *SECRET_PATTERNS],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [str(python), str(Path(__file__).with_name("archive_contents.py")), str(bundle / "paydesk"), *SECRET_PATTERNS],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout)
 
@@ -58,8 +77,12 @@ def test_no_secret_no_test_data_no_test_code_in_the_bundle(built):
     assert len(files) > 50, "the bundle is (nearly) empty"
     assert [f for f in files if TEST_DATA_NAMES.search(f)] == []
     assert [f for f in files if TEST_CODE.search(f)] == []
-    secrets_on_disk = [f for f in files if not (built.bundle / f).is_symlink() and any(
-        re.search(p.encode(), (built.bundle / f).read_bytes()) for p in SECRET_PATTERNS)]
+    secrets_on_disk = [
+        f
+        for f in files
+        if not (built.bundle / f).is_symlink()
+        and any(re.search(p.encode(), (built.bundle / f).read_bytes()) for p in SECRET_PATTERNS)
+    ]
     assert secrets_on_disk == []
     # and inside the executable's archive: every compiled module, decompressed
     archive = executable_archive(built.bundle, built.checkout)
@@ -88,8 +111,7 @@ def test_the_bundle_holds_every_file_the_app_reads(built):
     data = {f for f in expected if not f.endswith(".py")}
     assert sorted(data - on_disk) == [], "left out of the bundle (paydesk.spec's datas)"
     modules = set(executable_archive(built.bundle, built.checkout)["entries"])
-    code = {f.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
-            for f in expected if f.endswith(".py")}
+    code = {f.removesuffix(".py").removesuffix("/__init__").replace("/", ".") for f in expected if f.endswith(".py")}
     assert code and sorted(code - modules) == []  # paydesk.resources, which resource() lives in
     assert missing(read_by_the_app(built.checkout)[0], on_disk) == []
 
@@ -100,17 +122,38 @@ def test_only_the_qt_parts_paydesk_uses(built):
     assert "platforms/libqxcb.so" in plugins and "imageformats/libqsvg.so" in plugins
     assert "printsupport/libcupsprintersupport.so" in plugins
     kinds = {p.split("/")[0] for p in plugins}
-    assert kinds <= {"platforms", "xcbglintegrations", "platforminputcontexts", "platformthemes",
-                     "iconengines", "imageformats", "printsupport"}
-    assert not {"platforms/libqwayland.so", "platforms/libqeglfs.so", "platformthemes/libqgtk3.so",
-                "imageformats/libqtiff.so"} & plugins
+    assert kinds <= {
+        "platforms",
+        "xcbglintegrations",
+        "platforminputcontexts",
+        "platformthemes",
+        "iconengines",
+        "imageformats",
+        "printsupport",
+    }
+    assert (
+        not {
+            "platforms/libqwayland.so",
+            "platforms/libqeglfs.so",
+            "platformthemes/libqgtk3.so",
+            "imageformats/libqtiff.so",
+        }
+        & plugins
+    )
     assert not (qt / "translations").exists()
     libs = {p.name for p in (qt / "lib").iterdir()}
     assert "libQt6Widgets.so.6" in libs and not {"libQt6Network.so.6", "libQt6OpenGL.so.6"} & libs
     # system libraries are the .deb's Depends, not copies (Python's own runtime travels along)
     top = {p.name for p in (built.bundle / "_internal").iterdir()}
-    assert not [n for n in top if re.match(r"lib(X11|xcb|fontconfig|freetype|glib|gtk|ssl|"
-                                           r"crypto|stdc\+\+|EGL|GL)\b", n)]
+    assert not [
+        n
+        for n in top
+        if re.match(
+            r"lib(X11|xcb|fontconfig|freetype|glib|gtk|ssl|"
+            r"crypto|stdc\+\+|EGL|GL)\b",
+            n,
+        )
+    ]
     assert any(n.startswith("libpython3") for n in top)
 
 
@@ -118,8 +161,7 @@ def test_the_tarball_is_the_bundle(built):
     top = f"paydesk-{built.version}"
     with tarfile.open(built.tarball) as tar:
         members = tar.getmembers()
-    assert {m.name.removeprefix(top + "/") for m in members if not m.isdir()} == set(
-        bundle_files(built.bundle))
+    assert {m.name.removeprefix(top + "/") for m in members if not m.isdir()} == set(bundle_files(built.bundle))
     assert {(m.uname, m.gname) for m in members} == {("root", "root")}
     assert all(m.name == top or m.name.startswith(top + "/") for m in members)
     assert built.tarball.name == f"paydesk-{built.version}-linux-x86_64.tar.gz"
@@ -141,22 +183,29 @@ def deb_file(deb: Path, path: str) -> bytes:
 
 
 def deb_field(deb: Path, field: str) -> str:
-    return subprocess.run(["dpkg-deb", "-f", str(deb), field], capture_output=True, text=True,
-                          check=True).stdout.strip()
+    return subprocess.run(
+        ["dpkg-deb", "-f", str(deb), field], capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 def test_the_deb_installs_the_desktop_integration_and_declares_its_libraries(built):
-    listing = subprocess.run(["dpkg-deb", "-c", str(built.deb)], capture_output=True, text=True,
-                             check=True).stdout
+    listing = subprocess.run(["dpkg-deb", "-c", str(built.deb)], capture_output=True, text=True, check=True).stdout
     paths = {line.split()[5].removeprefix(".") for line in listing.splitlines()}
-    for expected in ["/opt/paydesk/paydesk", "/usr/bin/paydesk", "/usr/bin/paydesk-sandbox",
-                     "/usr/share/applications/paydesk.desktop",
-                     "/usr/share/metainfo/io.github.paydesk.PayDesk.metainfo.xml",
-                     "/usr/share/icons/hicolor/scalable/apps/paydesk.svg",
-                     "/usr/share/doc/paydesk/copyright", "/usr/share/doc/paydesk/changelog.gz",
-                     "/usr/share/man/man1/paydesk.1.gz", "/opt/paydesk/_internal/licenses/README",
-                     "/usr/bin/paydesk-receiver", "/usr/share/man/man1/paydesk-receiver.1.gz",
-                     "/lib/systemd/system/paydesk-receiver.service"]:
+    for expected in [
+        "/opt/paydesk/paydesk",
+        "/usr/bin/paydesk",
+        "/usr/bin/paydesk-sandbox",
+        "/usr/share/applications/paydesk.desktop",
+        "/usr/share/metainfo/io.github.paydesk.PayDesk.metainfo.xml",
+        "/usr/share/icons/hicolor/scalable/apps/paydesk.svg",
+        "/usr/share/doc/paydesk/copyright",
+        "/usr/share/doc/paydesk/changelog.gz",
+        "/usr/share/man/man1/paydesk.1.gz",
+        "/opt/paydesk/_internal/licenses/README",
+        "/usr/bin/paydesk-receiver",
+        "/usr/share/man/man1/paydesk-receiver.1.gz",
+        "/lib/systemd/system/paydesk-receiver.service",
+    ]:
         assert expected in paths, expected
     for size in (16, 22, 24, 32, 48, 64, 128, 256, 512):
         assert f"/usr/share/icons/hicolor/{size}x{size}/apps/paydesk.png" in paths
@@ -171,21 +220,16 @@ def test_one_version_everywhere(built):
     assert built.deb.name == f"paydesk_{built.version}_amd64.deb"
     # the metainfo the .deb installs, and the one the bundle carries, as built
     in_bundle = built.bundle / "_internal" / "paydesk" / "resources" / METAINFO
-    shipped = {"deb": deb_file(built.deb, "/usr/share/metainfo/" + METAINFO).decode(),
-               "bundle": in_bundle.read_text()}
-    newest = {where: re.search(r'<release version="([^"]+)"', text).group(1)
-              for where, text in shipped.items()}
+    shipped = {"deb": deb_file(built.deb, "/usr/share/metainfo/" + METAINFO).decode(), "bundle": in_bundle.read_text()}
+    newest = {where: re.search(r'<release version="([^"]+)"', text).group(1) for where, text in shipped.items()}
     assert newest == {"deb": built.version, "bundle": built.version}
-    done = subprocess.run([str(built.bundle / "paydesk"), "--version"], capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run([str(built.bundle / "paydesk"), "--version"], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == f"PayDesk {built.version}"
 
 
 def lintian_tags(deb: Path) -> list[tuple[str, str]]:
-    done = subprocess.run(["lintian", "--no-tag-display-limit", str(deb)], capture_output=True,
-                          text=True, timeout=600)
-    return sorted({(m.group(1), m.group(2)) for m in
-                   re.finditer(r"^([EW]): paydesk[^:]*: (\S+)", done.stdout, re.M)})
+    done = subprocess.run(["lintian", "--no-tag-display-limit", str(deb)], capture_output=True, text=True, timeout=600)
+    return sorted({(m.group(1), m.group(2)) for m in re.finditer(r"^([EW]): paydesk[^:]*: (\S+)", done.stdout, re.M)})
 
 
 def lintian_section() -> str:

@@ -27,12 +27,10 @@ import release  # noqa: E402 - packaging/release.py
 
 
 def _has_receiver() -> bool:
-    return find_spec("paydesk.receiver") is not None and \
-        find_spec("paydesk.receiver.cli") is not None
+    return find_spec("paydesk.receiver") is not None and find_spec("paydesk.receiver.cli") is not None
 
 
-needs_receiver = pytest.mark.skipif(not _has_receiver(),
-                                    reason="paydesk.receiver.cli is not in this tree yet")
+needs_receiver = pytest.mark.skipif(not _has_receiver(), reason="paydesk.receiver.cli is not in this tree yet")
 
 
 def _unit() -> dict[str, list[str]]:
@@ -71,8 +69,7 @@ def test_the_deb_carries_the_receiver_its_unit_and_its_manual_page(tmp_path):
 def test_the_launcher_dispatches_on_the_name_it_was_started_by(tmp_path):
     launcher = tmp_path / "paydesk-sandbox"
     launcher.symlink_to(ROOT / "packaging" / "launcher.py")
-    done = subprocess.run([sys.executable, str(launcher), "--version"], capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run([sys.executable, str(launcher), "--version"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.startswith("paydesk-sandbox "), done
     source = (ROOT / "packaging" / "launcher.py").read_text()
     assert 'name.startswith("paydesk-receiver")' in source
@@ -83,8 +80,7 @@ def test_the_launcher_dispatches_on_the_name_it_was_started_by(tmp_path):
 def test_the_launcher_starts_the_receiver(tmp_path):
     launcher = tmp_path / "paydesk-receiver"
     launcher.symlink_to(ROOT / "packaging" / "launcher.py")
-    done = subprocess.run([sys.executable, str(launcher), "--help"], capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run([sys.executable, str(launcher), "--help"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "--ledger" in done.stdout, done
 
 
@@ -98,9 +94,15 @@ def test_the_unit_runs_the_receiver_hardened_and_restarts_it():
     assert unit["Service.LoadCredential"] == ["keys.json:/etc/paydesk/receiver-keys.json"]
     assert "--keys-file %d/keys.json" in start
     assert unit["Service.EnvironmentFile"] == ["/etc/paydesk/receiver.env"]
-    for key, value in {"ProtectSystem": "strict", "NoNewPrivileges": "yes", "PrivateTmp": "yes",
-                       "ProtectHome": "yes", "Restart": "on-failure", "CapabilityBoundingSet": "",
-                       "RestrictAddressFamilies": "AF_INET AF_INET6 AF_UNIX"}.items():
+    for key, value in {
+        "ProtectSystem": "strict",
+        "NoNewPrivileges": "yes",
+        "PrivateTmp": "yes",
+        "ProtectHome": "yes",
+        "Restart": "on-failure",
+        "CapabilityBoundingSet": "",
+        "RestrictAddressFamilies": "AF_INET AF_INET6 AF_UNIX",
+    }.items():
         assert unit[f"Service.{key}"] == [value], key
     assert unit["Install.WantedBy"] == ["multi-user.target"]  # when the administrator enables it
     # every option it passes is one the manual page (and so the command) has
@@ -118,8 +120,7 @@ def test_systemd_reads_the_unit_without_complaint(tmp_path):
         pytest.skip("needs systemd-analyze (Debian's package 'systemd')")
     copy = tmp_path / UNIT.name
     copy.write_bytes(UNIT.read_bytes())
-    done = subprocess.run([analyze, "verify", str(copy)], capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run([analyze, "verify", str(copy)], capture_output=True, text=True, timeout=60)
     said = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
     expected = ("/usr/bin/paydesk-receiver is not executable", "man paydesk-receiver(1)")
     assert [line for line in said if not any(e in line for e in expected)] == []
@@ -127,15 +128,16 @@ def test_systemd_reads_the_unit_without_complaint(tmp_path):
 
 @needs_receiver
 def test_the_receivers_manual_page_names_every_option_and_variable():
-    helped = subprocess.run([sys.executable, "-c",
-                             "import sys; from paydesk.receiver.cli import main; "
-                             "sys.exit(main(['--help']))"],
-                            capture_output=True, text=True, timeout=60).stdout
+    helped = subprocess.run(
+        [sys.executable, "-c", "import sys; from paydesk.receiver.cli import main; sys.exit(main(['--help']))"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout
     options = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", helped))
     page = PAGE.read_text().replace("\\-", "-")
     assert options and {o for o in options if o not in page} == set()
     # the environment variables the receiver reads (keys, the key file) are all described
     source = "\n".join(p.read_text() for p in RECEIVER.rglob("*.py"))
     variables = set(re.findall(r"\bPAYDESK_[A-Z0-9_]+\b", source))
-    assert {v for v in variables if v.replace("_", "\\_") not in PAGE.read_text()
-            and v not in page} == set()
+    assert {v for v in variables if v.replace("_", "\\_") not in PAGE.read_text() and v not in page} == set()

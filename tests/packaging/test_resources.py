@@ -52,14 +52,14 @@ def test_ico_and_icns_hold_every_size(tmp_path, qapp):
     for i, size in enumerate(icons.ICO_SIZES):
         w, h, _, _, _, _, length, offset = struct.unpack_from("<BBBBHHII", data, 6 + 16 * i)
         assert (w, h) == (size % 256, size % 256)
-        image = QImage.fromData(data[offset:offset + length])
+        image = QImage.fromData(data[offset : offset + length])
         assert (image.width(), image.height()) == (size, size)
     data = icns.read_bytes()
     assert data[:4] == b"icns" and struct.unpack_from(">I", data, 4)[0] == len(data)
     at, found = 8, {}
     while at < len(data):
-        kind, length = data[at:at + 4], struct.unpack_from(">I", data, at + 4)[0]
-        found[kind] = QImage.fromData(data[at + 8:at + length]).width()
+        kind, length = data[at : at + 4], struct.unpack_from(">I", data, at + 4)[0]
+        found[kind] = QImage.fromData(data[at + 8 : at + length]).width()
         at += length
     assert found == {kind: size for kind, size in icons.ICNS_TYPES}
 
@@ -73,7 +73,7 @@ def test_the_running_app_finds_its_icon_and_desktop_entry():
 def test_the_metainfo_carries_this_version():
     metainfo = next(resource(".").glob("*.metainfo.xml")).read_text()
     assert re.search(r'<release version="([^"]+)"', metainfo).group(1) == paydesk.__version__
-    assert "<launchable type=\"desktop-id\">paydesk.desktop</launchable>" in metainfo
+    assert '<launchable type="desktop-id">paydesk.desktop</launchable>' in metainfo
 
 
 def read_qr_codes(image: QImage) -> list[str]:
@@ -82,7 +82,7 @@ def read_qr_codes(image: QImage) -> list[str]:
     image = image.convertToFormat(QImage.Format.Format_Grayscale8)
     width, height, stride = image.width(), image.height(), image.bytesPerLine()
     raw = bytes(image.constBits())[: stride * height]
-    pixels = b"".join(raw[y * stride: y * stride + width] for y in range(height))
+    pixels = b"".join(raw[y * stride : y * stride + width] for y in range(height))
     return [s.data.decode() for s in pyzbar.decode((pixels, width, height))]
 
 
@@ -112,11 +112,9 @@ def test_the_screenshot_check_sees_a_screen_with_no_link(qapp):
     assert read_qr_codes(blank) == []
 
 
-@pytest.mark.parametrize("command, module", [("paydesk", "paydesk"),
-                                             ("paydesk-sandbox", "paydesk.sandbox")])
+@pytest.mark.parametrize("command, module", [("paydesk", "paydesk"), ("paydesk-sandbox", "paydesk.sandbox")])
 def test_each_manual_page_names_every_option(command, module):
-    helped = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True,
-                            text=True, timeout=60).stdout
+    helped = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True, timeout=60).stdout
     options = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", helped))
     page = (ROOT / "packaging" / "linux" / f"{command}.1").read_text().replace("\\-", "-")
     assert options and {o for o in options if o not in page} == set()

@@ -28,8 +28,7 @@ from .desktop import desktop_session
 
 pytestmark = pytest.mark.packaging
 
-FORM = {"Amount": "25", "Customer e-mail": "ada@example.com", "First name": "Ada",
-        "Last name": "Lovelace"}
+FORM = {"Amount": "25", "Customer e-mail": "ada@example.com", "First name": "Ada", "Last name": "Lovelace"}
 
 
 @pytest.fixture
@@ -38,21 +37,19 @@ def desktop(tmp_path):
         yield session
 
 
-def test_installed_app_creates_shows_and_sees_a_link_paid(installed, no_python_env, desktop,
-                                                         tmp_path, qapp):
+def test_installed_app_creates_shows_and_sees_a_link_paid(installed, no_python_env, desktop, tmp_path, qapp):
     OUTPUT.mkdir(parents=True, exist_ok=True)
-    env = dict(no_python_env, **desktop.env, QT_QPA_PLATFORM="xcb",
-               QT_LINUX_ACCESSIBILITY_ALWAYS_ON="1")
+    env = dict(no_python_env, **desktop.env, QT_QPA_PLATFORM="xcb", QT_LINUX_ACCESSIBILITY_ALWAYS_ON="1")
     log = tmp_path / "paydesk.out"
     with log.open("w") as out:
-        app = subprocess.Popen(["paydesk", "--sandbox"], env=env, stdout=out,
-                               stderr=subprocess.STDOUT)
+        app = subprocess.Popen(["paydesk", "--sandbox"], env=env, stdout=out, stderr=subprocess.STDOUT)
     bus = None
     try:
         bus = atspi.connect(desktop.env["DBUS_SESSION_BUS_ADDRESS"])
         root = atspi.application(bus, "PayDesk", timeout=60)
-        atspi.find(root, "label", lambda n: n.startswith("Last call: Sandbox running at "),
-                   timeout=60)  # start-up is over
+        atspi.find(
+            root, "label", lambda n: n.startswith("Last call: Sandbox running at "), timeout=60
+        )  # start-up is over
         for name, value in FORM.items():
             atspi.find(root, "text", name).set_text(value)
         atspi.find(root, "push button", "Create link").press()
@@ -68,8 +65,7 @@ def test_installed_app_creates_shows_and_sees_a_link_paid(installed, no_python_e
 
         keys = json.loads((Path(env["PAYDESK_SANDBOX_HOME"]) / "merchants.json").read_text())
         secret = {"Authorization": f"Bearer {keys[0]['keys']['test']['secret']}"}
-        paid = httpx.post(f"{base}/_sandbox/pay/{reference}", json={"outcome": "success"},
-                          headers=secret, timeout=10)
+        paid = httpx.post(f"{base}/_sandbox/pay/{reference}", json={"outcome": "success"}, headers=secret, timeout=10)
         assert paid.status_code == 200, paid.text
         # the link on the screen is the one PayDesk shows the reference of
         looked_up = httpx.get(f"{base}/api/transaction/{tx_ref}", headers=secret, timeout=10)

@@ -22,8 +22,11 @@ from .runtime_files import missing, package_files, read_by_the_app
 
 
 def copy_of_the_working_tree(target: Path) -> Path:
-    listed = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others",
-                             "--exclude-standard"], capture_output=True, check=True).stdout
+    listed = subprocess.run(
+        ["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        capture_output=True,
+        check=True,
+    ).stdout
     for name in sorted(set(filter(None, listed.decode().split("\0")))):
         source = ROOT / name
         if source.is_file():  # not one deleted in the working tree but still in the index
@@ -39,9 +42,23 @@ def build(tmp_path_factory) -> tuple[Path, set[str], str]:
     need_system("git", "git")
     source = copy_of_the_working_tree(tmp_path_factory.mktemp("wheel-source"))
     out = tmp_path_factory.mktemp("wheel")
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-v",
-                           "--disable-pip-version-check", "-w", str(out), str(source)],
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "-v",
+            "--disable-pip-version-check",
+            "-w",
+            str(out),
+            str(source),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     said = done.stdout + done.stderr
     assert done.returncode == 0, said[-3000:]
     (built,) = out.glob("paydesk-*.whl")
@@ -68,9 +85,14 @@ def test_a_build_prints_no_package_warnings(build):
 def test_the_wheel_holds_every_file_the_app_reads(wheel):
     source, names = wheel
     expected = package_files(source)
-    assert {"paydesk/resources/paydesk.svg", "paydesk/resources/paydesk.desktop",
-            "paydesk/resources/icons/48x48/paydesk.png", "paydesk/sandbox/static/payment.js",
-            "paydesk/sandbox/templates/checkout.html", "paydesk/resources/__init__.py"} <= expected
+    assert {
+        "paydesk/resources/paydesk.svg",
+        "paydesk/resources/paydesk.desktop",
+        "paydesk/resources/icons/48x48/paydesk.png",
+        "paydesk/sandbox/static/payment.js",
+        "paydesk/sandbox/templates/checkout.html",
+        "paydesk/resources/__init__.py",
+    } <= expected
     assert any(n.endswith(".metainfo.xml") for n in expected)
     assert sorted(expected - names) == [], "left out of the wheel (pyproject.toml's package-data)"
     assert missing(read_by_the_app(source)[0], names) == []
@@ -81,10 +103,10 @@ def test_what_the_app_reads_is_in_the_list_the_packages_are_checked_against():
     payment.js) are all files of the source tree's list; no module reads package files in
     a way the scan does not recognise."""
     reads, unexplained = read_by_the_app(ROOT)
-    assert {"paydesk/resources/paydesk.svg", "paydesk/sandbox/static/payment.js",
-            "paydesk/sandbox/templates/"} <= reads
-    assert unexplained == [], "reads package files in a way tests/packaging/runtime_files.py " \
-                              "does not recognise: add its pattern"
+    assert {"paydesk/resources/paydesk.svg", "paydesk/sandbox/static/payment.js", "paydesk/sandbox/templates/"} <= reads
+    assert unexplained == [], (
+        "reads package files in a way tests/packaging/runtime_files.py does not recognise: add its pattern"
+    )
     assert missing(reads, package_files(ROOT)) == []
 
 
@@ -97,11 +119,12 @@ def test_the_checks_see_a_file_left_out(tmp_path):
     (tmp_path / "resources" / "screenshots" / "links-tab.png").write_bytes(b"")
     (tmp_path / "resources" / "paydesk.svg").write_text("<svg/>")
     (code / "ui" / "sound.wav").write_bytes(b"RIFF")
-    (code / "ui" / "a.py").write_text('from importlib import resources\n'
-                                      'resources.files("paydesk.ui").joinpath("beep.wav")\n'
-                                      'PackageLoader("paydesk.ui", "templates")\n')
-    (code / "ui" / "b.py").write_text('import importlib.resources\n'
-                                      'importlib.resources.read_text("paydesk", "x.txt")\n')
+    (code / "ui" / "a.py").write_text(
+        "from importlib import resources\n"
+        'resources.files("paydesk.ui").joinpath("beep.wav")\n'
+        'PackageLoader("paydesk.ui", "templates")\n'
+    )
+    (code / "ui" / "b.py").write_text('import importlib.resources\nimportlib.resources.read_text("paydesk", "x.txt")\n')
     reads, unexplained = read_by_the_app(tmp_path)
     files = package_files(tmp_path)
     assert files == {"paydesk/ui/sound.wav", "paydesk/resources/paydesk.svg"}

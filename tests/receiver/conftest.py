@@ -29,28 +29,44 @@ async def receiver(desk):  # noqa: F811 - the desk fixture, imported above
 
 
 def request(tx_ref: str, amount: int = 12, **over) -> PaymentRequest:
-    return PaymentRequest(amount=Decimal(amount), currency="GBP", email="kim@example.com",
-                          first_name="Kim", last_name="Lee", tx_ref=tx_ref, title="Tea", **over)
+    return PaymentRequest(
+        amount=Decimal(amount),
+        currency="GBP",
+        email="kim@example.com",
+        first_name="Kim",
+        last_name="Lee",
+        tx_ref=tx_ref,
+        title="Tea",
+        **over,
+    )
 
 
 def envelope(tx_ref: str, status: str = "success", event: str = "payment.completed") -> bytes:
     """A body in the sandbox's shape (``{"event", "data"}``)."""
-    return json.dumps({"event": event, "data": {"tx_ref": tx_ref, "status": status,
-                                                "amount": 12, "currency": "GBP"}},
-                      separators=(",", ":")).encode()
+    return json.dumps(
+        {"event": event, "data": {"tx_ref": tx_ref, "status": status, "amount": 12, "currency": "GBP"}},
+        separators=(",", ":"),
+    ).encode()
 
 
 def php_body(tx_ref: str, status: str = "success") -> bytes:
     """A bare transaction written as PHP's JSON encoder writes it ("/" as "\\/")."""
-    text = json.dumps({"tx_ref": tx_ref, "status": status, "amount": "12.00",
-                       "customization": {"logo": "https://cdn.example/l.png"}},
-                      separators=(",", ":"))
+    text = json.dumps(
+        {"tx_ref": tx_ref, "status": status, "amount": "12.00", "customization": {"logo": "https://cdn.example/l.png"}},
+        separators=(",", ":"),
+    )
     return text.replace("/", "\\/").encode()
 
 
-async def post(url: str, body: bytes, signature: str | None = None, *,
-               content_type: str | None = "application/json", method: str = "POST",
-               **headers: str) -> httpx.Response:
+async def post(
+    url: str,
+    body: bytes,
+    signature: str | None = None,
+    *,
+    content_type: str | None = "application/json",
+    method: str = "POST",
+    **headers: str,
+) -> httpx.Response:
     sent = dict(headers)
     if content_type is not None:
         sent["Content-Type"] = content_type

@@ -25,8 +25,11 @@ pytestmark = pytest.mark.skipif(os.name != "posix", reason="file modes and signa
 
 
 def _keys_file(path: Path, profile_id: str, sandbox, mode: int = 0o600) -> Path:
-    path.write_text(json.dumps({"profiles": {profile_id: {
-        "test": sandbox.key("test", "secret"), "live": sandbox.key("live", "secret")}}}))
+    path.write_text(
+        json.dumps(
+            {"profiles": {profile_id: {"test": sandbox.key("test", "secret"), "live": sandbox.key("live", "secret")}}}
+        )
+    )
     path.chmod(mode)
     return path
 
@@ -34,13 +37,25 @@ def _keys_file(path: Path, profile_id: str, sandbox, mode: int = 0o600) -> Path:
 class Running:
     def __init__(self, desk, keys: Path, port: int, tmp_path: Path):
         self.process = subprocess.Popen(
-            [str(COMMAND), "--ledger", str(desk.paths.data / "ledger.sqlite3"), "--host",
-             "127.0.0.1", "--port", str(port), "--data-dir", str(tmp_path / "receiver"),
-             "--keys-file", str(keys)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            [
+                str(COMMAND),
+                "--ledger",
+                str(desk.paths.data / "ledger.sqlite3"),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--data-dir",
+                str(tmp_path / "receiver"),
+                "--keys-file",
+                str(keys),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         line = self.process.stdout.readline()
-        assert "listening at" in line, (line, self.process.stderr.read()
-                                        if self.process.poll() is not None else "")
+        assert "listening at" in line, (line, self.process.stderr.read() if self.process.poll() is not None else "")
 
     def stop(self, signum: int = signal.SIGTERM) -> int:
         if self.process.poll() is None:
@@ -72,12 +87,12 @@ def _answered(sandbox) -> list[dict]:
 
 
 async def test_killed_after_answering_it_settles_the_record_at_its_next_start(
-        desk, add_profile, service, sandbox, tmp_path, started):
+    desk, add_profile, service, sandbox, tmp_path, started
+):
     profile = await add_profile()
     port = free_port()
     keys = _keys_file(tmp_path / "keys.json", profile.id, sandbox)
-    record = await desk.links.create(request("KILL-1",
-                                             callback_url=f"http://127.0.0.1:{port}/notifications"))
+    record = await desk.links.create(request("KILL-1", callback_url=f"http://127.0.0.1:{port}/notifications"))
     receiver = await asyncio.to_thread(started, desk, keys, port, tmp_path)
     service.faults(latency_ms=4000)  # its re-read at the service: slow, so it is under way
     await asyncio.to_thread(service.control, f"pay/{record.reference}", {"outcome": "success"})
@@ -93,6 +108,7 @@ async def test_killed_after_answering_it_settles_the_record_at_its_next_start(
         entry = await desk.inbox.get(kept[0].id)
         now = await desk.session.ledger.get(profile.id, "KILL-1")
         return entry.verdict != PENDING and now.state == "success"
+
     await asyncio.wait_for(_poll(settled), 20)
     # (applied by the re-read, or stale when the restarted receiver's own check came first)
     assert (await desk.inbox.get(kept[0].id)).verdict in ("applied", "stale")
@@ -120,16 +136,30 @@ sys.exit(cli.main(sys.argv[2:]))
 
 
 @pytest.mark.parametrize("how", ["raises", "ends"])
-async def test_a_server_that_stops_of_itself_ends_the_command_with_a_failure(
-        desk, add_profile, sandbox, tmp_path, how):
+async def test_a_server_that_stops_of_itself_ends_the_command_with_a_failure(desk, add_profile, sandbox, tmp_path, how):
     """``Restart=on-failure`` restarts it: the status is not 0, and it says why."""
     profile = await add_profile()
     keys = _keys_file(tmp_path / "keys.json", profile.id, sandbox)
     done = await asyncio.to_thread(
-        subprocess.run, [sys.executable, "-c", FAILING, how, "--ledger",
-                         str(desk.paths.data / "ledger.sqlite3"), "--port", "0",
-                         "--keys-file", str(keys), "--data-dir", str(tmp_path / "receiver")],
-        capture_output=True, text=True, timeout=60)
+        subprocess.run,
+        [
+            sys.executable,
+            "-c",
+            FAILING,
+            how,
+            "--ledger",
+            str(desk.paths.data / "ledger.sqlite3"),
+            "--port",
+            "0",
+            "--keys-file",
+            str(keys),
+            "--data-dir",
+            str(tmp_path / "receiver"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert "listening at" in done.stdout, done.stderr
     assert done.returncode == 1, (done.returncode, done.stderr)
     said = "the server broke" if how == "raises" else "it ended of itself"
@@ -144,9 +174,12 @@ def test_a_key_file_others_may_read_is_refused(tmp_path, sandbox):
     ledger.touch()
     for mode in (0o644, 0o640, 0o604, 0o660):
         keys = _keys_file(tmp_path / "keys.json", "p1", sandbox, mode)
-        done = subprocess.run([str(COMMAND), "--ledger", str(ledger), "--port", "0",
-                               "--keys-file", str(keys)], capture_output=True, text=True,
-                              timeout=60)
+        done = subprocess.run(
+            [str(COMMAND), "--ledger", str(ledger), "--port", "0", "--keys-file", str(keys)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert done.returncode == 78, (oct(mode), done.stderr)
         assert "may be read by others" in done.stderr and "chmod 600" in done.stderr
         assert sandbox.key("test", "secret") not in done.stderr + done.stdout
@@ -156,10 +189,21 @@ def test_a_key_file_others_may_read_is_refused(tmp_path, sandbox):
 def test_the_help_names_the_options_and_the_keys(tmp_path):
     done = subprocess.run([str(COMMAND), "--help"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0
-    for word in ("--ledger", "--host", "--port", "--data-dir", "--keys-file", "--list-profiles",
-                 "PAYDESK_KEYS_FILE",
-                 "PAYDESK_KEYS", "PAYDESK_LEDGER_PASSWORD", '"profiles"', '"webhook"',
-                 "chmod 600", "/notifications"):
+    for word in (
+        "--ledger",
+        "--host",
+        "--port",
+        "--data-dir",
+        "--keys-file",
+        "--list-profiles",
+        "PAYDESK_KEYS_FILE",
+        "PAYDESK_KEYS",
+        "PAYDESK_LEDGER_PASSWORD",
+        '"profiles"',
+        '"webhook"',
+        "chmod 600",
+        "/notifications",
+    ):
         assert word in done.stdout, word
 
 
@@ -167,17 +211,27 @@ async def test_it_lists_the_profiles_and_which_keys_it_found(desk, add_profile, 
     profile = await add_profile()
     keys = _keys_file(tmp_path / "keys.json", profile.id, sandbox)
     done = await asyncio.to_thread(
-        subprocess.run, [str(COMMAND), "--ledger", str(desk.paths.data / "ledger.sqlite3"),
-                         "--keys-file", str(keys), "--list-profiles",
-                         "--data-dir", str(tmp_path / "receiver")],
-        capture_output=True, text=True, timeout=60)
+        subprocess.run,
+        [
+            str(COMMAND),
+            "--ledger",
+            str(desk.paths.data / "ledger.sqlite3"),
+            "--keys-file",
+            str(keys),
+            "--list-profiles",
+            "--data-dir",
+            str(tmp_path / "receiver"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [f"{profile.id}\ttest,live\tShop\t{sandbox.base_url}"]
     assert sandbox.key("test", "secret") not in done.stdout + done.stderr
 
 
-async def test_a_second_sigterm_while_it_closes_still_lets_it_close(desk, add_profile, sandbox,
-                                                                     tmp_path, started):
+async def test_a_second_sigterm_while_it_closes_still_lets_it_close(desk, add_profile, sandbox, tmp_path, started):
     """``runuser`` (or a terminal's Ctrl+C to the whole group) hands the signal on to the
     receiver that got it already: the second one, while it closes, ends nothing early."""
     profile = await add_profile()

@@ -28,29 +28,31 @@ from tests.receiver.test_command import COMMAND
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="file modes and signals of POSIX")
 FORGERIES = 120
-FORGED = json.dumps({"event": "payment.completed",
-                     "data": {"tx_ref": "SHOP-1", "status": "success",
-                              "padding": "x" * 60_000}}).encode()
+FORGED = json.dumps(
+    {"event": "payment.completed", "data": {"tx_ref": "SHOP-1", "status": "success", "padding": "x" * 60_000}}
+).encode()
 
 
 async def _stored(desk, backend: str) -> tuple[int, int, int]:
     """(rows, bytes of bodies and heads) kept for refused requests and notifications, and
     how many notifications: read below PayDesk's interface, as an administrator would."""
     if backend == "sqlite":
+
         def read_file():
             with sqlite3.connect(desk.paths.data / "ledger.sqlite3") as db:
-                return (db.execute("SELECT count(*), COALESCE(sum(length(head)), 0) FROM refused"
-                                   ).fetchone(),
-                        db.execute("SELECT count(*), COALESCE(sum(length(body)), 0) FROM inbox"
-                                   ).fetchone())
+                return (
+                    db.execute("SELECT count(*), COALESCE(sum(length(head)), 0) FROM refused").fetchone(),
+                    db.execute("SELECT count(*), COALESCE(sum(length(body)), 0) FROM inbox").fetchone(),
+                )
+
         refused, inbox = await asyncio.to_thread(read_file)
     else:
+
         def read(conn):
-            one = conn.execute("SELECT count(*) AS n, COALESCE(sum(length(head)), 0) AS b"
-                               " FROM refused").fetchone()
-            two = conn.execute("SELECT count(*) AS n, COALESCE(sum(length(body)), 0) AS b"
-                               " FROM inbox").fetchone()
+            one = conn.execute("SELECT count(*) AS n, COALESCE(sum(length(head)), 0) AS b FROM refused").fetchone()
+            two = conn.execute("SELECT count(*) AS n, COALESCE(sum(length(body)), 0) AS b FROM inbox").fetchone()
             return (one["n"], one["b"]), (two["n"], two["b"])
+
         refused, inbox = await desk.session.ledger._engine.read(read)
     return refused[0] + inbox[0], refused[1] + inbox[1], inbox[0]
 
@@ -75,32 +77,60 @@ async def shop(request, tmp_path, sandbox):
 async def test_a_flood_of_forged_bodies_leaves_a_bounded_trace(shop, sandbox, tmp_path):
     profile = shop.session.profile
     keys = tmp_path / "keys.json"
-    keys.write_text(json.dumps({"profiles": {profile.id: {
-        "test": sandbox.key("test", "secret"), "live": sandbox.key("live", "secret")}}}))
+    keys.write_text(
+        json.dumps(
+            {"profiles": {profile.id: {"test": sandbox.key("test", "secret"), "live": sandbox.key("live", "secret")}}}
+        )
+    )
     keys.chmod(0o600)
     port = free_port()
     process = subprocess.Popen(  # noqa: ASYNC220 (Popen starts it and returns)
-        [str(COMMAND), "--ledger", shop.given, "--port", str(port), "--keys-file", str(keys),
-         "--data-dir", str(tmp_path / "receiver")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            str(COMMAND),
+            "--ledger",
+            shop.given,
+            "--port",
+            str(port),
+            "--keys-file",
+            str(keys),
+            "--data-dir",
+            str(tmp_path / "receiver"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = await asyncio.to_thread(process.stdout.readline)
         assert "listening at" in line, (line, process.stderr.read() if process.poll() else "")
         url = f"http://127.0.0.1:{port}/notifications"
         rows_before, bytes_before, _ = await _stored(shop, shop.backend)
         async with httpx.AsyncClient(timeout=30) as client:
+
             async def forge(n: int) -> int:
-                answer = await client.post(url, content=FORGED, headers={
-                    "Content-Type": "application/json", "Signature": f"{n:064x}",
-                    "X-Forwarded-For": "10.0.0.7"})
+                answer = await client.post(
+                    url,
+                    content=FORGED,
+                    headers={
+                        "Content-Type": "application/json",
+                        "Signature": f"{n:064x}",
+                        "X-Forwarded-For": "10.0.0.7",
+                    },
+                )
                 return answer.status_code
+
             answers = [await forge(n) for n in range(FORGERIES)]
             # a real notification among them, as large: kept whole
             real = FORGED.replace(b"SHOP-1", b"SHOP-2")
-            answer = await client.post(url, content=real, headers={
-                "Content-Type": "application/json",
-                "Signature": sign(real, sandbox.key("test", "secret")),
-                "X-Forwarded-For": "203.0.113.5"})
+            answer = await client.post(
+                url,
+                content=real,
+                headers={
+                    "Content-Type": "application/json",
+                    "Signature": sign(real, sandbox.key("test", "secret")),
+                    "X-Forwarded-For": "203.0.113.5",
+                },
+            )
         assert answers == [401] * FORGERIES
         assert answer.status_code == 200, answer.text
         rows, kept, notifications = await _stored(shop, shop.backend)
@@ -127,17 +157,31 @@ async def test_the_receiver_forgets_refused_requests_past_their_time(desk, tmp_p
     """``--keep-refused DAYS`` (here a second's worth): what is older is pruned at its start
     (and every hour after); a verified notification is never pruned."""
     await desk.inbox.refuse(FORGED, "10.0.0.7")
-    entry, _ = await desk.inbox.receive(b'{"tx_ref":"SHOP-9"}', {}, "203.0.113.5",
-                                        profile_id="p1", mode="test", tx_ref="SHOP-9")
+    entry, _ = await desk.inbox.receive(
+        b'{"tx_ref":"SHOP-9"}', {}, "203.0.113.5", profile_id="p1", mode="test", tx_ref="SHOP-9"
+    )
     await asyncio.sleep(1.5)
     keys = tmp_path / "keys.json"
     keys.write_text("{}")
     keys.chmod(0o600)
     process = subprocess.Popen(  # noqa: ASYNC220 (Popen starts it and returns)
-        [str(COMMAND), "--ledger", str(desk.paths.data / "ledger.sqlite3"), "--port", "0",
-         "--keys-file", str(keys), "--data-dir", str(tmp_path / "receiver"),
-         "--keep-refused", "0.00001"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            str(COMMAND),
+            "--ledger",
+            str(desk.paths.data / "ledger.sqlite3"),
+            "--port",
+            "0",
+            "--keys-file",
+            str(keys),
+            "--data-dir",
+            str(tmp_path / "receiver"),
+            "--keep-refused",
+            "0.00001",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = await asyncio.to_thread(process.stdout.readline)
         assert "listening at" in line, line

@@ -20,13 +20,15 @@ async def test_the_embedded_sandbox_notifies_the_apps_receiver(desk, until):
         said = (await client.get(profile.base_url.rstrip("/") + "/_sandbox/webhook")).json()
         assert said["data"]["url"] == receiver.url
         record = await desk.links.create(request("APP-1"))
-        paid = await client.post(profile.base_url.rstrip("/") + f"/_sandbox/pay/{record.reference}",
-                                 json={"outcome": "success"})
+        paid = await client.post(
+            profile.base_url.rstrip("/") + f"/_sandbox/pay/{record.reference}", json={"outcome": "success"}
+        )
         paid.raise_for_status()
 
     async def learned():
         now = await desk.session.ledger.get(profile.id, "APP-1")
         return now if now.state == "success" else None
+
     now = await until(learned, message="APP-1 paid")
     assert now.learned_by == "notification"
     assert await serve_in_app(desk) is receiver  # once
@@ -37,8 +39,7 @@ async def test_no_receiver_for_a_profile_elsewhere(desk, add_profile):
     assert await serve_in_app(desk) is None and desk.receiver is None
 
 
-async def test_the_apps_receiver_serves_only_the_embedded_sandbox_and_follows_a_switch(
-        desk, add_profile, until):
+async def test_the_apps_receiver_serves_only_the_embedded_sandbox_and_follows_a_switch(desk, add_profile, until):
     """The receiver is registered for the embedded sandbox's profile alone (a profile on
     another service is not notified here), and a switch to the sandbox's profile later in the
     session starts the receiver then."""
@@ -49,8 +50,10 @@ async def test_the_apps_receiver_serves_only_the_embedded_sandbox_and_follows_a_
     follow_in_app(desk)
     profile = await desk.session.start_embedded_sandbox()
     await desk.session.switch_profile(profile.id)
-    await until(lambda: desk.receiver is not None and desk.receiver.serves(profile.id),
-                message="the app's receiver started for the sandbox's profile")
+    await until(
+        lambda: desk.receiver is not None and desk.receiver.serves(profile.id),
+        message="the app's receiver started for the sandbox's profile",
+    )
     assert not desk.receiver.serves(elsewhere.id)
 
 
@@ -62,5 +65,4 @@ async def test_the_apps_receiver_is_forgotten_when_its_server_stops(desk, until)
     assert receiver is not None and desk.receiver is receiver
     receiver._server.should_exit = True  # uvicorn's server ends, as when it fails
     await until(lambda: desk.receiver is None, message="the stopped receiver forgotten")
-    await until(lambda: receiver.tasks.closed or len(receiver.tasks) == 0,
-                message="its re-reads ended")
+    await until(lambda: receiver.tasks.closed or len(receiver.tasks) == 0, message="its re-reads ended")

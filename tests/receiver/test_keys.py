@@ -22,9 +22,13 @@ def _file(tmp_path, document, mode=0o600):
 
 
 async def test_a_key_file_is_read_as_a_keyring(tmp_path):
-    path = _file(tmp_path, {"profiles": {"p1": {"test": "sk_t", "live": "sk_l", "webhook": "wh"},
-                                         "p2": {"test": " "}},
-                            "ledger_password": "pw"})
+    path = _file(
+        tmp_path,
+        {
+            "profiles": {"p1": {"test": "sk_t", "live": "sk_l", "webhook": "wh"}, "p2": {"test": " "}},
+            "ledger_password": "pw",
+        },
+    )
     keys = KeyStore(keysource.choose(str(path), environ={}))
     assert await keys.get("p1", "test", "secret") == "sk_t"
     assert await keys.get("p1", "live", "secret") == "sk_l"
@@ -54,8 +58,7 @@ def _acl(*named):
     given (sorted as the kernel wants them), the owning group and others nothing."""
     import struct
 
-    entries = [(USER_OBJ, 4, NO_ID), *sorted(named), (GROUP_OBJ, 0, NO_ID), (MASK, 4, NO_ID),
-               (OTHER, 0, NO_ID)]
+    entries = [(USER_OBJ, 4, NO_ID), *sorted(named), (GROUP_OBJ, 0, NO_ID), (MASK, 4, NO_ID), (OTHER, 0, NO_ID)]
     entries.sort(key=lambda e: (e[0], e[2]))
     return struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *e) for e in entries)
 
@@ -91,8 +94,7 @@ def credentials(monkeypatch):
 
 
 @pytest.mark.skipif(os.name != "posix", reason="POSIX file modes")
-async def test_a_systemd_credential_opened_to_this_user_by_an_acl_is_read(credentials,
-                                                                          monkeypatch):
+async def test_a_systemd_credential_opened_to_this_user_by_an_acl_is_read(credentials, monkeypatch):
     path = credentials((USER, 4, os.geteuid()))
     keys = KeyStore(keysource.from_file(path))
     assert await keys.get("p1", "test", "secret") == "sk_t"
@@ -101,11 +103,15 @@ async def test_a_systemd_credential_opened_to_this_user_by_an_acl_is_read(creden
         keysource.from_file(path)
 
 
-@pytest.mark.parametrize("named", [
-    [(GROUP, 4, 0)],  # a named group may read it
-    [(USER, 4, "me"), (USER, 4, "another")],  # another user may
-    None,  # no ACL at all: the group bits are the owning group's, who may read it
-], ids=["named group", "another user", "no ACL"])
+@pytest.mark.parametrize(
+    "named",
+    [
+        [(GROUP, 4, 0)],  # a named group may read it
+        [(USER, 4, "me"), (USER, 4, "another")],  # another user may
+        None,  # no ACL at all: the group bits are the owning group's, who may read it
+    ],
+    ids=["named group", "another user", "no ACL"],
+)
 def test_a_credential_others_may_read_is_refused(credentials, named):
     me = os.geteuid()
     ids = {"me": me, "another": 65534 if me != 65534 else 65533}
@@ -117,15 +123,18 @@ def test_a_credential_others_may_read_is_refused(credentials, named):
         keysource.from_file(path)
 
 
-@pytest.mark.parametrize("document, problem", [
-    ("{not json", "not JSON"),
-    ("[]", "expected a JSON object"),
-    ({"profiles": []}, "must map profile ids"),
-    ({"profiles": {"p1": "sk"}}, "must be an object"),
-    ({"profiles": {"p1": {"secret": "sk"}}}, "unknown key 'secret'"),
-    ({"profiles": {"p1": {"test": 5}}}, "must be a string"),
-    ({"ledger_password": 5}, "must be a string"),
-])
+@pytest.mark.parametrize(
+    "document, problem",
+    [
+        ("{not json", "not JSON"),
+        ("[]", "expected a JSON object"),
+        ({"profiles": []}, "must map profile ids"),
+        ({"profiles": {"p1": "sk"}}, "must be an object"),
+        ({"profiles": {"p1": {"secret": "sk"}}}, "unknown key 'secret'"),
+        ({"profiles": {"p1": {"test": 5}}}, "must be a string"),
+        ({"ledger_password": 5}, "must be a string"),
+    ],
+)
 def test_a_key_file_of_another_shape_is_refused_saying_why(tmp_path, document, problem):
     with pytest.raises(KeySourceError, match=problem) as caught:
         keysource.from_file(_file(tmp_path, document))
@@ -138,8 +147,7 @@ def test_a_missing_key_file_is_said(tmp_path):
 
 
 async def test_the_environment_when_no_file_is_given(tmp_path):
-    environ = {keysource.KEYS: json.dumps({"profiles": {"p1": {"live": "sk_l"}}}),
-               keysource.LEDGER_PASSWORD: "pw"}
+    environ = {keysource.KEYS: json.dumps({"profiles": {"p1": {"live": "sk_l"}}}), keysource.LEDGER_PASSWORD: "pw"}
     keys = KeyStore(keysource.choose(None, environ))
     assert await keys.get("p1", "live", "secret") == "sk_l"
     assert await keys.get_secret("shared-ledger/shop@db:5432/paydesk") == "pw"

@@ -40,8 +40,7 @@ def _raw(url: str, head: dict[str, str], chunks: list[bytes]) -> tuple[int, bool
 
 
 async def test_a_body_said_to_be_over_64_kb_is_refused_before_it_is_read(desk, receiver):
-    head = {"Content-Type": "application/json", "Content-Length": str(LIMIT + 1),
-            "Signature": "0" * 64}
+    head = {"Content-Type": "application/json", "Content-Length": str(LIMIT + 1), "Signature": "0" * 64}
     # nothing of the body is sent: the answer comes from the head alone
     status, closed = await asyncio.to_thread(_raw, receiver.url, head, [])
     assert status == 413 and closed
@@ -49,8 +48,7 @@ async def test_a_body_said_to_be_over_64_kb_is_refused_before_it_is_read(desk, r
 
 
 async def test_a_streamed_body_is_cut_at_64_kb(desk, receiver):
-    head = {"Content-Type": "application/json", "Transfer-Encoding": "chunked",
-            "Signature": "0" * 64}
+    head = {"Content-Type": "application/json", "Transfer-Encoding": "chunked", "Signature": "0" * 64}
     piece = b"x" * 8192
     chunks = [b"%x\r\n%s\r\n" % (len(piece), piece)] * (LIMIT // len(piece) + 2) + [b"0\r\n\r\n"]
     status, _ = await asyncio.to_thread(_raw, receiver.url, head, chunks)
@@ -73,9 +71,17 @@ async def test_a_body_over_64_kb_is_refused(desk, receiver):
     await _nothing_kept(desk)
 
 
-@pytest.mark.parametrize("content_type", [None, "text/plain", "application/x-www-form-urlencoded",
-                                          "multipart/form-data; boundary=x", "application/jsonp",
-                                          "text/json"])
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        None,
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x",
+        "application/jsonp",
+        "text/json",
+    ],
+)
 async def test_other_content_types_are_refused(desk, receiver, content_type):
     answer = await post(receiver.url, b'{"tx_ref":"X"}', "0" * 64, content_type=content_type)
     assert answer.status_code == 415
@@ -83,8 +89,7 @@ async def test_other_content_types_are_refused(desk, receiver, content_type):
 
 
 async def test_json_with_a_charset_is_taken(desk, receiver):
-    answer = await post(receiver.url, b'{"tx_ref":"X"}', "0" * 64,
-                        content_type="application/json; charset=utf-8")
+    answer = await post(receiver.url, b'{"tx_ref":"X"}', "0" * 64, content_type="application/json; charset=utf-8")
     assert answer.status_code == 401  # taken, and refused for its signature
     assert [t.head for t in await desk.inbox.refused_page()] == [b'{"tx_ref":"X"}']
 
@@ -109,12 +114,10 @@ async def test_a_deeply_nested_unsigned_body_is_a_bad_signature(desk, receiver):
     assert answer.status_code == 401, answer.text
     assert await entries(desk) == []  # never parsed, never kept
     traced = await desk.inbox.refused_page()
-    assert [(t.reason, t.size, t.head) for t in traced] == [
-        (BAD_SIGNATURE, len(NESTED), NESTED[:REFUSED_HEAD])]
+    assert [(t.reason, t.size, t.head) for t in traced] == [(BAD_SIGNATURE, len(NESTED), NESTED[:REFUSED_HEAD])]
 
 
-async def test_a_deeply_nested_signed_body_is_kept_and_ignored(desk, add_profile, sandbox,
-                                                               receiver):
+async def test_a_deeply_nested_signed_body_is_kept_and_ignored(desk, add_profile, sandbox, receiver):
     """Junk that verifies (a key of the merchant's signed it) is kept, names nothing, and is
     decided "ignored": nothing to look up."""
     await add_profile()
@@ -124,4 +127,5 @@ async def test_a_deeply_nested_signed_body_is_kept_and_ignored(desk, add_profile
     async def ignored():
         kept = await entries(desk)
         return [e for e in kept if e.verdict == IGNORED and e.tx_ref is None]
+
     await until_async(ignored, 10, "the signed junk decided ignored")

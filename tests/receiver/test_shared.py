@@ -18,8 +18,7 @@ from tests.receiver.conftest import php_body, request, signed
 from tests.waiting import until_async
 
 
-async def test_a_notification_on_the_shared_ledger_reaches_every_desk(pg_url, tmp_path, sandbox,
-                                                                       service):
+async def test_a_notification_on_the_shared_ledger_reaches_every_desk(pg_url, tmp_path, sandbox, service):
     desks = []
     try:
         for name in ("receiver", "counter"):
@@ -33,8 +32,7 @@ async def test_a_notification_on_the_shared_ledger_reaches_every_desk(pg_url, tm
         await counter.session.reload_profiles()
         assert counter.session.settings.profile(profile.id) is not None
         heard_paid, heard_notes = [], []
-        counter.hub.record_changed.connect(
-            lambda r: heard_paid.append(r) if r.state == "success" else None)
+        counter.hub.record_changed.connect(lambda r: heard_paid.append(r) if r.state == "success" else None)
         counter.hub.notification_changed.connect(heard_notes.append)
         counter.start_background()  # the feed (and checks, which have no key here)
         receiver = Receiver(at_receiver, "127.0.0.1", 0)
@@ -46,8 +44,9 @@ async def test_a_notification_on_the_shared_ledger_reaches_every_desk(pg_url, tm
         assert answer.status_code == 200
         await until_async(lambda: heard_paid, 15, "PAID heard at the counter")
         assert heard_paid[-1].learned_by == "notification"
-        await until_async(lambda: any(n.verdict == APPLIED for n in heard_notes), 15,
-                          "the decided notification heard at the counter")
+        await until_async(
+            lambda: any(n.verdict == APPLIED for n in heard_notes), 15, "the decided notification heard at the counter"
+        )
         assert await counter.inbox.count(InboxQuery(verdict=APPLIED)) == 1
     finally:
         for desk in desks:
@@ -75,23 +74,46 @@ async def test_paydesk_receiver_takes_the_poller_lease_from_a_desk(pg_url, tmp_p
         said: list[str] = []
         counter.hub.shared_status.connect(said.append)
         counter.start_background()
-        await until_async(lambda: said and said[-1].startswith("Payments checked by")
-                          and "receiver" not in said[-1], 15, "the counter holding the lease")
+        await until_async(
+            lambda: said and said[-1].startswith("Payments checked by") and "receiver" not in said[-1],
+            15,
+            "the counter holding the lease",
+        )
         keys = tmp_path / "keys.json"
-        keys.write_text(json.dumps({"profiles": {profile.id: {
-            "test": sandbox.key("test", "secret"), "live": sandbox.key("live", "secret")}}}))
+        keys.write_text(
+            json.dumps(
+                {
+                    "profiles": {
+                        profile.id: {"test": sandbox.key("test", "secret"), "live": sandbox.key("live", "secret")}
+                    }
+                }
+            )
+        )
         keys.chmod(0o600)
         process = subprocess.Popen(  # noqa: ASYNC220 (Popen starts it and returns)
-            [str(Path(sys.executable).with_name("paydesk-receiver")), "--ledger", pg_url,
-             "--host", "127.0.0.1", "--port", str(free_port()), "--data-dir",
-             str(tmp_path / "receiver"), "--keys-file", str(keys)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        await until_async(lambda: said and "notification receiver on" in said[-1], 30,
-                          "the counter's status naming the receiver")
+            [
+                str(Path(sys.executable).with_name("paydesk-receiver")),
+                "--ledger",
+                pg_url,
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(free_port()),
+                "--data-dir",
+                str(tmp_path / "receiver"),
+                "--keys-file",
+                str(keys),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        await until_async(
+            lambda: said and "notification receiver on" in said[-1], 30, "the counter's status naming the receiver"
+        )
         process.terminate()
         assert await asyncio.to_thread(process.wait, 30) == 0
-        await until_async(lambda: "receiver" not in said[-1], 30,
-                          "the counter checking payments again")
+        await until_async(lambda: "receiver" not in said[-1], 30, "the counter checking payments again")
     finally:
         if process is not None and process.poll() is None:
             process.kill()

@@ -26,8 +26,7 @@ async def _paid_quietly(desk, service, tx_ref, mode="test"):
     """A link in the ledger, paid at the service, no notification sent: the ledger still
     says pending, so only a believed notification (and its re-read) can move it."""
     record = await desk.links.create(request(tx_ref))
-    await asyncio.to_thread(service.sb.control, f"pay/{record.reference}",
-                            {"outcome": "success"}, 0, mode)
+    await asyncio.to_thread(service.sb.control, f"pay/{record.reference}", {"outcome": "success"}, 0, mode)
     return record
 
 
@@ -35,11 +34,13 @@ async def _decided(desk, until, entry_id):
     async def done():
         entry = await desk.inbox.get(entry_id)
         return entry if entry is not None and entry.verdict != PENDING else None
+
     return await until(done, message=f"notification {entry_id} decided")
 
 
 async def test_forged_truncated_reserialised_and_other_merchants_signatures_record_nothing(
-        desk, add_profile, service, receiver, sandbox, until):
+    desk, add_profile, service, receiver, sandbox, until
+):
     await add_profile()
     record = await _paid_quietly(desk, service, "SIG-1")
     before = await desk.session.ledger.get(record.profile_id, "SIG-1")
@@ -53,8 +54,7 @@ async def test_forged_truncated_reserialised_and_other_merchants_signatures_reco
         "truncated signature": (body, sign(body, key)[:-2]),
         "truncated body": (body[:-5], sign(body, key)),
         "re-serialised body": (reserialised, sign(body, key)),
-        "re-serialised and signed as such by another": (reserialised,
-                                                        sign(reserialised, "not the key")),
+        "re-serialised and signed as such by another": (reserialised, sign(reserialised, "not the key")),
         "other merchant": (body, sign(body, sandbox.key("test", "secret", merchant=1))),
         "other merchant's live key": (body, sign(body, sandbox.key("live", "secret", 1))),
         "empty signature": (body, ""),
@@ -79,8 +79,7 @@ async def test_forged_truncated_reserialised_and_other_merchants_signatures_reco
     assert paid.state == "success" and paid.learned_by == "notification"
 
 
-async def test_the_key_that_verifies_decides_the_mode(desk, add_profile, service, receiver,
-                                                      sandbox, until):
+async def test_the_key_that_verifies_decides_the_mode(desk, add_profile, service, receiver, sandbox, until):
     await add_profile()
     await desk.session.set_mode("live")
     live = await _paid_quietly(desk, service, "LIVE-1", mode="live")
@@ -92,8 +91,7 @@ async def test_the_key_that_verifies_decides_the_mode(desk, add_profile, service
     assert (entry.verdict, entry.mode) == (UNKNOWN_REFERENCE, "test"), entry.detail
     assert (await desk.session.ledger.get(live.profile_id, "LIVE-1")).state == "pending"
     # signed with the live key: the live record, and nothing of test mode
-    answer = await signed(receiver.url, php_body("LIVE-1", "whatever"),
-                          sandbox.key("live", "secret"))
+    answer = await signed(receiver.url, php_body("LIVE-1", "whatever"), sandbox.key("live", "secret"))
     entry = await _decided(desk, until, answer.json()["id"])
     assert (entry.verdict, entry.mode) == (APPLIED, "live")
     record = await desk.session.ledger.get(live.profile_id, "LIVE-1")
@@ -102,8 +100,7 @@ async def test_the_key_that_verifies_decides_the_mode(desk, add_profile, service
     assert await desk.inbox.count(InboxQuery(mode="live")) == 1
 
 
-async def test_a_replay_is_a_duplicate_and_changes_nothing(desk, add_profile, service, receiver,
-                                                           sandbox, until):
+async def test_a_replay_is_a_duplicate_and_changes_nothing(desk, add_profile, service, receiver, sandbox, until):
     await add_profile()
     record = await _paid_quietly(desk, service, "REPLAY-1")
     body, key = php_body("REPLAY-1"), sandbox.key("test", "secret")
@@ -121,13 +118,11 @@ async def test_a_replay_is_a_duplicate_and_changes_nothing(desk, add_profile, se
     assert (await desk.inbox.get(original.id)).verdict == APPLIED
 
 
-async def test_a_final_state_never_moves_back(desk, add_profile, service, receiver, sandbox,
-                                              until):
+async def test_a_final_state_never_moves_back(desk, add_profile, service, receiver, sandbox, until):
     await add_profile()
     record = await _paid_quietly(desk, service, "FINAL-1")
     key = sandbox.key("test", "secret")
-    paid = await _decided(desk, until, (await signed(receiver.url, php_body("FINAL-1"),
-                                                     key)).json()["id"])
+    paid = await _decided(desk, until, (await signed(receiver.url, php_body("FINAL-1"), key)).json()["id"])
     assert paid.verdict == APPLIED
     # a later notification claiming it failed: the service is asked, not the body
     answer = await signed(receiver.url, php_body("FINAL-1", "failed"), key)

@@ -16,8 +16,7 @@ from paydesk.receiver.serve import Receiver
 from tests.receiver.conftest import php_body, request, signed
 
 
-async def test_a_failing_service_is_asked_again_until_it_answers(desk, add_profile, service,
-                                                                 receiver, sandbox, until):
+async def test_a_failing_service_is_asked_again_until_it_answers(desk, add_profile, service, receiver, sandbox, until):
     await add_profile()
     record = await desk.links.create(request("RETRY-1"))
     await asyncio.to_thread(service.control, f"pay/{record.reference}", {"outcome": "success"})
@@ -30,6 +29,7 @@ async def test_a_failing_service_is_asked_again_until_it_answers(desk, add_profi
         with sandbox.client() as c:
             calls = c.get("/_sandbox/requests").json()["data"]
         return len([call for call in calls if "RETRY-1" in call["path"]]) >= 2
+
     await until(failed_twice, message="two failed look-ups")
     assert (await desk.inbox.get(entry_id)).verdict == PENDING
     assert (await desk.session.ledger.get(record.profile_id, "RETRY-1")).state == "pending"
@@ -38,6 +38,7 @@ async def test_a_failing_service_is_asked_again_until_it_answers(desk, add_profi
     async def decided():
         entry = await desk.inbox.get(entry_id)
         return entry if entry.verdict != PENDING else None
+
     entry = await until(decided, 30, "the notification decided")
     assert entry.verdict == APPLIED
     assert (await desk.session.ledger.get(record.profile_id, "RETRY-1")).state == "success"
@@ -86,8 +87,7 @@ async def _given_up(sandbox, desk, tx_ref, receiver, caplog):
     return record, body, entry_id
 
 
-async def test_a_reread_that_gave_up_is_taken_up_by_the_rescan(desk, add_profile, sandbox,
-                                                               giving_up, until, caplog):
+async def test_a_reread_that_gave_up_is_taken_up_by_the_rescan(desk, add_profile, sandbox, giving_up, until, caplog):
     await add_profile()
     receiver = await giving_up(rescan_every=1.0)
     record, _, entry_id = await _given_up(sandbox, desk, "RESCAN-1", receiver, caplog)
@@ -96,13 +96,15 @@ async def test_a_reread_that_gave_up_is_taken_up_by_the_rescan(desk, add_profile
     async def decided():
         entry = await desk.inbox.get(entry_id)
         return entry if entry.verdict != PENDING else None
+
     entry = await until(decided, 15, "the notification decided by a rescan")
     assert entry.verdict == APPLIED
     assert (await desk.session.ledger.get(record.profile_id, "RESCAN-1")).state == "success"
 
 
 async def test_the_same_notification_again_takes_up_a_reread_that_gave_up(
-        desk, add_profile, sandbox, giving_up, until, caplog):
+    desk, add_profile, sandbox, giving_up, until, caplog
+):
     await add_profile()
     receiver = await giving_up(rescan_every=3600.0)  # no rescan within the test
     key = sandbox.key("test", "secret")
@@ -114,6 +116,7 @@ async def test_the_same_notification_again_takes_up_a_reread_that_gave_up(
     async def decided():
         entry = await desk.inbox.get(entry_id)
         return entry if entry.verdict != PENDING else None
+
     entry = await until(decided, 15, "the original decided")
     assert entry.verdict == APPLIED
     assert (await desk.session.ledger.get(record.profile_id, "AGAIN-1")).state == "success"

@@ -11,8 +11,15 @@ from tests.helpers import need_system, payment
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 class MerchantSite:
@@ -98,17 +105,21 @@ def _pay(page, card, code=None):
         page.click("#confirm")
 
 
-@pytest.mark.parametrize("card,code,expected", [
-    ("4242 4242 4242 4242", None, "success"),
-    ("4000 0000 0000 0002", None, "failed"),
-    ("4000 0000 0000 3220", "123456", "success"),
-    ("4000 0000 0000 3220", "654321", "failed"),
-])
+@pytest.mark.parametrize(
+    "card,code,expected",
+    [
+        ("4242 4242 4242 4242", None, "success"),
+        ("4000 0000 0000 0002", None, "failed"),
+        ("4000 0000 0000 3220", "123456", "success"),
+        ("4000 0000 0000 3220", "654321", "failed"),
+    ],
+)
 def test_pay_each_test_card(sandbox, shop, page, card, code, expected):
     tx_ref = f"B-{card[-4:]}-{code or 'none'}"
     with sandbox.client() as c:
-        url = c.post("/api/payment", json=payment(
-            tx_ref, callback_url=shop.origin + "/paid?basket=7")).json()["data"]["checkout_url"]
+        url = c.post("/api/payment", json=payment(tx_ref, callback_url=shop.origin + "/paid?basket=7")).json()["data"][
+            "checkout_url"
+        ]
     page.goto(url)
     assert page.inner_text("#amount") == "USD 1,000.00"
     assert "TEST MODE" in page.inner_text("body")
@@ -123,8 +134,9 @@ def test_pay_each_test_card(sandbox, shop, page, card, code, expected):
 
 def test_cancel_in_browser(sandbox, shop, page):
     with sandbox.client() as c:
-        url = c.post("/api/payment", json=payment("B-cancel", return_url=shop.origin + "/back")).json()[
-            "data"]["checkout_url"]
+        url = c.post("/api/payment", json=payment("B-cancel", return_url=shop.origin + "/back")).json()["data"][
+            "checkout_url"
+        ]
     page.goto(url)
     page.click("#cancel")
     page.wait_for_selector("#thanks")
@@ -133,15 +145,28 @@ def test_cancel_in_browser(sandbox, shop, page):
 
 
 def test_website_form_from_another_origin(sandbox, shop, page):
-    fields = {"secret_key": sandbox.key(kind="public"), "tx_ref": "B-form", "amount": "42",
-              "currency": "GBP", "email": "eve@example.com", "first_name": "Eve",
-              "last_name": "Moss", "title": "Bakery", "description": "Bread",
-              "logo": "", "meta": json.dumps({"basket": "9"}),
-              "callback_url": shop.origin + "/form-done", "return_url": shop.origin + "/r"}
-    inputs = "".join(f'<input type="hidden" name="{k}" value="{v.replace(chr(34), "&quot;")}">'
-                     for k, v in fields.items())
-    shop.pages["/checkout"] = (f'<html><body><form method="post" action="{sandbox.base_url}/ext_transfer">'
-                               f'{inputs}<button id="go" type="submit">Pay now</button></form></body></html>')
+    fields = {
+        "secret_key": sandbox.key(kind="public"),
+        "tx_ref": "B-form",
+        "amount": "42",
+        "currency": "GBP",
+        "email": "eve@example.com",
+        "first_name": "Eve",
+        "last_name": "Moss",
+        "title": "Bakery",
+        "description": "Bread",
+        "logo": "",
+        "meta": json.dumps({"basket": "9"}),
+        "callback_url": shop.origin + "/form-done",
+        "return_url": shop.origin + "/r",
+    }
+    inputs = "".join(
+        f'<input type="hidden" name="{k}" value="{v.replace(chr(34), "&quot;")}">' for k, v in fields.items()
+    )
+    shop.pages["/checkout"] = (
+        f'<html><body><form method="post" action="{sandbox.base_url}/ext_transfer">'
+        f'{inputs}<button id="go" type="submit">Pay now</button></form></body></html>'
+    )
     page.goto(shop.origin + "/checkout")
     page.click("#go")
     page.wait_for_selector("#card-form")
@@ -153,11 +178,16 @@ def test_website_form_from_another_origin(sandbox, shop, page):
 
 
 def test_inline_checkout_from_another_origin(sandbox, shop, page):
-    config = {"secret_key": sandbox.key(kind="public"), "tx_ref": "B-inline", "amount": "15",
-              "currency": "USD", "callback_url": shop.origin + "/inline-done",
-              "customer": {"email": "ian@example.com", "first_name": "Ian", "last_name": "Hart"},
-              "customization": {"title": "Tea shop", "description": "Green tea"},
-              "meta": {"table": "4"}}
+    config = {
+        "secret_key": sandbox.key(kind="public"),
+        "tx_ref": "B-inline",
+        "amount": "15",
+        "currency": "USD",
+        "callback_url": shop.origin + "/inline-done",
+        "customer": {"email": "ian@example.com", "first_name": "Ian", "last_name": "Hart"},
+        "customization": {"title": "Tea shop", "description": "Green tea"},
+        "meta": {"table": "4"},
+    }
     shop.pages["/inline"] = f"""<html><body>
       <script src="{sandbox.base_url}/js/payment.js"></script>
       <p id="err"></p>
@@ -191,14 +221,25 @@ def family(make_sandbox):
 def test_family_website_form_with_public_key(family, shop, page):
     """--family: the form carries the key in ``public_key``; after paying, the browser
     lands on ``callback_url + "?tx_ref=" + tx_ref`` (no status)."""
-    fields = {"public_key": family.key(kind="public"), "tx_ref": "FB-form", "amount": "42",
-              "currency": "GBP", "email": "cy@example.com", "first_name": "Cy",
-              "last_name": "Jones", "title": "Bakery", "description": "Sourdough",
-              "callback_url": shop.origin + "/form-done", "return_url": shop.origin + "/r"}
+    fields = {
+        "public_key": family.key(kind="public"),
+        "tx_ref": "FB-form",
+        "amount": "42",
+        "currency": "GBP",
+        "email": "cy@example.com",
+        "first_name": "Cy",
+        "last_name": "Jones",
+        "title": "Bakery",
+        "description": "Sourdough",
+        "callback_url": shop.origin + "/form-done",
+        "return_url": shop.origin + "/r",
+    }
     inputs = "".join(f'<input type="hidden" name="{k}" value="{v}">' for k, v in fields.items())
-    shop.pages["/checkout"] = (f'<html><body><form method="post" action="{family.base_url}'
-                               f'/ext_transfer">{inputs}<button id="go" type="submit">Pay now'
-                               '</button></form></body></html>')
+    shop.pages["/checkout"] = (
+        f'<html><body><form method="post" action="{family.base_url}'
+        f'/ext_transfer">{inputs}<button id="go" type="submit">Pay now'
+        "</button></form></body></html>"
+    )
     page.goto(shop.origin + "/checkout")
     page.click("#go")
     page.wait_for_selector("#card-form")
@@ -216,10 +257,15 @@ def test_inline_checkout_reads_config_public_key(make_sandbox, shop, page, diale
     (besides ``secret_key``)."""
     sb = make_sandbox(f"inline-{dialect}", family=dialect == "family")
     amount = 15 if dialect == "family" else "15"  # the family takes an integer too
-    config = {"public_key": sb.key(kind="public"), "tx_ref": "FB-inline", "amount": amount,
-              "currency": "USD", "callback_url": shop.origin + "/inline-done",
-              "customer": {"email": "ian@example.com", "first_name": "Ian", "last_name": "Hart"},
-              "customization": {"title": "Tea shop", "description": "Green tea"}}
+    config = {
+        "public_key": sb.key(kind="public"),
+        "tx_ref": "FB-inline",
+        "amount": amount,
+        "currency": "USD",
+        "callback_url": shop.origin + "/inline-done",
+        "customer": {"email": "ian@example.com", "first_name": "Ian", "last_name": "Hart"},
+        "customization": {"title": "Tea shop", "description": "Green tea"},
+    }
     shop.pages["/inline"] = f"""<html><body>
       <script src="{sb.base_url}/js/payment.js"></script>
       <p id="err"></p>

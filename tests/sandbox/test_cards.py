@@ -53,9 +53,11 @@ def test_fund_withdraw_and_card_transactions(sandbox):
         assert r.json()["message"] == "Card Transactions"
         records = r.json()["data"]
         assert [(t["type"], t["amount"]) for t in records] == [
-            ("Credit", "100.00"), ("Credit", "50.00"), ("Debit", "30.00")]
-        assert set(records[0]) == {"id", "card_hash", "type", "amount", "description", "status",
-                                   "created_at"}
+            ("Credit", "100.00"),
+            ("Credit", "50.00"),
+            ("Debit", "30.00"),
+        ]
+        assert set(records[0]) == {"id", "card_hash", "type", "amount", "description", "status", "created_at"}
 
 
 def test_block_unblock_terminate_rules(sandbox):
@@ -103,28 +105,33 @@ def test_insufficient_funds_and_live_balance(sandbox):
             r = test.get(f"/api/virtual_card/card/{card['card_hash']}")
             assert r.status_code == 400
             assert r.json()["message"] == "test secret keys can't be used to use a live card"
-            assert card["card_hash"] not in [x["card_hash"] for x in
-                                             test.get("/api/virtual_card/all").json()["data"]]
+            assert card["card_hash"] not in [x["card_hash"] for x in test.get("/api/virtual_card/all").json()["data"]]
 
 
 def test_other_merchants_cards_are_invisible(sandbox):
     with sandbox.client(merchant=0) as a, sandbox.client(merchant=1) as b:
         h = _create(a, "10")["data"]["card_hash"]
-        for r in (b.get(f"/api/virtual_card/card/{h}"), b.get(f"/api/virtual_card/block/{h}"),
-                  b.get(f"/api/virtual_card/terminate/{h}"),
-                  b.get(f"/api/virtual_card/transactions/{h}"),
-                  b.post("/api/virtual_card/fund", json={"amount": "1", "card_hash": h})):
+        for r in (
+            b.get(f"/api/virtual_card/card/{h}"),
+            b.get(f"/api/virtual_card/block/{h}"),
+            b.get(f"/api/virtual_card/terminate/{h}"),
+            b.get(f"/api/virtual_card/transactions/{h}"),
+            b.post("/api/virtual_card/fund", json={"amount": "1", "card_hash": h}),
+        ):
             assert r.status_code == 404 and r.json()["message"] == "Card not found"
         assert b.get("/api/virtual_card/all").json()["data"] == []
         assert a.get(f"/api/virtual_card/card/{h}").json()["data"]["status"] == 1
 
 
-@pytest.mark.parametrize("body,field", [
-    ({"amount": "1.5", "currency": "USD"}, "amount"),
-    ({"amount": "10", "currency": "EUR"}, "currency"),
-    ({"amount": "10", "currency": "USD", "callback_url": "javascript:x"}, "callback_url"),
-    ({"currency": "USD"}, "amount"),
-])
+@pytest.mark.parametrize(
+    "body,field",
+    [
+        ({"amount": "1.5", "currency": "USD"}, "amount"),
+        ({"amount": "10", "currency": "EUR"}, "currency"),
+        ({"amount": "10", "currency": "USD", "callback_url": "javascript:x"}, "callback_url"),
+        ({"currency": "USD"}, "amount"),
+    ],
+)
 def test_card_create_validation(sandbox, body, field):
     with sandbox.client() as c:
         r = c.post("/api/virtual_card/create", json=body)
@@ -154,9 +161,17 @@ def test_purchase_through_control(sandbox):
 def test_no_cards_deployment_answers_404_envelope(make_sandbox):
     sb = make_sandbox(deployment="no-cards", base_path="/pay")
     with sb.client() as c:
-        for method, path in [("POST", "create"), ("POST", "fund"), ("POST", "withdraw"),
-                             ("GET", "block/x"), ("GET", "unblock/x"), ("GET", "terminate/x"),
-                             ("GET", "transactions/x"), ("GET", "all"), ("GET", "card/x")]:
+        for method, path in [
+            ("POST", "create"),
+            ("POST", "fund"),
+            ("POST", "withdraw"),
+            ("GET", "block/x"),
+            ("GET", "unblock/x"),
+            ("GET", "terminate/x"),
+            ("GET", "transactions/x"),
+            ("GET", "all"),
+            ("GET", "card/x"),
+        ]:
             r = c.request(method, f"/api/virtual_card/{path}", json={} if method == "POST" else None)
             assert r.status_code == 404, path
             assert r.headers["content-type"] == "application/json"
@@ -175,9 +190,7 @@ def test_the_name_on_the_card_is_the_cardholders_when_sent(make_sandbox, quirks)
         assert _create(c, "10", first_name="Ada")["data"]["name_on_card"] == "ADA"
         merchant = sb.merchants[0]["name"].upper()
         assert _create(c, "10")["data"]["name_on_card"] == merchant
-        r = c.post("/api/virtual_card/create",
-                   json={"amount": "10", "currency": "USD", "first_name": "Gr\x07ce"})
+        r = c.post("/api/virtual_card/create", json={"amount": "10", "currency": "USD", "first_name": "Gr\x07ce"})
         assert r.status_code in (400, 422) and "first_name" in r.text
-        r = c.post("/api/virtual_card/create",
-                   json={"amount": "10", "currency": "USD", "last_name": " "})
+        r = c.post("/api/virtual_card/create", json={"amount": "10", "currency": "USD", "last_name": " "})
         assert r.status_code in (400, 422) and "last_name" in r.text  # sent: not blank

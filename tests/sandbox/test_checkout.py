@@ -25,8 +25,11 @@ CARD = {"expiry": "12/30", "cvc": "123"}
 
 
 def test_checkout_page_shows_the_payment(sandbox):
-    url = _link(sandbox, "C-1", customization={"title": "Flat white", "description": "Large",
-                                               "logo": "https://cdn.example/logo.png"})
+    url = _link(
+        sandbox,
+        "C-1",
+        customization={"title": "Flat white", "description": "Large", "logo": "https://cdn.example/logo.png"},
+    )
     r = httpx.get(url)
     assert r.status_code == 200 and "text/html" in r.headers["content-type"]
     assert "Flat white" in r.text and "Large" in r.text and "USD 1,000.00" in r.text
@@ -40,8 +43,9 @@ def test_live_checkout_has_no_test_banner(sandbox):
     assert "TEST MODE" not in httpx.get(url).text
 
 
-@pytest.mark.parametrize("card", ["4242 4242 4242 4242", "4000 0000 0000 0002",
-                                  "4000 0000 0000 3220", "5555 5555 5555 4444"])
+@pytest.mark.parametrize(
+    "card", ["4242 4242 4242 4242", "4000 0000 0000 0002", "4000 0000 0000 3220", "5555 5555 5555 4444"]
+)
 def test_a_test_card_never_settles_a_live_link(sandbox, card):
     """Item 1: 4242... paid a live link on its hosted page, and the live lookup then said
     success with no money. Every card is refused there, with a clear message; the live
@@ -61,9 +65,13 @@ def test_a_test_card_never_settles_a_live_link(sandbox, card):
         assert c.get("/api/transaction/LIVE-1").json()["data"]["status"] == "success"
 
 
-@pytest.mark.parametrize("card,expected", [
-    ("4242 4242 4242 4242", "success"), ("4000 0000 0000 0002", "failed"),
-])
+@pytest.mark.parametrize(
+    "card,expected",
+    [
+        ("4242 4242 4242 4242", "success"),
+        ("4000 0000 0000 0002", "failed"),
+    ],
+)
 def test_pay_with_test_cards_redirects_to_callback(sandbox, card, expected):
     url = _link(sandbox, "C-2", callback_url="https://shop.example/done?order=9&status=old")
     r = httpx.post(url, data={"card_number": card, **CARD})
@@ -148,8 +156,9 @@ def test_unknown_link_is_404_page(sandbox):
 
 def test_merchant_strings_are_escaped_and_no_secret_shows(sandbox):
     evil = "<script>alert(1)</script>"
-    url = _link(sandbox, "C-7", first_name=evil,
-                customization={"title": evil, "description": '"><img src=x onerror=alert(1)>'})
+    url = _link(
+        sandbox, "C-7", first_name=evil, customization={"title": evil, "description": '"><img src=x onerror=alert(1)>'}
+    )
     html = httpx.get(url).text
     assert "<script>alert(1)</script>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
@@ -161,11 +170,21 @@ def test_merchant_strings_are_escaped_and_no_secret_shows(sandbox):
 
 
 def test_website_form_post(sandbox):
-    fields = {"secret_key": sandbox.key(kind="public"), "tx_ref": "W-1", "amount": "250",
-              "currency": "GBP", "email": "bob@example.com", "first_name": "Bob",
-              "last_name": "Smith", "title": "Books", "description": "Two books",
-              "logo": "https://cdn.example/l.png", "meta": '{"basket": "42"}',
-              "callback_url": "https://shop.example/cb", "return_url": "https://shop.example/r"}
+    fields = {
+        "secret_key": sandbox.key(kind="public"),
+        "tx_ref": "W-1",
+        "amount": "250",
+        "currency": "GBP",
+        "email": "bob@example.com",
+        "first_name": "Bob",
+        "last_name": "Smith",
+        "title": "Books",
+        "description": "Two books",
+        "logo": "https://cdn.example/l.png",
+        "meta": '{"basket": "42"}',
+        "callback_url": "https://shop.example/cb",
+        "return_url": "https://shop.example/r",
+    }
     r = httpx.post(sandbox.base_url + "/ext_transfer", data=fields)
     assert r.status_code == 303 and "/payment/PDK-" in r.headers["location"]
     with sandbox.client() as c:
@@ -175,15 +194,33 @@ def test_website_form_post(sandbox):
 
 
 def test_website_form_errors_are_an_html_page(sandbox):
-    r = httpx.post(sandbox.base_url + "/ext_transfer",
-                   data={"secret_key": sandbox.key(kind="public"), "tx_ref": "W-2", "amount": "-5",
-                         "currency": "NGN", "email": "x", "first_name": "<b>x</b>",
-                         "last_name": "y", "meta": "{nope"})
+    r = httpx.post(
+        sandbox.base_url + "/ext_transfer",
+        data={
+            "secret_key": sandbox.key(kind="public"),
+            "tx_ref": "W-2",
+            "amount": "-5",
+            "currency": "NGN",
+            "email": "x",
+            "first_name": "<b>x</b>",
+            "last_name": "y",
+            "meta": "{nope",
+        },
+    )
     assert r.status_code == 400 and "text/html" in r.headers["content-type"]
     assert "meta must be a JSON object" in r.text
-    r = httpx.post(sandbox.base_url + "/ext_transfer",
-                   data={"secret_key": sandbox.key(kind="public"), "tx_ref": "W-2", "amount": "-5",
-                         "currency": "NGN", "email": "x", "first_name": "<b>x</b>", "last_name": "y"})
+    r = httpx.post(
+        sandbox.base_url + "/ext_transfer",
+        data={
+            "secret_key": sandbox.key(kind="public"),
+            "tx_ref": "W-2",
+            "amount": "-5",
+            "currency": "NGN",
+            "email": "x",
+            "first_name": "<b>x</b>",
+            "last_name": "y",
+        },
+    )
     problems = re.findall(r"<li>(.*?)</li>", r.text)
     assert "Invalid currency, NGN is not supported" in problems
     assert any("amount" in p for p in problems) and any("e-mail" in p for p in problems)
@@ -194,16 +231,24 @@ def test_website_form_errors_are_an_html_page(sandbox):
 
 
 def test_inline_checkout_call_and_cors(sandbox):
-    r = httpx.options(sandbox.base_url + "/api/js_transfer",
-                      headers={"Origin": "http://127.0.0.2:9999",
-                               "Access-Control-Request-Method": "POST",
-                               "Access-Control-Request-Headers": "authorization,content-type"})
+    r = httpx.options(
+        sandbox.base_url + "/api/js_transfer",
+        headers={
+            "Origin": "http://127.0.0.2:9999",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization,content-type",
+        },
+    )
     assert r.status_code == 204
     assert r.headers["access-control-allow-origin"] == "*"
     assert "Authorization" in r.headers["access-control-allow-headers"]
-    body = {"tx_ref": "J-1", "amount": "15", "currency": "USD",
-            "customer": {"email": "c@example.com", "first_name": "C", "last_name": "D"},
-            "customization": {"title": "Tea"}}
+    body = {
+        "tx_ref": "J-1",
+        "amount": "15",
+        "currency": "USD",
+        "customer": {"email": "c@example.com", "first_name": "C", "last_name": "D"},
+        "customization": {"title": "Tea"},
+    }
     with sandbox.client(kind="public") as c:
         r = c.post("/api/js_transfer", json=body)
         assert r.status_code == 201 and r.headers["access-control-allow-origin"] == "*"

@@ -14,7 +14,9 @@ from tests.waiting import until
 def _start(data_dir, *extra):
     proc = subprocess.Popen(
         [sys.executable, "-m", "paydesk.sandbox", "--port", "0", "--data-dir", str(data_dir), *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     line = proc.stdout.readline().strip()
     assert line.startswith("serving http://127.0.0.1:"), (line, proc.stderr.read() if proc.poll() else "")
@@ -47,13 +49,16 @@ def test_serves_keys_and_survives_restart(tmp_path):
                     key = m["keys"][mode][kind]
                     assert key.startswith(f"{prefix}-{mode}-") and len(key) == len(prefix) + len(mode) + 2 + 32
         secret = merchants[0]["keys"]["test"]["secret"]
-        r = httpx.post(base + "/api/payment", json=payment("CLI-1"),
-                       headers={"Authorization": f"Bearer {secret}"})
+        r = httpx.post(base + "/api/payment", json=payment("CLI-1"), headers={"Authorization": f"Bearer {secret}"})
         assert r.status_code == 201
     finally:
         _stop(proc)
-    keys = subprocess.run([sys.executable, "-m", "paydesk.sandbox", "keys", "--data-dir", str(tmp_path)],
-                          capture_output=True, text=True, check=True)
+    keys = subprocess.run(
+        [sys.executable, "-m", "paydesk.sandbox", "keys", "--data-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert json.loads(keys.stdout) == merchants
     proc, base2 = _start(tmp_path, "--base-path", "/pay")
     try:
@@ -65,11 +70,17 @@ def test_serves_keys_and_survives_restart(tmp_path):
 
 
 def test_bad_arguments_are_refused(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "paydesk.sandbox", "--deployment", "other",
-                        "--data-dir", str(tmp_path)], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "paydesk.sandbox", "--deployment", "other", "--data-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 2 and "invalid choice" in r.stderr
-    r = subprocess.run([sys.executable, "-m", "paydesk.sandbox", "--smtp", "nohostport",
-                        "--data-dir", str(tmp_path)], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "paydesk.sandbox", "--smtp", "nohostport", "--data-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 2 and "HOST:PORT" in r.stderr
 
 
@@ -96,13 +107,15 @@ def test_family_and_webhook_url_from_the_command_line(tmp_path):
     try:
         merchant = json.loads((tmp_path / "merchants.json").read_text())[0]
         h = {"Authorization": f"Bearer {merchant['keys']['test']['secret']}"}
-        url = httpx.post(base + "/api/payment", json=payment("FAM", amount=12), headers=h
-                         ).json()["data"]["checkout_url"]
+        url = httpx.post(base + "/api/payment", json=payment("FAM", amount=12), headers=h).json()["data"][
+            "checkout_url"
+        ]
         assert httpx.get(base + "/api/transaction/FAM", headers=h).status_code == 404
         r = httpx.get(base + "/api/verify-payment/FAM", headers=h)
         assert r.status_code == 404 and r.json()["message"] == "Payment not submitted"
-        httpx.post(base + f"/_sandbox/pay/{url.rsplit('/', 1)[1]}", json={"outcome": "success"},
-                   headers=h).raise_for_status()
+        httpx.post(
+            base + f"/_sandbox/pay/{url.rsplit('/', 1)[1]}", json={"outcome": "success"}, headers=h
+        ).raise_for_status()
         until(lambda: hook.received, 10, "the notification")
         raw = hook.received[0]["raw"]
         expected = hmac.new(merchant["webhook_secret"].encode(), raw, hashlib.sha256).hexdigest()
@@ -110,8 +123,12 @@ def test_family_and_webhook_url_from_the_command_line(tmp_path):
     finally:
         _stop(proc)
         hook.close()
-    keys = subprocess.run([sys.executable, "-m", "paydesk.sandbox", "keys", "--data-dir",
-                           str(tmp_path)], capture_output=True, text=True, check=True)
+    keys = subprocess.run(
+        [sys.executable, "-m", "paydesk.sandbox", "keys", "--data-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert json.loads(keys.stdout)[0]["webhook_secret"] == merchant["webhook_secret"]
 
 
@@ -119,9 +136,7 @@ def test_family_refuses_quirks_and_webhook_url_needs_family(tmp_path):
     run = [sys.executable, "-m", "paydesk.sandbox", "--data-dir", str(tmp_path)]
     r = subprocess.run(run + ["--family", "--quirks"], capture_output=True, text=True)
     assert r.returncode == 2 and "not allowed with argument" in r.stderr
-    r = subprocess.run(run + ["--webhook-url", "http://127.0.0.1:9/h"], capture_output=True,
-                       text=True)
+    r = subprocess.run(run + ["--webhook-url", "http://127.0.0.1:9/h"], capture_output=True, text=True)
     assert r.returncode == 2 and "--webhook-url is for --family" in r.stderr
-    r = subprocess.run(run + ["--family", "--webhook-url", "ftp://x"], capture_output=True,
-                       text=True)
+    r = subprocess.run(run + ["--family", "--webhook-url", "ftp://x"], capture_output=True, text=True)
     assert r.returncode == 2 and "http or https URL" in r.stderr

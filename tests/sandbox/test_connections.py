@@ -25,9 +25,14 @@ def test_idle_and_half_sent_connections_are_closed_within_30_s(sandbox):
     idle, half, slow_head, slow_body = (RawHttp(sandbox.base_url) for _ in range(4))
     half.send(HALF_SENT)
     slow_head.send(b"GET /pay/api/transaction/X HTTP/1.1\r\n")
-    slow_body.send(slow_body.request_head("POST", "/api/payment", {
-        "Authorization": f"Bearer {sandbox.key()}", "Content-Type": "application/json",
-        "Content-Length": "1000"}) + b"{")
+    slow_body.send(
+        slow_body.request_head(
+            "POST",
+            "/api/payment",
+            {"Authorization": f"Bearer {sandbox.key()}", "Content-Type": "application/json", "Content-Length": "1000"},
+        )
+        + b"{"
+    )
     started = time.monotonic()
     closed: dict[str, float] = {}
     try:
@@ -67,8 +72,10 @@ def _raise_own_descriptor_limit(needed: int) -> None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (needed, needed))
             return
         except (ValueError, OSError):
-            pytest.skip(f"this test opens {needed} sockets; the machine's hard descriptor "
-                        f"limit is {hard} and may not be raised here (raise it with ulimit -Hn)")
+            pytest.skip(
+                f"this test opens {needed} sockets; the machine's hard descriptor "
+                f"limit is {hard} and may not be raised here (raise it with ulimit -Hn)"
+            )
     resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
 
 
@@ -88,9 +95,22 @@ def test_eleven_hundred_half_open_sockets_do_not_stop_the_service(tmp_path):
         resource.setrlimit(resource.RLIMIT_NOFILE, (1024, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
 
     proc = subprocess.Popen(
-        [sys.executable, "-m", "paydesk.sandbox", "--port", "0", "--data-dir", str(tmp_path / "sb"),
-         "--base-path", "/pay"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        preexec_fn=limit)
+        [
+            sys.executable,
+            "-m",
+            "paydesk.sandbox",
+            "--port",
+            "0",
+            "--data-dir",
+            str(tmp_path / "sb"),
+            "--base-path",
+            "/pay",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=limit,
+    )
     attackers: list[socket.socket] = []
     try:
         base = proc.stdout.readline().strip().split(" ", 1)[1]
@@ -109,8 +129,10 @@ def test_eleven_hundred_half_open_sockets_do_not_stop_the_service(tmp_path):
         assert max(timings) < 3, timings
         descriptors = _open_descriptors(proc.pid)
         assert descriptors < 1024, descriptors
-        print(f"\n1,100 half-sent sockets: {descriptors} descriptors open in the sandbox, "
-              f"others served in {max(timings) * 1000:.0f} ms at worst")
+        print(
+            f"\n1,100 half-sent sockets: {descriptors} descriptors open in the sandbox, "
+            f"others served in {max(timings) * 1000:.0f} ms at worst"
+        )
     finally:
         for s in attackers:
             s.close()

@@ -36,8 +36,10 @@ def test_refund_and_reverse(sandbox):
         assert c.get("/api/transaction/R-1").json()["data"]["status"] == "refunded"
         ref2 = _ref(c, "R-2")
         c.post(f"/_sandbox/pay/{ref2}", json={"outcome": "success"})
-        assert c.post(f"/_sandbox/transactions/{ref2}/status",
-                      json={"status": "reversed"}).json()["data"]["status"] == "reversed"
+        assert (
+            c.post(f"/_sandbox/transactions/{ref2}/status", json={"status": "reversed"}).json()["data"]["status"]
+            == "reversed"
+        )
 
 
 def test_control_needs_the_owning_key(sandbox):
@@ -112,16 +114,20 @@ def test_rate_limit_429_with_retry_after(sandbox):
     assert limited[0].json()["status"] == "failed"
 
 
-@pytest.mark.parametrize("setter", [(1, "test"), (1, "live"), (0, "live")],
-                         ids=["other-merchant-test", "other-merchant-live", "same-merchant-live"])
+@pytest.mark.parametrize(
+    "setter",
+    [(1, "test"), (1, "live"), (0, "live")],
+    ids=["other-merchant-test", "other-merchant-live", "same-merchant-live"],
+)
 def test_faults_hit_only_the_merchant_and_mode_that_set_them(sandbox, setter):
     """Item 2: merchant B's key switched on errors, drops and rate limits that hit
     merchant A. Faults (and the rate-limit bucket) belong to the merchant and mode whose
     key set them."""
     merchant, mode = setter
     with sandbox.client(mode, merchant=merchant) as other:
-        other.put("/_sandbox/faults", json={"error_rate": 1.0, "rate_limit_per_s": 1,
-                                            "drop_after_commit_rate": 1.0}).raise_for_status()
+        other.put(
+            "/_sandbox/faults", json={"error_rate": 1.0, "rate_limit_per_s": 1, "drop_after_commit_rate": 1.0}
+        ).raise_for_status()
         assert other.post("/api/payment", json=payment("B-1")).status_code in (429, 503)
         with sandbox.client() as mine:  # merchant A, test mode
             assert mine.get("/_sandbox/faults").json()["data"]["error_rate"] == 0
@@ -129,8 +135,7 @@ def test_faults_hit_only_the_merchant_and_mode_that_set_them(sandbox, setter):
                 assert mine.post("/api/payment", json=payment(f"A-{i}")).status_code == 201
                 assert mine.get(f"/api/transaction/A-{i}").status_code == 200
         with sandbox.client(kind="public") as public:  # A's inline checkout too
-            body = {**payment("A-js"), "customer": {"email": "a@example.com", "first_name": "A",
-                                                    "last_name": "B"}}
+            body = {**payment("A-js"), "customer": {"email": "a@example.com", "first_name": "A", "last_name": "B"}}
             assert public.post("/api/js_transfer", json=body).status_code == 201
         other.delete("/_sandbox/faults").raise_for_status()
 
@@ -140,8 +145,9 @@ def test_the_call_log_shows_each_merchants_own_calls(sandbox):
     with sandbox.client() as c:
         c.get("/api/transaction/LOGGED-1")
         calls = c.get("/_sandbox/requests").json()["data"]
-    assert [(x["method"], x["path"].rsplit("/", 1)[-1], x["status"]) for x in calls] == \
-        [("GET", "LOGGED-1", 404)]  # unknown reference: answered 404
+    assert [(x["method"], x["path"].rsplit("/", 1)[-1], x["status"]) for x in calls] == [
+        ("GET", "LOGGED-1", 404)
+    ]  # unknown reference: answered 404
     with sandbox.client("live") as live:
         assert live.get("/_sandbox/requests").json()["data"] == []
     with sandbox.client(merchant=1) as other:

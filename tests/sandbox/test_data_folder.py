@@ -20,9 +20,14 @@ def _keys_command(data_dir, fsize_limit=None):
             signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write fails instead of killing
             resource.setrlimit(resource.RLIMIT_FSIZE, (fsize_limit, fsize_limit))
 
-    return subprocess.run([sys.executable, "-m", "paydesk.sandbox", "keys", "--data-dir",
-                           str(data_dir)], capture_output=True, text=True, preexec_fn=limits,
-                          env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "paydesk.sandbox", "keys", "--data-dir", str(data_dir)],
+        capture_output=True,
+        text=True,
+        preexec_fn=limits,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        timeout=60,
+    )
 
 
 def _modes(folder):
@@ -110,8 +115,7 @@ def test_an_old_folder_gets_webhook_secrets_and_keeps_its_keys(tmp_path):
     old = _without_webhook_secrets(folder)
     running = start_sandbox(folder, family=True)
     try:
-        assert [{k: v for k, v in m.items() if k != "webhook_secret"}
-                for m in running.merchants] == old
+        assert [{k: v for k, v in m.items() if k != "webhook_secret"} for m in running.merchants] == old
         secrets = [m["webhook_secret"] for m in running.merchants]
         assert all(s.startswith("whsec-") and len(s) == 38 for s in secrets)
         assert len(set(secrets)) == 2

@@ -4,12 +4,19 @@ import httpx
 import pytest
 
 
-@pytest.mark.parametrize("method,path,status", [
-    ("GET", "/api/nothing", 404), ("GET", "/api/", 404), ("GET", "/api", 404),
-    ("DELETE", "/api/payment", 405), ("GET", "/api/payment", 405),
-    ("POST", "/api/transaction/X", 405), ("PUT", "/api/virtual_card/all", 405),
-    ("GET", "/_sandbox/nothing", 404),
-])
+@pytest.mark.parametrize(
+    "method,path,status",
+    [
+        ("GET", "/api/nothing", 404),
+        ("GET", "/api/", 404),
+        ("GET", "/api", 404),
+        ("DELETE", "/api/payment", 405),
+        ("GET", "/api/payment", 405),
+        ("POST", "/api/transaction/X", 405),
+        ("PUT", "/api/virtual_card/all", 405),
+        ("GET", "/_sandbox/nothing", 404),
+    ],
+)
 def test_unknown_routes_and_methods(sandbox, method, path, status):
     with sandbox.client() as c:
         r = c.request(method, path)
@@ -30,8 +37,7 @@ def test_internal_error_is_an_envelope(sandbox, monkeypatch):
     with sandbox.client() as c:
         r = c.get("/api/transaction/X")
     assert r.status_code == 500
-    assert r.json() == {"status": "failed", "message": "Internal error; nothing was changed",
-                        "data": None}
+    assert r.json() == {"status": "failed", "message": "Internal error; nothing was changed", "data": None}
 
 
 def test_non_api_unknown_is_html(sandbox):

@@ -52,10 +52,13 @@ def test_the_documented_lookup_path_is_the_frameworks_404(family):
         # a method the route does not take: the framework's 405
         r = c.post("/api/verify-payment/F-DOC", json={})
         assert r.status_code == 405 and r.headers["Allow"] == "GET, HEAD"
-        assert r.json() == {"message": "The POST method is not supported for route "
-                                       "api/verify-payment/F-DOC. Supported methods: GET, HEAD."}
-        page = httpx.post(family.base_url + "/api/verify-payment/F-DOC",
-                          headers={"Authorization": c.headers["Authorization"]})
+        assert r.json() == {
+            "message": "The POST method is not supported for route "
+            "api/verify-payment/F-DOC. Supported methods: GET, HEAD."
+        }
+        page = httpx.post(
+            family.base_url + "/api/verify-payment/F-DOC", headers={"Authorization": c.headers["Authorization"]}
+        )
         assert page.status_code == 405 and page.headers["content-type"].startswith("text/html")
         assert "Method Not Allowed" in page.text
         # the sandbox's own control routes (no part of the family) keep the envelope
@@ -63,30 +66,39 @@ def test_the_documented_lookup_path_is_the_frameworks_404(family):
         assert r.json() == {"status": "failed", "message": "Not found", "data": None}
 
 
-@pytest.mark.parametrize("accept,json_answer", [
-    ("application/json", True), ("application/vnd.api+json", True),
-    ("text/html, application/json;q=0.9", False), ("application/json;q=0.5, text/html", False),
-    ("*/*", False), ("", False)])
+@pytest.mark.parametrize(
+    "accept,json_answer",
+    [
+        ("application/json", True),
+        ("application/vnd.api+json", True),
+        ("text/html, application/json;q=0.9", False),
+        ("application/json;q=0.5, text/html", False),
+        ("*/*", False),
+        ("", False),
+    ],
+)
 def test_json_when_the_request_expects_it_as_the_framework_decides(family, accept, json_answer):
     """Laravel's expectsJson: the most wanted type of Accept is JSON (or an XMLHttpRequest
     that takes anything)."""
     r = httpx.get(family.base_url + "/api/nothing", headers={"Accept": accept} if accept else {})
     assert r.status_code == 404
-    assert r.headers["content-type"].startswith(
-        "application/json" if json_answer else "text/html"), accept
-    ajax = httpx.get(family.base_url + "/api/nothing",
-                     headers={"X-Requested-With": "XMLHttpRequest", "Accept": "*/*"})
+    assert r.headers["content-type"].startswith("application/json" if json_answer else "text/html"), accept
+    ajax = httpx.get(family.base_url + "/api/nothing", headers={"X-Requested-With": "XMLHttpRequest", "Accept": "*/*"})
     assert ajax.json() == {"message": "The route api/nothing could not be found."}
 
 
 def test_cors_is_open_on_every_api_path(family):
     """The framework's HandleCors with its default config: every api/* path, any origin; a
     preflight is answered before any route is looked for."""
-    for path in ("/api/payment", "/api/verify-payment/X", "/api/virtual_card/all",
-                 "/api/no-such-route"):
-        r = httpx.options(family.base_url + path, headers={
-            "Origin": "https://shop.example", "Access-Control-Request-Method": "post",
-            "Access-Control-Request-Headers": "authorization,content-type"})
+    for path in ("/api/payment", "/api/verify-payment/X", "/api/virtual_card/all", "/api/no-such-route"):
+        r = httpx.options(
+            family.base_url + path,
+            headers={
+                "Origin": "https://shop.example",
+                "Access-Control-Request-Method": "post",
+                "Access-Control-Request-Headers": "authorization,content-type",
+            },
+        )
         assert r.status_code == 204, path
         assert r.headers["Access-Control-Allow-Origin"] == "*"
         assert r.headers["Access-Control-Allow-Methods"] == "POST"
@@ -94,9 +106,11 @@ def test_cors_is_open_on_every_api_path(family):
         assert r.headers["Access-Control-Max-Age"] == "0"
     origin = {"Origin": "https://shop.example"}
     with family.client() as c:
-        for r in (c.post("/api/payment", json=payment("F-CORS"), headers=origin),
-                  c.get("/api/verify-payment/X", headers=origin),
-                  c.get("/api/no-such-route", headers=origin)):
+        for r in (
+            c.post("/api/payment", json=payment("F-CORS"), headers=origin),
+            c.get("/api/verify-payment/X", headers=origin),
+            c.get("/api/no-such-route", headers=origin),
+        ):
             assert r.headers["Access-Control-Allow-Origin"] == "*", r.request.url
         # not the checkout pages, not the sandbox's control routes
         r = c.get("/_sandbox/requests", headers=origin)
@@ -122,13 +136,11 @@ def test_lookup_answers_201_with_the_transactions_state(family):
         # failed and cancelled are one state
         assert seen == {"F-OK": "success", "F-NO": "failed/cancelled", "F-X": "failed/cancelled"}
         for status in ("refunded",):
-            c.post(f"/_sandbox/transactions/{paid}/status", json={"status": status}
-                   ).raise_for_status()
+            c.post(f"/_sandbox/transactions/{paid}/status", json={"status": status}).raise_for_status()
             assert c.get("/api/verify-payment/F-OK").json()["status"] == status
         reversed_ = _reference(_link(c, "F-REV"))
         c.post(f"/_sandbox/pay/{reversed_}", json={"outcome": "success"}).raise_for_status()
-        c.post(f"/_sandbox/transactions/{reversed_}/status", json={"status": "reversed"}
-               ).raise_for_status()
+        c.post(f"/_sandbox/transactions/{reversed_}/status", json={"status": "reversed"}).raise_for_status()
         r = c.get("/api/verify-payment/F-REV")
         assert r.status_code == 201 and r.json()["status"] == "reversed"
 
@@ -162,8 +174,7 @@ def test_lookup_refusals(family):
         r = c.get("/api/verify-payment/F-LIVE")
         assert r.status_code == 400
         assert r.json()["message"] == "test secret keys can't be used to verify a live transaction"
-    with httpx.Client(base_url=family.base_url,
-                      headers={"Authorization": "Bearer sec-test-" + "x" * 32}) as stranger:
+    with httpx.Client(base_url=family.base_url, headers={"Authorization": "Bearer sec-test-" + "x" * 32}) as stranger:
         r = stranger.get("/api/verify-payment/F-MINE")
         assert r.status_code == 400
         assert r.json() == {"status": "failed", "message": "Invalid Secret Key", "data": None}
@@ -190,26 +201,23 @@ def test_validation_failures_are_the_error_bag_and_the_currency_text(family):
         # an unsupported currency is checked first, and said as text
         r = c.post("/api/payment", json=payment("F-V1", currency="NGN", amount="x", email="no"))
         assert r.status_code == 400
-        assert r.json() == {"status": "failed", "data": None,
-                            "message": "Invalid currency, NGN is not supported"}
+        assert r.json() == {"status": "failed", "data": None, "message": "Invalid currency, NGN is not supported"}
         # then every failing field, as the framework's error bag
-        r = c.post("/api/payment", json=payment("F-V1", amount=12.5, email="no",
-                                                 customization={"logo": "https://x.example/l.png"}))
+        r = c.post(
+            "/api/payment",
+            json=payment("F-V1", amount=12.5, email="no", customization={"logo": "https://x.example/l.png"}),
+        )
         assert r.status_code == 400
         body = r.json()
         assert body["status"] == "failed" and body["data"] is None and "errors" not in body
         bag = body["message"]
-        assert set(bag) == {"amount", "email", "customization.title",
-                            "customization.description"}
-        assert all(isinstance(v, list) and all(isinstance(m, str) for m in v)
-                   for v in bag.values())
+        assert set(bag) == {"amount", "email", "customization.title", "customization.description"}
+        assert all(isinstance(v, list) and all(isinstance(m, str) for m in v) for v in bag.values())
         assert bag["customization.title"] == ["customization.title is required"]
         # title and description are required, even blank is refused
-        r = c.post("/api/payment", json=payment("F-V2", customization={"title": "Tea",
-                                                                        "description": " "}))
+        r = c.post("/api/payment", json=payment("F-V2", customization={"title": "Tea", "description": " "}))
         assert r.status_code == 400
-        assert r.json()["message"] == {"customization.description":
-                                       ["customization.description is required"]}
+        assert r.json()["message"] == {"customization.description": ["customization.description is required"]}
         # a duplicate: 400
         _link(c, "F-V3")
         r = c.post("/api/payment", json=payment("F-V3"))
@@ -222,8 +230,7 @@ def test_validation_failures_are_the_error_bag_and_the_currency_text(family):
 
 def test_after_payment_the_customer_goes_to_callback_url_with_tx_ref_only(family):
     with family.client() as c:
-        url = _link(c, "F-CB", callback_url="https://shop.example/done",
-                    return_url="https://shop.example/back")
+        url = _link(c, "F-CB", callback_url="https://shop.example/done", return_url="https://shop.example/back")
     r = httpx.post(url, data={"card_number": "4242424242424242", **CARD})
     assert r.status_code == 303
     assert r.headers["location"] == "https://shop.example/done?tx_ref=F-CB"
@@ -239,8 +246,9 @@ def test_after_payment_the_customer_goes_to_callback_url_with_tx_ref_only(family
 
 def test_cancel_goes_to_return_url_as_given(family):
     with family.client() as c:
-        url = _link(c, "F-CANCEL", callback_url="https://shop.example/done",
-                    return_url="https://shop.example/back?basket=3")
+        url = _link(
+            c, "F-CANCEL", callback_url="https://shop.example/done", return_url="https://shop.example/back?basket=3"
+        )
     r = httpx.post(url + "/cancel")
     assert r.status_code == 303 and r.headers["location"] == "https://shop.example/back?basket=3"
     with family.client() as c:
@@ -248,10 +256,18 @@ def test_cancel_goes_to_return_url_as_given(family):
 
 
 def _form(key_field: str, key: str, tx_ref: str, **over) -> dict:
-    fields = {key_field: key, "tx_ref": tx_ref, "amount": "250", "currency": "GBP",
-              "email": "bo@example.com", "first_name": "Bo", "last_name": "Smith",
-              "title": "Books", "description": "Two books",
-              "callback_url": "https://shop.example/cb"}
+    fields = {
+        key_field: key,
+        "tx_ref": tx_ref,
+        "amount": "250",
+        "currency": "GBP",
+        "email": "bo@example.com",
+        "first_name": "Bo",
+        "last_name": "Smith",
+        "title": "Books",
+        "description": "Two books",
+        "callback_url": "https://shop.example/cb",
+    }
     fields.update(over)
     return {k: v for k, v in fields.items() if v is not None}
 
@@ -263,15 +279,15 @@ def test_website_form_takes_the_key_in_public_key(family):
     with family.client() as c:
         assert c.get("/api/verify-payment/F-W1").json()["message"] == "Payment not submitted"
     # a secret key has no place in a web page: refused there
-    r = httpx.post(family.base_url + "/ext_transfer",
-                   data=_form("public_key", family.key(), "F-W4"))
+    r = httpx.post(family.base_url + "/ext_transfer", data=_form("public_key", family.key(), "F-W4"))
     assert r.status_code == 403 and "text/html" in r.headers["content-type"]
     # the document's field name is not the family's: no key, no payment
     r = httpx.post(family.base_url + "/ext_transfer", data=_form("secret_key", public, "F-W2"))
     assert r.status_code == 401 and "text/html" in r.headers["content-type"]
     # title and description are required on the form too
-    r = httpx.post(family.base_url + "/ext_transfer",
-                   data=_form("public_key", public, "F-W3", title=None, description=""))
+    r = httpx.post(
+        family.base_url + "/ext_transfer", data=_form("public_key", public, "F-W3", title=None, description="")
+    )
     assert r.status_code == 400 and "customization.title is required" in r.text
     assert "customization.description is required" in r.text
     with family.client() as c:
@@ -290,9 +306,11 @@ def test_successes_are_201_and_errors_400_or_404(family):
         ref = _reference(_link(c, "F-C1"))
         assert c.post(f"/_sandbox/pay/{ref}", json={"outcome": "success"}).status_code == 201
         assert c.get("/api/verify-payment/F-C1").status_code == 201
-        refusals = [c.post("/api/payment", json=payment("F-C1")),
-                    c.post("/api/payment", json={}),
-                    c.get("/api/verify-payment/NOPE")]
+        refusals = [
+            c.post("/api/payment", json=payment("F-C1")),
+            c.post("/api/payment", json={}),
+            c.get("/api/verify-payment/NOPE"),
+        ]
         assert [r.status_code for r in refusals] == [400, 400, 404]
         assert all(r.json()["data"] is None for r in refusals)
     with family.client(kind="public") as pub:

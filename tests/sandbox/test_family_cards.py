@@ -26,8 +26,14 @@ def family(make_sandbox):
 
 
 def _create(c, amount="50", currency="GBP", **over):
-    body = {"amount": amount, "currency": currency, "first_name": "Ada", "last_name": "Lovelace",
-            "callback_url": "https://shop.example/cards", **over}
+    body = {
+        "amount": amount,
+        "currency": currency,
+        "first_name": "Ada",
+        "last_name": "Lovelace",
+        "callback_url": "https://shop.example/cards",
+        **over,
+    }
     r = c.post("/api/virtual_card/create", json=body)
     assert r.status_code == 201, r.text
     return r.json()
@@ -45,12 +51,19 @@ def test_create_requires_the_cardholders_name_and_a_callback_url(family):
     with family.client() as c:
         r = c.post("/api/virtual_card/create", json={"amount": "50", "currency": "GBP"})
         assert r.status_code == 400
-        assert r.json() == {"status": "failed", "data": None,
-                            "message": {"first_name": ["first_name is required"],
-                                        "last_name": ["last_name is required"],
-                                        "callback_url": ["callback_url is required"]}}
-        r = c.post("/api/virtual_card/create", json={
-            "amount": "50", "currency": "GBP", "first_name": "Ada", "last_name": "Lovelace"})
+        assert r.json() == {
+            "status": "failed",
+            "data": None,
+            "message": {
+                "first_name": ["first_name is required"],
+                "last_name": ["last_name is required"],
+                "callback_url": ["callback_url is required"],
+            },
+        }
+        r = c.post(
+            "/api/virtual_card/create",
+            json={"amount": "50", "currency": "GBP", "first_name": "Ada", "last_name": "Lovelace"},
+        )
         assert r.status_code == 400 and set(r.json()["message"]) == {"callback_url"}
         # the unsupported currency first, as text
         r = c.post("/api/virtual_card/create", json={"amount": "50", "currency": "NGN"})
@@ -93,17 +106,22 @@ def test_cards_are_not_split_by_mode(family):
         r = live.post("/api/virtual_card/fund", json={"amount": "5", "card_hash": h})
         assert r.status_code == 201 and r.json()["data"]["amount"] == "55.00"
     with family.client() as c:
-        assert [x["card_hash"] for x in c.get("/api/virtual_card/all").json()["data"]] == \
-            [h, other]
+        assert [x["card_hash"] for x in c.get("/api/virtual_card/all").json()["data"]] == [h, other]
         assert _card(c, other)["amount"] == "10.00"
     # a merchant whose live balance is short cannot make one with its test key
     with family.client(merchant=1) as poor:
-        r = poor.post("/api/virtual_card/create", json={
-            "amount": "50", "currency": "GBP", "first_name": "A", "last_name": "B",
-            "callback_url": "https://shop.example/cards"})
+        r = poor.post(
+            "/api/virtual_card/create",
+            json={
+                "amount": "50",
+                "currency": "GBP",
+                "first_name": "A",
+                "last_name": "B",
+                "callback_url": "https://shop.example/cards",
+            },
+        )
         assert r.status_code == 400
-        assert r.json() == {"status": "failed", "data": None,
-                            "message": "Insufficient Funds, please fund your account"}
+        assert r.json() == {"status": "failed", "data": None, "message": "Insufficient Funds, please fund your account"}
         assert _balances(poor)["GBP"] == "100000.00"  # its test balance is there, unused
 
 
@@ -131,14 +149,16 @@ def test_fund_and_withdraw_answer_the_card_in_the_issuers_words(family):
 def test_a_fund_with_too_little_balance_is_a_refusal_dressed_as_success(make_sandbox):
     sb = make_sandbox("family-short", family=True)
     with sb.client("live") as live:
-        live.post("/_sandbox/balance", json={"currency": "USD", "amount": "100"}
-                  ).raise_for_status()
+        live.post("/_sandbox/balance", json={"currency": "USD", "amount": "100"}).raise_for_status()
         h = _create(live, amount="50", currency="USD")["data"]["card_hash"]
         before = _balances(live)
         r = live.post("/api/virtual_card/fund", json={"amount": "1000", "card_hash": h})
         assert r.status_code == 201
-        assert r.json() == {"status": "success", "data": None,
-                            "message": "Insufficient Funds, please fund your account"}
+        assert r.json() == {
+            "status": "success",
+            "data": None,
+            "message": "Insufficient Funds, please fund your account",
+        }
         # nothing changed
         assert _balances(live) == before and _card(live, h)["amount"] == "50.00"
 
@@ -165,14 +185,12 @@ def test_card_transactions_come_only_from_purchases_and_stay_after_terminate(fam
         h = _create(c, amount="80")["data"]["card_hash"]
         kept = _create(c, amount="10")["data"]["card_hash"]
         c.post("/api/virtual_card/fund", json={"amount": "20", "card_hash": h}).raise_for_status()
-        c.post("/api/virtual_card/withdraw", json={"amount": "5", "card_hash": h}
-               ).raise_for_status()
+        c.post("/api/virtual_card/withdraw", json={"amount": "5", "card_hash": h}).raise_for_status()
         assert c.get(f"/api/virtual_card/transactions/{h}").json()["data"] == []
         r = c.post(f"/_sandbox/cards/{h}/purchase", json={"amount": "7", "description": "Cafe"})
         assert r.status_code == 201
         spent = c.get(f"/api/virtual_card/transactions/{h}").json()["data"]
-        assert [(t["type"], t["amount"], t["description"]) for t in spent] == \
-            [("Debit", "7.00", "Cafe")]
+        assert [(t["type"], t["amount"], t["description"]) for t in spent] == [("Debit", "7.00", "Cafe")]
         assert _card(c, h)["amount"] == "88.00"
     with family.client("live") as live:
         before = Decimal(_balances(live)["GBP"])
@@ -188,8 +206,7 @@ def test_card_transactions_come_only_from_purchases_and_stay_after_terminate(fam
         # an action on it finds nothing: the framework's 500
         r = c.get(f"/api/virtual_card/terminate/{h}")
         assert r.status_code == 500 and r.json() == {"message": "Server Error"}
-        assert c.post(f"/_sandbox/cards/{h}/purchase",
-                      json={"amount": "1", "description": "x"}).status_code == 400
+        assert c.post(f"/_sandbox/cards/{h}/purchase", json={"amount": "1", "description": "x"}).status_code == 400
     with family.client("live") as live:
         assert Decimal(_balances(live)["GBP"]) == before + 88
 
@@ -208,17 +225,19 @@ def test_card_details_and_unknown_cards(family):
         r = c.get("/api/virtual_card/all")
         assert r.status_code == 201 and r.json()["message"] == "All Cards"
         for method, path, body in (
-                ("POST", "/api/virtual_card/fund", {"amount": "5", "card_hash": "ch_nope"}),
-                ("POST", "/api/virtual_card/withdraw", {"amount": "5", "card_hash": "ch_nope"}),
-                ("GET", "/api/virtual_card/block/ch_nope", None),
-                ("GET", "/api/virtual_card/unblock/ch_nope", None),
-                ("GET", "/api/virtual_card/terminate/ch_nope", None)):
+            ("POST", "/api/virtual_card/fund", {"amount": "5", "card_hash": "ch_nope"}),
+            ("POST", "/api/virtual_card/withdraw", {"amount": "5", "card_hash": "ch_nope"}),
+            ("GET", "/api/virtual_card/block/ch_nope", None),
+            ("GET", "/api/virtual_card/unblock/ch_nope", None),
+            ("GET", "/api/virtual_card/terminate/ch_nope", None),
+        ):
             r = c.request(method, path, json=body)
             assert r.status_code == 500, path
             assert r.json() == {"message": "Server Error"}  # under Accept: application/json
             # without that header: the framework's HTML page
-            r = httpx.request(method, family.base_url + path, json=body,
-                              headers={"Authorization": c.headers["authorization"]})
+            r = httpx.request(
+                method, family.base_url + path, json=body, headers={"Authorization": c.headers["authorization"]}
+            )
             assert r.status_code == 500, path
             assert r.headers["content-type"].startswith("text/html") and "Server Error" in r.text
             with pytest.raises(ValueError):
@@ -230,8 +249,7 @@ def test_another_merchants_card_is_not_there_for_this_key(family):
     code finds them across merchants first: not copied)."""
     with family.client() as c:
         h = _create(c)["data"]["card_hash"]
-        c.post(f"/_sandbox/cards/{h}/purchase", json={"amount": "1", "description": "x"}
-               ).raise_for_status()
+        c.post(f"/_sandbox/cards/{h}/purchase", json={"amount": "1", "description": "x"}).raise_for_status()
     with family.client(merchant=1) as other:
         assert other.get(f"/api/virtual_card/card/{h}").json()["data"] is None
         assert other.get(f"/api/virtual_card/transactions/{h}").json()["data"] == []

@@ -40,15 +40,28 @@ def test_meta_and_callback_url_given_as_null_are_refused(family):
         assert c.get("/api/verify-payment/F-NULL-meta").json()["message"] == "Invalid transaction"
     # the inline checkout's config is the same request
     with family.client(kind="public") as browser:
-        config = {"tx_ref": "F-NULL-JS", "amount": "10", "currency": "GBP", "meta": None,
-                  "customer": {"email": "a@example.com", "first_name": "A", "last_name": "B"},
-                  "customization": {"title": "T", "description": "D"}}
+        config = {
+            "tx_ref": "F-NULL-JS",
+            "amount": "10",
+            "currency": "GBP",
+            "meta": None,
+            "customer": {"email": "a@example.com", "first_name": "A", "last_name": "B"},
+            "customization": {"title": "T", "description": "D"},
+        }
         r = browser.post("/api/js_transfer", json=config)
         assert r.status_code == 400 and list(r.json()["message"]) == ["meta"]
     # the website form sends no callback_url when it has none: not a null
-    form = {"public_key": family.key(kind="public"), "tx_ref": "F-NULL-FORM", "amount": "5",
-            "currency": "GBP", "email": "bo@example.com", "first_name": "Bo", "last_name": "S",
-            "title": "Books", "description": "Two"}
+    form = {
+        "public_key": family.key(kind="public"),
+        "tx_ref": "F-NULL-FORM",
+        "amount": "5",
+        "currency": "GBP",
+        "email": "bo@example.com",
+        "first_name": "Bo",
+        "last_name": "S",
+        "title": "Books",
+        "description": "Two",
+    }
     assert httpx.post(family.base_url + "/ext_transfer", data=form).status_code == 303
 
 
@@ -57,8 +70,7 @@ def test_the_default_amount_limits(family):
         assert c.post("/api/payment", json=payment("F-MAX", currency="GBP", amount="1000000")).status_code == 201
         r = c.post("/api/payment", json=payment("F-OVER", currency="GBP", amount="1000001"))
         assert r.status_code == 400
-        assert r.json() == {"status": "failed", "data": None,
-                            "message": "The maximum amount for GBP is 1,000,000"}
+        assert r.json() == {"status": "failed", "data": None, "message": "The maximum amount for GBP is 1,000,000"}
         assert _settings(c)["amount_limits"]["GBP"] == {"min_amount": 1, "max_amount": 1_000_000}
 
 
@@ -72,28 +84,41 @@ def test_a_merchants_own_limits_per_currency(family):
         assert r.status_code == 400 and r.json()["message"] == "The minimum amount for GBP is 5"
         r = c.post("/api/payment", json=payment("F-BIG", currency="GBP", amount="501"))
         assert r.status_code == 400 and r.json()["message"] == "The maximum amount for GBP is 500"
-        assert c.post("/api/payment", json=payment("F-USD", amount="4", currency="USD")
-                      ).status_code == 201
+        assert c.post("/api/payment", json=payment("F-USD", amount="4", currency="USD")).status_code == 201
         assert c.post("/api/payment", json=payment("F-OK", currency="GBP", amount="5")).status_code == 201
         for refused in ("F-MIN", "F-BIG"):  # nothing was recorded
-            assert c.get(f"/api/verify-payment/{refused}").json()["message"] == \
-                "Invalid transaction"
+            assert c.get(f"/api/verify-payment/{refused}").json()["message"] == "Invalid transaction"
         # the website form is held to them too
-        form = {"public_key": family.key(kind="public"), "tx_ref": "F-FORM-MIN", "amount": "2",
-                "currency": "GBP", "email": "bo@example.com", "first_name": "Bo",
-                "last_name": "S", "title": "Books", "description": "Two"}
+        form = {
+            "public_key": family.key(kind="public"),
+            "tx_ref": "F-FORM-MIN",
+            "amount": "2",
+            "currency": "GBP",
+            "email": "bo@example.com",
+            "first_name": "Bo",
+            "last_name": "S",
+            "title": "Books",
+            "description": "Two",
+        }
         r = httpx.post(family.base_url + "/ext_transfer", data=form)
         assert r.status_code == 400 and "The minimum amount for GBP is 5" in r.text
         # another merchant keeps the defaults
     with family.client(merchant=1) as other:
         assert other.post("/api/payment", json=payment("F-MIN", currency="GBP", amount="4")).status_code == 201
     with family.client() as c:
-        for bad in ({"GBP": {"min_amount": 9, "max_amount": 8}}, {"NGN": {"min_amount": 1}},
-                    {"GBP": {"min_amount": 0}}, {"GBP": {"max_amount": "x"}}, ["GBP"]):
+        for bad in (
+            {"GBP": {"min_amount": 9, "max_amount": 8}},
+            {"NGN": {"min_amount": 1}},
+            {"GBP": {"min_amount": 0}},
+            {"GBP": {"max_amount": "x"}},
+            ["GBP"],
+        ):
             r = c.put("/_sandbox/settings", json={"amount_limits": bad})
             assert r.status_code == 400, bad
-        assert c.delete("/_sandbox/settings").json()["data"]["amount_limits"]["GBP"] == \
-            {"min_amount": 1, "max_amount": 1_000_000}
+        assert c.delete("/_sandbox/settings").json()["data"]["amount_limits"]["GBP"] == {
+            "min_amount": 1,
+            "max_amount": 1_000_000,
+        }
         assert c.post("/api/payment", json=payment("F-MIN-AGAIN", currency="GBP", amount="4")).status_code == 201
 
 
@@ -125,8 +150,9 @@ def test_a_successful_live_payment_goes_to_the_receipt_page(family):
         ref = _reference(c, "F-TEST", callback_url="https://shop.example/done")
         r = c.post(f"/_sandbox/pay/{ref}", json={"outcome": "success"})
         assert r.json()["data"]["redirect_url"] == "https://shop.example/done?tx_ref=F-TEST"
-        ref = _reference(c, "F-TEST-X", callback_url="https://shop.example/done",
-                         return_url="https://shop.example/back")
+        ref = _reference(
+            c, "F-TEST-X", callback_url="https://shop.example/done", return_url="https://shop.example/back"
+        )
         r = c.post(f"/_sandbox/pay/{ref}", json={"outcome": "cancelled"})
         assert r.json()["data"]["redirect_url"] == "https://shop.example/back"
 
@@ -148,7 +174,8 @@ def test_the_look_up_routes_for_a_merchants_forms(family):
         assert r.status_code == 201
         assert r.json()["data"] == [
             {"id": 12, "name": "Pound Sterling", "code": "GBP", "symbol": "£"},
-            {"id": 11, "name": "US Dollar", "code": "USD", "symbol": "$"}]
+            {"id": 11, "name": "US Dollar", "code": "USD", "symbol": "$"},
+        ]
 
 
 def test_the_document_dialects_have_no_such_routes(make_sandbox):

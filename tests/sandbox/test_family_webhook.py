@@ -57,9 +57,13 @@ def test_a_completed_payment_is_one_signed_post_of_the_bare_transaction(make_san
     secret = _webhook_secret(sb)
     assert secret.startswith("whsec-") and len(secret) == len("whsec-") + 32
     with sb.client() as c:
-        _pay(c, "W-1", "success", callback_url=callback.url,
-             customization={"title": "Tea", "description": "Green",
-                            "logo": "https://cdn.example/l.png"})
+        _pay(
+            c,
+            "W-1",
+            "success",
+            callback_url=callback.url,
+            customization={"title": "Tea", "description": "Green", "logo": "https://cdn.example/l.png"},
+        )
         until(lambda: len(webhook.received) == 1, what="the first notification")
         _pay(c, "W-2", "failed")  # a failed test payment is sent too
         until(lambda: len(webhook.received) == 2, what="the second notification")
@@ -71,15 +75,13 @@ def test_a_completed_payment_is_one_signed_post_of_the_bare_transaction(make_san
     # written as PHP's encoder writes it: "/" as "\/", so only the raw bytes verify
     assert b"https:\\/\\/cdn.example\\/l.png" in first["raw"]
     reencoded = json.dumps(body, separators=(",", ":")).encode()
-    assert hmac.new(secret.encode(), reencoded, hashlib.sha256).hexdigest() != \
-        first["headers"]["Signature"]
+    assert hmac.new(secret.encode(), reencoded, hashlib.sha256).hexdigest() != first["headers"]["Signature"]
     assert first["headers"]["Content-Type"] == "application/json"
     assert _verified(failed, secret)["status"] == "failed/cancelled"
     # never to callback_url; never signed with an API key
     assert callback.received == []
     for key in (sb.key("test", "secret"), sb.key("test", "public")):
-        assert hmac.new(key.encode(), first["raw"], hashlib.sha256).hexdigest() != \
-            first["headers"]["Signature"]
+        assert hmac.new(key.encode(), first["raw"], hashlib.sha256).hexdigest() != first["headers"]["Signature"]
 
 
 def test_nothing_is_sent_on_cancel_refund_or_a_failed_live_payment(make_sandbox, hooks):
@@ -89,25 +91,20 @@ def test_nothing_is_sent_on_cancel_refund_or_a_failed_live_payment(make_sandbox,
         paid = _pay(c, "Q-PAID", "success")
         until(lambda: len(webhook.received) == 1, what="the paid one's notification")
         for status in ("refunded",):
-            c.post(f"/_sandbox/transactions/{paid}/status", json={"status": status}
-                   ).raise_for_status()
+            c.post(f"/_sandbox/transactions/{paid}/status", json={"status": status}).raise_for_status()
         reversed_ = _pay(c, "Q-REV", "success")
         until(lambda: len(webhook.received) == 2, what="the second paid one's notification")
-        c.post(f"/_sandbox/transactions/{reversed_}/status", json={"status": "reversed"}
-               ).raise_for_status()
+        c.post(f"/_sandbox/transactions/{reversed_}/status", json={"status": "reversed"}).raise_for_status()
         _pay(c, "Q-CANCEL", "cancelled")
     with sb.client("live") as live:
         _pay(live, "Q-LIVE-NO", "failed")
         _pay(live, "Q-LIVE-OK", "success")  # sent: it comes after the ones that are not
         until(lambda: len(webhook.received) == 3, what="the live payment's notification")
     time.sleep(0.5)  # anything sent for the others would have come by now
-    sent = [(json.loads(n["raw"])["tx_ref"], json.loads(n["raw"])["status"])
-            for n in webhook.received]
-    assert sorted(sent) == [("Q-LIVE-OK", "success"), ("Q-PAID", "success"),
-                            ("Q-REV", "success")]
+    sent = [(json.loads(n["raw"])["tx_ref"], json.loads(n["raw"])["status"]) for n in webhook.received]
+    assert sorted(sent) == [("Q-LIVE-OK", "success"), ("Q-PAID", "success"), ("Q-REV", "success")]
     with sb.client() as c:
-        assert [n["body"]["tx_ref"] for n in c.get("/_sandbox/notifications").json()["data"]] \
-            == ["Q-PAID", "Q-REV"]
+        assert [n["body"]["tx_ref"] for n in c.get("/_sandbox/notifications").json()["data"]] == ["Q-PAID", "Q-REV"]
 
 
 def test_the_body_is_the_stored_row(make_sandbox, hooks):
@@ -134,13 +131,10 @@ def test_the_body_is_the_stored_row(make_sandbox, hooks):
     assert isinstance(sent["meta"], str)
     assert json.loads(sent["meta"]) == {"till": "3", "back": "https://a.b/c"}
     # the string holds PHP's own escaping of "/", itself escaped in the body
-    assert b'"meta":"{\\"till\\":\\"3\\",\\"back\\":\\"https:\\\\\\/' in \
-        by_ref["R-META"]["raw"]
-    assert sent["customization"] == {"title": "Coffee", "description": "Two flat whites",
-                                     "logo": None}
+    assert b'"meta":"{\\"till\\":\\"3\\",\\"back\\":\\"https:\\\\\\/' in by_ref["R-META"]["raw"]
+    assert sent["customization"] == {"title": "Coffee", "description": "Two flat whites", "logo": None}
     assert sent["currency"] == "GBP"  # the merchant's home currency, not the payment's USD
-    assert (sent["created_at"], sent["updated_at"]) == (looked_up["created_at"],
-                                                         looked_up["updated_at"])
+    assert (sent["created_at"], sent["updated_at"]) == (looked_up["created_at"], looked_up["updated_at"])
     assert json.loads(by_ref["R-NONE"]["raw"])["meta"] == "null"
     assert json.loads(by_ref["R-EMPTY"]["raw"])["meta"] == "[]"
     assert json.loads(by_ref["R-HOME"]["raw"])["currency"] == "USD"
@@ -194,8 +188,9 @@ def test_without_a_webhook_url_nothing_is_sent(make_sandbox, hooks):
     assert callback.received == []
 
 
-@pytest.mark.parametrize("url", ["http://127.0.0.1:99999/hooks", "http://[::1/hooks"],
-                         ids=["port-out-of-range", "invalid-url"])
+@pytest.mark.parametrize(
+    "url", ["http://127.0.0.1:99999/hooks", "http://[::1/hooks"], ids=["port-out-of-range", "invalid-url"]
+)
 def test_a_webhook_url_that_cannot_be_sent_to_is_logged_as_tried(make_sandbox, url):
     """A --webhook-url that passes the command line's check but no request can go to (a
     mistyped port, a broken address): the attempt is still a row of the notifications log,
@@ -203,7 +198,6 @@ def test_a_webhook_url_that_cannot_be_sent_to_is_logged_as_tried(make_sandbox, u
     sb = make_sandbox("fw6", family=True, webhook_url=url)
     with sb.client() as c:
         _pay(c, "W-BADURL", "success")
-        until(lambda: c.get("/_sandbox/notifications").json()["data"], 5,
-              "the notification sent")
+        until(lambda: c.get("/_sandbox/notifications").json()["data"], 5, "the notification sent")
         log = c.get("/_sandbox/notifications").json()["data"]
     assert len(log) == 1 and log[0]["status_code"] is None and log[0]["error"]

@@ -37,6 +37,7 @@ def test_an_error_after_a_commit_never_says_nothing_changed(sandbox, monkeypatch
     """Item 5: an unexpected error after the payment's commit says the change was saved.
     Only a bug can fail there, so one is planted: the answer's view of the settled row
     fails after the row was committed."""
+
     def broken(row):
         raise RuntimeError("the view is broken")
 
@@ -86,9 +87,15 @@ def test_a_database_held_by_another_program_answers_503(sandbox):
     holder = sqlite3.connect(sandbox.server.data_dir / "sandbox.sqlite3", isolation_level=None)
     conn = RawHttp(sandbox.base_url, timeout=20)
     body = json.dumps(payment("BUSY-1")).encode()
-    head = conn.request_head("POST", "/api/payment", {
-        "Authorization": f"Bearer {sandbox.key()}", "Content-Type": "application/json",
-        "Content-Length": str(len(body))})
+    head = conn.request_head(
+        "POST",
+        "/api/payment",
+        {
+            "Authorization": f"Bearer {sandbox.key()}",
+            "Content-Type": "application/json",
+            "Content-Length": str(len(body)),
+        },
+    )
     try:
         holder.execute("BEGIN IMMEDIATE")
         started = time.monotonic()

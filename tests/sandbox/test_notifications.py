@@ -20,8 +20,11 @@ def _verify(received, secret):
 
 def test_payment_notification_is_signed(sandbox, listener):
     with sandbox.client() as c:
-        ref = c.post("/api/payment", json=payment("N-1", callback_url=listener.url)).json()[
-            "data"]["checkout_url"].rsplit("/", 1)[1]
+        ref = (
+            c.post("/api/payment", json=payment("N-1", callback_url=listener.url))
+            .json()["data"]["checkout_url"]
+            .rsplit("/", 1)[1]
+        )
         c.post(f"/_sandbox/pay/{ref}", json={"outcome": "success"}).raise_for_status()
     until(lambda: listener.received, what="the notification")
     body = _verify(listener.received[0], sandbox.key("test", "secret"))
@@ -34,8 +37,11 @@ def test_payment_notification_is_signed(sandbox, listener):
 
 def test_live_notification_uses_live_secret(sandbox, listener):
     with sandbox.client("live") as c:
-        ref = c.post("/api/payment", json=payment("N-L", callback_url=listener.url)).json()[
-            "data"]["checkout_url"].rsplit("/", 1)[1]
+        ref = (
+            c.post("/api/payment", json=payment("N-L", callback_url=listener.url))
+            .json()["data"]["checkout_url"]
+            .rsplit("/", 1)[1]
+        )
         c.post(f"/_sandbox/pay/{ref}", json={"outcome": "cancelled"}).raise_for_status()
     until(lambda: listener.received, what="the notification")
     body = _verify(listener.received[0], sandbox.key("live", "secret"))
@@ -46,11 +52,16 @@ def test_notifications_retry_and_every_attempt_is_logged(sandbox):
     hook = Listener(fail_first=2)
     try:
         with sandbox.client() as c:
-            ref = c.post("/api/payment", json=payment("N-2", callback_url=hook.url)).json()[
-                "data"]["checkout_url"].rsplit("/", 1)[1]
+            ref = (
+                c.post("/api/payment", json=payment("N-2", callback_url=hook.url))
+                .json()["data"]["checkout_url"]
+                .rsplit("/", 1)[1]
+            )
             c.post(f"/_sandbox/pay/{ref}", json={"outcome": "failed"}).raise_for_status()
-            until(lambda: len(c.get("/_sandbox/notifications").json()["data"]) == 3,
-                  what="three notifications in the outbox")
+            until(
+                lambda: len(c.get("/_sandbox/notifications").json()["data"]) == 3,
+                what="three notifications in the outbox",
+            )
             log = c.get("/_sandbox/notifications").json()["data"]
         assert [(n["attempt"], n["status_code"]) for n in log] == [(1, 500), (2, 500), (3, 200)]
         assert len(hook.received) == 3
@@ -62,27 +73,39 @@ def test_notifications_retry_and_every_attempt_is_logged(sandbox):
 def test_unreachable_callback_gives_up_after_three(sandbox):
     dead = f"http://127.0.0.1:{free_port()}/gone"
     with sandbox.client() as c:
-        ref = c.post("/api/payment", json=payment("N-3", callback_url=dead)).json()[
-            "data"]["checkout_url"].rsplit("/", 1)[1]
+        ref = (
+            c.post("/api/payment", json=payment("N-3", callback_url=dead))
+            .json()["data"]["checkout_url"]
+            .rsplit("/", 1)[1]
+        )
         c.post(f"/_sandbox/pay/{ref}", json={"outcome": "success"}).raise_for_status()
-        until(lambda: len(c.get("/_sandbox/notifications").json()["data"]) == 3,
-                  what="three notifications in the outbox")
+        until(
+            lambda: len(c.get("/_sandbox/notifications").json()["data"]) == 3, what="three notifications in the outbox"
+        )
         log = c.get("/_sandbox/notifications").json()["data"]
     assert all(n["status_code"] is None and n["error"] for n in log)
 
 
 def test_card_events(sandbox, listener):
     with sandbox.client() as c:
-        h = c.post("/api/virtual_card/create", json={"amount": "20", "currency": "USD",
-                                                     "callback_url": listener.url}).json()["data"]["card_hash"]
+        h = c.post(
+            "/api/virtual_card/create", json={"amount": "20", "currency": "USD", "callback_url": listener.url}
+        ).json()["data"]["card_hash"]
         c.post("/api/virtual_card/fund", json={"amount": "5", "card_hash": h})
         c.post("/api/virtual_card/withdraw", json={"amount": "5", "card_hash": h})
         c.get(f"/api/virtual_card/block/{h}")
         c.get(f"/api/virtual_card/unblock/{h}")
         c.post(f"/_sandbox/cards/{h}/purchase", json={"amount": "3", "description": "Lunch"})
         c.get(f"/api/virtual_card/terminate/{h}")
-    expected = ["card.created", "card.funded", "card.withdrawn", "card.blocked", "card.unblocked",
-                "card.transaction", "card.terminated"]
+    expected = [
+        "card.created",
+        "card.funded",
+        "card.withdrawn",
+        "card.blocked",
+        "card.unblocked",
+        "card.transaction",
+        "card.terminated",
+    ]
     until(lambda: len(listener.received) == len(expected), what="every notification")
     events = [_verify(r, sandbox.key())["event"] for r in listener.received]
     assert sorted(events) == sorted(expected)

@@ -49,11 +49,9 @@ def test_documented_routes_answer_as_documented(sandbox):
     doc = httpx.get(sandbox.base_url + "/openapi.json").json()
     with sandbox.client() as c:
         for path, ops in doc["paths"].items():
-            concrete = (path.replace("{tx_ref}", "X").replace("{card_hash}", "ch_x")
-                        .replace("{reference}", "PDK-x"))
+            concrete = path.replace("{tx_ref}", "X").replace("{card_hash}", "ch_x").replace("{reference}", "PDK-x")
             for method, op in ops.items():
-                r = c.request(method.upper(), concrete, json={} if method == "post" else None,
-                              follow_redirects=False)
+                r = c.request(method.upper(), concrete, json={} if method == "post" else None, follow_redirects=False)
                 assert str(r.status_code) in op["responses"], (method, path, r.status_code)
                 if path.startswith("/api/") and method != "options":
                     assert set(r.json()) >= {"status", "message", "data"}
@@ -61,13 +59,31 @@ def test_documented_routes_answer_as_documented(sandbox):
 
 # -- the document's rules are the sandbox's rules -------------------------------------------
 
-_TRICKY = st.sampled_from(list("aZ09 .-_~:@/?#+%\"\\{}[],") + [
-    "\u0000", "\t", "\n", "\r", "\u001b", "\u007f", "\u0085", "\u00a0", "\u2028", "\u3000",
-    "\u00e9", "\U0001f600", "http://", "https://x.example", "@example.com", "0", "1", "ch_",
-])
+_TRICKY = st.sampled_from(
+    list('aZ09 .-_~:@/?#+%"\\{}[],')
+    + [
+        "\u0000",
+        "\t",
+        "\n",
+        "\r",
+        "\u001b",
+        "\u007f",
+        "\u0085",
+        "\u00a0",
+        "\u2028",
+        "\u3000",
+        "\u00e9",
+        "\U0001f600",
+        "http://",
+        "https://x.example",
+        "@example.com",
+        "0",
+        "1",
+        "ch_",
+    ]
+)
 _TEXTS = st.lists(_TRICKY, max_size=12).map("".join) | st.text(max_size=30)
-_PAYMENT = document(True, "/")["paths"]["/api/payment"]["post"]["requestBody"]["content"][
-    "application/json"]["schema"]
+_PAYMENT = document(True, "/")["paths"]["/api/payment"]["post"]["requestBody"]["content"]["application/json"]["schema"]
 
 
 def _accepted_by_schema(body) -> bool:
@@ -75,14 +91,23 @@ def _accepted_by_schema(body) -> bool:
 
 
 @settings(max_examples=400, deadline=None)
-@given(field=st.sampled_from(["amount", "email", "first_name", "tx_ref", "callback_url",
-                              "title", "description", "meta-name", "meta-value"]),
-       text=_TEXTS)
+@given(
+    field=st.sampled_from(
+        ["amount", "email", "first_name", "tx_ref", "callback_url", "title", "description", "meta-name", "meta-value"]
+    ),
+    text=_TEXTS,
+)
 def test_the_document_and_the_checker_agree_on_every_field(field, text):
     """Item 16: a request is valid by the document exactly when the sandbox accepts it,
     field by field, for tricky text (controls, Unicode spaces, line separators, escapes)."""
-    body = {"amount": "25", "currency": "GBP", "email": "ada@example.com", "first_name": "Ada",
-            "last_name": "Lovelace", "tx_ref": "T-1"}
+    body = {
+        "amount": "25",
+        "currency": "GBP",
+        "email": "ada@example.com",
+        "first_name": "Ada",
+        "last_name": "Lovelace",
+        "tx_ref": "T-1",
+    }
     if field in ("title", "description"):
         body["customization"] = {field: text}
     elif field == "meta-name":
@@ -113,11 +138,11 @@ def test_the_document_names_verify_payment(sandbox):
     doc = httpx.get(sandbox.base_url + "/openapi.json").json()
     op = doc["paths"]["/api/verify-payment/{tx_ref}"]["get"]
     assert op["operationId"] == "verifyPayment"
-    assert op["responses"].keys() == doc["paths"]["/api/transaction/{tx_ref}"]["get"][
-        "responses"].keys()
+    assert op["responses"].keys() == doc["paths"]["/api/transaction/{tx_ref}"]["get"]["responses"].keys()
     assert "verifyPayment" in doc["paths"]["/api/payment"]["post"]["responses"]["201"]["links"]
-    form = doc["paths"]["/ext_transfer"]["post"]["requestBody"]["content"][
-        "application/x-www-form-urlencoded"]["schema"]
+    form = doc["paths"]["/ext_transfer"]["post"]["requestBody"]["content"]["application/x-www-form-urlencoded"][
+        "schema"
+    ]
     assert "public_key" in form["properties"]
 
 

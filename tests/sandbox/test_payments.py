@@ -77,8 +77,12 @@ def test_lookup_without_reference_and_unknown(sandbox):
         for path in ("/api/transaction/", "/api/transaction"):
             r = c.get(path)
             assert r.status_code == 400
-            assert r.json() == {"status": "failed", "message": "tx_ref is required", "data": None,
-                                "errors": {"tx_ref": ["tx_ref is required"]}}
+            assert r.json() == {
+                "status": "failed",
+                "message": "tx_ref is required",
+                "data": None,
+                "errors": {"tx_ref": ["tx_ref is required"]},
+            }
         r = c.get("/api/transaction/NOPE")
         assert r.status_code == 404 and r.json()["message"] == "Invalid transaction"
 
@@ -95,8 +99,7 @@ def test_base_path_with_and_without_trailing_slash(make_sandbox, base_path):
         assert c.get("/api/transaction/BP-1").json()["data"]["tx_ref"] == "BP-1"
         if expected:
             # outside the deployment's path segment there is nothing
-            root = httpx.get(sb.base_url.removesuffix(expected) + "/api/transaction/BP-1",
-                             headers=c.headers)
+            root = httpx.get(sb.base_url.removesuffix(expected) + "/api/transaction/BP-1", headers=c.headers)
             assert root.status_code == 404
 
 

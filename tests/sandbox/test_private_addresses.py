@@ -17,14 +17,22 @@ from paydesk.sandbox.outbound import listens_on_loopback, why_refused
 from tests.helpers import payment
 from tests.waiting import until
 
-PRIVATE = ["169.254.169.254", "10.0.0.1", "192.168.1.1", "172.16.0.1", "100.64.0.1",
-           "[fd00::1]", "[fe80::1]", "[::ffff:10.0.0.1]", "0.0.0.0"]
+PRIVATE = [
+    "169.254.169.254",
+    "10.0.0.1",
+    "192.168.1.1",
+    "172.16.0.1",
+    "100.64.0.1",
+    "[fd00::1]",
+    "[fe80::1]",
+    "[::ffff:10.0.0.1]",
+    "0.0.0.0",
+]
 
 
 def _pay(c, tx_ref, **over):
     url = c.post("/api/payment", json=payment(tx_ref, **over)).json()["data"]["checkout_url"]
-    c.post(f"/_sandbox/pay/{url.rsplit('/', 1)[1]}", json={"outcome": "success"}
-           ).raise_for_status()
+    c.post(f"/_sandbox/pay/{url.rsplit('/', 1)[1]}", json={"outcome": "success"}).raise_for_status()
 
 
 def _refused_once(c):
@@ -54,13 +62,11 @@ def test_the_family_notifies_no_private_address(make_sandbox, host):
     assert error.startswith(f"refused: {host.strip('[]')} is a private address"), error
 
 
-def test_a_callback_url_to_the_metadata_address_is_refused_and_the_webhook_still_sent(
-        sandbox, listener):
+def test_a_callback_url_to_the_metadata_address_is_refused_and_the_webhook_still_sent(sandbox, listener):
     with sandbox.client() as c:
         c.put("/_sandbox/webhook", json={"url": listener.url}).raise_for_status()
         _pay(c, "PRIV-2", callback_url="http://169.254.169.254/latest/meta-data/")
-        until(lambda: len(c.get("/_sandbox/notifications").json()["data"]) == 2,
-              what="both attempts logged")
+        until(lambda: len(c.get("/_sandbox/notifications").json()["data"]) == 2, what="both attempts logged")
         log = {n["url"]: n for n in c.get("/_sandbox/notifications").json()["data"]}
     refused = log["http://169.254.169.254/latest/meta-data/"]
     assert refused["error"] == "refused: 169.254.169.254 is a private address (link-local)"
@@ -79,8 +85,7 @@ def _non_loopback_address() -> str:
     return "0.0.0.0" if ipaddress.ip_address(address).is_loopback else address
 
 
-def test_a_name_resolving_to_loopback_is_refused_when_the_sandbox_is_not_on_loopback(
-        make_sandbox, listener):
+def test_a_name_resolving_to_loopback_is_refused_when_the_sandbox_is_not_on_loopback(make_sandbox, listener):
     host = _non_loopback_address()
     sb = make_sandbox("public", host=host)
     assert not listens_on_loopback(host)
@@ -91,43 +96,66 @@ def test_a_name_resolving_to_loopback_is_refused_when_the_sandbox_is_not_on_loop
     with httpx.Client(base_url=reach, headers=headers, timeout=10) as c:
         c.put("/_sandbox/webhook", json={"url": hook}).raise_for_status()
         _pay(c, "PRIV-3", callback_url=listener.url)  # and 127.0.0.1 itself
-        until(lambda: len(c.get("/_sandbox/notifications").json()["data"]) == 2,
-              what="both attempts logged")
+        until(lambda: len(c.get("/_sandbox/notifications").json()["data"]) == 2, what="both attempts logged")
         time.sleep(0.4)
         errors = sorted(n["error"] for n in c.get("/_sandbox/notifications").json()["data"])
     loopback = "a private address (loopback, while the sandbox does not listen on loopback)"
-    assert errors == [f"refused: 127.0.0.1 is {loopback}",
-                      f"refused: localhost (127.0.0.1) is {loopback}"]
+    assert errors == [f"refused: 127.0.0.1 is {loopback}", f"refused: localhost (127.0.0.1) is {loopback}"]
     assert listener.received == []
 
 
-@pytest.mark.parametrize("address, loopback_ok", [
-    ("169.254.169.254", False), ("10.0.0.1", False), ("172.31.255.255", False),
-    ("192.168.1.1", False), ("100.64.0.1", False), ("0.0.0.0", False), ("224.0.0.1", False),
-    ("240.0.0.1", False), ("255.255.255.255", False), ("198.18.0.1", False),
-    ("fd00::1", False), ("fe80::1", False), ("fec0::1", False), ("::", False),
-    ("ff02::1", False),
-    ("::ffff:10.0.0.1", False), ("::ffff:169.254.169.254", False),
-    ("64:ff9b::a00:1", False),  # NAT64 of 10.0.0.1
-    ("2002:a00:1::", False),  # 6to4 of 10.0.0.1
-    ("127.0.0.1", True), ("::1", True), ("::ffff:127.0.0.1", True), ("127.0.0.2", True),
-])
+@pytest.mark.parametrize(
+    "address, loopback_ok",
+    [
+        ("169.254.169.254", False),
+        ("10.0.0.1", False),
+        ("172.31.255.255", False),
+        ("192.168.1.1", False),
+        ("100.64.0.1", False),
+        ("0.0.0.0", False),
+        ("224.0.0.1", False),
+        ("240.0.0.1", False),
+        ("255.255.255.255", False),
+        ("198.18.0.1", False),
+        ("fd00::1", False),
+        ("fe80::1", False),
+        ("fec0::1", False),
+        ("::", False),
+        ("ff02::1", False),
+        ("::ffff:10.0.0.1", False),
+        ("::ffff:169.254.169.254", False),
+        ("64:ff9b::a00:1", False),  # NAT64 of 10.0.0.1
+        ("2002:a00:1::", False),  # 6to4 of 10.0.0.1
+        ("127.0.0.1", True),
+        ("::1", True),
+        ("::ffff:127.0.0.1", True),
+        ("127.0.0.2", True),
+    ],
+)
 def test_the_rule_on_each_kind_of_address(address, loopback_ok):
     ip = ipaddress.ip_address(address)
     assert why_refused(ip, allow_loopback=False)
     assert (why_refused(ip, allow_loopback=True) is None) == loopback_ok
 
 
-@pytest.mark.parametrize("address", ["93.184.215.14", "1.1.1.1", "2606:4700:4700::1111",
-                                     "::ffff:1.1.1.1"])
+@pytest.mark.parametrize("address", ["93.184.215.14", "1.1.1.1", "2606:4700:4700::1111", "::ffff:1.1.1.1"])
 def test_public_addresses_are_notified(address):
     assert why_refused(ipaddress.ip_address(address), allow_loopback=False) is None
 
 
-@pytest.mark.parametrize("host, loopback", [("127.0.0.1", True), ("::1", True),
-                                            ("[::1]", True), ("localhost", True),
-                                            ("0.0.0.0", False), ("::", False),
-                                            ("192.0.2.2", False), ("shop.example", False)])
+@pytest.mark.parametrize(
+    "host, loopback",
+    [
+        ("127.0.0.1", True),
+        ("::1", True),
+        ("[::1]", True),
+        ("localhost", True),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("192.0.2.2", False),
+        ("shop.example", False),
+    ],
+)
 def test_what_listening_on_loopback_means(host, loopback):
     assert listens_on_loopback(host) is loopback
 
@@ -138,8 +166,7 @@ def test_a_name_is_connected_to_by_the_address_it_was_judged_on(sandbox, listene
     it was sent to (Host header; for https, the name the certificate is checked against)."""
     port = listener.url.split(":")[2].split("/")[0]
     with sandbox.client() as c:
-        c.put("/_sandbox/webhook", json={"url": listener.url.replace("127.0.0.1", "localhost")}
-              ).raise_for_status()
+        c.put("/_sandbox/webhook", json={"url": listener.url.replace("127.0.0.1", "localhost")}).raise_for_status()
         _pay(c, "PRIV-4")
     until(lambda: listener.received, what="the notification")
     assert listener.received[0]["headers"]["Host"] == f"localhost:{port}"

@@ -13,21 +13,23 @@ from tests.helpers import payment
 from tests.waiting import until
 
 
-def _from(sb, address="127.0.0.1", mode="test", merchant=0, accept="application/json",
-          kind="secret"):
+def _from(sb, address="127.0.0.1", mode="test", merchant=0, accept="application/json", kind="secret"):
     """A client of ``sb`` whose connections come from ``address``."""
     headers = {"Authorization": f"Bearer {sb.key(mode, kind, merchant)}"}
     if accept:
         headers["Accept"] = accept
-    return httpx.Client(base_url=sb.base_url, headers=headers, timeout=10,
-                        transport=httpx.HTTPTransport(local_address=address))
+    return httpx.Client(
+        base_url=sb.base_url, headers=headers, timeout=10, transport=httpx.HTTPTransport(local_address=address)
+    )
 
 
 def _window(sb, key_of=("test", "secret", 0)):
     mode, kind, merchant = key_of
-    r = httpx.get(sb.base_url + "/_sandbox/rate-limit", timeout=10,
-                  headers={"Authorization": f"Bearer {sb.key(mode, kind, merchant)}",
-                           "Accept": "application/json"})
+    r = httpx.get(
+        sb.base_url + "/_sandbox/rate-limit",
+        timeout=10,
+        headers={"Authorization": f"Bearer {sb.key(mode, kind, merchant)}", "Accept": "application/json"},
+    )
     assert r.status_code in (200, 201), r.text
     return r.json()["data"]
 
@@ -131,8 +133,11 @@ def test_any_dialect_takes_a_rate_limit_in_its_own_envelope(make_sandbox, dialec
         assert (r.headers["X-RateLimit-Limit"], r.headers["X-RateLimit-Remaining"]) == ("2", "0")
         r = c.get("/api/transaction/RL-1")
         assert r.status_code == 429
-        assert r.json() == {"status": "failed", "message": "Too Many Attempts.",
-                            "data": "null" if dialect == "quirks" else None}
+        assert r.json() == {
+            "status": "failed",
+            "message": "Too Many Attempts.",
+            "data": "null" if dialect == "quirks" else None,
+        }
         assert r.headers["Retry-After"].isdigit() and r.headers["X-RateLimit-Reset"].isdigit()
         assert r.headers["X-RateLimit-Remaining"] == "0"
 
@@ -161,8 +166,9 @@ def test_a_browsers_call_refused_can_still_be_read(make_sandbox):
     sb = make_sandbox("cors", family=True, rate_limit=1)
     with _from(sb, kind="public") as browser:
         for _ in range(3):
-            r = browser.options("/api/js_transfer", headers={
-                "Origin": "https://shop.example", "Access-Control-Request-Method": "POST"})
+            r = browser.options(
+                "/api/js_transfer", headers={"Origin": "https://shop.example", "Access-Control-Request-Method": "POST"}
+            )
             assert r.status_code == 204 and "X-RateLimit-Limit" not in r.headers
         browser.post("/api/js_transfer", json={})
         r = browser.post("/api/js_transfer", json={}, headers={"Origin": "https://shop.example"})
@@ -179,8 +185,10 @@ def test_the_control_api_reads_and_resets_the_window(make_sandbox):
     # any merchant's secret key, of either mode: the throttle is the server's
     seen = _window(sb, ("live", "secret", 1))
     assert seen["limit"] == 5 and seen["window_seconds"] == 60
-    assert {a: (c["used"], c["remaining"]) for a, c in seen["clients"].items()} == \
-        {"127.0.0.1": (3, 2), "127.0.0.2": (1, 4)}
+    assert {a: (c["used"], c["remaining"]) for a, c in seen["clients"].items()} == {
+        "127.0.0.1": (3, 2),
+        "127.0.0.2": (1, 4),
+    }
     assert all(c["resets_at"] > time.time() for c in seen["clients"].values())
     key = {"Authorization": f"Bearer {sb.key()}", "Accept": "application/json"}
     url = sb.base_url + "/_sandbox/rate-limit"
@@ -191,8 +199,12 @@ def test_the_control_api_reads_and_resets_the_window(make_sandbox):
     with _from(sb) as one:
         assert one.get("/api/verify-payment/X").headers["X-RateLimit-Remaining"] == "4"
     # a public key or none: refused
-    assert httpx.get(url, headers={"Authorization": f"Bearer {sb.key(kind='public')}",
-                                   "Accept": "application/json"}).status_code == 400
+    assert (
+        httpx.get(
+            url, headers={"Authorization": f"Bearer {sb.key(kind='public')}", "Accept": "application/json"}
+        ).status_code
+        == 400
+    )
     assert httpx.delete(url, headers={"Accept": "application/json"}).status_code == 400
     assert _window(sb)["clients"]["127.0.0.1"]["used"] == 1
 
@@ -202,10 +214,17 @@ def _limit_header(base, secret):
     return r.headers.get("X-RateLimit-Limit")
 
 
-@pytest.mark.parametrize("args,limit", [
-    (["--family"], "60"), (["--family", "--rate-limit", "off"], None),
-    (["--family", "--rate-limit", "0"], None), (["--rate-limit", "5/min"], "5"),
-    (["--quirks", "--rate-limit", "100/hour"], "100"), ([], None)])
+@pytest.mark.parametrize(
+    "args,limit",
+    [
+        (["--family"], "60"),
+        (["--family", "--rate-limit", "off"], None),
+        (["--family", "--rate-limit", "0"], None),
+        (["--rate-limit", "5/min"], "5"),
+        (["--quirks", "--rate-limit", "100/hour"], "100"),
+        ([], None),
+    ],
+)
 def test_the_rate_limit_from_the_command_line(tmp_path, args, limit):
     import json
 
@@ -224,6 +243,9 @@ def test_a_rate_limit_it_cannot_read_is_refused(tmp_path, value):
     import subprocess
     import sys
 
-    r = subprocess.run([sys.executable, "-m", "paydesk.sandbox", "--data-dir", str(tmp_path),
-                        "--rate-limit", value], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "paydesk.sandbox", "--data-dir", str(tmp_path), "--rate-limit", value],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 2 and "--rate-limit" in r.stderr

@@ -12,11 +12,11 @@ def _config(sb) -> str:
 [auth.openapi.secretKey]
 bearer = "{sb.key()}"
 [auth.openapi.publicKey]
-bearer = "{sb.key(kind='public')}"
+bearer = "{sb.key(kind="public")}"
 
 # the website form carries the public key as a field, not a header
 [dictionaries.form_key]
-values = ["{sb.key(kind='public')}"]
+values = ["{sb.key(kind="public")}"]
 [[operations]]
 include-path = "/ext_transfer"
 parameters = {{ "body.secret_key" = {{ dictionary = "form_key", probability = 0.9 }}, "body.public_key" = {{ dictionary = "form_key", probability = 0.9 }} }}
@@ -43,12 +43,32 @@ def test_schemathesis_finds_no_failure(make_sandbox, tmp_path, deployment):
     config = tmp_path / "schemathesis.toml"
     config.write_text(_config(sb))
     done = subprocess.run(
-        [sys.executable, "-m", "schemathesis.cli", "--config-file", str(config), "--no-color",
-         "run", sb.base_url + "/openapi.json", "--checks", "all", "--seed", "2026",
-         "--phases", "examples,coverage,fuzzing,stateful", "--report", "json",
-         "--report-dir", str(tmp_path / "report")],
-        capture_output=True, text=True, timeout=900, cwd=tmp_path)  # its cache stays there
-    summary = done.stdout[done.stdout.rfind("SUMMARY"):]
+        [
+            sys.executable,
+            "-m",
+            "schemathesis.cli",
+            "--config-file",
+            str(config),
+            "--no-color",
+            "run",
+            sb.base_url + "/openapi.json",
+            "--checks",
+            "all",
+            "--seed",
+            "2026",
+            "--phases",
+            "examples,coverage,fuzzing,stateful",
+            "--report",
+            "json",
+            "--report-dir",
+            str(tmp_path / "report"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=tmp_path,
+    )  # its cache stays there
+    summary = done.stdout[done.stdout.rfind("SUMMARY") :]
     print(summary)
     assert done.returncode == 0, done.stdout[-8000:] + done.stderr[-2000:]
     assert "failure" not in summary.splitlines()[-1], summary

@@ -14,15 +14,13 @@ CONTROLS = ["\u0000", "\u0007", "\u001b", "\r\n", "\n", "\t", "\u007f", "\u0085"
 
 def _api(sb, body):
     with sb.client() as c:
-        return c.post("/api/payment", content=json.dumps(body),
-                      headers={"Content-Type": "application/json"})
+        return c.post("/api/payment", content=json.dumps(body), headers={"Content-Type": "application/json"})
 
 
 def _inline(sb, body):
     body = {**body, "customer": {k: body.pop(k) for k in ("email", "first_name", "last_name")}}
     with sb.client(kind="public") as c:
-        return c.post("/api/js_transfer", content=json.dumps(body),
-                      headers={"Content-Type": "application/json"})
+        return c.post("/api/js_transfer", content=json.dumps(body), headers={"Content-Type": "application/json"})
 
 
 def _form(sb, body):
@@ -96,10 +94,16 @@ def test_a_lone_surrogate_is_refused_at_the_door(sandbox, way):
     _nothing_created(sandbox, "SURR-1")
 
 
-@pytest.mark.parametrize("body", [
-    payment("SURR-2", meta={"k\udfff": "v"}), payment("SURR-2", meta={"k": "\udc80"}),
-    payment("SURR-2", extra="\ud83d"), payment("SURR-2", last_name="B\ud800yron"),
-], ids=["meta-name", "meta-value", "unknown-field", "name"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        payment("SURR-2", meta={"k\udfff": "v"}),
+        payment("SURR-2", meta={"k": "\udc80"}),
+        payment("SURR-2", extra="\ud83d"),
+        payment("SURR-2", last_name="B\ud800yron"),
+    ],
+    ids=["meta-name", "meta-value", "unknown-field", "name"],
+)
 def test_no_text_that_is_not_unicode_gets_in(sandbox, body):
     """Item 4: anywhere in the body, even in a member the sandbox would ignore."""
     r = _api(sandbox, body)
@@ -119,8 +123,7 @@ def test_a_lone_surrogate_in_the_forms_meta_is_an_html_400(sandbox):
 def test_after_refusals_every_read_still_answers(sandbox):
     """Item 4: lookups, the checkout page and the notifications list keep working (they
     answered 500 for ever once such a record was stored and paid)."""
-    _api(sandbox, payment("SURR-4", customization={"title": "x\ud800"},
-                          callback_url="https://shop.example/cb"))
+    _api(sandbox, payment("SURR-4", customization={"title": "x\ud800"}, callback_url="https://shop.example/cb"))
     r = _api(sandbox, payment("OK-1", callback_url="https://shop.example/cb"))
     ref = r.json()["data"]["checkout_url"].rsplit("/", 1)[1]
     with sandbox.client() as c:

@@ -13,8 +13,7 @@ DIALECTS = [pytest.param({}, id="strict"), pytest.param({"quirks": True}, id="qu
 def _both(c, tx_ref):
     documented = c.get(f"/api/transaction/{tx_ref}")
     family_path = c.get(f"/api/verify-payment/{tx_ref}")
-    assert (family_path.status_code, family_path.json()) == \
-        (documented.status_code, documented.json()), tx_ref
+    assert (family_path.status_code, family_path.json()) == (documented.status_code, documented.json()), tx_ref
     return family_path
 
 
@@ -25,8 +24,7 @@ def test_verify_payment_answers_as_the_documented_lookup(make_sandbox, options):
         url = c.post("/api/payment", json=payment("VP-1")).json()["data"]["checkout_url"]
         unpaid = _both(c, "VP-1")
         assert unpaid.status_code == (404 if options else 200)
-        c.post(f"/_sandbox/pay/{url.rsplit('/', 1)[1]}", json={"outcome": "success"}
-               ).raise_for_status()
+        c.post(f"/_sandbox/pay/{url.rsplit('/', 1)[1]}", json={"outcome": "success"}).raise_for_status()
         paid = _both(c, "VP-1")
         assert paid.json()["data"]["status"] == "success"
         assert paid.json()["message"] == "Payment details"
@@ -34,8 +32,7 @@ def test_verify_payment_answers_as_the_documented_lookup(make_sandbox, options):
     with sb.client("live") as live:
         refused = _both(live, "VP-1")
         assert refused.status_code == 400
-        assert refused.json()["message"] == \
-            "live secret keys can't be used to verify a test transaction"
+        assert refused.json()["message"] == "live secret keys can't be used to verify a test transaction"
     with sb.client(kind="public") as pub:
         _both(pub, "VP-1")
 
@@ -43,16 +40,24 @@ def test_verify_payment_answers_as_the_documented_lookup(make_sandbox, options):
 @pytest.mark.parametrize("options", DIALECTS)
 def test_website_form_takes_public_key_besides_secret_key(make_sandbox, options):
     sb = make_sandbox("pk", **options)
-    fields = {"tx_ref": "PK-1", "amount": "250", "currency": "GBP", "email": "bo@example.com",
-              "first_name": "Bo", "last_name": "Smith", "title": "Books"}
-    r = httpx.post(sb.base_url + "/ext_transfer",
-                   data={"public_key": sb.key(kind="public"), **fields})
+    fields = {
+        "tx_ref": "PK-1",
+        "amount": "250",
+        "currency": "GBP",
+        "email": "bo@example.com",
+        "first_name": "Bo",
+        "last_name": "Smith",
+        "title": "Books",
+    }
+    r = httpx.post(sb.base_url + "/ext_transfer", data={"public_key": sb.key(kind="public"), **fields})
     assert r.status_code == 303 and "/payment/PDK-" in r.headers["location"]
-    r = httpx.post(sb.base_url + "/ext_transfer",
-                   data={"secret_key": sb.key(kind="public"), **fields, "tx_ref": "PK-2"})
+    r = httpx.post(
+        sb.base_url + "/ext_transfer", data={"secret_key": sb.key(kind="public"), **fields, "tx_ref": "PK-2"}
+    )
     assert r.status_code == 303
-    r = httpx.post(sb.base_url + "/ext_transfer",
-                   data={"public_key": "pub-test-" + "x" * 32, **fields, "tx_ref": "PK-3"})
+    r = httpx.post(
+        sb.base_url + "/ext_transfer", data={"public_key": "pub-test-" + "x" * 32, **fields, "tx_ref": "PK-3"}
+    )
     assert r.status_code == 401 and "Invalid Secret Key" in r.text
     with sb.client() as c:
         for tx_ref, known in (("PK-1", True), ("PK-2", True), ("PK-3", False)):

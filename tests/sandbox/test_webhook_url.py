@@ -43,8 +43,7 @@ def _pay(c, tx_ref, outcome="success", **over):
 def test_set_read_and_remove_per_merchant_for_both_modes(sandbox):
     secret = sandbox.webhook_secret()
     with sandbox.client() as c:
-        assert c.get("/_sandbox/webhook").json()["data"] == {"url": None,
-                                                             "webhook_secret": secret}
+        assert c.get("/_sandbox/webhook").json()["data"] == {"url": None, "webhook_secret": secret}
         r = c.put("/_sandbox/webhook", json={"url": "https://shop.example/hooks"})
         assert r.status_code == 200
         assert r.json()["data"] == {"url": "https://shop.example/hooks", "webhook_secret": secret}
@@ -54,11 +53,12 @@ def test_set_read_and_remove_per_merchant_for_both_modes(sandbox):
         live.put("/_sandbox/webhook", json={"url": "http://[::1]:8080/n"}).raise_for_status()
     with sandbox.client(merchant=1) as other:
         assert other.get("/_sandbox/webhook").json()["data"] == {
-            "url": None, "webhook_secret": sandbox.webhook_secret(1)}
+            "url": None,
+            "webhook_secret": sandbox.webhook_secret(1),
+        }
     with sandbox.client() as c:
         assert c.get("/_sandbox/webhook").json()["data"]["url"] == "http://[::1]:8080/n"
-        assert c.delete("/_sandbox/webhook").json()["data"] == {"url": None,
-                                                                "webhook_secret": secret}
+        assert c.delete("/_sandbox/webhook").json()["data"] == {"url": None, "webhook_secret": secret}
         assert c.get("/_sandbox/webhook").json()["data"]["url"] is None
 
 
@@ -72,11 +72,20 @@ def test_it_survives_a_restart(make_sandbox):
         assert c.get("/_sandbox/webhook").json()["data"]["url"] == "https://shop.example/h"
 
 
-@pytest.mark.parametrize("body", [{}, {"url": ""}, {"url": 5}, {"url": "ftp://shop.example/h"},
-                                  {"url": "shop.example/h"}, {"url": "https://"},
-                                  {"url": "https://ann:pw@shop.example/h"},
-                                  {"url": "https://shop.example/h\nX-Evil: 1"},
-                                  {"url": "https://shop.example/" + "a" * 2048}])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {},
+        {"url": ""},
+        {"url": 5},
+        {"url": "ftp://shop.example/h"},
+        {"url": "shop.example/h"},
+        {"url": "https://"},
+        {"url": "https://ann:pw@shop.example/h"},
+        {"url": "https://shop.example/h\nX-Evil: 1"},
+        {"url": "https://shop.example/" + "a" * 2048},
+    ],
+)
 def test_a_url_that_is_not_an_http_url_is_refused(sandbox, body):
     with sandbox.client() as c:
         r = c.put("/_sandbox/webhook", json=body)
@@ -87,11 +96,14 @@ def test_a_url_that_is_not_an_http_url_is_refused(sandbox, body):
 def test_only_the_merchants_secret_key(sandbox):
     url = sandbox.base_url + "/_sandbox/webhook"
     assert httpx.get(url).status_code == 401
-    assert httpx.put(url, json={"url": "https://x.example/"},
-                     headers={"Authorization": "Bearer sec-test-nobody"}).status_code == 401
+    assert (
+        httpx.put(
+            url, json={"url": "https://x.example/"}, headers={"Authorization": "Bearer sec-test-nobody"}
+        ).status_code
+        == 401
+    )
     with sandbox.client(kind="public") as public:
-        assert public.put("/_sandbox/webhook", json={"url": "https://x.example/"}
-                          ).status_code == 403
+        assert public.put("/_sandbox/webhook", json={"url": "https://x.example/"}).status_code == 403
 
 
 def test_the_document_posts_payment_events_to_callback_url_and_webhook_url(sandbox, hooks):
@@ -133,11 +145,10 @@ def test_refunds_and_card_events_do_not_go_to_the_webhook_url(sandbox, hooks):
         c.put("/_sandbox/webhook", json={"url": webhook.url}).raise_for_status()
         reference = _pay(c, "WU-3")
         until(lambda: webhook.received, what="the payment's notification")
-        c.post(f"/_sandbox/transactions/{reference}/status", json={"status": "refunded"}
-               ).raise_for_status()
-        c.post("/api/virtual_card/create", json={"amount": "20", "currency": "USD",
-                                                 "callback_url": card_hook.url}
-               ).raise_for_status()
+        c.post(f"/_sandbox/transactions/{reference}/status", json={"status": "refunded"}).raise_for_status()
+        c.post(
+            "/api/virtual_card/create", json={"amount": "20", "currency": "USD", "callback_url": card_hook.url}
+        ).raise_for_status()
         until(lambda: card_hook.received, what="the card's notification")
         time.sleep(0.5)
     assert [json.loads(n["raw"])["event"] for n in webhook.received] == ["payment.completed"]
@@ -153,8 +164,7 @@ def test_another_merchants_webhook_url_hears_nothing(sandbox, hooks):
     assert mine.received == []
 
 
-def test_the_family_posts_to_the_merchants_webhook_url_else_the_command_lines(make_sandbox,
-                                                                               hooks):
+def test_the_family_posts_to_the_merchants_webhook_url_else_the_command_lines(make_sandbox, hooks):
     command_line, own = hooks(), hooks()
     sb = make_sandbox("fam", family=True, webhook_url=command_line.url)
     with sb.client() as c:

@@ -32,8 +32,15 @@ async def running():
     started = []
 
     def start(service, **options):
-        options = {"first_every": 0.05, "settle_first": 0.05, "focused_every": 0.05,
-                   "slowest": 0.8, "focused_slowest": 0.2, "retry_first": 0.05, **options}
+        options = {
+            "first_every": 0.05,
+            "settle_first": 0.05,
+            "focused_every": 0.05,
+            "slowest": 0.8,
+            "focused_slowest": 0.2,
+            "retry_first": 0.05,
+            **options,
+        }
         pace = {k: options.pop(k) for k in list(options) if k in Pacing.__dataclass_fields__}
         scheduler = Scheduler(service.check, service.settle, pacing=Pacing(**pace), **options)
         started.append(asyncio.create_task(scheduler.run()))
@@ -120,9 +127,17 @@ async def test_a_predicate_that_fails_leaves_the_checks_as_they_were(running, ca
 
 # -- the predicate: desk/notified.py ------------------------------------------------------
 
+
 def entry(profile_id, verdict=PENDING, ago=timedelta(0), mode="test"):
-    return InboxEntry(id=1, received_at=datetime.now(UTC) - ago, body_hash="h", body=b"{}",
-                      verdict=verdict, profile_id=profile_id, mode=mode)
+    return InboxEntry(
+        id=1,
+        received_at=datetime.now(UTC) - ago,
+        body_hash="h",
+        body=b"{}",
+        verdict=verdict,
+        profile_id=profile_id,
+        mode=mode,
+    )
 
 
 class Inbox:
@@ -159,8 +174,7 @@ async def test_a_link_in_its_first_two_minutes_keeps_its_own_pace():
 
 
 async def test_a_notification_of_the_last_half_hour_counts_the_inbox_is_asked_once():
-    inbox = Inbox({"p1": datetime.now(UTC) - timedelta(minutes=5),
-                   "p2": datetime.now(UTC) - timedelta(minutes=31)})
+    inbox = Inbox({"p1": datetime.now(UTC) - timedelta(minutes=5), "p2": datetime.now(UTC) - timedelta(minutes=31)})
     tasks = TaskSet()
     notified = Notified(inbox.last_received, tasks, refresh=60.0)
     assert not notified(record("A", profile="p1"))  # not known yet: asked in the background
@@ -217,8 +231,7 @@ async def test_the_desks_scheduler_asks_its_receiver_inbox_and_hub(paths, memory
         desk.hub.notification_changed.emit(entry("p1"))  # heard: counts at once
         assert notified(record("A", profile="p1"))
 
-        await desk.inbox.receive(b'{"event":"payment.completed"}', {}, "127.0.0.1",
-                                 profile_id="p2", mode="test")
+        await desk.inbox.receive(b'{"event":"payment.completed"}', {}, "127.0.0.1", profile_id="p2", mode="test")
         assert not notified(record("B", profile="p2"))  # asks the inbox in the background
         await until_async(lambda: notified(record("B", profile="p2")), 5, "the inbox read")
 
@@ -279,8 +292,7 @@ async def test_each_check_is_made_in_its_class(running):
     scheduler = running(service, first_every=0.05, focused_every=0.05)
     scheduler.watch(record("BACK"))
     scheduler.focus("panel", record("OPENED"))
-    await until_async(lambda: service.count("OPENED") >= 3 and service.count("BACK") >= 2, 3,
-                      "checks of both")
+    await until_async(lambda: service.count("OPENED") >= 3 and service.count("BACK") >= 2, 3, "checks of both")
     opened = [k for ref, k in service.classes if ref == "OPENED"]
     assert opened[0] == CallClass.PERSON_LOOKUP  # opened: a person's look-up
     assert set(opened[1:]) == {CallClass.ON_SCREEN}  # then a code on screen

@@ -14,14 +14,19 @@ from paydesk.service.models import PaymentLink, PaymentRequest, Transaction, Tra
 
 
 def said(ref, word):
-    return Transaction(tx_ref=ref, status=TransactionState.read(word), status_raw=word,
-                       amount=Decimal(5), currency="GBP")
+    return Transaction(
+        tx_ref=ref, status=TransactionState.read(word), status_raw=word, amount=Decimal(5), currency="GBP"
+    )
 
 
 async def paid(ledger, ref):
-    await ledger.begin_link("p1", "test", PaymentRequest(
-        amount=Decimal(5), currency="GBP", email="a@example.com", first_name="A",
-        last_name="B", tx_ref=ref))
+    await ledger.begin_link(
+        "p1",
+        "test",
+        PaymentRequest(
+            amount=Decimal(5), currency="GBP", email="a@example.com", first_name="A", last_name="B", tx_ref=ref
+        ),
+    )
     await ledger.complete_link("p1", PaymentLink(ref, f"http://h/payment/PDK-{ref}"))
     await ledger.record_lookup("p1", "test", said(ref, "success"))
 
@@ -49,13 +54,11 @@ async def test_paid_records_are_read_again_page_by_page_and_failures_do_not_stop
             raise RuntimeError("the ledger hiccuped")
         return await ledger.paid_since(*args, **kw)
 
-    scheduler = Scheduler(check, check, paid=pages,
-                          paid_pacing=PaidPacing(sweep=0.05, fresh_every=0.2, page=2))
+    scheduler = Scheduler(check, check, paid=pages, paid_pacing=PaidPacing(sweep=0.05, fresh_every=0.2, page=2))
     task = asyncio.ensure_future(scheduler.run())
     try:
         for _ in range(200):
-            if {f"P-{i}" for i in range(5)} <= set(checked) and not limited["P-2"] \
-                    and checked.count("P-2") >= 2:
+            if {f"P-{i}" for i in range(5)} <= set(checked) and not limited["P-2"] and checked.count("P-2") >= 2:
                 break
             await asyncio.sleep(0.02)
         assert {f"P-{i}" for i in range(5)} <= set(checked)  # every page, after the failure
@@ -88,7 +91,6 @@ async def test_a_sweep_stops_asking_a_service_that_cannot_be_reached(ledger):
         asked.append(record.tx_ref)
         raise ServiceUnavailableError("The service cannot be reached")
 
-    scheduler = Scheduler(offline, offline, paid=ledger.paid_since,
-                          paid_pacing=PaidPacing(fresh_every=0.0, page=2))
+    scheduler = Scheduler(offline, offline, paid=ledger.paid_since, paid_pacing=PaidPacing(fresh_every=0.0, page=2))
     assert await scheduler.sweep_paid() == 0
     assert len(asked) == 1 and scheduler.stats["ServiceUnavailableError"] == 1

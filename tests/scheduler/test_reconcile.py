@@ -14,9 +14,20 @@ NOW = datetime(2026, 11, 22, tzinfo=UTC)
 
 
 def record(ref, state="pending"):
-    return LinkRecord(id=0, profile_id="p", mode="test", tx_ref=ref, amount=Decimal(1),
-                      currency="GBP", email="a@b.c", first_name="A", last_name="B", state=state,
-                      created_at=NOW, updated_at=NOW)
+    return LinkRecord(
+        id=0,
+        profile_id="p",
+        mode="test",
+        tx_ref=ref,
+        amount=Decimal(1),
+        currency="GBP",
+        email="a@b.c",
+        first_name="A",
+        last_name="B",
+        state=state,
+        created_at=NOW,
+        updated_at=NOW,
+    )
 
 
 async def test_counts_pauses_and_reports():
@@ -48,13 +59,11 @@ async def test_counts_pauses_and_reports():
 
     seen = []
     records = [record(f"R-{i}") for i in range(12)] + [record("NEW", "creating")]
-    progress = await Reconciler(check, settle, note, parallel=3,
-                                on_progress=lambda p: seen.append(p.done)).run(records)
+    progress = await Reconciler(check, settle, note, parallel=3, on_progress=lambda p: seen.append(p.done)).run(records)
     assert most <= 3 and progress.total == 13 and progress.done == 13
     assert progress.failed == 1 and notes == [("R-4", "cannot be reached")]
     assert progress.endings["paid"] == 8 and progress.endings["still open"] == 2
-    assert progress.report() == ("8 paid, 1 failed, 1 cancelled, 2 still open, "
-                                 "1 could not be checked")
+    assert progress.report() == ("8 paid, 1 failed, 1 cancelled, 2 still open, 1 could not be checked")
     assert progress.changed_refs == {f"R-{i}" for i in range(12) if i != 2} | {"NEW"}
     limited_at = [t for ref, t in calls if ref == "R-5"]
     assert len(limited_at) == 2 and limited_at[1] - limited_at[0] >= 0.29  # paused, then again

@@ -18,10 +18,21 @@ NOW = datetime(2026, 11, 22, tzinfo=UTC)
 
 
 def record(ref, state="pending", profile="p1", mode="test"):
-    return LinkRecord(id=0, profile_id=profile, mode=mode, tx_ref=ref, amount=Decimal(5),
-                      currency="GBP", email="a@example.com", first_name="A", last_name="B",
-                      state=state, created_at=NOW, updated_at=NOW,
-                      checkout_url=None if state == "creating" else f"http://x/payment/{ref}")
+    return LinkRecord(
+        id=0,
+        profile_id=profile,
+        mode=mode,
+        tx_ref=ref,
+        amount=Decimal(5),
+        currency="GBP",
+        email="a@example.com",
+        first_name="A",
+        last_name="B",
+        state=state,
+        created_at=NOW,
+        updated_at=NOW,
+        checkout_url=None if state == "creating" else f"http://x/payment/{ref}",
+    )
 
 
 class Service:
@@ -43,6 +54,7 @@ class Service:
         if callable(step):
             raise step()
         from dataclasses import replace
+
         return replace(rec, state=step)
 
     async def check(self, rec):
@@ -60,8 +72,15 @@ async def running():
     started = []
 
     def start(service, **options):
-        options = {"first_every": 0.05, "settle_first": 0.05, "focused_every": 0.05,
-                   "slowest": 0.8, "focused_slowest": 0.2, "retry_first": 0.05, **options}
+        options = {
+            "first_every": 0.05,
+            "settle_first": 0.05,
+            "focused_every": 0.05,
+            "slowest": 0.8,
+            "focused_slowest": 0.2,
+            "retry_first": 0.05,
+            **options,
+        }
         pace = {k: options.pop(k) for k in list(options) if k in Pacing.__dataclass_fields__}
         scheduler = Scheduler(service.check, service.settle, pacing=Pacing(**pace), **options)
         started.append(asyncio.create_task(scheduler.run()))
@@ -81,8 +100,9 @@ async def test_a_slow_check_holds_up_nothing_else(running):
     scheduler.watch(record("SLOW"))
     for i in range(3):
         scheduler.watch(record(f"FAST-{i}"))
-    await until_async(lambda: all(service.count(f"FAST-{i}") >= 3 for i in range(3)), 3,
-                      "the fast ones to be checked again and again")
+    await until_async(
+        lambda: all(service.count(f"FAST-{i}") >= 3 for i in range(3)), 3, "the fast ones to be checked again and again"
+    )
     assert service.count("SLOW") == 1  # still on its first check
 
 
@@ -97,18 +117,21 @@ async def test_check_now_is_immediate_even_when_every_lane_is_busy(running):
     shown = record("ON-SCREEN")
     asked = time.monotonic()
     scheduler.focus("panel", shown)
-    await until_async(lambda: service.count("ON-SCREEN") == 1, 1,
-                      "the link on screen to be checked")
+    await until_async(lambda: service.count("ON-SCREEN") == 1, 1, "the link on screen to be checked")
     assert service.calls[-1][2] - asked < 0.3
 
 
-@pytest.mark.parametrize("failure", [
-    ServiceUnavailableError("The service cannot be reached"),
-    AnswerLostError("The connection to the service was cut"),
-    ServiceError("No test secret key for Shop: add it in the profile editor"),  # NoKeyError's kind
-    RuntimeError("database is locked"),  # an error no one expected (LedgerBusy was one)
-    ValueError("a bug"),
-], ids=["unreachable", "answer lost", "no key", "ledger busy", "a bug"])
+@pytest.mark.parametrize(
+    "failure",
+    [
+        ServiceUnavailableError("The service cannot be reached"),
+        AnswerLostError("The connection to the service was cut"),
+        ServiceError("No test secret key for Shop: add it in the profile editor"),  # NoKeyError's kind
+        RuntimeError("database is locked"),  # an error no one expected (LedgerBusy was one)
+        ValueError("a bug"),
+    ],
+    ids=["unreachable", "answer lost", "no key", "ledger busy", "a bug"],
+)
 async def test_no_error_ends_it(running, failure, caplog):
     """Regression: NoKeyError, LedgerBusy or a client closed mid-retry ended the loop, and no
     link was checked for the rest of the session."""
@@ -120,8 +143,10 @@ async def test_no_error_ends_it(running, failure, caplog):
     await until_async(lambda: service.count("R-1") == 4, 5, "the check to succeed after failures")
     assert "R-1" not in [r.tx_ref for r in scheduler.watched()]  # paid: no longer watched
     assert scheduler.stats["failures"] == 3 and scheduler.stats[type(failure).__name__] == 3
-    gaps = [b[2] - a[2] for a, b in zip(
-        [c for c in service.calls if c[1] == "R-1"], [c for c in service.calls if c[1] == "R-1"][1:])]
+    gaps = [
+        b[2] - a[2]
+        for a, b in zip([c for c in service.calls if c[1] == "R-1"], [c for c in service.calls if c[1] == "R-1"][1:])
+    ]
     assert gaps[1] > gaps[0] * 1.3, gaps  # backed off
     count = service.count("R-2")
     await until_async(lambda: service.count("R-2") > count, 2, "the others to go on being checked")
@@ -138,8 +163,7 @@ async def test_a_client_closed_mid_call_is_retried(running):
             raise ServiceUnavailableError("the client was closed")  # as a closed client says
         return await service.check(rec)
 
-    scheduler = Scheduler(check, service.settle,
-                          pacing=Pacing(first_every=0.05, slowest=0.3, retry_first=0.05))
+    scheduler = Scheduler(check, service.settle, pacing=Pacing(first_every=0.05, slowest=0.3, retry_first=0.05))
     task = asyncio.create_task(scheduler.run())
     service.script["R"] = ["success"]
     scheduler.watch(record("R"))
@@ -240,8 +264,7 @@ async def test_check_now_moves_a_waiting_check_to_the_on_screen_lane(running):
 
 async def test_a_link_long_on_screen_is_checked_less_often(running):
     service = Service()
-    scheduler = running(service, focused_every=0.05, focused_slowest=0.5, focused_for=0.3,
-                        first_every=0.05)
+    scheduler = running(service, focused_every=0.05, focused_slowest=0.5, focused_for=0.3, first_every=0.05)
     scheduler.focus("counter", record("SHOWN"))
     await asyncio.sleep(0.3)
     early = service.count("SHOWN")

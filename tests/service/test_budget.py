@@ -34,9 +34,16 @@ LOOKUP = "api/verify-payment"  # the family's route (the document's is no route 
 
 
 def request(ref: str) -> PaymentRequest:
-    return PaymentRequest(amount=Decimal(1000), currency="USD", email="ada@example.com",
-                          first_name="Ada", last_name="Lovelace", tx_ref=ref, title="Coffee",
-                          description="Two flat whites")
+    return PaymentRequest(
+        amount=Decimal(1000),
+        currency="USD",
+        email="ada@example.com",
+        first_name="Ada",
+        last_name="Lovelace",
+        tx_ref=ref,
+        title="Coffee",
+        description="Two flat whites",
+    )
 
 
 def client(sb, budget: Budget, **kw) -> ServiceClient:
@@ -51,8 +58,7 @@ async def look_up(c: ServiceClient, ref: str) -> None:
         pass  # an answer all the same: counted by the throttle
 
 
-async def many(c: ServiceClient, count: int, klass: CallClass = CallClass.PERSON_LOOKUP,
-               prefix: str = "NOPE") -> None:
+async def many(c: ServiceClient, count: int, klass: CallClass = CallClass.PERSON_LOOKUP, prefix: str = "NOPE") -> None:
     with calls_as(klass):
         await asyncio.gather(*(look_up(c, f"{prefix}-{n}") for n in range(count)))
 
@@ -145,8 +151,7 @@ async def test_a_persons_create_goes_before_the_background_waiting(make_sandbox)
     budget = Budget(MemoryBook(window=3.0))
     async with client(sb, budget) as c:
         await many(c, 3, CallClass.PERSON_CREATE, prefix="FILL")  # the window is full
-        background = asyncio.gather(*(asyncio.create_task(look_up(c, f"BG-{n}"))
-                                      for n in range(3)))
+        background = asyncio.gather(*(asyncio.create_task(look_up(c, f"BG-{n}")) for n in range(3)))
         await asyncio.sleep(0.2)
         assert budget.state().waiting == {int(CallClass.BACKGROUND)}
         with calls_as(CallClass.PERSON_CREATE):
@@ -207,8 +212,7 @@ async def test_the_figures_count_each_class(make_sandbox, count):
     f = budget.figures
     assert f.calls[int(CallClass.ON_SCREEN)] == count and f.calls[int(CallClass.BULK)] == 2
     assert len(f.waits[int(CallClass.ON_SCREEN)]) == count
-    assert budget.state().book.used == {int(CallClass.ON_SCREEN): count,
-                                        int(CallClass.BULK): 2}
+    assert budget.state().book.used == {int(CallClass.ON_SCREEN): count, int(CallClass.BULK): 2}
     assert budget.state().book.left == 50 - count - 2
 
 

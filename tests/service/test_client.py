@@ -31,20 +31,38 @@ def service(request, make_sandbox):
 
 # what the service says when a card action is done: the document's words, or the card
 # issuer's that the family's server passes on
-DOCUMENT_WORDS = {"fund": "Card Funding successful", "withdraw": "Card Withdrawal successful",
-                  "block": "Card Blocked", "unblock": "Card Unblocked",
-                  "terminate": "Card Terminated"}
-CARD_WORDS = {"strict": DOCUMENT_WORDS, "quirks": DOCUMENT_WORDS, "family": {
-    "fund": "Card has been topped up successfully",
-    "withdraw": "Funds have been unloaded from the card successfully",
-    "block": "Card has been frozen successfully", "unblock": "Card has been unfrozen successfully",
-    "terminate": "Card has been terminated successfully"}}
+DOCUMENT_WORDS = {
+    "fund": "Card Funding successful",
+    "withdraw": "Card Withdrawal successful",
+    "block": "Card Blocked",
+    "unblock": "Card Unblocked",
+    "terminate": "Card Terminated",
+}
+CARD_WORDS = {
+    "strict": DOCUMENT_WORDS,
+    "quirks": DOCUMENT_WORDS,
+    "family": {
+        "fund": "Card has been topped up successfully",
+        "withdraw": "Funds have been unloaded from the card successfully",
+        "block": "Card has been frozen successfully",
+        "unblock": "Card has been unfrozen successfully",
+        "terminate": "Card has been terminated successfully",
+    },
+}
 
 
 def _request(tx_ref, **over):
-    fields = dict(amount=Decimal(1000), currency="USD", email="ada@example.com",
-                  first_name="Ada", last_name="Lovelace", tx_ref=tx_ref,
-                  title="Coffee", description="Two flat whites", meta={"till": "3"})
+    fields = dict(
+        amount=Decimal(1000),
+        currency="USD",
+        email="ada@example.com",
+        first_name="Ada",
+        last_name="Lovelace",
+        tx_ref=tx_ref,
+        title="Coffee",
+        description="Two flat whites",
+        meta={"till": "3"},
+    )
     fields.update(over)
     return PaymentRequest(**fields)
 
@@ -79,9 +97,15 @@ async def test_create_and_validate(service):
             assert tx.created_at.tzinfo is not None and tx.meta == {"till": "3"}
         ref = link.checkout_url.rsplit("/", 1)[1]
         import httpx
+
         async with httpx.AsyncClient() as http:
-            (await http.post(f"{service.base_url}/_sandbox/pay/{ref}", json={"outcome": "success"},
-                             headers={"Authorization": f"Bearer {service.key()}"})).raise_for_status()
+            (
+                await http.post(
+                    f"{service.base_url}/_sandbox/pay/{ref}",
+                    json={"outcome": "success"},
+                    headers={"Authorization": f"Bearer {service.key()}"},
+                )
+            ).raise_for_status()
         tx = await client.validate("S-1")
         assert tx.status is TransactionState.SUCCESS and tx.status.final
         assert tx.amount == Decimal("1000.00") and tx.currency == "USD" and tx.mode == "test"
@@ -131,8 +155,7 @@ async def test_same_intent_twice_is_one_payment(service):
 
 
 async def test_unreachable_service():
-    async with ServiceClient(f"http://127.0.0.1:{free_port()}/pay", "sec-test-abc",
-                             backoff=0.01, retries=1) as client:
+    async with ServiceClient(f"http://127.0.0.1:{free_port()}/pay", "sec-test-abc", backoff=0.01, retries=1) as client:
         with pytest.raises(ServiceUnavailableError):
             await client.validate("X")
         with pytest.raises(ServiceUnavailableError):
@@ -142,8 +165,9 @@ async def test_unreachable_service():
 async def test_cards_every_operation(service):
     async with _client(service) as client:
         said = CARD_WORDS[dialects.dialect_of(service)]
-        card = await client.create_card(Decimal(100), "USD", callback_url="https://shop.example/h",
-                                        first_name="Ada", last_name="Lovelace")
+        card = await client.create_card(
+            Decimal(100), "USD", callback_url="https://shop.example/h", first_name="Ada", last_name="Lovelace"
+        )
         assert card.status is CardState.ACTIVE and card.currency == "USD"
         assert card.currency_code == "11" and card.amount == Decimal(100)
         assert card.paid == Decimal("102.00")
@@ -163,8 +187,9 @@ async def test_cards_every_operation(service):
         assert await client.unblock_card(h) == said["unblock"]
         records = await client.card_transactions(h)
         # the family's card transactions are the issuer's (purchases) only
-        assert [(r.type, r.amount) for r in records] == ([] if family else [
-            ("Credit", Decimal(100)), ("Credit", Decimal(50)), ("Debit", Decimal(20))])
+        assert [(r.type, r.amount) for r in records] == (
+            [] if family else [("Credit", Decimal(100)), ("Credit", Decimal(50)), ("Debit", Decimal(20))]
+        )
         listed = await client.cards()
         assert [c.card_hash for c in listed] == [h]
         assert await client.terminate_card(h) == said["terminate"]
@@ -176,8 +201,9 @@ async def test_cards_every_operation(service):
         with pytest.raises(NotFoundError):
             await client.card("ch_unknown")
         with pytest.raises(ValidationError) as info:
-            await client.create_card(Decimal(10**6), "USD", callback_url="https://shop.example/h",
-                                     first_name="Ada", last_name="Lovelace")
+            await client.create_card(
+                Decimal(10**6), "USD", callback_url="https://shop.example/h", first_name="Ada", last_name="Lovelace"
+            )
         assert "Insufficient Funds" in info.value.message
 
 
@@ -194,8 +220,7 @@ async def test_form_snippet_fields_start_a_payment(sandbox):
 
     from paydesk.service.snippets import form_fields
 
-    fields = form_fields(_request("SNIP-1", callback_url="https://shop.example/cb"),
-                         sandbox.key(kind="public"))
+    fields = form_fields(_request("SNIP-1", callback_url="https://shop.example/cb"), sandbox.key(kind="public"))
     async with httpx.AsyncClient() as http:
         r = await http.post(sandbox.base_url + "/ext_transfer", data=fields)
     assert r.status_code == 303 and "/payment/PDK-" in r.headers["location"]

@@ -36,17 +36,22 @@ class CompressingProxy:
             headers = dict(line.split(": ", 1) for line in lines[1:] if ": " in line)
             length = int(headers.get("Content-Length", headers.get("content-length", "0")))
             body = await reader.readexactly(length) if length else b""
-            forwarded = {k: v for k, v in headers.items()
-                         if k.lower() not in ("host", "accept-encoding", "content-length")}
+            forwarded = {
+                k: v for k, v in headers.items() if k.lower() not in ("host", "accept-encoding", "content-length")
+            }
             base = self.upstream.rsplit("/pay", 1)[0]
-            reply = await self._http.request(method, base + target, content=body,
-                                             headers=forwarded)
+            reply = await self._http.request(method, base + target, content=body, headers=forwarded)
             packed = gzip.compress(reply.content)
             self.compressed += "gzip" in headers.get("Accept-Encoding", "")
-            writer.write((f"HTTP/1.1 {reply.status_code} X\r\n"
-                          f"Content-Type: {reply.headers.get('content-type', '')}\r\n"
-                          f"Content-Encoding: gzip\r\nContent-Length: {len(packed)}\r\n"
-                          "Connection: close\r\n\r\n").encode() + packed)
+            writer.write(
+                (
+                    f"HTTP/1.1 {reply.status_code} X\r\n"
+                    f"Content-Type: {reply.headers.get('content-type', '')}\r\n"
+                    f"Content-Encoding: gzip\r\nContent-Length: {len(packed)}\r\n"
+                    "Connection: close\r\n\r\n"
+                ).encode()
+                + packed
+            )
             await writer.drain()
         finally:
             writer.close()
@@ -65,9 +70,16 @@ async def test_every_call_works_behind_a_compressing_proxy(sandbox, proxied):
     compressed bytes)."""
     url, proxy = proxied
     async with ServiceClient(url, sandbox.key(), backoff=0.01) as client:
-        link = await client.create_payment(PaymentRequest(
-            amount=Decimal(25), currency="GBP", email="ada@example.com", first_name="Ada",
-            last_name="Lovelace", tx_ref="GZ-1"))
+        link = await client.create_payment(
+            PaymentRequest(
+                amount=Decimal(25),
+                currency="GBP",
+                email="ada@example.com",
+                first_name="Ada",
+                last_name="Lovelace",
+                tx_ref="GZ-1",
+            )
+        )
         assert link.checkout_url.startswith(sandbox.base_url + "/payment/")
         tx = await client.validate("GZ-1")
         assert tx.status is TransactionState.PENDING and tx.amount == Decimal("25.00")

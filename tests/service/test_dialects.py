@@ -11,8 +11,7 @@ from paydesk.config import keycheck
 from paydesk.service import CardState, NotFoundError, PaymentRequest, ServiceClient, TransactionState, ValidationError
 from tests import dialects
 
-LOOKUP_PATH = {"strict": "api/transaction", "quirks": "api/transaction",
-               "family": "api/verify-payment"}
+LOOKUP_PATH = {"strict": "api/transaction", "quirks": "api/transaction", "family": "api/verify-payment"}
 
 
 @pytest.fixture(params=dialects.params())
@@ -29,9 +28,16 @@ def _client(sb, **kw):
 
 
 def _request(tx_ref, **over):
-    fields = dict(amount=Decimal(1000), currency="USD", email="ada@example.com",
-                  first_name="Ada", last_name="Lovelace", tx_ref=tx_ref,
-                  title="Coffee", description="Two flat whites")
+    fields = dict(
+        amount=Decimal(1000),
+        currency="USD",
+        email="ada@example.com",
+        first_name="Ada",
+        last_name="Lovelace",
+        tx_ref=tx_ref,
+        title="Coffee",
+        description="Two flat whites",
+    )
     fields.update(over)
     return PaymentRequest(**fields)
 
@@ -71,8 +77,9 @@ async def test_a_failed_payment_is_a_lookup_that_succeeded(service):
         assert tx.status is TransactionState.FAILED and tx.status.final
         assert tx.tx_ref == "D-2" and tx.amount == Decimal("1000.00")
         gone = await client.validate("D-3")
-        expected = (TransactionState.FAILED if dialects.dialect_of(service) == "family"
-                    else TransactionState.CANCELLED)  # the family has one word for both
+        expected = (
+            TransactionState.FAILED if dialects.dialect_of(service) == "family" else TransactionState.CANCELLED
+        )  # the family has one word for both
         assert gone.status is expected and gone.status.final
 
 
@@ -106,8 +113,9 @@ async def test_the_lookup_path_is_found_out_and_told(service):
 
 async def test_a_card_life_with_its_refusals(service):
     async with _client(service) as client:
-        card = await client.create_card(Decimal(100), "USD", "https://shop.example/h",
-                                        first_name="Ada", last_name="Lovelace")
+        card = await client.create_card(
+            Decimal(100), "USD", "https://shop.example/h", first_name="Ada", last_name="Lovelace"
+        )
         assert card.status is CardState.ACTIVE and card.currency == "USD"
         assert card.expiration and len(card.expiration) == 7 and card.expiration[4] == "-"
         h = card.card_hash
@@ -123,8 +131,7 @@ async def test_a_card_life_with_its_refusals(service):
             await client.withdraw_card(h, 500)  # more than the card holds
         assert (await client.card(h)).balance == Decimal("130.00")
         assert await client.terminate_card(h)
-        listed = [c.card_hash for c in await client.cards()
-                  if c.status is not CardState.INACTIVE]
+        listed = [c.card_hash for c in await client.cards() if c.status is not CardState.INACTIVE]
         assert h not in listed
         with pytest.raises(NotFoundError):
             await client.card("ch_unknown")

@@ -21,10 +21,16 @@ def _body(status, message, data) -> bytes:
     return json.dumps({"message": message, "status": status, "data": data}).encode()
 
 
-@pytest.mark.parametrize("word,state", [
-    ("pending", TransactionState.PENDING), ("success", TransactionState.SUCCESS),
-    ("failed/cancelled", TransactionState.FAILED), ("refunded", TransactionState.REFUNDED),
-    ("reversed", TransactionState.REVERSED)])
+@pytest.mark.parametrize(
+    "word,state",
+    [
+        ("pending", TransactionState.PENDING),
+        ("success", TransactionState.SUCCESS),
+        ("failed/cancelled", TransactionState.FAILED),
+        ("refunded", TransactionState.REFUNDED),
+        ("reversed", TransactionState.REVERSED),
+    ],
+)
 def test_a_lookup_is_judged_by_its_transaction(word, state):
     raw = _body(word, "Payment details", {**TX, "status": word})
     answer = read_lookup(201, {}, raw)
@@ -53,11 +59,16 @@ def test_lookup_errors_stay_errors():
     assert info.value.status == 404
 
 
-@pytest.mark.parametrize("message,data", [
-    ("Insufficient Funds, please fund your account", None),  # the family's, verbatim
-    ("Insufficient Funds, please fund your account", "null"),
-    ("insufficient balance", {"card_hash": "ch_1"}),  # says so even beside a card
-    ("Card funding failed", None), ("Unable to process request", {})])
+@pytest.mark.parametrize(
+    "message,data",
+    [
+        ("Insufficient Funds, please fund your account", None),  # the family's, verbatim
+        ("Insufficient Funds, please fund your account", "null"),
+        ("insufficient balance", {"card_hash": "ch_1"}),  # says so even beside a card
+        ("Card funding failed", None),
+        ("Unable to process request", {}),
+    ],
+)
 def test_a_refusal_dressed_as_success_is_a_refusal(message, data):
     answer = read(201, {}, _body("success", message, data))
     with pytest.raises(ValidationError) as info:
@@ -65,18 +76,32 @@ def test_a_refusal_dressed_as_success_is_a_refusal(message, data):
     assert info.value.message == message
 
 
-@pytest.mark.parametrize("status,message,data", [
-    ("success", "Card Funding successful", {}),  # the document's
-    ("success", "Card funded successfully", {"card_hash": "ch_1", "balance": "70.00"}),
-    ("suucess", "Withdrawal Successful", {"card_hash": "ch_1"})])  # the family's withdraw
+@pytest.mark.parametrize(
+    "status,message,data",
+    [
+        ("success", "Card Funding successful", {}),  # the document's
+        ("success", "Card funded successfully", {"card_hash": "ch_1", "balance": "70.00"}),
+        ("suucess", "Withdrawal Successful", {"card_hash": "ch_1"}),
+    ],
+)  # the family's withdraw
 def test_a_card_moved_is_done(status, message, data):
     assert ServiceClient._moved(read(201, {}, _body(status, message, data))) == message
 
 
-@pytest.mark.parametrize("given,kept", [
-    ("05/29", "2029-05"), ("5/29", "2029-05"), ("12/2031", "2031-12"), ("2029-05", "2029-05"),
-    ("2029-05-31", "2029-05"), (" 07 / 30 ", "2030-07"), ("soon", "soon"), (None, None),
-    ("13/29", "13/29")])
+@pytest.mark.parametrize(
+    "given,kept",
+    [
+        ("05/29", "2029-05"),
+        ("5/29", "2029-05"),
+        ("12/2031", "2031-12"),
+        ("2029-05", "2029-05"),
+        ("2029-05-31", "2029-05"),
+        (" 07 / 30 ", "2030-07"),
+        ("soon", "soon"),
+        (None, None),
+        ("13/29", "13/29"),
+    ],
+)
 def test_both_expiry_spellings_read(given, kept):
     assert read_expiry(given) == kept
 
@@ -84,6 +109,5 @@ def test_both_expiry_spellings_read(given, kept):
 def test_the_profile_keeps_its_lookup_path_and_drops_a_strange_one():
     base = {"id": "p_1", "name": "Shop", "base_url": "https://pay.example"}
     assert Profile.from_json(base).lookup_path is None
-    assert Profile.from_json({**base, "lookup_path": "api/verify-payment"}).lookup_path \
-        == "api/verify-payment"
+    assert Profile.from_json({**base, "lookup_path": "api/verify-payment"}).lookup_path == "api/verify-payment"
     assert Profile.from_json({**base, "lookup_path": "../admin"}).lookup_path is None

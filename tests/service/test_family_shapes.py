@@ -23,19 +23,32 @@ def family(make_sandbox):
 
 
 def _request(tx_ref, amount=1000, **over):
-    return PaymentRequest(amount=Decimal(amount), currency="GBP", email="ada@example.com",
-                          first_name="Ada", last_name="Lovelace", tx_ref=tx_ref,
-                          title="Coffee", description="Two flat whites", **over)
+    return PaymentRequest(
+        amount=Decimal(amount),
+        currency="GBP",
+        email="ada@example.com",
+        first_name="Ada",
+        last_name="Lovelace",
+        tx_ref=tx_ref,
+        title="Coffee",
+        description="Two flat whites",
+        **over,
+    )
 
 
 async def test_a_cards_balance_is_its_amount_and_its_issue_only_the_creates(family):
     async with ServiceClient(family.base_url, family.key("live"), backoff=0.01) as client:
-        made = await client.create_card(Decimal(50), "GBP", "https://shop.example/cards",
-                                        first_name="Ada", last_name="Lovelace")
+        made = await client.create_card(
+            Decimal(50), "GBP", "https://shop.example/cards", first_name="Ada", last_name="Lovelace"
+        )
         # the create answers no state: read back; its answer alone says what it was issued with
         assert made.status is CardState.ACTIVE and made.status_raw == 1
         assert (made.amount, made.balance, made.charge, made.paid) == (
-            Decimal("50.00"), Decimal("50.00"), None, Decimal("51.5"))
+            Decimal("50.00"),
+            Decimal("50.00"),
+            None,
+            Decimal("51.5"),
+        )
         await client.fund_card(made.card_hash, 20)
         read = await client.card(made.card_hash)
         assert (read.balance, read.amount) == (Decimal("70.00"), None)
@@ -46,8 +59,7 @@ async def test_a_cards_balance_is_its_amount_and_its_issue_only_the_creates(fami
 async def test_an_amount_outside_the_merchants_limits_names_the_amount(family):
     family.settings(amount_limits={"GBP": {"min_amount": 5, "max_amount": 500}})
     async with ServiceClient(family.base_url, family.key(), backoff=0.01) as client:
-        for amount, said in ((3, "The minimum amount for GBP is 5"),
-                             (600, "The maximum amount for GBP is 500")):
+        for amount, said in ((3, "The minimum amount for GBP is 5"), (600, "The maximum amount for GBP is 500")):
             with pytest.raises(ValidationError) as refused:
                 await client.create_payment(_request(f"LIM-{amount}", amount))
             assert refused.value.message == said
@@ -75,8 +87,9 @@ async def test_a_notifications_meta_as_json_text_reads_as_its_object(family):
             family.control(f"pay/{link.checkout_url.rsplit('/', 1)[1]}", {"outcome": "success"})
 
     async def sent() -> list[dict] | None:
-        async with httpx.AsyncClient(base_url=family.base_url, headers={
-                "Authorization": f"Bearer {family.key()}"}) as c:
+        async with httpx.AsyncClient(
+            base_url=family.base_url, headers={"Authorization": f"Bearer {family.key()}"}
+        ) as c:
             logged = (await c.get("/_sandbox/notifications")).json()["data"]
         return logged if len(logged) == 2 else None
 

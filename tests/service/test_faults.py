@@ -14,18 +14,28 @@ from paydesk.service import PaymentRequest, ServiceClient, TransactionState
 async def test_two_hundred_links_under_faults(make_sandbox, quirks):
     sb = make_sandbox(quirks=quirks, base_path="/pay")
     async with httpx.AsyncClient(headers={"Authorization": f"Bearer {sb.key()}"}) as http:
-        r = await http.put(f"{sb.base_url}/_sandbox/faults",
-                           json={"drop_after_commit_rate": 0.5, "error_rate": 0.2, "seed": 2026})
+        r = await http.put(
+            f"{sb.base_url}/_sandbox/faults", json={"drop_after_commit_rate": 0.5, "error_rate": 0.2, "seed": 2026}
+        )
         r.raise_for_status()
     refs = [f"FAULT-{i:03d}" for i in range(200)]
     gate = asyncio.Semaphore(8)
-    async with ServiceClient(sb.base_url, sb.key(), backoff=0.005, max_backoff=0.05,
-                             create_attempts=12, retries=6) as client:
+    async with ServiceClient(
+        sb.base_url, sb.key(), backoff=0.005, max_backoff=0.05, create_attempts=12, retries=6
+    ) as client:
+
         async def create(ref: str):
             async with gate:
-                return await client.create_payment(PaymentRequest(
-                    amount=Decimal(10), currency="GBP", email="f@example.com",
-                    first_name="F", last_name="G", tx_ref=ref))
+                return await client.create_payment(
+                    PaymentRequest(
+                        amount=Decimal(10),
+                        currency="GBP",
+                        email="f@example.com",
+                        first_name="F",
+                        last_name="G",
+                        tx_ref=ref,
+                    )
+                )
 
         links = await asyncio.gather(*(create(r) for r in refs))
     assert [link.tx_ref for link in links] == refs  # every one reported created

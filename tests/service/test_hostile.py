@@ -22,16 +22,31 @@ from paydesk.service import (
 )
 
 KEY = "sec-test-HOSTILEhostile0123456789abcdefAB"
-WRONG_TYPES = {"status": "success", "message": "Payment details", "data": {
-    "tx_ref": ["x"], "status": 7, "amount": {"v": 1}, "charge": True, "created_at": 12,
-    "customization": "nope", "meta": 3, "email": [], "currency": {}}}
+WRONG_TYPES = {
+    "status": "success",
+    "message": "Payment details",
+    "data": {
+        "tx_ref": ["x"],
+        "status": 7,
+        "amount": {"v": 1},
+        "charge": True,
+        "created_at": 12,
+        "customization": "nope",
+        "meta": 3,
+        "email": [],
+        "currency": {},
+    },
+}
 
 
-def _http(status: int, body: bytes, ctype: str = "application/json", length: int | None = None,
-          **headers: str) -> bytes:
+def _http(
+    status: int, body: bytes, ctype: str = "application/json", length: int | None = None, **headers: str
+) -> bytes:
     extra = "".join(f"{k.replace('_', '-')}: {v}\r\n" for k, v in headers.items())
-    head = (f"HTTP/1.1 {status} X\r\nContent-Type: {ctype}\r\n{extra}"
-            f"Content-Length: {len(body) if length is None else length}\r\n\r\n")
+    head = (
+        f"HTTP/1.1 {status} X\r\nContent-Type: {ctype}\r\n{extra}"
+        f"Content-Length: {len(body) if length is None else length}\r\n\r\n"
+    )
     return head.encode() + body
 
 
@@ -39,11 +54,26 @@ def _envelope(data, status="success", message="Payment details") -> bytes:
     return json.dumps({"status": status, "message": message, "data": data}).encode()
 
 
-TRANSACTION = {"tx_ref": "X-1", "status": "pending", "amount": "1,000.00", "currency": "USD",
-               "charge": "14.20", "email": "a@example.com", "reference": "PDK-1",
-               "created_at": "2026-11-22T10:00:00.000000Z", "updated_at": "2026-11-22T10:00:00.000000Z"}
-CARD = {"card_hash": "ch_1", "status": 1, "card_pan": "4242424242424242", "cvv": "123",
-        "masked_card": "424242******4242", "currency": "11", "amount": "100"}
+TRANSACTION = {
+    "tx_ref": "X-1",
+    "status": "pending",
+    "amount": "1,000.00",
+    "currency": "USD",
+    "charge": "14.20",
+    "email": "a@example.com",
+    "reference": "PDK-1",
+    "created_at": "2026-11-22T10:00:00.000000Z",
+    "updated_at": "2026-11-22T10:00:00.000000Z",
+}
+CARD = {
+    "card_hash": "ch_1",
+    "status": 1,
+    "card_pan": "4242424242424242",
+    "cvv": "123",
+    "masked_card": "424242******4242",
+    "currency": "11",
+    "amount": "100",
+}
 
 
 def _deflate(data: bytes, raw: bool = False) -> bytes:
@@ -76,8 +106,7 @@ async def _handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) ->
         elif scenario == "echo":  # shows the request, Authorization header and all
             writer.write(_http(400, request, "text/plain"))
         elif scenario == "echojson":
-            writer.write(_http(400, json.dumps({"status": "failed",
-                                                "message": request.decode()}).encode()))
+            writer.write(_http(400, json.dumps({"status": "failed", "message": request.decode()}).encode()))
         elif scenario == "endless":  # headers, then a trickle that never ends
             writer.write(_http(200, b"", length=10**9))
             while True:
@@ -90,11 +119,16 @@ async def _handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) ->
             writer.transport.abort()
             return
         elif scenario == "deep":  # 100,000 nested arrays in 200 KB
-            writer.write(_http(200, b'{"status": "success", "message": "x", "data": '
-                               + b"[" * 100_000 + b"]" * 100_000 + b"}"))
+            writer.write(
+                _http(200, b'{"status": "success", "message": "x", "data": ' + b"[" * 100_000 + b"]" * 100_000 + b"}")
+            )
         elif scenario == "deeperror":  # a deep validation message
-            writer.write(_http(400, b'{"status": "failed", "message": {"amount": '
-                               + b"[" * 3000 + b"]" * 3000 + b"}, \"data\": null}"))
+            writer.write(
+                _http(
+                    400,
+                    b'{"status": "failed", "message": {"amount": ' + b"[" * 3000 + b"]" * 3000 + b'}, "data": null}',
+                )
+            )
         elif scenario == "infinity":  # a card whose status is Infinity, another 1e309
             body = _envelope({**CARD, "status": "__INF__"}, message="All Cards")
             writer.write(_http(200, body.replace(b'"__INF__"', b"Infinity")))
@@ -102,33 +136,38 @@ async def _handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) ->
             body = _envelope([{**CARD, "status": "__BIG__"}], message="All Cards")
             writer.write(_http(200, body.replace(b'"__BIG__"', b"1e309")))
         elif scenario == "fardate":
-            writer.write(_http(200, _envelope({**TRANSACTION,
-                                               "created_at": "9999-12-31T23:59:59-14:00"})))
+            writer.write(_http(200, _envelope({**TRANSACTION, "created_at": "9999-12-31T23:59:59-14:00"})))
         elif scenario in ("gzip", "deflate", "rawdeflate"):
             plain = _envelope(TRANSACTION)
-            packed = (gzip.compress(plain) if scenario == "gzip" else
-                      _deflate(plain, raw=scenario == "rawdeflate"))
-            writer.write(_http(200, packed, Content_Encoding="gzip" if scenario == "gzip"
-                               else "deflate"))
+            packed = gzip.compress(plain) if scenario == "gzip" else _deflate(plain, raw=scenario == "rawdeflate")
+            writer.write(_http(200, packed, Content_Encoding="gzip" if scenario == "gzip" else "deflate"))
         elif scenario == "gzipbomb":  # 30 KB that inflate to 30 MB
-            writer.write(_http(200, gzip.compress(b" " * (30 * 1024 * 1024)),
-                               Content_Encoding="gzip"))
+            writer.write(_http(200, gzip.compress(b" " * (30 * 1024 * 1024)), Content_Encoding="gzip"))
         elif scenario == "brotli":
             writer.write(_http(200, b"\x0b\x02\x80{}\x03", Content_Encoding="br"))
         elif scenario in ("echokey", "echokeytext"):  # a service that repeats the key it got
             key = request.split(b"Bearer ", 1)[1].split(b"\r\n", 1)[0].decode()
             if scenario == "echokey":
-                writer.write(_http(401, json.dumps({
-                    "status": "failed", "message": f"Invalid key {key}",
-                    "errors": {"key": [f"{key} is not a key of ours"]}}).encode()))
+                writer.write(
+                    _http(
+                        401,
+                        json.dumps(
+                            {
+                                "status": "failed",
+                                "message": f"Invalid key {key}",
+                                "errors": {"key": [f"{key} is not a key of ours"]},
+                            }
+                        ).encode(),
+                    )
+                )
             else:
                 writer.write(_http(400, f"<p>key={key}</p>".encode(), "text/html"))
         elif scenario == "slowdown":
-            writer.write(_http(429, b'{"status": "failed", "message": "slow"}',
-                               Retry_After="99999"))
+            writer.write(_http(429, b'{"status": "failed", "message": "slow"}', Retry_After="99999"))
         elif scenario == "slowdate":
-            writer.write(_http(429, b'{"status": "failed", "message": "slow"}',
-                               Retry_After="Fri, 31 Dec 9999 23:59:59 GMT"))
+            writer.write(
+                _http(429, b'{"status": "failed", "message": "slow"}', Retry_After="Fri, 31 Dec 9999 23:59:59 GMT")
+            )
         elif scenario == "shortwait":
             writer.write(_http(429, b'{"status": "failed", "message": "slow"}', Retry_After="4"))
         await writer.drain()
@@ -146,16 +185,24 @@ async def hostile():
     server.close()
 
 
-@pytest.mark.parametrize("scenario,kind", [
-    ("badjson", UnexpectedAnswerError), ("html", UnexpectedAnswerError),
-    ("html500", ServiceUnavailableError), ("empty", UnexpectedAnswerError),
-    ("huge", UnexpectedAnswerError), ("array", UnexpectedAnswerError),
-    ("wrongtypes", UnexpectedAnswerError), ("echo", UnexpectedAnswerError),
-    ("endless", AnswerLostError), ("silent", AnswerLostError), ("cut", AnswerLostError),
-])
+@pytest.mark.parametrize(
+    "scenario,kind",
+    [
+        ("badjson", UnexpectedAnswerError),
+        ("html", UnexpectedAnswerError),
+        ("html500", ServiceUnavailableError),
+        ("empty", UnexpectedAnswerError),
+        ("huge", UnexpectedAnswerError),
+        ("array", UnexpectedAnswerError),
+        ("wrongtypes", UnexpectedAnswerError),
+        ("echo", UnexpectedAnswerError),
+        ("endless", AnswerLostError),
+        ("silent", AnswerLostError),
+        ("cut", AnswerLostError),
+    ],
+)
 async def test_only_typed_errors(hostile, scenario, kind):
-    async with ServiceClient(f"{hostile}/{scenario}", KEY, timeout=1.0, retries=1,
-                             backoff=0.01) as client:
+    async with ServiceClient(f"{hostile}/{scenario}", KEY, timeout=1.0, retries=1, backoff=0.01) as client:
         started = time.monotonic()
         with pytest.raises(ServiceError) as info:
             await client.validate("X-1")
@@ -192,9 +239,11 @@ async def test_writes_are_not_blindly_retried(hostile):
 
 OPERATIONS = {
     "validate": lambda c: c.validate("X-1"),
-    "create_payment": lambda c: c.create_payment(PaymentRequest(
-        amount=Decimal(10), currency="USD", email="a@example.com", first_name="A",
-        last_name="B", tx_ref="X-1")),
+    "create_payment": lambda c: c.create_payment(
+        PaymentRequest(
+            amount=Decimal(10), currency="USD", email="a@example.com", first_name="A", last_name="B", tx_ref="X-1"
+        )
+    ),
     "create_card": lambda c: c.create_card(Decimal(10), "USD"),
     "fund_card": lambda c: c.fund_card("ch_1", 5),
     "cards": lambda c: c.cards(),
@@ -208,8 +257,9 @@ async def test_only_service_errors_leave_the_client(hostile, scenario, operation
     """Item 12: RecursionError (deep JSON) and OverflowError (a card status of Infinity or
     1e309, a timestamp past year 9999 in UTC) escaped the client. Whatever the answer, a
     call returns or raises a ServiceError."""
-    async with ServiceClient(f"{hostile}/{scenario}", KEY, timeout=2.0, retries=0,
-                             backoff=0.01, create_attempts=2, create_deadline=5) as client:
+    async with ServiceClient(
+        f"{hostile}/{scenario}", KEY, timeout=2.0, retries=0, backoff=0.01, create_attempts=2, create_deadline=5
+    ) as client:
         try:
             await OPERATIONS[operation](client)
         except ServiceError as error:
@@ -239,8 +289,9 @@ async def test_an_unknown_coding_is_a_typed_error(hostile):
             await client.validate("X-1")
 
 
-@pytest.mark.parametrize("key", ["MYSHOP-LIVE-7f3a9c2e1b", "sec-test-abcd-EFGH-1234-ijkl-5678",
-                                 "k3y!with spaces&symbols"])
+@pytest.mark.parametrize(
+    "key", ["MYSHOP-LIVE-7f3a9c2e1b", "sec-test-abcd-EFGH-1234-ijkl-5678", "k3y!with spaces&symbols"]
+)
 @pytest.mark.parametrize("scenario", ["echokey", "echokeytext"])
 async def test_the_clients_own_key_never_appears_in_what_it_raises(hostile, scenario, key):
     """Item 14: a key of another shape (MYSHOP-LIVE-...) echoed by a service appeared
@@ -277,17 +328,24 @@ async def test_create_payment_has_an_overall_deadline(hostile):
     """Item 15: against a silent service create_payment took about 14 minutes (8 attempts,
     each a send and lookups, at 20 s each). Past its deadline it raises AnswerLostError
     (the intent may have arrived: the caller settles it later)."""
-    async with ServiceClient(f"{hostile}/silent", KEY, timeout=1.0, create_deadline=2.5,
-                             backoff=0.01) as client:
+    async with ServiceClient(f"{hostile}/silent", KEY, timeout=1.0, create_deadline=2.5, backoff=0.01) as client:
         started = time.monotonic()
         with pytest.raises(AnswerLostError, match="within 2.5 s"):
             await OPERATIONS["create_payment"](client)
         assert time.monotonic() - started < 3.5
         started = time.monotonic()  # and per call
         with pytest.raises(AnswerLostError):
-            await client.create_payment(PaymentRequest(
-                amount=Decimal(10), currency="USD", email="a@example.com", first_name="A",
-                last_name="B", tx_ref="X-2"), deadline=1.5)
+            await client.create_payment(
+                PaymentRequest(
+                    amount=Decimal(10),
+                    currency="USD",
+                    email="a@example.com",
+                    first_name="A",
+                    last_name="B",
+                    tx_ref="X-2",
+                ),
+                deadline=1.5,
+            )
         assert time.monotonic() - started < 2.5
 
 

@@ -67,7 +67,7 @@ def test_check_catches_any_single_substitution(payload, data):
     i = data.draw(st.integers(0, len(ref) - 1))
     other = data.draw(st.sampled_from(ALPHABET))
     assume(other != ref[i])
-    assert not is_consistent(ref[:i] + other + ref[i + 1:])
+    assert not is_consistent(ref[:i] + other + ref[i + 1 :])
 
 
 @given(payloads, st.data())
@@ -75,7 +75,7 @@ def test_check_catches_any_adjacent_swap(payload, data):
     ref = payload + check_characters(payload)
     i = data.draw(st.integers(0, len(ref) - 2))
     assume(ref[i] != ref[i + 1])
-    assert not is_consistent(ref[:i] + ref[i + 1] + ref[i] + ref[i + 2:])
+    assert not is_consistent(ref[:i] + ref[i + 1] + ref[i] + ref[i + 2 :])
 
 
 def test_check_exhaustively_on_short_payloads():
@@ -87,13 +87,16 @@ def test_check_exhaustively_on_short_payloads():
             for i in range(4):
                 for c in ALPHABET:
                     if c != ref[i]:
-                        assert not is_consistent(ref[:i] + c + ref[i + 1:]), (ref, i, c)
+                        assert not is_consistent(ref[:i] + c + ref[i + 1 :]), (ref, i, c)
                 if i < 3 and ref[i] != ref[i + 1]:
-                    assert not is_consistent(ref[:i] + ref[i + 1] + ref[i] + ref[i + 2:]), (ref, i)
+                    assert not is_consistent(ref[:i] + ref[i + 1] + ref[i] + ref[i + 2 :]), (ref, i)
 
 
-@given(st.text(alphabet=INSTALLATION_ALPHABET, min_size=6, max_size=6),
-       st.from_regex(r"[A-Z0-9]{1,8}", fullmatch=True), st.dates(date(2000, 1, 1), date(2099, 12, 31)))
+@given(
+    st.text(alphabet=INSTALLATION_ALPHABET, min_size=6, max_size=6),
+    st.from_regex(r"[A-Z0-9]{1,8}", fullmatch=True),
+    st.dates(date(2000, 1, 1), date(2099, 12, 31)),
+)
 @settings(max_examples=200)
 def test_generated_references_validate_and_differ(inst, prefix, day):
     gen = TxRefGenerator(prefix, inst, today=lambda: day)
@@ -110,9 +113,15 @@ def test_installations_differ_without_coordination():
     assert len(ids) >= 1995  # 30 random bits each
 
 
-@pytest.mark.parametrize("typed,message", [("", "Type a reference"), ("hello", "looks like"),
-                                           ("SHOP-261122-K7QM4X-0042", "looks like"),
-                                           ("SHOP-261122-K7QM4X-00421", "looks like")])
+@pytest.mark.parametrize(
+    "typed,message",
+    [
+        ("", "Type a reference"),
+        ("hello", "looks like"),
+        ("SHOP-261122-K7QM4X-0042", "looks like"),
+        ("SHOP-261122-K7QM4X-00421", "looks like"),
+    ],
+)
 def test_validator_messages(typed, message):
     with pytest.raises(TxRefError, match=message):
         validate(typed)
@@ -156,10 +165,18 @@ nasty = st.text(min_size=1, max_size=40).filter(lambda s: s.strip())
 @given(title=nasty, description=nasty, first=nasty, meta_value=nasty)
 @settings(max_examples=150)
 def test_form_snippet_has_exactly_the_intended_fields(title, description, first, meta_value):
-    req = PaymentRequest(amount=Decimal(25), currency="GBP", email="a@example.com",
-                         first_name=first, last_name="X", tx_ref="T-1", title=title,
-                         description=description, meta={"k": meta_value},
-                         callback_url="https://shop.example/cb?a=1&b=2")
+    req = PaymentRequest(
+        amount=Decimal(25),
+        currency="GBP",
+        email="a@example.com",
+        first_name=first,
+        last_name="X",
+        tx_ref="T-1",
+        title=title,
+        description=description,
+        meta={"k": meta_value},
+        callback_url="https://shop.example/cb?a=1&b=2",
+    )
     parsed = _Collect()
     parsed.feed(html_form(req, "pub-test-abc", "http://127.0.0.1:8000/pay/"))
     assert parsed.forms == [{"method": "post", "action": "http://127.0.0.1:8000/pay/ext_transfer"}]
@@ -172,8 +189,15 @@ def test_form_snippet_has_exactly_the_intended_fields(title, description, first,
 def test_inline_snippet_keeps_the_script_intact(title, first):
     import json
 
-    req = PaymentRequest(amount=Decimal(25), currency="GBP", email="a@example.com",
-                         first_name=first, last_name="X", tx_ref="T-1", title=title)
+    req = PaymentRequest(
+        amount=Decimal(25),
+        currency="GBP",
+        email="a@example.com",
+        first_name=first,
+        last_name="X",
+        tx_ref="T-1",
+        title=title,
+    )
     parsed = _Collect()
     parsed.feed(inline_checkout(req, "pub-test-abc", "http://127.0.0.1:8000/pay"))
     assert parsed.scripts[0] == {"src": "http://127.0.0.1:8000/pay/js/payment.js"}
@@ -187,8 +211,9 @@ def test_inline_snippet_keeps_the_script_intact(title, first):
 
 @pytest.mark.parametrize("key", ["sec-test-abc", "SEC-LIVE-abc", ""])
 def test_secret_keys_are_refused(key):
-    req = PaymentRequest(amount=Decimal(1), currency="GBP", email="a@example.com",
-                         first_name="A", last_name="B", tx_ref="T")
+    req = PaymentRequest(
+        amount=Decimal(1), currency="GBP", email="a@example.com", first_name="A", last_name="B", tx_ref="T"
+    )
     with pytest.raises(SecretKeyInSnippet):
         html_form(req, key, "http://x")
     with pytest.raises(SecretKeyInSnippet):

@@ -13,8 +13,16 @@ from paydesk.service.errors import UnexpectedAnswerError, ValidationError
 from paydesk.service.models import VirtualCard, items_of
 from paydesk.service.redact import luhn_valid, redact
 
-CARDS = ["4242424242424242", "4000 0000 0000 3220", "5555-5555-5555-4444", "378282246310005",
-         "6011111111111117", "3530111333300000", "4222222222222", "6304000000000000000"]
+CARDS = [
+    "4242424242424242",
+    "4000 0000 0000 3220",
+    "5555-5555-5555-4444",
+    "378282246310005",
+    "6011111111111117",
+    "3530111333300000",
+    "4222222222222",
+    "6304000000000000000",
+]
 
 
 def _luhn_complete(partial: str) -> str:
@@ -35,26 +43,42 @@ def test_card_numbers_are_redacted_to_their_last_four(number):
 
 
 @settings(max_examples=200)
-@given(st.integers(12, 18).flatmap(lambda n: st.text("0123456789", min_size=n, max_size=n)),
-       st.sampled_from(["", " ", "-"]), st.text(max_size=10))
+@given(
+    st.integers(12, 18).flatmap(lambda n: st.text("0123456789", min_size=n, max_size=n)),
+    st.sampled_from(["", " ", "-"]),
+    st.text(max_size=10),
+)
 def test_any_luhn_number_of_13_to_19_digits_goes(partial, separator, around):
     """Issue 8, section 4: any length from 13 to 19, grouped or not, among other text."""
     number = _luhn_complete(partial)
-    shown = separator.join(number[i:i + 4] for i in range(0, len(number), 4))
+    shown = separator.join(number[i : i + 4] for i in range(0, len(number), 4))
     text = redact(f"{around} {shown} {around}")
     assert number not in text.replace(separator, "") if separator else number not in text
 
 
-@pytest.mark.parametrize("text", ["amount 1000000 GBP", "reference SHOP-261122-K7QM4X-0042R9",
-                                  "at 2026-11-22 10:00:00", "4242424242424241 (no Luhn)"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "amount 1000000 GBP",
+        "reference SHOP-261122-K7QM4X-0042R9",
+        "at 2026-11-22 10:00:00",
+        "4242424242424241 (no Luhn)",
+    ],
+)
 def test_other_numbers_stay(text):
     """Issue 8, section 4: amounts, references, dates and numbers failing Luhn stay."""
     assert redact(text) == text
 
 
-@pytest.mark.parametrize("text", [
-    "{'card_pan': '4111111111111112', 'cvv': '123'}", '{"cvv":"987","card_pan":"1234"}',
-    "cvc=123&card_number=41111", "CVV: 4321"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{'card_pan': '4111111111111112', 'cvv': '123'}",
+        '{"cvv":"987","card_pan":"1234"}',
+        "cvc=123&card_number=41111",
+        "CVV: 4321",
+    ],
+)
 def test_card_fields_are_redacted(text):
     """Issue 8, section 4: the values of card_pan and cvv (and kin) go, whatever they hold."""
     out = redact(text)
@@ -110,8 +134,7 @@ def test_log_lines_carry_no_card_data():
     finally:
         log.removeHandler(handler)
     text = stream.getvalue()
-    for secret in ("4242 4242 4242 4242", "cvv=123", "MYSHOP-LIVE-abcdef", "5555555555554444",
-                   "'321'"):
+    for secret in ("4242 4242 4242 4242", "cvv=123", "MYSHOP-LIVE-abcdef", "5555555555554444", "'321'"):
         assert secret not in text, text
     assert "[card ending 4242]" in text
     assert redactor.clean("4242424242424242") == "[card ending 4242]"

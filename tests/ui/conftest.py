@@ -80,8 +80,7 @@ def keys(memory_keyring):
 
 
 def args(**over):
-    base = dict(sandbox=False, profile=None, mode=None, data_dir=None, sandbox_dir=None,
-                no_keyring=False)
+    base = dict(sandbox=False, profile=None, mode=None, data_dir=None, sandbox_dir=None, no_keyring=False)
     base.update(over)
     return argparse.Namespace(**base)
 

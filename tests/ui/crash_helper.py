@@ -23,18 +23,22 @@ paths = default_paths().ensure()
 def ready(window, session):
     async def act():
         # start-up is over and the links tab has put its reference in the form
-        await until_async(lambda: window.started and window.links_tab.loaded, 120,
-                          "start-up and the links tab", every=0.05)
+        await until_async(
+            lambda: window.started and window.links_tab.loaded, 120, "start-up and the links tab", every=0.05
+        )
         key = await session.key()
         async with httpx.AsyncClient() as http:
-            r = await http.put(f"{session.profile.base_url}/_sandbox/faults",
-                               json={"drop_after_commit_rate": 1.0},
-                               headers={"Authorization": f"Bearer {key}"})
+            r = await http.put(
+                f"{session.profile.base_url}/_sandbox/faults",
+                json={"drop_after_commit_rate": 1.0},
+                headers={"Authorization": f"Bearer {key}"},
+            )
             r.raise_for_status()
         tab = window.links_tab
         form = tab.form
-        for name, text in dict(amount="77", email="kim@example.com", first_name="Kim",
-                               last_name="Lee", title="Crash test").items():
+        for name, text in dict(
+            amount="77", email="kim@example.com", first_name="Kim", last_name="Lee", title="Crash test"
+        ).items():
             press.type_into(getattr(form, name), text)
         print(json.dumps({"creating": form.tx_ref.text()}), flush=True)
         press.click(form.create_button)

@@ -30,18 +30,22 @@ class Run:
     """PayDesk's and its embedded sandbox's folders under ``tmp_path``."""
 
     def __init__(self, tmp_path: Path):
-        self.env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PAYDESK_HOME=str(tmp_path / "data"),
-                        PAYDESK_SANDBOX_HOME=str(tmp_path / "sandbox"))
+        self.env = dict(
+            os.environ,
+            QT_QPA_PLATFORM="offscreen",
+            PAYDESK_HOME=str(tmp_path / "data"),
+            PAYDESK_SANDBOX_HOME=str(tmp_path / "sandbox"),
+        )
         self.env.pop("PAYDESK_QUIT_AFTER", None)
         self.service_db = tmp_path / "sandbox" / "sandbox.sqlite3"
         self.ledger_db = tmp_path / "data" / "ledger.sqlite3"
 
-    def kill_once_committed(self, helper: str, committed: Callable[[dict], bool],
-                            what: str) -> dict:
+    def kill_once_committed(self, helper: str, committed: Callable[[dict], bool], what: str) -> dict:
         """Start ``python -m helper``, read the first line it prints (JSON), wait until the
         service has ``committed`` it, then SIGKILL the helper: its answer never arrives."""
-        proc = subprocess.Popen([sys.executable, "-m", helper], env=self.env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", helper], env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         try:
             line = proc.stdout.readline()
             assert line, proc.stderr.read()[-3000:]
@@ -57,7 +61,11 @@ class Run:
 
     def start_again(self, quit_after: float) -> None:
         """PayDesk started again, quitting by itself after ``quit_after`` seconds."""
-        again = subprocess.run([sys.executable, "-m", "paydesk"],
-                               env=dict(self.env, PAYDESK_QUIT_AFTER=str(quit_after)),
-                               capture_output=True, text=True, timeout=120)
+        again = subprocess.run(
+            [sys.executable, "-m", "paydesk"],
+            env=dict(self.env, PAYDESK_QUIT_AFTER=str(quit_after)),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert again.returncode == 0, again.stderr[-3000:]

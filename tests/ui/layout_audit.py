@@ -85,35 +85,50 @@ class Allowed:
     reason: str
 
     def covers(self, finding: Finding, window: QWidget, widget: QWidget | None) -> bool:
-        if finding.check != self.check or not fnmatch.fnmatchcase(window.objectName(),
-                                                                 self.window):
+        if finding.check != self.check or not fnmatch.fnmatchcase(window.objectName(), self.window):
             return False
         if widget is None:
             return self.widget == "*"
-        return any(fnmatch.fnmatchcase(name, self.widget)
-                   for name in (widget.objectName(), type(widget).__name__))
+        return any(fnmatch.fnmatchcase(name, self.widget) for name in (widget.objectName(), type(widget).__name__))
 
 
 # What the audit would report but is as meant. Keep each reason true: an exception whose
 # widget is gone is found by test_layout_audit.py's check of this list.
 EXCEPTIONS: tuple[Allowed, ...] = (
-    Allowed("overlap", "*", "test-watermark",
-               "the TEST watermark lies under the link panel's and the customer view's "
-               "widgets on purpose (ui/links/watermark.py), never over the code"),
-    Allowed("sideways", "main-window", "ledger-table",
-            "the Transactions ledger is a wide record (references, customer, e-mail, amount, "
-            "state, times) whose columns a person sizes and scrolls; the details pane beside "
-            "it shows the chosen one whole"),
-    Allowed("sideways", "main-window", "card-list",
-            "the Cards wallet is a ledger of cards (number, name, balance, state, expiry, "
-            "creation) whose columns a person sizes and scrolls; the card's page beside it "
-            "shows the chosen one whole"),
-    Allowed("sideways", "batches-window", "batch-rows",
-            "a batch's rows carry the spreadsheet's columns and the service's answers (URL, "
-            "error, e-mail sent): a wide ledger whose columns a person sizes and scrolls"),
+    Allowed(
+        "overlap",
+        "*",
+        "test-watermark",
+        "the TEST watermark lies under the link panel's and the customer view's "
+        "widgets on purpose (ui/links/watermark.py), never over the code",
+    ),
+    Allowed(
+        "sideways",
+        "main-window",
+        "ledger-table",
+        "the Transactions ledger is a wide record (references, customer, e-mail, amount, "
+        "state, times) whose columns a person sizes and scrolls; the details pane beside "
+        "it shows the chosen one whole",
+    ),
+    Allowed(
+        "sideways",
+        "main-window",
+        "card-list",
+        "the Cards wallet is a ledger of cards (number, name, balance, state, expiry, "
+        "creation) whose columns a person sizes and scrolls; the card's page beside it "
+        "shows the chosen one whole",
+    ),
+    Allowed(
+        "sideways",
+        "batches-window",
+        "batch-rows",
+        "a batch's rows carry the spreadsheet's columns and the service's answers (URL, "
+        "error, e-mail sent): a wide ledger whose columns a person sizes and scrolls",
+    ),
 )
 
 # -- the whole window ---------------------------------------------------------------------
+
 
 def settle() -> None:
     """Let pending layouts and paints happen, as they do before a person sees the window."""
@@ -122,13 +137,11 @@ def settle() -> None:
         QApplication.processEvents()
 
 
-def _excepted(finding: Finding, window: QWidget, widget: QWidget | None,
-              exceptions: Iterable[Allowed]) -> bool:
+def _excepted(finding: Finding, window: QWidget, widget: QWidget | None, exceptions: Iterable[Allowed]) -> bool:
     return any(e.covers(finding, window, widget) for e in exceptions)
 
 
-def audit(window: QWidget, exceptions: Iterable[Allowed] = EXCEPTIONS,
-          checks: Iterable[str] = CHECKS) -> list[Finding]:
+def audit(window: QWidget, exceptions: Iterable[Allowed] = EXCEPTIONS, checks: Iterable[str] = CHECKS) -> list[Finding]:
     """Every finding of ``window`` as shown now (of ``checks``), but those ``exceptions``
     cover."""
     settle()
@@ -139,25 +152,24 @@ def audit(window: QWidget, exceptions: Iterable[Allowed] = EXCEPTIONS,
     for widget, text, sizes in cut(window, [window, *widgets]):
         found.append((Finding("cut", name, describe(widget), text, sizes), widget))
     for widget, sizes in squashed(widgets):
-        found.append((Finding("squashed", name, describe(widget), text_of(widget), sizes),
-                      widget))
+        found.append((Finding("squashed", name, describe(widget), text_of(widget), sizes), widget))
     for one, other, shared in overlaps(window, widgets):
-        finding = Finding("overlap", name, f"{describe(one)} and {describe(other)}",
-                          text_of(one) or text_of(other),
-                          f"{rect_text(one.geometry())} and {rect_text(other.geometry())} share "
-                          f"{rect_text(shared)}")
-        if not (_excepted(finding, window, one, exceptions)
-                or _excepted(finding, window, other, exceptions)):
+        finding = Finding(
+            "overlap",
+            name,
+            f"{describe(one)} and {describe(other)}",
+            text_of(one) or text_of(other),
+            f"{rect_text(one.geometry())} and {rect_text(other.geometry())} share {rect_text(shared)}",
+        )
+        if not (_excepted(finding, window, one, exceptions) or _excepted(finding, window, other, exceptions)):
             found.append((finding, None))
     for widget, sizes in outside(widgets):
-        found.append((Finding("outside", name, describe(widget), text_of(widget), sizes),
-                      widget))
+        found.append((Finding("outside", name, describe(widget), text_of(widget), sizes), widget))
     for area, hidden, sizes in sideways(scroll_areas([window, *widgets])):
         found.append((Finding("sideways", name, describe(area), hidden, sizes), area))
     for sizes in too_big(window):
         found.append((Finding("screen", name, describe(window), "", sizes), None))
-    return [f for f, w in found if f.check in checks
-            and (w is None or not _excepted(f, window, w, exceptions))]
+    return [f for f, w in found if f.check in checks and (w is None or not _excepted(f, window, w, exceptions))]
 
 
 def positions(window: QWidget, leave_out: Iterable[QWidget] = ()) -> dict[int, tuple[QWidget, QRect]]:
@@ -173,8 +185,9 @@ def positions(window: QWidget, leave_out: Iterable[QWidget] = ()) -> dict[int, t
     return places
 
 
-def moved(window: QWidget, act: Callable[[], object], messages: Iterable[QWidget] = (),
-          what: str = "a message") -> list[Finding]:
+def moved(
+    window: QWidget, act: Callable[[], object], messages: Iterable[QWidget] = (), what: str = "a message"
+) -> list[Finding]:
     """A finding for each widget of ``window`` that is elsewhere, or of another size, after
     ``act`` (a field's message shown or cleared) than before; the ``messages`` themselves
     may change."""
@@ -192,21 +205,41 @@ def moved(window: QWidget, act: Callable[[], object], messages: Iterable[QWidget
         # themselves) may grow or shrink at its far side, where nothing is moved by it
         control = not siblings(widget) or isinstance(widget, QAbstractScrollArea)
         if now.topLeft() != was.topLeft() or (control and now.size() != was.size()):
-            found.append(Finding("moved", name, describe(widget), text_of(widget),
-                                 f"{rect_text(was)} became {rect_text(now)} when {what}"))
+            found.append(
+                Finding(
+                    "moved",
+                    name,
+                    describe(widget),
+                    text_of(widget),
+                    f"{rect_text(was)} became {rect_text(now)} when {what}",
+                )
+            )
     return found
 
 
 def report(findings: list[Finding], state: str) -> str:
     """The findings as a reader gets them: one a line, under the state they were found in."""
-    return f"{len(findings)} layout findings in {state}:\n" + "\n".join(
-        f"  {f}" for f in findings)
+    return f"{len(findings)} layout findings in {state}:\n" + "\n".join(f"  {f}" for f in findings)
 
 
 def assert_clean(findings: list[Finding], state: str) -> None:
     assert not findings, report(findings, state)
 
 
-__all__ = ["CHECKS", "EXCEPTIONS", "Allowed", "Finding", "assert_clean", "audit",
-           "describe", "moved", "positions", "report", "settle", "shown_widgets",
-           "shows_whole", "tooltip_of", "widest"]
+__all__ = [
+    "CHECKS",
+    "EXCEPTIONS",
+    "Allowed",
+    "Finding",
+    "assert_clean",
+    "audit",
+    "describe",
+    "moved",
+    "positions",
+    "report",
+    "settle",
+    "shown_widgets",
+    "shows_whole",
+    "tooltip_of",
+    "widest",
+]

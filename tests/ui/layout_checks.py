@@ -80,6 +80,7 @@ def shown_widgets(window: QWidget) -> list[QWidget]:
 
 # -- text cut by its widget ---------------------------------------------------------------
 
+
 def _plain(text: str) -> str:
     return text.replace("&&", "\0").replace("&", "").replace("\0", "&")
 
@@ -90,10 +91,13 @@ def _label_cut(label: QLabel) -> str | None:
         return None
     if isinstance(label, ElidedLabel):  # it elides: its tooltip must say the whole text
         if label.elided() and label.toolTip() != text:
-            return (f"elided to {label.contentsRect().width()} px wide, {label.lines} line(s), "
-                    f"of {label.full_width()} px, without the whole text in its tooltip")
-        need_h = (label.heightForWidth(label.width()) if label.hasHeightForWidth()
-                  else label.minimumSizeHint().height())  # a WrappedLabel: its lines
+            return (
+                f"elided to {label.contentsRect().width()} px wide, {label.lines} line(s), "
+                f"of {label.full_width()} px, without the whole text in its tooltip"
+            )
+        need_h = (
+            label.heightForWidth(label.width()) if label.hasHeightForWidth() else label.minimumSizeHint().height()
+        )  # a WrappedLabel: its lines
         if label.height() < need_h:
             return f"needs {need_h} px high at {label.width()} px wide, has {label.height()}"
         return None
@@ -122,8 +126,7 @@ def tooltip_of(widget: QWidget) -> str:
     """The tooltip a person gets by resting the mouse on the widget."""
     QToolTip.hideText()
     point = widget.rect().center()
-    QApplication.sendEvent(widget, QHelpEvent(QEvent.Type.ToolTip, point,
-                                              widget.mapToGlobal(point)))
+    QApplication.sendEvent(widget, QHelpEvent(QEvent.Type.ToolTip, point, widget.mapToGlobal(point)))
     text = QToolTip.text() if QToolTip.isVisible() else ""
     QToolTip.hideText()
     return text
@@ -136,8 +139,7 @@ def _button_cut(button: QAbstractButton) -> str | None:
     if isinstance(button, QPushButton):
         option = QStyleOptionButton()
         button.initStyleOption(option)
-        inside = button.style().subElementRect(QStyle.SubElement.SE_PushButtonContents, option,
-                                               button)
+        inside = button.style().subElementRect(QStyle.SubElement.SE_PushButtonContents, option, button)
         need = button.fontMetrics().size(_TEXT_FLAGS, text)
         if not button.icon().isNull():
             need.setWidth(need.width() + button.iconSize().width() + 4)
@@ -161,8 +163,9 @@ def _combo_cut(combo: QComboBox) -> str | None:
         return None
     option = QStyleOptionComboBox()
     combo.initStyleOption(option)
-    field = combo.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
-                                         QStyle.SubControl.SC_ComboBoxEditField, combo)
+    field = combo.style().subControlRect(
+        QStyle.ComplexControl.CC_ComboBox, option, QStyle.SubControl.SC_ComboBoxEditField, combo
+    )
     need = combo.fontMetrics().horizontalAdvance(text) + 2  # drawn 1 px in on each side
     if field.width() < need and text not in combo.toolTip():
         return f"its text needs {need} px, the box shows {field.width()}"
@@ -174,8 +177,9 @@ def _group_cut(box: QGroupBox) -> str | None:
         return None
     option = QStyleOptionGroupBox()
     box.initStyleOption(option)
-    title = box.style().subControlRect(QStyle.ComplexControl.CC_GroupBox, option,
-                                       QStyle.SubControl.SC_GroupBoxLabel, box)
+    title = box.style().subControlRect(
+        QStyle.ComplexControl.CC_GroupBox, option, QStyle.SubControl.SC_GroupBoxLabel, box
+    )
     if title.right() >= box.width() or title.left() < 0:
         return f"its title needs {title.width()} px from x={title.left()}, the box is {box.width()}"
     return None
@@ -210,25 +214,24 @@ def _header_cut(view: QTableView) -> Iterable[tuple[str, str]]:
     for section in range(header.count()):
         if header.isSectionHidden(section) or header.sectionSize(section) <= 0:
             continue
-        text = model.headerData(section, Qt.Orientation.Horizontal,
-                                Qt.ItemDataRole.DisplayRole)
+        text = model.headerData(section, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole)
         if not isinstance(text, str) or not text:
             continue
         option = QStyleOptionHeader()
         header.initStyleOption(option)
         option.section, option.text = section, text
         option.fontMetrics = header.fontMetrics()
-        option.sortIndicator = (QStyleOptionHeader.SortIndicator.SortDown
-                                if section == sorted_by else QStyleOptionHeader.SortIndicator.None_)
-        need = header.style().sizeFromContents(QStyle.ContentsType.CT_HeaderSection, option,
-                                               QSize(), header)
+        option.sortIndicator = (
+            QStyleOptionHeader.SortIndicator.SortDown
+            if section == sorted_by
+            else QStyleOptionHeader.SortIndicator.None_
+        )
+        need = header.style().sizeFromContents(QStyle.ContentsType.CT_HeaderSection, option, QSize(), header)
         has = header.sectionSize(section)
         if has < need.width() or header.height() < need.height():
-            tip = model.headerData(section, Qt.Orientation.Horizontal,
-                                   Qt.ItemDataRole.ToolTipRole)
+            tip = model.headerData(section, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
             if tip != text:
-                yield text, (f"header section {section} needs {_size(need)}, has "
-                             f"{has}×{header.height()}")
+                yield text, (f"header section {section} needs {_size(need)}, has {has}×{header.height()}")
 
 
 def _visible_indexes(view: QAbstractItemView):
@@ -240,8 +243,7 @@ def _visible_indexes(view: QAbstractItemView):
         first = max(view.rowAt(area.top()), 0)
         last = view.rowAt(area.bottom())
         last = model.rowCount() - 1 if last < 0 else last
-        columns = [c for c in range(model.columnCount())
-                   if not view.isColumnHidden(c) and view.columnWidth(c) > 0]
+        columns = [c for c in range(model.columnCount()) if not view.isColumnHidden(c) and view.columnWidth(c) > 0]
         for row in range(first, last + 1):
             if view.isRowHidden(row):
                 continue
@@ -274,8 +276,13 @@ def _cells_cut(view: QAbstractItemView) -> Iterable[tuple[str, str]]:
         seen_columns.add(index.column())
         tip = _tooltip_at(view, rect.center())
         if text not in tip:
-            yield text, (f"cell row {index.row()} column {index.column()} needs {_size(need)}, "
-                         f"has {_size(rect.size())}; its tooltip says {tip!r}")
+            yield (
+                text,
+                (
+                    f"cell row {index.row()} column {index.column()} needs {_size(need)}, "
+                    f"has {_size(rect.size())}; its tooltip says {tip!r}"
+                ),
+            )
 
 
 def cut(window: QWidget, widgets: list[QWidget]) -> list[tuple[QWidget, str, str]]:
@@ -319,7 +326,8 @@ def squashed(widgets: list[QWidget]) -> list[tuple[QWidget, str]]:
     found = []
     for widget in widgets:
         if not isinstance(widget, SQUASHABLE) or isinstance(
-                widget.parentWidget(), (QAbstractSpinBox, QComboBox)):  # their own field
+            widget.parentWidget(), (QAbstractSpinBox, QComboBox)
+        ):  # their own field
             continue
         least = widget.minimumSizeHint()
         least = least.expandedTo(widget.minimumSize()) if widget.minimumSize().isValid() else least
@@ -330,9 +338,13 @@ def squashed(widgets: list[QWidget]) -> list[tuple[QWidget, str]]:
 
 # -- overlaps and widgets cut by their parent ---------------------------------------------
 
+
 def siblings(parent: QWidget) -> list[QWidget]:
-    return [c for c in parent.children() if isinstance(c, QWidget) and not c.isWindow()
-            and c.isVisible() and c.width() > 0 and c.height() > 0]
+    return [
+        c
+        for c in parent.children()
+        if isinstance(c, QWidget) and not c.isWindow() and c.isVisible() and c.width() > 0 and c.height() > 0
+    ]
 
 
 def _scrolled(parent: QWidget) -> bool:
@@ -348,7 +360,7 @@ def overlaps(window: QWidget, widgets: list[QWidget]) -> list[tuple[QWidget, QWi
             continue
         kids = siblings(parent)
         for i, one in enumerate(kids):
-            for other in kids[i + 1:]:
+            for other in kids[i + 1 :]:
                 shared = one.geometry().intersected(other.geometry())
                 if shared.width() > 0 and shared.height() > 0:
                     found.append((one, other, shared))
@@ -362,8 +374,12 @@ def outside(widgets: list[QWidget]) -> list[tuple[QWidget, str]]:
         if parent is None or _scrolled(parent) or widget.width() <= 0 or widget.height() <= 0:
             continue
         if not parent.rect().contains(widget.geometry()):
-            found.append((widget, f"at {rect_text(widget.geometry())} in a parent of "
-                                  f"{_size(parent.size())} ({describe(parent)})"))
+            found.append(
+                (
+                    widget,
+                    f"at {rect_text(widget.geometry())} in a parent of {_size(parent.size())} ({describe(parent)})",
+                )
+            )
     return found
 
 
@@ -373,14 +389,18 @@ def rect_text(rect: QRect) -> str:
 
 # -- the window against its screen --------------------------------------------------------
 
+
 def widest(window: QWidget, depth: int = 12) -> str:
     """What holds the window's least width up: from the window down, at each level the
     shown child asking for the most (its least width), as "a 900 > b 880 > ..."."""
     chain = []
     widget = window
     for _ in range(depth):
-        kids = [k for k in widget.findChildren(QWidget, options=Qt.FindChildOption.FindDirectChildrenOnly)
-                if not k.isWindow() and k.isVisible()]
+        kids = [
+            k
+            for k in widget.findChildren(QWidget, options=Qt.FindChildOption.FindDirectChildrenOnly)
+            if not k.isWindow() and k.isVisible()
+        ]
         if not kids:
             break
         widget = max(kids, key=lambda k: k.minimumSizeHint().expandedTo(k.minimumSize()).width())
@@ -399,14 +419,14 @@ def too_big(window: QWidget) -> list[str]:
     least = window.minimumSizeHint().expandedTo(window.minimumSize()) + margins
     found = []
     if frame.width() > area.width() or frame.height() > area.height():
-        found.append(f"the window is {_size(frame.size())}, its screen {screen.name()!r} "
-                     f"has {_size(area.size())}")
+        found.append(f"the window is {_size(frame.size())}, its screen {screen.name()!r} has {_size(area.size())}")
     elif not area.contains(frame):
-        found.append(f"the window at {rect_text(frame)} reaches out of its screen's "
-                     f"{rect_text(area)}")
+        found.append(f"the window at {rect_text(frame)} reaches out of its screen's {rect_text(area)}")
     if least.width() > area.width() or least.height() > area.height():
-        found.append(f"the window cannot be made smaller than {_size(least)}, its screen "
-                     f"has {_size(area.size())}; its least width is held by {widest(window)}")
+        found.append(
+            f"the window cannot be made smaller than {_size(least)}, its screen "
+            f"has {_size(area.size())}; its least width is held by {widest(window)}"
+        )
     return found
 
 

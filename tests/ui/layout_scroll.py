@@ -30,8 +30,11 @@ MAX_NAMED = 6  # the hidden texts a finding names; "and N more" for the rest
 
 def scroll_areas(widgets: Iterable[QWidget]) -> list[QAbstractScrollArea]:
     """The scroll areas a person sees among ``widgets`` (a table's header is its table's)."""
-    return [w for w in widgets if isinstance(w, QAbstractScrollArea)
-            and not isinstance(w, QHeaderView) and w.width() > 0 and w.height() > 0]
+    return [
+        w
+        for w in widgets
+        if isinstance(w, QAbstractScrollArea) and not isinstance(w, QHeaderView) and w.width() > 0 and w.height() > 0
+    ]
 
 
 def _beyond(seen: QRect, rect: QRect) -> bool:
@@ -90,8 +93,7 @@ def _hidden_columns(view: QTableView) -> list[str]:
             continue
         rect = QRect(header.sectionViewportPosition(column), 0, view.columnWidth(column), 1)
         if _beyond(seen, rect):
-            title = model.headerData(column, Qt.Orientation.Horizontal,
-                                     Qt.ItemDataRole.DisplayRole)
+            title = model.headerData(column, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole)
             found.append(str(title) if title else f"column {column}")
     return found
 
@@ -123,13 +125,23 @@ def sideways(areas: Iterable[QAbstractScrollArea]) -> list[tuple[QAbstractScroll
                 hidden = _hidden_columns(area)
             else:
                 hidden = []
-            how = ("with a scroll bar" if bar.isVisible() else
-                   "with no scroll bar: the rest cannot be reached")
-            found.append((area, _named(hidden),
-                          f"its content is {_content_width(area)} px wide, it shows "
-                          f"{area.viewport().width()} px: scrolled sideways {how}"))
+            how = "with a scroll bar" if bar.isVisible() else "with no scroll bar: the rest cannot be reached"
+            found.append(
+                (
+                    area,
+                    _named(hidden),
+                    f"its content is {_content_width(area)} px wide, it shows "
+                    f"{area.viewport().width()} px: scrolled sideways {how}",
+                )
+            )
         down = area.verticalScrollBar()
         if down.maximum() > down.minimum() and not down.isVisible():
-            found.append((area, "", f"its content is taller than the {area.viewport().height()} "
-                                    "px it shows, with no scroll bar to reach the rest"))
+            found.append(
+                (
+                    area,
+                    "",
+                    f"its content is taller than the {area.viewport().height()} "
+                    "px it shows, with no scroll bar to reach the rest",
+                )
+            )
     return found

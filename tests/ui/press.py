@@ -46,8 +46,12 @@ def _blocking(window: QWidget) -> QWidget | None:
     window but itself and its children; an application-modal one blocks them all, a
     window-modal one (``QDialog.open()``) the windows it hangs from and their other children."""
     for modal in QApplication.topLevelWidgets():
-        if (not modal.isVisible() or modal.windowModality() == Qt.WindowModality.NonModal
-                or modal is window or modal.isAncestorOf(window)):
+        if (
+            not modal.isVisible()
+            or modal.windowModality() == Qt.WindowModality.NonModal
+            or modal is window
+            or modal.isAncestorOf(window)
+        ):
             continue
         chain = window
         while chain is not None and chain is not modal:
@@ -80,22 +84,26 @@ def reachable(widget: QWidget) -> None:
     if widget.width() <= 0 or widget.height() <= 0:
         raise AssertionError(f"{_name(widget)} has no size on screen")
     blocker = _blocking(widget.window())
-    assert blocker is None, (f"{_name(widget)} is behind the modal window {_name(blocker)} "
-                             f"(title {blocker.windowTitle()!r}): a user cannot reach it")
+    assert blocker is None, (
+        f"{_name(widget)} is behind the modal window {_name(blocker)} "
+        f"(title {blocker.windowTitle()!r}): a user cannot reach it"
+    )
 
 
-def click(widget: QWidget, button: Qt.MouseButton = Qt.MouseButton.LeftButton,
-          pos: QPoint | None = None) -> None:
+def click(widget: QWidget, button: Qt.MouseButton = Qt.MouseButton.LeftButton, pos: QPoint | None = None) -> None:
     """A mouse click in the middle of the widget (or at ``pos``)."""
     reachable(widget)
-    QTest.mouseClick(widget, button, Qt.KeyboardModifier.NoModifier,
-                     pos if pos is not None else widget.rect().center())
+    QTest.mouseClick(widget, button, Qt.KeyboardModifier.NoModifier, pos if pos is not None else widget.rect().center())
 
 
 def double_click(widget: QWidget, pos: QPoint | None = None) -> None:
     reachable(widget)
-    QTest.mouseDClick(widget, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
-                      pos if pos is not None else widget.rect().center())
+    QTest.mouseDClick(
+        widget,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+        pos if pos is not None else widget.rect().center(),
+    )
 
 
 def _editable(widget: QWidget) -> None:
@@ -129,12 +137,12 @@ def _focused(widget: QWidget) -> QWidget:
     target = window.focusWidget() or window
     assert target is widget or widget.isAncestorOf(target), (
         f"{_name(widget)} does not have the keyboard ({_name(target)} has it): "
-        "a user's key would go there; click the widget or Tab to it first")
+        "a user's key would go there; click the widget or Tab to it first"
+    )
     return target
 
 
-def key(widget: QWidget, which: Qt.Key,
-        modifier: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier) -> None:
+def key(widget: QWidget, which: Qt.Key, modifier: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier) -> None:
     """One key press, delivered as a keyboard delivers it: to the focus widget of the
     widget's window, which must be ``widget`` or inside it (a dialog: any of its fields).
     Give the focus first as a user does: ``click`` it, or ``tab_to`` it."""
@@ -237,8 +245,7 @@ def tab(tabs, title: str) -> None:
 
 def button(window: QWidget, text: str) -> QAbstractButton:
     """The button a user sees labelled ``text`` in ``window`` (shown, one only)."""
-    found = [b for b in window.findChildren(QAbstractButton)
-             if b.isVisible() and b.text().replace("&", "") == text]
+    found = [b for b in window.findChildren(QAbstractButton) if b.isVisible() and b.text().replace("&", "") == text]
     assert len(found) == 1, f"{len(found)} visible buttons {text!r} in {_name(window)}"
     return found[0]
 
@@ -300,8 +307,7 @@ class Answer:
         """Fail unless the box came up and was answered."""
         if self.error is not None:
             raise self.error
-        assert self.answered, (f"no message box saying {self.text!r} came up to answer "
-                               f"{self.button_text!r}")
+        assert self.answered, f"no message box saying {self.text!r} came up to answer {self.button_text!r}"
 
 
 def answer_later(text: str, button_text: str, timeout: float = 10.0) -> Answer:
@@ -326,8 +332,11 @@ def closed(window: QWidget) -> bool:
 def _tasks_named(name: str | None) -> set:
     import asyncio
 
-    return {t for t in asyncio.all_tasks(asyncio.get_event_loop())
-            if (name is None or t.get_name() == name) and not t.done()}
+    return {
+        t
+        for t in asyncio.all_tasks(asyncio.get_event_loop())
+        if (name is None or t.get_name() == name) and not t.done()
+    }
 
 
 def starting(task_name: str | None, act):

@@ -1,6 +1,5 @@
 """Every focusable control has a name in the accessibility tree (what a screen reader says)."""
 
-
 from PySide6.QtGui import QAccessible
 from PySide6.QtWidgets import QWidget
 
@@ -52,8 +51,11 @@ def test_profile_editor_controls_are_named(start_app, loop):
     assert _unnamed_focusable(editor) == []
     loop.until(lambda: editor.key_fields[("test", "secret")].edit.text(), message="the keys")
     assert editor.key_fields[("test", "secret")].edit.text() == loop.run(app.session.key("test"))
-    assert [b.accessibleName() for b in (editor.check_button, editor.save_button,
-                                         editor.cancel_button)] == ["Check keys", "Save", "Cancel"]
+    assert [b.accessibleName() for b in (editor.check_button, editor.save_button, editor.cancel_button)] == [
+        "Check keys",
+        "Save",
+        "Cancel",
+    ]
     press.escape(editor.name)  # Escape cancels
     loop.until(task.done, message="the editor to close")
     app.close()
@@ -61,8 +63,10 @@ def test_profile_editor_controls_are_named(start_app, loop):
 
 def test_first_run_controls_are_named(start_app, loop):
     app = start_app()
-    loop.until(lambda: getattr(app.window, "first_run", None) is not None
-               and app.window.first_run.isVisible(), message="first run")
+    loop.until(
+        lambda: getattr(app.window, "first_run", None) is not None and app.window.first_run.isVisible(),
+        message="first run",
+    )
     dialog = app.window.first_run
     assert _unnamed_focusable(dialog, at_least=3) == []
     assert dialog.isWindow() and dialog.windowTitle() == "Welcome to PayDesk"
@@ -95,16 +99,27 @@ def test_transactions_tab_controls_are_named(start_app, loop):
     tab = window.transactions_tab
     press.choose(tab.filters.range, "Custom…")  # the date fields show too
     assert _unnamed_focusable(tab) == []
-    for name in ("lookup-box", "ledger-search", "ledger-state", "ledger-currency", "ledger-range",
-                 "check-all-open", "export", "end-of-day-button", "copy-reference"):
+    for name in (
+        "lookup-box",
+        "ledger-search",
+        "ledger-state",
+        "ledger-currency",
+        "ledger-range",
+        "check-all-open",
+        "export",
+        "end-of-day-button",
+        "copy-reference",
+    ):
         widget = tab.findChild(QWidget, name)
         assert widget is not None and widget.accessibleName(), name
     assert tab.check_all.accessibleName() == tab.check_all.text() == "Check all open"
     press.click(window.transactions_tab.end_of_day)
     from PySide6.QtWidgets import QApplication
 
-    loop.until(lambda: any(w.objectName() == "end-of-day" and w.isVisible()
-                           for w in QApplication.topLevelWidgets()), message="end of day")
+    loop.until(
+        lambda: any(w.objectName() == "end-of-day" and w.isVisible() for w in QApplication.topLevelWidgets()),
+        message="end of day",
+    )
     dialog = next(w for w in QApplication.topLevelWidgets() if w.objectName() == "end-of-day")
     assert dialog.windowTitle() == "End of day" and dialog.isWindow()
     assert _unnamed_focusable(dialog, at_least=3) == []
@@ -119,11 +134,14 @@ def _labels_named_otherwise(root: QWidget) -> list[str]:
     a name without the label's text (a short context before it, "State: PAID", is kept)."""
     from PySide6.QtWidgets import QLabel
 
-    return [f"{label.objectName() or '?'}: shows {label.text()!r}, named {label.accessibleName()!r}"
-            for label in root.findChildren(QLabel)
-            if label.isVisible() and label.accessibleName()
-            and not label.text().startswith("<")  # a paragraph of prose, named by its gist
-            and (not label.text() or label.text() not in label.accessibleName())]
+    return [
+        f"{label.objectName() or '?'}: shows {label.text()!r}, named {label.accessibleName()!r}"
+        for label in root.findChildren(QLabel)
+        if label.isVisible()
+        and label.accessibleName()
+        and not label.text().startswith("<")  # a paragraph of prose, named by its gist
+        and (not label.text() or label.text() not in label.accessibleName())
+    ]
 
 
 def test_labels_are_named_by_what_they_show(start_app, loop):
@@ -140,8 +158,9 @@ def test_labels_are_named_by_what_they_show(start_app, loop):
 
     type_form(tab)
     press.click(tab.website)
-    loop.until(lambda: getattr(tab, "snippets", None) is not None and tab.snippets.isVisible(),
-               message="the snippets dialog")
+    loop.until(
+        lambda: getattr(tab, "snippets", None) is not None and tab.snippets.isVisible(), message="the snippets dialog"
+    )
     assert _labels_named_otherwise(tab.snippets) == []
     press.escape(tab.snippets)
     app.close()

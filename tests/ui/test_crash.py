@@ -74,8 +74,10 @@ def test_a_crash_report_carries_no_card_number_nor_cvv(qapp, qtbot, tmp_path):
     pan = "4242424242424242"  # passes Luhn, as every card number the sandbox issues
     hook = ExceptionHook(tmp_path / "paydesk.log")
     try:
-        raise ValueError(f'unexpected answer {{"card_pan": "{pan}", "cvv": "737"}} '
-                         f"and the number again: {pan[:4]} {pan[4:8]} {pan[8:12]} {pan[12:]}")
+        raise ValueError(
+            f'unexpected answer {{"card_pan": "{pan}", "cvv": "737"}} '
+            f"and the number again: {pan[:4]} {pan[4:8]} {pan[8:12]} {pan[12:]}"
+        )
     except ValueError:
         hook(*sys.exc_info())
     dialog = hook.dialogs[-1]

@@ -16,8 +16,7 @@ def buttons_on_screen(dialog):
     return [b.text() for b in dialog.findChildren(QPushButton) if b.isVisible()]
 
 
-def test_the_profile_editor_saves_with_enter_and_cancels_with_escape(session, loop, sandbox,
-                                                                     qtbot):
+def test_the_profile_editor_saves_with_enter_and_cancels_with_escape(session, loop, sandbox, qtbot):
     editor = ProfileEditor(session)
     qtbot.addWidget(editor)
     editor.show()

@@ -36,10 +36,14 @@ def test_a_link_still_opens_pays_and_is_watched_after_a_restart(start_app, loop)
     tab = again.window.links_tab
     assert tab.recent.state_of(record.tx_ref) == "WAITING FOR PAYMENT"
     secret = loop.run(again.session.key("test"))
-    httpx.post(f"{base}/_sandbox/pay/{record.reference}", json={"outcome": "success"},
-               headers={"Authorization": f"Bearer {secret}"}).raise_for_status()
-    loop.until(lambda: tab.recent.state_of(record.tx_ref) == "PAID", timeout=30,
-               message="the earlier link watched to PAID")
+    httpx.post(
+        f"{base}/_sandbox/pay/{record.reference}",
+        json={"outcome": "success"},
+        headers={"Authorization": f"Bearer {secret}"},
+    ).raise_for_status()
+    loop.until(
+        lambda: tab.recent.state_of(record.tx_ref) == "PAID", timeout=30, message="the earlier link watched to PAID"
+    )
     assert again.close() == 0
 
 
@@ -83,19 +87,15 @@ def test_a_start_uses_up_no_reference(start_app, loop):
 
 
 def test_no_display_says_so_plainly():
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
-    done = subprocess.run([sys.executable, "-m", "paydesk"], env=env, capture_output=True,
-                          text=True, timeout=60)
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    done = subprocess.run([sys.executable, "-m", "paydesk"], env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
-    assert done.stderr.strip() == (f"paydesk: {NO_DISPLAY} (neither DISPLAY nor "
-                                   "WAYLAND_DISPLAY is set).")
+    assert done.stderr.strip() == (f"paydesk: {NO_DISPLAY} (neither DISPLAY nor WAYLAND_DISPLAY is set).")
     assert "plugin" not in done.stderr and "Aborted" not in done.stderr
 
 
 def test_what_counts_as_a_display():
-    assert display_problem({"DISPLAY": ":9999"}, "linux").endswith(
-        "(nothing answers on display :9999).")
+    assert display_problem({"DISPLAY": ":9999"}, "linux").endswith("(nothing answers on display :9999).")
     assert display_problem({"QT_QPA_PLATFORM": "offscreen"}, "linux") is None
     assert display_problem({"WAYLAND_DISPLAY": "wayland-0"}, "linux") is None
     assert display_problem({}, "win32") is None
@@ -113,8 +113,7 @@ def test_crash_text_is_shown_as_text(qapp, qtbot, tmp_path):
     summary = dialog.findChild(QLabel, "crash-summary")
     assert summary.textFormat() == Qt.TextFormat.PlainText
     assert "<b>bold</b> <img src='http://evil.example/x.png'>" in summary.text()
-    assert all(label.textFormat() != Qt.TextFormat.RichText
-               for label in dialog.findChildren(QLabel))
+    assert all(label.textFormat() != Qt.TextFormat.RichText for label in dialog.findChildren(QLabel))
     press.click(press.button(dialog, "Close"))
 
 
@@ -123,9 +122,11 @@ def test_tests_never_write_into_the_real_home(qapp):
     machine running them. The suite runs with its own HOME and XDG folders."""
     home = Path(os.environ["HOME"])
     assert home == conftest.TEST_HOME != conftest.REAL_HOME
-    for kind in (QStandardPaths.StandardLocation.ConfigLocation,
-                 QStandardPaths.StandardLocation.GenericDataLocation,
-                 QStandardPaths.StandardLocation.CacheLocation):
+    for kind in (
+        QStandardPaths.StandardLocation.ConfigLocation,
+        QStandardPaths.StandardLocation.GenericDataLocation,
+        QStandardPaths.StandardLocation.CacheLocation,
+    ):
         assert Path(QStandardPaths.writableLocation(kind)).is_relative_to(home)
     paths = default_paths()
     assert paths.data.is_relative_to(home) and paths.sandbox.is_relative_to(home)

@@ -16,8 +16,14 @@ from tests.profiles import TEST_SECRET, use_profile
 from tests.ui import press
 from tests.ui.test_links import control, decode_qr
 
-CUSTOMER = dict(amount="25", email="ada@example.com", first_name="Ada", last_name="Lovelace",
-                title="Flat white", description="Large, oat milk")
+CUSTOMER = dict(
+    amount="25",
+    email="ada@example.com",
+    first_name="Ada",
+    last_name="Lovelace",
+    title="Flat white",
+    description="Large, oat milk",
+)
 
 
 def type_form(tab, **values):
@@ -28,11 +34,16 @@ def type_form(tab, **values):
 
 def green_pixels(widget) -> int:
     image = widget.grab().toImage()
-    return sum(1 for y in range(0, image.height(), 2) for x in range(0, image.width(), 2)
-               if (c := image.pixelColor(x, y)).green() > c.red() + 60)
+    return sum(
+        1
+        for y in range(0, image.height(), 2)
+        for x in range(0, image.width(), 2)
+        if (c := image.pixelColor(x, y)).green() > c.red() + 60
+    )
 
 
 # -- defect 3: a new profile opens in test mode -----------------------------------------------
+
 
 def test_a_profile_added_while_live_opens_in_test_mode(start_app, loop, sandbox):
     """Regression: a profile added while in live mode (with test keys only) landed in live."""
@@ -46,22 +57,24 @@ def test_a_profile_added_while_live_opens_in_test_mode(start_app, loop, sandbox)
     assert task.result() is True and app.session.mode == "live"
     assert window.live_banner.isVisible()
     press.click(window.add_profile)
-    loop.until(lambda: isinstance(getattr(window, "editor", None), ProfileEditor)
-               and window.editor.isVisible(), message="the profile editor")
+    loop.until(
+        lambda: isinstance(getattr(window, "editor", None), ProfileEditor) and window.editor.isVisible(),
+        message="the profile editor",
+    )
     editor = window.editor
     press.type_into(editor.name, "Coffee shop")
     press.type_into(editor.url, sandbox.base_url)
     press.type_into(editor.key_fields[("test", "secret")].edit, sandbox.key("test"))
     press.type_into(editor.key_fields[("test", "public")].edit, sandbox.key("test", "public"))
     press.click(editor.save_button)
-    loop.until(lambda: app.session.profile.name == "Coffee shop", timeout=30,
-               message="the new profile")
+    loop.until(lambda: app.session.profile.name == "Coffee shop", timeout=30, message="the new profile")
     assert app.session.mode == "test"
     assert window.banner.isVisible() and not window.live_banner.isVisible()
     assert window.windowTitle() == "PayDesk — Coffee shop — TEST"
 
 
 # -- defect 12: typing goes to the tab's first field ------------------------------------------
+
 
 def test_typing_right_after_start_goes_to_the_first_field_not_the_profile_box(start_app, loop, sandbox):
     """Regression: focus started in the Profile box, so typing at once switched profiles."""
@@ -88,13 +101,13 @@ def test_typing_right_after_start_goes_to_the_first_field_not_the_profile_box(st
 
 # -- rough edges ------------------------------------------------------------------------------
 
+
 def test_a_paid_code_is_dimmed_and_marked_paid(start_app, loop):
     app = start_app(sandbox=True).on_links_tab()
     tab = app.window.links_tab
     type_form(tab)
     press.click(tab.form.create_button)
-    loop.until(lambda: tab.panel.record is not None and tab.panel.record.state == "pending",
-               message="the link")
+    loop.until(lambda: tab.panel.record is not None and tab.panel.record.state == "pending", message="the link")
     record = tab.panel.record
     assert decode_qr(tab.panel.qr) == [record.checkout_url]
     control(app, f"pay/{record.reference}", {"outcome": "success"})
@@ -110,8 +123,7 @@ def test_copy_and_save_say_when_done_and_save_starts_in_documents(start_app, loo
     tab = app.window.links_tab
     type_form(tab)
     press.click(tab.form.create_button)
-    loop.until(lambda: tab.panel.record is not None and tab.panel.record.checkout_url,
-               message="the link")
+    loop.until(lambda: tab.panel.record is not None and tab.panel.record.checkout_url, message="the link")
     panel = tab.panel
     press.click(panel.buttons["copy-link"])
     assert QGuiApplication.clipboard().text() == panel.record.checkout_url
@@ -120,12 +132,10 @@ def test_copy_and_save_say_when_done_and_save_starts_in_documents(start_app, loo
     press.click(panel.buttons["copy-qr"])
     assert panel.outcome.text() == "QR image copied to the clipboard"
 
-    documents = Path(QStandardPaths.writableLocation(
-        QStandardPaths.StandardLocation.DocumentsLocation))
+    documents = Path(QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation))
     documents.mkdir(parents=True, exist_ok=True)
     task = press.click_starting(panel.buttons["save-png"])
-    loop.until(lambda: press.modal() is not None and press.modal().isVisible(),
-               message="the save dialog")
+    loop.until(lambda: press.modal() is not None and press.modal().isVisible(), message="the save dialog")
     dialog = press.modal()
     assert Path(dialog.directory().absolutePath()) == documents  # not the working folder
     target = tmp_path / "till.png"
@@ -137,8 +147,7 @@ def test_copy_and_save_say_when_done_and_save_starts_in_documents(start_app, loo
     assert panel.outcome.text() == f"Saved PNG to {target}" and target.stat().st_size > 200
     # the next one opens where the last was saved
     task = press.click_starting(panel.buttons["save-svg"])
-    loop.until(lambda: press.modal() is not None and press.modal().isVisible(),
-               message="the second save dialog")
+    loop.until(lambda: press.modal() is not None and press.modal().isVisible(), message="the second save dialog")
     second = press.modal()
     assert Path(second.directory().absolutePath()) == tmp_path
     press.escape(second)
@@ -153,21 +162,20 @@ def test_the_printed_code_carries_a_test_mark_in_test_mode(start_app, loop, tmp_
     tab = app.window.links_tab
     type_form(tab)
     press.click(tab.form.create_button)
-    loop.until(lambda: tab.panel.record is not None and tab.panel.record.checkout_url,
-               message="the link")
+    loop.until(lambda: tab.panel.record is not None and tab.panel.record.checkout_url, message="the link")
     press.click(tab.panel.buttons["print"])
-    loop.until(lambda: getattr(tab.panel, "print_dialog", None) is not None
-               and tab.panel.print_dialog.isVisible(), message="Qt's print dialog")
+    loop.until(
+        lambda: getattr(tab.panel, "print_dialog", None) is not None and tab.panel.print_dialog.isVisible(),
+        message="Qt's print dialog",
+    )
     dialog = tab.panel.print_dialog
     pdf = tmp_path / "code.pdf"
     # Qt's own dialog, answered as a user prints to a PDF file (Print to File (PDF))
     press.print_to_file(dialog, pdf)
     # where the file went, not "Sent to the printer" (issue 28, item 15)
-    loop.until(lambda: tab.panel.outcome.text() == f"Printed to a PDF file: {pdf}",
-               message="printing")
+    loop.until(lambda: tab.panel.outcome.text() == f"Printed to a PDF file: {pdf}", message="printing")
     assert pdf.read_bytes().startswith(b"%PDF")
-    text = subprocess.run([pdftotext, str(pdf), "-"], capture_output=True, text=True,
-                          check=True).stdout
+    text = subprocess.run([pdftotext, str(pdf), "-"], capture_output=True, text=True, check=True).stdout
     assert "TEST" in text and "not a real payment" in text
     assert tab.panel.record.tx_ref in text
 
@@ -178,13 +186,19 @@ def test_the_website_snippet_is_a_template_filled_per_order(start_app, loop):
     type_form(tab)
     typed_ref = tab.form.tx_ref.text()
     task = press.click_starting(tab.website)
-    loop.until(lambda: getattr(tab, "snippets", None) is not None and tab.snippets.isVisible(),
-               message="the snippets dialog")
+    loop.until(
+        lambda: getattr(tab, "snippets", None) is not None and tab.snippets.isVisible(), message="the snippets dialog"
+    )
     dialog = tab.snippets
     for key in ("form", "inline"):
         text = dialog.texts[key].toPlainText()
-        for placeholder in ("{{ORDER_REFERENCE}}", "{{AMOUNT}}", "{{CUSTOMER_EMAIL}}",
-                            "{{CUSTOMER_FIRST_NAME}}", "{{CUSTOMER_LAST_NAME}}"):
+        for placeholder in (
+            "{{ORDER_REFERENCE}}",
+            "{{AMOUNT}}",
+            "{{CUSTOMER_EMAIL}}",
+            "{{CUSTOMER_FIRST_NAME}}",
+            "{{CUSTOMER_LAST_NAME}}",
+        ):
             assert placeholder in text, (key, placeholder)
         # no one order's values: not the reference, the customer, nor the amount typed
         for value in (typed_ref, "ada@example.com", "Lovelace", '"25"'):

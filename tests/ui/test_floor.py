@@ -28,8 +28,7 @@ def hook(paths):
 def no_crash(hook):
     shown = [d.findChild(type(d.report)).toPlainText()[-600:] for d in hook.dialogs]
     assert shown == [], "the crash dialog opened"
-    assert not [w for w in QApplication.topLevelWidgets() if isinstance(w, CrashDialog)
-                and w.isVisible()]
+    assert not [w for w in QApplication.topLevelWidgets() if isinstance(w, CrashDialog) and w.isVisible()]
 
 
 @pytest.fixture
@@ -69,11 +68,16 @@ def test_the_scheduler_survives_a_vanished_key(desk, loop, hook):
     secret = loop.run(session.key("test"))
     loop.run(session.keys.set(profile.id, "test", "secret", ""))  # gone from the keyring
     loop.run(session.save_profile(profile, {}))  # the session lets go of its client
-    loop.until(lambda: desk.window.status.connection.text().startswith("No test secret key"),
-               message="the missing key said in the status bar")
+    loop.until(
+        lambda: desk.window.status.connection.text().startswith("No test secret key"),
+        message="the missing key said in the status bar",
+    )
     control_key = secret
-    httpx.post(f"{profile.base_url}/_sandbox/pay/{record.reference}", json={"outcome": "success"},
-               headers={"Authorization": f"Bearer {control_key}"}).raise_for_status()
+    httpx.post(
+        f"{profile.base_url}/_sandbox/pay/{record.reference}",
+        json={"outcome": "success"},
+        headers={"Authorization": f"Bearer {control_key}"},
+    ).raise_for_status()
     time.sleep(0.5)
     loop.run(session.save_profile(profile, {("test", "secret"): secret}))  # the key is back
     loop.until(lambda: tab.panel.state.text() == "PAID", timeout=30, message="PAID on screen")
@@ -87,12 +91,10 @@ def test_the_connections_state_is_on_screen(desk, loop, hook):
     create(tab, loop)
     loop.until(lambda: status.connection.text().startswith("Checked"), message="Checked … ago")
     desk.faults(error_rate=1.0)
-    loop.until(lambda: status.connection.text().startswith("Offline since"), timeout=30,
-               message="Offline since …")
+    loop.until(lambda: status.connection.text().startswith("Offline since"), timeout=30, message="Offline since …")
     assert status.connection.text().endswith(", retrying")
     desk.faults()
-    loop.until(lambda: status.connection.text().startswith("Checked"), timeout=40,
-               message="back online")
+    loop.until(lambda: status.connection.text().startswith("Checked"), timeout=40, message="back online")
     no_crash(hook)
 
 

@@ -13,8 +13,7 @@ from tests.ui.test_first_session import type_form
 FOREIGN_WORDS = "does not answer like the service"
 
 
-def test_a_foreign_program_is_said_where_the_link_was_made_and_gets_no_key(
-        start_app, loop, make_sandbox):
+def test_a_foreign_program_is_said_where_the_link_was_made_and_gets_no_key(start_app, loop, make_sandbox):
     app = start_app(sandbox=True).on_links_tab()
     sb = make_sandbox("shop", base_path="/pay")
     # a profile added by hand, its keys never checked against what answers there now
@@ -28,16 +27,20 @@ def test_a_foreign_program_is_said_where_the_link_was_made_and_gets_no_key(
         loop.until(lambda: tab.loaded, message="the links tab")
         type_form(tab)
         press.click(tab.form.create_button)
-        loop.until(lambda: FOREIGN_WORDS in tab.panel.error.text(), 30,
-                   message="what answers there, said with the link")
+        loop.until(
+            lambda: FOREIGN_WORDS in tab.panel.error.text(), 30, message="what answers there, said with the link"
+        )
         assert tab.panel.state.text() == "CREATING…"  # kept: never NOT CREATED
         connection = window.status.connection.text()
         assert FOREIGN_WORDS in connection and "refused" not in connection
         assert "refused" not in window.last_call.text()
         assert program.with_secret() == 0
         program.close()  # the program goes: nothing listens there now
-        loop.until(lambda: window.status.connection.text().startswith("Offline since"), 30,
-                   message="Offline in the status bar, nothing pressed")
+        loop.until(
+            lambda: window.status.connection.text().startswith("Offline since"),
+            30,
+            message="Offline in the status bar, nothing pressed",
+        )
         assert program.with_secret() == 0
     finally:
         program.close()

@@ -28,15 +28,25 @@ def dbus_session(tmp_path):
     home = tmp_path / "home"
     home.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DBUS_", "GNOME_KEYRING"))}
-    env.update(HOME=str(home), PAYDESK_HOME=str(tmp_path / "data"),
-               PAYDESK_SANDBOX_HOME=str(tmp_path / "sandbox"), QT_QPA_PLATFORM="offscreen",
-               XDG_DATA_HOME=str(home / ".local/share"), XDG_RUNTIME_DIR=str(tmp_path / "run"))
+    env.update(
+        HOME=str(home),
+        PAYDESK_HOME=str(tmp_path / "data"),
+        PAYDESK_SANDBOX_HOME=str(tmp_path / "sandbox"),
+        QT_QPA_PLATFORM="offscreen",
+        XDG_DATA_HOME=str(home / ".local/share"),
+        XDG_RUNTIME_DIR=str(tmp_path / "run"),
+    )
     (tmp_path / "run").mkdir(mode=0o700)
 
     def run(script: str) -> str:
         unlock = "echo -n paydesk-test | gnome-keyring-daemon --unlock --components=secrets >/dev/null\n"
-        done = subprocess.run(["dbus-run-session", "--", "bash", "-ec", unlock + script],
-                              env=env, capture_output=True, text=True, timeout=180)
+        done = subprocess.run(
+            ["dbus-run-session", "--", "bash", "-ec", unlock + script],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
         assert done.returncode == 0, done.stderr[-2000:]
         return done.stdout
 
@@ -56,8 +66,9 @@ def test_keys_survive_restart_and_are_deleted(dbus_session):
     """)
     first, second, deleted = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     merchants = json.loads((tmp / "sandbox" / "merchants.json").read_text())
-    expected = {f"{mode}/{kind}": merchants[0]["keys"][mode][kind]
-                for mode in ("test", "live") for kind in ("secret", "public")}
+    expected = {
+        f"{mode}/{kind}": merchants[0]["keys"][mode][kind] for mode in ("test", "live") for kind in ("secret", "public")
+    }
     assert first["persistent"] is True and "Secret" in first["backend"]
     assert first["keys"] == expected  # saved by the first run
     assert second["keys"] == expected  # still there after the app restarted
@@ -70,18 +81,25 @@ def test_keys_survive_restart_and_are_deleted(dbus_session):
 
 def test_without_a_keyring_keys_stay_in_memory(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DBUS_", "GNOME_KEYRING"))}
-    env.update(HOME=str(tmp_path), PAYDESK_HOME=str(tmp_path / "data"),
-               PAYDESK_SANDBOX_HOME=str(tmp_path / "sandbox"), QT_QPA_PLATFORM="offscreen",
-               PAYDESK_QUIT_AFTER="1.5", DBUS_SESSION_BUS_ADDRESS="unix:path=/nonexistent")
-    done = subprocess.run([sys.executable, "-m", "paydesk", "--sandbox"], env=env,
-                          capture_output=True, text=True, timeout=120)
+    env.update(
+        HOME=str(tmp_path),
+        PAYDESK_HOME=str(tmp_path / "data"),
+        PAYDESK_SANDBOX_HOME=str(tmp_path / "sandbox"),
+        QT_QPA_PLATFORM="offscreen",
+        PAYDESK_QUIT_AFTER="1.5",
+        DBUS_SESSION_BUS_ADDRESS="unix:path=/nonexistent",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "paydesk", "--sandbox"], env=env, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     log = (tmp_path / "data" / "logs" / "paydesk.log").read_text()
     assert "keys in memory (this session only)" in log
     merchants = json.loads((tmp_path / "sandbox" / "merchants.json").read_text())
     secrets = [v for mode in merchants[0]["keys"].values() for v in mode.values()]
     assert _keys_in(tmp_path / "data", secrets) == []
-    probe = subprocess.run([sys.executable, "-m", "tests.ui.keyring_probe", "read"], env=env,
-                           capture_output=True, text=True, timeout=60)
+    probe = subprocess.run(
+        [sys.executable, "-m", "tests.ui.keyring_probe", "read"], env=env, capture_output=True, text=True, timeout=60
+    )
     state = json.loads(probe.stdout)
     assert state["persistent"] is False and set(state["keys"].values()) == {None}

@@ -41,17 +41,35 @@ from tests.ui.layout_audit import EXCEPTIONS, audit, moved, settle
 ROOT = Path(__file__).resolve().parents[2]
 # the states' modules (not named test_*: the suite's own run, on Qt's default screen, leaves
 # them to this test)
-STATES = sorted(str(p) for p in Path(__file__).with_name("layout_states").glob("*.py")
-                if p.stem not in ("__init__", "conftest", "reach"))
+STATES = sorted(
+    str(p)
+    for p in Path(__file__).with_name("layout_states").glob("*.py")
+    if p.stem not in ("__init__", "conftest", "reach")
+)
 SCREENS = ("1280x800", "1024x768")
 
 
 def screen_config(size: str, folder: Path) -> Path:
     width, height = (int(n) for n in size.split("x"))
     config = folder / f"screen-{size}.json"
-    config.write_text(json.dumps({"screens": [
-        {"name": "Screen", "x": 0, "y": 0, "width": width, "height": height,
-         "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}))
+    config.write_text(
+        json.dumps(
+            {
+                "screens": [
+                    {
+                        "name": "Screen",
+                        "x": 0,
+                        "y": 0,
+                        "width": width,
+                        "height": height,
+                        "logicalDpi": 96,
+                        "logicalBaseDpi": 96,
+                        "dpr": 1,
+                    }
+                ]
+            }
+        )
+    )
     return config
 
 
@@ -60,17 +78,23 @@ def screen_config(size: str, folder: Path) -> Path:
 def test_every_window_on_a_screen_of(size, tmp_path):
     """Every state of layout_states/ on one screen of ``size``: its report is this test's
     failure, one finding a line (the window, the widget, its text, the sizes)."""
-    env = dict(os.environ, QT_QPA_PLATFORM=f"offscreen:configfile={screen_config(size, tmp_path)}",
-               PAYDESK_AUDIT_SCREEN=size)
+    env = dict(
+        os.environ, QT_QPA_PLATFORM=f"offscreen:configfile={screen_config(size, tmp_path)}", PAYDESK_AUDIT_SCREEN=size
+    )
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", *STATES, "-q", "-p", "no:xdist", "-p",
-         "no:cacheprovider"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=280)
+        [sys.executable, "-m", "pytest", *STATES, "-q", "-p", "no:xdist", "-p", "no:cacheprovider"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=280,
+    )
     assert done.returncode == 0, done.stdout[-30000:] + done.stderr[-3000:]
     assert " passed" in done.stdout and "skipped" not in done.stdout, done.stdout[-2000:]
 
 
 # -- each check finds what it is for --------------------------------------------------------
+
 
 def shown(widget: QWidget, width: int = 400, height: int = 200) -> QWidget:
     widget.setObjectName(widget.objectName() or "audited")
@@ -169,8 +193,7 @@ def test_a_window_larger_than_its_screen_is_found(qtbot):
     QVBoxLayout(window).addWidget(inside)
     found = audit(shown(window, area.width() + 60, 100))
     assert {f.check for f in found} == {"screen"}, found
-    assert any("cannot be made smaller" in f.sizes and "held by QLabel" in f.sizes
-               for f in found), found
+    assert any("cannot be made smaller" in f.sizes and "held by QLabel" in f.sizes for f in found), found
 
 
 def test_a_cut_cell_passes_only_with_a_tooltip(qtbot):
@@ -184,8 +207,7 @@ def test_a_cut_cell_passes_only_with_a_tooltip(qtbot):
     view.setWordWrap(False)
     shown(view, 400, 150)
     found = audit(view)
-    assert [(f.check, f.text) for f in found] == [
-        ("cut", "maximiliane.wolfeschlegelsteinhausen@example.com")]
+    assert [(f.check, f.text) for f in found] == [("cut", "maximiliane.wolfeschlegelsteinhausen@example.com")]
     tips_for_cut_text(view)  # the whole text, on the mouse resting on it
     assert audit(view) == []
 
@@ -289,8 +311,7 @@ def test_a_table_past_its_view_is_found_and_fitted_columns_pass(qtbot):
 
     model = QStandardItemModel(1, 4)
     model.setHorizontalHeaderLabels(["Time", "Title", "Amount", "Reference"])
-    for column, text in enumerate(("28 Dec 2026 23:58", "Annual membership", "GBP 25.00",
-                                   "SBX-261127-CJHQ3R-0001QW")):
+    for column, text in enumerate(("28 Dec 2026 23:58", "Annual membership", "GBP 25.00", "SBX-261127-CJHQ3R-0001QW")):
         model.setItem(0, column, QStandardItem(text))
     view = QTableView()
     view.setObjectName("open-sales")
@@ -299,8 +320,7 @@ def test_a_table_past_its_view_is_found_and_fitted_columns_pass(qtbot):
     for column in range(4):
         view.setColumnWidth(column, 150)
     found = audit(shown(view, 520, 150))
-    assert [(f.check, f.text) for f in found if f.check == "sideways"] == [
-        ("sideways", "Reference")], found
+    assert [(f.check, f.text) for f in found if f.check == "sideways"] == [("sideways", "Reference")], found
     fit_columns(view, ("28 Dec 2026 23:58", "", "GBP 25.00", "SBX-261127-CJHQ3R-0001QW"), 1)
     tips_for_cut_text(view)
     settle()

@@ -23,17 +23,22 @@ def decode_qr(widget) -> list[str]:
     width, height = image.width(), image.height()
     stride = image.bytesPerLine()
     raw = bytes(image.constBits())[: stride * height]
-    pixels = b"".join(raw[y * stride: y * stride + width] for y in range(height))
+    pixels = b"".join(raw[y * stride : y * stride + width] for y in range(height))
     return [s.data.decode() for s in pyzbar.decode((pixels, width, height))]
 
 
 # Making a link and seeing it settle, against the strict (the embedded sandbox), --quirks and
 # --family sandboxes; the rest (the form, the counter, the files) stays strict. The family has
 # one state for failed and cancelled (PAYMENT FAILED: its failed case shows it).
-pytestmark = pytest.mark.dialects(only=(
-    "test_create_show_qr_and_watch_it_settle", "test_recent_links_show_their_qr_again",
-    "test_paid_in_the_background_notifies", "test_failed_is_final_and_notifies_too"),
-    apart={"family": ("cancelled-CANCELLED",)})
+pytestmark = pytest.mark.dialects(
+    only=(
+        "test_create_show_qr_and_watch_it_settle",
+        "test_recent_links_show_their_qr_again",
+        "test_paid_in_the_background_notifies",
+        "test_failed_is_final_and_notifies_too",
+    ),
+    apart={"family": ("cancelled-CANCELLED",)},
+)
 
 
 @pytest.fixture
@@ -45,15 +50,20 @@ def desk(start_app, loop, dialect, make_sandbox):
 
     if dialect != "strict":  # a profile on a sandbox of that dialect, made the active one
         sb = make_sandbox(dialect, base_path="/pay", **dialects.options(dialect))
-        use_profile(loop, app.session, sb, name=dialect.title(), txref_prefix="SBX",
-                    discover=True)
+        use_profile(loop, app.session, sb, name=dialect.title(), txref_prefix="SBX", discover=True)
     loop.until(lambda: app.window.links_tab.loaded, message="the links tab")
     return app
 
 
 def fill(tab: LinksTab, **values):
-    defaults = dict(amount="25", email="ada@example.com", first_name="Ada", last_name="Lovelace",
-                    title="Flat white", description="Large, oat milk")
+    defaults = dict(
+        amount="25",
+        email="ada@example.com",
+        first_name="Ada",
+        last_name="Lovelace",
+        title="Flat white",
+        description="Large, oat milk",
+    )
     defaults.update(values)
     for key, text in defaults.items():
         press.type_into(getattr(tab.form, key), text)
@@ -88,12 +98,12 @@ def service_rows(app) -> int:
 
 def control(app, path, body):
     """The control API of the sandbox the active profile is on (tests/helpers.py)."""
-    return helpers.control(app.session.profile.base_url, app.loop.run(app.session.key()),
-                           path, body)
+    return helpers.control(app.session.profile.base_url, app.loop.run(app.session.key()), path, body)
 
 
-@pytest.mark.parametrize("outcome,words", [("success", "PAID"), ("failed", "PAYMENT FAILED"),
-                                           ("cancelled", "CANCELLED")])
+@pytest.mark.parametrize(
+    "outcome,words", [("success", "PAID"), ("failed", "PAYMENT FAILED"), ("cancelled", "CANCELLED")]
+)
 def test_create_show_qr_and_watch_it_settle(desk, loop, outcome, words):
     tab = desk.window.links_tab
     fill(tab)
@@ -127,7 +137,8 @@ def test_every_bad_field_says_why_and_sends_nothing(desk, loop):
     form = tab.form
     fill(tab)
     cases = {
-        "amount": ("12.50", "Whole units only"), "email": ("ada@", "Not an e-mail address"),
+        "amount": ("12.50", "Whole units only"),
+        "email": ("ada@", "Not an e-mail address"),
         "first_name": ("", "Enter the customer's first name"),
         "last_name": ("x" * 101, "At most 100 characters"),
         "title": ("t" * 101, "At most 100 characters"),
@@ -176,13 +187,22 @@ def test_service_refusal_is_shown_next_to_the_field(desk, loop):
     fill(tab)
     # the service, not the form, refuses a reference it has seen before (another window used it)
     key = loop.run(desk.session.key())
-    httpx.post(desk.session.profile.base_url + "/api/payment",
-               json={"amount": "3", "currency": "GBP", "email": "z@example.com", "first_name": "Z",
-                     "last_name": "Y", "tx_ref": tab.form.tx_ref.text()},
-               headers={"Authorization": f"Bearer {key}"}).raise_for_status()
+    httpx.post(
+        desk.session.profile.base_url + "/api/payment",
+        json={
+            "amount": "3",
+            "currency": "GBP",
+            "email": "z@example.com",
+            "first_name": "Z",
+            "last_name": "Y",
+            "tx_ref": tab.form.tx_ref.text(),
+        },
+        headers={"Authorization": f"Bearer {key}"},
+    ).raise_for_status()
     assert create(tab, loop) is None
-    assert "another payment" in tab.form.messages["tx_ref"].text() or \
-        "used before" in tab.form.messages["tx_ref"].text()
+    assert (
+        "another payment" in tab.form.messages["tx_ref"].text() or "used before" in tab.form.messages["tx_ref"].text()
+    )
     record = loop.run(desk.session.ledger.recent(desk.session.profile.id, "test"))[0]
     assert record.state == "rejected" and tab.panel.state.text() == "NOT CREATED"
 
@@ -209,8 +229,9 @@ def test_website_snippets_use_the_public_key(desk, loop):
     tab = desk.window.links_tab
     fill(tab)
     task = press.click_starting(tab.website, "snippets")
-    loop.until(lambda: getattr(tab, "snippets", None) is not None and tab.snippets.isVisible(),
-               message="the snippets dialog")
+    loop.until(
+        lambda: getattr(tab, "snippets", None) is not None and tab.snippets.isVisible(), message="the snippets dialog"
+    )
     public = loop.run(desk.session.key(kind="public"))
     secret = loop.run(desk.session.key())
     form_html = tab.snippets.texts["form"].toPlainText()
@@ -233,8 +254,7 @@ def test_copy_and_save(desk, loop, tmp_path):
     assert QGuiApplication.clipboard().text() == record.checkout_url
     for kind in ("png", "svg"):
         task = press.click_starting(tab.panel.buttons[f"save-{kind}"])
-        loop.until(lambda: press.modal() is not None and press.modal().isVisible(),
-                   message="the file dialog")
+        loop.until(lambda: press.modal() is not None and press.modal().isVisible(), message="the file dialog")
         target = tmp_path / f"link.{kind}"
         press.save_as(press.modal(), target)
         loop.until(task.done, message="the save")
@@ -318,8 +338,10 @@ def test_copy_qr_image_print_and_open_in_browser(desk, loop, tmp_path):
     assert browser.opened == [record.checkout_url]
 
     task = press.click_starting(tab.panel.buttons["print"])
-    loop.until(lambda: getattr(tab.panel, "print_dialog", None) is not None
-               and tab.panel.print_dialog.isVisible(), message="Qt's print dialog")
+    loop.until(
+        lambda: getattr(tab.panel, "print_dialog", None) is not None and tab.panel.print_dialog.isVisible(),
+        message="Qt's print dialog",
+    )
     from PySide6.QtWidgets import QLineEdit
 
     pdf = tmp_path / "link.pdf"
@@ -348,8 +370,11 @@ def test_rate_limits_are_honoured_by_the_scheduler(desk, loop):
     # a 429 pauses the service's budget: the checks (every call) wait, and the status bar
     # says so (issue 30)
     busy = desk.window.statusBar().busy
-    loop.until(lambda: busy.isVisible() and busy.text().startswith(
-        "Service busy: it asked to wait "), timeout=20, message="a 429 to pause the checks")
+    loop.until(
+        lambda: busy.isVisible() and busy.text().startswith("Service busy: it asked to wait "),
+        timeout=20,
+        message="a 429 to pause the checks",
+    )
     desk.faults()
     control(desk, f"pay/{record.reference}", {"outcome": "success"})
     loop.until(lambda: tab.panel.state.text() == "PAID", timeout=20, message="PAID after the pause")

@@ -44,10 +44,10 @@ def test_a_link_with_nothing_optional_is_made_and_with_extras_too(family, loop):
     assert second.meta == {"till": "3"} and second.callback_url == "https://shop.example/paid"
 
 
-@pytest.mark.parametrize("amount,said", [("3", "The minimum amount for GBP is 5"),
-                                         ("600", "The maximum amount for GBP is 500")])
-def test_an_amount_outside_the_merchants_limits_is_said_at_the_amount_field(family, loop,
-                                                                           amount, said):
+@pytest.mark.parametrize(
+    "amount,said", [("3", "The minimum amount for GBP is 5"), ("600", "The maximum amount for GBP is 500")]
+)
+def test_an_amount_outside_the_merchants_limits_is_said_at_the_amount_field(family, loop, amount, said):
     family.sb.settings(amount_limits={"GBP": {"min_amount": 5, "max_amount": 500}})
     tab = family.window.links_tab
     fill(tab, amount=amount)

@@ -32,8 +32,7 @@ def test_a_card_dialog_opened_and_closed_50_times_leaves_no_widget_behind(start_
     app.wait_started()
     app.window.resize(1300, 900)
     tab = app.window.cards_tab
-    press.click(app.window.tabs.tabBar(), pos=app.window.tabs.tabBar().tabRect(
-        app.window.tabs.indexOf(tab)).center())
+    press.click(app.window.tabs.tabBar(), pos=app.window.tabs.tabBar().tabRect(app.window.tabs.indexOf(tab)).center())
     loop.until(lambda: tab.loaded and tab.wallet.create_button.isEnabled(), message="the wallet")
 
     def open_and_close():
@@ -68,18 +67,26 @@ def test_a_long_day_of_new_links_keeps_the_transactions_list_bounded(start_app, 
     async def sell(n):
         made = []
         for i in range(n):
-            made.append(await window.links.create(PaymentRequest(
-                amount=Decimal(3 + i % 40), currency="GBP", email="walk@example.com",
-                first_name="Walk", last_name="In", tx_ref=f"LONG-DAY-{i:04d}", title="Coffee")))
+            made.append(
+                await window.links.create(
+                    PaymentRequest(
+                        amount=Decimal(3 + i % 40),
+                        currency="GBP",
+                        email="walk@example.com",
+                        first_name="Walk",
+                        last_name="In",
+                        tx_ref=f"LONG-DAY-{i:04d}",
+                        title="Coffee",
+                    )
+                )
+            )
             await asyncio.sleep(0)
         return made
 
     made = loop.run(sell(BLOCK + 40), timeout=240)
-    loop.until(lambda: tab.model.rowCount() == len(made) and tab.model.counted,
-               message="every link listed")
+    loop.until(lambda: tab.model.rowCount() == len(made) and tab.model.counted, message="every link listed")
     held = tab.model._fresh  # the rows made since the list was read, held in memory
     assert len(held) <= BLOCK, f"{len(held)} new rows held on top of the list"
-    loop.until(lambda: all(tab.model.record_at(r) is not None for r in range(5)),
-               message="the first rows")
+    loop.until(lambda: all(tab.model.record_at(r) is not None for r in range(5)), message="the first rows")
     newest = [tab.model.record_at(r).tx_ref for r in range(5)]
     assert newest == [r.tx_ref for r in reversed(made[-5:])]

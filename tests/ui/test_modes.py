@@ -48,8 +48,7 @@ def test_going_live_asks_and_says_what_live_means(start_app, loop):
     # each mode's keys are its own
 
     async def clients():
-        async with session.lease(session.profile, "live") as live, \
-                session.lease(session.profile, "test") as test:
+        async with session.lease(session.profile, "live") as live, session.lease(session.profile, "test") as test:
             return live, test
 
     live, test = loop.run(clients())

@@ -38,8 +38,7 @@ def _modal(parent, modality, qtbot):
     return dialog
 
 
-@pytest.mark.parametrize("modality", [Qt.WindowModality.WindowModal,
-                                      Qt.WindowModality.ApplicationModal])
+@pytest.mark.parametrize("modality", [Qt.WindowModality.WindowModal, Qt.WindowModality.ApplicationModal])
 def test_a_button_behind_a_modal_dialog_cannot_be_pressed(window, modality, qtbot):
     dialog = _modal(window, modality, qtbot)
     with pytest.raises(AssertionError, match="behind the modal window"):
@@ -98,8 +97,13 @@ def test_answer_later_says_when_no_box_came():
 
 def test_answer_later_answers_the_box(window):
     answer = press.answer_later("replace it?", "Yes")
-    box = QMessageBox(QMessageBox.Icon.Question, "Save", "a.csv exists: replace it?",
-                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, window)
+    box = QMessageBox(
+        QMessageBox.Icon.Question,
+        "Save",
+        "a.csv exists: replace it?",
+        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+        window,
+    )
     QTimer.singleShot(5000, box.close)  # never hangs the run, should the answer not come
     assert box.exec() == QMessageBox.StandardButton.Yes
     answer.check()

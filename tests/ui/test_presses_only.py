@@ -24,43 +24,92 @@ SELF = Path(__file__).resolve()
 # a user's action done from code, by the method's name
 ALWAYS = {"click", "animateClick", "trigger", "toggle", "emit", "accept", "reject"}
 # typing, or choosing, by setting the value a user would have typed or chosen
-SETTERS = {"setText", "setPlainText", "insertPlainText", "setValue", "setDate",
-           "setChecked", "setCurrentIndex", "setCurrentText", "setCurrentWidget",
-           "setCurrentRow", "selectRow"}
+SETTERS = {
+    "setText",
+    "setPlainText",
+    "insertPlainText",
+    "setValue",
+    "setDate",
+    "setChecked",
+    "setCurrentIndex",
+    "setCurrentText",
+    "setCurrentWidget",
+    "setCurrentRow",
+    "selectRow",
+}
 # the widgets' own slots: what a button, a shortcut or Enter runs
-SLOTS = {"create_from_form", "submit", "open_editor", "show_snippets", "print_qr",
-         "export_csv", "request_refresh", "request_create", "show_card", "reload_list",
-         "end_of_day", "check_all_open", "toggle_mode", "show_link",
-         "add_row"}
+SLOTS = {
+    "create_from_form",
+    "submit",
+    "open_editor",
+    "show_snippets",
+    "print_qr",
+    "export_csv",
+    "request_refresh",
+    "request_create",
+    "show_card",
+    "reload_list",
+    "end_of_day",
+    "check_all_open",
+    "toggle_mode",
+    "show_link",
+    "add_row",
+}
 # slots whose name is common: flagged only on these receivers (the last name before the dot)
-SLOTS_ON = {"save": {"editor", "panel"}, "check": {"editor"}, "export": {"tab"},
-            "lookup": {"tab"}, "copy": {"box"}}
+SLOTS_ON = {"save": {"editor", "panel"}, "check": {"editor"}, "export": {"tab"}, "lookup": {"tab"}, "copy": {"box"}}
 # the tests' own helpers (press.py, and the desks that wrap it): their methods are not slots
 TEST_HELPERS = {"press", "desk", "shop", "self"}
-QTEST = {"mouseClick", "mouseDClick", "mousePress", "mouseRelease", "keyClick", "keyClicks",
-         "keyPress", "keyRelease", "keySequence"}
+QTEST = {
+    "mouseClick",
+    "mouseDClick",
+    "mousePress",
+    "mouseRelease",
+    "keyClick",
+    "keyClicks",
+    "keyPress",
+    "keyRelease",
+    "keySequence",
+}
 
 # Calls that look like a user's but are not one, each with its reason: (file relative to the
 # repository, function, method name).
 ALLOWED = {
-    ("tests/ui/counter/test_long_day.py", "sell", "emit"):
-        "says another till's sales on the hub as the shared ledger says them: no user presses that",
-    ("tests/ui/test_widgets.py", "test_a_label_shows_plain_text", "setText"):
-        "the label helper's own test: the program sets a label's text, as PayDesk does",
-    ("tests/ui/cards/test_money_safety.py",
-     "test_a_copied_number_leaves_the_clipboard_when_paydesk_closes", "setText"):
-        "another program copies to the clipboard: not a press in PayDesk",
-    ("tests/ui/cards/test_card_secrets.py", "test_reveal_hides_again_and_nothing_leaks",
-     "setText"): "another program copies to the clipboard: not a press in PayDesk",
-    ("tests/ui/test_signals.py", "tell", "emit"):
-        "the bridge's test emits the desk's events, which no user presses",
-    ("tests/ui/transactions/test_notifications.py", "announce", "emit"):
-        "says an inbox entry on the hub as the receiver says it: no user presses that",
-    ("tests/ui/transactions/test_notifications.py", "refuse", "emit"):
-        "says a refused request's trace on the hub as the receiver says it: no user presses that",
-    ("tests/ui/counter/test_monitor.py",
-     "test_a_monitor_unplugged_brings_the_view_beside_the_amount_box", "emit"):
-        "a monitor unplugged and plugged in, as Qt says it (offscreen Qt cannot unplug one)",
+    (
+        "tests/ui/counter/test_long_day.py",
+        "sell",
+        "emit",
+    ): "says another till's sales on the hub as the shared ledger says them: no user presses that",
+    (
+        "tests/ui/test_widgets.py",
+        "test_a_label_shows_plain_text",
+        "setText",
+    ): "the label helper's own test: the program sets a label's text, as PayDesk does",
+    (
+        "tests/ui/cards/test_money_safety.py",
+        "test_a_copied_number_leaves_the_clipboard_when_paydesk_closes",
+        "setText",
+    ): "another program copies to the clipboard: not a press in PayDesk",
+    (
+        "tests/ui/cards/test_card_secrets.py",
+        "test_reveal_hides_again_and_nothing_leaks",
+        "setText",
+    ): "another program copies to the clipboard: not a press in PayDesk",
+    ("tests/ui/test_signals.py", "tell", "emit"): "the bridge's test emits the desk's events, which no user presses",
+    (
+        "tests/ui/transactions/test_notifications.py",
+        "announce",
+        "emit",
+    ): "says an inbox entry on the hub as the receiver says it: no user presses that",
+    (
+        "tests/ui/transactions/test_notifications.py",
+        "refuse",
+        "emit",
+    ): "says a refused request's trace on the hub as the receiver says it: no user presses that",
+    (
+        "tests/ui/counter/test_monitor.py",
+        "test_a_monitor_unplugged_brings_the_view_beside_the_amount_box",
+        "emit",
+    ): "a monitor unplugged and plugged in, as Qt says it (offscreen Qt cannot unplug one)",
 }
 
 
@@ -100,7 +149,7 @@ def _flag(call: ast.Call) -> str | None:
     if name in ALWAYS or name in SLOTS:
         return name
     if name == "done" and (call.args or call.keywords):  # a dialog's done(code), not a
-        return name                                      # future's done()
+        return name  # future's done()
     if name in SETTERS:
         return name
     if name in SLOTS_ON and on in SLOTS_ON[name]:
@@ -141,19 +190,23 @@ def all_findings() -> list[Finding]:
     found = []
     for path in scanned_files():
         rel = path.relative_to(ROOT).as_posix()
-        found += [f for f in findings_in(path.read_text(encoding="utf-8"), rel)
-                  if (rel, f.function.split(".")[-1], f.call) not in ALLOWED]
+        found += [
+            f
+            for f in findings_in(path.read_text(encoding="utf-8"), rel)
+            if (rel, f.function.split(".")[-1], f.call) not in ALLOWED
+        ]
     return found
 
 
 def test_no_ui_test_presses_what_a_user_could_not():
     found = all_findings()
-    assert not found, ("these stand for a user without being one; go through tests/ui/press.py "
-                       "(press.click, press.type_into, press.enter, press.key, press.choose):\n"
-                       + "\n".join(map(str, found)))
+    assert not found, (
+        "these stand for a user without being one; go through tests/ui/press.py "
+        "(press.click, press.type_into, press.enter, press.key, press.choose):\n" + "\n".join(map(str, found))
+    )
 
 
-SAMPLE = '''
+SAMPLE = """
 def test_create(tab, dialog, loop, window, sb):
     tab.form.amount.setText("25")               # typing, from code
     tab.form.create_button.click()              # a click, from code
@@ -168,16 +221,25 @@ def test_create(tab, dialog, loop, window, sb):
     qtbot.keyClicks(tab.form.title, "cake")
     assert task.done() and sb.clipboard_text()  # not presses
     press.click(tab.form.create_button); desk.submit(dialog, "Done")
-'''
+"""
 
 
 def test_the_scan_finds_each_kind_of_press_from_code():
     """The scan can fail: a sample test with each kind of call is caught, line by line."""
     found = findings_in(SAMPLE, "sample.py")
     assert [(f.line, f.call) for f in found] == [
-        (3, "setText"), (4, "click"), (5, "trigger"), (6, "accept"), (7, "done"),
-        (8, "setCurrentIndex"), (9, "emit"), (10, "create_from_form"), (11, "save"),
-        (12, "QTest.keyClick"), (13, "qtbot.keyClicks")]
+        (3, "setText"),
+        (4, "click"),
+        (5, "trigger"),
+        (6, "accept"),
+        (7, "done"),
+        (8, "setCurrentIndex"),
+        (9, "emit"),
+        (10, "create_from_form"),
+        (11, "save"),
+        (12, "QTest.keyClick"),
+        (13, "qtbot.keyClicks"),
+    ]
     assert {f.function for f in found} == {"test_create"}
 
 
@@ -200,5 +262,8 @@ if __name__ == "__main__":
     helpers = sorted({(f.path, f.function) for f in found if not f.function.startswith("test_")})
     for f in found:
         print(f)
-    print(f"\n{len(found)} calls; {len(tests)} test functions and {len(helpers)} helper "
-          f"functions press what a user could not", file=sys.stderr)
+    print(
+        f"\n{len(found)} calls; {len(tests)} test functions and {len(helpers)} helper "
+        f"functions press what a user could not",
+        file=sys.stderr,
+    )

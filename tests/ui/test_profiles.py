@@ -1,6 +1,5 @@
 """The profile editor checks keys with real calls against the sandbox before saving."""
 
-
 from paydesk.ui.main_window import MainWindow
 from paydesk.ui.profile_editor import ProfileEditor
 from tests.ui import press
@@ -18,8 +17,7 @@ def press_and_wait(loop, editor, button, timeout=30):
     """Press Save or Check keys; wait until what it started is over. True when the editor
     closed (saved)."""
     press.click(button)
-    loop.until(lambda: press.closed(editor) or len(editor.tasks) == 0, timeout,
-               message=f"{button.text()} to finish")
+    loop.until(lambda: press.closed(editor) or len(editor.tasks) == 0, timeout, message=f"{button.text()} to finish")
     return press.closed(editor)
 
 
@@ -36,8 +34,14 @@ def test_good_keys_are_checked_and_saved(session, loop, sandbox, memory_keyring,
     editor = ProfileEditor(session)
     qtbot.addWidget(editor)
     editor.show()
-    _fill(editor, sandbox, test_secret=sandbox.key("test"), test_public=sandbox.key("test", "public"),
-          live_secret=sandbox.key("live"), live_public=sandbox.key("live", "public"))
+    _fill(
+        editor,
+        sandbox,
+        test_secret=sandbox.key("test"),
+        test_public=sandbox.key("test", "public"),
+        live_secret=sandbox.key("live"),
+        live_public=sandbox.key("live", "public"),
+    )
     assert save(loop, editor) is True
     assert _message(editor, "test", "secret") == "Works: secret key, test mode"
     assert _message(editor, "test", "public") == "Works: public key, test mode"
@@ -57,9 +61,14 @@ def test_bad_keys_say_what_is_wrong_and_nothing_is_saved(session, loop, sandbox,
     editor = ProfileEditor(session)
     qtbot.addWidget(editor)
     editor.show()
-    _fill(editor, sandbox, test_secret=sandbox.key("test", "public"),
-          test_public=sandbox.key("test", "secret"),
-          live_secret="sec-live-" + "Z" * 32, live_public=sandbox.key("test", "public"))
+    _fill(
+        editor,
+        sandbox,
+        test_secret=sandbox.key("test", "public"),
+        test_public=sandbox.key("test", "secret"),
+        live_secret="sec-live-" + "Z" * 32,
+        live_public=sandbox.key("test", "public"),
+    )
     assert save(loop, editor) is False
     assert _message(editor, "test", "secret") == "This is a public key; a secret key goes here"
     assert _message(editor, "test", "public").startswith("This is a secret key; never publish it")
@@ -212,7 +221,10 @@ def test_reference_prefix_and_default_urls(built_desk, session, loop, sandbox, q
     assert save(loop, editor) is True
     profile = session.profile
     assert (profile.txref_prefix, profile.callback_url, profile.return_url) == (
-        "SHOP", "https://shop.example/hooks", "https://shop.example/thanks")
+        "SHOP",
+        "https://shop.example/hooks",
+        "https://shop.example/thanks",
+    )
     window = MainWindow(built_desk)
     qtbot.addWidget(window)
     form = window.links_tab.form
@@ -232,7 +244,8 @@ def test_the_counter_defaults_are_checked_and_saved(session, loop, sandbox, qtbo
     assert counter.title() == "Counter" and counter.walk_in.text() == "Walk-in customer"
     # the logo is a path on each counter's computer, and the editor says so where it is typed
     assert counter.logo_hint.isVisible() and counter.logo_hint.text().startswith(
-        "A file on this computer. Each counter shows the image at this path on its own")
+        "A file on this computer. Each counter shows the image at this path on its own"
+    )
     assert "same path on every counter" in counter.logo_hint.accessibleName()
     press.type_into(counter.shop_email, "shop@")
     press.type_into(counter.logo, str(tmp_path / "missing.png"))
@@ -249,11 +262,15 @@ def test_the_counter_defaults_are_checked_and_saved(session, loop, sandbox, qtbo
     assert save(loop, editor) is True
     profile = session.profile
     assert (profile.walk_in_name, profile.shop_email, profile.counter_logo) == (
-        "Counter sale", "till@shop.example", str(logo))
+        "Counter sale",
+        "till@shop.example",
+        str(logo),
+    )
 
 
 def test_a_profile_switch_shows_that_profiles_own_form_and_typing_goes_there(
-        built_desk, session, loop, sandbox, make_sandbox, qtbot):
+    built_desk, session, loop, sandbox, make_sandbox, qtbot
+):
     """Issue 28, item 7: after a switch of profile, and then to LIVE, the Payment links form
     still held the previous profile's customer, amount and title, ready to send, and the
     keyboard stayed in the Profile box, where typing "s" switched the profile again. Each

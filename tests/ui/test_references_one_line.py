@@ -41,8 +41,10 @@ def whole_or_elided(view, row: int, column: int, reference: str) -> str | None:
     painted = ink_rows(view, index)
     assert painted, f"nothing painted for {reference}"
     if painted[-1] - painted[0] >= metrics.height():
-        return (f"{reference} drawn on more than one line in {view.accessibleName()!r}: ink "
-                f"rows {painted[0]}..{painted[-1]}, a line is {metrics.height()} px")
+        return (
+            f"{reference} drawn on more than one line in {view.accessibleName()!r}: ink "
+            f"rows {painted[0]}..{painted[-1]}, a line is {metrics.height()} px"
+        )
     if metrics.horizontalAdvance(reference) > room(view, column):
         tip = press_tooltip(view, index)
         if reference not in tip:
@@ -58,8 +60,7 @@ def press_tooltip(view, index) -> str:
 
 def column_of(view, header: str) -> int:
     model = view.model()
-    return next(c for c in range(model.columnCount())
-                if model.headerData(c, Qt.Orientation.Horizontal) == header)
+    return next(c for c in range(model.columnCount()) if model.headerData(c, Qt.Orientation.Horizontal) == header)
 
 
 def test_no_list_breaks_a_reference(app, loop):
@@ -109,8 +110,7 @@ def test_no_list_breaks_a_reference(app, loop):
     # Notifications: the test notification's entry, its reference column narrowed
     menu(app, loop, window.view_menu, window.notifications_action)
     notes = shown_window(loop, "notifications-window")
-    loop.until(lambda: notes.offered is not None and notes.test_button.isEnabled(), 30,
-               message="the test offered")
+    loop.until(lambda: notes.offered is not None and notes.test_button.isEnabled(), 30, message="the test offered")
     press.click(notes.test_button)
     loop.until(lambda: notes.model.rowCount() > 0, 60, message="the notification listed")
     column = column_of(notes.table, "Reference")

@@ -32,8 +32,7 @@ class OtherDeployment:
                 length = int(self.headers.get("Content-Length") or 0)
                 if length:
                     self.rfile.read(length)
-                body = json.dumps({"status": "error", "message": "Invalid Secret Key",
-                                   "data": None}).encode()
+                body = json.dumps({"status": "error", "message": "Invalid Secret Key", "data": None}).encode()
                 self.send_response(401)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
@@ -57,8 +56,7 @@ def our_keys(app, loop) -> list[str]:
     return [loop.run(app.session.key(mode)) for mode in ("test", "live")]
 
 
-def test_a_program_that_takes_the_port_meanwhile_gets_no_key_and_no_key_is_called_wrong(
-        start_app, loop):
+def test_a_program_that_takes_the_port_meanwhile_gets_no_key_and_no_key_is_called_wrong(start_app, loop):
     first = start_app(sandbox=True).on_links_tab()  # serves the sandbox on its port
     port = urlsplit(first.session.profile.base_url).port
     second = start_app(sandbox=True).on_links_tab()  # another window: uses the first one's sandbox
@@ -70,8 +68,9 @@ def test_a_program_that_takes_the_port_meanwhile_gets_no_key_and_no_key_is_calle
         tab = second.window.links_tab
         type_form(tab)
         press.click(tab.form.create_button)
-        loop.until(lambda: "not this computer's sandbox" in tab.form.why_disabled.text(),
-                   message="what answers there, said")
+        loop.until(
+            lambda: "not this computer's sandbox" in tab.form.why_disabled.text(), message="what answers there, said"
+        )
         said = tab.form.why_disabled.text()
         assert "another deployment" in said.lower() and "nothing was sent" in said
         connection = second.window.status.connection.text()
@@ -85,16 +84,18 @@ def test_a_program_that_takes_the_port_meanwhile_gets_no_key_and_no_key_is_calle
 
 
 @pytest.mark.parametrize("dialect", dialects.params())
-def test_a_paydesk_sandbox_started_on_its_own_is_not_another_paydesk_window(
-        start_app, loop, paths, dialect):
+def test_a_paydesk_sandbox_started_on_its_own_is_not_another_paydesk_window(start_app, loop, paths, dialect):
     first = start_app(sandbox=True).on_links_tab()
     base = first.session.profile.base_url
     port = urlsplit(base).port
     assert first.close() == 0
     # `paydesk-sandbox --data-dir <this computer's sandbox folder> --port <its port>`
     # (in any dialect: `--quirks` and `--family` were taken for another program)
-    alone = SandboxServer(SandboxConfig(data_dir=paths.sandbox, port=port, base_path="/pay",
-                                        deployment="cards", **dialects.options(dialect))).start()
+    alone = SandboxServer(
+        SandboxConfig(
+            data_dir=paths.sandbox, port=port, base_path="/pay", deployment="cards", **dialects.options(dialect)
+        )
+    ).start()
     try:
         app = start_app(sandbox=True).on_links_tab()
         said = app.window.last_call.text()

@@ -46,8 +46,7 @@ def test_saved_is_said_only_when_the_keyring_saved(loop, paths, sandbox, qtbot):
     press.type_into(editor.url, sandbox.base_url)
     press.type_into(editor.key_fields[("test", "secret")].edit, sandbox.key("test"))
     assert save(loop, editor) is True
-    assert said[-1] == ("Profile Shop saved, but its keys are kept for this session only "
-                        "(the keyring stayed locked)")
+    assert said[-1] == ("Profile Shop saved, but its keys are kept for this session only (the keyring stayed locked)")
     loop.run(session.close())
 
 
@@ -85,8 +84,7 @@ def test_keyring_notice_waits_for_the_lookup(loop, qapp, paths, memory_keyring, 
 
     desk = build_desk(paths, KeyStore(memory_keyring))
     loop.run(desk.open())
-    loop.run(desk.session.save_profile(
-        Profile(id="p_shop", name="Shop", base_url="http://127.0.0.1:9/pay"), {}))
+    loop.run(desk.session.save_profile(Profile(id="p_shop", name="Shop", base_url="http://127.0.0.1:9/pay"), {}))
     loop.run(desk.close())
     answered = asyncio.Event()
 

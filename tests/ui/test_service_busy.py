@@ -31,8 +31,7 @@ def busy_app(start_app, loop, make_sandbox):
     app.on_links_tab()
     sb = make_sandbox("busy", base_path="/pay", rate_limit=LIMIT, rate_limit_window=WINDOW)
     app.session.budgets.window = WINDOW  # the service's window (a minute for the family)
-    use_profile(loop, app.session, sb, name="Busy", txref_prefix="BSY",
-                shop_email="till@example.com")
+    use_profile(loop, app.session, sb, name="Busy", txref_prefix="BSY", shop_email="till@example.com")
     loop.until(lambda: app.window.links_tab.loaded, message="the links tab")
     app.sb = app.service = sb
     return app
@@ -55,8 +54,11 @@ def test_create_link_waits_for_the_service_and_says_so(busy_app, loop):
     fill(tab)
     spend_the_window(app.sb)
     task = press.click_starting(tab.form.create_button, "create")
-    waiting = loop.until(lambda: tab.form.why_disabled.text().startswith(
-        "Waiting for the service ("), 10, "the wait said beside Create link")
+    waiting = loop.until(
+        lambda: tab.form.why_disabled.text().startswith("Waiting for the service ("),
+        10,
+        "the wait said beside Create link",
+    )
     assert waiting and not tab.form.create_button.isEnabled()
     assert tab.form.why_disabled.accessibleName() == tab.form.why_disabled.text()
     said = loop.until(lambda: status_busy(app.window), 5, "the status bar's words")
@@ -76,8 +78,9 @@ def test_a_counter_sale_waits_for_the_service_and_says_so(busy_app, loop):
     press.type_into(counter.tab.amount, "12")
     spend_the_window(busy_app.sb)
     task = press.starting("sell", lambda: press.enter(counter.tab.amount))
-    loop.until(lambda: counter.tab.message.text().startswith("Waiting for the service ("), 10,
-               "the wait said under the sale")
+    loop.until(
+        lambda: counter.tab.message.text().startswith("Waiting for the service ("), 10, "the wait said under the sale"
+    )
     assert counter.tab.message.isVisible()
     sale = loop.run(task, timeout=30)
     assert sale is not None and sale.record.checkout_url

@@ -26,8 +26,7 @@ def two_desks(loop, tmp_path, sandbox, pg_url):
         loop.run(desk.open())
         desks.append(desk)
     a, b = desks
-    merchant = loop.run(profiles.add_profile(a.session, sandbox, txref_prefix="SHOP",
-                                             shop_email="till@example.com"))
+    merchant = loop.run(profiles.add_profile(a.session, sandbox, txref_prefix="SHOP", shop_email="till@example.com"))
     loop.run(b.session.save_profile(merchant, profiles.keys_of(sandbox)))
     yield a, b
     for desk in reversed(desks):
@@ -44,8 +43,9 @@ def test_the_status_bar_and_the_counter_shifts_tell_the_desks_apart(two_desks, l
     b.start_background()
     loop.until(lambda: b.live.keeper.fence is not None, message="desk B checks payments")
     a.start_background()
-    loop.until(lambda: status.shared.text() == f"Payments checked by {second}",
-               message="desk B named in desk A's status bar")
+    loop.until(
+        lambda: status.shared.text() == f"Payments checked by {second}", message="desk B named in desk A's status bar"
+    )
     assert status.shared.accessibleName() == f"Shared ledger: Payments checked by {second}"
 
     loop.run(a.counter.sell("7", "GBP"))

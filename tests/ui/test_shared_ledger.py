@@ -45,8 +45,7 @@ def test_a_remote_ledger_without_tls_is_refused_beside_its_field(start_app, loop
     app.close()
 
 
-def test_the_password_goes_to_the_keyring_never_to_the_settings_file(start_app, loop, paths,
-                                                                     memory_keyring):
+def test_the_password_goes_to_the_keyring_never_to_the_settings_file(start_app, loop, paths, memory_keyring):
     app = start_app(sandbox=True)
     app.wait_started()
     dialog = _open(app, loop)
@@ -91,7 +90,10 @@ def test_the_dialog_controls_are_named_by_their_labels(start_app, loop):
     for button in (dialog.test_button, dialog.own_button, dialog.save_button, dialog.cancel_button):
         assert button.accessibleName() == button.text()
     assert [b.text() for b in (dialog.test_button, dialog.save_button, dialog.own_button)] == [
-        "Test connection", "Save", "Use this computer's own ledger"]
+        "Test connection",
+        "Save",
+        "Use this computer's own ledger",
+    ]
     assert dialog.url.accessibleName() == "Ledger address"
     assert dialog.password.edit.accessibleName() == "Password"
     press.escape(dialog.url)
@@ -221,7 +223,8 @@ def test_two_desks_of_a_shop_cannot_take_one_name(loop, tmp_path, pg_url, qtbot)
         press.type_into(dialog.desk_name, "Till 2")
         loop.run(press.click_starting(dialog.rename_button, "rename desk"))
         assert dialog.desk_name_message.isVisible() and dialog.desk_name_message.text() == (
-            "Another desk of the shop is called Till 2: choose another name")
+            "Another desk of the shop is called Till 2: choose another name"
+        )
         assert a.session.desk_name != "Till 2"
     finally:
         for desk in desks:

@@ -39,9 +39,10 @@ def shop(pg_server, pg_url, tmp_path):
     pg_server.login_role(role, SECRET, dbname)
     profile = Profile(id="", name="Shop", base_url="https://pay.example")
     with psycopg.connect(pg_url, autocommit=True) as conn:
-        conn.execute("INSERT INTO merchants (id, profile) VALUES (%s, %s)",
-                     (merchant_id(profile.base_url, "PK_TEST-0001"),
-                      json.dumps(shared_fields(profile))))
+        conn.execute(
+            "INSERT INTO merchants (id, profile) VALUES (%s, %s)",
+            (merchant_id(profile.base_url, "PK_TEST-0001"), json.dumps(shared_fields(profile))),
+        )
     data = tmp_path / "data"
     keyring = tmp_path / "keyring.json"
     file_keyring.write(keyring, {})
@@ -49,17 +50,27 @@ def shop(pg_server, pg_url, tmp_path):
 
 
 def environment(keyring: Path, **more: str) -> dict[str, str]:
-    env = {**os.environ, "PYTHON_KEYRING_BACKEND": "tests.file_keyring.FileKeyring",
-           file_keyring.VARIABLE: str(keyring), "QT_QPA_PLATFORM": "offscreen"}
+    env = {
+        **os.environ,
+        "PYTHON_KEYRING_BACKEND": "tests.file_keyring.FileKeyring",
+        file_keyring.VARIABLE: str(keyring),
+        "QT_QPA_PLATFORM": "offscreen",
+    }
     env.pop("PAYDESK_QUIT_AFTER", None)
     env.update(more)
     return env
 
 
 def paydesk(*args, keyring: Path, stdin=subprocess.DEVNULL, **env: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "paydesk", *map(str, args)],
-                            env=environment(keyring, **env), cwd=ROOT, stdin=stdin,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "paydesk", *map(str, args)],
+        env=environment(keyring, **env),
+        cwd=ROOT,
+        stdin=stdin,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def log_text(data: Path) -> str:
@@ -83,8 +94,7 @@ def cmdline(pid: int) -> str:
 
 def window_running(proc: subprocess.Popen, data: Path) -> None:
     """Until the window's start-up has looked the keyring up (the window is shown)."""
-    until(lambda: "keys in " in log_text(data) or proc.poll() is not None, 60,
-          "the window started", every=0.1)
+    until(lambda: "keys in " in log_text(data) or proc.poll() is not None, 60, "the window started", every=0.1)
     assert proc.poll() is None, proc.communicate()
 
 
@@ -102,7 +112,8 @@ def test_a_password_in_the_address_is_refused_with_one_line(shop):
         assert err.strip().splitlines() == [
             "paydesk: --ledger: leave the password out of the address (it would be readable "
             "in the list of processes): give it with --ledger-password-stdin, or type it "
-            "when PayDesk asks for it"]
+            "when PayDesk asks for it"
+        ]
         assert SECRET not in out + err
     assert file_keyring.read(keyring) == {}  # nothing kept from it
     assert SECRET not in log_text(data)
@@ -110,8 +121,16 @@ def test_a_password_in_the_address_is_refused_with_one_line(shop):
 
 def test_the_window_takes_the_password_from_standard_input(shop):
     url, data, keyring = shop
-    proc = paydesk("--data-dir", data, "--ledger", url, "--ledger-password-stdin",
-                   keyring=keyring, stdin=subprocess.PIPE, PAYDESK_QUIT_AFTER="4")
+    proc = paydesk(
+        "--data-dir",
+        data,
+        "--ledger",
+        url,
+        "--ledger-password-stdin",
+        keyring=keyring,
+        stdin=subprocess.PIPE,
+        PAYDESK_QUIT_AFTER="4",
+    )
     try:
         give(proc, SECRET + "\n")
         window_running(proc, data)
@@ -127,8 +146,7 @@ def test_the_window_takes_the_password_from_standard_input(shop):
     assert file_keyring.read(keyring)[(SERVICE_NAME, password_entry(url))] == SECRET
 
     # the next start: the password from the keyring, nothing asked
-    again = paydesk("--data-dir", data, "--ledger", url, keyring=keyring,
-                    PAYDESK_QUIT_AFTER="2")
+    again = paydesk("--data-dir", data, "--ledger", url, keyring=keyring, PAYDESK_QUIT_AFTER="2")
     try:
         started = time.monotonic()
         out, err = again.communicate(timeout=90)
@@ -155,8 +173,17 @@ def test_the_import_takes_the_password_from_standard_input(shop):
         await ledger.close()
 
     asyncio.run(empty_ledger())
-    proc = paydesk("--data-dir", data, "--ledger", url, "--ledger-password-stdin",
-                   "--import-ledger", "--dry-run", keyring=keyring, stdin=subprocess.PIPE)
+    proc = paydesk(
+        "--data-dir",
+        data,
+        "--ledger",
+        url,
+        "--ledger-password-stdin",
+        "--import-ledger",
+        "--dry-run",
+        keyring=keyring,
+        stdin=subprocess.PIPE,
+    )
     assert SECRET not in cmdline(proc.pid)
     give(proc, SECRET + "\n")
     out, err = proc.communicate(timeout=60)
@@ -165,7 +192,6 @@ def test_the_import_takes_the_password_from_standard_input(shop):
     assert SECRET not in out + err + log_text(data)
     assert file_keyring.read(keyring)[(SERVICE_NAME, password_entry(url))] == SECRET
     # the next import: the password from the keyring
-    again = paydesk("--data-dir", data, "--ledger", url, "--import-ledger", "--dry-run",
-                    keyring=keyring)
+    again = paydesk("--data-dir", data, "--ledger", url, "--import-ledger", "--dry-run", keyring=keyring)
     out, err = again.communicate(timeout=60)
     assert again.returncode == 0, err

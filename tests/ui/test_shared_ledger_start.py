@@ -18,18 +18,19 @@ UNREACHABLE = re.compile(r"Shared ledger unreachable since \d\d:\d\d, retrying")
 
 
 def problem_dialog():
-    return next((w for w in QApplication.topLevelWidgets()
-                 if w.objectName() == "ledger-problem" and w.isVisible()), None)
+    return next(
+        (w for w in QApplication.topLevelWidgets() if w.objectName() == "ledger-problem" and w.isVisible()), None
+    )
 
 
 def start(loop, qapp, paths, keys, url):
     from paydesk import app as app_module
 
     shown = {}
-    task = loop.spawn(app_module.run(qapp, args(ledger=url), paths, keys,
-                                     window_ready=lambda w, s: shown.update(window=w, session=s)))
-    loop.until(lambda: problem_dialog() is not None or task.done(),
-               message="the shared ledger's dialog")
+    task = loop.spawn(
+        app_module.run(qapp, args(ledger=url), paths, keys, window_ready=lambda w, s: shown.update(window=w, session=s))
+    )
+    loop.until(lambda: problem_dialog() is not None or task.done(), message="the shared ledger's dialog")
     if task.done():
         task.result()
     return task, shown
@@ -39,8 +40,11 @@ def finish(loop, task, shown):
     """Start-up to its end (a desk with no profile asks the first-run question: Escape),
     then the window closed: PayDesk's exit code."""
     window = shown["window"]
-    loop.until(lambda: window.started or (getattr(window, "first_run", None) is not None
-                                          and window.first_run.isVisible()), 30, "start-up")
+    loop.until(
+        lambda: window.started or (getattr(window, "first_run", None) is not None and window.first_run.isVisible()),
+        30,
+        "start-up",
+    )
     if not window.started:
         press.escape(window.first_run)
         loop.until(lambda: window.started, 30, "start-up")
@@ -56,7 +60,10 @@ def test_unreachable_at_start_says_so_and_opens_on_the_own_ledger(loop, qapp, pa
     assert UNREACHABLE.fullmatch(dialog.why.text()), dialog.why.text()
     assert dialog.address.text() == url
     assert [b.accessibleName() for b in (dialog.try_again, dialog.use_own, dialog.quit)] == [
-        "Try again", "Use this computer's own ledger", "Quit"]
+        "Try again",
+        "Use this computer's own ledger",
+        "Quit",
+    ]
     assert "window" not in shown  # nothing is shown that the ledger has not given
     press.click(dialog.try_again)  # tried again at once: still unreachable, still said
     loop.until(lambda: UNREACHABLE.fullmatch(problem_dialog().why.text()), message="the text")
@@ -101,9 +108,9 @@ def _role_url(pg_server, pg_url, role):
     return f"postgresql://{role}@127.0.0.1:{pg_server.port}/{dbname}"
 
 
-def test_a_missing_password_is_asked_for_in_the_dialog_and_kept(loop, qapp, paths, keys,
-                                                                memory_keyring, pg_server,
-                                                                pg_url):
+def test_a_missing_password_is_asked_for_in_the_dialog_and_kept(
+    loop, qapp, paths, keys, memory_keyring, pg_server, pg_url
+):
     from paydesk.config.secrets import SERVICE_NAME, KeyStore
     from paydesk.config.shared_ledger import password_entry
     from paydesk.logs import REDACTOR
@@ -121,8 +128,9 @@ def test_a_missing_password_is_asked_for_in_the_dialog_and_kept(loop, qapp, path
     # a wrong one: said beside the field, the dialog stays, nothing kept
     press.type_into(dialog.password, "not-" + PASSWORD)
     press.click(dialog.connect_button)
-    loop.until(lambda: "refused this password" in dialog.password_message.text(),
-               message="the refusal beside the password")
+    loop.until(
+        lambda: "refused this password" in dialog.password_message.text(), message="the refusal beside the password"
+    )
     assert dialog.password_message.isVisible() and "window" not in shown
     assert (SERVICE_NAME, password_entry(url)) not in memory_keyring.store
     # the right one, with Enter in the field: the window opens, the password is kept
@@ -139,10 +147,12 @@ def test_a_missing_password_is_asked_for_in_the_dialog_and_kept(loop, qapp, path
     from paydesk import app as app_module
 
     shown = {}
-    task = loop.spawn(app_module.run(qapp, args(ledger=url), paths, again,
-                                     window_ready=lambda w, s: shown.update(window=w, session=s)))
-    loop.until(lambda: "window" in shown or problem_dialog() is not None or task.done(), 30,
-               message="the window")
+    task = loop.spawn(
+        app_module.run(
+            qapp, args(ledger=url), paths, again, window_ready=lambda w, s: shown.update(window=w, session=s)
+        )
+    )
+    loop.until(lambda: "window" in shown or problem_dialog() is not None or task.done(), 30, message="the window")
     assert problem_dialog() is None and "window" in shown
     assert finish(loop, task, shown) == 0
 
@@ -151,8 +161,9 @@ def test_no_such_database_is_said_and_asks_no_password(loop, qapp, paths, keys, 
     url = f"postgresql://postgres@127.0.0.1:{pg_server.port}/no_such_shop"
     task, _ = start(loop, qapp, paths, keys, url)
     dialog = problem_dialog()
-    assert dialog.why.text() == (f'The server at 127.0.0.1:{pg_server.port} has no database '
-                                 '"no_such_shop": check the end of the address')
+    assert dialog.why.text() == (
+        f'The server at 127.0.0.1:{pg_server.port} has no database "no_such_shop": check the end of the address'
+    )
     assert not dialog.password.isVisible() and not dialog.connect_button.isVisible()
     press.click(dialog.quit)
     assert loop.run(asyncio.wait_for(asyncio.shield(task), 15), 16) == 0

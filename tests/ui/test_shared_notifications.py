@@ -17,14 +17,17 @@ from tests.helpers import MemoryKeyring
 from tests.ui import press
 
 
-def test_another_desks_notifications_show_here(paths, keys, loop, tmp_path, sandbox, pg_url,
-                                               qtbot):
+def test_another_desks_notifications_show_here(paths, keys, loop, tmp_path, sandbox, pg_url, qtbot):
     desks = []
     try:
         for name, desk_paths, desk_keys in (
-                ("Counter 1", paths, keys),
-                ("Finance", Paths(data=tmp_path / "there", sandbox=tmp_path / "there-sb").ensure(),
-                 KeyStore(MemoryKeyring()))):
+            ("Counter 1", paths, keys),
+            (
+                "Finance",
+                Paths(data=tmp_path / "there", sandbox=tmp_path / "there-sb").ensure(),
+                KeyStore(MemoryKeyring()),
+            ),
+        ):
             desk = build_desk(desk_paths, desk_keys, ledger_url=pg_url)
             loop.run(desk.open())
             loop.run(desk.naming.rename(name))
@@ -33,13 +36,20 @@ def test_another_desks_notifications_show_here(paths, keys, loop, tmp_path, sand
         merchant = loop.run(profiles.add_profile(here.session, sandbox, txref_prefix="SHOP"))
         loop.run(there.session.save_profile(merchant, profiles.keys_of(sandbox)))
         body = json.dumps({"event": "payment.completed", "data": {"tx_ref": "SHOP-OLD"}}).encode()
-        loop.run(there.inbox.receive(body, {"content-type": "application/json"}, "10.0.0.9",
-                                     profile_id=merchant.id, mode="test",
-                                     tx_ref="SHOP-OLD", event="payment.completed"))
+        loop.run(
+            there.inbox.receive(
+                body,
+                {"content-type": "application/json"},
+                "10.0.0.9",
+                profile_id=merchant.id,
+                mode="test",
+                tx_ref="SHOP-OLD",
+                event="payment.completed",
+            )
+        )
         for desk in desks:
             desk.start_background()
-        window = NotificationsWindow(here.session, here.inbox,
-                                     NotificationTest(here.session, here.links, here.inbox))
+        window = NotificationsWindow(here.session, here.inbox, NotificationTest(here.session, here.links, here.inbox))
         qtbot.addWidget(window)
         window.show()
         loop.until(lambda: window.count.text() == "1 notification", message="the list")
@@ -47,15 +57,23 @@ def test_another_desks_notifications_show_here(paths, keys, loop, tmp_path, sand
 
         # kept at the other desk (or by the receiver): here within a second, on top
         body = json.dumps({"event": "payment.completed", "data": {"tx_ref": "SHOP-NEW"}}).encode()
-        entry, _ = loop.run(there.inbox.receive(
-            body, {"content-type": "application/json"}, "10.0.0.9",
-            profile_id=merchant.id, mode="test", tx_ref="SHOP-NEW", event="payment.completed"))
-        loop.until(lambda: window.model.index(0, 1).data() == "SHOP-NEW", timeout=10,
-                   message="the other desk's notification")
+        entry, _ = loop.run(
+            there.inbox.receive(
+                body,
+                {"content-type": "application/json"},
+                "10.0.0.9",
+                profile_id=merchant.id,
+                mode="test",
+                tx_ref="SHOP-NEW",
+                event="payment.completed",
+            )
+        )
+        loop.until(
+            lambda: window.model.index(0, 1).data() == "SHOP-NEW", timeout=10, message="the other desk's notification"
+        )
         assert window.model.index(0, 3).data() == "Pending"
         loop.run(there.inbox.decide(entry.id, APPLIED, "the service says PAID"))
-        loop.until(lambda: window.model.index(0, 3).data() == "Applied", timeout=10,
-                   message="its verdict")
+        loop.until(lambda: window.model.index(0, 3).data() == "Applied", timeout=10, message="its verdict")
         assert window.model.index(0, 5).data() == "the service says PAID"
         loop.until(lambda: window.count.text() == "2 notifications")
         press.choose(window.verdict, "Applied")

@@ -11,8 +11,7 @@ from paydesk.ui.status import StatusLine
 from paydesk.ui.transactions.tab import TransactionsTab
 
 
-def test_the_status_bar_says_who_checks_payments_and_when_the_ledger_went(
-        paths, keys, loop, qtbot, pg_url, pg_server):
+def test_the_status_bar_says_who_checks_payments_and_when_the_ledger_went(paths, keys, loop, qtbot, pg_url, pg_server):
     desk = build_desk(paths, keys, ledger_url=pg_url)
     assert desk.live is not None
     loop.run(desk.open())
@@ -24,18 +23,18 @@ def test_the_status_bar_says_who_checks_payments_and_when_the_ledger_went(
     qtbot.addWidget(tab)
     try:
         desk.start_background()
-        loop.until(lambda: shared.text() == "Payments checked by Counter 1",
-                   message="the desk checking payments named")
+        loop.until(lambda: shared.text() == "Payments checked by Counter 1", message="the desk checking payments named")
         assert shared.isVisibleTo(status)
         assert shared.accessibleName() == "Shared ledger: Payments checked by Counter 1"
         with pg_server.down():
-            loop.until(lambda: shared.text().startswith("Shared ledger unreachable"),
-                       message="the ledger out of reach said")
-            assert re.fullmatch(r"Shared ledger unreachable since \d\d:\d\d, retrying",
-                                shared.text())
+            loop.until(
+                lambda: shared.text().startswith("Shared ledger unreachable"), message="the ledger out of reach said"
+            )
+            assert re.fullmatch(r"Shared ledger unreachable since \d\d:\d\d, retrying", shared.text())
             assert re.search(r", as of \d\d:\d\d$", tab.count.text())  # the list kept, dated
-        loop.until(lambda: shared.text() == "Payments checked by Counter 1", timeout=30,
-                   message="back: who checks payments")
+        loop.until(
+            lambda: shared.text() == "Payments checked by Counter 1", timeout=30, message="back: who checks payments"
+        )
         assert "as of" not in tab.count.text()
     finally:
         loop.run(desk.close())

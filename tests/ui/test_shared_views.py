@@ -24,8 +24,15 @@ from tests.ui import press
 
 
 def request(ref: str, amount: int = 12) -> PaymentRequest:
-    return PaymentRequest(amount=Decimal(amount), currency="GBP", email="kim@example.com",
-                          first_name="Kim", last_name="Lee", tx_ref=ref, title="Tea")
+    return PaymentRequest(
+        amount=Decimal(amount),
+        currency="GBP",
+        email="kim@example.com",
+        first_name="Kim",
+        last_name="Lee",
+        tx_ref=ref,
+        title="Tea",
+    )
 
 
 @pytest.fixture
@@ -46,9 +53,11 @@ def shop(paths, keys, loop, tmp_path, sandbox, pg_url):
     def make(poller: str = "here"):
         here = open_desk("Counter 1", paths, keys)
         merchant = loop.run(profiles.add_profile(here.session, sandbox, txref_prefix="SHOP"))
-        there = open_desk("Finance", Paths(data=tmp_path / "there",
-                                           sandbox=tmp_path / "there-sandbox").ensure(),
-                          KeyStore(MemoryKeyring()))
+        there = open_desk(
+            "Finance",
+            Paths(data=tmp_path / "there", sandbox=tmp_path / "there-sandbox").ensure(),
+            KeyStore(MemoryKeyring()),
+        )
         loop.run(there.session.save_profile(merchant, profiles.keys_of(sandbox)))
         first, second = (here, there) if poller == "here" else (there, here)
         first.start_background()
@@ -76,11 +85,9 @@ def test_every_view_is_marked_as_of_when_the_ledger_went(shop, loop, qtbot, pg_s
     loop.until(lambda: transactions.loaded and links.loaded, message="the views")
     assert not links.recent_as_of.isVisible() and "as of" not in transactions.count.text()
     with pg_server.down():
-        loop.until(lambda: here.live.engine.down_since is not None, timeout=30,
-                   message="the ledger out of reach")
+        loop.until(lambda: here.live.engine.down_since is not None, timeout=30, message="the ledger out of reach")
         as_of = f"as of {here.live.engine.down_since.astimezone():%H:%M}"
-        loop.until(lambda: transactions.count.text().endswith(", " + as_of),
-                   message="the Transactions count marked")
+        loop.until(lambda: transactions.count.text().endswith(", " + as_of), message="the Transactions count marked")
         assert links.recent_as_of.text() == f"Recent links {as_of}"
         assert links.recent_as_of.isVisible()
         # a view built while the ledger is already down is marked at once
@@ -89,12 +96,10 @@ def test_every_view_is_marked_as_of_when_the_ledger_went(shop, loop, qtbot, pg_s
         later_links = shown(qtbot, LinksTab(here.session, here.links, here.scheduler))
         assert later_links.recent_as_of.text() == f"Recent links {as_of}"
         press.click(transactions.end_of_day)
-        loop.until(lambda: transactions.findChild(QDialog, "end-of-day") is not None,
-                   message="the end of day")
+        loop.until(lambda: transactions.findChild(QDialog, "end-of-day") is not None, message="the end of day")
         day = transactions.findChild(QDialog, "end-of-day")
         loop.until(lambda: day.heading.text().endswith(", " + as_of), message="its heading marked")
-    loop.until(lambda: "as of" not in transactions.count.text(), timeout=30,
-               message="back: the mark cleared")
+    loop.until(lambda: "as of" not in transactions.count.text(), timeout=30, message="back: the mark cleared")
     assert not links.recent_as_of.isVisible()
     assert "as of" not in day.heading.text()
     # the links tab opened while it was out of reach reads its list once it is back
@@ -108,8 +113,7 @@ def test_the_end_of_day_is_counted_again_under_a_steady_stream_of_changes(shop, 
     transactions = shown(qtbot, TransactionsTab(here.session, here.transactions))
     loop.until(lambda: transactions.loaded, message="the Transactions tab")
     press.click(transactions.end_of_day)
-    loop.until(lambda: transactions.findChild(QDialog, "end-of-day") is not None,
-               message="the end of day")
+    loop.until(lambda: transactions.findChild(QDialog, "end-of-day") is not None, message="the end of day")
     made = transactions.findChild(QDialog, "end-of-day").figures["Links made"]
     loop.until(lambda: made.text() == "0", message="the day counted")
     profile = there.session.profile
@@ -129,12 +133,14 @@ def test_the_end_of_day_is_counted_again_under_a_steady_stream_of_changes(shop, 
 
 
 def listed(tab: TransactionsTab) -> list[str]:
-    return [tab.model.text(tab.model.record_at(row), 0) for row in range(tab.model.rowCount())
-            if tab.model.record_at(row) is not None]
+    return [
+        tab.model.text(tab.model.record_at(row), 0)
+        for row in range(tab.model.rowCount())
+        if tab.model.record_at(row) is not None
+    ]
 
 
-def test_another_desks_new_link_shows_in_a_searched_list_before_the_follow_tick(
-        shop, loop, qtbot):
+def test_another_desks_new_link_shows_in_a_searched_list_before_the_follow_tick(shop, loop, qtbot):
     here, there = shop()
     loop.run(there.links.create(request("BEFORE-1")))
     transactions = shown(qtbot, TransactionsTab(here.session, here.transactions))
@@ -144,8 +150,11 @@ def test_another_desks_new_link_shows_in_a_searched_list_before_the_follow_tick(
     loop.until(lambda: listed(transactions) == ["BEFORE-1"], message="the search's one record")
     loop.run(there.links.create(request("AFTER-1", amount=30)))
     # before the follower's two-second tick could have found it: the desk's event did
-    loop.until(lambda: listed(transactions) == ["AFTER-1", "BEFORE-1"], timeout=1.8,
-               message="the other desk's new link in the searched list")
+    loop.until(
+        lambda: listed(transactions) == ["AFTER-1", "BEFORE-1"],
+        timeout=1.8,
+        message="the other desk's new link in the searched list",
+    )
     assert transactions.count.text() == "2 records"
 
 
@@ -160,25 +169,25 @@ def test_a_link_made_at_another_desk_shows_in_the_recent_links(shop, loop, qtbot
     tab = links_tab(qtbot, loop, here)
     assert tab.recent.state_of("THERE-1") is None
     loop.run(there.links.create(request("THERE-1")))
-    loop.until(lambda: tab.recent.state_of("THERE-1") == "WAITING FOR PAYMENT",
-               message="the other desk's link in the recent links")
+    loop.until(
+        lambda: tab.recent.state_of("THERE-1") == "WAITING FOR PAYMENT",
+        message="the other desk's link in the recent links",
+    )
     assert tab.recent.model().index(0, 0).data() == "THERE-1"  # on top, the newest
 
 
-def test_the_link_on_screen_turns_paid_when_the_other_desk_checks_payments(
-        shop, loop, qtbot, sandbox):
+def test_the_link_on_screen_turns_paid_when_the_other_desk_checks_payments(shop, loop, qtbot, sandbox):
     here, there = shop(poller="there")
     tab = links_tab(qtbot, loop, here)
-    for key, text in dict(amount="42", email="ada@example.com", first_name="Ada",
-                          last_name="Lovelace", title="Flat white").items():
+    for key, text in dict(
+        amount="42", email="ada@example.com", first_name="Ada", last_name="Lovelace", title="Flat white"
+    ).items():
         press.type_into(getattr(tab.form, key), text)
     press.click(tab.form.create_button)
     panel = tab.panel
-    loop.until(lambda: panel.record is not None and panel.record.checkout_url, timeout=30,
-               message="the link on screen")
+    loop.until(lambda: panel.record is not None and panel.record.checkout_url, timeout=30, message="the link on screen")
     assert panel.state.text() == "WAITING FOR PAYMENT"
     assert here.live.keeper.fence is None  # this desk does not check payments: the other does
     sandbox.control(f"pay/{panel.record.reference}", {"outcome": "success"})
-    loop.until(lambda: panel.state.text() == "PAID", timeout=30,
-               message="PAID on this desk's screen")
+    loop.until(lambda: panel.state.text() == "PAID", timeout=30, message="PAID on this desk's screen")
     assert here.live.keeper.fence is None and there.live.keeper.fence is not None

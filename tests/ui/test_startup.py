@@ -20,14 +20,16 @@ def test_sandbox_start_opens_in_test_mode(start_app, loop):
     assert session.mode == "test"
     assert window.banner.isVisible() and window.banner.text() == TEST_BANNER
     assert "TEST" in window.windowTitle() and "Sandbox" in window.windowTitle()
-    loop.until(lambda: "Sandbox running at http://127.0.0.1:" in window.last_call.text(),
-               message="the status bar")
+    loop.until(lambda: "Sandbox running at http://127.0.0.1:" in window.last_call.text(), message="the status bar")
     assert [window.tabs.tabText(i) for i in range(window.tabs.count())] == [
-        "Payment links", "Transactions", "Cards", "Counter"]
+        "Payment links",
+        "Transactions",
+        "Cards",
+        "Counter",
+    ]
     base = session.profile.base_url
     secret = loop.run(session.key("test"))
-    assert httpx.get(base + "/api/transaction/none",
-                     headers={"Authorization": f"Bearer {secret}"}).status_code == 404
+    assert httpx.get(base + "/api/transaction/none", headers={"Authorization": f"Bearer {secret}"}).status_code == 404
     assert app.close() == 0
     assert session.sandbox is None
     try:
@@ -39,8 +41,10 @@ def test_sandbox_start_opens_in_test_mode(start_app, loop):
 
 def test_first_run_try_the_sandbox(start_app, loop, qapp):
     app = start_app()
-    loop.until(lambda: getattr(app.window, "first_run", None) is not None
-               and app.window.first_run.isVisible(), message="the first-run dialog")
+    loop.until(
+        lambda: getattr(app.window, "first_run", None) is not None and app.window.first_run.isVisible(),
+        message="the first-run dialog",
+    )
     dialog: FirstRunDialog = app.window.first_run
     assert dialog.try_sandbox.text() == "Try the sandbox"
     assert dialog.connect_service.text() == "Connect to your service"
@@ -52,11 +56,15 @@ def test_first_run_try_the_sandbox(start_app, loop, qapp):
 
 def test_first_run_connect_opens_the_editor(start_app, loop):
     app = start_app()
-    loop.until(lambda: getattr(app.window, "first_run", None) is not None
-               and app.window.first_run.isVisible(), message="the first-run dialog")
+    loop.until(
+        lambda: getattr(app.window, "first_run", None) is not None and app.window.first_run.isVisible(),
+        message="the first-run dialog",
+    )
     press.click(app.window.first_run.connect_service)
-    loop.until(lambda: getattr(app.window, "editor", None) is not None
-               and app.window.editor.isVisible(), message="the profile editor")
+    loop.until(
+        lambda: getattr(app.window, "editor", None) is not None and app.window.editor.isVisible(),
+        message="the profile editor",
+    )
     assert app.window.editor.windowTitle() == "Connect to your service"
     editor = app.window.editor
     press.click(editor.cancel_button)
@@ -101,16 +109,15 @@ def test_quit_with_tasks_in_flight(start_app, loop):
 
 
 def test_command_line_help_and_version():
-    version = subprocess.run([sys.executable, "-m", "paydesk", "--version"],
-                             capture_output=True, text=True, timeout=60)
+    version = subprocess.run([sys.executable, "-m", "paydesk", "--version"], capture_output=True, text=True, timeout=60)
     assert version.returncode == 0 and version.stdout.strip() == "PayDesk 0.1.0"
-    helptext = subprocess.run([sys.executable, "-m", "paydesk", "--help"],
-                              capture_output=True, text=True, timeout=60)
+    helptext = subprocess.run([sys.executable, "-m", "paydesk", "--help"], capture_output=True, text=True, timeout=60)
     assert helptext.returncode == 0
     for option in ("--sandbox", "--profile", "--mode", "--data-dir", "--no-keyring"):
         assert option in helptext.stdout
-    bad = subprocess.run([sys.executable, "-m", "paydesk", "--mode", "sideways"],
-                         capture_output=True, text=True, timeout=60)
+    bad = subprocess.run(
+        [sys.executable, "-m", "paydesk", "--mode", "sideways"], capture_output=True, text=True, timeout=60
+    )
     assert bad.returncode == 2 and "invalid choice" in bad.stderr
 
 

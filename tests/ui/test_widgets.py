@@ -11,9 +11,13 @@ def _said(widget: QWidget) -> str:
 
 
 def test_a_button_is_named_by_its_visible_label(qtbot):
-    for text, said in (("&Pause", "Pause"), ("Save results…", "Save results"),
-                       ("Show in &Batches…", "Show in Batches"), ("Fish && &Chips", "Fish & Chips"),
-                       ("Keep", "Keep")):
+    for text, said in (
+        ("&Pause", "Pause"),
+        ("Save results…", "Save results"),
+        ("Show in &Batches…", "Show in Batches"),
+        ("Fish && &Chips", "Fish & Chips"),
+        ("Keep", "Keep"),
+    ):
         made = button(text, "some-button")
         qtbot.addWidget(made)
         assert (made.objectName(), _said(made)) == ("some-button", said)

@@ -23,15 +23,19 @@ result = {}
 
 def ready(window, session):
     async def grab():
-        await until_async(lambda: session.sandbox is not None, 120, "the embedded sandbox",
-                          every=0.05)
+        await until_async(lambda: session.sandbox is not None, 120, "the embedded sandbox", every=0.05)
         await asyncio.sleep(1.0)  # let it paint
         geo = window.frameGeometry()
         image = window.screen().grabWindow(0, geo.x(), geo.y(), geo.width(), geo.height())
         image.save(str(shot))
-        result.update(platform=QApplication.platformName(), width=window.width(),
-                      height=window.height(), title=window.windowTitle(),
-                      visible=window.isVisible(), exposed=window.windowHandle().isExposed())
+        result.update(
+            platform=QApplication.platformName(),
+            width=window.width(),
+            height=window.height(),
+            title=window.windowTitle(),
+            visible=window.isVisible(),
+            exposed=window.windowHandle().isExposed(),
+        )
         window.close()
 
     session.tasks.spawn(grab())

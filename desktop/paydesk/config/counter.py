@@ -78,8 +78,7 @@ class CounterSettings:
         name = data.get("name")
         screen = data.get("screen")
         own = name.strip() if isinstance(name, str) and not name_problem(name) else ""
-        return cls(name="" if own == default_name() else own,
-                   screen=screen if isinstance(screen, str) else "")
+        return cls(name="" if own == default_name() else own, screen=screen if isinstance(screen, str) else "")
 
     async def save(self, paths: Paths) -> None:
         """Write ``counter.json`` whole and atomically, off the loop's thread."""

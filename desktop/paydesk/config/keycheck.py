@@ -20,8 +20,7 @@ from ..service.probe import Sounding, sound
 
 NOT_REACHED = "Not checked: the service could not be reached"
 NOT_THE_SERVICE = "Not checked: this address does not answer like the service"
-ADDRESS_NOT_THE_SERVICE = ("This address does not answer like the service (another program "
-                           "answers there): check it")
+ADDRESS_NOT_THE_SERVICE = "This address does not answer like the service (another program answers there): check it"
 
 
 @dataclass(frozen=True)
@@ -59,14 +58,15 @@ class Checked:
     def said(self) -> tuple[str, str]:
         """What the editor says under the keys, and what the status bar says."""
         if self.address:
-            return ("Fix the address marked in red.",
-                    "Keys not checked: the address does not answer like the service")
+            return ("Fix the address marked in red.", "Keys not checked: the address does not answer like the service")
         if self.refused:
             return "Fix the keys marked in red.", "Keys checked: some do not work"
         if self.unchecked:
-            return (f"The keys could not be checked: {self.unchecked}. Save keeps them as typed; "
-                    "PayDesk uses them once the service answers.",
-                    f"Keys not checked: {self.unchecked}")
+            return (
+                f"The keys could not be checked: {self.unchecked}. Save keeps them as typed; "
+                "PayDesk uses them once the service answers.",
+                f"Keys not checked: {self.unchecked}",
+            )
         return "All keys work.", "Keys checked: all work"
 
 
@@ -122,8 +122,7 @@ async def check_public(base_url: str, key: str, mode: str, timeout: float = 10.0
     wrong = _mismatch(key, mode)
     if wrong is not None:
         return wrong
-    headers = {"Authorization": f"Bearer {key}", "Accept": "application/json",
-               "User-Agent": f"PayDesk/{__version__}"}
+    headers = {"Authorization": f"Bearer {key}", "Accept": "application/json", "User-Agent": f"PayDesk/{__version__}"}
     try:
         async with httpx.AsyncClient(timeout=timeout, headers=headers) as http:
             reply = await http.post(base_url.rstrip("/") + "/api/js_transfer", json={})
@@ -148,6 +147,7 @@ async def check_public(base_url: str, key: str, mode: str, timeout: float = 10.0
 async def check_all(base_url: str, keys: dict[tuple[str, str], str]) -> Checked:
     """Each given key, checked at once, once the address answers like the service (asked
     first, without a key); keys are (mode, kind) -> value."""
+
     async def one(mode: str, kind: str, value: str) -> KeyCheck:
         if kind == "secret":
             return await check_secret(base_url, value, mode)
@@ -159,9 +159,10 @@ async def check_all(base_url: str, keys: dict[tuple[str, str], str]) -> Checked:
     said = await sound(base_url)
     if said is not Sounding.SERVICE:
         message = NOT_REACHED if said is Sounding.UNREACHABLE else NOT_THE_SERVICE
-        return Checked({(m, k): _mismatch(v, m) or _unchecked(message, mode_hint(v))
-                        for (m, k), v in given.items()},
-                       ADDRESS_NOT_THE_SERVICE if said is Sounding.OTHER else None)
+        return Checked(
+            {(m, k): _mismatch(v, m) or _unchecked(message, mode_hint(v)) for (m, k), v in given.items()},
+            ADDRESS_NOT_THE_SERVICE if said is Sounding.OTHER else None,
+        )
     results = await asyncio.gather(*(one(m, k, v) for (m, k), v in given.items()))
     return Checked(dict(zip(given, results)))
 
@@ -189,5 +190,4 @@ async def lookup_path(base_url: str, secret_key: str) -> str | None:
         return client.lookup_path
 
 
-__all__ = ["Checked", "KeyCheck", "check_all", "check_public", "check_secret", "has_cards", "lookup_path",
-           "mode_hint"]
+__all__ = ["Checked", "KeyCheck", "check_all", "check_public", "check_secret", "has_cards", "lookup_path", "mode_hint"]

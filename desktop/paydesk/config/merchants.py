@@ -20,8 +20,9 @@ PREFIX = "m-"
 DEFAULT_PORTS = {"http": 80, "https": 443}
 # what stays on this computer: the embedded sandbox is this computer's own service
 LOCAL_FIELDS = ("id", "embedded_sandbox", "sandbox_port")
-NO_PUBLIC_KEY = ("On a shared ledger the public key names the merchant for every desk: "
-                 "enter the test public key (or the live one)")
+NO_PUBLIC_KEY = (
+    "On a shared ledger the public key names the merchant for every desk: enter the test public key (or the live one)"
+)
 
 
 def host_and_port(parts: SplitResult) -> tuple[str, int | None]:
@@ -72,5 +73,4 @@ def shared_fields(profile: Profile) -> dict[str, Any]:
 
 def from_shared(merchant: str, fields: dict[str, Any]) -> Profile:
     """The profile of a merchant row (its id, and the fields every desk shares)."""
-    return Profile.from_json({**{k: v for k, v in fields.items() if k not in LOCAL_FIELDS},
-                              "id": merchant})
+    return Profile.from_json({**{k: v for k, v in fields.items() if k not in LOCAL_FIELDS}, "id": merchant})

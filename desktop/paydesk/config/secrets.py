@@ -41,8 +41,9 @@ def system_backend() -> keyring.backend.KeyringBackend | None:
 
 # every key a profile keeps, as (mode, kind): its keys per mode, the business's webhook secret,
 # and its SMTP password (desk/bulk/smtp.py)
-PROFILE_ENTRIES = tuple((mode, kind) for mode in ("test", "live")
-                        for kind in ("secret", "public", "webhook")) + (("any", "smtp"),)
+PROFILE_ENTRIES = tuple((mode, kind) for mode in ("test", "live") for kind in ("secret", "public", "webhook")) + (
+    ("any", "smtp"),
+)
 
 
 def entry(profile_id: str, mode: str, kind: str) -> str:
@@ -62,9 +63,15 @@ class KeyStore:
     first key read or written, which waits for it) starts it.
     """
 
-    def __init__(self, backend: keyring.backend.KeyringBackend | None, *, timeout: float = 300.0,
-                 slow_after: float = 1.0, on_secret: Callable[[str], None] | None = None,
-                 find: Callable[[], Awaitable[keyring.backend.KeyringBackend | None]] | None = None):
+    def __init__(
+        self,
+        backend: keyring.backend.KeyringBackend | None,
+        *,
+        timeout: float = 300.0,
+        slow_after: float = 1.0,
+        on_secret: Callable[[str], None] | None = None,
+        find: Callable[[], Awaitable[keyring.backend.KeyringBackend | None]] | None = None,
+    ):
         self.backend = backend
         self._find = find
         self._finding: asyncio.Future | None = None
@@ -136,16 +143,15 @@ class KeyStore:
         import keyring.errors  # a backend was used: keyring is loaded already
 
         if isinstance(exc, (keyring.errors.NoKeyringError, keyring.errors.InitError)):
-            log.warning("no usable system keyring (%s); keys are kept in memory for this session",
-                        type(exc).__name__)
+            log.warning("no usable system keyring (%s); keys are kept in memory for this session", type(exc).__name__)
             self.backend = None
         elif isinstance(exc, TimeoutError):
             log.warning("the system keyring did not answer within %g s", self.timeout)
         else:
             log.warning("the system keyring refused a call (%s)", type(exc).__name__)
-        self.problem = {"KeyringLocked": "the keyring stayed locked",
-                        "TimeoutError": "the keyring did not answer"}.get(
-            type(exc).__name__, f"the keyring failed ({type(exc).__name__})")
+        self.problem = {"KeyringLocked": "the keyring stayed locked", "TimeoutError": "the keyring did not answer"}.get(
+            type(exc).__name__, f"the keyring failed ({type(exc).__name__})"
+        )
 
     async def get(self, profile_id: str, mode: str, kind: str) -> str | None:
         return await self.get_secret(entry(profile_id, mode, kind))

@@ -29,9 +29,11 @@ STRONG_SSLMODES = ("require", "verify-ca", "verify-full")
 SSLMODES = ("disable", "allow", "prefer", *STRONG_SSLMODES)
 DEFAULT_PORT = 5432
 EXAMPLE = "postgresql://paydesk@db.shop.lan/paydesk?sslmode=verify-full"
-IN_ARGUMENTS = ("leave the password out of the address (it would be readable in the list of "
-                "processes): give it with --ledger-password-stdin, or type it when PayDesk "
-                "asks for it")
+IN_ARGUMENTS = (
+    "leave the password out of the address (it would be readable in the list of "
+    "processes): give it with --ledger-password-stdin, or type it when PayDesk "
+    "asks for it"
+)
 RESTART_NOTE = "PayDesk uses it from its next start: close PayDesk and open it again."
 
 
@@ -83,7 +85,7 @@ def _split_hosts(hostlist: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
             end = item.find("]")
             if end < 0:
                 raise UrlError(f"The address {item!r} misses its closing ]")
-            host, rest = item[1:end], item[end + 1:]
+            host, rest = item[1:end], item[end + 1 :]
             port = rest[1:] if rest.startswith(":") else ""
         else:
             host, _, port = item.partition(":")
@@ -114,10 +116,15 @@ def parse(url: str) -> LedgerUrl:
         for key, value in params:
             if key == name and value:
                 hosts += tuple(h for h in value.split(",") if h)
-    return LedgerUrl(scheme=scheme.lower(), user=unquote(user),
-                     password=unquote(password) if colon else None, hosts=hosts, ports=ports,
-                     database=unquote(path) or dict(params).get("dbname", ""),
-                     params=params)
+    return LedgerUrl(
+        scheme=scheme.lower(),
+        user=unquote(user),
+        password=unquote(password) if colon else None,
+        hosts=hosts,
+        ports=ports,
+        database=unquote(path) or dict(params).get("dbname", ""),
+        params=params,
+    )
 
 
 def split_password(url: str) -> tuple[str, str | None]:
@@ -177,8 +184,10 @@ def url_problem(url: str) -> str | None:
     if mode is not None and mode not in SSLMODES:
         return f"sslmode={mode} is not a mode PostgreSQL knows: use require or verify-full"
     if not parsed.local and mode not in STRONG_SSLMODES:
-        return ("A ledger on another computer is reached over TLS only: add ?sslmode=require "
-                "(or verify-full, which also checks the server's certificate) to the address")
+        return (
+            "A ledger on another computer is reached over TLS only: add ?sslmode=require "
+            "(or verify-full, which also checks the server's certificate) to the address"
+        )
     return None
 
 

@@ -65,8 +65,11 @@ class Budgets:
             for listener in self._listeners:
                 budget.on_change(listener)
             self._by_origin[origin] = budget
-        hands = [p.calls_a_minute for p in [profile, *(profiles or [])]
-                 if p.calls_a_minute and origin_of(p.base_url) == origin]
+        hands = [
+            p.calls_a_minute
+            for p in [profile, *(profiles or [])]
+            if p.calls_a_minute and origin_of(p.base_url) == origin
+        ]
         budget.hand = per_window(min(hands), self.window) if hands else None
         return budget
 

@@ -64,8 +64,7 @@ WATCH_DAYS = 7  # open records younger than this are watched from the start; old
 KEYRING_WAIT = 5.0  # s: a system keyring that does not answer by then is not used this session
 
 
-def open_folders(data_dir: str | Path | None = None,
-                 sandbox_dir: str | Path | None = None) -> tuple[Paths, Path]:
+def open_folders(data_dir: str | Path | None = None, sandbox_dir: str | Path | None = None) -> tuple[Paths, Path]:
     """PayDesk's folders (the platform's, or ``$PAYDESK_HOME``, or these), made when missing,
     and its log file, set up for the whole process (redacted, written by a thread of its own).
     Returns the paths and the log file's path."""
@@ -80,16 +79,14 @@ async def _find_keyring() -> KeyringBackend | None:
         return None
 
 
-def keys_later(use_keyring: bool = True, *,
-               on_secret: Callable[[str], None] | None = None) -> KeyStore:
+def keys_later(use_keyring: bool = True, *, on_secret: Callable[[str], None] | None = None) -> KeyStore:
     """The key store, its keyring not looked for yet: ``await keys.settle()`` looks (off the
     loop's thread), and so does the first key read or written, which waits for it. The
     window is shown before (the keyring and its import are not on the way to the first paint)."""
     return KeyStore(None, on_secret=on_secret, find=_find_keyring if use_keyring else None)
 
 
-async def open_keys(use_keyring: bool = True, *,
-                    on_secret: Callable[[str], None] | None = None) -> KeyStore:
+async def open_keys(use_keyring: bool = True, *, on_secret: Callable[[str], None] | None = None) -> KeyStore:
     """The key store: the system keyring when there is one (found off the loop's thread),
     else memory for this session only."""
     keys = keys_later(use_keyring, on_secret=on_secret)
@@ -179,9 +176,16 @@ class Desk:
         await self.session.close()
 
 
-def build_desk(paths: Paths, keys: KeyStore, *, choice: Choice | None = None,
-               ledger_url: str | None = None, ledger_password: str | None = None,
-               ledger_file: str | Path | None = None, lease_priority: int = 0) -> Desk:
+def build_desk(
+    paths: Paths,
+    keys: KeyStore,
+    *,
+    choice: Choice | None = None,
+    ledger_url: str | None = None,
+    ledger_password: str | None = None,
+    ledger_file: str | Path | None = None,
+    lease_priority: int = 0,
+) -> Desk:
     """A whole desk over the data folder of ``paths``, with ``keys``; nothing started yet.
     ``choice``: the ledger this run uses as it was chosen (``ledger_choice.py``; its URL is
     the ledger's). With ``ledger_url``: on the shop's shared ledger (PostgreSQL) instead of its own file;
@@ -205,8 +209,9 @@ def build_desk(paths: Paths, keys: KeyStore, *, choice: Choice | None = None,
         from ..ledger.postgres.inbox import PostgresInbox
         from ..ledger.postgres.shared import open_shared
 
-        engine, ledger, card_ledger = open_shared(ledger_url, password=ledger_password, desk="",
-                                                  on_reachable=hub.ledger_reachable.emit)
+        engine, ledger, card_ledger = open_shared(
+            ledger_url, password=ledger_password, desk="", on_reachable=hub.ledger_reachable.emit
+        )
         inbox = PostgresInbox(engine)
         book = PostgresCounterBook(engine)
         batches = PostgresBatchBook(engine)
@@ -219,40 +224,64 @@ def build_desk(paths: Paths, keys: KeyStore, *, choice: Choice | None = None,
         batches = SqliteBatchBook.beside(sqlite)
     keys.on_waiting = hub.keyring_waiting.emit
     budgets = Budgets(None if engine is None else _shop_books(engine))
-    session = Session(paths, keys, hub=hub, ledger=ledger, card_ledger=card_ledger,
-                      health=ConnectionHealth(hub.health_changed.emit),
-                      embedded=EmbeddedSandbox(paths.sandbox),
-                      profiles=None if engine is None else _merchants(engine), budgets=budgets,
-                      ledger_choice=choice)
+    session = Session(
+        paths,
+        keys,
+        hub=hub,
+        ledger=ledger,
+        card_ledger=card_ledger,
+        health=ConnectionHealth(hub.health_changed.emit),
+        embedded=EmbeddedSandbox(paths.sandbox),
+        profiles=None if engine is None else _merchants(engine),
+        budgets=budgets,
+        ledger_choice=choice,
+    )
     links = LinksController(session, ledger)
     live = None
     if engine is not None:
         from .live import wire_shared
 
-        live, scheduler = wire_shared(engine, hub=hub, session=session, links=links,
-                                      ledger=ledger, card_ledger=card_ledger, book=book,
-                                      lease_priority=lease_priority)
+        live, scheduler = wire_shared(
+            engine,
+            hub=hub,
+            session=session,
+            links=links,
+            ledger=ledger,
+            card_ledger=card_ledger,
+            book=book,
+            lease_priority=lease_priority,
+        )
         # a shared ledger out of reach refuses every write; another desk (or the receiver)
         # may hold the poller lease: the session asks the feed
         session.ledger_down = live.refuse
         session.checked_elsewhere = live.checked_elsewhere
     else:
-        scheduler = Scheduler(links.check, links.settle,
-                              busy=lambda record: record.key in links.creating,
-                              paid=ledger.paid_since)  # refunds, reversals
+        scheduler = Scheduler(
+            links.check, links.settle, busy=lambda record: record.key in links.creating, paid=ledger.paid_since
+        )  # refunds, reversals
         hub.record_changed.connect(scheduler.seen)
         hub.profile_deleted.connect(scheduler.forget)
     counter = CounterController(session, links, book, scheduler)
-    desk = Desk(paths=paths, keys=keys, hub=hub, session=session, links=links,
-                transactions=TransactionsController(links),
-                cards=CardsController(session, card_ledger), scheduler=scheduler, inbox=inbox,
-                book=book, counter=counter,
-                batches=batches, live=live,
-                bulk=BulkController(session, links, batches, hub, scheduler=scheduler),
-                naming=DeskNaming(session, counter,
-                                  claim=None if live is None else live.claim_name),
-                budgets=budgets, busy=BusyWatch(budgets, hub, lambda: session.profile),
-                notify_test=NotificationTest(session, links, inbox))
+    desk = Desk(
+        paths=paths,
+        keys=keys,
+        hub=hub,
+        session=session,
+        links=links,
+        transactions=TransactionsController(links),
+        cards=CardsController(session, card_ledger),
+        scheduler=scheduler,
+        inbox=inbox,
+        book=book,
+        counter=counter,
+        batches=batches,
+        live=live,
+        bulk=BulkController(session, links, batches, hub, scheduler=scheduler),
+        naming=DeskNaming(session, counter, claim=None if live is None else live.claim_name),
+        budgets=budgets,
+        busy=BusyWatch(budgets, hub, lambda: session.profile),
+        notify_test=NotificationTest(session, links, inbox),
+    )
     notified = _notified(desk)
     scheduler.notified = notified
     scheduler.delivering = notified.delivering  # codes on screen: the notification brings PAID
@@ -284,10 +313,16 @@ def _merchants(engine: PgEngine) -> SharedProfiles:
     return SharedProfiles(PostgresMerchants(engine))
 
 
-async def open_desk(data_dir: str | Path | None = None, sandbox_dir: str | Path | None = None, *,
-                    use_keyring: bool = True, ledger_url: str | None = None,
-                    ledger_file: str | Path | None = None,
-                    keyring: KeyringBackend | None = None, lease_priority: int = 0) -> Desk:
+async def open_desk(
+    data_dir: str | Path | None = None,
+    sandbox_dir: str | Path | None = None,
+    *,
+    use_keyring: bool = True,
+    ledger_url: str | None = None,
+    ledger_file: str | Path | None = None,
+    keyring: KeyringBackend | None = None,
+    lease_priority: int = 0,
+) -> Desk:
     """A whole desk for a process without a window: folders and log file, keys (the keyring
     looked for now, or the backend ``keyring``: a key file's, the environment's), the desk
     built on its ledger (``ledger_url``, else ``ledger_file``, a desk's SQLite file, else the
@@ -302,7 +337,8 @@ async def open_desk(data_dir: str | Path | None = None, sandbox_dir: str | Path 
         choice, password = Choice(None, "own"), None
     else:
         choice, password = await choose_ledger(paths, keys, ledger_url)
-    desk = build_desk(paths, keys, choice=choice, ledger_password=password,
-                      ledger_file=ledger_file, lease_priority=lease_priority)
+    desk = build_desk(
+        paths, keys, choice=choice, ledger_password=password, ledger_file=ledger_file, lease_priority=lease_priority
+    )
     await desk.open()
     return desk

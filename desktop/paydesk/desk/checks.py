@@ -68,15 +68,20 @@ def _not_digits(t: str) -> str:
     if not (bare.isascii() and bare.isdigit()) and not grouped:
         return WHOLE_DIGITS
     if cents.strip("0"):  # real decimals: nothing to type but a decision
-        return ("Whole units only, without thousands separators (the service takes no"
-                " decimals)" if grouped else f"{WHOLE_DIGITS} (the service takes no decimals)")
+        return (
+            "Whole units only, without thousands separators (the service takes no decimals)"
+            if grouped
+            else f"{WHOLE_DIGITS} (the service takes no decimals)"
+        )
     digits = "".join(c for c in bare if c.isdigit())
     wrong = _in_range(int(digits))
     if wrong:
         return wrong
-    extra = [what for what, there in (("currency sign", sign),
-                                      ("thousands separators", bool(grouped)),
-                                      ("decimals", bool(cents))) if there]
+    extra = [
+        what
+        for what, there in (("currency sign", sign), ("thousands separators", bool(grouped)), ("decimals", bool(cents)))
+        if there
+    ]
     said = ", ".join(extra[:-1]) + " or " + extra[-1] if len(extra) > 1 else extra[0]
     return f"No {said}: type {digits}"
 
@@ -153,8 +158,7 @@ def meta(pairs: list[tuple[str, str]]) -> str | None:
     return None
 
 
-def whole_amount(text: str, most: Decimal | None = None,
-                 most_words: str = "") -> tuple[Decimal | None, str | None]:
+def whole_amount(text: str, most: Decimal | None = None, most_words: str = "") -> tuple[Decimal | None, str | None]:
     """An amount typed in whole units (a card's fund or withdraw): (amount, None) or
     (None, what is wrong)."""
     typed = text.strip().replace(",", "").replace(" ", "")
@@ -183,7 +187,7 @@ MOST_CALLS_A_MINUTE = 100_000
 
 
 def calls_a_minute(text: str) -> tuple[int | None, str | None]:
-    """"Calls a minute this service allows" as typed in the profile editor: (the number,
+    """ "Calls a minute this service allows" as typed in the profile editor: (the number,
     None), (None, None) when empty (as the service's answers say), or (None, what is wrong)."""
     t = text.strip()
     if not t:

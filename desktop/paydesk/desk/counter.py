@@ -98,7 +98,7 @@ def _user() -> str:
 
 
 def split_name(walk_in: str) -> tuple[str, str]:
-    """"Walk-in customer" -> ("Walk-in", "customer"): the first word is the first name, the
+    """ "Walk-in customer" -> ("Walk-in", "customer"): the first word is the first name, the
     rest the last name (one word: both)."""
     words = walk_in.split()
     if not words:
@@ -107,8 +107,7 @@ def split_name(walk_in: str) -> tuple[str, str]:
 
 
 class CounterController:
-    def __init__(self, session: Session, links: LinksController, book: CounterBook,
-                 scheduler: Scheduler):
+    def __init__(self, session: Session, links: LinksController, book: CounterBook, scheduler: Scheduler):
         self.session, self.links, self.book, self.scheduler = session, links, book, scheduler
         self.hub = session.hub
         self.settings = CounterSettings()
@@ -136,8 +135,7 @@ class CounterController:
         for profile in list(self.session.settings.profiles):
             for mode in ("test", "live"):
                 shift = await self.book.current_shift(self.name, profile.id, mode)
-                if shift is not None and await self.book.sales(
-                        SaleQuery(shift_id=shift.id), limit=1):
+                if shift is not None and await self.book.sales(SaleQuery(shift_id=shift.id), limit=1):
                     return True
         return False
 
@@ -188,15 +186,14 @@ class CounterController:
             return
         self.session.refuse_while_down()  # the open shifts' sales cannot be read meanwhile
         if await self.has_open_sales():
-            raise RenameRefused("The open shift has sales: close the shift first, "
-                                "then rename the counter")
+            raise RenameRefused("The open shift has sales: close the shift first, then rename the counter")
         self.settings = replace(self.settings, name=name)
         await self.settings.save(self.session.paths)
 
     # -- a sale ---------------------------------------------------------------------------
 
     async def next_title(self) -> str:
-        """"Sale 0042": the title this counter's next sale gets without a note."""
+        """ "Sale 0042": the title this counter's next sale gets without a note."""
         return f"Sale {await self.book.next_number(self.name):04d}"
 
     def payable(self) -> bool:
@@ -240,12 +237,18 @@ class CounterController:
             self._making = sale.key
             first, last = split_name(profile.walk_in_name)
             request = PaymentRequest(
-                amount=checked.amount, currency=checked.currency, email=checked.email,
-                first_name=first, last_name=last, tx_ref=sale.tx_ref,
+                amount=checked.amount,
+                currency=checked.currency,
+                email=checked.email,
+                first_name=first,
+                last_name=last,
+                tx_ref=sale.tx_ref,
                 title=checked.note or f"Sale {sale.number:04d}",
                 # the family's servers require a description as well as a title
                 description=f"Counter sale at {profile.shown_name}"[:255],
-                callback_url=profile.callback_url or None, return_url=profile.return_url or None)
+                callback_url=profile.callback_url or None,
+                return_url=profile.return_url or None,
+            )
             return await self._create(profile, mode, sale, request)
         finally:
             self.selling = False
@@ -257,13 +260,11 @@ class CounterController:
         try:
             sale = await self.book.add_sale(shift.id, tx_ref, self.user)
         except ShiftClosed:  # closed by another desk between the two: a new shift
-            sale = await self.book.add_sale((await self._shift_of(profile, mode)).id, tx_ref,
-                                            self.user)
+            sale = await self.book.add_sale((await self._shift_of(profile, mode)).id, tx_ref, self.user)
         self.hub.sale_changed.emit(sale)
         return sale
 
-    async def _create(self, profile: Profile, mode: str, sale: Sale,
-                      request: PaymentRequest) -> Sale:
+    async def _create(self, profile: Profile, mode: str, sale: Sale, request: PaymentRequest) -> Sale:
         try:
             record = await self.links.create_as(profile, mode, request, claimed=True)
         except (ValidationError, AuthenticationError):
@@ -334,8 +335,7 @@ class CounterController:
 
     def _today_query(self) -> SaleQuery:
         profile, mode = self.session.active()
-        return SaleQuery(profile_id=profile.id, mode=mode, counter=self.name,
-                         since=local_midnight(date.today()))
+        return SaleQuery(profile_id=profile.id, mode=mode, counter=self.name, since=local_midnight(date.today()))
 
     async def today(self, before: int | None = None, limit: int = 100) -> list[Sale]:
         """This counter's sales since local midnight in the active profile and mode, newest
@@ -349,8 +349,7 @@ class CounterController:
         """The payments after void nobody has decided about yet, in this profile and mode
         (every counter's), newest first."""
         profile, mode = self.session.active()
-        return await self.book.sales(SaleQuery(profile_id=profile.id, mode=mode,
-                                               undecided=True), limit=UNDECIDED_MOST)
+        return await self.book.sales(SaleQuery(profile_id=profile.id, mode=mode, undecided=True), limit=UNDECIDED_MOST)
 
     # -- changes heard ---------------------------------------------------------------------
 
@@ -359,22 +358,23 @@ class CounterController:
         voided: it stays open in its profile's book and is still watched)."""
         profile, mode = self.session.profile, self.session.mode
         current = self.current
-        if current is not None and (profile is None or (current.profile_id, current.mode)
-                                    != (profile.id, mode)):
+        if current is not None and (profile is None or (current.profile_id, current.mode) != (profile.id, mode)):
             self.current = None
             self.scheduler.focus(VIEW, None)
 
     def _record_changed(self, record: LinkRecord) -> None:
-        if record.origin != "link" or self.tasks.closed or record.key in self._not_sales \
-                or record.key == self._making:  # sell() reads it once its link is written
+        if (
+            record.origin != "link" or self.tasks.closed or record.key in self._not_sales or record.key == self._making
+        ):  # sell() reads it once its link is written
             return
         current = self.current
         if current is not None and current.key == record.key:
             # at once, not after the book's read: a sale just paid is no longer payable (the
             # next Enter sells, and New sale never voids it)
             self.current = with_record(current, record)
-        self.tasks.replace(f"sale {record.profile_id} {record.tx_ref}",
-                           self._record_as_sale(record.profile_id, record.tx_ref))
+        self.tasks.replace(
+            f"sale {record.profile_id} {record.tx_ref}", self._record_as_sale(record.profile_id, record.tx_ref)
+        )
 
     async def _record_as_sale(self, profile_id: str, tx_ref: str) -> None:
         """A record that changed, read again as a sale (if it is one). Never raises."""

@@ -29,8 +29,7 @@ class BadSale(ValidationError):
     ``fields``) maps "amount", "currency", "note" or "email" to what is wrong."""
 
     def __init__(self, errors: dict[str, list[str]]):
-        super().__init__("Check the sale: " + "; ".join(m for ms in errors.values() for m in ms),
-                         errors)
+        super().__init__("Check the sale: " + "; ".join(m for ms in errors.values() for m in ms), errors)
 
     @property
     def fields(self) -> dict[str, list[str]]:
@@ -43,11 +42,13 @@ def check_setup(profile: Profile, email: str) -> None:
     if not email.strip() and not profile.shop_email.strip():
         raise CounterSetupMissing(
             "Set the shop's e-mail in the profile (Edit profile…, Counter), or type the "
-            "customer's: the service needs one for every payment", "shop_email")
+            "customer's: the service needs one for every payment",
+            "shop_email",
+        )
     if checks.name(profile.walk_in_name, "name"):
         raise CounterSetupMissing(
-            "Set the walk-in customer name in the profile (Edit profile…, Counter)",
-            "walk_in_name")
+            "Set the walk-in customer name in the profile (Edit profile…, Counter)", "walk_in_name"
+        )
 
 
 def setup_missing(profile: Profile) -> CounterSetupMissing | None:
@@ -85,15 +86,24 @@ def check_sale(profile: Profile, amount: str, currency: str, note: str, email: s
     CounterSetupMissing for what the profile lacks."""
     errors: dict[str, list[str]] = {}
     for field, problem in (
-            ("amount", checks.amount(amount)),
-            ("currency", None if currency in profile.currencies
-             else f"Not one of this profile's currencies ({', '.join(profile.currencies)})"),
-            ("note", checks.limit(note, TITLE_MOST)),
-            ("email", checks.email(email) if email.strip() else None)):
+        ("amount", checks.amount(amount)),
+        (
+            "currency",
+            None
+            if currency in profile.currencies
+            else f"Not one of this profile's currencies ({', '.join(profile.currencies)})",
+        ),
+        ("note", checks.limit(note, TITLE_MOST)),
+        ("email", checks.email(email) if email.strip() else None),
+    ):
         if problem:
             errors[field] = [problem]
     if errors:
         raise BadSale(errors)
     check_setup(profile, email)
-    return CheckedSale(amount=Decimal(int(amount.strip())), currency=currency, note=note.strip(),
-                       email=email.strip() or profile.shop_email.strip())
+    return CheckedSale(
+        amount=Decimal(int(amount.strip())),
+        currency=currency,
+        note=note.strip(),
+        email=email.strip() or profile.shop_email.strip(),
+    )

@@ -18,11 +18,16 @@ _OPEN = ("pending", "creating", "unknown")
 # counter, False the others, None all). Each label is the words the Transactions tab shows
 # on those rows, and the lines but the first add up to it.
 COUNTS: tuple[tuple[str, tuple[str, ...] | None, bool | None], ...] = (
-    ("Links made", None, None), ("Paid", ("success",), False),
-    ("Paid after void", ("success",), True), ("Failed", ("failed",), None),
-    ("Cancelled", ("cancelled",), None), ("Refunded or reversed", ("refunded", "reversed"), None),
-    ("Still open", _OPEN, False), ("Voided at counter", _OPEN, True),
-    ("Not created", ("rejected",), None))
+    ("Links made", None, None),
+    ("Paid", ("success",), False),
+    ("Paid after void", ("success",), True),
+    ("Failed", ("failed",), None),
+    ("Cancelled", ("cancelled",), None),
+    ("Refunded or reversed", ("refunded", "reversed"), None),
+    ("Still open", _OPEN, False),
+    ("Voided at counter", _OPEN, True),
+    ("Not created", ("rejected",), None),
+)
 
 
 def local_midnight(day: date) -> datetime:
@@ -30,8 +35,9 @@ def local_midnight(day: date) -> datetime:
     return datetime.combine(day, time.min).astimezone()
 
 
-def date_range(choice: str, first: date, last: date, today: date | None = None
-               ) -> tuple[datetime | None, datetime | None]:
+def date_range(
+    choice: str, first: date, last: date, today: date | None = None
+) -> tuple[datetime | None, datetime | None]:
     """[from, to) in aware local time for a range's name (``first``/``last`` for Custom)."""
     today = today or date.today()
     if choice == "Today":
@@ -50,6 +56,7 @@ def date_range(choice: str, first: date, last: date, today: date | None = None
 def counts(summary: DaySummary) -> list[tuple[str, int]]:
     """How many links of the day are in each of ``COUNTS``' states, with its label: a sale
     voided at a counter is never "Still open" (nor "Paid": "Paid after void")."""
+
     def n(states: tuple[str, ...] | None, voided: bool | None) -> int:
         if states is None:
             return summary.created
@@ -78,8 +85,10 @@ def refunds_text(total: CurrencyTotal) -> str:
 
 def heading(profile_name: str, mode: str, day: date) -> str:
     zone = datetime.now().astimezone().strftime("%Z (UTC%z)")
-    return (f"{profile_name}, {mode.upper()} mode: links made on {day:%A %d %B %Y}, "
-            f"local time {zone}, and what has become of them")
+    return (
+        f"{profile_name}, {mode.upper()} mode: links made on {day:%A %d %B %Y}, "
+        f"local time {zone}, and what has become of them"
+    )
 
 
 def summary_rows(summary: DaySummary) -> list[list[str]]:
@@ -87,12 +96,18 @@ def summary_rows(summary: DaySummary) -> list[list[str]]:
     fees)."""
     rows = [["summary", "", label, str(n), "", ""] for label, n in counts(summary)]
     for t in summary.totals:
-        rows += [["collected", t.currency, "paid", str(t.paid), f"{t.collected:.2f}",
-                  f"{t.fees:.2f}" + ("" if t.fees_known == t.fees_of else
-                                     f" (known for {t.fees_known} of {t.fees_of})")],
-                 ["refunded", t.currency, "refunded or reversed", str(t.refunded),
-                  f"{t.refunded_amount:.2f}", ""],
-                 ["net", t.currency, "collected less fees", "", f"{t.net:.2f}", ""]]
+        rows += [
+            [
+                "collected",
+                t.currency,
+                "paid",
+                str(t.paid),
+                f"{t.collected:.2f}",
+                f"{t.fees:.2f}" + ("" if t.fees_known == t.fees_of else f" (known for {t.fees_known} of {t.fees_of})"),
+            ],
+            ["refunded", t.currency, "refunded or reversed", str(t.refunded), f"{t.refunded_amount:.2f}", ""],
+            ["net", t.currency, "collected less fees", "", f"{t.net:.2f}", ""],
+        ]
     return rows
 
 
@@ -100,9 +115,12 @@ def printed_lines(day: date, title: str, summary: DaySummary) -> list[str]:
     """The end of day as printed: one line each."""
     lines = [f"End of day {day}", title, ""]
     lines += [f"{label}: {n}" for label, n in counts(summary)] + [""]
-    lines += [f"{t.currency}: {t.paid} paid, collected {money_text(t.collected)}, "
-              f"fees {fees_text(t)}, refunded or reversed {refunds_text(t)}, "
-              f"net {money_text(t.net)}" for t in summary.totals]
+    lines += [
+        f"{t.currency}: {t.paid} paid, collected {money_text(t.collected)}, "
+        f"fees {fees_text(t)}, refunded or reversed {refunds_text(t)}, "
+        f"net {money_text(t.net)}"
+        for t in summary.totals
+    ]
     return lines
 
 

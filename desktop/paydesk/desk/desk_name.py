@@ -23,8 +23,9 @@ log = logging.getLogger("paydesk.desk_name")
 # (installation id, computer's name, the person's name or None) -> the name claimed
 Claim = Callable[[str, str, str | None], Awaitable[str]]
 RENAMED = "This desk is called {name}"
-SHIFT_HAS_SALES = ("The counter's open shift has sales and goes by the desk's name: close the "
-                   "shift first, then rename the desk")
+SHIFT_HAS_SALES = (
+    "The counter's open shift has sales and goes by the desk's name: close the shift first, then rename the desk"
+)
 
 
 class DeskNameRefused(ValueError):

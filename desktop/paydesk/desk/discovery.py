@@ -22,8 +22,8 @@ async def discover(guard: AddressGuard, profile: Profile, secret: str) -> Profil
     except ServiceError:
         return profile  # not found out now: the first call finds it
     cards, lookup_path = await asyncio.gather(
-        keycheck.has_cards(profile.base_url, secret),
-        keycheck.lookup_path(profile.base_url, secret))
+        keycheck.has_cards(profile.base_url, secret), keycheck.lookup_path(profile.base_url, secret)
+    )
     # not found out (unreachable): None, and the first lookup finds it
     profile = replace(profile, lookup_path=lookup_path)
     if cards is None:

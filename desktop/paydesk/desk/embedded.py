@@ -58,15 +58,19 @@ def _who(answer: Answer) -> str:
 
 
 def _taken_note(port: int, moved: int, answer: Answer) -> str:
-    return (f"The sandbox's usual port {port} is taken by {_who(answer)}, so it runs on port "
-            f"{moved} for now: links made before point at the usual address; PayDesk tries it "
-            "again at its next start.")
+    return (
+        f"The sandbox's usual port {port} is taken by {_who(answer)}, so it runs on port "
+        f"{moved} for now: links made before point at the usual address; PayDesk tries it "
+        "again at its next start."
+    )
 
 
 def wrong_service_text(base_url: str, answer: Answer) -> str:
     who = _who(answer)
-    return (f"{who[0].upper()}{who[1:]} now answers at {base_url}, not this computer's "
-            "sandbox: nothing was sent to it. Restart PayDesk to run the sandbox again.")
+    return (
+        f"{who[0].upper()}{who[1:]} now answers at {base_url}, not this computer's "
+        "sandbox: nothing was sent to it. Restart PayDesk to run the sandbox again."
+    )
 
 
 class EmbeddedSandbox:
@@ -87,8 +91,7 @@ class EmbeddedSandbox:
         folder = self.folder
 
         def on(p: int) -> SandboxServer:
-            config = SandboxConfig(data_dir=folder, port=p, base_path=BASE_PATH,
-                                   deployment="cards")
+            config = SandboxConfig(data_dir=folder, port=p, base_path=BASE_PATH, deployment="cards")
             return SandboxServer(config).start()
 
         try:
@@ -109,16 +112,17 @@ class EmbeddedSandbox:
                 log.info("the sandbox at %s is already served by another PayDesk", usual)
                 return None, "The sandbox is served by another PayDesk window on this computer"
             log.info("the sandbox at %s is served by a paydesk-sandbox started on its own", usual)
-            return None, (f"The sandbox at {usual} is served by a paydesk-sandbox started on "
-                          "its own (with this computer's sandbox data): PayDesk uses it")
+            return None, (
+                f"The sandbox at {usual} is served by a paydesk-sandbox started on "
+                "its own (with this computer's sandbox data): PayDesk uses it"
+            )
         server = on(0)
         note = _taken_note(port, _port_of(server.base_url), answer)
         return server, note
 
     def serves(self, profile: Profile) -> bool:
         """Does this session's own server answer at the profile's address?"""
-        return self.server is not None and \
-            self.server.base_url.rstrip("/") == profile.base_url.rstrip("/")
+        return self.server is not None and self.server.base_url.rstrip("/") == profile.base_url.rstrip("/")
 
     async def verify(self, profile: Profile) -> None:
         """Before a key goes to the embedded sandbox's address that another process serves:
@@ -134,7 +138,8 @@ class EmbeddedSandbox:
         if answer is Answer.NOBODY:
             raise ServiceUnavailableError(
                 f"Nothing answers at {profile.base_url}: the program that served the sandbox "
-                "has stopped. Restart PayDesk to run the sandbox again.")
+                "has stopped. Restart PayDesk to run the sandbox again."
+            )
         raise WrongServiceError(wrong_service_text(profile.base_url, answer))
 
     async def start(self, existing: Profile | None) -> tuple[Profile, dict[tuple[str, str], str]]:
@@ -142,8 +147,7 @@ class EmbeddedSandbox:
         one. Returns the profile pointing at it and its keys ({(mode, kind): key})."""
         usual = (existing.sandbox_port or _port_of(existing.base_url)) if existing else 0
         if self.base_url is None:
-            self.server, self.note = await asyncio.to_thread(
-                self._start_server, usual or FIRST_PORT, not usual)
+            self.server, self.note = await asyncio.to_thread(self._start_server, usual or FIRST_PORT, not usual)
             self.base_url = self.server.base_url if self.server else f"http://127.0.0.1:{usual}{BASE_PATH}"
             if self.note:
                 log.warning("%s", self.note)
@@ -154,15 +158,20 @@ class EmbeddedSandbox:
         merchants_file = self.folder / "merchants.json"
         merchants = json.loads(await asyncio.to_thread(merchants_file.read_text, "utf-8"))
         merchant = merchants[0]
-        profile = existing or Profile(id=Profile.new_id(), name="Sandbox", base_url="",
-                                      embedded_sandbox=True, txref_prefix="SBX")
-        profile = replace(profile, base_url=self.base_url, currencies=list(CARDS_CURRENCIES),
-                          has_cards=True, sandbox_port=usual,
-                          # the counter sells at once (a profile of an older PayDesk too)
-                          shop_email=profile.shop_email.strip() or SANDBOX_SHOP_EMAIL,
-                          walk_in_name=profile.walk_in_name.strip() or WALK_IN_NAME)
-        keys = {(mode, kind): merchant["keys"][mode][kind] for mode in MODES
-                for kind in ("secret", "public")}
+        profile = existing or Profile(
+            id=Profile.new_id(), name="Sandbox", base_url="", embedded_sandbox=True, txref_prefix="SBX"
+        )
+        profile = replace(
+            profile,
+            base_url=self.base_url,
+            currencies=list(CARDS_CURRENCIES),
+            has_cards=True,
+            sandbox_port=usual,
+            # the counter sells at once (a profile of an older PayDesk too)
+            shop_email=profile.shop_email.strip() or SANDBOX_SHOP_EMAIL,
+            walk_in_name=profile.walk_in_name.strip() or WALK_IN_NAME,
+        )
+        keys = {(mode, kind): merchant["keys"][mode][kind] for mode in MODES for kind in ("secret", "public")}
         return profile, keys
 
     async def stop(self) -> None:

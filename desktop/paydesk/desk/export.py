@@ -29,10 +29,30 @@ _SERVICE_WORDS = frozenset(s.value for s in TransactionState if s is not Transac
 # at a counter says so in "counter_void" ("voided", or "paid after void" once its link was
 # paid anyway: the counter book's kinds) with when, last, so the columns before keep
 # their places
-HEADER = ("tx_ref", "service_reference", "state", "service_state", "first_name", "last_name",
-          "email", "amount", "fee", "currency", "mode", "made", "created_utc", "created_local",
-          "updated_utc", "last_checked_utc", "title", "description", "checkout_url", "error",
-          "counter_void", "counter_voided_utc")
+HEADER = (
+    "tx_ref",
+    "service_reference",
+    "state",
+    "service_state",
+    "first_name",
+    "last_name",
+    "email",
+    "amount",
+    "fee",
+    "currency",
+    "mode",
+    "made",
+    "created_utc",
+    "created_local",
+    "updated_utc",
+    "last_checked_utc",
+    "title",
+    "description",
+    "checkout_url",
+    "error",
+    "counter_void",
+    "counter_voided_utc",
+)
 
 
 def _iso(when: datetime | None) -> str:
@@ -73,13 +93,30 @@ def row_of(r: LinkRecord, guard: bool = True) -> tuple[str, ...]:
     formula starts with an apostrophe (CSV); an XLSX marks its cells as text instead."""
     t = spreadsheet_safe if guard else str
     known = bool(r.currency)  # a payment made elsewhere, not paid yet: amount not known
-    return (t(r.tx_ref), t(r.reference or ""), state_words(r).words, t(service_state(r)),
-            t(r.first_name), t(r.last_name), t(r.email),
-            _decimal(r.amount) if known else "", _decimal(r.fee), r.currency, r.mode,
-            "here" if r.origin == "link" else "looked up", _iso(r.created_at),
-            _local(r.created_at), _iso(r.updated_at), _iso(r.checked_at),
-            t(r.customization.get("title") or ""), t(r.customization.get("description") or ""),
-            t(r.checkout_url or ""), t(r.error or ""), counter_void(r), _iso(r.voided_at))
+    return (
+        t(r.tx_ref),
+        t(r.reference or ""),
+        state_words(r).words,
+        t(service_state(r)),
+        t(r.first_name),
+        t(r.last_name),
+        t(r.email),
+        _decimal(r.amount) if known else "",
+        _decimal(r.fee),
+        r.currency,
+        r.mode,
+        "here" if r.origin == "link" else "looked up",
+        _iso(r.created_at),
+        _local(r.created_at),
+        _iso(r.updated_at),
+        _iso(r.checked_at),
+        t(r.customization.get("title") or ""),
+        t(r.customization.get("description") or ""),
+        t(r.checkout_url or ""),
+        t(r.error or ""),
+        counter_void(r),
+        _iso(r.voided_at),
+    )
 
 
 class CsvWriter:
@@ -149,10 +186,20 @@ AUDIT_HEADER = ("When", "User", "Profile", "Mode", "Card", "Action", "Amount", "
 
 def audit_cells(entry: AuditEntry) -> list[str]:
     """One entry of the card audit log as text, in the columns of ``AUDIT_HEADER``."""
-    amount = "" if entry.amount is None else \
-        f"{entry.currency + ' ' if entry.currency else ''}{format_amount(entry.amount)}"
-    return [entry.at.astimezone().isoformat(timespec="seconds"), entry.user, entry.profile_name,
-            entry.mode, entry.masked, entry.action, amount, entry.result, entry.detail]
+    amount = (
+        "" if entry.amount is None else f"{entry.currency + ' ' if entry.currency else ''}{format_amount(entry.amount)}"
+    )
+    return [
+        entry.at.astimezone().isoformat(timespec="seconds"),
+        entry.user,
+        entry.profile_name,
+        entry.mode,
+        entry.masked,
+        entry.action,
+        amount,
+        entry.result,
+        entry.detail,
+    ]
 
 
 async def export_audit(ledger: CardLedger, query: AuditQuery, path: Path) -> Path:

@@ -64,9 +64,14 @@ def foreign_text(base_url: str) -> str:
 class AddressGuard:
     """The verdict per address (a profile's ``base_url``), shared by every profile there."""
 
-    def __init__(self, health: ConnectionHealth, embedded: EmbeddedSandbox, tasks: TaskSet,
-                 profiles: Callable[[], list[Profile]],
-                 budget_of: Callable[[Profile], Budget] | None = None):
+    def __init__(
+        self,
+        health: ConnectionHealth,
+        embedded: EmbeddedSandbox,
+        tasks: TaskSet,
+        profiles: Callable[[], list[Profile]],
+        budget_of: Callable[[Profile], Budget] | None = None,
+    ):
         self.health = health
         self.budget_of = budget_of  # the address's call budget: the question is a call too
         self.embedded = embedded
@@ -111,8 +116,7 @@ class AddressGuard:
 
     @staticmethod
     def _trusted(where: _Address) -> bool:
-        return (where.verdict is Verdict.SERVICE
-                and time.monotonic() - where.asked_at < TRUSTED_FOR)
+        return where.verdict is Verdict.SERVICE and time.monotonic() - where.asked_at < TRUSTED_FOR
 
     def doubt(self, base_url: str) -> None:
         """An answer there was not the service's shape (or none came): ask before the next."""
@@ -153,8 +157,7 @@ class AddressGuard:
                 log.warning("%s does not answer like the service: no key is sent to it", base)
             self._tell(base, lambda profile_id, mode: self.health.refused(profile_id, mode, FOREIGN))
             if where.watch is None or where.watch.done():
-                where.watch = self.tasks.spawn(self._watch(profile, where),
-                                               "ask the address again")
+                where.watch = self.tasks.spawn(self._watch(profile, where), "ask the address again")
         else:
             where.verdict = Verdict.UNKNOWN
             self._tell(base, self.health.unreachable)

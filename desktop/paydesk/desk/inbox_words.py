@@ -27,8 +27,9 @@ def ago(when: datetime, now: datetime | None = None) -> str:
     return f"on {when.astimezone():%d %b %Y at %H:%M}"
 
 
-def last_notification(last: datetime | None, *, arrived_since_start: bool,
-                      paid_since_start: bool, now: datetime | None = None) -> str:
+def last_notification(
+    last: datetime | None, *, arrived_since_start: bool, paid_since_start: bool, now: datetime | None = None
+) -> str:
     """The status bar's words: "Last notification 2 min ago"; "No notification since start"
     once links were paid while none arrived (PAID learned by checking only); else nothing."""
     if paid_since_start and not arrived_since_start:
@@ -41,10 +42,12 @@ def last_notification(last: datetime | None, *, arrived_since_start: bool,
 def entry_text(entry: InboxEntry) -> str:
     """One entry in full, as text to read and copy: what was decided, the headers, and the
     raw body (decoded as UTF-8; bytes that are not are shown replaced)."""
-    lines = [f"Received: {entry.received_at.astimezone():%Y-%m-%d %H:%M:%S %Z} "
-             f"({entry.received_at.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC)",
-             f"From: {entry.remote or 'unknown'}",
-             f"Verdict: {VERDICT_WORDS.get(entry.verdict, entry.verdict)}"]
+    lines = [
+        f"Received: {entry.received_at.astimezone():%Y-%m-%d %H:%M:%S %Z} "
+        f"({entry.received_at.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC)",
+        f"From: {entry.remote or 'unknown'}",
+        f"Verdict: {VERDICT_WORDS.get(entry.verdict, entry.verdict)}",
+    ]
     if entry.detail:
         lines.append(f"Detail: {entry.detail}")
     if entry.tx_ref:

@@ -31,8 +31,7 @@ async def merchant_map(profiles: Sequence[Profile], keys: KeyStore) -> dict[str,
         if is_merchant_id(profile.id):
             found[profile.id] = profile.id
             continue
-        public = {(mode, "public"): await keys.get(profile.id, mode, "public") or ""
-                  for mode in MODES}
+        public = {(mode, "public"): await keys.get(profile.id, mode, "public") or "" for mode in MODES}
         key = identifying_key(public)
         if key:
             found[profile.id] = merchant_id(profile.base_url, key)
@@ -57,8 +56,7 @@ async def carry_keys(keys: KeyStore, merchants: Mapping[str, str]) -> int:
     return copied
 
 
-async def carry_to_shown(keys: KeyStore, own: Sequence[Profile], shown: Sequence[Profile],
-                         carried: set[str]) -> None:
+async def carry_to_shown(keys: KeyStore, own: Sequence[Profile], shown: Sequence[Profile], carried: set[str]) -> None:
     """The keys of this desk's ``own`` profiles copied to those of the merchants ``shown``
     that stand for them, once per merchant (``carried`` remembers which, across calls)."""
     if not own:
@@ -66,7 +64,6 @@ async def carry_to_shown(keys: KeyStore, own: Sequence[Profile], shown: Sequence
     waiting = {p.id for p in shown} - carried
     if not waiting:
         return
-    merchants = {local: merchant for local, merchant in (await merchant_map(own, keys)).items()
-                 if merchant in waiting}
+    merchants = {local: merchant for local, merchant in (await merchant_map(own, keys)).items() if merchant in waiting}
     await carry_keys(keys, merchants)
     carried.update(merchants.values())

@@ -48,17 +48,24 @@ class InsecureAddressError(ServiceError):
     """The profile's address would send its keys in the clear."""
 
 
-def _new_client(profile: Profile, secret: str, on_lookup_path: Callable[[str], None],
-                guard: Guarded | None, budget: Budget) -> ServiceClient:
+def _new_client(
+    profile: Profile, secret: str, on_lookup_path: Callable[[str], None], guard: Guarded | None, budget: Budget
+) -> ServiceClient:
     from ..service import ServiceClient  # httpx is imported after the first paint
 
     # a create gives up waiting after CREATE_DEADLINE (not counting its wait for the
     # budget): the ledger keeps the intent and the scheduler settles it in the background
     # with the same reference
-    return ServiceClient(profile.base_url, secret, create_deadline=CREATE_DEADLINE,
-                         card_currencies=profile.card_currencies,
-                         lookup_path=profile.lookup_path, on_lookup_path=on_lookup_path,
-                         guard=guard, budget=budget)
+    return ServiceClient(
+        profile.base_url,
+        secret,
+        create_deadline=CREATE_DEADLINE,
+        card_currencies=profile.card_currencies,
+        lookup_path=profile.lookup_path,
+        on_lookup_path=on_lookup_path,
+        guard=guard,
+        budget=budget,
+    )
 
 
 @dataclass
@@ -75,18 +82,24 @@ class Clients:
     path)`` where a client found its deployment looks payments up; ``recheck(profile,
     mode)`` asks the address again who answers there (``Session.recheck_service``)."""
 
-    def __init__(self, keys: KeyStore, health: ConnectionHealth, guard: AddressGuard,
-                 budgets: Budgets, tasks: TaskSet, profiles: Callable[[], list[Profile]],
-                 remember: Callable[[str, str, str], None],
-                 recheck: Callable[[Profile, str], Awaitable[None]]):
+    def __init__(
+        self,
+        keys: KeyStore,
+        health: ConnectionHealth,
+        guard: AddressGuard,
+        budgets: Budgets,
+        tasks: TaskSet,
+        profiles: Callable[[], list[Profile]],
+        remember: Callable[[str, str, str], None],
+        recheck: Callable[[Profile, str], Awaitable[None]],
+    ):
         self.keys, self.health, self.guard, self.budgets = keys, health, guard, budgets
         self.tasks, self.profiles, self.remember, self.recheck = tasks, profiles, remember, recheck
         self.slots: dict[tuple[str, str], _Slot] = {}
         self._slot_locks: dict[tuple[str, str], asyncio.Lock] = {}
 
     @asynccontextmanager
-    async def lease(self, profile: Profile, mode: str, *,
-                    ask_first: bool = True) -> AsyncIterator[ServiceClient]:
+    async def lease(self, profile: Profile, mode: str, *, ask_first: bool = True) -> AsyncIterator[ServiceClient]:
         """The client of exactly this profile and mode, for the calls inside the block.
         What the service said (or that it could not be reached) goes to ``health``.
 
@@ -139,8 +152,11 @@ class Clients:
         if problem:
             raise InsecureAddressError(problem)
         key = (profile.id, mode)
-        fingerprint = (profile.base_url.rstrip("/"), tuple(sorted(profile.card_currencies.items())),
-                       profile.calls_a_minute)
+        fingerprint = (
+            profile.base_url.rstrip("/"),
+            tuple(sorted(profile.card_currencies.items())),
+            profile.calls_a_minute,
+        )
         async with self._slot_locks.setdefault(key, asyncio.Lock()):
             slot = self.slots.get(key)
             if slot is not None and slot.fingerprint == fingerprint:
@@ -155,9 +171,7 @@ class Clients:
             # store read) would hold the window tens of milliseconds
             guard = None if profile.embedded_sandbox else Guarded(self.guard, profile)
             budget = self.budgets.of(profile, self.profiles())  # its origin's
-            fresh = _Slot(await asyncio.to_thread(_new_client, profile, secret, remember, guard,
-                                                  budget),
-                          fingerprint)
+            fresh = _Slot(await asyncio.to_thread(_new_client, profile, secret, remember, guard, budget), fingerprint)
             if slot is not None:
                 self._retire_slot(slot)
             self.slots[key] = fresh

@@ -29,8 +29,7 @@ def _checked(url: str) -> str:
     return url
 
 
-async def choose_ledger(paths: Paths, keys: KeyStore,
-                        given: str | None = None) -> tuple[Choice, str | None]:
+async def choose_ledger(paths: Paths, keys: KeyStore, given: str | None = None) -> tuple[Choice, str | None]:
     """The ledger this run uses and its password (None: none kept, or the desk's own ledger).
     ``given`` is ``--ledger``'s address; a password typed in it goes to the keyring. A shared
     ledger's password is read now, so the keyring is looked for before the window shows."""

@@ -33,16 +33,21 @@ from .key_carry import carry_keys, merchant_map
 LEDGER_FILE = "ledger.sqlite3"
 
 
-async def import_desk_ledger(engine: PgEngine, paths: Paths, keys: KeyStore, *,
-                             path: Path | None = None, dry_run: bool = False) -> ImportReport:
+async def import_desk_ledger(
+    engine: PgEngine, paths: Paths, keys: KeyStore, *, path: Path | None = None, dry_run: bool = False
+) -> ImportReport:
     """Import this desk's ledger file (or the copy of it at ``path``) into ``engine``'s shared
     ledger; with ``dry_run``, only count. Raises LedgerError (ImportRefused: the file cannot
     be imported; LedgerUnreachable...) with nothing written."""
     settings = await asyncio.to_thread(SettingsFile(paths.profiles).load)
     merchants = await merchant_map(settings.profiles, keys)
-    report = await import_ledger(engine, path or paths.data / LEDGER_FILE, merchants,
-                                 dry_run=dry_run,
-                                 installation=settings.installation_id or engine.desk)
+    report = await import_ledger(
+        engine,
+        path or paths.data / LEDGER_FILE,
+        merchants,
+        dry_run=dry_run,
+        installation=settings.installation_id or engine.desk,
+    )
     if not dry_run:  # the records are the merchants' now: so are this desk's keys
         await carry_keys(keys, merchants)
     return report
@@ -69,13 +74,19 @@ async def import_command(args: Any, out: TextIO = sys.stdout, err: TextIO = sys.
     keys = await open_keys(not args.no_keyring, on_secret=logs.REDACTOR.add)
     choice, kept = await choose_ledger(paths, keys, args.ledger)
     if choice.url is None:
-        print("paydesk: --import-ledger: name the shop's shared ledger with --ledger URL "
-              "(or save it in Settings → Shared ledger…)", file=err)
+        print(
+            "paydesk: --import-ledger: name the shop's shared ledger with --ledger URL "
+            "(or save it in Settings → Shared ledger…)",
+            file=err,
+        )
         return 2
     settings = await asyncio.to_thread(SettingsFile(paths.profiles).load)
     if not settings.installation_id:  # drawn at the desk's first start
-        print(f"paydesk: --import-ledger: PayDesk was never started with {paths.data}: "
-              "there is no ledger of this desk to import", file=err)
+        print(
+            f"paydesk: --import-ledger: PayDesk was never started with {paths.data}: "
+            "there is no ledger of this desk to import",
+            file=err,
+        )
         return 1
     given = getattr(args, "ledger_password", None)  # --ledger-password-stdin's
     password = given or await _password(kept, parse(choice.url).where)

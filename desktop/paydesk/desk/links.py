@@ -36,8 +36,10 @@ log = logging.getLogger("paydesk.links")
 
 class LocalDuplicate(ValidationError):
     def __init__(self, tx_ref: str):
-        super().__init__("This reference is already in PayDesk's ledger: use a new one",
-                         {"tx_ref": ["already used here: generate a new reference"]})
+        super().__init__(
+            "This reference is already in PayDesk's ledger: use a new one",
+            {"tx_ref": ["already used here: generate a new reference"]},
+        )
 
 
 class LinksController:
@@ -57,8 +59,9 @@ class LinksController:
         return datetime.now(UTC).date()
 
     def _reference(self, profile: Profile, day: date, sequence: int) -> str:
-        return TxRefGenerator(profile.txref_prefix, self.session.installation_id,
-                              lambda _day: sequence, lambda: day).next()
+        return TxRefGenerator(
+            profile.txref_prefix, self.session.installation_id, lambda _day: sequence, lambda: day
+        ).next()
 
     async def next_reference(self, profile: Profile) -> str:
         """The reference the next link would carry; nothing is used up until it is created."""
@@ -94,8 +97,7 @@ class LinksController:
             self.hub.record_settled.emit(record)
         return record
 
-    async def create(self, request: PaymentRequest, *, claimed: bool = False,
-                     ours: bool = False) -> LinkRecord:
+    async def create(self, request: PaymentRequest, *, claimed: bool = False, ours: bool = False) -> LinkRecord:
         """Write the intent, ask the service, write the answer. Raises ServiceError on
         refusal; on an unknown outcome the record stays "creating" and the scheduler
         settles it in the background, with the same reference. ``claimed``: the request's
@@ -109,8 +111,9 @@ class LinksController:
         profile, mode = self.session.active()
         return await self.create_as(profile, mode, request, claimed=claimed, ours=ours)
 
-    async def create_as(self, profile: Profile, mode: str, request: PaymentRequest, *,
-                        claimed: bool = False, ours: bool = False) -> LinkRecord:
+    async def create_as(
+        self, profile: Profile, mode: str, request: PaymentRequest, *, claimed: bool = False, ours: bool = False
+    ) -> LinkRecord:
         """``create`` in ``profile`` and ``mode`` as its caller read them (a counter sale reads
         them once, and has refused while the shared ledger is out of reach already)."""
         # no key: fails before writing; the address is asked at the first request, after
@@ -120,9 +123,11 @@ class LinksController:
                 request = await self._claim(profile, request)
             # written and announced even when the caller stops waiting meanwhile (a batch
             # cancelled): an intent in the ledger is always watched (the scheduler settles it)
-            begun = self.session.tasks.spawn(self._begin(profile.id, mode, request),
-                                             "write a link's intent",
-                                             expected=(DuplicateReference, LedgerError))
+            begun = self.session.tasks.spawn(
+                self._begin(profile.id, mode, request),
+                "write a link's intent",
+                expected=(DuplicateReference, LedgerError),
+            )
             try:
                 record = await asyncio.shield(begun)
             except DuplicateReference:
@@ -146,10 +151,10 @@ class LinksController:
                 self.session.report(f"Link not created: {why}")
                 raise
             except ServiceError as error:
-                self.announce(await self.ledger.note_error(profile.id, request.tx_ref,
-                                                           error.message))
-                self.session.report(f"Link {request.tx_ref}: {error.message}; "
-                                    "PayDesk keeps trying with the same reference")
+                self.announce(await self.ledger.note_error(profile.id, request.tx_ref, error.message))
+                self.session.report(
+                    f"Link {request.tx_ref}: {error.message}; PayDesk keeps trying with the same reference"
+                )
                 raise
             finally:
                 self.creating.discard(record.key)
@@ -180,12 +185,12 @@ class LinksController:
         """Ask the service for a record's state; store it; tell the views (when it was last
         checked, and whether its state changed). ``fence``: checked as the shop's poller
         (a shared ledger refuses the write once another desk holds the lease)."""
-        updated, _ = await self.look_up(self._profile_of(record), record.mode, record.tx_ref,
-                                        fence=fence)
+        updated, _ = await self.look_up(self._profile_of(record), record.mode, record.tx_ref, fence=fence)
         return updated
 
-    async def look_up(self, profile: Profile, mode: str, tx_ref: str, *, fence: Fence | None = None,
-                      learned_by: str = "check") -> tuple[LinkRecord, bool]:
+    async def look_up(
+        self, profile: Profile, mode: str, tx_ref: str, *, fence: Fence | None = None, learned_by: str = "check"
+    ) -> tuple[LinkRecord, bool]:
         """Ask the service about ``tx_ref`` in ``mode`` with ``profile``'s key; store what it
         says (a final state never moves back: the ledger's ``may_follow``), with how it was
         learned (``learned_by``: "check", or "notification" for the receiver's re-read); tell
@@ -193,8 +198,7 @@ class LinksController:
         The service's errors (NotFoundError, ModeMismatchError...) are the caller's."""
         async with self.session.lease(profile, mode) as client:
             tx = await client.validate(tx_ref)
-        updated, changed = await self.ledger.record_lookup(profile.id, mode, tx, fence=fence,
-                                                           learned_by=learned_by)
+        updated, changed = await self.ledger.record_lookup(profile.id, mode, tx, fence=fence, learned_by=learned_by)
         self.announce(updated, changed)
         if changed:
             noun = "Link" if updated.origin == "link" else "Payment"
@@ -214,8 +218,7 @@ class LinksController:
                     await self.session.recheck_service(profile, record.mode)  # see create
                     raise
         except (ValidationError, AuthenticationError) as error:
-            return self.announce(await self.ledger.reject_link(profile.id, record.tx_ref,
-                                                               error.message), True)
+            return self.announce(await self.ledger.reject_link(profile.id, record.tx_ref, error.message), True)
         except ServiceError as error:
             self.announce(await self.ledger.note_error(profile.id, record.tx_ref, error.message))
             raise

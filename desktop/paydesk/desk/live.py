@@ -54,7 +54,7 @@ LEASE_TTL, LEASE_RENEW = 10.0, 3.0  # s: a holder that stops renewing is replace
 
 
 def unreachable_text(since: datetime | None) -> str:
-    """"Shared ledger unreachable since 14:02, retrying" (local time)."""
+    """ "Shared ledger unreachable since 14:02, retrying" (local time)."""
     return str(LedgerUnreachable(since or datetime.now(UTC)))
 
 
@@ -70,9 +70,18 @@ def poller_text(state: LeaseState) -> str:
 class Live:
     """Follows the other desks' changes and keeps the poller lease, for one desk."""
 
-    def __init__(self, engine: PgEngine, *, hub: Hub, session: Session, ledger: Ledger,
-                 card_ledger: CardLedger, poller: Poller, keeper: LeaseKeeper,
-                 book: CounterBook | None = None):
+    def __init__(
+        self,
+        engine: PgEngine,
+        *,
+        hub: Hub,
+        session: Session,
+        ledger: Ledger,
+        card_ledger: CardLedger,
+        poller: Poller,
+        keeper: LeaseKeeper,
+        book: CounterBook | None = None,
+    ):
         self.engine, self.hub, self.session = engine, hub, session
         self.ledger, self.card_ledger, self.poller = ledger, card_ledger, poller
         self.keeper = keeper
@@ -138,9 +147,13 @@ class Live:
         return state.holder is not None and not state.mine
 
     def _say(self) -> None:
-        text = (str(SchemaTooNew()) if self.engine.read_only
-                else poller_text(self.keeper.state) if self.engine.reachable
-                else unreachable_text(self.engine.down_since))
+        text = (
+            str(SchemaTooNew())
+            if self.engine.read_only
+            else poller_text(self.keeper.state)
+            if self.engine.reachable
+            else unreachable_text(self.engine.down_since)
+        )
         if text != self.status:
             self.status = text
             self.hub.shared_status.emit(text)
@@ -164,8 +177,7 @@ class Live:
         the other desks from its next renewal (asked for now). DeskNameRefused when another
         desk goes by ``wanted``."""
         try:
-            name = await self.engine.write(
-                lambda conn: claim_name(conn, installation, computer, wanted))
+            name = await self.engine.write(lambda conn: claim_name(conn, installation, computer, wanted))
         except NameTaken as error:
             raise DeskNameRefused(str(error)) from None
         self.keeper.name = name
@@ -275,8 +287,9 @@ class Live:
     def _announce(self, record: LinkRecord) -> None:
         before = self._states.get(record.key)
         settled = record.final and (
-            (before is not None and before != record.state) or (before is None and (
-                datetime.now(UTC) - record.updated_at < timedelta(seconds=JUST_SETTLED))))
+            (before is not None and before != record.state)
+            or (before is None and (datetime.now(UTC) - record.updated_at < timedelta(seconds=JUST_SETTLED)))
+        )
         with self.poller.foreign():
             self.hub.record_changed.emit(record)
             if settled:
@@ -292,11 +305,20 @@ class Live:
         await self.session.reload_profiles()  # says session_changed (and profile_deleted)
 
 
-def wire_shared(engine: PgEngine, *, hub: Hub, session: Session, links: LinksController,
-                ledger: Ledger, card_ledger: CardLedger, book: CounterBook | None = None,
-                name: str | None = None,
-                ttl: float = LEASE_TTL, renew_every: float = LEASE_RENEW,
-                lease_priority: int = DESK) -> tuple[Live, Scheduler]:
+def wire_shared(
+    engine: PgEngine,
+    *,
+    hub: Hub,
+    session: Session,
+    links: LinksController,
+    ledger: Ledger,
+    card_ledger: CardLedger,
+    book: CounterBook | None = None,
+    name: str | None = None,
+    ttl: float = LEASE_TTL,
+    renew_every: float = LEASE_RENEW,
+    lease_priority: int = DESK,
+) -> tuple[Live, Scheduler]:
     """A desk's scheduler and live parts on a shared ledger (``build_desk`` with a URL): the
     scheduler checks as the lease holder only (``Poller``), hears ``record_changed`` through
     the poller, and a create or card operation is refused while the ledger is out of reach.
@@ -305,15 +327,22 @@ def wire_shared(engine: PgEngine, *, hub: Hub, session: Session, links: LinksCon
     ``lease_priority``: ``DESK``, or ``RECEIVER`` for paydesk-receiver, which takes the
     lease from a desk holding it (one process watches the shop's open links and receives
     its notifications)."""
-    keeper = LeaseKeeper(engine, name or computer_name(), ttl=ttl,
-                         renew_every=renew_every, priority=lease_priority)
+    keeper = LeaseKeeper(engine, name or computer_name(), ttl=ttl, renew_every=renew_every, priority=lease_priority)
     poller = Poller(links, ledger, lambda: keeper.fence)
-    scheduler = Scheduler(poller.check, links.settle,
-                          busy=lambda record: record.key in links.creating,
-                          paid=poller.paid)  # refunds, reversals: the lease holder's too
+    scheduler = Scheduler(
+        poller.check, links.settle, busy=lambda record: record.key in links.creating, paid=poller.paid
+    )  # refunds, reversals: the lease holder's too
     poller.scheduler = scheduler
     hub.record_changed.connect(poller.seen)
     hub.profile_deleted.connect(scheduler.forget)
-    live = Live(engine, hub=hub, session=session, ledger=ledger, card_ledger=card_ledger,
-                poller=poller, keeper=keeper, book=book)
+    live = Live(
+        engine,
+        hub=hub,
+        session=session,
+        ledger=ledger,
+        card_ledger=card_ledger,
+        poller=poller,
+        keeper=keeper,
+        book=book,
+    )
     return live, scheduler

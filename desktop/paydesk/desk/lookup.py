@@ -82,8 +82,7 @@ def locate_typo(ref: str, prefixes: frozenset[str] = frozenset()) -> str:
     hyphens counted, as the reference is read): said only when exactly one change (one
     character, or two neighbours swapped) gives a reference PayDesk could have made;
     otherwise that the reference does not check out, and no character is blamed."""
-    explained = [(how, candidate) for how, candidate in corrections(ref)
-                 if _plausible(candidate, prefixes)]
+    explained = [(how, candidate) for how, candidate in corrections(ref) if _plausible(candidate, prefixes)]
     if len(explained) != 1:
         return NOT_CHECKING_OUT
     how, candidate = explained[0]

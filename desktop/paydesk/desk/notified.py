@@ -49,8 +49,15 @@ class Notified:
     that profile and mode (None: no inbox, only what the hub says counts). ``tasks``: where
     the inbox is asked."""
 
-    def __init__(self, last_received: LastReceived | None, tasks: TaskSet, *,
-                 recent: timedelta = RECENT, refresh: float = REFRESH, young: timedelta = YOUNG):
+    def __init__(
+        self,
+        last_received: LastReceived | None,
+        tasks: TaskSet,
+        *,
+        recent: timedelta = RECENT,
+        refresh: float = REFRESH,
+        young: timedelta = YOUNG,
+    ):
         self.last_received = last_received
         self.tasks = tasks
         self.recent, self.refresh, self.young = recent, refresh, young
@@ -82,8 +89,7 @@ class Notified:
 
     def heard(self, entry: InboxEntry) -> None:
         """``hub.notification_changed``: a verified notification counts at once."""
-        if (entry.profile_id is not None and entry.mode is not None and entry.verified
-                and entry.verdict != DUPLICATE):
+        if entry.profile_id is not None and entry.mode is not None and entry.verified and entry.verdict != DUPLICATE:
             self._note((entry.profile_id, entry.mode), entry.received_at)
 
     def _note(self, group: Group, when: datetime | None) -> None:
@@ -108,4 +114,3 @@ class Notified:
             raise
         except Exception as error:  # noqa: BLE001 - asked again after REFRESH; checks go on
             log.info("reading when the last notification came failed: %s", error)
-

@@ -76,8 +76,15 @@ class NotificationTest:
     """``await NotificationTest(session, links, inbox).run()``: the active profile, in test
     mode, on the sandbox."""
 
-    def __init__(self, session: Session, links: LinksController, inbox: Inbox, *,
-                 wait: float = WAIT, send_wait: float = SEND_WAIT):
+    def __init__(
+        self,
+        session: Session,
+        links: LinksController,
+        inbox: Inbox,
+        *,
+        wait: float = WAIT,
+        send_wait: float = SEND_WAIT,
+    ):
         self.session, self.links, self.inbox = session, links, inbox
         self.hub: Hub = session.hub
         self.wait, self.send_wait = wait, send_wait
@@ -99,8 +106,12 @@ class NotificationTest:
             return Outcome(False, "Switch to test mode: the test pays a test link", "offer")
         secret = await self.session.keys.get(profile.id, "test", "secret")
         if not secret or not await sandbox_control.is_sandbox(profile.base_url, secret):
-            return Outcome(False, "The test needs a profile on the sandbox, with its test "
-                                  "secret key: a real service cannot be told to pay", "offer")
+            return Outcome(
+                False,
+                "The test needs a profile on the sandbox, with its test "
+                "secret key: a real service cannot be told to pay",
+                "offer",
+            )
         paid: asyncio.Future[tuple[LinkRecord, float]] = asyncio.get_running_loop().create_future()
         key: list[tuple[str, str]] = []
 
@@ -114,13 +125,20 @@ class NotificationTest:
         finally:
             self.hub.record_changed.disconnect(heard)
 
-    async def _run(self, profile: Profile, secret: str, key: list[tuple[str, str]],
-                   paid: asyncio.Future[tuple[LinkRecord, float]]) -> Outcome:
+    async def _run(
+        self, profile: Profile, secret: str, key: list[tuple[str, str]], paid: asyncio.Future[tuple[LinkRecord, float]]
+    ) -> Outcome:
         request = PaymentRequest(
-            amount=AMOUNT, currency=profile.currencies[0] if profile.currencies else "GBP",
-            email="notification-test@example.com", first_name="PayDesk", last_name="Test",
-            tx_ref=await self.links.next_reference(profile), title=TITLE, description=TITLE,
-            callback_url=profile.callback_url or None)
+            amount=AMOUNT,
+            currency=profile.currencies[0] if profile.currencies else "GBP",
+            email="notification-test@example.com",
+            first_name="PayDesk",
+            last_name="Test",
+            tx_ref=await self.links.next_reference(profile),
+            title=TITLE,
+            description=TITLE,
+            callback_url=profile.callback_url or None,
+        )
         try:
             record = await self.links.create(request)
         except ServiceError as error:
@@ -136,21 +154,20 @@ class NotificationTest:
         try:
             await sandbox_control.pay(profile.base_url, secret, reference)
         except ServiceError as error:
-            return Outcome(False, f"The sandbox could not pay the test link: {error.message}",
-                           "pay", tx_ref)
+            return Outcome(False, f"The sandbox could not pay the test link: {error.message}", "pay", tx_ref)
         attempts = await self._watch(profile, secret, tx_ref, paid)
         by_check = None
         if paid.done():
             record, at = paid.result()
             millis = round((at - started) * 1000)
             if record.learned_by == "notification":
-                return Outcome(True, f"Notifications work: PAID in {millis} ms", "done",
-                               tx_ref, millis)
+                return Outcome(True, f"Notifications work: PAID in {millis} ms", "done", tx_ref, millis)
             by_check = millis
         return await self._broken(tx_ref, attempts, by_check)
 
-    async def _watch(self, profile: Profile, secret: str, tx_ref: str,
-                     paid: asyncio.Future[tuple[LinkRecord, float]]) -> list[dict[str, Any]]:
+    async def _watch(
+        self, profile: Profile, secret: str, tx_ref: str, paid: asyncio.Future[tuple[LinkRecord, float]]
+    ) -> list[dict[str, Any]]:
         """Until the record is PAID by the notification, or ``wait`` is over, or it is plain
         that it never will be (nothing sent in ``send_wait``; a bad signature; PAID learned
         by a check and the notification decided since): what the sandbox sent for it."""
@@ -179,32 +196,47 @@ class NotificationTest:
                     break  # a check was first; the notification was decided since
         return attempts
 
-    async def _broken(self, tx_ref: str, attempts: list[dict[str, Any]],
-                      by_check: int | None) -> Outcome:
+    async def _broken(self, tx_ref: str, attempts: list[dict[str, Any]], by_check: int | None) -> Outcome:
         """Where the path broke (``by_check``: PAID was learned by a check, in so many ms)."""
         if not attempts:
-            return Outcome(False, "The service did not send a notification (is a receiver's "
-                                  "address set as the merchant's webhook URL?)", "send", tx_ref)
+            return Outcome(
+                False,
+                "The service did not send a notification (is a receiver's address set as the merchant's webhook URL?)",
+                "send",
+                tx_ref,
+            )
         if not any(_delivered(a) for a in attempts):
             return Outcome(False, attempt_words(attempts[-1]), "deliver", tx_ref)
         url = next(a.get("url") for a in attempts if _delivered(a))
         entries = await self._entries(tx_ref)
         if not entries:
-            return Outcome(False, f"The receiver at {url} answered, but this desk's inbox has "
-                                  "nothing for the test link (another program, or another "
-                                  "ledger?)", "inbox", tx_ref)
+            return Outcome(
+                False,
+                f"The receiver at {url} answered, but this desk's inbox has "
+                "nothing for the test link (another program, or another "
+                "ledger?)",
+                "inbox",
+                tx_ref,
+            )
         if by_check is not None and all(e.verdict != PENDING for e in entries):
             verdict = entries[0].verdict
-            return Outcome(True, f"Notifications work, but a check learned PAID first this "
-                                 f"time ({by_check} ms; the notification: {verdict})", "done",
-                           tx_ref, by_check)
+            return Outcome(
+                True,
+                f"Notifications work, but a check learned PAID first this "
+                f"time ({by_check} ms; the notification: {verdict})",
+                "done",
+                tx_ref,
+                by_check,
+            )
         if all(e.verdict == PENDING for e in entries):
-            return Outcome(False, "The record was not updated: the receiver kept the "
-                                  "notification but has not looked the payment up yet", "record",
-                           tx_ref)
+            return Outcome(
+                False,
+                "The record was not updated: the receiver kept the notification but has not looked the payment up yet",
+                "record",
+                tx_ref,
+            )
         detail = next((e.detail for e in entries if e.detail), "")
-        return Outcome(False, "The record was not updated" + (f": {detail}" if detail else ""),
-                       "record", tx_ref)
+        return Outcome(False, "The record was not updated" + (f": {detail}" if detail else ""), "record", tx_ref)
 
     async def _entries(self, tx_ref: str) -> list[InboxEntry]:
         entries = await self.inbox.page(InboxQuery(text=tx_ref), limit=20)

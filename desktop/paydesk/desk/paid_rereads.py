@@ -33,10 +33,19 @@ class PaidSweep:
     its pauses per profile and mode (a 429), its deleted profiles and its figures;
     ``skip(record)``: the scheduler watches it already (or its profile is gone)."""
 
-    def __init__(self, pages: PaidPages, check: Callable[[LinkRecord], Awaitable[LinkRecord]],
-                 pacing: PaidPacing, *, lane: asyncio.Semaphore, paused: dict[Group, float],
-                 gone: set[str], skip: Callable[[LinkRecord], bool], stats: Counter[str],
-                 longest_pause: float):
+    def __init__(
+        self,
+        pages: PaidPages,
+        check: Callable[[LinkRecord], Awaitable[LinkRecord]],
+        pacing: PaidPacing,
+        *,
+        lane: asyncio.Semaphore,
+        paused: dict[Group, float],
+        gone: set[str],
+        skip: Callable[[LinkRecord], bool],
+        stats: Counter[str],
+        longest_pause: float,
+    ):
         self.pages, self.check, self.pacing = pages, check, pacing
         self.lane, self.paused, self.gone, self.skip = lane, paused, gone, skip
         self.stats, self.longest_pause = stats, longest_pause
@@ -61,14 +70,12 @@ class PaidSweep:
         checked = 0
         failing: set[Group] = set()  # offline, no key, limited: left for the next sweep
         for since, stale in (
-                (now - timedelta(seconds=self.pacing.fresh_for),
-                 now - timedelta(seconds=self.pacing.fresh_every)),
-                (now - timedelta(days=self.pacing.days),
-                 now - timedelta(seconds=self.pacing.every))):
+            (now - timedelta(seconds=self.pacing.fresh_for), now - timedelta(seconds=self.pacing.fresh_every)),
+            (now - timedelta(days=self.pacing.days), now - timedelta(seconds=self.pacing.every)),
+        ):
             after: Cursor | None = None
             while True:
-                page = await self.pages(since, checked_before=stale, after=after,
-                                        limit=self.pacing.page)
+                page = await self.pages(since, checked_before=stale, after=after, limit=self.pacing.page)
                 for record in page.records:
                     if (record.profile_id, record.mode) in failing:
                         continue
@@ -100,8 +107,7 @@ class PaidSweep:
                 self.gone.add(record.profile_id)
                 return 0
             except RateLimitedError as error:
-                self.paused[group] = time.monotonic() + min(self.longest_pause,
-                                                            error.retry_after or 5.0)
+                self.paused[group] = time.monotonic() + min(self.longest_pause, error.retry_after or 5.0)
                 self.stats["failures"] += 1
                 self.stats[type(error).__name__] += 1
                 return -1

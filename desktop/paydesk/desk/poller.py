@@ -32,8 +32,9 @@ class Poller:
 
     scheduler: Scheduler
 
-    def __init__(self, links: LinksController, ledger: Ledger,
-                 fence: Callable[[], Fence | None], *, watch_days: float = 7.0):
+    def __init__(
+        self, links: LinksController, ledger: Ledger, fence: Callable[[], Fence | None], *, watch_days: float = 7.0
+    ):
         self.links, self.ledger = links, ledger
         self._fence = fence
         self.watch_days = watch_days
@@ -97,14 +98,22 @@ class Poller:
         except StaleLease as error:
             raise StopWatching(str(error)) from None
 
-    async def paid(self, since: datetime, profile_id: str | None = None, mode: str | None = None,
-                   *, checked_before: datetime | None = None, after: Cursor | None = None,
-                   limit: int = 200) -> Page:
+    async def paid(
+        self,
+        since: datetime,
+        profile_id: str | None = None,
+        mode: str | None = None,
+        *,
+        checked_before: datetime | None = None,
+        after: Cursor | None = None,
+        limit: int = 200,
+    ) -> Page:
         """Paid records to read again (refunds, reversals): the lease holder's work only."""
         if not self.holder:
             return Page()
-        return await self.ledger.paid_since(since, profile_id, mode, checked_before=checked_before,
-                                            after=after, limit=limit)
+        return await self.ledger.paid_since(
+            since, profile_id, mode, checked_before=checked_before, after=after, limit=limit
+        )
 
     async def lease_changed(self, mine: bool) -> None:
         """Took the lease: watch every open record. Lost it: keep only this desk's creates
@@ -118,8 +127,7 @@ class Poller:
                 await self.watch_all()
                 return
             except LedgerError as error:
-                log.info("reading the open records as the lease holder failed (%s); again in "
-                         "%.0f s", error, pause)
+                log.info("reading the open records as the lease holder failed (%s); again in %.0f s", error, pause)
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, 30.0)
 

@@ -92,8 +92,7 @@ class SharedProfiles(ProfileStore):
     def kept_locally(self, profiles: list[Profile]) -> list[Profile]:
         # the file's profiles of this computer's own ledger stay as they were (they are its
         # again when the desk goes back to it); the embedded sandbox's is kept current
-        return ([p for p in self._file if not p.embedded_sandbox]
-                + [p for p in profiles if p.embedded_sandbox])
+        return [p for p in self._file if not p.embedded_sandbox] + [p for p in profiles if p.embedded_sandbox]
 
     def own_profiles(self) -> list[Profile]:
         return [p for p in self._file if not p.embedded_sandbox]

@@ -23,12 +23,17 @@ from ..service.errors import RateLimitedError, ServiceError
 log = logging.getLogger("paydesk.reconcile")
 
 # how a record ended, in the words of the report ("12 paid, 3 failed, …")
-ENDINGS = {"success": "paid", "failed": "failed", "cancelled": "cancelled",
-           "refunded": "refunded", "reversed": "reversed", "rejected": "not created"}
+ENDINGS = {
+    "success": "paid",
+    "failed": "failed",
+    "cancelled": "cancelled",
+    "refunded": "refunded",
+    "reversed": "reversed",
+    "rejected": "not created",
+}
 STILL_OPEN, NOT_CHECKED = "still open", "could not be checked"
 STILL_PAID = "still paid"  # paid before, read again, nothing given back
-ORDER = ("paid", "failed", "cancelled", "refunded", "reversed", "not created", STILL_OPEN,
-         STILL_PAID, NOT_CHECKED)
+ORDER = ("paid", "failed", "cancelled", "refunded", "reversed", "not created", STILL_OPEN, STILL_PAID, NOT_CHECKED)
 Records = Sequence[LinkRecord] | AsyncIterator[Sequence[LinkRecord]]
 
 
@@ -59,11 +64,17 @@ class Progress:
 
 
 class Reconciler:
-    def __init__(self, check: Callable[[LinkRecord], Awaitable[LinkRecord]],
-                 settle: Callable[[LinkRecord], Awaitable[LinkRecord]],
-                 note: Callable[[LinkRecord, str], Awaitable[object]], *, parallel: int = 4,
-                 longest_pause: float = 60.0, retries_when_limited: int = 5,
-                 on_progress: Callable[[Progress], None] | None = None):
+    def __init__(
+        self,
+        check: Callable[[LinkRecord], Awaitable[LinkRecord]],
+        settle: Callable[[LinkRecord], Awaitable[LinkRecord]],
+        note: Callable[[LinkRecord, str], Awaitable[object]],
+        *,
+        parallel: int = 4,
+        longest_pause: float = 60.0,
+        retries_when_limited: int = 5,
+        on_progress: Callable[[Progress], None] | None = None,
+    ):
         self._check, self._settle, self._note = check, settle, note
         self.parallel = parallel
         self.longest_pause = longest_pause
@@ -93,8 +104,7 @@ class Reconciler:
         return progress
 
     @staticmethod
-    async def _feed(records: Records, queue: asyncio.Queue, progress: Progress,
-                    workers: int) -> None:
+    async def _feed(records: Records, queue: asyncio.Queue, progress: Progress, workers: int) -> None:
         seen = 0
 
         async def put(record: LinkRecord) -> None:
@@ -129,7 +139,7 @@ class Reconciler:
             try:
                 after = await (self._settle if record.state == CREATING else self._check)(record)
             except RateLimitedError as error:
-                pause = min(self.longest_pause, error.retry_after or 2.0 ** attempt)
+                pause = min(self.longest_pause, error.retry_after or 2.0**attempt)
                 self._resume_at = max(self._resume_at, time.monotonic() + pause)
                 last_error: ServiceError | Exception = error
                 continue

@@ -55,9 +55,9 @@ def _ask(base_url: str, key: str, timeout: float) -> tuple[int, dict | None] | N
     import urllib.error  # here: not on the way to the window's first paint
     import urllib.request
 
-    request = urllib.request.Request(f"{base_url.rstrip('/')}{PROBE_PATH}",
-                                     headers={"Authorization": f"Bearer {key}",
-                                              "Accept": "application/json"})
+    request = urllib.request.Request(
+        f"{base_url.rstrip('/')}{PROBE_PATH}", headers={"Authorization": f"Bearer {key}", "Accept": "application/json"}
+    )
     try:
         with urllib.request.urlopen(request, timeout=timeout) as answer:
             status, body = answer.status, answer.read(65536)
@@ -101,8 +101,7 @@ def identify(base_url: str, public_key: str | None, timeout: float = TIMEOUT) ->
     control = _ask(base_url, made_up, timeout)
     control_said = _refusal(*control) if control is not None else None
     if control is not None and control_said:
-        mine, made_up = (said.replace(public_key, ""),
-                         control_said.replace(made_up, ""))  # an echoed key tells nothing
+        mine, made_up = (said.replace(public_key, ""), control_said.replace(made_up, ""))  # an echoed key tells nothing
         if control[0] != status or mine != made_up:
             return Answer.OURS  # it knows our public key from a key it never issued
     return Answer.OTHER_SERVICE
@@ -117,6 +116,7 @@ def _refusal(status: int, body: dict | None) -> str | None:
 
 
 # -- which program serves it --------------------------------------------------------------
+
 
 def claim(sandbox_dir: Path, port: int) -> None:
     """This process serves the sandbox on its usual ``port``."""

@@ -48,13 +48,20 @@ class Scheduler:
     a create of it still under way here (not settled behind its back); ``notified`` and
     ``delivering`` see the module's words."""
 
-    def __init__(self, check: Callable[[LinkRecord], Awaitable[LinkRecord]],
-                 settle: Callable[[LinkRecord], Awaitable[LinkRecord]], *,
-                 pacing: Pacing = PACING, parallel: int = 4, focus_parallel: int = 2,
-                 busy: Callable[[LinkRecord], bool] = lambda r: False,
-                 paid: PaidPages | None = None, paid_pacing: PaidPacing = PAID_PACING,
-                 notified: Callable[[LinkRecord], bool] | None = None,
-                 delivering: Callable[[LinkRecord], bool] | None = None):
+    def __init__(
+        self,
+        check: Callable[[LinkRecord], Awaitable[LinkRecord]],
+        settle: Callable[[LinkRecord], Awaitable[LinkRecord]],
+        *,
+        pacing: Pacing = PACING,
+        parallel: int = 4,
+        focus_parallel: int = 2,
+        busy: Callable[[LinkRecord], bool] = lambda r: False,
+        paid: PaidPages | None = None,
+        paid_pacing: PaidPacing = PAID_PACING,
+        notified: Callable[[LinkRecord], bool] | None = None,
+        delivering: Callable[[LinkRecord], bool] | None = None,
+    ):
         self._check, self._settle = check, settle
         self.pacing = pacing
         self.notified = notified  # a notification can settle it (desk/notified.py)
@@ -76,10 +83,21 @@ class Scheduler:
         self.stats: Counter[str] = Counter()  # checks, settles, failures, and each error's name
         # paid records, read again for refunds and reversals, one at a time in the
         # background lane (a slow pace)
-        self.paid = None if paid is None else PaidSweep(
-            paid, check, paid_pacing, lane=self._lanes[False], paused=self._paused,
-            gone=self._gone, skip=lambda record: record.key in self._entries, stats=self.stats,
-            longest_pause=pacing.longest_pause)
+        self.paid = (
+            None
+            if paid is None
+            else PaidSweep(
+                paid,
+                check,
+                paid_pacing,
+                lane=self._lanes[False],
+                paused=self._paused,
+                gone=self._gone,
+                skip=lambda record: record.key in self._entries,
+                stats=self.stats,
+                longest_pause=pacing.longest_pause,
+            )
+        )
 
     async def sweep_paid(self) -> int:
         """Read again every paid record that is due now; how many were (0 without ``paid``)."""
@@ -92,16 +110,14 @@ class Scheduler:
 
     def watch(self, record: LinkRecord) -> None:
         """Keep an open record checked (a "creating" one settled) until it is final."""
-        if record.final or (record.state != CREATING and not record.checkout_url
-                            and record.origin == "link"):
+        if record.final or (record.state != CREATING and not record.checkout_url and record.origin == "link"):
             return
         entry = self._entries.get(record.key)
         if entry is not None:
             entry.record = record
             return
         first = self.pacing.settle_first if record.state == CREATING else self.pacing.first_every
-        entry = self._entries[record.key] = Entry(
-            record, time.monotonic() + self._pace(record, first), first)
+        entry = self._entries[record.key] = Entry(record, time.monotonic() + self._pace(record, first), first)
         self._soon(entry.due)
 
     def seen(self, record: LinkRecord) -> None:
@@ -273,8 +289,7 @@ class Scheduler:
                 entry.due = now + self.pacing.settle_first  # its create is still under way here
                 continue
             entry.running = True
-            task = asyncio.get_running_loop().create_task(
-                self._one(entry), name=f"check {entry.record.tx_ref}")
+            task = asyncio.get_running_loop().create_task(self._one(entry), name=f"check {entry.record.tx_ref}")
             entry.task = task
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
@@ -287,8 +302,7 @@ class Scheduler:
         for group in [g for g, until in paused.items() if until <= now]:
             del paused[group]
         if paused:
-            waiting = [max(e.due, paused.get(e.group, 0)) for e in self._entries.values()
-                       if not e.running]
+            waiting = [max(e.due, paused.get(e.group, 0)) for e in self._entries.values() if not e.running]
         else:
             waiting = [e.due for e in self._entries.values() if not e.running]
         if started is not None:  # this pass's cost (dispatch and this) spaces the next one
@@ -362,8 +376,7 @@ class Scheduler:
             self._entries.pop(key, None)
             return
         entry.record = record
-        entry.interval = self.pacing.grown(entry.interval, entry.settling, entry.least,
-                                           self._slowest(entry))
+        entry.interval = self.pacing.grown(entry.interval, entry.settling, entry.least, self._slowest(entry))
         entry.due = time.monotonic() + self._pace(record, entry.interval)
 
     def _failed(self, entry: Entry, error: BaseException, text: str, logged: bool = False) -> None:
@@ -371,9 +384,13 @@ class Scheduler:
         self.stats[type(error).__name__] += 1
         entry.failures += 1
         if not logged:
-            log.info("%s of %s failed (%d in a row): %s",
-                     "settling" if entry.settling else "check", entry.record.tx_ref,
-                     entry.failures, text)
+            log.info(
+                "%s of %s failed (%d in a row): %s",
+                "settling" if entry.settling else "check",
+                entry.record.tx_ref,
+                entry.failures,
+                text,
+            )
         cap = self.pacing.focused_slowest if self._is_focused(entry.record.key) else self._slowest(entry)
         entry.interval = self.pacing.after_failure(entry.interval, entry.failures, cap)
         wait = entry.interval * random.uniform(0.8, 1.0)

@@ -59,10 +59,20 @@ class NoProfileError(ServiceError):
 
 
 class Session:
-    def __init__(self, paths: Paths, keys: KeyStore, *, hub: Hub, ledger: Ledger,
-                 card_ledger: CardLedger, health: ConnectionHealth, embedded: EmbeddedSandbox,
-                 profiles: ProfileStore | None = None, budgets: Budgets | None = None,
-                 ledger_choice: Choice | None = None):
+    def __init__(
+        self,
+        paths: Paths,
+        keys: KeyStore,
+        *,
+        hub: Hub,
+        ledger: Ledger,
+        card_ledger: CardLedger,
+        health: ConnectionHealth,
+        embedded: EmbeddedSandbox,
+        profiles: ProfileStore | None = None,
+        budgets: Budgets | None = None,
+        ledger_choice: Choice | None = None,
+    ):
         self.paths = paths
         self.keys = keys
         self.hub = hub
@@ -77,13 +87,24 @@ class Session:
         self.budgets = budgets or Budgets()
         self.tasks = TaskSet()
         # who may be sent the keys: an address that answers like the service (guard.py)
-        self.guard = AddressGuard(health, embedded, self.tasks.child(),
-                                  lambda: self.settings.profiles,
-                                  lambda profile: self.budgets.of(profile, self.settings.profiles))
+        self.guard = AddressGuard(
+            health,
+            embedded,
+            self.tasks.child(),
+            lambda: self.settings.profiles,
+            lambda profile: self.budgets.of(profile, self.settings.profiles),
+        )
         # the clients, one per profile and mode, lent for each call (leases.py)
-        self.clients = Clients(keys, health, self.guard, self.budgets, self.tasks,
-                               lambda: self.settings.profiles, self._remember_lookup_path,
-                               self.recheck_service)
+        self.clients = Clients(
+            keys,
+            health,
+            self.guard,
+            self.budgets,
+            self.tasks,
+            lambda: self.settings.profiles,
+            self._remember_lookup_path,
+            self.recheck_service,
+        )
         self._save_lock = asyncio.Lock()
         self._carried: set[str] = set()  # merchants this desk's own keys were carried to
         # which ledger this run uses, as it was chosen (desk/ledger_choice.py)
@@ -190,8 +211,7 @@ class Session:
 
     async def _save(self) -> None:
         # taken here, written off the loop's thread
-        snapshot = self.file.dump(replace(self.settings,
-                                          profiles=self.store.kept_locally(self.settings.profiles)))
+        snapshot = self.file.dump(replace(self.settings, profiles=self.store.kept_locally(self.settings.profiles)))
         async with self._save_lock:
             await asyncio.to_thread(self.file.write, snapshot)
 
@@ -227,8 +247,7 @@ class Session:
 
     # -- profiles ---------------------------------------------------------------------
 
-    async def save_profile(self, profile: Profile, keys: dict[tuple[str, str], str],
-                           *, activate: bool = True) -> bool:
+    async def save_profile(self, profile: Profile, keys: dict[tuple[str, str], str], *, activate: bool = True) -> bool:
         """Store the profile (without keys) and its keys (in the key store). Returns True
         when the system keyring holds every key, False when some are kept for this session
         only (the window says so; it never says "saved" for those).
@@ -310,11 +329,9 @@ class Session:
 
     async def _carry_keys(self) -> None:
         """On a shared ledger: this desk's keys follow its profiles to the merchants shown."""
-        await carry_to_shown(self.keys, self.store.own_profiles(), self.settings.profiles,
-                             self._carried)
+        await carry_to_shown(self.keys, self.store.own_profiles(), self.settings.profiles, self._carried)
 
-    async def key(self, mode: str | None = None, kind: str = "secret",
-                  profile: Profile | None = None) -> str | None:
+    async def key(self, mode: str | None = None, kind: str = "secret", profile: Profile | None = None) -> str | None:
         """A key of ``profile`` (default: the active one) for the user to see or publish."""
         profile = profile or self.profile
         if profile is None:
@@ -323,8 +340,9 @@ class Session:
 
     # -- clients ----------------------------------------------------------------------
 
-    def lease(self, profile: Profile, mode: str, *,
-              ask_first: bool = True) -> AbstractAsyncContextManager[ServiceClient]:
+    def lease(
+        self, profile: Profile, mode: str, *, ask_first: bool = True
+    ) -> AbstractAsyncContextManager[ServiceClient]:
         """The client of exactly this profile and mode, for the calls inside the block
         (``leases.Clients.lease``)."""
         return self.clients.lease(profile, mode, ask_first=ask_first)

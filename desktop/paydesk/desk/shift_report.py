@@ -14,7 +14,7 @@ MODES = {"test": "Test (no real money)", "live": "Live"}
 
 
 def heading(shift: Shift) -> str:
-    """"Shift report — Till 1"."""
+    """ "Shift report — Till 1"."""
     return f"Shift report — {shift.counter}"
 
 
@@ -41,9 +41,12 @@ def lines(shift: Shift, figures: Figures, profile_name: str = "") -> list[tuple[
         ("Paid after void", str(figures.paid_after_void)),
     ]
     for currency, amounts in sorted(figures.currencies.items()):
-        for label, value in (("paid", amounts.paid), ("open", amounts.open),
-                             ("voided", amounts.voided),
-                             ("paid after void", amounts.paid_after_void)):
+        for label, value in (
+            ("paid", amounts.paid),
+            ("open", amounts.open),
+            ("voided", amounts.voided),
+            ("paid after void", amounts.paid_after_void),
+        ):
             rows.append((f"{currency} {label}", f"{currency} {money_text(value)}"))
     rows.append(("First sale", local_time(figures.first_sale) or "none"))
     rows.append(("Last sale", local_time(figures.last_sale) or "none"))

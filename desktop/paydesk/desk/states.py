@@ -41,9 +41,10 @@ PAID_AFTER_VOID = Shown("PAID AFTER VOID", "#b3261e")
 # those, False none, None either). Each lists exactly the rows its words are shown on.
 STATE_FILTERS: list[tuple[str, frozenset[str], bool | None]] = [
     ("All states", frozenset(), None),
-    *[(shown.words.rstrip("…").title(), frozenset({state}),
-       False if state in OPEN_STATES | {"success"} else None)
-      for state, shown in SHOWN.items()],
+    *[
+        (shown.words.rstrip("…").title(), frozenset({state}), False if state in OPEN_STATES | {"success"} else None)
+        for state, shown in SHOWN.items()
+    ],
     ("Unknown", frozenset({"unknown"}), False),
     (VOIDED_AT_COUNTER.words.title(), OPEN_STATES, True),
     (PAID_AFTER_VOID.words.title(), frozenset({"success"}), True),

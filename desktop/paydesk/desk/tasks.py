@@ -40,8 +40,9 @@ class TaskSet:
         self._children.add(tasks)
         return tasks
 
-    def spawn(self, coro: Coroutine[Any, Any, Any], name: str | None = None, *,
-              expected: tuple[type[BaseException], ...] = ()) -> asyncio.Task:
+    def spawn(
+        self, coro: Coroutine[Any, Any, Any], name: str | None = None, *, expected: tuple[type[BaseException], ...] = ()
+    ) -> asyncio.Task:
         """Run ``coro`` as a task of this set. An exception of an ``expected`` type is left to
         whoever awaits the task (it says it to the user); any other is a crash to report."""
         if self.closed:
@@ -52,8 +53,9 @@ class TaskSet:
         task.add_done_callback(lambda t: self._done(t, expected))
         return task
 
-    def replace(self, name: str, coro: Coroutine[Any, Any, Any], *,
-                expected: tuple[type[BaseException], ...] = ()) -> asyncio.Task:
+    def replace(
+        self, name: str, coro: Coroutine[Any, Any, Any], *, expected: tuple[type[BaseException], ...] = ()
+    ) -> asyncio.Task:
         """Cancel the running task called ``name`` (if any) and start this one instead
         (``expected``: as ``spawn``'s)."""
         previous = self._named.get(name)

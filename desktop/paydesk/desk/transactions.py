@@ -76,8 +76,9 @@ class TransactionsController:
             except LedgerError as refused:
                 return Lookup(None, str(refused), refused=refused)
             if known is None:
-                return Lookup(None, "PayDesk has not seen this checkout link: type its merchant "
-                                    "reference (tx_ref) instead")
+                return Lookup(
+                    None, "PayDesk has not seen this checkout link: type its merchant reference (tx_ref) instead"
+                )
             tx_ref = known.tx_ref
         return await self.check(tx_ref)
 
@@ -100,29 +101,34 @@ class TransactionsController:
             other = "live" if re.search(r"\blive (transaction|card)", error.message) else "test"
             if other == mode:
                 other = "live" if mode == "test" else "test"
-            return Lookup(known, f"This is a {other.upper()} transaction: switch to {other} mode "
-                                 "to see it", asked=True)
+            return Lookup(known, f"This is a {other.upper()} transaction: switch to {other} mode to see it", asked=True)
         except AuthenticationError as error:
-            return Lookup(known, f"The {mode} key no longer works ({error.message}): check it "
-                                 "with Edit profile (Ctrl+,)", asked=True)
+            return Lookup(
+                known,
+                f"The {mode} key no longer works ({error.message}): check it with Edit profile (Ctrl+,)",
+                asked=True,
+            )
         except NotFoundError:
             text = f"No payment with this reference in {mode} mode"
-            return Lookup(None, text + (f" (PayDesk's ledger has it as {self._as(known)})"
-                                        if known else ""), asked=True)
+            return Lookup(
+                None, text + (f" (PayDesk's ledger has it as {self._as(known)})" if known else ""), asked=True
+            )
         except NotTheServiceError as error:  # another program answers there: said as such
             return Lookup(known, f"{error.message}. {self._last_known(known)}", asked=True)
         except (ServiceUnavailableError, RateLimitedError) as error:
             return Lookup(known, self._unreachable(error, known), asked=True)
         except ServiceError as error:
-            return Lookup(known, f"The service's answer could not be read ({error.message}). "
-                          + self._last_known(known), asked=True)
+            return Lookup(
+                known,
+                f"The service's answer could not be read ({error.message}). " + self._last_known(known),
+                asked=True,
+            )
         try:
             return await self._store(profile.id, mode, tx, known)
         except LedgerError as lost:  # gone meanwhile: what the service said is not kept
             return Lookup(known, str(lost), asked=True, refused=lost)
 
-    async def _store(self, profile_id: str, mode: str, tx: Transaction,
-                     known: LinkRecord | None) -> Lookup:
+    async def _store(self, profile_id: str, mode: str, tx: Transaction, known: LinkRecord | None) -> Lookup:
         record, changed = await self.ledger.record_lookup(profile_id, mode, tx)
         self.links.announce(record, changed and known is not None)
         message = ""
@@ -131,8 +137,10 @@ class TransactionsController:
             if tx.amount is None:  # the family's "Payment not submitted": no details yet
                 message += " (the service says: Payment not submitted, and shows no details)"
         if known is None:
-            message = ("Made elsewhere (website form or inline checkout): now in PayDesk's "
-                       "ledger and watched until it settles. " + message).strip()
+            message = (
+                "Made elsewhere (website form or inline checkout): now in PayDesk's "
+                "ledger and watched until it settles. " + message
+            ).strip()
         return Lookup(record, message, asked=True)
 
     @staticmethod
@@ -148,8 +156,7 @@ class TransactionsController:
         """Why the service did not answer, said once ("The service cannot be reached
         (timed out)", never "… cannot be reached (The service cannot be reached)")."""
         said, lead = error.message.strip().rstrip("."), "The service cannot be reached"
-        text = said if said.lower().startswith(lead.lower()) else (
-            f"{lead} ({said})" if said else lead)
+        text = said if said.lower().startswith(lead.lower()) else (f"{lead} ({said})" if said else lead)
         return f"{text}. {self._last_known(known)}"
 
     # -- reconcile ------------------------------------------------------------------------
@@ -171,8 +178,7 @@ class TransactionsController:
             checked = {r.tx_ref for r in records}  # one paid meanwhile is not read twice
             after = None
             while True:
-                page = await self.ledger.paid_since(since, profile.id, mode, after=after,
-                                                    limit=RECHECK_PAGE)
+                page = await self.ledger.paid_since(since, profile.id, mode, after=after, limit=RECHECK_PAGE)
                 yield [r for r in page.records if r.tx_ref not in checked]
                 if not page.more:
                     return
@@ -180,8 +186,9 @@ class TransactionsController:
 
         with calls_as(CallClass.BACKGROUND):  # every open record: after people's calls
             progress = await self._reconciler(on_progress).run(pages(), len(records) + paid)
-        self.session.report(f"Checked {len(records)} open and {paid} paid in the last "
-                            f"{PAID_DAYS} days: {progress.report()}")
+        self.session.report(
+            f"Checked {len(records)} open and {paid} paid in the last {PAID_DAYS} days: {progress.report()}"
+        )
         return progress
 
     def _reconciler(self, on_progress: Callable[[Progress], None] | None = None) -> Reconciler:
@@ -191,8 +198,7 @@ class TransactionsController:
 
         return Reconciler(self.links.check, self.links.settle, note, on_progress=on_progress)
 
-    async def recheck_day(self, day: date,
-                          on_progress: Callable[[Progress], None] | None = None) -> Progress:
+    async def recheck_day(self, day: date, on_progress: Callable[[Progress], None] | None = None) -> Progress:
         """Read again, with the service, every payment of ``day`` (local time) that PayDesk
         has as paid, before the day is counted: a refund or reversal since is counted as
         such. A page at a time. A shared ledger out of reach: refused before any call."""
@@ -200,8 +206,15 @@ class TransactionsController:
         start = datetime.combine(day, time.min).astimezone()
         end = datetime.combine(day + timedelta(days=1), time.min).astimezone()
         profile, mode = self.session.active()
-        query = LinkQuery(profile.id, mode, states=frozenset({"success"}), created_from=start,
-                          created_to=end, sort="created", descending=False)
+        query = LinkQuery(
+            profile.id,
+            mode,
+            states=frozenset({"success"}),
+            created_from=start,
+            created_to=end,
+            sort="created",
+            descending=False,
+        )
         total = await self.ledger.count(query)
 
         async def pages() -> AsyncIterator[list[LinkRecord]]:
@@ -218,9 +231,9 @@ class TransactionsController:
 
     # -- export ---------------------------------------------------------------------------
 
-    async def export(self, query: LinkQuery, path: Path,
-                     on_progress: Callable[[int], None] = lambda n: None, *,
-                     report: bool = True) -> int:
+    async def export(
+        self, query: LinkQuery, path: Path, on_progress: Callable[[int], None] = lambda n: None, *, report: bool = True
+    ) -> int:
         """Write every record of ``query`` to ``path`` (.csv or .xlsx), a page at a time, off
         the loop's thread. A cancelled or failed export leaves no half-written file.
         ``report``: say it in the status bar (False when ``path`` is only a part of a file
@@ -242,8 +255,7 @@ class TransactionsController:
         finally:  # complete: in place; cancelled or failed: the previous file stays
             await asyncio.to_thread(writer.close, finished)
         if report:
-            self.session.report(f"Exported {written} record{'' if written == 1 else 's'} to "
-                                f"{path.name}")
+            self.session.report(f"Exported {written} record{'' if written == 1 else 's'} to {path.name}")
         return written
 
     # -- the day's figures ----------------------------------------------------------------

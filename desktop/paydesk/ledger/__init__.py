@@ -12,7 +12,27 @@ from .repository import DuplicateReference, Fence, Ledger, StaleLease
 from .sqlite import SqliteLedger
 from .summary import CurrencyTotal, DaySummary
 
-__all__ = ["CREATING", "FINAL", "OPEN", "PENDING", "REJECTED", "SORTS", "STATES", "UNKNOWN",
-           "Cursor", "CurrencyTotal", "DaySummary", "DuplicateReference", "Fence", "Ledger", "LedgerClosed",
-           "LedgerError", "LinkQuery", "StaleLease",
-           "LinkRecord", "Page", "SqliteLedger", "is_final"]
+__all__ = [
+    "CREATING",
+    "FINAL",
+    "OPEN",
+    "PENDING",
+    "REJECTED",
+    "SORTS",
+    "STATES",
+    "UNKNOWN",
+    "Cursor",
+    "CurrencyTotal",
+    "DaySummary",
+    "DuplicateReference",
+    "Fence",
+    "Ledger",
+    "LedgerClosed",
+    "LedgerError",
+    "LinkQuery",
+    "StaleLease",
+    "LinkRecord",
+    "Page",
+    "SqliteLedger",
+    "is_final",
+]

@@ -19,7 +19,7 @@ def to_minor(amount: Decimal | int, currency: str) -> int:
     """``Decimal("25")`` GBP -> ``2500``. Refuses what the currency cannot hold."""
     places = exponent(currency)
     if isinstance(amount, int) or amount == amount.to_integral_value():  # the usual case
-        return int(amount) * 10 ** places
+        return int(amount) * 10**places
     scaled = Decimal(amount).scaleb(places)
     if scaled != scaled.to_integral_value():
         raise ValueError(f"{amount} has more decimals than {currency} allows")

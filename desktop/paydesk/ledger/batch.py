@@ -137,8 +137,7 @@ class BatchFigures:
 
     @classmethod
     def of(cls, counts: dict[str, int]) -> BatchFigures:
-        return cls(rows=sum(counts.values()), **{state: int(counts.get(state, 0))
-                                                 for state in STATES})
+        return cls(rows=sum(counts.values()), **{state: int(counts.get(state, 0)) for state in STATES})
 
 
 class BatchBook(abc.ABC):
@@ -146,9 +145,18 @@ class BatchBook(abc.ABC):
     durable when they return; every write is one transaction."""
 
     @abc.abstractmethod
-    async def add_batch(self, profile_id: str, mode: str, name: str, file_name: str,
-                        policy: str, by: str, rows: list[NewRow], *,
-                        txref_prefix: str = "PAY") -> Batch:
+    async def add_batch(
+        self,
+        profile_id: str,
+        mode: str,
+        name: str,
+        file_name: str,
+        policy: str,
+        by: str,
+        rows: list[NewRow],
+        *,
+        txref_prefix: str = "PAY",
+    ) -> Batch:
         """A new batch with its rows, in one transaction; its prefix drawn now
         (``new_prefix(txref_prefix)``). A row's reference "" is the batch's own
         (``row_ref``). Raises ValueError on an unknown policy."""
@@ -157,8 +165,7 @@ class BatchBook(abc.ABC):
     async def batch(self, batch_id: int) -> Batch | None: ...
 
     @abc.abstractmethod
-    async def batches(self, profile_id: str, mode: str, before: int | None = None,
-                      limit: int = 100) -> list[Batch]:
+    async def batches(self, profile_id: str, mode: str, before: int | None = None, limit: int = 100) -> list[Batch]:
         """The batches of a profile and mode, newest first (id descending), id < ``before``."""
 
     @abc.abstractmethod
@@ -175,8 +182,9 @@ class BatchBook(abc.ABC):
         batch is not in the book."""
 
     @abc.abstractmethod
-    async def rows(self, batch_id: int, after: int | None = None, limit: int = 200,
-                   states: tuple[str, ...] = ()) -> list[BatchRow]:
+    async def rows(
+        self, batch_id: int, after: int | None = None, limit: int = 200, states: tuple[str, ...] = ()
+    ) -> list[BatchRow]:
         """The batch's rows by number, those with number > ``after``, in ``states`` (empty:
         all), each with its link's record and its latest e-mail note."""
 
@@ -188,8 +196,7 @@ class BatchBook(abc.ABC):
         """How many of the batch's rows are in each state, counted in SQL."""
 
     @abc.abstractmethod
-    async def note_email(self, batch_id: int, number: int, ok: bool,
-                         error: str | None = None) -> None:
+    async def note_email(self, batch_id: int, number: int, ok: bool, error: str | None = None) -> None:
         """The e-mail with the row's link was sent (``ok``) or failed (``error``). Appended:
         the latest note is the row's e-mail state."""
 

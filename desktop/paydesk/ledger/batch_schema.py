@@ -25,8 +25,7 @@ def _quoted(values: tuple[str, ...]) -> str:
     return ", ".join(f"'{v}'" for v in values)
 
 
-def _refuse(table: str, verb: str, why: str, of: str = "", when: str = "",
-            name: str = "") -> str:
+def _refuse(table: str, verb: str, why: str, of: str = "", when: str = "", name: str = "") -> str:
     when = f" FOR EACH ROW WHEN {when}" if when else ""
     return f"""CREATE TRIGGER {table}_refuse_{name or verb.lower()} BEFORE {verb}{of} ON {table}
                {when} BEGIN SELECT RAISE(ABORT, '{why}'); END"""
@@ -68,8 +67,7 @@ V9 = [
         FOREIGN KEY (batch_id, number) REFERENCES batch_rows (batch_id, number)
     )""",
     "CREATE INDEX batch_emails_by_row ON batch_emails (batch_id, number, id)",
-    *[_refuse(table, verb, APPEND_ONLY) for table in ("batches", "batch_emails")
-      for verb in ("UPDATE", "DELETE")],
+    *[_refuse(table, verb, APPEND_ONLY) for table in ("batches", "batch_emails") for verb in ("UPDATE", "DELETE")],
     _refuse("batch_rows", "DELETE", APPEND_ONLY),
     _refuse("batch_rows", "UPDATE", FIXED, f" OF {', '.join(KEPT)}"),
     _refuse("batch_rows", "UPDATE", FIXED, " OF tx_ref", REF_ONCE, "ref"),

@@ -20,10 +20,24 @@ from ..service.models import CardTransaction, VirtualCard
 from .card_schema import OPEN_OPERATION_STATES, OPERATION_KINDS, OPERATION_STATES
 from .errors import LedgerError
 
-__all__ = ["AuditDraft", "AuditEntry", "AuditQuery", "CardLedger", "CardOperation", "CardPage",
-           "CardQuery", "CardRecord", "CardTxRecord", "OperationDraft", "OperationUnderWay",
-           "OPEN_OPERATION_STATES", "OPERATION_KINDS", "OPERATION_STATES", "mask",
-           "transaction_id"]
+__all__ = [
+    "AuditDraft",
+    "AuditEntry",
+    "AuditQuery",
+    "CardLedger",
+    "CardOperation",
+    "CardPage",
+    "CardQuery",
+    "CardRecord",
+    "CardTxRecord",
+    "OperationDraft",
+    "OperationUnderWay",
+    "OPEN_OPERATION_STATES",
+    "OPERATION_KINDS",
+    "OPERATION_STATES",
+    "mask",
+    "transaction_id",
+]
 
 
 class OperationUnderWay(LedgerError):
@@ -211,8 +225,7 @@ class CardLedger(abc.ABC):
     # -- cards as last seen -------------------------------------------------------------
 
     @abc.abstractmethod
-    async def store_cards(self, profile_id: str, mode: str,
-                          cards: Sequence[VirtualCard]) -> list[str]:
+    async def store_cards(self, profile_id: str, mode: str, cards: Sequence[VirtualCard]) -> list[str]:
         """The service's whole list, as of now. Cards it no longer lists are kept, marked
         unlisted; returns their hashes (those just now gone from it)."""
 
@@ -221,16 +234,14 @@ class CardLedger(abc.ABC):
         """One card as the service just described it."""
 
     @abc.abstractmethod
-    async def note_state(self, profile_id: str, mode: str, card_hash: str,
-                         state: int) -> CardRecord | None:
+    async def note_state(self, profile_id: str, mode: str, card_hash: str, state: int) -> CardRecord | None:
         """The card's state is known to have changed (an operation was done)."""
 
     @abc.abstractmethod
     async def card(self, profile_id: str, mode: str, card_hash: str) -> CardRecord | None: ...
 
     @abc.abstractmethod
-    async def card_page(self, query: CardQuery, after: tuple[str, str] | None = None,
-                        limit: int = 100) -> CardPage:
+    async def card_page(self, query: CardQuery, after: tuple[str, str] | None = None, limit: int = 100) -> CardPage:
         """Newest first, seeking along (created, card) from ``after``."""
 
     @abc.abstractmethod
@@ -241,12 +252,12 @@ class CardLedger(abc.ABC):
         """When the service's whole list was last stored."""
 
     @abc.abstractmethod
-    async def store_transactions(self, profile_id: str, mode: str, card_hash: str,
-                                 transactions: Sequence[CardTransaction]) -> None: ...
+    async def store_transactions(
+        self, profile_id: str, mode: str, card_hash: str, transactions: Sequence[CardTransaction]
+    ) -> None: ...
 
     @abc.abstractmethod
-    async def transactions(self, profile_id: str, mode: str, card_hash: str,
-                           limit: int = 500) -> list[CardTxRecord]:
+    async def transactions(self, profile_id: str, mode: str, card_hash: str, limit: int = 500) -> list[CardTxRecord]:
         """Newest first."""
 
     # -- operations: written before the call, finished after -------------------------------
@@ -258,10 +269,19 @@ class CardLedger(abc.ABC):
         profile and mode) is open."""
 
     @abc.abstractmethod
-    async def finish_operation(self, operation_id: int, state: str, result: str, audit: AuditDraft,
-                               *, evidence: str | None = None, card_hash: str | None = None,
-                               masked: str | None = None, settled: bool = False,
-                               answered: bool = False) -> CardOperation:
+    async def finish_operation(
+        self,
+        operation_id: int,
+        state: str,
+        result: str,
+        audit: AuditDraft,
+        *,
+        evidence: str | None = None,
+        card_hash: str | None = None,
+        masked: str | None = None,
+        settled: bool = False,
+        answered: bool = False,
+    ) -> CardOperation:
         """Done or not done, with its audit line. An operation already finished stays as it
         was (and no line is added), but for one: the service's own "done" (``answered``)
         overrides an earlier "not done" that reading back had decided."""
@@ -287,8 +307,9 @@ class CardLedger(abc.ABC):
         """Operations whose outcome is not known yet (sending or lost), oldest first."""
 
     @abc.abstractmethod
-    async def operations(self, profile_id: str, mode: str, card_hash: str | None = None,
-                         kinds: Sequence[str] = (), limit: int = 200) -> list[CardOperation]:
+    async def operations(
+        self, profile_id: str, mode: str, card_hash: str | None = None, kinds: Sequence[str] = (), limit: int = 200
+    ) -> list[CardOperation]:
         """Newest first; of one card when ``card_hash`` is given."""
 
     # -- the audit log: append-only --------------------------------------------------------
@@ -297,8 +318,9 @@ class CardLedger(abc.ABC):
     async def append_audit(self, draft: AuditDraft) -> AuditEntry: ...
 
     @abc.abstractmethod
-    async def audit_page(self, query: AuditQuery, before: int | None = None,
-                         limit: int = 200) -> tuple[list[AuditEntry], bool]:
+    async def audit_page(
+        self, query: AuditQuery, before: int | None = None, limit: int = 200
+    ) -> tuple[list[AuditEntry], bool]:
         """Newest first, older than entry ``before``; and whether more follow."""
 
     @abc.abstractmethod

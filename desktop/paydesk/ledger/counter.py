@@ -89,11 +89,21 @@ class Figures:
         from .records import stamp
 
         return {
-            "made": self.made, "paid": self.paid, "open": self.open, "failed": self.failed,
-            "voided": self.voided, "paid_after_void": self.paid_after_void,
-            "currencies": {c: {"paid": str(f.paid), "open": str(f.open), "voided": str(f.voided),
-                               "paid_after_void": str(f.paid_after_void)}
-                           for c, f in sorted(self.currencies.items())},
+            "made": self.made,
+            "paid": self.paid,
+            "open": self.open,
+            "failed": self.failed,
+            "voided": self.voided,
+            "paid_after_void": self.paid_after_void,
+            "currencies": {
+                c: {
+                    "paid": str(f.paid),
+                    "open": str(f.open),
+                    "voided": str(f.voided),
+                    "paid_after_void": str(f.paid_after_void),
+                }
+                for c, f in sorted(self.currencies.items())
+            },
             "first_sale": stamp(self.first_sale) if self.first_sale else None,
             "last_sale": stamp(self.last_sale) if self.last_sale else None,
         }
@@ -103,15 +113,19 @@ class Figures:
         from .records import parse_stamp
 
         return cls(
-            made=int(data.get("made", 0)), paid=int(data.get("paid", 0)),
-            open=int(data.get("open", 0)), failed=int(data.get("failed", 0)),
+            made=int(data.get("made", 0)),
+            paid=int(data.get("paid", 0)),
+            open=int(data.get("open", 0)),
+            failed=int(data.get("failed", 0)),
             voided=int(data.get("voided", 0)),
             paid_after_void=int(data.get("paid_after_void", 0)),
-            currencies={c: CurrencyFigures(*(Decimal(f.get(k, "0")) for k in
-                                             ("paid", "open", "voided", "paid_after_void")))
-                        for c, f in (data.get("currencies") or {}).items()},
+            currencies={
+                c: CurrencyFigures(*(Decimal(f.get(k, "0")) for k in ("paid", "open", "voided", "paid_after_void")))
+                for c, f in (data.get("currencies") or {}).items()
+            },
             first_sale=parse_stamp(data.get("first_sale")),
-            last_sale=parse_stamp(data.get("last_sale")))
+            last_sale=parse_stamp(data.get("last_sale")),
+        )
 
 
 @dataclass(frozen=True)
@@ -224,8 +238,7 @@ class CounterBook(abc.ABC):
     async def sale(self, profile_id: str, tx_ref: str) -> Sale | None: ...
 
     @abc.abstractmethod
-    async def sales(self, query: SaleQuery, before: int | None = None,
-                    limit: int = 100) -> list[Sale]:
+    async def sales(self, query: SaleQuery, before: int | None = None, limit: int = 100) -> list[Sale]:
         """Sales matching ``query``, newest first (id descending), those with id < ``before``,
         found by seeking along an index; each with its link's record."""
 
@@ -240,7 +253,12 @@ class CounterBook(abc.ABC):
         already."""
 
     @abc.abstractmethod
-    async def shifts(self, profile_id: str | None = None, mode: str | None = None,
-                     counter: str | None = None, before: int | None = None,
-                     limit: int = 100) -> list[Shift]:
+    async def shifts(
+        self,
+        profile_id: str | None = None,
+        mode: str | None = None,
+        counter: str | None = None,
+        before: int | None = None,
+        limit: int = 100,
+    ) -> list[Shift]:
         """Shifts, newest first (id descending), of every counter unless ``counter``."""

@@ -14,8 +14,7 @@ from collections.abc import Iterable
 
 from .counter import DECISIONS
 
-TABLES = ("counter_shifts", "counter_shift_closes", "counter_sales", "counter_voids",
-          "counter_decisions")
+TABLES = ("counter_shifts", "counter_shift_closes", "counter_sales", "counter_voids", "counter_decisions")
 APPEND_ONLY = "the counter book is append-only"  # said inside SQL quotes
 # the lists' seeks (both backends), newest first: a counter's, a profile's, a shift's; a
 # counter's day (its sales since a time); the voided and open ones are found from
@@ -33,9 +32,11 @@ def _quoted(values: Iterable[str]) -> str:
 
 
 def _append_only(table: str) -> list[str]:
-    return [f"""CREATE TRIGGER {table}_append_only_{verb.lower()} BEFORE {verb} ON {table}
+    return [
+        f"""CREATE TRIGGER {table}_append_only_{verb.lower()} BEFORE {verb} ON {table}
                BEGIN SELECT RAISE(ABORT, '{APPEND_ONLY}'); END"""
-            for verb in ("UPDATE", "DELETE")]
+        for verb in ("UPDATE", "DELETE")
+    ]
 
 
 V8 = [

@@ -98,20 +98,17 @@ class Dialect:
         """A time read from a column that may hold none (NULL, or the file's empty text)."""
         return self.when(value) if value else None
 
-    def run(self, conn: Conn, text: str, args: Sequence[Any] = (), *,
-            now: str | None = None) -> Any:
+    def run(self, conn: Conn, text: str, args: Sequence[Any] = (), *, now: str | None = None) -> Any:
         """``conn.execute`` of ``text`` (``?`` marks; ``{now}``: ``now`` if given, one
         transaction's moment, else ``self.now()``) with ``args``."""
         if "{now}" in text:
             text = text.replace("{now}", now or self.now())
         return conn.execute(self.sql(text), tuple(args))
 
-    def one(self, conn: Conn, text: str, args: Sequence[Any] = (), *,
-            now: str | None = None) -> Row | None:
+    def one(self, conn: Conn, text: str, args: Sequence[Any] = (), *, now: str | None = None) -> Row | None:
         return self.run(conn, text, args, now=now).fetchone()
 
-    def all(self, conn: Conn, text: str, args: Sequence[Any] = (), *,
-            now: str | None = None) -> list[Row]:
+    def all(self, conn: Conn, text: str, args: Sequence[Any] = (), *, now: str | None = None) -> list[Row]:
         return list(self.run(conn, text, args, now=now).fetchall())
 
     def new_id(self, conn: Conn, text: str, args: Sequence[Any] = ()) -> int:
@@ -122,8 +119,7 @@ class Dialect:
         """``text`` once per row (an UPDATE or INSERT of many rows)."""
         raise NotImplementedError
 
-    def insert_many(self, conn: Conn, table: str, columns: Sequence[str],
-                    rows: Iterable[Sequence[Any]]) -> None:
+    def insert_many(self, conn: Conn, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
         """Many new rows of ``table`` in one go."""
         marks = ", ".join("?" for _ in columns)
         self.many(conn, f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
@@ -132,8 +128,7 @@ class Dialect:
         """Until the transaction ends, this writer alone writes what ``name`` names (one
         writer per file already on SQLite: nothing to do)."""
 
-    def event(self, conn: Conn, kind: str, profile_id: str = "", mode: str = "",
-              key: str = "") -> None:
+    def event(self, conn: Conn, kind: str, profile_id: str = "", mode: str = "", key: str = "") -> None:
         """The change event, in the change's transaction (a shared ledger's other desks hear
         of it; a desk's own file has no one to tell)."""
 

@@ -30,9 +30,29 @@ import unicodedata
 _COMBINING = range(0x0300, 0x0370)
 _LATIN = ((0x00C0, 0x024F), (0x1E00, 0x1EFF))
 _BY_HAND = {
-    "Ø": "o", "ø": "o", "ß": "ss", "ẞ": "ss", "Æ": "ae", "æ": "ae", "Œ": "oe", "œ": "oe",
-    "Ł": "l", "ł": "l", "Đ": "d", "đ": "d", "Ð": "d", "ð": "d", "Þ": "th", "þ": "th",
-    "Ħ": "h", "ħ": "h", "ı": "i", "Ŧ": "t", "ŧ": "t", "Ŀ": "l", "ŀ": "l",
+    "Ø": "o",
+    "ø": "o",
+    "ß": "ss",
+    "ẞ": "ss",
+    "Æ": "ae",
+    "æ": "ae",
+    "Œ": "oe",
+    "œ": "oe",
+    "Ł": "l",
+    "ł": "l",
+    "Đ": "d",
+    "đ": "d",
+    "Ð": "d",
+    "ð": "d",
+    "Þ": "th",
+    "þ": "th",
+    "Ħ": "h",
+    "ħ": "h",
+    "ı": "i",
+    "Ŧ": "t",
+    "ŧ": "t",
+    "Ŀ": "l",
+    "ŀ": "l",
 }
 
 
@@ -42,8 +62,7 @@ def _table() -> dict[str, str]:
     for first, last in _LATIN:
         for code in range(first, last + 1):
             char = chr(code)
-            if (char in folds or unicodedata.category(char) != "Lu"
-                    or unicodedata.normalize("NFD", char) != char):
+            if char in folds or unicodedata.category(char) != "Lu" or unicodedata.normalize("NFD", char) != char:
                 continue  # folded already, no capital, or taken apart by step 2
             small = char.lower()
             if len(small) == 1 and small != char:
@@ -80,7 +99,9 @@ def pg_function(name: str = "paydesk_fold") -> str:
         body = f"replace({body}, '{char}', '{into}')"
     if any(c in "'$" for c in source + target):  # pragma: no cover - letters only
         raise ValueError("the fold table holds a quote")
-    return (f"CREATE FUNCTION {name}(text) RETURNS text LANGUAGE sql IMMUTABLE STRICT"
-            f" PARALLEL SAFE AS $fold$ SELECT CASE"
-            f" WHEN octet_length($1) = char_length($1) THEN lower($1 COLLATE \"C\")"
-            f" ELSE lower(translate({body}, '{source}', '{target}') COLLATE \"C\") END $fold$")
+    return (
+        f"CREATE FUNCTION {name}(text) RETURNS text LANGUAGE sql IMMUTABLE STRICT"
+        f" PARALLEL SAFE AS $fold$ SELECT CASE"
+        f' WHEN octet_length($1) = char_length($1) THEN lower($1 COLLATE "C")'
+        f" ELSE lower(translate({body}, '{source}', '{target}') COLLATE \"C\") END $fold$"
+    )

@@ -120,18 +120,24 @@ class Inbox(abc.ABC):
     """The inbox of one ledger (a desk's file, or a shop's shared database)."""
 
     @abc.abstractmethod
-    async def receive(self, body: bytes, headers: Mapping[str, str], remote: str, *,
-                      profile_id: str | None = None, mode: str | None = None,
-                      tx_ref: str | None = None, event: str | None = None,
-                      ) -> tuple[InboxEntry, bool]:
+    async def receive(
+        self,
+        body: bytes,
+        headers: Mapping[str, str],
+        remote: str,
+        *,
+        profile_id: str | None = None,
+        mode: str | None = None,
+        tx_ref: str | None = None,
+        event: str | None = None,
+    ) -> tuple[InboxEntry, bool]:
         """Keep one verified notification, durably, before it is answered. Returns the entry
         and whether it is to be re-read: True only for the first arrival of its body
         (verdict ``pending``); a body seen before is kept as ``duplicate`` (with
         ``duplicate_of``), and False. (A body no key verifies goes to ``refuse``.)"""
 
     @abc.abstractmethod
-    async def refuse(self, body: bytes, remote: str, *,
-                     reason: str = BAD_SIGNATURE) -> Refusal:
+    async def refuse(self, body: bytes, remote: str, *, reason: str = BAD_SIGNATURE) -> Refusal:
         """Trace one refused request (its body never kept whole), or count it when its peer
         (or every peer together) left enough traces this minute. Returns the trace, or the
         counter row as it now stands."""
@@ -149,9 +155,16 @@ class Inbox(abc.ABC):
         """Forget the refusals last seen before ``before``; how many rows went."""
 
     @abc.abstractmethod
-    async def decide(self, entry_id: int, verdict: str, detail: str, *,
-                     profile_id: str | None = None, mode: str | None = None,
-                     tx_ref: str | None = None) -> InboxEntry:
+    async def decide(
+        self,
+        entry_id: int,
+        verdict: str,
+        detail: str,
+        *,
+        profile_id: str | None = None,
+        mode: str | None = None,
+        tx_ref: str | None = None,
+    ) -> InboxEntry:
         """Write down what the re-read decided for a ``pending`` entry (and the mode or
         reference it found, when given). An entry already decided keeps its verdict."""
 
@@ -163,15 +176,13 @@ class Inbox(abc.ABC):
         """Originals not re-read yet, oldest first (what a stopped receiver left)."""
 
     @abc.abstractmethod
-    async def page(self, query: InboxQuery, before: int | None = None,
-                   limit: int = 100) -> list[InboxEntry]:
+    async def page(self, query: InboxQuery, before: int | None = None, limit: int = 100) -> list[InboxEntry]:
         """Entries matching ``query``, newest first (by id), those with id < ``before``."""
 
     @abc.abstractmethod
     async def count(self, query: InboxQuery) -> int: ...
 
     @abc.abstractmethod
-    async def last_received(self, profile_id: str | None = None,
-                            mode: str | None = None) -> datetime | None:
+    async def last_received(self, profile_id: str | None = None, mode: str | None = None) -> datetime | None:
         """When the newest verified notification (not a duplicate) arrived, if any: of
         ``profile_id`` (and ``mode``) when given, else of all."""

@@ -24,8 +24,9 @@ def check_decision(verdict: str) -> None:
         raise ValueError(f"not a decision: {verdict!r}")
 
 
-def conditions(query: InboxQuery, before: int | None, *, mark: str, ilike: str,
-               when: Callable[[datetime], Any]) -> tuple[str, list[Any]]:
+def conditions(
+    query: InboxQuery, before: int | None, *, mark: str, ilike: str, when: Callable[[datetime], Any]
+) -> tuple[str, list[Any]]:
     """``WHERE`` text (never empty) and its arguments. ``mark``: the parameter mark ("?" or
     "%s"); ``ilike``: a LIKE that ignores case; ``when``: a time as the table holds it."""
     parts: list[str] = ["TRUE"]

@@ -37,12 +37,12 @@ class LinkQuery:
     def admits_state(self, record: LinkRecord) -> bool:
         """Whether ``record``'s state and void pass the query's state filters (the list
         filtered by state holds it)."""
-        return ((not self.states or record.state in self.states)
-                and (self.voided is None or (record.voided_at is not None) == self.voided))
+        return (not self.states or record.state in self.states) and (
+            self.voided is None or (record.voided_at is not None) == self.voided
+        )
 
     def sorted_by(self, sort: str, descending: bool | None = None) -> LinkQuery:
-        return replace(self, sort=sort,
-                       descending=self.descending if descending is None else descending)
+        return replace(self, sort=sort, descending=self.descending if descending is None else descending)
 
 
 @dataclass(frozen=True)

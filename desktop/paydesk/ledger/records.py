@@ -127,9 +127,17 @@ class LinkRecord:
     def request(self) -> PaymentRequest:
         """The intent this record holds, to send (again) with the same tx_ref."""
         c = self.customization
-        return PaymentRequest(amount=self.amount, currency=self.currency, email=self.email,
-                              first_name=self.first_name, last_name=self.last_name,
-                              tx_ref=self.tx_ref, callback_url=self.callback_url,
-                              return_url=self.return_url, title=c.get("title"),
-                              description=c.get("description"), logo=c.get("logo"),
-                              meta=dict(self.meta))
+        return PaymentRequest(
+            amount=self.amount,
+            currency=self.currency,
+            email=self.email,
+            first_name=self.first_name,
+            last_name=self.last_name,
+            tx_ref=self.tx_ref,
+            callback_url=self.callback_url,
+            return_url=self.return_url,
+            title=c.get("title"),
+            description=c.get("description"),
+            logo=c.get("logo"),
+            meta=dict(self.meta),
+        )

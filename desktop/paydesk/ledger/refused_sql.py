@@ -25,17 +25,32 @@ def counted_by(remote: str, traced_by_peer: int, traced_by_all: int) -> str | No
 
 def refusal(row: Mapping[str, Any], when: Callable[[Any], datetime]) -> Refusal:
     """A row of ``COLUMNS`` (``when``: a time as the backend gives it, as an aware time)."""
-    return Refusal(id=int(row["id"]), received_at=when(row["received_at"]),
-                   last_at=when(row["last_at"]), remote=row["remote"], reason=row["reason"],
-                   size=int(row["size"]), count=int(row["count"]), body_hash=row["body_hash"],
-                   head=bytes(row["head"] or b""), counted=row["counter"] is not None)
+    return Refusal(
+        id=int(row["id"]),
+        received_at=when(row["received_at"]),
+        last_at=when(row["last_at"]),
+        remote=row["remote"],
+        reason=row["reason"],
+        size=int(row["size"]),
+        count=int(row["count"]),
+        body_hash=row["body_hash"],
+        head=bytes(row["head"] or b""),
+        counted=row["counter"] is not None,
+    )
 
 
 def group(row: Mapping[str, Any], when: Callable[[Any], datetime]) -> RefusedGroup:
-    return RefusedGroup(remote=row["remote"], count=int(row["n"]), size=int(row["bytes"]),
-                        first_at=when(row["first_at"]), last_at=when(row["last_at"]))
+    return RefusedGroup(
+        remote=row["remote"],
+        count=int(row["n"]),
+        size=int(row["bytes"]),
+        first_at=when(row["first_at"]),
+        last_at=when(row["last_at"]),
+    )
 
 
-GROUPS = ("SELECT remote, sum(count) AS n, sum(size) AS bytes, min(received_at) AS first_at,"
-          " max(last_at) AS last_at FROM refused WHERE last_at >= {mark} GROUP BY remote"
-          " ORDER BY n DESC, remote LIMIT {limit}")
+GROUPS = (
+    "SELECT remote, sum(count) AS n, sum(size) AS bytes, min(received_at) AS first_at,"
+    " max(last_at) AS last_at FROM refused WHERE last_at >= {mark} GROUP BY remote"
+    " ORDER BY n DESC, remote LIMIT {limit}"
+)

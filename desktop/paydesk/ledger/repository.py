@@ -83,9 +83,9 @@ class Ledger(abc.ABC):
         """The outcome of a create is unknown: it stays "creating", with what happened."""
 
     @abc.abstractmethod
-    async def record_lookup(self, profile_id: str, mode: str, tx: Transaction, *,
-                            fence: Fence | None = None,
-                            learned_by: str = "check") -> tuple[LinkRecord, bool]:
+    async def record_lookup(
+        self, profile_id: str, mode: str, tx: Transaction, *, fence: Fence | None = None, learned_by: str = "check"
+    ) -> tuple[LinkRecord, bool]:
         """What a lookup said, in one transaction with what was there before. A transaction
         the ledger did not have is added (origin "lookup"). Returns the record and whether
         its state changed. With ``fence`` (the poller's check) nothing is written once the
@@ -112,8 +112,9 @@ class Ledger(abc.ABC):
         """Which of ``refs`` (a few hundred at most: one query) the profile's ledger holds."""
 
     @abc.abstractmethod
-    async def page(self, query: LinkQuery, after: Cursor | None = None,
-                   before: Cursor | None = None, limit: int = 100) -> Page:
+    async def page(
+        self, query: LinkQuery, after: Cursor | None = None, before: Cursor | None = None, limit: int = 100
+    ) -> Page:
         """Up to ``limit`` records in the query's order, after ``after`` (or the ones just
         before ``before``), found by seeking along an index, never by skipping rows."""
 
@@ -142,8 +143,7 @@ class Ledger(abc.ABC):
         """The record the service knows by ``reference`` (its own id), in either mode."""
 
     @abc.abstractmethod
-    async def day_summary(self, profile_id: str, mode: str, start: datetime,
-                          end: datetime) -> DaySummary:
+    async def day_summary(self, profile_id: str, mode: str, start: datetime, end: datetime) -> DaySummary:
         """Records made in [start, end) by state; paid amounts and fees per currency."""
 
     @abc.abstractmethod
@@ -151,24 +151,35 @@ class Ledger(abc.ABC):
         """Creates that may or may not have reached the service (state "creating")."""
 
     @abc.abstractmethod
-    async def open_records(self, profile_id: str | None = None, mode: str | None = None, *,
-                           since: datetime | None = None,
-                           limit: int | None = 1000) -> list[LinkRecord]:
+    async def open_records(
+        self,
+        profile_id: str | None = None,
+        mode: str | None = None,
+        *,
+        since: datetime | None = None,
+        limit: int | None = 1000,
+    ) -> list[LinkRecord]:
         """Records the service may still change (pending or unknown), newest first, made
         since ``since`` when given."""
 
     @abc.abstractmethod
-    async def paid_since(self, since: datetime, profile_id: str | None = None,
-                         mode: str | None = None, *, checked_before: datetime | None = None,
-                         after: Cursor | None = None, limit: int = 200) -> Page:
+    async def paid_since(
+        self,
+        since: datetime,
+        profile_id: str | None = None,
+        mode: str | None = None,
+        *,
+        checked_before: datetime | None = None,
+        after: Cursor | None = None,
+        limit: int = 200,
+    ) -> Page:
         """Paid records (state "success") that became paid at or after ``since``, oldest
         first, a page at a time (``after``: the previous page's ``end``); only those last
         checked before ``checked_before`` when given. A refund or reversal can still come
         to them: they are read again for a while."""
 
     @abc.abstractmethod
-    async def count_paid_since(self, since: datetime, profile_id: str | None = None,
-                               mode: str | None = None) -> int:
+    async def count_paid_since(self, since: datetime, profile_id: str | None = None, mode: str | None = None) -> int:
         """How many records ``paid_since`` would page through."""
 
     # -- references -----------------------------------------------------------------------

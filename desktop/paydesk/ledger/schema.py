@@ -72,6 +72,7 @@ V2 = [
 def _v2_to_v3_functions(db: sqlite3.Connection) -> None:
     """What SQL cannot say by itself: Decimal amounts to minor units, the state vocabulary,
     one time format."""
+
     def minor(amount: Any, currency: str) -> int:
         return to_minor(Decimal(str(amount).replace(",", "") or "0"), currency)
 
@@ -111,8 +112,9 @@ SORT_INDEXES = {
 # import), not by triggers: FTS5 flushes its buffer at every trigger's statement, which
 # makes bulk inserts ten times slower. detail='none' keeps the index small; LIKE checks
 # each candidate against the text itself.
-SEARCH_TEXT = ("tx_ref || char(31) || COALESCE(reference, '') || char(31) || email"
-               " || char(31) || first_name || ' ' || last_name")
+SEARCH_TEXT = (
+    "tx_ref || char(31) || COALESCE(reference, '') || char(31) || email || char(31) || first_name || ' ' || last_name"
+)
 
 V3: list[Step] = [
     _v2_to_v3_functions,
@@ -156,8 +158,11 @@ V3: list[Step] = [
        FROM links""",
     "DROP TABLE links",
     "ALTER TABLE links_v3 RENAME TO links",
-    *[f"CREATE INDEX links_by_{name} ON links (profile_id, mode, {', '.join(columns)})"
-      for name, columns in SORT_INDEXES.items() if name != "reference"],
+    *[
+        f"CREATE INDEX links_by_{name} ON links (profile_id, mode, {', '.join(columns)})"
+        for name, columns in SORT_INDEXES.items()
+        if name != "reference"
+    ],
     # what the scheduler watches and settles: few rows, found without a scan
     f"""CREATE INDEX links_open ON links (profile_id, mode, created_at)
         WHERE state NOT IN ({_quoted(FINAL)})""",
@@ -213,8 +218,7 @@ def migrate(db: sqlite3.Connection, target: int | None = None) -> int:
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if version > LATEST:
             db.execute("ROLLBACK")
-            raise SchemaTooNew(f"the ledger is from a newer PayDesk (schema {version}); "
-                               f"this one knows {LATEST}")
+            raise SchemaTooNew(f"the ledger is from a newer PayDesk (schema {version}); this one knows {LATEST}")
         if version >= target:
             db.execute("COMMIT")
             return version

@@ -104,30 +104,49 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p = _Parser(
         prog=NAME,
         description="Receive the payment service's signed notifications into a PayDesk ledger: "
-                    "verify, keep, answer, then look the payment up again at the service.",
-        epilog=KEYS_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--ledger", required=True, metavar="URL|PATH",
-                   help="the ledger to write into: a shared ledger's postgresql://USER@HOST/DB "
-                        "(its password from the keys, never in the URL), or the path of a "
-                        "desk's ledger.sqlite3 (its profiles are read beside it)")
-    p.add_argument("--host", default="127.0.0.1",
-                   help="the address to listen on (default: 127.0.0.1)")
-    p.add_argument("--port", type=_port, default=DEFAULT_PORT,
-                   help=f"the port to listen on (default: {DEFAULT_PORT}; 0: any free port)")
-    p.add_argument("--data-dir", metavar="DIR",
-                   help="the receiver's own folder (its log; its settings on a shared ledger); "
-                        "default: the desk's data folder ($PAYDESK_HOME or the platform's), or "
-                        "the ledger file's folder")
-    p.add_argument("--keys-file", metavar="FILE",
-                   help=f"the keys, from this JSON file (default: ${KEYS_FILE}; see below)")
+        "verify, keep, answer, then look the payment up again at the service.",
+        epilog=KEYS_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--ledger",
+        required=True,
+        metavar="URL|PATH",
+        help="the ledger to write into: a shared ledger's postgresql://USER@HOST/DB "
+        "(its password from the keys, never in the URL), or the path of a "
+        "desk's ledger.sqlite3 (its profiles are read beside it)",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1)")
+    p.add_argument(
+        "--port",
+        type=_port,
+        default=DEFAULT_PORT,
+        help=f"the port to listen on (default: {DEFAULT_PORT}; 0: any free port)",
+    )
+    p.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help="the receiver's own folder (its log; its settings on a shared ledger); "
+        "default: the desk's data folder ($PAYDESK_HOME or the platform's), or "
+        "the ledger file's folder",
+    )
+    p.add_argument(
+        "--keys-file", metavar="FILE", help=f"the keys, from this JSON file (default: ${KEYS_FILE}; see below)"
+    )
     kept = REFUSED_KEPT.days
-    p.add_argument("--keep-refused", metavar="DAYS", type=_days,
-                   default=os.environ.get(KEEP_REFUSED) or kept,
-                   help="how long the traces of refused requests (signatures no key "
-                        f"verifies) are kept, in days (default: ${KEEP_REFUSED}, or {kept})")
-    p.add_argument("--list-profiles", action="store_true",
-                   help="list the ledger's profiles (the ids the key file names) and which of "
-                        "their keys were found, then exit")
+    p.add_argument(
+        "--keep-refused",
+        metavar="DAYS",
+        type=_days,
+        default=os.environ.get(KEEP_REFUSED) or kept,
+        help="how long the traces of refused requests (signatures no key "
+        f"verifies) are kept, in days (default: ${KEEP_REFUSED}, or {kept})",
+    )
+    p.add_argument(
+        "--list-profiles",
+        action="store_true",
+        help="list the ledger's profiles (the ids the key file names) and which of their keys were found, then exit",
+    )
     p.add_argument("--version", action="version", version=f"paydesk-receiver {__version__}")
     return p.parse_args(argv)
 
@@ -157,8 +176,10 @@ def _ledger_given(text: str) -> tuple[str | None, Path | None]:
 
     ledger = text.strip()
     if not ledger:
-        raise ConfigurationError("no ledger given: --ledger URL|PATH (the systemd unit takes "
-                                 "it from PAYDESK_LEDGER in /etc/paydesk/receiver.env)")
+        raise ConfigurationError(
+            "no ledger given: --ledger URL|PATH (the systemd unit takes "
+            "it from PAYDESK_LEDGER in /etc/paydesk/receiver.env)"
+        )
     if _is_url(ledger):
         problem = url_problem(ledger)
         if problem:
@@ -166,8 +187,7 @@ def _ledger_given(text: str) -> tuple[str | None, Path | None]:
         return ledger, None
     path = Path(ledger).expanduser().resolve()
     if not path.is_file():
-        raise ConfigurationError(f"no ledger at {path} (give a desk's ledger.sqlite3 or a "
-                                 "postgresql:// URL)")
+        raise ConfigurationError(f"no ledger at {path} (give a desk's ledger.sqlite3 or a postgresql:// URL)")
     return None, path
 
 
@@ -190,22 +210,21 @@ async def _opened(args: argparse.Namespace) -> Desk:
 
         priority = RECEIVER
     try:
-        return await open_desk(data_dir, ledger_url=url, ledger_file=ledger_file,
-                               keyring=backend, lease_priority=priority)
+        return await open_desk(
+            data_dir, ledger_url=url, ledger_file=ledger_file, keyring=backend, lease_priority=priority
+        )
     except LedgerSetupError as error:
         raise ConfigurationError(f"--ledger: {error}") from None
     except OSError as error:  # its folders (the data folder, the log), the ledger's file
         where = f"{error.filename}: " if error.filename else ""
-        raise ConfigurationError(f"cannot make or write its files: {where}"
-                                 f"{error.strerror or error}") from None
+        raise ConfigurationError(f"cannot make or write its files: {where}{error.strerror or error}") from None
     except LedgerError as error:
         if url is None:
             raise ConfigurationError(f"{error} ({ledger_file})") from None
         raise await _refused_or_unreachable(url, backend, error) from None
 
 
-async def _refused_or_unreachable(url: str, backend: ReadOnlyKeys | None,
-                                  error: Exception) -> Exception:
+async def _refused_or_unreachable(url: str, backend: ReadOnlyKeys | None, error: Exception) -> Exception:
     """Why the shared ledger did not open, found by connecting once more: refused (the
     password, the database, the server's rules: a configuration error), or not reached."""
     from ..config.secrets import KeyStore
@@ -241,21 +260,22 @@ async def _run(args: argparse.Namespace) -> int:
         except (NotImplementedError, RuntimeError):  # Windows: Ctrl+C ends asyncio.run
             pass
     try:
-        receiver = Receiver(desk, args.host, args.port,
-                            keep_refused=timedelta(days=args.keep_refused))
+        receiver = Receiver(desk, args.host, args.port, keep_refused=timedelta(days=args.keep_refused))
         try:
             await receiver.start()
         except socket.gaierror as error:  # no such address: a mistake in --host
             return _said(f"--host {args.host}: {error.strerror or error}", CONFIGURATION)
         except OSError as error:
             status = CONFIGURATION if error.errno == errno.EACCES else FAILURE
-            return _said(f"cannot listen at {args.host} port {args.port}: "
-                         f"{error.strerror or error}", status)
+            return _said(f"cannot listen at {args.host} port {args.port}: {error.strerror or error}", status)
         desk.receiver = receiver
         desk.start_background()
         profiles = len(desk.session.settings.profiles)
-        print(f"paydesk-receiver: listening at {receiver.url} for {profiles} profile(s); keys "
-              f"from {desk.keys.backend_name}", flush=True)
+        print(
+            f"paydesk-receiver: listening at {receiver.url} for {profiles} profile(s); keys "
+            f"from {desk.keys.backend_name}",
+            flush=True,
+        )
         waiting = asyncio.ensure_future(stop.wait())
         serving = asyncio.ensure_future(receiver.serving())
         await asyncio.wait({waiting, serving}, return_when=asyncio.FIRST_COMPLETED)
@@ -263,8 +283,7 @@ async def _run(args: argparse.Namespace) -> int:
         serving.cancel()
         if not stop.is_set():  # the server stopped of itself: a failure (restarted by systemd)
             failure = serving.result() if serving.done() and not serving.cancelled() else None
-            log.error("the receiver's server stopped: %s", failure or "it ended of itself",
-                      exc_info=failure)
+            log.error("the receiver's server stopped: %s", failure or "it ended of itself", exc_info=failure)
             return _said(f"the server stopped: {failure or 'it ended of itself'}", FAILURE)
         log.info("paydesk-receiver stopping")
     finally:
@@ -287,9 +306,15 @@ async def _list_profiles(desk: Desk) -> None:
 
     keys = desk.keys
     for profile in desk.session.settings.profiles:
-        found = [name for name, mode, kind in (("test", "test", "secret"), ("live", "live", "secret"),
-                                               ("webhook", WEBHOOK_MODE, WEBHOOK))
-                 if await keys.get(profile.id, mode, kind)]
+        found = [
+            name
+            for name, mode, kind in (
+                ("test", "test", "secret"),
+                ("live", "live", "secret"),
+                ("webhook", WEBHOOK_MODE, WEBHOOK),
+            )
+            if await keys.get(profile.id, mode, kind)
+        ]
         print(f"{profile.id}\t{','.join(found) or 'no keys'}\t{profile.name}\t{profile.base_url}")
 
 

@@ -20,8 +20,12 @@ async def serve_in_app(desk: Desk) -> Receiver | None:
     this desk does not need one. A failure is logged: polling still sees every payment."""
     session = desk.session
     profile = session.profile
-    if (profile is None or not profile.embedded_sandbox or desk.live is not None
-            or session.ledger_choice.url is not None):
+    if (
+        profile is None
+        or not profile.embedded_sandbox
+        or desk.live is not None
+        or session.ledger_choice.url is not None
+    ):
         return None
     if isinstance(desk.receiver, Receiver):
         receiver = desk.receiver
@@ -38,8 +42,7 @@ async def serve_in_app(desk: Desk) -> Receiver | None:
         session.tasks.spawn(_forget_when_stopped(desk, receiver), "the app's receiver, watched")
     secret = await session.keys.get(profile.id, "test", "secret")
     if not secret:
-        log.warning("no test secret key for %s: the sandbox is not told where to notify",
-                    profile.name)
+        log.warning("no test secret key for %s: the sandbox is not told where to notify", profile.name)
         return receiver
     try:
         await set_webhook_url(profile.base_url, secret, receiver.url)
@@ -58,8 +61,7 @@ async def _forget_when_stopped(desk: Desk, receiver: Receiver) -> None:
     error = await receiver.serving()
     if receiver.closing:
         return
-    log.error("the app's notification receiver stopped: %s", error or "it ended of itself",
-              exc_info=error)
+    log.error("the app's notification receiver stopped: %s", error or "it ended of itself", exc_info=error)
     if desk.receiver is receiver:
         desk.receiver = None
     await receiver.close()
@@ -69,6 +71,7 @@ def follow_in_app(desk: Desk) -> None:
     """Start (and register) the app's receiver whenever the active profile becomes one on
     the embedded sandbox later in the session (the first run's choice, a profile switched
     to), not only at start-up."""
+
     def changed(*_: object) -> None:
         profile = desk.session.profile
         receiver = desk.receiver

@@ -45,25 +45,26 @@ class KeySourceError(ValueError):
 def entries(document: Any, where: str) -> dict[str, str]:
     """The keyring entries (``config/secrets.py`` names) of a key document."""
     if not isinstance(document, dict):
-        raise KeySourceError(f"{where}: expected a JSON object with \"profiles\"")
+        raise KeySourceError(f'{where}: expected a JSON object with "profiles"')
     found: dict[str, str] = {}
     profiles = document.get("profiles", {})
     if not isinstance(profiles, dict):
-        raise KeySourceError(f"{where}: \"profiles\" must map profile ids to their keys")
+        raise KeySourceError(f'{where}: "profiles" must map profile ids to their keys')
     for profile_id, keys in profiles.items():
         if not isinstance(keys, dict):
             raise KeySourceError(f"{where}: the keys of profile {profile_id!r} must be an object")
         for name, value in keys.items():
             if name not in KINDS:
-                raise KeySourceError(f"{where}: profile {profile_id!r}: unknown key {name!r} "
-                                     f"(expected {', '.join(KINDS)})")
+                raise KeySourceError(
+                    f"{where}: profile {profile_id!r}: unknown key {name!r} (expected {', '.join(KINDS)})"
+                )
             if not isinstance(value, str):
                 raise KeySourceError(f"{where}: profile {profile_id!r}: {name} must be a string")
             if value.strip():
                 found[entry(profile_id, *KINDS[name])] = value.strip()
     password = document.get("ledger_password")
     if password is not None and not isinstance(password, str):
-        raise KeySourceError(f"{where}: \"ledger_password\" must be a string")
+        raise KeySourceError(f'{where}: "ledger_password" must be a string')
     if password:
         found[PASSWORD_PREFIX] = password
     return found
@@ -112,12 +113,12 @@ def from_file(path: str | Path) -> ReadOnlyKeys:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
             raise KeySourceError(f"key file {path}: not a regular file")
-        if (os.name == "posix" and status.st_mode & 0o077
-                and not _credential_acl(path, fd, status.st_mode)):
+        if os.name == "posix" and status.st_mode & 0o077 and not _credential_acl(path, fd, status.st_mode):
             raise KeySourceError(
                 f"key file {path} may be read by others "
                 f"(mode {stat.S_IMODE(status.st_mode):04o}): refused. Make it readable by its "
-                f"owner alone: chmod 600 {path}")
+                f"owner alone: chmod 600 {path}"
+            )
         try:
             text = file.read().decode("utf-8")
         except (OSError, UnicodeDecodeError) as error:
@@ -125,8 +126,9 @@ def from_file(path: str | Path) -> ReadOnlyKeys:
     try:
         document = json.loads(text)
     except ValueError as error:  # the message names a place, never the text
-        raise KeySourceError(f"key file {path}: not JSON ({type(error).__name__} at line "
-                             f"{getattr(error, 'lineno', '?')})") from None
+        raise KeySourceError(
+            f"key file {path}: not JSON ({type(error).__name__} at line {getattr(error, 'lineno', '?')})"
+        ) from None
     return ReadOnlyKeys(entries(document, f"key file {path}"), f"key file {path}")
 
 
@@ -143,8 +145,7 @@ def _credential_acl(path: Path, fd: int, mode: int) -> bool:
     bit but the owner's, and an ACL with no named group, no owning group's permission, and
     no named user but this process's (the group bits are then the ACL's mask)."""
     directory = os.environ.get("CREDENTIALS_DIRECTORY")
-    if (not directory or not hasattr(os, "getxattr")
-            or path.absolute().parent != Path(directory).absolute()):
+    if not directory or not hasattr(os, "getxattr") or path.absolute().parent != Path(directory).absolute():
         return False
     if stat.S_IMODE(mode) & 0o037:  # others' bits, any group write or run: never
         return False
@@ -155,9 +156,9 @@ def _credential_acl(path: Path, fd: int, mode: int) -> bool:
     if len(acl) < 4 or (len(acl) - 4) % 8 or int.from_bytes(acl[:4], "little") != ACL_VERSION:
         return False
     for at in range(4, len(acl), 8):
-        tag = int.from_bytes(acl[at:at + 2], "little")
-        perm = int.from_bytes(acl[at + 2:at + 4], "little")
-        who = int.from_bytes(acl[at + 4:at + 8], "little")
+        tag = int.from_bytes(acl[at : at + 2], "little")
+        perm = int.from_bytes(acl[at + 2 : at + 4], "little")
+        who = int.from_bytes(acl[at + 4 : at + 8], "little")
         if tag == ACL_GROUP or (tag == ACL_GROUP_OBJ and perm):
             return False  # a group may read it
         if tag == ACL_USER and (who != os.geteuid() or perm & WRITE):
@@ -184,8 +185,7 @@ def from_environment(environ: Mapping[str, str] | None = None) -> ReadOnlyKeys |
     return ReadOnlyKeys(found, "the environment")
 
 
-def choose(keys_file: str | None, environ: Mapping[str, str] | None = None
-           ) -> ReadOnlyKeys | None:
+def choose(keys_file: str | None, environ: Mapping[str, str] | None = None) -> ReadOnlyKeys | None:
     """The keys a receiver uses: ``--keys-file`` (or ``$PAYDESK_KEYS_FILE``), else the
     environment, else None (the system keyring, as the desk uses it)."""
     environ = os.environ if environ is None else environ

@@ -19,8 +19,7 @@ class Notice:
     @property
     def about_payment(self) -> bool:
         """Whether a payment is to be looked up again (a card's event is not)."""
-        return self.tx_ref is not None and (self.event is None
-                                            or self.event.startswith("payment."))
+        return self.tx_ref is not None and (self.event is None or self.event.startswith("payment."))
 
 
 def read(body: bytes) -> Notice:

@@ -43,8 +43,7 @@ class Receiver:
     ``await close()``. Writes into ``desk``'s inbox and ledger; forgets the refused requests
     older than ``keep_refused`` (at its start, then every hour)."""
 
-    def __init__(self, desk: Desk, host: str = "127.0.0.1", port: int = 0, *,
-                 keep_refused: timedelta = REFUSED_KEPT):
+    def __init__(self, desk: Desk, host: str = "127.0.0.1", port: int = 0, *, keep_refused: timedelta = REFUSED_KEPT):
         self.desk = desk
         self.host = host
         self.port = port
@@ -86,14 +85,20 @@ class Receiver:
             sock.close()
             raise
         self.port = sock.getsockname()[1]
-        config = uvicorn.Config(self.app, log_config=None, log_level="warning", access_log=False,
-                                lifespan="off", timeout_keep_alive=5,
-                                timeout_graceful_shutdown=2, proxy_headers=True,
-                                forwarded_allow_ips=PROXIES)
+        config = uvicorn.Config(
+            self.app,
+            log_config=None,
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            timeout_keep_alive=5,
+            timeout_graceful_shutdown=2,
+            proxy_headers=True,
+            forwarded_allow_ips=PROXIES,
+        )
         self._server = _Server(config)
         # its failure is said by whoever awaits ``serving()`` (the command, the app)
-        self._serving = self.tasks.spawn(self._server.serve(sockets=[sock]), "receiver server",
-                                         expected=(Exception,))
+        self._serving = self.tasks.spawn(self._server.serve(sockets=[sock]), "receiver server", expected=(Exception,))
         while not self._server.started:
             if self._serving.done():
                 self._serving.result()  # raises what stopped it
@@ -110,8 +115,7 @@ class Receiver:
             try:
                 gone = await self.desk.inbox.prune_refused(datetime.now(UTC) - self.keep_refused)
                 if gone:
-                    log.info("forgot %d refused request(s) older than %s", gone,
-                             self.keep_refused)
+                    log.info("forgot %d refused request(s) older than %s", gone, self.keep_refused)
             except asyncio.CancelledError:
                 raise
             except Exception:

@@ -76,11 +76,11 @@ def build_app(inbox: Inbox, keys: Keys, hub: Hub, reread: Callable[[InboxEntry],
         if not trace.news:
             return
         if trace.counted:
-            log.warning("refused from %s: more than its traces this minute, counted from now"
-                        " on (%s)", trace.remote, reason)
+            log.warning(
+                "refused from %s: more than its traces this minute, counted from now on (%s)", trace.remote, reason
+            )
         else:
-            log.warning("refused from %s: %s (%d bytes, SHA-256 %s)", trace.remote, reason,
-                        trace.size, trace.body_hash)
+            log.warning("refused from %s: %s (%d bytes, SHA-256 %s)", trace.remote, reason, trace.size, trace.body_hash)
 
     async def notification(request: Request) -> JSONResponse:
         kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -105,8 +105,14 @@ def build_app(inbox: Inbox, keys: Keys, hub: Hub, reread: Callable[[InboxEntry],
         headers = {k.lower(): v for k, v in request.headers.items() if k.lower() not in NOT_KEPT}
         try:
             entry, fresh = await inbox.receive(
-                raw, headers, remote, profile_id=candidate.profile_id, mode=candidate.mode,
-                tx_ref=notice.tx_ref, event=notice.event)
+                raw,
+                headers,
+                remote,
+                profile_id=candidate.profile_id,
+                mode=candidate.mode,
+                tx_ref=notice.tx_ref,
+                event=notice.event,
+            )
         except Exception:  # not kept: the sender is told to try again
             log.exception("a notification could not be kept in the inbox")
             return _answer(503, "The notification could not be kept: send it again later")
@@ -114,13 +120,14 @@ def build_app(inbox: Inbox, keys: Keys, hub: Hub, reread: Callable[[InboxEntry],
         if not fresh:
             original = await _still_pending(entry)
             if original is not None:  # its re-read gave up: the sender says look again
-                return JSONResponse({"message": "Received before: looking it up again",
-                                     "id": entry.id, "verdict": entry.verdict},
-                                    background=BackgroundTask(queued, original))
-            return _answer(200, "Received before: nothing to do", id=entry.id,
-                           verdict=entry.verdict)
-        return JSONResponse({"message": "Received", "id": entry.id, "verdict": entry.verdict},
-                            background=BackgroundTask(queued, entry))
+                return JSONResponse(
+                    {"message": "Received before: looking it up again", "id": entry.id, "verdict": entry.verdict},
+                    background=BackgroundTask(queued, original),
+                )
+            return _answer(200, "Received before: nothing to do", id=entry.id, verdict=entry.verdict)
+        return JSONResponse(
+            {"message": "Received", "id": entry.id, "verdict": entry.verdict}, background=BackgroundTask(queued, entry)
+        )
 
     routes = [Route(path, notification, methods=["POST"]) for path in PATHS]
     return Starlette(routes=routes)

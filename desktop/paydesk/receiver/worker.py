@@ -90,8 +90,7 @@ class Worker:
             except asyncio.CancelledError:
                 raise
             except Exception:  # the loop survives anything: said, then again
-                log.exception("looking for notifications still pending failed; again in %gs",
-                              self.rescan_every)
+                log.exception("looking for notifications still pending failed; again in %gs", self.rescan_every)
 
     async def _rescan(self, why: str) -> None:
         pause = FIRST_PAUSE
@@ -100,8 +99,7 @@ class Worker:
                 left = await self.inbox.pending()
                 break
             except Exception:  # the loop survives anything: said, paused, again
-                log.exception("the notifications left pending could not be read; again in %gs",
-                              pause)
+                log.exception("the notifications left pending could not be read; again in %gs", pause)
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, LONGEST_PAUSE)
         left = [entry for entry in left if entry.id not in self._under_way]
@@ -128,22 +126,31 @@ class Worker:
             for attempt in range(1, attempts + 1):
                 try:
                     decision = await self.reread(entry)
-                    decided = await self.inbox.decide(entry.id, decision.verdict, decision.detail,
-                                                      mode=decision.mode)
+                    decided = await self.inbox.decide(entry.id, decision.verdict, decision.detail, mode=decision.mode)
                 except Exception as error:  # noqa: BLE001 - said, paused, tried again
                     if attempt == attempts:
-                        log.warning("notification %d (%s): not looked up after %d tries (%s); "
-                                    "it stays pending, tried again within %gs", entry.id,
-                                    entry.tx_ref, attempt, type(error).__name__,
-                                    self.rescan_every)
+                        log.warning(
+                            "notification %d (%s): not looked up after %d tries (%s); "
+                            "it stays pending, tried again within %gs",
+                            entry.id,
+                            entry.tx_ref,
+                            attempt,
+                            type(error).__name__,
+                            self.rescan_every,
+                        )
                         return
-                    log.info("notification %d (%s): look-up failed (%s: %s); again in %gs",
-                             entry.id, entry.tx_ref, type(error).__name__, error, pause)
+                    log.info(
+                        "notification %d (%s): look-up failed (%s: %s); again in %gs",
+                        entry.id,
+                        entry.tx_ref,
+                        type(error).__name__,
+                        error,
+                        pause,
+                    )
                     await asyncio.sleep(pause)
                     pause = min(pause * 2, LONGEST_PAUSE)
                     continue
-                log.info("notification %d (%s): %s, %s", entry.id, entry.tx_ref,
-                         decided.verdict, decided.detail)
+                log.info("notification %d (%s): %s, %s", entry.id, entry.tx_ref, decided.verdict, decided.detail)
                 self.desk.hub.notification_changed.emit(decided)
                 return
         finally:
@@ -157,13 +164,11 @@ class Worker:
             return Decision(entry.verdict, entry.detail, entry.mode)
         profile = self.desk.session.settings.profile(entry.profile_id or "")
         if profile is None:
-            return Decision(IGNORED, "Its profile is no longer in PayDesk: nothing looked up",
-                            entry.mode)
+            return Decision(IGNORED, "Its profile is no longer in PayDesk: nothing looked up", entry.mode)
         if entry.tx_ref is None:
             return Decision(IGNORED, "The notification names no payment reference", entry.mode)
         if entry.event is not None and not entry.event.startswith("payment."):
-            return Decision(IGNORED, f"Not about a payment ({entry.event}): nothing to look up",
-                            entry.mode)
+            return Decision(IGNORED, f"Not about a payment ({entry.event}): nothing to look up", entry.mode)
         known = await self.desk.session.ledger.get(profile.id, entry.tx_ref)
         if known is not None and entry.mode not in (None, known.mode):
             known = None  # the ledger's record is of the other mode: this one is not it
@@ -174,11 +179,11 @@ class Worker:
             modes = (known.mode,)
         else:  # a webhook secret, a reference the ledger lacks: the mode whose key finds it
             modes = MODES
-        return await self._look_up(profile, entry.tx_ref, modes, known,
-                                   await self._class_of(profile, entry.tx_ref, known))
+        return await self._look_up(
+            profile, entry.tx_ref, modes, known, await self._class_of(profile, entry.tx_ref, known)
+        )
 
-    async def _class_of(self, profile: Profile, tx_ref: str,
-                        known: LinkRecord | None) -> CallClass:
+    async def _class_of(self, profile: Profile, tx_ref: str, known: LinkRecord | None) -> CallClass:
         """A counter's sale: its customer waits at the counter for PAID, a person waiting,
         so its re-read is a person's look-up (served before codes on screen and a batch,
         which then hold off at every desk). Any other link's (a batch's, paid all at once,
@@ -187,14 +192,14 @@ class Worker:
             return CallClass.PERSON_LOOKUP
         return CallClass.ON_SCREEN
 
-    async def _look_up(self, profile: Profile, tx_ref: str, modes: tuple[str, ...],
-                       known: LinkRecord | None, klass: CallClass) -> Decision:
+    async def _look_up(
+        self, profile: Profile, tx_ref: str, modes: tuple[str, ...], known: LinkRecord | None, klass: CallClass
+    ) -> Decision:
         nowhere: list[str] = []
         for mode in modes:
             try:
                 with calls_as(klass):  # what makes PAID reach a waiting person's screen
-                    record, changed = await self.desk.links.look_up(profile, mode, tx_ref,
-                                                                    learned_by="notification")
+                    record, changed = await self.desk.links.look_up(profile, mode, tx_ref, learned_by="notification")
             except (NotFoundError, ModeMismatchError):
                 nowhere.append(f"not in {mode} mode")
                 continue
@@ -203,15 +208,25 @@ class Worker:
                 continue
             said = state_words(record).words
             if known is None:
-                return Decision(UNKNOWN_REFERENCE, f"No record had this reference: looked up, "
-                                f"the service says {said}; now in the ledger", mode, record)
+                return Decision(
+                    UNKNOWN_REFERENCE,
+                    f"No record had this reference: looked up, the service says {said}; now in the ledger",
+                    mode,
+                    record,
+                )
             if changed:
                 return Decision(APPLIED, f"The service says {said}", mode, record)
             return Decision(STALE, f"The ledger already knew: {said}", mode, record)
         why = "; ".join(nowhere)
         if known is not None:
-            return Decision(STALE, f"The service did not find it ({why}): the ledger keeps "
-                            f"{state_words(known).words}", known.mode, known)
-        return Decision(UNKNOWN_REFERENCE, f"No record had this reference, and the service "
-                        f"does not know it ({why}): nothing recorded", modes[0] if len(modes) == 1
-                        else None)
+            return Decision(
+                STALE,
+                f"The service did not find it ({why}): the ledger keeps {state_words(known).words}",
+                known.mode,
+                known,
+            )
+        return Decision(
+            UNKNOWN_REFERENCE,
+            f"No record had this reference, and the service does not know it ({why}): nothing recorded",
+            modes[0] if len(modes) == 1 else None,
+        )

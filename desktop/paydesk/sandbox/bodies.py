@@ -118,8 +118,7 @@ async def read_form(request: Request) -> dict[str, str]:
     kind = media_type(request)
     if kind not in _FORM_TYPES:
         if kind or await request.body():
-            raise ApiError(415, "The form must be posted as application/x-www-form-urlencoded "
-                                "or multipart/form-data")
+            raise ApiError(415, "The form must be posted as application/x-www-form-urlencoded or multipart/form-data")
         return {}
     try:
         form = await request.form(max_files=0, max_fields=100)

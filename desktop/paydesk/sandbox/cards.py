@@ -44,15 +44,29 @@ def _two(value: Decimal) -> str:
 def card_view(sb: Sandbox, row: sqlite3.Row, *, with_balance: bool = False) -> dict[str, Any]:
     pan = row["card_pan"]
     view = {
-        "id": row["id"], "user_id": "u_" + row["merchant_id"], "account_id": row["account_id"],
-        "card_hash": row["card_hash"], "card_pan": pan,
+        "id": row["id"],
+        "user_id": "u_" + row["merchant_id"],
+        "account_id": row["account_id"],
+        "card_hash": row["card_hash"],
+        "card_pan": pan,
         "masked_card": pan[:6] + "*" * (len(pan) - 10) + pan[-4:],
-        "cvv": row["cvv"], "expiration": row["expiration"], "card_type": "visa",
-        "name_on_card": row["name_on_card"], "callback": row["callback"],
-        "amount": row["amount"], "charge": row["charge"], "status": row["status"],
-        "ref_id": row["ref_id"], "city": None, "state": None, "address": None,
-        "zip_code": None, "currency": row["currency"], "paid": row["paid"],
-        "created_at": row["created_at"], "updated_at": row["updated_at"],
+        "cvv": row["cvv"],
+        "expiration": row["expiration"],
+        "card_type": "visa",
+        "name_on_card": row["name_on_card"],
+        "callback": row["callback"],
+        "amount": row["amount"],
+        "charge": row["charge"],
+        "status": row["status"],
+        "ref_id": row["ref_id"],
+        "city": None,
+        "state": None,
+        "address": None,
+        "zip_code": None,
+        "currency": row["currency"],
+        "paid": row["paid"],
+        "created_at": row["created_at"],
+        "updated_at": row["updated_at"],
         "business_id": row["merchant_id"],
     }
     if with_balance:
@@ -63,14 +77,18 @@ def card_view(sb: Sandbox, row: sqlite3.Row, *, with_balance: bool = False) -> d
 def event_view(row: sqlite3.Row) -> dict[str, Any]:
     """What a notification carries: no full number, no security code."""
     pan = row["card_pan"]
-    return {"card_hash": row["card_hash"], "masked_card": pan[:6] + "******" + pan[-4:],
-            "status": row["status"], "balance": row["balance"], "currency": row["currency"]}
+    return {
+        "card_hash": row["card_hash"],
+        "masked_card": pan[:6] + "******" + pan[-4:],
+        "status": row["status"],
+        "balance": row["balance"],
+        "currency": row["currency"],
+    }
 
 
 def _notify(sb: Sandbox, row: sqlite3.Row, event: str, extra: dict | None = None) -> None:
     if row["callback"]:
-        sb.notifier.send(row["merchant_id"], row["mode"], row["callback"], event,
-                         {**event_view(row), **(extra or {})})
+        sb.notifier.send(row["merchant_id"], row["mode"], row["callback"], event, {**event_view(row), **(extra or {})})
 
 
 def _owned_card(sb: Sandbox, owner: KeyOwner, card_hash: str, *, usable: bool = True) -> sqlite3.Row:
@@ -120,17 +138,33 @@ async def create(request: Request) -> JSONResponse:
     if c.errors:
         raise validation_error(c.errors)
     now = datetime.now(UTC)
-    card = issue(sb, owner, c.clean["amount"], c.clean["currency"], c.clean.get("callback_url"),
-                 _name_on_card(sb, owner, c.clean), f"{now.year + 3:04d}-{now.month:02d}",
-                 names=(c.clean.get("first_name"), c.clean.get("last_name")))
+    card = issue(
+        sb,
+        owner,
+        c.clean["amount"],
+        c.clean["currency"],
+        c.clean.get("callback_url"),
+        _name_on_card(sb, owner, c.clean),
+        f"{now.year + 3:04d}-{now.month:02d}",
+        names=(c.clean.get("first_name"), c.clean.get("last_name")),
+    )
     _notify(sb, card, "card.created")
     return sb.envelope.ok("Payment link created", card_view(sb, card), 201)
 
 
-def issue(sb: Sandbox, owner: KeyOwner, amount: int, currency: str, callback: str | None,
-          name_on_card: str, expiration: str, *, mode: str | None = None,
-          names: tuple[str | None, str | None] = (None, None),
-          entry: bool = True) -> sqlite3.Row:
+def issue(
+    sb: Sandbox,
+    owner: KeyOwner,
+    amount: int,
+    currency: str,
+    callback: str | None,
+    name_on_card: str,
+    expiration: str,
+    *,
+    mode: str | None = None,
+    names: tuple[str | None, str | None] = (None, None),
+    entry: bool = True,
+) -> sqlite3.Row:
     """A new active card holding ``amount``, paid for (amount plus fee) from the merchant's
     balance of ``mode`` (the key's by default) in one transaction; 409 when the balance is
     short. ``names``: the cardholder's first and last names as sent; ``entry``: the card's
@@ -140,16 +174,27 @@ def issue(sb: Sandbox, owner: KeyOwner, amount: int, currency: str, callback: st
     charge = fee(value, "1", "1.00")
     stamp = now_iso()
     row = {
-        "id": str(uuid.uuid4()), "merchant_id": owner.merchant_id, "mode": mode,
+        "id": str(uuid.uuid4()),
+        "merchant_id": owner.merchant_id,
+        "mode": mode,
         "card_hash": "ch_" + secrets.token_hex(16),
         "account_id": secrets.randbelow(900_000) + 100_000,
         "card_pan": _luhn_complete("4" + "".join(str(secrets.randbelow(10)) for _ in range(14))),
-        "cvv": f"{secrets.randbelow(1000):03d}", "expiration": expiration,
-        "name_on_card": name_on_card, "callback": callback, "amount": str(amount),
-        "charge": _two(charge), "paid": _two(value + charge), "balance": _two(value),
-        "currency": currency_code(currency), "status": ACTIVE,
-        "ref_id": secrets.token_hex(8), "created_at": stamp, "updated_at": stamp,
-        "first_name": names[0], "last_name": names[1],
+        "cvv": f"{secrets.randbelow(1000):03d}",
+        "expiration": expiration,
+        "name_on_card": name_on_card,
+        "callback": callback,
+        "amount": str(amount),
+        "charge": _two(charge),
+        "paid": _two(value + charge),
+        "balance": _two(value),
+        "currency": currency_code(currency),
+        "status": ACTIVE,
+        "ref_id": secrets.token_hex(8),
+        "created_at": stamp,
+        "updated_at": stamp,
+        "first_name": names[0],
+        "last_name": names[1],
     }
     with sb.store.transaction() as db:
         have = sb.store.balance(db, owner.merchant_id, mode, currency, OPENING_BALANCE[mode])
@@ -157,8 +202,7 @@ def issue(sb: Sandbox, owner: KeyOwner, amount: int, currency: str, callback: st
             raise ApiError(409, "Insufficient Funds, please fund your account")
         sb.store.set_balance(db, owner.merchant_id, mode, currency, have - value - charge)
         cols = ", ".join(row)
-        db.execute(f"INSERT INTO cards ({cols}) VALUES ({', '.join('?' for _ in row)})",
-                   tuple(row.values()))
+        db.execute(f"INSERT INTO cards ({cols}) VALUES ({', '.join('?' for _ in row)})", tuple(row.values()))
         if entry:
             sb.store.add_card_transaction(db, row["card_hash"], "Credit", value, "Card created")
     return sb.store.card(row["card_hash"])
@@ -172,13 +216,16 @@ def _check_spend(card: sqlite3.Row, value: Decimal) -> None:
         raise ApiError(409, "Insufficient card balance")
 
 
-def _card_entry(sb: Sandbox, db: sqlite3.Connection, card: sqlite3.Row, kind: str,
-                value: Decimal, description: str) -> None:
+def _card_entry(
+    sb: Sandbox, db: sqlite3.Connection, card: sqlite3.Row, kind: str, value: Decimal, description: str
+) -> None:
     """A credit or debit of ``value`` on ``card``: its balance and its transaction, in the
     caller's transaction (the card read in it)."""
     change = value if kind == "Credit" else -value
-    db.execute("UPDATE cards SET balance = ?, updated_at = ? WHERE card_hash = ?",
-               (_two(Decimal(card["balance"]) + change), now_iso(), card["card_hash"]))
+    db.execute(
+        "UPDATE cards SET balance = ?, updated_at = ? WHERE card_hash = ?",
+        (_two(Decimal(card["balance"]) + change), now_iso(), card["card_hash"]),
+    )
     sb.store.add_card_transaction(db, card["card_hash"], kind, value, description)
 
 
@@ -192,8 +239,7 @@ async def fund(request: Request) -> JSONResponse:
         if card["status"] == BLOCKED:
             raise ApiError(409, "Card is blocked")
         currency = _iso_of(card["currency"])
-        have = sb.store.balance(db, owner.merchant_id, owner.mode, currency,
-                                OPENING_BALANCE[owner.mode])
+        have = sb.store.balance(db, owner.merchant_id, owner.mode, currency, OPENING_BALANCE[owner.mode])
         if have < value:
             raise ApiError(409, "Insufficient Funds, please fund your account")
         sb.store.set_balance(db, owner.merchant_id, owner.mode, currency, have - value)
@@ -211,8 +257,7 @@ async def withdraw(request: Request) -> JSONResponse:
         card = _owned_card(sb, owner, card_hash)
         _check_spend(card, value)
         currency = _iso_of(card["currency"])
-        have = sb.store.balance(db, owner.merchant_id, owner.mode, currency,
-                                OPENING_BALANCE[owner.mode])
+        have = sb.store.balance(db, owner.merchant_id, owner.mode, currency, OPENING_BALANCE[owner.mode])
         sb.store.set_balance(db, owner.merchant_id, owner.mode, currency, have + value)
         _card_entry(sb, db, card, "Debit", value, "Withdrawal to balance")
     _notify(sb, sb.store.card(card_hash), "card.withdrawn", {"amount": _two(value)})
@@ -220,28 +265,28 @@ async def withdraw(request: Request) -> JSONResponse:
     return sb.envelope.ok("Card Withdrawal successful", {}, envelope_status=status)
 
 
-async def _set_state(request: Request, to: int, allowed_from: int, refusal: str,
-                     message: str, event: str) -> JSONResponse:
+async def _set_state(
+    request: Request, to: int, allowed_from: int, refusal: str, message: str, event: str
+) -> JSONResponse:
     sb = sandbox_of(request)
     owner = authenticate(request)
     with sb.store.transaction() as db:  # read and write the card in one transaction
         card = _owned_card(sb, owner, request.path_params["card_hash"])
         if card["status"] != allowed_from:
             raise ApiError(409, refusal)
-        db.execute("UPDATE cards SET status = ?, updated_at = ? WHERE card_hash = ?",
-                   (to, now_iso(), card["card_hash"]))
+        db.execute(
+            "UPDATE cards SET status = ?, updated_at = ? WHERE card_hash = ?", (to, now_iso(), card["card_hash"])
+        )
     _notify(sb, sb.store.card(card["card_hash"]), event)
     return sb.envelope.ok(message, {})
 
 
 async def block(request: Request) -> JSONResponse:
-    return await _set_state(request, BLOCKED, ACTIVE, "Card is already blocked",
-                            "Card Blocked", "card.blocked")
+    return await _set_state(request, BLOCKED, ACTIVE, "Card is already blocked", "Card Blocked", "card.blocked")
 
 
 async def unblock(request: Request) -> JSONResponse:
-    return await _set_state(request, ACTIVE, BLOCKED, "Card is not blocked",
-                            "Card Unblocked", "card.unblocked")
+    return await _set_state(request, ACTIVE, BLOCKED, "Card is not blocked", "Card Unblocked", "card.unblocked")
 
 
 async def terminate(request: Request) -> JSONResponse:
@@ -251,21 +296,20 @@ async def terminate(request: Request) -> JSONResponse:
         card = _owned_card(sb, owner, request.path_params["card_hash"])
         balance = Decimal(card["balance"])
         currency = _iso_of(card["currency"])
-        have = sb.store.balance(db, owner.merchant_id, owner.mode, currency,
-                                OPENING_BALANCE[owner.mode])
+        have = sb.store.balance(db, owner.merchant_id, owner.mode, currency, OPENING_BALANCE[owner.mode])
         sb.store.set_balance(db, owner.merchant_id, owner.mode, currency, have + balance)
-        db.execute("UPDATE cards SET status = ?, balance = '0.00', updated_at = ? WHERE card_hash = ?",
-                   (TERMINATED, now_iso(), card["card_hash"]))
+        db.execute(
+            "UPDATE cards SET status = ?, balance = '0.00', updated_at = ? WHERE card_hash = ?",
+            (TERMINATED, now_iso(), card["card_hash"]),
+        )
         if balance > 0:
-            sb.store.add_card_transaction(db, card["card_hash"], "Debit", balance,
-                                          "Balance refunded on termination")
+            sb.store.add_card_transaction(db, card["card_hash"], "Debit", balance, "Balance refunded on termination")
     _notify(sb, sb.store.card(card["card_hash"]), "card.terminated")
     return sb.envelope.ok("Card Terminated", {})
 
 
 def transaction_record(row: sqlite3.Row) -> dict[str, Any]:
-    return {k: row[k] for k in ("id", "card_hash", "type", "amount", "description", "status",
-                                "created_at")}
+    return {k: row[k] for k in ("id", "card_hash", "type", "amount", "description", "status", "created_at")}
 
 
 async def transactions(request: Request) -> JSONResponse:
@@ -311,13 +355,13 @@ async def purchase(sb: Sandbox, owner: KeyOwner, card_hash: str, body: dict) -> 
 
 def merchant_balances(sb: Sandbox, owner: KeyOwner) -> dict[str, str]:
     with sb.store.transaction() as db:
-        return {cur: _two(sb.store.balance(db, owner.merchant_id, owner.mode, cur,
-                                           OPENING_BALANCE[owner.mode]))
-                for cur in sb.config.currencies}
+        return {
+            cur: _two(sb.store.balance(db, owner.merchant_id, owner.mode, cur, OPENING_BALANCE[owner.mode]))
+            for cur in sb.config.currencies
+        }
 
 
 def top_up(sb: Sandbox, owner: KeyOwner, currency: str, amount: Decimal) -> None:
     with sb.store.transaction() as db:
-        have = sb.store.balance(db, owner.merchant_id, owner.mode, currency,
-                                OPENING_BALANCE[owner.mode])
+        have = sb.store.balance(db, owner.merchant_id, owner.mode, currency, OPENING_BALANCE[owner.mode])
         sb.store.set_balance(db, owner.merchant_id, owner.mode, currency, have + amount)

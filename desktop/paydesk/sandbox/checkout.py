@@ -22,12 +22,17 @@ LIVE_REFUSAL = "This is a live payment: test cards cannot pay it."
 
 def page(sb: Sandbox, template: str, code: int = 200, **values) -> HTMLResponse:
     html = sb.templates.get_template(template).render(**values)
-    return HTMLResponse(html, status_code=code, headers={
-        "Content-Security-Policy": ("default-src 'self'; img-src * data:; "
-                                    "style-src 'self' 'unsafe-inline'; form-action *"),
-        "X-Frame-Options": "DENY",
-        "Cache-Control": "no-store",
-    })
+    return HTMLResponse(
+        html,
+        status_code=code,
+        headers={
+            "Content-Security-Policy": (
+                "default-src 'self'; img-src * data:; style-src 'self' 'unsafe-inline'; form-action *"
+            ),
+            "X-Frame-Options": "DENY",
+            "Cache-Control": "no-store",
+        },
+    )
 
 
 def _view(sb: Sandbox, row) -> dict:
@@ -53,9 +58,14 @@ def _find(request: Request):
 
 
 def _not_found(sb: Sandbox) -> HTMLResponse:
-    return page(sb, "message.html", 404, heading="Payment not found",
-                text="This payment link does not exist. Check the address you were given.",
-                test=False)
+    return page(
+        sb,
+        "message.html",
+        404,
+        heading="Payment not found",
+        text="This payment link does not exist. Check the address you were given.",
+        test=False,
+    )
 
 
 def _closed(sb: Sandbox, row) -> HTMLResponse:
@@ -85,8 +95,9 @@ async def submit_card(request: Request) -> Response:
     typed = form.get("card_number", "")
     problem = None
     if not rules.matches(rules.TEST_CARD, typed):
-        problem = ("This sandbox only takes its test cards: 4242 4242 4242 4242, "
-                   "4000 0000 0000 0002 or 4000 0000 0000 3220.")
+        problem = (
+            "This sandbox only takes its test cards: 4242 4242 4242 4242, 4000 0000 0000 0002 or 4000 0000 0000 3220."
+        )
     elif not rules.matches(rules.EXPIRY, form.get("expiry", "")):
         problem = "Enter the expiry date as MM/YY."
     elif not rules.matches(rules.CVC, form.get("cvc", "")):
@@ -96,12 +107,10 @@ async def submit_card(request: Request) -> Response:
     number = typed.replace(" ", "").replace("-", "")
     base = sb.base_url(request)
     if number == THREE_DS:
-        sb.store.set_transaction_status(row["reference"], "pending", only_if=("pending",),
-                                        threeds_pending=1)
+        sb.store.set_transaction_status(row["reference"], "pending", only_if=("pending",), threeds_pending=1)
         return RedirectResponse(f"{base}/payment/{row['reference']}/3ds", 303)
     await settle(sb, row["reference"], "success" if number == SUCCEEDS else "failed")
-    return RedirectResponse(
-        sb.dialect.after_payment(sb.store.transaction_by_reference(row["reference"]), base), 303)
+    return RedirectResponse(sb.dialect.after_payment(sb.store.transaction_by_reference(row["reference"]), base), 303)
 
 
 async def show_3ds(request: Request) -> Response:
@@ -125,15 +134,14 @@ async def submit_3ds(request: Request) -> Response:
         return page(sb, "checkout.html", 409, **_view(sb, row), error=LIVE_REFUSAL)
     code = (await read_form(request)).get("code", "")
     if not rules.matches(rules.THREE_DS_CODE, code):
-        return page(sb, "threeds.html", 400, **_view(sb, row),
-                    error="Enter the 6-digit code sent to your phone.")
+        return page(sb, "threeds.html", 400, **_view(sb, row), error="Enter the 6-digit code sent to your phone.")
     if not row["threeds_pending"]:  # no card asked for a code: back to the card form
         return RedirectResponse(f"{sb.base_url(request)}/payment/{row['reference']}", 303)
     passed = code.strip() == THREE_DS_CODE
     await settle(sb, row["reference"], "success" if passed else "failed")
     return RedirectResponse(
-        sb.dialect.after_payment(sb.store.transaction_by_reference(row["reference"]),
-                                 sb.base_url(request)), 303)
+        sb.dialect.after_payment(sb.store.transaction_by_reference(row["reference"]), sb.base_url(request)), 303
+    )
 
 
 async def cancel(request: Request) -> Response:

@@ -28,9 +28,10 @@ HEAD_TIMEOUT = 10.0
 ACCEPT_BATCH = 64  # connections accepted per pass of the loop (the listen backlog)
 _RESERVE = 128  # descriptors kept for the database, the outbox, notifications, logs
 _BUSY_BODY = b'{"status":"failed","message":"Too many connections, try again","data":null}'
-_BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
-         b"Retry-After: 1\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s"
-         % (len(_BUSY_BODY), _BUSY_BODY))
+_BUSY = (
+    b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+    b"Retry-After: 1\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s" % (len(_BUSY_BODY), _BUSY_BODY)
+)
 
 
 def default_limit() -> int:
@@ -85,16 +86,21 @@ class ConnectionGuard:
             self._gone.set()
         if self.under_pressure and len(self.open) < self.limit * 3 // 4:
             self.under_pressure = False
-            log.warning("connection pressure is over: %d idle or half-sent connections were "
-                        "closed to make room, %d refused", self.closed_idle, self.refused)
+            log.warning(
+                "connection pressure is over: %d idle or half-sent connections were closed to make room, %d refused",
+                self.closed_idle,
+                self.refused,
+            )
             self.closed_idle = self.refused = 0
 
     def _pressure(self) -> None:
         if not self.under_pressure:
             self.under_pressure = True
-            log.warning("%d connections are open, the most this sandbox takes: the oldest idle "
-                        "or half-sent ones are closed to serve new ones (logged once)",
-                        len(self.open))
+            log.warning(
+                "%d connections are open, the most this sandbox takes: the oldest idle "
+                "or half-sent ones are closed to serve new ones (logged once)",
+                len(self.open),
+            )
 
     def loop_errors(self, loop: asyncio.AbstractEventLoop, context: dict) -> None:
         """The loop's exception handler: out-of-descriptor accepts count as pressure,

@@ -109,8 +109,7 @@ def bearer(request: Request) -> str | None:
     return token.strip()
 
 
-def authenticate(request: Request, kinds: tuple[str, ...] = ("secret",),
-                 key: str | None = None) -> KeyOwner:
+def authenticate(request: Request, kinds: tuple[str, ...] = ("secret",), key: str | None = None) -> KeyOwner:
     """The caller's merchant and mode, or 401 / 403."""
     presented = key if key is not None else bearer(request)
     if not presented:
@@ -127,6 +126,7 @@ def authenticate(request: Request, kinds: tuple[str, ...] = ("secret",),
 
 def wrong_mode(owner: KeyOwner, record_mode: str, what: str) -> ApiError:
     return ApiError(
-        400, f"{owner.mode} secret keys can't be used to {what} a {record_mode} "
+        400,
+        f"{owner.mode} secret keys can't be used to {what} a {record_mode} "
         + ("transaction" if what == "verify" else "card"),
     )

@@ -43,8 +43,7 @@ async def pay(request: Request) -> JSONResponse:
         raise ApiError(409, f"This payment is already {row['status']} and cannot be paid again")
     row = sb.store.transaction_by_reference(row["reference"])
     base = sb.base_url(request)
-    sent_to = (sb.dialect.after_cancel(row, base) if outcome == "cancelled" else
-               sb.dialect.after_payment(row, base))
+    sent_to = sb.dialect.after_cancel(row, base) if outcome == "cancelled" else sb.dialect.after_payment(row, base)
     # where the hosted page would have sent the customer (a live link is paid here only)
     return sb.envelope.ok("Payment settled", {**transaction_view(row), "redirect_url": sent_to})
 
@@ -67,8 +66,7 @@ async def card_purchase(request: Request) -> JSONResponse:
     if not sb.config.has_cards:
         raise ApiError(404, "Not found")
     owner = authenticate(request)
-    record = await sb.dialect.card_purchase(sb, owner, request.path_params["card_hash"],
-                                            await read_json(request))
+    record = await sb.dialect.card_purchase(sb, owner, request.path_params["card_hash"], await read_json(request))
     return sb.envelope.ok("Card purchase recorded", record, 201)
 
 
@@ -106,9 +104,15 @@ async def outbox(request: Request) -> JSONResponse:
     items = []
     for r in sb.store.emails(owner.merchant_id, owner.mode):
         path = sb.mailer.outbox / r["file"]
-        items.append({"to": r["recipient"], "subject": r["subject"], "file": r["file"],
-                      "created_at": r["created_at"],
-                      "message": path.read_text("utf-8", "replace") if path.exists() else None})
+        items.append(
+            {
+                "to": r["recipient"],
+                "subject": r["subject"],
+                "file": r["file"],
+                "created_at": r["created_at"],
+                "message": path.read_text("utf-8", "replace") if path.exists() else None,
+            }
+        )
     return sb.envelope.ok("Outbox", items)
 
 
@@ -160,10 +164,13 @@ async def webhook(request: Request) -> JSONResponse:
         sb.store.set_webhook_url(owner.merchant_id, _webhook_url(await read_json(request)))
     elif request.method == "DELETE":
         sb.store.set_webhook_url(owner.merchant_id, None)
-    return sb.envelope.ok("Webhook", {
-        "url": sb.store.webhook_url(owner.merchant_id),
-        "webhook_secret": sb.keys.webhook_secret_for(owner.merchant_id),
-    })
+    return sb.envelope.ok(
+        "Webhook",
+        {
+            "url": sb.store.webhook_url(owner.merchant_id),
+            "webhook_secret": sb.keys.webhook_secret_for(owner.merchant_id),
+        },
+    )
 
 
 async def rate_limit(request: Request) -> JSONResponse:

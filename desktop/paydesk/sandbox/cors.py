@@ -30,10 +30,13 @@ class JsTransferCors:
         if scope["type"] != "http" or scope["path"].rstrip("/") != self.path:
             await self.app(scope, receive, send)
             return
-        cors = [(b"allow", b"POST, OPTIONS"), (b"access-control-allow-origin", b"*"),
-                (b"access-control-allow-methods", b"POST, OPTIONS"),
-                (b"access-control-allow-headers", b"Authorization, Content-Type, Accept"),
-                (b"access-control-max-age", b"600")]
+        cors = [
+            (b"allow", b"POST, OPTIONS"),
+            (b"access-control-allow-origin", b"*"),
+            (b"access-control-allow-methods", b"POST, OPTIONS"),
+            (b"access-control-allow-headers", b"Authorization, Content-Type, Accept"),
+            (b"access-control-max-age", b"600"),
+        ]
         if scope["method"] == "OPTIONS":
             await _empty(send, 204, cors)
             return
@@ -62,10 +65,11 @@ class ApiCors:
         if scope["method"] == "OPTIONS" and method:
             headers = origin + [(b"access-control-allow-methods", method.upper())]
             if asked.get(b"access-control-request-headers"):
-                headers.append((b"access-control-allow-headers",
-                                asked[b"access-control-request-headers"]))
-            headers += [(b"access-control-max-age", b"0"),
-                        (b"vary", b"Access-Control-Request-Method, Access-Control-Request-Headers")]
+                headers.append((b"access-control-allow-headers", asked[b"access-control-request-headers"]))
+            headers += [
+                (b"access-control-max-age", b"0"),
+                (b"vary", b"Access-Control-Request-Method, Access-Control-Request-Headers"),
+            ]
             await _empty(send, 204, headers)
             return
         if scope["method"] == "OPTIONS":

@@ -48,8 +48,9 @@ class DocumentDialect:
     def routes(self, has_cards: bool) -> list[Route]:
         return public_routes(has_cards)
 
-    def payment_fields(self, body: dict[str, Any], currencies: tuple[str, ...], *,
-                       customer_object: bool) -> dict[str, Any]:
+    def payment_fields(
+        self, body: dict[str, Any], currencies: tuple[str, ...], *, customer_object: bool
+    ) -> dict[str, Any]:
         """A payment request's clean fields, or a validation ApiError naming every field."""
         checked = check_payment(body, currencies, customer_object=customer_object)
         if checked.errors:
@@ -60,8 +61,7 @@ class DocumentDialect:
         """The merchant's own amount rules: none in the document (its 1 to 10,000,000 is a
         field rule)."""
 
-    async def card_purchase(self, sb: Sandbox, owner: KeyOwner, card_hash: str,
-                            body: dict[str, Any]) -> dict[str, Any]:
+    async def card_purchase(self, sb: Sandbox, owner: KeyOwner, card_hash: str, body: dict[str, Any]) -> dict[str, Any]:
         """A card spend (the control API's), notified to the card's callback URL."""
         return await cards.purchase(sb, owner, card_hash, body)
 
@@ -93,8 +93,7 @@ class DocumentDialect:
         """Wait for what the dialect still sends (on shutdown); the document's notifier is
         the sandbox's own and drained by it."""
 
-    def unmatched(self, request: Request, status: int,
-                  headers: dict[str, str]) -> Response | None:
+    def unmatched(self, request: Request, status: int, headers: dict[str, str]) -> Response | None:
         """The answer to a path or method no route takes; None: the sandbox's own."""
         return None
 

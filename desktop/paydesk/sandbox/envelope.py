@@ -16,10 +16,18 @@ class ApiError(Exception):
     (``--family`` only; strict and quirks are unchanged by it).
     """
 
-    def __init__(self, status: int, message: str, errors: dict[str, list[str]] | None = None,
-                 *, quirk_status: int | None = None, quirk_message: str | None = None,
-                 quirk_envelope_status: str = "failed", headers: dict[str, str] | None = None,
-                 plain: bool = False):
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        errors: dict[str, list[str]] | None = None,
+        *,
+        quirk_status: int | None = None,
+        quirk_message: str | None = None,
+        quirk_envelope_status: str = "failed",
+        headers: dict[str, str] | None = None,
+        plain: bool = False,
+    ):
         super().__init__(message)
         self.status = status
         self.message = message
@@ -42,8 +50,15 @@ class Envelope:
     def __init__(self, quirks: bool):
         self.quirks = quirks
 
-    def ok(self, message: str, data: Any, status: int = 200, *, envelope_status: str = "success",
-           headers: dict[str, str] | None = None) -> JSONResponse:
+    def ok(
+        self,
+        message: str,
+        data: Any,
+        status: int = 200,
+        *,
+        envelope_status: str = "success",
+        headers: dict[str, str] | None = None,
+    ) -> JSONResponse:
         if self.quirks:
             status = 201
         body = {"status": envelope_status, "message": message, "data": data}

@@ -18,18 +18,24 @@ from .store import committed, watching_commits
 
 log = logging.getLogger("paydesk.sandbox")
 
-_HEADINGS = {400: "This request could not be read", 401: "This payment could not start",
-             403: "This payment could not start", 404: "Not found", 405: "Not allowed",
-             408: "This request took too long", 413: "This request is too large",
-             415: "This request could not be read", 503: "Busy, try again",
-             500: "Something went wrong"}
+_HEADINGS = {
+    400: "This request could not be read",
+    401: "This payment could not start",
+    403: "This payment could not start",
+    404: "Not found",
+    405: "Not allowed",
+    408: "This request took too long",
+    413: "This request is too large",
+    415: "This request could not be read",
+    503: "Busy, try again",
+    500: "Something went wrong",
+}
 _INTERNAL = "Internal error; nothing was changed"
-_INTERNAL_AFTER_COMMIT = ("Internal error after the change was saved: look the record up "
-                          "before trying again")
+_INTERNAL_AFTER_COMMIT = "Internal error after the change was saved: look the record up before trying again"
 
 
 def is_json_path(base_path: str, path: str) -> bool:
-    rest = path[len(base_path):] if path.startswith(base_path) else path
+    rest = path[len(base_path) :] if path.startswith(base_path) else path
     return rest.startswith(("/api/", "/_sandbox/")) or rest in ("/api", "/_sandbox")
 
 
@@ -38,8 +44,15 @@ def refusal(sb: Sandbox, path: str, err: ApiError) -> Response:
     if is_json_path(sb.config.base_path, path):
         return sb.envelope.fail(err)
     problems = [m for msgs in (err.errors or {}).values() for m in msgs]
-    response = page(sb, "message.html", err.status, heading=_HEADINGS.get(err.status, "Refused"),
-                    text=err.message, problems=problems, test=False)
+    response = page(
+        sb,
+        "message.html",
+        err.status,
+        heading=_HEADINGS.get(err.status, "Refused"),
+        text=err.message,
+        problems=problems,
+        test=False,
+    )
     response.headers.update(err.headers)
     return response
 
@@ -55,25 +68,29 @@ def handlers(sb: Sandbox) -> dict:
         message = {404: "Not found", 405: "Method not allowed"}.get(exc.status_code, exc.detail)
         if exc.status_code == 404 and not is_json_path(sb.config.base_path, request.url.path):
             message = "There is nothing at this address."
-        return refusal(sb, request.url.path, ApiError(exc.status_code, message,
-                                                      headers=dict(exc.headers or {})))
+        return refusal(sb, request.url.path, ApiError(exc.status_code, message, headers=dict(exc.headers or {})))
 
     async def database_error(request: Request, exc: sqlite3.OperationalError) -> Response:
         text = str(exc).lower()
         if ("locked" not in text and "busy" not in text) or committed():
             raise exc  # an internal error: answered by server_error below
-        log.warning("%s %s: the database is held by another program",
-                    request.method, request.url.path)
-        return refusal(sb, request.url.path, ApiError(
-            503, "The service is busy; nothing was changed; try again shortly",
-            headers={"Retry-After": "1"}))
+        log.warning("%s %s: the database is held by another program", request.method, request.url.path)
+        return refusal(
+            sb,
+            request.url.path,
+            ApiError(503, "The service is busy; nothing was changed; try again shortly", headers={"Retry-After": "1"}),
+        )
 
     async def server_error(request: Request, exc: Exception) -> Response:
         message = _INTERNAL_AFTER_COMMIT if committed() else _INTERNAL
         return refusal(sb, request.url.path, ApiError(500, message))
 
-    return {ApiError: api_error, HTTPException: http_error,
-            sqlite3.OperationalError: database_error, Exception: server_error}
+    return {
+        ApiError: api_error,
+        HTTPException: http_error,
+        sqlite3.OperationalError: database_error,
+        Exception: server_error,
+    }
 
 
 class RequestGuard:
@@ -106,8 +123,12 @@ class RequestGuard:
             try:
                 await self.app(scope, receive, watched)
             except Exception:
-                log.exception("unexpected error answering %s %s%s", scope["method"], scope["path"],
-                              " (after a change was saved)" if commits else "")
+                log.exception(
+                    "unexpected error answering %s %s%s",
+                    scope["method"],
+                    scope["path"],
+                    " (after a change was saved)" if commits else "",
+                )
                 if not sent["started"]:
                     await _bare_500(send, after_commit=bool(commits))
                 elif not sent["complete"]:
@@ -116,9 +137,20 @@ class RequestGuard:
 
 async def _bare_500(send, *, after_commit: bool) -> None:
     """When even the error page failed: a minimal answer that needs nothing else to work."""
-    body = (b'{"status":"failed","message":"' + (_INTERNAL_AFTER_COMMIT if after_commit
-                                                else _INTERNAL).encode() + b'","data":null}')
-    await send({"type": "http.response.start", "status": 500, "headers": [
-        (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-        (b"connection", b"close")]})
+    body = (
+        b'{"status":"failed","message":"'
+        + (_INTERNAL_AFTER_COMMIT if after_commit else _INTERNAL).encode()
+        + b'","data":null}'
+    )
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 500,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"connection", b"close"),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": body})

@@ -104,6 +104,7 @@ def _is_rate(v: Any) -> bool:
 
 def _noting_status(send, call: dict):
     """``send``, noting the answer's status in the call log as it goes out."""
+
     async def noted(message) -> None:
         if message["type"] == "http.response.start":
             call["status"] = message["status"]
@@ -135,8 +136,7 @@ class FaultMiddleware:
     """Applies the calling merchant's faults (found from the request's key) to /api/, and
     notes each of its calls in the call log."""
 
-    def __init__(self, app, faults: FaultBook, keys: KeyRing, api_prefix: str,
-                 calls: CallLog | None = None):
+    def __init__(self, app, faults: FaultBook, keys: KeyRing, api_prefix: str, calls: CallLog | None = None):
         self.app = app
         self.faults = faults
         self.keys = keys
@@ -166,8 +166,7 @@ class FaultMiddleware:
             return
         wait = f.retry_after()
         if wait is not None:
-            await _answer(send, 429, "Too many requests, slow down",
-                          {"Retry-After": str(wait)})
+            await _answer(send, 429, "Too many requests, slow down", {"Retry-After": str(wait)})
             return
         if f.latency_ms:
             await asyncio.sleep(f.latency_ms / 1000)
@@ -175,6 +174,7 @@ class FaultMiddleware:
             await _answer(send, 503, "Service temporarily unavailable")
             return
         if f.roll(f.drop_after_commit_rate):
+
             async def swallow(message) -> None:
                 return None
 

@@ -57,9 +57,7 @@ class KeyRing:
             for mode in MODES:
                 for kind in KINDS:
                     key = m["keys"][mode][kind]
-                    self._entries.append(
-                        (key.encode(), KeyOwner(m["id"], m["name"], mode, kind))
-                    )
+                    self._entries.append((key.encode(), KeyOwner(m["id"], m["name"], mode, kind)))
 
     def owner(self, presented: str | None) -> KeyOwner | None:
         """Compare against every key, never stopping early, so timing tells nothing."""

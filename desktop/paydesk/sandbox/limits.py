@@ -27,8 +27,13 @@ class RequestLimits:
     stops reading it.
     """
 
-    def __init__(self, app, refuse: Callable[[str, ApiError], Response],
-                 max_body: int = MAX_BODY, body_timeout: float = BODY_TIMEOUT):
+    def __init__(
+        self,
+        app,
+        refuse: Callable[[str, ApiError], Response],
+        max_body: int = MAX_BODY,
+        body_timeout: float = BODY_TIMEOUT,
+    ):
         self.app = app
         self.refuse = refuse
         self.max_body = max_body
@@ -50,8 +55,9 @@ class RequestLimits:
 
         if length and (not length.isdigit() or int(length) > self.max_body):
             refused["closing"] = True
-            response = self.refuse(scope["path"], BodyTooLarge() if length.isdigit() else
-                                   ApiError(400, "Content-Length is not a number"))
+            response = self.refuse(
+                scope["path"], BodyTooLarge() if length.isdigit() else ApiError(400, "Content-Length is not a number")
+            )
             await response(scope, receive, closing_send)
             return
 

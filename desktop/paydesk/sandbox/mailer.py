@@ -37,9 +37,11 @@ class Mailer:
         lines = [
             f"Dear {row['first_name']} {row['last_name']},",
             "",
-            (f"your payment of {row['currency']} {money(row['amount'])} to {merchant_name} succeeded."
-             if paid else
-             f"your payment of {row['currency']} {money(row['amount'])} to {merchant_name} did not go through."),
+            (
+                f"your payment of {row['currency']} {money(row['amount'])} to {merchant_name} succeeded."
+                if paid
+                else f"your payment of {row['currency']} {money(row['amount'])} to {merchant_name} did not go through."
+            ),
             "",
             f"Reference: {row['reference']}",
             f"Merchant reference: {row['tx_ref']}",

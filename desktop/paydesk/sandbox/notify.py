@@ -26,8 +26,9 @@ def signature(body: bytes, secret_key: str) -> str:
 
 
 class Notifier:
-    def __init__(self, store: Store, keys: KeyRing, *, timeout: float, attempts: int,
-                 backoff: float, allow_loopback: bool):
+    def __init__(
+        self, store: Store, keys: KeyRing, *, timeout: float, attempts: int, backoff: float, allow_loopback: bool
+    ):
         self.store = store
         self.keys = keys
         self.timeout = timeout
@@ -37,15 +38,13 @@ class Notifier:
         self.allow_loopback = allow_loopback
         self._tasks: set[asyncio.Task] = set()
 
-    def send(self, merchant_id: str, mode: str, url: str | Sequence[str], event: str,
-             data: Any) -> None:
+    def send(self, merchant_id: str, mode: str, url: str | Sequence[str], event: str, data: Any) -> None:
         """Queue one notification to ``url`` (or to each of several URLs, once each, the same
         signed body); returns at once."""
         urls = [url] if isinstance(url, str) else list(dict.fromkeys(url))
         body = json.dumps({"event": event, "data": data}, separators=(",", ":")).encode()
         for target in urls:
-            task = asyncio.get_running_loop().create_task(
-                self._deliver(merchant_id, mode, target, event, body))
+            task = asyncio.get_running_loop().create_task(self._deliver(merchant_id, mode, target, event, body))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
@@ -56,15 +55,13 @@ class Notifier:
         for task in list(self._tasks):
             task.cancel()
 
-    async def _deliver(self, merchant_id: str, mode: str, url: str, event: str,
-                       body: bytes) -> None:
+    async def _deliver(self, merchant_id: str, mode: str, url: str, event: str, body: bytes) -> None:
         headers = {
             "Content-Type": "application/json",
             "Signature": signature(body, self.keys.secret_for(merchant_id, mode)),
             "User-Agent": "paydesk-sandbox-notifier",
         }
-        async with guarded_client(timeout=self.timeout,
-                                  allow_loopback=self.allow_loopback) as client:
+        async with guarded_client(timeout=self.timeout, allow_loopback=self.allow_loopback) as client:
             for attempt in range(1, self.attempts + 1):
                 status, error, refused = None, None, None
                 try:
@@ -75,12 +72,9 @@ class Notifier:
                     error = refused or f"{type(exc).__name__}: {exc}"[:300]
                 except Exception as exc:  # a URL no request can go to: logged, not retried
                     refused = error = f"{type(exc).__name__}: {exc}"[:300]
-                    log.warning("notification %s to %s could not be sent", event, url,
-                                exc_info=True)
-                self.store.log_notification(merchant_id, mode, event, url, body.decode(),
-                                            attempt, status, error)
-                log.info("notification %s to %s attempt %d: %s", event, url, attempt,
-                         status or error)
+                    log.warning("notification %s to %s could not be sent", event, url, exc_info=True)
+                self.store.log_notification(merchant_id, mode, event, url, body.decode(), attempt, status, error)
+                log.info("notification %s to %s attempt %d: %s", event, url, attempt, status or error)
                 if refused or (status is not None and 200 <= status < 300):
                     return  # a refused address is refused again: never retried
                 if attempt < self.attempts:

@@ -66,10 +66,14 @@ def why_refused(ip: Address, *, allow_loopback: bool) -> str | None:
         if allow_loopback:
             return None
         return "a private address (loopback, while the sandbox does not listen on loopback)"
-    for kind, test in (("unspecified", ip.is_unspecified), ("link-local", ip.is_link_local),
-                       ("multicast", ip.is_multicast), ("reserved", ip.is_reserved),
-                       ("site-local", getattr(ip, "is_site_local", False)),
-                       ("shared, carrier-grade NAT", ip in _SHARED)):
+    for kind, test in (
+        ("unspecified", ip.is_unspecified),
+        ("link-local", ip.is_link_local),
+        ("multicast", ip.is_multicast),
+        ("reserved", ip.is_reserved),
+        ("site-local", getattr(ip, "is_site_local", False)),
+        ("shared, carrier-grade NAT", ip in _SHARED),
+    ):
         if test:
             return f"a private address ({kind})"
     if ip.is_private or not ip.is_global:
@@ -102,17 +106,22 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         # in the resolver's order, each once
         return list(dict.fromkeys(str(info[4][0]) for info in found))
 
-    async def connect_tcp(self, host: str, port: int, timeout: float | None = None,  # noqa: ASYNC109 (httpcore's network backend API)
-                          local_address: str | None = None,
-                          socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None = None,
-                          ) -> httpcore.AsyncNetworkStream:
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,  # noqa: ASYNC109 (httpcore's network backend API)
+        local_address: str | None = None,
+        socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
         try:
             with anyio.fail_after(timeout):
                 allowed: list[tuple[str, str | None]] = []
                 refused: list[tuple[str, str | None]] = []
                 for address in await self._addresses(host, port):
-                    why = why_refused(ipaddress.ip_address(address.split("%", 1)[0]),
-                                      allow_loopback=self.allow_loopback)
+                    why = why_refused(
+                        ipaddress.ip_address(address.split("%", 1)[0]), allow_loopback=self.allow_loopback
+                    )
                     (refused if why else allowed).append((address, why))
                 if not allowed:
                     if not refused:
@@ -125,8 +134,8 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
                 for address, _ in allowed:  # by its number: nothing is resolved again
                     try:
                         return await self._inner.connect_tcp(
-                            address, port, timeout=None, local_address=local_address,
-                            socket_options=socket_options)
+                            address, port, timeout=None, local_address=local_address, socket_options=socket_options
+                        )
                     except httpcore.ConnectError as exc:
                         last = exc
                 assert last is not None
@@ -134,9 +143,12 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         except TimeoutError as exc:
             raise httpcore.ConnectTimeout(f"{host}: no connection within {timeout} s") from exc
 
-    async def connect_unix_socket(self, path: str, timeout: float | None = None,  # noqa: ASYNC109 (httpcore's API)
-                                  socket_options: typing.Iterable[httpcore.SOCKET_OPTION]
-                                  | None = None) -> httpcore.AsyncNetworkStream:
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,  # noqa: ASYNC109 (httpcore's API)
+        socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
         raise Refused("refused: notifications go over TCP only")
 
     async def sleep(self, seconds: float) -> None:
@@ -161,7 +173,9 @@ class GuardedTransport(httpx.AsyncHTTPTransport):
             ssl_context=_tls(),
             max_connections=4,  # a client sends one notification, tried again in turn
             max_keepalive_connections=0,
-            http1=True, http2=False, retries=0,
+            http1=True,
+            http2=False,
+            retries=0,
             network_backend=GuardedBackend(allow_loopback=allow_loopback),
         )
 
@@ -169,8 +183,12 @@ class GuardedTransport(httpx.AsyncHTTPTransport):
 def guarded_client(*, timeout: float, allow_loopback: bool) -> httpx.AsyncClient:
     """The client every notification is sent with: no redirect followed, no proxy taken
     from the environment, no private address connected to."""
-    return httpx.AsyncClient(timeout=timeout, follow_redirects=False, trust_env=False,
-                             transport=GuardedTransport(allow_loopback=allow_loopback))
+    return httpx.AsyncClient(
+        timeout=timeout,
+        follow_redirects=False,
+        trust_env=False,
+        transport=GuardedTransport(allow_loopback=allow_loopback),
+    )
 
 
 def refusal(exc: BaseException) -> str | None:

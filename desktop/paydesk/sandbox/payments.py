@@ -47,28 +47,41 @@ def transaction_view(row: sqlite3.Row) -> dict[str, Any]:
     }
 
 
-def create_payment(sb: Sandbox, owner: KeyOwner, body: dict[str, Any], base_url: str,
-                   kind: str) -> str:
+def create_payment(sb: Sandbox, owner: KeyOwner, body: dict[str, Any], base_url: str, kind: str) -> str:
     """Record a pending transaction; return its checkout URL. Raises ApiError."""
     c = sb.dialect.payment_fields(body, sb.config.currencies, customer_object=kind == "INLINE")
     sb.dialect.check_amount(sb, owner, c)
     stamp = now_iso()
     reference = new_reference()
     row = {
-        "merchant_id": owner.merchant_id, "mode": owner.mode, "tx_ref": c["tx_ref"],
-        "reference": reference, "amount": c["amount"], "currency": c["currency"],
+        "merchant_id": owner.merchant_id,
+        "mode": owner.mode,
+        "tx_ref": c["tx_ref"],
+        "reference": reference,
+        "amount": c["amount"],
+        "currency": c["currency"],
         "charge": str(fee(Decimal(c["amount"]), "1.4", "0.20")),
-        "email": c["email"], "first_name": c["first_name"], "last_name": c["last_name"],
-        "callback_url": c.get("callback_url"), "return_url": c.get("return_url"),
-        "customization": json.dumps(c["customization"]), "meta": json.dumps(c["meta"]),
-        "type": kind, "status": "pending", "created_at": stamp, "updated_at": stamp,
+        "email": c["email"],
+        "first_name": c["first_name"],
+        "last_name": c["last_name"],
+        "callback_url": c.get("callback_url"),
+        "return_url": c.get("return_url"),
+        "customization": json.dumps(c["customization"]),
+        "meta": json.dumps(c["meta"]),
+        "type": kind,
+        "status": "pending",
+        "created_at": stamp,
+        "updated_at": stamp,
     }
     try:
         sb.store.insert_transaction(row)
     except sqlite3.IntegrityError:
-        raise ApiError(409, "Transaction reference has been used before",
-                       {"tx_ref": ["Transaction reference has been used before"]},
-                       plain=True) from None
+        raise ApiError(
+            409,
+            "Transaction reference has been used before",
+            {"tx_ref": ["Transaction reference has been used before"]},
+            plain=True,
+        ) from None
     return f"{base_url}/payment/{reference}"
 
 
@@ -101,8 +114,7 @@ async def api_transaction(request: Request) -> JSONResponse:
     if row["mode"] != owner.mode:
         raise wrong_mode(owner, row["mode"], "verify")
     if sb.config.quirks and row["status"] == "pending":
-        raise ApiError(404, "Payment not submitted", quirk_status=404,
-                       quirk_envelope_status="null")
+        raise ApiError(404, "Payment not submitted", quirk_status=404, quirk_envelope_status="null")
     return sb.envelope.ok("Payment details", transaction_view(row))
 
 
@@ -120,8 +132,7 @@ async def settle(sb: Sandbox, reference: str, outcome: str, *, from_states=("pen
     if not sb.store.set_transaction_status(reference, outcome, only_if=from_states):
         return False
     row = sb.store.transaction_by_reference(reference)
-    sb.dialect.transaction_event(
-        sb, row, "payment.cancelled" if outcome == "cancelled" else "payment.completed")
+    sb.dialect.transaction_event(sb, row, "payment.cancelled" if outcome == "cancelled" else "payment.completed")
     if outcome in ("success", "failed"):
         await sb.mailer.receipt(row, sb.keys.name_of(row["merchant_id"]))
     return True

@@ -33,8 +33,9 @@ def _by_method(**endpoints: Endpoint):
     return endpoint
 
 
-def public_routes(has_cards: bool, *, lookups: Sequence[tuple[str, Endpoint]] = DOCUMENT_LOOKUPS,
-                  card_ops: ModuleType = cards) -> list[Route]:
+def public_routes(
+    has_cards: bool, *, lookups: Sequence[tuple[str, Endpoint]] = DOCUMENT_LOOKUPS, card_ops: ModuleType = cards
+) -> list[Route]:
     routes = [Route("/api/payment", payments.api_payment, methods=["POST"])]
     routes += [Route(path, endpoint, methods=["GET"]) for path, endpoint in lookups]
     routes += [
@@ -42,11 +43,14 @@ def public_routes(has_cards: bool, *, lookups: Sequence[tuple[str, Endpoint]] = 
         Route("/ext_transfer", website.ext_transfer, methods=["POST"]),
         Route("/js/payment.js", website.payment_js, methods=["GET"]),
         # one route per path, so that a 405's Allow names every method the path takes
-        Route("/payment/{reference}", _by_method(get=checkout.show, post=checkout.submit_card),
-              methods=["GET", "POST"]),
-        Route("/payment/{reference}/3ds", _by_method(get=checkout.show_3ds,
-                                                     post=checkout.submit_3ds),
-              methods=["GET", "POST"]),
+        Route(
+            "/payment/{reference}", _by_method(get=checkout.show, post=checkout.submit_card), methods=["GET", "POST"]
+        ),
+        Route(
+            "/payment/{reference}/3ds",
+            _by_method(get=checkout.show_3ds, post=checkout.submit_3ds),
+            methods=["GET", "POST"],
+        ),
         Route("/payment/{reference}/cancel", checkout.cancel, methods=["POST"]),
         Route("/payment/{reference}/receipt", checkout.receipt, methods=["GET"]),
     ]

@@ -37,8 +37,11 @@ CARD_HASH = "^ch_[0-9a-f]{32}$"
 REFERENCE = "^PDK-[0-9a-f]{32}$"
 
 # The hosted page's card form (ASCII spaces around values and between digits are fine)
-TEST_CARDS = {"4242424242424242": "succeeds", "4000000000000002": "is declined",
-              "4000000000003220": "asks for a 3-D Secure code"}
+TEST_CARDS = {
+    "4242424242424242": "succeeds",
+    "4000000000000002": "is declined",
+    "4000000000003220": "asks for a 3-D Secure code",
+}
 TEST_CARD = "^[ -]*(?:" + "|".join("[ -]*".join(n) for n in TEST_CARDS) + ")[ -]*$"
 EXPIRY = "^ *(?:0[1-9]|1[0-2]) */ *[0-9]{2} *$"
 CVC = "^ *[0-9]{3,4} *$"
@@ -52,8 +55,16 @@ _VALUE_CHAR = '(?:[^"\\\\\\x00-\\x1f\\x7f-\\x9f]|\\\\["\\\\/nrt])'
 _MEMBER = f'"{_NAME_CHAR}{{1,40}}" *: *"{_VALUE_CHAR}{{0,100}}" *'
 META_JSON = f"^ *(?:\\{{ *(?:{_MEMBER}(?:, *{_MEMBER}){{0,19}})?\\}} *)?$"
 
-LENGTHS = {"amount": 64, "name": 100, "email": 254, "url": 2048, "tx_ref": 100,
-           "title": 100, "description": 255, "card_hash": 100}
+LENGTHS = {
+    "amount": 64,
+    "name": 100,
+    "email": 254,
+    "url": 2048,
+    "tx_ref": 100,
+    "title": 100,
+    "description": 255,
+    "card_hash": 100,
+}
 META_MEMBERS, META_NAME, META_VALUE = 20, 40, 100
 
 
@@ -72,9 +83,13 @@ def _compiled(pattern: str) -> re.Pattern:
 
 # -- the same rules as JSON Schema --------------------------------------------------------
 
+
 def string(pattern: str, max_length: int, *, nullable: bool = False, **extra: Any) -> dict:
-    schema: dict[str, Any] = {"type": ["string", "null"] if nullable else "string",
-                              "maxLength": max_length, "pattern": pattern}
+    schema: dict[str, Any] = {
+        "type": ["string", "null"] if nullable else "string",
+        "maxLength": max_length,
+        "pattern": pattern,
+    }
     return {**schema, **extra}
 
 
@@ -83,9 +98,10 @@ def currencies(allowed: tuple[str, ...]) -> dict:
 
 
 META = {
-    "type": ["object", "null"], "maxProperties": META_MEMBERS,
+    "type": ["object", "null"],
+    "maxProperties": META_MEMBERS,
     "propertyNames": {"minLength": 1, "maxLength": META_NAME, "pattern": ONE_LINE},
     "additionalProperties": string(MULTI_LINE, META_VALUE),
     "description": f"free-form strings: at most {META_MEMBERS} members, names of 1 to "
-                   f"{META_NAME} characters on one line, values of at most {META_VALUE}",
+    f"{META_NAME} characters on one line, values of at most {META_VALUE}",
 }

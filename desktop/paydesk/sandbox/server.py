@@ -41,11 +41,15 @@ def build_app(config: SandboxConfig):
     keys = KeyRing(load_or_create(config.data_dir))  # makes the folder, private
     store = Store(config.data_dir / "sandbox.sqlite3")
     dialect = dialect_for(config)
-    sb = Sandbox(config=config, store=store, keys=keys, envelope=dialect.envelope,
-                 dialect=dialect)
-    sb.notifier = Notifier(store, keys, timeout=config.notify_timeout,
-                           attempts=config.notify_attempts, backoff=config.notify_backoff,
-                           allow_loopback=listens_on_loopback(config.host))
+    sb = Sandbox(config=config, store=store, keys=keys, envelope=dialect.envelope, dialect=dialect)
+    sb.notifier = Notifier(
+        store,
+        keys,
+        timeout=config.notify_timeout,
+        attempts=config.notify_attempts,
+        backoff=config.notify_backoff,
+        allow_loopback=listens_on_loopback(config.host),
+    )
     sb.mailer = Mailer(store, config.data_dir / "outbox", config.smtp)
     sb.faults = FaultBook()
     sb.settings = Settings(store, config.currencies)
@@ -53,15 +57,22 @@ def build_app(config: SandboxConfig):
     sb.calls = CallLog()
     sb.throttle = Throttle(config.throttle_limit, config.rate_limit_window)
     if sb.throttle.on:
-        log.info("throttle: %d requests per %d s per client address on /api routes",
-                 config.throttle_limit, config.rate_limit_window)
+        log.info(
+            "throttle: %d requests per %d s per client address on /api routes",
+            config.throttle_limit,
+            config.rate_limit_window,
+        )
 
     async def openapi(request: Request) -> JSONResponse:
         return JSONResponse(document(config.has_cards, config.base_path, dialect.name))
 
-    routes = dialect.routes(config.has_cards) + control_routes() + [
-        Route("/openapi.json", openapi, methods=["GET"]),
-    ]
+    routes = (
+        dialect.routes(config.has_cards)
+        + control_routes()
+        + [
+            Route("/openapi.json", openapi, methods=["GET"]),
+        ]
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
@@ -80,8 +91,9 @@ def build_app(config: SandboxConfig):
     app.state.sandbox = sb
     # the throttle answers its 429 inside CORS (a browser reads it) and outside the request
     # limits (a body refused for its size never reached the framework's throttle)
-    wrapped = ThrottleMiddleware(app, sb.throttle, routes, config.base_path,
-                                 lambda scope, headers: dialect.throttled(scope, headers))
+    wrapped = ThrottleMiddleware(
+        app, sb.throttle, routes, config.base_path, lambda scope, headers: dialect.throttled(scope, headers)
+    )
     wrapped = dialect.cors(wrapped, config.base_path)
     wrapped = RequestLimits(wrapped, lambda path, err: refusal(sb, path, err))
     wrapped = RequestGuard(wrapped)
@@ -163,8 +175,7 @@ class Server(uvicorn.Server):
         try:
             await asyncio.wait_for(self._finished(), self.config.timeout_graceful_shutdown)
         except TimeoutError:
-            log.warning("cancelling %d request(s) still running at shutdown",
-                        len(self.server_state.tasks))
+            log.warning("cancelling %d request(s) still running at shutdown", len(self.server_state.tasks))
             for task in self.server_state.tasks:
                 task.cancel()
         if not self.force_exit:
@@ -185,9 +196,17 @@ def make_server(app, **options) -> tuple[Server, ConnectionGuard]:
     guard = ConnectionGuard()
     # proxy_headers off: the client address is the connection's (the throttle counts per
     # address), never what an X-Forwarded-For header claims
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
-                            http=guard.protocol, backlog=ACCEPT_BATCH, timeout_keep_alive=5,
-                            proxy_headers=False, **options)
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        http=guard.protocol,
+        backlog=ACCEPT_BATCH,
+        timeout_keep_alive=5,
+        proxy_headers=False,
+        **options,
+    )
     return Server(config, guard), guard
 
 

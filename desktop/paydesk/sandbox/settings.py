@@ -47,9 +47,11 @@ class Settings:
         for currency in self.currencies:
             low, high = self.limits(merchant_id, currency)
             limits[currency] = {"min_amount": low, "max_amount": high}
-        return {"amount_limits": limits,
-                "customer_pays_fee": self.customer_pays_fee(merchant_id),
-                "home_currency": self.home_currency(merchant_id)}
+        return {
+            "amount_limits": limits,
+            "customer_pays_fee": self.customer_pays_fee(merchant_id),
+            "home_currency": self.home_currency(merchant_id),
+        }
 
     def update(self, merchant_id: str, body: dict[str, Any]) -> dict[str, list[str]]:
         """Apply the members given (limits merged per currency); errors per field, and
@@ -67,8 +69,7 @@ class Settings:
             if body["home_currency"] in self.currencies:
                 values["home_currency"] = body["home_currency"]
             else:
-                errors["home_currency"] = [
-                    f"home_currency is one of {', '.join(self.currencies)}"]
+                errors["home_currency"] = [f"home_currency is one of {', '.join(self.currencies)}"]
         if "amount_limits" in body:
             merged, problem = self._limits(merchant_id, body["amount_limits"])
             if problem:
@@ -89,8 +90,7 @@ class Settings:
             if not isinstance(limits, dict) or not set(limits) <= {"min_amount", "max_amount"}:
                 return merged, f"amount_limits.{currency} takes min_amount and max_amount"
             if not all(_whole(v) for v in limits.values()):
-                return merged, (f"amount_limits.{currency}: whole numbers from 1 to "
-                                f"{MAX_AMOUNT:,}")
+                return merged, (f"amount_limits.{currency}: whole numbers from 1 to {MAX_AMOUNT:,}")
             low, high = self.limits(merchant_id, currency)
             low, high = limits.get("min_amount", low), limits.get("max_amount", high)
             if low > high:

@@ -206,15 +206,17 @@ class Store:
             db.execute(f"INSERT INTO transactions ({cols}) VALUES ({marks})", tuple(row.values()))
 
     def transaction_by_ref(self, merchant_id: str, tx_ref: str) -> sqlite3.Row | None:
-        return self.one(
-            "SELECT * FROM transactions WHERE merchant_id = ? AND tx_ref = ?", merchant_id, tx_ref
-        )
+        return self.one("SELECT * FROM transactions WHERE merchant_id = ? AND tx_ref = ?", merchant_id, tx_ref)
 
     def transaction_by_reference(self, reference: str) -> sqlite3.Row | None:
         return self.one("SELECT * FROM transactions WHERE reference = ?", reference)
 
     def set_transaction_status(
-        self, reference: str, status: str, *, only_if: tuple[str, ...] | None = None,
+        self,
+        reference: str,
+        status: str,
+        *,
+        only_if: tuple[str, ...] | None = None,
         threeds_pending: int = 0,
     ) -> bool:
         """Change a transaction's state; with ``only_if``, only from those states."""
@@ -228,16 +230,14 @@ class Store:
 
     # -- balances -----------------------------------------------------------
 
-    def balance(self, db: sqlite3.Connection, merchant_id: str, mode: str, currency: str,
-                opening: Decimal) -> Decimal:
+    def balance(self, db: sqlite3.Connection, merchant_id: str, mode: str, currency: str, opening: Decimal) -> Decimal:
         row = db.execute(
             "SELECT amount FROM balances WHERE merchant_id = ? AND mode = ? AND currency = ?",
             (merchant_id, mode, currency),
         ).fetchone()
         return Decimal(row["amount"]) if row else opening
 
-    def set_balance(self, db: sqlite3.Connection, merchant_id: str, mode: str, currency: str,
-                    amount: Decimal) -> None:
+    def set_balance(self, db: sqlite3.Connection, merchant_id: str, mode: str, currency: str, amount: Decimal) -> None:
         db.execute(
             "INSERT INTO balances (merchant_id, mode, currency, amount) VALUES (?, ?, ?, ?) "
             "ON CONFLICT (merchant_id, mode, currency) DO UPDATE SET amount = excluded.amount",
@@ -252,21 +252,22 @@ class Store:
     def cards_of(self, merchant_id: str, mode: str | None) -> list[sqlite3.Row]:
         """The merchant's cards in ``mode`` (None: in either), deleted ones left out."""
         if mode is None:
-            return self.all("SELECT * FROM cards WHERE merchant_id = ? AND deleted_at IS NULL"
-                            " ORDER BY created_at, id", merchant_id)
+            return self.all(
+                "SELECT * FROM cards WHERE merchant_id = ? AND deleted_at IS NULL ORDER BY created_at, id", merchant_id
+            )
         return self.all(
-            "SELECT * FROM cards WHERE merchant_id = ? AND mode = ? AND deleted_at IS NULL"
-            " ORDER BY created_at, id", merchant_id, mode,
+            "SELECT * FROM cards WHERE merchant_id = ? AND mode = ? AND deleted_at IS NULL ORDER BY created_at, id",
+            merchant_id,
+            mode,
         )
 
     def card_transactions(self, card_hash: str) -> list[sqlite3.Row]:
-        return self.all(
-            "SELECT * FROM card_transactions WHERE card_hash = ? ORDER BY id", card_hash
-        )
+        return self.all("SELECT * FROM card_transactions WHERE card_hash = ? ORDER BY id", card_hash)
 
     @staticmethod
-    def add_card_transaction(db: sqlite3.Connection, card_hash: str, type_: str,
-                             amount: Decimal, description: str, status: str = "success") -> None:
+    def add_card_transaction(
+        db: sqlite3.Connection, card_hash: str, type_: str, amount: Decimal, description: str, status: str = "success"
+    ) -> None:
         db.execute(
             "INSERT INTO card_transactions (card_hash, type, amount, description, status, created_at)"
             " VALUES (?, ?, ?, ?, ?, ?)",
@@ -295,8 +296,7 @@ class Store:
     # -- a merchant's settings ---------------------------------------------
 
     def setting(self, merchant_id: str, name: str) -> Any:
-        row = self.one("SELECT value FROM settings WHERE merchant_id = ? AND name = ?",
-                       merchant_id, name)
+        row = self.one("SELECT value FROM settings WHERE merchant_id = ? AND name = ?", merchant_id, name)
         return json.loads(row["value"]) if row else None
 
     def set_settings(self, merchant_id: str, values: dict[str, Any]) -> None:
@@ -304,14 +304,14 @@ class Store:
         with self.transaction() as db:
             for name, value in values.items():
                 if value is None:
-                    db.execute("DELETE FROM settings WHERE merchant_id = ? AND name = ?",
-                               (merchant_id, name))
+                    db.execute("DELETE FROM settings WHERE merchant_id = ? AND name = ?", (merchant_id, name))
                 else:
                     db.execute(
                         "INSERT INTO settings (merchant_id, name, value, updated_at) "
                         "VALUES (?, ?, ?, ?) ON CONFLICT (merchant_id, name) DO UPDATE SET "
                         "value = excluded.value, updated_at = excluded.updated_at",
-                        (merchant_id, name, json.dumps(value), now_iso()))
+                        (merchant_id, name, json.dumps(value), now_iso()),
+                    )
 
     def clear_settings(self, merchant_id: str) -> None:
         with self.transaction() as db:
@@ -319,8 +319,17 @@ class Store:
 
     # -- notifications and e-mails -----------------------------------------
 
-    def log_notification(self, merchant_id: str, mode: str, event: str, url: str, body: str,
-                         attempt: int, status_code: int | None, error: str | None) -> None:
+    def log_notification(
+        self,
+        merchant_id: str,
+        mode: str,
+        event: str,
+        url: str,
+        body: str,
+        attempt: int,
+        status_code: int | None,
+        error: str | None,
+    ) -> None:
         with self.transaction() as db:
             db.execute(
                 "INSERT INTO notifications (merchant_id, mode, event, url, body, attempt,"
@@ -331,20 +340,24 @@ class Store:
     def notifications(self, merchant_id: str, mode: str) -> list[dict]:
         rows = self.all(
             "SELECT * FROM notifications WHERE merchant_id = ? AND mode = ? ORDER BY id",
-            merchant_id, mode,
+            merchant_id,
+            mode,
         )
         return [
             {
-                "id": r["id"], "event": r["event"], "url": r["url"],
-                "body": json.loads(r["body"]), "attempt": r["attempt"],
-                "status_code": r["status_code"], "error": r["error"],
+                "id": r["id"],
+                "event": r["event"],
+                "url": r["url"],
+                "body": json.loads(r["body"]),
+                "attempt": r["attempt"],
+                "status_code": r["status_code"],
+                "error": r["error"],
                 "created_at": r["created_at"],
             }
             for r in rows
         ]
 
-    def log_email(self, merchant_id: str, mode: str, recipient: str, subject: str,
-                  file: str) -> None:
+    def log_email(self, merchant_id: str, mode: str, recipient: str, subject: str, file: str) -> None:
         with self.transaction() as db:
             db.execute(
                 "INSERT INTO emails (merchant_id, mode, recipient, subject, file, created_at)"
@@ -355,5 +368,6 @@ class Store:
     def emails(self, merchant_id: str, mode: str) -> list[sqlite3.Row]:
         return self.all(
             "SELECT * FROM emails WHERE merchant_id = ? AND mode = ? ORDER BY id",
-            merchant_id, mode,
+            merchant_id,
+            mode,
         )

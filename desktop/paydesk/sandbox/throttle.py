@@ -50,8 +50,7 @@ def parse_rate(text: str) -> tuple[int, int]:
         return 0, MINUTE
     found = _RATE.fullmatch(text)
     if not found:
-        raise ValueError(f"{text!r}: write N/min (e.g. 60/min), N/s, N/<seconds>s, N/hour "
-                         "or off")
+        raise ValueError(f"{text!r}: write N/min (e.g. 60/min), N/s, N/<seconds>s, N/hour or off")
     limit = int(found.group(1))
     window = int(found.group(2) or 1) * _UNITS[found.group(3) or "min"]
     if window < 1:
@@ -76,8 +75,7 @@ class Verdict:
 class Throttle:
     """The windows of every client address. ``limit`` 0: no throttle (and no headers)."""
 
-    def __init__(self, limit: int, window_seconds: int = MINUTE,
-                 clock: Callable[[], float] = time.time):
+    def __init__(self, limit: int, window_seconds: int = MINUTE, clock: Callable[[], float] = time.time):
         self.limit = limit
         self.window_seconds = window_seconds
         self._clock = clock
@@ -118,10 +116,12 @@ class Throttle:
         now = self._clock()
         self._forget_expired(now)
         return {
-            "limit": self.limit or None, "window_seconds": self.window_seconds,
-            "clients": {client: {"used": w.hits, "remaining": max(0, self.limit - w.hits),
-                                 "resets_at": w.resets_at}
-                        for client, w in sorted(self._windows.items())},
+            "limit": self.limit or None,
+            "window_seconds": self.window_seconds,
+            "clients": {
+                client: {"used": w.hits, "remaining": max(0, self.limit - w.hits), "resets_at": w.resets_at}
+                for client, w in sorted(self._windows.items())
+            },
         }
 
     def reset(self, client: str | None = None) -> None:
@@ -143,11 +143,12 @@ def client_address(scope) -> str:
 
 
 def headers_of(verdict: Verdict, remaining: int) -> list[tuple[bytes, bytes]]:
-    out = [(b"x-ratelimit-limit", str(verdict.limit).encode()),
-           (b"x-ratelimit-remaining", str(remaining).encode())]
+    out = [(b"x-ratelimit-limit", str(verdict.limit).encode()), (b"x-ratelimit-remaining", str(remaining).encode())]
     if not verdict.allowed:
-        out += [(b"retry-after", str(verdict.retry_after).encode()),
-                (b"x-ratelimit-reset", str(verdict.resets_at).encode())]
+        out += [
+            (b"retry-after", str(verdict.retry_after).encode()),
+            (b"x-ratelimit-reset", str(verdict.resets_at).encode()),
+        ]
     return out
 
 
@@ -156,8 +157,14 @@ class ThrottleMiddleware:
     under ``base_path``). ``refuse(scope, headers)`` answers a refused one in the dialect's
     words (an ASGI app)."""
 
-    def __init__(self, app, throttle: Throttle, routes: Sequence[Route], base_path: str,
-                 refuse: Callable[[Any, dict[str, str]], Any]):
+    def __init__(
+        self,
+        app,
+        throttle: Throttle,
+        routes: Sequence[Route],
+        base_path: str,
+        refuse: Callable[[Any, dict[str, str]], Any],
+    ):
         self.app = app
         self.throttle = throttle
         self.routes = [r for r in routes if r.path.startswith("/api")]
@@ -168,8 +175,7 @@ class ThrottleMiddleware:
         path = scope["path"]
         if not path.startswith(self.base_path + "/api"):
             return False
-        probe = {"type": "http", "path": path[len(self.base_path):], "root_path": "",
-                 "method": scope["method"]}
+        probe = {"type": "http", "path": path[len(self.base_path) :], "root_path": "", "method": scope["method"]}
         return any(route.matches(probe)[0] is Match.FULL for route in self.routes)
 
     async def __call__(self, scope, receive, send) -> None:
@@ -185,10 +191,8 @@ class ThrottleMiddleware:
 
         async def counted(message) -> None:
             if message["type"] == "http.response.start":
-                kept = [(k, v) for k, v in message.get("headers", [])
-                        if not k.lower().startswith(b"x-ratelimit-")]
-                message = {**message, "headers": kept + headers_of(
-                    verdict, self.throttle.remaining(client))}
+                kept = [(k, v) for k, v in message.get("headers", []) if not k.lower().startswith(b"x-ratelimit-")]
+                message = {**message, "headers": kept + headers_of(verdict, self.throttle.remaining(client))}
             await send(message)
 
         await self.app(scope, receive, counted)

@@ -40,8 +40,7 @@ def text_problem(value: str, *, multiline: bool = False) -> str | None:
         if multiline and ch in _LINE_BREAKS_AND_TABS:
             continue
         if kind == "Cc" or (not multiline and kind in ("Zl", "Zp")):
-            return ("must not contain control characters" if multiline else
-                    "must be one line without control characters")
+            return "must not contain control characters" if multiline else "must be one line without control characters"
     return None
 
 
@@ -56,8 +55,7 @@ class Checker:
     def add(self, field: str, message: str) -> None:
         self.errors.setdefault(field, []).append(message)
 
-    def _string(self, field: str, value: Any, *, required: bool, max_len: int,
-                multiline: bool = False) -> str | None:
+    def _string(self, field: str, value: Any, *, required: bool, max_len: int, multiline: bool = False) -> str | None:
         if value is not None and not isinstance(value, str):
             self.add(field, f"{field} must be a string")
             return None
@@ -74,11 +72,18 @@ class Checker:
             return None
         return value
 
-    def text(self, field: str, *, required: bool = True, max_len: int = rules.LENGTHS["name"],
-             value: Any = ..., key: str | None = None, multiline: bool = False) -> None:
+    def text(
+        self,
+        field: str,
+        *,
+        required: bool = True,
+        max_len: int = rules.LENGTHS["name"],
+        value: Any = ...,
+        key: str | None = None,
+        multiline: bool = False,
+    ) -> None:
         raw = self.body.get(field) if value is ... else value
-        got = self._string(key or field, raw, required=required, max_len=max_len,
-                           multiline=multiline)
+        got = self._string(key or field, raw, required=required, max_len=max_len, multiline=multiline)
         if got is not None:
             self.clean[key or field] = got.strip()
 
@@ -129,13 +134,13 @@ class Checker:
         self.clean[name] = got.strip()
 
     def tx_ref(self, field: str = "tx_ref") -> None:
-        got = self._string(field, self.body.get(field), required=True,
-                           max_len=rules.LENGTHS["tx_ref"])
+        got = self._string(field, self.body.get(field), required=True, max_len=rules.LENGTHS["tx_ref"])
         if got is None:
             return
         if not rules.matches(rules.TX_REF, got):
-            self.add(field, f"{field} may only contain letters, digits and . _ ~ : -, "
-                            "with at least one letter or digit")
+            self.add(
+                field, f"{field} may only contain letters, digits and . _ ~ : -, with at least one letter or digit"
+            )
             return
         self.clean[field] = got
 
@@ -146,10 +151,15 @@ class Checker:
         if not isinstance(raw, dict):
             self.add("customization", "customization must be an object")
             return
-        self.text("title", required=False, max_len=100, value=raw.get("title"),
-                  key="customization.title")
-        self.text("description", required=False, max_len=255, value=raw.get("description"),
-                  key="customization.description", multiline=True)
+        self.text("title", required=False, max_len=100, value=raw.get("title"), key="customization.title")
+        self.text(
+            "description",
+            required=False,
+            max_len=255,
+            value=raw.get("description"),
+            key="customization.description",
+            multiline=True,
+        )
         self.url("logo", value=raw.get("logo"), key="customization.logo")
         out = {}
         for name in ("title", "description", "logo"):
@@ -161,9 +171,7 @@ class Checker:
         if raw is None:
             self.clean["meta"] = {}
             return
-        if not isinstance(raw, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in raw.items()
-        ):
+        if not isinstance(raw, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in raw.items()):
             self.add("meta", "meta must be an object whose values are strings")
             return
         if len(raw) > rules.META_MEMBERS:
@@ -171,8 +179,8 @@ class Checker:
             return
         for name, value in raw.items():
             problem = text_problem(name) or (
-                None if 1 <= len(name) <= rules.META_NAME else
-                f"must be 1 to {rules.META_NAME} characters long")
+                None if 1 <= len(name) <= rules.META_NAME else f"must be 1 to {rules.META_NAME} characters long"
+            )
             where = "a name in meta"
             if not problem:
                 problem, where = text_problem(value, multiline=True), f"meta.{name}"
@@ -184,8 +192,7 @@ class Checker:
         self.clean["meta"] = raw
 
 
-def check_payment(body: dict[str, Any], currencies: tuple[str, ...], *,
-                  customer_object: bool = False) -> Checker:
+def check_payment(body: dict[str, Any], currencies: tuple[str, ...], *, customer_object: bool = False) -> Checker:
     """Validate a payment request (API, website form, or with ``customer_object`` the
     inline checkout's config, whose customer's details are in ``customer``)."""
     c = Checker(body)
@@ -195,8 +202,7 @@ def check_payment(body: dict[str, Any], currencies: tuple[str, ...], *,
     if customer_object:
         customer = body.get("customer")
         if not isinstance(customer, dict):
-            c.add("customer", "customer is required" if customer is None else
-                  "customer must be an object")
+            c.add("customer", "customer is required" if customer is None else "customer must be an object")
         else:
             c.email(value=customer.get("email"), key="customer.email")
             c.text("first_name", value=customer.get("first_name"), key="customer.first_name")
@@ -216,9 +222,7 @@ def check_payment(body: dict[str, Any], currencies: tuple[str, ...], *,
 
 
 def fee(amount: Decimal, percent: str, fixed: str) -> Decimal:
-    return (amount * Decimal(percent) / 100 + Decimal(fixed)).quantize(
-        Decimal("0.01"), rounding=ROUND_HALF_UP
-    )
+    return (amount * Decimal(percent) / 100 + Decimal(fixed)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
 
 
 def money(value: Decimal | int) -> str:

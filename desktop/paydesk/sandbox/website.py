@@ -23,25 +23,48 @@ async def ext_transfer(request: Request) -> Response:
     sb = sandbox_of(request)
     try:
         fields = await read_form(request)
-        owner = authenticate(request, kinds=sb.dialect.form_key_kinds,
-                             key=sb.dialect.form_key(fields))
-        body: dict = {k: fields[k] for k in (  # a field left out is not sent as null
-            "tx_ref", "amount", "currency", "email", "first_name", "last_name",
-            "callback_url", "return_url") if k in fields}
-        body["customization"] = {k: fields[k] for k in ("title", "description", "logo")
-                                 if fields.get(k)}
+        owner = authenticate(request, kinds=sb.dialect.form_key_kinds, key=sb.dialect.form_key(fields))
+        body: dict = {
+            k: fields[k]
+            for k in (  # a field left out is not sent as null
+                "tx_ref",
+                "amount",
+                "currency",
+                "email",
+                "first_name",
+                "last_name",
+                "callback_url",
+                "return_url",
+            )
+            if k in fields
+        }
+        body["customization"] = {k: fields[k] for k in ("title", "description", "logo") if fields.get(k)}
         raw_meta = fields.get("meta", "")
         if not rules.matches(rules.META_JSON, raw_meta):
-            raise ApiError(400, "meta must be a JSON object of strings", {"meta": [
-                f"meta must be a JSON object of at most {rules.META_MEMBERS} strings, names of 1 "
-                f"to {rules.META_NAME} characters, values of at most {rules.META_VALUE}"]})
+            raise ApiError(
+                400,
+                "meta must be a JSON object of strings",
+                {
+                    "meta": [
+                        f"meta must be a JSON object of at most {rules.META_MEMBERS} strings, names of 1 "
+                        f"to {rules.META_NAME} characters, values of at most {rules.META_VALUE}"
+                    ]
+                },
+            )
         if raw_meta.strip(" "):
             body["meta"] = parse_json(raw_meta, "meta")
         url = create_payment(sb, owner, body, sb.base_url(request), "FORM")
     except ApiError as err:
         problems = [m for msgs in (err.errors or {}).values() for m in msgs] or [err.message]
-        return page(sb, "message.html", err.status, heading="This payment could not start",
-                    text="The shop's payment form has problems:", problems=problems, test=False)
+        return page(
+            sb,
+            "message.html",
+            err.status,
+            heading="This payment could not start",
+            text="The shop's payment form has problems:",
+            problems=problems,
+            test=False,
+        )
     return RedirectResponse(url, 303)
 
 
@@ -65,7 +88,11 @@ def with_key_fields(script: str, fields: Sequence[str]) -> str:
 async def payment_js(request: Request) -> Response:
     """The script, reading the key from the config members the dialect's script reads."""
     script = with_key_fields(_script(), sandbox_of(request).dialect.script_key_fields)
-    return Response(script, media_type="application/javascript", headers={
-        "Cache-Control": "public, max-age=300",
-        "Access-Control-Allow-Origin": "*",
-    })
+    return Response(
+        script,
+        media_type="application/javascript",
+        headers={
+            "Cache-Control": "public, max-age=300",
+            "Access-Control-Allow-Origin": "*",
+        },
+    )

@@ -46,8 +46,7 @@ def _errors_of(body: dict) -> tuple[str, dict[str, list[str]]]:
         if isinstance(source, dict):
             for field, msgs in list(source.items())[:50]:
                 items = msgs if isinstance(msgs, list) else [msgs]
-                errors.setdefault(str(field), []).extend(
-                    m if isinstance(m, str) else brief(m) for m in items[:10])
+                errors.setdefault(str(field), []).extend(m if isinstance(m, str) else brief(m) for m in items[:10])
     if isinstance(raw_message, str) and raw_message.strip():
         text = raw_message.strip()
         if not errors and text.lower().startswith("invalid currency"):
@@ -91,13 +90,13 @@ def nesting(raw: bytes) -> int:
 def parse(status: int, raw: bytes) -> Any:
     """The JSON of an answer; UnexpectedAnswerError (ServiceUnavailableError for a 5xx)
     for anything else, text nested past MAX_DEPTH included."""
+
     def failure(why: str) -> ServiceError:
         error: ServiceError
         if status >= 500:
             error = ServiceUnavailableError(f"The service failed (HTTP {status})", status=status)
         else:
-            error = UnexpectedAnswerError(why, status=status,
-                                          snippet=raw[:4000].decode("utf-8", "replace"))
+            error = UnexpectedAnswerError(why, status=status, snippet=raw[:4000].decode("utf-8", "replace"))
         error.enveloped = False
         return error
 
@@ -113,17 +112,18 @@ def envelope(status: int, headers: dict[str, str], raw: bytes) -> dict:
     """The answer's envelope (an object with a ``status``), or the matching ServiceError.
     Not an envelope below 500 (a framework's own 404 page, a proxy's): UnexpectedAnswerError."""
     if status == 429:
-        raise RateLimitedError("The service asks us to slow down",
-                               retry_after(headers.get("retry-after")), status=status)
+        raise RateLimitedError(
+            "The service asks us to slow down", retry_after(headers.get("retry-after")), status=status
+        )
     body = parse(status, raw)
     if not isinstance(body, dict) or "status" not in body:
         error: ServiceError
         if status >= 500:
             error = ServiceUnavailableError(f"The service failed (HTTP {status})", status=status)
         else:
-            error = UnexpectedAnswerError("The service's answer is not an envelope",
-                                          status=status,
-                                          snippet=raw[:4000].decode("utf-8", "replace"))
+            error = UnexpectedAnswerError(
+                "The service's answer is not an envelope", status=status, snippet=raw[:4000].decode("utf-8", "replace")
+            )
         error.enveloped = False
         raise error
     return body
@@ -174,8 +174,7 @@ def classify(status: int, body: dict) -> ServiceError:
         return ServiceUnavailableError(text, status=status)
     if "can't be used to" in lower or "cannot be used to verify" in lower:
         return ModeMismatchError(text, status=status)
-    if status in (401, 403) or "secret key" in lower or "public key" in lower or \
-            "authoriz" in lower:
+    if status in (401, 403) or "secret key" in lower or "public key" in lower or "authoriz" in lower:
         return AuthenticationError(text, status=status)
     if "used before" in lower:
         return DuplicateReferenceError(text, errors, status=status)

@@ -70,8 +70,7 @@ class Permit:
         self.budget, self.call_id, self.klass = budget, call_id, klass
         self.done = False
 
-    def answered(self, status: int, headers: Mapping[str, str],
-                 retry_after: float | None = None) -> None:
+    def answered(self, status: int, headers: Mapping[str, str], retry_after: float | None = None) -> None:
         if not self.done:
             self.done = True
             self.budget._heard(self, Heard.of(status, headers, retry_after))
@@ -126,8 +125,9 @@ class Budget:
                 got = Take(None, POLL)
             if got.call_id is not None:
                 return self._granted(got.call_id, klass, 0.0)
-        waiter = _Waiter(klass, next(self._order), asyncio.get_running_loop().create_future(),
-                         who.on_wait, time.monotonic())
+        waiter = _Waiter(
+            klass, next(self._order), asyncio.get_running_loop().create_future(), who.on_wait, time.monotonic()
+        )
         self._line.append(waiter)
         self._line.sort(key=lambda w: (w.klass, w.order))
         self._serve()
@@ -166,6 +166,7 @@ class Budget:
     def _spawn(self, job: Awaitable[None]) -> None:
         """Tell the book (a round trip on a shared ledger): not awaited by the call, in
         order; the line is asked again once it is told."""
+
         async def run() -> None:
             try:
                 await job
@@ -236,8 +237,7 @@ class Budget:
     # -- what is shown ------------------------------------------------------------------
 
     def state(self) -> BudgetState:
-        return BudgetState(self.book.state(),
-                           frozenset(int(w.klass) for w in self._line if not w.future.done()))
+        return BudgetState(self.book.state(), frozenset(int(w.klass) for w in self._line if not w.future.done()))
 
     def waiting_for(self) -> float:
         """Seconds the head of the line may still wait (0: nobody waits)."""

@@ -110,9 +110,12 @@ class Heard:
     @classmethod
     def of(cls, status: int, headers: Mapping[str, str], retry_after: float | None) -> Heard:
         """From an answer's status and headers (``retry_after`` read by the caller)."""
-        return cls(status, _number(headers.get("x-ratelimit-limit")),
-                   _number(headers.get("x-ratelimit-remaining")),
-                   retry_after if status == 429 else None)
+        return cls(
+            status,
+            _number(headers.get("x-ratelimit-limit")),
+            _number(headers.get("x-ratelimit-remaining")),
+            retry_after if status == 429 else None,
+        )
 
 
 def _a_windows_end(retry_after: float | None, window: float) -> bool:
@@ -230,15 +233,13 @@ class MemoryBook:
         if heard.remaining is not None:
             # Remaining only falls within a window: more than before, a new one began (or
             # answers crossed: then the old one is kept longer, which is the safe side)
-            if (self.remaining is None or now >= self.remaining_until
-                    or heard.remaining > self.remaining):
+            if self.remaining is None or now >= self.remaining_until or heard.remaining > self.remaining:
                 self.remaining_until = now + self.window
             self.remaining, self.since_remaining = heard.remaining, in_flight
         if heard.status == 429:
             self.refusals += 1
             self._drop(call_id)  # not counted by the server: it refuses before it counts
-            pause = min(LONGEST_PAUSE, PAUSE_WITHOUT_RETRY_AFTER if heard.retry_after is None
-                        else heard.retry_after)
+            pause = min(LONGEST_PAUSE, PAUSE_WITHOUT_RETRY_AFTER if heard.retry_after is None else heard.retry_after)
             resets = now + pause
             self.paused_until = max(self.paused_until, resets)
             self.remaining, self.since_remaining = 0, in_flight
@@ -250,8 +251,7 @@ class MemoryBook:
                 # The window began with a call of this log, or another program began it
                 # and what it spent is not known: then only the pause is taken
                 start = resets - self.window - RETRY_AFTER_SLACK
-                sent = [c.sent for c in self._calls.values()
-                        if c.answered is not None and c.sent >= start]
+                sent = [c.sent for c in self._calls.values() if c.answered is not None and c.sent >= start]
                 if sent and min(sent) <= start + 2 * RETRY_AFTER_SLACK:
                     self.limit, self.limit_from = len(sent), "refusal"
 
@@ -268,9 +268,15 @@ class MemoryBook:
             left = self._left(limit, now)
             if self.remaining is not None and now < self.remaining_until and self.limit:
                 others = max(0, self.limit - self.remaining - len(self._calls))
-        return BookState(limit=limit, left=left, paused_for=max(0.0, self.paused_until - now),
-                         used=used, others=others or 0, refusals=self.refusals,
-                         window=self.window)
+        return BookState(
+            limit=limit,
+            left=left,
+            paused_for=max(0.0, self.paused_until - now),
+            used=used,
+            others=others or 0,
+            refusals=self.refusals,
+            window=self.window,
+        )
 
     # -- the rules -----------------------------------------------------------------------
 
@@ -301,8 +307,7 @@ class MemoryBook:
             return SOON  # the last Remaining is from a window that ended: one at a time
         kept = reserve(klass, limit) + self._theirs(klass, fresh)
         by_log = limit - len(self._calls)
-        by_remaining = self.remaining - self.since_remaining if (
-            fresh and self.remaining is not None) else math.inf
+        by_remaining = self.remaining - self.since_remaining if (fresh and self.remaining is not None) else math.inf
         if min(by_log, by_remaining) > kept:
             return self._spread(klass, limit, now)
         wait = 0.0
@@ -328,8 +333,7 @@ class MemoryBook:
         if most is None:
             return None
         stretch = self.window / SPREAD_PARTS
-        recent = sorted((c.sent for c in self._calls.values() if c.sent > now - stretch),
-                        reverse=True)
+        recent = sorted((c.sent for c in self._calls.values() if c.sent > now - stretch), reverse=True)
         if len(recent) < most:
             return None
         return recent[most - 1] + stretch - now  # that one leaves the stretch: one fewer

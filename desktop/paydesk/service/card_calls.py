@@ -18,9 +18,23 @@ from .typed import typed
 
 # Words of a card fund's or withdrawal's message that say it was not done (the family's
 # server passes on the issuer's words, and answers a refusal as "success" with no card).
-REFUSAL_WORDS = ("insufficient", "not enough", "declined", "refused", "denied", "failed",
-                 "unable", "cannot", "can't", "could not", "not allowed", "exceed", "invalid",
-                 "unsuccessful", "error")
+REFUSAL_WORDS = (
+    "insufficient",
+    "not enough",
+    "declined",
+    "refused",
+    "denied",
+    "failed",
+    "unable",
+    "cannot",
+    "can't",
+    "could not",
+    "not allowed",
+    "exceed",
+    "invalid",
+    "unsuccessful",
+    "error",
+)
 T = TypeVar("T")
 
 
@@ -31,6 +45,7 @@ class CardCalls:
     card_currencies: dict[str, str]
 
     if TYPE_CHECKING:
+
         async def _exchange(self, method: str, path: str, body: dict | None = None) -> Answer: ...
 
         async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T: ...
@@ -43,9 +58,15 @@ class CardCalls:
         return VirtualCard.parse(data, status, self.card_currencies)
 
     @typed
-    async def create_card(self, amount: Decimal | int | str, currency: str,
-                          callback_url: str | None = None, *, first_name: str | None = None,
-                          last_name: str | None = None) -> VirtualCard:
+    async def create_card(
+        self,
+        amount: Decimal | int | str,
+        currency: str,
+        callback_url: str | None = None,
+        *,
+        first_name: str | None = None,
+        last_name: str | None = None,
+    ) -> VirtualCard:
         """Issue a card. The family's server requires the cardholder's name
         (``first_name``, ``last_name``); the document's does not, and takes it as well."""
         body = {"amount": to_wire(amount), "currency": currency}
@@ -71,14 +92,16 @@ class CardCalls:
     async def fund_card(self, card_hash: str, amount: Decimal | int | str) -> str:
         """Put money on a card. Returns the service's message; ValidationError when the
         service says it did not (see ``_moved``)."""
-        return self._moved(await self._write(
-            "api/virtual_card/fund", {"amount": to_wire(amount), "card_hash": card_hash}))
+        return self._moved(
+            await self._write("api/virtual_card/fund", {"amount": to_wire(amount), "card_hash": card_hash})
+        )
 
     @typed
     async def withdraw_card(self, card_hash: str, amount: Decimal | int | str) -> str:
         """Take money off a card back to the balance; as ``fund_card``."""
-        return self._moved(await self._write(
-            "api/virtual_card/withdraw", {"amount": to_wire(amount), "card_hash": card_hash}))
+        return self._moved(
+            await self._write("api/virtual_card/withdraw", {"amount": to_wire(amount), "card_hash": card_hash})
+        )
 
     @staticmethod
     def _moved(answer: Answer) -> str:
@@ -127,8 +150,10 @@ class CardCalls:
     @typed
     async def card_transactions(self, card_hash: str) -> list[CardTransaction]:
         answer = await self._read(f"api/virtual_card/transactions/{quote(card_hash, safe='')}")
-        return [CardTransaction.parse(x, answer.status)
-                for x in items_of(answer.data, answer.status, "transactions", "data")]
+        return [
+            CardTransaction.parse(x, answer.status)
+            for x in items_of(answer.data, answer.status, "transactions", "data")
+        ]
 
     @typed
     async def cards(self) -> list[VirtualCard]:

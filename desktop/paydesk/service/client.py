@@ -70,14 +70,26 @@ class ServiceClient(PaymentCalls, CardCalls):
     (``AddressGuard``); a NotTheServiceError it raises ends the call at once, never retried.
     """
 
-    def __init__(self, base_url: str, secret_key: str, *, timeout: float = 20.0,
-                 connect_timeout: float = 5.0, transport: httpx.AsyncBaseTransport | None = None,
-                 retries: int = 3, backoff: float = 0.3, max_backoff: float = 5.0,
-                 card_currencies: Mapping[str, str] = DEFAULT_CARD_CURRENCIES,
-                 create_attempts: int = 8, max_retry_wait: float = 5.0,
-                 create_deadline: float = 45.0, lookup_path: str | None = None,
-                 on_lookup_path: Callable[[str], None] | None = None,
-                 guard: AddressGuard | None = None, budget: Budget | None = None):
+    def __init__(
+        self,
+        base_url: str,
+        secret_key: str,
+        *,
+        timeout: float = 20.0,
+        connect_timeout: float = 5.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+        retries: int = 3,
+        backoff: float = 0.3,
+        max_backoff: float = 5.0,
+        card_currencies: Mapping[str, str] = DEFAULT_CARD_CURRENCIES,
+        create_attempts: int = 8,
+        max_retry_wait: float = 5.0,
+        create_deadline: float = 45.0,
+        lookup_path: str | None = None,
+        on_lookup_path: Callable[[str], None] | None = None,
+        guard: AddressGuard | None = None,
+        budget: Budget | None = None,
+    ):
         self.base_url = base_url.rstrip("/")
         self.budget = budget
         self._key = secret_key
@@ -97,11 +109,15 @@ class ServiceClient(PaymentCalls, CardCalls):
         self._closing = asyncio.Event()
         self._http = httpx.AsyncClient(
             base_url=self.base_url + "/",
-            headers={"Accept": "application/json", "Accept-Encoding": ACCEPTED,
-                     "Authorization": f"Bearer {secret_key}",
-                     "User-Agent": f"PayDesk/{__version__}"},
+            headers={
+                "Accept": "application/json",
+                "Accept-Encoding": ACCEPTED,
+                "Authorization": f"Bearer {secret_key}",
+                "User-Agent": f"PayDesk/{__version__}",
+            },
             timeout=httpx.Timeout(timeout, connect=connect_timeout),
-            transport=transport, follow_redirects=False,
+            transport=transport,
+            follow_redirects=False,
         )
 
     def __repr__(self) -> str:
@@ -149,8 +165,7 @@ class ServiceClient(PaymentCalls, CardCalls):
             raise self._closed_error()
         return permit
 
-    async def _exchange(self, method: str, path: str, body: dict | None = None,
-                        reader: Reader = read) -> Answer:
+    async def _exchange(self, method: str, path: str, body: dict | None = None, reader: Reader = read) -> Answer:
         """Send once; read the answer within the overall timeout. Raises ServiceError."""
         if self.closed:
             raise self._closed_error()
@@ -161,13 +176,10 @@ class ServiceClient(PaymentCalls, CardCalls):
             async with asyncio.timeout(self.timeout):
                 async with self._http.stream(method, path.lstrip("/"), json=body) as reply:
                     if permit is not None:
-                        permit.answered(reply.status_code, reply.headers,
-                                        retry_after(reply.headers.get("retry-after")))
-                    raw = await read_body(reply.aiter_raw(), reply.headers.get("content-encoding"),
-                                          MAX_ANSWER)
+                        permit.answered(reply.status_code, reply.headers, retry_after(reply.headers.get("retry-after")))
+                    raw = await read_body(reply.aiter_raw(), reply.headers.get("content-encoding"), MAX_ANSWER)
                     if len(raw) > PARSE_ON_A_THREAD:  # a long list: keep the event loop free
-                        return await asyncio.to_thread(reader, reply.status_code,
-                                                       dict(reply.headers), raw)
+                        return await asyncio.to_thread(reader, reply.status_code, dict(reply.headers), raw)
                     return reader(reply.status_code, dict(reply.headers), raw)
         except ServiceError as error:
             # not the envelope: ask the address again before the next request; but for the
@@ -178,12 +190,10 @@ class ServiceClient(PaymentCalls, CardCalls):
             raise
         except TooLarge:
             self._doubt()
-            raise UnexpectedAnswerError("The service's answer is far too large",
-                                        status=None) from None
+            raise UnexpectedAnswerError("The service's answer is far too large", status=None) from None
         except Undecodable as error:
             self._doubt()
-            raise UnexpectedAnswerError(f"The service's answer could not be decoded: {error}",
-                                        status=None) from None
+            raise UnexpectedAnswerError(f"The service's answer could not be decoded: {error}", status=None) from None
         except (httpx.HTTPError, RuntimeError, TimeoutError) as error:
             if self.closed:  # closed under this call
                 raise self._closed_error() from None
@@ -218,14 +228,13 @@ class ServiceClient(PaymentCalls, CardCalls):
             if error.retry_after > self.max_retry_wait:
                 raise error
             return error.retry_after
-        base = min(self.max_backoff, self.backoff * (2 ** attempt))
+        base = min(self.max_backoff, self.backoff * (2**attempt))
         return random.uniform(base / 2, base)  # jittered
 
     def _limited_again(self, error: Exception, limited: int) -> bool:
         """A 429 of a budgeted service does not use up an attempt (it was not processed,
         and the budget waits its pause), up to LIMITED_MOST of them."""
-        return (isinstance(error, RateLimitedError) and self.budget is not None
-                and limited < LIMITED_MOST)
+        return isinstance(error, RateLimitedError) and self.budget is not None and limited < LIMITED_MOST
 
     async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T:
         """For reads (and card GETs): retry transport errors, 5xx and 429, bounded."""
@@ -258,7 +267,8 @@ class ServiceClient(PaymentCalls, CardCalls):
                 return await self._exchange("POST", path, body)
             except (RateLimitedError, ServiceUnavailableError) as error:
                 never_arrived = isinstance(error, RateLimitedError) or (
-                    type(error) is ServiceUnavailableError and error.status is None)
+                    type(error) is ServiceUnavailableError and error.status is None
+                )
                 if never_arrived and self._limited_again(error, limited):
                     limited += 1
                     continue
@@ -286,8 +296,9 @@ class ServiceClient(PaymentCalls, CardCalls):
         ref = quote(tx_ref, safe="")
         for path in paths:
             try:
-                answer = await self._retrying(functools.partial(
-                    self._exchange, "GET", f"{path}/{ref}", reader=read_lookup))
+                answer = await self._retrying(
+                    functools.partial(self._exchange, "GET", f"{path}/{ref}", reader=read_lookup)
+                )
             except UnexpectedAnswerError as error:
                 if error.status == 404:
                     continue  # no such route at this deployment
@@ -304,7 +315,9 @@ class ServiceClient(PaymentCalls, CardCalls):
             return Transaction.parse(answer.data, answer.status)
         raise UnexpectedAnswerError(
             "Nothing at this address looks payments up (neither api/transaction nor "
-            "api/verify-payment is a route): check the service's address", status=404)
+            "api/verify-payment is a route): check the service's address",
+            status=404,
+        )
 
     def _found_lookup_path(self, path: str) -> None:
         if path == self.lookup_path:

@@ -52,15 +52,15 @@ class ModeMismatchError(AuthenticationError):
 class ValidationError(ServiceError):
     """The service refused the request as sent; ``errors`` maps field -> messages."""
 
-    def __init__(self, message: str, errors: dict[str, list[str]] | None = None, *,
-                 status: int | None = None):
+    def __init__(self, message: str, errors: dict[str, list[str]] | None = None, *, status: int | None = None):
         super().__init__(message, status=status)
-        self.errors = {_short(redact(k[:_KEPT]), 100): [_short(redact(m[:_KEPT])) for m in v[:10]]
-                       for k, v in list((errors or {}).items())[:50]}
+        self.errors = {
+            _short(redact(k[:_KEPT]), 100): [_short(redact(m[:_KEPT])) for m in v[:10]]
+            for k, v in list((errors or {}).items())[:50]
+        }
 
     def scrubbed(self, *secrets: str) -> ServiceError:
-        self.errors = {redact(k, *secrets): [redact(m, *secrets) for m in v]
-                       for k, v in self.errors.items()}
+        self.errors = {redact(k, *secrets): [redact(m, *secrets) for m in v] for k, v in self.errors.items()}
         return super().scrubbed(*secrets)
 
 
@@ -122,7 +122,7 @@ class UnexpectedAnswerError(ServiceError):
 
 
 def _short(text: str, limit: int = MAX_MESSAGE) -> str:
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 _BRIEF = reprlib.Repr()

@@ -87,13 +87,13 @@ class Fields:
 
     def __init__(self, data: Any, what: str, status: int | None):
         if not isinstance(data, Mapping):
-            raise UnexpectedAnswerError(f"{what} is not an object", status=status,
-                                        snippet=brief(data))
+            raise UnexpectedAnswerError(f"{what} is not an object", status=status, snippet=brief(data))
         self.data, self.what, self.status = data, what, status
 
     def _bad(self, name: str, expected: str) -> UnexpectedAnswerError:
-        return UnexpectedAnswerError(f"{self.what}.{name} is not {expected}", status=self.status,
-                                     snippet=brief(self.data.get(name)))
+        return UnexpectedAnswerError(
+            f"{self.what}.{name} is not {expected}", status=self.status, snippet=brief(self.data.get(name))
+        )
 
     @overload
     def text(self, name: str, *, required: Literal[True]) -> str: ...
@@ -184,15 +184,18 @@ class PaymentRequest:
         from .money import to_wire
 
         body: dict[str, Any] = {
-            "amount": to_wire(self.amount), "currency": self.currency, "email": self.email,
-            "first_name": self.first_name, "last_name": self.last_name, "tx_ref": self.tx_ref,
+            "amount": to_wire(self.amount),
+            "currency": self.currency,
+            "email": self.email,
+            "first_name": self.first_name,
+            "last_name": self.last_name,
+            "tx_ref": self.tx_ref,
         }
         if self.callback_url:
             body["callback_url"] = self.callback_url
         if self.return_url:
             body["return_url"] = self.return_url
-        custom = {k: v for k, v in (("title", self.title), ("description", self.description),
-                                    ("logo", self.logo)) if v}
+        custom = {k: v for k, v in (("title", self.title), ("description", self.description), ("logo", self.logo)) if v}
         if custom:
             body["customization"] = custom
         if self.meta:
@@ -232,13 +235,23 @@ class Transaction:
         f = Fields(data, "transaction", status)
         raw_status = f.text("status", required=True)
         return cls(
-            tx_ref=f.text("tx_ref", required=True), status=TransactionState.read(raw_status),
-            status_raw=raw_status, amount=f.amount("amount"), currency=f.text("currency"),
-            charge=f.amount("charge"), email=f.text("email"), first_name=f.text("first_name"),
-            last_name=f.text("last_name"), mode=f.text("mode"), type=f.text("type"),
-            reference=f.text("reference"), customization=f.mapping("customization"),
-            meta=f.mapping("meta"), created_at=f.when("created_at"),
-            updated_at=f.when("updated_at"), raw=dict(data),
+            tx_ref=f.text("tx_ref", required=True),
+            status=TransactionState.read(raw_status),
+            status_raw=raw_status,
+            amount=f.amount("amount"),
+            currency=f.text("currency"),
+            charge=f.amount("charge"),
+            email=f.text("email"),
+            first_name=f.text("first_name"),
+            last_name=f.text("last_name"),
+            mode=f.text("mode"),
+            type=f.text("type"),
+            reference=f.text("reference"),
+            customization=f.mapping("customization"),
+            meta=f.mapping("meta"),
+            created_at=f.when("created_at"),
+            updated_at=f.when("updated_at"),
+            raw=dict(data),
         )
 
     def same_amount(self, amount: Decimal) -> bool:
@@ -248,7 +261,8 @@ class Transaction:
         if self.amount is None:
             return False
         return self.amount == amount or (
-            self.charge is not None and self.charge > 0 and self.amount + self.charge == amount)
+            self.charge is not None and self.charge > 0 and self.amount + self.charge == amount
+        )
 
     @classmethod
     def not_submitted(cls, tx_ref: str) -> Transaction:
@@ -281,25 +295,34 @@ class VirtualCard:
     updated_at: datetime | None = None
 
     @classmethod
-    def parse(cls, data: Any, status: int | None,
-              currencies: Mapping[str, str] = DEFAULT_CARD_CURRENCIES) -> VirtualCard:
+    def parse(
+        cls, data: Any, status: int | None, currencies: Mapping[str, str] = DEFAULT_CARD_CURRENCIES
+    ) -> VirtualCard:
         f = Fields(data, "card", status)
         separate = "balance" in f.data  # the balance beside the amount it was issued with
         code = f.text("currency")
         raw_status = f.integer("status")
         return cls(
-            card_hash=f.text("card_hash", required=True), status=CardState.read(raw_status),
-            status_raw=raw_status, masked_card=f.text("masked_card"), card_pan=f.text("card_pan"),
-            cvv=f.text("cvv"), expiration=read_expiry(f.text("expiration")),
+            card_hash=f.text("card_hash", required=True),
+            status=CardState.read(raw_status),
+            status_raw=raw_status,
+            masked_card=f.text("masked_card"),
+            card_pan=f.text("card_pan"),
+            cvv=f.text("cvv"),
+            expiration=read_expiry(f.text("expiration")),
             name_on_card=f.text("name_on_card"),
             currency=currencies.get(code or "", code if code and code.isalpha() else None),
             # the family's card keeps its balance in ``amount`` and has no ``balance``: then
             # what it was issued with is not in the card (``issued``: the create's answer)
-            currency_code=code, amount=f.amount("amount") if separate else None,
-            charge=f.amount("charge"), paid=f.amount("paid"),
+            currency_code=code,
+            amount=f.amount("amount") if separate else None,
+            charge=f.amount("charge"),
+            paid=f.amount("paid"),
             balance=f.amount("balance" if separate else "amount"),
             card_type=f.text("card_type"),
-            callback=f.text("callback"), id=f.text("id"), created_at=f.when("created_at"),
+            callback=f.text("callback"),
+            id=f.text("id"),
+            created_at=f.when("created_at"),
             updated_at=f.when("updated_at"),
         )
 
@@ -317,9 +340,15 @@ class CardTransaction:
     @classmethod
     def parse(cls, data: Any, status: int | None) -> CardTransaction:
         f = Fields(data, "card transaction", status)
-        return cls(id=f.text("id"), card_hash=f.text("card_hash"), type=f.text("type"),
-                   amount=f.amount("amount"), description=f.text("description"),
-                   status=f.text("status"), created_at=f.when("created_at"))
+        return cls(
+            id=f.text("id"),
+            card_hash=f.text("card_hash"),
+            type=f.text("type"),
+            amount=f.amount("amount"),
+            description=f.text("description"),
+            status=f.text("status"),
+            created_at=f.when("created_at"),
+        )
 
 
 def items_of(data: Any, status: int | None, *keys: str) -> list[Any]:

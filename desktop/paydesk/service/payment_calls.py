@@ -26,8 +26,7 @@ from .money import to_wire
 from .typed import typed
 
 # the deadline of the create under way in this task: waiting for the budget is not counted
-_DEADLINE: ContextVar[asyncio.Timeout | None] = ContextVar("paydesk_create_deadline",
-                                                           default=None)
+_DEADLINE: ContextVar[asyncio.Timeout | None] = ContextVar("paydesk_create_deadline", default=None)
 
 
 class _CreateState:
@@ -47,6 +46,7 @@ class PaymentCalls:
     create_deadline: float
 
     if TYPE_CHECKING:
+
         async def _exchange(self, method: str, path: str, body: dict | None = None) -> Answer: ...
 
         async def _lookup(self, tx_ref: str) -> Transaction: ...
@@ -58,8 +58,9 @@ class PaymentCalls:
         def _limited_again(self, error: Exception, limited: int) -> bool: ...
 
     @typed
-    async def create_payment(self, request: PaymentRequest, *, resumed: bool = False,
-                             deadline: float | None = None) -> PaymentLink:
+    async def create_payment(
+        self, request: PaymentRequest, *, resumed: bool = False, deadline: float | None = None
+    ) -> PaymentLink:
         """Create a payment link; never two payments for one intent, never a lost one.
 
         When the answer is lost, the tx_ref is looked up: found, that is the result;
@@ -90,8 +91,7 @@ class PaymentCalls:
                 raise
             why = f"The service asks to wait {error.retry_after or 0:g} s before confirming"
         if state.maybe_sent:
-            raise AnswerLostError(f"{why}; the payment may exist: settle it later with the "
-                                  "same reference") from None
+            raise AnswerLostError(f"{why}; the payment may exist: settle it later with the same reference") from None
         raise state.last_error or ServiceUnavailableError(f"{why}; nothing was sent") from None
 
     async def _create(self, request: PaymentRequest, state: _CreateState) -> PaymentLink:
@@ -116,8 +116,7 @@ class PaymentCalls:
                 continue  # refused before acting: send again
             except ServiceUnavailableError as error:
                 state.last_error = error  # the answer is lost, or never came: ask the service
-                state.maybe_sent = (state.maybe_sent or error.status is not None
-                                    or isinstance(error, AnswerLostError))
+                state.maybe_sent = state.maybe_sent or error.status is not None or isinstance(error, AnswerLostError)
             else:
                 return self._link_from(request, answer)
             try:
@@ -134,12 +133,16 @@ class PaymentCalls:
             if found is None:
                 raise DuplicateReferenceError(
                     "Transaction reference has been used before, for another payment",
-                    {"tx_ref": ["used before, for another payment"]}, status=409)
+                    {"tx_ref": ["used before, for another payment"]},
+                    status=409,
+                )
             return found
         assert state.last_error is not None
         if state.maybe_sent and not isinstance(state.last_error, AnswerLostError):
-            raise AnswerLostError(f"{state.last_error.message}; the payment may exist: settle "
-                                  "it later with the same reference", status=state.last_error.status)
+            raise AnswerLostError(
+                f"{state.last_error.message}; the payment may exist: settle it later with the same reference",
+                status=state.last_error.status,
+            )
         raise state.last_error
 
     @staticmethod
@@ -147,8 +150,9 @@ class PaymentCalls:
         data = answer.data if isinstance(answer.data, dict) else {}
         url = data.get("checkout_url")
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-            raise UnexpectedAnswerError("No checkout_url in the answer", status=answer.status,
-                                        snippet=brief(answer.data))
+            raise UnexpectedAnswerError(
+                "No checkout_url in the answer", status=answer.status, snippet=brief(answer.data)
+            )
         return PaymentLink(tx_ref=request.tx_ref, checkout_url=url)
 
     async def _find_intent(self, request: PaymentRequest, maybe_sent: bool) -> PaymentLink | None:
@@ -157,9 +161,11 @@ class PaymentCalls:
         tx = await self._lookup(request.tx_ref)
         if tx.amount is None and not maybe_sent:
             return None  # nothing to compare, and none of ours can have arrived
-        if tx.amount is not None and (not tx.same_amount(Decimal(to_wire(request.amount)))
-                                      or (tx.currency and tx.currency != request.currency)
-                                      or (tx.email and tx.email.lower() != request.email.lower())):
+        if tx.amount is not None and (
+            not tx.same_amount(Decimal(to_wire(request.amount)))
+            or (tx.currency and tx.currency != request.currency)
+            or (tx.email and tx.email.lower() != request.email.lower())
+        ):
             return None
         url = f"{self.base_url}/payment/{tx.reference}" if tx.reference else None
         return PaymentLink(tx_ref=request.tx_ref, checkout_url=url, recovered=True)

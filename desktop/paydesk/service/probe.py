@@ -60,8 +60,9 @@ def _envelope(raw: bytes) -> bool:
         body = json.loads(raw)
     except (ValueError, RecursionError):
         return False
-    return (isinstance(body, dict) and isinstance(body.get("status"), str)
-            and isinstance(body.get("message"), (str, dict)))
+    return (
+        isinstance(body, dict) and isinstance(body.get("status"), str) and isinstance(body.get("message"), (str, dict))
+    )
 
 
 def judge(status: int, raw: bytes) -> Sounding | None:
@@ -77,32 +78,40 @@ def judge(status: int, raw: bytes) -> Sounding | None:
     return Sounding.OTHER  # a page, a redirect, another program's JSON, a key taken
 
 
-async def sound(base_url: str, *, lookup_path: str | None = None, timeout: float = TIMEOUT,  # noqa: ASYNC109 (httpx's per-phase timeout)
-                http: httpx.AsyncClient | None = None, budget: Budget | None = None) -> Sounding:
+async def sound(
+    base_url: str,
+    *,
+    lookup_path: str | None = None,
+    timeout: float = TIMEOUT,  # noqa: ASYNC109 (httpx's per-phase timeout)
+    http: httpx.AsyncClient | None = None,
+    budget: Budget | None = None,
+) -> Sounding:
     """Ask ``base_url`` (see the module's text). ``http``: a client to send with (its own
     Authorization header, if any, is replaced by the made-up key's); else one of its own.
     ``budget``: the address's call budget, a permit taken for each request."""
     if http is None:  # made off the loop's thread: its TLS context reads the certificates
         own = await asyncio.to_thread(httpx.AsyncClient, timeout=timeout, follow_redirects=False)
         async with own:
-            return await sound(base_url, lookup_path=lookup_path, timeout=timeout, http=own,
-                               budget=budget)
+            return await sound(base_url, lookup_path=lookup_path, timeout=timeout, http=own, budget=budget)
     base = base_url.rstrip("/")
-    headers = {"Authorization": f"Bearer {made_up_key()}", "Accept": "application/json",
-               "Accept-Encoding": ACCEPTED, "User-Agent": f"PayDesk/{__version__}"}
+    headers = {
+        "Authorization": f"Bearer {made_up_key()}",
+        "Accept": "application/json",
+        "Accept-Encoding": ACCEPTED,
+        "User-Agent": f"PayDesk/{__version__}",
+    }
     for path in paths_from(lookup_path):
         permit = await budget.take() if budget is not None else None
         try:
-            async with http.stream("GET", f"{base}/{path}/{PROBE_REFERENCE}", headers=headers,
-                                   timeout=timeout) as reply:
+            async with http.stream(
+                "GET", f"{base}/{path}/{PROBE_REFERENCE}", headers=headers, timeout=timeout
+            ) as reply:
                 if permit is not None:
-                    permit.answered(reply.status_code, reply.headers,
-                                    retry_after(reply.headers.get("retry-after")))
+                    permit.answered(reply.status_code, reply.headers, retry_after(reply.headers.get("retry-after")))
                 if reply.status_code == 429:
                     return Sounding.SERVICE  # its throttle: it cannot say more now
                 try:
-                    raw = await read_body(reply.aiter_raw(), reply.headers.get("content-encoding"),
-                                          MAX_BODY)
+                    raw = await read_body(reply.aiter_raw(), reply.headers.get("content-encoding"), MAX_BODY)
                 except (TooLarge, Undecodable):
                     return Sounding.OTHER
         except httpx.HTTPError:

@@ -20,7 +20,9 @@ _BEARER = re.compile(r"(bearer\s+)[^\s\"',}]+", re.IGNORECASE)
 # a card field's value, quoted or not: 'cvv': '123', "card_pan":"4242…", cvc=123
 _CARD_FIELD = re.compile(
     r"""(["']?\b(?:card_pan|card_number|pan|cvv|cvc|cvv2|security_code)\b["']?\s*[:=]\s*)"""
-    r"""(?:"[^"]*"|'[^']*'|[^\s,;&}\]]+)""", re.IGNORECASE)
+    r"""(?:"[^"]*"|'[^']*'|[^\s,;&}\]]+)""",
+    re.IGNORECASE,
+)
 # digits, in groups separated by one space or hyphen ("4242 4242 4242 4242", "3782-822463-10005")
 _DIGIT_RUN = re.compile(r"(?<![0-9])[0-9]+(?:[ -][0-9]+)*(?![0-9])")
 
@@ -57,13 +59,13 @@ def _card_numbers(match: re.Match) -> str:
             total += len(groups[j])
             if total > 19:
                 break
-            if total >= 13 and luhn_valid("".join(groups[i:j + 1])):
+            if total >= 13 and luhn_valid("".join(groups[i : j + 1])):
                 end = j
         if end is None:
             out.append(groups[i] + seps[i])
             i += 1
         else:
-            out.append(f"[card ending {''.join(groups[i:end + 1])[-4:]}]{seps[end]}")
+            out.append(f"[card ending {''.join(groups[i : end + 1])[-4:]}]{seps[end]}")
             i = end + 1
     return "".join(out)
 

@@ -18,8 +18,7 @@ from .errors import AuthenticationError, NotFoundError, ServiceError, ServiceUna
 TIMEOUT = 5.0  # seconds for one control call
 
 
-async def _call(base_url: str, secret_key: str, method: str, path: str,
-                body: dict[str, Any] | None = None) -> Any:
+async def _call(base_url: str, secret_key: str, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
     """One control call; its ``data`` (the sandbox's envelope), or a ServiceError."""
     url = f"{base_url.rstrip('/')}/_sandbox/{path}"
     headers = {"Authorization": f"Bearer {secret_key}", "Accept": "application/json"}
@@ -27,8 +26,9 @@ async def _call(base_url: str, secret_key: str, method: str, path: str,
         async with httpx.AsyncClient(timeout=TIMEOUT, follow_redirects=False) as http:
             reply = await http.request(method, url, json=body, headers=headers)
     except httpx.HTTPError as error:
-        raise ServiceUnavailableError(
-            f"The sandbox could not be reached ({type(error).__name__})").scrubbed(secret_key) from None
+        raise ServiceUnavailableError(f"The sandbox could not be reached ({type(error).__name__})").scrubbed(
+            secret_key
+        ) from None
     try:
         answer = reply.json()
     except ValueError:
@@ -37,18 +37,17 @@ async def _call(base_url: str, secret_key: str, method: str, path: str,
     if reply.status_code == 404 and not message:
         raise NotFoundError("This service has no sandbox control API", status=404)
     if reply.status_code in (401, 403):
-        raise AuthenticationError(str(message or "The key was refused"),
-                                  status=reply.status_code).scrubbed(secret_key)
+        raise AuthenticationError(str(message or "The key was refused"), status=reply.status_code).scrubbed(secret_key)
     if reply.status_code >= 400 or not isinstance(answer, dict):
-        raise ServiceError(str(message or f"The sandbox answered {reply.status_code}"),
-                           status=reply.status_code).scrubbed(secret_key)
+        raise ServiceError(
+            str(message or f"The sandbox answered {reply.status_code}"), status=reply.status_code
+        ).scrubbed(secret_key)
     return answer.get("data")
 
 
 async def pay(base_url: str, secret_key: str, reference: str, outcome: str = "success") -> Any:
     """The customer pays (or fails, or cancels) the payment of this *service* reference."""
-    return await _call(base_url, secret_key, "POST", f"pay/{quote(reference, safe='')}",
-                       {"outcome": outcome})
+    return await _call(base_url, secret_key, "POST", f"pay/{quote(reference, safe='')}", {"outcome": outcome})
 
 
 async def notifications(base_url: str, secret_key: str) -> list[dict[str, Any]]:
@@ -82,7 +81,6 @@ async def set_webhook_url(base_url: str, secret_key: str, url: str | None) -> No
             else:
                 answer = await client.put(address, json={"url": url}, headers=headers)
     except httpx.HTTPError as error:
-        raise ServiceUnavailableError(f"The sandbox did not answer ({type(error).__name__})") \
-            from None
+        raise ServiceUnavailableError(f"The sandbox did not answer ({type(error).__name__})") from None
     if answer.status_code >= 300:
         raise ServiceError(f"The sandbox refused the webhook URL (HTTP {answer.status_code})")

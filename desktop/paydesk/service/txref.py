@@ -66,12 +66,12 @@ def corrections(reference: str) -> list[tuple[str, str]]:
             continue
         for other in ALPHABET:
             if other != ch:
-                candidate = ref[:i] + other + ref[i + 1:]
+                candidate = ref[:i] + other + ref[i + 1 :]
                 if is_consistent(candidate):
                     found.append(("typed", candidate))
-        following = ref[i + 1:i + 2]
+        following = ref[i + 1 : i + 2]
         if following in _VALUE and following != ch:
-            candidate = ref[:i] + following + ch + ref[i + 2:]
+            candidate = ref[:i] + following + ch + ref[i + 2 :]
             if is_consistent(candidate):
                 found.append(("swapped", candidate))
     return found
@@ -106,9 +106,13 @@ def validate(typed: str) -> str:
 class TxRefGenerator:
     """Makes references; ``next_sequence(day)`` may be backed by the ledger."""
 
-    def __init__(self, prefix: str, installation_id: str,
-                 next_sequence: Callable[[date], int] | None = None,
-                 today: Callable[[], date] | None = None):
+    def __init__(
+        self,
+        prefix: str,
+        installation_id: str,
+        next_sequence: Callable[[date], int] | None = None,
+        today: Callable[[], date] | None = None,
+    ):
         prefix = prefix.upper()
         if not _PREFIX.fullmatch(prefix):
             raise TxRefError("A prefix is 1 to 8 letters or digits")

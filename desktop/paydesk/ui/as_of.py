@@ -36,5 +36,5 @@ class AsOf(QObject):
             self.changed.emit(text)
 
     def suffix(self) -> str:
-        """", as of 14:02" to end a line with, or ""."""
+        """ ", as of 14:02" to end a line with, or ""."""
         return f", {self.text}" if self.text else ""

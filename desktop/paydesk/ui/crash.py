@@ -37,17 +37,14 @@ log = logging.getLogger("paydesk.crash")
 SAID_FOR_MS = 15_000  # a ledger's sentence that slipped through stays in the status bar
 
 
-def report_text(exc_type: type[BaseException], exc: BaseException,
-                tb: TracebackType | None) -> str:
+def report_text(exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None) -> str:
     lines = traceback.format_exception(exc_type, exc, tb)
-    head = (f"PayDesk {__version__}, Python {platform.python_version()}, "
-            f"{platform.system()} {platform.release()}\n\n")
+    head = f"PayDesk {__version__}, Python {platform.python_version()}, {platform.system()} {platform.release()}\n\n"
     return REDACTOR.clean(head + "".join(lines))
 
 
 class CrashDialog(QDialog):
-    def __init__(self, summary: str, report: str, log_path: Path | None,
-                 parent: QWidget | None = None) -> None:
+    def __init__(self, summary: str, report: str, log_path: Path | None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("crash-dialog")
         self.setWindowTitle("PayDesk hit an unexpected problem")
@@ -59,8 +56,10 @@ class CrashDialog(QDialog):
         headline.setFont(bold)
         layout.addWidget(headline)
         # what went wrong may quote the service or the network: shown as text, never markup
-        text = QLabel(f"{summary}\nPayDesk is still running and nothing you saved was lost. "
-                      "You can copy the report below for support.")
+        text = QLabel(
+            f"{summary}\nPayDesk is still running and nothing you saved was lost. "
+            "You can copy the report below for support."
+        )
         text.setObjectName("crash-summary")
         text.setTextFormat(Qt.TextFormat.PlainText)
         text.setWordWrap(True)
@@ -103,15 +102,13 @@ class ExceptionHook:
     def uninstall(self) -> None:
         sys.excepthook = self._previous
 
-    def __call__(self, exc_type: type[BaseException], exc: BaseException,
-                 tb: TracebackType | None) -> None:
+    def __call__(self, exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
         if issubclass(exc_type, KeyboardInterrupt):
             QApplication.quit()
             return
         report = report_text(exc_type, exc, tb)
         if issubclass(exc_type, LedgerError):
-            log.warning("a ledger's refusal reached the exception hook (its path should say "
-                        "it):\n%s", report)
+            log.warning("a ledger's refusal reached the exception hook (its path should say it):\n%s", report)
             if QApplication.instance() is not None:
                 self._say(REDACTOR.clean(str(exc)))
             return

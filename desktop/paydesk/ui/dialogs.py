@@ -56,8 +56,16 @@ async def run_dialog(dialog: QDialog, before: Awaitable[object] | None = None) -
         return code
 
 
-async def confirm(parent: QWidget | None, title: str, text: str, informative: str,
-                  accept: str, reject: str, *, object_name: str = "confirm") -> bool:
+async def confirm(
+    parent: QWidget | None,
+    title: str,
+    text: str,
+    informative: str,
+    accept: str,
+    reject: str,
+    *,
+    object_name: str = "confirm",
+) -> bool:
     box = QMessageBox(QMessageBox.Icon.Warning, title, text, parent=parent)
     box.setObjectName(object_name)
     box.setInformativeText(informative)

@@ -22,9 +22,15 @@ EVERY_LINE = 1 << 20  # a WrappedLabel's lines: as many as its text needs
 
 
 class ElidedLabel(QLabel):
-    def __init__(self, text: str = "", parent: QWidget | None = None,
-                 mode: Qt.TextElideMode = Qt.TextElideMode.ElideRight, *,
-                 keep_room: bool = False, lines: int = 1):
+    def __init__(
+        self,
+        text: str = "",
+        parent: QWidget | None = None,
+        mode: Qt.TextElideMode = Qt.TextElideMode.ElideRight,
+        *,
+        keep_room: bool = False,
+        lines: int = 1,
+    ):
         """``keep_room``: hidden, it keeps its room (a message that comes and goes moves
         nothing); ``lines``: how many lines high it is."""
         super().__init__("", parent)
@@ -41,11 +47,11 @@ class ElidedLabel(QLabel):
 
     # -- the text and its tooltip --------------------------------------------------------
 
-    def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
+    def setText(self, text: str) -> None:
         super().setText(text)
         self._tip()
 
-    def setToolTip(self, tip: str) -> None:  # noqa: N802 - Qt's name
+    def setToolTip(self, tip: str) -> None:
         self._own_tip = tip
         self._tip()
 
@@ -75,7 +81,7 @@ class ElidedLabel(QLabel):
                 break
             line.setLineWidth(width)
             end = line.textStart() + line.textLength()
-            shown.append(text[line.textStart():end].strip())
+            shown.append(text[line.textStart() : end].strip())
             start = end
         layout.endLayout()
         rest = text[start:].replace("\n", " ").strip()
@@ -93,8 +99,7 @@ class ElidedLabel(QLabel):
         if self.mode == Qt.TextElideMode.ElideMiddle and cut > 0:
             name = text[cut:]
             room = width - metrics.horizontalAdvance(name)
-            if metrics.horizontalAdvance(text) > width \
-                    and room >= metrics.horizontalAdvance("M" * LEAST_CHARS + "…"):
+            if metrics.horizontalAdvance(text) > width and room >= metrics.horizontalAdvance("M" * LEAST_CHARS + "…"):
                 return metrics.elidedText(text[:cut], Qt.TextElideMode.ElideRight, room) + name
         return metrics.elidedText(text, self.mode, width)
 
@@ -106,11 +111,11 @@ class ElidedLabel(QLabel):
         if tip != super().toolTip():
             super().setToolTip(tip)
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's name
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._tip()
 
-    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt's name: a font or style changed
+    def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         self._tip()
 
@@ -119,29 +124,28 @@ class ElidedLabel(QLabel):
     def _height(self) -> int:
         margins = self.contentsMargins()
         metrics = self.fontMetrics()
-        return metrics.height() + (self.lines - 1) * metrics.lineSpacing() \
-            + margins.top() + margins.bottom()
+        return metrics.height() + (self.lines - 1) * metrics.lineSpacing() + margins.top() + margins.bottom()
 
     def _extra_width(self) -> int:
         margins = self.contentsMargins()
         return margins.left() + margins.right()  # a frame's width is among them
 
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+    def sizeHint(self) -> QSize:
         return QSize(self.full_width() + self._extra_width(), self._height())
 
-    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+    def minimumSizeHint(self) -> QSize:
         least = self.fontMetrics().horizontalAdvance("M" * LEAST_CHARS + "…")
         return QSize(min(least, self.full_width()) + self._extra_width(), self._height())
 
-    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt's name: as many lines
+    def heightForWidth(self, width: int) -> int:
         return self._height()
 
-    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt's name
+    def hasHeightForWidth(self) -> bool:
         return False
 
     # -- drawing -------------------------------------------------------------------------
 
-    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt's name
+    def paintEvent(self, event: QPaintEvent) -> None:
         QFrame.paintEvent(self, event)  # the frame and the style's background
         painter = QPainter(self)
         area = self.contentsRect()
@@ -154,11 +158,11 @@ class ElidedLabel(QLabel):
         else:  # from the top, a line each
             align = (align & Qt.AlignmentFlag.AlignHorizontal_Mask) | Qt.AlignmentFlag.AlignTop
             step = self.fontMetrics().lineSpacing()
-            rects = [QRect(area.x(), area.y() + i * step, area.width(), step)
-                     for i in range(len(lines))]
+            rects = [QRect(area.x(), area.y() + i * step, area.width(), step) for i in range(len(lines))]
         for rect, line in zip(rects, lines):
-            self.style().drawItemText(painter, rect, int(align.value), self.palette(),
-                                      self.isEnabled(), line, self.foregroundRole())
+            self.style().drawItemText(
+                painter, rect, int(align.value), self.palette(), self.isEnabled(), line, self.foregroundRole()
+            )
         painter.end()
 
 
@@ -191,21 +195,22 @@ class WrappedLabel(ElidedLabel):
         layout.endLayout()
         return max(1, count)
 
-    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt's name
+    def heightForWidth(self, width: int) -> int:
         margins = self.contentsMargins()
         inside = width - margins.left() - margins.right()
         metrics = self.fontMetrics()
-        return metrics.height() + (self._line_count(inside) - 1) * metrics.lineSpacing() \
-            + margins.top() + margins.bottom()
+        return (
+            metrics.height() + (self._line_count(inside) - 1) * metrics.lineSpacing() + margins.top() + margins.bottom()
+        )
 
-    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt's name
+    def hasHeightForWidth(self) -> bool:
         return True
 
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+    def sizeHint(self) -> QSize:
         width = self.full_width() + self._extra_width()
         return QSize(width, self.heightForWidth(width))
 
-    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+    def minimumSizeHint(self) -> QSize:
         # one line high, as a QLabel that wraps: its height at a width is heightForWidth's
         least = super().minimumSizeHint()
         return QSize(least.width(), self.heightForWidth(self.sizeHint().width()))

@@ -37,8 +37,9 @@ class FieldMessage(ElidedLabel):
         self.setVisible(bool(text))
 
 
-def add_field_row(form: QFormLayout, label: str, shown: QWidget, name: str,
-                  buddy: QWidget | None = None, lines: int = 1) -> FieldMessage:
+def add_field_row(
+    form: QFormLayout, label: str, shown: QWidget, name: str, buddy: QWidget | None = None, lines: int = 1
+) -> FieldMessage:
     """A row of ``form``: the caption (its mnemonic focuses ``buddy``, else ``shown``), the
     field and, under it, its message (``lines`` high)."""
     message = FieldMessage(name, lines)

@@ -14,14 +14,14 @@ class FirstRunDialog(QDialog):
         self.setWindowTitle("Welcome to PayDesk")
         self.choice = 0
         layout = QVBoxLayout(self)
-        intro = QLabel("<h2>Welcome to PayDesk</h2>"
-                       "<p>PayDesk needs a payment service to talk to.</p>")
+        intro = QLabel("<h2>Welcome to PayDesk</h2><p>PayDesk needs a payment service to talk to.</p>")
         intro.setAccessibleName("Welcome to PayDesk")
         layout.addWidget(intro)
         self.try_sandbox = QPushButton("Try the sandbox")
         self.try_sandbox.setAccessibleName("Try the sandbox")
-        self.try_sandbox.setToolTip("A complete local copy of the service, with test keys: "
-                                    "nothing is real, nothing leaves this computer")
+        self.try_sandbox.setToolTip(
+            "A complete local copy of the service, with test keys: nothing is real, nothing leaves this computer"
+        )
         self.connect_service = QPushButton("Connect to your service")
         self.connect_service.setAccessibleName("Connect to your service")
         self.connect_service.setToolTip("Enter your service's address and your keys")

@@ -23,8 +23,16 @@ from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
 # faces known to slash or dot the zero and to give 1 and l distinct shapes, best first;
 # the system's fixed face when none is installed
-FACES = ("DejaVu Sans Mono", "Cascadia Mono", "Consolas", "Menlo", "SF Mono",
-         "Source Code Pro", "Noto Sans Mono", "Liberation Mono")
+FACES = (
+    "DejaVu Sans Mono",
+    "Cascadia Mono",
+    "Consolas",
+    "Menlo",
+    "SF Mono",
+    "Source Code Pro",
+    "Noto Sans Mono",
+    "Liberation Mono",
+)
 # OpenType features that join or swap glyphs: all off
 NO_LIGATURES = ("liga", "clig", "dlig", "hlig", "calt", "rlig")
 
@@ -38,16 +46,14 @@ def _face() -> str:
     return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family()
 
 
-def fixed_font(base: QFont | None = None, *, pixel_size: int | None = None,
-               point_size: float | None = None) -> QFont:
+def fixed_font(base: QFont | None = None, *, pixel_size: int | None = None, point_size: float | None = None) -> QFont:
     """``base`` (size, weight) in the fixed face, with ligatures and shaping off."""
     font = QFont(base) if base is not None else QFont()
     font.setFamilies([_face()])
     font.setStyleHint(QFont.StyleHint.TypeWriter)
     font.setFixedPitch(True)
     font.setKerning(False)
-    font.setStyleStrategy(QFont.StyleStrategy(
-        font.styleStrategy() | QFont.StyleStrategy.PreferNoShaping))
+    font.setStyleStrategy(QFont.StyleStrategy(font.styleStrategy() | QFont.StyleStrategy.PreferNoShaping))
     for tag in NO_LIGATURES:
         font.setFeature(QFont.Tag(tag), 0)
     if pixel_size is not None:
@@ -59,9 +65,12 @@ def fixed_font(base: QFont | None = None, *, pixel_size: int | None = None,
 
 def is_fixed(font: QFont) -> bool:
     """Does ``font`` draw text as ``fixed_font`` does (what the tests check of a widget)?"""
-    return (font.family() == _face() and font.fixedPitch()
-            and bool(font.styleStrategy() & QFont.StyleStrategy.PreferNoShaping)
-            and all(font.featureValue(QFont.Tag(tag)) == 0 for tag in NO_LIGATURES))
+    return (
+        font.family() == _face()
+        and font.fixedPitch()
+        and bool(font.styleStrategy() & QFont.StyleStrategy.PreferNoShaping)
+        and all(font.featureValue(QFont.Tag(tag)) == 0 for tag in NO_LIGATURES)
+    )
 
 
 def use_fixed(*widgets: QWidget) -> None:
@@ -70,18 +79,17 @@ def use_fixed(*widgets: QWidget) -> None:
         widget.setFont(fixed_font(widget.font()))
 
 
-def fixed_option(alignment: Qt.AlignmentFlag = Qt.AlignmentFlag.AlignLeft,
-                 wrap: bool = True) -> QTextOption:
+def fixed_option(alignment: Qt.AlignmentFlag = Qt.AlignmentFlag.AlignLeft, wrap: bool = True) -> QTextOption:
     """How a reference is painted: wrapped anywhere when it must (it has no words), laid
     out as it is (no shaping: each character its own glyph)."""
     option = QTextOption(alignment)
-    option.setWrapMode(QTextOption.WrapMode.WrapAnywhere if wrap
-                       else QTextOption.WrapMode.NoWrap)
+    option.setWrapMode(QTextOption.WrapMode.WrapAnywhere if wrap else QTextOption.WrapMode.NoWrap)
     return option
 
 
-def draw_one_line(painter: QPainter, box: QRectF, text: str,
-                  alignment: Qt.AlignmentFlag = Qt.AlignmentFlag.AlignLeft) -> float:
+def draw_one_line(
+    painter: QPainter, box: QRectF, text: str, alignment: Qt.AlignmentFlag = Qt.AlignmentFlag.AlignLeft
+) -> float:
     """Paint ``text`` (a reference) in the painter's font, which is ``fixed_font``'s, on one
     line in ``box``: made smaller until it fits the box's width, never wrapped (a reference
     broken after a hyphen reads as two). Returns the height of the line drawn."""
@@ -107,8 +115,7 @@ def draw_one_line(painter: QPainter, box: QRectF, text: str,
 def fixed_html(text: str) -> str:
     """``text`` as a rich-text span in the fixed face (kerning off), escaped: a reference
     inside a message box's sentence (the rest of which is given through ``html.escape``)."""
-    return (f"<span style=\"font-family: '{_face()}'; font-kerning: none;\">"
-            f"{html.escape(text)}</span>")
+    return f"<span style=\"font-family: '{_face()}'; font-kerning: none;\">{html.escape(text)}</span>"
 
 
 class OneLineDelegate(QStyledItemDelegate):
@@ -117,8 +124,7 @@ class OneLineDelegate(QStyledItemDelegate):
     narrow, so its start and its end both show; the model gives the whole of it as the
     cell's tooltip, and the fixed font."""
 
-    def initStyleOption(self, option: QStyleOptionViewItem,  # noqa: N802 - Qt's name
-                        index: QModelIndex | QPersistentModelIndex) -> None:
+    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         super().initStyleOption(option, index)
         option.features &= ~QStyleOptionViewItem.ViewItemFeature.WrapText
         option.textElideMode = Qt.TextElideMode.ElideMiddle

@@ -37,8 +37,7 @@ class LedgerProblemDialog(QDialog):
     by closing the dialog, which counts as Quit). CONNECT: a password was typed
     (``typed_password()``), to be tried at once."""
 
-    def __init__(self, why: str, address: str, parent: QWidget | None = None, *,
-                 asks_password: bool = False) -> None:
+    def __init__(self, why: str, address: str, parent: QWidget | None = None, *, asks_password: bool = False) -> None:
         super().__init__(parent)
         self.setObjectName("ledger-problem")
         self.setWindowTitle("Shared ledger")
@@ -72,8 +71,7 @@ class LedgerProblemDialog(QDialog):
         self.password.setAccessibleName("Password")
         self.password.setEchoMode(QLineEdit.EchoMode.Password)
         use_fixed(self.password)
-        self.password_message = add_field_row(form, "&Password", self.password,
-                                              "ledger-problem-password", lines=2)
+        self.password_message = add_field_row(form, "&Password", self.password, "ledger-problem-password", lines=2)
         layout.addWidget(self.asking)
         self.note = QLabel(RETRYING)
         self.note.setAccessibleName(RETRYING)
@@ -83,11 +81,17 @@ class LedgerProblemDialog(QDialog):
         self.connect_button = QPushButton("Connect")
         self.try_again = QPushButton("Try again")
         self.use_own = QPushButton("Use this computer's own ledger")
-        self.use_own.setToolTip("For this session only: the records made meanwhile stay on "
-                                "this computer (import them into the shared ledger later)")
+        self.use_own.setToolTip(
+            "For this session only: the records made meanwhile stay on "
+            "this computer (import them into the shared ledger later)"
+        )
         self.quit = QPushButton("Quit")
-        for button, choice in ((self.connect_button, CONNECT), (self.try_again, WAITING),
-                               (self.use_own, OWN), (self.quit, QUIT)):
+        for button, choice in (
+            (self.connect_button, CONNECT),
+            (self.try_again, WAITING),
+            (self.use_own, OWN),
+            (self.quit, QUIT),
+        ):
             button.setAccessibleName(button.text())
             button.clicked.connect(lambda _=False, c=choice: self._choose(c))
             buttons.addWidget(button)

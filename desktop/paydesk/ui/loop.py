@@ -61,7 +61,7 @@ class _Timers(QObject):
             del self._handles[timer_id]
             self.killTimer(timer_id)
 
-    def timerEvent(self, event: QTimerEvent) -> None:  # noqa: N802
+    def timerEvent(self, event: QTimerEvent) -> None:
         timer_id = event.timerId()
         self.killTimer(timer_id)
         handle = self._handles.pop(timer_id, None)
@@ -94,8 +94,9 @@ class EventLoop(qasync.QEventLoop):
         super().__init__(*args, **kwargs)
         self._timer = _Timers()
 
-    def call_later(self, delay: float, callback: Callable[..., object], *args: Any,
-                   context: contextvars.Context | None = None) -> asyncio.Handle:
+    def call_later(
+        self, delay: float, callback: Callable[..., object], *args: Any, context: contextvars.Context | None = None
+    ) -> asyncio.Handle:
         if self.get_debug():  # as asyncio's own loop: checked in debug mode only (the check
             # costs more than the rest: about 50 timers a request, the client's timeouts)
             if asyncio.iscoroutinefunction(callback):

@@ -44,14 +44,18 @@ if TYPE_CHECKING:  # each imported when first built: keeps start-up quick
     from .shared_ledger import SharedLedgerDialog
     from .transactions.tab import TransactionsTab
 
-TEST_BANNER = ("TEST MODE: nothing here is real money. Links created now can only be paid "
-               "with test cards.")
-LIVE_BANNER = ("LIVE MODE: real money. Links created now are paid by real customers' cards, "
-               "and card actions move real funds.")
-SANDBOX_LIVE_BANNER = ("LIVE MODE of the sandbox: this is still the sandbox on this computer, "
-                       "not real money; its live links refuse test cards.")
-KEYRING_NOTICE = ("No system keyring: keys are kept in memory for this session only. Next "
-                  "time PayDesk starts, enter them again with Edit profile (Ctrl+,).")
+TEST_BANNER = "TEST MODE: nothing here is real money. Links created now can only be paid with test cards."
+LIVE_BANNER = (
+    "LIVE MODE: real money. Links created now are paid by real customers' cards, and card actions move real funds."
+)
+SANDBOX_LIVE_BANNER = (
+    "LIVE MODE of the sandbox: this is still the sandbox on this computer, "
+    "not real money; its live links refuse test cards."
+)
+KEYRING_NOTICE = (
+    "No system keyring: keys are kept in memory for this session only. Next "
+    "time PayDesk starts, enter them again with Edit profile (Ctrl+,)."
+)
 
 
 def _unbuilt(title: str) -> QWidget:
@@ -95,8 +99,7 @@ class MainWindow(WindowActions, QMainWindow):
         self.edit_profile.setObjectName("edit-profile")
         self.edit_profile.setAccessibleName("Edit profile")
         self.tasks = session.tasks.child(self)
-        self.edit_profile.clicked.connect(
-            lambda: self.tasks.spawn(self.open_editor(self.session.profile), "editor"))
+        self.edit_profile.clicked.connect(lambda: self.tasks.spawn(self.open_editor(self.session.profile), "editor"))
         toolbar.addWidget(self.edit_profile)
         self.add_profile = QPushButton("Add profile…")
         self.add_profile.setObjectName("add-profile")
@@ -124,8 +127,7 @@ class MainWindow(WindowActions, QMainWindow):
         self.live_banner = QLabel(LIVE_BANNER)
         self.live_banner.setObjectName("live-banner")
         self.live_banner.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.live_banner.setStyleSheet(
-            "background: #b3261e; color: #fff; font-weight: 700; padding: 8px;")
+        self.live_banner.setStyleSheet("background: #b3261e; color: #fff; font-weight: 700; padding: 8px;")
         column.addWidget(self.live_banner)
         self.keyring_notice = QLabel(KEYRING_NOTICE)
         self.keyring_notice.setObjectName("keyring-notice")
@@ -308,13 +310,22 @@ class MainWindow(WindowActions, QMainWindow):
                 informative = (
                     "This profile is PayDesk's embedded sandbox: its live mode is still the "
                     "sandbox on this computer, and no real money moves. It behaves like a live "
-                    "service: test cards cannot pay its live links. Test data stays in test mode.")
+                    "service: test cards cannot pay its live links. Test data stays in test mode."
+                )
             else:
                 informative = (
                     "Live mode uses real money: links you create can be paid by real customers, "
-                    "and card actions move real funds. Test data stays in test mode.")
-            ok = await confirm(self, "Switch to live mode?", "Switch to LIVE mode?", informative,
-                               "Switch to live", "Stay in test", object_name="confirm-live")
+                    "and card actions move real funds. Test data stays in test mode."
+                )
+            ok = await confirm(
+                self,
+                "Switch to live mode?",
+                "Switch to LIVE mode?",
+                informative,
+                "Switch to live",
+                "Stay in test",
+                object_name="confirm-live",
+            )
             if not ok:
                 return False
             await self.session.set_mode("live")
@@ -365,7 +376,7 @@ class MainWindow(WindowActions, QMainWindow):
         await run_dialog(dialog, before=dialog.load_password())
         return dialog
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
+    def closeEvent(self, event: QCloseEvent) -> None:
         if self._state is not None:
             self._state.setValue("geometry", self.saveGeometry())
             self._state.sync()
@@ -378,4 +389,3 @@ class MainWindow(WindowActions, QMainWindow):
             self.cards_tab.page.secret.forget()  # no card number left on the clipboard after quit
         super().closeEvent(event)
         self.closed.emit()
-

@@ -61,10 +61,10 @@ class PagedModel(HeadedModel):
         self._end, self._more = end, True
         self.endRemoveRows()
 
-    def canFetchMore(self, parent: Index = QModelIndex()) -> bool:  # noqa: N802 - Qt's name
+    def canFetchMore(self, parent: Index = QModelIndex()) -> bool:
         return not parent.isValid() and self._more and not self._fetching
 
-    def fetchMore(self, parent: Index = QModelIndex()) -> None:  # noqa: N802 - Qt's name
+    def fetchMore(self, parent: Index = QModelIndex()) -> None:
         if self.canFetchMore(parent) and self.listed():
             self._fetching = True
             self.tasks.spawn(self._next_page(self.query, self._end), self.PAGE_TASK)

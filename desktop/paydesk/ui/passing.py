@@ -52,16 +52,16 @@ class Passing(QObject):
         signals.healthChanged.connect(self._health_changed)
         signals.changed.connect(self._profile_changed)
 
-    def said(self, where: QLabel, text: str, error: BaseException | None,
-             clear: Callable[[], None] | None = None) -> None:
+    def said(
+        self, where: QLabel, text: str, error: BaseException | None, clear: Callable[[], None] | None = None
+    ) -> None:
         """``text`` (``error``'s refusal) is shown in ``where``: taken back when its cause
         goes (``clear()``, or ``where`` emptied), if it is still what ``where`` says."""
         cause = cause_of(error)
         if cause is not None and text:
             self._said.append((cause, where, text, clear))
 
-    def refused_now(self, where: QLabel, say: Callable[[str], None],
-                    clear: Callable[[], None] | None = None) -> bool:
+    def refused_now(self, where: QLabel, say: Callable[[str], None], clear: Callable[[], None] | None = None) -> bool:
         """While a write would be refused (a shared ledger out of reach): its sentence said
         with ``say`` (shown in ``where``) until the ledger answers again, and True."""
         text = self.session.refusal()
@@ -94,8 +94,12 @@ class Passing(QObject):
 
     def _health_changed(self, profile_id: str, mode: str) -> None:
         profile = self.session.profile
-        if profile is not None and profile.id == profile_id and mode == self.session.mode \
-                and self.session.health.get(profile_id, mode).problem is None:
+        if (
+            profile is not None
+            and profile.id == profile_id
+            and mode == self.session.mode
+            and self.session.health.get(profile_id, mode).problem is None
+        ):
             self._gone(KEYS)
 
     def _profile_changed(self) -> None:

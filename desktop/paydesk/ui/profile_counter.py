@@ -35,9 +35,11 @@ class CounterValues(TypedDict):
     counter_logo: str
 
 
-LOGO_HINT = ("A file on this computer. Each counter shows the image at this path on its own "
-             "computer: with a shared ledger, put the image at the same path on every counter "
-             "(a counter without it shows no logo).")
+LOGO_HINT = (
+    "A file on this computer. Each counter shows the image at this path on its own "
+    "computer: with a shared ledger, put the image at the same path on every counter "
+    "(a counter without it shows no logo)."
+)
 
 
 class CounterGroup(QGroupBox):
@@ -53,18 +55,19 @@ class CounterGroup(QGroupBox):
         self.walk_in = QLineEdit(defaults.walk_in_name)
         self.walk_in.setObjectName("profile-walk-in")
         self.walk_in.setAccessibleName("Walk-in customer name")
-        self.walk_in.setToolTip("The name counter sales are made under; its first word is sent "
-                                "as the first name, the rest as the last name")
-        self.walk_in_message = add_field_row(form, "Wal&k-in customer name", self.walk_in,
-                                             "profile-walk-in")
+        self.walk_in.setToolTip(
+            "The name counter sales are made under; its first word is sent as the first name, the rest as the last name"
+        )
+        self.walk_in_message = add_field_row(form, "Wal&k-in customer name", self.walk_in, "profile-walk-in")
         self.shop_email = QLineEdit(defaults.shop_email)
         self.shop_email.setObjectName("profile-shop-email")
         self.shop_email.setAccessibleName("Shop e-mail")
         self.shop_email.setPlaceholderText("shop@example.com")
-        self.shop_email.setToolTip("Used when the customer gives no e-mail (the service sends "
-                                   "its receipt there); the counter cannot sell without it")
-        self.shop_email_message = add_field_row(form, "Shop &e-mail", self.shop_email,
-                                                "profile-shop-email")
+        self.shop_email.setToolTip(
+            "Used when the customer gives no e-mail (the service sends "
+            "its receipt there); the counter cannot sell without it"
+        )
+        self.shop_email_message = add_field_row(form, "Shop &e-mail", self.shop_email, "profile-shop-email")
         self.logo = QLineEdit(defaults.counter_logo)
         self.logo.setObjectName("profile-counter-logo")
         self.logo.setAccessibleName("Customer display logo")
@@ -74,15 +77,13 @@ class CounterGroup(QGroupBox):
         self.choose_logo.setObjectName("profile-counter-logo-choose")
         self.choose_logo.setAccessibleName("Choose…")
         self.choose_logo.setAccessibleDescription("Choose the customer display logo")
-        self.choose_logo.clicked.connect(
-            lambda: self.editor.tasks.replace("choose logo", self.choose()))
+        self.choose_logo.clicked.connect(lambda: self.editor.tasks.replace("choose logo", self.choose()))
         logo_row = QWidget()
         row = QHBoxLayout(logo_row)
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.logo, 1)
         row.addWidget(self.choose_logo)
-        self.logo_message = add_field_row(form, "Customer display &logo", logo_row,
-                                          "profile-counter-logo", self.logo)
+        self.logo_message = add_field_row(form, "Customer display &logo", logo_row, "profile-counter-logo", self.logo)
         # the path is read on each counter's own computer (a shared ledger shares the path,
         # not the image): said where it is typed
         self.logo_hint = QLabel(LOGO_HINT)
@@ -129,6 +130,8 @@ class CounterGroup(QGroupBox):
         return True
 
     def values(self) -> CounterValues:
-        return {"walk_in_name": " ".join(self.walk_in.text().split()),
-                "shop_email": self.shop_email.text().strip(),
-                "counter_logo": self.logo.text().strip()}
+        return {
+            "walk_in_name": " ".join(self.walk_in.text().split()),
+            "shop_email": self.shop_email.text().strip(),
+            "counter_logo": self.logo.text().strip(),
+        }

@@ -34,15 +34,18 @@ from .fixed_text import use_fixed
 from .profile_counter import CounterGroup
 from .screen_fit import fit_to_contents, keep_wrapped_height
 
-KEY_FIELDS = (("test", "secret", "Test secret key"), ("test", "public", "Test public key"),
-              ("live", "secret", "Live secret key"), ("live", "public", "Live public key"))
+KEY_FIELDS = (
+    ("test", "secret", "Test secret key"),
+    ("test", "public", "Test public key"),
+    ("live", "secret", "Live secret key"),
+    ("live", "public", "Live public key"),
+)
 KEY_LINES, KEY_ROOM = 2, 260  # what Check keys found, whole in two lines under its key, px
 FIELD_ROOM = 180  # px: the least a field of the profile is made, the editor narrowed
 
 
 WEBHOOK = ("test", "webhook")  # where the keyring keeps the webhook secret
-WEBHOOK_NOTE = ("The family's dashboard webhook secret; leave empty when the service signs "
-                "with the secret key.")
+WEBHOOK_NOTE = "The family's dashboard webhook secret; leave empty when the service signs with the secret key."
 
 
 class KeyField(QWidget):
@@ -75,8 +78,7 @@ class KeyField(QWidget):
 
 
 class ProfileEditor(QDialog):
-    def __init__(self, session: Session, profile: Profile | None = None,
-                 parent: QWidget | None = None) -> None:
+    def __init__(self, session: Session, profile: Profile | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.profile = profile
@@ -94,8 +96,9 @@ class ProfileEditor(QDialog):
             key = isinstance(widget, KeyField)  # a key: what Check keys found, whole under it
             widget.setMinimumWidth(KEY_ROOM if key else FIELD_ROOM)  # never a sliver, narrowed
             typed_in = widget.edit if isinstance(widget, KeyField) else widget
-            return add_field_row(keys_form if key else form, label, widget, name, typed_in,
-                                 lines=KEY_LINES if key else 1)
+            return add_field_row(
+                keys_form if key else form, label, widget, name, typed_in, lines=KEY_LINES if key else 1
+            )
 
         self.name = QLineEdit(profile.name if profile else "")
         self.name.setObjectName("profile-name")
@@ -106,8 +109,7 @@ class ProfileEditor(QDialog):
         self.merchant.setAccessibleName("Merchant name shown to customers")
         self.merchant.setToolTip("Printed on receipts; empty: the profile's name")
         self.merchant.setPlaceholderText(profile.name if profile else "the profile's name")
-        self.merchant_message = add("&Merchant name shown to customers", self.merchant,
-                                    "profile-merchant-name")
+        self.merchant_message = add("&Merchant name shown to customers", self.merchant, "profile-merchant-name")
         self.url = QLineEdit(profile.base_url if profile else "")
         self.url.setObjectName("profile-url")
         self.url.setAccessibleName("Service address")
@@ -118,23 +120,24 @@ class ProfileEditor(QDialog):
         self.currencies.setObjectName("profile-currencies")
         self.currencies.setAccessibleName("Currencies")
         self.currencies_message = add("&Currencies", self.currencies, "profile-currencies")
-        self.card_codes = QLineEdit(format_card_currencies(
-            profile.card_currencies if profile else DEFAULT_CARD_CURRENCIES))
+        self.card_codes = QLineEdit(
+            format_card_currencies(profile.card_currencies if profile else DEFAULT_CARD_CURRENCIES)
+        )
         self.card_codes.setObjectName("profile-card-currencies")
         self.card_codes.setAccessibleName("Card currency codes")
-        self.card_codes.setToolTip("The service names a card's currency by a code of its own: "
-                                   "which currency each code is, e.g. 12=GBP")
-        self.card_codes_message = add("Card currency co&des", self.card_codes,
-                                      "profile-card-currencies")
-        self.calls = QLineEdit(str(profile.calls_a_minute) if profile and profile.calls_a_minute
-                               else "")
+        self.card_codes.setToolTip(
+            "The service names a card's currency by a code of its own: which currency each code is, e.g. 12=GBP"
+        )
+        self.card_codes_message = add("Card currency co&des", self.card_codes, "profile-card-currencies")
+        self.calls = QLineEdit(str(profile.calls_a_minute) if profile and profile.calls_a_minute else "")
         self.calls.setObjectName("profile-calls-a-minute")
         self.calls.setAccessibleName("Calls a minute this service allows")
         self.calls.setPlaceholderText("as the service says")
-        self.calls.setToolTip("PayDesk learns the service's limit from its answers; set one "
-                              "here to keep to fewer (the calls of every computer of the shop)")
-        self.calls_message = add("Calls a minute this &service allows", self.calls,
-                                 "profile-calls-a-minute")
+        self.calls.setToolTip(
+            "PayDesk learns the service's limit from its answers; set one "
+            "here to keep to fewer (the calls of every computer of the shop)"
+        )
+        self.calls_message = add("Calls a minute this &service allows", self.calls, "profile-calls-a-minute")
         self.prefix = QLineEdit(profile.txref_prefix if profile else "PAY")
         self.prefix.setObjectName("profile-prefix")
         self.prefix.setAccessibleName("Reference prefix")
@@ -205,9 +208,16 @@ class ProfileEditor(QDialog):
 
     def _check_fields(self) -> bool:
         ok = True  # each check below says what is wrong next to its field
-        for message in (self.name_message, self.url_message, self.currencies_message,
-                        self.prefix_message, self.callback_message, self.return_message,
-                        self.card_codes_message, self.calls_message):
+        for message in (
+            self.name_message,
+            self.url_message,
+            self.currencies_message,
+            self.prefix_message,
+            self.callback_message,
+            self.return_message,
+            self.card_codes_message,
+            self.calls_message,
+        ):
             message.say(None)
         problem = parse_card_currencies(self.card_codes.text())[1]
         if problem:
@@ -221,8 +231,10 @@ class ProfileEditor(QDialog):
         if problem:
             self.prefix_message.say(problem)
             ok = False
-        for field, message in ((self.callback_default, self.callback_message),
-                               (self.return_default, self.return_message)):
+        for field, message in (
+            (self.callback_default, self.callback_message),
+            (self.return_default, self.return_message),
+        ):
             problem = check_url(field.text())
             if problem:
                 message.say(problem)
@@ -240,8 +252,7 @@ class ProfileEditor(QDialog):
             ok = False
         keys = self._keys()
         if not keys[("test", "secret")] and not keys[("live", "secret")]:
-            self.key_messages[("test", "secret")].say(
-                "At least one secret key is needed: the test one to start with")
+            self.key_messages[("test", "secret")].say("At least one secret key is needed: the test one to start with")
             ok = False
         if not self.counter.check():
             ok = False
@@ -269,8 +280,7 @@ class ProfileEditor(QDialog):
             self.check_button.setEnabled(True)
             self.save_button.setEnabled(True)
         for key, result in checked.keys.items():
-            self.key_messages[key].say(result.message, ok=result.works,
-                                       warn=not result.checked)
+            self.key_messages[key].say(result.message, ok=result.works, warn=not result.checked)
         if checked.address:  # another program answers there: the address is what is wrong
             self.url_message.say(checked.address)
         self.unchecked = checked.unchecked if checked.may_save else None
@@ -291,21 +301,26 @@ class ProfileEditor(QDialog):
             return False
         keys = {**self._keys(), WEBHOOK: self.webhook.text()}  # empty: none kept
         base = self.profile or Profile(id=Profile.new_id(), name="", base_url="")
-        profile = replace(base, name=self.name.text().strip(), base_url=self.url.text().strip(),
-                          currencies=currency_codes(self.currencies.text())[0],
-                          txref_prefix=txref_prefix(self.prefix.text())[0],
-                          card_currencies=parse_card_currencies(self.card_codes.text())[0],
-                          callback_url=self.callback_default.text().strip(),
-                          return_url=self.return_default.text().strip(),
-                          merchant_name=self.merchant.text().strip(),
-                          calls_a_minute=check_calls(self.calls.text())[0],
-                          **self.counter.values())
+        profile = replace(
+            base,
+            name=self.name.text().strip(),
+            base_url=self.url.text().strip(),
+            currencies=currency_codes(self.currencies.text())[0],
+            txref_prefix=txref_prefix(self.prefix.text())[0],
+            card_currencies=parse_card_currencies(self.card_codes.text())[0],
+            callback_url=self.callback_default.text().strip(),
+            return_url=self.return_default.text().strip(),
+            merchant_name=self.merchant.text().strip(),
+            calls_a_minute=check_calls(self.calls.text())[0],
+            **self.counter.values(),
+        )
         secret = keys[("test", "secret")] or keys[("live", "secret")]
         profile = await self.session.discover(profile, secret)
         # From here the profile is committed whole: Cancel no longer stops it half-way
         # (the session finishes it even if the editor is closed meanwhile).
-        commit = self.session.tasks.spawn(self.session.save_profile(profile, keys), "save profile",
-                                          expected=(LedgerError, NoPublicKeyError))
+        commit = self.session.tasks.spawn(
+            self.session.save_profile(profile, keys), "save profile", expected=(LedgerError, NoPublicKeyError)
+        )
         try:
             persisted = await asyncio.shield(commit)
         except LedgerError as error:  # the shared ledger: out of reach (its one sentence)...
@@ -319,8 +334,7 @@ class ProfileEditor(QDialog):
             said = f"Profile {profile.name} saved; its keys are in the system keyring"
         else:
             why = self.session.keys.problem or "there is no system keyring"
-            said = (f"Profile {profile.name} saved, but its keys are kept for this session only "
-                    f"({why})")
+            said = f"Profile {profile.name} saved, but its keys are kept for this session only ({why})"
         if self.unchecked:
             said += f". Its keys could not be checked: {self.unchecked}"
         self.session.report(said)

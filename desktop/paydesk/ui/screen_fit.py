@@ -51,9 +51,8 @@ class _WrappedHeight(QObject):
         self.window = window
         window.installEventFilter(self)
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
-        if watched is self.window and event.type() in (QEvent.Type.Resize,
-                                                       QEvent.Type.LayoutRequest):
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.window and event.type() in (QEvent.Type.Resize, QEvent.Type.LayoutRequest):
             self.hold()
         return False
 

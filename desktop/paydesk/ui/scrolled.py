@@ -21,7 +21,7 @@ class DownScrollArea(QScrollArea):
         self.setAccessibleName(accessible_name)
         widget.installEventFilter(self)  # its least width changes as its texts do
 
-    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+    def minimumSizeHint(self) -> QSize:
         hint = super().minimumSizeHint()
         widget = self.widget()
         if widget is None:
@@ -30,7 +30,7 @@ class DownScrollArea(QScrollArea):
         width = least + self.verticalScrollBar().sizeHint().width() + 2 * self.frameWidth()
         return QSize(max(hint.width(), width), hint.height())
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
             self.updateGeometry()
         return super().eventFilter(watched, event)

@@ -29,9 +29,11 @@ from .passing import Passing
 from .profile_editor import KeyField
 from .screen_fit import keep_wrapped_height
 
-INTRO = ("A shared ledger lets every desk of the shop see the same links, transactions and "
-         "cards. Its address and the password of its PayDesk role come from the shop's "
-         "administrator (docs/SHARED_LEDGER.md).")
+INTRO = (
+    "A shared ledger lets every desk of the shop see the same links, transactions and "
+    "cards. Its address and the password of its PayDesk role come from the shop's "
+    "administrator (docs/SHARED_LEDGER.md)."
+)
 MOVED = "The password was taken out of the address: it is kept in the keyring, never in a file."
 # Test connection's sentences are said whole beside their field: the address's in three
 # lines at most (the longest, a server that does not let this computer in, takes three at
@@ -39,8 +41,10 @@ MOVED = "The password was taken out of the address: it is kept in the keyring, n
 # not, so nothing moves when one is said
 WIDTH = 640
 ADDRESS_LINES, PASSWORD_LINES, NAME_LINES = 3, 2, 2
-NAME_HINT = ("How the shop's status bars and this desk's counter shifts name it; empty: the "
-             "computer's name (told apart by this desk's id when another desk has it).")
+NAME_HINT = (
+    "How the shop's status bars and this desk's counter shifts name it; empty: the "
+    "computer's name (told apart by this desk's id when another desk has it)."
+)
 
 
 def in_use(session: Session) -> str:
@@ -50,16 +54,17 @@ def in_use(session: Session) -> str:
         return "This desk uses its own ledger, on this computer."
     where = parse(choice.url).where
     if choice.source == "command line":
-        return (f"This run uses the shared ledger at {where}, given with --ledger; what you "
-                "save here is used when PayDesk starts without it.")
+        return (
+            f"This run uses the shared ledger at {where}, given with --ledger; what you "
+            "save here is used when PayDesk starts without it."
+        )
     return f"This desk uses the shared ledger at {where}."
 
 
 class SharedLedgerDialog(QDialog):
     """``naming``: the desk's (``Desk.naming``), which renames it at once."""
 
-    def __init__(self, session: Session, parent: QWidget | None = None, *,
-                 naming: DeskNaming | None = None) -> None:
+    def __init__(self, session: Session, parent: QWidget | None = None, *, naming: DeskNaming | None = None) -> None:
         super().__init__(parent)
         self.session, self.naming = session, naming
         self.setObjectName("shared-ledger")
@@ -80,12 +85,12 @@ class SharedLedgerDialog(QDialog):
         self.url.setAccessibleName("Ledger address")
         self.url.setPlaceholderText(EXAMPLE)
         use_fixed(self.url)
-        self.url_message = add_field_row(form, "Ledger &address", self.url, "ledger-url",
-                                         lines=ADDRESS_LINES)
+        self.url_message = add_field_row(form, "Ledger &address", self.url, "ledger-url", lines=ADDRESS_LINES)
         self.password = KeyField("Password", "ledger-password")
         self.password.edit.setPlaceholderText("none")
-        self.password_message = add_field_row(form, "&Password", self.password, "ledger-password",
-                                              self.password.edit, lines=PASSWORD_LINES)
+        self.password_message = add_field_row(
+            form, "&Password", self.password, "ledger-password", self.password.edit, lines=PASSWORD_LINES
+        )
         self._name_row(form)
         self.status = QLabel("A change takes effect when PayDesk next starts.")
         self.status.setObjectName("ledger-status")
@@ -93,12 +98,15 @@ class SharedLedgerDialog(QDialog):
         layout.addWidget(self.status)
         buttons = QDialogButtonBox()
         self.test_button = buttons.addButton("Test connection", QDialogButtonBox.ButtonRole.ActionRole)
-        self.own_button = buttons.addButton("Use this computer's own ledger",
-                                            QDialogButtonBox.ButtonRole.ResetRole)
+        self.own_button = buttons.addButton("Use this computer's own ledger", QDialogButtonBox.ButtonRole.ResetRole)
         self.save_button = buttons.addButton("Save", QDialogButtonBox.ButtonRole.AcceptRole)
         self.cancel_button = buttons.addButton("Cancel", QDialogButtonBox.ButtonRole.RejectRole)
-        for button, name in ((self.test_button, "test-ledger"), (self.own_button, "own-ledger"),
-                             (self.save_button, "save-ledger"), (self.cancel_button, "cancel-ledger")):
+        for button, name in (
+            (self.test_button, "test-ledger"),
+            (self.own_button, "own-ledger"),
+            (self.save_button, "save-ledger"),
+            (self.cancel_button, "cancel-ledger"),
+        ):
             button.setObjectName(name)
             button.setAccessibleName(button.text())
         self.own_button.setEnabled(bool(session.settings.ledger_url))
@@ -130,8 +138,7 @@ class SharedLedgerDialog(QDialog):
         row.addWidget(self.rename_button)
         box = QWidget()  # the row's widget: the field and its button side by side
         box.setLayout(row)
-        self.desk_name_message = add_field_row(form, "Desk &name", box, "desk-name",
-                                               self.desk_name, lines=NAME_LINES)
+        self.desk_name_message = add_field_row(form, "Desk &name", box, "desk-name", self.desk_name, lines=NAME_LINES)
 
     async def rename(self) -> bool:
         """Name this desk now (empty: its default name), said beside the field."""
@@ -205,8 +212,14 @@ class SharedLedgerDialog(QDialog):
             self.url_message.say(str(error))
             return False
         where = parse(url).where
-        note = "" if persisted else (" Its password is kept for this session only "
-                                     f"({self.session.keys.problem or 'there is no system keyring'}).")
+        note = (
+            ""
+            if persisted
+            else (
+                " Its password is kept for this session only "
+                f"({self.session.keys.problem or 'there is no system keyring'})."
+            )
+        )
         self.session.report(f"Shared ledger {where} saved: {RESTART_NOTE}{note}")
         self.accept()
         return True

@@ -35,13 +35,11 @@ class StatusLine(QStatusBar):
         self.last_call = _label("status-last-call", "Last call")
         self.last_call.setText("Ready")
         self.addWidget(self.last_call, 1)
-        self.saving = _label("status-saving", SAVING_DELAYED,
-                             "color: #3d2e00; background: #fff4ce; padding: 0 6px;")
+        self.saving = _label("status-saving", SAVING_DELAYED, "color: #3d2e00; background: #fff4ce; padding: 0 6px;")
         self.saving.setText(SAVING_DELAYED)
         self.saving.hide()
         self.addPermanentWidget(self.saving)
-        self.keyring = _label("status-keyring", KEYRING_WAITING,
-                              "color: #3d2e00; background: #fff4ce; padding: 0 6px;")
+        self.keyring = _label("status-keyring", KEYRING_WAITING, "color: #3d2e00; background: #fff4ce; padding: 0 6px;")
         self.keyring.setText(KEYRING_WAITING)
         self.keyring.hide()
         self.addPermanentWidget(self.keyring)
@@ -83,7 +81,7 @@ class StatusLine(QStatusBar):
         self.shared.setVisible(bool(text))
 
     def service_busy(self, text: str) -> None:
-        """"Service busy: background checks slowed; 12 of 60 calls left this minute" while the
+        """ "Service busy: background checks slowed; 12 of 60 calls left this minute" while the
         service's budget is tight; hidden when it no longer is ("")."""
         self.busy.setText(text)
         self.busy.setAccessibleName(text or "Service busy")

@@ -62,14 +62,13 @@ class HeadedModel(QAbstractTableModel):
     def headers(self) -> tuple[str, ...]:
         return tuple(c.header for c in self.columns) if self.columns else self.HEADERS
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802 - Qt's name
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.listed())
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.headers())
 
-    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return self.headers()[section]
         return None
@@ -98,8 +97,7 @@ class CutTextTips(QStyledItemDelegate):
     fixed face (a reference, a URL) is one line: a row as tall as two lines would show a
     reference broken after a hyphen as two; elided in the middle, its start and end show."""
 
-    def initStyleOption(self, option: QStyleOptionViewItem,  # noqa: N802 - Qt's name
-                        index: Index) -> None:
+    def initStyleOption(self, option: QStyleOptionViewItem, index: Index) -> None:
         super().initStyleOption(option, index)
         if is_fixed(option.font):
             option.features &= ~QStyleOptionViewItem.ViewItemFeature.WrapText
@@ -109,9 +107,7 @@ class CutTextTips(QStyledItemDelegate):
         need = self.sizeHint(option, index)
         return need.width() > option.rect.width() or need.height() > option.rect.height()
 
-    def helpEvent(self, event: QHelpEvent, view: QAbstractItemView,  # noqa: N802 - Qt's name
-                  option: QStyleOptionViewItem,
-                  index: Index) -> bool:
+    def helpEvent(self, event: QHelpEvent, view: QAbstractItemView, option: QStyleOptionViewItem, index: Index) -> bool:
         if event is not None and event.type() == QEvent.Type.ToolTip and index.isValid():
             text = index.data(Qt.ItemDataRole.DisplayRole)
             if isinstance(text, str) and text and self.cuts(option, index):
@@ -128,8 +124,9 @@ def tips_for_cut_text(*views: QAbstractItemView) -> None:
         view.setItemDelegate(CutTextTips(view))
 
 
-def fit_columns(view: QTableView, samples: Sequence[str | Sequence[str]], stretch: int,
-                fonts: Mapping[int, QFont] | None = None) -> None:
+def fit_columns(
+    view: QTableView, samples: Sequence[str | Sequence[str]], stretch: int, fonts: Mapping[int, QFont] | None = None
+) -> None:
     """Each column of ``view`` but ``stretch`` as wide as the wider of its header and its
     sample (the longest its cells usually hold: a time, an amount, a reference; of several,
     the widest: a state's words), measured in
@@ -141,8 +138,7 @@ def fit_columns(view: QTableView, samples: Sequence[str | Sequence[str]], stretc
     header.setStretchLastSection(False)
     header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
-    margin = 2 * (view.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None,
-                                           view) + 1)
+    margin = 2 * (view.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, view) + 1)
     fonts = fonts or {}
     for column, sample in enumerate(samples):
         if column == stretch:

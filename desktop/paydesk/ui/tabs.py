@@ -35,8 +35,12 @@ def first_field(tab: QWidget | None) -> QWidget | None:
     candidates: list[QWidget] = []
     widget = tab.nextInFocusChain()
     while widget is not tab and widget is not None and len(candidates) < 500:
-        if tab.isAncestorOf(widget) and widget.isVisibleTo(tab) and widget.isEnabled() \
-                and widget.focusPolicy() & Qt.FocusPolicy.TabFocus:
+        if (
+            tab.isAncestorOf(widget)
+            and widget.isVisibleTo(tab)
+            and widget.isEnabled()
+            and widget.focusPolicy() & Qt.FocusPolicy.TabFocus
+        ):
             if _takes_typing(widget):
                 return widget
             candidates.append(widget)

@@ -41,16 +41,21 @@ def label(name: str, wrap: bool = True) -> QLabel:
     return made
 
 
-def record_table(name: str, model: QAbstractItemModel, accessible: str | None = None,
-                 widths: Sequence[int] = ()) -> QTableView:
+def record_table(
+    name: str, model: QAbstractItemModel, accessible: str | None = None, widths: Sequence[int] = ()
+) -> QTableView:
     """A table of records (``as_record_table``) made here."""
     return as_record_table(QTableView(), name, model, accessible, widths)
 
 
-def as_record_table(table: V, name: str, model: QAbstractItemModel, accessible: str | None = None,
-                    widths: Sequence[int] = (),
-                    selection: QAbstractItemView.SelectionMode =
-                    QAbstractItemView.SelectionMode.SingleSelection) -> V:
+def as_record_table(
+    table: V,
+    name: str,
+    model: QAbstractItemModel,
+    accessible: str | None = None,
+    widths: Sequence[int] = (),
+    selection: QAbstractItemView.SelectionMode = QAbstractItemView.SelectionMode.SingleSelection,
+) -> V:
     """``table`` (a QTableView or a list that is one) made a table of records: whole rows
     selected one at a time (or as ``selection`` says), nothing edited in place, no row
     numbers, columns the user can widen (``widths``: the first ones' widths) with the last one

@@ -20,6 +20,7 @@ class WindowActions(_Window):
     """MainWindow's keys (``_shortcuts``) and menus (``_menus``)."""
 
     if TYPE_CHECKING:  # the window's own attributes and methods, typed in main_window.py
+
         def __getattr__(self, name: str) -> Any: ...
 
     def _shortcuts(self) -> None:
@@ -36,8 +37,7 @@ class WindowActions(_Window):
         self.addAction(mode)
         edit = QAction(self)
         edit.setShortcut(QKeySequence("Ctrl+,"))
-        edit.triggered.connect(
-            lambda: self.tasks.spawn(self.open_editor(self.session.profile), "editor"))
+        edit.triggered.connect(lambda: self.tasks.spawn(self.open_editor(self.session.profile), "editor"))
         self.addAction(edit)
         for keys in ("Ctrl+F", "Ctrl+L"):  # the lookup box, from anywhere
             lookup = QAction(self)
@@ -59,7 +59,8 @@ class WindowActions(_Window):
         self.shared_ledger_action.setObjectName("shared-ledger-action")
         settings.addAction(self.shared_ledger_action)
         self.shared_ledger_action.triggered.connect(
-            lambda: self.tasks.spawn(self.open_shared_ledger(), "shared ledger"))
+            lambda: self.tasks.spawn(self.open_shared_ledger(), "shared ledger")
+        )
         self.notifications_action = QAction("&Notifications…", self)
         self.notifications_action.setObjectName("notifications-action")
         self.notifications_action.setShortcut(QKeySequence("Ctrl+Shift+N"))

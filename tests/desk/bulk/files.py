@@ -18,17 +18,30 @@ def profile(**over) -> Profile:
 
 def row(n: int, **over) -> list[str]:
     """A valid row of HEADERS, customer ``n``."""
-    values = {"Amount": str(10 + n), "Currency": "GBP", "E-mail": f"c{n}@example.com",
-              "First name": f"Ada{n}", "Last name": "Lovelace", "Title": "Term fees",
-              "Reference": f"INV-{n:05d}"}
+    values = {
+        "Amount": str(10 + n),
+        "Currency": "GBP",
+        "E-mail": f"c{n}@example.com",
+        "First name": f"Ada{n}",
+        "Last name": "Lovelace",
+        "Title": "Term fees",
+        "Reference": f"INV-{n:05d}",
+    }
     values.update(over)
     return [values[h] for h in HEADERS]
 
 
-def write_csv(path: Path, rows: list[list[str]], *, delimiter: str = ",",
-              encoding: str = "utf-8", headers: list[str] = HEADERS,
-              ending: str = "\r\n") -> Path:
+def write_csv(
+    path: Path,
+    rows: list[list[str]],
+    *,
+    delimiter: str = ",",
+    encoding: str = "utf-8",
+    headers: list[str] = HEADERS,
+    ending: str = "\r\n",
+) -> Path:
     """Rows written as text, quoted only where the delimiter, a quote or a line break is."""
+
     def cell(text: str) -> str:
         if any(c in text for c in (delimiter, '"', "\n", "\r")):
             return '"' + text.replace('"', '""') + '"'
@@ -39,8 +52,9 @@ def write_csv(path: Path, rows: list[list[str]], *, delimiter: str = ",",
     return path
 
 
-def write_xlsx(path: Path, rows: list[list[object]], *, headers: list[str] = HEADERS,
-               text_columns: tuple[int, ...] = ()) -> Path:
+def write_xlsx(
+    path: Path, rows: list[list[object]], *, headers: list[str] = HEADERS, text_columns: tuple[int, ...] = ()
+) -> Path:
     """Cells as given (int, float, datetime or str; a str starting with "=" a formula);
     ``text_columns``: columns formatted as Text ("@"), as the template does."""
     from openpyxl import Workbook

@@ -43,8 +43,9 @@ def sheet_of(*rows: list[str], headers=HEADERS) -> Sheet:
 
 
 def test_valid_rows_have_their_values_by_field(tmp_path):
-    path = write_csv(tmp_path / "f.csv", [row(1), row(2, Currency="usd", Amount="25.00")],
-                     delimiter=";", encoding="utf-8-sig")
+    path = write_csv(
+        tmp_path / "f.csv", [row(1), row(2, Currency="usd", Amount="25.00")], delimiter=";", encoding="utf-8-sig"
+    )
     rows = checked(read_sheet(path), callback_url="https://shop.example/cb")
     assert problems(rows) == []
     first, second = rows
@@ -69,8 +70,7 @@ def test_scientific_reference_from_csv_is_refused_with_the_fix():
 
 
 def test_references_that_only_look_like_numbers_pass():
-    rows = checked(sheet_of(row(1, Reference="7E2"), row(2, Reference="12E345-A"),
-                            row(3, Reference="2026.11.26")))
+    rows = checked(sheet_of(row(1, Reference="7E2"), row(2, Reference="12E345-A"), row(3, Reference="2026.11.26")))
     assert problems(rows) == []
 
 
@@ -78,16 +78,18 @@ def test_numbers_in_a_workbook_reference_column_are_refused(tmp_path):
     """1.23E+15 and a number that lost its leading zeros: Excel made them numbers; what was
     meant cannot be known, so the row says how to keep the column as text. A Text column
     keeps its zeros and passes."""
-    path = write_xlsx(tmp_path / "f.xlsx", [
-        [11, "GBP", "a@example.com", "Ada", "L", "Fees", 1234567890123456],
-        [12, "GBP", "b@example.com", "Bo", "L", "Fees", 123],  # typed 00123
-        [13, "GBP", "c@example.com", "Cy", "L", "Fees", None],  # no reference: one is made
-    ])
+    path = write_xlsx(
+        tmp_path / "f.xlsx",
+        [
+            [11, "GBP", "a@example.com", "Ada", "L", "Fees", 1234567890123456],
+            [12, "GBP", "b@example.com", "Bo", "L", "Fees", 123],  # typed 00123
+            [13, "GBP", "c@example.com", "Cy", "L", "Fees", None],  # no reference: one is made
+        ],
+    )
     rows = checked(read_sheet(path))
     assert rows[0].values["tx_ref"] == "1.23457E+15"  # shown as Excel shows it
     assert problems(rows) == [(2, "tx_ref", EXCEL_REFERENCE), (3, "tx_ref", EXCEL_REFERENCE)]
-    texts = write_xlsx(tmp_path / "t.xlsx", [[11, "GBP", "a@example.com", "Ada", "L", "F",
-                                             "00123"]], text_columns=(6,))
+    texts = write_xlsx(tmp_path / "t.xlsx", [[11, "GBP", "a@example.com", "Ada", "L", "F", "00123"]], text_columns=(6,))
     rows = checked(read_sheet(texts))
     assert problems(rows) == [] and rows[0].values["tx_ref"] == "00123"
 
@@ -109,25 +111,28 @@ def test_leading_zeros_in_csv_are_kept(tmp_path):
 
 def test_formula_cells_are_refused(tmp_path):
     hyperlink = '=HYPERLINK("http://evil.example","Click")'
-    path = write_xlsx(tmp_path / "f.xlsx", [
-        [11, "GBP", "a@example.com", hyperlink, "L", "Fees", "R-1"],
-        [12, "GBP", "b@example.com", "Bo", "@SUM(1+1)", "=1+1", "R-2"],
-        ["=5*2", "GBP", "c@example.com", "Cy", "L", "Fees", "R-3"],
-    ])
+    path = write_xlsx(
+        tmp_path / "f.xlsx",
+        [
+            [11, "GBP", "a@example.com", hyperlink, "L", "Fees", "R-1"],
+            [12, "GBP", "b@example.com", "Bo", "@SUM(1+1)", "=1+1", "R-2"],
+            ["=5*2", "GBP", "c@example.com", "Cy", "L", "Fees", "R-3"],
+        ],
+    )
     rows = checked(read_sheet(path))
     found = problems(rows)
     assert (2, "first_name", NOT_A_NAME) in found
     assert (3, "last_name", NOT_A_NAME) in found and (3, "title", A_FORMULA) in found
-    assert [(r, c) for r, c, _ in found] == [(2, "first_name"), (3, "last_name"), (3, "title"),
-                                             (4, "amount")]
+    assert [(r, c) for r, c, _ in found] == [(2, "first_name"), (3, "last_name"), (3, "title"), (4, "amount")]
 
 
 def test_duplicates_within_the_file_mark_every_row():
-    rows = checked(sheet_of(row(1, Reference="A-1"), row(2), row(3, Reference="A-1"),
-                            row(4, Reference="A-1")))
-    assert problems(rows) == [(2, "tx_ref", "The same reference is in rows 4, 5"),
-                              (4, "tx_ref", "The same reference is in rows 2, 5"),
-                              (5, "tx_ref", "The same reference is in rows 2, 4")]
+    rows = checked(sheet_of(row(1, Reference="A-1"), row(2), row(3, Reference="A-1"), row(4, Reference="A-1")))
+    assert problems(rows) == [
+        (2, "tx_ref", "The same reference is in rows 4, 5"),
+        (4, "tx_ref", "The same reference is in rows 2, 5"),
+        (5, "tx_ref", "The same reference is in rows 2, 4"),
+    ]
     assert rows[1].ok
 
 
@@ -139,62 +144,80 @@ def test_reference_known_to_the_ledger_is_a_problem():
 async def test_known_references_asks_the_ledger(ledger):
     """On each backend, in chunks: 1,200 references asked, the two the ledger holds found."""
     for ref in ("INV-00007", "INV-01100"):
-        await ledger.begin_link("p_bulk", "test", PaymentRequest(
-            amount=Decimal(5), currency="GBP", email="a@example.com", first_name="A",
-            last_name="B", tx_ref=ref))
-    await ledger.begin_link("p_other", "test", PaymentRequest(
-        amount=Decimal(5), currency="GBP", email="a@example.com", first_name="A",
-        last_name="B", tx_ref="INV-00008"))
+        await ledger.begin_link(
+            "p_bulk",
+            "test",
+            PaymentRequest(
+                amount=Decimal(5), currency="GBP", email="a@example.com", first_name="A", last_name="B", tx_ref=ref
+            ),
+        )
+    await ledger.begin_link(
+        "p_other",
+        "test",
+        PaymentRequest(
+            amount=Decimal(5), currency="GBP", email="a@example.com", first_name="A", last_name="B", tx_ref="INV-00008"
+        ),
+    )
     rows = checked(sheet_of(*(row(n) for n in range(1200))))
     known = await known_references(ledger, "p_bulk", references(rows))
     assert known == {"INV-00007", "INV-01100"}
     assert await known_references(ledger, "p_bulk", []) == set()
     rows = checked(read_sheet_rows(rows), known=known)
-    assert [(p.row, p.message) for r in rows for p in r.problems] == [(9, IN_LEDGER),
-                                                                      (1102, IN_LEDGER)]
+    assert [(p.row, p.message) for r in rows for p in r.problems] == [(9, IN_LEDGER), (1102, IN_LEDGER)]
 
 
 def read_sheet_rows(rows: list[BulkRow]) -> Sheet:
     return sheet_of(*(row(r.number - 2) for r in rows))
 
 
-@pytest.mark.parametrize("over, column, words", [
-    ({"Amount": ""}, "amount", "Enter the amount"),
-    ({"Amount": "25.50"}, "amount", "Whole units only"),
-    ({"Amount": "1,500"}, "amount", "No thousands separators: type 1500"),
-    ({"Amount": "1.500"}, "amount", "No thousands separators: type 1500"),
-    ({"Amount": "1 500"}, "amount", "No thousands separators: type 1500"),
-    ({"Amount": "1,500.00"}, "amount", "No thousands separators or decimals: type 1500"),
-    ({"Amount": "0"}, "amount", "Between 1 and 10,000,000"),
-    ({"Amount": "10000001"}, "amount", "Between 1 and 10,000,000"),
-    ({"Currency": ""}, "currency", "Enter the currency: one of GBP, USD"),
-    ({"Currency": "EUR"}, "currency", "Not a currency of this profile (GBP, USD)"),
-    ({"E-mail": "not-an-address"}, "email", "Not an e-mail address"),
-    ({"E-mail": ""}, "email", "Enter the customer's e-mail"),
-    ({"First name": ""}, "first_name", "Enter the customer's first name"),
-    ({"Last name": "x" * 101}, "last_name", "At most 100 characters"),
-    ({"Title": "t" * 101}, "title", "At most 100 characters"),
-    ({"Reference": "has space"}, "tx_ref", "Letters, digits"),
-    ({"Last name": "#REF!"}, "last_name", "An Excel error (#REF!)"),
-])
+@pytest.mark.parametrize(
+    "over, column, words",
+    [
+        ({"Amount": ""}, "amount", "Enter the amount"),
+        ({"Amount": "25.50"}, "amount", "Whole units only"),
+        ({"Amount": "1,500"}, "amount", "No thousands separators: type 1500"),
+        ({"Amount": "1.500"}, "amount", "No thousands separators: type 1500"),
+        ({"Amount": "1 500"}, "amount", "No thousands separators: type 1500"),
+        ({"Amount": "1,500.00"}, "amount", "No thousands separators or decimals: type 1500"),
+        ({"Amount": "0"}, "amount", "Between 1 and 10,000,000"),
+        ({"Amount": "10000001"}, "amount", "Between 1 and 10,000,000"),
+        ({"Currency": ""}, "currency", "Enter the currency: one of GBP, USD"),
+        ({"Currency": "EUR"}, "currency", "Not a currency of this profile (GBP, USD)"),
+        ({"E-mail": "not-an-address"}, "email", "Not an e-mail address"),
+        ({"E-mail": ""}, "email", "Enter the customer's e-mail"),
+        ({"First name": ""}, "first_name", "Enter the customer's first name"),
+        ({"Last name": "x" * 101}, "last_name", "At most 100 characters"),
+        ({"Title": "t" * 101}, "title", "At most 100 characters"),
+        ({"Reference": "has space"}, "tx_ref", "Letters, digits"),
+        ({"Last name": "#REF!"}, "last_name", "An Excel error (#REF!)"),
+    ],
+)
 def test_each_field_by_the_forms_rules(over, column, words):
     (one,) = checked(sheet_of(row(1, **over)))
-    assert [(p.column, p.message[:len(words)]) for p in one.problems] == [(column, words)]
+    assert [(p.column, p.message[: len(words)]) for p in one.problems] == [(column, words)]
 
 
 def test_urls_and_extra_fields():
     headers = [*HEADERS, "Return URL", "meta.student", "Class"]
-    sheet = sheet_of([*row(1), "ftp://x", "1.2E+10", "4B"], [*row(2), "", "S-7", ""],
-                     headers=headers)
+    sheet = sheet_of([*row(1), "ftp://x", "1.2E+10", "4B"], [*row(2), "", "S-7", ""], headers=headers)
     mapping = guess_mapping(headers) | {"meta.Class": 9}
     rows = check_rows(sheet, mapping, profile(return_url="https://shop.example/thanks"))
-    assert problems(rows) == [(2, "return_url", "An address starting with http:// or https://"),
-                              (2, "meta.student", EXCEL_NUMBER)]
+    assert problems(rows) == [
+        (2, "return_url", "An address starting with http:// or https://"),
+        (2, "meta.student", EXCEL_NUMBER),
+    ]
     request = request_of(rows[1], "BULK-00003")
     assert request == PaymentRequest(
-        amount=Decimal(12), currency="GBP", email="c2@example.com", first_name="Ada2",
-        last_name="Lovelace", tx_ref="BULK-00003", return_url="https://shop.example/thanks",
-        title="Term fees", meta={"student": "S-7"})  # an empty extra field is left out
+        amount=Decimal(12),
+        currency="GBP",
+        email="c2@example.com",
+        first_name="Ada2",
+        last_name="Lovelace",
+        tx_ref="BULK-00003",
+        return_url="https://shop.example/thanks",
+        title="Term fees",
+        meta={"student": "S-7"},
+    )  # an empty extra field is left out
     with pytest.raises(ValueError, match="row 2 has problems"):
         request_of(rows[0], "BULK-00002")
 
@@ -209,8 +232,14 @@ def test_ten_thousand_rows(tmp_path):
     rows = []
     for n in range(10_000):
         if n % 100 == 7:
-            rows.append(row(n, **[{"E-mail": "nope"}, {"Amount": "2.5"}, {"Currency": "XYZ"},
-                                  {"Reference": "9.87E+14"}][n // 100 % 4]))
+            rows.append(
+                row(
+                    n,
+                    **[{"E-mail": "nope"}, {"Amount": "2.5"}, {"Currency": "XYZ"}, {"Reference": "9.87E+14"}][
+                        n // 100 % 4
+                    ],
+                )
+            )
         else:
             rows.append(row(n))
     path = write_csv(tmp_path / "big.csv", rows, delimiter=";", encoding="utf-8-sig")
@@ -219,8 +248,7 @@ def test_ten_thousand_rows(tmp_path):
     read = time.perf_counter()
     checked_rows = checked(sheet)
     done = time.perf_counter()
-    print(f"\nbulk dry run: 10,000 rows read in {read - started:.3f} s, checked in"
-          f" {done - read:.3f} s")
+    print(f"\nbulk dry run: 10,000 rows read in {read - started:.3f} s, checked in {done - read:.3f} s")
     assert len(checked_rows) == 10_000
     wrong = [r.number for r in checked_rows if not r.ok]
     assert wrong == [n + 2 for n in range(10_000) if n % 100 == 7]

@@ -7,11 +7,30 @@ from paydesk.desk.bulk.mapping import extra_field, guess_mapping, missing, unmap
 
 
 def test_names_matched_ignoring_case_spaces_and_dashes():
-    headers = ["E-Mail", " AMOUNT ", "currency", "First Name", "last_name", "Tx Ref",
-               "Return-URL", "callbackUrl", "Description", "TITLE"]
+    headers = [
+        "E-Mail",
+        " AMOUNT ",
+        "currency",
+        "First Name",
+        "last_name",
+        "Tx Ref",
+        "Return-URL",
+        "callbackUrl",
+        "Description",
+        "TITLE",
+    ]
     assert guess_mapping(headers) == {
-        "email": 0, "amount": 1, "currency": 2, "first_name": 3, "last_name": 4, "tx_ref": 5,
-        "return_url": 6, "callback_url": 7, "description": 8, "title": 9}
+        "email": 0,
+        "amount": 1,
+        "currency": 2,
+        "first_name": 3,
+        "last_name": 4,
+        "tx_ref": 5,
+        "return_url": 6,
+        "callback_url": 7,
+        "description": 8,
+        "title": 9,
+    }
 
 
 def test_other_names():

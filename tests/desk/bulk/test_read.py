@@ -17,8 +17,9 @@ from .files import HEADERS, row, write_csv, write_xlsx
 @pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig"])
 @pytest.mark.parametrize("delimiter", [",", ";"])
 def test_csv_with_or_without_bom_comma_or_semicolon(tmp_path, encoding, delimiter):
-    path = write_csv(tmp_path / "fees.csv", [row(1, **{"Last name": "Brontë"}), row(2)],
-                     delimiter=delimiter, encoding=encoding)
+    path = write_csv(
+        tmp_path / "fees.csv", [row(1, **{"Last name": "Brontë"}), row(2)], delimiter=delimiter, encoding=encoding
+    )
     sheet = read_sheet(path)
     assert sheet.file_name == "fees.csv"
     assert sheet.headers == HEADERS  # no BOM glued to the first header
@@ -70,12 +71,15 @@ def test_short_rows_are_padded(tmp_path):
     assert read_sheet(path).rows == [(2, ["1", "", ""])]
 
 
-@pytest.mark.parametrize("content, words", [
-    (b"", "is empty"),
-    (b"\r\n,,\r\n", "is empty"),
-    (b"Amount,Currency\r\n", "no rows under its header"),
-    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 100, "old Excel file"),
-])
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        (b"", "is empty"),
+        (b"\r\n,,\r\n", "is empty"),
+        (b"Amount,Currency\r\n", "no rows under its header"),
+        (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 100, "old Excel file"),
+    ],
+)
 def test_a_file_that_is_not_a_table_is_said_whole(tmp_path, content, words):
     path = tmp_path / "f.csv"
     path.write_bytes(content)
@@ -104,13 +108,16 @@ def test_too_many_rows(tmp_path):
 
 def test_xlsx_values_as_the_spreadsheet_shows_them(tmp_path):
     when = datetime(2026, 11, 26)
-    path = write_xlsx(tmp_path / "fees.xlsx", [
-        [25, "GBP", "a@example.com", "Ada", "Lovelace", when, 1234567890123456],
-        [30.0, "USD", "b@example.com", "=HYPERLINK(\"http://x\",\"Bob\")", "Smith",
-         datetime(2026, 1, 2, 9, 30), 123],
-        [None] * 7,
-        [12.5, "GBP", "c@example.com", "Cy", "Jones", "Fees", "00123"],
-    ], text_columns=(6,))
+    path = write_xlsx(
+        tmp_path / "fees.xlsx",
+        [
+            [25, "GBP", "a@example.com", "Ada", "Lovelace", when, 1234567890123456],
+            [30.0, "USD", "b@example.com", '=HYPERLINK("http://x","Bob")', "Smith", datetime(2026, 1, 2, 9, 30), 123],
+            [None] * 7,
+            [12.5, "GBP", "c@example.com", "Cy", "Jones", "Fees", "00123"],
+        ],
+        text_columns=(6,),
+    )
     sheet = read_sheet(path)
     assert sheet.headers == HEADERS
     assert [n for n, _ in sheet.rows] == [2, 3, 5] and sheet.blank == 1
@@ -131,10 +138,20 @@ def test_workbook_named_csv_is_read_as_a_workbook(tmp_path):
     assert read_sheet(renamed).rows == [(2, ["25", "GBP"])]
 
 
-@pytest.mark.parametrize("value, shown", [
-    (0, "0"), (-7, "-7"), (25.0, "25"), (0.1 + 0.2, "0.3"), (123456789012345, "123456789012345"),
-    (1234567890123456, "1.23457E+15"), (1e20, "1E+20"), (True, "TRUE"), (None, ""),
-])
+@pytest.mark.parametrize(
+    "value, shown",
+    [
+        (0, "0"),
+        (-7, "-7"),
+        (25.0, "25"),
+        (0.1 + 0.2, "0.3"),
+        (123456789012345, "123456789012345"),
+        (1234567890123456, "1.23457E+15"),
+        (1e20, "1E+20"),
+        (True, "TRUE"),
+        (None, ""),
+    ],
+)
 def test_cell_text(value, shown):
     assert cell_text(value) == shown
 

@@ -22,34 +22,85 @@ from paydesk.ledger.records import LinkRecord
 
 NOW = datetime.now(UTC)
 MAILED = datetime(2025, 3, 14, 9, 26, 53, 120000, tzinfo=UTC)
-BATCH = Batch(id=7, profile_id="p", mode="test", name="Autumn fees: [term 1]",
-              file_name="fees.xlsx", made_at=NOW, made_by="finance", rows=5, policy="skip",
-              prefix="SCH-K7QM4X")
+BATCH = Batch(
+    id=7,
+    profile_id="p",
+    mode="test",
+    name="Autumn fees: [term 1]",
+    file_name="fees.xlsx",
+    made_at=NOW,
+    made_by="finance",
+    rows=5,
+    policy="skip",
+    prefix="SCH-K7QM4X",
+)
 FORMULA = '=HYPERLINK("http://evil.example","Pay")'
 
 
 def record(ref, state, **over) -> LinkRecord:
-    return LinkRecord(**{"id": 1, "profile_id": "p", "mode": "test", "tx_ref": ref,
-                         "amount": Decimal(25), "currency": "GBP", "email": "a@example.com",
-                         "first_name": "Ann", "last_name": "Lee", "state": state,
-                         "created_at": NOW, "updated_at": NOW, **over})
+    return LinkRecord(
+        **{
+            "id": 1,
+            "profile_id": "p",
+            "mode": "test",
+            "tx_ref": ref,
+            "amount": Decimal(25),
+            "currency": "GBP",
+            "email": "a@example.com",
+            "first_name": "Ann",
+            "last_name": "Lee",
+            "state": state,
+            "created_at": NOW,
+            "updated_at": NOW,
+            **over,
+        }
+    )
 
 
 def values(**over) -> dict[str, str]:
-    return {"amount": "25", "currency": "GBP", "email": "a@example.com", "first_name": "Ann",
-            "last_name": "Lee", "title": "Fees", "meta.pupil_no": "000123", **over}
+    return {
+        "amount": "25",
+        "currency": "GBP",
+        "email": "a@example.com",
+        "first_name": "Ann",
+        "last_name": "Lee",
+        "title": "Fees",
+        "meta.pupil_no": "000123",
+        **over,
+    }
 
 
 ROWS = [
-    BatchRow(7, 2, "SCH-K7QM4X-00002", values(), CREATED,
-             record("SCH-K7QM4X-00002", "pending", reference="PDK-1",
-                    checkout_url="https://pay.example/c/PDK-1"), SENT, None, MAILED),
-    BatchRow(7, 3, "00417", values(tx_ref="00417"), PAID,
-             record("00417", "success", reference="PDK-2", checkout_url="https://pay.example/c/2"),
-             NOT_SENT, "The server refused the address: 550 No such mailbox",
-             MAILED + timedelta(minutes=5)),
-    BatchRow(7, 4, "SCH-K7QM4X-00004", values(first_name=FORMULA), REFUSED,
-             record("SCH-K7QM4X-00004", "rejected", error="-1 is not a valid amount")),
+    BatchRow(
+        7,
+        2,
+        "SCH-K7QM4X-00002",
+        values(),
+        CREATED,
+        record("SCH-K7QM4X-00002", "pending", reference="PDK-1", checkout_url="https://pay.example/c/PDK-1"),
+        SENT,
+        None,
+        MAILED,
+    ),
+    BatchRow(
+        7,
+        3,
+        "00417",
+        values(tx_ref="00417"),
+        PAID,
+        record("00417", "success", reference="PDK-2", checkout_url="https://pay.example/c/2"),
+        NOT_SENT,
+        "The server refused the address: 550 No such mailbox",
+        MAILED + timedelta(minutes=5),
+    ),
+    BatchRow(
+        7,
+        4,
+        "SCH-K7QM4X-00004",
+        values(first_name=FORMULA),
+        REFUSED,
+        record("SCH-K7QM4X-00004", "rejected", error="-1 is not a valid amount"),
+    ),
     BatchRow(7, 5, "SCH-K7QM4X-00005", values(email="not an address"), SKIPPED),
     BatchRow(7, 6, "SCH-K7QM4X-00006", values(title="+44 fees"), WAITING),
 ]
@@ -60,8 +111,7 @@ def expected(row: dict[str, str]) -> None:
     assert row["link_tx_ref"] == "SCH-K7QM4X-00002" and row["service_reference"] == "PDK-1"
     assert row["checkout_url"] == "https://pay.example/c/PDK-1"
     assert row["email"] == "a@example.com"  # the customer's, as loaded
-    assert (row["emailed"], row["emailed_at"], row["email_error"]) == (
-        "yes", "2025-03-14T09:26:53+00:00", "")
+    assert (row["emailed"], row["emailed_at"], row["email_error"]) == ("yes", "2025-03-14T09:26:53+00:00", "")
     assert datetime.fromisoformat(row["emailed_at"]) == MAILED.replace(microsecond=0)
     assert row["meta.pupil_no"] == "000123" and row["service_state"] == "pending"
 
@@ -83,8 +133,7 @@ def test_emailed_says_yes_failed_or_no_and_when():
     assert said[3]["email_error"] == "The server refused the address: 550 No such mailbox"
     assert said[4]["emailed_at"] == said[4]["email_error"] == ""
     # a time read back in another zone is said in UTC, as the file's other times
-    paris = BatchRow(7, 2, "R", values(), CREATED, None, SENT, None,
-                     MAILED.astimezone(timezone(timedelta(hours=1))))
+    paris = BatchRow(7, 2, "R", values(), CREATED, None, SENT, None, MAILED.astimezone(timezone(timedelta(hours=1))))
     assert dict(zip(header, cells(paris, header)))["emailed_at"] == "2025-03-14T09:26:53+00:00"
 
 
@@ -132,11 +181,18 @@ async def test_a_batch_saved_from_the_book(desk, add_profile, tmp_path):
 
     profile = await add_profile()
     rows = [(n, "", values(last_name=f"Lee {n}"), n == 3) for n in (2, 3, 4)]
-    batch = await desk.batches.add_batch(profile.id, "test", "Fees", "fees.csv", "skip", "me",
-                                         rows, txref_prefix="SCH")
-    made = await desk.links.create(PaymentRequest(
-        amount=Decimal(25), currency="GBP", email="a@example.com", first_name="Ann",
-        last_name="Lee 2", tx_ref=batch.ref(2), title="Fees"))
+    batch = await desk.batches.add_batch(profile.id, "test", "Fees", "fees.csv", "skip", "me", rows, txref_prefix="SCH")
+    made = await desk.links.create(
+        PaymentRequest(
+            amount=Decimal(25),
+            currency="GBP",
+            email="a@example.com",
+            first_name="Ann",
+            last_name="Lee 2",
+            tx_ref=batch.ref(2),
+            title="Fees",
+        )
+    )
     await desk.batches.note_email(batch.id, 2, True)
     assert await save_results(desk.batches, batch, tmp_path / "out.csv") == 3
     text = (await asyncio.to_thread((tmp_path / "out.csv").read_bytes)).decode("utf-8-sig")

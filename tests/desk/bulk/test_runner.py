@@ -34,8 +34,14 @@ HEADERS = ["Amount", "Currency", "E-mail", "First name", "Last name", "Title"]
 
 def line(n: int, **over) -> list[str]:
     """A valid row (no reference of its own: the batch's), customer ``n``."""
-    values = {"Amount": str(10 + n), "Currency": "GBP", "E-mail": f"c{n}@example.com",
-              "First name": f"Ada{n}", "Last name": "Lovelace", "Title": "Term fees"}
+    values = {
+        "Amount": str(10 + n),
+        "Currency": "GBP",
+        "E-mail": f"c{n}@example.com",
+        "First name": f"Ada{n}",
+        "Last name": "Lovelace",
+        "Title": "Term fees",
+    }
     values.update(over)
     return [values[h] for h in HEADERS]
 
@@ -49,8 +55,9 @@ async def load(desk, path, policy="skip", headers=HEADERS):
     mapping = guess_mapping(sheet.headers)
     found = await desk.batches.find(profile.id, mode, path.name)
     own = {r.tx_ref for r in await desk.batches.rows(found.id, limit=10_000)} if found else set()
-    known = await known_references(desk.session.ledger, profile.id,
-                                   references(check_rows(sheet, mapping, profile))) - own
+    known = (
+        await known_references(desk.session.ledger, profile.id, references(check_rows(sheet, mapping, profile))) - own
+    )
     rows = check_rows(sheet, mapping, profile, known_refs=known)
     batch, _ = await desk.bulk.keep(path, rows, policy)
     return batch
@@ -61,8 +68,7 @@ def creates(service) -> list[dict]:
     with service.sb.client("test") as client:
         answer = client.get("/_sandbox/requests")
         answer.raise_for_status()
-    return [c for c in answer.json()["data"]
-            if c["method"] == "POST" and c["path"].endswith("/api/payment")]
+    return [c for c in answer.json()["data"] if c["method"] == "POST" and c["path"].endswith("/api/payment")]
 
 
 def made(service) -> int:
@@ -87,16 +93,17 @@ def heard(desk):
 
 async def test_each_row_is_created_once(desk, add_profile, service, tmp_path, heard):
     await add_profile()
-    path = write_csv(tmp_path / "fees.csv", [line(1), line(2), line(3, **{"E-mail": "nope"}),
-                                              line(4), line(5), ["", "", "", "", "", ""]],
-                     headers=HEADERS)
+    path = write_csv(
+        tmp_path / "fees.csv",
+        [line(1), line(2), line(3, **{"E-mail": "nope"}), line(4), line(5), ["", "", "", "", "", ""]],
+        headers=HEADERS,
+    )
     batch = await load(desk, path)
     assert batch.rows == 5
     assert batch.prefix.startswith(f"SHOP-{desk.session.installation_id}-")
     await desk.bulk.start(batch)
     report = await desk.bulk.wait(batch.id)
-    assert await states(desk, batch) == {2: CREATED, 3: CREATED, 4: SKIPPED, 5: CREATED,
-                                         6: CREATED}
+    assert await states(desk, batch) == {2: CREATED, 3: CREATED, 4: SKIPPED, 5: CREATED, 6: CREATED}
     assert report == "Finished: 4 of 5 links created, 1 skipped"
     assert desk.bulk.status(batch.id) == report and not desk.bulk.running(batch.id)
     rows = await desk.batches.rows(batch.id)
@@ -109,22 +116,23 @@ async def test_each_row_is_created_once(desk, add_profile, service, tmp_path, he
     assert await desk.bulk.unfinished() == []
 
 
-async def test_all_or_nothing_sends_nothing_when_a_row_has_problems(desk, add_profile,
-                                                                    service, tmp_path):
+async def test_all_or_nothing_sends_nothing_when_a_row_has_problems(desk, add_profile, service, tmp_path):
     await add_profile()
     path = write_csv(tmp_path / "all.csv", [line(1), line(2, Currency="XXX")], headers=HEADERS)
     with pytest.raises(ValueError, match="All or nothing"):
         await load(desk, path, policy="all")
     profile, mode = desk.session.active()
-    batch = await desk.batches.add_batch(profile.id, mode, "all", "all.csv", "all", "ann",
-                                         [(2, "", {}, False), (3, "", {}, True)])
+    batch = await desk.batches.add_batch(
+        profile.id, mode, "all", "all.csv", "all", "ann", [(2, "", {}, False), (3, "", {}, True)]
+    )
     with pytest.raises(BatchRefused, match="All or nothing"):
         await desk.bulk.start(batch)
     assert creates(service) == [] and not desk.bulk.running(batch.id)
 
 
 async def test_a_batch_killed_half_way_resumes_with_nothing_sent_twice(
-        desk, add_profile, service, tmp_path, paths, keys, until):
+    desk, add_profile, service, tmp_path, paths, keys, until
+):
     """The runner's task is cancelled mid-way (as a kill leaves it: calls under way cut
     off); another desk on the same ledger offers the batch, resumes it, and the scheduler
     settles the rows that were being created: every row has one payment at the service."""
@@ -149,8 +157,7 @@ async def test_a_batch_killed_half_way_resumes_with_nothing_sent_twice(
         await again.bulk.start(batch)
         await again.bulk.wait(batch.id)
         assert WAITING not in (await states(again, batch)).values()
-        await until(lambda: settled(again, batch), timeout=30,
-                    message="the rows being created settled")
+        await until(lambda: settled(again, batch), timeout=30, message="the rows being created settled")
         rows = await again.batches.rows(batch.id, limit=100)
         assert {r.state for r in rows} == {CREATED}
         assert made(service) == 24  # one payment made per row, however often it was sent
@@ -165,19 +172,18 @@ async def settled(desk, batch):
     return figures.creating == 0 and figures.waiting == 0
 
 
-async def test_a_corrected_file_creates_only_the_rows_missing(desk, add_profile, service,
-                                                              tmp_path):
+async def test_a_corrected_file_creates_only_the_rows_missing(desk, add_profile, service, tmp_path):
     await add_profile()
-    first = write_csv(tmp_path / "fees.csv", [line(1), line(2, **{"E-mail": "c2 at example"}),
-                                              line(3)], headers=HEADERS)
+    first = write_csv(
+        tmp_path / "fees.csv", [line(1), line(2, **{"E-mail": "c2 at example"}), line(3)], headers=HEADERS
+    )
     batch = await load(desk, first)
     await desk.bulk.start(batch)
     await desk.bulk.wait(batch.id)
     assert await states(desk, batch) == {2: CREATED, 3: SKIPPED, 4: CREATED}
     refs = {r.number: r.tx_ref for r in await desk.batches.rows(batch.id)}
     assert made(service) == 2
-    fixed = write_csv(tmp_path / "fees.csv", [line(1), line(2), line(3), line(4)],
-                      headers=HEADERS)
+    fixed = write_csv(tmp_path / "fees.csv", [line(1), line(2), line(3), line(4)], headers=HEADERS)
     joined = await load(desk, fixed)
     assert joined.id == batch.id and joined.rows == 4
     await desk.bulk.start(joined)
@@ -186,33 +192,35 @@ async def test_a_corrected_file_creates_only_the_rows_missing(desk, add_profile,
     rows = {r.number: r for r in await desk.batches.rows(batch.id)}
     assert refs[3] == "" and rows[3].tx_ref == joined.ref(3)  # a skipped row had none
     assert {n: r.tx_ref for n, r in rows.items() if refs.get(n)} == {
-        n: ref for n, ref in refs.items() if ref}  # the same references
+        n: ref for n, ref in refs.items() if ref
+    }  # the same references
     assert rows[3].record.email == "c2@example.com"
     assert made(service) == len(creates(service)) == 4  # rows 3 and 5 only
     assert report == "Finished: 4 of 4 links created (2 now, 2 before)"
     before = desk.bulk.before(batch.id)  # the batch as this run found it
     assert (before.created, before.skipped, before.waiting) == (2, 0, 2)
     assert outcome(await desk.batches.figures(batch.id), cancelled=False, before=before) == (
-        "Done: 2 created now, 2 before, 0 refused by the service")
+        "Done: 2 created now, 2 before, 0 refused by the service"
+    )
 
 
-async def test_a_corrected_file_whose_rows_moved_is_refused(desk, add_profile, service,
-                                                             tmp_path):
+async def test_a_corrected_file_whose_rows_moved_is_refused(desk, add_profile, service, tmp_path):
     """The issue's own complaint: the same file with a customer inserted at the top (or
     sorted, or a row deleted) would make file row 2 c9's while row 2 was sent as c1's:
     one customer charged twice, another never. The join is refused before anything is
     written or sent, naming the rows."""
     await add_profile()
-    batch = await load(desk, write_csv(tmp_path / "fees.csv", [line(1), line(2), line(3)],
-                                       headers=HEADERS))
+    batch = await load(desk, write_csv(tmp_path / "fees.csv", [line(1), line(2), line(3)], headers=HEADERS))
     await desk.bulk.start(batch)
     await desk.bulk.wait(batch.id)
     assert made(service) == 3
     before = {r.number: (r.tx_ref, r.values) for r in await desk.batches.rows(batch.id)}
-    for layout in ([line(9), line(1), line(2), line(3)],  # a row inserted at the top
-                   [line(2), line(3)],  # a row deleted
-                   [line(3), line(1), line(2)],  # sorted
-                   [line(1, Amount="30"), line(2), line(3)]):  # an amount edited
+    for layout in (
+        [line(9), line(1), line(2), line(3)],  # a row inserted at the top
+        [line(2), line(3)],  # a row deleted
+        [line(3), line(1), line(2)],  # sorted
+        [line(1, Amount="30"), line(2), line(3)],
+    ):  # an amount edited
         with pytest.raises(ChangedRows) as refused:
             await load(desk, write_csv(tmp_path / "fees.csv", layout, headers=HEADERS))
         assert refused.value.message.startswith("Row 2 differs from the row sent before (")
@@ -221,8 +229,7 @@ async def test_a_corrected_file_whose_rows_moved_is_refused(desk, add_profile, s
     assert {r.number: (r.tx_ref, r.values) for r in await desk.batches.rows(batch.id)} == before
     assert len(creates(service)) == 3  # nothing sent again
     # the same rows again, and one added at the end: only that one is made
-    joined = await load(desk, write_csv(tmp_path / "fees.csv",
-                                        [line(1), line(2), line(3), line(9)], headers=HEADERS))
+    joined = await load(desk, write_csv(tmp_path / "fees.csv", [line(1), line(2), line(3), line(9)], headers=HEADERS))
     await desk.bulk.start(joined)
     await desk.bulk.wait(batch.id)
     emails = [r.record.email for r in await desk.batches.rows(batch.id) if r.record]
@@ -230,18 +237,17 @@ async def test_a_corrected_file_whose_rows_moved_is_refused(desk, add_profile, s
     assert made(service) == len(creates(service)) == 4
 
 
-async def test_a_reference_set_on_a_row_not_sent_is_not_changed(desk, add_profile, service,
-                                                                 tmp_path):
+async def test_a_reference_set_on_a_row_not_sent_is_not_changed(desk, add_profile, service, tmp_path):
     """A valid row keeps the reference it was given (set once): a corrected file giving it
     another is refused, naming the row; nothing is written or sent."""
     await add_profile()
     headers = [*HEADERS, "Reference"]
     path = tmp_path / "r.csv"
-    batch = await load(desk, write_csv(path, [[*line(1), "INV-1"], [*line(2), ""]],
-                                       headers=headers))
-    for fixed, said in (([[*line(1), "INV-9"], [*line(2), ""]], "reference INV-1 → INV-9"),
-                        ([[*line(1), "INV-1"], [*line(2), "INV-2"]],
-                         f"reference {batch.ref(3)} → INV-2")):
+    batch = await load(desk, write_csv(path, [[*line(1), "INV-1"], [*line(2), ""]], headers=headers))
+    for fixed, said in (
+        ([[*line(1), "INV-9"], [*line(2), ""]], "reference INV-1 → INV-9"),
+        ([[*line(1), "INV-1"], [*line(2), "INV-2"]], f"reference {batch.ref(3)} → INV-2"),
+    ):
         with pytest.raises(ChangedRows) as refused:
             await load(desk, write_csv(path, fixed, headers=headers))
         assert said in refused.value.message
@@ -249,15 +255,13 @@ async def test_a_reference_set_on_a_row_not_sent_is_not_changed(desk, add_profil
     assert creates(service) == []
 
 
-async def test_skipped_rows_hold_no_reference_until_corrected(desk, add_profile, service,
-                                                              tmp_path):
+async def test_skipped_rows_hold_no_reference_until_corrected(desk, add_profile, service, tmp_path):
     """A row skipped because its reference is another payment's (in the ledger, or Excel's
     1.23E+15 twice) never reads that payment's link; fixed in a corrected file, each is sent
     once with its fixed reference (the sandbox's call log)."""
     await add_profile()
     headers = [*HEADERS, "Reference"]
-    first = await load(desk, write_csv(tmp_path / "a.csv", [[*line(1), "INV-1"]],
-                                       headers=headers))
+    first = await load(desk, write_csv(tmp_path / "a.csv", [[*line(1), "INV-1"]], headers=headers))
     await desk.bulk.start(first)
     await desk.bulk.wait(first.id)
     damaged = "1.23E+15"
@@ -275,15 +279,16 @@ async def test_skipped_rows_hold_no_reference_until_corrected(desk, add_profile,
     await desk.bulk.wait(batch.id)
     got = await desk.batches.rows(batch.id)
     assert [(r.state, r.tx_ref, r.record.email) for r in got] == [
-        (CREATED, "INV-2", "c2@example.com"), (CREATED, "1230000000000003", "c3@example.com"),
-        (CREATED, "1230000000000004", "c4@example.com")]
+        (CREATED, "INV-2", "c2@example.com"),
+        (CREATED, "1230000000000003", "c3@example.com"),
+        (CREATED, "1230000000000004", "c4@example.com"),
+    ]
     refs = ["INV-1", "INV-2", "1230000000000003", "1230000000000004"]
     assert each_once(service, refs) == {} and service.payments(damaged) == 0
     assert made(service) == len(creates(service)) == 4
 
 
-async def test_a_corrected_file_loaded_while_paused_is_what_is_sent(desk, add_profile, service,
-                                                                    tmp_path, until):
+async def test_a_corrected_file_loaded_while_paused_is_what_is_sent(desk, add_profile, service, tmp_path, until):
     """The runner reads each row again just before sending it: a corrected file joined while
     the batch is paused (its rows already paged in) is what goes out, and a row it skips is
     not sent (the sandbox's call log and payments)."""
@@ -338,13 +343,11 @@ class _LedgerBlips:
         return await self.book.row(*args, **kwargs)
 
 
-async def test_a_ledger_blip_while_reading_rows_is_waited_out(desk, add_profile, service,
-                                                             tmp_path, caplog):
+async def test_a_ledger_blip_while_reading_rows_is_waited_out(desk, add_profile, service, tmp_path, caplog):
     """A ledger error while the runner reads its rows backs off and goes on: the run does
     not end asking for a Resume, and every row is made once (the sandbox's call log)."""
     await add_profile()
-    batch = await load(desk, write_csv(tmp_path / "b.csv", [line(n) for n in range(1, 4)],
-                                       headers=HEADERS))
+    batch = await load(desk, write_csv(tmp_path / "b.csv", [line(n) for n in range(1, 4)], headers=HEADERS))
     desk.bulk.sender.batches = _LedgerBlips(desk.batches, 3)  # the page read, then row reads
     await desk.bulk.start(batch)
     report = await desk.bulk.wait(batch.id)
@@ -355,15 +358,14 @@ async def test_a_ledger_blip_while_reading_rows_is_waited_out(desk, add_profile,
     assert each_once(service, [batch.ref(n) for n in (2, 3, 4)]) == {}
 
 
-async def test_a_429_pauses_every_worker_for_the_asked_time(desk, add_profile, service,
-                                                            tmp_path, until):
+async def test_a_429_pauses_every_worker_for_the_asked_time(desk, add_profile, service, tmp_path, until):
     await add_profile()
-    batch = await load(desk, write_csv(tmp_path / "slow.csv", [line(n) for n in range(1, 4)],
-                                       headers=HEADERS))
+    batch = await load(desk, write_csv(tmp_path / "slow.csv", [line(n) for n in range(1, 4)], headers=HEADERS))
     service.faults(rate_limit_per_s=0.15)  # a Retry-After of seconds
     await desk.bulk.start(batch)
-    await until(lambda: desk.bulk.status(batch.id).startswith("Paused by the service for"),
-                message="the service's pause shown")
+    await until(
+        lambda: desk.bulk.status(batch.id).startswith("Paused by the service for"), message="the service's pause shown"
+    )
     assert desk.bulk.service_pause(batch.id) >= 2 and desk.bulk.running(batch.id)
 
     async def all_waiting():  # each row's intent written; the budget holds their sends
@@ -387,11 +389,9 @@ async def test_a_429_pauses_every_worker_for_the_asked_time(desk, add_profile, s
     assert each_once(service, [r.tx_ref for r in await desk.batches.rows(batch.id)]) == {}
 
 
-async def test_cancel_stops_the_batch_and_says_how_far_it_got(desk, add_profile, service,
-                                                              tmp_path, until):
+async def test_cancel_stops_the_batch_and_says_how_far_it_got(desk, add_profile, service, tmp_path, until):
     await add_profile()
-    batch = await load(desk, write_csv(tmp_path / "many.csv", [line(n) for n in range(1, 41)],
-                                       headers=HEADERS))
+    batch = await load(desk, write_csv(tmp_path / "many.csv", [line(n) for n in range(1, 41)], headers=HEADERS))
     service.faults(latency_ms=200)
     await desk.bulk.start(batch)
     await until(lambda: len(creates(service)) >= 4, message="some rows sent")
@@ -409,8 +409,7 @@ async def test_cancel_stops_the_batch_and_says_how_far_it_got(desk, add_profile,
 
 async def test_pause_and_resume(desk, add_profile, service, tmp_path, until):
     await add_profile()
-    batch = await load(desk, write_csv(tmp_path / "p.csv", [line(n) for n in range(1, 13)],
-                                       headers=HEADERS))
+    batch = await load(desk, write_csv(tmp_path / "p.csv", [line(n) for n in range(1, 13)], headers=HEADERS))
     service.faults(latency_ms=100)
     await desk.bulk.start(batch)
     await until(lambda: len(creates(service)) >= 2, message="some rows sent")
@@ -426,23 +425,31 @@ async def test_pause_and_resume(desk, add_profile, service, tmp_path, until):
 
 
 @pytest.mark.parametrize("dialect", dialects.params("strict", "family"))
-async def test_a_reference_the_service_had_is_looked_up(desk, add_profile, service, tmp_path,
-                                                        dialect):
+async def test_a_reference_the_service_had_is_looked_up(desk, add_profile, service, tmp_path, dialect):
     """The batch's own reference already at the service with this row's payment (sent once,
     the answer and the intent lost): the row takes it. A file's reference the service has
     for another payment is refused."""
     await add_profile()
     headers = [*HEADERS, "Description", "Reference"]  # the family's service wants one
-    path = write_csv(tmp_path / "dup.csv", [[*line(1), "Autumn", ""],
-                                            [*line(2), "Autumn", "THEIRS-1"]], headers=headers)
+    path = write_csv(
+        tmp_path / "dup.csv", [[*line(1), "Autumn", ""], [*line(2), "Autumn", "THEIRS-1"]], headers=headers
+    )
     batch = await load(desk, path, headers=headers)
     ours = batch.ref(2)
     async with ServiceClient(service.sb.base_url, service.sb.key("test")) as client:
-        for ref, amount, email in ((ours, "11", "c1@example.com"),
-                                   ("THEIRS-1", "99", "other@example.com")):
-            await client.create_payment(PaymentRequest(
-                amount=Decimal(amount), currency="GBP", email=email, first_name="Ada1",
-                last_name="Lovelace", tx_ref=ref, title="Term fees", description="Autumn"))
+        for ref, amount, email in ((ours, "11", "c1@example.com"), ("THEIRS-1", "99", "other@example.com")):
+            await client.create_payment(
+                PaymentRequest(
+                    amount=Decimal(amount),
+                    currency="GBP",
+                    email=email,
+                    first_name="Ada1",
+                    last_name="Lovelace",
+                    tx_ref=ref,
+                    title="Term fees",
+                    description="Autumn",
+                )
+            )
     assert made(service) == 2
     await desk.bulk.start(batch)
     await desk.bulk.wait(batch.id)
@@ -452,8 +459,7 @@ async def test_a_reference_the_service_had_is_looked_up(desk, add_profile, servi
     assert service.payments("THEIRS-1") == 1 and made(service) == 2
 
 
-async def test_check_all_open_reads_the_batches_links_again(desk, add_profile, service,
-                                                            tmp_path):
+async def test_check_all_open_reads_the_batches_links_again(desk, add_profile, service, tmp_path):
     await add_profile()
     batch = await load(desk, write_csv(tmp_path / "c.csv", [line(1), line(2)], headers=HEADERS))
     await desk.bulk.start(batch)
@@ -477,7 +483,8 @@ async def test_another_profile_active_refuses_the_batch(desk, add_profile, servi
 
 
 async def test_on_a_shared_ledger_another_desk_hears_the_batch_and_resumes_it(
-        pg_url, tmp_path, sandbox, service, until):
+    pg_url, tmp_path, sandbox, service, until
+):
     """Two desks of a shop on one PostgreSQL ledger: the office hears the till's batch
     (``batch_changed``, from the "batch" events and the links'), the till is stopped half-way
     and the office resumes it: every row one payment."""
@@ -491,8 +498,7 @@ async def test_on_a_shared_ledger_another_desk_hears_the_batch_and_resumes_it(
             if name == "till":
                 await profiles.add_profile(one.session, sandbox, txref_prefix="SHOP")
             else:  # the shop's merchant, seen by every desk: only its keys are added here
-                await until(lambda d=one: d.session.profile is not None,
-                            message="the shop's profile at the office")
+                await until(lambda d=one: d.session.profile is not None, message="the shop's profile at the office")
                 await one.session.save_profile(one.session.profile, profiles.keys_of(sandbox))
         till, office = desks
         heard = []
@@ -510,8 +516,7 @@ async def test_on_a_shared_ledger_another_desk_hears_the_batch_and_resumes_it(
         assert [b.id for b in await office.bulk.unfinished()] == [batch.id]
         await office.bulk.start(await office.batches.batch(batch.id))
         await office.bulk.wait(batch.id)
-        await until(lambda: settled(office, batch), timeout=30,
-                    message="the rows being created settled")
+        await until(lambda: settled(office, batch), timeout=30, message="the rows being created settled")
         rows = await office.batches.rows(batch.id)
         assert {r.state for r in rows} == {CREATED}
         assert made(service) == 12
@@ -521,21 +526,18 @@ async def test_on_a_shared_ledger_another_desk_hears_the_batch_and_resumes_it(
             await one.close()
 
 
-async def test_another_profile_made_active_pauses_the_batch(desk, add_profile, service,
-                                                            tmp_path, until):
+async def test_another_profile_made_active_pauses_the_batch(desk, add_profile, service, tmp_path, until):
     """Links are sent with the active profile's key: a switch mid-way pauses the batch (no
     row goes out under the other merchant); back on its profile, Resume goes on."""
     shop = await add_profile()
-    batch = await load(desk, write_csv(tmp_path / "s.csv", [line(n) for n in range(1, 11)],
-                                       headers=HEADERS))
+    batch = await load(desk, write_csv(tmp_path / "s.csv", [line(n) for n in range(1, 11)], headers=HEADERS))
     other = await add_profile(name="Other shop", merchant=1)
     await desk.session.switch_profile(shop.id)
     service.faults(latency_ms=150)
     await desk.bulk.start(batch)
     await until(lambda: len(creates(service)) >= 2, message="some rows sent")
     await desk.session.switch_profile(other.id)
-    await until(lambda: desk.bulk.status(batch.id).startswith("Paused: This batch is for"),
-                message="the batch paused")
+    await until(lambda: desk.bulk.status(batch.id).startswith("Paused: This batch is for"), message="the batch paused")
     await until(lambda: desk.bulk.under_way(batch.id) == 0, message="the calls under way")
     sent = len(creates(service))
     await asyncio.sleep(0.5)

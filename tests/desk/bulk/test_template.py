@@ -17,7 +17,7 @@ from .files import profile
 def test_examples_follow_the_profiles_rules():
     shop = profile(currencies=["EUR", "GBP"], callback_url="https://shop.example/cb")
     headers, rows = template(shop)
-    assert headers[:len(FIELDS)] == list(FIELDS) and headers[-1] == "meta.customer_id"
+    assert headers[: len(FIELDS)] == list(FIELDS) and headers[-1] == "meta.customer_id"
     assert [r[1] for r in rows] == ["EUR", "GBP"]
     assert all(r[0].isdigit() for r in rows)  # whole units
     assert [r[headers.index("callback_url")] for r in rows] == ["https://shop.example/cb"] * 2

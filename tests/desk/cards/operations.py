@@ -14,8 +14,9 @@ def sends(service, action):
     """How many times the service was asked to ``action`` a card (its own call log): block,
     unblock and terminate name the card in the path (``.../block/<hash>``), fund and
     withdraw in the body (``.../fund``)."""
-    return sum(1 for path in service.calls()
-               if f"/virtual_card/{action}/" in path or path.endswith(f"/virtual_card/{action}"))
+    return sum(
+        1 for path in service.calls() if f"/virtual_card/{action}/" in path or path.endswith(f"/virtual_card/{action}")
+    )
 
 
 async def lose_the_answer(controller, service, until, kind, start, **fault):
@@ -27,8 +28,7 @@ async def lose_the_answer(controller, service, until, kind, start, **fault):
     service.faults(**(fault or {"drop_after_commit_rate": 1.0}))
     try:
         task = asyncio.ensure_future(start())
-        await until(lambda: any(o.state == "lost" for o in seen), timeout=60,
-                    message=f"the {kind} marked lost")
+        await until(lambda: any(o.state == "lost" for o in seen), timeout=60, message=f"the {kind} marked lost")
     finally:
         service.faults()
     return task, seen, sends(service, kind)

@@ -45,7 +45,8 @@ async def test_lifecycle_and_refusals(controller, session, add_profile):
 
 
 async def test_a_second_operation_on_a_card_is_refused_while_one_is_open(
-        controller, session, add_profile, service, until):
+    controller, session, add_profile, service, until
+):
     profile = await add_profile()
     op, card = await a_card(controller, session, profile)
     service.faults(latency_ms=800)
@@ -64,8 +65,7 @@ async def test_a_second_operation_on_a_card_is_refused_while_one_is_open(
     assert sends(service, "block") == 0
 
 
-async def test_an_unknown_card_and_an_unknown_key_are_said_plainly(controller, session,
-                                                                   add_profile, sandbox):
+async def test_an_unknown_card_and_an_unknown_key_are_said_plainly(controller, session, add_profile, sandbox):
     profile = await add_profile()
     _, card = await a_card(controller, session, profile)
     unknown = replace(card, card_hash="ch_doesnotexist")
@@ -92,12 +92,10 @@ async def test_lost_create_is_found_not_made_again(controller, add_profile, serv
     assert op.evidence == op.card_hash  # the card it made is claimed by this create
 
 
-async def test_a_lost_block_is_read_back_done_and_not_sent_again(controller, session,
-                                                                 add_profile, service, until):
+async def test_a_lost_block_is_read_back_done_and_not_sent_again(controller, session, add_profile, service, until):
     profile = await add_profile()
     _, card = await a_card(controller, session, profile, 40, "GBP")
-    task, seen, sent = await lose_the_answer(controller, service, until, "block",
-                                             lambda: controller.block(card))
+    task, seen, sent = await lose_the_answer(controller, service, until, "block", lambda: controller.block(card))
     assert sent >= 1
     op = await asyncio.wait_for(task, 60)
     assert (op.state, op.settled) == ("done", True) and "blocked at the service" in op.result
@@ -106,18 +104,21 @@ async def test_a_lost_block_is_read_back_done_and_not_sent_again(controller, ses
     stored = await session.card_ledger.card(profile.id, "test", card.card_hash)
     assert stored.state == 2
     lines, _ = await session.card_ledger.audit_page(AuditQuery(profile.id, "test"))
-    assert [e.result for e in sorted(lines, key=lambda e: e.id) if e.action == "block"] == \
-        ["sent", "answer lost", "checked: done"]
+    assert [e.result for e in sorted(lines, key=lambda e: e.id) if e.action == "block"] == [
+        "sent",
+        "answer lost",
+        "checked: done",
+    ]
 
 
-async def test_a_block_the_service_never_made_reads_back_not_done(controller, session,
-                                                                  add_profile, service, until):
+async def test_a_block_the_service_never_made_reads_back_not_done(controller, session, add_profile, service, until):
     """Every block answered 503 (the service did not act): lost to PayDesk, read back, the
     card still active: NOT done, and a block may be sent again."""
     profile = await add_profile()
     _, card = await a_card(controller, session, profile, 20, "GBP")
-    task, _, sent = await lose_the_answer(controller, service, until, "block",
-                                          lambda: controller.block(card), error_rate=1.0)
+    task, _, sent = await lose_the_answer(
+        controller, service, until, "block", lambda: controller.block(card), error_rate=1.0
+    )
     op = await asyncio.wait_for(task, 60)
     await until(lambda: controller.settling() == 0, timeout=60, message="settled")
     final = await session.card_ledger.operation(op.id)
@@ -129,8 +130,7 @@ async def test_a_block_the_service_never_made_reads_back_not_done(controller, se
 
 @pytest.mark.slow  # fifty operations, about 35 s: ./dev test runs it, ./dev check leaves it out
 @pytest.mark.parametrize("rate", [0.5])
-async def test_fifty_operations_under_dropped_answers(controller, session, add_profile, service,
-                                                      until, rate):
+async def test_fifty_operations_under_dropped_answers(controller, session, add_profile, service, until, rate):
     """Half the answers are cut after the service commits (reads too): every operation ends
     done or not done, and the card's balance is exactly what the done ones add up to."""
     profile = await add_profile()
@@ -154,8 +154,7 @@ async def test_fifty_operations_under_dropped_answers(controller, session, add_p
     assert len(ops) == 50 and all(o.state in ("done", "not-done") for o in ops)
     lost = [o for o in ops if o.settled]
     assert len(lost) >= 10, "the faults should have cut many answers"
-    expected = Decimal(100) + sum(o.amount if o.kind == "fund" else -o.amount
-                                  for o in ops if o.state == "done")
+    expected = Decimal(100) + sum(o.amount if o.kind == "fund" else -o.amount for o in ops if o.state == "done")
     assert service.balance_of(card.card_hash) == expected
     on_service = service.card_transactions(card.card_hash)[1:]  # after "Card created"
     done = [o for o in ops if o.state == "done"]
@@ -163,6 +162,8 @@ async def test_fifty_operations_under_dropped_answers(controller, session, add_p
     evidence = [o.evidence for o in done]
     assert None not in evidence and len(set(evidence)) == len(done)
     assert sorted(evidence) == sorted(t.id for t in on_service)
-    print(f"\n50 operations under drop_after_commit {rate}: {len(done)} done, "
-          f"{50 - len(done)} not done, {len(lost)} answers lost and settled by reading back; "
-          f"balance {service.balance_of(card.card_hash)} = 100 + the done ones")
+    print(
+        f"\n50 operations under drop_after_commit {rate}: {len(done)} done, "
+        f"{50 - len(done)} not done, {len(lost)} answers lost and settled by reading back; "
+        f"balance {service.balance_of(card.card_hash)} = 100 + the done ones"
+    )

@@ -23,12 +23,12 @@ def of_type(service, card_hash, kind):
     return [t for t in service.card_transactions(card_hash) if t.type == kind]
 
 
-async def test_a_lost_fund_claims_the_credit_that_shows_it(controller, session, add_profile,
-                                                           service, until):
+async def test_a_lost_fund_claims_the_credit_that_shows_it(controller, session, add_profile, service, until):
     profile = await add_profile()
     made, card = await a_card(controller, session, profile, 40, "GBP")
-    op, sent = await lost_and_settled(controller, session, service, until, "fund",
-                                      lambda: controller.fund(card, Decimal(7)))
+    op, sent = await lost_and_settled(
+        controller, session, service, until, "fund", lambda: controller.fund(card, Decimal(7))
+    )
     assert (op.state, op.settled) == ("done", True)
     credits = of_type(service, made.card_hash, "Credit")[1:]  # after the create's own
     assert [t.amount for t in credits] == [Decimal(7)]
@@ -37,15 +37,15 @@ async def test_a_lost_fund_claims_the_credit_that_shows_it(controller, session, 
     assert service.balance_of(made.card_hash) == Decimal(47)
 
 
-async def test_two_lost_funds_of_one_amount_claim_two_credits(controller, session, add_profile,
-                                                              service, until):
+async def test_two_lost_funds_of_one_amount_claim_two_credits(controller, session, add_profile, service, until):
     profile = await add_profile()
     made, card = await a_card(controller, session, profile, 40, "GBP")
     ops = []
     for _ in range(2):
         current = await session.card_ledger.card(profile.id, "test", made.card_hash)
-        op, _ = await lost_and_settled(controller, session, service, until, "fund",
-                                       lambda c=current: controller.fund(c, Decimal(5)))
+        op, _ = await lost_and_settled(
+            controller, session, service, until, "fund", lambda c=current: controller.fund(c, Decimal(5))
+        )
         assert (op.state, op.settled) == ("done", True)
         ops.append(op)
     credits = of_type(service, made.card_hash, "Credit")[1:]
@@ -57,12 +57,12 @@ async def test_two_lost_funds_of_one_amount_claim_two_credits(controller, sessio
     assert service.balance_of(made.card_hash) == Decimal(50)
 
 
-async def test_a_lost_withdrawal_claims_the_debit_that_shows_it(controller, session,
-                                                                add_profile, service, until):
+async def test_a_lost_withdrawal_claims_the_debit_that_shows_it(controller, session, add_profile, service, until):
     profile = await add_profile()
     made, card = await a_card(controller, session, profile, 40, "GBP")
-    op, sent = await lost_and_settled(controller, session, service, until, "withdraw",
-                                      lambda: controller.withdraw(card, Decimal(6)))
+    op, sent = await lost_and_settled(
+        controller, session, service, until, "withdraw", lambda: controller.withdraw(card, Decimal(6))
+    )
     assert (op.state, op.settled) == ("done", True)
     debits = of_type(service, made.card_hash, "Debit")
     assert [t.amount for t in debits] == [Decimal(6)]

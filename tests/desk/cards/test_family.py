@@ -35,8 +35,7 @@ def sends(service, action, mode="live"):
 
 
 async def a_card(controller, session, profile, amount=40):
-    op = await controller.create(profile, "live", Decimal(amount), "GBP", None,
-                                 first_name="Ada", last_name="Lovelace")
+    op = await controller.create(profile, "live", Decimal(amount), "GBP", None, first_name="Ada", last_name="Lovelace")
     assert op.state == "done", op.result
     return await session.card_ledger.card(profile.id, "live", op.card_hash)
 
@@ -61,8 +60,7 @@ async def test_nothing_is_read_or_sent_in_test_mode(session, family, service):
     controller = window(session)
     before = service.calls(mode="test")  # (the profile's discovery asked for the card list)
     with pytest.raises(NoTestCards) as refused:
-        await controller.create(family, "test", Decimal(10), "GBP", None, first_name="Ada",
-                                last_name="Lovelace")
+        await controller.create(family, "test", Decimal(10), "GBP", None, first_name="Ada", last_name="Lovelace")
     assert "keeps no test cards" in refused.value.message
     with pytest.raises(NoTestCards):
         await controller.refresh(family, "test")
@@ -79,8 +77,8 @@ async def test_a_lost_fund_is_settled_by_the_cards_balance(session, family, serv
     controller = window(session)
     card = await a_card(controller, session, family)
     task, seen, funds = await lose_the_answer(
-        controller, _LiveFaults(service), until, "fund",
-        lambda: controller.fund(card, Decimal(15)))
+        controller, _LiveFaults(service), until, "fund", lambda: controller.fund(card, Decimal(15))
+    )
     op = await task
     assert funds == 1 and op.state == "done" and op.settled, op.result
     assert "balance moved" in op.result

@@ -21,8 +21,7 @@ async def a_card(session, add_profile, amount=50, **profile_over):
     return profile, ctl, await session.card_ledger.card(profile.id, "test", op.card_hash)
 
 
-async def test_another_window_waits_for_an_operation_in_flight(session, add_profile, service,
-                                                               until):
+async def test_another_window_waits_for_an_operation_in_flight(session, add_profile, service, until):
     """Regression: a second window settled a fund still on its way and marked it not done;
     the user was told to try again, and a retry would have funded twice."""
     profile, first, card = await a_card(session, add_profile, amount=10)
@@ -53,18 +52,15 @@ async def test_the_services_own_done_outranks_a_reading_back(session):
     draft = OperationDraft("p", "test", "fund", "ch_x", "424242******4242", Decimal(5), "GBP")
     audit = AuditDraft("me", "p", "Shop", "test", "fund", "sent")
     op = await ledger.begin_operation(draft, audit)
-    judged = await ledger.finish_operation(op.id, "not-done", "no credit seen", audit,
-                                           settled=True)
+    judged = await ledger.finish_operation(op.id, "not-done", "no credit seen", audit, settled=True)
     assert judged.state == "not-done"
     again = await ledger.finish_operation(op.id, "not-done", "again", audit)
     assert again.result == "no credit seen"  # a finished operation stays as it was...
-    late = await ledger.finish_operation(op.id, "done", "Card Funding successful", audit,
-                                         answered=True)
+    late = await ledger.finish_operation(op.id, "done", "Card Funding successful", audit, answered=True)
     assert late.state == "done"  # ...but for the service's own answer
 
 
-async def test_a_purchase_is_not_a_lost_withdrawal(session, add_profile, sandbox, service,
-                                                   until):
+async def test_a_purchase_is_not_a_lost_withdrawal(session, add_profile, sandbox, service, until):
     """Regression: a card purchase of the same amount was taken as proof of a withdrawal
     the service never made."""
     profile, ctl, card = await a_card(session, add_profile)
@@ -72,8 +68,9 @@ async def test_a_purchase_is_not_a_lost_withdrawal(session, add_profile, sandbox
     assert done.state == "done"
     card = await session.card_ledger.card(profile.id, "test", card.card_hash)
     with sandbox.client() as c:  # the card pays at a shop; PayDesk has not read it since
-        c.post(f"/_sandbox/cards/{card.card_hash}/purchase",
-               json={"amount": "7", "description": "Corner cafe"}).raise_for_status()
+        c.post(
+            f"/_sandbox/cards/{card.card_hash}/purchase", json={"amount": "7", "description": "Corner cafe"}
+        ).raise_for_status()
     service.faults(error_rate=1.0)  # the withdrawal is answered 503: nothing is done
     seen = []
     ctl.hub.operation_changed.connect(seen.append)
@@ -87,8 +84,7 @@ async def test_a_purchase_is_not_a_lost_withdrawal(session, add_profile, sandbox
     assert service.balance_of(card.card_hash) == Decimal("41.00")  # 50 - 2 - 7 (the purchase)
 
 
-async def test_a_lost_create_is_found_whatever_the_currency_map(session, add_profile, service,
-                                                                until):
+async def test_a_lost_create_is_found_whatever_the_currency_map(session, add_profile, service, until):
     """Regression: with a map that lacks the card's code, a lost create was judged not
     done, inviting a second card and a second fee."""
     profile = await add_profile(card_currencies={"11": "USD"})
@@ -108,7 +104,10 @@ async def test_a_lost_create_is_found_whatever_the_currency_map(session, add_pro
 
 def test_who_sent_an_operation_and_whether_it_is_gone():
     assert not gone(this_process()) and not gone(None) and not gone("another-host:1:2")
-    ended = subprocess.run([sys.executable, "-c", "from paydesk.ledger.owner import "
-                            "this_process; print(this_process())"],
-                           capture_output=True, text=True, check=True).stdout.strip()
+    ended = subprocess.run(
+        [sys.executable, "-c", "from paydesk.ledger.owner import this_process; print(this_process())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     assert gone(ended)  # that process has ended: what it left open is settled at once

@@ -20,8 +20,9 @@ async def test_a_fund_refused_as_success_is_not_done(session, add_profile):
 
     # the card made at the service directly (the family wants a name and a callback_url)
     async with session.lease(profile, "test") as client:
-        card = await client.create_card(Decimal(40), "USD", "https://shop.example/h",
-                                        first_name="Ada", last_name="Lovelace")
+        card = await client.create_card(
+            Decimal(40), "USD", "https://shop.example/h", first_name="Ada", last_name="Lovelace"
+        )
     record = await session.card_ledger.store_card(profile.id, "test", card)
     op = await controller.fund(record, Decimal(9_000_000))
     assert op.state == "not-done" and "Insufficient Funds" in op.result

@@ -48,8 +48,7 @@ def read_csv(path) -> list[dict[str, str]]:
 def read_xlsx(path) -> tuple[list[str], list[dict[str, str]]]:
     sheet = load_workbook(path).worksheets[0]
     header = [c.value for c in sheet[1]]
-    return header, [dict(zip(header, (c.value or "" for c in line)))
-                    for line in sheet.iter_rows(min_row=2)]
+    return header, [dict(zip(header, (c.value or "" for c in line))) for line in sheet.iter_rows(min_row=2)]
 
 
 def test_results_and_qr_sheet_are_saved(shop, tmp_path):
@@ -57,8 +56,7 @@ def test_results_and_qr_sheet_are_saved(shop, tmp_path):
     target = tmp_path / "results.csv"
     press.click(batches.results)
     save_as(shop, target)
-    shop.loop.until(lambda: "Saved the results of 2 rows" in batches.said.text(),
-                    message="the results saved")
+    shop.loop.until(lambda: "Saved the results of 2 rows" in batches.said.text(), message="the results saved")
     with open(target, encoding="utf-8-sig", newline="") as f:
         rows = list(csv.DictReader(f))
     assert len(rows) == 2
@@ -68,11 +66,9 @@ def test_results_and_qr_sheet_are_saved(shop, tmp_path):
     pdf = tmp_path / "codes.pdf"
     press.click(batches.qr)
     save_as(shop, pdf)
-    shop.loop.until(lambda: "Saved 2 codes" in batches.said.text(), timeout=30,
-                    message="the QR sheet saved")
+    shop.loop.until(lambda: "Saved 2 codes" in batches.said.text(), timeout=30, message="the QR sheet saved")
     pdftotext = need_system("pdftotext", "poppler-utils")
-    words = subprocess.run([pdftotext, "-layout", str(pdf), "-"], capture_output=True,
-                           text=True, check=True).stdout
+    words = subprocess.run([pdftotext, "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
     assert batch.ref(2) in words and batch.ref(3) in words
 
 
@@ -92,8 +88,7 @@ def test_results_and_qr_sheet_say_the_folder_they_were_saved_in(shop, tmp_path):
     press.click(batches.qr)
     save_as(shop, codes)
     said = f"Saved 2 codes to {codes}"
-    shop.loop.until(lambda: batches.said.text() == said, timeout=30,
-                    message="where the QR sheet went")
+    shop.loop.until(lambda: batches.said.text() == said, timeout=30, message="where the QR sheet went")
     says_where(batches.said, codes)
 
 
@@ -120,42 +115,47 @@ def test_links_are_emailed_through_the_merchants_server(shop, tmp_path):
         press.type_into(dialog.user, "shop")
         press.type_into(dialog.test_to, "me@shop.example")
         press.click(dialog.test_button)
-        shop.loop.until(lambda: "secure connection" in dialog.messages["security"].text(),
-                        message="the password is only sent over a secure connection")
+        shop.loop.until(
+            lambda: "secure connection" in dialog.messages["security"].text(),
+            message="the password is only sent over a secure connection",
+        )
         assert not inbox.messages
         press.type_into(dialog.host, "localhost")
         press.type_into(dialog.user, "")
-        shop.loop.until(lambda: "billing@shop.example" in dialog.preview.toPlainText(),
-                        message="the preview with the sender")
+        shop.loop.until(
+            lambda: "billing@shop.example" in dialog.preview.toPlainText(), message="the preview with the sender"
+        )
         assert batch.ref(2) in dialog.preview.toPlainText()
         press.type_into(dialog.test_to, "me@shop.example")
         press.click(dialog.test_button)
-        shop.loop.until(lambda: dialog.said.text().startswith("Test sent"), timeout=30,
-                        message="the test sent")
+        shop.loop.until(lambda: dialog.said.text().startswith("Test sent"), timeout=30, message="the test sent")
         assert len(inbox.messages) == 1
         press.click(dialog.send_button)
-        shop.loop.until(lambda: dialog.said.text().startswith("Done:"), timeout=30,
-                        message="the links sent")
+        shop.loop.until(lambda: dialog.said.text().startswith("Done:"), timeout=30, message="the links sent")
         assert dialog.said.text().startswith("Done: 2 sent, 0 failed")
         sent_to = sorted(str(m["To"]) for m in inbox.messages[1:])
         assert len(sent_to) == 2 and all("@example.com" in to for to in sent_to)
         press.click(dialog.close_button)
         shop.loop.until(lambda: press.closed(dialog), message="the dialog closed")
         rows = batches.rows_model
-        shop.loop.until(lambda: [text(rows, i, 11) for i in range(2)] == ["sent", "sent"],
-                        message="the E-mail sent column")
+        shop.loop.until(
+            lambda: [text(rows, i, 11) for i in range(2)] == ["sent", "sent"], message="the E-mail sent column"
+        )
 
         # the results say to whom each link went, and whether and when it was e-mailed
         target = tmp_path / "results.csv"
         press.click(batches.results)
         save_as(shop, target)
-        shop.loop.until(lambda: batches.said.text().endswith(f"results of 2 rows to {target}"),
-                        message="the results saved as CSV")
+        shop.loop.until(
+            lambda: batches.said.text().endswith(f"results of 2 rows to {target}"), message="the results saved as CSV"
+        )
         workbook = tmp_path / "results.xlsx"
         press.click(batches.results)
         save_as(shop, workbook, "Excel workbook (*.xlsx)")
-        shop.loop.until(lambda: batches.said.text().endswith(f"results of 2 rows to {workbook}"),
-                        message="the results saved as XLSX")
+        shop.loop.until(
+            lambda: batches.said.text().endswith(f"results of 2 rows to {workbook}"),
+            message="the results saved as XLSX",
+        )
         header, from_xlsx = read_xlsx(workbook)
         for saved in (read_csv(target), from_xlsx):
             assert [r["email"] for r in saved] == ["parent2@example.com", "parent3@example.com"]
@@ -189,9 +189,7 @@ def test_the_qr_sheet_prints_a_long_reference_on_one_line(shop, tmp_path):
     pdf = tmp_path / "codes.pdf"
     press.click(batches.qr)
     save_as(shop, pdf)
-    shop.loop.until(lambda: "Saved 1 code" in batches.said.text(), timeout=30,
-                    message="the QR sheet saved")
+    shop.loop.until(lambda: "Saved 1 code" in batches.said.text(), timeout=30, message="the QR sheet saved")
     pdftotext = need_system("pdftotext", "poppler-utils")
-    lines = subprocess.run([pdftotext, str(pdf), "-"], capture_output=True, text=True,
-                           check=True).stdout.splitlines()
+    lines = subprocess.run([pdftotext, str(pdf), "-"], capture_output=True, text=True, check=True).stdout.splitlines()
     assert LONG_REF in [line.strip() for line in lines], lines

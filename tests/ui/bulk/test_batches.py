@@ -57,13 +57,13 @@ def test_cancel_stops_and_resume_sends_the_rest(shop, tmp_path):
     press.click(notice)
     shop.loop.until(lambda: press.shown("batches-window") is not None, message="Batches")
     batches = press.shown("batches-window")
-    shop.loop.until(lambda: "1 batch has rows not sent yet" in batches.said.text(),
-                    message="the batch left with rows not sent")
+    shop.loop.until(
+        lambda: "1 batch has rows not sent yet" in batches.said.text(), message="the batch left with rows not sent"
+    )
     named_right(batches)
     shop.loop.until(lambda: batches.resume.isEnabled(), message="Resume offered")
     press.click(batches.resume)
-    shop.loop.until(lambda: text(batches.model, 0, 8) == "0", timeout=60,
-                    message="the rest sent")
+    shop.loop.until(lambda: text(batches.model, 0, 8) == "0", timeout=60, message="the rest sent")
     assert text(batches.model, 0, 5) == "24"  # created
     assert shop.creates() - before == 24  # none twice
     shop.loop.until(lambda: not notice.isVisible(), message="nothing left to offer")
@@ -76,8 +76,7 @@ def test_the_batches_window_shows_figures_rows_and_payments_live(shop, tmp_path)
     model = batches.model
     assert model.rowCount() == 1
     assert text(model, 0, 1) == "club-fees.csv"
-    assert (text(model, 0, 4), text(model, 0, 5), text(model, 0, 6), text(model, 0, 7)) == (
-        "3", "3", "0", "0")
+    assert (text(model, 0, 4), text(model, 0, 5), text(model, 0, 6), text(model, 0, 7)) == ("3", "3", "0", "0")
     rows = batches.rows_model
     shop.loop.until(lambda: rows.rowCount() == 3, message="the batch's rows")
     assert [text(rows, i, 1) for i in range(3)] == ["Created"] * 3
@@ -100,15 +99,21 @@ def test_the_service_asking_to_wait_is_said_and_nothing_is_lost(shop, tmp_path):
     before = shop.creates()
     window = run_file(shop, tmp_path, "many.csv", 3)
     paused = window.progress_step.paused
-    shop.loop.until(lambda: paused.isVisible()
-                    and paused.text().startswith("Paused by the service for "), timeout=30,
-                    message="the service's pause said")
+    shop.loop.until(
+        lambda: paused.isVisible() and paused.text().startswith("Paused by the service for "),
+        timeout=30,
+        message="the service's pause said",
+    )
     assert paused.text().endswith(" s")
     shop.sandbox.faults()  # the service takes calls again: the rows go once the wait is over
     outcome = window.progress_step.outcome  # rows sent before the pause settle after it
-    shop.loop.until(lambda: outcome.text().startswith("Done: 3 links created, 0 refused")
-                    and "answer not in yet" not in outcome.text(), timeout=120,
-                    message="every row made")
+    shop.loop.until(
+        lambda: (
+            outcome.text().startswith("Done: 3 links created, 0 refused") and "answer not in yet" not in outcome.text()
+        ),
+        timeout=120,
+        message="every row made",
+    )
     assert not paused.isVisible()
     assert shop.creates() - before == 3
 
@@ -120,8 +125,7 @@ def test_a_batchs_rows_are_read_a_page_at_a_time(shop, tmp_path):
     rows = batches.rows_model
     shop.loop.until(lambda: rows.rowCount() == 200, message="the first page")
     assert rows.canFetchMore()
-    press.click(batches.rows.viewport(),
-                pos=batches.rows.visualRect(rows.index(0, 0)).center())
+    press.click(batches.rows.viewport(), pos=batches.rows.visualRect(rows.index(0, 0)).center())
     press.key(batches.rows, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
     shop.loop.until(lambda: rows.rowCount() == 230, message="the next page, scrolled to")
     assert text(rows, 229, 0) == "231"  # the file's last row
@@ -139,8 +143,7 @@ def ink_rows(view, index) -> list[int]:
     view.viewport().repaint()
     rect = view.visualRect(index).adjusted(2, 1, -2, -1)  # off the grid lines
     image = view.viewport().grab(rect).toImage()
-    light = [[image.pixelColor(x, y).lightness() for x in range(image.width())]
-             for y in range(image.height())]
+    light = [[image.pixelColor(x, y).lightness() for x in range(image.width())] for y in range(image.height())]
     background = Counter(v for line in light for v in line).most_common(1)[0][0]
     return [y for y, line in enumerate(light) if any(abs(v - background) > 90 for v in line)]
 
@@ -148,8 +151,7 @@ def ink_rows(view, index) -> list[int]:
 def test_a_reference_is_drawn_on_one_line_never_broken(shop, tmp_path):
     from PySide6.QtGui import QFontMetrics
 
-    path = write_csv(tmp_path / "spring-term-fees-and-references-year-7.csv",
-                     [row(2), row(3, tx_ref=LONG_REF)])
+    path = write_csv(tmp_path / "spring-term-fees-and-references-year-7.csv", [row(2), row(3, tx_ref=LONG_REF)])
     window = shop.open_bulk()
     shop.load(window, path)
     shop.check(window)

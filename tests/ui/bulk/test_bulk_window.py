@@ -26,21 +26,26 @@ def problems(window) -> list[str]:
 
 def cell(window, number: int, field: str):
     model = window.check_step.model
-    return next(model.index(i, model.fields.index(field))
-                for i, r in enumerate(model.rows) if r.number == number)
+    return next(model.index(i, model.fields.index(field)) for i, r in enumerate(model.rows) if r.number == number)
 
 
 def test_a_file_is_checked_fixed_in_place_and_created(shop, tmp_path):
     shop.link("SHOP-OLD-1")  # a link made before: its reference is the ledger's
-    path = write_csv(tmp_path / "term-fees.csv", [
-        row(2, tx_ref="INV-002"),
-        row(3, email="parent3-at-example.com"),
-        row(4, tx_ref="INV-004"),
-        row(5, tx_ref="INV-004"),  # the same reference twice in the file
-        row(6, tx_ref="SHOP-OLD-1"),  # already in the ledger
-        row(7, amount="25.50"),  # pence: the service takes whole units
-        row(8),
-    ], delimiter=";", bom=True, blank_last=True)  # European Excel's CSV, an empty last row
+    path = write_csv(
+        tmp_path / "term-fees.csv",
+        [
+            row(2, tx_ref="INV-002"),
+            row(3, email="parent3-at-example.com"),
+            row(4, tx_ref="INV-004"),
+            row(5, tx_ref="INV-004"),  # the same reference twice in the file
+            row(6, tx_ref="SHOP-OLD-1"),  # already in the ledger
+            row(7, amount="25.50"),  # pence: the service takes whole units
+            row(8),
+        ],
+        delimiter=";",
+        bom=True,
+        blank_last=True,
+    )  # European Excel's CSV, an empty last row
     window = shop.open_bulk()
     assert window.isWindow() and window.windowTitle().startswith("Bulk links")
     named_right(window)
@@ -143,10 +148,13 @@ def test_a_corrected_file_creates_only_the_rows_missing(shop, tmp_path):
     shop.check(window)
     press.click(check.create_links)
     message = window.file_step.message
-    shop.loop.until(lambda: window.stack.currentWidget() is window.file_step
-                    and message.isVisible(), message="the refusal by the file choice")
-    assert message.text().startswith("Row 2 differs from the row sent before (amount 12 → 19,"
-                                     " e-mail parent2@example.com → parent9@example.com")
+    shop.loop.until(
+        lambda: window.stack.currentWidget() is window.file_step and message.isVisible(),
+        message="the refusal by the file choice",
+    )
+    assert message.text().startswith(
+        "Row 2 differs from the row sent before (amount 12 → 19, e-mail parent2@example.com → parent9@example.com"
+    )
     assert "save the file under another name to make a new batch" in message.text()
     assert shop.creates() - before == 3
     assert shop.loop.run(shop.desk.batches.batch(batch.id)).rows == 3  # nothing written
@@ -154,9 +162,17 @@ def test_a_corrected_file_creates_only_the_rows_missing(shop, tmp_path):
 
 def test_amounts_with_thousands_separators_say_what_to_type(shop, tmp_path):
     # as finance's spreadsheets write fifteen hundred: English, German, French, with pence
-    path = write_csv(tmp_path / "separators.csv", [
-        row(2, amount="1,500"), row(3, amount="1.500"), row(4, amount="1\u00a0500"),
-        row(5, amount="1,500.00"), row(6, amount="25.50"), row(7, amount="1500")])
+    path = write_csv(
+        tmp_path / "separators.csv",
+        [
+            row(2, amount="1,500"),
+            row(3, amount="1.500"),
+            row(4, amount="1\u00a0500"),
+            row(5, amount="1,500.00"),
+            row(6, amount="25.50"),
+            row(7, amount="1500"),
+        ],
+    )
     window = shop.open_bulk()
     shop.load(window, path)
     shop.check(window)
@@ -169,7 +185,8 @@ def test_amounts_with_thousands_separators_say_what_to_type(shop, tmp_path):
     ]
     check = window.check_step
     assert check.model.data(cell(window, 2, "amount"), Qt.ItemDataRole.ToolTipRole) == (
-        "No thousands separators: type 1500")
+        "No thousands separators: type 1500"
+    )
     shop.edit_cell(window, 2, "amount", "1500")  # typed as it says: the row is valid
     assert not [p for p in problems(window) if p.startswith("Row 2,")]
     assert check.counts.text() == "Rows: 2 valid, 4 with problems"
@@ -180,8 +197,7 @@ def test_columns_chosen_by_the_user_and_extra_fields(shop, tmp_path):
 
     book = Workbook()
     sheet = book.active
-    sheet.append(["Amount", "CCY", "E-mail address", "First name", "Payer", "Subject",
-                  "Cost centre"])
+    sheet.append(["Amount", "CCY", "E-mail address", "First name", "Payer", "Subject", "Cost centre"])
     sheet.append([40, "GBP", "ada@example.com", "Ada", "Lovelace", "Lessons", "M-01"])
     sheet.append([12, "USD", "bob@example.com", "Bob", "Babbage", "Books", "M-02"])
     path = tmp_path / "lessons.xlsx"
@@ -216,8 +232,7 @@ def extras_laid_out(step) -> list[tuple[str, int, int]]:
     coordinates, in reading order down each column."""
     shown = [check for _, check in step.extras if check.isVisible()]
     for check in shown:
-        assert step.extras_box.contentsRect().contains(
-            check.geometry()), f"{check.text()} is outside its group"
+        assert step.extras_box.contentsRect().contains(check.geometry()), f"{check.text()} is outside its group"
     placed = [(c.text(), c.geometry().left(), c.geometry().top()) for c in shown]
     return sorted(placed, key=lambda p: (p[1], p[2]))
 
@@ -233,20 +248,19 @@ def assert_aligned(placed, texts) -> None:
         mine = [top for _, x, top in placed if x == left]
         assert mine == [tops[0] + i * step for i in range(len(mine))], (left, mine)
     assert len(columns) == 1 or len({t for _, x, t in placed if x == columns[0]}) >= len(
-        [p for p in placed if p[1] == columns[-1]])  # the first column is never the shorter
+        [p for p in placed if p[1] == columns[-1]]
+    )  # the first column is never the shorter
 
 
 def test_the_extra_fields_check_boxes_are_aligned(shop, tmp_path):
     headers = [*HEADERS, "meta.invoice", "Cost centre", "meta.class", "Notes"]
-    rows = [{**row(2), "meta.invoice": "F-1", "Cost centre": "M-01", "meta.class": "4B",
-             "Notes": "paid late"}]
+    rows = [{**row(2), "meta.invoice": "F-1", "Cost centre": "M-01", "meta.class": "4B", "Notes": "paid late"}]
     path = write_csv(tmp_path / "extras.csv", rows, headers=headers)
     window = shop.open_bulk()  # at the size it opens with
     shop.load(window, path)
     step = window.mapping_step
     assert step.extras_box.isVisible()
-    assert_aligned(extras_laid_out(step),
-                   ["meta.invoice", "meta.Cost centre", "meta.class", "meta.Notes"])
+    assert_aligned(extras_laid_out(step), ["meta.invoice", "meta.Cost centre", "meta.class", "meta.Notes"])
     # a column chosen as a field leaves the extras: the others close up, still aligned
     press.choose(step.boxes["description"], "Notes")
     shop.loop.until(lambda: len(extras_laid_out(step)) == 3, message="Notes no extra field")
@@ -259,8 +273,7 @@ def test_the_extra_fields_check_boxes_are_aligned(shop, tmp_path):
 
 def test_many_extra_fields_take_two_aligned_columns(shop, tmp_path):
     extra = [f"meta.f{n:02d}" for n in range(13)]
-    path = write_csv(tmp_path / "wide.csv", [{**row(2), **{h: "x" for h in extra}}],
-                     headers=[*HEADERS, *extra])
+    path = write_csv(tmp_path / "wide.csv", [{**row(2), **{h: "x" for h in extra}}], headers=[*HEADERS, *extra])
     window = shop.open_bulk()
     shop.load(window, path)
     placed = extras_laid_out(window.mapping_step)
@@ -274,8 +287,9 @@ def test_a_file_that_cannot_be_read_is_said_and_the_template_saved(shop, tmp_pat
     window = shop.open_bulk()
     shop.choose_file(window, wrong)
     message = window.file_step.message
-    shop.loop.until(lambda: message.isVisible() and message.text().startswith("photo.xlsx:"),
-                    message="what is wrong with the file")
+    shop.loop.until(
+        lambda: message.isVisible() and message.text().startswith("photo.xlsx:"), message="what is wrong with the file"
+    )
     assert window.stack.currentWidget() is window.file_step
 
     press.click(window.file_step.template)
@@ -288,8 +302,7 @@ def test_a_file_that_cannot_be_read_is_said_and_the_template_saved(shop, tmp_pat
 
 
 def test_ctrl_shift_b_opens_the_window(shop):
-    press.key(shop.window, Qt.Key.Key_B,
-              Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    press.key(shop.window, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     shop.loop.until(lambda: press.shown("bulk-window") is not None, message="Bulk links")
 
 
@@ -297,8 +310,7 @@ def test_by_the_keyboard_alone(shop, tmp_path):
     """Ctrl+Shift+B, Space on Choose file…, the path and Enter, Space to check, a cell fixed
     by typing over it, Tab to Create and Space."""
     path = write_csv(tmp_path / "keys.csv", [row(2), row(3, email="nobody")])
-    press.key(shop.window, Qt.Key.Key_B,
-              Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    press.key(shop.window, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     shop.loop.until(lambda: press.shown("bulk-window") is not None, message="Bulk links")
     window = press.shown("bulk-window")
     shop.loop.until(lambda: window.isActiveWindow(), message="the window active")
@@ -306,12 +318,10 @@ def test_by_the_keyboard_alone(shop, tmp_path):
     press.key(window.file_step.choose, Qt.Key.Key_Space)
     shop.loop.until(lambda: press.shown("bulk-open-dialog") is not None, message="the dialog")
     press.save_as(press.shown("bulk-open-dialog"), path)
-    shop.loop.until(lambda: window.stack.currentWidget() is window.mapping_step,
-                    message="the columns")
+    shop.loop.until(lambda: window.stack.currentWidget() is window.mapping_step, message="the columns")
     shop.loop.until(lambda: window.focusWidget() is window.next, message="Check the rows")
     press.key(window.next, Qt.Key.Key_Space)
-    shop.loop.until(lambda: window.stack.currentWidget() is window.check_step,
-                    message="the dry run")
+    shop.loop.until(lambda: window.stack.currentWidget() is window.check_step, message="the dry run")
     check = window.check_step
     grid = check.grid
     assert window.focusWidget() is grid
@@ -328,11 +338,9 @@ def test_by_the_keyboard_alone(shop, tmp_path):
     for character in "bob@example.com":  # key by key, where the keyboard is
         press.key(editor, signs.get(character) or Qt.Key(ord(character.upper())))
     press.enter(editor)
-    shop.loop.until(lambda: not check.checking and problems(window) == [],
-                    message="checked again")
+    shop.loop.until(lambda: not check.checking and problems(window) == [], message="checked again")
     press.tab_to(check.create_links)
     assert check.create_links.text() == "Create 2 links"
     press.key(check.create_links, Qt.Key.Key_Space)
-    shop.loop.until(lambda: window.stack.currentWidget() is window.progress_step,
-                    message="the progress")
+    shop.loop.until(lambda: window.stack.currentWidget() is window.progress_step, message="the progress")
     assert shop.wait_done(window).startswith("Done: 2 links created")

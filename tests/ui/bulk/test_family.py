@@ -15,16 +15,25 @@ from tests.ui.bulk.test_batches import open_batches, text
 
 @pytest.fixture
 def family_shop(make_sandbox, paths, keys, loop, qtbot):
-    yield from open_shop(make_sandbox("family", base_path="/pay", **dialects.options("family")),
-                         "Family Shop", "FAM", paths, keys, loop, qtbot)
+    yield from open_shop(
+        make_sandbox("family", base_path="/pay", **dialects.options("family")),
+        "Family Shop",
+        "FAM",
+        paths,
+        keys,
+        loop,
+        qtbot,
+    )
 
 
-def test_rows_are_made_and_one_below_the_minimum_is_refused_in_a_sentence(family_shop,
-                                                                         tmp_path):
+def test_rows_are_made_and_one_below_the_minimum_is_refused_in_a_sentence(family_shop, tmp_path):
     shop = family_shop
     shop.sandbox.settings(amount_limits={"GBP": {"min_amount": 5, "max_amount": 500}})
-    rows = [row(2, description="Autumn term"), row(3, amount="3", description="Autumn term"),
-            row(4, description="Autumn term")]
+    rows = [
+        row(2, description="Autumn term"),
+        row(3, amount="3", description="Autumn term"),
+        row(4, description="Autumn term"),
+    ]
     path = write_csv(tmp_path / "family.csv", rows, headers=[*HEADERS, "description"])
     window = shop.open_bulk()
     shop.load(window, path)
@@ -36,10 +45,8 @@ def test_rows_are_made_and_one_below_the_minimum_is_refused_in_a_sentence(family
     model = batches.rows_model
     shop.loop.until(lambda: model.rowCount() == 3, message="the batch's rows")
     by_row = {text(model, i, 0): i for i in range(3)}
-    assert [text(model, by_row[n], 1) for n in ("2", "3", "4")] == [
-        "Created", "Refused", "Created"]
-    headers = [model.headerData(c, Qt.Orientation.Horizontal)
-               for c in range(model.columnCount())]
+    assert [text(model, by_row[n], 1) for n in ("2", "3", "4")] == ["Created", "Refused", "Created"]
+    headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
     error = headers.index("Error")
     assert text(model, by_row["3"], error) == "The minimum amount for GBP is 5"
     assert text(model, by_row["2"], error) == ""

@@ -18,19 +18,29 @@ from tests.helpers import decode_qr_file, need_system
 def row(number: int, *, paid: bool = False) -> BatchRow:
     now = datetime.now(UTC)
     ref = f"SCH-offi{number:05d}"  # "ff" and "fi": ligatures if drawn in the body's face
-    record = LinkRecord(id=number, profile_id="p", mode="test", tx_ref=ref,
-                        amount=Decimal(1000 + number), currency="GBP",
-                        email=f"p{number}@example.com", first_name="Parent",
-                        last_name=f"Number{number}", state="pending", created_at=now,
-                        updated_at=now, checkout_url=f"https://pay.example/c/PDK-{number:08x}")
-    return BatchRow(batch_id=1, number=number, tx_ref=ref, values={}, state=CREATED,
-                    record=None if paid else record)
+    record = LinkRecord(
+        id=number,
+        profile_id="p",
+        mode="test",
+        tx_ref=ref,
+        amount=Decimal(1000 + number),
+        currency="GBP",
+        email=f"p{number}@example.com",
+        first_name="Parent",
+        last_name=f"Number{number}",
+        state="pending",
+        created_at=now,
+        updated_at=now,
+        checkout_url=f"https://pay.example/c/PDK-{number:08x}",
+    )
+    return BatchRow(batch_id=1, number=number, tx_ref=ref, values={}, state=CREATED, record=None if paid else record)
 
 
 def pdf_text(path) -> str:
     pdftotext = need_system("pdftotext", "poppler-utils")
-    return subprocess.run([pdftotext, "-layout", str(path), "-"], capture_output=True,
-                          text=True, check=True, timeout=60).stdout
+    return subprocess.run(
+        [pdftotext, "-layout", str(path), "-"], capture_output=True, text=True, check=True, timeout=60
+    ).stdout
 
 
 def test_a_sheet_of_codes_with_name_amount_and_reference(loop, tmp_path):
@@ -38,8 +48,9 @@ def test_a_sheet_of_codes_with_name_amount_and_reference(loop, tmp_path):
     labels = [label for label in map(label_of, rows) if label is not None]
     assert len(labels) == PER_PAGE + 1  # the row without a link has no code
     pages = []
-    data = loop.run(pdf_of(labels, "Hillside School — Autumn fees", test=True,
-                           on_page=lambda done, of: pages.append((done, of))))
+    data = loop.run(
+        pdf_of(labels, "Hillside School — Autumn fees", test=True, on_page=lambda done, of: pages.append((done, of)))
+    )
     assert pages == [(1, 2), (2, 2)]
     target = tmp_path / "sheet.pdf"
     target.write_bytes(data)
@@ -53,8 +64,11 @@ def test_a_sheet_of_codes_with_name_amount_and_reference(loop, tmp_path):
     assert not any(ch in text for ch in "\ufb00\ufb01\ufb02\ufb03\ufb04")
 
     pdftoppm = need_system("pdftoppm", "poppler-utils")
-    subprocess.run([pdftoppm, "-r", "150", "-png", "-f", "1", "-l", "1", str(target),
-                    str(tmp_path / "page")], check=True, timeout=120)
+    subprocess.run(
+        [pdftoppm, "-r", "150", "-png", "-f", "1", "-l", "1", str(target), str(tmp_path / "page")],
+        check=True,
+        timeout=120,
+    )
     [image] = tmp_path.glob("page*.png")
     assert sorted(decode_qr_file(image)) == sorted(label.url for label in labels[:PER_PAGE])
 

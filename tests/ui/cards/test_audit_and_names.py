@@ -33,8 +33,10 @@ def test_the_audit_log_filters_and_exports(start_app, loop, tmp_path):
     assert first[4] == card.masked and first[3] == "test" and first[1]
 
     press.choose(audit.action, audit.action.itemText(audit.action.findData("fund")))
-    loop.until(lambda: {audit.model.data(audit.model.index(r, 5))
-                        for r in range(audit.model.rowCount())} == {"fund"}, message="fund only")
+    loop.until(
+        lambda: {audit.model.data(audit.model.index(r, 5)) for r in range(audit.model.rowCount())} == {"fund"},
+        message="fund only",
+    )
     press.choose(audit.action, audit.action.itemText(0))
     press.choose(audit.result, audit.result.itemText(audit.result.findData("sent")))
     loop.until(lambda: audit.model.rowCount() == 3, message="sent lines: create, fund, withdraw")

@@ -63,8 +63,10 @@ def test_the_fund_and_withdraw_headings_show_the_new_balance(start_app, loop):
     app.wait_started()
     desk = Desk(app, loop)
     desk.create("30", "GBP")
-    for kind, amount, before, balance in (("fund", "5", "GBP 30.00", "GBP 35.00"),
-                                          ("withdraw", "2", "GBP 35.00", "GBP 33.00")):
+    for kind, amount, before, balance in (
+        ("fund", "5", "GBP 30.00", "GBP 35.00"),
+        ("withdraw", "2", "GBP 35.00", "GBP 33.00"),
+    ):
         desk.press(desk.tab.page.buttons[kind])
         dialog = desk.dialog(f"{kind}-dialog")
         heading = dialog.findChild(QLabel, f"{kind}-heading")
@@ -72,7 +74,9 @@ def test_the_fund_and_withdraw_headings_show_the_new_balance(start_app, loop):
         press.type_into(dialog.amount, amount)
         desk.submit(dialog, "New balance")
         assert f"New balance: {balance}" in dialog.outcome.text()
-        loop.until(lambda heading=heading, balance=balance: f"balance {balance}"
-                   in heading.text(), message="the heading's new balance")
+        loop.until(
+            lambda heading=heading, balance=balance: f"balance {balance}" in heading.text(),
+            message="the heading's new balance",
+        )
         assert heading.accessibleName() == heading.text()
         desk.close(dialog)

@@ -93,8 +93,11 @@ def files_to_scan(paths) -> list[Path]:
     out = []
     for root in roots:
         for path in root.rglob("*"):
-            if path.is_file() and Path(paths.sandbox) not in path.parents \
-                    and not path.name.startswith("sandbox.sqlite3"):
+            if (
+                path.is_file()
+                and Path(paths.sandbox) not in path.parents
+                and not path.name.startswith("sandbox.sqlite3")
+            ):
                 out.append(path)
     return out
 
@@ -112,14 +115,15 @@ def crash_with_card(desk, card_hash) -> str:
     dict's repr, key=value), through PayDesk's own exception hook: the report it shows."""
     data = desk.api("GET", f"api/virtual_card/card/{card_hash}")["data"]
     try:
-        raise ValueError(f"unexpected card answer {json.dumps(data)}; as read: {data!r}; "
-                         f"card_pan={data['card_pan']} cvv={data['cvv']}; shown as "
-                         f"{grouped(data['card_pan'])}")
+        raise ValueError(
+            f"unexpected card answer {json.dumps(data)}; as read: {data!r}; "
+            f"card_pan={data['card_pan']} cvv={data['cvv']}; shown as "
+            f"{grouped(data['card_pan'])}"
+        )
     except ValueError:
         desk.hook(*sys.exc_info())
     dialog = desk.hook.dialogs[-1]
-    report = dialog.report.toPlainText() + "\n" + "\n".join(
-        label.text() for label in dialog.findChildren(QLabel))
+    report = dialog.report.toPlainText() + "\n" + "\n".join(label.text() for label in dialog.findChildren(QLabel))
     press.click(press.button(dialog, "Close"))
     desk.loop.until(lambda: press.closed(dialog), message="the report closed")
     assert "ValueError" in report and "unexpected card answer" in report
@@ -130,7 +134,7 @@ def test_reveal_hides_again_and_nothing_leaks(desk, loop, paths):
     page = desk.tab.page
     secret = page.secret
     _, card = desk.create("30", "GBP")
-    (pan, cvv), = issued(desk)
+    ((pan, cvv),) = issued(desk)
     window = desk.window
     window.activateWindow()
     loop.until(lambda: QGuiApplication.focusWindow() is window.windowHandle(), message="focus")
@@ -220,9 +224,11 @@ def test_every_issued_number_and_code_is_kept_out_of_every_file(desk, loop, path
     assert found == [] and {"ledger.sqlite3", "paydesk.log", "window.ini"} <= names
     with sqlite3.connect(paths.data / "ledger.sqlite3") as db:
         dump = "\n".join(db.iterdump())
-        columns = {c[1].lower() for (table,) in db.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table'")
-            for c in db.execute(f"PRAGMA table_info('{table}')")}
+        columns = {
+            c[1].lower()
+            for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            for c in db.execute(f"PRAGMA table_info('{table}')")
+        }
     assert not columns & {"card_pan", "pan", "cvv", "cvc", "card_number"}
     for pan, cvv in values:
         assert not any(form in dump for form in pan_forms(pan))

@@ -25,6 +25,8 @@ def test_the_map_is_edited_in_the_profile_editor(start_app, loop):
     press.click(editor.save_button)
     loop.until(lambda: press.closed(editor), timeout=30, message="the editor to close")
     assert app.session.profile.card_currencies == {"11": "USD", "12": "XTS"}
-    loop.until(lambda: desk.tab.wallet.model.text(desk.tab.wallet.model.records[0], 2)
-               == "XTS 20.00", message="the new map in the list")
+    loop.until(
+        lambda: desk.tab.wallet.model.text(desk.tab.wallet.model.records[0], 2) == "XTS 20.00",
+        message="the new map in the list",
+    )
     assert desk.tab.page.values["balance"].text() == "XTS 20.00"

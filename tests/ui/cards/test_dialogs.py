@@ -15,8 +15,9 @@ from tests.ui.test_accessibility import _unnamed_focusable
 def calls_to(desk, path_end):
     """How many calls of this merchant the service logged at a path ending so."""
     key = desk.loop.run(desk.session.key())
-    calls = httpx.get(f"{desk.profile.base_url}/_sandbox/requests",
-                      headers={"Authorization": f"Bearer {key}"}).json()["data"]
+    calls = httpx.get(f"{desk.profile.base_url}/_sandbox/requests", headers={"Authorization": f"Bearer {key}"}).json()[
+        "data"
+    ]
     return sum(1 for c in calls if c["path"].endswith(path_end))
 
 
@@ -35,40 +36,38 @@ def test_each_card_dialog_shows_its_buttons_and_answers_enter_and_escape(start_a
     dialog = desk.dialog("create-card-dialog")
     assert dialog.windowTitle() == "Create card"
     # the keyboard starts in the first field: typing at once types the name
-    loop.until(lambda: QApplication.focusWidget() is dialog.first_name,
-               message="the keyboard in the first field")
+    loop.until(lambda: QApplication.focusWidget() is dialog.first_name, message="the keyboard in the first field")
     assert buttons_on_screen(dialog) == ["Create card", "Cancel"]
-    assert [b.accessibleName() for b in (dialog.action, dialog.close_button)] == \
-        ["Create card", "Cancel"]
+    assert [b.accessibleName() for b in (dialog.action, dialog.close_button)] == ["Create card", "Cancel"]
     assert _unnamed_focusable(dialog, at_least=6) == []
-    assert [dialog.first_name.accessibleName(), dialog.last_name.accessibleName()] == \
-        ["First name on card", "Last name on card"]
+    assert [dialog.first_name.accessibleName(), dialog.last_name.accessibleName()] == [
+        "First name on card",
+        "Last name on card",
+    ]
     press.type_into(dialog.first_name, "Ada")
     press.type_into(dialog.last_name, "Lovelace")
     press.type_into(dialog.amount, "30")
     press.enter(dialog.amount)
-    loop.until(lambda: "Card created" in dialog.outcome.text(), timeout=30,
-               message="created with Enter")
+    loop.until(lambda: "Card created" in dialog.outcome.text(), timeout=30, message="created with Enter")
     assert buttons_on_screen(dialog) == ["Close"]  # done: the verb is gone, Enter closes
     press.enter(dialog.amount)
     loop.until(lambda: not dialog.isVisible() and tab.dialog is None, message="closed")
     loop.until(lambda: tab.page.record is not None, message="the new card's page")
 
     # Fund and Withdraw: the verb and Cancel; Escape cancels, nothing sent
-    for kind, title, verb in (("fund", "Fund card", "Fund"),
-                              ("withdraw", "Withdraw from card", "Withdraw")):
+    for kind, title, verb in (("fund", "Fund card", "Fund"), ("withdraw", "Withdraw from card", "Withdraw")):
         sent = calls_to(desk, f"/virtual_card/{kind}")
         desk.press(tab.page.buttons[kind])
         dialog = desk.dialog(f"{kind}-dialog")
         assert dialog.windowTitle() == title
-        loop.until(lambda dialog=dialog: QApplication.focusWidget() is dialog.amount,
-                   message="the keyboard in the amount")
+        loop.until(
+            lambda dialog=dialog: QApplication.focusWidget() is dialog.amount, message="the keyboard in the amount"
+        )
         assert buttons_on_screen(dialog) == [verb, "Cancel"]
         assert dialog.action.accessibleName() == verb and dialog.action.isDefault()
         press.type_into(dialog.amount, "3")
         press.escape(dialog.amount)
-        loop.until(lambda dialog=dialog: not dialog.isVisible() and tab.dialog is None,
-                   message="cancelled")
+        loop.until(lambda dialog=dialog: not dialog.isVisible() and tab.dialog is None, message="cancelled")
         loop.run(asyncio.sleep(0.2))
         assert calls_to(desk, f"/virtual_card/{kind}") == sent
 
@@ -77,16 +76,14 @@ def test_each_card_dialog_shows_its_buttons_and_answers_enter_and_escape(start_a
     dialog = desk.dialog("fund-dialog")
     press.type_into(dialog.amount, "5")
     press.enter(dialog.amount)
-    loop.until(lambda: "New balance: GBP 35.00" in dialog.outcome.text(), timeout=30,
-               message="funded with Enter")
+    loop.until(lambda: "New balance: GBP 35.00" in dialog.outcome.text(), timeout=30, message="funded with Enter")
     desk.close(dialog)
 
     # Terminate: the verb, named so; Cancel leaves the card as it was
     desk.press(tab.page.buttons["terminate"])
     dialog = desk.dialog("terminate-dialog")
     assert dialog.windowTitle() == "Terminate card"
-    loop.until(lambda: QApplication.focusWidget() is dialog.last4,
-               message="the keyboard in the last four digits")
+    loop.until(lambda: QApplication.focusWidget() is dialog.last4, message="the keyboard in the last four digits")
     assert buttons_on_screen(dialog) == ["Terminate", "Cancel"]
     press.click(dialog.close_button)
     loop.until(lambda: not dialog.isVisible() and tab.dialog is None, message="cancelled")
@@ -123,5 +120,7 @@ def test_create_card_asks_for_the_name_on_the_card(start_app, loop):
     assert calls_to(desk, "/virtual_card/create") == sent + 1
     desk.close(dialog)
     # the name as typed (trimmed) reached the service: the card's page shows it as issued
-    loop.until(lambda: desk.tab.page.values["name"].text() == "GRACE HOPPER",
-               message="the cardholder's name on the card's page")
+    loop.until(
+        lambda: desk.tab.page.values["name"].text() == "GRACE HOPPER",
+        message="the cardholder's name on the card's page",
+    )

@@ -20,9 +20,19 @@ RED = "#b3261e"
 
 
 def a_record(**over) -> CardRecord:
-    base = CardRecord(profile_id="p", mode="test", card_hash="ch_1", masked="412345******6789",
-                      name_on_card="SHOP", currency_code="12", balance=None, state=1,
-                      expiration="2029-05", created_at=None, seen_at=datetime.now(UTC))
+    base = CardRecord(
+        profile_id="p",
+        mode="test",
+        card_hash="ch_1",
+        masked="412345******6789",
+        name_on_card="SHOP",
+        currency_code="12",
+        balance=None,
+        state=1,
+        expiration="2029-05",
+        created_at=None,
+        seen_at=datetime.now(UTC),
+    )
     return replace(base, **over)
 
 
@@ -87,8 +97,7 @@ def test_an_expired_card_and_an_unknown_state_as_the_service_sends_them(start_ap
     _choose(desk, loop, odd.card_hash)
     assert page.values["state"].text() == "state 7"
     assert page.values["state"].accessibleName() == "State: state 7"
-    assert "(expired)" not in page.values["expires"].text() and RED not in \
-        page.values["expires"].styleSheet()
+    assert "(expired)" not in page.values["expires"].text() and RED not in page.values["expires"].styleSheet()
 
 
 def test_the_wallet_opens_from_its_cache_as_of_its_last_reading(start_app, loop):
@@ -131,8 +140,7 @@ def test_the_wallet_opens_from_its_cache_as_of_its_last_reading(start_app, loop)
         assert wallet.as_of.text().startswith(expected), wallet.as_of.text()
         assert wallet.as_of.accessibleName().startswith(expected)
         assert not tab.wallet.refresh_button.isEnabled()
-        loop.until(lambda: wallet.as_of.text().startswith("Up to date"), timeout=30,
-                   message="read again")
+        loop.until(lambda: wallet.as_of.text().startswith("Up to date"), timeout=30, message="read again")
     finally:
         set_faults(base, key)
     assert "As of" not in wallet.as_of.text()

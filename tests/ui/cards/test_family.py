@@ -42,8 +42,9 @@ def audit_lines(desk, loop):
     press.tab(tab.sections, "Audit log")
     model = tab.audit.model
     loop.until(lambda: model.rowCount() > 0, message="the audit log")
-    return [" | ".join(model.index(r, c).data() or "" for c in range(model.columnCount()))
-            for r in range(model.rowCount())]
+    return [
+        " | ".join(model.index(r, c).data() or "" for c in range(model.columnCount())) for r in range(model.rowCount())
+    ]
 
 
 def test_a_card_reads_its_balance_from_its_amount_and_says_its_fee_is_not_given(family, loop):
@@ -56,8 +57,7 @@ def test_a_card_reads_its_balance_from_its_amount_and_says_its_fee_is_not_given(
     loop.until(lambda: page.values["balance"].text() == "GBP 50.00", message="the balance")
     shown = texts(page)
     assert shown["state"] == "Active"  # read back: the create's answer has no state
-    assert shown["issued"] == ("GBP 50.00 (paid GBP 51.50 in all; the fee is not given by "
-                               "this service)")
+    assert shown["issued"] == ("GBP 50.00 (paid GBP 51.50 in all; the fee is not given by this service)")
     assert shown["callback"].startswith("none given:")
 
     # funded: the balance (the family's ``amount``) moves; what it was issued with does not
@@ -66,8 +66,7 @@ def test_a_card_reads_its_balance_from_its_amount_and_says_its_fee_is_not_given(
     desk.close(dialog)
     loop.until(lambda: page.values["balance"].text() == "GBP 70.00", message="70.00")
     assert page.values["issued"].text().startswith("GBP 50.00 ")
-    assert tab.wallet.model.text(tab.wallet.model.records[tab.wallet.model.row_of(
-        card.card_hash)], 2) == "GBP 70.00"
+    assert tab.wallet.model.text(tab.wallet.model.records[tab.wallet.model.row_of(card.card_hash)], 2) == "GBP 70.00"
     desk.press(tab.wallet.refresh_button)  # the list's cards say only their balance
     loop.until(lambda: tab.wallet.as_of.text().startswith("Up to date"), message="refreshed")
     assert page.values["issued"].text().startswith("GBP 50.00 ")
@@ -91,8 +90,7 @@ def test_a_card_reads_its_balance_from_its_amount_and_says_its_fee_is_not_given(
     assert page.values["issued"].text().startswith("GBP 50.00 ")
 
     lines = audit_lines(desk, loop)
-    assert any("create" in line.lower() and "50.00" in line and "done" in line.lower()
-               for line in lines), lines
+    assert any("create" in line.lower() and "50.00" in line and "done" in line.lower() for line in lines), lines
     assert any("fund" in line.lower() and "20.00" in line for line in lines), lines
 
 
@@ -108,8 +106,10 @@ def test_test_mode_says_the_service_keeps_no_test_cards_and_keeps_each_card_once
     said = tab.no_test_cards.text()
     assert "keeps no test cards" in said and "live balance" in said and "live mode" in said
     desk.window.activateWindow()
-    for key, modifier in ((Qt.Key.Key_F5, Qt.KeyboardModifier.NoModifier),
-                          (Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)):
+    for key, modifier in (
+        (Qt.Key.Key_F5, Qt.KeyboardModifier.NoModifier),
+        (Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier),
+    ):
         press.key(desk.window, key, modifier)  # Refresh, Create card: nothing happens
     loop.run(asyncio.sleep(0.3))
     assert press.shown("create-card-dialog") is None and tab.dialog is None
@@ -145,13 +145,13 @@ def test_a_new_card_whose_state_is_not_said_waits_until_it_is_read(family, loop)
     assert "Card created" in desk.submit(dialog, "Card created")
     card = dialog.new_card
     desk.close(dialog)
-    loop.until(lambda: page.record is not None and page.record.card_hash == card.card_hash,
-               message="the new card on its page")
+    loop.until(
+        lambda: page.record is not None and page.record.card_hash == card.card_hash, message="the new card on its page"
+    )
     assert page.values["state"].text() == words.NOT_READ == "Not read yet"
     assert tab.wallet.state_of(card.card_hash) == "Not read yet"
     assert page.message.text() == words.NOT_READ_HINT
-    assert not any(page.buttons[k].isEnabled() for k in ("fund", "withdraw", "block",
-                                                          "terminate"))
+    assert not any(page.buttons[k].isEnabled() for k in ("fund", "withdraw", "block", "terminate"))
     desk.sb.faults(mode="live")  # the service answers again: Refresh card reads it
     desk.press(page.buttons["reload"])
     loop.until(lambda: page.values["state"].text() == "Active", timeout=30, message="Active")
@@ -163,8 +163,9 @@ def test_a_new_card_whose_state_is_not_said_waits_until_it_is_read(family, loop)
 def test_a_card_terminated_elsewhere_still_shows_its_purchases(family, loop):
     desk, page = family, family.tab.page
     _, card = desk.create("40", "GBP")
-    loop.until(lambda: page.record is not None and page.record.card_hash == card.card_hash,
-               message="the new card on its page")
+    loop.until(
+        lambda: page.record is not None and page.record.card_hash == card.card_hash, message="the new card on its page"
+    )
     desk.purchase(card.card_hash, 9, "Book shop")  # PayDesk has not read it yet
     desk.api("GET", f"api/virtual_card/terminate/{card.card_hash}")  # another desk, or a script
     desk.press(page.buttons["reload"])

@@ -45,13 +45,11 @@ def lose_the_answer(desk, loop, kind, start, **fault):
     Returns the operations seen (as signalled) and how many sends of ``kind`` the service
     had had by the time it was lost."""
     seen = []
-    desk.tab.controller.hub.operation_changed.connect(
-        lambda op: op.kind == kind and seen.append(op))
+    desk.tab.controller.hub.operation_changed.connect(lambda op: op.kind == kind and seen.append(op))
     desk.app.faults(**(fault or {"drop_after_commit_rate": 1.0}))  # tests/helpers.py
     try:
         start()
-        loop.until(lambda: any(o.state == "lost" for o in seen), timeout=60,
-                   message=f"the {kind} marked lost")
+        loop.until(lambda: any(o.state == "lost" for o in seen), timeout=60, message=f"the {kind} marked lost")
     finally:
         desk.app.faults()
     return seen, sent(desk, kind)
@@ -64,12 +62,15 @@ def settled(seen):
 def test_block_unblock_terminate_with_their_answers_lost_are_read_back(desk, loop):
     tab, page = desk.tab, desk.tab.page
     _, card = desk.create("40", "GBP")
-    loop.until(lambda: page.record is not None and page.record.card_hash == card.card_hash
-               and page.buttons["block"].isEnabled(), message="the card on its page")
+    loop.until(
+        lambda: (
+            page.record is not None and page.record.card_hash == card.card_hash and page.buttons["block"].isEnabled()
+        ),
+        message="the card on its page",
+    )
 
     # block: committed, its answer cut
-    seen, sends = lose_the_answer(desk, loop, "block",
-                                  lambda: desk.press(page.buttons["block"]))
+    seen, sends = lose_the_answer(desk, loop, "block", lambda: desk.press(page.buttons["block"]))
     assert sends >= 1 and service_card(desk, card.card_hash)["status"] == 2
     loop.until(lambda: settled(seen) is not None, timeout=60, message="the block settled")
     op = settled(seen)
@@ -77,14 +78,14 @@ def test_block_unblock_terminate_with_their_answers_lost_are_read_back(desk, loo
     assert "blocked at the service" in op.result
     loop.until(lambda: page.values["state"].text() == "Blocked", message="Blocked on the page")
     loop.until(lambda: tab.wallet.state_of(card.card_hash) == "Blocked", message="in the list")
-    assert page.message.text() == ("The answer was lost; checked with the service: it was "
-                                   "done. Card blocked. Press Unblock to undo.")
+    assert page.message.text() == (
+        "The answer was lost; checked with the service: it was done. Card blocked. Press Unblock to undo."
+    )
     assert page.buttons["block"].text() == "Unblock" and not page.buttons["fund"].isEnabled()
     assert sent(desk, "block") == sends  # read back: not sent again
 
     # unblock, the same way
-    seen, sends = lose_the_answer(desk, loop, "unblock",
-                                  lambda: desk.press(page.buttons["block"]))
+    seen, sends = lose_the_answer(desk, loop, "unblock", lambda: desk.press(page.buttons["block"]))
     assert service_card(desk, card.card_hash)["status"] == 1
     loop.until(lambda: settled(seen) is not None, timeout=60, message="the unblock settled")
     assert (settled(seen).state, settled(seen).settled) == ("done", True)
@@ -99,18 +100,23 @@ def test_block_unblock_terminate_with_their_answers_lost_are_read_back(desk, loo
     dialog = desk.dialog("terminate-dialog")
     press.type_into(dialog.last4, card.last4)
     seen, sends = lose_the_answer(desk, loop, "terminate", lambda: press.click(dialog.action))
-    loop.until(lambda: "checked with the service" in dialog.outcome.text(), timeout=60,
-               message="the terminate settled in its dialog")
-    assert dialog.outcome.text() == ("The answer was lost; checked with the service: it was "
-                                     "done. Card terminated.")
+    loop.until(
+        lambda: "checked with the service" in dialog.outcome.text(),
+        timeout=60,
+        message="the terminate settled in its dialog",
+    )
+    assert dialog.outcome.text() == ("The answer was lost; checked with the service: it was done. Card terminated.")
     assert (settled(seen).state, settled(seen).settled) == ("done", True)
     desk.close(dialog)
     loop.until(lambda: page.values["state"].text() == "Terminated", message="Terminated")
     loop.until(lambda: tab.wallet.state_of(card.card_hash) == "Terminated", message="in the list")
     assert not any(page.buttons[k].isEnabled() for k in ("fund", "withdraw", "block", "terminate"))
     assert sent(desk, "terminate") == sends
-    refunds = [t for t in desk.api("GET", f"api/virtual_card/transactions/{card.card_hash}")["data"]
-               if t["description"] == "Balance refunded on termination"]
+    refunds = [
+        t
+        for t in desk.api("GET", f"api/virtual_card/transactions/{card.card_hash}")["data"]
+        if t["description"] == "Balance refunded on termination"
+    ]
     assert [Decimal(t["amount"]) for t in refunds] == [Decimal("40")]
     assert merchant_balance(desk) == before + Decimal("40")
 
@@ -126,10 +132,13 @@ def test_a_block_the_service_never_made_reads_back_not_done(desk, loop):
     card still active: NOT done, said so, and the user may block again."""
     page = desk.tab.page
     _, card = desk.create("20", "GBP")
-    loop.until(lambda: page.record is not None and page.record.card_hash == card.card_hash
-               and page.buttons["block"].isEnabled(), message="the card on its page")
-    seen, _ = lose_the_answer(desk, loop, "block", lambda: desk.press(page.buttons["block"]),
-                              error_rate=1.0)
+    loop.until(
+        lambda: (
+            page.record is not None and page.record.card_hash == card.card_hash and page.buttons["block"].isEnabled()
+        ),
+        message="the card on its page",
+    )
+    seen, _ = lose_the_answer(desk, loop, "block", lambda: desk.press(page.buttons["block"]), error_rate=1.0)
     loop.until(lambda: settled(seen) is not None, timeout=60, message="the block settled")
     op = settled(seen)
     assert (op.state, op.settled) == ("not-done", True) and "active at the service" in op.result

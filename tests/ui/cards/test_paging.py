@@ -23,8 +23,7 @@ def to_the_end(loop, table, model, total, what):
             break
         rows = model.rowCount()
         press.key(table, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
-        loop.until(lambda r=rows: model.rowCount() > r or model.rowCount() == total,
-                   message=f"the next page of {what}")
+        loop.until(lambda r=rows: model.rowCount() > r or model.rowCount() == total, message=f"the next page of {what}")
     assert model.rowCount() == total
 
 
@@ -54,10 +53,18 @@ def test_the_audit_log_lists_every_line_page_by_page(start_app, loop):
 
     async def write():  # what the desk's operations would have written over a long day
         for n in range(LINES):
-            await ledger.append_audit(AuditDraft(
-                user="clerk", profile_id=profile.id, profile_name=profile.name, mode="test",
-                action="fund", result="done", masked="4111 11** **** 1111",
-                detail=f"line {n}"))
+            await ledger.append_audit(
+                AuditDraft(
+                    user="clerk",
+                    profile_id=profile.id,
+                    profile_name=profile.name,
+                    mode="test",
+                    action="fund",
+                    result="done",
+                    masked="4111 11** **** 1111",
+                    detail=f"line {n}",
+                )
+            )
 
     loop.run(write())
     audit = desk.tab.audit
@@ -67,4 +74,3 @@ def test_the_audit_log_lists_every_line_page_by_page(start_app, loop):
     to_the_end(loop, audit.table, audit.model, LINES, "audit lines")
     details = [audit.model.data(audit.model.index(r, 8)) for r in range(LINES)]
     assert details == [f"line {n}" for n in reversed(range(LINES))]
-

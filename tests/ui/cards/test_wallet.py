@@ -26,9 +26,15 @@ class Desk:
         self.app, self.loop, self.sb = app, loop, sb
         self.window, self.session = app.window, app.session
         if sb is not None:
-            use_profile(loop, self.session, sb, name="Quirky" if sb.server.config.quirks
-                        else "Other", currencies=["GBP", "USD"],
-                        keys=SECRET_KEYS if self.family else TEST_SECRET, discover=True)
+            use_profile(
+                loop,
+                self.session,
+                sb,
+                name="Quirky" if sb.server.config.quirks else "Other",
+                currencies=["GBP", "USD"],
+                keys=SECRET_KEYS if self.family else TEST_SECRET,
+                discover=True,
+            )
             if self.family:
                 go_live(self.window, loop)
         self.tab: CardsTab = self.window.cards_tab
@@ -42,8 +48,9 @@ class Desk:
         index = model.index(model.row_of(card_hash), 0)
         table.scrollTo(index)
         press.click(table.viewport(), pos=table.visualRect(index).center())
-        self.loop.until(lambda: self.tab.page.record is not None
-                        and self.tab.page.record.card_hash == card_hash, message="its page")
+        self.loop.until(
+            lambda: self.tab.page.record is not None and self.tab.page.record.card_hash == card_hash, message="its page"
+        )
 
     @property
     def profile(self):
@@ -55,13 +62,18 @@ class Desk:
 
     def api(self, method, path, **kw):
         key = self.loop.run(self.session.key())
-        r = httpx.request(method, f"{self.profile.base_url}/{path}", **kw,
-                          headers={"Authorization": f"Bearer {key}", "Accept": "application/json"})
+        r = httpx.request(
+            method,
+            f"{self.profile.base_url}/{path}",
+            **kw,
+            headers={"Authorization": f"Bearer {key}", "Accept": "application/json"},
+        )
         return r.json()
 
     def purchase(self, card_hash, amount, description):
-        return self.api("POST", f"_sandbox/cards/{card_hash}/purchase",
-                        json={"amount": str(amount), "description": description})
+        return self.api(
+            "POST", f"_sandbox/cards/{card_hash}/purchase", json={"amount": str(amount), "description": description}
+        )
 
     def press(self, button):
         """Click when it can be clicked (a card's buttons wait while an operation is open),
@@ -79,14 +91,16 @@ class Desk:
 
     def submit(self, dialog, until):
         press.click(dialog.action)
-        self.loop.until(lambda: until in dialog.outcome.text() or "Not done" in dialog.outcome.text(),
-                        timeout=30, message=f"{until!r} in the dialog")
+        self.loop.until(
+            lambda: until in dialog.outcome.text() or "Not done" in dialog.outcome.text(),
+            timeout=30,
+            message=f"{until!r} in the dialog",
+        )
         return dialog.outcome.text()
 
     def close(self, dialog):
         press.click(dialog.close_button)
-        self.loop.until(lambda: not dialog.isVisible() and self.tab.dialog is not dialog,
-                        message="the dialog to close")
+        self.loop.until(lambda: not dialog.isVisible() and self.tab.dialog is not dialog, message="the dialog to close")
 
     def create(self, amount="50", currency="GBP", first="Ada", last="Lovelace"):
         self.press(self.tab.wallet.create_button)
@@ -121,8 +135,7 @@ def desk(dialect, start_app, loop, make_sandbox):
     app = start_app(sandbox=True)
     app.wait_started()
     app.window.resize(1300, 900)
-    sb = (make_sandbox(dialect, base_path="/q", **dialects.options(dialect))
-          if dialect != "strict" else None)
+    sb = make_sandbox(dialect, base_path="/q", **dialects.options(dialect)) if dialect != "strict" else None
     if dialect == "family":
         sb.fund_live_wallet()  # its cards draw on the live balance, whichever key
     return Desk(app, loop, sb)
@@ -132,8 +145,11 @@ def test_the_life_of_a_card(desk, loop):
     tab, page = desk.tab, desk.tab.page
     text, card = desk.create("50", "GBP")
     # the family's card hides its charge: what was paid in all is told, and that the fee is not
-    assert ("Total paid GBP 51.50; the fee is not given by this service." if desk.family
-            else "Fee GBP 1.50; total paid GBP 51.50") in text
+    assert (
+        "Total paid GBP 51.50; the fee is not given by this service."
+        if desk.family
+        else "Fee GBP 1.50; total paid GBP 51.50"
+    ) in text
     assert "—" not in text
     loop.until(lambda: tab.wallet.selected() is not None, message="the new card selected")
     assert tab.wallet.selected().card_hash == card.card_hash == page.record.card_hash
@@ -179,8 +195,7 @@ def test_the_life_of_a_card(desk, loop):
     # a purchase at a shop shows up in the card's transactions
     desk.purchase(card.card_hash, 7, "Corner cafe")
     desk.press(page.buttons["reload"])
-    loop.until(lambda: any(t.description == "Corner cafe" for t in page.tx_model.rows),
-               message="the purchase")
+    loop.until(lambda: any(t.description == "Corner cafe" for t in page.tx_model.rows), message="the purchase")
     row = next(i for i, t in enumerate(page.tx_model.rows) if t.description == "Corner cafe")
     assert page.tx_model.text(page.tx_model.rows[row], 1) == "−GBP 7.00"
     # a reading started before the purchase (after the unblock) may land first, with the
@@ -195,8 +210,7 @@ def test_the_life_of_a_card(desk, loop):
     wrong = "0000" if card.last4 != "0000" else "1111"
     press.type_into(dialog.last4, wrong)
     press.enter(dialog.last4)
-    loop.until(lambda: "type its last four digits" in dialog.last4_message.text(),
-               message="the last four refused")
+    loop.until(lambda: "type its last four digits" in dialog.last4_message.text(), message="the last four refused")
     assert desk.api("GET", f"api/virtual_card/card/{card.card_hash}")["data"]["status"] == 1
     press.type_into(dialog.last4, card.last4)
     assert "Card terminated." in desk.submit(dialog, "Done")
@@ -234,8 +248,9 @@ def test_each_failure_is_said_plainly(desk, loop):
     card = dialog.new_card
     desk.close(dialog)
     # terminated elsewhere: the service refuses, and the card reads as terminated
-    loop.until(lambda: page.record is not None and page.record.card_hash == card.card_hash,
-               message="the card on the page")
+    loop.until(
+        lambda: page.record is not None and page.record.card_hash == card.card_hash, message="the card on the page"
+    )
     desk.api("GET", f"api/virtual_card/terminate/{card.card_hash}")
     dialog, text = desk.amount("fund", 1, expect="Not done")
     assert "Card is terminated" in text
@@ -244,8 +259,7 @@ def test_each_failure_is_said_plainly(desk, loop):
     # a card the service no longer knows (kept from before in PayDesk's list): written in the
     # service's own database, as no call of the service forgets a card
     _, gone = desk.create("10")
-    db_path = (desk.sb.server.data_dir if desk.sb is not None
-               else desk.session.sandbox.data_dir) / "sandbox.sqlite3"
+    db_path = (desk.sb.server.data_dir if desk.sb is not None else desk.session.sandbox.data_dir) / "sandbox.sqlite3"
     with sqlite3.connect(db_path) as db:
         db.execute("DELETE FROM cards WHERE card_hash = ?", (gone.card_hash,))
     desk.choose_card(gone.card_hash)
@@ -264,8 +278,10 @@ def test_no_cards_deployment_explains_and_ignores_card_shortcuts(start_app, loop
     assert tab.stack.currentWidget() is tab.no_cards and tab.no_cards.isVisible()
     assert tab.no_cards.text() == NO_CARDS
     app.window.activateWindow()
-    for key, modifier in ((Qt.Key.Key_F5, Qt.KeyboardModifier.NoModifier),
-                          (Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)):
+    for key, modifier in (
+        (Qt.Key.Key_F5, Qt.KeyboardModifier.NoModifier),
+        (Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier),
+    ):
         press.key(app.window, key, modifier)  # wherever the keyboard is in the window
     loop.run(asyncio.sleep(0.3))
     assert tab.dialog is None
@@ -293,8 +309,13 @@ def test_currency_codes_go_through_the_profiles_map(start_app, loop):
     loop.until(lambda: page.values["balance"].text() == "USD 25.00", message="USD")
     profile = desk.profile
     loop.run(app.session.save_profile(replace(profile, card_currencies={"12": "GBP"}), {}))
-    loop.until(lambda: desk.tab.wallet.model.records and desk.tab.wallet.model.text(
-        desk.tab.wallet.model.records[0], 2) == "25.00 (code 11)", message="the code as it is")
+    loop.until(
+        lambda: (
+            desk.tab.wallet.model.records
+            and desk.tab.wallet.model.text(desk.tab.wallet.model.records[0], 2) == "25.00 (code 11)"
+        ),
+        message="the code as it is",
+    )
     index = desk.tab.wallet.model.index(0, 2)
     hint = desk.tab.wallet.model.data(index, Qt.ItemDataRole.ToolTipRole)
     assert "'11' is not in this profile's card currency map" in hint
@@ -316,8 +337,7 @@ def test_the_list_searches_and_filters(start_app, loop):
 
     # numbers are random: search by the last four of a card whose last four no other card's
     # number holds (one exists unless the sandbox drew a one-in-thousands collision)
-    target = next(c for c in cards
-                  if not any(c.last4 in other.masked for other in cards if other is not c))
+    target = next(c for c in cards if not any(c.last4 in other.masked for other in cards if other is not c))
     press.type_into(wallet.search, target.last4)
     loop.until(lambda: shown() == [target.masked], message="the search")
     assert wallet.count.text() == "1 card"
@@ -333,22 +353,22 @@ def test_the_list_searches_and_filters(start_app, loop):
     loop.until(lambda: wallet.state_of(cards[2].card_hash) == "Blocked", message="refreshed")
 
     def states():
-        return [wallet.model.data(wallet.model.index(row, 3))
-                for row in range(wallet.model.rowCount())]
+        return [wallet.model.data(wallet.model.index(row, 3)) for row in range(wallet.model.rowCount())]
 
     press.choose(wallet.state_filter, "Blocked")
     loop.until(lambda: shown() == [cards[2].masked], message="the filter")
     assert states() == ["Blocked"] and wallet.count.text() == "1 card"
     press.choose(wallet.state_filter, "Active")
-    loop.until(lambda: sorted(shown()) == sorted([cards[0].masked, cards[1].masked]),
-               message="the active ones")
+    loop.until(lambda: sorted(shown()) == sorted([cards[0].masked, cards[1].masked]), message="the active ones")
     assert states() == ["Active", "Active"] and wallet.count.text() == "2 cards"
     press.choose(wallet.state_filter, "Terminated")
     loop.until(lambda: shown() == [] and wallet.count.text() == "0 cards", message="none")
     press.choose(wallet.state_filter, "Blocked")  # with a search: both apply
     press.type_into(wallet.search, cards[0].last4)
-    loop.until(lambda: shown() == ([] if cards[0].last4 not in cards[2].masked
-                                   else [cards[2].masked]), message="filter and search")
+    loop.until(
+        lambda: shown() == ([] if cards[0].last4 not in cards[2].masked else [cards[2].masked]),
+        message="filter and search",
+    )
 
 
 def test_a_double_click_or_an_impatient_enter_sends_one_fund(start_app, loop):
@@ -366,8 +386,7 @@ def test_a_double_click_or_an_impatient_enter_sends_one_fund(start_app, loop):
     press.enter(dialog)  # and once more after it is done: it closes the dialog
     loop.until(lambda: not dialog.isVisible(), message="Enter to close the finished dialog")
     loop.run(asyncio.sleep(0.3))
-    credits = [t for t in service_card_transactions_of(desk, card.card_hash)
-               if t["description"] == "Card funded"]
+    credits = [t for t in service_card_transactions_of(desk, card.card_hash) if t["description"] == "Card funded"]
     assert len(credits) == 1
 
 
@@ -403,11 +422,12 @@ def test_a_busy_card_is_said_and_is_no_crash(start_app, loop, monkeypatch):
     crashes = []
     monkeypatch.setattr(sys, "excepthook", lambda *a: crashes.append(a[1]))
     profile = desk.profile
-    loop.run(desk.session.card_ledger.begin_operation(  # another PayDesk withdraws meanwhile
-        OperationDraft(profile.id, "test", "withdraw", card.card_hash, card.masked, Decimal(1),
-                       "GBP"),
-        AuditDraft("other", profile.id, profile.name, "test", "withdraw", "sent",
-                   card.card_hash, card.masked)))
+    loop.run(
+        desk.session.card_ledger.begin_operation(  # another PayDesk withdraws meanwhile
+            OperationDraft(profile.id, "test", "withdraw", card.card_hash, card.masked, Decimal(1), "GBP"),
+            AuditDraft("other", profile.id, profile.name, "test", "withdraw", "sent", card.card_hash, card.masked),
+        )
+    )
     desk.amount("fund", 2, expect="still under way")
     loop.run(asyncio.sleep(0.2))
     assert crashes == []

@@ -39,15 +39,22 @@ class Counter:
     def calls(self, ending: str = "/api/payment") -> int:
         """How many calls this merchant's test key made to a path ending so (the call log)."""
         key = self.loop.run(self.app.session.key())
-        answer = httpx.get(f"{self.app.session.profile.base_url}/_sandbox/requests",
-                           headers={"Authorization": f"Bearer {key}"}, timeout=10)
+        answer = httpx.get(
+            f"{self.app.session.profile.base_url}/_sandbox/requests",
+            headers={"Authorization": f"Bearer {key}"},
+            timeout=10,
+        )
         answer.raise_for_status()
         return sum(1 for call in answer.json()["data"] if call["path"].endswith(ending))
 
     def pay(self, sale, outcome: str = "success") -> None:
         """The customer pays the sale's link (the sandbox's control API)."""
-        helpers.control(self.app.session.profile.base_url, self.loop.run(self.app.session.key()),
-                        f"pay/{sale.record.reference}", {"outcome": outcome})
+        helpers.control(
+            self.app.session.profile.base_url,
+            self.loop.run(self.app.session.key()),
+            f"pay/{sale.record.reference}",
+            {"outcome": outcome},
+        )
 
     def sell(self, amount: str):
         """Type the amount into the box and press Enter: the sale made (its task's outcome)."""
@@ -69,8 +76,7 @@ class Counter:
         view = self.view
         assert view is not None and view.isVisible()
         assert not view.findChildren(QLineEdit), "the customer's view has something to type in"
-        return [label.text() for label in view.findChildren(QLabel)
-                if label.isVisibleTo(view) and label.text()]
+        return [label.text() for label in view.findChildren(QLabel) if label.isVisibleTo(view) and label.text()]
 
 
 def open_counter_tab(app, loop) -> Counter:

@@ -25,8 +25,9 @@ def _shown(loop, name):
 
 def _pdf_text(path) -> str:
     pdftotext = need_system("pdftotext", "poppler-utils")
-    text = subprocess.run([pdftotext, "-layout", str(path), "-"], capture_output=True,
-                          text=True, check=True, timeout=60).stdout
+    text = subprocess.run(
+        [pdftotext, "-layout", str(path), "-"], capture_output=True, text=True, check=True, timeout=60
+    ).stdout
     return "\n".join(" ".join(line.split()) for line in text.splitlines())
 
 
@@ -42,9 +43,15 @@ def test_close_shift_asks_freezes_and_saves_the_report(counter, loop, tmp_path):
     controller, book = app.window.desk.counter, app.window.desk.counter.book
     paid = counter.sell("7")
     counter.pay(paid)
-    loop.until(lambda: tab.mirror.state.text() == "PAID" and counter.listed_state(paid.tx_ref)
-               == "Paid" and not controller.payable(), timeout=30,
-               message="PAID on the staff's screen, in the list and to the controller")
+    loop.until(
+        lambda: (
+            tab.mirror.state.text() == "PAID"
+            and counter.listed_state(paid.tx_ref) == "Paid"
+            and not controller.payable()
+        ),
+        timeout=30,
+        message="PAID on the staff's screen, in the list and to the controller",
+    )
     loop.run(press.starting("new sale", lambda: press.escape(tab.amount)))  # paid: no asking
     voided_sale = counter.sell("5")
     voided = _void(counter, loop)
@@ -56,8 +63,7 @@ def test_close_shift_asks_freezes_and_saves_the_report(counter, loop, tmp_path):
     box = _shown(loop, "confirm-close-shift")
     assert box.text() == f"Close the shift of counter {controller.name}?"
     told = " ".join(box.informativeText().split())
-    for said in ("Sales made: 2", "Paid: 1", "Voided: 1", "GBP paid: GBP 7.00",
-                 "GBP voided: GBP 5.00"):
+    for said in ("Sales made: 2", "Paid: 1", "Voided: 1", "GBP paid: GBP 7.00", "GBP voided: GBP 5.00"):
         assert said in told, told
     press.click(press.button(box, "Cancel"))
     assert loop.run(task) is None
@@ -69,14 +75,13 @@ def test_close_shift_asks_freezes_and_saves_the_report(counter, loop, tmp_path):
     report = _shown(loop, "shift-report")
     assert report.windowTitle() == f"Shift report — {controller.name}" and report.isWindow()
     assert _unnamed_focusable(report, at_least=3) == [] and _labels_named_otherwise(report) == []
-    assert [b.accessibleName() for b in (report.print_button, report.save_button,
-                                         report.folder_button, report.close_button)] == [
-        "Print", "Save as PDF", "Open folder", "Close"]
+    assert [
+        b.accessibleName() for b in (report.print_button, report.save_button, report.folder_button, report.close_button)
+    ] == ["Print", "Save as PDF", "Open folder", "Close"]
     closed = loop.run(book.shift(shift.id))
     assert closed.closed and closed.closed_by == controller.user
     assert (closed.figures.made, closed.figures.paid, closed.figures.voided) == (2, 1, 1)
-    assert report.values["Sales made"].text() == "2" and report.values["Shift"].text() == str(
-        shift.id)
+    assert report.values["Sales made"].text() == "2" and report.values["Shift"].text() == str(shift.id)
     # saved by itself as PDF, in Documents/Shift reports; Print… has the focus (a printer
     # must be chosen), and Open folder is offered
     saved = report_paper.folder() / report_paper.report_name(closed)
@@ -93,20 +98,20 @@ def test_close_shift_asks_freezes_and_saves_the_report(counter, loop, tmp_path):
     name = dialog.findChild(QLineEdit, "fileNameEdit")
     press.type_into(name, str(target))
     press.enter(name)
-    loop.until(lambda: report.message.text() == f"Saved the report to {target}",
-               message="the PDF saved")
+    loop.until(lambda: report.message.text() == f"Saved the report to {target}", message="the PDF saved")
     text = _pdf_text(target)
     for label, value in report.lines():
         assert f"{label} {value}" in text, (label, value, text)
     assert f"Shift report — {controller.name} — TEST" in text
     # Print…, to a PDF file through Qt's own dialog: the report says where it went
     press.click(report.print_button)
-    loop.until(lambda: getattr(report, "print_dialog", None) is not None
-               and report.print_dialog.isVisible(), message="Qt's print dialog")
+    loop.until(
+        lambda: getattr(report, "print_dialog", None) is not None and report.print_dialog.isVisible(),
+        message="Qt's print dialog",
+    )
     printed = tmp_path / "printed.pdf"
     press.print_to_file(report.print_dialog, printed)
-    loop.until(lambda: report.message.text() == f"Printed to a PDF file: {printed}",
-               message="printing")
+    loop.until(lambda: report.message.text() == f"Printed to a PDF file: {printed}", message="printing")
     assert "Sales made 2" in _pdf_text(printed)
     press.click(report.close_button)
     assert loop.run(task).id == shift.id
@@ -125,10 +130,8 @@ def test_close_shift_asks_freezes_and_saves_the_report(counter, loop, tmp_path):
     app.window.activateWindow()  # the report closed: the staff is back at the window
     loop.until(app.window.isActiveWindow, message="the window in front")
     press.click(tab.amount)
-    press.key(tab.amount, Qt.Key.Key_H,
-              Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
-    loop.until(lambda: press.shown("counter-shifts-window") is not None,
-               message="the Counter shifts window")
+    press.key(tab.amount, Qt.Key.Key_H, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    loop.until(lambda: press.shown("counter-shifts-window") is not None, message="the Counter shifts window")
     shifts = press.shown("counter-shifts-window")
     assert shifts is app.window.counter_shifts_window
     loop.until(lambda: shifts.loaded, message="its lists")

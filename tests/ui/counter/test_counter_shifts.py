@@ -35,11 +35,10 @@ def shop(paths, keys, loop, tmp_path, sandbox, pg_url):
         return desk
 
     here = open_desk("Till 1", paths, keys)
-    merchant = loop.run(profiles.add_profile(here.session, sandbox, txref_prefix="SHOP",
-                                             shop_email=SHOP_EMAIL))
-    there = open_desk("Till 2", Paths(data=tmp_path / "there",
-                                      sandbox=tmp_path / "there-sandbox").ensure(),
-                      KeyStore(MemoryKeyring()))
+    merchant = loop.run(profiles.add_profile(here.session, sandbox, txref_prefix="SHOP", shop_email=SHOP_EMAIL))
+    there = open_desk(
+        "Till 2", Paths(data=tmp_path / "there", sandbox=tmp_path / "there-sandbox").ensure(), KeyStore(MemoryKeyring())
+    )
     loop.run(there.session.save_profile(merchant, profiles.keys_of(sandbox)))
     for desk, name in ((here, "Till 1"), (there, "Till 2")):
         loop.run(desk.counter.rename(name))
@@ -75,8 +74,7 @@ def shift_row(window, counter: str) -> int:
     return next(row for row in range(model.rowCount()) if model.at(row)[0].counter == counter)
 
 
-def test_finance_sees_every_counter_live_and_settles_a_payment_after_void(
-        shop, loop, qtbot, sandbox):
+def test_finance_sees_every_counter_live_and_settles_a_payment_after_void(shop, loop, qtbot, sandbox):
     here, there = shop
     mine = loop.run(here.counter.sell("7", "GBP"))
     theirs = loop.run(there.counter.sell("12", "GBP"))
@@ -84,35 +82,47 @@ def test_finance_sees_every_counter_live_and_settles_a_payment_after_void(
     loop.until(lambda: window.loaded, message="the Counter shifts window")
     assert window.windowTitle() == "Counter shifts"
     shifts = window.shifts_model
-    assert sorted(shifts.at(row)[0].counter for row in range(shifts.rowCount())) == [
-        "Till 1", "Till 2"]
+    assert sorted(shifts.at(row)[0].counter for row in range(shifts.rowCount())) == ["Till 1", "Till 2"]
     assert all(shifts.text(*shifts.at(row), 4) == "open" for row in range(shifts.rowCount()))
-    assert set(listed_sales(window)) == {("Till 1", mine.tx_ref, "Open"),
-                                         ("Till 2", theirs.tx_ref, "Open")}
+    assert set(listed_sales(window)) == {("Till 1", mine.tx_ref, "Open"), ("Till 2", theirs.tx_ref, "Open")}
 
     # the other counter's sale is paid: out of the open sales, counted in its shift
     sandbox.control(f"pay/{theirs.record.reference}", {"outcome": "success"})
-    loop.until(lambda: theirs.tx_ref not in [t for _, t, _ in listed_sales(window)],
-               timeout=30, message="the paid sale out of the open ones")
+    loop.until(
+        lambda: theirs.tx_ref not in [t for _, t, _ in listed_sales(window)],
+        timeout=30,
+        message="the paid sale out of the open ones",
+    )
     row = shift_row(window, "Till 2")
-    loop.until(lambda: shifts.text(*shifts.at(shift_row(window, "Till 2")), 7) == "1",
-               timeout=10, message="Till 2's shift counting it paid")
+    loop.until(
+        lambda: shifts.text(*shifts.at(shift_row(window, "Till 2")), 7) == "1",
+        timeout=10,
+        message="Till 2's shift counting it paid",
+    )
     assert shifts.text(*shifts.at(row), 11) == "GBP 12.00"
 
     # it sells again (once its own desk has heard the payment, as its staff would see PAID
     # before the next Enter): listed within a second; voided: out; paid anyway: loud, until Keep
-    loop.until(lambda: not there.counter.payable(), timeout=30,
-               message="Till 2's desk hearing the payment")
+    loop.until(lambda: not there.counter.payable(), timeout=30, message="Till 2's desk hearing the payment")
     later = loop.run(there.counter.sell("15", "GBP"))
-    loop.until(lambda: ("Till 2", later.tx_ref, "Open") in listed_sales(window), timeout=2,
-               message="the other counter's new sale")
+    loop.until(
+        lambda: ("Till 2", later.tx_ref, "Open") in listed_sales(window),
+        timeout=2,
+        message="the other counter's new sale",
+    )
     assert loop.run(there.counter.new_sale()).voided
-    loop.until(lambda: later.tx_ref not in [t for _, t, _ in listed_sales(window)], timeout=5,
-               message="the voided sale out of the open ones")
+    loop.until(
+        lambda: later.tx_ref not in [t for _, t, _ in listed_sales(window)],
+        timeout=5,
+        message="the voided sale out of the open ones",
+    )
     assert not window.banner.isVisible()
     sandbox.control(f"pay/{later.record.reference}", {"outcome": "success"})
-    loop.until(lambda: ("Till 2", later.tx_ref, "Paid after void: refund or keep")
-               in listed_sales(window), timeout=30, message="the payment after void")
+    loop.until(
+        lambda: ("Till 2", later.tx_ref, "Paid after void: refund or keep") in listed_sales(window),
+        timeout=30,
+        message="the payment after void",
+    )
     loop.until(window.banner.isVisible, timeout=5, message="the banner (counted in the ledger)")
     assert window.banner.text() == "1 payment after void: refund or keep"
     row = [t for _, t, _ in listed_sales(window)].index(later.tx_ref)
@@ -126,8 +136,11 @@ def test_finance_sees_every_counter_live_and_settles_a_payment_after_void(
 
     # the other counter closes its shift: shown closed here, and its report opens with Enter
     closed = loop.run(there.counter.close_shift(loop.run(there.counter.shift()).id))
-    loop.until(lambda: shifts.text(*shifts.at(shift_row(window, "Till 2")), 4) != "open",
-               timeout=5, message="Till 2's shift closed")
+    loop.until(
+        lambda: shifts.text(*shifts.at(shift_row(window, "Till 2")), 4) != "open",
+        timeout=5,
+        message="Till 2's shift closed",
+    )
     row = shift_row(window, "Till 2")
     assert shifts.text(*shifts.at(row), 5) == there.counter.user
     choose_row(window.shifts, row)
@@ -154,11 +167,8 @@ def test_the_window_is_marked_as_of_when_the_shared_ledger_went(shop, loop, qtbo
     loop.until(lambda: window.loaded, message="the Counter shifts window")
     assert window.heading.text() == "Every counter's shifts in Shop · TEST"
     with pg_server.down():
-        loop.until(lambda: here.live.engine.down_since is not None, timeout=30,
-                   message="the ledger out of reach")
+        loop.until(lambda: here.live.engine.down_since is not None, timeout=30, message="the ledger out of reach")
         as_of = f"as of {here.live.engine.down_since.astimezone():%H:%M}"
-        loop.until(lambda: window.heading.text().endswith(", " + as_of),
-                   message="the heading marked")
+        loop.until(lambda: window.heading.text().endswith(", " + as_of), message="the heading marked")
         assert ("Till 2", sale.tx_ref, "Open") in listed_sales(window)  # the lists stay
-    loop.until(lambda: "as of" not in window.heading.text(), timeout=30,
-               message="back: the mark cleared")
+    loop.until(lambda: "as of" not in window.heading.text(), timeout=30, message="back: the mark cleared")

@@ -16,8 +16,7 @@ def test_one_screen_offers_no_full_screen_display(start_app, loop, qapp):
     counter = open_counter_tab(app, loop)
     place = counter.tab.place
     assert len(qapp.screens()) == 1
-    assert [place.screens.itemText(i) for i in range(place.screens.count())] == [
-        "This screen, beside the amount box"]
+    assert [place.screens.itemText(i) for i in range(place.screens.count())] == ["This screen, beside the amount box"]
     press.click(place.toggle)
     assert place.beside.isVisible() and place.display is None
     assert place.toggle.text() == "Close customer display"
@@ -29,9 +28,9 @@ def test_every_control_of_the_counter_is_named(counter, loop):
     assert _unnamed_focusable(tab, at_least=10) == []
     assert tab.amount.accessibleName() == "Amount" and tab.note.accessibleName() == "Note"
     assert tab.email.accessibleName() == "Customer e-mail"
-    assert [b.accessibleName() for b in (tab.sell_button, tab.new_sale_button,
-                                         tab.place.toggle, tab.close_shift_button)] == [
-        "Sell", "New sale", "Close customer display", "Close shift"]
+    assert [
+        b.accessibleName() for b in (tab.sell_button, tab.new_sale_button, tab.place.toggle, tab.close_shift_button)
+    ] == ["Sell", "New sale", "Close customer display", "Close shift"]
     assert tab.place.screens.accessibleName() == "Customer display on"
 
 
@@ -45,8 +44,9 @@ def test_the_profiles_logo_is_shown_above_the_amount(counter, loop, tmp_path):
     path = tmp_path / "logo.png"
     assert image.save(str(path))
     session = counter.app.session
-    loop.run(session.save_profile(replace(session.profile, counter_logo=str(path),
-                                          merchant_name="The Corner Café"), {}))
+    loop.run(
+        session.save_profile(replace(session.profile, counter_logo=str(path), merchant_name="The Corner Café"), {})
+    )
     view = counter.view
     loop.until(lambda: view.logo.isVisible(), message="the logo")
     assert view.logo.pixmap().height() == 120 and view.merchant.text() == "The Corner Café"

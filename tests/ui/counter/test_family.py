@@ -20,8 +20,7 @@ def family_counter(start_app, loop, make_sandbox):
     app = start_app(sandbox=True)
     app.wait_started()
     sb = make_sandbox("family", base_path="/pay", **dialects.options("family"))
-    profile = use_profile(loop, app.session, sb, name="Family Shop", txref_prefix="FAM",
-                          discover=True)
+    profile = use_profile(loop, app.session, sb, name="Family Shop", txref_prefix="FAM", discover=True)
     loop.run(app.session.save_profile(replace(profile, shop_email=SHOP_EMAIL), {}))
     counter = open_counter_tab(app, loop)
     counter.sb = sb
@@ -31,8 +30,7 @@ def family_counter(start_app, loop, make_sandbox):
 def test_a_sale_is_made_and_paid(family_counter, loop):
     counter = family_counter
     sale = counter.sell("7")
-    assert sale is not None and sale.record.state == "pending", \
-        counter.tab.entry.message.text()
+    assert sale is not None and sale.record.state == "pending", counter.tab.entry.message.text()
     assert counter.tab.mirror.state.text() == "WAITING FOR PAYMENT"
     assert sale.record.customization.get("description")  # the family requires one
     counter.pay(sale)

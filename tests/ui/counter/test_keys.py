@@ -27,10 +27,14 @@ def test_tab_goes_amount_note_email_and_a_note_with_spaces_is_typed_whole(counte
     press.at_keyboard("kim@example.com")
     press.at_keyboard(which=Qt.Key.Key_Tab)  # the currency comes after
     assert QApplication.focusWidget() is tab.currency
-    back = [press.at_keyboard(which=Qt.Key.Key_Backtab) and QApplication.focusWidget()
-            for _ in range(3)]  # and back, with Shift+Tab
+    back = [
+        press.at_keyboard(which=Qt.Key.Key_Backtab) and QApplication.focusWidget() for _ in range(3)
+    ]  # and back, with Shift+Tab
     assert back == [tab.email, tab.note, tab.amount]
     task = press.starting("sell", lambda: press.at_keyboard(which=Qt.Key.Key_Return))
     sale = loop.run(task, timeout=60)
     assert (sale.record.title, sale.record.email, sale.record.amount) == (
-        "two flat whites", "kim@example.com", Decimal(12))
+        "two flat whites",
+        "kim@example.com",
+        Decimal(12),
+    )

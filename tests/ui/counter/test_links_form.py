@@ -14,8 +14,13 @@ def test_the_forms_proposed_reference_moves_on_after_a_counter_sale(counter, loo
     assert sale.tx_ref == proposed  # the counter took the number the form had proposed
     loop.until(lambda: form.tx_ref.text() not in ("", proposed), message="a new proposal")
     press.tab(window.tabs, "Payment links")
-    for field, text in (("amount", "30"), ("email", "ada@example.com"), ("first_name", "Ada"),
-                        ("last_name", "Lovelace"), ("title", "Invoice")):
+    for field, text in (
+        ("amount", "30"),
+        ("email", "ada@example.com"),
+        ("first_name", "Ada"),
+        ("last_name", "Lovelace"),
+        ("title", "Invoice"),
+    ):
         press.type_into(getattr(form, field), text)
     tx_ref = form.tx_ref.text()
     record = loop.run(press.click_starting(form.create_button, "create"), timeout=60)

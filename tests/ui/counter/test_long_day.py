@@ -28,8 +28,7 @@ def test_a_long_day_keeps_todays_list_bounded_and_every_sale_reachable(counter, 
 
     made = loop.run(sell(HELD + 60), timeout=240)
     model = tab.model
-    loop.until(lambda: model.index(0, REFERENCE).data() == made[-1].tx_ref,
-               message="the newest sale on top")
+    loop.until(lambda: model.index(0, REFERENCE).data() == made[-1].tx_ref, message="the newest sale on top")
     shown = [model.index(row, REFERENCE).data() for row in range(5)]
     assert shown == [sale.tx_ref for sale in reversed(made[-5:])]
     assert model.rowCount() <= HELD, f"{model.rowCount()} sales held in today's list"
@@ -43,4 +42,4 @@ def test_a_long_day_keeps_todays_list_bounded_and_every_sale_reachable(counter, 
         if model.index(model.rowCount() - 1, REFERENCE).data() == made[0].tx_ref:
             break
     listed = [model.index(row, REFERENCE).data() for row in range(model.rowCount())]
-    assert listed[-len(made):] == [sale.tx_ref for sale in reversed(made)]
+    assert listed[-len(made) :] == [sale.tx_ref for sale in reversed(made)]

@@ -13,8 +13,7 @@ from tests.ui import press
 
 def _payments(app, tx_ref: str) -> int:
     with sqlite3.connect(app.session.sandbox.data_dir / "sandbox.sqlite3") as db:
-        return db.execute("SELECT COUNT(*) FROM transactions WHERE tx_ref = ?",
-                          (tx_ref,)).fetchone()[0]
+        return db.execute("SELECT COUNT(*) FROM transactions WHERE tx_ref = ?", (tx_ref,)).fetchone()[0]
 
 
 @pytest.mark.slow  # about 30 s: ./dev test starts it first

@@ -47,6 +47,7 @@ def test_midnight_is_the_days_first_local_moment_on_a_daylight_saving_day(monkey
     monkeypatch.setenv("TZ", "Europe/London")
     time.tzset()
     try:
+
         class Autumn(date):
             @classmethod
             def today(cls):

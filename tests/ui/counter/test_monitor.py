@@ -23,11 +23,13 @@ from tests.ui.test_links import decode_qr
 
 TWO = "PAYDESK_TEST_TWO_SCREENS"
 CUSTOMER = "Right, 1280×800 (Customer)"  # where it stands, its size, the system's name
-SCREENS = {"screens": [
-    {"name": name, "x": x, "y": 0, "width": 1280, "height": 800, "logicalDpi": 96,
-     "logicalBaseDpi": 96, "dpr": 1} for name, x in (("Staff", 0), ("Customer", 1280))]}
-on_two_screens = pytest.mark.skipif(not os.environ.get(TWO),
-                                    reason="run with two screens by test_on_two_screens")
+SCREENS = {
+    "screens": [
+        {"name": name, "x": x, "y": 0, "width": 1280, "height": 800, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}
+        for name, x in (("Staff", 0), ("Customer", 1280))
+    ]
+}
+on_two_screens = pytest.mark.skipif(not os.environ.get(TWO), reason="run with two screens by test_on_two_screens")
 
 
 def test_on_two_screens(tmp_path):
@@ -39,9 +41,25 @@ def test_on_two_screens(tmp_path):
     env = dict(os.environ, QT_QPA_PLATFORM=f"offscreen:configfile={config}", **{TWO: "1"})
     root = Path(__file__).resolve().parents[3]
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", __file__, "-q", "-p", "no:xdist", "-p",
-         "no:cacheprovider", "-k", "not test_on_two_screens"],
-        cwd=root, env=env, capture_output=True, text=True, timeout=280)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            __file__,
+            "-q",
+            "-p",
+            "no:xdist",
+            "-p",
+            "no:cacheprovider",
+            "-k",
+            "not test_on_two_screens",
+        ],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=280,
+    )
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
     assert " passed" in done.stdout and "skipped" not in done.stdout, done.stdout[-2000:]
 
@@ -104,8 +122,7 @@ def test_a_monitor_unplugged_brings_the_view_beside_the_amount_box(start_app, lo
     # (the screen is still listed by Qt here, as it is no more after a real unplugging)
     qapp.screenRemoved.emit(customer)
     assert press.closed(display), "a full-screen display left for Qt to move onto the till"
-    assert [w for w in QApplication.topLevelWidgets()
-            if w.isVisible() and w.isFullScreen()] == []
+    assert [w for w in QApplication.topLevelWidgets() if w.isVisible() and w.isFullScreen()] == []
     assert _choices(place.screens) == [THIS_SCREEN]
     assert place.beside.isVisible() and place.toggle.text() == "Close customer display"
     assert decode_qr(place.beside.qr) == [sale.record.checkout_url]

@@ -15,17 +15,34 @@ from tests.helpers import need_system
 
 OPENED = datetime(2026, 11, 26, 8, 0, tzinfo=UTC)
 CLOSED = datetime(2026, 11, 26, 17, 30, tzinfo=UTC)
-FIGURES = Figures(made=14, paid=9, open=1, failed=2, voided=1, paid_after_void=1,
-                  currencies={"GBP": CurrencyFigures(Decimal("1234"), Decimal("7"),
-                                                     Decimal("12"), Decimal("3")),
-                              "EUR": CurrencyFigures(paid=Decimal("40"))},
-                  first_sale=datetime(2026, 11, 26, 8, 5, tzinfo=UTC),
-                  last_sale=datetime(2026, 11, 26, 17, 20, tzinfo=UTC))
+FIGURES = Figures(
+    made=14,
+    paid=9,
+    open=1,
+    failed=2,
+    voided=1,
+    paid_after_void=1,
+    currencies={
+        "GBP": CurrencyFigures(Decimal("1234"), Decimal("7"), Decimal("12"), Decimal("3")),
+        "EUR": CurrencyFigures(paid=Decimal("40")),
+    },
+    first_sale=datetime(2026, 11, 26, 8, 5, tzinfo=UTC),
+    last_sale=datetime(2026, 11, 26, 17, 20, tzinfo=UTC),
+)
 
 
 def shift(mode="test", **changes):
-    values = dict(id=4217, counter="Till 1", profile_id="p-1", mode=mode, opened_at=OPENED,
-                  opened_by="ada", closed_at=CLOSED, closed_by="grace", figures=FIGURES)
+    values = dict(
+        id=4217,
+        counter="Till 1",
+        profile_id="p-1",
+        mode=mode,
+        opened_at=OPENED,
+        opened_by="ada",
+        closed_at=CLOSED,
+        closed_by="grace",
+        figures=FIGURES,
+    )
     values.update(changes)
     return Shift(**values)
 
@@ -34,8 +51,9 @@ def pdf_text(tmp_path, data: bytes) -> str:
     pdftotext = need_system("pdftotext", "poppler-utils")
     path = tmp_path / "shift.pdf"
     path.write_bytes(data)
-    return subprocess.run([pdftotext, "-layout", str(path), "-"], capture_output=True,
-                          text=True, check=True, timeout=60).stdout
+    return subprocess.run(
+        [pdftotext, "-layout", str(path), "-"], capture_output=True, text=True, check=True, timeout=60
+    ).stdout
 
 
 def test_the_report_carries_the_shifts_number_after_the_counter():
@@ -58,8 +76,7 @@ def test_a_live_shifts_pdf_has_no_test_mark(qapp, tmp_path):
     assert "TEST" not in text and "Mode Live" in " ".join(text.split())
 
 
-def test_a_closed_shifts_pdf_is_saved_off_the_gui_thread_and_never_over_another(loop,
-                                                                                  tmp_path):
+def test_a_closed_shifts_pdf_is_saved_off_the_gui_thread_and_never_over_another(loop, tmp_path):
     """Close shift's own PDF: rendered in a worker thread (what a test can see of it: it
     reads back as the report), named "Shift 4217 — Till 1 — <local close time>.pdf" in
     Documents/Shift reports, and a second one of that name is "… (2).pdf"."""

@@ -19,8 +19,7 @@ def test_a_fresh_sandbox_sells_at_once(start_app, loop):
     tab = counter.tab
     assert QApplication.focusWidget() is tab.amount
     sale = counter.sell("5")
-    assert not tab.message.isVisible() and not tab.messages["email"].isVisible(), \
-        tab.messages["email"].text()
+    assert not tab.message.isVisible() and not tab.messages["email"].isVisible(), tab.messages["email"].text()
     assert sale is not None and sale.record.state == "pending"
     assert tab.mirror.state.text() == "WAITING FOR PAYMENT"
     assert not tab.shop_email.isVisible()  # nothing asked

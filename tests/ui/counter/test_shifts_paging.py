@@ -19,10 +19,12 @@ def test_the_shifts_are_read_a_page_at_a_time(start_app, loop):
 
     loop.run(history(), timeout=120)
     press.click(app.window.links_tab.form.amount)
-    press.key(app.window.links_tab.form.amount, Qt.Key.Key_H,
-              Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
-    loop.until(lambda: press.shown("counter-shifts-window") is not None,
-               message="the Counter shifts window")
+    press.key(
+        app.window.links_tab.form.amount,
+        Qt.Key.Key_H,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
+    loop.until(lambda: press.shown("counter-shifts-window") is not None, message="the Counter shifts window")
     window = press.shown("counter-shifts-window")
     loop.until(lambda: window.loaded, message="its lists")
     model = window.shifts_model
@@ -39,8 +41,7 @@ def test_the_shifts_are_read_a_page_at_a_time(start_app, loop):
     loop.until(lambda: not window.isVisible(), message="the window closed")
 
 
-def test_open_sales_page_past_the_payments_after_void_already_decided(start_app, loop,
-                                                                     monkeypatch):
+def test_open_sales_page_past_the_payments_after_void_already_decided(start_app, loop, monkeypatch):
     """Finance's second list leaves out the settled payments after void in SQL: a page of
     them does not leave the list empty (nor stop its paging) while older open sales exist.
     The banner counts the undecided ones in the ledger, not in the rows read so far."""
@@ -68,10 +69,12 @@ def test_open_sales_page_past_the_payments_after_void_already_decided(start_app,
 
     refs = loop.run(history(), timeout=60)
     press.click(app.window.links_tab.form.amount)
-    press.key(app.window.links_tab.form.amount, Qt.Key.Key_H,
-              Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
-    loop.until(lambda: press.shown("counter-shifts-window") is not None,
-               message="the Counter shifts window")
+    press.key(
+        app.window.links_tab.form.amount,
+        Qt.Key.Key_H,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
+    loop.until(lambda: press.shown("counter-shifts-window") is not None, message="the Counter shifts window")
     window = press.shown("counter-shifts-window")
     loop.until(lambda: window.loaded, message="its lists")
     model = window.sales_model

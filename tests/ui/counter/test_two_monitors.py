@@ -66,13 +66,11 @@ Section "Screen"
   EndSubSection
 EndSection
 """
-on_two_monitors = pytest.mark.skipif(not os.environ.get(TWO),
-                                     reason="run on two monitors by test_on_two_monitors")
+on_two_monitors = pytest.mark.skipif(not os.environ.get(TWO), reason="run on two monitors by test_on_two_monitors")
 
 
 def _x(*command: str, display: str) -> str:
-    done = subprocess.run(command, env=dict(os.environ, DISPLAY=display), capture_output=True,
-                          text=True, timeout=30)
+    done = subprocess.run(command, env=dict(os.environ, DISPLAY=display), capture_output=True, text=True, timeout=30)
     assert done.returncode == 0, f"{' '.join(command)}: {done.stderr}"
     return done.stdout
 
@@ -86,8 +84,10 @@ def two_monitors(tmp_path):
     """An X server with two monitors side by side and a window manager: its DISPLAY."""
     xorg = need_system("Xorg", "xserver-xorg-core")
     if not os.path.exists(DUMMY_DRIVER):
-        message = ("needs Xorg's dummy video driver from Debian's package "
-                   "'xserver-xorg-video-dummy' (apt-get install xserver-xorg-video-dummy)")
+        message = (
+            "needs Xorg's dummy video driver from Debian's package "
+            "'xserver-xorg-video-dummy' (apt-get install xserver-xorg-video-dummy)"
+        )
         if os.environ.get("CI"):
             pytest.fail(message + "; .ci/run should have installed it")
         pytest.skip(message)
@@ -98,9 +98,22 @@ def two_monitors(tmp_path):
     conf = tmp_path / "xorg.conf"
     conf.write_text(XORG_CONF)
     read, write = os.pipe()
-    server = _start([xorg, "-displayfd", str(write), "-config", str(conf), "-noreset",
-                     "-nolisten", "tcp", "-logfile", str(tmp_path / "Xorg.log")],
-                    tmp_path / "xorg.out", pass_fds=(write,))
+    server = _start(
+        [
+            xorg,
+            "-displayfd",
+            str(write),
+            "-config",
+            str(conf),
+            "-noreset",
+            "-nolisten",
+            "tcp",
+            "-logfile",
+            str(tmp_path / "Xorg.log"),
+        ],
+        tmp_path / "xorg.out",
+        pass_fds=(write,),
+    )
     os.close(write)
     started = []
     try:
@@ -108,18 +121,19 @@ def two_monitors(tmp_path):
             number = numbers.readline().strip()
         assert number, f"Xorg did not start: {(tmp_path / 'xorg.out').read_text()[-2000:]}"
         display = f":{number}"
-        _x("xrandr", "--output", "DUMMY0", "--mode", "1280x1024", "--pos", "0x0", "--primary",
-           display=display)
+        _x("xrandr", "--output", "DUMMY0", "--mode", "1280x1024", "--pos", "0x0", "--primary", display=display)
         _x("xrandr", "--addmode", "DUMMY1", "1920x1080", display=display)
-        _x("xrandr", "--output", "DUMMY1", "--mode", "1920x1080", "--pos", "1280x0",
-           display=display)
+        _x("xrandr", "--output", "DUMMY1", "--mode", "1920x1080", "--pos", "1280x0", display=display)
         monitors = _x("xrandr", "--listmonitors", display=display)
         assert "Monitors: 2" in monitors, monitors
         env = dict(os.environ, DISPLAY=display)
         started.append(_start([wm, "--sm-disable"], tmp_path / "wm.out", env=env))
-        until(lambda: subprocess.run(["xdotool", "get_num_desktops"], env=env,
-                                     capture_output=True).returncode == 0,
-              20, "the window manager", every=0.1)
+        until(
+            lambda: subprocess.run(["xdotool", "get_num_desktops"], env=env, capture_output=True).returncode == 0,
+            20,
+            "the window manager",
+            every=0.1,
+        )
         yield display
     finally:
         for process in [*started, server]:
@@ -136,9 +150,25 @@ def test_on_two_monitors(two_monitors, tmp_path):
     env.update(DISPLAY=two_monitors, QT_QPA_PLATFORM="xcb", **{TWO: "1"})
     root = Path(__file__).resolve().parents[3]
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", __file__, "-q", "-p", "no:xdist", "-p",
-         "no:cacheprovider", "-k", "not test_on_two_monitors"],
-        cwd=root, env=env, capture_output=True, text=True, timeout=280)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            __file__,
+            "-q",
+            "-p",
+            "no:xdist",
+            "-p",
+            "no:cacheprovider",
+            "-k",
+            "not test_on_two_monitors",
+        ],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=280,
+    )
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
     assert " passed" in done.stdout and "skipped" not in done.stdout, done.stdout[-2000:]
 
@@ -153,14 +183,12 @@ def _xdotool(*args: str) -> str:
 
 def _on_x(widget) -> tuple[int, int, int, int]:
     """Where the X server has the window: x, y, width, height on the whole desktop."""
-    shell = dict(line.split("=", 1) for line in
-                 _xdotool("getwindowgeometry", "--shell", _window_id(widget)).split())
+    shell = dict(line.split("=", 1) for line in _xdotool("getwindowgeometry", "--shell", _window_id(widget)).split())
     return int(shell["X"]), int(shell["Y"]), int(shell["WIDTH"]), int(shell["HEIGHT"])
 
 
 def _wm_state(widget) -> str:
-    return _x("xprop", "-id", _window_id(widget), "_NET_WM_STATE",
-              display=os.environ["DISPLAY"])
+    return _x("xprop", "-id", _window_id(widget), "_NET_WM_STATE", display=os.environ["DISPLAY"])
 
 
 def _stacking() -> list[int]:
@@ -183,15 +211,16 @@ def test_the_display_opens_full_screen_on_the_chosen_monitor(start_app, loop):
     loop.until(lambda: QApplication.activeWindow() is window, message="the staff's window active")
     place = tab.place
     # named as the system names it, with its size and where it stands
-    assert [place.screens.itemText(i) for i in range(place.screens.count())] == \
-        [CUSTOMER, THIS_SCREEN]
+    assert [place.screens.itemText(i) for i in range(place.screens.count())] == [CUSTOMER, THIS_SCREEN]
     press.choose(place.screens, CUSTOMER)
     press.click(place.toggle)
     display = place.display
     assert display is not None
     # full screen on the customer's monitor, as the X server and the window manager see it
-    loop.until(lambda: display.isVisible() and _on_x(display) == (1280, 0, 1920, 1080),
-               message="the display full screen on the right monitor")
+    loop.until(
+        lambda: display.isVisible() and _on_x(display) == (1280, 0, 1920, 1080),
+        message="the display full screen on the right monitor",
+    )
     assert display.screen().name() == "DUMMY1" and display.isFullScreen()
     state = _wm_state(display)
     assert "_NET_WM_STATE_FULLSCREEN" in state, state
@@ -202,13 +231,19 @@ def test_the_display_opens_full_screen_on_the_chosen_monitor(start_app, loop):
     loop.until(lambda: tab.amount.text() == "8", message="8 typed into the Amount box")
     assert QApplication.focusWidget() is tab.amount
     _xdotool("key", "Return")
-    loop.until(lambda: counter.tab.controller.current is not None
-               and counter.tab.controller.current.record is not None
-               and bool(counter.tab.controller.current.record.checkout_url), 60,
-               "the sale's code")
+    loop.until(
+        lambda: (
+            counter.tab.controller.current is not None
+            and counter.tab.controller.current.record is not None
+            and bool(counter.tab.controller.current.record.checkout_url)
+        ),
+        60,
+        "the sale's code",
+    )
     sale = counter.tab.controller.current
-    loop.until(lambda: decode_qr(display.view.qr) == [sale.record.checkout_url],
-               message="the code on the customer's monitor")
+    loop.until(
+        lambda: decode_qr(display.view.qr) == [sale.record.checkout_url], message="the code on the customer's monitor"
+    )
     assert QApplication.activeWindow() is window and QApplication.focusWidget() is tab.amount
     # the staff's window raised and activated (as a click on it does) stays below the display
     _xdotool("windowactivate", "--sync", _window_id(window))

@@ -19,8 +19,11 @@ def _confirm(loop, name="confirm-void"):
 
 def _drawn_fixed(box, text: str) -> bool:
     """Whether the box shows ``text`` (a reference) in the fixed face, as staff read it out."""
-    return any(is_fixed(label.font()) for label in box.findChildren(QLabel)
-               if label.isVisible() and text in (label.text(), label.toolTip()))
+    return any(
+        is_fixed(label.font())
+        for label in box.findChildren(QLabel)
+        if label.isVisible() and text in (label.text(), label.toolTip())
+    )
 
 
 def test_escape_asks_then_voids_and_a_payment_after_it_is_shown_in_red(counter, loop):
@@ -52,8 +55,7 @@ def test_escape_asks_then_voids_and_a_payment_after_it_is_shown_in_red(counter, 
     assert tab.banner.text.text().startswith("Paid after void: refund or keep")
     assert tab.banner.reference.text() == f"Reference {sale.tx_ref}"
     assert tab.banner.reference.isVisible() and is_fixed(tab.banner.reference.font())
-    loop.until(lambda: counter.listed_state(sale.tx_ref) == "Paid after void: refund or keep",
-               message="the list")
+    loop.until(lambda: counter.listed_state(sale.tx_ref) == "Paid after void: refund or keep", message="the list")
     assert counter.texts_on_display() == ["Sandbox"]  # the customer's screen stays blank
     loop.until(lambda: "paid after void 7.00" in tab.totals.text(), message="the totals")
     assert "GBP: paid 0.00 · open 0.00 · voided 0.00" in tab.totals.text()
@@ -61,8 +63,7 @@ def test_escape_asks_then_voids_and_a_payment_after_it_is_shown_in_red(counter, 
     decided = loop.run(task)
     assert decided.decision == "keep"
     assert not tab.banner.isVisible()
-    loop.until(lambda: counter.listed_state(sale.tx_ref) == "Paid after void: kept",
-               message="the list")
+    loop.until(lambda: counter.listed_state(sale.tx_ref) == "Paid after void: kept", message="the list")
 
 
 def test_refund_asks_and_says_where_to_refund(counter, loop):
@@ -126,8 +127,7 @@ def test_void_sale_pressed_after_the_customer_paid_voids_nothing(counter, loop):
     task = press.starting("new sale", lambda: press.escape(tab.amount))
     box = _confirm(loop)
     counter.pay(sale)  # while the staff reads the box
-    loop.until(lambda: tab.mirror.state.text() == "PAID", timeout=30,
-               message="the payment heard while the box is open")
+    loop.until(lambda: tab.mirror.state.text() == "PAID", timeout=30, message="the payment heard while the box is open")
     press.click(press.button(box, "Void sale"))
     assert loop.run(task) is None
     assert tab.mirror.state.text() == "PAID" and tab.mirror.sale.key == sale.key
@@ -170,16 +170,18 @@ def _lines_taken(label: QLabel, text: str) -> int:
     lines = set()
     for at in (start, start + len(text) - 1):
         block = document.findBlock(at)
-        lines.add((block.blockNumber(),
-                   block.layout().lineForTextPosition(at - block.position()).lineNumber()))
+        lines.add((block.blockNumber(), block.layout().lineForTextPosition(at - block.position()).lineNumber()))
     return len(lines)
 
 
 def _reference_whole(box, reference: str) -> None:
     """The box shows ``reference`` on one line in the fixed face, never broken: whole, or
     elided with the whole of it in the tooltip."""
-    shown = [label for label in box.findChildren(QLabel) if label.isVisible()
-             and (reference in _plain(label) or label.toolTip() == reference)]
+    shown = [
+        label
+        for label in box.findChildren(QLabel)
+        if label.isVisible() and (reference in _plain(label) or label.toolTip() == reference)
+    ]
     assert shown, f"{reference} is not shown"
     for label in shown:
         if reference not in _plain(label):  # elided: the whole of it in the tooltip

@@ -39,31 +39,32 @@ def test_cards_against_the_family(family, loop, seen):
     loop.until(lambda: press.shown("confirm-live") is not None, message="Switch to live?")
     box = press.shown("confirm-live")
     press.click(press.button(box, "Switch to live"))
-    loop.until(lambda: desk.session.mode == "live" and tab.stack.currentWidget()
-               is tab.sections, message="live mode")
+    loop.until(lambda: desk.session.mode == "live" and tab.stack.currentWidget() is tab.sections, message="live mode")
     seen.look(window, "Cards against the family, an empty live wallet")
     # Create card, with its messages, then filled with long names
     desk.press(tab.wallet.create_button)
     dialog = desk.dialog("create-card-dialog")
-    seen.steady(dialog, lambda: press.click(dialog.action), messages_of(dialog),
-                "Create card's messages appear (family)")
+    seen.steady(
+        dialog, lambda: press.click(dialog.action), messages_of(dialog), "Create card's messages appear (family)"
+    )
     seen.look(dialog, "Create card against the family, its messages")
     press.type_into(dialog.first_name, LONG_FIRST)
     press.type_into(dialog.last_name, LONG_LAST)
     press.type_into(dialog.amount, "50")
-    press.type_into(dialog.callback, "https://kaffebraenderi-noerrebrogade.example.com/paydesk/"
-                                     "card-notifications?shop=oestergaard-og-soenner")
+    press.type_into(
+        dialog.callback,
+        "https://kaffebraenderi-noerrebrogade.example.com/paydesk/card-notifications?shop=oestergaard-og-soenner",
+    )
     said = desk.submit(dialog, "Card created")
     assert "the fee is not given by this service" in said, said
     seen.look(dialog, "Create card against the family, done: the fee not given")
     card = dialog.new_card
     desk.close(dialog)
-    loop.until(lambda: page.record is not None and page.record.card_hash == card.card_hash,
-               message="the new card on its page")
-    loop.until(lambda: page.values["state"].text() == "Active", timeout=30,
-               message="its state read back")
-    seen.look(window, "a family card's page: issued with, the fee not given, a long "
-              "notification URL")
+    loop.until(
+        lambda: page.record is not None and page.record.card_hash == card.card_hash, message="the new card on its page"
+    )
+    loop.until(lambda: page.values["state"].text() == "Active", timeout=30, message="its state read back")
+    seen.look(window, "a family card's page: issued with, the fee not given, a long notification URL")
     # a purchase, read with Refresh card; Fund, its new balance
     desk.purchase(card.card_hash, 7, "Østergaard & Sønners Kaffebrænderi, Nørrebrogade")
     desk.press(page.buttons["reload"])
@@ -82,9 +83,15 @@ def test_cards_against_the_family(family, loop, seen):
     desk.submit(dialog, "Card created")
     unread = dialog.new_card
     desk.close(dialog)
-    loop.until(lambda: page.record is not None and page.record.card_hash == unread.card_hash
-               and page.values["state"].text() == "Not read yet", timeout=30,
-               message="the new card, not read yet")
+    loop.until(
+        lambda: (
+            page.record is not None
+            and page.record.card_hash == unread.card_hash
+            and page.values["state"].text() == "Not read yet"
+        ),
+        timeout=30,
+        message="the new card, not read yet",
+    )
     seen.look(window, "a family card's page, its state not read yet")
     desk.sb.faults(mode="live")
     # Terminate, then read again: the family deletes a terminated card
@@ -95,11 +102,9 @@ def test_cards_against_the_family(family, loop, seen):
     desk.submit(dialog, "Done")
     seen.look(dialog, "Terminate against the family, done")
     desk.close(dialog)
-    loop.until(lambda: page.values["state"].text() == "Terminated", timeout=30,
-               message="Terminated")
+    loop.until(lambda: page.values["state"].text() == "Terminated", timeout=30, message="Terminated")
     desk.press(page.buttons["reload"])
-    loop.until(lambda: "no longer has this card" in page.message.text(), timeout=30,
-               message="read again")
+    loop.until(lambda: "no longer has this card" in page.message.text(), timeout=30, message="read again")
     seen.look(window, "a terminated family card, read again: the service no longer has it")
     press.tab(tab.sections, "Audit log")
     loop.until(lambda: tab.audit.model.rowCount() > 0, message="the audit log")

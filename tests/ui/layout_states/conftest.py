@@ -21,8 +21,8 @@ def _on_the_chosen_screen():
     width, height = (int(n) for n in SCREEN.split("x"))
     screen = QGuiApplication.primaryScreen().geometry()
     assert (screen.width(), screen.height()) == (width, height), (
-        f"the screen is {screen.width()}×{screen.height()}, not {SCREEN}: run through "
-        "tests/ui/test_layout_audit.py")
+        f"the screen is {screen.width()}×{screen.height()}, not {SCREEN}: run through tests/ui/test_layout_audit.py"
+    )
 
 
 class Seen:

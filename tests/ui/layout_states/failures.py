@@ -16,8 +16,10 @@ from tests.ui.layout_states.reach import LONG_PROFILE
 def test_the_shared_ledger_out_of_reach_at_start(loop, qapp, paths, keys, seen):
     from tests.ui.test_shared_ledger_start import problem_dialog, start
 
-    url = (f"postgresql://paydesk-counter-and-back-office@127.0.0.1:{free_port()}/"
-           "the_shops_shared_ledger_for_every_counter?sslmode=disable")
+    url = (
+        f"postgresql://paydesk-counter-and-back-office@127.0.0.1:{free_port()}/"
+        "the_shops_shared_ledger_for_every_counter?sslmode=disable"
+    )
     task, _ = start(loop, qapp, paths, keys, url)
     seen.look(problem_dialog(), "the shared ledger out of reach at start")
     press.click(problem_dialog().quit)
@@ -27,16 +29,20 @@ def test_the_shared_ledger_out_of_reach_at_start(loop, qapp, paths, keys, seen):
 def test_the_crash_dialog(app, loop, qapp, paths, seen):
     hook = ExceptionHook(paths.logs / "paydesk.log").install()
     try:
+
         async def broken():
             await asyncio.sleep(0)
-            raise RuntimeError(f"an unexpected problem while saving {LONG_PROFILE}'s "
-                               "profile, with a message longer than the dialog is wide")
+            raise RuntimeError(
+                f"an unexpected problem while saving {LONG_PROFILE}'s "
+                "profile, with a message longer than the dialog is wide"
+            )
 
         app.session.tasks.spawn(broken(), "broken")
-        loop.until(lambda: any(isinstance(w, CrashDialog) and w.isVisible()
-                               for w in qapp.topLevelWidgets()), message="the crash dialog")
-        dialog = next(w for w in qapp.topLevelWidgets()
-                      if isinstance(w, CrashDialog) and w.isVisible())
+        loop.until(
+            lambda: any(isinstance(w, CrashDialog) and w.isVisible() for w in qapp.topLevelWidgets()),
+            message="the crash dialog",
+        )
+        dialog = next(w for w in qapp.topLevelWidgets() if isinstance(w, CrashDialog) and w.isVisible())
         seen.look(dialog, "the crash dialog")
         press.click(press.button(dialog, "Close"))
     finally:

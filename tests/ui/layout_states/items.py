@@ -52,8 +52,8 @@ def test_no_window_grows_past_its_screen(app, loop):
     window.resize(opened)
     settle()
     assert window.size() == opened, (
-        f"resized to {opened.width()}×{opened.height()}, it stays {window.width()}×"
-        f"{window.height()}")
+        f"resized to {opened.width()}×{opened.height()}, it stays {window.width()}×{window.height()}"
+    )
 
 
 def test_a_fields_message_moves_nothing(app, loop, tmp_path):
@@ -64,26 +64,28 @@ def test_a_fields_message_moves_nothing(app, loop, tmp_path):
 
     window, form = app.window, app.window.links_tab.form
     said = [*messages_of(form), form.why_disabled]  # why Create is disabled: a message too
-    found = moved(window, lambda: press.type_into(form.amount, "12.5"), said,
-                  "the Amount's message appeared")
+    found = moved(window, lambda: press.type_into(form.amount, "12.5"), said, "the Amount's message appeared")
     assert form.messages["amount"].isVisible()
-    found += moved(window, lambda: press.type_into(form.amount, "12"), said,
-                   "the Amount's message cleared")
+    found += moved(window, lambda: press.type_into(form.amount, "12"), said, "the Amount's message cleared")
     assert not form.messages["amount"].isVisible()
     press.tab(window.tabs, "Transactions")
     tab = window.transactions_tab
-    found += moved(window, lambda: press.type_into(tab.lookup_box, "not a reference!"),
-                   [tab.lookup_message], "the Look up's message appeared")
+    found += moved(
+        window,
+        lambda: press.type_into(tab.lookup_box, "not a reference!"),
+        [tab.lookup_message],
+        "the Look up's message appeared",
+    )
     assert tab.lookup_message.isVisible()
-    found += moved(window, lambda: press.type_into(tab.lookup_box, ""), [tab.lookup_message],
-                   "the Look up's message cleared")
+    found += moved(
+        window, lambda: press.type_into(tab.lookup_box, ""), [tab.lookup_message], "the Look up's message cleared"
+    )
     # the Batches window, its message said after Check all open
     press.tab(window.tabs, "Payment links")
     press.click(window.links_tab.bulk)
     bulk = shown_window(loop, "bulk-window")
     press.click(bulk.file_step.choose)
-    press.save_as(shown_window(loop, "bulk-open-dialog"),
-                  write_csv(tmp_path / "fees.csv", [row(2), row(3)]))
+    press.save_as(shown_window(loop, "bulk-open-dialog"), write_csv(tmp_path / "fees.csv", [row(2), row(3)]))
     loop.until(lambda: bulk.stack.currentWidget() is bulk.mapping_step, message="columns")
     press.click(bulk.next)
     loop.until(lambda: bulk.stack.currentWidget() is bulk.check_step, message="dry run")
@@ -93,9 +95,15 @@ def test_a_fields_message_moves_nothing(app, loop, tmp_path):
     press.click(bulk.progress_step.batches)
     batches = shown_window(loop, "batches-window")
     loop.until(lambda: batches.rows_model.rowCount() == 2, message="the batch's rows")
-    found += moved(batches, lambda: (press.click(batches.check_all), loop.until(
-        lambda: batches.said.text().startswith("Checked"), 30, message="checked")),
-        [batches.said], "the Batches window's message appeared")
+    found += moved(
+        batches,
+        lambda: (
+            press.click(batches.check_all),
+            loop.until(lambda: batches.said.text().startswith("Checked"), 30, message="checked"),
+        ),
+        [batches.said],
+        "the Batches window's message appeared",
+    )
     assert not found, "\n".join(map(str, found))
 
 
@@ -108,13 +116,16 @@ def test_the_profile_editor_after_check_keys_shows_every_text_whole(app, loop):
     press.click(editor.check_button)
     wait_over(loop, editor)
     for (mode, kind), field in editor.key_fields.items():
-        assert editor.key_messages[(mode, kind)].text().startswith("Works"), \
-            editor.key_messages[(mode, kind)].text()
+        assert editor.key_messages[(mode, kind)].text().startswith("Works"), editor.key_messages[(mode, kind)].text()
         least = field.edit.minimumSizeHint().height()
         assert field.edit.height() >= least, (
-            f"the {mode} {kind} key's field is {field.edit.height()} px high, it needs {least}")
-    cut = [label.text() for label in editor.findChildren(QLabel)
-           if label.isVisible() and label.text() and not shows_whole(label)]
+            f"the {mode} {kind} key's field is {field.edit.height()} px high, it needs {least}"
+        )
+    cut = [
+        label.text()
+        for label in editor.findChildren(QLabel)
+        if label.isVisible() and label.text() and not shows_whole(label)
+    ]
     assert cut == [], f"cut: {cut}"
     assert editor.webhook_note.isVisible() and shows_whole(editor.webhook_note)
     within_screen(editor, "the profile editor")
@@ -135,8 +146,7 @@ def test_the_terminate_dialogs_error_is_read_whole(app, loop):
     message = dialog.last4_message
     loop.until(message.isVisible, message="the error")
     assert card.masked in message.text() and "last four digits" in message.text()
-    assert shows_whole(message), (f"{message.text()!r} is cut: {message.width()}×"
-                                  f"{message.height()} shown")
+    assert shows_whole(message), f"{message.text()!r} is cut: {message.width()}×{message.height()} shown"
     within_screen(dialog, "the Terminate dialog")
     press.escape(dialog)
 
@@ -148,15 +158,18 @@ def test_end_of_day_shows_net_without_scrolling_and_refunds_plainly(app, loop):
     back = create_link(app, loop, amount="45")
     pay(app, loop, kept)
     pay(app, loop, back)
-    helpers.control(app.session.profile.base_url, loop.run(app.session.key()),
-                    f"transactions/{back.reference}/status", {"status": "refunded"})
+    helpers.control(
+        app.session.profile.base_url,
+        loop.run(app.session.key()),
+        f"transactions/{back.reference}/status",
+        {"status": "refunded"},
+    )
     window = app.window
     press.tab(window.tabs, "Transactions")
     press.click(window.transactions_tab.end_of_day)
     dialog = shown_window(loop, "end-of-day")
     table = dialog.totals
-    loop.until(lambda: dialog.figures["Refunded or reversed"].text() == "1", timeout=30,
-               message="the refund counted")
+    loop.until(lambda: dialog.figures["Refunded or reversed"].text() == "1", timeout=30, message="the refund counted")
     loop.until(lambda: table.rowCount() == 1 and table.item(0, 4) is not None, message="totals")
     settle()
     headers = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
@@ -200,9 +213,16 @@ def test_the_details_pane_shows_its_state_and_buttons_without_scrolling_sideways
     area = next(a for a in tab.findChildren(QScrollArea) if a.widget() is details)
     bar = area.horizontalScrollBar()
     assert bar.maximum() == bar.minimum(), (
-        f"the details scroll sideways: {details.width()} px wide in {area.viewport().width()}")
-    shown = [details.state, details.copy_ref, details.copy_service_ref, *details.buttons.values(),
-             details.values["email"], details.values["customer"]]
+        f"the details scroll sideways: {details.width()} px wide in {area.viewport().width()}"
+    )
+    shown = [
+        details.state,
+        details.copy_ref,
+        details.copy_service_ref,
+        *details.buttons.values(),
+        details.values["email"],
+        details.values["customer"],
+    ]
     hidden = [w.objectName() for w in shown if not _seen_across(area, w)]
     assert hidden == [], f"past the pane's side: {hidden}"
     email = details.values["email"]
@@ -229,8 +249,8 @@ def test_counter_shifts_show_an_open_sales_reference_whole(app, loop):
     assert index.data() == sale.tx_ref
     cell = table.visualRect(index)
     assert table.viewport().rect().contains(cell), (
-        f"the Reference column at {cell.x()}..{cell.right()} px, the list shows "
-        f"{table.viewport().width()} px")
+        f"the Reference column at {cell.x()}..{cell.right()} px, the list shows {table.viewport().width()} px"
+    )
     option = QStyleOptionViewItem()
     table.initViewItemOption(option)
     option.rect = cell

@@ -44,11 +44,17 @@ def test_profile_editor(app, loop, seen):
     wait_over(loop, editor)
     seen.look(editor, "the profile editor after Check keys")
     # every field's message: each field wrong, then Save
-    for field, typed in ((editor.name, " "), (editor.currencies, "pounds"),
-                         (editor.card_codes, "12=POUNDS"), (editor.prefix, "TOO-LONG-PREFIX"),
-                         (editor.callback_default, "nowhere"), (editor.return_default, "nowhere"),
-                         (editor.counter.walk_in, "W" * 120), (editor.counter.shop_email, "shop"),
-                         (editor.counter.logo, "/no/such/logo.png")):
+    for field, typed in (
+        (editor.name, " "),
+        (editor.currencies, "pounds"),
+        (editor.card_codes, "12=POUNDS"),
+        (editor.prefix, "TOO-LONG-PREFIX"),
+        (editor.callback_default, "nowhere"),
+        (editor.return_default, "nowhere"),
+        (editor.counter.walk_in, "W" * 120),
+        (editor.counter.shop_email, "shop"),
+        (editor.counter.logo, "/no/such/logo.png"),
+    ):
         press.type_into(field, typed)
     for field in editor.key_fields.values():
         press.type_into(field.edit, "sk_test_not_a_key_" + "x" * 40)
@@ -70,15 +76,20 @@ def test_profile_editor(app, loop, seen):
 def test_links_form_with_every_message(app, loop, seen):
     window, form = app.window, app.window.links_tab.form
     said = [*messages_of(form), form.why_disabled]  # the field's, and why Create is disabled
-    seen.steady(window, lambda: press.type_into(form.amount, "12.5"), said,
-                "the Amount's message appears")
-    seen.steady(window, lambda: press.type_into(form.amount, "12"), said,
-                "the Amount's message clears")
-    for field, typed in ((form.amount, "12.5"), (form.email, "not an address"),
-                         (form.first_name, "F" * 101), (form.last_name, "L" * 101),
-                         (form.title, "T" * 101), (form.description, "D" * 256),
-                         (form.logo, "logo.png"), (form.callback_url, "callback"),
-                         (form.return_url, "return"), (form.tx_ref, "not a reference!")):
+    seen.steady(window, lambda: press.type_into(form.amount, "12.5"), said, "the Amount's message appears")
+    seen.steady(window, lambda: press.type_into(form.amount, "12"), said, "the Amount's message clears")
+    for field, typed in (
+        (form.amount, "12.5"),
+        (form.email, "not an address"),
+        (form.first_name, "F" * 101),
+        (form.last_name, "L" * 101),
+        (form.title, "T" * 101),
+        (form.description, "D" * 256),
+        (form.logo, "logo.png"),
+        (form.callback_url, "callback"),
+        (form.return_url, "return"),
+        (form.tx_ref, "not a reference!"),
+    ):
         press.type_into(field, typed)
     press.click(form.meta.add_button)
     press.click(form.meta.add_button)
@@ -92,8 +103,7 @@ def test_a_link_on_screen(app, loop, seen):
     loop.until(lambda: window.links_tab.panel.record is not None, message="the link shown")
     seen.look(window, "a link's QR code on screen, long names")
     pay(app, loop, record)
-    loop.until(lambda: window.links_tab.panel.state.text() == "PAID", timeout=30,
-               message="PAID")
+    loop.until(lambda: window.links_tab.panel.state.text() == "PAID", timeout=30, message="PAID")
     seen.look(window, "a paid link on screen")
 
 
@@ -132,11 +142,14 @@ def test_transactions(app, loop, seen, tmp_path):
     seen.look(printing, "the receipt's print dialog", checks=QT_DIALOG)
     press.escape(printing)
     # the Look up box's message, said as a reference is mistyped
-    seen.steady(window, lambda: press.type_into(tab.lookup_box, "not a reference!"),
-                messages_of(tab), "the Look up's message appears")
+    seen.steady(
+        window,
+        lambda: press.type_into(tab.lookup_box, "not a reference!"),
+        messages_of(tab),
+        "the Look up's message appears",
+    )
     seen.look(window, "Transactions, a mistyped reference")
-    seen.steady(window, lambda: press.type_into(tab.lookup_box, ""), messages_of(tab),
-                "the Look up's message clears")
+    seen.steady(window, lambda: press.type_into(tab.lookup_box, ""), messages_of(tab), "the Look up's message clears")
     press.type_into(tab.lookup_box, "NO-SUCH-REFERENCE")
     press.enter(tab.lookup_box)
     loop.until(tab.lookup_message.isVisible, message="the look-up's message")
@@ -152,16 +165,21 @@ def test_settings_and_confirmations(app, loop, seen):
     dialog = shown_window(loop, "shared-ledger")
     seen.look(dialog, "Shared ledger, as opened")
     press.type_into(dialog.url, "postgresql://paydesk@ledger.shop.lan/paydesk")
-    seen.steady(dialog, lambda: (press.click(dialog.save_button), loop.until(
-        dialog.url_message.isVisible, message="the message")), messages_of(dialog),
-        "the ledger address's message appears")
+    seen.steady(
+        dialog,
+        lambda: (press.click(dialog.save_button), loop.until(dialog.url_message.isVisible, message="the message")),
+        messages_of(dialog),
+        "the ledger address's message appears",
+    )
     seen.look(dialog, "Shared ledger, an address refused")
     press.click(dialog.cancel_button)
     # For your website…
     fill_link(window.links_tab.form)
     press.click(window.links_tab.website)
-    loop.until(lambda: getattr(window.links_tab, "snippets", None) is not None
-               and window.links_tab.snippets.isVisible(), message="the snippets")
+    loop.until(
+        lambda: getattr(window.links_tab, "snippets", None) is not None and window.links_tab.snippets.isVisible(),
+        message="the snippets",
+    )
     seen.look(window.links_tab.snippets, "For your website")
     press.escape(window.links_tab.snippets)
     # Switch to live mode?

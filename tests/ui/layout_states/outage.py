@@ -29,25 +29,25 @@ def _read_whole(label, where: str) -> None:
     settle()
     assert refused(label.text()), f"{where}: {label.text()!r}"
     assert label.isVisible() and shows_whole(label), (
-        f"{where}: {label.text()!r} is not read whole in {label.width()}×{label.height()}")
+        f"{where}: {label.text()!r} is not read whole in {label.width()}×{label.height()}"
+    )
 
 
 def _ready(shop):
     """While the ledger answers: a long profile name with the shop's e-mail, a card, a
     batch sent, a counter sale; the window as it opens on this screen."""
     loop, desk = shop.loop, shop.desk
-    loop.run(shop.session.save_profile(replace(shop.profile, name=LONG_PROFILE,
-                                               shop_email=SHOP_EMAIL), {}))
+    loop.run(shop.session.save_profile(replace(shop.profile, name=LONG_PROFILE, shop_email=SHOP_EMAIL), {}))
     resize_within_screen(shop.window, 1100, 720)  # as the main window opens (1300×900 here)
-    op = loop.run(desk.cards.create(shop.profile, "test", Decimal(30), "GBP", None,
-                                    first_name=LONG_FIRST, last_name=LONG_LAST), timeout=30)
+    op = loop.run(
+        desk.cards.create(shop.profile, "test", Decimal(30), "GBP", None, first_name=LONG_FIRST, last_name=LONG_LAST),
+        timeout=30,
+    )
     assert op.state == "done", op
     from tests.ui.bulk.conftest import row
 
-    rows = [BulkRow(n, row(n, first_name=LONG_FIRST, last_name=LONG_LAST, title=LONG_TITLE))
-            for n in (2, 3)]
-    batch, _ = loop.run(desk.bulk.keep("september-invoices-for-the-supporters-club.csv", rows,
-                                       "skip"))
+    rows = [BulkRow(n, row(n, first_name=LONG_FIRST, last_name=LONG_LAST, title=LONG_TITLE)) for n in (2, 3)]
+    batch, _ = loop.run(desk.bulk.keep("september-invoices-for-the-supporters-club.csv", rows, "skip"))
     loop.run(desk.bulk.start(batch))
     loop.run(desk.bulk.wait(batch.id), timeout=60)
     return op.card_hash
@@ -75,8 +75,7 @@ def test_refusals_while_the_shared_ledger_is_out_of_reach(shop, seen, tmp_path):
     cards = window.cards_tab
     model, table = cards.wallet.model, cards.wallet.table
     loop.until(lambda: model.row_of(card) is not None, 30, message="the card listed")
-    press.click(table.viewport(),
-                pos=table.visualRect(model.index(model.row_of(card), 0)).center())
+    press.click(table.viewport(), pos=table.visualRect(model.index(model.row_of(card), 0)).center())
     loop.until(lambda: cards.page.record is not None, message="its page")
     with shop.down():
         # a card's page: Block refused on the page, Fund in its dialog

@@ -26,9 +26,12 @@ from tests.ui.layout_states.reach import (
 def _folder(tmp_path):
     """A folder of the long path a shop keeps its papers in (one of its names without a
     space, as an accountant's export folder often is)."""
-    folder = (tmp_path / "Østergaard & Sønners Kaffebrænderi og Konditori"
-              / "Receipts, end of day and shift reports for the accountant, 2026"
-              / "regnskab_noerrebrogade_afdeling_kvartal_4_til_revisor_bilag")
+    folder = (
+        tmp_path
+        / "Østergaard & Sønners Kaffebrænderi og Konditori"
+        / "Receipts, end of day and shift reports for the accountant, 2026"
+        / "regnskab_noerrebrogade_afdeling_kvartal_4_til_revisor_bilag"
+    )
     folder.mkdir(parents=True)
     return folder
 
@@ -38,15 +41,15 @@ def _in_sight(label, name: str) -> None:
     lines = label.shown_lines()[0] if hasattr(label, "shown_lines") else [label.text()]
     seen = "".join(lines).replace(" ", "")
     assert name.replace(" ", "") in seen, (
-        f"{label.objectName()} shows {lines!r}: the file's name {name!r} is not in sight")
+        f"{label.objectName()} shows {lines!r}: the file's name {name!r} is not in sight"
+    )
 
 
 def _printed_to(loop, dialog, path, label) -> None:
     """Qt's print dialog answered (Print to File (PDF), the path typed, Print), until the
     message under ``label`` tells where the file went."""
     press.print_to_file(dialog, path)
-    loop.until(lambda: label.text() == f"Printed to a PDF file: {path}", timeout=30,
-               message="where the file went")
+    loop.until(lambda: label.text() == f"Printed to a PDF file: {path}", timeout=30, message="where the file went")
     _in_sight(label, path.name)
 
 
@@ -66,18 +69,20 @@ def test_a_link_and_a_receipt_printed_and_saved(app, loop, seen, tmp_path):
     loop.until(lambda: panel.record is not None, message="the link shown")
     # the QR code: printed, then saved as PNG
     press.click(panel.buttons["print"])
-    loop.until(lambda: getattr(panel, "print_dialog", None) is not None
-               and panel.print_dialog.isVisible(), message="Qt's print dialog")
-    _printed_to(loop, panel.print_dialog,
-                folder / f"QR code of {record.tx_ref} for the counter.pdf", panel.outcome)
+    loop.until(
+        lambda: getattr(panel, "print_dialog", None) is not None and panel.print_dialog.isVisible(),
+        message="Qt's print dialog",
+    )
+    _printed_to(loop, panel.print_dialog, folder / f"QR code of {record.tx_ref} for the counter.pdf", panel.outcome)
     seen.look(window, "the QR code printed to a PDF file")
     press.click(panel.buttons["save-png"])
-    loop.until(lambda: getattr(panel, "file_dialog", None) is not None
-               and panel.file_dialog.isVisible(), message="Qt's save dialog")
+    loop.until(
+        lambda: getattr(panel, "file_dialog", None) is not None and panel.file_dialog.isVisible(),
+        message="Qt's save dialog",
+    )
     png = folder / f"QR code of {record.tx_ref} for the window.png"
     press.save_as(panel.file_dialog, png)
-    loop.until(lambda: panel.outcome.text() == f"Saved PNG to {png}", timeout=30,
-               message="where the image went")
+    loop.until(lambda: panel.outcome.text() == f"Saved PNG to {png}", timeout=30, message="where the image went")
     _in_sight(panel.outcome, png.name)
     seen.look(window, "the QR code saved as PNG")
     # a receipt: printed, then saved as PDF
@@ -89,8 +94,12 @@ def test_a_link_and_a_receipt_printed_and_saved(app, loop, seen, tmp_path):
     details = tab.details
     loop.until(lambda: details.state.text() == "PAID", timeout=30, message="PAID")
     press.click(details.buttons["receipt-print"])
-    _printed_to(loop, shown_window(loop, "print-dialog"),
-                folder / f"Receipt of {record.tx_ref} for {LONG_FIRST}.pdf", details.message)
+    _printed_to(
+        loop,
+        shown_window(loop, "print-dialog"),
+        folder / f"Receipt of {record.tx_ref} for {LONG_FIRST}.pdf",
+        details.message,
+    )
     seen.look(window, "a receipt printed to a PDF file")
     press.click(details.buttons["receipt-pdf"])
     receipt = folder / f"Receipt of {record.tx_ref} for {LONG_FIRST} {LONG_LAST}.pdf"
@@ -101,14 +110,16 @@ def test_a_link_and_a_receipt_printed_and_saved(app, loop, seen, tmp_path):
     day = shown_window(loop, "end-of-day")
     loop.until(lambda: day.totals.rowCount() > 0, timeout=30, message="the figures")
     press.click(day.print)
-    _printed_to(loop, shown_window(loop, "print-dialog"),
-                folder / "End of day of the supporters' club shop, 28 December 2026.pdf",
-                day.message)
+    _printed_to(
+        loop,
+        shown_window(loop, "print-dialog"),
+        folder / "End of day of the supporters' club shop, 28 December 2026.pdf",
+        day.message,
+    )
     seen.look(day, "the end of day printed to a PDF file")
     press.click(day.export)
     day_csv = folder / "End of day of the supporters' club shop, 28 December 2026.csv"
-    _saved_to(loop, day_csv, day.message,
-              f"Exported the day's figures and 1 record to {day_csv}")
+    _saved_to(loop, day_csv, day.message, f"Exported the day's figures and 1 record to {day_csv}")
     seen.look(day, "the end of day exported")
     press.click(day.close_button)
 
@@ -119,8 +130,7 @@ def test_a_batchs_qr_sheet_and_results_saved(app, loop, seen, tmp_path):
     folder = _folder(tmp_path)
     press.click(app.window.links_tab.bulk)
     bulk = shown_window(loop, "bulk-window")
-    rows = [row(i, first_name=LONG_FIRST, last_name=LONG_LAST, title=LONG_TITLE)
-            for i in range(2, 4)]
+    rows = [row(i, first_name=LONG_FIRST, last_name=LONG_LAST, title=LONG_TITLE) for i in range(2, 4)]
     sheet = write_csv(tmp_path / "september-invoices-for-the-supporters-club.csv", rows)
     press.click(bulk.file_step.choose)
     press.save_as(shown_window(loop, "bulk-open-dialog"), sheet)
@@ -154,15 +164,19 @@ def test_a_shift_report_printed_and_saved(app, loop, seen, tmp_path):
     box = shown_window(loop, "confirm-close-shift")
     press.click(press.button(box, "Close shift"))
     report = shown_window(loop, "shift-report")
-    assert report.message.text().startswith("Saved the report as PDF to "), \
-        report.message.text()
+    assert report.message.text().startswith("Saved the report as PDF to "), report.message.text()
     seen.look(report, "the shift report, saved as PDF by itself")
     press.click(report.print_button)
-    loop.until(lambda: getattr(report, "print_dialog", None) is not None
-               and report.print_dialog.isVisible(), message="Qt's print dialog")
-    _printed_to(loop, report.print_dialog,
-                folder / "Shift report of the counter by the door, closed at 23.58.pdf",
-                report.message)
+    loop.until(
+        lambda: getattr(report, "print_dialog", None) is not None and report.print_dialog.isVisible(),
+        message="Qt's print dialog",
+    )
+    _printed_to(
+        loop,
+        report.print_dialog,
+        folder / "Shift report of the counter by the door, closed at 23.58.pdf",
+        report.message,
+    )
     seen.look(report, "the shift report printed to a PDF file")
     press.click(report.save_button)
     saved = folder / "Shift report of the counter by the door, closed at 23.58, a copy.pdf"

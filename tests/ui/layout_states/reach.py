@@ -33,8 +33,7 @@ def open_editor(app, loop):
 
 def wait_over(loop, dialog, timeout=30):
     """Until what a button of ``dialog`` started is over (or the dialog closed)."""
-    loop.until(lambda: press.closed(dialog) or len(dialog.tasks) == 0, timeout,
-               message="the dialog's work")
+    loop.until(lambda: press.closed(dialog) or len(dialog.tasks) == 0, timeout, message="the dialog's work")
 
 
 def rename_profile(app, loop, name: str = LONG_PROFILE):
@@ -59,9 +58,14 @@ def menu(app, loop, which, action) -> None:
 
 
 def fill_link(form, **values) -> None:
-    defaults = dict(amount="25", email="maximiliane.wolfeschlegelsteinhausen@example.com",
-                    first_name=LONG_FIRST, last_name=LONG_LAST, title=LONG_TITLE,
-                    description="Large, oat milk, and a slice of the day's cake to take away")
+    defaults = dict(
+        amount="25",
+        email="maximiliane.wolfeschlegelsteinhausen@example.com",
+        first_name=LONG_FIRST,
+        last_name=LONG_LAST,
+        title=LONG_TITLE,
+        description="Large, oat milk, and a slice of the day's cake to take away",
+    )
     defaults.update(values)
     for key, text in defaults.items():
         press.type_into(getattr(form, key), text)
@@ -79,8 +83,9 @@ def create_link(app, loop, **values):
 
 def pay(app, loop, record) -> None:
     """The customer pays the link (the sandbox's control API), and PayDesk learns it."""
-    helpers.control(app.session.profile.base_url, loop.run(app.session.key()),
-                    f"pay/{record.reference}", {"outcome": "success"})
+    helpers.control(
+        app.session.profile.base_url, loop.run(app.session.key()), f"pay/{record.reference}", {"outcome": "success"}
+    )
 
 
 def counter_tab(app, loop):
@@ -106,11 +111,12 @@ def within_screen(window, what: str) -> None:
     frame = window.frameGeometry()
     least = window.minimumSizeHint().expandedTo(window.minimumSize())
     assert frame.width() <= area.width() and frame.height() <= area.height(), (
-        f"{what}: the window is {frame.width()}×{frame.height()} on a screen of "
-        f"{area.width()}×{area.height()}")
+        f"{what}: the window is {frame.width()}×{frame.height()} on a screen of {area.width()}×{area.height()}"
+    )
     assert least.width() <= area.width() and least.height() <= area.height(), (
         f"{what}: the window cannot be made smaller than {least.width()}×{least.height()}, "
-        f"the screen is {area.width()}×{area.height()}")
+        f"the screen is {area.width()}×{area.height()}"
+    )
 
 
 # -- the set-up dialogs (issue 29 item 9) -----------------------------------------------
@@ -136,15 +142,16 @@ class Ledgers:
     role: str = LONG_ROLE
     rejected: str = "paydesk_till_refused"
 
-    def url(self, dbname: str, *, cluster: Any = None, user: str = LONG_ROLE,
-            query: str = "") -> str:
+    def url(self, dbname: str, *, cluster: Any = None, user: str = LONG_ROLE, query: str = "") -> str:
         port = (cluster or self.server).port
         return f"postgresql://{user}@127.0.0.1:{port}/{dbname}{query}"
 
 
-TLS_ONLY_HBA = ("local all all trust\n"
-                "host all paydesk_till_refused 127.0.0.1/32 reject\n"
-                "hostssl all all 127.0.0.1/32 scram-sha-256\n")
+TLS_ONLY_HBA = (
+    "local all all trust\n"
+    "host all paydesk_till_refused 127.0.0.1/32 reject\n"
+    "hostssl all all 127.0.0.1/32 scram-sha-256\n"
+)
 
 
 def make_ledgers(server, tls) -> Ledgers:
@@ -180,18 +187,12 @@ def answers(ledgers: Ledgers) -> list[tuple[str, str, str, str]]:
         ("no password given", ledgers.url(ledgers.ledger), "", "password"),
         ("a wrong password", ledgers.url(ledgers.ledger), "not-" + ok, "password"),
         ("no such database", ledgers.url(LONG_DATABASE), ok, "address"),
-        ("nothing listening", f"postgresql://{LONG_ROLE}@127.0.0.1:{free_port()}/"
-                              f"{LONG_DATABASE}", ok, "address"),
-        ("TLS required by the server", ledgers.url("shop", cluster=ledgers.tls), ok,
-         "address"),
-        ("TLS asked for, not offered", ledgers.url(ledgers.ledger, query="?sslmode=require"),
-         ok, "address"),
-        ("not let in", ledgers.url("shop", cluster=ledgers.tls, user=ledgers.rejected), ok,
-         "address"),
-        ("a remote address without TLS", f"postgresql://{LONG_ROLE}@ledger.shop.lan/"
-                                          f"{LONG_DATABASE}", ok, "address"),
-        ("the password in the address", ledgers.url(ledgers.ledger).replace(
-            "@", f":{ok}@", 1), "", "password"),
+        ("nothing listening", f"postgresql://{LONG_ROLE}@127.0.0.1:{free_port()}/{LONG_DATABASE}", ok, "address"),
+        ("TLS required by the server", ledgers.url("shop", cluster=ledgers.tls), ok, "address"),
+        ("TLS asked for, not offered", ledgers.url(ledgers.ledger, query="?sslmode=require"), ok, "address"),
+        ("not let in", ledgers.url("shop", cluster=ledgers.tls, user=ledgers.rejected), ok, "address"),
+        ("a remote address without TLS", f"postgresql://{LONG_ROLE}@ledger.shop.lan/{LONG_DATABASE}", ok, "address"),
+        ("the password in the address", ledgers.url(ledgers.ledger).replace("@", f":{ok}@", 1), "", "password"),
     ]
 
 
@@ -201,13 +202,11 @@ def problem_answers(ledgers: Ledgers) -> list[tuple[str, str, str | None]]:
     from tests.postgres import free_port
 
     return [
-        ("unreachable", f"postgresql://{LONG_ROLE}@127.0.0.1:{free_port()}/{LONG_DATABASE}"
-                        "?sslmode=disable", None),
+        ("unreachable", f"postgresql://{LONG_ROLE}@127.0.0.1:{free_port()}/{LONG_DATABASE}?sslmode=disable", None),
         ("the password asked for", ledgers.url(ledgers.ledger), "not-" + LEDGER_PASSWORD),
         ("no such database", ledgers.url(LONG_DATABASE, user="postgres"), None),
         ("TLS required by the server", ledgers.url("shop", cluster=ledgers.tls), None),
-        ("TLS asked for, not offered", ledgers.url(ledgers.ledger, query="?sslmode=require"),
-         None),
+        ("TLS asked for, not offered", ledgers.url(ledgers.ledger, query="?sslmode=require"), None),
         ("not let in", ledgers.url("shop", cluster=ledgers.tls, user=ledgers.rejected), None),
     ]
 

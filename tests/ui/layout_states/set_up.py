@@ -28,8 +28,7 @@ from tests.ui.layout_states.reach import (
 )
 
 # the answers also looked at with the dialog made as small as it goes
-LEAST_SIZE_TOO = ("connected to an empty database", "a wrong password", "not let in",
-                  "the password in the address")
+LEAST_SIZE_TOO = ("connected to an empty database", "a wrong password", "not let in", "the password in the address")
 
 
 def test_shared_ledger_dialog(app, loop, seen, ledgers):
@@ -40,8 +39,9 @@ def test_shared_ledger_dialog(app, loop, seen, ledgers):
         press.type_into(dialog.url, url)
         press.type_into(dialog.password.edit, password)
         seen.look(dialog, f"Shared ledger, {state}: the address typed")
-        seen.steady(dialog, lambda: press_test_connection(loop, dialog), said,
-                    f"Test connection's answer appears: {state}")
+        seen.steady(
+            dialog, lambda: press_test_connection(loop, dialog), said, f"Test connection's answer appears: {state}"
+        )
         shown = dialog.password_message if field == "password" else dialog.url_message
         assert shown.isVisible() and shown.text(), f"{state}: nothing said"
         seen.look(dialog, f"Shared ledger after Test connection, {state}")
@@ -53,9 +53,12 @@ def test_shared_ledger_dialog(app, loop, seen, ledgers):
     # the desk's name: each of its messages
     for state, typed in (("a name too long", "N" * 41), ("renamed", LONG_DESK)):
         press.type_into(dialog.desk_name, typed)
-        seen.steady(dialog, lambda: loop.run(press.click_starting(dialog.rename_button,
-                                                                  "rename desk")),
-                    said, f"Rename desk's message appears: {state}")
+        seen.steady(
+            dialog,
+            lambda: loop.run(press.click_starting(dialog.rename_button, "rename desk")),
+            said,
+            f"Rename desk's message appears: {state}",
+        )
         assert dialog.desk_name_message.isVisible()
         seen.look(dialog, f"Shared ledger, the desk's name {state}")
     press.click(dialog.cancel_button)
@@ -83,9 +86,15 @@ def test_the_start_dialog_for_each_reason(loop, qapp, paths, keys, seen, ledgers
         if typed is not None:  # the password asked for: a wrong one typed, refused beside it
             assert dialog.password.isVisible() and dialog.connect_button.isVisible()
             press.type_into(dialog.password, typed)
-            seen.steady(dialog, lambda dialog=dialog: (press.click(dialog.connect_button), loop.until(
-                dialog.password_message.isVisible, 15, message="the refusal")),
-                messages_of(dialog), f"the start dialog's refusal appears: {state}")
+            seen.steady(
+                dialog,
+                lambda dialog=dialog: (
+                    press.click(dialog.connect_button),
+                    loop.until(dialog.password_message.isVisible, 15, message="the refusal"),
+                ),
+                messages_of(dialog),
+                f"the start dialog's refusal appears: {state}",
+            )
             seen.look(dialog, f"the start dialog, {state}, a wrong password typed")
         quit_problem(loop, task, dialog)
 

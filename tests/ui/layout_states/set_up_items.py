@@ -45,24 +45,21 @@ def what_is_wrong(window, message, fields, state: str) -> list[str]:
     for field in fields:
         at = rect_in(window, field)
         if at.intersects(where):
-            wrong.append(f"{state}: {message.text()!r} at {where} covers the field "
-                         f"{field.accessibleName()!r} at {at}")
+            wrong.append(f"{state}: {message.text()!r} at {where} covers the field {field.accessibleName()!r} at {at}")
         least = field.minimumSizeHint().height()
         if field.height() < least:
-            wrong.append(f"{state}: the field {field.accessibleName()!r} is {field.height()} px "
-                         f"high, its text needs {least}")
+            wrong.append(
+                f"{state}: the field {field.accessibleName()!r} is {field.height()} px high, its text needs {least}"
+            )
     if not shows_whole(message):
         lines, _ = message.shown_lines()
-        wrong.append(f"{state}: {message.text()!r} is cut, shown as {lines} in "
-                     f"{message.width()}×{message.height()}")
+        wrong.append(f"{state}: {message.text()!r} is cut, shown as {lines} in {message.width()}×{message.height()}")
     if not window.rect().contains(where):
-        wrong.append(f"{state}: {message.text()!r} at {where} is out of the window "
-                     f"{window.rect()}")
+        wrong.append(f"{state}: {message.text()!r} at {where} is out of the window {window.rect()}")
     return wrong
 
 
-def test_test_connections_answer_never_covers_the_address_and_is_read_whole(app, loop,
-                                                                            ledgers):
+def test_test_connections_answer_never_covers_the_address_and_is_read_whole(app, loop, ledgers):
     dialog = open_shared_ledger(app, loop)
     fields = [dialog.url, dialog.password.edit, dialog.desk_name]
     wrong = []
@@ -99,8 +96,7 @@ def test_the_start_dialog_says_why_and_the_refusal_whole(loop, qapp, paths, keys
                 press.click(dialog.connect_button)
                 loop.until(dialog.password_message.isVisible, 15, message="the refusal")
                 settle()
-                wrong += what_is_wrong(dialog, dialog.password_message, [dialog.password],
-                                       f"{state}, {size}")
+                wrong += what_is_wrong(dialog, dialog.password_message, [dialog.password], f"{state}, {size}")
         quit_problem(loop, task, dialog)
     assert not wrong, "\n".join(wrong)
 
@@ -155,8 +151,9 @@ def test_the_window_does_not_widen_for_a_code_or_the_counter(app, loop):
         if window.height() != height:
             grew.append(f"{what}: the window grew from {height} to {window.height()} px high")
         if window.minimumSizeHint().width() > least:
-            grew.append(f"{what}: it cannot be made narrower than "
-                        f"{window.minimumSizeHint().width()} px, it could {least} px")
+            grew.append(
+                f"{what}: it cannot be made narrower than {window.minimumSizeHint().width()} px, it could {least} px"
+            )
 
     settle()
     width, height, least = window.width(), window.height(), window.minimumSizeHint().width()
@@ -182,8 +179,7 @@ def test_the_window_does_not_widen_for_a_code_or_the_counter(app, loop):
         press.click(counter.tab.place.toggle)
         kept(width, least, f"the customer's view beside the amount box, {size}")
         counter.pay(sale)
-        loop.until(lambda tab=counter.tab: tab.mirror.state.text() == "PAID", 30,
-                   message="PAID")
+        loop.until(lambda tab=counter.tab: tab.mirror.state.text() == "PAID", 30, message="PAID")
         kept(width, least, f"the sale paid, {size}")
         press.click(counter.tab.place.toggle)
         kept(width, least, f"the customer's view put away, {size}")

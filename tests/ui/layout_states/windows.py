@@ -29,8 +29,7 @@ def test_cards(app, loop, seen):
     desk.press(tab.wallet.create_button)
     dialog = desk.dialog("create-card-dialog")
     seen.look(dialog, "Create card, empty")
-    seen.steady(dialog, lambda: press.click(dialog.action), messages_of(dialog),
-                "Create card's messages appear")
+    seen.steady(dialog, lambda: press.click(dialog.action), messages_of(dialog), "Create card's messages appear")
     press.type_into(dialog.callback, "not an address")
     press.click(dialog.action)
     seen.look(dialog, "Create card with every message")
@@ -45,34 +44,43 @@ def test_cards(app, loop, seen):
     loop.until(lambda: tab.page.record is not None, message="the card's page")
     seen.look(window, "Cards, a card's page")
     press.click(tab.page.secret.reveal_button)
-    loop.until(lambda: tab.page.secret.number.text() and "•" not in
-               tab.page.secret.number.text(), timeout=30, message="the number revealed")
+    loop.until(
+        lambda: tab.page.secret.number.text() and "•" not in tab.page.secret.number.text(),
+        timeout=30,
+        message="the number revealed",
+    )
     seen.look(window, "Cards, the number revealed")
     for kind in ("fund", "withdraw"):
         desk.press(tab.page.buttons[kind])
         dialog = desk.dialog(f"{kind}-dialog")
         seen.look(dialog, f"{kind}, empty")
         press.type_into(dialog.amount, "12.5")
-        seen.steady(dialog, lambda dialog=dialog: press.click(dialog.action),
-                    messages_of(dialog), f"{kind}'s message appears")
+        seen.steady(
+            dialog, lambda dialog=dialog: press.click(dialog.action), messages_of(dialog), f"{kind}'s message appears"
+        )
         seen.look(dialog, f"{kind} with its message")
         press.type_into(dialog.amount, "5")
         desk.submit(dialog, "New balance")
         seen.look(dialog, f"{kind}, done")
         desk.close(dialog)
     desk.press(tab.page.buttons["block"])
-    loop.until(lambda: tab.page.buttons["block"].text() == "Unblock" and
-               tab.page.buttons["block"].isEnabled(), timeout=30, message="blocked")
+    loop.until(
+        lambda: tab.page.buttons["block"].text() == "Unblock" and tab.page.buttons["block"].isEnabled(),
+        timeout=30,
+        message="blocked",
+    )
     seen.look(window, "Cards, a blocked card")
     desk.press(tab.page.buttons["block"])
-    loop.until(lambda: tab.page.buttons["block"].text() == "Block" and
-               tab.page.buttons["terminate"].isEnabled(), timeout=30, message="unblocked")
+    loop.until(
+        lambda: tab.page.buttons["block"].text() == "Block" and tab.page.buttons["terminate"].isEnabled(),
+        timeout=30,
+        message="unblocked",
+    )
     desk.press(tab.page.buttons["terminate"])
     dialog = desk.dialog("terminate-dialog")
     seen.look(dialog, "Terminate, empty")
     press.type_into(dialog.last4, "0000")
-    seen.steady(dialog, lambda: press.click(dialog.action), messages_of(dialog),
-                "Terminate's error appears")
+    seen.steady(dialog, lambda: press.click(dialog.action), messages_of(dialog), "Terminate's error appears")
     seen.look(dialog, "Terminate with its error")
     press.escape(dialog)
     press.tab(tab.sections, "Audit log")
@@ -81,15 +89,20 @@ def test_cards(app, loop, seen):
 
 def test_counter(app, loop, seen):
     session = app.session
-    loop.run(session.save_profile(replace(session.profile,
-                                          walk_in_name=f"{LONG_FIRST} {LONG_LAST}"), {}))
+    loop.run(session.save_profile(replace(session.profile, walk_in_name=f"{LONG_FIRST} {LONG_LAST}"), {}))
     counter = counter_tab(app, loop)
     window, tab = app.window, counter.tab
     seen.look(window, "the Counter tab, empty")
-    seen.steady(window, lambda: (press.type_into(tab.amount, "12.5"), press.enter(tab.amount),
-                                 loop.until(tab.messages["amount"].isVisible,
-                                            message="the Amount's message")),
-                messages_of(tab), "the counter's Amount message appears")
+    seen.steady(
+        window,
+        lambda: (
+            press.type_into(tab.amount, "12.5"),
+            press.enter(tab.amount),
+            loop.until(tab.messages["amount"].isVisible, message="the Amount's message"),
+        ),
+        messages_of(tab),
+        "the counter's Amount message appears",
+    )
     seen.look(window, "the Counter tab, the Amount's message")
     press.type_into(tab.note, LONG_TITLE)
     counter.sell("25")
@@ -114,15 +127,12 @@ def test_counter(app, loop, seen):
     # the voided sale in Transactions: its row and its details
     press.tab(window.tabs, "Transactions")
     transactions = window.transactions_tab
-    loop.until(lambda: transactions.loaded and transactions.model.rowCount() > 0,
-               message="the list")
-    loop.until(lambda: transactions.model.row_of(voided.record.key) is not None,
-               message="the voided sale listed")
+    loop.until(lambda: transactions.loaded and transactions.model.rowCount() > 0, message="the list")
+    loop.until(lambda: transactions.model.row_of(voided.record.key) is not None, message="the voided sale listed")
     row = transactions.model.row_of(voided.record.key)
     index = transactions.model.index(row, 0)
     press.click(transactions.table.viewport(), pos=transactions.table.visualRect(index).center())
-    loop.until(lambda: transactions.details.values["voided"].isVisible(),
-               message="its void in the details")
+    loop.until(lambda: transactions.details.values["voided"].isVisible(), message="its void in the details")
     seen.look(window, "Transactions, a sale paid after its void at the counter")
     press.tab(window.tabs, "Counter")
     # Rename counter…, with its message
@@ -130,9 +140,12 @@ def test_counter(app, loop, seen):
     dialog = shown_window(loop, "rename-counter")
     seen.look(dialog, "Rename the counter")
     press.type_into(dialog.name, "")
-    seen.steady(dialog, lambda: (press.click(dialog.rename), loop.until(
-        dialog.message.isVisible, message="the message")), messages_of(dialog),
-        "Rename's message appears")
+    seen.steady(
+        dialog,
+        lambda: (press.click(dialog.rename), loop.until(dialog.message.isVisible, message="the message")),
+        messages_of(dialog),
+        "Rename's message appears",
+    )
     seen.look(dialog, "Rename the counter, refused")
     press.escape(dialog)
     # Close shift…: the count so far, then the report
@@ -167,9 +180,12 @@ def test_counter_asking_for_the_shops_email(app, loop, seen):
     loop.until(ask.isVisible, message="the shop's e-mail asked")
     seen.look(window, "the Counter tab asking for the shop's e-mail")
     press.type_into(ask.field, "till@")
-    seen.steady(window, lambda: (press.click(ask.save_button), loop.until(
-        ask.message.isVisible, message="the e-mail refused")), messages_of(ask),
-        "the shop e-mail's message appears")
+    seen.steady(
+        window,
+        lambda: (press.click(ask.save_button), loop.until(ask.message.isVisible, message="the e-mail refused")),
+        messages_of(ask),
+        "the shop e-mail's message appears",
+    )
     seen.look(window, "the Counter tab, the shop's e-mail refused")
     press.type_into(ask.field, "till.and.back.office.of.the.corner.shop@" + "example.com")
     seen.look(window, "the Counter tab, the shop's e-mail typed")
@@ -188,8 +204,10 @@ def test_bulk_and_batches(app, loop, seen, tmp_path):
     press.save_as(shown_window(loop, "bulk-open-dialog"), broken)
     loop.until(bulk.file_step.message.text, message="the file's message")
     seen.look(bulk, "Bulk links, a file refused")
-    rows = [row(i, first_name=LONG_FIRST, last_name=LONG_LAST, title=LONG_TITLE)
-            for i in range(2, 6)] + [row(6, amount="1,500"), row(7, email="nobody")]
+    rows = [row(i, first_name=LONG_FIRST, last_name=LONG_LAST, title=LONG_TITLE) for i in range(2, 6)] + [
+        row(6, amount="1,500"),
+        row(7, email="nobody"),
+    ]
     sheet = write_csv(tmp_path / "september-invoices-for-the-supporters-club.csv", rows)
     press.click(bulk.file_step.choose)
     press.save_as(shown_window(loop, "bulk-open-dialog"), sheet)
@@ -210,9 +228,15 @@ def test_bulk_and_batches(app, loop, seen, tmp_path):
     batches = shown_window(loop, "batches-window")
     loop.until(lambda: batches.rows_model.rowCount() > 0, message="the batch's rows")
     seen.look(batches, "Batches, a batch chosen")
-    seen.steady(batches, lambda: (press.click(batches.check_all), loop.until(
-        lambda: batches.said.text().startswith("Checked"), 30, message="checked")),
-        [batches.said], "the Batches window's message appears")
+    seen.steady(
+        batches,
+        lambda: (
+            press.click(batches.check_all),
+            loop.until(lambda: batches.said.text().startswith("Checked"), 30, message="checked"),
+        ),
+        [batches.said],
+        "the Batches window's message appears",
+    )
     seen.look(batches, "Batches, a message said")
     press.click(batches.email)
     mail = shown_window(loop, "bulk-mail")
@@ -222,20 +246,28 @@ def test_bulk_and_batches(app, loop, seen, tmp_path):
     press.type_into(mail.user, "shop")
     press.type_into(mail.from_address, "not an address")
     press.type_into(mail.test_to, "nobody")
-    seen.steady(mail, lambda: (press.click(mail.test_button), loop.until(
-        lambda: any(m.isVisible() for m in mail.messages.values()), message="messages")),
-        messages_of(mail), "E-mail links' messages appear")
+    seen.steady(
+        mail,
+        lambda: (
+            press.click(mail.test_button),
+            loop.until(lambda: any(m.isVisible() for m in mail.messages.values()), message="messages"),
+        ),
+        messages_of(mail),
+        "E-mail links' messages appear",
+    )
     seen.look(mail, "E-mail links with its messages")
     press.click(mail.close_button)
 
 
 def test_notifications_window(app, loop, seen):
     window = app.window
-    press.key(window.focusWidget() or window, Qt.Key.Key_N,
-              Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    press.key(
+        window.focusWidget() or window,
+        Qt.Key.Key_N,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
     notes = shown_window(loop, "notifications-window")
-    loop.until(lambda: notes.offered is not None and notes.test_button.isEnabled(), 30,
-               message="the test offered")
+    loop.until(lambda: notes.offered is not None and notes.test_button.isEnabled(), 30, message="the test offered")
     seen.look(notes, "Notifications, empty")
     press.click(notes.test_button)
     loop.until(lambda: notes.outcome is not None, 60, message="the test notification")

@@ -54,21 +54,38 @@ class Shop:
 
     def calls(self) -> list[tuple[str, str]]:
         """Every call of this merchant's test key the service logged: (method, path)."""
-        answer = httpx.get(f"{self.sandbox.base_url}/_sandbox/requests", timeout=10,
-                           headers={"Authorization": f"Bearer {self.sandbox.key('test')}"})
+        answer = httpx.get(
+            f"{self.sandbox.base_url}/_sandbox/requests",
+            timeout=10,
+            headers={"Authorization": f"Bearer {self.sandbox.key('test')}"},
+        )
         answer.raise_for_status()
         return [(call["method"], call["path"]) for call in answer.json()["data"]]
 
     def link(self, ref: str, amount: int = 25):
         """A link made while the ledger answers (the desk's own create)."""
-        return self.loop.run(self.desk.links.create(PaymentRequest(
-            amount=Decimal(amount), currency="GBP", email="ada@example.com", first_name="Ada",
-            last_name="Lovelace", tx_ref=ref, title="Flat white")), timeout=30)
+        return self.loop.run(
+            self.desk.links.create(
+                PaymentRequest(
+                    amount=Decimal(amount),
+                    currency="GBP",
+                    email="ada@example.com",
+                    first_name="Ada",
+                    last_name="Lovelace",
+                    tx_ref=ref,
+                    title="Flat white",
+                )
+            ),
+            timeout=30,
+        )
 
     def pay(self, record) -> None:
-        answer = httpx.post(f"{self.sandbox.base_url}/_sandbox/pay/{record.reference}",
-                            json={"outcome": "success"}, timeout=10,
-                            headers={"Authorization": f"Bearer {self.sandbox.key('test')}"})
+        answer = httpx.post(
+            f"{self.sandbox.base_url}/_sandbox/pay/{record.reference}",
+            json={"outcome": "success"},
+            timeout=10,
+            headers={"Authorization": f"Bearer {self.sandbox.key('test')}"},
+        )
         answer.raise_for_status()
 
     @contextlib.contextmanager
@@ -77,16 +94,18 @@ class Shop:
         ``noticed``, once this desk knows (its status bar says so)."""
         with self.server.down():
             if noticed:
-                self.loop.until(lambda: self.session.ledger_down() is not None,
-                                message="the desk to notice the ledger went")
+                self.loop.until(
+                    lambda: self.session.ledger_down() is not None, message="the desk to notice the ledger went"
+                )
             yield
         self.back()
 
     def back(self, timeout: float = 30.0) -> float:
         """Until the desk hears the ledger again; how long that took (s)."""
         start = time.monotonic()
-        self.loop.until(lambda: self.session.ledger_down() is None, timeout,
-                        message="the desk to hear the ledger again")
+        self.loop.until(
+            lambda: self.session.ledger_down() is None, timeout, message="the desk to hear the ledger again"
+        )
         return time.monotonic() - start
 
     def settle(self, seconds: float = 0.3) -> None:
@@ -95,8 +114,9 @@ class Shop:
 
     def no_crash(self) -> None:
         assert self.crashes == [], f"reached the exception hook: {self.crashes!r}"
-        assert not [w for w in QApplication.topLevelWidgets()
-                    if isinstance(w, CrashDialog) and w.isVisible()], "a crash dialog opened"
+        assert not [w for w in QApplication.topLevelWidgets() if isinstance(w, CrashDialog) and w.isVisible()], (
+            "a crash dialog opened"
+        )
 
 
 @pytest.fixture
@@ -139,12 +159,18 @@ def shop(make_sandbox, paths, keys, loop, qtbot, pg_url, pg_server, crashes, tmp
         window.resize(1300, 900)
         window.show()
         if beside is None:
-            use_profile(loop, desk.session, sandbox, name="Corner Shop", txref_prefix="SHOP",
-                        currencies=["GBP", "USD"], discover=True)
+            use_profile(
+                loop,
+                desk.session,
+                sandbox,
+                name="Corner Shop",
+                txref_prefix="SHOP",
+                currencies=["GBP", "USD"],
+                discover=True,
+            )
         if background:
             desk.start_background()
-            loop.until(lambda: desk.live.keeper.state.holder is not None,
-                       message="the poller lease held")
+            loop.until(lambda: desk.live.keeper.state.holder is not None, message="the poller lease held")
         window.start_up_done()
         loop.until(lambda: window.links_tab.loaded, message="the links tab")
         shop = Shop(desk, window, sandbox, loop, pg_server, crashes)

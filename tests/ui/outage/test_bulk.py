@@ -15,8 +15,7 @@ from tests.ui.outage.conftest import refused
 
 
 def creates(shop) -> int:
-    return sum(1 for method, path in shop.calls()
-               if method == "POST" and path.endswith("/api/payment"))
+    return sum(1 for method, path in shop.calls() if method == "POST" and path.endswith("/api/payment"))
 
 
 def bulk_window(shop, tmp_path, n: int):
@@ -31,9 +30,14 @@ def bulk_window(shop, tmp_path, n: int):
     press.save_as(press.shown("bulk-open-dialog"), path)
     loop.until(lambda: window.stack.currentWidget() is window.mapping_step, message="columns")
     press.click(window.next)
-    loop.until(lambda: window.stack.currentWidget() is window.check_step
-               and not window.check_step.checking and window.check_step.to_create() == n,
-               message="the dry run")
+    loop.until(
+        lambda: (
+            window.stack.currentWidget() is window.check_step
+            and not window.check_step.checking
+            and window.check_step.to_create() == n
+        ),
+        message="the dry run",
+    )
     return window
 
 
@@ -44,8 +48,7 @@ def batches_window(shop):
     press.click(menu, pos=menu.actionGeometry(shop.window.bulk.batches_action).center())
     shop.loop.until(lambda: press.shown("batches-window") is not None, message="Batches")
     batches = press.shown("batches-window")
-    shop.loop.until(lambda: batches.model.rowCount() > 0 and batches.shown_batch is not None,
-                    message="the batches")
+    shop.loop.until(lambda: batches.model.rowCount() > 0 and batches.shown_batch is not None, message="the batches")
     return batches
 
 
@@ -78,8 +81,7 @@ def test_resume_in_the_bulk_window_is_refused(shop, tmp_path):
     shop.loop.until(lambda: window.stack.currentWidget() is progress, message="the progress")
     shop.loop.until(lambda: progress.bar.value() >= 2, timeout=30, message="a few made")
     press.click(progress.cancel)
-    shop.loop.until(lambda: progress.outcome.isVisible() and progress.outcome.text(), 30,
-                    message="cancelled")
+    shop.loop.until(lambda: progress.outcome.isVisible() and progress.outcome.text(), 30, message="cancelled")
     shop.sandbox.faults()
     left, before = waiting_rows(shop, window.batch.id), creates(shop)
     assert left > 0
@@ -103,8 +105,7 @@ def test_cancel_while_the_ledger_is_down_never_crashes(shop, tmp_path):
     press.click(window.check_step.create_links)
     progress = window.progress_step
     shop.loop.until(lambda: window.stack.currentWidget() is progress, message="the progress")
-    shop.loop.until(lambda: shop.desk.bulk.under_way(window.batch.id) > 0, timeout=30,
-                    message="creates under way")
+    shop.loop.until(lambda: shop.desk.bulk.under_way(window.batch.id) > 0, timeout=30, message="creates under way")
     with shop.down():
         shop.loop.until(progress.cancel.isEnabled, message="Cancel offered")
         press.click(progress.cancel)

@@ -19,8 +19,10 @@ from tests.ui.outage.conftest import refused
 def cards_tab(shop, *, blocked: bool = False):
     """A card made while the ledger answers (blocked too, with ``blocked``), its page open."""
     desk, loop = shop.desk, shop.loop
-    op = loop.run(desk.cards.create(shop.profile, "test", Decimal(30), "GBP", None,
-                                    first_name="Ada", last_name="Lovelace"), timeout=30)
+    op = loop.run(
+        desk.cards.create(shop.profile, "test", Decimal(30), "GBP", None, first_name="Ada", last_name="Lovelace"),
+        timeout=30,
+    )
     assert op.state == "done", op
     record = loop.run(desk.session.card_ledger.card(shop.profile.id, "test", op.card_hash))
     if blocked:
@@ -31,17 +33,18 @@ def cards_tab(shop, *, blocked: bool = False):
     # the tab reads the service when first shown: over before anything is counted (a busy
     # machine finished it after the test's count of the service's calls, or its ledger
     # write told the desk of the outage before the press)
-    loop.until(lambda: tab.wallet.as_of.text().startswith("Up to date"), timeout=30,
-               message="the tab's own reading of the service")
+    loop.until(
+        lambda: tab.wallet.as_of.text().startswith("Up to date"),
+        timeout=30,
+        message="the tab's own reading of the service",
+    )
     table, model = tab.wallet.table, tab.wallet.model
     loop.until(lambda: model.row_of(op.card_hash) is not None, message="the card listed")
     index = model.index(model.row_of(op.card_hash), 0)
     press.click(table.viewport(), pos=table.visualRect(index).center())
-    loop.until(lambda: tab.page.record is not None and tab.page.record.card_hash == op.card_hash,
-               message="its page")
+    loop.until(lambda: tab.page.record is not None and tab.page.record.card_hash == op.card_hash, message="its page")
     # the page's and the desk's readings of the card over: a test counts the calls from here
-    loop.until(lambda: len(tab.tasks) == 0 and len(desk.cards.tasks) == 0,
-               message="the card's readings done")
+    loop.until(lambda: len(tab.tasks) == 0 and len(desk.cards.tasks) == 0, message="the card's readings done")
     return tab
 
 
@@ -75,8 +78,7 @@ def test_a_card_dialogs_verb_is_refused_in_the_dialog(shop, kind):
     with shop.down():
         if kind == "create":
             press_when_clickable(shop, tab.wallet.create_button)
-            shop.loop.until(lambda: press.shown("create-card-dialog") is not None,
-                            message="the dialog")
+            shop.loop.until(lambda: press.shown("create-card-dialog") is not None, message="the dialog")
             dialog = press.shown("create-card-dialog")
             press.type_into(dialog.first_name, "Ada")
             press.type_into(dialog.last_name, "Lovelace")
@@ -146,13 +148,15 @@ def test_refresh_and_refresh_card_are_refused(shop):
         shop.loop.until(lambda: refused(tab.page.message.text()), message="the card's page")
         shop.no_crash()
     assert shop.calls() == calls
-    shop.loop.until(lambda: not UNREACHABLE_IN(tab.wallet.as_of.text())
-                    and tab.page.message.text() == "", timeout=15,
-                    message="the words gone once the ledger answers")
+    shop.loop.until(
+        lambda: not UNREACHABLE_IN(tab.wallet.as_of.text()) and tab.page.message.text() == "",
+        timeout=15,
+        message="the words gone once the ledger answers",
+    )
     shop.no_crash()
 
 
-def UNREACHABLE_IN(text: str) -> bool:  # noqa: N802 - read as a phrase
+def UNREACHABLE_IN(text: str) -> bool:
     return "Shared ledger unreachable since" in text and "Traceback" not in text
 
 
@@ -175,8 +179,7 @@ def test_the_audit_logs_export_is_refused_before_the_save_dialog(shop, tmp_path)
         assert press.shown("audit-export-dialog") is None  # no file asked for
         assert audit.message.isVisible()
         shop.no_crash()
-    shop.loop.until(lambda: audit.message.text() == "", timeout=15,
-                    message="the sentence gone once the ledger answers")
+    shop.loop.until(lambda: audit.message.text() == "", timeout=15, message="the sentence gone once the ledger answers")
     shop.no_crash()
 
 
@@ -190,13 +193,11 @@ def test_an_audit_export_that_meets_the_ledger_gone_keeps_the_file_as_it_was(sho
     path.write_text("last month's export\n")
     with shop.down(noticed=False):
         press.click(audit.export_button)
-        shop.loop.until(lambda: press.shown("audit-export-dialog") is not None,
-                        message="the save dialog")
+        shop.loop.until(lambda: press.shown("audit-export-dialog") is not None, message="the save dialog")
         replace = press.answer_later("already exists", "Yes")  # Qt's own "replace it?"
         press.save_as(press.shown("audit-export-dialog"), path)
         replace.check()
-        shop.loop.until(lambda: refused(audit.message.text()), timeout=30,
-                        message="the sentence")
+        shop.loop.until(lambda: refused(audit.message.text()), timeout=30, message="the sentence")
         assert path.read_text() == "last month's export\n"
         assert list(tmp_path.glob("audit.csv*")) == [path]
         shop.no_crash()
@@ -216,8 +217,11 @@ def test_searching_the_cards_while_the_ledger_is_down_keeps_the_list(shop):
         shop.settle()
         shop.no_crash()
         assert model.rowCount() == listed and tab.wallet.count.text() == count
-    shop.loop.until(lambda: not UNREACHABLE_IN(tab.wallet.as_of.text()), timeout=15,
-                    message="the list read again once the ledger answers")
+    shop.loop.until(
+        lambda: not UNREACHABLE_IN(tab.wallet.as_of.text()),
+        timeout=15,
+        message="the list read again once the ledger answers",
+    )
     assert model.rowCount() == listed
     shop.no_crash()
 
@@ -227,9 +231,12 @@ def test_choosing_another_card_while_the_ledger_is_down_says_why_its_lines_are_m
     listed, the one sentence where its transactions would be read, never the crash dialog;
     its transactions are read once the ledger answers."""
     shop = shop()
-    other = shop.loop.run(shop.desk.cards.create(shop.profile, "test", Decimal(12), "GBP", None,
-                                                 first_name="Mary", last_name="Somerville"),
-                          timeout=30)
+    other = shop.loop.run(
+        shop.desk.cards.create(
+            shop.profile, "test", Decimal(12), "GBP", None, first_name="Mary", last_name="Somerville"
+        ),
+        timeout=30,
+    )
     assert other.state == "done", other
     tab = cards_tab(shop)
     table, model = tab.wallet.table, tab.wallet.model
@@ -241,8 +248,9 @@ def test_choosing_another_card_while_the_ledger_is_down_says_why_its_lines_are_m
         shop.loop.until(lambda: refused(tab.page.message.text()), message="the sentence")
         shop.settle()
         shop.no_crash()
-    shop.loop.until(lambda: tab.page.message.text() == "", timeout=15,
-                    message="the sentence gone once the ledger answers")
+    shop.loop.until(
+        lambda: tab.page.message.text() == "", timeout=15, message="the sentence gone once the ledger answers"
+    )
     shop.no_crash()
 
 
@@ -258,8 +266,9 @@ def test_searching_the_audit_log_while_the_ledger_is_down_keeps_its_lines(shop):
         shop.settle()
         shop.no_crash()
         assert audit.model.rowCount() == lines
-    shop.loop.until(lambda: audit.message.text() == "", timeout=15,
-                    message="the sentence gone once the ledger answers")
-    shop.loop.until(lambda: audit.model.query is not None and audit.model.query.text == "Lovelace",
-                    message="the search read once the ledger answers")
+    shop.loop.until(lambda: audit.message.text() == "", timeout=15, message="the sentence gone once the ledger answers")
+    shop.loop.until(
+        lambda: audit.model.query is not None and audit.model.query.text == "Lovelace",
+        message="the search read once the ledger answers",
+    )
     shop.no_crash()

@@ -26,8 +26,7 @@ def counter_tab(shop):
     loop.run(shop.session.save_profile(replace(shop.profile, shop_email=SHOP_EMAIL), {}))
     press.key(window.focusWidget() or window, Qt.Key.Key_4, Qt.KeyboardModifier.ControlModifier)
     tab = window.counter_tab
-    loop.until(lambda: window.tabs.currentWidget() is tab and tab.loaded,
-               message="the Counter tab")
+    loop.until(lambda: window.tabs.currentWidget() is tab and tab.loaded, message="the Counter tab")
     return tab
 
 
@@ -59,11 +58,11 @@ def test_sell_is_refused_and_the_words_go_once_the_ledger_is_back(shop):
     finally:
         shop.server.start()
     started = time.monotonic()  # the server answers from here
-    shop.loop.until(lambda: not tab.message.isVisible(), timeout=15,
-                    message="the red words gone once the ledger answers")
+    shop.loop.until(
+        lambda: not tab.message.isVisible(), timeout=15, message="the red words gone once the ledger answers"
+    )
     gone = time.monotonic() - started
-    print(f"\nafter {OUTAGE:.0f} s down, the counter's red words went {gone:.2f} s after the "
-          "server answered again")
+    print(f"\nafter {OUTAGE:.0f} s down, the counter's red words went {gone:.2f} s after the server answered again")
     assert gone < 10  # the engine asks a lost server again at least every 5 s
     assert shop.calls() == calls
     assert sales(shop) == []
@@ -117,15 +116,13 @@ def test_close_shift_is_refused_with_the_sentence(shop):
     sell(shop, tab, "4")
     with shop.down():
         press.click(tab.close_shift_button)
-        shop.loop.until(lambda: press.shown("close-shift-told") is not None,
-                        message="the box saying why")
+        shop.loop.until(lambda: press.shown("close-shift-told") is not None, message="the box saying why")
         box = press.shown("close-shift-told")
         assert refused(box.text()), box.text()
         assert press.shown("confirm-close-shift") is None
         press.click(press.button(box, "OK"))
         shop.no_crash()
-    shift = shop.loop.run(shop.desk.book.current_shift(tab.controller.name, shop.profile.id,
-                                                       "test"))
+    shift = shop.loop.run(shop.desk.book.current_shift(tab.controller.name, shop.profile.id, "test"))
     assert shift is not None and shift.closed_at is None  # still open
     shop.no_crash()
 
@@ -140,21 +137,18 @@ def test_a_close_shift_that_meets_the_ledger_gone_says_the_sentence(shop, when):
     sell(shop, tab, "4")
     if when == "after the count":
         press.click(tab.close_shift_button)
-        shop.loop.until(lambda: press.shown("confirm-close-shift") is not None,
-                        message="the count to confirm")
+        shop.loop.until(lambda: press.shown("confirm-close-shift") is not None, message="the count to confirm")
     with shop.down(noticed=False):
         if when == "after the count":
             press.click(press.button(press.shown("confirm-close-shift"), "Close shift"))
         else:
             press.click(tab.close_shift_button)
-        shop.loop.until(lambda: press.shown("close-shift-told") is not None, timeout=30,
-                        message="the box saying why")
+        shop.loop.until(lambda: press.shown("close-shift-told") is not None, timeout=30, message="the box saying why")
         box = press.shown("close-shift-told")
         assert refused(box.text()), box.text()
         press.click(press.button(box, "OK"))
         shop.no_crash()
-    shift = shop.loop.run(shop.desk.book.current_shift(tab.controller.name, shop.profile.id,
-                                                       "test"))
+    shift = shop.loop.run(shop.desk.book.current_shift(tab.controller.name, shop.profile.id, "test"))
     assert shift is not None and shift.closed_at is None  # still open
     shop.no_crash()
 
@@ -193,13 +187,12 @@ def test_the_counter_shifts_windows_keep_and_refund_are_refused(shop):
     shop.window.activateWindow()  # the void's box closed: the staff is back at the window
     shop.loop.until(shop.window.isActiveWindow, message="the window in front")
     press.click(tab.amount)
-    press.key(tab.amount, Qt.Key.Key_H,
-              Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
-    shop.loop.until(lambda: press.shown("counter-shifts-window") is not None,
-                    message="the Counter shifts window")
+    press.key(tab.amount, Qt.Key.Key_H, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    shop.loop.until(lambda: press.shown("counter-shifts-window") is not None, message="the Counter shifts window")
     shifts = press.shown("counter-shifts-window")
-    shop.loop.until(lambda: shifts.loaded and shifts.sales_model.rowCount() == 1,
-                    message="the payment after void listed")
+    shop.loop.until(
+        lambda: shifts.loaded and shifts.sales_model.rowCount() == 1, message="the payment after void listed"
+    )
     index = shifts.sales.model().index(0, 0)
     press.click(shifts.sales.viewport(), pos=shifts.sales.visualRect(index).center())
     assert shifts.message.text() == ""
@@ -212,8 +205,9 @@ def test_the_counter_shifts_windows_keep_and_refund_are_refused(shop):
             assert refused(shifts.message.text()), shifts.message.text()
             assert shifts.message.isVisible()
         shop.no_crash()
-    shop.loop.until(lambda: shifts.message.text() == "", timeout=15,
-                    message="the sentence gone once the ledger answers")
+    shop.loop.until(
+        lambda: shifts.message.text() == "", timeout=15, message="the sentence gone once the ledger answers"
+    )
     (after,) = [s for s in sales(shop) if s.key == sale.key]
     assert after.needs_decision
     shop.no_crash()

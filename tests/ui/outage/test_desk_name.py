@@ -27,15 +27,13 @@ def test_rename_desk_is_refused_beside_the_name(shop):
         press.type_into(dialog.desk_name, "Till 9")
         press.click(dialog.rename_button)
         message = dialog.desk_name_message
-        shop.loop.until(lambda: message.isVisible() and message.text() != "",
-                        message="the words beside the name")
+        shop.loop.until(lambda: message.isVisible() and message.text() != "", message="the words beside the name")
         shop.settle()
         assert refused(message.text()), message.text()
         assert shop.session.desk_name == before
         assert shop.session.settings.desk_name == before  # nothing kept for the next start
         shop.no_crash()
-    shop.loop.until(lambda: not message.isVisible(), timeout=15,
-                    message="the words gone once the ledger answers")
+    shop.loop.until(lambda: not message.isVisible(), timeout=15, message="the words gone once the ledger answers")
     assert shop.session.desk_name == before
     press.escape(dialog.rename_button)
     shop.loop.until(lambda: press.closed(dialog), message="the dialog closed")

@@ -17,8 +17,9 @@ from tests.ui.outage.conftest import refused
 
 
 def fill(form, ref: str) -> None:
-    for key, text in dict(amount="42", email="ada@example.com", first_name="Ada",
-                          last_name="Lovelace", title="Flat white", tx_ref=ref).items():
+    for key, text in dict(
+        amount="42", email="ada@example.com", first_name="Ada", last_name="Lovelace", title="Flat white", tx_ref=ref
+    ).items():
         press.type_into(getattr(form, key), text)
 
 
@@ -29,8 +30,9 @@ def test_create_link_is_refused_beside_the_button_while_the_ledger_is_down(shop)
     assert form.create_button.isEnabled()
     calls = shop.calls()
     with shop.down():
-        shop.loop.until(lambda: not form.create_button.isEnabled(),
-                        message="Create link disabled while the ledger is out of reach")
+        shop.loop.until(
+            lambda: not form.create_button.isEnabled(), message="Create link disabled while the ledger is out of reach"
+        )
         assert refused(form.why_disabled.text()), form.why_disabled.text()
         assert form.why_disabled.isVisible()
         assert refused(form.why_disabled.accessibleName())
@@ -89,8 +91,7 @@ def test_a_ledger_error_reaching_the_crash_hook_is_said_not_shown_as_a_crash(sho
         raise error
     except LedgerUnreachable:
         sys.excepthook(*sys.exc_info())
-    assert not [w for w in QApplication.topLevelWidgets()
-                if isinstance(w, CrashDialog) and w.isVisible()]
+    assert not [w for w in QApplication.topLevelWidgets() if isinstance(w, CrashDialog) and w.isVisible()]
     bar = shop.window.statusBar()
     assert refused(bar.currentMessage()), bar.currentMessage()
     shop.crashes.clear()

@@ -44,8 +44,7 @@ def test_the_counters_shop_email_is_refused(shop):
     window = shop.window
     press.key(window.focusWidget() or window, Qt.Key.Key_4, Qt.KeyboardModifier.ControlModifier)
     tab = window.counter_tab
-    shop.loop.until(lambda: window.tabs.currentWidget() is tab and tab.loaded,
-                    message="the Counter tab")
+    shop.loop.until(lambda: window.tabs.currentWidget() is tab and tab.loaded, message="the Counter tab")
     box = tab.shop_email
     assert box.isVisible()  # the profile has no shop e-mail yet: asked there
     with shop.down():

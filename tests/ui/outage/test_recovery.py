@@ -24,12 +24,10 @@ NO_KEY = "No test secret key for Corner Shop: add it in the profile editor"
 
 def test_the_missing_key_notice_goes_once_the_keys_are_saved(shop, pg_url):
     first = shop()
-    first.loop.run(first.session.save_profile(
-        replace(first.profile, shop_email="till@example.com"), {}))
+    first.loop.run(first.session.save_profile(replace(first.profile, shop_email="till@example.com"), {}))
     other = shop(beside=first)  # another desk of the shop: the merchant, none of its keys
     loop, window = other.loop, other.window
-    loop.until(lambda: window.links_tab.loaded and other.profile is not None,
-               message="the merchant seen there")
+    loop.until(lambda: window.links_tab.loaded and other.profile is not None, message="the merchant seen there")
     status, form = window.status, window.links_tab.form
     # Create link: refused for want of the key, said beside the button and in the status bar
     fill(form, "SHOP-KEY-1")
@@ -39,8 +37,7 @@ def test_the_missing_key_notice_goes_once_the_keys_are_saved(shop, pg_url):
     # the Counter's Sell: the same, under its buttons
     press.key(window.focusWidget() or window, Qt.Key.Key_4, Qt.KeyboardModifier.ControlModifier)
     counter = window.counter_tab
-    loop.until(lambda: window.tabs.currentWidget() is counter and counter.loaded,
-               message="the Counter tab")
+    loop.until(lambda: window.tabs.currentWidget() is counter and counter.loaded, message="the Counter tab")
     press.type_into(counter.amount, "5")
     loop.run(press.starting("sell", lambda: press.enter(counter.amount)), timeout=30)
     assert counter.message.text() == NO_KEY
@@ -48,7 +45,7 @@ def test_the_missing_key_notice_goes_once_the_keys_are_saved(shop, pg_url):
     task = press.click_starting(window.edit_profile, "editor")
     loop.until(lambda: press.shown("profile-editor") is not None, message="the editor")
     editor = press.shown("profile-editor")
-    for (mode, kind) in (("test", "secret"), ("test", "public")):
+    for mode, kind in (("test", "secret"), ("test", "public")):
         press.type_into(editor.key_fields[(mode, kind)].edit, other.sandbox.key(mode, kind))
     press.click(editor.save_button)
     loop.run(task, timeout=60)
@@ -66,25 +63,34 @@ def test_while_the_receiver_checks_payments_the_status_says_so(shop, pg_url, tmp
     here.link("SHOP-CHK-1")  # a call of this desk: "Checked 0 s ago"
     loop.until(lambda: status.connection.text().startswith("Checked"), message="Checked")
     # the shop's notification receiver starts: it takes the poller lease from this desk
-    receiver = build_desk(Paths(data=tmp_path / "receiver", sandbox=tmp_path / "rsb").ensure(),
-                          KeyStore(MemoryKeyring()), ledger_url=pg_url, lease_priority=RECEIVER)
+    receiver = build_desk(
+        Paths(data=tmp_path / "receiver", sandbox=tmp_path / "rsb").ensure(),
+        KeyStore(MemoryKeyring()),
+        ledger_url=pg_url,
+        lease_priority=RECEIVER,
+    )
     loop.run(receiver.open())
     loop.run(receiver.naming.rename("shop-server"))  # the receiver's desk, named by the shop
     receiver.start_background()
     try:
-        loop.until(lambda: status.shared.text()
-                   == "Payments checked by the notification receiver on shop-server",
-                   timeout=30, message="who checks payments")
-        loop.until(lambda: not status.connection.isVisible() or not status.connection.text(),
-                   timeout=5, message="no ageing Checked … ago while the receiver checks")
+        loop.until(
+            lambda: status.shared.text() == "Payments checked by the notification receiver on shop-server",
+            timeout=30,
+            message="who checks payments",
+        )
+        loop.until(
+            lambda: not status.connection.isVisible() or not status.connection.text(),
+            timeout=5,
+            message="no ageing Checked … ago while the receiver checks",
+        )
         assert not status.connection.text().startswith("Checked")
     finally:
         loop.run(receiver.close())
     # the receiver gone, this desk checks payments again, and says when it last did
-    loop.until(lambda: status.shared.text() == "Payments checked by Counter 1", timeout=30,
-               message="this desk checks again")
-    loop.until(lambda: status.connection.text().startswith("Checked"), timeout=5,
-               message="Checked again")
+    loop.until(
+        lambda: status.shared.text() == "Payments checked by Counter 1", timeout=30, message="this desk checks again"
+    )
+    loop.until(lambda: status.connection.text().startswith("Checked"), timeout=5, message="Checked again")
     here.no_crash()
 
 
@@ -101,12 +107,13 @@ def test_while_notifications_bring_payments_the_status_says_so(start_app, loop):
     record = tab.panel.record
     assert record is not None and record.reference
     loop.until(lambda: status.connection.text().startswith("Checked"), message="Checked")
-    helpers.control(app.session.profile.base_url, loop.run(app.session.key()),
-                    f"pay/{record.reference}", {"outcome": "success"})
+    helpers.control(
+        app.session.profile.base_url, loop.run(app.session.key()), f"pay/{record.reference}", {"outcome": "success"}
+    )
     loop.until(lambda: tab.panel.state.text() == "PAID", timeout=30, message="PAID")
-    loop.until(lambda: status.notifications is not None
-               and status.notifications.text().startswith("Last notification"),
-               message="the notification heard")
-    loop.until(lambda: status.connection.text() == "PAID by notification", timeout=5,
-               message="the connection's word")
+    loop.until(
+        lambda: status.notifications is not None and status.notifications.text().startswith("Last notification"),
+        message="the notification heard",
+    )
+    loop.until(lambda: status.connection.text() == "PAID by notification", timeout=5, message="the connection's word")
     app.close()

@@ -28,8 +28,7 @@ def transactions(shop, *, paid: str | None = None):
         shop.pay(shop.link(paid))
         press.type_into(tab.lookup_box, paid)
         press.enter(tab.lookup_box)
-        shop.loop.until(lambda: tab.details.state.text() == "PAID", timeout=30,
-                        message="the paid payment's details")
+        shop.loop.until(lambda: tab.details.state.text() == "PAID", timeout=30, message="the paid payment's details")
     return tab
 
 
@@ -63,8 +62,7 @@ def test_the_end_of_days_export_and_print_are_refused(shop, which):
         no_file_dialog()
         shop.no_crash()
     # once the ledger is back, the words go (the figures are counted again)
-    shop.loop.until(lambda: not refused(day.message.text()), timeout=15,
-                    message="the sentence gone")
+    shop.loop.until(lambda: not refused(day.message.text()), timeout=15, message="the sentence gone")
     press.click(day.close_button)
     shop.no_crash()
 
@@ -115,14 +113,15 @@ def test_choosing_a_listed_payment_shows_it_while_the_ledger_is_down(shop):
     made = [shop.link(ref) for ref in ("SHOP-ROW-1", "SHOP-ROW-2")]
     tab = transactions(shop)
     table, model = tab.table, tab.model
-    shop.loop.until(lambda: all(model.row_of(r.key) is not None for r in made),
-                    message="both links listed")
+    shop.loop.until(lambda: all(model.row_of(r.key) is not None for r in made), message="both links listed")
     with shop.down():
         for record in made:
             rect = table.visualRect(model.index(model.row_of(record.key), 0))
             press.click(table.viewport(), pos=rect.center())
-            shop.loop.until(lambda record=record: tab.details.record is not None
-                            and tab.details.record.key == record.key, message="its details")
+            shop.loop.until(
+                lambda record=record: tab.details.record is not None and tab.details.record.key == record.key,
+                message="its details",
+            )
             shop.settle()
             shop.no_crash()
             assert tab.details.values["tx_ref"].text() == record.tx_ref
@@ -135,11 +134,28 @@ def test_scrolling_the_list_while_the_ledger_is_down_never_crashes(shop):
     meanwhile nothing reaches the crash hook."""
     shop = shop()
     now, n = datetime.now(UTC), BLOCK * 5
-    shop.loop.run(shop.session.ledger.import_records([LinkRecord(
-        id=0, profile_id=shop.profile.id, mode="test", tx_ref=f"SHOP-OLD-{i:05d}",
-        amount=Decimal(25), currency="GBP", email=f"ada{i}@example.com", first_name="Ada",
-        last_name="Lovelace", state="success", created_at=now - timedelta(hours=i + 1),
-        updated_at=now - timedelta(hours=i + 1), reference=f"PDK-{i:08x}") for i in range(n)]))
+    shop.loop.run(
+        shop.session.ledger.import_records(
+            [
+                LinkRecord(
+                    id=0,
+                    profile_id=shop.profile.id,
+                    mode="test",
+                    tx_ref=f"SHOP-OLD-{i:05d}",
+                    amount=Decimal(25),
+                    currency="GBP",
+                    email=f"ada{i}@example.com",
+                    first_name="Ada",
+                    last_name="Lovelace",
+                    state="success",
+                    created_at=now - timedelta(hours=i + 1),
+                    updated_at=now - timedelta(hours=i + 1),
+                    reference=f"PDK-{i:08x}",
+                )
+                for i in range(n)
+            ]
+        )
+    )
     tab = transactions(shop)
     table, model = tab.table, tab.model
     shop.loop.until(lambda: model.rowCount() >= n and model.counted, message="the list")
@@ -160,9 +176,11 @@ def test_scrolling_the_list_while_the_ledger_is_down_never_crashes(shop):
         assert model.record_at(last) is None and model.record_at(middle) is None  # not read
     press.key(table, Qt.Key.Key_Home, Qt.KeyboardModifier.ControlModifier)
     middle = to_the_middle()
-    shop.loop.until(lambda: model.record_at(last) is not None
-                    and model.record_at(middle) is not None, timeout=15,
-                    message="the rows scrolled to read once the ledger answers")
+    shop.loop.until(
+        lambda: model.record_at(last) is not None and model.record_at(middle) is not None,
+        timeout=15,
+        message="the rows scrolled to read once the ledger answers",
+    )
     assert model.record_at(last).tx_ref == f"SHOP-OLD-{n - 1:05d}"
     assert model.record_at(middle).tx_ref == f"SHOP-OLD-{middle:05d}"
     shop.no_crash()

@@ -31,9 +31,16 @@ class Shop:
 
     def create(self, ref: str, amount=25, mode="test", **over) -> object:
         """A link made here, through the links controller (written to the ledger first)."""
-        fields = dict(amount=Decimal(amount), currency="GBP", email="ada@example.com",
-                      first_name="Ada", last_name="Lovelace", tx_ref=ref, title="Flat white",
-                      description="Oat milk")  # the family's server requires both
+        fields = dict(
+            amount=Decimal(amount),
+            currency="GBP",
+            email="ada@example.com",
+            first_name="Ada",
+            last_name="Lovelace",
+            tx_ref=ref,
+            title="Flat white",
+            description="Oat milk",
+        )  # the family's server requires both
         fields.update(over)
         if mode != self.session.mode:
             self.loop.run(self.session.set_mode(mode))
@@ -47,12 +54,22 @@ class Shop:
 
     def website_payment(self, ref: str, amount="40") -> httpx.Response:
         """A customer on the merchant's website: the form post, with the public key."""
-        return httpx.post(f"{self.sandbox.base_url}/ext_transfer", data={
-            "secret_key": self.sandbox.key("test", "public"), "tx_ref": ref, "amount": amount,
-            # the family's form reads the key from public_key, and requires a description
-            "public_key": self.sandbox.key("test", "public"),
-            "currency": "USD", "email": "web@example.com", "first_name": "Wes",
-            "last_name": "Site", "title": "Web order", "description": "From the website"})
+        return httpx.post(
+            f"{self.sandbox.base_url}/ext_transfer",
+            data={
+                "secret_key": self.sandbox.key("test", "public"),
+                "tx_ref": ref,
+                "amount": amount,
+                # the family's form reads the key from public_key, and requires a description
+                "public_key": self.sandbox.key("test", "public"),
+                "currency": "USD",
+                "email": "web@example.com",
+                "first_name": "Wes",
+                "last_name": "Site",
+                "title": "Web order",
+                "description": "From the website",
+            },
+        )
 
     def calls(self, mode="test") -> list[str]:
         """The paths of every /api/ call the service received from this merchant."""
@@ -60,8 +77,9 @@ class Shop:
 
     def call_log(self, mode="test") -> list[dict]:
         """Every /api/ call of this merchant: method, path, time and the status answered."""
-        r = httpx.get(f"{self.sandbox.base_url}/_sandbox/requests",
-                      headers={"Authorization": f"Bearer {self.sandbox.key(mode)}"})
+        r = httpx.get(
+            f"{self.sandbox.base_url}/_sandbox/requests", headers={"Authorization": f"Bearer {self.sandbox.key(mode)}"}
+        )
         r.raise_for_status()
         return r.json()["data"]
 
@@ -85,8 +103,9 @@ def open_shop(loop, qtbot, paths, keys, sandbox) -> Shop:
     window.resize(1300, 900)
     window.show()
     # found out as the profile editor's Save does: cards, and where it looks payments up
-    profile = use_profile(loop, session, sandbox, name="Corner Shop", txref_prefix="SHOP",
-                          currencies=["GBP", "USD"], discover=True)
+    profile = use_profile(
+        loop, session, sandbox, name="Corner Shop", txref_prefix="SHOP", currencies=["GBP", "USD"], discover=True
+    )
     desk.start_background()
     window.start_up_done()
     press.tab(window.tabs, "Transactions")

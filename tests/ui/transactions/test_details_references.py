@@ -19,8 +19,7 @@ LONG_REF = "INV-2025-SPRING-TERM-FEES-YEAR7-PARENT-00003"  # a finance file's ow
 def ink_lines(label) -> list[int]:
     """The pixel rows of the label, as painted, that hold the text's ink."""
     image = label.grab().toImage()
-    light = [[image.pixelColor(x, y).lightness() for x in range(image.width())]
-             for y in range(image.height())]
+    light = [[image.pixelColor(x, y).lightness() for x in range(image.width())] for y in range(image.height())]
     background = Counter(v for line in light for v in line).most_common(1)[0][0]
     return [y for y, line in enumerate(light) if any(abs(v - background) > 90 for v in line)]
 
@@ -30,7 +29,8 @@ def one_line(label, text: str) -> None:
     painted = ink_lines(label)
     assert painted, f"{text} is not drawn"
     assert painted[-1] - painted[0] < QFontMetrics(label.font()).height(), (
-        f"{text} drawn on more than one line: ink rows {painted[0]}..{painted[-1]}")
+        f"{text} drawn on more than one line: ink rows {painted[0]}..{painted[-1]}"
+    )
     if QFontMetrics(label.font()).horizontalAdvance(text) > label.contentsRect().width():
         assert tooltip_of(label) == text, f"{text} elided without the whole of it on hover"
 

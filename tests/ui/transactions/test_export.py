@@ -50,13 +50,14 @@ def ledger_rows(shop, query):
             if not page.more:
                 return out
             after = page.end
+
     return shop.loop.run(everything())
 
 
 def test_csv_reads_back_to_the_ledgers_values(strict_shop, tmp_path):
     shop = strict_shop
     seed(shop, n=700)
-    made = shop.create("SHOP-CSV-1", amount=1234, title="Café, \"quoted\"")
+    made = shop.create("SHOP-CSV-1", amount=1234, title='Café, "quoted"')
     shop.control(f"pay/{made.reference}", {"outcome": "success"})
     shop.lookup("SHOP-CSV-1")  # the fee is known now
     currency = shop.tab.filters.currency
@@ -73,6 +74,7 @@ def test_csv_reads_back_to_the_ledgers_values(strict_shop, tmp_path):
         rows = list(csv.DictReader(f))
     expected = ledger_rows(shop, shop.tab.current_query())
     assert len(rows) == len(expected) == shop.tab.model.rowCount()
+
     def when(text):
         return datetime.fromisoformat(text.replace("Z", "+00:00")) if text else None
 
@@ -82,8 +84,11 @@ def test_csv_reads_back_to_the_ledgers_values(strict_shop, tmp_path):
         assert row["state"] == state_words(record).words  # PayDesk's word (PAID)
         assert row["service_reference"] == (record.reference or "")
         assert row["service_state"] == (record.state_raw or record.state)  # the service's
-        assert (row["first_name"], row["last_name"], row["email"]) == \
-            (record.first_name, record.last_name, record.email)
+        assert (row["first_name"], row["last_name"], row["email"]) == (
+            record.first_name,
+            record.last_name,
+            record.email,
+        )
         assert (Decimal(row["fee"]) if row["fee"] else None) == record.fee
         assert row["mode"] == record.mode == "test"
         assert row["made"] == ("here" if record.origin == "link" else "looked up")
@@ -99,11 +104,22 @@ def test_csv_reads_back_to_the_ledgers_values(strict_shop, tmp_path):
     assert shop.tab.work.report.text() == f"Exported {len(rows)} records to {target}"
 
     soffice = need_system("soffice", "libreoffice-calc-nogui")
-    done = subprocess.run([soffice, "--headless", f"-env:UserInstallation=file://{tmp_path}/lo",
-                           "--convert-to", "xlsx", "--outdir", str(tmp_path / "lo-out"),
-                           str(target)], capture_output=True, text=True, timeout=180)
-    assert done.returncode == 0 and (tmp_path / "lo-out" / "export.xlsx").stat().st_size > 1000, \
-        done.stderr[-2000:]
+    done = subprocess.run(
+        [
+            soffice,
+            "--headless",
+            f"-env:UserInstallation=file://{tmp_path}/lo",
+            "--convert-to",
+            "xlsx",
+            "--outdir",
+            str(tmp_path / "lo-out"),
+            str(target),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0 and (tmp_path / "lo-out" / "export.xlsx").stat().st_size > 1000, done.stderr[-2000:]
 
 
 def test_xlsx_has_numbers_and_times(strict_shop, tmp_path):
@@ -161,14 +177,23 @@ def test_names_from_the_internet_are_never_formulas(strict_shop, tmp_path):
     evil = '=HYPERLINK("http://x.example","Pay")'
     shop.website_payment("WEB-EVIL-1")  # the form's fields are the customer's to fill
     import httpx
-    httpx.post(f"{shop.sandbox.base_url}/ext_transfer", data={
-        "secret_key": shop.sandbox.key("test", "public"), "tx_ref": "WEB-EVIL-2", "amount": "5",
-        "currency": "GBP", "email": "e@example.com", "first_name": evil, "last_name": "+1"})
+
+    httpx.post(
+        f"{shop.sandbox.base_url}/ext_transfer",
+        data={
+            "secret_key": shop.sandbox.key("test", "public"),
+            "tx_ref": "WEB-EVIL-2",
+            "amount": "5",
+            "currency": "GBP",
+            "email": "e@example.com",
+            "first_name": evil,
+            "last_name": "+1",
+        },
+    )
     for ref in ("WEB-EVIL-1", "WEB-EVIL-2"):
         shop.lookup(ref)
     shop.refresh()
-    shop.loop.until(lambda: shop.tab.model.counted and shop.tab.model.rowCount() == 2,
-                    message="the two rows")
+    shop.loop.until(lambda: shop.tab.model.counted and shop.tab.model.rowCount() == 2, message="the two rows")
     target = tmp_path / "evil.csv"
     task = export(shop)
     answer_save_dialog(shop, target)
@@ -202,14 +227,13 @@ def test_a_receipt_as_pdf(strict_shop, tmp_path):
     answer_save_dialog(shop, target)
     shop.loop.until(target.exists, message="the PDF")
     shop.loop.until(lambda: target.stat().st_size > 1000, message="the PDF written")
-    subprocess.run([pdftoppm, "-png", "-r", "50", "-singlefile", str(target),
-                    str(tmp_path / "page")], check=True, timeout=60)
+    subprocess.run(
+        [pdftoppm, "-png", "-r", "50", "-singlefile", str(target), str(tmp_path / "page")], check=True, timeout=60
+    )
     image = QImage(str(tmp_path / "page.png"))
-    colours = {image.pixel(x, y) for x in range(0, image.width(), 4)
-               for y in range(0, image.height(), 4)}
+    colours = {image.pixel(x, y) for x in range(0, image.width(), 4) for y in range(0, image.height(), 4)}
     assert len(colours) > 3, "the receipt is blank"
-    text = subprocess.run([pdftotext, str(target), "-"], capture_output=True, text=True,
-                          check=True, timeout=60).stdout
+    text = subprocess.run([pdftotext, str(target), "-"], capture_output=True, text=True, check=True, timeout=60).stdout
     assert "GBP 42.00" in text and "SHOP-RCPT-1" in text and made.reference in text
     assert "Corner Shop" in text and "GBP 0.79" not in text  # the merchant's fee is not the customer's
     assert "Payment receipt — TEST" in text and "TEST" in text.split()  # and the large mark
@@ -228,8 +252,7 @@ def test_a_live_receipt_has_no_test_mark(strict_shop, tmp_path):
     record = replace(shop.lookup("SHOP-RCPT-L").record, mode="live")
     target = tmp_path / "live.pdf"
     target.write_bytes(pdf_bytes(record, "Corner Shop", test=False))
-    text = subprocess.run([pdftotext, str(target), "-"], capture_output=True, text=True,
-                          check=True, timeout=60).stdout
+    text = subprocess.run([pdftotext, str(target), "-"], capture_output=True, text=True, check=True, timeout=60).stdout
     assert "GBP 42.00" in text and "SHOP-RCPT-L" in text and "TEST" not in text
 
 
@@ -284,8 +307,7 @@ def test_a_receipt_says_when_it_was_paid_and_wraps_long_text(strict_shop, tmp_pa
     press.click(shop.tab.details.buttons["receipt-pdf"])
     answer_save_dialog(shop, target)
     shop.loop.until(lambda: target.exists() and target.stat().st_size > 1000, message="the PDF")
-    text = subprocess.run([pdftotext, str(target), "-"], capture_output=True, text=True,
-                          check=True, timeout=60).stdout
+    text = subprocess.run([pdftotext, str(target), "-"], capture_output=True, text=True, check=True, timeout=60).stdout
     flat = "".join(text.split())
     assert "Paid" in text and paid[:10] in text  # the service's own time of payment
     assert long_mail in flat  # wrapped onto the page, all of it
@@ -299,8 +321,11 @@ def test_end_of_day_names_what_it_counts(strict_shop):
     shop.loop.until(lambda: dialog("end-of-day") is not None, message="the window")
     window = dialog("end-of-day")
     shop.loop.until(lambda: window.figures["Links made"].text() == "1", message="the figures")
-    shop.loop.until(lambda: window.figures["Paid"].text() == "1", timeout=30,
-                    message="PAID learned by the scheduler, counted while the window is open")
+    shop.loop.until(
+        lambda: window.figures["Paid"].text() == "1",
+        timeout=30,
+        message="PAID learned by the scheduler, counted while the window is open",
+    )
     shop.loop.until(lambda: window.totals.rowCount() == 1, message="the totals")
     assert "Corner Shop, TEST mode: links made on" in window.heading.text()
     fees = window.totals.item(0, 3).text()

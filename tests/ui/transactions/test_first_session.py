@@ -17,8 +17,7 @@ from tests.ui import press
 
 
 def dialog(name):
-    return next((w for w in QApplication.topLevelWidgets()
-                 if w.objectName() == name and w.isVisible()), None)
+    return next((w for w in QApplication.topLevelWidgets() if w.objectName() == name and w.isVisible()), None)
 
 
 def save_as(shop, path: Path) -> None:
@@ -45,32 +44,60 @@ def test_the_count_follows_new_records_state_changes_and_another_window(strict_s
 
     # a list filtered by state: a record that leaves the state leaves the list and the count
     press.choose(tab.filters.state, "Waiting For Payment")
-    shop.loop.until(lambda: tab.model.query.states == frozenset({"pending"}) and tab.loaded
-                    and count_text(shop) == "3 records", message="the filtered list")
+    shop.loop.until(
+        lambda: tab.model.query.states == frozenset({"pending"}) and tab.loaded and count_text(shop) == "3 records",
+        message="the filtered list",
+    )
     shop.control(f"pay/{made[0].reference}", {"outcome": "success"})
     shop.loop.run(shop.window.links.check(made[0]))  # what the scheduler does when it checks
-    shop.loop.until(lambda: tab.model.rowCount() == 2 and count_text(shop) == "2 records",
-                    message="the paid one gone from the waiting ones, and the count with it")
+    shop.loop.until(
+        lambda: tab.model.rowCount() == 2 and count_text(shop) == "2 records",
+        message="the paid one gone from the waiting ones, and the count with it",
+    )
     press.choose(tab.filters.state, "All states")
-    shop.loop.until(lambda: tab.model.query.states == frozenset() and tab.model.rowCount() == 3
-                    and count_text(shop) == "3 records", message="every state again")
+    shop.loop.until(
+        lambda: tab.model.query.states == frozenset() and tab.model.rowCount() == 3 and count_text(shop) == "3 records",
+        message="every state again",
+    )
 
     # another PayDesk window on the same ledger file makes a link: this one lists and counts it
     other = SqliteLedger(shop.session.ledger.path)
     try:
-        shop.loop.run(other.begin_link(shop.profile.id, "test", PaymentRequest(
-            amount=Decimal("7"), currency="GBP", email="o@example.com", first_name="Other",
-            last_name="Window", tx_ref="SHOP-OTHER-1")))
-        shop.loop.until(lambda: tab.model.rowCount() == 4 and count_text(shop) == "4 records",
-                        timeout=20, message="the other window's link listed and counted")
+        shop.loop.run(
+            other.begin_link(
+                shop.profile.id,
+                "test",
+                PaymentRequest(
+                    amount=Decimal("7"),
+                    currency="GBP",
+                    email="o@example.com",
+                    first_name="Other",
+                    last_name="Window",
+                    tx_ref="SHOP-OTHER-1",
+                ),
+            )
+        )
+        shop.loop.until(
+            lambda: tab.model.rowCount() == 4 and count_text(shop) == "4 records",
+            timeout=20,
+            message="the other window's link listed and counted",
+        )
         assert tab.model.row_of((shop.profile.id, "SHOP-OTHER-1")) is not None
         # ...and learns a state (a refund of the paid one, which no check here would read
         # again for a while): this window repaints the row in place
-        shop.loop.run(other.record_lookup(shop.profile.id, "test", Transaction(
-            tx_ref="SHOP-CNT-0", status=TransactionState.REFUNDED, status_raw="refunded")))
+        shop.loop.run(
+            other.record_lookup(
+                shop.profile.id,
+                "test",
+                Transaction(tx_ref="SHOP-CNT-0", status=TransactionState.REFUNDED, status_raw="refunded"),
+            )
+        )
         row = tab.model.row_of((shop.profile.id, "SHOP-CNT-0"))
-        shop.loop.until(lambda: tab.model.text(tab.model.record_at(row), STATE) == "REFUNDED",
-                        timeout=20, message="the other window's state shown here")
+        shop.loop.until(
+            lambda: tab.model.text(tab.model.record_at(row), STATE) == "REFUNDED",
+            timeout=20,
+            message="the other window's state shown here",
+        )
         assert count_text(shop) == "4 records"
     finally:
         shop.loop.run(other.close())
@@ -89,8 +116,7 @@ def test_the_exports_state_is_paydesks_word_and_service_state_the_services(stric
     with open(target, encoding="utf-8-sig", newline="") as f:
         rows = {r["tx_ref"]: r for r in csv.DictReader(f)}
     assert (rows["SHOP-STATE-1"]["state"], rows["SHOP-STATE-1"]["service_state"]) == ("PAID", "success")
-    assert (rows["SHOP-STATE-2"]["state"], rows["SHOP-STATE-2"]["service_state"]) == \
-        ("WAITING FOR PAYMENT", "pending")
+    assert (rows["SHOP-STATE-2"]["state"], rows["SHOP-STATE-2"]["service_state"]) == ("WAITING FOR PAYMENT", "pending")
 
 
 def test_end_of_days_export_names_the_file_it_wrote(strict_shop, tmp_path):
@@ -109,8 +135,9 @@ def test_end_of_days_export_names_the_file_it_wrote(strict_shop, tmp_path):
     shop.loop.until(lambda: "Exported" in status.text(), message="what the export says")
     said = f"Exported the day's figures and 3 records to {target}"
     assert status.text() == said  # the file that was written, and no other
-    shop.loop.until(lambda: window.findChild(QLabel, "end-of-day-message").text() == said,
-                    message="the same, in the window")
+    shop.loop.until(
+        lambda: window.findChild(QLabel, "end-of-day-message").text() == said, message="the same, in the window"
+    )
     assert target.exists() and sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == ["eod.csv"]
     press.click(window.close_button)
 
@@ -123,8 +150,7 @@ def test_an_offline_lookup_says_unreachable_once(strict_shop):
     press.type_into(shop.tab.lookup_box, "SHOP-OFFL-1")
     press.enter(shop.tab.lookup_box)
     message = shop.tab.details.message
-    shop.loop.until(lambda: message.isVisible() and message.text(), timeout=30,
-                    message="what the lookup says")
+    shop.loop.until(lambda: message.isVisible() and message.text(), timeout=30, message="what the lookup says")
     assert message.text().startswith("The service cannot be reached")
     assert message.text().count("cannot be reached") == 1, message.text()
     assert "Last known: WAITING FOR PAYMENT" in message.text()

@@ -36,8 +36,12 @@ def test_a_settled_payment(shop, outcome, words):
 def test_every_field_of_the_answer_and_the_copy_buttons(shop):
     from PySide6.QtGui import QGuiApplication
 
-    made = shop.create("SHOP-ALL-1", description="Two shots, oat milk",
-                       logo="https://shop.example/logo.png", meta={"table": "7", "till": "2"})
+    made = shop.create(
+        "SHOP-ALL-1",
+        description="Two shots, oat milk",
+        logo="https://shop.example/logo.png",
+        meta={"table": "7", "till": "2"},
+    )
     shop.control(f"pay/{made.reference}", {"outcome": "success"})
     shop.lookup("SHOP-ALL-1")
     details = shop.tab.details
@@ -94,7 +98,7 @@ def test_a_mistyped_paydesk_reference_is_caught_before_any_call(shop):
     assert shop.tab.lookup_message.text() == "Characters 21 and 22 look swapped"
     assert shop.calls() == before  # the service's own log: nothing was sent
     assert shop.lookup(good.lower()).asked  # a good one goes to the service (unknown there)
-    assert shop.calls()[len(before):] == [f"/pay/{shop.profile.lookup_path}/{good}"]
+    assert shop.calls()[len(before) :] == [f"/pay/{shop.profile.lookup_path}/{good}"]
 
 
 def test_a_reference_of_the_other_mode(shop):
@@ -116,8 +120,9 @@ def test_a_payment_made_on_the_website_is_added_and_watched(shop):
     assert "WEB-ORDER-77" in [r.tx_ref for r in shop.window.scheduler.watched()]
     shop.control(f"pay/{reference}", {"outcome": "success"})
     shop.window.scheduler.check_now(record)
-    shop.loop.until(lambda: shop.tab.details.state.text() == "PAID", timeout=20,
-                    message="the looked-up payment watched to PAID")
+    shop.loop.until(
+        lambda: shop.tab.details.state.text() == "PAID", timeout=20, message="the looked-up payment watched to PAID"
+    )
     # its details, unknown while unpaid under the family's quirks, are filled in once paid
     assert shop.tab.details.values["amount"].text() == "USD 40.00"
     assert shop.tab.details.values["customer"].text() == "Wes Site"

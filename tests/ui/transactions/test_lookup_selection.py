@@ -18,8 +18,9 @@ def pick(shop, made):
     tab = shop.tab
     shop.loop.until(lambda: tab.model.row_of(made.key) is not None, message="the row")
     choose_row(tab.table, tab.model.row_of(made.key))
-    shop.loop.until(lambda: tab.details.record is not None
-                    and tab.details.record.key == made.key, message="its details")
+    shop.loop.until(
+        lambda: tab.details.record is not None and tab.details.record.key == made.key, message="its details"
+    )
 
 
 def test_a_look_up_that_finds_nothing_leaves_no_row_selected(strict_shop):
@@ -47,8 +48,10 @@ def test_a_look_up_of_a_record_the_list_does_not_show_selects_no_other(strict_sh
     shop.lookup("SHOP-SEL-2")
     waiting = shop.create("SHOP-SEL-3")
     press.choose(tab.filters.state, "Paid")
-    shop.loop.until(lambda: tab.model.query.states == frozenset({"success"})
-                    and tab.model.row_of(waiting.key) is None, message="the paid ones")
+    shop.loop.until(
+        lambda: tab.model.query.states == frozenset({"success"}) and tab.model.row_of(waiting.key) is None,
+        message="the paid ones",
+    )
     pick(shop, paid)
     shop.lookup("SHOP-SEL-3")  # waiting for payment: not listed under Paid
     assert tab.details.record.key == waiting.key

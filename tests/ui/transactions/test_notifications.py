@@ -29,11 +29,18 @@ def receive(shop, tx_ref, *, event="payment.completed", verdict=None, detail="",
     """One notification kept in the desk's inbox (and decided, when ``verdict``); with
     ``said``, announced after each step as the receiver announces it."""
     desk = shop.window.desk
-    body = json.dumps({"event": event, "data": {"tx_ref": tx_ref, "status": "success"}},
-                      separators=(",", ":")).encode()
-    entry, _ = shop.loop.run(desk.inbox.receive(
-        body, {"content-type": "application/json", "signature": "0f" * 32}, "127.0.0.1",
-        profile_id=shop.profile.id, mode="test", tx_ref=tx_ref, event=event))
+    body = json.dumps({"event": event, "data": {"tx_ref": tx_ref, "status": "success"}}, separators=(",", ":")).encode()
+    entry, _ = shop.loop.run(
+        desk.inbox.receive(
+            body,
+            {"content-type": "application/json", "signature": "0f" * 32},
+            "127.0.0.1",
+            profile_id=shop.profile.id,
+            mode="test",
+            tx_ref=tx_ref,
+            event=event,
+        )
+    )
     if said:
         announce(shop, entry)
     if verdict is not None:
@@ -56,21 +63,21 @@ def refuse(shop, tx_ref, peer="127.0.0.1", said=False):
 def open_notifications(shop):
     """Ctrl+Shift+N from the Transactions tab; the window once its list is read."""
     press.click(shop.tab.lookup_box)
-    press.key(shop.tab.lookup_box, Qt.Key.Key_N,
-              Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
-    shop.loop.until(lambda: press.shown("notifications-window") is not None,
-                    message="the Notifications window")
+    press.key(
+        shop.tab.lookup_box, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    )
+    shop.loop.until(lambda: press.shown("notifications-window") is not None, message="the Notifications window")
     window = press.shown("notifications-window")
     assert window.windowTitle() == "Notifications — PayDesk"
-    shop.loop.until(lambda: window.count.text().endswith(("notification", "notifications")),
-                    message="the list and its count")
+    shop.loop.until(
+        lambda: window.count.text().endswith(("notification", "notifications")), message="the list and its count"
+    )
     return window
 
 
 def rows(window):
     model = window.model
-    return [[model.index(r, c).data() for c in range(model.columnCount())]
-            for r in range(model.rowCount())]
+    return [[model.index(r, c).data() for c in range(model.columnCount())] for r in range(model.rowCount())]
 
 
 def test_the_list_filtered_searched_and_in_full(strict_shop):
@@ -81,12 +88,13 @@ def test_the_list_filtered_searched_and_in_full(strict_shop):
     window = open_notifications(shop)
     shown = rows(window)
     assert [row[1] for row in shown] == ["SHOP-C", "SHOP-A"]  # newest first
-    assert shown[0][2:] == ["payment.completed", "Stale", "Corner Shop · TEST",
-                            "the ledger knew it already"]
+    assert shown[0][2:] == ["payment.completed", "Stale", "Corner Shop · TEST", "the ledger knew it already"]
     assert window.model.headerData(1, Qt.Orientation.Horizontal) == "Reference"
     assert window.count.text() == "2 notifications"
-    shop.loop.until(lambda: window.refused.text() == "1 refused from 127.0.0.1 in the last hour",
-                    message="the refused request, counted")
+    shop.loop.until(
+        lambda: window.refused.text() == "1 refused from 127.0.0.1 in the last hour",
+        message="the refused request, counted",
+    )
     assert is_fixed(window.model.index(0, 1).data(Qt.ItemDataRole.FontRole))
     # every control named, every label named by what it shows
     assert _unnamed_focusable(window, at_least=5) == []
@@ -120,8 +128,7 @@ def test_live_entries_on_top_and_verdicts_in_place(strict_shop):
     entry = receive(shop, "SHOP-NEW", said=True)
     shop.loop.until(lambda: [r[1] for r in rows(window)] == ["SHOP-NEW", "SHOP-OLD"])
     assert rows(window)[0][3] == "Pending"
-    press.click(window.table.viewport(),
-                pos=window.table.visualRect(window.model.index(0, 0)).center())
+    press.click(window.table.viewport(), pos=window.table.visualRect(window.model.index(0, 0)).center())
     assert "Verdict: Pending" in window.details.toPlainText()
     decided = shop.loop.run(shop.window.desk.inbox.decide(entry.id, APPLIED, "the service says PAID"))
     announce(shop, decided)
@@ -143,8 +150,7 @@ def test_paged_never_all_rows(strict_shop):
     window = open_notifications(shop)
     assert window.model.rowCount() == PAGE  # the first page only
     assert window.count.text() == f"{PAGE + 30} notifications"
-    press.click(window.table.viewport(),
-                pos=window.table.visualRect(window.model.index(0, 0)).center())
+    press.click(window.table.viewport(), pos=window.table.visualRect(window.model.index(0, 0)).center())
     # to the bottom, as a user goes there: the next page is read
     press.key(window.table, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
     shop.loop.until(lambda: window.model.rowCount() == PAGE + 30, message="the next page")
@@ -168,8 +174,7 @@ def test_the_status_bar_says_when_the_last_notification_came(strict_shop):
     # how PAID was learned, in the record's details
     shop.loop.until(lambda: shop.tab.model.row_of(record.key) is not None)
     row = shop.tab.model.row_of(record.key)
-    press.click(shop.tab.table.viewport(),
-                pos=shop.tab.table.visualRect(shop.tab.model.index(row, 0)).center())
+    press.click(shop.tab.table.viewport(), pos=shop.tab.table.visualRect(shop.tab.model.index(row, 0)).center())
     shop.loop.until(lambda: shop.tab.details.values["learned"].text() == "check")
     assert shop.tab.details.values["learned"].accessibleName() == "Learned by: check"
 
@@ -193,8 +198,9 @@ def test_send_a_test_notification_says_where_it_broke(strict_shop):
     shop = strict_shop
     window = open_notifications(shop)
     button = window.test_button
-    shop.loop.until(lambda: window.offered is not None and button.isEnabled(),
-                    message="the test offered on the sandbox")
+    shop.loop.until(
+        lambda: window.offered is not None and button.isEnabled(), message="the test offered on the sandbox"
+    )
     assert button.accessibleName() == button.text() == "Send a test notification"
     task = press.click_starting(button, "test")
     outcome = shop.loop.run(task, timeout=30)
@@ -242,14 +248,18 @@ def test_a_test_notification_through_the_whole_path(strict_shop):
     try:
         shop.loop.run(set_webhook_url(shop.sandbox.base_url, shop.sandbox.key(), receiver.url))
         window = open_notifications(shop)
-        shop.loop.until(lambda: window.offered is not None and window.test_button.isEnabled(),
-                        message="the test offered on the sandbox")
+        shop.loop.until(
+            lambda: window.offered is not None and window.test_button.isEnabled(),
+            message="the test offered on the sandbox",
+        )
         outcome = shop.loop.run(press.click_starting(window.test_button, "test"), timeout=30)
         assert outcome.ok, outcome.text
         assert window.result.text() == f"Notifications work: PAID in {outcome.millis} ms"
         # the notification in the list, decided, without reading the list again
-        shop.loop.until(lambda: rows(window) and rows(window)[0][1] == outcome.tx_ref
-                        and rows(window)[0][3] == "Applied", message="the entry, applied")
+        shop.loop.until(
+            lambda: rows(window) and rows(window)[0][1] == outcome.tx_ref and rows(window)[0][3] == "Applied",
+            message="the entry, applied",
+        )
         assert rows(window)[0][2] == "payment.completed"
         assert rows(window)[0][4] == "Corner Shop · TEST"
         label = shop.window.status.notifications
@@ -259,8 +269,7 @@ def test_a_test_notification_through_the_whole_path(strict_shop):
         shop.window.activateWindow()
         shop.loop.until(lambda: shop.tab.model.row_of(record.key) is not None)
         row = shop.tab.model.row_of(record.key)
-        press.click(shop.tab.table.viewport(),
-                    pos=shop.tab.table.visualRect(shop.tab.model.index(row, 0)).center())
+        press.click(shop.tab.table.viewport(), pos=shop.tab.table.visualRect(shop.tab.model.index(row, 0)).center())
         shop.loop.until(lambda: shop.tab.details.values["learned"].text() == "notification")
         assert shop.tab.model.index(row, 5).data() == "PAID"
     finally:
@@ -275,8 +284,11 @@ def test_the_app_on_its_sandbox_gets_paid_by_notification(start_app, loop):
     press.tab(window.tabs, "Transactions")
     loop.until(lambda: window.transactions_tab.loaded, message="the transactions tab")
     press.click(window.transactions_tab.lookup_box)
-    press.key(window.transactions_tab.lookup_box, Qt.Key.Key_N,
-              Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    press.key(
+        window.transactions_tab.lookup_box,
+        Qt.Key.Key_N,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
     loop.until(lambda: press.shown("notifications-window") is not None, message="the window")
     notifications = press.shown("notifications-window")
     loop.until(lambda: notifications.test_button.isEnabled(), message="the test offered")
@@ -307,24 +319,32 @@ def test_a_flood_of_forgeries_is_one_line_per_peer(strict_shop):
             async with httpx.AsyncClient(timeout=30) as client:
                 for n in range(104):
                     peer = "10.0.0.7" if n < 101 else "203.0.113.9"
-                    answer = await client.post(receiver.url, content=b'{"forged": %d}' % n,
-                                               headers={"Content-Type": "application/json",
-                                                        "Signature": "ab" * 32,
-                                                        "X-Forwarded-For": peer})
+                    answer = await client.post(
+                        receiver.url,
+                        content=b'{"forged": %d}' % n,
+                        headers={"Content-Type": "application/json", "Signature": "ab" * 32, "X-Forwarded-For": peer},
+                    )
                     assert answer.status_code == 401
                 body = b'{"event":"payment.completed","data":{"tx_ref":"SHOP-REAL"}}'
-                answer = await client.post(receiver.url, content=body, headers={
-                    "Content-Type": "application/json",
-                    "Signature": sign(body, shop.sandbox.key("test", "secret"))})
+                answer = await client.post(
+                    receiver.url,
+                    content=body,
+                    headers={
+                        "Content-Type": "application/json",
+                        "Signature": sign(body, shop.sandbox.key("test", "secret")),
+                    },
+                )
                 assert answer.status_code == 200
+
         shop.loop.run(post_all(), timeout=60)
-        expected = ("101 refused from 10.0.0.7 in the last hour\n"
-                    "3 refused from 203.0.113.9 in the last hour")
-        shop.loop.until(lambda: window.refused.text() == expected, timeout=10,
-                        message="the forgeries, one line per peer")
+        expected = "101 refused from 10.0.0.7 in the last hour\n3 refused from 203.0.113.9 in the last hour"
+        shop.loop.until(
+            lambda: window.refused.text() == expected, timeout=10, message="the forgeries, one line per peer"
+        )
         assert window.refused.isVisible() and window.refused.accessibleName() == expected
-        shop.loop.until(lambda: [r[1] for r in rows(window)] == ["SHOP-REAL"],
-                        message="the real notification, listed alone")
+        shop.loop.until(
+            lambda: [r[1] for r in rows(window)] == ["SHOP-REAL"], message="the real notification, listed alone"
+        )
         assert window.count.text() == "1 notification"
     finally:
         shop.loop.run(receiver.close())

@@ -22,8 +22,9 @@ def test_a_long_day_of_notifications_keeps_the_list_bounded(strict_shop):
     for ref in refs:
         receive(shop, ref, said=True)
     model = window.model
-    shop.loop.until(lambda: model.entry_at(0) is not None and model.entry_at(0).tx_ref == refs[-1],
-                    message="the newest on top")
+    shop.loop.until(
+        lambda: model.entry_at(0) is not None and model.entry_at(0).tx_ref == refs[-1], message="the newest on top"
+    )
     assert model.rowCount() <= HELD, f"{model.rowCount()} notifications held in the list"
 
     table = window.table

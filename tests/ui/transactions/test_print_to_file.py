@@ -18,8 +18,7 @@ from tests.ui.said_where import long_folder, says_where
 
 def printed_text(path) -> str:
     pdftotext = need_system("pdftotext", "poppler-utils")
-    return subprocess.run([pdftotext, str(path), "-"], capture_output=True, text=True,
-                          check=True, timeout=60).stdout
+    return subprocess.run([pdftotext, str(path), "-"], capture_output=True, text=True, check=True, timeout=60).stdout
 
 
 def print_dialog(shop):
@@ -37,8 +36,9 @@ def test_a_receipt_printed_to_a_pdf_file_says_where(strict_shop, tmp_path):
     press.click(details.buttons["receipt-print"])
     target = tmp_path / "receipt.pdf"
     press.print_to_file(print_dialog(shop), target)
-    shop.loop.until(lambda: details.message.text() == f"Printed to a PDF file: {target}",
-                    message="where the receipt went")
+    shop.loop.until(
+        lambda: details.message.text() == f"Printed to a PDF file: {target}", message="where the receipt went"
+    )
     assert details.message.isVisible()
     assert "SHOP-PRINT-1" in printed_text(target)
 
@@ -72,8 +72,9 @@ def test_a_receipt_saved_as_pdf_says_where(strict_shop, tmp_path):
     target = tmp_path / "receipt of the paid payment.pdf"
     press.save_as(press.shown("save-dialog"), target)
     shop.loop.until(lambda: target.exists(), message="the PDF written")
-    shop.loop.until(lambda: details.message.text() == f"Saved the receipt as PDF to {target}",
-                    message="where the receipt went")
+    shop.loop.until(
+        lambda: details.message.text() == f"Saved the receipt as PDF to {target}", message="where the receipt went"
+    )
     assert details.message.isVisible()
     assert "SHOP-SAVE-1" in printed_text(target)
 
@@ -107,6 +108,5 @@ def test_the_lists_export_says_where(strict_shop, tmp_path):
     target = long_folder(tmp_path) / "Payment links of the supporters' club shop.csv"
     press.save_as(press.shown("save-dialog"), target)
     said = f"Exported 1 record to {target}"
-    shop.loop.until(lambda: tab.work.report.text() == said, timeout=30,
-                    message="where the list went")
+    shop.loop.until(lambda: tab.work.report.text() == said, timeout=30, message="where the list went")
     says_where(tab.work.report, target)

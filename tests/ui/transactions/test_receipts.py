@@ -20,14 +20,12 @@ LONG_MAIL = "a.very.long.customer.address.that.goes.on.and.on.and.on@example.com
 
 
 def dialog(name):
-    return next((w for w in QApplication.topLevelWidgets()
-                 if w.objectName() == name and w.isVisible()), None)
+    return next((w for w in QApplication.topLevelWidgets() if w.objectName() == name and w.isVisible()), None)
 
 
 def pdf_text(path) -> str:
     pdftotext = need_system("pdftotext", "poppler-utils")
-    return subprocess.run([pdftotext, str(path), "-"], capture_output=True, text=True,
-                          check=True, timeout=60).stdout
+    return subprocess.run([pdftotext, str(path), "-"], capture_output=True, text=True, check=True, timeout=60).stdout
 
 
 def save_receipt(shop, ref: str, target) -> str:
@@ -36,9 +34,14 @@ def save_receipt(shop, ref: str, target) -> str:
     press.type_into(shop.tab.lookup_box, ref)
     press.enter(shop.tab.lookup_box)
     details = shop.tab.details
-    shop.loop.until(lambda: details.values["tx_ref"].text() == ref and details.state.text()
-                    == "PAID" and details.values["fee"].text() != "not known",
-                    message="the paid payment and its fee")
+    shop.loop.until(
+        lambda: (
+            details.values["tx_ref"].text() == ref
+            and details.state.text() == "PAID"
+            and details.values["fee"].text() != "not known"
+        ),
+        message="the paid payment and its fee",
+    )
     press.click(details.buttons["receipt-pdf"])
     shop.loop.until(lambda: dialog("save-dialog") is not None, message="the save dialog")
     name = dialog("save-dialog").findChild(QLineEdit, "fileNameEdit")
@@ -75,8 +78,7 @@ def test_a_receipt_names_the_merchant_as_customers_know_it(strict_shop, tmp_path
     assert field.placeholderText() == "Corner Shop"  # empty: the profile's name
     press.type_into(field, "Corner Shop Coffee Ltd")
     press.click(editor.save_button)
-    shop.loop.until(lambda: dialog("profile-editor") is None, timeout=30,
-                    message="the profile saved")
+    shop.loop.until(lambda: dialog("profile-editor") is None, timeout=30, message="the profile saved")
     assert shop.session.profile.merchant_name == "Corner Shop Coffee Ltd"
     made = shop.create("SHOP-RCPT-M", amount=42)
     shop.control(f"pay/{made.reference}", {"outcome": "success"})
@@ -90,8 +92,7 @@ def test_references_print_without_ligatures(strict_shop, tmp_path):
     shop = strict_shop
     made = shop.create("SHOP-office-waffle-fifl", amount=12)
     shop.control(f"pay/{made.reference}", {"outcome": "success"})
-    record = replace(shop.lookup("SHOP-office-waffle-fifl").record,
-                     reference="PDK-cffb-affi-offl-fj")
+    record = replace(shop.lookup("SHOP-office-waffle-fifl").record, reference="PDK-cffb-affi-offl-fj")
     target = tmp_path / "ligatures.pdf"
     target.write_bytes(pdf_bytes(record, "Corner Shop", test=True))
     words = pdf_text(target).split()
@@ -110,8 +111,7 @@ def test_references_keys_and_urls_are_drawn_in_the_fixed_face_everywhere(strict_
     model = tab.model
     fonts = {
         "lookup box": tab.lookup_box.font(),
-        "ledger reference column": model.data(model.index(model.row_of(made.key), 0),
-                                              Qt.ItemDataRole.FontRole),
+        "ledger reference column": model.data(model.index(model.row_of(made.key), 0), Qt.ItemDataRole.FontRole),
         "details reference": tab.details.values["tx_ref"].font(),
         "details service reference": tab.details.values["reference"].font(),
         "links form reference": window.links_tab.form.tx_ref.font(),

@@ -20,8 +20,7 @@ def service_rows(shop):
 
 def service_count(shop):
     with sqlite3.connect(shop.sandbox.server.data_dir / "sandbox.sqlite3") as db:
-        return db.execute("SELECT tx_ref, COUNT(*) FROM transactions GROUP BY tx_ref"
-                          " HAVING COUNT(*) > 1").fetchall()
+        return db.execute("SELECT tx_ref, COUNT(*) FROM transactions GROUP BY tx_ref HAVING COUNT(*) > 1").fetchall()
 
 
 class CallWatch:
@@ -68,9 +67,18 @@ def make_open(shop, n):
     async def make():
         made = []
         for i in range(n):
-            made.append(await shop.window.links.create(PaymentRequest(
-                amount=5 + i % 7, currency="GBP", email=f"c{i}@example.com", first_name="C",
-                last_name=f"N{i}", tx_ref=f"REC-{i:04d}")))
+            made.append(
+                await shop.window.links.create(
+                    PaymentRequest(
+                        amount=5 + i % 7,
+                        currency="GBP",
+                        email=f"c{i}@example.com",
+                        first_name="C",
+                        last_name=f"N{i}",
+                        tx_ref=f"REC-{i:04d}",
+                    )
+                )
+            )
         return made
 
     return shop.loop.run(make(), timeout=300)
@@ -88,14 +96,29 @@ def test_check_all_open_under_faults(strict_shop):
     # two creates a crash left unsettled: one that reached the service, one that did not
     ledger = shop.session.ledger
     for ref in ("CRASH-SENT", "CRASH-UNSENT"):
-        shop.loop.run(ledger.begin_link(shop.profile.id, "test", PaymentRequest(
-            amount=9, currency="GBP", email="k@example.com", first_name="K", last_name="L",
-            tx_ref=ref)))
+        shop.loop.run(
+            ledger.begin_link(
+                shop.profile.id,
+                "test",
+                PaymentRequest(
+                    amount=9, currency="GBP", email="k@example.com", first_name="K", last_name="L", tx_ref=ref
+                ),
+            )
+        )
     import httpx
-    httpx.post(f"{shop.sandbox.base_url}/api/payment", json={
-        "amount": "9", "currency": "GBP", "email": "k@example.com", "first_name": "K",
-        "last_name": "L", "tx_ref": "CRASH-SENT"},
-        headers={"Authorization": f"Bearer {shop.sandbox.key()}"}).raise_for_status()
+
+    httpx.post(
+        f"{shop.sandbox.base_url}/api/payment",
+        json={
+            "amount": "9",
+            "currency": "GBP",
+            "email": "k@example.com",
+            "first_name": "K",
+            "last_name": "L",
+            "tx_ref": "CRASH-SENT",
+        },
+        headers={"Authorization": f"Bearer {shop.sandbox.key()}"},
+    ).raise_for_status()
     # a limit well under what a reconcile asks for, on any machine: 429s are certain
     shop.faults(error_rate=0.2, drop_after_commit_rate=0.1, rate_limit_per_s=15, seed=7)
     calls = CallWatch(shop).start()
@@ -109,8 +132,7 @@ def test_check_all_open_under_faults(strict_shop):
     statuses = calls.stop()
     shop.faults()
     progress = task.result()
-    print(f"\nreconcile of 502 open records under faults: {took:.1f} s, longest GUI stall "
-          f"{stall.worst:.1f} ms")
+    print(f"\nreconcile of 502 open records under faults: {took:.1f} s, longest GUI stall {stall.worst:.1f} ms")
     # the scheduler, running all along, may have settled some before the click
     assert 202 <= progress.total <= 502 and progress.checked + progress.failed == progress.total
     assert service_count(shop) == []  # nothing made twice
@@ -121,8 +143,9 @@ def test_check_all_open_under_faults(strict_shop):
     assert all(records.values())  # none lost
     for ref in ("CRASH-SENT", "CRASH-UNSENT"):  # settled: on the service once, or said why not
         crashed = records[ref]
-        assert (crashed.state == "pending" and ref in service and crashed.reference) or \
-               (crashed.state == "creating" and crashed.error), (ref, crashed)
+        assert (crashed.state == "pending" and ref in service and crashed.reference) or (
+            crashed.state == "creating" and crashed.error
+        ), (ref, crashed)
     assert service.keys() >= {"CRASH-SENT"}
     assert 429 in statuses and 503 in statuses  # the service did limit and err meanwhile
     # settled in the ledger as the customers left them, bar the few that could not be checked
@@ -136,8 +159,10 @@ def test_check_all_open_under_faults(strict_shop):
     report = shop.tab.work.report.text()
     assert report == progress.report() and "paid" in report
     press.click(shop.tab.work.show_these)
-    shop.loop.until(lambda: shop.tab.model.query.tx_refs == frozenset(progress.changed_refs),
-                    message="the filter to exactly those rows")
+    shop.loop.until(
+        lambda: shop.tab.model.query.tx_refs == frozenset(progress.changed_refs),
+        message="the filter to exactly those rows",
+    )
     assert shop.tab.model.rowCount() == len(progress.changed_refs)
     assert shop.tab.work.show_these.text() == "Show all"
     press.click(shop.tab.work.show_these)  # and back to everything

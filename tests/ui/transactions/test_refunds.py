@@ -11,8 +11,7 @@ from tests.ui import press
 
 
 def dialog(name):
-    return next((w for w in QApplication.topLevelWidgets()
-                 if w.objectName() == name and w.isVisible()), None)
+    return next((w for w in QApplication.topLevelWidgets() if w.objectName() == name and w.isVisible()), None)
 
 
 def paid(shop, ref, amount=25):
@@ -33,15 +32,18 @@ def test_check_all_open_sees_a_refund_after_paid(shop):
     paid(shop, "SHOP-REF-2")
     shop.control(f"transactions/{record.reference}/status", {"status": "refunded"})
     press.click(shop.tab.check_all)
-    shop.loop.until(lambda: shop.tab.work._task is not None and shop.tab.work._task.done(),
-                    timeout=60, message="Check all open")
+    shop.loop.until(
+        lambda: shop.tab.work._task is not None and shop.tab.work._task.done(), timeout=60, message="Check all open"
+    )
     assert state_of(shop, "SHOP-REF-1") == "refunded"
     assert state_of(shop, "SHOP-REF-2") == "success"
     report = shop.tab.work.report.text()
     assert "1 refunded" in report and "1 still paid" in report, report
     row = shop.tab.model.row_of((shop.profile.id, "SHOP-REF-1"))
-    shop.loop.until(lambda: shop.tab.model.text(shop.tab.model.record_at(row), 5) == "REFUNDED",
-                    message="the row repainted REFUNDED")
+    shop.loop.until(
+        lambda: shop.tab.model.text(shop.tab.model.record_at(row), 5) == "REFUNDED",
+        message="the row repainted REFUNDED",
+    )
 
 
 def test_end_of_day_reads_the_days_paid_again_and_shows_refunds_and_net(strict_shop):
@@ -53,19 +55,25 @@ def test_end_of_day_reads_the_days_paid_again_and_shows_refunds_and_net(strict_s
     press.click(shop.tab.end_of_day)
     shop.loop.until(lambda: dialog("end-of-day") is not None, message="the end-of-day window")
     window = dialog("end-of-day")
-    shop.loop.until(lambda: window.figures["Refunded or reversed"].text() == "1", timeout=30,
-                    message="the reversal counted")
+    shop.loop.until(
+        lambda: window.figures["Refunded or reversed"].text() == "1", timeout=30, message="the reversal counted"
+    )
     assert window.figures["Paid"].text() == "1"
-    shop.loop.until(lambda: window.totals.rowCount() == 1 and window.totals.item(0, 5) is not None
-                    and window.totals.item(0, 4).text() == "10.00 (1 payment)", message="the totals")
+    shop.loop.until(
+        lambda: (
+            window.totals.rowCount() == 1
+            and window.totals.item(0, 5) is not None
+            and window.totals.item(0, 4).text() == "10.00 (1 payment)"
+        ),
+        message="the totals",
+    )
     headers = [window.totals.horizontalHeaderItem(c).text() for c in range(window.totals.columnCount())]
     assert headers == ["Currency", "Paid", "Collected", "Fees", "Refunded", "Net"]
     row = [window.totals.item(0, c).text() for c in range(6)]
     fees = kept.fee + back.fee  # the service's fee on both (0.76 and 0.34)
     assert row[:4] == ["GBP", "1", "40.00", f"{fees:.2f}"]
     assert row[5] == f"{40 - fees:.2f}"  # net: collected less the fees
-    assert "Read the day's 2 paid payments again: 1 reversed, 1 still paid" in \
-        window.message.text()
+    assert "Read the day's 2 paid payments again: 1 reversed, 1 still paid" in window.message.text()
     press.click(window.close_button)
 
 
@@ -82,6 +90,5 @@ def test_the_scheduler_reads_paid_links_again_at_a_slow_pace(strict_shop):
     scheduler.paid.pacing = replace(scheduler.paid.pacing, fresh_every=0.0)
     assert shop.loop.run(scheduler.sweep_paid()) == 1
     assert state_of(shop, "SHOP-SCH-1") == "refunded"
-    shop.loop.until(lambda: shop.tab.details.state.text() == "REFUNDED",
-                    message="the details shown follow it")
+    shop.loop.until(lambda: shop.tab.details.state.text() == "REFUNDED", message="the details shown follow it")
     assert shop.loop.run(scheduler.sweep_paid()) == 0  # refunded is final: never read again

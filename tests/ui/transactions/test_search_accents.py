@@ -17,11 +17,23 @@ CUSTOMER = [c for c, (header, _) in enumerate(COLUMNS) if header == "Customer"][
 def test_search_finds_a_name_typed_without_its_accents(strict_shop):
     shop = strict_shop
     names = [("Sigrid", "Ødegård")] * 5 + [("Ada", "Lovelace"), ("Søren", "Kierkegaard")]
-    records = [LinkRecord(id=0, profile_id=shop.profile.id, mode="test", tx_ref=f"SHOP-ACC-{i}",
-                          amount=Decimal(5), currency="GBP", email=f"c{i}@example.no",
-                          first_name=first, last_name=last, state="pending",
-                          created_at=NOW - timedelta(minutes=i), updated_at=NOW)
-               for i, (first, last) in enumerate(names)]
+    records = [
+        LinkRecord(
+            id=0,
+            profile_id=shop.profile.id,
+            mode="test",
+            tx_ref=f"SHOP-ACC-{i}",
+            amount=Decimal(5),
+            currency="GBP",
+            email=f"c{i}@example.no",
+            first_name=first,
+            last_name=last,
+            state="pending",
+            created_at=NOW - timedelta(minutes=i),
+            updated_at=NOW,
+        )
+        for i, (first, last) in enumerate(names)
+    ]
     shop.loop.run(shop.session.ledger.import_records(records))
     shop.refresh()
     model, search = shop.tab.model, shop.tab.filters.search
@@ -31,8 +43,11 @@ def test_search_finds_a_name_typed_without_its_accents(strict_shop):
 
     for typed in ("degård", "Odeg", "odegard", "ØDEGÅRD"):
         press.type_into(search, typed)
-        shop.loop.until(lambda typed=typed: model.query.text == typed and model.counted
-                        and shown_customers() == ["Sigrid Ødegård"] * 5,
-                        message=f"the five Ødegårds for {typed!r}")
+        shop.loop.until(
+            lambda typed=typed: (
+                model.query.text == typed and model.counted and shown_customers() == ["Sigrid Ødegård"] * 5
+            ),
+            message=f"the five Ødegårds for {typed!r}",
+        )
     press.type_into(search, "soren")
     shop.loop.until(lambda: shown_customers() == ["Søren Kierkegaard"], message="Søren")

@@ -34,8 +34,7 @@ def to_transactions(app, loop):
     window = app.window
     press.tab(window.tabs, "Transactions")
     tab = window.transactions_tab
-    loop.until(lambda: window.tabs.currentWidget() is tab and tab.loaded,
-               message="the Transactions tab")
+    loop.until(lambda: window.tabs.currentWidget() is tab and tab.loaded, message="the Transactions tab")
     return tab
 
 
@@ -45,9 +44,19 @@ def test_a_sale_voided_at_the_counter_reads_as_voided_everywhere(start_app, loop
     session = app.session
     loop.run(session.save_profile(replace(session.profile, shop_email=SHOP_EMAIL), {}))
     # a link made on the Payment links tab, waiting for payment: not a counter sale
-    waiting = loop.run(app.window.links.create(PaymentRequest(
-        amount=Decimal(9), currency="GBP", email="ada@example.com", first_name="Ada",
-        last_name="Lovelace", tx_ref="SANDBOX-WAIT-1", title="Flat white")))
+    waiting = loop.run(
+        app.window.links.create(
+            PaymentRequest(
+                amount=Decimal(9),
+                currency="GBP",
+                email="ada@example.com",
+                first_name="Ada",
+                last_name="Lovelace",
+                tx_ref="SANDBOX-WAIT-1",
+                title="Flat white",
+            )
+        )
+    )
     counter = open_counter_tab(app, loop)
     press.click(counter.tab.place.toggle)  # the customer's view beside the amount: one screen
     assert counter.view is counter.tab.place.beside
@@ -55,8 +64,7 @@ def test_a_sale_voided_at_the_counter_reads_as_voided_everywhere(start_app, loop
 
     # Transactions lists the sale while the customer may pay it
     tab = to_transactions(app, loop)
-    loop.until(lambda: listed_state(tab, sale.tx_ref) == "WAITING FOR PAYMENT",
-               message="the sale, waiting")
+    loop.until(lambda: listed_state(tab, sale.tx_ref) == "WAITING FOR PAYMENT", message="the sale, waiting")
 
     # voided at the counter: the list says so at once (no F5), from the void itself, with
     # the service answering nothing meanwhile (no check of the link brings the news)
@@ -67,16 +75,14 @@ def test_a_sale_voided_at_the_counter_reads_as_voided_everywhere(start_app, loop
     press.click(press.button(press.shown("confirm-void"), "Void sale"))
     assert loop.run(task).voided
     tab = to_transactions(app, loop)
-    loop.until(lambda: listed_state(tab, sale.tx_ref) == "VOIDED AT COUNTER",
-               message="the sale, voided")
+    loop.until(lambda: listed_state(tab, sale.tx_ref) == "VOIDED AT COUNTER", message="the sale, voided")
     app.faults()
     assert listed_state(tab, waiting.tx_ref) == "WAITING FOR PAYMENT"
 
     # its details: the badge, and when it was voided
     choose_row(tab.table, tab.model.row_of(sale.key))
     details = tab.details
-    loop.until(lambda: details.record is not None and details.record.key == sale.key,
-               message="the sale's details")
+    loop.until(lambda: details.record is not None and details.record.key == sale.key, message="the sale's details")
     assert details.state.text() == "VOIDED AT COUNTER"
     voided = details.values["voided"]
     assert voided.isVisible() and "can still pay" in voided.text()
@@ -85,12 +91,12 @@ def test_a_sale_voided_at_the_counter_reads_as_voided_everywhere(start_app, loop
     # the filters: waiting for payment leaves it out; voided at counter lists it alone
     state = tab.filters.state
     press.choose(state, "Waiting For Payment")
-    loop.until(lambda: tab.model.query.states == frozenset({"pending"}) and tab.model.counted,
-               message="the waiting ones")
+    loop.until(
+        lambda: tab.model.query.states == frozenset({"pending"}) and tab.model.counted, message="the waiting ones"
+    )
     assert {sale.tx_ref, waiting.tx_ref} & listed(tab) == {waiting.tx_ref}
     press.choose(state, "Voided At Counter")
-    loop.until(lambda: tab.model.query.voided is True and tab.model.counted,
-               message="the voided ones")
+    loop.until(lambda: tab.model.query.voided is True and tab.model.counted, message="the voided ones")
     assert listed(tab) == {sale.tx_ref}
     press.choose(state, "All states")
     loop.until(lambda: not tab.model.query.states and tab.model.counted, message="every one")
@@ -104,11 +110,9 @@ def test_a_sale_voided_at_the_counter_reads_as_voided_everywhere(start_app, loop
     with open(target, encoding="utf-8-sig", newline="") as f:
         rows = {row["tx_ref"]: row for row in csv.DictReader(f)}
     row = rows[sale.tx_ref]
-    assert (row["state"], row["service_state"], row["counter_void"]) == (
-        "VOIDED AT COUNTER", "pending", "voided")
+    assert (row["state"], row["service_state"], row["counter_void"]) == ("VOIDED AT COUNTER", "pending", "voided")
     assert row["counter_voided_utc"].endswith("Z")
-    assert (rows[waiting.tx_ref]["counter_void"], rows[waiting.tx_ref]["counter_voided_utc"]) \
-        == ("", "")
+    assert (rows[waiting.tx_ref]["counter_void"], rows[waiting.tx_ref]["counter_voided_utc"]) == ("", "")
 
     # the end of day: still open 1 (the link), voided at counter 1 (the sale)
     press.click(tab.end_of_day)
@@ -122,7 +126,6 @@ def test_a_sale_voided_at_the_counter_reads_as_voided_everywhere(start_app, loop
 
     # the customer had scanned the code, and pays anyway: PAID AFTER VOID, in red
     counter.pay(sale)
-    loop.until(lambda: listed_state(tab, sale.tx_ref) == "PAID AFTER VOID", timeout=30,
-               message="paid after its void")
+    loop.until(lambda: listed_state(tab, sale.tx_ref) == "PAID AFTER VOID", timeout=30, message="paid after its void")
     loop.until(lambda: details.state.text() == "PAID AFTER VOID", message="the details")
     assert "paid after it" in details.values["voided"].text()

@@ -41,5 +41,6 @@ def check_active(session: Session, batch: Batch) -> None:
     with the active profile's key)."""
     profile, mode = session.active()
     if (profile.id, mode) != (batch.profile_id, batch.mode):
-        raise BatchRefused(f"This batch is for another profile or mode ({batch.mode}): "
-                           "switch to it to create its links")
+        raise BatchRefused(
+            f"This batch is for another profile or mode ({batch.mode}): switch to it to create its links"
+        )

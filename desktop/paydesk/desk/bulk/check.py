@@ -19,8 +19,7 @@ from .. import checks
 from .mapping import Mapping
 from .sheet import FIELDS, META, Problem, Sheet
 
-EXCEL_REFERENCE = ("Excel turned this reference into a number: format the column as Text and"
-                   " save again")
+EXCEL_REFERENCE = "Excel turned this reference into a number: format the column as Text and save again"
 EXCEL_NUMBER = "Excel turned this into a number: format the column as Text and save again"
 IN_LEDGER = "A link with this reference is already in the ledger"
 NOT_A_NAME = "A formula, not a name"
@@ -30,8 +29,9 @@ CHUNK = 500  # references asked of the ledger at once
 # how Excel shows a long number: one digit, maybe decimals, E, a sign, the exponent (1.23E+15)
 _SCIENTIFIC = re.compile(r"[+-]?[0-9](?:[.,][0-9]+)?[Ee][+-][0-9]{2,3}")
 _WHOLE_WITH_ZEROS = re.compile(r"([0-9]+)[.,]0{1,2}")  # 25.00 or 25,00: 25 whole units
-_EXCEL_ERRORS = frozenset(("#N/A", "#REF!", "#VALUE!", "#DIV/0!", "#NAME?", "#NUM!", "#NULL!",
-                           "#SPILL!", "#CALC!", "#GETTING_DATA"))
+_EXCEL_ERRORS = frozenset(
+    ("#N/A", "#REF!", "#VALUE!", "#DIV/0!", "#NAME?", "#NUM!", "#NULL!", "#SPILL!", "#CALC!", "#GETTING_DATA")
+)
 _FORMULA_STARTS = ("=", "+", "-", "@")
 
 
@@ -80,20 +80,22 @@ def _meta_problem(names: list[str]) -> tuple[str, str] | None:
     return None
 
 
-def check_rows(sheet: Sheet, mapping: Mapping, profile: Profile, *,
-               known_refs: Set[str] = frozenset()) -> list[BulkRow]:
+def check_rows(
+    sheet: Sheet, mapping: Mapping, profile: Profile, *, known_refs: Set[str] = frozenset()
+) -> list[BulkRow]:
     """Every row of ``sheet`` read through ``mapping`` and checked; ``known_refs``: the
     references of the file that the ledger already holds (``known_references``)."""
     currencies = [c.upper() for c in profile.currencies]
     metas = [f for f in mapping if f.startswith(META)]
-    meta_wrong = _meta_problem([f[len(META):] for f in metas])
-    defaults = {"callback_url": profile.callback_url.strip(),
-                "return_url": profile.return_url.strip()}
+    meta_wrong = _meta_problem([f[len(META) :] for f in metas])
+    defaults = {"callback_url": profile.callback_url.strip(), "return_url": profile.return_url.strip()}
     ref_column = mapping.get("tx_ref")
     rows: list[BulkRow] = []
     for number, cells in sheet.rows:
-        values = {f: (cells[mapping[f]].strip() if f in mapping and mapping[f] < len(cells) else "")
-                  for f in (*FIELDS, *metas)}
+        values = {
+            f: (cells[mapping[f]].strip() if f in mapping and mapping[f] < len(cells) else "")
+            for f in (*FIELDS, *metas)
+        }
         values["currency"] = values["currency"].upper()
         whole = _WHOLE_WITH_ZEROS.fullmatch(values["amount"])
         if whole:
@@ -150,8 +152,11 @@ def _same_references(rows: list[BulkRow], known_refs: Set[str]) -> None:
                 row = rows[index]
                 others = [rows[i].number for i in indexes if i != index]
                 shown = ", ".join(str(n) for n in others[:5]) + (", …" if len(others) > 5 else "")
-                row.problems.append(Problem(row.number, "tx_ref", "The same reference is in"
-                                            f" row{'s' if len(others) > 1 else ''} {shown}"))
+                row.problems.append(
+                    Problem(
+                        row.number, "tx_ref", f"The same reference is in row{'s' if len(others) > 1 else ''} {shown}"
+                    )
+                )
         elif ref in known_refs:
             row = rows[indexes[0]]
             row.problems.append(Problem(row.number, "tx_ref", IN_LEDGER))
@@ -167,7 +172,7 @@ async def known_references(ledger: Ledger, profile_id: str, refs: Collection[str
     wanted = list(dict.fromkeys(r for r in refs if r))
     known: set[str] = set()
     for start in range(0, len(wanted), CHUNK):
-        known |= await ledger.references_in(profile_id, wanted[start:start + CHUNK])
+        known |= await ledger.references_in(profile_id, wanted[start : start + CHUNK])
     return known
 
 
@@ -181,8 +186,15 @@ def request_of(row: BulkRow, tx_ref: str) -> PaymentRequest:
         return v.get(key, "").strip() or None
 
     return PaymentRequest(
-        amount=Decimal(v["amount"]), currency=v["currency"], email=v["email"],
-        first_name=v["first_name"], last_name=v["last_name"], tx_ref=tx_ref,
-        callback_url=given("callback_url"), return_url=given("return_url"),
-        title=given("title"), description=given("description"),
-        meta={k[len(META):]: text for k, text in v.items() if k.startswith(META) and text})
+        amount=Decimal(v["amount"]),
+        currency=v["currency"],
+        email=v["email"],
+        first_name=v["first_name"],
+        last_name=v["last_name"],
+        tx_ref=tx_ref,
+        callback_url=given("callback_url"),
+        return_url=given("return_url"),
+        title=given("title"),
+        description=given("description"),
+        meta={k[len(META) :]: text for k, text in v.items() if k.startswith(META) and text},
+    )

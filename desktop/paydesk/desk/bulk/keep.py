@@ -25,9 +25,15 @@ from .check import BulkRow
 
 # what a row sent before must still say in a corrected file (else it is another payment)
 SAME = ("amount", "currency", "email", "first_name", "last_name", "title", "tx_ref")
-NAMES = {"amount": "amount", "currency": "currency", "email": "e-mail",
-         "first_name": "first name", "last_name": "last name", "title": "title",
-         "tx_ref": "reference"}
+NAMES = {
+    "amount": "amount",
+    "currency": "currency",
+    "email": "e-mail",
+    "first_name": "first name",
+    "last_name": "last name",
+    "title": "title",
+    "tx_ref": "reference",
+}
 SENT_STATES = (CREATING, CREATED, PAID, REFUSED, FAILED)  # the rows with a link
 SHOWN = 3  # changed rows named in the message
 PAGE = 500
@@ -47,20 +53,21 @@ class ChangedRows(ValueError):
 def new_rows(rows: Iterable[BulkRow]) -> list[NewRow]:
     """The book's rows of checked rows: the file's own reference or "" (the batch's), and a
     row with problems skipped."""
-    return [(r.number, r.values.get("tx_ref", "").strip(), dict(r.values), bool(r.problems))
-            for r in rows]
+    return [(r.number, r.values.get("tx_ref", "").strip(), dict(r.values), bool(r.problems)) for r in rows]
 
 
 def _differences(was: dict[str, str], now: dict[str, str]) -> list[str]:
     def shown(values: dict[str, str], field: str) -> str:
         return values.get(field, "").strip() or "(none)"
 
-    return [f"{NAMES[f]} {shown(was, f)} → {shown(now, f)}"
-            for f in SAME if was.get(f, "").strip() != now.get(f, "").strip()]
+    return [
+        f"{NAMES[f]} {shown(was, f)} → {shown(now, f)}"
+        for f in SAME
+        if was.get(f, "").strip() != now.get(f, "").strip()
+    ]
 
 
-async def changed_rows(book: BatchBook, batch: Batch,
-                       rows: list[BulkRow]) -> list[tuple[int, str]]:
+async def changed_rows(book: BatchBook, batch: Batch, rows: list[BulkRow]) -> list[tuple[int, str]]:
     """What each row of ``batch`` sent already (it has a link) says differently in the
     corrected file's ``rows`` ("Row 3 differs from the row sent before (amount 25 → 30)"),
     and the valid rows not sent yet whose reference, set already, the file changes (a row's
@@ -76,14 +83,18 @@ async def changed_rows(book: BatchBook, batch: Batch,
             if was.state in SENT_STATES:
                 diff = _differences(was.values, row.values)
                 if diff:
-                    found.append((was.number, f"Row {was.number} differs from the row sent"
-                                                f" before ({', '.join(diff)})"))
+                    found.append((was.number, f"Row {was.number} differs from the row sent before ({', '.join(diff)})"))
                 continue
             ref = row.values.get("tx_ref", "").strip() or batch.ref(was.number)
             if was.tx_ref and not row.problems and ref != was.tx_ref:
-                found.append((was.number, f"Row {was.number} differs from its row in the batch,"
-                                          f" whose reference is set (reference {was.tx_ref}"
-                                          f" → {ref})"))
+                found.append(
+                    (
+                        was.number,
+                        f"Row {was.number} differs from its row in the batch,"
+                        f" whose reference is set (reference {was.tx_ref}"
+                        f" → {ref})",
+                    )
+                )
         after = page[-1].number
     return found
 
@@ -95,9 +106,18 @@ def user() -> str:
         return "unknown"
 
 
-async def keep(book: BatchBook, profile: Profile, mode: str, file: str | Path,
-               rows: list[BulkRow], policy: str, *, name: str | None = None,
-               by: str | None = None, desk_id: str = "") -> tuple[Batch, bool]:
+async def keep(
+    book: BatchBook,
+    profile: Profile,
+    mode: str,
+    file: str | Path,
+    rows: list[BulkRow],
+    policy: str,
+    *,
+    name: str | None = None,
+    by: str | None = None,
+    desk_id: str = "",
+) -> tuple[Batch, bool]:
     """The batch the checked ``rows`` of ``file`` belong to, written: the newest batch of
     that file name (its rows not sent yet take the corrected values, new rows are added,
     rows sent stay as they are), else a new one named ``name`` (default: the file's name).
@@ -115,14 +135,17 @@ async def keep(book: BatchBook, profile: Profile, mode: str, file: str | Path,
         if changed:
             shown = "; ".join(text for _, text in changed[:SHOWN])
             more = f" (and {len(changed) - SHOWN} more)" if len(changed) > SHOWN else ""
-            raise ChangedRows(f"{shown}{more}: restore it, or save the file under another name"
-                              " to make a new batch", [number for number, _ in changed])
+            raise ChangedRows(
+                f"{shown}{more}: restore it, or save the file under another name to make a new batch",
+                [number for number, _ in changed],
+            )
         await book.add_rows(earlier.id, new_rows(rows))
         batch = await book.batch(earlier.id)
         if batch is None:
             raise LedgerError(f"batch {earlier.id} is not in the batches' book")
         return batch, True
     prefix = f"{profile.txref_prefix}-{desk_id}" if desk_id else profile.txref_prefix
-    batch = await book.add_batch(profile.id, mode, name or file_name, file_name, policy,
-                                 by or user(), new_rows(rows), txref_prefix=prefix)
+    batch = await book.add_batch(
+        profile.id, mode, name or file_name, file_name, policy, by or user(), new_rows(rows), txref_prefix=prefix
+    )
     return batch, False

@@ -40,9 +40,25 @@ from .smtp import (
     why_words,
 )
 
-__all__ = ["FILE", "KEY_KIND", "KEY_MODE", "SECURITY", "MailError", "SmtpSettings", "forget_settings",
-           "load_password", "load_settings", "mail_batch", "message_for", "preview", "save_password",
-           "save_settings", "send_links", "send_test", "test_message"]
+__all__ = [
+    "FILE",
+    "KEY_KIND",
+    "KEY_MODE",
+    "SECURITY",
+    "MailError",
+    "SmtpSettings",
+    "forget_settings",
+    "load_password",
+    "load_settings",
+    "mail_batch",
+    "message_for",
+    "preview",
+    "save_password",
+    "save_settings",
+    "send_links",
+    "send_test",
+    "test_message",
+]
 
 
 def _sender(settings: SmtpSettings, profile: Profile) -> Address:
@@ -73,19 +89,24 @@ def message_for(row: BatchRow, profile: Profile, settings: SmtpSettings) -> Emai
     message = EmailMessage()
     message["Subject"] = f"{title}: {amount} to {merchant}"
     message["From"] = _sender(settings, profile)
-    message["To"] = Address(display_name=f"{first} {last}".strip(), username=to.username,
-                            domain=to.domain)
+    message["To"] = Address(display_name=f"{first} {last}".strip(), username=to.username, domain=to.domain)
     message["Date"] = formatdate(localtime=True)
     message["Message-ID"] = make_msgid(domain=message["From"].addresses[0].domain)
     description = values.get("description", "").strip()
-    lines = [f"Dear {first or 'customer'},", "",
-             f"{merchant} asks you to pay {amount} for: {title}."]
+    lines = [f"Dear {first or 'customer'},", "", f"{merchant} asks you to pay {amount} for: {title}."]
     if description:
         lines += ["", description]
-    lines += ["", "Pay securely here:", url, "",
-              f"Reference: {row.tx_ref}", "",
-              "If you have paid already, thank you: please ignore this message.", "",
-              merchant]
+    lines += [
+        "",
+        "Pay securely here:",
+        url,
+        "",
+        f"Reference: {row.tx_ref}",
+        "",
+        "If you have paid already, thank you: please ignore this message.",
+        "",
+        merchant,
+    ]
     message.set_content("\n".join(lines))
     return message
 
@@ -107,13 +128,13 @@ def test_message(settings: SmtpSettings, profile: Profile, to: str) -> EmailMess
     message["From"] = _sender(settings, profile)
     message["To"] = address
     message["Date"] = formatdate(localtime=True)
-    message.set_content("This test came through your SMTP server: PayDesk can send your "
-                        "customers their payment links.\n")
+    message.set_content(
+        "This test came through your SMTP server: PayDesk can send your customers their payment links.\n"
+    )
     return message
 
 
-async def send_test(settings: SmtpSettings, password: str | None, profile: Profile,
-                    to: str) -> None:
+async def send_test(settings: SmtpSettings, password: str | None, profile: Profile, to: str) -> None:
     """Send one test message to ``to``; raises MailError with what to fix."""
     wrong = settings.problems()
     if wrong:
@@ -135,9 +156,13 @@ async def send_test(settings: SmtpSettings, password: str | None, profile: Profi
 OnResult = Callable[[BatchRow, bool, str | None], Awaitable[object]]
 
 
-async def send_links(settings: SmtpSettings, password: str | None, profile: Profile,
-                     rows: AsyncIterable[BatchRow] | Iterable[BatchRow],
-                     on_result: OnResult) -> tuple[int, int]:
+async def send_links(
+    settings: SmtpSettings,
+    password: str | None,
+    profile: Profile,
+    rows: AsyncIterable[BatchRow] | Iterable[BatchRow],
+    on_result: OnResult,
+) -> tuple[int, int]:
     """Send each row its link, on one connection, at most ``settings.per_second`` a second.
     ``on_result(row, ok, error)`` is awaited for each row as its result is known (the caller
     notes it in the ledger). A row the server refuses fails alone; a failure of the server
@@ -184,8 +209,7 @@ async def _each(rows: AsyncIterable[BatchRow] | Iterable[BatchRow]) -> AsyncIter
             yield row
 
 
-async def _send_one(connection: Connection, message: EmailMessage, row: BatchRow,
-                    on_result: OnResult) -> str | None:
+async def _send_one(connection: Connection, message: EmailMessage, row: BatchRow, on_result: OnResult) -> str | None:
     """None when sent; the row's own failure in words; MailError when the server stops."""
     call = asyncio.ensure_future(asyncio.to_thread(connection.send, message))
     try:
@@ -198,15 +222,21 @@ async def _send_one(connection: Connection, message: EmailMessage, row: BatchRow
     except smtplib.SMTPException as error:
         why = row_failure(error)
         if why is None:
-            raise MailError(f"{connection.settings.host} stopped the sending: "
-                            f"{why_words(error)}") from None
+            raise MailError(f"{connection.settings.host} stopped the sending: {why_words(error)}") from None
         return why
     return None
 
 
-async def mail_batch(book: BatchBook, batch_id: int, profile: Profile, settings: SmtpSettings,
-                     password: str | None, *, again: bool = False,
-                     on_result: OnResult | None = None) -> tuple[int, int]:
+async def mail_batch(
+    book: BatchBook,
+    batch_id: int,
+    profile: Profile,
+    settings: SmtpSettings,
+    password: str | None,
+    *,
+    again: bool = False,
+    on_result: OnResult | None = None,
+) -> tuple[int, int]:
     """E-mail every row of a batch whose link is open for payment (CREATED), except those
     sent already (unless ``again``), and note each result in the book (the row's e-mail
     column: sent, or failed and why). Rows are read page by page as the sending goes."""

@@ -15,14 +15,12 @@ Mapping = dict[str, int]
 _OTHER_NAMES = {
     "amount": ("amount", "sum", "price", "total", "amount due", "amount to pay"),
     "currency": ("currency", "ccy", "currency code"),
-    "email": ("email", "e-mail", "mail", "email address", "e-mail address", "customer email",
-              "customer e-mail"),
+    "email": ("email", "e-mail", "mail", "email address", "e-mail address", "customer email", "customer e-mail"),
     "first_name": ("first name", "firstname", "first", "given name", "forename"),
     "last_name": ("last name", "lastname", "last", "surname", "family name"),
     "title": ("title", "subject"),
     "description": ("description", "desc", "details"),
-    "tx_ref": ("tx ref", "txref", "tx reference", "reference", "ref", "transaction reference",
-               "payment reference"),
+    "tx_ref": ("tx ref", "txref", "tx reference", "reference", "ref", "transaction reference", "payment reference"),
     "callback_url": ("callback url", "callback", "webhook url", "notification url"),
     "return_url": ("return url", "redirect url", "return"),
 }
@@ -42,8 +40,8 @@ def guess_mapping(headers: list[str]) -> Mapping:
     mapping: Mapping = {}
     for index, header in enumerate(headers):
         text = header.strip()
-        if text[:len(META)].casefold() == META and text[len(META):].strip():
-            field = META + text[len(META):].strip()
+        if text[: len(META)].casefold() == META and text[len(META) :].strip():
+            field = META + text[len(META) :].strip()
         else:
             found = _BY_KEY.get(_key(text))
             if found is None:
@@ -67,8 +65,8 @@ def missing(mapping: Mapping) -> list[str]:
 def extra_field(header: str) -> str:
     """The field an unknown column becomes when the user keeps it as an extra field."""
     text = header.strip()
-    if text[:len(META)].casefold() == META:
-        return META + text[len(META):].strip()
+    if text[: len(META)].casefold() == META:
+        return META + text[len(META) :].strip()
     return META + text
 
 

@@ -13,10 +13,16 @@ from ..links import LinksController
 from ..reconcile import Progress, Reconciler
 
 
-async def check_open(links: LinksController, batches: BatchBook, batch_id: int, page: int,
-                     on_progress: Callable[[Progress], None] | None = None) -> Progress:
+async def check_open(
+    links: LinksController,
+    batches: BatchBook,
+    batch_id: int,
+    page: int,
+    on_progress: Callable[[Progress], None] | None = None,
+) -> Progress:
     """Check every open link of the batch with the service now (a few at a time, a page of
     ``page`` rows at a time); an error is noted on its link unless it is still creating."""
+
     async def note(record: LinkRecord, message: str) -> None:
         if record.state != CREATING:
             await links.ledger.note_error(record.profile_id, record.tx_ref, message)
@@ -32,5 +38,4 @@ async def check_open(links: LinksController, batches: BatchBook, batch_id: int, 
             after = rows[-1].number
 
     with calls_as(CallClass.BACKGROUND):  # Check all open: after people's calls
-        return await Reconciler(links.check, links.settle, note,
-                                on_progress=on_progress).run(pages(), total)
+        return await Reconciler(links.check, links.settle, note, on_progress=on_progress).run(pages(), total)

@@ -21,12 +21,11 @@ def split(figures: BatchFigures, before: BatchFigures | None) -> tuple[int, int]
 
 
 def report(figures: BatchFigures, how: str, before: BatchFigures | None = None) -> str:
-    """"Finished: 4 of 5 links created, 1 skipped"; ``how``: "Finished", "Cancelled"...;
+    """ "Finished: 4 of 5 links created, 1 skipped"; ``how``: "Finished", "Cancelled"...;
     "(2 now, 2 before)" after the count when the run found links made already."""
     f = figures
     now, earlier = split(f, before)
-    parts = [f"{_made(f)} of {f.rows} links created"
-             + (f" ({now} now, {earlier} before)" if earlier else "")]
+    parts = [f"{_made(f)} of {f.rows} links created" + (f" ({now} now, {earlier} before)" if earlier else "")]
     if f.refused:
         parts.append(f"{f.refused} refused")
     if f.creating:
@@ -46,17 +45,20 @@ def outcome(figures: BatchFigures, *, cancelled: bool, before: BatchFigures | No
     made = f.created + f.paid
     if cancelled:
         so_far = f"{now:,} created now, {earlier:,} before" if earlier else f"{made:,} created"
-        text = (f"Cancelled: {so_far}, {f.refused:,} refused, {f.waiting:,} not sent. "
-                "Resume sends the rest.")
+        text = f"Cancelled: {so_far}, {f.refused:,} refused, {f.waiting:,} not sent. Resume sends the rest."
     elif f.waiting:
         text = f"Stopped with {f.waiting:,} rows not sent. Resume sends them."
     else:
-        created = (f"{now:,} created now, {earlier:,} before" if earlier
-                   else f"{made:,} link{'s' if made != 1 else ''} created")
+        created = (
+            f"{now:,} created now, {earlier:,} before"
+            if earlier
+            else f"{made:,} link{'s' if made != 1 else ''} created"
+        )
         text = f"Done: {created}, {f.refused:,} refused by the service"
         if f.failed:
             text += f", {f.failed:,} failed"
     if f.creating:
-        text += (f" {f.creating:,} sent, their answer not in yet: PayDesk settles "
-                 "them with the service by their reference.")
+        text += (
+            f" {f.creating:,} sent, their answer not in yet: PayDesk settles them with the service by their reference."
+        )
     return text

@@ -53,6 +53,7 @@ def read_sheet(path: Path | str) -> Sheet:
 
 # -- CSV ------------------------------------------------------------------------------------
 
+
 def _decoded(data: bytes) -> str:
     if data.startswith(b"\xef\xbb\xbf"):
         return data[3:].decode("utf-8", errors="replace")
@@ -82,8 +83,10 @@ def _delimiter(text: str) -> str:
 def _csv_rows(path: Path) -> Rows:
     try:
         if path.stat().st_size > MAX_CSV_BYTES:
-            raise BulkFileError(f"{path.name} is larger than {MAX_CSV_BYTES // 2**20} MB: split"
-                                f" it into files of at most {MAX_ROWS:,} rows")
+            raise BulkFileError(
+                f"{path.name} is larger than {MAX_CSV_BYTES // 2**20} MB: split"
+                f" it into files of at most {MAX_ROWS:,} rows"
+            )
         text = _decoded(path.read_bytes())
     except OSError as error:
         raise BulkFileError(f"Cannot read {path.name}: {error.strerror or error}") from error
@@ -91,18 +94,18 @@ def _csv_rows(path: Path) -> Rows:
         raise BulkFileError(f"{path.name} is not a text file (CSV): choose a .csv or .xlsx file")
     said = _SEP_LINE.match(text)  # Excel's own "sep=;" first line, which it does not show
     if said:
-        delimiter, text = said.group(1), text[said.end():]
+        delimiter, text = said.group(1), text[said.end() :]
     else:
         delimiter = _delimiter(text[:65536])
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     try:
         yield from reader
     except csv.Error as error:
-        raise BulkFileError(f"{path.name} is not a well-formed CSV file (line "
-                            f"{reader.line_num}: {error})") from error
+        raise BulkFileError(f"{path.name} is not a well-formed CSV file (line {reader.line_num}: {error})") from error
 
 
 # -- XLSX -----------------------------------------------------------------------------------
+
 
 def _xlsx_rows(path: Path) -> tuple[Rows, set[tuple[int, int]]]:
     from openpyxl import load_workbook  # only when an XLSX is read
@@ -112,8 +115,9 @@ def _xlsx_rows(path: Path) -> tuple[Rows, set[tuple[int, int]]]:
         book = load_workbook(file, read_only=True, data_only=False)
     except Exception as error:  # openpyxl raises many kinds for a damaged file
         file.close()
-        raise BulkFileError(f"{path.name} could not be read as an Excel workbook "
-                            f"({type(error).__name__}: {error})") from error
+        raise BulkFileError(
+            f"{path.name} could not be read as an Excel workbook ({type(error).__name__}: {error})"
+        ) from error
     numbers: set[tuple[int, int]] = set()
 
     def rows() -> Rows:
@@ -130,8 +134,9 @@ def _xlsx_rows(path: Path) -> tuple[Rows, set[tuple[int, int]]]:
                     cells.append(cell_text(value))
                 yield cells
         except Exception as error:
-            raise BulkFileError(f"{path.name} could not be read to the end "
-                                f"({type(error).__name__}: {error})") from error
+            raise BulkFileError(
+                f"{path.name} could not be read to the end ({type(error).__name__}: {error})"
+            ) from error
         finally:
             book.close()
             file.close()
@@ -178,6 +183,7 @@ def _number_text(value: int | float | Decimal) -> str:
 
 # -- the table ------------------------------------------------------------------------------
 
+
 def _letter(index: int) -> str:
     letters = ""
     index += 1
@@ -201,13 +207,14 @@ def _table(file_name: str, rows: Iterable[list[str]], numbers: set[tuple[int, in
                 blank += 1
             continue
         if headers is None:
-            headers, header_row, width = filled[:last + 1], number, last + 1
+            headers, header_row, width = filled[: last + 1], number, last + 1
             continue
         if len(body) >= MAX_ROWS:
-            raise BulkFileError(f"{file_name} has more than {MAX_ROWS:,} rows: split it into"
-                                " files of at most that many")
+            raise BulkFileError(
+                f"{file_name} has more than {MAX_ROWS:,} rows: split it into files of at most that many"
+            )
         width = max(width, last + 1)
-        body.append((number, filled[:last + 1]))
+        body.append((number, filled[: last + 1]))
     if headers is None:
         raise BulkFileError(f"{file_name} is empty: the first row should name the columns")
     if not body:

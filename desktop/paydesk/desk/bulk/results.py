@@ -48,8 +48,17 @@ STATE_WORDS = {
 }
 # whether the row's link was e-mailed, as the results file says it (the latest try wins)
 EMAILED_WORDS = {SENT: "yes", NOT_SENT: "failed", None: "no"}
-RESULTS = ("result", "link_tx_ref", "service_reference", "service_state", "checkout_url",
-           "error", "emailed", "emailed_at", "email_error")
+RESULTS = (
+    "result",
+    "link_tx_ref",
+    "service_reference",
+    "service_state",
+    "checkout_url",
+    "error",
+    "emailed",
+    "emailed_at",
+    "email_error",
+)
 PAGE = 1000
 
 
@@ -149,4 +158,3 @@ async def save_results(book: BatchBook, batch: Batch, path: Path) -> int:
     rows = await all_rows(book, batch.id)
     await asyncio.to_thread(write_results, path, batch, rows)
     return len(rows)
-

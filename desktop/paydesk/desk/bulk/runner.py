@@ -58,17 +58,26 @@ class BulkController:
     """``BulkController(session, links, batches, hub)``: runs batches of the batches' book
     (``ledger/batch.py``) in tasks of its own (they end with the desk)."""
 
-    def __init__(self, session: Session, links: LinksController, batches: BatchBook,
-                 hub: Hub, *, parallel: int = PARALLEL, scheduler: Scheduler | None = None,
-                 check_every: float = CHECK_EVERY):
+    def __init__(
+        self,
+        session: Session,
+        links: LinksController,
+        batches: BatchBook,
+        hub: Hub,
+        *,
+        parallel: int = PARALLEL,
+        scheduler: Scheduler | None = None,
+        check_every: float = CHECK_EVERY,
+    ):
         self.session, self.links, self.batches, self.hub = session, links, batches, hub
         self.parallel = parallel
         self.scheduler = scheduler  # told to check the batch's links slowly (later())
         self.check_every = check_every
         self.tasks = session.tasks.child()
         self._runs: dict[int, Run] = {}
-        self.sender = Sender(session, links, batches, hub, parallel=parallel,
-                             scheduler=scheduler, check_every=check_every)
+        self.sender = Sender(
+            session, links, batches, hub, parallel=parallel, scheduler=scheduler, check_every=check_every
+        )
 
     # -- what the window asks ---------------------------------------------------------
 
@@ -100,7 +109,7 @@ class BulkController:
         return self.session.budgets.state(profile) if profile is not None else None
 
     def time_left(self, batch_id: int, rows: int) -> str:
-        """"about 2 h 50 min at the service's 60 calls a minute, shared with the counters":
+        """ "about 2 h 50 min at the service's 60 calls a minute, shared with the counters":
         ``rows`` creates at what the service's budget leaves the batch ("" without a limit)."""
         run = self._runs.get(batch_id)
         return time_left(rows, self._budget(run.batch)) if run is not None else ""
@@ -120,15 +129,17 @@ class BulkController:
             return run.why_paused or "Paused"
         return "Cancelling…" if run.cancelled else "Creating links…"
 
-    async def keep(self, file: str | Path, rows: list[BulkRow], policy: str, *,
-                   name: str | None = None) -> tuple[Batch, bool]:
+    async def keep(
+        self, file: str | Path, rows: list[BulkRow], policy: str, *, name: str | None = None
+    ) -> tuple[Batch, bool]:
         """The checked ``rows`` of ``file`` as a batch of the active profile and mode, new or
         joined (``keep.keep``), its references carrying this installation's id. A shared
         ledger out of reach: refused (its LedgerError) before anything is written."""
         self.session.refuse_while_down()
         profile, mode = self.session.active()
-        return await keep(self.batches, profile, mode, file, rows, policy, name=name,
-                          desk_id=self.session.installation_id)
+        return await keep(
+            self.batches, profile, mode, file, rows, policy, name=name, desk_id=self.session.installation_id
+        )
 
     async def earlier(self, profile: Profile, mode: str, file: str) -> Earlier:
         """What an earlier batch of ``file`` (its name) in ``profile`` and ``mode`` did, read
@@ -150,8 +161,7 @@ class BulkController:
         """The active profile's batches (this mode) with rows not sent yet and not running:
         offered to be resumed (never resumed silently at start)."""
         profile, mode = self.session.active()
-        return [b for b in await self.batches.unfinished(profile.id, mode)
-                if not self.running(b.id)]
+        return [b for b in await self.batches.unfinished(profile.id, mode) if not self.running(b.id)]
 
     # -- start, pause, resume, cancel ---------------------------------------------------
 
@@ -168,8 +178,7 @@ class BulkController:
         check_active(self.session, batch)
         figures = await self.batches.figures(batch.id)
         if batch.policy == ALL and figures.skipped:
-            raise BatchRefused(f"All or nothing: {figures.skipped} rows have problems; "
-                               "nothing was sent")
+            raise BatchRefused(f"All or nothing: {figures.skipped} rows have problems; nothing was sent")
         run = Run(batch, before=figures)
         run.go.set()
         self._runs[batch.id] = run
@@ -219,16 +228,14 @@ class BulkController:
         self.sender.changed(run)
         return run.report
 
-    async def check_all_open(self, batch_id: int,
-                             on_progress: Callable[[Progress], None] | None = None) -> Progress:
+    async def check_all_open(self, batch_id: int, on_progress: Callable[[Progress], None] | None = None) -> Progress:
         """Check every open link of the batch with the service now (the Reconciler: a few at
         a time, 429s waited out), a page of rows at a time (``open_links``). A shared ledger
         out of reach: refused before any call."""
         self.session.refuse_while_down()
         progress = await check_open(self.links, self.batches, batch_id, PAGE, on_progress)
         self.hub.batch_changed.emit(batch_id)
-        self.session.report(f"Checked {progress.done} open links of the batch: "
-                            f"{progress.report()}")
+        self.session.report(f"Checked {progress.done} open links of the batch: {progress.report()}")
         return progress
 
 

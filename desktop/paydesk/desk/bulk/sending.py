@@ -43,8 +43,17 @@ T = TypeVar("T")
 class Sender:
     """Sends the waiting rows of a batch's ``Run`` (``run``), and says how it goes."""
 
-    def __init__(self, session: Session, links: LinksController, batches: BatchBook, hub: Hub,
-                 *, parallel: int, scheduler: Scheduler | None, check_every: float):
+    def __init__(
+        self,
+        session: Session,
+        links: LinksController,
+        batches: BatchBook,
+        hub: Hub,
+        *,
+        parallel: int,
+        scheduler: Scheduler | None,
+        check_every: float,
+    ):
         self.session, self.links, self.batches, self.hub = session, links, batches, hub
         self.parallel = parallel
         self.scheduler = scheduler  # told to check the batch's links slowly (later())
@@ -80,8 +89,7 @@ class Sender:
             try:
                 return await read()
             except LedgerError as error:
-                log.warning("batch %s: the ledger did not answer (%s); again in %.1f s",
-                            run.batch.id, error, delay)
+                log.warning("batch %s: the ledger did not answer (%s); again in %.1f s", run.batch.id, error, delay)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, BACK_OFF_MOST)
         return None
@@ -89,8 +97,7 @@ class Sender:
     async def _feed(self, run: Run, queue: asyncio.Queue[BatchRow | None]) -> None:
         after = None
         while not run.cancelled:
-            page = await self._read(run, partial(self.batches.rows, run.batch.id, after,
-                                                 PAGE, (WAITING,)))
+            page = await self._read(run, partial(self.batches.rows, run.batch.id, after, PAGE, (WAITING,)))
             if not page:
                 break
             for row in page:
@@ -145,8 +152,11 @@ class Sender:
             row = fresh
             request = request_of(BulkRow(row.number, row.values), row.tx_ref)
             check_active(self.session, batch)  # create sends with the active profile: checked here,
-            record = await self.links.create(request, claimed=True,  # nothing awaited between
-                                             ours=row.tx_ref == batch.ref(row.number))
+            record = await self.links.create(
+                request,
+                claimed=True,  # nothing awaited between
+                ours=row.tx_ref == batch.ref(row.number),
+            )
             self._slowly(record)
             run.sent += 1
             run.unreachable = 0
@@ -175,7 +185,7 @@ class Sender:
         return False
 
     def _limited(self, run: Run, error: RateLimitedError, attempt: int) -> None:
-        pause = error.retry_after if error.retry_after is not None else 2.0 ** attempt
+        pause = error.retry_after if error.retry_after is not None else 2.0**attempt
         run.resume_at = max(run.resume_at, time.monotonic() + pause)
         self.changed(run)
 

@@ -7,8 +7,18 @@ from dataclasses import dataclass, field
 
 # the link's own fields, in the template's order; any other column is an extra field
 # (a "meta.<name>" header, or an unknown one the user maps as such)
-FIELDS = ("amount", "currency", "email", "first_name", "last_name", "title", "description",
-          "tx_ref", "callback_url", "return_url")
+FIELDS = (
+    "amount",
+    "currency",
+    "email",
+    "first_name",
+    "last_name",
+    "title",
+    "description",
+    "tx_ref",
+    "callback_url",
+    "return_url",
+)
 REQUIRED = ("amount", "currency", "email", "first_name", "last_name")
 META = "meta."
 MAX_ROWS = 50_000

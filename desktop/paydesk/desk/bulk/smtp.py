@@ -38,8 +38,10 @@ SECURITY = ("starttls", "tls", "none")  # STARTTLS on 587, TLS from the start on
 KEY_MODE, KEY_KIND = "any", "smtp"  # the password's keyring entry: <profile>/any/smtp
 TIMEOUT = 30.0  # seconds a connection or a command may take
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-IN_CLEAR = ("A password is only sent over a secure connection: choose STARTTLS or TLS "
-            "(a login without either only to a server on this computer)")
+IN_CLEAR = (
+    "A password is only sent over a secure connection: choose STARTTLS or TLS "
+    "(a login without either only to a server on this computer)"
+)
 
 
 def loopback(host: str) -> bool:
@@ -86,8 +88,9 @@ class SmtpSettings:
         if not address_of(self.sender):
             found["sender"] = "Enter the address the e-mails come from"
         if _CONTROL.search(self.user) or _CONTROL.search(self.sender_name):
-            found["user" if _CONTROL.search(self.user) else "sender_name"] = \
+            found["user" if _CONTROL.search(self.user) else "sender_name"] = (
                 "One line of text, without control characters"
+            )
         if not 0 < self.per_second <= 50:
             found["per_second"] = "Between 0.1 and 50 messages a second"
         return found
@@ -101,12 +104,14 @@ class SmtpSettings:
         if not isinstance(data, dict):
             return cls()
         texts = ("host", "user", "security", "sender", "sender_name")
-        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__
-                 and (isinstance(v, str) if k in texts else isinstance(v, int | float))}
+        known = {
+            k: v
+            for k, v in data.items()
+            if k in cls.__dataclass_fields__ and (isinstance(v, str) if k in texts else isinstance(v, int | float))
+        }
         try:
             settings = cls(**known)
-            return replace(settings, port=int(settings.port),
-                           per_second=float(settings.per_second))
+            return replace(settings, port=int(settings.port), per_second=float(settings.per_second))
         except (TypeError, ValueError):
             return cls()
 
@@ -195,16 +200,14 @@ class Connection:
         context = ssl.create_default_context()
         try:
             if s.security == "tls":
-                smtp: smtplib.SMTP = smtplib.SMTP_SSL(s.host, s.port, timeout=TIMEOUT,
-                                                      context=context)
+                smtp: smtplib.SMTP = smtplib.SMTP_SSL(s.host, s.port, timeout=TIMEOUT, context=context)
             else:
                 smtp = smtplib.SMTP(s.host, s.port, timeout=TIMEOUT)
             try:
                 smtp.ehlo()
                 if s.security == "starttls":
                     if not smtp.has_extn("starttls"):
-                        raise MailError(f"{s.host} does not offer STARTTLS: choose another "
-                                        "port or TLS")
+                        raise MailError(f"{s.host} does not offer STARTTLS: choose another port or TLS")
                     smtp.starttls(context=context)
                     smtp.ehlo()
                 if s.user:
@@ -215,14 +218,13 @@ class Connection:
         except MailError:
             raise
         except smtplib.SMTPAuthenticationError as error:
-            raise MailError(f"{s.host} refused the user name or password "
-                            f"({error.smtp_code})") from None
+            raise MailError(f"{s.host} refused the user name or password ({error.smtp_code})") from None
         except smtplib.SMTPNotSupportedError:
-            raise MailError(f"{s.host} does not take a login on this connection: check the "
-                            "security setting") from None
+            raise MailError(f"{s.host} does not take a login on this connection: check the security setting") from None
         except ssl.SSLError as error:
-            raise MailError(f"The secure connection to {s.host} failed: "
-                            f"{error.reason or type(error).__name__}") from None
+            raise MailError(
+                f"The secure connection to {s.host} failed: {error.reason or type(error).__name__}"
+            ) from None
         except (smtplib.SMTPException, OSError) as error:
             raise MailError(f"Could not reach {s.host}:{s.port}: {why_words(error)}") from None
         return smtp
@@ -262,8 +264,11 @@ def why_words(error: BaseException) -> str:
     if isinstance(error, ConnectionRefusedError):
         return "connection refused"
     if isinstance(error, smtplib.SMTPResponseException):
-        text = error.smtp_error.decode("utf-8", "replace") if isinstance(error.smtp_error, bytes) \
+        text = (
+            error.smtp_error.decode("utf-8", "replace")
+            if isinstance(error.smtp_error, bytes)
             else str(error.smtp_error)
+        )
         return f"{error.smtp_code} {one_line(text)}"
     return one_line(str(error)) or type(error).__name__
 
@@ -272,14 +277,10 @@ def row_failure(error: smtplib.SMTPException) -> str | None:
     """The words for a refusal that is the row's own (its address refused, its message
     refused), or None when it is the server's or the connection's (stop)."""
     if isinstance(error, smtplib.SMTPRecipientsRefused):
-        said = [why_words(smtplib.SMTPResponseException(code, text))
-                for code, text in error.recipients.values()]
+        said = [why_words(smtplib.SMTPResponseException(code, text)) for code, text in error.recipients.values()]
         return "The server refused the address: " + "; ".join(said)
     if isinstance(error, smtplib.SMTPSenderRefused):
         return None  # the sender: every row would fail alike
-    if isinstance(error, smtplib.SMTPDataError | smtplib.SMTPResponseException) and \
-            400 <= error.smtp_code < 600:
+    if isinstance(error, smtplib.SMTPDataError | smtplib.SMTPResponseException) and 400 <= error.smtp_code < 600:
         return f"The server refused the message: {why_words(error)}"
     return None
-
-

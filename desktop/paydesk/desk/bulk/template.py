@@ -25,20 +25,32 @@ def template(profile: Profile) -> tuple[list[str], list[list[str]]]:
     currencies = [c.upper() for c in profile.currencies] or ["USD"]
     second = currencies[1] if len(currencies) > 1 else currencies[0]
     examples = [
-        {"amount": "250", "currency": currencies[0], "email": "ada.lovelace@example.com",
-         "first_name": "Ada", "last_name": "Lovelace", "title": "Term fees",
-         "description": "Autumn term, whole units only (250, not 250.00)",
-         "tx_ref": "INV-000123", EXTRA: "000417"},
-        {"amount": str(min(1200, MAX_AMOUNT)), "currency": second,
-         "email": "alan.turing@example.com", "first_name": "Alan", "last_name": "Turing",
-         "title": "Club subscription", "description": "No reference: PayDesk makes one",
-         "tx_ref": "", EXTRA: "000418"},
+        {
+            "amount": "250",
+            "currency": currencies[0],
+            "email": "ada.lovelace@example.com",
+            "first_name": "Ada",
+            "last_name": "Lovelace",
+            "title": "Term fees",
+            "description": "Autumn term, whole units only (250, not 250.00)",
+            "tx_ref": "INV-000123",
+            EXTRA: "000417",
+        },
+        {
+            "amount": str(min(1200, MAX_AMOUNT)),
+            "currency": second,
+            "email": "alan.turing@example.com",
+            "first_name": "Alan",
+            "last_name": "Turing",
+            "title": "Club subscription",
+            "description": "No reference: PayDesk makes one",
+            "tx_ref": "",
+            EXTRA: "000418",
+        },
     ]
-    defaults = {"callback_url": profile.callback_url.strip(),
-                "return_url": profile.return_url.strip()}
+    defaults = {"callback_url": profile.callback_url.strip(), "return_url": profile.return_url.strip()}
     headers = [*FIELDS, EXTRA]
-    return headers, [[{**defaults, **example}.get(h, "") for h in headers]
-                     for example in examples]
+    return headers, [[{**defaults, **example}.get(h, "") for h in headers] for example in examples]
 
 
 def write_template(path: Path | str, profile: Profile) -> None:

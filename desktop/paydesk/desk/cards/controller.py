@@ -36,8 +36,7 @@ from ..session import Session
 from . import words
 from .settling import ProfileGone, Settling, card_of
 
-__all__ = ["CardsController", "NoTestCards", "ProfileGone", "StateRefused", "os_user",
-           "surely_not_done"]
+__all__ = ["CardsController", "NoTestCards", "ProfileGone", "StateRefused", "os_user", "surely_not_done"]
 
 log = logging.getLogger("paydesk.cards")
 STATE_NUMBER = {"block": 2, "unblock": 1, "terminate": 0}
@@ -106,18 +105,53 @@ class CardsController(Settling):
         if mode == "test" and not profile.test_cards:
             raise NoTestCards()
 
-    def _audit(self, profile: Profile, mode: str, action: str, result: str, *,
-               card_hash: str | None = None, masked: str = "", amount: Decimal | None = None,
-               currency: str | None = None, detail: str = "") -> AuditDraft:
-        return AuditDraft(user=self.user, profile_id=profile.id, profile_name=profile.name,
-                          mode=mode, action=action, result=result, card_hash=card_hash,
-                          masked=masked, amount=amount, currency=currency, detail=detail)
+    def _audit(
+        self,
+        profile: Profile,
+        mode: str,
+        action: str,
+        result: str,
+        *,
+        card_hash: str | None = None,
+        masked: str = "",
+        amount: Decimal | None = None,
+        currency: str | None = None,
+        detail: str = "",
+    ) -> AuditDraft:
+        return AuditDraft(
+            user=self.user,
+            profile_id=profile.id,
+            profile_name=profile.name,
+            mode=mode,
+            action=action,
+            result=result,
+            card_hash=card_hash,
+            masked=masked,
+            amount=amount,
+            currency=currency,
+            detail=detail,
+        )
 
-    def _op_audit(self, op: CardOperation, result: str, detail: str = "", *,
-                  card_hash: str | None = None, masked: str | None = None) -> AuditDraft:
-        return self._audit(self._profile(op.profile_id), op.mode, op.kind, result,
-                           card_hash=card_hash or op.card_hash, masked=masked or op.masked,
-                           amount=op.amount, currency=op.currency, detail=detail)
+    def _op_audit(
+        self,
+        op: CardOperation,
+        result: str,
+        detail: str = "",
+        *,
+        card_hash: str | None = None,
+        masked: str | None = None,
+    ) -> AuditDraft:
+        return self._audit(
+            self._profile(op.profile_id),
+            op.mode,
+            op.kind,
+            result,
+            card_hash=card_hash or op.card_hash,
+            masked=masked or op.masked,
+            amount=op.amount,
+            currency=op.currency,
+            detail=detail,
+        )
 
     def _emit_op(self, op: CardOperation) -> CardOperation:
         self.hub.operation_changed.emit(op)
@@ -144,8 +178,7 @@ class CardsController(Settling):
             try:
                 await self.load_card(profile, mode, card_hash, transactions=False)
             except ServiceError as error:
-                log.info("card %s is no longer listed and could not be read: %s",
-                         card_hash, error.message)
+                log.info("card %s is no longer listed and could not be read: %s", card_hash, error.message)
                 # (the family's server deletes a terminated card): shown as unlisted
                 record = await self.ledger.card(profile.id, mode, card_hash)
                 if record is not None:
@@ -153,8 +186,7 @@ class CardsController(Settling):
         self.hub.cards_refreshed.emit(profile.id, mode)
         return gone
 
-    async def load_card(self, profile: Profile, mode: str, card_hash: str, *,
-                        transactions: bool = True) -> CardRecord:
+    async def load_card(self, profile: Profile, mode: str, card_hash: str, *, transactions: bool = True) -> CardRecord:
         """One card and (by default) its transactions, from the service into the ledger (a
         person's look-up, unless its caller said otherwise). A card the service no longer
         has raises NotFoundError, its transactions stored first: the family's server deletes
@@ -183,8 +215,9 @@ class CardsController(Settling):
         self.hub.card_changed.emit(record)
         return record
 
-    async def _transactions_of_gone(self, profile: Profile, mode: str, card_hash: str,
-                                    txs: list[CardTransaction]) -> None:
+    async def _transactions_of_gone(
+        self, profile: Profile, mode: str, card_hash: str, txs: list[CardTransaction]
+    ) -> None:
         record = await self.ledger.card(profile.id, mode, card_hash)
         if record is None or not txs:
             return  # never a card of this wallet, or nothing to keep
@@ -212,65 +245,92 @@ class CardsController(Settling):
         """An audit line for something done with a card that is not an operation (reveal,
         copy number)."""
         profile = self._profile(record.profile_id)
-        await self.ledger.append_audit(self._audit(
-            profile, record.mode, action, result, card_hash=record.card_hash,
-            masked=record.masked, detail=detail))
+        await self.ledger.append_audit(
+            self._audit(
+                profile, record.mode, action, result, card_hash=record.card_hash, masked=record.masked, detail=detail
+            )
+        )
         self.hub.audit_added.emit(record.profile_id, record.mode)
 
     # -- operations ---------------------------------------------------------------------
 
-    async def create(self, profile: Profile, mode: str, amount: Decimal, currency: str,
-                     callback_url: str | None, *, first_name: str | None = None,
-                     last_name: str | None = None) -> CardOperation:
+    async def create(
+        self,
+        profile: Profile,
+        mode: str,
+        amount: Decimal,
+        currency: str,
+        callback_url: str | None,
+        *,
+        first_name: str | None = None,
+        last_name: str | None = None,
+    ) -> CardOperation:
         """Issue a card; the cardholder's name goes with it (the family's server requires it).
         Its events go to ``callback_url``, else to the profile's default callback URL (as a
         link's do), else to ``words.NO_CARD_NOTIFICATIONS``: the family's server requires one."""
-        callback_url = (callback_url or "").strip() or profile.callback_url.strip() \
-            or words.NO_CARD_NOTIFICATIONS
-        draft = OperationDraft(profile.id, mode, "create", None, amount=amount,
-                               currency=currency, callback_url=callback_url)
-        return await self._operate(profile, draft, lambda c: c.create_card(
-            amount, currency, callback_url, first_name=first_name, last_name=last_name))
+        callback_url = (callback_url or "").strip() or profile.callback_url.strip() or words.NO_CARD_NOTIFICATIONS
+        draft = OperationDraft(
+            profile.id, mode, "create", None, amount=amount, currency=currency, callback_url=callback_url
+        )
+        return await self._operate(
+            profile,
+            draft,
+            lambda c: c.create_card(amount, currency, callback_url, first_name=first_name, last_name=last_name),
+        )
 
     async def fund(self, record: CardRecord, amount: Decimal) -> CardOperation:
-        return await self._card_operation(record, "fund", amount,
-                                          lambda c: c.fund_card(record.card_hash, amount))
+        return await self._card_operation(record, "fund", amount, lambda c: c.fund_card(record.card_hash, amount))
 
     async def withdraw(self, record: CardRecord, amount: Decimal) -> CardOperation:
-        return await self._card_operation(record, "withdraw", amount,
-                                          lambda c: c.withdraw_card(record.card_hash, amount))
+        return await self._card_operation(
+            record, "withdraw", amount, lambda c: c.withdraw_card(record.card_hash, amount)
+        )
 
     async def block(self, record: CardRecord) -> CardOperation:
-        return await self._card_operation(record, "block", None,
-                                          lambda c: c.block_card(record.card_hash))
+        return await self._card_operation(record, "block", None, lambda c: c.block_card(record.card_hash))
 
     async def unblock(self, record: CardRecord) -> CardOperation:
-        return await self._card_operation(record, "unblock", None,
-                                          lambda c: c.unblock_card(record.card_hash))
+        return await self._card_operation(record, "unblock", None, lambda c: c.unblock_card(record.card_hash))
 
     async def terminate(self, record: CardRecord) -> CardOperation:
-        return await self._card_operation(record, "terminate", None,
-                                          lambda c: c.terminate_card(record.card_hash))
+        return await self._card_operation(record, "terminate", None, lambda c: c.terminate_card(record.card_hash))
 
-    async def _card_operation(self, record: CardRecord, kind: str, amount: Decimal | None,
-                              call: Callable[[Any], Awaitable[Any]]) -> CardOperation:
+    async def _card_operation(
+        self, record: CardRecord, kind: str, amount: Decimal | None, call: Callable[[Any], Awaitable[Any]]
+    ) -> CardOperation:
         profile = self._profile(record.profile_id)
         if kind in STATE_NUMBER:  # as the ledger knows it now (another window may have acted)
             current = await self.ledger.card(*record.key)
             problem = words.state_refusal(kind, (current or record).state)
             if problem:
                 raise StateRefused(problem)
-        draft = OperationDraft(profile.id, record.mode, kind, record.card_hash, record.masked,
-                               amount, words.currency_of(profile, record.currency_code))
+        draft = OperationDraft(
+            profile.id,
+            record.mode,
+            kind,
+            record.card_hash,
+            record.masked,
+            amount,
+            words.currency_of(profile, record.currency_code),
+        )
         return await self._operate(profile, draft, call)
 
-    async def _operate(self, profile: Profile, draft: OperationDraft,
-                       call: Callable[[Any], Awaitable[Any]]) -> CardOperation:
+    async def _operate(
+        self, profile: Profile, draft: OperationDraft, call: Callable[[Any], Awaitable[Any]]
+    ) -> CardOperation:
         """Lease (no key: nothing is written), write the intent, call, write the outcome.
         Raises OperationUnderWay when the card is busy; every other outcome is the returned
         operation's state (done, not-done, or still lost and being settled)."""
-        audit = self._audit(profile, draft.mode, draft.kind, "sent", card_hash=draft.card_hash,
-                            masked=draft.masked, amount=draft.amount, currency=draft.currency)
+        audit = self._audit(
+            profile,
+            draft.mode,
+            draft.kind,
+            "sent",
+            card_hash=draft.card_hash,
+            masked=draft.masked,
+            amount=draft.amount,
+            currency=draft.currency,
+        )
         self._mode_has_cards(profile, draft.mode)
         if draft.amount is not None:
             to_wire(draft.amount)  # MoneyError before anything is written or sent
@@ -291,10 +351,17 @@ class CardsController(Settling):
         if failure is None:
             return await self._done(profile, op, answer)
         if isinstance(failure, ServiceError) and surely_not_done(failure):
-            word = "refused" if failure.status is not None or isinstance(
-                failure, (ValidationError, AuthenticationError, NotFoundError)) else "failed"
-            op = self._emit_op(await self.ledger.finish_operation(
-                op.id, "not-done", failure.message, self._op_audit(op, word, failure.message)))
+            word = (
+                "refused"
+                if failure.status is not None
+                or isinstance(failure, (ValidationError, AuthenticationError, NotFoundError))
+                else "failed"
+            )
+            op = self._emit_op(
+                await self.ledger.finish_operation(
+                    op.id, "not-done", failure.message, self._op_audit(op, word, failure.message)
+                )
+            )
             self.session.report(f"Card {draft.kind} not done: {failure.message}")
             if op.card_hash:
                 await self._reload_quietly(profile, op)  # the card may have changed elsewhere
@@ -302,10 +369,11 @@ class CardsController(Settling):
         why = failure.message if isinstance(failure, ServiceError) else type(failure).__name__
         if not isinstance(failure, ServiceError):
             log.error("card %s failed unexpectedly", draft.kind, exc_info=failure)
-        op = self._emit_op(await self.ledger.mark_lost(
-            op.id, why, self._op_audit(op, "answer lost", why)))
-        self.session.report(f"Card {draft.kind}: {why}. PayDesk is checking with "
-                            "the service whether it happened; nothing is sent again.")
+        op = self._emit_op(await self.ledger.mark_lost(op.id, why, self._op_audit(op, "answer lost", why)))
+        self.session.report(
+            f"Card {draft.kind}: {why}. PayDesk is checking with "
+            "the service whether it happened; nothing is sent again."
+        )
         with calls_as(CallClass.PERSON_LOOKUP):  # the person waits for this reading back
             return await self.settle_now(op)
 
@@ -319,19 +387,27 @@ class CardsController(Settling):
         judged = await self.ledger.operation(op.id)
         late = judged is not None and judged.state == "not-done"  # judged before it answered
         word = "done (its answer came after it was judged not done)" if late else "done"
-        op = self._emit_op(await self.ledger.finish_operation(
-            op.id, "done", result,
-            self._op_audit(op, word, result, card_hash=card_hash, masked=masked),
-            card_hash=card_hash, answered=True,
-            masked=masked, evidence=card_hash if op.kind == "create" else None))
+        op = self._emit_op(
+            await self.ledger.finish_operation(
+                op.id,
+                "done",
+                result,
+                self._op_audit(op, word, result, card_hash=card_hash, masked=masked),
+                card_hash=card_hash,
+                answered=True,
+                masked=masked,
+                evidence=card_hash if op.kind == "create" else None,
+            )
+        )
         if late:
-            self.session.report(f"Card {op.kind} ({op.masked}): it WAS done: the service's "
-                                "answer came after PayDesk had judged it not done. Do not "
-                                "send it again.")
+            self.session.report(
+                f"Card {op.kind} ({op.masked}): it WAS done: the service's "
+                "answer came after PayDesk had judged it not done. Do not "
+                "send it again."
+            )
             log.warning("card operation %s: done after it was judged not done", op.id)
         if op.kind in STATE_NUMBER:
-            noted = await self.ledger.note_state(profile.id, op.mode, card_of(op),
-                                                 STATE_NUMBER[op.kind])
+            noted = await self.ledger.note_state(profile.id, op.mode, card_of(op), STATE_NUMBER[op.kind])
             if noted is not None:
                 self.hub.card_changed.emit(noted)
         self.session.report(f"Card {op.masked}: {op.kind} done")

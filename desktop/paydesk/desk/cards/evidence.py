@@ -28,12 +28,10 @@ from ...service.models import DEFAULT_CARD_CURRENCIES, CardState, VirtualCard
 # how far the service's clock may be behind ours
 CLOCK_SKEW = timedelta(seconds=60)
 TYPE_OF = {"fund": "credit", "withdraw": "debit"}
-STATE_AFTER = {"block": CardState.BLOCKED, "unblock": CardState.ACTIVE,
-               "terminate": CardState.INACTIVE}
+STATE_AFTER = {"block": CardState.BLOCKED, "unblock": CardState.ACTIVE, "terminate": CardState.INACTIVE}
 
 
-def _could_show(op: CardOperation, tx: CardTxRecord,
-                words: dict[str, set[str]] | None = None) -> bool:
+def _could_show(op: CardOperation, tx: CardTxRecord, words: dict[str, set[str]] | None = None) -> bool:
     if (tx.type or "").strip().lower() != TYPE_OF.get(op.kind) or tx.amount != op.amount:
         return False
     known = (words or {}).get(op.kind)
@@ -44,9 +42,12 @@ def _could_show(op: CardOperation, tx: CardTxRecord,
     return tx.created_at is None or tx.created_at >= op.started_at - CLOCK_SKEW
 
 
-def match_transactions(operations: Iterable[CardOperation], transactions: Sequence[CardTxRecord],
-                       claimed: set[str],
-                       words: dict[str, set[str]] | None = None) -> dict[int, str]:
+def match_transactions(
+    operations: Iterable[CardOperation],
+    transactions: Sequence[CardTxRecord],
+    claimed: set[str],
+    words: dict[str, set[str]] | None = None,
+) -> dict[int, str]:
     """For each operation (taken oldest first), the earliest unclaimed transaction that
     shows it (worded as ``words[kind]`` when known). Returns operation id -> transaction id
     for those that found one."""
@@ -62,15 +63,18 @@ def match_transactions(operations: Iterable[CardOperation], transactions: Sequen
     return found
 
 
-def created_card(op: CardOperation, cards: Sequence[VirtualCard],
-                 claimed: set[str]) -> VirtualCard | None:
+def created_card(op: CardOperation, cards: Sequence[VirtualCard], claimed: set[str]) -> VirtualCard | None:
     """The card a lost create made, if the service lists one: same amount and currency,
     created no earlier than a little before the intent, and not the result of another
     create."""
-    candidates = [c for c in cards  # (the family's card says only its balance: a new one's)
-                  if c.card_hash not in claimed and _issued(c) == op.amount
-                  and _same_currency(c, op.currency)
-                  and (c.created_at is None or c.created_at >= op.started_at - CLOCK_SKEW)]
+    candidates = [
+        c
+        for c in cards  # (the family's card says only its balance: a new one's)
+        if c.card_hash not in claimed
+        and _issued(c) == op.amount
+        and _same_currency(c, op.currency)
+        and (c.created_at is None or c.created_at >= op.started_at - CLOCK_SKEW)
+    ]
     candidates.sort(key=lambda c: (c.created_at is None, c.created_at, c.card_hash))
     return candidates[0] if candidates else None
 
@@ -89,15 +93,21 @@ def _same_currency(card: VirtualCard, currency: str | None) -> bool:
     return known is None or known == currency
 
 
-def balance_moved(op: CardOperation, before: CardRecord | None, card: VirtualCard,
-                  transactions: Sequence[CardTxRecord]) -> bool:
+def balance_moved(
+    op: CardOperation, before: CardRecord | None, card: VirtualCard, transactions: Sequence[CardTxRecord]
+) -> bool:
     """A fund or withdrawal that no transaction shows (the family's card transactions come
     only from purchases): done when the card's balance, as PayDesk last read it before the
     operation was written, has moved by exactly its amount, and nothing else moved it (no
     transaction first seen since the operation was written: a purchase meanwhile leaves it
     undecided by the balance)."""
-    if (before is None or before.balance is None or card.balance is None or op.amount is None
-            or before.seen_at >= op.started_at):
+    if (
+        before is None
+        or before.balance is None
+        or card.balance is None
+        or op.amount is None
+        or before.seen_at >= op.started_at
+    ):
         return False  # not known from before the operation: a transaction must show it
     if any(t.first_seen >= op.started_at for t in transactions):
         return False  # something else moved it meanwhile (or before it, seen only now)

@@ -54,15 +54,23 @@ class Settling:
 
         def _profile(self, profile_id: str) -> Profile: ...
 
-        def _op_audit(self, op: CardOperation, result: str, detail: str = "", *,
-                      card_hash: str | None = None, masked: str | None = None) -> AuditDraft: ...
+        def _op_audit(
+            self,
+            op: CardOperation,
+            result: str,
+            detail: str = "",
+            *,
+            card_hash: str | None = None,
+            masked: str | None = None,
+        ) -> AuditDraft: ...
 
         def _emit_op(self, op: CardOperation) -> CardOperation: ...
 
         async def _reload_quietly(self, profile: Profile, op: CardOperation) -> None: ...
 
-    async def _claimed(self, profile_id: str, mode: str, card_hash: str | None,
-                       kinds: tuple[str, ...]) -> tuple[set[str], list[CardOperation]]:
+    async def _claimed(
+        self, profile_id: str, mode: str, card_hash: str | None, kinds: tuple[str, ...]
+    ) -> tuple[set[str], list[CardOperation]]:
         ops = await self.ledger.operations(profile_id, mode, card_hash, kinds=kinds)
         return {o.evidence for o in ops if o.evidence}, ops
 
@@ -76,8 +84,9 @@ class Settling:
             for op_id, tx_id in found.items():
                 await self.ledger.attach_evidence(op_id, tx_id)
 
-    async def _look(self, profile: Profile, op: CardOperation,
-                    before: CardRecord | None = None) -> tuple[bool, str, Any]:
+    async def _look(
+        self, profile: Profile, op: CardOperation, before: CardRecord | None = None
+    ) -> tuple[bool, str, Any]:
         """Read the card (or the list) back once: (happened, what was found, evidence).
         ``before``: the card as the ledger knew it before this settling read it."""
         if op.kind == "create":
@@ -92,8 +101,7 @@ class Settling:
         try:
             async with self.session.lease(profile, op.mode) as client:
                 card = await client.card(card_hash)
-                txs = await client.card_transactions(card_hash) \
-                    if op.kind in evidence.TYPE_OF else []
+                txs = await client.card_transactions(card_hash) if op.kind in evidence.TYPE_OF else []
         except NotFoundError:
             happened = evidence.state_reached(op, None)
             return happened, "The service no longer knows the card", None
@@ -107,8 +115,7 @@ class Settling:
         claimed, ops = await self._claimed(profile.id, op.mode, card_hash, ("fund", "withdraw"))
         pending = [o for o in ops if (o.state == "done" and not o.evidence) or o.id == op.id]
         stored = await self.ledger.transactions(profile.id, op.mode, card_hash)
-        words = {kind: await self.ledger.service_words(profile.id, op.mode, kind)
-                 for kind in evidence.TYPE_OF}
+        words = {kind: await self.ledger.service_words(profile.id, op.mode, kind) for kind in evidence.TYPE_OF}
         found = evidence.match_transactions(pending, stored, claimed, words)
         for op_id, tx_id in found.items():
             if op_id != op.id:
@@ -118,8 +125,14 @@ class Settling:
             return True, f"The card shows the {word} (balance {card.balance})", found[op.id]
         if evidence.balance_moved(op, before, card, stored):  # the family's: no transaction for it
             assert before is not None  # (balance_moved says so)
-            return True, (f"The card's balance moved by its amount ({before.balance} before, "
-                          f"{card.balance} now); the service lists no {word} for it"), None
+            return (
+                True,
+                (
+                    f"The card's balance moved by its amount ({before.balance} before, "
+                    f"{card.balance} now); the service lists no {word} for it"
+                ),
+                None,
+            )
         return False, f"The card shows no such {word} (balance {card.balance})", None
 
     async def settle_now(self, op: CardOperation) -> CardOperation:
@@ -136,8 +149,9 @@ class Settling:
         """Decide a lost (or interrupted) operation by reading the card back. Raises
         ServiceError when the service cannot be read (nothing is decided then)."""
         profile = self._profile(op.profile_id)
-        before = await self.ledger.card(profile.id, op.mode, op.card_hash) \
-            if op.card_hash else None  # its balance before this reading stores a new one
+        before = (
+            await self.ledger.card(profile.id, op.mode, op.card_hash) if op.card_hash else None
+        )  # its balance before this reading stores a new one
         for look in range(2):
             happened, why, proof = await self._look(profile, op, before)
             if happened or look:
@@ -152,13 +166,13 @@ class Settling:
             extra = dict(evidence=proof)
         state = "done" if happened else "not-done"
         word = "checked: done" if happened else "checked: not done"
-        audit = self._op_audit(op, word, why, card_hash=extra.get("card_hash"),
-                               masked=extra.get("masked"))
-        settled = self._emit_op(await self.ledger.finish_operation(
-            op.id, state, why, audit, settled=True, **extra))
-        self.session.report(f"Card {settled.kind} ({settled.masked or 'new card'}): the answer "
-                            f"was lost; checked with the service: "
-                            f"{'it was done' if happened else 'it was not done'}")
+        audit = self._op_audit(op, word, why, card_hash=extra.get("card_hash"), masked=extra.get("masked"))
+        settled = self._emit_op(await self.ledger.finish_operation(op.id, state, why, audit, settled=True, **extra))
+        self.session.report(
+            f"Card {settled.kind} ({settled.masked or 'new card'}): the answer "
+            f"was lost; checked with the service: "
+            f"{'it was done' if happened else 'it was not done'}"
+        )
         if settled.kind == "create" and happened:
             await self._reload_quietly(profile, settled)  # its first transactions
         return settled
@@ -169,8 +183,7 @@ class Settling:
         only once it is older than the longest a call can take."""
         if op.id in self._settling or self.tasks.closed:
             return
-        task = self.tasks.spawn(self._settle_until_known(op, in_flight),
-                                f"settle card operation {op.id}")
+        task = self.tasks.spawn(self._settle_until_known(op, in_flight), f"settle card operation {op.id}")
         self._settling[op.id] = task
         task.add_done_callback(lambda _t: self._settling.pop(op.id, None))
 
@@ -196,8 +209,7 @@ class Settling:
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # noqa: BLE001 - keep trying, whatever went wrong
-                log.warning("settling card operation %s: %s; retrying in %.0f s", op.id,
-                            error, delay)
+                log.warning("settling card operation %s: %s; retrying in %.0f s", op.id, error, delay)
             await asyncio.sleep(delay)
             delay = min(delay * 2, self.retry_limit)
 

@@ -23,30 +23,51 @@ class Badge(NamedTuple):
     colour: str
 
 
-STATES = {1: Badge("Active", "#1b7f3b"), 2: Badge("Blocked", "#8a5a00"),
-          0: Badge("Terminated", "#5c6675")}
-STATE_FILTERS: tuple[tuple[str, frozenset[int]], ...] = (("All states", frozenset()), ("Active", frozenset({1})),
-                 ("Blocked", frozenset({2})), ("Terminated", frozenset({0})))
-VERBS = {"create": "Create card", "fund": "Fund", "withdraw": "Withdraw", "block": "Block",
-         "unblock": "Unblock", "terminate": "Terminate"}
-DONE = {"create": "Card created.", "fund": "Card funded.", "withdraw": "Withdrawn from the card.",
-        "block": "Card blocked.", "unblock": "Card unblocked.", "terminate": "Card terminated."}
+STATES = {1: Badge("Active", "#1b7f3b"), 2: Badge("Blocked", "#8a5a00"), 0: Badge("Terminated", "#5c6675")}
+STATE_FILTERS: tuple[tuple[str, frozenset[int]], ...] = (
+    ("All states", frozenset()),
+    ("Active", frozenset({1})),
+    ("Blocked", frozenset({2})),
+    ("Terminated", frozenset({0})),
+)
+VERBS = {
+    "create": "Create card",
+    "fund": "Fund",
+    "withdraw": "Withdraw",
+    "block": "Block",
+    "unblock": "Unblock",
+    "terminate": "Terminate",
+}
+DONE = {
+    "create": "Card created.",
+    "fund": "Card funded.",
+    "withdraw": "Withdrawn from the card.",
+    "block": "Card blocked.",
+    "unblock": "Card unblocked.",
+    "terminate": "Card terminated.",
+}
 
 
 # a card whose state the service has not said (the family's create answers none, and
 # reading it back failed): its buttons wait until it is read
 NOT_READ = "Not read yet"
-NOT_READ_HINT = ("The service has not said this card's state yet: Refresh card reads it "
-                 "(until then it cannot be funded, blocked or terminated here).")
+NOT_READ_HINT = (
+    "The service has not said this card's state yet: Refresh card reads it "
+    "(until then it cannot be funded, blocked or terminated here)."
+)
 NO_FEE = "the fee is not given by this service"
 # a card the service no longer has (the family's deletes a terminated card, not its
 # transactions)
-GONE = ("The service no longer has this card (a terminated card is deleted there): shown as "
-        "PayDesk last read it, with the transactions the service still lists for it.")
+GONE = (
+    "The service no longer has this card (a terminated card is deleted there): shown as "
+    "PayDesk last read it, with the transactions the service still lists for it."
+)
 # a service whose cards are not split by mode (config.profiles.Profile.test_cards)
-NO_TEST_CARDS = ("This service keeps no test cards: its cards are not split by mode. A card "
-                 "made with the test key would be a real card, paid from your live balance, "
-                 "and both keys list the same cards. Switch to live mode to see and use them.")
+NO_TEST_CARDS = (
+    "This service keeps no test cards: its cards are not split by mode. A card "
+    "made with the test key would be a real card, paid from your live balance, "
+    "and both keys list the same cards. Switch to live mode to see and use them."
+)
 
 
 def badge(state: int | None) -> Badge:
@@ -81,8 +102,10 @@ def currency_of(profile: Profile | None, code: str | None) -> str | None:
 
 
 def unknown_code_hint(code: str | None) -> str:
-    return (f"The service's currency code {code!r} is not in this profile's card currency "
-            "map: add it in Edit profile (Ctrl+,)")
+    return (
+        f"The service's currency code {code!r} is not in this profile's card currency "
+        "map: add it in Edit profile (Ctrl+,)"
+    )
 
 
 def money(profile: Profile | None, code: str | None, amount: Decimal | None) -> str:
@@ -103,8 +126,7 @@ def issued(profile: Profile | None, record: CardRecord) -> str:
     """What the card was issued with, its fee and what was paid in all, as far as the
     service says: the family's card hides its fee (and says what it was issued with only
     in the create's answer)."""
-    amount = card_money(profile, record, record.amount) if record.amount is not None \
-        else "not given by this service"
+    amount = card_money(profile, record, record.amount) if record.amount is not None else "not given by this service"
     paid = card_money(profile, record, record.paid)
     if record.charge is not None:
         return f"{amount} (fee {card_money(profile, record, record.charge)}, paid {paid})"
@@ -155,12 +177,13 @@ def outcome(op: CardOperation) -> str:
     if op.state == "sending":
         return f"Sending: {what}…"
     if op.state == "lost":
-        return (f"The answer to {what} was lost. PayDesk is checking with the service whether "
-                "it happened; nothing is sent again.")
+        return (
+            f"The answer to {what} was lost. PayDesk is checking with the service whether "
+            "it happened; nothing is sent again."
+        )
     if op.state == "done":
         lead = "The answer was lost; checked with the service: it was done." if op.settled else "Done."
         return f"{lead} {DONE[op.kind]}"
     if op.settled:
-        return (f"The answer was lost; checked with the service: {what} was NOT done "
-                f"({op.result}). You may try again.")
+        return f"The answer was lost; checked with the service: {what} was NOT done ({op.result}). You may try again."
     return f"Not done: {op.result}"

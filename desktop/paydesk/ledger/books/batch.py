@@ -51,10 +51,22 @@ class SqlBatchBook(BatchBook):
 
     def _insert(self, conn: Conn, batch: Batch, rows: list[NewRow]) -> None:
         if rows:  # a file of 50,000 rows in one go
-            self._d.insert_many(conn, "batch_rows", _COLUMNS, [
-                (batch.id, number, batch.profile_id,
-                 new_ref(batch.prefix, number, tx_ref, skipped), cells(values), int(skipped))
-                for number, tx_ref, values, skipped in rows])
+            self._d.insert_many(
+                conn,
+                "batch_rows",
+                _COLUMNS,
+                [
+                    (
+                        batch.id,
+                        number,
+                        batch.profile_id,
+                        new_ref(batch.prefix, number, tx_ref, skipped),
+                        cells(values),
+                        int(skipped),
+                    )
+                    for number, tx_ref, values, skipped in rows
+                ],
+            )
 
     def _event(self, conn: Conn, batch: Batch) -> None:
         self._d.event(conn, "batch", batch.profile_id, batch.mode, str(batch.id))
@@ -63,17 +75,29 @@ class SqlBatchBook(BatchBook):
         rows = self._d.all(conn, f"{BATCH_SELECT} WHERE {where} {tail}", args)
         return [batch_of_row(r, self._d.when) for r in rows]
 
-    async def add_batch(self, profile_id: str, mode: str, name: str, file_name: str,
-                        policy: str, by: str, rows: list[NewRow], *,
-                        txref_prefix: str = "PAY") -> Batch:
+    async def add_batch(
+        self,
+        profile_id: str,
+        mode: str,
+        name: str,
+        file_name: str,
+        policy: str,
+        by: str,
+        rows: list[NewRow],
+        *,
+        txref_prefix: str = "PAY",
+    ) -> Batch:
         check_policy(policy)
         prefix = new_prefix(txref_prefix)
 
         def write(conn: Conn) -> Batch:
-            made = self._d.new_id(conn, "INSERT INTO batches (profile_id, mode, name, file_name,"
-                                  " made_at, made_by, policy, prefix)"
-                                  " VALUES (?, ?, ?, ?, {now}, ?, ?, ?)",
-                                  (profile_id, mode, name, file_name, by, policy, prefix))
+            made = self._d.new_id(
+                conn,
+                "INSERT INTO batches (profile_id, mode, name, file_name,"
+                " made_at, made_by, policy, prefix)"
+                " VALUES (?, ?, ?, ?, {now}, ?, ?, ?)",
+                (profile_id, mode, name, file_name, by, policy, prefix),
+            )
             self._insert(conn, self._must_batch(conn, made), rows)
             batch = self._must_batch(conn, made)
             self._event(conn, batch)
@@ -84,34 +108,46 @@ class SqlBatchBook(BatchBook):
     async def batch(self, batch_id: int) -> Batch | None:
         return await self._engine.read(lambda conn: self._batch(conn, batch_id))
 
-    async def batches(self, profile_id: str, mode: str, before: int | None = None,
-                      limit: int = 100) -> list[Batch]:
+    async def batches(self, profile_id: str, mode: str, before: int | None = None, limit: int = 100) -> list[Batch]:
         where = "b.profile_id = ? AND b.mode = ?"
         args: list[object] = [profile_id, mode]
         if before is not None:
             where = f"{where} AND b.id < ?"
             args.append(before)
-        return await self._engine.read(lambda conn: self._list(
-            conn, where, args, f"ORDER BY b.id DESC LIMIT {int(limit)}"))
+        return await self._engine.read(
+            lambda conn: self._list(conn, where, args, f"ORDER BY b.id DESC LIMIT {int(limit)}")
+        )
 
     async def find(self, profile_id: str, mode: str, file_name: str) -> Batch | None:
-        found = await self._engine.read(lambda conn: self._list(
-            conn, "b.profile_id = ? AND b.mode = ? AND b.file_name = ?",
-            [profile_id, mode, file_name], "ORDER BY b.id DESC LIMIT 1"))
+        found = await self._engine.read(
+            lambda conn: self._list(
+                conn,
+                "b.profile_id = ? AND b.mode = ? AND b.file_name = ?",
+                [profile_id, mode, file_name],
+                "ORDER BY b.id DESC LIMIT 1",
+            )
+        )
         return found[0] if found else None
 
     async def add_rows(self, batch_id: int, rows: list[NewRow]) -> int:
         def write(conn: Conn) -> int:
             batch = self._must_batch(conn, batch_id, lock=True)
-            have = {int(r["number"]) for r in self._d.all(
-                conn, "SELECT number FROM batch_rows WHERE batch_id = ?", (batch_id,))}
-            added, again, refs = corrections(batch.prefix, rows, have, self._d.all(
-                conn, UNSENT.format(m="?"), (batch_id,)))
+            have = {
+                int(r["number"])
+                for r in self._d.all(conn, "SELECT number FROM batch_rows WHERE batch_id = ?", (batch_id,))
+            }
+            added, again, refs = corrections(
+                batch.prefix, rows, have, self._d.all(conn, UNSENT.format(m="?"), (batch_id,))
+            )
             self._insert(conn, batch, added)
-            self._d.many(conn, "UPDATE batch_rows SET cells = ?, skipped = ?"
-                         f" WHERE batch_id = {int(batch_id)} AND number = ?", again)
-            self._d.many(conn, "UPDATE batch_rows SET tx_ref = ?"
-                         f" WHERE batch_id = {int(batch_id)} AND number = ?", refs)
+            self._d.many(
+                conn,
+                f"UPDATE batch_rows SET cells = ?, skipped = ? WHERE batch_id = {int(batch_id)} AND number = ?",
+                again,
+            )
+            self._d.many(
+                conn, f"UPDATE batch_rows SET tx_ref = ? WHERE batch_id = {int(batch_id)} AND number = ?", refs
+            )
             changed = len(added) + len(again)
             if changed:
                 self._event(conn, batch)
@@ -119,46 +155,60 @@ class SqlBatchBook(BatchBook):
 
         return await self._engine.write(write)
 
-    async def rows(self, batch_id: int, after: int | None = None, limit: int = 200,
-                   states: tuple[str, ...] = ()) -> list[BatchRow]:
+    async def rows(
+        self, batch_id: int, after: int | None = None, limit: int = 200, states: tuple[str, ...] = ()
+    ) -> list[BatchRow]:
         where, args = rows_where(batch_id, after, tuple(states), "?")
-        found = await self._engine.read(lambda conn: self._d.all(
-            conn, f"{self._rows} WHERE {where} ORDER BY r.number LIMIT {int(limit)}", args))
+        found = await self._engine.read(
+            lambda conn: self._d.all(conn, f"{self._rows} WHERE {where} ORDER BY r.number LIMIT {int(limit)}", args)
+        )
         return [row_of(r, self._d.record, self._d.when) for r in found]
 
     async def row(self, batch_id: int, number: int) -> BatchRow | None:
-        found = await self._engine.read(lambda conn: self._d.one(
-            conn, f"{self._rows} WHERE r.batch_id = ? AND r.number = ?", (batch_id, number)))
+        found = await self._engine.read(
+            lambda conn: self._d.one(conn, f"{self._rows} WHERE r.batch_id = ? AND r.number = ?", (batch_id, number))
+        )
         return None if found is None else row_of(found, self._d.record, self._d.when)
 
     async def figures(self, batch_id: int) -> BatchFigures:
-        return figures_of(await self._engine.read(lambda conn: self._d.all(
-            conn, FIGURES.format(m="?"), (batch_id,))))
+        return figures_of(await self._engine.read(lambda conn: self._d.all(conn, FIGURES.format(m="?"), (batch_id,))))
 
-    async def note_email(self, batch_id: int, number: int, ok: bool,
-                         error: str | None = None) -> None:
+    async def note_email(self, batch_id: int, number: int, ok: bool, error: str | None = None) -> None:
         def write(conn: Conn) -> None:
-            if self._d.one(conn, "SELECT 1 FROM batch_rows WHERE batch_id = ? AND number = ?",
-                           (batch_id, number)) is None:  # no foreign keys in the file
+            if (
+                self._d.one(conn, "SELECT 1 FROM batch_rows WHERE batch_id = ? AND number = ?", (batch_id, number))
+                is None
+            ):  # no foreign keys in the file
                 raise LedgerError(f"row {number} is not in batch {batch_id}")
-            self._d.run(conn, "INSERT INTO batch_emails (batch_id, number, ok, error, noted_at)"
-                        " VALUES (?, ?, ?, ?, {now})", (batch_id, number, int(ok),
-                                                        None if ok else error))
+            self._d.run(
+                conn,
+                "INSERT INTO batch_emails (batch_id, number, ok, error, noted_at) VALUES (?, ?, ?, ?, {now})",
+                (batch_id, number, int(ok), None if ok else error),
+            )
             self._event(conn, self._must_batch(conn, batch_id))
 
         await self._engine.write(write)
 
     async def batch_of(self, profile_id: str, tx_ref: str) -> int | None:
-        row = await self._engine.read(lambda conn: self._d.one(
-            conn, "SELECT MAX(batch_id) AS b FROM batch_rows WHERE profile_id = ? AND tx_ref = ?",
-            (profile_id, tx_ref)))
+        row = await self._engine.read(
+            lambda conn: self._d.one(
+                conn,
+                "SELECT MAX(batch_id) AS b FROM batch_rows WHERE profile_id = ? AND tx_ref = ?",
+                (profile_id, tx_ref),
+            )
+        )
         return None if row is None or row["b"] is None else int(row["b"])
 
     async def unfinished(self, profile_id: str, mode: str) -> list[Batch]:
-        return await self._engine.read(lambda conn: self._list(
-            conn, "b.profile_id = ? AND b.mode = ? AND EXISTS (SELECT 1 FROM batch_rows r"
-            f" WHERE r.batch_id = b.id AND {WAITING_WHERE})", [profile_id, mode],
-            "ORDER BY b.id DESC"))
+        return await self._engine.read(
+            lambda conn: self._list(
+                conn,
+                "b.profile_id = ? AND b.mode = ? AND EXISTS (SELECT 1 FROM batch_rows r"
+                f" WHERE r.batch_id = b.id AND {WAITING_WHERE})",
+                [profile_id, mode],
+                "ORDER BY b.id DESC",
+            )
+        )
 
 
 __all__ = ["SqlBatchBook"]

@@ -41,8 +41,10 @@ from ..counter_sql import shift as shift_of
 from ..dialect import Conn, Dialect, Runner
 from ..errors import LedgerError
 
-_OPEN_SHIFT = (f"{SHIFT_SELECT} WHERE sh.counter = ? AND sh.profile_id = ? AND sh.mode = ?"
-               " AND c.shift_id IS NULL ORDER BY sh.id DESC LIMIT 1")
+_OPEN_SHIFT = (
+    f"{SHIFT_SELECT} WHERE sh.counter = ? AND sh.profile_id = ? AND sh.mode = ?"
+    " AND c.shift_id IS NULL ORDER BY sh.id DESC LIMIT 1"
+)
 
 
 class SqlCounterBook(CounterBook):
@@ -73,8 +75,7 @@ class SqlCounterBook(CounterBook):
         return self._must_shift(conn, shift_id)
 
     def _sale(self, conn: Conn, profile_id: str, tx_ref: str) -> Sale | None:
-        row = self._d.one(conn, f"{self._sales} WHERE s.profile_id = ? AND s.tx_ref = ?",
-                          (profile_id, tx_ref))
+        row = self._d.one(conn, f"{self._sales} WHERE s.profile_id = ? AND s.tx_ref = ?", (profile_id, tx_ref))
         return None if row is None else sale_of(row, self._d.when, self._d.record)
 
     def _must_sale(self, conn: Conn, profile_id: str, tx_ref: str) -> Sale:
@@ -101,24 +102,25 @@ class SqlCounterBook(CounterBook):
             row = self._d.one(conn, _OPEN_SHIFT, (counter, profile_id, mode))
             if row is not None:
                 return shift_of(row, self._d.when)
-            made = self._d.new_id(conn, "INSERT INTO counter_shifts (counter, profile_id, mode,"
-                                  " opened_at, opened_by) VALUES (?, ?, ?, {now}, ?)",
-                                  (counter, profile_id, mode, by))
+            made = self._d.new_id(
+                conn,
+                "INSERT INTO counter_shifts (counter, profile_id, mode,"
+                " opened_at, opened_by) VALUES (?, ?, ?, {now}, ?)",
+                (counter, profile_id, mode, by),
+            )
             return self._shift_event(conn, self._must_shift(conn, made))
 
         return await self._engine.write(write)
 
     async def current_shift(self, counter: str, profile_id: str, mode: str) -> Shift | None:
-        row = await self._engine.read(lambda conn: self._d.one(
-            conn, _OPEN_SHIFT, (counter, profile_id, mode)))
+        row = await self._engine.read(lambda conn: self._d.one(conn, _OPEN_SHIFT, (counter, profile_id, mode)))
         return None if row is None else shift_of(row, self._d.when)
 
     async def shift(self, shift_id: int) -> Shift | None:
         return await self._engine.read(lambda conn: self._shift(conn, shift_id))
 
     async def next_number(self, counter: str) -> int:
-        row = await self._engine.read(lambda conn: self._d.one(
-            conn, NEXT_NUMBER.format(m="?"), (counter,)))
+        row = await self._engine.read(lambda conn: self._d.one(conn, NEXT_NUMBER.format(m="?"), (counter,)))
         assert row is not None
         return int(row["n"])
 
@@ -128,11 +130,13 @@ class SqlCounterBook(CounterBook):
             if shift.closed:
                 raise ShiftClosed(f"shift {shift_id} of {shift.counter} is closed")
             try:  # the number is the counter's next under its lock
-                self._d.run(conn, "INSERT INTO counter_sales (profile_id, mode, tx_ref, counter,"
-                            " shift_id, number, made_at, made_by) SELECT ?, ?, ?, ?, ?, n, {now}, ?"
-                            f" FROM ({NEXT_NUMBER.format(m='?')}) nxt",
-                            (shift.profile_id, shift.mode, tx_ref, shift.counter, shift_id,
-                             by, shift.counter))
+                self._d.run(
+                    conn,
+                    "INSERT INTO counter_sales (profile_id, mode, tx_ref, counter,"
+                    " shift_id, number, made_at, made_by) SELECT ?, ?, ?, ?, ?, n, {now}, ?"
+                    f" FROM ({NEXT_NUMBER.format(m='?')}) nxt",
+                    (shift.profile_id, shift.mode, tx_ref, shift.counter, shift_id, by, shift.counter),
+                )
             except self._d.unique:  # the transaction is rolled back
                 raise LedgerError(f"{tx_ref} is a sale already") from None
             return self._sale_event(conn, self._must_sale(conn, shift.profile_id, tx_ref))
@@ -144,16 +148,23 @@ class SqlCounterBook(CounterBook):
             if self._d.share:
                 # the link's row held until the void commits: a payment being written on
                 # another desk is waited for and read, not slipped in between
-                self._d.run(conn, "SELECT 1 FROM links WHERE profile_id = ? AND tx_ref = ?"
-                            f"{self._d.share}", (profile_id, tx_ref))
+                self._d.run(
+                    conn,
+                    f"SELECT 1 FROM links WHERE profile_id = ? AND tx_ref = ?{self._d.share}",
+                    (profile_id, tx_ref),
+                )
             sale = self._must_sale(conn, profile_id, tx_ref)
             if sale.voided:
                 return sale
             if sale.kind == PAID:  # paid before the void: nothing to void
                 raise SalePaid(sale)
-            made = self._d.one(conn, "INSERT INTO counter_voids (profile_id, tx_ref, voided_at,"
-                               " voided_by) VALUES (?, ?, {now}, ?) ON CONFLICT (profile_id,"
-                               " tx_ref) DO NOTHING RETURNING tx_ref", (profile_id, tx_ref, by))
+            made = self._d.one(
+                conn,
+                "INSERT INTO counter_voids (profile_id, tx_ref, voided_at,"
+                " voided_by) VALUES (?, ?, {now}, ?) ON CONFLICT (profile_id,"
+                " tx_ref) DO NOTHING RETURNING tx_ref",
+                (profile_id, tx_ref, by),
+            )
             sale = self._must_sale(conn, profile_id, tx_ref)
             return sale if made is None else self._sale_event(conn, sale)  # voided before
 
@@ -168,10 +179,13 @@ class SqlCounterBook(CounterBook):
                 return sale  # decided before: it stands
             if sale.kind != PAID_AFTER_VOID:
                 raise LedgerError(f"{tx_ref} was not paid after its void ({sale.kind})")
-            made = self._d.one(conn, "INSERT INTO counter_decisions (profile_id, tx_ref,"
-                               " decision, decided_at, decided_by) VALUES (?, ?, ?, {now}, ?)"
-                               " ON CONFLICT (profile_id, tx_ref) DO NOTHING RETURNING tx_ref",
-                               (profile_id, tx_ref, decision, by))
+            made = self._d.one(
+                conn,
+                "INSERT INTO counter_decisions (profile_id, tx_ref,"
+                " decision, decided_at, decided_by) VALUES (?, ?, ?, {now}, ?)"
+                " ON CONFLICT (profile_id, tx_ref) DO NOTHING RETURNING tx_ref",
+                (profile_id, tx_ref, decision, by),
+            )
             sale = self._must_sale(conn, profile_id, tx_ref)  # another desk's decision stands
             return sale if made is None else self._sale_event(conn, sale)
 
@@ -180,10 +194,8 @@ class SqlCounterBook(CounterBook):
     async def sale(self, profile_id: str, tx_ref: str) -> Sale | None:
         return await self._engine.read(lambda conn: self._sale(conn, profile_id, tx_ref))
 
-    async def sales(self, query: SaleQuery, before: int | None = None,
-                    limit: int = 100) -> list[Sale]:
-        sql, args = sales_sql(query, before, limit, mark="?", when=self._d.time,
-                              link_columns=self._d.link_columns)
+    async def sales(self, query: SaleQuery, before: int | None = None, limit: int = 100) -> list[Sale]:
+        sql, args = sales_sql(query, before, limit, mark="?", when=self._d.time, link_columns=self._d.link_columns)
         rows = await self._engine.read(lambda conn: self._d.all(conn, sql, args))
         return [sale_of(r, self._d.when, self._d.record) for r in rows]
 
@@ -196,19 +208,27 @@ class SqlCounterBook(CounterBook):
             if shift.closed:
                 raise ShiftClosed(f"shift {shift_id} of {shift.counter} is closed already")
             frozen = self._figures(conn, SaleQuery(shift_id=shift_id))
-            self._d.run(conn, "INSERT INTO counter_shift_closes (shift_id, closed_at, closed_by,"
-                        " figures) VALUES (?, {now}, ?, ?)",
-                        (shift_id, by, json.dumps(frozen.to_json(), sort_keys=True)))
+            self._d.run(
+                conn,
+                "INSERT INTO counter_shift_closes (shift_id, closed_at, closed_by, figures) VALUES (?, {now}, ?, ?)",
+                (shift_id, by, json.dumps(frozen.to_json(), sort_keys=True)),
+            )
             return self._shift_event(conn, self._must_shift(conn, shift_id))
 
         return await self._engine.write(write)
 
-    async def shifts(self, profile_id: str | None = None, mode: str | None = None,
-                     counter: str | None = None, before: int | None = None,
-                     limit: int = 100) -> list[Shift]:
+    async def shifts(
+        self,
+        profile_id: str | None = None,
+        mode: str | None = None,
+        counter: str | None = None,
+        before: int | None = None,
+        limit: int = 100,
+    ) -> list[Shift]:
         where, args = shifts_conditions(profile_id, mode, counter, before, mark="?")
-        rows = await self._engine.read(lambda conn: self._d.all(
-            conn, f"{SHIFT_SELECT} WHERE {where} ORDER BY sh.id DESC LIMIT {int(limit)}", args))
+        rows = await self._engine.read(
+            lambda conn: self._d.all(conn, f"{SHIFT_SELECT} WHERE {where} ORDER BY sh.id DESC LIMIT {int(limit)}", args)
+        )
         return [shift_of(r, self._d.when) for r in rows]
 
 

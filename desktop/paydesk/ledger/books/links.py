@@ -30,17 +30,44 @@ from ..summary import DaySummary
 from . import link_lists as lists
 from .search import Search
 
-COLUMNS = ("profile_id", "mode", "tx_ref", "amount_minor", "fee_minor", "currency", "email",
-           "first_name", "last_name", "state", "state_raw", "checkout_url", "reference",
-           "customization", "meta", "callback_url", "return_url", "origin", "error",
-           "created_at", "updated_at", "checked_at", "raw", "learned_by")
+COLUMNS = (
+    "profile_id",
+    "mode",
+    "tx_ref",
+    "amount_minor",
+    "fee_minor",
+    "currency",
+    "email",
+    "first_name",
+    "last_name",
+    "state",
+    "state_raw",
+    "checkout_url",
+    "reference",
+    "customization",
+    "meta",
+    "callback_url",
+    "return_url",
+    "origin",
+    "error",
+    "created_at",
+    "updated_at",
+    "checked_at",
+    "raw",
+    "learned_by",
+)
 # a new record's times are the ledger's (the server's on a shared ledger): created (unless
 # the service said when), updated and, for a lookup, checked now, so desks agree on order
-_VALUES = {"created_at": "COALESCE(?, {now})", "updated_at": "{now}",
-           "checked_at": "CASE WHEN ? THEN {now} ELSE {never} END"}
-_INSERT = (f"INSERT INTO links ({', '.join(COLUMNS)})"
-           f" VALUES ({', '.join(_VALUES.get(c, '?') for c in COLUMNS)})"
-           " ON CONFLICT (profile_id, tx_ref) DO NOTHING RETURNING {columns}, links.raw")
+_VALUES = {
+    "created_at": "COALESCE(?, {now})",
+    "updated_at": "{now}",
+    "checked_at": "CASE WHEN ? THEN {now} ELSE {never} END",
+}
+_INSERT = (
+    f"INSERT INTO links ({', '.join(COLUMNS)})"
+    f" VALUES ({', '.join(_VALUES.get(c, '?') for c in COLUMNS)})"
+    " ON CONFLICT (profile_id, tx_ref) DO NOTHING RETURNING {columns}, links.raw"
+)
 _QUIET = {"checked_at": None, "updated_at": None, "raw_json": None}
 
 
@@ -51,12 +78,32 @@ def _json(value: dict[str, Any]) -> str:
 def row_of(r: LinkRecord, time: Callable[[datetime], Any], never: Any) -> tuple[Any, ...]:
     """A record as a row of ``COLUMNS`` for a bulk import: its times by ``time``, a check
     that never was as ``never``."""
-    return (r.profile_id, r.mode, r.tx_ref, to_minor(r.amount, r.currency),
-            None if r.fee is None else to_minor(r.fee, r.currency), r.currency, r.email,
-            r.first_name, r.last_name, r.state, r.state_raw, r.checkout_url, r.reference,
-            _json(r.customization), _json(r.meta), r.callback_url, r.return_url,
-            r.origin, r.error, time(r.created_at), time(r.updated_at),
-            time(r.checked_at) if r.checked_at else never, r.raw_json, r.learned_by)
+    return (
+        r.profile_id,
+        r.mode,
+        r.tx_ref,
+        to_minor(r.amount, r.currency),
+        None if r.fee is None else to_minor(r.fee, r.currency),
+        r.currency,
+        r.email,
+        r.first_name,
+        r.last_name,
+        r.state,
+        r.state_raw,
+        r.checkout_url,
+        r.reference,
+        _json(r.customization),
+        _json(r.meta),
+        r.callback_url,
+        r.return_url,
+        r.origin,
+        r.error,
+        time(r.created_at),
+        time(r.updated_at),
+        time(r.checked_at) if r.checked_at else never,
+        r.raw_json,
+        r.learned_by,
+    )
 
 
 def news(before: LinkRecord, after: LinkRecord) -> bool:
@@ -76,8 +123,7 @@ class SqlLedger(Ledger, Generic[E]):
         self._engine = engine
         self._d = dialect
         # a write hands back the record it wrote (RETURNING): no second round trip to read it
-        self._insert = (_INSERT.replace("{never}", dialect.never)
-                        .replace("{columns}", dialect.link_columns))
+        self._insert = _INSERT.replace("{never}", dialect.never).replace("{columns}", dialect.link_columns)
         self._returning = f" RETURNING {dialect.link_columns}"
 
     # -- what each backend says its own way ----------------------------------------------
@@ -85,8 +131,7 @@ class SqlLedger(Ledger, Generic[E]):
     def _plan(self, conn: Conn, query: LinkQuery) -> Search:
         raise NotImplementedError
 
-    def _summarise(self, conn: Conn, profile_id: str, mode: str, start: datetime,
-                   end: datetime) -> DaySummary:
+    def _summarise(self, conn: Conn, profile_id: str, mode: str, start: datetime, end: datetime) -> DaySummary:
         raise NotImplementedError
 
     def _fenced(self, conn: Conn, fence: Fence | None) -> None:
@@ -103,15 +148,19 @@ class SqlLedger(Ledger, Generic[E]):
 
     # -- helpers --------------------------------------------------------------------------
 
-    def _one(self, conn: Conn, profile_id: str, tx_ref: str, *, raw: bool = False,
-             lock: bool = False) -> LinkRecord | None:
-        row = self._d.one(conn, f"SELECT {self._d.link_columns}{', links.raw' if raw else ''}"
-                          f" FROM links WHERE profile_id = ? AND tx_ref = ?"
-                          f"{self._d.lock if lock else ''}", (profile_id, tx_ref))
+    def _one(
+        self, conn: Conn, profile_id: str, tx_ref: str, *, raw: bool = False, lock: bool = False
+    ) -> LinkRecord | None:
+        row = self._d.one(
+            conn,
+            f"SELECT {self._d.link_columns}{', links.raw' if raw else ''}"
+            f" FROM links WHERE profile_id = ? AND tx_ref = ?"
+            f"{self._d.lock if lock else ''}",
+            (profile_id, tx_ref),
+        )
         return None if row is None else self._d.record(row, row["raw"] if raw else None)
 
-    def _must(self, conn: Conn, profile_id: str, tx_ref: str, *,
-              raw: bool = False) -> LinkRecord:
+    def _must(self, conn: Conn, profile_id: str, tx_ref: str, *, raw: bool = False) -> LinkRecord:
         found = self._one(conn, profile_id, tx_ref, raw=raw)
         if found is None:
             raise LedgerError(f"{tx_ref} is not in the ledger")
@@ -122,8 +171,7 @@ class SqlLedger(Ledger, Generic[E]):
         self._d.event(conn, "link", done.profile_id, done.mode, done.tx_ref)
         return done
 
-    def _add(self, conn: Conn, row: tuple[Any, ...], now: str, *,
-             raw: bool = False) -> LinkRecord | None:
+    def _add(self, conn: Conn, row: tuple[Any, ...], now: str, *, raw: bool = False) -> LinkRecord | None:
         """The new record as written (None: one with its reference is there already)."""
         made = self._d.one(conn, self._insert, row, now=now)
         if made is None:
@@ -131,8 +179,7 @@ class SqlLedger(Ledger, Generic[E]):
         self._index(conn, int(made["id"]))
         return self._d.record(made, made["raw"] if raw else None)
 
-    def _changed(self, conn: Conn, made: Row | None, profile_id: str,
-                 tx_ref: str) -> LinkRecord:
+    def _changed(self, conn: Conn, made: Row | None, profile_id: str, tx_ref: str) -> LinkRecord:
         """The record an UPDATE … RETURNING wrote (read again if it changed no row)."""
         if made is None:
             return self._must(conn, profile_id, tx_ref)
@@ -142,11 +189,31 @@ class SqlLedger(Ledger, Generic[E]):
 
     async def begin_link(self, profile_id: str, mode: str, request: PaymentRequest) -> LinkRecord:
         body = request.to_json()
-        row = (profile_id, mode, request.tx_ref, to_minor(request.amount, request.currency),
-               None, request.currency, request.email, request.first_name, request.last_name,
-               CREATING, None, None, None, json.dumps(body.get("customization", {})),
-               json.dumps(body.get("meta", {})), request.callback_url, request.return_url,
-               "link", None, None, False, None, None)
+        row = (
+            profile_id,
+            mode,
+            request.tx_ref,
+            to_minor(request.amount, request.currency),
+            None,
+            request.currency,
+            request.email,
+            request.first_name,
+            request.last_name,
+            CREATING,
+            None,
+            None,
+            None,
+            json.dumps(body.get("customization", {})),
+            json.dumps(body.get("meta", {})),
+            request.callback_url,
+            request.return_url,
+            "link",
+            None,
+            None,
+            False,
+            None,
+            None,
+        )
         now = self._d.now()  # when it was asked (the file's clock; the server's is its own)
 
         def write(conn: Conn) -> LinkRecord:
@@ -166,11 +233,12 @@ class SqlLedger(Ledger, Generic[E]):
             if named:
                 self._unindex(conn, before.id)
             made = self._d.one(
-                conn, "UPDATE links SET state = CASE WHEN state = ? THEN ? ELSE state"
+                conn,
+                "UPDATE links SET state = CASE WHEN state = ? THEN ? ELSE state"
                 " END, checkout_url = COALESCE(?, checkout_url), error = NULL,"
-                " updated_at = {now}, reference = COALESCE(reference, ?) WHERE id = ?"
-                + self._returning,
-                (CREATING, PENDING, link.checkout_url, reference or None, before.id))
+                " updated_at = {now}, reference = COALESCE(reference, ?) WHERE id = ?" + self._returning,
+                (CREATING, PENDING, link.checkout_url, reference or None, before.id),
+            )
             if named:
                 self._index(conn, before.id)
             return self._emit(conn, self._changed(conn, made, profile_id, link.tx_ref))
@@ -179,34 +247,61 @@ class SqlLedger(Ledger, Generic[E]):
 
     async def reject_link(self, profile_id: str, tx_ref: str, reason: str) -> LinkRecord:
         def write(conn: Conn) -> LinkRecord:
-            made = self._d.one(conn, "UPDATE links SET state = ?, error = ?, updated_at = {now}"
-                               " WHERE profile_id = ? AND tx_ref = ? AND state = ?"
-                               + self._returning, (REJECTED, reason, profile_id, tx_ref, CREATING))
+            made = self._d.one(
+                conn,
+                "UPDATE links SET state = ?, error = ?, updated_at = {now}"
+                " WHERE profile_id = ? AND tx_ref = ? AND state = ?" + self._returning,
+                (REJECTED, reason, profile_id, tx_ref, CREATING),
+            )
             return self._emit(conn, self._changed(conn, made, profile_id, tx_ref))
 
         return await self._engine.write(write)
 
     async def note_error(self, profile_id: str, tx_ref: str, reason: str) -> LinkRecord:
         def write(conn: Conn) -> LinkRecord:
-            made = self._d.one(conn, "UPDATE links SET error = ? WHERE profile_id = ? AND tx_ref = ?"
-                               + self._returning, (reason, profile_id, tx_ref))
+            made = self._d.one(
+                conn,
+                "UPDATE links SET error = ? WHERE profile_id = ? AND tx_ref = ?" + self._returning,
+                (reason, profile_id, tx_ref),
+            )
             return self._emit(conn, self._changed(conn, made, profile_id, tx_ref))
 
         return await self._engine.write(write)
 
-    async def record_lookup(self, profile_id: str, mode: str, tx: Transaction, *,
-                            fence: Fence | None = None,
-                            learned_by: str = "check") -> tuple[LinkRecord, bool]:
+    async def record_lookup(
+        self, profile_id: str, mode: str, tx: Transaction, *, fence: Fence | None = None, learned_by: str = "check"
+    ) -> tuple[LinkRecord, bool]:
         raw = json.dumps(tx.raw, default=str) if tx.raw else None
         state = state_of(tx.status)
         state_raw = None if tx.status.value == tx.status_raw.strip().lower() else tx.status_raw
         currency = tx.currency or ""
         fee = None if tx.charge is None else to_minor(tx.charge, currency)
         created = self._d.time(tx.created_at) if tx.created_at else None
-        new = (profile_id, mode, tx.tx_ref, to_minor(tx.amount or 0, currency), fee, currency,
-               tx.email or "", tx.first_name or "", tx.last_name or "", state, state_raw, None,
-               tx.reference, json.dumps(tx.customization), json.dumps(tx.meta), None, None,
-               "lookup", None, created, True, raw, learned_by)
+        new = (
+            profile_id,
+            mode,
+            tx.tx_ref,
+            to_minor(tx.amount or 0, currency),
+            fee,
+            currency,
+            tx.email or "",
+            tx.first_name or "",
+            tx.last_name or "",
+            state,
+            state_raw,
+            None,
+            tx.reference,
+            json.dumps(tx.customization),
+            json.dumps(tx.meta),
+            None,
+            None,
+            "lookup",
+            None,
+            created,
+            True,
+            raw,
+            learned_by,
+        )
         now = self._d.now()  # when it was answered: one moment for the whole write
 
         def write(conn: Conn) -> tuple[LinkRecord, bool]:
@@ -224,32 +319,52 @@ class SqlLedger(Ledger, Generic[E]):
                 # a final state stays (records.may_follow): what the service said is noted
                 # beside it, and the record is not moved
                 said = tx.status_raw.strip() or state
-                self._d.run(conn, "UPDATE links SET checked_at = {now}, error = ? WHERE id = ?",
-                            (f"The service now says {said!r}; PayDesk keeps its final state "
-                             f"{before.state!r}", before.id), now=now)
+                self._d.run(
+                    conn,
+                    "UPDATE links SET checked_at = {now}, error = ? WHERE id = ?",
+                    (f"The service now says {said!r}; PayDesk keeps its final state {before.state!r}", before.id),
+                    now=now,
+                )
                 kept = self._must(conn, profile_id, tx.tx_ref, raw=True)
                 return (self._emit(conn, kept) if news(before, kept) else kept), False
             # updated_at and learned_by move only with the state (the right-hand sides read
             # the row as it was)
             unchanged = "state = ? AND state_raw IS NOT DISTINCT FROM ?"
-            sets = ["state = ?", "state_raw = ?", "checked_at = {now}",
-                    f"updated_at = CASE WHEN {unchanged} THEN updated_at ELSE {{now}} END",
-                    f"learned_by = CASE WHEN {unchanged} THEN learned_by ELSE ? END",
-                    "error = NULL", "fee_minor = COALESCE(?, fee_minor)",
-                    "raw = COALESCE(?, raw)"]
-            args: list[Any] = [state, state_raw, state, state_raw, state, state_raw, learned_by,
-                               fee, raw]
+            sets = [
+                "state = ?",
+                "state_raw = ?",
+                "checked_at = {now}",
+                f"updated_at = CASE WHEN {unchanged} THEN updated_at ELSE {{now}} END",
+                f"learned_by = CASE WHEN {unchanged} THEN learned_by ELSE ? END",
+                "error = NULL",
+                "fee_minor = COALESCE(?, fee_minor)",
+                "raw = COALESCE(?, raw)",
+            ]
+            args: list[Any] = [state, state_raw, state, state_raw, state, state_raw, learned_by, fee, raw]
             text = False
-            if (before.origin == "lookup" and not before.currency and tx.amount is not None
-                    and tx.currency):
+            if before.origin == "lookup" and not before.currency and tx.amount is not None and tx.currency:
                 # a payment made elsewhere, first seen with no details (the family's answer
                 # for an unpaid one): fill them in once the service tells them
-                sets += ["amount_minor = ?", "currency = ?", "email = ?", "first_name = ?",
-                         "last_name = ?", "customization = ?", "meta = ?",
-                         "created_at = COALESCE(?, created_at)"]
-                args += [to_minor(tx.amount, tx.currency), tx.currency, tx.email or "",
-                         tx.first_name or "", tx.last_name or "", json.dumps(tx.customization),
-                         json.dumps(tx.meta), created]
+                sets += [
+                    "amount_minor = ?",
+                    "currency = ?",
+                    "email = ?",
+                    "first_name = ?",
+                    "last_name = ?",
+                    "customization = ?",
+                    "meta = ?",
+                    "created_at = COALESCE(?, created_at)",
+                ]
+                args += [
+                    to_minor(tx.amount, tx.currency),
+                    tx.currency,
+                    tx.email or "",
+                    tx.first_name or "",
+                    tx.last_name or "",
+                    json.dumps(tx.customization),
+                    json.dumps(tx.meta),
+                    created,
+                ]
                 text = True
             if tx.reference and tx.reference != before.reference:
                 sets.append("reference = ?")
@@ -257,8 +372,7 @@ class SqlLedger(Ledger, Generic[E]):
                 text = True
             if text:
                 self._unindex(conn, before.id)
-            self._d.run(conn, f"UPDATE links SET {', '.join(sets)} WHERE id = ?",
-                        (*args, before.id), now=now)
+            self._d.run(conn, f"UPDATE links SET {', '.join(sets)} WHERE id = ?", (*args, before.id), now=now)
             if text:
                 self._index(conn, before.id)
             after = self._must(conn, profile_id, tx.tx_ref, raw=True)
@@ -275,8 +389,12 @@ class SqlLedger(Ledger, Generic[E]):
             self._fenced(conn, fence)
             # a check that said nothing new is no news for the other desks (they read
             # checked_at with the record next time): no event
-            self._d.run(conn, "UPDATE links SET checked_at = {now} WHERE profile_id = ?"
-                        " AND tx_ref = ?", (profile_id, tx_ref), now=now)
+            self._d.run(
+                conn,
+                "UPDATE links SET checked_at = {now} WHERE profile_id = ? AND tx_ref = ?",
+                (profile_id, tx_ref),
+                now=now,
+            )
 
         await self._engine.write(write)
 
@@ -289,33 +407,30 @@ class SqlLedger(Ledger, Generic[E]):
         wanted = list(dict.fromkeys(refs))
         if not wanted:
             return set()
-        sql = (f"SELECT tx_ref FROM links WHERE profile_id = ? AND tx_ref IN"
-               f" ({', '.join('?' * len(wanted))})")
+        sql = f"SELECT tx_ref FROM links WHERE profile_id = ? AND tx_ref IN ({', '.join('?' * len(wanted))})"
         rows = await self._engine.read(lambda conn: self._d.all(conn, sql, [profile_id, *wanted]))
         return {row["tx_ref"] for row in rows}
 
-    async def page(self, query: LinkQuery, after: Cursor | None = None,
-                   before: Cursor | None = None, limit: int = 100) -> Page:
+    async def page(
+        self, query: LinkQuery, after: Cursor | None = None, before: Cursor | None = None, limit: int = 100
+    ) -> Page:
         if after is not None and before is not None:
             raise ValueError("page after or before a row, not both")
-        return await self._engine.read(lambda conn: self._plan(conn, query).page(
-            conn, before or after, limit, backwards=before is not None))
+        return await self._engine.read(
+            lambda conn: self._plan(conn, query).page(conn, before or after, limit, backwards=before is not None)
+        )
 
     async def last_page(self, query: LinkQuery, limit: int = 100) -> Page:
-        return await self._engine.read(lambda conn: self._plan(conn, query).page(
-            conn, None, limit, backwards=True))
+        return await self._engine.read(lambda conn: self._plan(conn, query).page(conn, None, limit, backwards=True))
 
     async def count(self, query: LinkQuery) -> int:
         return int(await self._engine.read(lambda conn: self._plan(conn, query).count(conn)))
 
     async def anchors(self, query: LinkQuery, every: int) -> list[Cursor]:
-        return await self._engine.read(
-            lambda conn: self._plan(conn, query).anchors(conn, every))
+        return await self._engine.read(lambda conn: self._plan(conn, query).anchors(conn, every))
 
-    async def day_summary(self, profile_id: str, mode: str, start: datetime,
-                          end: datetime) -> DaySummary:
-        return await self._engine.read(
-            lambda conn: self._summarise(conn, profile_id, mode, start, end))
+    async def day_summary(self, profile_id: str, mode: str, start: datetime, end: datetime) -> DaySummary:
+        return await self._engine.read(lambda conn: self._summarise(conn, profile_id, mode, start, end))
 
     async def _select(self, sql: str, args: list[Any]) -> list[LinkRecord]:
         rows = await self._engine.read(lambda conn: self._d.all(conn, sql, args))
@@ -324,14 +439,26 @@ class SqlLedger(Ledger, Generic[E]):
     async def unsettled(self, profile_id: str | None = None) -> list[LinkRecord]:
         return await self._select(*lists.unsettled(self._d, profile_id))
 
-    async def open_records(self, profile_id: str | None = None, mode: str | None = None, *,
-                           since: datetime | None = None,
-                           limit: int | None = 1000) -> list[LinkRecord]:
+    async def open_records(
+        self,
+        profile_id: str | None = None,
+        mode: str | None = None,
+        *,
+        since: datetime | None = None,
+        limit: int | None = 1000,
+    ) -> list[LinkRecord]:
         return await self._select(*lists.open_records(self._d, profile_id, mode, since, limit))
 
-    async def paid_since(self, since: datetime, profile_id: str | None = None,
-                         mode: str | None = None, *, checked_before: datetime | None = None,
-                         after: Cursor | None = None, limit: int = 200) -> Page:
+    async def paid_since(
+        self,
+        since: datetime,
+        profile_id: str | None = None,
+        mode: str | None = None,
+        *,
+        checked_before: datetime | None = None,
+        after: Cursor | None = None,
+        limit: int = 200,
+    ) -> Page:
         sql, args = lists.paid(self._d, since, profile_id, mode, checked_before, after, limit)
 
         def read(conn: Conn) -> Page:
@@ -340,13 +467,16 @@ class SqlLedger(Ledger, Generic[E]):
             if not records:
                 return Page()
             first, last = rows[0], rows[len(records) - 1]
-            return Page(records, Cursor((first["updated_at"], first["id"])),
-                        Cursor((last["updated_at"], last["id"])), more=len(rows) > limit)
+            return Page(
+                records,
+                Cursor((first["updated_at"], first["id"])),
+                Cursor((last["updated_at"], last["id"])),
+                more=len(rows) > limit,
+            )
 
         return await self._engine.read(read)
 
-    async def count_paid_since(self, since: datetime, profile_id: str | None = None,
-                               mode: str | None = None) -> int:
+    async def count_paid_since(self, since: datetime, profile_id: str | None = None, mode: str | None = None) -> int:
         sql, args = lists.paid_count(self._d, since, profile_id, mode)
         row = await self._engine.read(lambda conn: self._d.one(conn, sql, args))
         return int(row["n"]) if row else 0
@@ -354,8 +484,9 @@ class SqlLedger(Ledger, Generic[E]):
     # -- references -----------------------------------------------------------------------
 
     async def peek_sequence(self, day: date) -> int:
-        row = await self._engine.read(lambda conn: self._d.one(
-            conn, "SELECT value FROM sequences WHERE day = ?", (self._day(day),)))
+        row = await self._engine.read(
+            lambda conn: self._d.one(conn, "SELECT value FROM sequences WHERE day = ?", (self._day(day),))
+        )
         return (int(row["value"]) if row else 0) + 1
 
     async def claim_sequence(self, day: date, value: int) -> bool:
@@ -363,9 +494,12 @@ class SqlLedger(Ledger, Generic[E]):
             # one statement: of two desks claiming the same value, the second waits for the
             # first's row, then finds the value taken (the WHERE sees the committed row)
             row = self._d.one(
-                conn, "INSERT INTO sequences (day, value) VALUES (?, ?) ON CONFLICT (day)"
+                conn,
+                "INSERT INTO sequences (day, value) VALUES (?, ?) ON CONFLICT (day)"
                 " DO UPDATE SET value = excluded.value WHERE sequences.value < excluded.value"
-                " RETURNING value", (self._day(day), value))
+                " RETURNING value",
+                (self._day(day), value),
+            )
             if row is None:
                 return False
             self._d.event(conn, "sequence", key=day.isoformat())

@@ -9,5 +9,4 @@ from .engine import LedgerUnreachable, PgEngine, SchemaTooNew
 from .events import CHANNEL, emit
 from .schema import KNOWN, MIGRATIONS, migrate
 
-__all__ = ["CHANNEL", "KNOWN", "MIGRATIONS", "LedgerUnreachable", "PgEngine", "SchemaTooNew",
-           "emit", "migrate"]
+__all__ = ["CHANNEL", "KNOWN", "MIGRATIONS", "LedgerUnreachable", "PgEngine", "SchemaTooNew", "emit", "migrate"]

@@ -26,11 +26,9 @@ def _function(name: str, why: str) -> str:
         END $$"""
 
 
-def _trigger(table: str, name: str, when: str, function: str, each: str = "ROW",
-             only: str = "") -> str:
+def _trigger(table: str, name: str, when: str, function: str, each: str = "ROW", only: str = "") -> str:
     only = f" WHEN ({only})" if only else ""
-    return (f"CREATE TRIGGER {table}_{name} BEFORE {when} ON {table}"
-            f" FOR EACH {each}{only} EXECUTE FUNCTION {function}()")
+    return f"CREATE TRIGGER {table}_{name} BEFORE {when} ON {table} FOR EACH {each}{only} EXECUTE FUNCTION {function}()"
 
 
 STATEMENTS = [
@@ -69,13 +67,14 @@ STATEMENTS = [
     "CREATE INDEX batch_emails_by_row ON batch_emails (batch_id, number, id)",
     _function("batch_book_append_only", APPEND_ONLY),
     _function("batch_book_fixed", FIXED),
-    *[_trigger(table, "append_only", "UPDATE OR DELETE", "batch_book_append_only")
-      for table in ("batches", "batch_emails")],
+    *[
+        _trigger(table, "append_only", "UPDATE OR DELETE", "batch_book_append_only")
+        for table in ("batches", "batch_emails")
+    ],
     _trigger("batch_rows", "append_only", "DELETE", "batch_book_append_only"),
     _trigger("batch_rows", "fixed", f"UPDATE OF {', '.join(KEPT)}", "batch_book_fixed"),
     _trigger("batch_rows", "ref_once", "UPDATE OF tx_ref", "batch_book_fixed", only=REF_ONCE),
-    *[_trigger(table, "no_truncate", "TRUNCATE", "batch_book_append_only", "STATEMENT")
-      for table in TABLES],
+    *[_trigger(table, "no_truncate", "TRUNCATE", "batch_book_append_only", "STATEMENT") for table in TABLES],
 ]
 
 MIGRATION: tuple[int, str] = (VERSION, ";\n".join(STATEMENTS))

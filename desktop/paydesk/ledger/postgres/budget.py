@@ -31,10 +31,15 @@ _HEARD = "SELECT * FROM paydesk_call_heard(%s, %s, %s, %s, %s, %s, %s, %s)"
 
 def _state(row: Any, window: float) -> BookState:
     used = row["used"] or []
-    return BookState(limit=row["lim"], left=row["lft"], paused_for=float(row["paused"] or 0.0),
-                     used={k + 1: n for k, n in enumerate(used) if n},
-                     others=int(row["others"] or 0), refusals=int(row["refusals"] or 0),
-                     window=window)
+    return BookState(
+        limit=row["lim"],
+        left=row["lft"],
+        paused_for=float(row["paused"] or 0.0),
+        used={k + 1: n for k, n in enumerate(used) if n},
+        others=int(row["others"] or 0),
+        refusals=int(row["refusals"] or 0),
+        window=window,
+    )
 
 
 class PgBook:
@@ -53,8 +58,7 @@ class PgBook:
         if time.monotonic() < self._apart_until or self.engine.read_only:
             return self._take_here(klass, hand)
         params = (self.origin, self.engine.desk, int(klass), self.window, hand)
-        job = asyncio.ensure_future(
-            self.engine.quick(lambda conn: conn.execute(_TAKE, params).fetchone()))
+        job = asyncio.ensure_future(self.engine.quick(lambda conn: conn.execute(_TAKE, params).fetchone()))
         try:
             row = await asyncio.wait_for(asyncio.shield(job), TAKE_MOST)
         except asyncio.CancelledError:
@@ -75,8 +79,16 @@ class PgBook:
         if call_id < 0:  # taken here while the shop's could not be reached
             self.local.heard_now(-call_id, heard)
             return
-        params = (self.origin, call_id, self.window, self._hand, heard.status, heard.limit,
-                  heard.remaining, heard.retry_after)
+        params = (
+            self.origin,
+            call_id,
+            self.window,
+            self._hand,
+            heard.status,
+            heard.limit,
+            heard.remaining,
+            heard.retry_after,
+        )
         try:
             row = await self.engine.quick(lambda conn: conn.execute(_HEARD, params).fetchone())
         except LedgerError as error:
@@ -111,6 +123,9 @@ class PgBook:
 
     def _apart(self, error: Exception) -> None:
         if time.monotonic() >= self._apart_until:
-            log.warning("the shop's call budget cannot be reached (%s): this desk keeps to "
-                        "its own for %g s", error or type(error).__name__, ASK_AGAIN)
+            log.warning(
+                "the shop's call budget cannot be reached (%s): this desk keeps to its own for %g s",
+                error or type(error).__name__,
+                ASK_AGAIN,
+            )
         self._apart_until = time.monotonic() + ASK_AGAIN

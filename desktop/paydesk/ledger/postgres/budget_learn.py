@@ -13,8 +13,8 @@ from . import budget_schema
 VERSION = 11
 
 _NINE = budget_schema.MIGRATION[1]
-_HEARD = _NINE[_NINE.index("CREATE FUNCTION paydesk_call_heard"):]
-_HEARD = _HEARD[:_HEARD.index("$$;") + 3]
+_HEARD = _NINE[_NINE.index("CREATE FUNCTION paydesk_call_heard") :]
+_HEARD = _HEARD[: _HEARD.index("$$;") + 3]
 _COUNT = """            SELECT count(*)::int INTO through FROM call_budget_calls c
              WHERE c.origin = p_origin AND c.expires_at > t AND c.answered_at IS NOT NULL
                AND c.sent_at >= resets - win - interval '1 second';
@@ -31,6 +31,12 @@ _THROUGH = "    through integer;\n"
 if _HEARD.count(_COUNT) != 1 or _HEARD.count(_THROUGH) != 1:
     raise RuntimeError("migration 9's paydesk_call_heard is not the one migration 11 amends")
 
-MIGRATION = (VERSION, (_HEARD.replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1)
-                       .replace(_THROUGH, _THROUGH + "    first_sent timestamptz;\n", 1)
-                       .replace(_COUNT, _BEGUN, 1)) + "\n")
+MIGRATION = (
+    VERSION,
+    (
+        _HEARD.replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1)
+        .replace(_THROUGH, _THROUGH + "    first_sent timestamptz;\n", 1)
+        .replace(_COUNT, _BEGUN, 1)
+    )
+    + "\n",
+)

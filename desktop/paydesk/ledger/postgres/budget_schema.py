@@ -44,7 +44,9 @@ _STATE = """
                     FROM call_budget_calls WHERE origin = p_origin AND expires_at > t) s) q
 """
 
-MIGRATION = (VERSION, f"""
+MIGRATION = (
+    VERSION,
+    f"""
 CREATE TABLE call_budgets (
     origin text COLLATE "C" PRIMARY KEY,
     call_limit integer CHECK (call_limit > 0),
@@ -244,4 +246,5 @@ BEGIN
     RETURN QUERY {_STATE};
 END
 $$;
-""")
+""",
+)

@@ -23,13 +23,18 @@ Conn = psycopg.Connection[DictRow]
 # every connection's defaults (a URL's own values win): a dead server or a cut cable is
 # noticed in seconds, not after the kernel's two hours
 CONNECTION = {
-    "keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2, "keepalives_count": 3,
-    "connect_timeout": 5, "tcp_user_timeout": 10000, "application_name": "paydesk",
+    "keepalives": 1,
+    "keepalives_idle": 5,
+    "keepalives_interval": 2,
+    "keepalives_count": 3,
+    "connect_timeout": 5,
+    "tcp_user_timeout": 10000,
+    "application_name": "paydesk",
     # the server's side: a desk cut off inside a transaction (a fenced poller write holding
     # a share lock on the lease row) has it rolled back within seconds, not hours. The feed's
     # connection is autocommit and idle outside any transaction: these never end it.
     "options": "-c idle_in_transaction_session_timeout=10s -c tcp_keepalives_idle=5"
-               " -c tcp_keepalives_interval=2 -c tcp_keepalives_count=3",
+    " -c tcp_keepalives_interval=2 -c tcp_keepalives_count=3",
 }
 PROBE_FIRST, PROBE_MOST = 1.0, 5.0  # s: a server out of reach is asked again this often
 
@@ -46,8 +51,7 @@ class SchemaTooNew(LedgerError):
     """The shared ledger was migrated by a newer PayDesk: this one only reads it."""
 
     def __init__(self) -> None:
-        super().__init__("This shop's ledger was upgraded by a newer PayDesk: "
-                         "update PayDesk on this computer")
+        super().__init__("This shop's ledger was upgraded by a newer PayDesk: update PayDesk on this computer")
 
 
 class Gone(BaseException):
@@ -74,8 +78,7 @@ class Cancellable:
             self.abandoned = True
             conn = self.conn
         if conn is not None:
-            threading.Thread(target=_cancel, args=(conn,), name="ledger-cancel",
-                             daemon=True).start()
+            threading.Thread(target=_cancel, args=(conn,), name="ledger-cancel", daemon=True).start()
 
 
 def _cancel(conn: Conn) -> None:

@@ -24,10 +24,12 @@ def _quoted(values: Iterable[str]) -> str:
 
 
 def _append_only(table: str) -> list[str]:
-    return [f"""CREATE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE ON {table}
+    return [
+        f"""CREATE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE ON {table}
                 FOR EACH ROW EXECUTE FUNCTION counter_book_append_only()""",
-            f"""CREATE TRIGGER {table}_no_truncate BEFORE TRUNCATE ON {table}
-                FOR EACH STATEMENT EXECUTE FUNCTION counter_book_append_only()"""]
+        f"""CREATE TRIGGER {table}_no_truncate BEFORE TRUNCATE ON {table}
+                FOR EACH STATEMENT EXECUTE FUNCTION counter_book_append_only()""",
+    ]
 
 
 STATEMENTS = [

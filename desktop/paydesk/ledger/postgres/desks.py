@@ -21,7 +21,9 @@ from ...config.desk_name import default_names
 from ..errors import LedgerError
 
 VERSION = 7
-MIGRATION = (VERSION, """
+MIGRATION = (
+    VERSION,
+    """
 CREATE TABLE desks (
     installation text COLLATE "C" PRIMARY KEY,
     computer text NOT NULL,
@@ -29,7 +31,8 @@ CREATE TABLE desks (
     seen_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE UNIQUE INDEX desks_by_name ON desks (lower(name));
-""")
+""",
+)
 
 
 class NameTaken(LedgerError):
@@ -40,27 +43,30 @@ class NameTaken(LedgerError):
         super().__init__(f"Another desk of the shop is called {name}: choose another name")
 
 
-def claim_name(conn: Connection[Any], installation: str, computer: str,
-               wanted: str | None) -> str:
+def claim_name(conn: Connection[Any], installation: str, computer: str, wanted: str | None) -> str:
     """The name ``installation`` goes by from now on (in a write's transaction): ``wanted``
     (NameTaken when another desk has it), else its default name; its row is kept up to date."""
     conn.execute("LOCK TABLE desks IN SHARE ROW EXCLUSIVE MODE")
-    taken = {row["name"].lower(): row["name"] for row in conn.execute(
-        "SELECT name FROM desks WHERE installation <> %s", (installation,)).fetchall()}
+    taken = {
+        row["name"].lower(): row["name"]
+        for row in conn.execute("SELECT name FROM desks WHERE installation <> %s", (installation,)).fetchall()
+    }
     if wanted:
         if wanted.lower() in taken:
             raise NameTaken(taken[wanted.lower()])
         name = wanted
     else:
-        row = conn.execute("SELECT name FROM desks WHERE installation = %s",
-                           (installation,)).fetchone()
+        row = conn.execute("SELECT name FROM desks WHERE installation = %s", (installation,)).fetchone()
         names = default_names(computer, installation)
         defaults = [next(names), next(names)]
         if row is not None and row["name"] in defaults and row["name"].lower() not in taken:
             name = row["name"]
         else:
             name = next(n for n in chain(defaults, names) if n.lower() not in taken)
-    conn.execute("INSERT INTO desks (installation, computer, name) VALUES (%s, %s, %s)"
-                 " ON CONFLICT (installation) DO UPDATE SET computer = excluded.computer,"
-                 " name = excluded.name, seen_at = now()", (installation, computer, name))
+    conn.execute(
+        "INSERT INTO desks (installation, computer, name) VALUES (%s, %s, %s)"
+        " ON CONFLICT (installation) DO UPDATE SET computer = excluded.computer,"
+        " name = excluded.name, seen_at = now()",
+        (installation, computer, name),
+    )
     return name

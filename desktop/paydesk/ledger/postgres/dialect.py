@@ -65,18 +65,15 @@ class PgDialect(Dialect):
             with conn.cursor() as cursor:
                 cursor.executemany(self.sql(text), rows)
 
-    def insert_many(self, conn: Conn, table: str, columns: Sequence[str],
-                    rows: Iterable[Sequence[Any]]) -> None:
-        with conn.cursor() as cursor, cursor.copy(
-                f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+    def insert_many(self, conn: Conn, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+        with conn.cursor() as cursor, cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
             for row in rows:
                 copy.write_row(row)
 
     def serialize(self, conn: Conn, name: str) -> None:
         conn.execute(_LOCK, (name,))
 
-    def event(self, conn: Conn, kind: str, profile_id: str = "", mode: str = "",
-              key: str = "") -> None:
+    def event(self, conn: Conn, kind: str, profile_id: str = "", mode: str = "", key: str = "") -> None:
         events.emit(conn, self._engine.desk, kind, profile_id, mode, key)
 
 

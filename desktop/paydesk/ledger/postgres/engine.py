@@ -49,8 +49,7 @@ from .connection import (
 from .refusal import UNREACHABLE, LedgerRefused, classify
 from .schema import KNOWN, migrate
 
-__all__ = ["CONNECTION", "Conn", "LedgerRefused", "LedgerUnreachable", "PgEngine",
-           "SchemaTooNew"]
+__all__ = ["CONNECTION", "Conn", "LedgerRefused", "LedgerUnreachable", "PgEngine", "SchemaTooNew"]
 
 log = logging.getLogger("paydesk.ledger.postgres")
 T = TypeVar("T")
@@ -59,8 +58,16 @@ T = TypeVar("T")
 class PgEngine:
     """The threads, the pool and the schema behind a shared (PostgreSQL) ledger."""
 
-    def __init__(self, url: str, *, password: str | None = None, desk: str, readers: int = 2,
-                 on_reachable: Callable[[bool], None] | None = None, wait: float = 10.0):
+    def __init__(
+        self,
+        url: str,
+        *,
+        password: str | None = None,
+        desk: str,
+        readers: int = 2,
+        on_reachable: Callable[[bool], None] | None = None,
+        wait: float = 10.0,
+    ):
         self.desk = desk
         self.on_reachable = on_reachable or (lambda reachable: None)
         self.reachable = True
@@ -73,8 +80,9 @@ class PgEngine:
         try:
             params: dict[str, Any] = conninfo_to_dict(url)
         except psycopg.Error as exc:
-            raise LedgerError(f"The shared ledger's address is not valid: "
-                              f"{self._clean(str(exc), url).strip()}") from None
+            raise LedgerError(
+                f"The shared ledger's address is not valid: {self._clean(str(exc), url).strip()}"
+            ) from None
         if params.get("password"):
             self._secrets.append(str(params["password"]))
         if password:
@@ -150,8 +158,7 @@ class PgEngine:
         if self._closing or (self._probing is not None and not self._probing.done()):
             return
         try:
-            self._probing = asyncio.get_running_loop().create_task(self._probe(),
-                                                                    name="shared ledger probe")
+            self._probing = asyncio.get_running_loop().create_task(self._probe(), name="shared ledger probe")
         except RuntimeError:  # no loop runs here: the next job finds out
             self._probing = None
 
@@ -166,8 +173,7 @@ class PgEngine:
             if self.reachable or self._closing:
                 return
             try:
-                await asyncio.shield(self._submit(
-                    self._reader, lambda: self._run(nothing, write=False)))
+                await asyncio.shield(self._submit(self._reader, lambda: self._run(nothing, write=False)))
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # noqa: BLE001 - still out of reach: again later
@@ -186,8 +192,9 @@ class PgEngine:
         with self._lock:
             if pool is not None and self._pool is pool:
                 self._pool = None  # a fresh one once the server answers again
-                threading.Thread(target=pool.close, kwargs={"timeout": 2},
-                                 name="ledger-pool-close", daemon=True).start()
+                threading.Thread(
+                    target=pool.close, kwargs={"timeout": 2}, name="ledger-pool-close", daemon=True
+                ).start()
         self.mark_reachable(False)
         since = self.down_since or datetime.now(UTC)
         return LedgerUnreachable(since)
@@ -208,9 +215,15 @@ class PgEngine:
             if self._pool is None and not self._closed:
                 pool = ConnectionPool(
                     kwargs={**self._params, "autocommit": True, "row_factory": dict_row},
-                    min_size=1, max_size=self._readers + 2, open=False,
-                    check=self._check, configure=self._configure,
-                    name="paydesk-ledger", timeout=self.wait, max_idle=300)
+                    min_size=1,
+                    max_size=self._readers + 2,
+                    open=False,
+                    check=self._check,
+                    configure=self._configure,
+                    name="paydesk-ledger",
+                    timeout=self.wait,
+                    max_idle=300,
+                )
                 pool.open(wait=False)
                 self._pool = pool
             if self._pool is None:
@@ -240,11 +253,11 @@ class PgEngine:
             self.read_only = version > KNOWN
             self._opened = True
         if self.read_only:
-            log.warning("the shared ledger's schema (%s) is newer than this PayDesk's (%s):"
-                        " opened read-only", version, KNOWN)
+            log.warning(
+                "the shared ledger's schema (%s) is newer than this PayDesk's (%s): opened read-only", version, KNOWN
+            )
 
-    def _run(self, fn: Callable[[Conn], T], *, write: bool,
-             cancellable: Cancellable | None = None) -> T:
+    def _run(self, fn: Callable[[Conn], T], *, write: bool, cancellable: Cancellable | None = None) -> T:
         """One job on this thread: a pooled connection, ``fn`` (in a transaction if
         ``write``), reachability kept."""
         if self._closing and not write:
@@ -257,8 +270,7 @@ class PgEngine:
                     raise LedgerClosed("The ledger is closed") from None
         return self._attempt(fn, write=write, cancellable=cancellable)
 
-    def _attempt(self, fn: Callable[[Conn], T], *, write: bool,
-                 cancellable: Cancellable | None) -> T:
+    def _attempt(self, fn: Callable[[Conn], T], *, write: bool, cancellable: Cancellable | None) -> T:
         pool: ConnectionPool[Conn] | None = None
         try:
             pool = self._pool_now()
@@ -293,8 +305,7 @@ class PgEngine:
 
     # -- jobs ---------------------------------------------------------------------------
 
-    def _submit(self, executor: concurrent.futures.ThreadPoolExecutor,
-                call: Callable[[], T]) -> asyncio.Future[T]:
+    def _submit(self, executor: concurrent.futures.ThreadPoolExecutor, call: Callable[[], T]) -> asyncio.Future[T]:
         loop = asyncio.get_running_loop()
         self._loop = loop
         return asyncio.wrap_future(executor.submit(call), loop=loop)
@@ -326,8 +337,7 @@ class PgEngine:
         if self._closing:
             raise LedgerClosed("The ledger is closed")
         cancellable = Cancellable()
-        future = self._submit(self._reader,
-                              lambda: self._run(fn, write=False, cancellable=cancellable))
+        future = self._submit(self._reader, lambda: self._run(fn, write=False, cancellable=cancellable))
         try:
             return await asyncio.shield(future)
         except asyncio.CancelledError:

@@ -19,17 +19,35 @@ from typing import Any
 from psycopg import Connection
 
 CHANNEL = "paydesk_events"
-KINDS = ("link", "sequence", "card", "cards", "card_tx", "operation", "audit", "merchant",
-         "lease", "import", "inbox", "sale", "shift", "batch", "refused")
+KINDS = (
+    "link",
+    "sequence",
+    "card",
+    "cards",
+    "card_tx",
+    "operation",
+    "audit",
+    "merchant",
+    "lease",
+    "import",
+    "inbox",
+    "sale",
+    "shift",
+    "batch",
+    "refused",
+)
 
-_EMIT = """WITH made AS (
+_EMIT = (
+    """WITH made AS (
     INSERT INTO events (desk, kind, profile_id, mode, key) VALUES (%s, %s, %s, %s, %s)
     RETURNING id)
-SELECT id, pg_notify('""" + CHANNEL + """', id::text) FROM made"""
+SELECT id, pg_notify('"""
+    + CHANNEL
+    + """', id::text) FROM made"""
+)
 
 
-def emit(conn: Connection[Any], desk: str, kind: str, profile_id: str = "", mode: str = "",
-         key: str = "") -> int:
+def emit(conn: Connection[Any], desk: str, kind: str, profile_id: str = "", mode: str = "", key: str = "") -> int:
     """Record one change by ``desk`` and ring the doorbell; returns the event's id. Call it
     inside the change's transaction (``engine.write``): the row and the notification are
     then delivered with the change, or not at all."""

@@ -59,8 +59,10 @@ class LeaseState:
 def check_fence(conn: Connection[Any], fence: Fence) -> None:
     """Inside a write's transaction: go on only while ``fence`` still holds the lease (a
     share lock on the row keeps it so until the transaction ends); else ``StaleLease``."""
-    row = conn.execute("SELECT 1 FROM poller_lease WHERE shop = %s AND holder = %s AND epoch = %s"
-                       " AND expires_at > now() FOR SHARE", (SHOP, fence.holder, fence.epoch)).fetchone()
+    row = conn.execute(
+        "SELECT 1 FROM poller_lease WHERE shop = %s AND holder = %s AND epoch = %s AND expires_at > now() FOR SHARE",
+        (SHOP, fence.holder, fence.epoch),
+    ).fetchone()
     if row is None:
         raise StaleLease()
 
@@ -83,8 +85,7 @@ RETURNING (SELECT holder FROM poller_lease WHERE shop = %(shop)s) AS before,
 """
 
 
-def take_or_renew(conn: Connection[Any], me: str, name: str, ttl: float,
-                  priority: int = DESK) -> LeaseState:
+def take_or_renew(conn: Connection[Any], me: str, name: str, ttl: float, priority: int = DESK) -> LeaseState:
     """One transaction: take the lease (free, expired, or held at a lower ``priority``),
     renew it (mine), or read who holds it. A new holder (or the holder's new name) is
     announced with a "lease" event.
@@ -96,8 +97,9 @@ def take_or_renew(conn: Connection[Any], me: str, name: str, ttl: float,
     conn.execute("SET LOCAL lock_timeout = '2s'")
     try:
         with conn.transaction():  # a savepoint: the read below still runs after a timeout
-            row = conn.execute(_TAKE, {"shop": SHOP, "me": me, "name": name, "ttl": ttl,
-                                       "priority": priority}).fetchone()
+            row = conn.execute(
+                _TAKE, {"shop": SHOP, "me": me, "name": name, "ttl": ttl, "priority": priority}
+            ).fetchone()
     except LockNotAvailable:
         log.info("the poller lease is busy (a holder's write under way); asking again later")
         return read_lease(conn, me)
@@ -107,25 +109,34 @@ def take_or_renew(conn: Connection[Any], me: str, name: str, ttl: float,
             log.info("this desk checks payments now (lease epoch %s)", row["epoch"])
         elif row["before_name"] != name:  # renamed: the other desks' status bars say it now
             emit(conn, me, "lease", key=str(row["epoch"]))
-        return LeaseState(me, row["holder_name"], int(row["epoch"]), row["expires_at"], True,
-                          int(row["priority"]))
+        return LeaseState(me, row["holder_name"], int(row["epoch"]), row["expires_at"], True, int(row["priority"]))
     return read_lease(conn, me)
 
 
 def read_lease(conn: Connection[Any], me: str = "") -> LeaseState:
-    row = conn.execute("SELECT holder, holder_name, epoch, expires_at, priority,"
-                       " expires_at > now() AS live FROM poller_lease WHERE shop = %s",
-                       (SHOP,)).fetchone()
+    row = conn.execute(
+        "SELECT holder, holder_name, epoch, expires_at, priority,"
+        " expires_at > now() AS live FROM poller_lease WHERE shop = %s",
+        (SHOP,),
+    ).fetchone()
     if row is None or row["holder"] is None or not row["live"]:
         return LeaseState(None, "", int(row["epoch"] or 0) if row else 0, None)
-    return LeaseState(row["holder"], row["holder_name"] or "", int(row["epoch"]),
-                      row["expires_at"], row["holder"] == me, int(row["priority"]))
+    return LeaseState(
+        row["holder"],
+        row["holder_name"] or "",
+        int(row["epoch"]),
+        row["expires_at"],
+        row["holder"] == me,
+        int(row["priority"]),
+    )
 
 
 def release(conn: Connection[Any], me: str) -> bool:
     """Give the lease up at once (closing): the next desk need not wait for it to expire."""
-    row = conn.execute("UPDATE poller_lease SET expires_at = now(), holder = NULL"
-                       " WHERE shop = %s AND holder = %s RETURNING epoch", (SHOP, me)).fetchone()
+    row = conn.execute(
+        "UPDATE poller_lease SET expires_at = now(), holder = NULL WHERE shop = %s AND holder = %s RETURNING epoch",
+        (SHOP, me),
+    ).fetchone()
     if row is not None:
         emit(conn, me, "lease", key=str(row["epoch"]))
     return row is not None
@@ -147,9 +158,16 @@ class LeaseKeeper:
     loop).
     ``priority``: ``DESK``, or ``RECEIVER`` (takes the lease from a desk holding it)."""
 
-    def __init__(self, engine: LeaseEngine, name: str, *, ttl: float = 10.0,
-                 renew_every: float = 3.0, on_change: Callable[[LeaseState], None] | None = None,
-                 priority: int = DESK):
+    def __init__(
+        self,
+        engine: LeaseEngine,
+        name: str,
+        *,
+        ttl: float = 10.0,
+        renew_every: float = 3.0,
+        on_change: Callable[[LeaseState], None] | None = None,
+        priority: int = DESK,
+    ):
         self.engine, self.name = engine, name
         self.ttl, self.renew_every = ttl, renew_every
         self.priority = priority
@@ -175,8 +193,9 @@ class LeaseKeeper:
         while True:
             asked = time.monotonic()
             try:
-                state = await self.engine.write(lambda conn: take_or_renew(
-                    conn, me, self.name, self.ttl, self.priority))
+                state = await self.engine.write(
+                    lambda conn: take_or_renew(conn, me, self.name, self.ttl, self.priority)
+                )
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # noqa: BLE001 - unreachable, or a bug: logged, again
@@ -209,7 +228,11 @@ class LeaseKeeper:
         before = self.state
         self.state = state
         if (before.holder, before.epoch, before.mine, before.holder_name) != (
-                state.holder, state.epoch, state.mine, state.holder_name):
+            state.holder,
+            state.epoch,
+            state.mine,
+            state.holder_name,
+        ):
             if self.on_change is not None:
                 try:
                     self.on_change(state)

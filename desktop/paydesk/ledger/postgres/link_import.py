@@ -25,8 +25,9 @@ def import_rows(conn: Conn, rows: list[tuple[Any, ...]]) -> list[tuple[str, str,
     """Add the rows whose tx_ref is new; returns (profile_id, mode, how many) of what was
     added."""
     columns = ", ".join(COLUMNS)
-    conn.execute(f"CREATE TEMP TABLE links_import ON COMMIT DROP AS SELECT 0::bigint AS ord,"
-                 f" {columns} FROM links WITH NO DATA")
+    conn.execute(
+        f"CREATE TEMP TABLE links_import ON COMMIT DROP AS SELECT 0::bigint AS ord, {columns} FROM links WITH NO DATA"
+    )
     with conn.cursor().copy(f"COPY links_import (ord, {columns}) FROM STDIN") as copy:
         for number, row in enumerate(rows):
             copy.write_row((number, *row))
@@ -37,14 +38,15 @@ def import_rows(conn: Conn, rows: list[tuple[Any, ...]]) -> list[tuple[str, str,
             "SELECT c.relname AS name, pg_get_indexdef(c.oid) AS sql FROM pg_index i"
             " JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = 'links'::regclass"
             " AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)"
-            ).fetchall()
+        ).fetchall()
         for index in indexes:
             conn.execute(f'DROP INDEX "{index["name"]}"')
     added = conn.execute(
         f"WITH added AS (INSERT INTO links ({columns}) SELECT {columns} FROM links_import"
         f" ORDER BY ord ON CONFLICT (profile_id, tx_ref) DO NOTHING RETURNING profile_id, mode)"
         f" SELECT profile_id, mode, count(*) AS n FROM added GROUP BY profile_id, mode"
-        f" ORDER BY profile_id, mode").fetchall()
+        f" ORDER BY profile_id, mode"
+    ).fetchall()
     for index in indexes:
         conn.execute(index["sql"])
     if sum(row["n"] for row in added) >= ANALYZE_AFTER:

@@ -64,8 +64,7 @@ class PostgresLedger(SqlLedger[PgEngine]):
     def _plan(self, conn: Conn, query: LinkQuery) -> Plan:
         return Plan(query)
 
-    def _summarise(self, conn: Conn, profile_id: str, mode: str, start: datetime,
-                   end: datetime) -> DaySummary:
+    def _summarise(self, conn: Conn, profile_id: str, mode: str, start: datetime, end: datetime) -> DaySummary:
         return summarise(conn, profile_id, mode, start, end)
 
     def _fenced(self, conn: Conn, fence: Fence | None) -> None:
@@ -95,11 +94,13 @@ class PostgresLedger(SqlLedger[PgEngine]):
         Only the events since the last look (and a margin for a transaction that took its
         id earlier and committed later) are read, not every event this desk wrote since
         another last did: a desk alone on the ledger for months looks at a few rows."""
+
         def read(conn: Conn) -> int:
             row = conn.execute(
                 "SELECT (SELECT max(id) FROM events) AS top, (SELECT max(id) FROM events"
                 " WHERE id > %s AND desk <> %s) AS other",
-                (self._looked - CHANGES_MARGIN, self._engine.desk)).fetchone()
+                (self._looked - CHANGES_MARGIN, self._engine.desk),
+            ).fetchone()
             if row is not None:
                 with self._changes_lock:
                     self._looked = max(self._looked, int(row["top"] or 0))
@@ -111,9 +112,11 @@ class PostgresLedger(SqlLedger[PgEngine]):
     async def by_reference(self, profile_id: str, reference: str) -> LinkRecord | None:
         def find(conn: Conn) -> LinkRecord | None:
             # the trigram index finds the few rows holding it; the reference itself decides
-            row = conn.execute(f"SELECT {SELECT}, links.raw FROM links WHERE profile_id = %s"
-                               " AND search_folded LIKE %s AND reference = %s LIMIT 1",
-                               (profile_id, like(fold(reference)), reference)).fetchone()
+            row = conn.execute(
+                f"SELECT {SELECT}, links.raw FROM links WHERE profile_id = %s"
+                " AND search_folded LIKE %s AND reference = %s LIMIT 1",
+                (profile_id, like(fold(reference)), reference),
+            ).fetchone()
             return record(row, row["raw"]) if row else None
 
         return await self._engine.read(find)

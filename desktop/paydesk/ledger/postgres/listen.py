@@ -64,10 +64,19 @@ class EventFeed:
     """``await feed.start()``; ``deliver(list[LedgerEvent])`` is then called on the loop for
     every row written after the start, in id order, each once; ``await feed.close()``."""
 
-    def __init__(self, engine: FeedEngine, deliver: Callable[[list[LedgerEvent]], None], *,
-                 batch: int = 500, safety_every: float = 3.0, wake_every: float = 0.25,
-                 backoff_first: float = 0.5, backoff_most: float = 10.0,
-                 hole_for: float = 120.0, last: int | None = None):
+    def __init__(
+        self,
+        engine: FeedEngine,
+        deliver: Callable[[list[LedgerEvent]], None],
+        *,
+        batch: int = 500,
+        safety_every: float = 3.0,
+        wake_every: float = 0.25,
+        backoff_first: float = 0.5,
+        backoff_most: float = 10.0,
+        hole_for: float = 120.0,
+        last: int | None = None,
+    ):
         self._engine = engine
         self._deliver = deliver
         self.batch, self.safety_every, self.wake_every = batch, safety_every, wake_every
@@ -132,11 +141,11 @@ class EventFeed:
         delay = self.backoff_first
         while not self._stop.is_set():
             try:
-                conn = psycopg.connect(**{**self._engine.conninfo(), "application_name": APP_NAME},
-                                       autocommit=True, row_factory=dict_row)
+                conn = psycopg.connect(
+                    **{**self._engine.conninfo(), "application_name": APP_NAME}, autocommit=True, row_factory=dict_row
+                )
             except psycopg.OperationalError as error:  # the server cannot be reached
-                log.info("event feed: the shared ledger is unreachable (%s); again in %.1f s",
-                         self._why(error), delay)
+                log.info("event feed: the shared ledger is unreachable (%s); again in %.1f s", self._why(error), delay)
                 self._to_loop(self._engine.mark_reachable, False)
             except Exception:  # nothing ends the feed: logged, then again
                 log.exception("event feed cannot connect; again in %.1f s", delay)
@@ -190,8 +199,9 @@ class EventFeed:
         assert self.last is not None
         found = self._fill_holes(conn)
         while not self._stop.is_set():
-            rows = conn.execute(f"SELECT {_COLUMNS} FROM events WHERE id > %s ORDER BY id LIMIT %s",
-                                (self.last, self.batch)).fetchall()
+            rows = conn.execute(
+                f"SELECT {_COLUMNS} FROM events WHERE id > %s ORDER BY id LIMIT %s", (self.last, self.batch)
+            ).fetchall()
             events = found + [_event(row) for row in rows]
             found = []
             if rows:
@@ -217,8 +227,9 @@ class EventFeed:
         now = time.monotonic()
         for hole in [h for h, since in self._holes.items() if now - since > self.hole_for]:
             del self._holes[hole]  # a rolled-back transaction's id: it never comes
-        rows = conn.execute(f"SELECT {_COLUMNS} FROM events WHERE id = ANY(%s) ORDER BY id",
-                            (list(self._holes),)).fetchall()
+        rows = conn.execute(
+            f"SELECT {_COLUMNS} FROM events WHERE id = ANY(%s) ORDER BY id", (list(self._holes),)
+        ).fetchall()
         for row in rows:
             self._holes.pop(int(row["id"]), None)
         return [_event(row) for row in rows]
@@ -231,8 +242,15 @@ def newest_event(conn: psycopg.Connection[Any]) -> int:
 
 
 def _event(row: dict[str, Any]) -> LedgerEvent:
-    return LedgerEvent(id=int(row["id"]), at=row["at"], desk=row["desk"], kind=row["kind"],
-                       profile_id=row["profile_id"], mode=row["mode"], key=row["key"])
+    return LedgerEvent(
+        id=int(row["id"]),
+        at=row["at"],
+        desk=row["desk"],
+        kind=row["kind"],
+        profile_id=row["profile_id"],
+        mode=row["mode"],
+        key=row["key"],
+    )
 
 
 def _first_line(error: BaseException) -> str:

@@ -1,4 +1,4 @@
-""""Test connection" for Settings → Shared ledger…: one connection, and what it found, in
+""" "Test connection" for Settings → Shared ledger…: one connection, and what it found, in
 words for the field they concern (the address, or the password). Blocking: run it on a
 worker thread. The password never appears in what it says.
 """
@@ -59,9 +59,14 @@ def probe(url: str, password: str | None) -> Probe:
         return explain(clean(str(exc)), params, exc.sqlstate)
     release = f"PostgreSQL {server // 10000}.{server % 10000}"
     if version > KNOWN:
-        return Probe(False, f"Connected to {release}, but this shop's ledger was upgraded by a "
-                            "newer PayDesk: update PayDesk on this computer", ADDRESS)
+        return Probe(
+            False,
+            f"Connected to {release}, but this shop's ledger was upgraded by a "
+            "newer PayDesk: update PayDesk on this computer",
+            ADDRESS,
+        )
     if version == 0:
-        return Probe(True, f"Connected to {release}. The ledger is empty: PayDesk sets it up "
-                           "when it first starts on it", ADDRESS)
+        return Probe(
+            True, f"Connected to {release}. The ledger is empty: PayDesk sets it up when it first starts on it", ADDRESS
+        )
     return Probe(True, f"Connected to {release}: PayDesk's ledger is there", ADDRESS)

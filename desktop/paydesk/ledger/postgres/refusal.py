@@ -42,7 +42,7 @@ _SAID: tuple[tuple[str, tuple[str, ...]], ...] = (
     (TLS_SERVER, ("no pg_hba.conf entry", "no encryption")),
     (NOT_LET_IN, ("no pg_hba.conf entry",)),
     (NOT_LET_IN, ("pg_hba.conf rejects",)),
-    (NO_DATABASE, ("database \"", "does not exist")),
+    (NO_DATABASE, ('database "', "does not exist")),
     (TLS_ADDRESS, ("does not support ssl",)),
     (CERTIFICATE, ("certificate verify failed",)),
     (CERTIFICATE, ("does not match host name",)),
@@ -57,25 +57,21 @@ _STATES = {"28P01": WRONG_PASSWORD, "3D000": NO_DATABASE, "28000": NOT_LET_IN}
 _SENTENCES = {
     NO_PASSWORD: "The shared ledger asks for the password of {user}: enter it",
     WRONG_PASSWORD: "The shared ledger refused this password for {user}: enter the right one",
-    NO_DATABASE: 'The server at {where} has no database "{database}": check the end of the '
-                 "address",
-    TLS_SERVER: "The server at {where} lets this computer in only over TLS: add "
-                "?sslmode=require to the address",
+    NO_DATABASE: 'The server at {where} has no database "{database}": check the end of the address',
+    TLS_SERVER: "The server at {where} lets this computer in only over TLS: add ?sslmode=require to the address",
     TLS_ADDRESS: "The address asks for TLS but the server at {where} does not offer it: its "
-                 "administrator turns ssl on (docs/SHARED_LEDGER.md)",
+    "administrator turns ssl on (docs/SHARED_LEDGER.md)",
     NOT_LET_IN: "The server at {where} does not let this computer in: its administrator adds a "
-                "line for the shop's network to pg_hba.conf (docs/SHARED_LEDGER.md)",
+    "line for the shop's network to pg_hba.conf (docs/SHARED_LEDGER.md)",
     CERTIFICATE: "The certificate of the server at {where} could not be checked against the "
-                 "certificate authority named by sslrootcert (or this computer's): {what}",
+    "certificate authority named by sslrootcert (or this computer's): {what}",
     UNKNOWN_HOST: "No computer is known by the name {host}: check the address",
     REFUSED: "The shared ledger refused this desk: {what}",
 }
 # nothing answers: what libpq says (lower case), and the sentence; the first match wins
 _UNREACHABLE = (
-    ("connection refused", "Nothing answers at {where}: is PostgreSQL running there, and "
-                           "listening on the network?"),
-    ("timeout expired", "{where} did not answer within 5 seconds (a firewall, or the wrong "
-                        "address?)"),
+    ("connection refused", "Nothing answers at {where}: is PostgreSQL running there, and listening on the network?"),
+    ("timeout expired", "{where} did not answer within 5 seconds (a firewall, or the wrong address?)"),
     ("no route to host", "{where} cannot be reached from this computer"),
     ("network is unreachable", "{where} cannot be reached from this computer"),
     ("", "The shared ledger at {where} could not be reached: {what}"),
@@ -121,8 +117,11 @@ def kind_of(text: str, sqlstate: str | None = None) -> str:
     for kind, needles in _SAID:
         if all(needle in lowered for needle in needles):
             return kind
-    if (sqlstate is None or not sqlstate.startswith("08")) and "FATAL:" in text and not any(
-            word in lowered for word in _TRANSIENT):
+    if (
+        (sqlstate is None or not sqlstate.startswith("08"))
+        and "FATAL:" in text
+        and not any(word in lowered for word in _TRANSIENT)
+    ):
         return REFUSED  # the server answered, and said no, in words of its own
     return UNREACHABLE
 
@@ -132,8 +131,13 @@ def classify(text: str, params: Mapping[str, Any], sqlstate: str | None = None) 
     connection with ``params`` (psycopg's keyword arguments: user, host, port, dbname)."""
     kind = kind_of(text, sqlstate)
     host, at = where(params)
-    words = {"user": params.get("user") or "this user", "host": host, "where": at,
-             "database": params.get("dbname") or "", "what": first_line(text) or "no reason given"}
+    words = {
+        "user": params.get("user") or "this user",
+        "host": host,
+        "where": at,
+        "database": params.get("dbname") or "",
+        "what": first_line(text) or "no reason given",
+    }
     if kind == UNREACHABLE:
         lowered = text.lower()
         sentence = next(said for needle, said in _UNREACHABLE if needle in lowered)

@@ -76,9 +76,14 @@ CREATE TABLE links (
     raw text,
     UNIQUE (profile_id, tx_ref)
 );
-{"".join(f'''
+{
+    "".join(
+        f'''
 CREATE INDEX links_by_{name} ON links (profile_id, mode, {", ".join(columns)});'''
-         for name, columns in SORT_INDEXES.items() if name != "reference")}
+        for name, columns in SORT_INDEXES.items()
+        if name != "reference"
+    )
+}
 -- what the poller watches and settles: few rows, found without a scan
 CREATE INDEX links_open ON links (profile_id, mode, created_at)
     WHERE state NOT IN ({_quoted(FINAL)});
@@ -131,11 +136,19 @@ CREATE TABLE merchants (
 # and case) search_schema.py's; 9 (the shop's call budget) budget_schema.py's; 10 (the
 # classes below a person's spread their calls) budget_spread.py's; 11 (a limit learned from
 # a 429 only in a window the shop's calls began) budget_learn.py's. In order of their numbers.
-MIGRATIONS: list[tuple[int, str]] = [(1, V1), card_schema.MIGRATION, inbox_schema.MIGRATION,
-                                     counter_schema.MIGRATION, batch_schema.MIGRATION,
-                                     refused_schema.MIGRATION, desks.MIGRATION,
-                                     search_schema.MIGRATION, budget_schema.MIGRATION,
-                                     budget_spread.MIGRATION, budget_learn.MIGRATION]
+MIGRATIONS: list[tuple[int, str]] = [
+    (1, V1),
+    card_schema.MIGRATION,
+    inbox_schema.MIGRATION,
+    counter_schema.MIGRATION,
+    batch_schema.MIGRATION,
+    refused_schema.MIGRATION,
+    desks.MIGRATION,
+    search_schema.MIGRATION,
+    budget_schema.MIGRATION,
+    budget_spread.MIGRATION,
+    budget_learn.MIGRATION,
+]
 KNOWN = max(version for version, _ in MIGRATIONS)
 
 _LEDGER = """CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -149,8 +162,7 @@ def version(conn: Connection[Any]) -> int:
     row = conn.execute("SELECT to_regclass('schema_migrations') IS NOT NULL AS made").fetchone()
     if not _first(row):
         return 0
-    row = conn.execute("SELECT COALESCE(max(version), 0) AS version FROM schema_migrations"
-                       ).fetchone()
+    row = conn.execute("SELECT COALESCE(max(version), 0) AS version FROM schema_migrations").fetchone()
     return int(_first(row))
 
 

@@ -59,13 +59,14 @@ class Plan:
         self.columns: tuple[str, ...] = SORT_INDEXES[query.sort]
         self.conditions = ["links.profile_id = %s", "links.mode = %s"]
         self.args: list[Any] = [query.profile_id, query.mode]
-        for column, values in (("state", query.states), ("currency", query.currencies),
-                               ("tx_ref", query.tx_refs)):
+        for column, values in (("state", query.states), ("currency", query.currencies), ("tx_ref", query.tx_refs)):
             if values:
                 self.conditions.append(f"links.{column} = ANY(%s)")
                 self.args.append(sorted(values))
-        for condition, value in (("links.created_at >= %s", query.created_from),
-                                 ("links.created_at < %s", query.created_to)):
+        for condition, value in (
+            ("links.created_at >= %s", query.created_from),
+            ("links.created_at < %s", query.created_to),
+        ):
             if value is not None:
                 self.conditions.append(condition)
                 self.args.append(aware(value))
@@ -83,22 +84,23 @@ class Plan:
         return " AND ".join(self.conditions)
 
     def count(self, conn: Conn) -> int:
-        row = conn.execute(f"SELECT count(*) AS n FROM links WHERE {self.where()}",
-                           self.args).fetchone()
+        row = conn.execute(f"SELECT count(*) AS n FROM links WHERE {self.where()}", self.args).fetchone()
         return int(row["n"]) if row else 0
 
     def _order(self, descending: bool, columns: tuple[str, ...] | None = None) -> str:
         direction = "DESC" if descending else "ASC"
         return ", ".join(f"links.{c} {direction}" for c in columns or self.columns)
 
-    def _run(self, conditions: list[str], args: list[Any], descending: bool,
-             columns: tuple[str, ...], limit: int) -> tuple[str, list[Any]]:
-        sql = (f"SELECT {SELECT} FROM links WHERE {' AND '.join(self.conditions + conditions)}"
-               f" ORDER BY {self._order(descending, columns)} LIMIT %s")
+    def _run(
+        self, conditions: list[str], args: list[Any], descending: bool, columns: tuple[str, ...], limit: int
+    ) -> tuple[str, list[Any]]:
+        sql = (
+            f"SELECT {SELECT} FROM links WHERE {' AND '.join(self.conditions + conditions)}"
+            f" ORDER BY {self._order(descending, columns)} LIMIT %s"
+        )
         return sql, self.args + args + [limit]
 
-    def page_sql(self, cursor: Cursor | None, limit: int,
-                 backwards: bool = False) -> tuple[str, list[Any]]:
+    def page_sql(self, cursor: Cursor | None, limit: int, backwards: bool = False) -> tuple[str, list[Any]]:
         """The SELECT of one page: ``limit`` + 1 rows after ``cursor`` in the query's order,
         or before it ``backwards`` (then in reverse order)."""
         descending = self.query.descending != backwards
@@ -113,8 +115,7 @@ class Plan:
             args += list(cursor.values)
         return self._run(conditions, args, descending, self.columns, limit + 1)
 
-    def _nullable_sql(self, cursor: Cursor | None, limit: int,
-                      descending: bool) -> tuple[str, list[Any]]:
+    def _nullable_sql(self, cursor: Cursor | None, limit: int, descending: bool) -> tuple[str, list[Any]]:
         """Never checked first (ascending) or last (descending), as SQLite sorts them: two
         runs along the index, each seeking from the cursor when the cursor is in it."""
         column, rest = self.columns[0], self.columns[1:]
@@ -126,9 +127,8 @@ class Plan:
             within = missing if cursor.values[0] is None else present
             assert within is not None
             _, values, keys = within
-            within[0].append(f"({', '.join(f'links.{c}' for c in keys)}) {op}"
-                             f" ({', '.join('%s' for _ in keys)})")
-            values.extend(cursor.values[len(self.columns) - len(keys):])
+            within[0].append(f"({', '.join(f'links.{c}' for c in keys)}) {op} ({', '.join('%s' for _ in keys)})")
+            values.extend(cursor.values[len(self.columns) - len(keys) :])
             if within is missing and descending:
                 present = None  # every checked one came before
             if within is present and not descending:
@@ -141,23 +141,22 @@ class Plan:
             args += run_args
         direction = "DESC" if descending else "ASC"
         order = ", ".join(f"{c} {direction}" for c in self.columns)
-        return (f"SELECT * FROM ({' UNION ALL '.join(parts)}) AS runs ORDER BY run, {order}"
-                f" LIMIT %s", args + [limit])
+        return (f"SELECT * FROM ({' UNION ALL '.join(parts)}) AS runs ORDER BY run, {order} LIMIT %s", args + [limit])
 
     def anchors(self, conn: Conn, every: int) -> list[Cursor]:
         """The sort keys of rows every-1, 2·every-1, … (one pass along the sort's index)."""
         direction = "DESC" if self.query.descending else "ASC"
         nulls = " NULLS LAST" if self.query.descending else " NULLS FIRST"
-        order = ", ".join(f"links.{c} {direction}{nulls if c == NULLABLE else ''}"
-                          for c in self.columns)
+        order = ", ".join(f"links.{c} {direction}{nulls if c == NULLABLE else ''}" for c in self.columns)
         keys = ", ".join(f"links.{c} AS k{i}" for i, c in enumerate(self.columns))
-        sql = (f"SELECT * FROM (SELECT {keys}, row_number() OVER (ORDER BY {order}) AS n"
-               f" FROM links WHERE {self.where()}) AS numbered WHERE mod(n, %s) = 0 ORDER BY n")
+        sql = (
+            f"SELECT * FROM (SELECT {keys}, row_number() OVER (ORDER BY {order}) AS n"
+            f" FROM links WHERE {self.where()}) AS numbered WHERE mod(n, %s) = 0 ORDER BY n"
+        )
         rows = conn.execute(sql, self.args + [every]).fetchall()
         return [Cursor(tuple(row[f"k{i}"] for i in range(len(self.columns)))) for row in rows]
 
-    def page(self, conn: Conn, cursor: Cursor | None, limit: int,
-             backwards: bool = False) -> Page:
+    def page(self, conn: Conn, cursor: Cursor | None, limit: int, backwards: bool = False) -> Page:
         """Up to ``limit`` records next to ``cursor``, always in the query's order."""
         rows = conn.execute(*self.page_sql(cursor, limit, backwards)).fetchall()
         return page_of(rows, limit, backwards, self.columns, record)

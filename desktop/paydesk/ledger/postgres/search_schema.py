@@ -22,8 +22,9 @@ VERSION = 8
 # the reference, the service's reference, the e-mail and the name, unit separators between
 # them so no match spans two (as SQLite's links.search_text): migration 1's generated
 # search_text, and what search_folded folds
-SEARCH_TEXT = ("tx_ref || chr(31) || COALESCE(reference, '') || chr(31) || email"
-               " || chr(31) || first_name || ' ' || last_name")
+SEARCH_TEXT = (
+    "tx_ref || chr(31) || COALESCE(reference, '') || chr(31) || email || chr(31) || first_name || ' ' || last_name"
+)
 
 STATEMENTS = [
     pg_function("paydesk_fold"),

@@ -11,9 +11,13 @@ from .engine import PgEngine
 from .links import PostgresLedger
 
 
-def open_shared(url: str, *, password: str | None = None, desk: str,
-                on_reachable: Callable[[bool], None] | None = None,
-                ) -> tuple[PgEngine, PostgresLedger, PostgresCardLedger]:
+def open_shared(
+    url: str,
+    *,
+    password: str | None = None,
+    desk: str,
+    on_reachable: Callable[[bool], None] | None = None,
+) -> tuple[PgEngine, PostgresLedger, PostgresCardLedger]:
     """The engine (not connected yet: ``await ledger.opened()``), the links ledger and the
     card ledger on it. ``password`` apart from ``url`` (from the keyring); ``desk``: this
     desk's installation id (``engine.desk`` may be set later, before the first write);

@@ -26,8 +26,7 @@ class SqliteDialect(Dialect):
     def now(self) -> str:
         return f"'{stamp()}'"  # digits, '-', ':', '.', 'T' and 'Z' only
 
-    def run(self, conn: Conn, text: str, args: Sequence[Any] = (), *,
-            now: str | None = None) -> Any:
+    def run(self, conn: Conn, text: str, args: Sequence[Any] = (), *, now: str | None = None) -> Any:
         """As ``Dialect.run``, with the moment bound as a parameter rather than written into
         the text: the statement's text stays the same from one write to the next, and the
         connection's statement cache keeps it prepared."""

@@ -29,8 +29,7 @@ T = TypeVar("T")
 
 
 def is_busy(error: BaseException) -> bool:
-    return isinstance(error, sqlite3.OperationalError) and (
-        "locked" in str(error) or "busy" in str(error))
+    return isinstance(error, sqlite3.OperationalError) and ("locked" in str(error) or "busy" in str(error))
 
 
 class _Job:
@@ -71,9 +70,13 @@ def _report_unwaited(future: asyncio.Future) -> None:
 class _Worker(threading.Thread):
     """Owns one connection; runs jobs from its queue until it gets None."""
 
-    def __init__(self, name: str, jobs: queue.SimpleQueue[_Job | None],
-                 connect: Callable[[], sqlite3.Connection],
-                 ready: concurrent.futures.Future | None = None):
+    def __init__(
+        self,
+        name: str,
+        jobs: queue.SimpleQueue[_Job | None],
+        connect: Callable[[], sqlite3.Connection],
+        ready: concurrent.futures.Future | None = None,
+    ):
         super().__init__(name=name, daemon=True)
         self.jobs = jobs
         self._connect = connect
@@ -130,9 +133,15 @@ class _Worker(threading.Thread):
 class Engine:
     """The threads and connections behind a SQLite ledger."""
 
-    def __init__(self, path: Path, *, prepare: Callable[[sqlite3.Connection], None],
-                 readers: int = 2, busy_timeout_ms: int = 250,
-                 on_busy: Callable[[bool], None] | None = None):
+    def __init__(
+        self,
+        path: Path,
+        *,
+        prepare: Callable[[sqlite3.Connection], None],
+        readers: int = 2,
+        busy_timeout_ms: int = 250,
+        on_busy: Callable[[bool], None] | None = None,
+    ):
         self.path = path
         self.busy_timeout_ms = busy_timeout_ms
         self.on_busy = on_busy or (lambda busy: None)
@@ -174,15 +183,17 @@ class Engine:
             return db
 
         self._writer = _Worker("ledger-writer", self._write_jobs, writer_connection)
-        self._readers = [_Worker(f"ledger-reader-{i}", self._read_jobs, reader_connection,
-                                 self._opened) for i in range(readers)]
+        self._readers = [
+            _Worker(f"ledger-reader-{i}", self._read_jobs, reader_connection, self._opened) for i in range(readers)
+        ]
         self._writer.start()
         for reader in self._readers:
             reader.start()
 
     def _connection(self) -> sqlite3.Connection:
-        db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False,
-                             timeout=self.busy_timeout_ms / 1000)
+        db = sqlite3.connect(
+            str(self.path), isolation_level=None, check_same_thread=False, timeout=self.busy_timeout_ms / 1000
+        )
         db.row_factory = sqlite3.Row
         db.execute(f"PRAGMA busy_timeout = {self.busy_timeout_ms}")
         return db
@@ -269,8 +280,7 @@ class Engine:
         moves only when another connection, i.e. another program, committed)."""
         if self._closed or self._closing:
             raise LedgerClosed("The ledger is closed")
-        job = _Job(lambda db: self._retry_busy(lambda: fn(db), saving=False),
-                   asyncio.get_running_loop())
+        job = _Job(lambda db: self._retry_busy(lambda: fn(db), saving=False), asyncio.get_running_loop())
         self._write_jobs.put(job)
         try:
             return await asyncio.shield(job.future)

@@ -12,8 +12,7 @@ from ..books.links import row_of as links_row
 from ..records import LinkRecord, stamp
 from .search import index_text
 
-_INSERT = (f"INSERT OR IGNORE INTO links ({', '.join(COLUMNS)})"
-           f" VALUES ({', '.join('?' for _ in COLUMNS)})")
+_INSERT = f"INSERT OR IGNORE INTO links ({', '.join(COLUMNS)}) VALUES ({', '.join('?' for _ in COLUMNS)})"
 
 
 def row_of(r: LinkRecord) -> tuple[Any, ...]:
@@ -26,8 +25,9 @@ def bulk_insert(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> int:
     count = db.execute("SELECT count(*) FROM links").fetchone()[0]
     indexes = []
     if len(rows) >= max(10_000, count):
-        indexes = db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index'"
-                             " AND tbl_name = 'links' AND sql IS NOT NULL").fetchall()
+        indexes = db.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'links' AND sql IS NOT NULL"
+        ).fetchall()
         for index in indexes:
             db.execute(f"DROP INDEX {index['name']}")
     last = db.execute("SELECT COALESCE(MAX(id), 0) FROM links").fetchone()[0]

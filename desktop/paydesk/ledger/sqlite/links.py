@@ -42,9 +42,10 @@ class SqliteLedger(SqlLedger[Engine]):
             register_fold(db)  # the writer folds the search text (sqlite/search.index_text)
             self.version = migrate(db)
 
-        super().__init__(Engine(path, prepare=prepare, readers=readers,
-                                busy_timeout_ms=busy_timeout_ms, on_busy=self._busy_changed),
-                         DIALECT)
+        super().__init__(
+            Engine(path, prepare=prepare, readers=readers, busy_timeout_ms=busy_timeout_ms, on_busy=self._busy_changed),
+            DIALECT,
+        )
 
     # -- busy ---------------------------------------------------------------------------
 
@@ -80,8 +81,9 @@ class SqliteLedger(SqlLedger[Engine]):
     def _plan(self, conn: sqlite3.Connection, query: LinkQuery) -> Plan:
         return Plan(conn, query)
 
-    def _summarise(self, conn: sqlite3.Connection, profile_id: str, mode: str,
-                   start: datetime, end: datetime) -> DaySummary:
+    def _summarise(
+        self, conn: sqlite3.Connection, profile_id: str, mode: str, start: datetime, end: datetime
+    ) -> DaySummary:
         return summarise(conn, profile_id, mode, start, end)
 
     def _index(self, conn: sqlite3.Connection, record_id: int) -> None:
@@ -96,15 +98,15 @@ class SqliteLedger(SqlLedger[Engine]):
     async def changes(self) -> int:
         # PRAGMA data_version on the writer's connection moves only when another connection
         # committed: another window or program on the same file, never this one's own writes
-        return int(await self._engine.on_writer(
-            lambda db: db.execute("PRAGMA data_version").fetchone()[0]))
+        return int(await self._engine.on_writer(lambda db: db.execute("PRAGMA data_version").fetchone()[0]))
 
     async def by_reference(self, profile_id: str, reference: str) -> LinkRecord | None:
         def find(db: sqlite3.Connection) -> LinkRecord | None:
             row = db.execute(
                 f"SELECT {SELECT}, links.raw FROM links_fts JOIN links ON links.id = links_fts.rowid"
                 " WHERE links_fts.search_folded LIKE ? AND links.profile_id = ?"
-                " AND links.reference = ?", (f"%{fold(reference)}%", profile_id, reference)
+                " AND links.reference = ?",
+                (f"%{fold(reference)}%", profile_id, reference),
             ).fetchone()
             return record(row, row["raw"]) if row else None
 

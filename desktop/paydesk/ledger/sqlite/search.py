@@ -59,8 +59,10 @@ class Plan:
             if len(text) >= 3 and not self._broad(db, text):
                 # the index takes a plain LIKE (a % or _ typed only widens what it finds);
                 # each hit is then checked exactly
-                self.source = ("(SELECT rowid AS hit FROM links_fts WHERE search_folded LIKE ?)"
-                               " AS hits CROSS JOIN links ON links.id = hits.hit")
+                self.source = (
+                    "(SELECT rowid AS hit FROM links_fts WHERE search_folded LIKE ?)"
+                    " AS hits CROSS JOIN links ON links.id = hits.hit"
+                )
                 self.source_args = [f"%{text}%"]
             self.conditions.append("links.search_folded LIKE ? ESCAPE '\\'")
             self.args.append(like(text))
@@ -71,8 +73,9 @@ class Plan:
 
     @staticmethod
     def _broad(db: sqlite3.Connection, text: str) -> bool:
-        found = db.execute("SELECT count(*) FROM (SELECT 1 FROM links_fts WHERE search_folded"
-                           " LIKE ? LIMIT ?)", (f"%{text}%", BROAD)).fetchone()[0]
+        found = db.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM links_fts WHERE search_folded LIKE ? LIMIT ?)", (f"%{text}%", BROAD)
+        ).fetchone()[0]
         return found >= BROAD
 
     def where(self) -> str:
@@ -82,8 +85,7 @@ class Plan:
         sql = f"SELECT count(*) FROM {self.source} WHERE {self.where()}"
         return db.execute(sql, self.source_args + self.args).fetchone()[0]
 
-    def page_sql(self, cursor: Cursor | None, limit: int,
-                 backwards: bool = False) -> tuple[str, list[Any]]:
+    def page_sql(self, cursor: Cursor | None, limit: int, backwards: bool = False) -> tuple[str, list[Any]]:
         """The SELECT of one page: ``limit`` + 1 rows after ``cursor`` in the query's order,
         or before it ``backwards`` (then in reverse order)."""
         columns = SORT_INDEXES[self.query.sort]
@@ -96,8 +98,7 @@ class Plan:
             args += list(cursor.values)
         direction = "DESC" if descending else "ASC"
         order = ", ".join(f"links.{c} {direction}" for c in columns)
-        sql = (f"SELECT {SELECT} FROM {self.source} WHERE {' AND '.join(conditions)}"
-               f" ORDER BY {order} LIMIT ?")
+        sql = f"SELECT {SELECT} FROM {self.source} WHERE {' AND '.join(conditions)} ORDER BY {order} LIMIT ?"
         return sql, self.source_args + args + [limit + 1]
 
     def anchors(self, db: sqlite3.Connection, every: int) -> list[Cursor]:
@@ -106,13 +107,14 @@ class Plan:
         direction = "DESC" if self.query.descending else "ASC"
         order = ", ".join(f"links.{c} {direction}" for c in columns)
         keys = ", ".join(f"links.{c} AS k{i}" for i, c in enumerate(columns))
-        sql = (f"SELECT * FROM (SELECT {keys}, row_number() OVER (ORDER BY {order}) AS n"
-               f" FROM {self.source} WHERE {self.where()}) WHERE n % ? = 0")
+        sql = (
+            f"SELECT * FROM (SELECT {keys}, row_number() OVER (ORDER BY {order}) AS n"
+            f" FROM {self.source} WHERE {self.where()}) WHERE n % ? = 0"
+        )
         rows = db.execute(sql, self.source_args + self.args + [every]).fetchall()
         return [Cursor(tuple(row[f"k{i}"] for i in range(len(columns)))) for row in rows]
 
-    def page(self, db: sqlite3.Connection, cursor: Cursor | None, limit: int,
-             backwards: bool = False) -> Page:
+    def page(self, db: sqlite3.Connection, cursor: Cursor | None, limit: int, backwards: bool = False) -> Page:
         """Up to ``limit`` records next to ``cursor``, always in the query's order."""
         rows = db.execute(*self.page_sql(cursor, limit, backwards)).fetchall()
         return page_of(rows, limit, backwards, SORT_INDEXES[self.query.sort], record)
@@ -124,13 +126,16 @@ class Plan:
 def index_text(db: sqlite3.Connection, where: str, args: Sequence[Any]) -> None:
     """Fold these rows' text (``search_folded``, by the writer's ``paydesk_fold``) and add
     it to the search index (a statement each, however many rows)."""
-    db.execute(f"UPDATE links SET search_folded = paydesk_fold(search_text) WHERE {where}",
-               tuple(args))
-    db.execute("INSERT INTO links_fts (rowid, search_folded) SELECT id, search_folded"
-               f" FROM links WHERE {where}", tuple(args))
+    db.execute(f"UPDATE links SET search_folded = paydesk_fold(search_text) WHERE {where}", tuple(args))
+    db.execute(
+        f"INSERT INTO links_fts (rowid, search_folded) SELECT id, search_folded FROM links WHERE {where}", tuple(args)
+    )
 
 
 def unindex_text(db: sqlite3.Connection, where: str, args: Sequence[Any]) -> None:
     """Take these rows' text, as it is now (folded as it was indexed), out of the index."""
-    db.execute("INSERT INTO links_fts (links_fts, rowid, search_folded) SELECT 'delete', id,"
-               f" search_folded FROM links WHERE {where}", tuple(args))
+    db.execute(
+        "INSERT INTO links_fts (links_fts, rowid, search_folded) SELECT 'delete', id,"
+        f" search_folded FROM links WHERE {where}",
+        tuple(args),
+    )

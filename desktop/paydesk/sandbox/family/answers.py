@@ -38,15 +38,21 @@ class FamilyEnvelope(Envelope):
     def __init__(self) -> None:
         super().__init__(quirks=True)
 
-    def ok(self, message: str, data: Any, status: int = 201, *, envelope_status: str = "success",
-           headers: dict[str, str] | None = None) -> JSONResponse:
+    def ok(
+        self,
+        message: str,
+        data: Any,
+        status: int = 201,
+        *,
+        envelope_status: str = "success",
+        headers: dict[str, str] | None = None,
+    ) -> JSONResponse:
         body = {"status": envelope_status, "message": message, "data": data}
         return JSONResponse(body, status_code=201, headers=headers)
 
     def fail(self, err: ApiError) -> JSONResponse:
         message: Any = err.message if err.plain or not err.errors else err.errors
-        body = {"status": err.quirk_envelope_status, "message": err.quirk_message or message,
-                "data": None}
+        body = {"status": err.quirk_envelope_status, "message": err.quirk_message or message, "data": None}
         status = err.quirk_status or (err.status if err.status == 429 else 400)
         return JSONResponse(body, status_code=status, headers=err.headers)
 
@@ -56,8 +62,7 @@ class MissingRecord(Exception):
     there: the framework answers its HTML 500 page."""
 
 
-_TITLES = {404: "Not Found", 405: "Method Not Allowed", 429: "Too Many Requests",
-           500: "Server Error"}
+_TITLES = {404: "Not Found", 405: "Method Not Allowed", 429: "Too Many Requests", 500: "Server Error"}
 
 # the framework's minimal error view, as a Laravel deployment serves it
 _PAGE = """<!DOCTYPE html>
@@ -86,8 +91,11 @@ def framework_page(code: int, headers: dict[str, str] | None = None) -> HTMLResp
     """The framework's own error page (not the service's envelope): what a real deployment
     answers for a route it does not have (404, 405) or a record its code assumed (500)."""
     title = _TITLES.get(code, "Error")
-    return HTMLResponse(_PAGE.format(code=code, title=title), status_code=code,
-                        headers={"Cache-Control": "no-cache, private", **(headers or {})})
+    return HTMLResponse(
+        _PAGE.format(code=code, title=title),
+        status_code=code,
+        headers={"Cache-Control": "no-cache, private", **(headers or {})},
+    )
 
 
 def _acceptable(accept: str) -> list[str]:
@@ -119,14 +127,14 @@ def expects_json(headers: Headers) -> bool:
     return ajax and (not acceptable or acceptable[0] in ("*/*", "*"))
 
 
-def framework_answer(headers: Headers, code: int, message: str,
-                     extra: dict[str, str] | None = None) -> Response:
+def framework_answer(headers: Headers, code: int, message: str, extra: dict[str, str] | None = None) -> Response:
     """An exception the framework renders itself (a missing route or method, too many
     attempts, an error in the code): ``{"message": ...}`` with the status when the request
     expects JSON, else the framework's HTML page."""
     if expects_json(headers):
-        return JSONResponse({"message": message}, status_code=code,
-                            headers={"Cache-Control": "no-cache, private", **(extra or {})})
+        return JSONResponse(
+            {"message": message}, status_code=code, headers={"Cache-Control": "no-cache, private", **(extra or {})}
+        )
     return framework_page(code, extra)
 
 

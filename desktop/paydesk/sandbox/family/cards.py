@@ -64,8 +64,7 @@ def _records(handler: Callable[[Request], Awaitable[Response]]):
     return answer
 
 
-def _mine(sb: Sandbox, owner: KeyOwner, card_hash: str | None, *,
-          deleted: bool = False) -> sqlite3.Row | None:
+def _mine(sb: Sandbox, owner: KeyOwner, card_hash: str | None, *, deleted: bool = False) -> sqlite3.Row | None:
     """The merchant's card (of either mode); a deleted one only when ``deleted``."""
     row = sb.store.card(card_hash) if card_hash else None
     if row is None or row["merchant_id"] != owner.merchant_id:
@@ -92,15 +91,29 @@ def card_view(row: sqlite3.Row, *, created: bool = False) -> dict[str, Any]:
     ``status``."""
     pan = row["card_pan"]
     view: dict[str, Any] = {
-        "id": row["id"], "account_id": row["account_id"], "card_hash": row["card_hash"],
-        "card_pan": pan, "masked_card": pan[:6] + "*" * (len(pan) - 10) + pan[-4:],
-        "cvv": row["cvv"], "expiration": row["expiration"], "card_type": "visa",
-        "name_on_card": row["name_on_card"], "first_name": row["first_name"],
-        "last_name": row["last_name"], "callback": row["callback"],
-        "amount": row["balance"], "status": row["status"], "ref_id": row["ref_id"],
-        "city": None, "state": None, "address": None, "zip_code": None,
-        "currency": int(row["currency"]), "paid": _number(row["paid"]),
-        "created_at": row["created_at"], "updated_at": row["updated_at"],
+        "id": row["id"],
+        "account_id": row["account_id"],
+        "card_hash": row["card_hash"],
+        "card_pan": pan,
+        "masked_card": pan[:6] + "*" * (len(pan) - 10) + pan[-4:],
+        "cvv": row["cvv"],
+        "expiration": row["expiration"],
+        "card_type": "visa",
+        "name_on_card": row["name_on_card"],
+        "first_name": row["first_name"],
+        "last_name": row["last_name"],
+        "callback": row["callback"],
+        "amount": row["balance"],
+        "status": row["status"],
+        "ref_id": row["ref_id"],
+        "city": None,
+        "state": None,
+        "address": None,
+        "zip_code": None,
+        "currency": int(row["currency"]),
+        "paid": _number(row["paid"]),
+        "created_at": row["created_at"],
+        "updated_at": row["updated_at"],
         "business_id": row["merchant_id"],
     }
     if created:
@@ -117,16 +130,16 @@ def _amount_and_card(body: dict) -> tuple[Decimal, str]:
     return Decimal(c.clean["amount"]), c.clean["card_hash"]
 
 
-def _wallet(sb: Sandbox, db: sqlite3.Connection, owner: KeyOwner, card: sqlite3.Row
-            ) -> tuple[str, Decimal]:
+def _wallet(sb: Sandbox, db: sqlite3.Connection, owner: KeyOwner, card: sqlite3.Row) -> tuple[str, Decimal]:
     currency = document._iso_of(card["currency"])
-    return currency, sb.store.balance(db, owner.merchant_id, WALLET, currency,
-                                      document.OPENING_BALANCE[WALLET])
+    return currency, sb.store.balance(db, owner.merchant_id, WALLET, currency, document.OPENING_BALANCE[WALLET])
 
 
 def _set_balance(db: sqlite3.Connection, card: sqlite3.Row, balance: Decimal) -> None:
-    db.execute("UPDATE cards SET balance = ?, updated_at = ? WHERE card_hash = ?",
-               (f"{balance:.2f}", now_iso(), card["card_hash"]))
+    db.execute(
+        "UPDATE cards SET balance = ?, updated_at = ? WHERE card_hash = ?",
+        (f"{balance:.2f}", now_iso(), card["card_hash"]),
+    )
 
 
 async def create(request: Request) -> JSONResponse:
@@ -146,10 +159,18 @@ async def create(request: Request) -> JSONResponse:
         raise validation_error(c.errors)
     now = datetime.now(UTC)
     name = f"{c.clean['first_name']} {c.clean['last_name']}".upper()
-    card = document.issue(sb, owner, c.clean["amount"], c.clean["currency"],
-                          c.clean["callback_url"], name,
-                          f"{now.month:02d}/{(now.year + 3) % 100:02d}", mode=WALLET,
-                          names=(c.clean["first_name"], c.clean["last_name"]), entry=False)
+    card = document.issue(
+        sb,
+        owner,
+        c.clean["amount"],
+        c.clean["currency"],
+        c.clean["callback_url"],
+        name,
+        f"{now.month:02d}/{(now.year + 3) % 100:02d}",
+        mode=WALLET,
+        names=(c.clean["first_name"], c.clean["last_name"]),
+        entry=False,
+    )
     return sb.envelope.ok("Card created", card_view(card, created=True))
 
 
@@ -181,8 +202,7 @@ async def withdraw(request: Request) -> Response:
         currency, have = _wallet(sb, db, owner, card)
         sb.store.set_balance(db, owner.merchant_id, WALLET, currency, have + value)
         _set_balance(db, card, Decimal(card["balance"]) - value)
-    return sb.envelope.ok(WITHDRAWN, card_view(sb.store.card(card_hash)),
-                          envelope_status="suucess")
+    return sb.envelope.ok(WITHDRAWN, card_view(sb.store.card(card_hash)), envelope_status="suucess")
 
 
 async def _set_state(request: Request, to: int, message: str) -> Response:
@@ -191,8 +211,9 @@ async def _set_state(request: Request, to: int, message: str) -> Response:
     owner = authenticate(request)
     with sb.store.transaction() as db:  # read and write the card in one transaction
         card = _found(sb, owner, request.path_params["card_hash"])
-        db.execute("UPDATE cards SET status = ?, updated_at = ? WHERE card_hash = ?",
-                   (to, now_iso(), card["card_hash"]))
+        db.execute(
+            "UPDATE cards SET status = ?, updated_at = ? WHERE card_hash = ?", (to, now_iso(), card["card_hash"])
+        )
     return sb.envelope.ok(message, None)
 
 
@@ -215,10 +236,11 @@ async def terminate(request: Request) -> Response:
     with sb.store.transaction() as db:  # read and write the card in one transaction
         card = _found(sb, owner, request.path_params["card_hash"])
         currency, have = _wallet(sb, db, owner, card)
-        sb.store.set_balance(db, owner.merchant_id, WALLET, currency,
-                             have + Decimal(card["balance"]))
-        db.execute("UPDATE cards SET balance = '0.00', deleted_at = ?, updated_at = ? "
-                   "WHERE card_hash = ?", (now_iso(), now_iso(), card["card_hash"]))
+        sb.store.set_balance(db, owner.merchant_id, WALLET, currency, have + Decimal(card["balance"]))
+        db.execute(
+            "UPDATE cards SET balance = '0.00', deleted_at = ?, updated_at = ? WHERE card_hash = ?",
+            (now_iso(), now_iso(), card["card_hash"]),
+        )
     return sb.envelope.ok(TERMINATED, None)
 
 
@@ -241,7 +263,7 @@ async def all_cards(request: Request) -> JSONResponse:
 
 
 async def get_card(request: Request) -> JSONResponse:
-    """"Card Details"; an unknown (or deleted) card answers success with ``data`` null."""
+    """ "Card Details"; an unknown (or deleted) card answers success with ``data`` null."""
     sb = sandbox_of(request)
     owner = authenticate(request)
     card = _mine(sb, owner, request.path_params["card_hash"])

@@ -41,8 +41,9 @@ class FamilyDialect:
         self.webhook: Webhook | None = None  # made with the sandbox's store and keys
 
     def start(self, sb: Sandbox) -> None:
-        self.webhook = Webhook(sb.store, sb.keys, timeout=self.config.notify_timeout,
-                               allow_loopback=listens_on_loopback(self.config.host))
+        self.webhook = Webhook(
+            sb.store, sb.keys, timeout=self.config.notify_timeout, allow_loopback=listens_on_loopback(self.config.host)
+        )
 
     def routes(self, has_cards: bool) -> list[Route]:
         return public_routes(has_cards, lookups=LOOKUPS, card_ops=cards) + [
@@ -51,15 +52,15 @@ class FamilyDialect:
             Route("/api/currency_supported", reference.currencies, methods=["GET"]),
         ]
 
-    def payment_fields(self, body: dict[str, Any], currencies: tuple[str, ...], *,
-                       customer_object: bool) -> dict[str, Any]:
+    def payment_fields(
+        self, body: dict[str, Any], currencies: tuple[str, ...], *, customer_object: bool
+    ) -> dict[str, Any]:
         return payments.payment_fields(body, currencies, customer_object=customer_object)
 
     def check_amount(self, sb: Sandbox, owner: KeyOwner, clean: dict[str, Any]) -> None:
         payments.check_amount(sb, owner, clean)
 
-    async def card_purchase(self, sb: Sandbox, owner: KeyOwner, card_hash: str,
-                            body: dict[str, Any]) -> dict[str, Any]:
+    async def card_purchase(self, sb: Sandbox, owner: KeyOwner, card_hash: str, body: dict[str, Any]) -> dict[str, Any]:
         """A card spend: the issuer's transaction, the only kind a card has."""
         return cards.purchase(sb, owner, card_hash, body)
 
@@ -82,31 +83,36 @@ class FamilyDialect:
         if row["status"] != "success" and row["mode"] == "live":
             return
         url = sb.store.webhook_url(row["merchant_id"]) or self.config.webhook_url
-        self.webhook.send(row["merchant_id"], row["mode"], url, event,
-                          webhook.notification(row, sb.settings.home_currency(row["merchant_id"])))
+        self.webhook.send(
+            row["merchant_id"],
+            row["mode"],
+            url,
+            event,
+            webhook.notification(row, sb.settings.home_currency(row["merchant_id"])),
+        )
 
     async def drain(self) -> None:
         if self.webhook is not None:
             await self.webhook.drain()
 
-    def unmatched(self, request: Request, status: int,
-                  headers: dict[str, str]) -> Response | None:
+    def unmatched(self, request: Request, status: int, headers: dict[str, str]) -> Response | None:
         """A path or method the family's routes file does not have: the framework's own
         answer, not the envelope (the sandbox's control routes keep theirs): JSON
         ``{"message"}`` in its words when the request expects JSON, else its HTML page."""
-        rest = request.url.path[len(self.config.base_path):]
+        rest = request.url.path[len(self.config.base_path) :]
         if status not in (404, 405) or rest.startswith("/_sandbox"):
             return None
         path = rest.strip("/") or "/"  # Laravel's $request->path()
         if status == 404:
-            return framework_answer(request.headers, 404,
-                                    f"The route {path} could not be found.")
+            return framework_answer(request.headers, 404, f"The route {path} could not be found.")
         allowed = [m.strip() for m in headers.get("Allow", "").split(",") if m.strip()]
         allowed.sort(key=lambda m: _METHOD_ORDER.index(m) if m in _METHOD_ORDER else 99)
         return framework_answer(
-            request.headers, 405,
-            f"The {request.method} method is not supported for route {path}. "
-            f"Supported methods: {', '.join(allowed)}.", {"Allow": ", ".join(allowed)})
+            request.headers,
+            405,
+            f"The {request.method} method is not supported for route {path}. Supported methods: {', '.join(allowed)}.",
+            {"Allow": ", ".join(allowed)},
+        )
 
     def cors(self, app, base_path: str):
         """CORS open on every ``api/*`` path."""

@@ -31,8 +31,13 @@ def refuse_currency(body: dict[str, Any], currencies: tuple[str, ...]) -> None:
     """The unsupported currency is checked before anything else and said as text (a missing
     one is a field of the error bag)."""
     currency = body.get("currency")
-    if (isinstance(currency, str) and currency.strip() and len(currency) <= _CURRENCY_MAX
-            and currency.isprintable() and currency not in currencies):
+    if (
+        isinstance(currency, str)
+        and currency.strip()
+        and len(currency) <= _CURRENCY_MAX
+        and currency.isprintable()
+        and currency not in currencies
+    ):
         raise ApiError(400, f"Invalid currency, {currency} is not supported", plain=True)
 
 
@@ -40,15 +45,15 @@ def refuse_currency(body: dict[str, Any], currencies: tuple[str, ...]) -> None:
 _NOT_NULL = {"meta": "meta must be an object", "callback_url": "callback_url must be a URL"}
 
 
-def payment_fields(body: dict[str, Any], currencies: tuple[str, ...], *,
-                   customer_object: bool) -> dict[str, Any]:
+def payment_fields(body: dict[str, Any], currencies: tuple[str, ...], *, customer_object: bool) -> dict[str, Any]:
     """A payment request's clean fields. The unsupported currency is checked first and said
     as text; then every failing field, in the framework's error bag. Title and
     description are required; ``meta`` and ``callback_url`` may be left out, not sent as
     null. A ``meta`` left out is kept as none (``"null"`` in its column), not as ``{}``."""
     refuse_currency(body, currencies)
-    checked = check_payment({**body, "amount": whole_number(body.get("amount"))}, currencies,
-                            customer_object=customer_object)
+    checked = check_payment(
+        {**body, "amount": whole_number(body.get("amount"))}, currencies, customer_object=customer_object
+    )
     for name, problem in _NOT_NULL.items():
         if name in body and body[name] is None:
             checked.add(name, problem)
@@ -73,8 +78,7 @@ def check_amount(sb: Sandbox, owner: KeyOwner, clean: dict[str, Any]) -> None:
     if amount < low:
         raise ApiError(400, f"The minimum amount for {clean['currency']} is {low:,}", plain=True)
     if amount > high:
-        raise ApiError(400, f"The maximum amount for {clean['currency']} is {high:,}",
-                       plain=True)
+        raise ApiError(400, f"The maximum amount for {clean['currency']} is {high:,}", plain=True)
 
 
 async def verify_payment(request: Request) -> JSONResponse:
@@ -91,13 +95,11 @@ async def verify_payment(request: Request) -> JSONResponse:
     if row["mode"] != owner.mode:
         raise wrong_mode(owner, row["mode"], "verify")
     if not submitted(row):
-        raise ApiError(404, "Payment not submitted", quirk_status=404,
-                       quirk_envelope_status="null")
+        raise ApiError(404, "Payment not submitted", quirk_status=404, quirk_envelope_status="null")
     view = transaction(row)
     if sb.settings.customer_pays_fee(owner.merchant_id):  # the amount less the charge
         view["amount"] = money(Decimal(row["amount"]) - Decimal(row["charge"]))
-    return JSONResponse({"message": "Payment details", "status": view["status"], "data": view},
-                        status_code=201)
+    return JSONResponse({"message": "Payment details", "status": view["status"], "data": view}, status_code=201)
 
 
 def submitted(row: sqlite3.Row) -> bool:

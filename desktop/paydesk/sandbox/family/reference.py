@@ -16,9 +16,14 @@ from ..validation import currency_code
 
 # id, name, ISO 3166 alpha-2, telephone code
 COUNTRIES = (
-    (1, "Nigeria", "NG", "234"), (2, "Ghana", "GH", "233"), (3, "Kenya", "KE", "254"),
-    (4, "United Kingdom", "GB", "44"), (5, "United States", "US", "1"),
-    (6, "Ireland", "IE", "353"), (7, "France", "FR", "33"), (8, "Germany", "DE", "49"),
+    (1, "Nigeria", "NG", "234"),
+    (2, "Ghana", "GH", "233"),
+    (3, "Kenya", "KE", "254"),
+    (4, "United Kingdom", "GB", "44"),
+    (5, "United States", "US", "1"),
+    (6, "Ireland", "IE", "353"),
+    (7, "France", "FR", "33"),
+    (8, "Germany", "DE", "49"),
 )
 STATES = {
     1: ("Abuja FCT", "Kano", "Lagos", "Oyo", "Rivers"),
@@ -38,8 +43,7 @@ def _state_rows() -> dict[int, list[dict]]:
     next_id = 1
     for country, names in STATES.items():
         for name in names:
-            rows.setdefault(country, []).append(
-                {"id": next_id, "country_id": country, "name": name})
+            rows.setdefault(country, []).append({"id": next_id, "country_id": country, "name": name})
             next_id += 1
     return rows
 
@@ -48,8 +52,7 @@ _STATES = _state_rows()
 
 
 async def countries(request: Request) -> JSONResponse:
-    rows = [{"id": i, "name": name, "iso2": iso2, "phone_code": phone}
-            for i, name, iso2, phone in COUNTRIES]
+    rows = [{"id": i, "name": name, "iso2": iso2, "phone_code": phone} for i, name, iso2, phone in COUNTRIES]
     return sandbox_of(request).envelope.ok("Country List", rows)
 
 
@@ -64,6 +67,8 @@ async def currencies(request: Request) -> JSONResponse:
     """The deployment's currencies, each with the service's internal code as its id (the
     code a card's ``currency`` holds)."""
     sb = sandbox_of(request)
-    rows = [{"id": int(currency_code(code)), "name": CURRENCIES[code][0], "code": code,
-             "symbol": CURRENCIES[code][1]} for code in sb.config.currencies]
+    rows = [
+        {"id": int(currency_code(code)), "name": CURRENCIES[code][0], "code": code, "symbol": CURRENCIES[code][1]}
+        for code in sb.config.currencies
+    ]
     return sb.envelope.ok("Supported Currencies", rows)

@@ -33,12 +33,13 @@ def notification(row: sqlite3.Row, home_currency: str) -> dict[str, Any]:
     """The transaction row as the family's notification carries it."""
     data = transaction(row)
     meta = json.loads(row["meta"])
-    data["meta"] = ("null" if meta is None else "[]" if meta == {} else
-                    php_json(meta).decode("ascii"))
+    data["meta"] = "null" if meta is None else "[]" if meta == {} else php_json(meta).decode("ascii")
     custom = data["customization"]
-    data["customization"] = {"title": custom.get("title"),
-                             "description": custom.get("description"),
-                             "logo": custom.get("logo")}
+    data["customization"] = {
+        "title": custom.get("title"),
+        "description": custom.get("description"),
+        "logo": custom.get("logo"),
+    }
     data["currency"] = home_currency
     return data
 
@@ -57,13 +58,11 @@ class Webhook:
         self.allow_loopback = allow_loopback
         self._tasks: set[asyncio.Task] = set()
 
-    def send(self, merchant_id: str, mode: str, url: str | None, event: str,
-             data: dict[str, Any]) -> None:
+    def send(self, merchant_id: str, mode: str, url: str | None, event: str, data: dict[str, Any]) -> None:
         """Queue one notification to ``url`` (none without one); returns at once."""
         if not url:
             return
-        task = asyncio.get_running_loop().create_task(
-            self._deliver(merchant_id, mode, url, event, data))
+        task = asyncio.get_running_loop().create_task(self._deliver(merchant_id, mode, url, event, data))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -73,15 +72,15 @@ class Webhook:
         for task in list(self._tasks):
             task.cancel()
 
-    async def _deliver(self, merchant_id: str, mode: str, url: str, event: str,
-                       data: dict[str, Any]) -> None:
+    async def _deliver(self, merchant_id: str, mode: str, url: str, event: str, data: dict[str, Any]) -> None:
         body = php_json(data)
         status, error = None, None
         try:
-            headers = {"Content-Type": "application/json",
-                       "Signature": signature(body, self.keys.webhook_secret_for(merchant_id))}
-            async with guarded_client(timeout=self.timeout,
-                                      allow_loopback=self.allow_loopback) as client:
+            headers = {
+                "Content-Type": "application/json",
+                "Signature": signature(body, self.keys.webhook_secret_for(merchant_id)),
+            }
+            async with guarded_client(timeout=self.timeout, allow_loopback=self.allow_loopback) as client:
                 status = (await client.post(url, content=body, headers=headers)).status_code
         except httpx.HTTPError as exc:
             error = refusal(exc) or f"{type(exc).__name__}: {exc}"[:300]
@@ -90,9 +89,7 @@ class Webhook:
             error = f"{type(exc).__name__}: {exc}"[:300]
             log.warning("notification %s to %s could not be sent", event, url, exc_info=True)
         try:
-            self.store.log_notification(merchant_id, mode, event, url, body.decode("ascii"), 1,
-                                        status, error)
+            self.store.log_notification(merchant_id, mode, event, url, body.decode("ascii"), 1, status, error)
         except Exception:  # the log is the sandbox's own; a failure there sends nothing again
             log.exception("notification %s to %s: could not be logged", event, url)
-        log.info("notification %s to %s (one try, never retried): %s", event, url,
-                 status or error)
+        log.info("notification %s to %s (one try, never retried): %s", event, url, status or error)

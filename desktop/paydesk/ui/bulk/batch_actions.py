@@ -25,9 +25,12 @@ def _file_name(batch: Batch, what: str, suffix: str) -> str:
 
 async def results(parent: QWidget, book: BatchBook, batch: Batch) -> str | None:
     """Save results…: what to say once done (None: the dialog was cancelled)."""
-    path = await save_path(parent, "Save the batch's results",
-                           ["CSV (*.csv)", "Excel workbook (*.xlsx)"],
-                           _file_name(batch, "results", ".csv"))
+    path = await save_path(
+        parent,
+        "Save the batch's results",
+        ["CSV (*.csv)", "Excel workbook (*.xlsx)"],
+        _file_name(batch, "results", ".csv"),
+    )
     if path is None:
         return None
     try:
@@ -37,11 +40,9 @@ async def results(parent: QWidget, book: BatchBook, batch: Batch) -> str | None:
     return f"Saved the results of {written:,} rows to {path}"
 
 
-async def qr_sheet(parent: QWidget, session: Session, book: BatchBook,
-                   batch: Batch) -> str | None:
+async def qr_sheet(parent: QWidget, session: Session, book: BatchBook, batch: Batch) -> str | None:
     """QR sheet…: a PDF of the batch's open links' codes."""
-    path = await save_path(parent, "Save the QR sheet as PDF", ["PDF (*.pdf)"],
-                           _file_name(batch, "codes", ".pdf"))
+    path = await save_path(parent, "Save the QR sheet as PDF", ["PDF (*.pdf)"], _file_name(batch, "codes", ".pdf"))
     if path is None:
         return None
     profile = session.settings.profile(batch.profile_id)

@@ -24,8 +24,15 @@ PAGE = 100
 ROWS_PAGE = 200
 LOUD = QColor("#b3261e")
 POLICY_WORDS = {"skip": "valid rows, rest skipped", "all": "all or nothing"}
-STATE_WORDS = {"waiting": "Waiting", "creating": "Creating", "created": "Created",
-               "paid": "Paid", "refused": "Refused", "failed": "Failed", "skipped": "Skipped"}
+STATE_WORDS = {
+    "waiting": "Waiting",
+    "creating": "Creating",
+    "created": "Created",
+    "paid": "Paid",
+    "refused": "Refused",
+    "failed": "Failed",
+    "skipped": "Skipped",
+}
 
 
 def state_word(state: str) -> str:
@@ -33,8 +40,7 @@ def state_word(state: str) -> str:
 
 
 class BatchesModel(PagedModel):
-    HEADERS = ("Name", "File", "When", "By", "Rows", "Created", "Refused", "Paid so far",
-               "Left", "Policy")
+    HEADERS = ("Name", "File", "When", "By", "Rows", "Created", "Refused", "Paid so far", "Left", "Policy")
     PAGE_TASK = "batches: next page"
     TIPPED = (0, 1, 3, 9)  # words that may be elided: the whole of them in the tooltip
 
@@ -61,8 +67,7 @@ class BatchesModel(PagedModel):
 
     async def read_page(self, query: tuple[str, str], before: int) -> tuple[list, Any, bool]:
         batches = await self.book.batches(query[0], query[1], before=before, limit=PAGE)
-        return (await self._with_figures(batches), batches[-1].id if batches else before,
-                len(batches) == PAGE)
+        return (await self._with_figures(batches), batches[-1].id if batches else before, len(batches) == PAGE)
 
     def at(self, row: int) -> Batch | None:
         return self.rows[row][0] if 0 <= row < len(self.rows) else None
@@ -92,11 +97,18 @@ class BatchesModel(PagedModel):
     @staticmethod
     def text(batch: Batch, figures: BatchFigures | None, column: int) -> str:
         f = figures
-        values = (batch.name, batch.file_name, local_time(batch.made_at), batch.made_by,
-                  f"{batch.rows:,}",
-                  f"{f.created + f.paid:,}" if f else "", f"{f.refused:,}" if f else "",
-                  f"{f.paid:,}" if f else "", f"{f.waiting + f.creating:,}" if f else "",
-                  POLICY_WORDS.get(batch.policy, batch.policy))
+        values = (
+            batch.name,
+            batch.file_name,
+            local_time(batch.made_at),
+            batch.made_by,
+            f"{batch.rows:,}",
+            f"{f.created + f.paid:,}" if f else "",
+            f"{f.refused:,}" if f else "",
+            f"{f.paid:,}" if f else "",
+            f"{f.waiting + f.creating:,}" if f else "",
+            POLICY_WORDS.get(batch.policy, batch.policy),
+        )
         return values[column]
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -109,15 +121,26 @@ class BatchesModel(PagedModel):
             return utc_time(batch.made_at) or None
         if role == Qt.ItemDataRole.ToolTipRole and index.column() in self.TIPPED:
             return self.text(batch, figures, index.column()) or None  # elided on one line
-        if role == Qt.ItemDataRole.ForegroundRole and index.column() == 6 and figures \
-                and figures.refused:
+        if role == Qt.ItemDataRole.ForegroundRole and index.column() == 6 and figures and figures.refused:
             return LOUD
         return None
 
 
 class BatchRowsModel(PagedModel):
-    HEADERS = ("Row", "State", "Reference", "Service reference", "Amount", "Currency",
-               "E-mail", "Name", "Title", "Checkout URL", "Error", "E-mail sent")
+    HEADERS = (
+        "Row",
+        "State",
+        "Reference",
+        "Service reference",
+        "Amount",
+        "Currency",
+        "E-mail",
+        "Name",
+        "Title",
+        "Checkout URL",
+        "Error",
+        "E-mail sent",
+    )
     PAGE_TASK = "batch rows: next page"
     FIXED = (2, 3, 9)  # references and the URL: one line, fixed face, whole in the tooltip
     REFERENCES = (2, 3)
@@ -136,8 +159,7 @@ class BatchRowsModel(PagedModel):
         rows = await self.book.rows(batch_id, limit=ROWS_PAGE) if batch_id is not None else []
         self.beginResetModel()
         self.rows = rows
-        self.first_page(batch_id, rows, rows[-1].number if rows else None,
-                        len(rows) == ROWS_PAGE)
+        self.first_page(batch_id, rows, rows[-1].number if rows else None, len(rows) == ROWS_PAGE)
         self.endResetModel()
         self.loaded.emit()
 
@@ -157,9 +179,10 @@ class BatchRowsModel(PagedModel):
                 if done < len(self.rows) and self.rows[done].number == row.number:
                     self.rows[done] = row
                 done += 1
-            self.dataChanged.emit(self.index(max(done - len(page), 0), 0),
-                                  self.index(min(done, len(self.rows)) - 1,
-                                             len(self.HEADERS) - 1))
+            self.dataChanged.emit(
+                self.index(max(done - len(page), 0), 0),
+                self.index(min(done, len(self.rows)) - 1, len(self.HEADERS) - 1),
+            )
             after = page[-1].number
 
     def at(self, row: int) -> BatchRow | None:
@@ -183,8 +206,7 @@ class BatchRowsModel(PagedModel):
         if column == 6:
             return values.get("email", "")
         if column == 7:
-            return " ".join(v for v in (values.get("first_name", ""),
-                                        values.get("last_name", "")) if v)
+            return " ".join(v for v in (values.get("first_name", ""), values.get("last_name", "")) if v)
         if column == 8:
             return values.get("title", "")
         if column == 9:
@@ -205,7 +227,10 @@ class BatchRowsModel(PagedModel):
             return self._fixed
         if role == Qt.ItemDataRole.ToolTipRole and index.column() in self.TIPPED:
             return self.text(row, index.column()) or None
-        if role == Qt.ItemDataRole.ForegroundRole and index.column() == 1 \
-                and row.state.lower() in ("refused", "failed"):
+        if (
+            role == Qt.ItemDataRole.ForegroundRole
+            and index.column() == 1
+            and row.state.lower() in ("refused", "failed")
+        ):
             return LOUD
         return None

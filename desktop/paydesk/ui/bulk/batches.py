@@ -45,8 +45,7 @@ ROOM = 8  # px left beside the widest reference: it is not flush against the nex
 class BatchesWindow(QWidget):
     """A window of its own (closing it hides it; it ends with the main window)."""
 
-    def __init__(self, session: Session, book: BatchBook, controller: BulkController,
-                 parent: QWidget | None = None):
+    def __init__(self, session: Session, book: BatchBook, controller: BulkController, parent: QWidget | None = None):
         super().__init__(parent, Qt.WindowType.Window)
         self.setObjectName("batches-window")
         self.setWindowTitle(TITLE)
@@ -59,8 +58,11 @@ class BatchesWindow(QWidget):
         self.model = BatchesModel(book, self.tasks)
         self.table = widgets.record_table("batches-table", self.model, "Batches")
         # the file's name takes what the others leave: the list never scrolls sideways
-        fit_columns(self.table, ("supporters-club-2026-09", "", TIME_SAMPLE, "accounts",
-                                 *["9,999"] * 5, tuple(POLICY_WORDS.values())), 1)
+        fit_columns(
+            self.table,
+            ("supporters-club-2026-09", "", TIME_SAMPLE, "accounts", *["9,999"] * 5, tuple(POLICY_WORDS.values())),
+            1,
+        )
         self.table.setWordWrap(False)  # a file's name is never broken at its hyphens
         split.addWidget(self.table)
         below = QWidget()
@@ -104,13 +106,14 @@ class BatchesWindow(QWidget):
         close.activated.connect(self.close)
         self.table.selectionModel().selectionChanged.connect(self._selected)
         self.model.loaded.connect(self._select_first)
-        self.check_all.clicked.connect(
-            lambda: self.tasks.replace("check batch", self.check_all_open()))
+        self.check_all.clicked.connect(lambda: self.tasks.replace("check batch", self.check_all_open()))
         self.resume.clicked.connect(lambda: self.tasks.replace("resume batch", self.resume_batch()))
-        self.results.clicked.connect(lambda: self._out(
-            "results", lambda batch: actions.results(self, self.book, batch)))
-        self.qr.clicked.connect(lambda: self._out(
-            "qr sheet", lambda batch: actions.qr_sheet(self, self.session, self.book, batch)))
+        self.results.clicked.connect(
+            lambda: self._out("results", lambda batch: actions.results(self, self.book, batch))
+        )
+        self.qr.clicked.connect(
+            lambda: self._out("qr sheet", lambda batch: actions.qr_sheet(self, self.session, self.book, batch))
+        )
         self.email.clicked.connect(lambda: self._out("email", self._email))
         signals = signals_of(session.hub)
         signals.batchChanged.connect(self._batch_changed)
@@ -138,15 +141,18 @@ class BatchesWindow(QWidget):
     async def _load(self, query: tuple[str, str]) -> None:
         try:
             await self.model.load(query)
-            unfinished = [b for b in await self.book.unfinished(*query)
-                          if not self.controller.running(b.id)]
+            unfinished = [b for b in await self.book.unfinished(*query) if not self.controller.running(b.id)]
         except LedgerError as error:  # a shared ledger out of reach: the list stays
             say(self.said, f"Could not read the batches: {error}")
             return
         n = len(unfinished)
-        say(self.said, f"{n} batch{'es have' if n != 1 else ' has'} rows not sent yet (PayDesk "
-                       "was stopped, or it was cancelled): choose it and press Resume"
-            if n else "")
+        say(
+            self.said,
+            f"{n} batch{'es have' if n != 1 else ' has'} rows not sent yet (PayDesk "
+            "was stopped, or it was cancelled): choose it and press Resume"
+            if n
+            else "",
+        )
 
     def _select_first(self) -> None:
         if self.shown_batch is None and self.model.rowCount():

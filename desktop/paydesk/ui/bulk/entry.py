@@ -66,14 +66,14 @@ class BulkEntry:
         found = []
         if profile is not None:
             try:
-                found = [b for b in await self.desk.batches.unfinished(profile.id, mode)
-                         if not self.controller.running(b.id)]
+                found = [
+                    b for b in await self.desk.batches.unfinished(profile.id, mode) if not self.controller.running(b.id)
+                ]
             except LedgerError as error:
                 log.info("could not look for unfinished batches: %s", error)
                 return
         n = len(found)
-        text = (f"{n} batch{'es have' if n != 1 else ' has'} rows not sent yet: Batches…"
-                if n else "")
+        text = f"{n} batch{'es have' if n != 1 else ' has'} rows not sent yet: Batches…" if n else ""
         self.notice.setText(text)
         self.notice.setAccessibleName(text.rstrip("…"))
         self.notice.setVisible(bool(n))

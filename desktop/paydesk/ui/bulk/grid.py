@@ -67,8 +67,7 @@ class RowsModel(QAbstractTableModel):
             return
         self._take(rows)
         if rows and self.fields:
-            self.dataChanged.emit(self.index(0, 0),
-                                  self.index(len(rows) - 1, len(self.fields) - 1))
+            self.dataChanged.emit(self.index(0, 0), self.index(len(rows) - 1, len(self.fields) - 1))
             self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, len(rows) - 1)
 
     def _take(self, rows: list[BulkRow]) -> None:
@@ -80,17 +79,20 @@ class RowsModel(QAbstractTableModel):
                 said = self._problems.get(key)
                 self._problems[key] = f"{said}\n{problem.message}" if said else problem.message
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802 - Qt's name
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.fields)
 
-    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role != Qt.ItemDataRole.DisplayRole:
-            if (role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Vertical
-                    and 0 <= section < len(self.rows) and self.rows[section].problems):
+            if (
+                role == Qt.ItemDataRole.ToolTipRole
+                and orientation == Qt.Orientation.Vertical
+                and 0 <= section < len(self.rows)
+                and self.rows[section].problems
+            ):
                 return "\n".join(problem_text(p) for p in self.rows[section].problems)
             return None
         if orientation == Qt.Orientation.Horizontal:
@@ -119,10 +121,9 @@ class RowsModel(QAbstractTableModel):
     def flags(self, index: Index) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        return (Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-                | Qt.ItemFlag.ItemIsEditable)
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEditable
 
-    def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
+    def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
         if not index.isValid() or role != Qt.ItemDataRole.EditRole:
             return False
         row, field = self.rows[index.row()], self.fields[index.column()]
@@ -155,7 +156,7 @@ class ProblemsModel(QAbstractListModel):
         self.problems = [p for row in rows for p in row.problems]
         self.endResetModel()
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802 - Qt's name
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.problems)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

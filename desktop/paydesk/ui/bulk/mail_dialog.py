@@ -34,13 +34,15 @@ from ..screen_fit import resize_within_screen
 from .steps import say
 
 log = logging.getLogger("paydesk.ui.bulk.mail")
-SECURITY_WORDS = {"starttls": "STARTTLS (port 587)", "tls": "TLS from the start (port 465)",
-                  "none": "None (a server on this network only)"}
+SECURITY_WORDS = {
+    "starttls": "STARTTLS (port 587)",
+    "tls": "TLS from the start (port 465)",
+    "none": "None (a server on this network only)",
+}
 
 
 class MailDialog(QDialog):
-    def __init__(self, session: Session, book: BatchBook, batch: Batch,
-                 parent: QWidget | None = None):
+    def __init__(self, session: Session, book: BatchBook, batch: Batch, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("bulk-mail")
         self.setWindowTitle(f"E-mail links — {batch.name}")
@@ -60,13 +62,15 @@ class MailDialog(QDialog):
         for key, words in SECURITY_WORDS.items():
             self.security.addItem(words, key)
         self.messages: dict[str, FieldMessage] = {}
-        for label, widget, key in (("SMTP &server", self.host, "host"),
-                                   ("&Port", self.port, "port"),
-                                   ("Se&curity", self.security, "security"),
-                                   ("&User", self.user, "user"),
-                                   ("Pass&word", self.password, "password"),
-                                   ("&From address", self.from_address, "sender"),
-                                   ("From &name", self.sender_name, "sender_name")):
+        for label, widget, key in (
+            ("SMTP &server", self.host, "host"),
+            ("&Port", self.port, "port"),
+            ("Se&curity", self.security, "security"),
+            ("&User", self.user, "user"),
+            ("Pass&word", self.password, "password"),
+            ("&From address", self.from_address, "sender"),
+            ("From &name", self.sender_name, "sender_name"),
+        ):
             widget.setObjectName(f"smtp-{key}")
             widget.setAccessibleName(label.replace("&", ""))
             self.messages[key] = add_field_row(form, label, widget, f"smtp-{key}")
@@ -132,11 +136,14 @@ class MailDialog(QDialog):
         await self._preview()
 
     def settings(self) -> mail.SmtpSettings:
-        return mail.SmtpSettings(host=self.host.text().strip(), port=self.port.value(),
-                                 user=self.user.text().strip(),
-                                 security=self.security.currentData(),
-                                 sender=self.from_address.text().strip(),
-                                 sender_name=self.sender_name.text().strip())
+        return mail.SmtpSettings(
+            host=self.host.text().strip(),
+            port=self.port.value(),
+            user=self.user.text().strip(),
+            security=self.security.currentData(),
+            sender=self.from_address.text().strip(),
+            sender_name=self.sender_name.text().strip(),
+        )
 
     def _typed(self, *_: object) -> None:
         self.tasks.replace("smtp preview", self._preview())
@@ -175,8 +182,7 @@ class MailDialog(QDialog):
         self.test_button.setEnabled(False)
         say(self.said, f"Sending a test to {self.test_to.text().strip()}…")
         try:
-            await mail.send_test(settings, self.password.text() or None, self.profile,
-                                 self.test_to.text().strip())
+            await mail.send_test(settings, self.password.text() or None, self.profile, self.test_to.text().strip())
         except mail.MailError as error:
             say(self.said, f"The test was not sent: {error.message}")
             return False
@@ -206,12 +212,20 @@ class MailDialog(QDialog):
         self.stop_button.setEnabled(True)
         say(self.said, "Sending…")
         try:
-            sent, failed = await mail.mail_batch(self.book, self.batch.id, self.profile,
-                                                 settings, self.password.text() or None,
-                                                 again=self.again.isChecked(), on_result=noted)
+            sent, failed = await mail.mail_batch(
+                self.book,
+                self.batch.id,
+                self.profile,
+                settings,
+                self.password.text() or None,
+                again=self.again.isChecked(),
+                on_result=noted,
+            )
         except mail.MailError as error:
-            say(self.said, f"Stopped: {error.message} (sent {counted[0]:,}, failed "
-                           f"{counted[1]:,}; the rest were not sent)")
+            say(
+                self.said,
+                f"Stopped: {error.message} (sent {counted[0]:,}, failed {counted[1]:,}; the rest were not sent)",
+            )
             return None
         except LedgerError as error:
             say(self.said, f"Stopped: the ledger could not be written: {error}")

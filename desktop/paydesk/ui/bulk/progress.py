@@ -111,8 +111,9 @@ class ProgressStep(QWidget):
         self.resume.setEnabled(paused or not running)
         self.cancel.setEnabled(running)
 
-    def finished(self, figures: BatchFigures, *, cancelled: bool, report: str = "",
-                 before: BatchFigures | None = None) -> None:
+    def finished(
+        self, figures: BatchFigures, *, cancelled: bool, report: str = "", before: BatchFigures | None = None
+    ) -> None:
         """The run ended: how far it got (``before``: the batch when the run started)."""
         self.show_figures(figures)
         say(self.paused, "")

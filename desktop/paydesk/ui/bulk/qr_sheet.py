@@ -42,11 +42,16 @@ def label_of(row: BatchRow) -> Label | None:
     record = row.record
     if record is None or not record.checkout_url:
         return None
-    name = f"{record.first_name} {record.last_name}".strip() or \
-        f"{row.values.get('first_name', '')} {row.values.get('last_name', '')}".strip()
-    return Label(url=record.checkout_url, name=name,
-                 amount=f"{record.currency} {format_amount(record.amount)}",
-                 reference=row.tx_ref)
+    name = (
+        f"{record.first_name} {record.last_name}".strip()
+        or f"{row.values.get('first_name', '')} {row.values.get('last_name', '')}".strip()
+    )
+    return Label(
+        url=record.checkout_url,
+        name=name,
+        amount=f"{record.currency} {format_amount(record.amount)}",
+        reference=row.tx_ref,
+    )
 
 
 def _text_option(alignment: Qt.AlignmentFlag) -> QTextOption:
@@ -77,26 +82,31 @@ class _Painter:
         self.title = QFont(self.bold)
         self.title.setPixelSize(int(self.unit * 2.6))
 
-    def paint(self, painter: QPainter, labels: Sequence[Label], codes: Sequence[QrCode],
-              number: int, pages: int) -> None:
+    def paint(
+        self, painter: QPainter, labels: Sequence[Label], codes: Sequence[QrCode], number: int, pages: int
+    ) -> None:
         u, page = self.unit, self.page
         painter.setPen(QColor("black"))
         painter.setFont(self.title)
         left = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
-        heading = QFontMetrics(self.title).elidedText(self.heading, Qt.TextElideMode.ElideRight,
-                                                       int(page.width() * 0.75))
-        painter.drawText(QRectF(page.left(), page.top(), page.width() * 0.75, u * 3.5), left,
-                         heading)
+        heading = QFontMetrics(self.title).elidedText(
+            self.heading, Qt.TextElideMode.ElideRight, int(page.width() * 0.75)
+        )
+        painter.drawText(QRectF(page.left(), page.top(), page.width() * 0.75, u * 3.5), left, heading)
         painter.setFont(self.body)
-        painter.drawText(QRectF(page.left() + page.width() * 0.75, page.top(),
-                                page.width() * 0.25, u * 3.5),
-                         Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                         f"Page {number} of {pages}")
+        painter.drawText(
+            QRectF(page.left() + page.width() * 0.75, page.top(), page.width() * 0.25, u * 3.5),
+            Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+            f"Page {number} of {pages}",
+        )
         if self.test:
             painter.setFont(self.bold)
             painter.setPen(QColor("#b3261e"))
-            painter.drawText(QRectF(page.left(), page.top() + u * 3.5, page.width(), u * 3),
-                             left, "TEST mode: these codes take no real money")
+            painter.drawText(
+                QRectF(page.left(), page.top() + u * 3.5, page.width(), u * 3),
+                left,
+                "TEST mode: these codes take no real money",
+            )
             painter.setPen(QColor("black"))
         top = page.top() + u * 7
         cell_w = page.width() / COLUMNS
@@ -121,12 +131,14 @@ class _Painter:
         painter.setFont(self.body)
         painter.drawText(width.translated(0, u * 3), label.amount, _text_option(centre))
         painter.setFont(self.fixed)
-        draw_one_line(painter, QRectF(width.left(), y + u * 6, width.width(), u * 5),
-                      label.reference, centre)  # never broken: smaller when it must
+        draw_one_line(
+            painter, QRectF(width.left(), y + u * 6, width.width(), u * 5), label.reference, centre
+        )  # never broken: smaller when it must
 
 
-async def pdf_of(labels: Sequence[Label], heading: str, test: bool,
-                 on_page: Callable[[int, int], None] | None = None) -> bytes:
+async def pdf_of(
+    labels: Sequence[Label], heading: str, test: bool, on_page: Callable[[int, int], None] | None = None
+) -> bytes:
     """The sheet as an A4 PDF, in memory: codes encoded on a worker thread, each page painted
     on this (the GUI) thread with the loop let run between pages. ``on_page(done, pages)``
     tells how far it got."""
@@ -145,7 +157,7 @@ async def pdf_of(labels: Sequence[Label], heading: str, test: bool,
         area = writer.pageLayout().paintRectPixels(writer.resolution())
         sheet = _Painter(QRectF(0, 0, area.width(), area.height()), heading, test)
         for number in range(1, pages + 1):
-            chunk = labels[(number - 1) * PER_PAGE:number * PER_PAGE]
+            chunk = labels[(number - 1) * PER_PAGE : number * PER_PAGE]
             codes = await asyncio.to_thread(_codes, chunk)
             if number > 1:
                 writer.newPage()
@@ -172,8 +184,9 @@ async def labels_of(book: BatchBook, batch_id: int) -> list[Label]:
         after = page[-1].number
 
 
-async def save_sheet(book: BatchBook, batch: Batch, merchant: str, path: Path,
-                     on_page: Callable[[int, int], None] | None = None) -> int:
+async def save_sheet(
+    book: BatchBook, batch: Batch, merchant: str, path: Path, on_page: Callable[[int, int], None] | None = None
+) -> int:
     """Write the batch's QR sheet to ``path`` (off the GUI thread); returns how many codes it
     holds."""
     labels = await labels_of(book, batch.id)

@@ -24,10 +24,12 @@ from ..table import tips_for_cut_text
 from .grid import ProblemsModel, RowsModel
 
 SKIP, ALL = "skip", "all"
-INTRO = ("Make a payment link for every row of a spreadsheet: CSV (comma or semicolon, "
-         "UTF-8) or Excel (.xlsx). Each row is checked before anything is sent, and you can "
-         "fix problems here. Start from the template: it has the columns, and example rows "
-         "from this profile's rules.")
+INTRO = (
+    "Make a payment link for every row of a spreadsheet: CSV (comma or semicolon, "
+    "UTF-8) or Excel (.xlsx). Each row is checked before anything is sent, and you can "
+    "fix problems here. Start from the template: it has the columns, and example rows "
+    "from this profile's rules."
+)
 
 
 def say(label: QLabel, text: str) -> None:
@@ -83,9 +85,11 @@ class CheckStep(QWidget):
         self.grid.setAccessibleName("Rows")
         self.grid.setModel(self.model)
         tips_for_cut_text(self.grid)
-        self.grid.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
-                                  | QAbstractItemView.EditTrigger.EditKeyPressed
-                                  | QAbstractItemView.EditTrigger.AnyKeyPressed)
+        self.grid.setEditTriggers(
+            QAbstractItemView.EditTrigger.DoubleClicked
+            | QAbstractItemView.EditTrigger.EditKeyPressed
+            | QAbstractItemView.EditTrigger.AnyKeyPressed
+        )
         self.grid.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.grid.setTabKeyNavigation(False)  # arrows move between cells; Tab leaves the grid
         split.addWidget(self.grid)
@@ -138,8 +142,9 @@ class CheckStep(QWidget):
     def chosen_policy(self) -> str:
         return ALL if self.all.isChecked() else SKIP
 
-    def show_rows(self, fields: list[str], rows: list[BulkRow], blank: int,
-                  *, fresh: bool, already: frozenset[int] = frozenset()) -> None:
+    def show_rows(
+        self, fields: list[str], rows: list[BulkRow], blank: int, *, fresh: bool, already: frozenset[int] = frozenset()
+    ) -> None:
         """Rows as checked (``fresh``: a new dry run; else the same rows checked again)."""
         if fresh:
             self.model.show(fields, rows)
@@ -158,8 +163,7 @@ class CheckStep(QWidget):
         valid, bad = self.figures()
         if self.chosen_policy() == ALL and bad:
             return 0
-        return sum(1 for row in self.model.rows
-                   if not row.problems and row.number not in self.already)
+        return sum(1 for row in self.model.rows if not row.problems and row.number not in self.already)
 
     def update_counts(self) -> None:
         valid, bad = self.figures()
@@ -168,8 +172,7 @@ class CheckStep(QWidget):
             parts.append(f"{self.blank:,} blank ignored")
         text = "Rows: " + ", ".join(parts)
         if self.already:
-            text += (f". {len(self.already):,} of them were sent from this file before: "
-                     "only the others are created")
+            text += f". {len(self.already):,} of them were sent from this file before: only the others are created"
         say(self.counts, text)
         n = self.to_create()
         self.create_links.setText(f"Create {n:,} link{'s' if n != 1 else ''}")
@@ -177,8 +180,10 @@ class CheckStep(QWidget):
         if self.checking:
             why = "Checking the rows…"
         elif self.chosen_policy() == ALL and bad:
-            why = (f"All or nothing: fix the {bad:,} row{'s' if bad != 1 else ''} with "
-                   "problems first, or choose to skip them")
+            why = (
+                f"All or nothing: fix the {bad:,} row{'s' if bad != 1 else ''} with "
+                "problems first, or choose to skip them"
+            )
         elif n == 0:
             why = "No row to create"
         else:

@@ -56,8 +56,7 @@ class BulkWindow(QWidget):
 
     batchesRequested = Signal()
 
-    def __init__(self, session: Session, controller: BulkController,
-                 parent: QWidget | None = None):
+    def __init__(self, session: Session, controller: BulkController, parent: QWidget | None = None):
         super().__init__(parent, Qt.WindowType.Window)
         self.setObjectName("bulk-window")
         self.setWindowTitle(TITLE)
@@ -82,17 +81,14 @@ class BulkWindow(QWidget):
         bottom.addWidget(self.close_button)
         column.addLayout(bottom)
 
-        self.file_step.choose.clicked.connect(
-            lambda: self.tasks.replace("choose file", self.choose_file()))
-        self.file_step.template.clicked.connect(
-            lambda: self.tasks.replace("template", self.download_template()))
+        self.file_step.choose.clicked.connect(lambda: self.tasks.replace("choose file", self.choose_file()))
+        self.file_step.template.clicked.connect(lambda: self.tasks.replace("template", self.download_template()))
         self.back.clicked.connect(self.go_back)
         self.next.clicked.connect(lambda: self.tasks.replace("check", self.check()))
         self.close_button.clicked.connect(self.close)
         self.check_step.model.edited.connect(self._edited)
         self.check_step.policyChanged.connect(self.check_step.update_counts)
-        self.check_step.createRequested.connect(
-            lambda: self.tasks.replace("create", self.create_batch()))
+        self.check_step.createRequested.connect(lambda: self.tasks.replace("create", self.create_batch()))
         progress = self.progress_step
         progress.pause.clicked.connect(lambda: self.tasks.spawn(self.pause(), "pause"))
         progress.resume.clicked.connect(lambda: self.tasks.spawn(self.resume(), "resume"))
@@ -137,8 +133,12 @@ class BulkWindow(QWidget):
         self.stack.setCurrentIndex(step)
         self.back.setVisible(step in (COLUMNS, CHECK))
         self.next.setVisible(step == COLUMNS)
-        focus = {FILE: self.file_step.choose, COLUMNS: self.next, CHECK: self.check_step.grid,
-                 PROGRESS: self.progress_step.cancel}[step]
+        focus = {
+            FILE: self.file_step.choose,
+            COLUMNS: self.next,
+            CHECK: self.check_step.grid,
+            PROGRESS: self.progress_step.cancel,
+        }[step]
         if focus.isEnabled():
             focus.setFocus(Qt.FocusReason.OtherFocusReason)
 
@@ -188,8 +188,9 @@ class BulkWindow(QWidget):
         profile = self.session.profile
         if profile is None:
             return None
-        path = await save_path(self, "Save the template", FILTERS[1:],
-                               f"paydesk-bulk-template-{profile.name}.csv".replace(" ", "-"))
+        path = await save_path(
+            self, "Save the template", FILTERS[1:], f"paydesk-bulk-template-{profile.name}.csv".replace(" ", "-")
+        )
         if path is None:
             return None
         try:
@@ -217,15 +218,13 @@ class BulkWindow(QWidget):
             earlier = await self.controller.earlier(profile, mode, sheet.file_name)
             self.found, already, self.own = earlier.batch, earlier.sent, set(earlier.refs)
             self.known = await self.controller.known_references(profile, self._refs()) - self.own
-            rows = await asyncio.to_thread(check_rows, sheet, self.mapping, profile,
-                                           known_refs=self.known)
+            rows = await asyncio.to_thread(check_rows, sheet, self.mapping, profile, known_refs=self.known)
         except LedgerError as error:
             self.mapping_step.complain(f"Could not read the ledger: {error}")
             return None
         finally:
             self.next.setEnabled(True)
-        self.check_step.show_rows(self._fields(), rows, sheet.blank, fresh=True,
-                                  already=already)
+        self.check_step.show_rows(self._fields(), rows, sheet.blank, fresh=True, already=already)
         self.go(CHECK)
         return rows
 
@@ -236,8 +235,7 @@ class BulkWindow(QWidget):
         column = self.mapping.get("tx_ref")
         if column is None or self.sheet is None:
             return []
-        return [cells[column].strip() for _, cells in self.sheet.rows
-                if column < len(cells) and cells[column].strip()]
+        return [cells[column].strip() for _, cells in self.sheet.rows if column < len(cells) and cells[column].strip()]
 
     def _edited(self, number: int, field: str, text: str) -> None:
         sheet, column = self.sheet, self.mapping.get(field)
@@ -261,8 +259,7 @@ class BulkWindow(QWidget):
                 asked = set(self._to_ask)
                 self.known |= await self.controller.known_references(profile, asked)
                 self._to_ask -= asked
-            rows = await asyncio.to_thread(check_rows, sheet, self.mapping, profile,
-                                           known_refs=self.known)
+            rows = await asyncio.to_thread(check_rows, sheet, self.mapping, profile, known_refs=self.known)
         except LedgerError as error:
             say(self.check_step.why, f"Could not read the ledger: {error}")
             return
@@ -271,8 +268,7 @@ class BulkWindow(QWidget):
                 self.check_step.checking = False
         if edit != self._edits:
             return
-        self.check_step.show_rows(self._fields(), rows, sheet.blank, fresh=False,
-                                  already=self.check_step.already)
+        self.check_step.show_rows(self._fields(), rows, sheet.blank, fresh=False, already=self.check_step.already)
 
     # -- creating ------------------------------------------------------------------------
 
@@ -284,8 +280,7 @@ class BulkWindow(QWidget):
         step.create_links.setEnabled(False)
         try:  # a corrected file joins the batch of its name: only what is missing is made;
             # kept by the desk's controller (its references carry the installation's id)
-            batch, _ = await self.controller.keep(sheet.file_name, step.model.rows,
-                                                  step.chosen_policy())
+            batch, _ = await self.controller.keep(sheet.file_name, step.model.rows, step.chosen_policy())
         except ChangedRows as error:  # rows moved or edited since sent: said by the file choice
             self.file_step.complain(error.message)
             step.update_counts()
@@ -342,8 +337,9 @@ class BulkWindow(QWidget):
         else:
             if not figures.creating:  # else the figures follow the links being settled
                 self._tick.stop()
-            self.progress_step.finished(figures, cancelled=self.cancelled, report=status,
-                                        before=self.controller.before(batch.id))
+            self.progress_step.finished(
+                figures, cancelled=self.cancelled, report=status, before=self.controller.before(batch.id)
+            )
 
     async def pause(self) -> None:
         if self.batch is not None:

@@ -40,8 +40,7 @@ from ..table import Index
 
 COLUMNS = AUDIT_HEADER
 ACTIONS = ("create", "fund", "withdraw", "block", "unblock", "terminate", "reveal", "copy number")
-RESULTS = ("sent", "done", "refused", "failed", "answer lost", "checked: done",
-           "checked: not done")
+RESULTS = ("sent", "done", "refused", "failed", "answer lost", "checked: done", "checked: not done")
 PAGE = 200
 MASKED = 4  # the column of the masked card number
 
@@ -63,7 +62,7 @@ class CardNumberDelegate(QStyledItemDelegate):
     """The card column: a masked number elided in its middle when the column is narrow, so
     the last four digits (what staff read a card by) stay in sight."""
 
-    def initStyleOption(self, option: QStyleOptionViewItem, index: Index) -> None:  # noqa: N802
+    def initStyleOption(self, option: QStyleOptionViewItem, index: Index) -> None:
         super().initStyleOption(option, index)
         if option.rect.width() <= 0 or not option.text:  # measuring (sizeHint): all of it
             return
@@ -155,21 +154,26 @@ class AuditView(QWidget):
         self.export_button = QPushButton("Export CSV…")
         self.export_button.setObjectName("audit-export")
         self.export_button.setAccessibleName("Export CSV")
-        self.export_button.clicked.connect(lambda: self.tasks.spawn(self.choose_and_export(),
-                                                                    "export audit"))
+        self.export_button.clicked.connect(lambda: self.tasks.spawn(self.choose_and_export(), "export audit"))
         tools.addWidget(self.export_button)
         column.addLayout(tools)
         self.model = AuditModel(ledger, tasks)
         # more than one entry may be selected (Ctrl, Shift) in the log
-        self.table = widgets.as_record_table(QTableView(), "audit-log", self.model, "Audit log",
-                                             selection=QAbstractItemView.SelectionMode
-                                             .ExtendedSelection)
+        self.table = widgets.as_record_table(
+            QTableView(),
+            "audit-log",
+            self.model,
+            "Audit log",
+            selection=QAbstractItemView.SelectionMode.ExtendedSelection,
+        )
         self.table.setItemDelegateForColumn(MASKED, CardNumberDelegate(self.table))
         # room for a whole masked number (19 digits at most) in the fixed face, with the
         # cell's margins
         digits = QFontMetrics(fixed_font()).horizontalAdvance("0" * 19)
-        self.table.setColumnWidth(MASKED, digits + 4 * self.table.style().pixelMetric(
-            QStyle.PixelMetric.PM_FocusFrameHMargin, None, self.table) + 12)
+        self.table.setColumnWidth(
+            MASKED,
+            digits + 4 * self.table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, self.table) + 12,
+        )
         column.addWidget(self.table, 1)
         below = QHBoxLayout()
         self.note = QLabel("Entries are never changed or removed; the ledger refuses to.")
@@ -190,8 +194,9 @@ class AuditView(QWidget):
     def query(self) -> AuditQuery | None:
         if self.scope is None:
             return None
-        return AuditQuery(*self.scope, action=self.action.currentData(),
-                          result=self.result.currentData(), text=self.search.text())
+        return AuditQuery(
+            *self.scope, action=self.action.currentData(), result=self.result.currentData(), text=self.search.text()
+        )
 
     def set_scope(self, profile_id: str | None, mode: str) -> None:
         self.scope = (profile_id, mode) if profile_id else None

@@ -60,7 +60,7 @@ class OperationDialog(QDialog):
         self.busy = False
         self.operation: CardOperation | None = None
 
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
+    def showEvent(self, event: QShowEvent) -> None:
         """The keyboard starts in the first field, so typing goes where a user expects."""
         super().showEvent(event)
         for row in range(self.form.rowCount()):  # each row: a caption and its field (buddy)
@@ -119,7 +119,7 @@ class OperationDialog(QDialog):
         return op
 
     def _service_wait(self, seconds: float | None) -> None:
-        """"Waiting for the service (3 s)" while the operation waits for the service's
+        """ "Waiting for the service (3 s)" while the operation waits for the service's
         budget; "Sending…" again when it goes."""
         if self.busy:
             self.say(waiting_text(seconds) if seconds is not None else "Sending…")
@@ -144,9 +144,16 @@ class OperationDialog(QDialog):
 class AmountDialog(OperationDialog):
     """Fund or withdraw: the amount, checked (withdraw: at most the known balance)."""
 
-    def __init__(self, parent: QWidget, tasks_of: TasksOf, kind: str, record: CardRecord, profile: Profile,
-                 run: Callable[[Decimal], asyncio.Task[CardOperation]],
-                 current: Callable[[], Awaitable[CardRecord | None]]) -> None:
+    def __init__(
+        self,
+        parent: QWidget,
+        tasks_of: TasksOf,
+        kind: str,
+        record: CardRecord,
+        profile: Profile,
+        run: Callable[[Decimal], asyncio.Task[CardOperation]],
+        current: Callable[[], Awaitable[CardRecord | None]],
+    ) -> None:
         verb = words.VERBS[kind]
         title = "Fund card" if kind == "fund" else "Withdraw from card"
         super().__init__(parent, tasks_of, title, verb, f"{kind}-dialog")
@@ -165,15 +172,15 @@ class AmountDialog(OperationDialog):
         """The card and its balance as last known (after Done: the new one)."""
         record = self.record
         balance = words.card_money(self.profile, record, record.balance)
-        text = (f"Card {record.masked} · balance {balance}"
-                + (f" (as of {words.when(record.seen_at)})" if record.balance is not None else ""))
+        text = f"Card {record.masked} · balance {balance}" + (
+            f" (as of {words.when(record.seen_at)})" if record.balance is not None else ""
+        )
         self.heading.setText(text)
         self.heading.setAccessibleName(text)
 
     def check(self) -> Decimal | None:
         most = self.record.balance if self.kind == "withdraw" else None
-        amount, problem = whole_amount(self.amount.text(), most,
-                                       words.card_money(self.profile, self.record, most))
+        amount, problem = whole_amount(self.amount.text(), most, words.card_money(self.profile, self.record, most))
         self.amount_message.say(problem)
         return amount
 
@@ -193,15 +200,22 @@ class AmountDialog(OperationDialog):
 
 
 class CreateCardDialog(OperationDialog):
-    def __init__(self, parent: QWidget, tasks_of: TasksOf, profile: Profile,
-                 run: Callable[[Decimal, str, str | None, str, str], asyncio.Task[CardOperation]],
-                 card_of: Callable[[str], Awaitable[CardRecord | None]]) -> None:
+    def __init__(
+        self,
+        parent: QWidget,
+        tasks_of: TasksOf,
+        profile: Profile,
+        run: Callable[[Decimal, str, str | None, str, str], asyncio.Task[CardOperation]],
+        card_of: Callable[[str], Awaitable[CardRecord | None]],
+    ) -> None:
         super().__init__(parent, tasks_of, "Create card", "Create card", "create-card-dialog")
         self.profile, self._run, self._card_of = profile, run, card_of
         # the name on the card: the family's server requires it (the document's takes it)
         self.names: dict[str, tuple[QLineEdit, FieldMessage]] = {}
-        for key, label, what in (("first", "&First name on card", "first name"),
-                                 ("last", "&Last name on card", "last name")):
+        for key, label, what in (
+            ("first", "&First name on card", "first name"),
+            ("last", "&Last name on card", "last name"),
+        ):
             edit = QLineEdit()
             edit.setMaxLength(100)
             message = self.field(label, edit, f"create-card-{key}-name")
@@ -218,11 +232,9 @@ class CreateCardDialog(OperationDialog):
             self.currency.addItem(code)
         self.currency_message = self.field("&Currency", self.currency, "create-card-currency")
         self.callback = QLineEdit(profile.callback_url)
-        self.callback.setPlaceholderText("https://… where the service sends card events "
-                                         "(empty: none)")
+        self.callback.setPlaceholderText("https://… where the service sends card events (empty: none)")
         self.callback_message = self.field("&Notification URL", self.callback, "create-card-callback")
-        note = QLabel("The card's amount and the service's fee are taken from your balance in "
-                      "that currency.")
+        note = QLabel("The card's amount and the service's fee are taken from your balance in that currency.")
         note.setWordWrap(True)
         self.form.addRow(note)
         self.new_card: CardRecord | None = None
@@ -239,8 +251,13 @@ class CreateCardDialog(OperationDialog):
         self.callback_message.say(url_problem)
         if amount is None or problem or url_problem or not names_ok:
             return None
-        return (amount, self.currency.currentText(), self.callback.text().strip() or None,
-                self.first_name.text().strip(), self.last_name.text().strip())
+        return (
+            amount,
+            self.currency.currentText(),
+            self.callback.text().strip() or None,
+            self.first_name.text().strip(),
+            self.last_name.text().strip(),
+        )
 
     def start(self, value: tuple[Decimal, str, str | None, str, str]) -> asyncio.Task[CardOperation]:
         return self._run(*value)
@@ -258,8 +275,14 @@ class CreateCardDialog(OperationDialog):
 
 
 class TerminateDialog(OperationDialog):
-    def __init__(self, parent: QWidget, tasks_of: TasksOf, record: CardRecord, profile: Profile,
-                 run: Callable[[], asyncio.Task[CardOperation]]) -> None:
+    def __init__(
+        self,
+        parent: QWidget,
+        tasks_of: TasksOf,
+        record: CardRecord,
+        profile: Profile,
+        run: Callable[[], asyncio.Task[CardOperation]],
+    ) -> None:
         super().__init__(parent, tasks_of, "Terminate card", "Terminate", "terminate-dialog")
         self.record, self._run = record, run
         balance = words.card_money(profile, record, record.balance)
@@ -267,20 +290,19 @@ class TerminateDialog(OperationDialog):
         warning = QLabel(
             f"Terminating card {record.masked} cannot be undone: the card stops working for "
             f"good. Its balance ({balance}) is refunded to your {currency} balance by the "
-            "service.")
+            "service."
+        )
         warning.setObjectName("terminate-warning")
         warning.setWordWrap(True)
         self.form.addRow(warning)
         self.last4 = QLineEdit()
         self.last4.setMaxLength(4)
         self.last4.setPlaceholderText("the last four digits of the card number")
-        self.last4_message = self.field("Type the card's &last four digits", self.last4,
-                                        "terminate-last4")
+        self.last4_message = self.field("Type the card's &last four digits", self.last4, "terminate-last4")
 
     def check(self) -> bool | None:
         if self.last4.text().strip() != self.record.last4 or not self.record.last4:
-            self.last4_message.say(f"That is not the end of {self.record.masked}: type its "
-                                   "last four digits to confirm")
+            self.last4_message.say(f"That is not the end of {self.record.masked}: type its last four digits to confirm")
             return None
         self.last4_message.say(None)
         return True

@@ -37,9 +37,16 @@ from ..table import AMOUNT_SAMPLE, RIGHT, Column, HeadedModel, fit_columns, tips
 from .secret import SecretBox
 
 TX_COLUMNS = ("Type", "Amount", "Description", "Time")
-DETAILS = (("name", "Name on card"), ("balance", "Balance"), ("state", "State"),
-           ("expires", "Expires"), ("created", "Created"), ("issued", "Issued with"),
-           ("callback", "Notification URL"), ("seen", "As of"))
+DETAILS = (
+    ("name", "Name on card"),
+    ("balance", "Balance"),
+    ("state", "State"),
+    ("expires", "Expires"),
+    ("created", "Created"),
+    ("issued", "Issued with"),
+    ("callback", "Notification URL"),
+    ("seen", "As of"),
+)
 
 
 def credit(tx: CardTxRecord) -> bool:
@@ -53,8 +60,12 @@ class TransactionsModel(HeadedModel):
         self.money: Callable[[Decimal | None], str] = str
         self.columns = (
             Column(TX_COLUMNS[0], lambda tx: tx.type or "—"),
-            Column(TX_COLUMNS[1], lambda tx: ("+" if credit(tx) else "−") + self.money(tx.amount),
-                   align=RIGHT, colour=lambda tx: "#1b7f3b" if credit(tx) else "#b3261e"),
+            Column(
+                TX_COLUMNS[1],
+                lambda tx: ("+" if credit(tx) else "−") + self.money(tx.amount),
+                align=RIGHT,
+                colour=lambda tx: "#1b7f3b" if credit(tx) else "#b3261e",
+            ),
             Column(TX_COLUMNS[2], lambda tx: tx.description),
             Column(TX_COLUMNS[3], lambda tx: words.when(tx.created_at, seconds=True)),
         )
@@ -76,8 +87,7 @@ class CardPage(QWidget):
     withdrawRequested = Signal()
     terminateRequested = Signal()
 
-    def __init__(self, session: Session, controller: CardsController, ledger: CardLedger,
-                 tasks: TaskSet):
+    def __init__(self, session: Session, controller: CardsController, ledger: CardLedger, tasks: TaskSet):
         super().__init__()
         self.setObjectName("card-page")
         self.session, self.controller, self.ledger, self.tasks = session, controller, ledger, tasks
@@ -118,9 +128,15 @@ class CardPage(QWidget):
         column.addWidget(self.secret)
         actions = QGridLayout()  # three a row: the page stays as narrow as its pane
         self.buttons: dict[str, QPushButton] = {}
-        for i, (key, label) in enumerate((("fund", "Fund…"), ("withdraw", "Withdraw…"),
-                                          ("block", "Block"), ("terminate", "Terminate…"),
-                                          ("reload", "Refresh card"))):
+        for i, (key, label) in enumerate(
+            (
+                ("fund", "Fund…"),
+                ("withdraw", "Withdraw…"),
+                ("block", "Block"),
+                ("terminate", "Terminate…"),
+                ("reload", "Refresh card"),
+            )
+        ):
             button = QPushButton(label)
             button.setObjectName(f"card-{key}")
             button.setAccessibleName(label.rstrip("…"))
@@ -149,9 +165,16 @@ class CardPage(QWidget):
         self.transactions.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.transactions.verticalHeader().hide()
         # the description takes what the others leave: the list never scrolls sideways
-        fit_columns(self.transactions, (("Credit", "Debit"), "−" + AMOUNT_SAMPLE, "",
-                                        words.when(datetime(2026, 12, 28, 23, 58, 58,
-                                                            tzinfo=UTC), seconds=True)), 2)
+        fit_columns(
+            self.transactions,
+            (
+                ("Credit", "Debit"),
+                "−" + AMOUNT_SAMPLE,
+                "",
+                words.when(datetime(2026, 12, 28, 23, 58, 58, tzinfo=UTC), seconds=True),
+            ),
+            2,
+        )
         column.addWidget(self.transactions, 1)
         signals = signals_of(session.hub)
         signals.cardChanged.connect(self.update_card)
@@ -199,8 +222,7 @@ class CardPage(QWidget):
         except LedgerError as error:
             self.say(str(error))
             record = self.record
-            self.passing.said(self.message, str(error), error,
-                              lambda: self._read_again(record))
+            self.passing.said(self.message, str(error), error, lambda: self._read_again(record))
 
     def _read_again(self, record: CardRecord | None) -> None:
         self.say("")
@@ -232,13 +254,17 @@ class CardPage(QWidget):
         self.title.setText(f"Card {record.masked}")
         badge = words.badge(record.state)
         expires, expired = words.expiry(record)
-        texts = {"name": record.name_on_card, "state": badge.words, "expires": expires,
-                 "balance": words.card_money(profile, record, record.balance),
-                 "created": words.when(record.created_at),
-                 "issued": words.issued(profile, record),
-                 "callback": words.callback(record.callback),
-                 "seen": words.when(record.seen_at, seconds=True)
-                 + ("" if record.listed else " (no longer in the service's list)")}
+        texts = {
+            "name": record.name_on_card,
+            "state": badge.words,
+            "expires": expires,
+            "balance": words.card_money(profile, record, record.balance),
+            "created": words.when(record.created_at),
+            "issued": words.issued(profile, record),
+            "callback": words.callback(record.callback),
+            "seen": words.when(record.seen_at, seconds=True)
+            + ("" if record.listed else " (no longer in the service's list)"),
+        }
         captions = dict(DETAILS)
         for key, text in texts.items():
             self.values[key].setText(text)
@@ -250,8 +276,7 @@ class CardPage(QWidget):
         elif self.message.text() == words.NOT_READ_HINT:
             self.say("")
         unknown = words.currency_of(profile, record.currency_code) is None
-        self.values["balance"].setToolTip(
-            words.unknown_code_hint(record.currency_code) if unknown else "")
+        self.values["balance"].setToolTip(words.unknown_code_hint(record.currency_code) if unknown else "")
         self._buttons()
 
     def _buttons(self) -> None:
@@ -260,8 +285,7 @@ class CardPage(QWidget):
         block = self.buttons["block"]
         block.setText("Unblock" if blocked else "Block")
         block.setAccessibleName(block.text())
-        free = record is not None and not self.busy and (
-            self.open_operation is None or not self.open_operation.open)
+        free = record is not None and not self.busy and (self.open_operation is None or not self.open_operation.open)
         usable = free and record is not None and record.state in (1, 2)
         for key in ("fund", "withdraw"):
             self.buttons[key].setEnabled(usable and not blocked)
@@ -280,8 +304,7 @@ class CardPage(QWidget):
 
     async def _open_operation(self, record: CardRecord) -> None:
         """An operation of this card still open (being settled) disables its buttons."""
-        ops = await self.ledger.operations(record.profile_id, record.mode, record.card_hash,
-                                           limit=1)
+        ops = await self.ledger.operations(record.profile_id, record.mode, record.card_hash, limit=1)
         if ops and ops[0].open and record.key == self._key():
             self._operation_changed(ops[0])
 
@@ -289,8 +312,7 @@ class CardPage(QWidget):
         if self.record is None or (op.profile_id, op.mode, op.card_hash) != self.record.key:
             return
         self.open_operation = op
-        self.say(words.outcome(op) + (" Press Unblock to undo." if op.kind == "block"
-                                      and op.state == "done" else ""))
+        self.say(words.outcome(op) + (" Press Unblock to undo." if op.kind == "block" and op.state == "done" else ""))
         self._buttons()
 
     # -- actions --------------------------------------------------------------------------
@@ -312,8 +334,10 @@ class CardPage(QWidget):
         except NotFoundError:
             self.say(words.GONE)
         except ServiceError as error:
-            self.say(f"The card could not be read from the service: {error.message}. "
-                     f"Shown as of {words.when(record.seen_at)}.")
+            self.say(
+                f"The card could not be read from the service: {error.message}. "
+                f"Shown as of {words.when(record.seen_at)}."
+            )
 
     def run(self, coro: Coroutine[Any, Any, CardOperation]) -> asyncio.Task[CardOperation]:
         """Run an operation of this card as a task of the page (not of a dialog, so closing
@@ -334,8 +358,7 @@ class CardPage(QWidget):
         record = self.record
         now = time.monotonic()
         # a double click is one click: its second half must not undo a block just done
-        if record is None or self.busy or now - self._last_block < \
-                QApplication.doubleClickInterval() / 1000:
+        if record is None or self.busy or now - self._last_block < QApplication.doubleClickInterval() / 1000:
             return None
         self._last_block = now
         unblock = record.state == 2

@@ -25,7 +25,7 @@ HIDDEN_NUMBER, HIDDEN_CODE = "Card number hidden", "Security code hidden"
 
 
 def grouped(number: str) -> str:
-    return " ".join(number[i:i + 4] for i in range(0, len(number), 4))
+    return " ".join(number[i : i + 4] for i in range(0, len(number), 4))
 
 
 class SecretBox(QWidget):
@@ -34,8 +34,9 @@ class SecretBox(QWidget):
     show_for_ms = 30_000
     clear_after_ms = 30_000
 
-    def __init__(self, fetch: Callable[[str], Awaitable[VirtualCard]],
-                 spawn: Callable[[Coroutine[Any, Any, Any], str], object]) -> None:
+    def __init__(
+        self, fetch: Callable[[str], Awaitable[VirtualCard]], spawn: Callable[[Coroutine[Any, Any, Any], str], object]
+    ) -> None:
         """``fetch(action)`` gets the card with its number from the service (and audits
         ``action``: "reveal" or "copy number"); ``spawn(coro, name)`` runs a task."""
         super().__init__()
@@ -155,8 +156,7 @@ class SecretBox(QWidget):
         QGuiApplication.clipboard().setMimeData(copied)
         self._copied_digest = self._digest(card.card_pan)  # to know it again, not to keep it
         self._clear_timer.start(self.clear_after_ms)
-        self.said.emit(f"Card number copied; the clipboard is cleared in "
-                       f"{self.clear_after_ms // 1000} s")
+        self.said.emit(f"Card number copied; the clipboard is cleared in {self.clear_after_ms // 1000} s")
         return True
 
     def forget(self) -> None:

@@ -28,10 +28,12 @@ from .page import CardPage
 from .wallet import WalletList
 
 log = logging.getLogger("paydesk.cards.tab")
-NO_CARDS = ("This profile's service has no virtual cards.\n\n"
-            "The service offers cards on its first deployment only, and this profile connects "
-            "to a deployment without them, so there is no wallet to show here. Payment links "
-            "and transactions work as usual.")
+NO_CARDS = (
+    "This profile's service has no virtual cards.\n\n"
+    "The service offers cards on its first deployment only, and this profile connects "
+    "to a deployment without them, so there is no wallet to show here. Payment links "
+    "and transactions work as usual."
+)
 
 
 def reading(when: datetime | None) -> str:
@@ -122,21 +124,20 @@ class CardsTab(QWidget):
     def has_cards(self) -> bool:
         """Has this profile's service cards? (Unknown is tried: a 404 says no.)"""
         profile = self.session.profile
-        return (profile is not None and profile.has_cards is not False
-                and profile.id not in self._without_cards)
+        return profile is not None and profile.has_cards is not False and profile.id not in self._without_cards
 
     def available(self) -> bool:
         """Is there a wallet to show: the service has cards, in this mode (a service that
         keeps no test cards has them in live mode only)?"""
         profile = self.session.profile
-        return profile is not None and self.has_cards() and (
-            self.session.mode == "live" or profile.test_cards)
+        return profile is not None and self.has_cards() and (self.session.mode == "live" or profile.test_cards)
 
     def reload(self) -> None:
         """The profile or mode changed (or a profile was edited)."""
         available = self.available()
-        self.stack.setCurrentWidget(self.sections if available else
-                                    self.no_test_cards if self.has_cards() else self.no_cards)
+        self.stack.setCurrentWidget(
+            self.sections if available else self.no_test_cards if self.has_cards() else self.no_cards
+        )
         for action in (self.refresh_action, self.create_action):
             action.setEnabled(available)
         self.setEnabled(self.session.profile is not None)
@@ -150,7 +151,7 @@ class CardsTab(QWidget):
         if available and self.isVisible() and scope not in self._refreshed:
             self.request_refresh()
 
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
+    def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if self.available() and self.scope() not in self._refreshed:
             self.request_refresh()  # the cache is on screen meanwhile
@@ -159,8 +160,7 @@ class CardsTab(QWidget):
         scope = self.scope()
         if scope is None or not self.available():
             return None
-        return CardQuery(*scope, text=self.wallet.search.text(),
-                         states=self.wallet.state_filter.currentData())
+        return CardQuery(*scope, text=self.wallet.search.text(), states=self.wallet.state_filter.currentData())
 
     def reload_list(self) -> None:
         query = self.query()
@@ -193,8 +193,7 @@ class CardsTab(QWidget):
         elif (query.profile_id, query.mode) in self._reading:
             self.wallet.say_as_of(reading(when))
         elif when is not None:
-            self.wallet.say_as_of(f"As of {words.when(when)}: saved earlier; Refresh (F5) "
-                                  "reads the service again")
+            self.wallet.say_as_of(f"As of {words.when(when)}: saved earlier; Refresh (F5) reads the service again")
         else:
             self.wallet.say_as_of("Not read from the service yet: Refresh (F5)")
         if self.page.record is not None:
@@ -231,9 +230,11 @@ class CardsTab(QWidget):
             return False
         except ServiceError as error:
             when = await self.ledger.refreshed_at(profile.id, mode)
-            self.wallet.say_as_of(f"Could not refresh: {error.message}. Showing the cards as of "
-                                  f"{words.when(when)}." if when else
-                                  f"Could not read the cards: {error.message}")
+            self.wallet.say_as_of(
+                f"Could not refresh: {error.message}. Showing the cards as of {words.when(when)}."
+                if when
+                else f"Could not read the cards: {error.message}"
+            )
             return False
         finally:
             self._reading[scope] -= 1
@@ -259,6 +260,7 @@ class CardsTab(QWidget):
     async def _open(self, dialog: OperationDialog) -> OperationDialog:
         """Show an operation's dialog until it closes; it follows its operation meanwhile
         (a lost answer settled in the background says so there)."""
+
         def follow(op: CardOperation) -> None:
             if dialog.operation is not None and op.id == dialog.operation.id:
                 dialog.show_operation(op)
@@ -282,15 +284,20 @@ class CardsTab(QWidget):
         if profile is None or not self.available():
             return None
 
-        def run(amount: Decimal, currency: str, callback: str | None, first_name: str,
-                last_name: str) -> asyncio.Task[CardOperation]:
-            return self.tasks.spawn(self.controller.create(profile, mode, amount, currency,
-                                                          callback, first_name=first_name,
-                                                          last_name=last_name), "create card",
-                                    expected=(LedgerError, ServiceError))
+        def run(
+            amount: Decimal, currency: str, callback: str | None, first_name: str, last_name: str
+        ) -> asyncio.Task[CardOperation]:
+            return self.tasks.spawn(
+                self.controller.create(
+                    profile, mode, amount, currency, callback, first_name=first_name, last_name=last_name
+                ),
+                "create card",
+                expected=(LedgerError, ServiceError),
+            )
 
-        dialog = CreateCardDialog(self, self.tasks.child, profile, run,
-                                  lambda card_hash: self.ledger.card(profile.id, mode, card_hash))
+        dialog = CreateCardDialog(
+            self, self.tasks.child, profile, run, lambda card_hash: self.ledger.card(profile.id, mode, card_hash)
+        )
         await self._open(dialog)
         card = dialog.new_card
         query = self.query()
@@ -308,9 +315,15 @@ class CardsTab(QWidget):
         if profile is None:  # its profile was removed meanwhile
             return
         operate = self.controller.fund if kind == "fund" else self.controller.withdraw
-        dialog = AmountDialog(self, self.tasks.child, kind, record, profile,
-                              lambda amount: self.page.run(operate(record, amount)),
-                              lambda: self.ledger.card(*record.key))
+        dialog = AmountDialog(
+            self,
+            self.tasks.child,
+            kind,
+            record,
+            profile,
+            lambda amount: self.page.run(operate(record, amount)),
+            lambda: self.ledger.card(*record.key),
+        )
         self.tasks.spawn(self._open(dialog), kind)
 
     def _terminate(self) -> None:
@@ -320,8 +333,9 @@ class CardsTab(QWidget):
         profile = self.session.settings.profile(record.profile_id)
         if profile is None:  # its profile was removed meanwhile
             return
-        dialog = TerminateDialog(self, self.tasks.child, record, profile,
-                                 lambda: self.page.run(self.controller.terminate(record)))
+        dialog = TerminateDialog(
+            self, self.tasks.child, record, profile, lambda: self.page.run(self.controller.terminate(record))
+        )
         self.tasks.spawn(self._open(dialog), "terminate")
 
 

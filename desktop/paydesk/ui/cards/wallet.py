@@ -46,12 +46,23 @@ class WalletModel(PagedModel):
         self.columns = (
             Column(COLUMNS[0], lambda r: r.masked, font=fixed_font()),  # the masked number
             Column(COLUMNS[1], lambda r: r.name_on_card),
-            Column(COLUMNS[BALANCE], lambda r: words.card_money(self.profile, r, r.balance),
-                   align=RIGHT, tip=self._balance_tip),
-            Column(COLUMNS[STATE], lambda r: words.badge(r.state).words, font=bold_font(),
-                   colour=lambda r: words.badge(r.state).colour),
-            Column(COLUMNS[EXPIRES], lambda r: words.expiry(r, self.today)[0],
-                   colour=lambda r: "#b3261e" if words.expiry(r, self.today)[1] else None),
+            Column(
+                COLUMNS[BALANCE],
+                lambda r: words.card_money(self.profile, r, r.balance),
+                align=RIGHT,
+                tip=self._balance_tip,
+            ),
+            Column(
+                COLUMNS[STATE],
+                lambda r: words.badge(r.state).words,
+                font=bold_font(),
+                colour=lambda r: words.badge(r.state).colour,
+            ),
+            Column(
+                COLUMNS[EXPIRES],
+                lambda r: words.expiry(r, self.today)[0],
+                colour=lambda r: "#b3261e" if words.expiry(r, self.today)[1] else None,
+            ),
             Column(COLUMNS[5], lambda r: words.when(r.created_at)),
         )
 
@@ -80,8 +91,9 @@ class WalletModel(PagedModel):
         self.endResetModel()
         self.loaded.emit()
 
-    async def read_page(self, query: CardQuery,
-                        after: tuple[str, str] | None) -> tuple[list[CardRecord], tuple[str, str] | None, bool]:
+    async def read_page(
+        self, query: CardQuery, after: tuple[str, str] | None
+    ) -> tuple[list[CardRecord], tuple[str, str] | None, bool]:
         page = await self.ledger.card_page(query, after=after, limit=PAGE)
         return page.records, page.end, page.more
 
@@ -91,8 +103,7 @@ class WalletModel(PagedModel):
     def update(self, record: CardRecord) -> bool:
         """A card changed: its row shows it now. False when it is not on the list."""
         row = self.row_of(record.card_hash)
-        if row is None or self.query is None or record.key[:2] != (self.query.profile_id,
-                                                                    self.query.mode):
+        if row is None or self.query is None or record.key[:2] != (self.query.profile_id, self.query.mode):
             return False
         self.records[row] = record
         self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
@@ -144,8 +155,7 @@ class WalletList(QWidget):
         self.as_of.setObjectName("cards-as-of")
         column.addWidget(self.as_of)
         self.model = WalletModel(ledger, tasks)
-        self.table = widgets.record_table("card-list", self.model, "Cards",
-                                          (170, 150, 120, 100, 110))
+        self.table = widgets.record_table("card-list", self.model, "Cards", (170, 150, 120, 100, 110))
         column.addWidget(self.table, 1)
         self.count = QLabel("")
         self.count.setObjectName("cards-count")
@@ -170,8 +180,9 @@ class WalletList(QWidget):
                 self.table.clearSelection()
                 return False
             self.table.selectionModel().select(
-                self.model.index(row, 0), QItemSelectionModel.SelectionFlag.ClearAndSelect
-                | QItemSelectionModel.SelectionFlag.Rows)
+                self.model.index(row, 0),
+                QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
+            )
             self.table.scrollTo(self.model.index(row, 0))
             return True
         finally:

@@ -23,8 +23,10 @@ class AfterVoidBanner(QWidget):
         super().__init__()
         self.setObjectName("counter-after-void")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
-        self.setStyleSheet("#counter-after-void { background: #b3261e; } "
-                           "#counter-after-void QLabel { color: white; font-weight: 700; }")
+        self.setStyleSheet(
+            "#counter-after-void { background: #b3261e; } "
+            "#counter-after-void QLabel { color: white; font-weight: 700; }"
+        )
         self.sales: list[Sale] = []
         row = QHBoxLayout(self)
         self.text = QLabel("")
@@ -62,8 +64,7 @@ class AfterVoidBanner(QWidget):
             self.hide()
             return
         more = len(self.sales) - 1
-        text = (f"{HEADLINE}: {sale_title(sale)}, {sale_money(sale)}"
-                + (f" (and {more} more)" if more else ""))
+        text = f"{HEADLINE}: {sale_title(sale)}, {sale_money(sale)}" + (f" (and {more} more)" if more else "")
         self.text.setText(text)
         self.text.setAccessibleName(text)
         reference = f"Reference {sale.tx_ref}"

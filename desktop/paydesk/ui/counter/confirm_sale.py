@@ -41,35 +41,44 @@ class ReferenceLine(QLabel):
         self.setAccessibleName(f"Reference {reference}")
         self._fit()
 
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+    def sizeHint(self) -> QSize:
         margins = self.contentsMargins()
-        width = self.fontMetrics().horizontalAdvance(self.reference) + 2 \
-            + margins.left() + margins.right()
+        width = self.fontMetrics().horizontalAdvance(self.reference) + 2 + margins.left() + margins.right()
         return QSize(width, super().sizeHint().height())
 
-    def minimumSizeHint(self) -> QSize:  # noqa: N802
+    def minimumSizeHint(self) -> QSize:
         margins = self.contentsMargins()
-        width = self.fontMetrics().horizontalAdvance("M" * MIN_CHARS) \
-            + margins.left() + margins.right()
+        width = self.fontMetrics().horizontalAdvance("M" * MIN_CHARS) + margins.left() + margins.right()
         return QSize(min(width, self.sizeHint().width()), super().minimumSizeHint().height())
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._fit()
 
     def _fit(self) -> None:
         room = self.contentsRect().width()
-        shown_text = self.fontMetrics().elidedText(
-            self.reference, Qt.TextElideMode.ElideMiddle, room) \
-            if self.fontMetrics().horizontalAdvance(self.reference) > room else self.reference
+        shown_text = (
+            self.fontMetrics().elidedText(self.reference, Qt.TextElideMode.ElideMiddle, room)
+            if self.fontMetrics().horizontalAdvance(self.reference) > room
+            else self.reference
+        )
         if shown_text != self.text():
             self.setText(shown_text)
         self.setToolTip("" if shown_text == self.reference else self.reference)
 
 
 class SaleConfirm(QDialog):
-    def __init__(self, parent: QWidget | None, title: str, question: str, sale: Sale | None,
-                 explanation: str, accept: str, reject: str, object_name: str):
+    def __init__(
+        self,
+        parent: QWidget | None,
+        title: str,
+        question: str,
+        sale: Sale | None,
+        explanation: str,
+        accept: str,
+        reject: str,
+        object_name: str,
+    ):
         super().__init__(parent)
         self.setObjectName(object_name)
         self.setWindowTitle(title)
@@ -101,8 +110,10 @@ class SaleConfirm(QDialog):
         buttons = QDialogButtonBox()
         self.accept_button = QPushButton(accept)
         self.reject_button = QPushButton(reject)
-        for button, role in ((self.accept_button, QDialogButtonBox.ButtonRole.AcceptRole),
-                             (self.reject_button, QDialogButtonBox.ButtonRole.RejectRole)):
+        for button, role in (
+            (self.accept_button, QDialogButtonBox.ButtonRole.AcceptRole),
+            (self.reject_button, QDialogButtonBox.ButtonRole.RejectRole),
+        ):
             button.setAccessibleName(accept if button is self.accept_button else reject)
             buttons.addButton(button, role)
         buttons.accepted.connect(self.accept)
@@ -112,11 +123,18 @@ class SaleConfirm(QDialog):
         column.addWidget(buttons)
 
 
-async def confirm_sale(parent: QWidget | None, title: str, question: str, sale: Sale | None,
-                       explanation: str, accept: str, reject: str, *,
-                       object_name: str) -> bool:
+async def confirm_sale(
+    parent: QWidget | None,
+    title: str,
+    question: str,
+    sale: Sale | None,
+    explanation: str,
+    accept: str,
+    reject: str,
+    *,
+    object_name: str,
+) -> bool:
     """Ask ``question`` about ``sale`` (opened with ``open()``, awaited); True for ``accept``."""
-    dialog = SaleConfirm(parent, title, question, sale, explanation, accept, reject,
-                         object_name)
+    dialog = SaleConfirm(parent, title, question, sale, explanation, accept, reject, object_name)
     async with shown(dialog) as code:
         return bool(code)  # QDialog.Accepted (1), or Rejected (0)

@@ -81,8 +81,7 @@ class CustomerView(QWidget):
         self.logo.hide()
         column.addWidget(self.logo)
         self.top_filler = QWidget()  # with the filler below: the words centred, no code
-        self.top_filler.setSizePolicy(QSizePolicy.Policy.Expanding,
-                                      QSizePolicy.Policy.Expanding)
+        self.top_filler.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         column.addWidget(self.top_filler, 1)
         self.amount = _big("customer-amount", 40)
         column.addWidget(self.amount)
@@ -133,7 +132,7 @@ class CustomerView(QWidget):
         self.watermark.setVisible(test)
         self.watermark.lower()
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's name
+    def resizeEvent(self, event: QResizeEvent) -> None:
         self.watermark.setGeometry(self.rect())
         self._scale()
         super().resizeEvent(event)
@@ -143,8 +142,11 @@ class CustomerView(QWidget):
         half screen as on a monitor."""
         width, height = max(1, self.width()), max(1, self.height())
         loud = self.phase in ("paid", "thanks")  # the words fill the screen
-        for label, share_w, share_h in ((self.merchant, 22, 22), (self.amount, 9, 11),
-                                        (self.words, 6 if loud else 15, 6 if loud else 13)):
+        for label, share_w, share_h in (
+            (self.merchant, 22, 22),
+            (self.amount, 9, 11),
+            (self.words, 6 if loud else 15, 6 if loud else 13),
+        ):
             font = label.font()
             font.setPixelSize(max(12, min(width // share_w, height // share_h)))
             label.setFont(font)
@@ -182,8 +184,7 @@ class CustomerView(QWidget):
             self._timer.stop()
             self._show_blank()
             return
-        if self.phase in ("paid", "thanks") and self.sale is not None \
-                and self.sale.key == sale.key:
+        if self.phase in ("paid", "thanks") and self.sale is not None and self.sale.key == sale.key:
             self.sale = sale  # thanking already: the sequence runs on
             return
         self.sale = sale
@@ -249,8 +250,9 @@ class CustomerView(QWidget):
     def _paint(self, colour: str) -> None:
         """The whole view's background (green when paid), its text white on it."""
         text = "color: white;" if colour else ""
-        self.setStyleSheet(f"#customer-view {{ background: {colour}; }} "
-                           f"#customer-view QLabel {{ {text} }}" if colour else "")
+        self.setStyleSheet(
+            f"#customer-view {{ background: {colour}; }} #customer-view QLabel {{ {text} }}" if colour else ""
+        )
 
     def _say(self, words: str, colour: str, *, plain: bool = False) -> None:
         self.words.setText(words)
@@ -260,8 +262,7 @@ class CustomerView(QWidget):
         elif plain:
             self.words.setStyleSheet(f"color: {colour};")
         else:
-            self.words.setStyleSheet(f"color: white; background: {colour}; "
-                                     "border-radius: 8px; padding: 8px 16px;")
+            self.words.setStyleSheet(f"color: white; background: {colour}; border-radius: 8px; padding: 8px 16px;")
 
 
 class CustomerDisplay(QWidget):
@@ -312,11 +313,11 @@ class CustomerDisplay(QWidget):
         finally:
             self._shutting = False
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
+    def closeEvent(self, event: QCloseEvent) -> None:
         if self._shutting or not self.isVisible():
             super().closeEvent(event)
         else:
             event.ignore()  # the customer cannot close it: the staff's screen does
 
-    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+    def keyPressEvent(self, event: QKeyEvent) -> None:
         event.accept()  # nothing typed here does anything (Escape included)

@@ -104,7 +104,6 @@ class SaleEntry(QWidget):
         box.addWidget(self.message)
         box.addStretch(1)
 
-
     @property
     def fields(self) -> tuple[QLineEdit, ...]:
         return (self.amount, self.note, self.email)

@@ -79,8 +79,7 @@ class StaffMirror(QWidget):
     def _state(self, words: str, colour: str) -> None:
         self.state.setText(words)
         self.state.setAccessibleName(f"State: {words}")
-        self.state.setStyleSheet(f"color: white; background: {colour}; border-radius: 6px; "
-                                 "padding: 4px 10px;")
+        self.state.setStyleSheet(f"color: white; background: {colour}; border-radius: 6px; padding: 4px 10px;")
 
     def _reference(self, sale: Sale) -> None:
         self.reference.setText(f"Reference {sale.tx_ref}")

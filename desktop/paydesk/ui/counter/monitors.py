@@ -39,7 +39,7 @@ def place_word(geometry: QRect, desktop: QRect) -> str:
 
 
 def monitor_label(screen: QScreen, number: int) -> str:
-    """"Right, 1920×1080 (HDMI-1)": where it stands among the monitors it shares a desktop
+    """ "Right, 1920×1080 (HDMI-1)": where it stands among the monitors it shares a desktop
     with (where no place can be told, as for a display of its own: "Primary" for the
     system's main monitor, else "Screen 2" by its ``number``), its size in the monitor's own
     pixels, and the system's name."""
@@ -74,5 +74,6 @@ def monitor_key(screen: QScreen, screens: list[QScreen]) -> str:
 def labels(screens: list[QScreen]) -> list[str]:
     """Each monitor's label, made different where two would read the same ("…, 2")."""
     made = [monitor_label(screen, number) for number, screen in enumerate(screens, 1)]
-    return [label if made.count(label) == 1 else f"{label}, {made[:i + 1].count(label)}"
-            for i, label in enumerate(made)]
+    return [
+        label if made.count(label) == 1 else f"{label}, {made[: i + 1].count(label)}" for i, label in enumerate(made)
+    ]

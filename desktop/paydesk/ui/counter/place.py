@@ -85,8 +85,7 @@ class DisplayPlace(QWidget):
         comes beside the amount box: never a full-screen window left on the staff's screen
         (Qt moves a removed screen's windows to another one)."""
         chosen = self.screens.currentData() or ""
-        on_it = self.display is not None and self.display.isVisible() \
-            and self.display.screen() is screen
+        on_it = self.display is not None and self.display.isVisible() and self.display.screen() is screen
         self.fill(chosen, gone=screen)
         if on_it and not self.here:  # (the chosen key now names another screen)
             self.screens.setCurrentIndex(self.screens.count() - 1)
@@ -95,7 +94,7 @@ class DisplayPlace(QWidget):
         if self.is_open:
             self._show_views()
 
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
+    def showEvent(self, event: QShowEvent) -> None:
         """Placed in the staff's window (or moved with it): the staff's screen is not offered."""
         self._screens_changed()
         super().showEvent(event)
@@ -169,8 +168,7 @@ class DisplayPlace(QWidget):
             return metrics.size(Qt.TextFlag.TextShowMnemonic, text).width()
 
         widest = max(width(OPEN), width(CLOSE))
-        self.toggle.setMinimumWidth(self.toggle.sizeHint().width() + widest
-                                    - width(self.toggle.text()))
+        self.toggle.setMinimumWidth(self.toggle.sizeHint().width() + widest - width(self.toggle.text()))
 
     @property
     def views(self) -> list[CustomerView]:

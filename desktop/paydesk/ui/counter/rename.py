@@ -25,8 +25,9 @@ class RenameDialog(QDialog):
         self.name.setObjectName("counter-new-name")
         self.name.setAccessibleName("Counter name")
         self.name.selectAll()
-        self.message = add_field_row(form, "Counter &name", self.name, "counter-new-name",
-                                     lines=2)  # why it cannot be renamed, read whole
+        self.message = add_field_row(
+            form, "Counter &name", self.name, "counter-new-name", lines=2
+        )  # why it cannot be renamed, read whole
         column.addLayout(form)
         buttons = QDialogButtonBox()
         self.rename = buttons.addButton("Rename", QDialogButtonBox.ButtonRole.AcceptRole)

@@ -40,6 +40,8 @@ from . import report_paper
 from .report_paper import FIXED, report_lines
 
 log = logging.getLogger("paydesk.ui.counter.report")
+
+
 class ShiftReportDialog(QDialog):
     """One shift's report on screen, with Print… and Save as PDF…. ``figures``: the shift's
     frozen ones when omitted (a closed shift); an open shift's count so far otherwise.
@@ -47,9 +49,16 @@ class ShiftReportDialog(QDialog):
     with Open folder), or why it could not be (an OSError); Print… has the focus then (the
     staff choose the printer)."""
 
-    def __init__(self, shift: Shift, figures: Figures | None = None, *,
-                 profile: str | None = None, tasks: TaskSet | None = None,
-                 parent: QWidget | None = None, saved: Path | OSError | None = None):
+    def __init__(
+        self,
+        shift: Shift,
+        figures: Figures | None = None,
+        *,
+        profile: str | None = None,
+        tasks: TaskSet | None = None,
+        parent: QWidget | None = None,
+        saved: Path | OSError | None = None,
+    ):
         super().__init__(parent)
         self.shift, self.profile = shift, profile
         self.figures = figures if figures is not None else (shift.figures or Figures())
@@ -82,22 +91,21 @@ class ShiftReportDialog(QDialog):
         layout.addLayout(form)
         # where the report went (a long path): two lines kept, shown or not (the buttons
         # stay under the mouse), the middle elided so the file's name shows, the whole on hover
-        self.message = ElidedLabel("", mode=Qt.TextElideMode.ElideMiddle, keep_room=True,
-                                   lines=2)
+        self.message = ElidedLabel("", mode=Qt.TextElideMode.ElideMiddle, keep_room=True, lines=2)
         self.message.setObjectName("shift-report-message")
         self.message.hide()
         layout.addWidget(self.message)
         buttons = QDialogButtonBox()
         self.print_button = buttons.addButton("Print…", QDialogButtonBox.ButtonRole.ActionRole)
-        self.save_button = buttons.addButton("Save as PDF…",
-                                             QDialogButtonBox.ButtonRole.ActionRole)
-        self.folder_button = buttons.addButton("Open folder",
-                                               QDialogButtonBox.ButtonRole.ActionRole)
+        self.save_button = buttons.addButton("Save as PDF…", QDialogButtonBox.ButtonRole.ActionRole)
+        self.folder_button = buttons.addButton("Open folder", QDialogButtonBox.ButtonRole.ActionRole)
         self.close_button = buttons.addButton("Close", QDialogButtonBox.ButtonRole.RejectRole)
-        for button, name in ((self.print_button, "shift-report-print"),
-                             (self.save_button, "shift-report-save"),
-                             (self.folder_button, "shift-report-folder"),
-                             (self.close_button, "shift-report-close")):
+        for button, name in (
+            (self.print_button, "shift-report-print"),
+            (self.save_button, "shift-report-save"),
+            (self.folder_button, "shift-report-folder"),
+            (self.close_button, "shift-report-close"),
+        ):
             button.setObjectName(name)
             button.setAccessibleName(button.text().rstrip("…"))
             button.setAutoDefault(False)
@@ -116,9 +124,11 @@ class ShiftReportDialog(QDialog):
         if isinstance(saved, Path):
             self.say(f"Saved the report as PDF to {saved}")
         elif saved is not None:
-            self.say("Could not save the report as PDF in "
-                     f"{report_paper.folder()}: {saved.strerror or saved}. "
-                     "Save it with Save as PDF…")
+            self.say(
+                "Could not save the report as PDF in "
+                f"{report_paper.folder()}: {saved.strerror or saved}. "
+                "Save it with Save as PDF…"
+            )
 
     def lines(self) -> list[tuple[str, str]]:
         return report_lines(self.shift, self.figures, self.profile)
@@ -131,8 +141,9 @@ class ShiftReportDialog(QDialog):
     async def save_pdf(self) -> Path | None:
         from ..transactions.actions import save_path
 
-        path = await save_path(self, "Save the shift report as PDF", ["PDF (*.pdf)"],
-                               report_paper.report_name(self.shift))
+        path = await save_path(
+            self, "Save the shift report as PDF", ["PDF (*.pdf)"], report_paper.report_name(self.shift)
+        )
         if path is None:
             return None
         data = await report_paper.render(self.shift, self.figures, self.profile)
@@ -207,25 +218,30 @@ async def close_shift(controller: Any, parent: QWidget | None) -> Shift | None:
     try:
         shift = await book.current_shift(controller.name, profile.id, session.mode)
         if shift is None:
-            await _tell(parent, "Close shift", f"Counter {controller.name} has no open shift: "
-                        "its next sale opens one.")
+            await _tell(parent, "Close shift", f"Counter {controller.name} has no open shift: its next sale opens one.")
             return None
         figures = await book.figures(SaleQuery(shift_id=shift.id))
     except LedgerError as error:
         await _tell(parent, "Close shift", str(error))  # the one sentence: nothing frozen
         return None
-    count = "\n".join(f"{label}: {value}" for label, value in
-                      report_lines(shift, figures, profile.name) if label != "Closed")
-    if not await confirm(parent, "Close shift", f"Close the shift of counter {shift.counter}?",
-                         f"The count so far, frozen once closed:\n\n{count}",
-                         "Close shift", "Cancel", object_name="confirm-close-shift"):
+    count = "\n".join(
+        f"{label}: {value}" for label, value in report_lines(shift, figures, profile.name) if label != "Closed"
+    )
+    if not await confirm(
+        parent,
+        "Close shift",
+        f"Close the shift of counter {shift.counter}?",
+        f"The count so far, frozen once closed:\n\n{count}",
+        "Close shift",
+        "Cancel",
+        object_name="confirm-close-shift",
+    ):
         return None
     saved: Path | OSError | None = None
     try:
         closed = await controller.close_shift(shift.id)  # the shift confirmed, never another
         try:  # the paper needs a printer chosen by the staff; the PDF is kept by itself
-            saved = await report_paper.save_closed(closed, closed.figures or Figures(),
-                                                   profile.name)
+            saved = await report_paper.save_closed(closed, closed.figures or Figures(), profile.name)
         except OSError as error:
             log.warning("the report of shift %s was not saved: %s", closed.id, error)
             saved = error
@@ -237,12 +253,15 @@ async def close_shift(controller: Any, parent: QWidget | None) -> Shift | None:
             return None
         if closed is None:
             return None
-        await _tell(parent, "Close shift", "This shift was closed already (by "
-                    f"{closed.closed_by}, {local_time(closed.closed_at)}): here is its report.")
+        await _tell(
+            parent,
+            "Close shift",
+            "This shift was closed already (by "
+            f"{closed.closed_by}, {local_time(closed.closed_at)}): here is its report.",
+        )
     except LedgerError as error:
         await _tell(parent, "Close shift", str(error))  # the one sentence: nothing frozen
         return None
-    dialog = ShiftReportDialog(closed, profile=profile.name, tasks=session.tasks, parent=parent,
-                               saved=saved)
+    dialog = ShiftReportDialog(closed, profile=profile.name, tasks=session.tasks, parent=parent, saved=saved)
     await run_dialog(dialog)
     return closed

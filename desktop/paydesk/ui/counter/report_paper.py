@@ -55,8 +55,7 @@ def _words() -> QTextOption:
     return option
 
 
-def paint(painter: QPainter, rect: QRectF, heading: str, lines: list[tuple[str, str]],
-          test: bool = False) -> None:
+def paint(painter: QPainter, rect: QRectF, heading: str, lines: list[tuple[str, str]], test: bool = False) -> None:
     """Paint a report in ``rect`` (device pixels): the heading, then a label and its value a
     line; TEST across the page for a test-mode shift."""
     unit = rect.width() / 100  # layout in hundredths of the width
@@ -68,8 +67,7 @@ def paint(painter: QPainter, rect: QRectF, heading: str, lines: list[tuple[str, 
     painter.setFont(title)
     painter.setPen(QColor("black"))
     top = rect.top() + unit * 3
-    painter.drawText(QRectF(rect.left(), top, rect.width(), unit * 8),
-                     heading + (" — TEST" if test else ""), _words())
+    painter.drawText(QRectF(rect.left(), top, rect.width(), unit * 8), heading + (" — TEST" if test else ""), _words())
     y = top + unit * 11
     step = min(unit * 4.2, (rect.bottom() - y) / max(len(lines), 1))  # one page, always
     body = QFont()
@@ -101,8 +99,13 @@ def pdf_bytes(shift: Shift, figures: Figures, profile: str | None = None) -> byt
     writer.setCreator("PayDesk")
     painter = QPainter(writer)
     area = writer.pageLayout().paintRectPixels(writer.resolution())
-    paint(painter, QRectF(0, 0, area.width(), area.height()), heading(shift),
-          report_lines(shift, figures, profile), shift.mode == "test")
+    paint(
+        painter,
+        QRectF(0, 0, area.width(), area.height()),
+        heading(shift),
+        report_lines(shift, figures, profile),
+        shift.mode == "test",
+    )
     painter.end()
     buffer.close()
     return bytes(data.data())
@@ -121,7 +124,7 @@ def folder() -> Path:
 
 
 def report_name(shift: Shift) -> str:
-    """"Shift 12 — Till 1 — 2026-11-26 17-02.pdf" (the close's local time; the opening's
+    """ "Shift 12 — Till 1 — 2026-11-26 17-02.pdf" (the close's local time; the opening's
     while the shift is open)."""
     counter = "".join("-" if c in _UNSAFE or ord(c) < 32 else c for c in shift.counter)
     when = (shift.closed_at or shift.opened_at).astimezone().strftime("%Y-%m-%d %H-%M")
@@ -150,8 +153,7 @@ def _write_new(where: Path, name: str, data: bytes) -> Path:
     raise FileExistsError(f"{where / name} and 998 more are taken")
 
 
-async def save_closed(shift: Shift, figures: Figures, profile: str | None = None,
-                      where: Path | None = None) -> Path:
+async def save_closed(shift: Shift, figures: Figures, profile: str | None = None, where: Path | None = None) -> Path:
     """The closed shift's report saved by itself (see the module); OSError when it cannot
     be written."""
     data = await render(shift, figures, profile)
@@ -169,8 +171,7 @@ def _paint_printer(printer: Any, shift: Shift, lines: list[tuple[str, str]]) -> 
     if not painter.begin(printer):
         return False
     area = printer.pageLayout().paintRectPixels(printer.resolution())
-    paint(painter, QRectF(0, 0, area.width(), area.height()), heading(shift), lines,
-          shift.mode == "test")
+    paint(painter, QRectF(0, 0, area.width(), area.height()), heading(shift), lines, shift.mode == "test")
     return painter.end()  # the page is spooled (or the PDF file written) here
 
 

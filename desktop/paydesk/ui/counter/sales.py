@@ -31,10 +31,14 @@ TIME, TITLE, AMOUNT, STATE, REFERENCE = range(len(COLUMNS))
 PAGE = 100
 HELD = 2 * PAGE  # rows held: past them the oldest are let go, read again when scrolled to
 
-KIND_WORDS = {PAID: "Paid", OPEN: "Open", FAILED: "Failed", VOIDED: "Voided",
-              PAID_AFTER_VOID: "Paid after void: refund or keep"}
-KIND_COLOURS = {PAID: "#1b7f3b", OPEN: "#2155cd", FAILED: "#b3261e", VOIDED: "#5c6675",
-                PAID_AFTER_VOID: "#b3261e"}
+KIND_WORDS = {
+    PAID: "Paid",
+    OPEN: "Open",
+    FAILED: "Failed",
+    VOIDED: "Voided",
+    PAID_AFTER_VOID: "Paid after void: refund or keep",
+}
+KIND_COLOURS = {PAID: "#1b7f3b", OPEN: "#2155cd", FAILED: "#b3261e", VOIDED: "#5c6675", PAID_AFTER_VOID: "#b3261e"}
 DECIDED_WORDS = {REFUND: "Paid after void: to refund", KEEP: "Paid after void: kept"}
 
 
@@ -55,14 +59,15 @@ def sale_money(sale: Sale) -> str:
 
 
 def totals_text(figures: Figures) -> str:
-    """"GBP: paid 42.00 · open 7.00 · voided 0.00", a line per currency (none: no sales)."""
+    """ "GBP: paid 42.00 · open 7.00 · voided 0.00", a line per currency (none: no sales)."""
     if not figures.currencies:
         return "Today: no sales yet"
-    lines = [f"{code}: paid {format_amount(f.paid)} · open {format_amount(f.open)} · "
-             f"voided {format_amount(f.voided)}"
-             + (f" · paid after void {format_amount(f.paid_after_void)}"
-                if f.paid_after_void else "")
-             for code, f in sorted(figures.currencies.items())]
+    lines = [
+        f"{code}: paid {format_amount(f.paid)} · open {format_amount(f.open)} · "
+        f"voided {format_amount(f.voided)}"
+        + (f" · paid after void {format_amount(f.paid_after_void)}" if f.paid_after_void else "")
+        for code, f in sorted(figures.currencies.items())
+    ]
     return "Today, " + "; ".join(lines)
 
 
@@ -79,8 +84,7 @@ class SalesModel(PagedModel):
             Column(COLUMNS[TIME], lambda s: s.made_at.astimezone().strftime("%H:%M:%S")),
             Column(COLUMNS[TITLE], sale_title),
             Column(COLUMNS[AMOUNT], sale_money, align=RIGHT),
-            Column(COLUMNS[STATE], kind_words, font=bold_font(),
-                   colour=lambda s: KIND_COLOURS.get(s.kind, "#5c6675")),
+            Column(COLUMNS[STATE], kind_words, font=bold_font(), colour=lambda s: KIND_COLOURS.get(s.kind, "#5c6675")),
             # read back and typed: no ligatures
             Column(COLUMNS[REFERENCE], lambda s: s.tx_ref, font=fixed_font()),
         )

@@ -25,9 +25,11 @@ from ..fixed_text import use_fixed
 
 log = logging.getLogger("paydesk.counter.setup")
 
-WORDS = ("The service needs an e-mail for every payment. Type the shop's e-mail: it is used "
-         "when the customer gives none, and their receipt goes there. It is saved in the "
-         "profile (Edit profile…, Counter).")
+WORDS = (
+    "The service needs an e-mail for every payment. Type the shop's e-mail: it is used "
+    "when the customer gives none, and their receipt goes there. It is saved in the "
+    "profile (Edit profile…, Counter)."
+)
 
 
 class ShopEmailBox(QFrame):

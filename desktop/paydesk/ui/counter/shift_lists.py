@@ -36,13 +36,24 @@ def totals(figures: Figures | None) -> str:
     """What was paid, per currency: "GBP 120.00, EUR 4.00"."""
     if figures is None:
         return ""
-    return ", ".join(f"{c} {money_text(f.paid)}" for c, f in sorted(figures.currencies.items())
-                     if f.paid) or "nothing"
+    return ", ".join(f"{c} {money_text(f.paid)}" for c, f in sorted(figures.currencies.items()) if f.paid) or "nothing"
 
 
 class ShiftsModel(PagedModel):
-    HEADERS = ("Counter", "Shift", "Opened", "Opened by", "Closed", "Closed by", "Sales",
-               "Paid", "Failed", "Voided", "Paid after void", "Paid amounts")
+    HEADERS = (
+        "Counter",
+        "Shift",
+        "Opened",
+        "Opened by",
+        "Closed",
+        "Closed by",
+        "Sales",
+        "Paid",
+        "Failed",
+        "Voided",
+        "Paid after void",
+        "Paid amounts",
+    )
     PAGE_TASK = "counter shifts: next page"
     COUNTS = {6: "made", 7: "paid", 8: "failed", 9: "voided", 10: "paid_after_void"}
 
@@ -57,8 +68,7 @@ class ShiftsModel(PagedModel):
 
     async def _with_figures(self, shifts: list[Shift]) -> list[tuple[Shift, Figures | None]]:
         """Each shift with its figures: frozen at close, or counted now while it is open."""
-        return [(s, s.figures if s.closed else await self.book.figures(SaleQuery(shift_id=s.id)))
-                for s in shifts]
+        return [(s, s.figures if s.closed else await self.book.figures(SaleQuery(shift_id=s.id))) for s in shifts]
 
     async def load(self, query: tuple[str, str]) -> None:
         """The first page of ``query`` (profile id, mode)."""
@@ -72,8 +82,7 @@ class ShiftsModel(PagedModel):
 
     async def read_page(self, query: tuple[str, str], before: int) -> tuple[list, Any, bool]:
         shifts = await self.book.shifts(query[0], query[1], before=before, limit=PAGE)
-        return (await self._with_figures(shifts), shifts[-1].id if shifts else before,
-                len(shifts) == PAGE)
+        return (await self._with_figures(shifts), shifts[-1].id if shifts else before, len(shifts) == PAGE)
 
     def at(self, row: int) -> tuple[Shift, Figures | None] | None:
         return self.rows[row] if 0 <= row < len(self.rows) else None
@@ -131,8 +140,7 @@ class ShiftsModel(PagedModel):
             return utc_time(shift.opened_at if column == 2 else shift.closed_at) or None
         if role == Qt.ItemDataRole.FontRole and column == 1:
             return self._fixed
-        if role == Qt.ItemDataRole.ForegroundRole and column == 10 and figures is not None \
-                and figures.paid_after_void:
+        if role == Qt.ItemDataRole.ForegroundRole and column == 10 and figures is not None and figures.paid_after_void:
             return LOUD
         return None
 
@@ -162,8 +170,7 @@ class SalesModel(PagedModel):
     def _query(profile_id: str, mode: str) -> SaleQuery:
         # a payment after void somebody settled is no longer finance's to do: left out in
         # SQL, so every page is full until the last (and paging goes on past settled ones)
-        return SaleQuery(profile_id=profile_id, mode=mode, kinds=(OPEN, PAID_AFTER_VOID),
-                         hide_decided=True)
+        return SaleQuery(profile_id=profile_id, mode=mode, kinds=(OPEN, PAID_AFTER_VOID), hide_decided=True)
 
     async def _page(self, query: tuple[str, str], before: int | None) -> tuple[list, Any, bool]:
         read = await self.book.sales(self._query(*query), before=before, limit=PAGE)

@@ -68,9 +68,12 @@ class CounterShiftsWindow(QWidget):
         self.shifts = widgets.record_table("counter-shifts", self.shifts_model)
         self.shifts.setAccessibleName("Shifts")
         # the paid amounts take what the others leave: the list never scrolls sideways
-        fit_columns(self.shifts, ("Counter 12", "9999", TIME_SAMPLE, "accounts",
-                                  TIME_SAMPLE, "accounts", *["9,999"] * 5, ""), 11,
-                    {1: fixed_font()})
+        fit_columns(
+            self.shifts,
+            ("Counter 12", "9999", TIME_SAMPLE, "accounts", TIME_SAMPLE, "accounts", *["9,999"] * 5, ""),
+            11,
+            {1: fixed_font()},
+        )
         caption.setBuddy(self.shifts)
         top_column.addWidget(caption)
         top_column.addWidget(self.shifts, 1)
@@ -87,8 +90,7 @@ class CounterShiftsWindow(QWidget):
         caption = QLabel("&Open sales and payments after void:")
         self.banner = QLabel("")
         self.banner.setObjectName("counter-shifts-undecided")
-        self.banner.setStyleSheet("background: #b3261e; color: white; font-weight: 700; "
-                                  "padding: 6px;")
+        self.banner.setStyleSheet("background: #b3261e; color: white; font-weight: 700; padding: 6px;")
         self.banner.hide()
         below_column.addWidget(self.banner)
         self.sales_model = SalesModel(book, self.tasks)
@@ -96,8 +98,12 @@ class CounterShiftsWindow(QWidget):
         self.sales.setAccessibleName("Open sales and payments after void")
         # the title takes what the others leave: the Reference is in view whole, never past
         # the list's edge
-        fit_columns(self.sales, (TIME_SAMPLE, "Counter 12", "Sale 0000", "", AMOUNT_SAMPLE,
-                                 SALE_STATES, REFERENCE_SAMPLE), 3, {6: fixed_font()})
+        fit_columns(
+            self.sales,
+            (TIME_SAMPLE, "Counter 12", "Sale 0000", "", AMOUNT_SAMPLE, SALE_STATES, REFERENCE_SAMPLE),
+            3,
+            {6: fixed_font()},
+        )
         caption.setBuddy(self.sales)
         below_column.addWidget(caption)
         below_column.addWidget(self.sales, 1)
@@ -154,8 +160,7 @@ class CounterShiftsWindow(QWidget):
     def _show_heading(self) -> None:
         profile = self.session.profile
         name = profile.name if profile is not None else "no profile"
-        text = (f"Every counter's shifts in {name} · {self.session.mode.upper()}"
-                + self.as_of.suffix())
+        text = f"Every counter's shifts in {name} · {self.session.mode.upper()}" + self.as_of.suffix()
         self.heading.setText(text)
         self.heading.setAccessibleName(text)
 
@@ -190,8 +195,11 @@ class CounterShiftsWindow(QWidget):
     async def _recount(self, shift_id: int) -> None:
         try:
             shift = await self.controller.book.shift(shift_id)
-            figures = None if shift is None or shift.closed else \
-                await self.controller.book.figures(SaleQuery(shift_id=shift_id))
+            figures = (
+                None
+                if shift is None or shift.closed
+                else await self.controller.book.figures(SaleQuery(shift_id=shift_id))
+            )
         except LedgerError as error:
             log.info("could not count shift %s again: %s", shift_id, error)
             return
@@ -211,8 +219,8 @@ class CounterShiftsWindow(QWidget):
     async def _count_undecided(self, query: tuple[str, str]) -> None:
         try:
             undecided = await self.controller.book.sales(
-                SaleQuery(profile_id=query[0], mode=query[1], undecided=True),
-                limit=BANNER_MOST + 1)
+                SaleQuery(profile_id=query[0], mode=query[1], undecided=True), limit=BANNER_MOST + 1
+            )
         except LedgerError as error:
             log.info("could not count the payments after void: %s", error)
             return
@@ -220,10 +228,13 @@ class CounterShiftsWindow(QWidget):
             self._say_undecided(len(undecided))
 
     def _say_undecided(self, undecided: int) -> None:
-        text = ("1 payment after void: refund or keep" if undecided == 1
-                else f"More than {BANNER_MOST} paid after void: refund or keep"
-                if undecided > BANNER_MOST
-                else f"{undecided} paid after void: refund or keep")
+        text = (
+            "1 payment after void: refund or keep"
+            if undecided == 1
+            else f"More than {BANNER_MOST} paid after void: refund or keep"
+            if undecided > BANNER_MOST
+            else f"{undecided} paid after void: refund or keep"
+        )
         self.banner.setText(text)
         self.banner.setAccessibleName(text)
         self.banner.setVisible(bool(undecided))
@@ -260,9 +271,9 @@ class CounterShiftsWindow(QWidget):
             self.tasks.replace("report", self.show_report(*chosen))
 
     async def show_report(self, shift: Shift, figures: Figures | None) -> ShiftReportDialog:
-        dialog = ShiftReportDialog(shift, figures, profile=profile_name(self.session,
-                                                                        shift.profile_id),
-                                   tasks=self.tasks, parent=self)
+        dialog = ShiftReportDialog(
+            shift, figures, profile=profile_name(self.session, shift.profile_id), tasks=self.tasks, parent=self
+        )
         self.report = dialog
         await run_dialog(dialog)
         return dialog
@@ -278,10 +289,15 @@ class CounterShiftsWindow(QWidget):
         if self.passing.refused_now(self.message, self.say, lambda: self.say("")):
             return None
         if decision == REFUND and not await confirm(
-                self, "Refund", f"Refund {what}?",
-                "PayDesk cannot give money back itself: refund it from the service's "
-                "dashboard. PayDesk records that it is to be refunded, by you, now.",
-                "Refund", "Cancel", object_name="confirm-refund"):
+            self,
+            "Refund",
+            f"Refund {what}?",
+            "PayDesk cannot give money back itself: refund it from the service's "
+            "dashboard. PayDesk records that it is to be refunded, by you, now.",
+            "Refund",
+            "Cancel",
+            object_name="confirm-refund",
+        ):
             return None
         try:
             decided = await self.controller.decide(sale, decision)
@@ -290,6 +306,5 @@ class CounterShiftsWindow(QWidget):
             self.passing.said(self.message, str(error), error, lambda: self.say(""))
             return None
         self.sales_model.changed(decided)
-        self.say(f"{what}: to be refunded from the service's dashboard" if decision == REFUND
-                 else f"{what}: kept")
+        self.say(f"{what}: to be refunded from the service's dashboard" if decision == REFUND else f"{what}: kept")
         return decided

@@ -112,10 +112,8 @@ class CounterTab(Voids, QWidget):
         below = QVBoxLayout(lower)
         below.setContentsMargins(0, 0, 0, 0)
         self.banner = AfterVoidBanner()
-        self.banner.refundRequested.connect(
-            lambda sale: self.tasks.spawn(self.decide(sale, REFUND), "decide"))
-        self.banner.keepRequested.connect(
-            lambda sale: self.tasks.spawn(self.decide(sale, KEEP), "decide"))
+        self.banner.refundRequested.connect(lambda sale: self.tasks.spawn(self.decide(sale, REFUND), "decide"))
+        self.banner.keepRequested.connect(lambda sale: self.tasks.spawn(self.decide(sale, KEEP), "decide"))
         below.addWidget(self.banner)
         self.totals = QLabel("")
         self.totals.setObjectName("counter-totals")
@@ -217,8 +215,7 @@ class CounterTab(Voids, QWidget):
 
     def _ours(self, sale: Sale) -> bool:
         profile = self.session.profile
-        return profile is not None and sale.profile_id == profile.id \
-            and sale.mode == self.session.mode
+        return profile is not None and sale.profile_id == profile.id and sale.mode == self.session.mode
 
     def _sale_changed(self, sale: Sale) -> None:
         if not self._ours(sale):
@@ -281,14 +278,16 @@ class CounterTab(Voids, QWidget):
         self.entry.say({}, "")
         try:
             with waits_shown_by(self._service_wait):  # a sale never fails on a 429: it waits
-                sale = await self.controller.sell(self.amount.text(),
-                                                  self.currency.currentText(),
-                                                  self.note.text(), self.email.text())
+                sale = await self.controller.sell(
+                    self.amount.text(), self.currency.currentText(), self.note.text(), self.email.text()
+                )
         except SaleUnderWay:
             return None
         except CounterSetupMissing as missing:
-            self.entry.say({"email": missing.message} if missing.field == "shop_email"
-                               else {}, "" if missing.field == "shop_email" else missing.message)
+            self.entry.say(
+                {"email": missing.message} if missing.field == "shop_email" else {},
+                "" if missing.field == "shop_email" else missing.message,
+            )
             return None
         except ValidationError as refused:  # what was typed, or the service's refusal
             found: dict[str, str] = {}
@@ -315,13 +314,13 @@ class CounterTab(Voids, QWidget):
         return sale
 
     def _service_wait(self, seconds: float | None) -> None:
-        """"Waiting for the service (3 s)" under the sale being made; gone when it goes."""
+        """ "Waiting for the service (3 s)" under the sale being made; gone when it goes."""
         if self.selling is not None:
             self.message.say(waiting_text(seconds) if seconds is not None else None, ok=True)
 
     # -- a new sale, and the display's Escape -----------------------------------------
 
-    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt's name
+    def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_Escape and not event.modifiers():
             self.escape(closing=True)
             event.accept()

@@ -24,8 +24,9 @@ log = logging.getLogger("paydesk.counter.tools")
 class CounterTools(QWidget):
     renamed = Signal()  # the counter has a new name: today's list is the renamed counter's
 
-    def __init__(self, controller: CounterController, tasks: TaskSet,
-                 after_close: Callable[[], Awaitable[None]]) -> None:
+    def __init__(
+        self, controller: CounterController, tasks: TaskSet, after_close: Callable[[], Awaitable[None]]
+    ) -> None:
         """``after_close``: read again what Close shift… changed (awaited in its task)."""
         super().__init__()
         self.controller, self.tasks, self.after_close = controller, tasks, after_close
@@ -40,8 +41,7 @@ class CounterTools(QWidget):
         self.rename_button = QPushButton("Rename counter…")
         self.rename_button.setObjectName("counter-rename")
         self.rename_button.setAccessibleName("Rename counter")
-        self.rename_button.clicked.connect(
-            lambda: self.tasks.spawn(self.rename_counter(), "rename counter"))
+        self.rename_button.clicked.connect(lambda: self.tasks.spawn(self.rename_counter(), "rename counter"))
         row.addWidget(self.rename_button)
         row.addStretch(1)
         self.place = DisplayPlace(tasks)

@@ -29,6 +29,7 @@ class Voids(_Tab):
     """CounterTab's *New sale* (``new_sale``) and decisions after a void (``decide``)."""
 
     if TYPE_CHECKING:  # the tab's own attributes and methods, typed in tab.py
+
         def __getattr__(self, name: str) -> Any: ...
 
     def _refused_now(self) -> bool:
@@ -47,11 +48,16 @@ class Voids(_Tab):
             if self._refused_now():  # a void could not be written: not asked
                 return None
             ok = await confirm_sale(
-                self, "Void this sale?", "Void this sale and start a new one?",
+                self,
+                "Void this sale?",
+                "Void this sale and start a new one?",
                 self.controller.current,
                 "The customer's code stops being shown. PayDesk keeps watching the link: if "
                 "it is paid anyway it is shown in red, to refund or keep.",
-                "Void sale", "Keep waiting", object_name="confirm-void")
+                "Void sale",
+                "Keep waiting",
+                object_name="confirm-void",
+            )
             if not ok:
                 return None
             if not self.controller.payable():  # paid while the box was open
@@ -85,11 +91,16 @@ class Voids(_Tab):
             return None
         if decision == REFUND:
             ok = await confirm_sale(
-                self, "Refund this payment?", "Refund the payment that came after the void?",
+                self,
+                "Refund this payment?",
+                "Refund the payment that came after the void?",
                 sale,
                 "Give this amount back from the service's dashboard: PayDesk cannot refund "
                 "it. PayDesk records that it is to be refunded, who decided and when.",
-                "Record refund", "Cancel", object_name="confirm-refund")
+                "Record refund",
+                "Cancel",
+                object_name="confirm-refund",
+            )
             if not ok:
                 return None
         self.banner.set_busy(True)

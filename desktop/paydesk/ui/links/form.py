@@ -80,8 +80,9 @@ class LinkForm(QWidget):
         self.messages: dict[str, FieldMessage] = {}
         self.fields: dict[str, QLineEdit] = {}
 
-        def add(key: str, label: str, widget: QLineEdit, placeholder: str = "",
-                container: QWidget | None = None) -> None:
+        def add(
+            key: str, label: str, widget: QLineEdit, placeholder: str = "", container: QWidget | None = None
+        ) -> None:
             widget.setObjectName(f"field-{key}")
             widget.setAccessibleName(label.replace("&", ""))
             widget.setPlaceholderText(placeholder)
@@ -211,9 +212,15 @@ class LinkForm(QWidget):
             reason = self.refused
         elif problems:
             key, text = next(iter(problems.items()))
-            label = {"tx_ref": "Reference", "first_name": "First name", "last_name": "Last name",
-                     "callback_url": "Callback URL", "return_url": "Return URL",
-                     "email": "Customer e-mail", "meta": "Extra information"}.get(key, key.title())
+            label = {
+                "tx_ref": "Reference",
+                "first_name": "First name",
+                "last_name": "Last name",
+                "callback_url": "Callback URL",
+                "return_url": "Return URL",
+                "email": "Customer e-mail",
+                "meta": "Extra information",
+            }.get(key, key.title())
             reason = f"Create is disabled: {label}: {text}"
         else:
             reason = ""
@@ -274,42 +281,69 @@ class LinkForm(QWidget):
             return w.text().strip() or None
 
         return PaymentRequest(
-            amount=Decimal(self.amount.text().strip()), currency=self.currency.currentText(),
-            email=self.email.text().strip(), first_name=self.first_name.text().strip(),
-            last_name=self.last_name.text().strip(), tx_ref=self.tx_ref.text().strip(),
-            callback_url=opt(self.callback_url), return_url=opt(self.return_url),
-            title=opt(self.title), description=opt(self.description), logo=opt(self.logo),
-            meta={k.strip(): v for k, v in self.meta.pairs()})
+            amount=Decimal(self.amount.text().strip()),
+            currency=self.currency.currentText(),
+            email=self.email.text().strip(),
+            first_name=self.first_name.text().strip(),
+            last_name=self.last_name.text().strip(),
+            tx_ref=self.tx_ref.text().strip(),
+            callback_url=opt(self.callback_url),
+            return_url=opt(self.return_url),
+            title=opt(self.title),
+            description=opt(self.description),
+            logo=opt(self.logo),
+            meta={k.strip(): v for k, v in self.meta.pairs()},
+        )
 
     def merchant_request(self) -> PaymentRequest:
         """The form's request with only the merchant's own fields filled (what a website
         template keeps); the per-order ones are left blank for the template to replace."""
+
         def opt(w: QLineEdit) -> str | None:
             return w.text().strip() or None
 
         return PaymentRequest(
-            amount=Decimal(1), currency=self.currency.currentText(), email="", first_name="",
-            last_name="", tx_ref="", callback_url=opt(self.callback_url),
-            return_url=opt(self.return_url), title=opt(self.title),
-            description=opt(self.description), logo=opt(self.logo),
-            meta={k.strip(): v for k, v in self.meta.pairs()})
+            amount=Decimal(1),
+            currency=self.currency.currentText(),
+            email="",
+            first_name="",
+            last_name="",
+            tx_ref="",
+            callback_url=opt(self.callback_url),
+            return_url=opt(self.return_url),
+            title=opt(self.title),
+            description=opt(self.description),
+            logo=opt(self.logo),
+            meta={k.strip(): v for k, v in self.meta.pairs()},
+        )
 
     # -- a draft per profile and mode (the tab keeps them) ------------------------------------
 
-    DRAFTED = ("amount", "email", "first_name", "last_name", "title", "description", "logo",
-               "callback_url", "return_url")
+    DRAFTED = (
+        "amount",
+        "email",
+        "first_name",
+        "last_name",
+        "title",
+        "description",
+        "logo",
+        "callback_url",
+        "return_url",
+    )
 
     def draft(self) -> dict:
         """What was typed (but the reference, proposed anew for each profile and mode)."""
-        return {"fields": {key: self.fields[key].text() for key in self.DRAFTED},
-                "currency": self.currency.currentText(), "meta": self.meta.pairs()}
+        return {
+            "fields": {key: self.fields[key].text() for key in self.DRAFTED},
+            "currency": self.currency.currentText(),
+            "meta": self.meta.pairs(),
+        }
 
     def restore(self, draft: dict | None, callback_url: str, return_url: str) -> None:
         """Show ``draft`` (None: an empty form with the profile's default addresses), the
         reference empty until this profile's is proposed; no field's message is said until
         it is typed in again."""
-        fields = draft["fields"] if draft else {"callback_url": callback_url,
-                                                "return_url": return_url}
+        fields = draft["fields"] if draft else {"callback_url": callback_url, "return_url": return_url}
         self.tx_ref.clear()  # the last one's reference never shows here: proposed anew
         for key in self.DRAFTED:
             self.fields[key].setText(fields.get(key, ""))

@@ -44,8 +44,9 @@ def state_label(name: str, point_size: int) -> QLabel:
 def selectable_when_shown(label: QLabel) -> None:
     """Text to copy can be selected (and so takes focus) only while there is some: an empty
     label is no stop for the keyboard nor a nameless thing to a screen reader."""
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse if label.text()
-                                  else Qt.TextInteractionFlag.NoTextInteraction)
+    label.setTextInteractionFlags(
+        Qt.TextInteractionFlag.TextSelectableByMouse if label.text() else Qt.TextInteractionFlag.NoTextInteraction
+    )
 
 
 def paint_state(label: QLabel, record: LinkRecord) -> None:
@@ -58,8 +59,7 @@ def paint_state(label: QLabel, record: LinkRecord) -> None:
 TEST_PRINT = "TEST: not a real payment. This code can only be paid with test cards."
 
 
-def paint_page(painter: QPainter, page: QRectF, code: QrCode, record: LinkRecord,
-               test: bool) -> None:
+def paint_page(painter: QPainter, page: QRectF, code: QrCode, record: LinkRecord, test: bool) -> None:
     """The printed page: the code, what it is for, and in test mode a TEST mark above and
     below it, so a printed test code is never taken for a real one."""
     side = min(page.width(), page.height()) * 0.6
@@ -72,15 +72,13 @@ def paint_page(painter: QPainter, page: QRectF, code: QrCode, record: LinkRecord
         painter.save()
         painter.setFont(big)
         painter.setPen(QColor("#b35c00"))
-        painter.drawText(QRectF(0, top - line * 4.5, page.width(), line * 3.5),
-                         Qt.AlignmentFlag.AlignCenter, "TEST")
+        painter.drawText(QRectF(0, top - line * 4.5, page.width(), line * 3.5), Qt.AlignmentFlag.AlignCenter, "TEST")
         painter.restore()
     code.paint(painter, QRectF((page.width() - side) / 2, top, side, side))
     text = f"{money(record)}\n{record.title}\n{record.tx_ref}"
     if test:
         text += f"\n\n{TEST_PRINT}"
-    painter.drawText(QRectF(0, top + side + line * 2, page.width(), line * 8),
-                     Qt.AlignmentFlag.AlignHCenter, text)
+    painter.drawText(QRectF(0, top + side + line * 2, page.width(), line * 8), Qt.AlignmentFlag.AlignHCenter, text)
 
 
 def _save_png(image: QImage, path: str) -> bool:
@@ -123,13 +121,16 @@ class LinkPanel(QWidget):
         column.addWidget(self.error)
         grid = QGridLayout()
         self.buttons: dict[str, QPushButton] = {}
-        for i, (key, text, slot) in enumerate((
+        for i, (key, text, slot) in enumerate(
+            (
                 ("copy-link", "Copy link", self.copy_link),
                 ("copy-qr", "Copy QR image", self.copy_qr),
                 ("save-png", "Save PNG…", lambda: self.tasks.spawn(self.save("png"))),
                 ("save-svg", "Save SVG…", lambda: self.tasks.spawn(self.save("svg"))),
                 ("print", "Print…", lambda: self.tasks.spawn(self.print_qr())),
-                ("open", "Open in browser", self.open_in_browser))):
+                ("open", "Open in browser", self.open_in_browser),
+            )
+        ):
             button = QPushButton(text)
             button.setObjectName(key)
             button.setAccessibleName(text.rstrip("…"))
@@ -153,7 +154,7 @@ class LinkPanel(QWidget):
         self.watermark.setVisible(test)
         self.watermark.lower()
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+    def resizeEvent(self, event: QResizeEvent) -> None:
         self.watermark.setGeometry(self.rect())
         super().resizeEvent(event)
 
@@ -261,5 +262,3 @@ class LinkPanel(QWidget):
     def open_in_browser(self) -> None:
         if self.record and self.record.checkout_url:
             QDesktopServices.openUrl(QUrl(self.record.checkout_url))
-
-

@@ -40,8 +40,7 @@ class QrCode:
                 if module_dark and run_start is None:
                     run_start = c
                 elif not module_dark and run_start is not None:
-                    painter.fillRect(x0 + (run_start + QUIET) * module, y,
-                                     (c - run_start) * module, module, black)
+                    painter.fillRect(x0 + (run_start + QUIET) * module, y, (c - run_start) * module, module, black)
                     run_start = None
 
     def image(self, pixels: int = 600) -> QImage:
@@ -96,14 +95,14 @@ class QrWidget(QWidget):
         self.setAccessibleName(f"{name}: {self.done}, no longer payable" if self.done else name)
         self.update()
 
-    def sizeHint(self) -> QSize:  # noqa: N802
+    def sizeHint(self) -> QSize:
         return QSize(320, 320)
 
     # No height for width: the code is drawn as the largest square its room holds, centred.
     # Asking a layout for as much height as width, it was given it where there was none, and
     # the code was drawn under the words below it (the customer view beside the amount box).
 
-    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
+    def paintEvent(self, event: QPaintEvent) -> None:
         if self.code is None:
             return
         painter = QPainter(self)
@@ -117,17 +116,13 @@ class QrWidget(QWidget):
     def _mark(self, painter: QPainter, area: QRectF, done: str) -> None:
         """The state's words on a band across the middle of the code."""
         side = min(area.width(), area.height())  # the code's square, centred in the area
-        band = QRectF(area.center().x() - side / 2, area.center().y() - side * 0.16,
-                      side, side * 0.32)
+        band = QRectF(area.center().x() - side / 2, area.center().y() - side * 0.16, side, side * 0.32)
         painter.fillRect(band, QColor(255, 255, 255, 235))
         font = QFont(self.font())
         font.setBold(True)
         font.setPixelSize(max(10, int(side * 0.13)))
-        while font.pixelSize() > 10 and \
-                QFontMetrics(font).horizontalAdvance(done) > side * 0.92:
+        while font.pixelSize() > 10 and QFontMetrics(font).horizontalAdvance(done) > side * 0.92:
             font.setPixelSize(font.pixelSize() - 1)
         painter.setFont(font)
         painter.setPen(QColor("#1b7f3b") if done == "PAID" else QColor("#b3261e"))
         painter.drawText(band, Qt.AlignmentFlag.AlignCenter, done)
-
-

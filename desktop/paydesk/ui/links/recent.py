@@ -22,8 +22,7 @@ from ..table import (
 
 COLUMNS = ("Reference", "Amount", "Title", "State", "Created")
 STATE = COLUMNS.index("State")
-STATE_SAMPLES = (*(s.words for s in SHOWN.values()), VOIDED_AT_COUNTER.words,
-                 PAID_AFTER_VOID.words)
+STATE_SAMPLES = (*(s.words for s in SHOWN.values()), VOIDED_AT_COUNTER.words, PAID_AFTER_VOID.words)
 MAX_ROWS = 100  # older links are in the ledger (the Transactions tab)
 
 
@@ -36,10 +35,14 @@ class RecentModel(HeadedModel):
             Column(COLUMNS[0], lambda r: r.tx_ref, font=fixed_font()),
             Column(COLUMNS[1], money, align=RIGHT),
             Column(COLUMNS[2], lambda r: r.title),
-            Column(COLUMNS[STATE], lambda r: state_words(r).words, font=bold_font(),
-                   colour=lambda r: state_words(r).colour),
-            Column(COLUMNS[4], lambda r: r.created_at.astimezone().strftime("%d %b %H:%M"),
-                   tip=lambda r: r.created_at.strftime("%Y-%m-%d %H:%M:%S UTC")),
+            Column(
+                COLUMNS[STATE], lambda r: state_words(r).words, font=bold_font(), colour=lambda r: state_words(r).colour
+            ),
+            Column(
+                COLUMNS[4],
+                lambda r: r.created_at.astimezone().strftime("%d %b %H:%M"),
+                tip=lambda r: r.created_at.strftime("%Y-%m-%d %H:%M:%S UTC"),
+            ),
         )
 
     def listed(self) -> list:
@@ -80,8 +83,12 @@ class RecentLinks(QTableView):
         self.recent = RecentModel()
         widgets.as_record_table(self, "recent-links", self.recent, "Recent links")
         # the title takes what the others leave: the list never scrolls sideways
-        fit_columns(self, (REFERENCE_SAMPLE, AMOUNT_SAMPLE, "", STATE_SAMPLES,
-                           "28 Dec 23:58"), 2, {0: fixed_font(), STATE: bold_font()})
+        fit_columns(
+            self,
+            (REFERENCE_SAMPLE, AMOUNT_SAMPLE, "", STATE_SAMPLES, "28 Dec 23:58"),
+            2,
+            {0: fixed_font(), STATE: bold_font()},
+        )
         self._following = False
         self.selectionModel().selectionChanged.connect(self._selected)
 
@@ -100,8 +107,9 @@ class RecentLinks(QTableView):
                 self.clearSelection()
             else:
                 self.selectionModel().select(
-                    self.recent.index(row, 0), QItemSelectionModel.SelectionFlag.ClearAndSelect
-                    | QItemSelectionModel.SelectionFlag.Rows)
+                    self.recent.index(row, 0),
+                    QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
+                )
                 self.scrollTo(self.recent.index(row, 0))
         finally:
             self._following = False

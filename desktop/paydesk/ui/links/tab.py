@@ -127,8 +127,9 @@ class LinksTab(QWidget):
         self.setEnabled(profile is not None)
         self.panel.set_test(self.session.is_test)
         shown_record = self.panel.record
-        if shown_record and (profile is None or shown_record.profile_id != profile.id
-                             or shown_record.mode != self.session.mode):
+        if shown_record and (
+            profile is None or shown_record.profile_id != profile.id or shown_record.mode != self.session.mode
+        ):
             self.show_link(None)
         if profile is None:
             self.recent.load([])
@@ -138,8 +139,7 @@ class LinksTab(QWidget):
         if showing != self._showing:
             if self._showing is not None:
                 self._drafts[self._showing] = self.form.draft()
-            self.form.restore(self._drafts.pop(showing, None), profile.callback_url,
-                              profile.return_url)
+            self.form.restore(self._drafts.pop(showing, None), profile.callback_url, profile.return_url)
             self._showing = showing
             self.loaded = False  # until this profile's list and reference are read
         else:
@@ -194,11 +194,9 @@ class LinksTab(QWidget):
 
     def _changed(self, record: LinkRecord) -> None:
         profile = self.session.profile
-        if profile and record.profile_id == profile.id and record.mode == self.session.mode \
-                and record.origin == "link":
+        if profile and record.profile_id == profile.id and record.mode == self.session.mode and record.origin == "link":
             self.recent.upsert(record)
-            if not self.creating and record.tx_ref == self._proposed \
-                    and self.form.tx_ref.text() == self._proposed:
+            if not self.creating and record.tx_ref == self._proposed and self.form.tx_ref.text() == self._proposed:
                 # the reference proposed here was taken (a counter sale, another window):
                 # the form proposes the next free one, never a used one
                 self.tasks.replace("reference", self.new_reference())
@@ -254,8 +252,9 @@ class LinksTab(QWidget):
         if refused is not None:
             self._ledger_refused(refused)
             return None
-        if isinstance(failure, NoKeyError) or (failure is not None and stored is None
-                                               and not isinstance(failure, ValidationError)):
+        if isinstance(failure, NoKeyError) or (
+            failure is not None and stored is None and not isinstance(failure, ValidationError)
+        ):
             self.form.why_disabled.setText(failure.message)  # nothing was written or sent
             self.form.why_disabled.setAccessibleName(failure.message)
             return None
@@ -300,8 +299,7 @@ class LinksTab(QWidget):
             self.form.why_disabled.setText("Add this mode's public key to the profile first")
             return None
         secret = await self.session.key()
-        dialog = SnippetsDialog(self.form.merchant_request(), public,
-                                self.session.active()[0].base_url, secret, self)
+        dialog = SnippetsDialog(self.form.merchant_request(), public, self.session.active()[0].base_url, secret, self)
         self.snippets = dialog
         await run_dialog(dialog)
         return dialog

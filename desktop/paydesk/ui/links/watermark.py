@@ -20,23 +20,24 @@ class Watermark(QWidget):
 
     _cache: tuple[tuple, QPixmap] | None = None  # the drawing of the last size
 
-    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
+    def paintEvent(self, event: QPaintEvent) -> None:
         """TEST, tiled across the whole background: visible around everything on top. Drawn
         once per size (a full screen of text takes milliseconds), then copied."""
         ratio = self.devicePixelRatioF()
         key = (self.width(), self.height(), ratio, self.font().key())
         if self._cache is None or self._cache[0] != key:
-            pixmap = QPixmap(max(1, round(self.width() * ratio)),
-                             max(1, round(self.height() * ratio)))
+            pixmap = QPixmap(max(1, round(self.width() * ratio)), max(1, round(self.height() * ratio)))
             pixmap.setDevicePixelRatio(ratio)
             pixmap.fill(Qt.GlobalColor.transparent)
             self._draw(QPainter(pixmap))
             self._cache = (key, pixmap)
         painter = QPainter(self)
         area = event.rect()  # only what is repainted (the code's square, a label)
-        painter.drawPixmap(area, self._cache[1], QRectF(area.x() * ratio, area.y() * ratio,
-                                                        area.width() * ratio,
-                                                        area.height() * ratio).toRect())
+        painter.drawPixmap(
+            area,
+            self._cache[1],
+            QRectF(area.x() * ratio, area.y() * ratio, area.width() * ratio, area.height() * ratio).toRect(),
+        )
         painter.end()
 
     def _draw(self, painter: QPainter) -> None:
@@ -69,6 +70,7 @@ def paint_page_mark(painter: QPainter, page: QRectF) -> None:
     painter.setPen(QColor(245, 166, 35, 110))
     painter.translate(page.center())
     painter.rotate(-30)
-    painter.drawText(QRectF(-page.width(), -unit * 20, page.width() * 2, unit * 40),
-                     Qt.AlignmentFlag.AlignCenter, "TEST")
+    painter.drawText(
+        QRectF(-page.width(), -unit * 20, page.width() * 2, unit * 40), Qt.AlignmentFlag.AlignCenter, "TEST"
+    )
     painter.restore()

@@ -30,9 +30,14 @@ _AMOUNT = Decimal(987654321)  # stands for {{AMOUNT}} while the snippet is writt
 
 def template(request: PaymentRequest) -> PaymentRequest:
     """The form's request with every per-order value replaced by its placeholder."""
-    return replace(request, tx_ref="{{ORDER_REFERENCE}}", amount=_AMOUNT,
-                   email="{{CUSTOMER_EMAIL}}", first_name="{{CUSTOMER_FIRST_NAME}}",
-                   last_name="{{CUSTOMER_LAST_NAME}}")
+    return replace(
+        request,
+        tx_ref="{{ORDER_REFERENCE}}",
+        amount=_AMOUNT,
+        email="{{CUSTOMER_EMAIL}}",
+        first_name="{{CUSTOMER_FIRST_NAME}}",
+        last_name="{{CUSTOMER_LAST_NAME}}",
+    )
 
 
 def _placed(text: str) -> str:
@@ -41,17 +46,25 @@ def _placed(text: str) -> str:
 
 def explanation() -> str:
     rows = "".join(f"<li><code>{name}</code>: {meaning}</li>" for name, meaning in PLACEHOLDERS.items())
-    return ("<p>These are templates: your website writes each order's own values in place of "
-            f"the placeholders, on your server, for every order:</p><ul>{rows}</ul>"
-            "<p>Escape each value for where it lands (an HTML attribute in the form, a "
-            "JavaScript string in the inline checkout). The title, description, currency, "
-            "addresses and extra information are the ones in the Payment links form; edit "
-            "them there to change them.</p>")
+    return (
+        "<p>These are templates: your website writes each order's own values in place of "
+        f"the placeholders, on your server, for every order:</p><ul>{rows}</ul>"
+        "<p>Escape each value for where it lands (an HTML attribute in the form, a "
+        "JavaScript string in the inline checkout). The title, description, currency, "
+        "addresses and extra information are the ones in the Payment links form; edit "
+        "them there to change them.</p>"
+    )
 
 
 class SnippetsDialog(QDialog):
-    def __init__(self, request: PaymentRequest, public_key: str, base_url: str, secret_key: str | None,
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        request: PaymentRequest,
+        public_key: str,
+        base_url: str,
+        secret_key: str | None,
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("website-snippets")
         self.setWindowTitle("For your website")
@@ -65,10 +78,13 @@ class SnippetsDialog(QDialog):
         order = template(request)
         self.texts: dict[str, QPlainTextEdit] = {}
         for key, title, text in (
-                ("form", "HTML form (posts to the service)",
-                 html_form(order, public_key, base_url, secret_key)),
-                ("inline", "Inline checkout (a button and payment.js)",
-                 inline_checkout(order, public_key, base_url, secret_key))):
+            ("form", "HTML form (posts to the service)", html_form(order, public_key, base_url, secret_key)),
+            (
+                "inline",
+                "Inline checkout (a button and payment.js)",
+                inline_checkout(order, public_key, base_url, secret_key),
+            ),
+        ):
             label = QLabel(f"<b>{title}</b>")
             column.addWidget(label)
             edit = QPlainTextEdit(_placed(text))

@@ -51,8 +51,11 @@ class InboxModel(PagedModel):
         self.entries: list[InboxEntry] = []
         self.columns = (
             # to the second: notifications come close together
-            Column(HEADERS[TIME], lambda e: e.received_at.astimezone().strftime("%d %b %Y %H:%M:%S"),
-                   tip=lambda e: utc_time(e.received_at)),
+            Column(
+                HEADERS[TIME],
+                lambda e: e.received_at.astimezone().strftime("%d %b %Y %H:%M:%S"),
+                tip=lambda e: utc_time(e.received_at),
+            ),
             # read back and typed: each character itself
             Column(HEADERS[REFERENCE], lambda e: e.tx_ref or "", font=fixed_font()),
             Column(HEADERS[EVENT], event_words),

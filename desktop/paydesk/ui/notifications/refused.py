@@ -24,9 +24,11 @@ log = logging.getLogger("paydesk.ui.notifications")
 HOUR = timedelta(hours=1)
 SETTLE = 0.3  # s: refusals coming close together are counted once
 EVERY = 30_000  # ms: read again while shown
-TIP = ("Requests whose signature no key verifies: never kept, never looked at; a few a "
-       "minute from each address are traced (time, size, SHA-256, first bytes), the rest "
-       "only counted. Many of them: limit the proxy in front of the receiver (docs/RECEIVER.md).")
+TIP = (
+    "Requests whose signature no key verifies: never kept, never looked at; a few a "
+    "minute from each address are traced (time, size, SHA-256, first bytes), the rest "
+    "only counted. Many of them: limit the proxy in front of the receiver (docs/RECEIVER.md)."
+)
 
 
 class RefusedLine(QLabel):
@@ -67,8 +69,7 @@ class RefusedLine(QLabel):
             if settle:
                 await asyncio.sleep(settle)
             self._due = False  # a refusal from now on is read by the next read
-            groups = await self.inbox.refused_groups(datetime.now(UTC) - HOUR,
-                                                     limit=SHOWN_PEERS + 50)
+            groups = await self.inbox.refused_groups(datetime.now(UTC) - HOUR, limit=SHOWN_PEERS + 50)
         except LedgerError as error:  # a shared ledger out of reach: the line stays
             log.info("could not count the refused requests: %s", error)
             return

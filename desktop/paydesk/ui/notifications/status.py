@@ -19,8 +19,10 @@ from ..elided import ElidedLabel
 from ..signals import signals_of
 
 log = logging.getLogger("paydesk.ui.notifications")
-NONE_TIP = ("Payments were made since PayDesk started, but no notification arrived: PAID was "
-            "learned by checking. Open Notifications and send a test notification to see why.")
+NONE_TIP = (
+    "Payments were made since PayDesk started, but no notification arrived: PAID was "
+    "learned by checking. Open Notifications and send a test notification to see why."
+)
 
 
 class LastNotification(ElidedLabel):
@@ -67,12 +69,12 @@ class LastNotification(ElidedLabel):
             self.refresh()
 
     def refresh(self) -> None:
-        text = last_notification(self.last, arrived_since_start=self.arrived,
-                                 paid_since_start=self.paid)
+        text = last_notification(self.last, arrived_since_start=self.arrived, paid_since_start=self.paid)
         if text != self.text():
             self.setText(text)
             self.setAccessibleName(f"Notifications: {text}" if text else "Notifications")
             self.setToolTip(NONE_TIP if text == NONE_SINCE_START else "")
-            self.setStyleSheet("color: #3d2e00; background: #fff4ce; padding: 0 6px;"
-                               if text == NONE_SINCE_START else "")
+            self.setStyleSheet(
+                "color: #3d2e00; background: #fff4ce; padding: 0 6px;" if text == NONE_SINCE_START else ""
+            )
         self.setVisible(bool(text))

@@ -38,15 +38,16 @@ from .refused import RefusedLine
 
 log = logging.getLogger("paydesk.ui.notifications")
 TITLE = "Notifications — PayDesk"
-NOT_OFFERED = ("The test is for a profile on the sandbox, in test mode: it pays a test link "
-               "through the sandbox's control API, which a real service does not have.")
+NOT_OFFERED = (
+    "The test is for a profile on the sandbox, in test mode: it pays a test link "
+    "through the sandbox's control API, which a real service does not have."
+)
 
 
 class NotificationsWindow(QWidget):
     """A window of its own (closing it hides it; it ends with the main window)."""
 
-    def __init__(self, session: Session, inbox: Inbox, tester: NotificationTest,
-                 parent: QWidget | None = None):
+    def __init__(self, session: Session, inbox: Inbox, tester: NotificationTest, parent: QWidget | None = None):
         super().__init__(parent, Qt.WindowType.Window)
         self.setObjectName("notifications-window")
         self.setWindowTitle(TITLE)
@@ -84,8 +85,7 @@ class NotificationsWindow(QWidget):
 
         split = QSplitter(Qt.Orientation.Vertical)
         self.model = InboxModel(inbox, self.tasks, self._profile_name)
-        self.table = widgets.record_table("notifications-table", self.model, "Notifications",
-                                          (140, 230, 150, 120, 160))
+        self.table = widgets.record_table("notifications-table", self.model, "Notifications", (140, 230, 150, 120, 160))
         split.addWidget(self.table)
         below = QWidget()
         below_column = QVBoxLayout(below)
@@ -95,8 +95,9 @@ class NotificationsWindow(QWidget):
         self.details.setObjectName("notification-details")
         self.details.setAccessibleName("Details")
         self.details.setReadOnly(True)  # never edited; selected and copied, by mouse or keys
-        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
-                                             | Qt.TextInteractionFlag.TextSelectableByKeyboard)
+        self.details.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
+        )
         self.details.setPlaceholderText("Choose a notification to see its headers and body")
         use_fixed(self.details)  # a body and a signature: each character itself
         caption.setBuddy(self.details)
@@ -110,8 +111,9 @@ class NotificationsWindow(QWidget):
         self.test_button = QPushButton("Send a test notification")
         self.test_button.setObjectName("send-test-notification")
         self.test_button.setAccessibleName("Send a test notification")
-        self.test_button.setToolTip("Make a small test link, pay it on the sandbox, and watch "
-                                    "the notification reach the ledger and this screen")
+        self.test_button.setToolTip(
+            "Make a small test link, pay it on the sandbox, and watch the notification reach the ledger and this screen"
+        )
         bottom.addWidget(self.test_button)
         self.result = QLabel("")
         self.result.setObjectName("notification-test-result")
@@ -225,8 +227,7 @@ class NotificationsWindow(QWidget):
         self.outcome = None
         # a shared ledger out of reach: the test link could not be written, nor its
         # notification kept; said until the ledger answers again, nothing made or sent
-        if self.passing.refused_now(self.result, lambda text: self.say(text, ok=False),
-                                    lambda: self.say("")):
+        if self.passing.refused_now(self.result, lambda text: self.say(text, ok=False), lambda: self.say("")):
             return None
         self.test_button.setEnabled(False)
         self.say("Sending a test notification: a test link is made and paid on the sandbox…")
@@ -246,6 +247,10 @@ class NotificationsWindow(QWidget):
         self.result.setText(text)
         self.result.setAccessibleName(text)  # what it shows
         self.result.setVisible(bool(text))
-        self.result.setStyleSheet("" if ok is None else
-                                  "color: #0b6b2b; font-weight: 600;" if ok else
-                                  "color: #3d2e00; background: #fff4ce; padding: 4px;")
+        self.result.setStyleSheet(
+            ""
+            if ok is None
+            else "color: #0b6b2b; font-weight: 600;"
+            if ok
+            else "color: #3d2e00; background: #fff4ce; padding: 4px;"
+        )

@@ -27,13 +27,26 @@ from ..fixed_text import use_fixed
 from ..links.panel import paint_state, state_label
 
 FIELDS = (  # (key, label)
-    ("tx_ref", "Reference"), ("reference", "Service reference"), ("customer", "Customer"),
-    ("email", "E-mail"), ("amount", "Amount"), ("fee", "Fee"), ("received", "You receive"),
+    ("tx_ref", "Reference"),
+    ("reference", "Service reference"),
+    ("customer", "Customer"),
+    ("email", "E-mail"),
+    ("amount", "Amount"),
+    ("fee", "Fee"),
+    ("received", "You receive"),
     ("mode", "Mode"),
-    ("type", "Type"), ("origin", "Made"), ("title", "Title"), ("description", "Description"),
-    ("logo", "Logo"), ("meta", "Extra information"), ("created", "Created"),
-    ("updated", "Updated"), ("checked", "Last checked"), ("learned", "Learned by"),
-    ("voided", "Voided at counter"))
+    ("type", "Type"),
+    ("origin", "Made"),
+    ("title", "Title"),
+    ("description", "Description"),
+    ("logo", "Logo"),
+    ("meta", "Extra information"),
+    ("created", "Created"),
+    ("updated", "Updated"),
+    ("checked", "Last checked"),
+    ("learned", "Learned by"),
+    ("voided", "Voided at counter"),
+)
 ONLY_SAID = ("received", "voided")  # rows shown only when they have something to say
 LEARNED = {"notification": "notification", "check": "check"}  # how its state was learned
 FIXED = ("tx_ref", "reference", "logo")  # references and a URL: read back, typed, copied
@@ -44,8 +57,12 @@ ONE_LINE = ("tx_ref", "reference")
 # shop): broken inside it rather than widening the pane, which would then scroll sideways
 ANY_BREAK = ("email", "title", "description", "logo", "meta")
 ACTIONS = (  # (key, text): buttons, named by their verb
-    ("check", "Check now"), ("receipt-print", "Print receipt…"),
-    ("receipt-pdf", "Save receipt as PDF…"), ("show-qr", "Show QR"), ("copy-link", "Copy link"))
+    ("check", "Check now"),
+    ("receipt-print", "Print receipt…"),
+    ("receipt-pdf", "Save receipt as PDF…"),
+    ("show-qr", "Show QR"),
+    ("copy-link", "Copy link"),
+)
 
 
 def voided_text(record: LinkRecord) -> str:
@@ -122,8 +139,7 @@ class DetailsPanel(QWidget):
         self.buttons: dict[str, QPushButton] = {}
         for i, (key, text) in enumerate(ACTIONS):
             button = self._button(key, text)
-            button.clicked.connect(lambda _=False, k=key: self.record and self.actionRequested.emit(
-                k, self.record))
+            button.clicked.connect(lambda _=False, k=key: self.record and self.actionRequested.emit(k, self.record))
             actions.addWidget(button, i // 2, i % 2)  # two a row: the pane stays narrow
             self.buttons[key] = button
         column.addLayout(actions)
@@ -175,29 +191,43 @@ class DetailsPanel(QWidget):
         raw = record.raw or {}
         custom = record.customization
         texts = {
-            "tx_ref": record.tx_ref, "reference": record.reference or "not known yet",
-            "customer": record.customer, "email": record.email,
-            "amount": f"{record.currency} {money_text(record.amount)}" if record.currency
-                      else "not known yet (the service shows it once paid)",
+            "tx_ref": record.tx_ref,
+            "reference": record.reference or "not known yet",
+            "customer": record.customer,
+            "email": record.email,
+            "amount": f"{record.currency} {money_text(record.amount)}"
+            if record.currency
+            else "not known yet (the service shows it once paid)",
             "fee": f"{record.currency} {money_text(record.fee)}" if record.fee is not None else "not known",
-            "received": (f"{record.currency} {money_text(kept)}: the amount less the fee, as the "
-                         "service reports it (the fee is passed to the customer)"
-                         if (kept := received(record)) is not None else ""),
-            "mode": record.mode.upper(), "type": str(raw.get("type") or ""),
-            "origin": "here, as a payment link" if record.origin == "link"
-                      else "elsewhere (website form or inline checkout); looked up here",
-            "title": custom.get("title") or "", "description": custom.get("description") or "",
+            "received": (
+                f"{record.currency} {money_text(kept)}: the amount less the fee, as the "
+                "service reports it (the fee is passed to the customer)"
+                if (kept := received(record)) is not None
+                else ""
+            ),
+            "mode": record.mode.upper(),
+            "type": str(raw.get("type") or ""),
+            "origin": "here, as a payment link"
+            if record.origin == "link"
+            else "elsewhere (website form or inline checkout); looked up here",
+            "title": custom.get("title") or "",
+            "description": custom.get("description") or "",
             "logo": custom.get("logo") or "",
             "meta": ", ".join(f"{k}: {v}" for k, v in record.meta.items()),
-            "created": local_time(record.created_at), "updated": local_time(record.updated_at),
+            "created": local_time(record.created_at),
+            "updated": local_time(record.updated_at),
             "checked": local_time(record.checked_at) if record.checked_at else "never",
             "learned": LEARNED.get(record.learned_by or "", "not known"),
             "voided": voided_text(record),
         }
-        hover = {"created": utc_time(record.created_at), "updated": utc_time(record.updated_at),
-                 "checked": utc_time(record.checked_at), "voided": utc_time(record.voided_at),
-                 "learned": "How PayDesk learned its state: a notification from the service, "
-                            "or a check (a lookup) of its own"}
+        hover = {
+            "created": utc_time(record.created_at),
+            "updated": utc_time(record.updated_at),
+            "checked": utc_time(record.checked_at),
+            "voided": utc_time(record.voided_at),
+            "learned": "How PayDesk learned its state: a notification from the service, "
+            "or a check (a lookup) of its own",
+        }
         labels = dict(FIELDS)
         for key, value in self.values.items():
             value.setText(texts[key])
@@ -211,8 +241,9 @@ class DetailsPanel(QWidget):
         self.buttons["receipt-pdf"].setEnabled(record.state == "success")
         self.buttons["show-qr"].setEnabled(bool(record.checkout_url))
         self.buttons["copy-link"].setEnabled(bool(record.checkout_url))
-        self.raw.setPlainText(json.dumps(raw, indent=2, ensure_ascii=False) if raw
-                              else "The service has not been asked about it yet.")
+        self.raw.setPlainText(
+            json.dumps(raw, indent=2, ensure_ascii=False) if raw else "The service has not been asked about it yet."
+        )
 
     def update_record(self, record: LinkRecord) -> None:
         if self.record is not None and self.record.key == record.key:

@@ -47,8 +47,7 @@ TOTALS = ("Currency", "Paid", "Collected", "Fees", "Refunded", "Net")
 
 
 class EndOfDayDialog(QDialog):
-    def __init__(self, controller: TransactionsController, tasks: TaskSet,
-                 parent: QWidget | None = None) -> None:
+    def __init__(self, controller: TransactionsController, tasks: TaskSet, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.controller = controller
         self.tasks = tasks.child(self)
@@ -82,24 +81,25 @@ class EndOfDayDialog(QDialog):
         self.totals.verticalHeader().hide()
         # each column as wide as its figures, the last to the edge: Net is never behind a
         # scroll bar
-        self.totals.horizontalHeader().setSectionResizeMode(
-            QHeaderView.ResizeMode.ResizeToContents)
+        self.totals.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.totals.horizontalHeader().setStretchLastSection(True)
         tips_for_cut_text(self.totals)
         self.totals.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         layout.addWidget(self.totals)
         # what was done (a file's long path): two lines kept, the middle elided so the
         # file's name shows, the whole on hover
-        self.message = ElidedLabel("", mode=Qt.TextElideMode.ElideMiddle, keep_room=True,
-                                   lines=2)
+        self.message = ElidedLabel("", mode=Qt.TextElideMode.ElideMiddle, keep_room=True, lines=2)
         self.message.setObjectName("end-of-day-message")
         layout.addWidget(self.message)
         buttons = QDialogButtonBox()
         self.export = buttons.addButton("Export CSV…", QDialogButtonBox.ButtonRole.ActionRole)
         self.print = buttons.addButton("Print…", QDialogButtonBox.ButtonRole.ActionRole)
         self.close_button = buttons.addButton("Close", QDialogButtonBox.ButtonRole.RejectRole)
-        for button, name in ((self.export, "end-of-day-export"), (self.print, "end-of-day-print"),
-                             (self.close_button, "end-of-day-close")):
+        for button, name in (
+            (self.export, "end-of-day-export"),
+            (self.print, "end-of-day-print"),
+            (self.close_button, "end-of-day-close"),
+        ):
             button.setObjectName(name)
             button.setAccessibleName(button.text().rstrip("…"))
         self.export.clicked.connect(lambda: self.tasks.replace("export", self.export_csv()))
@@ -148,9 +148,16 @@ class EndOfDayDialog(QDialog):
             self.figures[label].setAccessibleName(f"{label}: {n}")
         self.totals.setRowCount(len(summary.totals))
         for row, total in enumerate(summary.totals):
-            for col, text in enumerate((total.currency, str(total.paid),
-                                        money_text(total.collected), fees_text(total),
-                                        refunds_text(total), money_text(total.net))):
+            for col, text in enumerate(
+                (
+                    total.currency,
+                    str(total.paid),
+                    money_text(total.collected),
+                    fees_text(total),
+                    refunds_text(total),
+                    money_text(total.net),
+                )
+            ):
                 item = QTableWidgetItem(text)
                 if col:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -161,18 +168,23 @@ class EndOfDayDialog(QDialog):
         session = self.controller.session
         day = self.chosen_day()
         profile, mode = session.active()
-        return LinkQuery(profile.id, mode,
-                         created_from=local_midnight(day),
-                         created_to=local_midnight(day + timedelta(days=1)),
-                         sort="created", descending=False)
+        return LinkQuery(
+            profile.id,
+            mode,
+            created_from=local_midnight(day),
+            created_to=local_midnight(day + timedelta(days=1)),
+            sort="created",
+            descending=False,
+        )
 
     async def export_csv(self) -> Path | None:
         """One CSV: what it is, the summary, an empty line, then every row of the day."""
         session = self.controller.session
         if self._refused_now():  # the save dialog is not opened
             return None
-        path = await save_path(self, "Export the day", ["CSV (*.csv)"],
-                               f"paydesk-{session.mode}-end-of-day-{self.chosen_day()}.csv")
+        path = await save_path(
+            self, "Export the day", ["CSV (*.csv)"], f"paydesk-{session.mode}-end-of-day-{self.chosen_day()}.csv"
+        )
         if path is None:
             return None
         rows_path = path.with_name(path.name + ".rows")
@@ -185,8 +197,7 @@ class EndOfDayDialog(QDialog):
         title = self._heading()
 
         await asyncio.to_thread(write_day_csv, path, title, summary, rows_path)
-        self.say(f"Exported the day's figures and {written} record{'' if written == 1 else 's'} "
-                 f"to {path}")
+        self.say(f"Exported the day's figures and {written} record{'' if written == 1 else 's'} to {path}")
         return path
 
     def start(self) -> None:
@@ -261,8 +272,7 @@ class EndOfDayDialog(QDialog):
         painter.setFont(font)
         lines = printed_lines(self.chosen_day(), self._heading(), summary)
         for i, line in enumerate(lines):
-            painter.drawText(QRectF(0, i * unit * 5, area.width(), unit * 5),
-                             Qt.AlignmentFlag.AlignLeft, line)
+            painter.drawText(QRectF(0, i * unit * 5, area.width(), unit * 5), Qt.AlignmentFlag.AlignLeft, line)
         painter.end()
         self.say(printed(printer))
         return True
@@ -272,8 +282,7 @@ class EndOfDayDialog(QDialog):
         super().done(result)
 
 
-async def open_end_of_day(controller: TransactionsController, tasks: TaskSet,
-                          parent: QWidget | None) -> EndOfDayDialog:
+async def open_end_of_day(controller: TransactionsController, tasks: TaskSet, parent: QWidget | None) -> EndOfDayDialog:
     dialog = EndOfDayDialog(controller, tasks, parent)
     dialog.start()
     await run_dialog(dialog)

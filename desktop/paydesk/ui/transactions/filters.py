@@ -51,8 +51,7 @@ class FilterBar(QWidget):
         captioned(bottom, "&Dates:", self.range, "ledger-range")
         self.first = QDateEdit(QDate.currentDate().addDays(-7))
         self.last = QDateEdit(QDate.currentDate())
-        for edit, text, name in ((self.first, "From:", "ledger-from"),
-                                 (self.last, "To:", "ledger-to")):
+        for edit, text, name in ((self.first, "From:", "ledger-from"), (self.last, "To:", "ledger-to")):
             edit.setCalendarPopup(True)
             edit.setDisplayFormat("yyyy-MM-dd")
             captioned(bottom, text, edit, name)
@@ -87,12 +86,22 @@ class FilterBar(QWidget):
             self.changed.emit()
 
     def query(self, profile_id: str, mode: str, base: LinkQuery | None = None) -> LinkQuery:
-        start, end = date_range(self.range.currentText(),  # a QDate's Python value is a date
-                                cast(date, self.first.date().toPython()),
-                                cast(date, self.last.date().toPython()))
+        start, end = date_range(
+            self.range.currentText(),  # a QDate's Python value is a date
+            cast(date, self.first.date().toPython()),
+            cast(date, self.last.date().toPython()),
+        )
         (states, voided), currency = self.state.currentData(), self.currency.currentData()
         sort = (base.sort, base.descending) if base else ("created", True)
-        return LinkQuery(profile_id, mode, text=self.search.text().strip(),
-                         states=states, voided=voided,
-                         currencies=frozenset({currency}) if currency else frozenset(),
-                         created_from=start, created_to=end, sort=sort[0], descending=sort[1])
+        return LinkQuery(
+            profile_id,
+            mode,
+            text=self.search.text().strip(),
+            states=states,
+            voided=voided,
+            currencies=frozenset({currency}) if currency else frozenset(),
+            created_from=start,
+            created_to=end,
+            sort=sort[0],
+            descending=sort[1],
+        )

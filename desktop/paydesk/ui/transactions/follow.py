@@ -46,13 +46,15 @@ class LedgerFollower(QObject):
         held = {r.tx_ref: r for r in self.model.shown()}
         if not held:
             return
-        page = await self.ledger.page(LinkQuery(query.profile_id, query.mode,
-                                                tx_refs=frozenset(held)), limit=len(held))
+        page = await self.ledger.page(LinkQuery(query.profile_id, query.mode, tx_refs=frozenset(held)), limit=len(held))
         for record in page.records:
             before = held.get(record.tx_ref)
-            if before is not None and (record.state, record.state_raw, record.checked_at,
-                                       record.error) != (before.state, before.state_raw,
-                                                         before.checked_at, before.error):
+            if before is not None and (record.state, record.state_raw, record.checked_at, record.error) != (
+                before.state,
+                before.state_raw,
+                before.checked_at,
+                before.error,
+            ):
                 self.changed.emit(record)
 
     async def _look(self) -> None:

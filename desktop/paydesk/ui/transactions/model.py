@@ -30,9 +30,15 @@ from ..table import HeadedModel, Index
 log = logging.getLogger("paydesk.transactions.model")
 
 COLUMNS = (  # (header, sort key)
-    ("Reference", "reference"), ("Customer", "customer"), ("E-mail", "email"),
-    ("Amount", "amount"), ("Currency", "currency"), ("State", "state"),
-    ("Created", "created"), ("Last checked", "checked"))
+    ("Reference", "reference"),
+    ("Customer", "customer"),
+    ("E-mail", "email"),
+    ("Amount", "amount"),
+    ("Currency", "currency"),
+    ("State", "state"),
+    ("Created", "created"),
+    ("Last checked", "checked"),
+)
 STATE, AMOUNT, CREATED, CHECKED = 5, 3, 6, 7
 BLOCK = 200
 KEEP_BLOCKS = 20  # 4,000 rows at most in memory
@@ -158,8 +164,12 @@ class LedgerModel(HeadedModel):
             return self._blocks[block - 1].end, None
         if block + 1 in self._blocks and self._blocks[block + 1].start:
             return None, self._blocks[block + 1].start
-        if self._anchors is not None and self._anchors.done() and not self._anchors.cancelled() \
-                and self._anchors.exception() is not None:  # not read (a shared ledger out
+        if (
+            self._anchors is not None
+            and self._anchors.done()
+            and not self._anchors.cancelled()
+            and self._anchors.exception() is not None
+        ):  # not read (a shared ledger out
             self._anchors = None  # of reach): asked again, never kept as the answer
         if self._anchors is None:  # read once per query, shared by every block that needs it
             self._anchors = asyncio.ensure_future(self.ledger.anchors(snapshot, BLOCK))
@@ -197,7 +207,7 @@ class LedgerModel(HeadedModel):
 
     # -- what the view asks ----------------------------------------------------------------
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802 - Qt's name
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else self.total + len(self._fresh)
 
     def record_at(self, row: int) -> LinkRecord | None:
@@ -274,8 +284,7 @@ class LedgerModel(HeadedModel):
         """A record changed (the scheduler learned its state): repaint its row in place,
         keeping the selection and the scroll position. A new one of this profile and mode
         goes on top when the list shows everything newest first."""
-        if self.query is None or (record.profile_id, record.mode) != (
-                self.query.profile_id, self.query.mode):
+        if self.query is None or (record.profile_id, record.mode) != (self.query.profile_id, self.query.mode):
             return
         row = self.row_of(record.key)
         if row is not None:
@@ -297,6 +306,15 @@ class LedgerModel(HeadedModel):
 
     @staticmethod
     def _newest_first_unfiltered(q: LinkQuery) -> bool:
-        return (q.sort == "created" and q.descending and not q.text and not q.states
-                and not q.currencies and q.created_from is None and q.created_to is None
-                and q.origin is None and not q.tx_refs and q.voided is None)
+        return (
+            q.sort == "created"
+            and q.descending
+            and not q.text
+            and not q.states
+            and not q.currencies
+            and q.created_from is None
+            and q.created_to is None
+            and q.origin is None
+            and not q.tx_refs
+            and q.voided is None
+        )

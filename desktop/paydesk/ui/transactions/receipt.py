@@ -37,8 +37,11 @@ def paint(painter: QPainter, page: QRectF, record: LinkRecord, merchant: str, te
     painter.setFont(title)
     painter.setPen(QColor("black"))
     top = page.top() + unit * 4
-    painter.drawText(QRectF(page.left(), top, page.width(), unit * 8),
-                     Qt.AlignmentFlag.AlignHCenter, "Payment receipt" + (" — TEST" if test else ""))
+    painter.drawText(
+        QRectF(page.left(), top, page.width(), unit * 8),
+        Qt.AlignmentFlag.AlignHCenter,
+        "Payment receipt" + (" — TEST" if test else ""),
+    )
     body = QFont()
     body.setPixelSize(int(unit * 2.6))
     body.setFeature(QFont.Tag("liga"), 0)  # "Coffee" copied from the PDF reads "Coffee"
@@ -48,8 +51,7 @@ def paint(painter: QPainter, page: QRectF, record: LinkRecord, merchant: str, te
     y = top + unit * 12
     for label, value in lines(record, merchant):
         painter.setFont(label_font)
-        painter.drawText(QRectF(page.left(), y, unit * 30, unit * 4), Qt.AlignmentFlag.AlignLeft,
-                         label)
+        painter.drawText(QRectF(page.left(), y, unit * 30, unit * 4), Qt.AlignmentFlag.AlignLeft, label)
         box = QRectF(page.left() + unit * 32, y, unit * 68, unit * 40)
         if label in FIXED:  # a reference: one line, smaller when it must, never broken
             painter.setFont(fixed)
@@ -61,14 +63,20 @@ def paint(painter: QPainter, page: QRectF, record: LinkRecord, merchant: str, te
             height = used.height()
         y += max(unit * 4.5, height + unit * 0.8)
     side = unit * 32
-    QrCode(record.tx_ref).paint(painter, QRectF(page.center().x() - side / 2, y + unit * 3,
-                                                side, side))
+    QrCode(record.tx_ref).paint(painter, QRectF(page.center().x() - side / 2, y + unit * 3, side, side))
     painter.setFont(body)
-    painter.drawText(QRectF(page.left(), y + side + unit * 4, page.width(), unit * 4),
-                     Qt.AlignmentFlag.AlignHCenter, "Scan to look up")
+    painter.drawText(
+        QRectF(page.left(), y + side + unit * 4, page.width(), unit * 4),
+        Qt.AlignmentFlag.AlignHCenter,
+        "Scan to look up",
+    )
     painter.setFont(fixed)
-    draw_one_line(painter, QRectF(page.left(), y + side + unit * 8, page.width(), unit * 4),
-                  record.tx_ref, Qt.AlignmentFlag.AlignHCenter)
+    draw_one_line(
+        painter,
+        QRectF(page.left(), y + side + unit * 8, page.width(), unit * 4),
+        record.tx_ref,
+        Qt.AlignmentFlag.AlignHCenter,
+    )
 
 
 def pdf_bytes(record: LinkRecord, merchant: str, test: bool) -> bytes:

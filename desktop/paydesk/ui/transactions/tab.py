@@ -78,8 +78,7 @@ class TransactionsTab(TabActions, QWidget):
         self.filters = FilterBar()
         left_column.addWidget(self.filters)
         self.model = LedgerModel(session.ledger, self.tasks)
-        self.table = widgets.record_table("ledger-table", self.model, "Ledger",
-                                          (230, 150, 210, 90, 70, 170, 140))
+        self.table = widgets.record_table("ledger-table", self.model, "Ledger", (230, 150, 210, 90, 70, 170, 140))
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.table.verticalHeader().setDefaultSectionSize(24)
         header = self.table.horizontalHeader()
@@ -91,8 +90,11 @@ class TransactionsTab(TabActions, QWidget):
         self.check_all = QPushButton("Check all open")
         self.export_button = QPushButton("Export…")
         self.end_of_day = QPushButton("End of day…")
-        for button, name in ((self.check_all, "check-all-open"), (self.export_button, "export"),
-                             (self.end_of_day, "end-of-day-button")):
+        for button, name in (
+            (self.check_all, "check-all-open"),
+            (self.export_button, "export"),
+            (self.end_of_day, "end-of-day-button"),
+        ):
             button.setObjectName(name)
             button.setAccessibleName(button.text().rstrip("…"))
             tools.addWidget(button)
@@ -127,8 +129,9 @@ class TransactionsTab(TabActions, QWidget):
         self.details.actionRequested.connect(self.act)
         self.check_all.clicked.connect(self.start_reconcile)
         self.export_button.clicked.connect(self.start_export)
-        self.end_of_day.clicked.connect(lambda: self.tasks.replace(
-            "end of day", open_end_of_day(controller, self.tasks, self)))
+        self.end_of_day.clicked.connect(
+            lambda: self.tasks.replace("end of day", open_end_of_day(controller, self.tasks, self))
+        )
         self.work.showChanged.connect(self.show_only)
         self._enable_actions(None)
         signals = signals_of(session.hub)
@@ -162,14 +165,20 @@ class TransactionsTab(TabActions, QWidget):
             return
         self.filters.set_currencies(profile.currencies)
         if self.details.record and (self.details.record.profile_id, self.details.record.mode) != (
-                profile.id, self.session.mode):
+            profile.id,
+            self.session.mode,
+        ):
             self.details.show_record(None)
         self.requery()
 
     def current_query(self) -> LinkQuery:
         profile = self.session.active()[0]
-        base = self.model.query if self.model.query and (
-            self.model.query.profile_id, self.model.query.mode) == (profile.id, self.session.mode) else None
+        base = (
+            self.model.query
+            if self.model.query
+            and (self.model.query.profile_id, self.model.query.mode) == (profile.id, self.session.mode)
+            else None
+        )
         query = self.filters.query(profile.id, self.session.mode, base)
         if self._only:
             query = replace(query, tx_refs=self._only)
@@ -257,11 +266,11 @@ class TransactionsTab(TabActions, QWidget):
         if query is self.model.query and total != self.model.rowCount():
             self.requery()
 
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
+    def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self.follow.start()
 
-    def hideEvent(self, event: QHideEvent) -> None:  # noqa: N802 - Qt's name
+    def hideEvent(self, event: QHideEvent) -> None:
         self.follow.stop()
         super().hideEvent(event)
 

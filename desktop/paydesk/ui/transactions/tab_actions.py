@@ -65,9 +65,12 @@ class TabActions(_Tab):
         """Keyboard and context menu on the table: the same actions as the details panel."""
         self.menu_actions: dict[str, QAction] = {}
         for key, text, shortcut in (
-                ("copy-reference", "Copy reference", QKeySequence.StandardKey.Copy),
-                ("copy-link", "Copy link", "Ctrl+Shift+C"), ("show-qr", "Show QR", "Ctrl+Shift+Q"),
-                ("check", "Check now", "Ctrl+R"), ("receipt-print", "Print receipt…", "Ctrl+P")):
+            ("copy-reference", "Copy reference", QKeySequence.StandardKey.Copy),
+            ("copy-link", "Copy link", "Ctrl+Shift+C"),
+            ("show-qr", "Show QR", "Ctrl+Shift+Q"),
+            ("check", "Check now", "Ctrl+R"),
+            ("receipt-print", "Print receipt…", "Ctrl+P"),
+        ):
             action = QAction(text, self.table)
             action.setShortcut(QKeySequence(shortcut))
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -144,8 +147,13 @@ class TabActions(_Tab):
         has = record is not None
         link = record is not None and bool(record.checkout_url)
         paid = record is not None and record.state == "success"
-        for key, enabled in (("copy-reference", has), ("copy-link", link), ("show-qr", link),
-                             ("check", has), ("receipt-print", paid)):
+        for key, enabled in (
+            ("copy-reference", has),
+            ("copy-link", link),
+            ("show-qr", link),
+            ("check", has),
+            ("receipt-print", paid),
+        ):
             self.menu_actions[key].setEnabled(enabled)
 
     def act(self, key: str, record: LinkRecord) -> None:
@@ -161,16 +169,18 @@ class TabActions(_Tab):
             self.tasks.replace("lookup", self._check(record))
         elif key in ("receipt-print", "receipt-pdf") and record.state == "success":
             # the ledger's word on it may be out of date (a refund since): no receipt then
-            if self.passing.refused_now(self.details.message, self.details.say,
-                                        lambda: self.details.say(None)):
+            if self.passing.refused_now(self.details.message, self.details.say, lambda: self.details.say(None)):
                 return
             self.tasks.replace("receipt", self._receipt(key, record, merchant))
 
     async def _receipt(self, key: str, record: LinkRecord, merchant: str) -> str | None:
         """Print receipt… or Save receipt as PDF…: where it went, said in the details pane."""
         test = record.mode == "test"
-        said = await (actions.print_receipt(self, record, merchant, test) if key == "receipt-print"
-                      else actions.save_receipt(self, record, merchant, test))
+        said = await (
+            actions.print_receipt(self, record, merchant, test)
+            if key == "receipt-print"
+            else actions.save_receipt(self, record, merchant, test)
+        )
         if said is not None:
             self.details.say(said)
         return said
@@ -178,8 +188,7 @@ class TabActions(_Tab):
     async def _check(self, record: LinkRecord) -> None:
         found = await self.controller.check(record.tx_ref)
         self.details.show_record(found.record or record, found.message)
-        self.passing.said(self.details.message, found.message, found.refused,
-                          lambda: self.details.say(None))
+        self.passing.said(self.details.message, found.message, found.refused, lambda: self.details.say(None))
 
     # -- reconcile and export ------------------------------------------------------------------
 
@@ -232,13 +241,19 @@ class TabActions(_Tab):
         if self.passing.refused_now(self.work.report, self.work.say, lambda: self.work.say("")):
             return None  # the save dialog is not opened
         path = await actions.save_path(
-            self, "Export the list", ["CSV (*.csv)", "Excel workbook (*.xlsx)"],
-            f"paydesk-{profile.name}-{mode}-{date.today()}.csv".replace(" ", "-"))
+            self,
+            "Export the list",
+            ["CSV (*.csv)", "Excel workbook (*.xlsx)"],
+            f"paydesk-{profile.name}-{mode}-{date.today()}.csv".replace(" ", "-"),
+        )
         if path is None:
             return None
         query, total = self.current_query(), self.model.total
-        task = self.tasks.replace("exporting", self.controller.export(
-            query, path, lambda n: self.work.exporting(n, total)), expected=(LedgerError,))
+        task = self.tasks.replace(
+            "exporting",
+            self.controller.export(query, path, lambda n: self.work.exporting(n, total)),
+            expected=(LedgerError,),
+        )
         self.work.start(task, total)
         try:
             written = await task

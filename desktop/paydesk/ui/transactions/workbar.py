@@ -36,8 +36,9 @@ class WorkBar(QWidget):
         self.show_these.setObjectName("work-show")
         self.show_these.setAccessibleName("Show these")
         self.show_these.setCheckable(True)
-        self.show_these.setToolTip("Show exactly the records this check changed or could not "
-                                   "check; press again to show all")
+        self.show_these.setToolTip(
+            "Show exactly the records this check changed or could not check; press again to show all"
+        )
         for widget in (self.bar, self.counts, self.cancel, self.report, self.show_these):
             row.addWidget(widget)
         row.addStretch(1)
@@ -83,16 +84,17 @@ class WorkBar(QWidget):
     def reconciling(self, progress: Progress) -> None:
         self.bar.setRange(0, max(progress.total, 1))
         self.bar.setValue(progress.done)
-        text = (f"Checked {progress.checked} of {progress.total} · {progress.changed} changed · "
-                f"{progress.failed} could not be checked")
+        text = (
+            f"Checked {progress.checked} of {progress.total} · {progress.changed} changed · "
+            f"{progress.failed} could not be checked"
+        )
         self.counts.setText(text)
         self.counts.setAccessibleName(text)
 
     def reconciled(self, progress: Progress, cancelled: bool = False) -> None:
         self._changed = set(progress.changed_refs)
         if cancelled:
-            self.say(f"Cancelled after checking {progress.checked} of {progress.total}: "
-                     + progress.report())
+            self.say(f"Cancelled after checking {progress.checked} of {progress.total}: " + progress.report())
         else:
             self.say(progress.report())
         self.show_these.setVisible(bool(self._changed))
