@@ -41,6 +41,7 @@ from .health import ConnectionHealth
 from .key_carry import carry_to_shown
 from .leases import Clients
 from .profile_store import ProfileStore
+from .staff import Staff
 from .tasks import TaskSet
 
 if TYPE_CHECKING:  # the client (and httpx) load after the first paint
@@ -86,6 +87,7 @@ class Session:
         # one call budget per service origin (this process's, or the shop's on a shared ledger)
         self.budgets = budgets or Budgets()
         self.tasks = TaskSet()
+        self.staff = Staff()  # who is signed in, and what they may do (desk/staff.py)
         # who may be sent the keys: an address that answers like the service (guard.py)
         self.guard = AddressGuard(
             health,
