@@ -330,39 +330,11 @@ def _import_ledger(args: argparse.Namespace) -> int:
         logs.flush()
 
 
-def _ledger_arguments(args: argparse.Namespace) -> str | None:
-    """What is wrong with ``--ledger`` (a password in it, no TLS to another computer), and
-    ``--ledger-password-stdin``'s password read (``args.ledger_password``; None without it)."""
-    from .config.shared_ledger import IN_ARGUMENTS, read_password, split_password, url_problem
-    from .logs import REDACTOR
-
-    args.ledger_password = None
-    if args.ledger:
-        typed = split_password(args.ledger)[1]
-        if typed:
-            REDACTOR.add(typed)  # before anything is logged; and never kept
-            return f"--ledger: {IN_ARGUMENTS}"
-        problem = url_problem(args.ledger)
-        if problem:
-            return f"--ledger: {problem}"
-    if args.ledger_password_stdin:
-        password = None
-        if sys.stdin is not None and sys.stdin.isatty():  # typed: not echoed
-            import getpass
-
-            password = getpass.getpass("Password for the shared ledger: ").strip() or None
-        elif sys.stdin is not None:  # none at all under a windowed Windows program
-            password = read_password(sys.stdin)
-        if password is None:
-            return "--ledger-password-stdin: no password on standard input"
-        REDACTOR.add(password)
-        args.ledger_password = password
-    return None
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    problem = _ledger_arguments(args)
+    from .desk.ledger_choice import ledger_arguments
+
+    problem = ledger_arguments(args)
     if problem:
         print(f"paydesk: {problem}", file=sys.stderr)
         return 2

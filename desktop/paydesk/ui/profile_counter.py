@@ -110,7 +110,8 @@ class CounterGroup(QGroupBox):
         self.customer_language.setAccessibleName(_("Customer language"))
         self.customer_language.setToolTip(
             _(
-                "The language of the customer display, receipts, the QR sheet and e-mails; the staff's is Settings → Language"
+                "The language of the customer display, receipts, the QR sheet and e-mails; "
+                "the staff's is Settings → Language"
             )
         )
         for code, name in CUSTOMER_LANGUAGES.items():  # each named in itself

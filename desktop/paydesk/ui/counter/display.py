@@ -167,7 +167,7 @@ class CustomerView(QWidget):
         """Smaller words where, wrapped, they would not all fit the view's height (beside
         the amount box it is short): never drawn over each other, nor over the code."""
         layout = self.layout()
-        for _ in range(12):
+        for _attempt in range(12):
             if layout is None or layout.totalHeightForWidth(width) <= height:
                 return
             smaller = False
