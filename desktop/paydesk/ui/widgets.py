@@ -42,10 +42,15 @@ def label(name: str, wrap: bool = True) -> QLabel:
 
 
 def record_table(
-    name: str, model: QAbstractItemModel, accessible: str | None = None, widths: Sequence[int] = ()
+    name: str,
+    model: QAbstractItemModel,
+    accessible: str | None = None,
+    widths: Sequence[int] = (),
+    selection: QAbstractItemView.SelectionMode = QAbstractItemView.SelectionMode.SingleSelection,
+    row_numbers: bool = False,
 ) -> QTableView:
     """A table of records (``as_record_table``) made here."""
-    return as_record_table(QTableView(), name, model, accessible, widths)
+    return as_record_table(QTableView(), name, model, accessible, widths, selection, row_numbers)
 
 
 def as_record_table(
@@ -55,11 +60,13 @@ def as_record_table(
     accessible: str | None = None,
     widths: Sequence[int] = (),
     selection: QAbstractItemView.SelectionMode = QAbstractItemView.SelectionMode.SingleSelection,
+    row_numbers: bool = False,
 ) -> V:
     """``table`` (a QTableView or a list that is one) made a table of records: whole rows
     selected one at a time (or as ``selection`` says), nothing edited in place, no row
-    numbers, columns the user can widen (``widths``: the first ones' widths) with the last one
-    stretched, a cut cell's whole text in its tooltip."""
+    numbers (unless ``row_numbers``: the model's, a file's rows), columns the user can widen
+    (``widths``: the first ones' widths) with the last one stretched, a cut cell's whole text
+    in its tooltip."""
     table.setObjectName(name)
     if accessible is not None:
         table.setAccessibleName(accessible)
@@ -68,7 +75,7 @@ def as_record_table(
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     table.setSelectionMode(selection)
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    table.verticalHeader().hide()
+    table.verticalHeader().setVisible(row_numbers)
     header = table.horizontalHeader()
     header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     for column, width in enumerate(widths):

@@ -71,10 +71,10 @@ class BatchesWindow(QWidget):
         self.rows_caption = QLabel("&Rows of the batch:")
         below_column.addWidget(self.rows_caption)
         self.rows_model = BatchRowsModel(book, self.tasks)
-        self.rows = widgets.record_table("batch-rows", self.rows_model, "Rows of the batch")
+        self.rows = widgets.record_table(
+            "batch-rows", self.rows_model, "Rows of the batch", (50, 80, 200, 170, 70, 60, 190, 150, 140, 260, 160)
+        )
         self.rows_caption.setBuddy(self.rows)
-        for col, width in enumerate((50, 80, 200, 170, 70, 60, 190, 150, 140, 260, 160)):
-            self.rows.setColumnWidth(col, width)
         self.rows.setWordWrap(False)  # one line a row: elided, the whole text in its tooltip
         self._one_line = OneLineDelegate(self.rows)
         for col in BatchRowsModel.FIXED:  # references: elided in the middle, never broken
