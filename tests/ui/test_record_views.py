@@ -2,7 +2,7 @@
 ``HeadedModel`` (ui/table.py), not a ``data()`` of its own; its table made by
 ``widgets.record_table`` (whole rows selected, nothing edited in place, a name a screen
 reader says). Checked over the package's models, and over the tables of the running window,
-its four tabs and its tool windows, each reached as a person reaches it."""
+its four tabs, its tool windows and End of day, each reached as a person reaches it."""
 
 from __future__ import annotations
 
@@ -44,6 +44,7 @@ TABLES = {
     "batch-rows",
     "bulk-preview",
     "bulk-grid",
+    "end-of-day-totals",
 }
 
 
@@ -123,6 +124,9 @@ def test_every_table_in_the_window_is_a_table_of_records(start_app, loop):
     shown_window(loop, "batches-window")
     menu(app, loop, window.bulk.menu, window.bulk.bulk_action)  # Links → Bulk links…
     shown_window(loop, "bulk-window")
+    press.tab(window.tabs, "Transactions")
+    press.click(window.transactions_tab.end_of_day)
+    day = shown_window(loop, "end-of-day")
 
     roots: list[QWidget] = [window, *(w for w in QApplication.topLevelWidgets() if w.isVisible() and w is not window)]
     tables = {t for root in roots for t in root.findChildren(QTableView)}
@@ -133,4 +137,6 @@ def test_every_table_in_the_window_is_a_table_of_records(start_app, loop):
     # what is let off is what it says: the dry run's grid is edited in place
     grid = window.bulk.bulk.window.check_step.grid
     assert grid.editTriggers() != QAbstractItemView.EditTrigger.NoEditTriggers
+    press.click(day.close_button)
+    loop.until(lambda: press.closed(day), message="End of day closed")
     app.close()
