@@ -39,6 +39,10 @@ def test_a_record_table_selects_whole_rows_and_edits_nothing(qtbot):
     assert _said(table) == "Some records"
     assert table.selectionBehavior() == QAbstractItemView.SelectionBehavior.SelectRows
     assert table.editTriggers() == QAbstractItemView.EditTrigger.NoEditTriggers
+    assert table.verticalHeader().isHidden()  # no row numbers, but a file's rows
+    numbered = record_table("file-rows", QStandardItemModel(2, 2), "The file's rows", row_numbers=True)
+    qtbot.addWidget(numbered)
+    assert not numbered.verticalHeader().isHidden()
 
 
 def test_a_tool_window_is_made_once_and_raised_each_time(qtbot):
