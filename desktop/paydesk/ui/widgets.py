@@ -1,6 +1,7 @@
 """The small widgets every view makes the same way, made here once: a button named by its
 verb, a label of plain text, a table of records, and a tool window (Notifications, Counter
-shifts, Bulk links, Batches) made on first use and raised each time it is asked for."""
+shifts, Bulk links, Batches: each an ``OwnWindow``) made on first use and raised each time
+it is asked for."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Generic, TypeVar
 from PySide6.QtCore import QAbstractItemModel, Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QPushButton, QTableView, QWidget
 
+from .screen_fit import resize_within_screen
 from .table import tips_for_cut_text
 
 W = TypeVar("W", bound=QWidget)
@@ -90,6 +92,21 @@ def raise_window(window: W) -> W:
     window.raise_()
     window.activateWindow()
     return window
+
+
+class OwnWindow(QWidget):
+    """A window of its own beside the main window (what ``ToolWindow`` opens): named
+    ``name``, titled ``title``, said by ``accessible`` (its title unless given), opened as
+    large as ``size`` where its screen has the room."""
+
+    def __init__(
+        self, parent: QWidget | None, name: str, title: str, size: tuple[int, int], accessible: str | None = None
+    ) -> None:
+        super().__init__(parent, Qt.WindowType.Window)
+        self.setObjectName(name)
+        self.setWindowTitle(title)
+        self.setAccessibleName(accessible if accessible is not None else title)
+        resize_within_screen(self, *size)
 
 
 class ToolWindow(Generic[W]):
