@@ -84,6 +84,10 @@ class WindowActions(_Window):
         quit_.triggered.connect(self.close)
         self.addAction(quit_)
 
+    def _save_language(self, code: str | None) -> None:
+        """Settings → Language: the choice saved (in a task of the window's)."""
+        self.tasks.spawn(self.session.save_language(code), "language")
+
     def _menus(self) -> None:
         """Settings (Shared ledger…), View (Notifications…, Counter shifts…, Batches…) and
         Links (Bulk links…)."""
@@ -92,13 +96,7 @@ class WindowActions(_Window):
         self.menuBar().addMenu(settings)
         from .language import language_menu
 
-        settings.addMenu(
-            language_menu(
-                self,
-                self.session.settings.language,
-                lambda code: self.tasks.spawn(self.session.save_language(code), "language"),
-            )
-        )
+        settings.addMenu(language_menu(self, self.session.settings.language, self._save_language))
         self.shared_ledger_action = QAction("Shared &ledger…", self)
         self.shared_ledger_action.setObjectName("shared-ledger-action")
         settings.addAction(self.shared_ledger_action)
