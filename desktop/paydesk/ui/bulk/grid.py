@@ -150,7 +150,7 @@ class ProblemsModel(HeadedModel):
     def __init__(self) -> None:
         super().__init__()
         self.problems: list[Problem] = []
-        self.columns = (Column("Problem", problem_text),)
+        self.columns = (Column("", problem_text),)  # one line each, in a list: no header shown
 
     def listed(self) -> list[Problem]:
         return self.problems
