@@ -3,8 +3,8 @@
 - ``open_folders`` makes PayDesk's folders and starts its log file (every line redacted);
 - ``keys_later`` / ``open_keys`` make the key store (the system keyring, or memory);
 - ``build_desk(paths, keys)`` makes the hub, the ledgers, the connection's health, the
-  embedded sandbox (not started), the session, the controllers (links, transactions,
-  cards, counter, bulk), the scheduler, the notification test, and on a shared ledger the
+  embedded sandbox (not started), the session, the controllers (links and counter; those
+  of transactions, cards and bulk at their first use), the scheduler, the notification test, and on a shared ledger the
   other desks' feed, and wires them: nothing is attached to a desk after it is built;
   ``Desk.start_background()`` starts what runs behind the screens;
 - ``open_desk`` does all of it for a process without a window.
@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -35,8 +36,6 @@ from ..ledger.sqlite.cards import SqliteCardLedger
 from ..ledger.sqlite.counter import SqliteCounterBook
 from ..ledger.sqlite.inbox import SqliteInbox
 from .budgets import Budgets, BusyWatch
-from .bulk.runner import BulkController
-from .cards.controller import CardsController
 from .counter import CounterController
 from .desk_name import DeskNaming
 from .embedded import EmbeddedSandbox
@@ -49,7 +48,6 @@ from .notify_test import NotificationTest
 from .profile_store import SharedProfiles
 from .scheduler import Scheduler
 from .session import Session
-from .transactions import TransactionsController
 
 if TYPE_CHECKING:
     from keyring.backend import KeyringBackend
@@ -58,7 +56,10 @@ if TYPE_CHECKING:
     from ..ledger.cards import CardLedger
     from ..ledger.postgres.engine import PgEngine
     from ..service.budget_book import Book
+    from .bulk.runner import BulkController
+    from .cards.controller import CardsController
     from .live import Live
+    from .transactions import TransactionsController
 
 WATCH_DAYS = 7  # open records younger than this are watched from the start; older: Check all open
 KEYRING_WAIT = 5.0  # s: a system keyring that does not answer by then is not used this session
@@ -111,14 +112,11 @@ class Desk:
     hub: Hub
     session: Session
     links: LinksController
-    transactions: TransactionsController
-    cards: CardsController
     scheduler: Scheduler
     inbox: Inbox  # the notifications received, beside the ledger (ledger/inbox.py)
     book: CounterBook  # the counters' sales and shifts, beside the ledger (ledger/counter.py)
     counter: CounterController  # this computer's counter (desk/counter.py)
     batches: BatchBook  # the batches of bulk links, beside the ledger (ledger/batch.py)
-    bulk: BulkController  # runs them (desk/bulk/runner.py); never resumed silently at start
     naming: DeskNaming  # this desk's name (desk/desk_name.py): status bars, counter shifts
     budgets: Budgets  # one call budget per service origin (desk/budgets.py)
     busy: BusyWatch  # the status bar's words while the active profile's budget is tight
@@ -126,6 +124,28 @@ class Desk:
     started: bool = False  # start_background() has run
     live: Live | None = None  # on a shared ledger: the other desks' changes, the poller lease
     receiver: Serving | None = None  # the notification receiver this process runs (receiver/)
+
+    # the controllers of the tabs not shown first, made (and imported) at their first use:
+    # the window's tabs built after its first paint, start_background (docs/ARCHITECTURE.md,
+    # "Start-up order"); none listens to the hub when made
+    @cached_property
+    def transactions(self) -> TransactionsController:
+        from .transactions import TransactionsController
+
+        return TransactionsController(self.links)
+
+    @cached_property
+    def cards(self) -> CardsController:
+        from .cards.controller import CardsController
+
+        return CardsController(self.session, self.session.card_ledger)
+
+    @cached_property
+    def bulk(self) -> BulkController:
+        """Runs the batches of bulk links (desk/bulk/runner.py); never resumed silently at start."""
+        from .bulk.runner import BulkController
+
+        return BulkController(self.session, self.links, self.batches, self.hub, scheduler=self.scheduler)
 
     async def open(self) -> None:
         """Wait for the ledger to be open and read the profiles (off the loop's thread)."""
@@ -268,15 +288,12 @@ def build_desk(
         hub=hub,
         session=session,
         links=links,
-        transactions=TransactionsController(links),
-        cards=CardsController(session, card_ledger),
         scheduler=scheduler,
         inbox=inbox,
         book=book,
         counter=counter,
         batches=batches,
         live=live,
-        bulk=BulkController(session, links, batches, hub, scheduler=scheduler),
         naming=DeskNaming(session, counter, claim=None if live is None else live.claim_name),
         budgets=budgets,
         busy=BusyWatch(budgets, hub, lambda: session.profile),
