@@ -3,10 +3,10 @@
 - ``open_folders`` makes PayDesk's folders and starts its log file (every line redacted);
 - ``keys_later`` / ``open_keys`` make the key store (the system keyring, or memory);
 - ``build_desk(paths, keys)`` makes the hub, the ledgers, the connection's health, the
-  embedded sandbox (not started), the session, the controllers (links and counter; those
-  of transactions, cards and bulk at their first use), the scheduler, the notification test, and on a shared ledger the
-  other desks' feed, and wires them: nothing is attached to a desk after it is built;
-  ``Desk.start_background()`` starts what runs behind the screens;
+  embedded sandbox (not started), the session, the controllers (links and counter;
+  transactions, cards, bulk and the notification test at their first use), the scheduler,
+  and on a shared ledger the other desks' feed, and wires them: nothing is attached to a
+  desk after it is built; ``Desk.start_background()`` starts what runs behind the screens;
 - ``open_desk`` does all of it for a process without a window.
 
 The window (``app.py``) takes these steps in its own order (the keyring after the first
@@ -18,8 +18,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
 from datetime import UTC, datetime, timedelta
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -44,7 +44,6 @@ from .health import ConnectionHealth
 from .ledger_choice import choose_ledger
 from .links import LinksController
 from .notified import Notified
-from .notify_test import NotificationTest
 from .profile_store import SharedProfiles
 from .scheduler import Scheduler
 from .session import Session
@@ -59,6 +58,7 @@ if TYPE_CHECKING:
     from .bulk.runner import BulkController
     from .cards.controller import CardsController
     from .live import Live
+    from .notify_test import NotificationTest
     from .transactions import TransactionsController
 
 WATCH_DAYS = 7  # open records younger than this are watched from the start; older: Check all open
@@ -120,14 +120,14 @@ class Desk:
     naming: DeskNaming  # this desk's name (desk/desk_name.py): status bars, counter shifts
     budgets: Budgets  # one call budget per service origin (desk/budgets.py)
     busy: BusyWatch  # the status bar's words while the active profile's budget is tight
-    notify_test: NotificationTest  # Send a test notification (desk/notify_test.py)
     started: bool = False  # start_background() has run
     live: Live | None = None  # on a shared ledger: the other desks' changes, the poller lease
     receiver: Serving | None = None  # the notification receiver this process runs (receiver/)
 
-    # the controllers of the tabs not shown first, made (and imported) at their first use:
-    # the window's tabs built after its first paint, start_background (docs/ARCHITECTURE.md,
-    # "Start-up order"); none listens to the hub when made
+    # The controllers of the tabs not shown first, and the notification test, are made (and
+    # their modules imported) at their first use: by the window's tabs built after its first
+    # paint, by start_background (docs/ARCHITECTURE.md, "Start-up order"). None of them
+    # listens to the hub, so none misses anything by being made later.
     @cached_property
     def transactions(self) -> TransactionsController:
         from .transactions import TransactionsController
@@ -146,6 +146,13 @@ class Desk:
         from .bulk.runner import BulkController
 
         return BulkController(self.session, self.links, self.batches, self.hub, scheduler=self.scheduler)
+
+    @cached_property
+    def notify_test(self) -> NotificationTest:
+        """Send a test notification (desk/notify_test.py)."""
+        from .notify_test import NotificationTest
+
+        return NotificationTest(self.session, self.links, self.inbox)
 
     async def open(self) -> None:
         """Wait for the ledger to be open and read the profiles (off the loop's thread)."""
@@ -297,7 +304,6 @@ def build_desk(
         naming=DeskNaming(session, counter, claim=None if live is None else live.claim_name),
         budgets=budgets,
         busy=BusyWatch(budgets, hub, lambda: session.profile),
-        notify_test=NotificationTest(session, links, inbox),
     )
     notified = _notified(desk)
     scheduler.notified = notified
