@@ -29,6 +29,8 @@ from tests.helpers import MemoryKeyring
 from tests.throttle import foreign, most_in, refused, requests_of, window_of
 from tests.waiting import until_async
 
+pytestmark = pytest.mark.sockets  # calls counted per origin, against the sandbox's throttle
+
 LIMIT, WINDOW = 20, 4
 SHOP_EMAIL = "shop@example.com"
 

@@ -43,6 +43,7 @@ from .leases import Clients
 from .profile_store import ProfileStore
 from .staff import Staff
 from .tasks import TaskSet
+from .transports import Transports
 
 if TYPE_CHECKING:  # the client (and httpx) load after the first paint
     from ..sandbox import SandboxServer
@@ -73,6 +74,7 @@ class Session:
         profiles: ProfileStore | None = None,
         budgets: Budgets | None = None,
         ledger_choice: Choice | None = None,
+        transports: Transports | None = None,
     ):
         self.paths = paths
         self.keys = keys
@@ -95,6 +97,7 @@ class Session:
             self.tasks.child(),
             lambda: self.settings.profiles,
             lambda profile: self.budgets.of(profile, self.settings.profiles),
+            transports,
         )
         # the clients, one per profile and mode, lent for each call (leases.py)
         self.clients = Clients(
@@ -106,6 +109,7 @@ class Session:
             lambda: self.settings.profiles,
             self._remember_lookup_path,
             self.recheck_service,
+            transports,  # how each origin is reached (transports.py)
         )
         self._save_lock = asyncio.Lock()
         self._carried: set[str] = set()  # merchants this desk's own keys were carried to
