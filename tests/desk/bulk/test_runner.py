@@ -361,6 +361,7 @@ async def test_a_ledger_blip_while_reading_rows_is_waited_out(desk, add_profile,
 
 
 @pytest.mark.sockets
+@pytest.mark.slow  # waits out a Retry-After, about 6 s: ./dev test runs it, ./dev check leaves it out
 async def test_a_429_pauses_every_worker_for_the_asked_time(desk, add_profile, service, tmp_path, until):
     await add_profile()
     batch = await load(desk, write_csv(tmp_path / "slow.csv", [line(n) for n in range(1, 4)], headers=HEADERS))
