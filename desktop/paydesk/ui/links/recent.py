@@ -7,6 +7,7 @@ from PySide6.QtCore import QItemSelectionModel, QModelIndex, Signal
 from PySide6.QtWidgets import QTableView
 
 from ...desk.states import PAID_AFTER_VOID, SHOWN, VOIDED_AT_COUNTER, money, state_words
+from ...i18n import _
 from ...ledger import LinkRecord
 from .. import widgets
 from ..fixed_text import fixed_font
@@ -22,7 +23,7 @@ from ..table import (
 
 COLUMNS = ("Reference", "Amount", "Title", "State", "Created")
 STATE = COLUMNS.index("State")
-STATE_SAMPLES = (*(s.words for s in SHOWN.values()), VOIDED_AT_COUNTER.words, PAID_AFTER_VOID.words)
+STATE_SAMPLES = tuple(s.words for s in (*SHOWN.values(), VOIDED_AT_COUNTER, PAID_AFTER_VOID))  # N_ marked
 MAX_ROWS = 100  # older links are in the ledger (the Transactions tab)
 
 
@@ -48,9 +49,6 @@ class RecentModel(HeadedModel):
     def listed(self) -> list:
         return self.records
 
-    def text(self, record: LinkRecord, column: int) -> str:
-        return self.columns[column].text(record)
-
     def load(self, records: list[LinkRecord]) -> None:
         self.beginResetModel()
         self.records = list(records[:MAX_ROWS])
@@ -63,7 +61,7 @@ class RecentModel(HeadedModel):
         row = self.row_of(record.key)
         if row is not None:
             self.records[row] = record
-            self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+            self.rows_changed(row)
             return row
         self.beginInsertRows(QModelIndex(), 0, 0)
         self.records.insert(0, record)
@@ -85,7 +83,7 @@ class RecentLinks(QTableView):
         # the title takes what the others leave: the list never scrolls sideways
         fit_columns(
             self,
-            (REFERENCE_SAMPLE, AMOUNT_SAMPLE, "", STATE_SAMPLES, "28 Dec 23:58"),
+            (REFERENCE_SAMPLE, AMOUNT_SAMPLE, "", tuple(_(s) for s in STATE_SAMPLES), "28 Dec 23:58"),
             2,
             {0: fixed_font(), STATE: bold_font()},
         )

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QComboBox, QDateEdit, QHBoxLayout, QLabel, QLineEd
 
 from ...desk.day import RANGES, date_range
 from ...desk.states import STATE_FILTERS
+from ...i18n import _
 from ...ledger import LinkQuery
 
 
@@ -41,8 +42,12 @@ class FilterBar(QWidget):
         self.search.setClearButtonEnabled(True)
         captioned(top, "&Search:", self.search, "ledger-search")
         self.state = QComboBox()
+        # sized for its words in any language, not its longest item: "Waiting for payment" in
+        # a longer language widened the window past a 1024-pixel screen; the list shows them whole
+        self.state.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.state.setMinimumContentsLength(16)
         for text, states, voided in STATE_FILTERS:  # each lists the rows that show its words
-            self.state.addItem(text, (states, voided))
+            self.state.addItem(_(text), (states, voided))
         captioned(bottom, "S&tate:", self.state, "ledger-state")
         self.currency = QComboBox()
         captioned(bottom, "C&urrency:", self.currency, "ledger-currency")
