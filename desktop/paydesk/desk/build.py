@@ -129,14 +129,24 @@ class Desk:
 
     async def open(self) -> None:
         """Wait for the ledger to be open and read the profiles (off the loop's thread)."""
+        await self.counter.load()  # counter.json: the counter's name, whether it holds keys
+        if self.live is not None and self.counter.settings.keyless:
+            self._go_keyless(self.live)
         await self.session.ledger.opened()
         if self.live is not None:  # the feed starts here, before anything is read
             await self.live.mark_start()
         await self.session.load()
-        await self.counter.load()  # counter.json: the counter's name
         await self.naming.settle()  # on a shared ledger: claimed among the shop's desks
         if self.live is not None:
             self.live.bind(self.session.installation_id)
+
+    def _go_keyless(self, live: Live) -> None:
+        """This counter holds no key: its sales go through the shop's key holder."""
+        from ..ledger.postgres.requests import SaleRequests
+        from .counter_keyless import KeylessSeller
+
+        live.go_keyless()
+        self.counter.keyless = KeylessSeller(SaleRequests(live.engine), self.book, self.hub)
 
     def start_background(self) -> None:
         """The scheduler, with every open record of the last ``WATCH_DAYS`` days and every

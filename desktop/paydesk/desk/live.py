@@ -90,6 +90,7 @@ class Live:
         self.inbox = PostgresInbox(engine)  # what an "inbox" event names is read here
         self.tasks = TaskSet()
         self.book = book  # the counters' book: another desk's sales and shifts read there
+        self.keyless = False  # a key-less counter's: no lease, one pooled connection
         self.status = ""
         self._holding: tuple[str | None, int, bool] = (None, 0, False)  # the lease as last seen
         self.events_followed = 0
@@ -116,10 +117,19 @@ class Live:
         after the newest one now (what other desks commit meanwhile is not missed)."""
         self.feed.last = await self.engine.read(newest_event)
 
+    def go_keyless(self) -> None:
+        """A key-less counter (desk/counter_keyless.py), before the ledger opens: it checks no
+        payment (it has no key), so it never takes the poller lease, and its jobs share one
+        pooled connection: two connections in all, with the feed's."""
+        self.keyless = True
+        self.engine.single()
+
     def start(self) -> None:
         """The feed and the lease keeper, as tasks of this desk's session."""
         self.tasks = self.session.tasks.child()
         self.tasks.spawn(self._follow(), "shared ledger events")
+        if self.keyless:
+            return
         if not self.engine.read_only:  # a newer PayDesk's schema: this desk writes nothing
             self.tasks.spawn(self.keeper.run(), "poller lease")
         self.tasks.spawn(self._abandoned(), "abandoned creates")
@@ -127,7 +137,8 @@ class Live:
     async def close(self) -> None:
         """Give the lease up (another desk takes over at once) and stop the feed."""
         await self.tasks.cancel_all()
-        await self.keeper.release()
+        if not self.keyless:
+            await self.keeper.release()
         await self.feed.close()
 
     def refuse(self) -> Exception | None:
@@ -283,6 +294,8 @@ class Live:
                 hub.shift_changed.emit(shift)
         elif kind == "batch":
             hub.batch_changed.emit(int(key))
+        elif kind == "request":  # a key-less counter's sale request, written or answered
+            hub.request_changed.emit(int(key))
 
     def _announce(self, record: LinkRecord) -> None:
         before = self._states.get(record.key)

@@ -260,7 +260,7 @@ async def _run(args: argparse.Namespace) -> int:
         except (NotImplementedError, RuntimeError):  # Windows: Ctrl+C ends asyncio.run
             pass
     try:
-        receiver = Receiver(desk, args.host, args.port, keep_refused=timedelta(days=args.keep_refused))
+        receiver = Receiver(desk, args.host, args.port, keep_refused=timedelta(days=args.keep_refused), key_holder=True)
         try:
             await receiver.start()
         except socket.gaierror as error:  # no such address: a mistake in --host

@@ -76,6 +76,7 @@ class PgEngine:
         self.read_only = False  # a newer PayDesk's schema: writes raise SchemaTooNew
         self.wait = wait  # how long a job waits for a pooled connection
         self._readers = max(1, readers)
+        self._most = self._readers + 2  # pooled connections (``single``: one)
         self._secrets = [s for s in (password,) if s]
         try:
             params: dict[str, Any] = conninfo_to_dict(url)
@@ -103,6 +104,11 @@ class PgEngine:
         self._quick = concurrent.futures.ThreadPoolExecutor(1, "ledger-pg-budget")
 
     # -- what other parts need --------------------------------------------------------
+
+    def single(self) -> None:
+        """One pooled connection for every job (before the first): a key-less counter's, whose
+        desk then holds two connections, this one and its event feed's."""
+        self._most = 1
 
     def conninfo(self) -> dict[str, Any]:
         """The keyword arguments of a connection of one's own (the listener's):
@@ -216,7 +222,7 @@ class PgEngine:
                 pool = ConnectionPool(
                     kwargs={**self._params, "autocommit": True, "row_factory": dict_row},
                     min_size=1,
-                    max_size=self._readers + 2,
+                    max_size=self._most,
                     open=False,
                     check=self._check,
                     configure=self._configure,
