@@ -110,7 +110,6 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument(
         "--ledger",
-        required=True,
         metavar="URL|PATH",
         help="the ledger to write into: a shared ledger's postgresql://USER@HOST/DB "
         "(its password from the keys, never in the URL), or the path of a "
@@ -147,8 +146,17 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="list the ledger's profiles (the ids the key file names) and which of their keys were found, then exit",
     )
+    p.add_argument(
+        "--counter-role-sql",
+        action="store_true",
+        help="print the SQL script that gives a counter a database role of its own on the shop's "
+        "shared ledger (docs/SHARED_LEDGER.md), then exit",
+    )
     p.add_argument("--version", action="version", version=f"paydesk-receiver {__version__}")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.ledger is None and not args.counter_role_sql:
+        p.error("the following arguments are required: --ledger")
+    return args
 
 
 def _is_url(ledger: str) -> bool:
@@ -320,6 +328,11 @@ async def _list_profiles(desk: Desk) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.counter_role_sql:
+        from ..ledger.postgres.roles import counter_role_sql
+
+        print(counter_role_sql(), end="")
+        return 0
     try:
         return asyncio.run(run(args))
     except KeyboardInterrupt:
