@@ -7,8 +7,6 @@ holding it to its own counter's rows; the desks' role still sees and writes ever
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 from decimal import Decimal
 
 import psycopg
@@ -20,9 +18,8 @@ from paydesk.ledger.postgres.counter import PostgresCounterBook
 from paydesk.ledger.postgres.requests import SaleRequests
 from paydesk.ledger.postgres.shared import open_shared
 from paydesk.service.models import PaymentRequest
-
-OWNER, OWNER_PW = "shopdesks", "desks-pw-1"
-TILL, TILL_PW = "till1", "till1-pw-1"
+from tests.counter_roles import OWNER, OWNER_PW, TILL, TILL_PW, owned_database, psql
+from tests.counter_roles import script as role_script
 
 
 def _request(tx_ref: str) -> PaymentRequest:
@@ -31,24 +28,13 @@ def _request(tx_ref: str) -> PaymentRequest:
     )
 
 
-def _psql(cluster, dbname: str, *variables: str, script: str) -> subprocess.CompletedProcess[str]:
-    argv = [str(cluster.bin / "psql"), "-h", str(cluster.socket_dir), "-p", str(cluster.port), "-U", "postgres"]
-    argv += ["-d", dbname, *[a for v in variables for a in ("-v", v)], "-f", "-"]
-    return subprocess.run(argv, input=script, capture_output=True, text=True, timeout=60)
-
-
 @pytest.fixture
 async def shop(pg_server):
     """A database owned by the desks' role, its tables made by a desk; two counters' shifts
     and sales with their links, a sale request of each; the role ``till1`` made by the
     script for "Till 1" (limits 500 and 60 an hour)."""
     cluster = pg_server
-    dbname = cluster._new_name()
-    existing = {row[0] for row in cluster.sql("SELECT rolname FROM pg_roles")}
-    for role, password in ((OWNER, OWNER_PW), (TILL, TILL_PW)):
-        if role not in existing:
-            cluster.login_role(role, password)
-    cluster.sql(f'CREATE DATABASE "{dbname}" OWNER {OWNER}')
+    dbname = owned_database(cluster)
     url = cluster.url(dbname, OWNER)
     engine, ledger, _ = open_shared(url, password=OWNER_PW, desk="desk-1")
     await ledger.opened()
@@ -62,22 +48,9 @@ async def shop(pg_server):
             counter, "p_shop", "test", amount=Decimal(5), currency="GBP", email="k@example.com", made_by="ann"
         )
     await ledger.begin_link("p_shop", "test", _request("FIN-0001"))  # a finance desk's link
-    printed = await asyncio.to_thread(
-        subprocess.run,
-        [sys.executable, "-m", "paydesk.receiver.cli", "--counter-role-sql"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    script = printed.stdout
-    done = _psql(
-        cluster,
-        dbname,
-        f"role={TILL}",
-        "counter=Till 1",
-        "largest_sale=500",
-        "sales_per_hour=60",
-        script=script,
+    script = await asyncio.to_thread(role_script)
+    done = await asyncio.to_thread(
+        psql, cluster, dbname, f"role={TILL}", "counter=Till 1", "largest_sale=500", "sales_per_hour=60", text=script
     )
     assert done.returncode == 0, done.stderr
     assert 'The role till1 sells as the counter "Till 1"' in done.stderr
@@ -170,7 +143,7 @@ async def test_a_counter_role_cannot_read_the_staff_s_pin_hashes(shop):
                 "CREATE FUNCTION staff_check(person text, hash bytea) RETURNS boolean LANGUAGE sql SECURITY DEFINER"
                 " AS $$ SELECT EXISTS (SELECT 1 FROM staff WHERE id = person AND pin_hash = hash) $$"
             )
-        assert _psql(cluster, dbname, f"role={TILL}", "counter=Till 1", script=script).returncode == 0
+        assert psql(cluster, dbname, f"role={TILL}", "counter=Till 1", text=script).returncode == 0
     _refused(till, "SELECT * FROM staff")
     till.execute("SELECT staff_check('ana', '\\x00'::bytea)")  # the PIN is checked by the ledger
 
@@ -189,6 +162,6 @@ async def test_the_desks_role_still_sees_and_writes_everything(shop):
 
 async def test_the_script_refuses_the_desks_own_role_in_one_sentence(shop):
     cluster, dbname, _, _, script = shop
-    done = _psql(cluster, dbname, f"role={OWNER}", "counter=Till 9", script=script)
+    done = psql(cluster, dbname, f"role={OWNER}", "counter=Till 9", text=script)
     assert done.returncode != 0
     assert "is the desks' own (or a superuser): give the counter a role of its own" in done.stderr

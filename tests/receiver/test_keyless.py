@@ -29,8 +29,8 @@ from tests.waiting import until_async
 class Shop:
     """The key holder (a receiver desk holding the keys) and key-less counters, on one ledger."""
 
-    def __init__(self, pg_url, tmp_path, sandbox):
-        self.url, self.tmp, self.sandbox = pg_url, tmp_path, sandbox
+    def __init__(self, pg_url, tmp_path, sandbox, password=None):
+        self.url, self.tmp, self.sandbox, self.password = pg_url, tmp_path, sandbox, password
         self.desks = []
         self.holder = None
         self.receiver = None
@@ -38,7 +38,9 @@ class Shop:
 
     async def start_holder(self):
         paths = Paths(data=self.tmp / "holder", sandbox=self.tmp / "holder-sb").ensure()
-        desk = build_desk(paths, KeyStore(self.keyring), ledger_url=self.url, lease_priority=RECEIVER)
+        desk = build_desk(
+            paths, KeyStore(self.keyring), ledger_url=self.url, ledger_password=self.password, lease_priority=RECEIVER
+        )
         await desk.open()
         if desk.session.profile is None:
             await profiles.add_profile(desk.session, self.sandbox, txref_prefix="SHOP", shop_email="till@example.com")
@@ -54,12 +56,15 @@ class Shop:
         desk, self.holder = self.holder, None
         await desk.close()
 
-    async def counter(self, name):
+    async def counter(self, name, url=None, password=None):
         folder = self.tmp / name
         folder.mkdir()
         (folder / "counter.json").write_text(json.dumps({"name": name, "keyless": True}))
         desk = build_desk(
-            Paths(data=folder, sandbox=self.tmp / f"{name}-sb").ensure(), KeyStore(MemoryKeyring()), ledger_url=self.url
+            Paths(data=folder, sandbox=self.tmp / f"{name}-sb").ensure(),
+            KeyStore(MemoryKeyring()),
+            ledger_url=url or self.url,
+            ledger_password=password or self.password,
         )
         await desk.open()
         self.desks.append(desk)
@@ -166,3 +171,27 @@ async def test_the_key_holder_stopped_mid_sale_and_started_again_loses_and_doubl
     await until_async(lambda: till.counter.current.record.state == "pending", 30, "the sale's code at the counter")
     assert shop.payments(sale.tx_ref) == 1
     assert len(await till.counter.today()) == 1
+
+
+async def test_a_counter_logged_in_as_its_own_role_sells_through_the_key_holder(pg_server, tmp_path, sandbox, service):
+    """The shop as docs/SHARED_LEDGER.md sets it up: the desks' role owns the database, the
+    counter logs in as a role of its own (made by the script), limited to its own rows."""
+    from tests.counter_roles import OWNER, OWNER_PW, TILL, TILL_PW, counter_role, owned_database
+
+    dbname = owned_database(pg_server)
+    shop = Shop(pg_server.url(dbname, OWNER), tmp_path, sandbox, password=OWNER_PW)
+    try:
+        await shop.start_holder()
+        await asyncio.to_thread(counter_role, pg_server, dbname, "Till 7", "largest_sale=100")
+        till = await shop.counter("Till 7", url=pg_server.url(dbname, TILL), password=TILL_PW)
+        assert till.session.profile.shop_email == "till@example.com"  # what a counter shows of it
+        sale = await till.counter.sell("12", "GBP", "Tea")
+        assert sale.record.checkout_url and shop.payments(sale.tx_ref) == 1
+        await asyncio.to_thread(service.control, f"pay/{sale.record.reference}", {"outcome": "success"})
+        await until_async(lambda: till.counter.current.kind == PAID, 20, "PAID at the counter logged in as its role")
+        with pytest.raises(SaleRefused):
+            await till.counter.sell("120", "GBP")
+        assert [s.tx_ref for s in await till.counter.today()] == [sale.tx_ref]
+    finally:
+        await shop.close()
+        pg_server.drop_later(dbname)

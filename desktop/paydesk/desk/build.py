@@ -147,6 +147,9 @@ class Desk:
 
         live.go_keyless()
         self.counter.keyless = KeylessSeller(SaleRequests(live.engine), self.book, self.hub)
+        merchants = getattr(self.session.store, "merchants", None)
+        if merchants is not None:  # its role reads what a counter shows of the merchants
+            merchants.counter = True
 
     def start_background(self) -> None:
         """The scheduler, with every open record of the last ``WATCH_DAYS`` days and every
@@ -158,7 +161,8 @@ class Desk:
         tasks = self.session.tasks
         tasks.spawn(self.scheduler.run(), "scheduler")
         tasks.spawn(self._watch_open(), "watch open records")
-        tasks.spawn(self.cards.settle_open(), "settle card operations")
+        if self.counter.keyless is None:  # a key-less counter has no card operations
+            tasks.spawn(self.cards.settle_open(), "settle card operations")
         if self.live is not None:  # the feed, and the lease: the holder watches the open ones
             self.live.start()
         self.started = True
