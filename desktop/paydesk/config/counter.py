@@ -94,5 +94,8 @@ class CounterSettings:
     def _write(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(asdict(self), indent=2), "utf-8")
+        data = asdict(self)
+        if not self.keyless:  # set by the shop's administrator only: not written otherwise
+            del data["keyless"]
+        tmp.write_text(json.dumps(data, indent=2), "utf-8")
         os.replace(tmp, path)
