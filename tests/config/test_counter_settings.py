@@ -2,8 +2,8 @@
 way of a sale when the file is damaged."""
 
 import json
-from dataclasses import replace
 import socket
+from dataclasses import replace
 
 from paydesk.config.counter import FILE, CounterSettings, default_name, name_problem
 
