@@ -17,6 +17,7 @@ from paydesk.config.paths import Paths
 from paydesk.config.secrets import KeyStore
 from paydesk.desk.build import build_desk
 from paydesk.desk.counter_keyless import DOWN, SILENT, KeyHolderDown, SaleRefused
+from paydesk.desk.leases import KeylessDesk
 from paydesk.ledger.counter import OPEN, PAID
 from paydesk.ledger.postgres.lease import RECEIVER
 from paydesk.ledger.postgres.requests import SaleRequests
@@ -102,6 +103,13 @@ async def test_a_keyless_counter_sells_through_the_key_holder(shop, service):
     assert shop.payments(sale.tx_ref) == 1
     await asyncio.to_thread(service.control, f"pay/{sale.record.reference}", {"outcome": "success"})
     await until_async(lambda: till.counter.current.kind == PAID, 20, "PAID at the key-less counter")
+    profile = till.session.profile
+    for asked in (till.cards.refresh(profile, "test"), till.links.look_up(profile, "test", sale.tx_ref)):
+        with pytest.raises(KeylessDesk) as refused:  # it never calls the service itself
+            await asked
+        assert (
+            refused.value.message == "This counter holds no keys: cards, links and look-ups are made at a finance desk."
+        )
 
 
 async def test_the_key_holder_refuses_over_a_counter_s_limits_in_one_sentence(shop):
