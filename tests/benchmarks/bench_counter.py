@@ -229,7 +229,9 @@ async def keyless_run(args: argparse.Namespace, folder: Path, base: str, keys: d
             (paths.data / "counter.json").write_text(json.dumps({"name": "Till K", "keyless": True}))
             desk = build_desk(paths, await open_keys(use_keyring=False), ledger_url=url)
             await desk.open()
-            assert desk.counter.keyless is not None and not await desk.keys.get(desk.session.profile.id, "test", "secret")
+            assert desk.counter.keyless is not None and not await desk.keys.get(
+                desk.session.profile.id, "test", "secret"
+            )
             desk.start_background()
             window, tab, view = await counter_window(desk)
             try:
