@@ -21,8 +21,9 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
+from ..i18n import N_, _
 from ..ledger.counter import FAILED, CounterBook, Sale
-from ..ledger.postgres.requests import REFUSED, TAKEN, SaleAsk, SaleRequests
+from ..ledger.postgres.requests import REFUSED, TAKEN, WITHDRAWN, SaleAsk, SaleRequests
 from ..service.errors import ServiceError
 from .events import Hub
 
@@ -30,8 +31,8 @@ T = TypeVar("T")
 ANSWER_WAIT = 8.0  # s: a request not answered by then is withdrawn (the key holder is down)
 LINK_WAIT = 20.0  # s: a taken request's link not answered by the service by then stays open
 POLL = 0.5  # s: read again even when no event came (the feed's doorbell may be late)
-DOWN = "The shop's key holder is not running, so this counter cannot sell: nothing was sold."
-SILENT = "The shop's key holder did not answer, so this counter cannot sell now: nothing was sold."
+DOWN = N_("The shop's key holder is not running, so this counter cannot sell: nothing was sold.")
+SILENT = N_("The shop's key holder did not answer, so this counter cannot sell now: nothing was sold.")
 
 
 class KeyHolderDown(ServiceError):
@@ -58,25 +59,25 @@ class KeylessSeller:
         service's answer is late, as it stands: open, "creating", settled by the key holder).
         KeyHolderDown, SaleRefused, or the service's refusal (ServiceError) otherwise."""
         if not await self.requests.key_holder_present():
-            raise KeyHolderDown(DOWN)
+            raise KeyHolderDown(_(DOWN))
         request_id = await self.requests.ask(counter, profile_id, mode, **fields)
         asked = await self._until(lambda: self.requests.get(request_id), _answered, self.answer_wait)
         if asked is None or asked.outcome is None:
-            asked = await self.requests.answer(request_id, "withdrawn", why="not answered in time")
+            asked = await self.requests.answer(request_id, WITHDRAWN)
             if asked.outcome != TAKEN:  # withdrawn: the key holder never serves it
-                raise KeyHolderDown(SILENT)
+                raise KeyHolderDown(_(SILENT))
         if asked.outcome == REFUSED:
             raise SaleRefused(asked.why)
         if asked.outcome != TAKEN or asked.tx_ref is None:
-            raise KeyHolderDown(SILENT)
+            raise KeyHolderDown(_(SILENT))
         tx_ref = asked.tx_ref
         sale = await self._until(lambda: self.book.sale(profile_id, tx_ref), _answered_link, self.link_wait)
         if sale is None:  # taken, the sale not written yet: the key holder writes it
             sale = await self._until(lambda: self.book.sale(profile_id, tx_ref), _written, self.link_wait)
         if sale is None:
-            raise KeyHolderDown(SILENT)
+            raise KeyHolderDown(_(SILENT))
         if sale.kind == FAILED and sale.record is not None and sale.record.state != "creating":
-            raise ServiceError(sale.record.error or "The service refused this sale")
+            raise ServiceError(sale.record.error or _("The service refused this sale"))
         return sale
 
     async def _until(

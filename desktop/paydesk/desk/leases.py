@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..config.profiles import MODES, Profile, address_problem
 from ..config.secrets import KeyStore
+from ..i18n import _
 from ..service.budget import Budget
 from ..service.errors import (
     AuthenticationError,
@@ -48,7 +49,7 @@ class KeylessDesk(ServiceError):
     """This desk is a key-less counter: it never calls the service (desk/counter_keyless.py)."""
 
     def __init__(self) -> None:
-        super().__init__("This counter holds no keys: cards, links and look-ups are made at a finance desk.")
+        super().__init__(_("This counter holds no keys: cards, links and look-ups are made at a finance desk."))
 
 
 class InsecureAddressError(ServiceError):
