@@ -38,6 +38,7 @@ DEFAULT_PORT = 8470
 FAILURE = 1  # may pass by itself: systemd's Restart=on-failure starts it again
 CONFIGURATION = 78  # EX_CONFIG (sysexits.h; "78/CONFIG" in systemctl status): not again
 NAME = "paydesk-receiver"
+KEY_HOLDER = "paydesk-keyholder"  # the same command: on a shared ledger it is the shop's key holder
 KEEP_REFUSED = "PAYDESK_RECEIVER_KEEP_REFUSED"  # --keep-refused's default, in days
 
 KEYS_HELP = f"""\
@@ -102,9 +103,11 @@ def _port(text: str) -> int:
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p = _Parser(
-        prog=NAME,
+        prog=KEY_HOLDER if Path(sys.argv[0]).name.startswith(KEY_HOLDER) else NAME,
         description="Receive the payment service's signed notifications into a PayDesk ledger: "
-        "verify, keep, answer, then look the payment up again at the service.",
+        "verify, keep, answer, then look the payment up again at the service. On a shop's shared "
+        "ledger it is also the shop's key holder: it makes the sales of the counters that hold no "
+        "secret key (docs/RECEIVER.md).",
         epilog=KEYS_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
