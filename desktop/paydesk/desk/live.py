@@ -29,6 +29,7 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 
 from ..config.desk_name import computer_name
+from ..i18n import _
 from ..ledger import Ledger, LinkRecord
 from ..ledger.cards import CardLedger
 from ..ledger.counter import CounterBook
@@ -122,23 +123,22 @@ class Live:
         payment (it has no key), so it never takes the poller lease, and its jobs share one
         pooled connection: two connections in all, with the feed's."""
         self.keyless = True
+        self.keeper.watch_only = True  # who holds it: the key holder, or nobody
         self.engine.single()
 
     def start(self) -> None:
         """The feed and the lease keeper, as tasks of this desk's session."""
         self.tasks = self.session.tasks.child()
         self.tasks.spawn(self._follow(), "shared ledger events")
-        if self.keyless:
-            return
-        if not self.engine.read_only:  # a newer PayDesk's schema: this desk writes nothing
+        if not self.engine.read_only or self.keyless:  # a newer PayDesk's schema: it writes nothing
             self.tasks.spawn(self.keeper.run(), "poller lease")
-        self.tasks.spawn(self._abandoned(), "abandoned creates")
+        if not self.keyless:
+            self.tasks.spawn(self._abandoned(), "abandoned creates")
 
     async def close(self) -> None:
         """Give the lease up (another desk takes over at once) and stop the feed."""
         await self.tasks.cancel_all()
-        if not self.keyless:
-            await self.keeper.release()
+        await self.keeper.release()  # (a key-less counter's: never held, nothing written)
         await self.feed.close()
 
     def refuse(self) -> Exception | None:
@@ -161,13 +161,19 @@ class Live:
         text = (
             str(SchemaTooNew())
             if self.engine.read_only
-            else poller_text(self.keeper.state)
+            else self._poller_text()
             if self.engine.reachable
             else unreachable_text(self.engine.down_since)
         )
         if text != self.status:
             self.status = text
             self.hub.shared_status.emit(text)
+
+    def _poller_text(self) -> str:
+        state = self.keeper.state
+        if self.keyless and (state.holder is None or state.priority == DESK):  # it sells nothing
+            return _("The shop's key holder is not running: this counter cannot sell")
+        return poller_text(state)
 
     def _reachable(self, up: bool) -> None:
         self._say()

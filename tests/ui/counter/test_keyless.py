@@ -48,6 +48,10 @@ def test_a_key_less_counter_without_its_key_holder_sells_nothing_and_has_no_card
         press.click(bar, pos=bar.tabRect(3).center())  # Counter
         tab = window.counter_tab
         loop.until(lambda: window.tabs.currentWidget() is tab and tab.loaded, message="the Counter tab loaded")
+        loop.until(
+            lambda: window.status.shared.text() == "The shop's key holder is not running: this counter cannot sell",
+            message="the status bar saying the counter cannot sell",
+        )
         press.type_into(tab.amount, "12")
         loop.run(press.starting("sell", lambda: press.enter(tab.amount)), timeout=30)
         loop.until(lambda: DOWN in _shown(tab), message="the key holder's absence said under the amount")
