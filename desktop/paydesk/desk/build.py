@@ -151,6 +151,9 @@ class Desk:
         merchants = getattr(self.session.store, "merchants", None)
         if merchants is not None:  # its role reads what a counter shows of the merchants
             merchants.counter = True
+        notified = self.scheduler.notified
+        if isinstance(notified, Notified):  # nor the inbox: it checks no payment either
+            notified.last_received = None
 
     def start_background(self) -> None:
         """The scheduler, with every open record of the last ``WATCH_DAYS`` days and every
