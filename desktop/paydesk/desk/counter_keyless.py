@@ -56,7 +56,8 @@ class KeylessSeller:
 
     async def sell(self, counter: str, profile_id: str, mode: str, **fields: object) -> Sale:
         """The sale, once the key holder made it and the service answered (or, when the
-        service's answer is late, as it stands: open, "creating", settled by the key holder).
+        service's answer was lost or is late, as it stands: open, "creating", settled by the
+        key holder with the same reference).
         KeyHolderDown, SaleRefused, or the service's refusal (ServiceError) otherwise."""
         if not await self.requests.key_holder_present():
             raise KeyHolderDown(_(DOWN))
@@ -107,4 +108,7 @@ def _written(sale: Sale | None) -> bool:
 
 
 def _answered_link(sale: Sale | None) -> bool:
-    return sale is not None and sale.record is not None and sale.record.state != "creating"
+    """The service answered the key holder, or its answer was lost (an error noted on the
+    link, as a direct create's): the sale is shown as it stands, and follows its link."""
+    record = None if sale is None else sale.record
+    return record is not None and (record.state != "creating" or bool(record.error))

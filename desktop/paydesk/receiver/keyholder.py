@@ -42,6 +42,7 @@ log = logging.getLogger("paydesk.keyholder")
 RESCAN_EVERY = 5.0  # s: the requests still open are looked for again this often
 STALE = ANSWER_WAIT + 5.0  # s: an unanswered request older than this is withdrawn
 AT_ONCE = 8  # requests served at a time
+RETRY_PAUSES = (0.2, 0.5, 1.0, 2.0)  # s: a create whose outcome is unknown, settled again
 
 
 def over_limit(ask: SaleAsk, largest: Decimal | None, per_hour: int | None, taken: int, frees_in: float) -> str:
@@ -107,13 +108,25 @@ class KeyHolder:
         await self._serve(ask)
 
     async def _serve(self, ask: SaleAsk) -> None:
+        """Serve ``ask``; a link whose outcome is unknown (the service's answer lost) is
+        settled again after ``RETRY_PAUSES``, then by the rescan. Never raises."""
         try:
-            async with self._slots:
-                await self.serve(ask)
+            for pause in (*RETRY_PAUSES, None):
+                try:
+                    async with self._slots:
+                        await self.serve(ask)
+                    return
+                except ServiceError as error:  # the link stays "creating": settled again
+                    log.info("sale request %d: %s", ask.id, error.message)
+                    if pause is None:
+                        return
+                    await asyncio.sleep(pause)
+                    found = await self.requests.get(ask.id)
+                    if found is None:
+                        return
+                    ask = found
         except asyncio.CancelledError:
             raise
-        except ServiceError as error:  # the link stays "creating": settled again later
-            log.info("sale request %d: %s", ask.id, error.message)
         except Exception:  # the next rescan takes it up again
             log.exception("sale request %d could not be served", ask.id)
         finally:
