@@ -203,3 +203,14 @@ async def test_a_counter_logged_in_as_its_own_role_sells_through_the_key_holder(
     finally:
         await shop.close()
         pg_server.drop_later(dbname)
+
+
+async def test_a_key_holder_without_the_merchant_s_key_refuses_in_one_sentence(shop):
+    holder = await shop.start_holder()
+    till = await shop.counter("Till 8")
+    profile = holder.session.profile
+    await holder.keys.set(profile.id, "test", "secret", "")  # its test key removed
+    with pytest.raises(SaleRefused) as refused:
+        await till.counter.sell("12", "GBP")
+    assert refused.value.message == f"The shop's key holder has no test key for {profile.shown_name}: nothing was sold."
+    assert await till.counter.today() == []

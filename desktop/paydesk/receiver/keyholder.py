@@ -144,6 +144,10 @@ class KeyHolder:
                 why = "The shop's key holder does not know this counter's merchant: nothing was sold."
                 await self.requests.answer(ask.id, REFUSED, why=why)
                 return
+            if not await session.key(ask.mode, "secret", profile):
+                why = f"The shop's key holder has no {ask.mode} key for {profile.shown_name}: nothing was sold."
+                await self.requests.answer(ask.id, REFUSED, why=why)
+                return
             why = await self._over_limit(ask)
             if why:
                 await self.requests.answer(ask.id, REFUSED, why=why)
