@@ -106,6 +106,10 @@ async def test_a_counter_role_writes_its_own_requests_and_withdrawals_only(shop)
     _refused(till, "UPDATE sale_requests SET amount = 1")
     _refused(till, "DELETE FROM sale_requests")
     _refused(till, "UPDATE links SET state = 'success'")
+    _refused(till, "UPDATE links SET checked_at = now()")  # the column a void's lock asks for
+    with till.transaction():  # a void holds its own sale's link, as the book's void does
+        assert till.execute("SELECT 1 FROM links WHERE tx_ref = 'T1-0001' FOR SHARE").fetchall() == [(1,)]
+        assert till.execute("SELECT 1 FROM links WHERE tx_ref = 'T2-0001' FOR SHARE").fetchall() == []
     _refused(till, "INSERT INTO counter_limits (counter, sales_per_hour) VALUES ('Till 1', 1000)")
 
 

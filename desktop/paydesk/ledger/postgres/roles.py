@@ -51,6 +51,10 @@ INSERTS = {
     "counter_decisions": "true",
     "events": "kind IN ('request', 'sale', 'shift')",
 }
+# a void holds its link's row (SELECT ... FOR SHARE, ledger/books/counter.py), which asks
+# for UPDATE on one column and an UPDATE policy: granted on one column, every row it would
+# write refused (WITH CHECK (false)), so it locks its own links and changes none
+LOCKED = ("links", "checked_at")
 READ_ONLY = ("schema_migrations", "poller_lease")  # the schema's version; who holds the keys
 SEQUENCES = ("events_id_seq", "sale_requests_id_seq", "counter_shifts_id_seq")
 PIN_FUNCTIONS = ("staff_salt", "staff_check")  # the staff book's (when the ledger has them)
@@ -75,6 +79,13 @@ def _policies() -> str:
                 f"  CREATE POLICY paydesk_counter_writes ON {table} FOR INSERT TO {GROUP}"
                 f" WITH CHECK (({own}) AND ({check}));"
             )
+    table, column = LOCKED
+    lines += [
+        f"  DROP POLICY IF EXISTS paydesk_counter_locks ON {table};",
+        f"  CREATE POLICY paydesk_counter_locks ON {table} FOR UPDATE TO {GROUP}"
+        f" USING ({OWN_ROWS[table]}) WITH CHECK (false);",
+        f"  GRANT UPDATE ({column}) ON {table} TO {GROUP};",
+    ]
     return "\n".join(lines)
 
 
