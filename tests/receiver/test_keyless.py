@@ -204,6 +204,8 @@ async def test_a_counter_logged_in_as_its_own_role_sells_through_the_key_holder(
         voided = await till.counter.new_sale()  # its void written by the counter itself
         assert voided is not None and voided.tx_ref == second.tx_ref and voided.voided
         assert [s.tx_ref for s in await till.counter.today()] == [second.tx_ref, sale.tx_ref]
+        closed = await till.counter.close_shift(sale.shift_id)  # the shift closed by the counter itself
+        assert closed.closed and closed.figures.made == 2 and closed.figures.voided == 1
     finally:
         await shop.close()
         pg_server.drop_later(dbname)
