@@ -124,7 +124,7 @@ class Live:
         pooled connection: two connections in all, with the feed's."""
         self.keyless = True
         self.keeper.watch_only = True  # who holds it: the key holder, or nobody
-        self.engine.single()
+        self.engine.most = 1
 
     def start(self) -> None:
         """The feed and the lease keeper, as tasks of this desk's session."""
