@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+from dataclasses import replace
 from decimal import Decimal
 
 import pytest
@@ -189,10 +190,12 @@ async def test_a_counter_logged_in_as_its_own_role_sells_through_the_key_holder(
     dbname = owned_database(pg_server)
     shop = Shop(pg_server.url(dbname, OWNER), tmp_path, sandbox, password=OWNER_PW)
     try:
-        await shop.start_holder()
+        holder = await shop.start_holder()
+        await holder.session.save_profile(replace(holder.session.profile, customer_language="fr"), {})
         await asyncio.to_thread(counter_role, pg_server, dbname, "Till 7", "largest_sale=100")
         till = await shop.counter("Till 7", url=pg_server.url(dbname, TILL), password=TILL_PW)
-        assert till.session.profile.shop_email == "till@example.com"  # what a counter shows of it
+        shown = till.session.profile  # what a counter shows of its merchant
+        assert (shown.shop_email, shown.customer_language) == ("till@example.com", "fr")
         sale = await till.counter.sell("12", "GBP", "Tea")
         assert sale.record.checkout_url and shop.payments(sale.tx_ref) == 1
         await asyncio.to_thread(service.control, f"pay/{sale.record.reference}", {"outcome": "success"})

@@ -29,6 +29,8 @@ COUNTER_FIELDS = (
     "merchant_name",
     "walk_in_name",
     "shop_email",
+    "counter_logo",
+    "customer_language",
     "has_cards",
 )
 
