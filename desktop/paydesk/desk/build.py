@@ -157,14 +157,31 @@ class Desk:
 
     async def open(self) -> None:
         """Wait for the ledger to be open and read the profiles (off the loop's thread)."""
+        await self.counter.load()  # counter.json: the counter's name, whether it holds keys
+        if self.live is not None and self.counter.settings.keyless:
+            self._go_keyless(self.live)
         await self.session.ledger.opened()
         if self.live is not None:  # the feed starts here, before anything is read
             await self.live.mark_start()
         await self.session.load()
-        await self.counter.load()  # counter.json: the counter's name
         await self.naming.settle()  # on a shared ledger: claimed among the shop's desks
         if self.live is not None:
             self.live.bind(self.session.installation_id)
+
+    def _go_keyless(self, live: Live) -> None:
+        """This counter holds no key: its sales go through the shop's key holder."""
+        from ..ledger.postgres.requests import SaleRequests
+        from .counter_keyless import KeylessSeller
+
+        live.go_keyless()
+        self.session.clients.keyless = True  # it never calls the service itself
+        self.counter.keyless = KeylessSeller(SaleRequests(live.engine), self.book, self.hub)
+        merchants = getattr(self.session.store, "merchants", None)
+        if merchants is not None:  # its role reads what a counter shows of the merchants
+            merchants.counter = True
+        notified = self.scheduler.notified
+        if isinstance(notified, Notified):  # nor the inbox: it checks no payment either
+            notified.last_received = None
 
     def start_background(self) -> None:
         """The scheduler, with every open record of the last ``WATCH_DAYS`` days and every
@@ -176,7 +193,8 @@ class Desk:
         tasks = self.session.tasks
         tasks.spawn(self.scheduler.run(), "scheduler")
         tasks.spawn(self._watch_open(), "watch open records")
-        tasks.spawn(self.cards.settle_open(), "settle card operations")
+        if self.counter.keyless is None:  # a key-less counter has no card operations
+            tasks.spawn(self.cards.settle_open(), "settle card operations")
         if self.live is not None:  # the feed, and the lease: the holder watches the open ones
             self.live.start()
         self.started = True
