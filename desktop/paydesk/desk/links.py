@@ -109,13 +109,22 @@ class LinksController:
         (``CallClass.PERSON_CREATE``) unless its caller said otherwise (a batch's: BULK)."""
         self.session.refuse_while_down()  # a shared ledger out of reach: nothing is sent
         profile, mode = self.session.active()
-        return await self.create_as(profile, mode, request, claimed=claimed, ours=ours)
+        actor = self.session.staff.actor  # who made it: the person signed in now
+        return await self.create_as(profile, mode, request, claimed=claimed, ours=ours, actor=actor)
 
     async def create_as(
-        self, profile: Profile, mode: str, request: PaymentRequest, *, claimed: bool = False, ours: bool = False
+        self,
+        profile: Profile,
+        mode: str,
+        request: PaymentRequest,
+        *,
+        claimed: bool = False,
+        ours: bool = False,
+        actor: str | None = None,
     ) -> LinkRecord:
         """``create`` in ``profile`` and ``mode`` as its caller read them (a counter sale reads
-        them once, and has refused while the shared ledger is out of reach already)."""
+        them once, and has refused while the shared ledger is out of reach already), made by
+        ``actor`` (the person signed in when they acted; None: no staff set up)."""
         # no key: fails before writing; the address is asked at the first request, after
         # the intent is written (another program answering there: the intent waits)
         async with self.session.lease(profile, mode, ask_first=False) as client:
@@ -124,7 +133,7 @@ class LinksController:
             # written and announced even when the caller stops waiting meanwhile (a batch
             # cancelled): an intent in the ledger is always watched (the scheduler settles it)
             begun = self.session.tasks.spawn(
-                self._begin(profile.id, mode, request),
+                self._begin(profile.id, mode, request, actor),
                 "write a link's intent",
                 expected=(DuplicateReference, LedgerError),
             )
@@ -162,8 +171,8 @@ class LinksController:
         self.session.report(f"Link {record.tx_ref} created")
         return record
 
-    async def _begin(self, profile_id: str, mode: str, request: PaymentRequest) -> LinkRecord:
-        record = await self.ledger.begin_link(profile_id, mode, request)
+    async def _begin(self, profile_id: str, mode: str, request: PaymentRequest, actor: str | None) -> LinkRecord:
+        record = await self.ledger.begin_link(profile_id, mode, request, actor=actor)
         return self.announce(record)
 
     @staticmethod

@@ -55,6 +55,7 @@ COLUMNS = (
     "checked_at",
     "raw",
     "learned_by",
+    "actor",
 )
 # a new record's times are the ledger's (the server's on a shared ledger): created (unless
 # the service said when), updated and, for a lookup, checked now, so desks agree on order
@@ -103,6 +104,7 @@ def row_of(r: LinkRecord, time: Callable[[datetime], Any], never: Any) -> tuple[
         time(r.checked_at) if r.checked_at else never,
         r.raw_json,
         r.learned_by,
+        r.actor,
     )
 
 
@@ -187,7 +189,9 @@ class SqlLedger(Ledger, Generic[E]):
 
     # -- links --------------------------------------------------------------------------
 
-    async def begin_link(self, profile_id: str, mode: str, request: PaymentRequest) -> LinkRecord:
+    async def begin_link(
+        self, profile_id: str, mode: str, request: PaymentRequest, *, actor: str | None = None
+    ) -> LinkRecord:
         body = request.to_json()
         row = (
             profile_id,
@@ -213,6 +217,7 @@ class SqlLedger(Ledger, Generic[E]):
             False,
             None,
             None,
+            actor,
         )
         now = self._d.now()  # when it was asked (the file's clock; the server's is its own)
 
@@ -301,6 +306,7 @@ class SqlLedger(Ledger, Generic[E]):
             True,
             raw,
             learned_by,
+            None,  # PayDesk's own lookup: nobody's write
         )
         now = self._d.now()  # when it was answered: one moment for the whole write
 

@@ -120,11 +120,11 @@ class ShiftsModel(PagedModel):
         if column == 2:
             return local_time(shift.opened_at)
         if column == 3:
-            return shift.opened_by
+            return shift.opened_actor or shift.opened_by
         if column == 4:
             return local_time(shift.closed_at) if shift.closed else "open"
         if column == 5:
-            return shift.closed_by or ""
+            return shift.closed_actor or shift.closed_by or ""
         if column in self.COUNTS:
             return str(getattr(figures, self.COUNTS[column])) if figures is not None else ""
         return totals(figures)
