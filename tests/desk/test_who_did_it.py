@@ -8,9 +8,14 @@ what PayDesk does by itself (a check) names nobody either."""
 from __future__ import annotations
 
 import asyncio
+import csv
 from decimal import Decimal
 
+from paydesk.desk.export import export_audit
 from paydesk.desk.staff import Person, Role
+from paydesk.ledger import LinkQuery
+from paydesk.ledger.activity import EXPORT
+from paydesk.ledger.cards import AuditQuery
 from paydesk.ledger.counter import KEEP, PAID_AFTER_VOID, VOIDED
 from paydesk.service.models import PaymentRequest
 
@@ -81,3 +86,57 @@ async def test_a_link_carries_the_person_who_made_it(desk, add_profile):
     record = await desk.links.create(request("WHO-1"))
     assert record.actor == "Ben"
     assert (await desk.session.ledger.get(record.profile_id, "WHO-1")).actor == "Ben"
+
+
+async def test_a_card_operation_and_its_audit_lines_carry_the_person(desk, add_profile):
+    profile = await add_profile()
+    desk.session.staff.signed_in(ANA)
+    made = await desk.cards.create(profile, "test", Decimal(10), "USD", None)
+    assert made.state == "done" and made.actor == "Ana"
+    desk.session.staff.signed_in(Person("p-cy", "Cy", Role.ADMIN))
+    card = await desk.session.card_ledger.card(profile.id, "test", made.card_hash)
+    blocked = await desk.cards.block(card)
+    assert blocked.actor == "Cy"
+    await desk.cards.reveal(card)
+    lines, _ = await desk.session.card_ledger.audit_page(AuditQuery(profile.id, "test"))
+    said = [(line.action, line.result, line.actor) for line in reversed(lines)]
+    assert said == [
+        ("create", "sent", "Ana"),
+        ("create", "done", "Ana"),
+        ("block", "sent", "Cy"),
+        ("block", "done", "Cy"),
+        ("reveal", "done", "Cy"),
+    ]
+    # found by the person's name, as the log's search finds a user
+    found, _ = await desk.session.card_ledger.audit_page(AuditQuery(profile.id, "test", text="cy"))
+    assert {line.actor for line in found} == {"Cy"} and len(found) == 3
+
+
+async def test_an_export_says_who_made_each_record_and_is_noted(desk, add_profile, tmp_path):
+    profile = await add_profile()
+    desk.session.staff.signed_in(BEN)
+    await desk.links.create(request("WHO-2"))
+    desk.session.staff.signed_in(ANA)
+    path = tmp_path / "list.csv"
+    assert await desk.transactions.export(LinkQuery(profile.id, "test"), path) == 1
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        [row] = list(csv.DictReader(handle))
+    assert row["tx_ref"] == "WHO-2" and row["by"] == "Ben"
+    [noted] = await desk.session.activity.page()
+    assert (noted.action, noted.actor, noted.profile_id, noted.mode) == (EXPORT, "Ana", profile.id, "test")
+    assert noted.detail == "Transactions: 1 record to list.csv"
+
+
+async def test_an_audit_export_names_each_lines_person_and_is_noted(desk, add_profile, tmp_path):
+    profile = await add_profile()
+    desk.session.staff.signed_in(ANA)
+    await desk.cards.create(profile, "test", Decimal(10), "USD", None)
+    desk.session.staff.signed_in(BEN)
+    path = await export_audit(
+        desk.session.card_ledger, AuditQuery(profile.id, "test"), tmp_path / "a.csv", desk.session
+    )
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [r["By"] for r in rows] == ["Ana", "Ana"]
+    [noted] = await desk.session.activity.page()
+    assert (noted.action, noted.actor, noted.detail) == (EXPORT, "Ben", "Card audit: 2 lines to a.csv")

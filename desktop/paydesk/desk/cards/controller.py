@@ -15,6 +15,7 @@ import getpass
 import logging
 import os
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
@@ -117,9 +118,11 @@ class CardsController(Settling):
         amount: Decimal | None = None,
         currency: str | None = None,
         detail: str = "",
+        actor: str | None = None,
     ) -> AuditDraft:
         return AuditDraft(
             user=self.user,
+            actor=actor,
             profile_id=profile.id,
             profile_name=profile.name,
             mode=mode,
@@ -140,7 +143,10 @@ class CardsController(Settling):
         *,
         card_hash: str | None = None,
         masked: str | None = None,
+        actor: str | None = None,
     ) -> AuditDraft:
+        """A line about ``op``: ``actor`` for its lines written while its person waits (the
+        settling in the background writes none)."""
         return self._audit(
             self._profile(op.profile_id),
             op.mode,
@@ -151,6 +157,7 @@ class CardsController(Settling):
             amount=op.amount,
             currency=op.currency,
             detail=detail,
+            actor=actor,
         )
 
     def _emit_op(self, op: CardOperation) -> CardOperation:
@@ -231,23 +238,33 @@ class CardsController(Settling):
         A shared ledger out of reach: refused before the service is asked (it is audited)."""
         profile = self._profile(record.profile_id)
         self.session.refuse_while_down()
+        actor = self.session.staff.actor
         try:
             async with self.session.lease(profile, record.mode) as client:
                 with calls_as(CallClass.PERSON_LOOKUP):
                     card = await client.card(record.card_hash)
         except ServiceError as error:
-            await self.note(record, action, "failed", error.message)
+            await self.note(record, action, "failed", error.message, actor=actor)
             raise
-        await self.note(record, action, "done")
+        await self.note(record, action, "done", actor=actor)
         return card
 
-    async def note(self, record: CardRecord, action: str, result: str, detail: str = "") -> None:
+    async def note(
+        self, record: CardRecord, action: str, result: str, detail: str = "", *, actor: str | None = None
+    ) -> None:
         """An audit line for something done with a card that is not an operation (reveal,
-        copy number)."""
+        copy number), by ``actor`` (the person signed in when they asked)."""
         profile = self._profile(record.profile_id)
         await self.ledger.append_audit(
             self._audit(
-                profile, record.mode, action, result, card_hash=record.card_hash, masked=record.masked, detail=detail
+                profile,
+                record.mode,
+                action,
+                result,
+                card_hash=record.card_hash,
+                masked=record.masked,
+                detail=detail,
+                actor=actor,
             )
         )
         self.hub.audit_added.emit(record.profile_id, record.mode)
@@ -320,7 +337,10 @@ class CardsController(Settling):
     ) -> CardOperation:
         """Lease (no key: nothing is written), write the intent, call, write the outcome.
         Raises OperationUnderWay when the card is busy; every other outcome is the returned
-        operation's state (done, not-done, or still lost and being settled)."""
+        operation's state (done, not-done, or still lost and being settled). The person
+        signed in when it was asked is its actor, on the operation and its lines."""
+        actor = self.session.staff.actor
+        draft = replace(draft, actor=actor)
         audit = self._audit(
             profile,
             draft.mode,
@@ -330,6 +350,7 @@ class CardsController(Settling):
             masked=draft.masked,
             amount=draft.amount,
             currency=draft.currency,
+            actor=actor,
         )
         self._mode_has_cards(profile, draft.mode)
         if draft.amount is not None:
@@ -359,7 +380,7 @@ class CardsController(Settling):
             )
             op = self._emit_op(
                 await self.ledger.finish_operation(
-                    op.id, "not-done", failure.message, self._op_audit(op, word, failure.message)
+                    op.id, "not-done", failure.message, self._op_audit(op, word, failure.message, actor=op.actor)
                 )
             )
             self.session.report(f"Card {draft.kind} not done: {failure.message}")
@@ -369,7 +390,8 @@ class CardsController(Settling):
         why = failure.message if isinstance(failure, ServiceError) else type(failure).__name__
         if not isinstance(failure, ServiceError):
             log.error("card %s failed unexpectedly", draft.kind, exc_info=failure)
-        op = self._emit_op(await self.ledger.mark_lost(op.id, why, self._op_audit(op, "answer lost", why)))
+        lost = self._op_audit(op, "answer lost", why, actor=op.actor)
+        op = self._emit_op(await self.ledger.mark_lost(op.id, why, lost))
         self.session.report(
             f"Card {draft.kind}: {why}. PayDesk is checking with "
             "the service whether it happened; nothing is sent again."
@@ -392,7 +414,7 @@ class CardsController(Settling):
                 op.id,
                 "done",
                 result,
-                self._op_audit(op, word, result, card_hash=card_hash, masked=masked),
+                self._op_audit(op, word, result, card_hash=card_hash, masked=masked, actor=op.actor),
                 card_hash=card_hash,
                 answered=True,
                 masked=masked,
