@@ -14,10 +14,11 @@ from decimal import Decimal
 from paydesk.desk.export import export_audit
 from paydesk.desk.staff import Person, Role
 from paydesk.ledger import LinkQuery
-from paydesk.ledger.activity import EXPORT
+from paydesk.ledger.activity import EXPORT, KEYS_SAVED, SWITCHED_TO_LIVE
 from paydesk.ledger.cards import AuditQuery
 from paydesk.ledger.counter import KEEP, PAID_AFTER_VOID, VOIDED
 from paydesk.service.models import PaymentRequest
+from tests import profiles
 
 SHOP = "till@example.com"
 ANA = Person("p-ana", "Ana", Role.ADMIN)
@@ -122,7 +123,7 @@ async def test_an_export_says_who_made_each_record_and_is_noted(desk, add_profil
     with path.open(encoding="utf-8-sig", newline="") as handle:
         [row] = list(csv.DictReader(handle))
     assert row["tx_ref"] == "WHO-2" and row["by"] == "Ben"
-    [noted] = await desk.session.activity.page()
+    noted = (await desk.session.activity.page())[0]  # the newest
     assert (noted.action, noted.actor, noted.profile_id, noted.mode) == (EXPORT, "Ana", profile.id, "test")
     assert noted.detail == "Transactions: 1 record to list.csv"
 
@@ -138,5 +139,25 @@ async def test_an_audit_export_names_each_lines_person_and_is_noted(desk, add_pr
     with path.open(encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert [r["By"] for r in rows] == ["Ana", "Ana"]
-    [noted] = await desk.session.activity.page()
+    noted = (await desk.session.activity.page())[0]  # the newest
     assert (noted.action, noted.actor, noted.detail) == (EXPORT, "Ben", "Card audit: 2 lines to a.csv")
+
+
+async def test_keys_saved_and_a_switch_to_live_are_noted_with_the_person(desk, add_profile, sandbox):
+    profile = await add_profile()  # no staff yet: noted, by nobody
+    [first] = await desk.session.activity.page()
+    assert (first.action, first.actor, first.profile_id) == (KEYS_SAVED, None, profile.id)
+    assert first.detail == f"{profile.name}: test secret, live secret"
+    desk.session.staff.signed_in(ANA)
+    again = profiles.keys_of(sandbox, profiles.TEST_SECRET)
+    await desk.session.save_profile(profile, again)
+    assert len(await desk.session.activity.page()) == 1  # the same key again: nothing changed
+    await desk.session.save_profile(profile, {("live", "public"): "pk_live_new"})
+    await desk.session.set_mode("live")
+    await desk.session.set_mode("test")  # back to test: nothing to note
+    noted = await desk.session.activity.page()
+    assert [(a.action, a.actor, a.detail) for a in noted[:2]] == [
+        (SWITCHED_TO_LIVE, "Ana", ""),
+        (KEYS_SAVED, "Ana", f"{profile.name}: live public"),
+    ]
+    assert (noted[0].profile_id, noted[0].mode) == (profile.id, "live")
