@@ -77,4 +77,7 @@ class WindowActions(_Window):
         from .bulk.entry import BulkEntry  # Links > Bulk links…, View > Batches…
 
         self.bulk = BulkEntry(self, self.desk, view, self.links_tab.unfinished)
+        from .activity.entry import ActivityEntry  # View > Activity…
+
+        self.activity = ActivityEntry(self, self.desk, view)
         self.links_tab.bulkRequested.connect(self.bulk.show_bulk)

@@ -1,0 +1,111 @@
+"""The Activity window: the ledger's activity book, newest first, read a page at a time as
+the view scrolls (``activity.page(before=…)``: never all rows). Each line says when, who
+(the person signed in; a dash when no staff were set up), what, in which profile and mode,
+and in a few words what (a file's name, which keys). Read when the window opens and on
+Refresh; a ledger out of reach is said in one sentence, the lines shown kept."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from ...desk.session import Session
+from ...desk.texts import local_time, utc_time
+from ...ledger import LedgerError
+from ...ledger.activity import EXPORT, KEYS_SAVED, SWITCHED_TO_LIVE, Activity, ActivityBook
+from .. import widgets
+from ..paging import PagedModel
+from ..screen_fit import resize_within_screen
+from ..table import Column
+
+TITLE = "Activity — PayDesk"
+PAGE = 100
+WORDS = {EXPORT: "Exported", KEYS_SAVED: "Keys saved", SWITCHED_TO_LIVE: "Switched to live"}
+NOBODY = "—"  # no staff were set up when it was done
+
+
+class ActivityModel(PagedModel):
+    PAGE_TASK = "activity: next page"
+
+    def __init__(self, book: ActivityBook, session: Session):
+        super().__init__(session.tasks)
+        self.book, self.session = book, session
+        self.entries: list[Activity] = []
+        self.columns = (
+            Column("When", lambda a: local_time(a.at), tip=lambda a: utc_time(a.at)),
+            Column("By", lambda a: a.actor or NOBODY),
+            Column("What", lambda a: WORDS.get(a.action, a.action)),
+            Column("Profile / mode", self._where),
+            Column("Detail", lambda a: a.detail, tip=lambda a: a.detail or None),
+        )
+
+    def listed(self) -> list:
+        return self.entries
+
+    def _where(self, entry: Activity) -> str:
+        if not entry.profile_id:
+            return ""
+        profile = self.session.settings.profile(entry.profile_id)
+        name = profile.name if profile is not None else entry.profile_id
+        return f"{name} · {entry.mode.upper()}" if entry.mode else name
+
+    async def load(self) -> None:
+        entries = await self.book.page(limit=PAGE)
+        self.beginResetModel()
+        self.entries = entries
+        self.first_page("all", entries, entries[-1].id if entries else None, len(entries) == PAGE)
+        self.endResetModel()
+        self.loaded.emit()
+
+    async def read_page(self, query: Any, before: int) -> tuple[list, int | None, bool]:
+        entries = await self.book.page(before=before, limit=PAGE)
+        return entries, entries[-1].id if entries else before, len(entries) == PAGE
+
+
+class ActivityWindow(QWidget):
+    """A window of its own (closing it hides it; it ends with the main window)."""
+
+    def __init__(self, session: Session, book: ActivityBook, parent: QWidget | None = None):
+        super().__init__(parent, Qt.WindowType.Window)
+        self.setObjectName("activity-window")
+        self.setWindowTitle(TITLE)
+        self.setAccessibleName("Activity")
+        resize_within_screen(self, 900, 480)
+        self.session = session
+        self.tasks = session.tasks.child(self)
+        column = QVBoxLayout(self)
+        column.addWidget(QLabel("Exports, keys saved and switches to live mode, newest first, with who did them."))
+        self.model = ActivityModel(book, session)
+        self.table = widgets.record_table("activity-table", self.model, "Activity", (150, 120, 130, 170))
+        column.addWidget(self.table, 1)
+        bottom = QHBoxLayout()
+        self.message = QLabel("")
+        self.message.setObjectName("activity-message")
+        self.message.setWordWrap(True)
+        bottom.addWidget(self.message, 1)
+        self.refresh = QPushButton("Refresh")
+        self.refresh.setObjectName("activity-refresh")
+        self.refresh.setAccessibleName("Refresh")
+        self.refresh.clicked.connect(self.reload)
+        bottom.addWidget(self.refresh)
+        column.addLayout(bottom)
+        close = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)  # as a dialog closes
+        close.activated.connect(self.close)
+
+    def showEvent(self, event: Any) -> None:  # Qt's name
+        super().showEvent(event)
+        self.reload()
+
+    def reload(self) -> None:
+        self.tasks.replace("load", self.load())
+
+    async def load(self) -> None:
+        try:
+            await self.model.load()
+        except LedgerError as error:  # the lines shown stay; Refresh asks again
+            self.message.setText(str(error))
+            return
+        self.message.setText("" if self.model.entries else "Nothing yet.")
