@@ -245,6 +245,6 @@ async def export_audit(ledger: CardLedger, query: AuditQuery, path: Path, sessio
     if session is not None:
         detail = f"Card audit: {activity.plural(lines, 'line')} to {path.name}"
         await activity.note(
-            session, activity.EXPORT, actor, profile_id=query.profile_id, mode=query.mode, detail=detail
+            session.activity, activity.EXPORT, actor, profile_id=query.profile_id, mode=query.mode, detail=detail
         )
     return path

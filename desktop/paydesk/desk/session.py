@@ -251,7 +251,11 @@ class Session:
         ledger says (it writes nothing there); a ledger out of reach is logged."""
         try:
             await activity.note(
-                self, activity.SWITCHED_TO_LIVE, actor, profile_id=self.settings.active_profile or "", mode="live"
+                self.activity,
+                activity.SWITCHED_TO_LIVE,
+                actor,
+                profile_id=self.settings.active_profile or "",
+                mode="live",
             )
         except LedgerError as error:
             log.warning("the switch to live mode was not noted in the activity book: %s", error)
@@ -309,7 +313,7 @@ class Session:
         self.hub.session_changed.emit()
         if changed:
             detail = f"{profile.name}: {', '.join(changed)}"
-            await activity.note(self, activity.KEYS_SAVED, actor, profile_id=profile.id, detail=detail)
+            await activity.note(self.activity, activity.KEYS_SAVED, actor, profile_id=profile.id, detail=detail)
         return persisted
 
     async def delete_profile(self, profile_id: str) -> None:

@@ -264,7 +264,7 @@ class TransactionsController:
         finally:  # complete: in place; cancelled or failed: the previous file stays
             await asyncio.to_thread(writer.close, finished)
         await activity.note(
-            self.session,
+            self.session.activity,
             activity.EXPORT,
             actor,
             profile_id=query.profile_id,
