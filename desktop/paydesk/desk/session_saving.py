@@ -82,6 +82,11 @@ class SessionSaving:
         self.settings.desk_name = name
         await self._save()
 
+    async def save_language(self, language: str | None) -> None:
+        """The staff's language on this computer (None: the system's), from the next start."""
+        self.settings.language = language
+        await self._save()
+
     async def set_mode(self, mode: str) -> None:
         """Switch mode. Asking the user before going live is the window's job."""
         if mode not in MODES:
