@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..ledger.activity import EXPORT, KEYS_SAVED, SWITCHED_TO_LIVE, Activity, ActivityBook
 
-__all__ = ["EXPORT", "KEYS_SAVED", "SWITCHED_TO_LIVE", "note", "plural"]
+__all__ = ["EXPORT", "KEYS_SAVED", "SWITCHED_TO_LIVE", "note"]
 
 
 async def note(
@@ -24,7 +24,3 @@ async def note(
     if book is None:
         return None
     return await book.note(action, actor, profile_id=profile_id, mode=mode, detail=detail)
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"

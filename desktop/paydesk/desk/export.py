@@ -15,6 +15,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..i18n import ngettext
 from ..ledger import LinkRecord
 from ..ledger.cards import AuditEntry, AuditQuery, CardLedger
 from ..ledger.counter import PAID_AFTER_VOID, PAID_STATES, VOIDED
@@ -243,7 +244,9 @@ async def export_audit(ledger: CardLedger, query: AuditQuery, path: Path, sessio
         else:
             await asyncio.to_thread(partial.unlink, True)
     if session is not None:
-        detail = f"Card audit: {activity.plural(lines, 'line')} to {path.name}"
+        detail = ngettext("Card audit: {n} line to {file}", "Card audit: {n} lines to {file}", lines).format(
+            n=lines, file=path.name
+        )
         await activity.note(
             session.activity, activity.EXPORT, actor, profile_id=query.profile_id, mode=query.mode, detail=detail
         )

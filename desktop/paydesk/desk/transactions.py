@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
+from ..i18n import ngettext
 from ..ledger import CREATING, DaySummary, LedgerError, LinkQuery, LinkRecord
 from ..service.call_class import CallClass, calls_as
 from ..service.errors import (
@@ -269,7 +270,9 @@ class TransactionsController:
             actor,
             profile_id=query.profile_id,
             mode=query.mode,
-            detail=f"Transactions: {activity.plural(written, 'record')} to {file_name or path.name}",
+            detail=ngettext(
+                "Transactions: {n} record to {file}", "Transactions: {n} records to {file}", written
+            ).format(n=written, file=file_name or path.name),
         )
         if report:
             self.session.report(f"Exported {written} record{'' if written == 1 else 's'} to {path.name}")

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMainWindow, QMenu
 
+from ...i18n import _
 from ..widgets import ToolWindow
 
 if TYPE_CHECKING:
@@ -19,7 +20,7 @@ class ActivityEntry:
     def __init__(self, main: QMainWindow, desk: Desk, view: QMenu) -> None:
         self.main, self.desk = main, desk
         self.tool = ToolWindow(self._window)
-        self.action = QAction("&Activity…", main)
+        self.action = QAction(_("&Activity…"), main)
         self.action.setObjectName("activity-action")
         self.action.triggered.connect(self.show)
         view.addAction(self.action)

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWi
 
 from ...desk.session import Session
 from ...desk.texts import local_time, utc_time
+from ...i18n import N_, _
 from ...ledger import LedgerError
 from ...ledger.activity import EXPORT, KEYS_SAVED, SWITCHED_TO_LIVE, Activity, ActivityBook
 from .. import widgets
@@ -21,25 +22,25 @@ from ..paging import PagedModel
 from ..screen_fit import resize_within_screen
 from ..table import Column
 
-TITLE = "Activity — PayDesk"
+TITLE = N_("Activity — PayDesk")
 PAGE = 100
-WORDS = {EXPORT: "Exported", KEYS_SAVED: "Keys saved", SWITCHED_TO_LIVE: "Switched to live"}
+WORDS = {EXPORT: N_("Exported"), KEYS_SAVED: N_("Keys saved"), SWITCHED_TO_LIVE: N_("Switched to live")}
 NOBODY = "—"  # no staff were set up when it was done
 
 
 class ActivityModel(PagedModel):
-    PAGE_TASK = "activity: next page"
+    PAGE_TASK = "activity-page"
 
     def __init__(self, book: ActivityBook, session: Session):
         super().__init__(session.tasks)
         self.book, self.session = book, session
         self.entries: list[Activity] = []
         self.columns = (
-            Column("When", lambda a: local_time(a.at), tip=lambda a: utc_time(a.at)),
-            Column("By", lambda a: a.actor or NOBODY),
-            Column("What", lambda a: WORDS.get(a.action, a.action)),
-            Column("Profile / mode", self._where),
-            Column("Detail", lambda a: a.detail, tip=lambda a: a.detail or None),
+            Column(_("When"), lambda a: local_time(a.at), tip=lambda a: utc_time(a.at)),
+            Column(_("By"), lambda a: a.actor or NOBODY),
+            Column(_("What"), lambda a: _(WORDS[a.action]) if a.action in WORDS else a.action),
+            Column(_("Profile / mode"), self._where),
+            Column(_("Detail"), lambda a: a.detail, tip=lambda a: a.detail or None),
         )
 
     def listed(self) -> list:
@@ -71,24 +72,24 @@ class ActivityWindow(QWidget):
     def __init__(self, session: Session, book: ActivityBook, parent: QWidget | None = None):
         super().__init__(parent, Qt.WindowType.Window)
         self.setObjectName("activity-window")
-        self.setWindowTitle(TITLE)
-        self.setAccessibleName("Activity")
+        self.setWindowTitle(_(TITLE))
+        self.setAccessibleName(_("Activity"))
         resize_within_screen(self, 900, 480)
         self.session = session
         self.tasks = session.tasks.child(self)
         column = QVBoxLayout(self)
-        column.addWidget(QLabel("Exports, keys saved and switches to live mode, newest first, with who did them."))
+        column.addWidget(QLabel(_("Exports, keys saved and switches to live mode, newest first, with who did them.")))
         self.model = ActivityModel(book, session)
-        self.table = widgets.record_table("activity-table", self.model, "Activity", (150, 120, 130, 170))
+        self.table = widgets.record_table("activity-table", self.model, _("Activity"), (150, 120, 130, 170))
         column.addWidget(self.table, 1)
         bottom = QHBoxLayout()
         self.message = QLabel("")
         self.message.setObjectName("activity-message")
         self.message.setWordWrap(True)
         bottom.addWidget(self.message, 1)
-        self.refresh = QPushButton("Refresh")
+        self.refresh = QPushButton(_("Refresh"))
         self.refresh.setObjectName("activity-refresh")
-        self.refresh.setAccessibleName("Refresh")
+        self.refresh.setAccessibleName(_("Refresh"))
         self.refresh.clicked.connect(self.reload)
         bottom.addWidget(self.refresh)
         column.addLayout(bottom)
@@ -108,4 +109,4 @@ class ActivityWindow(QWidget):
         except LedgerError as error:  # the lines shown stay; Refresh asks again
             self.message.setText(str(error))
             return
-        self.message.setText("" if self.model.entries else "Nothing yet.")
+        self.message.setText("" if self.model.entries else _("Nothing yet."))
