@@ -7,6 +7,7 @@ a link of a deleted profile stops being checked; it is never sent with another's
 from __future__ import annotations
 
 import asyncio
+import enum
 import logging
 from dataclasses import replace
 from datetime import UTC, date, datetime
@@ -32,6 +33,15 @@ if TYPE_CHECKING:
     from ..service.client import ServiceClient
 
 log = logging.getLogger("paydesk.links")
+
+
+class Signed(enum.Enum):
+    """``create``'s default actor: the person signed in when it is called."""
+
+    IN = "the person signed in now"
+
+
+SIGNED_IN = Signed.IN
 
 
 class LocalDuplicate(ValidationError):
@@ -97,7 +107,14 @@ class LinksController:
             self.hub.record_settled.emit(record)
         return record
 
-    async def create(self, request: PaymentRequest, *, claimed: bool = False, ours: bool = False) -> LinkRecord:
+    async def create(
+        self,
+        request: PaymentRequest,
+        *,
+        claimed: bool = False,
+        ours: bool = False,
+        actor: str | None | Signed = SIGNED_IN,
+    ) -> LinkRecord:
         """Write the intent, ask the service, write the answer. Raises ServiceError on
         refusal; on an unknown outcome the record stays "creating" and the scheduler
         settles it in the background, with the same reference. ``claimed``: the request's
@@ -106,10 +123,13 @@ class LinksController:
         when the service says it was used before, the payment it holds is looked up and
         taken as this one, as a resumed create takes it (refused only when the service's
         record shows another amount, currency or e-mail). Its calls are a person's create
-        (``CallClass.PERSON_CREATE``) unless its caller said otherwise (a batch's: BULK)."""
+        (``CallClass.PERSON_CREATE``) unless its caller said otherwise (a batch's: BULK).
+        ``actor``: who made it, by default the person signed in now (a batch's row: the
+        person who started the batch)."""
         self.session.refuse_while_down()  # a shared ledger out of reach: nothing is sent
         profile, mode = self.session.active()
-        actor = self.session.staff.actor  # who made it: the person signed in now
+        if actor is SIGNED_IN:
+            actor = self.session.staff.actor  # who made it: the person signed in now
         return await self.create_as(profile, mode, request, claimed=claimed, ours=ours, actor=actor)
 
     async def create_as(
