@@ -3,12 +3,17 @@ decision and shift (opened, closed), and the activity book keeps what has no rec
 own (an export, keys saved, a switch to live), newest first, a page at a time, append-only.
 None is kept as None: a shop without staff."""
 
+from dataclasses import replace
+from decimal import Decimal
+
 import pytest
 
-from paydesk.ledger import SqliteLedger
+from paydesk.ledger import LinkQuery, SqliteLedger
 from paydesk.ledger.activity import EXPORT, KEYS_SAVED, SWITCHED_TO_LIVE, ActivityBook
+from paydesk.ledger.cards import AuditDraft, AuditQuery, OperationDraft
 from paydesk.ledger.counter import KEEP, SaleQuery
-from tests.ledger.test_counter_book import linked, settled
+from paydesk.service.models import PaymentLink
+from tests.ledger.test_counter_book import linked, request, settled
 from tests.link_ledgers import book_beside
 
 
@@ -75,3 +80,39 @@ async def test_the_activity_book_is_append_only(ledger):
         with pytest.raises(Exception, match="append-only"):
             await ledger._engine.write(lambda conn, sql=sql: conn.execute(sql))
     assert [a.actor for a in await book.page()] == ["Ana"]
+
+
+def cards_beside(ledger):
+    if isinstance(ledger, SqliteLedger):
+        from paydesk.ledger.sqlite.cards import SqliteCardLedger
+
+        return SqliteCardLedger.beside(ledger)
+    from paydesk.ledger.postgres.cards import PostgresCardLedger
+
+    return PostgresCardLedger(ledger._engine)
+
+
+async def test_a_link_keeps_who_made_it_and_a_lookup_names_nobody(ledger):
+    made = await ledger.begin_link("p1", "test", request("L-1"), actor="Ana")
+    assert made.actor == "Ana"
+    done = await ledger.complete_link("p1", PaymentLink("L-1", "http://h/pay/L-1"))
+    assert done.actor == "Ana" and (await ledger.get("p1", "L-1")).actor == "Ana"
+    paid = await settled(ledger, "L-1", "success")  # a check: the maker stays
+    assert paid.actor == "Ana"
+    looked_up = await settled(ledger, "WEB-1", "pending")  # made elsewhere: nobody here
+    assert looked_up.actor is None
+    page = await ledger.page(LinkQuery("p1", "test"))
+    assert {r.tx_ref: r.actor for r in page.records} == {"L-1": "Ana", "WEB-1": None}
+
+
+async def test_a_card_operation_and_its_audit_lines_keep_who_sent_them(ledger):
+    cards = cards_beside(ledger)
+    draft = OperationDraft("p1", "test", "fund", "ch_1", "412345******0001", Decimal(5), "GBP", actor="Ana")
+    line = AuditDraft(user="till", profile_id="p1", profile_name="Shop", mode="test", action="fund", result="sent")
+    op = await cards.begin_operation(draft, replace(line, actor="Ana"))
+    assert op.actor == "Ana" and (await cards.operation(op.id)).actor == "Ana"
+    await cards.finish_operation(op.id, "done", "funded", replace(line, result="checked: done"), settled=True)
+    lines, _ = await cards.audit_page(AuditQuery("p1", "test"))
+    assert [(e.result, e.actor, e.user) for e in lines] == [("checked: done", None, "till"), ("sent", "Ana", "till")]
+    found, _ = await cards.audit_page(AuditQuery("p1", "test", text="ANA"))
+    assert [e.result for e in found] == ["sent"]
