@@ -19,7 +19,6 @@ from ...ledger import LedgerError
 from ...ledger.activity import EXPORT, KEYS_SAVED, SWITCHED_TO_LIVE, Activity, ActivityBook
 from .. import widgets
 from ..paging import PagedModel
-from ..screen_fit import resize_within_screen
 from ..table import Column
 
 TITLE = N_("Activity — PayDesk")
@@ -66,15 +65,11 @@ class ActivityModel(PagedModel):
         return entries, entries[-1].id if entries else before, len(entries) == PAGE
 
 
-class ActivityWindow(QWidget):
+class ActivityWindow(widgets.OwnWindow):
     """A window of its own (closing it hides it; it ends with the main window)."""
 
     def __init__(self, session: Session, book: ActivityBook, parent: QWidget | None = None):
-        super().__init__(parent, Qt.WindowType.Window)
-        self.setObjectName("activity-window")
-        self.setWindowTitle(_(TITLE))
-        self.setAccessibleName(_("Activity"))
-        resize_within_screen(self, 900, 480)
+        super().__init__(parent, "activity-window", _(TITLE), (900, 480), _("Activity"))
         self.session = session
         self.tasks = session.tasks.child(self)
         column = QVBoxLayout(self)
