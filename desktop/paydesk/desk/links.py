@@ -38,7 +38,7 @@ log = logging.getLogger("paydesk.links")
 class Signed(enum.Enum):
     """``create``'s default actor: the person signed in when it is called."""
 
-    IN = "the person signed in now"
+    IN = "signed-in"
 
 
 SIGNED_IN = Signed.IN
