@@ -50,4 +50,6 @@ def test_the_shift_report_says_who_opened_and_who_closed_it(counter, loop):
     shifts = press.shown("counter-shifts-window")
     loop.until(lambda: shifts.loaded, message="its lists")
     model = shifts.shifts_model
-    assert (model.text(*model.at(0), 3), model.text(*model.at(0), 5)) == ("Ana", "Ben")
+    headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
+    shown = {h: model.index(0, c).data() for c, h in enumerate(headers)}  # the newest shift's row
+    assert (shown["Opened by"], shown["Closed by"]) == ("Ana", "Ben")
