@@ -28,9 +28,11 @@ from ..config.paths import Paths, default_paths
 from ..config.secrets import KeyStore, system_backend
 from ..config.shared_ledger import Choice
 from ..ledger import SqliteLedger
+from ..ledger.activity import ActivityBook
 from ..ledger.batch import BatchBook
 from ..ledger.counter import CounterBook
 from ..ledger.inbox import Inbox
+from ..ledger.sqlite.activity import SqliteActivityBook
 from ..ledger.sqlite.batch import SqliteBatchBook
 from ..ledger.sqlite.cards import SqliteCardLedger
 from ..ledger.sqlite.counter import SqliteCounterBook
@@ -254,6 +256,7 @@ def build_desk(
     batches: BatchBook
     engine: PgEngine | None = None
     if ledger_url:  # psycopg loads only for a shared ledger
+        from ..ledger.postgres.activity import PostgresActivityBook
         from ..ledger.postgres.batch import PostgresBatchBook
         from ..ledger.postgres.counter import PostgresCounterBook
         from ..ledger.postgres.inbox import PostgresInbox
@@ -263,6 +266,7 @@ def build_desk(
             ledger_url, password=ledger_password, desk="", on_reachable=hub.ledger_reachable.emit
         )
         inbox = PostgresInbox(engine)
+        activity: ActivityBook = PostgresActivityBook(engine)
         book = PostgresCounterBook(engine)
         batches = PostgresBatchBook(engine)
     else:
@@ -270,6 +274,7 @@ def build_desk(
         sqlite.on_busy(hub.ledger_busy.emit)
         ledger, card_ledger = sqlite, SqliteCardLedger.beside(sqlite)  # the same file and threads
         inbox = SqliteInbox.beside(sqlite)
+        activity = SqliteActivityBook.beside(sqlite)
         book = SqliteCounterBook.beside(sqlite)
         batches = SqliteBatchBook.beside(sqlite)
     keys.on_waiting = hub.keyring_waiting.emit
@@ -287,6 +292,7 @@ def build_desk(
         budgets=budgets,
         ledger_choice=choice,
         transports=transports,
+        activity=activity,
     )
     links = LinksController(session, ledger)
     live = None

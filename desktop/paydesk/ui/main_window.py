@@ -382,6 +382,7 @@ class MainWindow(WindowActions, QMainWindow):
         self.notifications.close()
         self.counter_shifts.close()
         self.bulk.close()
+        self.activity.close()
         if "counter" in self._built:
             self.counter_tab.shut()  # the customer's display goes with the window
         if "cards" in self._built:
