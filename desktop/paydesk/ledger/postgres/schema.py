@@ -32,6 +32,7 @@ from . import (
     inbox_schema,
     refused_schema,
     search_schema,
+    staff_schema,
 )
 from .search_schema import SEARCH_TEXT
 
@@ -135,7 +136,8 @@ CREATE TABLE merchants (
 # refused_schema.py's; 7 (the shop's desks, by name) desks.py's; 8 (search folding accents
 # and case) search_schema.py's; 9 (the shop's call budget) budget_schema.py's; 10 (the
 # classes below a person's spread their calls) budget_spread.py's; 11 (a limit learned from
-# a 429 only in a window the shop's calls began) budget_learn.py's. In order of their numbers.
+# a 429 only in a window the shop's calls began) budget_learn.py's; 12 (the staff book)
+# staff_schema.py's. In order of their numbers.
 MIGRATIONS: list[tuple[int, str]] = [
     (1, V1),
     card_schema.MIGRATION,
@@ -148,6 +150,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     budget_schema.MIGRATION,
     budget_spread.MIGRATION,
     budget_learn.MIGRATION,
+    staff_schema.MIGRATION,
 ]
 KNOWN = max(version for version, _ in MIGRATIONS)
 
