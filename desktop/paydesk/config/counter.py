@@ -6,7 +6,8 @@ and atomically (a temporary file, then replaced). The counter goes by its desk's
 the staff renames the counter (desk/counter.py allows it only while the open shift has no
 sales); a name written by an earlier PayDesk that is merely the computer's is the desk's
 too. ``screen`` is the customer display's screen by name ("" = this screen, the customer's
-view beside the amount box).
+view beside the amount box). ``idle_lock_minutes``: when staff sign in, the window locks after
+this many minutes without a key or a click (0: never), set per computer (desk/sign_in.py).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from .paths import Paths
 log = logging.getLogger("paydesk.counter")
 FILE = "counter.json"
 NAME_MOST = 40  # characters: printed on the shift report, shown in finance's list
+IDLE_LOCK_MINUTES = 5  # the default
+IDLE_LOCK_MOST = 240  # minutes
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
@@ -57,6 +60,7 @@ def _file(paths: Paths) -> Path:
 class CounterSettings:
     name: str = ""  # this counter's own name ("Till 1"); "": its desk's name
     screen: str = ""  # the customer display's screen by name; "": this screen
+    idle_lock_minutes: int = IDLE_LOCK_MINUTES  # staff signed in: lock after this idle time (0: never)
 
     @classmethod
     async def load(cls, paths: Paths) -> CounterSettings:
@@ -78,7 +82,14 @@ class CounterSettings:
         name = data.get("name")
         screen = data.get("screen")
         own = name.strip() if isinstance(name, str) and not name_problem(name) else ""
-        return cls(name="" if own == default_name() else own, screen=screen if isinstance(screen, str) else "")
+        idle = data.get("idle_lock_minutes")
+        if not isinstance(idle, int) or isinstance(idle, bool) or not 0 <= idle <= IDLE_LOCK_MOST:
+            idle = IDLE_LOCK_MINUTES
+        return cls(
+            name="" if own == default_name() else own,
+            screen=screen if isinstance(screen, str) else "",
+            idle_lock_minutes=idle,
+        )
 
     async def save(self, paths: Paths) -> None:
         """Write ``counter.json`` whole and atomically, off the loop's thread."""

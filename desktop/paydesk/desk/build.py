@@ -34,6 +34,8 @@ from ..ledger.sqlite.batch import SqliteBatchBook
 from ..ledger.sqlite.cards import SqliteCardLedger
 from ..ledger.sqlite.counter import SqliteCounterBook
 from ..ledger.sqlite.inbox import SqliteInbox
+from ..ledger.sqlite.staff import SqliteStaffBook
+from ..ledger.staff import StaffBook
 from .budgets import Budgets, BusyWatch
 from .bulk.runner import BulkController
 from .cards.controller import CardsController
@@ -49,6 +51,7 @@ from .notify_test import NotificationTest
 from .profile_store import SharedProfiles
 from .scheduler import Scheduler
 from .session import Session
+from .sign_in import SignIn
 from .transactions import TransactionsController
 
 if TYPE_CHECKING:
@@ -123,6 +126,7 @@ class Desk:
     budgets: Budgets  # one call budget per service origin (desk/budgets.py)
     busy: BusyWatch  # the status bar's words while the active profile's budget is tight
     notify_test: NotificationTest  # Send a test notification (desk/notify_test.py)
+    sign_in: SignIn  # who is signed in, the lock, the staff list (desk/sign_in.py)
     started: bool = False  # start_background() has run
     live: Live | None = None  # on a shared ledger: the other desks' changes, the poller lease
     receiver: Serving | None = None  # the notification receiver this process runs (receiver/)
@@ -133,7 +137,8 @@ class Desk:
         if self.live is not None:  # the feed starts here, before anything is read
             await self.live.mark_start()
         await self.session.load()
-        await self.counter.load()  # counter.json: the counter's name
+        await self.counter.load()  # counter.json: the counter's name, the idle lock's minutes
+        await self.sign_in.load()  # whether the shop has staff: then nobody is signed in yet
         await self.naming.settle()  # on a shared ledger: claimed among the shop's desks
         if self.live is not None:
             self.live.bind(self.session.installation_id)
@@ -202,12 +207,14 @@ def build_desk(
     inbox: Inbox
     book: CounterBook
     batches: BatchBook
+    staff: StaffBook
     engine: PgEngine | None = None
     if ledger_url:  # psycopg loads only for a shared ledger
         from ..ledger.postgres.batch import PostgresBatchBook
         from ..ledger.postgres.counter import PostgresCounterBook
         from ..ledger.postgres.inbox import PostgresInbox
         from ..ledger.postgres.shared import open_shared
+        from ..ledger.postgres.staff import PostgresStaffBook
 
         engine, ledger, card_ledger = open_shared(
             ledger_url, password=ledger_password, desk="", on_reachable=hub.ledger_reachable.emit
@@ -215,6 +222,7 @@ def build_desk(
         inbox = PostgresInbox(engine)
         book = PostgresCounterBook(engine)
         batches = PostgresBatchBook(engine)
+        staff = PostgresStaffBook(engine)
     else:
         sqlite = SqliteLedger(Path(ledger_file or paths.data / "ledger.sqlite3"))
         sqlite.on_busy(hub.ledger_busy.emit)
@@ -222,6 +230,7 @@ def build_desk(
         inbox = SqliteInbox.beside(sqlite)
         book = SqliteCounterBook.beside(sqlite)
         batches = SqliteBatchBook.beside(sqlite)
+        staff = SqliteStaffBook.beside(sqlite)
     keys.on_waiting = hub.keyring_waiting.emit
     budgets = Budgets(None if engine is None else _shop_books(engine))
     session = Session(
@@ -281,6 +290,7 @@ def build_desk(
         budgets=budgets,
         busy=BusyWatch(budgets, hub, lambda: session.profile),
         notify_test=NotificationTest(session, links, inbox),
+        sign_in=SignIn(session.staff, staff, counter, paths),
     )
     notified = _notified(desk)
     scheduler.notified = notified

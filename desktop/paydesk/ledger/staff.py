@@ -146,11 +146,12 @@ class PinSalt:
 @dataclass(frozen=True)
 class PinAnswer:
     """A PIN checked: ``ok``, the person (when ok), and the seconds to wait before the next
-    try (0: none; when not ok and > 0, the PIN may not even have been compared)."""
+    try (0: none). ``waiting``: refused without being compared, the person's wait running."""
 
     ok: bool
     person: Person | None
     wait_s: float
+    waiting: bool = False
 
 
 class PinRefused(LedgerError):

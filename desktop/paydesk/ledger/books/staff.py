@@ -85,7 +85,7 @@ class SqlStaffBook(StaffBook):
         now = datetime.now(UTC)
         until = self._d.maybe(row["wait_until"])
         if until is not None and until > now:
-            return PinAnswer(False, None, (until - now).total_seconds())
+            return PinAnswer(False, None, (until - now).total_seconds(), waiting=True)
         if hmac.compare_digest(bytes(row["hash"]), digest):
             self._d.run(conn, "UPDATE staff SET failures = 0, wait_until = NULL WHERE id = ?", (person_id,))
             return PinAnswer(True, person_of(row), 0.0)

@@ -32,7 +32,7 @@ class PostgresStaffBook(SqlStaffBook):
         if row is None:
             raise NoSuchPerson()
         if not row["ok"]:
-            return PinAnswer(False, None, float(row["wait_s"]))
+            return PinAnswer(False, None, float(row["wait_s"]), waiting=bool(row["waiting"]))
         return PinAnswer(True, Person(person_id, str(row["name"]), Role(row["role"])), 0.0)
 
 

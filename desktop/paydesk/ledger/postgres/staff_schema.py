@@ -6,8 +6,8 @@ counter's database role uses instead of the table:
 - ``staff_salt(person)``: the person's salt and argon2id parameters (no secret in them);
 - ``staff_check(person, hash)``: compares the desk's argon2id hash with the stored one in
   constant time (every byte, no early exit), counts a wrong one, refuses without comparing
-  while the person's wait runs; returns ok, the wait in seconds, and the person's name and
-  role when ok. No row: no such person.
+  while the person's wait runs; returns ok, waiting (refused without comparing), the wait
+  in seconds, and the person's name and role when ok. No row: no such person.
 
 Each is ``SECURITY DEFINER`` (it runs with its owner's rights, the table's) with a fixed
 ``search_path``; EXECUTE is PUBLIC's, so any role that may connect can check a PIN but
@@ -54,7 +54,7 @@ STATEMENTS = [
         SELECT s.salt, s.time_cost, s.memory_cost, s.parallelism FROM public.staff s WHERE s.id = person
     $$""",
     f"""CREATE FUNCTION staff_check(person text, given bytea)
-        RETURNS TABLE (ok boolean, wait_s double precision, name text, role text)
+        RETURNS TABLE (ok boolean, waiting boolean, wait_s double precision, name text, role text)
         LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
         DECLARE
             r public.staff%ROWTYPE;
@@ -67,7 +67,7 @@ STATEMENTS = [
                 RETURN;
             END IF;
             IF r.wait_until IS NOT NULL AND r.wait_until > now() THEN
-                RETURN QUERY SELECT false, extract(epoch FROM r.wait_until - now())::double precision,
+                RETURN QUERY SELECT false, true, extract(epoch FROM r.wait_until - now())::double precision,
                     NULL::text, NULL::text;
                 RETURN;
             END IF;
@@ -80,7 +80,7 @@ STATEMENTS = [
             END IF;
             IF diff = 0 THEN
                 UPDATE public.staff SET failures = 0, wait_until = NULL WHERE id = person;
-                RETURN QUERY SELECT true, 0::double precision, r.name, r.role;
+                RETURN QUERY SELECT true, false, 0::double precision, r.name, r.role;
                 RETURN;
             END IF;
             f := r.failures + 1;
@@ -88,7 +88,7 @@ STATEMENTS = [
             UPDATE public.staff SET failures = f,
                 wait_until = CASE WHEN w > 0 THEN now() + w * interval '1 second' END
                 WHERE id = person;
-            RETURN QUERY SELECT false, w::double precision, NULL::text, NULL::text;
+            RETURN QUERY SELECT false, false, w::double precision, NULL::text, NULL::text;
         END
     $$""",
     # PUBLIC's by default; said here so that a roles script revoking it knows what to give back
