@@ -1,4 +1,4 @@
-"""The staff book in a desk's SQLite file (schema v12): one row per person, with their PIN's
+"""The staff book in a desk's SQLite file (schema v13): one row per person, with their PIN's
 argon2id hash, its salt and parameters, and the wrong PINs counted (``books/staff.py``).
 
 On one computer on its own this is a lock in the app, not a boundary: whoever holds the
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 ROLES = ("counter", "finance", "admin")
 
-V12 = [
+V13 = [
     f"""CREATE TABLE staff (
         id TEXT PRIMARY KEY,
         name TEXT NOT NULL,

@@ -1,5 +1,5 @@
-"""The staff book (``ledger.staff.StaffBook``) in SQL, once for both backends: schema v12 of
-the file (``staff_schema``), migration 12 of the shared ledger (``postgres/staff_schema``).
+"""The staff book (``ledger.staff.StaffBook``) in SQL, once for both backends: schema v13 of
+the file (``staff_schema``), migration 13 of the shared ledger (``postgres/staff_schema``).
 
 Adding, changing and removing people is the same SQL on both, run by the store's owner (a
 desk's file; a finance desk's role on a shared ledger), each one transaction under the

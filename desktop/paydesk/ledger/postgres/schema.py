@@ -136,8 +136,9 @@ CREATE TABLE merchants (
 # refused_schema.py's; 7 (the shop's desks, by name) desks.py's; 8 (search folding accents
 # and case) search_schema.py's; 9 (the shop's call budget) budget_schema.py's; 10 (the
 # classes below a person's spread their calls) budget_spread.py's; 11 (a limit learned from
-# a 429 only in a window the shop's calls began) budget_learn.py's; 12 (the staff book)
-# staff_schema.py's. In order of their numbers.
+# a 429 only in a window the shop's calls began) budget_learn.py's; 13 (the staff book)
+# staff_schema.py's (12: the counters' sale requests, 14: who did it, in other changes). In
+# order of their numbers.
 MIGRATIONS: list[tuple[int, str]] = [
     (1, V1),
     card_schema.MIGRATION,

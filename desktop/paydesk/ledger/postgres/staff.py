@@ -1,4 +1,4 @@
-"""The staff book on a shop's shared PostgreSQL (migration 12, ``staff_schema``): the list,
+"""The staff book on a shop's shared PostgreSQL (migration 13, ``staff_schema``): the list,
 the salt and the PIN's check go through the ``SECURITY DEFINER`` functions, so a counter's
 database role, which cannot read the table, runs this book as a finance desk does; adding,
 changing and removing people are the owner's (``books/staff.py``)."""

@@ -1,4 +1,4 @@
-"""The shared ledger's migration 12: the staff book (mirroring the file's v12,
+"""The shared ledger's migration 13: the staff book (mirroring the file's v13,
 ``ledger/staff_schema.py``), readable by its owner alone, and the three functions a
 counter's database role uses instead of the table:
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 from ..staff import FIRST_WAIT, FREE_TRIES, LONGEST_WAIT
 from ..staff_schema import ROLES
 
-VERSION = 12
+VERSION = 13
 FUNCTIONS = ("staff_people()", "staff_salt(text)", "staff_check(text, bytea)")
 
 _WAIT = (

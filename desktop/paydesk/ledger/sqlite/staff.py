@@ -1,4 +1,4 @@
-"""The staff book in a desk's SQLite file (schema v12, ``staff_schema``), on the same threads
+"""The staff book in a desk's SQLite file (schema v13, ``staff_schema``), on the same threads
 (``Engine``) as its links: ``SqliteStaffBook.beside(ledger)`` (``books/staff.py``). The PIN
 is compared and counted by the book's Python, in one ``BEGIN IMMEDIATE`` transaction."""
 
