@@ -51,11 +51,13 @@ from .counter_checks import (
     check_sale,
     checked_shop_email,
     setup_missing,
+    split_name,
 )
 from .day import local_midnight
 from .links import LinksController
 from .scheduler import Scheduler
 from .session import Session
+from .staff import Capability
 
 log = logging.getLogger("paydesk.counter")
 VIEW = "counter"  # the scheduler's name for what the counter shows (checked often)
@@ -97,15 +99,6 @@ def _user() -> str:
         return "unknown"
 
 
-def split_name(walk_in: str) -> tuple[str, str]:
-    """ "Walk-in customer" -> ("Walk-in", "customer"): the first word is the first name, the
-    rest the last name (one word: both)."""
-    words = walk_in.split()
-    if not words:
-        return "", ""
-    return words[0], " ".join(words[1:]) or words[0]
-
-
 class CounterController:
     def __init__(self, session: Session, links: LinksController, book: CounterBook, scheduler: Scheduler):
         self.session, self.links, self.book, self.scheduler = session, links, book, scheduler
@@ -145,6 +138,7 @@ class CounterController:
 
     async def set_screen(self, screen: str) -> None:
         """Keep the customer display's screen ("" = this screen) in ``counter.json``."""
+        self.session.staff.require(Capability.SELL)  # the counter's own arrangement
         self.settings = replace(self.settings, screen=screen)
         await self.settings.save(self.session.paths)
 
@@ -169,6 +163,7 @@ class CounterController:
         window on the same data folder, another desk): nothing is written, its close
         stands (``book.shift(shift_id)`` holds it). A shared ledger out of reach: refused
         (its LedgerError) before anything is written."""
+        self.session.staff.require(Capability.CLOSE_SHIFT)
         self.session.refuse_while_down()
         closed = await self.book.close_shift(shift_id, self.user)
         self.hub.shift_changed.emit(closed)
@@ -177,7 +172,8 @@ class CounterController:
     async def rename(self, name: str) -> None:
         """Call this counter ``name`` (kept in ``counter.json``). RenameRefused when the name
         is not one, or an open shift of this counter (any profile, any mode) has sales: a
-        shift is always one counter's."""
+        shift is always one counter's. The till's name is the shop's record (an Admin's)."""
+        self.session.staff.require(Capability.PROFILES)
         problem = name_problem(name)
         if problem:
             raise RenameRefused(problem)
@@ -209,7 +205,8 @@ class CounterController:
 
     async def set_shop_email(self, email: str) -> Profile:
         """The shop's e-mail, typed at the counter, checked and saved in the active profile
-        (ValidationError on "shop_email" when it is not an address)."""
+        (ValidationError on "shop_email" when it is not an address). A profile's setting."""
+        self.session.staff.require(Capability.PROFILES)
         text = checked_shop_email(email)
         profile = self.session.profile
         if profile is None:
@@ -223,6 +220,7 @@ class CounterController:
         code can be paid; BadSale (a ValidationError) or CounterSetupMissing before anything
         is written; the service's refusal raised (the sale is failed); an unknown outcome
         returned as the open sale, settled in the background."""
+        self.session.staff.require(Capability.SELL)
         if self.selling or self.payable():
             raise SaleUnderWay()
         self.selling = True
@@ -298,6 +296,7 @@ class CounterController:
         While a sale is being made, nothing happens (None). When the ledger holds the sale
         paid (the customer paid while the staff were asked; ``current`` lagged), nothing is
         voided: it stays the current sale, PAID on the screens, and None is returned."""
+        self.session.staff.require(Capability.SELL)
         if self.selling:
             return None
         voided = None
@@ -312,12 +311,14 @@ class CounterController:
         return voided
 
     async def void(self, sale: Sale) -> Sale:
+        self.session.staff.require(Capability.VOID_OWN_SALE)
         self.session.refuse_while_down()
         voided = await self.book.void(sale.profile_id, sale.tx_ref, self.user)
         self._follow(voided)
         return voided
 
     async def decide(self, sale: Sale, decision: str) -> Sale:
+        self.session.staff.require(Capability.VOID_OWN_SALE)
         self.session.refuse_while_down()
         decided = await self.book.decide(sale.profile_id, sale.tx_ref, decision, self.user)
         self._follow(decided)

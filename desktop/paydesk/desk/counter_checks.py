@@ -107,3 +107,12 @@ def check_sale(profile: Profile, amount: str, currency: str, note: str, email: s
         note=note.strip(),
         email=email.strip() or profile.shop_email.strip(),
     )
+
+
+def split_name(walk_in: str) -> tuple[str, str]:
+    """ "Walk-in customer" -> ("Walk-in", "customer"): the first word is the first name, the
+    rest the last name (one word: both)."""
+    words = walk_in.split()
+    if not words:
+        return "", ""
+    return words[0], " ".join(words[1:]) or words[0]

@@ -19,6 +19,7 @@ from ..ledger.cards import AuditEntry, AuditQuery, CardLedger
 from ..ledger.counter import PAID_AFTER_VOID, PAID_STATES, VOIDED
 from ..service.models import TransactionState
 from ..service.money import format_amount
+from .staff import Capability, Staff
 from .states import state_words
 
 # the words the service itself uses for a state (PayDesk's own "creating" and "rejected" are
@@ -202,10 +203,13 @@ def audit_cells(entry: AuditEntry) -> list[str]:
     ]
 
 
-async def export_audit(ledger: CardLedger, query: AuditQuery, path: Path) -> Path:
+async def export_audit(ledger: CardLedger, query: AuditQuery, path: Path, *, staff: Staff) -> Path:
     """Every entry ``query`` selects, newest first, read page by page and written to a CSV
     on a worker thread, beside ``path`` and put in place only when complete: an export cut
-    off (the ledger out of reach on the way) leaves the previous file as it was."""
+    off (the ledger out of reach on the way) leaves the previous file as it was. Refused
+    (NotAllowed) unless the person signed in may use the cards and export."""
+    staff.require(Capability.CARDS)
+    staff.require(Capability.EXPORT)
     partial = path.with_name(path.name + ".part")
     handle = await asyncio.to_thread(open, partial, "w", newline="", encoding="utf-8")
     complete = False

@@ -26,6 +26,7 @@ from ..service.models import PaymentLink, PaymentRequest
 from ..service.txref import TxRefGenerator
 from .scheduler import StopWatching
 from .session import Session
+from .staff import Capability
 from .states import state_words
 
 if TYPE_CHECKING:
@@ -106,7 +107,10 @@ class LinksController:
         when the service says it was used before, the payment it holds is looked up and
         taken as this one, as a resumed create takes it (refused only when the service's
         record shows another amount, currency or e-mail). Its calls are a person's create
-        (``CallClass.PERSON_CREATE``) unless its caller said otherwise (a batch's: BULK)."""
+        (``CallClass.PERSON_CREATE``) unless its caller said otherwise (a batch's: BULK).
+        A person's (the Links tab): refused (NotAllowed) unless they may make payment links;
+        work a person was allowed to start (a batch's rows) calls ``create_as``."""
+        self.session.staff.require(Capability.LINKS)
         self.session.refuse_while_down()  # a shared ledger out of reach: nothing is sent
         profile, mode = self.session.active()
         return await self.create_as(profile, mode, request, claimed=claimed, ours=ours)

@@ -41,7 +41,8 @@ from .health import ConnectionHealth
 from .key_carry import carry_to_shown
 from .leases import Clients
 from .profile_store import ProfileStore
-from .staff import Staff
+from .session_words import SessionWords
+from .staff import Capability, Staff
 from .tasks import TaskSet
 
 if TYPE_CHECKING:  # the client (and httpx) load after the first paint
@@ -49,7 +50,6 @@ if TYPE_CHECKING:  # the client (and httpx) load after the first paint
     from ..service.client import ServiceClient
 
 log = logging.getLogger("paydesk.session")
-PAID_BY_NOTIFICATION = "PAID by notification"  # the connection's word while notifications come
 
 
 class NoProfileError(ServiceError):
@@ -59,7 +59,7 @@ class NoProfileError(ServiceError):
         super().__init__("Add a profile first")
 
 
-class Session:
+class Session(SessionWords):
     def __init__(
         self,
         paths: Paths,
@@ -121,48 +121,9 @@ class Session:
         self.notified_lately: Callable[[str, str], bool] = lambda profile_id, mode: False
         keys.on_changed = self._key_changed  # "No test secret key…" goes once one is kept
 
-    def refuse_while_down(self) -> None:
-        """Raise (a LedgerError saying since when) while a shared ledger is out of reach, so
-        that nothing is sent that could not be written first. Every write a person starts
-        asks this first (a controller's entry, or a view before it opens a file dialog)."""
-        error = self.ledger_down()
-        if error is not None:
-            raise error
-
-    def refusal(self) -> str | None:
-        """The one sentence that refuses a write now ("Shared ledger unreachable since
-        14:02, retrying", or a newer PayDesk's ledger), None while writes can go: a view
-        disables what would be refused and says this beside it."""
-        error = self.ledger_down()
-        return None if error is None else str(error)
-
-    def profile_refusal(self, profile: Profile | None) -> str | None:
-        """Why ``profile`` (None: a new one) cannot be saved now: the shop's merchants are on
-        a shared ledger out of reach (the embedded sandbox's profile is this computer's)."""
-        if not self.store.shared or (profile is not None and profile.embedded_sandbox):
-            return None
-        return self.refusal()
-
     def _key_changed(self, name: str) -> None:
         """A key of the key store kept or removed (entry ``profile/mode/kind``)."""
         self.health.keys_changed(name.partition("/")[0])
-
-    def connection_words(self) -> str:
-        """The status bar's word on the active profile's connection: "Checked 12 s ago",
-        "Offline since 14:02, retrying", what is wrong with its keys; but while another desk
-        or the shop's receiver checks payments, nothing (the shared ledger's own words say
-        who), and while notifications bring its payments, "PAID by notification": never an
-        ageing "Checked 13 min ago" for checks this desk has no need to make."""
-        profile = self.profile
-        if profile is None:
-            return ""
-        health = self.health.get(profile.id, self.mode)
-        if health.offline_since is None and not health.problem:
-            if self.checked_elsewhere():
-                return ""
-            if self.notified_lately(profile.id, self.mode):
-                return PAID_BY_NOTIFICATION
-        return health.text()
 
     async def load(self) -> None:
         """Read the profiles (off the loop's thread); draw this installation's id once."""
@@ -219,7 +180,8 @@ class Session:
 
     async def save_ledger_url(self, url: str | None) -> None:
         """The shared ledger's address (never with a password) for the next start; None:
-        this computer's own ledger."""
+        this computer's own ledger. An Admin's (NotAllowed)."""
+        self.staff.require(Capability.SHARED_LEDGER)
         self.settings.ledger_url = url
         await self._save()
 
@@ -229,19 +191,23 @@ class Session:
         await self._save()
 
     async def set_mode(self, mode: str) -> None:
-        """Switch mode. Asking the user before going live is the window's job."""
+        """Switch mode. Asking the user before going live is the window's job; switching
+        either way is a person's who may switch to live (NotAllowed)."""
         if mode not in MODES:
             raise ValueError(mode)
         if mode != self.settings.active_mode:
+            self.staff.require(Capability.GO_LIVE)
             self.settings.active_mode = mode
             await self._save()
             log.info("mode is now %s", mode)
             self.hub.session_changed.emit()
 
     async def switch_profile(self, profile_id: str) -> None:
+        """Another merchant active: a person's who may manage profiles (NotAllowed)."""
         if self.settings.profile(profile_id) is None:
             raise KeyError(profile_id)
         if profile_id != self.settings.active_profile:
+            self.staff.require(Capability.PROFILES)
             self.settings.active_profile = profile_id
             self.settings.active_mode = "test"  # a switch of merchant starts safe
             await self._save()
@@ -250,6 +216,11 @@ class Session:
     # -- profiles ---------------------------------------------------------------------
 
     async def save_profile(self, profile: Profile, keys: dict[tuple[str, str], str], *, activate: bool = True) -> bool:
+        """``_save_profile``, a person's who may manage profiles and keys (NotAllowed)."""
+        self.staff.require(Capability.PROFILES)
+        return await self._save_profile(profile, keys, activate=activate)
+
+    async def _save_profile(self, profile: Profile, keys: dict[tuple[str, str], str], *, activate: bool) -> bool:
         """Store the profile (without keys) and its keys (in the key store). Returns True
         when the system keyring holds every key, False when some are kept for this session
         only (the window says so; it never says "saved" for those).
@@ -288,7 +259,9 @@ class Session:
         return persisted
 
     async def delete_profile(self, profile_id: str) -> None:
-        """Forget the profile and its keys (on a shared ledger: for every desk)."""
+        """Forget the profile and its keys (on a shared ledger: for every desk): a person's
+        who may manage profiles (NotAllowed)."""
+        self.staff.require(Capability.PROFILES)
         profile = self.settings.profile(profile_id)
         if profile is None:
             return
@@ -334,7 +307,10 @@ class Session:
         await carry_to_shown(self.keys, self.store.own_profiles(), self.settings.profiles, self._carried)
 
     async def key(self, mode: str | None = None, kind: str = "secret", profile: Profile | None = None) -> str | None:
-        """A key of ``profile`` (default: the active one) for the user to see or publish."""
+        """A key of ``profile`` (default: the active one) for the user to see or publish: a
+        secret one only for a person who may manage keys (NotAllowed)."""
+        if kind == "secret":
+            self.staff.require(Capability.PROFILES)
         profile = profile or self.profile
         if profile is None:
             return None
@@ -395,12 +371,13 @@ class Session:
         first = existing is None
         if first:
             self.settings.active_mode = "test"
-        await self.save_profile(profile, keys, activate=first or self.profile is None)
+        await self._save_profile(profile, keys, activate=first or self.profile is None)
         return profile
 
     async def discover(self, profile: Profile, secret: str) -> Profile:
         """Find out from the service whether it has cards (adjusting the default currencies)
-        and where it looks payments up (``discovery.py``)."""
+        and where it looks payments up (``discovery.py``): part of a profile's set-up."""
+        self.staff.require(Capability.PROFILES)
         return await discover(self.guard, profile, secret)
 
     # -- shutdown -----------------------------------------------------------------------

@@ -31,7 +31,9 @@ from .export import writer_for
 from .leases import NoKeyError
 from .links import LinksController
 from .lookup import read
+from .receipt import lines
 from .reconcile import Progress, Reconciler
+from .staff import Capability, NotAllowed
 from .states import state_words
 from .texts import local_time
 
@@ -60,7 +62,12 @@ class TransactionsController:
 
     async def lookup(self, typed: str) -> Lookup:
         """What the service says about what was typed, pasted or scanned. A shared ledger
-        out of reach: its sentence, nothing asked (what was learned could not be kept)."""
+        out of reach: its sentence, nothing asked (what was learned could not be kept).
+        A person who may not look transactions up: its sentence, nothing asked."""
+        try:
+            self.session.staff.require(Capability.TRANSACTIONS)
+        except NotAllowed as refused:
+            return Lookup(None, refused.message)
         profile = self.session.profile
         if profile is None:
             return Lookup(None, "Add a profile first")
@@ -84,7 +91,11 @@ class TransactionsController:
 
     async def check(self, tx_ref: str) -> Lookup:
         """Ask the service about ``tx_ref`` now, in this profile and mode (a shared ledger out
-        of reach: its sentence, nothing asked)."""
+        of reach, or a person who may not: its sentence, nothing asked)."""
+        try:
+            self.session.staff.require(Capability.TRANSACTIONS)
+        except NotAllowed as refused:
+            return Lookup(None, refused.message)
         profile, mode = self.session.active()
         try:
             self.session.refuse_while_down()
@@ -166,6 +177,7 @@ class TransactionsController:
         read again every one paid in the last ``PAID_DAYS`` days (refunded or reversed
         since?). The paid ones come from the ledger a page at a time. A shared ledger out of
         reach: refused (its LedgerError) before any call."""
+        self.session.staff.require(Capability.CHECK_ALL_OPEN)
         self.session.refuse_while_down()
         profile, mode = self.session.active()
         creating = [r for r in await self.ledger.unsettled(profile.id) if r.mode == mode]
@@ -202,6 +214,7 @@ class TransactionsController:
         """Read again, with the service, every payment of ``day`` (local time) that PayDesk
         has as paid, before the day is counted: a refund or reversal since is counted as
         such. A page at a time. A shared ledger out of reach: refused before any call."""
+        self.session.staff.require(Capability.END_OF_DAY)
         self.session.refuse_while_down()
         start = datetime.combine(day, time.min).astimezone()
         end = datetime.combine(day + timedelta(days=1), time.min).astimezone()
@@ -239,6 +252,7 @@ class TransactionsController:
         ``report``: say it in the status bar (False when ``path`` is only a part of a file
         the caller completes, and names, itself). A shared ledger out of reach: refused (its
         LedgerError) before the file is begun."""
+        self.session.staff.require(Capability.EXPORT)
         self.session.refuse_while_down()
         writer = await asyncio.to_thread(writer_for, path)
         written, after, finished = 0, None, False
@@ -258,10 +272,17 @@ class TransactionsController:
             self.session.report(f"Exported {written} record{'' if written == 1 else 's'} to {path.name}")
         return written
 
+    def receipt(self, record: LinkRecord, merchant: str) -> list[tuple[str, str]]:
+        """The lines of a paid record's receipt (``receipt.lines``), for printing or a PDF:
+        refused (NotAllowed) unless the person may give receipts."""
+        self.session.staff.require(Capability.RECEIPTS)
+        return lines(record, merchant)
+
     # -- the day's figures ----------------------------------------------------------------
 
     async def day_summary(self, day: date) -> DaySummary:
         """The figures of ``day`` in local time, for this profile and mode."""
+        self.session.staff.require(Capability.END_OF_DAY)
         start = datetime.combine(day, time.min).astimezone()
         end = datetime.combine(day + timedelta(days=1), time.min).astimezone()
         profile, mode = self.session.active()

@@ -6,6 +6,9 @@ per card is open at a time (the ledger refuses a second). When an answer is lost
 is sent again: the card is read back (``settle``) and the operation marked done or not done,
 at once if the service can be read, else in the background, and at the next start after a
 crash. Every method works on the profile and mode it is given, never the active ones.
+
+Every public method is a person's, refused (NotAllowed) unless they may use the cards;
+what runs behind (settling, the reads after an operation) is not.
 """
 
 from __future__ import annotations
@@ -19,21 +22,20 @@ from decimal import Decimal
 from typing import Any
 
 from ...config.profiles import Profile
-from ...ledger import LedgerError
 from ...ledger.cards import AuditDraft, CardLedger, CardOperation, CardRecord, OperationDraft
 from ...service.call_class import CallClass, calls_as
 from ...service.errors import (
     AuthenticationError,
     NotFoundError,
-    RateLimitedError,
     ServiceError,
-    ServiceUnavailableError,
     ValidationError,
 )
-from ...service.models import CardTransaction, VirtualCard
+from ...service.models import VirtualCard
 from ...service.money import to_wire
 from ..session import Session
+from ..staff import Capability
 from . import words
+from .refusals import NoTestCards, StateRefused, surely_not_done
 from .settling import ProfileGone, Settling, card_of
 
 __all__ = ["CardsController", "NoTestCards", "ProfileGone", "StateRefused", "os_user", "surely_not_done"]
@@ -48,29 +50,6 @@ def os_user() -> str:
         return getpass.getuser()
     except Exception:  # noqa: BLE001 - no name in the environment or the user database
         return os.environ.get("USERNAME") or os.environ.get("USER") or "unknown"
-
-
-class StateRefused(ValidationError):
-    """Refused by PayDesk before anything is written or sent: the card, as the ledger
-    knows it, is already in the state asked for, or in one that allows nothing (the
-    family's server does not check a card's state: blocking a blocked card succeeds
-    there, so this check is PayDesk's own)."""
-
-
-class NoTestCards(ValidationError):
-    """The profile's service keeps no test cards (``Profile.test_cards``): in test mode
-    nothing is read or sent, so a test key never spends live money and no card is kept
-    twice in the ledger."""
-
-    def __init__(self) -> None:
-        super().__init__(words.NO_TEST_CARDS)
-
-
-def surely_not_done(error: ServiceError) -> bool:
-    """The service refused it, or it never reached the service: nothing happened."""
-    if isinstance(error, (ValidationError, AuthenticationError, NotFoundError, RateLimitedError)):
-        return True
-    return type(error) is ServiceUnavailableError and error.status is None
 
 
 class CardsController(Settling):
@@ -165,6 +144,7 @@ class CardsController(Settling):
         longer lists (the family drops terminated ones) are read one by one. A shared ledger
         out of reach: refused before the service is asked (nothing could be stored). A
         person's look-up, unless its caller said otherwise."""
+        self.session.staff.require(Capability.CARDS)
         self.session.refuse_while_down()
         self._mode_has_cards(profile, mode)
         with calls_as(CallClass.PERSON_LOOKUP, unless_said=True):
@@ -176,7 +156,7 @@ class CardsController(Settling):
         gone = await self.ledger.store_cards(profile.id, mode, cards)
         for card_hash in gone[:20]:
             try:
-                await self.load_card(profile, mode, card_hash, transactions=False)
+                await self._load_card(profile, mode, card_hash, transactions=False)
             except ServiceError as error:
                 log.info("card %s is no longer listed and could not be read: %s", card_hash, error.message)
                 # (the family's server deletes a terminated card): shown as unlisted
@@ -192,6 +172,10 @@ class CardsController(Settling):
         has raises NotFoundError, its transactions stored first: the family's server deletes
         a terminated card and keeps its transactions. A shared ledger out of reach: refused
         before the service is asked."""
+        self.session.staff.require(Capability.CARDS)
+        return await self._load_card(profile, mode, card_hash, transactions=transactions)
+
+    async def _load_card(self, profile: Profile, mode: str, card_hash: str, *, transactions: bool) -> CardRecord:
         self.session.refuse_while_down()
         self._mode_has_cards(profile, mode)
         async with self.session.lease(profile, mode) as client:
@@ -215,20 +199,11 @@ class CardsController(Settling):
         self.hub.card_changed.emit(record)
         return record
 
-    async def _transactions_of_gone(
-        self, profile: Profile, mode: str, card_hash: str, txs: list[CardTransaction]
-    ) -> None:
-        record = await self.ledger.card(profile.id, mode, card_hash)
-        if record is None or not txs:
-            return  # never a card of this wallet, or nothing to keep
-        await self.ledger.store_transactions(profile.id, mode, card_hash, txs)
-        await self._claim(profile.id, mode, card_hash)
-        self.hub.card_transactions_changed.emit(record)
-
     async def reveal(self, record: CardRecord, action: str = "reveal") -> VirtualCard:
         """The card as the service gives it, with its full number and security code, for
         the view to show or copy (and forget). Only ``action`` is audited, never the number.
         A shared ledger out of reach: refused before the service is asked (it is audited)."""
+        self.session.staff.require(Capability.CARDS)
         profile = self._profile(record.profile_id)
         self.session.refuse_while_down()
         try:
@@ -244,6 +219,7 @@ class CardsController(Settling):
     async def note(self, record: CardRecord, action: str, result: str, detail: str = "") -> None:
         """An audit line for something done with a card that is not an operation (reveal,
         copy number)."""
+        self.session.staff.require(Capability.CARDS)
         profile = self._profile(record.profile_id)
         await self.ledger.append_audit(
             self._audit(
@@ -268,6 +244,7 @@ class CardsController(Settling):
         """Issue a card; the cardholder's name goes with it (the family's server requires it).
         Its events go to ``callback_url``, else to the profile's default callback URL (as a
         link's do), else to ``words.NO_CARD_NOTIFICATIONS``: the family's server requires one."""
+        self.session.staff.require(Capability.CARDS)
         callback_url = (callback_url or "").strip() or profile.callback_url.strip() or words.NO_CARD_NOTIFICATIONS
         draft = OperationDraft(
             profile.id, mode, "create", None, amount=amount, currency=currency, callback_url=callback_url
@@ -298,6 +275,7 @@ class CardsController(Settling):
     async def _card_operation(
         self, record: CardRecord, kind: str, amount: Decimal | None, call: Callable[[Any], Awaitable[Any]]
     ) -> CardOperation:
+        self.session.staff.require(Capability.CARDS)  # fund, withdraw, block, unblock, terminate
         profile = self._profile(record.profile_id)
         if kind in STATE_NUMBER:  # as the ledger knows it now (another window may have acted)
             current = await self.ledger.card(*record.key)
@@ -413,12 +391,3 @@ class CardsController(Settling):
         self.session.report(f"Card {op.masked}: {op.kind} done")
         await self._reload_quietly(profile, op)
         return op
-
-    async def _reload_quietly(self, profile: Profile, op: CardOperation) -> None:
-        """After an operation: the card's new balance and transactions, if the service says."""
-        try:
-            await self.load_card(profile, op.mode, card_of(op))
-        except ServiceError as error:
-            log.info("card %s could not be read after %s: %s", op.masked, op.kind, error.message)
-        except LedgerError as error:  # a shared ledger gone meanwhile: read at its next change
-            log.info("card %s could not be read after %s: %s", op.masked, op.kind, error)

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from ...desk.cards import words
 from ...desk.export import AUDIT_HEADER, audit_cells, export_audit
 from ...desk.session import Session
+from ...desk.staff import NotAllowed
 from ...desk.tasks import TaskSet
 from ...ledger import LedgerError
 from ...ledger.cards import AuditEntry, AuditQuery, CardLedger
@@ -250,6 +251,9 @@ class AuditView(QWidget):
             self.say(str(error))
             self.passing.said(self.message, str(error), error, lambda: self.say(""))
             return None
+        except NotAllowed as refused:  # the person signed in may not
+            self.say(refused.message)
+            return None
         self.say(f"Exported the audit log to {path.name}")
         return path
 
@@ -259,6 +263,6 @@ class AuditView(QWidget):
         query = self.query()
         if query is None:
             raise ValueError("no profile")
-        await export_audit(self.ledger, query, path)
+        await export_audit(self.ledger, query, path, staff=self.session.staff)
         self.exported.emit(str(path))
         return path

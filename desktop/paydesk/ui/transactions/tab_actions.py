@@ -13,6 +13,7 @@ from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QMenu
 
 from ...desk.lookup import read
+from ...desk.staff import NotAllowed
 from ...ledger import LedgerError, LinkQuery, LinkRecord
 from . import actions
 
@@ -174,7 +175,13 @@ class TabActions(_Tab):
             self.tasks.replace("receipt", self._receipt(key, record, merchant))
 
     async def _receipt(self, key: str, record: LinkRecord, merchant: str) -> str | None:
-        """Print receipt… or Save receipt as PDF…: where it went, said in the details pane."""
+        """Print receipt… or Save receipt as PDF…: where it went, said in the details pane
+        (the desk refuses a person who may not give receipts: its sentence, no dialog)."""
+        try:
+            self.controller.receipt(record, merchant)
+        except NotAllowed as refused:
+            self.details.say(refused.message)
+            return refused.message
         test = record.mode == "test"
         said = await (
             actions.print_receipt(self, record, merchant, test)
