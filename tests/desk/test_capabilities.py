@@ -13,6 +13,7 @@ from decimal import Decimal
 
 import pytest
 
+from paydesk.desk.bulk import mail
 from paydesk.desk.export import export_audit
 from paydesk.desk.ledger_choice import save_shared_ledger, use_own_ledger
 from paydesk.desk.staff import Capability, NotAllowed, Role
@@ -88,6 +89,11 @@ def acts(shop: Shop):
     out = shop.tmp_path / "out.csv"
     return [
         ("create a link", Capability.LINKS, lambda: d.links.create(request("SHOP-CAP-2"))),
+        (
+            "e-mail a batch",
+            Capability.BULK_LINKS,
+            lambda: mail.mail_batch(d.batches, shop.batch.id, shop.profile, mail.SmtpSettings(), None, staff=s.staff),
+        ),  # fmt: skip
         ("keep a batch", Capability.BULK_LINKS, lambda: d.bulk.keep(shop.batch_path, [], "skip")),
         ("start a batch", Capability.BULK_LINKS, lambda: d.bulk.start(shop.batch)),
         ("pause a batch", Capability.BULK_LINKS, lambda: _now(d.bulk.pause, shop.batch.id)),
