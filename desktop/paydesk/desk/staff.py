@@ -29,10 +29,10 @@ class NotAllowed(ServiceError):
     """The person signed in may not do this (or nobody is signed in while staff are set up).
     Its message is one plain sentence for where the person acted."""
 
-    def __init__(self, capability: Capability, person: Person | None) -> None:
-        if person is None:
+    def __init__(self, capability: Capability, person: Person | None, text: str = "") -> None:
+        if not text and person is None:
             text = "Sign in first: this desk is locked."
-        else:
+        elif not text and person is not None:
             text = f"{person.name} ({person.role.title}) may not use {capability.value}."
         super().__init__(text)
         self.capability = capability
@@ -68,6 +68,18 @@ class Staff:
         """Refuse (NotAllowed) unless the person signed in may do this."""
         if not self.allows(capability):
             raise NotAllowed(capability, self.person)
+
+    def require_own(self, capability: Capability, made_by: str | None) -> None:
+        """``require(capability)``, for something made by the person signed in (``made_by``:
+        who made it, as ``actor`` named them then): a Counter voids only a sale they made;
+        an Admin may act on anyone's."""
+        self.require(capability)
+        person = self.person
+        if person is None or person.role is Role.ADMIN or made_by == person.name:
+            return
+        maker = f"by {made_by}" if made_by else "before anyone signed in"
+        text = f"{person.name} may void only their own sales: this one was made {maker}."
+        raise NotAllowed(capability, person, text)
 
     @property
     def actor(self) -> str | None:
