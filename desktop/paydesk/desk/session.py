@@ -13,13 +13,11 @@ import asyncio
 import logging
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..config.desk_name import computer_name
 from ..config.paths import Paths
 from ..config.profiles import (
-    MODES,
     Profile,
     Settings,
     SettingsFile,
@@ -38,10 +36,9 @@ from .embedded import EmbeddedSandbox
 from .events import Hub
 from .guard import AddressGuard
 from .health import ConnectionHealth
-from .key_carry import carry_to_shown
 from .leases import Clients
 from .profile_store import ProfileStore
-from .session_words import SessionWords
+from .session_saving import SessionSaving
 from .staff import Capability, Staff
 from .tasks import TaskSet
 
@@ -50,6 +47,7 @@ if TYPE_CHECKING:  # the client (and httpx) load after the first paint
     from ..service.client import ServiceClient
 
 log = logging.getLogger("paydesk.session")
+PAID_BY_NOTIFICATION = "PAID by notification"  # the connection's word while notifications come
 
 
 class NoProfileError(ServiceError):
@@ -59,7 +57,7 @@ class NoProfileError(ServiceError):
         super().__init__("Add a profile first")
 
 
-class Session(SessionWords):
+class Session(SessionSaving):
     def __init__(
         self,
         paths: Paths,
@@ -125,6 +123,23 @@ class Session(SessionWords):
         """A key of the key store kept or removed (entry ``profile/mode/kind``)."""
         self.health.keys_changed(name.partition("/")[0])
 
+    def connection_words(self) -> str:
+        """The status bar's word on the active profile's connection: "Checked 12 s ago",
+        "Offline since 14:02, retrying", what is wrong with its keys; but while another desk
+        or the shop's receiver checks payments, nothing (the shared ledger's own words say
+        who), and while notifications bring its payments, "PAID by notification": never an
+        ageing "Checked 13 min ago" for checks this desk has no need to make."""
+        profile = self.profile
+        if profile is None:
+            return ""
+        health = self.health.get(profile.id, self.mode)
+        if health.offline_since is None and not health.problem:
+            if self.checked_elsewhere():
+                return ""
+            if self.notified_lately(profile.id, self.mode):
+                return PAID_BY_NOTIFICATION
+        return health.text()
+
     async def load(self) -> None:
         """Read the profiles (off the loop's thread); draw this installation's id once."""
         self.settings = await asyncio.to_thread(self.file.load)
@@ -172,140 +187,6 @@ class Session(SessionWords):
     def report(self, text: str) -> None:
         self.hub.call_finished.emit(text)
 
-    async def _save(self) -> None:
-        # taken here, written off the loop's thread
-        snapshot = self.file.dump(replace(self.settings, profiles=self.store.kept_locally(self.settings.profiles)))
-        async with self._save_lock:
-            await asyncio.to_thread(self.file.write, snapshot)
-
-    async def save_ledger_url(self, url: str | None) -> None:
-        """The shared ledger's address (never with a password) for the next start; None:
-        this computer's own ledger. An Admin's (NotAllowed)."""
-        self.staff.require(Capability.SHARED_LEDGER)
-        self.settings.ledger_url = url
-        await self._save()
-
-    async def save_desk_name(self, name: str | None) -> None:
-        """The name the person gave this desk (None: its default name), for every start."""
-        self.settings.desk_name = name
-        await self._save()
-
-    async def set_mode(self, mode: str) -> None:
-        """Switch mode. Asking the user before going live is the window's job; switching
-        either way is a person's who may switch to live (NotAllowed)."""
-        if mode not in MODES:
-            raise ValueError(mode)
-        if mode != self.settings.active_mode:
-            self.staff.require(Capability.GO_LIVE)
-            self.settings.active_mode = mode
-            await self._save()
-            log.info("mode is now %s", mode)
-            self.hub.session_changed.emit()
-
-    async def switch_profile(self, profile_id: str) -> None:
-        """Another merchant active: a person's who may manage profiles (NotAllowed)."""
-        if self.settings.profile(profile_id) is None:
-            raise KeyError(profile_id)
-        if profile_id != self.settings.active_profile:
-            self.staff.require(Capability.PROFILES)
-            self.settings.active_profile = profile_id
-            self.settings.active_mode = "test"  # a switch of merchant starts safe
-            await self._save()
-            self.hub.session_changed.emit()
-
-    # -- profiles ---------------------------------------------------------------------
-
-    async def save_profile(self, profile: Profile, keys: dict[tuple[str, str], str], *, activate: bool = True) -> bool:
-        """``_save_profile``, a person's who may manage profiles and keys (NotAllowed)."""
-        self.staff.require(Capability.PROFILES)
-        return await self._save_profile(profile, keys, activate=activate)
-
-    async def _save_profile(self, profile: Profile, keys: dict[tuple[str, str], str], *, activate: bool) -> bool:
-        """Store the profile (without keys) and its keys (in the key store). Returns True
-        when the system keyring holds every key, False when some are kept for this session
-        only (the window says so; it never says "saved" for those).
-
-        On a shared ledger the profile is saved under its merchant id (``profile_store.py``),
-        for every desk, before its keys go to this desk's keyring; NoPublicKeyError when it
-        has no public key to name the merchant by; its LedgerError while that ledger is out
-        of reach (nothing saved, no key kept)."""
-        if self.profile_refusal(profile) is not None:
-            self.refuse_while_down()
-        edited = profile.id
-        profile = self.store.identify(profile, keys)
-        await self.store.save(profile)  # a shared ledger out of reach: nothing changed yet
-        persisted = True
-        for (mode, kind), value in keys.items():
-            persisted &= await self.keys.set(profile.id, mode, kind, value)
-        replaced = edited != profile.id and self._drop(edited)  # its address or public key changed
-        existing = self.settings.profile(profile.id)
-        if existing is None:
-            self.settings.profiles.append(profile)
-        else:
-            self.settings.profiles[self.settings.profiles.index(existing)] = profile
-        self._retire(profile.id)
-        if activate and (existing is None or self.settings.active_profile != profile.id):
-            # a new profile, or one switched to, opens in test mode, whatever mode the
-            # previous one was in (editing the active profile keeps its mode)
-            self.settings.active_mode = "test"
-        if activate:
-            self.settings.active_profile = profile.id
-        await self._save()
-        if replaced:
-            await self.store.delete(edited)
-            await self.keys.delete_profile(edited)
-            self.hub.profile_deleted.emit(edited)
-        self.hub.session_changed.emit()
-        return persisted
-
-    async def delete_profile(self, profile_id: str) -> None:
-        """Forget the profile and its keys (on a shared ledger: for every desk): a person's
-        who may manage profiles (NotAllowed)."""
-        self.staff.require(Capability.PROFILES)
-        profile = self.settings.profile(profile_id)
-        if profile is None:
-            return
-        if self.profile_refusal(profile) is not None:
-            self.refuse_while_down()
-        await self.store.delete(profile_id)
-        self._drop(profile_id)
-        await self._save()
-        await self.keys.delete_profile(profile_id)
-        self.hub.profile_deleted.emit(profile_id)
-        self.hub.session_changed.emit()
-
-    def _drop(self, profile_id: str) -> bool:
-        """The profile out of the list (and its clients); False when it was not there."""
-        profile = self.settings.profile(profile_id)
-        if profile is None:
-            return False
-        self.settings.profiles.remove(profile)
-        self._retire(profile_id)
-        if self.settings.active_profile == profile_id:
-            self.settings.active_profile = self.settings.profiles[0].id if self.settings.profiles else None
-            self.settings.active_mode = "test"
-        return True
-
-    async def reload_profiles(self) -> None:
-        """Read the profiles again: another desk of the shared ledger changed its merchants
-        (a "merchant" event). The active one stays if it is still there."""
-        saved = await asyncio.to_thread(self.file.load)
-        profiles = await self.store.load(saved.profiles)
-        gone = {p.id for p in self.settings.profiles} - {p.id for p in profiles}
-        self.settings.profiles = profiles
-        await self._carry_keys()
-        for profile_id in gone:
-            self._retire(profile_id)
-            self.hub.profile_deleted.emit(profile_id)
-        if self.settings.active is None:
-            self.settings.active_profile = profiles[0].id if profiles else None
-            self.settings.active_mode = "test"
-        self.hub.session_changed.emit()
-
-    async def _carry_keys(self) -> None:
-        """On a shared ledger: this desk's keys follow its profiles to the merchants shown."""
-        await carry_to_shown(self.keys, self.store.own_profiles(), self.settings.profiles, self._carried)
-
     async def key(self, mode: str | None = None, kind: str = "secret", profile: Profile | None = None) -> str | None:
         """A key of ``profile`` (default: the active one) for the user to see or publish: a
         secret one only for a person who may manage keys (NotAllowed)."""
@@ -344,10 +225,6 @@ class Session(SessionWords):
             await self.store.save(profile)
         except LedgerError as error:
             log.warning("the lookup path of %s is not shared yet: %s", profile.name, error)
-
-    def _retire(self, profile_id: str) -> None:
-        """The profile's keys or address changed: its clients end after their last call."""
-        self.clients.retire(profile_id)
 
     # -- the embedded sandbox -----------------------------------------------------------
 

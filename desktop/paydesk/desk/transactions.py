@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
+from ..i18n import customer
 from ..ledger import CREATING, DaySummary, LedgerError, LinkQuery, LinkRecord
 from ..service.call_class import CallClass, calls_as
 from ..service.errors import (
@@ -272,11 +273,12 @@ class TransactionsController:
             self.session.report(f"Exported {written} record{'' if written == 1 else 's'} to {path.name}")
         return written
 
-    def receipt(self, record: LinkRecord, merchant: str) -> list[tuple[str, str]]:
-        """The lines of a paid record's receipt (``receipt.lines``), for printing or a PDF:
-        refused (NotAllowed) unless the person may give receipts."""
+    def receipt(self, record: LinkRecord, merchant: str, language: str | None = None) -> list[tuple[str, str]]:
+        """The lines of a paid record's receipt (``receipt.lines``) in the customer's
+        ``language``, for printing or a PDF: refused (NotAllowed) unless the person may give
+        receipts."""
         self.session.staff.require(Capability.RECEIPTS)
-        return lines(record, merchant)
+        return lines(record, merchant, customer(language))
 
     # -- the day's figures ----------------------------------------------------------------
 

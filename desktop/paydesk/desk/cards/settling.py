@@ -9,12 +9,11 @@ import logging
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from ...ledger import LedgerError
 from ...ledger.cards import CardOperation, mask
 from ...ledger.owner import gone as owner_gone
 from ...service.call_class import CallClass, calls_as
 from ...service.errors import NotFoundError, ServiceError
-from ...service.models import CardTransaction, VirtualCard
+from ...service.models import VirtualCard
 from . import evidence
 
 if TYPE_CHECKING:
@@ -67,29 +66,7 @@ class Settling:
 
         def _emit_op(self, op: CardOperation) -> CardOperation: ...
 
-        async def _load_card(
-            self, profile: Profile, mode: str, card_hash: str, *, transactions: bool
-        ) -> CardRecord: ...
-
-    async def _reload_quietly(self, profile: Profile, op: CardOperation) -> None:
-        """After an operation: the card's new balance and transactions, if the service says
-        (never refused for who is signed in now: it follows what was allowed)."""
-        try:
-            await self._load_card(profile, op.mode, card_of(op), transactions=True)
-        except ServiceError as error:
-            log.info("card %s could not be read after %s: %s", op.masked, op.kind, error.message)
-        except LedgerError as error:  # a shared ledger gone meanwhile: read at its next change
-            log.info("card %s could not be read after %s: %s", op.masked, op.kind, error)
-
-    async def _transactions_of_gone(
-        self, profile: Profile, mode: str, card_hash: str, txs: list[CardTransaction]
-    ) -> None:
-        record = await self.ledger.card(profile.id, mode, card_hash)
-        if record is None or not txs:
-            return  # never a card of this wallet, or nothing to keep
-        await self.ledger.store_transactions(profile.id, mode, card_hash, txs)
-        await self._claim(profile.id, mode, card_hash)
-        self.hub.card_transactions_changed.emit(record)
+        async def _reload_quietly(self, profile: Profile, op: CardOperation) -> None: ...
 
     async def _claimed(
         self, profile_id: str, mode: str, card_hash: str | None, kinds: tuple[str, ...]
