@@ -226,11 +226,12 @@ async def _as_asked(session: Session, change: Awaitable[None]) -> None:
     """A profile or mode asked for on the command line: with staff set up, nobody is signed
     in yet and the desk refuses it (NotAllowed), said in the status bar, not raised."""
     from .desk.staff import NotAllowed
+    from .i18n import _
 
     try:
         await change
     except NotAllowed as refused:
-        session.report(f"{refused.message} (asked for on the command line)")
+        session.report(_("{refusal} (asked for on the command line)").format(refusal=refused.message))
 
 
 async def run(

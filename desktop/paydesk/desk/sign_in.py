@@ -28,6 +28,7 @@ from typing import Protocol, TypeVar
 
 from ..config.counter import IDLE_LOCK_MOST, CounterSettings
 from ..config.paths import Paths
+from ..i18n import _, ngettext
 from ..ledger.staff import LastAdmin, NameTaken, NoSuchPerson, PinRefused, StaffBook
 from ..service.errors import ServiceError
 from .staff import Capability, Person, Role, Staff
@@ -41,25 +42,35 @@ class WrongPin(ServiceError):
     def __init__(self, wait_s: float, *, waiting: bool = False) -> None:
         self.wait_s = wait_s
         self.waiting = waiting
-        if waiting:
-            text = f"Too many wrong PINs. Try again in {_duration(wait_s)}."
-        elif wait_s > 0:
-            text = f"Wrong PIN. Try again in {_duration(wait_s)}."
+        seconds = max(1, math.ceil(wait_s))
+        minutes = math.ceil(seconds / 60)
+        if wait_s <= 0 and not waiting:
+            text = _("Wrong PIN. Try again.")
+        elif waiting and seconds < 90:
+            text = ngettext(
+                "Too many wrong PINs. Try again in {n} second.",
+                "Too many wrong PINs. Try again in {n} seconds.",
+                seconds,
+            ).format(n=seconds)
+        elif waiting:
+            text = ngettext(
+                "Too many wrong PINs. Try again in {n} minute.",
+                "Too many wrong PINs. Try again in {n} minutes.",
+                minutes,
+            ).format(n=minutes)
+        elif seconds < 90:
+            text = ngettext(
+                "Wrong PIN. Try again in {n} second.", "Wrong PIN. Try again in {n} seconds.", seconds
+            ).format(n=seconds)
         else:
-            text = "Wrong PIN. Try again."
+            text = ngettext(
+                "Wrong PIN. Try again in {n} minute.", "Wrong PIN. Try again in {n} minutes.", minutes
+            ).format(n=minutes)
         super().__init__(text)
 
 
 class StaffRefused(ServiceError):
     """A change to the staff list refused (a PIN or a name not taken, the last Admin...)."""
-
-
-def _duration(seconds: float) -> str:
-    whole = max(1, math.ceil(seconds))
-    if whole < 90:
-        return f"{whole} second{'s' if whole != 1 else ''}"
-    minutes = math.ceil(whole / 60)
-    return f"{minutes} minutes"
 
 
 class HasSettings(Protocol):
@@ -120,7 +131,7 @@ class SignIn:
     async def set_idle_lock_minutes(self, minutes: int) -> None:
         self.staff.require(Capability.STAFF)
         if not 0 <= minutes <= IDLE_LOCK_MOST:
-            raise StaffRefused(f"Lock after 1 to {IDLE_LOCK_MOST} idle minutes, or 0 for never.")
+            raise StaffRefused(_("Lock after 1 to {most} idle minutes, or 0 for never.").format(most=IDLE_LOCK_MOST))
         self._counter.settings = replace(self._counter.settings, idle_lock_minutes=minutes)
         await self._counter.settings.save(self._paths)
 
@@ -132,7 +143,7 @@ class SignIn:
             await self.people()  # another desk of the shop may have set staff up meanwhile
         first = not self.staff.set_up
         if first and role is not Role.ADMIN:
-            raise StaffRefused("The first person set up must be an Admin.")
+            raise StaffRefused(_("The first person set up must be an Admin."))
         if not first:
             self.staff.require(Capability.STAFF)
         person = await self._asked(self.book.add(name, role, pin))
@@ -152,7 +163,7 @@ class SignIn:
     async def remove_person(self, person_id: str) -> None:
         self.staff.require(Capability.STAFF)
         if self.staff.person is not None and self.staff.person.id == person_id:
-            raise StaffRefused("You cannot remove yourself: another Admin can.")
+            raise StaffRefused(_("You cannot remove yourself: another Admin can."))
         await self._asked(self.book.remove(person_id))
 
     async def _asked(self, work: Awaitable[T]) -> T:

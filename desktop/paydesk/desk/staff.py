@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..i18n import _
 from ..ledger.staff import CAPABILITIES, Capability, Person, Role
 from ..service.errors import ServiceError
 
@@ -31,9 +32,11 @@ class NotAllowed(ServiceError):
 
     def __init__(self, capability: Capability, person: Person | None, text: str = "") -> None:
         if not text and person is None:
-            text = "Sign in first: this desk is locked."
+            text = _("Sign in first: this desk is locked.")
         elif not text and person is not None:
-            text = f"{person.name} ({person.role.title}) may not use {capability.value}."
+            text = _("{name} ({role}) may not use {capability}.").format(
+                name=person.name, role=person.role.title, capability=capability.words
+            )
         super().__init__(text)
         self.capability = capability
         self.person = person
@@ -77,9 +80,11 @@ class Staff:
         person = self.person
         if person is None or person.role is Role.ADMIN or made_by == person.name:
             return
-        maker = f"by {made_by}" if made_by else "before anyone signed in"
-        text = f"{person.name} may void only their own sales: this one was made {maker}."
-        raise NotAllowed(capability, person, text)
+        if made_by:
+            text = _("{name} may void only their own sales: this one was made by {maker}.")
+        else:
+            text = _("{name} may void only their own sales: this one was made before anyone signed in.")
+        raise NotAllowed(capability, person, text.format(name=person.name, maker=made_by))
 
     @property
     def actor(self) -> str | None:

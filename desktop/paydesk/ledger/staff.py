@@ -27,30 +27,37 @@ from dataclasses import dataclass
 
 from argon2.low_level import Type, hash_secret_raw
 
+from ..i18n import N_, _
 from .errors import LedgerError
 
 
 class Capability(enum.Enum):
-    """One thing a person may do. Its value is how it is named in the ledger and the docs."""
+    """One thing a person may do. Its value is how it is named in the ledger and the docs;
+    ``words``, on screen, in the staff's language."""
 
     # the counter
-    SELL = "sell"
-    VOID_OWN_SALE = "void own sale"  # void their own open sale, decide after it
-    CLOSE_SHIFT = "close shift"
+    SELL = N_("sell")
+    VOID_OWN_SALE = N_("void own sale")  # void their own open sale, decide after it
+    CLOSE_SHIFT = N_("close shift")
     # finance
-    LINKS = "payment links"
-    BULK_LINKS = "bulk links"
-    TRANSACTIONS = "transactions"
-    EXPORT = "export"
-    RECEIPTS = "receipts"
-    END_OF_DAY = "end of day"
-    CHECK_ALL_OPEN = "check all open"
+    LINKS = N_("payment links")
+    BULK_LINKS = N_("bulk links")
+    TRANSACTIONS = N_("transactions")
+    EXPORT = N_("export")
+    RECEIPTS = N_("receipts")
+    END_OF_DAY = N_("end of day")
+    CHECK_ALL_OPEN = N_("check all open")
     # admin
-    CARDS = "cards"
-    PROFILES = "profiles and keys"
-    GO_LIVE = "switch to live"
-    SHARED_LEDGER = "shared ledger settings"
-    STAFF = "staff"
+    CARDS = N_("cards")
+    PROFILES = N_("profiles and keys")
+    GO_LIVE = N_("switch to live")
+    SHARED_LEDGER = N_("shared ledger settings")
+    STAFF = N_("staff")
+
+    @property
+    def words(self) -> str:
+        """The capability in a sentence, in the staff's language ("payment links")."""
+        return _(self.value)
 
 
 class Role(enum.Enum):
@@ -60,7 +67,11 @@ class Role(enum.Enum):
 
     @property
     def title(self) -> str:
-        return self.value.capitalize()
+        """The role as the screens name it, in the staff's language ("Counter")."""
+        return _(_ROLE_TITLES[self])
+
+
+_ROLE_TITLES = {Role.COUNTER: N_("Counter"), Role.FINANCE: N_("Finance"), Role.ADMIN: N_("Admin")}
 
 
 _COUNTER = frozenset({Capability.SELL, Capability.VOID_OWN_SALE, Capability.CLOSE_SHIFT})
@@ -162,23 +173,23 @@ class LastAdmin(LedgerError):
     """The change would leave the shop with no Admin: nothing was changed."""
 
     def __init__(self) -> None:
-        super().__init__("The shop must keep at least one Admin: make someone else an Admin first.")
+        super().__init__(_("The shop must keep at least one Admin: make someone else an Admin first."))
 
 
 class NoSuchPerson(LedgerError):
     def __init__(self) -> None:
-        super().__init__("That person is no longer on the staff list.")
+        super().__init__(_("That person is no longer on the staff list."))
 
 
 class NameTaken(LedgerError):
     def __init__(self, name: str) -> None:
-        super().__init__(f"There is already someone called {name} on the staff list.")
+        super().__init__(_("There is already someone called {name} on the staff list.").format(name=name))
 
 
 def pin_problem(pin: str) -> str | None:
     """What is wrong with a PIN as typed, in one plain sentence, or None."""
     if not _DIGITS.fullmatch(pin) or not PIN_FEWEST <= len(pin) <= PIN_MOST:
-        return f"A PIN is {PIN_FEWEST} to {PIN_MOST} digits."
+        return _("A PIN is {fewest} to {most} digits.").format(fewest=PIN_FEWEST, most=PIN_MOST)
     return None
 
 
@@ -186,11 +197,11 @@ def name_problem(name: str) -> str | None:
     """What is wrong with a person's name as typed, or None."""
     text = name.strip()
     if not text:
-        return "Give the person a name."
+        return _("Give the person a name.")
     if len(text) > NAME_MOST:
-        return f"A name is at most {NAME_MOST} characters."
+        return _("A name is at most {most} characters.").format(most=NAME_MOST)
     if _CONTROL.search(text):
-        return "A name is one line of text."
+        return _("A name is one line of text.")
     return None
 
 
