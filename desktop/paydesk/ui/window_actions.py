@@ -3,13 +3,24 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu
 
 if TYPE_CHECKING:
-    from PySide6.QtWidgets import QMainWindow
+    from PySide6.QtWidgets import QMainWindow, QTabWidget
+
+    from ..config.profiles import Profile
+    from ..desk.build import Desk
+    from ..desk.session import Session
+    from ..desk.tasks import TaskSet
+    from .bulk.entry import BulkEntry
+    from .counter.shifts import CounterShiftsWindow
+    from .links.tab import LinksTab
+    from .notifications.window import NotificationsWindow
+    from .profile_editor import ProfileEditor
+    from .shared_ledger import SharedLedgerDialog
 
     _Window = QMainWindow
 else:
@@ -19,9 +30,33 @@ else:
 class WindowActions(_Window):
     """MainWindow's keys (``_shortcuts``) and menus (``_menus``)."""
 
-    if TYPE_CHECKING:  # the window's own attributes and methods, typed in main_window.py
+    # what they use of the window, made in main_window.py's MainWindow
+    desk: Desk
+    session: Session
+    tasks: TaskSet
+    tabs: QTabWidget
+    links_tab: LinksTab
+    # what they make
+    settings_menu: QMenu
+    view_menu: QMenu
+    shared_ledger_action: QAction
+    notifications_action: QAction
+    counter_shifts_action: QAction
+    bulk: BulkEntry
 
-        def __getattr__(self, name: str) -> Any: ...
+    if TYPE_CHECKING:  # the window's methods they call, defined in main_window.py
+
+        async def toggle_mode(self) -> bool: ...
+
+        async def open_editor(self, profile: Profile | None) -> ProfileEditor: ...
+
+        async def open_shared_ledger(self) -> SharedLedgerDialog: ...
+
+        def focus_lookup(self) -> None: ...
+
+        def show_notifications(self) -> NotificationsWindow: ...
+
+        def show_counter_shifts(self) -> CounterShiftsWindow: ...
 
     def _shortcuts(self) -> None:
         """The window's keys: Ctrl+1…4 a tab, Ctrl+Shift+M the mode, Ctrl+, the profile,
@@ -49,6 +84,10 @@ class WindowActions(_Window):
         quit_.triggered.connect(self.close)
         self.addAction(quit_)
 
+    def _save_language(self, code: str | None) -> None:
+        """Settings → Language: the choice saved (in a task of the window's)."""
+        self.tasks.spawn(self.session.save_language(code), "language")
+
     def _menus(self) -> None:
         """Settings (Shared ledger…), View (Notifications…, Counter shifts…, Batches…) and
         Links (Bulk links…)."""
@@ -57,13 +96,7 @@ class WindowActions(_Window):
         self.menuBar().addMenu(settings)
         from .language import language_menu
 
-        settings.addMenu(
-            language_menu(
-                self,
-                self.session.settings.language,
-                lambda code: self.tasks.spawn(self.session.save_language(code), "language"),
-            )
-        )
+        settings.addMenu(language_menu(self, self.session.settings.language, self._save_language))
         self.shared_ledger_action = QAction("Shared &ledger…", self)
         self.shared_ledger_action.setObjectName("shared-ledger-action")
         settings.addAction(self.shared_ledger_action)
