@@ -25,8 +25,6 @@ import enum
 import re
 from dataclasses import dataclass
 
-from argon2.low_level import Type, hash_secret_raw
-
 from ..i18n import N_, _
 from .errors import LedgerError
 
@@ -211,6 +209,9 @@ def name_key(name: str) -> str:
 
 
 def _hash(pin: str, salt: bytes, cost: PinCost) -> bytes:
+    # imported here, on the worker thread of the first PIN: not on the way to the first paint
+    from argon2.low_level import Type, hash_secret_raw
+
     return hash_secret_raw(
         pin.encode("ascii"),
         salt,
