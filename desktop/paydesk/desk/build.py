@@ -3,10 +3,10 @@
 - ``open_folders`` makes PayDesk's folders and starts its log file (every line redacted);
 - ``keys_later`` / ``open_keys`` make the key store (the system keyring, or memory);
 - ``build_desk(paths, keys)`` makes the hub, the ledgers, the connection's health, the
-  embedded sandbox (not started), the session, the controllers (links, transactions,
-  cards, counter, bulk), the scheduler, the notification test, and on a shared ledger the
-  other desks' feed, and wires them: nothing is attached to a desk after it is built;
-  ``Desk.start_background()`` starts what runs behind the screens;
+  embedded sandbox (not started), the session, the controllers (links and counter;
+  transactions, cards, bulk and the notification test at their first use), the scheduler,
+  and on a shared ledger the other desks' feed, and wires them: nothing is attached to a
+  desk after it is built; ``Desk.start_background()`` starts what runs behind the screens;
 - ``open_desk`` does all of it for a process without a window.
 
 The window (``app.py``) takes these steps in its own order (the keyring after the first
@@ -19,6 +19,7 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -34,11 +35,7 @@ from ..ledger.sqlite.batch import SqliteBatchBook
 from ..ledger.sqlite.cards import SqliteCardLedger
 from ..ledger.sqlite.counter import SqliteCounterBook
 from ..ledger.sqlite.inbox import SqliteInbox
-from ..ledger.sqlite.staff import SqliteStaffBook
-from ..ledger.staff import StaffBook
 from .budgets import Budgets, BusyWatch
-from .bulk.runner import BulkController
-from .cards.controller import CardsController
 from .counter import CounterController
 from .desk_name import DeskNaming
 from .embedded import EmbeddedSandbox
@@ -47,12 +44,10 @@ from .health import ConnectionHealth
 from .ledger_choice import choose_ledger
 from .links import LinksController
 from .notified import Notified
-from .notify_test import NotificationTest
 from .profile_store import SharedProfiles
 from .scheduler import Scheduler
 from .session import Session
-from .sign_in import SignIn
-from .transactions import TransactionsController
+from .sign_in import SignIn, staff_book
 from .transports import Transports
 
 if TYPE_CHECKING:
@@ -62,7 +57,11 @@ if TYPE_CHECKING:
     from ..ledger.cards import CardLedger
     from ..ledger.postgres.engine import PgEngine
     from ..service.budget_book import Book
+    from .bulk.runner import BulkController
+    from .cards.controller import CardsController
     from .live import Live
+    from .notify_test import NotificationTest
+    from .transactions import TransactionsController
 
 WATCH_DAYS = 7  # open records younger than this are watched from the start; older: Check all open
 KEYRING_WAIT = 5.0  # s: a system keyring that does not answer by then is not used this session
@@ -115,22 +114,48 @@ class Desk:
     hub: Hub
     session: Session
     links: LinksController
-    transactions: TransactionsController
-    cards: CardsController
     scheduler: Scheduler
     inbox: Inbox  # the notifications received, beside the ledger (ledger/inbox.py)
     book: CounterBook  # the counters' sales and shifts, beside the ledger (ledger/counter.py)
     counter: CounterController  # this computer's counter (desk/counter.py)
     batches: BatchBook  # the batches of bulk links, beside the ledger (ledger/batch.py)
-    bulk: BulkController  # runs them (desk/bulk/runner.py); never resumed silently at start
     naming: DeskNaming  # this desk's name (desk/desk_name.py): status bars, counter shifts
     budgets: Budgets  # one call budget per service origin (desk/budgets.py)
     busy: BusyWatch  # the status bar's words while the active profile's budget is tight
-    notify_test: NotificationTest  # Send a test notification (desk/notify_test.py)
     sign_in: SignIn  # who is signed in, the lock, the staff list (desk/sign_in.py)
     started: bool = False  # start_background() has run
     live: Live | None = None  # on a shared ledger: the other desks' changes, the poller lease
     receiver: Serving | None = None  # the notification receiver this process runs (receiver/)
+
+    # The controllers of the tabs not shown first, and the notification test, are made (and
+    # their modules imported) at their first use: by the window's tabs built after its first
+    # paint, by start_background (docs/ARCHITECTURE.md, "Start-up order"). None of them
+    # listens to the hub, so none misses anything by being made later.
+    @cached_property
+    def transactions(self) -> TransactionsController:
+        from .transactions import TransactionsController
+
+        return TransactionsController(self.links)
+
+    @cached_property
+    def cards(self) -> CardsController:
+        from .cards.controller import CardsController
+
+        return CardsController(self.session, self.session.card_ledger)
+
+    @cached_property
+    def bulk(self) -> BulkController:
+        """Runs the batches of bulk links (desk/bulk/runner.py); never resumed silently at start."""
+        from .bulk.runner import BulkController
+
+        return BulkController(self.session, self.links, self.batches, self.hub, scheduler=self.scheduler)
+
+    @cached_property
+    def notify_test(self) -> NotificationTest:
+        """Send a test notification (desk/notify_test.py)."""
+        from .notify_test import NotificationTest
+
+        return NotificationTest(self.session, self.links, self.inbox)
 
     async def open(self) -> None:
         """Wait for the ledger to be open and read the profiles (off the loop's thread)."""
@@ -230,14 +255,12 @@ def build_desk(
     inbox: Inbox
     book: CounterBook
     batches: BatchBook
-    staff: StaffBook
     engine: PgEngine | None = None
     if ledger_url:  # psycopg loads only for a shared ledger
         from ..ledger.postgres.batch import PostgresBatchBook
         from ..ledger.postgres.counter import PostgresCounterBook
         from ..ledger.postgres.inbox import PostgresInbox
         from ..ledger.postgres.shared import open_shared
-        from ..ledger.postgres.staff import PostgresStaffBook
 
         engine, ledger, card_ledger = open_shared(
             ledger_url, password=ledger_password, desk="", on_reachable=hub.ledger_reachable.emit
@@ -245,7 +268,6 @@ def build_desk(
         inbox = PostgresInbox(engine)
         book = PostgresCounterBook(engine)
         batches = PostgresBatchBook(engine)
-        staff = PostgresStaffBook(engine)
     else:
         sqlite = SqliteLedger(Path(ledger_file or paths.data / "ledger.sqlite3"))
         sqlite.on_busy(hub.ledger_busy.emit)
@@ -253,7 +275,6 @@ def build_desk(
         inbox = SqliteInbox.beside(sqlite)
         book = SqliteCounterBook.beside(sqlite)
         batches = SqliteBatchBook.beside(sqlite)
-        staff = SqliteStaffBook.beside(sqlite)
     keys.on_waiting = hub.keyring_waiting.emit
     budgets = Budgets(None if engine is None else _shop_books(engine))
     transports = transports if transports is not None else Transports()
@@ -302,20 +323,16 @@ def build_desk(
         hub=hub,
         session=session,
         links=links,
-        transactions=TransactionsController(links),
-        cards=CardsController(session, card_ledger),
         scheduler=scheduler,
         inbox=inbox,
         book=book,
         counter=counter,
         batches=batches,
         live=live,
-        bulk=BulkController(session, links, batches, hub, scheduler=scheduler),
         naming=DeskNaming(session, counter, claim=None if live is None else live.claim_name),
         budgets=budgets,
         busy=BusyWatch(budgets, hub, lambda: session.profile),
-        notify_test=NotificationTest(session, links, inbox),
-        sign_in=SignIn(session.staff, staff, counter, paths),
+        sign_in=SignIn(session.staff, staff_book(engine, ledger), counter, paths),
     )
     notified = _notified(desk)
     scheduler.notified = notified

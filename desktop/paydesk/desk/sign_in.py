@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Awaitable
 from dataclasses import replace
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from ..config.counter import IDLE_LOCK_MOST, CounterSettings
 from ..config.paths import Paths
@@ -33,7 +33,25 @@ from ..ledger.staff import LastAdmin, NameTaken, NoSuchPerson, PinRefused, Staff
 from ..service.errors import ServiceError
 from .staff import Capability, Person, Role, Staff
 
+if TYPE_CHECKING:
+    from ..ledger import Ledger
+    from ..ledger.postgres.engine import PgEngine
+
 T = TypeVar("T")
+
+
+def staff_book(engine: PgEngine | None, ledger: Ledger) -> StaffBook:
+    """The staff book beside the desk's ledger: the shared ledger's (``engine``), else the
+    desk's own file's (psycopg loads only for a shared ledger)."""
+    if engine is not None:
+        from ..ledger.postgres.staff import PostgresStaffBook
+
+        return PostgresStaffBook(engine)
+    from ..ledger import SqliteLedger
+    from ..ledger.sqlite.staff import SqliteStaffBook
+
+    assert isinstance(ledger, SqliteLedger)
+    return SqliteStaffBook.beside(ledger)
 
 
 class WrongPin(ServiceError):
@@ -173,4 +191,4 @@ class SignIn:
             raise StaffRefused(str(refused)) from None
 
 
-__all__ = ["SignIn", "StaffRefused", "WrongPin"]
+__all__ = ["SignIn", "StaffRefused", "WrongPin", "staff_book"]
