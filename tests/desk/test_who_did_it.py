@@ -22,7 +22,7 @@ from tests import profiles
 
 SHOP = "till@example.com"
 ANA = Person("p-ana", "Ana", Role.ADMIN)
-BEN = Person("p-ben", "Ben", Role.FINANCE)
+BEN = Person("p-ben", "Ben", Role.ADMIN)  # may act on anyone's sale, and on the cards
 
 
 def request(ref: str) -> PaymentRequest:
