@@ -1,0 +1,192 @@
+"""Settings → Staff…: the shop's staff (add, change, remove) and this computer's idle lock.
+
+With no staff yet it starts the set-up: the first person added is an Admin, signed in at
+once, and from then on PayDesk opens on the sign-in screen. The rules (who may manage
+staff, the first person an Admin, the PIN's hash) are the desk's (desk/sign_in.py): the
+dialog asks, and says a refusal in one sentence under the list.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...desk.sign_in import SignIn
+from ...desk.staff import Person, Staff
+from ...desk.tasks import TaskSet
+from ...ledger import LedgerError
+from ...service.errors import ServiceError
+from ..dialogs import confirm, run_dialog
+from ..field_message import FieldMessage
+from ..widgets import button
+from . import StaffWindow
+from .person import PersonDialog
+
+
+FIRST_WORDS = (
+    "No staff are set up: anyone at this computer may do everything. Add the first person, "
+    "an Admin: they are signed in at once, and from then on PayDesk opens on the sign-in screen."
+)
+STAFF_WORDS = "Each person signs in with their own PIN. What they may do follows their role."
+IDLE_MOST = 240  # minutes
+
+
+async def open_staff(window: StaffWindow) -> StaffDialog:
+    """Settings → Staff…, opened over ``window`` until it is closed."""
+    dialog = StaffDialog(window.desk.sign_in, window.session.staff, window.tasks, window)
+    await run_dialog(dialog, before=dialog.reload())
+    return dialog
+
+
+class StaffDialog(QDialog):
+    def __init__(self, sign_in: SignIn, staff: Staff, tasks: TaskSet, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("staff-dialog")
+        self.setWindowTitle("Staff")
+        self.sign_in, self.staff = sign_in, staff
+        self.tasks = tasks.child(self)
+        self._people: list[Person] = []
+        column = QVBoxLayout(self)
+        self.words = QLabel(STAFF_WORDS)
+        self.words.setObjectName("staff-words")
+        self.words.setWordWrap(True)
+        column.addWidget(self.words)
+        caption = QLabel("&People")
+        column.addWidget(caption)
+        row = QHBoxLayout()
+        self.people = QListWidget()
+        self.people.setObjectName("staff-people")
+        self.people.setAccessibleName("People")
+        self.people.setMinimumSize(260, 160)
+        caption.setBuddy(self.people)
+        row.addWidget(self.people, 1)
+        buttons = QVBoxLayout()
+        self.add_button = button("&Add person…", "add-person")
+        self.change_button = button("&Change…", "change-person")
+        self.remove_button = button("&Remove…", "remove-person")
+        for made in (self.add_button, self.change_button, self.remove_button):
+            buttons.addWidget(made)
+        buttons.addStretch(1)
+        row.addLayout(buttons)
+        column.addLayout(row)
+        self.message = FieldMessage("staff", lines=2)
+        column.addWidget(self.message)
+        form = QFormLayout()
+        self.idle = QSpinBox()
+        self.idle.setObjectName("idle-lock-minutes")
+        self.idle.setAccessibleName("Lock after")
+        self.idle.setRange(0, IDLE_MOST)
+        self.idle.setSuffix(" idle minutes")
+        self.idle.setSpecialValueText("Never")
+        self.idle.setToolTip("On this computer: PayDesk locks after this many minutes without a key or a click")
+        idle_caption = QLabel("&Lock after")
+        idle_caption.setBuddy(self.idle)
+        form.addRow(idle_caption, self.idle)
+        column.addLayout(form)
+        self.idle_message = FieldMessage("idle-lock", lines=1)
+        column.addWidget(self.idle_message)
+        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        close.button(QDialogButtonBox.StandardButton.Close).setAccessibleName("Close")
+        close.rejected.connect(self.reject)
+        column.addWidget(close)
+
+        self.add_button.clicked.connect(lambda: self.tasks.replace("person", self.add()))
+        self.change_button.clicked.connect(lambda: self.tasks.replace("person", self.change()))
+        self.remove_button.clicked.connect(lambda: self.tasks.replace("person", self.remove()))
+        self.people.currentRowChanged.connect(self._chosen)
+        self.people.itemActivated.connect(lambda _item: self.tasks.replace("person", self.change()))
+        self.idle.setValue(int(sign_in.idle_lock_minutes or 0))
+        self.idle.valueChanged.connect(lambda n: self.tasks.replace("idle", self._set_idle(n)))
+        self._chosen()
+
+    # -- the list --------------------------------------------------------------------------
+
+    async def reload(self) -> None:
+        chosen = self.chosen()
+        try:
+            self._people = await self.sign_in.people()
+        except (LedgerError, ServiceError) as error:
+            self.message.say(f"The staff could not be read: {error}")
+            return
+        self.people.clear()
+        for person in self._people:
+            item = QListWidgetItem(person.label)
+            item.setData(Qt.ItemDataRole.UserRole, person.id)
+            self.people.addItem(item)
+            if chosen is not None and person.id == chosen.id:
+                self.people.setCurrentItem(item)
+        if self.people.currentRow() < 0 and self._people:
+            self.people.setCurrentRow(0)
+        first = not self._people
+        self.words.setText(FIRST_WORDS if first else STAFF_WORDS)
+        self.add_button.setText("&Add the first Admin…" if first else "&Add person…")
+        self.add_button.setAccessibleName("Add the first Admin" if first else "Add person")
+        self._chosen()
+
+    def chosen(self) -> Person | None:
+        row = self.people.currentRow()
+        return self._people[row] if 0 <= row < len(self._people) else None
+
+    def _chosen(self, *_: object) -> None:
+        some = self.chosen() is not None
+        self.change_button.setEnabled(some)
+        self.remove_button.setEnabled(some)
+
+    # -- add, change, remove ---------------------------------------------------------------
+
+    async def add(self) -> None:
+        first = not self._people
+        dialog = PersonDialog(self.sign_in, None, self.tasks, self, first=first)
+        if await run_dialog(dialog):
+            self.message.say(f"{dialog.done_person.name} added." if dialog.done_person else None, ok=True)
+            await self.reload()
+
+    async def change(self) -> None:
+        person = self.chosen()
+        if person is None:
+            return
+        dialog = PersonDialog(self.sign_in, person, self.tasks, self)
+        if await run_dialog(dialog):
+            self.message.say(f"{person.name} changed.", ok=True)
+            await self.reload()
+
+    async def remove(self) -> None:
+        person = self.chosen()
+        if person is None:
+            return
+        if not await confirm(
+            self,
+            "Remove this person?",
+            f"Remove {person.name} ({person.role.title})?",
+            "They can no longer sign in. What they did stays in the ledger under their name.",
+            "Remove",
+            "Keep",
+            object_name="confirm-remove-person",
+        ):
+            return
+        try:
+            await self.sign_in.remove(person.id)
+        except (LedgerError, ServiceError) as error:  # NotAllowed among them
+            self.message.say(str(error))
+            return
+        self.message.say(f"{person.name} removed.", ok=True)
+        await self.reload()
+
+    async def _set_idle(self, minutes: int) -> None:
+        try:
+            await self.sign_in.set_idle_lock_minutes(minutes)
+        except (OSError, LedgerError, ServiceError) as error:
+            self.idle_message.say(f"Not saved: {error}")
+            return
+        self.idle_message.say(None)

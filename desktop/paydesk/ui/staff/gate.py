@@ -1,0 +1,163 @@
+"""The main window's door when staff are set up: the sign-in screen over its content while
+nobody is signed in, "Ana · Counter" and *Lock* in the status bar while someone is, the
+idle lock, and what the person may see (rights.py), refreshed on every change of person.
+
+Locking hides the content (amounts, references): the window's page is the sign-in screen,
+its toolbar, menus and keys are out of reach, and PayDesk's other windows (Notifications,
+Counter shifts, Bulk links, a dialog open) are hidden until someone signs in again: shown
+again to the same person, closed when another signs in. The customer display is not one of
+them: it keeps showing what it showed. The shift stays open whoever signs in.
+"""
+
+from __future__ import annotations
+
+import shiboken6
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtWidgets import QApplication, QDialog, QLabel, QStackedWidget, QWidget
+
+from ...desk.staff import Person
+from ..widgets import button
+from . import StaffWindow
+from .idle import IdleWatch
+from .rights import apply_rights
+from .screen import SignInScreen
+
+
+class StaffGate(QObject):
+    def __init__(self, window: StaffWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.sign_in = window.desk.sign_in
+        self.staff = window.session.staff
+        self.tasks = window.tasks
+        content = window.takeCentralWidget()
+        assert content is not None  # the window's tabs and banners, made before the gate
+        self.content: QWidget = content
+        self.stack = QStackedWidget()
+        self.stack.setObjectName("window-pages")
+        self.stack.addWidget(self.content)
+        self.screen = SignInScreen(self.sign_in, self.tasks)
+        self.stack.addWidget(self.screen)
+        window.setCentralWidget(self.stack)
+        self.who = QLabel("")
+        self.who.setObjectName("status-person")
+        self.lock_button = button("&Lock", "lock-button")
+        self.lock_button.setToolTip("Lock PayDesk until someone signs in (Ctrl+L)")
+        self.lock_button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        self.lock_button.clicked.connect(self.lock)
+        window.status.addPermanentWidget(self.who)
+        window.status.addPermanentWidget(self.lock_button)
+        self.idle = IdleWatch(self, self._idle_minutes, self._signed_in, self.lock)
+        self._hidden: list[QWidget] = []  # PayDesk's windows hidden by the lock
+        self._hidden_for: str | None = None  # whose they were
+        self._last: Person | None = None  # who was signed in last at this desk
+        self._locked: bool | None = None
+        self._off: list = []  # the window's keys and menu actions switched off by the lock
+        self.staff.on_change(self._heard)
+        self.refresh()
+
+    # -- state to screen -------------------------------------------------------------------
+
+    def _heard(self, person: Person | None) -> None:
+        """The desk's word on a change of person (a listener it keeps: harmless once the
+        window has gone)."""
+        if shiboken6.isValid(self) and shiboken6.isValid(self.window):
+            self.refresh()
+
+    @property
+    def locked(self) -> bool:
+        return self.staff.set_up and self.staff.person is None
+
+    def refresh(self) -> None:
+        person, locked = self.staff.person, self.locked
+        if person is not None and self._last is not None and person.id != self._last.id:
+            self._drop_hidden()  # another person: what the last one had open goes
+        if locked != self._locked:
+            self._show_locked(locked)
+        if person is not None:
+            self._last = person
+            self.idle.touched()
+            self._show_hidden()
+        shown = person is not None and self.staff.set_up
+        self.who.setText(person.label if person is not None else "")
+        self.who.setAccessibleName(f"Signed in: {person.label}" if person is not None else "Signed in")
+        self.who.setVisible(shown)
+        self.lock_button.setVisible(shown)
+        apply_rights(self.window, self.staff)
+        if not locked and self._locked is not None and person is not None:
+            self.window.focus_tab()
+        self._locked = locked
+
+    def _show_locked(self, locked: bool) -> None:
+        window = self.window
+        if locked:
+            self._hide_windows()
+            self.screen.set_locked(self._last is not None)
+            self.screen.act = self.sign_in.switch if self._last is not None else self.sign_in.sign_in
+            self.stack.setCurrentWidget(self.screen)
+            self.tasks.replace("sign-in people", self._show_screen())
+        else:
+            self.stack.setCurrentWidget(self.content)
+        window.menuBar().setVisible(not locked)
+        toolbar = window.findChild(QWidget, "toolbar")
+        if toolbar is not None:
+            toolbar.setVisible(not locked)
+        window.status.setVisible(not locked)
+        if locked:
+            self._off = [a for a in window.actions() if a.isEnabled()]
+            for action in self._off:
+                action.setEnabled(False)
+        else:
+            for action in self._off:
+                action.setEnabled(True)
+            self._off = []
+
+    async def _show_screen(self) -> None:
+        await self.screen.reload()
+        if self.locked:
+            self.screen.focus()
+
+    # -- locking ---------------------------------------------------------------------------
+
+    def lock(self) -> None:
+        """Lock now (Lock, Ctrl+L, the idle minutes); nothing when nobody is signed in."""
+        if self.staff.set_up and self.staff.person is not None:
+            self.sign_in.lock()
+
+    def _signed_in(self) -> bool:
+        return self.staff.set_up and self.staff.person is not None
+
+    def _idle_minutes(self) -> float:
+        return float(self.sign_in.idle_lock_minutes or 0)
+
+    def _hide_windows(self) -> None:
+        """PayDesk's other windows out of sight, the customer display left as it is."""
+        from ..counter.display import CustomerDisplay
+
+        self._hidden_for = self._last.id if self._last is not None else None
+        for widget in QApplication.topLevelWidgets():
+            if widget is self.window or isinstance(widget, CustomerDisplay) or not widget.isVisible():
+                continue
+            widget.hide()
+            self._hidden.append(widget)
+
+    def _show_hidden(self) -> None:
+        hidden, self._hidden = self._hidden, []
+        for widget in hidden:
+            if shiboken6.isValid(widget):
+                widget.show()
+
+    def _drop_hidden(self) -> None:
+        """Another person signed in: the windows the last one had open are closed (a dialog
+        answers Cancel), never shown to the next person."""
+        hidden, self._hidden = self._hidden, []
+        for widget in hidden:
+            if not shiboken6.isValid(widget):
+                continue
+            if isinstance(widget, QDialog):
+                widget.reject()
+            else:
+                widget.close()
+
+    def close(self) -> None:
+        self.idle.stop()

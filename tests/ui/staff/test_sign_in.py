@@ -1,0 +1,72 @@
+"""Signing in, locking and switching person at PayDesk's window, as staff do it."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from tests.ui import press
+from tests.ui.staff.conftest import (
+    ADMIN,
+    ADMIN_PIN,
+    COUNTER,
+    COUNTER_PIN,
+    person_shown,
+    sign_in,
+    tab_titles,
+)
+
+
+def locked(app) -> bool:
+    """What a person sees of a locked window: the sign-in screen, no tabs, no menus."""
+    window = app.window
+    return window.gate.screen.isVisible() and not window.tabs.isVisible() and not window.menuBar().isVisible()
+
+
+def test_ctrl_l_locks_and_a_counter_signs_in_to_the_counter_tab_only(staffed, loop):
+    app = staffed
+    window = app.window
+    assert tab_titles(app) == ["Payment links", "Transactions", "Cards", "Counter"]
+    assert window.gate.lock_button.isVisible() and window.gate.lock_button.text().replace("&", "") == "Lock"
+    press.key(window.focusWidget(), Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
+    loop.until(lambda: locked(app), message="the window locked")
+    assert not window.links_tab.isVisible() and not window.statusBar().isVisible()
+    assert window.gate.screen.title.text() == "PayDesk is locked"
+    sign_in(app, loop, COUNTER, COUNTER_PIN)
+    loop.until(lambda: person_shown(app) == "Bo · Counter", message="Bo signed in")
+    assert not locked(app)
+    assert tab_titles(app) == ["Counter"]
+    assert window.tabs.currentWidget() is window.counter_tab and window.counter_tab.isVisible()
+    assert not window.edit_profile.isVisible() and not window.mode_button.isVisible()
+    assert not window.settings_menu.menuAction().isVisible()
+    # Ctrl+3, the Cards tab's key, does not show it to a Counter
+    press.key(window.focusWidget(), Qt.Key.Key_3, Qt.KeyboardModifier.ControlModifier)
+    assert window.tabs.currentWidget() is window.counter_tab
+
+
+def test_the_lock_button_locks_and_the_admin_gets_everything_back(staffed, loop):
+    app = staffed
+    press.click(app.window.gate.lock_button)
+    loop.until(lambda: locked(app), message="the window locked")
+    sign_in(app, loop, ADMIN, ADMIN_PIN)
+    loop.until(lambda: person_shown(app) == "Ana · Admin", message="Ana signed in")
+    assert tab_titles(app) == ["Payment links", "Transactions", "Cards", "Counter"]
+    assert app.window.edit_profile.isVisible() and app.window.mode_button.isVisible()
+
+
+def test_wrong_pins_bring_a_wait_counted_down_beside_the_pin(staffed, loop):
+    app = staffed
+    press.click(app.window.gate.lock_button)
+    loop.until(lambda: locked(app), message="the window locked")
+    screen = app.window.gate.screen
+    for _ in range(3):
+        sign_in(app, loop, COUNTER, "0000")
+        loop.until(lambda: screen.message.isVisible() and screen.pin.text() == "", message="said wrong")
+        assert screen.message.text() == "Wrong PIN."
+        assert screen.pin.isEnabled()
+    sign_in(app, loop, COUNTER, "0000")
+    loop.until(lambda: not screen.pin.isEnabled(), message="the PIN field waits")
+    assert screen.message.text() == "Wrong PIN. Try again in 2 seconds."
+    loop.until(lambda: screen.pin.isEnabled(), timeout=6, message="the wait over")
+    assert screen.message.text() == "Wrong PIN. Try again."
+    sign_in(app, loop, COUNTER, COUNTER_PIN)
+    loop.until(lambda: person_shown(app) == "Bo · Counter", message="Bo signed in")
