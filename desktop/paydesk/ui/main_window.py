@@ -171,6 +171,10 @@ class MainWindow(WindowActions, QMainWindow):
     # -- the tabs, built after the first paint ------------------------------------------------
 
     @property
+    def built_tabs(self) -> set[str]:
+        return set(self._built)
+
+    @property
     def transactions_tab(self) -> TransactionsTab:
         return cast("TransactionsTab", self._tab("transactions"))
 

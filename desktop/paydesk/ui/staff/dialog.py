@@ -33,7 +33,6 @@ from ..widgets import button
 from . import StaffWindow
 from .person import PersonDialog
 
-
 FIRST_WORDS = (
     "No staff are set up: anyone at this computer may do everything. Add the first person, "
     "an Admin: they are signed in at once, and from then on PayDesk opens on the sign-in screen."

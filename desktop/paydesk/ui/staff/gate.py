@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import shiboken6
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtWidgets import QApplication, QDialog, QLabel, QStackedWidget, QWidget
+from PySide6.QtWidgets import QApplication, QBoxLayout, QDialog, QLabel, QStackedWidget, QWidget
 
 from ...desk.staff import Person
 from ..widgets import button
@@ -53,6 +53,7 @@ class StaffGate(QObject):
         self._last: Person | None = None  # who was signed in last at this desk
         self._locked: bool | None = None
         self._off: list = []  # the window's keys and menu actions switched off by the lock
+        self._customer: tuple[QWidget, QBoxLayout, int, int] | None = None  # a view lent to the screen
         self.staff.on_change(self._heard)
         self.refresh()
 
@@ -92,11 +93,13 @@ class StaffGate(QObject):
         window = self.window
         if locked:
             self._hide_windows()
+            self._lend_customer_view()
             self.screen.set_locked(self._last is not None)
             self.screen.act = self.sign_in.switch if self._last is not None else self.sign_in.sign_in
             self.stack.setCurrentWidget(self.screen)
             self.tasks.replace("sign-in people", self._show_screen())
         else:
+            self._take_back_customer_view()
             self.stack.setCurrentWidget(self.content)
         window.menuBar().setVisible(not locked)
         toolbar = window.findChild(QWidget, "toolbar")
@@ -129,6 +132,30 @@ class StaffGate(QObject):
 
     def _idle_minutes(self) -> float:
         return float(self.sign_in.idle_lock_minutes or 0)
+
+    def _lend_customer_view(self) -> None:
+        """A one-screen counter's customer view (beside the amount box, on show) goes to the
+        sign-in screen while locked: what the customer sees does not change."""
+        if "counter" not in self.window.built_tabs:
+            return
+        view = self.window.counter_tab.place.beside
+        if not view.isVisible():
+            return
+        for layout in self.content.findChildren(QBoxLayout):
+            index = layout.indexOf(view)
+            if index >= 0:
+                self._customer = (view, layout, index, layout.stretch(index))
+                self.screen.hold(view)
+                return
+
+    def _take_back_customer_view(self) -> None:
+        if self._customer is None:
+            return
+        view, layout, index, stretch = self._customer
+        self._customer = None
+        if shiboken6.isValid(view) and shiboken6.isValid(layout):
+            layout.insertWidget(index, view, stretch)
+            view.show()
 
     def _hide_windows(self) -> None:
         """PayDesk's other windows out of sight, the customer display left as it is."""

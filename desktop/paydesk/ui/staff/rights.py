@@ -12,7 +12,6 @@ from ...desk.staff import Capability, Staff
 from ..tabs import TABS
 from . import StaffWindow
 
-
 TAB_NEEDS = {  # a tab's name -> what the person must be allowed to see it
     "links": Capability.LINKS,
     "transactions": Capability.TRANSACTIONS,

@@ -17,6 +17,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QFormLayout,
     QFrame,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
@@ -59,7 +60,11 @@ class SignInScreen(QWidget):
         self.last_id: str | None = None  # who was signed in last: chosen first
         self._waits: dict[str, float] = {}  # person id -> when their wait ends (monotonic)
 
-        outer = QVBoxLayout(self)
+        sides = QHBoxLayout(self)
+        outer = QVBoxLayout()
+        sides.addLayout(outer, 3)
+        self.customer_side = QVBoxLayout()  # a one-screen counter's customer view, while locked
+        sides.addLayout(self.customer_side, 4)
         outer.addStretch(1)
         box = QFrame()
         box.setObjectName("sign-in-box")
@@ -106,6 +111,12 @@ class SignInScreen(QWidget):
         self._tick.timeout.connect(self._count_down)
 
     # -- what it shows ---------------------------------------------------------------------
+
+    def hold(self, view: QWidget) -> None:
+        """The customer's view of a one-screen counter, beside the sign-in box while locked:
+        the customer keeps seeing the code or the amount they are paying."""
+        self.customer_side.addWidget(view)
+        view.show()
 
     def set_locked(self, locked: bool) -> None:
         """Locked (someone was signed in at this desk) or signing in at start."""
