@@ -31,6 +31,7 @@ from ..dialogs import confirm, run_dialog
 from ..field_message import FieldMessage
 from ..widgets import button
 from . import StaffWindow
+from .names import wrap_names
 from .person import PersonDialog
 
 FIRST_WORDS = (
@@ -68,6 +69,7 @@ class StaffDialog(QDialog):
         self.people.setObjectName("staff-people")
         self.people.setAccessibleName("People")
         self.people.setMinimumSize(260, 160)
+        wrap_names(self.people)
         caption.setBuddy(self.people)
         row.addWidget(self.people, 1)
         buttons = QVBoxLayout()
@@ -121,6 +123,7 @@ class StaffDialog(QDialog):
         self.people.clear()
         for person in self._people:
             item = QListWidgetItem(person.label)
+            item.setToolTip(person.label)
             item.setData(Qt.ItemDataRole.UserRole, person.id)
             self.people.addItem(item)
             if chosen is not None and person.id == chosen.id:

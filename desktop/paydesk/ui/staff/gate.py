@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import shiboken6
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtWidgets import QApplication, QBoxLayout, QDialog, QLabel, QStackedWidget, QWidget
+from PySide6.QtWidgets import QApplication, QBoxLayout, QDialog, QStackedWidget, QWidget
 
 from ...desk.staff import Person
+from ..elided import ElidedLabel
 from ..widgets import button
 from . import StaffWindow
 from .idle import IdleWatch
@@ -39,7 +40,7 @@ class StaffGate(QObject):
         self.screen = SignInScreen(self.sign_in, self.tasks)
         self.stack.addWidget(self.screen)
         window.setCentralWidget(self.stack)
-        self.who = QLabel("")
+        self.who = ElidedLabel("")  # a long name never widens the window
         self.who.setObjectName("status-person")
         self.lock_button = button("&Lock", "lock-button")
         self.lock_button.setToolTip("Lock PayDesk until someone signs in (Ctrl+L)")
@@ -153,6 +154,7 @@ class StaffGate(QObject):
             return
         view, layout, index, stretch = self._customer
         self._customer = None
+        self.screen.released()
         if shiboken6.isValid(view) and shiboken6.isValid(layout):
             layout.insertWidget(index, view, stretch)
             view.show()

@@ -43,6 +43,7 @@ class PersonDialog(QDialog):
         self.sign_in, self.person = sign_in, person
         self.tasks = tasks.child(self)
         self.done_person: Person | None = None
+        self.setMinimumWidth(460)  # room for the fields' messages on one line
         adding = person is None
         if person is None:
             self.setWindowTitle("Add the first Admin" if first else "Add person")

@@ -33,6 +33,7 @@ from ...ledger import LedgerError
 from ...service.errors import ServiceError
 from ..field_message import add_field_row
 from ..widgets import button
+from .names import wrap_names
 
 SIGN_IN_TITLE = "Sign in"
 LOCKED_TITLE = "PayDesk is locked"
@@ -60,11 +61,13 @@ class SignInScreen(QWidget):
         self.last_id: str | None = None  # who was signed in last: chosen first
         self._waits: dict[str, float] = {}  # person id -> when their wait ends (monotonic)
 
-        sides = QHBoxLayout(self)
+        self.sides = sides = QHBoxLayout(self)  # the box in the middle, or beside the customer's view
+        sides.addStretch(1)
         outer = QVBoxLayout()
-        sides.addLayout(outer, 3)
+        sides.addLayout(outer)
         self.customer_side = QVBoxLayout()  # a one-screen counter's customer view, while locked
-        sides.addLayout(self.customer_side, 4)
+        sides.addLayout(self.customer_side)
+        sides.addStretch(1)
         outer.addStretch(1)
         box = QFrame()
         box.setObjectName("sign-in-box")
@@ -87,6 +90,7 @@ class SignInScreen(QWidget):
         self.people.setObjectName("sign-in-people")
         self.people.setAccessibleName("Person")
         self.people.setMinimumHeight(120)
+        wrap_names(self.people)
         caption = QLabel("&Person")
         caption.setBuddy(self.people)
         form.addRow(caption, self.people)
@@ -116,7 +120,14 @@ class SignInScreen(QWidget):
         """The customer's view of a one-screen counter, beside the sign-in box while locked:
         the customer keeps seeing the code or the amount they are paying."""
         self.customer_side.addWidget(view)
+        self.sides.setStretch(2, 4)
+        self.sides.setStretch(3, 0)
         view.show()
+
+    def released(self) -> None:
+        """The customer's view has gone back to the Counter tab: the box in the middle."""
+        self.sides.setStretch(2, 0)
+        self.sides.setStretch(3, 1)
 
     def set_locked(self, locked: bool) -> None:
         """Locked (someone was signed in at this desk) or signing in at start."""
@@ -137,6 +148,7 @@ class SignInScreen(QWidget):
         self.people.clear()
         for person in people:
             item = QListWidgetItem(person.label)
+            item.setToolTip(person.label)
             item.setData(Qt.ItemDataRole.UserRole, person.id)
             self.people.addItem(item)
             if person.id == chosen:
