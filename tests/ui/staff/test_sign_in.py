@@ -61,7 +61,7 @@ def test_wrong_pins_bring_a_wait_counted_down_beside_the_pin(staffed, loop):
     for _ in range(3):
         sign_in(app, loop, COUNTER, "0000")
         loop.until(lambda: screen.message.isVisible() and screen.pin.text() == "", message="said wrong")
-        assert screen.message.text() == "Wrong PIN."
+        assert screen.message.text() == "Wrong PIN. Try again."
         assert screen.pin.isEnabled()
     sign_in(app, loop, COUNTER, "0000")
     loop.until(lambda: not screen.pin.isEnabled(), message="the PIN field waits")

@@ -178,7 +178,7 @@ class StaffDialog(QDialog):
         ):
             return
         try:
-            await self.sign_in.remove(person.id)
+            await self.sign_in.remove_person(person.id)
         except (LedgerError, ServiceError) as error:  # NotAllowed among them
             self.message.say(str(error))
             return

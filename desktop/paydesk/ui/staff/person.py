@@ -121,7 +121,9 @@ class PersonDialog(QDialog):
             if self.person is None:
                 self.done_person = await self.sign_in.add_person(name, role, pin)
             else:
-                self.done_person = await self.sign_in.change(self.person.id, name=name, role=role, pin=pin or None)
+                self.done_person = await self.sign_in.change_person(
+                    self.person.id, name=name, role=role, pin=pin or None
+                )
         except (ValueError, LedgerError, ServiceError) as error:  # NotAllowed among them
             self.message.say(str(error))
             return

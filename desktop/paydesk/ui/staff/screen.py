@@ -9,7 +9,6 @@ ledger); the screen only shows them, per person: another person may sign in mean
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Awaitable, Callable
 
@@ -41,12 +40,6 @@ LOCKED_WORDS = "Choose who you are and type your PIN. The open shift and the cus
 SIGN_IN_WORDS = "Choose who you are and type your PIN."
 
 
-def wait_words(seconds: float) -> str:
-    """ "Wrong PIN. Try again in 8 seconds." for a wait running (whole seconds, rounded up)."""
-    n = max(1, math.ceil(seconds))
-    return f"Wrong PIN. Try again in {n} second{'s' if n != 1 else ''}."
-
-
 class SignInScreen(QWidget):
     """The page over the window's content while nobody is signed in. ``act`` signs the chosen
     person in (the gate passes the desk's ``sign_in`` or, at a locked counter, ``switch``)."""
@@ -59,7 +52,8 @@ class SignInScreen(QWidget):
         self.tasks = tasks
         self.act: Callable[[str, str], Awaitable[Person]] = sign_in.sign_in
         self.last_id: str | None = None  # who was signed in last: chosen first
-        self._waits: dict[str, float] = {}  # person id -> when their wait ends (monotonic)
+        self._waits: dict[str, tuple[float, bool]] = {}  # person id -> (when their wait
+        # ends (monotonic), whether the PIN was not even checked: the wait ran already)
 
         self.sides = sides = QHBoxLayout(self)  # the box in the middle, or beside the customer's view
         sides.addStretch(1)
@@ -188,7 +182,7 @@ class SignInScreen(QWidget):
         except WrongPin as wrong:
             self.pin.clear()
             if wrong.wait_s > 0:
-                self._waits[person_id] = time.monotonic() + wrong.wait_s
+                self._waits[person_id] = (time.monotonic() + wrong.wait_s, wrong.waiting)
                 self._tick.start()
                 self._person_chosen()
             else:
@@ -207,20 +201,21 @@ class SignInScreen(QWidget):
         """Seconds left of ``person_id``'s wait (0: none)."""
         if person_id is None:
             return 0.0
-        left = self._waits.get(person_id, 0.0) - time.monotonic()
+        left = self._waits.get(person_id, (0.0, False))[0] - time.monotonic()
         if left <= 0:
             self._waits.pop(person_id, None)
             return 0.0
         return left
 
     def _person_chosen(self, *_: object) -> None:
-        left = self._waiting(self.chosen())
+        chosen = self.chosen()
+        left = self._waiting(chosen)
         self.pin.setEnabled(not left)
         self.button.setEnabled(not left)
-        if left:
-            self.message.say(wait_words(left))
-        elif self.message.text().startswith("Wrong PIN. Try again in"):
-            self.message.say("Wrong PIN. Try again.")
+        if left and chosen is not None:  # the desk's words, the seconds counted down
+            self.message.say(str(WrongPin(left, waiting=self._waits[chosen][1])))
+        elif self.message.text().startswith(("Wrong PIN. Try again in", "Too many wrong PINs")):
+            self.message.say(str(WrongPin(0)))  # "Wrong PIN. Try again."
 
     def _count_down(self) -> None:
         was_waiting = not self.pin.isEnabled()
