@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
 from tests.ui import press
 from tests.ui.staff.conftest import (
@@ -31,6 +34,17 @@ def test_ctrl_l_locks_and_a_counter_signs_in_to_the_counter_tab_only(staffed, lo
     loop.until(lambda: locked(app), message="the window locked")
     assert not window.links_tab.isVisible() and not window.statusBar().isVisible()
     assert window.gate.screen.title.text() == "PayDesk is locked"
+    # the window's keys reach nothing behind the sign-in screen
+    for key, modifiers in (
+        (Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier),  # Transactions
+        (Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier),  # Notifications
+        (Qt.Key.Key_M, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier),  # live mode
+        (Qt.Key.Key_Comma, Qt.KeyboardModifier.ControlModifier),  # Edit profile
+    ):
+        press.key(QApplication.focusWidget(), key, modifiers)
+        loop.run(asyncio.sleep(0.2))
+        assert locked(app) and press.modal() is None
+        assert press.shown("notifications-window") is None and not window.transactions_tab.isVisible()
     sign_in(app, loop, COUNTER, COUNTER_PIN)
     loop.until(lambda: person_shown(app) == "Bo · Counter", message="Bo signed in")
     assert not locked(app)

@@ -53,7 +53,6 @@ class StaffGate(QObject):
         self._hidden_for: str | None = None  # whose they were
         self._last: Person | None = None  # who was signed in last at this desk
         self._locked: bool | None = None
-        self._off: list = []  # the window's keys and menu actions switched off by the lock
         self._customer: tuple[QWidget, QBoxLayout, int, int] | None = None  # a view lent to the screen
         self.staff.on_change(self._heard)
         self.refresh()
@@ -107,14 +106,8 @@ class StaffGate(QObject):
         if toolbar is not None:
             toolbar.setVisible(not locked)
         window.status.setVisible(not locked)
-        if locked:
-            self._off = [a for a in window.actions() if a.isEnabled()]
-            for action in self._off:
-                action.setEnabled(False)
-        else:
-            for action in self._off:
-                action.setEnabled(True)
-            self._off = []
+        # the window's keys: nobody signed in may do nothing (rights.py hides every tab and
+        # action then); Quit stays
 
     async def _show_screen(self) -> None:
         await self.screen.reload()
