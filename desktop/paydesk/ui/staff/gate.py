@@ -77,9 +77,9 @@ class StaffGate(QObject):
             self._show_locked(locked)
         if person is not None:
             self._last = person
-            self.idle.touched()
             self._show_hidden()
         shown = person is not None and self.staff.set_up
+        self.idle.watch(shown)
         self.who.setText(person.label if person is not None else "")
         self.who.setAccessibleName(f"Signed in: {person.label}" if person is not None else "Signed in")
         self.who.setVisible(shown)

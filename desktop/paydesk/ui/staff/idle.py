@@ -1,9 +1,9 @@
 """The idle lock: no key or mouse input to PayDesk's windows for the minutes set for this
 computer (Settings → Staff…), and the window locks.
 
-One event filter on the application notes the time of each key press, click, wheel turn
-and mouse move in any of PayDesk's windows; a timer looks once a second whether the minutes
-have passed since. Zero minutes: never."""
+While someone is signed in, one event filter on the application notes the time of each key
+press, click, wheel turn and mouse move in any of PayDesk's windows, and a timer looks once
+a second whether the minutes have passed since. Zero minutes: never."""
 
 from __future__ import annotations
 
@@ -35,22 +35,32 @@ class IdleWatch(QObject):
         super().__init__(parent)
         self._minutes, self._armed, self._lock = minutes, armed, lock
         self.last_input = time.monotonic()
-        app = QApplication.instance()
-        if app is not None:
-            app.installEventFilter(self)
+        self._watching = False
         self._timer = QTimer(self)
         self._timer.setInterval(1000)
         self._timer.timeout.connect(self.look)
-        self._timer.start()
+
+    def watch(self, on: bool) -> None:
+        """Watch the input while someone is signed in; a shop without staff (or a locked
+        window) pays nothing for it."""
+        if on == self._watching:
+            return
+        self._watching = on
+        app = QApplication.instance()
+        if on:
+            self.last_input = time.monotonic()  # the minutes count from the sign-in
+            if app is not None:
+                app.installEventFilter(self)
+            self._timer.start()
+        else:
+            if app is not None:
+                app.removeEventFilter(self)
+            self._timer.stop()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() in INPUT:
             self.last_input = time.monotonic()
         return False
-
-    def touched(self) -> None:
-        """Someone signed in: the minutes count from now."""
-        self.last_input = time.monotonic()
 
     def look(self) -> None:
         minutes = self._minutes()
@@ -60,7 +70,4 @@ class IdleWatch(QObject):
             self._lock()
 
     def stop(self) -> None:
-        self._timer.stop()
-        app = QApplication.instance()
-        if app is not None:
-            app.removeEventFilter(self)
+        self.watch(False)
