@@ -284,7 +284,11 @@ class MainWindow(WindowActions, QMainWindow):
     # -- actions ---------------------------------------------------------------
 
     def focus_tab(self, *_: object) -> None:
-        """Keyboard focus to the first field of the tab shown."""
+        """Keyboard focus to the first field of the tab shown (none while locked: it is the
+        sign-in screen's)."""
+        gate = getattr(self, "gate", None)  # (None while the gate is being made)
+        if gate is not None and gate.locked:
+            return
         field = first_field(self.tabs.currentWidget())
         if field is not None:
             field.setFocus(Qt.FocusReason.OtherFocusReason)

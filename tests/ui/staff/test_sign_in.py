@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from tests.ui import press
 from tests.ui.staff.conftest import (
@@ -84,3 +84,15 @@ def test_wrong_pins_bring_a_wait_counted_down_beside_the_pin(staffed, loop):
     assert screen.message.text() == "Wrong PIN. Try again."
     sign_in(app, loop, COUNTER, COUNTER_PIN)
     loop.until(lambda: person_shown(app) == "Bo · Counter", message="Bo signed in")
+
+
+def test_with_staff_set_up_paydesk_opens_on_the_sign_in_screen(staffed, start_app, loop):
+    staffed.close()
+    app = start_app(sandbox=True)
+    app.wait_started()
+    window = app.window
+    assert locked(app) and window.gate.screen.title.text() == "Sign in"
+    assert not window.findChild(QWidget, "toolbar").isVisible() and not window.statusBar().isVisible()
+    sign_in(app, loop, COUNTER, COUNTER_PIN)
+    loop.until(lambda: person_shown(app) == "Bo · Counter", message="Bo signed in")
+    assert tab_titles(app) == ["Counter"] and window.counter_tab.isVisible()

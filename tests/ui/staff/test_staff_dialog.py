@@ -92,7 +92,10 @@ def test_a_role_changed_and_a_person_removed(staffed, loop):
     press.click(app.window.gate.lock_button)
     loop.until(lambda: locked(app), message="locked")
     screen = app.window.gate.screen
-    assert [screen.people.item(i).text() for i in range(screen.people.count())] == ["Ana · Admin", "Bo · Finance"]
+    loop.until(
+        lambda: [screen.people.item(i).text() for i in range(screen.people.count())] == ["Ana · Admin", "Bo · Finance"],
+        message="the sign-in screen's list",
+    )
     sign_in(app, loop, COUNTER, COUNTER_PIN)
     loop.until(lambda: person_shown(app) == "Bo · Finance", message="Bo signed in")
     assert tab_titles(app) == ["Payment links", "Transactions"]

@@ -71,10 +71,12 @@ class StaffGate(QObject):
 
     def refresh(self) -> None:
         person, locked = self.staff.person, self.locked
+        changed = locked != self._locked
+        if changed and locked:  # what is on screen now, before the rights hide the tabs
+            self._hide_windows()
+            self._lend_customer_view()
         if person is not None and self._last is not None and person.id != self._last.id:
             self._drop_hidden()  # another person: what the last one had open goes
-        if locked != self._locked:
-            self._show_locked(locked)
         if person is not None:
             self._last = person
             self._show_hidden()
@@ -84,7 +86,9 @@ class StaffGate(QObject):
         self.who.setAccessibleName(f"Signed in: {person.label}" if person is not None else "Signed in")
         self.who.setVisible(shown)
         self.lock_button.setVisible(shown)
-        apply_rights(self.window, self.staff)
+        apply_rights(self.window, self.staff)  # before the focus: a tab hidden moves it
+        if changed:
+            self._show_locked(locked)
         if not locked and self._locked is not None and person is not None:
             self.window.focus_tab()
         self._locked = locked
@@ -92,11 +96,10 @@ class StaffGate(QObject):
     def _show_locked(self, locked: bool) -> None:
         window = self.window
         if locked:
-            self._hide_windows()
-            self._lend_customer_view()
             self.screen.set_locked(self._last is not None)
             self.screen.act = self.sign_in.switch if self._last is not None else self.sign_in.sign_in
             self.stack.setCurrentWidget(self.screen)
+            self.screen.focus()  # the keyboard leaves the content at once, before the list
             self.tasks.replace("sign-in people", self._show_screen())
         else:
             self._take_back_customer_view()
