@@ -40,7 +40,7 @@ collect_ignore = [] if "tests.no_qt" in sys.modules else ["test_no_qt.py"]
 # them (tests/ui and the other folders are not even collected: they import Qt); `--tier
 # rest` runs every other test, so that the two runs together are the whole suite, once.
 TESTS = Path(__file__).parent
-FAST_FOLDERS = ("service", "ledger", "scheduler", "sandbox", "desk", "config", "receiver")
+FAST_FOLDERS = ("service", "ledger", "scheduler", "sandbox", "desk", "config", "receiver", "i18n")
 
 
 def pytest_addoption(parser):

@@ -14,7 +14,7 @@ import grimp
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "desktop" / "paydesk"
 LAYERS = ["app", "ui", "receiver", "desk", "ledger", "config", "service"]
-APART = {"__main__", "logs", "sandbox"}  # python -m paydesk; the log file; the service itself
+APART = {"__main__", "logs", "sandbox", "i18n"}  # python -m paydesk; the log file; the service itself; the words
 QT_ALLOWED = {"paydesk.app", "paydesk.ui", "paydesk.__main__"}  # __main__ is app.main
 ALL_CONTRACTS = {"layers", "qt-only-in-ui", "sandbox-apart", "service-alone", "no-cycles"}
 

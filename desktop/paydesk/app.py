@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from . import __version__
+from .i18n import LANGUAGES, set_language, system_language
 
 if TYPE_CHECKING:  # imported where they are used: the Qt-free part first, Qt after it
     from PySide6.QtCore import QEvent, QObject
@@ -74,6 +75,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument(
         "--dry-run", action="store_true", help="with --import-ledger: count what the import would do, write nothing"
+    )
+    p.add_argument(
+        "--language",
+        choices=sorted(LANGUAGES),
+        help="the staff's language for this run (default: the one chosen in Settings → "
+        "Language, else the system's); qps is the pseudo-language that shows untranslated "
+        "and clipped text",
     )
     p.add_argument("--version", action="version", version=f"PayDesk {__version__}")
     args = p.parse_args(argv)
@@ -223,10 +231,17 @@ async def run(
     window_ready: Callable[[MainWindow, Session], object] | None = None,
 ) -> int:
     """The whole life of the window; returns the exit code. Tests call it too."""
+    from .config.profiles import SettingsFile
     from .desk.ledger_choice import choose_ledger
     from .ui.dialogs import finished
     from .ui.first_run import CONNECT, SANDBOX, FirstRunDialog
+    from .ui.language import install_qt_words
     from .ui.main_window import MainWindow
+
+    # the staff's language, before any window is built (paydesk/i18n.py): --language, else
+    # the one chosen in Settings → Language, else the system's
+    chosen = getattr(args, "language", None) or await asyncio.to_thread(SettingsFile(paths.profiles).language)
+    install_qt_words(app, set_language(chosen or system_language()).language)
 
     # --ledger, else the saved shared ledger, else this computer's own (its password, from
     # the keyring, is read now: the keyring is looked for before the first paint then)
@@ -315,39 +330,11 @@ def _import_ledger(args: argparse.Namespace) -> int:
         logs.flush()
 
 
-def _ledger_arguments(args: argparse.Namespace) -> str | None:
-    """What is wrong with ``--ledger`` (a password in it, no TLS to another computer), and
-    ``--ledger-password-stdin``'s password read (``args.ledger_password``; None without it)."""
-    from .config.shared_ledger import IN_ARGUMENTS, read_password, split_password, url_problem
-    from .logs import REDACTOR
-
-    args.ledger_password = None
-    if args.ledger:
-        typed = split_password(args.ledger)[1]
-        if typed:
-            REDACTOR.add(typed)  # before anything is logged; and never kept
-            return f"--ledger: {IN_ARGUMENTS}"
-        problem = url_problem(args.ledger)
-        if problem:
-            return f"--ledger: {problem}"
-    if args.ledger_password_stdin:
-        password = None
-        if sys.stdin is not None and sys.stdin.isatty():  # typed: not echoed
-            import getpass
-
-            password = getpass.getpass("Password for the shared ledger: ").strip() or None
-        elif sys.stdin is not None:  # none at all under a windowed Windows program
-            password = read_password(sys.stdin)
-        if password is None:
-            return "--ledger-password-stdin: no password on standard input"
-        REDACTOR.add(password)
-        args.ledger_password = password
-    return None
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    problem = _ledger_arguments(args)
+    from .desk.ledger_choice import ledger_arguments
+
+    problem = ledger_arguments(args)
     if problem:
         print(f"paydesk: {problem}", file=sys.stderr)
         return 2

@@ -154,7 +154,7 @@ async def child(data: Path, base_url: str, keys: dict, repeat: int) -> dict:
         figures["filter change"].append(
             await timed(
                 lambda i=i, state=state: state.setCurrentIndex(
-                    state.findText("Payment Failed" if i % 2 else "Waiting For Payment")
+                    state.findText("Payment failed" if i % 2 else "Waiting for payment")
                 ),
                 "query",
             )

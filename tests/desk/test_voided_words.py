@@ -85,9 +85,9 @@ def test_each_state_filter_lists_the_rows_that_show_its_words():
         query = LinkQuery("p1", "test", states=states, voided=voided)
         listed = [r for r in rows if query.admits_state(r)]
         assert listed, words
-        assert {state_words(r).words.rstrip("…").title() for r in listed} == {words}, words
+        assert {state_words(r).words.rstrip("…").capitalize() for r in listed} == {words}, words
     titles = [words for words, _, _ in STATE_FILTERS]
-    assert "Voided At Counter" in titles and "Paid After Void" in titles
+    assert "Voided at counter" in titles and "Paid after void" in titles
 
 
 def test_an_export_keeps_the_services_word_beside_the_counters():

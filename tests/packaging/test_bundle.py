@@ -140,7 +140,9 @@ def test_only_the_qt_parts_paydesk_uses(built):
         }
         & plugins
     )
-    assert not (qt / "translations").exists()
+    # Qt's own words only in the languages PayDesk speaks; PayDesk's catalogues compiled
+    assert {p.name for p in (qt / "translations").iterdir()} == {"qtbase_fr.qm"}
+    assert (built.bundle / "_internal" / "paydesk" / "locale" / "fr" / "LC_MESSAGES" / "paydesk.mo").is_file()
     libs = {p.name for p in (qt / "lib").iterdir()}
     assert "libQt6Widgets.so.6" in libs and not {"libQt6Network.so.6", "libQt6OpenGL.so.6"} & libs
     # system libraries are the .deb's Depends, not copies (Python's own runtime travels along)

@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from ..i18n import CUSTOMER_LANGUAGES, ENGLISH, LANGUAGES
 from ..service.models import DEFAULT_CARD_CURRENCIES, LOOKUP_PATHS
 
 MODES = ("test", "live")
@@ -88,6 +89,9 @@ class Profile:
     # "Calls a minute this service allows", set by hand (None: as the service's answers say,
     # desk/budgets.py); the lower of the two is kept
     calls_a_minute: int | None = None
+    # the language the customer reads: the counter display, receipts, the QR sheet, e-mails
+    # (paydesk/i18n.py's CUSTOMER_LANGUAGES); the staff's is the computer's (Settings.language)
+    customer_language: str = ENGLISH
 
     @property
     def test_cards(self) -> bool:
@@ -113,6 +117,8 @@ class Profile:
         calls = known.get("calls_a_minute")
         if not (isinstance(calls, int) and not isinstance(calls, bool) and calls > 0):
             known["calls_a_minute"] = None
+        if known.get("customer_language") not in CUSTOMER_LANGUAGES:
+            known["customer_language"] = ENGLISH
         return cls(**known)
 
 
@@ -127,6 +133,9 @@ class Settings:
     ledger_url: str | None = None
     # this desk's name as the person set it (config/desk_name.py); None: its default name
     desk_name: str | None = None
+    # the staff's language on this computer (Settings → Language; paydesk/i18n.py's
+    # LANGUAGES); None: the system's. Read at start: a change takes effect at the next start
+    language: str | None = None
 
     def profile(self, profile_id: str | None) -> Profile | None:
         return next((p for p in self.profiles if p.id == profile_id), None)
@@ -153,6 +162,7 @@ class SettingsFile:
             installation_id=data.get("installation_id"),
             ledger_url=data.get("ledger_url") or None,
             desk_name=data.get("desk_name") if isinstance(data.get("desk_name"), str) else None,
+            language=data.get("language") if data.get("language") in LANGUAGES else None,
         )
 
     @staticmethod
@@ -167,7 +177,18 @@ class SettingsFile:
             data["ledger_url"] = settings.ledger_url
         if settings.desk_name:
             data["desk_name"] = settings.desk_name
+        if settings.language:
+            data["language"] = settings.language
         return json.dumps(data, indent=2)
+
+    def language(self) -> str | None:
+        """The staff's language saved on this computer (None: the system's), read alone at
+        start, before anything else of the file is needed."""
+        try:
+            value = json.loads(self.path.read_text("utf-8")).get("language")
+        except (OSError, ValueError, AttributeError):
+            return None
+        return value if value in LANGUAGES else None
 
     def write(self, text: str) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)

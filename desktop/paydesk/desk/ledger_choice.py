@@ -9,7 +9,9 @@ A changed choice takes effect at the next start.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import sys
 
 from ..config.paths import Paths
 from ..config.profiles import SettingsFile
@@ -87,3 +89,33 @@ async def use_own_ledger(session: Session) -> None:
     if saved and not url_problem(saved):
         await session.keys.set_secret(password_entry(saved), "")
     await session.save_ledger_url(None)
+
+
+def ledger_arguments(args: argparse.Namespace) -> str | None:
+    """What is wrong with ``--ledger`` (a password in it, no TLS to another computer), and
+    ``--ledger-password-stdin``'s password read (``args.ledger_password``; None without it)."""
+    from ..config.shared_ledger import IN_ARGUMENTS, read_password
+    from ..logs import REDACTOR
+
+    args.ledger_password = None
+    if args.ledger:
+        typed = split_password(args.ledger)[1]
+        if typed:
+            REDACTOR.add(typed)  # before anything is logged; and never kept
+            return f"--ledger: {IN_ARGUMENTS}"
+        problem = url_problem(args.ledger)
+        if problem:
+            return f"--ledger: {problem}"
+    if args.ledger_password_stdin:
+        password = None
+        if sys.stdin is not None and sys.stdin.isatty():  # typed: not echoed
+            import getpass
+
+            password = getpass.getpass("Password for the shared ledger: ").strip() or None
+        elif sys.stdin is not None:  # none at all under a windowed Windows program
+            password = read_password(sys.stdin)
+        if password is None:
+            return "--ledger-password-stdin: no password on standard input"
+        REDACTOR.add(password)
+        args.ledger_password = password
+    return None

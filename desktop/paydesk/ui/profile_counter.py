@@ -9,12 +9,23 @@ from pathlib import Path
 from typing import Protocol, TypedDict
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QWidget,
+)
 
 from ..config.profiles import Profile
 from ..desk.checks import email as check_email
 from ..desk.checks import name as check_name
 from ..desk.tasks import TaskSet
+from ..i18n import CUSTOMER_LANGUAGES, _
 from . import files
 from .dialogs import shown
 from .field_message import add_field_row
@@ -33,6 +44,7 @@ class CounterValues(TypedDict):
     walk_in_name: str
     shop_email: str
     counter_logo: str
+    customer_language: str
 
 
 LOGO_HINT = (
@@ -92,6 +104,20 @@ class CounterGroup(QGroupBox):
         self.logo_hint.setWordWrap(True)
         self.logo_hint.setTextFormat(Qt.TextFormat.PlainText)
         form.addRow(self.logo_hint)  # the whole row wide: a few lines, not a tall column
+        # what the customer reads: the display, receipts, the QR sheet, e-mails
+        self.customer_language = QComboBox()
+        self.customer_language.setObjectName("profile-customer-language")
+        self.customer_language.setAccessibleName(_("Customer language"))
+        self.customer_language.setToolTip(
+            _(
+                "The language of the customer display, receipts, the QR sheet and e-mails; "
+                "the staff's is Settings → Language"
+            )
+        )
+        for code, name in CUSTOMER_LANGUAGES.items():  # each named in itself
+            self.customer_language.addItem(name, code)
+        self.customer_language.setCurrentIndex(max(0, self.customer_language.findData(defaults.customer_language)))
+        add_field_row(form, _("C&ustomer language"), self.customer_language, "profile-customer-language")
         use_fixed(self.shop_email, self.logo)
         self.shop_email.textEdited.connect(lambda _: self.shop_email_message.say(None))
 
@@ -134,4 +160,5 @@ class CounterGroup(QGroupBox):
             "walk_in_name": " ".join(self.walk_in.text().split()),
             "shop_email": self.shop_email.text().strip(),
             "counter_logo": self.logo.text().strip(),
+            "customer_language": str(self.customer_language.currentData()),
         }

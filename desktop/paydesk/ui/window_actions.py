@@ -79,6 +79,15 @@ class WindowActions(_Window):
         self.settings_menu = settings = QMenu("&Settings", self)
         settings.setObjectName("settings-menu")
         self.menuBar().addMenu(settings)
+        from .language import language_menu
+
+        settings.addMenu(
+            language_menu(
+                self,
+                self.session.settings.language,
+                lambda code: self.tasks.spawn(self.session.save_language(code), "language"),
+            )
+        )
         self.shared_ledger_action = QAction("Shared &ledger…", self)
         self.shared_ledger_action.setObjectName("shared-ledger-action")
         settings.addAction(self.shared_ledger_action)

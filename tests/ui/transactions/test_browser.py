@@ -102,7 +102,7 @@ def test_search_as_you_type_and_filters(shop, qtbot):
     wait_rows(shop, range(min(50, len(expected))))
     assert column_texts(model, 0, range(50)) == [r.tx_ref for r in expected[:50]]
     press.clear(filters.search)
-    press.choose(filters.state, "Payment Failed")  # as the list says it
+    press.choose(filters.state, "Payment failed")  # as the list says it
     press.choose(filters.currency, filters.currency.itemText(filters.currency.findData("USD")))
     press.choose(filters.range, "Last 7 days")
     since = datetime.combine(datetime.now().date() - timedelta(days=6), datetime.min.time()).astimezone()

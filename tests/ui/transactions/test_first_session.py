@@ -43,7 +43,7 @@ def test_the_count_follows_new_records_state_changes_and_another_window(strict_s
     shop.loop.until(lambda: count_text(shop) == "3 records", message="the count of what is listed")
 
     # a list filtered by state: a record that leaves the state leaves the list and the count
-    press.choose(tab.filters.state, "Waiting For Payment")
+    press.choose(tab.filters.state, "Waiting for payment")
     shop.loop.until(
         lambda: tab.model.query.states == frozenset({"pending"}) and tab.loaded and count_text(shop) == "3 records",
         message="the filtered list",

@@ -90,12 +90,12 @@ def test_a_sale_voided_at_the_counter_reads_as_voided_everywhere(start_app, loop
 
     # the filters: waiting for payment leaves it out; voided at counter lists it alone
     state = tab.filters.state
-    press.choose(state, "Waiting For Payment")
+    press.choose(state, "Waiting for payment")
     loop.until(
         lambda: tab.model.query.states == frozenset({"pending"}) and tab.model.counted, message="the waiting ones"
     )
     assert {sale.tx_ref, waiting.tx_ref} & listed(tab) == {waiting.tx_ref}
-    press.choose(state, "Voided At Counter")
+    press.choose(state, "Voided at counter")
     loop.until(lambda: tab.model.query.voided is True and tab.model.counted, message="the voided ones")
     assert listed(tab) == {sale.tx_ref}
     press.choose(state, "All states")

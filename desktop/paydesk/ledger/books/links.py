@@ -1,5 +1,6 @@
-"""The links ledger (``ledger.repository.Ledger``) in SQL, once for both backends: the writes,
-the lists and the references. What each backend keeps to itself is behind a few methods:
+"""The links ledger (``ledger.repository.Ledger``) in SQL, once for both backends: the writes
+and the references (the reads and the scheduler's lists are ``link_reads.py``'s, the rows and
+their INSERT ``link_rows.py``'s). What each backend keeps to itself is behind a few methods:
 its search (``_plan``: SQLite's full-text index, PostgreSQL's trigrams; ``by_reference``;
 ``_index``/``_unindex``, the SQLite index kept by the ledger's own writes), the day's
 summary, ``changes()``, a bulk import, and the poller's fence (a shared ledger's lease).
@@ -14,125 +15,29 @@ nothing a desk shows (a check that said nothing new)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
-from dataclasses import replace
-from datetime import date, datetime
-from typing import Any, Generic, TypeVar
+from datetime import date
+from typing import Any
 
 from ...service.models import PaymentLink, PaymentRequest, Transaction
 from ..amounts import to_minor
-from ..dialect import Conn, Dialect, Row, Runner
+from ..dialect import Conn, Dialect, Row
 from ..errors import LedgerError
-from ..query import Cursor, LinkQuery, Page
 from ..records import CREATING, PENDING, REJECTED, LinkRecord, may_follow, state_of
 from ..repository import DuplicateReference, Fence, Ledger
-from ..summary import DaySummary
-from . import link_lists as lists
-from .search import Search
-
-COLUMNS = (
-    "profile_id",
-    "mode",
-    "tx_ref",
-    "amount_minor",
-    "fee_minor",
-    "currency",
-    "email",
-    "first_name",
-    "last_name",
-    "state",
-    "state_raw",
-    "checkout_url",
-    "reference",
-    "customization",
-    "meta",
-    "callback_url",
-    "return_url",
-    "origin",
-    "error",
-    "created_at",
-    "updated_at",
-    "checked_at",
-    "raw",
-    "learned_by",
-)
-# a new record's times are the ledger's (the server's on a shared ledger): created (unless
-# the service said when), updated and, for a lookup, checked now, so desks agree on order
-_VALUES = {
-    "created_at": "COALESCE(?, {now})",
-    "updated_at": "{now}",
-    "checked_at": "CASE WHEN ? THEN {now} ELSE {never} END",
-}
-_INSERT = (
-    f"INSERT INTO links ({', '.join(COLUMNS)})"
-    f" VALUES ({', '.join(_VALUES.get(c, '?') for c in COLUMNS)})"
-    " ON CONFLICT (profile_id, tx_ref) DO NOTHING RETURNING {columns}, links.raw"
-)
-_QUIET = {"checked_at": None, "updated_at": None, "raw_json": None}
+from .link_reads import E, LinkReads
+from .link_rows import COLUMNS, INSERT, news, row_of
 
 
-def _json(value: dict[str, Any]) -> str:
-    return json.dumps(value) if value else "{}"
-
-
-def row_of(r: LinkRecord, time: Callable[[datetime], Any], never: Any) -> tuple[Any, ...]:
-    """A record as a row of ``COLUMNS`` for a bulk import: its times by ``time``, a check
-    that never was as ``never``."""
-    return (
-        r.profile_id,
-        r.mode,
-        r.tx_ref,
-        to_minor(r.amount, r.currency),
-        None if r.fee is None else to_minor(r.fee, r.currency),
-        r.currency,
-        r.email,
-        r.first_name,
-        r.last_name,
-        r.state,
-        r.state_raw,
-        r.checkout_url,
-        r.reference,
-        _json(r.customization),
-        _json(r.meta),
-        r.callback_url,
-        r.return_url,
-        r.origin,
-        r.error,
-        time(r.created_at),
-        time(r.updated_at),
-        time(r.checked_at) if r.checked_at else never,
-        r.raw_json,
-        r.learned_by,
-    )
-
-
-def news(before: LinkRecord, after: LinkRecord) -> bool:
-    """Did a check change what a desk shows (not only when it was checked)? A check that
-    said nothing new is no event: the poller checks every few seconds, and every event is
-    a row in ``events`` and a re-read at every other desk."""
-    return replace(before, **_QUIET) != replace(after, **_QUIET)  # type: ignore[arg-type]
-
-
-E = TypeVar("E", bound=Runner)
-
-
-class SqlLedger(Ledger, Generic[E]):
+class SqlLedger(LinkReads[E], Ledger):
     """The links on ``engine``, in ``dialect``'s SQL."""
 
     def __init__(self, engine: E, dialect: Dialect):
-        self._engine = engine
-        self._d = dialect
+        super().__init__(engine, dialect)
         # a write hands back the record it wrote (RETURNING): no second round trip to read it
-        self._insert = _INSERT.replace("{never}", dialect.never).replace("{columns}", dialect.link_columns)
+        self._insert = INSERT.replace("{never}", dialect.never).replace("{columns}", dialect.link_columns)
         self._returning = f" RETURNING {dialect.link_columns}"
 
     # -- what each backend says its own way ----------------------------------------------
-
-    def _plan(self, conn: Conn, query: LinkQuery) -> Search:
-        raise NotImplementedError
-
-    def _summarise(self, conn: Conn, profile_id: str, mode: str, start: datetime, end: datetime) -> DaySummary:
-        raise NotImplementedError
 
     def _fenced(self, conn: Conn, fence: Fence | None) -> None:
         """A poller's write goes on only while it holds its lease (a shared ledger's)."""
@@ -143,28 +48,7 @@ class SqlLedger(Ledger, Generic[E]):
     def _unindex(self, conn: Conn, record_id: int) -> None:
         """The record's text, about to change, out of the backend's search index."""
 
-    def _day(self, day: date) -> Any:
-        return day.isoformat()
-
     # -- helpers --------------------------------------------------------------------------
-
-    def _one(
-        self, conn: Conn, profile_id: str, tx_ref: str, *, raw: bool = False, lock: bool = False
-    ) -> LinkRecord | None:
-        row = self._d.one(
-            conn,
-            f"SELECT {self._d.link_columns}{', links.raw' if raw else ''}"
-            f" FROM links WHERE profile_id = ? AND tx_ref = ?"
-            f"{self._d.lock if lock else ''}",
-            (profile_id, tx_ref),
-        )
-        return None if row is None else self._d.record(row, row["raw"] if raw else None)
-
-    def _must(self, conn: Conn, profile_id: str, tx_ref: str, *, raw: bool = False) -> LinkRecord:
-        found = self._one(conn, profile_id, tx_ref, raw=raw)
-        if found is None:
-            raise LedgerError(f"{tx_ref} is not in the ledger")
-        return found
 
     def _emit(self, conn: Conn, done: LinkRecord) -> LinkRecord:
         """The "link" event of a change (in its transaction): the other desks re-read it."""
@@ -397,89 +281,6 @@ class SqlLedger(Ledger, Generic[E]):
             )
 
         await self._engine.write(write)
-
-    # -- reading ------------------------------------------------------------------------
-
-    async def get(self, profile_id: str, tx_ref: str) -> LinkRecord | None:
-        return await self._engine.read(lambda conn: self._one(conn, profile_id, tx_ref, raw=True))
-
-    async def references_in(self, profile_id: str, refs: Sequence[str]) -> set[str]:
-        wanted = list(dict.fromkeys(refs))
-        if not wanted:
-            return set()
-        sql = f"SELECT tx_ref FROM links WHERE profile_id = ? AND tx_ref IN ({', '.join('?' * len(wanted))})"
-        rows = await self._engine.read(lambda conn: self._d.all(conn, sql, [profile_id, *wanted]))
-        return {row["tx_ref"] for row in rows}
-
-    async def page(
-        self, query: LinkQuery, after: Cursor | None = None, before: Cursor | None = None, limit: int = 100
-    ) -> Page:
-        if after is not None and before is not None:
-            raise ValueError("page after or before a row, not both")
-        return await self._engine.read(
-            lambda conn: self._plan(conn, query).page(conn, before or after, limit, backwards=before is not None)
-        )
-
-    async def last_page(self, query: LinkQuery, limit: int = 100) -> Page:
-        return await self._engine.read(lambda conn: self._plan(conn, query).page(conn, None, limit, backwards=True))
-
-    async def count(self, query: LinkQuery) -> int:
-        return int(await self._engine.read(lambda conn: self._plan(conn, query).count(conn)))
-
-    async def anchors(self, query: LinkQuery, every: int) -> list[Cursor]:
-        return await self._engine.read(lambda conn: self._plan(conn, query).anchors(conn, every))
-
-    async def day_summary(self, profile_id: str, mode: str, start: datetime, end: datetime) -> DaySummary:
-        return await self._engine.read(lambda conn: self._summarise(conn, profile_id, mode, start, end))
-
-    async def _select(self, sql: str, args: list[Any]) -> list[LinkRecord]:
-        rows = await self._engine.read(lambda conn: self._d.all(conn, sql, args))
-        return [self._d.record(r) for r in rows]
-
-    async def unsettled(self, profile_id: str | None = None) -> list[LinkRecord]:
-        return await self._select(*lists.unsettled(self._d, profile_id))
-
-    async def open_records(
-        self,
-        profile_id: str | None = None,
-        mode: str | None = None,
-        *,
-        since: datetime | None = None,
-        limit: int | None = 1000,
-    ) -> list[LinkRecord]:
-        return await self._select(*lists.open_records(self._d, profile_id, mode, since, limit))
-
-    async def paid_since(
-        self,
-        since: datetime,
-        profile_id: str | None = None,
-        mode: str | None = None,
-        *,
-        checked_before: datetime | None = None,
-        after: Cursor | None = None,
-        limit: int = 200,
-    ) -> Page:
-        sql, args = lists.paid(self._d, since, profile_id, mode, checked_before, after, limit)
-
-        def read(conn: Conn) -> Page:
-            rows = self._d.all(conn, sql, args)
-            records = [self._d.record(r) for r in rows[:limit]]
-            if not records:
-                return Page()
-            first, last = rows[0], rows[len(records) - 1]
-            return Page(
-                records,
-                Cursor((first["updated_at"], first["id"])),
-                Cursor((last["updated_at"], last["id"])),
-                more=len(rows) > limit,
-            )
-
-        return await self._engine.read(read)
-
-    async def count_paid_since(self, since: datetime, profile_id: str | None = None, mode: str | None = None) -> int:
-        sql, args = lists.paid_count(self._d, since, profile_id, mode)
-        row = await self._engine.read(lambda conn: self._d.one(conn, sql, args))
-        return int(row["n"]) if row else 0
 
     # -- references -----------------------------------------------------------------------
 

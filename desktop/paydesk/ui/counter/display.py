@@ -18,14 +18,17 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from ...desk.states import money, state_words
 from ...desk.tasks import TaskSet
+from ...i18n import ENGLISH, N_, Words, _, customer
 from ...ledger.counter import PAID, Sale
 from ..links.qr import QrWidget
 from ..links.watermark import Watermark
 
 log = logging.getLogger("paydesk.counter.display")
 
-PAID_WORDS = "Paid"
-THANKS_WORDS = "Thank you"
+# in the customer's language (the profile's "Customer language"): paydesk/i18n.py's customer()
+PAID_WORDS = N_("Paid")
+THANKS_WORDS = N_("Thank you")
+WAIT_WORDS = N_("One moment…")
 GREEN = "#1b7f3b"
 LOGO_HEIGHT = 120  # pixels: the logo above the amount
 
@@ -64,13 +67,14 @@ class CustomerView(QWidget):
         super().__init__(parent)
         self.tasks = tasks.child(self)
         self.setObjectName("customer-view")
-        self.setAccessibleName("Customer display")
+        self.setAccessibleName(_("Customer display"))
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)  # green when paid
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.sale: Sale | None = None
         self.phase = "blank"
         self._done_key: tuple[str, str] | None = None  # the paid sale already thanked
         self._logo_path: str | None = None
+        self.customer: Words = customer(ENGLISH)  # the customer's words (set_merchant)
         column = QVBoxLayout(self)
         column.setContentsMargins(24, 24, 24, 24)
         self.merchant = _big("customer-merchant", 22, bold=False)
@@ -102,8 +106,13 @@ class CustomerView(QWidget):
 
     # -- who the merchant is ------------------------------------------------------------
 
-    def set_merchant(self, name: str, logo_path: str = "") -> None:
-        """The merchant's name, and its logo (a file, read off the GUI thread)."""
+    def set_merchant(self, name: str, logo_path: str = "", language: str = ENGLISH) -> None:
+        """The merchant's name, and its logo (a file, read off the GUI thread); the language
+        the customer reads (the profile's customer language)."""
+        if customer(language) is not self.customer:
+            self.customer = customer(language)
+            if self.phase == "sale":
+                self.show_sale(self.sale)  # the sale on screen, said again in the new words
         self.merchant.setText(name)
         self.merchant.setAccessibleName(name)
         if logo_path != self._logo_path:
@@ -125,7 +134,7 @@ class CustomerView(QWidget):
             log.info("the counter logo %s is not an image PayDesk can read", path)
             return
         self.logo.setPixmap(QPixmap.fromImage(image))
-        self.logo.setAccessibleName("Logo")
+        self.logo.setAccessibleName(_("Logo"))
         self.logo.show()
 
     def set_test(self, test: bool) -> None:
@@ -158,7 +167,7 @@ class CustomerView(QWidget):
         """Smaller words where, wrapped, they would not all fit the view's height (beside
         the amount box it is short): never drawn over each other, nor over the code."""
         layout = self.layout()
-        for _ in range(12):
+        for _attempt in range(12):
             if layout is None or layout.totalHeightForWidth(width) <= height:
                 return
             smaller = False
@@ -202,12 +211,12 @@ class CustomerView(QWidget):
         self.phase = "sale"
         self._paint("")
         self.amount.setText(money(record))
-        self.amount.setAccessibleName(f"Amount {money(record)}")
-        shown = state_words(record)
+        self.amount.setAccessibleName(self.customer.gettext("Amount {amount}").format(amount=money(record)))
+        shown = state_words(record, self.customer)
         payable = not record.final and bool(record.checkout_url)
         self.qr.set_text(record.checkout_url if payable else None)
         self._code_shown(payable)
-        words = "One moment…" if record.state == "creating" else shown.words
+        words = self.customer.gettext(WAIT_WORDS) if record.state == "creating" else shown.words
         self._say(words, shown.colour)
 
     def _start_paid(self) -> None:
@@ -218,8 +227,9 @@ class CustomerView(QWidget):
         self._code_shown(False)
         record = self.sale.record if self.sale is not None else None
         self.amount.setText(money(record) if record is not None else "")
-        self.amount.setAccessibleName(f"Amount {money(record)}" if record is not None else "")
-        self._say(PAID_WORDS, "white", plain=True)
+        amount = self.customer.gettext("Amount {amount}").format(amount=money(record)) if record is not None else ""
+        self.amount.setAccessibleName(amount)
+        self._say(self.customer.gettext(PAID_WORDS), "white", plain=True)
         self._timer.start(self.PAID_MS)
 
     def _next_phase(self) -> None:
@@ -227,7 +237,7 @@ class CustomerView(QWidget):
             self.phase = "thanks"
             self.amount.setText("")
             self.amount.setAccessibleName("")
-            self._say(THANKS_WORDS, "white", plain=True)
+            self._say(self.customer.gettext(THANKS_WORDS), "white", plain=True)
             self._timer.start(self.THANKS_MS)
         elif self.phase == "thanks":
             self._show_blank()
@@ -256,7 +266,7 @@ class CustomerView(QWidget):
 
     def _say(self, words: str, colour: str, *, plain: bool = False) -> None:
         self.words.setText(words)
-        self.words.setAccessibleName(f"State: {words}" if words else "")
+        self.words.setAccessibleName(self.customer.gettext("State: {state}").format(state=words) if words else "")
         if not words:
             self.words.setStyleSheet("")
         elif plain:
@@ -272,13 +282,13 @@ class CustomerDisplay(QWidget):
     without being activated and refusing the focus, so the staff's keys keep going to the
     Counter tab."""
 
-    TITLE = "PayDesk customer display"
+    TITLE = N_("PayDesk customer display")
 
     def __init__(self, tasks: TaskSet) -> None:
         super().__init__(None, Qt.WindowType.Window)
         self.setObjectName("customer-display")
-        self.setWindowTitle(self.TITLE)
-        self.setAccessibleName(self.TITLE)
+        self.setWindowTitle(_(self.TITLE))
+        self.setAccessibleName(_(self.TITLE))
         self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
         self.setWindowFlag(Qt.WindowType.WindowDoesNotAcceptFocus)
         # above the other windows: the staff's, raised by a click, never covers the customer's

@@ -10,6 +10,7 @@ from PySide6.QtGui import QGuiApplication, QScreen, QShowEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from ...desk.tasks import TaskSet
+from ...i18n import ENGLISH
 from ...ledger.counter import Sale
 from .display import CustomerDisplay, CustomerView
 from .monitors import labels, monitor_key
@@ -48,7 +49,7 @@ class DisplayPlace(QWidget):
         self.display: CustomerDisplay | None = None
         self.is_open = False
         self.sale: Sale | None = None
-        self._merchant = ("", "")
+        self._merchant = ("", "", ENGLISH)
         self._test = True
         self.fill("")
         app = QGuiApplication.instance()
@@ -181,10 +182,11 @@ class DisplayPlace(QWidget):
         for view in self.views:
             view.show_sale(sale)
 
-    def set_merchant(self, name: str, logo: str) -> None:
-        self._merchant = (name, logo)
+    def set_merchant(self, name: str, logo: str, language: str) -> None:
+        """Who the customer pays, and the language they read (the profile's customer language)."""
+        self._merchant = (name, logo, language)
         for view in self.views:
-            view.set_merchant(name, logo)
+            view.set_merchant(name, logo, language)
 
     def set_test(self, test: bool) -> None:
         self._test = test

@@ -159,7 +159,7 @@ class CounterTab(Voids, QWidget):
             self.shop_email.hide()
             return
         self.shop_email.follow()
-        self.place.set_merchant(profile.shown_name, profile.counter_logo)
+        self.place.set_merchant(profile.shown_name, profile.counter_logo, profile.customer_language)
         self.entry.set_currencies(profile.currencies)
         if not self.loaded:
             self.place.fill(self.controller.settings.screen)

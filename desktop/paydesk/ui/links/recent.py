@@ -7,6 +7,7 @@ from PySide6.QtCore import QItemSelectionModel, QModelIndex, Signal
 from PySide6.QtWidgets import QTableView
 
 from ...desk.states import PAID_AFTER_VOID, SHOWN, VOIDED_AT_COUNTER, money, state_words
+from ...i18n import _
 from ...ledger import LinkRecord
 from .. import widgets
 from ..fixed_text import fixed_font
@@ -22,7 +23,7 @@ from ..table import (
 
 COLUMNS = ("Reference", "Amount", "Title", "State", "Created")
 STATE = COLUMNS.index("State")
-STATE_SAMPLES = (*(s.words for s in SHOWN.values()), VOIDED_AT_COUNTER.words, PAID_AFTER_VOID.words)
+STATE_SAMPLES = tuple(s.words for s in (*SHOWN.values(), VOIDED_AT_COUNTER, PAID_AFTER_VOID))  # N_ marked
 MAX_ROWS = 100  # older links are in the ledger (the Transactions tab)
 
 
@@ -85,7 +86,7 @@ class RecentLinks(QTableView):
         # the title takes what the others leave: the list never scrolls sideways
         fit_columns(
             self,
-            (REFERENCE_SAMPLE, AMOUNT_SAMPLE, "", STATE_SAMPLES, "28 Dec 23:58"),
+            (REFERENCE_SAMPLE, AMOUNT_SAMPLE, "", tuple(_(s) for s in STATE_SAMPLES), "28 Dec 23:58"),
             2,
             {0: fixed_font(), STATE: bold_font()},
         )

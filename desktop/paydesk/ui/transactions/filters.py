@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QComboBox, QDateEdit, QHBoxLayout, QLabel, QLineEd
 
 from ...desk.day import RANGES, date_range
 from ...desk.states import STATE_FILTERS
+from ...i18n import _
 from ...ledger import LinkQuery
 
 
@@ -42,7 +43,7 @@ class FilterBar(QWidget):
         captioned(top, "&Search:", self.search, "ledger-search")
         self.state = QComboBox()
         for text, states, voided in STATE_FILTERS:  # each lists the rows that show its words
-            self.state.addItem(text, (states, voided))
+            self.state.addItem(_(text), (states, voided))
         captioned(bottom, "S&tate:", self.state, "ledger-state")
         self.currency = QComboBox()
         captioned(bottom, "C&urrency:", self.currency, "ledger-currency")

@@ -1,0 +1,111 @@
+"""The words in the reader's language (paydesk/i18n.py): the staff's and the customer's,
+the pseudo-language, the system's language. Qt-free."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from decimal import Decimal
+
+import pytest
+
+from paydesk import i18n
+from paydesk.desk.states import STATE_FILTERS, state_words
+from paydesk.i18n import ENGLISH, PSEUDO, _, customer, pseudo, set_language, system_language
+from paydesk.ledger import LinkRecord
+
+
+def link_record(state: str) -> LinkRecord:
+    now = datetime.now(UTC)
+    return LinkRecord(
+        id=1,
+        profile_id="p",
+        mode="test",
+        tx_ref="PAY-1",
+        amount=Decimal("12.50"),
+        currency="NGN",
+        email="ada@example.com",
+        first_name="Ada",
+        last_name="Obi",
+        state=state,
+        created_at=now,
+        updated_at=now,
+    )
+
+
+@pytest.fixture(autouse=True)
+def english_after():
+    yield
+    set_language(ENGLISH)
+
+
+def test_the_staff_reads_french_once_chosen_and_english_again_after():
+    set_language("fr")
+    assert _("Thank you") == "Merci"
+    assert _("WAITING FOR PAYMENT") == "EN ATTENTE DE PAIEMENT"
+    set_language(ENGLISH)
+    assert _("Thank you") == "Thank you"
+
+
+def test_a_message_nobody_translated_reads_in_english():
+    set_language("fr")
+    assert _("A message no catalogue holds") == "A message no catalogue holds"
+
+
+def test_a_language_not_offered_is_english():
+    assert set_language("xx").language == ENGLISH
+
+
+def test_the_customer_reads_their_own_language_whatever_the_staff_read():
+    set_language(ENGLISH)
+    record = link_record(state="pending")
+    assert state_words(record).words == "WAITING FOR PAYMENT"
+    assert state_words(record, customer("fr")).words == "EN ATTENTE DE PAIEMENT"
+    assert customer("de").language == ENGLISH  # not offered to customers: English
+
+
+def test_the_state_filters_are_said_in_the_staff_language_where_shown():
+    set_language("fr")
+    shown = [_(words) for words, _states, _voided in STATE_FILTERS]
+    assert shown[0] == "Tous les états"
+    assert "Annulé en caisse" in shown
+
+
+@pytest.mark.parametrize(
+    ("environ", "expected"),
+    [
+        ({"LANG": "fr_FR.UTF-8"}, "fr"),
+        ({"LANGUAGE": "de:fr", "LANG": "en_GB.UTF-8"}, "fr"),
+        ({"LC_ALL": "fr_CA.UTF-8", "LANG": "en_US.UTF-8"}, "fr"),
+        ({"LANG": "de_DE.UTF-8"}, ENGLISH),
+        ({"LANG": "C.UTF-8"}, ENGLISH),
+        ({}, ENGLISH),
+    ],
+)
+def test_the_system_language_is_read_as_gettext_reads_it(environ, expected):
+    assert system_language(environ) == expected
+
+
+def test_the_pseudo_language_is_accented_longer_and_bracketed():
+    out = pseudo("Waiting for payment")
+    assert out.startswith("[") and out.endswith("]")
+    assert out != "Waiting for payment" and "á" in out
+    letters = sum(c.isalpha() for c in "Waiting for payment")
+    assert len(out) - 2 >= len("Waiting for payment") + round(letters * 0.4)
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["Void {reference}?", "%s sent", "%(count)d links", "&Save", "<b>Paid</b> at {time}"],
+)
+def test_the_pseudo_language_keeps_placeholders_mnemonics_and_markup(message):
+    out = pseudo(message)
+    for kept in re.findall(r"\{\w+\}|%\(\w+\)d|%s|&\w|<\w+>|</\w+>", message):
+        assert kept in out
+    assert out.format(reference="PAY-1", time="12:00") if "{" in message else out
+
+
+def test_the_pseudo_language_is_the_staff_language_when_chosen():
+    set_language(PSEUDO)
+    assert _("Thank you").startswith("[Ţĥ") or _("Thank you").startswith("[Ţ")
+    assert i18n.ngettext("{n} link", "{n} links", 2).format(n=2).startswith("[2")
