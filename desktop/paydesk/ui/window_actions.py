@@ -10,6 +10,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu
 
 from ..desk.staff import NotAllowed
+from ..i18n import _
 from .dialogs import confirm
 
 if TYPE_CHECKING:
@@ -94,7 +95,7 @@ class WindowActions(_Window):
         self.shared_ledger_action.triggered.connect(
             lambda: self.tasks.spawn(self.open_shared_ledger(), "shared ledger")
         )
-        self.staff_action = QAction("S&taff…", self)
+        self.staff_action = QAction(_("S&taff…"), self)
         self.staff_action.setObjectName("staff-action")
         settings.addAction(self.staff_action)
         self.staff_action.triggered.connect(self._open_staff)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QApplication
 
+from paydesk.ui.widgets import shown_label
 from tests.ui import press
 from tests.ui.layout_states.reach import menu, shown_window
 
@@ -62,6 +63,14 @@ def person_shown(app) -> str:
     """What the status bar says of who is signed in ("" when it says nothing)."""
     who = app.window.gate.who
     return who.text() if who.isVisible() else ""
+
+
+def settings_entries(app) -> list[str]:
+    """The entries the Settings menu shows (its title hidden: none)."""
+    menu = app.window.settings_menu
+    if not menu.menuAction().isVisible():
+        return []
+    return [shown_label(a.text()) for a in menu.actions() if a.isVisible() and not a.isSeparator()]
 
 
 def tab_titles(app) -> list[str]:

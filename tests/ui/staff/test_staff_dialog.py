@@ -20,6 +20,7 @@ from tests.ui.staff.conftest import (
     back_to,
     open_staff,
     person_shown,
+    settings_entries,
     sign_in,
     tab_titles,
 )
@@ -53,7 +54,7 @@ def test_the_first_person_is_an_admin_signed_in_at_once(start_app, loop):
     press.type_into(form.pin, "12")
     press.type_into(form.again, "12")
     press.click(form.action)
-    assert form.messages["pin"].text() == "At least 4 digits, digits only" and form.isVisible()
+    assert form.messages["pin"].text() == "A PIN is 4 to 8 digits." and form.isVisible()
     assert _unnamed_focusable(form, at_least=3) == [] and _labels_named_otherwise(form) == []
     press.type_into(form.pin, ADMIN_PIN)
     press.type_into(form.again, ADMIN_PIN)
@@ -99,7 +100,7 @@ def test_a_role_changed_and_a_person_removed(staffed, loop):
     sign_in(app, loop, COUNTER, COUNTER_PIN)
     loop.until(lambda: person_shown(app) == "Bo · Finance", message="Bo signed in")
     assert tab_titles(app) == ["Payment links", "Transactions"]
-    assert not app.window.settings_menu.menuAction().isVisible()  # no Staff…, no Shared ledger…
+    assert settings_entries(app) == ["Language"]  # no Staff…, no Shared ledger…
 
 
 def test_a_refusal_from_the_desk_is_one_sentence_in_the_dialog(staffed, loop):

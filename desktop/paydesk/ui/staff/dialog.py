@@ -25,20 +25,21 @@ from PySide6.QtWidgets import (
 from ...desk.sign_in import SignIn
 from ...desk.staff import Person, Staff
 from ...desk.tasks import TaskSet
+from ...i18n import N_, _, ngettext
 from ...ledger import LedgerError
 from ...service.errors import ServiceError
 from ..dialogs import confirm, run_dialog
 from ..field_message import FieldMessage
-from ..widgets import button
+from ..widgets import button, shown_label
 from . import StaffWindow
 from .names import wrap_names
 from .person import PersonDialog
 
-FIRST_WORDS = (
+FIRST_WORDS = N_(
     "No staff are set up: anyone at this computer may do everything. Add the first person, "
     "an Admin: they are signed in at once, and from then on PayDesk opens on the sign-in screen."
 )
-STAFF_WORDS = "Each person signs in with their own PIN. What they may do follows their role."
+STAFF_WORDS = N_("Each person signs in with their own PIN. What they may do follows their role.")
 IDLE_MOST = 240  # minutes
 
 
@@ -53,29 +54,29 @@ class StaffDialog(QDialog):
     def __init__(self, sign_in: SignIn, staff: Staff, tasks: TaskSet, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("staff-dialog")
-        self.setWindowTitle("Staff")
+        self.setWindowTitle(_("Staff"))
         self.sign_in, self.staff = sign_in, staff
         self.tasks = tasks.child(self)
         self._people: list[Person] = []
         column = QVBoxLayout(self)
-        self.words = QLabel(STAFF_WORDS)
+        self.words = QLabel(_(STAFF_WORDS))
         self.words.setObjectName("staff-words")
         self.words.setWordWrap(True)
         column.addWidget(self.words)
-        caption = QLabel("&People")
+        caption = QLabel(_("&People"))
         column.addWidget(caption)
         row = QHBoxLayout()
         self.people = QListWidget()
         self.people.setObjectName("staff-people")
-        self.people.setAccessibleName("People")
+        self.people.setAccessibleName(shown_label(caption.text()))
         self.people.setMinimumSize(260, 160)
         wrap_names(self.people)
         caption.setBuddy(self.people)
         row.addWidget(self.people, 1)
         buttons = QVBoxLayout()
-        self.add_button = button("&Add person…", "add-person")
-        self.change_button = button("&Change…", "change-person")
-        self.remove_button = button("&Remove…", "remove-person")
+        self.add_button = button(_("&Add person…"), "add-person")
+        self.change_button = button(_("&Change…"), "change-person")
+        self.remove_button = button(_("&Remove…"), "remove-person")
         for made in (self.add_button, self.change_button, self.remove_button):
             buttons.addWidget(made)
         buttons.addStretch(1)
@@ -86,19 +87,19 @@ class StaffDialog(QDialog):
         form = QFormLayout()
         self.idle = QSpinBox()
         self.idle.setObjectName("idle-lock-minutes")
-        self.idle.setAccessibleName("Lock after")
         self.idle.setRange(0, IDLE_MOST)
-        self.idle.setSuffix(" idle minutes")
-        self.idle.setSpecialValueText("Never")
-        self.idle.setToolTip("On this computer: PayDesk locks after this many minutes without a key or a click")
-        idle_caption = QLabel("&Lock after")
+        self.idle.setSpecialValueText(_("Never"))
+        self.idle.setToolTip(_("On this computer: PayDesk locks after this many minutes without a key or a click"))
+        idle_caption = QLabel(_("&Lock after"))
+        self.idle.setAccessibleName(shown_label(idle_caption.text()))
         idle_caption.setBuddy(self.idle)
         form.addRow(idle_caption, self.idle)
         column.addLayout(form)
         self.idle_message = FieldMessage("idle-lock", lines=1)
         column.addWidget(self.idle_message)
         close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        close.button(QDialogButtonBox.StandardButton.Close).setAccessibleName("Close")
+        close_button = close.button(QDialogButtonBox.StandardButton.Close)
+        close_button.setAccessibleName(shown_label(close_button.text()))
         close.rejected.connect(self.reject)
         column.addWidget(close)
 
@@ -108,6 +109,8 @@ class StaffDialog(QDialog):
         self.people.currentRowChanged.connect(self._chosen)
         self.people.itemActivated.connect(lambda _item: self.tasks.replace("person", self.change()))
         self.idle.setValue(int(sign_in.idle_lock_minutes or 0))
+        self._idle_words(self.idle.value())
+        self.idle.valueChanged.connect(self._idle_words)
         self.idle.valueChanged.connect(lambda n: self.tasks.replace("idle", self._set_idle(n)))
         self._chosen()
 
@@ -118,7 +121,7 @@ class StaffDialog(QDialog):
         try:
             self._people = await self.sign_in.people()
         except (LedgerError, ServiceError) as error:
-            self.message.say(f"The staff could not be read: {error}")
+            self.message.say(_("The staff could not be read: {error}").format(error=error))
             return
         self.people.clear()
         for person in self._people:
@@ -131,9 +134,9 @@ class StaffDialog(QDialog):
         if self.people.currentRow() < 0 and self._people:
             self.people.setCurrentRow(0)
         first = not self._people
-        self.words.setText(FIRST_WORDS if first else STAFF_WORDS)
-        self.add_button.setText("&Add the first Admin…" if first else "&Add person…")
-        self.add_button.setAccessibleName("Add the first Admin" if first else "Add person")
+        self.words.setText(_(FIRST_WORDS if first else STAFF_WORDS))
+        self.add_button.setText(_("&Add the first Admin…") if first else _("&Add person…"))
+        self.add_button.setAccessibleName(shown_label(self.add_button.text()))
         self._chosen()
 
     def chosen(self) -> Person | None:
@@ -151,7 +154,8 @@ class StaffDialog(QDialog):
         first = not self._people
         dialog = PersonDialog(self.sign_in, None, self.tasks, self, first=first)
         if await run_dialog(dialog):
-            self.message.say(f"{dialog.done_person.name} added." if dialog.done_person else None, ok=True)
+            added = dialog.done_person
+            self.message.say(_("{name} added.").format(name=added.name) if added else None, ok=True)
             await self.reload()
 
     async def change(self) -> None:
@@ -160,7 +164,7 @@ class StaffDialog(QDialog):
             return
         dialog = PersonDialog(self.sign_in, person, self.tasks, self)
         if await run_dialog(dialog):
-            self.message.say(f"{person.name} changed.", ok=True)
+            self.message.say(_("{name} changed.").format(name=person.name), ok=True)
             await self.reload()
 
     async def remove(self) -> None:
@@ -169,11 +173,11 @@ class StaffDialog(QDialog):
             return
         if not await confirm(
             self,
-            "Remove this person?",
-            f"Remove {person.name} ({person.role.title})?",
-            "They can no longer sign in. What they did stays in the ledger under their name.",
-            "Remove",
-            "Keep",
+            _("Remove this person?"),
+            _("Remove {name} ({role})?").format(name=person.name, role=person.role.title),
+            _("They can no longer sign in. What they did stays in the ledger under their name."),
+            _("Remove"),
+            _("Keep"),
             object_name="confirm-remove-person",
         ):
             return
@@ -182,13 +186,16 @@ class StaffDialog(QDialog):
         except (LedgerError, ServiceError) as error:  # NotAllowed among them
             self.message.say(str(error))
             return
-        self.message.say(f"{person.name} removed.", ok=True)
+        self.message.say(_("{name} removed.").format(name=person.name), ok=True)
         await self.reload()
+
+    def _idle_words(self, minutes: int) -> None:
+        self.idle.setSuffix(ngettext(" idle minute", " idle minutes", minutes))
 
     async def _set_idle(self, minutes: int) -> None:
         try:
             await self.sign_in.set_idle_lock_minutes(minutes)
         except (OSError, LedgerError, ServiceError) as error:
-            self.idle_message.say(f"Not saved: {error}")
+            self.idle_message.say(_("Not saved: {error}").format(error=error))
             return
         self.idle_message.say(None)

@@ -16,6 +16,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QApplication, QBoxLayout, QDialog, QStackedWidget, QWidget
 
 from ...desk.staff import Person
+from ...i18n import _
 from ..elided import ElidedLabel
 from ..widgets import button
 from . import StaffWindow
@@ -42,8 +43,8 @@ class StaffGate(QObject):
         window.setCentralWidget(self.stack)
         self.who = ElidedLabel("")  # a long name never widens the window
         self.who.setObjectName("status-person")
-        self.lock_button = button("&Lock", "lock-button")
-        self.lock_button.setToolTip("Lock PayDesk until someone signs in (Ctrl+L)")
+        self.lock_button = button(_("&Lock"), "lock-button")
+        self.lock_button.setToolTip(_("Lock PayDesk until someone signs in (Ctrl+L)"))
         self.lock_button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         self.lock_button.clicked.connect(self.lock)
         window.status.addPermanentWidget(self.who)
@@ -83,7 +84,7 @@ class StaffGate(QObject):
         shown = person is not None and self.staff.set_up
         self.idle.watch(shown)
         self.who.setText(person.label if person is not None else "")
-        self.who.setAccessibleName(f"Signed in: {person.label}" if person is not None else "Signed in")
+        self.who.setAccessibleName(person.label if person is not None else "")
         self.who.setVisible(shown)
         self.lock_button.setVisible(shown)
         apply_rights(self.window, self.staff)  # before the focus: a tab hidden moves it

@@ -10,22 +10,22 @@ from PySide6.QtWidgets import QComboBox, QDialog, QFormLayout, QHBoxLayout, QLin
 from ...desk.sign_in import SignIn
 from ...desk.staff import Person, Role
 from ...desk.tasks import TaskSet
+from ...i18n import N_, _
 from ...ledger import LedgerError
 from ...service.errors import ServiceError
 from ..field_message import FieldMessage, add_field_row
-from ..widgets import button
+from ..widgets import button, shown_label
 
 ROLE_WORDS = {
-    Role.COUNTER: "Counter: sells, voids their own open sale, closes their shift",
-    Role.FINANCE: "Finance: links, bulk links, Transactions, exports, receipts, end of day",
-    Role.ADMIN: "Admin: everything, with cards, profiles and keys, live mode and staff",
+    Role.COUNTER: N_("Counter: sells, voids their own open sale, closes their shift"),
+    Role.FINANCE: N_("Finance: links, bulk links, Transactions, exports, receipts, end of day"),
+    Role.ADMIN: N_("Admin: everything, with cards, profiles and keys, live mode and staff"),
 }
 
 
-def _pin_field(name: str, accessible: str) -> QLineEdit:
+def _pin_field(name: str) -> QLineEdit:
     field = QLineEdit()
     field.setObjectName(name)
-    field.setAccessibleName(accessible)
     field.setEchoMode(QLineEdit.EchoMode.Password)
     field.setMaxLength(32)
     return field
@@ -46,41 +46,38 @@ class PersonDialog(QDialog):
         self.setMinimumWidth(460)  # room for the fields' messages on one line
         adding = person is None
         if person is None:
-            self.setWindowTitle("Add the first Admin" if first else "Add person")
+            self.setWindowTitle(_("Add the first Admin") if first else _("Add person"))
         else:
-            self.setWindowTitle(f"Change {person.name}")
+            self.setWindowTitle(_("Change {name}").format(name=person.name))
         column = QVBoxLayout(self)
         form = QFormLayout()
         column.addLayout(form)
         self.name = QLineEdit(person.name if person else "")
         self.name.setObjectName("person-name")
-        self.name.setAccessibleName("Name")
         self.name.setMaxLength(40)
         self.messages: dict[str, FieldMessage] = {}
-        self.messages["name"] = add_field_row(form, "&Name", self.name, "person-name")
+        self.messages["name"] = self._row(form, _("&Name"), self.name, "person-name")
         self.role = QComboBox()
         self.role.setObjectName("person-role")
-        self.role.setAccessibleName("Role")
         for role in (Role.ADMIN,) if first else tuple(Role):
             self.role.addItem(role.title, role)
-            self.role.setItemData(self.role.count() - 1, ROLE_WORDS[role], Qt.ItemDataRole.ToolTipRole)
+            self.role.setItemData(self.role.count() - 1, _(ROLE_WORDS[role]), Qt.ItemDataRole.ToolTipRole)
         if person is not None:
             self.role.setCurrentIndex(self.role.findData(person.role))
-        self.messages["role"] = add_field_row(form, "&Role", self.role, "person-role")
-        self.pin = _pin_field("person-pin", "PIN" if adding else "New PIN")
-        self.messages["pin"] = add_field_row(form, "&PIN" if adding else "&New PIN", self.pin, "person-pin")
+        self.messages["role"] = self._row(form, _("&Role"), self.role, "person-role")
+        self.pin = _pin_field("person-pin")
+        self.messages["pin"] = self._row(form, _("&PIN") if adding else _("&New PIN"), self.pin, "person-pin")
         if not adding:
-            self.pin.setPlaceholderText("empty: the PIN stays")
-        self.again = _pin_field("person-pin-again", "PIN again")
-        self.messages["again"] = add_field_row(form, "PIN &again", self.again, "person-pin-again")
+            self.pin.setPlaceholderText(_("empty: the PIN stays"))
+        self.again = _pin_field("person-pin-again")
+        self.messages["again"] = self._row(form, _("PIN &again"), self.again, "person-pin-again")
         self.message = FieldMessage("person", lines=2)
         column.addWidget(self.message)
         row = QHBoxLayout()
         row.addStretch(1)
-        verb = "&Add person" if adding else "&Save changes"
-        self.action = button(verb, "person-action")
+        self.action = button(_("&Add person") if adding else _("&Save changes"), "person-action")
         self.action.setDefault(True)
-        self.cancel = button("Cancel", "person-cancel")
+        self.cancel = button(_("Cancel"), "person-cancel")
         row.addWidget(self.action)
         row.addWidget(self.cancel)
         column.addLayout(row)
@@ -89,21 +86,27 @@ class PersonDialog(QDialog):
         self.role.currentIndexChanged.connect(self._role_tip)
         self._role_tip()
 
-    def _role_tip(self, *_: object) -> None:
+    @staticmethod
+    def _row(form: QFormLayout, caption: str, field: QWidget, name: str) -> FieldMessage:
+        """A field's row (its caption, the field, its message), the field named by its caption."""
+        field.setAccessibleName(shown_label(caption))
+        return add_field_row(form, caption, field, name)
+
+    def _role_tip(self, *_args: object) -> None:
         role = self.role.currentData()
-        self.role.setToolTip(ROLE_WORDS[role] if role is not None else "")
+        self.role.setToolTip(_(ROLE_WORDS[role]) if role is not None else "")
 
     def problems(self) -> dict[str, str]:
         """What is wrong with the form as typed (the desk checks the rest)."""
         found: dict[str, str] = {}
         if not self.name.text().strip():
-            found["name"] = "Type the person's name, as the status bar will show it"
+            found["name"] = _("Type the person's name, as the status bar will show it")
         pin, again = self.pin.text(), self.again.text()
         if self.person is None or pin or again:
-            if not pin.isdigit() or len(pin) < 4:
-                found["pin"] = "At least 4 digits, digits only"
+            if not (pin.isdigit() and 4 <= len(pin) <= 8):
+                found["pin"] = _("A PIN is 4 to 8 digits.")
             elif pin != again:
-                found["again"] = "Not the same PIN: type it again"
+                found["again"] = _("Not the same PIN: type it again")
         return found
 
     def submit(self) -> None:

@@ -28,16 +28,17 @@ from PySide6.QtWidgets import (
 from ...desk.sign_in import SignIn, WrongPin
 from ...desk.staff import Person
 from ...desk.tasks import TaskSet
+from ...i18n import N_, _
 from ...ledger import LedgerError
 from ...service.errors import ServiceError
 from ..field_message import add_field_row
-from ..widgets import button
+from ..widgets import button, shown_label
 from .names import wrap_names
 
-SIGN_IN_TITLE = "Sign in"
-LOCKED_TITLE = "PayDesk is locked"
-LOCKED_WORDS = "Choose who you are and type your PIN. The open shift and the customer's screen are kept."
-SIGN_IN_WORDS = "Choose who you are and type your PIN."
+SIGN_IN_TITLE = N_("Sign in")
+LOCKED_TITLE = N_("PayDesk is locked")
+LOCKED_WORDS = N_("Choose who you are and type your PIN. The open shift and the customer's screen are kept.")
+SIGN_IN_WORDS = N_("Choose who you are and type your PIN.")
 
 
 class SignInScreen(QWidget):
@@ -47,11 +48,12 @@ class SignInScreen(QWidget):
     def __init__(self, sign_in: SignIn, tasks: TaskSet) -> None:
         super().__init__()
         self.setObjectName("sign-in-screen")
-        self.setAccessibleName(SIGN_IN_TITLE)
+        self.setAccessibleName(_(SIGN_IN_TITLE))
         self.sign_in = sign_in
         self.tasks = tasks
         self.act: Callable[[str, str], Awaitable[Person]] = sign_in.sign_in
         self.last_id: str | None = None  # who was signed in last: chosen first
+        self._counting: str | None = None  # whose wait the message counts down
         self._waits: dict[str, tuple[float, bool]] = {}  # person id -> (when their wait
         # ends (monotonic), whether the PIN was not even checked: the wait ran already)
 
@@ -67,14 +69,14 @@ class SignInScreen(QWidget):
         box.setObjectName("sign-in-box")
         box.setMaximumWidth(420)
         column = QVBoxLayout(box)
-        self.title = QLabel(SIGN_IN_TITLE)
+        self.title = QLabel(_(SIGN_IN_TITLE))
         self.title.setObjectName("sign-in-title")
         font = self.title.font()
         font.setPointSize(font.pointSize() + 6)
         font.setBold(True)
         self.title.setFont(font)
         column.addWidget(self.title)
-        self.words = QLabel(SIGN_IN_WORDS)
+        self.words = QLabel(_(SIGN_IN_WORDS))
         self.words.setObjectName("sign-in-words")
         self.words.setWordWrap(True)
         column.addWidget(self.words)
@@ -82,19 +84,20 @@ class SignInScreen(QWidget):
         column.addLayout(form)
         self.people = QListWidget()
         self.people.setObjectName("sign-in-people")
-        self.people.setAccessibleName("Person")
         self.people.setMinimumHeight(120)
         wrap_names(self.people)
-        caption = QLabel("&Person")
+        caption = QLabel(_("&Person"))
+        self.people.setAccessibleName(shown_label(caption.text()))
         caption.setBuddy(self.people)
         form.addRow(caption, self.people)
         self.pin = QLineEdit()
         self.pin.setObjectName("sign-in-pin")
-        self.pin.setAccessibleName("PIN")
         self.pin.setEchoMode(QLineEdit.EchoMode.Password)
         self.pin.setMaxLength(32)
-        self.message = add_field_row(form, "P&IN", self.pin, "sign-in-pin", lines=2)
-        self.button = button("&Sign in", "sign-in-button")
+        pin_caption = _("P&IN")
+        self.pin.setAccessibleName(shown_label(pin_caption))
+        self.message = add_field_row(form, pin_caption, self.pin, "sign-in-pin", lines=2)
+        self.button = button(_("&Sign in"), "sign-in-button")
         self.button.setDefault(True)
         column.addWidget(self.button, 0, Qt.AlignmentFlag.AlignRight)
         outer.addWidget(box, 0, Qt.AlignmentFlag.AlignHCenter)
@@ -125,17 +128,17 @@ class SignInScreen(QWidget):
 
     def set_locked(self, locked: bool) -> None:
         """Locked (someone was signed in at this desk) or signing in at start."""
-        title = LOCKED_TITLE if locked else SIGN_IN_TITLE
+        title = _(LOCKED_TITLE if locked else SIGN_IN_TITLE)
         self.title.setText(title)
         self.setAccessibleName(title)
-        self.words.setText(LOCKED_WORDS if locked else SIGN_IN_WORDS)
+        self.words.setText(_(LOCKED_WORDS if locked else SIGN_IN_WORDS))
 
     async def reload(self) -> None:
         """The shop's staff, read again (a person added or removed at another desk)."""
         try:
             people = await self.sign_in.people()
         except (LedgerError, ServiceError) as error:
-            self.message.say(f"The staff could not be read: {error}")
+            self.message.say(_("The staff could not be read: {error}").format(error=error))
             return
         chosen = self.chosen() or self.last_id
         self.people.blockSignals(True)
@@ -166,10 +169,10 @@ class SignInScreen(QWidget):
     def submit(self) -> None:
         person_id, pin = self.chosen(), self.pin.text()
         if person_id is None:
-            self.message.say("Choose who you are in the list first.")
+            self.message.say(_("Choose who you are in the list first."))
             return
         if not pin:
-            self.message.say("Type your PIN.")
+            self.message.say(_("Type your PIN."))
             return
         if self._waiting(person_id):
             return
@@ -207,15 +210,16 @@ class SignInScreen(QWidget):
             return 0.0
         return left
 
-    def _person_chosen(self, *_: object) -> None:
+    def _person_chosen(self, *_args: object) -> None:
         chosen = self.chosen()
         left = self._waiting(chosen)
         self.pin.setEnabled(not left)
         self.button.setEnabled(not left)
         if left and chosen is not None:  # the desk's words, the seconds counted down
             self.message.say(str(WrongPin(left, waiting=self._waits[chosen][1])))
-        elif self.message.text().startswith(("Wrong PIN. Try again in", "Too many wrong PINs")):
-            self.message.say(str(WrongPin(0)))  # "Wrong PIN. Try again."
+        elif self._counting is not None:  # the wait counted down is over, or another's
+            self.message.say(str(WrongPin(0)) if self._counting == chosen else None)
+        self._counting = chosen if left else None
 
     def _count_down(self) -> None:
         was_waiting = not self.pin.isEnabled()
