@@ -59,6 +59,13 @@ class Words:
             return pseudo(message)
         return self._catalogue.gettext(message)
 
+    def pgettext(self, context: str, message: str) -> str:
+        """``message`` as meant in ``context``: one English word, two meanings ("Paid", the
+        state; "Paid", the receipt's line of the moment it was paid)."""
+        if self.language == PSEUDO:
+            return pseudo(message)
+        return self._catalogue.pgettext(context, message)
+
     def ngettext(self, singular: str, plural: str, n: int) -> str:
         if self.language == PSEUDO:
             return pseudo(singular if n == 1 else plural)
@@ -100,6 +107,11 @@ def ngettext(singular: str, plural: str, n: int) -> str:
 
 def N_(message: str) -> str:  # noqa: N802 (gettext's own name for "mark, translate later")
     """Marks ``message`` for the catalogue; translated with ``_()`` where it is shown."""
+    return message
+
+
+def NP_(context: str, message: str) -> str:  # noqa: N802 (as N_, with a context)
+    """Marks ``message`` for the catalogue in ``context``; translated with ``pgettext``."""
     return message
 
 

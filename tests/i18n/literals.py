@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "desktop" / "paydesk"
 FOLDERS = ("desk", "ui")
 BASELINE = Path(__file__).with_name("untranslated.json")
-MARKERS = {"_", "N_", "gettext", "ngettext"}
+MARKERS = {"_", "N_", "NP_", "gettext", "ngettext", "pgettext"}
 # calls whose text arguments are not shown to a person
 NOT_SHOWN = {
     "debug",
@@ -67,6 +67,10 @@ NOT_SHOWN = {
     "setFamily",
     "QFont",
     "setFamilies",
+    "format_datetime",
+    "format_decimal",
+    "format_date",
+    "format_time",
     "TypeVar",
     "NewType",
     "cast",

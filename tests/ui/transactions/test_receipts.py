@@ -150,3 +150,26 @@ def test_a_long_reference_prints_on_one_line(strict_shop, tmp_path):
     lines = [line.strip() for line in text.splitlines()]
     assert lines.count(long_ref) == 2, text  # beside "Reference", and under the code
     assert made.reference in lines, text
+
+
+def test_a_receipt_is_in_the_customers_language(strict_shop, tmp_path):
+    """Issue 33: the profile's customer language on paper; the staff's window stays English."""
+    shop = strict_shop
+    press.tab(shop.window.tabs, "Payment links")
+    press.key(shop.window, Qt.Key.Key_Comma, Qt.KeyboardModifier.ControlModifier)
+    shop.loop.until(lambda: dialog("profile-editor") is not None, message="the profile editor")
+    editor = dialog("profile-editor")
+    press.choose(editor.counter.customer_language, "Français")
+    press.click(editor.save_button)
+    shop.loop.until(lambda: dialog("profile-editor") is None, timeout=30, message="the profile saved")
+    made = shop.create("SHOP-RCPT-FR", amount=1500)
+    shop.control(f"pay/{made.reference}", {"outcome": "success"})
+    text = save_receipt(shop, "SHOP-RCPT-FR", tmp_path / "recu.pdf")
+    lines = [" ".join(line.split()) for line in text.splitlines() if line.strip()]
+    assert "Reçu de paiement — TEST" in lines
+    for label in ("Commerçant", "Client", "Montant", "État", "Payé le", "Lien créé le", "Référence"):
+        assert any(line.startswith(label) for line in lines), (label, lines)
+    assert "1 500,00 GBP" in " ".join(text.split()).replace("\u202f", " ").replace("\u00a0", " ")
+    assert "PAYÉ" in text and "Scanner pour retrouver le paiement" in text
+    assert "SHOP-RCPT-FR" in text.split()
+    assert shop.tab.details.state.text() == "PAID"  # the staff's words stay the staff's

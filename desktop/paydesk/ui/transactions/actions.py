@@ -36,13 +36,13 @@ async def save_path(parent: QWidget, title: str, filters: list[str], name: str) 
         return path
 
 
-async def save_receipt(parent: QWidget, record: LinkRecord, merchant: str, test: bool) -> str | None:
+async def save_receipt(parent: QWidget, record: LinkRecord, merchant: str, test: bool, language: str) -> str | None:
     """Save receipt as PDF…: where the file went, or why it could not be written (None: the
     dialog was cancelled)."""
     path = await save_path(parent, "Save the receipt as PDF", ["PDF (*.pdf)"], f"receipt-{record.tx_ref}.pdf")
     if path is None:
         return None
-    data = receipt.pdf_bytes(record, merchant, test)
+    data = receipt.pdf_bytes(record, merchant, test, language)
     try:
         await asyncio.to_thread(path.write_bytes, data)
     except OSError as error:
@@ -50,7 +50,7 @@ async def save_receipt(parent: QWidget, record: LinkRecord, merchant: str, test:
     return f"Saved the receipt as PDF to {path}"
 
 
-async def print_receipt(parent: QWidget, record: LinkRecord, merchant: str, test: bool) -> str | None:
+async def print_receipt(parent: QWidget, record: LinkRecord, merchant: str, test: bool, language: str) -> str | None:
     """Print through the system's dialog: what was done, in words (where the file went, for
     Print to File), or why not; None when cancelled."""
     from PySide6.QtPrintSupport import QPrintDialog, QPrinter
@@ -67,6 +67,6 @@ async def print_receipt(parent: QWidget, record: LinkRecord, merchant: str, test
         if not painter.begin(printer):
             return REFUSED
         area = printer.pageLayout().paintRectPixels(printer.resolution())
-        receipt.paint(painter, QRectF(0, 0, area.width(), area.height()), record, merchant, test)
+        receipt.paint(painter, QRectF(0, 0, area.width(), area.height()), record, merchant, test, language)
         painter.end()
         return printed(printer)

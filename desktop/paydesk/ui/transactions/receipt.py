@@ -10,13 +10,14 @@ from __future__ import annotations
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPageLayout, QPageSize, QPainter, QPdfWriter, QTextOption
 
-from ...desk.receipt import lines
+from ...desk.receipt import FIXED, lines
+from ...i18n import ENGLISH, N_, customer
 from ...ledger import LinkRecord
 from ..fixed_text import draw_one_line, fixed_font
 from ..links.qr import QrCode
 from ..links.watermark import paint_page_mark
 
-FIXED = {"Reference", "Service reference"}  # read back and typed: the fixed font
+TITLE, SCAN = N_("Payment receipt"), N_("Scan to look up")  # the customer's language
 
 
 def _words() -> QTextOption:
@@ -26,8 +27,12 @@ def _words() -> QTextOption:
     return option
 
 
-def paint(painter: QPainter, page: QRectF, record: LinkRecord, merchant: str, test: bool) -> None:
-    """Paint the receipt in ``page`` (device pixels)."""
+def paint(
+    painter: QPainter, page: QRectF, record: LinkRecord, merchant: str, test: bool, language: str = ENGLISH
+) -> None:
+    """Paint the receipt in ``page`` (device pixels), in the customer's ``language``."""
+    words = customer(language)
+    fixed_labels = {words.pgettext("receipt", label) for label in FIXED}
     unit = page.width() / 100  # layout in hundredths of the page's width
     if test:
         paint_page_mark(painter, page)
@@ -40,7 +45,7 @@ def paint(painter: QPainter, page: QRectF, record: LinkRecord, merchant: str, te
     painter.drawText(
         QRectF(page.left(), top, page.width(), unit * 8),
         Qt.AlignmentFlag.AlignHCenter,
-        "Payment receipt" + (" — TEST" if test else ""),
+        words.gettext(TITLE) + (" — TEST" if test else ""),
     )
     body = QFont()
     body.setPixelSize(int(unit * 2.6))
@@ -49,11 +54,11 @@ def paint(painter: QPainter, page: QRectF, record: LinkRecord, merchant: str, te
     label_font = QFont(body)
     label_font.setBold(True)
     y = top + unit * 12
-    for label, value in lines(record, merchant):
+    for label, value in lines(record, merchant, words):
         painter.setFont(label_font)
         painter.drawText(QRectF(page.left(), y, unit * 30, unit * 4), Qt.AlignmentFlag.AlignLeft, label)
         box = QRectF(page.left() + unit * 32, y, unit * 68, unit * 40)
-        if label in FIXED:  # a reference: one line, smaller when it must, never broken
+        if label in fixed_labels:  # a reference: one line, smaller when it must, never broken
             painter.setFont(fixed)
             height = draw_one_line(painter, box, value)
         else:
@@ -68,7 +73,7 @@ def paint(painter: QPainter, page: QRectF, record: LinkRecord, merchant: str, te
     painter.drawText(
         QRectF(page.left(), y + side + unit * 4, page.width(), unit * 4),
         Qt.AlignmentFlag.AlignHCenter,
-        "Scan to look up",
+        words.gettext(SCAN),
     )
     painter.setFont(fixed)
     draw_one_line(
@@ -79,7 +84,7 @@ def paint(painter: QPainter, page: QRectF, record: LinkRecord, merchant: str, te
     )
 
 
-def pdf_bytes(record: LinkRecord, merchant: str, test: bool) -> bytes:
+def pdf_bytes(record: LinkRecord, merchant: str, test: bool, language: str = ENGLISH) -> bytes:
     """The receipt as a one-page A4 PDF, in memory (the caller writes it off the GUI thread)."""
     data = QByteArray()
     buffer = QBuffer(data)
@@ -92,7 +97,7 @@ def pdf_bytes(record: LinkRecord, merchant: str, test: bool) -> bytes:
     writer.setCreator("PayDesk")
     painter = QPainter(writer)  # (0, 0) is the printable area's corner
     area = writer.pageLayout().paintRectPixels(writer.resolution())
-    paint(painter, QRectF(0, 0, area.width(), area.height()), record, merchant, test)
+    paint(painter, QRectF(0, 0, area.width(), area.height()), record, merchant, test, language)
     painter.end()
     buffer.close()
     return bytes(data.data())

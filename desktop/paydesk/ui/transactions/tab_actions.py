@@ -171,15 +171,16 @@ class TabActions(_Tab):
             # the ledger's word on it may be out of date (a refund since): no receipt then
             if self.passing.refused_now(self.details.message, self.details.say, lambda: self.details.say(None)):
                 return
-            self.tasks.replace("receipt", self._receipt(key, record, merchant))
+            self.tasks.replace("receipt", self._receipt(key, record, merchant, profile.customer_language))
 
-    async def _receipt(self, key: str, record: LinkRecord, merchant: str) -> str | None:
-        """Print receipt… or Save receipt as PDF…: where it went, said in the details pane."""
+    async def _receipt(self, key: str, record: LinkRecord, merchant: str, language: str) -> str | None:
+        """Print receipt… or Save receipt as PDF…, in the customer's language: where it went,
+        said in the details pane."""
         test = record.mode == "test"
         said = await (
-            actions.print_receipt(self, record, merchant, test)
+            actions.print_receipt(self, record, merchant, test, language)
             if key == "receipt-print"
-            else actions.save_receipt(self, record, merchant, test)
+            else actions.save_receipt(self, record, merchant, test, language)
         )
         if said is not None:
             self.details.say(said)

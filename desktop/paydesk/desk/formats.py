@@ -1,0 +1,37 @@
+"""Amounts and moments in a reader's language (Babel's conventions): "GBP 1,500.00" and
+"27 Nov 2026 14:05" in English, "1 500,00 GBP" and "27 nov. 2026 14:05" in French.
+
+Only for reading: exports and the ledger keep plain decimals and ISO dates whatever the
+language (desk/export.py)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+
+from ..i18n import ENGLISH, Words
+from ..service.money import format_amount
+
+
+def money_in(amount: Decimal | None, currency: str, words: Words) -> str:
+    """The amount and its currency as ``words``' language writes them (English: as every
+    view of PayDesk always has, the code first)."""
+    if amount is None:
+        return ""
+    if words.locale == ENGLISH:
+        return f"{currency} {format_amount(amount)}"
+    from babel.numbers import format_decimal  # Babel's tables: loaded on the first use
+
+    return f"{format_decimal(amount, format='#,##0.00', locale=words.locale)}\u00a0{currency}"
+
+
+def time_in(when: datetime | None, words: Words) -> str:
+    """A moment in local time as ``words``' language writes it."""
+    if when is None:
+        return ""
+    local = when.astimezone()
+    if words.locale == ENGLISH:
+        return local.strftime("%d %b %Y %H:%M")
+    from babel.dates import format_datetime
+
+    return format_datetime(local, "d MMM y HH:mm", locale=words.locale)
