@@ -8,11 +8,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QWidget
 
 from tests.ui import press
+from tests.ui.layout_states.reach import menu, shown_window
 from tests.ui.staff.conftest import (
     ADMIN,
     ADMIN_PIN,
     COUNTER,
     COUNTER_PIN,
+    back_to,
     person_shown,
     settings_entries,
     sign_in,
@@ -97,3 +99,24 @@ def test_with_staff_set_up_paydesk_opens_on_the_sign_in_screen(staffed, start_ap
     sign_in(app, loop, COUNTER, COUNTER_PIN)
     loop.until(lambda: person_shown(app) == "Bo · Counter", message="Bo signed in")
     assert tab_titles(app) == ["Counter"] and window.counter_tab.isVisible()
+
+
+def test_the_lock_hides_paydesks_other_windows_and_another_person_does_not_get_them(staffed, loop):
+    app = staffed
+    window = app.window
+    menu(app, loop, window.view_menu, window.notifications_action)
+    notifications = shown_window(loop, "notifications-window")
+    back_to(window, loop)
+    press.click(window.gate.lock_button)
+    loop.until(lambda: locked(app), message="locked")
+    assert not notifications.isVisible()  # its notifications' amounts and references too
+    sign_in(app, loop, ADMIN, ADMIN_PIN)
+    loop.until(lambda: person_shown(app) == "Ana · Admin", message="Ana back")
+    assert notifications.isVisible()  # as she left it
+    back_to(window, loop)
+    press.click(window.gate.lock_button)
+    loop.until(lambda: locked(app), message="locked again")
+    sign_in(app, loop, COUNTER, COUNTER_PIN)
+    loop.until(lambda: person_shown(app) == "Bo · Counter", message="Bo signed in")
+    loop.run(asyncio.sleep(0.2))
+    assert press.shown("notifications-window") is None
