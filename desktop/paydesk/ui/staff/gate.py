@@ -51,7 +51,6 @@ class StaffGate(QObject):
         window.status.addPermanentWidget(self.lock_button)
         self.idle = IdleWatch(self, self._idle_minutes, self._signed_in, self.lock)
         self._hidden: list[QWidget] = []  # PayDesk's windows hidden by the lock
-        self._hidden_for: str | None = None  # whose they were
         self._last: Person | None = None  # who was signed in last at this desk
         self._locked: bool | None = None
         self._customer: tuple[QWidget, QBoxLayout, int, int] | None = None  # a view lent to the screen
@@ -160,9 +159,11 @@ class StaffGate(QObject):
         """PayDesk's other windows out of sight, the customer display left as it is."""
         from ..counter.display import CustomerDisplay
 
-        self._hidden_for = self._last.id if self._last is not None else None
         for widget in QApplication.topLevelWidgets():
             if widget is self.window or isinstance(widget, CustomerDisplay) or not widget.isVisible():
+                continue
+            if widget.windowType() in (Qt.WindowType.Popup, Qt.WindowType.ToolTip):
+                widget.close()  # a menu or a list left open: gone, not given back
                 continue
             widget.hide()
             self._hidden.append(widget)
