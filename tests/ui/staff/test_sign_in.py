@@ -54,6 +54,7 @@ def test_ctrl_l_locks_and_a_counter_signs_in_to_the_counter_tab_only(staffed, lo
     assert tab_titles(app) == ["Counter"]
     assert window.tabs.currentWidget() is window.counter_tab and window.counter_tab.isVisible()
     assert not window.edit_profile.isVisible() and not window.mode_button.isVisible()
+    assert not window.counter_tab.rename_button.isVisible() and window.counter_tab.close_shift_button.isVisible()
     assert settings_entries(app) == ["Language"]  # no Staff…, no Shared ledger…
     # Ctrl+3, the Cards tab's key, does not show it to a Counter
     press.key(window.focusWidget(), Qt.Key.Key_3, Qt.KeyboardModifier.ControlModifier)

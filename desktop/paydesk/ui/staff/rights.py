@@ -60,6 +60,10 @@ def apply_rights(window: StaffWindow, staff: Staff) -> None:
         window.add_profile: profiles,
         window.mode_button: allows(Capability.GO_LIVE),
     }
+    if allows(Capability.SELL) and not profiles:
+        window.counter_tab.tools.rename_button.hide()  # the till's name is a profile's setting
+    elif "counter" in window.built_tabs:
+        window.counter_tab.tools.rename_button.show()
     toolbar = window.findChild(QToolBar, "toolbar")
     assert toolbar is not None  # made by the window, with its name
     for action in toolbar.actions():  # a widget in a toolbar is shown or hidden by its action
