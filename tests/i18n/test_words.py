@@ -109,3 +109,19 @@ def test_the_pseudo_language_is_the_staff_language_when_chosen():
     set_language(PSEUDO)
     assert _("Thank you").startswith("[Ţĥ") or _("Thank you").startswith("[Ţ")
     assert i18n.ngettext("{n} link", "{n} links", 2).format(n=2).startswith("[2")
+
+
+@pytest.mark.parametrize(
+    ("n", "french"),
+    [(0, "Créer 0 lien"), (1, "Créer 1 lien"), (2, "Créer 2 liens"), (1500, "Créer 1\u202f500 liens")],
+)
+def test_plurals_in_french(n, french):
+    from paydesk.desk.formats import number_in
+
+    words = set_language("fr")
+    assert i18n.ngettext("Create {n} link", "Create {n} links", n).format(n=number_in(n, words)) == french
+
+
+def test_plurals_in_english():
+    assert i18n.ngettext("Create {n} link", "Create {n} links", 1).format(n=1) == "Create 1 link"
+    assert i18n.ngettext("Create {n} link", "Create {n} links", 2).format(n=2) == "Create 2 links"

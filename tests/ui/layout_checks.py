@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from paydesk.ui.elided import ElidedLabel
+from paydesk.ui.fitted import FittedLabel
 
 _TEXT_FLAGS = Qt.TextFlag.TextShowMnemonic
 
@@ -88,6 +89,10 @@ def _plain(text: str) -> str:
 def _label_cut(label: QLabel) -> str | None:
     text = label.text()
     if not text or (label.pixmap() is not None and not label.pixmap().isNull()):
+        return None
+    if isinstance(label, FittedLabel):  # smaller letters where narrow; elided only below the least
+        if label.text_shown() != label.words and label.toolTip() != label.words:
+            return f"elided to {label.contentsRect().width()} px wide without the whole text in its tooltip"
         return None
     if isinstance(label, ElidedLabel):  # it elides: its tooltip must say the whole text
         if label.elided() and label.toolTip() != text:

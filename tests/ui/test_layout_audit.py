@@ -74,12 +74,21 @@ def screen_config(size: str, folder: Path) -> Path:
 
 
 @pytest.mark.slow  # about 35 s each: ./dev test starts them first
-@pytest.mark.parametrize("size", SCREENS)
-def test_every_window_on_a_screen_of(size, tmp_path):
+@pytest.mark.parametrize(
+    ("size", "language"),
+    [*((size, "en") for size in SCREENS), ("1024x768", "qps")],
+    ids=[*SCREENS, "1024x768-pseudo"],
+)
+def test_every_window_on_a_screen_of(size, language, tmp_path):
     """Every state of layout_states/ on one screen of ``size``: its report is this test's
-    failure, one finding a line (the window, the widget, its text, the sizes)."""
+    failure, one finding a line (the window, the widget, its text, the sizes). Also in the
+    pseudo-language (paydesk/i18n.py: every translated word 40% longer and accented), on
+    the smaller screen: what another language's longer words would cut."""
     env = dict(
-        os.environ, QT_QPA_PLATFORM=f"offscreen:configfile={screen_config(size, tmp_path)}", PAYDESK_AUDIT_SCREEN=size
+        os.environ,
+        QT_QPA_PLATFORM=f"offscreen:configfile={screen_config(size, tmp_path)}",
+        PAYDESK_AUDIT_SCREEN=size,
+        PAYDESK_AUDIT_LANGUAGE=language,
     )
     done = subprocess.run(
         [sys.executable, "-m", "pytest", *STATES, "-q", "-p", "no:xdist", "-p", "no:cacheprovider"],
@@ -373,3 +382,27 @@ def test_a_wrapped_label_breaks_a_long_address_and_a_down_scroll_area_never_goes
     address.setFixedHeight(address.fontMetrics().height())  # one line of its two: cut
     settle()
     assert [f.check for f in audit(split)] == ["cut"]
+
+
+def test_a_fitted_label_makes_its_letters_smaller_where_narrow_and_is_not_cut(qtbot):
+    from PySide6.QtGui import QFont
+
+    from paydesk.ui.fitted import LEAST_POINTS, FittedLabel
+
+    window = QWidget()
+    qtbot.addWidget(window)
+    font = QFont()
+    font.setPointSize(20)
+    label = FittedLabel(font, window)
+    label.setText("[ŴÁÎŢÎÑĜ ƑÖŔ ƤÅÝMÉÑŢ·~~~~~~]")
+    label.setGeometry(0, 0, 700, 50)
+    shown(window, 720, 60)
+    assert label.font().pointSize() == 20 and label.text_shown() == label.words
+    label.setGeometry(0, 0, 260, 50)
+    settle()
+    assert LEAST_POINTS <= label.font().pointSize() < 20 and label.text_shown() == label.words
+    assert checks_of(window) == set()
+    label.setGeometry(0, 0, 90, 50)  # narrower than its words at the least size: elided, said whole on hover
+    settle()
+    assert label.text_shown() != label.words and label.toolTip() == label.words
+    assert checks_of(window) == set()

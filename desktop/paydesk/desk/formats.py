@@ -25,6 +25,15 @@ def money_in(amount: Decimal | None, currency: str, words: Words) -> str:
     return f"{format_decimal(amount, format='#,##0.00', locale=words.locale)}\u00a0{currency}"
 
 
+def number_in(n: int, words: Words) -> str:
+    """A count as ``words``' language writes it: "1,500" in English, "1 500" in French."""
+    if words.locale == ENGLISH:
+        return f"{n:,}"
+    from babel.numbers import format_decimal
+
+    return format_decimal(n, locale=words.locale)
+
+
 def time_in(when: datetime | None, words: Words) -> str:
     """A moment in local time as ``words``' language writes it."""
     if when is None:

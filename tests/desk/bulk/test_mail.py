@@ -431,3 +431,24 @@ async def test_a_batch_mailed_notes_each_row_and_sends_none_twice(desk, add_prof
     assert sorted(m["To"].addresses[0].addr_spec for m in inbox.messages) == ["ann@example.com", "cy@example.com"]
     assert await mail.mail_batch(desk.batches, batch.id, profile, settings, None) == (0, 1)
     assert len(inbox.messages) == 2
+
+
+async def test_the_customer_reads_the_message_in_the_profile_customer_language(desk, add_profile, smtp_server):
+    """Issue 33: the e-mail is the customer's, in the profile's customer language."""
+    from dataclasses import replace
+
+    inbox, port = smtp_server()
+    [row] = await made_rows(desk, add_profile, ["ann@example.com"])
+    profile = replace(desk.session.profile, customer_language="fr")
+
+    async def noted(row, ok, error):
+        assert ok, error
+
+    await mail.send_links(plain(port), None, profile, [row], noted)
+    [received] = inbox.messages
+    body = received.get_content()
+    lines = body.splitlines()
+    assert lines[0] == "Bonjour Kim,"
+    assert "Hillside School vous demande de payer 102,00\u00a0GBP pour\u00a0: Autumn term fees." in lines
+    assert "Payez en toute sécurité ici\u00a0:" in lines and f"Référence\u00a0: {row.tx_ref}" in lines
+    assert received["Subject"] == "Autumn term fees\u00a0: 102,00\u00a0GBP à Hillside School"

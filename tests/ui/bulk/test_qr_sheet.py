@@ -79,3 +79,15 @@ def test_a_live_sheet_says_no_test(loop, tmp_path):
     target.write_bytes(loop.run(pdf_of(live, "Hillside School — Autumn fees", test=False)))
     text = pdf_text(target)
     assert "TEST" not in text.split() and "Page 1 of 1" in text
+
+
+def test_a_sheet_in_the_customers_language(loop, tmp_path):
+    """Issue 33: the sheet is the customers', in the profile's customer language."""
+    from paydesk.i18n import customer
+
+    labels = [label_of(row(n), customer("fr")) for n in (2, 3)]
+    target = tmp_path / "feuille.pdf"
+    target.write_bytes(loop.run(pdf_of(labels, "Hillside School — Autumn fees", test=True, language="fr")))
+    text = " ".join(pdf_text(target).replace("\u202f", " ").replace("\u00a0", " ").split())
+    assert "Page 1 sur 1" in text and "Mode TEST : ces codes ne prennent pas d’argent réel" in text
+    assert "1 002,00 GBP" in text and "1 003,00 GBP" in text

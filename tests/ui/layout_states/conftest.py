@@ -56,7 +56,9 @@ def seen():
 
 @pytest.fixture
 def app(start_app, loop):
-    app = start_app(sandbox=True)
+    # PAYDESK_AUDIT_LANGUAGE: the staff's language the audit runs in (test_layout_audit.py
+    # runs the pseudo-language, longer and accented, on the smaller screen)
+    app = start_app(sandbox=True, language=os.environ.get("PAYDESK_AUDIT_LANGUAGE") or None)
     app.on_links_tab(size=None)  # as it opens on this screen
     return app
 

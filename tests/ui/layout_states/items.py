@@ -4,6 +4,7 @@ Run on screens of 1280×800 and 1024×768 (tests/ui/test_layout_audit.py)."""
 
 from __future__ import annotations
 
+from paydesk.i18n import _
 from tests import helpers
 from tests.ui import press
 from tests.ui.layout_audit import moved, settle, shows_whole, tooltip_of
@@ -208,7 +209,7 @@ def test_the_details_pane_shows_its_state_and_buttons_without_scrolling_sideways
     loop.until(lambda: tab.loaded and tab.model.rowCount() > 0, message="the list")
     press.click(tab.table.viewport(), pos=tab.table.visualRect(tab.model.index(0, 0)).center())
     details = tab.details
-    loop.until(lambda: details.state.text() == "PAID", timeout=30, message="PAID")
+    loop.until(lambda: details.state.text() == _("PAID"), timeout=30, message="PAID")
     settle()
     area = next(a for a in tab.findChildren(QScrollArea) if a.widget() is details)
     bar = area.horizontalScrollBar()

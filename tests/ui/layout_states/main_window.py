@@ -4,6 +4,7 @@ on screen, Transactions with its dialogs, the settings and confirmations, the fi
 
 from __future__ import annotations
 
+from paydesk.i18n import _
 from tests.ui import press
 from tests.ui.layout_states.reach import (
     QT_DIALOG,
@@ -103,7 +104,7 @@ def test_a_link_on_screen(app, loop, seen):
     loop.until(lambda: window.links_tab.panel.record is not None, message="the link shown")
     seen.look(window, "a link's QR code on screen, long names")
     pay(app, loop, record)
-    loop.until(lambda: window.links_tab.panel.state.text() == "PAID", timeout=30, message="PAID")
+    loop.until(lambda: window.links_tab.panel.state.text() == _("PAID"), timeout=30, message="PAID")
     seen.look(window, "a paid link on screen")
 
 
@@ -117,7 +118,7 @@ def test_transactions(app, loop, seen, tmp_path):
     index = tab.model.index(0, 0)
     press.click(tab.table.viewport(), pos=tab.table.visualRect(index).center())
     loop.until(lambda: tab.details.record is not None, message="the details")
-    loop.until(lambda: tab.details.state.text() == "PAID", timeout=30, message="PAID")
+    loop.until(lambda: tab.details.state.text() == _("PAID"), timeout=30, message="PAID")
     seen.look(window, "Transactions, a paid link's details")
     press.click(tab.details.details)
     seen.look(window, "Transactions, the service's answer shown")

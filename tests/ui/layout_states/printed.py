@@ -10,6 +10,7 @@ file's name is in sight (a long path shortened in its middle, never at its end).
 
 from __future__ import annotations
 
+from paydesk.i18n import _
 from tests.ui import press
 from tests.ui.layout_states.reach import (
     LONG_FIRST,
@@ -92,7 +93,7 @@ def test_a_link_and_a_receipt_printed_and_saved(app, loop, seen, tmp_path):
     loop.until(lambda: tab.loaded and tab.model.rowCount() > 0, message="the list")
     press.click(tab.table.viewport(), pos=tab.table.visualRect(tab.model.index(0, 0)).center())
     details = tab.details
-    loop.until(lambda: details.state.text() == "PAID", timeout=30, message="PAID")
+    loop.until(lambda: details.state.text() == _("PAID"), timeout=30, message="PAID")
     press.click(details.buttons["receipt-print"])
     _printed_to(
         loop,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QRect
 
+from paydesk.i18n import _
 from tests.ui import press
 from tests.ui.layout_audit import settle, shows_whole
 from tests.ui.layout_states.reach import (
@@ -179,7 +180,7 @@ def test_the_window_does_not_widen_for_a_code_or_the_counter(app, loop):
         press.click(counter.tab.place.toggle)
         kept(width, least, f"the customer's view beside the amount box, {size}")
         counter.pay(sale)
-        loop.until(lambda tab=counter.tab: tab.mirror.state.text() == "PAID", 30, message="PAID")
+        loop.until(lambda tab=counter.tab: tab.mirror.state.text() == _("PAID"), 30, message="PAID")
         kept(width, least, f"the sale paid, {size}")
         press.click(counter.tab.place.toggle)
         kept(width, least, f"the customer's view put away, {size}")

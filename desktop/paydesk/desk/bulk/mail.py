@@ -19,8 +19,9 @@ from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 
 from ...config.profiles import Profile
+from ...i18n import _, customer
 from ...ledger.batch import CREATED, SENT, BatchBook, BatchRow
-from ...service.money import format_amount
+from ..formats import money_in
 from .smtp import (
     FILE,
     KEY_KIND,
@@ -75,35 +76,40 @@ def message_for(row: BatchRow, profile: Profile, settings: SmtpSettings) -> Emai
     values = row.values
     url = row.record.checkout_url if row.record is not None else None
     if not url:
-        raise MailError("This row has no payment link yet")
+        raise MailError(_("This row has no payment link yet"))
     to = address_of(values.get("email", ""))
     if to is None:
-        raise MailError("This row has no usable e-mail address")
+        raise MailError(_("This row has no usable e-mail address"))
+    words = customer(profile.customer_language)  # the customer reads it: their language
     first = one_line(values.get("first_name", ""))
     last = one_line(values.get("last_name", ""))
-    title = one_line(values.get("title", "")) or "Payment request"
+    title = one_line(values.get("title", "")) or words.gettext("Payment request")
     merchant = one_line(profile.shown_name)
     record = row.record
     assert record is not None
-    amount = f"{record.currency} {format_amount(record.amount)}"
+    amount = money_in(record.amount, record.currency, words)
     message = EmailMessage()
-    message["Subject"] = f"{title}: {amount} to {merchant}"
+    message["Subject"] = words.gettext("{title}: {amount} to {merchant}").format(
+        title=title, amount=amount, merchant=merchant
+    )
     message["From"] = _sender(settings, profile)
     message["To"] = Address(display_name=f"{first} {last}".strip(), username=to.username, domain=to.domain)
     message["Date"] = formatdate(localtime=True)
     message["Message-ID"] = make_msgid(domain=message["From"].addresses[0].domain)
     description = values.get("description", "").strip()
-    lines = [f"Dear {first or 'customer'},", "", f"{merchant} asks you to pay {amount} for: {title}."]
+    dear = words.gettext("Dear {name},").format(name=first) if first else words.gettext("Dear customer,")
+    asks = words.gettext("{merchant} asks you to pay {amount} for: {title}.")
+    lines = [dear, "", asks.format(merchant=merchant, amount=amount, title=title)]
     if description:
         lines += ["", description]
     lines += [
         "",
-        "Pay securely here:",
+        words.gettext("Pay securely here:"),
         url,
         "",
-        f"Reference: {row.tx_ref}",
+        words.gettext("Reference: {reference}").format(reference=row.tx_ref),
         "",
-        "If you have paid already, thank you: please ignore this message.",
+        words.gettext("If you have paid already, thank you: please ignore this message."),
         "",
         merchant,
     ]

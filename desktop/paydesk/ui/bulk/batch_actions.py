@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QWidget
 
 from ...desk.bulk.results import save_results
 from ...desk.session import Session
+from ...i18n import ENGLISH
 from ...ledger import LedgerError
 from ...ledger.batch import Batch, BatchBook
 from ..dialogs import run_dialog
@@ -48,7 +49,8 @@ async def qr_sheet(parent: QWidget, session: Session, book: BatchBook, batch: Ba
     profile = session.settings.profile(batch.profile_id)
     merchant = profile.shown_name if profile is not None else ""
     try:
-        codes = await save_sheet(book, batch, merchant, path)
+        language = profile.customer_language if profile is not None else ENGLISH
+        codes = await save_sheet(book, batch, merchant, path, language=language)
     except (OSError, LedgerError) as error:
         return f"Could not save the QR sheet: {getattr(error, 'strerror', None) or error}"
     return f"Saved {codes:,} codes to {path}"

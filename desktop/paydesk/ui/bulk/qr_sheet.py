@@ -18,8 +18,9 @@ from pathlib import Path
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPageLayout, QPageSize, QPainter, QPdfWriter, QTextOption
 
+from ...desk.formats import money_in
+from ...i18n import ENGLISH, Words, customer
 from ...ledger.batch import CREATED, Batch, BatchBook, BatchRow
-from ...service.money import format_amount
 from ..fixed_text import draw_one_line, fixed_font
 from ..links.qr import QrCode
 
@@ -37,8 +38,9 @@ class Label:
     reference: str
 
 
-def label_of(row: BatchRow) -> Label | None:
-    """A row's code and words; None when the row has no link to pay."""
+def label_of(row: BatchRow, words: Words | None = None) -> Label | None:
+    """A row's code and words (the customer's language, English when none is given); None
+    when the row has no link to pay."""
     record = row.record
     if record is None or not record.checkout_url:
         return None
@@ -49,7 +51,7 @@ def label_of(row: BatchRow) -> Label | None:
     return Label(
         url=record.checkout_url,
         name=name,
-        amount=f"{record.currency} {format_amount(record.amount)}",
+        amount=money_in(record.amount, record.currency, words or customer(ENGLISH)),
         reference=row.tx_ref,
     )
 
@@ -68,8 +70,9 @@ def _codes(labels: Sequence[Label]) -> list[QrCode]:
 class _Painter:
     """The fonts and measures of one sheet, and how a page of it is painted."""
 
-    def __init__(self, page: QRectF, heading: str, test: bool):
+    def __init__(self, page: QRectF, heading: str, test: bool, words: Words):
         self.page = page
+        self.words = words
         self.heading = heading
         self.test = test
         self.unit = page.width() / 100  # layout in hundredths of the page's width
@@ -97,7 +100,7 @@ class _Painter:
         painter.drawText(
             QRectF(page.left() + page.width() * 0.75, page.top(), page.width() * 0.25, u * 3.5),
             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-            f"Page {number} of {pages}",
+            self.words.gettext("Page {number} of {pages}").format(number=number, pages=pages),
         )
         if self.test:
             painter.setFont(self.bold)
@@ -105,7 +108,7 @@ class _Painter:
             painter.drawText(
                 QRectF(page.left(), page.top() + u * 3.5, page.width(), u * 3),
                 left,
-                "TEST mode: these codes take no real money",
+                self.words.gettext("TEST mode: these codes take no real money"),
             )
             painter.setPen(QColor("black"))
         top = page.top() + u * 7
@@ -137,7 +140,11 @@ class _Painter:
 
 
 async def pdf_of(
-    labels: Sequence[Label], heading: str, test: bool, on_page: Callable[[int, int], None] | None = None
+    labels: Sequence[Label],
+    heading: str,
+    test: bool,
+    on_page: Callable[[int, int], None] | None = None,
+    language: str = ENGLISH,
 ) -> bytes:
     """The sheet as an A4 PDF, in memory: codes encoded on a worker thread, each page painted
     on this (the GUI) thread with the loop let run between pages. ``on_page(done, pages)``
@@ -155,7 +162,7 @@ async def pdf_of(
     painter = QPainter(writer)
     try:
         area = writer.pageLayout().paintRectPixels(writer.resolution())
-        sheet = _Painter(QRectF(0, 0, area.width(), area.height()), heading, test)
+        sheet = _Painter(QRectF(0, 0, area.width(), area.height()), heading, test, customer(language))
         for number in range(1, pages + 1):
             chunk = labels[(number - 1) * PER_PAGE : number * PER_PAGE]
             codes = await asyncio.to_thread(_codes, chunk)
@@ -171,26 +178,31 @@ async def pdf_of(
     return bytes(data.data())
 
 
-async def labels_of(book: BatchBook, batch_id: int) -> list[Label]:
+async def labels_of(book: BatchBook, batch_id: int, words: Words | None = None) -> list[Label]:
     """The codes of a batch's rows that can be paid (created, not paid yet), by row number,
     read from the book page by page."""
     labels: list[Label] = []
     after = None
     while True:
         page = await book.rows(batch_id, after=after, limit=500, states=(CREATED,))
-        labels += [label for label in map(label_of, page) if label is not None]
+        labels += [label for label in (label_of(row, words) for row in page) if label is not None]
         if len(page) < 500:
             return labels
         after = page[-1].number
 
 
 async def save_sheet(
-    book: BatchBook, batch: Batch, merchant: str, path: Path, on_page: Callable[[int, int], None] | None = None
+    book: BatchBook,
+    batch: Batch,
+    merchant: str,
+    path: Path,
+    on_page: Callable[[int, int], None] | None = None,
+    language: str = ENGLISH,
 ) -> int:
-    """Write the batch's QR sheet to ``path`` (off the GUI thread); returns how many codes it
-    holds."""
-    labels = await labels_of(book, batch.id)
+    """Write the batch's QR sheet to ``path`` (off the GUI thread), in the customer's
+    ``language``; returns how many codes it holds."""
+    labels = await labels_of(book, batch.id, customer(language))
     heading = f"{merchant} — {batch.name}"
-    data = await pdf_of(labels, heading, batch.mode == "test", on_page)
+    data = await pdf_of(labels, heading, batch.mode == "test", on_page, language)
     await asyncio.to_thread(path.write_bytes, data)
     return len(labels)

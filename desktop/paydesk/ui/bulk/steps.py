@@ -18,6 +18,8 @@ from PySide6.QtWidgets import (
 )
 
 from ...desk.bulk.check import BulkRow
+from ...desk.formats import number_in
+from ...i18n import ngettext, staff
 from .. import widgets
 from ..field_message import ERROR_STYLE
 from ..table import tips_for_cut_text
@@ -175,7 +177,7 @@ class CheckStep(QWidget):
             text += f". {len(self.already):,} of them were sent from this file before: only the others are created"
         say(self.counts, text)
         n = self.to_create()
-        self.create_links.setText(f"Create {n:,} link{'s' if n != 1 else ''}")
+        self.create_links.setText(ngettext("Create {n} link", "Create {n} links", n).format(n=number_in(n, staff())))
         self.create_links.setAccessibleName(self.create_links.text())
         if self.checking:
             why = "Checking the rows…"

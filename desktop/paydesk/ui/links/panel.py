@@ -24,6 +24,7 @@ from ...ledger import LinkRecord
 from .. import files
 from ..dialogs import run_dialog, shown
 from ..elided import ElidedLabel
+from ..fitted import FittedLabel
 from ..fixed_text import use_fixed
 from ..printing import printed
 from .qr import QrCode, QrWidget
@@ -96,7 +97,9 @@ class LinkPanel(QWidget):
         self.setObjectName("link-panel")
         self.record: LinkRecord | None = None
         column = QVBoxLayout(self)
-        self.state = state_label("link-state", 20)
+        # one line, smaller letters where narrow: a longer language's words never widen the window
+        self.state = FittedLabel(state_label("link-state", 20).font())
+        self.state.setObjectName("link-state")
         column.addWidget(self.state)
         self.qr = QrWidget()
         self.qr.setObjectName("link-qr")

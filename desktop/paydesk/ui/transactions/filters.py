@@ -42,6 +42,10 @@ class FilterBar(QWidget):
         self.search.setClearButtonEnabled(True)
         captioned(top, "&Search:", self.search, "ledger-search")
         self.state = QComboBox()
+        # sized for its words in any language, not its longest item: "Waiting for payment" in
+        # a longer language widened the window past a 1024-pixel screen; the list shows them whole
+        self.state.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.state.setMinimumContentsLength(16)
         for text, states, voided in STATE_FILTERS:  # each lists the rows that show its words
             self.state.addItem(_(text), (states, voided))
         captioned(bottom, "S&tate:", self.state, "ledger-state")
