@@ -4,6 +4,12 @@ resident memory once idle.
 
 Run: ./dev bench   (or: .venv/bin/python tests/benchmarks/bench_startup.py [--runs 5])
 Prints figures; asserts nothing about time. Offscreen platform (no display here).
+Beside the wall-clock time it prints the CPU time each process had used by its first paint
+(all its threads, from /proc): on a machine shared with other work the wall-clock figures
+swing with the load, the CPU figures much less. It also says whether PayDesk's own modules
+had their bytecode kept (PYTHONDONTWRITEBYTECODE set and no __pycache__ beside the source:
+each start compiles them again, as a source tree run under that setting does; an installed
+PayDesk has its bytecode).
 """
 
 from __future__ import annotations
@@ -27,7 +33,18 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def one(cmd: list[str], env: dict, idle: float | None) -> tuple[float, float | None]:
+def cpu_s(pid: int) -> float:
+    """The CPU time of every thread of ``pid`` so far (nanoseconds in /proc/PID/task/*/schedstat)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass  # a thread that ended meanwhile
+    return total / 1e9
+
+
+def one(cmd: list[str], env: dict, idle: float | None) -> tuple[float, float | None, float]:
     started = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     while True:
@@ -36,6 +53,7 @@ def one(cmd: list[str], env: dict, idle: float | None) -> tuple[float, float | N
             raise SystemExit(f"{cmd} ended before painting")
         if line.strip() == "first-paint":
             painted = time.perf_counter() - started
+            cpu = cpu_s(proc.pid)
             break
     memory = None
     if idle:
@@ -43,7 +61,16 @@ def one(cmd: list[str], env: dict, idle: float | None) -> tuple[float, float | N
         memory = rss_mb(proc.pid)
     proc.terminate()
     proc.wait(20)
-    return painted, memory
+    return painted, memory, cpu
+
+
+def bytecode_kept(env: dict) -> str:
+    import paydesk
+
+    cached = any(Path(paydesk.__file__).parent.rglob("__pycache__/*.pyc"))
+    if cached:
+        return "yes (__pycache__ beside the source)"
+    return "no (compiled at every start)" if env.get("PYTHONDONTWRITEBYTECODE") else "yes (written at the first run)"
 
 
 def main() -> None:
@@ -63,17 +90,24 @@ def main() -> None:
     bare_cmd = [sys.executable, str(HERE / "bare_window.py")]
     one(app_cmd, env, None)  # first run creates the sandbox's merchants; warm caches
     one(bare_cmd, env, None)
-    app_times, bare_times, memories = [], [], []
+    app_times, bare_times, memories, app_cpu, bare_cpu = [], [], [], [], []
     for _ in range(args.runs):
-        bare_times.append(one(bare_cmd, env, None)[0])
-        painted, memory = one(app_cmd, env, 4.0)
+        painted, _, cpu = one(bare_cmd, env, None)
+        bare_times.append(painted)
+        bare_cpu.append(cpu)
+        painted, memory, cpu = one(app_cmd, env, 4.0)
         app_times.append(painted)
         memories.append(memory)
+        app_cpu.append(cpu)
     med = statistics.median
     print(f"start-up to first paint, median of {args.runs} runs (offscreen)")
     print(f"  bare PySide6 window, 3 empty tabs: {med(bare_times) * 1000:7.0f} ms")
     print(f"  paydesk --sandbox:                 {med(app_times) * 1000:7.0f} ms")
     print(f"  ratio:                             {med(app_times) / med(bare_times):7.2f}")
+    print(f"  CPU by the first paint, bare:      {med(bare_cpu) * 1000:7.0f} ms")
+    print(f"  CPU by the first paint, paydesk:   {med(app_cpu) * 1000:7.0f} ms")
+    print(f"  CPU ratio:                         {med(app_cpu) / med(bare_cpu):7.2f}")
+    print(f"  PayDesk's bytecode kept: {bytecode_kept(env)}; load average {os.getloadavg()[0]:.2f}")
     print(f"PayDesk resident memory once idle (4 s after first paint, sandbox running): {med(memories):.0f} MB")
 
 

@@ -290,3 +290,28 @@ async def test_jobs_at_once_when_the_server_goes_each_say_unreachable(pg_server,
     assert outcomes[0]["n"] in (1, 2) and isinstance(outcomes[-1], int)  # (in any order)
     assert engine.reachable
     await engine.close()
+
+
+async def test_opening_connects_once(pg_url, monkeypatch):
+    """The engine's own first connection (it finds the server answering and the schema
+    migrated) is the pool's first too: opening the ledger and reading from it connects once
+    (each connection is a new process on the server: a few milliseconds of every "open").
+    The connections are counted as they are made, each made for real."""
+    made = []
+    connect, connect_class = psycopg.connect, psycopg.Connection.connect
+
+    def counted(*args, **kwargs):
+        made.append(1)
+        return connect(*args, **kwargs)
+
+    def counted_class(cls, *args, **kwargs):
+        made.append(1)
+        return connect_class(*args, **kwargs)
+
+    monkeypatch.setattr(psycopg, "connect", counted)
+    monkeypatch.setattr(psycopg.Connection, "connect", classmethod(counted_class))
+    engine = PgEngine(pg_url, desk="desk-a")
+    await engine.opened()
+    assert await engine.read(lambda c: c.execute("SELECT 1 AS one").fetchone()) == {"one": 1}
+    await engine.close()
+    assert len(made) == 1

@@ -55,5 +55,5 @@ def test_the_status_bar_and_the_counter_shifts_tell_the_desks_apart(two_desks, l
     window.show()
     loop.until(lambda: window.loaded, message="the Counter shifts window")
     shifts = window.shifts_model
-    shown = [shifts.text(*shifts.at(row), 0) for row in range(shifts.rowCount())]
+    shown = [shifts.text(shifts.at(row), 0) for row in range(shifts.rowCount())]
     assert sorted(shown) == sorted([computer, second])  # one shift each, each desk named

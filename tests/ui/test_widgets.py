@@ -3,7 +3,7 @@
 from PySide6.QtGui import QAccessible, QStandardItemModel
 from PySide6.QtWidgets import QAbstractItemView, QWidget
 
-from paydesk.ui.widgets import ToolWindow, button, label, record_table
+from paydesk.ui.widgets import OwnWindow, ToolWindow, button, label, record_table
 
 
 def _said(widget: QWidget) -> str:
@@ -39,6 +39,10 @@ def test_a_record_table_selects_whole_rows_and_edits_nothing(qtbot):
     assert _said(table) == "Some records"
     assert table.selectionBehavior() == QAbstractItemView.SelectionBehavior.SelectRows
     assert table.editTriggers() == QAbstractItemView.EditTrigger.NoEditTriggers
+    assert table.verticalHeader().isHidden()  # no row numbers, but a file's rows
+    numbered = record_table("file-rows", QStandardItemModel(2, 2), "The file's rows", row_numbers=True)
+    qtbot.addWidget(numbered)
+    assert not numbered.verticalHeader().isHidden()
 
 
 def test_a_tool_window_is_made_once_and_raised_each_time(qtbot):
@@ -59,3 +63,13 @@ def test_a_tool_window_is_made_once_and_raised_each_time(qtbot):
     assert tool.open() is first and first.isVisible() and made == [first]
     tool.close()
     assert not first.isVisible()
+
+
+def test_a_window_of_its_own_is_named_by_its_title(qtbot):
+    made = OwnWindow(None, "some-window", "Some window — PayDesk", (900, 600))
+    qtbot.addWidget(made)
+    assert made.isWindow() and made.objectName() == "some-window"
+    assert _said(made) == made.windowTitle() == "Some window — PayDesk"
+    named = OwnWindow(None, "other-window", "Other — PayDesk", (900, 600), "Other")
+    qtbot.addWidget(named)
+    assert _said(named) == "Other"

@@ -8,20 +8,32 @@ holds it. Only ServiceError subclasses leave these functions.
 
 from __future__ import annotations
 
+import asyncio
+import importlib
+import sys
 from typing import Any
 from urllib.parse import quote
-
-import httpx
 
 from .errors import AuthenticationError, NotFoundError, ServiceError, ServiceUnavailableError
 
 TIMEOUT = 5.0  # seconds for one control call
 
 
+async def _load_httpx() -> None:
+    """httpx imported off the loop's thread, once: the desk imports this module on the way
+    to the window's first paint, and httpx's import (with what it loads for its command
+    line) would hold the GUI thread 40 to 60 ms there, or at the first control call."""
+    if "httpx" not in sys.modules:
+        await asyncio.to_thread(importlib.import_module, "httpx")
+
+
 async def _call(base_url: str, secret_key: str, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
     """One control call; its ``data`` (the sandbox's envelope), or a ServiceError."""
     url = f"{base_url.rstrip('/')}/_sandbox/{path}"
     headers = {"Authorization": f"Bearer {secret_key}", "Accept": "application/json"}
+    await _load_httpx()
+    import httpx  # loaded above: no wait here
+
     try:
         async with httpx.AsyncClient(timeout=TIMEOUT, follow_redirects=False) as http:
             reply = await http.request(method, url, json=body, headers=headers)
@@ -74,6 +86,9 @@ async def set_webhook_url(base_url: str, secret_key: str, url: str | None) -> No
     refuses."""
     address = base_url.rstrip("/") + "/_sandbox/webhook"
     headers = {"Authorization": f"Bearer {secret_key}", "Accept": "application/json"}
+    await _load_httpx()
+    import httpx  # loaded above: no wait here
+
     try:
         async with httpx.AsyncClient(timeout=TIMEOUT, follow_redirects=False) as client:
             if url is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any, TypeAlias
 
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, Qt
@@ -34,11 +35,15 @@ ROOM = 8  # px beside a sample's text: a column is never as tight as its widest 
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter  # an amount's cells
 
 
+PENDING = "…"  # the first cell of a row not read yet
+
+
 @dataclass(frozen=True)
 class Column:
     """One column of a ``HeadedModel``: its header, a row's text in it, and how that text
     looks: ``font`` (the fixed face of a reference, a state's bold), ``align``, a row's
-    ``colour`` (a colour's name; None: the view's) and a row's ``tip`` (None: none)."""
+    ``colour`` (a colour's name; None: the view's) and a row's ``tip`` (None: none), or,
+    with ``whole_tip``, the cell's whole text (a column that may cut it: one line, elided)."""
 
     header: str
     text: Callable[[Any], str]
@@ -46,48 +51,72 @@ class Column:
     align: Qt.AlignmentFlag | None = None
     colour: Callable[[Any], str | None] | None = None
     tip: Callable[[Any], str | None] | None = None
+    whole_tip: bool = False
+
+    def tooltip(self, row: Any) -> str | None:
+        if self.tip is not None:
+            return self.tip(row)
+        return (self.text(row) or None) if self.whole_tip else None
+
+
+@lru_cache(maxsize=64)
+def _colour(name: str) -> QColor:
+    return QColor(name)
 
 
 class HeadedModel(QAbstractTableModel):
-    """A flat table whose rows are ``listed()``: its columns declared once in ``columns``
-    (what ``data`` reads), or, in a model with a ``data`` of its own, the headers
-    ``HEADERS``."""
+    """A flat table whose rows are ``listed()`` (or, for one that holds only the rows looked
+    at, ``row_at``: None for a row not read yet, its first cell saying so), its columns
+    declared once in ``columns``: every model's ``data`` is this one."""
 
-    HEADERS: tuple[str, ...] = ()
     columns: tuple[Column, ...] = ()
 
     def listed(self) -> list[Any]:
         raise NotImplementedError
 
+    def row_at(self, row: int) -> Any | None:
+        """What row ``row`` shows (None: not read yet)."""
+        return self.listed()[row]
+
+    def text(self, row: Any, column: int) -> str:
+        """What ``row`` shows in ``column``."""
+        return self.columns[column].text(row)
+
     def headers(self) -> tuple[str, ...]:
-        return tuple(c.header for c in self.columns) if self.columns else self.HEADERS
+        return tuple(c.header for c in self.columns)
+
+    def rows_changed(self, first: int, last: int | None = None) -> None:
+        """Rows ``first`` to ``last`` (or ``first`` alone) repainted in place, every column."""
+        self.dataChanged.emit(self.index(first, 0), self.index(first if last is None else last, len(self.columns) - 1))
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.listed())
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.headers())
+        return 0 if parent.isValid() else len(self.columns)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.headers()[section]
+            return self.columns[section].header if 0 <= section < len(self.columns) else None
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not self.columns:
+        if not index.isValid() or index.column() >= len(self.columns):
             return None
-        row, column = self.listed()[index.row()], self.columns[index.column()]
+        row, column = self.row_at(index.row()), self.columns[index.column()]
+        if row is None:  # not read yet: asked for, and repainted when it is in
+            return PENDING if role == Qt.ItemDataRole.DisplayRole and index.column() == 0 else None
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
             return column.text(row)
         if role == Qt.ItemDataRole.ForegroundRole and column.colour is not None:
             name = column.colour(row)
-            return None if name is None else QColor(name)
+            return None if name is None else _colour(name)
         if role == Qt.ItemDataRole.FontRole:
             return column.font
         if role == Qt.ItemDataRole.TextAlignmentRole and column.align is not None:
             return int(column.align)
-        if role == Qt.ItemDataRole.ToolTipRole and column.tip is not None:
-            return column.tip(row)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return column.tooltip(row)
         return None
 
 

@@ -1,6 +1,7 @@
 """The small widgets every view makes the same way, made here once: a button named by its
 verb, a label of plain text, a table of records, and a tool window (Notifications, Counter
-shifts, Bulk links, Batches) made on first use and raised each time it is asked for."""
+shifts, Bulk links, Batches: each an ``OwnWindow``) made on first use and raised each time
+it is asked for."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Generic, TypeVar
 from PySide6.QtCore import QAbstractItemModel, Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QPushButton, QTableView, QWidget
 
+from .screen_fit import resize_within_screen
 from .table import tips_for_cut_text
 
 W = TypeVar("W", bound=QWidget)
@@ -42,10 +44,15 @@ def label(name: str, wrap: bool = True) -> QLabel:
 
 
 def record_table(
-    name: str, model: QAbstractItemModel, accessible: str | None = None, widths: Sequence[int] = ()
+    name: str,
+    model: QAbstractItemModel,
+    accessible: str | None = None,
+    widths: Sequence[int] = (),
+    selection: QAbstractItemView.SelectionMode = QAbstractItemView.SelectionMode.SingleSelection,
+    row_numbers: bool = False,
 ) -> QTableView:
     """A table of records (``as_record_table``) made here."""
-    return as_record_table(QTableView(), name, model, accessible, widths)
+    return as_record_table(QTableView(), name, model, accessible, widths, selection, row_numbers)
 
 
 def as_record_table(
@@ -55,11 +62,13 @@ def as_record_table(
     accessible: str | None = None,
     widths: Sequence[int] = (),
     selection: QAbstractItemView.SelectionMode = QAbstractItemView.SelectionMode.SingleSelection,
+    row_numbers: bool = False,
 ) -> V:
     """``table`` (a QTableView or a list that is one) made a table of records: whole rows
     selected one at a time (or as ``selection`` says), nothing edited in place, no row
-    numbers, columns the user can widen (``widths``: the first ones' widths) with the last one
-    stretched, a cut cell's whole text in its tooltip."""
+    numbers (unless ``row_numbers``: the model's, a file's rows), columns the user can widen
+    (``widths``: the first ones' widths) with the last one stretched, a cut cell's whole text
+    in its tooltip."""
     table.setObjectName(name)
     if accessible is not None:
         table.setAccessibleName(accessible)
@@ -68,7 +77,7 @@ def as_record_table(
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     table.setSelectionMode(selection)
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    table.verticalHeader().hide()
+    table.verticalHeader().setVisible(row_numbers)
     header = table.horizontalHeader()
     header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     for column, width in enumerate(widths):
@@ -83,6 +92,21 @@ def raise_window(window: W) -> W:
     window.raise_()
     window.activateWindow()
     return window
+
+
+class OwnWindow(QWidget):
+    """A window of its own beside the main window (what ``ToolWindow`` opens): named
+    ``name``, titled ``title``, said by ``accessible`` (its title unless given), opened as
+    large as ``size`` where its screen has the room."""
+
+    def __init__(
+        self, parent: QWidget | None, name: str, title: str, size: tuple[int, int], accessible: str | None = None
+    ) -> None:
+        super().__init__(parent, Qt.WindowType.Window)
+        self.setObjectName(name)
+        self.setWindowTitle(title)
+        self.setAccessibleName(accessible if accessible is not None else title)
+        resize_within_screen(self, *size)
 
 
 class ToolWindow(Generic[W]):

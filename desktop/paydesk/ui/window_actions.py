@@ -4,7 +4,7 @@ the toolbar's button press."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu
@@ -14,7 +14,19 @@ from ..i18n import _
 from .dialogs import confirm
 
 if TYPE_CHECKING:
-    from PySide6.QtWidgets import QMainWindow
+    from PySide6.QtWidgets import QMainWindow, QTabWidget
+
+    from ..config.profiles import Profile
+    from ..desk.build import Desk
+    from ..desk.session import Session
+    from ..desk.tasks import TaskSet
+    from .bulk.entry import BulkEntry
+    from .counter.shifts import CounterShiftsWindow
+    from .links.tab import LinksTab
+    from .notifications.window import NotificationsWindow
+    from .profile_editor import ProfileEditor
+    from .shared_ledger import SharedLedgerDialog
+    from .staff.gate import StaffGate
 
     _Window = QMainWindow
 else:
@@ -24,9 +36,34 @@ else:
 class WindowActions(_Window):
     """MainWindow's keys (``_shortcuts``) and menus (``_menus``)."""
 
-    if TYPE_CHECKING:  # the window's own attributes and methods, typed in main_window.py
+    # what they use of the window, made in main_window.py's MainWindow
+    desk: Desk
+    session: Session
+    tasks: TaskSet
+    tabs: QTabWidget
+    links_tab: LinksTab
+    gate: StaffGate
+    # what they make
+    settings_menu: QMenu
+    view_menu: QMenu
+    shared_ledger_action: QAction
+    notifications_action: QAction
+    counter_shifts_action: QAction
+    bulk: BulkEntry
 
-        def __getattr__(self, name: str) -> Any: ...
+    if TYPE_CHECKING:  # the window's methods they call, defined in main_window.py
+
+        async def open_editor(self, profile: Profile | None) -> ProfileEditor: ...
+
+        async def open_shared_ledger(self) -> SharedLedgerDialog: ...
+
+        def focus_lookup(self) -> None: ...
+
+        def focus_tab(self, *_: object) -> None: ...
+
+        def show_notifications(self) -> NotificationsWindow: ...
+
+        def show_counter_shifts(self) -> CounterShiftsWindow: ...
 
     def _shortcuts(self) -> None:
         """The window's keys: Ctrl+1…4 a tab (one the person may see), Ctrl+Shift+M the mode,
@@ -74,6 +111,10 @@ class WindowActions(_Window):
         else:
             self.focus_lookup()
 
+    def _save_language(self, code: str | None) -> None:
+        """Settings → Language: the choice saved (in a task of the window's)."""
+        self.tasks.spawn(self.session.save_language(code), "language")
+
     def _menus(self) -> None:
         """Settings (Shared ledger…, Staff…), View (Notifications…, Counter shifts…, Batches…) and
         Links (Bulk links…)."""
@@ -82,13 +123,7 @@ class WindowActions(_Window):
         self.menuBar().addMenu(settings)
         from .language import language_menu
 
-        settings.addMenu(
-            language_menu(
-                self,
-                self.session.settings.language,
-                lambda code: self.tasks.spawn(self.session.save_language(code), "language"),
-            )
-        )
+        settings.addMenu(language_menu(self, self.session.settings.language, self._save_language))
         self.shared_ledger_action = QAction("Shared &ledger…", self)
         self.shared_ledger_action.setObjectName("shared-ledger-action")
         settings.addAction(self.shared_ledger_action)

@@ -139,7 +139,7 @@ def test_close_shift_asks_freezes_and_saves_the_report(counter, loop, tmp_path):
     assert _unnamed_focusable(shifts) == [] and _labels_named_otherwise(shifts) == []
     model = shifts.shifts_model
     assert [model.at(row)[0].id for row in range(model.rowCount())] == [after.shift_id, shift.id]
-    assert model.text(*model.at(1), 4) != "open" and model.text(*model.at(0), 4) == "open"
+    assert model.text(model.at(1), 4) != "open" and model.text(model.at(0), 4) == "open"
     press.escape(shifts.shifts)  # Escape closes it
     loop.until(lambda: not shifts.isVisible(), message="the window closed")
 

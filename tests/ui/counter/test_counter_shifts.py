@@ -83,7 +83,7 @@ def test_finance_sees_every_counter_live_and_settles_a_payment_after_void(shop, 
     assert window.windowTitle() == "Counter shifts"
     shifts = window.shifts_model
     assert sorted(shifts.at(row)[0].counter for row in range(shifts.rowCount())) == ["Till 1", "Till 2"]
-    assert all(shifts.text(*shifts.at(row), 4) == "open" for row in range(shifts.rowCount()))
+    assert all(shifts.text(shifts.at(row), 4) == "open" for row in range(shifts.rowCount()))
     assert set(listed_sales(window)) == {("Till 1", mine.tx_ref, "Open"), ("Till 2", theirs.tx_ref, "Open")}
 
     # the other counter's sale is paid: out of the open sales, counted in its shift
@@ -95,11 +95,11 @@ def test_finance_sees_every_counter_live_and_settles_a_payment_after_void(shop, 
     )
     row = shift_row(window, "Till 2")
     loop.until(
-        lambda: shifts.text(*shifts.at(shift_row(window, "Till 2")), 7) == "1",
+        lambda: shifts.text(shifts.at(shift_row(window, "Till 2")), 7) == "1",
         timeout=10,
         message="Till 2's shift counting it paid",
     )
-    assert shifts.text(*shifts.at(row), 11) == "GBP 12.00"
+    assert shifts.text(shifts.at(row), 11) == "GBP 12.00"
 
     # it sells again (once its own desk has heard the payment, as its staff would see PAID
     # before the next Enter): listed within a second; voided: out; paid anyway: loud, until Keep
@@ -137,12 +137,12 @@ def test_finance_sees_every_counter_live_and_settles_a_payment_after_void(shop, 
     # the other counter closes its shift: shown closed here, and its report opens with Enter
     closed = loop.run(there.counter.close_shift(loop.run(there.counter.shift()).id))
     loop.until(
-        lambda: shifts.text(*shifts.at(shift_row(window, "Till 2")), 4) != "open",
+        lambda: shifts.text(shifts.at(shift_row(window, "Till 2")), 4) != "open",
         timeout=5,
         message="Till 2's shift closed",
     )
     row = shift_row(window, "Till 2")
-    assert shifts.text(*shifts.at(row), 5) == there.counter.user
+    assert shifts.text(shifts.at(row), 5) == there.counter.user
     choose_row(window.shifts, row)
     task = press.starting("report", lambda: press.enter(window.shifts))
     loop.until(lambda: press.shown("shift-report") is not None, message="the report")
@@ -156,7 +156,7 @@ def test_finance_sees_every_counter_live_and_settles_a_payment_after_void(shop, 
     loop.run(task)
     assert press.closed(report)
     # this counter's own shift is still open, its sale still listed
-    assert shifts.text(*shifts.at(shift_row(window, "Till 1")), 4) == "open"
+    assert shifts.text(shifts.at(shift_row(window, "Till 1")), 4) == "open"
     assert ("Till 1", mine.tx_ref, "Open") in listed_sales(window)
 
 

@@ -36,7 +36,7 @@ def test_the_shifts_are_read_a_page_at_a_time(start_app, loop):
     press.key(window.shifts, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
     loop.until(lambda: model.rowCount() == 105, message="the next page, read as scrolled to")
     assert len({model.at(row)[0].id for row in range(105)}) == 105
-    assert all(model.text(*model.at(row), 4) != "open" for row in range(105))
+    assert all(model.text(model.at(row), 4) != "open" for row in range(105))
     press.escape(window.shifts)  # Escape closes it
     loop.until(lambda: not window.isVisible(), message="the window closed")
 

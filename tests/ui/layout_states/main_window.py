@@ -125,7 +125,7 @@ def test_transactions(app, loop, seen, tmp_path):
     # End of day
     press.click(tab.end_of_day)
     dialog = shown_window(loop, "end-of-day")
-    loop.until(lambda: dialog.totals.rowCount() > 0, timeout=30, message="the figures")
+    loop.until(lambda: dialog.totals.model().rowCount() > 0, timeout=30, message="the figures")
     seen.look(dialog, "End of day")
     press.click(dialog.close_button)
     # Export…: Qt's save dialog

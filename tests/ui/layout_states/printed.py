@@ -109,7 +109,7 @@ def test_a_link_and_a_receipt_printed_and_saved(app, loop, seen, tmp_path):
     # the end of day: printed, then exported
     press.click(tab.end_of_day)
     day = shown_window(loop, "end-of-day")
-    loop.until(lambda: day.totals.rowCount() > 0, timeout=30, message="the figures")
+    loop.until(lambda: day.totals.model().rowCount() > 0, timeout=30, message="the figures")
     press.click(day.print)
     _printed_to(
         loop,

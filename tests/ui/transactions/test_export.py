@@ -279,8 +279,8 @@ def test_end_of_day(strict_shop, tmp_path):
     figures = {k: v.text() for k, v in window.figures.items()}
     assert figures["Paid"] == "2" and figures["Failed"] == "1" and figures["Cancelled"] == "1"
     assert figures["Still open"] == "2"
-    totals = window.totals
-    assert [totals.item(0, c).text() for c in range(4)] == ["GBP", "2", "21.00", "0.69"]
+    totals = window.totals.model()
+    assert [totals.index(0, c).data() for c in range(4)] == ["GBP", "2", "21.00", "0.69"]
     target = tmp_path / "day.csv"
     task = press.click_starting(window.export, "export")
     answer_save_dialog(shop, target)
@@ -326,8 +326,8 @@ def test_end_of_day_names_what_it_counts(strict_shop):
         timeout=30,
         message="PAID learned by the scheduler, counted while the window is open",
     )
-    shop.loop.until(lambda: window.totals.rowCount() == 1, message="the totals")
+    shop.loop.until(lambda: window.totals.model().rowCount() == 1, message="the totals")
     assert "Corner Shop, TEST mode: links made on" in window.heading.text()
-    fees = window.totals.item(0, 3).text()
+    fees = window.totals.model().index(0, 3).data()
     assert fees in ("0.37", "0.00 (known for 0 of 1)")  # said, when not known
     press.click(window.close_button)

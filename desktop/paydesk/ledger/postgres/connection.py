@@ -9,11 +9,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 import psycopg
-from psycopg.rows import DictRow
+from psycopg.rows import DictRow, dict_row
 
 from ..errors import LedgerError
 
@@ -107,3 +108,48 @@ def lost(exc: psycopg.OperationalError) -> bool:
     deadlock, which are OperationalErrors too)?"""
     state = exc.sqlstate
     return state is None or state.startswith("08") or state in ("57P01", "57P02", "57P03")
+
+
+class Handover:
+    """A connection made already, handed to a new pool as its first: the engine's own
+    connection that found the server answering and its schema migrated (``engine.py``), so
+    that opening the ledger connects once, not twice (each connection is a new process on
+    the server and a few milliseconds). ``connection_class`` is the pool's: its first
+    ``connect`` is that connection, every later one a new connection."""
+
+    @classmethod
+    def made(cls, params: dict[str, Any], prepare: Callable[[Conn], object]) -> Handover:
+        """A new connection (autocommit, rows as dicts), ``prepare``d (migrated) before it is
+        handed over; closed if that fails."""
+        conn = psycopg.connect(**params, autocommit=True, row_factory=dict_row)
+        try:
+            prepare(conn)
+        except BaseException:
+            conn.close()
+            raise
+        return cls(conn)
+
+    def __init__(self, conn: Conn):
+        self._conn: Conn | None = conn
+        self._lock = threading.Lock()
+        handover = self
+
+        class Connections(psycopg.Connection[DictRow]):
+            @classmethod
+            def connect(cls, conninfo: str = "", **kwargs: Any) -> Any:
+                made = handover.take()
+                return made if made is not None else psycopg.Connection.connect(conninfo, **kwargs)
+
+        self.connection_class: type[Conn] = Connections
+
+    def take(self) -> Conn | None:
+        """The connection (once), if it is still open."""
+        with self._lock:
+            conn, self._conn = self._conn, None
+        return conn if conn is not None and not conn.closed else None
+
+    def close(self) -> None:
+        """Close the connection if no pool took it."""
+        conn = self.take()
+        if conn is not None:
+            conn.close()

@@ -39,6 +39,7 @@ from .connection import (
     Cancellable,
     Conn,
     Gone,
+    Handover,
     LedgerUnreachable,
     SchemaTooNew,
     consume,
@@ -92,6 +93,7 @@ class PgEngine:
             self._params["options"] = f"{CONNECTION['options']} {params['options']}"
         self._lock = threading.Lock()  # the pool, the schema, reachability
         self._pool: ConnectionPool[Conn] | None = None
+        self._handover: Handover | None = None  # the pool's first connection (connection.py)
         self._opened = False
         self._closing = False  # no new jobs; the queued writes still run
         self._closed = False  # the queued writes ran: no pool any more
@@ -207,13 +209,16 @@ class PgEngine:
         if pool is not None:
             return pool
         # one connection of its own first: a server that is down says so at once (a pool
-        # would retry in the background until its timeout), and it migrates
-        with psycopg.connect(**self._params, autocommit=True, row_factory=dict_row) as conn:
-            if not self._opened:
-                self._migrate(conn)
+        # would retry in the background until its timeout), and it migrates; then it is the
+        # pool's first connection (no second connect on the way to the first job)
+        handover = Handover.made(self._params, nothing if self._opened else self._migrate)
         with self._lock:
             if self._pool is None and not self._closed:
+                if self._handover is not None:
+                    self._handover.close()  # an earlier pool's first, if that pool never took it
+                self._handover = handover
                 pool = ConnectionPool(
+                    connection_class=handover.connection_class,
                     kwargs={**self._params, "autocommit": True, "row_factory": dict_row},
                     min_size=1,
                     max_size=self._readers + 2,
@@ -226,9 +231,19 @@ class PgEngine:
                 )
                 pool.open(wait=False)
                 self._pool = pool
-            if self._pool is None:
-                raise LedgerClosed("The ledger is closed")
-            return self._pool
+            pool = self._pool
+        if self._handover is not handover:
+            handover.close()  # another job made the pool meanwhile
+        elif pool is not None:  # ready before the first job asks (a job waiting would grow it)
+            try:
+                pool.wait(timeout=self.wait)  # at once: its first connection is the one handed over
+            except PoolTimeout:  # the pool closed itself
+                with self._lock:
+                    self._pool = None if self._pool is pool else self._pool
+                raise
+        if pool is None:
+            raise LedgerClosed("The ledger is closed")
+        return pool
 
     def _check(self, conn: Conn) -> None:
         """The pool's check of a connection it hands out (a round trip). A broken one is
@@ -379,5 +394,7 @@ class PgEngine:
                 pool, self._pool = self._pool, None
             if pool is not None:
                 pool.close(timeout=5)
+            if self._handover is not None:
+                self._handover.close()
 
         await asyncio.to_thread(shut)

@@ -6,6 +6,7 @@ trigram index most)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from ..books.links import COLUMNS
@@ -21,9 +22,11 @@ def row_of(r: LinkRecord) -> tuple[Any, ...]:
     return links_row(r, aware, None)
 
 
-def import_rows(conn: Conn, rows: list[tuple[Any, ...]]) -> list[tuple[str, str, int]]:
-    """Add the rows whose tx_ref is new; returns (profile_id, mode, how many) of what was
-    added."""
+def import_rows(conn: Conn, rows: Iterable[tuple[Any, ...]], count: int) -> list[tuple[str, str, int]]:
+    """Add the ``count`` rows whose tx_ref is new; returns (profile_id, mode, how many) of
+    what was added. ``rows`` may be made as they are copied (a generator): 200,000 rows
+    held at once would make each of the garbage collector's full passes meanwhile walk
+    them all, on whichever thread it runs, the window's too."""
     columns = ", ".join(COLUMNS)
     conn.execute(
         f"CREATE TEMP TABLE links_import ON COMMIT DROP AS SELECT 0::bigint AS ord, {columns} FROM links WITH NO DATA"
@@ -33,7 +36,7 @@ def import_rows(conn: Conn, rows: list[tuple[Any, ...]]) -> list[tuple[str, str,
             copy.write_row((number, *row))
     indexes: list[Row] = []
     there = conn.execute("SELECT count(*) AS n FROM links").fetchone()
-    if len(rows) >= max(REBUILD_FROM, int(there["n"]) if there else 0):
+    if count >= max(REBUILD_FROM, int(there["n"]) if there else 0):
         indexes = conn.execute(
             "SELECT c.relname AS name, pg_get_indexdef(c.oid) AS sql FROM pg_index i"
             " JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = 'links'::regclass"

@@ -78,10 +78,10 @@ class PostgresLedger(SqlLedger[PgEngine]):
         records = list(records)
 
         def write(conn: Conn) -> int:
-            # the rows are made here, on the writer's thread: 200,000 of them take ~0.6 s,
-            # which on the loop's thread would freeze the window for as long
-            rows = [row_of(r) for r in records]
-            added = import_rows(conn, rows) if rows else []
+            # the rows are made here, on the writer's thread, one at a time as they are
+            # copied: 200,000 of them take ~0.6 s, which on the loop's thread would freeze
+            # the window for as long
+            added = import_rows(conn, (row_of(r) for r in records), len(records)) if records else []
             for profile_id, mode, _ in added:  # many at once: one "import" per list, no key
                 events.emit(conn, self._engine.desk, "import", profile_id, mode)
             return sum(n for _, _, n in added)

@@ -8,21 +8,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QModelIndex
 
 from ...desk.tasks import TaskSet
 from ...desk.texts import local_time, utc_time
 from ...ledger.batch import Batch, BatchBook, BatchFigures, BatchRow
 from ..fixed_text import fixed_font
 from ..paging import PagedModel
-from ..table import Index
+from ..table import Column
 
 PAGE = 100
 ROWS_PAGE = 200
-LOUD = QColor("#b3261e")
+LOUD = "#b3261e"
 POLICY_WORDS = {"skip": "valid rows, rest skipped", "all": "all or nothing"}
 STATE_WORDS = {
     "waiting": "Waiting",
@@ -39,20 +39,43 @@ def state_word(state: str) -> str:
     return STATE_WORDS.get(state.lower(), state)
 
 
+Listed = tuple[Batch, BatchFigures | None]  # a batch and its figures (None: not counted)
+
+
+def _figure(header: str, count: Callable[[BatchFigures], int], colour: str | None = None) -> Column:
+    """A column of one of a batch's figures (``colour``: when it is not 0)."""
+    return Column(
+        header,
+        lambda r: f"{count(r[1]):,}" if r[1] else "",
+        colour=None if colour is None else lambda r: colour if r[1] and count(r[1]) else None,
+    )
+
+
 class BatchesModel(PagedModel):
-    HEADERS = ("Name", "File", "When", "By", "Rows", "Created", "Refused", "Paid so far", "Left", "Policy")
     PAGE_TASK = "batches: next page"
-    TIPPED = (0, 1, 3, 9)  # words that may be elided: the whole of them in the tooltip
 
     def __init__(self, book: BatchBook, tasks: TaskSet):
         super().__init__(tasks)
         self.book = book
-        self.rows: list[tuple[Batch, BatchFigures | None]] = []
+        self.rows: list[Listed] = []
+        # words that may be elided (a name, a file, who, the policy): whole in the tooltip
+        self.columns = (
+            Column("Name", lambda r: r[0].name, whole_tip=True),
+            Column("File", lambda r: r[0].file_name, whole_tip=True),
+            Column("When", lambda r: local_time(r[0].made_at), tip=lambda r: utc_time(r[0].made_at) or None),
+            Column("By", lambda r: r[0].made_by, whole_tip=True),
+            Column("Rows", lambda r: f"{r[0].rows:,}"),
+            _figure("Created", lambda f: f.created + f.paid),
+            _figure("Refused", lambda f: f.refused, colour=LOUD),
+            _figure("Paid so far", lambda f: f.paid),
+            _figure("Left", lambda f: f.waiting + f.creating),
+            Column("Policy", lambda r: POLICY_WORDS.get(r[0].policy, r[0].policy), whole_tip=True),
+        )
 
     def listed(self) -> list:
         return self.rows
 
-    async def _with_figures(self, batches: list[Batch]) -> list[tuple[Batch, BatchFigures | None]]:
+    async def _with_figures(self, batches: list[Batch]) -> list[Listed]:
         return [(b, await self.book.figures(b.id)) for b in batches]
 
     async def load(self, query: tuple[str, str]) -> None:
@@ -85,7 +108,7 @@ class BatchesModel(PagedModel):
         row = self.row_of(batch.id)
         if row is not None:
             self.rows[row] = (batch, figures)
-            self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.HEADERS) - 1))
+            self.rows_changed(row)
             return
         if self.rows and batch.id < self.rows[-1][0].id:
             return  # older than every row shown: read with its page
@@ -94,63 +117,58 @@ class BatchesModel(PagedModel):
         self.rows.insert(at, (batch, figures))
         self.endInsertRows()
 
-    @staticmethod
-    def text(batch: Batch, figures: BatchFigures | None, column: int) -> str:
-        f = figures
-        values = (
-            batch.name,
-            batch.file_name,
-            local_time(batch.made_at),
-            batch.made_by,
-            f"{batch.rows:,}",
-            f"{f.created + f.paid:,}" if f else "",
-            f"{f.refused:,}" if f else "",
-            f"{f.paid:,}" if f else "",
-            f"{f.waiting + f.creating:,}" if f else "",
-            POLICY_WORDS.get(batch.policy, batch.policy),
-        )
-        return values[column]
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        batch, figures = self.rows[index.row()]
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
-            return self.text(batch, figures, index.column())
-        if role == Qt.ItemDataRole.ToolTipRole and index.column() == 2:
-            return utc_time(batch.made_at) or None
-        if role == Qt.ItemDataRole.ToolTipRole and index.column() in self.TIPPED:
-            return self.text(batch, figures, index.column()) or None  # elided on one line
-        if role == Qt.ItemDataRole.ForegroundRole and index.column() == 6 and figures and figures.refused:
-            return LOUD
-        return None
+def _name(row: BatchRow) -> str:
+    values = row.values
+    return " ".join(v for v in (values.get("first_name", ""), values.get("last_name", "")) if v)
+
+
+def _email_sent(row: BatchRow) -> str:
+    if row.email_state is None:
+        return ""
+    return "sent" if row.email_state == "sent" else f"failed: {row.email_error or ''}"
 
 
 class BatchRowsModel(PagedModel):
-    HEADERS = (
-        "Row",
-        "State",
-        "Reference",
-        "Service reference",
-        "Amount",
-        "Currency",
-        "E-mail",
-        "Name",
-        "Title",
-        "Checkout URL",
-        "Error",
-        "E-mail sent",
-    )
     PAGE_TASK = "batch rows: next page"
     FIXED = (2, 3, 9)  # references and the URL: one line, fixed face, whole in the tooltip
     REFERENCES = (2, 3)
-    TIPPED = (*FIXED, 7, 8, 10, 11)  # may be elided: the whole text in the tooltip
 
     def __init__(self, book: BatchBook, tasks: TaskSet):
         super().__init__(tasks)
         self.book = book
         self.rows: list[BatchRow] = []
-        self._fixed = fixed_font()
+        fixed = fixed_font()
+        # what may be elided (the references and the URL, in the fixed face; a name, a
+        # title, an error, an e-mail's failure): the whole text in the tooltip
+        self.columns = (
+            Column("Row", lambda r: str(r.number)),
+            Column(
+                "State",
+                lambda r: state_word(r.state),
+                colour=lambda r: LOUD if r.state.lower() in ("refused", "failed") else None,
+            ),
+            Column("Reference", lambda r: r.tx_ref, font=fixed, whole_tip=True),
+            Column(
+                "Service reference",
+                lambda r: (r.record.reference or "") if r.record else "",
+                font=fixed,
+                whole_tip=True,
+            ),
+            Column("Amount", lambda r: r.values.get("amount", "")),
+            Column("Currency", lambda r: r.values.get("currency", "")),
+            Column("E-mail", lambda r: r.values.get("email", "")),
+            Column("Name", _name, whole_tip=True),
+            Column("Title", lambda r: r.values.get("title", ""), whole_tip=True),
+            Column(
+                "Checkout URL",
+                lambda r: (r.record.checkout_url or "") if r.record else "",
+                font=fixed,
+                whole_tip=True,
+            ),
+            Column("Error", lambda r: (r.record.error or "") if r.record else "", whole_tip=True),
+            Column("E-mail sent", _email_sent, whole_tip=True),
+        )
 
     def listed(self) -> list:
         return self.rows
@@ -179,58 +197,8 @@ class BatchRowsModel(PagedModel):
                 if done < len(self.rows) and self.rows[done].number == row.number:
                     self.rows[done] = row
                 done += 1
-            self.dataChanged.emit(
-                self.index(max(done - len(page), 0), 0),
-                self.index(min(done, len(self.rows)) - 1, len(self.HEADERS) - 1),
-            )
+            self.rows_changed(max(done - len(page), 0), min(done, len(self.rows)) - 1)
             after = page[-1].number
 
     def at(self, row: int) -> BatchRow | None:
         return self.rows[row] if 0 <= row < len(self.rows) else None
-
-    @staticmethod
-    def text(row: BatchRow, column: int) -> str:
-        record, values = row.record, row.values
-        if column == 0:
-            return str(row.number)
-        if column == 1:
-            return state_word(row.state)
-        if column == 2:
-            return row.tx_ref
-        if column == 3:
-            return (record.reference or "") if record else ""
-        if column == 4:
-            return values.get("amount", "")
-        if column == 5:
-            return values.get("currency", "")
-        if column == 6:
-            return values.get("email", "")
-        if column == 7:
-            return " ".join(v for v in (values.get("first_name", ""), values.get("last_name", "")) if v)
-        if column == 8:
-            return values.get("title", "")
-        if column == 9:
-            return (record.checkout_url or "") if record else ""
-        if column == 10:
-            return (record.error or "") if record else ""
-        if row.email_state is None:
-            return ""
-        return "sent" if row.email_state == "sent" else f"failed: {row.email_error or ''}"
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        row = self.rows[index.row()]
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
-            return self.text(row, index.column())
-        if role == Qt.ItemDataRole.FontRole and index.column() in self.FIXED:
-            return self._fixed
-        if role == Qt.ItemDataRole.ToolTipRole and index.column() in self.TIPPED:
-            return self.text(row, index.column()) or None
-        if (
-            role == Qt.ItemDataRole.ForegroundRole
-            and index.column() == 1
-            and row.state.lower() in ("refused", "failed")
-        ):
-            return LOUD
-        return None

@@ -26,7 +26,6 @@ from ...ledger.batch import Batch, BatchBook
 from .. import widgets
 from ..elided import ElidedLabel
 from ..fixed_text import OneLineDelegate, fixed_font
-from ..screen_fit import resize_within_screen
 from ..signals import signals_of
 from ..table import TIME_SAMPLE, fit_columns
 from . import batch_actions as actions
@@ -42,15 +41,11 @@ CELL_PADDING = 16  # px: a cell's margins and focus frame beside its text
 ROOM = 8  # px left beside the widest reference: it is not flush against the next column
 
 
-class BatchesWindow(QWidget):
+class BatchesWindow(widgets.OwnWindow):
     """A window of its own (closing it hides it; it ends with the main window)."""
 
     def __init__(self, session: Session, book: BatchBook, controller: BulkController, parent: QWidget | None = None):
-        super().__init__(parent, Qt.WindowType.Window)
-        self.setObjectName("batches-window")
-        self.setWindowTitle(TITLE)
-        self.setAccessibleName("Batches")
-        resize_within_screen(self, 1100, 700)
+        super().__init__(parent, "batches-window", TITLE, (1100, 700), "Batches")
         self.session, self.book, self.controller = session, book, controller
         self.tasks = session.tasks.child(self)
         column = QVBoxLayout(self)
@@ -71,10 +66,10 @@ class BatchesWindow(QWidget):
         self.rows_caption = QLabel("&Rows of the batch:")
         below_column.addWidget(self.rows_caption)
         self.rows_model = BatchRowsModel(book, self.tasks)
-        self.rows = widgets.record_table("batch-rows", self.rows_model, "Rows of the batch")
+        self.rows = widgets.record_table(
+            "batch-rows", self.rows_model, "Rows of the batch", (50, 80, 200, 170, 70, 60, 190, 150, 140, 260, 160)
+        )
         self.rows_caption.setBuddy(self.rows)
-        for col, width in enumerate((50, 80, 200, 170, 70, 60, 190, 150, 140, 260, 160)):
-            self.rows.setColumnWidth(col, width)
         self.rows.setWordWrap(False)  # one line a row: elided, the whole text in its tooltip
         self._one_line = OneLineDelegate(self.rows)
         for col in BatchRowsModel.FIXED:  # references: elided in the middle, never broken

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QAbstractTableModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 
 from ...desk.bulk.check import BulkRow
 from ...desk.bulk.sheet import Problem
 from ..fixed_text import fixed_font
-from ..table import Index
+from ..table import Column, HeadedModel, Index
 
 PROBLEM_BACKGROUND = QColor("#f9dedc")
 PROBLEM_TEXT = QColor("#8c1d18")
@@ -144,27 +144,21 @@ class RowsModel(QAbstractTableModel):
         return self.index(row, column)
 
 
-class ProblemsModel(QAbstractListModel):
+class ProblemsModel(HeadedModel):
     """Every problem of the dry run, by row, as a line of text."""
 
     def __init__(self) -> None:
         super().__init__()
         self.problems: list[Problem] = []
+        self.columns = (Column("", problem_text),)  # one line each, in a list: no header shown
+
+    def listed(self) -> list[Problem]:
+        return self.problems
 
     def show(self, rows: list[BulkRow]) -> None:
         self.beginResetModel()
         self.problems = [p for row in rows for p in row.problems]
         self.endResetModel()
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.problems)
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
-            return problem_text(self.problems[index.row()])
-        return None
 
     def at(self, row: int) -> Problem | None:
         return self.problems[row] if 0 <= row < len(self.problems) else None

@@ -4,11 +4,11 @@ of the file as they will be read."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QComboBox,
     QFormLayout,
@@ -16,58 +16,59 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from ...desk.bulk.mapping import Mapping, extra_field, missing
 from ...desk.bulk.sheet import FIELDS, REQUIRED, Sheet
+from .. import widgets
 from ..field_message import ERROR_STYLE
-from ..table import Index, tips_for_cut_text
+from ..table import Column, HeadedModel
 
 PREVIEW_ROWS = 5
 NOT_IN_FILE = "(not in the file)"
 
 
-class PreviewModel(QAbstractTableModel):
-    """The file's first rows, headed by each column's header and the field it goes to."""
+def _cell(column: int) -> Callable[[tuple[int, list[str]]], str]:
+    return lambda row: row[1][column] if column < len(row[1]) else ""
+
+
+class PreviewModel(HeadedModel):
+    """The file's first rows (each numbered as in the file), headed by each column's header
+    and the field it goes to."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.headers: list[str] = []
+        self.file_headers: list[str] = []
         self.rows: list[tuple[int, list[str]]] = []
         self.goes_to: dict[int, str] = {}
 
+    def listed(self) -> list[tuple[int, list[str]]]:
+        return self.rows
+
+    def _head(self) -> None:
+        self.columns = tuple(
+            Column(f"{header}\n→ {self.goes_to.get(column) or 'not used'}", _cell(column))
+            for column, header in enumerate(self.file_headers)
+        )
+
     def show(self, sheet: Sheet) -> None:
         self.beginResetModel()
-        self.headers, self.rows = list(sheet.headers), sheet.rows[:PREVIEW_ROWS]
+        self.file_headers, self.rows = list(sheet.headers), sheet.rows[:PREVIEW_ROWS]
+        self._head()
         self.endResetModel()
 
     def map(self, mapping: Mapping) -> None:
         self.goes_to = {column: field for field, column in mapping.items()}
-        if self.headers:
-            self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(self.headers) - 1)
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.headers)
+        self._head()
+        if self.columns:
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(self.columns) - 1)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role != Qt.ItemDataRole.DisplayRole:
-            return None
-        if orientation == Qt.Orientation.Vertical:
-            return str(self.rows[section][0]) if section < len(self.rows) else None
-        field = self.goes_to.get(section)
-        return f"{self.headers[section]}\n→ {field if field else 'not used'}"
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or role != Qt.ItemDataRole.DisplayRole:
-            return None
-        cells = self.rows[index.row()][1]
-        return cells[index.column()] if index.column() < len(cells) else ""
+        if orientation == Qt.Orientation.Vertical and role == Qt.ItemDataRole.DisplayRole:
+            return str(self.rows[section][0]) if 0 <= section < len(self.rows) else None
+        return super().headerData(section, orientation, role)
 
 
 class MappingStep(QWidget):
@@ -107,12 +108,9 @@ class MappingStep(QWidget):
         caption = QLabel("The first rows, as they will be read:")
         column.addWidget(caption)
         self.preview_model = PreviewModel()
-        self.preview = QTableView()
-        self.preview.setObjectName("bulk-preview")
-        self.preview.setAccessibleName("The first rows, as they will be read")
-        self.preview.setModel(self.preview_model)
-        tips_for_cut_text(self.preview)
-        self.preview.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.preview = widgets.record_table(
+            "bulk-preview", self.preview_model, "The first rows, as they will be read", row_numbers=True
+        )
         self.preview.setMaximumHeight(200)
         caption.setBuddy(self.preview)
         column.addWidget(self.preview, 1)

@@ -38,7 +38,6 @@ from ...ledger.batch import Batch
 from .. import files, widgets
 from ..dialogs import shown
 from ..passing import Passing
-from ..screen_fit import resize_within_screen
 from ..signals import signals_of
 from ..transactions.actions import save_path
 from .mapping_step import MappingStep
@@ -51,17 +50,13 @@ FILTERS = ["Spreadsheets (*.csv *.xlsx)", "CSV (*.csv)", "Excel workbook (*.xlsx
 FILE, COLUMNS, CHECK, PROGRESS = range(4)
 
 
-class BulkWindow(QWidget):
+class BulkWindow(widgets.OwnWindow):
     """A window of its own; closing it hides it."""
 
     batchesRequested = Signal()
 
     def __init__(self, session: Session, controller: BulkController, parent: QWidget | None = None):
-        super().__init__(parent, Qt.WindowType.Window)
-        self.setObjectName("bulk-window")
-        self.setWindowTitle(TITLE)
-        self.setAccessibleName(TITLE)
-        resize_within_screen(self, 1100, 720)
+        super().__init__(parent, "bulk-window", TITLE, (1100, 720))
         self.session, self.controller = session, controller
         self.tasks = session.tasks.child(self)
         column = QVBoxLayout(self)

@@ -4,7 +4,6 @@ to CSV (written off the GUI thread, page by page)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontMetrics
@@ -20,7 +19,6 @@ from PySide6.QtWidgets import (
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -36,7 +34,7 @@ from ..dialogs import shown
 from ..fixed_text import fixed_font
 from ..paging import PagedModel
 from ..passing import Passing
-from ..table import Index
+from ..table import Column, Index
 
 COLUMNS = AUDIT_HEADER
 ACTIONS = ("create", "fund", "withdraw", "block", "unblock", "terminate", "reveal", "copy number")
@@ -75,10 +73,20 @@ class CardNumberDelegate(QStyledItemDelegate):
         option.textElideMode = Qt.TextElideMode.ElideLeft  # never the end, whatever is left
 
 
+def _cell(column: int) -> Column:
+    """Column ``column`` of the log: what the CSV export writes in it (the time local, to the
+    second); the masked card number in the fixed face, the whole of it in its tooltip however
+    narrow the column."""
+    if column == 0:
+        return Column(COLUMNS[0], lambda e: words.when(e.at, seconds=True))
+    if column == MASKED:
+        return Column(COLUMNS[MASKED], lambda e: e.masked, font=fixed_font(), tip=lambda e: e.masked)
+    return Column(COLUMNS[column], lambda e: audit_cells(e)[column])
+
+
 class AuditModel(PagedModel):
     """Entries newest first; the next page is read from the ledger when the view needs it."""
 
-    HEADERS = COLUMNS
     PAGE_TASK = "audit: next page"
 
     def __init__(self, ledger: CardLedger, tasks: TaskSet):
@@ -86,23 +94,10 @@ class AuditModel(PagedModel):
         self.ledger = ledger
         self.query: AuditQuery | None = None
         self.entries: list[AuditEntry] = []
+        self.columns = tuple(_cell(c) for c in range(len(COLUMNS)))
 
     def listed(self) -> list:
         return self.entries
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        entry = self.entries[index.row()]
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
-            if index.column() == 0:
-                return words.when(entry.at, seconds=True)
-            return audit_cells(entry)[index.column()]
-        if role == Qt.ItemDataRole.FontRole and index.column() == MASKED:
-            return fixed_font()  # the masked card number
-        if role == Qt.ItemDataRole.ToolTipRole and index.column() == MASKED:
-            return entry.masked  # the whole of it, however narrow the column
-        return None
 
     async def load(self, query: AuditQuery) -> None:
         entries, more = await self.ledger.audit_page(query, limit=PAGE)
@@ -159,8 +154,7 @@ class AuditView(QWidget):
         column.addLayout(tools)
         self.model = AuditModel(ledger, tasks)
         # more than one entry may be selected (Ctrl, Shift) in the log
-        self.table = widgets.as_record_table(
-            QTableView(),
+        self.table = widgets.record_table(
             "audit-log",
             self.model,
             "Audit log",

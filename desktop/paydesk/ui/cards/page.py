@@ -11,12 +11,10 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QApplication,
     QGridLayout,
     QLabel,
     QPushButton,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -29,11 +27,12 @@ from ...ledger import LedgerError
 from ...ledger.cards import CardLedger, CardOperation, CardRecord, CardTxRecord
 from ...service.errors import NotFoundError, ServiceError
 from ...service.models import VirtualCard
+from .. import widgets
 from ..elided import WrappedLabel
 from ..fixed_text import use_fixed
 from ..passing import Passing
 from ..signals import signals_of
-from ..table import AMOUNT_SAMPLE, RIGHT, Column, HeadedModel, fit_columns, tips_for_cut_text
+from ..table import AMOUNT_SAMPLE, RIGHT, Column, HeadedModel, fit_columns
 from .secret import SecretBox
 
 TX_COLUMNS = ("Type", "Amount", "Description", "Time")
@@ -72,9 +71,6 @@ class TransactionsModel(HeadedModel):
 
     def listed(self) -> list[CardTxRecord]:
         return self.rows
-
-    def text(self, tx: CardTxRecord, column: int) -> str:
-        return self.columns[column].text(tx)
 
     def load(self, rows: list[CardTxRecord], money: Callable[[Decimal | None], str]) -> None:
         self.beginResetModel()
@@ -155,15 +151,9 @@ class CardPage(QWidget):
         column.addWidget(self.message)
         tx_caption = QLabel("Card transactions")
         column.addWidget(tx_caption)
-        self.transactions = QTableView()
-        tx_caption.setBuddy(self.transactions)
-        self.transactions.setObjectName("card-transactions")
-        self.transactions.setAccessibleName("Card transactions")
         self.tx_model = TransactionsModel()
-        self.transactions.setModel(self.tx_model)
-        tips_for_cut_text(self.transactions)
-        self.transactions.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.transactions.verticalHeader().hide()
+        self.transactions = widgets.record_table("card-transactions", self.tx_model, "Card transactions")
+        tx_caption.setBuddy(self.transactions)
         # the description takes what the others leave: the list never scrolls sideways
         fit_columns(
             self.transactions,

@@ -76,9 +76,6 @@ class WalletModel(PagedModel):
     def listed(self) -> list:
         return self.records
 
-    def text(self, record: CardRecord, column: int) -> str:
-        return self.columns[column].text(record)
-
     # -- loading ------------------------------------------------------------------------
 
     async def load(self, profile: Profile, query: CardQuery) -> None:
@@ -106,7 +103,7 @@ class WalletModel(PagedModel):
         if row is None or self.query is None or record.key[:2] != (self.query.profile_id, self.query.mode):
             return False
         self.records[row] = record
-        self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+        self.rows_changed(row)
         return True
 
 

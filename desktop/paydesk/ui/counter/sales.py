@@ -92,9 +92,6 @@ class SalesModel(PagedModel):
     def listed(self) -> list:
         return self.sales
 
-    def text(self, sale: Sale, column: int) -> str:
-        return self.columns[column].text(sale)
-
     async def load(self) -> None:
         """The first page, again from the ledger (a profile or mode switch, a new day)."""
         query = (self.controller.name, id(self))
@@ -118,7 +115,7 @@ class SalesModel(PagedModel):
         row = self.row_of(sale.key)
         if row is not None:
             self.sales[row] = sale
-            self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+            self.rows_changed(row)
         elif not self.sales or sale.id > self.sales[0].id:
             self.beginInsertRows(QModelIndex(), 0, 0)
             self.sales.insert(0, sale)

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QModelIndex
 
 from ...desk.states import money
 from ...desk.tasks import TaskSet
@@ -21,10 +20,10 @@ from ...desk.texts import local_time, money_text, utc_time
 from ...ledger.counter import OPEN, PAID_AFTER_VOID, CounterBook, Figures, Sale, SaleQuery, Shift
 from ..fixed_text import fixed_font
 from ..paging import PagedModel
-from ..table import Index
+from ..table import Column
 
 PAGE = 100
-LOUD = QColor("#b3261e")
+LOUD = "#b3261e"
 
 
 def _insert_at(ids: list[int], new: int) -> int:
@@ -39,34 +38,48 @@ def totals(figures: Figures | None) -> str:
     return ", ".join(f"{c} {money_text(f.paid)}" for c, f in sorted(figures.currencies.items()) if f.paid) or "nothing"
 
 
-class ShiftsModel(PagedModel):
-    HEADERS = (
-        "Counter",
-        "Shift",
-        "Opened",
-        "Opened by",
-        "Closed",
-        "Closed by",
-        "Sales",
-        "Paid",
-        "Failed",
-        "Voided",
-        "Paid after void",
-        "Paid amounts",
+Listed = tuple[Shift, Figures | None]  # a shift and its figures
+
+
+def _count(header: str, name: str, colour: str | None = None) -> Column:
+    """A column of one of a shift's counts (``name``: its figure; ``colour``: when not 0)."""
+    return Column(
+        header,
+        lambda r: str(getattr(r[1], name)) if r[1] is not None else "",
+        colour=None if colour is None else lambda r: colour if r[1] is not None and getattr(r[1], name) else None,
     )
+
+
+class ShiftsModel(PagedModel):
     PAGE_TASK = "counter shifts: next page"
-    COUNTS = {6: "made", 7: "paid", 8: "failed", 9: "voided", 10: "paid_after_void"}
 
     def __init__(self, book: CounterBook, tasks: TaskSet):
         super().__init__(tasks)
         self.book = book
-        self.rows: list[tuple[Shift, Figures | None]] = []
-        self._fixed = fixed_font()
+        self.rows: list[Listed] = []
+        self.columns = (
+            Column("Counter", lambda r: r[0].counter),
+            Column("Shift", lambda r: str(r[0].id), font=fixed_font()),
+            Column("Opened", lambda r: local_time(r[0].opened_at), tip=lambda r: utc_time(r[0].opened_at) or None),
+            Column("Opened by", lambda r: r[0].opened_by),
+            Column(
+                "Closed",
+                lambda r: local_time(r[0].closed_at) if r[0].closed else "open",
+                tip=lambda r: utc_time(r[0].closed_at) or None,
+            ),
+            Column("Closed by", lambda r: r[0].closed_by or ""),
+            _count("Sales", "made"),
+            _count("Paid", "paid"),
+            _count("Failed", "failed"),
+            _count("Voided", "voided"),
+            _count("Paid after void", "paid_after_void", colour=LOUD),
+            Column("Paid amounts", lambda r: totals(r[1])),
+        )
 
     def listed(self) -> list:
         return self.rows
 
-    async def _with_figures(self, shifts: list[Shift]) -> list[tuple[Shift, Figures | None]]:
+    async def _with_figures(self, shifts: list[Shift]) -> list[Listed]:
         """Each shift with its figures: frozen at close, or counted now while it is open."""
         return [(s, s.figures if s.closed else await self.book.figures(SaleQuery(shift_id=s.id))) for s in shifts]
 
@@ -84,7 +97,7 @@ class ShiftsModel(PagedModel):
         shifts = await self.book.shifts(query[0], query[1], before=before, limit=PAGE)
         return (await self._with_figures(shifts), shifts[-1].id if shifts else before, len(shifts) == PAGE)
 
-    def at(self, row: int) -> tuple[Shift, Figures | None] | None:
+    def at(self, row: int) -> Listed | None:
         return self.rows[row] if 0 <= row < len(self.rows) else None
 
     def row_of(self, shift_id: int) -> int | None:
@@ -100,7 +113,7 @@ class ShiftsModel(PagedModel):
             if was.closed and not shift.closed:
                 return  # read before its close (a count of its sales): a close is final
             self.rows[row] = (shift, shift.figures if shift.closed else (figures or kept))
-            self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.HEADERS) - 1))
+            self.rows_changed(row)
             return
         at = _insert_at([s.id for s, _ in self.rows], shift.id)
         if at == len(self.rows) and self._more:
@@ -112,38 +125,6 @@ class ShiftsModel(PagedModel):
     def open_shift_ids(self) -> set[int]:
         return {s.id for s, _ in self.rows if not s.closed}
 
-    def text(self, shift: Shift, figures: Figures | None, column: int) -> str:
-        if column == 0:
-            return shift.counter
-        if column == 1:
-            return str(shift.id)
-        if column == 2:
-            return local_time(shift.opened_at)
-        if column == 3:
-            return shift.opened_by
-        if column == 4:
-            return local_time(shift.closed_at) if shift.closed else "open"
-        if column == 5:
-            return shift.closed_by or ""
-        if column in self.COUNTS:
-            return str(getattr(figures, self.COUNTS[column])) if figures is not None else ""
-        return totals(figures)
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        shift, figures = self.rows[index.row()]
-        column = index.column()
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
-            return self.text(shift, figures, column)
-        if role == Qt.ItemDataRole.ToolTipRole and column in (2, 4):
-            return utc_time(shift.opened_at if column == 2 else shift.closed_at) or None
-        if role == Qt.ItemDataRole.FontRole and column == 1:
-            return self._fixed
-        if role == Qt.ItemDataRole.ForegroundRole and column == 10 and figures is not None and figures.paid_after_void:
-            return LOUD
-        return None
-
 
 def listed(sale: Sale) -> bool:
     """Does finance's second list show ``sale``: open, or paid after void and not settled."""
@@ -153,15 +134,28 @@ def listed(sale: Sale) -> bool:
 SALE_STATES = ("Open", "Paid after void: refund or keep")  # the State column's words
 
 
+def _loud(sale: Sale) -> str | None:
+    """A sale paid after its void, for finance to settle: the whole row in red."""
+    return LOUD if sale.needs_decision else None
+
+
 class SalesModel(PagedModel):
-    HEADERS = ("Time", "Counter", "Sale", "Title", "Amount", "State", "Reference")
     PAGE_TASK = "counter sales: next page"
 
     def __init__(self, book: CounterBook, tasks: TaskSet):
         super().__init__(tasks)
         self.book = book
         self.sales: list[Sale] = []
-        self._fixed = fixed_font()
+        self.columns = (
+            Column("Time", lambda s: local_time(s.made_at), colour=_loud, tip=lambda s: utc_time(s.made_at)),
+            Column("Counter", lambda s: s.counter, colour=_loud),
+            Column("Sale", lambda s: f"Sale {s.number:04d}", colour=_loud),
+            Column("Title", lambda s: s.record.title if s.record is not None else "", colour=_loud),
+            Column("Amount", lambda s: money(s.record) if s.record is not None else "", colour=_loud),
+            Column("State", lambda s: SALE_STATES[1] if s.needs_decision else SALE_STATES[0], colour=_loud),
+            # read back and typed: each character itself
+            Column("Reference", lambda s: s.tx_ref, font=fixed_font(), colour=_loud),
+        )
 
     def listed(self) -> list:
         return self.sales
@@ -201,7 +195,7 @@ class SalesModel(PagedModel):
         if row is not None:
             if listed(sale):
                 self.sales[row] = sale
-                self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.HEADERS) - 1))
+                self.rows_changed(row)
             else:
                 self.beginRemoveRows(QModelIndex(), row, row)
                 del self.sales[row]
@@ -215,34 +209,3 @@ class SalesModel(PagedModel):
         self.beginInsertRows(QModelIndex(), at, at)
         self.sales.insert(at, sale)
         self.endInsertRows()
-
-    def text(self, sale: Sale, column: int) -> str:
-        record = sale.record
-        if column == 0:
-            return local_time(sale.made_at)
-        if column == 1:
-            return sale.counter
-        if column == 2:
-            return f"Sale {sale.number:04d}"
-        if column == 3:
-            return record.title if record is not None else ""
-        if column == 4:
-            return money(record) if record is not None else ""
-        if column == 5:
-            return SALE_STATES[1] if sale.needs_decision else SALE_STATES[0]
-        return sale.tx_ref
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        sale = self.sales[index.row()]
-        column = index.column()
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
-            return self.text(sale, column)
-        if role == Qt.ItemDataRole.ToolTipRole and column == 0:
-            return utc_time(sale.made_at)
-        if role == Qt.ItemDataRole.FontRole and column == 6:
-            return self._fixed  # read back and typed: each character itself
-        if role == Qt.ItemDataRole.ForegroundRole and sale.needs_decision:
-            return LOUD
-        return None

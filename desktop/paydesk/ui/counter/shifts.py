@@ -29,7 +29,6 @@ from ..as_of import AsOf
 from ..dialogs import confirm, run_dialog
 from ..fixed_text import fixed_font
 from ..passing import Passing
-from ..screen_fit import resize_within_screen
 from ..signals import signals_of
 from ..table import AMOUNT_SAMPLE, REFERENCE_SAMPLE, TIME_SAMPLE, fit_columns
 from .report import ShiftReportDialog, profile_name
@@ -40,16 +39,12 @@ TITLE = "Counter shifts"
 BANNER_MOST = 100  # undecided payments after void counted one by one; more: "More than"
 
 
-class CounterShiftsWindow(QWidget):
+class CounterShiftsWindow(widgets.OwnWindow):
     """A window of its own (closing it hides it; it ends with the main window). ``controller``
     is the desk's CounterController: its book, and its decide() for Refund…/Keep."""
 
     def __init__(self, session: Session, controller: Any, parent: QWidget | None = None):
-        super().__init__(parent, Qt.WindowType.Window)
-        self.setObjectName("counter-shifts-window")
-        self.setWindowTitle(TITLE)
-        self.setAccessibleName(TITLE)
-        resize_within_screen(self, 1100, 680)
+        super().__init__(parent, "counter-shifts-window", TITLE, (1100, 680))
         self.session, self.controller = session, controller
         self.tasks = session.tasks.child(self)
         book = controller.book

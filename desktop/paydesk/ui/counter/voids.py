@@ -4,7 +4,7 @@ payment after a void refunded or kept."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 
@@ -18,7 +18,16 @@ ENDED_MEANWHILE = "The sale ended meanwhile: nothing was voided"
 
 
 if TYPE_CHECKING:
-    from PySide6.QtWidgets import QWidget
+    from collections.abc import Awaitable, Callable
+
+    from PySide6.QtWidgets import QLineEdit, QWidget
+
+    from ...desk.counter import CounterController
+    from ...desk.session import Session
+    from ..field_message import FieldMessage
+    from .after_void import AfterVoidBanner
+    from .entry import SaleEntry
+    from .mirror import StaffMirror
 
     _Tab = QWidget
 else:
@@ -28,9 +37,26 @@ else:
 class Voids(_Tab):
     """CounterTab's *New sale* (``new_sale``) and decisions after a void (``decide``)."""
 
-    if TYPE_CHECKING:  # the tab's own attributes and methods, typed in tab.py
+    # what they use of the tab, made in tab.py's CounterTab
+    session: Session
+    controller: CounterController
+    entry: SaleEntry
+    amount: QLineEdit
+    message: FieldMessage
+    mirror: StaffMirror
+    banner: AfterVoidBanner
 
-        def __getattr__(self, name: str) -> Any: ...
+    if TYPE_CHECKING:  # the tab's methods they call, defined in tab.py
+
+        def show_sale(self, sale: Sale | None) -> None: ...
+
+        def say_refused(self, failure: Exception) -> None: ...
+
+        def _back_to_amount(self) -> None: ...
+
+        async def _refresh(self) -> None: ...
+
+        async def _quietly(self, work: Callable[[], Awaitable[object]]) -> None: ...
 
     def _refused_now(self) -> bool:
         """Refused before the staff is asked anything (the shared ledger out of reach)."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 from functools import lru_cache
 
-import segno
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter, QPaintEvent
 from PySide6.QtWidgets import QSizePolicy, QWidget
@@ -17,6 +16,8 @@ class QrCode:
     """The matrix of one text (segno), and ways to draw and export it."""
 
     def __init__(self, text: str):
+        import segno  # imported at the first code, not on the way to the window's first paint
+
         self.text = text
         self._qr = segno.make(text, error="m", micro=False)
         self.matrix = [list(row) for row in self._qr.matrix]

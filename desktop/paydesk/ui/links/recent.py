@@ -49,9 +49,6 @@ class RecentModel(HeadedModel):
     def listed(self) -> list:
         return self.records
 
-    def text(self, record: LinkRecord, column: int) -> str:
-        return self.columns[column].text(record)
-
     def load(self, records: list[LinkRecord]) -> None:
         self.beginResetModel()
         self.records = list(records[:MAX_ROWS])
@@ -64,7 +61,7 @@ class RecentModel(HeadedModel):
         row = self.row_of(record.key)
         if row is not None:
             self.records[row] = record
-            self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+            self.rows_changed(row)
             return row
         self.beginInsertRows(QModelIndex(), 0, 0)
         self.records.insert(0, record)

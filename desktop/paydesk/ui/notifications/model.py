@@ -97,7 +97,7 @@ class InboxModel(PagedModel):
                 self.endRemoveRows()
                 return False
             self.entries[row] = entry
-            self.dataChanged.emit(self.index(row, 0), self.index(row, len(HEADERS) - 1))
+            self.rows_changed(row)
             return True
         if self.query is None or not matches(self.query, entry):
             return False
@@ -115,6 +115,3 @@ class InboxModel(PagedModel):
             return "not known"
         mode = entry.mode.upper() if entry.mode else "mode not known yet"
         return f"{self.profile_name(entry.profile_id)} · {mode}"
-
-    def text(self, entry: InboxEntry, column: int) -> str:
-        return self.columns[column].text(entry)

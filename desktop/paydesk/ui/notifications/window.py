@@ -31,7 +31,6 @@ from ...service.errors import ServiceError
 from .. import widgets
 from ..fixed_text import use_fixed
 from ..passing import Passing
-from ..screen_fit import resize_within_screen
 from ..signals import signals_of
 from .model import InboxModel
 from .refused import RefusedLine
@@ -44,15 +43,11 @@ NOT_OFFERED = (
 )
 
 
-class NotificationsWindow(QWidget):
+class NotificationsWindow(widgets.OwnWindow):
     """A window of its own (closing it hides it; it ends with the main window)."""
 
     def __init__(self, session: Session, inbox: Inbox, tester: NotificationTest, parent: QWidget | None = None):
-        super().__init__(parent, Qt.WindowType.Window)
-        self.setObjectName("notifications-window")
-        self.setWindowTitle(TITLE)
-        self.setAccessibleName("Notifications")
-        resize_within_screen(self, 1000, 640)
+        super().__init__(parent, "notifications-window", TITLE, (1000, 640), "Notifications")
         self.session, self.inbox, self.tester = session, inbox, tester
         self.tasks = session.tasks.child(self)
         column = QVBoxLayout(self)

@@ -22,8 +22,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHeaderView,
     QLabel,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -32,7 +30,8 @@ from ...desk.day import COUNTS, counts, fees_text, heading, local_midnight, prin
 from ...desk.tasks import TaskSet
 from ...desk.texts import money_text
 from ...desk.transactions import TransactionsController
-from ...ledger import DaySummary, LedgerError, LinkQuery
+from ...ledger import CurrencyTotal, DaySummary, LedgerError, LinkQuery
+from .. import widgets
 from ..as_of import AsOf
 from ..dialogs import run_dialog
 from ..elided import ElidedLabel
@@ -40,10 +39,34 @@ from ..passing import Passing
 from ..printing import REFUSED, printed
 from ..screen_fit import resize_within_screen
 from ..signals import signals_of
-from ..table import tips_for_cut_text
+from ..table import RIGHT, Column, HeadedModel
 from .actions import save_path
 
 TOTALS = ("Currency", "Paid", "Collected", "Fees", "Refunded", "Net")
+
+
+class TotalsModel(HeadedModel):
+    """The day's totals, a row per currency; the figures to the right."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.totals: list[CurrencyTotal] = []
+        self.columns = (
+            Column(TOTALS[0], lambda t: t.currency),
+            Column(TOTALS[1], lambda t: str(t.paid), align=RIGHT),
+            Column(TOTALS[2], lambda t: money_text(t.collected), align=RIGHT),
+            Column(TOTALS[3], fees_text, align=RIGHT),
+            Column(TOTALS[4], refunds_text, align=RIGHT),
+            Column(TOTALS[5], lambda t: money_text(t.net), align=RIGHT),
+        )
+
+    def listed(self) -> list[CurrencyTotal]:
+        return self.totals
+
+    def load(self, totals: list[CurrencyTotal]) -> None:
+        self.beginResetModel()
+        self.totals = list(totals)
+        self.endResetModel()
 
 
 class EndOfDayDialog(QDialog):
@@ -74,17 +97,11 @@ class EndOfDayDialog(QDialog):
             form.addRow(label + ":", value)
             self.figures[label] = value
         layout.addLayout(form)
-        self.totals = QTableWidget(0, len(TOTALS))
-        self.totals.setObjectName("end-of-day-totals")
-        self.totals.setAccessibleName("Collected per currency")
-        self.totals.setHorizontalHeaderLabels(list(TOTALS))
-        self.totals.verticalHeader().hide()
+        self.totals_model = TotalsModel()
+        self.totals = widgets.record_table("end-of-day-totals", self.totals_model, "Collected per currency")
         # each column as wide as its figures, the last to the edge: Net is never behind a
         # scroll bar
         self.totals.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.totals.horizontalHeader().setStretchLastSection(True)
-        tips_for_cut_text(self.totals)
-        self.totals.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         layout.addWidget(self.totals)
         # what was done (a file's long path): two lines kept, the middle elided so the
         # file's name shows, the whole on hover
@@ -146,22 +163,7 @@ class EndOfDayDialog(QDialog):
         for label, n in counts(summary):
             self.figures[label].setText(str(n))
             self.figures[label].setAccessibleName(f"{label}: {n}")
-        self.totals.setRowCount(len(summary.totals))
-        for row, total in enumerate(summary.totals):
-            for col, text in enumerate(
-                (
-                    total.currency,
-                    str(total.paid),
-                    money_text(total.collected),
-                    fees_text(total),
-                    refunds_text(total),
-                    money_text(total.net),
-                )
-            ):
-                item = QTableWidgetItem(text)
-                if col:
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                self.totals.setItem(row, col, item)
+        self.totals_model.load(summary.totals)
         return summary
 
     def _query(self) -> LinkQuery:

@@ -15,17 +15,15 @@ import logging
 from collections import OrderedDict
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
-from PySide6.QtGui import QColor, QFont
 
 from ...desk.states import state_words
 from ...desk.tasks import TaskSet
 from ...desk.texts import local_time, money_text, utc_time
 from ...ledger import Cursor, Ledger, LedgerError, LinkQuery, LinkRecord, Page
 from ..fixed_text import fixed_font
-from ..table import HeadedModel, Index
+from ..table import RIGHT, Column, HeadedModel, Index, bold_font
 
 log = logging.getLogger("paydesk.transactions.model")
 
@@ -44,9 +42,32 @@ BLOCK = 200
 KEEP_BLOCKS = 20  # 4,000 rows at most in memory
 
 
-class LedgerModel(HeadedModel):
-    HEADERS = tuple(header for header, _ in COLUMNS)
+def _columns() -> tuple[Column, ...]:
+    headers = [header for header, _ in COLUMNS]
+    return (
+        # the reference: read back and typed
+        Column(headers[0], lambda r: r.tx_ref, font=fixed_font()),
+        Column(headers[1], lambda r: r.customer),
+        Column(headers[2], lambda r: r.email),
+        Column(headers[AMOUNT], lambda r: money_text(r.amount) if r.currency else "", align=RIGHT),
+        Column(headers[4], lambda r: r.currency),
+        Column(
+            headers[STATE],
+            lambda r: state_words(r).words,
+            font=bold_font(),
+            colour=lambda r: state_words(r).colour,
+            tip=lambda r: r.error or None,
+        ),
+        Column(headers[CREATED], lambda r: local_time(r.created_at), tip=lambda r: utc_time(r.created_at)),
+        Column(
+            headers[CHECKED],
+            lambda r: local_time(r.checked_at) if r.checked_at else "never",
+            tip=lambda r: utc_time(r.checked_at) if r.checked_at else None,
+        ),
+    )
 
+
+class LedgerModel(HeadedModel):
     queryLoaded = Signal()  # a new query's first rows are in
     countKnown = Signal()  # ... and now its count (the scroll bar's true size)
     blockLoaded = Signal(int)  # a block's rows are in (its number)
@@ -65,9 +86,7 @@ class LedgerModel(HeadedModel):
         self._anchors: asyncio.Future | None = None
         self._generation = 0
         self._shown = 0  # the generation of the query whose rows are shown
-        self._bold = QFont()
-        self._bold.setBold(True)
-        self._fixed = fixed_font()
+        self.columns = _columns()
 
     # -- the query ----------------------------------------------------------------------
 
@@ -202,7 +221,7 @@ class LedgerModel(HeadedModel):
         first = len(self._fresh) + block * BLOCK
         last_row = min(self.rowCount(), first + BLOCK) - 1
         if last_row >= first:
-            self.dataChanged.emit(self.index(first, 0), self.index(last_row, len(COLUMNS) - 1))
+            self.rows_changed(first, last_row)
         self.blockLoaded.emit(block)
 
     # -- what the view asks ----------------------------------------------------------------
@@ -213,50 +232,8 @@ class LedgerModel(HeadedModel):
     def record_at(self, row: int) -> LinkRecord | None:
         return self._record(row) if 0 <= row < self.rowCount() else None
 
-    @staticmethod
-    def text(record: LinkRecord, column: int) -> str:
-        if column == 0:
-            return record.tx_ref
-        if column == 1:
-            return record.customer
-        if column == 2:
-            return record.email
-        if column == AMOUNT:
-            return money_text(record.amount) if record.currency else ""
-        if column == 4:
-            return record.currency
-        if column == STATE:
-            return state_words(record).words
-        if column == CREATED:
-            return local_time(record.created_at)
-        return local_time(record.checked_at) if record.checked_at else "never"
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        record = self._record(index.row())
-        column = index.column()
-        if record is None:
-            return "…" if role == Qt.ItemDataRole.DisplayRole and column == 0 else None
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
-            return self.text(record, column)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            if column == CREATED:
-                return utc_time(record.created_at)
-            if column == CHECKED and record.checked_at:
-                return utc_time(record.checked_at)
-            if column == STATE and record.error:
-                return record.error
-            return None
-        if role == Qt.ItemDataRole.ForegroundRole and column == STATE:
-            return QColor(state_words(record).colour)
-        if role == Qt.ItemDataRole.FontRole and column == STATE:
-            return self._bold
-        if role == Qt.ItemDataRole.FontRole and column == 0:
-            return self._fixed  # the reference: read back and typed
-        if role == Qt.ItemDataRole.TextAlignmentRole and column == AMOUNT:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        return None
+    def row_at(self, row: int) -> LinkRecord | None:
+        return self._record(row)
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         if self.query is None:
@@ -294,7 +271,7 @@ class LedgerModel(HeadedModel):
                 block, offset = divmod(row - len(self._fresh), BLOCK)
                 page = self._blocks[block]
                 page.records[offset] = record
-            self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+            self.rows_changed(row)
         elif self._newest_first_unfiltered(self.query):
             self.beginInsertRows(QModelIndex(), 0, 0)
             self._fresh.insert(0, record)

@@ -1,0 +1,64 @@
+"""What the first paint does not need is not imported before it (docs/ARCHITECTURE.md,
+"Start-up order"): the network stack, the QR encoder, the keyring, the spreadsheet reader,
+the shared ledger's driver and the sandbox's server are each imported by what uses them,
+after the window is on screen. A module that imports one of them at its top, on the way
+to the first paint, costs every start tens of milliseconds (httpx alone, with the rich,
+click and pygments it loads for its command line, 40 to 60 ms of a 300 ms start)."""
+
+import os
+import subprocess
+import sys
+
+# packages (and PayDesk's own parts) a start of `paydesk --sandbox` must not import before
+# the window's first paint
+NOT_BEFORE_FIRST_PAINT = (
+    "httpx",
+    "httpcore",
+    "rich",
+    "click",
+    "pygments",
+    "segno",
+    "keyring",
+    "openpyxl",
+    "psycopg",
+    "psycopg_pool",
+    "starlette",
+    "uvicorn",
+    "paydesk.sandbox",
+    "paydesk.receiver",
+)
+
+
+def imported_before_first_paint(tmp_path) -> list[str]:
+    """The modules `paydesk --sandbox` had imported when its window first painted, in the
+    order their imports ended (Python's own -X importtime, read up to the app's paint line)."""
+    env = dict(
+        os.environ,
+        QT_QPA_PLATFORM="offscreen",
+        PAYDESK_REPORT_PAINT="1",
+        PAYDESK_QUIT_AFTER="1",
+        PAYDESK_HOME=str(tmp_path / "data"),
+        PAYDESK_SANDBOX_HOME=str(tmp_path / "sandbox"),
+    )
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "paydesk", "--sandbox", "--no-keyring"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=120,
+    )
+    lines = done.stdout.splitlines()
+    assert "first-paint" in lines, f"the window never painted:\n{done.stdout[-2000:]}"
+    names = []
+    for line in lines[: lines.index("first-paint")]:
+        if line.startswith("import time:") and "|" in line and "[us]" not in line:
+            names.append(line.rsplit("|", 1)[1].strip())
+    return names
+
+
+def test_first_paint_imports_only_what_it_needs(tmp_path):
+    names = imported_before_first_paint(tmp_path)
+    assert "paydesk.ui.main_window" in names  # the reading works: the window's own module is there
+    early = [heavy for heavy in NOT_BEFORE_FIRST_PAINT if any(n == heavy or n.startswith(heavy + ".") for n in names)]
+    assert early == [], f"imported before the first paint: {early}"
