@@ -50,6 +50,7 @@ from .profile_store import SharedProfiles
 from .scheduler import Scheduler
 from .session import Session
 from .transactions import TransactionsController
+from .transports import Transports
 
 if TYPE_CHECKING:
     from keyring.backend import KeyringBackend
@@ -185,8 +186,12 @@ def build_desk(
     ledger_password: str | None = None,
     ledger_file: str | Path | None = None,
     lease_priority: int = 0,
+    transports: Transports | None = None,
 ) -> Desk:
     """A whole desk over the data folder of ``paths``, with ``keys``; nothing started yet.
+    ``transports``: how it reaches each service origin (``transports.py``): the network but
+    where one is given (a sandbox this process runs, reached in process); the embedded
+    sandbox adds its own while this desk serves it.
     ``choice``: the ledger this run uses as it was chosen (``ledger_choice.py``; its URL is
     the ledger's). With ``ledger_url``: on the shop's shared ledger (PostgreSQL) instead of its own file;
     ``lease_priority`` 1 (paydesk-receiver) takes the poller lease from a desk (0) holding it.
@@ -224,6 +229,7 @@ def build_desk(
         batches = SqliteBatchBook.beside(sqlite)
     keys.on_waiting = hub.keyring_waiting.emit
     budgets = Budgets(None if engine is None else _shop_books(engine))
+    transports = transports if transports is not None else Transports()
     session = Session(
         paths,
         keys,
@@ -231,10 +237,11 @@ def build_desk(
         ledger=ledger,
         card_ledger=card_ledger,
         health=ConnectionHealth(hub.health_changed.emit),
-        embedded=EmbeddedSandbox(paths.sandbox),
+        embedded=EmbeddedSandbox(paths.sandbox, transports),
         profiles=None if engine is None else _merchants(engine),
         budgets=budgets,
         ledger_choice=choice,
+        transports=transports,
     )
     links = LinksController(session, ledger)
     live = None

@@ -27,8 +27,11 @@ from .budgets import Budgets
 from .guard import AddressGuard, Guarded
 from .health import ConnectionHealth
 from .tasks import TaskSet
+from .transports import Transports
 
 if TYPE_CHECKING:  # the client (and httpx) load after the first paint
+    import httpx
+
     from ..service.client import ServiceClient
 
 CREATE_DEADLINE = 30.0  # seconds a person waits for "Create link" before PayDesk settles it later
@@ -49,7 +52,12 @@ class InsecureAddressError(ServiceError):
 
 
 def _new_client(
-    profile: Profile, secret: str, on_lookup_path: Callable[[str], None], guard: Guarded | None, budget: Budget
+    profile: Profile,
+    secret: str,
+    on_lookup_path: Callable[[str], None],
+    guard: Guarded | None,
+    budget: Budget,
+    transport: httpx.AsyncBaseTransport | None,
 ) -> ServiceClient:
     from ..service import ServiceClient  # httpx is imported after the first paint
 
@@ -65,6 +73,7 @@ def _new_client(
         on_lookup_path=on_lookup_path,
         guard=guard,
         budget=budget,
+        transport=transport,  # None: over the network (transports.py)
     )
 
 
@@ -80,7 +89,8 @@ class Clients:
     """``Clients(keys, health, guard, budgets, tasks, profiles, remember, recheck)``:
     ``profiles()`` every profile (a budget is per origin); ``remember(profile_id, base_url,
     path)`` where a client found its deployment looks payments up; ``recheck(profile,
-    mode)`` asks the address again who answers there (``Session.recheck_service``)."""
+    mode)`` asks the address again who answers there (``Session.recheck_service``);
+    ``transports``: how each origin is reached (``transports.py``; default: the network)."""
 
     def __init__(
         self,
@@ -92,8 +102,10 @@ class Clients:
         profiles: Callable[[], list[Profile]],
         remember: Callable[[str, str, str], None],
         recheck: Callable[[Profile, str], Awaitable[None]],
+        transports: Transports | None = None,
     ):
         self.keys, self.health, self.guard, self.budgets = keys, health, guard, budgets
+        self.transports = transports if transports is not None else Transports()
         self.tasks, self.profiles, self.remember, self.recheck = tasks, profiles, remember, recheck
         self.slots: dict[tuple[str, str], _Slot] = {}
         self._slot_locks: dict[tuple[str, str], asyncio.Lock] = {}
@@ -152,10 +164,12 @@ class Clients:
         if problem:
             raise InsecureAddressError(problem)
         key = (profile.id, mode)
+        transport = self.transports.of(profile.base_url)
         fingerprint = (
             profile.base_url.rstrip("/"),
             tuple(sorted(profile.card_currencies.items())),
             profile.calls_a_minute,
+            transport,  # its origin reached another way since: a new client
         )
         async with self._slot_locks.setdefault(key, asyncio.Lock()):
             slot = self.slots.get(key)
@@ -171,7 +185,9 @@ class Clients:
             # store read) would hold the window tens of milliseconds
             guard = None if profile.embedded_sandbox else Guarded(self.guard, profile)
             budget = self.budgets.of(profile, self.profiles())  # its origin's
-            fresh = _Slot(await asyncio.to_thread(_new_client, profile, secret, remember, guard, budget), fingerprint)
+            fresh = _Slot(
+                await asyncio.to_thread(_new_client, profile, secret, remember, guard, budget, transport), fingerprint
+            )
             if slot is not None:
                 self._retire_slot(slot)
             self.slots[key] = fresh
