@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..config.profiles import MODES, Profile, address_problem
 from ..config.secrets import KeyStore
+from ..i18n import _
 from ..service.budget import Budget
 from ..service.errors import (
     AuthenticationError,
@@ -45,6 +46,13 @@ class NoKeyError(ServiceError):
         if why:
             text = f"The {mode} secret key of {profile.name} could not be read ({why})"
         super().__init__(text)
+
+
+class KeylessDesk(ServiceError):
+    """This desk is a key-less counter: it never calls the service (desk/counter_keyless.py)."""
+
+    def __init__(self) -> None:
+        super().__init__(_("This counter holds no keys: cards, links and look-ups are made at a finance desk."))
 
 
 class InsecureAddressError(ServiceError):
@@ -107,6 +115,7 @@ class Clients:
         self.keys, self.health, self.guard, self.budgets = keys, health, guard, budgets
         self.transports = transports if transports is not None else Transports()
         self.tasks, self.profiles, self.remember, self.recheck = tasks, profiles, remember, recheck
+        self.keyless = False  # a key-less counter's desk: every lease refused (KeylessDesk)
         self.slots: dict[tuple[str, str], _Slot] = {}
         self._slot_locks: dict[tuple[str, str], asyncio.Lock] = {}
 
@@ -119,6 +128,8 @@ class Clients:
         the client asks before each request. ``ask_first=False``: asked at the first
         request instead (a create writes its intent before it), but for the embedded
         sandbox another process serves, asked now as always."""
+        if self.keyless:  # a key-less counter: nothing is sent, whatever asks
+            raise KeylessDesk()
         try:
             problem = address_problem(profile.base_url)
             if problem:  # nothing goes there in the clear, not even a question
