@@ -24,10 +24,11 @@ from PySide6.QtWidgets import (
 )
 
 from ..desk.build import Desk
-from .dialogs import confirm, run_dialog
+from .dialogs import run_dialog
 from .links.tab import LinksTab
 from .screen_fit import resize_within_screen
 from .signals import signals_of
+from .staff.gate import StaffGate
 from .status import StatusLine
 from .tabs import TABS, first_field
 from .widgets import ToolWindow
@@ -159,6 +160,7 @@ class MainWindow(WindowActions, QMainWindow):
         self.counter_shifts = ToolWindow(self._counter_shifts_window)
         self._shortcuts()
         self._menus()
+        self.gate = StaffGate(self)  # the sign-in screen, Lock, what the person may see
         signals_of(desk.hub).changed.connect(self.refresh)
         self.refresh()
         if self._state is not None and self._state.value("geometry") is not None:
@@ -166,6 +168,10 @@ class MainWindow(WindowActions, QMainWindow):
         self.focus_tab()  # not the Profile box: typing at once would switch profiles
 
     # -- the tabs, built after the first paint ------------------------------------------------
+
+    @property
+    def built_tabs(self) -> set[str]:
+        return set(self._built)
 
     @property
     def transactions_tab(self) -> TransactionsTab:
@@ -277,12 +283,18 @@ class MainWindow(WindowActions, QMainWindow):
     # -- actions ---------------------------------------------------------------
 
     def focus_tab(self, *_: object) -> None:
-        """Keyboard focus to the first field of the tab shown."""
+        """Keyboard focus to the first field of the tab shown (none while locked: it is the
+        sign-in screen's)."""
+        gate = getattr(self, "gate", None)  # (None while the gate is being made)
+        if gate is not None and gate.locked:
+            return
         field = first_field(self.tabs.currentWidget())
         if field is not None:
             field.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def focus_lookup(self) -> None:
+        if not self.tabs.isTabVisible(self.tabs.indexOf(self.transactions_tab)):
+            return  # not the person's to see
         self.tabs.setCurrentWidget(self.transactions_tab)
         self.transactions_tab.focus_lookup()
 
@@ -299,39 +311,6 @@ class MainWindow(WindowActions, QMainWindow):
         await self.session.switch_profile(profile_id)
         # typing goes to the tab's first field: in the Profile box a letter switches again
         self.focus_tab()
-
-    async def toggle_mode(self) -> bool:
-        """Test -> live asks first and says what live means; live -> test does not."""
-        if self.session.profile is None:
-            return False
-        if self.session.is_test:
-            if self.session.profile.embedded_sandbox:
-                informative = (
-                    "This profile is PayDesk's embedded sandbox: its live mode is still the "
-                    "sandbox on this computer, and no real money moves. It behaves like a live "
-                    "service: test cards cannot pay its live links. Test data stays in test mode."
-                )
-            else:
-                informative = (
-                    "Live mode uses real money: links you create can be paid by real customers, "
-                    "and card actions move real funds. Test data stays in test mode."
-                )
-            ok = await confirm(
-                self,
-                "Switch to live mode?",
-                "Switch to LIVE mode?",
-                informative,
-                "Switch to live",
-                "Stay in test",
-                object_name="confirm-live",
-            )
-            if not ok:
-                return False
-            await self.session.set_mode("live")
-        else:
-            await self.session.set_mode("test")
-        self.focus_tab()  # typing goes to the tab (its form is this mode's own)
-        return True
 
     async def open_editor(self, profile: Profile | None) -> ProfileEditor:
         from .profile_editor import ProfileEditor  # imported on first use: keeps start-up quick
@@ -379,6 +358,7 @@ class MainWindow(WindowActions, QMainWindow):
         if self._state is not None:
             self._state.setValue("geometry", self.saveGeometry())
             self._state.sync()
+        self.gate.close()
         self.notifications.close()
         self.counter_shifts.close()
         self.bulk.close()
