@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ...config.profiles import Profile
-from ...i18n import _
+from ...i18n import N_, _
 from ...ledger.batch import (
     ALL,
     CREATED,
@@ -27,13 +27,13 @@ from .check import BulkRow
 # what a row sent before must still say in a corrected file (else it is another payment)
 SAME = ("amount", "currency", "email", "first_name", "last_name", "title", "tx_ref")
 NAMES = {
-    "amount": "amount",
-    "currency": "currency",
-    "email": "e-mail",
-    "first_name": "first name",
-    "last_name": "last name",
-    "title": "title",
-    "tx_ref": "reference",
+    "amount": N_("amount"),
+    "currency": N_("currency"),
+    "email": N_("e-mail"),
+    "first_name": N_("first name"),
+    "last_name": N_("last name"),
+    "title": N_("title"),
+    "tx_ref": N_("reference"),
 }
 SENT_STATES = (CREATING, CREATED, PAID, REFUSED, FAILED)  # the rows with a link
 SHOWN = 3  # changed rows named in the message
@@ -62,7 +62,7 @@ def _differences(was: dict[str, str], now: dict[str, str]) -> list[str]:
         return values.get(field, "").strip() or "(none)"
 
     return [
-        f"{NAMES[f]} {shown(was, f)} → {shown(now, f)}"
+        f"{_(NAMES[f])} {shown(was, f)} → {shown(now, f)}"
         for f in SAME
         if was.get(f, "").strip() != now.get(f, "").strip()
     ]

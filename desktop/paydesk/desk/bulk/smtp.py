@@ -291,7 +291,7 @@ def row_failure(error: smtplib.SMTPException) -> str | None:
     refused), or None when it is the server's or the connection's (stop)."""
     if isinstance(error, smtplib.SMTPRecipientsRefused):
         said = [why_words(smtplib.SMTPResponseException(code, text)) for code, text in error.recipients.values()]
-        return _("The server refused the address: ") + "; ".join(said)
+        return _("The server refused the address: {why}").format(why="; ".join(said))
     if isinstance(error, smtplib.SMTPSenderRefused):
         return None  # the sender: every row would fail alike
     if isinstance(error, smtplib.SMTPDataError | smtplib.SMTPResponseException) and 400 <= error.smtp_code < 600:

@@ -97,8 +97,11 @@ class SnippetsDialog(QDialog):
             edit.setAccessibleName(title)
             self.texts[key] = edit
             column.addWidget(edit, 1)
-            what = _("HTML form") if key == "form" else _("inline checkout")
-            copy = QPushButton(_("Copy ") + what)
+            form = key == "form"
+            copy = QPushButton(_("Copy HTML form") if form else _("Copy inline checkout"))
+            what = (
+                _("Copied the HTML form to the clipboard") if form else _("Copied the inline checkout to the clipboard")
+            )
             copy.setObjectName(f"copy-{key}")
             copy.setAccessibleName(copy.text())
             copy.clicked.connect(lambda _checked=False, e=edit, w=what: self._copy(e, w))
@@ -115,8 +118,8 @@ class SnippetsDialog(QDialog):
         buttons.button(QDialogButtonBox.StandardButton.Close).setAccessibleName(_("Close"))
         column.addWidget(buttons)
 
-    def _copy(self, edit: QPlainTextEdit, what: str) -> None:
+    def _copy(self, edit: QPlainTextEdit, said: str) -> None:
         QGuiApplication.clipboard().setText(edit.toPlainText())
-        text = _("Copied the {what} to the clipboard").format(what=what)
+        text = said
         self.outcome.setText(text)
         self.outcome.setAccessibleName(text)
