@@ -78,6 +78,12 @@ def pytest_configure(config):
         "maps a dialect to the tests or cases (parts of a test's name and id) it leaves out: "
         "ones about a behaviour of the other dialects",
     )
+    config.addinivalue_line(
+        "markers",
+        "sockets: the test's desks reach its sandboxes over real sockets, the network being "
+        "what it is about (faults and outages, calls counted per address, who answers at an "
+        "address); unmarked, a desk built with the `transports` fixture reaches them in process",
+    )
 
 
 @pytest.fixture
@@ -140,10 +146,30 @@ def _embedded_sandbox_port(monkeypatch):
 
 
 @pytest.fixture
-def sandbox(tmp_path, dialect):
+def transports(request):
+    """How the test's desks reach its sandboxes (``build_desk(..., transports=...)``,
+    paydesk/desk/transports.py): each sandbox the ``sandbox`` and ``make_sandbox`` fixtures
+    start is reached in process (``SandboxServer.transport()``, no socket), as PayDesk
+    reaches the embedded sandbox it serves, unless the test is marked ``sockets``. The
+    sandbox still listens on its port: browsers, notifications to a receiver, the tests'
+    own control calls and every client built without this go over HTTP."""
+    from paydesk.desk.transports import Transports
+
+    return Transports()
+
+
+def _reached(request, running) -> None:
+    """``running`` reached in process by the test's desks (see ``transports``)."""
+    if request.node.get_closest_marker("sockets") is None:
+        request.getfixturevalue("transports").add(running.base_url, running.server.transport())
+
+
+@pytest.fixture
+def sandbox(request, tmp_path, dialect):
     """The default sandbox: cards deployment, under /pay; strict unless the module runs its
     tests in each dialect (``dialect``)."""
     running = start_sandbox(tmp_path / "sandbox", base_path="/pay", **dialects.options(dialect))
+    _reached(request, running)
     if dialect == "family":
         running.fund_live_wallet()  # its cards draw on the live balance, whichever key
     yield running
@@ -151,11 +177,12 @@ def sandbox(tmp_path, dialect):
 
 
 @pytest.fixture
-def make_sandbox(tmp_path):
+def make_sandbox(request, tmp_path):
     started = []
 
     def make(name="sb", **options):
         running = start_sandbox(tmp_path / name, **options)
+        _reached(request, running)
         started.append(running)
         return running
 

@@ -331,7 +331,8 @@ class _Ahead:
         self._conn: Any = None
         for _ in range(count):
             self.jobs.put(("make", cluster._new_name()))
-        threading.Thread(target=self._work, name="paydesk-pg-ahead", daemon=True).start()
+        self._thread = threading.Thread(target=self._work, name="paydesk-pg-ahead", daemon=True)
+        self._thread.start()
 
     def take(self, timeout: float = 60.0) -> str | None:
         """A database made ahead (None: the thread could not make one; the caller makes its
@@ -348,18 +349,25 @@ class _Ahead:
             self._ending = True
             self.cluster._state.notify_all()
         self.jobs.put(("end", ""))
+        self._thread.join(10)  # its connection closed before the server stops
 
     def _work(self) -> None:
         state = self.cluster._state
-        while True:
-            job, name = self.jobs.get()
-            with state:
-                state.wait_for(lambda: self.cluster.running or self._ending)
-                if self._ending:
-                    return
-                done = self._do(job, name)
-            if job == "make":
-                self.ready.put(name if done else None)
+        try:
+            while True:
+                job, name = self.jobs.get()
+                with state:
+                    state.wait_for(lambda: self.cluster.running or self._ending)
+                    if self._ending:
+                        return
+                    done = self._do(job, name)
+                if job == "make":
+                    self.ready.put(name if done else None)
+        finally:  # the connection it keeps, closed (not left to the collector at exit)
+            if self._conn is not None:
+                with contextlib.suppress(Exception):
+                    self._conn.close()
+                self._conn = None
 
     def _do(self, job: str, name: str) -> bool:
         import psycopg

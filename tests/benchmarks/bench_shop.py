@@ -15,11 +15,16 @@ answers after committing (``drop_after_commit_rate``) and fails calls (``error_r
    real ``paydesk-receiver`` on the shop's ledger (its key file naming the merchant's id, as
    ``--list-profiles`` shows it), its address given to the sandbox as the merchant's webhook
    URL (``PUT _sandbox/webhook``). It holds the poller lease, so it is the one that checks;
-   nothing is killed. "PAID everywhere" is measured the same way.
+   nothing is killed. Its desks are key-less counters (docs/COUNTER.md): they hold no key,
+   and their sales are made by the receiver as the shop's key holder. "PAID everywhere" is
+   measured the same way.
 4. Lost and doubled, in both shops: every link the desks made is in the ledger, once, and the
    service holds exactly one payment for each tx_ref (its own database).
+5. Connections: the server's connections to the shop's database (``pg_stat_activity``), the
+   most seen while the desks make their links, and, for ``--connections`` (4 and 50)
+   key-less desks beside the key holder, how many each holds.
 
-Prints figures and, last:
+Prints figures, the connections, and, last:
 ``shop: desks 4, links 1000, lost 0, doubled 0, PAID everywhere p95 N ms with the receiver
 (N ms polling only), lookups x R of one desk, takeover N s``
 (links, lost and doubled: both shops together; R: the shop with the receiver; takeover: the
@@ -64,7 +69,7 @@ LOOKUP_MARKS = ("/api/transaction", "/api/verify-payment")
 class DeskProcess:
     """One shop_desk.py: its lines read by a thread of their own."""
 
-    def __init__(self, name: str, folder: Path, url: str, base: str, keys: dict, links: int):
+    def __init__(self, name: str, folder: Path, url: str, base: str, keys: dict, links: int, *, keyless: bool = False):
         self.name = name
         self.events: list[dict] = []
         self.paid: dict[str, float] = {}
@@ -90,6 +95,7 @@ class DeskProcess:
                 keys["public"],
                 "--links",
                 str(links),
+                *(["--keyless", name] if keyless else []),
             ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -188,6 +194,41 @@ def lease_priority(url: str) -> int | None:
     return row[0] if row else None
 
 
+def connections(url: str) -> int:
+    """The server's connections to this shop's database (pg_stat_activity), but this one."""
+    dbname = psycopg.conninfo.conninfo_to_dict(url)["dbname"]
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()", (dbname,)
+        ).fetchone()
+    return int(row[0])
+
+
+def save_merchant(folder: Path, url: str, base: str, keys: dict) -> None:
+    """The shop's merchant saved by a desk with its keys (shop_desk.py --setup), as the shop
+    does before its key holder and key-less counters start."""
+    folder.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        [
+            sys.executable,
+            str(HERE / "shop_desk.py"),
+            "--data",
+            str(folder),
+            "--ledger",
+            url,
+            "--base",
+            base,
+            "--secret",
+            keys["secret"],
+            "--public",
+            keys["public"],
+            "--setup",
+        ],
+        check=True,
+        timeout=300,
+    )
+
+
 def references(url: str) -> dict[str, str]:
     with psycopg.connect(url, autocommit=True) as conn:
         rows = conn.execute(
@@ -279,24 +320,33 @@ def run_shop(
     receiver: bool = False,
 ) -> dict:
     """One shop of ``desks`` desks on a fresh database (with ``receiver``: and the
-    notification receiver, as docs/RECEIVER.md sets it up): its figures."""
+    notification receiver, as docs/RECEIVER.md sets it up, its counters key-less: their sales
+    made by the receiver as the shop's key holder): its figures."""
     dbname = cluster.create_database(f"shop{desks}_{int(time.time() * 1000) % 10**8}")
     url = cluster.url(dbname)
     counter = CallCounter(base, keys["secret"])
-    started = time.monotonic()
-    procs = [DeskProcess(f"desk{n}", folder / f"{dbname}-desk{n}", url, base, keys, links) for n in range(desks)]
-    figures: dict = {"desks": desks, "receiver": receiver}
+    figures: dict = {"desks": desks, "receiver": receiver, "keyless": receiver}
     notified: ReceiverProcess | None = None
+    procs: list[DeskProcess] = []
     try:
+        if receiver:  # the merchant saved, the key holder started, then the key-less counters
+            save_merchant(folder / f"{dbname}-setup", url, base, keys)
+            notified = ReceiverProcess(folder / f"{dbname}-receiver", url, base, keys)
+            figures["receiver_holds_lease"] = wait(lambda: lease_priority(url) == 1, 60)
+        started = time.monotonic()
+        procs = [
+            DeskProcess(f"desk{n}", folder / f"{dbname}-desk{n}", url, base, keys, links, keyless=receiver)
+            for n in range(desks)
+        ]
         for p in procs:
             if not p.ready.wait(120):
                 raise RuntimeError(f"{p.name} did not start")
-        if receiver:  # the shop's merchant is on the ledger once a desk is ready
-            notified = ReceiverProcess(folder / f"{dbname}-receiver", url, base, keys)
-            figures["receiver_holds_lease"] = wait(lambda: lease_priority(url) == 1, 60)
+        most = connections(url)
         for p in procs:  # (a desk that died is not waited for)
-            wait(lambda p=p: p.done.is_set() or not p.alive, 1800, every=0.5)
+            while not wait(lambda p=p: p.done.is_set() or not p.alive, 2, every=0.5):
+                most = max(most, connections(url))
         figures["made_s"] = time.monotonic() - started
+        figures["connections"] = most  # the most seen while the desks made their links
         # every create that a lost answer or an error left unsettled, settled in the background
         intended = desks * links
         wait(lambda: len(references(url)) >= intended, 300, every=0.5)
@@ -378,10 +428,39 @@ def run_shop(
     return figures
 
 
+def count_connections(cluster: Cluster, base: str, keys: dict, folder: Path, desks: int) -> dict:
+    """``desks`` key-less counters and the key holder on a fresh database, each counter
+    making one sale: the server's connections to the database with the key holder alone,
+    and with the counters up."""
+    dbname = cluster.create_database(f"conns{desks}_{int(time.time() * 1000) % 10**8}")
+    url = cluster.url(dbname)
+    save_merchant(folder / f"{dbname}-setup", url, base, keys)
+    holder = ReceiverProcess(folder / f"{dbname}-receiver", url, base, keys)
+    procs: list[DeskProcess] = []
+    try:
+        wait(lambda: lease_priority(url) == 1, 60)
+        alone = connections(url)
+        for n in range(desks):
+            procs.append(DeskProcess(f"till{n}", folder / f"{dbname}-till{n}", url, base, keys, 1, keyless=True))
+            procs[-1].ready.wait(300)
+        for p in procs:
+            wait(lambda p=p: p.done.is_set() or not p.alive, 300, every=0.5)
+        up = connections(url)
+        made = sum(len(p.made) for p in procs)
+        return {"desks": desks, "holder_alone": alone, "with_desks": up, "per_desk": (up - alone) / desks, "made": made}
+    finally:
+        for p in procs:
+            p.stop()
+        holder.stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--desks", type=int, default=4)
     parser.add_argument("--links", type=int, default=250)
+    parser.add_argument(
+        "--connections", type=int, nargs="*", default=[4, 50], help="count the connections of this many key-less desks"
+    )
     args = parser.parse_args()
     os.environ.setdefault("PAYDESK_LOG_LEVEL", "WARNING")
     with tempfile.TemporaryDirectory(prefix="paydesk-shop-") as tmp, Cluster.started() as cluster:
@@ -399,7 +478,10 @@ def main() -> None:
             polled = run_shop(cluster, base, keys, folder, args.desks, args.links, kill_poller=True)
             print(f"{args.desks} desks, polling only: {polled}")
             shop = run_shop(cluster, base, keys, folder, args.desks, args.links, kill_poller=False, receiver=True)
-            print(f"{args.desks} desks with paydesk-receiver: {shop}")
+            print(f"{args.desks} key-less desks with paydesk-receiver as key holder: {shop}")
+            counted = [count_connections(cluster, base, keys, folder, n) for n in args.connections]
+            for c in counted:
+                print(f"connections: {c}")
         finally:
             proc.terminate()
             proc.wait(10)
@@ -411,6 +493,14 @@ def main() -> None:
         f"(x {polled_ratio:.2f}), shop with the receiver {shop['lookups_rate']:.3f}"
     )
     takeover = polled["takeover_s"]
+    print(
+        f"connections (pg_stat_activity): {args.desks} desks with keys {polled['connections']}; "
+        + "; ".join(
+            f"{c['desks']} key-less desks {c['with_desks']} with the key holder's {c['holder_alone']} "
+            f"({c['per_desk']:.2f} a desk)"
+            for c in counted
+        )
+    )
     print(
         f"shop: desks {args.desks}, links {shop['made']}, "
         f"lost {shop['lost'] + polled['lost']}, doubled {shop['doubled'] + polled['doubled']}, "

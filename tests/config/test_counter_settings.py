@@ -3,6 +3,7 @@ way of a sale when the file is damaged."""
 
 import json
 import socket
+from dataclasses import replace
 
 from paydesk.config.counter import FILE, CounterSettings, default_name, name_problem
 
@@ -23,6 +24,16 @@ async def test_saved_settings_are_read_back_and_written_whole(paths):
     assert await CounterSettings.load(paths) == CounterSettings(name="Till 1", screen="HDMI-1")
     assert json.loads((paths.data / FILE).read_text("utf-8")) == {"name": "Till 1", "screen": "HDMI-1"}
     assert not list(paths.data.glob("*.tmp"))  # written through a temporary file, replaced
+
+
+async def test_a_key_less_counter_is_said_in_its_file_and_kept_when_renamed(paths):
+    (paths.data / FILE).write_text(json.dumps({"name": "Till 1", "keyless": True}), "utf-8")
+    settings = await CounterSettings.load(paths)
+    assert settings.keyless
+    await replace(settings, name="Till 2").save(paths)
+    assert json.loads((paths.data / FILE).read_text("utf-8")) == {"name": "Till 2", "screen": "", "keyless": True}
+    (paths.data / FILE).write_text(json.dumps({"keyless": "yes"}), "utf-8")
+    assert not (await CounterSettings.load(paths)).keyless  # only true itself
 
 
 async def test_a_damaged_file_gives_the_defaults(paths):

@@ -1,6 +1,7 @@
 """The desk's rules without Qt: a desk built as the app builds it (``build_desk``) over a
-tmp folder, with an in-memory keyring, talking to a real sandbox over HTTP (the root
-conftest's ``sandbox``). Plain asyncio (pytest-asyncio, ``asyncio_mode = "auto"``): no
+tmp folder, with an in-memory keyring, talking to a real sandbox (the root conftest's
+``sandbox``) in process, or over HTTP when the test is marked ``sockets`` (the root
+conftest's ``transports``). Plain asyncio (pytest-asyncio, ``asyncio_mode = "auto"``): no
 QApplication, no qasync; ``./dev check`` runs this folder with pytest-qt off and PySide6,
 shiboken6 and qasync unimportable (tests/no_qt.py)."""
 
@@ -24,9 +25,11 @@ def keys(memory_keyring):
 
 
 @pytest.fixture
-async def desk(paths, keys):
-    """A whole desk (``build_desk``), its profiles read, nothing started; closed after."""
-    made = build_desk(paths, keys)
+async def desk(paths, keys, transports):
+    """A whole desk (``build_desk``), its profiles read, nothing started; closed after. It
+    reaches the test's sandboxes in process (``transports``) unless the test is marked
+    ``sockets``."""
+    made = build_desk(paths, keys, transports=transports)
     await made.open()
     yield made
     await made.close()

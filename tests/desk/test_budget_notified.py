@@ -33,6 +33,8 @@ from tests.receiver.conftest import php_body, signed
 from tests.throttle import foreign, most_in, refused, requests_of, window_of
 from tests.waiting import until_async
 
+pytestmark = pytest.mark.sockets  # calls counted per origin, against the sandbox's throttle
+
 LIMIT, WINDOW = 60, 30
 ON_SCREEN_KEPT = reserve(CallClass.ON_SCREEN, LIMIT)  # 3: what codes on screen leave
 

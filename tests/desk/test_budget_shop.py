@@ -29,6 +29,8 @@ from tests.helpers import MemoryKeyring
 from tests.throttle import foreign, most_in, refused, requests_of, window_of
 from tests.waiting import until_async
 
+pytestmark = pytest.mark.sockets  # calls counted per origin, against the sandbox's throttle
+
 LIMIT, WINDOW = 20, 4
 SHOP_EMAIL = "shop@example.com"
 
@@ -114,6 +116,7 @@ async def sell_until(desk, stop: asyncio.Event, sales: list, every: float = 2.0)
         await desk.counter.new_sale()
 
 
+@pytest.mark.slow  # budget windows, about 11 s: ./dev test runs it, ./dev check leaves it out
 async def test_two_counters_and_a_batch_on_one_ledger_keep_to_the_limit(desks, pg_url, throttled, tmp_path):
     """Issue 30: two counters sell while the office's batch runs, all behind one address.
     No sale is refused (each waits, first in line, if it must), the batch gets what is left,
@@ -142,6 +145,7 @@ async def test_two_counters_and_a_batch_on_one_ledger_keep_to_the_limit(desks, p
         assert state is not None and state.book.limit == LIMIT
 
 
+@pytest.mark.slow  # budget windows, about 6 s: ./dev test runs it, ./dev check leaves it out
 async def test_another_program_on_the_address_slows_the_batch(desks, throttled, tmp_path):
     desk = await desks("Office")
     with foreign(throttled) as other:  # all but 3 of the window, before PayDesk calls
@@ -176,6 +180,7 @@ async def test_a_desk_restarted_mid_window_keeps_to_the_limit(desks, throttled):
     assert len([c for c in calls if c["method"] == "POST"]) == LIMIT - 2 + 8
 
 
+@pytest.mark.slow  # budget windows and a lease, about 25 s: ./dev test runs it, ./dev check leaves it out
 async def test_the_pollers_lease_moving_keeps_to_the_limit(desks, pg_url, throttled):
     here = await desks("Counter 1", pg_url)
     there = await desks("Finance", pg_url)

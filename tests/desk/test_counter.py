@@ -207,6 +207,7 @@ async def test_a_closed_shift_is_frozen_and_the_next_starts_at_zero(desk, add_pr
     ]
 
 
+@pytest.mark.sockets
 async def test_a_lost_answer_is_settled_with_the_same_reference(
     desk, add_profile, service, until, short_create_deadline
 ):

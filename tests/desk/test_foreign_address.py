@@ -17,6 +17,8 @@ from paydesk.service.errors import ServiceError
 from paydesk.service.models import PaymentRequest
 from tests.helpers import Foreign
 
+pytestmark = pytest.mark.sockets  # who answers at an address: real listeners
+
 FOREIGN_WORDS = "does not answer like the service"
 
 

@@ -99,6 +99,7 @@ async def test_two_first_calls_share_one_client(session, add_profile, monkeypatc
     assert first is second and len(made) == 1
 
 
+@pytest.mark.sockets
 async def test_a_replaced_client_is_closed_after_its_call(session, add_profile, sandbox, service):
     profile = await add_profile()
     controller = LinksController(session, session.ledger)
@@ -115,6 +116,7 @@ async def test_a_replaced_client_is_closed_after_its_call(session, add_profile, 
     assert checked.state == "pending" and old._http.is_closed
 
 
+@pytest.mark.sockets
 async def test_a_client_closed_mid_call_does_not_stop_the_scheduler(session, add_profile, service):
     """Regression: a client closed while it waited to retry ended the link scheduler."""
     profile = await add_profile()
@@ -178,6 +180,7 @@ async def test_keys_go_only_over_https_or_to_this_computer(session, sandbox):
         assert client.base_url.startswith("http://localhost:")
 
 
+@pytest.mark.sockets
 async def test_a_lost_create_is_settled_in_the_background(session, add_profile, service, short_create_deadline):
     """Regression: a create whose answer was lost was settled only at the next start."""
     profile = await add_profile()
@@ -209,6 +212,7 @@ async def test_a_lost_create_is_settled_in_the_background(session, add_profile, 
 # -- the desk as build_desk wires it: its own scheduler, started by start_background ------
 
 
+@pytest.mark.sockets
 async def test_the_desks_scheduler_settles_a_lost_create_with_the_same_reference(
     desk, add_profile, service, until, short_create_deadline
 ):

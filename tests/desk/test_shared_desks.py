@@ -140,6 +140,7 @@ async def test_the_listener_cut_by_a_server_restart_misses_nothing(shop, pg_serv
     )
 
 
+@pytest.mark.slow  # waits out the lease, about 30 s: ./dev test runs it, ./dev check leaves it out
 async def test_a_killed_poller_is_replaced_no_link_checked_by_two(shop, service, until):
     first = await shop("Counter 1")
     await holder_of([first], until)
@@ -373,6 +374,7 @@ async def test_what_another_desk_commits_between_open_and_start_is_heard(shop, u
     )
 
 
+@pytest.mark.slow  # waits on the lease, about 6 s: ./dev test runs it, ./dev check leaves it out
 async def test_a_receiver_takes_the_lease_from_the_desk_checking_payments(shop, service, until):
     """Two desks, one checking payments; then a desk built as paydesk-receiver builds its
     own (lease priority 1) takes the lease at once, without waiting for it to expire: the
@@ -475,6 +477,7 @@ async def test_a_lease_taken_as_the_ledger_goes_watches_once_it_is_back(shop, pg
 
 
 @pytest.mark.parametrize("notifications", ["none", "lately"])
+@pytest.mark.slow  # the scheduler's first checks, about 6 s each: ./dev test runs it, ./dev check leaves it out
 async def test_a_counters_link_paid_without_a_notification_is_seen_there_with_a_receiver(
     shop, service, until, notifications
 ):

@@ -266,6 +266,11 @@ def run_shared_ledger_page(shop) -> None:
             _as_cron_runs_it(shop, today)
         elif "pg_restore" in text:
             assert _sql(shop, "SELECT count(*) FROM links") == "7"  # the desk's, imported
+        elif "-f /tmp/counter_role.sql" in text:  # a key-less counter's own role (section 7)
+            assert 'The role till1 sells as the counter "Till 1"' in said, said
+            assert _sql(shop, "SELECT counter FROM counter_logins WHERE role_name = 'till1'") == "Till 1"
+            assert _sql(shop, "SELECT largest_sale, sales_per_hour FROM counter_limits") == "500|60"
+            assert _sql(shop, "SELECT has_table_privilege('till1', 'cards', 'SELECT')") == "f"
     _run_inline(shop, SHARED)
     ran = [c.line for c in shop.ran]
     assert [c.line for c in commands if str(c) not in NOT_RUN] == ran  # each, in order

@@ -118,6 +118,7 @@ async def test_search_folds_accents_and_case(ledger, text, expected):
     assert await found(ledger, text, sort="customer") == expected
 
 
+@pytest.mark.slow  # a large ledger on each backend, about 9 s and 4 s: ./dev test runs it, ./dev check leaves it out
 async def test_a_broad_folded_term_is_found_along_the_sorts_index(ledger):
     """Thousands of "Ødegård": a term that broad is checked row by row (SQLite's BROAD),
     folded all the same."""

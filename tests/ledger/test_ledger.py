@@ -253,6 +253,33 @@ async def test_the_services_reference_follows_what_it_says(ledger):
     assert kept.reference == "PDK-new"  # an answer without one changes nothing
 
 
+async def test_a_lookup_hands_back_the_record_it_wrote(ledger, monkeypatch):
+    """A lookup of a record already there reads it once (locked) and writes it once: the
+    UPDATE hands back the row it wrote (RETURNING), as the other writes of links do, with
+    no second read of the record. Both branches: a state that moves on, and a final state
+    kept with what the service now says beside it."""
+    await ledger.begin_link("p1", "test", request("RET-1"))
+    await ledger.complete_link("p1", PaymentLink("RET-1", "http://h/pay/payment/PDK-ret"))
+    said: list[str] = []
+    run = ledger._d.run  # every statement of a book goes through its dialect
+
+    def recorded(conn, text, args=(), *, now=None):
+        said.append(" ".join(text.split()))
+        return run(conn, text, args, now=now)
+
+    monkeypatch.setattr(ledger._d, "run", recorded)
+    reads = lambda: [s for s in said if s.startswith("SELECT") and " FROM links " in s]  # noqa: E731
+    paid, changed = await ledger.record_lookup("p1", "test", looked_up("RET-1", "success", reference="PDK-new"))
+    assert changed and paid.state == "success" and paid.reference == "PDK-new" and paid.raw == {"status": "success"}
+    assert len(reads()) == 1, reads()  # the lock, and nothing read back
+    said.clear()
+    kept, changed = await ledger.record_lookup("p1", "test", looked_up("RET-1", "failed"))
+    assert not changed and kept.state == "success" and "'failed'" in kept.error
+    assert len(reads()) == 1, reads()
+    monkeypatch.undo()
+    assert kept == await ledger.get("p1", "RET-1")  # what it handed back is what is stored
+
+
 async def test_a_record_not_there_cannot_be_completed_rejected_or_noted(ledger):
     for write in (
         ledger.complete_link("p1", PaymentLink("NONE", "http://h/pay/payment/PDK-n")),

@@ -191,6 +191,7 @@ async def test_a_stopped_server_is_unreachable_until_it_is_back(pg_server, pg_ur
     await engine.close()
 
 
+@pytest.mark.slow  # waits out the retries, about 7 s: ./dev test runs it, ./dev check leaves it out
 async def test_a_lost_server_is_asked_again_until_it_answers(pg_server, pg_url):
     """With nothing else asking (no feed, no lease keeper, no view), the engine asks a lost
     server again by itself, and hears it back within seconds of its return."""

@@ -466,6 +466,7 @@ def run_paydesk(*args, keyring_file, timeout=120):
     )
 
 
+@pytest.mark.slow  # a process importing a ledger, about 9 s: ./dev test runs it, ./dev check leaves it out
 async def test_the_command_line_imports_this_desks_ledger(tmp_path, pg_url):
     from paydesk.config.merchants import merchant_id
 

@@ -198,6 +198,7 @@ async def test_a_fenced_write_holds_the_takeover_until_it_ends(desks, pg_url):
         slow.close()
 
 
+@pytest.mark.slow  # waits out the fence, about 10 s: ./dev test runs it, ./dev check leaves it out
 async def test_a_holder_cut_off_inside_a_fenced_write_does_not_block_the_takeover(desks):
     """A holder gone silent with its fenced write's transaction open (its share lock on the
     lease row held): the server ends that transaction, and another desk takes over."""

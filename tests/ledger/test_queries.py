@@ -336,6 +336,7 @@ async def test_no_query_scans_the_table_on_postgresql(pg_ledger):
                     assert not table_scans_and_sorts(nodes), (query, nodes)
 
 
+@pytest.mark.slow  # a large ledger, about 6 s: ./dev test runs it, ./dev check leaves it out
 async def test_a_selective_term_goes_through_the_trigram_index_on_postgresql(pg_url):
     """PostgreSQL's planner weighs the term against its statistics (SQLite's plan does it by
     hand, search.BROAD): with enough rows for an index to pay, a rare term is looked up in
@@ -381,6 +382,7 @@ async def test_postgresql_lists_use_their_own_small_indexes(pg_ledger):
 # -- both backends, side by side ----------------------------------------------------------
 
 
+@pytest.mark.slow  # every question to both backends, about 30 s: ./dev test runs it, ./dev check leaves it out
 async def test_both_backends_give_the_same_answers(tmp_path, pg_url, rows):
     """The same rows in a SQLite file and in PostgreSQL: every question asked of both gets
     the same records in the same order (ids too: both number the rows in the order given),

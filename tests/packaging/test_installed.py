@@ -73,34 +73,35 @@ def test_every_library_the_bundle_loads_is_found(installed):
 
 def test_the_installed_sandbox_serves_checkout_pages(installed, no_python_env, tmp_path):
     data = tmp_path / "sandbox-data"
-    proc = subprocess.Popen(
+    # the block closes its pipes once the sandbox has ended (not left to the collector)
+    with subprocess.Popen(
         ["paydesk-sandbox", "--port", "0", "--data-dir", str(data), "--base-path", "/pay"],
         env=no_python_env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-    )
-    try:
-        first = proc.stdout.readline().split()
-        assert first[:1] == ["serving"], proc.stderr.read()[-2000:] if proc.poll() is not None else first
-        base = first[1]
-        key = json.loads((data / "merchants.json").read_text())[0]["keys"]["test"]["secret"]
-        with httpx.Client(base_url=base, timeout=10, headers={"Authorization": f"Bearer {key}"}) as http:
-            assert "ServiceCheckout" in http.get(f"{base}/js/payment.js").text
-            created = http.post(
-                f"{base}/api/payment",
-                json={
-                    "amount": "12",
-                    "currency": "GBP",
-                    "email": "ada@example.com",
-                    "first_name": "Ada",
-                    "last_name": "Lovelace",
-                    "tx_ref": f"PKG-{int(time.time())}",
-                },
-            )
-            assert created.status_code in (200, 201), created.text
-            page = http.get(created.json()["data"]["checkout_url"])
-        assert page.status_code == 200 and "<form" in page.text and "12" in page.text
-    finally:
-        proc.terminate()
-        proc.wait(20)
+    ) as proc:
+        try:
+            first = proc.stdout.readline().split()
+            assert first[:1] == ["serving"], proc.stderr.read()[-2000:] if proc.poll() is not None else first
+            base = first[1]
+            key = json.loads((data / "merchants.json").read_text())[0]["keys"]["test"]["secret"]
+            with httpx.Client(base_url=base, timeout=10, headers={"Authorization": f"Bearer {key}"}) as http:
+                assert "ServiceCheckout" in http.get(f"{base}/js/payment.js").text
+                created = http.post(
+                    f"{base}/api/payment",
+                    json={
+                        "amount": "12",
+                        "currency": "GBP",
+                        "email": "ada@example.com",
+                        "first_name": "Ada",
+                        "last_name": "Lovelace",
+                        "tx_ref": f"PKG-{int(time.time())}",
+                    },
+                )
+                assert created.status_code in (200, 201), created.text
+                page = http.get(created.json()["data"]["checkout_url"])
+            assert page.status_code == 200 and "<form" in page.text and "12" in page.text
+        finally:
+            proc.terminate()
+            proc.wait(20)

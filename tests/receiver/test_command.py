@@ -86,6 +86,7 @@ def _answered(sandbox) -> list[dict]:
     return [n for n in log if n["status_code"] == 200]
 
 
+@pytest.mark.slow  # two processes, about 6 s: ./dev test runs it, ./dev check leaves it out
 async def test_killed_after_answering_it_settles_the_record_at_its_next_start(
     desk, add_profile, service, sandbox, tmp_path, started
 ):

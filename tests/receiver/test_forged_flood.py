@@ -74,6 +74,7 @@ async def shop(request, tmp_path, sandbox):
     await desk.close()
 
 
+@pytest.mark.slow  # a flood, about 8 s on each backend: ./dev test runs it, ./dev check leaves it out
 async def test_a_flood_of_forged_bodies_leaves_a_bounded_trace(shop, sandbox, tmp_path):
     profile = shop.session.profile
     keys = tmp_path / "keys.json"

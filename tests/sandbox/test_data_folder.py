@@ -10,6 +10,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 
+import pytest
+
 from tests.helpers import start_sandbox
 
 
@@ -128,6 +130,7 @@ def test_an_old_folder_gets_webhook_secrets_and_keeps_its_keys(tmp_path):
     assert json.loads(printed.stdout) == running.merchants  # kept from then on
 
 
+@pytest.mark.slow  # two processes, about 6 s: ./dev test runs it, ./dev check leaves it out
 def test_two_processes_upgrading_an_old_folder_agree(tmp_path):
     folder = tmp_path / "old"
     _without_webhook_secrets(folder)

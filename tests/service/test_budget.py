@@ -116,6 +116,7 @@ async def test_another_program_on_the_address_slows_it_down(make_sandbox):
     assert len(ours) == 6
 
 
+@pytest.mark.slow  # budget windows, about 8 s: ./dev test runs it, ./dev check leaves it out
 async def test_a_limit_said_only_by_refusing_is_learned(make_sandbox):
     sb = make_sandbox("proxy", family=True, rate_limit=4, rate_limit_window=2)
     budget = Budget(MemoryBook(window=2.0))
@@ -146,6 +147,7 @@ async def test_a_restart_mid_window_keeps_to_the_limit(make_sandbox):
     assert most_in(calls, 3.0) <= 6
 
 
+@pytest.mark.slow  # budget windows, about 12 s: ./dev test runs it, ./dev check leaves it out
 async def test_a_persons_create_goes_before_the_background_waiting(make_sandbox):
     sb = make_sandbox("order", family=True, rate_limit=3, rate_limit_window=3)
     budget = Budget(MemoryBook(window=3.0))
@@ -163,6 +165,7 @@ async def test_a_persons_create_goes_before_the_background_waiting(make_sandbox)
     assert not refused(requests_of(sb))
 
 
+@pytest.mark.slow  # budget windows, about 8 s: ./dev test runs it, ./dev check leaves it out
 async def test_after_a_429_the_line_resumes_by_class(make_sandbox):
     sb = make_sandbox("pause", family=True, rate_limit=3, rate_limit_window=2)
     with foreign(sb) as other:

@@ -128,12 +128,13 @@ class Running:
 
 
 @pytest.fixture
-def built_desk(paths, keys, loop):
+def built_desk(paths, keys, loop, transports):
     """A desk as the app builds it (``build_desk``), its profiles read, no window; closed
-    after the test."""
+    after the test. It reaches the test's sandboxes in process (the root conftest's
+    ``transports``) unless the test is marked ``sockets``."""
     from paydesk.desk.build import build_desk
 
-    desk = build_desk(paths, keys)
+    desk = build_desk(paths, keys, transports=transports)
     loop.run(desk.open())
     yield desk
     loop.run(desk.close())

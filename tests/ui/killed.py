@@ -43,20 +43,21 @@ class Run:
     def kill_once_committed(self, helper: str, committed: Callable[[dict], bool], what: str) -> dict:
         """Start ``python -m helper``, read the first line it prints (JSON), wait until the
         service has ``committed`` it, then SIGKILL the helper: its answer never arrives."""
-        proc = subprocess.Popen(
+        # the block closes its pipes once the helper has ended (not left to the collector)
+        with subprocess.Popen(
             [sys.executable, "-m", helper], env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
-        try:
-            line = proc.stdout.readline()
-            assert line, proc.stderr.read()[-3000:]
-            said = json.loads(line)
-            until(lambda: committed(said) or proc.poll() is not None, 30, what)
-            assert committed(said), f"{what} never arrived (the helper ended first)"
-            proc.send_signal(signal.SIGKILL)
-            proc.wait(10)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
+        ) as proc:
+            try:
+                line = proc.stdout.readline()
+                assert line, proc.stderr.read()[-3000:]
+                said = json.loads(line)
+                until(lambda: committed(said) or proc.poll() is not None, 30, what)
+                assert committed(said), f"{what} never arrived (the helper ended first)"
+                proc.send_signal(signal.SIGKILL)
+                proc.wait(10)
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
         return said
 
     def start_again(self, quit_after: float) -> None:

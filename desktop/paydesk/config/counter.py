@@ -6,7 +6,9 @@ and atomically (a temporary file, then replaced). The counter goes by its desk's
 the staff renames the counter (desk/counter.py allows it only while the open shift has no
 sales); a name written by an earlier PayDesk that is merely the computer's is the desk's
 too. ``screen`` is the customer display's screen by name ("" = this screen, the customer's
-view beside the amount box).
+view beside the amount box). ``keyless`` (set by the shop's administrator, on a shared
+ledger): this computer holds no secret key, and its sales go through the shop's key holder
+(desk/counter_keyless.py, docs/COUNTER.md).
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ def _file(paths: Paths) -> Path:
 class CounterSettings:
     name: str = ""  # this counter's own name ("Till 1"); "": its desk's name
     screen: str = ""  # the customer display's screen by name; "": this screen
+    keyless: bool = False  # sales through the shop's key holder (a shared ledger's counter)
 
     @classmethod
     async def load(cls, paths: Paths) -> CounterSettings:
@@ -78,7 +81,11 @@ class CounterSettings:
         name = data.get("name")
         screen = data.get("screen")
         own = name.strip() if isinstance(name, str) and not name_problem(name) else ""
-        return cls(name="" if own == default_name() else own, screen=screen if isinstance(screen, str) else "")
+        return cls(
+            name="" if own == default_name() else own,
+            screen=screen if isinstance(screen, str) else "",
+            keyless=data.get("keyless") is True,
+        )
 
     async def save(self, paths: Paths) -> None:
         """Write ``counter.json`` whole and atomically, off the loop's thread."""
@@ -87,5 +94,8 @@ class CounterSettings:
     def _write(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(asdict(self), indent=2), "utf-8")
+        data = asdict(self)
+        if not self.keyless:  # set by the shop's administrator only: not written otherwise
+            del data["keyless"]
+        tmp.write_text(json.dumps(data, indent=2), "utf-8")
         os.replace(tmp, path)

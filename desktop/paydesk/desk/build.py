@@ -50,6 +50,7 @@ from .profile_store import SharedProfiles
 from .scheduler import Scheduler
 from .session import Session
 from .transactions import TransactionsController
+from .transports import Transports
 
 if TYPE_CHECKING:
     from keyring.backend import KeyringBackend
@@ -129,14 +130,31 @@ class Desk:
 
     async def open(self) -> None:
         """Wait for the ledger to be open and read the profiles (off the loop's thread)."""
+        await self.counter.load()  # counter.json: the counter's name, whether it holds keys
+        if self.live is not None and self.counter.settings.keyless:
+            self._go_keyless(self.live)
         await self.session.ledger.opened()
         if self.live is not None:  # the feed starts here, before anything is read
             await self.live.mark_start()
         await self.session.load()
-        await self.counter.load()  # counter.json: the counter's name
         await self.naming.settle()  # on a shared ledger: claimed among the shop's desks
         if self.live is not None:
             self.live.bind(self.session.installation_id)
+
+    def _go_keyless(self, live: Live) -> None:
+        """This counter holds no key: its sales go through the shop's key holder."""
+        from ..ledger.postgres.requests import SaleRequests
+        from .counter_keyless import KeylessSeller
+
+        live.go_keyless()
+        self.session.clients.keyless = True  # it never calls the service itself
+        self.counter.keyless = KeylessSeller(SaleRequests(live.engine), self.book, self.hub)
+        merchants = getattr(self.session.store, "merchants", None)
+        if merchants is not None:  # its role reads what a counter shows of the merchants
+            merchants.counter = True
+        notified = self.scheduler.notified
+        if isinstance(notified, Notified):  # nor the inbox: it checks no payment either
+            notified.last_received = None
 
     def start_background(self) -> None:
         """The scheduler, with every open record of the last ``WATCH_DAYS`` days and every
@@ -148,7 +166,8 @@ class Desk:
         tasks = self.session.tasks
         tasks.spawn(self.scheduler.run(), "scheduler")
         tasks.spawn(self._watch_open(), "watch open records")
-        tasks.spawn(self.cards.settle_open(), "settle card operations")
+        if self.counter.keyless is None:  # a key-less counter has no card operations
+            tasks.spawn(self.cards.settle_open(), "settle card operations")
         if self.live is not None:  # the feed, and the lease: the holder watches the open ones
             self.live.start()
         self.started = True
@@ -185,8 +204,12 @@ def build_desk(
     ledger_password: str | None = None,
     ledger_file: str | Path | None = None,
     lease_priority: int = 0,
+    transports: Transports | None = None,
 ) -> Desk:
     """A whole desk over the data folder of ``paths``, with ``keys``; nothing started yet.
+    ``transports``: how it reaches each service origin (``transports.py``): the network but
+    where one is given (a sandbox this process runs, reached in process); the embedded
+    sandbox adds its own while this desk serves it.
     ``choice``: the ledger this run uses as it was chosen (``ledger_choice.py``; its URL is
     the ledger's). With ``ledger_url``: on the shop's shared ledger (PostgreSQL) instead of its own file;
     ``lease_priority`` 1 (paydesk-receiver) takes the poller lease from a desk (0) holding it.
@@ -224,6 +247,7 @@ def build_desk(
         batches = SqliteBatchBook.beside(sqlite)
     keys.on_waiting = hub.keyring_waiting.emit
     budgets = Budgets(None if engine is None else _shop_books(engine))
+    transports = transports if transports is not None else Transports()
     session = Session(
         paths,
         keys,
@@ -231,10 +255,11 @@ def build_desk(
         ledger=ledger,
         card_ledger=card_ledger,
         health=ConnectionHealth(hub.health_changed.emit),
-        embedded=EmbeddedSandbox(paths.sandbox),
+        embedded=EmbeddedSandbox(paths.sandbox, transports),
         profiles=None if engine is None else _merchants(engine),
         budgets=budgets,
         ledger_choice=choice,
+        transports=transports,
     )
     links = LinksController(session, ledger)
     live = None

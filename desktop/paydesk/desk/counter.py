@@ -24,6 +24,7 @@ import logging
 from collections import OrderedDict
 from dataclasses import replace
 from datetime import date
+from typing import TYPE_CHECKING
 
 from ..config.counter import CounterSettings, name_problem
 from ..config.profiles import Profile
@@ -50,12 +51,16 @@ from .counter_checks import (
     CounterSetupMissing,
     check_sale,
     checked_shop_email,
+    counter_payment,
     setup_missing,
 )
 from .day import local_midnight
 from .links import LinksController
 from .scheduler import Scheduler
 from .session import Session
+
+if TYPE_CHECKING:
+    from .counter_keyless import KeylessSeller
 
 log = logging.getLogger("paydesk.counter")
 VIEW = "counter"  # the scheduler's name for what the counter shows (checked often)
@@ -97,15 +102,6 @@ def _user() -> str:
         return "unknown"
 
 
-def split_name(walk_in: str) -> tuple[str, str]:
-    """ "Walk-in customer" -> ("Walk-in", "customer"): the first word is the first name, the
-    rest the last name (one word: both)."""
-    words = walk_in.split()
-    if not words:
-        return "", ""
-    return words[0], " ".join(words[1:]) or words[0]
-
-
 class CounterController:
     def __init__(self, session: Session, links: LinksController, book: CounterBook, scheduler: Scheduler):
         self.session, self.links, self.book, self.scheduler = session, links, book, scheduler
@@ -114,6 +110,7 @@ class CounterController:
         self.user = _user()
         self.current: Sale | None = None  # the sale on the screens now (None: blank)
         self.selling = False  # a create under way (set before sell's first await)
+        self.keyless: KeylessSeller | None = None  # a key-less counter's (desk/build.py)
         self.tasks = session.tasks.child()  # the re-reads of records as sales
         # a sale is written before its link's intent: a record found not to be a sale never
         # becomes one, and is not read again at each of its checks
@@ -231,24 +228,13 @@ class CounterController:
             profile, mode = self.session.active()
             checked = check_sale(profile, amount, currency, note, email)
             self.session.refuse_while_down()
+            if self.keyless is not None:  # through the shop's key holder (counter_keyless.py)
+                return self._made(await self.keyless.sell(self.name, profile.id, mode, **checked.fields(self.user)))
             async with self.session.lease(profile, mode):
                 pass  # no key, or not the service: refused before anything is written
             sale = await self._add_sale(profile, mode)
             self._making = sale.key
-            first, last = split_name(profile.walk_in_name)
-            request = PaymentRequest(
-                amount=checked.amount,
-                currency=checked.currency,
-                email=checked.email,
-                first_name=first,
-                last_name=last,
-                tx_ref=sale.tx_ref,
-                title=checked.note or f"Sale {sale.number:04d}",
-                # the family's servers require a description as well as a title
-                description=f"Counter sale at {profile.shown_name}"[:255],
-                callback_url=profile.callback_url or None,
-                return_url=profile.return_url or None,
-            )
+            request = counter_payment(profile, checked.amount, checked.currency, checked.email, checked.note, sale)
             return await self._create(profile, mode, sale, request)
         finally:
             self.selling = False
@@ -279,10 +265,13 @@ class CounterController:
             self.current = made  # the answer was lost: settled with the same reference
             self.scheduler.focus(VIEW, made.record)
             return made
-        made = await self._reread_now(sale, record)
-        self.current = made
-        self.scheduler.focus(VIEW, record)
-        return made
+        return self._made(await self._reread_now(sale, record))
+
+    def _made(self, sale: Sale) -> Sale:
+        """The sale just made, on the screens (its link watched while it can be paid)."""
+        self.current = sale
+        self.scheduler.focus(VIEW, sale.record)
+        return sale
 
     async def _reread_now(self, sale: Sale, record: LinkRecord | None = None) -> Sale:
         """The sale as the book has it now, said on the hub."""

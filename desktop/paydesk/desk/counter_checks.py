@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from ..config.profiles import Profile
+from ..ledger.counter import Sale
 from ..service.errors import ValidationError
+from ..service.models import PaymentRequest
 from . import checks
 
 TITLE_MOST = 100  # characters of a note (the link's title)
@@ -79,6 +81,46 @@ class CheckedSale:
     currency: str
     note: str
     email: str
+
+    def fields(self, made_by: str) -> dict[str, object]:
+        """As a key-less counter's sale request carries it (desk/counter_keyless.py)."""
+        return {
+            "amount": self.amount,
+            "currency": self.currency,
+            "note": self.note,
+            "email": self.email,
+            "made_by": made_by,
+        }
+
+
+def split_name(walk_in: str) -> tuple[str, str]:
+    """ "Walk-in customer" -> ("Walk-in", "customer"): the first word is the first name, the
+    rest the last name (one word: both)."""
+    words = walk_in.split()
+    if not words:
+        return "", ""
+    return words[0], " ".join(words[1:]) or words[0]
+
+
+def counter_payment(
+    profile: Profile, amount: Decimal, currency: str, email: str, note: str, sale: Sale
+) -> PaymentRequest:
+    """The payment a counter sale asks of the service (at the counter, or at the key holder
+    for a key-less counter): titled by the note or "Sale 0042", to the walk-in customer."""
+    first, last = split_name(profile.walk_in_name)
+    return PaymentRequest(
+        amount=amount,
+        currency=currency,
+        email=email,
+        first_name=first,
+        last_name=last,
+        tx_ref=sale.tx_ref,
+        title=note or f"Sale {sale.number:04d}",
+        # the family's servers require a description as well as a title
+        description=f"Counter sale at {profile.shown_name}"[:255],
+        callback_url=profile.callback_url or None,
+        return_url=profile.return_url or None,
+    )
 
 
 def check_sale(profile: Profile, amount: str, currency: str, note: str, email: str) -> CheckedSale:

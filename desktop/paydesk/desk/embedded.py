@@ -10,6 +10,11 @@ says so plainly, and tries its own port again at the next start. While PayDesk u
 sandbox another process serves, every call first checks that it is still that sandbox
 (``verify``): a program that took the port meanwhile gets no key, and no key is called
 wrong for it.
+
+The sandbox this process serves, the desk reaches in process (``transports.py``: its
+requests handed to the sandbox's application on the server's own loop, no socket); the
+server still listens on the port for the customer's browser, the pay page and any other
+program, and the sandbox's notifications to a receiver are real HTTP.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from ..config.profiles import CARDS_CURRENCIES, MODES, WALK_IN_NAME, Profile
 from ..service.errors import NotTheServiceError, ServiceUnavailableError
 from . import sandbox_identity as identity
 from .sandbox_identity import Answer
+from .transports import Transports
 
 if TYPE_CHECKING:
     from ..sandbox import SandboxServer
@@ -75,10 +81,12 @@ def wrong_service_text(base_url: str, answer: Answer) -> str:
 
 class EmbeddedSandbox:
     """The sandbox of the data folder ``folder``: started (or found) by ``start``, which
-    hands back its profile and keys for the session to keep."""
+    hands back its profile and keys for the session to keep. The one this process serves
+    is reached through ``transports`` (the desk's) while it serves."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, transports: Transports | None = None):
         self.folder = folder
+        self.transports = transports if transports is not None else Transports()
         self.server: SandboxServer | None = None  # the SandboxServer this session runs, if it runs one
         self.base_url: str | None = None
         self.note: str | None = None  # what the user should know about its address
@@ -149,6 +157,8 @@ class EmbeddedSandbox:
         if self.base_url is None:
             self.server, self.note = await asyncio.to_thread(self._start_server, usual or FIRST_PORT, not usual)
             self.base_url = self.server.base_url if self.server else f"http://127.0.0.1:{usual}{BASE_PATH}"
+            if self.server is not None:  # ours: reached in process (another's: over HTTP)
+                self.transports.add(self.server.base_url, self.server.transport())
             if self.note:
                 log.warning("%s", self.note)
         if not usual:  # the very first start: this port is the sandbox's own from now on
@@ -177,5 +187,6 @@ class EmbeddedSandbox:
     async def stop(self) -> None:
         if self.server is not None:
             server, self.server = self.server, None
+            self.transports.remove(server.base_url)
             await asyncio.to_thread(server.stop)
             await asyncio.to_thread(identity.release, self.folder)

@@ -86,6 +86,7 @@ class Hub:
         # 100 ms per batch while it runs), here or by another desk (ledger/batch.py); its
         # rows' links say record_changed as well
         self.batch_changed = Event("batch_changed")  # (batch_id: int)
+        self.request_changed = Event("request_changed")  # (request id: int): a sale request
 
     def events(self) -> dict[str, Event]:
         return {name: e for name, e in vars(self).items() if isinstance(e, Event)}

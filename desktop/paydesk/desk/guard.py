@@ -33,6 +33,7 @@ from ..service.errors import NotTheServiceError, ServiceUnavailableError
 from .embedded import EmbeddedSandbox, WrongServiceError
 from .health import ConnectionHealth
 from .tasks import TaskSet
+from .transports import Transports
 
 log = logging.getLogger("paydesk.guard")
 FOREIGN = "This address does not answer like the service: PayDesk sends it no key until it does"
@@ -71,8 +72,10 @@ class AddressGuard:
         tasks: TaskSet,
         profiles: Callable[[], list[Profile]],
         budget_of: Callable[[Profile], Budget] | None = None,
+        transports: Transports | None = None,
     ):
         self.health = health
+        self.transports = transports if transports is not None else Transports()  # as the clients reach it
         self.budget_of = budget_of  # the address's call budget: the question is a call too
         self.embedded = embedded
         self.tasks = tasks
@@ -142,7 +145,12 @@ class AddressGuard:
 
         budget = self.budget_of(profile) if self.budget_of is not None else None
         with calls_as(CallClass.PERSON_CREATE):  # every call waits for it, a person's too
-            said = await sound(profile.base_url, lookup_path=profile.lookup_path, budget=budget)
+            said = await sound(
+                profile.base_url,
+                lookup_path=profile.lookup_path,
+                budget=budget,
+                transport=self.transports.of(profile.base_url),
+            )
         where.asked += 1
         where.asked_at = time.monotonic()
         before, base = where.verdict, profile.base_url

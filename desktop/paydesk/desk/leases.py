@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..config.profiles import MODES, Profile, address_problem
 from ..config.secrets import KeyStore
+from ..i18n import _
 from ..service.budget import Budget
 from ..service.errors import (
     AuthenticationError,
@@ -27,8 +28,11 @@ from .budgets import Budgets
 from .guard import AddressGuard, Guarded
 from .health import ConnectionHealth
 from .tasks import TaskSet
+from .transports import Transports
 
 if TYPE_CHECKING:  # the client (and httpx) load after the first paint
+    import httpx
+
     from ..service.client import ServiceClient
 
 CREATE_DEADLINE = 30.0  # seconds a person waits for "Create link" before PayDesk settles it later
@@ -44,12 +48,24 @@ class NoKeyError(ServiceError):
         super().__init__(text)
 
 
+class KeylessDesk(ServiceError):
+    """This desk is a key-less counter: it never calls the service (desk/counter_keyless.py)."""
+
+    def __init__(self) -> None:
+        super().__init__(_("This counter holds no keys: cards, links and look-ups are made at a finance desk."))
+
+
 class InsecureAddressError(ServiceError):
     """The profile's address would send its keys in the clear."""
 
 
 def _new_client(
-    profile: Profile, secret: str, on_lookup_path: Callable[[str], None], guard: Guarded | None, budget: Budget
+    profile: Profile,
+    secret: str,
+    on_lookup_path: Callable[[str], None],
+    guard: Guarded | None,
+    budget: Budget,
+    transport: httpx.AsyncBaseTransport | None,
 ) -> ServiceClient:
     from ..service import ServiceClient  # httpx is imported after the first paint
 
@@ -65,6 +81,7 @@ def _new_client(
         on_lookup_path=on_lookup_path,
         guard=guard,
         budget=budget,
+        transport=transport,  # None: over the network (transports.py)
     )
 
 
@@ -80,7 +97,8 @@ class Clients:
     """``Clients(keys, health, guard, budgets, tasks, profiles, remember, recheck)``:
     ``profiles()`` every profile (a budget is per origin); ``remember(profile_id, base_url,
     path)`` where a client found its deployment looks payments up; ``recheck(profile,
-    mode)`` asks the address again who answers there (``Session.recheck_service``)."""
+    mode)`` asks the address again who answers there (``Session.recheck_service``);
+    ``transports``: how each origin is reached (``transports.py``; default: the network)."""
 
     def __init__(
         self,
@@ -92,9 +110,12 @@ class Clients:
         profiles: Callable[[], list[Profile]],
         remember: Callable[[str, str, str], None],
         recheck: Callable[[Profile, str], Awaitable[None]],
+        transports: Transports | None = None,
     ):
         self.keys, self.health, self.guard, self.budgets = keys, health, guard, budgets
+        self.transports = transports if transports is not None else Transports()
         self.tasks, self.profiles, self.remember, self.recheck = tasks, profiles, remember, recheck
+        self.keyless = False  # a key-less counter's desk: every lease refused (KeylessDesk)
         self.slots: dict[tuple[str, str], _Slot] = {}
         self._slot_locks: dict[tuple[str, str], asyncio.Lock] = {}
 
@@ -107,6 +128,8 @@ class Clients:
         the client asks before each request. ``ask_first=False``: asked at the first
         request instead (a create writes its intent before it), but for the embedded
         sandbox another process serves, asked now as always."""
+        if self.keyless:  # a key-less counter: nothing is sent, whatever asks
+            raise KeylessDesk()
         try:
             problem = address_problem(profile.base_url)
             if problem:  # nothing goes there in the clear, not even a question
@@ -152,10 +175,12 @@ class Clients:
         if problem:
             raise InsecureAddressError(problem)
         key = (profile.id, mode)
+        transport = self.transports.of(profile.base_url)
         fingerprint = (
             profile.base_url.rstrip("/"),
             tuple(sorted(profile.card_currencies.items())),
             profile.calls_a_minute,
+            transport,  # its origin reached another way since: a new client
         )
         async with self._slot_locks.setdefault(key, asyncio.Lock()):
             slot = self.slots.get(key)
@@ -171,7 +196,9 @@ class Clients:
             # store read) would hold the window tens of milliseconds
             guard = None if profile.embedded_sandbox else Guarded(self.guard, profile)
             budget = self.budgets.of(profile, self.profiles())  # its origin's
-            fresh = _Slot(await asyncio.to_thread(_new_client, profile, secret, remember, guard, budget), fingerprint)
+            fresh = _Slot(
+                await asyncio.to_thread(_new_client, profile, secret, remember, guard, budget, transport), fingerprint
+            )
             if slot is not None:
                 self._retire_slot(slot)
             self.slots[key] = fresh

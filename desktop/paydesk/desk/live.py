@@ -29,6 +29,7 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 
 from ..config.desk_name import computer_name
+from ..i18n import _
 from ..ledger import Ledger, LinkRecord
 from ..ledger.cards import CardLedger
 from ..ledger.counter import CounterBook
@@ -90,6 +91,7 @@ class Live:
         self.inbox = PostgresInbox(engine)  # what an "inbox" event names is read here
         self.tasks = TaskSet()
         self.book = book  # the counters' book: another desk's sales and shifts read there
+        self.keyless = False  # a key-less counter's: no lease, one pooled connection
         self.status = ""
         self._holding: tuple[str | None, int, bool] = (None, 0, False)  # the lease as last seen
         self.events_followed = 0
@@ -116,18 +118,27 @@ class Live:
         after the newest one now (what other desks commit meanwhile is not missed)."""
         self.feed.last = await self.engine.read(newest_event)
 
+    def go_keyless(self) -> None:
+        """A key-less counter (desk/counter_keyless.py), before the ledger opens: it checks no
+        payment (it has no key), so it never takes the poller lease, and its jobs share one
+        pooled connection: two connections in all, with the feed's."""
+        self.keyless = True
+        self.keeper.watch_only = True  # who holds it: the key holder, or nobody
+        self.engine.most = 1
+
     def start(self) -> None:
         """The feed and the lease keeper, as tasks of this desk's session."""
         self.tasks = self.session.tasks.child()
         self.tasks.spawn(self._follow(), "shared ledger events")
-        if not self.engine.read_only:  # a newer PayDesk's schema: this desk writes nothing
+        if not self.engine.read_only or self.keyless:  # a newer PayDesk's schema: it writes nothing
             self.tasks.spawn(self.keeper.run(), "poller lease")
-        self.tasks.spawn(self._abandoned(), "abandoned creates")
+        if not self.keyless:
+            self.tasks.spawn(self._abandoned(), "abandoned creates")
 
     async def close(self) -> None:
         """Give the lease up (another desk takes over at once) and stop the feed."""
         await self.tasks.cancel_all()
-        await self.keeper.release()
+        await self.keeper.release()  # (a key-less counter's: never held, nothing written)
         await self.feed.close()
 
     def refuse(self) -> Exception | None:
@@ -150,13 +161,19 @@ class Live:
         text = (
             str(SchemaTooNew())
             if self.engine.read_only
-            else poller_text(self.keeper.state)
+            else self._poller_text()
             if self.engine.reachable
             else unreachable_text(self.engine.down_since)
         )
         if text != self.status:
             self.status = text
             self.hub.shared_status.emit(text)
+
+    def _poller_text(self) -> str:
+        state = self.keeper.state
+        if self.keyless and (state.holder is None or state.priority == DESK):  # it sells nothing
+            return _("The shop's key holder is not running: this counter cannot sell")
+        return poller_text(state)
 
     def _reachable(self, up: bool) -> None:
         self._say()
@@ -175,7 +192,10 @@ class Live:
     async def claim_name(self, installation: str, computer: str, wanted: str | None) -> str:
         """This desk's name on the shop's ledger (``desk_name.py``), which the lease says to
         the other desks from its next renewal (asked for now). DeskNameRefused when another
-        desk goes by ``wanted``."""
+        desk goes by ``wanted``. A key-less counter claims none (its role may not write the
+        shop's desks): it goes by the name wanted, or its computer's."""
+        if self.keyless:
+            return wanted or computer
         try:
             name = await self.engine.write(lambda conn: claim_name(conn, installation, computer, wanted))
         except NameTaken as error:
@@ -283,6 +303,8 @@ class Live:
                 hub.shift_changed.emit(shift)
         elif kind == "batch":
             hub.batch_changed.emit(int(key))
+        elif kind == "request":  # a key-less counter's sale request, written or answered
+            hub.request_changed.emit(int(key))
 
     def _announce(self, record: LinkRecord) -> None:
         before = self._states.get(record.key)

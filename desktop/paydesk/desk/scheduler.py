@@ -6,10 +6,12 @@ tx_ref), and stops at a final state, except for paid ones: a refund or a reversa
 come to them, so they are read again at a slow pace for 30 days, found a page at a time in
 the ledger (``paid_since``), never all held in memory. Each check is its own task under a bounded
 concurrency, so one slow check holds up nothing else; the records on screen have their own
-lane, so "check now" is immediate. No exception ends it: each failure is logged, counted,
+lane, so "check now" is immediate. A check's task starts only when its lane has a place
+(``lanes.py``): a slow service piles up no waiting checks. No exception ends it: each failure is logged, counted,
 and retried with backoff; a rate limit pauses only the profile and mode it came from.
 
-How often: ``desk/pacing.py`` (a link a notification can settle, too).
+How often: ``desk/pacing.py`` (a link a notification can settle, too); each record's next
+wait: ``desk/spacing.py``.
 
 Each check is a call of its class for the service's budget (``service/call_class.py``): a
 check asked for now (a record opened) is a person's look-up, a record on screen's is of the
@@ -19,19 +21,21 @@ codes on screen, every other (and the paid re-reads) of the background.
 from __future__ import annotations
 
 import asyncio
+import heapq
 import logging
 import math
 import random
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
 
 from ..ledger import CREATING, LinkRecord
 from ..service.call_class import CallClass, calls_as
 from ..service.errors import RateLimitedError, ServiceError
+from .lanes import Lanes
 from .pacing import PACING, PAID_PACING, Pacing, PaidPacing
 from .paid_rereads import PaidPages, PaidSweep, StopWatching
+from .spacing import Spacing
 from .watched import Entry, Group, Key
 
 log = logging.getLogger("paydesk.scheduler")
@@ -42,7 +46,7 @@ GAP_FACTOR = 20
 LONGEST_GAP = 0.25
 
 
-class Scheduler:
+class Scheduler(Spacing):
     """``Scheduler(check, settle)``: ``pacing`` how often (``desk/pacing.py``); ``paid``
     the ledger's paid records, read again at ``paid_pacing`` (None: never); ``busy(record)``
     a create of it still under way here (not settled behind its back); ``notified`` and
@@ -71,7 +75,7 @@ class Scheduler:
         self._entries: dict[Key, Entry] = {}
         self._focused: dict[str, Key] = {}  # view name -> what it shows
         self._paused: dict[Group, float] = {}  # rate limited until (monotonic)
-        self._lanes = {False: asyncio.Semaphore(parallel), True: asyncio.Semaphore(focus_parallel)}
+        self._lanes = Lanes(parallel, focus_parallel)  # a check starts when its lane has room
         self._tasks: set[asyncio.Task] = set()
         self._wake = asyncio.Event()
         # the loop sleeps until ``_wake_at`` (monotonic): an entry due sooner sets a timer
@@ -90,7 +94,7 @@ class Scheduler:
                 paid,
                 check,
                 paid_pacing,
-                lane=self._lanes[False],
+                lane=self._lanes.gates[False],
                 paused=self._paused,
                 gone=self._gone,
                 skip=lambda record: record.key in self._entries,
@@ -204,55 +208,6 @@ class Scheduler:
             return
         self._timer = loop.call_later(max(0.0, due - time.monotonic()), self._wake.set)
 
-    def _is_focused(self, key: Key) -> bool:
-        return key in self._focused.values()
-
-    def _pace(self, record: LinkRecord, interval: float) -> float:
-        """How long until the next check: often while on screen (less so after
-        ``focused_for``), as ``interval`` says otherwise, and not before ``notified_every``
-        when a notification can settle it."""
-        key = record.key
-        if not self._is_focused(key):
-            return self._spaced(record, interval)
-        if self._delivered(record):
-            return self.pacing.focused_notified_every
-        entry = self._entries.get(key)
-        since = entry.focused_since if entry is not None else None
-        if since is not None and time.monotonic() - since > self.pacing.focused_for:
-            return min(interval, self.pacing.focused_slowest)
-        return min(interval, self.pacing.focused_every)
-
-    def _spaced(self, record: LinkRecord, wait: float) -> float:
-        """``wait``, or ``notified_every`` when longer and a notification can settle
-        ``record`` (not a create: only its own desk settles it, notified or not)."""
-        if self.notified is None or record.state == CREATING or wait >= self.pacing.notified_every:
-            return wait
-        try:
-            notified = self.notified(record)
-        except Exception:  # the composition root's predicate: its fault checks as before
-            self.stats["scheduler errors"] += 1
-            log.exception("asking whether a notification can settle %s failed", record.tx_ref)
-            return wait
-        if not notified:
-            return wait
-        self.stats["spaced for notifications"] += 1
-        return self.pacing.notified_every
-
-    def _delivered(self, record: LinkRecord) -> bool:
-        """Notifications come for ``record``'s profile and mode now (not for a create: only
-        its own desk settles it)."""
-        if self.delivering is None or record.state == CREATING:
-            return False
-        try:
-            return self.delivering(record)
-        except Exception:  # the composition root's predicate: its fault checks as before
-            self.stats["scheduler errors"] += 1
-            log.exception("asking whether notifications come for %s failed", record.tx_ref)
-            return False
-
-    def _slowest(self, entry: Entry) -> float:
-        return self.pacing.slowest_for((datetime.now(UTC) - entry.record.created_at).total_seconds())
-
     # -- the loop -----------------------------------------------------------------------
 
     async def run(self) -> None:
@@ -282,17 +237,27 @@ class Scheduler:
 
     def _dispatch(self) -> None:
         now = time.monotonic()
+        due: dict[bool, list[Entry]] = {False: [], True: []}  # by lane (on screen or not)
         for entry in list(self._entries.values()):
             if entry.running or entry.due > now or self._paused.get(entry.group, 0) > now:
                 continue
             if entry.settling and self._busy(entry.record):
                 entry.due = now + self.pacing.settle_first  # its create is still under way here
                 continue
-            entry.running = True
-            task = asyncio.get_running_loop().create_task(self._one(entry), name=f"check {entry.record.tx_ref}")
-            entry.task = task
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            due[self._is_focused(entry.record.key)].append(entry)
+        for focused, ready in due.items():
+            # as many as the lane has room for, the longest due first: the others stay due
+            room = self._lanes.room(focused)
+            for entry in ready if len(ready) <= room else heapq.nsmallest(room, ready, key=lambda e: e.due):
+                self._start(entry, focused)
+
+    def _start(self, entry: Entry, focused: bool) -> None:
+        entry.running = True
+        self._lanes.started(focused)
+        task = asyncio.get_running_loop().create_task(self._one(entry, focused), name=f"check {entry.record.tx_ref}")
+        entry.task = task
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _sleep(self, started: float | None = None) -> None:
         """Until the next entry is due, something is asked for now (``check_now``, a check
@@ -301,10 +266,14 @@ class Scheduler:
         paused = self._paused  # kept in place: the paid sweep holds it too
         for group in [g for g, until in paused.items() if until <= now]:
             del paused[group]
+        full = self._lanes.full()  # its records wait for a check to end (``_one``), not a time
+        entries = [
+            e for e in self._entries.values() if not e.running and not (full and self._is_focused(e.record.key) in full)
+        ]
         if paused:
-            waiting = [max(e.due, paused.get(e.group, 0)) for e in self._entries.values() if not e.running]
+            waiting = [max(e.due, paused.get(e.group, 0)) for e in entries]
         else:
-            waiting = [e.due for e in self._entries.values() if not e.running]
+            waiting = [e.due for e in entries]
         if started is not None:  # this pass's cost (dispatch and this) spaces the next one
             self._gap = min(LONGEST_GAP, GAP_FACTOR * (time.perf_counter() - started))
         self._passed = now
@@ -321,11 +290,11 @@ class Scheduler:
         finally:
             self._wake_at = -math.inf  # the next pass sees every entry
 
-    async def _one(self, entry: Entry) -> None:
+    async def _one(self, entry: Entry, focused: bool) -> None:
         key = entry.record.key
         try:
             entry.waiting = True
-            async with self._lanes[self._is_focused(key)]:
+            async with self._lanes.gates[focused]:
                 entry.waiting = False
                 await self._attempt(entry)
         except asyncio.CancelledError:
@@ -333,6 +302,8 @@ class Scheduler:
                 raise
         finally:
             entry.running, entry.waiting, entry.moved, entry.task = False, False, False, None
+            if self._lanes.ended(focused):
+                self._soon(time.monotonic())  # a place in a full lane: the records due take it
             if entry.again and key in self._entries:
                 entry.again = False
                 entry.due = time.monotonic()

@@ -41,6 +41,7 @@ from .profile_store import ProfileStore
 from .session_saving import SessionSaving
 from .staff import Staff
 from .tasks import TaskSet
+from .transports import Transports
 
 if TYPE_CHECKING:  # the client (and httpx) load after the first paint
     from ..sandbox import SandboxServer
@@ -71,6 +72,7 @@ class Session(SessionSaving):
         profiles: ProfileStore | None = None,
         budgets: Budgets | None = None,
         ledger_choice: Choice | None = None,
+        transports: Transports | None = None,
     ):
         self.paths = paths
         self.keys = keys
@@ -93,6 +95,7 @@ class Session(SessionSaving):
             self.tasks.child(),
             lambda: self.settings.profiles,
             lambda profile: self.budgets.of(profile, self.settings.profiles),
+            transports,
         )
         # the clients, one per profile and mode, lent for each call (leases.py)
         self.clients = Clients(
@@ -104,6 +107,7 @@ class Session(SessionSaving):
             lambda: self.settings.profiles,
             self._remember_lookup_path,
             self.recheck_service,
+            transports,  # how each origin is reached (transports.py)
         )
         self._save_lock = asyncio.Lock()
         self._carried: set[str] = set()  # merchants this desk's own keys were carried to

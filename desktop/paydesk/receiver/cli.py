@@ -38,6 +38,7 @@ DEFAULT_PORT = 8470
 FAILURE = 1  # may pass by itself: systemd's Restart=on-failure starts it again
 CONFIGURATION = 78  # EX_CONFIG (sysexits.h; "78/CONFIG" in systemctl status): not again
 NAME = "paydesk-receiver"
+KEY_HOLDER = "paydesk-keyholder"  # the same command: on a shared ledger it is the shop's key holder
 KEEP_REFUSED = "PAYDESK_RECEIVER_KEEP_REFUSED"  # --keep-refused's default, in days
 
 KEYS_HELP = f"""\
@@ -102,15 +103,16 @@ def _port(text: str) -> int:
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p = _Parser(
-        prog=NAME,
+        prog=KEY_HOLDER if Path(sys.argv[0]).name.startswith(KEY_HOLDER) else NAME,
         description="Receive the payment service's signed notifications into a PayDesk ledger: "
-        "verify, keep, answer, then look the payment up again at the service.",
+        "verify, keep, answer, then look the payment up again at the service. On a shop's shared "
+        "ledger it is also the shop's key holder: it makes the sales of the counters that hold no "
+        "secret key (docs/RECEIVER.md).",
         epilog=KEYS_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
         "--ledger",
-        required=True,
         metavar="URL|PATH",
         help="the ledger to write into: a shared ledger's postgresql://USER@HOST/DB "
         "(its password from the keys, never in the URL), or the path of a "
@@ -147,8 +149,17 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="list the ledger's profiles (the ids the key file names) and which of their keys were found, then exit",
     )
+    p.add_argument(
+        "--counter-role-sql",
+        action="store_true",
+        help="print the SQL script that gives a counter a database role of its own on the shop's "
+        "shared ledger (docs/SHARED_LEDGER.md), then exit",
+    )
     p.add_argument("--version", action="version", version=f"paydesk-receiver {__version__}")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.ledger is None and not args.counter_role_sql:
+        p.error("the following arguments are required: --ledger")
+    return args
 
 
 def _is_url(ledger: str) -> bool:
@@ -260,7 +271,7 @@ async def _run(args: argparse.Namespace) -> int:
         except (NotImplementedError, RuntimeError):  # Windows: Ctrl+C ends asyncio.run
             pass
     try:
-        receiver = Receiver(desk, args.host, args.port, keep_refused=timedelta(days=args.keep_refused))
+        receiver = Receiver(desk, args.host, args.port, keep_refused=timedelta(days=args.keep_refused), key_holder=True)
         try:
             await receiver.start()
         except socket.gaierror as error:  # no such address: a mistake in --host
@@ -320,6 +331,11 @@ async def _list_profiles(desk: Desk) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.counter_role_sql:
+        from ..ledger.postgres.roles import counter_role_sql
+
+        print(counter_role_sql(), end="")
+        return 0
     try:
         return asyncio.run(run(args))
     except KeyboardInterrupt:

@@ -1,6 +1,7 @@
 """``Receiver``: the receiver's server in the RUNNING loop (the app's qasync loop, or the
 command's own), with its re-read worker. Embedded in the app it installs no signal
-handlers (the app owns them); ``paydesk-receiver`` handles SIGTERM and SIGINT itself."""
+handlers (the app owns them); ``paydesk-receiver`` handles SIGTERM and SIGINT itself, and on a
+shared ledger is the shop's key holder too (``key_holder``: keyholder.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import uvicorn
 from ..desk.build import Desk
 from ..desk.tasks import TaskSet
 from ..ledger.inbox import REFUSED_KEPT
+from .keyholder import KeyHolder
 from .server import build_app
 from .signature import Keys
 from .worker import Worker
@@ -43,7 +45,15 @@ class Receiver:
     ``await close()``. Writes into ``desk``'s inbox and ledger; forgets the refused requests
     older than ``keep_refused`` (at its start, then every hour)."""
 
-    def __init__(self, desk: Desk, host: str = "127.0.0.1", port: int = 0, *, keep_refused: timedelta = REFUSED_KEPT):
+    def __init__(
+        self,
+        desk: Desk,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        keep_refused: timedelta = REFUSED_KEPT,
+        key_holder: bool = False,
+    ):
         self.desk = desk
         self.host = host
         self.port = port
@@ -58,6 +68,8 @@ class Receiver:
         # the profiles whose service notifies it (the app's: the embedded sandbox's); None:
         # every profile of its desk (paydesk-receiver, given the address by an administrator)
         self.profiles: set[str] | None = None
+        # on a shared ledger, the key holder serves the key-less counters' sale requests
+        self.key_holder = KeyHolder(desk, self.tasks.child()) if key_holder and desk.live is not None else None
 
     def serves(self, profile_id: str) -> bool:
         """Whether the service was told to notify this receiver of ``profile_id``'s payments
@@ -106,6 +118,8 @@ class Receiver:
             await asyncio.sleep(0.01)
         self.tasks.spawn(self.worker.run(), "re-read notifications")
         self.tasks.spawn(self._prunes(), "forget refused requests past their time")
+        if self.key_holder is not None:
+            self.tasks.spawn(self.key_holder.run(), "serve the counters' sale requests")
         log.info("receiving notifications at %s", self.url)
 
     async def _prunes(self) -> None:
@@ -134,6 +148,8 @@ class Receiver:
         """Stop answering (what was answered is kept), then end the re-reads under way (what
         they had not decided stays pending, for the next start)."""
         self.closing = True
+        if self.key_holder is not None:
+            self.key_holder.stop()
         if self._server is not None:
             self._server.should_exit = True
         if self._serving is not None:

@@ -21,6 +21,7 @@ from .context import Sandbox, SandboxConfig
 from .dialect import dialect_for
 from .errors import RequestGuard, handlers, refusal
 from .faults import FaultBook, FaultMiddleware
+from .in_process import InProcess
 from .keys import KeyRing, load_or_create
 from .limits import RequestLimits
 from .mailer import Mailer
@@ -147,7 +148,17 @@ class Server(uvicorn.Server):
             with contextlib.suppress(RuntimeError):  # its loop has already closed
                 loop.call_soon_threadsafe(wake.set)
 
+    @property
+    def serving(self) -> asyncio.AbstractEventLoop | None:
+        """The loop it serves on, while it serves (None before it has started, and from the
+        moment it is asked to stop)."""
+        loop = self._loop
+        if loop is None or not self.started or self.should_exit or loop.is_closed():
+            return None
+        return loop
+
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        self._loop = asyncio.get_running_loop()  # before it is said started: in_process.py asks
         try:
             await super().startup(sockets)
         finally:
@@ -238,6 +249,12 @@ class SandboxServer:
         if self._server.started:
             return self
         raise RuntimeError("the sandbox did not start")
+
+    def transport(self) -> InProcess:
+        """This sandbox for a client in this process, with no socket: each request handed to
+        the application on the server's own loop (``in_process.py``); the server still
+        listens on its port for everyone else."""
+        return InProcess(self.app, lambda: self._server.serving, self.config.host)
 
     def _run(self) -> None:
         try:

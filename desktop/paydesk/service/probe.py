@@ -85,12 +85,14 @@ async def sound(
     timeout: float = TIMEOUT,  # noqa: ASYNC109 (httpx's per-phase timeout)
     http: httpx.AsyncClient | None = None,
     budget: Budget | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
 ) -> Sounding:
     """Ask ``base_url`` (see the module's text). ``http``: a client to send with (its own
-    Authorization header, if any, is replaced by the made-up key's); else one of its own.
+    Authorization header, if any, is replaced by the made-up key's); else one of its own,
+    over ``transport`` when given (else the network).
     ``budget``: the address's call budget, a permit taken for each request."""
     if http is None:  # made off the loop's thread: its TLS context reads the certificates
-        own = await asyncio.to_thread(httpx.AsyncClient, timeout=timeout, follow_redirects=False)
+        own = await asyncio.to_thread(httpx.AsyncClient, timeout=timeout, follow_redirects=False, transport=transport)
         async with own:
             return await sound(base_url, lookup_path=lookup_path, timeout=timeout, http=own, budget=budget)
     base = base_url.rstrip("/")

@@ -42,6 +42,7 @@ class DeskSignals(QObject):
     shiftChanged = Signal(object)  # a Shift opened or closed
     # bulk links
     batchChanged = Signal(int)  # a batch's id: its rows or progress changed
+    requestChanged = Signal(int)  # a key-less counter's sale request: written or answered
 
     BRIDGE = {
         "session_changed": "changed",
@@ -65,6 +66,7 @@ class DeskSignals(QObject):
         "sale_changed": "saleChanged",
         "shift_changed": "shiftChanged",
         "batch_changed": "batchChanged",
+        "request_changed": "requestChanged",
     }
 
     def __init__(self, hub: Hub, parent: QObject | None = None):

@@ -130,6 +130,7 @@ async def test_all_or_nothing_sends_nothing_when_a_row_has_problems(desk, add_pr
     assert creates(service) == [] and not desk.bulk.running(batch.id)
 
 
+@pytest.mark.sockets
 async def test_a_batch_killed_half_way_resumes_with_nothing_sent_twice(
     desk, add_profile, service, tmp_path, paths, keys, until
 ):
@@ -288,6 +289,7 @@ async def test_skipped_rows_hold_no_reference_until_corrected(desk, add_profile,
     assert made(service) == len(creates(service)) == 4
 
 
+@pytest.mark.sockets
 async def test_a_corrected_file_loaded_while_paused_is_what_is_sent(desk, add_profile, service, tmp_path, until):
     """The runner reads each row again just before sending it: a corrected file joined while
     the batch is paused (its rows already paged in) is what goes out, and a row it skips is
@@ -358,6 +360,8 @@ async def test_a_ledger_blip_while_reading_rows_is_waited_out(desk, add_profile,
     assert each_once(service, [batch.ref(n) for n in (2, 3, 4)]) == {}
 
 
+@pytest.mark.sockets
+@pytest.mark.slow  # waits out a Retry-After, about 6 s: ./dev test runs it, ./dev check leaves it out
 async def test_a_429_pauses_every_worker_for_the_asked_time(desk, add_profile, service, tmp_path, until):
     await add_profile()
     batch = await load(desk, write_csv(tmp_path / "slow.csv", [line(n) for n in range(1, 4)], headers=HEADERS))
@@ -389,6 +393,7 @@ async def test_a_429_pauses_every_worker_for_the_asked_time(desk, add_profile, s
     assert each_once(service, [r.tx_ref for r in await desk.batches.rows(batch.id)]) == {}
 
 
+@pytest.mark.sockets
 async def test_cancel_stops_the_batch_and_says_how_far_it_got(desk, add_profile, service, tmp_path, until):
     await add_profile()
     batch = await load(desk, write_csv(tmp_path / "many.csv", [line(n) for n in range(1, 41)], headers=HEADERS))
@@ -407,6 +412,7 @@ async def test_cancel_stops_the_batch_and_says_how_far_it_got(desk, add_profile,
     assert [b.id for b in await desk.bulk.unfinished()] == [batch.id]  # offered again
 
 
+@pytest.mark.sockets
 async def test_pause_and_resume(desk, add_profile, service, tmp_path, until):
     await add_profile()
     batch = await load(desk, write_csv(tmp_path / "p.csv", [line(n) for n in range(1, 13)], headers=HEADERS))
@@ -482,6 +488,7 @@ async def test_another_profile_active_refuses_the_batch(desk, add_profile, servi
     assert creates(service) == []
 
 
+@pytest.mark.sockets
 async def test_on_a_shared_ledger_another_desk_hears_the_batch_and_resumes_it(
     pg_url, tmp_path, sandbox, service, until
 ):
@@ -526,6 +533,7 @@ async def test_on_a_shared_ledger_another_desk_hears_the_batch_and_resumes_it(
             await one.close()
 
 
+@pytest.mark.sockets
 async def test_another_profile_made_active_pauses_the_batch(desk, add_profile, service, tmp_path, until):
     """Links are sent with the active profile's key: a switch mid-way pauses the batch (no
     row goes out under the other merchant); back on its profile, Resume goes on."""

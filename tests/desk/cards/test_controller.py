@@ -11,6 +11,8 @@ import pytest
 from paydesk.ledger.cards import AuditQuery, OperationUnderWay
 from tests.desk.cards.operations import a_card, lose_the_answer, sends
 
+pytestmark = pytest.mark.sockets  # answers lost by the sandbox's faults
+
 
 async def test_lifecycle_and_refusals(controller, session, add_profile):
     profile = await add_profile()

@@ -6,7 +6,11 @@ transaction that shows it, it was sent once, and no transaction is claimed twice
 import asyncio
 from decimal import Decimal
 
+import pytest
+
 from tests.desk.cards.operations import a_card, lose_the_answer, sends
+
+pytestmark = pytest.mark.sockets  # answers lost by the sandbox's faults
 
 
 async def lost_and_settled(controller, session, service, until, kind, start):

@@ -73,6 +73,7 @@ async def test_nothing_is_read_or_sent_in_test_mode(session, family, service):
     assert card.key[1] == "live"
 
 
+@pytest.mark.sockets
 async def test_a_lost_fund_is_settled_by_the_cards_balance(session, family, service, until):
     controller = window(session)
     card = await a_card(controller, session, family)

@@ -76,7 +76,8 @@ def _x(*command: str, display: str) -> str:
 
 
 def _start(command: list[str], log: Path, **kw) -> subprocess.Popen:
-    return subprocess.Popen(command, stdout=log.open("w"), stderr=subprocess.STDOUT, **kw)
+    with log.open("w") as out:  # the process has its own copy of the file: ours is closed
+        return subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, **kw)
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ Cancel stops within a second; the window keeps painting (its longest stall is pr
 import asyncio
 import sqlite3
 import time
+from contextlib import closing
 
 import pytest
 
@@ -13,13 +14,19 @@ from tests.benchmarks.stall import Stall
 from tests.ui import press
 
 
+def service_db(shop):
+    """The sandbox's database, read as an auditor would; closed at the end of the block (a
+    connection's own ``with`` only commits: the connection was left to the collector)."""
+    return closing(sqlite3.connect(shop.sandbox.server.data_dir / "sandbox.sqlite3"))
+
+
 def service_rows(shop):
-    with sqlite3.connect(shop.sandbox.server.data_dir / "sandbox.sqlite3") as db:
+    with service_db(shop) as db:
         return dict(db.execute("SELECT tx_ref, status FROM transactions WHERE mode = 'test'"))
 
 
 def service_count(shop):
-    with sqlite3.connect(shop.sandbox.server.data_dir / "sandbox.sqlite3") as db:
+    with service_db(shop) as db:
         return db.execute("SELECT tx_ref, COUNT(*) FROM transactions GROUP BY tx_ref HAVING COUNT(*) > 1").fetchall()
 
 

@@ -15,6 +15,7 @@ nothing a desk shows (a check that said nothing new)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
@@ -36,6 +37,7 @@ class SqlLedger(LinkReads[E], Ledger):
         # a write hands back the record it wrote (RETURNING): no second round trip to read it
         self._insert = INSERT.replace("{never}", dialect.never).replace("{columns}", dialect.link_columns)
         self._returning = f" RETURNING {dialect.link_columns}"
+        self._returning_raw = f" RETURNING {dialect.link_columns}, links.raw"
 
     # -- what each backend says its own way ----------------------------------------------
 
@@ -68,6 +70,13 @@ class SqlLedger(LinkReads[E], Ledger):
         if made is None:
             return self._must(conn, profile_id, tx_ref)
         return self._d.record(made)
+
+    def _written(self, conn: Conn, update: str, args: Sequence[Any], now: str) -> LinkRecord:
+        """The record (with the service's last answer) as ``update`` of its locked row wrote it."""
+        made = self._d.one(conn, update + self._returning_raw, args, now=now)
+        if made is None:  # its row is locked by this transaction: gone only by a bug
+            raise LedgerError(f"record {args[-1]} is not in the ledger")
+        return self._d.record(made, made["raw"])
 
     # -- links --------------------------------------------------------------------------
 
@@ -203,13 +212,12 @@ class SqlLedger(LinkReads[E], Ledger):
                 # a final state stays (records.may_follow): what the service said is noted
                 # beside it, and the record is not moved
                 said = tx.status_raw.strip() or state
-                self._d.run(
+                kept = self._written(
                     conn,
                     "UPDATE links SET checked_at = {now}, error = ? WHERE id = ?",
                     (f"The service now says {said!r}; PayDesk keeps its final state {before.state!r}", before.id),
-                    now=now,
+                    now,
                 )
-                kept = self._must(conn, profile_id, tx.tx_ref, raw=True)
                 return (self._emit(conn, kept) if news(before, kept) else kept), False
             # updated_at and learned_by move only with the state (the right-hand sides read
             # the row as it was)
@@ -256,10 +264,9 @@ class SqlLedger(LinkReads[E], Ledger):
                 text = True
             if text:
                 self._unindex(conn, before.id)
-            self._d.run(conn, f"UPDATE links SET {', '.join(sets)} WHERE id = ?", (*args, before.id), now=now)
+            after = self._written(conn, f"UPDATE links SET {', '.join(sets)} WHERE id = ?", (*args, before.id), now)
             if text:
                 self._index(conn, before.id)
-            after = self._must(conn, profile_id, tx.tx_ref, raw=True)
             if news(before, after):
                 self._emit(conn, after)
             return after, (after.state, after.state_raw) != (before.state, before.state_raw)

@@ -77,6 +77,7 @@ class PgEngine:
         self.read_only = False  # a newer PayDesk's schema: writes raise SchemaTooNew
         self.wait = wait  # how long a job waits for a pooled connection
         self._readers = max(1, readers)
+        self.most = self._readers + 2  # pooled connections (a key-less counter's: 1, set before its first job)
         self._secrets = [s for s in (password,) if s]
         try:
             params: dict[str, Any] = conninfo_to_dict(url)
@@ -208,9 +209,8 @@ class PgEngine:
             pool = self._pool
         if pool is not None:
             return pool
-        # one connection of its own first: a server that is down says so at once (a pool
-        # would retry in the background until its timeout), and it migrates; then it is the
-        # pool's first connection (no second connect on the way to the first job)
+        # one connection of its own first: a server that is down says so at once (a pool would
+        # retry until its timeout); it migrates, then is the pool's first (no second connect)
         handover = Handover.made(self._params, nothing if self._opened else self._migrate)
         with self._lock:
             if self._pool is None and not self._closed:
@@ -221,7 +221,7 @@ class PgEngine:
                     connection_class=handover.connection_class,
                     kwargs={**self._params, "autocommit": True, "row_factory": dict_row},
                     min_size=1,
-                    max_size=self._readers + 2,
+                    max_size=self.most,
                     open=False,
                     check=self._check,
                     configure=self._configure,

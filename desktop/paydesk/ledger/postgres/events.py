@@ -9,7 +9,8 @@ list refreshed), "card_tx" (card hash), "operation" (str(op id)), "audit", "merc
 sale added, voided or decided), "shift" (str(shift id): a counter's shift opened or closed),
 "batch" (str(batch id): a batch of bulk links added, its rows added or corrected, an e-mail
 noted), "refused" (the peer: a refused request traced, or counted in a new counter row; a
-count that goes up is no event).
+count that goes up is no event), "request" (str(request id): a key-less counter's sale
+request written or answered).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ KINDS = (
     "shift",
     "batch",
     "refused",
+    "request",
 )
 
 _EMIT = (

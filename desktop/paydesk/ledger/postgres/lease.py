@@ -173,6 +173,7 @@ class LeaseKeeper:
         self.priority = priority
         self.on_change = on_change
         self.state = LeaseState(None, "", 0, None)
+        self.watch_only = False  # only read who holds it (a key-less counter: it never holds it)
         self._held_until = 0.0  # monotonic: when a lease renewed by this desk surely ends
         self._wake = asyncio.Event()
 
@@ -193,9 +194,12 @@ class LeaseKeeper:
         while True:
             asked = time.monotonic()
             try:
-                state = await self.engine.write(
-                    lambda conn: take_or_renew(conn, me, self.name, self.ttl, self.priority)
-                )
+                if self.watch_only:
+                    state = await self.engine.read(lambda conn: read_lease(conn, me))
+                else:
+                    state = await self.engine.write(
+                        lambda conn: take_or_renew(conn, me, self.name, self.ttl, self.priority)
+                    )
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # noqa: BLE001 - unreachable, or a bug: logged, again

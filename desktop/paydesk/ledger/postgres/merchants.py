@@ -21,6 +21,9 @@ from .events import emit
 __all__ = ["PostgresMerchants", "delete_merchant", "list_merchants", "merchant_id", "save_merchant"]
 
 _LIST = "SELECT id, profile FROM merchants ORDER BY lower(profile->>'name'), id"
+# a key-less counter's (its database role may not read the merchants' settings): what a
+# counter shows of each merchant (requests_schema.counter_merchants)
+_COUNTER_LIST = "SELECT id, profile FROM counter_merchants()"
 # an unchanged profile (a desk saving what another saved) writes nothing and rings no one
 _SAVE = """INSERT INTO merchants (id, profile, updated_at, updated_by) VALUES (%s, %s, now(), %s)
 ON CONFLICT (id) DO UPDATE SET profile = EXCLUDED.profile, updated_at = now(),
@@ -35,9 +38,10 @@ def _row(row: Any) -> tuple[str, dict[str, Any]]:
     return str(row[0]), dict(row[1])
 
 
-def list_merchants(conn: Connection[Any]) -> list[tuple[str, dict[str, Any]]]:
-    """Every merchant: its id and its profile's shared fields, by name."""
-    return [_row(row) for row in conn.execute(_LIST).fetchall()]
+def list_merchants(conn: Connection[Any], *, counter: bool = False) -> list[tuple[str, dict[str, Any]]]:
+    """Every merchant: its id and its profile's shared fields (``counter``: what a counter
+    shows of them), by name."""
+    return [_row(row) for row in conn.execute(_COUNTER_LIST if counter else _LIST).fetchall()]
 
 
 def save_merchant(conn: Connection[Any], desk: str, merchant: str, fields: dict[str, Any]) -> bool:
@@ -61,9 +65,11 @@ class PostgresMerchants:
 
     def __init__(self, engine: PgEngine):
         self.engine = engine
+        self.counter = False  # a key-less counter's: only what a counter shows of them
 
     async def load(self) -> list[tuple[str, dict[str, Any]]]:
-        return await self.engine.read(list_merchants)
+        counter = self.counter
+        return await self.engine.read(lambda conn: list_merchants(conn, counter=counter))
 
     async def save(self, merchant: str, fields: dict[str, Any]) -> None:
         desk = self.engine.desk

@@ -31,6 +31,7 @@ from . import (
     desks,
     inbox_schema,
     refused_schema,
+    requests_schema,
     search_schema,
 )
 from .search_schema import SEARCH_TEXT
@@ -135,7 +136,8 @@ CREATE TABLE merchants (
 # refused_schema.py's; 7 (the shop's desks, by name) desks.py's; 8 (search folding accents
 # and case) search_schema.py's; 9 (the shop's call budget) budget_schema.py's; 10 (the
 # classes below a person's spread their calls) budget_spread.py's; 11 (a limit learned from
-# a 429 only in a window the shop's calls began) budget_learn.py's. In order of their numbers.
+# a 429 only in a window the shop's calls began) budget_learn.py's; 12 (sale requests of
+# counters without keys, their limits) requests_schema.py's. In order of their numbers.
 MIGRATIONS: list[tuple[int, str]] = [
     (1, V1),
     card_schema.MIGRATION,
@@ -148,6 +150,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     budget_schema.MIGRATION,
     budget_spread.MIGRATION,
     budget_learn.MIGRATION,
+    requests_schema.MIGRATION,
 ]
 KNOWN = max(version for version, _ in MIGRATIONS)
 

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QLabel, QSplitter, QStackedWidget, QTabWidget, QVB
 
 from ...desk.cards import words
 from ...desk.cards.controller import CardsController
+from ...desk.leases import KeylessDesk
 from ...desk.session import Session
 from ...ledger import LedgerError
 from ...ledger.cards import CardOperation, CardQuery, CardRecord
@@ -76,6 +77,12 @@ class CardsTab(QWidget):
         self.no_test_cards.setWordWrap(True)
         self.no_test_cards.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.stack.addWidget(self.no_test_cards)
+        self.no_keys = QLabel(KeylessDesk().message)  # a key-less counter: no card operations
+        self.no_keys.setObjectName("cards-no-keys")
+        self.no_keys.setAccessibleName(KeylessDesk().message)
+        self.no_keys.setWordWrap(True)
+        self.no_keys.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.stack.addWidget(self.no_keys)
         self.sections = QTabWidget()
         self.sections.setObjectName("card-sections")
         self.sections.setAccessibleName("Card sections")
@@ -119,6 +126,8 @@ class CardsTab(QWidget):
 
     def scope(self) -> tuple[str, str] | None:
         profile = self.session.profile
+        if self.session.clients.keyless:  # a key-less counter reads no wallet either
+            return None
         return (profile.id, self.session.mode) if profile else None
 
     def has_cards(self) -> bool:
@@ -130,13 +139,21 @@ class CardsTab(QWidget):
         """Is there a wallet to show: the service has cards, in this mode (a service that
         keeps no test cards has them in live mode only)?"""
         profile = self.session.profile
+        if self.session.clients.keyless:
+            return False
         return profile is not None and self.has_cards() and (self.session.mode == "live" or profile.test_cards)
 
     def reload(self) -> None:
         """The profile or mode changed (or a profile was edited)."""
         available = self.available()
         self.stack.setCurrentWidget(
-            self.sections if available else self.no_test_cards if self.has_cards() else self.no_cards
+            self.sections
+            if available
+            else self.no_keys
+            if self.session.clients.keyless
+            else self.no_test_cards
+            if self.has_cards()
+            else self.no_cards
         )
         for action in (self.refresh_action, self.create_action):
             action.setEnabled(available)
