@@ -92,7 +92,7 @@ async def run(base: str, keys: dict, data: Path, count: int, rounds: int) -> Non
     await desk.open()
     await session.save_profile(profile, {("test", "secret"): keys["secret"]})
     window = MainWindow(desk)
-    await window.cards.refresh(profile, "test")
+    await window.desk.cards.refresh(profile, "test")
     window.close()
     await session.close()
 

@@ -219,7 +219,7 @@ async def reconcile(base_url: str, keys: dict, data: Path, count: int) -> dict:
     stall = Stall()
     stall.start()
     started = time.perf_counter()
-    progress = await window.transactions.reconcile(lambda p: None)
+    progress = await window.desk.transactions.reconcile(lambda p: None)
     ours = time.perf_counter() - started
     worst = stall.stop()
     window.close()

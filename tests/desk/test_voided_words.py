@@ -91,7 +91,7 @@ def test_each_state_filter_lists_the_rows_that_show_its_words():
 
 
 def test_an_export_keeps_the_services_word_beside_the_counters():
-    assert HEADER[-2:] == ("counter_void", "counter_voided_utc")
+    assert HEADER[-3:] == ("counter_void", "counter_voided_utc", "by")  # each added last
     cells = dict(zip(HEADER, row_of(record("pending", True)), strict=True))
     assert (cells["state"], cells["service_state"]) == ("VOIDED AT COUNTER", "pending")
     assert (cells["counter_void"], cells["counter_voided_utc"]) == ("voided", "2026-11-03T09:32:05.123456Z")

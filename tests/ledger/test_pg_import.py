@@ -100,7 +100,9 @@ async def make_desk_ledger(path) -> None:
     cards = SqliteCardLedger.beside(ledger)
     try:
         for n in range(1, 5):
-            await ledger.begin_link("p_shop", "test", request(f"PDK-{n}", amount=10 * n))
+            # who made it: carried to the shared ledger (PDK-1 made with no staff set up)
+            actor = "Ana" if n > 1 else None
+            await ledger.begin_link("p_shop", "test", request(f"PDK-{n}", amount=10 * n), actor=actor)
             await ledger.complete_link(
                 "p_shop", PaymentLink(tx_ref=f"PDK-{n}", checkout_url=f"https://pay.example/c/REF{n}")
             )
@@ -167,10 +169,12 @@ async def make_desk_ledger(path) -> None:
             ],
         )
         done = await cards.begin_operation(
-            OperationDraft("p_shop", "test", "fund", "ch_0001", "412345******0001", Decimal(5), "GBP"),
-            who("fund", "sent"),
+            OperationDraft("p_shop", "test", "fund", "ch_0001", "412345******0001", Decimal(5), "GBP", actor="Ben"),
+            who("fund", "sent", actor="Ben"),
         )
-        await cards.finish_operation(done.id, "done", "funded", who("fund", "done"), evidence="t1", answered=True)
+        await cards.finish_operation(
+            done.id, "done", "funded", who("fund", "done", actor="Ben"), evidence="t1", answered=True
+        )
         await cards.begin_operation(
             OperationDraft("p_shop", "test", "block", "ch_0002", "412345******0002"),
             who("block", "sent", "ch_0002", amount=None, currency=None),

@@ -3,10 +3,10 @@
 - ``open_folders`` makes PayDesk's folders and starts its log file (every line redacted);
 - ``keys_later`` / ``open_keys`` make the key store (the system keyring, or memory);
 - ``build_desk(paths, keys)`` makes the hub, the ledgers, the connection's health, the
-  embedded sandbox (not started), the session, the controllers (links, transactions,
-  cards, counter, bulk), the scheduler, the notification test, and on a shared ledger the
-  other desks' feed, and wires them: nothing is attached to a desk after it is built;
-  ``Desk.start_background()`` starts what runs behind the screens;
+  embedded sandbox (not started), the session, the controllers (links and counter;
+  transactions, cards, bulk and the notification test at their first use), the scheduler,
+  and on a shared ledger the other desks' feed, and wires them: nothing is attached to a
+  desk after it is built; ``Desk.start_background()`` starts what runs behind the screens;
 - ``open_desk`` does all of it for a process without a window.
 
 The window (``app.py``) takes these steps in its own order (the keyring after the first
@@ -19,6 +19,7 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -27,16 +28,16 @@ from ..config.paths import Paths, default_paths
 from ..config.secrets import KeyStore, system_backend
 from ..config.shared_ledger import Choice
 from ..ledger import SqliteLedger
+from ..ledger.activity import ActivityBook
 from ..ledger.batch import BatchBook
 from ..ledger.counter import CounterBook
 from ..ledger.inbox import Inbox
+from ..ledger.sqlite.activity import SqliteActivityBook
 from ..ledger.sqlite.batch import SqliteBatchBook
 from ..ledger.sqlite.cards import SqliteCardLedger
 from ..ledger.sqlite.counter import SqliteCounterBook
 from ..ledger.sqlite.inbox import SqliteInbox
 from .budgets import Budgets, BusyWatch
-from .bulk.runner import BulkController
-from .cards.controller import CardsController
 from .counter import CounterController
 from .desk_name import DeskNaming
 from .embedded import EmbeddedSandbox
@@ -45,11 +46,9 @@ from .health import ConnectionHealth
 from .ledger_choice import choose_ledger
 from .links import LinksController
 from .notified import Notified
-from .notify_test import NotificationTest
 from .profile_store import SharedProfiles
 from .scheduler import Scheduler
 from .session import Session
-from .transactions import TransactionsController
 from .transports import Transports
 
 if TYPE_CHECKING:
@@ -59,7 +58,11 @@ if TYPE_CHECKING:
     from ..ledger.cards import CardLedger
     from ..ledger.postgres.engine import PgEngine
     from ..service.budget_book import Book
+    from .bulk.runner import BulkController
+    from .cards.controller import CardsController
     from .live import Live
+    from .notify_test import NotificationTest
+    from .transactions import TransactionsController
 
 WATCH_DAYS = 7  # open records younger than this are watched from the start; older: Check all open
 KEYRING_WAIT = 5.0  # s: a system keyring that does not answer by then is not used this session
@@ -112,21 +115,47 @@ class Desk:
     hub: Hub
     session: Session
     links: LinksController
-    transactions: TransactionsController
-    cards: CardsController
     scheduler: Scheduler
     inbox: Inbox  # the notifications received, beside the ledger (ledger/inbox.py)
     book: CounterBook  # the counters' sales and shifts, beside the ledger (ledger/counter.py)
     counter: CounterController  # this computer's counter (desk/counter.py)
     batches: BatchBook  # the batches of bulk links, beside the ledger (ledger/batch.py)
-    bulk: BulkController  # runs them (desk/bulk/runner.py); never resumed silently at start
     naming: DeskNaming  # this desk's name (desk/desk_name.py): status bars, counter shifts
     budgets: Budgets  # one call budget per service origin (desk/budgets.py)
     busy: BusyWatch  # the status bar's words while the active profile's budget is tight
-    notify_test: NotificationTest  # Send a test notification (desk/notify_test.py)
     started: bool = False  # start_background() has run
     live: Live | None = None  # on a shared ledger: the other desks' changes, the poller lease
     receiver: Serving | None = None  # the notification receiver this process runs (receiver/)
+
+    # The controllers of the tabs not shown first, and the notification test, are made (and
+    # their modules imported) at their first use: by the window's tabs built after its first
+    # paint, by start_background (docs/ARCHITECTURE.md, "Start-up order"). None of them
+    # listens to the hub, so none misses anything by being made later.
+    @cached_property
+    def transactions(self) -> TransactionsController:
+        from .transactions import TransactionsController
+
+        return TransactionsController(self.links)
+
+    @cached_property
+    def cards(self) -> CardsController:
+        from .cards.controller import CardsController
+
+        return CardsController(self.session, self.session.card_ledger)
+
+    @cached_property
+    def bulk(self) -> BulkController:
+        """Runs the batches of bulk links (desk/bulk/runner.py); never resumed silently at start."""
+        from .bulk.runner import BulkController
+
+        return BulkController(self.session, self.links, self.batches, self.hub, scheduler=self.scheduler)
+
+    @cached_property
+    def notify_test(self) -> NotificationTest:
+        """Send a test notification (desk/notify_test.py)."""
+        from .notify_test import NotificationTest
+
+        return NotificationTest(self.session, self.links, self.inbox)
 
     async def open(self) -> None:
         """Wait for the ledger to be open and read the profiles (off the loop's thread)."""
@@ -227,6 +256,7 @@ def build_desk(
     batches: BatchBook
     engine: PgEngine | None = None
     if ledger_url:  # psycopg loads only for a shared ledger
+        from ..ledger.postgres.activity import PostgresActivityBook
         from ..ledger.postgres.batch import PostgresBatchBook
         from ..ledger.postgres.counter import PostgresCounterBook
         from ..ledger.postgres.inbox import PostgresInbox
@@ -236,6 +266,7 @@ def build_desk(
             ledger_url, password=ledger_password, desk="", on_reachable=hub.ledger_reachable.emit
         )
         inbox = PostgresInbox(engine)
+        activity: ActivityBook = PostgresActivityBook(engine)
         book = PostgresCounterBook(engine)
         batches = PostgresBatchBook(engine)
     else:
@@ -243,6 +274,7 @@ def build_desk(
         sqlite.on_busy(hub.ledger_busy.emit)
         ledger, card_ledger = sqlite, SqliteCardLedger.beside(sqlite)  # the same file and threads
         inbox = SqliteInbox.beside(sqlite)
+        activity = SqliteActivityBook.beside(sqlite)
         book = SqliteCounterBook.beside(sqlite)
         batches = SqliteBatchBook.beside(sqlite)
     keys.on_waiting = hub.keyring_waiting.emit
@@ -260,6 +292,7 @@ def build_desk(
         budgets=budgets,
         ledger_choice=choice,
         transports=transports,
+        activity=activity,
     )
     links = LinksController(session, ledger)
     live = None
@@ -293,19 +326,15 @@ def build_desk(
         hub=hub,
         session=session,
         links=links,
-        transactions=TransactionsController(links),
-        cards=CardsController(session, card_ledger),
         scheduler=scheduler,
         inbox=inbox,
         book=book,
         counter=counter,
         batches=batches,
         live=live,
-        bulk=BulkController(session, links, batches, hub, scheduler=scheduler),
         naming=DeskNaming(session, counter, claim=None if live is None else live.claim_name),
         budgets=budgets,
         busy=BusyWatch(budgets, hub, lambda: session.profile),
-        notify_test=NotificationTest(session, links, inbox),
     )
     notified = _notified(desk)
     scheduler.notified = notified

@@ -149,12 +149,12 @@ class CounterController:
 
     async def shift(self) -> Shift:
         """The open shift of this counter in the active profile and mode, opened now if none."""
-        return await self._shift_of(*self.session.active())
+        return await self._shift_of(*self.session.active(), self.session.staff.actor)
 
-    async def _shift_of(self, profile: Profile, mode: str) -> Shift:
+    async def _shift_of(self, profile: Profile, mode: str, actor: str | None) -> Shift:
         shift = await self.book.current_shift(self.name, profile.id, mode)
         if shift is None:
-            shift = await self.book.open_shift(self.name, profile.id, mode, self.user)
+            shift = await self.book.open_shift(self.name, profile.id, mode, self.user, actor=actor)
             self.hub.shift_changed.emit(shift)
         return shift
 
@@ -167,7 +167,7 @@ class CounterController:
         stands (``book.shift(shift_id)`` holds it). A shared ledger out of reach: refused
         (its LedgerError) before anything is written."""
         self.session.refuse_while_down()
-        closed = await self.book.close_shift(shift_id, self.user)
+        closed = await self.book.close_shift(shift_id, self.user, actor=self.session.staff.actor)
         self.hub.shift_changed.emit(closed)
         return closed
 
@@ -224,35 +224,40 @@ class CounterController:
             raise SaleUnderWay()
         self.selling = True
         try:
-            # the profile and mode are read once: a switch meanwhile does not move the sale
+            # the profile and mode are read once: a switch meanwhile does not move the sale;
+            # so is the person who made it (a lock meanwhile does not unname it)
             profile, mode = self.session.active()
+            actor = self.session.staff.actor
             checked = check_sale(profile, amount, currency, note, email)
             self.session.refuse_while_down()
             if self.keyless is not None:  # through the shop's key holder (counter_keyless.py)
                 return self._made(await self.keyless.sell(self.name, profile.id, mode, **checked.fields(self.user)))
             async with self.session.lease(profile, mode):
                 pass  # no key, or not the service: refused before anything is written
-            sale = await self._add_sale(profile, mode)
+            sale = await self._add_sale(profile, mode, actor)
             self._making = sale.key
             request = counter_payment(profile, checked.amount, checked.currency, checked.email, checked.note, sale)
-            return await self._create(profile, mode, sale, request)
+            return await self._create(profile, mode, sale, request, actor)
         finally:
             self.selling = False
             self._making = None
 
-    async def _add_sale(self, profile: Profile, mode: str) -> Sale:
+    async def _add_sale(self, profile: Profile, mode: str, actor: str | None) -> Sale:
         tx_ref = await self.links.claim_reference(profile)
-        shift = await self._shift_of(profile, mode)
+        shift = await self._shift_of(profile, mode, actor)
         try:
-            sale = await self.book.add_sale(shift.id, tx_ref, self.user)
+            sale = await self.book.add_sale(shift.id, tx_ref, self.user, actor=actor)
         except ShiftClosed:  # closed by another desk between the two: a new shift
-            sale = await self.book.add_sale((await self._shift_of(profile, mode)).id, tx_ref, self.user)
+            shift = await self._shift_of(profile, mode, actor)
+            sale = await self.book.add_sale(shift.id, tx_ref, self.user, actor=actor)
         self.hub.sale_changed.emit(sale)
         return sale
 
-    async def _create(self, profile: Profile, mode: str, sale: Sale, request: PaymentRequest) -> Sale:
+    async def _create(
+        self, profile: Profile, mode: str, sale: Sale, request: PaymentRequest, actor: str | None
+    ) -> Sale:
         try:
-            record = await self.links.create_as(profile, mode, request, claimed=True)
+            record = await self.links.create_as(profile, mode, request, claimed=True, actor=actor)
         except (ValidationError, AuthenticationError):
             await self._reread_now(sale)
             self.current = None
@@ -302,13 +307,14 @@ class CounterController:
 
     async def void(self, sale: Sale) -> Sale:
         self.session.refuse_while_down()
-        voided = await self.book.void(sale.profile_id, sale.tx_ref, self.user)
+        voided = await self.book.void(sale.profile_id, sale.tx_ref, self.user, actor=self.session.staff.actor)
         self._follow(voided)
         return voided
 
     async def decide(self, sale: Sale, decision: str) -> Sale:
         self.session.refuse_while_down()
-        decided = await self.book.decide(sale.profile_id, sale.tx_ref, decision, self.user)
+        actor = self.session.staff.actor
+        decided = await self.book.decide(sale.profile_id, sale.tx_ref, decision, self.user, actor=actor)
         self._follow(decided)
         return decided
 

@@ -13,13 +13,19 @@ from collections.abc import Iterable
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from ..i18n import ngettext
 from ..ledger import LinkRecord
 from ..ledger.cards import AuditEntry, AuditQuery, CardLedger
 from ..ledger.counter import PAID_AFTER_VOID, PAID_STATES, VOIDED
 from ..service.models import TransactionState
 from ..service.money import format_amount
+from . import activity
 from .states import state_words
+
+if TYPE_CHECKING:
+    from .session import Session
 
 # the words the service itself uses for a state (PayDesk's own "creating" and "rejected" are
 # not the service's: nothing there, or nothing said)
@@ -27,8 +33,9 @@ _SERVICE_WORDS = frozenset(s.value for s in TransactionState if s is not Transac
 
 # "state" is the words PayDesk shows, "service_state" the service's own word; a sale voided
 # at a counter says so in "counter_void" ("voided", or "paid after void" once its link was
-# paid anyway: the counter book's kinds) with when, last, so the columns before keep
-# their places
+# paid anyway: the counter book's kinds) with when; "by" is the person signed in who made
+# the link or sale ("" without staff, or for a payment looked up); each added last, so
+# the columns before keep their places
 HEADER = (
     "tx_ref",
     "service_reference",
@@ -52,6 +59,7 @@ HEADER = (
     "error",
     "counter_void",
     "counter_voided_utc",
+    "by",
 )
 
 
@@ -116,6 +124,7 @@ def row_of(r: LinkRecord, guard: bool = True) -> tuple[str, ...]:
         t(r.error or ""),
         counter_void(r),
         _iso(r.voided_at),
+        t(r.actor or ""),
     )
 
 
@@ -181,7 +190,9 @@ def writer_for(path: Path) -> CsvWriter | XlsxWriter:
     return XlsxWriter(path) if path.suffix.lower() == ".xlsx" else CsvWriter(path)
 
 
-AUDIT_HEADER = ("When", "User", "Profile", "Mode", "Card", "Action", "Amount", "Result", "Detail")
+# "By": the person signed in ("" without staff, or for what PayDesk did by itself); "User"
+# the computer's login name
+AUDIT_HEADER = ("When", "User", "Profile", "Mode", "Card", "Action", "Amount", "Result", "Detail", "By")
 
 
 def audit_cells(entry: AuditEntry) -> list[str]:
@@ -199,13 +210,17 @@ def audit_cells(entry: AuditEntry) -> list[str]:
         amount,
         entry.result,
         entry.detail,
+        entry.actor or "",
     ]
 
 
-async def export_audit(ledger: CardLedger, query: AuditQuery, path: Path) -> Path:
+async def export_audit(ledger: CardLedger, query: AuditQuery, path: Path, session: Session | None = None) -> Path:
     """Every entry ``query`` selects, newest first, read page by page and written to a CSV
     on a worker thread, beside ``path`` and put in place only when complete: an export cut
-    off (the ledger out of reach on the way) leaves the previous file as it was."""
+    off (the ledger out of reach on the way) leaves the previous file as it was. With
+    ``session``, the export is noted in the activity book with the person who asked."""
+    actor = session.staff.actor if session is not None else None
+    lines = 0
     partial = path.with_name(path.name + ".part")
     handle = await asyncio.to_thread(open, partial, "w", newline="", encoding="utf-8")
     complete = False
@@ -217,6 +232,7 @@ async def export_audit(ledger: CardLedger, query: AuditQuery, path: Path) -> Pat
             entries, more = await ledger.audit_page(query, before=before, limit=1000)
             rows = [[spreadsheet_safe(c) for c in audit_cells(e)] for e in entries]
             await asyncio.to_thread(writer.writerows, rows)
+            lines += len(rows)
             if not more or not entries:
                 break
             before = entries[-1].id
@@ -227,4 +243,11 @@ async def export_audit(ledger: CardLedger, query: AuditQuery, path: Path) -> Pat
             await asyncio.to_thread(os.replace, partial, path)
         else:
             await asyncio.to_thread(partial.unlink, True)
+    if session is not None:
+        detail = ngettext("Card audit: {n} line to {file}", "Card audit: {n} lines to {file}", lines).format(
+            n=lines, file=path.name
+        )
+        await activity.note(
+            session.activity, activity.EXPORT, actor, profile_id=query.profile_id, mode=query.mode, detail=detail
+        )
     return path

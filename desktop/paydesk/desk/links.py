@@ -7,6 +7,7 @@ a link of a deleted profile stops being checked; it is never sent with another's
 from __future__ import annotations
 
 import asyncio
+import enum
 import logging
 from dataclasses import replace
 from datetime import UTC, date, datetime
@@ -32,6 +33,15 @@ if TYPE_CHECKING:
     from ..service.client import ServiceClient
 
 log = logging.getLogger("paydesk.links")
+
+
+class Signed(enum.Enum):
+    """``create``'s default actor: the person signed in when it is called."""
+
+    IN = "signed-in"
+
+
+SIGNED_IN = Signed.IN
 
 
 class LocalDuplicate(ValidationError):
@@ -97,7 +107,14 @@ class LinksController:
             self.hub.record_settled.emit(record)
         return record
 
-    async def create(self, request: PaymentRequest, *, claimed: bool = False, ours: bool = False) -> LinkRecord:
+    async def create(
+        self,
+        request: PaymentRequest,
+        *,
+        claimed: bool = False,
+        ours: bool = False,
+        actor: str | None | Signed = SIGNED_IN,
+    ) -> LinkRecord:
         """Write the intent, ask the service, write the answer. Raises ServiceError on
         refusal; on an unknown outcome the record stays "creating" and the scheduler
         settles it in the background, with the same reference. ``claimed``: the request's
@@ -106,16 +123,28 @@ class LinksController:
         when the service says it was used before, the payment it holds is looked up and
         taken as this one, as a resumed create takes it (refused only when the service's
         record shows another amount, currency or e-mail). Its calls are a person's create
-        (``CallClass.PERSON_CREATE``) unless its caller said otherwise (a batch's: BULK)."""
+        (``CallClass.PERSON_CREATE``) unless its caller said otherwise (a batch's: BULK).
+        ``actor``: who made it, by default the person signed in now (a batch's row: the
+        person who started the batch)."""
         self.session.refuse_while_down()  # a shared ledger out of reach: nothing is sent
         profile, mode = self.session.active()
-        return await self.create_as(profile, mode, request, claimed=claimed, ours=ours)
+        if actor is SIGNED_IN:
+            actor = self.session.staff.actor  # who made it: the person signed in now
+        return await self.create_as(profile, mode, request, claimed=claimed, ours=ours, actor=actor)
 
     async def create_as(
-        self, profile: Profile, mode: str, request: PaymentRequest, *, claimed: bool = False, ours: bool = False
+        self,
+        profile: Profile,
+        mode: str,
+        request: PaymentRequest,
+        *,
+        claimed: bool = False,
+        ours: bool = False,
+        actor: str | None = None,
     ) -> LinkRecord:
         """``create`` in ``profile`` and ``mode`` as its caller read them (a counter sale reads
-        them once, and has refused while the shared ledger is out of reach already)."""
+        them once, and has refused while the shared ledger is out of reach already), made by
+        ``actor`` (the person signed in when they acted; None: no staff set up)."""
         # no key: fails before writing; the address is asked at the first request, after
         # the intent is written (another program answering there: the intent waits)
         async with self.session.lease(profile, mode, ask_first=False) as client:
@@ -124,7 +153,7 @@ class LinksController:
             # written and announced even when the caller stops waiting meanwhile (a batch
             # cancelled): an intent in the ledger is always watched (the scheduler settles it)
             begun = self.session.tasks.spawn(
-                self._begin(profile.id, mode, request),
+                self._begin(profile.id, mode, request, actor),
                 "write a link's intent",
                 expected=(DuplicateReference, LedgerError),
             )
@@ -162,8 +191,8 @@ class LinksController:
         self.session.report(f"Link {record.tx_ref} created")
         return record
 
-    async def _begin(self, profile_id: str, mode: str, request: PaymentRequest) -> LinkRecord:
-        record = await self.ledger.begin_link(profile_id, mode, request)
+    async def _begin(self, profile_id: str, mode: str, request: PaymentRequest, actor: str | None) -> LinkRecord:
+        record = await self.ledger.begin_link(profile_id, mode, request, actor=actor)
         return self.announce(record)
 
     @staticmethod

@@ -25,6 +25,7 @@ from ..config.profiles import (
 from ..config.secrets import KeyStore
 from ..config.shared_ledger import Choice
 from ..ledger import Ledger, LedgerError
+from ..ledger.activity import ActivityBook
 from ..ledger.cards import CardLedger
 from ..service.errors import (
     ServiceError,
@@ -73,6 +74,7 @@ class Session(SessionSaving):
         budgets: Budgets | None = None,
         ledger_choice: Choice | None = None,
         transports: Transports | None = None,
+        activity: ActivityBook | None = None,
     ):
         self.paths = paths
         self.keys = keys
@@ -88,6 +90,8 @@ class Session(SessionSaving):
         self.budgets = budgets or Budgets()
         self.tasks = TaskSet()
         self.staff = Staff()  # who is signed in, and what they may do (desk/staff.py)
+        # who did what that leaves no record of its own: exports, keys saved, going live
+        self.activity = activity
         # who may be sent the keys: an address that answers like the service (guard.py)
         self.guard = AddressGuard(
             health,

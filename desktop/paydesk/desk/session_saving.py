@@ -12,10 +12,14 @@ from dataclasses import replace
 
 from ..config.profiles import MODES, Profile, Settings, SettingsFile
 from ..config.secrets import KeyStore
+from ..ledger import LedgerError
+from ..ledger.activity import ActivityBook
+from . import activity
 from .events import Hub
 from .key_carry import carry_to_shown
 from .leases import Clients
 from .profile_store import ProfileStore
+from .staff import Staff
 
 log = logging.getLogger("paydesk.session")
 
@@ -32,6 +36,8 @@ class SessionSaving:
     ledger_down: Callable[[], Exception | None]
     _save_lock: asyncio.Lock
     _carried: set[str]
+    staff: Staff
+    activity: ActivityBook | None
 
     # -- refusing while a shared ledger is out of reach ---------------------------------
 
@@ -86,10 +92,27 @@ class SessionSaving:
         if mode not in MODES:
             raise ValueError(mode)
         if mode != self.settings.active_mode:
+            actor = self.staff.actor  # who switched (a lock meanwhile does not unname it)
             self.settings.active_mode = mode
             await self._save()
             log.info("mode is now %s", mode)
             self.hub.session_changed.emit()
+            if mode == "live":
+                await self._note_live(actor)
+
+    async def _note_live(self, actor: str | None) -> None:
+        """A switch to live mode, in the activity book. The switch is made whatever the
+        ledger says (it writes nothing there); a ledger out of reach is logged."""
+        try:
+            await activity.note(
+                self.activity,
+                activity.SWITCHED_TO_LIVE,
+                actor,
+                profile_id=self.settings.active_profile or "",
+                mode="live",
+            )
+        except LedgerError as error:
+            log.warning("the switch to live mode was not noted in the activity book: %s", error)
 
     async def switch_profile(self, profile_id: str) -> None:
         if self.settings.profile(profile_id) is None:
@@ -114,10 +137,14 @@ class SessionSaving:
         if self.profile_refusal(profile) is not None:
             self.refuse_while_down()
         edited = profile.id
+        actor = self.staff.actor
         profile = self.store.identify(profile, keys)
         await self.store.save(profile)  # a shared ledger out of reach: nothing changed yet
         persisted = True
+        changed: list[str] = []  # the keys whose value changed, by name (never their value)
         for (mode, kind), value in keys.items():
+            if (await self.keys.get(profile.id, mode, kind) or "") != value.strip():
+                changed.append(f"{mode} {kind}")
             persisted &= await self.keys.set(profile.id, mode, kind, value)
         replaced = edited != profile.id and self._drop(edited)  # its address or public key changed
         existing = self.settings.profile(profile.id)
@@ -138,6 +165,9 @@ class SessionSaving:
             await self.keys.delete_profile(edited)
             self.hub.profile_deleted.emit(edited)
         self.hub.session_changed.emit()
+        if changed:
+            detail = f"{profile.name}: {', '.join(changed)}"
+            await activity.note(self.activity, activity.KEYS_SAVED, actor, profile_id=profile.id, detail=detail)
         return persisted
 
     async def delete_profile(self, profile_id: str) -> None:

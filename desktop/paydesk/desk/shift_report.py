@@ -1,7 +1,8 @@
 """What a shift report says, line by line (label, value): which counter, profile and mode,
-who opened and closed it and when, the count of its sales by kind, the amounts per currency,
-the first and last sale. Qt-free; the PDF, the dialog and the tests all read these lines
-(ui/counter/report.py paints them)."""
+who opened and closed it and when (the person signed in, else the computer's login name),
+the count of its sales by kind, the amounts per currency, the first and last sale.
+Qt-free; the PDF, the dialog and the tests all read these lines (ui/counter/report.py
+paints them)."""
 
 from __future__ import annotations
 
@@ -31,8 +32,8 @@ def lines(shift: Shift, figures: Figures, profile_name: str = "") -> list[tuple[
         ("Counter", shift.counter),
         ("Profile", profile_name or shift.profile_id),
         ("Mode", MODES.get(shift.mode, shift.mode)),
-        ("Opened", _when(shift.opened_at, shift.opened_by)),
-        ("Closed", _when(shift.closed_at, shift.closed_by) or "still open"),
+        ("Opened", _when(shift.opened_at, shift.opened_actor or shift.opened_by)),
+        ("Closed", _when(shift.closed_at, shift.closed_actor or shift.closed_by) or "still open"),
         ("Sales made", str(figures.made)),
         ("Paid", str(figures.paid)),
         ("Still open", str(figures.open)),

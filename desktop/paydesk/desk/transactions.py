@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
+from ..i18n import ngettext
 from ..ledger import CREATING, DaySummary, LedgerError, LinkQuery, LinkRecord
 from ..service.call_class import CallClass, calls_as
 from ..service.errors import (
@@ -27,6 +28,7 @@ from ..service.errors import (
     ServiceUnavailableError,
 )
 from ..service.models import Transaction
+from . import activity
 from .export import writer_for
 from .leases import NoKeyError
 from .links import LinksController
@@ -232,14 +234,22 @@ class TransactionsController:
     # -- export ---------------------------------------------------------------------------
 
     async def export(
-        self, query: LinkQuery, path: Path, on_progress: Callable[[int], None] = lambda n: None, *, report: bool = True
+        self,
+        query: LinkQuery,
+        path: Path,
+        on_progress: Callable[[int], None] = lambda n: None,
+        *,
+        report: bool = True,
+        file_name: str | None = None,
     ) -> int:
         """Write every record of ``query`` to ``path`` (.csv or .xlsx), a page at a time, off
         the loop's thread. A cancelled or failed export leaves no half-written file.
         ``report``: say it in the status bar (False when ``path`` is only a part of a file
-        the caller completes, and names, itself). A shared ledger out of reach: refused (its
-        LedgerError) before the file is begun."""
+        the caller completes, and names, itself: ``file_name``). A shared ledger out of
+        reach: refused (its LedgerError) before the file is begun. The export is noted in
+        the activity book with the person who asked for it."""
         self.session.refuse_while_down()
+        actor = self.session.staff.actor
         writer = await asyncio.to_thread(writer_for, path)
         written, after, finished = 0, None, False
         try:
@@ -254,6 +264,16 @@ class TransactionsController:
             finished = True
         finally:  # complete: in place; cancelled or failed: the previous file stays
             await asyncio.to_thread(writer.close, finished)
+        await activity.note(
+            self.session.activity,
+            activity.EXPORT,
+            actor,
+            profile_id=query.profile_id,
+            mode=query.mode,
+            detail=ngettext(
+                "Transactions: {n} record to {file}", "Transactions: {n} records to {file}", written
+            ).format(n=written, file=file_name or path.name),
+        )
         if report:
             self.session.report(f"Exported {written} record{'' if written == 1 else 's'} to {path.name}")
         return written

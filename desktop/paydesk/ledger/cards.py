@@ -148,6 +148,7 @@ class OperationDraft:
     amount: Decimal | None = None
     currency: str | None = None
     callback_url: str | None = None
+    actor: str | None = None  # the person signed in who sent it (None: no staff set up)
 
 
 @dataclass(frozen=True)
@@ -168,6 +169,7 @@ class CardOperation:
     evidence: str | None  # the card transaction (or for a create, the card) that shows it
     settled: bool  # decided by reading back after a lost answer
     owner: str | None = None  # the PayDesk process that sent it (ledger/owner.py)
+    actor: str | None = None  # the person signed in who sent it (None: no staff set up)
 
     @property
     def open(self) -> bool:
@@ -190,6 +192,7 @@ class AuditDraft:
     currency: str | None = None
     detail: str = ""
     operation_id: int | None = None
+    actor: str | None = None  # the person signed in (None: no staff, or PayDesk by itself)
 
 
 @dataclass(frozen=True)
@@ -208,6 +211,7 @@ class AuditEntry:
     result: str
     detail: str
     operation_id: int | None
+    actor: str | None = None  # the person signed in (None: no staff, or PayDesk by itself)
 
 
 @dataclass(frozen=True)
@@ -216,7 +220,7 @@ class AuditQuery:
     mode: str
     action: str | None = None
     result: str | None = None
-    text: str = ""  # masked number, last four, user or detail
+    text: str = ""  # masked number, last four, user, person or detail
 
 
 class CardLedger(abc.ABC):

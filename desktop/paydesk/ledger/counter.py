@@ -139,6 +139,9 @@ class Shift:
     closed_at: datetime | None = None
     closed_by: str | None = None
     figures: Figures | None = None  # frozen at close; None while open
+    # the person signed in who opened it, who closed it (None: no staff set up)
+    opened_actor: str | None = None
+    closed_actor: str | None = None
 
     @property
     def closed(self) -> bool:
@@ -163,6 +166,10 @@ class Sale:
     decision: str | None = None  # after a payment after void: REFUND or KEEP
     decided_at: datetime | None = None
     decided_by: str | None = None
+    # the person signed in who made it, voided it, decided after the void (None: no staff)
+    actor: str | None = None
+    voided_actor: str | None = None
+    decided_actor: str | None = None
 
     @property
     def key(self) -> tuple[str, str]:
@@ -198,10 +205,10 @@ class CounterBook(abc.ABC):
     Writes are durable when they return; every write is one transaction."""
 
     @abc.abstractmethod
-    async def open_shift(self, counter: str, profile_id: str, mode: str, by: str) -> Shift:
-        """The open shift of ``counter`` in this profile and mode, opened now (by ``by``) if
-        it has none. At most one open shift per counter, profile and mode, even when two
-        desks ask at once."""
+    async def open_shift(self, counter: str, profile_id: str, mode: str, by: str, *, actor: str | None = None) -> Shift:
+        """The open shift of ``counter`` in this profile and mode, opened now (by ``by``, the
+        computer's user, and ``actor``, the person signed in) if it has none. At most one
+        open shift per counter, profile and mode, even when two desks ask at once."""
 
     @abc.abstractmethod
     async def current_shift(self, counter: str, profile_id: str, mode: str) -> Shift | None:
@@ -216,20 +223,20 @@ class CounterBook(abc.ABC):
         used up (the staff's screen shows "Sale 0042" before Enter)."""
 
     @abc.abstractmethod
-    async def add_sale(self, shift_id: int, tx_ref: str, by: str) -> Sale:
+    async def add_sale(self, shift_id: int, tx_ref: str, by: str, *, actor: str | None = None) -> Sale:
         """A sale of an open shift, before its link's intent is written: the next number of
         the shift's counter (unique per counter, even with two desks). Raises ShiftClosed
         when the shift is closed. The returned sale's kind is FAILED until its link exists."""
 
     @abc.abstractmethod
-    async def void(self, profile_id: str, tx_ref: str, by: str) -> Sale:
+    async def void(self, profile_id: str, tx_ref: str, by: str, *, actor: str | None = None) -> Sale:
         """Void a sale: the counter stops showing it (its link is still watched). Voiding a
         voided sale returns it as it is. Raises SalePaid, writing nothing, when its link is
         paid already (read in the void's own transaction: a payment is never booked as
         "paid after void" because a screen lagged), LedgerError when it is not a sale."""
 
     @abc.abstractmethod
-    async def decide(self, profile_id: str, tx_ref: str, decision: str, by: str) -> Sale:
+    async def decide(self, profile_id: str, tx_ref: str, decision: str, by: str, *, actor: str | None = None) -> Sale:
         """Settle a payment after void (``decision``: REFUND or KEEP). A decision already
         written stands (the sale is returned as it is). Raises LedgerError when the sale is
         not paid after void."""
@@ -247,7 +254,7 @@ class CounterBook(abc.ABC):
         """The count of the sales matching ``query``, computed in SQL."""
 
     @abc.abstractmethod
-    async def close_shift(self, shift_id: int, by: str) -> Shift:
+    async def close_shift(self, shift_id: int, by: str, *, actor: str | None = None) -> Shift:
         """Freeze the shift's figures (computed in the same transaction) and close it: the
         counter's next sale opens a new shift, at zero. Raises ShiftClosed when it was closed
         already."""

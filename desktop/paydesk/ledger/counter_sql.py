@@ -58,7 +58,8 @@ SALE_COLUMNS = (
     " s.made_at AS sale_made_at, s.made_by AS sale_made_by,"
     " v.voided_at AS sale_voided_at, v.voided_by AS sale_voided_by,"
     " d.decision AS sale_decision, d.decided_at AS sale_decided_at,"
-    f" d.decided_by AS sale_decided_by, {KIND} AS sale_kind"
+    f" d.decided_by AS sale_decided_by, {KIND} AS sale_kind,"
+    " s.actor AS sale_actor, v.actor AS sale_voided_actor, d.actor AS sale_decided_actor"
 )
 SALES_FROM = (
     "counter_sales s"
@@ -70,7 +71,7 @@ SALES_FROM = (
 
 SHIFT_SELECT = (
     "SELECT sh.id, sh.counter, sh.profile_id, sh.mode, sh.opened_at, sh.opened_by,"
-    " c.closed_at, c.closed_by, c.figures"
+    " c.closed_at, c.closed_by, c.figures, sh.actor AS opened_actor, c.actor AS closed_actor"
     " FROM counter_shifts sh LEFT JOIN counter_shift_closes c ON c.shift_id = sh.id"
 )
 
@@ -255,6 +256,9 @@ def sale(row: Row, when: When, record: Callable[[Row], LinkRecord]) -> Sale:
         decision=row["sale_decision"],
         decided_at=None if decided is None else when(decided),
         decided_by=row["sale_decided_by"],
+        actor=row["sale_actor"],
+        voided_actor=row["sale_voided_actor"],
+        decided_actor=row["sale_decided_actor"],
     )
 
 
@@ -271,6 +275,8 @@ def shift(row: Row, when: When) -> Shift:
         closed_at=None if closed is None else when(closed),
         closed_by=row["closed_by"],
         figures=None if frozen is None else Figures.from_json(json.loads(frozen)),
+        opened_actor=row["opened_actor"],
+        closed_actor=row["closed_actor"],
     )
 
 

@@ -100,6 +100,7 @@ class LinkRecord:
     # when a sale made at a counter was voided there (the counter book's counter_voids, read
     # with the record): None for a link that is no counter sale, or one not voided
     voided_at: datetime | None = None
+    actor: str | None = None  # the person signed in who made it (None: no staff, or a lookup)
     raw_json: str | None = field(default=None, repr=False, compare=False)
 
     @property

@@ -67,8 +67,11 @@ class Ledger(abc.ABC):
     # -- links: written before the call, completed after ---------------------------------
 
     @abc.abstractmethod
-    async def begin_link(self, profile_id: str, mode: str, request: PaymentRequest) -> LinkRecord:
-        """The intent, before the call: state "creating". Raises DuplicateReference."""
+    async def begin_link(
+        self, profile_id: str, mode: str, request: PaymentRequest, *, actor: str | None = None
+    ) -> LinkRecord:
+        """The intent, before the call: state "creating", made by ``actor`` (the person signed
+        in; None: no staff set up). Raises DuplicateReference."""
 
     @abc.abstractmethod
     async def complete_link(self, profile_id: str, link: PaymentLink) -> LinkRecord:

@@ -13,6 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..service.models import TransactionState
+from .actor_schema import V12
 from .amounts import to_minor
 from .batch_schema import V9
 from .card_schema import V4, V5
@@ -204,8 +205,9 @@ V11: list[Step] = [
 # V4: the card wallet; V5: who sent each card operation (card_schema.py); V7: the
 # notification inbox and how a record's state was learned (inbox_schema.py); V8: the
 # counters' book (counter_schema.py); V9: the batches of bulk links (batch_schema.py); V10:
-# refused requests traced apart from the inbox (inbox_schema.py); V11: search folded (above)
-MIGRATIONS: list[Sequence[Step]] = [V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11]
+# refused requests traced apart from the inbox (inbox_schema.py); V11: search folded (above);
+# V12: who did it, and the activity book (actor_schema.py)
+MIGRATIONS: list[Sequence[Step]] = [V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12]
 LATEST = len(MIGRATIONS)
 
 

@@ -139,7 +139,6 @@ class MainWindow(WindowActions, QMainWindow):
         self.tabs.setObjectName("tabs")
         self.tabs.setAccessibleName("Sections")
         self.links, self.scheduler = desk.links, desk.scheduler
-        self.transactions, self.cards = desk.transactions, desk.cards
         self.links_tab = LinksTab(session, self.links, self.scheduler)
         self._built: dict[str, QWidget] = {"links": self.links_tab}
         for title, name in TABS:  # the others: an empty page of that name until built
@@ -215,7 +214,7 @@ class MainWindow(WindowActions, QMainWindow):
         if name == "transactions":
             from .transactions.tab import TransactionsTab
 
-            tab = TransactionsTab(self.session, self.transactions)
+            tab = TransactionsTab(self.session, self.desk.transactions)
             tab.showQrRequested.connect(self.show_qr)
             return tab
         if name == "counter":
@@ -224,7 +223,7 @@ class MainWindow(WindowActions, QMainWindow):
             return CounterTab(self.session, self.desk.counter)
         from .cards.tab import CardsTab
 
-        return CardsTab(self.session, self.cards)
+        return CardsTab(self.session, self.desk.cards)
 
     def _tab_shown(self, index: int) -> None:
         name = TABS[index][1] if 0 <= index < len(TABS) else None
@@ -383,6 +382,7 @@ class MainWindow(WindowActions, QMainWindow):
         self.notifications.close()
         self.counter_shifts.close()
         self.bulk.close()
+        self.activity.close()
         if "counter" in self._built:
             self.counter_tab.shut()  # the customer's display goes with the window
         if "cards" in self._built:

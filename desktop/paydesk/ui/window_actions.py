@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from ..desk.build import Desk
     from ..desk.session import Session
     from ..desk.tasks import TaskSet
+    from .activity.entry import ActivityEntry
     from .bulk.entry import BulkEntry
     from .counter.shifts import CounterShiftsWindow
     from .links.tab import LinksTab
@@ -43,6 +44,7 @@ class WindowActions(_Window):
     notifications_action: QAction
     counter_shifts_action: QAction
     bulk: BulkEntry
+    activity: ActivityEntry
 
     if TYPE_CHECKING:  # the window's methods they call, defined in main_window.py
 
@@ -119,4 +121,7 @@ class WindowActions(_Window):
         from .bulk.entry import BulkEntry  # Links > Bulk links…, View > Batches…
 
         self.bulk = BulkEntry(self, self.desk, view, self.links_tab.unfinished)
+        from .activity.entry import ActivityEntry  # View > Activity…
+
+        self.activity = ActivityEntry(self, self.desk, view)
         self.links_tab.bulkRequested.connect(self.bulk.show_bulk)

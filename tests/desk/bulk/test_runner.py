@@ -557,3 +557,20 @@ async def test_another_profile_made_active_pauses_the_batch(desk, add_profile, s
     await desk.bulk.wait(batch.id)
     assert set((await states(desk, batch)).values()) == {CREATED}
     assert made(service) == 10
+
+
+async def test_a_batchs_links_are_made_by_the_person_who_started_it(desk, add_profile, tmp_path):
+    """Ana starts the batch and the counter locks (or Ben signs in) while its rows are sent:
+    every link is still Ana's, as each was asked for when she pressed Start."""
+    from paydesk.desk.staff import Person, Role
+
+    await add_profile()
+    path = write_csv(tmp_path / "who.csv", [line(n) for n in range(1, 7)], headers=HEADERS)
+    batch = await load(desk, path)
+    desk.session.staff.signed_in(Person("p-ana", "Ana", Role.FINANCE))
+    await desk.bulk.start(batch)
+    desk.session.staff.signed_in(Person("p-ben", "Ben", Role.FINANCE))
+    await desk.bulk.wait(batch.id)
+    rows = await desk.batches.rows(batch.id)
+    assert [r.state for r in rows] == [CREATED] * 6
+    assert {r.record.actor for r in rows} == {"Ana"}

@@ -26,7 +26,7 @@ def ready(window, session):
     async def act():
         await until_async(lambda: window.started and session.profile is not None, 120, "start-up", every=0.05)
         profile, key = session.profile, await session.key()
-        op = await window.cards.create(profile, "test", Decimal(40), "GBP", None)
+        op = await window.desk.cards.create(profile, "test", Decimal(40), "GBP", None)
         card = await session.card_ledger.card(profile.id, "test", op.card_hash)
         # from here on, as a user: the Cards tab, the card's row, Fund, 15, Fund
         tab = window.cards_tab

@@ -34,6 +34,7 @@ class Run:
     last_said: float = 0.0
     saying: asyncio.TimerHandle | None = None
     report: str = ""
+    actor: str | None = None  # the person who started (or last resumed) it: its rows' maker
 
 
 def check_active(session: Session, batch: Batch) -> None:

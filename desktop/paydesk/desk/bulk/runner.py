@@ -179,7 +179,7 @@ class BulkController:
         figures = await self.batches.figures(batch.id)
         if batch.policy == ALL and figures.skipped:
             raise BatchRefused(f"All or nothing: {figures.skipped} rows have problems; nothing was sent")
-        run = Run(batch, before=figures)
+        run = Run(batch, before=figures, actor=self.session.staff.actor)
         run.go.set()
         self._runs[batch.id] = run
         run.task = self.tasks.spawn(self.sender.run(run), f"batch {batch.id}")
@@ -206,6 +206,7 @@ class BulkController:
             check_active(self.session, run.batch)
             self.session.refuse_while_down()
             run.why_paused, run.unreachable = "", 0
+            run.actor = self.session.staff.actor  # its rows from now are this person's
             run.go.set()
             self.sender.changed(run)
 

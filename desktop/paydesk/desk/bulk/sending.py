@@ -156,6 +156,7 @@ class Sender:
                 request,
                 claimed=True,  # nothing awaited between
                 ours=row.tx_ref == batch.ref(row.number),
+                actor=run.actor,  # who started the batch, whoever is signed in now
             )
             self._slowly(record)
             run.sent += 1

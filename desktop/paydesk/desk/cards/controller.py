@@ -96,9 +96,11 @@ class CardsController(Sending):
         amount: Decimal | None = None,
         currency: str | None = None,
         detail: str = "",
+        actor: str | None = None,
     ) -> AuditDraft:
         return AuditDraft(
             user=self.user,
+            actor=actor,
             profile_id=profile.id,
             profile_name=profile.name,
             mode=mode,
@@ -119,7 +121,10 @@ class CardsController(Sending):
         *,
         card_hash: str | None = None,
         masked: str | None = None,
+        actor: str | None = None,
     ) -> AuditDraft:
+        """A line about ``op``: ``actor`` for its lines written while its person waits (the
+        settling in the background writes none)."""
         return self._audit(
             self._profile(op.profile_id),
             op.mode,
@@ -130,6 +135,7 @@ class CardsController(Sending):
             amount=op.amount,
             currency=op.currency,
             detail=detail,
+            actor=actor,
         )
 
     def _emit_op(self, op: CardOperation) -> CardOperation:
@@ -210,23 +216,33 @@ class CardsController(Sending):
         A shared ledger out of reach: refused before the service is asked (it is audited)."""
         profile = self._profile(record.profile_id)
         self.session.refuse_while_down()
+        actor = self.session.staff.actor
         try:
             async with self.session.lease(profile, record.mode) as client:
                 with calls_as(CallClass.PERSON_LOOKUP):
                     card = await client.card(record.card_hash)
         except ServiceError as error:
-            await self.note(record, action, "failed", error.message)
+            await self.note(record, action, "failed", error.message, actor=actor)
             raise
-        await self.note(record, action, "done")
+        await self.note(record, action, "done", actor=actor)
         return card
 
-    async def note(self, record: CardRecord, action: str, result: str, detail: str = "") -> None:
+    async def note(
+        self, record: CardRecord, action: str, result: str, detail: str = "", *, actor: str | None = None
+    ) -> None:
         """An audit line for something done with a card that is not an operation (reveal,
-        copy number)."""
+        copy number), by ``actor`` (the person signed in when they asked)."""
         profile = self._profile(record.profile_id)
         await self.ledger.append_audit(
             self._audit(
-                profile, record.mode, action, result, card_hash=record.card_hash, masked=record.masked, detail=detail
+                profile,
+                record.mode,
+                action,
+                result,
+                card_hash=record.card_hash,
+                masked=record.masked,
+                detail=detail,
+                actor=actor,
             )
         )
         self.hub.audit_added.emit(record.profile_id, record.mode)

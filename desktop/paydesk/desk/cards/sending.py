@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -71,6 +72,7 @@ class Sending(Settling):
             amount: Decimal | None = None,
             currency: str | None = None,
             detail: str = "",
+            actor: str | None = None,
         ) -> AuditDraft: ...
 
         async def load_card(
@@ -145,7 +147,10 @@ class Sending(Settling):
     ) -> CardOperation:
         """Lease (no key: nothing is written), write the intent, call, write the outcome.
         Raises OperationUnderWay when the card is busy; every other outcome is the returned
-        operation's state (done, not-done, or still lost and being settled)."""
+        operation's state (done, not-done, or still lost and being settled). The person
+        signed in when it was asked is its actor, on the operation and its lines."""
+        actor = self.session.staff.actor
+        draft = replace(draft, actor=actor)
         audit = self._audit(
             profile,
             draft.mode,
@@ -155,6 +160,7 @@ class Sending(Settling):
             masked=draft.masked,
             amount=draft.amount,
             currency=draft.currency,
+            actor=actor,
         )
         self._mode_has_cards(profile, draft.mode)
         if draft.amount is not None:
@@ -184,7 +190,7 @@ class Sending(Settling):
             )
             op = self._emit_op(
                 await self.ledger.finish_operation(
-                    op.id, "not-done", failure.message, self._op_audit(op, word, failure.message)
+                    op.id, "not-done", failure.message, self._op_audit(op, word, failure.message, actor=op.actor)
                 )
             )
             self.session.report(f"Card {draft.kind} not done: {failure.message}")
@@ -194,7 +200,8 @@ class Sending(Settling):
         why = failure.message if isinstance(failure, ServiceError) else type(failure).__name__
         if not isinstance(failure, ServiceError):
             log.error("card %s failed unexpectedly", draft.kind, exc_info=failure)
-        op = self._emit_op(await self.ledger.mark_lost(op.id, why, self._op_audit(op, "answer lost", why)))
+        lost = self._op_audit(op, "answer lost", why, actor=op.actor)
+        op = self._emit_op(await self.ledger.mark_lost(op.id, why, lost))
         self.session.report(
             f"Card {draft.kind}: {why}. PayDesk is checking with "
             "the service whether it happened; nothing is sent again."
@@ -217,7 +224,7 @@ class Sending(Settling):
                 op.id,
                 "done",
                 result,
-                self._op_audit(op, word, result, card_hash=card_hash, masked=masked),
+                self._op_audit(op, word, result, card_hash=card_hash, masked=masked, actor=op.actor),
                 card_hash=card_hash,
                 answered=True,
                 masked=masked,

@@ -62,6 +62,7 @@ class Settling:
             *,
             card_hash: str | None = None,
             masked: str | None = None,
+            actor: str | None = None,
         ) -> AuditDraft: ...
 
         def _emit_op(self, op: CardOperation) -> CardOperation: ...

@@ -24,12 +24,12 @@ from ..query import like
 _OPERATION_COLUMNS = (
     "id, profile_id, mode, kind, card_hash, masked, amount_minor, currency,"
     " callback_url, state, started_at, finished_at, result, evidence, settled,"
-    " owner"
+    " owner, actor"
 )
 _OPEN = "state IN (" + ", ".join(f"'{s}'" for s in OPEN_OPERATION_STATES) + ")"
 _AUDIT_COLUMNS = (
     'id, at, "user", profile_id, profile_name, mode, card_hash, masked, action,'
-    " amount_minor, currency, result, detail, operation_id"
+    " amount_minor, currency, result, detail, operation_id, actor"
 )
 
 
@@ -58,6 +58,7 @@ class SqlCardOperations:
             evidence=row["evidence"],
             settled=bool(row["settled"]),
             owner=row["owner"],
+            actor=row["actor"],
         )
 
     def _must_operation(self, conn: Conn, operation_id: int, *, lock: bool = False) -> CardOperation:
@@ -77,8 +78,8 @@ class SqlCardOperations:
         row = self._d.one(
             conn,
             'INSERT INTO card_audit (at, "user", profile_id, profile_name, mode, card_hash,'
-            " masked, action, amount_minor, currency, result, detail, operation_id)"
-            " VALUES ({now}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " masked, action, amount_minor, currency, result, detail, operation_id, actor)"
+            " VALUES ({now}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
             f" RETURNING {_AUDIT_COLUMNS}",
             (
                 draft.user,
@@ -93,6 +94,7 @@ class SqlCardOperations:
                 draft.result,
                 draft.detail,
                 operation_id if operation_id is not None else draft.operation_id,
+                draft.actor,
             ),
         )
         if row is None:
@@ -116,6 +118,7 @@ class SqlCardOperations:
             result=row["result"],
             detail=row["detail"],
             operation_id=row["operation_id"],
+            actor=row["actor"],
         )
 
     def _audit_where(self, query: AuditQuery) -> tuple[str, list[Any]]:
@@ -130,9 +133,10 @@ class SqlCardOperations:
         if term:  # any case (ASCII letters)
             ilike = self._d.ilike
             where += (
-                f" AND (masked {ilike} ? ESCAPE '\\' OR \"user\" {ilike} ? ESCAPE '\\' OR detail {ilike} ? ESCAPE '\\')"
+                f" AND (masked {ilike} ? ESCAPE '\\' OR \"user\" {ilike} ? ESCAPE '\\' OR detail {ilike} ? ESCAPE '\\'"
+                f" OR COALESCE(actor, '') {ilike} ? ESCAPE '\\')"
             )
-            args += [like(term)] * 3
+            args += [like(term)] * 4
         return where, args
 
     def _changed(self, conn: Conn, operation: CardOperation) -> CardOperation:
@@ -148,8 +152,8 @@ class SqlCardOperations:
             row = self._d.one(
                 conn,
                 "INSERT INTO card_operations (profile_id, mode, kind, card_hash, masked,"
-                " amount_minor, currency, callback_url, state, started_at, owner)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'sending', {now}, ?)"
+                " amount_minor, currency, callback_url, state, started_at, owner, actor)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'sending', {now}, ?, ?)"
                 " ON CONFLICT DO NOTHING RETURNING id",
                 (
                     draft.profile_id,
@@ -161,6 +165,7 @@ class SqlCardOperations:
                     draft.currency,
                     draft.callback_url,
                     this_process(),
+                    draft.actor,
                 ),
             )
             if row is None:

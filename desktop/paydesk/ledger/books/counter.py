@@ -96,7 +96,7 @@ class SqlCounterBook(CounterBook):
         self._d.event(conn, "shift", shift.profile_id, shift.mode, str(shift.id))
         return shift
 
-    async def open_shift(self, counter: str, profile_id: str, mode: str, by: str) -> Shift:
+    async def open_shift(self, counter: str, profile_id: str, mode: str, by: str, *, actor: str | None = None) -> Shift:
         def write(conn: Conn) -> Shift:
             self._lock(conn, counter)
             row = self._d.one(conn, _OPEN_SHIFT, (counter, profile_id, mode))
@@ -105,8 +105,8 @@ class SqlCounterBook(CounterBook):
             made = self._d.new_id(
                 conn,
                 "INSERT INTO counter_shifts (counter, profile_id, mode,"
-                " opened_at, opened_by) VALUES (?, ?, ?, {now}, ?)",
-                (counter, profile_id, mode, by),
+                " opened_at, opened_by, actor) VALUES (?, ?, ?, {now}, ?, ?)",
+                (counter, profile_id, mode, by, actor),
             )
             return self._shift_event(conn, self._must_shift(conn, made))
 
@@ -124,7 +124,7 @@ class SqlCounterBook(CounterBook):
         assert row is not None
         return int(row["n"])
 
-    async def add_sale(self, shift_id: int, tx_ref: str, by: str) -> Sale:
+    async def add_sale(self, shift_id: int, tx_ref: str, by: str, *, actor: str | None = None) -> Sale:
         def write(conn: Conn) -> Sale:
             shift = self._locked_shift(conn, shift_id)
             if shift.closed:
@@ -133,9 +133,9 @@ class SqlCounterBook(CounterBook):
                 self._d.run(
                     conn,
                     "INSERT INTO counter_sales (profile_id, mode, tx_ref, counter,"
-                    " shift_id, number, made_at, made_by) SELECT ?, ?, ?, ?, ?, n, {now}, ?"
+                    " shift_id, number, made_at, made_by, actor) SELECT ?, ?, ?, ?, ?, n, {now}, ?, ?"
                     f" FROM ({NEXT_NUMBER.format(m='?')}) nxt",
-                    (shift.profile_id, shift.mode, tx_ref, shift.counter, shift_id, by, shift.counter),
+                    (shift.profile_id, shift.mode, tx_ref, shift.counter, shift_id, by, actor, shift.counter),
                 )
             except self._d.unique:  # the transaction is rolled back
                 raise LedgerError(f"{tx_ref} is a sale already") from None
@@ -143,7 +143,7 @@ class SqlCounterBook(CounterBook):
 
         return await self._engine.write(write)
 
-    async def void(self, profile_id: str, tx_ref: str, by: str) -> Sale:
+    async def void(self, profile_id: str, tx_ref: str, by: str, *, actor: str | None = None) -> Sale:
         def write(conn: Conn) -> Sale:
             if self._d.share:
                 # the link's row held until the void commits: a payment being written on
@@ -161,16 +161,16 @@ class SqlCounterBook(CounterBook):
             made = self._d.one(
                 conn,
                 "INSERT INTO counter_voids (profile_id, tx_ref, voided_at,"
-                " voided_by) VALUES (?, ?, {now}, ?) ON CONFLICT (profile_id,"
+                " voided_by, actor) VALUES (?, ?, {now}, ?, ?) ON CONFLICT (profile_id,"
                 " tx_ref) DO NOTHING RETURNING tx_ref",
-                (profile_id, tx_ref, by),
+                (profile_id, tx_ref, by, actor),
             )
             sale = self._must_sale(conn, profile_id, tx_ref)
             return sale if made is None else self._sale_event(conn, sale)  # voided before
 
         return await self._engine.write(write)
 
-    async def decide(self, profile_id: str, tx_ref: str, decision: str, by: str) -> Sale:
+    async def decide(self, profile_id: str, tx_ref: str, decision: str, by: str, *, actor: str | None = None) -> Sale:
         check_decision(decision)
 
         def write(conn: Conn) -> Sale:
@@ -182,9 +182,9 @@ class SqlCounterBook(CounterBook):
             made = self._d.one(
                 conn,
                 "INSERT INTO counter_decisions (profile_id, tx_ref,"
-                " decision, decided_at, decided_by) VALUES (?, ?, ?, {now}, ?)"
+                " decision, decided_at, decided_by, actor) VALUES (?, ?, ?, {now}, ?, ?)"
                 " ON CONFLICT (profile_id, tx_ref) DO NOTHING RETURNING tx_ref",
-                (profile_id, tx_ref, decision, by),
+                (profile_id, tx_ref, decision, by, actor),
             )
             sale = self._must_sale(conn, profile_id, tx_ref)  # another desk's decision stands
             return sale if made is None else self._sale_event(conn, sale)
@@ -202,7 +202,7 @@ class SqlCounterBook(CounterBook):
     async def figures(self, query: SaleQuery) -> Figures:
         return await self._engine.read(lambda conn: self._figures(conn, query))
 
-    async def close_shift(self, shift_id: int, by: str) -> Shift:
+    async def close_shift(self, shift_id: int, by: str, *, actor: str | None = None) -> Shift:
         def write(conn: Conn) -> Shift:
             shift = self._locked_shift(conn, shift_id)
             if shift.closed:
@@ -210,8 +210,9 @@ class SqlCounterBook(CounterBook):
             frozen = self._figures(conn, SaleQuery(shift_id=shift_id))
             self._d.run(
                 conn,
-                "INSERT INTO counter_shift_closes (shift_id, closed_at, closed_by, figures) VALUES (?, {now}, ?, ?)",
-                (shift_id, by, json.dumps(frozen.to_json(), sort_keys=True)),
+                "INSERT INTO counter_shift_closes (shift_id, closed_at, closed_by, figures, actor)"
+                " VALUES (?, {now}, ?, ?, ?)",
+                (shift_id, by, json.dumps(frozen.to_json(), sort_keys=True), actor),
             )
             return self._shift_event(conn, self._must_shift(conn, shift_id))
 

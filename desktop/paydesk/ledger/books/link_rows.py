@@ -38,6 +38,7 @@ COLUMNS = (
     "checked_at",
     "raw",
     "learned_by",
+    "actor",
 )
 # a new record's times are the ledger's (the server's on a shared ledger): created (unless
 # the service said when), updated and, for a lookup, checked now, so desks agree on order
@@ -86,6 +87,7 @@ def row_of(r: LinkRecord, time: Callable[[datetime], Any], never: Any) -> tuple[
         time(r.checked_at) if r.checked_at else never,
         r.raw_json,
         r.learned_by,
+        r.actor,
     )
 
 

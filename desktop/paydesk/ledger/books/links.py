@@ -80,7 +80,9 @@ class SqlLedger(LinkReads[E], Ledger):
 
     # -- links --------------------------------------------------------------------------
 
-    async def begin_link(self, profile_id: str, mode: str, request: PaymentRequest) -> LinkRecord:
+    async def begin_link(
+        self, profile_id: str, mode: str, request: PaymentRequest, *, actor: str | None = None
+    ) -> LinkRecord:
         body = request.to_json()
         row = (
             profile_id,
@@ -106,6 +108,7 @@ class SqlLedger(LinkReads[E], Ledger):
             False,
             None,
             None,
+            actor,
         )
         now = self._d.now()  # when it was asked (the file's clock; the server's is its own)
 
@@ -194,6 +197,7 @@ class SqlLedger(LinkReads[E], Ledger):
             True,
             raw,
             learned_by,
+            None,  # PayDesk's own lookup: nobody's write
         )
         now = self._d.now()  # when it was answered: one moment for the whole write
 

@@ -41,6 +41,7 @@ COLUMNS = (
     "checked_at",
     "customer_key",
     "learned_by",
+    "actor",
 )
 # A sale voided at a counter: its void in the counter book, read with the record by
 # (profile_id, tx_ref), one seek in counter_voids' unique index per record read (both
@@ -93,6 +94,7 @@ def record_of(
         checked_at=maybe(row["checked_at"]),
         learned_by=row["learned_by"],
         voided_at=maybe(row["voided_at"]),
+        actor=row["actor"],
         raw_json=raw,
     )
 

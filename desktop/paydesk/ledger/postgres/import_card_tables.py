@@ -142,6 +142,7 @@ def _operation(row: sqlite3.Row, merchant: str, installation: str) -> tuple[Any,
         row["evidence"],
         bool(row["settled"]),
         row["owner"],
+        row["actor"],
         origin_key(installation, row["id"]),
     )
 
@@ -150,7 +151,7 @@ CARD_OPERATIONS = Table(
     name="card_operations",
     select=(
         "SELECT profile_id, id, mode, kind, card_hash, masked, amount_minor, currency,"
-        " callback_url, state, started_at, finished_at, result, evidence, settled, owner"
+        " callback_url, state, started_at, finished_at, result, evidence, settled, owner, actor"
         " FROM card_operations ORDER BY id"
     ),
     columns=(
@@ -169,6 +170,7 @@ CARD_OPERATIONS = Table(
         ("evidence", "text"),
         ("settled", "boolean"),
         ("owner", "text"),
+        ("actor", "text"),
         ("origin_key", "text"),
     ),
     key=("origin_key",),
@@ -208,6 +210,7 @@ def _audit(row: sqlite3.Row, merchant: str, installation: str) -> tuple[Any, ...
         row["currency"],
         row["result"],
         row["detail"],
+        row["actor"],
         origin_key(installation, row["operation_id"]),
         origin_key(installation, row["id"]),
     )
@@ -219,7 +222,7 @@ CARD_AUDIT = Table(
     name="card_audit",
     select=(
         'SELECT profile_id, id, at, "user", profile_name, mode, card_hash, masked, action,'
-        " amount_minor, currency, result, detail, operation_id FROM card_audit ORDER BY id"
+        " amount_minor, currency, result, detail, operation_id, actor FROM card_audit ORDER BY id"
     ),
     columns=(
         ("profile_id", "text"),
@@ -234,6 +237,7 @@ CARD_AUDIT = Table(
         ("currency", "text"),
         ("result", "text"),
         ("detail", "text"),
+        ("actor", "text"),
         ("operation_origin", "text"),
         ("origin_key", "text"),
     ),

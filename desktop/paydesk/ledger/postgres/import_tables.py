@@ -15,6 +15,7 @@ import sqlite3
 from datetime import date
 from typing import Any
 
+from ..actor_schema import ACTOR_TABLES
 from ..records import parse_written
 from .import_card_tables import CARD_AUDIT, CARD_OPERATIONS, CARD_TRANSACTIONS, CARDS, origin_key
 from .import_shape import Compared, Convert, Merged, Table
@@ -47,6 +48,7 @@ def _link(row: sqlite3.Row, merchant: str, installation: str) -> tuple[Any, ...]
         _when(row["checked_at"]),
         row["raw"],
         row["learned_by"],
+        row["actor"],
     )
 
 
@@ -61,7 +63,7 @@ LINKS = Table(
         "SELECT profile_id, mode, tx_ref, amount_minor, fee_minor, currency, email,"
         " first_name, last_name, state, state_raw, checkout_url, reference, customization,"
         " meta, callback_url, return_url, origin, error, created_at, updated_at, checked_at,"
-        " raw, learned_by FROM links ORDER BY id"
+        " raw, learned_by, actor FROM links ORDER BY id"
     ),
     columns=(
         ("profile_id", "text"),
@@ -88,6 +90,7 @@ LINKS = Table(
         ("checked_at", "timestamptz"),
         ("raw", "text"),
         ("learned_by", "text"),
+        ("actor", "text"),
     ),
     key=("profile_id", "tx_ref"),
     convert=_link,
@@ -103,14 +106,19 @@ LINKS = Table(
 
 
 LEARNED_BY = 7  # the file's schema from which links say how their state was learned
+ACTOR = 12  # the file's schema from which a person's writes say who made them
 
 
 def select_for(table: Table, version: int) -> str:
     """What to read of ``table`` from a file of schema ``version`` (an older file's links
-    have no learned_by: NULL, as the file itself says once it is opened by this PayDesk)."""
+    have no learned_by, an older file's records no actor: NULL, as the file itself says
+    once it is opened by this PayDesk)."""
+    select = table.select
     if table.name == "links" and version < LEARNED_BY:
-        return table.select.replace(", learned_by FROM", ", NULL AS learned_by FROM")
-    return table.select
+        select = select.replace(" raw, learned_by,", " raw, NULL AS learned_by,")
+    if table.name in ACTOR_TABLES and version < ACTOR:
+        select = select.replace(", actor FROM", ", NULL AS actor FROM")
+    return select
 
 
 # in the order they are imported: operations before the audit lines that name them

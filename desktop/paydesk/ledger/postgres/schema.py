@@ -22,6 +22,7 @@ from psycopg import Connection, errors
 from ..records import FINAL, ORIGINS, STATES
 from ..schema import SORT_INDEXES
 from . import (
+    actor_schema,
     batch_schema,
     budget_learn,
     budget_schema,
@@ -137,7 +138,8 @@ CREATE TABLE merchants (
 # and case) search_schema.py's; 9 (the shop's call budget) budget_schema.py's; 10 (the
 # classes below a person's spread their calls) budget_spread.py's; 11 (a limit learned from
 # a 429 only in a window the shop's calls began) budget_learn.py's; 12 (sale requests of
-# counters without keys, their limits) requests_schema.py's. In order of their numbers.
+# counters without keys, their limits) requests_schema.py's; 13 (the staff) staff_schema.py's;
+# 14 (who did it, and the activity book) actor_schema.py's. In order of their numbers.
 MIGRATIONS: list[tuple[int, str]] = [
     (1, V1),
     card_schema.MIGRATION,
@@ -151,6 +153,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     budget_spread.MIGRATION,
     budget_learn.MIGRATION,
     requests_schema.MIGRATION,
+    actor_schema.MIGRATION,
 ]
 KNOWN = max(version for version, _ in MIGRATIONS)
 

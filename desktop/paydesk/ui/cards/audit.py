@@ -253,6 +253,6 @@ class AuditView(QWidget):
         query = self.query()
         if query is None:
             raise ValueError("no profile")
-        await export_audit(self.ledger, query, path)
+        await export_audit(self.ledger, query, path, self.session)
         self.exported.emit(str(path))
         return path

@@ -257,7 +257,7 @@ async def close_shift(controller: Any, parent: QWidget | None) -> Shift | None:
             parent,
             "Close shift",
             "This shift was closed already (by "
-            f"{closed.closed_by}, {local_time(closed.closed_at)}): here is its report.",
+            f"{closed.closed_actor or closed.closed_by}, {local_time(closed.closed_at)}): here is its report.",
         )
     except LedgerError as error:
         await _tell(parent, "Close shift", str(error))  # the one sentence: nothing frozen

@@ -37,6 +37,7 @@ FIELDS = (  # (key, label)
     ("mode", "Mode"),
     ("type", "Type"),
     ("origin", "Made"),
+    ("by", "By"),
     ("title", "Title"),
     ("description", "Description"),
     ("logo", "Logo"),
@@ -47,7 +48,9 @@ FIELDS = (  # (key, label)
     ("learned", "Learned by"),
     ("voided", "Voided at counter"),
 )
-ONLY_SAID = ("received", "voided")  # rows shown only when they have something to say
+# rows shown only when they have something to say ("by": the person signed in who made it,
+# none without staff)
+ONLY_SAID = ("received", "by", "voided")
 LEARNED = {"notification": "notification", "check": "check"}  # how its state was learned
 FIXED = ("tx_ref", "reference", "logo")  # references and a URL: read back, typed, copied
 # a reference is never broken (a line of its own, elided in its middle with the whole of it
@@ -210,6 +213,7 @@ class DetailsPanel(QWidget):
             "origin": "here, as a payment link"
             if record.origin == "link"
             else "elsewhere (website form or inline checkout); looked up here",
+            "by": record.actor or "",
             "title": custom.get("title") or "",
             "description": custom.get("description") or "",
             "logo": custom.get("logo") or "",

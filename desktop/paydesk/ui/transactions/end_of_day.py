@@ -192,7 +192,7 @@ class EndOfDayDialog(QDialog):
         rows_path = path.with_name(path.name + ".rows")
         try:
             summary = await self.count()  # the figures as they are now, as the rows will be
-            written = await self.controller.export(self._query(), rows_path, report=False)
+            written = await self.controller.export(self._query(), rows_path, report=False, file_name=path.name)
         except LedgerError as refused:  # gone meanwhile: nothing is written
             self._said(refused)
             return None
