@@ -14,6 +14,7 @@ from paydesk.ledger import Ledger, SqliteLedger
 from paydesk.ledger.batch import BatchBook
 from paydesk.ledger.counter import CounterBook
 from paydesk.ledger.inbox import Inbox
+from paydesk.ledger.staff import StaffBook
 
 BACKENDS = ["sqlite", "postgresql"]
 
@@ -98,3 +99,14 @@ def batches_beside(ledger: Ledger) -> BatchBook:
     from paydesk.ledger.postgres.batch import PostgresBatchBook
 
     return PostgresBatchBook(ledger._engine)
+
+
+def staff_beside(ledger: Ledger) -> StaffBook:
+    """The staff book on the same store as ``ledger`` (its file, or its engine)."""
+    if isinstance(ledger, SqliteLedger):
+        from paydesk.ledger.sqlite.staff import SqliteStaffBook
+
+        return SqliteStaffBook.beside(ledger)
+    from paydesk.ledger.postgres.staff import PostgresStaffBook
+
+    return PostgresStaffBook(ledger._engine)

@@ -8,7 +8,7 @@ import gc
 import logging
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING
 
 from . import __version__
@@ -222,6 +222,18 @@ async def _open_desk(
             dialog.deleteLater()
 
 
+async def _as_asked(session: Session, change: Awaitable[None]) -> None:
+    """A profile or mode asked for on the command line: with staff set up, nobody is signed
+    in yet and the desk refuses it (NotAllowed), said in the status bar, not raised."""
+    from .desk.staff import NotAllowed
+    from .i18n import _
+
+    try:
+        await change
+    except NotAllowed as refused:
+        session.report(_("{refusal} (asked for on the command line)").format(refusal=refused.message))
+
+
 async def run(
     app: QApplication,
     args: argparse.Namespace,
@@ -271,7 +283,7 @@ async def run(
         if match is None:
             print(f"paydesk: no profile named {args.profile!r}", file=sys.stderr)
             return 2
-        await session.switch_profile(match.id)
+        await _as_asked(session, session.switch_profile(match.id))
     window.show()
     if window_ready is not None:
         window_ready(window, session)
@@ -300,7 +312,7 @@ async def run(
             elif dialog.choice == CONNECT:
                 await window.open_editor(None)
         if args.mode:
-            await session.set_mode(args.mode)
+            await _as_asked(session, session.set_mode(args.mode))
         from .receiver.in_app import follow_in_app, serve_in_app  # the embedded sandbox: PAID
         # by notification
 

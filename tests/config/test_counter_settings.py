@@ -22,7 +22,11 @@ async def test_a_new_counter_goes_by_its_desks_name(paths):
 async def test_saved_settings_are_read_back_and_written_whole(paths):
     await CounterSettings(name="Till 1", screen="HDMI-1").save(paths)
     assert await CounterSettings.load(paths) == CounterSettings(name="Till 1", screen="HDMI-1")
-    assert json.loads((paths.data / FILE).read_text("utf-8")) == {"name": "Till 1", "screen": "HDMI-1"}
+    assert json.loads((paths.data / FILE).read_text("utf-8")) == {
+        "name": "Till 1",
+        "screen": "HDMI-1",
+        "idle_lock_minutes": 5,
+    }
     assert not list(paths.data.glob("*.tmp"))  # written through a temporary file, replaced
 
 
@@ -31,7 +35,12 @@ async def test_a_key_less_counter_is_said_in_its_file_and_kept_when_renamed(path
     settings = await CounterSettings.load(paths)
     assert settings.keyless
     await replace(settings, name="Till 2").save(paths)
-    assert json.loads((paths.data / FILE).read_text("utf-8")) == {"name": "Till 2", "screen": "", "keyless": True}
+    assert json.loads((paths.data / FILE).read_text("utf-8")) == {
+        "name": "Till 2",
+        "screen": "",
+        "keyless": True,
+        "idle_lock_minutes": 5,
+    }
     (paths.data / FILE).write_text(json.dumps({"keyless": "yes"}), "utf-8")
     assert not (await CounterSettings.load(paths)).keyless  # only true itself
 
@@ -41,6 +50,11 @@ async def test_a_damaged_file_gives_the_defaults(paths):
     assert await CounterSettings.load(paths) == CounterSettings()
     (paths.data / FILE).write_text(json.dumps({"name": "\n", "screen": 3}), "utf-8")
     assert await CounterSettings.load(paths) == CounterSettings(name="", screen="")
+    for idle in (-1, 241, "5", True, 2.5):  # the idle lock's minutes: 0 (never) to 240
+        (paths.data / FILE).write_text(json.dumps({"idle_lock_minutes": idle}), "utf-8")
+        assert (await CounterSettings.load(paths)).idle_lock_minutes == 5
+    (paths.data / FILE).write_text(json.dumps({"idle_lock_minutes": 0}), "utf-8")
+    assert (await CounterSettings.load(paths)).idle_lock_minutes == 0
 
 
 def test_a_counters_name_is_one_short_line():

@@ -9,6 +9,7 @@ from decimal import Decimal
 import pytest
 
 from paydesk.desk.export import AUDIT_HEADER, audit_cells, export_audit, spreadsheet_safe
+from paydesk.desk.staff import Staff
 from paydesk.ledger.cards import AuditDraft, AuditQuery
 from tests.card_ledgers import BACKENDS, open_wallet
 
@@ -46,7 +47,7 @@ async def test_the_audit_log_exported_newest_first(cards, tmp_path):
     await cards.append_audit(entry("create", "done", amount=None))
     await cards.append_audit(entry("fund", "refused", detail='=HYPERLINK("x")'))
     last = await cards.append_audit(entry("fund", "done"))
-    path = await export_audit(cards, AuditQuery("p1", "test"), tmp_path / "audit.csv")
+    path = await export_audit(cards, AuditQuery("p1", "test"), tmp_path / "audit.csv", staff=Staff())
     text = (await asyncio.to_thread(path.read_bytes)).decode("utf-8")
     rows = list(csv.reader(io.StringIO(text, newline="")))
     assert tuple(rows[0]) == AUDIT_HEADER
@@ -54,5 +55,7 @@ async def test_the_audit_log_exported_newest_first(cards, tmp_path):
     assert rows[1] == audit_cells(last)
     assert rows[1][6] == "GBP 5.00" and rows[3][6] == ""  # no amount: nothing said
     assert rows[2][8] == '\'=HYPERLINK("x")'
-    refused = await export_audit(cards, AuditQuery("p1", "test", result="refused"), tmp_path / "refused.csv")
+    refused = await export_audit(
+        cards, AuditQuery("p1", "test", result="refused"), tmp_path / "refused.csv", staff=Staff()
+    )
     assert len(refused.read_text("utf-8").splitlines()) == 2  # the header and the one refused

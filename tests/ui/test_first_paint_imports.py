@@ -25,6 +25,7 @@ NOT_BEFORE_FIRST_PAINT = (
     "openpyxl",
     "psycopg",
     "psycopg_pool",
+    "argon2",  # staff PINs: hashed on a worker thread when someone signs in
     "starlette",
     "uvicorn",
     "paydesk.sandbox",

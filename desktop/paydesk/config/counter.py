@@ -8,7 +8,9 @@ sales); a name written by an earlier PayDesk that is merely the computer's is th
 too. ``screen`` is the customer display's screen by name ("" = this screen, the customer's
 view beside the amount box). ``keyless`` (set by the shop's administrator, on a shared
 ledger): this computer holds no secret key, and its sales go through the shop's key holder
-(desk/counter_keyless.py, docs/COUNTER.md).
+(desk/counter_keyless.py, docs/COUNTER.md). ``idle_lock_minutes``: when staff sign in, the
+window locks after this many minutes without a key or a click (0: never), set per computer
+(desk/sign_in.py).
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from .paths import Paths
 log = logging.getLogger("paydesk.counter")
 FILE = "counter.json"
 NAME_MOST = 40  # characters: printed on the shift report, shown in finance's list
+IDLE_LOCK_MINUTES = 5  # the default
+IDLE_LOCK_MOST = 240  # minutes
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
@@ -59,6 +63,7 @@ def _file(paths: Paths) -> Path:
 class CounterSettings:
     name: str = ""  # this counter's own name ("Till 1"); "": its desk's name
     screen: str = ""  # the customer display's screen by name; "": this screen
+    idle_lock_minutes: int = IDLE_LOCK_MINUTES  # staff signed in: lock after this idle time (0: never)
     keyless: bool = False  # sales through the shop's key holder (a shared ledger's counter)
 
     @classmethod
@@ -81,10 +86,14 @@ class CounterSettings:
         name = data.get("name")
         screen = data.get("screen")
         own = name.strip() if isinstance(name, str) and not name_problem(name) else ""
+        idle = data.get("idle_lock_minutes")
+        if not isinstance(idle, int) or isinstance(idle, bool) or not 0 <= idle <= IDLE_LOCK_MOST:
+            idle = IDLE_LOCK_MINUTES
         return cls(
             name="" if own == default_name() else own,
             screen=screen if isinstance(screen, str) else "",
             keyless=data.get("keyless") is True,
+            idle_lock_minutes=idle,
         )
 
     async def save(self, paths: Paths) -> None:

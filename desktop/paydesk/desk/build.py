@@ -49,6 +49,7 @@ from .notified import Notified
 from .profile_store import SharedProfiles
 from .scheduler import Scheduler
 from .session import Session
+from .sign_in import SignIn, staff_book
 from .transports import Transports
 
 if TYPE_CHECKING:
@@ -123,14 +124,13 @@ class Desk:
     naming: DeskNaming  # this desk's name (desk/desk_name.py): status bars, counter shifts
     budgets: Budgets  # one call budget per service origin (desk/budgets.py)
     busy: BusyWatch  # the status bar's words while the active profile's budget is tight
+    sign_in: SignIn  # who is signed in, the lock, the staff list (desk/sign_in.py)
     started: bool = False  # start_background() has run
     live: Live | None = None  # on a shared ledger: the other desks' changes, the poller lease
     receiver: Serving | None = None  # the notification receiver this process runs (receiver/)
 
-    # The controllers of the tabs not shown first, and the notification test, are made (and
-    # their modules imported) at their first use: by the window's tabs built after its first
-    # paint, by start_background (docs/ARCHITECTURE.md, "Start-up order"). None of them
-    # listens to the hub, so none misses anything by being made later.
+    # The tabs' controllers not shown first, and the notification test, are made at first use
+    # (after the first paint: ARCHITECTURE.md, "Start-up order"); none listens to the hub.
     @cached_property
     def transactions(self) -> TransactionsController:
         from .transactions import TransactionsController
@@ -159,13 +159,14 @@ class Desk:
 
     async def open(self) -> None:
         """Wait for the ledger to be open and read the profiles (off the loop's thread)."""
-        await self.counter.load()  # counter.json: the counter's name, whether it holds keys
+        await self.counter.load()  # counter.json: the counter's name, whether it holds keys, the idle lock
         if self.live is not None and self.counter.settings.keyless:
             self._go_keyless(self.live)
         await self.session.ledger.opened()
         if self.live is not None:  # the feed starts here, before anything is read
             await self.live.mark_start()
         await self.session.load()
+        await self.sign_in.load()  # whether the shop has staff: then nobody is signed in yet
         await self.naming.settle()  # on a shared ledger: claimed among the shop's desks
         if self.live is not None:
             self.live.bind(self.session.installation_id)
@@ -335,6 +336,7 @@ def build_desk(
         naming=DeskNaming(session, counter, claim=None if live is None else live.claim_name),
         budgets=budgets,
         busy=BusyWatch(budgets, hub, lambda: session.profile),
+        sign_in=SignIn(session.staff, staff_book(engine, ledger), counter, paths),
     )
     notified = _notified(desk)
     scheduler.notified = notified

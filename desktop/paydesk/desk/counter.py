@@ -58,6 +58,7 @@ from .day import local_midnight
 from .links import LinksController
 from .scheduler import Scheduler
 from .session import Session
+from .staff import Capability
 
 if TYPE_CHECKING:
     from .counter_keyless import KeylessSeller
@@ -142,6 +143,7 @@ class CounterController:
 
     async def set_screen(self, screen: str) -> None:
         """Keep the customer display's screen ("" = this screen) in ``counter.json``."""
+        self.session.staff.require(Capability.SELL)  # the counter's own arrangement
         self.settings = replace(self.settings, screen=screen)
         await self.settings.save(self.session.paths)
 
@@ -166,6 +168,7 @@ class CounterController:
         window on the same data folder, another desk): nothing is written, its close
         stands (``book.shift(shift_id)`` holds it). A shared ledger out of reach: refused
         (its LedgerError) before anything is written."""
+        self.session.staff.require(Capability.CLOSE_SHIFT)
         self.session.refuse_while_down()
         closed = await self.book.close_shift(shift_id, self.user, actor=self.session.staff.actor)
         self.hub.shift_changed.emit(closed)
@@ -174,7 +177,8 @@ class CounterController:
     async def rename(self, name: str) -> None:
         """Call this counter ``name`` (kept in ``counter.json``). RenameRefused when the name
         is not one, or an open shift of this counter (any profile, any mode) has sales: a
-        shift is always one counter's."""
+        shift is always one counter's. The till's name is the shop's record (an Admin's)."""
+        self.session.staff.require(Capability.PROFILES)
         problem = name_problem(name)
         if problem:
             raise RenameRefused(problem)
@@ -206,7 +210,8 @@ class CounterController:
 
     async def set_shop_email(self, email: str) -> Profile:
         """The shop's e-mail, typed at the counter, checked and saved in the active profile
-        (ValidationError on "shop_email" when it is not an address)."""
+        (ValidationError on "shop_email" when it is not an address). A profile's setting."""
+        self.session.staff.require(Capability.PROFILES)
         text = checked_shop_email(email)
         profile = self.session.profile
         if profile is None:
@@ -220,6 +225,7 @@ class CounterController:
         code can be paid; BadSale (a ValidationError) or CounterSetupMissing before anything
         is written; the service's refusal raised (the sale is failed); an unknown outcome
         returned as the open sale, settled in the background."""
+        self.session.staff.require(Capability.SELL)
         if self.selling or self.payable():
             raise SaleUnderWay()
         self.selling = True
@@ -292,6 +298,7 @@ class CounterController:
         While a sale is being made, nothing happens (None). When the ledger holds the sale
         paid (the customer paid while the staff were asked; ``current`` lagged), nothing is
         voided: it stays the current sale, PAID on the screens, and None is returned."""
+        self.session.staff.require(Capability.SELL)
         if self.selling:
             return None
         voided = None
@@ -306,12 +313,14 @@ class CounterController:
         return voided
 
     async def void(self, sale: Sale) -> Sale:
+        self.session.staff.require_own(Capability.VOID_OWN_SALE, sale.actor)  # a Counter: their own
         self.session.refuse_while_down()
         voided = await self.book.void(sale.profile_id, sale.tx_ref, self.user, actor=self.session.staff.actor)
         self._follow(voided)
         return voided
 
     async def decide(self, sale: Sale, decision: str) -> Sale:
+        self.session.staff.require_own(Capability.VOID_OWN_SALE, sale.actor)
         self.session.refuse_while_down()
         actor = self.session.staff.actor
         decided = await self.book.decide(sale.profile_id, sale.tx_ref, decision, self.user, actor=actor)

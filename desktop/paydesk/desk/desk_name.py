@@ -18,6 +18,7 @@ from typing import Protocol
 from ..config.desk_name import computer_name, name_problem
 from ..ledger import LedgerError
 from .session import Session
+from .staff import Capability
 
 log = logging.getLogger("paydesk.desk_name")
 # (installation id, computer's name, the person's name or None) -> the name claimed
@@ -68,7 +69,8 @@ class DeskNaming:
     async def rename(self, typed: str) -> str:
         """Name the desk ``typed`` ("": its default name) now and at every start.
         DeskNameRefused when the name cannot be had; LedgerError when the shared ledger
-        cannot be written (nothing changed then)."""
+        cannot be written (nothing changed then). A shop's setting (NotAllowed)."""
+        self.session.staff.require(Capability.SHARED_LEDGER)
         problem = name_problem(typed)
         if problem:
             raise DeskNameRefused(problem)

@@ -22,6 +22,7 @@ from ..ledger.counter import PAID_AFTER_VOID, PAID_STATES, VOIDED
 from ..service.models import TransactionState
 from ..service.money import format_amount
 from . import activity
+from .staff import Capability, Staff
 from .states import state_words
 
 if TYPE_CHECKING:
@@ -214,12 +215,20 @@ def audit_cells(entry: AuditEntry) -> list[str]:
     ]
 
 
-async def export_audit(ledger: CardLedger, query: AuditQuery, path: Path, session: Session | None = None) -> Path:
+async def export_audit(
+    ledger: CardLedger, query: AuditQuery, path: Path, session: Session | None = None, *, staff: Staff | None = None
+) -> Path:
     """Every entry ``query`` selects, newest first, read page by page and written to a CSV
     on a worker thread, beside ``path`` and put in place only when complete: an export cut
-    off (the ledger out of reach on the way) leaves the previous file as it was. With
-    ``session``, the export is noted in the activity book with the person who asked."""
-    actor = session.staff.actor if session is not None else None
+    off (the ledger out of reach on the way) leaves the previous file as it was. Refused
+    (NotAllowed) unless the person signed in (``session``'s, else ``staff``) may use the
+    cards and export. With ``session``, the export is noted in the activity book with the
+    person who asked."""
+    staff = session.staff if session is not None else staff
+    assert staff is not None  # the session's, or the one given
+    staff.require(Capability.CARDS)
+    staff.require(Capability.EXPORT)
+    actor = staff.actor
     lines = 0
     partial = path.with_name(path.name + ".part")
     handle = await asyncio.to_thread(open, partial, "w", newline="", encoding="utf-8")

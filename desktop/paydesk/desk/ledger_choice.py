@@ -18,6 +18,7 @@ from ..config.profiles import SettingsFile
 from ..config.secrets import KeyStore
 from ..config.shared_ledger import Choice, choose, password_entry, split_password, url_problem
 from .session import Session
+from .staff import Capability
 
 
 class LedgerSetupError(ValueError):
@@ -73,7 +74,9 @@ async def saved_password(session: Session, url: str) -> str | None:
 async def save_shared_ledger(session: Session, url: str, password: str) -> bool:
     """Keep ``url`` (without its password) in the settings file and the password in the
     keyring, for the next start. True when the keyring holds it (or none was given), False
-    when it is kept for this session only. LedgerSetupError when the address is not usable."""
+    when it is kept for this session only. LedgerSetupError when the address is not usable.
+    An Admin's, as every change of the shared ledger's settings (NotAllowed)."""
+    session.staff.require(Capability.SHARED_LEDGER)
     clean, typed = split_password(url)
     _checked(clean)
     persisted = await session.keys.set_secret(password_entry(clean), typed or password)
@@ -84,7 +87,9 @@ async def save_shared_ledger(session: Session, url: str, password: str) -> bool:
 
 
 async def use_own_ledger(session: Session) -> None:
-    """Back to this computer's own ledger at the next start; the saved password is removed."""
+    """Back to this computer's own ledger at the next start; the saved password is removed
+    (NotAllowed unless the person may change the shared ledger's settings)."""
+    session.staff.require(Capability.SHARED_LEDGER)
     saved = session.settings.ledger_url
     if saved and not url_problem(saved):
         await session.keys.set_secret(password_entry(saved), "")

@@ -27,6 +27,7 @@ from ..service.models import PaymentLink, PaymentRequest
 from ..service.txref import TxRefGenerator
 from .scheduler import StopWatching
 from .session import Session
+from .staff import Capability
 from .states import state_words
 
 if TYPE_CHECKING:
@@ -124,8 +125,10 @@ class LinksController:
         taken as this one, as a resumed create takes it (refused only when the service's
         record shows another amount, currency or e-mail). Its calls are a person's create
         (``CallClass.PERSON_CREATE``) unless its caller said otherwise (a batch's: BULK).
-        ``actor``: who made it, by default the person signed in now (a batch's row: the
-        person who started the batch)."""
+        ``actor``: who made it, by default the person signed in now. A person's (the Links
+        tab): refused (NotAllowed) unless they may make payment links; work a person was
+        allowed to start (a batch's rows) calls ``create_as``, naming who started it."""
+        self.session.staff.require(Capability.LINKS)
         self.session.refuse_while_down()  # a shared ledger out of reach: nothing is sent
         profile, mode = self.session.active()
         if actor is SIGNED_IN:

@@ -27,6 +27,7 @@ from ..service.models import PaymentRequest
 from .events import Hub
 from .links import LinksController
 from .session import Session
+from .staff import Capability
 
 log = logging.getLogger("paydesk.notify_test")
 TITLE = "PayDesk notification test"
@@ -99,6 +100,9 @@ class NotificationTest:
         return secret is not None and await sandbox_control.is_sandbox(profile.base_url, secret)
 
     async def run(self) -> Outcome:
+        """Make a test link, pay it in the sandbox, wait for its notification (a profile's
+        set-up: refused unless the person may change profiles)."""
+        self.session.staff.require(Capability.PROFILES)
         profile = self.session.profile
         if profile is None:
             return Outcome(False, "Add a profile first", "offer")
@@ -140,7 +144,8 @@ class NotificationTest:
             callback_url=profile.callback_url or None,
         )
         try:
-            record = await self.links.create(request)
+            self.session.refuse_while_down()  # a shared ledger out of reach: nothing is sent
+            record = await self.links.create_as(profile, "test", request)
         except ServiceError as error:
             return Outcome(False, f"The test link could not be made: {error.message}", "create")
         except LedgerError as error:  # a shared ledger out of reach: nothing was sent

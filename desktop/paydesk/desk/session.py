@@ -40,7 +40,7 @@ from .health import ConnectionHealth
 from .leases import Clients
 from .profile_store import ProfileStore
 from .session_saving import SessionSaving
-from .staff import Staff
+from .staff import Capability, Staff
 from .tasks import TaskSet
 from .transports import Transports
 
@@ -196,7 +196,10 @@ class Session(SessionSaving):
         self.hub.call_finished.emit(text)
 
     async def key(self, mode: str | None = None, kind: str = "secret", profile: Profile | None = None) -> str | None:
-        """A key of ``profile`` (default: the active one) for the user to see or publish."""
+        """A key of ``profile`` (default: the active one) for the user to see or publish: a
+        secret one only for a person who may manage keys (NotAllowed)."""
+        if kind == "secret":
+            self.staff.require(Capability.PROFILES)
         profile = profile or self.profile
         if profile is None:
             return None
@@ -253,12 +256,13 @@ class Session(SessionSaving):
         first = existing is None
         if first:
             self.settings.active_mode = "test"
-        await self.save_profile(profile, keys, activate=first or self.profile is None)
+        await self._save_profile(profile, keys, activate=first or self.profile is None)
         return profile
 
     async def discover(self, profile: Profile, secret: str) -> Profile:
         """Find out from the service whether it has cards (adjusting the default currencies)
-        and where it looks payments up (``discovery.py``)."""
+        and where it looks payments up (``discovery.py``): part of a profile's set-up."""
+        self.staff.require(Capability.PROFILES)
         return await discover(self.guard, profile, secret)
 
     # -- shutdown -----------------------------------------------------------------------

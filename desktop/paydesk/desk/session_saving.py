@@ -19,7 +19,7 @@ from .events import Hub
 from .key_carry import carry_to_shown
 from .leases import Clients
 from .profile_store import ProfileStore
-from .staff import Staff
+from .staff import Capability, Staff
 
 log = logging.getLogger("paydesk.session")
 
@@ -34,9 +34,9 @@ class SessionSaving:
     hub: Hub
     clients: Clients
     ledger_down: Callable[[], Exception | None]
+    staff: Staff
     _save_lock: asyncio.Lock
     _carried: set[str]
-    staff: Staff
     activity: ActivityBook | None
 
     # -- refusing while a shared ledger is out of reach ---------------------------------
@@ -73,7 +73,8 @@ class SessionSaving:
 
     async def save_ledger_url(self, url: str | None) -> None:
         """The shared ledger's address (never with a password) for the next start; None:
-        this computer's own ledger."""
+        this computer's own ledger. An Admin's (NotAllowed)."""
+        self.staff.require(Capability.SHARED_LEDGER)
         self.settings.ledger_url = url
         await self._save()
 
@@ -88,10 +89,12 @@ class SessionSaving:
         await self._save()
 
     async def set_mode(self, mode: str) -> None:
-        """Switch mode. Asking the user before going live is the window's job."""
+        """Switch mode. Asking the user before going live is the window's job; switching
+        either way is a person's who may switch to live (NotAllowed)."""
         if mode not in MODES:
             raise ValueError(mode)
         if mode != self.settings.active_mode:
+            self.staff.require(Capability.GO_LIVE)
             actor = self.staff.actor  # who switched (a lock meanwhile does not unname it)
             self.settings.active_mode = mode
             await self._save()
@@ -115,9 +118,11 @@ class SessionSaving:
             log.warning("the switch to live mode was not noted in the activity book: %s", error)
 
     async def switch_profile(self, profile_id: str) -> None:
+        """Another merchant active: a person's who may manage profiles (NotAllowed)."""
         if self.settings.profile(profile_id) is None:
             raise KeyError(profile_id)
         if profile_id != self.settings.active_profile:
+            self.staff.require(Capability.PROFILES)
             self.settings.active_profile = profile_id
             self.settings.active_mode = "test"  # a switch of merchant starts safe
             await self._save()
@@ -126,6 +131,11 @@ class SessionSaving:
     # -- profiles ---------------------------------------------------------------------
 
     async def save_profile(self, profile: Profile, keys: dict[tuple[str, str], str], *, activate: bool = True) -> bool:
+        """``_save_profile``, a person's who may manage profiles and keys (NotAllowed)."""
+        self.staff.require(Capability.PROFILES)
+        return await self._save_profile(profile, keys, activate=activate)
+
+    async def _save_profile(self, profile: Profile, keys: dict[tuple[str, str], str], *, activate: bool) -> bool:
         """Store the profile (without keys) and its keys (in the key store). Returns True
         when the system keyring holds every key, False when some are kept for this session
         only (the window says so; it never says "saved" for those).
@@ -171,7 +181,9 @@ class SessionSaving:
         return persisted
 
     async def delete_profile(self, profile_id: str) -> None:
-        """Forget the profile and its keys (on a shared ledger: for every desk)."""
+        """Forget the profile and its keys (on a shared ledger: for every desk): a person's
+        who may manage profiles (NotAllowed)."""
+        self.staff.require(Capability.PROFILES)
         profile = self.settings.profile(profile_id)
         if profile is None:
             return

@@ -11,95 +11,32 @@ through and ``actor`` is None. The first person set up (Settings → Staff…) i
 On one computer on its own (SQLite) this is a lock in the app, not a boundary against
 someone with the computer's account: the boundary on a shared ledger is the database role
 and the key, not this class (docs/SHARED_LEDGER.md).
+
+``Capability``, ``Role`` and ``Person`` are named in ``ledger/staff.py`` (the staff book hands
+out people) and given to the rest of PayDesk from here. Signing in, locking and the staff
+list are ``desk/sign_in.py``'s.
 """
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from ..i18n import _
+from ..ledger.staff import CAPABILITIES, Capability, Person, Role
 from ..service.errors import ServiceError
-
-
-class Capability(enum.Enum):
-    """One thing a person may do. Its value is how it is named in the ledger and the docs."""
-
-    # the counter
-    SELL = "sell"
-    VOID_OWN_SALE = "void own sale"  # void their own open sale, decide after it
-    CLOSE_SHIFT = "close shift"
-    # finance
-    LINKS = "payment links"
-    BULK_LINKS = "bulk links"
-    TRANSACTIONS = "transactions"
-    EXPORT = "export"
-    RECEIPTS = "receipts"
-    END_OF_DAY = "end of day"
-    CHECK_ALL_OPEN = "check all open"
-    # admin
-    CARDS = "cards"
-    PROFILES = "profiles and keys"
-    GO_LIVE = "switch to live"
-    SHARED_LEDGER = "shared ledger settings"
-    STAFF = "staff"
-
-
-class Role(enum.Enum):
-    COUNTER = "counter"
-    FINANCE = "finance"
-    ADMIN = "admin"
-
-    @property
-    def title(self) -> str:
-        return self.value.capitalize()
-
-
-_COUNTER = frozenset({Capability.SELL, Capability.VOID_OWN_SALE, Capability.CLOSE_SHIFT})
-_FINANCE = frozenset(
-    {
-        Capability.LINKS,
-        Capability.BULK_LINKS,
-        Capability.TRANSACTIONS,
-        Capability.EXPORT,
-        Capability.RECEIPTS,
-        Capability.END_OF_DAY,
-        Capability.CHECK_ALL_OPEN,
-    }
-)
-CAPABILITIES: dict[Role, frozenset[Capability]] = {
-    Role.COUNTER: _COUNTER,
-    Role.FINANCE: _FINANCE,
-    Role.ADMIN: frozenset(Capability),  # an Admin may do everything
-}
-
-
-@dataclass(frozen=True)
-class Person:
-    """A member of staff as the desk knows them: never their PIN nor its hash."""
-
-    id: str
-    name: str
-    role: Role
-
-    def may(self, capability: Capability) -> bool:
-        return capability in CAPABILITIES[self.role]
-
-    @property
-    def label(self) -> str:
-        """How the status bar names them: "Ana · Counter"."""
-        return f"{self.name} · {self.role.title}"
 
 
 class NotAllowed(ServiceError):
     """The person signed in may not do this (or nobody is signed in while staff are set up).
     Its message is one plain sentence for where the person acted."""
 
-    def __init__(self, capability: Capability, person: Person | None) -> None:
-        if person is None:
-            text = "Sign in first: this desk is locked."
-        else:
-            text = f"{person.name} ({person.role.title}) may not use {capability.value}."
+    def __init__(self, capability: Capability, person: Person | None, text: str = "") -> None:
+        if not text and person is None:
+            text = _("Sign in first: this desk is locked.")
+        elif not text and person is not None:
+            text = _("{name} ({role}) may not use {capability}.").format(
+                name=person.name, role=person.role.title, capability=capability.words
+            )
         super().__init__(text)
         self.capability = capability
         self.person = person
@@ -135,6 +72,20 @@ class Staff:
         if not self.allows(capability):
             raise NotAllowed(capability, self.person)
 
+    def require_own(self, capability: Capability, made_by: str | None) -> None:
+        """``require(capability)``, for something made by the person signed in (``made_by``:
+        who made it, as ``actor`` named them then): a Counter voids only a sale they made;
+        an Admin may act on anyone's."""
+        self.require(capability)
+        person = self.person
+        if person is None or person.role is Role.ADMIN or made_by == person.name:
+            return
+        if made_by:
+            text = _("{name} may void only their own sales: this one was made by {maker}.")
+        else:
+            text = _("{name} may void only their own sales: this one was made before anyone signed in.")
+        raise NotAllowed(capability, person, text.format(name=person.name, maker=made_by))
+
     @property
     def actor(self) -> str | None:
         """Who did it, as written beside each write: the person's name, or None when no
@@ -150,3 +101,6 @@ class Staff:
         if self.person is not None:
             self.person = None
             self._changed()
+
+
+__all__ = ["CAPABILITIES", "Capability", "NotAllowed", "Person", "Role", "Staff"]

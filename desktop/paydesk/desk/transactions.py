@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
-from ..i18n import ngettext
+from ..i18n import customer, ngettext
 from ..ledger import CREATING, DaySummary, LedgerError, LinkQuery, LinkRecord
 from ..service.call_class import CallClass, calls_as
 from ..service.errors import (
@@ -33,7 +33,9 @@ from .export import writer_for
 from .leases import NoKeyError
 from .links import LinksController
 from .lookup import read
+from .receipt import lines
 from .reconcile import Progress, Reconciler
+from .staff import Capability, NotAllowed
 from .states import state_words
 from .texts import local_time
 
@@ -62,7 +64,12 @@ class TransactionsController:
 
     async def lookup(self, typed: str) -> Lookup:
         """What the service says about what was typed, pasted or scanned. A shared ledger
-        out of reach: its sentence, nothing asked (what was learned could not be kept)."""
+        out of reach: its sentence, nothing asked (what was learned could not be kept).
+        A person who may not look transactions up: its sentence, nothing asked."""
+        try:
+            self.session.staff.require(Capability.TRANSACTIONS)
+        except NotAllowed as refused:
+            return Lookup(None, refused.message)
         profile = self.session.profile
         if profile is None:
             return Lookup(None, "Add a profile first")
@@ -86,7 +93,11 @@ class TransactionsController:
 
     async def check(self, tx_ref: str) -> Lookup:
         """Ask the service about ``tx_ref`` now, in this profile and mode (a shared ledger out
-        of reach: its sentence, nothing asked)."""
+        of reach, or a person who may not: its sentence, nothing asked)."""
+        try:
+            self.session.staff.require(Capability.TRANSACTIONS)
+        except NotAllowed as refused:
+            return Lookup(None, refused.message)
         profile, mode = self.session.active()
         try:
             self.session.refuse_while_down()
@@ -168,6 +179,7 @@ class TransactionsController:
         read again every one paid in the last ``PAID_DAYS`` days (refunded or reversed
         since?). The paid ones come from the ledger a page at a time. A shared ledger out of
         reach: refused (its LedgerError) before any call."""
+        self.session.staff.require(Capability.CHECK_ALL_OPEN)
         self.session.refuse_while_down()
         profile, mode = self.session.active()
         creating = [r for r in await self.ledger.unsettled(profile.id) if r.mode == mode]
@@ -204,6 +216,7 @@ class TransactionsController:
         """Read again, with the service, every payment of ``day`` (local time) that PayDesk
         has as paid, before the day is counted: a refund or reversal since is counted as
         such. A page at a time. A shared ledger out of reach: refused before any call."""
+        self.session.staff.require(Capability.END_OF_DAY)
         self.session.refuse_while_down()
         start = datetime.combine(day, time.min).astimezone()
         end = datetime.combine(day + timedelta(days=1), time.min).astimezone()
@@ -248,6 +261,7 @@ class TransactionsController:
         the caller completes, and names, itself: ``file_name``). A shared ledger out of
         reach: refused (its LedgerError) before the file is begun. The export is noted in
         the activity book with the person who asked for it."""
+        self.session.staff.require(Capability.EXPORT)
         self.session.refuse_while_down()
         actor = self.session.staff.actor
         writer = await asyncio.to_thread(writer_for, path)
@@ -278,10 +292,18 @@ class TransactionsController:
             self.session.report(f"Exported {written} record{'' if written == 1 else 's'} to {path.name}")
         return written
 
+    def receipt(self, record: LinkRecord, merchant: str, language: str | None = None) -> list[tuple[str, str]]:
+        """The lines of a paid record's receipt (``receipt.lines``) in the customer's
+        ``language``, for printing or a PDF: refused (NotAllowed) unless the person may give
+        receipts."""
+        self.session.staff.require(Capability.RECEIPTS)
+        return lines(record, merchant, customer(language))
+
     # -- the day's figures ----------------------------------------------------------------
 
     async def day_summary(self, day: date) -> DaySummary:
         """The figures of ``day`` in local time, for this profile and mode."""
+        self.session.staff.require(Capability.END_OF_DAY)
         start = datetime.combine(day, time.min).astimezone()
         end = datetime.combine(day + timedelta(days=1), time.min).astimezone()
         profile, mode = self.session.active()

@@ -21,6 +21,7 @@ from .counter_schema import V8
 from .fold import fold
 from .inbox_schema import V7, V10
 from .records import FINAL, ORIGINS, STATES, parse_stamp, stamp
+from .staff_schema import V13
 
 Step = str | Callable[[sqlite3.Connection], None]
 
@@ -206,8 +207,8 @@ V11: list[Step] = [
 # notification inbox and how a record's state was learned (inbox_schema.py); V8: the
 # counters' book (counter_schema.py); V9: the batches of bulk links (batch_schema.py); V10:
 # refused requests traced apart from the inbox (inbox_schema.py); V11: search folded (above);
-# V12: who did it, and the activity book (actor_schema.py)
-MIGRATIONS: list[Sequence[Step]] = [V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12]
+# V12: who did it, and the activity book (actor_schema.py); V13: the staff book (staff_schema.py)
+MIGRATIONS: list[Sequence[Step]] = [V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13]
 LATEST = len(MIGRATIONS)
 
 

@@ -373,7 +373,12 @@ async def test_a_skipped_row_is_never_mailed_or_saved_with_another_payments_link
             title="Fees",
         )
     )
-    assert await mail.mail_batch(desk.batches, batch.id, profile, plain(port, per_second=20), None) == (1, 0)
+    assert await mail.mail_batch(
+        desk.batches, batch.id, profile, plain(port, per_second=20), None, staff=desk.session.staff
+    ) == (
+        1,
+        0,
+    )
     assert [m["To"].addresses[0].addr_spec for m in inbox.messages] == ["bob@example.com"]
     assert other.checkout_url not in inbox.messages[0].get_body().get_content()
     assert await save_results(desk.batches, batch, tmp_path / "out.csv") == 2
@@ -424,12 +429,12 @@ async def test_a_batch_mailed_notes_each_row_and_sends_none_twice(desk, add_prof
                 )
             )
     settings = plain(port, per_second=20)
-    assert await mail.mail_batch(desk.batches, batch.id, profile, settings, None) == (2, 1)
+    assert await mail.mail_batch(desk.batches, batch.id, profile, settings, None, staff=desk.session.staff) == (2, 1)
     noted = {r.number: (r.email_state, r.email_error) for r in await desk.batches.rows(batch.id)}
     assert noted[2] == ("sent", None) and noted[4] == ("sent", None) and noted[5] == (None, None)
     assert noted[3][0] == "failed" and "550" in noted[3][1]
     assert sorted(m["To"].addresses[0].addr_spec for m in inbox.messages) == ["ann@example.com", "cy@example.com"]
-    assert await mail.mail_batch(desk.batches, batch.id, profile, settings, None) == (0, 1)
+    assert await mail.mail_batch(desk.batches, batch.id, profile, settings, None, staff=desk.session.staff) == (0, 1)
     assert len(inbox.messages) == 2
 
 

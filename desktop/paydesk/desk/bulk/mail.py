@@ -22,6 +22,7 @@ from ...config.profiles import Profile
 from ...i18n import _, customer
 from ...ledger.batch import CREATED, SENT, BatchBook, BatchRow
 from ..formats import money_in
+from ..staff import Capability, Staff
 from .smtp import (
     FILE,
     KEY_KIND,
@@ -242,10 +243,13 @@ async def mail_batch(
     *,
     again: bool = False,
     on_result: OnResult | None = None,
+    staff: Staff,
 ) -> tuple[int, int]:
     """E-mail every row of a batch whose link is open for payment (CREATED), except those
     sent already (unless ``again``), and note each result in the book (the row's e-mail
-    column: sent, or failed and why). Rows are read page by page as the sending goes."""
+    column: sent, or failed and why). Rows are read page by page as the sending goes.
+    Refused (NotAllowed) unless the person signed in may make bulk links."""
+    staff.require(Capability.BULK_LINKS)
 
     async def rows() -> AsyncIterator[BatchRow]:
         after = None

@@ -42,6 +42,7 @@ from ..links import LinksController
 from ..reconcile import Progress
 from ..scheduler import Scheduler
 from ..session import Session
+from ..staff import Capability
 from .batch_run import BatchRefused, Run, check_active
 from .check import BulkRow, known_references
 from .earlier import Earlier, earlier_batch
@@ -135,6 +136,7 @@ class BulkController:
         """The checked ``rows`` of ``file`` as a batch of the active profile and mode, new or
         joined (``keep.keep``), its references carrying this installation's id. A shared
         ledger out of reach: refused (its LedgerError) before anything is written."""
+        self.session.staff.require(Capability.BULK_LINKS)
         self.session.refuse_while_down()
         profile, mode = self.session.active()
         return await keep(
@@ -170,7 +172,10 @@ class BulkController:
         hub says ``batch_changed`` as it goes; ``wait`` awaits the end). Raises
         BatchRefused before any call: all or nothing with a row with problems, another
         profile or mode active; a shared ledger out of reach (its LedgerError). Starting a
-        running batch resumes it."""
+        running batch resumes it. Every start, pause, resume and cancel is a person's, who
+        may make bulk links (NotAllowed); the run itself is never refused (a lock meanwhile
+        does not stop it)."""
+        self.session.staff.require(Capability.BULK_LINKS)
         self.session.refuse_while_down()
         if self.running(batch.id):
             self.resume(batch.id)
@@ -194,6 +199,7 @@ class BulkController:
 
     def pause(self, batch_id: int) -> None:
         """No new call starts until ``resume``; the calls under way finish."""
+        self.session.staff.require(Capability.BULK_LINKS)
         run = self._runs.get(batch_id)
         if run is not None and self.running(batch_id):
             run.go.clear()
@@ -201,6 +207,7 @@ class BulkController:
 
     def resume(self, batch_id: int) -> None:
         """Calls start again (BatchRefused, or a shared ledger out of reach: LedgerError)."""
+        self.session.staff.require(Capability.BULK_LINKS)
         run = self._runs.get(batch_id)
         if run is not None and self.running(batch_id) and not run.cancelled:
             check_active(self.session, run.batch)
@@ -213,6 +220,7 @@ class BulkController:
     async def cancel(self, batch_id: int) -> str:
         """Stop the batch within a second: no new call starts; the calls under way finish
         (behind this, if they take longer). Returns how far it got."""
+        self.session.staff.require(Capability.BULK_LINKS)
         run = self._runs.get(batch_id)
         if run is None or not self.running(batch_id):
             return run.report if run is not None else ""
@@ -233,6 +241,7 @@ class BulkController:
         """Check every open link of the batch with the service now (the Reconciler: a few at
         a time, 429s waited out), a page of rows at a time (``open_links``). A shared ledger
         out of reach: refused before any call."""
+        self.session.staff.require(Capability.CHECK_ALL_OPEN)
         self.session.refuse_while_down()
         progress = await check_open(self.links, self.batches, batch_id, PAGE, on_progress)
         self.hub.batch_changed.emit(batch_id)

@@ -152,7 +152,10 @@ class Sender:
             row = fresh
             request = request_of(BulkRow(row.number, row.values), row.tx_ref)
             check_active(self.session, batch)  # create sends with the active profile: checked here,
-            record = await self.links.create(
+            self.session.refuse_while_down()  # (a person's create, the Links tab's, is refused
+            # for who is signed in; a batch a person was allowed to start is not)
+            record = await self.links.create_as(
+                *self.session.active(),
                 request,
                 claimed=True,  # nothing awaited between
                 ours=row.tx_ref == batch.ref(row.number),

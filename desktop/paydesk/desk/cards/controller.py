@@ -6,6 +6,9 @@ per card is open at a time (the ledger refuses a second). When an answer is lost
 is sent again: the card is read back (``settle``) and the operation marked done or not done,
 at once if the service can be read, else in the background, and at the next start after a
 crash. Every method works on the profile and mode it is given, never the active ones.
+
+Every public method is a person's, refused (NotAllowed) unless they may use the cards;
+what runs behind (settling, the read after an operation: ``_load_card``) is not.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from ...service.errors import (
 )
 from ...service.models import CardTransaction, VirtualCard
 from ..session import Session
+from ..staff import Capability
 from . import words
 from .sending import Sending, StateRefused, surely_not_done
 from .settling import ProfileGone
@@ -150,6 +154,7 @@ class CardsController(Sending):
         longer lists (the family drops terminated ones) are read one by one. A shared ledger
         out of reach: refused before the service is asked (nothing could be stored). A
         person's look-up, unless its caller said otherwise."""
+        self.session.staff.require(Capability.CARDS)
         self.session.refuse_while_down()
         self._mode_has_cards(profile, mode)
         with calls_as(CallClass.PERSON_LOOKUP, unless_said=True):
@@ -161,7 +166,7 @@ class CardsController(Sending):
         gone = await self.ledger.store_cards(profile.id, mode, cards)
         for card_hash in gone[:20]:
             try:
-                await self.load_card(profile, mode, card_hash, transactions=False)
+                await self._load_card(profile, mode, card_hash, transactions=False)
             except ServiceError as error:
                 log.info("card %s is no longer listed and could not be read: %s", card_hash, error.message)
                 # (the family's server deletes a terminated card): shown as unlisted
@@ -177,6 +182,10 @@ class CardsController(Sending):
         has raises NotFoundError, its transactions stored first: the family's server deletes
         a terminated card and keeps its transactions. A shared ledger out of reach: refused
         before the service is asked."""
+        self.session.staff.require(Capability.CARDS)
+        return await self._load_card(profile, mode, card_hash, transactions=transactions)
+
+    async def _load_card(self, profile: Profile, mode: str, card_hash: str, *, transactions: bool) -> CardRecord:
         self.session.refuse_while_down()
         self._mode_has_cards(profile, mode)
         async with self.session.lease(profile, mode) as client:
@@ -214,6 +223,7 @@ class CardsController(Sending):
         """The card as the service gives it, with its full number and security code, for
         the view to show or copy (and forget). Only ``action`` is audited, never the number.
         A shared ledger out of reach: refused before the service is asked (it is audited)."""
+        self.session.staff.require(Capability.CARDS)
         profile = self._profile(record.profile_id)
         self.session.refuse_while_down()
         actor = self.session.staff.actor
@@ -232,6 +242,7 @@ class CardsController(Sending):
     ) -> None:
         """An audit line for something done with a card that is not an operation (reveal,
         copy number), by ``actor`` (the person signed in when they asked)."""
+        self.session.staff.require(Capability.CARDS)
         profile = self._profile(record.profile_id)
         await self.ledger.append_audit(
             self._audit(

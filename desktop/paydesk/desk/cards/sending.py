@@ -26,6 +26,7 @@ from ...service.errors import (
 )
 from ...service.models import VirtualCard
 from ...service.money import to_wire
+from ..staff import Capability
 from . import words
 from .settling import Settling, card_of
 
@@ -75,8 +76,8 @@ class Sending(Settling):
             actor: str | None = None,
         ) -> AuditDraft: ...
 
-        async def load_card(
-            self, profile: Profile, mode: str, card_hash: str, *, transactions: bool = True
+        async def _load_card(
+            self, profile: Profile, mode: str, card_hash: str, *, transactions: bool
         ) -> CardRecord: ...
 
     # -- operations ---------------------------------------------------------------------
@@ -94,7 +95,9 @@ class Sending(Settling):
     ) -> CardOperation:
         """Issue a card; the cardholder's name goes with it (the family's server requires it).
         Its events go to ``callback_url``, else to the profile's default callback URL (as a
-        link's do), else to ``words.NO_CARD_NOTIFICATIONS``: the family's server requires one."""
+        link's do), else to ``words.NO_CARD_NOTIFICATIONS``: the family's server requires one.
+        A person's who may use the cards (NotAllowed), as every operation."""
+        self.session.staff.require(Capability.CARDS)
         callback_url = (callback_url or "").strip() or profile.callback_url.strip() or words.NO_CARD_NOTIFICATIONS
         draft = OperationDraft(
             profile.id, mode, "create", None, amount=amount, currency=currency, callback_url=callback_url
@@ -125,6 +128,7 @@ class Sending(Settling):
     async def _card_operation(
         self, record: CardRecord, kind: str, amount: Decimal | None, call: Callable[[Any], Awaitable[Any]]
     ) -> CardOperation:
+        self.session.staff.require(Capability.CARDS)  # fund, withdraw, block, unblock, terminate
         profile = self._profile(record.profile_id)
         if kind in STATE_NUMBER:  # as the ledger knows it now (another window may have acted)
             current = await self.ledger.card(*record.key)
@@ -247,9 +251,10 @@ class Sending(Settling):
         return op
 
     async def _reload_quietly(self, profile: Profile, op: CardOperation) -> None:
-        """After an operation: the card's new balance and transactions, if the service says."""
+        """After an operation: the card's new balance and transactions, if the service says
+        (never refused for who is signed in now: it follows what was allowed)."""
         try:
-            await self.load_card(profile, op.mode, card_of(op))
+            await self._load_card(profile, op.mode, card_of(op), transactions=True)
         except ServiceError as error:
             log.info("card %s could not be read after %s: %s", op.masked, op.kind, error.message)
         except LedgerError as error:  # a shared ledger gone meanwhile: read at its next change

@@ -34,6 +34,7 @@ from . import (
     refused_schema,
     requests_schema,
     search_schema,
+    staff_schema,
 )
 from .search_schema import SEARCH_TEXT
 
@@ -138,8 +139,9 @@ CREATE TABLE merchants (
 # and case) search_schema.py's; 9 (the shop's call budget) budget_schema.py's; 10 (the
 # classes below a person's spread their calls) budget_spread.py's; 11 (a limit learned from
 # a 429 only in a window the shop's calls began) budget_learn.py's; 12 (sale requests of
-# counters without keys, their limits) requests_schema.py's; 13 (the staff) staff_schema.py's;
-# 14 (who did it, and the activity book) actor_schema.py's. In order of their numbers.
+# counters without keys, their limits) requests_schema.py's; 13 (the staff book)
+# staff_schema.py's; 14 (who did it, and the activity book) actor_schema.py's. In order of
+# their numbers.
 MIGRATIONS: list[tuple[int, str]] = [
     (1, V1),
     card_schema.MIGRATION,
@@ -153,6 +155,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     budget_spread.MIGRATION,
     budget_learn.MIGRATION,
     requests_schema.MIGRATION,
+    staff_schema.MIGRATION,
     actor_schema.MIGRATION,
 ]
 KNOWN = max(version for version, _ in MIGRATIONS)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from ...desk.bulk import mail
 from ...desk.session import Session
+from ...desk.staff import NotAllowed
 from ...ledger import LedgerError
 from ...ledger.batch import CREATED, Batch, BatchBook, BatchRow
 from .. import widgets
@@ -220,6 +221,7 @@ class MailDialog(QDialog):
                 self.password.text() or None,
                 again=self.again.isChecked(),
                 on_result=noted,
+                staff=self.session.staff,
             )
         except mail.MailError as error:
             say(
@@ -229,6 +231,9 @@ class MailDialog(QDialog):
             return None
         except LedgerError as error:
             say(self.said, f"Stopped: the ledger could not be written: {error}")
+            return None
+        except NotAllowed as refused:  # the person signed in may not: nothing was sent
+            say(self.said, refused.message)
             return None
         finally:
             self.send_button.setEnabled(True)

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from ...desk.cards import words
 from ...desk.export import AUDIT_HEADER, audit_cells, export_audit
 from ...desk.session import Session
+from ...desk.staff import NotAllowed
 from ...desk.tasks import TaskSet
 from ...ledger import LedgerError
 from ...ledger.cards import AuditEntry, AuditQuery, CardLedger
@@ -243,6 +244,9 @@ class AuditView(QWidget):
         except LedgerError as error:  # its one sentence; gone when the ledger answers again
             self.say(str(error))
             self.passing.said(self.message, str(error), error, lambda: self.say(""))
+            return None
+        except NotAllowed as refused:  # the person signed in may not
+            self.say(refused.message)
             return None
         self.say(f"Exported the audit log to {path.name}")
         return path

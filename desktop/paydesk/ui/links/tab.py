@@ -23,6 +23,7 @@ from ...desk.leases import NoKeyError
 from ...desk.links import LinksController
 from ...desk.scheduler import Scheduler
 from ...desk.session import Session
+from ...desk.staff import Capability
 from ...desk.states import money, state_words
 from ...ledger import LedgerError, LinkRecord
 from ...service.call_class import waits_shown_by
@@ -298,7 +299,8 @@ class LinksTab(QWidget):
         if not public:
             self.form.why_disabled.setText("Add this mode's public key to the profile first")
             return None
-        secret = await self.session.key()
+        # the secret key goes in the server-side snippets only for whom may see keys
+        secret = await self.session.key() if self.session.staff.allows(Capability.PROFILES) else None
         dialog = SnippetsDialog(self.form.merchant_request(), public, self.session.active()[0].base_url, secret, self)
         self.snippets = dialog
         await run_dialog(dialog)

@@ -13,6 +13,7 @@ from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QMenu
 
 from ...desk.lookup import read
+from ...desk.staff import NotAllowed
 from ...ledger import LedgerError, LinkQuery, LinkRecord
 from . import actions
 
@@ -175,7 +176,13 @@ class TabActions(_Tab):
 
     async def _receipt(self, key: str, record: LinkRecord, merchant: str, language: str) -> str | None:
         """Print receipt… or Save receipt as PDF…, in the customer's language: where it went,
-        said in the details pane."""
+        said in the details pane (the desk refuses a person who may not give receipts: its
+        sentence, no dialog)."""
+        try:
+            self.controller.receipt(record, merchant, language)
+        except NotAllowed as refused:
+            self.details.say(refused.message)
+            return refused.message
         test = record.mode == "test"
         said = await (
             actions.print_receipt(self, record, merchant, test, language)
