@@ -5,25 +5,26 @@ from __future__ import annotations
 
 import math
 
+from ..i18n import N_, _
 from ..service.budget import BudgetState
 from ..service.budget_book import SPREAD_PARTS, reserve, spread
 from ..service.call_class import CallClass
 
 # what each class waiting is, in the status bar's words (in the order they are said)
 SLOWED = {
-    int(CallClass.ON_SCREEN): "codes on screen checked less often",
-    int(CallClass.BULK): "bulk links slowed",
-    int(CallClass.BACKGROUND): "background checks slowed",
+    int(CallClass.ON_SCREEN): N_("codes on screen checked less often"),
+    int(CallClass.BULK): N_("bulk links slowed"),
+    int(CallClass.BACKGROUND): N_("background checks slowed"),
 }
 
 
 def waiting_text(seconds: float) -> str:
     """ "Waiting for the service (3 s)": where a person's call waits for the budget."""
-    return f"Waiting for the service ({max(1, math.ceil(seconds))} s)"
+    return _("Waiting for the service ({seconds} s)").format(seconds=max(1, math.ceil(seconds)))
 
 
 def _per(window: float) -> str:
-    return "this minute" if round(window) == 60 else f"in {window:g} s"
+    return _("this minute") if round(window) == 60 else _("in {seconds:g} s").format(seconds=window)
 
 
 def busy_text(state: BudgetState) -> str:
@@ -31,17 +32,21 @@ def busy_text(state: BudgetState) -> str:
     wait here for the budget, or the service asked everyone to wait; "" otherwise."""
     book = state.book
     if book.paused_for > 0.5:
-        return f"Service busy: it asked to wait {math.ceil(book.paused_for)} s; calls resume by priority"
+        return _("Service busy: it asked to wait {seconds} s; calls resume by priority").format(
+            seconds=math.ceil(book.paused_for)
+        )
     if not state.waiting or book.limit is None:
         return ""
-    slowed = [words for klass, words in SLOWED.items() if klass in state.waiting]
+    slowed = [_(words) for klass, words in SLOWED.items() if klass in state.waiting]
     what = (
         (" and ".join([", ".join(slowed[:-1]), slowed[-1]]) if len(slowed) > 1 else slowed[0])
         if slowed
-        else "calls wait"
+        else _("calls wait")
     )
     left = max(0, book.left if book.left is not None else book.limit)
-    return f"Service busy: {what}; {left} of {book.limit} calls left {_per(book.window)}"
+    return _("Service busy: {what}; {left} of {limit} calls left {per}").format(
+        what=what, left=left, limit=book.limit, per=_per(book.window)
+    )
 
 
 def _duration(seconds: float) -> str:
@@ -75,5 +80,9 @@ def time_left(rows: int, state: BudgetState | None) -> str:
     seconds = rows / share * book.window
     a_minute = round(limit * 60 / book.window)
     counters = any(book.used.get(int(k)) for k in (CallClass.PERSON_CREATE, CallClass.ON_SCREEN))
-    shared = ", shared with the counters" if counters else ", shared with other calls" if others or book.others else ""
-    return f"about {_duration(seconds)} at the service's {a_minute} calls a minute{shared}"
+    shared = (
+        _(", shared with the counters") if counters else _(", shared with other calls") if others or book.others else ""
+    )
+    return _("about {duration} at the service's {a_minute} calls a minute{shared}").format(
+        duration=_duration(seconds), a_minute=a_minute, shared=shared
+    )

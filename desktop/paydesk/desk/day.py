@@ -9,24 +9,25 @@ import os
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
 
+from ..i18n import N_, _, ngettext
 from ..ledger import CurrencyTotal, DaySummary
 from .texts import money_text
 
-RANGES = ("All dates", "Today", "Yesterday", "Last 7 days", "This month", "Custom…")
+RANGES = (N_("All dates"), N_("Today"), N_("Yesterday"), N_("Last 7 days"), N_("This month"), N_("Custom…"))
 _OPEN = ("pending", "creating", "unknown")
 # (label, the states counted (None: every link), which of them: True the sales voided at a
 # counter, False the others, None all). Each label is the words the Transactions tab shows
 # on those rows, and the lines but the first add up to it.
 COUNTS: tuple[tuple[str, tuple[str, ...] | None, bool | None], ...] = (
-    ("Links made", None, None),
-    ("Paid", ("success",), False),
-    ("Paid after void", ("success",), True),
-    ("Failed", ("failed",), None),
-    ("Cancelled", ("cancelled",), None),
-    ("Refunded or reversed", ("refunded", "reversed"), None),
-    ("Still open", _OPEN, False),
-    ("Voided at counter", _OPEN, True),
-    ("Not created", ("rejected",), None),
+    (N_("Links made"), None, None),
+    (N_("Paid"), ("success",), False),
+    (N_("Paid after void"), ("success",), True),
+    (N_("Failed"), ("failed",), None),
+    (N_("Cancelled"), ("cancelled",), None),
+    (N_("Refunded or reversed"), ("refunded", "reversed"), None),
+    (N_("Still open"), _OPEN, False),
+    (N_("Voided at counter"), _OPEN, True),
+    (N_("Not created"), ("rejected",), None),
 )
 
 
@@ -71,7 +72,7 @@ def fees_text(total: CurrencyTotal) -> str:
     """The fees, saying when the service has not told all of them yet."""
     text = money_text(total.fees)
     if total.fees_known < total.fees_of:
-        text += f" (known for {total.fees_known} of {total.fees_of})"
+        text += _(" (known for {fees_known} of {fees_of})").format(fees_known=total.fees_known, fees_of=total.fees_of)
     return text
 
 
@@ -79,16 +80,16 @@ def refunds_text(total: CurrencyTotal) -> str:
     """What was given back, and from how many payments: "45.00 (1 payment)"."""
     if not total.refunded:
         return money_text(total.refunded_amount)
-    payments = f"{total.refunded} payment{'s' if total.refunded != 1 else ''}"
-    return f"{money_text(total.refunded_amount)} ({payments})"
+    return ngettext("{amount} ({count} payment)", "{amount} ({count} payments)", total.refunded).format(
+        amount=money_text(total.refunded_amount), count=total.refunded
+    )
 
 
 def heading(profile_name: str, mode: str, day: date) -> str:
     zone = datetime.now().astimezone().strftime("%Z (UTC%z)")
-    return (
-        f"{profile_name}, {mode.upper()} mode: links made on {day:%A %d %B %Y}, "
-        f"local time {zone}, and what has become of them"
-    )
+    return _(
+        "{profile}, {mode} mode: links made on {day:%A %d %B %Y}, local time {zone}, and what has become of them"
+    ).format(profile=profile_name, mode=mode.upper(), day=day, zone=zone)
 
 
 def summary_rows(summary: DaySummary) -> list[list[str]]:
@@ -113,12 +114,19 @@ def summary_rows(summary: DaySummary) -> list[list[str]]:
 
 def printed_lines(day: date, title: str, summary: DaySummary) -> list[str]:
     """The end of day as printed: one line each."""
-    lines = [f"End of day {day}", title, ""]
-    lines += [f"{label}: {n}" for label, n in counts(summary)] + [""]
+    lines = [_("End of day {day}").format(day=day), title, ""]
+    lines += [f"{_(label)}: {n}" for label, n in counts(summary)] + [""]
     lines += [
-        f"{t.currency}: {t.paid} paid, collected {money_text(t.collected)}, "
-        f"fees {fees_text(t)}, refunded or reversed {refunds_text(t)}, "
-        f"net {money_text(t.net)}"
+        _(
+            "{currency}: {paid} paid, collected {collected}, fees {fees}, refunded or reversed {refunded}, net {net}"
+        ).format(
+            currency=t.currency,
+            paid=t.paid,
+            collected=money_text(t.collected),
+            fees=fees_text(t),
+            refunded=refunds_text(t),
+            net=money_text(t.net),
+        )
         for t in summary.totals
     ]
     return lines

@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from ..i18n import _
+
 
 @dataclass
 class Health:
@@ -18,17 +20,17 @@ class Health:
         now = now or datetime.now(UTC)
         if self.offline_since is not None:
             since = self.offline_since.astimezone().strftime("%H:%M")
-            return f"Offline since {since}, retrying"
+            return _("Offline since {since}, retrying").format(since=since)
         if self.problem:
             return self.problem
         if self.last_ok is None:
-            return "Not checked yet"
+            return _("Not checked yet")
         seconds = max(0, int((now - self.last_ok).total_seconds()))
         if seconds < 60:
-            return f"Checked {seconds} s ago"
+            return _("Checked {seconds} s ago").format(seconds=seconds)
         if seconds < 3600:
-            return f"Checked {seconds // 60} min ago"
-        return f"Checked at {self.last_ok.astimezone():%H:%M}"
+            return _("Checked {minutes} min ago").format(minutes=seconds // 60)
+        return _("Checked at {time:%H:%M}").format(time=self.last_ok.astimezone())
 
 
 class ConnectionHealth:

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from ..i18n import N_, _
 from ..ledger.inbox import OTHERS, VERDICTS, InboxEntry, RefusedGroup
 
 VERDICT_WORDS = {verdict: verdict.capitalize() for verdict in VERDICTS}  # "Bad signature"
-NONE_SINCE_START = "No notification since start"
+NONE_SINCE_START = N_("No notification since start")
 
 
 def ago(when: datetime, now: datetime | None = None) -> str:
@@ -17,11 +18,11 @@ def ago(when: datetime, now: datetime | None = None) -> str:
     local date and time when it is a day or more."""
     seconds = max(0, int(((now or datetime.now(UTC)) - when).total_seconds()))
     if seconds < 5:
-        return "just now"
+        return _("just now")
     if seconds < 60:
         return f"{seconds} s ago"
     if seconds < 3600:
-        return f"{seconds // 60} min ago"
+        return _("{minutes} min ago").format(minutes=seconds // 60)
     if seconds < 86400:
         return f"{seconds // 3600} h ago"
     return f"on {when.astimezone():%d %b %Y at %H:%M}"
@@ -33,31 +34,32 @@ def last_notification(
     """The status bar's words: "Last notification 2 min ago"; "No notification since start"
     once links were paid while none arrived (PAID learned by checking only); else nothing."""
     if paid_since_start and not arrived_since_start:
-        return NONE_SINCE_START
+        return _(NONE_SINCE_START)
     if last is None:
         return ""
-    return f"Last notification {ago(last, now)}"
+    return _("Last notification {ago}").format(ago=ago(last, now))
 
 
 def entry_text(entry: InboxEntry) -> str:
     """One entry in full, as text to read and copy: what was decided, the headers, and the
     raw body (decoded as UTF-8; bytes that are not are shown replaced)."""
     lines = [
-        f"Received: {entry.received_at.astimezone():%Y-%m-%d %H:%M:%S %Z} "
-        f"({entry.received_at.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC)",
-        f"From: {entry.remote or 'unknown'}",
-        f"Verdict: {VERDICT_WORDS.get(entry.verdict, entry.verdict)}",
+        _("Received: {local:%Y-%m-%d %H:%M:%S %Z} ({utc:%Y-%m-%d %H:%M:%S} UTC)").format(
+            local=entry.received_at.astimezone(), utc=entry.received_at.astimezone(UTC)
+        ),
+        _("From: {remote}").format(remote=entry.remote or _("unknown")),
+        _("Verdict: {verdict}").format(verdict=VERDICT_WORDS.get(entry.verdict, entry.verdict)),
     ]
     if entry.detail:
-        lines.append(f"Detail: {entry.detail}")
+        lines.append(_("Detail: {detail}").format(detail=entry.detail))
     if entry.tx_ref:
-        lines.append(f"Reference: {entry.tx_ref}")
+        lines.append(_("Reference: {tx_ref}").format(tx_ref=entry.tx_ref))
     if entry.duplicate_of is not None:
-        lines.append(f"The same body as notification {entry.duplicate_of}")
-    lines.append(f"Body SHA-256: {entry.body_hash}")
-    lines += ["", "Headers:"]
+        lines.append(_("The same body as notification {duplicate_of}").format(duplicate_of=entry.duplicate_of))
+    lines.append(_("Body SHA-256: {body_hash}").format(body_hash=entry.body_hash))
+    lines += ["", _("Headers:")]
     lines += [f"{name}: {value}" for name, value in sorted(entry.headers.items())] or ["(none)"]
-    lines += ["", f"Body ({len(entry.body):,} bytes):", entry.body.decode("utf-8", "replace")]
+    lines += ["", _("Body ({count:,} bytes):").format(count=len(entry.body)), entry.body.decode("utf-8", "replace")]
     return "\n".join(lines)
 
 
@@ -66,16 +68,23 @@ SHOWN_PEERS = 5  # peers named one a line; the rest are summed up in one more
 
 def _peer(remote: str) -> str:
     if remote == OTHERS:
-        return "other addresses"
-    return remote or "an unknown address"
+        return _("other addresses")
+    return remote or _("an unknown address")
 
 
-def refused_words(groups: list[RefusedGroup], when: str = "in the last hour") -> str:
+def refused_words(groups: list[RefusedGroup], when: str = N_("in the last hour")) -> str:
     """The refused requests by peer, one line each, the most first: "104 refused from
     10.0.0.7 in the last hour"; past ``SHOWN_PEERS`` peers, one line for the rest."""
-    lines = [f"{g.count:,} refused from {_peer(g.remote)} {when}" for g in groups[:SHOWN_PEERS]]
+    lines = [
+        _("{count:,} refused from {peer} {when}").format(count=g.count, peer=_peer(g.remote), when=_(when))
+        for g in groups[:SHOWN_PEERS]
+    ]
     rest = groups[SHOWN_PEERS:]
     if rest:
         count = sum(g.count for g in rest)
-        lines.append(f"{count:,} refused from {len(rest):,} more addresses {when}")
+        lines.append(
+            _("{count:,} refused from {addresses:,} more addresses {when}").format(
+                count=count, addresses=len(rest), when=_(when)
+            )
+        )
     return "\n".join(lines)

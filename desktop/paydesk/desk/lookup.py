@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import parse_qs, urlsplit
 
+from ..i18n import _
 from ..service.txref import INSTALLATION_ALPHABET, NOT_CHECKING_OUT, corrections, is_consistent
 
 # PREFIX-YYMMDD-INSTAL-SEQ…CC: the shape PayDesk's own references have, loosely (a typo
@@ -36,7 +37,7 @@ def read(text: str, prefixes: frozenset[str] = frozenset()) -> Typed:
     of PayDesk's own: its check characters must agree."""
     typed = text.strip()
     if not typed:
-        return Typed(problem="Type, paste or scan a reference")
+        return Typed(problem=_("Type, paste or scan a reference"))
     if typed.lower().startswith(("http://", "https://")):
         return _from_url(typed, prefixes)
     compact = re.sub(r"\s+", "", typed)
@@ -47,7 +48,7 @@ def read(text: str, prefixes: frozenset[str] = frozenset()) -> Typed:
             return Typed(tx_ref=upper, problem=locate_typo(upper, prefixes))
         return Typed(tx_ref=upper)
     if not _ANY_REF.fullmatch(compact):
-        return Typed(problem="A reference has letters, digits and . _ ~ : - only")
+        return Typed(problem=_("A reference has letters, digits and . _ ~ : - only"))
     return Typed(tx_ref=compact)  # someone else's reference: as typed, straight to the service
 
 
@@ -59,7 +60,7 @@ def _from_url(url: str, prefixes: frozenset[str]) -> Typed:
     found = _SERVICE_REF.search(parts.path)
     if found:
         return Typed(reference=found.group(1))
-    return Typed(problem="This link carries no payment reference")
+    return Typed(problem=_("This link carries no payment reference"))
 
 
 def _plausible(candidate: str, prefixes: frozenset[str]) -> bool:
@@ -88,5 +89,5 @@ def locate_typo(ref: str, prefixes: frozenset[str] = frozenset()) -> str:
     how, candidate = explained[0]
     first = next(i for i, (a, b) in enumerate(zip(ref, candidate)) if a != b)
     if how == "swapped":
-        return f"Characters {first + 1} and {first + 2} look swapped"
-    return f"Character {first + 1} looks mistyped"
+        return _("Characters {first} and {second} look swapped").format(first=first + 1, second=first + 2)
+    return _("Character {position} looks mistyped").format(position=first + 1)

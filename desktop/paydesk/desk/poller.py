@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
+from ..i18n import _
 from ..ledger import CREATING, Cursor, Fence, Ledger, LedgerError, LinkRecord, Page, StaleLease
 from .links import LinksController
 from .scheduler import Scheduler, StopWatching
@@ -92,7 +93,7 @@ class Poller:
         """The scheduler's check: only as the lease holder, fenced."""
         fence = self._fence()
         if fence is None:
-            raise StopWatching("another desk checks payments")
+            raise StopWatching(_("another desk checks payments"))
         try:
             return await self.links.check(record, fence=fence)
         except StaleLease as error:

@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
+from ..i18n import _, ngettext
 from ..ledger import CREATING, LinkRecord
 from ..service.errors import RateLimitedError, ServiceError
 
@@ -59,8 +60,25 @@ class Progress:
 
     def report(self) -> str:
         """e.g. "12 paid, 3 failed, 2 still open, 1 could not be checked"."""
-        parts = [f"{self.endings[e]} {e}" for e in ORDER if self.endings.get(e)]
-        return ", ".join(parts) if parts else "nothing to check"
+        parts = [_counted(e, self.endings[e]) for e in ORDER if self.endings.get(e)]
+        return ", ".join(parts) if parts else _("nothing to check")
+
+
+def _counted(ending: str, n: int) -> str:
+    """``n`` records of one ending in the staff's words ("12 paid"); the endings themselves
+    stay the report's English keys."""
+    words = {
+        "paid": ngettext("{count} paid", "{count} paid", n),
+        "failed": ngettext("{count} failed", "{count} failed", n),
+        "cancelled": ngettext("{count} cancelled", "{count} cancelled", n),
+        "refunded": ngettext("{count} refunded", "{count} refunded", n),
+        "reversed": ngettext("{count} reversed", "{count} reversed", n),
+        "not created": ngettext("{count} not created", "{count} not created", n),
+        STILL_OPEN: ngettext("{count} still open", "{count} still open", n),
+        STILL_PAID: ngettext("{count} still paid", "{count} still paid", n),
+        NOT_CHECKED: ngettext("{count} could not be checked", "{count} could not be checked", n),
+    }
+    return words.get(ending, f"{n} {ending}").format(count=n)
 
 
 class Reconciler:
@@ -93,7 +111,7 @@ class Reconciler:
         queue: asyncio.Queue[LinkRecord | None] = asyncio.Queue(maxsize=self.parallel * 2)
         self.on_progress(progress)
         count = min(self.parallel, total) or (1 if not isinstance(records, Sequence) else 0)
-        workers = [asyncio.ensure_future(self._worker(queue, progress)) for _ in range(count)]
+        workers = [asyncio.ensure_future(self._worker(queue, progress)) for _unused in range(count)]
         feeder = asyncio.ensure_future(self._feed(records, queue, progress, count))
         try:
             await asyncio.gather(feeder, *workers)
@@ -121,7 +139,7 @@ class Reconciler:
                 for record in page:
                     await put(record)
         progress.total = seen  # all read: the total is now exact (it was counted before)
-        for _ in range(workers):
+        for _unused in range(workers):
             await queue.put(None)  # each worker's end
 
     async def _worker(self, queue: asyncio.Queue, progress: Progress) -> None:

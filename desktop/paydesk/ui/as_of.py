@@ -12,6 +12,7 @@ from datetime import datetime
 from PySide6.QtCore import QObject, Signal
 
 from ..desk.session import Session
+from ..i18n import _
 from .signals import signals_of
 
 
@@ -27,10 +28,10 @@ class AsOf(QObject):
     def _read(self) -> str:
         """From the engine's ``down_since`` (carried by the desk's refusal while it is down)."""
         since = getattr(self.session.ledger_down(), "since", None)
-        return f"as of {since.astimezone():%H:%M}" if isinstance(since, datetime) else ""
+        return _("as of {time:%H:%M}").format(time=since.astimezone()) if isinstance(since, datetime) else ""
 
     def _reachable(self, up: bool) -> None:
-        text = "" if up else (self._read() or f"as of {datetime.now():%H:%M}")
+        text = "" if up else (self._read() or _("as of {time:%H:%M}").format(time=datetime.now()))
         if text != self.text:
             self.text = text
             self.changed.emit(text)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from .. import __version__
+from ..i18n import _
 from ..ledger import LedgerError
 from ..logs import REDACTOR
 from .screen_fit import resize_within_screen
@@ -47,9 +48,9 @@ class CrashDialog(QDialog):
     def __init__(self, summary: str, report: str, log_path: Path | None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("crash-dialog")
-        self.setWindowTitle("PayDesk hit an unexpected problem")
+        self.setWindowTitle(_("PayDesk hit an unexpected problem"))
         layout = QVBoxLayout(self)
-        headline = QLabel("Something went wrong")
+        headline = QLabel(_("Something went wrong"))
         headline.setObjectName("crash-headline")
         bold = headline.font()
         bold.setBold(True)
@@ -57,31 +58,33 @@ class CrashDialog(QDialog):
         layout.addWidget(headline)
         # what went wrong may quote the service or the network: shown as text, never markup
         text = QLabel(
-            f"{summary}\nPayDesk is still running and nothing you saved was lost. "
-            "You can copy the report below for support."
+            _(
+                "{summary}\nPayDesk is still running and nothing you saved was lost. You can copy the "
+                "report below for support."
+            ).format(summary=summary)
         )
         text.setObjectName("crash-summary")
         text.setTextFormat(Qt.TextFormat.PlainText)
         text.setWordWrap(True)
-        text.setAccessibleName("Something went wrong")
+        text.setAccessibleName(_("Something went wrong"))
         layout.addWidget(text)
         self.report = QPlainTextEdit(report)
         self.report.setObjectName("crash-report")
         self.report.setReadOnly(True)
-        self.report.setAccessibleName("Problem report")
+        self.report.setAccessibleName(_("Problem report"))
         layout.addWidget(self.report)
-        where = QLabel(f"The log is at {log_path}" if log_path else "")
+        where = QLabel(_("The log is at {log_path}").format(log_path=log_path) if log_path else "")
         where.setTextFormat(Qt.TextFormat.PlainText)
         where.setObjectName("crash-log-path")
-        where.setAccessibleName(where.text() or "Log location")
+        where.setAccessibleName(where.text() or _("Log location"))
         where.setTextInteractionFlags(where.textInteractionFlags() | where.textInteractionFlags().TextSelectableByMouse)
         layout.addWidget(where)
         buttons = QDialogButtonBox()
-        copy = buttons.addButton("Copy report", QDialogButtonBox.ButtonRole.ActionRole)
-        copy.setAccessibleName("Copy report")
+        copy = buttons.addButton(_("Copy report"), QDialogButtonBox.ButtonRole.ActionRole)
+        copy.setAccessibleName(_("Copy report"))
         copy.clicked.connect(lambda: QGuiApplication.clipboard().setText(self.report.toPlainText()))
-        close = buttons.addButton("Close", QDialogButtonBox.ButtonRole.AcceptRole)
-        close.setAccessibleName("Close")
+        close = buttons.addButton(_("Close"), QDialogButtonBox.ButtonRole.AcceptRole)
+        close.setAccessibleName(_("Close"))
         close.clicked.connect(self.accept)
         layout.addWidget(buttons)
         resize_within_screen(self, 640, 420)
@@ -118,7 +121,7 @@ class ExceptionHook:
             return
         summary = REDACTOR.clean(f"{exc_type.__name__}: {exc}")[:300]
         dialog = CrashDialog(summary, report, self.log_path, QApplication.activeWindow())
-        dialog.finished.connect(lambda _=0, d=dialog: self._closed(d))
+        dialog.finished.connect(lambda _result=0, d=dialog: self._closed(d))
         self.dialogs.append(dialog)
         dialog.open()
 

@@ -21,14 +21,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..i18n import N_, _
 from .field_message import add_field_row
 from .fixed_text import use_fixed
 from .screen_fit import keep_wrapped_height
 
 RETRY_EVERY = 5.0  # s: how often the shared ledger is tried again while the dialog is up
 WAITING, OWN, QUIT, CONNECT = 0, 1, 2, 3
-RETRYING = "PayDesk tries again by itself every few seconds."
-KEPT = "The password is kept in this computer's keyring, never in a file."
+RETRYING = N_("PayDesk tries again by itself every few seconds.")
+KEPT = N_("The password is kept in this computer's keyring, never in a file.")
 WIDTH = 600  # px at least: a refusal of the password, naming a long role, in two lines
 
 
@@ -40,7 +41,7 @@ class LedgerProblemDialog(QDialog):
     def __init__(self, why: str, address: str, parent: QWidget | None = None, *, asks_password: bool = False) -> None:
         super().__init__(parent)
         self.setObjectName("ledger-problem")
-        self.setWindowTitle("Shared ledger")
+        self.setWindowTitle(_("Shared ledger"))
         self.choice = WAITING
         self.wake = asyncio.Event()
         layout = QVBoxLayout(self)
@@ -52,14 +53,14 @@ class LedgerProblemDialog(QDialog):
         # it) rather than widening the dialog past its screen
         self.address = QLineEdit(address)
         self.address.setObjectName("ledger-problem-address")
-        self.address.setAccessibleName("Address")
+        self.address.setAccessibleName(_("Address"))
         self.address.setReadOnly(True)
         self.address.setToolTip(address)
         self.address.setCursorPosition(0)
         use_fixed(self.address)  # an address is copied: 0 and O, 1 and l told apart
         where = QFormLayout()
         where.setContentsMargins(0, 0, 0, 0)
-        caption = QLabel("Address")
+        caption = QLabel(_("Address"))
         caption.setBuddy(self.address)
         where.addRow(caption, self.address)
         layout.addLayout(where)
@@ -68,24 +69,26 @@ class LedgerProblemDialog(QDialog):
         form.setContentsMargins(0, 0, 0, 0)
         self.password = QLineEdit()
         self.password.setObjectName("ledger-problem-password")
-        self.password.setAccessibleName("Password")
+        self.password.setAccessibleName(_("Password"))
         self.password.setEchoMode(QLineEdit.EchoMode.Password)
         use_fixed(self.password)
         self.password_message = add_field_row(form, "&Password", self.password, "ledger-problem-password", lines=2)
         layout.addWidget(self.asking)
-        self.note = QLabel(RETRYING)
-        self.note.setAccessibleName(RETRYING)
+        self.note = QLabel(_(RETRYING))
+        self.note.setAccessibleName(_(RETRYING))
         self.note.setWordWrap(True)
         layout.addWidget(self.note)
         buttons = QHBoxLayout()
-        self.connect_button = QPushButton("Connect")
-        self.try_again = QPushButton("Try again")
-        self.use_own = QPushButton("Use this computer's own ledger")
+        self.connect_button = QPushButton(_("Connect"))
+        self.try_again = QPushButton(_("Try again"))
+        self.use_own = QPushButton(_("Use this computer's own ledger"))
         self.use_own.setToolTip(
-            "For this session only: the records made meanwhile stay on "
-            "this computer (import them into the shared ledger later)"
+            _(
+                "For this session only: the records made meanwhile stay on this computer (import them into "
+                "the shared ledger later)"
+            )
         )
-        self.quit = QPushButton("Quit")
+        self.quit = QPushButton(_("Quit"))
         for button, choice in (
             (self.connect_button, CONNECT),
             (self.try_again, WAITING),
@@ -93,7 +96,7 @@ class LedgerProblemDialog(QDialog):
             (self.quit, QUIT),
         ):
             button.setAccessibleName(button.text())
-            button.clicked.connect(lambda _=False, c=choice: self._choose(c))
+            button.clicked.connect(lambda _checked=False, c=choice: self._choose(c))
             buttons.addWidget(button)
         layout.addLayout(buttons)
         self.setMinimumWidth(WIDTH)
@@ -107,7 +110,7 @@ class LedgerProblemDialog(QDialog):
         self.connect_button.setVisible(asks_password)
         self.try_again.setVisible(not asks_password)
         (self.connect_button if asks_password else self.try_again).setDefault(True)
-        note = KEPT if asks_password else RETRYING
+        note = _(KEPT) if asks_password else _(RETRYING)
         self.note.setText(note)
         self.note.setAccessibleName(note)
         if asks_password:

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-REFUSED = "Could not print: the printer refused the page"
+from ..i18n import N_, _
+
+REFUSED = N_("Could not print: the printer refused the page")
 
 
 def printed(printer: Any) -> str:
@@ -15,6 +17,6 @@ def printed(printer: Any) -> str:
 
     path = printer.outputFileName()
     if not path:
-        return "Sent to the printer"
+        return _("Sent to the printer")
     pdf = printer.outputFormat() == QPrinter.OutputFormat.PdfFormat
-    return f"Printed to {'a PDF file' if pdf else 'a file'}: {path}"
+    return (_("Printed to a PDF file: {path}") if pdf else _("Printed to a file: {path}")).format(path=path)

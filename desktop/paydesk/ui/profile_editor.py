@@ -27,6 +27,7 @@ from ..desk.checks import currency_codes, txref_prefix
 from ..desk.checks import url as check_url
 from ..desk.profile_store import NoPublicKeyError
 from ..desk.session import Session
+from ..i18n import N_, _
 from ..ledger.errors import LedgerError
 from ..service.models import DEFAULT_CARD_CURRENCIES
 from .field_message import FieldMessage, add_field_row
@@ -35,17 +36,17 @@ from .profile_counter import CounterGroup
 from .screen_fit import fit_to_contents, keep_wrapped_height
 
 KEY_FIELDS = (
-    ("test", "secret", "Test secret key"),
-    ("test", "public", "Test public key"),
-    ("live", "secret", "Live secret key"),
-    ("live", "public", "Live public key"),
+    ("test", "secret", N_("Test secret key")),
+    ("test", "public", N_("Test public key")),
+    ("live", "secret", N_("Live secret key")),
+    ("live", "public", N_("Live public key")),
 )
 KEY_LINES, KEY_ROOM = 2, 260  # what Check keys found, whole in two lines under its key, px
 FIELD_ROOM = 180  # px: the least a field of the profile is made, the editor narrowed
 
 
 WEBHOOK = ("test", "webhook")  # where the keyring keeps the webhook secret
-WEBHOOK_NOTE = "The family's dashboard webhook secret; leave empty when the service signs with the secret key."
+WEBHOOK_NOTE = N_("The family's dashboard webhook secret; leave empty when the service signs with the secret key.")
 
 
 class KeyField(QWidget):
@@ -59,19 +60,19 @@ class KeyField(QWidget):
         self.edit.setObjectName(name)
         self.edit.setAccessibleName(label)
         self.edit.setEchoMode(QLineEdit.EchoMode.Password)
-        self.edit.setPlaceholderText("not set")
+        self.edit.setPlaceholderText(_("not set"))
         use_fixed(self.edit)  # a key is read back and compared character by character
-        self.show_button = QPushButton("Show")
+        self.show_button = QPushButton(_("Show"))
         self.show_button.setObjectName(name + "-show")
         self.show_button.setCheckable(True)
-        self.show_button.setAccessibleName(f"Show {label.lower()}")
+        self.show_button.setAccessibleName(_("Show {key}").format(key=label.lower()))
         self.show_button.toggled.connect(self._toggle)
         row.addWidget(self.edit, 1)
         row.addWidget(self.show_button)
 
     def _toggle(self, shown: bool) -> None:
         self.edit.setEchoMode(QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password)
-        self.show_button.setText("Hide" if shown else "Show")
+        self.show_button.setText(_("Hide") if shown else _("Show"))
 
     def text(self) -> str:
         return self.edit.text().strip()
@@ -83,7 +84,7 @@ class ProfileEditor(QDialog):
         self.session = session
         self.profile = profile
         self.setObjectName("profile-editor")
-        self.setWindowTitle("Edit profile" if profile else "Connect to your service")
+        self.setWindowTitle(_("Edit profile") if profile else _("Connect to your service"))
         layout = QVBoxLayout(self)
         columns = QHBoxLayout()  # the profile on the left, its keys and the counter's
         layout.addLayout(columns)  # defaults on the right: the editor fits 1024×768
@@ -102,73 +103,75 @@ class ProfileEditor(QDialog):
 
         self.name = QLineEdit(profile.name if profile else "")
         self.name.setObjectName("profile-name")
-        self.name.setAccessibleName("Profile name")
-        self.name_message = add("Profile &name", self.name, "profile-name")
+        self.name.setAccessibleName(_("Profile name"))
+        self.name_message = add(_("Profile &name"), self.name, "profile-name")
         self.merchant = QLineEdit(profile.merchant_name if profile else "")
         self.merchant.setObjectName("profile-merchant-name")
-        self.merchant.setAccessibleName("Merchant name shown to customers")
+        self.merchant.setAccessibleName(_("Merchant name shown to customers"))
         self.merchant.setToolTip("Printed on receipts; empty: the profile's name")
-        self.merchant.setPlaceholderText(profile.name if profile else "the profile's name")
-        self.merchant_message = add("&Merchant name shown to customers", self.merchant, "profile-merchant-name")
+        self.merchant.setPlaceholderText(profile.name if profile else _("the profile's name"))
+        self.merchant_message = add(_("&Merchant name shown to customers"), self.merchant, "profile-merchant-name")
         self.url = QLineEdit(profile.base_url if profile else "")
         self.url.setObjectName("profile-url")
-        self.url.setAccessibleName("Service address")
+        self.url.setAccessibleName(_("Service address"))
         self.url.setPlaceholderText("https://pay.example.com/api-base")
         self.url.setReadOnly(bool(profile and profile.embedded_sandbox))
-        self.url_message = add("Service &address", self.url, "profile-url")
+        self.url_message = add(_("Service &address"), self.url, "profile-url")
         self.currencies = QLineEdit(", ".join(profile.currencies if profile else CARDS_CURRENCIES))
         self.currencies.setObjectName("profile-currencies")
-        self.currencies.setAccessibleName("Currencies")
+        self.currencies.setAccessibleName(_("Currencies"))
         self.currencies_message = add("&Currencies", self.currencies, "profile-currencies")
         self.card_codes = QLineEdit(
             format_card_currencies(profile.card_currencies if profile else DEFAULT_CARD_CURRENCIES)
         )
         self.card_codes.setObjectName("profile-card-currencies")
-        self.card_codes.setAccessibleName("Card currency codes")
+        self.card_codes.setAccessibleName(_("Card currency codes"))
         self.card_codes.setToolTip(
-            "The service names a card's currency by a code of its own: which currency each code is, e.g. 12=GBP"
+            _("The service names a card's currency by a code of its own: which currency each code is, e.g. 12=GBP")
         )
-        self.card_codes_message = add("Card currency co&des", self.card_codes, "profile-card-currencies")
+        self.card_codes_message = add(_("Card currency co&des"), self.card_codes, "profile-card-currencies")
         self.calls = QLineEdit(str(profile.calls_a_minute) if profile and profile.calls_a_minute else "")
         self.calls.setObjectName("profile-calls-a-minute")
-        self.calls.setAccessibleName("Calls a minute this service allows")
-        self.calls.setPlaceholderText("as the service says")
+        self.calls.setAccessibleName(_("Calls a minute this service allows"))
+        self.calls.setPlaceholderText(_("as the service says"))
         self.calls.setToolTip(
-            "PayDesk learns the service's limit from its answers; set one "
-            "here to keep to fewer (the calls of every computer of the shop)"
+            _(
+                "PayDesk learns the service's limit from its answers; set one here to keep to fewer (the "
+                "calls of every computer of the shop)"
+            )
         )
-        self.calls_message = add("Calls a minute this &service allows", self.calls, "profile-calls-a-minute")
+        self.calls_message = add(_("Calls a minute this &service allows"), self.calls, "profile-calls-a-minute")
         self.prefix = QLineEdit(profile.txref_prefix if profile else "PAY")
         self.prefix.setObjectName("profile-prefix")
-        self.prefix.setAccessibleName("Reference prefix")
-        self.prefix.setToolTip("Starts every reference PayDesk makes, e.g. SHOP-261122-…")
-        self.prefix_message = add("Reference &prefix", self.prefix, "profile-prefix")
+        self.prefix.setAccessibleName(_("Reference prefix"))
+        self.prefix.setToolTip(_("Starts every reference PayDesk makes, e.g. SHOP-261122-…"))
+        self.prefix_message = add(_("Reference &prefix"), self.prefix, "profile-prefix")
         self.callback_default = QLineEdit(profile.callback_url if profile else "")
         self.callback_default.setObjectName("profile-callback")
-        self.callback_default.setAccessibleName("Default callback URL")
-        self.callback_default.setPlaceholderText("https://… where the service sends notifications")
-        self.callback_message = add("Default call&back URL", self.callback_default, "profile-callback")
+        self.callback_default.setAccessibleName(_("Default callback URL"))
+        self.callback_default.setPlaceholderText(_("https://… where the service sends notifications"))
+        self.callback_message = add(_("Default call&back URL"), self.callback_default, "profile-callback")
         self.return_default = QLineEdit(profile.return_url if profile else "")
         self.return_default.setObjectName("profile-return")
-        self.return_default.setAccessibleName("Default return URL")
-        self.return_default.setPlaceholderText("https://… where customers land after paying")
-        self.return_message = add("Default &return URL", self.return_default, "profile-return")
+        self.return_default.setAccessibleName(_("Default return URL"))
+        self.return_default.setPlaceholderText(_("https://… where customers land after paying"))
+        self.return_message = add(_("Default &return URL"), self.return_default, "profile-return")
         use_fixed(self.url, self.callback_default, self.return_default)
         self.key_fields: dict[tuple[str, str], KeyField] = {}
         self.key_messages: dict[tuple[str, str], FieldMessage] = {}
         for mode, kind, label in KEY_FIELDS:
-            field = KeyField(label, f"key-{mode}-{kind}")
+            field = KeyField(_(label), f"key-{mode}-{kind}")
             self.key_fields[(mode, kind)] = field
-            self.key_messages[(mode, kind)] = add(label, field, f"key-{mode}-{kind}")
+            self.key_messages[(mode, kind)] = add(_(label), field, f"key-{mode}-{kind}")
         # the business's own secret for notifications (kept as a key of test mode: one per
         # business, whatever the mode); optional
-        self.webhook = KeyField("Webhook secret", "key-webhook")
+        self.webhook = KeyField(_("Webhook secret"), "key-webhook")
         self.webhook.edit.setPlaceholderText("optional")
-        self.webhook_message = add("&Webhook secret", self.webhook, "key-webhook")
-        self.webhook_note = QLabel(WEBHOOK_NOTE)
+        self.webhook_message = add(_("&Webhook secret"), self.webhook, "key-webhook")
+        self.webhook_note = QLabel(_(WEBHOOK_NOTE))
         self.webhook_note.setObjectName("key-webhook-note")
         self.webhook_note.setWordWrap(True)
-        self.webhook.edit.setAccessibleDescription(WEBHOOK_NOTE)
+        self.webhook.edit.setAccessibleDescription(_(WEBHOOK_NOTE))
         keys_form.addRow(self.webhook_note)  # the whole row wide
         self.counter = CounterGroup(profile, self)
         right.addWidget(self.counter)
@@ -178,9 +181,9 @@ class ProfileEditor(QDialog):
         self.status.setWordWrap(True)
         layout.addWidget(self.status)
         buttons = QDialogButtonBox()
-        self.check_button = buttons.addButton("Check keys", QDialogButtonBox.ButtonRole.ActionRole)
-        self.save_button = buttons.addButton("Save", QDialogButtonBox.ButtonRole.AcceptRole)
-        self.cancel_button = buttons.addButton("Cancel", QDialogButtonBox.ButtonRole.RejectRole)
+        self.check_button = buttons.addButton(_("Check keys"), QDialogButtonBox.ButtonRole.ActionRole)
+        self.save_button = buttons.addButton(_("Save"), QDialogButtonBox.ButtonRole.AcceptRole)
+        self.cancel_button = buttons.addButton(_("Cancel"), QDialogButtonBox.ButtonRole.RejectRole)
         for button in (self.check_button, self.save_button, self.cancel_button):
             button.setAccessibleName(button.text())
         self.check_button.setObjectName("check-keys")
@@ -240,7 +243,7 @@ class ProfileEditor(QDialog):
                 message.say(problem)
                 ok = False
         if not self.name.text().strip():
-            self.name_message.say("Give the profile a name, e.g. the shop's name")
+            self.name_message.say(_("Give the profile a name, e.g. the shop's name"))
             ok = False
         problem = address_problem(self.url.text())
         if problem:
@@ -252,7 +255,9 @@ class ProfileEditor(QDialog):
             ok = False
         keys = self._keys()
         if not keys[("test", "secret")] and not keys[("live", "secret")]:
-            self.key_messages[("test", "secret")].say("At least one secret key is needed: the test one to start with")
+            self.key_messages[("test", "secret")].say(
+                _("At least one secret key is needed: the test one to start with")
+            )
             ok = False
         if not self.counter.check():
             ok = False
@@ -271,7 +276,7 @@ class ProfileEditor(QDialog):
         self.unchecked = None
         if not self._check_fields():
             return False
-        self.status.setText("Checking keys with the service…")
+        self.status.setText(_("Checking keys with the service…"))
         self.check_button.setEnabled(False)
         self.save_button.setEnabled(False)
         try:
@@ -327,16 +332,18 @@ class ProfileEditor(QDialog):
             self.status.setText(str(error))
             return False
         except NoPublicKeyError as error:
-            self.status.setText(f"Not saved: {error}")
+            self.status.setText(_("Not saved: {error}").format(error=error))
             return False
         self.saved = profile
         if persisted:
-            said = f"Profile {profile.name} saved; its keys are in the system keyring"
+            said = _("Profile {name} saved; its keys are in the system keyring").format(name=profile.name)
         else:
-            why = self.session.keys.problem or "there is no system keyring"
-            said = f"Profile {profile.name} saved, but its keys are kept for this session only ({why})"
+            why = self.session.keys.problem or _("there is no system keyring")
+            said = _("Profile {name} saved, but its keys are kept for this session only ({why})").format(
+                name=profile.name, why=why
+            )
         if self.unchecked:
-            said += f". Its keys could not be checked: {self.unchecked}"
+            said += _(". Its keys could not be checked: {unchecked}").format(unchecked=self.unchecked)
         self.session.report(said)
         self.accept()
         return True

@@ -22,6 +22,7 @@ from ..config.shared_ledger import EXAMPLE, RESTART_NOTE, parse, split_password,
 from ..desk.desk_name import RENAMED, DeskNameRefused, DeskNaming
 from ..desk.ledger_choice import LedgerSetupError, save_shared_ledger, saved_password, use_own_ledger
 from ..desk.session import Session
+from ..i18n import N_, _
 from ..ledger import LedgerError
 from .field_message import add_field_row
 from .fixed_text import use_fixed
@@ -29,12 +30,12 @@ from .passing import Passing
 from .profile_editor import KeyField
 from .screen_fit import keep_wrapped_height
 
-INTRO = (
-    "A shared ledger lets every desk of the shop see the same links, transactions and "
-    "cards. Its address and the password of its PayDesk role come from the shop's "
-    "administrator (docs/SHARED_LEDGER.md)."
+INTRO = N_(
+    "A shared ledger lets every desk of the shop see the same links, transactions and cards. "
+    "Its address and the password of its PayDesk role come from the shop's administrator "
+    "(docs/SHARED_LEDGER.md)."
 )
-MOVED = "The password was taken out of the address: it is kept in the keyring, never in a file."
+MOVED = N_("The password was taken out of the address: it is kept in the keyring, never in a file.")
 # Test connection's sentences are said whole beside their field: the address's in three
 # lines at most (the longest, a server that does not let this computer in, takes three at
 # this width), the password's and the desk name's in two; their rooms are kept, shown or
@@ -51,14 +52,14 @@ def in_use(session: Session) -> str:
     """Which ledger this desk uses now, in words."""
     choice = session.ledger_choice
     if choice.url is None:
-        return "This desk uses its own ledger, on this computer."
+        return _("This desk uses its own ledger, on this computer.")
     where = parse(choice.url).where
     if choice.source == "command line":
-        return (
-            f"This run uses the shared ledger at {where}, given with --ledger; what you "
-            "save here is used when PayDesk starts without it."
-        )
-    return f"This desk uses the shared ledger at {where}."
+        return _(
+            "This run uses the shared ledger at {where}, given with --ledger; what you save here is "
+            "used when PayDesk starts without it."
+        ).format(where=where)
+    return _("This desk uses the shared ledger at {where}.").format(where=where)
 
 
 class SharedLedgerDialog(QDialog):
@@ -68,10 +69,10 @@ class SharedLedgerDialog(QDialog):
         super().__init__(parent)
         self.session, self.naming = session, naming
         self.setObjectName("shared-ledger")
-        self.setWindowTitle("Shared ledger")
+        self.setWindowTitle(_("Shared ledger"))
         self.setMinimumWidth(WIDTH)
         layout = QVBoxLayout(self)
-        intro = QLabel(INTRO)
+        intro = QLabel(_(INTRO))
         intro.setWordWrap(True)
         layout.addWidget(intro)
         self.current = QLabel(in_use(session))
@@ -82,25 +83,25 @@ class SharedLedgerDialog(QDialog):
         layout.addLayout(form)
         self.url = QLineEdit(session.settings.ledger_url or "")
         self.url.setObjectName("ledger-url")
-        self.url.setAccessibleName("Ledger address")
+        self.url.setAccessibleName(_("Ledger address"))
         self.url.setPlaceholderText(EXAMPLE)
         use_fixed(self.url)
-        self.url_message = add_field_row(form, "Ledger &address", self.url, "ledger-url", lines=ADDRESS_LINES)
-        self.password = KeyField("Password", "ledger-password")
+        self.url_message = add_field_row(form, _("Ledger &address"), self.url, "ledger-url", lines=ADDRESS_LINES)
+        self.password = KeyField(_("Password"), "ledger-password")
         self.password.edit.setPlaceholderText("none")
         self.password_message = add_field_row(
             form, "&Password", self.password, "ledger-password", self.password.edit, lines=PASSWORD_LINES
         )
         self._name_row(form)
-        self.status = QLabel("A change takes effect when PayDesk next starts.")
+        self.status = QLabel(_("A change takes effect when PayDesk next starts."))
         self.status.setObjectName("ledger-status")
         self.status.setWordWrap(True)
         layout.addWidget(self.status)
         buttons = QDialogButtonBox()
-        self.test_button = buttons.addButton("Test connection", QDialogButtonBox.ButtonRole.ActionRole)
-        self.own_button = buttons.addButton("Use this computer's own ledger", QDialogButtonBox.ButtonRole.ResetRole)
-        self.save_button = buttons.addButton("Save", QDialogButtonBox.ButtonRole.AcceptRole)
-        self.cancel_button = buttons.addButton("Cancel", QDialogButtonBox.ButtonRole.RejectRole)
+        self.test_button = buttons.addButton(_("Test connection"), QDialogButtonBox.ButtonRole.ActionRole)
+        self.own_button = buttons.addButton(_("Use this computer's own ledger"), QDialogButtonBox.ButtonRole.ResetRole)
+        self.save_button = buttons.addButton(_("Save"), QDialogButtonBox.ButtonRole.AcceptRole)
+        self.cancel_button = buttons.addButton(_("Cancel"), QDialogButtonBox.ButtonRole.RejectRole)
         for button, name in (
             (self.test_button, "test-ledger"),
             (self.own_button, "own-ledger"),
@@ -125,12 +126,12 @@ class SharedLedgerDialog(QDialog):
         """This desk's name, its Rename desk button and, under them, what became of it."""
         self.desk_name = QLineEdit(self.session.settings.desk_name or "")
         self.desk_name.setObjectName("desk-name")
-        self.desk_name.setAccessibleName("Desk name")
+        self.desk_name.setAccessibleName(_("Desk name"))
         self.desk_name.setPlaceholderText(self.session.desk_name)
         self.desk_name.setToolTip(NAME_HINT)
-        self.rename_button = QPushButton("Rename desk")
+        self.rename_button = QPushButton(_("Rename desk"))
         self.rename_button.setObjectName("rename-desk")
-        self.rename_button.setAccessibleName("Rename desk")
+        self.rename_button.setAccessibleName(_("Rename desk"))
         self.rename_button.setAutoDefault(False)
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
@@ -138,7 +139,9 @@ class SharedLedgerDialog(QDialog):
         row.addWidget(self.rename_button)
         box = QWidget()  # the row's widget: the field and its button side by side
         box.setLayout(row)
-        self.desk_name_message = add_field_row(form, "Desk &name", box, "desk-name", self.desk_name, lines=NAME_LINES)
+        self.desk_name_message = add_field_row(
+            form, _("Desk &name"), box, "desk-name", self.desk_name, lines=NAME_LINES
+        )
 
     async def rename(self) -> bool:
         """Name this desk now (empty: its default name), said beside the field."""
@@ -172,7 +175,7 @@ class SharedLedgerDialog(QDialog):
         if typed:
             self.url.setText(clean)
             self.password.edit.setText(typed)
-            self.password_message.say(MOVED, ok=True)
+            self.password_message.say(_(MOVED), ok=True)
         problem = url_problem(clean)
         if problem:
             self.url_message.say(problem)
@@ -191,7 +194,7 @@ class SharedLedgerDialog(QDialog):
         from ..ledger.postgres.probe import probe  # psycopg is loaded when first needed
 
         logs.REDACTOR.add(self.password.text())  # tried, if not kept: never in a log line
-        self.status.setText("Connecting…")
+        self.status.setText(_("Connecting…"))
         self._busy(True)
         try:
             result = await asyncio.to_thread(probe, url, self.password.text())
@@ -199,7 +202,7 @@ class SharedLedgerDialog(QDialog):
             self._busy(False)
         field = self.password_message if result.field == "password" else self.url_message
         field.say(result.message, ok=result.works)
-        self.status.setText("The ledger answers." if result.works else "The ledger could not be used.")
+        self.status.setText(_("The ledger answers.") if result.works else _("The ledger could not be used."))
         return result.works
 
     async def save(self) -> bool:
@@ -216,17 +219,20 @@ class SharedLedgerDialog(QDialog):
             ""
             if persisted
             else (
-                " Its password is kept for this session only "
-                f"({self.session.keys.problem or 'there is no system keyring'})."
+                _(" Its password is kept for this session only ({why}).").format(
+                    why=self.session.keys.problem or _("there is no system keyring")
+                )
             )
         )
-        self.session.report(f"Shared ledger {where} saved: {RESTART_NOTE}{note}")
+        self.session.report(
+            _("Shared ledger {where} saved: {restart}{note}").format(where=where, restart=_(RESTART_NOTE), note=note)
+        )
         self.accept()
         return True
 
     async def use_own(self) -> None:
         await use_own_ledger(self.session)
-        self.session.report(f"This computer's own ledger chosen: {RESTART_NOTE}")
+        self.session.report(_("This computer's own ledger chosen: {restart}").format(restart=_(RESTART_NOTE)))
         self.accept()
 
     def done(self, result: int) -> None:  # Qt's name

@@ -11,11 +11,12 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel, QStatusBar
 
 from ..desk.session import Session
+from ..i18n import N_, _
 from .elided import ElidedLabel
 from .signals import signals_of
 
-SAVING_DELAYED = "Saving is delayed: the ledger is busy"
-KEYRING_WAITING = "Waiting for the system keyring: unlock it if your desktop asks"
+SAVING_DELAYED = N_("Saving is delayed: the ledger is busy")
+KEYRING_WAITING = N_("Waiting for the system keyring: unlock it if your desktop asks")
 NOTICE = "color: #3d2e00; background: #fff4ce; padding: 0 6px;"
 
 
@@ -32,28 +33,30 @@ class StatusLine(QStatusBar):
     def __init__(self, session: Session):
         super().__init__()
         self.session = session
-        self.last_call = _label("status-last-call", "Last call")
-        self.last_call.setText("Ready")
+        self.last_call = _label("status-last-call", _("Last call"))
+        self.last_call.setText(_("Ready"))
         self.addWidget(self.last_call, 1)
-        self.saving = _label("status-saving", SAVING_DELAYED, "color: #3d2e00; background: #fff4ce; padding: 0 6px;")
-        self.saving.setText(SAVING_DELAYED)
+        self.saving = _label("status-saving", _(SAVING_DELAYED), "color: #3d2e00; background: #fff4ce; padding: 0 6px;")
+        self.saving.setText(_(SAVING_DELAYED))
         self.saving.hide()
         self.addPermanentWidget(self.saving)
-        self.keyring = _label("status-keyring", KEYRING_WAITING, "color: #3d2e00; background: #fff4ce; padding: 0 6px;")
-        self.keyring.setText(KEYRING_WAITING)
+        self.keyring = _label(
+            "status-keyring", _(KEYRING_WAITING), "color: #3d2e00; background: #fff4ce; padding: 0 6px;"
+        )
+        self.keyring.setText(_(KEYRING_WAITING))
         self.keyring.hide()
         self.addPermanentWidget(self.keyring)
         # the service's budget is tight: "Service busy: background checks slowed; 12 of 60..."
-        self.busy = _label("status-service-busy", "Service busy", NOTICE)
+        self.busy = _label("status-service-busy", _("Service busy"), NOTICE)
         self.busy.hide()
         self.addPermanentWidget(self.busy)
-        self.shared = _label("status-shared-ledger", "Shared ledger")  # a shared ledger's news
+        self.shared = _label("status-shared-ledger", _("Shared ledger"))  # a shared ledger's news
         self.shared.hide()
         self.addPermanentWidget(self.shared)
         self.notifications: QLabel | None = None  # when the last notification came (add_notifications)
-        self.connection = _label("status-connection", "Connection")
+        self.connection = _label("status-connection", _("Connection"))
         self.addPermanentWidget(self.connection)
-        self.where = _label("status-where", "Profile")
+        self.where = _label("status-where", _("Profile"))
         self.addPermanentWidget(self.where)
         self._tick = QTimer(self)
         self._tick.setInterval(1000)
@@ -77,19 +80,19 @@ class StatusLine(QStatusBar):
     def shared_status(self, text: str) -> None:
         """Which desk checks payments, or "Shared ledger unreachable since 14:02, retrying"."""
         self.shared.setText(text)
-        self.shared.setAccessibleName(f"Shared ledger: {text}" if text else "Shared ledger")
+        self.shared.setAccessibleName(_("Shared ledger: {text}").format(text=text) if text else _("Shared ledger"))
         self.shared.setVisible(bool(text))
 
     def service_busy(self, text: str) -> None:
         """ "Service busy: background checks slowed; 12 of 60 calls left this minute" while the
         service's budget is tight; hidden when it no longer is ("")."""
         self.busy.setText(text)
-        self.busy.setAccessibleName(text or "Service busy")
+        self.busy.setAccessibleName(text or _("Service busy"))
         self.busy.setVisible(bool(text))
 
     def call_finished(self, text: str) -> None:
         self.last_call.setText(text)
-        self.last_call.setAccessibleName(f"Last call: {text}")
+        self.last_call.setAccessibleName(_("Last call: {text}").format(text=text))
 
     def _health_changed(self, profile_id: str, mode: str) -> None:
         self.refresh_connection()
@@ -98,5 +101,5 @@ class StatusLine(QStatusBar):
         text = self.session.connection_words()
         if text != self.connection.text():
             self.connection.setText(text)
-            self.connection.setAccessibleName(f"Connection: {text}" if text else "Connection")
+            self.connection.setAccessibleName(_("Connection: {text}").format(text=text) if text else _("Connection"))
         self.connection.setVisible(bool(text))

@@ -13,11 +13,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..i18n import N_
+
 TABS = (  # (title, name), in the order of the tab bar and of Ctrl+1..4
-    ("Payment links", "links"),
-    ("Transactions", "transactions"),
-    ("Cards", "cards"),
-    ("Counter", "counter"),
+    (N_("Payment links"), "links"),
+    (N_("Transactions"), "transactions"),
+    (N_("Cards"), "cards"),
+    (N_("Counter"), "counter"),
 )
 
 

@@ -13,17 +13,18 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from ...config.profiles import Profile
+from ...i18n import N_, _, ngettext
 from ...ledger import Ledger
 from ...service.models import PaymentRequest
 from .. import checks
 from .mapping import Mapping
 from .sheet import FIELDS, META, Problem, Sheet
 
-EXCEL_REFERENCE = "Excel turned this reference into a number: format the column as Text and save again"
-EXCEL_NUMBER = "Excel turned this into a number: format the column as Text and save again"
-IN_LEDGER = "A link with this reference is already in the ledger"
-NOT_A_NAME = "A formula, not a name"
-A_FORMULA = "A formula, not text: type the text itself"
+EXCEL_REFERENCE = N_("Excel turned this reference into a number: format the column as Text and save again")
+EXCEL_NUMBER = N_("Excel turned this into a number: format the column as Text and save again")
+IN_LEDGER = N_("A link with this reference is already in the ledger")
+NOT_A_NAME = N_("A formula, not a name")
+A_FORMULA = N_("A formula, not text: type the text itself")
 CHUNK = 500  # references asked of the ledger at once
 
 # how Excel shows a long number: one digit, maybe decimals, E, a sign, the exponent (1.23E+15)
@@ -51,32 +52,34 @@ class BulkRow:
 
 def _name(text: str, what: str) -> str | None:
     if text[:1] in _FORMULA_STARTS:
-        return NOT_A_NAME
+        return _(NOT_A_NAME)
     return checks.name(text, what)
 
 
 def _text(text: str, most: int, *, lines: bool = False) -> str | None:
     if text[:1] == "=":
-        return A_FORMULA
+        return _(A_FORMULA)
     return checks.limit(text, most, lines=lines)
 
 
 def _currency(text: str, currencies: list[str]) -> str | None:
     if text in currencies:
         return None
-    listed = ", ".join(currencies) or "none set up"
+    listed = ", ".join(currencies) or _("none set up")
     if not text:
-        return f"Enter the currency: one of {listed}"
-    return f"Not a currency of this profile ({listed})"
+        return _("Enter the currency: one of {listed}").format(listed=listed)
+    return _("Not a currency of this profile ({listed})").format(listed=listed)
 
 
 def _meta_problem(names: list[str]) -> tuple[str, str] | None:
     """(field, message) when the extra fields' names break the service's rules."""
     if len(names) > checks.META_FIELDS:
-        return META + names[checks.META_FIELDS], f"At most {checks.META_FIELDS} extra fields"
+        return META + names[checks.META_FIELDS], _("At most {count} extra fields").format(count=checks.META_FIELDS)
     for name in names:
         if len(name) > checks.META_NAME or checks.meta([(name, "")]):
-            return META + name, f"An extra field's name: one line, at most {checks.META_NAME} characters"
+            return META + name, _("An extra field's name: one line, at most {count} characters").format(
+                count=checks.META_NAME
+            )
     return None
 
 
@@ -107,8 +110,8 @@ def check_rows(
             "amount": checks.amount(values["amount"]),
             "currency": _currency(values["currency"], currencies),
             "email": checks.email(values["email"]),
-            "first_name": _name(values["first_name"], "first name"),
-            "last_name": _name(values["last_name"], "last name"),
+            "first_name": _name(values["first_name"], _("first name")),
+            "last_name": _name(values["last_name"], _("last name")),
             "title": _text(values["title"], 100),
             "description": _text(values["description"], 255, lines=True),
             "callback_url": checks.url(values["callback_url"]),
@@ -117,22 +120,24 @@ def check_rows(
         ref = values["tx_ref"]
         if ref:
             if (number, ref_column) in sheet.numbers or _SCIENTIFIC.fullmatch(ref):
-                found["tx_ref"] = EXCEL_REFERENCE
+                found["tx_ref"] = _(EXCEL_REFERENCE)
             else:
                 found["tx_ref"] = checks.tx_ref(ref)
         for meta in metas:
             text = values[meta]
             if _SCIENTIFIC.fullmatch(text):
-                found[meta] = EXCEL_NUMBER
+                found[meta] = _(EXCEL_NUMBER)
             elif text[:1] == "=":
-                found[meta] = A_FORMULA
+                found[meta] = _(A_FORMULA)
             elif len(text) > checks.META_VALUE or checks.meta([("x", text)]):
-                found[meta] = f"An extra field's value: text of at most {checks.META_VALUE} characters"
+                found[meta] = _("An extra field's value: text of at most {count} characters").format(
+                    count=checks.META_VALUE
+                )
         if meta_wrong:
             found.setdefault(*meta_wrong)
         for key, text in values.items():
             if text in _EXCEL_ERRORS:
-                found[key] = f"An Excel error ({text}): correct the cell in the spreadsheet"
+                found[key] = _("An Excel error ({text}): correct the cell in the spreadsheet").format(text=text)
         problems = [Problem(number, key, message) for key, message in found.items() if message]
         rows.append(BulkRow(number, values, problems))
     _same_references(rows, known_refs)
@@ -154,12 +159,16 @@ def _same_references(rows: list[BulkRow], known_refs: Set[str]) -> None:
                 shown = ", ".join(str(n) for n in others[:5]) + (", …" if len(others) > 5 else "")
                 row.problems.append(
                     Problem(
-                        row.number, "tx_ref", f"The same reference is in row{'s' if len(others) > 1 else ''} {shown}"
+                        row.number,
+                        "tx_ref",
+                        ngettext(
+                            "The same reference is in row {shown}", "The same reference is in rows {shown}", len(others)
+                        ).format(shown=shown),
                     )
                 )
         elif ref in known_refs:
             row = rows[indexes[0]]
-            row.problems.append(Problem(row.number, "tx_ref", IN_LEDGER))
+            row.problems.append(Problem(row.number, "tx_ref", _(IN_LEDGER)))
 
 
 def references(rows: Iterable[BulkRow]) -> list[str]:
@@ -179,7 +188,7 @@ async def known_references(ledger: Ledger, profile_id: str, refs: Collection[str
 def request_of(row: BulkRow, tx_ref: str) -> PaymentRequest:
     """The link's request for a checked row (ValueError for a row with problems)."""
     if row.problems:
-        raise ValueError(f"row {row.number} has problems: {row.problems[0]}")
+        raise ValueError(_("row {number} has problems: {problems}").format(number=row.number, problems=row.problems[0]))
     v = row.values
 
     def given(key: str) -> str | None:

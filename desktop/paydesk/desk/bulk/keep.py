@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ...config.profiles import Profile
+from ...i18n import N_, _
 from ...ledger.batch import (
     ALL,
     CREATED,
@@ -26,13 +27,13 @@ from .check import BulkRow
 # what a row sent before must still say in a corrected file (else it is another payment)
 SAME = ("amount", "currency", "email", "first_name", "last_name", "title", "tx_ref")
 NAMES = {
-    "amount": "amount",
-    "currency": "currency",
-    "email": "e-mail",
-    "first_name": "first name",
-    "last_name": "last name",
-    "title": "title",
-    "tx_ref": "reference",
+    "amount": N_("amount"),
+    "currency": N_("currency"),
+    "email": N_("e-mail"),
+    "first_name": N_("first name"),
+    "last_name": N_("last name"),
+    "title": N_("title"),
+    "tx_ref": N_("reference"),
 }
 SENT_STATES = (CREATING, CREATED, PAID, REFUSED, FAILED)  # the rows with a link
 SHOWN = 3  # changed rows named in the message
@@ -61,7 +62,7 @@ def _differences(was: dict[str, str], now: dict[str, str]) -> list[str]:
         return values.get(field, "").strip() or "(none)"
 
     return [
-        f"{NAMES[f]} {shown(was, f)} → {shown(now, f)}"
+        f"{_(NAMES[f])} {shown(was, f)} → {shown(now, f)}"
         for f in SAME
         if was.get(f, "").strip() != now.get(f, "").strip()
     ]
@@ -83,16 +84,24 @@ async def changed_rows(book: BatchBook, batch: Batch, rows: list[BulkRow]) -> li
             if was.state in SENT_STATES:
                 diff = _differences(was.values, row.values)
                 if diff:
-                    found.append((was.number, f"Row {was.number} differs from the row sent before ({', '.join(diff)})"))
+                    found.append(
+                        (
+                            was.number,
+                            _("Row {number} differs from the row sent before ({fields})").format(
+                                number=was.number, fields=", ".join(diff)
+                            ),
+                        )
+                    )
                 continue
             ref = row.values.get("tx_ref", "").strip() or batch.ref(was.number)
             if was.tx_ref and not row.problems and ref != was.tx_ref:
                 found.append(
                     (
                         was.number,
-                        f"Row {was.number} differs from its row in the batch,"
-                        f" whose reference is set (reference {was.tx_ref}"
-                        f" → {ref})",
+                        _(
+                            "Row {number} differs from its row in the batch, whose reference is set (reference "
+                            "{tx_ref} → {ref})"
+                        ).format(number=was.number, tx_ref=was.tx_ref, ref=ref),
                     )
                 )
         after = page[-1].number
@@ -127,22 +136,24 @@ async def keep(
     installation's id, carried by a new batch's references as by every reference drawn
     here ("SHOP-K7QM4X-AB12CD-00042"; on a shared ledger a desk knows its own creates)."""
     if policy == ALL and any(r.problems for r in rows):
-        raise ValueError("All or nothing: fix every row with problems first")
+        raise ValueError(_("All or nothing: fix every row with problems first"))
     file_name = Path(file).name
     earlier = await book.find(profile.id, mode, file_name)
     if earlier is not None:
         changed = await changed_rows(book, earlier, rows)
         if changed:
-            shown = "; ".join(text for _, text in changed[:SHOWN])
-            more = f" (and {len(changed) - SHOWN} more)" if len(changed) > SHOWN else ""
+            shown = "; ".join(text for _unused, text in changed[:SHOWN])
+            more = _(" (and {count} more)").format(count=len(changed) - SHOWN) if len(changed) > SHOWN else ""
             raise ChangedRows(
-                f"{shown}{more}: restore it, or save the file under another name to make a new batch",
-                [number for number, _ in changed],
+                _("{shown}{more}: restore it, or save the file under another name to make a new batch").format(
+                    shown=shown, more=more
+                ),
+                [number for number, _unused in changed],
             )
         await book.add_rows(earlier.id, new_rows(rows))
         batch = await book.batch(earlier.id)
         if batch is None:
-            raise LedgerError(f"batch {earlier.id} is not in the batches' book")
+            raise LedgerError(_("batch {id} is not in the batches' book").format(id=earlier.id))
         return batch, True
     prefix = f"{profile.txref_prefix}-{desk_id}" if desk_id else profile.txref_prefix
     batch = await book.add_batch(

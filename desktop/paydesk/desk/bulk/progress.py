@@ -6,6 +6,7 @@ its batch, or a resumed batch, says what this run created and what was created b
 
 from __future__ import annotations
 
+from ...i18n import _, ngettext
 from ...ledger.batch import BatchFigures
 
 
@@ -25,13 +26,16 @@ def report(figures: BatchFigures, how: str, before: BatchFigures | None = None) 
     "(2 now, 2 before)" after the count when the run found links made already."""
     f = figures
     now, earlier = split(f, before)
-    parts = [f"{_made(f)} of {f.rows} links created" + (f" ({now} now, {earlier} before)" if earlier else "")]
+    parts = [
+        _("{made} of {rows} links created").format(made=_made(f), rows=f.rows)
+        + (_(" ({now} now, {earlier} before)").format(now=now, earlier=earlier) if earlier else "")
+    ]
     if f.refused:
         parts.append(f"{f.refused} refused")
     if f.creating:
-        parts.append(f"{f.creating} waiting for the service's answer")
+        parts.append(_("{creating} waiting for the service's answer").format(creating=f.creating))
     if f.waiting:
-        parts.append(f"{f.waiting} not sent")
+        parts.append(_("{waiting} not sent").format(waiting=f.waiting))
     if f.skipped:
         parts.append(f"{f.skipped} skipped")
     return f"{how}: " + ", ".join(parts)
@@ -44,21 +48,27 @@ def outcome(figures: BatchFigures, *, cancelled: bool, before: BatchFigures | No
     now, earlier = split(f, before)
     made = f.created + f.paid
     if cancelled:
-        so_far = f"{now:,} created now, {earlier:,} before" if earlier else f"{made:,} created"
-        text = f"Cancelled: {so_far}, {f.refused:,} refused, {f.waiting:,} not sent. Resume sends the rest."
+        so_far = (
+            _("{now:,} created now, {earlier:,} before").format(now=now, earlier=earlier)
+            if earlier
+            else _("{made:,} created").format(made=made)
+        )
+        text = _("Cancelled: {so_far}, {refused:,} refused, {waiting:,} not sent. Resume sends the rest.").format(
+            so_far=so_far, refused=f.refused, waiting=f.waiting
+        )
     elif f.waiting:
-        text = f"Stopped with {f.waiting:,} rows not sent. Resume sends them."
+        text = _("Stopped with {waiting:,} rows not sent. Resume sends them.").format(waiting=f.waiting)
     else:
         created = (
-            f"{now:,} created now, {earlier:,} before"
+            _("{now:,} created now, {earlier:,} before").format(now=now, earlier=earlier)
             if earlier
-            else f"{made:,} link{'s' if made != 1 else ''} created"
+            else ngettext("{made:,} link created", "{made:,} links created", made).format(made=made)
         )
-        text = f"Done: {created}, {f.refused:,} refused by the service"
+        text = _("Done: {created}, {refused:,} refused by the service").format(created=created, refused=f.refused)
         if f.failed:
             text += f", {f.failed:,} failed"
     if f.creating:
-        text += (
-            f" {f.creating:,} sent, their answer not in yet: PayDesk settles them with the service by their reference."
-        )
+        text += _(
+            " {creating:,} sent, their answer not in yet: PayDesk settles them with the service by their reference."
+        ).format(creating=f.creating)
     return text

@@ -17,6 +17,7 @@ from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from pathlib import Path
 
+from ...i18n import _
 from .sheet import MAX_ROWS, BulkFileError, Sheet
 
 _ZIP = b"PK\x03\x04"  # an XLSX is a zip file, whatever its name says
@@ -36,13 +37,15 @@ def read_sheet(path: Path | str) -> Sheet:
         with open(path, "rb") as file:
             start = file.read(8)
     except OSError as error:
-        raise BulkFileError(f"Cannot open {path.name}: {error.strerror or error}") from error
+        raise BulkFileError(
+            _("Cannot open {name}: {why}").format(name=path.name, why=error.strerror or error)
+        ) from error
     if start.startswith(_OLD_EXCEL):
-        raise BulkFileError(f"{path.name} is an old Excel file (.xls): save it as .xlsx or .csv")
+        raise BulkFileError(_("{name} is an old Excel file (.xls): save it as .xlsx or .csv").format(name=path.name))
     if start.startswith(_ZIP):
         cells, numbers = _xlsx_rows(path)
     elif path.suffix.lower() in (".xlsx", ".xlsm"):
-        raise BulkFileError(f"{path.name} is not an Excel workbook (it may be damaged)")
+        raise BulkFileError(_("{name} is not an Excel workbook (it may be damaged)").format(name=path.name))
     else:
         cells, numbers = _csv_rows(path), set()
     try:
@@ -84,14 +87,17 @@ def _csv_rows(path: Path) -> Rows:
     try:
         if path.stat().st_size > MAX_CSV_BYTES:
             raise BulkFileError(
-                f"{path.name} is larger than {MAX_CSV_BYTES // 2**20} MB: split"
-                f" it into files of at most {MAX_ROWS:,} rows"
+                _("{name} is larger than {megabytes} MB: split it into files of at most {rows:,} rows").format(
+                    name=path.name, megabytes=MAX_CSV_BYTES // 2**20, rows=MAX_ROWS
+                )
             )
         text = _decoded(path.read_bytes())
     except OSError as error:
-        raise BulkFileError(f"Cannot read {path.name}: {error.strerror or error}") from error
+        raise BulkFileError(
+            _("Cannot read {name}: {why}").format(name=path.name, why=error.strerror or error)
+        ) from error
     if "\x00" in text:
-        raise BulkFileError(f"{path.name} is not a text file (CSV): choose a .csv or .xlsx file")
+        raise BulkFileError(_("{name} is not a text file (CSV): choose a .csv or .xlsx file").format(name=path.name))
     said = _SEP_LINE.match(text)  # Excel's own "sep=;" first line, which it does not show
     if said:
         delimiter, text = said.group(1), text[said.end() :]
@@ -101,7 +107,11 @@ def _csv_rows(path: Path) -> Rows:
     try:
         yield from reader
     except csv.Error as error:
-        raise BulkFileError(f"{path.name} is not a well-formed CSV file (line {reader.line_num}: {error})") from error
+        raise BulkFileError(
+            _("{name} is not a well-formed CSV file (line {line_num}: {error})").format(
+                name=path.name, line_num=reader.line_num, error=error
+            )
+        ) from error
 
 
 # -- XLSX -----------------------------------------------------------------------------------
@@ -116,7 +126,9 @@ def _xlsx_rows(path: Path) -> tuple[Rows, set[tuple[int, int]]]:
     except Exception as error:  # openpyxl raises many kinds for a damaged file
         file.close()
         raise BulkFileError(
-            f"{path.name} could not be read as an Excel workbook ({type(error).__name__}: {error})"
+            _("{name} could not be read as an Excel workbook ({kind}: {error})").format(
+                name=path.name, kind=type(error).__name__, error=error
+            )
         ) from error
     numbers: set[tuple[int, int]] = set()
 
@@ -135,7 +147,9 @@ def _xlsx_rows(path: Path) -> tuple[Rows, set[tuple[int, int]]]:
                 yield cells
         except Exception as error:
             raise BulkFileError(
-                f"{path.name} could not be read to the end ({type(error).__name__}: {error})"
+                _("{name} could not be read to the end ({kind}: {error})").format(
+                    name=path.name, kind=type(error).__name__, error=error
+                )
             ) from error
         finally:
             book.close()
@@ -211,16 +225,23 @@ def _table(file_name: str, rows: Iterable[list[str]], numbers: set[tuple[int, in
             continue
         if len(body) >= MAX_ROWS:
             raise BulkFileError(
-                f"{file_name} has more than {MAX_ROWS:,} rows: split it into files of at most that many"
+                _("{file_name} has more than {rows:,} rows: split it into files of at most that many").format(
+                    file_name=file_name, rows=MAX_ROWS
+                )
             )
         width = max(width, last + 1)
         body.append((number, filled[: last + 1]))
     if headers is None:
-        raise BulkFileError(f"{file_name} is empty: the first row should name the columns")
+        raise BulkFileError(
+            _("{file_name} is empty: the first row should name the columns").format(file_name=file_name)
+        )
     if not body:
-        raise BulkFileError(f"{file_name} has no rows under its header row")
-    headers = [h or f"Column {_letter(i)}" for i, h in enumerate(headers + [""] * (width - len(headers)))]
-    for _, cells in body:
+        raise BulkFileError(_("{file_name} has no rows under its header row").format(file_name=file_name))
+    headers = [
+        h or _("Column {letter}").format(letter=_letter(i))
+        for i, h in enumerate(headers + [""] * (width - len(headers)))
+    ]
+    for _unused, cells in body:
         cells.extend([""] * (width - len(cells)))
     numbers = {(r, c) for r, c in numbers if r != header_row}
     return Sheet(file_name=file_name, headers=headers, rows=body, blank=blank, numbers=numbers)

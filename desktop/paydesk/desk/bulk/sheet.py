@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ...i18n import _
+
 # the link's own fields, in the template's order; any other column is an extra field
 # (a "meta.<name>" header, or an unknown one the user maps as such)
 FIELDS = (
@@ -34,7 +36,7 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return f"Row {self.row}, {self.column}: {self.message}"
+        return _("Row {row}, {column}: {message}").format(row=self.row, column=self.column, message=self.message)
 
 
 @dataclass
@@ -58,7 +60,7 @@ class Sheet:
                 cells[column] = text
                 self.numbers.discard((number, column))
                 return
-        raise KeyError(f"row {number} is not in {self.file_name}")
+        raise KeyError(_("row {number} is not in {file_name}").format(number=number, file_name=self.file_name))
 
 
 class BulkFileError(Exception):

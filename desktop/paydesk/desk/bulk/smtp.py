@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...config.paths import Paths
+from ...i18n import N_, _
 
 if TYPE_CHECKING:
     from ...config.secrets import KeyStore
@@ -38,9 +39,9 @@ SECURITY = ("starttls", "tls", "none")  # STARTTLS on 587, TLS from the start on
 KEY_MODE, KEY_KIND = "any", "smtp"  # the password's keyring entry: <profile>/any/smtp
 TIMEOUT = 30.0  # seconds a connection or a command may take
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-IN_CLEAR = (
-    "A password is only sent over a secure connection: choose STARTTLS or TLS "
-    "(a login without either only to a server on this computer)"
+IN_CLEAR = N_(
+    "A password is only sent over a secure connection: choose STARTTLS or TLS (a login without "
+    "either only to a server on this computer)"
 )
 
 
@@ -78,21 +79,21 @@ class SmtpSettings:
         """What is wrong with the settings as typed, by field (empty: fine)."""
         found: dict[str, str] = {}
         if not self.host.strip() or _CONTROL.search(self.host) or " " in self.host.strip():
-            found["host"] = "Enter the SMTP server's name, e.g. smtp.example.com"
+            found["host"] = _("Enter the SMTP server's name, e.g. smtp.example.com")
         if not 1 <= self.port <= 65535:
-            found["port"] = "A port between 1 and 65535 (587 for STARTTLS, 465 for TLS)"
+            found["port"] = _("A port between 1 and 65535 (587 for STARTTLS, 465 for TLS)")
         if self.security not in SECURITY:
-            found["security"] = "STARTTLS, TLS or none"
+            found["security"] = _("STARTTLS, TLS or none")
         elif self.in_clear():
-            found["security"] = IN_CLEAR
+            found["security"] = _(IN_CLEAR)
         if not address_of(self.sender):
-            found["sender"] = "Enter the address the e-mails come from"
+            found["sender"] = _("Enter the address the e-mails come from")
         if _CONTROL.search(self.user) or _CONTROL.search(self.sender_name):
-            found["user" if _CONTROL.search(self.user) else "sender_name"] = (
+            found["user" if _CONTROL.search(self.user) else "sender_name"] = _(
                 "One line of text, without control characters"
             )
         if not 0 < self.per_second <= 50:
-            found["per_second"] = "Between 0.1 and 50 messages a second"
+            found["per_second"] = _("Between 0.1 and 50 messages a second")
         return found
 
     def in_clear(self) -> bool:
@@ -196,7 +197,7 @@ class Connection:
     def _open(self) -> smtplib.SMTP:
         s = self.settings
         if s.in_clear():  # refused before any connection, whatever the caller checked
-            raise MailError(IN_CLEAR)
+            raise MailError(_(IN_CLEAR))
         context = ssl.create_default_context()
         try:
             if s.security == "tls":
@@ -207,7 +208,9 @@ class Connection:
                 smtp.ehlo()
                 if s.security == "starttls":
                     if not smtp.has_extn("starttls"):
-                        raise MailError(f"{s.host} does not offer STARTTLS: choose another port or TLS")
+                        raise MailError(
+                            _("{host} does not offer STARTTLS: choose another port or TLS").format(host=s.host)
+                        )
                     smtp.starttls(context=context)
                     smtp.ehlo()
                 if s.user:
@@ -218,15 +221,25 @@ class Connection:
         except MailError:
             raise
         except smtplib.SMTPAuthenticationError as error:
-            raise MailError(f"{s.host} refused the user name or password ({error.smtp_code})") from None
+            raise MailError(
+                _("{host} refused the user name or password ({smtp_code})").format(
+                    host=s.host, smtp_code=error.smtp_code
+                )
+            ) from None
         except smtplib.SMTPNotSupportedError:
-            raise MailError(f"{s.host} does not take a login on this connection: check the security setting") from None
+            raise MailError(
+                _("{host} does not take a login on this connection: check the security setting").format(host=s.host)
+            ) from None
         except ssl.SSLError as error:
             raise MailError(
-                f"The secure connection to {s.host} failed: {error.reason or type(error).__name__}"
+                _("The secure connection to {host} failed: {why}").format(
+                    host=s.host, why=error.reason or type(error).__name__
+                )
             ) from None
         except (smtplib.SMTPException, OSError) as error:
-            raise MailError(f"Could not reach {s.host}:{s.port}: {why_words(error)}") from None
+            raise MailError(
+                _("Could not reach {host}:{port}: {why}").format(host=s.host, port=s.port, why=why_words(error))
+            ) from None
         return smtp
 
     def send(self, message: EmailMessage) -> None:
@@ -244,7 +257,7 @@ class Connection:
             except smtplib.SMTPServerDisconnected:
                 self._smtp = None
                 if attempt == 2:
-                    raise MailError(f"{self.settings.host} closed the connection") from None
+                    raise MailError(_("{host} closed the connection").format(host=self.settings.host)) from None
 
     def close(self) -> None:
         with self._lock:
@@ -258,11 +271,11 @@ class Connection:
 
 def why_words(error: BaseException) -> str:
     if isinstance(error, socket.timeout | TimeoutError):
-        return "no answer in time"
+        return _("no answer in time")
     if isinstance(error, socket.gaierror):
-        return "no such server"
+        return _("no such server")
     if isinstance(error, ConnectionRefusedError):
-        return "connection refused"
+        return _("connection refused")
     if isinstance(error, smtplib.SMTPResponseException):
         text = (
             error.smtp_error.decode("utf-8", "replace")
@@ -278,9 +291,9 @@ def row_failure(error: smtplib.SMTPException) -> str | None:
     refused), or None when it is the server's or the connection's (stop)."""
     if isinstance(error, smtplib.SMTPRecipientsRefused):
         said = [why_words(smtplib.SMTPResponseException(code, text)) for code, text in error.recipients.values()]
-        return "The server refused the address: " + "; ".join(said)
+        return _("The server refused the address: {why}").format(why="; ".join(said))
     if isinstance(error, smtplib.SMTPSenderRefused):
         return None  # the sender: every row would fail alike
     if isinstance(error, smtplib.SMTPDataError | smtplib.SMTPResponseException) and 400 <= error.smtp_code < 600:
-        return f"The server refused the message: {why_words(error)}"
+        return _("The server refused the message: {why}").format(why=why_words(error))
     return None

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from ...config.profiles import Profile
+from ...i18n import _
 from ..checks import MAX_AMOUNT
 from ..export import spreadsheet_safe
 from .sheet import FIELDS, META
@@ -59,7 +60,7 @@ def write_template(path: Path | str, profile: Profile) -> None:
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in (".csv", ".xlsx"):
-        raise ValueError(f"a template is a .csv or .xlsx file, not {path.name}")
+        raise ValueError(_("a template is a .csv or .xlsx file, not {name}").format(name=path.name))
     headers, rows = template(profile)
     partial = path.with_name(path.name + ".part")
     try:

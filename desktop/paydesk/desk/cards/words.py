@@ -9,6 +9,7 @@ from decimal import Decimal
 from typing import NamedTuple
 
 from ...config.profiles import Profile
+from ...i18n import N_, _
 from ...ledger.cards import CardOperation, CardRecord
 from ...service.money import format_amount
 
@@ -23,71 +24,71 @@ class Badge(NamedTuple):
     colour: str
 
 
-STATES = {1: Badge("Active", "#1b7f3b"), 2: Badge("Blocked", "#8a5a00"), 0: Badge("Terminated", "#5c6675")}
+STATES = {1: Badge(N_("Active"), "#1b7f3b"), 2: Badge(N_("Blocked"), "#8a5a00"), 0: Badge(N_("Terminated"), "#5c6675")}
 STATE_FILTERS: tuple[tuple[str, frozenset[int]], ...] = (
-    ("All states", frozenset()),
-    ("Active", frozenset({1})),
-    ("Blocked", frozenset({2})),
-    ("Terminated", frozenset({0})),
+    (N_("All states"), frozenset()),
+    (N_("Active"), frozenset({1})),
+    (N_("Blocked"), frozenset({2})),
+    (N_("Terminated"), frozenset({0})),
 )
 VERBS = {
-    "create": "Create card",
-    "fund": "Fund",
-    "withdraw": "Withdraw",
-    "block": "Block",
-    "unblock": "Unblock",
-    "terminate": "Terminate",
+    "create": N_("Create card"),
+    "fund": N_("Fund"),
+    "withdraw": N_("Withdraw"),
+    "block": N_("Block"),
+    "unblock": N_("Unblock"),
+    "terminate": N_("Terminate"),
 }
 DONE = {
-    "create": "Card created.",
-    "fund": "Card funded.",
-    "withdraw": "Withdrawn from the card.",
-    "block": "Card blocked.",
-    "unblock": "Card unblocked.",
-    "terminate": "Card terminated.",
+    "create": N_("Card created."),
+    "fund": N_("Card funded."),
+    "withdraw": N_("Withdrawn from the card."),
+    "block": N_("Card blocked."),
+    "unblock": N_("Card unblocked."),
+    "terminate": N_("Card terminated."),
 }
 
 
 # a card whose state the service has not said (the family's create answers none, and
 # reading it back failed): its buttons wait until it is read
-NOT_READ = "Not read yet"
-NOT_READ_HINT = (
-    "The service has not said this card's state yet: Refresh card reads it "
-    "(until then it cannot be funded, blocked or terminated here)."
+NOT_READ = N_("Not read yet")
+NOT_READ_HINT = N_(
+    "The service has not said this card's state yet: Refresh card reads it (until then it "
+    "cannot be funded, blocked or terminated here)."
 )
-NO_FEE = "the fee is not given by this service"
+NO_FEE = N_("the fee is not given by this service")
 # a card the service no longer has (the family's deletes a terminated card, not its
 # transactions)
-GONE = (
+GONE = N_(
     "The service no longer has this card (a terminated card is deleted there): shown as "
     "PayDesk last read it, with the transactions the service still lists for it."
 )
 # a service whose cards are not split by mode (config.profiles.Profile.test_cards)
-NO_TEST_CARDS = (
-    "This service keeps no test cards: its cards are not split by mode. A card "
-    "made with the test key would be a real card, paid from your live balance, "
-    "and both keys list the same cards. Switch to live mode to see and use them."
+NO_TEST_CARDS = N_(
+    "This service keeps no test cards: its cards are not split by mode. A card made with the "
+    "test key would be a real card, paid from your live balance, and both keys list the same "
+    "cards. Switch to live mode to see and use them."
 )
 
 
 def badge(state: int | None) -> Badge:
     """Active, Blocked, Terminated; any other number as the service said it."""
     if state in STATES:
-        return STATES[state]
-    return Badge(NOT_READ if state is None else f"state {state}", "#5c6675")
+        return Badge(_(STATES[state].words), STATES[state].colour)
+    return Badge(_(NOT_READ) if state is None else _("state {state}").format(state=state), "#5c6675")
 
 
 def state_refusal(kind: str, state: int | None) -> str | None:
     """Why block, unblock or terminate is not sent to a card in ``state`` (as the ledger
     knows it), or None when it may be."""
     if state == 0:
-        return "The card is terminated: nothing more can be done with it"
+        return _("The card is terminated: nothing more can be done with it")
     if state is None:
-        return "The card's state is not known yet: Refresh card reads it first"
+        return _("The card's state is not known yet: Refresh card reads it first")
     if kind == "block" and state == 2:
-        return "The card is already blocked"
+        return _("The card is already blocked")
     if kind == "unblock" and state != 2:
-        return "The card is not blocked"
+        return _("The card is not blocked")
     return None
 
 
@@ -102,10 +103,10 @@ def currency_of(profile: Profile | None, code: str | None) -> str | None:
 
 
 def unknown_code_hint(code: str | None) -> str:
-    return (
-        f"The service's currency code {code!r} is not in this profile's card currency "
-        "map: add it in Edit profile (Ctrl+,)"
-    )
+    return _(
+        "The service's currency code {code!r} is not in this profile's card currency map: add it "
+        "in Edit profile (Ctrl+,)"
+    ).format(code=code)
 
 
 def money(profile: Profile | None, code: str | None, amount: Decimal | None) -> str:
@@ -115,7 +116,9 @@ def money(profile: Profile | None, code: str | None, amount: Decimal | None) -> 
     iso = currency_of(profile, code)
     if iso:
         return f"{iso} {format_amount(amount)}"
-    return f"{format_amount(amount)} (code {code})" if code else format_amount(amount)
+    return (
+        _("{amount} (code {code})").format(amount=format_amount(amount), code=code) if code else format_amount(amount)
+    )
 
 
 def card_money(profile: Profile | None, record: CardRecord, amount: Decimal | None) -> str:
@@ -126,30 +129,38 @@ def issued(profile: Profile | None, record: CardRecord) -> str:
     """What the card was issued with, its fee and what was paid in all, as far as the
     service says: the family's card hides its fee (and says what it was issued with only
     in the create's answer)."""
-    amount = card_money(profile, record, record.amount) if record.amount is not None else "not given by this service"
+    amount = card_money(profile, record, record.amount) if record.amount is not None else _("not given by this service")
     paid = card_money(profile, record, record.paid)
     if record.charge is not None:
-        return f"{amount} (fee {card_money(profile, record, record.charge)}, paid {paid})"
+        return _("{amount} (fee {fee}, paid {paid})").format(
+            amount=amount, fee=card_money(profile, record, record.charge), paid=paid
+        )
     if record.paid is not None:
-        return f"{amount} (paid {paid} in all; {NO_FEE})"
+        return _("{amount} (paid {paid} in all; {no_fee})").format(amount=amount, paid=paid, no_fee=_(NO_FEE))
     return amount
 
 
 def created(profile: Profile | None, record: CardRecord) -> str:
     """What the dialog says of a card just created: its number, amount, fee and total."""
-    text = f"Card created: {record.masked}, {card_money(profile, record, record.amount)}."
+    card, amount = record.masked, card_money(profile, record, record.amount)
     paid = card_money(profile, record, record.paid)
     if record.charge is not None:
-        return f"{text} Fee {card_money(profile, record, record.charge)}; total paid {paid}."
+        return _("Card created: {card}, {amount}. Fee {fee}; total paid {paid}.").format(
+            card=card, amount=amount, fee=card_money(profile, record, record.charge), paid=paid
+        )
     if record.paid is not None:
-        return f"{text} Total paid {paid}; {NO_FEE}."
-    return f"{text} The service did not say its fee or the total paid."
+        return _("Card created: {card}, {amount}. Total paid {paid}; {no_fee}.").format(
+            card=card, amount=amount, paid=paid, no_fee=_(NO_FEE)
+        )
+    return _("Card created: {card}, {amount}. The service did not say its fee or the total paid.").format(
+        card=card, amount=amount
+    )
 
 
 def callback(url: str | None) -> str:
     """The card's notification URL as the page shows it."""
     if url == NO_CARD_NOTIFICATIONS:
-        return f"none given: PayDesk gave the service {url}, which receives nothing"
+        return _("none given: PayDesk gave the service {url}, which receives nothing").format(url=url)
     return url or "—"
 
 
@@ -157,10 +168,10 @@ def expiry(record: CardRecord, today: date | None = None) -> tuple[str, bool]:
     """``05/2029``, and whether the card has expired."""
     text = record.expiration or "—"
     if record.expiration and "-" in record.expiration:
-        year, _, month = record.expiration.partition("-")
+        year, _unused, month = record.expiration.partition("-")
         text = f"{month[:2]}/{year}"
     expired = record.expired(today or date.today())
-    return (f"{text} (expired)" if expired else text), expired
+    return (_("{date} (expired)").format(date=text) if expired else text), expired
 
 
 def when(moment: datetime | None, *, seconds: bool = False) -> str:
@@ -171,19 +182,21 @@ def when(moment: datetime | None, *, seconds: bool = False) -> str:
 
 def outcome(op: CardOperation) -> str:
     """What the user is told about an operation, in a sentence."""
-    what = VERBS[op.kind].lower()
+    what = _(VERBS[op.kind]).lower()
     if op.amount is not None:
         what += f" {op.currency or ''} {format_amount(op.amount)}".replace("  ", " ")
     if op.state == "sending":
-        return f"Sending: {what}…"
+        return _("Sending: {what}…").format(what=what)
     if op.state == "lost":
-        return (
-            f"The answer to {what} was lost. PayDesk is checking with the service whether "
-            "it happened; nothing is sent again."
-        )
+        return _(
+            "The answer to {what} was lost. PayDesk is checking with the service whether it happened; "
+            "nothing is sent again."
+        ).format(what=what)
     if op.state == "done":
-        lead = "The answer was lost; checked with the service: it was done." if op.settled else "Done."
-        return f"{lead} {DONE[op.kind]}"
+        lead = _("The answer was lost; checked with the service: it was done.") if op.settled else _("Done.")
+        return f"{lead} {_(DONE[op.kind])}"
     if op.settled:
-        return f"The answer was lost; checked with the service: {what} was NOT done ({op.result}). You may try again."
-    return f"Not done: {op.result}"
+        return _(
+            "The answer was lost; checked with the service: {what} was NOT done ({result}). You may try again."
+        ).format(what=what, result=op.result)
+    return _("Not done: {result}").format(result=op.result)

@@ -11,6 +11,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu, QPushButton
 
+from ...i18n import _, ngettext
 from ...ledger import LedgerError
 from ..signals import signals_of
 from ..widgets import ToolWindow
@@ -32,7 +33,7 @@ class BulkEntry:
         self.batches = ToolWindow(self._batches_window)
         self.menu = QMenu("&Links", main)
         self.menu.setObjectName("links-menu")
-        self.bulk_action = QAction("&Bulk links…", main)
+        self.bulk_action = QAction(_("&Bulk links…"), main)
         self.bulk_action.setObjectName("bulk-links-action")
         self.bulk_action.setShortcut(QKeySequence("Ctrl+Shift+B"))
         self.bulk_action.triggered.connect(self.show_bulk)
@@ -73,7 +74,13 @@ class BulkEntry:
                 log.info("could not look for unfinished batches: %s", error)
                 return
         n = len(found)
-        text = f"{n} batch{'es have' if n != 1 else ' has'} rows not sent yet: Batches…" if n else ""
+        text = (
+            ngettext(
+                "{n} batch has rows not sent yet: Batches…", "{n} batches have rows not sent yet: Batches…", n
+            ).format(n=n)
+            if n
+            else ""
+        )
         self.notice.setText(text)
         self.notice.setAccessibleName(text.rstrip("…"))
         self.notice.setVisible(bool(n))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QVBoxLayout, QWidget
 
 from ...desk.bulk.progress import outcome
+from ...i18n import _
 from ...ledger.batch import BatchFigures
 from .. import widgets
 from .steps import say
@@ -18,14 +19,14 @@ def left_of(figures: BatchFigures) -> int:
 
 def figures_text(figures: BatchFigures) -> str:
     made = figures.created + figures.paid
-    parts = [f"Created {made:,}", f"refused {figures.refused:,}"]
+    parts = [_("Created {made:,}").format(made=made), _("refused {refused:,}").format(refused=figures.refused)]
     if figures.failed:
         parts.append(f"failed {figures.failed:,}")
     parts.append(f"left {left_of(figures):,}")
     if figures.skipped:
-        parts.append(f"skipped {figures.skipped:,} (rows with problems)")
+        parts.append(_("skipped {skipped:,} (rows with problems)").format(skipped=figures.skipped))
     if figures.paid:
-        parts.append(f"paid so far {figures.paid:,}")
+        parts.append(_("paid so far {paid:,}").format(paid=figures.paid))
     return ", ".join(parts)
 
 
@@ -33,7 +34,7 @@ class ProgressStep(QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.setObjectName("bulk-progress-step")
-        self.setAccessibleName("Progress")
+        self.setAccessibleName(_("Progress"))
         column = QVBoxLayout(self)
         self.title = QLabel("")
         self.title.setObjectName("bulk-batch-title")
@@ -41,7 +42,7 @@ class ProgressStep(QWidget):
         column.addWidget(self.title)
         self.bar = QProgressBar()
         self.bar.setObjectName("bulk-progress")
-        self.bar.setAccessibleName("Links created")
+        self.bar.setAccessibleName(_("Links created"))
         self.bar.setFormat("%v of %m")
         column.addWidget(self.bar)
         self.figures = widgets.label("bulk-figures")
@@ -59,9 +60,9 @@ class ProgressStep(QWidget):
         buttons = QHBoxLayout()
         self.pause = widgets.button("&Pause", "bulk-pause")
         self.resume = widgets.button("&Resume", "bulk-resume")
-        self.cancel = widgets.button("Cancel", "bulk-cancel")
-        self.batches = widgets.button("Show in &Batches…", "bulk-show-batches")
-        self.again = widgets.button("&Another file…", "bulk-another-file")
+        self.cancel = widgets.button(_("Cancel"), "bulk-cancel")
+        self.batches = widgets.button(_("Show in &Batches…"), "bulk-show-batches")
+        self.again = widgets.button(_("&Another file…"), "bulk-another-file")
         for button in (self.pause, self.resume, self.cancel):
             buttons.addWidget(button)
         buttons.addStretch(1)
@@ -94,7 +95,7 @@ class ProgressStep(QWidget):
     def say_time_left(self, text: str) -> None:
         """How long the rows left take at what the service's budget leaves the batch ("" when
         the service sets no limit)."""
-        say(self.time_left, f"Time left: {text}" if text else "")
+        say(self.time_left, _("Time left: {text}").format(text=text) if text else "")
 
     def say_status(self, status: str) -> None:
         """The runner's word while it runs: "Paused by the service for 3 s", "Paused", why it

@@ -20,6 +20,7 @@ from ...desk.cards import words
 from ...desk.checks import cardholder_name, whole_amount
 from ...desk.checks import url as check_url
 from ...desk.tasks import TaskSet
+from ...i18n import _
 from ...ledger import LedgerError
 from ...ledger.cards import CardOperation, CardRecord, OperationUnderWay
 from ...service.call_class import waits_shown_by
@@ -49,9 +50,9 @@ class OperationDialog(QDialog):
         self.action = self.buttons.addButton(verb, QDialogButtonBox.ButtonRole.AcceptRole)
         self.action.setObjectName(name + "-action")
         self.action.setAccessibleName(verb)
-        self.close_button = self.buttons.addButton("Cancel", QDialogButtonBox.ButtonRole.RejectRole)
+        self.close_button = self.buttons.addButton(_("Cancel"), QDialogButtonBox.ButtonRole.RejectRole)
         self.close_button.setObjectName(name + "-close")
-        self.close_button.setAccessibleName("Cancel")
+        self.close_button.setAccessibleName(_("Cancel"))
         self.action.clicked.connect(lambda: self.tasks.spawn(self.submit(), "submit"))
         self.close_button.clicked.connect(self.reject)
         self.column.addWidget(self.buttons)  # the verb and Cancel, on screen
@@ -103,7 +104,7 @@ class OperationDialog(QDialog):
             return None
         self.busy = True
         self.action.setEnabled(False)
-        self.say("Sending…")
+        self.say(_("Sending…"))
         try:
             with waits_shown_by(self._service_wait):  # the operation's task says its waits
                 started = self.start(value)
@@ -122,7 +123,7 @@ class OperationDialog(QDialog):
         """ "Waiting for the service (3 s)" while the operation waits for the service's
         budget; "Sending…" again when it goes."""
         if self.busy:
-            self.say(waiting_text(seconds) if seconds is not None else "Sending…")
+            self.say(waiting_text(seconds) if seconds is not None else _("Sending…"))
 
     def show_operation(self, op: CardOperation, text: str | None = None) -> None:
         """The operation's state (also as it is settled in the background)."""
@@ -131,7 +132,7 @@ class OperationDialog(QDialog):
         done = op.state == "done"
         self.action.setVisible(not done)
         self.action.setEnabled(not op.open and not done)
-        self.close_button.setText("Close" if done else "Cancel")
+        self.close_button.setText(_("Close") if done else _("Cancel"))
         self.close_button.setAccessibleName(self.close_button.text())
         if done:  # Enter now closes: the verb is gone, and it never sends twice
             self.close_button.setDefault(True)
@@ -155,7 +156,7 @@ class AmountDialog(OperationDialog):
         current: Callable[[], Awaitable[CardRecord | None]],
     ) -> None:
         verb = words.VERBS[kind]
-        title = "Fund card" if kind == "fund" else "Withdraw from card"
+        title = _("Fund card") if kind == "fund" else _("Withdraw from card")
         super().__init__(parent, tasks_of, title, verb, f"{kind}-dialog")
         self.kind, self.record, self.profile = kind, record, profile
         self._run, self._current = run, current
@@ -165,15 +166,15 @@ class AmountDialog(OperationDialog):
         self.form.addRow(self.heading)
         self._show_heading()
         self.amount = QLineEdit()
-        self.amount.setPlaceholderText("whole units, e.g. 25")
+        self.amount.setPlaceholderText(_("whole units, e.g. 25"))
         self.amount_message = self.field("&Amount", self.amount, f"{kind}-amount")
 
     def _show_heading(self) -> None:
         """The card and its balance as last known (after Done: the new one)."""
         record = self.record
         balance = words.card_money(self.profile, record, record.balance)
-        text = f"Card {record.masked} · balance {balance}" + (
-            f" (as of {words.when(record.seen_at)})" if record.balance is not None else ""
+        text = _("Card {masked} · balance {balance}").format(masked=record.masked, balance=balance) + (
+            _(" (as of {when})").format(when=words.when(record.seen_at)) if record.balance is not None else ""
         )
         self.heading.setText(text)
         self.heading.setAccessibleName(text)
@@ -193,7 +194,7 @@ class AmountDialog(OperationDialog):
             self.amount_message.say(op.result)
         card = await self._current()
         if card is not None and card.balance is not None:
-            text += f" New balance: {words.card_money(self.profile, card, card.balance)}."
+            text += _(" New balance: {balance}.").format(balance=words.card_money(self.profile, card, card.balance))
             self.record = card
             self._show_heading()
         return text
@@ -208,13 +209,13 @@ class CreateCardDialog(OperationDialog):
         run: Callable[[Decimal, str, str | None, str, str], asyncio.Task[CardOperation]],
         card_of: Callable[[str], Awaitable[CardRecord | None]],
     ) -> None:
-        super().__init__(parent, tasks_of, "Create card", "Create card", "create-card-dialog")
+        super().__init__(parent, tasks_of, _("Create card"), _("Create card"), "create-card-dialog")
         self.profile, self._run, self._card_of = profile, run, card_of
         # the name on the card: the family's server requires it (the document's takes it)
         self.names: dict[str, tuple[QLineEdit, FieldMessage]] = {}
         for key, label, what in (
-            ("first", "&First name on card", "first name"),
-            ("last", "&Last name on card", "last name"),
+            ("first", _("&First name on card"), _("first name")),
+            ("last", _("&Last name on card"), _("last name")),
         ):
             edit = QLineEdit()
             edit.setMaxLength(100)
@@ -225,23 +226,23 @@ class CreateCardDialog(OperationDialog):
         self.first_name, self.first_name_message = self.names["first"]
         self.last_name, self.last_name_message = self.names["last"]
         self.amount = QLineEdit()
-        self.amount.setPlaceholderText("whole units, e.g. 50")
+        self.amount.setPlaceholderText(_("whole units, e.g. 50"))
         self.amount_message = self.field("&Amount", self.amount, "create-card-amount")
         self.currency = QComboBox()
         for code in profile.currencies:
             self.currency.addItem(code)
         self.currency_message = self.field("&Currency", self.currency, "create-card-currency")
         self.callback = QLineEdit(profile.callback_url)
-        self.callback.setPlaceholderText("https://… where the service sends card events (empty: none)")
-        self.callback_message = self.field("&Notification URL", self.callback, "create-card-callback")
-        note = QLabel("The card's amount and the service's fee are taken from your balance in that currency.")
+        self.callback.setPlaceholderText(_("https://… where the service sends card events (empty: none)"))
+        self.callback_message = self.field(_("&Notification URL"), self.callback, "create-card-callback")
+        note = QLabel(_("The card's amount and the service's fee are taken from your balance in that currency."))
         note.setWordWrap(True)
         self.form.addRow(note)
         self.new_card: CardRecord | None = None
 
     def check(self) -> tuple[Decimal, str, str | None, str, str] | None:
         names_ok = True
-        for (edit, message), what in zip(self.names.values(), ("first name", "last name")):
+        for (edit, message), what in zip(self.names.values(), (_("first name"), _("last name"))):
             name_problem = cardholder_name(edit.text(), what)
             message.say(name_problem)
             names_ok = names_ok and name_problem is None
@@ -283,26 +284,31 @@ class TerminateDialog(OperationDialog):
         profile: Profile,
         run: Callable[[], asyncio.Task[CardOperation]],
     ) -> None:
-        super().__init__(parent, tasks_of, "Terminate card", "Terminate", "terminate-dialog")
+        super().__init__(parent, tasks_of, _("Terminate card"), _("Terminate"), "terminate-dialog")
         self.record, self._run = record, run
         balance = words.card_money(profile, record, record.balance)
-        currency = words.currency_of(profile, record.currency_code) or "its currency"
+        currency = words.currency_of(profile, record.currency_code) or _("its currency")
         warning = QLabel(
-            f"Terminating card {record.masked} cannot be undone: the card stops working for "
-            f"good. Its balance ({balance}) is refunded to your {currency} balance by the "
-            "service."
+            _(
+                "Terminating card {masked} cannot be undone: the card stops working for good. Its balance "
+                "({balance}) is refunded to your {currency} balance by the service."
+            ).format(masked=record.masked, balance=balance, currency=currency)
         )
         warning.setObjectName("terminate-warning")
         warning.setWordWrap(True)
         self.form.addRow(warning)
         self.last4 = QLineEdit()
         self.last4.setMaxLength(4)
-        self.last4.setPlaceholderText("the last four digits of the card number")
-        self.last4_message = self.field("Type the card's &last four digits", self.last4, "terminate-last4")
+        self.last4.setPlaceholderText(_("the last four digits of the card number"))
+        self.last4_message = self.field(_("Type the card's &last four digits"), self.last4, "terminate-last4")
 
     def check(self) -> bool | None:
         if self.last4.text().strip() != self.record.last4 or not self.record.last4:
-            self.last4_message.say(f"That is not the end of {self.record.masked}: type its last four digits to confirm")
+            self.last4_message.say(
+                _("That is not the end of {masked}: type its last four digits to confirm").format(
+                    masked=self.record.masked
+                )
+            )
             return None
         self.last4_message.say(None)
         return True

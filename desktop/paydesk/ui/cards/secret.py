@@ -15,13 +15,14 @@ from PySide6.QtCore import QByteArray, QMimeData, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QWindow
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QPushButton, QWidget
 
+from ...i18n import N_, _
 from ...ledger import LedgerError
 from ...service.errors import ServiceError
 from ...service.models import VirtualCard
 from ..fixed_text import use_fixed
 
 log = logging.getLogger("paydesk.cards.secret")
-HIDDEN_NUMBER, HIDDEN_CODE = "Card number hidden", "Security code hidden"
+HIDDEN_NUMBER, HIDDEN_CODE = N_("Card number hidden"), N_("Security code hidden")
 
 
 def grouped(number: str) -> str:
@@ -44,25 +45,25 @@ class SecretBox(QWidget):
         self.masked = ""
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
-        grid.addWidget(QLabel("Card number"), 0, 0)
+        grid.addWidget(QLabel(_("Card number")), 0, 0)
         self.number = QLabel()
         self.number.setObjectName("card-number")
         grid.addWidget(self.number, 0, 1)
-        grid.addWidget(QLabel("Security code"), 1, 0)
+        grid.addWidget(QLabel(_("Security code")), 1, 0)
         self.code = QLabel()
         self.code.setObjectName("card-cvv")
         use_fixed(self.number, self.code)
         grid.addWidget(self.code, 1, 1)
         buttons = QHBoxLayout()
-        self.reveal_button = QPushButton("Reveal")
+        self.reveal_button = QPushButton(_("Reveal"))
         self.reveal_button.setObjectName("reveal-card")
-        self.reveal_button.setAccessibleName("Reveal")
+        self.reveal_button.setAccessibleName(_("Reveal"))
         self.reveal_button.clicked.connect(self._toggle)
         buttons.addWidget(self.reveal_button)
-        self.copy_button = QPushButton("Copy number")
+        self.copy_button = QPushButton(_("Copy number"))
         self.copy_button.setObjectName("copy-card-number")
-        self.copy_button.setAccessibleName("Copy number")
-        self.copy_button.clicked.connect(lambda: self._spawn(self.copy(), "copy number"))
+        self.copy_button.setAccessibleName(_("Copy number"))
+        self.copy_button.clicked.connect(lambda: self._spawn(self.copy(), _("copy number")))
         buttons.addWidget(self.copy_button)
         buttons.addStretch(1)
         grid.addLayout(buttons, 2, 0, 1, 2)
@@ -90,11 +91,11 @@ class SecretBox(QWidget):
         self._hide_timer.stop()
         last4 = "".join(ch for ch in self.masked if ch.isdigit())[-4:]
         self.number.setText(f"•••• •••• •••• {last4}" if last4 else "••••")
-        self.number.setAccessibleName(HIDDEN_NUMBER)
+        self.number.setAccessibleName(_(HIDDEN_NUMBER))
         self.code.setText("•••")
-        self.code.setAccessibleName(HIDDEN_CODE)
-        self.reveal_button.setText("Reveal")
-        self.reveal_button.setAccessibleName("Reveal")
+        self.code.setAccessibleName(_(HIDDEN_CODE))
+        self.reveal_button.setText(_("Reveal"))
+        self.reveal_button.setAccessibleName(_("Reveal"))
 
     def _toggle(self) -> None:
         if self.shown:
@@ -108,7 +109,7 @@ class SecretBox(QWidget):
         try:
             card = await self._fetch("reveal")
         except ServiceError as error:
-            self.said.emit(f"The card could not be revealed: {error.message}")
+            self.said.emit(_("The card could not be revealed: {message}").format(message=error.message))
             return False
         except LedgerError as error:  # a shared ledger out of reach: not asked (audited)
             self.said.emit(str(error))
@@ -123,10 +124,12 @@ class SecretBox(QWidget):
         self.number.setAccessibleName(number)
         self.code.setText(code)
         self.code.setAccessibleName(code)
-        self.reveal_button.setText("Hide")
-        self.reveal_button.setAccessibleName("Hide")
+        self.reveal_button.setText(_("Hide"))
+        self.reveal_button.setAccessibleName(_("Hide"))
         self._hide_timer.start(self.show_for_ms)
-        self.said.emit(f"Shown for {self.show_for_ms // 1000} s, or until PayDesk loses focus")
+        self.said.emit(
+            _("Shown for {seconds} s, or until PayDesk loses focus").format(seconds=self.show_for_ms // 1000)
+        )
         return True
 
     def _focus_moved(self, focused: QWindow | None) -> None:
@@ -140,9 +143,9 @@ class SecretBox(QWidget):
     async def copy(self) -> bool:
         """The full number on the clipboard, taken off after ``clear_after_ms``."""
         try:
-            card = await self._fetch("copy number")
+            card = await self._fetch(_("copy number"))
         except ServiceError as error:
-            self.said.emit(f"The number could not be copied: {error.message}")
+            self.said.emit(_("The number could not be copied: {message}").format(message=error.message))
             return False
         except LedgerError as error:
             self.said.emit(str(error))
@@ -156,7 +159,9 @@ class SecretBox(QWidget):
         QGuiApplication.clipboard().setMimeData(copied)
         self._copied_digest = self._digest(card.card_pan)  # to know it again, not to keep it
         self._clear_timer.start(self.clear_after_ms)
-        self.said.emit(f"Card number copied; the clipboard is cleared in {self.clear_after_ms // 1000} s")
+        self.said.emit(
+            _("Card number copied; the clipboard is cleared in {seconds} s").format(seconds=self.clear_after_ms // 1000)
+        )
         return True
 
     def forget(self) -> None:
@@ -170,5 +175,5 @@ class SecretBox(QWidget):
         clipboard = QGuiApplication.clipboard()
         if self._copied_digest is not None and self._digest(clipboard.text()) == self._copied_digest:
             clipboard.clear()
-            self.said.emit("The card number was cleared from the clipboard")
+            self.said.emit(_("The card number was cleared from the clipboard"))
         self._copied_digest = None

@@ -6,11 +6,12 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal, SignalInstance
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
+from ...i18n import N_, _
 from ...ledger.counter import Sale
 from ..fixed_text import use_fixed
 from .sales import sale_money, sale_title
 
-HEADLINE = "Paid after void: refund or keep"
+HEADLINE = N_("Paid after void: refund or keep")
 
 
 class AfterVoidBanner(QWidget):
@@ -38,14 +39,14 @@ class AfterVoidBanner(QWidget):
         self.reference.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         use_fixed(self.reference)
         row.addWidget(self.reference)
-        self.refund = QPushButton("Refund…")
+        self.refund = QPushButton(_("Refund…"))
         self.refund.setObjectName("counter-refund")
-        self.refund.setAccessibleName("Refund")
+        self.refund.setAccessibleName(_("Refund"))
         self.refund.clicked.connect(lambda: self._asked(self.refundRequested))
         row.addWidget(self.refund)
-        self.keep = QPushButton("Keep")
+        self.keep = QPushButton(_("Keep"))
         self.keep.setObjectName("counter-keep")
-        self.keep.setAccessibleName("Keep")
+        self.keep.setAccessibleName(_("Keep"))
         self.keep.clicked.connect(lambda: self._asked(self.keepRequested))
         row.addWidget(self.keep)
         self.show_sales([])
@@ -64,10 +65,14 @@ class AfterVoidBanner(QWidget):
             self.hide()
             return
         more = len(self.sales) - 1
-        text = f"{HEADLINE}: {sale_title(sale)}, {sale_money(sale)}" + (f" (and {more} more)" if more else "")
+        text = _("{headline}: {title}, {amount}").format(
+            headline=_(HEADLINE), title=sale_title(sale), amount=sale_money(sale)
+        )
+        if more:
+            text += _(" (and {more} more)").format(more=more)
         self.text.setText(text)
         self.text.setAccessibleName(text)
-        reference = f"Reference {sale.tx_ref}"
+        reference = _("Reference {tx_ref}").format(tx_ref=sale.tx_ref)
         self.reference.setText(reference)
         self.reference.setAccessibleName(reference)
         self.show()

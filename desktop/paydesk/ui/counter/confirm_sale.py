@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...i18n import _
 from ...ledger.counter import Sale
 from ..dialogs import shown
 from ..fixed_text import use_fixed
@@ -38,7 +39,7 @@ class ReferenceLine(QLabel):
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.setAccessibleName(f"Reference {reference}")
+        self.setAccessibleName(_("Reference {reference}").format(reference=reference))
         self._fit()
 
     def sizeHint(self) -> QSize:
@@ -96,11 +97,11 @@ class SaleConfirm(QDialog):
             form = QFormLayout()
             money = QLabel(sale_money(sale))
             money.setObjectName("confirm-amount")
-            money.setAccessibleName(f"Amount {sale_money(sale)}")
-            form.addRow("Amount:", money)
+            money.setAccessibleName(_("Amount {amount}").format(amount=sale_money(sale)))
+            form.addRow(_("Amount:"), money)
             self.reference = ReferenceLine(sale.tx_ref)
             self.reference.setObjectName("confirm-reference")
-            form.addRow("Reference:", self.reference)
+            form.addRow(_("Reference:"), self.reference)
             column.addLayout(form)
         self.explanation = QLabel(explanation)
         self.explanation.setObjectName("confirm-explanation")

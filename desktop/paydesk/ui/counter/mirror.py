@@ -9,13 +9,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from ...desk.states import money, state_words
+from ...i18n import N_, _
 from ...ledger.counter import PAID_AFTER_VOID, VOIDED, Sale
 from ..fixed_text import use_fixed
 from ..links.panel import selectable_when_shown, state_label
 from ..links.qr import QrWidget
 from .sales import sale_title
 
-KIND_SHOWN = {VOIDED: ("VOIDED", "#5c6675"), PAID_AFTER_VOID: ("PAID AFTER VOID", "#b3261e")}
+KIND_SHOWN = {VOIDED: (N_("VOIDED"), "#5c6675"), PAID_AFTER_VOID: (N_("PAID AFTER VOID"), "#b3261e")}
 
 
 class StaffMirror(QWidget):
@@ -58,17 +59,18 @@ class StaffMirror(QWidget):
                 label.setText("")
                 label.setAccessibleName("")
             self.state.setStyleSheet("")
-            self.state.setAccessibleDescription("No sale on the customer's screen")
+            self.state.setAccessibleDescription(_("No sale on the customer's screen"))
             if sale is not None:  # written in the book, its link never sent
-                self._state("NOT SENT", "#b3261e")
+                self._state(_("NOT SENT"), "#b3261e")
                 self._reference(sale)
             selectable_when_shown(self.reference)
             return
         self.state.setAccessibleDescription("")
-        words, colour = KIND_SHOWN.get(sale.kind) or state_words(record)
+        shown = KIND_SHOWN.get(sale.kind)
+        words, colour = (_(shown[0]), shown[1]) if shown else state_words(record)
         self._state(words, colour)
         self.amount.setText(money(record))
-        self.amount.setAccessibleName(f"Amount {money(record)}")
+        self.amount.setAccessibleName(_("Amount {amount}").format(amount=money(record)))
         payable = not record.final and not sale.voided and bool(record.checkout_url)
         self.qr.set_text(record.checkout_url if payable else None)
         self.qr.setVisible(payable and not self.code_beside)
@@ -78,12 +80,12 @@ class StaffMirror(QWidget):
 
     def _state(self, words: str, colour: str) -> None:
         self.state.setText(words)
-        self.state.setAccessibleName(f"State: {words}")
+        self.state.setAccessibleName(_("State: {words}").format(words=words))
         self.state.setStyleSheet(f"color: white; background: {colour}; border-radius: 6px; padding: 4px 10px;")
 
     def _reference(self, sale: Sale) -> None:
-        self.reference.setText(f"Reference {sale.tx_ref}")
-        self.reference.setAccessibleName(f"Reference {sale.tx_ref}")
+        self.reference.setText(_("Reference {tx_ref}").format(tx_ref=sale.tx_ref))
+        self.reference.setAccessibleName(_("Reference {tx_ref}").format(tx_ref=sale.tx_ref))
         selectable_when_shown(self.reference)
 
     def set_code_beside(self, beside: bool) -> None:

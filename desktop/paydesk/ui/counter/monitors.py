@@ -6,6 +6,8 @@ from __future__ import annotations
 from PySide6.QtCore import QRect
 from PySide6.QtGui import QGuiApplication, QScreen
 
+from ...i18n import _
+
 MEANINGLESS = {"", "screen"}  # what Qt's platforms call a monitor they know nothing of
 MIDDLE = 0.1  # a centre this near the desktop's (of its width or height) is in the middle
 
@@ -32,10 +34,10 @@ def place_word(geometry: QRect, desktop: QRect) -> str:
     dx = geometry.center().x() - desktop.center().x()
     dy = geometry.center().y() - desktop.center().y()
     if abs(dx) <= desktop.width() * MIDDLE and abs(dy) <= desktop.height() * MIDDLE:
-        return "Middle"
+        return _("Middle")
     if abs(dx) * desktop.height() >= abs(dy) * desktop.width():
-        return "Left" if dx < 0 else "Right"
-    return "Above" if dy < 0 else "Below"
+        return _("Left") if dx < 0 else _("Right")
+    return _("Above") if dy < 0 else _("Below")
 
 
 def monitor_label(screen: QScreen, number: int) -> str:
@@ -51,9 +53,9 @@ def monitor_label(screen: QScreen, number: int) -> str:
     if len(siblings) > 1 and desktop != geometry:
         place = place_word(geometry, desktop)
     elif screen is QGuiApplication.primaryScreen():
-        place = "Primary"
+        place = _("Primary")
     else:
-        place = f"Screen {number}"
+        place = _("Screen {number}").format(number=number)
     ratio = screen.devicePixelRatio()
     size = f"{round(geometry.width() * ratio)}×{round(geometry.height() * ratio)}"
     name = system_name(screen)

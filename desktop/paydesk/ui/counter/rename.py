@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLineEdit,
 
 from ...desk.counter import CounterController, RenameRefused
 from ...desk.tasks import TaskSet
+from ...i18n import _
 from ...ledger import LedgerError
 from ..field_message import add_field_row
 
@@ -16,26 +17,26 @@ class RenameDialog(QDialog):
         super().__init__(parent)
         self.controller = controller
         self.setObjectName("rename-counter")
-        self.setWindowTitle("Rename the counter")
+        self.setWindowTitle(_("Rename the counter"))
         self.setMinimumWidth(420)
         self.tasks = tasks.child(self)
         column = QVBoxLayout(self)
         form = QFormLayout()
         self.name = QLineEdit(controller.name)
         self.name.setObjectName("counter-new-name")
-        self.name.setAccessibleName("Counter name")
+        self.name.setAccessibleName(_("Counter name"))
         self.name.selectAll()
         self.message = add_field_row(
-            form, "Counter &name", self.name, "counter-new-name", lines=2
+            form, _("Counter &name"), self.name, "counter-new-name", lines=2
         )  # why it cannot be renamed, read whole
         column.addLayout(form)
         buttons = QDialogButtonBox()
-        self.rename = buttons.addButton("Rename", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.rename = buttons.addButton(_("Rename"), QDialogButtonBox.ButtonRole.AcceptRole)
         self.rename.setObjectName("rename-counter-action")
-        self.rename.setAccessibleName("Rename")
-        self.cancel = buttons.addButton("Cancel", QDialogButtonBox.ButtonRole.RejectRole)
+        self.rename.setAccessibleName(_("Rename"))
+        self.cancel = buttons.addButton(_("Cancel"), QDialogButtonBox.ButtonRole.RejectRole)
         self.cancel.setObjectName("rename-counter-cancel")
-        self.cancel.setAccessibleName("Cancel")
+        self.cancel.setAccessibleName(_("Cancel"))
         self.cancel.clicked.connect(self.reject)
         self.rename.clicked.connect(self.accept)
         column.addWidget(buttons)
@@ -56,7 +57,7 @@ class RenameDialog(QDialog):
             self.message.say(str(refused))
             return False
         except OSError as error:  # counter.json could not be written
-            self.message.say(f"Not renamed: {error.strerror or error}")
+            self.message.say(_("Not renamed: {why}").format(why=error.strerror or error))
             return False
         finally:
             self.rename.setEnabled(True)

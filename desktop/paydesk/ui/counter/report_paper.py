@@ -33,6 +33,7 @@ from PySide6.QtGui import (
 )
 
 from ...desk.shift_report import heading, lines
+from ...i18n import N_, _
 from ...ledger.counter import Figures, Shift
 from ..files import documents
 from ..fixed_text import fixed_font, fixed_option
@@ -40,13 +41,13 @@ from ..links.watermark import paint_page_mark
 
 FOLDER = "Shift reports"  # under the user's Documents
 _UNSAFE = '/\\:*?"<>|'  # not in a file's name on any of the desks' systems
-FIXED = {"Shift"}  # read back and typed (finance asks for "shift 12"): the fixed font
+FIXED = {N_("Shift")}  # read back and typed (finance asks for "shift 12"): the fixed font
 
 
 def report_lines(shift: Shift, figures: Figures, profile: str | None = None) -> list[tuple[str, str]]:
     """desk/shift_report.py's lines, with the shift's number after the counter's name."""
     said = lines(shift, figures, profile or "")
-    return said[:1] + [("Shift", str(shift.id))] + said[1:]
+    return said[:1] + [(_("Shift"), str(shift.id))] + said[1:]
 
 
 def _words() -> QTextOption:
@@ -79,8 +80,8 @@ def paint(painter: QPainter, rect: QRectF, heading: str, lines: list[tuple[str, 
     for label, value in lines:
         painter.setFont(label_font)
         painter.drawText(QRectF(rect.left(), y, unit * 34, step), label, _words())
-        painter.setFont(fixed if label in FIXED else body)
-        option = fixed_option() if label in FIXED else _words()
+        painter.setFont(fixed if label in {_(word) for word in FIXED} else body)
+        option = fixed_option() if label in {_(word) for word in FIXED} else _words()
         painter.drawText(QRectF(rect.left() + unit * 36, y, unit * 64, step), value, option)
         y += step
 
@@ -150,7 +151,7 @@ def _write_new(where: Path, name: str, data: bytes) -> Path:
         except FileExistsError:
             continue
         return path
-    raise FileExistsError(f"{where / name} and 998 more are taken")
+    raise FileExistsError(_("{path} and 998 more are taken").format(path=where / name))
 
 
 async def save_closed(shift: Shift, figures: Figures, profile: str | None = None, where: Path | None = None) -> Path:

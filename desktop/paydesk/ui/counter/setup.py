@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from ...desk.counter import CounterController
 from ...desk.tasks import TaskSet
+from ...i18n import N_, _
 from ...ledger import LedgerError
 from ...service.errors import ServiceError, ValidationError
 from ..field_message import FieldMessage
@@ -25,10 +26,10 @@ from ..fixed_text import use_fixed
 
 log = logging.getLogger("paydesk.counter.setup")
 
-WORDS = (
-    "The service needs an e-mail for every payment. Type the shop's e-mail: it is used "
-    "when the customer gives none, and their receipt goes there. It is saved in the "
-    "profile (Edit profile…, Counter)."
+WORDS = N_(
+    "The service needs an e-mail for every payment. Type the shop's e-mail: it is used when "
+    "the customer gives none, and their receipt goes there. It is saved in the profile (Edit "
+    "profile…, Counter)."
 )
 
 
@@ -42,26 +43,26 @@ class ShopEmailBox(QFrame):
         self.setObjectName("counter-shop-email")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         grid = QGridLayout(self)
-        self.words = QLabel(WORDS)
+        self.words = QLabel(_(WORDS))
         self.words.setObjectName("counter-shop-email-words")
         self.words.setWordWrap(True)
         grid.addWidget(self.words, 0, 0, 1, 3)
-        caption = QLabel("Shop e-&mail")  # (Alt+S opens the Settings menu)
+        caption = QLabel(_("Shop e-&mail"))  # (Alt+S opens the Settings menu)
         self.field = QLineEdit()
         self.field.setObjectName("counter-shop-email-field")
-        self.field.setAccessibleName("Shop e-mail")
-        self.field.setAccessibleDescription(WORDS)
+        self.field.setAccessibleName(_("Shop e-mail"))
+        self.field.setAccessibleDescription(_(WORDS))
         self.field.setPlaceholderText("shop@example.com")
         use_fixed(self.field)
         caption.setBuddy(self.field)
-        self.field.textEdited.connect(lambda _: self.message.say(None))
+        self.field.textEdited.connect(lambda _text: self.message.say(None))
         self.field.returnPressed.connect(self._save_pressed)
         grid.addWidget(caption, 1, 0)
         grid.addWidget(self.field, 1, 1)
-        self.save_button = QPushButton("Save")
+        self.save_button = QPushButton(_("Save"))
         self.save_button.setObjectName("counter-shop-email-save")
-        self.save_button.setAccessibleName("Save")
-        self.save_button.setToolTip("Save the shop's e-mail in the profile")
+        self.save_button.setAccessibleName(_("Save"))
+        self.save_button.setToolTip(_("Save the shop's e-mail in the profile"))
         self.save_button.clicked.connect(self._save_pressed)
         grid.addWidget(self.save_button, 1, 2)
         self.message = FieldMessage("counter-shop-email")
@@ -95,7 +96,7 @@ class ShopEmailBox(QFrame):
             return False
         except (ServiceError, OSError) as failure:  # not saved: said, kept typed
             log.info("the shop's e-mail could not be saved: %s", failure)
-            self.message.say(f"Not saved: {getattr(failure, 'message', None) or failure}")
+            self.message.say(_("Not saved: {why}").format(why=getattr(failure, "message", None) or failure))
             return False
         finally:
             self.save_button.setEnabled(True)

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QHBoxLayout, QPushButton, QWidget
 
 from ...desk.counter import CounterController
 from ...desk.tasks import TaskSet
+from ...i18n import _
 from ...ledger.counter import Shift
 from ..dialogs import run_dialog
 from ..elided import ElidedLabel
@@ -38,23 +39,23 @@ class CounterTools(QWidget):
         self.counter_name = ElidedLabel("")
         self.counter_name.setObjectName("counter-name")
         row.addWidget(self.counter_name)
-        self.rename_button = QPushButton("Rename counter…")
+        self.rename_button = QPushButton(_("Rename counter…"))
         self.rename_button.setObjectName("counter-rename")
-        self.rename_button.setAccessibleName("Rename counter")
+        self.rename_button.setAccessibleName(_("Rename counter"))
         self.rename_button.clicked.connect(lambda: self.tasks.spawn(self.rename_counter(), "rename counter"))
         row.addWidget(self.rename_button)
         row.addStretch(1)
         self.place = DisplayPlace(tasks)
         self.place.chosen.connect(self._remember_screen)
         row.addWidget(self.place)
-        self.close_shift_button = QPushButton("Close shift…")
+        self.close_shift_button = QPushButton(_("Close shift…"))
         self.close_shift_button.setObjectName("counter-close-shift")
-        self.close_shift_button.setAccessibleName("Close shift")
+        self.close_shift_button.setAccessibleName(_("Close shift"))
         self.close_shift_button.clicked.connect(self._close_shift_pressed)
         row.addWidget(self.close_shift_button)
 
     def say_name(self) -> None:
-        text = f"Counter: {self.controller.name}"
+        text = _("Counter: {name}").format(name=self.controller.name)
         self.counter_name.setText(text)
         self.counter_name.setAccessibleName(text)
 

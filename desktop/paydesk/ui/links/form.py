@@ -9,6 +9,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from ...desk import checks
+from ...i18n import _
 from ...service.models import PaymentRequest
 from ..field_message import FieldMessage, add_field_row
 from ..fixed_text import use_fixed
@@ -24,9 +25,9 @@ class MetaRows(QWidget):
         self.rows: list[tuple[QLineEdit, QLineEdit, QWidget]] = []
         self.column = QVBoxLayout(self)
         self.column.setContentsMargins(0, 0, 0, 0)
-        self.add_button = QPushButton("Add extra field")
+        self.add_button = QPushButton(_("Add extra field"))
         self.add_button.setObjectName("meta-add")
-        self.add_button.setAccessibleName("Add extra field")
+        self.add_button.setAccessibleName(_("Add extra field"))
         self.add_button.clicked.connect(lambda: self.add_row())
         self.column.addWidget(self.add_button)
 
@@ -38,10 +39,10 @@ class MetaRows(QWidget):
         n = len(self.rows) + 1
         k.setPlaceholderText("name")
         v.setPlaceholderText("value")
-        k.setAccessibleName(f"Extra field {n} name")
-        v.setAccessibleName(f"Extra field {n} value")
-        remove = QPushButton("Remove")
-        remove.setAccessibleName(f"Remove extra field {n}")
+        k.setAccessibleName(_("Extra field {n} name").format(n=n))
+        v.setAccessibleName(_("Extra field {n} value").format(n=n))
+        remove = QPushButton(_("Remove"))
+        remove.setAccessibleName(_("Remove extra field {n}").format(n=n))
         for w in (k, v):
             w.textChanged.connect(self.changed)
         line.addWidget(k)
@@ -59,7 +60,7 @@ class MetaRows(QWidget):
         self.changed.emit()
 
     def pairs(self) -> list[tuple[str, str]]:
-        return [(k.text(), v.text()) for k, v, _ in self.rows if k.text().strip() or v.text().strip()]
+        return [(k.text(), v.text()) for k, v, _unused in self.rows if k.text().strip() or v.text().strip()]
 
     def clear(self) -> None:
         for entry in list(self.rows):
@@ -97,41 +98,41 @@ class LinkForm(QWidget):
         self.amount = QLineEdit()
         self.currency = QComboBox()
         self.currency.setObjectName("field-currency")
-        self.currency.setAccessibleName("Currency")
+        self.currency.setAccessibleName(_("Currency"))
         line.addWidget(self.amount, 1)
         line.addWidget(self.currency)
-        self.units = QLabel(checks.WHOLE_UNITS_SHORT)
+        self.units = QLabel(_(checks.WHOLE_UNITS_SHORT))
         self.units.setObjectName("amount-units")
-        self.units.setAccessibleName(checks.WHOLE_UNITS_SHORT)  # what it shows
-        self.units.setAccessibleDescription(checks.WHOLE_UNITS)
-        self.units.setToolTip(checks.WHOLE_UNITS)
+        self.units.setAccessibleName(_(checks.WHOLE_UNITS_SHORT))  # what it shows
+        self.units.setAccessibleDescription(_(checks.WHOLE_UNITS))
+        self.units.setToolTip(_(checks.WHOLE_UNITS))
         self.units.setStyleSheet("color: #5c6675;")
         line.addWidget(self.units)
         add("amount", "&Amount", self.amount, "e.g. 25", container=amount_row)
-        self.amount.setToolTip(checks.WHOLE_UNITS)
+        self.amount.setToolTip(_(checks.WHOLE_UNITS))
         self.email = QLineEdit()
-        add("email", "Customer &e-mail", self.email, "customer@example.com")
+        add("email", _("Customer &e-mail"), self.email, "customer@example.com")
         self.first_name = QLineEdit()
-        add("first_name", "&First name", self.first_name)
+        add("first_name", _("&First name"), self.first_name)
         self.last_name = QLineEdit()
-        add("last_name", "&Last name", self.last_name)
+        add("last_name", _("&Last name"), self.last_name)
         self.title = QLineEdit()
-        add("title", "&Title", self.title, "what the customer sees, e.g. the shop's name")
+        add("title", "&Title", self.title, _("what the customer sees, e.g. the shop's name"))
         self.description = QLineEdit()
-        add("description", "&Description", self.description, "e.g. two flat whites")
+        add("description", "&Description", self.description, _("e.g. two flat whites"))
         self.logo = QLineEdit()
-        add("logo", "Lo&go URL", self.logo, "https://…")
+        add("logo", _("Lo&go URL"), self.logo, "https://…")
         self.callback_url = QLineEdit()
-        add("callback_url", "Call&back URL", self.callback_url, "https://… (notifications)")
+        add("callback_url", _("Call&back URL"), self.callback_url, _("https://… (notifications)"))
         self.return_url = QLineEdit()
-        add("return_url", "&Return URL", self.return_url, "https://… (after payment)")
+        add("return_url", _("&Return URL"), self.return_url, _("https://… (after payment)"))
         self.meta = MetaRows()
         self.meta.changed.connect(self.revalidate)
         meta_message = FieldMessage("field-meta")
         box = QVBoxLayout()
         box.addWidget(self.meta)
         box.addWidget(meta_message)
-        form.addRow(QLabel("Extra information"), box)
+        form.addRow(QLabel(_("Extra information")), box)
         self.messages["meta"] = meta_message
 
         ref_row = QWidget()
@@ -139,12 +140,12 @@ class LinkForm(QWidget):
         ref_line.setContentsMargins(0, 0, 0, 0)
         self.tx_ref = QLineEdit()
         self.tx_ref.setObjectName("field-tx_ref")
-        self.tx_ref.setAccessibleName("Reference")
+        self.tx_ref.setAccessibleName(_("Reference"))
         self.tx_ref.textChanged.connect(self.revalidate)
         use_fixed(self.tx_ref, self.logo, self.callback_url, self.return_url)
-        self.new_ref = QPushButton("New reference")
+        self.new_ref = QPushButton(_("New reference"))
         self.new_ref.setObjectName("new-reference")
-        self.new_ref.setAccessibleName("New reference")
+        self.new_ref.setAccessibleName(_("New reference"))
         self.new_ref.clicked.connect(self.newReference)
         ref_line.addWidget(self.tx_ref, 1)
         ref_line.addWidget(self.new_ref)
@@ -159,9 +160,9 @@ class LinkForm(QWidget):
         self.fields["tx_ref"] = self.tx_ref
         self.messages["tx_ref"] = ref_message
 
-        self.create_button = QPushButton("Create link")
+        self.create_button = QPushButton(_("Create link"))
         self.create_button.setObjectName("create-link")
-        self.create_button.setAccessibleName("Create link")
+        self.create_button.setAccessibleName(_("Create link"))
         self.create_button.setDefault(True)
         self.create_button.clicked.connect(self.createRequested)
         self.why_disabled = QLabel("")
@@ -185,8 +186,8 @@ class LinkForm(QWidget):
         found = {
             "amount": checks.amount(self.amount.text()),
             "email": checks.email(self.email.text()),
-            "first_name": checks.name(self.first_name.text(), "first name"),
-            "last_name": checks.name(self.last_name.text(), "last name"),
+            "first_name": checks.name(self.first_name.text(), _("first name")),
+            "last_name": checks.name(self.last_name.text(), _("last name")),
             "title": checks.limit(self.title.text(), 100),
             "description": checks.limit(self.description.text(), 255, lines=True),
             "logo": checks.url(self.logo.text()),
@@ -196,7 +197,7 @@ class LinkForm(QWidget):
             "tx_ref": checks.tx_ref(self.tx_ref.text()),
         }
         if not self.currency.currentText():
-            found["amount"] = found["amount"] or "This profile has no currency"
+            found["amount"] = found["amount"] or _("This profile has no currency")
         return {k: v for k, v in found.items() if v}
 
     def revalidate(self) -> dict[str, str]:
@@ -207,26 +208,26 @@ class LinkForm(QWidget):
             message.say(problems.get(key) if typed or key == "meta" else None)
         self.create_button.setEnabled(not problems and not self.busy and not self.refused)
         if self.busy:
-            reason = self.waiting or "Creating the link…"
+            reason = self.waiting or _("Creating the link…")
         elif self.refused:
             reason = self.refused
         elif problems:
             key, text = next(iter(problems.items()))
             label = {
-                "tx_ref": "Reference",
-                "first_name": "First name",
-                "last_name": "Last name",
-                "callback_url": "Callback URL",
-                "return_url": "Return URL",
-                "email": "Customer e-mail",
-                "meta": "Extra information",
+                "tx_ref": _("Reference"),
+                "first_name": _("First name"),
+                "last_name": _("Last name"),
+                "callback_url": _("Callback URL"),
+                "return_url": _("Return URL"),
+                "email": _("Customer e-mail"),
+                "meta": _("Extra information"),
             }.get(key, key.title())
-            reason = f"Create is disabled: {label}: {text}"
+            reason = _("Create is disabled: {label}: {text}").format(label=label, text=text)
         else:
             reason = ""
         self.why_disabled.setText(reason)
-        self.why_disabled.setAccessibleName(reason or "Ready to create")
-        self.create_button.setToolTip(reason or "Create the payment link (Enter)")
+        self.why_disabled.setAccessibleName(reason or _("Ready to create"))
+        self.create_button.setToolTip(reason or _("Create the payment link (Enter)"))
         return problems
 
     def set_busy(self, busy: bool) -> None:

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QLabel
 from ...desk.events import Hub
 from ...desk.inbox_words import SHOWN_PEERS, refused_words
 from ...desk.tasks import TaskSet
+from ...i18n import N_, _
 from ...ledger import LedgerError
 from ...ledger.inbox import Inbox
 from ..signals import signals_of
@@ -24,10 +25,10 @@ log = logging.getLogger("paydesk.ui.notifications")
 HOUR = timedelta(hours=1)
 SETTLE = 0.3  # s: refusals coming close together are counted once
 EVERY = 30_000  # ms: read again while shown
-TIP = (
-    "Requests whose signature no key verifies: never kept, never looked at; a few a "
-    "minute from each address are traced (time, size, SHA-256, first bytes), the rest "
-    "only counted. Many of them: limit the proxy in front of the receiver (docs/RECEIVER.md)."
+TIP = N_(
+    "Requests whose signature no key verifies: never kept, never looked at; a few a minute "
+    "from each address are traced (time, size, SHA-256, first bytes), the rest only counted. "
+    "Many of them: limit the proxy in front of the receiver (docs/RECEIVER.md)."
 )
 
 
@@ -38,7 +39,7 @@ class RefusedLine(QLabel):
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setWordWrap(True)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.setToolTip(TIP)
+        self.setToolTip(_(TIP))
         self.setStyleSheet("color: #3d2e00; background: #fff4ce; padding: 4px;")
         self.inbox = inbox
         self.tasks = tasks.child(self)
@@ -79,5 +80,5 @@ class RefusedLine(QLabel):
 
     def show_text(self, text: str) -> None:
         self.setText(text)
-        self.setAccessibleName(text or "Refused requests")
+        self.setAccessibleName(text or _("Refused requests"))
         self.setVisible(bool(text))

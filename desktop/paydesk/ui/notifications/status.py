@@ -13,15 +13,16 @@ from PySide6.QtCore import QTimer
 from ...desk.events import Hub
 from ...desk.inbox_words import NONE_SINCE_START, last_notification
 from ...desk.tasks import TaskSet
+from ...i18n import N_, _
 from ...ledger import LedgerError, LinkRecord
 from ...ledger.inbox import DUPLICATE, Inbox, InboxEntry
 from ..elided import ElidedLabel
 from ..signals import signals_of
 
 log = logging.getLogger("paydesk.ui.notifications")
-NONE_TIP = (
-    "Payments were made since PayDesk started, but no notification arrived: PAID was "
-    "learned by checking. Open Notifications and send a test notification to see why."
+NONE_TIP = N_(
+    "Payments were made since PayDesk started, but no notification arrived: PAID was learned "
+    "by checking. Open Notifications and send a test notification to see why."
 )
 
 
@@ -29,7 +30,7 @@ class LastNotification(ElidedLabel):
     def __init__(self, hub: Hub, inbox: Inbox, tasks: TaskSet):
         super().__init__("")
         self.setObjectName("status-notifications")
-        self.setAccessibleName("Notifications")
+        self.setAccessibleName(_("Notifications"))
         self.inbox = inbox
         self.tasks = tasks.child(self)
         self.last: datetime | None = None
@@ -72,9 +73,9 @@ class LastNotification(ElidedLabel):
         text = last_notification(self.last, arrived_since_start=self.arrived, paid_since_start=self.paid)
         if text != self.text():
             self.setText(text)
-            self.setAccessibleName(f"Notifications: {text}" if text else "Notifications")
-            self.setToolTip(NONE_TIP if text == NONE_SINCE_START else "")
+            self.setAccessibleName(_("Notifications: {text}").format(text=text) if text else _("Notifications"))
+            self.setToolTip(_(NONE_TIP) if text == _(NONE_SINCE_START) else "")
             self.setStyleSheet(
-                "color: #3d2e00; background: #fff4ce; padding: 0 6px;" if text == NONE_SINCE_START else ""
+                "color: #3d2e00; background: #fff4ce; padding: 0 6px;" if text == _(NONE_SINCE_START) else ""
             )
         self.setVisible(bool(text))

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from ...desk.session import Session
 from ...desk.transactions import TransactionsController
+from ...i18n import _
 from ...ledger import LedgerError, LinkQuery, LinkRecord
 from ...ledger.counter import Sale
 from .. import widgets
@@ -48,22 +49,22 @@ class TransactionsTab(TabActions, QWidget):
     def __init__(self, session: Session, controller: TransactionsController):
         super().__init__()
         self.setObjectName("tab-transactions")
-        self.setAccessibleName("Transactions")
+        self.setAccessibleName(_("Transactions"))
         self.session, self.controller = session, controller
         self.tasks = session.tasks.child(self)
         column = QVBoxLayout(self)
 
         lookup_row = QHBoxLayout()
-        caption = QLabel("&Look up:")
+        caption = QLabel(_("&Look up:"))
         self.lookup_box = QLineEdit()
         self.lookup_box.setObjectName("lookup-box")
-        self.lookup_box.setAccessibleName("Look up")
-        self.lookup_box.setPlaceholderText("type, paste or scan a reference or a payment link, then Enter")
+        self.lookup_box.setAccessibleName(_("Look up"))
+        self.lookup_box.setPlaceholderText(_("type, paste or scan a reference or a payment link, then Enter"))
         use_fixed(self.lookup_box)
         caption.setBuddy(self.lookup_box)
-        self.lookup_button = QPushButton("Look up")
+        self.lookup_button = QPushButton(_("Look up"))
         self.lookup_button.setObjectName("lookup-button")
-        self.lookup_button.setAccessibleName("Look up")
+        self.lookup_button.setAccessibleName(_("Look up"))
         lookup_row.addWidget(caption)
         lookup_row.addWidget(self.lookup_box, 1)
         lookup_row.addWidget(self.lookup_button)
@@ -78,7 +79,7 @@ class TransactionsTab(TabActions, QWidget):
         self.filters = FilterBar()
         left_column.addWidget(self.filters)
         self.model = LedgerModel(session.ledger, self.tasks)
-        self.table = widgets.record_table("ledger-table", self.model, "Ledger", (230, 150, 210, 90, 70, 170, 140))
+        self.table = widgets.record_table("ledger-table", self.model, _("Ledger"), (230, 150, 210, 90, 70, 170, 140))
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.table.verticalHeader().setDefaultSectionSize(24)
         header = self.table.horizontalHeader()
@@ -87,9 +88,9 @@ class TransactionsTab(TabActions, QWidget):
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         left_column.addWidget(self.table, 1)
         tools = QHBoxLayout()
-        self.check_all = QPushButton("Check all open")
-        self.export_button = QPushButton("Export…")
-        self.end_of_day = QPushButton("End of day…")
+        self.check_all = QPushButton(_("Check all open"))
+        self.export_button = QPushButton(_("Export…"))
+        self.end_of_day = QPushButton(_("End of day…"))
         for button, name in (
             (self.check_all, "check-all-open"),
             (self.export_button, "export"),
@@ -109,7 +110,7 @@ class TransactionsTab(TabActions, QWidget):
         self.details = DetailsPanel()
         # scrolled up and down, not squeezed nor scrolled sideways: a long e-mail or title
         # wraps, never widens the window past the screen, nor is cut
-        split.addWidget(DownScrollArea(self.details, "Transaction details"))
+        split.addWidget(DownScrollArea(self.details, _("Transaction details")))
         split.setSizes([760, 420])
         column.addWidget(split, 1)
 
@@ -206,7 +207,7 @@ class TransactionsTab(TabActions, QWidget):
         total = self.model.rowCount()
         text = f"{total:,} record{'s' if total != 1 else ''}" if self.model.counted else "counting…"
         if self._only:
-            text += " (what the last check changed or could not check)"
+            text += _(" (what the last check changed or could not check)")
         text += self.as_of.suffix()
         self.count.setText(text)
         self.count.setAccessibleName(text)

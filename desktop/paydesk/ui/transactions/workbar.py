@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from ...desk.reconcile import Progress
+from ...i18n import _
 from ..elided import ElidedLabel
 
 
@@ -22,22 +23,22 @@ class WorkBar(QWidget):
         row.setContentsMargins(0, 0, 0, 0)
         self.bar = QProgressBar()
         self.bar.setObjectName("work-progress")
-        self.bar.setAccessibleName("Progress")
+        self.bar.setAccessibleName(_("Progress"))
         self.counts = QLabel("")
         self.counts.setObjectName("work-counts")
-        self.cancel = QPushButton("Cancel")
+        self.cancel = QPushButton(_("Cancel"))
         self.cancel.setObjectName("work-cancel")
-        self.cancel.setAccessibleName("Cancel")
+        self.cancel.setAccessibleName(_("Cancel"))
         # what came of it: an export's long path shortened in its middle (the file's name
         # whole, the whole on hover), never widening the window
         self.report = ElidedLabel("", mode=Qt.TextElideMode.ElideMiddle)
         self.report.setObjectName("work-report")
-        self.show_these = QPushButton("Show these")
+        self.show_these = QPushButton(_("Show these"))
         self.show_these.setObjectName("work-show")
-        self.show_these.setAccessibleName("Show these")
+        self.show_these.setAccessibleName(_("Show these"))
         self.show_these.setCheckable(True)
         self.show_these.setToolTip(
-            "Show exactly the records this check changed or could not check; press again to show all"
+            _("Show exactly the records this check changed or could not check; press again to show all")
         )
         for widget in (self.bar, self.counts, self.cancel, self.report, self.show_these):
             row.addWidget(widget)
@@ -49,7 +50,7 @@ class WorkBar(QWidget):
         self.idle()
 
     def _show_toggled(self, on: bool) -> None:
-        self.show_these.setText("Show all" if on else "Show these")
+        self.show_these.setText(_("Show all") if on else _("Show these"))
         self.show_these.setAccessibleName(self.show_these.text())
         self.showChanged.emit(frozenset(self._changed) if on else frozenset())
 
@@ -73,20 +74,19 @@ class WorkBar(QWidget):
         for widget in (self.bar, self.counts, self.cancel):
             widget.show()
         self.show_these.hide()
-        task.add_done_callback(lambda _: self.idle())
+        task.add_done_callback(lambda _task: self.idle())
 
     def stop(self) -> None:
         """Cancel: the work stops at once (calls in flight are abandoned)."""
         if self._task is not None and not self._task.done():  # busy
-            self.say("Cancelled")
+            self.say(_("Cancelled"))
             self._task.cancel()
 
     def reconciling(self, progress: Progress) -> None:
         self.bar.setRange(0, max(progress.total, 1))
         self.bar.setValue(progress.done)
-        text = (
-            f"Checked {progress.checked} of {progress.total} · {progress.changed} changed · "
-            f"{progress.failed} could not be checked"
+        text = _("Checked {checked} of {total} · {changed} changed · {failed} could not be checked").format(
+            checked=progress.checked, total=progress.total, changed=progress.changed, failed=progress.failed
         )
         self.counts.setText(text)
         self.counts.setAccessibleName(text)
@@ -94,7 +94,11 @@ class WorkBar(QWidget):
     def reconciled(self, progress: Progress, cancelled: bool = False) -> None:
         self._changed = set(progress.changed_refs)
         if cancelled:
-            self.say(f"Cancelled after checking {progress.checked} of {progress.total}: " + progress.report())
+            self.say(
+                _("Cancelled after checking {checked} of {total}: {report}").format(
+                    checked=progress.checked, total=progress.total, report=progress.report()
+                )
+            )
         else:
             self.say(progress.report())
         self.show_these.setVisible(bool(self._changed))
@@ -102,10 +106,10 @@ class WorkBar(QWidget):
     def exporting(self, written: int, total: int) -> None:
         self.bar.setRange(0, max(total, 1))
         self.bar.setValue(written)
-        text = f"Exported {written} of {total}"
+        text = _("Exported {written} of {total}").format(written=written, total=total)
         self.counts.setText(text)
         self.counts.setAccessibleName(text)
 
     def say(self, text: str) -> None:
         self.report.setText(text)
-        self.report.setAccessibleName(text or "No report")
+        self.report.setAccessibleName(text or _("No report"))
