@@ -113,6 +113,20 @@ async def test_a_keyless_counter_sells_through_the_key_holder(shop, service):
         )
 
 
+async def test_a_keyless_sale_and_its_link_name_the_person_signed_in_at_the_counter(shop):
+    """Issue 32 §3: the request carries who asked (the person signed in at the till), and the
+    key holder writes the sale, its shift and its link under that name."""
+    from paydesk.desk.staff import Person, Role
+
+    await shop.start_holder()
+    till = await shop.counter("Till 1")
+    till.session.staff.signed_in(Person("p-bo", "Bo", Role.COUNTER))
+    sale = await till.counter.sell("9", "GBP", "Scones")
+    assert sale.actor == "Bo" and sale.record.actor == "Bo"
+    shift = await till.counter.book.shift(sale.shift_id)
+    assert shift is not None and shift.opened_actor == "Bo"
+
+
 async def test_the_key_holder_refuses_over_a_counter_s_limits_in_one_sentence(shop):
     holder = await shop.start_holder()
     till = await shop.counter("Till 2")

@@ -237,7 +237,9 @@ class CounterController:
             checked = check_sale(profile, amount, currency, note, email)
             self.session.refuse_while_down()
             if self.keyless is not None:  # through the shop's key holder (counter_keyless.py)
-                return self._made(await self.keyless.sell(self.name, profile.id, mode, **checked.fields(self.user)))
+                return self._made(
+                    await self.keyless.sell(self.name, profile.id, mode, **checked.fields(self.user, actor))
+                )
             async with self.session.lease(profile, mode):
                 pass  # no key, or not the service: refused before anything is written
             sale = await self._add_sale(profile, mode, actor)

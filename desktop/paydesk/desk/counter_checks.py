@@ -82,9 +82,11 @@ class CheckedSale:
     note: str
     email: str
 
-    def fields(self, made_by: str) -> dict[str, object]:
-        """As a key-less counter's sale request carries it (desk/counter_keyless.py)."""
+    def fields(self, made_by: str, actor: str | None = None) -> dict[str, object]:
+        """As a key-less counter's sale request carries it (desk/counter_keyless.py):
+        ``made_by`` the computer's login, ``actor`` the person signed in."""
         return {
+            "actor": actor,
             "amount": self.amount,
             "currency": self.currency,
             "note": self.note,

@@ -161,7 +161,7 @@ class KeyHolder:
         record = await session.ledger.get(profile.id, ask.tx_ref)
         if record is None:
             request = counter_payment(profile, ask.amount, ask.currency, ask.email, ask.note, sale)
-            await self.desk.links.create_as(profile, ask.mode, request, claimed=True)
+            await self.desk.links.create_as(profile, ask.mode, request, claimed=True, actor=ask.actor)
         elif record.state == "creating" and record.key not in self.desk.links.creating:
             await self.desk.links.settle(record)
 
@@ -181,9 +181,9 @@ class KeyHolder:
         if sale is not None:
             return sale
         for _ in range(3):  # a shift closed by another desk meanwhile: the next one
-            shift = await book.open_shift(ask.counter, profile.id, ask.mode, ask.made_by)
+            shift = await book.open_shift(ask.counter, profile.id, ask.mode, ask.made_by, actor=ask.actor)
             try:
-                return await book.add_sale(shift.id, ask.tx_ref, ask.made_by)
+                return await book.add_sale(shift.id, ask.tx_ref, ask.made_by, actor=ask.actor)
             except ShiftClosed:
                 continue
             except LedgerError:  # written meanwhile (another key holder): that one

@@ -38,6 +38,7 @@ class SaleAsk:
     note: str
     made_at: datetime
     made_by: str
+    actor: str | None  # the person signed in at the counter when it was asked
     outcome: str | None = None
     tx_ref: str | None = None
     why: str = ""
@@ -52,10 +53,10 @@ class Limits:
     sales_per_hour: int | None = None
 
 
-_ASK = """INSERT INTO sale_requests (counter, profile_id, mode, amount, currency, email, note, made_by)
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING id"""
+_ASK = """INSERT INTO sale_requests (counter, profile_id, mode, amount, currency, email, note, made_by, actor)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id"""
 _SELECT = """SELECT r.id, r.counter, r.profile_id, r.mode, r.amount, r.currency, r.email, r.note,
-       r.made_at, r.made_by, a.outcome, a.tx_ref, coalesce(a.why, '') AS why,
+       r.made_at, r.made_by, r.actor, a.outcome, a.tx_ref, coalesce(a.why, '') AS why,
        extract(epoch FROM now() - r.made_at)::float8 AS age
 FROM sale_requests r LEFT JOIN sale_request_answers a ON a.request_id = r.id"""
 _ANSWER = """INSERT INTO sale_request_answers (request_id, outcome, tx_ref, why) VALUES (%s, %s, %s, %s)
@@ -80,6 +81,7 @@ def _ask(row: dict[str, Any]) -> SaleAsk:
         note=row["note"],
         made_at=row["made_at"],
         made_by=row["made_by"],
+        actor=row["actor"],
         outcome=row["outcome"],
         tx_ref=row["tx_ref"],
         why=row["why"],
@@ -99,6 +101,7 @@ def ask(conn: Connection[Any], desk: str, counter: str, profile_id: str, mode: s
             fields["email"],
             fields.get("note", ""),
             fields["made_by"],
+            fields.get("actor"),
         ),
     ).fetchone()
     assert row is not None

@@ -45,7 +45,8 @@ STATEMENTS = [
         email text NOT NULL,
         note text NOT NULL DEFAULT '',
         made_at timestamptz NOT NULL DEFAULT now(),
-        made_by text NOT NULL
+        made_by text NOT NULL,
+        actor text  -- the person signed in at the counter (desk/staff.py), NULL: no staff
     )""",
     "CREATE INDEX sale_requests_by_counter ON sale_requests (counter, made_at)",
     """CREATE TABLE sale_request_answers (
