@@ -17,6 +17,14 @@ GROUPS: dict[str, tuple[str, ...]] = {
     # the bundle is built once for them, and the .deb they install on this computer
     # (apt-get install, then test_removal.py last) is installed and removed by one process
     "packaging": ("tests/packaging/",),
+    # a closed shift's report is saved as its PDF in the one "Shift reports" folder of the
+    # user's documents, named by counter, shift and day: two of these side by side write
+    # (and read back) the same file
+    "shift reports": (
+        "tests/ui/counter/test_close_shift.py",
+        "tests/ui/counter/test_report_pdf.py",
+        "tests/ui/counter/test_who_did_it.py",
+    ),
 }
 
 

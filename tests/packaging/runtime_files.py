@@ -25,6 +25,8 @@ READ_PATTERNS = {
     r'\bresource\(\s*f?"([^"{}]+)"\s*\)': lambda m: [f"paydesk/resources/{m[1]}"],
     # importlib.resources.files("paydesk.x").joinpath("a/b")
     r'\bfiles\(\s*"([\w.]+)"\s*\)\.joinpath\(\s*"([^"]+)"\s*\)': lambda m: [m[1].replace(".", "/") + "/" + m[2]],
+    # paydesk/i18n.py's catalogues, found beside the module: the whole folder
+    r'\bLOCALE_DIR = Path\(__file__\)\.with_name\(\s*"([^"]+)"\s*\)': lambda m: [f"paydesk/{m[1]}/"],
     # jinja2.PackageLoader("paydesk.x", "templates"): the whole folder
     r'\bPackageLoader\(\s*"([\w.]+)"\s*,\s*"([^"]+)"\s*\)': lambda m: [m[1].replace(".", "/") + "/" + m[2] + "/"],
 }
@@ -41,7 +43,8 @@ def package_files(source: Path) -> set[str]:
     code = source / "desktop" / "paydesk"
     for path in code.rglob("*"):
         rel = path.relative_to(code).as_posix()
-        if path.is_file() and "__pycache__" not in rel and path.suffix not in (".py", ".pyc"):
+        # the catalogues' sources (.po, .pot) are the translators'; the app reads the .mo
+        if path.is_file() and "__pycache__" not in rel and path.suffix not in (".py", ".pyc", ".po", ".pot"):
             found.add(f"paydesk/{rel}")
     resources = source / "resources"
     for path in resources.rglob("*"):

@@ -120,6 +120,9 @@ class SharedLedgerDialog(QDialog):
         self.rename_button.setEnabled(naming is not None)
         self.passing = Passing(session, self)  # a refusal said goes when its cause goes
         layout.addWidget(buttons)
+        # as wide as its row of buttons in any language (longer words squashed them)
+        margins = layout.contentsMargins()
+        self.setMinimumWidth(max(WIDTH, buttons.sizeHint().width() + margins.left() + margins.right()))
         keep_wrapped_height(self)  # its fields never squashed under the wrapped intro
 
     def _name_row(self, form: QFormLayout) -> None:

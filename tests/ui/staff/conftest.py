@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QApplication
 
+from paydesk.i18n import _
 from paydesk.ui.widgets import shown_label
 from tests.ui import press
 from tests.ui.layout_states.reach import menu, shown_window
@@ -31,6 +32,7 @@ def add_person(loop, dialog, name: str, role: str, pin: str, again: str | None =
     press.click(dialog.add_button)
     form = shown_window(loop, "person-dialog")
     press.type_into(form.name, name)
+    role = _(role)  # as the form names it, in the staff's language (the audit's pseudo-language)
     if form.role.currentText() != role:
         press.choose(form.role, role)
     press.type_into(form.pin, pin)
