@@ -308,6 +308,8 @@ async def _run(args: argparse.Namespace) -> int:
                     loop.remove_signal_handler(signum)
                 except (NotImplementedError, RuntimeError):
                     pass
+                else:  # closed: what is left (the loop's threads ending) is not cut short either
+                    signal.signal(signum, signal.SIG_IGN)
     return 0
 
 
