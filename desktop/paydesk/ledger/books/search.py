@@ -14,35 +14,11 @@ from typing import Any, Protocol
 from ..amounts import from_minor
 from ..query import Cursor, Page
 from ..records import LinkRecord
+from .link_rows import COLUMNS as WRITTEN
 
-COLUMNS = (
-    "id",
-    "profile_id",
-    "mode",
-    "tx_ref",
-    "amount_minor",
-    "fee_minor",
-    "currency",
-    "email",
-    "first_name",
-    "last_name",
-    "state",
-    "state_raw",
-    "checkout_url",
-    "reference",
-    "customization",
-    "meta",
-    "callback_url",
-    "return_url",
-    "origin",
-    "error",
-    "created_at",
-    "updated_at",
-    "checked_at",
-    "customer_key",
-    "learned_by",
-    "actor",
-)
+# what a record is read with: its id, the columns a write names (link_rows.py) but the
+# service's raw answer (read only by the details that show it), and the folded customer key
+COLUMNS = ("id", *(c for c in WRITTEN if c != "raw"), "customer_key")
 # A sale voided at a counter: its void in the counter book, read with the record by
 # (profile_id, tx_ref), one seek in counter_voids' unique index per record read (both
 # backends say it so)
