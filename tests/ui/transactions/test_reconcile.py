@@ -170,7 +170,11 @@ def test_check_all_open_under_faults(strict_shop):
         lambda: shop.tab.model.query.tx_refs == frozenset(progress.changed_refs),
         message="the filter to exactly those rows",
     )
-    assert shop.tab.model.rowCount() == len(progress.changed_refs)
+    # the first block shows at once, the count of the rest follows it
+    shop.loop.until(
+        lambda: shop.tab.model.counted and shop.tab.model.rowCount() == len(progress.changed_refs),
+        message="every changed row counted in the list",
+    )
     assert shop.tab.work.show_these.text() == "Show all"
     press.click(shop.tab.work.show_these)  # and back to everything
     shop.loop.until(lambda: not shop.tab.model.query.tx_refs, message="everything again")

@@ -174,7 +174,7 @@ class CardPage(QWidget):
 
     def _transactions_changed(self, record: CardRecord) -> None:
         if record.key == self._key():
-            self.tasks.replace("transactions", self._read(self._transactions()))
+            self.tasks.replace("transactions", self._read(self._transactions))
 
     def _key(self) -> tuple[str, str, str] | None:
         return self.record.key if self.record else None
@@ -201,14 +201,14 @@ class CardPage(QWidget):
             self.say("")
         self._fill()
         if record is not None and not same:
-            self.tasks.replace("transactions", self._read(self._transactions()))
-            self.tasks.spawn(self._read(self._open_operation(record)), "open operation")
+            self.tasks.replace("transactions", self._read(self._transactions))
+            self.tasks.spawn(self._read(lambda: self._open_operation(record)), "open operation")
 
-    async def _read(self, reading: Awaitable[None]) -> None:
+    async def _read(self, reading: Callable[[], Awaitable[None]]) -> None:
         """A reading of the card's ledger lines; a shared ledger out of reach is said on the
         page (its sentence) until it answers, and the card read again then."""
         try:
-            await reading
+            await reading()  # begun here: a reading replaced before it starts is never made
         except LedgerError as error:
             self.say(str(error))
             record = self.record
@@ -217,8 +217,8 @@ class CardPage(QWidget):
     def _read_again(self, record: CardRecord | None) -> None:
         self.say("")
         if record is not None and record.key == self._key():
-            self.tasks.replace("transactions", self._read(self._transactions()))
-            self.tasks.spawn(self._read(self._open_operation(record)), "open operation")
+            self.tasks.replace("transactions", self._read(self._transactions))
+            self.tasks.spawn(self._read(lambda: self._open_operation(record)), "open operation")
 
     def update_card(self, record: CardRecord) -> None:
         if record.key == self._key():
