@@ -10,8 +10,9 @@ from pathlib import Path
 from PySide6.QtWidgets import QWidget
 
 from ...desk.bulk.results import save_results
+from ...desk.formats import number_in
 from ...desk.session import Session
-from ...i18n import ENGLISH
+from ...i18n import ENGLISH, _, ngettext, staff
 from ...ledger import LedgerError
 from ...ledger.batch import Batch, BatchBook
 from ..dialogs import run_dialog
@@ -28,8 +29,8 @@ async def results(parent: QWidget, book: BatchBook, batch: Batch) -> str | None:
     """Save results…: what to say once done (None: the dialog was cancelled)."""
     path = await save_path(
         parent,
-        "Save the batch's results",
-        ["CSV (*.csv)", "Excel workbook (*.xlsx)"],
+        _("Save the batch's results"),
+        [_("CSV (*.csv)"), _("Excel workbook (*.xlsx)")],
         _file_name(batch, "results", ".csv"),
     )
     if path is None:
@@ -37,13 +38,17 @@ async def results(parent: QWidget, book: BatchBook, batch: Batch) -> str | None:
     try:
         written = await save_results(book, batch, path)
     except (OSError, LedgerError) as error:
-        return f"Could not save the results: {getattr(error, 'strerror', None) or error}"
-    return f"Saved the results of {written:,} rows to {path}"
+        return _("Could not save the results: {reason}").format(reason=getattr(error, "strerror", None) or error)
+    return ngettext(
+        "Saved the results of {n} row to {path}", "Saved the results of {n} rows to {path}", written
+    ).format(n=number_in(written, staff()), path=path)
 
 
 async def qr_sheet(parent: QWidget, session: Session, book: BatchBook, batch: Batch) -> str | None:
     """QR sheet…: a PDF of the batch's open links' codes."""
-    path = await save_path(parent, "Save the QR sheet as PDF", ["PDF (*.pdf)"], _file_name(batch, "codes", ".pdf"))
+    path = await save_path(
+        parent, _("Save the QR sheet as PDF"), [_("PDF (*.pdf)")], _file_name(batch, "codes", ".pdf")
+    )
     if path is None:
         return None
     profile = session.settings.profile(batch.profile_id)
@@ -52,8 +57,10 @@ async def qr_sheet(parent: QWidget, session: Session, book: BatchBook, batch: Ba
         language = profile.customer_language if profile is not None else ENGLISH
         codes = await save_sheet(book, batch, merchant, path, language=language)
     except (OSError, LedgerError) as error:
-        return f"Could not save the QR sheet: {getattr(error, 'strerror', None) or error}"
-    return f"Saved {codes:,} codes to {path}"
+        return _("Could not save the QR sheet: {reason}").format(reason=getattr(error, "strerror", None) or error)
+    return ngettext("Saved {n} code to {path}", "Saved {n} codes to {path}", codes).format(
+        n=number_in(codes, staff()), path=path
+    )
 
 
 async def email(parent: QWidget, session: Session, book: BatchBook, batch: Batch) -> int:
