@@ -12,12 +12,21 @@ from PySide6.QtWidgets import QWidget
 from ...desk.bulk.results import save_results
 from ...desk.formats import number_in
 from ...desk.session import Session
-from ...i18n import ENGLISH, _, ngettext, staff
+from ...i18n import ENGLISH, N_, _, ngettext, staff
 from ...ledger import LedgerError
 from ...ledger.batch import Batch, BatchBook
 from ..dialogs import run_dialog
 from ..transactions.actions import save_path
 from .qr_sheet import save_sheet
+
+
+def name_filter(name: str, patterns: str) -> str:
+    """A file dialog's filter: its name in the staff's language, its patterns as Qt reads
+    them ("Spreadsheets (*.csv *.xlsx)"; the patterns kept out of the words translated)."""
+    return f"{_(name)} ({patterns})"
+
+
+CSV, XLSX, PDF = (N_("CSV"), "*.csv"), (N_("Excel workbook"), "*.xlsx"), (N_("PDF"), "*.pdf")
 
 
 def _file_name(batch: Batch, what: str, suffix: str) -> str:
@@ -30,7 +39,7 @@ async def results(parent: QWidget, book: BatchBook, batch: Batch) -> str | None:
     path = await save_path(
         parent,
         _("Save the batch's results"),
-        [_("CSV (*.csv)"), _("Excel workbook (*.xlsx)")],
+        [name_filter(*CSV), name_filter(*XLSX)],
         _file_name(batch, "results", ".csv"),
     )
     if path is None:
@@ -47,7 +56,7 @@ async def results(parent: QWidget, book: BatchBook, batch: Batch) -> str | None:
 async def qr_sheet(parent: QWidget, session: Session, book: BatchBook, batch: Batch) -> str | None:
     """QR sheet…: a PDF of the batch's open links' codes."""
     path = await save_path(
-        parent, _("Save the QR sheet as PDF"), [_("PDF (*.pdf)")], _file_name(batch, "codes", ".pdf")
+        parent, _("Save the QR sheet as PDF"), [name_filter(*PDF)], _file_name(batch, "codes", ".pdf")
     )
     if path is None:
         return None

@@ -23,6 +23,7 @@ from ..paging import PagedModel
 from ..table import Column
 
 PAGE = 100
+NAME, POLICY = 0, 9  # the batches list's columns of the batch's name and its policy
 ROWS_PAGE = 200
 LOUD = "#b3261e"
 POLICY_WORDS = {"skip": N_("valid rows, rest skipped"), "all": N_("all or nothing")}
@@ -144,6 +145,7 @@ class BatchRowsModel(PagedModel):
     PAGE_TASK = "batch-rows-page"
     FIXED = (2, 3, 9)  # references and the URL: one line, fixed face, whole in the tooltip
     REFERENCES = (2, 3)
+    STATE = 1
 
     def __init__(self, book: BatchBook, tasks: TaskSet):
         super().__init__(tasks)

@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QSplitter,
     QVBoxLayout,
@@ -31,7 +32,7 @@ from ..fixed_text import OneLineDelegate, fixed_font
 from ..signals import signals_of
 from ..table import TIME_SAMPLE, fit_columns
 from . import batch_actions as actions
-from .batch_models import POLICY_WORDS, BatchesModel, BatchRowsModel
+from .batch_models import NAME, POLICY, STATE_WORDS, BatchesModel, BatchRowsModel, state_word
 from .steps import say
 
 log = logging.getLogger("paydesk.ui.bulk.batches")
@@ -54,19 +55,15 @@ class BatchesWindow(widgets.OwnWindow):
         split = QSplitter(Qt.Orientation.Vertical)
         self.model = BatchesModel(book, self.tasks)
         self.table = widgets.record_table("batches-table", self.model, _("Batches"))
-        # the file's name takes what the others leave: the list never scrolls sideways
+        # the file's name, the batch's and its policy share what the figures leave (elided, each
+        # whole in its tooltip): the list never scrolls sideways, in a longer language too
         fit_columns(
             self.table,
-            (
-                "supporters-club-2026-09",
-                "",
-                TIME_SAMPLE,
-                "accounts",
-                *["9,999"] * 5,
-                tuple(_(words) for words in POLICY_WORDS.values()),
-            ),
+            ("", "", TIME_SAMPLE, "accounts", *["9,999"] * 5, ""),
             1,
         )
+        for shared in (NAME, POLICY):
+            self.table.horizontalHeader().setSectionResizeMode(shared, QHeaderView.ResizeMode.Stretch)
         self.table.setWordWrap(False)  # a file's name is never broken at its hyphens
         split.addWidget(self.table)
         below = QWidget()
@@ -79,6 +76,12 @@ class BatchesWindow(widgets.OwnWindow):
             "batch-rows", self.rows_model, _("Rows of the batch"), (50, 80, 200, 170, 70, 60, 190, 150, 140, 260, 160)
         )
         self.rows_caption.setBuddy(self.rows)
+        # each heading whole, and each state's word, however long the staff's language says them
+        heads, metrics = self.rows.horizontalHeader(), self.rows.fontMetrics()
+        for col in range(self.rows_model.columnCount()):
+            self.rows.setColumnWidth(col, max(self.rows.columnWidth(col), heads.sectionSizeHint(col)))
+        states = max(metrics.horizontalAdvance(state_word(state)) for state in STATE_WORDS) + CELL_PADDING
+        self.rows.setColumnWidth(BatchRowsModel.STATE, max(self.rows.columnWidth(BatchRowsModel.STATE), states))
         self.rows.setWordWrap(False)  # one line a row: elided, the whole text in its tooltip
         self._one_line = OneLineDelegate(self.rows)
         for col in BatchRowsModel.FIXED:  # references: elided in the middle, never broken

@@ -41,13 +41,14 @@ from ..dialogs import shown
 from ..passing import Passing
 from ..signals import signals_of
 from ..transactions.actions import save_path
+from .batch_actions import CSV, XLSX, name_filter
 from .mapping_step import MappingStep
 from .progress import ProgressStep
 from .steps import CheckStep, FileStep, say
 
 log = logging.getLogger("paydesk.ui.bulk")
 TITLE = N_("Bulk links")
-FILTERS = [N_("Spreadsheets (*.csv *.xlsx)"), N_("CSV (*.csv)"), N_("Excel workbook (*.xlsx)")]
+FILTERS = [(N_("Spreadsheets"), " ".join((CSV[1], XLSX[1]))), CSV, XLSX]
 FILE, COLUMNS, CHECK, PROGRESS = range(4)
 
 
@@ -155,7 +156,7 @@ class BulkWindow(widgets.OwnWindow):
         dialog = QFileDialog(self, _("Choose the spreadsheet"))
         dialog.setObjectName("bulk-open-dialog")
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        dialog.setNameFilters([_(f) for f in FILTERS])
+        dialog.setNameFilters([name_filter(*f) for f in FILTERS])
         dialog.setDirectory(str(await files.start_folder()))
         async with shown(dialog) as code:
             if not code or not dialog.selectedFiles():
@@ -192,7 +193,7 @@ class BulkWindow(widgets.OwnWindow):
         path = await save_path(
             self,
             _("Save the template"),
-            [_(f) for f in FILTERS[1:]],
+            [name_filter(*f) for f in FILTERS[1:]],
             f"paydesk-bulk-template-{profile.name}.csv".replace(" ", "-"),
         )
         if path is None:
