@@ -149,15 +149,12 @@ _ACCENTED = str.maketrans(
     "áÅçÇéÉĝĜîÎķĶļĻñÑöÖŕŔšŠţŢûÛýÝžŽ",
 )
 _LONGER = 0.4  # how much longer than English: German and French run 30 to 40% longer
-# a filler longer than this goes in words of this length after the text: a translation is
-# longer by its words, never by one word of 60 letters that no wrapped line could break
-_FILLER_WORD = 8
+_WORD = 10  # the padding's letters to a word
 
 
 def pseudo(message: str) -> str:
     """``message`` accented, 40% longer and in brackets, its placeholders ({name}, %s, %(x)s),
-    its mnemonic ("&") and its markup (<b>) left as they are. A long message's filler is in
-    words a wrapped line can break between ("[Å šháŕéd ļédĝéŕ ... ·~~~~~~~ ~~~~~~~~ ~~~]")."""
+    its mnemonic ("&") and its markup (<b>) left as they are."""
     out: list[str] = []
     i = 0
     letters = 0
@@ -176,8 +173,10 @@ def pseudo(message: str) -> str:
         return message
     padding = max(1, round(letters * _LONGER))
     filler = ("~" * padding) if padding < 3 else ("·" + "~" * (padding - 1))
-    if padding > _FILLER_WORD:
-        filler = " " + " ".join(filler[i : i + _FILLER_WORD] for i in range(0, padding, _FILLER_WORD))
+    # in words of a language's length: a long sentence's padding is no one word wider than
+    # any word of French or German (a label wraps it as it would wrap theirs)
+    if len(filler) > _WORD:
+        filler = "".join(" " + filler[i : i + _WORD] for i in range(0, len(filler), _WORD))
     return f"[{''.join(out)}{filler}]"
 
 
