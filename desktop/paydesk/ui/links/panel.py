@@ -107,7 +107,7 @@ class LinkPanel(QWidget):
         self.amount = state_label("link-amount", 18)
         self.amount.setStyleSheet("")
         column.addWidget(self.amount)
-        self.title = QLabel("")
+        self.title = ElidedLabel("")  # a long title elided, whole in its tooltip: never wider than the pane
         self.title.setObjectName("link-title")
         self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
         column.addWidget(self.title)
