@@ -107,6 +107,7 @@ class LinkForm(QWidget):
         self.units.setAccessibleDescription(_(checks.WHOLE_UNITS))
         self.units.setToolTip(_(checks.WHOLE_UNITS))
         self.units.setStyleSheet("color: #5c6675;")
+        self.units.setWordWrap(True)  # on two lines where a language's words are long
         line.addWidget(self.units)
         add("amount", "&Amount", self.amount, "e.g. 25", container=amount_row)
         self.amount.setToolTip(_(checks.WHOLE_UNITS))

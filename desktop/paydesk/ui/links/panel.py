@@ -95,6 +95,9 @@ class LinkPanel(QWidget):
         super().__init__()
         self.tasks = tasks.child(self)  # saving and printing end with the panel
         self.setObjectName("link-panel")
+        # room for a line of 80 characters: where a file went, a name of 60 whole after
+        # a longer language's words (the title elides, the state draws smaller)
+        self.setMinimumWidth(self.fontMetrics().averageCharWidth() * 80)
         self.record: LinkRecord | None = None
         column = QVBoxLayout(self)
         # one line, smaller letters where narrow: a longer language's words never widen the window
