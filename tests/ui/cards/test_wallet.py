@@ -11,6 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
+from paydesk.i18n import _
 from paydesk.ui.cards.tab import NO_CARDS, CardsTab
 from tests.profiles import SECRET_KEYS, TEST_SECRET, use_profile
 from tests.ui import press
@@ -276,7 +277,7 @@ def test_no_cards_deployment_explains_and_ignores_card_shortcuts(start_app, loop
     tab = desk.tab
     assert desk.profile.has_cards is False
     assert tab.stack.currentWidget() is tab.no_cards and tab.no_cards.isVisible()
-    assert tab.no_cards.text() == NO_CARDS
+    assert tab.no_cards.text() == _(NO_CARDS)
     app.window.activateWindow()
     for key, modifier in (
         (Qt.Key.Key_F5, Qt.KeyboardModifier.NoModifier),
