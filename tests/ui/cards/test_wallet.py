@@ -17,6 +17,20 @@ from tests.profiles import SECRET_KEYS, TEST_SECRET, use_profile
 from tests.ui import press
 from tests.ui.test_links import go_live
 
+# what a card dialog's outcome says, by the English phrase a test waits for: the message it
+# begins (its words before the first placeholder), so that the wait holds in any language
+SAID = {
+    "Card created": "Card created: {card}, {amount}. Fee {fee}; total paid {paid}.",
+    "Done": "Done.",
+    "New balance": " New balance: {balance}.",
+    "Not done": "Not done: {result}",
+}
+
+
+def said(phrase: str) -> str:
+    """``phrase`` as a card dialog shows it in the staff's language."""
+    return _(SAID.get(phrase, phrase)).split("{")[0].strip()
+
 
 class Desk:
     """PayDesk's window on a profile of ``sb`` (the embedded sandbox when None). A --family
@@ -39,7 +53,8 @@ class Desk:
             if self.family:
                 go_live(self.window, loop)
         self.tab: CardsTab = self.window.cards_tab
-        press.tab(self.window.tabs, "Cards")
+        tabs = self.window.tabs  # its title as the window shows it, in any language
+        press.tab(tabs, tabs.tabText(tabs.indexOf(self.tab)).replace("&", ""))
         loop.until(lambda: self.tab.loaded, message="the cards tab")
 
     def choose_card(self, card_hash):
@@ -91,9 +106,12 @@ class Desk:
         return dialog
 
     def submit(self, dialog, until):
+        """Press the dialog's verb; its outcome once it says ``until`` (one of SAID's
+        phrases, in the staff's language) or that it was not done."""
         press.click(dialog.action)
+        wanted, refused = said(until), said("Not done")
         self.loop.until(
-            lambda: until in dialog.outcome.text() or "Not done" in dialog.outcome.text(),
+            lambda: wanted in dialog.outcome.text() or refused in dialog.outcome.text(),
             timeout=30,
             message=f"{until!r} in the dialog",
         )
