@@ -55,7 +55,7 @@ HEADINGS = (
 ACTIONS = tuple(words.OPERATIONS)
 RESULTS = words.RESULTS
 MODES = {"test": NP_("mode", "test"), "live": NP_("mode", "live")}
-ACTION, MODE, RESULT = 5, 3, 7
+MODE, ACTION, AMOUNT, RESULT = 3, 5, 6, 7
 PAGE = 200
 MASKED = 4  # the column of the masked card number
 
@@ -91,9 +91,10 @@ class CardNumberDelegate(QStyledItemDelegate):
 
 
 def _cell(column: int) -> Column:
-    """Column ``column`` of the log: what the CSV export writes in it (the time local, to the
-    second); the masked card number in the fixed face, the whole of it in its tooltip however
-    narrow the column."""
+    """Column ``column`` of the log: what the CSV export writes in it, read in the staff's
+    language (the time local, to the second; the action, amount, result and mode as the
+    language says them; the export keeps the ledger's words); the masked card number in the
+    fixed face, the whole of it in its tooltip however narrow the column."""
     if column == 0:
         return Column(_(HEADINGS[0]), lambda e: words.when(e.at, seconds=True))
     if column == MASKED:
@@ -102,6 +103,10 @@ def _cell(column: int) -> Column:
         return Column(_(HEADINGS[ACTION]), lambda e: words.operation(e.action))
     if column == RESULT:
         return Column(_(HEADINGS[RESULT]), lambda e: words.result(e.result))
+    if column == AMOUNT:  # as the staff's language writes it (the export: a plain decimal)
+        return Column(
+            _(HEADINGS[AMOUNT]), lambda e: "" if e.amount is None else words.money(None, e.currency, e.amount)
+        )
     if column == MODE:
         return Column(_(HEADINGS[MODE]), lambda e: staff().pgettext("mode", e.mode) if e.mode in MODES else e.mode)
     return Column(_(HEADINGS[column]), lambda e: audit_cells(e)[column])

@@ -107,6 +107,7 @@ class CardPage(QWidget):
         self.open_operation: CardOperation | None = None
         self.busy = False  # an operation started from here has not returned yet
         self._last_block = 0.0  # when Block/Unblock was last pressed (monotonic)
+        self._not_read_said = False  # the message says the card's state is not read yet
         column = QVBoxLayout(self)
         self.title = QLabel(_("Select a card"))
         self.title.setObjectName("card-title")
@@ -205,6 +206,7 @@ class CardPage(QWidget):
     def say(self, text: str) -> None:
         self.message.setText(text)
         self.message.setAccessibleName(text)
+        self._not_read_said = False
 
     # -- what is shown --------------------------------------------------------------------
 
@@ -282,7 +284,8 @@ class CardPage(QWidget):
         self.values["expires"].setStyleSheet("color: #b3261e;" if expired else "")
         if record.state is None:  # the service has not said it (see words.NOT_READ)
             self.say(_(words.NOT_READ_HINT))
-        elif self.message.text() == _(words.NOT_READ_HINT):
+            self._not_read_said = True
+        elif self._not_read_said:  # read since: the hint goes (another sentence stays)
             self.say("")
         unknown = words.currency_of(profile, record.currency_code) is None
         self.values["balance"].setToolTip(words.unknown_code_hint(record.currency_code) if unknown else "")
