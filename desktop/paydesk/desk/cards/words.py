@@ -9,7 +9,7 @@ from decimal import Decimal
 from typing import NamedTuple
 
 from ...config.profiles import Profile
-from ...i18n import ENGLISH, N_, NP_, _, staff
+from ...i18n import ENGLISH, N_, NP_, _, pgettext, staff
 from ...ledger.cards import CardOperation, CardRecord
 from ..formats import money_in, time_in
 
@@ -72,12 +72,12 @@ RESULTS = (SENT, DONE_WORD, REFUSED, FAILED, ANSWER_LOST, CHECKED_DONE, CHECKED_
 
 def operation(kind: str) -> str:
     """An operation's name in the staff's language (a kind not listed: as it is)."""
-    return staff().pgettext("card operation", kind) if kind in OPERATIONS else kind
+    return pgettext("card operation", kind) if kind in OPERATIONS else kind
 
 
 def result(word: str) -> str:
     """An audit line's result in the staff's language (a word not listed: as it is)."""
-    return staff().pgettext("audit result", word) if word in (*RESULTS, LATE_DONE) else word
+    return pgettext("audit result", word) if word in (*RESULTS, LATE_DONE) else word
 
 
 # a card whose state the service has not said (the family's create answers none, and

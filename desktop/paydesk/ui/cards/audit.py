@@ -28,7 +28,7 @@ from ...desk.export import AUDIT_HEADER, audit_cells, export_audit
 from ...desk.session import Session
 from ...desk.staff import NotAllowed
 from ...desk.tasks import TaskSet
-from ...i18n import N_, NP_, _, staff
+from ...i18n import N_, NP_, _, pgettext
 from ...ledger import LedgerError
 from ...ledger.cards import AuditEntry, AuditQuery, CardLedger
 from .. import files, widgets
@@ -108,7 +108,7 @@ def _cell(column: int) -> Column:
             _(HEADINGS[AMOUNT]), lambda e: "" if e.amount is None else words.money(None, e.currency, e.amount)
         )
     if column == MODE:
-        return Column(_(HEADINGS[MODE]), lambda e: staff().pgettext("mode", e.mode) if e.mode in MODES else e.mode)
+        return Column(_(HEADINGS[MODE]), lambda e: pgettext("mode", e.mode) if e.mode in MODES else e.mode)
     return Column(_(HEADINGS[column]), lambda e: audit_cells(e)[column])
 
 
