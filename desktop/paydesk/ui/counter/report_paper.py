@@ -33,13 +33,13 @@ from PySide6.QtGui import (
 )
 
 from ...desk.shift_report import heading, lines
-from ...i18n import N_, _
+from ...i18n import N_, _, pgettext
 from ...ledger.counter import Figures, Shift
 from ..files import documents
 from ..fixed_text import fixed_font, fixed_option
 from ..links.watermark import paint_page_mark
 
-FOLDER = "Shift reports"  # under the user's Documents
+FOLDER = N_("Shift reports")  # under the user's Documents, in the staff's language
 _UNSAFE = '/\\:*?"<>|'  # not in a file's name on any of the desks' systems
 FIXED = {N_("Shift")}  # read back and typed (finance asks for "shift 12"): the fixed font
 
@@ -68,7 +68,11 @@ def paint(painter: QPainter, rect: QRectF, heading: str, lines: list[tuple[str, 
     painter.setFont(title)
     painter.setPen(QColor("black"))
     top = rect.top() + unit * 3
-    painter.drawText(QRectF(rect.left(), top, rect.width(), unit * 8), heading + (" — TEST" if test else ""), _words())
+    painter.drawText(
+        QRectF(rect.left(), top, rect.width(), unit * 8),
+        _("{heading} — TEST").format(heading=heading) if test else heading,
+        _words(),
+    )
     y = top + unit * 11
     step = min(unit * 4.2, (rect.bottom() - y) / max(len(lines), 1))  # one page, always
     body = QFont()
@@ -120,8 +124,9 @@ def fonts_ready() -> None:
 
 
 def folder() -> Path:
-    """Where Close shift saves its reports: "Shift reports" in the user's Documents."""
-    return documents() / FOLDER
+    """Where Close shift saves its reports: "Shift reports" (in the staff's language) in the user's
+    Documents."""
+    return documents() / _(FOLDER)
 
 
 def report_name(shift: Shift) -> str:
@@ -129,7 +134,9 @@ def report_name(shift: Shift) -> str:
     while the shift is open)."""
     counter = "".join("-" if c in _UNSAFE or ord(c) < 32 else c for c in shift.counter)
     when = (shift.closed_at or shift.opened_at).astimezone().strftime("%Y-%m-%d %H-%M")
-    return f"Shift {shift.id} — {counter.strip() or 'counter'} — {when}.pdf"
+    return _("Shift {number} — {counter} — {when}.pdf").format(
+        number=shift.id, counter=counter.strip() or pgettext("till", "counter"), when=when
+    )
 
 
 async def render(shift: Shift, figures: Figures, profile: str | None = None) -> bytes:
