@@ -81,12 +81,19 @@ def paint(painter: QPainter, rect: QRectF, heading: str, lines: list[tuple[str, 
     label_font = QFont(body)
     label_font.setBold(True)
     fixed = fixed_font(body)
+    # the labels' column as wide as its widest label (a longer language's words are not
+    # wrapped onto the next line), a third of the page at least, three fifths at most
+    painter.setFont(label_font)
+    widest = max((painter.fontMetrics().horizontalAdvance(label) for label, _value in lines), default=0)
+    labels = min(max(unit * 34, widest + unit), unit * 60)
+    values = rect.width() - labels - unit * 2
+    fixed_labels = {_(word) for word in FIXED}
     for label, value in lines:
         painter.setFont(label_font)
-        painter.drawText(QRectF(rect.left(), y, unit * 34, step), label, _words())
-        painter.setFont(fixed if label in {_(word) for word in FIXED} else body)
-        option = fixed_option() if label in {_(word) for word in FIXED} else _words()
-        painter.drawText(QRectF(rect.left() + unit * 36, y, unit * 64, step), value, option)
+        painter.drawText(QRectF(rect.left(), y, labels, step), label, _words())
+        painter.setFont(fixed if label in fixed_labels else body)
+        option = fixed_option() if label in fixed_labels else _words()
+        painter.drawText(QRectF(rect.left() + labels + unit * 2, y, values, step), value, option)
         y += step
 
 
