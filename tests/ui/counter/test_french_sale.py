@@ -98,6 +98,30 @@ def test_a_counter_sale_in_french_end_to_end(start_app, loop, back_in_english):
     loop.until(lambda: "en attente 7,00" in tab.totals.text(), message="the totals")
     assert tab.totals.text() == f"Aujourd’hui, GBP{NBSP}: encaissé 0,00 · en attente 7,00 · annulé 0,00"
 
+    # finance's Counter shifts window (Ctrl+Shift+H): the shift and the open sale, in French
+    press.key(tab.amount, Qt.Key.Key_H, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    loop.until(lambda: press.shown("counter-shifts-window") is not None, message="the Counter shifts window")
+    shifts = press.shown("counter-shifts-window")
+    loop.until(lambda: shifts.loaded and shifts.sales_model.rowCount() == 1, message="its lists")
+    assert shifts.windowTitle() == "Sessions de caisse"
+    assert shifts.sales.accessibleName() == "Ventes en attente et paiements après annulation"
+    assert shifts.sales_model.headers() == ("Heure", "Caisse", "Vente", "Objet", "Montant", "État", "Référence")
+    listed = shifts.sales_model.at(0)
+    assert [shifts.sales_model.text(listed, c) for c in (2, 4, 5)] == ["Vente 0001", "7,00\u00a0GBP", "En attente"]
+    assert shifts.shifts_model.headers()[:6] == (
+        "Caisse",
+        "Session",
+        "Ouverture",
+        "Ouverte par",
+        "Clôture",
+        "Clôturée par",
+    )
+    assert shifts.shifts_model.text(shifts.shifts_model.at(0), 4) == "en cours"
+    press.escape(shifts.shifts)
+    loop.until(lambda: not shifts.isVisible(), message="the window closed")
+    app.window.activateWindow()
+    loop.until(app.window.isActiveWindow, message="the window in front")
+
     # Enter again while the code can be paid: said in French
     press.enter(tab.amount)
     assert tab.message.text() == f"Le code de ce client est à l’écran{NBSP}: Échap commence une nouvelle vente"
