@@ -5,7 +5,7 @@ embedded beside the amount box, and gives each the sale on screen."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QGuiApplication, QScreen, QShowEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidget
 
@@ -17,6 +17,24 @@ from .monitors import labels, monitor_key
 
 THIS_SCREEN = N_("This screen, beside the amount box")
 OPEN, CLOSE = N_("Open customer display"), N_("Close customer display")
+
+
+class ScreenChoice(QComboBox):
+    """The screens to choose from: each name whole where the row has room; where it has not
+    (a narrow screen, a longer language), the chosen one cut, whole in its tooltip."""
+
+    SHORTEST = 16  # characters shown at the least
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.currentIndexChanged.connect(lambda _index: self.setToolTip(self.currentText()))
+
+    def minimumSizeHint(self) -> QSize:
+        whole = super().minimumSizeHint()  # as wide as the widest choice (AdjustToContents)
+        metrics = self.fontMetrics()
+        widest = max((metrics.horizontalAdvance(self.itemText(i)) for i in range(self.count())), default=0)
+        least = metrics.horizontalAdvance("x" * self.SHORTEST)
+        return QSize(whole.width() - max(0, widest - least), whole.height())
 
 
 class DisplayPlace(QWidget):
@@ -31,7 +49,7 @@ class DisplayPlace(QWidget):
         row.setContentsMargins(0, 0, 0, 0)
         caption = QLabel(_("Customer display on:"))
         row.addWidget(caption)
-        self.screens = QComboBox()
+        self.screens = ScreenChoice()
         self.screens.setObjectName("customer-display-screen")
         self.screens.setAccessibleName(_("Customer display on"))
         caption.setBuddy(self.screens)
