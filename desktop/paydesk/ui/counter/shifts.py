@@ -31,7 +31,7 @@ from ..dialogs import confirm, run_dialog
 from ..fixed_text import fixed_font
 from ..passing import Passing
 from ..signals import signals_of
-from ..table import AMOUNT_SAMPLE, REFERENCE_SAMPLE, TIME_SAMPLE, fit_columns
+from ..table import AMOUNT_SAMPLE, REFERENCE_SAMPLE, TIME_SAMPLE, HeadersGiveWay, fit_columns
 from .report import ShiftReportDialog, profile_name
 from .shift_lists import SalesModel, ShiftsModel, sale_states
 
@@ -65,12 +65,15 @@ class CounterShiftsWindow(widgets.OwnWindow):
         self.shifts = widgets.record_table("counter-shifts", self.shifts_model)
         self.shifts.setAccessibleName(_("Shifts"))
         # the paid amounts take what the others leave: the list never scrolls sideways
-        fit_columns(
+        cells = fit_columns(
             self.shifts,
             (NAME_SAMPLE, "9999", TIME_SAMPLE, "accounts", TIME_SAMPLE, "accounts", *["9,999"] * 5, ""),
             11,
             {1: fixed_font()},
         )
+        # on a narrow screen (or in a longer language) the headers wider than their counts
+        # give way: the paid amounts keep room for one amount
+        HeadersGiveWay(self.shifts, cells, self.shifts.fontMetrics().horizontalAdvance(AMOUNT_SAMPLE))
         caption.setBuddy(self.shifts)
         top_column.addWidget(caption)
         top_column.addWidget(self.shifts, 1)
