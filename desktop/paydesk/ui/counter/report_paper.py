@@ -141,9 +141,10 @@ def report_name(shift: Shift) -> str:
     while the shift is open)."""
     counter = "".join("-" if c in _UNSAFE or ord(c) < 32 else c for c in shift.counter)
     when = (shift.closed_at or shift.opened_at).astimezone().strftime("%Y-%m-%d %H-%M")
-    return _("Shift {number} — {counter} — {when}.pdf").format(
+    name = _("Shift {number} — {counter} — {when}").format(
         number=shift.id, counter=counter.strip() or pgettext("till", "counter"), when=when
     )
+    return f"{name}.pdf"  # the file's type, whatever the language
 
 
 async def render(shift: Shift, figures: Figures, profile: str | None = None) -> bytes:
