@@ -77,7 +77,7 @@ def test_a_counter_sale_in_french_end_to_end(start_app, loop, back_in_english):
     assert tab.sell_button.text() == "Encaisser" and tab.new_sale_button.text() == "Nouvelle vente"
     assert tab.close_shift_button.text() == "Clôturer la session de caisse…"
     assert tab.note.placeholderText() == "Vente 0001"  # the title the customer will read
-    assert tab.amount.placeholderText() == "par ex. 25"
+    assert tab.amount.placeholderText() == "p. ex. 25"
     loop.until(lambda: tab.totals.text() == f"Aujourd’hui{NBSP}: aucune vente pour l’instant", message="no sales yet")
     headers = [tab.model.headerData(c, Qt.Orientation.Horizontal) for c in range(tab.model.columnCount())]
     assert headers == ["Heure", "Objet", "Montant", "État", "Référence"]
