@@ -81,12 +81,6 @@ class TransactionsModel(HeadedModel):
     def listed(self) -> list[CardTxRecord]:
         return self.rows
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        # the description's heading, cut where the pane is narrow, is said whole in its tooltip
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
-            return super().headerData(section, orientation, Qt.ItemDataRole.DisplayRole)
-        return super().headerData(section, orientation, role)
-
     def load(self, rows: list[CardTxRecord], money: Callable[[Decimal | None], str]) -> None:
         self.beginResetModel()
         self.rows, self.money = rows, money
