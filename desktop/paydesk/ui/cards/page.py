@@ -23,7 +23,7 @@ from ...desk.cards import words
 from ...desk.cards.controller import CardsController
 from ...desk.session import Session
 from ...desk.tasks import TaskSet
-from ...i18n import N_, _
+from ...i18n import N_, NP_, _, pgettext
 from ...ledger import LedgerError
 from ...ledger.cards import CardLedger, CardOperation, CardRecord, CardTxRecord
 from ...service.errors import NotFoundError, ServiceError
@@ -36,7 +36,8 @@ from ..signals import signals_of
 from ..table import AMOUNT_SAMPLE, RIGHT, Column, HeadedModel, fit_columns
 from .secret import SecretBox
 
-TX_COLUMNS = (N_("Type"), N_("Amount"), N_("Description"), N_("Time"))
+# a card transaction's time is a day and an hour (a statement's "Date" in French)
+TX_COLUMNS = (N_("Type"), N_("Amount"), N_("Description"), NP_("card statement", "Time"))
 DETAILS = (
     ("name", N_("Name on card")),
     ("balance", N_("Balance")),
@@ -75,7 +76,7 @@ class TransactionsModel(HeadedModel):
                 colour=lambda tx: "#1b7f3b" if credit(tx) else "#b3261e",
             ),
             Column(_(TX_COLUMNS[2]), lambda tx: tx.description),
-            Column(_(TX_COLUMNS[3]), lambda tx: words.when(tx.created_at, seconds=True)),
+            Column(pgettext("card statement", TX_COLUMNS[3]), lambda tx: words.when(tx.created_at, seconds=True)),
         )
 
     def listed(self) -> list[CardTxRecord]:
