@@ -1,6 +1,6 @@
-"""The Counter tab's top row: this counter's name and *Rename counter…*, where the customer
-looks (``DisplayPlace``), and *Close shift…*. The counter's settings it changes (the name,
-the chosen screen) are saved off the GUI thread, by the controller."""
+"""The Counter tab's top rows: this counter's name, *Rename counter…* and *Close shift…*;
+below them, where the customer looks (``DisplayPlace``). The counter's settings it changes
+(the name, the chosen screen) are saved off the GUI thread, by the controller."""
 
 from __future__ import annotations
 
