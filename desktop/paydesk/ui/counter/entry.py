@@ -74,6 +74,7 @@ class SaleEntry(QWidget):
         self.email.setPlaceholderText(_("optional: the customer's receipt goes there"))
         email_caption = QLabel(_("Customer &e-mail"))
         email_caption.setBuddy(self.email)
+        email_caption.setWordWrap(True)  # its words on two lines where a language's are long
         grid.addWidget(email_caption, 4, 0)
         grid.addWidget(self.email, 4, 1)
         self.messages["email"] = FieldMessage("counter-email")

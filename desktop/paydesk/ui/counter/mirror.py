@@ -46,7 +46,6 @@ class StaffMirror(QWidget):
         self.reference.setObjectName("counter-mirror-reference")
         self.reference.setAlignment(Qt.AlignmentFlag.AlignCenter)
         use_fixed(self.reference)
-        self.reference.setWordWrap(True)  # its words on one line, the reference on the next where narrow
         column.addWidget(self.reference)
         column.addStretch(1)
         self.show_sale(None)
