@@ -160,7 +160,7 @@ class SharedLedgerDialog(QDialog):
             self.passing.said(self.desk_name_message, str(error), error)
             return False
         self.desk_name.setPlaceholderText(name)
-        self.desk_name_message.say(RENAMED.format(name=name), ok=True)
+        self.desk_name_message.say(_(RENAMED).format(name=name), ok=True)
         return True
 
     async def load_password(self) -> None:

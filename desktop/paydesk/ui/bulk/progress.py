@@ -100,7 +100,7 @@ class ProgressStep(QWidget):
     def say_status(self, status: str) -> None:
         """The runner's word while it runs: "Paused by the service for 3 s", "Paused", why it
         paused; nothing while it simply creates links."""
-        say(self.paused, "" if status in ("", "Creating links…") else status)
+        say(self.paused, "" if status in ("", _("Creating links…")) else status)
 
     def refused(self, message: str) -> None:
         """The runner refused the batch before any call (all or nothing with a problem)."""
