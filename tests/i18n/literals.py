@@ -87,7 +87,7 @@ def _name(call: ast.Call) -> str:
 
 
 def _reads_like_words(text: str) -> bool:
-    text = text.strip()
+    text = re.sub(r"&(?=\w)", "", text.strip())  # a mnemonic: "&Title" reads as "Title"
     if not text or "\n" in text and text.count("\n") > 3:
         return False
     if re.fullmatch(r"[\w.\-/:%{}()\[\]#*]+", text) and not re.fullmatch(r"[A-Z][a-z]{2,}\W?", text):
