@@ -62,6 +62,14 @@ def test_the_main_window_in_french(french, loop):
     bar = window.tabs.tabBar()
     # the tab is the till ("Caisse"), not the person at it (the role "Caissier")
     assert [bar.tabText(i) for i in range(bar.count())] == ["Liens de paiement", "Transactions", "Cartes", "Caisse"]
+    french.loop.until(lambda: window.built_tabs == {"links", "transactions", "cards", "counter"}, message="the tabs")
+    # each tab said as its title reads
+    assert [window.tabs.widget(i).accessibleName() for i in range(bar.count())] == [
+        "Liens de paiement",
+        "Transactions",
+        "Cartes",
+        "Caisse",
+    ]
     assert window.mode_button.text() == "Passer en mode réel"
     assert window.edit_profile.text() == "Modifier le profil…" and window.add_profile.text() == "Ajouter un profil…"
     assert window.banner.text().startswith(f"MODE TEST{NBSP}: rien ici n’est de l’argent réel.")

@@ -204,6 +204,7 @@ class MainWindow(WindowActions, QMainWindow):
         if tab is None:
             tab = self._built[name] = self._make(name)
             index = [n for _title, n in TABS].index(name)
+            tab.setAccessibleName(title(index))  # named as its title reads, in any language
             shown, empty = self.tabs.currentIndex(), self.tabs.widget(index)
             self.tabs.blockSignals(True)  # the same tab stays current: nothing to announce
             try:
