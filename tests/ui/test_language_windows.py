@@ -8,11 +8,13 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QLineEdit
 
 from paydesk.i18n import ENGLISH, set_language
 from paydesk.ui.language import install_qt_words
 from tests.ui import press
 from tests.ui.test_links import control, create, fill
+from tests.ui.transactions.test_receipts import pdf_text
 
 NBSP = "\u00a0"
 NNBSP = "\u202f"  # French groups thousands with a narrow no-break space
@@ -145,3 +147,38 @@ def test_the_notifications_window_in_french(french, loop):
     assert headers == ["Heure", "Référence", "Événement", "Verdict", "Profil / mode", "Détail"]
     loop.until(lambda: notes.count.text() != "", message="the count")
     assert notes.count.text().endswith(("notification", "notifications")) and "notification" in notes.count.text()
+
+
+def test_a_link_printed_from_the_tab_is_in_the_customer_language(start_app, loop, tmp_path):
+    """The staff read English; the profile's customer reads French: the page a customer scans
+    (the link's QR code printed from the Payment links tab) is in French."""
+    app = start_app(sandbox=True)
+    app.on_links_tab()
+    window = app.window
+    press.click(window.edit_profile)
+    loop.until(lambda: press.shown("profile-editor") is not None, message="the editor")
+    editor = press.shown("profile-editor")
+    press.choose(editor.counter.customer_language, "Français")
+    press.click(editor.save_button)
+    loop.until(lambda: press.shown("profile-editor") is None, timeout=30, message="the editor to close")
+    assert app.session.profile.customer_language == "fr"
+
+    tab = window.links_tab
+    fill(tab, amount="1500")
+    record = create(tab, loop)
+    assert record is not None, tab.form.why_disabled.text()
+    assert tab.panel.amount.text() == "GBP 1,500.00"  # the staff's words stay English
+    task = press.click_starting(tab.panel.buttons["print"])
+    loop.until(
+        lambda: getattr(tab.panel, "print_dialog", None) is not None and tab.panel.print_dialog.isVisible(),
+        message="Qt's print dialog",
+    )
+    pdf = tmp_path / "link.pdf"
+    # no printer here: Qt's dialog offers "Print to File (PDF)"; type the file's name
+    press.type_into(tab.panel.print_dialog.findChild(QLineEdit, "filename"), str(pdf))
+    press.click(press.button(tab.panel.print_dialog, "Print"))
+    loop.until(task.done, message="printing")
+    assert task.result() is True
+    text = " ".join(pdf_text(pdf).split())
+    assert "ce n’est pas un vrai paiement" in text and "1 500,00 GBP" in text, text
+    assert "not a real payment" not in text
