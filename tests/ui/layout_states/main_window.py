@@ -4,7 +4,7 @@ on screen, Transactions with its dialogs, the settings and confirmations, the fi
 
 from __future__ import annotations
 
-from paydesk.i18n import _, pgettext
+from paydesk.i18n import _
 from tests.ui import press
 from tests.ui.layout_states.reach import (
     QT_DIALOG,
@@ -23,7 +23,7 @@ from tests.ui.layout_states.reach import (
 def test_main_window_tabs(app, loop, seen):
     window = app.window
     for title in ("Payment links", "Transactions", "Cards", "Counter"):
-        press.tab(window.tabs, pgettext("tab", title))
+        press.tab(window.tabs, title)
         seen.look(window, f"the {title} tab, empty")
 
 
@@ -34,7 +34,7 @@ def test_long_names_and_status_message(app, loop, seen):
     rename_profile(app, loop)
     window = app.window
     for title in ("Payment links", "Transactions", "Cards", "Counter"):
-        press.tab(window.tabs, pgettext("tab", title))
+        press.tab(window.tabs, title)
         seen.look(window, f"the {title} tab, a long profile name and status message")
 
 
@@ -112,7 +112,7 @@ def test_transactions(app, loop, seen, tmp_path):
     record = create_link(app, loop)
     pay(app, loop, record)
     window = app.window
-    press.tab(window.tabs, pgettext("tab", "Transactions"))
+    press.tab(window.tabs, "Transactions")
     tab = window.transactions_tab
     loop.until(lambda: tab.loaded and tab.model.rowCount() > 0, message="the list")
     index = tab.model.index(0, 0)

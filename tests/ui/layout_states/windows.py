@@ -8,7 +8,6 @@ from dataclasses import replace
 
 from PySide6.QtCore import Qt
 
-from paydesk.i18n import pgettext
 from tests.ui import press
 from tests.ui.layout_states.reach import (
     LONG_FIRST,
@@ -126,7 +125,7 @@ def test_counter(app, loop, seen):
     seen.look(box, "Record a refund?")
     press.escape(box)
     # the voided sale in Transactions: its row and its details
-    press.tab(window.tabs, pgettext("tab", "Transactions"))
+    press.tab(window.tabs, "Transactions")
     transactions = window.transactions_tab
     loop.until(lambda: transactions.loaded and transactions.model.rowCount() > 0, message="the list")
     loop.until(lambda: transactions.model.row_of(voided.record.key) is not None, message="the voided sale listed")
@@ -135,7 +134,7 @@ def test_counter(app, loop, seen):
     press.click(transactions.table.viewport(), pos=transactions.table.visualRect(index).center())
     loop.until(lambda: transactions.details.values["voided"].isVisible(), message="its void in the details")
     seen.look(window, "Transactions, a sale paid after its void at the counter")
-    press.tab(window.tabs, pgettext("tab", "Counter"))
+    press.tab(window.tabs, "Counter")
     # Rename counter…, with its message
     press.click(tab.rename_button)
     dialog = shown_window(loop, "rename-counter")
@@ -176,7 +175,7 @@ def test_counter_asking_for_the_shops_email(app, loop, seen):
     session = app.session
     loop.run(session.save_profile(replace(session.profile, shop_email=""), {}))
     window = app.window
-    press.tab(window.tabs, pgettext("tab", "Counter"))
+    press.tab(window.tabs, "Counter")
     ask = window.counter_tab.shop_email
     loop.until(ask.isVisible, message="the shop's e-mail asked")
     seen.look(window, "the Counter tab asking for the shop's e-mail")
