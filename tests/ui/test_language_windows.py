@@ -54,7 +54,7 @@ def test_the_main_window_in_french(french, loop):
     assert [a.text() for a in window.view_menu.actions()] == [
         "&Notifications…",
         "Sessions de &caisse…",
-        "L&ots…",
+        "Lo&ts…",
         "&Activité…",
     ]
     assert [a.text() for a in window.settings_menu.actions() if a.menu() is None] == [
