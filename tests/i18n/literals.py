@@ -1,9 +1,9 @@
 """User-visible literals outside ``_()`` in desk/ and ui/, found in the source (an AST walk).
 
 A literal counts when it reads like words a person is shown: two words or more, or one
-capitalised word of three letters or more (a mnemonic's ``&`` aside: "&Amount"); not a docstring, not inside ``_()``, ``N_()``,
-``gettext()`` or ``ngettext()``, not a log line, an object name, a style sheet, a key
-sequence or a format of dates. An f-string counts once.
+capitalised word of three letters or more (a mnemonic's ``&`` aside: "&Amount"); not a
+docstring, not inside ``_()``, ``N_()``, ``gettext()`` or ``ngettext()``, not a log line, an
+object name, a style sheet, a key sequence or a format of dates. An f-string counts once.
 
     .venv/bin/python -m tests.i18n.literals            the count per module, most first
     .venv/bin/python -m tests.i18n.literals --baseline write tests/i18n/untranslated.json

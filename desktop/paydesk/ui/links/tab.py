@@ -19,12 +19,12 @@ from PySide6.QtWidgets import (
 )
 
 from ...desk.budget_words import waiting_text
+from ...desk.formats import money_in
 from ...desk.leases import NoKeyError
 from ...desk.links import LinksController
 from ...desk.scheduler import Scheduler
 from ...desk.session import Session
 from ...desk.staff import Capability
-from ...desk.formats import money_in
 from ...desk.states import state_words
 from ...i18n import _, customer, pgettext, staff
 from ...ledger import LedgerError, LinkRecord
