@@ -95,6 +95,7 @@ def test_the_main_window_in_french(french, loop):
     tx_ref = tab.form.tx_ref.text()
     record = create(tab, loop)
     assert record is not None, tab.form.why_disabled.text()
+    assert window.last_call.text() == f"Lien {tx_ref} créé"  # what the status bar says
     panel = tab.panel
     assert panel.state.text() == "EN ATTENTE DE PAIEMENT"
     assert panel.amount.text() == f"1{NNBSP}500,00{NBSP}GBP"  # as French writes an amount
@@ -145,8 +146,13 @@ def test_the_notifications_window_in_french(french, loop):
     model = notes.model
     headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
     assert headers == ["Heure", "Référence", "Événement", "Verdict", "Profil / mode", "Détail"]
-    loop.until(lambda: notes.count.text() != "", message="the count")
-    assert notes.count.text().endswith(("notification", "notifications")) and "notification" in notes.count.text()
+    loop.until(lambda: notes.offered is not None and notes.test_button.isEnabled(), 30, message="the test offered")
+    press.click(notes.test_button)
+    loop.until(lambda: notes.outcome is not None, 60, message="the test notification")
+    assert notes.result.text().startswith(f"Les notifications fonctionnent{NBSP}: PAYÉ en "), notes.result.text()
+    loop.until(lambda: notes.model.rowCount() > 0, message="the notification listed")
+    assert model.index(0, 3).data() == "Appliquée" and model.index(0, 4).data().endswith(" · TEST")
+    loop.until(lambda: notes.count.text() == "1 notification", message="the count, in French")
 
 
 def test_a_link_printed_from_the_tab_is_in_the_customer_language(start_app, loop, tmp_path):
