@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QLineEdit
+from PySide6.QtWidgets import QLabel, QLineEdit
 
 from paydesk.i18n import ENGLISH, set_language
 from paydesk.ui.language import install_qt_words
@@ -188,3 +188,27 @@ def test_a_link_printed_from_the_tab_is_in_the_customer_language(start_app, loop
     text = " ".join(pdf_text(pdf).split())
     assert "ce n’est pas un vrai paiement" in text and "1 500,00 GBP" in text, text
     assert "not a real payment" not in text
+
+
+def test_the_profile_counter_defaults_in_french(french, loop):
+    """The profile editor's Counter group: the till's defaults (Caisse), each caption and
+    the empty walk-in name's message in French."""
+    press.click(french.window.edit_profile)
+    loop.until(lambda: press.shown("profile-editor") is not None, message="the editor")
+    group = press.shown("profile-editor").counter
+    assert group.title() == "Caisse"
+    captions = [label.text() for label in group.findChildren(QLabel) if label.buddy() is not None]
+    assert captions == [
+        "Nom du client de passa&ge",
+        "&E-mail du magasin",
+        "&Logo de l’écran client",
+        "Langue du &client",
+    ]
+    assert group.choose_logo.text() == "Choisir…" and group.logo.placeholderText() == "aucun"
+    press.click(group.walk_in)
+    press.clear(group.walk_in)
+    editor = press.shown("profile-editor")
+    press.click(editor.save_button)  # refused: the message beside the box, in French
+    loop.until(lambda: group.walk_in_message.text() != "", message="the walk-in name's message")
+    assert group.walk_in_message.text() == "Saisissez le nom du client de passage"
+    press.escape(editor)
