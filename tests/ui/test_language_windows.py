@@ -145,7 +145,7 @@ def test_the_notifications_window_in_french(french, loop):
     assert notes.search.placeholderText() == "référence ou événement"
     model = notes.model
     headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
-    assert headers == ["Date", "Référence", "Événement", "Verdict", "Profil / mode", "Détail"]
+    assert headers == ["Heure", "Référence", "Événement", "Verdict", "Profil / mode", "Détail"]
     loop.until(lambda: notes.offered is not None and notes.test_button.isEnabled(), 30, message="the test offered")
     press.click(notes.test_button)
     loop.until(lambda: notes.outcome is not None, 60, message="the test notification")

@@ -25,6 +25,16 @@ def money_in(amount: Decimal | None, currency: str, words: Words) -> str:
     return f"{format_decimal(amount, format='#,##0.00', locale=words.locale)}\u00a0{currency}"
 
 
+def amount_in(amount: Decimal, words: Words) -> str:
+    """The amount alone, its currency said beside it: "1,500.00" in English, "1 500,00" in
+    French."""
+    if words.locale == ENGLISH:
+        return format_amount(amount)
+    from babel.numbers import format_decimal
+
+    return format_decimal(amount, format="#,##0.00", locale=words.locale)
+
+
 def number_in(n: int, words: Words) -> str:
     """A count as ``words``' language writes it: "1,500" in English, "1 500" in French."""
     if words.locale == ENGLISH:
