@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QTableView
 
 from ...desk.formats import day_time_in, money_in, widest_day_time
 from ...desk.states import PAID_AFTER_VOID, SHOWN, VOIDED_AT_COUNTER, state_words
-from ...i18n import N_, _, staff
+from ...i18n import N_, NP_, _, pgettext, staff
 from ...ledger import LinkRecord
 from .. import widgets
 from ..fixed_text import fixed_font
@@ -22,7 +22,7 @@ from ..table import (
     fit_columns,
 )
 
-COLUMNS = (N_("Reference"), N_("Amount"), N_("Title"), N_("State"), N_("Created"))  # shown through _()
+COLUMNS = (N_("Reference"), N_("Amount"), N_("Title"), N_("State"), NP_("link", "Created"))  # shown translated
 REFERENCE, AMOUNT, TITLE, STATE, CREATED = range(len(COLUMNS))
 STATE_SAMPLES = tuple(s.words for s in (*SHOWN.values(), VOIDED_AT_COUNTER, PAID_AFTER_VOID))  # N_ marked
 MAX_ROWS = 100  # older links are in the ledger (the Transactions tab)
@@ -45,7 +45,7 @@ class RecentModel(HeadedModel):
                 colour=lambda r: state_words(r).colour,
             ),
             Column(
-                _(COLUMNS[CREATED]),
+                pgettext("link", COLUMNS[CREATED]),  # a link: "Créé le" (a card's is "Créée le")
                 lambda r: day_time_in(r.created_at, words),
                 tip=lambda r: r.created_at.strftime("%Y-%m-%d %H:%M:%S UTC"),
             ),
