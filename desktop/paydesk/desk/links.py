@@ -14,7 +14,7 @@ from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 
 from ..config.profiles import Profile
-from ..i18n import N_, _
+from ..i18n import _
 from ..ledger import DuplicateReference, Fence, Ledger, LedgerError, LinkRecord
 from ..service.call_class import CallClass, calls_as
 from ..service.errors import (
@@ -44,10 +44,6 @@ class Signed(enum.Enum):
 
 
 SIGNED_IN = Signed.IN
-
-
-# why a link was refused, as the ledger keeps it (in English, as the service's words are)
-ELSEWHERE = N_("The service has this reference for another payment")
 
 
 class LocalDuplicate(ValidationError):
@@ -187,17 +183,17 @@ class LinksController:
                     await self.session.recheck_service(profile, mode)
                     raise
             except (ValidationError, AuthenticationError) as error:
-                why = shown = error.message
-                if isinstance(error, DuplicateReferenceError):  # the ledger keeps it in English,
-                    why, shown = ELSEWHERE, _(ELSEWHERE)  # as it keeps the service's own words
+                why = error.message
+                if isinstance(error, DuplicateReferenceError):
+                    why = _("The service has this reference for another payment")
                 self.announce(await self.ledger.reject_link(profile.id, request.tx_ref, why), True)
-                self.session.report(_("Link not created: {why}").format(why=shown))
+                self.session.report(_("Link not created: {why}").format(why=why))
                 raise
             except ServiceError as error:
                 self.announce(await self.ledger.note_error(profile.id, request.tx_ref, error.message))
                 self.session.report(
-                    _("Link {reference}: {why}; PayDesk keeps trying with the same reference").format(
-                        reference=request.tx_ref, why=error.message
+                    _("Link {reference}: {error}; PayDesk keeps trying with the same reference").format(
+                        reference=request.tx_ref, error=error.message
                     )
                 )
                 raise
@@ -223,7 +219,7 @@ class LinksController:
     def _profile_of(self, record: LinkRecord) -> Profile:
         profile = self.session.settings.profile(record.profile_id)
         if profile is None:
-            raise StopWatching("its profile was deleted")  # logged, not shown
+            raise StopWatching(_("its profile was deleted"))
         return profile
 
     async def check(self, record: LinkRecord, *, fence: Fence | None = None) -> LinkRecord:

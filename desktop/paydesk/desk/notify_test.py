@@ -26,13 +26,14 @@ from ..service import sandbox_control
 from ..service.errors import ServiceError
 from ..service.models import PaymentRequest
 from .events import Hub
+from .inbox_words import VERDICT_WORDS
 from .links import LinksController
 from .session import Session
 from .staff import Capability
 
 log = logging.getLogger("paydesk.notify_test")
-TITLE = "PayDesk notification test"  # the test link's title at the service (its data, not words)
-LAST_NAME = "Test"  # the test link's customer at the service (data)
+TITLE = "PayDesk notification test"  # the test link's title: data sent to the service, as it is
+LAST_NAME = "Test"  # the test link's customer at the service: data, as it is
 AMOUNT = Decimal("1.00")
 WAIT = 10.0  # seconds from the payment to the record PAID, at most
 SEND_WAIT = 3.0  # seconds for the service to try a first time
@@ -115,8 +116,8 @@ class NotificationTest:
             return Outcome(
                 False,
                 _(
-                    "The test needs a profile on the sandbox, with its test secret key: a real service "
-                    "cannot be told to pay"
+                    "The test needs a profile on the sandbox, with its test "
+                    "secret key: a real service cannot be told to pay"
                 ),
                 "offer",
             )
@@ -151,9 +152,9 @@ class NotificationTest:
             self.session.refuse_while_down()  # a shared ledger out of reach: nothing is sent
             record = await self.links.create_as(profile, "test", request)
         except ServiceError as error:
-            return Outcome(False, _("The test link could not be made: {why}").format(why=error.message), "create")
+            return Outcome(False, _("The test link could not be made: {error}").format(error=error.message), "create")
         except LedgerError as error:  # a shared ledger out of reach: nothing was sent
-            return Outcome(False, _("The test link could not be made: {why}").format(why=error), "create")
+            return Outcome(False, _("The test link could not be made: {error}").format(error=error), "create")
         key.append(record.key)
         tx_ref = record.tx_ref
         reference = (record.checkout_url or "").rstrip("/").rsplit("/", 1)[-1]
@@ -163,16 +164,16 @@ class NotificationTest:
         try:
             await sandbox_control.pay(profile.base_url, secret, reference)
         except ServiceError as error:
-            why = error.message
-            return Outcome(False, _("The sandbox could not pay the test link: {why}").format(why=why), "pay", tx_ref)
+            return Outcome(
+                False, _("The sandbox could not pay the test link: {error}").format(error=error.message), "pay", tx_ref
+            )
         attempts = await self._watch(profile, secret, tx_ref, paid)
         by_check = None
         if paid.done():
             record, at = paid.result()
             millis = round((at - started) * 1000)
             if record.learned_by == "notification":
-                said = _("Notifications work: PAID in {millis} ms").format(millis=millis)
-                return Outcome(True, said, "done", tx_ref, millis)
+                return Outcome(True, _("Notifications work: PAID in {ms} ms").format(ms=millis), "done", tx_ref, millis)
             by_check = millis
         return await self._broken(tx_ref, attempts, by_check)
 
@@ -213,8 +214,8 @@ class NotificationTest:
             return Outcome(
                 False,
                 _(
-                    "The service did not send a notification (is a receiver's address set as the merchant's "
-                    "webhook URL?)"
+                    "The service did not send a notification (is a receiver's address set as the "
+                    "merchant's webhook URL?)"
                 ),
                 "send",
                 tx_ref,
@@ -227,20 +228,25 @@ class NotificationTest:
             return Outcome(
                 False,
                 _(
-                    "The receiver at {url} answered, but this desk's inbox has nothing for the test link "
-                    "(another program, or another ledger?)"
+                    "The receiver at {url} answered, but this desk's inbox has "
+                    "nothing for the test link (another program, or another "
+                    "ledger?)"
                 ).format(url=url),
                 "inbox",
                 tx_ref,
             )
         if by_check is not None and all(e.verdict != PENDING for e in entries):
-            verdict = entries[0].verdict
+            verdict = (
+                _(VERDICT_WORDS[entries[0].verdict]).lower()
+                if entries[0].verdict in VERDICT_WORDS
+                else entries[0].verdict
+            )
             return Outcome(
                 True,
                 _(
-                    "Notifications work, but a check learned PAID first this time ({millis} ms; the "
-                    "notification: {verdict})"
-                ).format(millis=by_check, verdict=verdict),
+                    "Notifications work, but a check learned PAID first this "
+                    "time ({ms} ms; the notification: {verdict})"
+                ).format(ms=by_check, verdict=verdict),
                 "done",
                 tx_ref,
                 by_check,
@@ -249,8 +255,8 @@ class NotificationTest:
             return Outcome(
                 False,
                 _(
-                    "The record was not updated: the receiver kept the notification but has not looked the "
-                    "payment up yet"
+                    "The record was not updated: the receiver kept the notification but has not "
+                    "looked the payment up yet"
                 ),
                 "record",
                 tx_ref,
