@@ -219,7 +219,7 @@ class LinksController:
     def _profile_of(self, record: LinkRecord) -> Profile:
         profile = self.session.settings.profile(record.profile_id)
         if profile is None:
-            raise StopWatching(_("its profile was deleted"))
+            raise StopWatching("its profile was deleted")  # for the log only (the scheduler logs it)
         return profile
 
     async def check(self, record: LinkRecord, *, fence: Fence | None = None) -> LinkRecord:
