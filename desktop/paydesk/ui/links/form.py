@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QLabel, QLine
 from ...desk import checks
 from ...i18n import _
 from ...service.models import PaymentRequest
+from ..elided import ElidedLabel
 from ..field_message import FieldMessage, add_field_row
 from ..fixed_text import use_fixed
 
@@ -166,9 +167,10 @@ class LinkForm(QWidget):
         self.create_button.setAccessibleName(_("Create link"))
         self.create_button.setDefault(True)
         self.create_button.clicked.connect(self.createRequested)
-        self.why_disabled = QLabel("")
+        # three lines kept beside the button: a longer language's reason wraps within them,
+        # the whole on hover where it needs more (a wrapped label was given too few lines)
+        self.why_disabled = ElidedLabel("", lines=3)
         self.why_disabled.setObjectName("create-disabled-reason")
-        self.why_disabled.setWordWrap(True)
         form.addRow(self.create_button, self.why_disabled)
         self._touched: set[str] = set()
         self.busy = False

@@ -98,9 +98,6 @@ class LinkPanel(QWidget):
         super().__init__()
         self.tasks = tasks.child(self)  # saving and printing end with the panel
         self.setObjectName("link-panel")
-        # room for a line of 80 characters: where a file went, a name of 60 whole after
-        # a longer language's words (the title elides, the state draws smaller)
-        self.setMinimumWidth(self.fontMetrics().averageCharWidth() * 80)
         self.record: LinkRecord | None = None
         column = QVBoxLayout(self)
         # one line, smaller letters where narrow: a longer language's words never widen the window
@@ -150,6 +147,9 @@ class LinkPanel(QWidget):
         # what the last button did (where a file went: a long path) on one kept line, the
         # middle elided so the file's name shows, the whole on hover and in the status bar
         self.outcome = ElidedLabel("", mode=Qt.TextElideMode.ElideMiddle, keep_room=True)
+        # a line of 80 characters at least: a file's name of 60 whole after a longer
+        # language's words (the pane is as wide, its title elided, its state drawn smaller)
+        self.outcome.setMinimumWidth(self.outcome.fontMetrics().averageCharWidth() * 80)
         self.outcome.setObjectName("link-done")
         self.outcome.setAccessibleDescription(_("What the last button did"))
         column.addWidget(self.outcome)
