@@ -105,6 +105,12 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     return _staff.ngettext(singular, plural, n)
 
 
+def pgettext(context: str, message: str) -> str:
+    """``message`` as meant in ``context``, in the staff's language (the tab "Counter", not
+    the role)."""
+    return _staff.pgettext(context, message)
+
+
 def N_(message: str) -> str:  # noqa: N802 (gettext's own name for "mark, translate later")
     """Marks ``message`` for the catalogue; translated with ``_()`` where it is shown."""
     return message
@@ -149,6 +155,7 @@ _ACCENTED = str.maketrans(
     "áÅçÇéÉĝĜîÎķĶļĻñÑöÖŕŔšŠţŢûÛýÝžŽ",
 )
 _LONGER = 0.4  # how much longer than English: German and French run 30 to 40% longer
+_WORD = 10  # the padding's letters to a word
 
 
 def pseudo(message: str) -> str:
@@ -172,6 +179,10 @@ def pseudo(message: str) -> str:
         return message
     padding = max(1, round(letters * _LONGER))
     filler = ("~" * padding) if padding < 3 else ("·" + "~" * (padding - 1))
+    # in words of a language's length: a long sentence's padding is no one word wider than
+    # any word of French or German (a label wraps it as it would wrap theirs)
+    if len(filler) > _WORD:
+        filler = "".join(" " + filler[i : i + _WORD] for i in range(0, len(filler), _WORD))
     return f"[{''.join(out)}{filler}]"
 
 

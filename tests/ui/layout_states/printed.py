@@ -10,7 +10,7 @@ file's name is in sight (a long path shortened in its middle, never at its end).
 
 from __future__ import annotations
 
-from paydesk.i18n import _
+from paydesk.i18n import _, ngettext
 from tests.ui import press
 from tests.ui.layout_states.reach import (
     LONG_FIRST,
@@ -50,7 +50,8 @@ def _printed_to(loop, dialog, path, label) -> None:
     """Qt's print dialog answered (Print to File (PDF), the path typed, Print), until the
     message under ``label`` tells where the file went."""
     press.print_to_file(dialog, path)
-    loop.until(lambda: label.text() == f"Printed to a PDF file: {path}", timeout=30, message="where the file went")
+    said = _("Printed to a PDF file: {path}").format(path=path)
+    loop.until(lambda: label.text() == said, timeout=30, message="where the file went")
     _in_sight(label, path.name)
 
 
@@ -147,11 +148,17 @@ def test_a_batchs_qr_sheet_and_results_saved(app, loop, seen, tmp_path):
     loop.until(lambda: batches.rows_model.rowCount() > 0, message="the batch's rows")
     press.click(batches.qr)
     codes = folder / "QR codes of the September invoices for the supporters' club.pdf"
-    _saved_to(loop, codes, batches.said, f"Saved 2 codes to {codes}")
+    _saved_to(
+        loop,
+        codes,
+        batches.said,
+        ngettext("Saved {n} code to {path}", "Saved {n} codes to {path}", 2).format(n=2, path=codes),
+    )
     seen.look(batches, "Batches, the QR sheet saved")
     press.click(batches.results)
     results = folder / "Results of the September invoices for the supporters' club.csv"
-    _saved_to(loop, results, batches.said, f"Saved the results of 2 rows to {results}")
+    said = ngettext("Saved the results of {n} row to {path}", "Saved the results of {n} rows to {path}", 2)
+    _saved_to(loop, results, batches.said, said.format(n=2, path=results))
     seen.look(batches, "Batches, the results saved")
 
 
@@ -163,9 +170,10 @@ def test_a_shift_report_printed_and_saved(app, loop, seen, tmp_path):
     counter.sell("25")
     press.click(tab.close_shift_button)
     box = shown_window(loop, "confirm-close-shift")
-    press.click(press.button(box, "Close shift"))
+    press.click(press.button(box, _("Close shift")))
     report = shown_window(loop, "shift-report")
-    assert report.message.text().startswith("Saved the report as PDF to "), report.message.text()
+    said = report.message.text()
+    assert said.startswith(_("Saved the report as PDF to {path}").split("{path}")[0]), said
     seen.look(report, "the shift report, saved as PDF by itself")
     press.click(report.print_button)
     loop.until(
@@ -181,6 +189,6 @@ def test_a_shift_report_printed_and_saved(app, loop, seen, tmp_path):
     seen.look(report, "the shift report printed to a PDF file")
     press.click(report.save_button)
     saved = folder / "Shift report of the counter by the door, closed at 23.58, a copy.pdf"
-    _saved_to(loop, saved, report.message, f"Saved the report to {saved}")
+    _saved_to(loop, saved, report.message, _("Saved the report to {path}").format(path=saved))
     seen.look(report, "the shift report saved as PDF")
     press.click(report.close_button)
