@@ -10,12 +10,9 @@ from datetime import datetime
 from decimal import Decimal
 from types import SimpleNamespace
 
-import pytest
-
 from paydesk.desk.export import HEADER
-from paydesk.i18n import ENGLISH, _, set_language
+from paydesk.i18n import _
 from paydesk.service.models import PaymentRequest
-from paydesk.ui.language import install_qt_words
 from tests import helpers
 from tests.ui import press
 from tests.ui.transactions.test_export import answer_save_dialog
@@ -30,14 +27,6 @@ PAYMENTS = (
     ("Léa", "Petit", 18, "Boîte de 12 macarons", "failed"),
     ("Hugo", "Moreau", 2500, "Pièce montée", None),
 )
-
-
-@pytest.fixture
-def back_to_english(qapp):
-    """The staff's language (and Qt's words) English again after the test, whatever it chose."""
-    yield
-    set_language(ENGLISH)
-    install_qt_words(qapp, ENGLISH)
 
 
 def make_payments(app, loop) -> None:
@@ -68,7 +57,8 @@ def export_csv(app, loop, path):
         return list(csv.reader(f))
 
 
-def test_the_transactions_csv_is_the_same_in_french_as_in_english(start_app, loop, tmp_path, back_to_english):
+def test_the_transactions_csv_is_the_same_in_french_as_in_english(start_app, loop, tmp_path):
+    # (each test begins in English: tests/ui/conftest.py)
     english = start_app(sandbox=True, language="en")
     english.on_links_tab()
     make_payments(english, loop)
