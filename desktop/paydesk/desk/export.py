@@ -15,7 +15,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..i18n import ngettext
+from ..i18n import ENGLISH, Words, ngettext
 from ..ledger import LinkRecord
 from ..ledger.cards import AuditEntry, AuditQuery, CardLedger
 from ..ledger.counter import PAID_AFTER_VOID, PAID_STATES, VOIDED
@@ -32,7 +32,11 @@ if TYPE_CHECKING:
 # not the service's: nothing there, or nothing said)
 _SERVICE_WORDS = frozenset(s.value for s in TransactionState if s is not TransactionState.UNKNOWN)
 
-# "state" is the words PayDesk shows, "service_state" the service's own word; a sale voided
+# an export's words are PayDesk's own (its English), whatever language the staff read: a
+# spreadsheet or an accountant's script reads the same file whoever exported it
+EXPORT_WORDS = Words(ENGLISH)
+
+# "state" is the words PayDesk shows (in English), "service_state" the service's own word; a sale voided
 # at a counter says so in "counter_void" ("voided", or "paid after void" once its link was
 # paid anyway: the counter book's kinds) with when; "by" is the person signed in who made
 # the link or sale ("" without staff, or for a payment looked up); each added last, so
@@ -105,7 +109,7 @@ def row_of(r: LinkRecord, guard: bool = True) -> tuple[str, ...]:
     return (
         t(r.tx_ref),
         t(r.reference or ""),
-        state_words(r).words,
+        state_words(r, EXPORT_WORDS).words,
         t(service_state(r)),
         t(r.first_name),
         t(r.last_name),
