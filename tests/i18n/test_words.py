@@ -94,6 +94,21 @@ def test_the_pseudo_language_is_accented_longer_and_bracketed():
     assert len(out) - 2 >= len("Waiting for payment") + round(letters * 0.4)
 
 
+def test_the_pseudo_language_makes_a_sentence_longer_in_words_a_line_can_break_between():
+    """A long sentence made 40% longer is longer by words, as a translation is, never by one
+    word of 60 letters that no wrapped label can break (a caption keeps its filler whole)."""
+    sentence = (
+        "A shared ledger lets every desk of the shop see the same links, transactions and cards. "
+        "Its address comes from the shop's administrator."
+    )
+    out = pseudo(sentence)
+    letters = sum(c.isalpha() for c in sentence)
+    assert len(out) - 2 >= len(sentence) + round(letters * 0.4)
+    longest = max(len(word) for word in sentence.split())
+    assert max(len(word) for word in out.split()) <= longest + 2, out  # the brackets at most
+    assert pseudo("Shared ledger") == "[Šháŕéd ļédĝéŕ·~~~~]"
+
+
 @pytest.mark.parametrize(
     "message",
     ["Void {reference}?", "%s sent", "%(count)d links", "&Save", "<b>Paid</b> at {time}"],
@@ -125,3 +140,28 @@ def test_plurals_in_french(n, french):
 def test_plurals_in_english():
     assert i18n.ngettext("Create {n} link", "Create {n} links", 1).format(n=1) == "Create 1 link"
     assert i18n.ngettext("Create {n} link", "Create {n} links", 2).format(n=2) == "Create 2 links"
+
+
+def test_the_role_counter_is_a_message_of_its_own_apart_from_the_counter_tab():
+    """ "Counter" the role (a person at the till, "Caissier") and "Counter" the tab (the till,
+    "Caisse") are two messages: the role's has the context "role"."""
+    from paydesk.ledger.staff import Role
+
+    words = set_language("fr")
+    assert words.pgettext("role", "Counter") == "Caissier"
+    assert [role.title for role in Role] == ["Caissier", "Finance", "Admin"]
+    assert words.pgettext("role", "Counter") != words.pgettext("tab", "Counter")  # never one message
+
+
+def test_the_sentences_the_lower_layers_raise_read_in_french_where_the_desk_shows_them():
+    """The ledger's and the shared ledger's sentences a person reads, in the staff's language."""
+    from paydesk.config.shared_ledger import url_problem
+    from paydesk.ledger.postgres.connection import LedgerUnreachable
+
+    set_language("fr")
+    since = datetime(2026, 11, 27, 9, 30, tzinfo=UTC)
+    assert str(LedgerUnreachable(since)).startswith("Registre partagé injoignable depuis ")
+    assert url_problem("mysql://shop") == (
+        "Saisissez l’adresse du registre, qui commence par postgresql://, par ex. "
+        "postgresql://paydesk@db.shop.lan/paydesk?sslmode=verify-full"
+    )

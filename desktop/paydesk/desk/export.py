@@ -15,12 +15,11 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..i18n import ngettext
+from ..i18n import ENGLISH, Words, ngettext
 from ..ledger import LinkRecord
 from ..ledger.cards import AuditEntry, AuditQuery, CardLedger
 from ..ledger.counter import PAID_AFTER_VOID, PAID_STATES, VOIDED
 from ..service.models import TransactionState
-from ..service.money import format_amount
 from . import activity
 from .staff import Capability, Staff
 from .states import state_words
@@ -32,7 +31,11 @@ if TYPE_CHECKING:
 # not the service's: nothing there, or nothing said)
 _SERVICE_WORDS = frozenset(s.value for s in TransactionState if s is not TransactionState.UNKNOWN)
 
-# "state" is the words PayDesk shows, "service_state" the service's own word; a sale voided
+# an export's words are PayDesk's own (its English), whatever language the staff read: a
+# spreadsheet or an accountant's script reads the same file whoever exported it
+EXPORT_WORDS = Words(ENGLISH)
+
+# "state" is the words PayDesk shows (in English), "service_state" the service's own word; a sale voided
 # at a counter says so in "counter_void" ("voided", or "paid after void" once its link was
 # paid anyway: the counter book's kinds) with when; "by" is the person signed in who made
 # the link or sale ("" without staff, or for a payment looked up); each added last, so
@@ -105,7 +108,7 @@ def row_of(r: LinkRecord, guard: bool = True) -> tuple[str, ...]:
     return (
         t(r.tx_ref),
         t(r.reference or ""),
-        state_words(r).words,
+        state_words(r, EXPORT_WORDS).words,
         t(service_state(r)),
         t(r.first_name),
         t(r.last_name),
@@ -193,14 +196,12 @@ def writer_for(path: Path) -> CsvWriter | XlsxWriter:
 
 # "By": the person signed in ("" without staff, or for what PayDesk did by itself); "User"
 # the computer's login name
-AUDIT_HEADER = ("When", "User", "Profile", "Mode", "Card", "Action", "Amount", "Result", "Detail", "By")
+# the amount a plain decimal with its currency in a column of its own, as in the transactions'
+AUDIT_HEADER = ("When", "User", "Profile", "Mode", "Card", "Action", "Amount", "Currency", "Result", "Detail", "By")
 
 
 def audit_cells(entry: AuditEntry) -> list[str]:
     """One entry of the card audit log as text, in the columns of ``AUDIT_HEADER``."""
-    amount = (
-        "" if entry.amount is None else f"{entry.currency + ' ' if entry.currency else ''}{format_amount(entry.amount)}"
-    )
     return [
         entry.at.astimezone().isoformat(timespec="seconds"),
         entry.user,
@@ -208,7 +209,8 @@ def audit_cells(entry: AuditEntry) -> list[str]:
         entry.mode,
         entry.masked,
         entry.action,
-        amount,
+        _decimal(entry.amount),
+        entry.currency or "" if entry.amount is not None else "",
         entry.result,
         entry.detail,
         entry.actor or "",

@@ -14,6 +14,7 @@ from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 
 from ..config.profiles import Profile
+from ..i18n import _
 from ..ledger import DuplicateReference, Fence, Ledger, LedgerError, LinkRecord
 from ..service.call_class import CallClass, calls_as
 from ..service.errors import (
@@ -24,7 +25,7 @@ from ..service.errors import (
     ValidationError,
 )
 from ..service.models import PaymentLink, PaymentRequest
-from ..service.txref import TxRefGenerator
+from ..service.txref import TxRefError, TxRefGenerator
 from .scheduler import StopWatching
 from .session import Session
 from .staff import Capability
@@ -48,8 +49,8 @@ SIGNED_IN = Signed.IN
 class LocalDuplicate(ValidationError):
     def __init__(self, tx_ref: str):
         super().__init__(
-            "This reference is already in PayDesk's ledger: use a new one",
-            {"tx_ref": ["already used here: generate a new reference"]},
+            _("This reference is already in PayDesk's ledger: use a new one"),
+            {"tx_ref": [_("already used here: generate a new reference")]},
         )
 
 
@@ -70,9 +71,15 @@ class LinksController:
         return datetime.now(UTC).date()
 
     def _reference(self, profile: Profile, day: date, sequence: int) -> str:
-        return TxRefGenerator(
-            profile.txref_prefix, self.session.installation_id, lambda _day: sequence, lambda: day
-        ).next()
+        """The reference of ``sequence`` on ``day``; TxRefError (in the staff's language) when
+        the profile's prefix cannot make one."""
+        try:
+            maker = TxRefGenerator(
+                profile.txref_prefix, self.session.installation_id, lambda _day: sequence, lambda: day
+            )
+        except TxRefError as error:  # the service layer's sentence, in the staff's language
+            raise TxRefError(_(str(error))) from None
+        return maker.next()
 
     async def next_reference(self, profile: Profile) -> str:
         """The reference the next link would carry; nothing is used up until it is created."""
@@ -178,20 +185,22 @@ class LinksController:
             except (ValidationError, AuthenticationError) as error:
                 why = error.message
                 if isinstance(error, DuplicateReferenceError):
-                    why = "The service has this reference for another payment"
+                    why = _("The service has this reference for another payment")
                 self.announce(await self.ledger.reject_link(profile.id, request.tx_ref, why), True)
-                self.session.report(f"Link not created: {why}")
+                self.session.report(_("Link not created: {why}").format(why=why))
                 raise
             except ServiceError as error:
                 self.announce(await self.ledger.note_error(profile.id, request.tx_ref, error.message))
                 self.session.report(
-                    f"Link {request.tx_ref}: {error.message}; PayDesk keeps trying with the same reference"
+                    _("Link {reference}: {error}; PayDesk keeps trying with the same reference").format(
+                        reference=request.tx_ref, error=error.message
+                    )
                 )
                 raise
             finally:
                 self.creating.discard(record.key)
         record = self.announce(await self.ledger.complete_link(profile.id, link))
-        self.session.report(f"Link {record.tx_ref} created")
+        self.session.report(_("Link {reference} created").format(reference=record.tx_ref))
         return record
 
     async def _begin(self, profile_id: str, mode: str, request: PaymentRequest, actor: str | None) -> LinkRecord:
@@ -210,14 +219,14 @@ class LinksController:
     def _profile_of(self, record: LinkRecord) -> Profile:
         profile = self.session.settings.profile(record.profile_id)
         if profile is None:
-            raise StopWatching("its profile was deleted")
+            raise StopWatching("its profile was deleted")  # for the log only (the scheduler logs it)
         return profile
 
     async def check(self, record: LinkRecord, *, fence: Fence | None = None) -> LinkRecord:
         """Ask the service for a record's state; store it; tell the views (when it was last
         checked, and whether its state changed). ``fence``: checked as the shop's poller
         (a shared ledger refuses the write once another desk holds the lease)."""
-        updated, _ = await self.look_up(self._profile_of(record), record.mode, record.tx_ref, fence=fence)
+        updated, _changed = await self.look_up(self._profile_of(record), record.mode, record.tx_ref, fence=fence)
         return updated
 
     async def look_up(
@@ -233,8 +242,8 @@ class LinksController:
         updated, changed = await self.ledger.record_lookup(profile.id, mode, tx, fence=fence, learned_by=learned_by)
         self.announce(updated, changed)
         if changed:
-            noun = "Link" if updated.origin == "link" else "Payment"
-            self.session.report(f"{noun} {updated.tx_ref}: {state_words(updated).words}")
+            said = _("Link {reference}: {state}") if updated.origin == "link" else _("Payment {reference}: {state}")
+            self.session.report(said.format(reference=updated.tx_ref, state=state_words(updated).words))
         return updated, changed
 
     async def settle(self, record: LinkRecord) -> LinkRecord:
@@ -256,5 +265,7 @@ class LinksController:
             raise
         settled = self.announce(await self.ledger.complete_link(profile.id, link))
         log.info("settled interrupted link %s", settled.tx_ref)
-        self.session.report(f"Link {settled.tx_ref} created (settled after an interruption)")
+        self.session.report(
+            _("Link {reference} created (settled after an interruption)").format(reference=settled.tx_ref)
+        )
         return settled

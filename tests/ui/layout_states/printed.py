@@ -21,6 +21,7 @@ from tests.ui.layout_states.reach import (
     pay,
     rename_profile,
     shown_window,
+    to_tab,
 )
 
 
@@ -50,14 +51,17 @@ def _printed_to(loop, dialog, path, label) -> None:
     """Qt's print dialog answered (Print to File (PDF), the path typed, Print), until the
     message under ``label`` tells where the file went."""
     press.print_to_file(dialog, path)
-    loop.until(lambda: label.text() == f"Printed to a PDF file: {path}", timeout=30, message="where the file went")
+    said = _("Printed to a PDF file: {path}").format(path=path)
+    loop.until(lambda: label.text() == said, timeout=30, message="where the file went")
     _in_sight(label, path.name)
 
 
-def _saved_to(loop, path, label, said: str) -> None:
-    """Qt's save dialog answered (the path typed, Enter), until ``label`` says ``said``."""
+def _saved_to(loop, path, label, said: str | None = None) -> None:
+    """Qt's save dialog answered (the path typed, Enter), until ``label`` tells where the
+    file went (its path, in a sentence of the staff's language), and says ``said`` if given."""
     press.save_as(shown_window(loop, "save-dialog"), path)
-    loop.until(lambda: label.text() == said, timeout=30, message="where the file went")
+    loop.until(lambda: str(path) in label.text(), timeout=30, message="where the file went")
+    assert said is None or label.text() == said, label.text()
     _in_sight(label, path.name)
 
 
@@ -83,12 +87,12 @@ def test_a_link_and_a_receipt_printed_and_saved(app, loop, seen, tmp_path):
     )
     png = folder / f"QR code of {record.tx_ref} for the window.png"
     press.save_as(panel.file_dialog, png)
-    loop.until(lambda: panel.outcome.text() == f"Saved PNG to {png}", timeout=30, message="where the image went")
+    loop.until(lambda: str(png) in panel.outcome.text(), timeout=30, message="where the image went")
     _in_sight(panel.outcome, png.name)
     seen.look(window, "the QR code saved as PNG")
     # a receipt: printed, then saved as PDF
     pay(app, loop, record)
-    press.tab(window.tabs, "Transactions")
+    to_tab(window, "transactions")
     tab = window.transactions_tab
     loop.until(lambda: tab.loaded and tab.model.rowCount() > 0, message="the list")
     press.click(tab.table.viewport(), pos=tab.table.visualRect(tab.model.index(0, 0)).center())
@@ -169,9 +173,10 @@ def test_a_shift_report_printed_and_saved(app, loop, seen, tmp_path):
     counter.sell("25")
     press.click(tab.close_shift_button)
     box = shown_window(loop, "confirm-close-shift")
-    press.click(press.button(box, "Close shift"))
+    press.click(press.button(box, _("Close shift")))
     report = shown_window(loop, "shift-report")
-    assert report.message.text().startswith("Saved the report as PDF to "), report.message.text()
+    said = report.message.text()
+    assert said.startswith(_("Saved the report as PDF to {path}").split("{path}")[0]), said
     seen.look(report, "the shift report, saved as PDF by itself")
     press.click(report.print_button)
     loop.until(
@@ -187,6 +192,6 @@ def test_a_shift_report_printed_and_saved(app, loop, seen, tmp_path):
     seen.look(report, "the shift report printed to a PDF file")
     press.click(report.save_button)
     saved = folder / "Shift report of the counter by the door, closed at 23.58, a copy.pdf"
-    _saved_to(loop, saved, report.message, f"Saved the report to {saved}")
+    _saved_to(loop, saved, report.message, _("Saved the report to {path}").format(path=saved))
     seen.look(report, "the shift report saved as PDF")
     press.click(report.close_button)

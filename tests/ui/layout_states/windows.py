@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from PySide6.QtCore import Qt
 
+from paydesk.i18n import _
 from tests.ui import press
 from tests.ui.layout_states.reach import (
     LONG_FIRST,
@@ -66,14 +67,14 @@ def test_cards(app, loop, seen):
         desk.close(dialog)
     desk.press(tab.page.buttons["block"])
     loop.until(
-        lambda: tab.page.buttons["block"].text() == "Unblock" and tab.page.buttons["block"].isEnabled(),
+        lambda: tab.page.buttons["block"].text() == _("Unblock") and tab.page.buttons["block"].isEnabled(),
         timeout=30,
         message="blocked",
     )
     seen.look(window, "Cards, a blocked card")
     desk.press(tab.page.buttons["block"])
     loop.until(
-        lambda: tab.page.buttons["block"].text() == "Block" and tab.page.buttons["terminate"].isEnabled(),
+        lambda: tab.page.buttons["block"].text() == _("Block") and tab.page.buttons["terminate"].isEnabled(),
         timeout=30,
         message="unblocked",
     )
@@ -84,7 +85,7 @@ def test_cards(app, loop, seen):
     seen.steady(dialog, lambda: press.click(dialog.action), messages_of(dialog), "Terminate's error appears")
     seen.look(dialog, "Terminate with its error")
     press.escape(dialog)
-    press.tab(tab.sections, "Audit log")
+    press.tab(tab.sections, _("Audit log"))
     seen.look(window, "Cards, the audit log")
 
 
@@ -114,7 +115,7 @@ def test_counter(app, loop, seen):
     press.click(tab.new_sale_button)
     box = shown_window(loop, "confirm-void")
     seen.look(box, "Void this sale?")
-    press.click(press.button(box, "Void sale"))
+    press.click(press.button(box, _("Void sale")))
     loop.until(lambda: tab.mirror.sale is None, message="the sale voided")
     seen.look(window, "the Counter tab after a void")
     # the voided sale paid after all: the red banner, and Refund's question
@@ -153,7 +154,7 @@ def test_counter(app, loop, seen):
     press.click(tab.close_shift_button)
     box = shown_window(loop, "confirm-close-shift")
     seen.look(box, "Close shift?")
-    press.click(press.button(box, "Close shift"))
+    press.click(press.button(box, _("Close shift")))
     report_dialog = shown_window(loop, "shift-report")
     seen.look(report_dialog, "the shift report after a close")
     press.click(report_dialog.close_button)

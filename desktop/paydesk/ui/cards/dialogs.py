@@ -41,6 +41,9 @@ class OperationDialog(QDialog):
         self.tasks = tasks_of(self)
         self.column = QVBoxLayout(self)
         self.form = QFormLayout()
+        # each field under its caption, as wide as the dialog: a language's longer captions
+        # never squash a field and its two lines of message into a sliver beside them
+        self.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)
         self.column.addLayout(self.form)
         self.outcome = QLabel("")
         self.outcome.setObjectName(name + "-outcome")
@@ -167,7 +170,7 @@ class AmountDialog(OperationDialog):
         self._show_heading()
         self.amount = QLineEdit()
         self.amount.setPlaceholderText(_("whole units, e.g. 25"))
-        self.amount_message = self.field("&Amount", self.amount, f"{kind}-amount")
+        self.amount_message = self.field(_("&Amount"), self.amount, f"{kind}-amount")
 
     def _show_heading(self) -> None:
         """The card and its balance as last known (after Done: the new one)."""
@@ -227,11 +230,11 @@ class CreateCardDialog(OperationDialog):
         self.last_name, self.last_name_message = self.names["last"]
         self.amount = QLineEdit()
         self.amount.setPlaceholderText(_("whole units, e.g. 50"))
-        self.amount_message = self.field("&Amount", self.amount, "create-card-amount")
+        self.amount_message = self.field(_("&Amount"), self.amount, "create-card-amount")
         self.currency = QComboBox()
         for code in profile.currencies:
             self.currency.addItem(code)
-        self.currency_message = self.field("&Currency", self.currency, "create-card-currency")
+        self.currency_message = self.field(_("&Currency"), self.currency, "create-card-currency")
         self.callback = QLineEdit(profile.callback_url)
         self.callback.setPlaceholderText(_("https://… where the service sends card events (empty: none)"))
         self.callback_message = self.field(_("&Notification URL"), self.callback, "create-card-callback")

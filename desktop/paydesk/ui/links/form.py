@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QLabel, QLine
 from ...desk import checks
 from ...i18n import _
 from ...service.models import PaymentRequest
+from ..elided import ElidedLabel
 from ..field_message import FieldMessage, add_field_row
 from ..fixed_text import use_fixed
 
@@ -107,8 +108,9 @@ class LinkForm(QWidget):
         self.units.setAccessibleDescription(_(checks.WHOLE_UNITS))
         self.units.setToolTip(_(checks.WHOLE_UNITS))
         self.units.setStyleSheet("color: #5c6675;")
+        self.units.setWordWrap(True)  # on two lines where a language's words are long
         line.addWidget(self.units)
-        add("amount", "&Amount", self.amount, "e.g. 25", container=amount_row)
+        add("amount", _("&Amount"), self.amount, _("e.g. 25"), container=amount_row)
         self.amount.setToolTip(_(checks.WHOLE_UNITS))
         self.email = QLineEdit()
         add("email", _("Customer &e-mail"), self.email, "customer@example.com")
@@ -117,9 +119,9 @@ class LinkForm(QWidget):
         self.last_name = QLineEdit()
         add("last_name", _("&Last name"), self.last_name)
         self.title = QLineEdit()
-        add("title", "&Title", self.title, _("what the customer sees, e.g. the shop's name"))
+        add("title", _("&Title"), self.title, _("what the customer sees, e.g. the shop's name"))
         self.description = QLineEdit()
-        add("description", "&Description", self.description, _("e.g. two flat whites"))
+        add("description", _("&Description"), self.description, _("e.g. two flat whites"))
         self.logo = QLineEdit()
         add("logo", _("Lo&go URL"), self.logo, "https://…")
         self.callback_url = QLineEdit()
@@ -154,7 +156,7 @@ class LinkForm(QWidget):
         box.setSpacing(2)
         box.addWidget(ref_row)
         box.addWidget(ref_message)
-        caption = QLabel("Re&ference")
+        caption = QLabel(_("Re&ference"))
         caption.setBuddy(self.tx_ref)
         form.addRow(caption, box)
         self.fields["tx_ref"] = self.tx_ref
@@ -165,9 +167,10 @@ class LinkForm(QWidget):
         self.create_button.setAccessibleName(_("Create link"))
         self.create_button.setDefault(True)
         self.create_button.clicked.connect(self.createRequested)
-        self.why_disabled = QLabel("")
+        # three lines kept beside the button: a longer language's reason wraps within them,
+        # the whole on hover where it needs more (a wrapped label was given too few lines)
+        self.why_disabled = ElidedLabel("", lines=3)
         self.why_disabled.setObjectName("create-disabled-reason")
-        self.why_disabled.setWordWrap(True)
         form.addRow(self.create_button, self.why_disabled)
         self._touched: set[str] = set()
         self.busy = False
