@@ -65,8 +65,3 @@ def day_time_in(when: datetime, words: Words) -> str:
     from babel.dates import format_datetime
 
     return format_datetime(local, "d MMM HH:mm", locale=words.locale)
-
-
-def widest_day_time(words: Words) -> str:
-    """The widest ``day_time_in`` of a year's months (a column sized for any of them)."""
-    return max((day_time_in(datetime(2026, month, 28, 23, 58), words) for month in range(1, 13)), key=len)

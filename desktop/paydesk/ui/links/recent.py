@@ -3,10 +3,10 @@ the ledger's newest links (the Transactions tab browses all of them)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Signal
+from PySide6.QtCore import QDate, QDateTime, QItemSelectionModel, QLocale, QModelIndex, QTime, Signal
 from PySide6.QtWidgets import QTableView
 
-from ...desk.formats import day_time_in, money_in, widest_day_time
+from ...desk.formats import day_time_in, money_in
 from ...desk.states import PAID_AFTER_VOID, SHOWN, VOIDED_AT_COUNTER, state_words
 from ...i18n import N_, NP_, _, pgettext, staff
 from ...ledger import LinkRecord
@@ -78,6 +78,15 @@ class RecentModel(HeadedModel):
         return 0
 
 
+def widest_day_time(language: str) -> str:
+    """The widest moment ``day_time_in`` writes in a year's months ("28 déc. 23:58"), from
+    Qt's locale data (CLDR's months, as Babel's): the list is sized at the first paint
+    without loading Babel's tables, which wait for the first link shown."""
+    locale = QLocale(language)
+    moments = (QDateTime(QDate(2026, month, 28), QTime(23, 58)) for month in range(1, 13))
+    return max((locale.toString(moment, "d MMM HH:mm") for moment in moments), key=len)
+
+
 class RecentLinks(QTableView):
     chosen = Signal(object)  # a LinkRecord the user selected
 
@@ -88,7 +97,7 @@ class RecentLinks(QTableView):
         # the title takes what the others leave: the list never scrolls sideways
         fit_columns(
             self,
-            (REFERENCE_SAMPLE, AMOUNT_SAMPLE, "", tuple(_(s) for s in STATE_SAMPLES), widest_day_time(staff())),
+            (REFERENCE_SAMPLE, AMOUNT_SAMPLE, "", tuple(_(s) for s in STATE_SAMPLES), widest_day_time(staff().locale)),
             2,
             {0: fixed_font(), STATE: bold_font()},
         )
