@@ -15,7 +15,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..i18n import ngettext
+from ..i18n import ENGLISH, Words, ngettext
 from ..ledger import LinkRecord
 from ..ledger.cards import AuditEntry, AuditQuery, CardLedger
 from ..ledger.counter import PAID_AFTER_VOID, PAID_STATES, VOIDED
@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 # the words the service itself uses for a state (PayDesk's own "creating" and "rejected" are
 # not the service's: nothing there, or nothing said)
 _SERVICE_WORDS = frozenset(s.value for s in TransactionState if s is not TransactionState.UNKNOWN)
+# an export is machine-readable whatever the staff's language: its words (PayDesk's state
+# words, "here", "looked up") are the English ones, as its column names
+_EXPORTED = Words(ENGLISH)
 
 # "state" is the words PayDesk shows, "service_state" the service's own word; a sale voided
 # at a counter says so in "counter_void" ("voided", or "paid after void" once its link was
@@ -105,7 +108,7 @@ def row_of(r: LinkRecord, guard: bool = True) -> tuple[str, ...]:
     return (
         t(r.tx_ref),
         t(r.reference or ""),
-        state_words(r).words,
+        state_words(r, _EXPORTED).words,
         t(service_state(r)),
         t(r.first_name),
         t(r.last_name),

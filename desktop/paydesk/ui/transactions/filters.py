@@ -9,7 +9,7 @@ from typing import cast
 from PySide6.QtCore import QDate, Signal
 from PySide6.QtWidgets import QComboBox, QDateEdit, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
-from ...desk.day import RANGES, date_range
+from ...desk.day import CUSTOM, RANGES, date_range
 from ...desk.states import STATE_FILTERS
 from ...i18n import _
 from ...ledger import LinkQuery
@@ -33,14 +33,14 @@ class FilterBar(QWidget):
             self.captions[name] = caption
             caption.setBuddy(widget)
             widget.setObjectName(name)
-            widget.setAccessibleName(text.rstrip(":").replace("&", ""))
+            widget.setAccessibleName(text.replace("&", "").rstrip(": \u00a0"))  # French: "Date :"
             row.addWidget(caption)
             row.addWidget(widget)
 
         self.search = QLineEdit()
-        self.search.setPlaceholderText("reference, service reference, e-mail or name")
+        self.search.setPlaceholderText(_("reference, service reference, e-mail or name"))
         self.search.setClearButtonEnabled(True)
-        captioned(top, "&Search:", self.search, "ledger-search")
+        captioned(top, _("&Search:"), self.search, "ledger-search")
         self.state = QComboBox()
         # sized for its words in any language, not its longest item: "Waiting for payment" in
         # a longer language widened the window past a 1024-pixel screen; the list shows them whole
@@ -48,15 +48,16 @@ class FilterBar(QWidget):
         self.state.setMinimumContentsLength(16)
         for text, states, voided in STATE_FILTERS:  # each lists the rows that show its words
             self.state.addItem(_(text), (states, voided))
-        captioned(bottom, "S&tate:", self.state, "ledger-state")
+        captioned(bottom, _("S&tate:"), self.state, "ledger-state")
         self.currency = QComboBox()
-        captioned(bottom, "C&urrency:", self.currency, "ledger-currency")
+        captioned(bottom, _("C&urrency:"), self.currency, "ledger-currency")
         self.range = QComboBox()
-        self.range.addItems(RANGES)
-        captioned(bottom, "&Dates:", self.range, "ledger-range")
+        for key in RANGES:  # shown in the staff's words, chosen by its key
+            self.range.addItem(_(key), key)
+        captioned(bottom, _("&Dates:"), self.range, "ledger-range")
         self.first = QDateEdit(QDate.currentDate().addDays(-7))
         self.last = QDateEdit(QDate.currentDate())
-        for edit, text, name in ((self.first, "From:", "ledger-from"), (self.last, "To:", "ledger-to")):
+        for edit, text, name in ((self.first, _("From:"), "ledger-from"), (self.last, _("To:"), "ledger-to")):
             edit.setCalendarPopup(True)
             edit.setDisplayFormat("yyyy-MM-dd")
             captioned(bottom, text, edit, name)
@@ -72,7 +73,7 @@ class FilterBar(QWidget):
         current = self.currency.currentData()
         self.currency.blockSignals(True)
         self.currency.clear()
-        self.currency.addItem("All currencies", None)
+        self.currency.addItem(_("All currencies"), None)
         for code in codes:
             self.currency.addItem(code, code)
         index = self.currency.findData(current)
@@ -80,19 +81,19 @@ class FilterBar(QWidget):
         self.currency.blockSignals(False)
 
     def _range_changed(self) -> None:
-        custom = self.range.currentText().startswith("Custom")
+        custom = self.range.currentData() == CUSTOM
         for edit, name in ((self.first, "ledger-from"), (self.last, "ledger-to")):
             edit.setVisible(custom)
             self.captions[name].setVisible(custom)
         self.changed.emit()
 
     def _dates_changed(self) -> None:
-        if self.range.currentText().startswith("Custom"):
+        if self.range.currentData() == CUSTOM:
             self.changed.emit()
 
     def query(self, profile_id: str, mode: str, base: LinkQuery | None = None) -> LinkQuery:
         start, end = date_range(
-            self.range.currentText(),  # a QDate's Python value is a date
+            self.range.currentData(),  # a QDate's Python value is a date
             cast(date, self.first.date().toPython()),
             cast(date, self.last.date().toPython()),
         )

@@ -20,9 +20,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...desk.formats import number_in
 from ...desk.session import Session
 from ...desk.transactions import TransactionsController
-from ...i18n import _
+from ...i18n import _, ngettext, staff
 from ...ledger import LedgerError, LinkQuery, LinkRecord
 from ...ledger.counter import Sale
 from .. import widgets
@@ -205,7 +206,11 @@ class TransactionsTab(TabActions, QWidget):
 
     def _show_count(self) -> None:
         total = self.model.rowCount()
-        text = f"{total:,} record{'s' if total != 1 else ''}" if self.model.counted else "counting…"
+        text = (
+            ngettext("{n} record", "{n} records", total).format(n=number_in(total, staff()))
+            if self.model.counted
+            else _("counting…")
+        )
         if self._only:
             text += _(" (what the last check changed or could not check)")
         text += self.as_of.suffix()
@@ -275,7 +280,7 @@ class TransactionsTab(TabActions, QWidget):
         self.follow.stop()
         super().hideEvent(event)
 
-    def _selected(self, *_: object) -> None:
+    def _selected(self, *_unused: object) -> None:
         record = self.selected()
         self._enable_actions(record or self.details.record)
         if record is not None and (self.details.record is None or self.details.record.key != record.key):
