@@ -10,12 +10,21 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QPageLayout, QPainter
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from ...i18n import _, customer
+from ...i18n import N_, _, customer
 from ...ledger import LinkRecord
 from .. import files
 from ..dialogs import shown
 from ..printing import REFUSED, printed
 from . import receipt
+
+# a file dialog's filters: (name, shown through _(), patterns)
+CSV, XLSX, PDF = (N_("CSV"), "*.csv"), (N_("Excel workbook"), "*.xlsx"), (N_("PDF"), "*.pdf")
+
+
+def name_filter(name: str, patterns: str) -> str:
+    """A file dialog's filter: its name in the staff's language, its patterns as Qt reads
+    them ("Excel workbook (*.xlsx)"; the patterns kept out of the words translated)."""
+    return f"{_(name)} ({patterns})"
 
 
 async def save_path(parent: QWidget, title: str, filters: list[str], name: str) -> Path | None:
@@ -40,7 +49,7 @@ async def save_path(parent: QWidget, title: str, filters: list[str], name: str) 
 async def save_receipt(parent: QWidget, record: LinkRecord, merchant: str, test: bool, language: str) -> str | None:
     """Save receipt as PDF…: where the file went, or why it could not be written (None: the
     dialog was cancelled)."""
-    path = await save_path(parent, _("Save the receipt as PDF"), [_("PDF (*.pdf)")], f"receipt-{record.tx_ref}.pdf")
+    path = await save_path(parent, _("Save the receipt as PDF"), [name_filter(*PDF)], f"receipt-{record.tx_ref}.pdf")
     if path is None:
         return None
     data = receipt.pdf_bytes(record, merchant, test, language)

@@ -41,7 +41,7 @@ from ..printing import REFUSED, printed
 from ..screen_fit import resize_within_screen
 from ..signals import signals_of
 from ..table import RIGHT, Column, HeadedModel
-from .actions import save_path
+from .actions import CSV, name_filter, save_path
 
 TOTALS = (N_("Currency"), N_("Paid"), N_("Collected"), N_("Fees"), N_("Refunded"), N_("Net"))  # through _()
 
@@ -190,7 +190,7 @@ class EndOfDayDialog(QDialog):
         if self._refused_now():  # the save dialog is not opened
             return None
         path = await save_path(
-            self, _("Export the day"), [_("CSV (*.csv)")], f"paydesk-{session.mode}-end-of-day-{self.chosen_day()}.csv"
+            self, _("Export the day"), [name_filter(*CSV)], f"paydesk-{session.mode}-end-of-day-{self.chosen_day()}.csv"
         )
         if path is None:
             return None

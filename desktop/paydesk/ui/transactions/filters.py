@@ -23,8 +23,11 @@ class FilterBar(QWidget):
         self.setObjectName("ledger-filters")
         rows = QVBoxLayout(self)
         rows.setContentsMargins(0, 0, 0, 0)
-        top, bottom = QHBoxLayout(), QHBoxLayout()  # two lines: fits a counter's laptop
+        # three lines (the search; what is listed; which days), so that the list beside the
+        # details fits a counter's laptop in a language with longer words than English
+        top, middle, bottom = QHBoxLayout(), QHBoxLayout(), QHBoxLayout()
         rows.addLayout(top)
+        rows.addLayout(middle)
         rows.addLayout(bottom)
         self.captions: dict[str, QLabel] = {}
 
@@ -48,9 +51,12 @@ class FilterBar(QWidget):
         self.state.setMinimumContentsLength(16)
         for text, states, voided in STATE_FILTERS:  # each lists the rows that show its words
             self.state.addItem(_(text), (states, voided))
-        captioned(bottom, _("S&tate:"), self.state, "ledger-state")
+        captioned(middle, _("S&tate:"), self.state, "ledger-state")
         self.currency = QComboBox()
-        captioned(bottom, _("C&urrency:"), self.currency, "ledger-currency")
+        # as wide as its choices: they come after it is first shown (the profile's currencies)
+        self.currency.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        captioned(middle, _("C&urrency:"), self.currency, "ledger-currency")
+        middle.addStretch(1)
         self.range = QComboBox()
         for key in RANGES:  # shown in the staff's words, chosen by its key
             self.range.addItem(_(key), key)

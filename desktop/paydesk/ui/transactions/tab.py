@@ -86,6 +86,12 @@ class TransactionsTab(TabActions, QWidget):
         header = self.table.horizontalHeader()
         header.setSortIndicator(CREATED, Qt.SortOrder.DescendingOrder)
         self.table.setSortingEnabled(True)
+        # each heading whole in any language: a column at least as wide as its heading, the
+        # last (stretched) too when there is no room left to stretch it into
+        for column in range(self.model.columnCount()):
+            self.table.setColumnWidth(column, max(self.table.columnWidth(column), header.sectionSizeHint(column)))
+        last = self.model.columnCount() - 1
+        header.setDefaultSectionSize(max(header.defaultSectionSize(), header.sectionSizeHint(last)))
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         left_column.addWidget(self.table, 1)
         tools = QHBoxLayout()

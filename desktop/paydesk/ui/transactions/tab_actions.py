@@ -253,7 +253,7 @@ class TabActions(_Tab):
         path = await actions.save_path(
             self,
             _("Export the list"),
-            [_("CSV (*.csv)"), _("Excel workbook (*.xlsx)")],
+            [actions.name_filter(*actions.CSV), actions.name_filter(*actions.XLSX)],
             f"paydesk-{profile.name}-{mode}-{date.today()}.csv".replace(" ", "-"),
         )
         if path is None:
