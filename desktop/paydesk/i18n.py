@@ -105,6 +105,12 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     return _staff.ngettext(singular, plural, n)
 
 
+def pgettext(context: str, message: str) -> str:
+    """``message`` as meant in ``context``, in the staff's language (the tab "Counter", not
+    the role)."""
+    return _staff.pgettext(context, message)
+
+
 def N_(message: str) -> str:  # noqa: N802 (gettext's own name for "mark, translate later")
     """Marks ``message`` for the catalogue; translated with ``_()`` where it is shown."""
     return message

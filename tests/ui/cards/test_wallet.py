@@ -422,12 +422,16 @@ def test_a_busy_card_is_said_and_is_no_crash(start_app, loop, monkeypatch):
     crashes = []
     monkeypatch.setattr(sys, "excepthook", lambda *a: crashes.append(a[1]))
     profile = desk.profile
+    # the Fund dialog open first: once the page hears of the other operation, Fund waits
+    desk.press(desk.tab.page.buttons["fund"])
+    dialog = desk.dialog("fund-dialog")
     loop.run(
         desk.session.card_ledger.begin_operation(  # another PayDesk withdraws meanwhile
             OperationDraft(profile.id, "test", "withdraw", card.card_hash, card.masked, Decimal(1), "GBP"),
             AuditDraft("other", profile.id, profile.name, "test", "withdraw", "sent", card.card_hash, card.masked),
         )
     )
-    desk.amount("fund", 2, expect="still under way")
+    press.type_into(dialog.amount, "2")
+    desk.submit(dialog, "still under way")
     loop.run(asyncio.sleep(0.2))
     assert crashes == []

@@ -11,6 +11,7 @@ from tests.ui.layout_audit import moved, settle, shows_whole, tooltip_of
 from tests.ui.layout_states.reach import (
     LONG_PROFILE,
     LONG_TITLE,
+    checked,
     counter_tab,
     create_link,
     messages_of,
@@ -100,7 +101,7 @@ def test_a_fields_message_moves_nothing(app, loop, tmp_path):
         batches,
         lambda: (
             press.click(batches.check_all),
-            loop.until(lambda: batches.said.text().startswith("Checked"), 30, message="checked"),
+            loop.until(lambda: batches.said.text().startswith(checked(batches)), 30, message="checked"),
         ),
         [batches.said],
         "the Batches window's message appeared",

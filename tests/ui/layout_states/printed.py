@@ -10,7 +10,7 @@ file's name is in sight (a long path shortened in its middle, never at its end).
 
 from __future__ import annotations
 
-from paydesk.i18n import _
+from paydesk.i18n import _, ngettext
 from tests.ui import press
 from tests.ui.layout_states.reach import (
     LONG_FIRST,
@@ -147,11 +147,17 @@ def test_a_batchs_qr_sheet_and_results_saved(app, loop, seen, tmp_path):
     loop.until(lambda: batches.rows_model.rowCount() > 0, message="the batch's rows")
     press.click(batches.qr)
     codes = folder / "QR codes of the September invoices for the supporters' club.pdf"
-    _saved_to(loop, codes, batches.said, f"Saved 2 codes to {codes}")
+    _saved_to(
+        loop,
+        codes,
+        batches.said,
+        ngettext("Saved {n} code to {path}", "Saved {n} codes to {path}", 2).format(n=2, path=codes),
+    )
     seen.look(batches, "Batches, the QR sheet saved")
     press.click(batches.results)
     results = folder / "Results of the September invoices for the supporters' club.csv"
-    _saved_to(loop, results, batches.said, f"Saved the results of 2 rows to {results}")
+    said = ngettext("Saved the results of {n} row to {path}", "Saved the results of {n} rows to {path}", 2)
+    _saved_to(loop, results, batches.said, said.format(n=2, path=results))
     seen.look(batches, "Batches, the results saved")
 
 

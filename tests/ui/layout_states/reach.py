@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from paydesk.i18n import _
 from paydesk.ui.field_message import FieldMessage
 from tests import helpers
 from tests.ui import press
@@ -21,6 +22,13 @@ QT_DIALOG = ("screen",)  # Qt's own dialogs (files, printing): only their size i
 def shown_window(loop, name: str):
     loop.until(lambda: press.shown(name) is not None, message=name)
     return press.shown(name)
+
+
+def checked(batches) -> str:
+    """How the Batches window's message begins once Check all open is done, in the staff's
+    language."""
+    said = _("Checked the open links of {batch}: {report}")
+    return said[: said.index("{report}")].format(batch=batches.shown_batch.name)
 
 
 def open_editor(app, loop):

@@ -13,6 +13,7 @@ from tests.ui.layout_states.reach import (
     LONG_FIRST,
     LONG_LAST,
     LONG_TITLE,
+    checked,
     counter_tab,
     menu,
     messages_of,
@@ -232,7 +233,7 @@ def test_bulk_and_batches(app, loop, seen, tmp_path):
         batches,
         lambda: (
             press.click(batches.check_all),
-            loop.until(lambda: batches.said.text().startswith("Checked"), 30, message="checked"),
+            loop.until(lambda: batches.said.text().startswith(checked(batches)), 30, message="checked"),
         ),
         [batches.said],
         "the Batches window's message appears",

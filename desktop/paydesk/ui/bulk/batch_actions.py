@@ -10,13 +10,23 @@ from pathlib import Path
 from PySide6.QtWidgets import QWidget
 
 from ...desk.bulk.results import save_results
+from ...desk.formats import number_in
 from ...desk.session import Session
-from ...i18n import ENGLISH
+from ...i18n import ENGLISH, N_, _, ngettext, staff
 from ...ledger import LedgerError
 from ...ledger.batch import Batch, BatchBook
 from ..dialogs import run_dialog
 from ..transactions.actions import save_path
 from .qr_sheet import save_sheet
+
+
+def name_filter(name: str, patterns: str) -> str:
+    """A file dialog's filter: its name in the staff's language, its patterns as Qt reads
+    them ("Spreadsheets (*.csv *.xlsx)"; the patterns kept out of the words translated)."""
+    return f"{_(name)} ({patterns})"
+
+
+CSV, XLSX, PDF = (N_("CSV"), "*.csv"), (N_("Excel workbook"), "*.xlsx"), (N_("PDF"), "*.pdf")
 
 
 def _file_name(batch: Batch, what: str, suffix: str) -> str:
@@ -28,8 +38,8 @@ async def results(parent: QWidget, book: BatchBook, batch: Batch) -> str | None:
     """Save results…: what to say once done (None: the dialog was cancelled)."""
     path = await save_path(
         parent,
-        "Save the batch's results",
-        ["CSV (*.csv)", "Excel workbook (*.xlsx)"],
+        _("Save the batch's results"),
+        [name_filter(*CSV), name_filter(*XLSX)],
         _file_name(batch, "results", ".csv"),
     )
     if path is None:
@@ -37,13 +47,17 @@ async def results(parent: QWidget, book: BatchBook, batch: Batch) -> str | None:
     try:
         written = await save_results(book, batch, path)
     except (OSError, LedgerError) as error:
-        return f"Could not save the results: {getattr(error, 'strerror', None) or error}"
-    return f"Saved the results of {written:,} rows to {path}"
+        return _("Could not save the results: {reason}").format(reason=getattr(error, "strerror", None) or error)
+    return ngettext(
+        "Saved the results of {n} row to {path}", "Saved the results of {n} rows to {path}", written
+    ).format(n=number_in(written, staff()), path=path)
 
 
 async def qr_sheet(parent: QWidget, session: Session, book: BatchBook, batch: Batch) -> str | None:
     """QR sheet…: a PDF of the batch's open links' codes."""
-    path = await save_path(parent, "Save the QR sheet as PDF", ["PDF (*.pdf)"], _file_name(batch, "codes", ".pdf"))
+    path = await save_path(
+        parent, _("Save the QR sheet as PDF"), [name_filter(*PDF)], _file_name(batch, "codes", ".pdf")
+    )
     if path is None:
         return None
     profile = session.settings.profile(batch.profile_id)
@@ -52,8 +66,10 @@ async def qr_sheet(parent: QWidget, session: Session, book: BatchBook, batch: Ba
         language = profile.customer_language if profile is not None else ENGLISH
         codes = await save_sheet(book, batch, merchant, path, language=language)
     except (OSError, LedgerError) as error:
-        return f"Could not save the QR sheet: {getattr(error, 'strerror', None) or error}"
-    return f"Saved {codes:,} codes to {path}"
+        return _("Could not save the QR sheet: {reason}").format(reason=getattr(error, "strerror", None) or error)
+    return ngettext("Saved {n} code to {path}", "Saved {n} codes to {path}", codes).format(
+        n=number_in(codes, staff()), path=path
+    )
 
 
 async def email(parent: QWidget, session: Session, book: BatchBook, batch: Batch) -> int:

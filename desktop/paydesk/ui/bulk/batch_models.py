@@ -13,30 +13,40 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex
 
+from ...desk.formats import number_in
 from ...desk.tasks import TaskSet
 from ...desk.texts import local_time, utc_time
+from ...i18n import N_, NP_, _, pgettext, staff
 from ...ledger.batch import Batch, BatchBook, BatchFigures, BatchRow
 from ..fixed_text import fixed_font
 from ..paging import PagedModel
 from ..table import Column
 
 PAGE = 100
+NAME, POLICY = 0, 9  # the batches list's columns of the batch's name and its policy
 ROWS_PAGE = 200
 LOUD = "#b3261e"
-POLICY_WORDS = {"skip": "valid rows, rest skipped", "all": "all or nothing"}
+POLICY_WORDS = {"skip": N_("valid rows, rest skipped"), "all": N_("all or nothing")}
+# a row's state word ("Created": the row's link is), apart from a count's heading ("Created":
+# how many were, the "batch figures" context): French says them differently
 STATE_WORDS = {
-    "waiting": "Waiting",
-    "creating": "Creating",
-    "created": "Created",
-    "paid": "Paid",
-    "refused": "Refused",
-    "failed": "Failed",
-    "skipped": "Skipped",
+    "waiting": NP_("batch row state", "Waiting"),
+    "creating": NP_("batch row state", "Creating"),
+    "created": NP_("batch row state", "Created"),
+    "paid": NP_("batch row state", "Paid"),
+    "refused": NP_("batch row state", "Refused"),
+    "failed": NP_("batch row state", "Failed"),
+    "skipped": NP_("batch row state", "Skipped"),
 }
 
 
 def state_word(state: str) -> str:
-    return STATE_WORDS.get(state.lower(), state)
+    word = STATE_WORDS.get(state.lower())
+    return pgettext("batch row state", word) if word is not None else state
+
+
+def policy_word(policy: str) -> str:
+    return _(POLICY_WORDS[policy]) if policy in POLICY_WORDS else policy
 
 
 Listed = tuple[Batch, BatchFigures | None]  # a batch and its figures (None: not counted)
@@ -46,13 +56,13 @@ def _figure(header: str, count: Callable[[BatchFigures], int], colour: str | Non
     """A column of one of a batch's figures (``colour``: when it is not 0)."""
     return Column(
         header,
-        lambda r: f"{count(r[1]):,}" if r[1] else "",
+        lambda r: number_in(count(r[1]), staff()) if r[1] else "",
         colour=None if colour is None else lambda r: colour if r[1] and count(r[1]) else None,
     )
 
 
 class BatchesModel(PagedModel):
-    PAGE_TASK = "batches: next page"
+    PAGE_TASK = "batches-page"
 
     def __init__(self, book: BatchBook, tasks: TaskSet):
         super().__init__(tasks)
@@ -60,16 +70,16 @@ class BatchesModel(PagedModel):
         self.rows: list[Listed] = []
         # words that may be elided (a name, a file, who, the policy): whole in the tooltip
         self.columns = (
-            Column("Name", lambda r: r[0].name, whole_tip=True),
-            Column("File", lambda r: r[0].file_name, whole_tip=True),
-            Column("When", lambda r: local_time(r[0].made_at), tip=lambda r: utc_time(r[0].made_at) or None),
-            Column("By", lambda r: r[0].made_by, whole_tip=True),
-            Column("Rows", lambda r: f"{r[0].rows:,}"),
-            _figure("Created", lambda f: f.created + f.paid),
-            _figure("Refused", lambda f: f.refused, colour=LOUD),
-            _figure("Paid so far", lambda f: f.paid),
-            _figure("Left", lambda f: f.waiting + f.creating),
-            Column("Policy", lambda r: POLICY_WORDS.get(r[0].policy, r[0].policy), whole_tip=True),
+            Column(_("Name"), lambda r: r[0].name, whole_tip=True),
+            Column(_("File"), lambda r: r[0].file_name, whole_tip=True),
+            Column(_("When"), lambda r: local_time(r[0].made_at), tip=lambda r: utc_time(r[0].made_at) or None),
+            Column(_("By"), lambda r: r[0].made_by, whole_tip=True),
+            Column(_("Rows"), lambda r: number_in(r[0].rows, staff())),
+            _figure(pgettext("batch figures", "Created"), lambda f: f.created + f.paid),
+            _figure(pgettext("batch figures", "Refused"), lambda f: f.refused, colour=LOUD),
+            _figure(pgettext("batch figures", "Paid so far"), lambda f: f.paid),
+            _figure(pgettext("batch figures", "Left"), lambda f: f.waiting + f.creating),
+            Column(_("Policy"), lambda r: policy_word(r[0].policy), whole_tip=True),
         )
 
     def listed(self) -> list:
@@ -96,10 +106,10 @@ class BatchesModel(PagedModel):
         return self.rows[row][0] if 0 <= row < len(self.rows) else None
 
     def row_of(self, batch_id: int) -> int | None:
-        return next((row for row, (b, _) in enumerate(self.rows) if b.id == batch_id), None)
+        return next((row for row, (b, _figures) in enumerate(self.rows) if b.id == batch_id), None)
 
     def ids(self) -> list[int]:
-        return [b.id for b, _ in self.rows]
+        return [b.id for b, _figures in self.rows]
 
     def changed(self, batch: Batch, figures: BatchFigures) -> None:
         """A batch's figures counted again (or a new batch: on top)."""
@@ -112,7 +122,7 @@ class BatchesModel(PagedModel):
             return
         if self.rows and batch.id < self.rows[-1][0].id:
             return  # older than every row shown: read with its page
-        at = next((i for i, (b, _) in enumerate(self.rows) if b.id < batch.id), len(self.rows))
+        at = next((i for i, (b, _figures) in enumerate(self.rows) if b.id < batch.id), len(self.rows))
         self.beginInsertRows(QModelIndex(), at, at)
         self.rows.insert(at, (batch, figures))
         self.endInsertRows()
@@ -126,13 +136,16 @@ def _name(row: BatchRow) -> str:
 def _email_sent(row: BatchRow) -> str:
     if row.email_state is None:
         return ""
-    return "sent" if row.email_state == "sent" else f"failed: {row.email_error or ''}"
+    if row.email_state == "sent":
+        return pgettext("e-mail", "sent")
+    return _("failed: {error}").format(error=row.email_error or "")
 
 
 class BatchRowsModel(PagedModel):
-    PAGE_TASK = "batch rows: next page"
+    PAGE_TASK = "batch-rows-page"
     FIXED = (2, 3, 9)  # references and the URL: one line, fixed face, whole in the tooltip
     REFERENCES = (2, 3)
+    STATE = 1
 
     def __init__(self, book: BatchBook, tasks: TaskSet):
         super().__init__(tasks)
@@ -142,32 +155,32 @@ class BatchRowsModel(PagedModel):
         # what may be elided (the references and the URL, in the fixed face; a name, a
         # title, an error, an e-mail's failure): the whole text in the tooltip
         self.columns = (
-            Column("Row", lambda r: str(r.number)),
+            Column(_("Row"), lambda r: str(r.number)),
             Column(
-                "State",
+                _("State"),
                 lambda r: state_word(r.state),
                 colour=lambda r: LOUD if r.state.lower() in ("refused", "failed") else None,
             ),
-            Column("Reference", lambda r: r.tx_ref, font=fixed, whole_tip=True),
+            Column(_("Reference"), lambda r: r.tx_ref, font=fixed, whole_tip=True),
             Column(
-                "Service reference",
+                _("Service reference"),
                 lambda r: (r.record.reference or "") if r.record else "",
                 font=fixed,
                 whole_tip=True,
             ),
-            Column("Amount", lambda r: r.values.get("amount", "")),
-            Column("Currency", lambda r: r.values.get("currency", "")),
-            Column("E-mail", lambda r: r.values.get("email", "")),
-            Column("Name", _name, whole_tip=True),
-            Column("Title", lambda r: r.values.get("title", ""), whole_tip=True),
+            Column(_("Amount"), lambda r: r.values.get("amount", "")),
+            Column(_("Currency"), lambda r: r.values.get("currency", "")),
+            Column(_("E-mail"), lambda r: r.values.get("email", "")),
+            Column(_("Name"), _name, whole_tip=True),
+            Column(_("Title"), lambda r: r.values.get("title", ""), whole_tip=True),
             Column(
-                "Checkout URL",
+                _("Checkout URL"),
                 lambda r: (r.record.checkout_url or "") if r.record else "",
                 font=fixed,
                 whole_tip=True,
             ),
-            Column("Error", lambda r: (r.record.error or "") if r.record else "", whole_tip=True),
-            Column("E-mail sent", _email_sent, whole_tip=True),
+            Column(_("Error"), lambda r: (r.record.error or "") if r.record else "", whole_tip=True),
+            Column(_("E-mail sent"), _email_sent, whole_tip=True),
         )
 
     def listed(self) -> list:

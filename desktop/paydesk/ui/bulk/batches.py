@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QSplitter,
     QVBoxLayout,
@@ -20,7 +21,9 @@ from PySide6.QtWidgets import (
 )
 
 from ...desk.bulk.runner import BatchRefused, BulkController
+from ...desk.formats import number_in
 from ...desk.session import Session
+from ...i18n import N_, _, ngettext, staff
 from ...ledger import LedgerError, LinkRecord
 from ...ledger.batch import Batch, BatchBook
 from .. import widgets
@@ -29,11 +32,11 @@ from ..fixed_text import OneLineDelegate, fixed_font
 from ..signals import signals_of
 from ..table import TIME_SAMPLE, fit_columns
 from . import batch_actions as actions
-from .batch_models import POLICY_WORDS, BatchesModel, BatchRowsModel
+from .batch_models import NAME, POLICY, STATE_WORDS, BatchesModel, BatchRowsModel, state_word
 from .steps import say
 
 log = logging.getLogger("paydesk.ui.bulk.batches")
-TITLE = "Batches — PayDesk"
+TITLE = N_("Batches — PayDesk")
 LIVE_EVERY_MS = 400  # figures counted again at most this often while links change
 REFS_AT_ONCE = 50  # links changed between two counts whose batch is looked for
 REF_CHARS = 40  # a reference column grows to show this many characters whole
@@ -45,31 +48,40 @@ class BatchesWindow(widgets.OwnWindow):
     """A window of its own (closing it hides it; it ends with the main window)."""
 
     def __init__(self, session: Session, book: BatchBook, controller: BulkController, parent: QWidget | None = None):
-        super().__init__(parent, "batches-window", TITLE, (1100, 700), "Batches")
+        super().__init__(parent, "batches-window", _(TITLE), (1100, 700), _("Batches"))
         self.session, self.book, self.controller = session, book, controller
         self.tasks = session.tasks.child(self)
         column = QVBoxLayout(self)
         split = QSplitter(Qt.Orientation.Vertical)
         self.model = BatchesModel(book, self.tasks)
-        self.table = widgets.record_table("batches-table", self.model, "Batches")
-        # the file's name takes what the others leave: the list never scrolls sideways
+        self.table = widgets.record_table("batches-table", self.model, _("Batches"))
+        # the file's name, the batch's and its policy share what the figures leave (elided, each
+        # whole in its tooltip): the list never scrolls sideways, in a longer language too
         fit_columns(
             self.table,
-            ("supporters-club-2026-09", "", TIME_SAMPLE, "accounts", *["9,999"] * 5, tuple(POLICY_WORDS.values())),
+            ("", "", TIME_SAMPLE, "accounts", *["9,999"] * 5, ""),
             1,
         )
+        for shared in (NAME, POLICY):
+            self.table.horizontalHeader().setSectionResizeMode(shared, QHeaderView.ResizeMode.Stretch)
         self.table.setWordWrap(False)  # a file's name is never broken at its hyphens
         split.addWidget(self.table)
         below = QWidget()
         below_column = QVBoxLayout(below)
         below_column.setContentsMargins(0, 0, 0, 0)
-        self.rows_caption = QLabel("&Rows of the batch:")
+        self.rows_caption = QLabel(_("&Rows of the batch:"))
         below_column.addWidget(self.rows_caption)
         self.rows_model = BatchRowsModel(book, self.tasks)
         self.rows = widgets.record_table(
-            "batch-rows", self.rows_model, "Rows of the batch", (50, 80, 200, 170, 70, 60, 190, 150, 140, 260, 160)
+            "batch-rows", self.rows_model, _("Rows of the batch"), (50, 80, 200, 170, 70, 60, 190, 150, 140, 260, 160)
         )
         self.rows_caption.setBuddy(self.rows)
+        # each heading whole, and each state's word, however long the staff's language says them
+        heads, metrics = self.rows.horizontalHeader(), self.rows.fontMetrics()
+        for col in range(self.rows_model.columnCount()):
+            self.rows.setColumnWidth(col, max(self.rows.columnWidth(col), heads.sectionSizeHint(col)))
+        states = max(metrics.horizontalAdvance(state_word(state)) for state in STATE_WORDS) + CELL_PADDING
+        self.rows.setColumnWidth(BatchRowsModel.STATE, max(self.rows.columnWidth(BatchRowsModel.STATE), states))
         self.rows.setWordWrap(False)  # one line a row: elided, the whole text in its tooltip
         self._one_line = OneLineDelegate(self.rows)
         for col in BatchRowsModel.FIXED:  # references: elided in the middle, never broken
@@ -81,12 +93,12 @@ class BatchesWindow(widgets.OwnWindow):
         column.addWidget(split, 1)
 
         bottom = QHBoxLayout()
-        self.check_all = widgets.button("Check all open", "batch-check-all-open")
-        self.resume = widgets.button("Resume", "batch-resume")
-        self.resume.setToolTip("Send the rows of this batch not sent yet")
-        self.results = widgets.button("Save results…", "batch-save-results")
-        self.qr = widgets.button("QR sheet…", "batch-qr-sheet")
-        self.email = widgets.button("E-mail links…", "batch-email-links")
+        self.check_all = widgets.button(_("Check all open"), "batch-check-all-open")
+        self.resume = widgets.button(_("Resume"), "batch-resume")
+        self.resume.setToolTip(_("Send the rows of this batch not sent yet"))
+        self.results = widgets.button(_("Save results…"), "batch-save-results")
+        self.qr = widgets.button(_("QR sheet…"), "batch-qr-sheet")
+        self.email = widgets.button(_("E-mail links…"), "batch-email-links")
         for button in (self.check_all, self.resume, self.results, self.qr, self.email):
             bottom.addWidget(button)
         bottom.addStretch(1)
@@ -107,7 +119,7 @@ class BatchesWindow(widgets.OwnWindow):
             lambda: self._out("results", lambda batch: actions.results(self, self.book, batch))
         )
         self.qr.clicked.connect(
-            lambda: self._out("qr sheet", lambda batch: actions.qr_sheet(self, self.session, self.book, batch))
+            lambda: self._out("qr-sheet", lambda batch: actions.qr_sheet(self, self.session, self.book, batch))
         )
         self.email.clicked.connect(lambda: self._out("email", self._email))
         signals = signals_of(session.hub)
@@ -127,7 +139,7 @@ class BatchesWindow(widgets.OwnWindow):
 
     # -- the lists -------------------------------------------------------------------------
 
-    def reload(self, *_: object) -> None:
+    def reload(self, *_args: object) -> None:
         profile = self.session.profile
         if profile is None:
             return
@@ -138,13 +150,18 @@ class BatchesWindow(widgets.OwnWindow):
             await self.model.load(query)
             unfinished = [b for b in await self.book.unfinished(*query) if not self.controller.running(b.id)]
         except LedgerError as error:  # a shared ledger out of reach: the list stays
-            say(self.said, f"Could not read the batches: {error}")
+            say(self.said, _("Could not read the batches: {error}").format(error=error))
             return
         n = len(unfinished)
         say(
             self.said,
-            f"{n} batch{'es have' if n != 1 else ' has'} rows not sent yet (PayDesk "
-            "was stopped, or it was cancelled): choose it and press Resume"
+            ngettext(
+                "{n} batch has rows not sent yet (PayDesk was stopped, or it was cancelled): "
+                "choose it and press Resume",
+                "{n} batches have rows not sent yet (PayDesk was stopped, or they were cancelled): "
+                "choose one and press Resume",
+                n,
+            ).format(n=number_in(n, staff()))
             if n
             else "",
         )
@@ -157,7 +174,7 @@ class BatchesWindow(widgets.OwnWindow):
             if row is not None:
                 self.table.selectRow(row)
 
-    def _selected(self, *_: object) -> None:
+    def _selected(self, *_args: object) -> None:
         rows = self.table.selectionModel().selectedRows()
         batch = self.model.at(rows[0].row()) if len(rows) == 1 else None
         if batch is not None and self.shown_batch is not None and batch.id == self.shown_batch.id:
@@ -165,7 +182,9 @@ class BatchesWindow(widgets.OwnWindow):
             self._enable()
             return
         self.shown_batch = batch
-        self.rows_caption.setText(f"&Rows of {batch.name}:" if batch else "&Rows of the batch:")
+        self.rows_caption.setText(
+            _("&Rows of {batch}:").format(batch=batch.name) if batch else _("&Rows of the batch:")
+        )
         self.tasks.replace("batch rows", self._load_rows(batch.id if batch else None))
         self._enable()
 
@@ -182,7 +201,7 @@ class BatchesWindow(widgets.OwnWindow):
         try:
             await self.rows_model.load(batch_id)
         except LedgerError as error:
-            say(self.said, f"Could not read the batch's rows: {error}")
+            say(self.said, _("Could not read the batch's rows: {error}").format(error=error))
 
     def _enable(self) -> None:
         batch = self.shown_batch
@@ -243,7 +262,7 @@ class BatchesWindow(widgets.OwnWindow):
         if batch is None:
             return None
         self.check_all.setEnabled(False)
-        say(self.said, f"Checking the open links of {batch.name}…")
+        say(self.said, _("Checking the open links of {batch}…").format(batch=batch.name))
         try:
             result = await self.controller.check_all_open(batch.id)
         except LedgerError as error:  # a shared ledger out of reach: nothing asked
@@ -251,7 +270,9 @@ class BatchesWindow(widgets.OwnWindow):
             return None
         finally:
             self.check_all.setEnabled(True)
-        say(self.said, f"Checked the open links of {batch.name}: {result.report()}")
+        say(
+            self.said, _("Checked the open links of {batch}: {report}").format(batch=batch.name, report=result.report())
+        )
         await self._recount({batch.id})
         return result
 
@@ -267,7 +288,7 @@ class BatchesWindow(widgets.OwnWindow):
         except LedgerError as error:  # a shared ledger out of reach: nothing sent
             say(self.said, str(error))
         else:
-            say(self.said, f"Sending the rows of {batch.name} not sent yet…")
+            say(self.said, _("Sending the rows of {batch} not sent yet…").format(batch=batch.name))
         self._enable()
 
     def _out(self, name: str, work: Callable[[Batch], Awaitable[str | None]]) -> None:

@@ -16,6 +16,7 @@ from PySide6.QtGui import QBrush, QColor
 
 from ...desk.bulk.check import BulkRow
 from ...desk.bulk.sheet import Problem
+from ...i18n import _
 from ..fixed_text import fixed_font
 from ..table import Column, HeadedModel, Index
 
@@ -33,10 +34,11 @@ def field_title(field: str) -> str:
 
 
 def problem_text(problem: Problem) -> str:
-    where = f"Row {problem.row}"
     if problem.column and problem.column != ROW_ONLY:
-        where += f", {problem.column}"
-    return f"{where}: {problem.message}"
+        return _("Row {row}, {column}: {message}").format(
+            row=problem.row, column=problem.column, message=problem.message
+        )
+    return _("Row {row}: {message}").format(row=problem.row, message=problem.message)
 
 
 class RowsModel(QAbstractTableModel):
@@ -115,7 +117,7 @@ class RowsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.FontRole:
             return self._fixed if field in FIXED_FIELDS else None
         if role == Qt.ItemDataRole.AccessibleDescriptionRole:
-            return f"Problem: {problem}" if problem else None
+            return _("Problem: {problem}").format(problem=problem) if problem else None
         return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:

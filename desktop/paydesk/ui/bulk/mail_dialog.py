@@ -24,8 +24,10 @@ from PySide6.QtWidgets import (
 )
 
 from ...desk.bulk import mail
+from ...desk.formats import number_in
 from ...desk.session import Session
 from ...desk.staff import NotAllowed
+from ...i18n import N_, _, staff
 from ...ledger import LedgerError
 from ...ledger.batch import CREATED, Batch, BatchBook, BatchRow
 from .. import widgets
@@ -36,9 +38,9 @@ from .steps import say
 
 log = logging.getLogger("paydesk.ui.bulk.mail")
 SECURITY_WORDS = {
-    "starttls": "STARTTLS (port 587)",
-    "tls": "TLS from the start (port 465)",
-    "none": "None (a server on this network only)",
+    "starttls": N_("STARTTLS (port 587)"),
+    "tls": N_("TLS from the start (port 465)"),
+    "none": N_("None (a server on this network only)"),
 }
 
 
@@ -46,31 +48,31 @@ class MailDialog(QDialog):
     def __init__(self, session: Session, book: BatchBook, batch: Batch, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("bulk-mail")
-        self.setWindowTitle(f"E-mail links — {batch.name}")
-        self.setAccessibleName("E-mail links")
+        self.setWindowTitle(_("E-mail links — {batch}").format(batch=batch.name))
+        self.setAccessibleName(_("E-mail links"))
         resize_within_screen(self, 720, 640)
         self.session, self.book, self.batch = session, book, batch
         self.profile = session.settings.profile(batch.profile_id)
         self.tasks = session.tasks.child(self)
         column = QVBoxLayout(self)
         form = QFormLayout()
-        self.host, self.user, self.from_address, self.sender_name = (QLineEdit() for _ in range(4))
+        self.host, self.user, self.from_address, self.sender_name = (QLineEdit() for _field in range(4))
         self.password = QLineEdit()
         self.password.setEchoMode(QLineEdit.EchoMode.Password)
         self.port = QSpinBox()
         self.port.setRange(1, 65535)
         self.security = QComboBox()
         for key, words in SECURITY_WORDS.items():
-            self.security.addItem(words, key)
+            self.security.addItem(_(words), key)
         self.messages: dict[str, FieldMessage] = {}
         for label, widget, key in (
-            ("SMTP &server", self.host, "host"),
-            ("&Port", self.port, "port"),
-            ("Se&curity", self.security, "security"),
-            ("&User", self.user, "user"),
-            ("Pass&word", self.password, "password"),
-            ("&From address", self.from_address, "sender"),
-            ("From &name", self.sender_name, "sender_name"),
+            (_("SMTP &server"), self.host, "host"),
+            (_("&Port"), self.port, "port"),
+            (_("Se&curity"), self.security, "security"),
+            (_("&User"), self.user, "user"),
+            (_("Pass&word"), self.password, "password"),
+            (_("&From address"), self.from_address, "sender"),
+            (_("From &name"), self.sender_name, "sender_name"),
         ):
             widget.setObjectName(f"smtp-{key}")
             widget.setAccessibleName(label.replace("&", ""))
@@ -78,25 +80,25 @@ class MailDialog(QDialog):
         use_fixed(self.host, self.from_address)
         column.addLayout(form)
         test_row = QHBoxLayout()
-        caption = QLabel("&Test to:")
+        caption = QLabel(_("&Test to:"))
         self.test_to = QLineEdit()
         self.test_to.setObjectName("smtp-test-to")
-        self.test_to.setAccessibleName("Test to")
+        self.test_to.setAccessibleName(_("Test to"))
         caption.setBuddy(self.test_to)
-        self.test_button = widgets.button("Send a test", "smtp-send-test")
+        self.test_button = widgets.button(_("Send a test"), "smtp-send-test")
         test_row.addWidget(caption)
         test_row.addWidget(self.test_to, 1)
         test_row.addWidget(self.test_button)
         column.addLayout(test_row)
-        caption = QLabel("Pre&view (the first customer's message):")
+        caption = QLabel(_("Pre&view (the first customer's message):"))
         self.preview = QPlainTextEdit()
         self.preview.setObjectName("smtp-preview")
-        self.preview.setAccessibleName("Preview")
+        self.preview.setAccessibleName(_("Preview"))
         self.preview.setReadOnly(True)
         caption.setBuddy(self.preview)
         column.addWidget(caption)
         column.addWidget(self.preview, 1)
-        self.again = QCheckBox("Send &again to those sent already")
+        self.again = QCheckBox(_("Send &again to those sent already"))
         self.again.setObjectName("smtp-again")
         self.again.setAccessibleName(self.again.text().replace("&", ""))
         column.addWidget(self.again)
@@ -107,9 +109,9 @@ class MailDialog(QDialog):
         column.addWidget(self.said)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
-        self.send_button = widgets.button("Send the links", "smtp-send")
-        self.stop_button = widgets.button("Stop", "smtp-stop")
-        self.close_button = widgets.button("Close", "smtp-close")
+        self.send_button = widgets.button(_("Send the links"), "smtp-send")
+        self.stop_button = widgets.button(_("Stop"), "smtp-stop")
+        self.close_button = widgets.button(_("Close"), "smtp-close")
         for button in (self.send_button, self.stop_button, self.close_button):
             buttons.addWidget(button)
         column.addLayout(buttons)
@@ -146,7 +148,7 @@ class MailDialog(QDialog):
             sender_name=self.sender_name.text().strip(),
         )
 
-    def _typed(self, *_: object) -> None:
+    def _typed(self, *_args: object) -> None:
         self.tasks.replace("smtp preview", self._preview())
 
     async def _preview(self) -> None:
@@ -156,7 +158,7 @@ class MailDialog(QDialog):
             self.preview.setPlainText(str(error))
             return
         if not rows or self.profile is None:
-            self.preview.setPlainText("No link of this batch is open for payment: nothing to send.")
+            self.preview.setPlainText(_("No link of this batch is open for payment: nothing to send."))
             self.send_button.setEnabled(False)
             return
         try:
@@ -181,16 +183,16 @@ class MailDialog(QDialog):
         if settings is None or self.profile is None:
             return False
         self.test_button.setEnabled(False)
-        say(self.said, f"Sending a test to {self.test_to.text().strip()}…")
+        say(self.said, _("Sending a test to {address}…").format(address=self.test_to.text().strip()))
         try:
             await mail.send_test(settings, self.password.text() or None, self.profile, self.test_to.text().strip())
         except mail.MailError as error:
-            say(self.said, f"The test was not sent: {error.message}")
+            say(self.said, _("The test was not sent: {reason}").format(reason=error.message))
             return False
         finally:
             self.test_button.setEnabled(True)
         await self._keep(settings)
-        say(self.said, f"Test sent to {self.test_to.text().strip()}: look in that mailbox.")
+        say(self.said, _("Test sent to {address}: look in that mailbox.").format(address=self.test_to.text().strip()))
         return True
 
     async def send(self) -> tuple[int, int] | None:
@@ -204,14 +206,18 @@ class MailDialog(QDialog):
             return None
         await self._keep(settings)
         counted = [0, 0]
+        words = staff()
+
+        def figures() -> dict[str, str]:
+            return {"sent": number_in(counted[0], words), "failed": number_in(counted[1], words)}
 
         async def noted(row: BatchRow, ok: bool, error: str | None) -> None:
             counted[0 if ok else 1] += 1
-            say(self.said, f"Sent {counted[0]:,}, failed {counted[1]:,}…")
+            say(self.said, _("Sent {sent}, failed {failed}…").format(**figures()))
 
         self.send_button.setEnabled(False)
         self.stop_button.setEnabled(True)
-        say(self.said, "Sending…")
+        say(self.said, _("Sending…"))
         try:
             sent, failed = await mail.mail_batch(
                 self.book,
@@ -226,11 +232,13 @@ class MailDialog(QDialog):
         except mail.MailError as error:
             say(
                 self.said,
-                f"Stopped: {error.message} (sent {counted[0]:,}, failed {counted[1]:,}; the rest were not sent)",
+                _("Stopped: {reason} (sent {sent}, failed {failed}; the rest were not sent)").format(
+                    reason=error.message, **figures()
+                ),
             )
             return None
         except LedgerError as error:
-            say(self.said, f"Stopped: the ledger could not be written: {error}")
+            say(self.said, _("Stopped: the ledger could not be written: {error}").format(error=error))
             return None
         except NotAllowed as refused:  # the person signed in may not: nothing was sent
             say(self.said, refused.message)
@@ -238,7 +246,12 @@ class MailDialog(QDialog):
         finally:
             self.send_button.setEnabled(True)
             self.stop_button.setEnabled(False)
-        say(self.said, f"Done: {sent:,} sent, {failed:,} failed (see the E-mail sent column)")
+        say(
+            self.said,
+            _("Done: {sent} sent, {failed} failed (see the E-mail sent column)").format(
+                sent=number_in(sent, words), failed=number_in(failed, words)
+            ),
+        )
         return sent, failed
 
     def _stop(self) -> None:
@@ -247,4 +260,4 @@ class MailDialog(QDialog):
     async def _stopped(self) -> None:
         self.send_button.setEnabled(True)
         self.stop_button.setEnabled(False)
-        say(self.said, "Stopped: the rows not sent yet were left as they are")
+        say(self.said, _("Stopped: the rows not sent yet were left as they are"))

@@ -22,12 +22,14 @@ from PySide6.QtWidgets import (
 
 from ...desk.bulk.mapping import Mapping, extra_field, missing
 from ...desk.bulk.sheet import FIELDS, REQUIRED, Sheet
+from ...desk.formats import number_in
+from ...i18n import N_, _, ngettext, staff
 from .. import widgets
 from ..field_message import ERROR_STYLE
 from ..table import Column, HeadedModel
 
 PREVIEW_ROWS = 5
-NOT_IN_FILE = "(not in the file)"
+NOT_IN_FILE = N_("(not in the file)")
 
 
 def _cell(column: int) -> Callable[[tuple[int, list[str]]], str]:
@@ -49,7 +51,10 @@ class PreviewModel(HeadedModel):
 
     def _head(self) -> None:
         self.columns = tuple(
-            Column(f"{header}\n→ {self.goes_to.get(column) or 'not used'}", _cell(column))
+            Column(
+                _("{header}\n→ {field}").format(header=header, field=self.goes_to.get(column) or _("not used")),
+                _cell(column),
+            )
             for column, header in enumerate(self.file_headers)
         )
 
@@ -77,39 +82,39 @@ class MappingStep(QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.setObjectName("bulk-mapping")
-        self.setAccessibleName("Columns")
+        self.setAccessibleName(_("Columns"))
         column = QVBoxLayout(self)
         self.summary = QLabel("")
         self.summary.setObjectName("bulk-file-summary")
         self.summary.setWordWrap(True)
         column.addWidget(self.summary)
         middle = QHBoxLayout()
-        fields_box = QGroupBox("Which column holds each field")
+        fields_box = QGroupBox(_("Which column holds each field"))
         form = QFormLayout(fields_box)
         self.boxes: dict[str, QComboBox] = {}
         for field in FIELDS:
             box = QComboBox()
             box.setObjectName(f"bulk-map-{field}")
-            label = f"{field} (required)" if field in REQUIRED else field
+            label = _("{field} (required)").format(field=field) if field in REQUIRED else field
             box.setAccessibleName(label)
             box.activated.connect(self._chosen)
-            caption = QLabel(label + ":")
+            caption = QLabel(_("{field}:").format(field=label))
             caption.setBuddy(box)
             form.addRow(caption, box)
             self.boxes[field] = box
         middle.addWidget(fields_box, 1)
-        self.extras_box = QGroupBox("Other columns: send as extra fields")
+        self.extras_box = QGroupBox(_("Other columns: send as extra fields"))
         self.extras_grid = QGridLayout(self.extras_box)
         self.extras_grid.setColumnStretch(2, 1)  # each box as wide as its words: a click
         self._stretch_row = 0  # beside them is not a click on them (the row under them)
         self.extras: list[tuple[int, QCheckBox]] = []
         middle.addWidget(self.extras_box, 1)
         column.addLayout(middle)
-        caption = QLabel("The first rows, as they will be read:")
+        caption = QLabel(_("The first rows, as they will be read:"))
         column.addWidget(caption)
         self.preview_model = PreviewModel()
         self.preview = widgets.record_table(
-            "bulk-preview", self.preview_model, "The first rows, as they will be read", row_numbers=True
+            "bulk-preview", self.preview_model, _("The first rows, as they will be read"), row_numbers=True
         )
         self.preview.setMaximumHeight(200)
         caption.setBuddy(self.preview)
@@ -126,24 +131,29 @@ class MappingStep(QWidget):
         """The file just read, and the mapping guessed from its headers."""
         self.headers = list(sheet.headers)
         rows = len(sheet.rows)
-        text = f"{sheet.file_name}: {rows:,} row{'s' if rows != 1 else ''}"
+        words = staff()
+        text = ngettext("{file}: {n} row", "{file}: {n} rows", rows).format(
+            file=sheet.file_name, n=number_in(rows, words)
+        )
         if sheet.blank:
-            text += f", {sheet.blank:,} blank row{'s' if sheet.blank != 1 else ''} ignored"
+            text = ngettext(
+                "{file_and_rows}, {n} blank row ignored", "{file_and_rows}, {n} blank rows ignored", sheet.blank
+            ).format(file_and_rows=text, n=number_in(sheet.blank, words))
         self.summary.setText(text)
         self.summary.setAccessibleName(text)
         for field, box in self.boxes.items():
             box.clear()
-            box.addItem(NOT_IN_FILE, -1)
+            box.addItem(_(NOT_IN_FILE), -1)
             for index, header in enumerate(self.headers):
-                box.addItem(header or f"(column {index + 1})", index)
+                box.addItem(header or _("(column {n})").format(n=index + 1), index)
             box.setCurrentIndex(box.findData(guessed.get(field, -1)))
         while self.extras:
-            _, check = self.extras.pop()
+            _index, check = self.extras.pop()
             self.extras_grid.removeWidget(check)
             check.deleteLater()
         extras_guessed = {column for field, column in guessed.items() if field not in FIELDS}
         for index, header in enumerate(self.headers):
-            check = QCheckBox(extra_field(header) if header else f"(column {index + 1})")
+            check = QCheckBox(extra_field(header) if header else _("(column {n})").format(n=index + 1))
             check.setObjectName(f"bulk-extra-{index}")
             check.setAccessibleName(check.text())
             check.setChecked(index in extras_guessed)
@@ -190,7 +200,7 @@ class MappingStep(QWidget):
         self.extras_grid.setRowStretch(rows, 1)
         self.extras_box.setVisible(bool(shown))
 
-    def _chosen(self, *_: object) -> None:
+    def _chosen(self, *_args: object) -> None:
         self.complain("")
         used = {box.currentData() for box in self.boxes.values()}
         self._place_extras(used)

@@ -7,7 +7,8 @@ from __future__ import annotations
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QVBoxLayout, QWidget
 
 from ...desk.bulk.progress import outcome
-from ...i18n import _
+from ...desk.formats import number_in
+from ...i18n import _, staff
 from ...ledger.batch import BatchFigures
 from .. import widgets
 from .steps import say
@@ -18,15 +19,19 @@ def left_of(figures: BatchFigures) -> int:
 
 
 def figures_text(figures: BatchFigures) -> str:
+    words = staff()
     made = figures.created + figures.paid
-    parts = [_("Created {made:,}").format(made=made), _("refused {refused:,}").format(refused=figures.refused)]
+    parts = [
+        _("Created {made}").format(made=number_in(made, words)),
+        _("refused {refused}").format(refused=number_in(figures.refused, words)),
+    ]
     if figures.failed:
-        parts.append(f"failed {figures.failed:,}")
-    parts.append(f"left {left_of(figures):,}")
+        parts.append(_("failed {failed}").format(failed=number_in(figures.failed, words)))
+    parts.append(_("left {left}").format(left=number_in(left_of(figures), words)))
     if figures.skipped:
-        parts.append(_("skipped {skipped:,} (rows with problems)").format(skipped=figures.skipped))
+        parts.append(_("skipped {skipped} (rows with problems)").format(skipped=number_in(figures.skipped, words)))
     if figures.paid:
-        parts.append(_("paid so far {paid:,}").format(paid=figures.paid))
+        parts.append(_("paid so far {paid}").format(paid=number_in(figures.paid, words)))
     return ", ".join(parts)
 
 
@@ -43,7 +48,7 @@ class ProgressStep(QWidget):
         self.bar = QProgressBar()
         self.bar.setObjectName("bulk-progress")
         self.bar.setAccessibleName(_("Links created"))
-        self.bar.setFormat("%v of %m")
+        self.bar.setFormat(_("%v of %m"))
         column.addWidget(self.bar)
         self.figures = widgets.label("bulk-figures")
         column.addWidget(self.figures)
@@ -58,8 +63,8 @@ class ProgressStep(QWidget):
         column.addWidget(self.outcome)
         column.addStretch(1)
         buttons = QHBoxLayout()
-        self.pause = widgets.button("&Pause", "bulk-pause")
-        self.resume = widgets.button("&Resume", "bulk-resume")
+        self.pause = widgets.button(_("&Pause"), "bulk-pause")
+        self.resume = widgets.button(_("&Resume"), "bulk-resume")
         self.cancel = widgets.button(_("Cancel"), "bulk-cancel")
         self.batches = widgets.button(_("Show in &Batches…"), "bulk-show-batches")
         self.again = widgets.button(_("&Another file…"), "bulk-another-file")
@@ -100,7 +105,7 @@ class ProgressStep(QWidget):
     def say_status(self, status: str) -> None:
         """The runner's word while it runs: "Paused by the service for 3 s", "Paused", why it
         paused; nothing while it simply creates links."""
-        say(self.paused, "" if status in ("", "Creating links…") else status)
+        say(self.paused, "" if status in ("", _("Creating links…")) else status)  # the runner's word, in _()
 
     def refused(self, message: str) -> None:
         """The runner refused the batch before any call (all or nothing with a problem)."""

@@ -19,14 +19,14 @@ from PySide6.QtWidgets import (
 
 from ...desk.bulk.check import BulkRow
 from ...desk.formats import number_in
-from ...i18n import ngettext, staff
+from ...i18n import N_, _, ngettext, pgettext, staff
 from .. import widgets
 from ..field_message import ERROR_STYLE
 from ..table import tips_for_cut_text
 from .grid import ProblemsModel, RowsModel
 
 SKIP, ALL = "skip", "all"
-INTRO = (
+INTRO = N_(
     "Make a payment link for every row of a spreadsheet: CSV (comma or semicolon, "
     "UTF-8) or Excel (.xlsx). Each row is checked before anything is sent, and you can "
     "fix problems here. Start from the template: it has the columns, and example rows "
@@ -45,14 +45,14 @@ class FileStep(QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.setObjectName("bulk-file-step")
-        self.setAccessibleName("File")
+        self.setAccessibleName(_("File"))
         column = QVBoxLayout(self)
-        intro = QLabel(INTRO)
+        intro = QLabel(_(INTRO))
         intro.setWordWrap(True)
         column.addWidget(intro)
         row = QHBoxLayout()
-        self.choose = widgets.button("&Choose file…", "bulk-choose-file")
-        self.template = widgets.button("&Download template…", "bulk-download-template")
+        self.choose = widgets.button(_("&Choose file…"), "bulk-choose-file")
+        self.template = widgets.button(_("&Download template…"), "bulk-download-template")
         row.addWidget(self.choose)
         row.addWidget(self.template)
         row.addStretch(1)
@@ -76,7 +76,7 @@ class CheckStep(QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.setObjectName("bulk-check-step")
-        self.setAccessibleName("Check")
+        self.setAccessibleName(pgettext("step", "Check"))
         column = QVBoxLayout(self)
         self.counts = widgets.label("bulk-counts")
         column.addWidget(self.counts)
@@ -84,7 +84,7 @@ class CheckStep(QWidget):
         self.model = RowsModel()
         self.grid = QTableView()
         self.grid.setObjectName("bulk-grid")
-        self.grid.setAccessibleName("Rows")
+        self.grid.setAccessibleName(_("Rows"))
         self.grid.setModel(self.model)
         tips_for_cut_text(self.grid)
         self.grid.setEditTriggers(
@@ -98,12 +98,12 @@ class CheckStep(QWidget):
         below = QWidget()
         below_column = QVBoxLayout(below)
         below_column.setContentsMargins(0, 0, 0, 0)
-        caption = QLabel("&Problems (choose one to go to its cell):")
+        caption = QLabel(_("&Problems (choose one to go to its cell):"))
         below_column.addWidget(caption)
         self.problems_model = ProblemsModel()
         self.problems = QListView()
         self.problems.setObjectName("bulk-problems")
-        self.problems.setAccessibleName("Problems")
+        self.problems.setAccessibleName(_("Problems"))
         self.problems.setModel(self.problems_model)
         tips_for_cut_text(self.problems)
         self.problems.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -114,9 +114,9 @@ class CheckStep(QWidget):
         column.addWidget(split, 1)
 
         policy = QHBoxLayout()
-        self.skip = QRadioButton("Create the valid rows, &skip the rest")
+        self.skip = QRadioButton(_("Create the valid rows, &skip the rest"))
         self.skip.setObjectName("bulk-policy-skip")
-        self.all = QRadioButton("&All or nothing")
+        self.all = QRadioButton(_("&All or nothing"))
         self.all.setObjectName("bulk-policy-all")
         self.policy = QButtonGroup(self)
         for button in (self.skip, self.all):
@@ -124,14 +124,14 @@ class CheckStep(QWidget):
             self.policy.addButton(button)
             policy.addWidget(button)
         self.skip.setChecked(True)
-        self.policy.buttonToggled.connect(lambda *_: self.policyChanged.emit())
+        self.policy.buttonToggled.connect(lambda *_args: self.policyChanged.emit())
         policy.addStretch(1)
         column.addLayout(policy)
         bottom = QHBoxLayout()
         self.why = widgets.label("bulk-create-why")
         self.why.setStyleSheet(ERROR_STYLE)
         bottom.addWidget(self.why, 1)
-        self.create_links = widgets.button("Create links", "bulk-create")
+        self.create_links = widgets.button(_("Create links"), "bulk-create")
         self.create_links.clicked.connect(self.createRequested.emit)
         bottom.addWidget(self.create_links)
         column.addLayout(bottom)
@@ -169,25 +169,37 @@ class CheckStep(QWidget):
 
     def update_counts(self) -> None:
         valid, bad = self.figures()
-        parts = [f"{valid:,} valid", f"{bad:,} with problems"]
+        words = staff()
+        counts = {"valid": number_in(valid, words), "bad": number_in(bad, words)}
         if self.blank:
-            parts.append(f"{self.blank:,} blank ignored")
-        text = "Rows: " + ", ".join(parts)
+            text = ngettext(
+                "Rows: {valid} valid, {bad} with problems, {blank} blank ignored",
+                "Rows: {valid} valid, {bad} with problems, {blank} blank ignored",
+                self.blank,
+            ).format(blank=number_in(self.blank, words), **counts)
+        else:
+            text = _("Rows: {valid} valid, {bad} with problems").format(**counts)
         if self.already:
-            text += f". {len(self.already):,} of them were sent from this file before: only the others are created"
+            sent = len(self.already)
+            text = ngettext(
+                "{counts}. {n} of them was sent from this file before: only the others are created",
+                "{counts}. {n} of them were sent from this file before: only the others are created",
+                sent,
+            ).format(counts=text, n=number_in(sent, words))
         say(self.counts, text)
         n = self.to_create()
-        self.create_links.setText(ngettext("Create {n} link", "Create {n} links", n).format(n=number_in(n, staff())))
+        self.create_links.setText(ngettext("Create {n} link", "Create {n} links", n).format(n=number_in(n, words)))
         self.create_links.setAccessibleName(self.create_links.text())
         if self.checking:
-            why = "Checking the rows…"
+            why = _("Checking the rows…")
         elif self.chosen_policy() == ALL and bad:
-            why = (
-                f"All or nothing: fix the {bad:,} row{'s' if bad != 1 else ''} with "
-                "problems first, or choose to skip them"
-            )
+            why = ngettext(
+                "All or nothing: fix the {n} row with problems first, or choose to skip it",
+                "All or nothing: fix the {n} rows with problems first, or choose to skip them",
+                bad,
+            ).format(n=number_in(bad, words))
         elif n == 0:
-            why = "No row to create"
+            why = _("No row to create")
         else:
             why = ""
         say(self.why, why)

@@ -33,6 +33,7 @@ from ...desk.bulk.runner import BatchRefused, BulkController
 from ...desk.bulk.sheet import BulkFileError, Sheet
 from ...desk.bulk.template import write_template
 from ...desk.session import Session
+from ...i18n import N_, _
 from ...ledger import LedgerError
 from ...ledger.batch import Batch
 from .. import files, widgets
@@ -40,13 +41,14 @@ from ..dialogs import shown
 from ..passing import Passing
 from ..signals import signals_of
 from ..transactions.actions import save_path
+from .batch_actions import CSV, XLSX, name_filter
 from .mapping_step import MappingStep
 from .progress import ProgressStep
 from .steps import CheckStep, FileStep, say
 
 log = logging.getLogger("paydesk.ui.bulk")
-TITLE = "Bulk links"
-FILTERS = ["Spreadsheets (*.csv *.xlsx)", "CSV (*.csv)", "Excel workbook (*.xlsx)"]
+TITLE = N_("Bulk links")
+FILTERS = [(N_("Spreadsheets"), " ".join((CSV[1], XLSX[1]))), CSV, XLSX]
 FILE, COLUMNS, CHECK, PROGRESS = range(4)
 
 
@@ -56,7 +58,7 @@ class BulkWindow(widgets.OwnWindow):
     batchesRequested = Signal()
 
     def __init__(self, session: Session, controller: BulkController, parent: QWidget | None = None):
-        super().__init__(parent, "bulk-window", TITLE, (1100, 720))
+        super().__init__(parent, "bulk-window", _(TITLE), (1100, 720))
         self.session, self.controller = session, controller
         self.tasks = session.tasks.child(self)
         column = QVBoxLayout(self)
@@ -67,9 +69,9 @@ class BulkWindow(widgets.OwnWindow):
             self.stack.addWidget(step)
         column.addWidget(self.stack, 1)
         bottom = QHBoxLayout()
-        self.back = self._button("< &Back", "bulk-back", "Back")
-        self.next = self._button("&Check the rows >", "bulk-next", "Check the rows")
-        self.close_button = self._button("Close", "bulk-close", "Close")
+        self.back = self._button(_("< &Back"), "bulk-back", _("Back"))
+        self.next = self._button(_("&Check the rows >"), "bulk-next", _("Check the rows"))
+        self.close_button = self._button(_("Close"), "bulk-close", _("Close"))
         for button in (self.back, self.next):
             bottom.addWidget(button)
         bottom.addStretch(1)
@@ -114,8 +116,11 @@ class BulkWindow(widgets.OwnWindow):
         """The links are the main window's profile and mode: said in the title; a dry run
         shown is checked again by the new profile's rules."""
         profile = self.session.profile
-        mode = "TEST" if self.session.is_test else "LIVE"
-        self.setWindowTitle(f"{TITLE} — {profile.name} — {mode}" if profile else TITLE)
+        mode = _("TEST") if self.session.is_test else _("LIVE")
+        title = _(TITLE)
+        self.setWindowTitle(
+            _("{title} — {profile} — {mode}").format(title=title, profile=profile.name, mode=mode) if profile else title
+        )
         if profile is not None and self.stack.currentIndex() == CHECK:
             self.tasks.replace("check", self.check())
 
@@ -148,10 +153,10 @@ class BulkWindow(widgets.OwnWindow):
         self.go(max(self.stack.currentIndex() - 1, FILE))
 
     async def choose_file(self) -> Sheet | None:
-        dialog = QFileDialog(self, "Choose the spreadsheet")
+        dialog = QFileDialog(self, _("Choose the spreadsheet"))
         dialog.setObjectName("bulk-open-dialog")
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        dialog.setNameFilters(FILTERS)
+        dialog.setNameFilters([name_filter(*f) for f in FILTERS])
         dialog.setDirectory(str(await files.start_folder()))
         async with shown(dialog) as code:
             if not code or not dialog.selectedFiles():
@@ -161,15 +166,17 @@ class BulkWindow(widgets.OwnWindow):
         return await self.load(path)
 
     async def load(self, path: Path) -> Sheet | None:
-        self.file_step.complain(f"Reading {path.name}…", ok=True)
+        self.file_step.complain(_("Reading {file}…").format(file=path.name), ok=True)
         self.file_step.choose.setEnabled(False)
         try:
             sheet = await asyncio.to_thread(read_sheet, path)
         except BulkFileError as error:
-            self.file_step.complain(f"{path.name}: {error.message}")
+            self.file_step.complain(_("{file}: {problem}").format(file=path.name, problem=error.message))
             return None
         except OSError as error:
-            self.file_step.complain(f"Could not read {path.name}: {error.strerror or error}")
+            self.file_step.complain(
+                _("Could not read {file}: {reason}").format(file=path.name, reason=error.strerror or error)
+            )
             return None
         finally:
             self.file_step.choose.setEnabled(True)
@@ -184,16 +191,21 @@ class BulkWindow(widgets.OwnWindow):
         if profile is None:
             return None
         path = await save_path(
-            self, "Save the template", FILTERS[1:], f"paydesk-bulk-template-{profile.name}.csv".replace(" ", "-")
+            self,
+            _("Save the template"),
+            [name_filter(*f) for f in FILTERS[1:]],
+            f"paydesk-bulk-template-{profile.name}.csv".replace(" ", "-"),
         )
         if path is None:
             return None
         try:
             await asyncio.to_thread(write_template, path, profile)
         except OSError as error:
-            self.file_step.complain(f"Could not save {path.name}: {error.strerror or error}")
+            self.file_step.complain(
+                _("Could not save {file}: {reason}").format(file=path.name, reason=error.strerror or error)
+            )
             return None
-        self.file_step.complain(f"Template saved as {path}", ok=True)
+        self.file_step.complain(_("Template saved as {path}").format(path=path), ok=True)
         return path
 
     # -- the dry run ---------------------------------------------------------------------
@@ -205,7 +217,7 @@ class BulkWindow(widgets.OwnWindow):
             return None
         missing = self.mapping_step.missing()
         if missing:
-            self.mapping_step.complain("Choose the column of: " + ", ".join(missing))
+            self.mapping_step.complain(_("Choose the column of: {fields}").format(fields=", ".join(missing)))
             return None
         self.mapping = self.mapping_step.mapping()
         self.next.setEnabled(False)
@@ -215,7 +227,7 @@ class BulkWindow(widgets.OwnWindow):
             self.known = await self.controller.known_references(profile, self._refs()) - self.own
             rows = await asyncio.to_thread(check_rows, sheet, self.mapping, profile, known_refs=self.known)
         except LedgerError as error:
-            self.mapping_step.complain(f"Could not read the ledger: {error}")
+            self.mapping_step.complain(_("Could not read the ledger: {error}").format(error=error))
             return None
         finally:
             self.next.setEnabled(True)
@@ -230,7 +242,9 @@ class BulkWindow(widgets.OwnWindow):
         column = self.mapping.get("tx_ref")
         if column is None or self.sheet is None:
             return []
-        return [cells[column].strip() for _, cells in self.sheet.rows if column < len(cells) and cells[column].strip()]
+        return [
+            cells[column].strip() for _row, cells in self.sheet.rows if column < len(cells) and cells[column].strip()
+        ]
 
     def _edited(self, number: int, field: str, text: str) -> None:
         sheet, column = self.sheet, self.mapping.get(field)
@@ -256,7 +270,7 @@ class BulkWindow(widgets.OwnWindow):
                 self._to_ask -= asked
             rows = await asyncio.to_thread(check_rows, sheet, self.mapping, profile, known_refs=self.known)
         except LedgerError as error:
-            say(self.check_step.why, f"Could not read the ledger: {error}")
+            say(self.check_step.why, _("Could not read the ledger: {error}").format(error=error))
             return
         finally:
             if edit == self._edits:
@@ -275,7 +289,7 @@ class BulkWindow(widgets.OwnWindow):
         step.create_links.setEnabled(False)
         try:  # a corrected file joins the batch of its name: only what is missing is made;
             # kept by the desk's controller (its references carry the installation's id)
-            batch, _ = await self.controller.keep(sheet.file_name, step.model.rows, step.chosen_policy())
+            batch, _joined = await self.controller.keep(sheet.file_name, step.model.rows, step.chosen_policy())
         except ChangedRows as error:  # rows moved or edited since sent: said by the file choice
             self.file_step.complain(error.message)
             step.update_counts()
