@@ -4,7 +4,7 @@ Run on screens of 1280×800 and 1024×768 (tests/ui/test_layout_audit.py)."""
 
 from __future__ import annotations
 
-from paydesk.i18n import _
+from paydesk.i18n import _, ngettext
 from tests import helpers
 from tests.ui import press
 from tests.ui.layout_audit import moved, settle, shows_whole, tooltip_of
@@ -178,8 +178,9 @@ def test_end_of_day_shows_net_without_scrolling_and_refunds_plainly(app, loop):
     loop.until(lambda: model.rowCount() == 1, message="totals")
     settle()
     headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
-    assert headers[4:] == ["Refunded", "Net"]
-    assert model.index(0, 4).data() == "45.00 (1 payment)"
+    assert headers[4:] == [_("Refunded"), _("Net")]
+    refunded = ngettext("{amount} ({count} payment)", "{amount} ({count} payments)", 1)
+    assert model.index(0, 4).data() == refunded.format(amount="45.00", count=1)
     assert not table.horizontalScrollBar().isVisible(), "the totals scroll sideways"
     viewport = table.viewport().rect()
     for column in range(model.columnCount()):

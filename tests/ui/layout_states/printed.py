@@ -50,7 +50,8 @@ def _printed_to(loop, dialog, path, label) -> None:
     """Qt's print dialog answered (Print to File (PDF), the path typed, Print), until the
     message under ``label`` tells where the file went."""
     press.print_to_file(dialog, path)
-    loop.until(lambda: label.text() == f"Printed to a PDF file: {path}", timeout=30, message="where the file went")
+    said = _("Printed to a PDF file: {path}").format(path=path)
+    loop.until(lambda: label.text() == said, timeout=30, message="where the file went")
     _in_sight(label, path.name)
 
 
@@ -104,7 +105,7 @@ def test_a_link_and_a_receipt_printed_and_saved(app, loop, seen, tmp_path):
     seen.look(window, "a receipt printed to a PDF file")
     press.click(details.buttons["receipt-pdf"])
     receipt = folder / f"Receipt of {record.tx_ref} for {LONG_FIRST} {LONG_LAST}.pdf"
-    _saved_to(loop, receipt, details.message, f"Saved the receipt as PDF to {receipt}")
+    _saved_to(loop, receipt, details.message, _("Saved the receipt as PDF to {path}").format(path=receipt))
     seen.look(window, "a receipt saved as PDF")
     # the end of day: printed, then exported
     press.click(tab.end_of_day)
@@ -120,7 +121,10 @@ def test_a_link_and_a_receipt_printed_and_saved(app, loop, seen, tmp_path):
     seen.look(day, "the end of day printed to a PDF file")
     press.click(day.export)
     day_csv = folder / "End of day of the supporters' club shop, 28 December 2026.csv"
-    _saved_to(loop, day_csv, day.message, f"Exported the day's figures and 1 record to {day_csv}")
+    exported = ngettext(
+        "Exported the day's figures and {n} record to {path}", "Exported the day's figures and {n} records to {path}", 1
+    )
+    _saved_to(loop, day_csv, day.message, exported.format(n=1, path=day_csv))
     seen.look(day, "the end of day exported")
     press.click(day.close_button)
 

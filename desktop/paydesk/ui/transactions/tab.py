@@ -88,8 +88,8 @@ class TransactionsTab(TabActions, QWidget):
         self.table.setSortingEnabled(True)
         # each heading whole in any language: a column at least as wide as its heading, the
         # last (stretched) too when there is no room left to stretch it into
-        for column in range(self.model.columnCount()):
-            self.table.setColumnWidth(column, max(self.table.columnWidth(column), header.sectionSizeHint(column)))
+        for section in range(self.model.columnCount()):
+            self.table.setColumnWidth(section, max(self.table.columnWidth(section), header.sectionSizeHint(section)))
         last = self.model.columnCount() - 1
         header.setDefaultSectionSize(max(header.defaultSectionSize(), header.sectionSizeHint(last)))
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QProgressBar, QPushButton, QWidget
 
 from ...desk.reconcile import Progress
 from ...i18n import _
@@ -24,7 +24,9 @@ class WorkBar(QWidget):
         self.bar = QProgressBar()
         self.bar.setObjectName("work-progress")
         self.bar.setAccessibleName(_("Progress"))
-        self.counts = QLabel("")
+        # "Checked 40 of 120 · 3 changed · …": shortened where the row has no room for it (a
+        # longer language), the whole on hover, never widening the window
+        self.counts = ElidedLabel("")
         self.counts.setObjectName("work-counts")
         self.cancel = QPushButton(_("Cancel"))
         self.cancel.setObjectName("work-cancel")
