@@ -16,6 +16,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QComboBox, QLineEdit, QWidget
 
+from paydesk.i18n import _
 from paydesk.ui.counter.place import THIS_SCREEN
 from tests.ui import press
 from tests.waiting import until_async
@@ -47,7 +48,7 @@ async def choose(combo: QComboBox, text: str) -> None:
         raise AssertionError(f"{combo.accessibleName()} opened no list")
     keys = popup.focusWidget() or popup
     QTest.keyClick(keys, Qt.Key.Key_Home)
-    for _ in range(index):
+    for _step in range(index):
         QTest.keyClick(keys, Qt.Key.Key_Down)
     QTest.keyClick(keys, Qt.Key.Key_Return)
     await to_front(combo.window())
@@ -138,7 +139,7 @@ class DayMix:
         press.click(place.toggle)
         await until(lambda: not any(v.isVisible() for v in place.views), "the display closed")
         if monitors:
-            await choose(place.screens, THIS_SCREEN)
+            await choose(place.screens, _(THIS_SCREEN))
         self.done["display"] += 1
 
     # bulk links -------------------------------------------------------------------------

@@ -3,8 +3,10 @@
 from datetime import UTC, datetime
 from decimal import Decimal
 
+from paydesk.desk.formats import time_in
 from paydesk.desk.shift_report import heading, lines
 from paydesk.desk.texts import local_time
+from paydesk.i18n import ENGLISH, set_language
 from paydesk.ledger.counter import CurrencyFigures, Figures, Shift
 
 OPENED = datetime(2026, 11, 26, 8, 0, tzinfo=UTC)
@@ -47,3 +49,31 @@ def test_an_open_empty_shift_says_zero():
     assert said["Closed"] == "still open" and said["Profile"] == "p1"
     assert said["Sales made"] == "0" and said["First sale"] == "none"
     assert not [label for label in said if label.startswith("GBP")]
+
+
+def test_a_report_in_french_says_its_words_amounts_counts_and_times_the_french_way():
+    """The staff's language chosen French: the labels in French, the amounts, counts and
+    times as French writes them (Babel's conventions)."""
+    figures = Figures(
+        made=1500,
+        paid=1200,
+        currencies={"EUR": CurrencyFigures(paid=Decimal("1234.5"))},
+        first_sale=OPENED,
+        last_sale=CLOSED,
+    )
+    try:
+        words = set_language("fr")
+        closed = shift(closed_at=CLOSED, closed_by="lee", figures=figures)
+        assert heading(closed) == "Rapport de caisse — Till 1"
+        said = dict(lines(closed, figures, "Corner shop"))
+        assert said["Caisse"] == "Till 1" and said["Profil"] == "Corner shop"
+        assert said["Mode"] == "Test (pas d’argent réel)"
+        assert said["Ouverture"] == f"{time_in(OPENED, words)} par kim"
+        assert said["Clôture"] == f"{time_in(CLOSED, words)} par lee"
+        assert said["Ventes réalisées"] == "1\u202f500" and said["Payées"] == "1\u202f200"
+        assert said["Encaissé (EUR)"] == "1\u202f234,50\u00a0EUR"
+        assert said["Première vente"] == time_in(OPENED, words) and "nov. 2026" in said["Première vente"]
+        assert "Sales made" not in said and "Paid" not in said
+        assert dict(lines(shift(), Figures()))["Clôture"] == "session en cours"
+    finally:
+        set_language(ENGLISH)

@@ -1,9 +1,9 @@
 """User-visible literals outside ``_()`` in desk/ and ui/, found in the source (an AST walk).
 
 A literal counts when it reads like words a person is shown: two words or more, or one
-capitalised word of three letters or more; not a docstring, not inside ``_()``, ``N_()``,
-``gettext()`` or ``ngettext()``, not a log line, an object name, a style sheet, a key
-sequence or a format of dates. An f-string counts once.
+capitalised word of three letters or more (a mnemonic's ``&`` aside: "&Amount"); not a
+docstring, not inside ``_()``, ``N_()``, ``gettext()`` or ``ngettext()``, not a log line, an
+object name, a style sheet, a key sequence or a format of dates. An f-string counts once.
 
     .venv/bin/python -m tests.i18n.literals            the count per module, most first
     .venv/bin/python -m tests.i18n.literals --baseline write tests/i18n/untranslated.json
@@ -88,6 +88,8 @@ def _name(call: ast.Call) -> str:
 
 def _reads_like_words(text: str) -> bool:
     text = text.strip()
+    if "&" in text and "&&" not in text:
+        text = text.replace("&", "", 1)  # a label's mnemonic ("&Amount", "Re&ference")
     if not text or "\n" in text and text.count("\n") > 3:
         return False
     if re.fullmatch(r"[\w.\-/:%{}()\[\]#*]+", text) and not re.fullmatch(r"[A-Z][a-z]{2,}\W?", text):

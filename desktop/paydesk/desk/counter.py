@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from ..config.counter import CounterSettings, name_problem
 from ..config.profiles import Profile
+from ..i18n import _
 from ..ledger import LinkRecord
 from ..ledger.counter import (
     FAILED,
@@ -52,6 +53,7 @@ from .counter_checks import (
     check_sale,
     checked_shop_email,
     counter_payment,
+    sale_title,
     setup_missing,
 )
 from .day import local_midnight
@@ -73,7 +75,7 @@ class SaleUnderWay(Exception):
     """A sale is being made, or its code can still be paid: Enter does nothing."""
 
     def __init__(self) -> None:
-        super().__init__("A sale is under way: start a new sale first")
+        super().__init__(_("A sale is under way: start a new sale first"))
 
 
 class RenameRefused(Exception):
@@ -187,15 +189,15 @@ class CounterController:
             return
         self.session.refuse_while_down()  # the open shifts' sales cannot be read meanwhile
         if await self.has_open_sales():
-            raise RenameRefused("The open shift has sales: close the shift first, then rename the counter")
+            raise RenameRefused(_("The open shift has sales: close the shift first, then rename the counter"))
         self.settings = replace(self.settings, name=name)
         await self.settings.save(self.session.paths)
 
     # -- a sale ---------------------------------------------------------------------------
 
     async def next_title(self) -> str:
-        """ "Sale 0042": the title this counter's next sale gets without a note."""
-        return f"Sale {await self.book.next_number(self.name):04d}"
+        """ "Sale 0042": the title this counter's next sale gets without a note (the customer's words)."""
+        return sale_title(self.session.profile, await self.book.next_number(self.name))
 
     def payable(self) -> bool:
         """The sale on the screens can still be paid (its link is open, it is not voided)."""
@@ -215,7 +217,7 @@ class CounterController:
         text = checked_shop_email(email)
         profile = self.session.profile
         if profile is None:
-            raise ValidationError("No profile", {})
+            raise ValidationError(_("No profile"), {})
         saved = replace(profile, shop_email=text)
         await self.session.save_profile(saved, {})
         return saved
@@ -352,8 +354,7 @@ class CounterController:
         return await self.book.figures(self._today_query())
 
     async def undecided(self) -> list[Sale]:
-        """The payments after void nobody has decided about yet, in this profile and mode
-        (every counter's), newest first."""
+        """The payments after void nobody decided yet, in this profile and mode (every counter's), newest first."""
         profile, mode = self.session.active()
         return await self.book.sales(SaleQuery(profile_id=profile.id, mode=mode, undecided=True), limit=UNDECIDED_MOST)
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from ..config.profiles import Profile
+from ..i18n import _, customer
 from ..ledger.counter import Sale
 from ..service.errors import ValidationError
 from ..service.models import PaymentRequest
@@ -31,7 +32,8 @@ class BadSale(ValidationError):
     ``fields``) maps "amount", "currency", "note" or "email" to what is wrong."""
 
     def __init__(self, errors: dict[str, list[str]]):
-        super().__init__("Check the sale: " + "; ".join(m for ms in errors.values() for m in ms), errors)
+        said = "; ".join(m for ms in errors.values() for m in ms)
+        super().__init__(_("Check the sale: {problems}").format(problems=said), errors)
 
     @property
     def fields(self) -> dict[str, list[str]]:
@@ -43,13 +45,15 @@ def check_setup(profile: Profile, email: str) -> None:
     (""), as it is: no shop e-mail to use instead, or no walk-in name."""
     if not email.strip() and not profile.shop_email.strip():
         raise CounterSetupMissing(
-            "Set the shop's e-mail in the profile (Edit profile…, Counter), or type the "
-            "customer's: the service needs one for every payment",
+            _(
+                "Set the shop's e-mail in the profile (Edit profile…, Counter), or type the "
+                "customer's: the service needs one for every payment"
+            ),
             "shop_email",
         )
     if checks.name(profile.walk_in_name, "name"):
         raise CounterSetupMissing(
-            "Set the walk-in customer name in the profile (Edit profile…, Counter)", "walk_in_name"
+            _("Set the walk-in customer name in the profile (Edit profile…, Counter)"), "walk_in_name"
         )
 
 
@@ -66,7 +70,7 @@ def checked_shop_email(email: str) -> str:
     """The shop's e-mail as typed, trimmed; ValidationError on "shop_email" when it is not
     one."""
     text = email.strip()
-    problem = checks.email(text) if text else "Enter the shop's e-mail"
+    problem = checks.email(text) if text else _("Enter the shop's e-mail")
     if problem:
         raise ValidationError(problem, {"shop_email": [problem]})
     return text
@@ -104,12 +108,21 @@ def split_name(walk_in: str) -> tuple[str, str]:
     return words[0], " ".join(words[1:]) or words[0]
 
 
+def sale_title(profile: Profile | None, number: int) -> str:
+    """ "Sale 0042": the title of a sale without a note, in the words of the customer, who
+    reads it when paying (the profile's customer language)."""
+    words = customer(profile.customer_language if profile is not None else None)
+    return words.gettext("Sale {number:04d}").format(number=number)
+
+
 def counter_payment(
     profile: Profile, amount: Decimal, currency: str, email: str, note: str, sale: Sale
 ) -> PaymentRequest:
     """The payment a counter sale asks of the service (at the counter, or at the key holder
-    for a key-less counter): titled by the note or "Sale 0042", to the walk-in customer."""
+    for a key-less counter): titled by the note or "Sale 0042", to the walk-in customer (the
+    title and the description in the customer's language)."""
     first, last = split_name(profile.walk_in_name)
+    words = customer(profile.customer_language)
     return PaymentRequest(
         amount=amount,
         currency=currency,
@@ -117,9 +130,9 @@ def counter_payment(
         first_name=first,
         last_name=last,
         tx_ref=sale.tx_ref,
-        title=note or f"Sale {sale.number:04d}",
+        title=note or sale_title(profile, sale.number),
         # the family's servers require a description as well as a title
-        description=f"Counter sale at {profile.shown_name}"[:255],
+        description=words.gettext("Counter sale at {shop}").format(shop=profile.shown_name)[:255],
         callback_url=profile.callback_url or None,
         return_url=profile.return_url or None,
     )
@@ -135,7 +148,9 @@ def check_sale(profile: Profile, amount: str, currency: str, note: str, email: s
             "currency",
             None
             if currency in profile.currencies
-            else f"Not one of this profile's currencies ({', '.join(profile.currencies)})",
+            else _("Not one of this profile's currencies ({currencies})").format(
+                currencies=", ".join(profile.currencies)
+            ),
         ),
         ("note", checks.limit(note, TITLE_MOST)),
         ("email", checks.email(email) if email.strip() else None),

@@ -24,8 +24,8 @@ def money_in(amount: Decimal | None, currency: str, words: Words) -> str:
 
 
 def amount_in(amount: Decimal | None, words: Words) -> str:
-    """The amount alone (its currency said beside it, in a column of its own) as ``words``'
-    language writes it: "1,500.00" in English, "1 500,00" in French."""
+    """The amount alone, its currency said beside it (or in a column of its own), as
+    ``words``' language writes it: "1,500.00" in English, "1 500,00" in French."""
     if amount is None:
         return ""
     if words.locale == ENGLISH:

@@ -72,7 +72,7 @@ class LedgerProblemDialog(QDialog):
         self.password.setAccessibleName(_("Password"))
         self.password.setEchoMode(QLineEdit.EchoMode.Password)
         use_fixed(self.password)
-        self.password_message = add_field_row(form, "&Password", self.password, "ledger-problem-password", lines=2)
+        self.password_message = add_field_row(form, _("&Password"), self.password, "ledger-problem-password", lines=2)
         layout.addWidget(self.asking)
         self.note = QLabel(_(RETRYING))
         self.note.setAccessibleName(_(RETRYING))

@@ -120,7 +120,7 @@ class ProfileEditor(QDialog):
         self.currencies = QLineEdit(", ".join(profile.currencies if profile else CARDS_CURRENCIES))
         self.currencies.setObjectName("profile-currencies")
         self.currencies.setAccessibleName(_("Currencies"))
-        self.currencies_message = add("&Currencies", self.currencies, "profile-currencies")
+        self.currencies_message = add(_("&Currencies"), self.currencies, "profile-currencies")
         self.card_codes = QLineEdit(
             format_card_currencies(profile.card_currencies if profile else DEFAULT_CARD_CURRENCIES)
         )

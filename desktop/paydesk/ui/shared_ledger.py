@@ -90,7 +90,7 @@ class SharedLedgerDialog(QDialog):
         self.password = KeyField(_("Password"), "ledger-password")
         self.password.edit.setPlaceholderText("none")
         self.password_message = add_field_row(
-            form, "&Password", self.password, "ledger-password", self.password.edit, lines=PASSWORD_LINES
+            form, _("&Password"), self.password, "ledger-password", self.password.edit, lines=PASSWORD_LINES
         )
         self._name_row(form)
         self.status = QLabel(_("A change takes effect when PayDesk next starts."))

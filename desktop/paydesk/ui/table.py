@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any, TypeAlias
 
-from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QHelpEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -96,7 +96,10 @@ class HeadedModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self.columns)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+        if orientation == Qt.Orientation.Horizontal and role in (
+            Qt.ItemDataRole.DisplayRole,
+            Qt.ItemDataRole.ToolTipRole,  # a header its column cuts, said whole
+        ):
             return self.columns[section].header if 0 <= section < len(self.columns) else None
         return None
 
@@ -155,27 +158,57 @@ def tips_for_cut_text(*views: QAbstractItemView) -> None:
 
 def fit_columns(
     view: QTableView, samples: Sequence[str | Sequence[str]], stretch: int, fonts: Mapping[int, QFont] | None = None
-) -> None:
+) -> dict[int, int]:
     """Each column of ``view`` but ``stretch`` as wide as the wider of its header and its
     sample (the longest its cells usually hold: a time, an amount, a reference; of several,
     the widest: a state's words), measured in
     the column's font (``fonts``: the model's font for that column, else the view's);
     ``stretch`` (a title, a name) takes the rest, its cut text said whole in a tooltip. So
     the columns fit the view instead of one of them past its edge, behind a sideways
-    scroll. A person can still drag the others' edges."""
+    scroll. A person can still drag the others' edges. Returns each column's width for its
+    sample alone (``HeadersGiveWay``)."""
     header = view.horizontalHeader()
     header.setStretchLastSection(False)
     header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
     margin = 2 * (view.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, view) + 1)
     fonts = fonts or {}
+    cells: dict[int, int] = {}
     for column, sample in enumerate(samples):
         if column == stretch:
             continue
         metrics = QFontMetrics(fonts.get(column, view.font()))
         texts = (sample,) if isinstance(sample, str) else sample
-        cell = max((metrics.horizontalAdvance(t) for t in texts), default=0) + margin + ROOM
+        cell = cells[column] = max((metrics.horizontalAdvance(t) for t in texts), default=0) + margin + ROOM
         view.setColumnWidth(column, max(cell, header.sectionSizeHint(column)))
+    return cells
+
+
+class HeadersGiveWay(QObject):
+    """The columns ``fit_columns`` sized, as wide as their headers where the view has room;
+    where it has not (a narrow screen, a longer language), the columns whose header is wider
+    than their cells give up the difference, in proportion (the header cut, whole in its
+    tooltip), down to their cells' width, so that ``least`` px are left to the column that
+    takes the rest and the list does not scroll sideways."""
+
+    def __init__(self, view: QTableView, cells: dict[int, int], least: int) -> None:
+        super().__init__(view)
+        self.view, self.cells, self.least = view, cells, least
+        self.whole = {column: view.columnWidth(column) for column in cells}
+        view.viewport().installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt's name
+        if event.type() == QEvent.Type.Resize:
+            self.fit()
+        return False
+
+    def fit(self) -> None:
+        over = sum(self.whole.values()) + self.least - self.view.viewport().width()
+        spare = {column: max(0, width - self.cells[column]) for column, width in self.whole.items()}
+        total = sum(spare.values())
+        for column, width in self.whole.items():
+            given = min(spare[column], -(-spare[column] * over // total)) if over > 0 and total else 0
+            self.view.setColumnWidth(column, width - given)
 
 
 def bold_font() -> QFont:

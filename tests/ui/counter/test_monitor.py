@@ -16,6 +16,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
+from paydesk.i18n import _
 from paydesk.ui.counter.place import THIS_SCREEN
 from tests.ui import press
 from tests.ui.counter.conftest import SHOP_EMAIL, open_counter_tab
@@ -85,7 +86,7 @@ def test_the_display_leaves_the_keyboard_with_the_staff(start_app, loop):
     tab, window = counter.tab, counter.window
     place = tab.place
     # the staff's own screen is not offered: a full-screen display would cover the till
-    assert _choices(place.screens) == [CUSTOMER, THIS_SCREEN]
+    assert _choices(place.screens) == [CUSTOMER, _(THIS_SCREEN)]
     press.choose(place.screens, CUSTOMER)
     press.click(place.toggle)
     display = place.display
@@ -123,14 +124,14 @@ def test_a_monitor_unplugged_brings_the_view_beside_the_amount_box(start_app, lo
     qapp.screenRemoved.emit(customer)
     assert press.closed(display), "a full-screen display left for Qt to move onto the till"
     assert [w for w in QApplication.topLevelWidgets() if w.isVisible() and w.isFullScreen()] == []
-    assert _choices(place.screens) == [THIS_SCREEN]
+    assert _choices(place.screens) == [_(THIS_SCREEN)]
     assert place.beside.isVisible() and place.toggle.text() == "Close customer display"
     assert decode_qr(place.beside.qr) == [sale.record.checkout_url]
     assert QApplication.focusWidget() is tab.amount
     # plugged in again: offered again, the view stays where it is until the staff chooses
     qapp.screenAdded.emit(customer)
-    assert _choices(place.screens) == [CUSTOMER, THIS_SCREEN]
-    assert place.screens.currentText() == THIS_SCREEN and place.beside.isVisible()
+    assert _choices(place.screens) == [CUSTOMER, _(THIS_SCREEN)]
+    assert place.screens.currentText() == _(THIS_SCREEN) and place.beside.isVisible()
 
 
 def test_where_a_monitor_stands_is_said_as_a_person_sees_it():

@@ -29,6 +29,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QWidget
 
+from paydesk.i18n import _
 from paydesk.ui.counter.place import THIS_SCREEN
 from tests.helpers import need_system
 from tests.ui import press
@@ -212,7 +213,7 @@ def test_the_display_opens_full_screen_on_the_chosen_monitor(start_app, loop):
     loop.until(lambda: QApplication.activeWindow() is window, message="the staff's window active")
     place = tab.place
     # named as the system names it, with its size and where it stands
-    assert [place.screens.itemText(i) for i in range(place.screens.count())] == [CUSTOMER, THIS_SCREEN]
+    assert [place.screens.itemText(i) for i in range(place.screens.count())] == [CUSTOMER, _(THIS_SCREEN)]
     press.choose(place.screens, CUSTOMER)
     press.click(place.toggle)
     display = place.display

@@ -251,7 +251,7 @@ def test_counter_shifts_show_an_open_sales_reference_whole(app, loop):
     model, table = shifts.sales_model, shifts.sales
     loop.until(lambda: model.rowCount() > 0, message="the open sale listed")
     settle()
-    index = model.index(0, model.headers().index("Reference"))
+    index = model.index(0, model.headers().index(_("Reference")))
     assert index.data() == sale.tx_ref
     cell = table.visualRect(index)
     assert table.viewport().rect().contains(cell), (

@@ -173,9 +173,10 @@ def test_a_shift_report_printed_and_saved(app, loop, seen, tmp_path):
     counter.sell("25")
     press.click(tab.close_shift_button)
     box = shown_window(loop, "confirm-close-shift")
-    press.click(press.button(box, "Close shift"))
+    press.click(press.button(box, _("Close shift")))
     report = shown_window(loop, "shift-report")
-    assert report.message.text().startswith("Saved the report as PDF to "), report.message.text()
+    said = report.message.text()
+    assert said.startswith(_("Saved the report as PDF to {path}").split("{path}")[0]), said
     seen.look(report, "the shift report, saved as PDF by itself")
     press.click(report.print_button)
     loop.until(
@@ -191,6 +192,6 @@ def test_a_shift_report_printed_and_saved(app, loop, seen, tmp_path):
     seen.look(report, "the shift report printed to a PDF file")
     press.click(report.save_button)
     saved = folder / "Shift report of the counter by the door, closed at 23.58, a copy.pdf"
-    _saved_to(loop, saved, report.message, f"Saved the report to {saved}")
+    _saved_to(loop, saved, report.message, _("Saved the report to {path}").format(path=saved))
     seen.look(report, "the shift report saved as PDF")
     press.click(report.close_button)

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from PySide6.QtCore import Qt
 
+from paydesk.i18n import _
 from tests.ui import press
 from tests.ui.layout_states.reach import (
     LONG_FIRST,
@@ -114,7 +115,7 @@ def test_counter(app, loop, seen):
     press.click(tab.new_sale_button)
     box = shown_window(loop, "confirm-void")
     seen.look(box, "Void this sale?")
-    press.click(press.button(box, "Void sale"))
+    press.click(press.button(box, _("Void sale")))
     loop.until(lambda: tab.mirror.sale is None, message="the sale voided")
     seen.look(window, "the Counter tab after a void")
     # the voided sale paid after all: the red banner, and Refund's question
@@ -153,7 +154,7 @@ def test_counter(app, loop, seen):
     press.click(tab.close_shift_button)
     box = shown_window(loop, "confirm-close-shift")
     seen.look(box, "Close shift?")
-    press.click(press.button(box, "Close shift"))
+    press.click(press.button(box, _("Close shift")))
     report_dialog = shown_window(loop, "shift-report")
     seen.look(report_dialog, "the shift report after a close")
     press.click(report_dialog.close_button)

@@ -167,7 +167,7 @@ class AmountDialog(OperationDialog):
         self._show_heading()
         self.amount = QLineEdit()
         self.amount.setPlaceholderText(_("whole units, e.g. 25"))
-        self.amount_message = self.field("&Amount", self.amount, f"{kind}-amount")
+        self.amount_message = self.field(_("&Amount"), self.amount, f"{kind}-amount")
 
     def _show_heading(self) -> None:
         """The card and its balance as last known (after Done: the new one)."""
@@ -227,11 +227,11 @@ class CreateCardDialog(OperationDialog):
         self.last_name, self.last_name_message = self.names["last"]
         self.amount = QLineEdit()
         self.amount.setPlaceholderText(_("whole units, e.g. 50"))
-        self.amount_message = self.field("&Amount", self.amount, "create-card-amount")
+        self.amount_message = self.field(_("&Amount"), self.amount, "create-card-amount")
         self.currency = QComboBox()
         for code in profile.currencies:
             self.currency.addItem(code)
-        self.currency_message = self.field("&Currency", self.currency, "create-card-currency")
+        self.currency_message = self.field(_("&Currency"), self.currency, "create-card-currency")
         self.callback = QLineEdit(profile.callback_url)
         self.callback.setPlaceholderText(_("https://… where the service sends card events (empty: none)"))
         self.callback_message = self.field(_("&Notification URL"), self.callback, "create-card-callback")

@@ -16,9 +16,11 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QImage, QKeyEvent, QPixmap, QResizeEvent, QScreen
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from ...desk.states import money, state_words
+from ...desk.formats import money_in
+from ...desk.states import state_words
 from ...desk.tasks import TaskSet
 from ...i18n import ENGLISH, N_, Words, _, customer
+from ...ledger import LinkRecord
 from ...ledger.counter import PAID, Sale
 from ..links.qr import QrWidget
 from ..links.watermark import Watermark
@@ -105,6 +107,10 @@ class CustomerView(QWidget):
         self._show_blank()
 
     # -- who the merchant is ------------------------------------------------------------
+
+    def _money(self, record: LinkRecord) -> str:
+        """The amount as the customer's language writes it ("7,00 GBP" in French)."""
+        return money_in(record.amount, record.currency, self.customer)
 
     def set_merchant(self, name: str, logo_path: str = "", language: str = ENGLISH) -> None:
         """The merchant's name, and its logo (a file, read off the GUI thread); the language
@@ -210,8 +216,8 @@ class CustomerView(QWidget):
             return
         self.phase = "sale"
         self._paint("")
-        self.amount.setText(money(record))
-        self.amount.setAccessibleName(self.customer.gettext("Amount {amount}").format(amount=money(record)))
+        self.amount.setText(self._money(record))
+        self.amount.setAccessibleName(self.customer.gettext("Amount {amount}").format(amount=self._money(record)))
         shown = state_words(record, self.customer)
         payable = not record.final and bool(record.checkout_url)
         self.qr.set_text(record.checkout_url if payable else None)
@@ -226,8 +232,10 @@ class CustomerView(QWidget):
         self.qr.set_text(None)  # the code is gone: nobody scans a paid code
         self._code_shown(False)
         record = self.sale.record if self.sale is not None else None
-        self.amount.setText(money(record) if record is not None else "")
-        amount = self.customer.gettext("Amount {amount}").format(amount=money(record)) if record is not None else ""
+        self.amount.setText(self._money(record) if record is not None else "")
+        amount = (
+            self.customer.gettext("Amount {amount}").format(amount=self._money(record)) if record is not None else ""
+        )
         self.amount.setAccessibleName(amount)
         self._say(self.customer.gettext(PAID_WORDS), "white", plain=True)
         self._timer.start(self.PAID_MS)

@@ -8,8 +8,9 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from ...desk.states import money, state_words
-from ...i18n import N_, _
+from ...desk.formats import money_in
+from ...desk.states import state_words
+from ...i18n import N_, _, staff
 from ...ledger.counter import PAID_AFTER_VOID, VOIDED, Sale
 from ..fixed_text import use_fixed
 from ..links.panel import selectable_when_shown, state_label
@@ -69,8 +70,9 @@ class StaffMirror(QWidget):
         shown = KIND_SHOWN.get(sale.kind)
         words, colour = (_(shown[0]), shown[1]) if shown else state_words(record)
         self._state(words, colour)
-        self.amount.setText(money(record))
-        self.amount.setAccessibleName(_("Amount {amount}").format(amount=money(record)))
+        amount = money_in(record.amount, record.currency, staff())  # the staff's way
+        self.amount.setText(amount)
+        self.amount.setAccessibleName(_("Amount {amount}").format(amount=amount))
         payable = not record.final and not sale.voided and bool(record.checkout_url)
         self.qr.set_text(record.checkout_url if payable else None)
         self.qr.setVisible(payable and not self.code_beside)

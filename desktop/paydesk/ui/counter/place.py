@@ -5,18 +5,36 @@ embedded beside the amount box, and gives each the sale on screen."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QGuiApplication, QScreen, QShowEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from ...desk.tasks import TaskSet
-from ...i18n import ENGLISH
+from ...i18n import ENGLISH, N_, _
 from ...ledger.counter import Sale
 from .display import CustomerDisplay, CustomerView
 from .monitors import labels, monitor_key
 
-THIS_SCREEN = "This screen, beside the amount box"
-OPEN, CLOSE = "Open customer display", "Close customer display"
+THIS_SCREEN = N_("This screen, beside the amount box")
+OPEN, CLOSE = N_("Open customer display"), N_("Close customer display")
+
+
+class ScreenChoice(QComboBox):
+    """The screens to choose from: each name whole where the row has room; where it has not
+    (a narrow screen, a longer language), the chosen one cut, whole in its tooltip."""
+
+    SHORTEST = 16  # characters shown at the least
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.currentIndexChanged.connect(lambda _index: self.setToolTip(self.currentText()))
+
+    def minimumSizeHint(self) -> QSize:
+        whole = super().minimumSizeHint()  # as wide as the widest choice (AdjustToContents)
+        metrics = self.fontMetrics()
+        widest = max((metrics.horizontalAdvance(self.itemText(i)) for i in range(self.count())), default=0)
+        least = metrics.horizontalAdvance("x" * self.SHORTEST)
+        return QSize(whole.width() - max(0, widest - least), whole.height())
 
 
 class DisplayPlace(QWidget):
@@ -29,17 +47,17 @@ class DisplayPlace(QWidget):
         self.setObjectName("counter-display-place")
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
-        caption = QLabel("Customer display on:")
+        caption = QLabel(_("Customer display on:"))
         row.addWidget(caption)
-        self.screens = QComboBox()
+        self.screens = ScreenChoice()
         self.screens.setObjectName("customer-display-screen")
-        self.screens.setAccessibleName("Customer display on")
+        self.screens.setAccessibleName(_("Customer display on"))
         caption.setBuddy(self.screens)
         self.screens.activated.connect(self._chosen)
         row.addWidget(self.screens)
-        self.toggle = QPushButton(OPEN)
+        self.toggle = QPushButton(_(OPEN))
         self.toggle.setObjectName("customer-display-toggle")
-        self.toggle.setAccessibleName(OPEN)
+        self.toggle.setAccessibleName(_(OPEN))
         self.toggle.clicked.connect(self._toggle)
         self._same_width()
         row.addWidget(self.toggle)
@@ -69,7 +87,7 @@ class DisplayPlace(QWidget):
         for screen, label in zip(screens, labels(screens), strict=True):
             if screen is not staff and screen is not gone:
                 self.screens.addItem(label, monitor_key(screen, screens))
-        self.screens.addItem(THIS_SCREEN, "")
+        self.screens.addItem(_(THIS_SCREEN), "")
         index = self.screens.findData(remembered) if remembered else -1
         self.screens.setCurrentIndex(index if index >= 0 else self.screens.count() - 1)
 
@@ -155,7 +173,7 @@ class DisplayPlace(QWidget):
             self.display.shut()
 
     def _say(self) -> None:
-        text = CLOSE if self.is_open else OPEN
+        text = _(CLOSE if self.is_open else OPEN)
         self.toggle.setText(text)
         self.toggle.setAccessibleName(text)
         self._same_width()
@@ -168,7 +186,7 @@ class DisplayPlace(QWidget):
         def width(text: str) -> int:
             return metrics.size(Qt.TextFlag.TextShowMnemonic, text).width()
 
-        widest = max(width(OPEN), width(CLOSE))
+        widest = max(width(_(OPEN)), width(_(CLOSE)))
         self.toggle.setMinimumWidth(self.toggle.sizeHint().width() + widest - width(self.toggle.text()))
 
     @property

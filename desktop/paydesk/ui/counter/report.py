@@ -27,9 +27,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...desk.formats import time_in
 from ...desk.shift_report import heading
 from ...desk.tasks import TaskSet
-from ...desk.texts import local_time
+from ...i18n import _, pgettext, staff
 from ...ledger import LedgerError
 from ...ledger.counter import Figures, SaleQuery, Shift, ShiftClosed
 from ..dialogs import confirm, run_dialog, shown
@@ -67,7 +68,8 @@ class ShiftReportDialog(QDialog):
         self.setWindowTitle(heading(shift))
         self.setAccessibleName(heading(shift))
         layout = QVBoxLayout(self)
-        self.heading = QLabel(heading(shift) + ("" if shift.closed else " (open)"))
+        shown_heading = heading(shift) if shift.closed else _("{heading} (open)").format(heading=heading(shift))
+        self.heading = QLabel(shown_heading)
         self.heading.setObjectName("shift-report-heading")
         self.heading.setTextFormat(Qt.TextFormat.PlainText)
         big = self.heading.font()
@@ -77,16 +79,18 @@ class ShiftReportDialog(QDialog):
         self.heading.setAccessibleName(self.heading.text())
         layout.addWidget(self.heading)
         form = QFormLayout()
-        self.values: dict[str, QLabel] = {}
-        for label, value in self.lines():
+        self.values: dict[str, QLabel] = {}  # by their labels, as shown
+        fixed = {_(word) for word in FIXED}
+        for row, (label, value) in enumerate(self.lines()):
             shown_value = QLabel(value)
-            shown_value.setObjectName("shift-report-" + label.lower().replace(" ", "-"))
+            shown_value.setObjectName(f"shift-report-line-{row}")
             shown_value.setTextFormat(Qt.TextFormat.PlainText)
-            shown_value.setAccessibleName(f"{label}: {value}")
+            said = _("{label}: {value}").format(label=label, value=value)
+            shown_value.setAccessibleName(said)
             shown_value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            if label in FIXED:
+            if label in fixed:
                 use_fixed(shown_value)
-            form.addRow(label + ":", shown_value)
+            form.addRow(_("{label}:").format(label=label), shown_value)
             self.values[label] = shown_value
         layout.addLayout(form)
         # where the report went (a long path): two lines kept, shown or not (the buttons
@@ -96,10 +100,10 @@ class ShiftReportDialog(QDialog):
         self.message.hide()
         layout.addWidget(self.message)
         buttons = QDialogButtonBox()
-        self.print_button = buttons.addButton("Print…", QDialogButtonBox.ButtonRole.ActionRole)
-        self.save_button = buttons.addButton("Save as PDF…", QDialogButtonBox.ButtonRole.ActionRole)
-        self.folder_button = buttons.addButton("Open folder", QDialogButtonBox.ButtonRole.ActionRole)
-        self.close_button = buttons.addButton("Close", QDialogButtonBox.ButtonRole.RejectRole)
+        self.print_button = buttons.addButton(_("Print…"), QDialogButtonBox.ButtonRole.ActionRole)
+        self.save_button = buttons.addButton(_("Save as PDF…"), QDialogButtonBox.ButtonRole.ActionRole)
+        self.folder_button = buttons.addButton(_("Open folder"), QDialogButtonBox.ButtonRole.ActionRole)
+        self.close_button = buttons.addButton(_("Close"), QDialogButtonBox.ButtonRole.RejectRole)
         for button, name in (
             (self.print_button, "shift-report-print"),
             (self.save_button, "shift-report-save"),
@@ -122,12 +126,12 @@ class ShiftReportDialog(QDialog):
         self.close_button.clicked.connect(self.reject)
         layout.addWidget(buttons)
         if isinstance(saved, Path):
-            self.say(f"Saved the report as PDF to {saved}")
+            self.say(_("Saved the report as PDF to {path}").format(path=saved))
         elif saved is not None:
             self.say(
-                "Could not save the report as PDF in "
-                f"{report_paper.folder()}: {saved.strerror or saved}. "
-                "Save it with Save as PDF…"
+                _("Could not save the report as PDF in {folder}: {error}. Save it with Save as PDF…").format(
+                    folder=report_paper.folder(), error=saved.strerror or saved
+                )
             )
 
     def lines(self) -> list[tuple[str, str]]:
@@ -142,7 +146,7 @@ class ShiftReportDialog(QDialog):
         from ..transactions.actions import save_path
 
         path = await save_path(
-            self, "Save the shift report as PDF", ["PDF (*.pdf)"], report_paper.report_name(self.shift)
+            self, _("Save the shift report as PDF"), [_("PDF (*.pdf)")], report_paper.report_name(self.shift)
         )
         if path is None:
             return None
@@ -150,9 +154,9 @@ class ShiftReportDialog(QDialog):
         try:
             await report_paper.write(path, data)
         except OSError as error:
-            self.say(f"Could not save {path.name}: {error.strerror or error}")
+            self.say(_("Could not save {name}: {error}").format(name=path.name, error=error.strerror or error))
             return None
-        self.say(f"Saved the report to {path}")
+        self.say(_("Saved the report to {path}").format(path=path))
         return path
 
     async def print_report(self) -> bool | None:
@@ -170,9 +174,9 @@ class ShiftReportDialog(QDialog):
                 return None
         # the dialog is gone: the printer is painted (and spooled, or its PDF file written)
         # in a worker thread, never on the GUI thread
-        self.say("Printing…")
+        self.say(_("Printing…"))
         if not await report_paper.print_on(printer, self.shift, self.lines()):
-            self.say(REFUSED)
+            self.say(_(REFUSED))
             return False
         self.say(printed(printer))
         return True
@@ -195,8 +199,8 @@ def profile_name(session: Any, profile_id: str) -> str | None:
 async def _tell(parent: QWidget | None, title: str, text: str) -> None:
     box = QMessageBox(QMessageBox.Icon.Information, title, text, parent=parent)
     box.setObjectName("close-shift-told")
-    ok = box.addButton("OK", QMessageBox.ButtonRole.AcceptRole)
-    ok.setAccessibleName("OK")
+    ok = box.addButton(_("OK"), QMessageBox.ButtonRole.AcceptRole)
+    ok.setAccessibleName(_("OK"))
     async with shown(box):
         pass
 
@@ -205,6 +209,7 @@ async def close_shift(controller: Any, parent: QWidget | None) -> Shift | None:
     """Close this counter's shift, as the staff confirms it: the count so far ("Close shift"
     / "Cancel"), then the close (frozen in the ledger), then the report to print or save.
     The closed shift, or None when nothing was closed."""
+    title = _("Close shift")
     session = controller.session
     profile = session.profile
     if profile is None:
@@ -213,27 +218,33 @@ async def close_shift(controller: Any, parent: QWidget | None) -> Shift | None:
     try:
         session.refuse_while_down()  # nothing could be counted nor frozen: said at once
     except LedgerError as refused:
-        await _tell(parent, "Close shift", str(refused))
+        await _tell(parent, title, str(refused))
         return None
     try:
         shift = await book.current_shift(controller.name, profile.id, session.mode)
         if shift is None:
-            await _tell(parent, "Close shift", f"Counter {controller.name} has no open shift: its next sale opens one.")
+            await _tell(
+                parent,
+                title,
+                _("Counter {name} has no open shift: its next sale opens one.").format(name=controller.name),
+            )
             return None
         figures = await book.figures(SaleQuery(shift_id=shift.id))
     except LedgerError as error:
-        await _tell(parent, "Close shift", str(error))  # the one sentence: nothing frozen
+        await _tell(parent, title, str(error))  # the one sentence: nothing frozen
         return None
     count = "\n".join(
-        f"{label}: {value}" for label, value in report_lines(shift, figures, profile.name) if label != "Closed"
+        _("{label}: {value}").format(label=label, value=value)
+        for label, value in report_lines(shift, figures, profile.name)
+        if label != pgettext("shift", "Closed")
     )
     if not await confirm(
         parent,
-        "Close shift",
-        f"Close the shift of counter {shift.counter}?",
-        f"The count so far, frozen once closed:\n\n{count}",
-        "Close shift",
-        "Cancel",
+        title,
+        _("Close the shift of counter {counter}?").format(counter=shift.counter),
+        _("The count so far, frozen once closed:\n\n{count}").format(count=count),
+        title,
+        _("Cancel"),
         object_name="confirm-close-shift",
     ):
         return None
@@ -249,18 +260,19 @@ async def close_shift(controller: Any, parent: QWidget | None) -> Shift | None:
         try:
             closed = await book.shift(shift.id)
         except LedgerError as error:
-            await _tell(parent, "Close shift", str(error))  # the one sentence: its close stands
+            await _tell(parent, title, str(error))  # the one sentence: its close stands
             return None
         if closed is None:
             return None
         await _tell(
             parent,
-            "Close shift",
-            "This shift was closed already (by "
-            f"{closed.closed_actor or closed.closed_by}, {local_time(closed.closed_at)}): here is its report.",
+            title,
+            _("This shift was closed already (by {who}, {when}): here is its report.").format(
+                who=closed.closed_actor or closed.closed_by, when=time_in(closed.closed_at, staff())
+            ),
         )
     except LedgerError as error:
-        await _tell(parent, "Close shift", str(error))  # the one sentence: nothing frozen
+        await _tell(parent, title, str(error))  # the one sentence: nothing frozen
         return None
     dialog = ShiftReportDialog(closed, profile=profile.name, tasks=session.tasks, parent=parent, saved=saved)
     await run_dialog(dialog)

@@ -33,13 +33,13 @@ from PySide6.QtGui import (
 )
 
 from ...desk.shift_report import heading, lines
-from ...i18n import N_, _
+from ...i18n import N_, _, pgettext
 from ...ledger.counter import Figures, Shift
 from ..files import documents
 from ..fixed_text import fixed_font, fixed_option
 from ..links.watermark import paint_page_mark
 
-FOLDER = "Shift reports"  # under the user's Documents
+FOLDER = N_("Shift reports")  # under the user's Documents, in the staff's language
 _UNSAFE = '/\\:*?"<>|'  # not in a file's name on any of the desks' systems
 FIXED = {N_("Shift")}  # read back and typed (finance asks for "shift 12"): the fixed font
 
@@ -68,7 +68,11 @@ def paint(painter: QPainter, rect: QRectF, heading: str, lines: list[tuple[str, 
     painter.setFont(title)
     painter.setPen(QColor("black"))
     top = rect.top() + unit * 3
-    painter.drawText(QRectF(rect.left(), top, rect.width(), unit * 8), heading + (" — TEST" if test else ""), _words())
+    painter.drawText(
+        QRectF(rect.left(), top, rect.width(), unit * 8),
+        _("{heading} — TEST").format(heading=heading) if test else heading,
+        _words(),
+    )
     y = top + unit * 11
     step = min(unit * 4.2, (rect.bottom() - y) / max(len(lines), 1))  # one page, always
     body = QFont()
@@ -77,12 +81,19 @@ def paint(painter: QPainter, rect: QRectF, heading: str, lines: list[tuple[str, 
     label_font = QFont(body)
     label_font.setBold(True)
     fixed = fixed_font(body)
+    # the labels' column as wide as its widest label (a longer language's words are not
+    # wrapped onto the next line), a third of the page at least, three fifths at most
+    painter.setFont(label_font)
+    widest = max((painter.fontMetrics().horizontalAdvance(label) for label, _value in lines), default=0)
+    labels = min(max(unit * 34, widest + unit), unit * 60)
+    values = rect.width() - labels - unit * 2
+    fixed_labels = {_(word) for word in FIXED}
     for label, value in lines:
         painter.setFont(label_font)
-        painter.drawText(QRectF(rect.left(), y, unit * 34, step), label, _words())
-        painter.setFont(fixed if label in {_(word) for word in FIXED} else body)
-        option = fixed_option() if label in {_(word) for word in FIXED} else _words()
-        painter.drawText(QRectF(rect.left() + unit * 36, y, unit * 64, step), value, option)
+        painter.drawText(QRectF(rect.left(), y, labels, step), label, _words())
+        painter.setFont(fixed if label in fixed_labels else body)
+        option = fixed_option() if label in fixed_labels else _words()
+        painter.drawText(QRectF(rect.left() + labels + unit * 2, y, values, step), value, option)
         y += step
 
 
@@ -120,8 +131,9 @@ def fonts_ready() -> None:
 
 
 def folder() -> Path:
-    """Where Close shift saves its reports: "Shift reports" in the user's Documents."""
-    return documents() / FOLDER
+    """Where Close shift saves its reports: "Shift reports" (in the staff's language) in the user's
+    Documents."""
+    return documents() / _(FOLDER)
 
 
 def report_name(shift: Shift) -> str:
@@ -129,7 +141,10 @@ def report_name(shift: Shift) -> str:
     while the shift is open)."""
     counter = "".join("-" if c in _UNSAFE or ord(c) < 32 else c for c in shift.counter)
     when = (shift.closed_at or shift.opened_at).astimezone().strftime("%Y-%m-%d %H-%M")
-    return f"Shift {shift.id} — {counter.strip() or 'counter'} — {when}.pdf"
+    name = _("Shift {number} — {counter} — {when}").format(
+        number=shift.id, counter=counter.strip() or pgettext("till", "counter"), when=when
+    )
+    return f"{name}.pdf"  # the file's type, whatever the language
 
 
 async def render(shift: Shift, figures: Figures, profile: str | None = None) -> bytes:

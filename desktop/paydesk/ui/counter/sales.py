@@ -7,8 +7,9 @@ from PySide6.QtCore import QModelIndex
 from PySide6.QtWidgets import QTableView
 
 from ...desk.counter import CounterController
-from ...desk.states import money
+from ...desk.formats import amount_in, money_in
 from ...desk.tasks import TaskSet
+from ...i18n import N_, NP_, _, pgettext, staff
 from ...ledger.counter import (
     FAILED,
     KEEP,
@@ -20,55 +21,68 @@ from ...ledger.counter import (
     Figures,
     Sale,
 )
-from ...service.money import format_amount
 from .. import widgets
 from ..fixed_text import fixed_font
 from ..paging import PagedModel
 from ..table import RIGHT, Column, bold_font
 
-COLUMNS = ("Time", "Title", "Amount", "State", "Reference")
+COLUMNS = (N_("Time"), N_("Title"), N_("Amount"), N_("State"), N_("Reference"))
 TIME, TITLE, AMOUNT, STATE, REFERENCE = range(len(COLUMNS))
 PAGE = 100
 HELD = 2 * PAGE  # rows held: past them the oldest are let go, read again when scrolled to
 
-KIND_WORDS = {
-    PAID: "Paid",
-    OPEN: "Open",
-    FAILED: "Failed",
-    VOIDED: "Voided",
-    PAID_AFTER_VOID: "Paid after void: refund or keep",
+KIND_WORDS = {  # a sale's state (pgettext "sale")
+    PAID: NP_("sale", "Paid"),
+    OPEN: NP_("sale", "Open"),
+    FAILED: NP_("sale", "Failed"),
+    VOIDED: NP_("sale", "Voided"),
+    PAID_AFTER_VOID: NP_("sale", "Paid after void: refund or keep"),
 }
 KIND_COLOURS = {PAID: "#1b7f3b", OPEN: "#2155cd", FAILED: "#b3261e", VOIDED: "#5c6675", PAID_AFTER_VOID: "#b3261e"}
-DECIDED_WORDS = {REFUND: "Paid after void: to refund", KEEP: "Paid after void: kept"}
+DECIDED_WORDS = {REFUND: NP_("sale", "Paid after void: to refund"), KEEP: NP_("sale", "Paid after void: kept")}
 
 
 def sale_title(sale: Sale) -> str:
-    """The link's title (the note typed), else the counter's "Sale 0042"."""
+    """The link's title (the note typed, or the title it was given), else the counter's
+    "Sale 0042" (a sale whose link was never sent), in the staff's language."""
     record = sale.record
-    return (record.title if record is not None else "") or f"Sale {sale.number:04d}"
+    return (record.title if record is not None else "") or _("Sale {number:04d}").format(number=sale.number)
 
 
 def kind_words(sale: Sale) -> str:
     if sale.kind == PAID_AFTER_VOID and sale.decision in DECIDED_WORDS:
-        return DECIDED_WORDS[sale.decision]
-    return KIND_WORDS.get(sale.kind, sale.kind.capitalize())
+        return pgettext("sale", DECIDED_WORDS[sale.decision])
+    words = KIND_WORDS.get(sale.kind)
+    return pgettext("sale", words) if words is not None else sale.kind.capitalize()
 
 
 def sale_money(sale: Sale) -> str:
-    return money(sale.record) if sale.record is not None else "not sent"
+    record = sale.record
+    return money_in(record.amount, record.currency, staff()) if record is not None else pgettext("sale", "not sent")
 
 
 def totals_text(figures: Figures) -> str:
-    """ "GBP: paid 42.00 · open 7.00 · voided 0.00", a line per currency (none: no sales)."""
+    """ "GBP: paid 42.00 · open 7.00 · voided 0.00", a line per currency (none: no sales),
+    the amounts as the staff's language writes them."""
     if not figures.currencies:
-        return "Today: no sales yet"
-    lines = [
-        f"{code}: paid {format_amount(f.paid)} · open {format_amount(f.open)} · "
-        f"voided {format_amount(f.voided)}"
-        + (f" · paid after void {format_amount(f.paid_after_void)}" if f.paid_after_void else "")
-        for code, f in sorted(figures.currencies.items())
-    ]
-    return "Today, " + "; ".join(lines)
+        return _("Today: no sales yet")
+    words = staff()
+    lines = []
+    for code, f in sorted(figures.currencies.items()):
+        amounts = {
+            "currency": code,
+            "paid": amount_in(f.paid, words),
+            "open": amount_in(f.open, words),
+            "voided": amount_in(f.voided, words),
+            "after_void": amount_in(f.paid_after_void, words),
+        }
+        line = (
+            _("{currency}: paid {paid} · open {open} · voided {voided} · paid after void {after_void}")
+            if f.paid_after_void
+            else _("{currency}: paid {paid} · open {open} · voided {voided}")
+        )
+        lines.append(line.format(**amounts))
+    return _("Today, {totals}").format(totals="; ".join(lines))
 
 
 class SalesModel(PagedModel):
@@ -81,12 +95,14 @@ class SalesModel(PagedModel):
         self.controller = controller
         self.sales: list[Sale] = []
         self.columns = (
-            Column(COLUMNS[TIME], lambda s: s.made_at.astimezone().strftime("%H:%M:%S")),
-            Column(COLUMNS[TITLE], sale_title),
-            Column(COLUMNS[AMOUNT], sale_money, align=RIGHT),
-            Column(COLUMNS[STATE], kind_words, font=bold_font(), colour=lambda s: KIND_COLOURS.get(s.kind, "#5c6675")),
+            Column(_(COLUMNS[TIME]), lambda s: s.made_at.astimezone().strftime("%H:%M:%S")),
+            Column(_(COLUMNS[TITLE]), sale_title),
+            Column(_(COLUMNS[AMOUNT]), sale_money, align=RIGHT),
+            Column(
+                _(COLUMNS[STATE]), kind_words, font=bold_font(), colour=lambda s: KIND_COLOURS.get(s.kind, "#5c6675")
+            ),
             # read back and typed: no ligatures
-            Column(COLUMNS[REFERENCE], lambda s: s.tx_ref, font=fixed_font()),
+            Column(_(COLUMNS[REFERENCE]), lambda s: s.tx_ref, font=fixed_font()),
         )
 
     def listed(self) -> list:
@@ -128,4 +144,4 @@ class SalesList(QTableView):
     def __init__(self, model: SalesModel):
         super().__init__()
         self.sales = model
-        widgets.as_record_table(self, "counter-sales", model, "Today's sales", (90, 220, 120, 230))
+        widgets.as_record_table(self, "counter-sales", model, _("Today's sales"), (90, 220, 120, 230))

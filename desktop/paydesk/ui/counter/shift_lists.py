@@ -10,13 +10,16 @@ the list again.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from PySide6.QtCore import QModelIndex
 
-from ...desk.states import money
+from ...desk.formats import money_in, number_in, time_in
 from ...desk.tasks import TaskSet
-from ...desk.texts import local_time, money_text, utc_time
+from ...desk.texts import utc_time
+from ...i18n import NP_, _, pgettext, staff
+from ...ledger import LinkRecord
 from ...ledger.counter import OPEN, PAID_AFTER_VOID, CounterBook, Figures, Sale, SaleQuery, Shift
 from ..fixed_text import fixed_font
 from ..paging import PagedModel
@@ -32,10 +35,23 @@ def _insert_at(ids: list[int], new: int) -> int:
 
 
 def totals(figures: Figures | None) -> str:
-    """What was paid, per currency: "GBP 120.00, EUR 4.00"."""
+    """What was paid, per currency: "GBP 120.00, EUR 4.00" (as the staff's language writes
+    amounts)."""
     if figures is None:
         return ""
-    return ", ".join(f"{c} {money_text(f.paid)}" for c, f in sorted(figures.currencies.items()) if f.paid) or "nothing"
+    words = staff()
+    paid = [money_in(f.paid, c, words) for c, f in sorted(figures.currencies.items()) if f.paid]
+    return ", ".join(paid) or pgettext("paid", "nothing")
+
+
+def _time(when: datetime | None) -> str:
+    """A moment in local time, as the staff's language writes it."""
+    return time_in(when, staff())
+
+
+def _money(record: LinkRecord) -> str:
+    """A sale's amount, as the staff's language writes it."""
+    return money_in(record.amount, record.currency, staff())
 
 
 Listed = tuple[Shift, Figures | None]  # a shift and its figures
@@ -45,7 +61,7 @@ def _count(header: str, name: str, colour: str | None = None) -> Column:
     """A column of one of a shift's counts (``name``: its figure; ``colour``: when not 0)."""
     return Column(
         header,
-        lambda r: str(getattr(r[1], name)) if r[1] is not None else "",
+        lambda r: number_in(getattr(r[1], name), staff()) if r[1] is not None else "",
         colour=None if colour is None else lambda r: colour if r[1] is not None and getattr(r[1], name) else None,
     )
 
@@ -58,22 +74,26 @@ class ShiftsModel(PagedModel):
         self.book = book
         self.rows: list[Listed] = []
         self.columns = (
-            Column("Counter", lambda r: r[0].counter),
-            Column("Shift", lambda r: str(r[0].id), font=fixed_font()),
-            Column("Opened", lambda r: local_time(r[0].opened_at), tip=lambda r: utc_time(r[0].opened_at) or None),
-            Column("Opened by", lambda r: r[0].opened_actor or r[0].opened_by),
+            Column(pgettext("till", "Counter"), lambda r: r[0].counter),
+            Column(_("Shift"), lambda r: str(r[0].id), font=fixed_font()),
             Column(
-                "Closed",
-                lambda r: local_time(r[0].closed_at) if r[0].closed else "open",
+                pgettext("shift", "Opened"),
+                lambda r: _time(r[0].opened_at),
+                tip=lambda r: utc_time(r[0].opened_at) or None,
+            ),
+            Column(pgettext("shift", "Opened by"), lambda r: r[0].opened_actor or r[0].opened_by),
+            Column(
+                pgettext("shift", "Closed"),
+                lambda r: _time(r[0].closed_at) if r[0].closed else pgettext("shift", "open"),
                 tip=lambda r: utc_time(r[0].closed_at) or None,
             ),
-            Column("Closed by", lambda r: r[0].closed_actor or r[0].closed_by or ""),
-            _count("Sales", "made"),
-            _count("Paid", "paid"),
-            _count("Failed", "failed"),
-            _count("Voided", "voided"),
-            _count("Paid after void", "paid_after_void", colour=LOUD),
-            Column("Paid amounts", lambda r: totals(r[1])),
+            Column(pgettext("shift", "Closed by"), lambda r: r[0].closed_actor or r[0].closed_by or ""),
+            _count(pgettext("shift", "Sales"), "made"),
+            _count(pgettext("sales", "Paid"), "paid"),
+            _count(pgettext("sales", "Failed"), "failed"),
+            _count(pgettext("sales", "Voided"), "voided"),
+            _count(pgettext("sales", "Paid after void"), "paid_after_void", colour=LOUD),
+            Column(_("Paid amounts"), lambda r: totals(r[1])),
         )
 
     def listed(self) -> list:
@@ -131,7 +151,17 @@ def listed(sale: Sale) -> bool:
     return sale.kind == OPEN or sale.needs_decision
 
 
-SALE_STATES = ("Open", "Paid after void: refund or keep")  # the State column's words
+SALE_STATES = (NP_("sale", "Open"), NP_("sale", "Paid after void: refund or keep"))  # the State column's words
+
+
+def sale_states() -> tuple[str, str]:
+    """The State column's words, in the staff's language."""
+    return pgettext("sale", SALE_STATES[0]), pgettext("sale", SALE_STATES[1])
+
+
+def sale_name(sale: Sale) -> str:
+    """ "Sale 0042": the sale's number at its counter."""
+    return _("Sale {number:04d}").format(number=sale.number)
 
 
 def _loud(sale: Sale) -> str | None:
@@ -146,15 +176,16 @@ class SalesModel(PagedModel):
         super().__init__(tasks)
         self.book = book
         self.sales: list[Sale] = []
+        states = sale_states()
         self.columns = (
-            Column("Time", lambda s: local_time(s.made_at), colour=_loud, tip=lambda s: utc_time(s.made_at)),
-            Column("Counter", lambda s: s.counter, colour=_loud),
-            Column("Sale", lambda s: f"Sale {s.number:04d}", colour=_loud),
-            Column("Title", lambda s: s.record.title if s.record is not None else "", colour=_loud),
-            Column("Amount", lambda s: money(s.record) if s.record is not None else "", colour=_loud),
-            Column("State", lambda s: SALE_STATES[1] if s.needs_decision else SALE_STATES[0], colour=_loud),
+            Column(_("Time"), lambda s: _time(s.made_at), colour=_loud, tip=lambda s: utc_time(s.made_at)),
+            Column(pgettext("till", "Counter"), lambda s: s.counter, colour=_loud),
+            Column(pgettext("column", "Sale"), sale_name, colour=_loud),
+            Column(_("Title"), lambda s: s.record.title if s.record is not None else "", colour=_loud),
+            Column(_("Amount"), lambda s: _money(s.record) if s.record is not None else "", colour=_loud),
+            Column(_("State"), lambda s: states[1] if s.needs_decision else states[0], colour=_loud),
             # read back and typed: each character itself
-            Column("Reference", lambda s: s.tx_ref, font=fixed_font(), colour=_loud),
+            Column(_("Reference"), lambda s: s.tx_ref, font=fixed_font(), colour=_loud),
         )
 
     def listed(self) -> list:

@@ -20,8 +20,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...desk.formats import money_in
 from ...desk.session import Session
-from ...desk.states import money
+from ...i18n import N_, _, ngettext, staff
 from ...ledger import LedgerError
 from ...ledger.counter import KEEP, REFUND, Figures, Sale, SaleQuery, Shift
 from .. import widgets
@@ -30,12 +31,13 @@ from ..dialogs import confirm, run_dialog
 from ..fixed_text import fixed_font
 from ..passing import Passing
 from ..signals import signals_of
-from ..table import AMOUNT_SAMPLE, REFERENCE_SAMPLE, TIME_SAMPLE, fit_columns
+from ..table import AMOUNT_SAMPLE, REFERENCE_SAMPLE, TIME_SAMPLE, HeadersGiveWay, fit_columns
 from .report import ShiftReportDialog, profile_name
-from .shift_lists import SALE_STATES, SalesModel, ShiftsModel
+from .shift_lists import SalesModel, ShiftsModel, sale_states
 
 log = logging.getLogger("paydesk.ui.counter.shifts")
-TITLE = "Counter shifts"
+TITLE = N_("Counter shifts")
+NAME_SAMPLE = "counter 12"  # a counter's name (the computer's, or as renamed): data, its width
 BANNER_MOST = 100  # undecided payments after void counted one by one; more: "More than"
 
 
@@ -44,7 +46,7 @@ class CounterShiftsWindow(widgets.OwnWindow):
     is the desk's CounterController: its book, and its decide() for Refund…/Keep."""
 
     def __init__(self, session: Session, controller: Any, parent: QWidget | None = None):
-        super().__init__(parent, "counter-shifts-window", TITLE, (1100, 680))
+        super().__init__(parent, "counter-shifts-window", _(TITLE), (1100, 680))
         self.session, self.controller = session, controller
         self.tasks = session.tasks.child(self)
         book = controller.book
@@ -58,22 +60,25 @@ class CounterShiftsWindow(widgets.OwnWindow):
         top = QWidget()
         top_column = QVBoxLayout(top)
         top_column.setContentsMargins(0, 0, 0, 0)
-        caption = QLabel("&Shifts:")
+        caption = QLabel(_("&Shifts:"))
         self.shifts_model = ShiftsModel(book, self.tasks)
         self.shifts = widgets.record_table("counter-shifts", self.shifts_model)
-        self.shifts.setAccessibleName("Shifts")
+        self.shifts.setAccessibleName(_("Shifts"))
         # the paid amounts take what the others leave: the list never scrolls sideways
-        fit_columns(
+        cells = fit_columns(
             self.shifts,
-            ("Counter 12", "9999", TIME_SAMPLE, "accounts", TIME_SAMPLE, "accounts", *["9,999"] * 5, ""),
+            (NAME_SAMPLE, "9999", TIME_SAMPLE, "accounts", TIME_SAMPLE, "accounts", *["9,999"] * 5, ""),
             11,
             {1: fixed_font()},
         )
+        # on a narrow screen (or in a longer language) the headers wider than their counts
+        # give way: the paid amounts keep room for one amount
+        HeadersGiveWay(self.shifts, cells, self.shifts.fontMetrics().horizontalAdvance(AMOUNT_SAMPLE))
         caption.setBuddy(self.shifts)
         top_column.addWidget(caption)
         top_column.addWidget(self.shifts, 1)
         row = QHBoxLayout()
-        self.report_button = widgets.button("Show report", "show-shift-report")
+        self.report_button = widgets.button(_("Show report"), "show-shift-report")
         row.addWidget(self.report_button)
         row.addStretch(1)
         top_column.addLayout(row)
@@ -82,7 +87,7 @@ class CounterShiftsWindow(widgets.OwnWindow):
         below = QWidget()
         below_column = QVBoxLayout(below)
         below_column.setContentsMargins(0, 0, 0, 0)
-        caption = QLabel("&Open sales and payments after void:")
+        caption = QLabel(_("&Open sales and payments after void:"))
         self.banner = QLabel("")
         self.banner.setObjectName("counter-shifts-undecided")
         self.banner.setStyleSheet("background: #b3261e; color: white; font-weight: 700; padding: 6px;")
@@ -90,12 +95,20 @@ class CounterShiftsWindow(widgets.OwnWindow):
         below_column.addWidget(self.banner)
         self.sales_model = SalesModel(book, self.tasks)
         self.sales = widgets.record_table("counter-open-sales", self.sales_model)
-        self.sales.setAccessibleName("Open sales and payments after void")
+        self.sales.setAccessibleName(_("Open sales and payments after void"))
         # the title takes what the others leave: the Reference is in view whole, never past
         # the list's edge
         fit_columns(
             self.sales,
-            (TIME_SAMPLE, "Counter 12", "Sale 0000", "", AMOUNT_SAMPLE, SALE_STATES, REFERENCE_SAMPLE),
+            (
+                TIME_SAMPLE,
+                NAME_SAMPLE,
+                _("Sale {number:04d}").format(number=0),
+                "",
+                AMOUNT_SAMPLE,
+                sale_states(),
+                REFERENCE_SAMPLE,
+            ),
             3,
             {6: fixed_font()},
         )
@@ -103,8 +116,8 @@ class CounterShiftsWindow(widgets.OwnWindow):
         below_column.addWidget(caption)
         below_column.addWidget(self.sales, 1)
         row = QHBoxLayout()
-        self.refund_button = widgets.button("Refund…", "refund-after-void")
-        self.keep_button = widgets.button("Keep", "keep-after-void")
+        self.refund_button = widgets.button(_("Refund…"), "refund-after-void")
+        self.keep_button = widgets.button(_("Keep"), "keep-after-void")
         row.addWidget(self.refund_button)
         row.addWidget(self.keep_button)
         self.message = QLabel("")
@@ -138,6 +151,7 @@ class CounterShiftsWindow(widgets.OwnWindow):
         self.as_of.changed.connect(self._reachable)
         self.passing = Passing(session, self)  # a refusal said goes when its cause goes
         self.loaded = False  # both lists have their first page
+        self._unread = ""  # what was said when the book could not be read
         self._enable()
         self._count()
         self.reload()
@@ -154,8 +168,9 @@ class CounterShiftsWindow(widgets.OwnWindow):
 
     def _show_heading(self) -> None:
         profile = self.session.profile
-        name = profile.name if profile is not None else "no profile"
-        text = f"Every counter's shifts in {name} · {self.session.mode.upper()}" + self.as_of.suffix()
+        name = profile.name if profile is not None else _("no profile")
+        text = _("Every counter's shifts in {profile} · {mode}").format(profile=name, mode=self.session.mode.upper())
+        text += self.as_of.suffix()
         self.heading.setText(text)
         self.heading.setAccessibleName(text)
 
@@ -172,10 +187,12 @@ class CounterShiftsWindow(widgets.OwnWindow):
             await self.shifts_model.load(query)
             await self.sales_model.load(query)
         except LedgerError as error:  # a shared ledger out of reach: the lists stay
-            self.say(f"Could not read the counters' book: {error}")
+            self._unread = _("Could not read the counters' book: {error}").format(error=error)
+            self.say(self._unread)
             return
-        if self.message.text().startswith("Could not read"):
+        if self._unread and self.message.text() == self._unread:
             self.say("")
+        self._unread = ""
         self.loaded = True
         self._enable()
 
@@ -224,11 +241,15 @@ class CounterShiftsWindow(widgets.OwnWindow):
 
     def _say_undecided(self, undecided: int) -> None:
         text = (
-            "1 payment after void: refund or keep"
-            if undecided == 1
-            else f"More than {BANNER_MOST} paid after void: refund or keep"
+            ngettext(
+                "More than {n} payment after void: refund or keep",
+                "More than {n} payments after void: refund or keep",
+                BANNER_MOST,
+            ).format(n=BANNER_MOST)
             if undecided > BANNER_MOST
-            else f"{undecided} paid after void: refund or keep"
+            else ngettext(
+                "{n} payment after void: refund or keep", "{n} payments after void: refund or keep", undecided
+            ).format(n=undecided)
         )
         self.banner.setText(text)
         self.banner.setAccessibleName(text)
@@ -279,18 +300,25 @@ class CounterShiftsWindow(widgets.OwnWindow):
             self.tasks.replace("decide", self.decide(sale, decision))
 
     async def decide(self, sale: Sale, decision: str) -> Sale | None:
-        what = f"{money(sale.record) if sale.record else 'the payment'} ({sale.tx_ref})"
+        amount = money_in(sale.record.amount, sale.record.currency, staff()) if sale.record else None
+        what = (
+            _("{amount} ({reference})").format(amount=amount, reference=sale.tx_ref)
+            if amount
+            else _("the payment ({reference})").format(reference=sale.tx_ref)
+        )
         # a shared ledger out of reach: the decision could not be recorded, so none is asked
         if self.passing.refused_now(self.message, self.say, lambda: self.say("")):
             return None
         if decision == REFUND and not await confirm(
             self,
-            "Refund",
-            f"Refund {what}?",
-            "PayDesk cannot give money back itself: refund it from the service's "
-            "dashboard. PayDesk records that it is to be refunded, by you, now.",
-            "Refund",
-            "Cancel",
+            _("Refund"),
+            _("Refund {payment}?").format(payment=what),
+            _(
+                "PayDesk cannot give money back itself: refund it from the service's "
+                "dashboard. PayDesk records that it is to be refunded, by you, now."
+            ),
+            _("Refund"),
+            _("Cancel"),
             object_name="confirm-refund",
         ):
             return None
@@ -301,5 +329,9 @@ class CounterShiftsWindow(widgets.OwnWindow):
             self.passing.said(self.message, str(error), error, lambda: self.say(""))
             return None
         self.sales_model.changed(decided)
-        self.say(f"{what}: to be refunded from the service's dashboard" if decision == REFUND else f"{what}: kept")
+        self.say(
+            _("{payment}: to be refunded from the service's dashboard").format(payment=what)
+            if decision == REFUND
+            else _("{payment}: kept").format(payment=what)
+        )
         return decided

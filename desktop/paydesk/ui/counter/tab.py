@@ -25,6 +25,7 @@ from ...desk.budget_words import waiting_text
 from ...desk.counter import CounterController, CounterSetupMissing, SaleUnderWay, with_record
 from ...desk.day import local_midnight
 from ...desk.session import Session
+from ...i18n import N_, _, pgettext
 from ...ledger import LedgerError, LinkRecord
 from ...ledger.counter import KEEP, REFUND, Sale
 from ...service.call_class import waits_shown_by
@@ -42,8 +43,7 @@ from .voids import Voids
 
 log = logging.getLogger("paydesk.counter.tab")
 
-CODE_SHOWN = "This customer's code is on screen: Escape starts a new sale"
-KEEPS_TRYING = "PayDesk keeps trying with the same reference; nothing will be paid twice"
+CODE_SHOWN = N_("This customer's code is on screen: Escape starts a new sale")
 REFRESH_MS = 150  # the totals and the red banner, read again once a burst of changes is over
 FIELDS = {"amount": "amount", "currency": "amount", "note": "note", "email": "email"}
 
@@ -65,7 +65,7 @@ class CounterTab(Voids, QWidget):
     def __init__(self, session: Session, controller: CounterController):
         super().__init__()
         self.setObjectName("tab-counter")
-        self.setAccessibleName("Counter")
+        self.setAccessibleName(pgettext("tab", "Counter"))
         self.session, self.controller = session, controller
         self.tasks = session.tasks.child(self)
         self.selling: asyncio.Task | None = None  # the sale being made (one at a time)
@@ -270,7 +270,7 @@ class CounterTab(Voids, QWidget):
         if self.selling is not None or self.controller.selling:
             return
         if self.controller.payable():
-            self.message.say(CODE_SHOWN, ok=True)
+            self.message.say(_(CODE_SHOWN), ok=True)
             return
         self.selling = self.tasks.spawn(self.sell(), "sell")
 
@@ -308,7 +308,11 @@ class CounterTab(Voids, QWidget):
         self.show_sale(sale)
         record = sale.record
         if record is not None and record.state == "creating":
-            self.message.say(f"{record.error or 'No answer from the service'}: {KEEPS_TRYING}")
+            self.message.say(
+                _("{problem}: PayDesk keeps trying with the same reference; nothing will be paid twice").format(
+                    problem=record.error or _("No answer from the service")
+                )
+            )
         self._back_to_amount()
         await self._quietly(self._next_title)
         return sale

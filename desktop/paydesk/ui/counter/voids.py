@@ -8,13 +8,14 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 
+from ...i18n import N_, _
 from ...ledger import LedgerError
 from ...ledger.counter import REFUND, Sale
 from ...service.errors import ServiceError
 from .confirm_sale import confirm_sale
 
-PAID_MEANWHILE = "The customer paid meanwhile: nothing was voided"
-ENDED_MEANWHILE = "The sale ended meanwhile: nothing was voided"
+PAID_MEANWHILE = N_("The customer paid meanwhile: nothing was voided")
+ENDED_MEANWHILE = N_("The sale ended meanwhile: nothing was voided")
 
 
 if TYPE_CHECKING:
@@ -75,13 +76,15 @@ class Voids(_Tab):
                 return None
             ok = await confirm_sale(
                 self,
-                "Void this sale?",
-                "Void this sale and start a new one?",
+                _("Void this sale?"),
+                _("Void this sale and start a new one?"),
                 self.controller.current,
-                "The customer's code stops being shown. PayDesk keeps watching the link: if "
-                "it is paid anyway it is shown in red, to refund or keep.",
-                "Void sale",
-                "Keep waiting",
+                _(
+                    "The customer's code stops being shown. PayDesk keeps watching the link: if "
+                    "it is paid anyway it is shown in red, to refund or keep."
+                ),
+                _("Void sale"),
+                _("Keep waiting"),
                 object_name="confirm-void",
             )
             if not ok:
@@ -95,7 +98,7 @@ class Voids(_Tab):
             self.say_refused(failure)
             return None
         if self.controller.current is not None:  # paid meanwhile (SalePaid): PAID stays shown
-            self.message.say(PAID_MEANWHILE, ok=True)
+            self.message.say(_(PAID_MEANWHILE), ok=True)
             return None
         self.entry.clear()
         self.show_sale(None)
@@ -108,7 +111,7 @@ class Voids(_Tab):
         settled = self.controller.current or self.mirror.sale
         self.show_sale(settled)
         state = settled.record.state if settled is not None and settled.record else ""
-        self.message.say(PAID_MEANWHILE if state == "success" else ENDED_MEANWHILE, ok=True)
+        self.message.say(_(PAID_MEANWHILE) if state == "success" else _(ENDED_MEANWHILE), ok=True)
         self._back_to_amount()
 
     async def decide(self, sale: Sale, decision: str) -> Sale | None:
@@ -118,13 +121,15 @@ class Voids(_Tab):
         if decision == REFUND:
             ok = await confirm_sale(
                 self,
-                "Refund this payment?",
-                "Refund the payment that came after the void?",
+                _("Refund this payment?"),
+                _("Refund the payment that came after the void?"),
                 sale,
-                "Give this amount back from the service's dashboard: PayDesk cannot refund "
-                "it. PayDesk records that it is to be refunded, who decided and when.",
-                "Record refund",
-                "Cancel",
+                _(
+                    "Give this amount back from the service's dashboard: PayDesk cannot refund "
+                    "it. PayDesk records that it is to be refunded, who decided and when."
+                ),
+                _("Record refund"),
+                _("Cancel"),
                 object_name="confirm-refund",
             )
             if not ok:
