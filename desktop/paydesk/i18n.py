@@ -155,6 +155,7 @@ _ACCENTED = str.maketrans(
     "áÅçÇéÉĝĜîÎķĶļĻñÑöÖŕŔšŠţŢûÛýÝžŽ",
 )
 _LONGER = 0.4  # how much longer than English: German and French run 30 to 40% longer
+_WORD = 10  # the padding's letters to a word
 
 
 def pseudo(message: str) -> str:
@@ -178,6 +179,10 @@ def pseudo(message: str) -> str:
         return message
     padding = max(1, round(letters * _LONGER))
     filler = ("~" * padding) if padding < 3 else ("·" + "~" * (padding - 1))
+    # in words of a language's length: a long sentence's padding is no one word wider than
+    # any word of French or German (a label wraps it as it would wrap theirs)
+    if len(filler) > _WORD:
+        filler = "".join(" " + filler[i : i + _WORD] for i in range(0, len(filler), _WORD))
     return f"[{''.join(out)}{filler}]"
 
 

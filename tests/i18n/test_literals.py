@@ -26,3 +26,11 @@ def test_a_module_wrapped_whole_is_held_to_none():
     left = json.loads(BASELINE.read_text("utf-8"))
     for swept in ("ui/language.py", "desk/states.py", "ui/counter/display.py"):
         assert swept not in left
+
+
+def test_a_label_with_its_mnemonic_counts_as_words(tmp_path):
+    """ "&Title" and "Re&ference" are a label's one word, shown as "Title" and "Reference":
+    found like any other (a one-word label was missed while its mnemonic hid it)."""
+    module = tmp_path / "form.py"
+    module.write_text('label = QLabel("&Title")\nother = QLabel("Re&ference")\nfine = QLabel(_("&Amount"))\n', "utf-8")
+    assert [text for _line, text in literals(module)] == ["&Title", "Re&ference"]

@@ -234,9 +234,14 @@ def modal() -> QWidget | None:
 
 
 def tab(tabs, title: str) -> None:
-    """Click a tab's title (in a QTabWidget's bar), as a user picks a tab."""
+    """Click a tab's title (in a QTabWidget's bar), as a user picks a tab: ``title`` in
+    English, found as the staff's language shows it (a main window's tab in the context
+    "tab", ui/tabs.py; any other tab's title as its words)."""
+    from paydesk.i18n import _, pgettext
+
     bar = tabs.tabBar()
     titles = [bar.tabText(i).replace("&", "") for i in range(bar.count())]
+    title = next((shown for shown in (title, pgettext("tab", title), _(title)) if shown in titles), title)
     assert title in titles, f"no tab {title!r}: {titles}"
     index = titles.index(title)
     click(bar, pos=bar.tabRect(index).center())

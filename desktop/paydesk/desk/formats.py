@@ -44,16 +44,32 @@ def number_in(n: int, words: Words) -> str:
     return format_decimal(n, locale=words.locale)
 
 
-def time_in(when: datetime | None, words: Words) -> str:
-    """A moment in local time as ``words``' language writes it."""
+def time_in(when: datetime | None, words: Words, *, seconds: bool = False) -> str:
+    """A moment in local time as ``words``' language writes it (to the second if asked)."""
     if when is None:
         return ""
     local = when.astimezone()
     if words.locale == ENGLISH:
-        return local.strftime("%d %b %Y %H:%M")
+        return local.strftime("%d %b %Y %H:%M:%S" if seconds else "%d %b %Y %H:%M")
     from babel.dates import format_datetime
 
-    return format_datetime(local, "d MMM y HH:mm", locale=words.locale)
+    return format_datetime(local, "d MMM y HH:mm:ss" if seconds else "d MMM y HH:mm", locale=words.locale)
+
+
+def day_time_in(when: datetime, words: Words) -> str:
+    """A recent moment in local time, without its year (a list of the latest links): "28 Dec
+    23:58" in English, "28 déc. 23:58" in French."""
+    local = when.astimezone()
+    if words.locale == ENGLISH:
+        return local.strftime("%d %b %H:%M")
+    from babel.dates import format_datetime
+
+    return format_datetime(local, "d MMM HH:mm", locale=words.locale)
+
+
+def widest_day_time(words: Words) -> str:
+    """The widest ``day_time_in`` of a year's months (a column sized for any of them)."""
+    return max((day_time_in(datetime(2026, month, 28, 23, 58), words) for month in range(1, 13)), key=len)
 
 
 def day_in(day: date, words: Words) -> str:

@@ -7,9 +7,28 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from ..i18n import N_, _
-from ..ledger.inbox import OTHERS, VERDICTS, InboxEntry, RefusedGroup
+from ..ledger.inbox import (
+    APPLIED,
+    BAD_SIGNATURE,
+    DUPLICATE,
+    IGNORED,
+    OTHERS,
+    PENDING,
+    STALE,
+    UNKNOWN_REFERENCE,
+    InboxEntry,
+    RefusedGroup,
+)
 
-VERDICT_WORDS = {verdict: verdict.capitalize() for verdict in VERDICTS}  # "Bad signature"
+VERDICT_WORDS = {  # a verdict's words, shown through _()
+    PENDING: N_("Pending"),
+    APPLIED: N_("Applied"),
+    DUPLICATE: N_("Duplicate"),
+    BAD_SIGNATURE: N_("Bad signature"),
+    UNKNOWN_REFERENCE: N_("Unknown reference"),
+    STALE: N_("Stale"),
+    IGNORED: N_("Ignored"),
+}
 NONE_SINCE_START = N_("No notification since start")
 
 
@@ -48,7 +67,9 @@ def entry_text(entry: InboxEntry) -> str:
             local=entry.received_at.astimezone(), utc=entry.received_at.astimezone(UTC)
         ),
         _("From: {remote}").format(remote=entry.remote or _("unknown")),
-        _("Verdict: {verdict}").format(verdict=VERDICT_WORDS.get(entry.verdict, entry.verdict)),
+        _("Verdict: {verdict}").format(
+            verdict=_(VERDICT_WORDS[entry.verdict]) if entry.verdict in VERDICT_WORDS else entry.verdict
+        ),
     ]
     if entry.detail:
         lines.append(_("Detail: {detail}").format(detail=entry.detail))

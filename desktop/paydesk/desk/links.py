@@ -14,6 +14,7 @@ from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 
 from ..config.profiles import Profile
+from ..i18n import _
 from ..ledger import DuplicateReference, Fence, Ledger, LedgerError, LinkRecord
 from ..service.call_class import CallClass, calls_as
 from ..service.errors import (
@@ -48,8 +49,8 @@ SIGNED_IN = Signed.IN
 class LocalDuplicate(ValidationError):
     def __init__(self, tx_ref: str):
         super().__init__(
-            "This reference is already in PayDesk's ledger: use a new one",
-            {"tx_ref": ["already used here: generate a new reference"]},
+            _("This reference is already in PayDesk's ledger: use a new one"),
+            {"tx_ref": [_("already used here: generate a new reference")]},
         )
 
 
@@ -178,20 +179,22 @@ class LinksController:
             except (ValidationError, AuthenticationError) as error:
                 why = error.message
                 if isinstance(error, DuplicateReferenceError):
-                    why = "The service has this reference for another payment"
+                    why = _("The service has this reference for another payment")
                 self.announce(await self.ledger.reject_link(profile.id, request.tx_ref, why), True)
-                self.session.report(f"Link not created: {why}")
+                self.session.report(_("Link not created: {why}").format(why=why))
                 raise
             except ServiceError as error:
                 self.announce(await self.ledger.note_error(profile.id, request.tx_ref, error.message))
                 self.session.report(
-                    f"Link {request.tx_ref}: {error.message}; PayDesk keeps trying with the same reference"
+                    _("Link {reference}: {error}; PayDesk keeps trying with the same reference").format(
+                        reference=request.tx_ref, error=error.message
+                    )
                 )
                 raise
             finally:
                 self.creating.discard(record.key)
         record = self.announce(await self.ledger.complete_link(profile.id, link))
-        self.session.report(f"Link {record.tx_ref} created")
+        self.session.report(_("Link {reference} created").format(reference=record.tx_ref))
         return record
 
     async def _begin(self, profile_id: str, mode: str, request: PaymentRequest, actor: str | None) -> LinkRecord:
@@ -210,7 +213,7 @@ class LinksController:
     def _profile_of(self, record: LinkRecord) -> Profile:
         profile = self.session.settings.profile(record.profile_id)
         if profile is None:
-            raise StopWatching("its profile was deleted")
+            raise StopWatching(_("its profile was deleted"))
         return profile
 
     async def check(self, record: LinkRecord, *, fence: Fence | None = None) -> LinkRecord:
@@ -233,8 +236,8 @@ class LinksController:
         updated, changed = await self.ledger.record_lookup(profile.id, mode, tx, fence=fence, learned_by=learned_by)
         self.announce(updated, changed)
         if changed:
-            noun = "Link" if updated.origin == "link" else "Payment"
-            self.session.report(f"{noun} {updated.tx_ref}: {state_words(updated).words}")
+            said = _("Link {reference}: {state}") if updated.origin == "link" else _("Payment {reference}: {state}")
+            self.session.report(said.format(reference=updated.tx_ref, state=state_words(updated).words))
         return updated, changed
 
     async def settle(self, record: LinkRecord) -> LinkRecord:
@@ -256,5 +259,7 @@ class LinksController:
             raise
         settled = self.announce(await self.ledger.complete_link(profile.id, link))
         log.info("settled interrupted link %s", settled.tx_ref)
-        self.session.report(f"Link {settled.tx_ref} created (settled after an interruption)")
+        self.session.report(
+            _("Link {reference} created (settled after an interruption)").format(reference=settled.tx_ref)
+        )
         return settled

@@ -19,18 +19,20 @@ from decimal import Decimal
 from typing import Any
 
 from ..config.profiles import Profile
+from ..i18n import _
 from ..ledger import LedgerError, LinkRecord
 from ..ledger.inbox import PENDING, Inbox, InboxEntry, InboxQuery
 from ..service import sandbox_control
 from ..service.errors import ServiceError
 from ..service.models import PaymentRequest
 from .events import Hub
+from .inbox_words import VERDICT_WORDS
 from .links import LinksController
 from .session import Session
 from .staff import Capability
 
 log = logging.getLogger("paydesk.notify_test")
-TITLE = "PayDesk notification test"
+TITLE = "PayDesk notification test"  # the test link's title: data sent to the service, as it is
 AMOUNT = Decimal("1.00")
 WAIT = 10.0  # seconds from the payment to the record PAID, at most
 SEND_WAIT = 3.0  # seconds for the service to try a first time
@@ -66,11 +68,11 @@ def attempt_words(attempt: Mapping[str, Any]) -> str:
     """What went wrong with one attempt of the service, in words."""
     url, status = attempt.get("url") or "?", attempt.get("status_code")
     if status is None:
-        why = str(attempt.get("error") or "no answer")
-        return f"The service could not reach the receiver at {url}: {why}"
+        why = str(attempt.get("error") or _("no answer"))
+        return _("The service could not reach the receiver at {url}: {why}").format(url=url, why=why)
     if status == 401:
-        return "The receiver refused it: bad signature (the keys differ)"
-    return f"The receiver at {url} answered {status}"
+        return _("The receiver refused it: bad signature (the keys differ)")
+    return _("The receiver at {url} answered {status}").format(url=url, status=status)
 
 
 class NotificationTest:
@@ -105,15 +107,17 @@ class NotificationTest:
         self.session.staff.require(Capability.PROFILES)
         profile = self.session.profile
         if profile is None:
-            return Outcome(False, "Add a profile first", "offer")
+            return Outcome(False, _("Add a profile first"), "offer")
         if self.session.mode != "test":
-            return Outcome(False, "Switch to test mode: the test pays a test link", "offer")
+            return Outcome(False, _("Switch to test mode: the test pays a test link"), "offer")
         secret = await self.session.keys.get(profile.id, "test", "secret")
         if not secret or not await sandbox_control.is_sandbox(profile.base_url, secret):
             return Outcome(
                 False,
-                "The test needs a profile on the sandbox, with its test "
-                "secret key: a real service cannot be told to pay",
+                _(
+                    "The test needs a profile on the sandbox, with its test "
+                    "secret key: a real service cannot be told to pay"
+                ),
                 "offer",
             )
         paid: asyncio.Future[tuple[LinkRecord, float]] = asyncio.get_running_loop().create_future()
@@ -147,26 +151,28 @@ class NotificationTest:
             self.session.refuse_while_down()  # a shared ledger out of reach: nothing is sent
             record = await self.links.create_as(profile, "test", request)
         except ServiceError as error:
-            return Outcome(False, f"The test link could not be made: {error.message}", "create")
+            return Outcome(False, _("The test link could not be made: {error}").format(error=error.message), "create")
         except LedgerError as error:  # a shared ledger out of reach: nothing was sent
-            return Outcome(False, f"The test link could not be made: {error}", "create")
+            return Outcome(False, _("The test link could not be made: {error}").format(error=error), "create")
         key.append(record.key)
         tx_ref = record.tx_ref
         reference = (record.checkout_url or "").rstrip("/").rsplit("/", 1)[-1]
         if not reference:
-            return Outcome(False, "The test link has no checkout address to pay", "create", tx_ref)
+            return Outcome(False, _("The test link has no checkout address to pay"), "create", tx_ref)
         started = time.perf_counter()
         try:
             await sandbox_control.pay(profile.base_url, secret, reference)
         except ServiceError as error:
-            return Outcome(False, f"The sandbox could not pay the test link: {error.message}", "pay", tx_ref)
+            return Outcome(
+                False, _("The sandbox could not pay the test link: {error}").format(error=error.message), "pay", tx_ref
+            )
         attempts = await self._watch(profile, secret, tx_ref, paid)
         by_check = None
         if paid.done():
             record, at = paid.result()
             millis = round((at - started) * 1000)
             if record.learned_by == "notification":
-                return Outcome(True, f"Notifications work: PAID in {millis} ms", "done", tx_ref, millis)
+                return Outcome(True, _("Notifications work: PAID in {ms} ms").format(ms=millis), "done", tx_ref, millis)
             by_check = millis
         return await self._broken(tx_ref, attempts, by_check)
 
@@ -206,7 +212,10 @@ class NotificationTest:
         if not attempts:
             return Outcome(
                 False,
-                "The service did not send a notification (is a receiver's address set as the merchant's webhook URL?)",
+                _(
+                    "The service did not send a notification (is a receiver's address set as the "
+                    "merchant's webhook URL?)"
+                ),
                 "send",
                 tx_ref,
             )
@@ -217,18 +226,26 @@ class NotificationTest:
         if not entries:
             return Outcome(
                 False,
-                f"The receiver at {url} answered, but this desk's inbox has "
-                "nothing for the test link (another program, or another "
-                "ledger?)",
+                _(
+                    "The receiver at {url} answered, but this desk's inbox has "
+                    "nothing for the test link (another program, or another "
+                    "ledger?)"
+                ).format(url=url),
                 "inbox",
                 tx_ref,
             )
         if by_check is not None and all(e.verdict != PENDING for e in entries):
-            verdict = entries[0].verdict
+            verdict = (
+                _(VERDICT_WORDS[entries[0].verdict]).lower()
+                if entries[0].verdict in VERDICT_WORDS
+                else entries[0].verdict
+            )
             return Outcome(
                 True,
-                f"Notifications work, but a check learned PAID first this "
-                f"time ({by_check} ms; the notification: {verdict})",
+                _(
+                    "Notifications work, but a check learned PAID first this "
+                    "time ({ms} ms; the notification: {verdict})"
+                ).format(ms=by_check, verdict=verdict),
                 "done",
                 tx_ref,
                 by_check,
@@ -236,12 +253,20 @@ class NotificationTest:
         if all(e.verdict == PENDING for e in entries):
             return Outcome(
                 False,
-                "The record was not updated: the receiver kept the notification but has not looked the payment up yet",
+                _(
+                    "The record was not updated: the receiver kept the notification but has not "
+                    "looked the payment up yet"
+                ),
                 "record",
                 tx_ref,
             )
         detail = next((e.detail for e in entries if e.detail), "")
-        return Outcome(False, "The record was not updated" + (f": {detail}" if detail else ""), "record", tx_ref)
+        said = (
+            _("The record was not updated: {detail}").format(detail=detail)
+            if detail
+            else _("The record was not updated")
+        )
+        return Outcome(False, said, "record", tx_ref)
 
     async def _entries(self, tx_ref: str) -> list[InboxEntry]:
         entries = await self.inbox.page(InboxQuery(text=tx_ref), limit=20)

@@ -24,13 +24,14 @@ from PySide6.QtWidgets import (
 )
 
 from ..desk.build import Desk
+from ..i18n import N_, _
 from .dialogs import run_dialog
 from .links.tab import LinksTab
 from .screen_fit import resize_within_screen
 from .signals import signals_of
 from .staff.gate import StaffGate
 from .status import StatusLine
-from .tabs import TABS, first_field
+from .tabs import TABS, first_field, title
 from .widgets import ToolWindow
 from .window_actions import WindowActions
 
@@ -45,15 +46,15 @@ if TYPE_CHECKING:  # each imported when first built: keeps start-up quick
     from .shared_ledger import SharedLedgerDialog
     from .transactions.tab import TransactionsTab
 
-TEST_BANNER = "TEST MODE: nothing here is real money. Links created now can only be paid with test cards."
-LIVE_BANNER = (
+TEST_BANNER = N_("TEST MODE: nothing here is real money. Links created now can only be paid with test cards.")
+LIVE_BANNER = N_(
     "LIVE MODE: real money. Links created now are paid by real customers' cards, and card actions move real funds."
 )
-SANDBOX_LIVE_BANNER = (
+SANDBOX_LIVE_BANNER = N_(
     "LIVE MODE of the sandbox: this is still the sandbox on this computer, "
     "not real money; its live links refuse test cards."
 )
-KEYRING_NOTICE = (
+KEYRING_NOTICE = N_(
     "No system keyring: keys are kept in memory for this session only. Next "
     "time PayDesk starts, enter them again with Edit profile (Ctrl+,)."
 )
@@ -80,15 +81,16 @@ class MainWindow(WindowActions, QMainWindow):
         resize_within_screen(self, 1100, 720)
         self._state = QSettings(settings_path, QSettings.Format.IniFormat) if settings_path else None
 
-        toolbar = QToolBar("Profile and mode")
+        toolbar = QToolBar(_("Profile and mode"))
         toolbar.setObjectName("toolbar")
         toolbar.setMovable(False)
         self.addToolBar(toolbar)
-        caption = QLabel(" Profile: ")
+        caption = QLabel(_("Profile:"))
+        caption.setContentsMargins(4, 0, 4, 0)
         toolbar.addWidget(caption)
         self.profiles = QComboBox()
         self.profiles.setObjectName("profile-switcher")
-        self.profiles.setAccessibleName("Profile")
+        self.profiles.setAccessibleName(_("Profile"))
         self.profiles.setMinimumWidth(200)
         # as wide as the longest name, up to a limit; a longer one is said whole in its tooltip
         self.profiles.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
@@ -96,15 +98,15 @@ class MainWindow(WindowActions, QMainWindow):
         caption.setBuddy(self.profiles)
         self.profiles.activated.connect(self._profile_chosen)
         toolbar.addWidget(self.profiles)
-        self.edit_profile = QPushButton("Edit profile…")
+        self.edit_profile = QPushButton(_("Edit profile…"))
         self.edit_profile.setObjectName("edit-profile")
-        self.edit_profile.setAccessibleName("Edit profile")
+        self.edit_profile.setAccessibleName(_("Edit profile"))
         self.tasks = session.tasks.child(self)
         self.edit_profile.clicked.connect(lambda: self.tasks.spawn(self.open_editor(self.session.profile), "editor"))
         toolbar.addWidget(self.edit_profile)
-        self.add_profile = QPushButton("Add profile…")
+        self.add_profile = QPushButton(_("Add profile…"))
         self.add_profile.setObjectName("add-profile")
-        self.add_profile.setAccessibleName("Add profile")
+        self.add_profile.setAccessibleName(_("Add profile"))
         self.add_profile.clicked.connect(lambda: self.tasks.spawn(self.open_editor(None), "editor"))
         toolbar.addWidget(self.add_profile)
         spacer = QWidget()
@@ -119,31 +121,31 @@ class MainWindow(WindowActions, QMainWindow):
         column = QVBoxLayout(central)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
-        self.banner = QLabel(TEST_BANNER)
+        self.banner = QLabel(_(TEST_BANNER))
         self.banner.setObjectName("test-banner")
-        self.banner.setAccessibleName(TEST_BANNER)
+        self.banner.setAccessibleName(_(TEST_BANNER))
         self.banner.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.banner.setStyleSheet("background: #f5a623; color: #000; font-weight: 700; padding: 8px;")
         column.addWidget(self.banner)
-        self.live_banner = QLabel(LIVE_BANNER)
+        self.live_banner = QLabel(_(LIVE_BANNER))
         self.live_banner.setObjectName("live-banner")
         self.live_banner.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.live_banner.setStyleSheet("background: #b3261e; color: #fff; font-weight: 700; padding: 8px;")
         column.addWidget(self.live_banner)
-        self.keyring_notice = QLabel(KEYRING_NOTICE)
+        self.keyring_notice = QLabel(_(KEYRING_NOTICE))
         self.keyring_notice.setObjectName("keyring-notice")
-        self.keyring_notice.setAccessibleName(KEYRING_NOTICE)
+        self.keyring_notice.setAccessibleName(_(KEYRING_NOTICE))
         self.keyring_notice.setWordWrap(True)
         self.keyring_notice.setStyleSheet("background: #fff4ce; color: #3d2e00; padding: 6px;")
         column.addWidget(self.keyring_notice)
         self.tabs = QTabWidget()
         self.tabs.setObjectName("tabs")
-        self.tabs.setAccessibleName("Sections")
+        self.tabs.setAccessibleName(_("Sections"))
         self.links, self.scheduler = desk.links, desk.scheduler
         self.links_tab = LinksTab(session, self.links, self.scheduler)
         self._built: dict[str, QWidget] = {"links": self.links_tab}
-        for title, name in TABS:  # the others: an empty page of that name until built
-            self.tabs.addTab(self._built.get(name) or _unbuilt(title), title)
+        for index, (_title, name) in enumerate(TABS):  # the others: an empty page until built
+            self.tabs.addTab(self._built.get(name) or _unbuilt(title(index)), title(index))
         column.addWidget(self.tabs, 1)
         self.setCentralWidget(central)
         self.tabs.currentChanged.connect(self._tab_shown)  # typing goes to the tab shown
@@ -188,7 +190,7 @@ class MainWindow(WindowActions, QMainWindow):
     async def build_tabs(self) -> None:
         """Build the tabs not built yet, one per turn of the loop (events flow between), and
         draw each once out of sight: its first showing then finds it laid out and styled."""
-        for _, name in TABS:
+        for _title, name in TABS:
             if name not in self._built:
                 self._tab(name)
                 await asyncio.sleep(0)
@@ -201,12 +203,13 @@ class MainWindow(WindowActions, QMainWindow):
         tab = self._built.get(name)
         if tab is None:
             tab = self._built[name] = self._make(name)
-            index = [n for _, n in TABS].index(name)
+            index = [n for _title, n in TABS].index(name)
+            tab.setAccessibleName(title(index))  # named as its title reads, in any language
             shown, empty = self.tabs.currentIndex(), self.tabs.widget(index)
             self.tabs.blockSignals(True)  # the same tab stays current: nothing to announce
             try:
                 self.tabs.removeTab(index)
-                self.tabs.insertTab(index, tab, TABS[index][0])
+                self.tabs.insertTab(index, tab, title(index))
                 self.tabs.setCurrentIndex(shown)
             finally:
                 self.tabs.blockSignals(False)
@@ -252,21 +255,23 @@ class MainWindow(WindowActions, QMainWindow):
         self.profiles.blockSignals(False)
         test = session.is_test
         self.banner.setVisible(test and profile is not None)
-        live_text = SANDBOX_LIVE_BANNER if profile and profile.embedded_sandbox else LIVE_BANNER
+        live_text = _(SANDBOX_LIVE_BANNER if profile and profile.embedded_sandbox else LIVE_BANNER)
         self.live_banner.setText(live_text)
         self.live_banner.setAccessibleName(live_text)
         self.live_banner.setVisible(not test and profile is not None)
-        self.mode_button.setText("Switch to live mode" if test else "Switch to test mode")
+        self.mode_button.setText(_("Switch to live mode") if test else _("Switch to test mode"))
         self.mode_button.setAccessibleName(self.mode_button.text())
         self.mode_button.setStyleSheet("" if test else "background: #b3261e; color: white; font-weight: 700;")
         self.edit_profile.setEnabled(profile is not None)
         self.mode_button.setEnabled(profile is not None)
-        name = profile.name if profile else "no profile"
-        mode = "TEST" if test else "LIVE"
-        self.setWindowTitle(f"PayDesk — {name} — {mode}" if profile else "PayDesk")
-        self.where.setText(f"{name} · {mode}")
+        name = profile.name if profile else _("no profile")
+        mode = _("TEST") if test else _("LIVE")
+        self.setWindowTitle(_("PayDesk — {profile} — {mode}").format(profile=name, mode=mode) if profile else "PayDesk")
+        self.where.setText(_("{profile} · {mode}").format(profile=name, mode=mode))
         self.where.setAccessibleName(self.where.text())  # what it shows; said in full below
-        self.where.setAccessibleDescription(f"Profile {name}, {mode.lower()} mode")
+        self.where.setAccessibleDescription(
+            (_("Profile {profile}, test mode") if test else _("Profile {profile}, live mode")).format(profile=name)
+        )
         # said once the keyring has been looked for, never while it is
         self.keyring_notice.setVisible(session.keys.settled and not session.keys.persistent)
         self.status.refresh_connection()

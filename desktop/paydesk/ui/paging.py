@@ -28,7 +28,7 @@ class PagedModel(HeadedModel):
     reloaded meanwhile is dropped."""
 
     loaded = Signal()  # a page (the first, or a further one) is in
-    PAGE_TASK = "next page"  # the name of the task that reads the next page
+    PAGE_TASK = "next-page"  # the name of the task that reads the next page (not shown)
 
     def __init__(self, tasks: TaskSet) -> None:
         super().__init__()

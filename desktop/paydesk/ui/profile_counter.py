@@ -25,7 +25,7 @@ from ..config.profiles import Profile
 from ..desk.checks import email as check_email
 from ..desk.checks import name as check_name
 from ..desk.tasks import TaskSet
-from ..i18n import CUSTOMER_LANGUAGES, _
+from ..i18n import CUSTOMER_LANGUAGES, N_, _, pgettext
 from . import files
 from .dialogs import shown
 from .field_message import add_field_row
@@ -47,7 +47,7 @@ class CounterValues(TypedDict):
     customer_language: str
 
 
-LOGO_HINT = (
+LOGO_HINT = N_(
     "A file on this computer. Each counter shows the image at this path on its own "
     "computer: with a shared ledger, put the image at the same path on every counter "
     "(a counter without it shows no logo)."
@@ -59,48 +59,55 @@ class CounterGroup(QGroupBox):
     gives no name or e-mail, and the logo the customer display shows."""
 
     def __init__(self, profile: Profile | None, tasks_owner: Editor) -> None:
-        super().__init__("Counter")
+        super().__init__(pgettext("profile", "Counter"))
         self.setObjectName("profile-counter")
         self.editor = tasks_owner
         form = QFormLayout(self)
         defaults = profile or Profile(id="", name="", base_url="")
         self.walk_in = QLineEdit(defaults.walk_in_name)
         self.walk_in.setObjectName("profile-walk-in")
-        self.walk_in.setAccessibleName("Walk-in customer name")
+        self.walk_in.setAccessibleName(_("Walk-in customer name"))
         self.walk_in.setToolTip(
-            "The name counter sales are made under; its first word is sent as the first name, the rest as the last name"
+            _(
+                "The name counter sales are made under; its first word is sent as the first name, "
+                "the rest as the last name"
+            )
         )
-        self.walk_in_message = add_field_row(form, "Wal&k-in customer name", self.walk_in, "profile-walk-in")
+        self.walk_in_message = add_field_row(form, _("Wal&k-in customer name"), self.walk_in, "profile-walk-in")
         self.shop_email = QLineEdit(defaults.shop_email)
         self.shop_email.setObjectName("profile-shop-email")
-        self.shop_email.setAccessibleName("Shop e-mail")
+        self.shop_email.setAccessibleName(_("Shop e-mail"))
         self.shop_email.setPlaceholderText("shop@example.com")
         self.shop_email.setToolTip(
-            "Used when the customer gives no e-mail (the service sends "
-            "its receipt there); the counter cannot sell without it"
+            _(
+                "Used when the customer gives no e-mail (the service sends "
+                "its receipt there); the counter cannot sell without it"
+            )
         )
-        self.shop_email_message = add_field_row(form, "Shop &e-mail", self.shop_email, "profile-shop-email")
+        self.shop_email_message = add_field_row(form, _("Shop &e-mail"), self.shop_email, "profile-shop-email")
         self.logo = QLineEdit(defaults.counter_logo)
         self.logo.setObjectName("profile-counter-logo")
-        self.logo.setAccessibleName("Customer display logo")
-        self.logo.setPlaceholderText("none")
-        self.logo.setToolTip("An image shown above the amount on the customer's screen")
-        self.choose_logo = QPushButton("Choose…")
+        self.logo.setAccessibleName(_("Customer display logo"))
+        self.logo.setPlaceholderText(_("none"))
+        self.logo.setToolTip(_("An image shown above the amount on the customer's screen"))
+        self.choose_logo = QPushButton(_("Choose…"))
         self.choose_logo.setObjectName("profile-counter-logo-choose")
-        self.choose_logo.setAccessibleName("Choose…")
-        self.choose_logo.setAccessibleDescription("Choose the customer display logo")
+        self.choose_logo.setAccessibleName(_("Choose…"))
+        self.choose_logo.setAccessibleDescription(_("Choose the customer display logo"))
         self.choose_logo.clicked.connect(lambda: self.editor.tasks.replace("choose logo", self.choose()))
         logo_row = QWidget()
         row = QHBoxLayout(logo_row)
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.logo, 1)
         row.addWidget(self.choose_logo)
-        self.logo_message = add_field_row(form, "Customer display &logo", logo_row, "profile-counter-logo", self.logo)
+        self.logo_message = add_field_row(
+            form, _("Customer display &logo"), logo_row, "profile-counter-logo", self.logo
+        )
         # the path is read on each counter's own computer (a shared ledger shares the path,
         # not the image): said where it is typed
-        self.logo_hint = QLabel(LOGO_HINT)
+        self.logo_hint = QLabel(_(LOGO_HINT))
         self.logo_hint.setObjectName("profile-counter-logo-hint")
-        self.logo_hint.setAccessibleName(LOGO_HINT)
+        self.logo_hint.setAccessibleName(_(LOGO_HINT))
         self.logo_hint.setWordWrap(True)
         self.logo_hint.setTextFormat(Qt.TextFormat.PlainText)
         form.addRow(self.logo_hint)  # the whole row wide: a few lines, not a tall column
@@ -123,10 +130,10 @@ class CounterGroup(QGroupBox):
 
     async def choose(self) -> None:
         """The standard open dialog, for an image (not awaited with exec)."""
-        dialog = QFileDialog(self, "Choose the customer display logo")
+        dialog = QFileDialog(self, _("Choose the customer display logo"))
         dialog.setObjectName("logo-dialog")
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        dialog.setNameFilters(["Images (*.png *.jpg *.jpeg *.svg *.bmp *.gif)", "All files (*)"])
+        dialog.setNameFilters([_("Images (*.png *.jpg *.jpeg *.svg *.bmp *.gif)"), _("All files (*)")])
         current = self.logo.text().strip()
         folder = Path(current).parent if current else await files.start_folder()
         dialog.setDirectory(str(folder))
@@ -138,7 +145,9 @@ class CounterGroup(QGroupBox):
     def check(self) -> bool:
         """Each problem said next to its box; True when there is none."""
         ok = True
-        problem = check_name(self.walk_in.text(), "walk-in name")
+        walk_in = self.walk_in.text()
+        # said whole when empty (not "the customer's …": it is the shop's name for them)
+        problem = check_name(walk_in, _("walk-in name")) if walk_in.strip() else _("Enter the walk-in customer name")
         self.walk_in_message.say(problem)
         ok = ok and not problem
         email = self.shop_email.text().strip()
@@ -150,7 +159,7 @@ class CounterGroup(QGroupBox):
         """The logo is a file that can be read (looked at off the GUI thread), or none."""
         logo = self.logo.text().strip()
         if logo and not await asyncio.to_thread(Path(logo).is_file):
-            self.logo_message.say("No such file: choose an image")
+            self.logo_message.say(_("No such file: choose an image"))
             return False
         self.logo_message.say(None)
         return True

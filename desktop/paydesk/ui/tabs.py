@@ -13,14 +13,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..i18n import N_
+from ..i18n import NP_, pgettext
 
-TABS = (  # (title, name), in the order of the tab bar and of Ctrl+1..4
-    (N_("Payment links"), "links"),
-    (N_("Transactions"), "transactions"),
-    (N_("Cards"), "cards"),
-    (N_("Counter"), "counter"),
+TAB = "tab"  # the context of a tab's title (the tab "Counter", a till; not the role): as NP_ says it
+TABS = (  # (title, name), in the order of the tab bar and of Ctrl+1..4; shown through title()
+    (NP_("tab", "Payment links"), "links"),
+    (NP_("tab", "Transactions"), "transactions"),
+    (NP_("tab", "Cards"), "cards"),
+    (NP_("tab", "Counter"), "counter"),
 )
+
+
+def title(index: int) -> str:
+    """The title of the tab at ``index``, in the staff's language."""
+    return pgettext(TAB, TABS[index][0])
 
 
 def _takes_typing(widget: QWidget) -> bool:

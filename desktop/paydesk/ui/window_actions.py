@@ -120,13 +120,13 @@ class WindowActions(_Window):
     def _menus(self) -> None:
         """Settings (Shared ledger…, Staff…), View (Notifications…, Counter shifts…, Batches…) and
         Links (Bulk links…)."""
-        self.settings_menu = settings = QMenu("&Settings", self)
+        self.settings_menu = settings = QMenu(_("&Settings"), self)
         settings.setObjectName("settings-menu")
         self.menuBar().addMenu(settings)
         from .language import language_menu
 
         settings.addMenu(language_menu(self, self.session.settings.language, self._save_language))
-        self.shared_ledger_action = QAction("Shared &ledger…", self)
+        self.shared_ledger_action = QAction(_("Shared &ledger…"), self)
         self.shared_ledger_action.setObjectName("shared-ledger-action")
         settings.addAction(self.shared_ledger_action)
         self.shared_ledger_action.triggered.connect(
@@ -136,15 +136,15 @@ class WindowActions(_Window):
         self.staff_action.setObjectName("staff-action")
         settings.addAction(self.staff_action)
         self.staff_action.triggered.connect(self._open_staff)
-        self.notifications_action = QAction("&Notifications…", self)
+        self.notifications_action = QAction(_("&Notifications…"), self)
         self.notifications_action.setObjectName("notifications-action")
         self.notifications_action.setShortcut(QKeySequence("Ctrl+Shift+N"))
         self.notifications_action.triggered.connect(self.show_notifications)
-        self.counter_shifts_action = QAction("Counter &shifts…", self)
+        self.counter_shifts_action = QAction(_("Counter &shifts…"), self)
         self.counter_shifts_action.setObjectName("counter-shifts-action")
         self.counter_shifts_action.setShortcut(QKeySequence("Ctrl+Shift+H"))
         self.counter_shifts_action.triggered.connect(self.show_counter_shifts)
-        self.view_menu = view = QMenu("&View", self)
+        self.view_menu = view = QMenu(_("&View"), self)
         view.setObjectName("view-menu")
         view.addAction(self.notifications_action)
         view.addAction(self.counter_shifts_action)
@@ -163,23 +163,23 @@ class WindowActions(_Window):
             return False
         if self.session.is_test:
             if self.session.profile.embedded_sandbox:
-                informative = (
+                informative = _(
                     "This profile is PayDesk's embedded sandbox: its live mode is still the "
                     "sandbox on this computer, and no real money moves. It behaves like a live "
                     "service: test cards cannot pay its live links. Test data stays in test mode."
                 )
             else:
-                informative = (
+                informative = _(
                     "Live mode uses real money: links you create can be paid by real customers, "
                     "and card actions move real funds. Test data stays in test mode."
                 )
             ok = await confirm(
                 self,
-                "Switch to live mode?",
-                "Switch to LIVE mode?",
+                _("Switch to live mode?"),
+                _("Switch to LIVE mode?"),
                 informative,
-                "Switch to live",
-                "Stay in test",
+                _("Switch to live"),
+                _("Stay in test"),
                 object_name="confirm-live",
             )
             if not ok:

@@ -11,10 +11,25 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
+from paydesk.i18n import _
 from paydesk.ui.cards.tab import NO_CARDS, CardsTab
 from tests.profiles import SECRET_KEYS, TEST_SECRET, use_profile
 from tests.ui import press
 from tests.ui.test_links import go_live
+
+# what a card dialog's outcome says, by the English phrase a test waits for: the message it
+# begins (its words before the first placeholder), so that the wait holds in any language
+SAID = {
+    "Card created": "Card created: {card}, {amount}. Fee {fee}; total paid {paid}.",
+    "Done": "Done.",
+    "New balance": " New balance: {balance}.",
+    "Not done": "Not done: {result}",
+}
+
+
+def said(phrase: str) -> str:
+    """``phrase`` as a card dialog shows it in the staff's language."""
+    return _(SAID.get(phrase, phrase)).split("{")[0].strip()
 
 
 class Desk:
@@ -38,7 +53,8 @@ class Desk:
             if self.family:
                 go_live(self.window, loop)
         self.tab: CardsTab = self.window.cards_tab
-        press.tab(self.window.tabs, "Cards")
+        tabs = self.window.tabs  # its title as the window shows it, in any language
+        press.tab(tabs, tabs.tabText(tabs.indexOf(self.tab)).replace("&", ""))
         loop.until(lambda: self.tab.loaded, message="the cards tab")
 
     def choose_card(self, card_hash):
@@ -90,9 +106,12 @@ class Desk:
         return dialog
 
     def submit(self, dialog, until):
+        """Press the dialog's verb; its outcome once it says ``until`` (one of SAID's
+        phrases, in the staff's language) or that it was not done."""
         press.click(dialog.action)
+        wanted, refused = said(until), said("Not done")
         self.loop.until(
-            lambda: until in dialog.outcome.text() or "Not done" in dialog.outcome.text(),
+            lambda: wanted in dialog.outcome.text() or refused in dialog.outcome.text(),
             timeout=30,
             message=f"{until!r} in the dialog",
         )
@@ -276,7 +295,7 @@ def test_no_cards_deployment_explains_and_ignores_card_shortcuts(start_app, loop
     tab = desk.tab
     assert desk.profile.has_cards is False
     assert tab.stack.currentWidget() is tab.no_cards and tab.no_cards.isVisible()
-    assert tab.no_cards.text() == NO_CARDS
+    assert tab.no_cards.text() == _(NO_CARDS)
     app.window.activateWindow()
     for key, modifier in (
         (Qt.Key.Key_F5, Qt.KeyboardModifier.NoModifier),

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from paydesk.desk.cards import words
+from paydesk.i18n import _
 from tests import dialects
 from tests.ui import press
 from tests.ui.layout_states.reach import LONG_FIRST, LONG_LAST, messages_of
@@ -56,14 +58,14 @@ def test_cards_against_the_family(family, loop, seen):
         "https://kaffebraenderi-noerrebrogade.example.com/paydesk/card-notifications?shop=oestergaard-og-soenner",
     )
     said = desk.submit(dialog, "Card created")
-    assert "the fee is not given by this service" in said, said
+    assert _(words.NO_FEE) in said, said
     seen.look(dialog, "Create card against the family, done: the fee not given")
     card = dialog.new_card
     desk.close(dialog)
     loop.until(
         lambda: page.record is not None and page.record.card_hash == card.card_hash, message="the new card on its page"
     )
-    loop.until(lambda: page.values["state"].text() == "Active", timeout=30, message="its state read back")
+    loop.until(lambda: page.values["state"].text() == _("Active"), timeout=30, message="its state read back")
     seen.look(window, "a family card's page: issued with, the fee not given, a long notification URL")
     # a purchase, read with Refresh card; Fund, its new balance
     desk.purchase(card.card_hash, 7, "Østergaard & Sønners Kaffebrænderi, Nørrebrogade")
@@ -87,7 +89,7 @@ def test_cards_against_the_family(family, loop, seen):
         lambda: (
             page.record is not None
             and page.record.card_hash == unread.card_hash
-            and page.values["state"].text() == "Not read yet"
+            and page.values["state"].text() == _(words.NOT_READ)
         ),
         timeout=30,
         message="the new card, not read yet",
@@ -102,10 +104,10 @@ def test_cards_against_the_family(family, loop, seen):
     desk.submit(dialog, "Done")
     seen.look(dialog, "Terminate against the family, done")
     desk.close(dialog)
-    loop.until(lambda: page.values["state"].text() == "Terminated", timeout=30, message="Terminated")
+    loop.until(lambda: page.values["state"].text() == _("Terminated"), timeout=30, message="Terminated")
     desk.press(page.buttons["reload"])
-    loop.until(lambda: "no longer has this card" in page.message.text(), timeout=30, message="read again")
+    loop.until(lambda: page.message.text() == _(words.GONE), timeout=30, message="read again")
     seen.look(window, "a terminated family card, read again: the service no longer has it")
-    press.tab(tab.sections, "Audit log")
+    press.tab(tab.sections, _("Audit log"))
     loop.until(lambda: tab.audit.model.rowCount() > 0, message="the audit log")
     seen.look(window, "the audit log against the family")

@@ -187,7 +187,7 @@ def test_settings_and_confirmations(app, loop, seen):
     press.click(window.mode_button)
     box = shown_window(loop, "confirm-live")
     seen.look(box, "Switch to LIVE mode?")
-    press.click(press.button(box, "Switch to live"))
+    press.click(press.button(box, _("Switch to live")))
     loop.until(lambda: not app.session.is_test, message="live mode")
     seen.look(window, "the main window in live mode")
 

@@ -12,6 +12,7 @@ from dataclasses import replace
 from decimal import Decimal
 
 from paydesk.desk.bulk.check import BulkRow
+from paydesk.i18n import _
 from paydesk.ui.screen_fit import resize_within_screen
 from tests.ui import press
 from tests.ui.layout_audit import settle, shows_whole
@@ -109,7 +110,7 @@ def test_refusals_while_the_shared_ledger_is_out_of_reach(shop, seen, tmp_path):
         box = press.shown("close-shift-told")
         assert refused(box.text()), box.text()
         seen.look(box, "Close shift while the shared ledger is out of reach")
-        press.click(press.button(box, "OK"))
+        press.click(press.button(box, _("OK")))
         # Rename counter: the sentence in its dialog
         press.click(counter.rename_button)
         loop.until(lambda: press.shown("rename-counter") is not None, message="the dialog")

@@ -67,14 +67,14 @@ def test_cards(app, loop, seen):
         desk.close(dialog)
     desk.press(tab.page.buttons["block"])
     loop.until(
-        lambda: tab.page.buttons["block"].text() == "Unblock" and tab.page.buttons["block"].isEnabled(),
+        lambda: tab.page.buttons["block"].text() == _("Unblock") and tab.page.buttons["block"].isEnabled(),
         timeout=30,
         message="blocked",
     )
     seen.look(window, "Cards, a blocked card")
     desk.press(tab.page.buttons["block"])
     loop.until(
-        lambda: tab.page.buttons["block"].text() == "Block" and tab.page.buttons["terminate"].isEnabled(),
+        lambda: tab.page.buttons["block"].text() == _("Block") and tab.page.buttons["terminate"].isEnabled(),
         timeout=30,
         message="unblocked",
     )
@@ -85,7 +85,7 @@ def test_cards(app, loop, seen):
     seen.steady(dialog, lambda: press.click(dialog.action), messages_of(dialog), "Terminate's error appears")
     seen.look(dialog, "Terminate with its error")
     press.escape(dialog)
-    press.tab(tab.sections, "Audit log")
+    press.tab(tab.sections, _("Audit log"))
     seen.look(window, "Cards, the audit log")
 
 

@@ -20,6 +20,7 @@ import os
 from decimal import Decimal
 
 from ...config.profiles import Profile
+from ...i18n import _
 from ...ledger.cards import AuditDraft, CardLedger, CardOperation, CardRecord
 from ...service.call_class import CallClass, calls_as
 from ...service.errors import (
@@ -53,7 +54,7 @@ class NoTestCards(ValidationError):
     twice in the ledger."""
 
     def __init__(self) -> None:
-        super().__init__(words.NO_TEST_CARDS)
+        super().__init__(_(words.NO_TEST_CARDS))
 
 
 class CardsController(Sending):

@@ -13,6 +13,7 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from ...i18n import _
 from ...ledger import LedgerError
 from ...ledger.cards import CardOperation, CardRecord, OperationDraft
 from ...service.call_class import CallClass, calls_as
@@ -159,7 +160,7 @@ class Sending(Settling):
             profile,
             draft.mode,
             draft.kind,
-            "sent",
+            words.SENT,
             card_hash=draft.card_hash,
             masked=draft.masked,
             amount=draft.amount,
@@ -187,28 +188,34 @@ class Sending(Settling):
             return await self._done(profile, op, answer)
         if isinstance(failure, ServiceError) and surely_not_done(failure):
             word = (
-                "refused"
+                words.REFUSED
                 if failure.status is not None
                 or isinstance(failure, (ValidationError, AuthenticationError, NotFoundError))
-                else "failed"
+                else words.FAILED
             )
             op = self._emit_op(
                 await self.ledger.finish_operation(
                     op.id, "not-done", failure.message, self._op_audit(op, word, failure.message, actor=op.actor)
                 )
             )
-            self.session.report(f"Card {draft.kind} not done: {failure.message}")
+            self.session.report(
+                _("Card {operation} not done: {message}").format(
+                    operation=words.operation(draft.kind), message=failure.message
+                )
+            )
             if op.card_hash:
                 await self._reload_quietly(profile, op)  # the card may have changed elsewhere
             return op
         why = failure.message if isinstance(failure, ServiceError) else type(failure).__name__
         if not isinstance(failure, ServiceError):
             log.error("card %s failed unexpectedly", draft.kind, exc_info=failure)
-        lost = self._op_audit(op, "answer lost", why, actor=op.actor)
+        lost = self._op_audit(op, words.ANSWER_LOST, why, actor=op.actor)
         op = self._emit_op(await self.ledger.mark_lost(op.id, why, lost))
         self.session.report(
-            f"Card {draft.kind}: {why}. PayDesk is checking with "
-            "the service whether it happened; nothing is sent again."
+            _(
+                "Card {operation}: {why}. PayDesk is checking with the service whether it happened; "
+                "nothing is sent again."
+            ).format(operation=words.operation(draft.kind), why=why)
         )
         with calls_as(CallClass.PERSON_LOOKUP):  # the person waits for this reading back
             return await self.settle_now(op)
@@ -219,10 +226,10 @@ class Sending(Settling):
             record = await self.ledger.store_card(profile.id, op.mode, answer)
             card_hash, masked = record.card_hash, record.masked
             self.hub.card_changed.emit(record)
-        result = "Card created" if isinstance(answer, VirtualCard) else str(answer or "Done")
+        result = _("Card created") if isinstance(answer, VirtualCard) else str(answer or _("Done"))
         judged = await self.ledger.operation(op.id)
         late = judged is not None and judged.state == "not-done"  # judged before it answered
-        word = "done (its answer came after it was judged not done)" if late else "done"
+        word = words.LATE_DONE if late else words.DONE_WORD
         op = self._emit_op(
             await self.ledger.finish_operation(
                 op.id,
@@ -237,16 +244,19 @@ class Sending(Settling):
         )
         if late:
             self.session.report(
-                f"Card {op.kind} ({op.masked}): it WAS done: the service's "
-                "answer came after PayDesk had judged it not done. Do not "
-                "send it again."
+                _(
+                    "Card {operation} ({card}): it WAS done: the service's answer came after PayDesk had "
+                    "judged it not done. Do not send it again."
+                ).format(operation=words.operation(op.kind), card=op.masked)
             )
             log.warning("card operation %s: done after it was judged not done", op.id)
         if op.kind in STATE_NUMBER:
             noted = await self.ledger.note_state(profile.id, op.mode, card_of(op), STATE_NUMBER[op.kind])
             if noted is not None:
                 self.hub.card_changed.emit(noted)
-        self.session.report(f"Card {op.masked}: {op.kind} done")
+        self.session.report(
+            _("Card {card}: {operation} done").format(card=op.masked, operation=words.operation(op.kind))
+        )
         await self._reload_quietly(profile, op)
         return op
 

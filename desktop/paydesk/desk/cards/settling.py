@@ -9,12 +9,13 @@ import logging
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from ...i18n import _
 from ...ledger.cards import CardOperation, mask
 from ...ledger.owner import gone as owner_gone
 from ...service.call_class import CallClass, calls_as
 from ...service.errors import NotFoundError, ServiceError
 from ...service.models import VirtualCard
-from . import evidence
+from . import evidence, words
 
 if TYPE_CHECKING:
     from ...config.profiles import Profile
@@ -30,7 +31,9 @@ def card_of(op: CardOperation) -> str:
     """The card an operation acts on (every operation but a create names it from the start;
     a create's is known once its card is made)."""
     if op.card_hash is None:
-        raise ValueError(f"card operation {op.id} ({op.kind}) names no card")
+        raise ValueError(
+            _("Card operation {id} ({operation}) names no card").format(id=op.id, operation=words.operation(op.kind))
+        )
     return op.card_hash
 
 
@@ -93,11 +96,11 @@ class Settling:
         if op.kind == "create":
             async with self.session.lease(profile, op.mode) as client:
                 cards = await client.cards()
-            claimed, _ = await self._claimed(profile.id, op.mode, None, ("create",))
+            claimed, _ops = await self._claimed(profile.id, op.mode, None, ("create",))
             card = evidence.created_card(op, cards, claimed)
             if card is None:
-                return False, "The service lists no card made by it", None
-            return True, f"The service lists the card it made ({mask(card.masked_card)})", card
+                return False, _("The service lists no card made by it"), None
+            return True, _("The service lists the card it made ({card})").format(card=mask(card.masked_card)), card
         card_hash = card_of(op)
         try:
             async with self.session.lease(profile, op.mode) as client:
@@ -105,36 +108,56 @@ class Settling:
                 txs = await client.card_transactions(card_hash) if op.kind in evidence.TYPE_OF else []
         except NotFoundError:
             happened = evidence.state_reached(op, None)
-            return happened, "The service no longer knows the card", None
+            return happened, _("The service no longer knows the card"), None
         record = await self.ledger.store_card(profile.id, op.mode, card)
         self.hub.card_changed.emit(record)
         if op.kind in evidence.STATE_AFTER:
             happened = evidence.state_reached(op, card)
-            return happened, f"The card is {card.status.name.lower()} at the service", None
+            return (
+                happened,
+                _("The card is {state} at the service").format(state=words.badge(card.status.value).words.lower()),
+                None,
+            )
         await self.ledger.store_transactions(profile.id, op.mode, card_hash, txs)
         self.hub.card_transactions_changed.emit(record)
         claimed, ops = await self._claimed(profile.id, op.mode, card_hash, ("fund", "withdraw"))
         pending = [o for o in ops if (o.state == "done" and not o.evidence) or o.id == op.id]
         stored = await self.ledger.transactions(profile.id, op.mode, card_hash)
-        words = {kind: await self.ledger.service_words(profile.id, op.mode, kind) for kind in evidence.TYPE_OF}
-        found = evidence.match_transactions(pending, stored, claimed, words)
+        said_as = {kind: await self.ledger.service_words(profile.id, op.mode, kind) for kind in evidence.TYPE_OF}
+        found = evidence.match_transactions(pending, stored, claimed, said_as)
         for op_id, tx_id in found.items():
             if op_id != op.id:
                 await self.ledger.attach_evidence(op_id, tx_id)
-        word = "credit" if op.kind == "fund" else "debit"
+        fund = op.kind == "fund"
+        balance = words.money(profile, card.currency_code, card.balance)
         if op.id in found:
-            return True, f"The card shows the {word} (balance {card.balance})", found[op.id]
+            shows = (
+                _("The card shows the credit (balance {balance})")
+                if fund
+                else _("The card shows the debit (balance {balance})")
+            )
+            return True, shows.format(balance=balance), found[op.id]
         if evidence.balance_moved(op, before, card, stored):  # the family's: no transaction for it
             assert before is not None  # (balance_moved says so)
-            return (
-                True,
-                (
-                    f"The card's balance moved by its amount ({before.balance} before, "
-                    f"{card.balance} now); the service lists no {word} for it"
-                ),
-                None,
+            moved = (
+                _(
+                    "The card's balance moved by its amount ({before} before, {now} now); "
+                    "the service lists no credit for it"
+                )
+                if fund
+                else _(
+                    "The card's balance moved by its amount ({before} before, {now} now); "
+                    "the service lists no debit for it"
+                )
             )
-        return False, f"The card shows no such {word} (balance {card.balance})", None
+            was = words.money(profile, before.currency_code, before.balance)
+            return True, moved.format(before=was, now=balance), None
+        shows_no = (
+            _("The card shows no such credit (balance {balance})")
+            if fund
+            else _("The card shows no such debit (balance {balance})")
+        )
+        return False, shows_no.format(balance=balance), None
 
     async def settle_now(self, op: CardOperation) -> CardOperation:
         """Try to settle a lost operation at once; if the service cannot be read now, keep
@@ -166,14 +189,15 @@ class Settling:
         elif isinstance(proof, str):
             extra = dict(evidence=proof)
         state = "done" if happened else "not-done"
-        word = "checked: done" if happened else "checked: not done"
+        word = words.CHECKED_DONE if happened else words.CHECKED_NOT_DONE
         audit = self._op_audit(op, word, why, card_hash=extra.get("card_hash"), masked=extra.get("masked"))
         settled = self._emit_op(await self.ledger.finish_operation(op.id, state, why, audit, settled=True, **extra))
-        self.session.report(
-            f"Card {settled.kind} ({settled.masked or 'new card'}): the answer "
-            f"was lost; checked with the service: "
-            f"{'it was done' if happened else 'it was not done'}"
+        said = (
+            _("Card {operation} ({card}): the answer was lost; checked with the service: it was done")
+            if happened
+            else _("Card {operation} ({card}): the answer was lost; checked with the service: it was not done")
         )
+        self.session.report(said.format(operation=words.operation(settled.kind), card=settled.masked or _("new card")))
         if settled.kind == "create" and happened:
             await self._reload_quietly(profile, settled)  # its first transactions
         return settled

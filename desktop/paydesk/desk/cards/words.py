@@ -9,9 +9,9 @@ from decimal import Decimal
 from typing import NamedTuple
 
 from ...config.profiles import Profile
-from ...i18n import N_, _
+from ...i18n import ENGLISH, N_, NP_, _, pgettext, staff
 from ...ledger.cards import CardOperation, CardRecord
-from ...service.money import format_amount
+from ..formats import money_in, time_in
 
 # Where a card's events go when neither the person nor the profile names a place (the
 # family's servers refuse a card without a callback_url): a name under ``.invalid``, which
@@ -47,6 +47,37 @@ DONE = {
     "unblock": N_("Card unblocked."),
     "terminate": N_("Card terminated."),
 }
+
+
+# each operation's name in the audit log and the status line: the ledger and the audit's
+# export keep the key ("fund", "copy number"), whatever the language
+OPERATIONS = {
+    "create": NP_("card operation", "create"),
+    "fund": NP_("card operation", "fund"),
+    "withdraw": NP_("card operation", "withdraw"),
+    "block": NP_("card operation", "block"),
+    "unblock": NP_("card operation", "unblock"),
+    "terminate": NP_("card operation", "terminate"),
+    "reveal": NP_("card operation", "reveal"),
+    "copy number": NP_("card operation", "copy number"),
+}
+# what an audit line says came of it (the ledger's and the export's word, shown translated)
+SENT, DONE_WORD = NP_("audit result", "sent"), NP_("audit result", "done")
+REFUSED, FAILED = NP_("audit result", "refused"), NP_("audit result", "failed")
+ANSWER_LOST = NP_("audit result", "answer lost")
+CHECKED_DONE, CHECKED_NOT_DONE = NP_("audit result", "checked: done"), NP_("audit result", "checked: not done")
+LATE_DONE = NP_("audit result", "done (its answer came after it was judged not done)")
+RESULTS = (SENT, DONE_WORD, REFUSED, FAILED, ANSWER_LOST, CHECKED_DONE, CHECKED_NOT_DONE)
+
+
+def operation(kind: str) -> str:
+    """An operation's name in the staff's language (a kind not listed: as it is)."""
+    return pgettext("card operation", kind) if kind in OPERATIONS else kind
+
+
+def result(word: str) -> str:
+    """An audit line's result in the staff's language (a word not listed: as it is)."""
+    return pgettext("audit result", word) if word in (*RESULTS, LATE_DONE) else word
 
 
 # a card whose state the service has not said (the family's create answers none, and
@@ -115,10 +146,9 @@ def money(profile: Profile | None, code: str | None, amount: Decimal | None) -> 
         return "—"
     iso = currency_of(profile, code)
     if iso:
-        return f"{iso} {format_amount(amount)}"
-    return (
-        _("{amount} (code {code})").format(amount=format_amount(amount), code=code) if code else format_amount(amount)
-    )
+        return money_in(amount, iso, staff())
+    plain = money_in(amount, "", staff()).strip()  # the amount alone, as the language writes it
+    return _("{amount} (code {code})").format(amount=plain, code=code) if code else plain
 
 
 def card_money(profile: Profile | None, record: CardRecord, amount: Decimal | None) -> str:
@@ -175,16 +205,26 @@ def expiry(record: CardRecord, today: date | None = None) -> tuple[str, bool]:
 
 
 def when(moment: datetime | None, *, seconds: bool = False) -> str:
+    """A moment in local time, as the staff's language writes it (to the second with
+    ``seconds``)."""
     if moment is None:
         return "—"
-    return moment.astimezone().strftime("%d %b %Y %H:%M:%S" if seconds else "%d %b %Y %H:%M")
+    words = staff()
+    if not seconds:
+        return time_in(moment, words)
+    local = moment.astimezone()
+    if words.locale == ENGLISH:
+        return local.strftime("%d %b %Y %H:%M:%S")
+    from babel.dates import format_datetime  # Babel's tables: loaded on the first use
+
+    return format_datetime(local, "d MMM y HH:mm:ss", locale=words.locale)
 
 
 def outcome(op: CardOperation) -> str:
     """What the user is told about an operation, in a sentence."""
     what = _(VERBS[op.kind]).lower()
     if op.amount is not None:
-        what += f" {op.currency or ''} {format_amount(op.amount)}".replace("  ", " ")
+        what += " " + (money_in(op.amount, op.currency, staff()) if op.currency else money(None, None, op.amount))
     if op.state == "sending":
         return _("Sending: {what}…").format(what=what)
     if op.state == "lost":

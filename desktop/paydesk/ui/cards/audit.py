@@ -28,6 +28,7 @@ from ...desk.export import AUDIT_HEADER, audit_cells, export_audit
 from ...desk.session import Session
 from ...desk.staff import NotAllowed
 from ...desk.tasks import TaskSet
+from ...i18n import N_, NP_, _, pgettext
 from ...ledger import LedgerError
 from ...ledger.cards import AuditEntry, AuditQuery, CardLedger
 from .. import files, widgets
@@ -37,9 +38,24 @@ from ..paging import PagedModel
 from ..passing import Passing
 from ..table import Column, Index
 
-COLUMNS = AUDIT_HEADER
-ACTIONS = ("create", "fund", "withdraw", "block", "unblock", "terminate", "reveal", "copy number")
-RESULTS = ("sent", "done", "refused", "failed", "answer lost", "checked: done", "checked: not done")
+COLUMNS = AUDIT_HEADER  # the export's header, whatever the language
+# the log's headings on screen: the export's, in the staff's language
+HEADINGS = (
+    N_("When"),
+    N_("User"),
+    N_("Profile"),
+    N_("Mode"),
+    N_("Card"),
+    N_("Action"),
+    N_("Amount"),
+    N_("Result"),
+    N_("Detail"),
+    N_("By"),
+)
+ACTIONS = tuple(words.OPERATIONS)
+RESULTS = words.RESULTS
+MODES = {"test": NP_("mode", "test"), "live": NP_("mode", "live")}
+MODE, ACTION, AMOUNT, RESULT = 3, 5, 6, 7
 PAGE = 200
 MASKED = 4  # the column of the masked card number
 
@@ -75,20 +91,31 @@ class CardNumberDelegate(QStyledItemDelegate):
 
 
 def _cell(column: int) -> Column:
-    """Column ``column`` of the log: what the CSV export writes in it (the time local, to the
-    second); the masked card number in the fixed face, the whole of it in its tooltip however
-    narrow the column."""
+    """Column ``column`` of the log: what the CSV export writes in it, read in the staff's
+    language (the time local, to the second; the action, amount, result and mode as the
+    language says them; the export keeps the ledger's words); the masked card number in the
+    fixed face, the whole of it in its tooltip however narrow the column."""
     if column == 0:
-        return Column(COLUMNS[0], lambda e: words.when(e.at, seconds=True))
+        return Column(_(HEADINGS[0]), lambda e: words.when(e.at, seconds=True))
     if column == MASKED:
-        return Column(COLUMNS[MASKED], lambda e: e.masked, font=fixed_font(), tip=lambda e: e.masked)
-    return Column(COLUMNS[column], lambda e: audit_cells(e)[column])
+        return Column(_(HEADINGS[MASKED]), lambda e: e.masked, font=fixed_font(), tip=lambda e: e.masked)
+    if column == ACTION:  # the ledger's and the export's word, in the staff's language
+        return Column(_(HEADINGS[ACTION]), lambda e: words.operation(e.action))
+    if column == RESULT:
+        return Column(_(HEADINGS[RESULT]), lambda e: words.result(e.result))
+    if column == AMOUNT:  # as the staff's language writes it (the export: a plain decimal)
+        return Column(
+            _(HEADINGS[AMOUNT]), lambda e: "" if e.amount is None else words.money(None, e.currency, e.amount)
+        )
+    if column == MODE:
+        return Column(_(HEADINGS[MODE]), lambda e: pgettext("mode", e.mode) if e.mode in MODES else e.mode)
+    return Column(_(HEADINGS[column]), lambda e: audit_cells(e)[column])
 
 
 class AuditModel(PagedModel):
     """Entries newest first; the next page is read from the ledger when the view needs it."""
 
-    PAGE_TASK = "audit: next page"
+    PAGE_TASK = "audit-next-page"  # a task's name, never shown
 
     def __init__(self, ledger: CardLedger, tasks: TaskSet):
         super().__init__(tasks)
@@ -129,27 +156,27 @@ class AuditView(QWidget):
         tools = QHBoxLayout()
         self.action = QComboBox()
         self.action.setObjectName("audit-action")
-        self.action.setAccessibleName("Action")
-        self.action.addItem("All actions", None)
+        self.action.setAccessibleName(_("Action"))
+        self.action.addItem(_("All actions"), None)
         for action in ACTIONS:
-            self.action.addItem(action.capitalize(), action)
+            self.action.addItem(words.operation(action).capitalize(), action)
         tools.addWidget(self.action)
         self.result = QComboBox()
         self.result.setObjectName("audit-result")
-        self.result.setAccessibleName("Result")
-        self.result.addItem("All results", None)
+        self.result.setAccessibleName(_("Result"))
+        self.result.addItem(_("All results"), None)
         for result in RESULTS:
-            self.result.addItem(result.capitalize(), result)
+            self.result.addItem(words.result(result).capitalize(), result)
         tools.addWidget(self.result)
         self.search = QLineEdit()
         self.search.setObjectName("audit-search")
-        self.search.setAccessibleName("Search the audit log")
-        self.search.setPlaceholderText("Search: card, last four, user or detail")
+        self.search.setAccessibleName(_("Search the audit log"))
+        self.search.setPlaceholderText(_("Search: card, last four, user or detail"))
         self.search.setClearButtonEnabled(True)
         tools.addWidget(self.search, 1)
-        self.export_button = QPushButton("Export CSV…")
+        self.export_button = QPushButton(_("Export CSV…"))
         self.export_button.setObjectName("audit-export")
-        self.export_button.setAccessibleName("Export CSV")
+        self.export_button.setAccessibleName(self.export_button.text().rstrip("…"))
         self.export_button.clicked.connect(lambda: self.tasks.spawn(self.choose_and_export(), "export audit"))
         tools.addWidget(self.export_button)
         column.addLayout(tools)
@@ -158,7 +185,7 @@ class AuditView(QWidget):
         self.table = widgets.record_table(
             "audit-log",
             self.model,
-            "Audit log",
+            _("Audit log"),
             selection=QAbstractItemView.SelectionMode.ExtendedSelection,
         )
         self.table.setItemDelegateForColumn(MASKED, CardNumberDelegate(self.table))
@@ -171,7 +198,7 @@ class AuditView(QWidget):
         )
         column.addWidget(self.table, 1)
         below = QHBoxLayout()
-        self.note = QLabel("Entries are never changed or removed; the ledger refuses to.")
+        self.note = QLabel(_("Entries are never changed or removed; the ledger refuses to."))
         self.note.setObjectName("audit-note")
         below.addWidget(self.note)
         # what Export CSV… did, or why it did not; always in place (empty), so nothing moves
@@ -197,7 +224,7 @@ class AuditView(QWidget):
         self.scope = (profile_id, mode) if profile_id else None
         self.reload()
 
-    def reload(self, *_: object) -> None:
+    def reload(self, *_args: object) -> None:
         query = self.query()
         if query is not None:
             self.tasks.replace("audit", self._load(query))
@@ -227,10 +254,10 @@ class AuditView(QWidget):
         if self.passing.refused_now(self.message, self.say, lambda: self.say("")):
             return None
         self.say("")
-        dialog = QFileDialog(self, "Export the card audit log")
+        dialog = QFileDialog(self, _("Export the card audit log"))
         dialog.setObjectName("audit-export-dialog")
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        dialog.setNameFilter("CSV files (*.csv)")
+        dialog.setNameFilter(_("CSV files (*.csv)"))
         dialog.setDefaultSuffix("csv")
         await files.open_in_start_folder(dialog, "card-audit.csv")  # Documents, not the cwd
         self.export_dialog = dialog
@@ -248,7 +275,7 @@ class AuditView(QWidget):
         except NotAllowed as refused:  # the person signed in may not
             self.say(refused.message)
             return None
-        self.say(f"Exported the audit log to {path.name}")
+        self.say(_("Exported the audit log to {file}").format(file=path.name))
         return path
 
     async def export_csv(self, path: Path) -> Path:
@@ -256,7 +283,7 @@ class AuditView(QWidget):
         GUI thread."""
         query = self.query()
         if query is None:
-            raise ValueError("no profile")
+            raise ValueError(_("No profile is chosen"))
         await export_audit(self.ledger, query, path, self.session)
         self.exported.emit(str(path))
         return path

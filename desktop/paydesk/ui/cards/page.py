@@ -23,6 +23,7 @@ from ...desk.cards import words
 from ...desk.cards.controller import CardsController
 from ...desk.session import Session
 from ...desk.tasks import TaskSet
+from ...i18n import N_, NP_, _, pgettext
 from ...ledger import LedgerError
 from ...ledger.cards import CardLedger, CardOperation, CardRecord, CardTxRecord
 from ...service.errors import NotFoundError, ServiceError
@@ -35,21 +36,30 @@ from ..signals import signals_of
 from ..table import AMOUNT_SAMPLE, RIGHT, Column, HeadedModel, fit_columns
 from .secret import SecretBox
 
-TX_COLUMNS = ("Type", "Amount", "Description", "Time")
+# a card transaction's time is a day and an hour (a statement's "Date" in French)
+TX_COLUMNS = (N_("Type"), N_("Amount"), N_("Description"), NP_("card statement", "Time"))
 DETAILS = (
-    ("name", "Name on card"),
-    ("balance", "Balance"),
-    ("state", "State"),
-    ("expires", "Expires"),
-    ("created", "Created"),
-    ("issued", "Issued with"),
-    ("callback", "Notification URL"),
-    ("seen", "As of"),
+    ("name", N_("Name on card")),
+    ("balance", N_("Balance")),
+    ("state", N_("State")),
+    ("expires", N_("Expires")),
+    ("created", N_("Created")),
+    ("issued", N_("Issued with")),
+    ("callback", N_("Notification URL")),
+    ("seen", N_("As of")),
 )
+# a transaction's type as the service says it, and as a person reads it
+TX_TYPES = {"credit": N_("Credit"), "debit": N_("Debit")}
 
 
 def credit(tx: CardTxRecord) -> bool:
     return tx.type.lower() == "credit"
+
+
+def tx_type(tx: CardTxRecord) -> str:
+    """Credit or Debit in the staff's language; another type as the service said it."""
+    known = TX_TYPES.get((tx.type or "").lower())
+    return _(known) if known else tx.type or "—"
 
 
 class TransactionsModel(HeadedModel):
@@ -58,15 +68,15 @@ class TransactionsModel(HeadedModel):
         self.rows: list[CardTxRecord] = []
         self.money: Callable[[Decimal | None], str] = str
         self.columns = (
-            Column(TX_COLUMNS[0], lambda tx: tx.type or "—"),
+            Column(_(TX_COLUMNS[0]), tx_type),
             Column(
-                TX_COLUMNS[1],
+                _(TX_COLUMNS[1]),
                 lambda tx: ("+" if credit(tx) else "−") + self.money(tx.amount),
                 align=RIGHT,
                 colour=lambda tx: "#1b7f3b" if credit(tx) else "#b3261e",
             ),
-            Column(TX_COLUMNS[2], lambda tx: tx.description),
-            Column(TX_COLUMNS[3], lambda tx: words.when(tx.created_at, seconds=True)),
+            Column(_(TX_COLUMNS[2]), lambda tx: tx.description),
+            Column(pgettext("card statement", TX_COLUMNS[3]), lambda tx: words.when(tx.created_at, seconds=True)),
         )
 
     def listed(self) -> list[CardTxRecord]:
@@ -92,9 +102,11 @@ class CardPage(QWidget):
         self.open_operation: CardOperation | None = None
         self.busy = False  # an operation started from here has not returned yet
         self._last_block = 0.0  # when Block/Unblock was last pressed (monotonic)
+        self._not_read_said = False  # the message says the card's state is not read yet
         column = QVBoxLayout(self)
-        self.title = QLabel("Select a card")
+        self.title = QLabel(_("Select a card"))
         self.title.setObjectName("card-title")
+        self.title.setWordWrap(True)  # never wider than the pane, in any language
         font = self.title.font()
         font.setPointSizeF(font.pointSizeF() * 1.4)
         font.setBold(True)
@@ -105,7 +117,7 @@ class CardPage(QWidget):
         # values wrap (a long name, what it was issued with), never widening the page past
         # its pane, where it would scroll sideways; the URL is broken anywhere
         for row, (key, caption) in enumerate(DETAILS):
-            grid.addWidget(QLabel(caption), row, 0, Qt.AlignmentFlag.AlignTop)
+            grid.addWidget(QLabel(_(caption)), row, 0, Qt.AlignmentFlag.AlignTop)
             value: QLabel
             if key == "callback":
                 value = WrappedLabel("")
@@ -126,11 +138,11 @@ class CardPage(QWidget):
         self.buttons: dict[str, QPushButton] = {}
         for i, (key, label) in enumerate(
             (
-                ("fund", "Fund…"),
-                ("withdraw", "Withdraw…"),
-                ("block", "Block"),
-                ("terminate", "Terminate…"),
-                ("reload", "Refresh card"),
+                ("fund", _("Fund…")),
+                ("withdraw", _("Withdraw…")),
+                ("block", _("Block")),
+                ("terminate", _("Terminate…")),
+                ("reload", _("Refresh card")),
             )
         ):
             button = QPushButton(label)
@@ -149,16 +161,16 @@ class CardPage(QWidget):
         self.message.setObjectName("card-message")
         self.message.setWordWrap(True)
         column.addWidget(self.message)
-        tx_caption = QLabel("Card transactions")
+        tx_caption = QLabel(_("Card transactions"))
         column.addWidget(tx_caption)
         self.tx_model = TransactionsModel()
-        self.transactions = widgets.record_table("card-transactions", self.tx_model, "Card transactions")
+        self.transactions = widgets.record_table("card-transactions", self.tx_model, _("Card transactions"))
         tx_caption.setBuddy(self.transactions)
         # the description takes what the others leave: the list never scrolls sideways
         fit_columns(
             self.transactions,
             (
-                ("Credit", "Debit"),
+                (_(TX_TYPES["credit"]), _(TX_TYPES["debit"])),
                 "−" + AMOUNT_SAMPLE,
                 "",
                 words.when(datetime(2026, 12, 28, 23, 58, 58, tzinfo=UTC), seconds=True),
@@ -183,12 +195,13 @@ class CardPage(QWidget):
         """The shown card with its number, from the service (the box shows only beside a card)."""
         record = self.record
         if record is None:
-            raise NotFoundError(words.GONE)
+            raise NotFoundError(_(words.GONE))
         return await self.controller.reveal(record, action)
 
     def say(self, text: str) -> None:
         self.message.setText(text)
         self.message.setAccessibleName(text)
+        self._not_read_said = False
 
     # -- what is shown --------------------------------------------------------------------
 
@@ -230,10 +243,10 @@ class CardPage(QWidget):
         self.setEnabled(True)
         profile = self.session.settings.profile(record.profile_id) if record else None
         if record is None:
-            self.title.setText("Select a card, or create one")
+            self.title.setText(_("Select a card, or create one"))
             for (_key, caption), value in zip(DETAILS, self.values.values()):
                 value.setText("")
-                value.setAccessibleName(caption)
+                value.setAccessibleName(_(caption))
                 value.setToolTip("")
             self.secret.setVisible(False)
             for button in self.buttons.values():
@@ -241,7 +254,7 @@ class CardPage(QWidget):
             self.tx_model.load([], str)
             return
         self.secret.setVisible(True)
-        self.title.setText(f"Card {record.masked}")
+        self.title.setText(_("Card {card}").format(card=record.masked))
         badge = words.badge(record.state)
         expires, expired = words.expiry(record)
         texts = {
@@ -252,18 +265,22 @@ class CardPage(QWidget):
             "created": words.when(record.created_at),
             "issued": words.issued(profile, record),
             "callback": words.callback(record.callback),
-            "seen": words.when(record.seen_at, seconds=True)
-            + ("" if record.listed else " (no longer in the service's list)"),
+            "seen": (
+                words.when(record.seen_at, seconds=True)
+                if record.listed
+                else _("{when} (no longer in the service's list)").format(when=words.when(record.seen_at, seconds=True))
+            ),
         }
         captions = dict(DETAILS)
         for key, text in texts.items():
             self.values[key].setText(text)
-            self.values[key].setAccessibleName(f"{captions[key]}: {text}")
+            self.values[key].setAccessibleName(_("{caption}: {value}").format(caption=_(captions[key]), value=text))
         self.values["state"].setStyleSheet(f"color: {badge.colour}; font-weight: 700;")
         self.values["expires"].setStyleSheet("color: #b3261e;" if expired else "")
         if record.state is None:  # the service has not said it (see words.NOT_READ)
-            self.say(words.NOT_READ_HINT)
-        elif self.message.text() == words.NOT_READ_HINT:
+            self.say(_(words.NOT_READ_HINT))
+            self._not_read_said = True
+        elif self._not_read_said:  # read since: the hint goes (another sentence stays)
             self.say("")
         unknown = words.currency_of(profile, record.currency_code) is None
         self.values["balance"].setToolTip(words.unknown_code_hint(record.currency_code) if unknown else "")
@@ -273,7 +290,7 @@ class CardPage(QWidget):
         record = self.record
         blocked = record is not None and record.state == 2
         block = self.buttons["block"]
-        block.setText("Unblock" if blocked else "Block")
+        block.setText(_("Unblock") if blocked else _("Block"))
         block.setAccessibleName(block.text())
         free = record is not None and not self.busy and (self.open_operation is None or not self.open_operation.open)
         usable = free and record is not None and record.state in (1, 2)
@@ -302,7 +319,10 @@ class CardPage(QWidget):
         if self.record is None or (op.profile_id, op.mode, op.card_hash) != self.record.key:
             return
         self.open_operation = op
-        self.say(words.outcome(op) + (" Press Unblock to undo." if op.kind == "block" and op.state == "done" else ""))
+        said = words.outcome(op)
+        if op.kind == "block" and op.state == "done":
+            said = _("{outcome} Press Unblock to undo.").format(outcome=said)
+        self.say(said)
         self._buttons()
 
     # -- actions --------------------------------------------------------------------------
@@ -314,7 +334,7 @@ class CardPage(QWidget):
             return
         profile = self.session.settings.profile(record.profile_id)
         if profile is None:  # its profile was removed meanwhile
-            self.say(words.GONE)
+            self.say(_(words.GONE))
             return
         try:
             await self.controller.load_card(profile, record.mode, record.card_hash)
@@ -322,11 +342,12 @@ class CardPage(QWidget):
             self.say(str(error))  # until it answers
             self.passing.said(self.message, str(error), error)
         except NotFoundError:
-            self.say(words.GONE)
+            self.say(_(words.GONE))
         except ServiceError as error:
             self.say(
-                f"The card could not be read from the service: {error.message}. "
-                f"Shown as of {words.when(record.seen_at)}."
+                _("The card could not be read from the service: {message}. Shown as of {when}.").format(
+                    message=error.message, when=words.when(record.seen_at)
+                )
             )
 
     def run(self, coro: Coroutine[Any, Any, CardOperation]) -> asyncio.Task[CardOperation]:

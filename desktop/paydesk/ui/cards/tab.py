@@ -14,8 +14,10 @@ from PySide6.QtWidgets import QLabel, QSplitter, QStackedWidget, QTabWidget, QVB
 
 from ...desk.cards import words
 from ...desk.cards.controller import CardsController
+from ...desk.formats import number_in
 from ...desk.leases import KeylessDesk
 from ...desk.session import Session
+from ...i18n import N_, _, ngettext, staff
 from ...ledger import LedgerError
 from ...ledger.cards import CardOperation, CardQuery, CardRecord
 from ...service.errors import NotFoundError, ServiceError
@@ -29,7 +31,7 @@ from .page import CardPage
 from .wallet import WalletList
 
 log = logging.getLogger("paydesk.cards.tab")
-NO_CARDS = (
+NO_CARDS = N_(
     "This profile's service has no virtual cards.\n\n"
     "The service offers cards on its first deployment only, and this profile connects "
     "to a deployment without them, so there is no wallet to show here. Payment links "
@@ -40,15 +42,15 @@ NO_CARDS = (
 def reading(when: datetime | None) -> str:
     """The wallet's "as of" line while the service is being read."""
     if when is None:
-        return "Reading the cards from the service…"
-    return f"As of {words.when(when)}: reading the service again…"
+        return _("Reading the cards from the service…")
+    return _("As of {when}: reading the service again…").format(when=words.when(when))
 
 
 class CardsTab(QWidget):
     def __init__(self, session: Session, controller: CardsController):
         super().__init__()
         self.setObjectName("tab-cards")
-        self.setAccessibleName("Cards")
+        self.setAccessibleName(_("Cards"))
         self.session, self.controller = session, controller
         self.ledger = session.card_ledger
         self.tasks = session.tasks.child(self)
@@ -65,15 +67,15 @@ class CardsTab(QWidget):
         column.setContentsMargins(0, 0, 0, 0)
         self.stack = QStackedWidget()
         column.addWidget(self.stack)
-        self.no_cards = QLabel(NO_CARDS)
+        self.no_cards = QLabel(_(NO_CARDS))
         self.no_cards.setObjectName("cards-unavailable")
-        self.no_cards.setAccessibleName(NO_CARDS.split("\n")[0])
+        self.no_cards.setAccessibleName(_(NO_CARDS).split("\n")[0])
         self.no_cards.setWordWrap(True)
         self.no_cards.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.stack.addWidget(self.no_cards)
-        self.no_test_cards = QLabel(words.NO_TEST_CARDS)  # a service whose cards are live only
+        self.no_test_cards = QLabel(_(words.NO_TEST_CARDS))  # a service whose cards are live only
         self.no_test_cards.setObjectName("cards-live-only")
-        self.no_test_cards.setAccessibleName(words.NO_TEST_CARDS)
+        self.no_test_cards.setAccessibleName(_(words.NO_TEST_CARDS))
         self.no_test_cards.setWordWrap(True)
         self.no_test_cards.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.stack.addWidget(self.no_test_cards)
@@ -85,22 +87,22 @@ class CardsTab(QWidget):
         self.stack.addWidget(self.no_keys)
         self.sections = QTabWidget()
         self.sections.setObjectName("card-sections")
-        self.sections.setAccessibleName("Card sections")
+        self.sections.setAccessibleName(_("Card sections"))
         split = QSplitter(Qt.Orientation.Horizontal)
         self.wallet = WalletList(self.ledger, self.tasks)
         split.addWidget(self.wallet)
         self.page = CardPage(session, controller, self.ledger, self.tasks)
-        split.addWidget(DownScrollArea(self.page, "Card"))  # never scrolled sideways
+        split.addWidget(DownScrollArea(self.page, _("Card")))  # never scrolled sideways
         split.setSizes([620, 480])
-        self.sections.addTab(split, "Wallet")
+        self.sections.addTab(split, _("Wallet"))
         self.audit = AuditView(self.ledger, self.tasks, session)
-        self.sections.addTab(self.audit, "Audit log")
+        self.sections.addTab(self.audit, _("Audit log"))
         self.stack.addWidget(self.sections)
 
-        self.refresh_action = QAction("Refresh cards", self)
+        self.refresh_action = QAction(_("Refresh cards"), self)
         self.refresh_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Refresh))
         self.refresh_action.triggered.connect(self.request_refresh)
-        self.create_action = QAction("Create card", self)
+        self.create_action = QAction(_("Create card"), self)
         self.create_action.setShortcut(QKeySequence.StandardKey.New)
         self.create_action.triggered.connect(self.request_create)
         for action in (self.refresh_action, self.create_action):
@@ -110,8 +112,8 @@ class CardsTab(QWidget):
         self.wallet.refreshRequested.connect(self.request_refresh)
         self.wallet.createRequested.connect(self.request_create)
         self.wallet.chosen.connect(self.page.show_card)
-        self.wallet.search.textChanged.connect(lambda _: self.reload_list())
-        self.wallet.state_filter.currentIndexChanged.connect(lambda _: self.reload_list())
+        self.wallet.search.textChanged.connect(lambda _text: self.reload_list())
+        self.wallet.state_filter.currentIndexChanged.connect(lambda _index: self.reload_list())
         self.page.fundRequested.connect(lambda: self._amount("fund"))
         self.page.withdrawRequested.connect(lambda: self._amount("withdraw"))
         self.page.terminateRequested.connect(self._terminate)
@@ -202,17 +204,21 @@ class CardsTab(QWidget):
         # list shows the new rows beside the old count)
         count = await self.ledger.card_count(query)
         await self.wallet.model.load(self.session.active()[0], query)
-        self.wallet.count.setText(f"{count} card{'s' if count != 1 else ''}")
+        self.wallet.count.setText(ngettext("{n} card", "{n} cards", count).format(n=number_in(count, staff())))
         when = await self.ledger.refreshed_at(query.profile_id, query.mode)
         self._read_at[(query.profile_id, query.mode)] = when
         if (query.profile_id, query.mode) in self._refreshed:
-            self.wallet.say_as_of(f"Up to date: read from the service at {words.when(when, seconds=True)}")
+            self.wallet.say_as_of(
+                _("Up to date: read from the service at {when}").format(when=words.when(when, seconds=True))
+            )
         elif (query.profile_id, query.mode) in self._reading:
             self.wallet.say_as_of(reading(when))
         elif when is not None:
-            self.wallet.say_as_of(f"As of {words.when(when)}: saved earlier; Refresh (F5) reads the service again")
+            self.wallet.say_as_of(
+                _("As of {when}: saved earlier; Refresh (F5) reads the service again").format(when=words.when(when))
+            )
         else:
-            self.wallet.say_as_of("Not read from the service yet: Refresh (F5)")
+            self.wallet.say_as_of(_("Not read from the service yet: Refresh (F5)"))
         if self.page.record is not None:
             self.wallet.select(self.page.record.card_hash)
         self.loaded = True
@@ -239,7 +245,7 @@ class CardsTab(QWidget):
                 self._without_cards.add(profile.id)
                 self.reload()
                 return False
-            self.wallet.say_as_of("The service answered that it has no cards.")
+            self.wallet.say_as_of(_("The service answered that it has no cards."))
             return False
         except LedgerError as error:  # a shared ledger out of reach: not asked; said
             self.wallet.say_as_of(str(error))  # until it answers (the list's words then)
@@ -248,9 +254,11 @@ class CardsTab(QWidget):
         except ServiceError as error:
             when = await self.ledger.refreshed_at(profile.id, mode)
             self.wallet.say_as_of(
-                f"Could not refresh: {error.message}. Showing the cards as of {words.when(when)}."
+                _("Could not refresh: {message}. Showing the cards as of {when}.").format(
+                    message=error.message, when=words.when(when)
+                )
                 if when
-                else f"Could not read the cards: {error.message}"
+                else _("Could not read the cards: {message}").format(message=error.message)
             )
             return False
         finally:

@@ -20,13 +20,14 @@ from PySide6.QtWidgets import (
 from ...config.profiles import Profile
 from ...desk.cards import words
 from ...desk.tasks import TaskSet
+from ...i18n import N_, _
 from ...ledger.cards import CardLedger, CardQuery, CardRecord
 from .. import widgets
 from ..fixed_text import fixed_font
 from ..paging import PagedModel
 from ..table import RIGHT, Column, bold_font
 
-COLUMNS = ("Card", "Name on card", "Balance", "State", "Expires", "Created")
+COLUMNS = (N_("Card"), N_("Name on card"), N_("Balance"), N_("State"), N_("Expires"), N_("Created"))
 BALANCE, STATE, EXPIRES = 2, 3, 4
 PAGE = 100
 
@@ -34,7 +35,7 @@ PAGE = 100
 class WalletModel(PagedModel):
     """Cards newest first; the next page is read from the ledger when the view needs it."""
 
-    PAGE_TASK = "cards: next page"
+    PAGE_TASK = "cards-next-page"  # a task's name, never shown
 
     def __init__(self, ledger: CardLedger, tasks: TaskSet):
         super().__init__(tasks)
@@ -44,26 +45,26 @@ class WalletModel(PagedModel):
         self.records: list[CardRecord] = []
         self.today = date.today()
         self.columns = (
-            Column(COLUMNS[0], lambda r: r.masked, font=fixed_font()),  # the masked number
-            Column(COLUMNS[1], lambda r: r.name_on_card),
+            Column(_(COLUMNS[0]), lambda r: r.masked, font=fixed_font()),  # the masked number
+            Column(_(COLUMNS[1]), lambda r: r.name_on_card),
             Column(
-                COLUMNS[BALANCE],
+                _(COLUMNS[BALANCE]),
                 lambda r: words.card_money(self.profile, r, r.balance),
                 align=RIGHT,
                 tip=self._balance_tip,
             ),
             Column(
-                COLUMNS[STATE],
+                _(COLUMNS[STATE]),
                 lambda r: words.badge(r.state).words,
                 font=bold_font(),
                 colour=lambda r: words.badge(r.state).colour,
             ),
             Column(
-                COLUMNS[EXPIRES],
+                _(COLUMNS[EXPIRES]),
                 lambda r: words.expiry(r, self.today)[0],
                 colour=lambda r: "#b3261e" if words.expiry(r, self.today)[1] else None,
             ),
-            Column(COLUMNS[5], lambda r: words.when(r.created_at)),
+            Column(_(COLUMNS[5]), lambda r: words.when(r.created_at)),
         )
 
     def _balance_tip(self, record: CardRecord) -> str | None:
@@ -117,42 +118,47 @@ class WalletList(QWidget):
         self.tasks = tasks
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
-        tools = QHBoxLayout()
-        self.create_button = QPushButton("Create card…")
+        # two rows, the buttons above what finds a card: the list stays as narrow as its pane
+        # in a language of longer words
+        tools, find = QHBoxLayout(), QHBoxLayout()
+        self.create_button = QPushButton(_("Create card…"))
         self.create_button.setObjectName("create-card")
-        self.create_button.setAccessibleName("Create card")
+        self.create_button.setAccessibleName(self.create_button.text().rstrip("…"))
         self.create_button.clicked.connect(self.createRequested)
         tools.addWidget(self.create_button)
-        search_caption = QLabel("&Search cards:")
+        tools.addStretch(1)
+        search_caption = QLabel(_("&Search cards:"))
         self.search = QLineEdit()
         search_caption.setBuddy(self.search)
         self.search.setObjectName("card-search")
-        self.search.setAccessibleName("Search cards")
-        self.search.setPlaceholderText("masked number, name or last four")
+        self.search.setAccessibleName(_("Search cards"))
+        self.search.setPlaceholderText(_("masked number, name or last four"))
         self.search.setClearButtonEnabled(True)
-        tools.addWidget(search_caption)
-        tools.addWidget(self.search, 1)
-        state_caption = QLabel("Card s&tate:")
+        find.addWidget(search_caption)
+        find.addWidget(self.search, 1)
+        state_caption = QLabel(_("Card s&tate:"))
         self.state_filter = QComboBox()
         state_caption.setBuddy(self.state_filter)
-        tools.addWidget(state_caption)
+        find.addWidget(state_caption)
         self.state_filter.setObjectName("card-state-filter")
-        self.state_filter.setAccessibleName("Card state")
-        for label, states in words.STATE_FILTERS:
-            self.state_filter.addItem(label, states)
-        tools.addWidget(self.state_filter)
-        self.refresh_button = QPushButton("Refresh")
+        self.state_filter.setAccessibleName(_("Card state"))
+        for label, states in words.STATE_FILTERS:  # chosen by its states, never by its words
+            self.state_filter.addItem(_(label), states)
+        find.addWidget(self.state_filter)
+        self.refresh_button = QPushButton(_("Refresh"))
         self.refresh_button.setObjectName("refresh-cards")
-        self.refresh_button.setAccessibleName("Refresh")
-        self.refresh_button.setToolTip("Read every card from the service again (F5)")
+        self.refresh_button.setAccessibleName(self.refresh_button.text())
+        self.refresh_button.setToolTip(_("Read every card from the service again (F5)"))
         self.refresh_button.clicked.connect(self.refreshRequested)
         tools.addWidget(self.refresh_button)
         column.addLayout(tools)
+        column.addLayout(find)
         self.as_of = QLabel("")
         self.as_of.setObjectName("cards-as-of")
+        self.as_of.setWordWrap(True)  # a refusal's sentence, as long as it is
         column.addWidget(self.as_of)
         self.model = WalletModel(ledger, tasks)
-        self.table = widgets.record_table("card-list", self.model, "Cards", (170, 150, 120, 100, 110))
+        self.table = widgets.record_table("card-list", self.model, _("Cards"), (170, 150, 120, 100, 110))
         column.addWidget(self.table, 1)
         self.count = QLabel("")
         self.count.setObjectName("cards-count")
@@ -189,6 +195,6 @@ class WalletList(QWidget):
         row = self.model.row_of(card_hash)
         return None if row is None else self.model.text(self.model.records[row], STATE)
 
-    def _selected(self, *_: object) -> None:
+    def _selected(self, *_args: object) -> None:
         if not self._following:
             self.chosen.emit(self.selected())

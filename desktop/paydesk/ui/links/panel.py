@@ -18,8 +18,10 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QFileDialog, QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from ...desk.states import money, state_words
+from ...desk.formats import money_in
+from ...desk.states import state_words
 from ...desk.tasks import TaskSet
+from ...i18n import N_, Words, _, customer, staff
 from ...ledger import LinkRecord
 from .. import files
 from ..dialogs import run_dialog, shown
@@ -53,16 +55,17 @@ def selectable_when_shown(label: QLabel) -> None:
 def paint_state(label: QLabel, record: LinkRecord) -> None:
     words, colour = state_words(record)
     label.setText(words)
-    label.setAccessibleName(f"State: {words}")
+    label.setAccessibleName(_("State: {state}").format(state=words))
     label.setStyleSheet(f"color: white; background: {colour}; border-radius: 6px; padding: 6px 12px;")
 
 
-TEST_PRINT = "TEST: not a real payment. This code can only be paid with test cards."
+TEST_PRINT = N_("TEST: not a real payment. This code can only be paid with test cards.")
 
 
-def paint_page(painter: QPainter, page: QRectF, code: QrCode, record: LinkRecord, test: bool) -> None:
+def paint_page(painter: QPainter, page: QRectF, code: QrCode, record: LinkRecord, test: bool, words: Words) -> None:
     """The printed page: the code, what it is for, and in test mode a TEST mark above and
-    below it, so a printed test code is never taken for a real one."""
+    below it, so a printed test code is never taken for a real one; in ``words``, the
+    customer's language (the customer scans it)."""
     side = min(page.width(), page.height()) * 0.6
     top = page.height() * 0.14
     line = painter.fontMetrics().height()
@@ -76,9 +79,9 @@ def paint_page(painter: QPainter, page: QRectF, code: QrCode, record: LinkRecord
         painter.drawText(QRectF(0, top - line * 4.5, page.width(), line * 3.5), Qt.AlignmentFlag.AlignCenter, "TEST")
         painter.restore()
     code.paint(painter, QRectF((page.width() - side) / 2, top, side, side))
-    text = f"{money(record)}\n{record.title}\n{record.tx_ref}"
+    text = f"{money_in(record.amount, record.currency, words)}\n{record.title}\n{record.tx_ref}"
     if test:
-        text += f"\n\n{TEST_PRINT}"
+        text += f"\n\n{words.gettext(TEST_PRINT)}"
     painter.drawText(QRectF(0, top + side + line * 2, page.width(), line * 8), Qt.AlignmentFlag.AlignHCenter, text)
 
 
@@ -126,12 +129,12 @@ class LinkPanel(QWidget):
         self.buttons: dict[str, QPushButton] = {}
         for i, (key, text, slot) in enumerate(
             (
-                ("copy-link", "Copy link", self.copy_link),
-                ("copy-qr", "Copy QR image", self.copy_qr),
-                ("save-png", "Save PNG…", lambda: self.tasks.spawn(self.save("png"))),
-                ("save-svg", "Save SVG…", lambda: self.tasks.spawn(self.save("svg"))),
-                ("print", "Print…", lambda: self.tasks.spawn(self.print_qr())),
-                ("open", "Open in browser", self.open_in_browser),
+                ("copy-link", _("Copy link"), self.copy_link),
+                ("copy-qr", _("Copy QR image"), self.copy_qr),
+                ("save-png", _("Save PNG…"), lambda: self.tasks.spawn(self.save("png"))),
+                ("save-svg", _("Save SVG…"), lambda: self.tasks.spawn(self.save("svg"))),
+                ("print", _("Print…"), lambda: self.tasks.spawn(self.print_qr())),
+                ("open", _("Open in browser"), self.open_in_browser),
             )
         ):
             button = QPushButton(text)
@@ -145,9 +148,10 @@ class LinkPanel(QWidget):
         # middle elided so the file's name shows, the whole on hover and in the status bar
         self.outcome = ElidedLabel("", mode=Qt.TextElideMode.ElideMiddle, keep_room=True)
         self.outcome.setObjectName("link-done")
-        self.outcome.setAccessibleDescription("What the last button did")
+        self.outcome.setAccessibleDescription(_("What the last button did"))
         column.addWidget(self.outcome)
         self.test = True
+        self.customer = customer(None)  # the customer's words (the printed page): the profile's
         self.watermark = Watermark(self)
         self.watermark.lower()
         self.show_record(None)
@@ -175,24 +179,28 @@ class LinkPanel(QWidget):
             self.state.setStyleSheet("")
             for label in (self.state, self.reference, self.amount, self.title):
                 label.setAccessibleName("")  # it shows nothing: named by nothing
-                label.setAccessibleDescription("No link yet")
+                label.setAccessibleDescription(_("No link yet"))
             selectable_when_shown(self.reference)
             return
         self.qr.set_text(record.checkout_url)
-        self.qr.set_done(state_words(record).words if record.final else None)
+        paid = record.state == "success" and record.voided_at is None  # not paid after a void
+        self.qr.set_done(state_words(record).words if record.final else None, paid)
         paint_state(self.state, record)
-        self.amount.setText(money(record))
-        self.amount.setAccessibleName(f"Amount {money(record)}")
+        amount = money_in(record.amount, record.currency, staff())
+        self.amount.setText(amount)
+        self.amount.setAccessibleName(_("Amount {amount}").format(amount=amount))
         for label in (self.state, self.reference, self.amount, self.title):
             label.setAccessibleDescription("")
         self.title.setText(record.title)
-        self.title.setAccessibleName(record.title or "No title")
-        self.reference.setText(f"Reference {record.tx_ref}")
-        self.reference.setAccessibleName(f"Reference {record.tx_ref}")
+        self.title.setAccessibleName(record.title or _("No title"))
+        self.reference.setText(_("Reference {reference}").format(reference=record.tx_ref))
+        self.reference.setAccessibleName(self.reference.text())
         selectable_when_shown(self.reference)
         problem = record.error or ""
         if record.state == "creating" and problem:
-            problem += ". PayDesk keeps trying with the same reference; nothing will be paid twice."
+            problem = _("{problem}. PayDesk keeps trying with the same reference; nothing will be paid twice.").format(
+                problem=problem
+            )
         self.error.setText(problem)
 
     def update_record(self, record: LinkRecord) -> None:
@@ -209,20 +217,20 @@ class LinkPanel(QWidget):
     def copy_link(self) -> None:
         if self.record and self.record.checkout_url:
             QGuiApplication.clipboard().setText(self.record.checkout_url)
-            self.say("Link copied to the clipboard")
+            self.say(_("Link copied to the clipboard"))
 
     def copy_qr(self) -> None:
         if self.qr.code:
             QGuiApplication.clipboard().setImage(self.qr.code.image())
-            self.say("QR image copied to the clipboard")
+            self.say(_("QR image copied to the clipboard"))
 
     async def save(self, kind: str) -> str | None:
         record = self.record
         if not self.qr.code or record is None:
             return None
-        dialog = QFileDialog(self, f"Save the QR code as {kind.upper()}")
+        dialog = QFileDialog(self, _("Save the QR code as {kind}").format(kind=kind.upper()))
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        dialog.setNameFilter(f"{kind.upper()} image (*.{kind})")
+        dialog.setNameFilter(_("{kind} image (*.{suffix})").format(kind=kind.upper(), suffix=kind))
         dialog.setDefaultSuffix(kind)
         await files.open_in_start_folder(dialog, f"{record.tx_ref}.{kind}")
         self.file_dialog = dialog
@@ -236,11 +244,11 @@ class LinkPanel(QWidget):
             if kind == "svg":
                 await asyncio.to_thread(Path(path).write_bytes, code.svg())
             elif not await asyncio.to_thread(_save_png, code.image(1200), path):
-                raise OSError("the image could not be written")
+                raise OSError(_("the image could not be written"))
         except OSError as error:
-            self.say(f"Not saved: {error.strerror or error}")
+            self.say(_("Not saved: {why}").format(why=error.strerror or error))
             return None
-        self.say(f"Saved {kind.upper()} to {path}")
+        self.say(_("Saved {kind} to {path}").format(kind=kind.upper(), path=path))
         return path
 
     async def print_qr(self) -> bool:
@@ -257,7 +265,7 @@ class LinkPanel(QWidget):
             return False
         painter = QPainter(printer)
         page = printer.pageLayout().paintRectPixels(printer.resolution())
-        paint_page(painter, QRectF(0, 0, page.width(), page.height()), code, record, self.test)
+        paint_page(painter, QRectF(0, 0, page.width(), page.height()), code, record, self.test, self.customer)
         painter.end()
         self.say(printed(printer))
         return True

@@ -9,6 +9,8 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter, QPaintEvent
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from ...i18n import _
+
 QUIET = 4  # modules of white around the code, as the standard asks
 
 
@@ -79,9 +81,10 @@ class QrWidget(QWidget):
         super().__init__(parent)
         self.code: QrCode | None = None
         self.done: str | None = None  # the settled state's words, drawn across the code
+        self.paid = False  # settled as paid: the words in green, else in red
         self.setMinimumSize(minimum, minimum)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.setAccessibleName("QR code of the payment link")
+        self.setAccessibleName(_("QR code of the payment link"))
 
     def set_text(self, text: str | None) -> None:
         if self.code is None or text != self.code.text:
@@ -89,11 +92,16 @@ class QrWidget(QWidget):
         self.setAccessibleDescription(text or "")
         self.set_done(None)
 
-    def set_done(self, words: str | None) -> None:
-        """Dim the code and mark it with ``words`` (None: a live code, black, scannable)."""
+    def set_done(self, words: str | None, paid: bool = False) -> None:
+        """Dim the code and mark it with ``words`` (None: a live code, black, scannable), in
+        green when ``paid`` (the state, not its words: they are the reader's language)."""
         self.done = words if self.code is not None else None
-        name = "QR code of the payment link"
-        self.setAccessibleName(f"{name}: {self.done}, no longer payable" if self.done else name)
+        self.paid = paid and self.done is not None
+        self.setAccessibleName(
+            _("QR code of the payment link: {state}, no longer payable").format(state=self.done)
+            if self.done
+            else _("QR code of the payment link")
+        )
         self.update()
 
     def sizeHint(self) -> QSize:
@@ -125,5 +133,5 @@ class QrWidget(QWidget):
         while font.pixelSize() > 10 and QFontMetrics(font).horizontalAdvance(done) > side * 0.92:
             font.setPixelSize(font.pixelSize() - 1)
         painter.setFont(font)
-        painter.setPen(QColor("#1b7f3b") if done == "PAID" else QColor("#b3261e"))
+        painter.setPen(QColor("#1b7f3b") if self.paid else QColor("#b3261e"))
         painter.drawText(band, Qt.AlignmentFlag.AlignCenter, done)

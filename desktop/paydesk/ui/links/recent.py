@@ -6,8 +6,9 @@ from __future__ import annotations
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Signal
 from PySide6.QtWidgets import QTableView
 
-from ...desk.states import PAID_AFTER_VOID, SHOWN, VOIDED_AT_COUNTER, money, state_words
-from ...i18n import _
+from ...desk.formats import day_time_in, money_in, widest_day_time
+from ...desk.states import PAID_AFTER_VOID, SHOWN, VOIDED_AT_COUNTER, state_words
+from ...i18n import N_, NP_, _, pgettext, staff
 from ...ledger import LinkRecord
 from .. import widgets
 from ..fixed_text import fixed_font
@@ -21,8 +22,8 @@ from ..table import (
     fit_columns,
 )
 
-COLUMNS = ("Reference", "Amount", "Title", "State", "Created")
-STATE = COLUMNS.index("State")
+COLUMNS = (N_("Reference"), N_("Amount"), N_("Title"), N_("State"), NP_("link", "Created"))  # shown translated
+REFERENCE, AMOUNT, TITLE, STATE, CREATED = range(len(COLUMNS))
 STATE_SAMPLES = tuple(s.words for s in (*SHOWN.values(), VOIDED_AT_COUNTER, PAID_AFTER_VOID))  # N_ marked
 MAX_ROWS = 100  # older links are in the ledger (the Transactions tab)
 
@@ -31,17 +32,21 @@ class RecentModel(HeadedModel):
     def __init__(self) -> None:
         super().__init__()
         self.records: list[LinkRecord] = []
+        words = staff()
         self.columns = (
             # the reference: read back and typed
-            Column(COLUMNS[0], lambda r: r.tx_ref, font=fixed_font()),
-            Column(COLUMNS[1], money, align=RIGHT),
-            Column(COLUMNS[2], lambda r: r.title),
+            Column(_(COLUMNS[REFERENCE]), lambda r: r.tx_ref, font=fixed_font()),
+            Column(_(COLUMNS[AMOUNT]), lambda r: money_in(r.amount, r.currency, words), align=RIGHT),
+            Column(_(COLUMNS[TITLE]), lambda r: r.title),
             Column(
-                COLUMNS[STATE], lambda r: state_words(r).words, font=bold_font(), colour=lambda r: state_words(r).colour
+                _(COLUMNS[STATE]),
+                lambda r: state_words(r).words,
+                font=bold_font(),
+                colour=lambda r: state_words(r).colour,
             ),
             Column(
-                COLUMNS[4],
-                lambda r: r.created_at.astimezone().strftime("%d %b %H:%M"),
+                pgettext("link", COLUMNS[CREATED]),  # a link: "Créé le" (a card's is "Créée le")
+                lambda r: day_time_in(r.created_at, words),
                 tip=lambda r: r.created_at.strftime("%Y-%m-%d %H:%M:%S UTC"),
             ),
         )
@@ -79,11 +84,11 @@ class RecentLinks(QTableView):
     def __init__(self) -> None:
         super().__init__()
         self.recent = RecentModel()
-        widgets.as_record_table(self, "recent-links", self.recent, "Recent links")
+        widgets.as_record_table(self, "recent-links", self.recent, _("Recent links"))
         # the title takes what the others leave: the list never scrolls sideways
         fit_columns(
             self,
-            (REFERENCE_SAMPLE, AMOUNT_SAMPLE, "", tuple(_(s) for s in STATE_SAMPLES), "28 Dec 23:58"),
+            (REFERENCE_SAMPLE, AMOUNT_SAMPLE, "", tuple(_(s) for s in STATE_SAMPLES), widest_day_time(staff())),
             2,
             {0: fixed_font(), STATE: bold_font()},
         )

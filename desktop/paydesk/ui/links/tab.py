@@ -19,12 +19,14 @@ from PySide6.QtWidgets import (
 )
 
 from ...desk.budget_words import waiting_text
+from ...desk.formats import money_in
 from ...desk.leases import NoKeyError
 from ...desk.links import LinksController
 from ...desk.scheduler import Scheduler
 from ...desk.session import Session
 from ...desk.staff import Capability
-from ...desk.states import money, state_words
+from ...desk.states import state_words
+from ...i18n import _, customer, pgettext, staff
 from ...ledger import LedgerError, LinkRecord
 from ...service.call_class import waits_shown_by
 from ...service.errors import ServiceError, ValidationError
@@ -48,20 +50,20 @@ class LinksTab(QWidget):
     def __init__(self, session: Session, controller: LinksController, scheduler: Scheduler):
         super().__init__()
         self.setObjectName("tab-links")
-        self.setAccessibleName("Payment links")
+        self.setAccessibleName(pgettext("tab", "Payment links"))
         self.session, self.controller, self.scheduler = session, controller, scheduler
         self.tasks = session.tasks.child(self)
         column = QVBoxLayout(self)
         tools = QHBoxLayout()
-        self.website = QPushButton("For your website…")
+        self.website = QPushButton(_("For your website…"))
         self.website.setObjectName("website-snippets-button")
-        self.website.setAccessibleName("For your website")
+        self.website.setAccessibleName(_("For your website"))
         self.website.clicked.connect(lambda: self.tasks.spawn(self.show_snippets(), "snippets"))
         tools.addWidget(self.website)
-        self.bulk = QPushButton("Bulk links…")
+        self.bulk = QPushButton(_("Bulk links…"))
         self.bulk.setObjectName("bulk-links-button")
-        self.bulk.setAccessibleName("Bulk links")
-        self.bulk.setToolTip("A link for every row of a spreadsheet (Ctrl+Shift+B)")
+        self.bulk.setAccessibleName(_("Bulk links"))
+        self.bulk.setToolTip(_("A link for every row of a spreadsheet (Ctrl+Shift+B)"))
         self.bulk.clicked.connect(self.bulkRequested.emit)
         tools.addWidget(self.bulk)
         tools.addStretch(1)
@@ -76,7 +78,7 @@ class LinksTab(QWidget):
 
         split = QSplitter(Qt.Orientation.Horizontal)
         self.form = LinkForm()
-        split.addWidget(DownScrollArea(self.form, "Link form"))  # never scrolled sideways
+        split.addWidget(DownScrollArea(self.form, _("Link form")))  # never scrolled sideways
         self.panel = LinkPanel(self.tasks)
         self.panel.said.connect(session.report)
         split.addWidget(self.panel)
@@ -127,6 +129,7 @@ class LinksTab(QWidget):
         profile = self.session.profile
         self.setEnabled(profile is not None)
         self.panel.set_test(self.session.is_test)
+        self.panel.customer = customer(profile.customer_language if profile is not None else None)
         shown_record = self.panel.record
         if shown_record and (
             profile is None or shown_record.profile_id != profile.id or shown_record.mode != self.session.mode
@@ -182,9 +185,9 @@ class LinksTab(QWidget):
         self.scheduler.focus("panel", record)
 
     def _show_as_of(self) -> None:
-        text = f"Recent links {self.as_of.text}" if self.as_of.text else ""
+        text = _("Recent links {as_of}").format(as_of=self.as_of.text) if self.as_of.text else ""
         self.recent_as_of.setText(text)
-        self.recent_as_of.setAccessibleName(text or "Recent links")
+        self.recent_as_of.setAccessibleName(text or _("Recent links"))
         self.recent_as_of.setVisible(bool(text))
 
     def _reachable(self) -> None:
@@ -208,7 +211,12 @@ class LinksTab(QWidget):
         window = self.window()
         if window.isActiveWindow():
             return
-        text = f"{money(record)} {record.title} ({record.tx_ref}): {state_words(record).words}"
+        text = _("{amount} {title} ({reference}): {state}").format(
+            amount=money_in(record.amount, record.currency, staff()),
+            title=record.title,
+            reference=record.tx_ref,
+            state=state_words(record).words,
+        )
         if QSystemTrayIcon.isSystemTrayAvailable():
             if self._tray is None:
                 self._tray = QSystemTrayIcon(QApplication.windowIcon(), self)
@@ -297,7 +305,7 @@ class LinksTab(QWidget):
             return None
         public = await self.session.key(kind="public")
         if not public:
-            self.form.why_disabled.setText("Add this mode's public key to the profile first")
+            self.form.why_disabled.setText(_("Add this mode's public key to the profile first"))
             return None
         # the secret key goes in the server-side snippets only for whom may see keys
         secret = await self.session.key() if self.session.staff.allows(Capability.PROFILES) else None

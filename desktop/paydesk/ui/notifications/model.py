@@ -9,15 +9,24 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QModelIndex
 
+from ...desk.formats import time_in
 from ...desk.inbox_words import VERDICT_WORDS
 from ...desk.tasks import TaskSet
 from ...desk.texts import utc_time
+from ...i18n import N_, _, staff
 from ...ledger.inbox import Inbox, InboxEntry, InboxQuery
 from ..fixed_text import fixed_font
 from ..paging import PagedModel
 from ..table import Column
 
-HEADERS = ("Time", "Reference", "Event", "Verdict", "Profile / mode", "Detail")
+HEADERS = (
+    N_("Time"),
+    N_("Reference"),
+    N_("Event"),
+    N_("Verdict"),
+    N_("Profile / mode"),
+    N_("Detail"),
+)  # shown with _()
 TIME, REFERENCE, EVENT, VERDICT, PROFILE, DETAIL = range(6)
 PAGE = 100
 HELD = 2 * PAGE  # rows held: past them the oldest are let go, read again when scrolled to
@@ -37,31 +46,37 @@ def matches(query: InboxQuery, entry: InboxEntry) -> bool:
     return not text or any(text in (part or "").lower() for part in (entry.tx_ref, entry.event))
 
 
+def verdict_words(entry: InboxEntry) -> str:
+    words = VERDICT_WORDS.get(entry.verdict)
+    return _(words) if words else entry.verdict
+
+
 def event_words(entry: InboxEntry) -> str:
-    return entry.event or ("transaction" if entry.verified and entry.tx_ref else "")
+    return entry.event or (_("transaction") if entry.verified and entry.tx_ref else "")
 
 
 class InboxModel(PagedModel):
-    PAGE_TASK = "notifications: next page"
+    PAGE_TASK = "notifications-page"
 
     def __init__(self, inbox: Inbox, tasks: TaskSet, profile_name: Callable[[str], str]):
         super().__init__(tasks)
         self.inbox = inbox
         self.profile_name = profile_name  # a profile's id -> the name shown
         self.entries: list[InboxEntry] = []
+        words = staff()
         self.columns = (
             # to the second: notifications come close together
             Column(
-                HEADERS[TIME],
-                lambda e: e.received_at.astimezone().strftime("%d %b %Y %H:%M:%S"),
+                _(HEADERS[TIME]),
+                lambda e: time_in(e.received_at, words, seconds=True),
                 tip=lambda e: utc_time(e.received_at),
             ),
             # read back and typed: each character itself
-            Column(HEADERS[REFERENCE], lambda e: e.tx_ref or "", font=fixed_font()),
-            Column(HEADERS[EVENT], event_words),
-            Column(HEADERS[VERDICT], lambda e: VERDICT_WORDS.get(e.verdict, e.verdict)),
-            Column(HEADERS[PROFILE], self._profile_words),
-            Column(HEADERS[DETAIL], lambda e: e.detail, tip=lambda e: e.detail or None),
+            Column(_(HEADERS[REFERENCE]), lambda e: e.tx_ref or "", font=fixed_font()),
+            Column(_(HEADERS[EVENT]), event_words),
+            Column(_(HEADERS[VERDICT]), verdict_words),
+            Column(_(HEADERS[PROFILE]), self._profile_words),
+            Column(_(HEADERS[DETAIL]), lambda e: e.detail, tip=lambda e: e.detail or None),
         )
 
     def listed(self) -> list:
@@ -112,6 +127,9 @@ class InboxModel(PagedModel):
 
     def _profile_words(self, entry: InboxEntry) -> str:
         if entry.profile_id is None:
-            return "not known"
-        mode = entry.mode.upper() if entry.mode else "mode not known yet"
-        return f"{self.profile_name(entry.profile_id)} · {mode}"
+            return _("not known")
+        name = self.profile_name(entry.profile_id)
+        if not entry.mode:
+            return _("{profile} · mode not known yet").format(profile=name)
+        mode = _("TEST") if entry.mode == "test" else _("LIVE") if entry.mode == "live" else entry.mode.upper()
+        return _("{profile} · {mode}").format(profile=name, mode=mode)

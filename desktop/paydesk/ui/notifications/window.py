@@ -22,9 +22,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...desk.formats import number_in
 from ...desk.inbox_words import VERDICT_WORDS, entry_text
 from ...desk.notify_test import NotificationTest, Outcome
 from ...desk.session import Session
+from ...i18n import N_, _, ngettext, staff
 from ...ledger import LedgerError
 from ...ledger.inbox import BAD_SIGNATURE, VERDICTS, Inbox, InboxEntry, InboxQuery
 from ...service.errors import ServiceError
@@ -36,8 +38,8 @@ from .model import InboxModel
 from .refused import RefusedLine
 
 log = logging.getLogger("paydesk.ui.notifications")
-TITLE = "Notifications — PayDesk"
-NOT_OFFERED = (
+TITLE = N_("Notifications — PayDesk")
+NOT_OFFERED = N_(
     "The test is for a profile on the sandbox, in test mode: it pays a test link "
     "through the sandbox's control API, which a real service does not have."
 )
@@ -47,28 +49,28 @@ class NotificationsWindow(widgets.OwnWindow):
     """A window of its own (closing it hides it; it ends with the main window)."""
 
     def __init__(self, session: Session, inbox: Inbox, tester: NotificationTest, parent: QWidget | None = None):
-        super().__init__(parent, "notifications-window", TITLE, (1000, 640), "Notifications")
+        super().__init__(parent, "notifications-window", _(TITLE), (1000, 640), _("Notifications"))
         self.session, self.inbox, self.tester = session, inbox, tester
         self.tasks = session.tasks.child(self)
         column = QVBoxLayout(self)
 
         filters = QHBoxLayout()
-        caption = QLabel("&Verdict:")
+        caption = QLabel(_("&Verdict:"))
         self.verdict = QComboBox()
         self.verdict.setObjectName("notifications-verdict")
-        self.verdict.setAccessibleName("Verdict")
-        self.verdict.addItem("All verdicts", None)
+        self.verdict.setAccessibleName(_("Verdict"))
+        self.verdict.addItem(_("All verdicts"), None)
         for verdict in VERDICTS:
             if verdict != BAD_SIGNATURE:  # refused requests are counted above the list
-                self.verdict.addItem(VERDICT_WORDS[verdict], verdict)
+                self.verdict.addItem(_(VERDICT_WORDS[verdict]), verdict)
         caption.setBuddy(self.verdict)
         filters.addWidget(caption)
         filters.addWidget(self.verdict)
-        caption = QLabel("&Search:")
+        caption = QLabel(_("&Search:"))
         self.search = QLineEdit()
         self.search.setObjectName("notifications-search")
-        self.search.setAccessibleName("Search")
-        self.search.setPlaceholderText("reference or event")
+        self.search.setAccessibleName(_("Search"))
+        self.search.setPlaceholderText(_("reference or event"))
         self.search.setClearButtonEnabled(True)
         use_fixed(self.search)  # a reference, typed or pasted
         caption.setBuddy(self.search)
@@ -80,20 +82,22 @@ class NotificationsWindow(widgets.OwnWindow):
 
         split = QSplitter(Qt.Orientation.Vertical)
         self.model = InboxModel(inbox, self.tasks, self._profile_name)
-        self.table = widgets.record_table("notifications-table", self.model, "Notifications", (140, 230, 150, 120, 160))
+        self.table = widgets.record_table(
+            "notifications-table", self.model, _("Notifications"), (140, 230, 150, 120, 160)
+        )
         split.addWidget(self.table)
         below = QWidget()
         below_column = QVBoxLayout(below)
         below_column.setContentsMargins(0, 0, 0, 0)
-        caption = QLabel("&Details:")
+        caption = QLabel(_("&Details:"))
         self.details = QPlainTextEdit()
         self.details.setObjectName("notification-details")
-        self.details.setAccessibleName("Details")
+        self.details.setAccessibleName(_("Details"))
         self.details.setReadOnly(True)  # never edited; selected and copied, by mouse or keys
         self.details.setTextInteractionFlags(
             Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
         )
-        self.details.setPlaceholderText("Choose a notification to see its headers and body")
+        self.details.setPlaceholderText(_("Choose a notification to see its headers and body"))
         use_fixed(self.details)  # a body and a signature: each character itself
         caption.setBuddy(self.details)
         below_column.addWidget(caption)
@@ -103,11 +107,14 @@ class NotificationsWindow(widgets.OwnWindow):
         column.addWidget(split, 1)
 
         bottom = QHBoxLayout()
-        self.test_button = QPushButton("Send a test notification")
+        self.test_button = QPushButton(_("Send a test notification"))
         self.test_button.setObjectName("send-test-notification")
-        self.test_button.setAccessibleName("Send a test notification")
+        self.test_button.setAccessibleName(_("Send a test notification"))
         self.test_button.setToolTip(
-            "Make a small test link, pay it on the sandbox, and watch the notification reach the ledger and this screen"
+            _(
+                "Make a small test link, pay it on the sandbox, and watch the notification reach the ledger "
+                "and this screen"
+            )
         )
         bottom.addWidget(self.test_button)
         self.result = QLabel("")
@@ -115,7 +122,7 @@ class NotificationsWindow(widgets.OwnWindow):
         self.result.setTextFormat(Qt.TextFormat.PlainText)
         self.result.setWordWrap(True)
         self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.result.setAccessibleDescription("What the last test notification showed")
+        self.result.setAccessibleDescription(_("What the last test notification showed"))
         bottom.addWidget(self.result, 1)
         self.count = QLabel("")
         self.count.setObjectName("notifications-count")
@@ -153,7 +160,7 @@ class NotificationsWindow(widgets.OwnWindow):
         try:
             await self.model.load(query)
         except LedgerError as error:  # a shared ledger out of reach: the list stays as it was,
-            text = f"Could not read the notifications: {error}"  # read again once it answers
+            text = _("Could not read the notifications: {error}").format(error=error)  # read again once it answers
             self._show_count(text)
             self.passing.said(self.count, text, error, self.reload)
 
@@ -167,7 +174,8 @@ class NotificationsWindow(widgets.OwnWindow):
             log.info("could not count the notifications: %s", error)
             return
         if query == self.model.query:
-            self._show_count(f"{total:,} notification{'s' if total != 1 else ''}")
+            n = number_in(total, staff())
+            self._show_count(ngettext("{n} notification", "{n} notifications", total).format(n=n))
 
     def _show_count(self, text: str) -> None:
         self.count.setText(text)
@@ -184,7 +192,7 @@ class NotificationsWindow(widgets.OwnWindow):
 
     def _profile_name(self, profile_id: str) -> str:
         profile = self.session.settings.profile(profile_id)
-        return profile.name if profile else "a profile not on this desk"
+        return profile.name if profile else _("a profile not on this desk")
 
     def _selected(self, *_: object) -> None:
         rows = self.table.selectionModel().selectedRows()
@@ -212,10 +220,10 @@ class NotificationsWindow(widgets.OwnWindow):
                     log.info("could not find out whether the service is the sandbox: %s", error)
             self.offered = self._probed.get(where, False)
         self.test_button.setEnabled(self.offered)
-        self.test_button.setToolTip("" if self.offered else NOT_OFFERED)
+        self.test_button.setToolTip("" if self.offered else _(NOT_OFFERED))
         if not self.offered and self.outcome is None:
-            self.say(NOT_OFFERED)
-        elif self.outcome is None and self.result.text() == NOT_OFFERED:
+            self.say(_(NOT_OFFERED))
+        elif self.outcome is None and self.result.text() == _(NOT_OFFERED):
             self.say("")  # its own words only: a refusal said meanwhile stays until its cause goes
 
     async def send_test(self) -> Outcome | None:
@@ -225,7 +233,7 @@ class NotificationsWindow(widgets.OwnWindow):
         if self.passing.refused_now(self.result, lambda text: self.say(text, ok=False), lambda: self.say("")):
             return None
         self.test_button.setEnabled(False)
-        self.say("Sending a test notification: a test link is made and paid on the sandbox…")
+        self.say(_("Sending a test notification: a test link is made and paid on the sandbox…"))
         try:
             outcome = await self.tester.run()
         except LedgerError as error:  # gone on the way: its one sentence, gone with its cause
