@@ -84,7 +84,8 @@ def test_a_link_and_a_receipt_printed_and_saved(app, loop, seen, tmp_path):
     )
     png = folder / f"QR code of {record.tx_ref} for the window.png"
     press.save_as(panel.file_dialog, png)
-    loop.until(lambda: panel.outcome.text() == f"Saved PNG to {png}", timeout=30, message="where the image went")
+    saved = _("Saved {kind} to {path}").format(kind="PNG", path=png)
+    loop.until(lambda: panel.outcome.text() == saved, timeout=30, message="where the image went")
     _in_sight(panel.outcome, png.name)
     seen.look(window, "the QR code saved as PNG")
     # a receipt: printed, then saved as PDF
