@@ -110,7 +110,9 @@ class LinkPanel(QWidget):
         self.amount = state_label("link-amount", 18)
         self.amount.setStyleSheet("")
         column.addWidget(self.amount)
-        self.title = QLabel("")
+        # the shop's title, as long as it was typed: cut where the pane is narrow (the whole
+        # on hover), never widening the window (whole, it held the tab 100 px wider)
+        self.title = ElidedLabel("")
         self.title.setObjectName("link-title")
         self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
         column.addWidget(self.title)
