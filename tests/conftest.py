@@ -136,6 +136,16 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture(autouse=True)
+def _staff_english_after():
+    """Each test begins with the staff's words in English, whatever the test before chose."""
+    yield
+    from paydesk.i18n import ENGLISH, set_language, staff
+
+    if staff().language != ENGLISH:
+        set_language(ENGLISH)
+
+
+@pytest.fixture(autouse=True)
 def _embedded_sandbox_port(monkeypatch):
     """The embedded sandbox's usual port (8765 in PayDesk) is the test's own: tests running
     side by side (./dev test's workers) each close a window and start it again on that port,

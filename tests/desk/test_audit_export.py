@@ -59,3 +59,30 @@ async def test_the_audit_log_exported_newest_first(cards, tmp_path):
         cards, AuditQuery("p1", "test", result="refused"), tmp_path / "refused.csv", staff=Staff()
     )
     assert len(refused.read_text("utf-8").splitlines()) == 2  # the header and the one refused
+
+
+async def test_the_audit_log_exported_in_french_reads_as_in_english(cards, tmp_path):
+    """Machine-readable whatever the staff's language (issue 33 §2): the same file, its
+    column names, ISO times and amounts included."""
+    from datetime import datetime
+
+    from paydesk.i18n import ENGLISH, set_language
+
+    await cards.append_audit(entry("create", "done", amount=Decimal("1234.5")))
+    await cards.append_audit(entry("fund", "refused", detail="Insufficient balance"))
+    files = {}
+    try:
+        for language in (ENGLISH, "fr"):
+            set_language(language)
+            path = await export_audit(
+                cards, AuditQuery("p1", "test"), tmp_path / f"audit-{language}.csv", staff=Staff()
+            )
+            files[language] = await asyncio.to_thread(path.read_bytes)
+    finally:
+        set_language(ENGLISH)
+    assert files["fr"] == files[ENGLISH]
+    rows = list(csv.reader(io.StringIO(files["fr"].decode("utf-8"), newline="")))
+    assert tuple(rows[0]) == AUDIT_HEADER
+    for row in rows[1:]:
+        assert datetime.fromisoformat(row[0]).tzinfo is not None  # ISO 8601, with its offset
+    assert [row[6] for row in rows[1:]] == ["GBP 5.00", "GBP 1,234.50"]

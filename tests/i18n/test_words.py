@@ -125,3 +125,28 @@ def test_plurals_in_french(n, french):
 def test_plurals_in_english():
     assert i18n.ngettext("Create {n} link", "Create {n} links", 1).format(n=1) == "Create 1 link"
     assert i18n.ngettext("Create {n} link", "Create {n} links", 2).format(n=2) == "Create 2 links"
+
+
+def test_the_role_counter_is_a_message_of_its_own_apart_from_the_counter_tab():
+    """ "Counter" the role (a person at the till, "Caissier") and "Counter" the tab (the till,
+    "Caisse") are two messages: the role's has the context "role"."""
+    from paydesk.ledger.staff import Role
+
+    words = set_language("fr")
+    assert words.pgettext("role", "Counter") == "Caissier"
+    assert [role.title for role in Role] == ["Caissier", "Finance", "Admin"]
+    assert words.pgettext("role", "Counter") != words.pgettext("tab", "Counter")  # never one message
+
+
+def test_the_sentences_the_lower_layers_raise_read_in_french_where_the_desk_shows_them():
+    """The ledger's and the shared ledger's sentences a person reads, in the staff's language."""
+    from paydesk.config.shared_ledger import url_problem
+    from paydesk.ledger.postgres.connection import LedgerUnreachable
+
+    set_language("fr")
+    since = datetime(2026, 11, 27, 9, 30, tzinfo=UTC)
+    assert str(LedgerUnreachable(since)).startswith("Registre partagé injoignable depuis ")
+    assert url_problem("mysql://shop") == (
+        "Saisissez l’adresse du registre, qui commence par postgresql://, par ex. "
+        "postgresql://paydesk@db.shop.lan/paydesk?sslmode=verify-full"
+    )

@@ -52,6 +52,19 @@ def _fresh_save_folder(monkeypatch):
     monkeypatch.setattr(files, "_last", None)
 
 
+@pytest.fixture(autouse=True)
+def _english_after(qapp):
+    """Each test begins in English, whatever language the test before chose (a French test
+    that failed halfway left its words and Qt's for the next window built in this worker)."""
+    yield
+    from paydesk.i18n import ENGLISH, set_language, staff
+    from paydesk.ui.language import install_qt_words
+
+    if staff().language != ENGLISH:
+        set_language(ENGLISH)
+        install_qt_words(qapp, ENGLISH)
+
+
 @pytest.fixture
 def loop(_qasync_loop, qapp):
     asyncio.set_event_loop(_qasync_loop)

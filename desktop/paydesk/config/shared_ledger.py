@@ -24,17 +24,20 @@ from dataclasses import dataclass
 from typing import TextIO
 from urllib.parse import parse_qsl, unquote, urlencode
 
+from ..i18n import N_, _
+
 SCHEMES = ("postgresql", "postgres")
 STRONG_SSLMODES = ("require", "verify-ca", "verify-full")
 SSLMODES = ("disable", "allow", "prefer", *STRONG_SSLMODES)
 DEFAULT_PORT = 5432
 EXAMPLE = "postgresql://paydesk@db.shop.lan/paydesk?sslmode=verify-full"
-IN_ARGUMENTS = (
+IN_ARGUMENTS = N_(
     "leave the password out of the address (it would be readable in the list of "
     "processes): give it with --ledger-password-stdin, or type it when PayDesk "
     "asks for it"
 )
-RESTART_NOTE = "PayDesk uses it from its next start: close PayDesk and open it again."
+# said where a ledger is chosen, translated there (``_(RESTART_NOTE)``)
+RESTART_NOTE = N_("PayDesk uses it from its next start: close PayDesk and open it again.")
 
 
 @dataclass(frozen=True)
@@ -84,13 +87,13 @@ def _split_hosts(hostlist: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         if item.startswith("["):  # [::1]:5432
             end = item.find("]")
             if end < 0:
-                raise UrlError(f"The address {item!r} misses its closing ]")
+                raise UrlError(_("The address {address} misses its closing ]").format(address=repr(item)))
             host, rest = item[1:end], item[end + 1 :]
             port = rest[1:] if rest.startswith(":") else ""
         else:
-            host, _, port = item.partition(":")
+            host, _sep, port = item.partition(":")
         if port and not port.isdigit():
-            raise UrlError(f"The port must be a number, not {port!r}")
+            raise UrlError(_("The port must be a number, not {port}").format(port=repr(port)))
         if host:
             hosts.append(unquote(host))
         if port:
@@ -103,9 +106,11 @@ def parse(url: str) -> LedgerUrl:
     text = url.strip()
     scheme, sep, rest = text.partition("://")
     if not sep or scheme.lower() not in SCHEMES:
-        raise UrlError(f"Enter the ledger's address starting with postgresql://, e.g. {EXAMPLE}")
-    rest, _, query = rest.partition("?")
-    netloc, _, path = rest.partition("/")
+        raise UrlError(
+            _("Enter the ledger's address starting with postgresql://, e.g. {example}").format(example=EXAMPLE)
+        )
+    rest, _sep, query = rest.partition("?")
+    netloc, _sep, path = rest.partition("/")
     userinfo, at, hostlist = netloc.rpartition("@")
     if not at:
         userinfo, hostlist = "", netloc
@@ -179,12 +184,12 @@ def url_problem(url: str) -> str | None:
     except UrlError as error:
         return str(error)
     if not parsed.database:
-        return f"Name the database at the end of the address, e.g. {EXAMPLE}"
+        return _("Name the database at the end of the address, e.g. {example}").format(example=EXAMPLE)
     mode = parsed.sslmode
     if mode is not None and mode not in SSLMODES:
-        return f"sslmode={mode} is not a mode PostgreSQL knows: use require or verify-full"
+        return _("sslmode={mode} is not a mode PostgreSQL knows: use require or verify-full").format(mode=mode)
     if not parsed.local and mode not in STRONG_SSLMODES:
-        return (
+        return _(
             "A ledger on another computer is reached over TLS only: add ?sslmode=require "
             "(or verify-full, which also checks the server's certificate) to the address"
         )

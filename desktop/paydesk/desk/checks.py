@@ -144,7 +144,7 @@ def tx_ref(text: str) -> str | None:
         try:
             validate_txref(t)
         except TxRefError as error:
-            return str(error)
+            return _(str(error))  # the service layer's sentence, in the staff's language
     return None
 
 

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from ..config.desk_name import computer_name, name_problem
+from ..i18n import N_, _
 from ..ledger import LedgerError
 from .session import Session
 from .staff import Capability
@@ -23,8 +24,8 @@ from .staff import Capability
 log = logging.getLogger("paydesk.desk_name")
 # (installation id, computer's name, the person's name or None) -> the name claimed
 Claim = Callable[[str, str, str | None], Awaitable[str]]
-RENAMED = "This desk is called {name}"
-SHIFT_HAS_SALES = (
+RENAMED = N_("This desk is called {name}")  # translated where it is said
+SHIFT_HAS_SALES = N_(
     "The counter's open shift has sales and goes by the desk's name: close the shift first, then rename the desk"
 )
 
@@ -79,7 +80,7 @@ class DeskNaming:
             return self.session.desk_name
         self.session.refuse_while_down()  # the shop's desks table: nothing asked nor kept
         if self.counter.follows_desk and await self.counter.has_open_sales():
-            raise DeskNameRefused(SHIFT_HAS_SALES)
+            raise DeskNameRefused(_(SHIFT_HAS_SALES))
         name = await self._named(wanted)  # DeskNameRefused: another desk has it
         await self.session.save_desk_name(wanted)
         self.session.desk_name = name

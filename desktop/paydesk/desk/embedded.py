@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from ..config.profiles import CARDS_CURRENCIES, MODES, WALK_IN_NAME, Profile
+from ..i18n import _
 from ..service.errors import NotTheServiceError, ServiceUnavailableError
 from . import sandbox_identity as identity
 from .sandbox_identity import Answer
@@ -52,31 +53,41 @@ def _port_of(url: str) -> int:
         return 0
 
 
+SANDBOX_NAME = "Sandbox"  # the sandbox profile's name at its first start: a name, as the user may rename it
+
+
 class WrongServiceError(NotTheServiceError):
     """Something other than this computer's sandbox answers at the sandbox's address.
     Nothing was sent to it; no key is wrong."""
 
 
-def _who(answer: Answer) -> str:
-    if answer is Answer.OTHER_SERVICE:
-        return "another deployment of the service (a sandbox with other merchants)"
-    return "another program"
-
-
 def _taken_note(port: int, moved: int, answer: Answer) -> str:
-    return (
-        f"The sandbox's usual port {port} is taken by {_who(answer)}, so it runs on port "
-        f"{moved} for now: links made before point at the usual address; PayDesk tries it "
-        "again at its next start."
-    )
+    if answer is Answer.OTHER_SERVICE:
+        said = _(
+            "The sandbox's usual port {port} is taken by another deployment of the service (a sandbox "
+            "with other merchants), so it runs on port {moved} for now: links made before point at the "
+            "usual address; PayDesk tries it again at its next start."
+        )
+    else:
+        said = _(
+            "The sandbox's usual port {port} is taken by another program, so it runs on port {moved} for "
+            "now: links made before point at the usual address; PayDesk tries it again at its next start."
+        )
+    return said.format(port=port, moved=moved)
 
 
 def wrong_service_text(base_url: str, answer: Answer) -> str:
-    who = _who(answer)
-    return (
-        f"{who[0].upper()}{who[1:]} now answers at {base_url}, not this computer's "
-        "sandbox: nothing was sent to it. Restart PayDesk to run the sandbox again."
-    )
+    if answer is Answer.OTHER_SERVICE:
+        said = _(
+            "Another deployment of the service (a sandbox with other merchants) now answers at {url}, not "
+            "this computer's sandbox: nothing was sent to it. Restart PayDesk to run the sandbox again."
+        )
+    else:
+        said = _(
+            "Another program now answers at {url}, not this computer's sandbox: nothing was sent to it. "
+            "Restart PayDesk to run the sandbox again."
+        )
+    return said.format(url=base_url)
 
 
 class EmbeddedSandbox:
@@ -118,12 +129,12 @@ class EmbeddedSandbox:
         if answer is Answer.OURS:
             if identity.served_by_paydesk(folder, port):
                 log.info("the sandbox at %s is already served by another PayDesk", usual)
-                return None, "The sandbox is served by another PayDesk window on this computer"
+                return None, _("The sandbox is served by another PayDesk window on this computer")
             log.info("the sandbox at %s is served by a paydesk-sandbox started on its own", usual)
-            return None, (
-                f"The sandbox at {usual} is served by a paydesk-sandbox started on "
-                "its own (with this computer's sandbox data): PayDesk uses it"
-            )
+            return None, _(
+                "The sandbox at {url} is served by a paydesk-sandbox started on its own (with this "
+                "computer's sandbox data): PayDesk uses it"
+            ).format(url=usual)
         server = on(0)
         note = _taken_note(port, _port_of(server.base_url), answer)
         return server, note
@@ -145,8 +156,10 @@ class EmbeddedSandbox:
             return
         if answer is Answer.NOBODY:
             raise ServiceUnavailableError(
-                f"Nothing answers at {profile.base_url}: the program that served the sandbox "
-                "has stopped. Restart PayDesk to run the sandbox again."
+                _(
+                    "Nothing answers at {url}: the program that served the sandbox has stopped. Restart "
+                    "PayDesk to run the sandbox again."
+                ).format(url=profile.base_url)
             )
         raise WrongServiceError(wrong_service_text(profile.base_url, answer))
 
@@ -169,7 +182,7 @@ class EmbeddedSandbox:
         merchants = json.loads(await asyncio.to_thread(merchants_file.read_text, "utf-8"))
         merchant = merchants[0]
         profile = existing or Profile(
-            id=Profile.new_id(), name="Sandbox", base_url="", embedded_sandbox=True, txref_prefix="SBX"
+            id=Profile.new_id(), name=SANDBOX_NAME, base_url="", embedded_sandbox=True, txref_prefix="SBX"
         )
         profile = replace(
             profile,

@@ -31,11 +31,12 @@ if TYPE_CHECKING:
 # the words the service itself uses for a state (PayDesk's own "creating" and "rejected" are
 # not the service's: nothing there, or nothing said)
 _SERVICE_WORDS = frozenset(s.value for s in TransactionState if s is not TransactionState.UNKNOWN)
-# an export is machine-readable whatever the staff's language: its words (PayDesk's state
-# words, "here", "looked up") are the English ones, as its column names
-_EXPORTED = Words(ENGLISH)
 
-# "state" is the words PayDesk shows, "service_state" the service's own word; a sale voided
+# an export's words are PayDesk's own (its English), whatever language the staff read: a
+# spreadsheet or an accountant's script reads the same file whoever exported it
+EXPORT_WORDS = Words(ENGLISH)
+
+# "state" is the words PayDesk shows (in English), "service_state" the service's own word; a sale voided
 # at a counter says so in "counter_void" ("voided", or "paid after void" once its link was
 # paid anyway: the counter book's kinds) with when; "by" is the person signed in who made
 # the link or sale ("" without staff, or for a payment looked up); each added last, so
@@ -108,7 +109,7 @@ def row_of(r: LinkRecord, guard: bool = True) -> tuple[str, ...]:
     return (
         t(r.tx_ref),
         t(r.reference or ""),
-        state_words(r, _EXPORTED).words,
+        state_words(r, EXPORT_WORDS).words,
         t(service_state(r)),
         t(r.first_name),
         t(r.last_name),

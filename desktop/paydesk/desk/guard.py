@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from ..config.profiles import MODES, Profile
+from ..i18n import N_, _
 from ..service.budget import Budget
 from ..service.call_class import CallClass, calls_as
 from ..service.errors import NotTheServiceError, ServiceUnavailableError
@@ -36,17 +37,17 @@ from .tasks import TaskSet
 from .transports import Transports
 
 log = logging.getLogger("paydesk.guard")
-FOREIGN = "This address does not answer like the service: PayDesk sends it no key until it does"
-UNREACHABLE = "The service cannot be reached"
+FOREIGN = N_("This address does not answer like the service: PayDesk sends it no key until it does")
+UNREACHABLE = N_("The service cannot be reached")
 FIRST = 1.0  # s: the first wait before the address is asked again (and the least between two)
 LONGEST = 15.0  # s: the longest
 TRUSTED_FOR = 300.0  # s: an address that answered like the service is asked again after this
 
 
 class Verdict(Enum):
-    UNKNOWN = "not asked since the last doubt"
-    SERVICE = "answers like the service"
-    FOREIGN = "another program answers"
+    UNKNOWN = "unknown"  # not asked since the last doubt
+    SERVICE = "service"  # answers like the service
+    FOREIGN = "foreign"  # another program answers
 
 
 @dataclass
@@ -59,7 +60,9 @@ class _Address:
 
 
 def foreign_text(base_url: str) -> str:
-    return f"{base_url.rstrip('/')} does not answer like the service: PayDesk sends it no key until it does"
+    return _("{url} does not answer like the service: PayDesk sends it no key until it does").format(
+        url=base_url.rstrip("/")
+    )
 
 
 class AddressGuard:
@@ -138,7 +141,7 @@ class AddressGuard:
         if where.verdict is Verdict.FOREIGN:
             raise NotTheServiceError(foreign_text(profile.base_url))
         if where.verdict is Verdict.UNKNOWN:
-            raise ServiceUnavailableError(UNREACHABLE)
+            raise ServiceUnavailableError(_(UNREACHABLE))
 
     async def _sound(self, profile: Profile, where: _Address) -> None:
         from ..service.probe import Sounding, sound  # httpx is imported after the first paint
@@ -163,7 +166,7 @@ class AddressGuard:
             where.verdict = Verdict.FOREIGN
             if before is not Verdict.FOREIGN:
                 log.warning("%s does not answer like the service: no key is sent to it", base)
-            self._tell(base, lambda profile_id, mode: self.health.refused(profile_id, mode, FOREIGN))
+            self._tell(base, lambda profile_id, mode: self.health.refused(profile_id, mode, _(FOREIGN)))
             if where.watch is None or where.watch.done():
                 where.watch = self.tasks.spawn(self._watch(profile, where), "ask the address again")
         else:

@@ -42,9 +42,15 @@ class NoKeyError(ServiceError):
     """This profile has no secret key for this mode (or the keyring could not give it)."""
 
     def __init__(self, profile: Profile, mode: str, why: str | None = None):
-        text = f"No {mode} secret key for {profile.name}: add it in the profile editor"
-        if why:
-            text = f"The {mode} secret key of {profile.name} could not be read ({why})"
+        if mode == "live":
+            text = _("No live secret key for {profile}: add it in the profile editor")
+            if why:
+                text = _("The live secret key of {profile} could not be read ({why})")
+        else:
+            text = _("No test secret key for {profile}: add it in the profile editor")
+            if why:
+                text = _("The test secret key of {profile} could not be read ({why})")
+        text = text.format(profile=profile.name, why=why)
         super().__init__(text)
 
 
@@ -152,7 +158,8 @@ class Clients:
             # the address may have changed hands since: a key is never called wrong for
             # whatever answers there now
             await self.recheck(profile, mode)
-            self.health.refused(profile.id, mode, f"The {mode} key was refused: {error.message}")
+            refused = _("The live key was refused: {why}") if mode == "live" else _("The test key was refused: {why}")
+            self.health.refused(profile.id, mode, refused.format(why=error.message))
             raise
         except UnexpectedAnswerError:
             await self.recheck(profile, mode)  # not the service's answer: who is it?

@@ -17,6 +17,7 @@ from ..config.paths import Paths
 from ..config.profiles import SettingsFile
 from ..config.secrets import KeyStore
 from ..config.shared_ledger import Choice, choose, password_entry, split_password, url_problem
+from ..i18n import _
 from .session import Session
 from .staff import Capability
 
@@ -107,7 +108,7 @@ def ledger_arguments(args: argparse.Namespace) -> str | None:
         typed = split_password(args.ledger)[1]
         if typed:
             REDACTOR.add(typed)  # before anything is logged; and never kept
-            return f"--ledger: {IN_ARGUMENTS}"
+            return f"--ledger: {_(IN_ARGUMENTS)}"
         problem = url_problem(args.ledger)
         if problem:
             return f"--ledger: {problem}"
@@ -116,11 +117,11 @@ def ledger_arguments(args: argparse.Namespace) -> str | None:
         if sys.stdin is not None and sys.stdin.isatty():  # typed: not echoed
             import getpass
 
-            password = getpass.getpass("Password for the shared ledger: ").strip() or None
+            password = getpass.getpass(_("Password for the shared ledger: ")).strip() or None
         elif sys.stdin is not None:  # none at all under a windowed Windows program
             password = read_password(sys.stdin)
         if password is None:
-            return "--ledger-password-stdin: no password on standard input"
+            return _("--ledger-password-stdin: no password on standard input")
         REDACTOR.add(password)
         args.ledger_password = password
     return None

@@ -25,6 +25,7 @@ from .. import logs
 from ..config.paths import Paths
 from ..config.profiles import SettingsFile
 from ..config.secrets import KeyStore
+from ..i18n import _, set_language, system_language
 from ..ledger.errors import LedgerError
 from ..ledger.postgres.engine import PgEngine
 from ..ledger.postgres.importer import ImportReport, import_ledger
@@ -57,7 +58,7 @@ async def _password(entry_password: str | None, where: str) -> str | None:
     """The keyring's password, else one typed on the terminal (none when there is none)."""
     if entry_password or not sys.stdin.isatty():
         return entry_password
-    typed = await asyncio.to_thread(getpass.getpass, f"Password for the shared ledger {where}: ")
+    typed = await asyncio.to_thread(getpass.getpass, _("Password for the shared ledger {where}: ").format(where=where))
     if typed:
         logs.REDACTOR.add(typed)
     return typed or None
@@ -70,21 +71,27 @@ async def import_command(args: Any, out: TextIO = sys.stdout, err: TextIO = sys.
     from .build import open_folders, open_keys
     from .ledger_choice import choose_ledger, keep_password
 
-    paths, _ = open_folders(args.data_dir, args.sandbox_dir)
+    paths, _log = open_folders(args.data_dir, args.sandbox_dir)
+    settings = await asyncio.to_thread(SettingsFile(paths.profiles).load)
+    # the staff's language, as the window chooses it: --language, Settings → Language, the system's
+    set_language(getattr(args, "language", None) or settings.language or system_language())
     keys = await open_keys(not args.no_keyring, on_secret=logs.REDACTOR.add)
     choice, kept = await choose_ledger(paths, keys, args.ledger)
     if choice.url is None:
         print(
-            "paydesk: --import-ledger: name the shop's shared ledger with --ledger URL "
-            "(or save it in Settings → Shared ledger…)",
+            _(
+                "paydesk: --import-ledger: name the shop's shared ledger with --ledger URL "
+                "(or save it in Settings → Shared ledger…)"
+            ),
             file=err,
         )
         return 2
-    settings = await asyncio.to_thread(SettingsFile(paths.profiles).load)
     if not settings.installation_id:  # drawn at the desk's first start
         print(
-            f"paydesk: --import-ledger: PayDesk was never started with {paths.data}: "
-            "there is no ledger of this desk to import",
+            _(
+                "paydesk: --import-ledger: PayDesk was never started with {folder}: "
+                "there is no ledger of this desk to import"
+            ).format(folder=paths.data),
             file=err,
         )
         return 1
@@ -98,7 +105,7 @@ async def import_command(args: Any, out: TextIO = sys.stdout, err: TextIO = sys.
             await keep_password(keys, choice.url, password)
         report = await import_desk_ledger(engine, paths, keys, path=path, dry_run=args.dry_run)
     except LedgerError as error:
-        print(f"paydesk: --import-ledger: {error}", file=err)
+        print(_("paydesk: --import-ledger: {why}").format(why=error), file=err)
         return 1
     finally:
         await engine.close()

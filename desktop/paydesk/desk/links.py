@@ -25,7 +25,7 @@ from ..service.errors import (
     ValidationError,
 )
 from ..service.models import PaymentLink, PaymentRequest
-from ..service.txref import TxRefGenerator
+from ..service.txref import TxRefError, TxRefGenerator
 from .scheduler import StopWatching
 from .session import Session
 from .staff import Capability
@@ -71,9 +71,15 @@ class LinksController:
         return datetime.now(UTC).date()
 
     def _reference(self, profile: Profile, day: date, sequence: int) -> str:
-        return TxRefGenerator(
-            profile.txref_prefix, self.session.installation_id, lambda _day: sequence, lambda: day
-        ).next()
+        """The reference of ``sequence`` on ``day``; TxRefError (in the staff's language) when
+        the profile's prefix cannot make one."""
+        try:
+            maker = TxRefGenerator(
+                profile.txref_prefix, self.session.installation_id, lambda _day: sequence, lambda: day
+            )
+        except TxRefError as error:  # the service layer's sentence, in the staff's language
+            raise TxRefError(_(str(error))) from None
+        return maker.next()
 
     async def next_reference(self, profile: Profile) -> str:
         """The reference the next link would carry; nothing is used up until it is created."""
@@ -213,14 +219,14 @@ class LinksController:
     def _profile_of(self, record: LinkRecord) -> Profile:
         profile = self.session.settings.profile(record.profile_id)
         if profile is None:
-            raise StopWatching(_("its profile was deleted"))
+            raise StopWatching("its profile was deleted")  # for the log only (the scheduler logs it)
         return profile
 
     async def check(self, record: LinkRecord, *, fence: Fence | None = None) -> LinkRecord:
         """Ask the service for a record's state; store it; tell the views (when it was last
         checked, and whether its state changed). ``fence``: checked as the shop's poller
         (a shared ledger refuses the write once another desk holds the lease)."""
-        updated, _ = await self.look_up(self._profile_of(record), record.mode, record.tx_ref, fence=fence)
+        updated, _changed = await self.look_up(self._profile_of(record), record.mode, record.tx_ref, fence=fence)
         return updated
 
     async def look_up(

@@ -61,11 +61,11 @@ def unreachable_text(since: datetime | None) -> str:
 
 def poller_text(state: LeaseState) -> str:
     if state.holder is None:
-        return "Payments checked by no desk at the moment"
+        return _("Payments checked by no desk at the moment")
     where = state.holder_name or state.holder
     if state.priority > DESK:  # only a notification receiver takes the lease at a higher one
-        return f"Payments checked by the notification receiver on {where}"
-    return f"Payments checked by {where}"
+        return _("Payments checked by the notification receiver on {desk}").format(desk=where)
+    return _("Payments checked by {desk}").format(desk=where)
 
 
 class Live:

@@ -85,7 +85,7 @@ def locate_typo(ref: str, prefixes: frozenset[str] = frozenset()) -> str:
     otherwise that the reference does not check out, and no character is blamed."""
     explained = [(how, candidate) for how, candidate in corrections(ref) if _plausible(candidate, prefixes)]
     if len(explained) != 1:
-        return NOT_CHECKING_OUT
+        return _(NOT_CHECKING_OUT)
     how, candidate = explained[0]
     first = next(i for i, (a, b) in enumerate(zip(ref, candidate)) if a != b)
     if how == "swapped":

@@ -33,6 +33,7 @@ from .staff import Capability
 
 log = logging.getLogger("paydesk.notify_test")
 TITLE = "PayDesk notification test"  # the test link's title: data sent to the service, as it is
+LAST_NAME = "Test"  # the test link's customer at the service: data, as it is
 AMOUNT = Decimal("1.00")
 WAIT = 10.0  # seconds from the payment to the record PAID, at most
 SEND_WAIT = 3.0  # seconds for the service to try a first time
@@ -141,7 +142,7 @@ class NotificationTest:
             currency=profile.currencies[0] if profile.currencies else "GBP",
             email="notification-test@example.com",
             first_name="PayDesk",
-            last_name="Test",
+            last_name=LAST_NAME,
             tx_ref=await self.links.next_reference(profile),
             title=TITLE,
             description=TITLE,

@@ -35,9 +35,9 @@ TIMEOUT = 2.0
 
 
 class Answer(Enum):
-    OURS = "this computer's sandbox"  # it knows the sandbox's own public key
-    OTHER_SERVICE = "another deployment"  # it answers like the service, without our merchant
-    OTHER_PROGRAM = "another program"  # something else listens there (or never answers)
+    OURS = "ours"  # this computer's sandbox: it knows the sandbox's own public key
+    OTHER_SERVICE = "other-service"  # another deployment: it answers like the service, without our merchant
+    OTHER_PROGRAM = "other-program"  # something else listens there (or never answers)
     NOBODY = "nobody"  # nothing listens: connection refused
 
 

@@ -24,6 +24,7 @@ from ..config.profiles import (
 )
 from ..config.secrets import KeyStore
 from ..config.shared_ledger import Choice
+from ..i18n import N_, _
 from ..ledger import Ledger, LedgerError
 from ..ledger.activity import ActivityBook
 from ..ledger.cards import CardLedger
@@ -49,14 +50,14 @@ if TYPE_CHECKING:  # the client (and httpx) load after the first paint
     from ..service.client import ServiceClient
 
 log = logging.getLogger("paydesk.session")
-PAID_BY_NOTIFICATION = "PAID by notification"  # the connection's word while notifications come
+PAID_BY_NOTIFICATION = N_("PAID by notification")  # the connection's word while notifications come
 
 
 class NoProfileError(ServiceError):
     """There is no profile yet: nothing can be asked of the service."""
 
     def __init__(self) -> None:
-        super().__init__("Add a profile first")
+        super().__init__(_("Add a profile first"))
 
 
 class Session(SessionSaving):
@@ -145,7 +146,7 @@ class Session(SessionSaving):
             if self.checked_elsewhere():
                 return ""
             if self.notified_lately(profile.id, self.mode):
-                return PAID_BY_NOTIFICATION
+                return _(PAID_BY_NOTIFICATION)
         return health.text()
 
     async def load(self) -> None:

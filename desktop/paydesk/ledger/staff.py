@@ -25,7 +25,7 @@ import enum
 import re
 from dataclasses import dataclass
 
-from ..i18n import N_, _
+from ..i18n import N_, NP_, _, pgettext
 from .errors import LedgerError
 
 
@@ -65,11 +65,17 @@ class Role(enum.Enum):
 
     @property
     def title(self) -> str:
-        """The role as the screens name it, in the staff's language ("Counter")."""
-        return _(_ROLE_TITLES[self])
+        """The role as the screens name it, in the staff's language ("Counter": a person at the
+        till, not the Counter tab; hence the context)."""
+        return pgettext(ROLE, _ROLE_TITLES[self])
 
 
-_ROLE_TITLES = {Role.COUNTER: N_("Counter"), Role.FINANCE: N_("Finance"), Role.ADMIN: N_("Admin")}
+ROLE = "role"  # the context of a role's name (the role "Counter", a person; not the tab): as NP_ says it
+_ROLE_TITLES = {
+    Role.COUNTER: NP_("role", "Counter"),
+    Role.FINANCE: NP_("role", "Finance"),
+    Role.ADMIN: NP_("role", "Admin"),
+}
 
 
 _COUNTER = frozenset({Capability.SELL, Capability.VOID_OWN_SALE, Capability.CLOSE_SHIFT})

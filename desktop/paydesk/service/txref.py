@@ -19,6 +19,8 @@ import threading
 from collections.abc import Callable
 from datetime import UTC, date, datetime
 
+from .words import N_
+
 ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _VALUE = {ch: i for i, ch in enumerate(ALPHABET)}
 # the per-installation part avoids letters read or typed as others (I L O U)
@@ -51,7 +53,7 @@ def is_consistent(reference: str) -> bool:
     return len(letters) >= 3 and _fold(reference) == 1
 
 
-NOT_CHECKING_OUT = "This reference does not check out (a typing mistake): check each character"
+NOT_CHECKING_OUT = N_("This reference does not check out (a typing mistake): check each character")
 
 
 def corrections(reference: str) -> list[tuple[str, str]]:
@@ -88,16 +90,17 @@ def normalise(typed: str) -> str:
 
 
 class TxRefError(ValueError):
-    pass
+    """What is wrong with a reference or its prefix, in one English sentence (marked for the
+    catalogue; the layer that shows it says it in the reader's language: ``_(str(error))``)."""
 
 
 def validate(typed: str) -> str:
     """The normalised reference, or TxRefError saying what is wrong with it."""
     ref = normalise(typed)
     if not ref:
-        raise TxRefError("Type a reference")
+        raise TxRefError(N_("Type a reference"))
     if not _SHAPE.fullmatch(ref):
-        raise TxRefError("A reference looks like SHOP-261122-K7QM4X-0042R9")
+        raise TxRefError(N_("A reference looks like SHOP-261122-K7QM4X-0042R9"))
     if not is_consistent(ref):
         raise TxRefError(NOT_CHECKING_OUT)
     return ref
@@ -115,7 +118,7 @@ class TxRefGenerator:
     ):
         prefix = prefix.upper()
         if not _PREFIX.fullmatch(prefix):
-            raise TxRefError("A prefix is 1 to 8 letters or digits")
+            raise TxRefError(N_("A prefix is 1 to 8 letters or digits"))
         if len(installation_id) != 6 or any(c not in INSTALLATION_ALPHABET for c in installation_id):
             raise TxRefError("An installation id is 6 characters")
         self.prefix = prefix

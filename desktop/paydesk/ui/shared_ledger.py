@@ -36,13 +36,14 @@ INTRO = N_(
     "(docs/SHARED_LEDGER.md)."
 )
 MOVED = N_("The password was taken out of the address: it is kept in the keyring, never in a file.")
-# Test connection's sentences are said whole beside their field: the address's in three
+# Test connection's sentences are said whole beside their field: the address's in four
 # lines at most (the longest, a server that does not let this computer in, takes three at
-# this width), the password's and the desk name's in two; their rooms are kept, shown or
-# not, so nothing moves when one is said
-WIDTH = 640
-ADDRESS_LINES, PASSWORD_LINES, NAME_LINES = 3, 2, 2
-NAME_HINT = (
+# this width in English, four in a language 40% longer), the password's in three (a refusal
+# naming a long role) and the desk name's in two; their rooms are kept, shown or not, so
+# nothing moves when one is said
+WIDTH = 720
+ADDRESS_LINES, PASSWORD_LINES, NAME_LINES = 4, 3, 2
+NAME_HINT = N_(
     "How the shop's status bars and this desk's counter shifts name it; empty: the "
     "computer's name (told apart by this desk's id when another desk has it)."
 )
@@ -131,7 +132,7 @@ class SharedLedgerDialog(QDialog):
         self.desk_name.setObjectName("desk-name")
         self.desk_name.setAccessibleName(_("Desk name"))
         self.desk_name.setPlaceholderText(self.session.desk_name)
-        self.desk_name.setToolTip(NAME_HINT)
+        self.desk_name.setToolTip(_(NAME_HINT))
         self.rename_button = QPushButton(_("Rename desk"))
         self.rename_button.setObjectName("rename-desk")
         self.rename_button.setAccessibleName(_("Rename desk"))
@@ -160,7 +161,7 @@ class SharedLedgerDialog(QDialog):
             self.passing.said(self.desk_name_message, str(error), error)
             return False
         self.desk_name.setPlaceholderText(name)
-        self.desk_name_message.say(RENAMED.format(name=name), ok=True)
+        self.desk_name_message.say(_(RENAMED).format(name=name), ok=True)
         return True
 
     async def load_password(self) -> None:

@@ -253,3 +253,25 @@ def test_ten_thousand_rows(tmp_path):
     wrong = [r.number for r in checked_rows if not r.ok]
     assert wrong == [n + 2 for n in range(10_000) if n % 100 == 7]
     assert all(len(r.problems) == 1 for r in checked_rows if not r.ok)
+
+
+@pytest.fixture
+def french():
+    from paydesk.i18n import ENGLISH, set_language
+
+    set_language("fr")
+    yield
+    set_language(ENGLISH)
+
+
+def test_a_mistyped_reference_of_paydesk_reads_in_french_when_french_is_chosen(french):
+    """The reference's check (the service layer's sentence, which imports no words) is said
+    in the staff's language where the file's row shows it."""
+    from paydesk.service.txref import INSTALLATION_ALPHABET, TxRefGenerator
+
+    good = TxRefGenerator("INV", INSTALLATION_ALPHABET[:6]).next()  # e.g. INV-261127-ABCDEF-0001K3
+    typo = good[:-1] + next(c for c in "XYZ" if c != good[-1])
+    (one,) = checked(sheet_of(row(1, Reference=typo)))
+    assert [(p.column, p.message) for p in one.problems] == [
+        ("tx_ref", "Cette référence n’est pas valide (une faute de frappe)\u00a0: vérifiez chaque caractère")
+    ]

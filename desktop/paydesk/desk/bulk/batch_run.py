@@ -5,8 +5,12 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
+from ...i18n import NP_, _, pgettext
 from ...ledger.batch import Batch, BatchFigures
 from ..session import Session
+
+# a mode as a sentence names it ("test", "live": the ledger's words, in the staff's language)
+MODES = {"test": NP_("mode", "test"), "live": NP_("mode", "live")}
 
 
 class BatchRefused(Exception):
@@ -43,5 +47,7 @@ def check_active(session: Session, batch: Batch) -> None:
     profile, mode = session.active()
     if (profile.id, mode) != (batch.profile_id, batch.mode):
         raise BatchRefused(
-            f"This batch is for another profile or mode ({batch.mode}): switch to it to create its links"
+            _("This batch is for another profile or mode ({mode}): switch to it to create its links").format(
+                mode=pgettext("mode", MODES.get(batch.mode, batch.mode))
+            )
         )

@@ -66,7 +66,7 @@ __all__ = [
 def _sender(settings: SmtpSettings, profile: Profile) -> Address:
     address = address_of(settings.sender)
     if address is None:
-        raise MailError("Enter the address the e-mails come from")
+        raise MailError(_("Enter the address the e-mails come from"))
     name = one_line(settings.sender_name or profile.shown_name)
     return Address(display_name=name, username=address.username, domain=address.domain)
 
@@ -119,24 +119,32 @@ def message_for(row: BatchRow, profile: Profile, settings: SmtpSettings) -> Emai
 
 
 def preview(row: BatchRow, profile: Profile, settings: SmtpSettings) -> str:
-    """The message as the customer reads it: its headers and text (the window shows it)."""
+    """The message as the customer reads it: its headers and text (the window shows it; the
+    headers' names in the staff's language, as the staff's own mail program names them)."""
     message = message_for(row, profile, settings)
-    heads = "\n".join(f"{name}: {message[name]}" for name in ("From", "To", "Subject"))
+    heads = "\n".join(
+        (
+            _("From: {sender}").format(sender=message["From"]),
+            _("To: {recipient}").format(recipient=message["To"]),
+            _("Subject: {subject}").format(subject=message["Subject"]),
+        )
+    )
     body = message.get_content()
     return f"{heads}\n\n{body}"
 
 
 def test_message(settings: SmtpSettings, profile: Profile, to: str) -> EmailMessage:
+    """The test the user sends themselves: in the staff's language (they read it)."""
     address = address_of(to)
     if address is None:
-        raise MailError("Enter the address the test goes to")
+        raise MailError(_("Enter the address the test goes to"))
     message = EmailMessage()
-    message["Subject"] = f"PayDesk: a test from {one_line(profile.shown_name)}"
+    message["Subject"] = _("PayDesk: a test from {merchant}").format(merchant=one_line(profile.shown_name))
     message["From"] = _sender(settings, profile)
     message["To"] = address
     message["Date"] = formatdate(localtime=True)
     message.set_content(
-        "This test came through your SMTP server: PayDesk can send your customers their payment links.\n"
+        _("This test came through your SMTP server: PayDesk can send your customers their payment links.") + "\n"
     )
     return message
 
@@ -153,7 +161,7 @@ async def send_test(settings: SmtpSettings, password: str | None, profile: Profi
         try:
             connection.send(message)
         except smtplib.SMTPException as error:
-            raise MailError(f"The test was not sent: {why_words(error)}") from None
+            raise MailError(_("The test was not sent: {why}").format(why=why_words(error))) from None
         finally:
             connection.close()
 
@@ -229,7 +237,9 @@ async def _send_one(connection: Connection, message: EmailMessage, row: BatchRow
     except smtplib.SMTPException as error:
         why = row_failure(error)
         if why is None:
-            raise MailError(f"{connection.settings.host} stopped the sending: {why_words(error)}") from None
+            raise MailError(
+                _("{host} stopped the sending: {why}").format(host=connection.settings.host, why=why_words(error))
+            ) from None
         return why
     return None
 

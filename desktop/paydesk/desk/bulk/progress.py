@@ -6,8 +6,12 @@ its batch, or a resumed batch, says what this run created and what was created b
 
 from __future__ import annotations
 
-from ...i18n import _, ngettext
+from ...i18n import N_, _, ngettext
 from ...ledger.batch import BatchFigures
+
+# how a run ended, as ``report`` begins ("Finished: ..."): marked here, translated there
+FINISHED = N_("Finished")
+CANCELLED = N_("Cancelled")
 
 
 def _made(f: BatchFigures) -> int:
@@ -22,8 +26,9 @@ def split(figures: BatchFigures, before: BatchFigures | None) -> tuple[int, int]
 
 
 def report(figures: BatchFigures, how: str, before: BatchFigures | None = None) -> str:
-    """ "Finished: 4 of 5 links created, 1 skipped"; ``how``: "Finished", "Cancelled"...;
-    "(2 now, 2 before)" after the count when the run found links made already."""
+    """ "Finished: 4 of 5 links created, 1 skipped"; ``how``: FINISHED or CANCELLED (in
+    English; said in the staff's language); "(2 now, 2 before)" after the count when the run
+    found links made already."""
     f = figures
     now, earlier = split(f, before)
     parts = [
@@ -31,14 +36,14 @@ def report(figures: BatchFigures, how: str, before: BatchFigures | None = None) 
         + (_(" ({now} now, {earlier} before)").format(now=now, earlier=earlier) if earlier else "")
     ]
     if f.refused:
-        parts.append(f"{f.refused} refused")
+        parts.append(ngettext("{refused} refused", "{refused} refused", f.refused).format(refused=f.refused))
     if f.creating:
         parts.append(_("{creating} waiting for the service's answer").format(creating=f.creating))
     if f.waiting:
         parts.append(_("{waiting} not sent").format(waiting=f.waiting))
     if f.skipped:
-        parts.append(f"{f.skipped} skipped")
-    return f"{how}: " + ", ".join(parts)
+        parts.append(ngettext("{skipped} skipped", "{skipped} skipped", f.skipped).format(skipped=f.skipped))
+    return _("{how}: {parts}").format(how=_(how), parts=", ".join(parts))
 
 
 def outcome(figures: BatchFigures, *, cancelled: bool, before: BatchFigures | None) -> str:
@@ -66,7 +71,7 @@ def outcome(figures: BatchFigures, *, cancelled: bool, before: BatchFigures | No
         )
         text = _("Done: {created}, {refused:,} refused by the service").format(created=created, refused=f.refused)
         if f.failed:
-            text += f", {f.failed:,} failed"
+            text = _("{done}, {failed:,} failed").format(done=text, failed=f.failed)
     if f.creating:
         text += _(
             " {creating:,} sent, their answer not in yet: PayDesk settles them with the service by their reference."

@@ -33,6 +33,7 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 
 from ...config.profiles import Profile
+from ...i18n import _, ngettext
 from ...ledger import LedgerError
 from ...ledger.batch import ALL, Batch, BatchBook, BatchFigures
 from ...service.budget import BudgetState
@@ -48,6 +49,7 @@ from .check import BulkRow, known_references
 from .earlier import Earlier, earlier_batch
 from .keep import keep
 from .open_links import check_open
+from .progress import CANCELLED
 from .sending import PAGE, Sender
 
 PARALLEL = 4  # calls at a time
@@ -125,10 +127,10 @@ class BulkController:
             return run.report
         pause = self.service_pause(batch_id)
         if pause is not None:
-            return f"Paused by the service for {pause} s"
+            return _("Paused by the service for {seconds} s").format(seconds=pause)
         if not run.go.is_set():
-            return run.why_paused or "Paused"
-        return "Cancelling…" if run.cancelled else "Creating links…"
+            return run.why_paused or _("Paused")
+        return _("Cancelling…") if run.cancelled else _("Creating links…")
 
     async def keep(
         self, file: str | Path, rows: list[BulkRow], policy: str, *, name: str | None = None
@@ -183,7 +185,13 @@ class BulkController:
         check_active(self.session, batch)
         figures = await self.batches.figures(batch.id)
         if batch.policy == ALL and figures.skipped:
-            raise BatchRefused(f"All or nothing: {figures.skipped} rows have problems; nothing was sent")
+            raise BatchRefused(
+                ngettext(
+                    "All or nothing: {count} row has problems; nothing was sent",
+                    "All or nothing: {count} rows have problems; nothing was sent",
+                    figures.skipped,
+                ).format(count=figures.skipped)
+            )
         run = Run(batch, before=figures, actor=self.session.staff.actor)
         run.go.set()
         self._runs[batch.id] = run
@@ -231,9 +239,9 @@ class BulkController:
         await asyncio.wait([run.task], timeout=CANCEL_WAIT)
         if not run.task.done():
             try:
-                run.report = await self.sender.report(run, "Cancelled")
+                run.report = await self.sender.report(run, CANCELLED)
             except LedgerError as error:  # its figures cannot be read: cancelled all the same
-                run.report = f"Cancelled. {error}"
+                run.report = _("Cancelled. {why}").format(why=error)
         self.sender.changed(run)
         return run.report
 
@@ -245,7 +253,13 @@ class BulkController:
         self.session.refuse_while_down()
         progress = await check_open(self.links, self.batches, batch_id, PAGE, on_progress)
         self.hub.batch_changed.emit(batch_id)
-        self.session.report(f"Checked {progress.done} open links of the batch: {progress.report()}")
+        self.session.report(
+            ngettext(
+                "Checked {count} open link of the batch: {report}",
+                "Checked {count} open links of the batch: {report}",
+                progress.done,
+            ).format(count=progress.done, report=progress.report())
+        )
         return progress
 
 

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import TypeVar
 
+from ...i18n import _
 from ...ledger import CREATING, LedgerError, LinkRecord
 from ...ledger.batch import WAITING, BatchBook, BatchRow
 from ...service.call_class import CallClass, calls_as
@@ -29,7 +30,7 @@ from ..scheduler import Scheduler
 from ..session import Session
 from .batch_run import BatchRefused, Run, check_active
 from .check import BulkRow, request_of
-from .progress import report
+from .progress import CANCELLED, FINISHED, report
 
 log = logging.getLogger("paydesk.bulk")
 PAGE = 200  # waiting rows read at a time
@@ -65,12 +66,12 @@ class Sender:
         feeder = asyncio.ensure_future(self._feed(run, queue))
         try:
             await asyncio.gather(feeder, *workers)
-            run.report = await self.report(run, "Cancelled" if run.cancelled else "Finished")
+            run.report = await self.report(run, CANCELLED if run.cancelled else FINISHED)
         except asyncio.CancelledError:
             raise
         except Exception as error:  # said, and the batch can be resumed
             log.exception("batch %s stopped", run.batch.id)
-            run.report = f"Stopped: {error}; resume to go on"
+            run.report = _("Stopped: {why}; resume to go on").format(why=error)
         finally:
             for task in (feeder, *workers):
                 task.cancel()
@@ -79,7 +80,7 @@ class Sender:
                 run.saying.cancel()
             self.hub.batch_changed.emit(run.batch.id)
             if run.report:
-                self.session.report(f"{run.batch.name}: {run.report}")
+                self.session.report(_("{batch}: {report}").format(batch=run.batch.name, report=run.report))
 
     async def _read(self, run: Run, read: Callable[[], Awaitable[T]]) -> T | None:
         """A read of the batches' book, tried again with back-off while the ledger cannot
@@ -105,7 +106,7 @@ class Sender:
                     break
                 await queue.put(row)
             after = page[-1].number
-        for _ in range(self.parallel):
+        for _worker in range(self.parallel):
             await queue.put(None)
 
     async def _ready(self, run: Run) -> bool:
@@ -165,10 +166,10 @@ class Sender:
             run.sent += 1
             run.unreachable = 0
         except BatchRefused as error:  # another profile or mode was made active
-            self._stop(run, f"Paused: {error.message}")
+            self._stop(run, _("Paused: {why}").format(why=error.message))
             return True
         except (NoKeyError, LedgerError) as error:  # no key; a shared ledger out of reach
-            self._stop(run, f"Paused: {getattr(error, 'message', None) or error}")
+            self._stop(run, _("Paused: {why}").format(why=getattr(error, "message", None) or error))
             return True
         except LocalDuplicate:
             pass  # another window or desk has this row's intent: its link is the row's
@@ -177,13 +178,13 @@ class Sender:
             await self._again(run, row)
         except AuthenticationError as error:  # the row is refused (written so): stop here
             run.refused += 1
-            self._stop(run, f"Paused: {error.message}")
+            self._stop(run, _("Paused: {why}").format(why=error.message))
         except ValidationError:
             run.refused += 1  # refused: written so (the row is REFUSED)
         except ServiceUnavailableError:
             run.unreachable += 1  # the intent stays "creating": the scheduler settles it
             if run.unreachable >= UNREACHABLE_IN_A_ROW:
-                self._stop(run, "Paused: the service cannot be reached; resume to go on")
+                self._stop(run, _("Paused: the service cannot be reached; resume to go on"))
         except ServiceError:
             pass  # an answer the client did not understand: settled later, as any
         return False
@@ -233,6 +234,7 @@ class Sender:
         self.changed(run)
 
     async def report(self, run: Run, how: str) -> str:
+        """How far the run got; ``how``: progress.FINISHED or progress.CANCELLED."""
         return report(await self.batches.figures(run.batch.id), how, run.before)
 
     def changed(self, run: Run) -> None:

@@ -1,6 +1,8 @@
 """The bulk file to start from: every field as a column, an extra field, and two example rows
 made from the profile's real rules (its currencies, amounts in whole units), one with a
-reference of its own and one left for PayDesk to make. An XLSX has every column formatted as
+reference of its own and one left for PayDesk to make. The columns are the fields' names
+whatever the language (PayDesk reads them back); the examples' words and the sheet's name
+are the staff's, who fill it in. An XLSX has every column formatted as
 Text, so Excel keeps references and leading zeros as typed.
 
 Synchronous (a small file): callers run ``write_template`` on a worker thread.
@@ -19,10 +21,14 @@ from ..export import spreadsheet_safe
 from .sheet import FIELDS, META
 
 EXTRA = META + "customer_id"
+# the examples' customers: proper names, the same in every language
+ADA = ("Ada", "Lovelace")
+ALAN = ("Alan", "Turing")
 
 
 def template(profile: Profile) -> tuple[list[str], list[list[str]]]:
-    """The headers and two example rows (valid for ``profile``)."""
+    """The headers and two example rows (valid for ``profile``; their words in the staff's
+    language, the people's names proper names)."""
     currencies = [c.upper() for c in profile.currencies] or ["USD"]
     second = currencies[1] if len(currencies) > 1 else currencies[0]
     examples = [
@@ -30,10 +36,10 @@ def template(profile: Profile) -> tuple[list[str], list[list[str]]]:
             "amount": "250",
             "currency": currencies[0],
             "email": "ada.lovelace@example.com",
-            "first_name": "Ada",
-            "last_name": "Lovelace",
-            "title": "Term fees",
-            "description": "Autumn term, whole units only (250, not 250.00)",
+            "first_name": ADA[0],
+            "last_name": ADA[1],
+            "title": _("Term fees"),
+            "description": _("Autumn term, whole units only (250, not 250.00)"),
             "tx_ref": "INV-000123",
             EXTRA: "000417",
         },
@@ -41,10 +47,10 @@ def template(profile: Profile) -> tuple[list[str], list[list[str]]]:
             "amount": str(min(1200, MAX_AMOUNT)),
             "currency": second,
             "email": "alan.turing@example.com",
-            "first_name": "Alan",
-            "last_name": "Turing",
-            "title": "Club subscription",
-            "description": "No reference: PayDesk makes one",
+            "first_name": ALAN[0],
+            "last_name": ALAN[1],
+            "title": _("Club subscription"),
+            "description": _("No reference: PayDesk makes one"),
             "tx_ref": "",
             EXTRA: "000418",
         },
@@ -82,7 +88,7 @@ def _write_xlsx(path: Path, headers: list[str], rows: list[list[str]]) -> None:
 
     book = Workbook()
     sheet = book.active
-    sheet.title = "Links"
+    sheet.title = _("Links")[:31]  # a sheet's title: at most 31 characters
     sheet.append(headers)
     for values in rows:
         sheet.append(values)

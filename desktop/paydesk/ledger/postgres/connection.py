@@ -16,6 +16,7 @@ from typing import Any
 import psycopg
 from psycopg.rows import DictRow, dict_row
 
+from ...i18n import _
 from ..errors import LedgerError
 
 log = logging.getLogger("paydesk.ledger.postgres")
@@ -45,14 +46,16 @@ class LedgerUnreachable(LedgerError):
 
     def __init__(self, since: datetime):
         self.since = since
-        super().__init__(f"Shared ledger unreachable since {since.astimezone():%H:%M}, retrying")
+        super().__init__(
+            _("Shared ledger unreachable since {time}, retrying").format(time=f"{since.astimezone():%H:%M}")
+        )
 
 
 class SchemaTooNew(LedgerError):
     """The shared ledger was migrated by a newer PayDesk: this one only reads it."""
 
     def __init__(self) -> None:
-        super().__init__("This shop's ledger was upgraded by a newer PayDesk: update PayDesk on this computer")
+        super().__init__(_("This shop's ledger was upgraded by a newer PayDesk: update PayDesk on this computer"))
 
 
 class Gone(BaseException):

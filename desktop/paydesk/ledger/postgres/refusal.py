@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ...i18n import N_, _
 from ..errors import LedgerError
 
 # what went wrong
@@ -55,26 +56,35 @@ _SAID: tuple[tuple[str, tuple[str, ...]], ...] = (
 _STATES = {"28P01": WRONG_PASSWORD, "3D000": NO_DATABASE, "28000": NOT_LET_IN}
 
 _SENTENCES = {
-    NO_PASSWORD: "The shared ledger asks for the password of {user}: enter it",
-    WRONG_PASSWORD: "The shared ledger refused this password for {user}: enter the right one",
-    NO_DATABASE: 'The server at {where} has no database "{database}": check the end of the address',
-    TLS_SERVER: "The server at {where} lets this computer in only over TLS: add ?sslmode=require to the address",
-    TLS_ADDRESS: "The address asks for TLS but the server at {where} does not offer it: its "
-    "administrator turns ssl on (docs/SHARED_LEDGER.md)",
-    NOT_LET_IN: "The server at {where} does not let this computer in: its administrator adds a "
-    "line for the shop's network to pg_hba.conf (docs/SHARED_LEDGER.md)",
-    CERTIFICATE: "The certificate of the server at {where} could not be checked against the "
-    "certificate authority named by sslrootcert (or this computer's): {what}",
-    UNKNOWN_HOST: "No computer is known by the name {host}: check the address",
-    REFUSED: "The shared ledger refused this desk: {what}",
+    NO_PASSWORD: N_("The shared ledger asks for the password of {user}: enter it"),
+    WRONG_PASSWORD: N_("The shared ledger refused this password for {user}: enter the right one"),
+    NO_DATABASE: N_('The server at {where} has no database "{database}": check the end of the address'),
+    TLS_SERVER: N_("The server at {where} lets this computer in only over TLS: add ?sslmode=require to the address"),
+    TLS_ADDRESS: N_(
+        "The address asks for TLS but the server at {where} does not offer it: its "
+        "administrator turns ssl on (docs/SHARED_LEDGER.md)"
+    ),
+    NOT_LET_IN: N_(
+        "The server at {where} does not let this computer in: its administrator adds a "
+        "line for the shop's network to pg_hba.conf (docs/SHARED_LEDGER.md)"
+    ),
+    CERTIFICATE: N_(
+        "The certificate of the server at {where} could not be checked against the "
+        "certificate authority named by sslrootcert (or this computer's): {what}"
+    ),
+    UNKNOWN_HOST: N_("No computer is known by the name {host}: check the address"),
+    REFUSED: N_("The shared ledger refused this desk: {what}"),
 }
 # nothing answers: what libpq says (lower case), and the sentence; the first match wins
 _UNREACHABLE = (
-    ("connection refused", "Nothing answers at {where}: is PostgreSQL running there, and listening on the network?"),
-    ("timeout expired", "{where} did not answer within 5 seconds (a firewall, or the wrong address?)"),
-    ("no route to host", "{where} cannot be reached from this computer"),
-    ("network is unreachable", "{where} cannot be reached from this computer"),
-    ("", "The shared ledger at {where} could not be reached: {what}"),
+    (
+        "connection refused",
+        N_("Nothing answers at {where}: is PostgreSQL running there, and listening on the network?"),
+    ),
+    ("timeout expired", N_("{where} did not answer within 5 seconds (a firewall, or the wrong address?)")),
+    ("no route to host", N_("{where} cannot be reached from this computer")),
+    ("network is unreachable", N_("{where} cannot be reached from this computer")),
+    ("", N_("The shared ledger at {where} could not be reached: {what}")),
 )
 
 
@@ -103,7 +113,7 @@ def first_line(text: str) -> str:
 
 def where(params: Mapping[str, Any]) -> tuple[str, str]:
     """The host and ``host:port`` a connection's parameters name (for sentences)."""
-    host = str(params.get("host") or params.get("hostaddr") or "the local socket")
+    host = str(params.get("host") or params.get("hostaddr") or _("the local socket"))
     return host, f"{host}:{params.get('port') or 5432}"
 
 
@@ -132,18 +142,18 @@ def classify(text: str, params: Mapping[str, Any], sqlstate: str | None = None) 
     kind = kind_of(text, sqlstate)
     host, at = where(params)
     words = {
-        "user": params.get("user") or "this user",
+        "user": params.get("user") or _("this user"),
         "host": host,
         "where": at,
         "database": params.get("dbname") or "",
-        "what": first_line(text) or "no reason given",
+        "what": first_line(text) or _("no reason given"),
     }
     if kind == UNREACHABLE:
         lowered = text.lower()
         sentence = next(said for needle, said in _UNREACHABLE if needle in lowered)
     else:
         sentence = _SENTENCES[kind]
-    return Refusal(kind, sentence.format(**words))
+    return Refusal(kind, _(sentence).format(**words))  # in the staff's language
 
 
 class LedgerRefused(LedgerError):

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ...i18n import _
 from ..errors import LedgerClosed, LedgerError
 
 log = logging.getLogger("paydesk.ledger")
@@ -102,7 +103,7 @@ class _Worker(threading.Thread):
                 job.settle(False, asyncio.CancelledError())
                 continue
             if db is None:  # it could not connect; failure says why
-                job.settle(False, LedgerError(f"The ledger cannot be opened: {failure}"))
+                job.settle(False, LedgerError(_("The ledger cannot be opened: {why}").format(why=failure)))
                 continue
             with self._lock:
                 self._current = job
@@ -205,7 +206,7 @@ class Engine:
         except LedgerError:
             raise
         except Exception as exc:
-            raise LedgerError(f"The ledger cannot be opened: {exc}") from exc
+            raise LedgerError(_("The ledger cannot be opened: {why}").format(why=exc)) from exc
 
     # -- busy: another program holds the file -----------------------------------------
 
@@ -232,7 +233,7 @@ class Engine:
                 if not is_busy(exc):
                     raise
                 if self._closing and time.monotonic() > self._give_up_at:
-                    raise LedgerError("The ledger stayed busy; this change was not saved") from None
+                    raise LedgerError(_("The ledger stayed busy; this change was not saved")) from None
                 if saving:
                     self._set_busy(True)
                 time.sleep(delay)
@@ -330,7 +331,7 @@ class Engine:
 
         self._write_jobs.put(_Job(optimize, loop))
         self._write_jobs.put(None)
-        for _ in self._readers:
+        for _reader in self._readers:
             self._read_jobs.put(None)
 
         def closed() -> None:  # on the loop
