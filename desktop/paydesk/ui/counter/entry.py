@@ -50,6 +50,7 @@ class SaleEntry(QWidget):
         units.setAccessibleName(_(WHOLE_UNITS_SHORT))
         units.setAccessibleDescription(_(WHOLE_UNITS))
         units.setStyleSheet("color: #5c6675;")
+        units.setWordWrap(True)  # on two lines beside the tall amount where the row is narrow
         line = QHBoxLayout()
         line.addWidget(self.amount, 1)
         line.addWidget(self.currency)
