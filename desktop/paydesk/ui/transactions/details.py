@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 from ...desk.formats import money_in, time_in
 from ...desk.states import OPEN_STATES
 from ...desk.texts import received, utc_time
-from ...i18n import N_, NP_, _, staff
+from ...i18n import N_, NP_, _, pgettext, staff
 from ...ledger import LinkRecord
 from .. import widgets
 from ..elided import ElidedLabel, WrappedLabel
@@ -44,7 +44,7 @@ FIELDS = (  # (key, label: shown through _())
     ("description", N_("Description")),
     ("logo", N_("Logo")),
     ("meta", N_("Extra information")),
-    ("created", N_("Created")),
+    ("created", NP_("link", "Created")),  # a link's: "Créé le" (a card's is "Créée le")
     ("updated", N_("Updated")),
     ("checked", N_("Last checked")),
     ("learned", N_("Learned by")),
@@ -70,6 +70,11 @@ ACTIONS = (  # (key, text: shown through _()): buttons, named by their verb
     ("show-qr", N_("Show QR")),
     ("copy-link", N_("Copy link")),
 )
+
+
+def field_words(key: str, label: str) -> str:
+    """A field's caption in the staff's language (Created in the context "link")."""
+    return pgettext("link", label) if key == "created" else _(label)
 
 
 def voided_text(record: LinkRecord) -> str:
@@ -121,7 +126,7 @@ class DetailsPanel(QWidget):
         copies.addStretch(1)
         row = 0
         for key, label in FIELDS:
-            caption = QLabel(_("{caption}:").format(caption=_(label)))
+            caption = QLabel(_("{caption}:").format(caption=field_words(key, label)))
             self.captions[key] = caption
             value: QLabel
             if key in ONE_LINE:
@@ -246,7 +251,7 @@ class DetailsPanel(QWidget):
         labels = dict(FIELDS)
         for key, value in self.values.items():
             value.setText(texts[key])
-            value.setAccessibleName(_("{what}: {value}").format(what=_(labels[key]), value=texts[key]))
+            value.setAccessibleName(_("{what}: {value}").format(what=field_words(key, labels[key]), value=texts[key]))
             value.setToolTip(hover.get(key, ""))
             if key in ONLY_SAID:
                 value.setVisible(bool(texts[key]))

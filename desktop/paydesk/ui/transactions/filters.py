@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QComboBox, QDateEdit, QHBoxLayout, QLabel, QLineEd
 
 from ...desk.day import CUSTOM, RANGES, date_range
 from ...desk.states import STATE_FILTERS
-from ...i18n import _
+from ...i18n import _, pgettext
 from ...ledger import LinkQuery
 
 
@@ -43,7 +43,7 @@ class FilterBar(QWidget):
         self.search = QLineEdit()
         self.search.setPlaceholderText(_("reference, service reference, e-mail or name"))
         self.search.setClearButtonEnabled(True)
-        captioned(top, _("&Search:"), self.search, "ledger-search")
+        captioned(top, pgettext("filter", "&Search:"), self.search, "ledger-search")  # not Look up
         self.state = QComboBox()
         # sized for its words in any language, not its longest item: "Waiting for payment" in
         # a longer language widened the window past a 1024-pixel screen; the list shows them whole

@@ -22,7 +22,7 @@ from ...desk.formats import amount_in, time_in
 from ...desk.states import state_words
 from ...desk.tasks import TaskSet
 from ...desk.texts import utc_time
-from ...i18n import N_, _, staff
+from ...i18n import N_, NP_, _, pgettext, staff
 from ...ledger import Cursor, Ledger, LedgerError, LinkQuery, LinkRecord, Page
 from ..fixed_text import fixed_font
 from ..table import RIGHT, Column, HeadedModel, Index, bold_font
@@ -36,7 +36,7 @@ COLUMNS = (  # (header: shown through _(), sort key)
     (N_("Amount"), "amount"),
     (N_("Currency"), "currency"),
     (N_("State"), "state"),
-    (N_("Created"), "created"),
+    (NP_("link", "Created"), "created"),  # a link's: "Créé le" (a card's is "Créée le")
     (N_("Last checked"), "checked"),
 )
 STATE, AMOUNT, CREATED, CHECKED = 5, 3, 6, 7
@@ -45,7 +45,7 @@ KEEP_BLOCKS = 20  # 4,000 rows at most in memory
 
 
 def _columns() -> tuple[Column, ...]:
-    headers = [_(header) for header, _key in COLUMNS]
+    headers = [pgettext("link", header) if key == "created" else _(header) for header, key in COLUMNS]
     words = staff()  # amounts and times as the staff's language writes them
     return (
         # the reference: read back and typed
