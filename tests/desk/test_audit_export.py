@@ -51,10 +51,10 @@ async def test_the_audit_log_exported_newest_first(cards, tmp_path):
     text = (await asyncio.to_thread(path.read_bytes)).decode("utf-8")
     rows = list(csv.reader(io.StringIO(text, newline="")))
     assert tuple(rows[0]) == AUDIT_HEADER
-    assert [(r[5], r[7]) for r in rows[1:]] == [("fund", "done"), ("fund", "refused"), ("create", "done")]
+    assert [(r[5], r[8]) for r in rows[1:]] == [("fund", "done"), ("fund", "refused"), ("create", "done")]
     assert rows[1] == audit_cells(last)
-    assert rows[1][6] == "GBP 5.00" and rows[3][6] == ""  # no amount: nothing said
-    assert rows[2][8] == '\'=HYPERLINK("x")'
+    assert rows[1][6:8] == ["5.00", "GBP"] and rows[3][6:8] == ["", ""]  # no amount: nothing said
+    assert rows[2][9] == '\'=HYPERLINK("x")'
     refused = await export_audit(
         cards, AuditQuery("p1", "test", result="refused"), tmp_path / "refused.csv", staff=Staff()
     )
@@ -85,4 +85,4 @@ async def test_the_audit_log_exported_in_french_reads_as_in_english(cards, tmp_p
     assert tuple(rows[0]) == AUDIT_HEADER
     for row in rows[1:]:
         assert datetime.fromisoformat(row[0]).tzinfo is not None  # ISO 8601, with its offset
-    assert [row[6] for row in rows[1:]] == ["GBP 5.00", "GBP 1,234.50"]
+    assert [row[6:8] for row in rows[1:]] == [["5.00", "GBP"], ["1234.50", "GBP"]]  # plain decimals

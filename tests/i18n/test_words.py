@@ -94,6 +94,21 @@ def test_the_pseudo_language_is_accented_longer_and_bracketed():
     assert len(out) - 2 >= len("Waiting for payment") + round(letters * 0.4)
 
 
+def test_the_pseudo_language_makes_a_sentence_longer_in_words_a_line_can_break_between():
+    """A long sentence made 40% longer is longer by words, as a translation is, never by one
+    word of 60 letters that no wrapped label can break (a caption keeps its filler whole)."""
+    sentence = (
+        "A shared ledger lets every desk of the shop see the same links, transactions and cards. "
+        "Its address comes from the shop's administrator."
+    )
+    out = pseudo(sentence)
+    letters = sum(c.isalpha() for c in sentence)
+    assert len(out) - 2 >= len(sentence) + round(letters * 0.4)
+    longest = max(len(word) for word in sentence.split())
+    assert max(len(word) for word in out.split()) <= longest + 2, out  # the brackets at most
+    assert pseudo("Shared ledger") == "[Šháŕéd ļédĝéŕ·~~~~]"
+
+
 @pytest.mark.parametrize(
     "message",
     ["Void {reference}?", "%s sent", "%(count)d links", "&Save", "<b>Paid</b> at {time}"],

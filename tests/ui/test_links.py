@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QImage
 from PySide6.QtWidgets import QWidget
 
+from paydesk.i18n import _
 from paydesk.ui.links.tab import LinksTab
 from tests import helpers
 from tests.profiles import use_profile
@@ -80,7 +81,7 @@ def go_live(window, loop):
 
     task = press.click_starting(window.mode_button, "mode")
     loop.until(lambda: _confirm_box() is not None, message="the confirmation")
-    press.click(press.button(_confirm_box(), "Switch to live"))
+    press.click(press.button(_confirm_box(), _("Switch to live")))  # in the staff's language
     assert loop.run(task) is True
 
 

@@ -20,7 +20,6 @@ from ..ledger import LinkRecord
 from ..ledger.cards import AuditEntry, AuditQuery, CardLedger
 from ..ledger.counter import PAID_AFTER_VOID, PAID_STATES, VOIDED
 from ..service.models import TransactionState
-from ..service.money import format_amount
 from . import activity
 from .staff import Capability, Staff
 from .states import state_words
@@ -197,14 +196,12 @@ def writer_for(path: Path) -> CsvWriter | XlsxWriter:
 
 # "By": the person signed in ("" without staff, or for what PayDesk did by itself); "User"
 # the computer's login name
-AUDIT_HEADER = ("When", "User", "Profile", "Mode", "Card", "Action", "Amount", "Result", "Detail", "By")
+# the amount a plain decimal with its currency in a column of its own, as in the transactions'
+AUDIT_HEADER = ("When", "User", "Profile", "Mode", "Card", "Action", "Amount", "Currency", "Result", "Detail", "By")
 
 
 def audit_cells(entry: AuditEntry) -> list[str]:
     """One entry of the card audit log as text, in the columns of ``AUDIT_HEADER``."""
-    amount = (
-        "" if entry.amount is None else f"{entry.currency + ' ' if entry.currency else ''}{format_amount(entry.amount)}"
-    )
     return [
         entry.at.astimezone().isoformat(timespec="seconds"),
         entry.user,
@@ -212,7 +209,8 @@ def audit_cells(entry: AuditEntry) -> list[str]:
         entry.mode,
         entry.masked,
         entry.action,
-        amount,
+        _decimal(entry.amount),
+        entry.currency or "" if entry.amount is not None else "",
         entry.result,
         entry.detail,
         entry.actor or "",

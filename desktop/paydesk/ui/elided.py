@@ -99,7 +99,9 @@ class ElidedLabel(QLabel):
         if self.mode == Qt.TextElideMode.ElideMiddle and cut > 0:
             name = text[cut:]
             room = width - metrics.horizontalAdvance(name)
-            if metrics.horizontalAdvance(text) > width and room >= metrics.horizontalAdvance("M" * LEAST_CHARS + "…"):
+            # the name whole whenever it fits beside an ellipsis: the words before it (a
+            # longer language's) shortened first, down to the ellipsis alone
+            if metrics.horizontalAdvance(text) > width and room >= metrics.horizontalAdvance("…"):
                 return metrics.elidedText(text[:cut], Qt.TextElideMode.ElideRight, room) + name
         return metrics.elidedText(text, self.mode, width)
 

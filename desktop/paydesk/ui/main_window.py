@@ -125,11 +125,13 @@ class MainWindow(WindowActions, QMainWindow):
         self.banner.setObjectName("test-banner")
         self.banner.setAccessibleName(_(TEST_BANNER))
         self.banner.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.banner.setWordWrap(True)  # as the live banner: never wider than the screen
         self.banner.setStyleSheet("background: #f5a623; color: #000; font-weight: 700; padding: 8px;")
         column.addWidget(self.banner)
         self.live_banner = QLabel(_(LIVE_BANNER))
         self.live_banner.setObjectName("live-banner")
         self.live_banner.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.live_banner.setWordWrap(True)  # a longer language's warning wraps: never wider than the screen
         self.live_banner.setStyleSheet("background: #b3261e; color: #fff; font-weight: 700; padding: 8px;")
         column.addWidget(self.live_banner)
         self.keyring_notice = QLabel(_(KEYRING_NOTICE))

@@ -3,6 +3,7 @@ the tab and its dialogs named for the accessibility bus."""
 
 import csv
 
+from paydesk.desk.export import AUDIT_HEADER
 from paydesk.ui.cards.audit import COLUMNS
 from tests.ui import press
 from tests.ui.cards.test_wallet import Desk
@@ -52,7 +53,7 @@ def test_the_audit_log_filters_and_exports(start_app, loop, tmp_path):
     loop.until(lambda: len(path.read_text("utf-8").splitlines()) == 6, message="written")
     with open(path, newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
-    assert rows[0] == list(COLUMNS) and len(rows) == 6
+    assert rows[0] == list(AUDIT_HEADER) and len(rows) == 6
     assert [r[5] for r in rows[1:]] == ["withdraw", "withdraw", "fund", "fund", "create"]
     assert all(card.masked == r[4] for r in rows[1:])
 

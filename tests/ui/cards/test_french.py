@@ -134,7 +134,7 @@ def test_the_cards_tab_and_a_card_page_read_in_french(start_app, loop, tmp_path)
         with open(path, newline="", encoding="utf-8") as f:
             rows = list(csv.reader(f))
         assert rows[0] == list(AUDIT_HEADER)
-        assert [(r[3], r[5], r[7]) for r in rows[1:]] == [("test", "block", "done"), ("test", "block", "sent")]
+        assert [(r[3], r[5], r[8]) for r in rows[1:]] == [("test", "block", "done"), ("test", "block", "sent")]
         assert app.close() == 0
     finally:
         set_language(ENGLISH)  # the next tests' language, whatever this one left

@@ -13,7 +13,7 @@ from paydesk.desk.cards import words
 from paydesk.i18n import _
 from tests import dialects
 from tests.ui import press
-from tests.ui.layout_states.reach import LONG_FIRST, LONG_LAST, messages_of
+from tests.ui.layout_states.reach import LONG_FIRST, LONG_LAST, messages_of, yes_button
 
 
 @pytest.fixture
@@ -40,7 +40,7 @@ def test_cards_against_the_family(family, loop, seen):
     press.click(window.mode_button)
     loop.until(lambda: press.shown("confirm-live") is not None, message="Switch to live?")
     box = press.shown("confirm-live")
-    press.click(press.button(box, "Switch to live"))
+    press.click(yes_button(box))
     loop.until(lambda: desk.session.mode == "live" and tab.stack.currentWidget() is tab.sections, message="live mode")
     seen.look(window, "Cards against the family, an empty live wallet")
     # Create card, with its messages, then filled with long names

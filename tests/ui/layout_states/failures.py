@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 
+from paydesk.i18n import _
 from paydesk.ui.crash import CrashDialog, ExceptionHook
 from tests.helpers import free_port
 from tests.ui import press
@@ -44,6 +45,6 @@ def test_the_crash_dialog(app, loop, qapp, paths, seen):
         )
         dialog = next(w for w in qapp.topLevelWidgets() if isinstance(w, CrashDialog) and w.isVisible())
         seen.look(dialog, "the crash dialog")
-        press.click(press.button(dialog, "Close"))
+        press.click(press.button(dialog, _("Close")))
     finally:
         hook.uninstall()

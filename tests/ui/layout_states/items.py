@@ -19,6 +19,7 @@ from tests.ui.layout_states.reach import (
     pay,
     rename_profile,
     shown_window,
+    to_tab,
     wait_over,
     within_screen,
 )
@@ -70,7 +71,7 @@ def test_a_fields_message_moves_nothing(app, loop, tmp_path):
     assert form.messages["amount"].isVisible()
     found += moved(window, lambda: press.type_into(form.amount, "12"), said, "the Amount's message cleared")
     assert not form.messages["amount"].isVisible()
-    press.tab(window.tabs, "Transactions")
+    to_tab(window, "transactions")
     tab = window.transactions_tab
     found += moved(
         window,
@@ -83,7 +84,7 @@ def test_a_fields_message_moves_nothing(app, loop, tmp_path):
         window, lambda: press.type_into(tab.lookup_box, ""), [tab.lookup_message], "the Look up's message cleared"
     )
     # the Batches window, its message said after Check all open
-    press.tab(window.tabs, "Payment links")
+    to_tab(window, "links")
     press.click(window.links_tab.bulk)
     bulk = shown_window(loop, "bulk-window")
     press.click(bulk.file_step.choose)
@@ -114,11 +115,14 @@ def test_the_profile_editor_after_check_keys_shows_every_text_whole(app, loop):
     (its caption cut at the bottom) and the webhook's help was cut at the top and bottom."""
     from PySide6.QtWidgets import QLabel
 
+    from paydesk.ui.field_message import OK_STYLE
+
     editor = open_editor(app, loop)
     press.click(editor.check_button)
     wait_over(loop, editor)
     for (mode, kind), field in editor.key_fields.items():
-        assert editor.key_messages[(mode, kind)].text().startswith("Works"), editor.key_messages[(mode, kind)].text()
+        said = editor.key_messages[(mode, kind)]
+        assert said.styleSheet() == OK_STYLE, f"the {mode} {kind} key: {said.text()}"  # said in green: it works
         least = field.edit.minimumSizeHint().height()
         assert field.edit.height() >= least, (
             f"the {mode} {kind} key's field is {field.edit.height()} px high, it needs {least}"
@@ -139,7 +143,7 @@ def test_the_terminate_dialogs_error_is_read_whole(app, loop):
 
     desk = Desk(app, loop)
     tab = desk.tab
-    _, card = desk.create("50", "GBP")
+    _said, card = desk.create("50", "GBP")
     loop.until(lambda: tab.page.record is not None, message="the card's page")
     desk.press(tab.page.buttons["terminate"])
     dialog = desk.dialog("terminate-dialog")
@@ -147,7 +151,9 @@ def test_the_terminate_dialogs_error_is_read_whole(app, loop):
     press.click(dialog.action)
     message = dialog.last4_message
     loop.until(message.isVisible, message="the error")
-    assert card.masked in message.text() and "last four digits" in message.text()
+    assert message.text() == _("That is not the end of {masked}: type its last four digits to confirm").format(
+        masked=card.masked
+    )
     assert shows_whole(message), f"{message.text()!r} is cut: {message.width()}×{message.height()} shown"
     within_screen(dialog, "the Terminate dialog")
     press.escape(dialog)
@@ -169,7 +175,7 @@ def test_end_of_day_shows_net_without_scrolling_and_refunds_plainly(app, loop):
     from PySide6.QtCore import Qt
 
     window = app.window
-    press.tab(window.tabs, "Transactions")
+    to_tab(window, "transactions")
     press.click(window.transactions_tab.end_of_day)
     dialog = shown_window(loop, "end-of-day")
     table = dialog.totals
@@ -209,7 +215,7 @@ def test_the_details_pane_shows_its_state_and_buttons_without_scrolling_sideways
     record = create_link(app, loop)
     pay(app, loop, record)
     window = app.window
-    press.tab(window.tabs, "Transactions")
+    to_tab(window, "transactions")
     tab = window.transactions_tab
     loop.until(lambda: tab.loaded and tab.model.rowCount() > 0, message="the list")
     press.click(tab.table.viewport(), pos=tab.table.visualRect(tab.model.index(0, 0)).center())

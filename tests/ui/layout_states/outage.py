@@ -16,7 +16,7 @@ from paydesk.i18n import _
 from paydesk.ui.screen_fit import resize_within_screen
 from tests.ui import press
 from tests.ui.layout_audit import settle, shows_whole
-from tests.ui.layout_states.reach import LONG_FIRST, LONG_LAST, LONG_PROFILE, LONG_TITLE, fill_link
+from tests.ui.layout_states.reach import LONG_FIRST, LONG_LAST, LONG_PROFILE, LONG_TITLE, fill_link, to_tab
 from tests.ui.outage import conftest as outage
 from tests.ui.outage.conftest import refused
 
@@ -62,17 +62,17 @@ def test_refusals_while_the_shared_ledger_is_out_of_reach(shop, seen, tmp_path):
     shop = shop()
     loop, window = shop.loop, shop.window
     card = _ready(shop)
-    press.tab(window.tabs, "Counter")
+    to_tab(window, "counter")
     counter = window.counter_tab
     loop.until(lambda: counter.loaded, message="the Counter tab")
     # the Bulk window at its dry run, and Batches, opened while the ledger answers
-    press.tab(window.tabs, "Payment links")
+    to_tab(window, "links")
     bulk = bulk_window(shop, tmp_path, 2)
     batches = batches_window(shop)
     form = window.links_tab.form
     fill_link(form)
     # the card's page open on the Cards tab, as the person left it
-    press.tab(window.tabs, "Cards")
+    to_tab(window, "cards")
     cards = window.cards_tab
     model, table = cards.wallet.model, cards.wallet.table
     loop.until(lambda: model.row_of(card) is not None, 30, message="the card listed")
@@ -94,12 +94,12 @@ def test_refusals_while_the_shared_ledger_is_out_of_reach(shop, seen, tmp_path):
         seen.look(fund, "Fund while the shared ledger is out of reach")
         press.click(fund.close_button)
         # Payment links: Create link disabled, the sentence beside it
-        press.tab(window.tabs, "Payment links")
+        to_tab(window, "links")
         loop.until(lambda: not form.create_button.isEnabled(), message="Create link disabled")
         _read_whole(form.why_disabled, "Create link")
         seen.look(window, "Payment links, Create link while the shared ledger is out of reach")
         # the Counter tab: Sell refused under the amount box
-        press.tab(window.tabs, "Counter")
+        to_tab(window, "counter")
         press.type_into(counter.note, LONG_TITLE)
         assert sell(shop, counter, "12") is None
         _read_whole(counter.message, "Sell")

@@ -8,6 +8,7 @@ from typing import Any
 
 from paydesk.i18n import _
 from paydesk.ui.field_message import FieldMessage
+from paydesk.ui.tabs import TABS
 from tests import helpers
 from tests.ui import press
 from tests.ui.layout_audit import settle
@@ -17,6 +18,37 @@ LONG_FIRST = "Maximiliane-Theodora"
 LONG_LAST = "Wolfeschlegelsteinhausen-Bergerdorff"
 LONG_TITLE = "Annual membership renewal with the supporters' magazine and two guest passes"
 QT_DIALOG = ("screen",)  # Qt's own dialogs (files, printing): only their size is ours
+
+
+# -- found in any language: by place, role or object name, never by English words ---------
+
+
+def to_tab(window, name: str) -> None:
+    """The main window's tab ``name`` ("transactions", ui/tabs.py's TABS) clicked in the tab
+    bar, at its place there (its title is in the staff's language)."""
+    index = [n for _, n in TABS].index(name)
+    bar = window.tabs.tabBar()
+    press.click(bar, pos=bar.tabRect(index).center())
+    assert window.tabs.currentIndex() == index, f"the {name} tab did not open"
+
+
+def yes_button(box):
+    """The button of a question (ui/dialogs.py's confirm, a told box, the counter's sale
+    confirmations) that goes ahead: its accept role, whatever it says."""
+    from PySide6.QtWidgets import QDialogButtonBox, QMessageBox
+
+    accept = QDialogButtonBox.ButtonRole.AcceptRole
+    if isinstance(box, QMessageBox):
+        found = [b for b in box.buttons() if b.isVisible() and box.buttonRole(b) == QMessageBox.ButtonRole.AcceptRole]
+    else:
+        found = [
+            b
+            for bar in box.findChildren(QDialogButtonBox)
+            for b in bar.buttons()
+            if b.isVisible() and bar.buttonRole(b) == accept
+        ]
+    assert len(found) == 1, f"{len(found)} buttons that go ahead in {box.objectName()}"
+    return found[0]
 
 
 def shown_window(loop, name: str):
@@ -102,7 +134,7 @@ def counter_tab(app, loop):
 
     session = app.session
     loop.run(session.save_profile(replace(session.profile, shop_email=SHOP_EMAIL), {}))
-    press.tab(app.window.tabs, "Counter")
+    to_tab(app.window, "counter")
     counter = Counter(app, loop)
     loop.until(lambda: counter.tab.loaded, message="the Counter tab loaded")
     return counter

@@ -7,6 +7,7 @@ width with a link's code and a counter sale on screen."""
 
 from __future__ import annotations
 
+from paydesk.ui.field_message import ERROR_STYLE, OK_STYLE, WARN_STYLE
 from tests.ui import press
 from tests.ui.layout_states.reach import (
     LONG_DESK,
@@ -70,7 +71,8 @@ def test_shared_ledger_dialog(app, loop, seen, ledgers):
     dialog = open_shared_ledger(app, loop)
     press.type_into(dialog.desk_name, "Till by the door")
     loop.run(press.click_starting(dialog.rename_button, "rename desk"))
-    assert "close the shift first" in dialog.desk_name_message.text()
+    refusal = dialog.desk_name_message  # said in red beside the name
+    assert refusal.isVisible() and refusal.text() and refusal.styleSheet() == ERROR_STYLE, refusal.text()
     seen.look(dialog, "Shared ledger, the desk's name refused while a shift has sales")
     press.click(dialog.cancel_button)
 
@@ -114,7 +116,7 @@ def test_profile_editor_after_check_keys_with_each_answer(app, loop, seen):
         wait_over(loop, editor)
 
     seen.steady(editor, check_keys, said, "Check keys: every key works, long names")
-    assert all(m.text().startswith("Works") for m in editor.key_messages.values())
+    assert all(m.styleSheet() == OK_STYLE for m in editor.key_messages.values())  # each said in green
     seen.look(editor, "the profile editor after Check keys, every key works, long names")
     # refused: a secret key as the public one, a key the service does not know, a test key
     # as a live one
@@ -137,7 +139,7 @@ def test_profile_editor_after_check_keys_with_each_answer(app, loop, seen):
         set_faults(app.session.profile.base_url, keys[("live", "secret")])
     for key in (("live", "secret"), ("live", "public")):  # not checked: said, not "Works"
         said_now = editor.key_messages[key]
-        assert said_now.isVisible() and not said_now.text().startswith("Works"), said_now.text()
+        assert said_now.isVisible() and said_now.styleSheet() == WARN_STYLE, said_now.text()
     seen.look(editor, "the profile editor after Check keys, live keys not checked")
     press.click(editor.cancel_button)
 

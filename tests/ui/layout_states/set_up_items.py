@@ -27,6 +27,7 @@ from tests.ui.layout_states.reach import (
     problem_answers,
     quit_problem,
     start_problem,
+    to_tab,
     wait_over,
 )
 
@@ -168,7 +169,7 @@ def test_the_window_does_not_widen_for_a_code_or_the_counter(app, loop):
         if size != "as opened":
             least_width(window)
             width = window.width()
-        press.tab(window.tabs, "Payment links")
+        to_tab(window, "links")
         create_link(app, loop, title=LONG_TITLE)
         loop.until(lambda: window.links_tab.panel.record is not None, message="the link")
         kept(width, least, f"a link's code shown, {size}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from paydesk.ledger.staff import Role
 from tests.ui import press
 from tests.ui.counter.conftest import SHOP_EMAIL, Counter
 from tests.ui.layout_states.reach import LONG_FIRST, messages_of, shown_window
@@ -48,7 +49,7 @@ def test_staff(app, loop, seen):
     loop.until(lambda: screen.pin.isEnabled(), timeout=10, message="the wait over")
 
     sign_in(app, loop, "Bo", "2468")
-    loop.until(lambda: person_shown(app) == "Bo · Counter", message="Bo signed in")
+    loop.until(lambda: person_shown(app) == f"Bo · {Role.COUNTER.title}", message="Bo signed in")
     counter = Counter(app, loop)
     loop.until(lambda: counter.tab.isVisible() and counter.tab.loaded, message="the Counter tab")
     seen.look(window, "the Counter tab, a Counter signed in")

@@ -38,8 +38,8 @@ from ..paging import PagedModel
 from ..passing import Passing
 from ..table import Column, Index
 
-COLUMNS = AUDIT_HEADER  # the export's header, whatever the language
-# the log's headings on screen: the export's, in the staff's language
+# the log's headings on screen: the export's (AUDIT_HEADER), in the staff's language, the
+# amount with its currency in one column (the export writes the currency in its own)
 HEADINGS = (
     N_("When"),
     N_("User"),
@@ -52,6 +52,7 @@ HEADINGS = (
     N_("Detail"),
     N_("By"),
 )
+COLUMNS = HEADINGS  # the log's columns on screen, by their English names
 ACTIONS = tuple(words.OPERATIONS)
 RESULTS = words.RESULTS
 MODES = {"test": NP_("mode", "test"), "live": NP_("mode", "live")}
@@ -109,7 +110,8 @@ def _cell(column: int) -> Column:
         )
     if column == MODE:
         return Column(_(HEADINGS[MODE]), lambda e: pgettext("mode", e.mode) if e.mode in MODES else e.mode)
-    return Column(_(HEADINGS[column]), lambda e: audit_cells(e)[column])
+    cell = AUDIT_HEADER.index(HEADINGS[column])  # the export's column of the same name
+    return Column(_(HEADINGS[column]), lambda e: audit_cells(e)[cell])
 
 
 class AuditModel(PagedModel):
@@ -122,7 +124,7 @@ class AuditModel(PagedModel):
         self.ledger = ledger
         self.query: AuditQuery | None = None
         self.entries: list[AuditEntry] = []
-        self.columns = tuple(_cell(c) for c in range(len(COLUMNS)))
+        self.columns = tuple(_cell(c) for c in range(len(HEADINGS)))
 
     def listed(self) -> list:
         return self.entries

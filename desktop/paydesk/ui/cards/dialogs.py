@@ -41,6 +41,9 @@ class OperationDialog(QDialog):
         self.tasks = tasks_of(self)
         self.column = QVBoxLayout(self)
         self.form = QFormLayout()
+        # each field under its caption, as wide as the dialog: a language's longer captions
+        # never squash a field and its two lines of message into a sliver beside them
+        self.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)
         self.column.addLayout(self.form)
         self.outcome = QLabel("")
         self.outcome.setObjectName(name + "-outcome")

@@ -50,7 +50,7 @@ class SaleEntry(QWidget):
         units.setAccessibleName(_(WHOLE_UNITS_SHORT))
         units.setAccessibleDescription(_(WHOLE_UNITS))
         units.setStyleSheet("color: #5c6675;")
-        units.setWordWrap(True)  # on two lines beside the tall amount where the row is narrow
+        units.setWordWrap(True)  # on two lines where a language's words are long: the tab fits 1024 px
         line = QHBoxLayout()
         line.addWidget(self.amount, 1)
         line.addWidget(self.currency)
@@ -74,6 +74,7 @@ class SaleEntry(QWidget):
         self.email.setPlaceholderText(_("optional: the customer's receipt goes there"))
         email_caption = QLabel(_("Customer &e-mail"))
         email_caption.setBuddy(self.email)
+        email_caption.setWordWrap(True)  # its words on two lines where a language's are long
         grid.addWidget(email_caption, 4, 0)
         grid.addWidget(self.email, 4, 1)
         self.messages["email"] = FieldMessage("counter-email")

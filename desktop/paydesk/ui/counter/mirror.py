@@ -45,9 +45,6 @@ class StaffMirror(QWidget):
         self.reference = QLabel("")
         self.reference.setObjectName("counter-mirror-reference")
         self.reference.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        # its words above the code where narrow (the code itself, without a space, is never
-        # broken): a sale shown never widens the window
-        self.reference.setWordWrap(True)
         use_fixed(self.reference)
         column.addWidget(self.reference)
         column.addStretch(1)

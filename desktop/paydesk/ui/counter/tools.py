@@ -1,6 +1,6 @@
-"""The Counter tab's top row: this counter's name and *Rename counter…*, where the customer
-looks (``DisplayPlace``), and *Close shift…*. The counter's settings it changes (the name,
-the chosen screen) are saved off the GUI thread, by the controller."""
+"""The Counter tab's top rows: this counter's name, *Rename counter…* and *Close shift…*;
+below them, where the customer looks (``DisplayPlace``). The counter's settings it changes
+(the name, the chosen screen) are saved off the GUI thread, by the controller."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QPushButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from ...desk.counter import CounterController
 from ...desk.tasks import TaskSet
@@ -32,8 +32,13 @@ class CounterTools(QWidget):
         super().__init__()
         self.controller, self.tasks, self.after_close = controller, tasks, after_close
         self._closing: asyncio.Task | None = None  # Close shift… under way
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
+        rows = QVBoxLayout(self)
+        rows.setContentsMargins(0, 0, 0, 0)
+        # two rows: the counter's own, then where the customer looks; in one, a language's
+        # longer words made the tab wider than a 1024-pixel screen
+        row, second = QHBoxLayout(), QHBoxLayout()
+        rows.addLayout(row)
+        rows.addLayout(second)
         # the counter goes by the desk's name, up to 40 characters: a long one is elided
         # (whole in its tooltip) rather than widening the window past its screen
         self.counter_name = ElidedLabel("")
@@ -47,7 +52,7 @@ class CounterTools(QWidget):
         row.addStretch(1)
         self.place = DisplayPlace(tasks)
         self.place.chosen.connect(self._remember_screen)
-        row.addWidget(self.place)
+        second.addWidget(self.place)
         self.close_shift_button = QPushButton(_("Close shift…"))
         self.close_shift_button.setObjectName("counter-close-shift")
         self.close_shift_button.setAccessibleName(_("Close shift"))

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QLabel, QLine
 from ...desk import checks
 from ...i18n import _
 from ...service.models import PaymentRequest
+from ..elided import ElidedLabel
 from ..field_message import FieldMessage, add_field_row
 from ..fixed_text import use_fixed
 
@@ -107,6 +108,7 @@ class LinkForm(QWidget):
         self.units.setAccessibleDescription(_(checks.WHOLE_UNITS))
         self.units.setToolTip(_(checks.WHOLE_UNITS))
         self.units.setStyleSheet("color: #5c6675;")
+        self.units.setWordWrap(True)  # on two lines where a language's words are long
         line.addWidget(self.units)
         add("amount", _("&Amount"), self.amount, _("e.g. 25"), container=amount_row)
         self.amount.setToolTip(_(checks.WHOLE_UNITS))
@@ -165,9 +167,10 @@ class LinkForm(QWidget):
         self.create_button.setAccessibleName(_("Create link"))
         self.create_button.setDefault(True)
         self.create_button.clicked.connect(self.createRequested)
-        self.why_disabled = QLabel("")
+        # three lines kept beside the button: a longer language's reason wraps within them,
+        # the whole on hover where it needs more (a wrapped label was given too few lines)
+        self.why_disabled = ElidedLabel("", lines=3)
         self.why_disabled.setObjectName("create-disabled-reason")
-        self.why_disabled.setWordWrap(True)
         form.addRow(self.create_button, self.why_disabled)
         self._touched: set[str] = set()
         self.busy = False

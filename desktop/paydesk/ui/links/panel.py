@@ -110,9 +110,7 @@ class LinkPanel(QWidget):
         self.amount = state_label("link-amount", 18)
         self.amount.setStyleSheet("")
         column.addWidget(self.amount)
-        # the shop's title, as long as it was typed: cut where the pane is narrow (the whole
-        # on hover), never widening the window (whole, it held the tab 100 px wider)
-        self.title = ElidedLabel("")
+        self.title = ElidedLabel("")  # a long title elided, whole in its tooltip: never wider than the pane
         self.title.setObjectName("link-title")
         self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
         column.addWidget(self.title)
@@ -149,6 +147,9 @@ class LinkPanel(QWidget):
         # what the last button did (where a file went: a long path) on one kept line, the
         # middle elided so the file's name shows, the whole on hover and in the status bar
         self.outcome = ElidedLabel("", mode=Qt.TextElideMode.ElideMiddle, keep_room=True)
+        # a line of 80 characters at least: a file's name of 60 whole after a longer
+        # language's words (the pane is as wide, its title elided, its state drawn smaller)
+        self.outcome.setMinimumWidth(self.outcome.fontMetrics().averageCharWidth() * 80)
         self.outcome.setObjectName("link-done")
         self.outcome.setAccessibleDescription(_("What the last button did"))
         column.addWidget(self.outcome)
