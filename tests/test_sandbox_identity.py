@@ -5,15 +5,14 @@ import json
 import socket
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 from paydesk.desk import sandbox_identity as identity
 from paydesk.desk.sandbox_identity import Answer
 from tests import dialects
-from tests.helpers import free_port, start_sandbox
+from tests.helpers import Served, free_port, start_sandbox
 
 
 class Recorder:
@@ -35,13 +34,11 @@ class Recorder:
             def log_message(self, *args):
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = Served(("127.0.0.1", 0), Handler).start()
         self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/pay"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+        self.server.close()
 
 
 def test_the_sandbox_that_holds_the_key_is_ours(sandbox):

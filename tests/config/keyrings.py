@@ -1,6 +1,7 @@
-"""Stand-in keyrings (Qt-free): locked, absent, slow. Stand-ins because a real unlock
+"""Stand-in keyrings (Qt-free): locked, absent, slow, silent. Stand-ins because a real unlock
 prompt needs a person at the desktop (tests/ui/test_keyring_real.py uses the real one)."""
 
+import threading
 import time
 
 import keyring.backend
@@ -53,3 +54,28 @@ class SlowKeyring(keyring.backend.KeyringBackend):
 
     def delete_password(self, service, username):
         self.store.pop((service, username), None)
+
+
+class SilentKeyring(keyring.backend.KeyringBackend):
+    """A keyring that never answers until ``answer()``: the call stays on its thread (a
+    test answers it at its end, so that the thread ends with the test rather than after a
+    sleep of its own)."""
+
+    priority = 1
+
+    def __init__(self):
+        super().__init__()
+        self.answered = threading.Event()
+
+    def get_password(self, service, username):
+        self.answered.wait()
+        return None
+
+    def set_password(self, service, username, password):
+        self.answered.wait()
+
+    def delete_password(self, service, username):
+        self.answered.wait()
+
+    def answer(self) -> None:
+        self.answered.set()

@@ -9,14 +9,14 @@ past any limit), any status, odd Retry-After headers, gzip or not.
 import asyncio
 import gzip
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paydesk.service import ServiceClient, ServiceError
+from tests.helpers import Served
 from tests.service.test_hostile import OPERATIONS as HOSTILE_OPERATIONS
 
 KEY = "MYSHOP-LIVE-fuzz-9f8e7d6c5b4a"
@@ -184,13 +184,11 @@ class Service:
             def log_message(self, *args):
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = Served(("127.0.0.1", 0), Handler).start()
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/pay"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.httpd.close()
 
 
 @pytest.fixture(scope="module")

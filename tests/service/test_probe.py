@@ -4,15 +4,14 @@ service, its samples, the family's real server code) answers like the service; o
 programs do not; nothing listening, or a listener that never answers, is unreachable."""
 
 import socket
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 from paydesk.service.models import LOOKUP_PATHS
 from paydesk.service.probe import Sounding, sound
 from tests import dialects
-from tests.helpers import Foreign, free_port, start_sandbox
+from tests.helpers import Foreign, Served, free_port, start_sandbox
 
 pytestmark = pytest.mark.dialects()
 
@@ -58,13 +57,11 @@ class Gateway:
             def log_message(self, *args):
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.httpd = Served(("127.0.0.1", 0), Handler).start()
         self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/pay"
 
     def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.httpd.close()
 
 
 async def test_nothing_listening_a_silent_listener_and_a_gateway_page_are_unreachable():
