@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 from paydesk.i18n import ENGLISH, set_language
 from paydesk.ledger import LinkRecord
 from paydesk.service.models import PaymentRequest
+from paydesk.ui.language import install_qt_words
 from tests.helpers import control
 from tests.ui import press
 
@@ -36,13 +37,16 @@ NBSP = "\u00a0"  # and puts a no-break space before a colon
 
 
 @pytest.fixture
-def french(start_app):
-    """The window started with French chosen (--language fr); English again after, for the
-    tests that follow in this process."""
+def french(start_app, qapp):
+    """The window started with French chosen (--language fr); English again after, PayDesk's
+    words and Qt's own (its print dialog's), for the tests that follow in this process."""
     app = start_app(sandbox=True, language="fr")
     app.wait_started()
     yield app
+    if not app.task.done():
+        app.close()
     set_language(ENGLISH)
+    install_qt_words(qapp, ENGLISH)
 
 
 def failed_today(app, n: int) -> list[LinkRecord]:
