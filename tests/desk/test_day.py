@@ -17,6 +17,7 @@ from paydesk.desk.day import (
     summary_rows,
     write_day_csv,
 )
+from paydesk.i18n import Words
 from paydesk.ledger import CurrencyTotal, DaySummary
 
 
@@ -87,7 +88,7 @@ def test_the_days_figures_in_words():
     assert ["collected", "GBP", "paid", "2", "21.00", "0.69 (known for 2 of 3)"] in rows
     assert ["net", "GBP", "collected less fees", "", "20.31", ""] in rows
     printed = printed_lines(date(2026, 11, 3), "the title", summary)
-    assert printed[:4] == ["End of day 2026-11-03", "the title", "", "Links made: 6"]
+    assert printed[:4] == ["End of day Tuesday 03 November 2026", "the title", "", "Links made: 6"]
     assert printed[-1] == (
         "GBP: 2 paid, collected 21.00, fees 0.69 (known for 2 of 3), refunded or reversed 5.00 (1 payment), net 20.31"
     )
@@ -104,3 +105,48 @@ def test_the_days_csv_is_put_in_place_whole(tmp_path):
         ["title", "", "the title", "", "", ""],
     ]
     assert read[-3:] == [[], ["tx_ref", "state"], ["SHOP-1", "paid"]]
+
+
+def test_in_french_the_day_reads_in_french_and_its_files_stay_as_they_were(tmp_path):
+    """The staff reading French (issue 33): what a person reads is French (the day spelled
+    out, amounts and counts written the French way); the day's CSV and the export's rows
+    keep their English words, plain decimals and ISO dates, whatever the language."""
+    from paydesk.desk.export import HEADER, row_of
+    from paydesk.i18n import ENGLISH, set_language
+    from paydesk.ledger import LinkRecord
+
+    paid = LinkRecord(
+        id=1,
+        profile_id="p1",
+        mode="test",
+        tx_ref="SHOP-1",
+        amount=Decimal("1250"),
+        currency="GBP",
+        email="ada@example.com",
+        first_name="Ada",
+        last_name="Lovelace",
+        state="success",
+        created_at=datetime(2026, 11, 3, 9, 30).astimezone(),
+        updated_at=datetime(2026, 11, 3, 9, 30).astimezone(),
+    )
+    summary = a_day()
+    set_language("fr")
+    try:
+        total = summary.totals[0]
+        assert fees_text(total) == "0,69 (connus pour 2 sur 3)"
+        assert heading("Corner Shop", "test", date(2026, 11, 3)).startswith(
+            "Corner Shop, mode TEST\u00a0: liens créés le mardi 3 novembre 2026, heure locale "
+        )
+        printed = printed_lines(date(2026, 11, 3), "le titre", summary)
+        assert printed[0] == "Clôture de la journée du mardi 3 novembre 2026"
+        assert printed[3] == "Liens créés\u00a0: 6"
+        rows = summary_rows(summary)
+        assert ["summary", "", "Links made", "6", "", ""] in rows
+        assert ["collected", "GBP", "paid", "2", "21.00", "0.69 (known for 2 of 3)"] in rows
+        cells = dict(zip(HEADER, row_of(paid), strict=True))
+        assert (cells["state"], cells["amount"], cells["made"]) == ("PAID", "1250.00", "here")
+        assert heading("Corner Shop", "test", date(2026, 11, 3), Words(ENGLISH)).startswith(
+            "Corner Shop, TEST mode: links made on Tuesday 03 November 2026"
+        )  # the CSV's title
+    finally:
+        set_language(ENGLISH)

@@ -6,7 +6,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from decimal import Decimal
 
-from paydesk.desk.reconcile import Reconciler
+from paydesk.desk.reconcile import STILL_OPEN, Reconciler
 from paydesk.ledger import LinkRecord
 from paydesk.service.errors import RateLimitedError, ServiceUnavailableError
 
@@ -62,7 +62,7 @@ async def test_counts_pauses_and_reports():
     progress = await Reconciler(check, settle, note, parallel=3, on_progress=lambda p: seen.append(p.done)).run(records)
     assert most <= 3 and progress.total == 13 and progress.done == 13
     assert progress.failed == 1 and notes == [("R-4", "cannot be reached")]
-    assert progress.endings["paid"] == 8 and progress.endings["still open"] == 2
+    assert progress.endings["paid"] == 8 and progress.endings[STILL_OPEN] == 2
     assert progress.report() == ("8 paid, 1 failed, 1 cancelled, 2 still open, 1 could not be checked")
     assert progress.changed_refs == {f"R-{i}" for i in range(12) if i != 2} | {"NEW"}
     limited_at = [t for ref, t in calls if ref == "R-5"]

@@ -9,11 +9,13 @@ import os
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
 
-from ..i18n import N_, _, ngettext
+from ..i18n import N_, Words, _, ngettext, staff
 from ..ledger import CurrencyTotal, DaySummary
-from .texts import money_text
+from .formats import amount_in, day_in, number_in
 
+# the date ranges the filters offer: each its key (compared) and its words (shown through _())
 RANGES = (N_("All dates"), N_("Today"), N_("Yesterday"), N_("Last 7 days"), N_("This month"), N_("Custom…"))
+CUSTOM = RANGES[-1]  # the range whose days are chosen
 _OPEN = ("pending", "creating", "unknown")
 # (label, the states counted (None: every link), which of them: True the sales voided at a
 # counter, False the others, None all). Each label is the words the Transactions tab shows
@@ -39,7 +41,8 @@ def local_midnight(day: date) -> datetime:
 def date_range(
     choice: str, first: date, last: date, today: date | None = None
 ) -> tuple[datetime | None, datetime | None]:
-    """[from, to) in aware local time for a range's name (``first``/``last`` for Custom)."""
+    """[from, to) in aware local time for a range's key in ``RANGES`` (never its shown words,
+    which follow the staff's language; ``first``/``last`` for ``CUSTOM``)."""
     today = today or date.today()
     if choice == "Today":
         return local_midnight(today), local_midnight(today + timedelta(days=1))
@@ -49,7 +52,7 @@ def date_range(
         return local_midnight(today - timedelta(days=6)), local_midnight(today + timedelta(days=1))
     if choice == "This month":
         return local_midnight(today.replace(day=1)), local_midnight(today + timedelta(days=1))
-    if choice.startswith("Custom"):
+    if choice == CUSTOM:
         return local_midnight(first), local_midnight(last + timedelta(days=1))
     return None, None
 
@@ -70,31 +73,39 @@ def counts(summary: DaySummary) -> list[tuple[str, int]]:
 
 def fees_text(total: CurrencyTotal) -> str:
     """The fees, saying when the service has not told all of them yet."""
-    text = money_text(total.fees)
+    words = staff()
+    text = amount_in(total.fees, words)
     if total.fees_known < total.fees_of:
-        text += _(" (known for {fees_known} of {fees_of})").format(fees_known=total.fees_known, fees_of=total.fees_of)
+        text += _(" (known for {fees_known} of {fees_of})").format(
+            fees_known=number_in(total.fees_known, words), fees_of=number_in(total.fees_of, words)
+        )
     return text
 
 
 def refunds_text(total: CurrencyTotal) -> str:
     """What was given back, and from how many payments: "45.00 (1 payment)"."""
+    words = staff()
     if not total.refunded:
-        return money_text(total.refunded_amount)
+        return amount_in(total.refunded_amount, words)
     return ngettext("{amount} ({count} payment)", "{amount} ({count} payments)", total.refunded).format(
-        amount=money_text(total.refunded_amount), count=total.refunded
+        amount=amount_in(total.refunded_amount, words), count=number_in(total.refunded, words)
     )
 
 
-def heading(profile_name: str, mode: str, day: date) -> str:
+def heading(profile_name: str, mode: str, day: date, words: Words | None = None) -> str:
+    """What the end of day counts, the day in full: in the staff's language, or in
+    ``words``' (the CSV's title: English, as the rest of the export)."""
+    words = words or staff()
     zone = datetime.now().astimezone().strftime("%Z (UTC%z)")
-    return _(
-        "{profile}, {mode} mode: links made on {day:%A %d %B %Y}, local time {zone}, and what has become of them"
-    ).format(profile=profile_name, mode=mode.upper(), day=day, zone=zone)
+    return words.gettext(
+        "{profile}, {mode} mode: links made on {day}, local time {zone}, and what has become of them"
+    ).format(profile=profile_name, mode=mode.upper(), day=day_in(day, words), zone=zone)
 
 
 def summary_rows(summary: DaySummary) -> list[list[str]]:
     """The figures as rows of the end of day's CSV (section, currency, what, count, amount,
-    fees)."""
+    fees): machine-readable whatever the staff's language, so its words are the English
+    keys (``COUNTS``' labels) and its amounts plain decimals."""
     rows = [["summary", "", label, str(n), "", ""] for label, n in counts(summary)]
     for t in summary.totals:
         rows += [
@@ -113,19 +124,22 @@ def summary_rows(summary: DaySummary) -> list[list[str]]:
 
 
 def printed_lines(day: date, title: str, summary: DaySummary) -> list[str]:
-    """The end of day as printed: one line each."""
-    lines = [_("End of day {day}").format(day=day), title, ""]
-    lines += [f"{_(label)}: {n}" for label, n in counts(summary)] + [""]
+    """The end of day as printed, in the staff's language: one line each."""
+    words = staff()
+    lines = [_("End of day {day}").format(day=day_in(day, words)), title, ""]
+    lines += [_("{what}: {value}").format(what=_(label), value=number_in(n, words)) for label, n in counts(summary)] + [
+        ""
+    ]
     lines += [
         _(
             "{currency}: {paid} paid, collected {collected}, fees {fees}, refunded or reversed {refunded}, net {net}"
         ).format(
             currency=t.currency,
-            paid=t.paid,
-            collected=money_text(t.collected),
+            paid=number_in(t.paid, words),
+            collected=amount_in(t.collected, words),
             fees=fees_text(t),
             refunded=refunds_text(t),
-            net=money_text(t.net),
+            net=amount_in(t.net, words),
         )
         for t in summary.totals
     ]

@@ -6,7 +6,7 @@ language (desk/export.py)."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 
 from ..i18n import ENGLISH, Words
@@ -20,17 +20,17 @@ def money_in(amount: Decimal | None, currency: str, words: Words) -> str:
         return ""
     if words.locale == ENGLISH:
         return f"{currency} {format_amount(amount)}"
-    from babel.numbers import format_decimal  # Babel's tables: loaded on the first use
-
-    return f"{format_decimal(amount, format='#,##0.00', locale=words.locale)}\u00a0{currency}"
+    return f"{amount_in(amount, words)}\u00a0{currency}"
 
 
-def amount_in(amount: Decimal, words: Words) -> str:
-    """The amount alone, its currency said beside it: "1,500.00" in English, "1 500,00" in
-    French."""
+def amount_in(amount: Decimal | None, words: Words) -> str:
+    """The amount alone, its currency said beside it (or in a column of its own), as
+    ``words``' language writes it: "1,500.00" in English, "1 500,00" in French."""
+    if amount is None:
+        return ""
     if words.locale == ENGLISH:
         return format_amount(amount)
-    from babel.numbers import format_decimal
+    from babel.numbers import format_decimal  # Babel's tables: loaded on the first use
 
     return format_decimal(amount, format="#,##0.00", locale=words.locale)
 
@@ -65,3 +65,13 @@ def day_time_in(when: datetime, words: Words) -> str:
     from babel.dates import format_datetime
 
     return format_datetime(local, "d MMM HH:mm", locale=words.locale)
+
+
+def day_in(day: date, words: Words) -> str:
+    """A day in full as ``words``' language writes it: "Friday 27 November 2026" in English,
+    "vendredi 27 novembre 2026" in French."""
+    if words.locale == ENGLISH:
+        return day.strftime("%A %d %B %Y")
+    from babel.dates import format_date
+
+    return format_date(day, "EEEE d MMMM y", locale=words.locale)

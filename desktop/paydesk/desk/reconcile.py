@@ -17,24 +17,25 @@ from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
-from ..i18n import _, ngettext
+from ..i18n import _, ngettext, staff
 from ..ledger import CREATING, LinkRecord
 from ..service.errors import RateLimitedError, ServiceError
+from .formats import number_in
 
 log = logging.getLogger("paydesk.reconcile")
 
-# how a record ended, in the words of the report ("12 paid, 3 failed, …")
+# how a record ended: the report's keys ("12 paid, 3 failed, …" in the staff's words, _counted)
 ENDINGS = {
     "success": "paid",
     "failed": "failed",
     "cancelled": "cancelled",
     "refunded": "refunded",
     "reversed": "reversed",
-    "rejected": "not created",
+    "rejected": "not_created",
 }
-STILL_OPEN, NOT_CHECKED = "still open", "could not be checked"
-STILL_PAID = "still paid"  # paid before, read again, nothing given back
-ORDER = ("paid", "failed", "cancelled", "refunded", "reversed", "not created", STILL_OPEN, STILL_PAID, NOT_CHECKED)
+STILL_OPEN, NOT_CHECKED = "still_open", "not_checked"
+STILL_PAID = "still_paid"  # paid before, read again, nothing given back
+ORDER = ("paid", "failed", "cancelled", "refunded", "reversed", "not_created", STILL_OPEN, STILL_PAID, NOT_CHECKED)
 Records = Sequence[LinkRecord] | AsyncIterator[Sequence[LinkRecord]]
 
 
@@ -66,19 +67,19 @@ class Progress:
 
 def _counted(ending: str, n: int) -> str:
     """``n`` records of one ending in the staff's words ("12 paid"); the endings themselves
-    stay the report's English keys."""
+    stay the report's keys."""
     words = {
         "paid": ngettext("{count} paid", "{count} paid", n),
         "failed": ngettext("{count} failed", "{count} failed", n),
         "cancelled": ngettext("{count} cancelled", "{count} cancelled", n),
         "refunded": ngettext("{count} refunded", "{count} refunded", n),
         "reversed": ngettext("{count} reversed", "{count} reversed", n),
-        "not created": ngettext("{count} not created", "{count} not created", n),
+        "not_created": ngettext("{count} not created", "{count} not created", n),
         STILL_OPEN: ngettext("{count} still open", "{count} still open", n),
         STILL_PAID: ngettext("{count} still paid", "{count} still paid", n),
         NOT_CHECKED: ngettext("{count} could not be checked", "{count} could not be checked", n),
     }
-    return words.get(ending, f"{n} {ending}").format(count=n)
+    return words.get(ending, f"{n} {ending}").format(count=number_in(n, staff()))
 
 
 class Reconciler:

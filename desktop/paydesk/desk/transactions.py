@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
-from ..i18n import customer, ngettext
+from ..i18n import _, customer, ngettext, staff
 from ..ledger import CREATING, DaySummary, LedgerError, LinkQuery, LinkRecord
 from ..service.call_class import CallClass, calls_as
 from ..service.errors import (
@@ -30,6 +30,7 @@ from ..service.errors import (
 from ..service.models import Transaction
 from . import activity
 from .export import writer_for
+from .formats import number_in, time_in
 from .leases import NoKeyError
 from .links import LinksController
 from .lookup import read
@@ -37,7 +38,6 @@ from .receipt import lines
 from .reconcile import Progress, Reconciler
 from .staff import Capability, NotAllowed
 from .states import state_words
-from .texts import local_time
 
 log = logging.getLogger("paydesk.transactions")
 EXPORT_PAGE = 2000
@@ -72,7 +72,7 @@ class TransactionsController:
             return Lookup(None, refused.message)
         profile = self.session.profile
         if profile is None:
-            return Lookup(None, "Add a profile first")
+            return Lookup(None, _("Add a profile first"))
         what = read(typed, self._prefixes())
         if what.problem:
             return Lookup(None, what.problem)
@@ -86,7 +86,7 @@ class TransactionsController:
                 return Lookup(None, str(refused), refused=refused)
             if known is None:
                 return Lookup(
-                    None, "PayDesk has not seen this checkout link: type its merchant reference (tx_ref) instead"
+                    None, _("PayDesk has not seen this checkout link: type its merchant reference (tx_ref) instead")
                 )
             tx_ref = known.tx_ref
         return await self.check(tx_ref)
@@ -114,18 +114,21 @@ class TransactionsController:
             other = "live" if re.search(r"\blive (transaction|card)", error.message) else "test"
             if other == mode:
                 other = "live" if mode == "test" else "test"
-            return Lookup(known, f"This is a {other.upper()} transaction: switch to {other} mode to see it", asked=True)
+            elsewhere = (
+                _("This is a LIVE transaction: switch to live mode to see it")
+                if other == "live"
+                else _("This is a TEST transaction: switch to test mode to see it")
+            )
+            return Lookup(known, elsewhere, asked=True)
         except AuthenticationError as error:
-            return Lookup(
-                known,
-                f"The {mode} key no longer works ({error.message}): check it with Edit profile (Ctrl+,)",
-                asked=True,
+            broken = (
+                _("The live key no longer works ({why}): check it with Edit profile (Ctrl+,)")
+                if mode == "live"
+                else _("The test key no longer works ({why}): check it with Edit profile (Ctrl+,)")
             )
+            return Lookup(known, broken.format(why=error.message), asked=True)
         except NotFoundError:
-            text = f"No payment with this reference in {mode} mode"
-            return Lookup(
-                None, text + (f" (PayDesk's ledger has it as {self._as(known)})" if known else ""), asked=True
-            )
+            return Lookup(None, self._not_found(mode, known), asked=True)
         except NotTheServiceError as error:  # another program answers there: said as such
             return Lookup(known, f"{error.message}. {self._last_known(known)}", asked=True)
         except (ServiceUnavailableError, RateLimitedError) as error:
@@ -133,7 +136,9 @@ class TransactionsController:
         except ServiceError as error:
             return Lookup(
                 known,
-                f"The service's answer could not be read ({error.message}). " + self._last_known(known),
+                _("The service's answer could not be read ({why}). {last_known}").format(
+                    why=error.message, last_known=self._last_known(known)
+                ),
                 asked=True,
             )
         try:
@@ -146,31 +151,55 @@ class TransactionsController:
         self.links.announce(record, changed and known is not None)
         message = ""
         if record.state == "pending":
-            message = "Created, but not paid yet"
-            if tx.amount is None:  # the family's "Payment not submitted": no details yet
-                message += " (the service says: Payment not submitted, and shows no details)"
-        if known is None:
             message = (
-                "Made elsewhere (website form or inline checkout): now in PayDesk's "
-                "ledger and watched until it settles. " + message
-            ).strip()
+                _("Created, but not paid yet (the service says: Payment not submitted, and shows no details)")
+                if tx.amount is None  # the family's "Payment not submitted": no details yet
+                else _("Created, but not paid yet")
+            )
+        if known is None:
+            made = _(
+                "Made elsewhere (website form or inline checkout): now in PayDesk's ledger and watched "
+                "until it settles."
+            )
+            message = f"{made} {message}".strip()  # two sentences
         return Lookup(record, message, asked=True)
 
     @staticmethod
     def _as(known: LinkRecord) -> str:
-        return f"{state_words(known).words}, as of {local_time(known.checked_at or known.updated_at)}"
+        return _("{state}, as of {when}").format(
+            state=state_words(known).words, when=time_in(known.checked_at or known.updated_at, staff())
+        )
+
+    def _not_found(self, mode: str, known: LinkRecord | None) -> str:
+        """Nothing with that reference in ``mode``, and what the ledger has, if anything."""
+        if known is None:
+            if mode == "live":
+                return _("No payment with this reference in live mode")
+            return _("No payment with this reference in test mode")
+        if mode == "live":
+            said = _("No payment with this reference in live mode (PayDesk's ledger has it as {state})")
+        else:
+            said = _("No payment with this reference in test mode (PayDesk's ledger has it as {state})")
+        return said.format(state=self._as(known))
 
     def _last_known(self, known: LinkRecord | None) -> str:
         if known is None:
-            return "It is not in PayDesk's ledger."
-        return f"Last known: {self._as(known)} (from PayDesk's ledger)."
+            return _("It is not in PayDesk's ledger.")
+        return _("Last known: {state} (from PayDesk's ledger).").format(state=self._as(known))
 
     def _unreachable(self, error: ServiceError, known: LinkRecord | None) -> str:
         """Why the service did not answer, said once ("The service cannot be reached
-        (timed out)", never "… cannot be reached (The service cannot be reached)")."""
-        said, lead = error.message.strip().rstrip("."), "The service cannot be reached"
-        text = said if said.lower().startswith(lead.lower()) else (f"{lead} ({said})" if said else lead)
-        return f"{text}. {self._last_known(known)}"
+        (timed out)", never "… cannot be reached (The service cannot be reached)"), in the
+        staff's words: the client's own sentence is read for its reason only."""
+        said = error.message.strip().rstrip(".")
+        # the client's own sentence ("The service cannot be reached (timed out)"): its reason
+        own = re.match(r"the service cannot be reached\b[\s:(]*(.*?)\)?$", said, re.IGNORECASE)
+        if own:
+            said = own.group(1)
+        text = (
+            _("The service cannot be reached ({why})").format(why=said) if said else _("The service cannot be reached")
+        )
+        return f"{text}. {self._last_known(known)}"  # two sentences
 
     # -- reconcile ------------------------------------------------------------------------
 
@@ -200,8 +229,14 @@ class TransactionsController:
 
         with calls_as(CallClass.BACKGROUND):  # every open record: after people's calls
             progress = await self._reconciler(on_progress).run(pages(), len(records) + paid)
+        words = staff()
         self.session.report(
-            f"Checked {len(records)} open and {paid} paid in the last {PAID_DAYS} days: {progress.report()}"
+            _("Checked the open links ({open}) and the payments of the last {days} days ({paid}): {report}").format(
+                open=number_in(len(records), words),
+                days=PAID_DAYS,
+                paid=number_in(paid, words),
+                report=progress.report(),
+            )
         )
         return progress
 
@@ -289,7 +324,11 @@ class TransactionsController:
             ).format(n=written, file=file_name or path.name),
         )
         if report:
-            self.session.report(f"Exported {written} record{'' if written == 1 else 's'} to {path.name}")
+            self.session.report(
+                ngettext("Exported {n} record to {file}", "Exported {n} records to {file}", written).format(
+                    n=number_in(written, staff()), file=path.name
+                )
+            )
         return written
 
     def receipt(self, record: LinkRecord, merchant: str, language: str | None = None) -> list[tuple[str, str]]:

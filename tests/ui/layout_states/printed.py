@@ -108,7 +108,7 @@ def test_a_link_and_a_receipt_printed_and_saved(app, loop, seen, tmp_path):
     seen.look(window, "a receipt printed to a PDF file")
     press.click(details.buttons["receipt-pdf"])
     receipt = folder / f"Receipt of {record.tx_ref} for {LONG_FIRST} {LONG_LAST}.pdf"
-    _saved_to(loop, receipt, details.message, f"Saved the receipt as PDF to {receipt}")
+    _saved_to(loop, receipt, details.message, _("Saved the receipt as PDF to {path}").format(path=receipt))
     seen.look(window, "a receipt saved as PDF")
     # the end of day: printed, then exported
     press.click(tab.end_of_day)
@@ -124,7 +124,10 @@ def test_a_link_and_a_receipt_printed_and_saved(app, loop, seen, tmp_path):
     seen.look(day, "the end of day printed to a PDF file")
     press.click(day.export)
     day_csv = folder / "End of day of the supporters' club shop, 28 December 2026.csv"
-    _saved_to(loop, day_csv, day.message, f"Exported the day's figures and 1 record to {day_csv}")
+    exported = ngettext(
+        "Exported the day's figures and {n} record to {path}", "Exported the day's figures and {n} records to {path}", 1
+    )
+    _saved_to(loop, day_csv, day.message, exported.format(n=1, path=day_csv))
     seen.look(day, "the end of day exported")
     press.click(day.close_button)
 

@@ -3,6 +3,8 @@ newest first, following every change live; and the day's totals in words."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from PySide6.QtCore import QModelIndex
 from PySide6.QtWidgets import QTableView
 
@@ -24,7 +26,7 @@ from ...ledger.counter import (
 from .. import widgets
 from ..fixed_text import fixed_font
 from ..paging import PagedModel
-from ..table import RIGHT, Column, bold_font
+from ..table import REFERENCE_SAMPLE, RIGHT, Column, bold_font, fit_columns
 
 COLUMNS = (N_("Time"), N_("Title"), N_("Amount"), N_("State"), N_("Reference"))
 TIME, TITLE, AMOUNT, STATE, REFERENCE = range(len(COLUMNS))
@@ -144,4 +146,9 @@ class SalesList(QTableView):
     def __init__(self, model: SalesModel):
         super().__init__()
         self.sales = model
-        widgets.as_record_table(self, "counter-sales", model, _("Today's sales"), (90, 220, 120, 230))
+        widgets.as_record_table(self, "counter-sales", model, _("Today's sales"))
+        # each column as wide as what it holds, the title taking the rest (cut where narrow,
+        # whole on hover): the list never scrolls sideways at the window's least width
+        states = [pgettext("sale", words) for words in (*KIND_WORDS.values(), *DECIDED_WORDS.values())]
+        samples = ["23:58:58", "", money_in(Decimal("12500"), "GBP", staff()), states, REFERENCE_SAMPLE]
+        fit_columns(self, samples, TITLE, {STATE: bold_font(), REFERENCE: fixed_font()})

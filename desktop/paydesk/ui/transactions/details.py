@@ -18,40 +18,44 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...desk.formats import money_in, time_in
 from ...desk.states import OPEN_STATES
-from ...desk.texts import local_time, money_text, received, utc_time
+from ...desk.texts import received, utc_time
+from ...i18n import N_, NP_, _, pgettext, staff
 from ...ledger import LinkRecord
 from .. import widgets
 from ..elided import ElidedLabel, WrappedLabel
 from ..fixed_text import use_fixed
 from ..links.panel import paint_state, state_label
 
-FIELDS = (  # (key, label)
-    ("tx_ref", "Reference"),
-    ("reference", "Service reference"),
-    ("customer", "Customer"),
-    ("email", "E-mail"),
-    ("amount", "Amount"),
-    ("fee", "Fee"),
-    ("received", "You receive"),
-    ("mode", "Mode"),
-    ("type", "Type"),
-    ("origin", "Made"),
-    ("by", "By"),
-    ("title", "Title"),
-    ("description", "Description"),
-    ("logo", "Logo"),
-    ("meta", "Extra information"),
-    ("created", "Created"),
-    ("updated", "Updated"),
-    ("checked", "Last checked"),
-    ("learned", "Learned by"),
-    ("voided", "Voided at counter"),
+FIELDS = (  # (key, label: shown through _())
+    ("tx_ref", N_("Reference")),
+    ("reference", N_("Service reference")),
+    ("customer", N_("Customer")),
+    ("email", N_("E-mail")),
+    ("amount", N_("Amount")),
+    ("fee", N_("Fee")),
+    ("received", N_("You receive")),
+    ("mode", N_("Mode")),
+    ("type", N_("Type")),
+    ("origin", N_("Made")),
+    ("by", N_("By")),
+    ("title", N_("Title")),
+    ("description", N_("Description")),
+    ("logo", N_("Logo")),
+    ("meta", N_("Extra information")),
+    ("created", NP_("link", "Created")),  # a link's: "Créé le" (a card's is "Créée le")
+    ("updated", N_("Updated")),
+    ("checked", N_("Last checked")),
+    ("learned", N_("Learned by")),
+    ("voided", N_("Voided at counter")),
 )
 # rows shown only when they have something to say ("by": the person signed in who made it,
 # none without staff)
 ONLY_SAID = ("received", "by", "voided")
-LEARNED = {"notification": "notification", "check": "check"}  # how its state was learned
+# how its state was learned (shown through pgettext("learned by", ...))
+LEARNED = {"notification": NP_("learned by", "notification"), "check": NP_("learned by", "check")}
+NOT_LEARNED = NP_("learned by", "not known")
 FIXED = ("tx_ref", "reference", "logo")  # references and a URL: read back, typed, copied
 # a reference is never broken (a line of its own, elided in its middle with the whole of it
 # on hover); Copy reference and Copy service reference copy the whole
@@ -59,24 +63,29 @@ ONE_LINE = ("tx_ref", "reference")
 # what may hold a word longer than the pane is wide (an address, a URL, a code typed by the
 # shop): broken inside it rather than widening the pane, which would then scroll sideways
 ANY_BREAK = ("email", "title", "description", "logo", "meta")
-ACTIONS = (  # (key, text): buttons, named by their verb
-    ("check", "Check now"),
-    ("receipt-print", "Print receipt…"),
-    ("receipt-pdf", "Save receipt as PDF…"),
-    ("show-qr", "Show QR"),
-    ("copy-link", "Copy link"),
+ACTIONS = (  # (key, text: shown through _()): buttons, named by their verb
+    ("check", N_("Check now")),
+    ("receipt-print", N_("Print receipt…")),
+    ("receipt-pdf", N_("Save receipt as PDF…")),
+    ("show-qr", N_("Show QR")),
+    ("copy-link", N_("Copy link")),
 )
+
+
+def field_words(key: str, label: str) -> str:
+    """A field's caption in the staff's language (Created in the context "link")."""
+    return pgettext("link", label) if key == "created" else _(label)
 
 
 def voided_text(record: LinkRecord) -> str:
     """When a counter's sale was voided there, and what that means now ("": no void)."""
     if record.voided_at is None:
         return ""
-    when = local_time(record.voided_at)
+    when = time_in(record.voided_at, staff())
     if record.state in OPEN_STATES:
-        return f"{when}: the customer can still pay it, and PayDesk still checks it"
+        return _("{when}: the customer can still pay it, and PayDesk still checks it").format(when=when)
     if record.state == "success":
-        return f"{when}: paid after it (keep it or refund it on the Counter tab)"
+        return _("{when}: paid after it (keep it or refund it on the Counter tab)").format(when=when)
     return when
 
 
@@ -93,7 +102,7 @@ class DetailsPanel(QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.setObjectName("transaction-details")
-        self.setAccessibleName("Transaction details")
+        self.setAccessibleName(_("Transaction details"))
         self.record: LinkRecord | None = None
         column = QVBoxLayout(self)
         self.state = state_label("transaction-state", 16)
@@ -107,8 +116,8 @@ class DetailsPanel(QWidget):
         self.captions: dict[str, QLabel] = {}
         # the Copy buttons on a row of their own under the references, not beside them: a
         # third column took the room the values need in a pane of a 1024 px screen
-        self.copy_ref = self._button("copy-reference", "Copy reference")
-        self.copy_service_ref = self._button("copy-service-reference", "Copy service reference")
+        self.copy_ref = self._button("copy-reference", _("Copy reference"))
+        self.copy_service_ref = self._button("copy-service-reference", _("Copy service reference"))
         self.copy_ref.clicked.connect(lambda: self._copy("tx_ref"))
         self.copy_service_ref.clicked.connect(lambda: self._copy("reference"))
         copies = QHBoxLayout()
@@ -117,7 +126,7 @@ class DetailsPanel(QWidget):
         copies.addStretch(1)
         row = 0
         for key, label in FIELDS:
-            caption = QLabel(label + ":")
+            caption = QLabel(_("{caption}:").format(caption=field_words(key, label)))
             self.captions[key] = caption
             value: QLabel
             if key in ONE_LINE:
@@ -141,18 +150,20 @@ class DetailsPanel(QWidget):
         actions = QGridLayout()
         self.buttons: dict[str, QPushButton] = {}
         for i, (key, text) in enumerate(ACTIONS):
-            button = self._button(key, text)
-            button.clicked.connect(lambda _=False, k=key: self.record and self.actionRequested.emit(k, self.record))
+            button = self._button(key, _(text))
+            button.clicked.connect(
+                lambda _checked=False, k=key: self.record and self.actionRequested.emit(k, self.record)
+            )
             actions.addWidget(button, i // 2, i % 2)  # two a row: the pane stays narrow
             self.buttons[key] = button
         column.addLayout(actions)
-        self.details = self._button("raw-toggle", "Details")
+        self.details = self._button("raw-toggle", _("Details"))
         self.details.setCheckable(True)
-        self.details.setToolTip("What the service said, word for word")
+        self.details.setToolTip(_("What the service said, word for word"))
         column.addWidget(self.details, 0, Qt.AlignmentFlag.AlignLeft)
         self.raw = QPlainTextEdit()
         self.raw.setObjectName("transaction-raw")
-        self.raw.setAccessibleName("The service's answer")
+        self.raw.setAccessibleName(_("The service's answer"))
         self.raw.setReadOnly(True)
         self.raw.hide()
         self.details.toggled.connect(self.raw.setVisible)
@@ -181,7 +192,7 @@ class DetailsPanel(QWidget):
         if record is None:
             self.state.setText("")
             self.state.setStyleSheet("")
-            self.state.setAccessibleName("No transaction shown")
+            self.state.setAccessibleName(_("No transaction shown"))
             for value in self.values.values():
                 value.setText("")
                 value.setAccessibleName("")
@@ -193,35 +204,39 @@ class DetailsPanel(QWidget):
         paint_state(self.state, record)
         raw = record.raw or {}
         custom = record.customization
+        words = staff()
         texts = {
             "tx_ref": record.tx_ref,
-            "reference": record.reference or "not known yet",
+            "reference": record.reference or _("not known yet"),
             "customer": record.customer,
             "email": record.email,
-            "amount": f"{record.currency} {money_text(record.amount)}"
+            "amount": money_in(record.amount, record.currency, words)
             if record.currency
-            else "not known yet (the service shows it once paid)",
-            "fee": f"{record.currency} {money_text(record.fee)}" if record.fee is not None else "not known",
+            else _("not known yet (the service shows it once paid)"),
+            "fee": money_in(record.fee, record.currency, words)
+            if record.fee is not None
+            else words.pgettext("fee", "not known"),
             "received": (
-                f"{record.currency} {money_text(kept)}: the amount less the fee, as the "
-                "service reports it (the fee is passed to the customer)"
+                _(
+                    "{amount}: the amount less the fee, as the service reports it (the fee is passed to the customer)"
+                ).format(amount=money_in(kept, record.currency, words))
                 if (kept := received(record)) is not None
                 else ""
             ),
             "mode": record.mode.upper(),
             "type": str(raw.get("type") or ""),
-            "origin": "here, as a payment link"
+            "origin": _("here, as a payment link")
             if record.origin == "link"
-            else "elsewhere (website form or inline checkout); looked up here",
+            else _("elsewhere (website form or inline checkout); looked up here"),
             "by": record.actor or "",
             "title": custom.get("title") or "",
             "description": custom.get("description") or "",
             "logo": custom.get("logo") or "",
             "meta": ", ".join(f"{k}: {v}" for k, v in record.meta.items()),
-            "created": local_time(record.created_at),
-            "updated": local_time(record.updated_at),
-            "checked": local_time(record.checked_at) if record.checked_at else "never",
-            "learned": LEARNED.get(record.learned_by or "", "not known"),
+            "created": time_in(record.created_at, words),
+            "updated": time_in(record.updated_at, words),
+            "checked": time_in(record.checked_at, words) if record.checked_at else _("never"),
+            "learned": words.pgettext("learned by", LEARNED.get(record.learned_by or "", NOT_LEARNED)),
             "voided": voided_text(record),
         }
         hover = {
@@ -229,13 +244,14 @@ class DetailsPanel(QWidget):
             "updated": utc_time(record.updated_at),
             "checked": utc_time(record.checked_at),
             "voided": utc_time(record.voided_at),
-            "learned": "How PayDesk learned its state: a notification from the service, "
-            "or a check (a lookup) of its own",
+            "learned": _(
+                "How PayDesk learned its state: a notification from the service, or a check (a lookup) of its own"
+            ),
         }
         labels = dict(FIELDS)
         for key, value in self.values.items():
             value.setText(texts[key])
-            value.setAccessibleName(f"{labels[key]}: {texts[key]}")
+            value.setAccessibleName(_("{what}: {value}").format(what=field_words(key, labels[key]), value=texts[key]))
             value.setToolTip(hover.get(key, ""))
             if key in ONLY_SAID:
                 value.setVisible(bool(texts[key]))
@@ -246,7 +262,7 @@ class DetailsPanel(QWidget):
         self.buttons["show-qr"].setEnabled(bool(record.checkout_url))
         self.buttons["copy-link"].setEnabled(bool(record.checkout_url))
         self.raw.setPlainText(
-            json.dumps(raw, indent=2, ensure_ascii=False) if raw else "The service has not been asked about it yet."
+            json.dumps(raw, indent=2, ensure_ascii=False) if raw else _("The service has not been asked about it yet.")
         )
 
     def update_record(self, record: LinkRecord) -> None:

@@ -27,9 +27,10 @@ from PySide6.QtWidgets import (
 )
 
 from ...desk.day import COUNTS, counts, fees_text, heading, local_midnight, printed_lines, refunds_text, write_day_csv
+from ...desk.formats import amount_in, number_in
 from ...desk.tasks import TaskSet
-from ...desk.texts import money_text
 from ...desk.transactions import TransactionsController
+from ...i18n import ENGLISH, N_, Words, _, ngettext, staff
 from ...ledger import CurrencyTotal, DaySummary, LedgerError, LinkQuery
 from .. import widgets
 from ..as_of import AsOf
@@ -40,9 +41,9 @@ from ..printing import REFUSED, printed
 from ..screen_fit import resize_within_screen
 from ..signals import signals_of
 from ..table import RIGHT, Column, HeadedModel
-from .actions import save_path
+from .actions import CSV, name_filter, save_path
 
-TOTALS = ("Currency", "Paid", "Collected", "Fees", "Refunded", "Net")
+TOTALS = (N_("Currency"), N_("Paid"), N_("Collected"), N_("Fees"), N_("Refunded"), N_("Net"))  # through _()
 
 
 class TotalsModel(HeadedModel):
@@ -51,13 +52,14 @@ class TotalsModel(HeadedModel):
     def __init__(self) -> None:
         super().__init__()
         self.totals: list[CurrencyTotal] = []
+        words = staff()
         self.columns = (
-            Column(TOTALS[0], lambda t: t.currency),
-            Column(TOTALS[1], lambda t: str(t.paid), align=RIGHT),
-            Column(TOTALS[2], lambda t: money_text(t.collected), align=RIGHT),
-            Column(TOTALS[3], fees_text, align=RIGHT),
-            Column(TOTALS[4], refunds_text, align=RIGHT),
-            Column(TOTALS[5], lambda t: money_text(t.net), align=RIGHT),
+            Column(_(TOTALS[0]), lambda t: t.currency),
+            Column(_(TOTALS[1]), lambda t: number_in(t.paid, words), align=RIGHT),
+            Column(_(TOTALS[2]), lambda t: amount_in(t.collected, words), align=RIGHT),
+            Column(_(TOTALS[3]), fees_text, align=RIGHT),
+            Column(_(TOTALS[4]), refunds_text, align=RIGHT),
+            Column(_(TOTALS[5]), lambda t: amount_in(t.net, words), align=RIGHT),
         )
 
     def listed(self) -> list[CurrencyTotal]:
@@ -75,7 +77,7 @@ class EndOfDayDialog(QDialog):
         self.controller = controller
         self.tasks = tasks.child(self)
         self.setObjectName("end-of-day")
-        self.setWindowTitle("End of day")
+        self.setWindowTitle(_("End of day"))
         self.summary: DaySummary | None = None
         layout = QVBoxLayout(self)
         self.heading = QLabel("")
@@ -86,19 +88,19 @@ class EndOfDayDialog(QDialog):
         form = QFormLayout()
         self.day = QDateEdit(QDate.currentDate())
         self.day.setObjectName("end-of-day-date")
-        self.day.setAccessibleName("Day")
+        self.day.setAccessibleName(_("Day"))
         self.day.setCalendarPopup(True)
         self.day.setDisplayFormat("yyyy-MM-dd")
-        form.addRow("&Day:", self.day)
-        self.figures: dict[str, QLabel] = {}
-        for label, _, _ in COUNTS:
+        form.addRow(_("&Day:"), self.day)
+        self.figures: dict[str, QLabel] = {}  # by COUNTS' key, shown in the staff's words
+        for label, _states, _voided in COUNTS:
             value = QLabel("")
             value.setObjectName("end-of-day-" + label.lower().replace(" ", "-"))
-            form.addRow(label + ":", value)
+            form.addRow(_("{caption}:").format(caption=_(label)), value)
             self.figures[label] = value
         layout.addLayout(form)
         self.totals_model = TotalsModel()
-        self.totals = widgets.record_table("end-of-day-totals", self.totals_model, "Collected per currency")
+        self.totals = widgets.record_table("end-of-day-totals", self.totals_model, _("Collected per currency"))
         # each column as wide as its figures, the last to the edge: Net is never behind a
         # scroll bar
         self.totals.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
@@ -109,9 +111,9 @@ class EndOfDayDialog(QDialog):
         self.message.setObjectName("end-of-day-message")
         layout.addWidget(self.message)
         buttons = QDialogButtonBox()
-        self.export = buttons.addButton("Export CSV…", QDialogButtonBox.ButtonRole.ActionRole)
-        self.print = buttons.addButton("Print…", QDialogButtonBox.ButtonRole.ActionRole)
-        self.close_button = buttons.addButton("Close", QDialogButtonBox.ButtonRole.RejectRole)
+        self.export = buttons.addButton(_("Export CSV…"), QDialogButtonBox.ButtonRole.ActionRole)
+        self.print = buttons.addButton(_("Print…"), QDialogButtonBox.ButtonRole.ActionRole)
+        self.close_button = buttons.addButton(_("Close"), QDialogButtonBox.ButtonRole.RejectRole)
         for button, name in (
             (self.export, "end-of-day-export"),
             (self.print, "end-of-day-print"),
@@ -146,10 +148,11 @@ class EndOfDayDialog(QDialog):
         if not self.again.isActive():
             self.again.start()
 
-    def _heading(self) -> str:
+    def _heading(self, words: Words | None = None) -> str:
+        """What is counted, in the staff's language (``words``: another's, the CSV's)."""
         session = self.controller.session
         profile, mode = session.active()
-        return heading(profile.name, mode, self.chosen_day())
+        return heading(profile.name, mode, self.chosen_day(), words)
 
     def _show_heading(self) -> None:
         text = self._heading() + self.as_of.suffix()
@@ -160,9 +163,11 @@ class EndOfDayDialog(QDialog):
         summary = await self.controller.day_summary(self.chosen_day())
         self.summary = summary
         self._show_heading()
+        words = staff()
         for label, n in counts(summary):
-            self.figures[label].setText(str(n))
-            self.figures[label].setAccessibleName(f"{label}: {n}")
+            count = number_in(n, words)
+            self.figures[label].setText(count)
+            self.figures[label].setAccessibleName(_("{what}: {value}").format(what=_(label), value=count))
         self.totals_model.load(summary.totals)
         return summary
 
@@ -185,7 +190,7 @@ class EndOfDayDialog(QDialog):
         if self._refused_now():  # the save dialog is not opened
             return None
         path = await save_path(
-            self, "Export the day", ["CSV (*.csv)"], f"paydesk-{session.mode}-end-of-day-{self.chosen_day()}.csv"
+            self, _("Export the day"), [name_filter(*CSV)], f"paydesk-{session.mode}-end-of-day-{self.chosen_day()}.csv"
         )
         if path is None:
             return None
@@ -196,10 +201,16 @@ class EndOfDayDialog(QDialog):
         except LedgerError as refused:  # gone meanwhile: nothing is written
             self._said(refused)
             return None
-        title = self._heading()
+        title = self._heading(Words(ENGLISH))  # the file's words are English, as its columns
 
         await asyncio.to_thread(write_day_csv, path, title, summary, rows_path)
-        self.say(f"Exported the day's figures and {written} record{'' if written == 1 else 's'} to {path}")
+        self.say(
+            ngettext(
+                "Exported the day's figures and {n} record to {path}",
+                "Exported the day's figures and {n} records to {path}",
+                written,
+            ).format(n=number_in(written, staff()), path=path)
+        )
         return path
 
     def start(self) -> None:
@@ -218,7 +229,7 @@ class EndOfDayDialog(QDialog):
 
     def _say(self, text: str) -> None:
         self.message.setText(text)
-        self.message.setAccessibleName(text or "No message")
+        self.message.setAccessibleName(text or _("No message"))
 
     def _said(self, error: LedgerError) -> None:
         """The ledger's sentence, until it answers again."""
@@ -230,16 +241,23 @@ class EndOfDayDialog(QDialog):
 
     async def count(self) -> DaySummary:
         """The figures, after the day's paid payments are read again with the service."""
-        self.message.setText("Reading the day's paid payments again with the service…")
+        self.message.setText(_("Reading the day's paid payments again with the service…"))
         progress = await self.controller.recheck_day(self.chosen_day())
+        text = ""
         if progress.total:
-            text = f"Read the day's {progress.total} paid payments again: {progress.report()}"
+            text = ngettext(
+                "Read the day's {n} paid payment again: {report}",
+                "Read the day's {n} paid payments again: {report}",
+                progress.total,
+            ).format(n=number_in(progress.total, staff()), report=progress.report())
             if progress.failed:
-                text += " (those are counted as PayDesk last knew them)"
-        else:
-            text = ""
+                text = ngettext(
+                    "{said} (the one not checked is counted as PayDesk last knew it)",
+                    "{said} (those not checked are counted as PayDesk last knew them)",
+                    progress.failed,
+                ).format(said=text)
         self.message.setText(text)
-        self.message.setAccessibleName(text or "No message")
+        self.message.setAccessibleName(text or _("No message"))
         return await self.load()
 
     def say(self, text: str) -> None:
@@ -265,7 +283,7 @@ class EndOfDayDialog(QDialog):
             return False
         painter = QPainter()
         if not painter.begin(printer):
-            self.say(REFUSED)
+            self.say(_(REFUSED))
             return False
         area = printer.pageLayout().paintRectPixels(printer.resolution())
         unit = area.width() / 100

@@ -18,24 +18,26 @@ from datetime import UTC, datetime, timedelta
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
 
+from ...desk.formats import amount_in, time_in
 from ...desk.states import state_words
 from ...desk.tasks import TaskSet
-from ...desk.texts import local_time, money_text, utc_time
+from ...desk.texts import utc_time
+from ...i18n import N_, NP_, _, pgettext, staff
 from ...ledger import Cursor, Ledger, LedgerError, LinkQuery, LinkRecord, Page
 from ..fixed_text import fixed_font
 from ..table import RIGHT, Column, HeadedModel, Index, bold_font
 
 log = logging.getLogger("paydesk.transactions.model")
 
-COLUMNS = (  # (header, sort key)
-    ("Reference", "reference"),
-    ("Customer", "customer"),
-    ("E-mail", "email"),
-    ("Amount", "amount"),
-    ("Currency", "currency"),
-    ("State", "state"),
-    ("Created", "created"),
-    ("Last checked", "checked"),
+COLUMNS = (  # (header: shown through _(), sort key)
+    (N_("Reference"), "reference"),
+    (N_("Customer"), "customer"),
+    (N_("E-mail"), "email"),
+    (N_("Amount"), "amount"),
+    (N_("Currency"), "currency"),
+    (N_("State"), "state"),
+    (NP_("link", "Created"), "created"),  # a link's: "Créé le" (a card's is "Créée le")
+    (N_("Last checked"), "checked"),
 )
 STATE, AMOUNT, CREATED, CHECKED = 5, 3, 6, 7
 BLOCK = 200
@@ -43,13 +45,14 @@ KEEP_BLOCKS = 20  # 4,000 rows at most in memory
 
 
 def _columns() -> tuple[Column, ...]:
-    headers = [header for header, _ in COLUMNS]
+    headers = [pgettext("link", header) if key == "created" else _(header) for header, key in COLUMNS]
+    words = staff()  # amounts and times as the staff's language writes them
     return (
         # the reference: read back and typed
         Column(headers[0], lambda r: r.tx_ref, font=fixed_font()),
         Column(headers[1], lambda r: r.customer),
         Column(headers[2], lambda r: r.email),
-        Column(headers[AMOUNT], lambda r: money_text(r.amount) if r.currency else "", align=RIGHT),
+        Column(headers[AMOUNT], lambda r: amount_in(r.amount, words) if r.currency else "", align=RIGHT),
         Column(headers[4], lambda r: r.currency),
         Column(
             headers[STATE],
@@ -58,10 +61,10 @@ def _columns() -> tuple[Column, ...]:
             colour=lambda r: state_words(r).colour,
             tip=lambda r: r.error or None,
         ),
-        Column(headers[CREATED], lambda r: local_time(r.created_at), tip=lambda r: utc_time(r.created_at)),
+        Column(headers[CREATED], lambda r: time_in(r.created_at, words), tip=lambda r: utc_time(r.created_at)),
         Column(
             headers[CHECKED],
-            lambda r: local_time(r.checked_at) if r.checked_at else "never",
+            lambda r: time_in(r.checked_at, words) if r.checked_at else _("never"),
             tip=lambda r: utc_time(r.checked_at) if r.checked_at else None,
         ),
     )

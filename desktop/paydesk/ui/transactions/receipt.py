@@ -93,7 +93,7 @@ def pdf_bytes(record: LinkRecord, merchant: str, test: bool, language: str = ENG
     writer.setPageSize(QPageSize(QPageSize.PageSizeId.A4))
     writer.setPageMargins(QMarginsF(15, 15, 15, 15), QPageLayout.Unit.Millimeter)
     writer.setResolution(300)
-    writer.setTitle(f"Receipt {record.tx_ref}")
+    writer.setTitle(customer(language).gettext("Receipt {reference}").format(reference=record.tx_ref))
     writer.setCreator("PayDesk")
     painter = QPainter(writer)  # (0, 0) is the printable area's corner
     area = writer.pageLayout().paintRectPixels(writer.resolution())

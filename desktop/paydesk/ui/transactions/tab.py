@@ -20,9 +20,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...desk.formats import number_in
 from ...desk.session import Session
 from ...desk.transactions import TransactionsController
-from ...i18n import _
+from ...i18n import _, ngettext, staff
 from ...ledger import LedgerError, LinkQuery, LinkRecord
 from ...ledger.counter import Sale
 from .. import widgets
@@ -85,6 +86,12 @@ class TransactionsTab(TabActions, QWidget):
         header = self.table.horizontalHeader()
         header.setSortIndicator(CREATED, Qt.SortOrder.DescendingOrder)
         self.table.setSortingEnabled(True)
+        # each heading whole in any language: a column at least as wide as its heading, the
+        # last (stretched) too when there is no room left to stretch it into
+        for section in range(self.model.columnCount()):
+            self.table.setColumnWidth(section, max(self.table.columnWidth(section), header.sectionSizeHint(section)))
+        last = self.model.columnCount() - 1
+        header.setDefaultSectionSize(max(header.defaultSectionSize(), header.sectionSizeHint(last)))
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         left_column.addWidget(self.table, 1)
         tools = QHBoxLayout()
@@ -205,7 +212,11 @@ class TransactionsTab(TabActions, QWidget):
 
     def _show_count(self) -> None:
         total = self.model.rowCount()
-        text = f"{total:,} record{'s' if total != 1 else ''}" if self.model.counted else "counting…"
+        text = (
+            ngettext("{n} record", "{n} records", total).format(n=number_in(total, staff()))
+            if self.model.counted
+            else _("counting…")
+        )
         if self._only:
             text += _(" (what the last check changed or could not check)")
         text += self.as_of.suffix()
@@ -275,7 +286,7 @@ class TransactionsTab(TabActions, QWidget):
         self.follow.stop()
         super().hideEvent(event)
 
-    def _selected(self, *_: object) -> None:
+    def _selected(self, *_unused: object) -> None:
         record = self.selected()
         self._enable_actions(record or self.details.record)
         if record is not None and (self.details.record is None or self.details.record.key != record.key):

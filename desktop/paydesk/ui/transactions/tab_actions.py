@@ -12,8 +12,10 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QMenu
 
+from ...desk.formats import number_in
 from ...desk.lookup import read
 from ...desk.staff import NotAllowed
+from ...i18n import _, ngettext, staff
 from ...ledger import LedgerError, LinkQuery, LinkRecord
 from . import actions
 
@@ -66,19 +68,19 @@ class TabActions(_Tab):
         """Keyboard and context menu on the table: the same actions as the details panel."""
         self.menu_actions: dict[str, QAction] = {}
         for key, text, shortcut in (
-            ("copy-reference", "Copy reference", QKeySequence.StandardKey.Copy),
-            ("copy-link", "Copy link", "Ctrl+Shift+C"),
-            ("show-qr", "Show QR", "Ctrl+Shift+Q"),
-            ("check", "Check now", "Ctrl+R"),
-            ("receipt-print", "Print receipt…", "Ctrl+P"),
+            ("copy-reference", _("Copy reference"), QKeySequence.StandardKey.Copy),
+            ("copy-link", _("Copy link"), QKeySequence("Ctrl+Shift+C")),
+            ("show-qr", _("Show QR"), QKeySequence("Ctrl+Shift+Q")),
+            ("check", _("Check now"), QKeySequence("Ctrl+R")),
+            ("receipt-print", _("Print receipt…"), QKeySequence("Ctrl+P")),
         ):
             action = QAction(text, self.table)
             action.setShortcut(QKeySequence(shortcut))
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            action.triggered.connect(lambda _=False, k=key: self._on_selected(k))
+            action.triggered.connect(lambda _checked=False, k=key: self._on_selected(k))
             self.table.addAction(action)
             self.menu_actions[key] = action
-        refresh = QAction("Refresh", self)
+        refresh = QAction(_("Refresh"), self)
         refresh.setShortcut(QKeySequence("F5"))
         refresh.triggered.connect(self.requery)
         self.addAction(refresh)
@@ -250,8 +252,8 @@ class TabActions(_Tab):
             return None  # the save dialog is not opened
         path = await actions.save_path(
             self,
-            "Export the list",
-            ["CSV (*.csv)", "Excel workbook (*.xlsx)"],
+            _("Export the list"),
+            [actions.name_filter(*actions.CSV), actions.name_filter(*actions.XLSX)],
             f"paydesk-{profile.name}-{mode}-{date.today()}.csv".replace(" ", "-"),
         )
         if path is None:
@@ -268,5 +270,9 @@ class TabActions(_Tab):
         except LedgerError as refused:  # gone meanwhile: the previous file stays
             self._work_refused(refused)
             return None
-        self.work.say(f"Exported {written} record{'' if written == 1 else 's'} to {path}")
+        self.work.say(
+            ngettext("Exported {n} record to {path}", "Exported {n} records to {path}", written).format(
+                n=number_in(written, staff()), path=path
+            )
+        )
         return path

@@ -6,11 +6,18 @@ from __future__ import annotations
 import asyncio
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QProgressBar, QPushButton, QWidget
 
+from ...desk.formats import number_in
 from ...desk.reconcile import Progress
-from ...i18n import _
+from ...i18n import _, staff
 from ..elided import ElidedLabel
+
+
+def counted(**counts: int) -> dict[str, str]:
+    """Counts as the staff's language writes them ("1,200" in English, "1 200" in French)."""
+    words = staff()
+    return {name: number_in(n, words) for name, n in counts.items()}
 
 
 class WorkBar(QWidget):
@@ -24,7 +31,9 @@ class WorkBar(QWidget):
         self.bar = QProgressBar()
         self.bar.setObjectName("work-progress")
         self.bar.setAccessibleName(_("Progress"))
-        self.counts = QLabel("")
+        # "Checked 40 of 120 · 3 changed · …": shortened where the row has no room for it (a
+        # longer language), the whole on hover, never widening the window
+        self.counts = ElidedLabel("")
         self.counts.setObjectName("work-counts")
         self.cancel = QPushButton(_("Cancel"))
         self.cancel.setObjectName("work-cancel")
@@ -86,7 +95,7 @@ class WorkBar(QWidget):
         self.bar.setRange(0, max(progress.total, 1))
         self.bar.setValue(progress.done)
         text = _("Checked {checked} of {total} · {changed} changed · {failed} could not be checked").format(
-            checked=progress.checked, total=progress.total, changed=progress.changed, failed=progress.failed
+            **counted(checked=progress.checked, total=progress.total, changed=progress.changed, failed=progress.failed)
         )
         self.counts.setText(text)
         self.counts.setAccessibleName(text)
@@ -96,7 +105,7 @@ class WorkBar(QWidget):
         if cancelled:
             self.say(
                 _("Cancelled after checking {checked} of {total}: {report}").format(
-                    checked=progress.checked, total=progress.total, report=progress.report()
+                    **counted(checked=progress.checked, total=progress.total), report=progress.report()
                 )
             )
         else:
@@ -106,7 +115,7 @@ class WorkBar(QWidget):
     def exporting(self, written: int, total: int) -> None:
         self.bar.setRange(0, max(total, 1))
         self.bar.setValue(written)
-        text = _("Exported {written} of {total}").format(written=written, total=total)
+        text = _("Exported {written} of {total}").format(**counted(written=written, total=total))
         self.counts.setText(text)
         self.counts.setAccessibleName(text)
 
