@@ -6,11 +6,13 @@ docstring, not inside ``_()``, ``N_()``, ``gettext()`` or ``ngettext()``, not a 
 ``__all__``, not a log line, an object name, a style sheet, a key sequence or a format of
 dates. An f-string counts once.
 
-    .venv/bin/python -m tests.i18n.literals            the count per module, most first
-    .venv/bin/python -m tests.i18n.literals --baseline write tests/i18n/untranslated.json
+    .venv/bin/python -m tests.i18n.literals            the literals per module, most first
+    .venv/bin/python -m tests.i18n.literals --kept     write tests/i18n/not_words.json again
+                                                       (the reasons already given are kept)
 
-The baseline is what is left to translate: test_literals.py fails when a module holds more
-than its line there (a module not listed holds none), so the count only goes down.
+Every literal found is either translated or listed in tests/i18n/not_words.json with why no
+person reads it as words (an export's column names, a font's family, a programmer's error):
+test_literals.py fails on a literal that is neither, and on a listed one no longer there.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "desktop" / "paydesk"
 FOLDERS = ("desk", "ui")
-BASELINE = Path(__file__).with_name("untranslated.json")
+KEPT = Path(__file__).with_name("not_words.json")
 MARKERS = {"_", "N_", "NP_", "gettext", "ngettext", "pgettext"}
 # calls whose text arguments are not shown to a person
 NOT_SHOWN = {
@@ -140,23 +142,34 @@ def literals(path: Path) -> list[tuple[int, str]]:
     return found
 
 
-def counts() -> dict[str, int]:
-    out: dict[str, int] = {}
+def found() -> dict[str, list[str]]:
+    """Each module's literals that read like words, once each, in order."""
+    out: dict[str, list[str]] = {}
     for folder in FOLDERS:
         for path in sorted((PACKAGE / folder).rglob("*.py")):
-            n = len(literals(path))
-            if n:
-                out[path.relative_to(PACKAGE).as_posix()] = n
+            texts = list(dict.fromkeys(text for _line, text in literals(path)))
+            if texts:
+                out[path.relative_to(PACKAGE).as_posix()] = texts
     return out
 
 
+def kept() -> dict[str, dict]:
+    """tests/i18n/not_words.json: per module, ``why`` and the ``literals`` kept as they are."""
+    return json.loads(KEPT.read_text("utf-8")) if KEPT.exists() else {}
+
+
 def main(argv: list[str]) -> int:
-    now = counts()
-    if "--baseline" in argv:
-        BASELINE.write_text(json.dumps(dict(sorted(now.items())), indent=1) + "\n", "utf-8")
-    for name, n in sorted(now.items(), key=lambda kv: -kv[1]):
-        print(f"{n:5d}  {name}")
-    print(f"{sum(now.values()):5d}  in all, in {len(now)} modules")
+    now = found()
+    if "--kept" in argv:
+        before = kept()
+        listed = {
+            name: {"why": before.get(name, {}).get("why", "TO SAY"), "literals": texts}
+            for name, texts in sorted(now.items())
+        }
+        KEPT.write_text(json.dumps(listed, indent=1, ensure_ascii=False) + "\n", "utf-8")
+    for name, texts in sorted(now.items(), key=lambda kv: -len(kv[1])):
+        print(f"{len(texts):5d}  {name}")
+    print(f"{sum(len(t) for t in now.values()):5d}  in all, in {len(now)} modules")
     return 0
 
 
