@@ -44,7 +44,10 @@ class SaleEntry(QWidget):
         self.currency = QComboBox()
         self.currency.setObjectName("counter-currency")
         self.currency.setAccessibleName(_("Currency"))
-        self.amount.setMinimumWidth(160)  # seven digits at this size: the tab fits 1024 px
+        # seven digits at this size, and the example whole where a language's is longer ("p. ex.
+        # 25"), up to what keeps the tab within 1024 px
+        example = self.amount.fontMetrics().horizontalAdvance(self.amount.placeholderText()) + 24
+        self.amount.setMinimumWidth(min(230, max(160, example)))
         units = QLabel(_(WHOLE_UNITS_SHORT))
         units.setObjectName("counter-units")
         units.setAccessibleName(_(WHOLE_UNITS_SHORT))
