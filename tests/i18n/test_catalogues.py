@@ -97,3 +97,17 @@ def test_no_message_groups_a_number_the_english_way():
         )
     ]
     assert grouped == [], "fill these placeholders with number_in/amount_in (desk/formats.py)"
+
+
+def test_french_typography_a_no_break_space_before_double_punctuation():
+    """French sets a no-break space (U+00A0) before : ; ? ! so the sign never starts a line
+    alone; a plain space there (a query string such as "?sslmode=" aside) is a slip."""
+    import re
+
+    slip = re.compile(r" [:;?!](?=\s|$|»|\))")
+    french = catalogue(LOCALE / "fr" / "LC_MESSAGES" / "paydesk.po", "fr")
+    slips = []
+    for m in french:
+        strings = m.string if isinstance(m.string, tuple) else (m.string,)
+        slips += [s for s in strings if m.id and s and slip.search(s)]
+    assert slips == [], slips
