@@ -76,3 +76,15 @@ def day_in(day: date, words: Words) -> str:
     from babel.dates import format_date
 
     return format_date(day, "EEEE d MMMM y", locale=words.locale)
+
+
+def list_in(items: list[str], words: Words, *, style: str = "standard") -> str:
+    """Words joined as ``words``' language joins them: ``style`` "standard" ("a, b and c";
+    French "a, b et c") or "or" ("a, b or c"; French "a, b ou c"). English as PayDesk always
+    wrote it (no comma before the last)."""
+    if words.locale == ENGLISH:
+        last = " or " if style == "or" else " and "
+        return last.join([", ".join(items[:-1]), items[-1]]) if len(items) > 1 else "".join(items)
+    from babel.lists import format_list
+
+    return format_list(items, style=style, locale=words.locale)  # type: ignore[arg-type]
