@@ -19,7 +19,7 @@ from ..ledger.inbox import (
     InboxEntry,
     RefusedGroup,
 )
-from .formats import number_in
+from .formats import number_in, time_in
 
 VERDICT_WORDS = {  # a verdict's words, shown through _()
     PENDING: N_("Pending"),
@@ -40,12 +40,12 @@ def ago(when: datetime, now: datetime | None = None) -> str:
     if seconds < 5:
         return _("just now")
     if seconds < 60:
-        return f"{seconds} s ago"
+        return _("{seconds} s ago").format(seconds=seconds)
     if seconds < 3600:
         return _("{minutes} min ago").format(minutes=seconds // 60)
     if seconds < 86400:
-        return f"{seconds // 3600} h ago"
-    return f"on {when.astimezone():%d %b %Y at %H:%M}"
+        return _("{hours} h ago").format(hours=seconds // 3600)
+    return _("on {moment}").format(moment=time_in(when, staff()))
 
 
 def last_notification(
