@@ -33,6 +33,8 @@ import threading
 from functools import cache
 from pathlib import Path
 
+from .service import words as _service_words
+
 DOMAIN = "paydesk"
 LOCALE_DIR = Path(__file__).with_name("locale")
 ENGLISH = "en"
@@ -109,6 +111,15 @@ def pgettext(context: str, message: str) -> str:
     """``message`` as meant in ``context``, in the staff's language (the tab "Counter", not
     the role)."""
     return _staff.pgettext(context, message)
+
+
+def _service_sentence(message: str) -> str:
+    return _staff.gettext(message)
+
+
+# the service layer's own sentences (a network failure) in the staff's language: it imports no
+# words, so it is given the translation (service/words.py)
+_service_words.use_translation(_service_sentence)
 
 
 def N_(message: str) -> str:  # noqa: N802 (gettext's own name for "mark, translate later")

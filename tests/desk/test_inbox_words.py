@@ -17,6 +17,18 @@ def test_ago_reads_as_a_person_says_it():
     assert ago(NOW + timedelta(seconds=3), NOW) == "just now"  # a clock a little ahead
 
 
+def test_ago_reads_in_the_staffs_language():
+    from paydesk.i18n import ENGLISH, set_language
+
+    set_language("fr")
+    try:
+        assert ago(NOW - timedelta(seconds=40), NOW) == "il y a 40\u00a0s"
+        assert ago(NOW - timedelta(hours=3), NOW) == "il y a 3\u00a0h"
+        assert ago(NOW - timedelta(days=2), NOW).startswith("le 21 nov. 2026 ")
+    finally:
+        set_language(ENGLISH)
+
+
 def test_the_status_words():
     two_min = NOW - timedelta(minutes=2)
     assert (

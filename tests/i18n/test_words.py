@@ -176,3 +176,20 @@ def test_the_sentences_the_lower_layers_raise_read_in_french_where_the_desk_show
         "Saisissez l’adresse du registre, qui commence par postgresql://, par ex. "
         "postgresql://paydesk@db.shop.lan/paydesk?sslmode=verify-full"
     )
+
+
+def test_the_service_layers_own_sentences_read_in_french_and_stay_english_for_the_ledger():
+    """A network failure is PayDesk's own sentence (the service said nothing): shown in the
+    staff's language (str), kept in English (``message``: the ledger's note, the logs)."""
+    import httpx
+
+    from paydesk.service.client import _transport_error
+
+    set_language("fr")
+    error = _transport_error(httpx.ConnectTimeout("slow"), 10.0)
+    assert str(error) == "Le service est injoignable (délai dépassé)"
+    assert error.message == "The service cannot be reached (timed out)"
+    lost = _transport_error(TimeoutError(), 7.5)
+    assert str(lost) == "Pas de réponse du service en 7.5\u00a0s" and lost.message.endswith("within 7.5 s")
+    set_language(ENGLISH)
+    assert str(error) == "The service cannot be reached (timed out)"

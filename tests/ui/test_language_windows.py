@@ -212,3 +212,28 @@ def test_the_profile_counter_defaults_in_french(french, loop):
     loop.until(lambda: group.walk_in_message.text() != "", message="the walk-in name's message")
     assert group.walk_in_message.text() == "Saisissez le nom du client de passage"
     press.escape(editor)
+
+
+def test_the_walk_in_name_follows_the_customer_language(start_app, loop):
+    """The walk-in name the profile was made with is the customer's (it is the name on the
+    counter's payments and receipts): French chosen for the customer, it reads "Client de
+    passage", English again, "Walk-in customer"; a name the person typed stays as typed."""
+    app = start_app(sandbox=True)
+    app.on_links_tab()
+    press.click(app.window.edit_profile)
+    loop.until(lambda: press.shown("profile-editor") is not None, message="the editor")
+    editor = press.shown("profile-editor")
+    group = editor.counter
+    assert group.walk_in.text() == "Walk-in customer"
+    press.choose(group.customer_language, "Français")
+    assert group.walk_in.text() == "Client de passage"
+    press.choose(group.customer_language, "English")
+    assert group.walk_in.text() == "Walk-in customer"
+    press.click(group.walk_in)
+    press.clear(group.walk_in)
+    press.type_into(group.walk_in, "Passing trade")
+    press.choose(group.customer_language, "Français")
+    assert group.walk_in.text() == "Passing trade"
+    press.click(editor.save_button)
+    loop.until(lambda: press.shown("profile-editor") is None, timeout=30, message="the editor to close")
+    assert (app.session.profile.walk_in_name, app.session.profile.customer_language) == ("Passing trade", "fr")

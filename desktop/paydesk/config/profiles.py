@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from ..i18n import CUSTOMER_LANGUAGES, ENGLISH, LANGUAGES
+from ..i18n import CUSTOMER_LANGUAGES, ENGLISH, LANGUAGES, N_
 from ..service.models import DEFAULT_CARD_CURRENCIES, LOOKUP_PATHS
 
 MODES = ("test", "live")
@@ -61,7 +61,9 @@ def parse_card_currencies(text: str) -> tuple[dict[str, str], str | None]:
     return codes, None
 
 
-WALK_IN_NAME = "Walk-in customer"  # the counter's customer who gives no name
+# the counter's customer who gives no name, in the customer's language when that is chosen
+# (ui/profile_counter.py: the profile's data, renamed at will)
+WALK_IN_NAME = N_("Walk-in customer")
 
 
 @dataclass

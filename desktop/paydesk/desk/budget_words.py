@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import math
 
-from ..i18n import N_, _
+from ..i18n import N_, _, ngettext, staff
 from ..service.budget import BudgetState
 from ..service.budget_book import SPREAD_PARTS, reserve, spread
 from ..service.call_class import CallClass
+from .formats import list_in, number_in
 
 # what each class waiting is, in the status bar's words (in the order they are said)
 SLOWED = {
@@ -38,15 +39,13 @@ def busy_text(state: BudgetState) -> str:
     if not state.waiting or book.limit is None:
         return ""
     slowed = [_(words) for klass, words in SLOWED.items() if klass in state.waiting]
-    what = (
-        (" and ".join([", ".join(slowed[:-1]), slowed[-1]]) if len(slowed) > 1 else slowed[0])
-        if slowed
-        else _("calls wait")
-    )
+    what = list_in(slowed, staff()) if slowed else _("calls wait")
     left = max(0, book.left if book.left is not None else book.limit)
-    return _("Service busy: {what}; {left} of {limit} calls left {per}").format(
-        what=what, left=left, limit=book.limit, per=_per(book.window)
-    )
+    return ngettext(
+        "Service busy: {what}; {left} of {limit} calls left {per}",
+        "Service busy: {what}; {left} of {limit} calls left {per}",
+        left,
+    ).format(what=what, left=number_in(left, staff()), limit=number_in(book.limit, staff()), per=_per(book.window))
 
 
 def _duration(seconds: float) -> str:

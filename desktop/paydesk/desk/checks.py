@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from ..i18n import N_, _
+from ..i18n import N_, _, staff
 from ..service.txref import TxRefError
 from ..service.txref import validate as validate_txref
+from .formats import list_in, number_in
 
 MAX_AMOUNT = 10_000_000
 # said where an amount is typed (the form and the counter display): the service takes no pence
@@ -48,7 +49,7 @@ def amount(text: str) -> str | None:
 
 
 def _in_range(value: int) -> str | None:
-    return None if 1 <= value <= MAX_AMOUNT else _("Between 1 and {most:,}").format(most=MAX_AMOUNT)
+    return None if 1 <= value <= MAX_AMOUNT else _("Between 1 and {most}").format(most=number_in(MAX_AMOUNT, staff()))
 
 
 def _not_digits(t: str) -> str:
@@ -87,8 +88,7 @@ def _not_digits(t: str) -> str:
         )
         if there
     ]
-    said = ", ".join(extra[:-1]) + " or " + extra[-1] if len(extra) > 1 else extra[0]
-    return _("No {said}: type {digits}").format(said=said, digits=digits)
+    return _("No {said}: type {digits}").format(said=list_in(extra, staff(), style="or"), digits=digits)
 
 
 def email(text: str) -> str | None:
@@ -175,7 +175,7 @@ def whole_amount(text: str, most: Decimal | None = None, most_words: str = "") -
     if amount < 1:
         return None, _("At least 1")
     if amount > MAX_AMOUNT:
-        return None, _("At most {most:,}").format(most=MAX_AMOUNT)
+        return None, _("At most {most}").format(most=number_in(MAX_AMOUNT, staff()))
     if most is not None and amount > most:
         return None, _("At most {most_words}").format(most_words=most_words)
     return amount, None
@@ -201,7 +201,7 @@ def calls_a_minute(text: str) -> tuple[int | None, str | None]:
         return None, _("A whole number of calls, e.g. 60; or leave it empty")
     value = int(t[:12])
     if not 1 <= value <= MOST_CALLS_A_MINUTE:
-        return None, _("Between 1 and {most:,}; or leave it empty").format(most=MOST_CALLS_A_MINUTE)
+        return None, _("Between 1 and {most}; or leave it empty").format(most=number_in(MOST_CALLS_A_MINUTE, staff()))
     return value, None
 
 

@@ -11,6 +11,7 @@ from decimal import Decimal
 
 from ..i18n import ENGLISH, Words
 from ..service.money import format_amount
+from .texts import english
 
 
 def money_in(amount: Decimal | None, currency: str, words: Words) -> str:
@@ -50,7 +51,7 @@ def time_in(when: datetime | None, words: Words, *, seconds: bool = False) -> st
         return ""
     local = when.astimezone()
     if words.locale == ENGLISH:
-        return local.strftime("%d %b %Y %H:%M:%S" if seconds else "%d %b %Y %H:%M")
+        return english(local, "%d %b %Y %H:%M:%S" if seconds else "%d %b %Y %H:%M")
     from babel.dates import format_datetime
 
     return format_datetime(local, "d MMM y HH:mm:ss" if seconds else "d MMM y HH:mm", locale=words.locale)
@@ -61,7 +62,7 @@ def day_time_in(when: datetime, words: Words) -> str:
     23:58" in English, "28 déc. 23:58" in French."""
     local = when.astimezone()
     if words.locale == ENGLISH:
-        return local.strftime("%d %b %H:%M")
+        return english(local, "%d %b %H:%M")
     from babel.dates import format_datetime
 
     return format_datetime(local, "d MMM HH:mm", locale=words.locale)
@@ -71,7 +72,19 @@ def day_in(day: date, words: Words) -> str:
     """A day in full as ``words``' language writes it: "Friday 27 November 2026" in English,
     "vendredi 27 novembre 2026" in French."""
     if words.locale == ENGLISH:
-        return day.strftime("%A %d %B %Y")
+        return english(day, "%A %d %B %Y")
     from babel.dates import format_date
 
     return format_date(day, "EEEE d MMMM y", locale=words.locale)
+
+
+def list_in(items: list[str], words: Words, *, style: str = "standard") -> str:
+    """Words joined as ``words``' language joins them: ``style`` "standard" ("a, b and c";
+    French "a, b et c") or "or" ("a, b or c"; French "a, b ou c"). English as PayDesk always
+    wrote it (no comma before the last)."""
+    if words.locale == ENGLISH:
+        last = " or " if style == "or" else " and "
+        return last.join([", ".join(items[:-1]), items[-1]]) if len(items) > 1 else "".join(items)
+    from babel.lists import format_list
+
+    return format_list(items, style=style, locale=words.locale)  # type: ignore[arg-type]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from ..i18n import N_, _
+from ..i18n import N_, _, ngettext, staff
 from ..ledger.inbox import (
     APPLIED,
     BAD_SIGNATURE,
@@ -19,6 +19,7 @@ from ..ledger.inbox import (
     InboxEntry,
     RefusedGroup,
 )
+from .formats import number_in, time_in
 
 VERDICT_WORDS = {  # a verdict's words, shown through _()
     PENDING: N_("Pending"),
@@ -39,12 +40,12 @@ def ago(when: datetime, now: datetime | None = None) -> str:
     if seconds < 5:
         return _("just now")
     if seconds < 60:
-        return f"{seconds} s ago"
+        return _("{seconds} s ago").format(seconds=seconds)
     if seconds < 3600:
         return _("{minutes} min ago").format(minutes=seconds // 60)
     if seconds < 86400:
-        return f"{seconds // 3600} h ago"
-    return f"on {when.astimezone():%d %b %Y at %H:%M}"
+        return _("{hours} h ago").format(hours=seconds // 3600)
+    return _("on {moment}").format(moment=time_in(when, staff()))
 
 
 def last_notification(
@@ -79,8 +80,14 @@ def entry_text(entry: InboxEntry) -> str:
         lines.append(_("The same body as notification {duplicate_of}").format(duplicate_of=entry.duplicate_of))
     lines.append(_("Body SHA-256: {body_hash}").format(body_hash=entry.body_hash))
     lines += ["", _("Headers:")]
-    lines += [f"{name}: {value}" for name, value in sorted(entry.headers.items())] or ["(none)"]
-    lines += ["", _("Body ({count:,} bytes):").format(count=len(entry.body)), entry.body.decode("utf-8", "replace")]
+    lines += [f"{name}: {value}" for name, value in sorted(entry.headers.items())] or [_("(none)")]
+    lines += [
+        "",
+        ngettext("Body ({count} byte):", "Body ({count} bytes):", len(entry.body)).format(
+            count=number_in(len(entry.body), staff())
+        ),
+        entry.body.decode("utf-8", "replace"),
+    ]
     return "\n".join(lines)
 
 
@@ -96,16 +103,17 @@ def _peer(remote: str) -> str:
 def refused_words(groups: list[RefusedGroup], when: str = N_("in the last hour")) -> str:
     """The refused requests by peer, one line each, the most first: "104 refused from
     10.0.0.7 in the last hour"; past ``SHOWN_PEERS`` peers, one line for the rest."""
-    lines = [
-        _("{count:,} refused from {peer} {when}").format(count=g.count, peer=_peer(g.remote), when=_(when))
-        for g in groups[:SHOWN_PEERS]
-    ]
+
+    def line(count: int, peer: str) -> str:
+        return ngettext("{count} refused from {peer} {when}", "{count} refused from {peer} {when}", count).format(
+            count=number_in(count, staff()), peer=peer, when=_(when)
+        )
+
+    lines = [line(g.count, _peer(g.remote)) for g in groups[:SHOWN_PEERS]]
     rest = groups[SHOWN_PEERS:]
     if rest:
-        count = sum(g.count for g in rest)
-        lines.append(
-            _("{count:,} refused from {addresses:,} more addresses {when}").format(
-                count=count, addresses=len(rest), when=_(when)
-            )
+        addresses = ngettext("{addresses} more address", "{addresses} more addresses", len(rest)).format(
+            addresses=number_in(len(rest), staff())
         )
+        lines.append(line(sum(g.count for g in rest), addresses))
     return "\n".join(lines)

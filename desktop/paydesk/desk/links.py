@@ -196,7 +196,7 @@ class LinksController:
                 self.announce(await self.ledger.note_error(profile.id, request.tx_ref, error.message))
                 self.session.report(
                     _("Link {reference}: {error}; PayDesk keeps trying with the same reference").format(
-                        reference=request.tx_ref, error=error.message
+                        reference=request.tx_ref, error=str(error)
                     )
                 )
                 raise

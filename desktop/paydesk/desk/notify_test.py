@@ -152,7 +152,7 @@ class NotificationTest:
             self.session.refuse_while_down()  # a shared ledger out of reach: nothing is sent
             record = await self.links.create_as(profile, "test", request)
         except ServiceError as error:
-            return Outcome(False, _("The test link could not be made: {error}").format(error=error.message), "create")
+            return Outcome(False, _("The test link could not be made: {error}").format(error=str(error)), "create")
         except LedgerError as error:  # a shared ledger out of reach: nothing was sent
             return Outcome(False, _("The test link could not be made: {error}").format(error=error), "create")
         key.append(record.key)
@@ -165,7 +165,7 @@ class NotificationTest:
             await sandbox_control.pay(profile.base_url, secret, reference)
         except ServiceError as error:
             return Outcome(
-                False, _("The sandbox could not pay the test link: {error}").format(error=error.message), "pay", tx_ref
+                False, _("The sandbox could not pay the test link: {error}").format(error=str(error)), "pay", tx_ref
             )
         attempts = await self._watch(profile, secret, tx_ref, paid)
         by_check = None

@@ -4,7 +4,7 @@ ledger's English sentences and the modes as a person reads them."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
@@ -15,8 +15,23 @@ if TYPE_CHECKING:
     from ..ledger import LinkRecord
 
 
+# English's month and day names, whatever the computer's locale: Qt sets the C library's
+# locale from the system (setlocale), so strftime's %b on a French system wrote "nov." in an
+# English window
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+          "November", "December")  # fmt: skip
+DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def english(moment: datetime | date, pattern: str) -> str:
+    """``strftime`` with English names for %b, %B, %a and %A whatever the locale."""
+    month, weekday = MONTHS[moment.month - 1], DAYS[moment.weekday()]
+    named = pattern.replace("%B", month).replace("%b", month[:3]).replace("%A", weekday).replace("%a", weekday[:3])
+    return moment.strftime(named)
+
+
 def local_time(when: datetime | None) -> str:
-    return when.astimezone().strftime("%d %b %Y %H:%M") if when else ""
+    return english(when.astimezone(), "%d %b %Y %H:%M") if when else ""
 
 
 def utc_time(when: datetime | None) -> str:

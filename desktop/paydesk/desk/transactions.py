@@ -109,7 +109,7 @@ class TransactionsController:
                 with calls_as(CallClass.PERSON_LOOKUP):  # a person asked: served first
                     tx = await client.validate(tx_ref)
         except NoKeyError as error:
-            return Lookup(known, error.message)
+            return Lookup(known, str(error))
         except ModeMismatchError as error:
             other = "live" if re.search(r"\blive (transaction|card)", error.message) else "test"
             if other == mode:
@@ -137,7 +137,7 @@ class TransactionsController:
             return Lookup(
                 known,
                 _("The service's answer could not be read ({why}). {last_known}").format(
-                    why=error.message, last_known=self._last_known(known)
+                    why=str(error), last_known=self._last_known(known)
                 ),
                 asked=True,
             )
@@ -191,6 +191,8 @@ class TransactionsController:
         """Why the service did not answer, said once ("The service cannot be reached
         (timed out)", never "… cannot be reached (The service cannot be reached)"), in the
         staff's words: the client's own sentence is read for its reason only."""
+        if error.words is not None:  # the client's own sentence, in the staff's language
+            return f"{str(error).rstrip('.')}. {self._last_known(known)}"
         said = error.message.strip().rstrip(".")
         # the client's own sentence ("The service cannot be reached (timed out)"): its reason
         own = re.match(r"the service cannot be reached\b[\s:(]*(.*?)\)?$", said, re.IGNORECASE)

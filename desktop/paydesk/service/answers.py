@@ -21,6 +21,7 @@ from .errors import (
     ValidationError,
     brief,
 )
+from .words import N_
 
 SUCCESS_WORDS = ("success", "suucess")
 MAX_DEPTH = 64  # nested arrays and objects: no answer of the service comes near
@@ -94,7 +95,9 @@ def parse(status: int, raw: bytes) -> Any:
     def failure(why: str) -> ServiceError:
         error: ServiceError
         if status >= 500:
-            error = ServiceUnavailableError(f"The service failed (HTTP {status})", status=status)
+            error = ServiceUnavailableError(
+                N_("The service failed (HTTP {status})"), status=status, values={"status": status}
+            )
         else:
             error = UnexpectedAnswerError(why, status=status, snippet=raw[:4000].decode("utf-8", "replace"))
         error.enveloped = False
@@ -119,7 +122,9 @@ def envelope(status: int, headers: dict[str, str], raw: bytes) -> dict:
     if not isinstance(body, dict) or "status" not in body:
         error: ServiceError
         if status >= 500:
-            error = ServiceUnavailableError(f"The service failed (HTTP {status})", status=status)
+            error = ServiceUnavailableError(
+                N_("The service failed (HTTP {status})"), status=status, values={"status": status}
+            )
         else:
             error = UnexpectedAnswerError(
                 "The service's answer is not an envelope", status=status, snippet=raw[:4000].decode("utf-8", "replace")

@@ -36,6 +36,7 @@ from .errors import (
 from .models import DEFAULT_CARD_CURRENCIES, LOOKUP_PATHS, Transaction
 from .payment_calls import _DEADLINE, PaymentCalls
 from .typed import typed as _typed
+from .words import N_
 
 log = logging.getLogger("paydesk.service")
 T = TypeVar("T")
@@ -333,15 +334,15 @@ class ServiceClient(PaymentCalls, CardCalls):
 
 def _transport_error(error: Exception, timeout: float) -> ServiceError:
     """A transport failure as the ServiceError that says whether the request may have
-    arrived."""
+    arrived (PayDesk's own sentence: said in the reader's language)."""
     if isinstance(error, TimeoutError):
-        return AnswerLostError(f"No answer from the service within {timeout:g} s")
+        return AnswerLostError(N_("No answer from the service within {seconds} s"), values={"seconds": f"{timeout:g}"})
     if isinstance(error, httpx.ConnectError):
-        return ServiceUnavailableError("The service cannot be reached")
+        return ServiceUnavailableError(N_("The service cannot be reached"), values={})
     if isinstance(error, (httpx.ConnectTimeout, httpx.PoolTimeout)):
-        return ServiceUnavailableError("The service cannot be reached (timed out)")
+        return ServiceUnavailableError(N_("The service cannot be reached (timed out)"), values={})
     if isinstance(error, httpx.TimeoutException):
-        return AnswerLostError("The service stopped answering (timed out)")
+        return AnswerLostError(N_("The service stopped answering (timed out)"), values={})
     if isinstance(error, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)):
-        return AnswerLostError("The connection to the service was cut")
-    return ServiceUnavailableError(f"Network error ({type(error).__name__})")
+        return AnswerLostError(N_("The connection to the service was cut"), values={})
+    return ServiceUnavailableError(N_("Network error ({kind})"), values={"kind": type(error).__name__})

@@ -8,6 +8,7 @@ from __future__ import annotations
 import reprlib
 
 from .redact import redact
+from .words import said
 
 MAX_MESSAGE = 500  # characters shown of a service's message
 _KEPT = 4000  # characters kept to redact before cutting: no key is ever cut in half
@@ -23,11 +24,24 @@ class ServiceError(Exception):
 
     enveloped = True
 
-    def __init__(self, message: str, *, status: int | None = None):
+    # PayDesk's own sentence (a network failure, not the service's words): its English,
+    # marked for the catalogue, and its values; str() says it in the reader's language while
+    # ``message`` stays English (what the ledger and the logs keep)
+    words: tuple[str, dict[str, object]] | None = None
+
+    def __init__(self, message: str, *, status: int | None = None, values: dict[str, object] | None = None):
+        if values is not None:
+            self.words = (message, values)
+            message = message.format(**values)
         self._text = redact(str(message)[:_KEPT])
         self.message = _short(self._text)
         self.status = status
         super().__init__(self.message)
+
+    def __str__(self) -> str:
+        if self.words is None:
+            return self.message
+        return said(*self.words)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.message!r}, status={self.status})"

@@ -21,11 +21,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..config.profiles import Profile
+from ..config.profiles import WALK_IN_NAME, Profile
 from ..desk.checks import email as check_email
 from ..desk.checks import name as check_name
 from ..desk.tasks import TaskSet
-from ..i18n import CUSTOMER_LANGUAGES, N_, _, pgettext
+from ..i18n import CUSTOMER_LANGUAGES, N_, _, customer, pgettext
 from . import files
 from .dialogs import shown
 from .field_message import add_field_row
@@ -125,6 +125,8 @@ class CounterGroup(QGroupBox):
             self.customer_language.addItem(name, code)
         self.customer_language.setCurrentIndex(max(0, self.customer_language.findData(defaults.customer_language)))
         add_field_row(form, _("C&ustomer language"), self.customer_language, "profile-customer-language")
+        self._language = str(self.customer_language.currentData())
+        self.customer_language.currentIndexChanged.connect(self._walk_in_follows)
         use_fixed(self.shop_email, self.logo)
         self.shop_email.textEdited.connect(lambda _: self.shop_email_message.say(None))
 
@@ -141,6 +143,14 @@ class CounterGroup(QGroupBox):
             if code and dialog.selectedFiles():
                 self.logo.setText(dialog.selectedFiles()[0])
                 self.logo_message.say(None)
+
+    def _walk_in_follows(self) -> None:
+        """The walk-in name the profile was made with ("Walk-in customer") is in the customer's
+        language: French chosen, it reads "Client de passage"; a name the person typed stays."""
+        chosen = str(self.customer_language.currentData())
+        if " ".join(self.walk_in.text().split()) == customer(self._language).gettext(WALK_IN_NAME):
+            self.walk_in.setText(customer(chosen).gettext(WALK_IN_NAME))
+        self._language = chosen
 
     def check(self) -> bool:
         """Each problem said next to its box; True when there is none."""

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ...config.profiles import Profile
-from ...i18n import N_, _
+from ...i18n import N_, _, ngettext, staff
 from ...ledger.batch import (
     ALL,
     CREATED,
@@ -22,6 +22,7 @@ from ...ledger.batch import (
     NewRow,
 )
 from ...ledger.errors import LedgerError
+from ..formats import number_in
 from .check import BulkRow
 
 # what a row sent before must still say in a corrected file (else it is another payment)
@@ -59,13 +60,31 @@ def new_rows(rows: Iterable[BulkRow]) -> list[NewRow]:
 
 def _differences(was: dict[str, str], now: dict[str, str]) -> list[str]:
     def shown(values: dict[str, str], field: str) -> str:
-        return values.get(field, "").strip() or "(none)"
+        return values.get(field, "").strip() or _("(none)")
 
     return [
         f"{_(NAMES[f])} {shown(was, f)} → {shown(now, f)}"
         for f in SAME
         if was.get(f, "").strip() != now.get(f, "").strip()
     ]
+
+
+def _changed_words(changed: list[str]) -> str:
+    """The rows a corrected file changes, the first ``SHOWN`` said and the rest counted, and
+    what to do: one sentence in the staff's language."""
+    shown = "; ".join(changed[:SHOWN])
+    more = len(changed) - SHOWN
+    if more > 0:
+        return ngettext(
+            "{shown} (and {count} more): restore them, or save the file under another name to make a new batch",
+            "{shown} (and {count} more): restore them, or save the file under another name to make a new batch",
+            more,
+        ).format(shown=shown, count=number_in(more, staff()))
+    return ngettext(
+        "{shown}: restore it, or save the file under another name to make a new batch",
+        "{shown}: restore them, or save the file under another name to make a new batch",
+        len(changed),
+    ).format(shown=shown)
 
 
 async def changed_rows(book: BatchBook, batch: Batch, rows: list[BulkRow]) -> list[tuple[int, str]]:
@@ -142,12 +161,8 @@ async def keep(
     if earlier is not None:
         changed = await changed_rows(book, earlier, rows)
         if changed:
-            shown = "; ".join(text for _unused, text in changed[:SHOWN])
-            more = _(" (and {count} more)").format(count=len(changed) - SHOWN) if len(changed) > SHOWN else ""
             raise ChangedRows(
-                _("{shown}{more}: restore it, or save the file under another name to make a new batch").format(
-                    shown=shown, more=more
-                ),
+                _changed_words([text for _unused, text in changed]),
                 [number for number, _unused in changed],
             )
         await book.add_rows(earlier.id, new_rows(rows))

@@ -6,8 +6,9 @@ its batch, or a resumed batch, says what this run created and what was created b
 
 from __future__ import annotations
 
-from ...i18n import N_, _, ngettext
+from ...i18n import N_, _, ngettext, staff
 from ...ledger.batch import BatchFigures
+from ..formats import number_in
 
 # how a run ended, as ``report`` begins ("Finished: ..."): marked here, translated there
 FINISHED = N_("Finished")
@@ -30,50 +31,98 @@ def report(figures: BatchFigures, how: str, before: BatchFigures | None = None) 
     English; said in the staff's language); "(2 now, 2 before)" after the count when the run
     found links made already."""
     f = figures
+    w = staff()
     now, earlier = split(f, before)
-    parts = [
-        _("{made} of {rows} links created").format(made=_made(f), rows=f.rows)
-        + (_(" ({now} now, {earlier} before)").format(now=now, earlier=earlier) if earlier else "")
-    ]
+    made = _made(f)
+    if earlier:
+        parts = [
+            ngettext(
+                "{made} of {rows} links created ({now} now, {earlier} before)",
+                "{made} of {rows} links created ({now} now, {earlier} before)",
+                made,
+            ).format(
+                made=number_in(made, w), rows=number_in(f.rows, w), now=number_in(now, w), earlier=number_in(earlier, w)
+            )
+        ]
+    else:
+        parts = [
+            ngettext("{made} of {rows} links created", "{made} of {rows} links created", made).format(
+                made=number_in(made, w), rows=number_in(f.rows, w)
+            )
+        ]
     if f.refused:
-        parts.append(ngettext("{refused} refused", "{refused} refused", f.refused).format(refused=f.refused))
+        parts.append(_refused(f.refused))
     if f.creating:
-        parts.append(_("{creating} waiting for the service's answer").format(creating=f.creating))
+        parts.append(
+            ngettext(
+                "{creating} waiting for the service's answer", "{creating} waiting for the service's answer", f.creating
+            ).format(creating=number_in(f.creating, w))
+        )
     if f.waiting:
-        parts.append(_("{waiting} not sent").format(waiting=f.waiting))
+        parts.append(_not_sent(f.waiting))
     if f.skipped:
-        parts.append(ngettext("{skipped} skipped", "{skipped} skipped", f.skipped).format(skipped=f.skipped))
+        parts.append(
+            ngettext("{skipped} skipped", "{skipped} skipped", f.skipped).format(skipped=number_in(f.skipped, w))
+        )
     return _("{how}: {parts}").format(how=_(how), parts=", ".join(parts))
+
+
+def _refused(n: int) -> str:
+    return ngettext("{refused} refused", "{refused} refused", n).format(refused=number_in(n, staff()))
+
+
+def _not_sent(n: int) -> str:
+    return ngettext("{waiting} not sent", "{waiting} not sent", n).format(waiting=number_in(n, staff()))
+
+
+def _so_far(now: int, earlier: int) -> str:
+    return ngettext("{now} created now, {earlier} before", "{now} created now, {earlier} before", now).format(
+        now=number_in(now, staff()), earlier=number_in(earlier, staff())
+    )
 
 
 def outcome(figures: BatchFigures, *, cancelled: bool, before: BatchFigures | None) -> str:
     """What the Bulk links window says when a run ends (``before``: the batch's figures when
     the run started; None when not known)."""
     f = figures
+    w = staff()
     now, earlier = split(f, before)
     made = f.created + f.paid
     if cancelled:
         so_far = (
-            _("{now:,} created now, {earlier:,} before").format(now=now, earlier=earlier)
+            _so_far(now, earlier)
             if earlier
-            else _("{made:,} created").format(made=made)
+            else ngettext("{made} created", "{made} created", made).format(made=number_in(made, w))
         )
-        text = _("Cancelled: {so_far}, {refused:,} refused, {waiting:,} not sent. Resume sends the rest.").format(
-            so_far=so_far, refused=f.refused, waiting=f.waiting
+        text = _("Cancelled: {so_far}, {refused}, {waiting}. Resume sends the rest.").format(
+            so_far=so_far, refused=_refused(f.refused), waiting=_not_sent(f.waiting)
         )
     elif f.waiting:
-        text = _("Stopped with {waiting:,} rows not sent. Resume sends them.").format(waiting=f.waiting)
+        text = ngettext(
+            "Stopped with {waiting} row not sent. Resume sends it.",
+            "Stopped with {waiting} rows not sent. Resume sends them.",
+            f.waiting,
+        ).format(waiting=number_in(f.waiting, w))
     else:
         created = (
-            _("{now:,} created now, {earlier:,} before").format(now=now, earlier=earlier)
+            _so_far(now, earlier)
             if earlier
-            else ngettext("{made:,} link created", "{made:,} links created", made).format(made=made)
+            else ngettext("{made} link created", "{made} links created", made).format(made=number_in(made, w))
         )
-        text = _("Done: {created}, {refused:,} refused by the service").format(created=created, refused=f.refused)
+        text = ngettext(
+            "Done: {created}, {refused} refused by the service",
+            "Done: {created}, {refused} refused by the service",
+            f.refused,
+        ).format(created=created, refused=number_in(f.refused, w))
         if f.failed:
-            text = _("{done}, {failed:,} failed").format(done=text, failed=f.failed)
+            text = ngettext("{done}, {failed} failed", "{done}, {failed} failed", f.failed).format(
+                done=text, failed=number_in(f.failed, w)
+            )
     if f.creating:
-        text += _(
-            " {creating:,} sent, their answer not in yet: PayDesk settles them with the service by their reference."
-        ).format(creating=f.creating)
+        text = ngettext(
+            "{text} {creating} sent, its answer not in yet: PayDesk settles it with the service by its reference.",
+            "{text} {creating} sent, their answer not in yet: "
+            "PayDesk settles them with the service by their reference.",
+            f.creating,
+        ).format(text=text, creating=number_in(f.creating, w))
     return text

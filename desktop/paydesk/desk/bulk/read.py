@@ -17,7 +17,8 @@ from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from pathlib import Path
 
-from ...i18n import _
+from ...i18n import _, staff
+from ..formats import number_in
 from .sheet import MAX_ROWS, BulkFileError, Sheet
 
 _ZIP = b"PK\x03\x04"  # an XLSX is a zip file, whatever its name says
@@ -87,8 +88,8 @@ def _csv_rows(path: Path) -> Rows:
     try:
         if path.stat().st_size > MAX_CSV_BYTES:
             raise BulkFileError(
-                _("{name} is larger than {megabytes} MB: split it into files of at most {rows:,} rows").format(
-                    name=path.name, megabytes=MAX_CSV_BYTES // 2**20, rows=MAX_ROWS
+                _("{name} is larger than {megabytes} MB: split it into files of at most {rows} rows").format(
+                    name=path.name, megabytes=MAX_CSV_BYTES // 2**20, rows=number_in(MAX_ROWS, staff())
                 )
             )
         text = _decoded(path.read_bytes())
@@ -225,8 +226,8 @@ def _table(file_name: str, rows: Iterable[list[str]], numbers: set[tuple[int, in
             continue
         if len(body) >= MAX_ROWS:
             raise BulkFileError(
-                _("{file_name} has more than {rows:,} rows: split it into files of at most that many").format(
-                    file_name=file_name, rows=MAX_ROWS
+                _("{file_name} has more than {rows} rows: split it into files of at most that many").format(
+                    file_name=file_name, rows=number_in(MAX_ROWS, staff())
                 )
             )
         width = max(width, last + 1)

@@ -166,7 +166,7 @@ class Sender:
             run.sent += 1
             run.unreachable = 0
         except BatchRefused as error:  # another profile or mode was made active
-            self._stop(run, _("Paused: {why}").format(why=error.message))
+            self._stop(run, _("Paused: {why}").format(why=str(error)))
             return True
         except (NoKeyError, LedgerError) as error:  # no key; a shared ledger out of reach
             self._stop(run, _("Paused: {why}").format(why=getattr(error, "message", None) or error))
@@ -178,7 +178,7 @@ class Sender:
             await self._again(run, row)
         except AuthenticationError as error:  # the row is refused (written so): stop here
             run.refused += 1
-            self._stop(run, _("Paused: {why}").format(why=error.message))
+            self._stop(run, _("Paused: {why}").format(why=str(error)))
         except ValidationError:
             run.refused += 1  # refused: written so (the row is REFUSED)
         except ServiceUnavailableError:

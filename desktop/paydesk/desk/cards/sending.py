@@ -200,7 +200,7 @@ class Sending(Settling):
             )
             self.session.report(
                 _("Card {operation} not done: {message}").format(
-                    operation=words.operation(draft.kind), message=failure.message
+                    operation=words.operation(draft.kind), message=str(failure)
                 )
             )
             if op.card_hash:

@@ -223,12 +223,7 @@ def when(moment: datetime | None, *, seconds: bool = False) -> str:
     words = staff()
     if not seconds:
         return time_in(moment, words)
-    local = moment.astimezone()
-    if words.locale == ENGLISH:
-        return local.strftime("%d %b %Y %H:%M:%S")
-    from babel.dates import format_datetime  # Babel's tables: loaded on the first use
-
-    return format_datetime(local, "d MMM y HH:mm:ss", locale=words.locale)
+    return time_in(moment, words, seconds=True)
 
 
 def outcome(op: CardOperation) -> str:
