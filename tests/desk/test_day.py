@@ -137,6 +137,7 @@ def test_in_french_the_day_reads_in_french_and_its_files_stay_as_they_were(tmp_p
         assert heading("Corner Shop", "test", date(2026, 11, 3)).startswith(
             "Corner Shop, mode TEST\u00a0: liens créés le mardi 3 novembre 2026, heure locale "
         )
+        assert heading("Corner Shop", "live", date(2026, 11, 3)).startswith("Corner Shop, mode RÉEL\u00a0:")
         printed = printed_lines(date(2026, 11, 3), "le titre", summary)
         assert printed[0] == "Clôture de la journée du mardi 3 novembre 2026"
         assert printed[3] == "Liens créés\u00a0: 6"
@@ -148,5 +149,6 @@ def test_in_french_the_day_reads_in_french_and_its_files_stay_as_they_were(tmp_p
         assert heading("Corner Shop", "test", date(2026, 11, 3), Words(ENGLISH)).startswith(
             "Corner Shop, TEST mode: links made on Tuesday 03 November 2026"
         )  # the CSV's title
+        assert heading("Corner Shop", "live", date(2026, 11, 3), Words(ENGLISH)).startswith("Corner Shop, LIVE mode:")
     finally:
         set_language(ENGLISH)

@@ -4,6 +4,7 @@ the pseudo-language, the system's language. Qt-free."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import UTC, datetime
 from decimal import Decimal
 
@@ -62,6 +63,16 @@ def test_the_customer_reads_their_own_language_whatever_the_staff_read():
     assert state_words(record).words == "WAITING FOR PAYMENT"
     assert state_words(record, customer("fr")).words == "EN ATTENTE DE PAIEMENT"
     assert customer("de").language == ENGLISH  # not offered to customers: English
+
+
+def test_a_state_nobody_put_in_words_reads_in_the_staff_language():
+    """A record whose state is unknown, the service having said no word for it: "UNKNOWN" in
+    the staff's language; the service's own word, when it said one, as it said it."""
+    set_language("fr")
+    assert state_words(link_record(state="unknown")).words == "INCONNU"
+    assert state_words(replace(link_record(state="unknown"), state_raw="on_hold")).words == "ON_HOLD"
+    set_language(ENGLISH)
+    assert state_words(link_record(state="unknown")).words == "UNKNOWN"
 
 
 def test_the_state_filters_are_said_in_the_staff_language_where_shown():

@@ -26,6 +26,7 @@ from ..ledger.counter import FAILED, CounterBook, Sale
 from ..ledger.postgres.requests import REFUSED, TAKEN, WITHDRAWN, SaleAsk, SaleRequests
 from ..service.errors import ServiceError
 from .events import Hub
+from .texts import ledger_words
 
 T = TypeVar("T")
 ANSWER_WAIT = 8.0  # s: a request not answered by then is withdrawn (the key holder is down)
@@ -78,7 +79,7 @@ class KeylessSeller:
         if sale is None:
             raise KeyHolderDown(_(SILENT))
         if sale.kind == FAILED and sale.record is not None and sale.record.state != "creating":
-            raise ServiceError(sale.record.error or _("The service refused this sale"))
+            raise ServiceError(ledger_words(sale.record.error) or _("The service refused this sale"))
         return sale
 
     async def _until(

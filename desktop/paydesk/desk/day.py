@@ -12,6 +12,7 @@ from pathlib import Path
 from ..i18n import N_, Words, _, ngettext, staff
 from ..ledger import CurrencyTotal, DaySummary
 from .formats import amount_in, day_in, number_in
+from .texts import mode_word
 
 # the date ranges the filters offer: each its key (compared) and its words (shown through _())
 RANGES = (N_("All dates"), N_("Today"), N_("Yesterday"), N_("Last 7 days"), N_("This month"), N_("Custom…"))
@@ -99,7 +100,7 @@ def heading(profile_name: str, mode: str, day: date, words: Words | None = None)
     zone = datetime.now().astimezone().strftime("%Z (UTC%z)")
     return words.gettext(
         "{profile}, {mode} mode: links made on {day}, local time {zone}, and what has become of them"
-    ).format(profile=profile_name, mode=mode.upper(), day=day_in(day, words), zone=zone)
+    ).format(profile=profile_name, mode=mode_word(mode, words), day=day_in(day, words), zone=zone)
 
 
 def summary_rows(summary: DaySummary) -> list[list[str]]:

@@ -15,7 +15,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..i18n import ENGLISH, Words, ngettext
+from ..i18n import ENGLISH, Words
 from ..ledger import LinkRecord
 from ..ledger.cards import AuditEntry, AuditQuery, CardLedger
 from ..ledger.counter import PAID_AFTER_VOID, PAID_STATES, VOIDED
@@ -255,9 +255,9 @@ async def export_audit(
         else:
             await asyncio.to_thread(partial.unlink, True)
     if session is not None:
-        detail = ngettext("Card audit: {n} line to {file}", "Card audit: {n} lines to {file}", lines).format(
-            n=lines, file=path.name
-        )
+        detail = EXPORT_WORDS.ngettext(  # the activity book's words: English, as the ledger keeps them
+            "Card audit: {n} line to {file}", "Card audit: {n} lines to {file}", lines
+        ).format(n=lines, file=path.name)
         await activity.note(
             session.activity, activity.EXPORT, actor, profile_id=query.profile_id, mode=query.mode, detail=detail
         )

@@ -14,7 +14,7 @@ from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 
 from ..config.profiles import Profile
-from ..i18n import _
+from ..i18n import N_, _
 from ..ledger import DuplicateReference, Fence, Ledger, LedgerError, LinkRecord
 from ..service.call_class import CallClass, calls_as
 from ..service.errors import (
@@ -30,11 +30,14 @@ from .scheduler import StopWatching
 from .session import Session
 from .staff import Capability
 from .states import state_words
+from .texts import ledger_words
 
 if TYPE_CHECKING:
     from ..service.client import ServiceClient
 
 log = logging.getLogger("paydesk.links")
+# a record's error the ledger keeps in English (machine-readable), shown translated
+ANOTHER_PAYMENT = N_("The service has this reference for another payment")
 
 
 class Signed(enum.Enum):
@@ -183,11 +186,11 @@ class LinksController:
                     await self.session.recheck_service(profile, mode)
                     raise
             except (ValidationError, AuthenticationError) as error:
-                why = error.message
+                why = error.message  # the ledger keeps English; a person reads it translated
                 if isinstance(error, DuplicateReferenceError):
-                    why = _("The service has this reference for another payment")
+                    why = ANOTHER_PAYMENT
                 self.announce(await self.ledger.reject_link(profile.id, request.tx_ref, why), True)
-                self.session.report(_("Link not created: {why}").format(why=why))
+                self.session.report(_("Link not created: {why}").format(why=ledger_words(why)))
                 raise
             except ServiceError as error:
                 self.announce(await self.ledger.note_error(profile.id, request.tx_ref, error.message))

@@ -28,9 +28,10 @@ def _when(at: datetime | None, by: str | None, words: Words) -> str:
     return _("{when} by {who}").format(when=when, who=by) if by else when
 
 
-def lines(shift: Shift, figures: Figures, profile_name: str = "") -> list[tuple[str, str]]:
+def lines(shift: Shift, figures: Figures, profile_name: str = "", *, closed: bool = True) -> list[tuple[str, str]]:
     """The report's lines: ``figures`` are the shift's (frozen at its close, or counted now
-    while it is open); ``profile_name``: how the profile is called (its id otherwise)."""
+    while it is open); ``profile_name``: how the profile is called (its id otherwise);
+    without its Closed line when not ``closed`` (the count shown when asking to close it)."""
     words = staff()
 
     def count(n: int) -> str:
@@ -42,10 +43,15 @@ def lines(shift: Shift, figures: Figures, profile_name: str = "") -> list[tuple[
         (_("Profile"), profile_name or shift.profile_id),
         (_("Mode"), _(mode) if mode is not None else shift.mode),
         (pgettext("shift", "Opened"), _when(shift.opened_at, shift.opened_actor or shift.opened_by, words)),
-        (
-            pgettext("shift", "Closed"),
-            _when(shift.closed_at, shift.closed_actor or shift.closed_by, words) or pgettext("shift", "still open"),
-        ),
+    ]
+    if closed:
+        rows.append(
+            (
+                pgettext("shift", "Closed"),
+                _when(shift.closed_at, shift.closed_actor or shift.closed_by, words) or pgettext("shift", "still open"),
+            )
+        )
+    rows += [
         (_("Sales made"), count(figures.made)),
         (pgettext("sales", "Paid"), count(figures.paid)),
         (pgettext("sales", "Still open"), count(figures.open)),

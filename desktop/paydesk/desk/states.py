@@ -15,7 +15,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..i18n import N_, Words, staff
-from ..service.money import format_amount
 
 if TYPE_CHECKING:
     from ..ledger import LinkRecord
@@ -37,6 +36,7 @@ SHOWN = {
     "rejected": Shown(N_("NOT CREATED"), "#b3261e"),
 }
 _UNKNOWN = "#5c6675"
+UNKNOWN_WORDS = N_("UNKNOWN")  # a state neither PayDesk nor the service put in words
 OPEN_STATES = frozenset({"creating", "pending", "unknown"})  # the customer may still pay
 VOIDED_AT_COUNTER = Shown(N_("VOIDED AT COUNTER"), "#5c6675")
 PAID_AFTER_VOID = Shown(N_("PAID AFTER VOID"), "#b3261e")
@@ -74,7 +74,9 @@ def shown(state: str, raw: str | None = None, words: Words | None = None) -> Sho
     words, never as paid."""
     if state in SHOWN:
         return _said(SHOWN[state], words)
-    return Shown((raw or state or "unknown").upper(), _UNKNOWN)
+    if raw or (state and state != "unknown"):
+        return Shown((raw or state).upper(), _UNKNOWN)
+    return _said(Shown(UNKNOWN_WORDS, _UNKNOWN), words)
 
 
 def state_words(record: LinkRecord, words: Words | None = None) -> Shown:
@@ -90,7 +92,3 @@ def state_words(record: LinkRecord, words: Words | None = None) -> Shown:
 def service_words(record: LinkRecord, words: Words | None = None) -> Shown:
     """The service's state alone, whatever the counter did (a customer's receipt)."""
     return shown(record.state, record.state_raw, words)
-
-
-def money(record: LinkRecord) -> str:
-    return f"{record.currency} {format_amount(record.amount)}"

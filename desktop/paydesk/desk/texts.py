@@ -1,5 +1,6 @@
 """How times and money read in the Transactions tab: local time on screen, UTC on hover;
-what the merchant receives when the service says it apart from the link's amount."""
+what the merchant receives when the service says it apart from the link's amount; the
+ledger's English sentences and the modes as a person reads them."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
+from ..i18n import Words, staff
 from ..service.money import MoneyError, format_amount, parse_amount
 
 if TYPE_CHECKING:
@@ -55,3 +57,20 @@ def received(record: LinkRecord) -> Decimal | None:
     if amount != record.amount and amount + record.fee == record.amount:
         return amount
     return None
+
+
+def ledger_words(text: str | None) -> str:
+    """A sentence the ledger keeps in English whatever the staff's language (a record's
+    error, a card audit line's detail): in the staff's language when it is one of PayDesk's
+    own fixed messages, the service's own words as they are."""
+    return staff().gettext(text) if text else ""  # never gettext(""): the catalogue's header
+
+
+def mode_word(mode: str, words: Words | None = None) -> str:
+    """A mode as a heading says it, "TEST" or "LIVE", in the staff's language (or ``words``')."""
+    words = words or staff()
+    if mode == "test":
+        return words.gettext("TEST")
+    if mode == "live":
+        return words.gettext("LIVE")
+    return mode.upper()

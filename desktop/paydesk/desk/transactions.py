@@ -29,7 +29,7 @@ from ..service.errors import (
 )
 from ..service.models import Transaction
 from . import activity
-from .export import writer_for
+from .export import EXPORT_WORDS, writer_for
 from .formats import number_in, time_in
 from .leases import NoKeyError
 from .links import LinksController
@@ -321,7 +321,7 @@ class TransactionsController:
             actor,
             profile_id=query.profile_id,
             mode=query.mode,
-            detail=ngettext(
+            detail=EXPORT_WORDS.ngettext(  # the activity book's words: English, as the ledger keeps them
                 "Transactions: {n} record to {file}", "Transactions: {n} records to {file}", written
             ).format(n=written, file=file_name or path.name),
         )

@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from paydesk.desk.export import AUDIT_HEADER
 from paydesk.i18n import ENGLISH, set_language
 from tests.ui import press
+from tests.ui.cards.test_wallet import Desk
 
 NBSP, GROUP = "\u00a0", "\u202f"  # French: before the currency; between thousands
 FRENCH_MONTHS = ("janv.", "févr.", "mars", "avr.", "mai", "juin", "juil.", "août", "sept.", "oct.", "nov.", "déc.")
@@ -138,3 +139,36 @@ def test_the_cards_tab_and_a_card_page_read_in_french(start_app, loop, tmp_path)
         assert app.close() == 0
     finally:
         set_language(ENGLISH)  # the next tests' language, whatever this one left
+
+
+def test_a_card_made_in_french_is_kept_in_english_and_read_in_french(start_app, loop, tmp_path):
+    """The ledger holds no words of a language (docs/USER_GUIDE.md): a card created with French
+    chosen writes its audit line's detail in English, so the export's Detail column is the
+    same in any language, while the audit log on screen reads it in French."""
+    app = start_app(sandbox=True, language="fr")
+    try:
+        app.wait_started()
+        desk = Desk(app, loop)
+        text, _card = desk.create()
+        assert text.startswith("Carte créée")
+        tab, audit = desk.tab, desk.tab.audit
+        press.tab(tab.sections, "Journal d’audit")
+        loop.until(lambda: audit.model.rowCount() == 2, message="the audit lines")
+        assert _headers(audit.model)[8] == "Détail"
+        assert _column(audit.model, 8) == ["Carte créée", ""]
+
+        press.click(audit.export_button)
+        loop.until(lambda: press.shown("audit-export-dialog") is not None, message="the save dialog")
+        path = tmp_path / "audit.csv"
+        press.save_as(press.shown("audit-export-dialog"), path)
+        loop.until(lambda: path.exists() and len(path.read_text("utf-8").splitlines()) == 3, message="written")
+        with open(path, newline="", encoding="utf-8") as f:
+            rows = list(csv.reader(f))
+        detail = AUDIT_HEADER.index("Detail")
+        assert [(r[5], r[8], r[detail]) for r in rows[1:]] == [
+            ("create", "done", "Card created"),
+            ("create", "sent", ""),
+        ]
+        assert app.close() == 0
+    finally:
+        set_language(ENGLISH)

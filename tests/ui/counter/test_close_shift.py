@@ -65,6 +65,7 @@ def test_close_shift_asks_freezes_and_saves_the_report(counter, loop, tmp_path):
     told = " ".join(box.informativeText().split())
     for said in ("Sales made: 2", "Paid: 1", "Voided: 1", "GBP paid: GBP 7.00", "GBP voided: GBP 5.00"):
         assert said in told, told
+    assert "Closed" not in told  # not closed yet: the count so far, without its Closed line
     press.click(press.button(box, "Cancel"))
     assert loop.run(task) is None
     assert not loop.run(book.shift(shift.id)).closed

@@ -226,7 +226,7 @@ class Sending(Settling):
             record = await self.ledger.store_card(profile.id, op.mode, answer)
             card_hash, masked = record.card_hash, record.masked
             self.hub.card_changed.emit(record)
-        result = _("Card created") if isinstance(answer, VirtualCard) else str(answer or _("Done"))
+        result = words.CREATED if isinstance(answer, VirtualCard) else str(answer or words.DONE_DETAIL)  # English
         judged = await self.ledger.operation(op.id)
         late = judged is not None and judged.state == "not-done"  # judged before it answered
         word = words.LATE_DONE if late else words.DONE_WORD

@@ -16,6 +16,7 @@ from ...service.call_class import CallClass, calls_as
 from ...service.errors import NotFoundError, ServiceError
 from ...service.models import VirtualCard
 from . import evidence, words
+from .words import LEDGER
 
 if TYPE_CHECKING:
     from ...config.profiles import Profile
@@ -99,8 +100,9 @@ class Settling:
             claimed, _ops = await self._claimed(profile.id, op.mode, None, ("create",))
             card = evidence.created_card(op, cards, claimed)
             if card is None:
-                return False, _("The service lists no card made by it"), None
-            return True, _("The service lists the card it made ({card})").format(card=mask(card.masked_card)), card
+                return False, words.NO_CARD_MADE, None
+            made = LEDGER.gettext("The service lists the card it made ({card})")
+            return True, made.format(card=mask(card.masked_card)), card
         card_hash = card_of(op)
         try:
             async with self.session.lease(profile, op.mode) as client:
@@ -108,14 +110,16 @@ class Settling:
                 txs = await client.card_transactions(card_hash) if op.kind in evidence.TYPE_OF else []
         except NotFoundError:
             happened = evidence.state_reached(op, None)
-            return happened, _("The service no longer knows the card"), None
+            return happened, words.NO_LONGER_KNOWN, None
         record = await self.ledger.store_card(profile.id, op.mode, card)
         self.hub.card_changed.emit(record)
         if op.kind in evidence.STATE_AFTER:
             happened = evidence.state_reached(op, card)
             return (
                 happened,
-                _("The card is {state} at the service").format(state=words.badge(card.status.value).words.lower()),
+                LEDGER.gettext("The card is {state} at the service").format(
+                    state=words.badge(card.status.value, LEDGER).words.lower()
+                ),
                 None,
             )
         await self.ledger.store_transactions(profile.id, op.mode, card_hash, txs)
@@ -129,33 +133,34 @@ class Settling:
             if op_id != op.id:
                 await self.ledger.attach_evidence(op_id, tx_id)
         fund = op.kind == "fund"
-        balance = words.money(profile, card.currency_code, card.balance)
+        # what was found, as the ledger keeps it: in English (texts.ledger_words shows it)
+        balance = words.money(profile, card.currency_code, card.balance, LEDGER)
         if op.id in found:
             shows = (
-                _("The card shows the credit (balance {balance})")
+                LEDGER.gettext("The card shows the credit (balance {balance})")
                 if fund
-                else _("The card shows the debit (balance {balance})")
+                else LEDGER.gettext("The card shows the debit (balance {balance})")
             )
             return True, shows.format(balance=balance), found[op.id]
         if evidence.balance_moved(op, before, card, stored):  # the family's: no transaction for it
             assert before is not None  # (balance_moved says so)
             moved = (
-                _(
+                LEDGER.gettext(
                     "The card's balance moved by its amount ({before} before, {now} now); "
                     "the service lists no credit for it"
                 )
                 if fund
-                else _(
+                else LEDGER.gettext(
                     "The card's balance moved by its amount ({before} before, {now} now); "
                     "the service lists no debit for it"
                 )
             )
-            was = words.money(profile, before.currency_code, before.balance)
+            was = words.money(profile, before.currency_code, before.balance, LEDGER)
             return True, moved.format(before=was, now=balance), None
         shows_no = (
-            _("The card shows no such credit (balance {balance})")
+            LEDGER.gettext("The card shows no such credit (balance {balance})")
             if fund
-            else _("The card shows no such debit (balance {balance})")
+            else LEDGER.gettext("The card shows no such debit (balance {balance})")
         )
         return False, shows_no.format(balance=balance), None
 

@@ -9,9 +9,10 @@ from decimal import Decimal
 from typing import NamedTuple
 
 from ...config.profiles import Profile
-from ...i18n import N_, NP_, _, pgettext, staff
+from ...i18n import ENGLISH, N_, NP_, Words, _, pgettext, staff
 from ...ledger.cards import CardOperation, CardRecord
 from ..formats import money_in, time_in
+from ..texts import ledger_words
 
 # Where a card's events go when neither the person nor the profile names a place (the
 # family's servers refuse a card without a callback_url): a name under ``.invalid``, which
@@ -61,6 +62,11 @@ OPERATIONS = {
     "reveal": NP_("card operation", "reveal"),
     "copy number": NP_("card operation", "copy number"),
 }
+# what a card operation's result and its audit line's detail say, kept in the ledger in
+# English whatever the staff's language (shown translated: texts.ledger_words)
+LEDGER = Words(ENGLISH)
+CREATED, DONE_DETAIL = N_("Card created"), N_("Done")
+NO_CARD_MADE, NO_LONGER_KNOWN = N_("The service lists no card made by it"), N_("The service no longer knows the card")
 # what an audit line says came of it (the ledger's and the export's word, shown translated)
 SENT, DONE_WORD = NP_("audit result", "sent"), NP_("audit result", "done")
 REFUSED, FAILED = NP_("audit result", "refused"), NP_("audit result", "failed")
@@ -102,11 +108,14 @@ NO_TEST_CARDS = N_(
 )
 
 
-def badge(state: int | None) -> Badge:
-    """Active, Blocked, Terminated; any other number as the service said it."""
+def badge(state: int | None, words: Words | None = None) -> Badge:
+    """Active, Blocked, Terminated; any other number as the service said it (in the staff's
+    language, or ``words``': the ledger's English)."""
+    words = words or staff()
     if state in STATES:
-        return Badge(_(STATES[state].words), STATES[state].colour)
-    return Badge(_(NOT_READ) if state is None else _("state {state}").format(state=state), "#5c6675")
+        return Badge(words.gettext(STATES[state].words), STATES[state].colour)
+    said = words.gettext(NOT_READ) if state is None else words.gettext("state {state}").format(state=state)
+    return Badge(said, "#5c6675")
 
 
 def state_refusal(kind: str, state: int | None) -> str | None:
@@ -140,15 +149,17 @@ def unknown_code_hint(code: str | None) -> str:
     ).format(code=code)
 
 
-def money(profile: Profile | None, code: str | None, amount: Decimal | None) -> str:
-    """``GBP 70.00``; with a code the map does not know, the amount and the code as they are."""
+def money(profile: Profile | None, code: str | None, amount: Decimal | None, words: Words | None = None) -> str:
+    """``GBP 70.00``; with a code the map does not know, the amount and the code as they are
+    (as the staff's language writes it, or ``words``': the ledger's English)."""
     if amount is None:
         return "—"
+    words = words or staff()
     iso = currency_of(profile, code)
     if iso:
-        return money_in(amount, iso, staff())
-    plain = money_in(amount, "", staff()).strip()  # the amount alone, as the language writes it
-    return _("{amount} (code {code})").format(amount=plain, code=code) if code else plain
+        return money_in(amount, iso, words)
+    plain = money_in(amount, "", words).strip()  # the amount alone, as the language writes it
+    return words.gettext("{amount} (code {code})").format(amount=plain, code=code) if code else plain
 
 
 def card_money(profile: Profile | None, record: CardRecord, amount: Decimal | None) -> str:
@@ -233,5 +244,5 @@ def outcome(op: CardOperation) -> str:
     if op.settled:
         return _(
             "The answer was lost; checked with the service: {what} was NOT done ({result}). You may try again."
-        ).format(what=what, result=op.result)
-    return _("Not done: {result}").format(result=op.result)
+        ).format(what=what, result=ledger_words(op.result))
+    return _("Not done: {result}").format(result=ledger_words(op.result))

@@ -13,7 +13,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from ...desk.session import Session
-from ...desk.texts import local_time, utc_time
+from ...desk.texts import local_time, mode_word, utc_time
 from ...i18n import N_, _
 from ...ledger import LedgerError
 from ...ledger.activity import EXPORT, KEYS_SAVED, SWITCHED_TO_LIVE, Activity, ActivityBook
@@ -50,7 +50,7 @@ class ActivityModel(PagedModel):
             return ""
         profile = self.session.settings.profile(entry.profile_id)
         name = profile.name if profile is not None else entry.profile_id
-        return f"{name} · {entry.mode.upper()}" if entry.mode else name
+        return _("{profile} · {mode}").format(profile=name, mode=mode_word(entry.mode)) if entry.mode else name
 
     async def load(self) -> None:
         entries = await self.book.page(limit=PAGE)

@@ -15,7 +15,7 @@ from PySide6.QtCore import QModelIndex
 
 from ...desk.formats import number_in
 from ...desk.tasks import TaskSet
-from ...desk.texts import local_time, utc_time
+from ...desk.texts import ledger_words, local_time, utc_time
 from ...i18n import N_, NP_, _, pgettext, staff
 from ...ledger.batch import Batch, BatchBook, BatchFigures, BatchRow
 from ..fixed_text import fixed_font
@@ -179,7 +179,7 @@ class BatchRowsModel(PagedModel):
                 font=fixed,
                 whole_tip=True,
             ),
-            Column(_("Error"), lambda r: (r.record.error or "") if r.record else "", whole_tip=True),
+            Column(_("Error"), lambda r: ledger_words(r.record.error) if r.record else "", whole_tip=True),
             Column(_("E-mail sent"), _email_sent, whole_tip=True),
         )
 

@@ -102,10 +102,10 @@ class ProgressStep(QWidget):
         the service sets no limit)."""
         say(self.time_left, _("Time left: {text}").format(text=text) if text else "")
 
-    def say_status(self, status: str) -> None:
+    def say_status(self, status: str, *, creating: bool = False) -> None:
         """The runner's word while it runs: "Paused by the service for 3 s", "Paused", why it
-        paused; nothing while it simply creates links."""
-        say(self.paused, "" if status in ("", _("Creating links…")) else status)  # the runner's word, in _()
+        paused, "Cancelling…"; nothing while it simply creates links (``creating``)."""
+        say(self.paused, "" if creating else status)
 
     def refused(self, message: str) -> None:
         """The runner refused the batch before any call (all or nothing with a problem)."""

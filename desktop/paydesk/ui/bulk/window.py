@@ -340,7 +340,8 @@ class BulkWindow(widgets.OwnWindow):
         status = self.controller.status(batch.id)
         if self.controller.running(batch.id):
             self.progress_step.show_figures(figures)
-            self.progress_step.say_status(status)
+            paused = self.controller.paused(batch.id) or self.controller.service_pause(batch.id) is not None
+            self.progress_step.say_status(status, creating=not paused and not self.cancelled)
             self.progress_step.say_time_left(self.controller.time_left(batch.id, figures.left))
             self.progress_step.running(True, paused=self.controller.paused(batch.id))
         else:

@@ -28,6 +28,7 @@ from ...desk.export import AUDIT_HEADER, audit_cells, export_audit
 from ...desk.session import Session
 from ...desk.staff import NotAllowed
 from ...desk.tasks import TaskSet
+from ...desk.texts import ledger_words
 from ...i18n import N_, NP_, _, pgettext
 from ...ledger import LedgerError
 from ...ledger.cards import AuditEntry, AuditQuery, CardLedger
@@ -59,6 +60,7 @@ MODES = {"test": NP_("mode", "test"), "live": NP_("mode", "live")}
 MODE, ACTION, AMOUNT, RESULT = 3, 5, 6, 7
 PAGE = 200
 MASKED = 4  # the column of the masked card number
+DETAIL = 8
 
 
 def elide_card(masked: str, metrics: QFontMetrics, width: int) -> str:
@@ -110,6 +112,8 @@ def _cell(column: int) -> Column:
         )
     if column == MODE:
         return Column(_(HEADINGS[MODE]), lambda e: pgettext("mode", e.mode) if e.mode in MODES else e.mode)
+    if column == DETAIL:  # the ledger's English, in the staff's language where it is PayDesk's
+        return Column(_(HEADINGS[DETAIL]), lambda e: ledger_words(e.detail))
     cell = AUDIT_HEADER.index(HEADINGS[column])  # the export's column of the same name
     return Column(_(HEADINGS[column]), lambda e: audit_cells(e)[cell])
 

@@ -20,6 +20,7 @@ from ...desk.cards import words
 from ...desk.checks import cardholder_name, whole_amount
 from ...desk.checks import url as check_url
 from ...desk.tasks import TaskSet
+from ...desk.texts import ledger_words
 from ...i18n import _
 from ...ledger import LedgerError
 from ...ledger.cards import CardOperation, CardRecord, OperationUnderWay
@@ -194,7 +195,7 @@ class AmountDialog(OperationDialog):
     async def finished_text(self, op: CardOperation) -> str:
         text = words.outcome(op)
         if op.state == "not-done" and not op.settled:
-            self.amount_message.say(op.result)
+            self.amount_message.say(ledger_words(op.result))
         card = await self._current()
         if card is not None and card.balance is not None:
             text += _(" New balance: {balance}.").format(balance=words.card_money(self.profile, card, card.balance))
@@ -268,7 +269,7 @@ class CreateCardDialog(OperationDialog):
 
     async def finished_text(self, op: CardOperation) -> str:
         if op.state == "not-done" and not op.settled:
-            self.amount_message.say(op.result)
+            self.amount_message.say(ledger_words(op.result))
         if op.state != "done" or not op.card_hash:
             return words.outcome(op)
         card = await self._card_of(op.card_hash)

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from ...desk.formats import time_in
 from ...desk.shift_report import heading
 from ...desk.tasks import TaskSet
-from ...i18n import _, pgettext, staff
+from ...i18n import _, staff
 from ...ledger import LedgerError
 from ...ledger.counter import Figures, SaleQuery, Shift, ShiftClosed
 from ..dialogs import confirm, run_dialog, shown
@@ -235,8 +235,7 @@ async def close_shift(controller: Any, parent: QWidget | None) -> Shift | None:
         return None
     count = "\n".join(
         _("{label}: {value}").format(label=label, value=value)
-        for label, value in report_lines(shift, figures, profile.name)
-        if label != pgettext("shift", "Closed")
+        for label, value in report_lines(shift, figures, profile.name, closed=False)
     )
     if not await confirm(
         parent,

@@ -44,9 +44,11 @@ _UNSAFE = '/\\:*?"<>|'  # not in a file's name on any of the desks' systems
 FIXED = {N_("Shift")}  # read back and typed (finance asks for "shift 12"): the fixed font
 
 
-def report_lines(shift: Shift, figures: Figures, profile: str | None = None) -> list[tuple[str, str]]:
+def report_lines(
+    shift: Shift, figures: Figures, profile: str | None = None, *, closed: bool = True
+) -> list[tuple[str, str]]:
     """desk/shift_report.py's lines, with the shift's number after the counter's name."""
-    said = lines(shift, figures, profile or "")
+    said = lines(shift, figures, profile or "", closed=closed)
     return said[:1] + [(_("Shift"), str(shift.id))] + said[1:]
 
 

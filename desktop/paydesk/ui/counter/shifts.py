@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from ...desk.formats import money_in
 from ...desk.session import Session
+from ...desk.texts import mode_word
 from ...i18n import N_, _, ngettext, staff
 from ...ledger import LedgerError
 from ...ledger.counter import KEEP, REFUND, Figures, Sale, SaleQuery, Shift
@@ -169,7 +170,7 @@ class CounterShiftsWindow(widgets.OwnWindow):
     def _show_heading(self) -> None:
         profile = self.session.profile
         name = profile.name if profile is not None else _("no profile")
-        text = _("Every counter's shifts in {profile} · {mode}").format(profile=name, mode=self.session.mode.upper())
+        text = _("Every counter's shifts in {profile} · {mode}").format(profile=name, mode=mode_word(self.session.mode))
         text += self.as_of.suffix()
         self.heading.setText(text)
         self.heading.setAccessibleName(text)

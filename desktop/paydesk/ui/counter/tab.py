@@ -25,6 +25,7 @@ from ...desk.budget_words import waiting_text
 from ...desk.counter import CounterController, CounterSetupMissing, SaleUnderWay, with_record
 from ...desk.day import local_midnight
 from ...desk.session import Session
+from ...desk.texts import ledger_words
 from ...i18n import N_, _, pgettext
 from ...ledger import LedgerError, LinkRecord
 from ...ledger.counter import KEEP, REFUND, Sale
@@ -310,7 +311,7 @@ class CounterTab(Voids, QWidget):
         if record is not None and record.state == "creating":
             self.message.say(
                 _("{problem}: PayDesk keeps trying with the same reference; nothing will be paid twice").format(
-                    problem=record.error or _("No answer from the service")
+                    problem=ledger_words(record.error) or _("No answer from the service")
                 )
             )
         self._back_to_amount()

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QFileDialog, QGridLayout, QLabel, QPushButton, QVB
 from ...desk.formats import money_in
 from ...desk.states import state_words
 from ...desk.tasks import TaskSet
+from ...desk.texts import ledger_words
 from ...i18n import N_, Words, _, customer, staff
 from ...ledger import LinkRecord
 from .. import files
@@ -199,7 +200,7 @@ class LinkPanel(QWidget):
         self.reference.setText(_("Reference {reference}").format(reference=record.tx_ref))
         self.reference.setAccessibleName(self.reference.text())
         selectable_when_shown(self.reference)
-        problem = record.error or ""
+        problem = ledger_words(record.error)
         if record.state == "creating" and problem:
             problem = _("{problem}. PayDesk keeps trying with the same reference; nothing will be paid twice.").format(
                 problem=problem

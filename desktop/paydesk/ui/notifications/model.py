@@ -12,7 +12,7 @@ from PySide6.QtCore import QModelIndex
 from ...desk.formats import time_in
 from ...desk.inbox_words import VERDICT_WORDS
 from ...desk.tasks import TaskSet
-from ...desk.texts import utc_time
+from ...desk.texts import mode_word, utc_time
 from ...i18n import N_, _, staff
 from ...ledger.inbox import Inbox, InboxEntry, InboxQuery
 from ..fixed_text import fixed_font
@@ -131,5 +131,5 @@ class InboxModel(PagedModel):
         name = self.profile_name(entry.profile_id)
         if not entry.mode:
             return _("{profile} · mode not known yet").format(profile=name)
-        mode = _("TEST") if entry.mode == "test" else _("LIVE") if entry.mode == "live" else entry.mode.upper()
+        mode = mode_word(entry.mode)
         return _("{profile} · {mode}").format(profile=name, mode=mode)

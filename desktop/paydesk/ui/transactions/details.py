@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from ...desk.formats import money_in, time_in
 from ...desk.states import OPEN_STATES
-from ...desk.texts import received, utc_time
+from ...desk.texts import mode_word, received, utc_time
 from ...i18n import N_, NP_, _, pgettext, staff
 from ...ledger import LinkRecord
 from .. import widgets
@@ -223,7 +223,7 @@ class DetailsPanel(QWidget):
                 if (kept := received(record)) is not None
                 else ""
             ),
-            "mode": record.mode.upper(),
+            "mode": mode_word(record.mode, words),
             "type": str(raw.get("type") or ""),
             "origin": _("here, as a payment link")
             if record.origin == "link"

@@ -21,7 +21,7 @@ from PySide6.QtCore import QModelIndex, Qt, Signal
 from ...desk.formats import amount_in, time_in
 from ...desk.states import state_words
 from ...desk.tasks import TaskSet
-from ...desk.texts import utc_time
+from ...desk.texts import ledger_words, utc_time
 from ...i18n import N_, NP_, _, pgettext, staff
 from ...ledger import Cursor, Ledger, LedgerError, LinkQuery, LinkRecord, Page
 from ..fixed_text import fixed_font
@@ -59,7 +59,7 @@ def _columns() -> tuple[Column, ...]:
             lambda r: state_words(r).words,
             font=bold_font(),
             colour=lambda r: state_words(r).colour,
-            tip=lambda r: r.error or None,
+            tip=lambda r: ledger_words(r.error) or None,
         ),
         Column(headers[CREATED], lambda r: time_in(r.created_at, words), tip=lambda r: utc_time(r.created_at)),
         Column(
