@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
-from paydesk.desk.formats import day_in, time_in
-from paydesk.desk.texts import english, local_time
+from paydesk.desk.formats import day_in, english, time_in
+from paydesk.desk.texts import local_time
 from paydesk.i18n import Words
 
 

@@ -193,3 +193,22 @@ def test_the_service_layers_own_sentences_read_in_french_and_stay_english_for_th
     assert str(lost) == "Pas de réponse du service en 7.5\u00a0s" and lost.message.endswith("within 7.5 s")
     set_language(ENGLISH)
     assert str(error) == "The service cannot be reached (timed out)"
+
+
+def test_the_ledgers_english_sentences_with_values_read_in_french():
+    """The ledger keeps PayDesk's sentences in English whatever the desk's language (a card
+    check's finding, an activity's export line); a French desk reads them back in French by
+    their shape, the values as written; the service's own words stay as it said them."""
+    from paydesk.desk.texts import ledger_words
+
+    set_language("fr")
+    try:
+        assert ledger_words("Card audit: 3 lines to audit.csv") == "Journal des cartes\u00a0: 3 lignes vers audit.csv"
+        assert ledger_words("Transactions: 1 record to day.csv") == "Transactions\u00a0: 1 enregistrement vers day.csv"
+        assert ledger_words("The card is blocked at the service") == "La carte est bloquée chez le service"
+        assert ledger_words("The card shows the credit (balance GBP 12.00)").startswith("La carte présente le crédit")
+        assert ledger_words("Card created") == "Carte créée"
+        assert ledger_words("Insufficient balance on the merchant") == "Insufficient balance on the merchant"
+    finally:
+        set_language(ENGLISH)
+    assert ledger_words("Card audit: 3 lines to audit.csv") == "Card audit: 3 lines to audit.csv"

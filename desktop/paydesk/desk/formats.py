@@ -11,7 +11,20 @@ from decimal import Decimal
 
 from ..i18n import ENGLISH, Words
 from ..service.money import format_amount
-from .texts import english
+
+# English's month and day names, whatever the computer's locale: Qt sets the C library's
+# locale from the system (setlocale), so strftime's %b on a French system wrote "nov." in an
+# English window
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+          "November", "December")  # fmt: skip
+DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def english(moment: datetime | date, pattern: str) -> str:
+    """``strftime`` with English names for %b, %B, %a and %A whatever the locale."""
+    month, weekday = MONTHS[moment.month - 1], DAYS[moment.weekday()]
+    named = pattern.replace("%B", month).replace("%b", month[:3]).replace("%A", weekday).replace("%a", weekday[:3])
+    return moment.strftime(named)
 
 
 def money_in(amount: Decimal | None, currency: str, words: Words) -> str:

@@ -4,30 +4,18 @@ ledger's English sentences and the modes as a person reads them."""
 
 from __future__ import annotations
 
-from datetime import date, datetime
+import re
+from datetime import datetime
 from decimal import Decimal
+from functools import cache
 from typing import TYPE_CHECKING
 
 from ..i18n import Words, staff
 from ..service.money import MoneyError, format_amount, parse_amount
+from .formats import english, number_in
 
 if TYPE_CHECKING:
     from ..ledger import LinkRecord
-
-
-# English's month and day names, whatever the computer's locale: Qt sets the C library's
-# locale from the system (setlocale), so strftime's %b on a French system wrote "nov." in an
-# English window
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-          "November", "December")  # fmt: skip
-DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-
-
-def english(moment: datetime | date, pattern: str) -> str:
-    """``strftime`` with English names for %b, %B, %a and %A whatever the locale."""
-    month, weekday = MONTHS[moment.month - 1], DAYS[moment.weekday()]
-    named = pattern.replace("%B", month).replace("%b", month[:3]).replace("%A", weekday).replace("%a", weekday[:3])
-    return moment.strftime(named)
 
 
 def local_time(when: datetime | None) -> str:
@@ -59,11 +47,53 @@ def received(record: LinkRecord) -> Decimal | None:
     return None
 
 
+# the ledger's English sentences with something in them (desk/cards/settling.py, the activity
+# book's exports), read back in the staff's language by their shape; a plural is its two forms
+KEPT_SENTENCES: tuple[str | tuple[str, str], ...] = (
+    "The service lists the card it made ({card})",
+    "The card is {state} at the service",
+    "The card shows the credit (balance {balance})",
+    "The card shows the debit (balance {balance})",
+    "The card's balance moved by its amount ({before} before, {now} now); the service lists no credit for it",
+    "The card's balance moved by its amount ({before} before, {now} now); the service lists no debit for it",
+    "The card shows no such credit (balance {balance})",
+    "The card shows no such debit (balance {balance})",
+    ("Transactions: {n} record to {file}", "Transactions: {n} records to {file}"),
+    ("Card audit: {n} line to {file}", "Card audit: {n} lines to {file}"),
+)
+
+
+@cache
+def _shapes() -> tuple[tuple[re.Pattern[str], str | tuple[str, str]], ...]:
+    shapes = []
+    for sentence in KEPT_SENTENCES:
+        for form in (sentence,) if isinstance(sentence, str) else sentence:
+            pattern = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>.+?)", re.escape(form))
+            shapes.append((re.compile(pattern + "$"), sentence))
+    return tuple(shapes)
+
+
 def ledger_words(text: str | None) -> str:
     """A sentence the ledger keeps in English whatever the staff's language (a record's
-    error, a card audit line's detail): in the staff's language when it is one of PayDesk's
-    own fixed messages, the service's own words as they are."""
-    return staff().gettext(text) if text else ""  # never gettext(""): the catalogue's header
+    error, a card audit line's detail, an activity's): in the staff's language when it is
+    one of PayDesk's own messages (a fixed one, or one of KEPT_SENTENCES with its values as
+    written), the service's own words as they are."""
+    if not text:
+        return ""  # never gettext(""): the catalogue's header
+    words = staff()
+    for shape, sentence in _shapes():
+        found = shape.match(text)
+        if found is None:
+            continue
+        values = found.groupdict()
+        if "state" in values:  # a card's state word, lowered ("blocked"): the badge's own
+            word = values["state"][:1].upper() + values["state"][1:]
+            values["state"] = words.gettext(word).lower()
+        if isinstance(sentence, str):
+            return words.gettext(sentence).format(**values)
+        n = int(values["n"].replace(",", ""))
+        return words.ngettext(*sentence, n).format(**{**values, "n": number_in(n, words)})
+    return words.gettext(text)
 
 
 def mode_word(mode: str, words: Words | None = None) -> str:

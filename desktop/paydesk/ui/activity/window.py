@@ -13,7 +13,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from ...desk.session import Session
-from ...desk.texts import local_time, mode_word, utc_time
+from ...desk.texts import ledger_words, local_time, mode_word, utc_time
 from ...i18n import N_, _
 from ...ledger import LedgerError
 from ...ledger.activity import EXPORT, KEYS_SAVED, SWITCHED_TO_LIVE, Activity, ActivityBook
@@ -39,7 +39,7 @@ class ActivityModel(PagedModel):
             Column(_("By"), lambda a: a.actor or NOBODY),
             Column(_("What"), lambda a: _(WORDS[a.action]) if a.action in WORDS else a.action),
             Column(_("Profile / mode"), self._where),
-            Column(_("Detail"), lambda a: a.detail, tip=lambda a: a.detail or None),
+            Column(_("Detail"), lambda a: ledger_words(a.detail), tip=lambda a: ledger_words(a.detail) or None),
         )
 
     def listed(self) -> list:
