@@ -316,3 +316,25 @@ async def test_opening_connects_once(pg_url, monkeypatch):
     assert await engine.read(lambda c: c.execute("SELECT 1 AS one").fetchone()) == {"one": 1}
     await engine.close()
     assert len(made) == 1
+
+
+async def test_a_cancel_meant_for_an_earlier_read_does_not_stop_the_next(pg_url):
+    """A superseded read is cancelled from a thread of its own; by the time the server hears
+    it, the connection may be running the next asker's read (seen in the counter shifts
+    window: its recount raised QueryCanceled into Qt's loop). That read is asked again."""
+    import threading
+
+    from paydesk.ledger.postgres.connection import _cancel
+
+    engine = PgEngine(pg_url, desk="desk-a", readers=1)
+    await engine.opened()
+    stray = []
+
+    def read(conn):
+        if not stray:  # the stray cancel lands while this read runs
+            stray.append(threading.Timer(0.2, _cancel, (conn,)))
+            stray[0].start()
+        return conn.execute("SELECT pg_sleep(0.6), 1 AS one").fetchone()["one"]
+
+    assert await asyncio.wait_for(engine.read(read), 30) == 1
+    await engine.close()

@@ -11,7 +11,7 @@ import logging
 import threading
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 from psycopg.rows import DictRow, dict_row
@@ -21,6 +21,7 @@ from ..errors import LedgerError
 
 log = logging.getLogger("paydesk.ledger.postgres")
 Conn = psycopg.Connection[DictRow]
+T = TypeVar("T")
 
 # every connection's defaults (a URL's own values win): a dead server or a cut cable is
 # noticed in seconds, not after the kernel's two hours
@@ -83,6 +84,20 @@ class Cancellable:
             conn = self.conn
         if conn is not None:
             threading.Thread(target=_cancel, args=(conn,), name="ledger-cancel", daemon=True).start()
+
+
+def read_on(conn: Conn, fn: Callable[[Conn], T], cancellable: Cancellable | None) -> T:
+    """``fn(conn)``, a read; once more when a cancel meant for this connection's previous
+    read stopped it instead: ``Cancellable.cancel`` sends it from a thread of its own, and by
+    the time the server hears it the connection may be back in the pool running another
+    asker's read. The asker who gave up gets nothing; this one gets its answer."""
+    try:
+        return fn(conn)
+    except psycopg.errors.QueryCanceled as exc:
+        if (cancellable is not None and cancellable.abandoned) or "user request" not in str(exc):
+            raise
+        log.info("a cancel meant for an earlier read stopped this one: reading again")
+        return fn(conn)
 
 
 def _cancel(conn: Conn) -> None:

@@ -45,6 +45,7 @@ from .connection import (
     consume,
     lost,
     nothing,
+    read_on,
     report_unwaited,
 )
 from .refusal import UNREACHABLE, LedgerRefused, classify
@@ -302,7 +303,7 @@ class PgEngine:
                         with conn.transaction():
                             result = fn(conn)
                     else:
-                        result = fn(conn)
+                        result = read_on(conn, fn, cancellable)
                 finally:
                     if cancellable is not None:
                         with cancellable.lock:
@@ -317,8 +318,6 @@ class PgEngine:
             raise self._unreachable(exc, pool) from None
         self.mark_reachable(True)
         return result
-
-    # -- jobs ---------------------------------------------------------------------------
 
     def _submit(self, executor: concurrent.futures.ThreadPoolExecutor, call: Callable[[], T]) -> asyncio.Future[T]:
         loop = asyncio.get_running_loop()
