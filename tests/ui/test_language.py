@@ -103,22 +103,16 @@ def test_the_customer_reads_the_profile_customer_language(start_app, loop):
 def test_a_refusal_the_desk_says_reads_in_french_when_french_is_chosen(start_app, loop):
     """The link form's reference, mistyped: the check is the service layer's sentence (which
     imports no words), said in French beside the field, and nothing can be created."""
-    from paydesk.i18n import ENGLISH, set_language
 
     app = start_app(sandbox=True, language="fr")
-    try:
-        app.wait_started()
-        loop.until(lambda: app.window.links_tab.loaded, message="the links tab")
-        form = app.window.links_tab.form
-        ref = form.tx_ref.text()  # PayDesk's own: its last characters check the rest
-        typo = ref[:-1] + next(c for c in "XYZ" if c != ref[-1])
-        press.type_into(form.tx_ref, typo)
-        message = form.messages["tx_ref"]
-        assert message.isVisible()
-        assert (
-            message.text() == "Cette référence n’est pas valide (une faute de frappe)\u00a0: vérifiez chaque caractère"
-        )
-        assert not form.create_button.isEnabled()
-        assert app.close() == 0
-    finally:
-        set_language(ENGLISH)
+    app.wait_started()
+    loop.until(lambda: app.window.links_tab.loaded, message="the links tab")
+    form = app.window.links_tab.form
+    ref = form.tx_ref.text()  # PayDesk's own: its last characters check the rest
+    typo = ref[:-1] + next(c for c in "XYZ" if c != ref[-1])
+    press.type_into(form.tx_ref, typo)
+    message = form.messages["tx_ref"]
+    assert message.isVisible()
+    assert message.text() == "Cette référence n’est pas valide (une faute de frappe)\u00a0: vérifiez chaque caractère"
+    assert not form.create_button.isEnabled()
+    assert app.close() == 0

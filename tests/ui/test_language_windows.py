@@ -10,8 +10,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QLabel, QLineEdit
 
-from paydesk.i18n import ENGLISH, set_language
-from paydesk.ui.language import install_qt_words
 from tests.ui import press
 from tests.ui.test_links import control, create, fill
 from tests.ui.transactions.test_receipts import pdf_text
@@ -22,14 +20,10 @@ NNBSP = "\u202f"  # French groups thousands with a narrow no-break space
 
 @pytest.fixture
 def french(start_app, qapp):
-    """PayDesk started in French (--language fr); English again for the tests after it."""
-    try:
-        app = start_app(sandbox=True, language="fr")
-        app.on_links_tab()
-        yield app
-    finally:
-        set_language(ENGLISH)
-        install_qt_words(qapp, ENGLISH)
+    """PayDesk started in French (--language fr); English again after (tests/ui/conftest.py)."""
+    app = start_app(sandbox=True, language="fr")
+    app.on_links_tab()
+    yield app
 
 
 def _menu_titles(window) -> list[str]:

@@ -183,23 +183,28 @@ def test_mistyped_reference_is_caught_by_its_check_characters(desk):
     assert not form.messages["tx_ref"].isVisible()
 
 
-def test_service_refusal_is_shown_next_to_the_field(desk, loop):
-    tab = desk.window.links_tab
-    fill(tab)
-    # the service, not the form, refuses a reference it has seen before (another window used it)
-    key = loop.run(desk.session.key())
+def taken_elsewhere(session, loop, tx_ref: str) -> None:
+    """The reference used on the service meanwhile (another window made a payment with it):
+    the service, not the form, refuses it."""
+    key = loop.run(session.key())
     httpx.post(
-        desk.session.profile.base_url + "/api/payment",
+        session.profile.base_url + "/api/payment",
         json={
             "amount": "3",
             "currency": "GBP",
             "email": "z@example.com",
             "first_name": "Z",
             "last_name": "Y",
-            "tx_ref": tab.form.tx_ref.text(),
+            "tx_ref": tx_ref,
         },
         headers={"Authorization": f"Bearer {key}"},
     ).raise_for_status()
+
+
+def test_service_refusal_is_shown_next_to_the_field(desk, loop):
+    tab = desk.window.links_tab
+    fill(tab)
+    taken_elsewhere(desk.session, loop, tab.form.tx_ref.text())
     assert create(tab, loop) is None
     assert (
         "another payment" in tab.form.messages["tx_ref"].text() or "used before" in tab.form.messages["tx_ref"].text()

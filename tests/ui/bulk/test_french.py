@@ -7,8 +7,6 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QLabel
 
-from paydesk.i18n import ENGLISH, set_language
-from paydesk.ui.language import install_qt_words
 from tests.ui import press
 from tests.ui.bulk.conftest import row, write_csv
 
@@ -17,14 +15,11 @@ NBSP = "\u00a0"
 
 @pytest.fixture
 def french(start_app, qapp):
-    """PayDesk started in French; English again for the tests after (the language is the
-    process's, set once at start)."""
+    """PayDesk started in French; English again after (tests/ui/conftest.py)."""
     app = start_app(sandbox=True, language="fr")
     yield app.on_links_tab()
     if not app.task.done():
         app.close()
-    set_language(ENGLISH)
-    install_qt_words(qapp, ENGLISH)
 
 
 def test_the_bulk_window_in_french_says_each_step_in_french(french, loop, tmp_path):

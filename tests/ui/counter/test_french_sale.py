@@ -8,27 +8,16 @@ from __future__ import annotations
 
 import subprocess
 
-import pytest
 from PySide6.QtCore import Qt
 
-from paydesk.i18n import ENGLISH, set_language
 from paydesk.ui.counter import report_paper
 from paydesk.ui.counter.sales import STATE
-from paydesk.ui.language import install_qt_words
 from tests.helpers import need_system
 from tests.ui import press
 from tests.ui.counter.conftest import SHOP_EMAIL, open_counter_tab
 from tests.ui.test_language import _choose
 
 NBSP = "\u00a0"
-
-
-@pytest.fixture
-def back_in_english(qapp):
-    """The run goes on in English after the French session (the language is the process's)."""
-    yield
-    set_language(ENGLISH)
-    install_qt_words(qapp, ENGLISH)
 
 
 def _shown(loop, name):
@@ -66,7 +55,7 @@ def _french_staff_and_customer(start_app, loop):
     return app
 
 
-def test_a_counter_sale_in_french_end_to_end(start_app, loop, back_in_english):
+def test_a_counter_sale_in_french_end_to_end(start_app, loop):
     app = _french_staff_and_customer(start_app, loop)
     counter = open_counter_tab(app, loop)
     tab, controller = counter.tab, app.window.desk.counter

@@ -10,10 +10,8 @@ from decimal import Decimal
 import pytest
 from PySide6.QtCore import Qt
 
-from paydesk.i18n import ENGLISH, set_language
 from paydesk.ledger import LinkRecord
 from paydesk.service.models import PaymentRequest
-from paydesk.ui.language import install_qt_words
 from tests.helpers import control
 from tests.ui import press
 
@@ -38,15 +36,13 @@ NBSP = "\u00a0"  # and puts a no-break space before a colon
 
 @pytest.fixture
 def french(start_app, qapp):
-    """The window started with French chosen (--language fr); English again after, PayDesk's
-    words and Qt's own (its print dialog's), for the tests that follow in this process."""
+    """The window started with French chosen (--language fr); English again after
+    (tests/ui/conftest.py: each test begins in English)."""
     app = start_app(sandbox=True, language="fr")
     app.wait_started()
     yield app
     if not app.task.done():
         app.close()
-    set_language(ENGLISH)
-    install_qt_words(qapp, ENGLISH)
 
 
 def failed_today(app, n: int) -> list[LinkRecord]:
