@@ -12,21 +12,12 @@ from PySide6.QtWidgets import QWidget
 from ...desk.bulk.results import save_results
 from ...desk.formats import number_in
 from ...desk.session import Session
-from ...i18n import ENGLISH, N_, _, ngettext, staff
+from ...i18n import ENGLISH, _, ngettext, staff
 from ...ledger import LedgerError
 from ...ledger.batch import Batch, BatchBook
 from ..dialogs import run_dialog
-from ..transactions.actions import save_path
+from ..transactions.actions import CSV, PDF, XLSX, name_filter, save_path
 from .qr_sheet import save_sheet
-
-
-def name_filter(name: str, patterns: str) -> str:
-    """A file dialog's filter: its name in the staff's language, its patterns as Qt reads
-    them ("Spreadsheets (*.csv *.xlsx)"; the patterns kept out of the words translated)."""
-    return f"{_(name)} ({patterns})"
-
-
-CSV, XLSX, PDF = (N_("CSV"), "*.csv"), (N_("Excel workbook"), "*.xlsx"), (N_("PDF"), "*.pdf")
 
 
 def _file_name(batch: Batch, what: str, suffix: str) -> str:
