@@ -327,7 +327,8 @@ class CardsTab(QWidget):
         card = dialog.new_card
         query = self.query()
         if card is not None and query is not None:
-            await self._load(query)
+            # the list's own reading: a search typed meanwhile replaces it, never the other way
+            await asyncio.wait([self.tasks.replace("list", self._load(query))])
             self.page.show_card(card)
             self.wallet.select(card.card_hash)
         return card
