@@ -63,5 +63,10 @@ async def test_nothing_answers_once_it_stopped(make_sandbox):
     async with _client(sb, transport) as near, _client(sb) as net:
         with pytest.raises(httpx.ConnectError):
             await near.get("api/verify-payment/NOPE")
-        with pytest.raises(httpx.ConnectError):
-            await net.get("api/verify-payment/NOPE")
+        try:
+            answer = await net.get("api/verify-payment/NOPE")
+        except httpx.ConnectError:
+            return
+        # The port it freed is the system's again: another worker's sandbox may already listen
+        # there (a fresh clone's run saw it). Whatever answers does not know this one's key.
+        assert answer.status_code in (401, 403), (answer.status_code, answer.text)
