@@ -52,12 +52,33 @@ def pytest_addoption(parser):
     )
 
 
+def uses_postgresql(item) -> bool:
+    """The test asks the worker's PostgreSQL server: marked ``postgresql``, naming the
+    cluster's fixtures, or with the ``postgresql`` backend among its parameters (the ledgers'
+    fixtures ask for the cluster inside them). A fast-tier test that reaches the server
+    without any of these fails at ``pg_server`` (it must be marked)."""
+    if item.get_closest_marker("postgresql") is not None:
+        return True
+    if {"pg_server", "pg_url"} & set(getattr(item, "fixturenames", ())):
+        return True
+    callspec = getattr(item, "callspec", None)
+    return callspec is not None and "postgresql" in callspec.params.values()
+
+
+def pytest_itemcollected(item):
+    """The tests that ask PostgreSQL carry its mark, found or written (so that ``-m
+    postgresql`` selects them all, and ``-m "not postgresql"`` none)."""
+    if item.get_closest_marker("postgresql") is None and uses_postgresql(item):
+        item.add_marker("postgresql")
+
+
 def in_fast_tier(item) -> bool:
     parts = item.path.relative_to(TESTS).parts
     return (
         (len(parts) == 1 or parts[0] in FAST_FOLDERS)
         and item.get_closest_marker("browser") is None
         and item.get_closest_marker("slow") is None
+        and not uses_postgresql(item)
     )
 
 
@@ -245,11 +266,16 @@ def inbox(ledger):
 
 
 @pytest.fixture(scope="session")
-def pg_server():
+def pg_server(request):
     """A throwaway PostgreSQL cluster for the session (each xdist worker its own), with a
     template database already migrated; stopped and removed at the end."""
     from tests import postgres
 
+    if request.config.getoption("tier") == "fast":
+        pytest.fail(
+            "a fast-tier test asked for PostgreSQL: mark it (or its module) "
+            "`pytest.mark.postgresql`; ./dev test runs those in its second tier"
+        )
     why = postgres.missing()
     if why:
         pytest.skip(why)

@@ -16,6 +16,8 @@ from paydesk.ledger.postgres.engine import LedgerUnreachable
 from paydesk.service.models import CardState, CardTransaction, VirtualCard
 from tests.card_ledgers import another_desk, open_wallet
 
+pytestmark = pytest.mark.postgresql  # its wallet asks for the cluster inside the fixture
+
 
 def card(n: int) -> VirtualCard:
     return VirtualCard(
