@@ -294,8 +294,9 @@ def pg_server(request):
 def pg_url(pg_server):
     """A fresh, migrated database of the test's own (copied from the template ahead of the
     test, on a thread of ``pg_server``'s): its URL over TCP as the superuser, without a
-    password; dropped on that thread after the test."""
+    password; given back after the test, on that thread, to be made as new for a next test
+    (or dropped when more than its rows changed: tests/pg_ready.py)."""
     name = pg_server.fresh_database()
     yield pg_server.url(name)
     pg_server.start()  # a test that stopped the server leaves it running for the next
-    pg_server.drop_later(name)
+    pg_server.give_back(name)

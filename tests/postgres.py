@@ -11,8 +11,9 @@ role logs in over TCP with its password (scram-sha-256), as a shop's desks do.
         url = cluster.url("shop")           # postgresql://postgres@127.0.0.1:PORT/shop
 
 A test's own database (``fresh_database``) is copied from a migrated template; once
-``keep_ready()`` is called, a thread copies the next ones ahead of the tests that take them
-and drops the ones handed back (``drop_later``), so a test waits for neither.
+``keep_ready()`` is called, a thread keeps the next ones ready ahead of the tests that take
+them, and makes the ones given back (``give_back``) as new for the next tests, or drops them
+(tests/pg_ready.py), so a test waits for neither.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ import contextlib
 import itertools
 import os
 import pwd
-import queue
 import shutil
 import socket
 import subprocess
@@ -30,7 +30,10 @@ import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tests.pg_ready import Ahead
 
 MISSING = "PostgreSQL 15 (Debian package postgresql) is not installed"
 NO_TRGM = "pg_trgm (Debian package postgresql-contrib) is not installed"
@@ -101,7 +104,8 @@ class Cluster:
         # while it speaks to the server (so a test stopping the server waits for its
         # statement, and the thread waits for the server to be up again)
         self._state = threading.Condition(threading.RLock())
-        self._ahead: _Ahead | None = None
+        self._ahead: Ahead | None = None
+        self._shapes: dict[str, str] = {}  # a template's shape (tests/pg_ready.py)
         self._init()
 
     # -- the server ---------------------------------------------------------------------
@@ -278,10 +282,12 @@ class Cluster:
     def make_template(self, name: str = TEMPLATE) -> str:
         """A database with every migration applied, to copy a test's database from."""
         from paydesk.ledger.postgres.schema import migrate
+        from tests.pg_ready import shape
 
         self.create_database(name)
         with self.connect(name) as conn:
             migrate(conn)
+            self._shapes[name] = shape(conn)
         self.sql(f'ALTER DATABASE "{name}" WITH IS_TEMPLATE true')
         return name
 
@@ -307,7 +313,18 @@ class Cluster:
         """From now on, ``count`` databases copied from ``template`` are kept ready by a
         thread, and ``drop_later`` drops on that thread."""
         if self._ahead is None:
-            self._ahead = _Ahead(self, template, count)
+            from tests.pg_ready import Ahead
+
+            self._ahead = Ahead(self, template, count)
+
+    def give_back(self, name: str) -> None:
+        """A database ``fresh_database`` gave, no longer used: made as new for a next test
+        when only its rows changed, else dropped (on the thread of ``keep_ready``; dropped at
+        once without it)."""
+        if self._ahead is None:
+            self.drop_database(name)
+        else:
+            self._ahead.jobs.put(("reuse", name))
 
     def drop_later(self, name: str) -> None:
         """Drop the database off the caller's path (on the thread of ``keep_ready``; at once
@@ -316,74 +333,3 @@ class Cluster:
             self.drop_database(name)
         else:
             self._ahead.jobs.put(("drop", name))
-
-
-class _Ahead:
-    """The thread of ``Cluster.keep_ready``: makes databases ahead and drops the ones given
-    back, one statement at a time, only while the server runs (a test may stop it)."""
-
-    def __init__(self, cluster: Cluster, template: str, count: int):
-        self.cluster = cluster
-        self.template = template
-        self.ready: queue.Queue[str | None] = queue.Queue()
-        self.jobs: queue.Queue[tuple[str, str]] = queue.Queue()
-        self._ending = False
-        self._conn: Any = None
-        for _ in range(count):
-            self.jobs.put(("make", cluster._new_name()))
-        self._thread = threading.Thread(target=self._work, name="paydesk-pg-ahead", daemon=True)
-        self._thread.start()
-
-    def take(self, timeout: float = 60.0) -> str | None:
-        """A database made ahead (None: the thread could not make one; the caller makes its
-        own, and meets the error itself); the next one is asked for."""
-        try:
-            made = self.ready.get(timeout=timeout)
-        except queue.Empty:
-            made = None
-        self.jobs.put(("make", self.cluster._new_name()))
-        return made
-
-    def end(self) -> None:
-        with self.cluster._state:
-            self._ending = True
-            self.cluster._state.notify_all()
-        self.jobs.put(("end", ""))
-        self._thread.join(10)  # its connection closed before the server stops
-
-    def _work(self) -> None:
-        state = self.cluster._state
-        try:
-            while True:
-                job, name = self.jobs.get()
-                with state:
-                    state.wait_for(lambda: self.cluster.running or self._ending)
-                    if self._ending:
-                        return
-                    done = self._do(job, name)
-                if job == "make":
-                    self.ready.put(name if done else None)
-        finally:  # the connection it keeps, closed (not left to the collector at exit)
-            if self._conn is not None:
-                with contextlib.suppress(Exception):
-                    self._conn.close()
-                self._conn = None
-
-    def _do(self, job: str, name: str) -> bool:
-        import psycopg
-
-        for _ in range(2):  # the kept connection may have been cut by a restart
-            try:
-                if self._conn is None or self._conn.closed:
-                    self._conn = self.cluster.connect()
-                if job == "make":
-                    self.cluster.copy_template(self._conn, name, self.template)
-                else:
-                    self._conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-                return True
-            except psycopg.Error:
-                if self._conn is not None:
-                    with contextlib.suppress(psycopg.Error):
-                        self._conn.close()
-                self._conn = None
-        return False
