@@ -90,7 +90,17 @@ def pytest_ignore_collect(collection_path, config):
     return None
 
 
+FAST_TIER_REFUSAL = (
+    "a fast-tier test asked for PostgreSQL: mark it (or its module) `pytest.mark.postgresql`; "
+    "./dev test runs those in its second tier"
+)
+
+
 def pytest_configure(config):
+    if config.getoption("tier") == "fast":  # a test starting a cluster of its own, unmarked
+        from tests import postgres
+
+        postgres.Cluster.refusal = FAST_TIER_REFUSAL
     config.addinivalue_line(
         "markers",
         "dialects(*names, only=None, apart=None): run this module's tests whose "
@@ -272,10 +282,7 @@ def pg_server(request):
     from tests import postgres
 
     if request.config.getoption("tier") == "fast":
-        pytest.fail(
-            "a fast-tier test asked for PostgreSQL: mark it (or its module) "
-            "`pytest.mark.postgresql`; ./dev test runs those in its second tier"
-        )
+        pytest.fail(FAST_TIER_REFUSAL)
     why = postgres.missing()
     if why:
         pytest.skip(why)

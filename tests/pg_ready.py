@@ -22,13 +22,15 @@ import contextlib
 import queue
 import threading
 import time
+import traceback
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tests.postgres import Cluster
 
 # One text per object of the database's shape, sorted and hashed: what a test could change
-# beyond its rows. (Statistics, dead rows and the free space a reset leaves are not shape.)
+# beyond its rows. (Statistics, dead rows and the free space a reset leaves are not shape;
+# nor is a transaction left prepared: the tests' clusters allow none.)
 SHAPE = """
 select md5(string_agg(item, E'\\n' order by item)) from (
   select concat_ws(' ', 'class', c.relname, c.relkind, pg_get_userbyid(c.relowner), c.relacl,
@@ -37,7 +39,8 @@ select md5(string_agg(item, E'\\n' order by item)) from (
    where n.nspname not in ('pg_catalog', 'information_schema', 'pg_toast')
   union all
   select concat_ws(' ', 'column', c.relname, a.attnum, a.attname, format_type(a.atttypid, a.atttypmod),
-                   a.attnotnull, pg_get_expr(d.adbin, d.adrelid), a.attacl, a.attidentity, a.attgenerated)
+                   a.attnotnull, pg_get_expr(d.adbin, d.adrelid), a.attacl, a.attidentity, a.attgenerated,
+                   a.attcollation::regcollation)
     from pg_attribute a
     join pg_class c on c.oid = a.attrelid
     join pg_namespace n on n.oid = c.relnamespace
@@ -53,7 +56,7 @@ select md5(string_agg(item, E'\\n' order by item)) from (
     join pg_namespace n on n.oid = c.relnamespace
    where n.nspname not in ('pg_catalog', 'information_schema', 'pg_toast')
   union all
-  select concat_ws(' ', 'trigger', pg_get_triggerdef(oid), tgenabled) from pg_trigger where not tgisinternal
+  select concat_ws(' ', 'trigger', pg_get_triggerdef(oid), tgenabled) from pg_trigger  -- foreign keys' too
   union all
   select concat_ws(' ', 'rule', pg_get_ruledef(r.oid), r.ev_enabled)
     from pg_rewrite r join pg_class c on c.oid = r.ev_class
@@ -69,11 +72,18 @@ select md5(string_agg(item, E'\\n' order by item)) from (
     from pg_proc p
    where p.pronamespace not in ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
   union all
-  select concat_ws(' ', 'type', t.oid::regtype) from pg_type t
+  select concat_ws(' ', 'type', t.oid::regtype, t.typacl) from pg_type t
    where t.typnamespace not in ('pg_catalog'::regnamespace, 'information_schema'::regnamespace,
                                 'pg_toast'::regnamespace)
   union all
   select concat_ws(' ', 'schema', nspname, pg_get_userbyid(nspowner), nspacl) from pg_namespace
+   where nspname !~ '^pg_(toast_)?temp_'  -- a session's temporary schema, left when it ends
+  union all
+  select concat_ws(' ', 'sequence', seqrelid::regclass, seqtypid::regtype, seqstart, seqincrement, seqmax,
+                   seqmin, seqcache, seqcycle)
+    from pg_sequence
+  union all
+  select concat_ws(' ', 'enum', enumtypid::regtype, enumsortorder, enumlabel) from pg_enum
   union all
   select concat_ws(' ', 'default acl', defaclrole::regrole, defaclobjtype, defaclacl) from pg_default_acl
   union all
@@ -89,8 +99,30 @@ select md5(string_agg(item, E'\\n' order by item)) from (
   select concat_ws(' ', 'large objects', count(*)) from pg_largeobject_metadata having count(*) > 0
   union all
   select concat_ws(' ', 'migrated', m) from schema_migrations m
+  union all
+  {made}
 ) shape
 """
+
+# Whatever a test made, of any kind, has an oid above every one of the template's: each
+# catalog's count and highest oid (a session's temporary schema, left when it ends, aside).
+_CATALOGS = (
+    "pg_class pg_type pg_proc pg_constraint pg_trigger pg_policy pg_rewrite pg_attrdef pg_operator "
+    "pg_opclass pg_opfamily pg_amop pg_amproc pg_am pg_cast pg_collation pg_conversion pg_language "
+    "pg_extension pg_enum pg_event_trigger pg_foreign_data_wrapper pg_foreign_server pg_user_mapping "
+    "pg_publication pg_publication_rel pg_statistic_ext pg_ts_config pg_ts_dict pg_ts_parser "
+    "pg_ts_template pg_transform pg_default_acl pg_largeobject_metadata"
+).split()
+SHAPE = SHAPE.replace(
+    "{made}",
+    "\n  union all\n  ".join(
+        [f"select concat_ws(' ', '{c}', count(*), max(oid)) from {c}" for c in _CATALOGS]
+        + [
+            "select concat_ws(' ', 'pg_namespace', count(*), max(oid)) from pg_namespace"
+            " where nspname !~ '^pg_(toast_)?temp_'"
+        ]
+    ),
+)
 
 # The tables with rows (but the migrations' own record), in one round trip.
 _TABLES = """
@@ -113,7 +145,8 @@ def empty(conn: Any) -> None:
             with conn.transaction():
                 # triggers off for these statements (the shared audit refuses TRUNCATE)
                 conn.execute("set local session_replication_role = replica")
-                conn.execute(f"truncate {', '.join(full)}")
+                # (cascade: an empty table that refers to one of them is named too)
+                conn.execute(f"truncate {', '.join(full)} cascade")
     conn.execute(
         "select setval(format('%I.%I', schemaname, sequencename), start_value, false)"
         " from pg_sequences where last_value is not null"
@@ -142,7 +175,7 @@ def made_new(admin: Any, connect: Any, name: str, new_name: str, template_shape:
         return False
     try:
         with connect(new_name) as conn:
-            kept = shape(conn) == template_shape and not _prepared(admin, new_name)
+            kept = shape(conn) == template_shape
             if kept:
                 empty(conn)
     except psycopg.Error:
@@ -150,11 +183,6 @@ def made_new(admin: Any, connect: Any, name: str, new_name: str, template_shape:
     if not kept:
         admin.execute(f'DROP DATABASE IF EXISTS "{new_name}" WITH (FORCE)')
     return kept
-
-
-def _prepared(admin: Any, name: str) -> bool:
-    """A transaction left prepared (two-phase) in it: it outlives every connection."""
-    return bool(admin.execute("select 1 from pg_prepared_xacts where database = %s", (name,)).fetchall())
 
 
 class Ahead:
@@ -207,7 +235,12 @@ class Ahead:
                         if self.ready.qsize() >= self.count:
                             continue
                         job, name = "make", self.cluster._new_name()
-                    done = self._do(job, name)
+                    try:
+                        done = self._do(job, name)
+                    except Exception:  # noqa: BLE001 (this thread goes on whatever a job meets: a make failed
+                        # is a None taken, its test makes its own and meets the error itself)
+                        traceback.print_exc()
+                        done = False
                 if job == "make":
                     self.ready.put(name if done else None)
                 elif job == "reuse" and done:

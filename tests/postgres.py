@@ -87,8 +87,12 @@ class Cluster:
     """One PostgreSQL server in a folder of its own."""
 
     _numbers = itertools.count(1)
+    # set by tests/conftest.py in ./dev check's tier, which asks no PostgreSQL server
+    refusal: str | None = None
 
     def __init__(self, folder: Path | None = None):
+        if Cluster.refusal:
+            raise RuntimeError(Cluster.refusal)
         found = bindir()
         if found is None:
             raise RuntimeError(MISSING)
@@ -310,8 +314,9 @@ class Cluster:
         conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}" STRATEGY WAL_LOG')
 
     def keep_ready(self, count: int = 2, template: str = TEMPLATE) -> None:
-        """From now on, ``count`` databases copied from ``template`` are kept ready by a
-        thread, and ``drop_later`` drops on that thread."""
+        """From now on, ``count`` databases copied from ``template`` (or given back and made
+        as new: ``give_back``) are kept ready by a thread, and ``drop_later`` drops on that
+        thread (tests/pg_ready.py)."""
         if self._ahead is None:
             from tests.pg_ready import Ahead
 

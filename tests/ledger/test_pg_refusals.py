@@ -94,6 +94,7 @@ async def test_tls_asked_for_by_the_address_and_not_offered(pg_server, role_url)
     )
 
 
+@pytest.mark.postgresql  # a cluster of its own
 async def test_tls_required_by_the_server():
     """A server whose pg_hba.conf lets the desks in by ``hostssl`` lines only."""
     why = postgres.missing()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypeVar
@@ -87,17 +88,28 @@ class Cancellable:
 
 
 def read_on(conn: Conn, fn: Callable[[Conn], T], cancellable: Cancellable | None) -> T:
-    """``fn(conn)``, a read; once more when a cancel meant for this connection's previous
-    read stopped it instead: ``Cancellable.cancel`` sends it from a thread of its own, and by
-    the time the server hears it the connection may be back in the pool running another
-    asker's read. The asker who gave up gets nothing; this one gets its answer."""
-    try:
-        return fn(conn)
-    except psycopg.errors.QueryCanceled as exc:
-        if (cancellable is not None and cancellable.abandoned) or "user request" not in str(exc):
-            raise
-        log.info("a cancel meant for an earlier read stopped this one: reading again")
-        return fn(conn)
+    """``fn(conn)``, a read; again when a cancel meant for this connection's previous read
+    stopped it instead: ``Cancellable.cancel`` sends it from a thread of its own, and by the
+    time the server hears it the connection may be back in the pool running another asker's
+    read. The asker who gave up gets nothing; this one gets its answer.
+
+    One cancel can stop two statements: the server signals the backend, and its process
+    group (PostgreSQL's ``signal_child``), and a second signal that lands after the first
+    stopped a statement stops the next one; a signal that lands while the connection is
+    idle is dropped. So the read is asked again after a pause (on this reader's thread),
+    twice at most."""
+    for pause in STRAY_CANCEL_PAUSES:
+        try:
+            return fn(conn)
+        except psycopg.errors.QueryCanceled as exc:
+            if (cancellable is not None and cancellable.abandoned) or "user request" not in str(exc):
+                raise
+            log.info("a cancel meant for an earlier read stopped this one: reading again")
+            time.sleep(pause)
+    return fn(conn)
+
+
+STRAY_CANCEL_PAUSES = (0.02, 0.1)  # seconds before each new try (the last try raises)
 
 
 def _cancel(conn: Conn) -> None:
