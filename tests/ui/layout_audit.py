@@ -138,11 +138,22 @@ EXCEPTIONS: tuple[Allowed, ...] = (
 # -- the whole window ---------------------------------------------------------------------
 
 
-def settle() -> None:
-    """Let pending layouts and paints happen, as they do before a person sees the window."""
-    for _ in range(3):
-        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
-        QApplication.processEvents()
+def settle(window: QWidget | None = None) -> None:
+    """Let pending layouts and paints happen, as they do before a person sees the window;
+    with ``window``, until its widgets stop moving (a change that lands during the rounds,
+    as a window's refresh run by the loop, posts layouts of its own: a loaded machine's run
+    audited a toolbar laid out for the button's earlier text)."""
+    before = None
+    for _ in range(10):
+        for _ in range(3):
+            QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+            QApplication.processEvents()
+        if window is None:
+            return
+        now = [(w, w.geometry(), w.isVisible()) for w in window.findChildren(QWidget)]
+        if now == before:
+            return
+        before = now
 
 
 def _excepted(finding: Finding, window: QWidget, widget: QWidget | None, exceptions: Iterable[Allowed]) -> bool:
@@ -152,7 +163,7 @@ def _excepted(finding: Finding, window: QWidget, widget: QWidget | None, excepti
 def audit(window: QWidget, exceptions: Iterable[Allowed] = EXCEPTIONS, checks: Iterable[str] = CHECKS) -> list[Finding]:
     """Every finding of ``window`` as shown now (of ``checks``), but those ``exceptions``
     cover."""
-    settle()
+    settle(window)
     exceptions, checks = tuple(exceptions), frozenset(checks)
     name = window_name(window)
     widgets = shown_widgets(window)

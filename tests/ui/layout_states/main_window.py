@@ -188,7 +188,7 @@ def test_settings_and_confirmations(app, loop, seen):
     box = shown_window(loop, "confirm-live")
     seen.look(box, "Switch to LIVE mode?")
     press.click(press.button(box, _("Switch to live")))
-    loop.until(lambda: not app.session.is_test, message="live mode")
+    loop.until(lambda: window.mode_button.text() == _("Switch to test mode"), message="the window in live mode")
     seen.look(window, "the main window in live mode")
 
 
