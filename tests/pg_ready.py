@@ -8,12 +8,15 @@ A database is reused only when nothing but its rows changed:
 
 - every connection to it is ended, then it is renamed (so a pool of the test's that is
   still closing, and connects again, finds no database rather than the next test's);
-- its shape is compared with the template's (``SHAPE``: tables, columns, constraints,
-  indexes, triggers and whether they are on, policies, functions, schemas, grants, the
-  database's settings, the extensions, the migrations it records); any difference, and
-  it is dropped;
-- its rows are emptied (the tables that have any, triggers off for the statement: the
-  card audit refuses TRUNCATE to everyone else) and its sequences start again.
+- its shape is compared with the template's (``SHAPE``: tables, columns and their
+  collations, constraints, indexes, triggers and whether they fire, rules, policies,
+  functions, types, sequences' settings, enums, schemas, grants, the database's settings,
+  the extensions, the migrations it records, and each of some thirty catalogues' count and
+  highest oid, so that whatever was made since the copy shows); any difference, and it is
+  dropped;
+- its rows are emptied (the tables that have any, with CASCADE for an empty table that
+  refers to one of them, triggers off for the statement: the card audit refuses TRUNCATE
+  to everyone else) and its sequences start again.
 """
 
 from __future__ import annotations
