@@ -1,12 +1,10 @@
 """The audit log in the tab (newest first, filtered, exported to CSV), and every control of
 the tab and its dialogs named for the accessibility bus."""
 
-import csv
-
 from paydesk.desk.export import AUDIT_HEADER
 from paydesk.ui.cards.audit import COLUMNS
 from tests.ui import press
-from tests.ui.cards.test_wallet import Desk
+from tests.ui.cards.test_wallet import Desk, exported_audit
 from tests.ui.test_accessibility import _unnamed_focusable
 
 
@@ -45,14 +43,7 @@ def test_the_audit_log_filters_and_exports(start_app, loop, tmp_path):
     press.type_into(audit.search, card.last4)
     loop.until(lambda: audit.model.rowCount() == 5, message="the card's lines")  # not "create sent"
 
-    press.click(audit.export_button)
-    loop.until(lambda: press.shown("audit-export-dialog") is not None, message="the save dialog")
-    press.save_as(press.shown("audit-export-dialog"), tmp_path / "audit.csv")
-    path = tmp_path / "audit.csv"
-    loop.until(path.exists, message="the file")
-    loop.until(lambda: len(path.read_text("utf-8").splitlines()) == 6, message="written")
-    with open(path, newline="", encoding="utf-8") as f:
-        rows = list(csv.reader(f))
+    rows = exported_audit(loop, audit, tmp_path / "audit.csv", 6)
     assert rows[0] == list(AUDIT_HEADER) and len(rows) == 6
     assert [r[5] for r in rows[1:]] == ["withdraw", "withdraw", "fund", "fund", "create"]
     assert all(card.masked == r[4] for r in rows[1:])

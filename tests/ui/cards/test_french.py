@@ -2,14 +2,12 @@
 its transactions and the audit log read in French, amounts and dates as French writes them;
 the audit's CSV export stays as it is in any language (its header and its words)."""
 
-import csv
-
 import httpx
 from PySide6.QtCore import Qt
 
 from paydesk.desk.export import AUDIT_HEADER
 from tests.ui import press
-from tests.ui.cards.test_wallet import Desk
+from tests.ui.cards.test_wallet import Desk, exported_audit
 
 NBSP, GROUP = "\u00a0", "\u202f"  # French: before the currency; between thousands
 FRENCH_MONTHS = ("janv.", "févr.", "mars", "avr.", "mai", "juin", "juil.", "août", "sept.", "oct.", "nov.", "déc.")
@@ -123,13 +121,7 @@ def test_the_cards_tab_and_a_card_page_read_in_french(start_app, loop, tmp_path)
 
     # the export: the same file as in English
     assert audit.export_button.text() == "Exporter en CSV…"
-    press.click(audit.export_button)
-    loop.until(lambda: press.shown("audit-export-dialog") is not None, message="the save dialog")
-    path = tmp_path / "audit.csv"
-    press.save_as(press.shown("audit-export-dialog"), path)
-    loop.until(lambda: path.exists() and len(path.read_text("utf-8").splitlines()) == 3, message="written")
-    with open(path, newline="", encoding="utf-8") as f:
-        rows = list(csv.reader(f))
+    rows = exported_audit(loop, audit, tmp_path / "audit.csv", 3)
     assert rows[0] == list(AUDIT_HEADER)
     assert [(r[3], r[5], r[8]) for r in rows[1:]] == [("test", "block", "done"), ("test", "block", "sent")]
     assert app.close() == 0
@@ -150,13 +142,7 @@ def test_a_card_made_in_french_is_kept_in_english_and_read_in_french(start_app, 
     assert _headers(audit.model)[8] == "Détail"
     assert _column(audit.model, 8) == ["Carte créée", ""]
 
-    press.click(audit.export_button)
-    loop.until(lambda: press.shown("audit-export-dialog") is not None, message="the save dialog")
-    path = tmp_path / "audit.csv"
-    press.save_as(press.shown("audit-export-dialog"), path)
-    loop.until(lambda: path.exists() and len(path.read_text("utf-8").splitlines()) == 3, message="written")
-    with open(path, newline="", encoding="utf-8") as f:
-        rows = list(csv.reader(f))
+    rows = exported_audit(loop, audit, tmp_path / "audit.csv", 3)
     detail = AUDIT_HEADER.index("Detail")
     assert [(r[5], r[8], r[detail]) for r in rows[1:]] == [
         ("create", "done", "Card created"),

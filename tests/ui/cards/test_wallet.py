@@ -2,6 +2,7 @@
 --quirks), each failure said plainly, the no-cards deployment, the currency code map."""
 
 import asyncio
+import csv
 import sqlite3
 from dataclasses import replace
 from decimal import Decimal
@@ -30,6 +31,17 @@ SAID = {
 def said(phrase: str) -> str:
     """``phrase`` as a card dialog shows it in the staff's language."""
     return _(SAID.get(phrase, phrase)).split("{")[0].strip()
+
+
+def exported_audit(loop, audit, path, lines: int) -> list[list[str]]:
+    """The audit log saved through its Export button and the save dialog as ``path``: the
+    file's rows as CSV once it holds ``lines`` lines (its header among them)."""
+    press.click(audit.export_button)
+    loop.until(lambda: press.shown("audit-export-dialog") is not None, message="the save dialog")
+    press.save_as(press.shown("audit-export-dialog"), path)
+    loop.until(lambda: path.exists() and len(path.read_text("utf-8").splitlines()) == lines, message="written")
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.reader(f))
 
 
 class Desk:

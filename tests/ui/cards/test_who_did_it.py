@@ -4,14 +4,12 @@ finds a person by name, and the CSV export has the same By column (read back). P
 signed in through the desk's own API (``session.staff.signed_in``): the sign-in screen is
 another change's."""
 
-import csv
-
 from PySide6.QtCore import Qt
 
 from paydesk.desk.staff import Person, Role
 from paydesk.ui.cards.audit import COLUMNS
 from tests.ui import press
-from tests.ui.cards.test_wallet import Desk
+from tests.ui.cards.test_wallet import Desk, exported_audit
 
 BY = COLUMNS.index("By")
 
@@ -45,11 +43,6 @@ def test_the_audit_log_and_its_export_say_who_did_each_operation(start_app, loop
     loop.until(lambda: audit.model.rowCount() == 2, message="Ana's lines")
     assert {line[2] for line in shown()} == {"Ana"}
 
-    press.click(audit.export_button)
-    loop.until(lambda: press.shown("audit-export-dialog") is not None, message="the save dialog")
-    path = tmp_path / "audit.csv"
-    press.save_as(press.shown("audit-export-dialog"), path)
-    loop.until(lambda: path.exists() and len(path.read_text("utf-8").splitlines()) == 3, message="written")
-    with open(path, newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
+    header, *lines = exported_audit(loop, audit, tmp_path / "audit.csv", 3)
+    rows = [dict(zip(header, line, strict=True)) for line in lines]
     assert [(r["Action"], r["Result"], r["By"]) for r in rows] == [("create", "done", "Ana"), ("create", "sent", "Ana")]
