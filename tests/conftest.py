@@ -78,7 +78,7 @@ def in_fast_tier(item) -> bool:
         (len(parts) == 1 or parts[0] in FAST_FOLDERS)
         and item.get_closest_marker("browser") is None
         and item.get_closest_marker("slow") is None
-        and not uses_postgresql(item)
+        and item.get_closest_marker("postgresql") is None  # given by pytest_itemcollected
     )
 
 

@@ -194,7 +194,6 @@ class Ahead:
     time, only while the server runs (a test may stop it)."""
 
     def __init__(self, cluster: Cluster, template: str, count: int):
-        self._reused = ""
         self.cluster = cluster
         self.template = template
         self.ready: queue.Queue[str | None] = queue.Queue()
@@ -238,8 +237,9 @@ class Ahead:
                         if self.ready.qsize() >= self.count:
                             continue
                         job, name = "make", self.cluster._new_name()
+                    new_name = self.cluster._new_name() if job == "reuse" else ""
                     try:
-                        done = self._do(job, name)
+                        done = self._do(job, name, new_name)
                     except Exception:  # noqa: BLE001 (this thread goes on whatever a job meets: a make failed
                         # is a None taken, its test makes its own and meets the error itself)
                         traceback.print_exc()
@@ -247,14 +247,16 @@ class Ahead:
                 if job == "make":
                     self.ready.put(name if done else None)
                 elif job == "reuse" and done:
-                    self.ready.put(self._reused)
+                    self.ready.put(new_name)
         finally:  # the connection it keeps, closed (not left to the collector at exit)
             if self._conn is not None:
                 with contextlib.suppress(Exception):
                     self._conn.close()
                 self._conn = None
 
-    def _do(self, job: str, name: str) -> bool:
+    def _do(self, job: str, name: str, new_name: str) -> bool:
+        """One job on ``name`` (``new_name``: what a database reused is renamed); whether it
+        was done."""
         import psycopg
 
         for _ in range(2):  # the kept connection may have been cut by a restart
@@ -264,10 +266,8 @@ class Ahead:
                 if job == "make":
                     self.cluster.copy_template(self._conn, name, self.template)
                 elif job == "reuse":
-                    self._reused = self.cluster._new_name()
-                    return made_new(
-                        self._conn, self.cluster.connect, name, self._reused, self.cluster._shapes[self.template]
-                    )
+                    shape_then = self.cluster._shapes[self.template]
+                    return made_new(self._conn, self.cluster.connect, name, new_name, shape_then)
                 else:
                     self._conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
                 return True
