@@ -20,7 +20,6 @@ if TYPE_CHECKING:  # imported where they are used: the Qt-free part first, Qt af
 
     from .config.paths import Paths
     from .config.secrets import KeyStore
-    from .config.shared_ledger import Choice
     from .desk.build import Desk
     from .desk.session import Session
     from .ui.main_window import MainWindow
@@ -165,63 +164,6 @@ NO_SHARED_LEDGER = (
 )
 
 
-async def _open_desk(
-    paths: Paths, keys: KeyStore, choice: Choice, password: str | None, *, typed: bool = False
-) -> Desk | None:
-    """The desk, opened, on the chosen ledger (the one composition root; the window is handed
-    it). A shared ledger that cannot be opened is said in a dialog that tries again every few
-    seconds by itself, until it opens (the desk), the person quits (None), or chooses this
-    computer's own ledger for this session. When the server asks for the password (none kept,
-    or the kept one refused) the dialog asks for it; one typed there is tried at once and
-    kept in the keyring once it opened the ledger, as is one given on standard input
-    (``typed``)."""
-    from . import logs
-    from .config.shared_ledger import Choice
-    from .desk.build import build_desk
-    from .desk.ledger_choice import asks_password, keep_password
-    from .ledger import LedgerError
-    from .ui.ledger_problem import CONNECT, OWN, QUIT, WAITING, LedgerProblemDialog
-
-    dialog = None  # typed: the password was given or typed (kept once it opens the ledger)
-    try:
-        while True:
-            desk = build_desk(paths, keys, choice=choice, ledger_password=password)
-            try:
-                await desk.open()
-            except LedgerError as error:
-                await desk.close()
-                if choice.url is None:  # this computer's own ledger
-                    raise
-                log.warning("the shared ledger cannot be opened: %s", error)
-                why, asks = str(error), asks_password(error)
-            else:
-                if typed and choice.url is not None and password is not None:
-                    await keep_password(keys, choice.url, password)
-                return desk
-            if dialog is None:
-                dialog = LedgerProblemDialog(why, choice.url, asks_password=asks)
-                dialog.open()
-            elif typed and asks:
-                dialog.refused(why)  # the password typed: said beside it
-            else:
-                dialog.say(why, asks_password=asks)
-            await dialog.next_try()
-            if dialog.choice == QUIT:
-                return None
-            if dialog.choice == OWN:
-                choice, password = Choice(None, "own"), None
-                dialog.hide()
-            elif dialog.choice == CONNECT:
-                password, typed = dialog.typed_password(), True
-                logs.REDACTOR.add(password)  # tried, if not kept: never in a log line
-                dialog.choice = WAITING
-    finally:
-        from shiboken6 import isValid
-
-        if dialog is not None and isValid(dialog):  # not already gone with the application
-            dialog.deleteLater()
-
-
 async def _as_asked(session: Session, change: Awaitable[None]) -> None:
     """A profile or mode asked for on the command line: with staff set up, nobody is signed
     in yet and the desk refuses it (NotAllowed), said in the status bar, not raised."""
@@ -242,11 +184,11 @@ async def run(
     *,
     window_ready: Callable[[MainWindow, Session], object] | None = None,
 ) -> int:
-    """The whole life of the window; returns the exit code. Tests call it too."""
+    """The whole life of the window; returns the exit code. Tests call it too.
+
+    The window's frame is shown and painted first ("Opening the ledger…"); the desk is
+    imported, built and opened after, and attached to it."""
     from .config.profiles import SettingsFile
-    from .desk.ledger_choice import choose_ledger
-    from .ui.dialogs import finished
-    from .ui.first_run import CONNECT, SANDBOX, FirstRunDialog
     from .ui.language import install_qt_words
     from .ui.main_window import MainWindow
 
@@ -255,20 +197,7 @@ async def run(
     chosen = getattr(args, "language", None) or await asyncio.to_thread(SettingsFile(paths.profiles).language)
     install_qt_words(app, set_language(chosen or system_language()).language)
 
-    # --ledger, else the saved shared ledger, else this computer's own (its password, from
-    # the keyring, is read now: the keyring is looked for before the first paint then)
-    choice, password = await choose_ledger(paths, keys, getattr(args, "ledger", None))
-    given = getattr(args, "ledger_password", None)  # --ledger-password-stdin's
-    if given is not None:
-        if not choice.shared:
-            print(f"paydesk: --ledger-password-stdin: {NO_SHARED_LEDGER}", file=sys.stderr)
-            return 2
-        password = given
-    desk = await _open_desk(paths, keys, choice, password, typed=given is not None)
-    if desk is None:
-        return 0  # the shared ledger could not be opened, and the person quit
-    session = desk.session
-    window = MainWindow(desk, str(paths.window_state))
+    window = MainWindow(None, str(paths.window_state))  # the frame: painted while the ledger opens
     closed: asyncio.Future[int] = asyncio.get_running_loop().create_future()
 
     def window_closed() -> None:
@@ -278,57 +207,114 @@ async def run(
     window.closed.connect(window_closed)
     if os.environ.get("PAYDESK_REPORT_PAINT"):
         _report_first_paint(window)
+    window.show()
+    try:
+        await painted(window)
+        desk = await _desk_for(window, args, paths, keys)
+    except BaseException:
+        _close(window)
+        raise
+    if isinstance(desk, int):  # refused, or the person quit: the window goes
+        _close(window)
+        return desk
+    if closed.done():  # the window was closed while the ledger opened
+        await desk.close()
+        return closed.result()
+    try:
+        return await _attached(window, desk, closed, args, window_ready)
+    finally:
+        await desk.close()
+
+
+def _close(window: QWidget) -> None:
+    """Close the window (unless it has gone already, with the application)."""
+    from shiboken6 import isValid
+
+    if isValid(window):
+        window.close()
+
+
+async def _desk_for(window: MainWindow, args: argparse.Namespace, paths: Paths, keys: KeyStore) -> Desk | int:
+    """The desk, open on the chosen ledger, or the exit code when there is none (the
+    arguments refused, or the person quit while the shared ledger could not be opened)."""
+    from .desk.ledger_choice import choose_ledger
+    from .ui.desk_opening import opened_desk
+
+    # --ledger, else the saved shared ledger, else this computer's own (a shared ledger's
+    # password, from the keyring, is read now)
+    choice, password = await choose_ledger(paths, keys, getattr(args, "ledger", None))
+    given = getattr(args, "ledger_password", None)  # --ledger-password-stdin's
+    if given is not None:
+        if not choice.shared:
+            print(f"paydesk: --ledger-password-stdin: {NO_SHARED_LEDGER}", file=sys.stderr)
+            return 2
+        password = given
+    desk = await opened_desk(paths, keys, choice, password, typed=given is not None, parent=window)
+    return 0 if desk is None else desk  # (None: the shared ledger could not be opened, and the person quit)
+
+
+async def _attached(
+    window: MainWindow,
+    desk: Desk,
+    closed: asyncio.Future[int],
+    args: argparse.Namespace,
+    window_ready: Callable[[MainWindow, Session], object] | None,
+) -> int:
+    """The window with its desk, from the first tab to the window closed: the exit code."""
+    from .ui.dialogs import finished
+    from .ui.first_run import CONNECT, SANDBOX, FirstRunDialog
+
+    session = desk.session
+    window.attach(desk)
     if args.profile:
         match = next((p for p in session.settings.profiles if args.profile in (p.id, p.name)), None)
         if match is None:
             print(f"paydesk: no profile named {args.profile!r}", file=sys.stderr)
+            window.close()
             return 2
         await _as_asked(session, session.switch_profile(match.id))
-    window.show()
     if window_ready is not None:
         window_ready(window, session)
-    try:
-        # what the first paint does not need comes after it: the other tabs, the keyring
-        # (nothing reads a key before: the key store waits for it), the sandbox, the scheduler
-        await painted(window)
-        await window.build_tabs()
-        await session.keys.settle()
-        log.info("keys in %s", session.keys.backend_name)
-        window.refresh()  # the keyring notice, now that the keyring has been looked for
-        active = session.profile
-        if args.sandbox or (active is not None and active.embedded_sandbox):
-            session.report("Starting the sandbox…")
+    # what the first tab does not need comes after it has painted: the other tabs, the
+    # keyring (nothing reads a key before: the key store waits for it), the sandbox, the scheduler
+    await painted(window)
+    if os.environ.get("PAYDESK_REPORT_PAINT"):
+        print("window-ready", flush=True)  # for the start-up benchmark: painted with its desk
+    await window.build_tabs()
+    await session.keys.settle()
+    log.info("keys in %s", session.keys.backend_name)
+    window.refresh()  # the keyring notice, now that the keyring has been looked for
+    active = session.profile
+    if args.sandbox or (active is not None and active.embedded_sandbox):
+        session.report("Starting the sandbox…")
+        profile = await session.start_embedded_sandbox()
+        if args.sandbox:
+            await session.switch_profile(profile.id)
+        session.report(session.embedded.note or f"Sandbox running at {profile.base_url}")
+    elif not session.settings.profiles:
+        dialog = FirstRunDialog(window)
+        window.first_run = dialog
+        await finished(dialog)
+        if dialog.choice == SANDBOX:
             profile = await session.start_embedded_sandbox()
-            if args.sandbox:
-                await session.switch_profile(profile.id)
-            session.report(session.embedded.note or f"Sandbox running at {profile.base_url}")
-        elif not session.settings.profiles:
-            dialog = FirstRunDialog(window)
-            window.first_run = dialog
-            await finished(dialog)
-            if dialog.choice == SANDBOX:
-                profile = await session.start_embedded_sandbox()
-                session.report(f"Sandbox running at {profile.base_url}")
-            elif dialog.choice == CONNECT:
-                await window.open_editor(None)
-        if args.mode:
-            await _as_asked(session, session.set_mode(args.mode))
-        from .receiver.in_app import follow_in_app, serve_in_app  # the embedded sandbox: PAID
-        # by notification
+            session.report(f"Sandbox running at {profile.base_url}")
+        elif dialog.choice == CONNECT:
+            await window.open_editor(None)
+    if args.mode:
+        await _as_asked(session, session.set_mode(args.mode))
+    from .receiver.in_app import follow_in_app, serve_in_app  # the embedded sandbox: PAID
+    # by notification
 
-        await serve_in_app(desk)
-        follow_in_app(desk)
-        desk.start_background()
-        window.start_up_done()
-        gc.collect()
-        gc.freeze()  # what start-up made lives on: full collections need not walk it again
-        quit_after = os.environ.get("PAYDESK_QUIT_AFTER")  # benchmarks and headless checks
-        if quit_after:
-            asyncio.get_running_loop().call_later(float(quit_after), window.close)
-        code = await closed
-    finally:
-        await desk.close()
-    return code
+    await serve_in_app(desk)
+    follow_in_app(desk)
+    desk.start_background()
+    window.start_up_done()
+    gc.collect()
+    gc.freeze()  # what start-up made lives on: full collections need not walk it again
+    quit_after = os.environ.get("PAYDESK_QUIT_AFTER")  # benchmarks and headless checks
+    if quit_after:
+        asyncio.get_running_loop().call_later(float(quit_after), window.close)
+    return await closed
 
 
 def _import_ledger(args: argparse.Namespace) -> int:
@@ -357,10 +343,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"paydesk: {problem}", file=sys.stderr)
         return 2
     os.environ.setdefault("QT_API", "pyside6")
-    # the Qt-free desk is imported before PySide6, which reads the source of every module
-    # imported after it (keep these lines apart from the Qt imports below)
+    # what the window's frame needs before it paints; the desk and the ledger are imported
+    # after it has painted
     from . import logs
-    from .desk.build import keys_later, open_folders
+    from .desk.start import keys_later, open_folders
     from .resources import path as resource
 
     paths, log_path = open_folders(args.data_dir, args.sandbox_dir)

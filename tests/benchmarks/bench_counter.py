@@ -38,7 +38,8 @@ from qt_loop import qt_loop
 from sandbox_process import sandbox_running
 
 from paydesk.config.profiles import Profile
-from paydesk.desk.build import build_desk, open_folders, open_keys
+from paydesk.desk.build import build_desk
+from paydesk.desk.start import open_folders, open_keys
 
 SCREENS = {
     "screens": [  # offscreen: the staff's screen, and the customer's monitor

@@ -46,7 +46,8 @@ import httpx
 from sandbox_process import sandbox_running
 
 from paydesk.config.profiles import Profile
-from paydesk.desk.build import Desk, build_desk, open_folders, open_keys
+from paydesk.desk.build import Desk, build_desk
+from paydesk.desk.start import open_folders, open_keys
 from paydesk.ledger import LinkRecord
 from paydesk.ledger.inbox import APPLIED, PENDING, InboxEntry, InboxQuery
 from paydesk.receiver.serve import Receiver

@@ -23,7 +23,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1] / "desktop"))
 
 from paydesk.config.profiles import Profile  # noqa: E402
-from paydesk.desk.build import build_desk, open_folders, open_keys  # noqa: E402
+from paydesk.desk.build import build_desk  # noqa: E402
+from paydesk.desk.start import open_folders, open_keys  # noqa: E402
 from paydesk.service.errors import ServiceError  # noqa: E402
 from paydesk.service.models import PaymentRequest  # noqa: E402
 

@@ -23,6 +23,11 @@ def problem_dialog():
     )
 
 
+def frame():
+    """The main window while its ledger opens: its frame, or None when no such window shows."""
+    return next((w for w in QApplication.topLevelWidgets() if w.objectName() == "main-window" and w.isVisible()), None)
+
+
 def start(loop, qapp, paths, keys, url):
     from paydesk import app as app_module
 
@@ -65,6 +70,12 @@ def test_unreachable_at_start_says_so_and_opens_on_the_own_ledger(loop, qapp, pa
         "Quit",
     ]
     assert "window" not in shown  # nothing is shown that the ledger has not given
+    # the window's frame is there behind the dialog, saying what it waits for, nothing to press
+    window = frame()
+    assert window is not None and dialog.parent() is window
+    assert window.windowTitle() == "PayDesk" and window.opening.text() == "Opening the ledger…"
+    assert window.opening.isVisible()
+    assert not any(c.isEnabled() for c in (window.profiles, window.edit_profile, window.add_profile))
     press.click(dialog.try_again)  # tried again at once: still unreachable, still said
     loop.until(lambda: UNREACHABLE.fullmatch(problem_dialog().why.text()), message="the text")
     press.click(problem_dialog().use_own)
@@ -77,8 +88,28 @@ def test_unreachable_at_start_says_so_and_opens_on_the_own_ledger(loop, qapp, pa
 
 def test_quit_while_the_shared_ledger_is_unreachable(loop, qapp, paths, keys):
     task, _ = start(loop, qapp, paths, keys, f"postgresql://paydesk@127.0.0.1:{free_port()}/s")
+    assert frame() is not None
     press.click(problem_dialog().quit)
     assert loop.run(asyncio.wait_for(asyncio.shield(task), 15), 16) == 0
+    assert frame() is None  # the window's frame went with the dialog
+
+
+def test_closing_the_window_while_the_ledger_opens_ends_paydesk(loop, qapp, paths, keys):
+    """A server that takes the connection and never answers: the window's frame shows while
+    PayDesk waits for it; closed then, PayDesk ends once the wait is over, asking nothing."""
+    import socket
+
+    from paydesk import app as app_module
+
+    with socket.create_server(("127.0.0.1", 0)) as silent:  # listens, accepts, never speaks
+        url = f"postgresql://paydesk@127.0.0.1:{silent.getsockname()[1]}/shop"
+        task = loop.spawn(app_module.run(qapp, args(ledger=url), paths, keys))
+        loop.until(lambda: frame() is not None, message="the window's frame")
+        window = frame()
+        assert window.opening.text() == "Opening the ledger…"
+        window.close()  # as its title bar's close button does
+        assert loop.run(asyncio.wait_for(asyncio.shield(task), 20), 21) == 0
+        assert problem_dialog() is None and frame() is None
 
 
 def test_a_server_that_comes_back_opens_the_window_by_itself(loop, qapp, paths, keys):

@@ -1,7 +1,7 @@
 """The composition root: a whole desk is built here, with or without a window.
 
-- ``open_folders`` makes PayDesk's folders and starts its log file (every line redacted);
-- ``keys_later`` / ``open_keys`` make the key store (the system keyring, or memory);
+- (``start.py``'s ``open_folders`` and ``keys_later`` / ``open_keys`` come before: the
+  folders and the log file, the key store);
 - ``build_desk(paths, keys)`` makes the hub, the ledgers, the connection's health, the
   embedded sandbox (not started), the session, the controllers (links and counter;
   transactions, cards, bulk and the notification test at their first use), the scheduler,
@@ -9,13 +9,13 @@
   desk after it is built; ``Desk.start_background()`` starts what runs behind the screens;
 - ``open_desk`` does all of it for a process without a window.
 
-The window (``app.py``) takes these steps in its own order (the keyring after the first
-paint) and is handed the built desk; the Qt-free tests build theirs with ``build_desk``.
+The window (``app.py``) takes these steps in its own order (its frame painted first, the
+desk built and opened after, the keyring after that) and is handed the built desk; the
+Qt-free tests build theirs with ``build_desk``.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from .. import logs
-from ..config.paths import Paths, default_paths
-from ..config.secrets import KeyStore, system_backend
+from ..config.paths import Paths
+from ..config.secrets import KeyStore
 from ..config.shared_ledger import Choice
 from ..ledger import SqliteLedger
 from ..ledger.activity import ActivityBook
@@ -50,6 +50,7 @@ from .profile_store import SharedProfiles
 from .scheduler import Scheduler
 from .session import Session
 from .sign_in import SignIn, staff_book
+from .start import open_folders, open_keys
 from .transports import Transports
 
 if TYPE_CHECKING:
@@ -66,37 +67,6 @@ if TYPE_CHECKING:
     from .transactions import TransactionsController
 
 WATCH_DAYS = 7  # open records younger than this are watched from the start; older: Check all open
-KEYRING_WAIT = 5.0  # s: a system keyring that does not answer by then is not used this session
-
-
-def open_folders(data_dir: str | Path | None = None, sandbox_dir: str | Path | None = None) -> tuple[Paths, Path]:
-    """PayDesk's folders (the platform's, or ``$PAYDESK_HOME``, or these), made when missing,
-    and its log file, set up for the whole process (redacted, written by a thread of its own).
-    Returns the paths and the log file's path."""
-    paths = default_paths(data_dir, sandbox_dir).ensure()
-    return paths, logs.setup(paths.logs)
-
-
-async def _find_keyring() -> KeyringBackend | None:
-    try:
-        return await asyncio.wait_for(asyncio.to_thread(system_backend), KEYRING_WAIT)
-    except TimeoutError:
-        return None
-
-
-def keys_later(use_keyring: bool = True, *, on_secret: Callable[[str], None] | None = None) -> KeyStore:
-    """The key store, its keyring not looked for yet: ``await keys.settle()`` looks (off the
-    loop's thread), and so does the first key read or written, which waits for it. The
-    window is shown before (the keyring and its import are not on the way to the first paint)."""
-    return KeyStore(None, on_secret=on_secret, find=_find_keyring if use_keyring else None)
-
-
-async def open_keys(use_keyring: bool = True, *, on_secret: Callable[[str], None] | None = None) -> KeyStore:
-    """The key store: the system keyring when there is one (found off the loop's thread),
-    else memory for this session only."""
-    keys = keys_later(use_keyring, on_secret=on_secret)
-    await keys.settle()
-    return keys
 
 
 class Serving(Protocol):

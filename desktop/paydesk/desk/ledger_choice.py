@@ -12,14 +12,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from typing import TYPE_CHECKING
 
 from ..config.paths import Paths
 from ..config.profiles import SettingsFile
 from ..config.secrets import KeyStore
 from ..config.shared_ledger import Choice, choose, password_entry, split_password, url_problem
 from ..i18n import _
-from .session import Session
-from .staff import Capability
+
+if TYPE_CHECKING:  # (light to import: the start reads its arguments before the window's frame)
+    from .session import Session
 
 
 class LedgerSetupError(ValueError):
@@ -77,6 +79,8 @@ async def save_shared_ledger(session: Session, url: str, password: str) -> bool:
     keyring, for the next start. True when the keyring holds it (or none was given), False
     when it is kept for this session only. LedgerSetupError when the address is not usable.
     An Admin's, as every change of the shared ledger's settings (NotAllowed)."""
+    from .staff import Capability
+
     session.staff.require(Capability.SHARED_LEDGER)
     clean, typed = split_password(url)
     _checked(clean)
@@ -90,6 +94,8 @@ async def save_shared_ledger(session: Session, url: str, password: str) -> bool:
 async def use_own_ledger(session: Session) -> None:
     """Back to this computer's own ledger at the next start; the saved password is removed
     (NotAllowed unless the person may change the shared ledger's settings)."""
+    from .staff import Capability
+
     session.staff.require(Capability.SHARED_LEDGER)
     saved = session.settings.ledger_url
     if saved and not url_problem(saved):

@@ -68,8 +68,8 @@ async def import_command(args: Any, out: TextIO = sys.stdout, err: TextIO = sys.
     """``paydesk --import-ledger``: the exit code (0 imported or counted, 1 refused, 2 no
     shared ledger named). ``args``: app.parse_args's."""
     from ..config.shared_ledger import parse
-    from .build import open_folders, open_keys
     from .ledger_choice import choose_ledger, keep_password
+    from .start import open_folders, open_keys
 
     paths, _log = open_folders(args.data_dir, args.sandbox_dir)
     settings = await asyncio.to_thread(SettingsFile(paths.profiles).load)

@@ -240,7 +240,7 @@ async def _refused_or_unreachable(url: str, backend: ReadOnlyKeys | None, error:
     password, the database, the server's rules: a configuration error), or not reached."""
     from ..config.secrets import KeyStore
     from ..config.shared_ledger import password_entry
-    from ..desk.build import open_keys
+    from ..desk.start import open_keys
     from ..ledger.postgres.probe import probe
 
     keys = KeyStore(backend) if backend is not None else await open_keys()

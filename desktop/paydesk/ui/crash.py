@@ -30,7 +30,6 @@ from PySide6.QtWidgets import (
 
 from .. import __version__
 from ..i18n import _
-from ..ledger import LedgerError
 from ..logs import REDACTOR
 from .screen_fit import resize_within_screen
 
@@ -90,6 +89,13 @@ class CrashDialog(QDialog):
         resize_within_screen(self, 640, 420)
 
 
+def _ledger_error(exc_type: type[BaseException]) -> bool:
+    """Whether it is a ledger's ``LedgerError``: one exists only once the ledger's errors are
+    imported (the hook is installed before the ledger is: not imported here for it)."""
+    errors = sys.modules.get(__name__.rsplit(".", 2)[0] + ".ledger.errors")
+    return errors is not None and issubclass(exc_type, errors.LedgerError)
+
+
 class ExceptionHook:
     """Installed as sys.excepthook: also catches exceptions from async slots and tasks."""
 
@@ -110,7 +116,7 @@ class ExceptionHook:
             QApplication.quit()
             return
         report = report_text(exc_type, exc, tb)
-        if issubclass(exc_type, LedgerError):
+        if _ledger_error(exc_type):
             log.warning("a ledger's refusal reached the exception hook (its path should say it):\n%s", report)
             if QApplication.instance() is not None:
                 self._say(REDACTOR.clean(str(exc)))

@@ -1,13 +1,16 @@
 """The main window: profile and mode at the top, the four tabs, a status bar.
 
-Only the tab shown first (Payment links) is built before the first paint; the others are
-built right after it (``build_tabs``), or at once when something asks for them first.
+It is shown before the desk is open: its frame first (the toolbar, "Opening the ledger…"),
+painted while the ledger opens; the desk's tabs come with ``attach``. Only the tab shown
+first (Payment links) is built then; the others right after the window has painted
+(``build_tabs``), or at once when something asks for them first. What the frame needs is
+imported at the top of this module; the tabs' modules, the desk's and the ledger's come
+after the first paint.
 """
 
 from __future__ import annotations
 
-import asyncio
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QCloseEvent
@@ -23,29 +26,26 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..desk.build import Desk
 from ..i18n import N_, _
 from .dialogs import run_dialog
-from .links.tab import LinksTab
 from .screen_fit import resize_within_screen
-from .signals import signals_of
-from .staff.gate import StaffGate
-from .status import StatusLine
 from .tabs import TABS, first_field, title
-from .widgets import ToolWindow
 from .window_actions import WindowActions
+from .window_tabs import WindowTabs, unbuilt
 
 if TYPE_CHECKING:  # each imported when first built: keeps start-up quick
     from ..config.profiles import Profile
+    from ..desk.build import Desk
     from ..ledger import LinkRecord
-    from .cards.tab import CardsTab
     from .counter.shifts import CounterShiftsWindow
-    from .counter.tab import CounterTab
+    from .links.tab import LinksTab
     from .notifications.window import NotificationsWindow
     from .profile_editor import ProfileEditor
     from .shared_ledger import SharedLedgerDialog
-    from .transactions.tab import TransactionsTab
+    from .staff.gate import StaffGate
+    from .status import StatusLine
 
+OPENING = N_("Opening the ledger…")  # what the frame says until the desk is attached
 TEST_BANNER = N_("TEST MODE: nothing here is real money. Links created now can only be paid with test cards.")
 LIVE_BANNER = N_(
     "LIVE MODE: real money. Links created now are paid by real customers' cards, and card actions move real funds."
@@ -60,24 +60,23 @@ KEYRING_NOTICE = N_(
 )
 
 
-def _unbuilt(title: str) -> QWidget:
-    page = QWidget()
-    page.setAccessibleName(title)
-    return page
-
-
-class MainWindow(WindowActions, QMainWindow):
+class MainWindow(WindowTabs, WindowActions, QMainWindow):
     """The window of a desk built elsewhere (``desk/build.py``): it shows, and starts
     nothing in the background."""
 
     closed = Signal()  # the window was closed: the app shuts down
     first_run: QDialog | None = None  # the first run's question, while app.run shows it
 
-    def __init__(self, desk: Desk, settings_path: str | None = None):
+    attached = False  # the desk is attached (not yet: the frame, shown while the ledger opens)
+    links_tab: LinksTab
+    gate: StaffGate
+    status: StatusLine
+
+    def __init__(self, desk: Desk | None = None, settings_path: str | None = None):
+        """The window of ``desk``; without one, its frame, until ``attach`` gives it the desk."""
         super().__init__()
-        self.desk = desk
-        self.session = session = desk.session
         self.setObjectName("main-window")
+        self.setWindowTitle("PayDesk")
         resize_within_screen(self, 1100, 720)
         self._state = QSettings(settings_path, QSettings.Format.IniFormat) if settings_path else None
 
@@ -96,26 +95,54 @@ class MainWindow(WindowActions, QMainWindow):
         self.profiles.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.profiles.setMaximumWidth(360)
         caption.setBuddy(self.profiles)
-        self.profiles.activated.connect(self._profile_chosen)
         toolbar.addWidget(self.profiles)
         self.edit_profile = QPushButton(_("Edit profile…"))
         self.edit_profile.setObjectName("edit-profile")
         self.edit_profile.setAccessibleName(_("Edit profile"))
-        self.tasks = session.tasks.child(self)
-        self.edit_profile.clicked.connect(lambda: self.tasks.spawn(self.open_editor(self.session.profile), "editor"))
         toolbar.addWidget(self.edit_profile)
         self.add_profile = QPushButton(_("Add profile…"))
         self.add_profile.setObjectName("add-profile")
         self.add_profile.setAccessibleName(_("Add profile"))
-        self.add_profile.clicked.connect(lambda: self.tasks.spawn(self.open_editor(None), "editor"))
         toolbar.addWidget(self.add_profile)
         spacer = QWidget()
         spacer.setSizePolicy(spacer.sizePolicy().Policy.Expanding, spacer.sizePolicy().Policy.Preferred)
         toolbar.addWidget(spacer)
         self.mode_button = QPushButton()
         self.mode_button.setObjectName("mode-switch")
-        self.mode_button.clicked.connect(lambda: self.tasks.spawn(self.toggle_mode(), "mode"))
         toolbar.addWidget(self.mode_button)
+        for control in (self.profiles, self.edit_profile, self.add_profile, self.mode_button):
+            control.setEnabled(False)  # until the desk is attached
+        self.mode_button.hide()
+        self.opening = QLabel(_(OPENING))
+        self.opening.setObjectName("opening")
+        self.opening.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setCentralWidget(self.opening)
+        if self._state is not None and self._state.value("geometry") is not None:
+            self.restoreGeometry(self._state.value("geometry"))
+        if desk is not None:
+            self.attach(desk)
+
+    def attach(self, desk: Desk) -> None:
+        """The desk, open: its tabs (the first built now), the status bar, keys and menus,
+        the sign-in screen when staff are set up."""
+        from .links.tab import LinksTab
+        from .notifications.status import LastNotification
+        from .signals import signals_of
+        from .staff.gate import StaffGate
+        from .status import StatusLine
+        from .widgets import ToolWindow
+
+        self.desk = desk
+        self.attached = True
+        self.session = session = desk.session
+        self.tasks = session.tasks.child(self)
+        self.profiles.activated.connect(self._profile_chosen)
+        self.edit_profile.clicked.connect(lambda: self.tasks.spawn(self.open_editor(self.session.profile), "editor"))
+        self.add_profile.clicked.connect(lambda: self.tasks.spawn(self.open_editor(None), "editor"))
+        self.mode_button.clicked.connect(lambda: self.tasks.spawn(self.toggle_mode(), "mode"))
+        self.profiles.setEnabled(True)
+        self.add_profile.setEnabled(True)
+        self.mode_button.show()
 
         central = QWidget()
         column = QVBoxLayout(central)
@@ -147,15 +174,13 @@ class MainWindow(WindowActions, QMainWindow):
         self.links_tab = LinksTab(session, self.links, self.scheduler)
         self._built: dict[str, QWidget] = {"links": self.links_tab}
         for index, (_title, name) in enumerate(TABS):  # the others: an empty page until built
-            self.tabs.addTab(self._built.get(name) or _unbuilt(title(index)), title(index))
+            self.tabs.addTab(self._built.get(name) or unbuilt(title(index)), title(index))
         column.addWidget(self.tabs, 1)
-        self.setCentralWidget(central)
+        self.setCentralWidget(central)  # (the frame's "Opening the ledger…" goes with it)
         self.tabs.currentChanged.connect(self._tab_shown)  # typing goes to the tab shown
 
         self.status = StatusLine(session)
         self.setStatusBar(self.status)
-        from .notifications.status import LastNotification
-
         self.status.add_notifications(LastNotification(desk.hub, desk.inbox, self.tasks))
         self.last_call, self.where = self.status.last_call, self.status.where
 
@@ -167,80 +192,7 @@ class MainWindow(WindowActions, QMainWindow):
         self.gate = StaffGate(self)  # the sign-in screen, Lock, what the person may see
         signals_of(desk.hub).changed.connect(self.refresh)
         self.refresh()
-        if self._state is not None and self._state.value("geometry") is not None:
-            self.restoreGeometry(self._state.value("geometry"))
         self.focus_tab()  # not the Profile box: typing at once would switch profiles
-
-    # -- the tabs, built after the first paint ------------------------------------------------
-
-    @property
-    def built_tabs(self) -> set[str]:
-        return set(self._built)
-
-    @property
-    def transactions_tab(self) -> TransactionsTab:
-        return cast("TransactionsTab", self._tab("transactions"))
-
-    @property
-    def cards_tab(self) -> CardsTab:
-        return cast("CardsTab", self._tab("cards"))
-
-    @property
-    def counter_tab(self) -> CounterTab:
-        return cast("CounterTab", self._tab("counter"))
-
-    async def build_tabs(self) -> None:
-        """Build the tabs not built yet, one per turn of the loop (events flow between), and
-        draw each once out of sight: its first showing then finds it laid out and styled."""
-        for _title, name in TABS:
-            if name not in self._built:
-                self._tab(name)
-                await asyncio.sleep(0)
-                tab = self._built[name]
-                if not tab.isVisible():
-                    tab.grab()  # into a pixmap nobody sees; no showEvent
-                await asyncio.sleep(0)
-
-    def _tab(self, name: str) -> QWidget:
-        tab = self._built.get(name)
-        if tab is None:
-            tab = self._built[name] = self._make(name)
-            index = [n for _title, n in TABS].index(name)
-            tab.setAccessibleName(title(index))  # named as its title reads, in any language
-            shown, empty = self.tabs.currentIndex(), self.tabs.widget(index)
-            self.tabs.blockSignals(True)  # the same tab stays current: nothing to announce
-            try:
-                self.tabs.removeTab(index)
-                self.tabs.insertTab(index, tab, title(index))
-                self.tabs.setCurrentIndex(shown)
-            finally:
-                self.tabs.blockSignals(False)
-            if empty is not None:
-                empty.deleteLater()
-            if shown == index:
-                self.focus_tab()
-        return tab
-
-    def _make(self, name: str) -> QWidget:
-        if name == "transactions":
-            from .transactions.tab import TransactionsTab
-
-            tab = TransactionsTab(self.session, self.desk.transactions)
-            tab.showQrRequested.connect(self.show_qr)
-            return tab
-        if name == "counter":
-            from .counter.tab import CounterTab
-
-            return CounterTab(self.session, self.desk.counter)
-        from .cards.tab import CardsTab
-
-        return CardsTab(self.session, self.desk.cards)
-
-    def _tab_shown(self, index: int) -> None:
-        name = TABS[index][1] if 0 <= index < len(TABS) else None
-        if name is not None and name not in self._built:
-            self._tab(name)  # shown before it was built (a key pressed at once)
-        self.focus_tab()
 
     # -- state to screen -------------------------------------------------------
 
@@ -365,6 +317,10 @@ class MainWindow(WindowActions, QMainWindow):
         if self._state is not None:
             self._state.setValue("geometry", self.saveGeometry())
             self._state.sync()
+        if not self.attached:  # the frame, closed before the desk was open
+            super().closeEvent(event)
+            self.closed.emit()
+            return
         self.gate.close()
         self.notifications.close()
         self.counter_shifts.close()

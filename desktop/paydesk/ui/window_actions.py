@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu
 
-from ..desk.staff import NotAllowed
 from ..i18n import _
 from .dialogs import confirm
 
@@ -184,6 +183,8 @@ class WindowActions(_Window):
             )
             if not ok:
                 return False
+        from ..desk.staff import NotAllowed  # (the desk's: imported once it is attached)
+
         try:
             await self.session.set_mode("live" if self.session.is_test else "test")
         except NotAllowed as refused:  # the button is hidden from them: said, never a traceback
