@@ -138,9 +138,12 @@ def build(bundle: Path, out: Path, work: Path, release: Release) -> Path:
     root.mkdir(parents=True)
     stage(root, bundle, release)
     (root / "DEBIAN").mkdir(mode=0o755)  # also where dpkg-shlibdeps finds the package's root
-    # psycopg (the shared ledger) loads libpq when it is imported (ctypes), out of
-    # dpkg-shlibdeps' sight: named here
-    depends = shlib_depends(root / "opt" / "paydesk", work / "dpkg-shlibdeps.log") + ", libpq5"
+    # psycopg (the shared ledger) needs libpq: linked by its C speed-up (psycopg_c, found
+    # by dpkg-shlibdeps), or loaded through ctypes by its pure-Python part, out of
+    # dpkg-shlibdeps' sight: named here when it was not found
+    depends = shlib_depends(root / "opt" / "paydesk", work / "dpkg-shlibdeps.log")
+    if not any(part.split()[0] == "libpq5" for part in depends.split(", ")):
+        depends += ", libpq5"
     (root / "DEBIAN" / "control").write_text(control(release, architecture(), depends, installed_size_kib(root)))
     target = out / f"paydesk_{release.version}_{architecture()}.deb"
     env = dict(os.environ, SOURCE_DATE_EPOCH=str(int(release.date.timestamp())))

@@ -48,8 +48,8 @@ DEBIAN_LIBRARIES = [
     "libegl1",
     "libfontconfig1",
     "libdbus-1-3",
-    "libpq5",
-]  # loaded by psycopg at run time (the shared ledger), not linked
+    "libpq5",  # the shared ledger's: linked by psycopg's C speed-up
+]
 METAINFO = "io.github.paydesk.PayDesk.metainfo.xml"
 
 
@@ -215,6 +215,20 @@ def test_the_deb_installs_the_desktop_integration_and_declares_its_libraries(bui
     depends = {d.split()[0] for d in deb_field(built.deb, "Depends").split(", ")}
     assert set(DEBIAN_LIBRARIES) <= depends, set(DEBIAN_LIBRARIES) - depends
     assert deb_field(built.deb, "Package") == "paydesk"
+
+
+def test_the_shared_ledgers_speed_up_travels_linked_to_the_systems_libpq(built):
+    """psycopg's C speed-up is in the bundle (packaging/requirements.txt), linked to the
+    system's libpq, which is not bundled: Debian's security updates reach it (the .deb
+    depends on libpq5)."""
+    files = bundle_files(built.bundle)
+    speed_up = [f for f in files if re.search(r"(^|/)psycopg_c/(pq|_psycopg)\.cpython-[^/]*\.so$", f)]
+    assert len(speed_up) == 2, speed_up
+    assert [f for f in files if re.search(r"(^|/)libpq\.so", f)] == []
+    for module in speed_up:
+        linked = subprocess.run(["ldd", str(built.bundle / module)], capture_output=True, text=True, timeout=60)
+        assert re.search(r"libpq\.so\.5 => /(usr/)?lib/", linked.stdout), linked.stdout
+    assert "libpq5" in {part.split()[0] for part in deb_field(built.deb, "Depends").split(", ")}
 
 
 def test_one_version_everywhere(built):
