@@ -276,7 +276,8 @@ async def _attached(
     if window_ready is not None:
         window_ready(window, session)
     # what the first tab does not need comes after it has painted: the other tabs, the
-    # keyring (nothing reads a key before: the key store waits for it), the sandbox, the scheduler
+    # keyring (only a shared ledger's password was read before: the key store waits for
+    # it), the sandbox, the scheduler
     await painted(window)
     if os.environ.get("PAYDESK_REPORT_PAINT"):
         print("window-ready", flush=True)  # for the start-up benchmark: painted with its desk

@@ -119,7 +119,10 @@ def main() -> None:
     print(f"  paydesk's window with its desk:    {med(ready_times) * 1000:7.0f} ms (its tabs painted)")
     print(f"  ratio, with its desk:              {med(ready_times) / med(bare_times):7.2f}")
     print(f"  PayDesk's bytecode kept: {bytecode_kept(env)}; load average {os.getloadavg()[0]:.2f}")
-    print(f"PayDesk resident memory once idle (4 s after first paint, sandbox running): {med(memories):.0f} MB")
+    print(
+        f"PayDesk resident memory once idle (4 s after its window painted with its desk, sandbox running): "
+        f"{med(memories):.0f} MB"
+    )
 
 
 if __name__ == "__main__":

@@ -76,6 +76,7 @@ def test_unreachable_at_start_says_so_and_opens_on_the_own_ledger(loop, qapp, pa
     assert window.windowTitle() == "PayDesk" and window.opening.text() == "Opening the ledger…"
     assert window.opening.isVisible()
     assert not any(c.isEnabled() for c in (window.profiles, window.edit_profile, window.add_profile))
+    assert not window.mode_button.isVisible()  # no mode to switch before there is a desk
     press.click(dialog.try_again)  # tried again at once: still unreachable, still said
     loop.until(lambda: UNREACHABLE.fullmatch(problem_dialog().why.text()), message="the text")
     press.click(problem_dialog().use_own)

@@ -42,7 +42,7 @@ async def opened_desk(
     from ..desk.build import build_desk  # (imported once the window's frame has painted)
     from ..ledger import LedgerError
 
-    dialog: LedgerProblemDialog | None = None  # typed: the password was given or typed (kept once it opens the ledger)
+    dialog: LedgerProblemDialog | None = None
     try:
         while True:
             desk = build_desk(paths, keys, choice=choice, ledger_password=password)
@@ -56,9 +56,16 @@ async def opened_desk(
                 why, asks = str(error), asks_password(error)
                 if parent is not None and not parent.isVisible():
                     return None  # the window was closed while the ledger opened: nothing to ask
+            except BaseException:  # not the ledger's refusal (a cancel, a defect): the desk goes
+                await desk.close()
+                raise
             else:
-                if typed and choice.url is not None and password is not None:
-                    await keep_password(keys, choice.url, password)
+                try:  # typed: the password was given or typed, kept once it opened the ledger
+                    if typed and choice.url is not None and password is not None:
+                        await keep_password(keys, choice.url, password)
+                except BaseException:
+                    await desk.close()
+                    raise
                 return desk
             # (the dialog's module imported when a shared ledger first refuses: not on every start)
             from .ledger_problem import CONNECT, OWN, QUIT, WAITING, LedgerProblemDialog

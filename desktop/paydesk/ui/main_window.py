@@ -109,11 +109,12 @@ class MainWindow(WindowTabs, WindowActions, QMainWindow):
         toolbar.addWidget(spacer)
         self.mode_button = QPushButton()
         self.mode_button.setObjectName("mode-switch")
-        toolbar.addWidget(self.mode_button)
+        mode_action = toolbar.addWidget(self.mode_button)
         for control in (self.profiles, self.edit_profile, self.add_profile, self.mode_button):
             control.setEnabled(False)  # until the desk is attached
-        self.mode_button.hide()
-        self.opening = QLabel(_(OPENING))
+        mode_action.setVisible(False)  # (a toolbar's widget is shown and hidden by its action)
+        self._mode_action = mode_action
+        self.opening: QLabel | None = QLabel(_(OPENING))
         self.opening.setObjectName("opening")
         self.opening.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.setCentralWidget(self.opening)
@@ -132,8 +133,9 @@ class MainWindow(WindowTabs, WindowActions, QMainWindow):
         from .status import StatusLine
         from .widgets import ToolWindow
 
+        if self.attached:
+            raise RuntimeError("the window has its desk already")
         self.desk = desk
-        self.attached = True
         self.session = session = desk.session
         self.tasks = session.tasks.child(self)
         self.profiles.activated.connect(self._profile_chosen)
@@ -142,7 +144,7 @@ class MainWindow(WindowTabs, WindowActions, QMainWindow):
         self.mode_button.clicked.connect(lambda: self.tasks.spawn(self.toggle_mode(), "mode"))
         self.profiles.setEnabled(True)
         self.add_profile.setEnabled(True)
-        self.mode_button.show()
+        self._mode_action.setVisible(True)
 
         central = QWidget()
         column = QVBoxLayout(central)
@@ -177,6 +179,7 @@ class MainWindow(WindowTabs, WindowActions, QMainWindow):
             self.tabs.addTab(self._built.get(name) or unbuilt(title(index)), title(index))
         column.addWidget(self.tabs, 1)
         self.setCentralWidget(central)  # (the frame's "Opening the ledger…" goes with it)
+        self.opening = None
         self.tabs.currentChanged.connect(self._tab_shown)  # typing goes to the tab shown
 
         self.status = StatusLine(session)
@@ -192,6 +195,7 @@ class MainWindow(WindowTabs, WindowActions, QMainWindow):
         self.gate = StaffGate(self)  # the sign-in screen, Lock, what the person may see
         signals_of(desk.hub).changed.connect(self.refresh)
         self.refresh()
+        self.attached = True  # (last: a window whose attach failed closes as its frame)
         self.focus_tab()  # not the Profile box: typing at once would switch profiles
 
     # -- state to screen -------------------------------------------------------

@@ -271,9 +271,7 @@ class PgEngine:
             self._opened = True
         # psycopg's part: "c" (its C speed-up), "binary" (its wheel's), or "python", whose
         # pages are 3 to 4 times slower (docs/SHARED_LEDGER.md)
-        log.info(
-            "the shared ledger opened: schema %s; psycopg %s, %s", version, psycopg.__version__, psycopg.pq.__impl__
-        )
+        log.info("the shared ledger opened: schema %s; psycopg %s, %s", version, psycopg.__version__, IMPLEMENTATION)
         if self.read_only:
             log.warning(
                 "the shared ledger's schema (%s) is newer than this PayDesk's (%s): opened read-only", version, KNOWN
