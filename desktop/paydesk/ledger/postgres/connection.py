@@ -21,6 +21,9 @@ from ...i18n import _
 from ..errors import LedgerError
 
 log = logging.getLogger("paydesk.ledger.postgres")
+# which part of psycopg serves: "c" (its C speed-up, built against the system's libpq),
+# "binary" (its wheel's), or "python", whose pages are 3 to 4 times slower (SHARED_LEDGER.md)
+IMPLEMENTATION = psycopg.pq.__impl__
 Conn = psycopg.Connection[DictRow]
 T = TypeVar("T")
 
@@ -157,6 +160,7 @@ class Handover:
         except BaseException:
             conn.close()
             raise
+        log.info("connected to the shared ledger: psycopg %s, %s", psycopg.__version__, IMPLEMENTATION)
         return cls(conn)
 
     def __init__(self, conn: Conn):

@@ -54,7 +54,6 @@ from .schema import KNOWN, migrate
 __all__ = ["CONNECTION", "Conn", "LedgerRefused", "LedgerUnreachable", "PgEngine", "SchemaTooNew"]
 
 log = logging.getLogger("paydesk.ledger.postgres")
-IMPLEMENTATION = psycopg.pq.__impl__  # "c", "binary" or "python": which part of psycopg serves
 T = TypeVar("T")
 
 
@@ -269,9 +268,6 @@ class PgEngine:
             self.version = version
             self.read_only = version > KNOWN
             self._opened = True
-        # psycopg's part: "c" (its C speed-up), "binary" (its wheel's), or "python", whose
-        # pages are 3 to 4 times slower (docs/SHARED_LEDGER.md)
-        log.info("the shared ledger opened: schema %s; psycopg %s, %s", version, psycopg.__version__, IMPLEMENTATION)
         if self.read_only:
             log.warning(
                 "the shared ledger's schema (%s) is newer than this PayDesk's (%s): opened read-only", version, KNOWN
