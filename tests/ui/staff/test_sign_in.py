@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import time
+from types import SimpleNamespace
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QWidget
@@ -88,6 +90,34 @@ def test_wrong_pins_bring_a_wait_counted_down_beside_the_pin(staffed, loop):
     assert screen.message.text() == "Wrong PIN. Try again."
     sign_in(app, loop, COUNTER, COUNTER_PIN)
     loop.until(lambda: person_shown(app) == "Bo · Counter", message="Bo signed in")
+
+
+def test_the_pin_field_comes_back_when_the_wait_ends_between_two_looks_at_the_clock(staffed, loop, monkeypatch):
+    """On a loaded machine time moves on between any two looks at the clock, and a wait may
+    end between the look that keeps the PIN field waiting and the one that decides whether
+    to go on counting down (a fresh clone's run saw the field stay disabled, the wait over,
+    "Try again in 1 second" under it). The field comes back all the same. The sign-in
+    screen's clock is the one part replaced, by one that moves a second at every look: a
+    real clock cannot be made to end a wait at that moment."""
+    from paydesk.ui.staff import screen as screen_module
+
+    app = staffed
+    press.click(app.window.gate.lock_button)
+    loop.until(lambda: locked(app), message="the window locked")
+    screen = app.window.gate.screen
+    for _ in range(4):
+        sign_in(app, loop, COUNTER, "0000")
+        loop.until(lambda: screen.message.isVisible() and screen.pin.text() == "", message="said wrong")
+    loop.until(lambda: not screen.pin.isEnabled(), message="the PIN field waits")
+    real, moved = time.monotonic, [0.0]
+
+    def slow_clock() -> float:
+        moved[0] += 1.0
+        return real() + moved[0]
+
+    monkeypatch.setattr(screen_module, "time", SimpleNamespace(monotonic=slow_clock))
+    loop.until(lambda: screen.pin.isEnabled(), timeout=6, message="the wait over")
+    assert screen.message.text() == "Wrong PIN. Try again."
 
 
 def test_with_staff_set_up_paydesk_opens_on_the_sign_in_screen(staffed, start_app, loop):

@@ -223,8 +223,11 @@ class SignInScreen(QWidget):
 
     def _count_down(self) -> None:
         was_waiting = not self.pin.isEnabled()
+        # whether any wait runs, looked at before the screen is: a wait that ends between
+        # the two looks is then shown over, not kept waiting with nothing left to count it
+        running = [p for p in list(self._waits) if self._waiting(p)]
         self._person_chosen()
-        if not any(self._waiting(p) for p in list(self._waits)):
+        if not running:
             self._tick.stop()
         if was_waiting and self.pin.isEnabled() and self.isVisible():
             self.pin.setFocus(Qt.FocusReason.OtherFocusReason)  # the wait is over: type again
