@@ -333,6 +333,32 @@ async def test_a_start_uses_no_reference_number(ledger):
     assert await ledger.peek_sequence(day) == 2
 
 
+async def test_taking_a_number_uses_it_up_in_one_write(ledger):
+    """A counter's sale takes its reference's number in one write (``take_sequence``):
+    it goes on from a number a proposed reference claimed, and each day counts its own."""
+    day = date(2026, 11, 22)
+    assert await ledger.take_sequence(day) == 1
+    assert await ledger.peek_sequence(day) == 2
+    assert await ledger.claim_sequence(day, 2)
+    assert await ledger.take_sequence(day) == 3
+    assert await ledger.take_sequence(date(2026, 11, 23)) == 1
+
+
+async def test_two_windows_taking_numbers_at_once_never_share_one(ledger):
+    """On PostgreSQL: two desks (two engines) on one database."""
+    first, second = ledger, same_store(ledger)
+    day = date(2026, 11, 22)
+
+    async def window(ledger):
+        return [await ledger.take_sequence(day) for _ in range(50)]
+
+    try:
+        a, b = await asyncio.gather(window(first), window(second))
+        assert sorted(a + b) == list(range(1, 101))
+    finally:
+        await second.close()
+
+
 async def test_a_busy_ledger_delays_saving_without_freezing_or_failing(sqlite_ledger, tmp_path):
     """Regression: a lock held past 5 s froze the window and raised LedgerBusy in a slot."""
     ledger = sqlite_ledger

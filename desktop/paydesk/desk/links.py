@@ -103,12 +103,10 @@ class LinksController:
 
     async def claim_reference(self, profile: Profile) -> str:
         """A new reference, its day's number used up now (the counter knows the reference
-        before it writes the sale; ``create(..., claimed=True)`` then takes it as it is)."""
+        before it writes the sale; ``create(..., claimed=True)`` then takes it as it is).
+        One write, nothing read first: a sale does not wait behind the lists' reads."""
         day = self._today()
-        while True:
-            sequence = await self.ledger.peek_sequence(day)
-            if await self.ledger.claim_sequence(day, sequence):
-                return self._reference(profile, day, sequence)
+        return self._reference(profile, day, await self.ledger.take_sequence(day))
 
     # -- the life of a link ---------------------------------------------------------------
 

@@ -195,6 +195,11 @@ class Ledger(abc.ABC):
     async def claim_sequence(self, day: date, value: int) -> bool:
         """Use up ``value`` for ``day``; False if another window used it first."""
 
+    @abc.abstractmethod
+    async def take_sequence(self, day: date) -> int:
+        """Use up the next number of ``day`` and return it, in one write (nothing read
+        first: of two windows taking at once, each gets its own)."""
+
     async def recent(self, profile_id: str, mode: str, limit: int = 100) -> list[LinkRecord]:
         """The newest links made here, for the links tab."""
         page = await self.page(LinkQuery(profile_id, mode, origin="link"), limit=limit)

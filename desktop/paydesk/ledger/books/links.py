@@ -319,5 +319,22 @@ class SqlLedger(LinkReads[E], Ledger):
 
         return await self._engine.write(write)
 
+    async def take_sequence(self, day: date) -> int:
+        def write(conn: Conn) -> int:
+            # one statement: a second desk taking at once waits for the first's row, then
+            # counts on from the value it committed
+            row = self._d.one(
+                conn,
+                "INSERT INTO sequences (day, value) VALUES (?, 1) ON CONFLICT (day)"
+                " DO UPDATE SET value = sequences.value + 1 RETURNING value",
+                (self._day(day),),
+            )
+            if row is None:  # (an upsert's RETURNING has its row: never seen)
+                raise LedgerError("The day's reference number could not be taken")
+            self._d.event(conn, "sequence", key=day.isoformat())
+            return int(row["value"])
+
+        return await self._engine.write(write)
+
 
 __all__ = ["COLUMNS", "SqlLedger", "news", "row_of"]
