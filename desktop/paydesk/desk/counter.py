@@ -253,8 +253,8 @@ class CounterController:
             self._making = None
 
     async def _add_sale(self, profile: Profile, mode: str, actor: str | None) -> Sale:
-        # the reference's number (a write) and the open shift (a read): asked at once
-        tx_ref, shift = await asyncio.gather(self.links.claim_reference(profile), self._shift_of(profile, mode, actor))
+        tx_ref = await self.links.claim_reference(profile)
+        shift = await self._shift_of(profile, mode, actor)
         try:
             sale = await self.book.add_sale(shift.id, tx_ref, self.user, actor=actor)
         except ShiftClosed:  # closed by another desk between the two: a new shift
