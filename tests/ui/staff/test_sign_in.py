@@ -30,6 +30,19 @@ def locked(app) -> bool:
     return window.gate.screen.isVisible() and not window.tabs.isVisible() and not window.menuBar().isVisible()
 
 
+def locked_screen(app, loop):
+    """Lock pressed: the sign-in screen, once the window shows it."""
+    press.click(app.window.gate.lock_button)
+    loop.until(lambda: locked(app), message="the window locked")
+    return app.window.gate.screen
+
+
+def wrong_pin(app, loop, screen) -> None:
+    """The Counter's PIN typed wrong, until the screen has said so (the field emptied)."""
+    sign_in(app, loop, COUNTER, "0000")
+    loop.until(lambda: screen.message.isVisible() and screen.pin.text() == "", message="said wrong")
+
+
 def test_ctrl_l_locks_and_a_counter_signs_in_to_the_counter_tab_only(staffed, loop):
     app = staffed
     window = app.window
@@ -65,8 +78,7 @@ def test_ctrl_l_locks_and_a_counter_signs_in_to_the_counter_tab_only(staffed, lo
 
 def test_the_lock_button_locks_and_the_admin_gets_everything_back(staffed, loop):
     app = staffed
-    press.click(app.window.gate.lock_button)
-    loop.until(lambda: locked(app), message="the window locked")
+    locked_screen(app, loop)
     sign_in(app, loop, ADMIN, ADMIN_PIN)
     loop.until(lambda: person_shown(app) == "Ana · Admin", message="Ana signed in")
     assert tab_titles(app) == ["Payment links", "Transactions", "Cards", "Counter"]
@@ -75,12 +87,9 @@ def test_the_lock_button_locks_and_the_admin_gets_everything_back(staffed, loop)
 
 def test_wrong_pins_bring_a_wait_counted_down_beside_the_pin(staffed, loop):
     app = staffed
-    press.click(app.window.gate.lock_button)
-    loop.until(lambda: locked(app), message="the window locked")
-    screen = app.window.gate.screen
+    screen = locked_screen(app, loop)
     for _ in range(3):
-        sign_in(app, loop, COUNTER, "0000")
-        loop.until(lambda: screen.message.isVisible() and screen.pin.text() == "", message="said wrong")
+        wrong_pin(app, loop, screen)
         assert screen.message.text() == "Wrong PIN. Try again."
         assert screen.pin.isEnabled()
     sign_in(app, loop, COUNTER, "0000")
@@ -102,12 +111,9 @@ def test_the_pin_field_comes_back_when_the_wait_ends_between_two_looks_at_the_cl
     from paydesk.ui.staff import screen as screen_module
 
     app = staffed
-    press.click(app.window.gate.lock_button)
-    loop.until(lambda: locked(app), message="the window locked")
-    screen = app.window.gate.screen
+    screen = locked_screen(app, loop)
     for _ in range(4):
-        sign_in(app, loop, COUNTER, "0000")
-        loop.until(lambda: screen.message.isVisible() and screen.pin.text() == "", message="said wrong")
+        wrong_pin(app, loop, screen)
     loop.until(lambda: not screen.pin.isEnabled(), message="the PIN field waits")
     real, moved = time.monotonic, [0.0]
 
