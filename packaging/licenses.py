@@ -11,6 +11,9 @@ from pathlib import Path
 # in the build environment only to build; nothing of theirs is bundled
 BUILD_TOOLS = {"pyinstaller", "pyinstaller-hooks-contrib", "altgraph", "pip", "setuptools", "wheel", "packaging"}
 LICENCE_WORDS = ("licen", "copying", "notice", "authors")
+# code compiled into a distribution whose own files do not carry its licence: (its notice
+# here, what the README adds to the distribution's line)
+NOTICES = {"zxing-cpp": (Path(__file__).parent / "notices" / "zint-LICENSE.txt", "with libzint: BSD-3-Clause")}
 
 
 def _name(dist: metadata.Distribution) -> str:
@@ -43,7 +46,11 @@ def collect(out: Path) -> Path:
         name = _name(dist)
         if name in BUILD_TOOLS or name == "paydesk":
             continue
-        lines.append(f"{name} {dist.version}: {_licence(dist)}")
+        notice, words = NOTICES.get(name, (None, ""))
+        lines.append(f"{name} {dist.version}: {_licence(dist)}" + (f", {words}" if words else ""))
+        if notice is not None:
+            (out / name).mkdir(exist_ok=True)
+            shutil.copyfile(notice, out / name / notice.name)
         for file in dist.files or []:
             if any(word in file.name.lower() for word in LICENCE_WORDS) and ".dist-info" in str(file):
                 target = out / name / file.name

@@ -21,7 +21,7 @@ NOT_BEFORE_FIRST_PAINT = (
     "rich",
     "click",
     "pygments",
-    "segno",
+    "zxingcpp",
     "keyring",
     "openpyxl",
     "psycopg",

@@ -3,7 +3,7 @@ pages of twelve codes, each of a row's checkout URL, with the customer's name, t
 and the reference under it (the reference in the fixed face: read back and typed). Test
 mode says so on every page, so nobody pins up codes that take no real money.
 
-The codes are encoded on a worker thread (segno, no Qt), the pages painted a page at a time
+The codes are encoded on a worker thread (zxing-cpp, no Qt), the pages painted a page at a time
 with the loop let run between pages (QPainter on a PDF is the GUI thread's), and the file
 written off the GUI thread: a sheet of thousands of codes never freezes the window.
 """
