@@ -33,7 +33,9 @@ class FieldMessage(ElidedLabel):
         an error); None or "" hides it."""
         self.setText(text or "")
         self.setAccessibleName(text or "")
-        self.setStyleSheet(OK_STYLE if ok else WARN_STYLE if warn else ERROR_STYLE)
+        style = OK_STYLE if ok else WARN_STYLE if warn else ERROR_STYLE
+        if style != self.styleSheet():  # set again, Qt would polish the line again: a form
+            self.setStyleSheet(style)  # says its messages again at every key typed
         self.setVisible(bool(text))
 
 
