@@ -12,8 +12,12 @@ def test_the_forms_proposed_reference_moves_on_after_a_counter_sale(counter, loo
     proposed = form.tx_ref.text()
     sale = counter.sell("4")
     assert sale.tx_ref == proposed  # the counter took the number the form had proposed
-    loop.until(lambda: form.tx_ref.text() not in ("", proposed), message="a new proposal")
+    counter.pay(sale)
+    loop.until(lambda: counter.listed_state(sale.tx_ref) == "Paid", timeout=30, message="the sale paid")
+    # the form was hidden: it asks for the next free reference when it is seen again (the
+    # sale settled, nothing more is heard of its link that could move it on meanwhile)
     press.tab(window.tabs, "Payment links")
+    loop.until(lambda: form.tx_ref.text() not in ("", proposed), message="a new proposal")
     for field, text in (
         ("amount", "30"),
         ("email", "ada@example.com"),

@@ -7,6 +7,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -115,6 +116,7 @@ class LinksTab(QWidget):
         self._tray: QSystemTrayIcon | None = None
         self._ref_for: tuple[str, str] | None = None  # the profile and mode the reference is for
         self._proposed: str | None = None  # the reference PayDesk last put in the form
+        self._proposal_taken = False  # taken while the tab was hidden: a new one when shown
         # what was typed in the form, per profile and mode: each has its own, and a switch
         # to LIVE never carries a test one (nor one profile's customer into another's)
         self._drafts: dict[tuple[str, str], dict] = {}
@@ -149,6 +151,12 @@ class LinksTab(QWidget):
         else:
             self.form.set_defaults(profile.callback_url, profile.return_url)
         self.tasks.replace("reload", self._reload(profile.id, self.session.mode))
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._proposal_taken:
+            self._proposal_taken = False
+            self.tasks.replace("reference", self.new_reference())
 
     def _forget(self, profile_id: str) -> None:
         """A profile deleted: what was typed for it goes too."""
@@ -202,8 +210,12 @@ class LinksTab(QWidget):
             self.recent.upsert(record)
             if not self.creating and record.tx_ref == self._proposed and self.form.tx_ref.text() == self._proposed:
                 # the reference proposed here was taken (a counter sale, another window):
-                # the form proposes the next free one, never a used one
-                self.tasks.replace("reference", self.new_reference())
+                # the form proposes the next free one, never a used one; asked when the form
+                # is next seen if it is hidden now (a sale at the counter does not wait on it)
+                if self.isVisible():
+                    self.tasks.replace("reference", self.new_reference())
+                else:
+                    self._proposal_taken = True
         self.panel.update_record(record)
 
     def _settled(self, record: LinkRecord) -> None:
