@@ -31,13 +31,7 @@ from ..config.profiles import Profile
 from ..i18n import _
 from ..ledger import LinkRecord
 from ..ledger.counter import (
-    FAILED,
     OPEN,
-    OPEN_STATES,
-    PAID,
-    PAID_AFTER_VOID,
-    PAID_STATES,
-    VOIDED,
     CounterBook,
     Figures,
     Sale,
@@ -45,6 +39,7 @@ from ..ledger.counter import (
     SaleQuery,
     Shift,
     ShiftClosed,
+    with_record,
 )
 from ..service.errors import AuthenticationError, ServiceError, ValidationError
 from ..service.models import PaymentRequest
@@ -85,17 +80,6 @@ class RenameRefused(Exception):
     def __init__(self, message: str):
         super().__init__(message)
         self.message = message
-
-
-def with_record(sale: Sale, record: LinkRecord) -> Sale:
-    """``sale`` with its link as just stored, its kind derived by the book's rules
-    (ledger/counter.py: void first, then the link's state), before the book is read again."""
-    paid = record.state in PAID_STATES
-    if sale.voided:
-        kind = PAID_AFTER_VOID if paid else VOIDED
-    else:
-        kind = PAID if paid else OPEN if record.state in OPEN_STATES else FAILED
-    return replace(sale, record=record, kind=kind)
 
 
 def _user() -> str:
@@ -332,8 +316,11 @@ class CounterController:
         return decided
 
     def _follow(self, sale: Sale) -> None:
-        """A sale as just read: the screens' if it is the current one; said on the hub."""
+        """A sale as just read: the screens' if it is the current one; said on the hub. Not
+        a read older than the current one (changes heard late, out of order): dropped."""
         if self.current is not None and self.current.key == sale.key:
+            if sale.older_than(self.current):
+                return
             self.current = sale
             if sale.kind != OPEN:
                 self.scheduler.focus(VIEW, None)
@@ -375,10 +362,14 @@ class CounterController:
         ):  # sell() reads it once its link is written
             return
         current = self.current
-        if current is not None and current.key == record.key:
+        if (
+            current is not None
+            and current.key == record.key
+            and not (fresh := with_record(current, record)).older_than(current)
+        ):
             # at once, not after the book's read: a sale just paid is no longer payable (the
-            # next Enter sells, and New sale never voids it)
-            self.current = with_record(current, record)
+            # next Enter sells, and New sale never voids it); never back to an older word
+            self.current = fresh
         self.tasks.replace(
             f"sale {record.profile_id} {record.tx_ref}", self._record_as_sale(record.profile_id, record.tx_ref)
         )

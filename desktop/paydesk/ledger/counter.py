@@ -20,7 +20,7 @@ implement it.
 from __future__ import annotations
 
 import abc
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -179,10 +179,30 @@ class Sale:
     def voided(self) -> bool:
         return self.voided_at is not None
 
+    def older_than(self, known: Sale) -> bool:
+        """This word on the sale is older than ``known``, the same sale as last heard: its
+        link not written yet or in a state it has left, or its void or the decision after
+        it not made yet (each only ever moves forward). A shared ledger's changes can be
+        heard in another order than they were written; the older word is not shown."""
+        if known.record is not None and (self.record is None or self.record.older_than(known.record)):
+            return True
+        return (known.voided and not self.voided) or (known.decision is not None and self.decision is None)
+
     @property
     def needs_decision(self) -> bool:
         """Paid after its void, and nobody has decided yet: shown loudly."""
         return self.kind == PAID_AFTER_VOID and self.decision is None
+
+
+def with_record(sale: Sale, record: LinkRecord) -> Sale:
+    """``sale`` with its link as just stored, its kind derived by the book's rules
+    (void first, then the link's state), before the book is read again."""
+    paid = record.state in PAID_STATES
+    if sale.voided:
+        kind = PAID_AFTER_VOID if paid else VOIDED
+    else:
+        kind = PAID if paid else OPEN if record.state in OPEN_STATES else FAILED
+    return replace(sale, record=record, kind=kind)
 
 
 @dataclass(frozen=True)

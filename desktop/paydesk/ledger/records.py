@@ -45,6 +45,16 @@ def may_follow(before: str, after: str) -> bool:
     return before == SUCCESS and after in AFTER_SUCCESS
 
 
+def left_behind(heard: str, known: str) -> bool:
+    """Is ``heard`` a state that a record now in state ``known`` has already left? A word of
+    ``heard`` about it is then older than what is known: a shared ledger's changes can be
+    heard in another order than they were written. Creating is left once the service
+    answers (never entered again); a final state, as ``may_follow`` allows."""
+    if heard == known:
+        return False
+    return heard == CREATING or not may_follow(known, heard)
+
+
 def stamp(when: datetime | None = None) -> str:
     """A time as the ledger stores it: UTC, fixed width, so text order is time order."""
     when = when or datetime.now(UTC)
@@ -111,6 +121,11 @@ class LinkRecord:
     def key(self) -> tuple[str, str]:
         """What identifies a record: one tx_ref per merchant profile, across both modes."""
         return (self.profile_id, self.tx_ref)
+
+    def older_than(self, known: LinkRecord) -> bool:
+        """This word on the link is older than ``known``, its link's state as last heard (a
+        state it has left: ``left_behind``)."""
+        return left_behind(self.state, known.state)
 
     @property
     def title(self) -> str:

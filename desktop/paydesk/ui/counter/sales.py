@@ -129,9 +129,12 @@ class SalesModel(PagedModel):
 
     def upsert(self, sale: Sale) -> None:
         """A sale made, voided, decided or whose link moved: its row follows; a new one (newer
-        than the first row) goes on top. One older than what is listed is read with its page."""
+        than the first row) goes on top. One older than what is listed is read with its page;
+        a word on a listed sale older than its row's (heard late, out of order) is dropped."""
         row = self.row_of(sale.key)
         if row is not None:
+            if sale.older_than(self.sales[row]):
+                return
             self.sales[row] = sale
             self.rows_changed(row)
         elif not self.sales or sale.id > self.sales[0].id:

@@ -227,16 +227,20 @@ class CounterTab(Voids, QWidget):
         elif sale.counter == self.controller.name and sale.made_at >= midnight:
             self.model.upsert(sale)
         shown = self.mirror.sale
-        if shown is not None and shown.key == sale.key:
-            self.show_sale(sale)
+        if shown is not None and shown.key == sale.key and not sale.older_than(shown):
+            self.show_sale(sale)  # (a word heard late, older than the one shown, is not)
         self._refresh_later()
 
     def _link_changed(self, record: LinkRecord) -> None:
         """A link's state, ahead of the book's word on its sale: the screens follow at once
         (the customer's PAID does not wait for the book)."""
         shown = self.mirror.sale
-        if shown is not None and shown.key == record.key:
-            self.show_sale(with_record(shown, record))
+        if (
+            shown is not None
+            and shown.key == record.key
+            and not (heard := with_record(shown, record)).older_than(shown)
+        ):
+            self.show_sale(heard)
         row = self.model.row_of(record.key)
         if row is not None:
             self.model.upsert(with_record(self.model.sales[row], record))
