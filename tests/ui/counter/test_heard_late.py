@@ -10,9 +10,12 @@ threads cannot be had on cue."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 
+from tests.ui import press
 from tests.ui.test_links import decode_qr
+from tests.ui.transactions.test_voided_sales import listed_state
 
 
 def test_the_sale_heard_as_it_was_before_its_link_was_answered_changes_nothing_on_the_screens(counter, loop):
@@ -50,6 +53,10 @@ def test_the_sale_heard_as_it_was_before_its_link_was_answered_changes_nothing_o
         message="PAID on the screens and in the list",
     )
     paid_words = (mirror.state.text(), view.words.text())
+    transactions = counter.window.transactions_tab
+    press.tab(counter.window.tabs, "Transactions")
+    loop.until(lambda: listed_state(transactions, sale.tx_ref) == "PAID", message="PAID in Transactions")
+    press.tab(counter.window.tabs, "Counter")
     for late in (
         lambda: hub.record_changed.emit(record),  # the link as it was before it was paid
         lambda: hub.sale_changed.emit(sale),  # and the sale, open then
@@ -57,3 +64,23 @@ def test_the_sale_heard_as_it_was_before_its_link_was_answered_changes_nothing_o
         late()  # a paid sale is never payable again, on no screen, in no list
         assert (mirror.state.text(), view.words.text()) == paid_words and view.qr.code is None
         assert counter.listed_state(sale.tx_ref) == "Paid" and not desk.counter.payable()
+        assert listed_state(transactions, sale.tx_ref) == "PAID"
+
+
+def test_the_books_word_older_than_the_one_heard_does_not_take_the_sale_back(counter, loop):
+    """The desk reads a sale again when its link is heard of; a read made before a newer word
+    came (a key-less counter's sale: read while its link was created, the sale with its
+    code given back meanwhile) must not take the sale back. Here the newer word is the link
+    said paid on the hub before the book holds it, so that the re-read is the older one."""
+    sale = counter.sell("7")
+    desk = counter.window.desk
+    view = counter.view
+    desk.hub.record_changed.emit(replace(sale.record, state="success"))  # paid, heard first
+    assert not desk.counter.payable()  # at once, ahead of the book (as PAID is shown)
+    name = f"sale {sale.profile_id} {sale.tx_ref}"  # the desk's task that reads it again
+    reread = next(t for t in asyncio.all_tasks(loop.loop) if t.get_name() == name)
+    loop.until(reread.done, message="the book's word on the sale")  # still open there
+    assert not desk.counter.payable() and desk.counter.current.record.state == "success"
+    assert view.phase == "paid" and view.qr.code is None
+    counter.pay(sale)  # and then it is paid there too
+    loop.until(lambda: counter.listed_state(sale.tx_ref) == "Paid", message="paid in the list")

@@ -111,9 +111,12 @@ class SalesModel(PagedModel):
         return self.sales
 
     async def load(self) -> None:
-        """The first page, again from the ledger (a profile or mode switch, a new day)."""
+        """The first page, again from the ledger (a profile or mode switch, a new day); a
+        sale's row heard of while the page was read keeps that word if the page's is older."""
         query = (self.controller.name, id(self))
         sales = await self.controller.today(limit=PAGE)
+        held = {s.key: s for s in self.sales}
+        sales = [held[s.key] if s.key in held and s.older_than(held[s.key]) else s for s in sales]
         self.beginResetModel()
         self.sales = list(sales)
         self.first_page(query, self.sales, sales[-1].id if sales else None, len(sales) >= PAGE)

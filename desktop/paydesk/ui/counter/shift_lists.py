@@ -219,11 +219,14 @@ class SalesModel(PagedModel):
         return next((row for row, s in enumerate(self.sales) if s.key == key), None)
 
     def changed(self, sale: Sale) -> None:
-        """A sale made, paid, voided or decided: in place, in its place, or out."""
+        """A sale made, paid, voided or decided: in place, in its place, or out (not a word
+        older than its row's, heard late: ``Sale.older_than``)."""
         if self.query is None or (sale.profile_id, sale.mode) != self.query:
             return
         row = self.row_of(sale.key)
         if row is not None:
+            if sale.older_than(self.sales[row]):
+                return
             if listed(sale):
                 self.sales[row] = sale
                 self.rows_changed(row)
