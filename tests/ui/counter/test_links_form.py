@@ -14,8 +14,8 @@ def test_the_forms_proposed_reference_moves_on_after_a_counter_sale(counter, loo
     assert sale.tx_ref == proposed  # the counter took the number the form had proposed
     counter.pay(sale)
     loop.until(lambda: counter.listed_state(sale.tx_ref) == "Paid", timeout=30, message="the sale paid")
-    # the form was hidden: it asks for the next free reference when it is seen again (the
-    # sale settled, nothing more is heard of its link that could move it on meanwhile)
+    # the form was hidden: once it is seen again it proposes the next free reference (the
+    # sale settled: nothing more is heard of its link that would move it on otherwise)
     press.tab(window.tabs, "Payment links")
     loop.until(lambda: form.tx_ref.text() not in ("", proposed), message="a new proposal")
     for field, text in (

@@ -156,7 +156,8 @@ class LinksTab(QWidget):
         super().showEvent(event)
         if self._proposal_taken:
             self._proposal_taken = False
-            self.tasks.replace("reference", self.new_reference())
+            if self.form.tx_ref.text() == self._proposed:  # still the one taken, not one typed
+                self.tasks.replace("reference", self.new_reference())
 
     def _forget(self, profile_id: str) -> None:
         """A profile deleted: what was typed for it goes too."""
