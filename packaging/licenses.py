@@ -11,9 +11,14 @@ from pathlib import Path
 # in the build environment only to build; nothing of theirs is bundled
 BUILD_TOOLS = {"pyinstaller", "pyinstaller-hooks-contrib", "altgraph", "pip", "setuptools", "wheel", "packaging"}
 LICENCE_WORDS = ("licen", "copying", "notice", "authors")
-# code compiled into a distribution whose own files do not carry its licence: (its notice
+# code compiled into a distribution whose own files do not carry its licence: (its notices
 # here, what the README adds to the distribution's line)
-NOTICES = {"zxing-cpp": (Path(__file__).parent / "notices" / "zint-LICENSE.txt", "with libzint: BSD-3-Clause")}
+NOTICES = {
+    "zxing-cpp": (
+        [Path(__file__).parent / "notices" / f"{part}-LICENSE.txt" for part in ("zint", "zueci", "nanobind")],
+        "with libzint, libzueci and nanobind compiled in: BSD-3-Clause",
+    )
+}
 
 
 def _name(dist: metadata.Distribution) -> str:
@@ -46,9 +51,9 @@ def collect(out: Path) -> Path:
         name = _name(dist)
         if name in BUILD_TOOLS or name == "paydesk":
             continue
-        notice, words = NOTICES.get(name, (None, ""))
+        notices, words = NOTICES.get(name, ([], ""))
         lines.append(f"{name} {dist.version}: {_licence(dist)}" + (f", {words}" if words else ""))
-        if notice is not None:
+        for notice in notices:
             (out / name).mkdir(exist_ok=True)
             shutil.copyfile(notice, out / name / notice.name)
         for file in dist.files or []:

@@ -231,19 +231,23 @@ def test_the_shared_ledgers_speed_up_travels_linked_to_the_systems_libpq(built):
     assert "libpq5" in {part.split()[0] for part in deb_field(built.deb, "Depends").split(", ")}
 
 
-def test_the_qr_encoder_travels_with_both_its_licences(built):
-    """The codes are encoded by zxing-cpp's compiled module, its writer (libzint) inside it:
-    the module is in the bundle, and so are both licences, zxing-cpp's (Apache-2.0, from its
-    distribution) and libzint's (BSD-3-Clause, which zxing-cpp's files do not carry:
-    packaging/notices/)."""
+def test_the_qr_encoder_travels_with_all_its_licences(built):
+    """The codes are encoded by zxing-cpp's compiled module, its writer (libzint, with
+    libzueci) and its binding (nanobind) inside it: the module is in the bundle, and so are
+    the licences, zxing-cpp's (Apache-2.0, from its distribution) and the three BSD-3-Clause
+    ones its files do not carry (packaging/notices/)."""
     files = bundle_files(built.bundle)
     assert [f for f in files if re.search(r"(^|/)zxingcpp/zxingcpp\.cpython-[^/]*\.so$", f)], "no QR encoder"
     assert not [f for f in files if "/segno/" in f]
     licences = built.bundle / "_internal" / "licenses"
     readme = (licences / "README").read_text()
-    assert re.search(r"^zxing-cpp \S+: Apache-2\.0, with libzint: BSD-3-Clause$", readme, re.M), readme
+    assert re.search(
+        r"^zxing-cpp \S+: Apache-2\.0, with libzint, libzueci and nanobind compiled in: BSD-3-Clause$", readme, re.M
+    ), readme
     assert "Apache License" in (licences / "zxing-cpp" / "LICENSE").read_text()
-    assert "libzint - the open source barcode library" in (licences / "zxing-cpp" / "zint-LICENSE.txt").read_text()
+    for part, holder in (("zint", "Robin Stuart"), ("zueci", "gitlost"), ("nanobind", "Wenzel Jakob")):
+        notice = (licences / "zxing-cpp" / f"{part}-LICENSE.txt").read_text()
+        assert holder in notice and "Redistributions in binary form must reproduce" in notice, part
 
 
 def test_one_version_everywhere(built):
