@@ -22,7 +22,9 @@ class QrCode:
     that holds the text (digits and capitals in their own compact segments), the mask the
     standard's penalty rules pick among the eight. In C the choice takes about 0.2 ms, where
     segno's in Python took 3 to 5, on the way from a counter's Enter to the customer's
-    screen (docs/BENCHMARKS.md, "The customer's code encoded in C")."""
+    screen (docs/BENCHMARKS.md, "The customer's code encoded in C"). Its texts are ASCII
+    (checkout URLs, references: desk/checks.py); zint would write others in Latin-1 or a
+    national character set, without saying which (no ECI)."""
 
     def __init__(self, text: str):
         import zxingcpp  # imported at the first code, not on the way to the window's first paint
