@@ -109,6 +109,11 @@ ALLOWED = {
         "test_the_books_word_older_than_the_one_heard_does_not_take_the_sale_back",
         "emit",
     ): "says the link paid on the hub before the book holds it, as a word heard first: no user presses that",
+    (
+        "tests/ui/counter/test_counter_shifts.py",
+        "test_a_paid_sale_heard_late_as_open_stays_out_of_the_open_sales",
+        "emit",
+    ): "says a sale on the hub late, as the shared ledger's feed can: no user presses that",
     ("tests/ui/test_signals.py", "tell", "emit"): "the bridge's test emits the desk's events, which no user presses",
     (
         "tests/ui/transactions/test_notifications.py",

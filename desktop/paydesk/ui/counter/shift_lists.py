@@ -10,6 +10,7 @@ the list again.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from datetime import datetime
 from typing import Any
 
@@ -169,6 +170,9 @@ def _loud(sale: Sale) -> str | None:
     return LOUD if sale.needs_decision else None
 
 
+GONE_KEPT = 1_000  # sales that left the list, their last word kept
+
+
 class SalesModel(PagedModel):
     PAGE_TASK = "counter sales: next page"
 
@@ -176,6 +180,9 @@ class SalesModel(PagedModel):
         super().__init__(tasks)
         self.book = book
         self.sales: list[Sale] = []
+        # the last word on the sales that left the list (paid, voided, decided): an older one
+        # heard late does not bring them back as open
+        self._gone: OrderedDict[tuple[str, str], Sale] = OrderedDict()
         states = sale_states()
         self.columns = (
             Column(_("Time"), lambda s: _time(s.made_at), colour=_loud, tip=lambda s: utc_time(s.made_at)),
@@ -224,9 +231,10 @@ class SalesModel(PagedModel):
         if self.query is None or (sale.profile_id, sale.mode) != self.query:
             return
         row = self.row_of(sale.key)
+        known = self.sales[row] if row is not None else self._gone.get(sale.key)
+        if known is not None and sale.older_than(known):
+            return
         if row is not None:
-            if sale.older_than(self.sales[row]):
-                return
             if listed(sale):
                 self.sales[row] = sale
                 self.rows_changed(row)
@@ -234,7 +242,11 @@ class SalesModel(PagedModel):
                 self.beginRemoveRows(QModelIndex(), row, row)
                 del self.sales[row]
                 self.endRemoveRows()
+                self._gone[sale.key] = sale
+                while len(self._gone) > GONE_KEPT:
+                    self._gone.popitem(last=False)
             return
+        self._gone.pop(sale.key, None)
         if not listed(sale):
             return
         at = _insert_at([s.id for s in self.sales], sale.id)
