@@ -401,3 +401,20 @@ def test_the_proposed_reference_in_view_moves_on_when_a_test_notification_takes_
     outcome = loop.run(press.click_starting(window.test_button, "test"), timeout=30)
     assert outcome.tx_ref == proposed and tab.isVisible()
     loop.until(lambda: tab.form.tx_ref.text() not in ("", proposed), message="a new proposal")
+
+
+def test_the_link_heard_late_as_it_was_before_its_answer_changes_nothing_shown(desk, loop):
+    """The link as it was while being created, heard after its answer (a shared ledger's
+    reads can reach the window out of order: tests/ui/counter/test_heard_late.py): the
+    panel keeps its state and code, the recent links their row."""
+    from dataclasses import replace
+
+    tab = desk.window.links_tab
+    fill(tab)
+    record = create(tab, loop)
+    panel = tab.panel
+    assert panel.state.text() == "WAITING FOR PAYMENT" and decode_qr(panel.qr) == [record.checkout_url]
+    creating = replace(record, state="creating", checkout_url=None, reference=None)
+    desk.window.desk.hub.record_changed.emit(creating)  # heard late, as the feed can
+    assert panel.state.text() == "WAITING FOR PAYMENT" and decode_qr(panel.qr) == [record.checkout_url]
+    assert tab.recent.state_of(record.tx_ref) == "WAITING FOR PAYMENT"

@@ -114,6 +114,11 @@ ALLOWED = {
         "test_a_paid_sale_heard_late_as_open_stays_out_of_the_open_sales",
         "emit",
     ): "says a sale on the hub late, as the shared ledger's feed can: no user presses that",
+    (
+        "tests/ui/test_links.py",
+        "test_the_link_heard_late_as_it_was_before_its_answer_changes_nothing_shown",
+        "emit",
+    ): "says a link on the hub late, as the shared ledger's feed can: no user presses that",
     ("tests/ui/test_signals.py", "tell", "emit"): "the bridge's test emits the desk's events, which no user presses",
     (
         "tests/ui/transactions/test_notifications.py",

@@ -208,7 +208,8 @@ class LinkPanel(QWidget):
         self.error.setText(problem)
 
     def update_record(self, record: LinkRecord) -> None:
-        if self.record and (self.record.profile_id, self.record.tx_ref) == (record.profile_id, record.tx_ref):
+        """The link shown, changed (not by a word older than the one shown, heard late)."""
+        if self.record and self.record.key == record.key and not record.older_than(self.record):
             self.show_record(record)
 
     def say(self, text: str) -> None:

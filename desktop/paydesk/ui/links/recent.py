@@ -65,6 +65,8 @@ class RecentModel(HeadedModel):
     def upsert(self, record: LinkRecord) -> int:
         row = self.row_of(record.key)
         if row is not None:
+            if record.older_than(self.records[row]):
+                return row  # heard late (a shared ledger's reads, out of order): the row's is newer
             self.records[row] = record
             self.rows_changed(row)
             return row
