@@ -266,7 +266,8 @@ class DetailsPanel(QWidget):
         )
 
     def update_record(self, record: LinkRecord) -> None:
-        if self.record is not None and self.record.key == record.key:
+        """The record shown, changed (not by a word older than the one shown, heard late)."""
+        if self.record is not None and self.record.key == record.key and not record.older_than(self.record):
             same_state = (record.state, record.state_raw) == (self.record.state, self.record.state_raw)
             message = self.message.text() if self.message.isVisible() and same_state else None
             if record.raw_json is None and self.record.raw_json is not None:

@@ -260,20 +260,23 @@ class LedgerModel(HeadedModel):
                     return len(self._fresh) + block * BLOCK + offset
         return None
 
-    def update(self, record: LinkRecord) -> None:
+    def update(self, record: LinkRecord) -> bool:
         """A record changed (the scheduler learned its state): repaint its row in place,
         keeping the selection and the scroll position. A new one of this profile and mode
-        goes on top when the list shows everything newest first."""
+        goes on top when the list shows everything newest first. False when it is a word
+        older than its row's (heard late: a shared ledger's reads), which is dropped."""
         if self.query is None or (record.profile_id, record.mode) != (self.query.profile_id, self.query.mode):
-            return
+            return True
         row = self.row_of(record.key)
         if row is not None:
             if row < len(self._fresh):
-                self._fresh[row] = record
+                records, at = self._fresh, row
             else:
-                block, offset = divmod(row - len(self._fresh), BLOCK)
-                page = self._blocks[block]
-                page.records[offset] = record
+                block, at = divmod(row - len(self._fresh), BLOCK)
+                records = self._blocks[block].records
+            if record.older_than(records[at]):
+                return False
+            records[at] = record
             self.rows_changed(row)
         elif self._newest_first_unfiltered(self.query):
             self.beginInsertRows(QModelIndex(), 0, 0)
@@ -283,6 +286,7 @@ class LedgerModel(HeadedModel):
                 # a long day at the counter: read the list again rather than hold every new
                 # row in memory (unless a newer query is on its way, which does the same)
                 self.tasks.replace("query", self.set_query(self.query))
+        return True
 
     @staticmethod
     def _newest_first_unfiltered(q: LinkQuery) -> bool:

@@ -232,11 +232,8 @@ class TransactionsTab(TabActions, QWidget):
         self.loaded = True
 
     def _changed(self, record: LinkRecord) -> None:
-        row = self.model.row_of(record.key)
-        held = (self.model.record_at(row) if row is not None else None, self.details.record)
-        if any(h is not None and h.key == record.key and record.older_than(h) for h in held):
-            return  # a word older than the one shown, heard late (a shared ledger's reads)
-        self.model.update(record)
+        if not self.model.update(record):
+            return  # a word older than its row's, heard late (a shared ledger's reads)
         self.details.update_record(record)
         query = self.model.query
         if query is None or (record.profile_id, record.mode) != (query.profile_id, query.mode):
