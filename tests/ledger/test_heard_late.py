@@ -5,16 +5,13 @@ on a link or a sale is older than what is known of it (``left_behind``, ``older_
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime
-from decimal import Decimal
 
 import pytest
 
 from paydesk.ledger import LinkRecord
 from paydesk.ledger.counter import OPEN, Sale
 from paydesk.ledger.records import left_behind
-
-NOW = datetime(2026, 11, 27, 20, 0, tzinfo=UTC)
+from tests.records import WHEN, link_record
 
 
 @pytest.mark.parametrize(
@@ -41,21 +38,7 @@ def test_a_state_the_link_has_left_is_an_older_word(heard, known, older):
 
 
 def record(state: str, url: str | None = "http://127.0.0.1/checkout/pay/AB12") -> LinkRecord:
-    return LinkRecord(
-        id=7,
-        profile_id="p1",
-        mode="test",
-        tx_ref="CTR-261127-AAAAAA-0001X",
-        amount=Decimal("4"),
-        currency="GBP",
-        email="till@example.com",
-        first_name="Walk-in",
-        last_name="customer",
-        state=state,
-        created_at=NOW,
-        updated_at=NOW,
-        checkout_url=url,
-    )
+    return link_record("CTR-261127-AAAAAA-0001X", state, checkout_url=url)
 
 
 def sale(link: LinkRecord | None) -> Sale:
@@ -67,7 +50,7 @@ def sale(link: LinkRecord | None) -> Sale:
         counter="Till 1",
         shift_id=1,
         number=1,
-        made_at=NOW,
+        made_at=WHEN,
         made_by="kim",
         kind=OPEN,
         record=link,
@@ -85,7 +68,7 @@ def test_a_sale_heard_before_its_link_was_answered_is_older_than_its_code():
 
 def test_a_void_and_a_decision_only_move_forward():
     open_sale = sale(record("pending"))
-    voided = replace(open_sale, voided_at=NOW, voided_by="kim")
+    voided = replace(open_sale, voided_at=WHEN, voided_by="kim")
     assert open_sale.older_than(voided) and not voided.older_than(open_sale)
-    decided = replace(voided, decision="refund", decided_at=NOW, decided_by="kim")
+    decided = replace(voided, decision="refund", decided_at=WHEN, decided_by="kim")
     assert voided.older_than(decided) and not decided.older_than(voided)

@@ -3,31 +3,15 @@
 import asyncio
 import time
 from dataclasses import replace
-from datetime import UTC, datetime
 from decimal import Decimal
 
 from paydesk.desk.reconcile import STILL_OPEN, Reconciler
-from paydesk.ledger import LinkRecord
 from paydesk.service.errors import RateLimitedError, ServiceUnavailableError
-
-NOW = datetime(2026, 11, 22, tzinfo=UTC)
+from tests.records import link_record
 
 
 def record(ref, state="pending"):
-    return LinkRecord(
-        id=0,
-        profile_id="p",
-        mode="test",
-        tx_ref=ref,
-        amount=Decimal(1),
-        currency="GBP",
-        email="a@b.c",
-        first_name="A",
-        last_name="B",
-        state=state,
-        created_at=NOW,
-        updated_at=NOW,
-    )
+    return link_record(ref, state, profile_id="p", amount=Decimal(1), email="a@b.c")
 
 
 async def test_counts_pauses_and_reports():

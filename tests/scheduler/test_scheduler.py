@@ -3,36 +3,19 @@ a key that vanished, the ledger busy, a client closed mid-call, a bug in a check
 
 import asyncio
 import time
-from datetime import UTC, datetime
-from decimal import Decimal
 
 import pytest
 
 from paydesk.desk.pacing import Pacing
 from paydesk.desk.scheduler import Scheduler, StopWatching
-from paydesk.ledger import LinkRecord
 from paydesk.service.errors import AnswerLostError, RateLimitedError, ServiceError, ServiceUnavailableError
+from tests.records import link_record
 from tests.waiting import until_async
-
-NOW = datetime(2026, 11, 22, tzinfo=UTC)
 
 
 def record(ref, state="pending", profile="p1", mode="test"):
-    return LinkRecord(
-        id=0,
-        profile_id=profile,
-        mode=mode,
-        tx_ref=ref,
-        amount=Decimal(5),
-        currency="GBP",
-        email="a@example.com",
-        first_name="A",
-        last_name="B",
-        state=state,
-        created_at=NOW,
-        updated_at=NOW,
-        checkout_url=None if state == "creating" else f"http://x/payment/{ref}",
-    )
+    url = None if state == "creating" else f"http://x/payment/{ref}"
+    return link_record(ref, state, profile_id=profile, mode=mode, checkout_url=url)
 
 
 class Service:
